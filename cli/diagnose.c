@@ -1,0 +1,73 @@
+/*
+ * diagnose.c - `postmortem diagnose [--json] [--comment] [--rules DIR] PATH...`
+ * Exit 0 with a verdict (whatever its status), 1 when no verdict can be made, 2 usage.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_diagnose(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"comment", no_argument, NULL, 'c'},
+		{"rules", required_argument, NULL, 'r'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *rules = NULL;
+	bool json = false, comment = false;
+	struct pm_ruleset *rs = NULL;
+	struct pm_evidence *ev = NULL;
+	json_t *v = NULL;
+	char err[512] = "", *out = NULL;
+	int c, rc = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jcr:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'c': comment = true; break;
+		case 'r': rules = optarg; break;
+		default:
+			fprintf(stderr, "usage: %s diagnose [--json] [--comment] [--rules DIR] PATH...\n",
+				prog);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s diagnose: name a folder of logs, a file, or a bundle\n", prog);
+		return 2;
+	}
+	if (!(rs = cli_load_rules(rules)) || !(ev = pm_evidence_create(rs)))
+		goto out;
+	for (int i = optind; i < argc; i++) {
+		if (pm_evidence_add_path(ev, argv[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "%s diagnose: %s\n", prog, err);
+			goto out;
+		}
+	}
+	v = pm_diagnose(ev, err, sizeof(err));
+	if (!v) {
+		fprintf(stderr, "%s diagnose: %s\n", prog, err);
+		goto out;
+	}
+	out = comment ? pm_verdict_comment(v) : json ? pm_verdict_dump(v) : pm_verdict_text(v);
+	if (!out) {
+		fprintf(stderr, "%s diagnose: out of memory\n", prog);
+		goto out;
+	}
+	fputs(out, stdout);
+	if (comment)
+		putchar('\n');
+	rc = fflush(stdout) == 0 ? 0 : 1;
+out:
+	free(out);
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+	return rc;
+}

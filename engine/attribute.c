@@ -1,0 +1,1441 @@
+/*
+ * attribute.c - from observations to one verdict, in the phases of ATTRIBUTION.md:
+ * job, outcome, cascades set aside, trusted hardware, silence, peer votes, software
+ * candidates, ordering and ambiguity, confidence, bystanders, first error, decision.
+ * Everything is ordered deterministically: by time, then file name, then offset.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence.h"
+#include "ruleset.h"
+#include "sha256.h"
+
+#define MAXC 64
+
+enum lead { LEAD_RULE, LEAD_SILENCE, LEAD_VOTES, LEAD_TIMEOUTS };
+
+struct cand {
+	const char *cls, *sub;
+	char node[128];		/* "" for job-wide */
+	bool hardware;
+	enum lead lead;
+	enum pm_strength strength;
+	double t;		/* earliest dated origin evidence; 0 undated */
+	bool has_t;
+	size_t *ev;		/* supporting obs indices */
+	size_t nev, aev;
+	int *ranks;
+	size_t nranks, aranks;
+	char *gpus[8];
+	size_t ngpus;
+	char summary[256];
+	bool corroborated;
+	bool all_ranks;
+	bool launch;
+	bool dead;		/* merged into another */
+};
+
+struct att {
+	struct pm_evidence *ev;
+	const struct pm_ruleset *rs;
+	size_t *order;		/* obs sorted */
+	size_t *eid;		/* obs -> evidence number (1-based) */
+	struct cand c[MAXC];
+	size_t nc;
+	json_t *why;
+	const char *outcome;
+	double first_progress, last_progress;
+	bool any_progress;
+	int *known;		/* known ranks, sorted */
+	size_t nknown;
+	int *suspects;
+	size_t nsuspects;
+	char vote_nodes[4][128];
+	size_t nvote;
+	bool votes_split;
+};
+
+static const struct pm_rule *R(const struct att *a, size_t o)
+{
+	return &a->rs->rules[a->ev->obs[o].rule];
+}
+
+static void why(struct att *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void why(struct att *a, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(a->why, json_string(buf));
+}
+
+static int addrank(int **v, size_t *n, size_t *al, int r)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i] == r)
+			return 0;
+	if (*n == *al && pm_grow((void **)v, al, sizeof(int)) < 0)
+		return -1;
+	(*v)[(*n)++] = r;
+	return 0;
+}
+
+static int cmpint(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	return (a > b) - (a < b);
+}
+
+/* ---- ordering of observations ---- */
+
+static const struct pm_evidence *g_ev;	/* qsort has no context argument */
+
+static int cmpobs(const void *x, const void *y)
+{
+	const struct pm_obs *a = &g_ev->obs[*(const size_t *)x], *b = &g_ev->obs[*(const size_t *)y];
+	int c;
+
+	if (a->has_time != b->has_time)
+		return a->has_time ? -1 : 1;
+	if (a->has_time && a->event_time != b->event_time)
+		return a->event_time < b->event_time ? -1 : 1;
+	c = strcmp(g_ev->files[a->file].name, g_ev->files[b->file].name);
+	if (c)
+		return c;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return a->rule < b->rule ? -1 : a->rule > b->rule;
+}
+
+/* ---- candidates ---- */
+
+static struct cand *cand_get(struct att *a, const char *cls, const char *sub, const char *node,
+			     enum lead lead)
+{
+	struct cand *c;
+
+	for (size_t i = 0; i < a->nc; i++) {
+		c = &a->c[i];
+		if (!c->dead && !strcmp(c->cls, cls) && !strcmp(c->sub, sub) &&
+		    !strcmp(c->node, node ? node : ""))
+			return c;
+	}
+	if (a->nc == MAXC)
+		return NULL;
+	c = &a->c[a->nc++];
+	memset(c, 0, sizeof(*c));
+	c->cls = cls;
+	c->sub = sub;
+	c->lead = lead;
+	c->hardware = pm_class_hardware(cls);
+	snprintf(c->node, sizeof(c->node), "%s", node ? node : "");
+	return c;
+}
+
+static int cand_add(struct cand *c, const struct pm_obs *o, size_t oi, const struct pm_rule *r)
+{
+	if (c->nev == c->aev && pm_grow((void **)&c->ev, &c->aev, sizeof(size_t)) < 0)
+		return -1;
+	c->ev[c->nev++] = oi;
+	if (r->strength > c->strength)
+		c->strength = r->strength;
+	if (o->has_time && (!c->has_t || o->event_time < c->t)) {
+		c->t = o->event_time;
+		c->has_t = true;
+	}
+	if (r->launch)
+		c->launch = true;
+	if (o->rank >= 0 && addrank(&c->ranks, &c->nranks, &c->aranks, o->rank) < 0)
+		return -1;
+	if (!c->summary[0])
+		snprintf(c->summary, sizeof(c->summary), "%s", o->summary);
+	if ((o->pci || o->gpu >= 0) && c->ngpus < 8) {
+		char g[160];
+		if (o->gpu >= 0 && o->pci)
+			snprintf(g, sizeof(g), "%s:%d (%s)", o->node ? o->node : "?", o->gpu, o->pci);
+		else if (o->gpu >= 0)
+			snprintf(g, sizeof(g), "%s:%d", o->node ? o->node : "?", o->gpu);
+		else
+			snprintf(g, sizeof(g), "%s (%s)", o->node ? o->node : "?", o->pci);
+		for (size_t i = 0; i < c->ngpus; i++)
+			if (!strcmp(c->gpus[i], g))
+				return 0;
+		c->gpus[c->ngpus] = strdup(g);
+		if (c->gpus[c->ngpus])
+			c->ngpus++;
+	}
+	return 0;
+}
+
+/* ---- phase: job window ---- */
+
+static bool in_window(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+
+	if (!o->has_time)
+		return true;
+	if (j->start > 0 && o->event_time < j->start - a->rs->grace_s)
+		return false;
+	if (j->end > 0 && o->event_time > j->end + a->rs->skew_s)
+		return false;
+	return true;
+}
+
+/* ---- phase: outcome ---- */
+
+static const char *outcome_from_state(const char *st)
+{
+	static const char *const known[] = {"COMPLETED", "FAILED", "TIMEOUT", "OUT_OF_MEMORY",
+					    "NODE_FAIL", "CANCELLED", "PREEMPTED", "REQUEUED",
+					    NULL};
+	if (!st)
+		return NULL;
+	for (size_t i = 0; known[i]; i++)
+		if (!strncmp(st, known[i], strlen(known[i])))
+			return known[i];
+	if (!strncmp(st, "BOOT_FAIL", 9))
+		return "LAUNCH_FAILED";
+	if (!strncmp(st, "DEADLINE", 8))
+		return "TIMEOUT";
+	return NULL;
+}
+
+static void phase_outcome(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	static const char *const rank_order[] = {"NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
+						 "REQUEUED", "TIMEOUT", "CANCELLED", NULL};
+	const char *best = NULL;
+	bool anyerr = false;
+
+	a->outcome = outcome_from_state(ev->job.state);
+	if (a->outcome) {
+		why(a, "Slurm's accounting record says %s.", ev->job.state);
+		return;
+	}
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_rule *r = R(a, i);
+		if (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
+		    r->role == PM_ROLE_TEARDOWN)
+			anyerr = true;
+		if (!r->outcome)
+			continue;
+		for (size_t k = 0; rank_order[k]; k++) {
+			if (!strcmp(r->outcome, rank_order[k])) {
+				size_t cur = 99;
+				for (size_t m = 0; best && rank_order[m]; m++)
+					if (!strcmp(best, rank_order[m]))
+						cur = m;
+				if (k < cur)
+					best = rank_order[k];
+			}
+		}
+	}
+	if (best) {
+		a->outcome = best;
+		why(a, "No accounting record; the job's own Slurm lines say %s.", best);
+	} else if (anyerr) {
+		a->outcome = "FAILED";
+		why(a, "No accounting record; errors in the evidence make the outcome FAILED.");
+	} else {
+		a->outcome = "UNKNOWN";
+		why(a, "No accounting record and no error: the outcome is unknown.");
+	}
+}
+
+/* ---- phase: known ranks and progress ---- */
+
+static int phase_ranks(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	size_t al = 0;
+
+	if (ev->job.ntasks > 0 && ev->job.ntasks <= 1 << 20)
+		for (int r = 0; r < ev->job.ntasks; r++)
+			if (addrank(&a->known, &a->nknown, &al, r) < 0)
+				return -1;
+	for (size_t i = 0; i < ev->nranks; i++)
+		if (ev->ranks[i].rank >= 0 && ev->ranks[i].rank < 1 << 20 &&
+		    addrank(&a->known, &a->nknown, &al, ev->ranks[i].rank) < 0)
+			return -1;
+	for (size_t i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].rank >= 0 &&
+		    addrank(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
+			return -1;
+	qsort(a->known, a->nknown, sizeof(int), cmpint);
+	for (size_t i = 0; i < ev->nranks; i++) {
+		const struct pm_rankinfo *ri = &ev->ranks[i];
+		if (ri->first_progress > 0 &&
+		    (!a->first_progress || ri->first_progress < a->first_progress))
+			a->first_progress = ri->first_progress;
+		if (ri->last_progress > a->last_progress)
+			a->last_progress = ri->last_progress;
+		if (ri->first_progress > 0 || ri->last_progress > 0)
+			a->any_progress = true;
+	}
+	return 0;
+}
+
+static const char *rank_node(const struct att *a, int rank)
+{
+	for (size_t i = 0; i < a->ev->ntasks; i++)
+		if (a->ev->tasks[i].rank == rank && a->ev->tasks[i].node)
+			return a->ev->tasks[i].node;
+	for (size_t i = 0; i < a->ev->nranks; i++)
+		if (a->ev->ranks[i].rank == rank && a->ev->ranks[i].node)
+			return a->ev->ranks[i].node;
+	return NULL;
+}
+
+/* ---- phase: hardware and software origin candidates ---- */
+
+static int phase_origins(struct att *a, bool hardware)
+{
+	struct pm_evidence *ev = a->ev;
+
+	for (size_t k = 0; k < ev->nobs; k++) {
+		size_t i = a->order[k];
+		const struct pm_obs *o = &ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		struct cand *c;
+
+		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware)
+			continue;
+		if (hardware && (!o->trusted || !in_window(a, o)))
+			continue;
+		c = cand_get(a, r->cls, r->subcls, o->node, LEAD_RULE);
+		if (!c || cand_add(c, o, i, r) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A confirmation of the same class on the same node corroborates a candidate. */
+static void phase_confirm(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		enum pm_source first = ev->obs[c->ev[0]].source;
+
+		for (size_t k = 1; k < c->nev; k++)
+			if (ev->obs[c->ev[k]].source != first)
+				c->corroborated = true;
+		for (size_t k = 0; k < ev->nobs; k++) {
+			const struct pm_obs *o = &ev->obs[k];
+			const struct pm_rule *r = R(a, k);
+			if (r->role != PM_ROLE_CONFIRMATION || strcmp(r->cls, c->cls))
+				continue;
+			if (c->node[0] && (!o->node || strcmp(o->node, c->node)))
+				continue;
+			if (o->source != first)
+				c->corroborated = true;
+			cand_add(c, o, k, r);
+		}
+	}
+}
+
+/* ---- phase: silence (R-NCCL-2) ---- */
+
+static int phase_silence(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	int *timed = NULL;
+	size_t nt = 0, at = 0, as = 0;
+	long long maxseq = -1;
+	int rc = -1;
+
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0 || o->rank < 0)
+			continue;
+		if (addrank(&timed, &nt, &at, o->rank) < 0)
+			goto out;
+		if (o->seq > maxseq)
+			maxseq = o->seq;
+	}
+	if (!nt) {
+		rc = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < a->nknown; i++) {
+		bool printed = false;
+		for (size_t k = 0; k < nt; k++)
+			if (timed[k] == a->known[i])
+				printed = true;
+		if (!printed && addrank(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
+			goto out;
+	}
+	/* a rank whose last enqueued collective is behind its peers' never reached it */
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0 || o->rank < 0)
+			continue;
+		if (o->seq < maxseq && addrank(&a->suspects, &a->nsuspects, &as, o->rank) < 0)
+			goto out;
+	}
+	qsort(a->suspects, a->nsuspects, sizeof(int), cmpint);
+	if (a->nsuspects && a->nsuspects < a->nknown) {
+		char list[256] = "";
+		size_t n = 0;
+		for (size_t i = 0; i < a->nsuspects && n < sizeof(list) - 12; i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", i ? "," : "",
+					      a->suspects[i]);
+		why(a, "%zu rank(s) reported collective timeouts; rank(s) %s did not, or were "
+		       "behind: they are suspects (silence).", nt, list);
+	} else {
+		free(a->suspects);
+		a->suspects = NULL;
+		a->nsuspects = 0;
+	}
+	rc = 0;
+out:
+	free(timed);
+	return rc;
+}
+
+/* ---- phase: peer votes (R-NCCL-1) ---- */
+
+static const char *peer_node(const struct att *a, const char *peer)
+{
+	char ip[64];
+	size_t l = strcspn(peer, "<:");
+
+	if (l >= sizeof(ip))
+		return NULL;
+	memcpy(ip, peer, l);
+	ip[l] = '\0';
+	if (pm_ev_is_node(a->ev, ip, l))
+		return a->ev->nodes[0] ? (const char *)NULL : NULL;
+	return pm_ev_ip_node(a->ev, ip);
+}
+
+struct vote {
+	const char *node;
+	char reporters[16][128];
+	size_t nrep;
+	bool status12;
+};
+
+static int phase_votes(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	struct vote v[32];
+	size_t nv = 0, best = 0, second = 0, bi = 0;
+
+	memset(v, 0, sizeof(v));
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		const char *pn;
+		size_t k;
+
+		if (!o->peer || (r->role != PM_ROLE_CASCADE && r->role != PM_ROLE_TEARDOWN))
+			continue;
+		pn = peer_node(a, o->peer);
+		if (!pn) {
+			for (k = 0; k < ev->nnodes; k++)
+				if (!strncmp(o->peer, ev->nodes[k], strlen(ev->nodes[k])))
+					pn = ev->nodes[k];
+		}
+		if (!pn || (o->node && !strcmp(pn, o->node)))
+			continue;
+		for (k = 0; k < nv && strcmp(v[k].node, pn); k++)
+			;
+		if (k == nv) {
+			if (nv == 32)
+				continue;
+			v[nv++].node = pn;
+		}
+		if (!strcmp(r->cls, "network_fabric"))
+			v[k].status12 = true;
+		size_t m;
+		for (m = 0; m < v[k].nrep && strcmp(v[k].reporters[m], o->node ? o->node : "?"); m++)
+			;
+		if (m == v[k].nrep && m < 16)
+			snprintf(v[k].reporters[v[k].nrep++], 128, "%s", o->node ? o->node : "?");
+	}
+	for (size_t k = 0; k < nv; k++) {
+		if (v[k].nrep > best) {
+			second = best;
+			best = v[k].nrep;
+			bi = k;
+		} else if (v[k].nrep > second) {
+			second = v[k].nrep;
+		}
+	}
+	if (best < 2)
+		return 0;
+	if (second == best) {
+		a->votes_split = true;
+		for (size_t k = 0; k < nv && a->nvote < 4; k++)
+			if (v[k].nrep == best)
+				snprintf(a->vote_nodes[a->nvote++], 128, "%s", v[k].node);
+		why(a, "Peer votes split: %zu reporters each name %s and %s.", best, a->vote_nodes[0],
+		    a->vote_nodes[1]);
+		return 0;
+	}
+	snprintf(a->vote_nodes[0], 128, "%s", v[bi].node);
+	a->nvote = 1;
+	why(a, "%zu distinct nodes name %s as the peer that failed them (peer votes).", best,
+	    v[bi].node);
+	/* votes join a hardware candidate on that node, else become a lead of their own */
+	for (size_t i = 0; i < a->nc; i++)
+		if (a->c[i].hardware && !strcmp(a->c[i].node, v[bi].node))
+			return 0;
+	struct cand *c = v[bi].status12 ?
+		cand_get(a, "network_fabric", "ib_link", v[bi].node, LEAD_VOTES) :
+		cand_get(a, "communication_unattributed", "remote_error", v[bi].node, LEAD_VOTES);
+	if (!c)
+		return 0;
+	c->strength = PM_WEAK;
+	snprintf(c->summary, sizeof(c->summary), "%zu nodes report %s%s as the failing peer",
+		 best, v[bi].node, v[bi].status12 ? " (IB transport retries exhausted)" : "");
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (o->peer && peer_node(a, o->peer) == v[bi].node && c->nev < 16)
+			cand_add(c, o, i, R(a, i));
+	}
+	c->strength = PM_WEAK;
+	c->nranks = 0;
+	return 0;
+}
+
+/* ---- phase: identical exceptions on every rank ---- */
+
+static void phase_all_ranks(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		if (strcmp(c->cls, "application") || c->dead)
+			continue;
+		/* merge the same class/subclass on other nodes into one "all ranks" candidate */
+		for (size_t k = i + 1; k < a->nc; k++) {
+			struct cand *d = &a->c[k];
+			if (d->dead || strcmp(d->cls, c->cls) || strcmp(d->sub, c->sub))
+				continue;
+			if (strcmp(a->ev->obs[d->ev[0]].summary, a->ev->obs[c->ev[0]].summary))
+				continue;
+			for (size_t m = 0; m < d->nev; m++)
+				cand_add(c, &a->ev->obs[d->ev[m]], d->ev[m], R(a, d->ev[m]));
+			d->dead = true;
+			c->node[0] = '\0';
+		}
+		if (a->nknown > 1 && c->nranks >= a->nknown) {
+			c->all_ranks = true;
+			c->node[0] = '\0';
+			why(a, "Every rank raised the same error: a deterministic bug in the job, "
+			       "all ranks.");
+		}
+	}
+}
+
+/* ---- ordering and ambiguity ---- */
+
+static int cand_rank(const struct cand *c)
+{
+	if (c->hardware && c->lead == LEAD_RULE)
+		return 0;
+	if (c->lead == LEAD_RULE)
+		return 1;
+	return 2;
+}
+
+static const struct att *g_att;
+
+static int cmpcand(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+	int ra = cand_rank(a), rb = cand_rank(b);
+
+	if (a->dead != b->dead)
+		return a->dead ? 1 : -1;
+	if (ra != rb)
+		return ra - rb;
+	if (a->has_t && b->has_t && fabs(a->t - b->t) > g_att->rs->skew_s)
+		return a->t < b->t ? -1 : 1;
+	if (a->strength != b->strength)
+		return b->strength - a->strength;
+	if (a->has_t != b->has_t)
+		return a->has_t ? -1 : 1;
+	if (a->has_t && a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	int c = strcmp(a->cls, b->cls);
+	if (c)
+		return c;
+	c = strcmp(a->sub, b->sub);
+	return c ? c : strcmp(a->node, b->node);
+}
+
+static bool close_in_time(const struct att *a, const struct cand *x, const struct cand *y)
+{
+	if (!x->has_t || !y->has_t)
+		return true;
+	return fabs(x->t - y->t) <= a->rs->skew_s;
+}
+
+/* ---- JSON helpers ---- */
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *time_json(bool has, double t)
+{
+	char buf[40];
+
+	if (!has)
+		return json_null();
+	pm_time_format(t, buf, sizeof(buf));
+	return json_string(buf);
+}
+
+static json_t *ranks_json(const int *r, size_t n)
+{
+	json_t *a = json_array();
+	int *s = malloc((n ? n : 1) * sizeof(int));
+
+	if (s) {
+		memcpy(s, r, n * sizeof(int));
+		qsort(s, n, sizeof(int), cmpint);
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(a, json_integer(s[i]));
+		free(s);
+	}
+	return a;
+}
+
+static int cmpstrp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static json_t *sorted_strings(json_t *arr)
+{
+	size_t n = json_array_size(arr);
+	const char **v = malloc((n ? n : 1) * sizeof(char *));
+	json_t *out = json_array();
+
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = json_string_value(json_array_get(arr, i));
+	if (v)
+		qsort(v, n, sizeof(char *), cmpstrp);
+	for (size_t i = 0; v && i < n; i++)
+		if (!i || strcmp(v[i], v[i - 1]))
+			json_array_append_new(out, json_string(v[i]));
+	free(v);
+	json_decref(arr);
+	return out;
+}
+
+/* ---- phase: what Slurm itself decided ---- */
+
+static struct cand *synth(struct att *a, const char *cls, const char *sub, const char *node,
+			  const char *summary)
+{
+	struct cand *c = cand_get(a, cls, sub, node, LEAD_RULE);
+
+	if (!c)
+		return NULL;
+	if (!c->nev) {
+		c->strength = PM_STRONG;
+		c->corroborated = true;
+		snprintf(c->summary, sizeof(c->summary), "%s", summary);
+		if (a->ev->job.end > 0) {
+			c->t = a->ev->job.end;
+			c->has_t = true;
+		}
+	}
+	return c;
+}
+
+static bool has_cls(const struct att *a, const char *cls, const char *sub)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && !strcmp(a->c[i].cls, cls) && (!sub || !strcmp(a->c[i].sub, sub)))
+			return true;
+	return false;
+}
+
+/* Candidates whose rule names the outcome Slurm recorded are corroborated by the record. */
+static void phase_scheduler(struct att *a, bool *stalled)
+{
+	struct pm_evidence *ev = a->ev;
+	const struct pm_jobinfo *j = &ev->job;
+	const char *o = a->outcome;
+	char buf[256];
+	bool from_sacct = outcome_from_state(j->state) != NULL;
+
+	*stalled = false;
+	for (size_t i = 0; from_sacct && i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		for (size_t k = 0; k < c->nev; k++) {
+			const struct pm_rule *r = R(a, c->ev[k]);
+			if (r->outcome && !strcmp(r->outcome, o))
+				c->corroborated = true;
+		}
+	}
+	if (!strcmp(o, "TIMEOUT")) {
+		double end = j->end > 0 ? j->end : 0;
+		if (a->any_progress && end > 0 && end - a->last_progress > a->rs->progress_stall_s) {
+			*stalled = true;
+			why(a, "Progress stopped %.0f s before the time limit: the job stalled; the "
+			       "time limit only ended it.", end - a->last_progress);
+			for (size_t i = 0; i < a->nc; i++)
+				if (!strcmp(a->c[i].sub, "time_limit"))
+					a->c[i].dead = true;
+		} else if (!has_cls(a, "resource_limit", "time_limit") && from_sacct) {
+			synth(a, "resource_limit", "time_limit", NULL,
+			      "the job reached its time limit while still making progress");
+		}
+	} else if (!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED")) {
+		const char *sub = !strcmp(o, "PREEMPTED") ? "preempted" :
+				  !strcmp(o, "REQUEUED") ? "requeued" : "user_cancel";
+		if (!strcmp(o, "CANCELLED") && j->cancelled_by && j->user_uid >= 0 &&
+		    atoi(j->cancelled_by) != j->user_uid)
+			sub = "admin_cancel";
+		if (!has_cls(a, "external", NULL)) {
+			snprintf(buf, sizeof(buf), "the job was %s%s%s", !strcmp(o, "CANCELLED") ?
+				 "cancelled" : !strcmp(o, "PREEMPTED") ? "preempted" : "requeued",
+				 j->cancelled_by ? " by uid " : "", j->cancelled_by ? j->cancelled_by : "");
+			synth(a, "external", sub, NULL, buf);
+		}
+	} else if (!strcmp(o, "NODE_FAIL")) {
+		if (j->failed_node && !has_cls(a, "host_hardware", "node_fail")) {
+			snprintf(buf, sizeof(buf), "%s stopped responding to the controller (NODE_FAIL)",
+				 j->failed_node);
+			synth(a, "host_hardware", "node_fail", j->failed_node, buf);
+		}
+	} else if (!strcmp(o, "OUT_OF_MEMORY")) {
+		if (!has_cls(a, "resource_limit", "host_oom"))
+			synth(a, "resource_limit", "host_oom", NULL,
+			      "Slurm killed the job for exceeding its memory (OUT_OF_MEMORY)");
+	}
+}
+
+/* External outcomes and node failures lead: they are what ended the job. */
+static int outcome_rank(const struct att *a, const struct cand *c)
+{
+	const char *o = a->outcome;
+
+	if ((!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED")) &&
+	    !strcmp(c->cls, "external"))
+		return 0;
+	if (!strcmp(o, "NODE_FAIL") && !strcmp(c->sub, "node_fail"))
+		return 0;
+	return 1;
+}
+
+static int cmpcand_outcome(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+	int ra, rb;
+
+	if (a->dead != b->dead)
+		return a->dead ? 1 : -1;
+	ra = outcome_rank(g_att, a);
+	rb = outcome_rank(g_att, b);
+	if (ra != rb)
+		return ra - rb;
+	return cmpcand(x, y);
+}
+
+/* ---- building the verdict ---- */
+
+struct vb {
+	struct att *a;
+	json_t *evidence;
+	size_t nid;
+};
+
+static const char *eid(struct vb *b, size_t oi)
+{
+	static char buf[16];
+
+	if (!b->a->eid[oi])
+		b->a->eid[oi] = ++b->nid;
+	snprintf(buf, sizeof(buf), "E%zu", b->a->eid[oi]);
+	return buf;
+}
+
+static json_t *obs_json(struct vb *b, size_t oi)
+{
+	const struct att *a = b->a;
+	const struct pm_obs *o = &a->ev->obs[oi];
+	const struct pm_rule *r = R(a, oi);
+	json_t *e = json_object();
+
+	json_object_set_new(e, "id", json_string(eid(b, oi)));
+	json_object_set_new(e, "rule", json_string(r->id));
+	json_object_set_new(e, "role", json_string(pm_role_name(r->role)));
+	json_object_set_new(e, "class", json_string(r->cls));
+	json_object_set_new(e, "subclass", json_string(r->subcls));
+	json_object_set_new(e, "summary", json_string(o->summary));
+	json_object_set_new(e, "source", json_string(pm_source_name(o->source)));
+	json_object_set_new(e, "trusted", json_boolean(o->trusted));
+	json_object_set_new(e, "node", jstr_or_null(o->node));
+	json_object_set_new(e, "rank", o->rank >= 0 ? json_integer(o->rank) : json_null());
+	json_object_set_new(e, "gpu", o->gpu >= 0 ? json_integer(o->gpu) : json_null());
+	json_object_set_new(e, "event_time", time_json(o->has_time, o->event_time));
+	json_object_set_new(e, "observed_time", time_json(o->observed_time > 0, o->observed_time));
+	json_object_set_new(e, "file", json_string(a->ev->files[o->file].name));
+	json_object_set_new(e, "offset", json_integer((json_int_t)o->offset));
+	json_object_set_new(e, "line", json_string(o->line));
+	json_object_set_new(e, "repeats", json_integer(o->repeats));
+	return e;
+}
+
+static json_t *origin_json(const struct att *a, const struct cand *c)
+{
+	json_t *o = json_object(), *nodes = json_array(), *gpus = json_array();
+
+	if (c->all_ranks) {
+		for (size_t i = 0; i < c->nev; i++) {
+			const char *n = a->ev->obs[c->ev[i]].node;
+			if (n)
+				json_array_append_new(nodes, json_string(n));
+		}
+	} else if (c->node[0]) {
+		json_array_append_new(nodes, json_string(c->node));
+	} else {
+		for (size_t i = 0; i < c->nranks; i++) {
+			const char *n = rank_node(a, c->ranks[i]);
+			if (n)
+				json_array_append_new(nodes, json_string(n));
+		}
+	}
+	for (size_t i = 0; i < c->ngpus; i++)
+		json_array_append_new(gpus, json_string(c->gpus[i]));
+	json_object_set_new(o, "nodes", sorted_strings(nodes));
+	json_object_set_new(o, "ranks", ranks_json(c->ranks, c->nranks));
+	json_object_set_new(o, "gpus", sorted_strings(gpus));
+	return o;
+}
+
+static json_t *cand_json(struct vb *b, const struct cand *c, const struct cand *lead)
+{
+	json_t *j = json_object(), *sup = json_array(), *con = json_array();
+
+	json_object_set_new(j, "class", json_string(c->cls));
+	json_object_set_new(j, "subclass", json_string(c->sub));
+	json_object_set_new(j, "summary", json_string(c->summary));
+	json_object_set_new(j, "origin", origin_json(b->a, c));
+	json_object_set_new(j, "lead", json_string(c->lead == LEAD_RULE ? "symptom" :
+						  c->lead == LEAD_SILENCE ? "silence" :
+						  c->lead == LEAD_VOTES ? "peer_votes" : "timeouts"));
+	for (size_t i = 0; i < c->nev; i++)
+		json_array_append_new(sup, json_string(eid(b, c->ev[i])));
+	/* the leader's evidence contradicts a different explanation elsewhere */
+	if (c != lead && lead && lead->hardware && strcmp(lead->node, c->node))
+		for (size_t i = 0; i < lead->nev && i < 4; i++)
+			json_array_append_new(con, json_string(eid(b, lead->ev[i])));
+	json_object_set_new(j, "supporting", sup);
+	json_object_set_new(j, "contradicting", con);
+	return j;
+}
+
+static bool node_degraded(const struct att *a, const char *node)
+{
+	for (size_t i = 0; i < a->ev->nfiles; i++) {
+		const struct pm_file *f = &a->ev->files[i];
+		if (!f->node || strcmp(f->node, node))
+			continue;
+		if (f->status == PM_ST_TRUNCATED || f->status == PM_ST_LAGGING ||
+		    f->status == PM_ST_UNREADABLE || f->status == PM_ST_DENIED ||
+		    f->status == PM_ST_TIMED_OUT)
+			return true;
+	}
+	for (size_t i = 0; i < a->ev->ncov; i++)
+		if (a->ev->cov[i].node && !strcmp(a->ev->cov[i].node, node) &&
+		    (!strcmp(a->ev->cov[i].status, "truncated") ||
+		     !strcmp(a->ev->cov[i].status, "lagging") ||
+		     !strcmp(a->ev->cov[i].status, "timed_out")))
+			return true;
+	return false;
+}
+
+static bool kernel_coverage(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	char **nodes = ev->job.nnodes ? ev->job.nodes : ev->nodes;
+	size_t n = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
+
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		bool ok = false;
+		for (size_t k = 0; k < ev->nfiles && !ok; k++) {
+			const struct pm_file *f = &ev->files[k];
+			ok = f->source == PM_SRC_KERNEL_LOG && f->status == PM_ST_OK && f->node &&
+			     !strcmp(f->node, nodes[i]);
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static const char *confidence(const struct att *a, const struct cand *c, bool ambiguous,
+			      bool sched_cause)
+{
+	if (ambiguous || c->lead != LEAD_RULE || c->strength == PM_WEAK)
+		return "hypothesis";
+	if (c->node[0] && node_degraded(a, c->node))
+		return "hypothesis";
+	if (c->strength == PM_STRONG && c->corroborated && (sched_cause || kernel_coverage(a)))
+		return "established";
+	return "supported";
+}
+
+static void subst(char *out, size_t len, const char *tmpl, const char *node)
+{
+	size_t n = 0;
+
+	if (!tmpl) {
+		out[0] = '\0';
+		return;
+	}
+	while (*tmpl && n + 1 < len) {
+		if (!strncmp(tmpl, "{node}", 6)) {
+			n += (size_t)snprintf(out + n, len - n, "%s", node);
+			if (n >= len)
+				n = len - 1;
+			tmpl += 6;
+		} else {
+			out[n++] = *tmpl++;
+		}
+	}
+	out[n] = '\0';
+}
+
+static json_t *decision_json(const struct att *a, const struct cand *c, const char *status,
+			     const char *conf, const char *nodes, bool any_hw, const char *test)
+{
+	json_t *d = json_object(), *cont = json_object(), *rep = json_object();
+	const struct pm_decision *dec;
+	char buf[512];
+	bool attributed = !strcmp(status, "attributed");
+
+	if (!strcmp(status, "none")) {
+		json_object_set_new(cont, "id", json_string("none"));
+		json_object_set_new(cont, "action", json_string("nothing: the job completed"));
+		json_object_set_new(cont, "owner", json_string("nobody"));
+		json_object_set_new(cont, "reversible", json_true());
+		json_object_set_new(cont, "justified", json_true());
+		json_object_set_new(d, "containment", cont);
+		json_object_set_new(d, "repair", json_null());
+		json_decref(rep);
+		json_object_set_new(d, "overturn", json_null());
+		json_object_set_new(d, "next_test", json_null());
+		return d;
+	}
+	dec = pm_ruleset_decision(a->rs, c ? c->cls : "unknown", c ? c->sub : NULL);
+	if (!attributed) {
+		const struct pm_decision *u = pm_ruleset_decision(a->rs, "unknown", NULL);
+		bool excl = any_hw && nodes[0];
+		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
+		if (excl)
+			snprintf(buf, sizeof(buf), "retry the job excluding %s (cheap and reversible "
+				 "while the cause is open)", nodes);
+		else
+			snprintf(buf, sizeof(buf), "%s", u ? u->cont_action : "retry the job");
+		json_object_set_new(cont, "action", json_string(buf));
+		json_object_set_new(cont, "owner", json_string("user"));
+		json_object_set_new(cont, "reversible", json_true());
+		json_object_set_new(cont, "justified", json_true());
+		json_object_set_new(d, "containment", cont);
+		json_object_set_new(rep, "action", json_string("none until the cause is known"));
+		json_object_set_new(rep, "owner", json_string("operators"));
+		json_object_set_new(rep, "requires", json_string(test ? test : "a rule firing on "
+								 "more evidence"));
+		json_object_set_new(rep, "justified", json_false());
+		json_object_set_new(d, "repair", rep);
+		json_object_set_new(d, "overturn", json_string(test ? "the test named in ambiguity "
+						       "implicating one candidate" : u ? u->overturn : ""));
+		json_object_set_new(d, "next_test", json_string(test ? test : u ? u->next_test : ""));
+		return d;
+	}
+	if (!dec) {
+		json_decref(cont);
+		json_decref(rep);
+		json_decref(d);
+		return json_null();
+	}
+	json_object_set_new(cont, "id", json_string(dec->cont_id));
+	subst(buf, sizeof(buf), dec->cont_action, nodes);
+	json_object_set_new(cont, "action", json_string(buf));
+	json_object_set_new(cont, "owner", json_string(dec->cont_owner));
+	json_object_set_new(cont, "reversible", json_true());
+	json_object_set_new(cont, "justified", json_true());
+	json_object_set_new(d, "containment", cont);
+	if (dec->repair_action) {
+		subst(buf, sizeof(buf), dec->repair_action, nodes);
+		json_object_set_new(rep, "action", json_string(buf));
+		json_object_set_new(rep, "owner", json_string(dec->repair_owner));
+		subst(buf, sizeof(buf), dec->repair_requires, nodes);
+		json_object_set_new(rep, "requires", json_string(buf));
+		json_object_set_new(rep, "justified", json_boolean(!strcmp(conf, "established")));
+		json_object_set_new(d, "repair", rep);
+	} else {
+		json_decref(rep);
+		json_object_set_new(d, "repair", json_null());
+	}
+	subst(buf, sizeof(buf), dec->overturn, nodes);
+	json_object_set_new(d, "overturn", json_string(buf));
+	subst(buf, sizeof(buf), dec->next_test, nodes);
+	json_object_set_new(d, "next_test", json_string(buf));
+	return d;
+}
+
+static json_t *coverage_json(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	json_t *cov = json_array();
+	char **nodes = ev->job.nnodes ? ev->job.nodes : NULL;
+
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		const struct pm_file *f = &ev->files[i];
+		json_t *c = json_object();
+		json_object_set_new(c, "node", jstr_or_null(f->node));
+		json_object_set_new(c, "source", json_string(f->status == PM_ST_BINARY ||
+							     f->status == PM_ST_UNREADABLE ?
+							     "unknown" : pm_source_name(f->source)));
+		json_object_set_new(c, "format", json_string(pm_format_name(f->format)));
+		json_object_set_new(c, "file", json_string(f->name));
+		json_object_set_new(c, "status", json_string(pm_status_name(f->status)));
+		json_object_set_new(c, "reason", json_string(f->reason ? f->reason : ""));
+		json_array_append_new(cov, c);
+	}
+	for (size_t i = 0; i < ev->ncov; i++) {
+		json_t *c = json_object();
+		json_object_set_new(c, "node", jstr_or_null(ev->cov[i].node));
+		json_object_set_new(c, "source", json_string(ev->cov[i].source));
+		json_object_set_new(c, "file", json_null());
+		json_object_set_new(c, "status", json_string(ev->cov[i].status));
+		json_object_set_new(c, "reason", json_string(ev->cov[i].reason));
+		json_array_append_new(cov, c);
+	}
+	for (size_t i = 0; nodes && i < ev->job.nnodes; i++) {
+		bool have = false;
+		for (size_t k = 0; k < ev->nfiles && !have; k++)
+			have = ev->files[k].source == PM_SRC_KERNEL_LOG && ev->files[k].node &&
+			       !strcmp(ev->files[k].node, nodes[i]);
+		for (size_t k = 0; k < ev->ncov && !have; k++)
+			have = ev->cov[k].node && !strcmp(ev->cov[k].node, nodes[i]) &&
+			       !strcmp(ev->cov[k].source, "kernel_log");
+		if (have)
+			continue;
+		json_t *c = json_object();
+		json_object_set_new(c, "node", json_string(nodes[i]));
+		json_object_set_new(c, "source", json_string("kernel_log"));
+		json_object_set_new(c, "file", json_null());
+		json_object_set_new(c, "status", json_string("missing"));
+		json_object_set_new(c, "reason", json_string("no kernel log for this node in the "
+							     "evidence: hardware cannot be ruled out"));
+		json_array_append_new(cov, c);
+	}
+	return cov;
+}
+
+static json_t *job_json(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	json_t *j = json_object(), *nodes = json_array();
+	char **nv = ev->job.nnodes ? ev->job.nodes : ev->nodes;
+	size_t nn = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
+
+	for (size_t i = 0; i < nn; i++)
+		json_array_append_new(nodes, json_string(nv[i]));
+	json_object_set_new(j, "id", jstr_or_null(ev->job.id));
+	json_object_set_new(j, "cluster", jstr_or_null(ev->job.cluster));
+	json_object_set_new(j, "nodes", sorted_strings(nodes));
+	json_object_set_new(j, "ranks", ev->job.ntasks > 0 ? json_integer(ev->job.ntasks) :
+				     a->nknown ? json_integer((json_int_t)a->nknown) : json_null());
+	json_object_set_new(j, "restart", ev->job.restart >= 0 ? json_integer(ev->job.restart) :
+				       json_null());
+	return j;
+}
+
+static int cmpdigest(const void *x, const void *y)
+{
+	const struct pm_file *a = *(const struct pm_file *const *)x;
+	const struct pm_file *b = *(const struct pm_file *const *)y;
+	return strcmp(a->name, b->name);
+}
+
+static json_t *input_digest(const struct pm_evidence *ev)
+{
+	const struct pm_file **v = malloc((ev->nfiles ? ev->nfiles : 1) * sizeof(*v));
+	struct pm_sha256 d;
+	unsigned char out[32];
+	char hex[80];
+
+	if (!v)
+		return json_null();
+	for (size_t i = 0; i < ev->nfiles; i++)
+		v[i] = &ev->files[i];
+	qsort(v, ev->nfiles, sizeof(*v), cmpdigest);
+	pm_sha256_init(&d);
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		pm_sha256_update(&d, v[i]->name, strlen(v[i]->name) + 1);
+		pm_sha256_update(&d, v[i]->digest, sizeof(v[i]->digest));
+	}
+	free(v);
+	pm_sha256_final(&d, out);
+	pm_sha256_hex(out, hex);
+	return json_string(hex);
+}
+
+static bool is_error_role(enum pm_role r)
+{
+	return r == PM_ROLE_ORIGIN || r == PM_ROLE_CASCADE || r == PM_ROLE_TEARDOWN ||
+	       r == PM_ROLE_CONFIRMATION;
+}
+
+static void join_nodes(json_t *nodes, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < json_array_size(nodes) && n + 1 < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? "," : "",
+				      json_string_value(json_array_get(nodes, i)));
+}
+
+/* Silence with nothing else: the silent ranks are the lead. */
+static void phase_silence_lead(struct att *a)
+{
+	const char *node = NULL;
+	bool one = true;
+	struct cand *c;
+
+	if (!a->nsuspects)
+		return;
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *h = &a->c[i];
+		bool joined = false;
+		if (!h->hardware || h->dead)
+			continue;
+		for (size_t k = 0; k < a->nsuspects; k++) {
+			const char *n = rank_node(a, a->suspects[k]);
+			if (n && !strcmp(n, h->node)) {
+				addrank(&h->ranks, &h->nranks, &h->aranks, a->suspects[k]);
+				joined = true;
+			}
+		}
+		if (joined)
+			why(a, "The silent rank(s) ran on %s, where the hardware event is.", h->node);
+	}
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead)
+			return;
+	for (size_t k = 0; k < a->nsuspects; k++) {
+		const char *n = rank_node(a, a->suspects[k]);
+		if (!node)
+			node = n;
+		else if (!n || strcmp(node, n))
+			one = false;
+	}
+	c = cand_get(a, "application", "hang", one && node ? node : NULL, LEAD_SILENCE);
+	if (!c)
+		return;
+	c->strength = PM_WEAK;
+	for (size_t k = 0; k < a->nsuspects; k++)
+		addrank(&c->ranks, &c->nranks, &c->aranks, a->suspects[k]);
+	snprintf(c->summary, sizeof(c->summary), "rank %d%s stopped without an error while its "
+		 "peers timed out waiting for it", a->suspects[0], a->nsuspects > 1 ? " and others" : "");
+}
+
+json_t *pm_attribute(struct pm_evidence *ev)
+{
+	struct att a;
+	struct vb b;
+	json_t *v = NULL, *cands, *bys_n, *origin_nodes = NULL;
+	struct cand *lead = NULL, *second = NULL;
+	const char *status, *conf = NULL;
+	char nodes[512] = "", test[768] = "";
+	bool stalled = false, ambiguous = false, any_hw = false, timeouts = false;
+	size_t live = 0;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.ev = ev;
+	a.rs = ev->rs;
+	a.why = json_array();
+	a.order = malloc((ev->nobs ? ev->nobs : 1) * sizeof(size_t));
+	a.eid = calloc(ev->nobs ? ev->nobs : 1, sizeof(size_t));
+	if (!a.why || !a.order || !a.eid)
+		goto out;
+	for (size_t i = 0; i < ev->nobs; i++)
+		a.order[i] = i;
+	g_ev = ev;
+	g_att = &a;
+	qsort(a.order, ev->nobs, sizeof(size_t), cmpobs);
+
+	if (phase_ranks(&a) < 0)
+		goto out;
+	phase_outcome(&a);
+	if (phase_origins(&a, true) < 0)
+		goto out;
+	if (a.nc)
+		why(&a, "Hardware evidence from a source the job cannot write, in the job window: "
+			"it outranks software errors elsewhere.");
+	if (phase_silence(&a) < 0 || phase_votes(&a) < 0 || phase_origins(&a, false) < 0)
+		goto out;
+	phase_confirm(&a);
+	phase_all_ranks(&a);
+	phase_scheduler(&a, &stalled);
+	phase_silence_lead(&a);
+	for (size_t i = 0; i < ev->nobs; i++)
+		if (R(&a, i)->role == PM_ROLE_CASCADE && ev->obs[i].seq >= 0)
+			timeouts = true;
+	qsort(a.c, a.nc, sizeof(a.c[0]), cmpcand_outcome);
+	for (size_t i = 0; i < a.nc; i++)
+		if (!a.c[i].dead) {
+			live++;
+			any_hw |= a.c[i].hardware;
+		}
+	lead = live ? &a.c[0] : NULL;
+	second = live > 1 ? &a.c[1] : NULL;
+
+	if (!strcmp(a.outcome, "COMPLETED")) {
+		status = "none";
+		lead = NULL;
+		why(&a, "The job completed: nothing to attribute; any symptoms are listed as "
+			"evidence only.");
+	} else if (!lead && timeouts) {
+		lead = cand_get(&a, "communication_unattributed", "collective_timeout", NULL,
+				LEAD_TIMEOUTS);
+		if (lead) {
+			lead->strength = PM_WEAK;
+			snprintf(lead->summary, sizeof(lead->summary), "collective timeouts on every "
+				 "rank with no hardware event, no silent rank and no peer majority");
+			for (size_t i = 0; i < ev->nobs && lead->nev < 8; i++)
+				if (R(&a, i)->role == PM_ROLE_CASCADE && ev->obs[i].seq >= 0)
+					cand_add(lead, &ev->obs[i], i, R(&a, i));
+			lead->nranks = 0;
+			live = 1;
+		}
+		status = "ambiguous";
+		snprintf(test, sizeof(test), "nccl-tests all_reduce_perf across the job's nodes, and "
+			 "TORCH_NCCL_DUMP_ON_TIMEOUT=1 on the next run to see which rank stalls");
+		why(&a, "Every rank timed out in the same collective and nothing else fired: the "
+			"communication failure cannot be attributed.");
+	} else if (!lead) {
+		status = "unknown";
+		why(&a, "No rule fired that could explain the failure.");
+	} else if (a.votes_split && !lead->hardware) {
+		status = "ambiguous";
+		ambiguous = true;
+	} else {
+		status = "attributed";
+		if (second && strcmp(lead->cls, second->cls) &&
+		    (strcmp(lead->node, second->node) || !lead->node[0]) &&
+		    close_in_time(&a, lead, second) && outcome_rank(&a, lead) == outcome_rank(&a, second) &&
+		    lead->hardware == second->hardware && cand_rank(lead) == cand_rank(second)) {
+			status = "ambiguous";
+			ambiguous = true;
+		}
+	}
+	if (ambiguous && lead && second) {
+		const struct pm_decision *d1 = pm_ruleset_decision(a.rs, lead->cls, lead->sub);
+		const struct pm_decision *d2 = pm_ruleset_decision(a.rs, second->cls, second->sub);
+		char t1[300], t2[300];
+		subst(t1, sizeof(t1), d1 ? d1->next_test : "", lead->node[0] ? lead->node : "the job's nodes");
+		subst(t2, sizeof(t2), d2 ? d2->next_test : "", second->node[0] ? second->node : "the job's nodes");
+		snprintf(test, sizeof(test), "%s (for %s/%s) versus %s (for %s/%s)", t1, lead->cls,
+			 lead->sub, t2, second->cls, second->sub);
+		why(&a, "Two explanations fit within the %.1f s skew tolerance: %s/%s on %s and "
+			"%s/%s on %s.", a.rs->skew_s, lead->cls, lead->sub,
+		    lead->node[0] ? lead->node : "several nodes", second->cls, second->sub,
+		    second->node[0] ? second->node : "several nodes");
+	} else if (ambiguous && a.votes_split) {
+		snprintf(test, sizeof(test), "ibstat and port counters on %s and %s; ib_write_bw "
+			 "between each and a healthy node", a.vote_nodes[0], a.vote_nodes[1]);
+	}
+	if (lead && !strcmp(status, "attributed") && !strcmp(a.outcome, "FAILED") && lead->launch &&
+	    (!a.any_progress || (lead->has_t && a.first_progress > 0 && lead->t < a.first_progress))) {
+		a.outcome = "LAUNCH_FAILED";
+		why(&a, "The failure came before any progress: the job failed at launch.");
+	}
+
+	v = json_object();
+	b.a = &a;
+	b.evidence = json_array();
+	json_object_set_new(v, "schema", json_string(PM_VERDICT_SCHEMA));
+	json_object_set_new(v, "job", job_json(&a));
+	json_object_set_new(v, "outcome", json_string(a.outcome));
+	json_object_set_new(v, "status", json_string(status));
+	cands = json_array();
+	if (lead && strcmp(status, "none") && strcmp(status, "unknown")) {
+		bool sched = false;
+		for (size_t k = 0; k < lead->nev; k++)
+			if (R(&a, lead->ev[k])->outcome &&
+			    !strcmp(R(&a, lead->ev[k])->outcome, a.outcome))
+				sched = true;
+		if (!lead->nev)
+			sched = true;
+		conf = confidence(&a, lead, strcmp(status, "attributed") != 0, sched);
+		json_t *cause = json_object();
+		json_object_set_new(cause, "class", json_string(lead->cls));
+		json_object_set_new(cause, "subclass", json_string(lead->sub));
+		json_object_set_new(cause, "summary", json_string(lead->summary));
+		json_object_set_new(v, "cause", cause);
+		origin_nodes = origin_json(&a, lead);
+		json_object_set_new(v, "origin", origin_nodes);
+		join_nodes(json_object_get(origin_nodes, "nodes"), nodes, sizeof(nodes));
+		for (size_t i = 0; i < live && i < 8; i++)
+			json_array_append_new(cands, cand_json(&b, &a.c[i], lead));
+		if (!strcmp(status, "attributed"))
+			why(&a, "Leading explanation: %s/%s%s%s (%s).", lead->cls, lead->sub,
+			    nodes[0] ? " on " : "", nodes, lead->summary);
+	} else {
+		json_t *o = json_object();
+		json_object_set_new(o, "nodes", json_array());
+		json_object_set_new(o, "ranks", json_array());
+		json_object_set_new(o, "gpus", json_array());
+		json_object_set_new(v, "cause", json_null());
+		json_object_set_new(v, "origin", o);
+	}
+	json_object_set_new(v, "confidence", jstr_or_null(conf));
+	json_object_set_new(v, "candidates", cands);
+
+	/* bystanders: every node and rank with error evidence outside the origin */
+	bys_n = json_array();
+	{
+		json_t *on = json_object_get(json_object_get(v, "origin"), "nodes");
+		json_t *or = json_object_get(json_object_get(v, "origin"), "ranks");
+		int *rs = NULL;
+		size_t nrs = 0, ars = 0;
+		bool completed = !strcmp(status, "none");
+		for (size_t i = 0; i < ev->nobs && !completed; i++) {
+			const struct pm_obs *o = &ev->obs[i];
+			bool in = false;
+			if (!is_error_role(R(&a, i)->role))
+				continue;
+			if (o->node) {
+				for (size_t k = 0; k < json_array_size(on); k++)
+					if (!strcmp(json_string_value(json_array_get(on, k)), o->node))
+						in = true;
+				if (!in)
+					json_array_append_new(bys_n, json_string(o->node));
+			}
+			if (o->rank >= 0) {
+				in = false;
+				for (size_t k = 0; k < json_array_size(or); k++)
+					if (json_integer_value(json_array_get(or, k)) == o->rank)
+						in = true;
+				if (!in)
+					addrank(&rs, &nrs, &ars, o->rank);
+			}
+		}
+		json_t *bys = json_object();
+		json_object_set_new(bys, "nodes", sorted_strings(bys_n));
+		json_object_set_new(bys, "ranks", ranks_json(rs, nrs));
+		json_object_set_new(v, "bystanders", bys);
+		free(rs);
+	}
+
+	/* first error: a lead, not blame */
+	{
+		json_t *fe = json_null();
+		for (size_t k = 0; k < ev->nobs; k++) {
+			size_t i = a.order[k];
+			const struct pm_obs *o = &ev->obs[i];
+			enum pm_role r = R(&a, i)->role;
+			if (!o->has_time || (r != PM_ROLE_ORIGIN && r != PM_ROLE_CASCADE &&
+					     r != PM_ROLE_TEARDOWN))
+				continue;
+			bool agrees = lead && ((lead->node[0] && o->node && !strcmp(o->node, lead->node)) ||
+					       (!lead->node[0] && r == PM_ROLE_ORIGIN));
+			fe = json_object();
+			json_object_set_new(fe, "node", jstr_or_null(o->node));
+			json_object_set_new(fe, "rank", o->rank >= 0 ? json_integer(o->rank) : json_null());
+			json_object_set_new(fe, "event_time", time_json(true, o->event_time));
+			json_object_set_new(fe, "evidence", json_string(eid(&b, i)));
+			json_object_set_new(fe, "note", json_string(agrees ?
+				"the earliest error seen: a lead; here it agrees with the origin" :
+				"the earliest error seen: a lead, not blame; here it is not the origin"));
+			if (!agrees && lead)
+				why(&a, "The earliest error (%s on %s) is not the origin: it was a "
+					"consequence.", R(&a, i)->id, o->node ? o->node : "?");
+			break;
+		}
+		json_object_set_new(v, "first_error", fe);
+	}
+
+	/* evidence: everything the candidates cite, then the rest in time order, bounded */
+	for (size_t k = 0; k < ev->nobs; k++) {
+		size_t i = a.order[k];
+		if (a.eid[i] || b.nid < 200 || R(&a, i)->role == PM_ROLE_ORIGIN)
+			eid(&b, i);
+	}
+	{
+		/* ids were handed out in citation order; list in id order */
+		size_t *byid = calloc(b.nid + 1, sizeof(size_t));
+		for (size_t i = 0; byid && i < ev->nobs; i++)
+			if (a.eid[i])
+				byid[a.eid[i]] = i + 1;
+		for (size_t id = 1; byid && id <= b.nid; id++)
+			if (byid[id])
+				json_array_append_new(b.evidence, obs_json(&b, byid[id] - 1));
+		free(byid);
+	}
+	json_object_set_new(v, "evidence", b.evidence);
+	json_object_set_new(v, "coverage", coverage_json(&a));
+	json_object_set_new(v, "decision", decision_json(&a, lead, status, conf ? conf : "",
+							  nodes, any_hw, test[0] ? test : NULL));
+	if (!strcmp(status, "ambiguous")) {
+		json_t *am = json_object(), *ex = json_array();
+		for (size_t i = 0; i < json_array_size(cands); i++) {
+			json_t *c = json_array_get(cands, i);
+			char s[400];
+			snprintf(s, sizeof(s), "%s/%s: %s", json_string_value(json_object_get(c, "class")),
+				 json_string_value(json_object_get(c, "subclass")),
+				 json_string_value(json_object_get(c, "summary")));
+			json_array_append_new(ex, json_string(s));
+		}
+		json_object_set_new(am, "explanations", ex);
+		json_object_set_new(am, "test", json_string(test));
+		json_object_set_new(v, "ambiguity", am);
+	} else {
+		json_object_set_new(v, "ambiguity", json_null());
+	}
+	{
+		json_t *rs = json_object();
+		json_object_set_new(rs, "id", json_string(a.rs->id));
+		json_object_set_new(rs, "version", json_string(a.rs->version));
+		json_object_set_new(rs, "digest", json_string(a.rs->digest));
+		json_object_set_new(v, "ruleset", rs);
+	}
+	json_object_set_new(v, "input_digest", input_digest(ev));
+	json_object_set_new(v, "why", a.why);
+	a.why = NULL;
+out:
+	json_decref(a.why);
+	for (size_t i = 0; i < a.nc; i++) {
+		free(a.c[i].ev);
+		free(a.c[i].ranks);
+		for (size_t k = 0; k < a.c[i].ngpus; k++)
+			free(a.c[i].gpus[k]);
+	}
+	free(a.order);
+	free(a.eid);
+	free(a.known);
+	free(a.suspects);
+	if (!v)
+		errno = ENOMEM;
+	return v;
+}

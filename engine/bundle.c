@@ -1,0 +1,299 @@
+/*
+ * bundle.c - read an evidence bundle (postmortem.bundle/1, FORMATS.md): a zstd-compressed
+ * tar of regular files with relative names, manifest.json first.  Members are checked
+ * against the manifest (size, sha256); a lying or hostile bundle is rejected whole, with a
+ * clear error, and nothing is ever written to disk.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "evidence.h"
+#include "sha256.h"
+
+#define MEMBER_MAX (256u << 20)
+#define MANIFEST_MAX (16u << 20)
+#define MEMBERS_MAX 4096
+
+struct member {
+	char *name;
+	void *data;
+	size_t len;
+};
+
+static bool safe_name(const char *n)
+{
+	if (!n || !*n || n[0] == '/' || strlen(n) > 1024)
+		return false;
+	for (const char *p = n; *p;) {
+		size_t l = strcspn(p, "/");
+		if ((l == 2 && !strncmp(p, "..", 2)) || (l == 1 && *p == '.') || l == 0)
+			return false;
+		p += l;
+		if (*p == '/')
+			p++;
+	}
+	return true;
+}
+
+static int bad(char *err, size_t errlen, const char *rel, const char *why)
+{
+	snprintf(err, errlen, "%s: not a valid evidence bundle: %s", rel, why);
+	errno = EINVAL;
+	return -1;
+}
+
+static double iso_time(const char *s)
+{
+	double t = 0;
+	struct pm_timectx ctx = {.year = 1970};
+
+	if (s && pm_time_parse(s, strlen(s), &ctx, &t) == 1)
+		return t;
+	return 0;
+}
+
+/* Apply the manifest to the members: add each listed file to EV with its kind. */
+static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *mtext,
+			  size_t mlen, struct member *m, size_t nm, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *man = json_loadb(mtext, mlen, 0, &je), *files, *x;
+	const char *schema, *node;
+	double boot;
+	size_t i;
+	int rc = -1;
+
+	if (!man || !json_is_object(man)) {
+		char why[300];
+		snprintf(why, sizeof(why), "manifest.json line %d: %s", je.line, je.text);
+		json_decref(man);
+		return bad(err, errlen, rel, why);
+	}
+	schema = json_string_value(json_object_get(man, "schema"));
+	if (!schema || strcmp(schema, PM_BUNDLE_SCHEMA)) {
+		rc = bad(err, errlen, rel, "manifest schema is not " PM_BUNDLE_SCHEMA);
+		goto out;
+	}
+	node = json_string_value(json_object_get(man, "node"));
+	boot = iso_time(json_string_value(json_object_get(man, "boot_time")));
+	files = json_object_get(man, "files");
+	if (!json_is_array(files)) {
+		rc = bad(err, errlen, rel, "manifest has no 'files' list");
+		goto out;
+	}
+	json_array_foreach(files, i, x) {
+		const char *path = json_string_value(json_object_get(x, "path"));
+		const char *src = json_string_value(json_object_get(x, "source"));
+		const char *sha = json_string_value(json_object_get(x, "sha256"));
+		const char *fnode = json_string_value(json_object_get(x, "node"));
+		json_t *bytes = json_object_get(x, "bytes"), *rank = json_object_get(x, "rank");
+		enum pm_source s;
+		struct member *mm = NULL;
+		struct pm_file *f;
+		char name[1200], hex[80];
+		unsigned char d[32];
+		struct pm_sha256 c;
+
+		if (!path || !safe_name(path) || !src || pm_source_parse(src, &s) < 0) {
+			rc = bad(err, errlen, rel, "a manifest entry has a bad path or source");
+			goto out;
+		}
+		for (size_t k = 0; k < nm; k++)
+			if (!strcmp(m[k].name, path))
+				mm = &m[k];
+		if (!mm) {
+			rc = bad(err, errlen, rel, "the manifest lists a file the bundle lacks");
+			goto out;
+		}
+		if (!json_is_integer(bytes) || (size_t)json_integer_value(bytes) != mm->len) {
+			rc = bad(err, errlen, rel, "a member's size differs from the manifest");
+			goto out;
+		}
+		pm_sha256_init(&c);
+		pm_sha256_update(&c, mm->data, mm->len);
+		pm_sha256_final(&c, d);
+		pm_sha256_hex(d, hex);
+		if (!sha || (strcmp(sha, hex + 7) && strcmp(sha, hex))) {
+			rc = bad(err, errlen, rel, "a member's checksum differs from the manifest");
+			goto out;
+		}
+		snprintf(name, sizeof(name), "%s/%s", rel, path);
+		f = pm_ev_add_file(ev, name);
+		if (!f)
+			goto out;
+		f->mem = mm->data;
+		f->memlen = mm->len;
+		mm->data = NULL;
+		f->source = s;
+		f->kind_given = true;
+		f->tctx.boot_time = boot;
+		f->mtime = iso_time(json_string_value(json_object_get(x, "observed_time")));
+		if (json_is_integer(rank))
+			f->rank = (int)json_integer_value(rank);
+		if ((fnode || node) && !(f->node = strdup(fnode ? fnode : node)))
+			goto out;
+		if (f->node)
+			pm_ev_note_node(ev, f->node, strlen(f->node));
+	}
+	json_array_foreach(json_object_get(man, "coverage"), i, x) {
+		const char *src = json_string_value(json_object_get(x, "source"));
+		const char *st = json_string_value(json_object_get(x, "status"));
+		if (src && st && pm_ev_add_cov(ev, node, src, st,
+					       json_string_value(json_object_get(x, "reason"))) < 0)
+			goto out;
+	}
+	ev->nbundles++;
+	rc = 0;
+out:
+	json_decref(man);
+	return rc;
+}
+
+static void free_members(struct member *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(m[i].name);
+		free(m[i].data);
+	}
+	free(m);
+}
+
+int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel, char *err,
+		       size_t errlen)
+{
+	struct archive *ar = archive_read_new();
+	struct archive_entry *e;
+	struct member *m = NULL;
+	size_t nm = 0, am = 0, mi = (size_t)-1;
+	int rc = -1, r;
+
+	if (!ar)
+		return -1;
+	archive_read_support_filter_zstd(ar);
+	archive_read_support_format_tar(ar);
+	if (archive_read_open_filename(ar, path, 65536) != ARCHIVE_OK) {
+		rc = bad(err, errlen, rel, archive_error_string(ar) ? archive_error_string(ar) :
+			 "cannot open");
+		goto out;
+	}
+	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e);
+		la_int64_t size = archive_entry_size(e);
+		struct member *mm;
+
+		if (!safe_name(name)) {
+			rc = bad(err, errlen, rel, "a member has an absolute name or '..'");
+			goto out;
+		}
+		if (archive_entry_filetype(e) != AE_IFREG) {
+			if (archive_entry_filetype(e) == AE_IFDIR)
+				continue;
+			rc = bad(err, errlen, rel, "a member is not a regular file (link or device)");
+			goto out;
+		}
+		if (size < 0 || (uint64_t)size > MEMBER_MAX || nm >= MEMBERS_MAX) {
+			rc = bad(err, errlen, rel, "a member is too large, or too many members");
+			goto out;
+		}
+		if (nm == am && pm_grow((void **)&m, &am, sizeof(*m)) < 0)
+			goto out;
+		mm = &m[nm++];
+		mm->name = strdup(name);
+		mm->data = malloc(size ? (size_t)size : 1);
+		if (!mm->name || !mm->data)
+			goto out;
+		la_ssize_t got = size ? archive_read_data(ar, mm->data, (size_t)size) : 0;
+		if (got != size) {
+			rc = bad(err, errlen, rel, "a member is truncated or corrupt");
+			goto out;
+		}
+		mm->len = (size_t)size;
+		if (!strcmp(name, "manifest.json"))
+			mi = nm - 1;
+	}
+	if (r != ARCHIVE_EOF) {
+		rc = bad(err, errlen, rel, archive_error_string(ar) ? archive_error_string(ar) :
+			 "corrupt archive");
+		goto out;
+	}
+	if (mi == (size_t)-1 || m[mi].len > MANIFEST_MAX) {
+		rc = bad(err, errlen, rel, "no manifest.json");
+		goto out;
+	}
+	rc = apply_manifest(ev, rel, m[mi].data, m[mi].len, m, nm, err, errlen);
+out:
+	archive_read_free(ar);
+	free_members(m, nm);
+	return rc;
+}
+
+static int read_member(const char *dir, const char *name, struct member *mm)
+{
+	char p[4096];
+	int fd;
+	struct stat st;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, name) >= sizeof(p))
+		return -1;
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MEMBER_MAX) {
+		close(fd);
+		return -1;
+	}
+	mm->data = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!mm->data || read(fd, mm->data, (size_t)st.st_size) != st.st_size) {
+		close(fd);
+		return -1;
+	}
+	mm->len = (size_t)st.st_size;
+	close(fd);
+	return (mm->name = strdup(name)) ? 0 : -1;
+}
+
+int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel, char *err,
+		      size_t errlen)
+{
+	struct member man = {0}, *m = NULL;
+	size_t nm = 0, am = 0, i;
+	json_t *j = NULL, *x;
+	int rc = -1;
+	const char *name = rel[0] ? rel : ".";
+
+	if (read_member(path, "manifest.json", &man) < 0 || man.len > MANIFEST_MAX)
+		return bad(err, errlen, name, "manifest.json cannot be read");
+	j = json_loadb(man.data, man.len, 0, NULL);
+	json_array_foreach(json_object_get(j, "files"), i, x) {
+		const char *p = json_string_value(json_object_get(x, "path"));
+		if (!p || !safe_name(p)) {
+			rc = bad(err, errlen, name, "a manifest entry has a bad path");
+			goto out;
+		}
+		if (nm == am && pm_grow((void **)&m, &am, sizeof(*m)) < 0)
+			goto out;
+		if (read_member(path, p, &m[nm]) < 0) {
+			free(m[nm].name);
+			free(m[nm].data);
+			m[nm].name = NULL;
+			m[nm].data = NULL;
+			rc = bad(err, errlen, name, "a listed file is missing, not regular, or a link");
+			goto out;
+		}
+		nm++;
+	}
+	rc = apply_manifest(ev, name, man.data, man.len, m, nm, err, errlen);
+out:
+	json_decref(j);
+	free(man.name);
+	free(man.data);
+	free_members(m, nm);
+	return rc;
+}

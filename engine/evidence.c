@@ -1,0 +1,820 @@
+/*
+ * evidence.c - the evidence set: gathering inputs (files, folders, buffers), reading them
+ * through gzip or zstd in bounded chunks, and the small helpers parsers use to record facts.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "internal.h"
+#include "evidence.h"
+#include "sha256.h"
+
+#define GROW(arr, n, a)                                                        \
+	((n) < (a) ? 0 : pm_grow((void **)&(arr), &(a), sizeof(*(arr))))
+
+int pm_grow(void **arr, size_t *alloc, size_t elem)
+{
+	size_t na = *alloc ? 2 * *alloc : 16;
+	void *p = realloc(*arr, na * elem);
+
+	if (!p)
+		return -1;
+	memset((char *)p + *alloc * elem, 0, (na - *alloc) * elem);
+	*arr = p;
+	*alloc = na;
+	return 0;
+}
+
+/* Replace every byte that is not part of valid UTF-8 (or is a control character other than
+ * tab) with '?', in place: evidence lines go into JSON, which must be valid UTF-8. */
+void pm_utf8_clean(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		size_t n = 0;
+		if (*p < 0x80) {
+			if (*p < 0x20 && *p != '\t')
+				*p = '?';
+			p++;
+			continue;
+		}
+		if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
+			n = 1;
+		else if ((*p & 0xf0) == 0xe0)
+			n = 2;
+		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
+			n = 3;
+		size_t k;
+		for (k = 1; n && k <= n; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				break;
+		if (!n || k <= n) {
+			*p++ = '?';
+			continue;
+		}
+		p += n + 1;
+	}
+}
+
+int pm_strset(char **dst, const char *src, size_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (!s)
+		return -1;
+	memcpy(s, src, len);
+	s[len] = '\0';
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+struct pm_evidence *pm_evidence_create(const struct pm_ruleset *rs)
+{
+	struct pm_evidence *ev = calloc(1, sizeof(*ev));
+
+	if (!ev)
+		return NULL;
+	ev->rs = rs;
+	ev->job.ntasks = -1;
+	ev->job.restart = -1;
+	ev->job.gpus_per_node = -1;
+	ev->job.exit_code = -1;
+	ev->job.exit_signal = -1;
+	ev->job.user_uid = -1;
+	return ev;
+}
+
+static void free_job(struct pm_jobinfo *j)
+{
+	free(j->id);
+	free(j->cluster);
+	free(j->state);
+	free(j->cancelled_by);
+	free(j->failed_node);
+	free(j->reason);
+	for (size_t i = 0; i < j->nnodes; i++)
+		free(j->nodes[i]);
+	free(j->nodes);
+}
+
+void pm_obs_free(struct pm_obs *o)
+{
+	free(o->node);
+	free(o->pci);
+	free(o->peer);
+	free(o->signal);
+	free(o->exc);
+	free(o->line);
+	free(o->summary);
+}
+
+void pm_evidence_destroy(struct pm_evidence *ev)
+{
+	if (!ev)
+		return;
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		struct pm_file *f = &ev->files[i];
+		free(f->name);
+		free(f->path);
+		free(f->mem);
+		free(f->node);
+		free(f->reason);
+	}
+	free(ev->files);
+	for (size_t i = 0; i < ev->nfacts; i++) {
+		free(ev->facts[i].node);
+		free(ev->facts[i].name);
+		free(ev->facts[i].pci);
+	}
+	free(ev->facts);
+	free_job(&ev->job);
+	for (size_t i = 0; i < ev->ntasks; i++) {
+		free(ev->tasks[i].node);
+		free(ev->tasks[i].gpus);
+	}
+	free(ev->tasks);
+	for (size_t i = 0; i < ev->nnodes; i++)
+		free(ev->nodes[i]);
+	free(ev->nodes);
+	for (size_t i = 0; i < ev->nipmap; i++) {
+		free(ev->ipmap[i].ip);
+		free(ev->ipmap[i].node);
+	}
+	free(ev->ipmap);
+	for (size_t i = 0; i < ev->nranks; i++)
+		free(ev->ranks[i].node);
+	free(ev->ranks);
+	for (size_t i = 0; i < ev->nobs; i++)
+		pm_obs_free(&ev->obs[i]);
+	free(ev->obs);
+	for (size_t i = 0; i < ev->ncov; i++) {
+		free(ev->cov[i].node);
+		free(ev->cov[i].source);
+		free(ev->cov[i].status);
+		free(ev->cov[i].reason);
+	}
+	free(ev->cov);
+	free(ev);
+}
+
+/* ---- helpers for parsers ---- */
+
+struct pm_fact *pm_ev_add_fact(struct pm_evidence *ev, size_t file, const char *node, int gpu,
+			       const char *name, double value, const char *pci)
+{
+	struct pm_fact *f;
+
+	if (GROW(ev->facts, ev->nfacts, ev->afacts) < 0)
+		return NULL;
+	f = &ev->facts[ev->nfacts];
+	memset(f, 0, sizeof(*f));
+	f->gpu = gpu;
+	f->value = value;
+	f->file = file;
+	if ((node && !(f->node = strdup(node))) || !(f->name = strdup(name)) ||
+	    (pci && !(f->pci = strdup(pci)))) {
+		free(f->node);
+		free(f->name);
+		free(f->pci);
+		return NULL;
+	}
+	ev->nfacts++;
+	return f;
+}
+
+struct pm_jobinfo *pm_ev_job(struct pm_evidence *ev)
+{
+	return &ev->job;
+}
+
+struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank)
+{
+	struct pm_task *t;
+
+	for (size_t i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].rank == rank)
+			return &ev->tasks[i];
+	if (GROW(ev->tasks, ev->ntasks, ev->atasks) < 0)
+		return NULL;
+	t = &ev->tasks[ev->ntasks++];
+	memset(t, 0, sizeof(*t));
+	t->rank = rank;
+	t->local_rank = -1;
+	t->exit_code = -1;
+	return t;
+}
+
+static int find_sorted(char **v, size_t n, const char *s, size_t len, size_t *pos)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strncmp(v[mid], s, len);
+		if (!c && v[mid][len])
+			c = 1;
+		if (!c) {
+			*pos = mid;
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*pos = lo;
+	return 0;
+}
+
+int pm_ev_note_node(struct pm_evidence *ev, const char *name, size_t len)
+{
+	size_t pos;
+	char *s = NULL;
+
+	if (!len || len > 255)
+		return 0;
+	if (find_sorted(ev->nodes, ev->nnodes, name, len, &pos))
+		return 0;
+	if (GROW(ev->nodes, ev->nnodes, ev->anodes) < 0 || pm_strset(&s, name, len) < 0)
+		return -1;
+	memmove(&ev->nodes[pos + 1], &ev->nodes[pos], (ev->nnodes - pos) * sizeof(char *));
+	ev->nodes[pos] = s;
+	ev->nnodes++;
+	return 0;
+}
+
+bool pm_ev_is_node(const struct pm_evidence *ev, const char *name, size_t len)
+{
+	size_t pos;
+
+	return find_sorted(ev->nodes, ev->nnodes, name, len, &pos);
+}
+
+int pm_ev_note_ip(struct pm_evidence *ev, const char *ip, size_t iplen, const char *node,
+		  size_t nodelen)
+{
+	for (size_t i = 0; i < ev->nipmap; i++)
+		if (strlen(ev->ipmap[i].ip) == iplen && !memcmp(ev->ipmap[i].ip, ip, iplen))
+			return 0;
+	if (GROW(ev->ipmap, ev->nipmap, ev->aipmap) < 0)
+		return -1;
+	ev->ipmap[ev->nipmap].ip = NULL;
+	ev->ipmap[ev->nipmap].node = NULL;
+	if (pm_strset(&ev->ipmap[ev->nipmap].ip, ip, iplen) < 0 ||
+	    pm_strset(&ev->ipmap[ev->nipmap].node, node, nodelen) < 0)
+		return -1;
+	ev->nipmap++;
+	return 0;
+}
+
+const char *pm_ev_ip_node(const struct pm_evidence *ev, const char *ip)
+{
+	for (size_t i = 0; i < ev->nipmap; i++)
+		if (!strcmp(ev->ipmap[i].ip, ip))
+			return ev->ipmap[i].node;
+	return NULL;
+}
+
+int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source,
+		  const char *status, const char *reason)
+{
+	if (GROW(ev->cov, ev->ncov, ev->acov) < 0)
+		return -1;
+	memset(&ev->cov[ev->ncov], 0, sizeof(ev->cov[0]));
+	if ((node && !(ev->cov[ev->ncov].node = strdup(node))) ||
+	    !(ev->cov[ev->ncov].source = strdup(source)) ||
+	    !(ev->cov[ev->ncov].status = strdup(status)) ||
+	    !(ev->cov[ev->ncov].reason = strdup(reason ? reason : "")))
+		return -1;
+	ev->ncov++;
+	return 0;
+}
+
+/* ---- gathering inputs ---- */
+
+struct pm_file *pm_ev_add_file(struct pm_evidence *ev, const char *name)
+{
+	struct pm_file *f;
+
+	if (GROW(ev->files, ev->nfiles, ev->afiles) < 0)
+		return NULL;
+	f = &ev->files[ev->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->rank = -1;
+	if (!(f->name = strdup(name)))
+		return NULL;
+	pm_utf8_clean(f->name);
+	ev->nfiles++;
+	return f;
+}
+
+int pm_evidence_add_buffer(struct pm_evidence *ev, const char *name, const void *buf,
+			   size_t len, const char *source, const char *node, double mtime)
+{
+	struct pm_file *f = pm_ev_add_file(ev, name);
+	enum pm_source src;
+
+	if (!f)
+		return -1;
+	f->mem = malloc(len ? len : 1);
+	if (!f->mem)
+		return -1;
+	memcpy(f->mem, buf, len);
+	f->memlen = len;
+	f->mtime = mtime;
+	if (node && !(f->node = strdup(node)))
+		return -1;
+	if (source) {
+		if (pm_source_parse(source, &src) < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		f->source = src;
+		f->kind_given = true;
+	}
+	return 0;
+}
+
+static int cmpname(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t l = strlen(s), m = strlen(suf);
+	return l >= m && !strcmp(s + l - m, suf);
+}
+
+static int add_one(struct pm_evidence *ev, const char *path, const char *rel,
+		   const struct stat *st, char *err, size_t errlen, int depth);
+
+static int add_dir(struct pm_evidence *ev, const char *path, const char *rel, char *err,
+		   size_t errlen, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, a = 0;
+	int rc = 0;
+
+	if (depth > 16)
+		return 0;
+	d = opendir(path);
+	if (!d) {
+		struct pm_file *f = pm_ev_add_file(ev, rel[0] ? rel : ".");
+		if (!f)
+			return -1;
+		f->status = PM_ST_UNREADABLE;
+		return pm_strset(&f->reason, strerror(errno), strlen(strerror(errno)));
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == a && pm_grow((void **)&names, &a, sizeof(char *)) < 0)
+			goto oom;
+		if (!(names[n++] = strdup(e->d_name)))
+			goto oom;
+	}
+	closedir(d);
+	d = NULL;
+	qsort(names, n, sizeof(char *), cmpname);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char *p, *r;
+		struct stat st;
+
+		if (asprintf(&p, "%s/%s", path, names[i]) < 0)
+			goto oom;
+		if (asprintf(&r, "%s%s%s", rel, rel[0] ? "/" : "", names[i]) < 0) {
+			free(p);
+			goto oom;
+		}
+		if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode))
+			rc = add_one(ev, p, r, &st, err, errlen, depth + 1);
+		free(p);
+		free(r);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+oom:
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	errno = ENOMEM;
+	return -1;
+}
+
+static int add_one(struct pm_evidence *ev, const char *path, const char *rel,
+		   const struct stat *st, char *err, size_t errlen, int depth)
+{
+	struct pm_file *f;
+	char *m;
+
+	if (S_ISDIR(st->st_mode)) {
+		struct stat ms;
+		if (asprintf(&m, "%s/manifest.json", path) < 0)
+			return -1;
+		if (stat(m, &ms) == 0 && S_ISREG(ms.st_mode)) {
+			int rc = pm_bundle_add_dir(ev, path, rel, err, errlen);
+			free(m);
+			return rc;
+		}
+		free(m);
+		return add_dir(ev, path, rel, err, errlen, depth);
+	}
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	if (has_suffix(rel, ".tar.zst") || has_suffix(rel, ".tzst"))
+		return pm_bundle_add_file(ev, path, rel, err, errlen);
+	f = pm_ev_add_file(ev, rel);
+	if (!f || !(f->path = strdup(path)))
+		return -1;
+	f->mtime = (double)st->st_mtim.tv_sec + st->st_mtim.tv_nsec / 1e9;
+	return 0;
+}
+
+int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	const char *base;
+
+	if (stat(path, &st) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode))
+		return add_one(ev, path, "", &st, err, errlen, 0);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file or folder", path);
+		errno = EINVAL;
+		return -1;
+	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return add_one(ev, path, base, &st, err, errlen, 0);
+}
+
+/* ---- reading: raw bytes -> (gzip|zstd) -> line-aligned chunks ---- */
+
+enum codec { C_NONE, C_GZIP, C_ZSTD };
+
+struct reader {
+	struct pm_file *f;
+	int fd;
+	size_t mempos;
+	enum codec codec;
+	z_stream z;
+	bool zinit, zdone;
+	ZSTD_DCtx *zd;
+	unsigned char *raw;
+	size_t rawlen, rawpos;
+	bool raweof;
+	struct pm_sha256 dig;
+	bool hash;
+	char reason[160];
+	bool truncated;
+};
+
+#define RAWSZ (256u << 10)
+
+static ssize_t raw_fill(struct reader *r)
+{
+	ssize_t n;
+
+	if (r->rawpos < r->rawlen || r->raweof)
+		return (ssize_t)(r->rawlen - r->rawpos);
+	if (r->f->mem) {
+		size_t left = r->f->memlen - r->mempos;
+		n = (ssize_t)(left < RAWSZ ? left : RAWSZ);
+		memcpy(r->raw, (char *)r->f->mem + r->mempos, (size_t)n);
+		r->mempos += (size_t)n;
+	} else {
+		do
+			n = read(r->fd, r->raw, RAWSZ);
+		while (n < 0 && errno == EINTR);
+		if (n < 0) {
+			snprintf(r->reason, sizeof(r->reason), "read error: %s", strerror(errno));
+			r->truncated = true;
+			n = 0;
+		}
+	}
+	if (n == 0)
+		r->raweof = true;
+	if (r->hash && n > 0)
+		pm_sha256_update(&r->dig, r->raw, (size_t)n);
+	r->rawlen = (size_t)n;
+	r->rawpos = 0;
+	return n;
+}
+
+/* Decompressed bytes into OUT; returns the count, 0 at the end. */
+static size_t dec_read(struct reader *r, char *out, size_t cap)
+{
+	size_t got = 0;
+
+	while (got < cap) {
+		if (raw_fill(r) <= 0 && r->rawpos >= r->rawlen) {
+			if (r->codec == C_GZIP && r->zinit && !r->zdone && !r->truncated) {
+				snprintf(r->reason, sizeof(r->reason),
+					 "gzip stream ends early (truncated file)");
+				r->truncated = true;
+			}
+			if (r->codec == C_ZSTD && r->zd && !r->zdone && !r->truncated) {
+				snprintf(r->reason, sizeof(r->reason),
+					 "zstd stream ends early (truncated file)");
+				r->truncated = true;
+			}
+			break;
+		}
+		if (r->codec == C_NONE) {
+			size_t n = r->rawlen - r->rawpos;
+			if (n > cap - got)
+				n = cap - got;
+			memcpy(out + got, r->raw + r->rawpos, n);
+			r->rawpos += n;
+			got += n;
+		} else if (r->codec == C_GZIP) {
+			int zr;
+			if (r->zdone) {
+				/* concatenated gzip members: start again */
+				if (inflateReset(&r->z) != Z_OK)
+					break;
+				r->zdone = false;
+			}
+			r->z.next_in = r->raw + r->rawpos;
+			r->z.avail_in = (uInt)(r->rawlen - r->rawpos);
+			r->z.next_out = (Bytef *)out + got;
+			r->z.avail_out = (uInt)(cap - got);
+			zr = inflate(&r->z, Z_NO_FLUSH);
+			r->rawpos = r->rawlen - r->z.avail_in;
+			got = cap - r->z.avail_out;
+			if (zr == Z_STREAM_END) {
+				r->zdone = true;
+			} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+				snprintf(r->reason, sizeof(r->reason), "gzip data is corrupt: %s",
+					 r->z.msg ? r->z.msg : "error");
+				r->truncated = true;
+				r->raweof = true;
+				r->rawpos = r->rawlen;
+				break;
+			}
+		} else {
+			ZSTD_inBuffer in = {r->raw, r->rawlen, r->rawpos};
+			ZSTD_outBuffer o = {out, cap, got};
+			size_t zr = ZSTD_decompressStream(r->zd, &o, &in);
+			r->rawpos = in.pos;
+			got = o.pos;
+			if (ZSTD_isError(zr)) {
+				snprintf(r->reason, sizeof(r->reason), "zstd data is corrupt: %s",
+					 ZSTD_getErrorName(zr));
+				r->truncated = true;
+				r->raweof = true;
+				r->rawpos = r->rawlen;
+				break;
+			}
+			r->zdone = zr == 0;
+		}
+	}
+	return got;
+}
+
+static int reader_open(struct reader *r, struct pm_file *f, bool hash)
+{
+	memset(r, 0, sizeof(*r));
+	r->f = f;
+	r->fd = -1;
+	r->hash = hash;
+	if (hash)
+		pm_sha256_init(&r->dig);
+	if (!f->mem) {
+		r->fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (r->fd < 0)
+			return -1;
+	}
+	r->raw = malloc(RAWSZ);
+	if (!r->raw)
+		return -1;
+	raw_fill(r);
+	if (r->rawlen >= 2 && r->raw[0] == 0x1f && r->raw[1] == 0x8b) {
+		r->codec = C_GZIP;
+		if (inflateInit2(&r->z, 15 + 32) != Z_OK)
+			return -1;
+		r->zinit = true;
+	} else if (r->rawlen >= 4 && r->raw[0] == 0x28 && r->raw[1] == 0xb5 &&
+		   r->raw[2] == 0x2f && r->raw[3] == 0xfd) {
+		r->codec = C_ZSTD;
+		r->zd = ZSTD_createDCtx();
+		if (!r->zd)
+			return -1;
+	}
+	return 0;
+}
+
+static void reader_close(struct reader *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->zinit)
+		inflateEnd(&r->z);
+	ZSTD_freeDCtx(r->zd);
+	free(r->raw);
+}
+
+static void set_reason(struct pm_file *f, enum pm_status st, const char *why)
+{
+	if (f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED)
+		f->status = st;
+	if (!f->reason)
+		f->reason = strdup(why);
+}
+
+int pm_file_head(struct pm_file *f, char *buf, size_t cap, size_t *len)
+{
+	struct reader r;
+	int rc = -1;
+
+	*len = 0;
+	if (reader_open(&r, f, false) < 0) {
+		set_reason(f, errno == EACCES || errno == EPERM ? PM_ST_DENIED : PM_ST_UNREADABLE,
+			   strerror(errno));
+		goto out;
+	}
+	*len = dec_read(&r, buf, cap);
+	rc = 0;
+out:
+	reader_close(&r);
+	return rc;
+}
+
+#define CHUNK (4u << 20)
+#define MAXLINE (1u << 20)
+
+int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
+{
+	struct reader r;
+	char *buf = NULL;
+	size_t have = 0;
+	uint64_t off = 0;	/* offset of buf[0] in the decompressed text */
+	bool skipping = false;
+	unsigned long overlong = 0;
+	int rc = -1;
+
+	if (reader_open(&r, f, true) < 0) {
+		set_reason(f, errno == EACCES || errno == EPERM ? PM_ST_DENIED : PM_ST_UNREADABLE,
+			   strerror(errno));
+		reader_close(&r);
+		return -1;
+	}
+	buf = malloc(CHUNK);
+	if (!buf)
+		goto out;
+	for (;;) {
+		size_t n = dec_read(&r, buf + have, CHUNK - have);
+		size_t start = 0, end;
+		char *nl;
+
+		have += n;
+		f->bytes += n;
+		if (!have)
+			break;
+		if (skipping) {
+			nl = memchr(buf, '\n', have);
+			if (!nl) {
+				off += have;
+				have = 0;
+				if (!n)
+					break;
+				continue;
+			}
+			start = (size_t)(nl - buf) + 1;
+			memmove(buf, buf + start, have - start);
+			off += start;
+			have -= start;
+			start = 0;
+			skipping = false;
+		}
+		/* the last newline in the buffer ends what can be scanned now */
+		end = have;
+		while (end > start && buf[end - 1] != '\n')
+			end--;
+		if (end == start && n && have - start < MAXLINE && have < CHUNK) {
+			continue;	/* a partial line: read more */
+		}
+		if (end == start) {
+			/* no newline: end of input, or a line longer than MAXLINE */
+			end = have;
+			if (n && have - start >= MAXLINE) {
+				overlong++;
+				skipping = true;
+				if (end - start > MAXLINE)
+					end = start + MAXLINE;
+			}
+		}
+		if (end > start && fn(arg, buf + start, end - start, off + start) < 0)
+			goto out;
+		if (skipping && end < have) {
+			/* drop the rest of the overlong line already in the buffer */
+			nl = memchr(buf + end, '\n', have - end);
+			if (nl) {
+				end = (size_t)(nl - buf) + 1;
+				skipping = false;
+			} else {
+				end = have;
+			}
+		}
+		memmove(buf, buf + end, have - end);
+		off += end;
+		have -= end;
+		if (!n && !have)
+			break;
+		if (!n && have) {
+			if (fn(arg, buf, have, off) < 0)
+				goto out;
+			off += have;
+			have = 0;
+			break;
+		}
+	}
+	if (r.truncated)
+		set_reason(f, PM_ST_TRUNCATED, r.reason);
+	if (overlong) {
+		char why[96];
+		snprintf(why, sizeof(why), "%lu line(s) longer than %u bytes were cut", overlong,
+			 MAXLINE);
+		set_reason(f, PM_ST_TRUNCATED, why);
+	}
+	rc = 0;
+out:
+	pm_sha256_final(&r.dig, f->digest);
+	free(buf);
+	reader_close(&r);
+	return rc;
+}
+
+int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len)
+{
+	struct reader r;
+	char *buf;
+	size_t n, a = 65536;
+
+	*out = NULL;
+	*len = 0;
+	if (reader_open(&r, f, true) < 0) {
+		set_reason(f, errno == EACCES || errno == EPERM ? PM_ST_DENIED : PM_ST_UNREADABLE,
+			   strerror(errno));
+		reader_close(&r);
+		return -1;
+	}
+	buf = malloc(a);
+	while (buf) {
+		if (*len == a) {
+			char *nb;
+			if (a >= cap)
+				break;
+			nb = realloc(buf, a * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			a *= 2;
+		}
+		n = dec_read(&r, buf + *len, a - *len);
+		if (!n)
+			break;
+		*len += n;
+	}
+	if (buf && *len == a && a >= cap) {
+		char tmp[4096];
+		set_reason(f, PM_ST_TRUNCATED, "structured input larger than the cap; the rest ignored");
+		while (dec_read(&r, tmp, sizeof(tmp)))
+			;
+	}
+	if (r.truncated)
+		set_reason(f, PM_ST_TRUNCATED, r.reason);
+	f->bytes = *len;
+	pm_sha256_final(&r.dig, f->digest);
+	reader_close(&r);
+	if (!buf)
+		return -1;
+	*out = buf;
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* evidence.h - evidence-set internals shared by evidence.c, bundle.c, scan.c, attribute.c. */
+#ifndef PM_EVIDENCE_H
+#define PM_EVIDENCE_H
+
+#include "internal.h"
+
+/* Grow ARR (of elements of ELEM bytes) to hold at least one more; zero-fills. 0 or -1. */
+int pm_grow(void **arr, size_t *alloc, size_t elem);
+void pm_obs_free(struct pm_obs *o);
+void pm_utf8_clean(char *s);
+
+bool pm_ev_is_node(const struct pm_evidence *ev, const char *name, size_t len);
+const char *pm_ev_ip_node(const struct pm_evidence *ev, const char *ip);
+int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source,
+		  const char *status, const char *reason);
+struct pm_file *pm_ev_add_file(struct pm_evidence *ev, const char *name);
+
+/* Called with line-aligned text (the last line may lack its newline); OFF is the offset of
+ * BUF[0] in the decompressed file.  Return -1 to stop. */
+typedef int pm_chunk_fn(void *arg, const char *buf, size_t len, uint64_t off);
+
+/* The first CAP decompressed bytes of F. */
+int pm_file_head(struct pm_file *f, char *buf, size_t cap, size_t *len);
+/* Stream all of F through FN, computing its digest and noting truncation in its status. */
+int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg);
+/* All of F (at most CAP bytes) in one malloc'd buffer. */
+int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len);
+
+/* bundle.c: an unpacked bundle folder, or a .tar.zst bundle file. */
+int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel, char *err,
+		      size_t errlen);
+int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel, char *err,
+		       size_t errlen);
+
+/* scan.c */
+int pm_scan_all(struct pm_evidence *ev);
+/* attribute.c */
+json_t *pm_attribute(struct pm_evidence *ev);
+
+#endif

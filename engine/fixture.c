@@ -1,0 +1,279 @@
+/*
+ * fixture.c - run a rule set's known-answer cases and compare each verdict with the
+ * hand-checked expectation, printing a readable diff on mismatch.
+ */
+#include <dirent.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+
+struct diff {
+	char *s;
+	size_t n;
+};
+
+static void addf(struct diff *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void addf(struct diff *d, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	size_t l;
+	char *p;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	l = strlen(line);
+	p = realloc(d->s, d->n + l + 2);
+	if (!p)
+		return;
+	d->s = p;
+	memcpy(d->s + d->n, line, l);
+	d->n += l;
+	d->s[d->n++] = '\n';
+	d->s[d->n] = '\0';
+}
+
+static char *compact(const json_t *j)
+{
+	char *s = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+	if (s && strlen(s) > 300)
+		strcpy(s + 290, "...");
+	return s;
+}
+
+static bool subset(const json_t *exp, const json_t *act, const char *path, struct diff *d);
+
+/* Each expected element must match a distinct element of the actual array. */
+static bool contains(const json_t *exp, const json_t *act, const char *path, struct diff *d)
+{
+	size_t n = json_array_size(act), i;
+	bool *used = calloc(n ? n : 1, sizeof(bool)), ok = true;
+	json_t *e;
+
+	if (!used)
+		return false;
+	json_array_foreach(exp, i, e) {
+		bool found = false;
+		for (size_t k = 0; k < n && !found; k++) {
+			if (used[k])
+				continue;
+			if (subset(e, json_array_get(act, k), path, NULL))
+				found = used[k] = true;
+		}
+		if (!found) {
+			char *s = compact(e);
+			addf(d, "  %s: no element matches %s", path, s ? s : "?");
+			free(s);
+			ok = false;
+		}
+	}
+	free(used);
+	return ok;
+}
+
+static bool subset(const json_t *exp, const json_t *act, const char *path, struct diff *d)
+{
+	char sub[512];
+
+	if (json_is_object(exp)) {
+		const char *k;
+		json_t *v;
+		bool ok = true;
+		if (!json_is_object(act)) {
+			if (d) {
+				char *a = compact(act);
+				addf(d, "  %s: expected an object, got %s", path, a ? a : "?");
+				free(a);
+			}
+			return false;
+		}
+		json_object_foreach((json_t *)exp, k, v) {
+			snprintf(sub, sizeof(sub), "%s.%s", path, k);
+			if (!json_object_get(act, k)) {
+				if (d)
+					addf(d, "  %s: missing", sub);
+				ok = false;
+				continue;
+			}
+			if (json_is_array(v) && (!strcmp(k, "evidence") || !strcmp(k, "candidates") ||
+						 !strcmp(k, "coverage"))) {
+				if (!json_is_array(json_object_get(act, k)) ||
+				    !(d ? contains(v, json_object_get(act, k), sub, d) :
+				      contains(v, json_object_get(act, k), sub, &(struct diff){0})))
+					ok = false;
+				continue;
+			}
+			if (!subset(v, json_object_get(act, k), sub, d))
+				ok = false;
+		}
+		return ok;
+	}
+	if (json_equal((json_t *)exp, (json_t *)act))
+		return true;
+	if (d) {
+		char *e = compact(exp), *a = compact(act);
+		addf(d, "  %s: expected %s, got %s", path, e ? e : "?", a ? a : "?");
+		free(e);
+		free(a);
+	}
+	return false;
+}
+
+static bool fired(const json_t *v, const char *rule)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(v, "evidence"), i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "rule")) ?: "", rule))
+			return true;
+	return false;
+}
+
+int pm_fixture_compare(const json_t *expected, const json_t *actual, char **diffout)
+{
+	struct diff d = {0};
+	json_t *exp = json_deep_copy(expected), *x;
+	size_t i;
+	bool ok;
+
+	if (!exp)
+		return -1;
+	json_array_foreach(json_object_get(exp, "fired"), i, x)
+		if (json_is_string(x) && !fired(actual, json_string_value(x)))
+			addf(&d, "  fired: rule %s did not fire", json_string_value(x));
+	json_array_foreach(json_object_get(exp, "not_fired"), i, x)
+		if (json_is_string(x) && fired(actual, json_string_value(x)))
+			addf(&d, "  not_fired: rule %s fired", json_string_value(x));
+	json_object_del(exp, "fired");
+	json_object_del(exp, "not_fired");
+	ok = subset(exp, actual, "verdict", &d) && d.n == 0;
+	json_decref(exp);
+	*diffout = d.s;
+	return ok ? 0 : 1;
+}
+
+static int cmpname(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void mark(const json_t *list, const struct pm_ruleset *rs, unsigned char *seen)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(list, i, x)
+		for (size_t k = 0; k < pm_ruleset_count(rs); k++)
+			if (json_is_string(x) && !strcmp(json_string_value(x), pm_ruleset_rule_id(rs, k)))
+				seen[k] = 1;
+}
+
+static int run_case(const struct pm_ruleset *rs, const char *fixdir, const char *name,
+		    FILE *out, struct pm_fixture_result *res, unsigned char *seen)
+{
+	char p[4096], err[512] = "";
+	json_error_t je;
+	json_t *exp, *v = NULL;
+	struct pm_evidence *ev = NULL;
+	char *diff = NULL;
+
+	snprintf(p, sizeof(p), "%s/%s/expected.json", fixdir, name);
+	exp = json_load_file(p, 0, &je);
+	if (!exp) {
+		fprintf(out, "ERROR %s: expected.json line %d: %s\n", name, je.line, je.text);
+		res->errors++;
+		return 0;
+	}
+	mark(json_object_get(exp, "fired"), rs, seen);
+	mark(json_object_get(exp, "not_fired"), rs, seen);
+	snprintf(p, sizeof(p), "%s/%s/evidence", fixdir, name);
+	ev = pm_evidence_create(rs);
+	if (!ev || pm_evidence_add_path(ev, p, err, sizeof(err)) < 0 ||
+	    !(v = pm_diagnose(ev, err, sizeof(err)))) {
+		fprintf(out, "ERROR %s: %s\n", name, err[0] ? err : strerror(errno));
+		res->errors++;
+		goto out;
+	}
+	if (pm_fixture_compare(exp, v, &diff) == 0) {
+		fprintf(out, "ok    %s\n", name);
+		res->passed++;
+	} else {
+		const json_t *c = json_object_get(v, "cause");
+		fprintf(out, "FAIL  %s: got %s %s %s/%s conf=%s\n%s", name,
+			json_string_value(json_object_get(v, "outcome")),
+			json_string_value(json_object_get(v, "status")),
+			c ? json_string_value(json_object_get(c, "class")) : "-",
+			c ? json_string_value(json_object_get(c, "subclass")) : "-",
+			json_string_value(json_object_get(v, "confidence")) ?: "null",
+			diff ? diff : "");
+		res->failed++;
+	}
+out:
+	free(diff);
+	json_decref(v);
+	json_decref(exp);
+	pm_evidence_destroy(ev);
+	return 0;
+}
+
+int pm_fixture_run(const struct pm_ruleset *rs, const char *fixdir, const char *only, FILE *out,
+		   struct pm_fixture_result *res)
+{
+	DIR *d = opendir(fixdir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, a = 0;
+	unsigned char *seen = calloc(pm_ruleset_count(rs) + 1, 1);
+
+	memset(res, 0, sizeof(*res));
+	if (!d || !seen) {
+		free(seen);
+		if (d)
+			closedir(d);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		char p[4096];
+		FILE *f;
+		if (e->d_name[0] == '.' || (only && strcmp(only, e->d_name)))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/expected.json", fixdir, e->d_name);
+		if (!(f = fopen(p, "r")))
+			continue;
+		fclose(f);
+		if (n == a) {
+			char **nn = realloc(names, (a = a ? 2 * a : 64) * sizeof(char *));
+			if (!nn)
+				break;
+			names = nn;
+		}
+		names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(char *), cmpname);
+	for (size_t i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		res->cases++;
+		run_case(rs, fixdir, names[i], out, res, seen);
+		free(names[i]);
+	}
+	free(names);
+	if (!only) {
+		for (size_t k = 0; k < pm_ruleset_count(rs); k++)
+			if (!seen[k]) {
+				fprintf(out, "UNCOVERED rule %s: in no case's fired or not_fired list\n",
+					pm_ruleset_rule_id(rs, k));
+				res->rules_uncovered++;
+			}
+	}
+	free(seen);
+	return 0;
+}

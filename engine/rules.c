@@ -1,0 +1,883 @@
+/*
+ * rules.c - load a rule set directory: YAML files in name order, validated, every pattern
+ * compiled twice: all together into one Vectorscan database (prefilter mode, for the single
+ * pass over the text) and each alone with PCRE2 (to confirm a line and take its captures).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "internal.h"
+#include "ruleset.h"
+#include "sha256.h"
+
+static const char *const role_names[PM_ROLE__COUNT] = {
+	"origin", "cascade", "teardown", "confirmation", "progress", "context",
+};
+
+static const char *const cap_names[PM_CAP__COUNT] = {
+	"rank", "node", "gpu", "pci", "xid", "peer", "seq", "seqdone", "pid", "code", "signal",
+	"exc", "addr",
+};
+
+static const char *const outcomes[] = {
+	"TIMEOUT", "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "REQUEUED", NULL,
+};
+
+/* The taxonomy of DESIGN.md: class, then its subclasses. */
+static const struct {
+	const char *cls;
+	bool hardware;
+	const char *sub[12];
+} taxonomy[] = {
+	{"gpu_hardware", true, {"gpu_lost", "ecc", "row_remap", "thermal", "pcie", "firmware",
+				"missing_gpu", "other"}},
+	{"nvlink", true, {"nvlink", "nvswitch", "fabric_manager"}},
+	{"network_fabric", true, {"ib_link", "nic", "roce", "tcp"}},
+	{"host_hardware", true, {"node_fail", "mce", "aer", "kernel", "disk"}},
+	{"storage", false, {"lustre", "nfs", "io_error", "full"}},
+	{"resource_limit", false, {"host_oom", "gpu_oom", "shm", "time_limit", "disk_quota"}},
+	{"application", false, {"python_exception", "cuda_fault", "native_crash", "nan", "hang",
+				"collective_mismatch"}},
+	{"launch_config", false, {"import", "rendezvous", "nccl_init", "driver", "container",
+				  "device_busy"}},
+	{"communication_unattributed", false, {"collective_timeout", "remote_error"}},
+	{"external", false, {"user_cancel", "admin_cancel", "preempted", "requeued"}},
+	{"none", false, {"none"}},
+};
+
+const char *pm_role_name(enum pm_role r)
+{
+	return (unsigned)r < PM_ROLE__COUNT ? role_names[r] : "?";
+}
+
+const char *pm_cap_name(enum pm_cap c)
+{
+	return (unsigned)c < PM_CAP__COUNT ? cap_names[c] : "?";
+}
+
+bool pm_class_hardware(const char *cls)
+{
+	for (size_t i = 0; i < sizeof(taxonomy) / sizeof(taxonomy[0]); i++)
+		if (cls && !strcmp(cls, taxonomy[i].cls))
+			return taxonomy[i].hardware;
+	return false;
+}
+
+int pm_taxonomy_check(const char *cls, const char *subcls)
+{
+	for (size_t i = 0; i < sizeof(taxonomy) / sizeof(taxonomy[0]); i++) {
+		if (strcmp(cls, taxonomy[i].cls))
+			continue;
+		if (!subcls)
+			return 0;
+		for (size_t j = 0; taxonomy[i].sub[j]; j++)
+			if (!strcmp(subcls, taxonomy[i].sub[j]))
+				return 0;
+		return -1;
+	}
+	return -1;
+}
+
+/* ---- errors ---- */
+
+struct loader {
+	struct pm_ruleset *rs;
+	const char *file;	/* current file name, relative to the set */
+	char *err;
+	size_t errlen;
+	size_t arules;
+	size_t adec;
+};
+
+static int fail(struct loader *ld, const yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct loader *ld, const yaml_node_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int off = 0;
+
+	if (ld->err && ld->errlen) {
+		off = snprintf(ld->err, ld->errlen, "%s:%lu: ", ld->file ? ld->file : "?",
+			       n ? (unsigned long)n->start_mark.line + 1 : 0UL);
+		if (off < 0 || (size_t)off >= ld->errlen)
+			off = 0;
+		va_start(ap, fmt);
+		vsnprintf(ld->err + off, ld->errlen - off, fmt, ap);
+		va_end(ap);
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* ---- YAML helpers ---- */
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *p;
+
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		const char *k = scalar(yaml_document_get_node(doc, p->key));
+		if (k && !strcmp(k, key))
+			return yaml_document_get_node(doc, p->value);
+	}
+	return NULL;
+}
+
+/* Every key of MAP must be one of ALLOWED (NULL-terminated). */
+static int check_keys(struct loader *ld, yaml_document_t *doc, yaml_node_t *map,
+		      const char *const *allowed, const char *what)
+{
+	yaml_node_pair_t *p;
+
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = yaml_document_get_node(doc, p->key);
+		const char *k = scalar(kn);
+		size_t i;
+
+		if (!k)
+			return fail(ld, kn, "%s: keys must be plain words", what);
+		for (i = 0; allowed[i] && strcmp(allowed[i], k); i++)
+			;
+		if (!allowed[i])
+			return fail(ld, kn, "%s: unknown key '%s'", what, k);
+	}
+	return 0;
+}
+
+static int get_str(struct loader *ld, yaml_document_t *doc, yaml_node_t *map, const char *key,
+		   bool required, char **out)
+{
+	yaml_node_t *n = map_get(doc, map, key);
+	const char *s;
+
+	if (!n) {
+		if (required)
+			return fail(ld, map, "missing '%s'", key);
+		return 0;
+	}
+	s = scalar(n);
+	if (!s)
+		return fail(ld, n, "'%s' must be a string", key);
+	free(*out);
+	*out = strdup(s);
+	if (!*out)
+		return -1;
+	return 0;
+}
+
+static int get_bool(struct loader *ld, yaml_document_t *doc, yaml_node_t *map, const char *key,
+		    bool *out)
+{
+	yaml_node_t *n = map_get(doc, map, key);
+	const char *s;
+
+	if (!n)
+		return 0;
+	s = scalar(n);
+	if (s && !strcmp(s, "true"))
+		*out = true;
+	else if (s && !strcmp(s, "false"))
+		*out = false;
+	else
+		return fail(ld, n, "'%s' must be true or false", key);
+	return 0;
+}
+
+static int get_num(struct loader *ld, yaml_document_t *doc, yaml_node_t *map, const char *key,
+		   double lo, double hi, double *out)
+{
+	yaml_node_t *n = map_get(doc, map, key);
+	const char *s;
+	char *end;
+	double v;
+
+	if (!n)
+		return 0;
+	s = scalar(n);
+	if (!s)
+		return fail(ld, n, "'%s' must be a number", key);
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return fail(ld, n, "'%s' must be a number from %g to %g", key, lo, hi);
+	*out = v;
+	return 0;
+}
+
+/* ---- one rule ---- */
+
+static bool valid_id(const char *s)
+{
+	if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-'))
+			return false;
+	return true;
+}
+
+static int parse_cond(struct loader *ld, yaml_node_t *n, const char *text, struct pm_cond *c)
+{
+	static const struct { const char *s; enum pm_op op; } ops[] = {
+		{">=", PM_OP_GE}, {"<=", PM_OP_LE}, {"==", PM_OP_EQ}, {"!=", PM_OP_NE},
+		{">", PM_OP_GT}, {"<", PM_OP_LT},
+	};
+	char lhs[128], op[4], rhs[128], extra[2];
+	char *end;
+	size_t i;
+
+	if (sscanf(text, " %127[a-z_.] %3[<>=!] %127s %1s", lhs, op, rhs, extra) != 3)
+		return fail(ld, n, "condition must be 'FACT OP NUMBER' or 'FACT OP FACT'");
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && strcmp(ops[i].s, op); i++)
+		;
+	if (i == sizeof(ops) / sizeof(ops[0]))
+		return fail(ld, n, "condition: unknown operator '%s'", op);
+	if (strncmp(lhs, "gpu.", 4) && strncmp(lhs, "node.", 5) && strncmp(lhs, "job.", 4))
+		return fail(ld, n, "condition: fact '%s' must start with gpu., node. or job.", lhs);
+	c->op = ops[i].op;
+	c->fact = strdup(lhs);
+	c->rhs = strtod(rhs, &end);
+	if (end == rhs || *end) {
+		if (strncmp(rhs, "node.", 5) && strncmp(rhs, "job.", 4))
+			return fail(ld, n, "condition: '%s' is neither a number nor a node./job. fact",
+				    rhs);
+		c->rhs_fact = strdup(rhs);
+		if (!c->rhs_fact)
+			return -1;
+	}
+	return c->fact ? 0 : -1;
+}
+
+static int compile_pcre(struct loader *ld, yaml_node_t *n, struct pm_rule *r)
+{
+	int ec, i;
+	PCRE2_SIZE eo;
+	uint32_t count, size;
+	PCRE2_SPTR table;
+
+	r->re = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
+	if (!r->re) {
+		PCRE2_UCHAR msg[160];
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		return fail(ld, n, "rule %s: pattern: %s at offset %zu", r->id, (char *)msg,
+			    (size_t)eo);
+	}
+	pcre2_pattern_info(r->re, PCRE2_INFO_NAMECOUNT, &count);
+	pcre2_pattern_info(r->re, PCRE2_INFO_NAMEENTRYSIZE, &size);
+	pcre2_pattern_info(r->re, PCRE2_INFO_NAMETABLE, &table);
+	for (uint32_t k = 0; k < count; k++) {
+		const unsigned char *e = table + k * size;
+		int num = e[0] << 8 | e[1];
+		const char *name = (const char *)e + 2;
+
+		for (i = 0; i < PM_CAP__COUNT && strcmp(name, cap_names[i]); i++)
+			;
+		if (i == PM_CAP__COUNT)
+			return fail(ld, n, "rule %s: unknown capture name '%s'", r->id, name);
+		r->cap[i] = num;
+	}
+	return 0;
+}
+
+static int parse_sources(struct loader *ld, yaml_document_t *doc, yaml_node_t *n,
+			 struct pm_rule *r)
+{
+	yaml_node_item_t *it;
+
+	if (!n || n->type != YAML_SEQUENCE_NODE)
+		return fail(ld, n, "rule %s: 'sources' must be a list of source kinds", r->id);
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *s = yaml_document_get_node(doc, *it);
+		enum pm_source src;
+
+		if (!scalar(s) || pm_source_parse(scalar(s), &src) < 0)
+			return fail(ld, s, "rule %s: unknown source kind '%s'", r->id,
+				    scalar(s) ? scalar(s) : "?");
+		r->sources |= 1u << src;
+	}
+	if (!r->sources)
+		return fail(ld, n, "rule %s: 'sources' is empty", r->id);
+	return 0;
+}
+
+static int enum_lookup(const char *s, const char *const *names, int count)
+{
+	for (int i = 0; s && i < count; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, struct pm_rule *r)
+{
+	static const char *const keys[] = {"id", "class", "subclass", "role", "strength",
+					   "sources", "pattern", "condition", "summary", "outcome",
+					   "launch", "deprecated", NULL};
+	static const char *const strengths[] = {"weak", "medium", "strong"};
+	char *role = NULL, *strength = NULL, *cond = NULL;
+	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
+				 (1u << PM_SRC_NODE_METRICS) | (1u << PM_SRC_SCHEDULER);
+	int rc = -1, k;
+
+	r->file = strdup(ld->file);
+	r->line = (int)m->start_mark.line + 1;
+	if (!r->file || m->type != YAML_MAPPING_NODE) {
+		fail(ld, m, "a rule must be a mapping");
+		goto out;
+	}
+	if (check_keys(ld, doc, m, keys, "rule") < 0 ||
+	    get_str(ld, doc, m, "id", true, &r->id) < 0)
+		goto out;
+	if (!valid_id(r->id)) {
+		fail(ld, m, "rule id '%s' must match [a-z0-9][a-z0-9-]*", r->id);
+		goto out;
+	}
+	if (get_str(ld, doc, m, "class", true, &r->cls) < 0 ||
+	    get_str(ld, doc, m, "subclass", false, &r->subcls) < 0 ||
+	    get_str(ld, doc, m, "role", true, &role) < 0 ||
+	    get_str(ld, doc, m, "strength", true, &strength) < 0 ||
+	    get_str(ld, doc, m, "summary", true, &r->summary) < 0 ||
+	    get_str(ld, doc, m, "pattern", false, &r->pattern) < 0 ||
+	    get_str(ld, doc, m, "condition", false, &cond) < 0 ||
+	    get_str(ld, doc, m, "outcome", false, &r->outcome) < 0 ||
+	    get_bool(ld, doc, m, "launch", &r->launch) < 0 ||
+	    get_bool(ld, doc, m, "deprecated", &r->deprecated) < 0)
+		goto out;
+	if (!r->subcls && strcmp(r->cls, "none")) {
+		fail(ld, m, "rule %s: missing 'subclass'", r->id);
+		goto out;
+	}
+	if (!r->subcls && !(r->subcls = strdup("none")))
+		goto out;
+	if (pm_taxonomy_check(r->cls, r->subcls) < 0) {
+		fail(ld, m, "rule %s: '%s/%s' is not in the taxonomy", r->id, r->cls, r->subcls);
+		goto out;
+	}
+	if ((k = enum_lookup(role, role_names, PM_ROLE__COUNT)) < 0) {
+		fail(ld, m, "rule %s: role '%s' is not one of origin, cascade, teardown, "
+			 "confirmation, progress, context", r->id, role);
+		goto out;
+	}
+	r->role = k;
+	if ((k = enum_lookup(strength, strengths, 3)) < 0) {
+		fail(ld, m, "rule %s: strength '%s' is not weak, medium or strong", r->id, strength);
+		goto out;
+	}
+	r->strength = (enum pm_strength)(k + 1);
+	if (r->outcome && enum_lookup(r->outcome, outcomes, 6) < 0) {
+		fail(ld, m, "rule %s: outcome '%s' is not one of TIMEOUT, CANCELLED, NODE_FAIL, "
+			 "OUT_OF_MEMORY, PREEMPTED, REQUEUED", r->id, r->outcome);
+		goto out;
+	}
+	if (parse_sources(ld, doc, map_get(doc, m, "sources"), r) < 0)
+		goto out;
+	r->hardware = pm_class_hardware(r->cls);
+	if (r->hardware && r->role == PM_ROLE_ORIGIN && (r->sources & ~trusted)) {
+		fail(ld, m, "rule %s: a hardware origin rule may only read sources the job's "
+			 "user cannot write (not app_log); write the app_log echo as a "
+			 "confirmation rule", r->id);
+		goto out;
+	}
+	if (!!r->pattern == !!cond) {
+		fail(ld, m, "rule %s: needs exactly one of 'pattern' and 'condition'", r->id);
+		goto out;
+	}
+	if (cond) {
+		r->has_cond = true;
+		if (parse_cond(ld, map_get(doc, m, "condition"), cond, &r->cond) < 0)
+			goto out;
+	} else if (compile_pcre(ld, map_get(doc, m, "pattern"), r) < 0) {
+		goto out;
+	}
+	rc = 0;
+out:
+	free(role);
+	free(strength);
+	free(cond);
+	return rc;
+}
+
+/* ---- ruleset.yaml ---- */
+
+static int parse_decision(struct loader *ld, yaml_document_t *doc, const char *key,
+			  yaml_node_t *m, struct pm_decision *d)
+{
+	static const char *const keys[] = {"owner", "containment", "repair", "overturn",
+					   "next_test", NULL};
+	static const char *const ckeys[] = {"id", "action", "owner", NULL};
+	static const char *const rkeys[] = {"action", "owner", "requires", NULL};
+	static const char *const ids[] = {"none", "retry", "retry-exclude-node", "fix-job",
+					  "requeue", "contact-operators"};
+	yaml_node_t *c, *r;
+	char *slash;
+
+	d->key = strdup(key);
+	if (!d->key)
+		return -1;
+	slash = strchr(d->key, '/');
+	if (slash)
+		*slash = '\0';
+	if (pm_taxonomy_check(d->key, slash ? slash + 1 : NULL) < 0 && strcmp(d->key, "unknown"))
+		return fail(ld, m, "classes: '%s' is not in the taxonomy", key);
+	if (slash)
+		*slash = '/';
+	if (m->type != YAML_MAPPING_NODE || check_keys(ld, doc, m, keys, key) < 0)
+		return m->type != YAML_MAPPING_NODE ? fail(ld, m, "%s must be a mapping", key) : -1;
+	c = map_get(doc, m, "containment");
+	r = map_get(doc, m, "repair");
+	if (!c || c->type != YAML_MAPPING_NODE)
+		return fail(ld, m, "%s: missing 'containment' mapping", key);
+	if (check_keys(ld, doc, c, ckeys, "containment") < 0 ||
+	    get_str(ld, doc, m, "owner", true, &d->owner) < 0 ||
+	    get_str(ld, doc, c, "id", true, &d->cont_id) < 0 ||
+	    get_str(ld, doc, c, "action", true, &d->cont_action) < 0 ||
+	    get_str(ld, doc, c, "owner", true, &d->cont_owner) < 0 ||
+	    get_str(ld, doc, m, "overturn", true, &d->overturn) < 0 ||
+	    get_str(ld, doc, m, "next_test", true, &d->next_test) < 0)
+		return -1;
+	if (enum_lookup(d->cont_id, ids, 6) < 0)
+		return fail(ld, c, "%s: containment id '%s' is not one of none, retry, "
+			    "retry-exclude-node, fix-job, requeue, contact-operators", key, d->cont_id);
+	if (r) {
+		if (r->type != YAML_MAPPING_NODE || check_keys(ld, doc, r, rkeys, "repair") < 0 ||
+		    get_str(ld, doc, r, "action", true, &d->repair_action) < 0 ||
+		    get_str(ld, doc, r, "owner", true, &d->repair_owner) < 0 ||
+		    get_str(ld, doc, r, "requires", true, &d->repair_requires) < 0)
+			return r->type != YAML_MAPPING_NODE ? fail(ld, r, "repair must be a mapping")
+							    : -1;
+	}
+	return 0;
+}
+
+static int parse_header(struct loader *ld, yaml_document_t *doc, yaml_node_t *root)
+{
+	static const char *const keys[] = {"ruleset", "version", "tuning", "classes", "rules",
+					   NULL};
+	static const char *const tkeys[] = {"skew_tolerance_ms", "job_window_grace_s",
+					    "evidence_per_group", "progress_stall_s", NULL};
+	struct pm_ruleset *rs = ld->rs;
+	yaml_node_t *t, *c;
+	yaml_node_pair_t *p;
+	double v;
+
+	if (check_keys(ld, doc, root, keys, "ruleset") < 0 ||
+	    get_str(ld, doc, root, "ruleset", true, &rs->id) < 0 ||
+	    get_str(ld, doc, root, "version", true, &rs->version) < 0)
+		return -1;
+	if ((t = map_get(doc, root, "tuning"))) {
+		if (t->type != YAML_MAPPING_NODE || check_keys(ld, doc, t, tkeys, "tuning") < 0)
+			return t->type != YAML_MAPPING_NODE ? fail(ld, t, "tuning must be a mapping")
+							    : -1;
+		v = rs->skew_s * 1000;
+		if (get_num(ld, doc, t, "skew_tolerance_ms", 0, 3600000, &v) < 0)
+			return -1;
+		rs->skew_s = v / 1000;
+		if (get_num(ld, doc, t, "job_window_grace_s", 0, 86400, &rs->grace_s) < 0 ||
+		    get_num(ld, doc, t, "progress_stall_s", 0, 864000, &rs->progress_stall_s) < 0)
+			return -1;
+		v = rs->per_group;
+		if (get_num(ld, doc, t, "evidence_per_group", 1, 1000, &v) < 0)
+			return -1;
+		rs->per_group = (unsigned)v;
+	}
+	c = map_get(doc, root, "classes");
+	if (!c)
+		return 0;
+	if (c->type != YAML_MAPPING_NODE)
+		return fail(ld, c, "classes must be a mapping");
+	for (p = c->data.mapping.pairs.start; p < c->data.mapping.pairs.top; p++) {
+		const char *k = scalar(yaml_document_get_node(doc, p->key));
+		struct pm_decision *d;
+
+		if (!k)
+			return fail(ld, c, "classes: keys must be class ids");
+		if (rs->ndec == ld->adec) {
+			size_t na = ld->adec ? 2 * ld->adec : 16;
+			d = realloc(rs->dec, na * sizeof(*d));
+			if (!d)
+				return -1;
+			rs->dec = d;
+			ld->adec = na;
+		}
+		d = &rs->dec[rs->ndec++];
+		memset(d, 0, sizeof(*d));
+		if (parse_decision(ld, doc, k, yaml_document_get_node(doc, p->value), d) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- files ---- */
+
+static int load_rules_list(struct loader *ld, yaml_document_t *doc, yaml_node_t *list)
+{
+	struct pm_ruleset *rs = ld->rs;
+	yaml_node_item_t *it;
+
+	if (list->type != YAML_SEQUENCE_NODE)
+		return fail(ld, list, "'rules' must be a list");
+	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+		struct pm_rule *r;
+
+		if (rs->nrules == ld->arules) {
+			size_t na = ld->arules ? 2 * ld->arules : 64;
+			r = realloc(rs->rules, na * sizeof(*r));
+			if (!r)
+				return -1;
+			rs->rules = r;
+			ld->arules = na;
+		}
+		r = &rs->rules[rs->nrules++];
+		memset(r, 0, sizeof(*r));
+		if (parse_rule(ld, doc, yaml_document_get_node(doc, *it), r) < 0)
+			return -1;
+		for (size_t i = 0; i + 1 < rs->nrules; i++)
+			if (!strcmp(rs->rules[i].id, r->id))
+				return fail(ld, yaml_document_get_node(doc, *it),
+					    "rule id '%s' is already used at %s:%d", r->id,
+					    rs->rules[i].file, rs->rules[i].line);
+	}
+	return 0;
+}
+
+static int load_file(struct loader *ld, const char *path, const char *name,
+		     struct pm_sha256 *dig)
+{
+	FILE *f = NULL;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root, *rules;
+	bool have_parser = false, have_doc = false;
+	int rc = -1;
+
+	ld->file = name;
+	f = fopen(path, "rb");
+	if (!f) {
+		int e = errno;
+		snprintf(ld->err, ld->errlen, "%s: %s", name, strerror(e));
+		errno = e;
+		return -1;
+	}
+	do {
+		if (len == cap) {
+			char *nb;
+			cap = cap ? 2 * cap : 65536;
+			if (cap > (64u << 20)) {
+				fail(ld, NULL, "rule file larger than 64 MiB");
+				goto out;
+			}
+			nb = realloc(buf, cap);
+			if (!nb)
+				goto out;
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	if (ferror(f)) {
+		fail(ld, NULL, "read error");
+		goto out;
+	}
+	pm_sha256_update(dig, name, strlen(name) + 1);
+	pm_sha256_update(dig, buf, len);
+
+	if (!yaml_parser_initialize(&parser))
+		goto out;
+	have_parser = true;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(ld->err, ld->errlen, "%s:%lu: YAML: %s", name,
+			 (unsigned long)parser.problem_mark.line + 1,
+			 parser.problem ? parser.problem : "syntax error");
+		errno = EINVAL;
+		goto out;
+	}
+	have_doc = true;
+	root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		rc = 0;		/* an empty file is allowed */
+		goto out;
+	}
+	if (root->type != YAML_MAPPING_NODE) {
+		fail(ld, root, "the file must be a mapping with 'rules:'");
+		goto out;
+	}
+	if (map_get(&doc, root, "ruleset")) {
+		if (ld->rs->id) {
+			fail(ld, root, "a second 'ruleset:' header (the first is elsewhere)");
+			goto out;
+		}
+		if (parse_header(ld, &doc, root) < 0)
+			goto out;
+	} else {
+		static const char *const keys[] = {"rules", NULL};
+		if (check_keys(ld, &doc, root, keys, "rule file") < 0)
+			goto out;
+	}
+	rules = map_get(&doc, root, "rules");
+	if (rules && load_rules_list(ld, &doc, rules) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (have_doc)
+		yaml_document_delete(&doc);
+	if (have_parser)
+		yaml_parser_delete(&parser);
+	free(buf);
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_yaml(const char *dir, char ***names, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t a = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] == '.' || l < 6 || strcmp(e->d_name + l - 5, ".yaml"))
+			continue;
+		if (*n == a) {
+			char **nn = realloc(*names, (a = a ? 2 * a : 32) * sizeof(char *));
+			if (!nn)
+				goto oom;
+			*names = nn;
+		}
+		if (!((*names)[(*n)++] = strdup(e->d_name)))
+			goto oom;
+	}
+	closedir(d);
+	qsort(*names, *n, sizeof(char *), cmpstr);
+	return 0;
+oom:
+	closedir(d);
+	errno = ENOMEM;
+	return -1;
+}
+
+/* ---- the scanning database ---- */
+
+/* Vectorscan sees the pattern without a leading '^': lines keep their prefixes in the
+ * buffer it scans, so the anchored form would miss them.  PCRE2 confirms on the stripped
+ * line, where the anchor means what the author wrote. */
+static int compile_db(struct pm_ruleset *rs, char *err, size_t errlen)
+{
+	const char **pats = NULL;
+	unsigned *flags = NULL, *ids = NULL, n = 0;
+	hs_compile_error_t *ce = NULL;
+	int rc = -1;
+
+	pats = calloc(rs->nrules + 1, sizeof(*pats));
+	flags = calloc(rs->nrules + 1, sizeof(*flags));
+	ids = calloc(rs->nrules + 1, sizeof(*ids));
+	if (!pats || !flags || !ids)
+		goto out;
+	for (size_t i = 0; i < rs->nrules; i++) {
+		const struct pm_rule *r = &rs->rules[i];
+		if (!r->pattern || r->deprecated)
+			continue;
+		pats[n] = r->pattern[0] == '^' ? r->pattern + 1 : r->pattern;
+		flags[n] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
+		ids[n] = (unsigned)i;
+		n++;
+	}
+	if (!n) {
+		rc = 0;
+		goto out;
+	}
+	if (hs_compile_multi(pats, flags, ids, n, HS_MODE_BLOCK, NULL, &rs->db, &ce) !=
+	    HS_SUCCESS) {
+		const struct pm_rule *r = ce && ce->expression >= 0 ?
+			&rs->rules[ids[ce->expression]] : NULL;
+		if (r)
+			snprintf(err, errlen, "%s:%d: rule %s: pattern cannot be scanned: %s",
+				 r->file, r->line, r->id, ce->message);
+		else
+			snprintf(err, errlen, "compiling the rule set: %s",
+				 ce ? ce->message : "unknown error");
+		hs_free_compile_error(ce);
+		errno = EINVAL;
+		goto out;
+	}
+	if (hs_alloc_scratch(rs->db, &rs->scratch) != HS_SUCCESS) {
+		snprintf(err, errlen, "cannot allocate scanning scratch space");
+		errno = ENOMEM;
+		goto out;
+	}
+	rc = 0;
+out:
+	free(pats);
+	free(flags);
+	free(ids);
+	return rc;
+}
+
+struct pm_ruleset *pm_ruleset_load(const char *dir, char *err, size_t errlen)
+{
+	struct pm_ruleset *rs = calloc(1, sizeof(*rs));
+	struct loader ld = {.rs = rs, .err = err, .errlen = errlen};
+	char **names = NULL, path[4096], dummy[1];
+	size_t n = 0;
+	struct pm_sha256 dig;
+	unsigned char d[32];
+
+	if (!err || !errlen) {
+		err = ld.err = dummy;
+		errlen = ld.errlen = sizeof(dummy);
+	}
+	err[0] = '\0';
+	if (!rs)
+		return NULL;
+	rs->skew_s = 2.0;
+	rs->grace_s = 300;
+	rs->per_group = 3;
+	rs->progress_stall_s = 900;
+	if (!(rs->dir = strdup(dir)))
+		goto fail;
+	if (list_yaml(dir, &names, &n) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(e));
+		errno = e;
+		goto fail;
+	}
+	if (!n) {
+		snprintf(err, errlen, "%s: no *.yaml rule files", dir);
+		errno = ENOENT;
+		goto fail;
+	}
+	pm_sha256_init(&dig);
+	for (size_t i = 0; i < n; i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= sizeof(path)) {
+			snprintf(err, errlen, "%s: path too long", dir);
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		if (load_file(&ld, path, names[i], &dig) < 0)
+			goto fail;
+	}
+	if (!rs->id) {
+		snprintf(err, errlen, "%s: no file has the 'ruleset:' header (id, version)", dir);
+		errno = EINVAL;
+		goto fail;
+	}
+	pm_sha256_final(&dig, d);
+	pm_sha256_hex(d, rs->digest);
+	if (compile_db(rs, err, errlen) < 0)
+		goto fail;
+	rs->mctx = pcre2_match_context_create(NULL);
+	if (!rs->mctx)
+		goto fail;
+	/* A pathological pattern costs bounded time per line, never a hung epilog. */
+	pcre2_set_match_limit(rs->mctx, 200000);
+	pcre2_set_depth_limit(rs->mctx, 2000);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rs;
+fail:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	{
+		int e = errno ? errno : ENOMEM;
+		pm_ruleset_destroy(rs);
+		errno = e;
+	}
+	return NULL;
+}
+
+static void free_rule(struct pm_rule *r)
+{
+	free(r->id);
+	free(r->cls);
+	free(r->subcls);
+	free(r->summary);
+	free(r->outcome);
+	free(r->pattern);
+	pcre2_code_free(r->re);
+	free(r->cond.fact);
+	free(r->cond.rhs_fact);
+	free(r->file);
+}
+
+void pm_ruleset_destroy(struct pm_ruleset *rs)
+{
+	if (!rs)
+		return;
+	for (size_t i = 0; i < rs->nrules; i++)
+		free_rule(&rs->rules[i]);
+	free(rs->rules);
+	for (size_t i = 0; i < rs->ndec; i++) {
+		struct pm_decision *d = &rs->dec[i];
+		free(d->key);
+		free(d->owner);
+		free(d->cont_id);
+		free(d->cont_action);
+		free(d->cont_owner);
+		free(d->repair_action);
+		free(d->repair_owner);
+		free(d->repair_requires);
+		free(d->overturn);
+		free(d->next_test);
+	}
+	free(rs->dec);
+	hs_free_scratch(rs->scratch);
+	hs_free_database(rs->db);
+	pcre2_match_context_free(rs->mctx);
+	free(rs->dir);
+	free(rs->id);
+	free(rs->version);
+	free(rs);
+}
+
+const struct pm_decision *pm_ruleset_decision(const struct pm_ruleset *rs, const char *cls,
+					      const char *subcls)
+{
+	char key[128];
+	const struct pm_decision *fallback = NULL;
+
+	snprintf(key, sizeof(key), "%s/%s", cls, subcls ? subcls : "");
+	for (size_t i = 0; i < rs->ndec; i++) {
+		if (!strcmp(rs->dec[i].key, key))
+			return &rs->dec[i];
+		if (!strcmp(rs->dec[i].key, cls))
+			fallback = &rs->dec[i];
+	}
+	return fallback;
+}
+
+const char *pm_ruleset_id(const struct pm_ruleset *rs) { return rs->id; }
+const char *pm_ruleset_version(const struct pm_ruleset *rs) { return rs->version; }
+const char *pm_ruleset_digest(const struct pm_ruleset *rs) { return rs->digest; }
+size_t pm_ruleset_count(const struct pm_ruleset *rs) { return rs->nrules; }
+
+const char *pm_ruleset_rule_id(const struct pm_ruleset *rs, size_t i)
+{
+	return i < rs->nrules ? rs->rules[i].id : NULL;
+}

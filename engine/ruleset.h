@@ -1,0 +1,95 @@
+/*
+ * ruleset.h - the loaded rule set, shared by the loader, the scanner and attribution.
+ * Not installed.
+ */
+#ifndef PM_RULESET_H
+#define PM_RULESET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <hs/hs.h>
+
+enum pm_role {
+	PM_ROLE_ORIGIN,
+	PM_ROLE_CASCADE,
+	PM_ROLE_TEARDOWN,
+	PM_ROLE_CONFIRMATION,
+	PM_ROLE_PROGRESS,
+	PM_ROLE_CONTEXT,
+	PM_ROLE__COUNT
+};
+
+enum pm_strength { PM_WEAK = 1, PM_MEDIUM = 2, PM_STRONG = 3 };
+
+/* Captures the engine understands; the names are the rule format's contract. */
+enum pm_cap {
+	PM_CAP_RANK, PM_CAP_NODE, PM_CAP_GPU, PM_CAP_PCI, PM_CAP_XID, PM_CAP_PEER,
+	PM_CAP_SEQ, PM_CAP_SEQDONE, PM_CAP_PID, PM_CAP_CODE, PM_CAP_SIGNAL, PM_CAP_EXC,
+	PM_CAP_ADDR, PM_CAP__COUNT
+};
+
+enum pm_op { PM_OP_GT, PM_OP_GE, PM_OP_LT, PM_OP_LE, PM_OP_EQ, PM_OP_NE };
+
+struct pm_cond {
+	char *fact;
+	enum pm_op op;
+	char *rhs_fact;		/* NULL: compare with rhs */
+	double rhs;
+};
+
+struct pm_rule {
+	char *id;
+	char *cls, *subcls;	/* "none" for progress/context rules without a class */
+	char *summary;
+	char *outcome;		/* NULL or a Slurm outcome word */
+	enum pm_role role;
+	enum pm_strength strength;
+	unsigned sources;	/* bit (1 << enum pm_source) */
+	char *pattern;		/* NULL for condition rules */
+	pcre2_code *re;
+	int cap[PM_CAP__COUNT];	/* group number, 0 when not captured */
+	bool has_cond;
+	struct pm_cond cond;
+	bool launch, deprecated, hardware;
+	char *file;
+	int line;
+};
+
+/* The decision block of one class or class/subclass (ruleset.yaml "classes"). */
+struct pm_decision {
+	char *key;
+	char *owner;
+	char *cont_id, *cont_action, *cont_owner;
+	char *repair_action, *repair_owner, *repair_requires;
+	char *overturn, *next_test;
+};
+
+struct pm_ruleset {
+	char *dir;
+	char *id, *version;
+	char digest[72];
+	struct pm_rule *rules;
+	size_t nrules;
+	struct pm_decision *dec;
+	size_t ndec;
+	double skew_s;		/* tuning: skew_tolerance_ms / 1000 */
+	double grace_s;
+	unsigned per_group;
+	double progress_stall_s; /* a TIMEOUT is a stall when progress stopped this long before */
+	hs_database_t *db;	/* every pattern rule, id = rule index */
+	hs_scratch_t *scratch;	/* prototype; each scan clones it */
+	pcre2_match_context *mctx;
+};
+
+const char *pm_role_name(enum pm_role r);
+const char *pm_cap_name(enum pm_cap c);
+bool pm_class_hardware(const char *cls);
+/* 0 when CLS (and SUBCLS, unless NULL) are in the taxonomy. */
+int pm_taxonomy_check(const char *cls, const char *subcls);
+/* The decision for CLS/SUBCLS, falling back to CLS; NULL if none. */
+const struct pm_decision *pm_ruleset_decision(const struct pm_ruleset *rs, const char *cls,
+					      const char *subcls);
+
+#endif

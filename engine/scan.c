@@ -1,0 +1,737 @@
+/*
+ * scan.c - one pass over the evidence: sniff every input, parse the structured ones, scan
+ * the text ones with the rule set's Vectorscan database, confirm each candidate line with
+ * PCRE2, and evaluate the structured conditions.  Observations are grouped by (rule, node,
+ * rank): the first few lines of a group are kept and the rest counted, so that memory stays
+ * bounded however large the logs are.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "evidence.h"
+#include "ruleset.h"
+
+#define SNIFF_BYTES 8192
+#define STRUCT_CAP (64u << 20)
+#define LINE_KEEP 512
+
+struct hit {
+	unsigned rule;
+	unsigned long long to;
+};
+
+struct group {
+	size_t rule;
+	int rank;
+	const char *node;	/* points into the obs */
+	size_t obs;		/* first obs of the group */
+	unsigned kept;
+};
+
+struct scan {
+	struct pm_evidence *ev;
+	const struct pm_ruleset *rs;
+	size_t file;
+	hs_scratch_t *scratch;
+	pcre2_match_data *md;
+	struct hit *hits;
+	size_t nhits, ahits;
+	/* groups: open addressing on (rule, node, rank) */
+	struct group *tab;
+	size_t ntab, cap;
+};
+
+/* ---- groups ---- */
+
+static uint64_t ghash(size_t rule, const char *node, int rank)
+{
+	uint64_t h = 1469598103934665603ULL ^ rule;
+
+	for (const char *p = node ? node : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = (h ^ (uint64_t)(unsigned)rank) * 1099511628211ULL;
+	return h;
+}
+
+static bool geq(const struct group *g, size_t rule, const char *node, int rank)
+{
+	return g->rule == rule && g->rank == rank &&
+	       ((!g->node && !node) || (g->node && node && !strcmp(g->node, node)));
+}
+
+static struct group *gfind(struct scan *s, size_t rule, const char *node, int rank, bool *isnew)
+{
+	size_t i;
+
+	if (s->ntab * 2 >= s->cap) {
+		size_t nc = s->cap ? 2 * s->cap : 1024;
+		struct group *nt = calloc(nc, sizeof(*nt));
+		if (!nt)
+			return NULL;
+		for (size_t k = 0; k < s->cap; k++) {
+			struct group *g = &s->tab[k];
+			if (!g->kept)
+				continue;
+			i = ghash(g->rule, g->node, g->rank) & (nc - 1);
+			while (nt[i].kept)
+				i = (i + 1) & (nc - 1);
+			nt[i] = *g;
+		}
+		free(s->tab);
+		s->tab = nt;
+		s->cap = nc;
+	}
+	i = ghash(rule, node, rank) & (s->cap - 1);
+	while (s->tab[i].kept) {
+		if (geq(&s->tab[i], rule, node, rank)) {
+			*isnew = false;
+			return &s->tab[i];
+		}
+		i = (i + 1) & (s->cap - 1);
+	}
+	*isnew = true;
+	s->ntab++;
+	return &s->tab[i];
+}
+
+/* ---- observations ---- */
+
+static char *fill_summary(const struct pm_rule *r, const struct pm_obs *o,
+			  const char *caps[PM_CAP__COUNT], const size_t capl[PM_CAP__COUNT])
+{
+	char out[512];
+	size_t n = 0;
+	const char *p = r->summary;
+
+	while (*p && n < sizeof(out) - 1) {
+		const char *e;
+		if (*p != '{' || !(e = strchr(p, '}'))) {
+			out[n++] = *p++;
+			continue;
+		}
+		char name[32];
+		size_t l = (size_t)(e - p - 1);
+		const char *val = NULL;
+		size_t vl = 0;
+		char num[24];
+		if (l >= sizeof(name)) {
+			out[n++] = *p++;
+			continue;
+		}
+		memcpy(name, p + 1, l);
+		name[l] = '\0';
+		for (int c = 0; c < PM_CAP__COUNT; c++)
+			if (!strcmp(name, pm_cap_name(c)) && caps[c]) {
+				val = caps[c];
+				vl = capl[c];
+			}
+		if (!val && !strcmp(name, "node") && o->node) {
+			val = o->node;
+			vl = strlen(val);
+		}
+		if (!val && !strcmp(name, "rank") && o->rank >= 0) {
+			vl = (size_t)snprintf(num, sizeof(num), "%d", o->rank);
+			val = num;
+		}
+		if (!val && !strcmp(name, "gpu") && o->gpu >= 0) {
+			vl = (size_t)snprintf(num, sizeof(num), "%d", o->gpu);
+			val = num;
+		}
+		if (!val) {
+			val = "?";
+			vl = 1;
+		}
+		if (vl > sizeof(out) - 1 - n)
+			vl = sizeof(out) - 1 - n;
+		memcpy(out + n, val, vl);
+		n += vl;
+		p = e + 1;
+	}
+	out[n] = '\0';
+	return strdup(out);
+}
+
+static long long capnum(const char *s, size_t l, long long dflt)
+{
+	long long v = 0;
+
+	if (!s || !l || l > 18)
+		return dflt;
+	for (size_t i = 0; i < l; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return dflt;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+static int dupn(char **dst, const char *s, size_t l)
+{
+	return s ? pm_strset(dst, s, l) : 0;
+}
+
+static void note_rank(struct pm_evidence *ev, int rank, const char *node, size_t nodelen,
+		      double t, bool progress)
+{
+	struct pm_rankinfo *ri = NULL;
+
+	for (size_t i = 0; i < ev->nranks; i++)
+		if (ev->ranks[i].rank == rank) {
+			ri = &ev->ranks[i];
+			break;
+		}
+	if (!ri) {
+		if (ev->nranks == ev->aranks &&
+		    pm_grow((void **)&ev->ranks, &ev->aranks, sizeof(*ev->ranks)) < 0)
+			return;
+		ri = &ev->ranks[ev->nranks++];
+		memset(ri, 0, sizeof(*ri));
+		ri->rank = rank;
+	}
+	ri->lines++;
+	if (!ri->node && nodelen)
+		pm_strset(&ri->node, node, nodelen);
+	if (t > ri->last_time)
+		ri->last_time = t;
+	if (progress && t > 0) {
+		if (!ri->first_progress || t < ri->first_progress)
+			ri->first_progress = t;
+		if (t > ri->last_progress)
+			ri->last_progress = t;
+	}
+}
+
+/* One confirmed line of rule RI: record it (or count it into its group). */
+static int record(struct scan *s, size_t ri, const char *line, size_t len,
+		  const struct pm_prefix *px, uint64_t off, const char *caps[PM_CAP__COUNT],
+		  const size_t capl[PM_CAP__COUNT])
+{
+	struct pm_evidence *ev = s->ev;
+	const struct pm_rule *r = &s->rs->rules[ri];
+	struct pm_file *f = &ev->files[s->file];
+	struct pm_obs o;
+	struct group *g;
+	bool isnew;
+	double t = 0;
+	int has_t;
+
+	memset(&o, 0, sizeof(o));
+	o.rule = ri;
+	o.file = s->file;
+	o.source = f->source;
+	o.trusted = pm_source_trusted(f->source);
+	o.rank = (int)capnum(caps[PM_CAP_RANK], capl[PM_CAP_RANK], px->rank >= 0 ? px->rank : f->rank);
+	o.gpu = (int)capnum(caps[PM_CAP_GPU], capl[PM_CAP_GPU], -1);
+	o.xid = (int)capnum(caps[PM_CAP_XID], capl[PM_CAP_XID], -1);
+	o.seq = capnum(caps[PM_CAP_SEQ], capl[PM_CAP_SEQ], -1);
+	o.seqdone = capnum(caps[PM_CAP_SEQDONE], capl[PM_CAP_SEQDONE], -1);
+	o.pid = (int)capnum(caps[PM_CAP_PID], capl[PM_CAP_PID], -1);
+	o.code = (int)capnum(caps[PM_CAP_CODE], capl[PM_CAP_CODE], -1);
+	if (caps[PM_CAP_NODE] && capl[PM_CAP_NODE]) {
+		if (dupn(&o.node, caps[PM_CAP_NODE], capl[PM_CAP_NODE]) < 0)
+			return -1;
+	} else if (px->node_len) {
+		if (dupn(&o.node, px->node, px->node_len) < 0)
+			return -1;
+	} else if (f->node && !(o.node = strdup(f->node))) {
+		return -1;
+	}
+	if (o.node)
+		pm_ev_note_node(ev, o.node, strlen(o.node));
+	if (r->role == PM_ROLE_PROGRESS || (r->role == PM_ROLE_CONTEXT && caps[PM_CAP_ADDR])) {
+		has_t = pm_time_parse(line, len, &f->tctx, &t);
+		if (caps[PM_CAP_ADDR] && o.node)
+			pm_ev_note_ip(ev, caps[PM_CAP_ADDR], capl[PM_CAP_ADDR], o.node,
+				      strlen(o.node));
+		if (r->role == PM_ROLE_PROGRESS) {
+			note_rank(ev, o.rank, o.node, o.node ? strlen(o.node) : 0,
+				  has_t ? t : 0, true);
+		}
+		/* progress and address lines are many: they are tallied, never listed */
+		free(o.node);
+		return 0;
+	}
+	g = gfind(s, ri, o.node, o.rank, &isnew);
+	if (!g) {
+		free(o.node);
+		return -1;
+	}
+	if (!isnew && g->kept >= s->rs->per_group) {
+		ev->obs[g->obs].repeats++;
+		free(o.node);
+		return 0;
+	}
+	has_t = pm_time_parse(line, len, &f->tctx, &t);
+	o.has_time = has_t == 1;
+	o.event_time = has_t == 1 ? t : 0;
+	o.observed_time = f->mtime;
+	o.offset = off;
+	if (dupn(&o.line, line, len > LINE_KEEP ? LINE_KEEP : len) < 0 ||
+	    dupn(&o.pci, caps[PM_CAP_PCI], capl[PM_CAP_PCI]) < 0 ||
+	    dupn(&o.peer, caps[PM_CAP_PEER], capl[PM_CAP_PEER]) < 0 ||
+	    dupn(&o.signal, caps[PM_CAP_SIGNAL], capl[PM_CAP_SIGNAL]) < 0 ||
+	    dupn(&o.exc, caps[PM_CAP_EXC], capl[PM_CAP_EXC]) < 0 ||
+	    !(o.summary = fill_summary(r, &o, caps, capl))) {
+		pm_obs_free(&o);
+		return -1;
+	}
+	pm_utf8_clean(o.line);
+	pm_utf8_clean(o.summary);
+	if (o.exc)
+		pm_utf8_clean(o.exc);
+	if (o.node)
+		pm_utf8_clean(o.node);
+	if (o.peer)
+		pm_utf8_clean(o.peer);
+	if (ev->nobs == ev->aobs && pm_grow((void **)&ev->obs, &ev->aobs, sizeof(*ev->obs)) < 0) {
+		pm_obs_free(&o);
+		return -1;
+	}
+	ev->obs[ev->nobs] = o;
+	if (isnew) {
+		g->rule = ri;
+		g->rank = o.rank;
+		g->node = ev->obs[ev->nobs].node;
+		g->obs = ev->nobs;
+	}
+	g->kept++;
+	ev->nobs++;
+	return 0;
+}
+
+/* ---- text scanning ---- */
+
+static int on_hit(unsigned int id, unsigned long long from, unsigned long long to,
+		  unsigned int flags, void *ctx)
+{
+	struct scan *s = ctx;
+
+	(void)from;
+	(void)flags;
+	if (s->nhits == s->ahits && pm_grow((void **)&s->hits, &s->ahits, sizeof(*s->hits)) < 0)
+		return 1;	/* stop: out of memory */
+	s->hits[s->nhits].rule = id;
+	s->hits[s->nhits].to = to;
+	s->nhits++;
+	return 0;
+}
+
+static int cmphit(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+static bool line_of(const char *buf, size_t len, size_t at, size_t *ls, size_t *le)
+{
+	const char *p;
+
+	if (at >= len)
+		at = len ? len - 1 : 0;
+	if (!len)
+		return false;
+	if (buf[at] == '\n' && at > 0)
+		at--;
+	p = at ? memrchr(buf, '\n', at + (buf[at] != '\n')) : NULL;
+	*ls = p ? (size_t)(p - buf) + 1 : 0;
+	if (*ls > at)
+		*ls = at;
+	p = memchr(buf + at, '\n', len - at);
+	*le = p ? (size_t)(p - buf) : len;
+	return *le >= *ls;
+}
+
+static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint64_t off)
+{
+	const struct pm_rule *r = &s->rs->rules[ri];
+	struct pm_file *f = &s->ev->files[s->file];
+	struct pm_prefix px;
+	const char *caps[PM_CAP__COUNT] = {0}, *subj;
+	size_t capl[PM_CAP__COUNT] = {0};
+	PCRE2_SIZE *ov;
+	int rc;
+
+	if (!(r->sources & (1u << f->source)) || r->deprecated || !r->re)
+		return 0;
+	pm_prefix_parse(f->format, line, len, &px);
+	if (px.skip > len)
+		px.skip = len;
+	subj = line + px.skip;
+	rc = pcre2_match(r->re, (PCRE2_SPTR)subj, len - px.skip, 0, 0, s->md, s->rs->mctx);
+	if (rc < 0 && px.skip) {
+		/* the prefix parser may have taken text the pattern wanted */
+		subj = line;
+		rc = pcre2_match(r->re, (PCRE2_SPTR)line, len, 0, 0, s->md, s->rs->mctx);
+	}
+	if (rc < 0)
+		return 0;
+	ov = pcre2_get_ovector_pointer(s->md);
+	for (int c = 0; c < PM_CAP__COUNT; c++) {
+		int gno = r->cap[c];
+		if (gno && gno < rc && ov[2 * gno] != PCRE2_UNSET) {
+			caps[c] = subj + ov[2 * gno];
+			capl[c] = ov[2 * gno + 1] - ov[2 * gno];
+		}
+	}
+	return record(s, ri, line, len, &px, off, caps, capl);
+}
+
+/* Tally which ranks spoke: cheap per-line prefix parsing of application output. */
+static void tally_ranks(struct scan *s, const char *buf, size_t len)
+{
+	struct pm_file *f = &s->ev->files[s->file];
+	const char *p = buf, *end = buf + len;
+
+	if (f->source != PM_SRC_APP_LOG)
+		return;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct pm_prefix px;
+
+		pm_prefix_parse(f->format, p, l, &px);
+		if (px.rank < 0)
+			px.rank = f->rank;
+		if (px.rank >= 0)
+			note_rank(s->ev, px.rank, px.node ? px.node : f->node,
+				  px.node_len ? px.node_len : (f->node ? strlen(f->node) : 0), 0,
+				  false);
+		f->lines++;
+		p += l + 1;
+	}
+}
+
+static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
+{
+	struct scan *s = arg;
+	size_t last_ls = (size_t)-1;
+	unsigned last_rule = (unsigned)-1;
+
+	tally_ranks(s, buf, len);
+	if (!s->rs->db)
+		return 0;
+	s->nhits = 0;
+	if (hs_scan(s->rs->db, buf, (unsigned)len, 0, s->scratch, on_hit, s) != HS_SUCCESS &&
+	    s->nhits == s->ahits)
+		return -1;
+	qsort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
+	for (size_t i = 0; i < s->nhits; i++) {
+		size_t ls, le;
+		if (!line_of(buf, len, s->hits[i].to ? s->hits[i].to - 1 : 0, &ls, &le))
+			continue;
+		if (ls == last_ls && s->hits[i].rule == last_rule)
+			continue;
+		/* the same rule on the same line, reached through an earlier hit */
+		bool seen = false;
+		for (size_t k = i; k-- > 0;) {
+			size_t ls2, le2;
+			if (!line_of(buf, len, s->hits[k].to ? s->hits[k].to - 1 : 0, &ls2, &le2) ||
+			    ls2 != ls)
+				break;
+			if (s->hits[k].rule == s->hits[i].rule) {
+				seen = true;
+				break;
+			}
+		}
+		last_ls = ls;
+		last_rule = s->hits[i].rule;
+		if (seen)
+			continue;
+		if (confirm(s, s->hits[i].rule, buf + ls, le - ls, off + ls) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- structured inputs ---- */
+
+typedef int parse_fn(struct pm_evidence *, size_t, const char *, size_t, char *, size_t);
+
+static parse_fn *parser_for(enum pm_format fmt)
+{
+	switch (fmt) {
+	case PM_FMT_NVSMI_Q: return pm_parse_nvsmi_q;
+	case PM_FMT_NVSMI_CSV: return pm_parse_nvsmi_csv;
+	case PM_FMT_SACCT_P:
+	case PM_FMT_SACCT_TABLE: return pm_parse_sacct;
+	case PM_FMT_SCONTROL_JOB: return pm_parse_scontrol;
+	case PM_FMT_MEMINFO: return pm_parse_meminfo;
+	case PM_FMT_RANK_MAP:
+	case PM_FMT_TASK_EXIT: return pm_parse_tasks;
+	default: return NULL;
+	}
+}
+
+static int parse_structured(struct pm_evidence *ev, size_t i)
+{
+	struct pm_file *f = &ev->files[i];
+	parse_fn *fn = parser_for(f->format);
+	char *buf, reason[200] = "";
+	size_t len;
+	int rc;
+
+	if (!fn)
+		return 0;
+	if (pm_file_slurp(f, STRUCT_CAP, &buf, &len) < 0)
+		return 0;	/* recorded in the file's status */
+	rc = fn(ev, i, buf, len, reason, sizeof(reason));
+	free(buf);
+	if (rc < 0 && f->status == PM_ST_OK) {
+		f->status = PM_ST_UNREADABLE;
+		free(f->reason);
+		f->reason = strdup(reason[0] ? reason : "not what its format promised");
+	}
+	return 0;
+}
+
+static bool is_hostish(const char *s, size_t l)
+{
+	bool digit = false;
+
+	if (!l || l > 63 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+		return false;
+	for (size_t i = 0; i < l; i++) {
+		char c = s[i];
+		if (c >= '0' && c <= '9')
+			digit = true;
+		else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-'))
+			return false;
+	}
+	return digit && !(l > 4 && !strncmp(s, "rank", 4));
+}
+
+/* A file's node from its name: a known node name bounded by separators, else the first
+ * folder of its path when it looks like a host name. */
+static int node_from_path(struct pm_evidence *ev, struct pm_file *f)
+{
+	const char *n = f->name;
+	size_t l = strlen(n);
+
+	for (size_t i = 0; i < ev->nnodes; i++) {
+		const char *node = ev->nodes[i];
+		size_t nl = strlen(node);
+		for (const char *p = n; (p = strstr(p, node)); p++) {
+			bool left = p == n || !((p[-1] >= 'a' && p[-1] <= 'z') ||
+						(p[-1] >= '0' && p[-1] <= '9') ||
+						(p[-1] >= 'A' && p[-1] <= 'Z'));
+			char rc = p[nl];
+			bool right = !((rc >= 'a' && rc <= 'z') || (rc >= '0' && rc <= '9') ||
+				       (rc >= 'A' && rc <= 'Z'));
+			if (left && right)
+				return pm_strset(&f->node, node, nl);
+		}
+	}
+	const char *slash = memchr(n, '/', l);
+	if (slash && is_hostish(n, (size_t)(slash - n))) {
+		if (pm_ev_note_node(ev, n, (size_t)(slash - n)) < 0)
+			return -1;
+		return pm_strset(&f->node, n, (size_t)(slash - n));
+	}
+	return 0;
+}
+
+static int cmpfile(const void *a, const void *b)
+{
+	return strcmp(((const struct pm_file *)a)->name, ((const struct pm_file *)b)->name);
+}
+
+static int year_of(double t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm))
+		return 1970;
+	return tm.tm_year + 1900;
+}
+
+static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
+{
+	char head[SNIFF_BYTES];
+	size_t len = 0;
+
+	if (f->rank < 0)
+		f->rank = pm_path_rank(f->name);
+	f->tctx.year = year_of(f->mtime);
+	if (f->kind_given) {
+		if (f->source == PM_SRC_GPU_STATE || f->source == PM_SRC_SCHEDULER ||
+		    f->source == PM_SRC_NODE_METRICS || f->source == PM_SRC_RANK_MAP ||
+		    f->source == PM_SRC_TASK_EXIT) {
+			if (pm_file_head(f, head, sizeof(head), &len) == 0) {
+				enum pm_format fmt = pm_sniff(head, len);
+				if (pm_format_source(fmt) == f->source)
+					f->format = fmt;
+			}
+		} else if (f->source == PM_SRC_KERNEL_LOG) {
+			f->format = PM_FMT_DMESG;
+			if (pm_file_head(f, head, sizeof(head), &len) == 0) {
+				enum pm_format fmt = pm_sniff(head, len);
+				if (pm_format_source(fmt) == PM_SRC_KERNEL_LOG)
+					f->format = fmt;
+			}
+		} else {
+			f->format = PM_FMT_APP;
+		}
+		return;
+	}
+	if (f->status != PM_ST_OK)
+		return;
+	if (pm_file_head(f, head, sizeof(head), &len) < 0)
+		return;
+	f->format = pm_sniff(head, len);
+	f->source = pm_format_source(f->format);
+	if (f->format == PM_FMT_BINARY) {
+		f->status = PM_ST_BINARY;
+		f->reason = strdup("binary content: not scanned");
+	} else if (f->format == PM_FMT_EMPTY) {
+		f->status = PM_ST_EMPTY;
+		f->reason = strdup("empty");
+	}
+}
+
+static int eval_op(enum pm_op op, double a, double b)
+{
+	switch (op) {
+	case PM_OP_GT: return a > b;
+	case PM_OP_GE: return a >= b;
+	case PM_OP_LT: return a < b;
+	case PM_OP_LE: return a <= b;
+	case PM_OP_EQ: return a == b;
+	case PM_OP_NE: return a != b;
+	}
+	return 0;
+}
+
+static bool lookup_fact(const struct pm_evidence *ev, const char *name, const char *node,
+			double *v)
+{
+	if (!strcmp(name, "job.gpus_per_node")) {
+		*v = ev->job.gpus_per_node;
+		return ev->job.gpus_per_node >= 0;
+	}
+	if (!strcmp(name, "job.nodes")) {
+		*v = (double)ev->job.nnodes;
+		return ev->job.nnodes > 0;
+	}
+	for (size_t i = 0; i < ev->nfacts; i++) {
+		const struct pm_fact *f = &ev->facts[i];
+		if (f->gpu < 0 && !strcmp(f->name, name) &&
+		    ((!f->node && !node) || (f->node && node && !strcmp(f->node, node)))) {
+			*v = f->value;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int eval_conditions(struct scan *s)
+{
+	struct pm_evidence *ev = s->ev;
+	const struct pm_ruleset *rs = s->rs;
+
+	for (size_t ri = 0; ri < rs->nrules; ri++) {
+		const struct pm_rule *r = &rs->rules[ri];
+		size_t nf = ev->nfacts;
+		if (!r->has_cond || r->deprecated)
+			continue;
+		for (size_t k = 0; k < nf; k++) {
+			const struct pm_fact *fa = &ev->facts[k];
+			const struct pm_file *f = &ev->files[fa->file];
+			double rhs = r->cond.rhs;
+			char line[300], pci[40] = "";
+			const char *caps[PM_CAP__COUNT] = {0};
+			size_t capl[PM_CAP__COUNT] = {0};
+			struct pm_prefix px = {.rank = -1};
+
+			if (strcmp(fa->name, r->cond.fact) || !(r->sources & (1u << f->source)))
+				continue;
+			if (r->cond.rhs_fact && !lookup_fact(ev, r->cond.rhs_fact, fa->node, &rhs))
+				continue;
+			if (!eval_op(r->cond.op, fa->value, rhs))
+				continue;
+			if (fa->pci)
+				snprintf(pci, sizeof(pci), " (%s)", fa->pci);
+			if (fa->gpu >= 0)
+				snprintf(line, sizeof(line), "gpu %d%s: %s = %g", fa->gpu, pci,
+					 fa->name, fa->value);
+			else
+				snprintf(line, sizeof(line), "%s = %g%s%s%s", fa->name, fa->value,
+					 r->cond.rhs_fact ? " (" : "",
+					 r->cond.rhs_fact ? r->cond.rhs_fact : "",
+					 r->cond.rhs_fact ? ")" : "");
+			s->file = fa->file;
+			if (fa->node) {
+				px.node = fa->node;
+				px.node_len = strlen(fa->node);
+			}
+			/* the GPU and its bus id, as a pattern rule's captures would give them */
+			char gpu[16];
+			if (fa->gpu >= 0) {
+				capl[PM_CAP_GPU] = (size_t)snprintf(gpu, sizeof(gpu), "%d", fa->gpu);
+				caps[PM_CAP_GPU] = gpu;
+			}
+			if (fa->pci) {
+				caps[PM_CAP_PCI] = fa->pci;
+				capl[PM_CAP_PCI] = strlen(fa->pci);
+			}
+			int rc = record(s, ri, line, strlen(line), &px, 0, caps, capl);
+			if (rc < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int pm_scan_all(struct pm_evidence *ev)
+{
+	struct scan s = {.ev = ev, .rs = ev->rs};
+	int rc = -1;
+
+	qsort(ev->files, ev->nfiles, sizeof(*ev->files), cmpfile);
+	for (size_t i = 0; i < ev->nfiles; i++)
+		sniff_file(ev, &ev->files[i]);
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (ev->files[i].status == PM_ST_OK &&
+		    (ev->files[i].format == PM_FMT_SACCT_P || ev->files[i].format == PM_FMT_SACCT_TABLE ||
+		     ev->files[i].format == PM_FMT_SCONTROL_JOB))
+			parse_structured(ev, i);
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (!ev->files[i].node && node_from_path(ev, &ev->files[i]) < 0)
+			return -1;
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (ev->files[i].status == PM_ST_OK &&
+		    ev->files[i].format != PM_FMT_SACCT_P && ev->files[i].format != PM_FMT_SACCT_TABLE &&
+		    ev->files[i].format != PM_FMT_SCONTROL_JOB)
+			parse_structured(ev, i);
+
+	if (ev->rs->scratch && hs_clone_scratch(ev->rs->scratch, &s.scratch) != HS_SUCCESS)
+		goto out;
+	s.md = pcre2_match_data_create(32, NULL);
+	if (!s.md)
+		goto out;
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		struct pm_file *f = &ev->files[i];
+		if (f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED)
+			continue;
+		if (parser_for(f->format) && f->format != PM_FMT_NVSMI_Q)
+			continue;	/* tables: their facts are what matters */
+		s.file = i;
+		if (pm_file_read(f, on_chunk, &s) < 0 && f->status == PM_ST_OK)
+			goto out;
+	}
+	if (eval_conditions(&s) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(s.tab);
+	free(s.hits);
+	pcre2_match_data_free(s.md);
+	hs_free_scratch(s.scratch);
+	return rc;
+}

@@ -1,0 +1,600 @@
+/*
+ * check_engine.c - the engine's contracts: the rule loader's errors, trust, determinism,
+ * bad input, bundles, the comment line and the fixture comparison.  Each test builds its
+ * own small rule set and evidence in a temporary folder.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "postmortem.h"
+#include "fixture.h"
+#include "sha256.h"
+
+static char tmp[256];
+
+static void mk(const char *rel, const char *text)
+{
+	char p[512], *slash;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
+	for (slash = strchr(p + strlen(tmp) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(p, 0755);
+		*slash = '/';
+	}
+	f = fopen(p, "wb");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void setup(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/pm-check-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", tmp);
+}
+
+static const char *HEADER = "ruleset: t\nversion: \"1\"\n";
+
+static const char *RULES =
+	"rules:\n"
+	"  - id: xid-79\n"
+	"    class: gpu_hardware\n"
+	"    subclass: gpu_lost\n"
+	"    role: origin\n"
+	"    strength: strong\n"
+	"    sources: [kernel_log]\n"
+	"    pattern: 'NVRM: Xid \\((?:PCI:)?(?<pci>[0-9a-f:]+)\\): (?<xid>79),'\n"
+	"    summary: 'GPU {pci} fell off the bus'\n"
+	"  - id: xid-79-echo\n"
+	"    class: gpu_hardware\n"
+	"    subclass: gpu_lost\n"
+	"    role: confirmation\n"
+	"    strength: weak\n"
+	"    sources: [app_log]\n"
+	"    pattern: 'NVRM: Xid'\n"
+	"    summary: 'Xid text in the job output'\n"
+	"  - id: py-exc\n"
+	"    class: application\n"
+	"    subclass: python_exception\n"
+	"    role: origin\n"
+	"    strength: medium\n"
+	"    sources: [app_log]\n"
+	"    pattern: '^(?<exc>[A-Za-z_.]*Error): '\n"
+	"    summary: '{exc} on rank {rank}'\n"
+	"  - id: watchdog\n"
+	"    class: communication_unattributed\n"
+	"    subclass: collective_timeout\n"
+	"    role: cascade\n"
+	"    strength: weak\n"
+	"    sources: [app_log]\n"
+	"    pattern: 'Rank (?<rank>[0-9]+)\\] Watchdog caught collective operation timeout: WorkNCCL\\(SeqNum=(?<seq>[0-9]+)'\n"
+	"    summary: 'rank {rank} timed out'\n";
+
+static struct pm_ruleset *load(const char *extra, char *err, size_t len)
+{
+	char p[400];
+
+	mk("rules/ruleset.yaml", HEADER);
+	mk("rules/a.yaml", extra ? extra : RULES);
+	snprintf(p, sizeof(p), "%s/rules", tmp);
+	return pm_ruleset_load(p, err, len);
+}
+
+static json_t *diagnose_dir(struct pm_ruleset *rs, const char *rel)
+{
+	char p[400], err[256];
+	struct pm_evidence *ev = pm_evidence_create(rs);
+	json_t *v;
+
+	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), 0);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_msg(v != NULL, "diagnose failed: %s", err);
+	pm_evidence_destroy(ev);
+	return v;
+}
+
+/* ---- the rule loader ---- */
+
+static void expect_load_error(const char *yaml, const char *needle)
+{
+	char err[512] = "";
+	struct pm_ruleset *rs = load(yaml, err, sizeof(err));
+
+	ck_assert_ptr_null(rs);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_msg(strstr(err, needle) != NULL, "error '%s' lacks '%s'", err, needle);
+}
+
+START_TEST(test_load_ok)
+{
+	char err[512];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	ck_assert_uint_eq(pm_ruleset_count(rs), 4);
+	ck_assert_str_eq(pm_ruleset_rule_id(rs, 0), "xid-79");
+	ck_assert_str_eq(pm_ruleset_id(rs), "t");
+	ck_assert(strncmp(pm_ruleset_digest(rs), "sha256:", 7) == 0);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+START_TEST(test_load_errors)
+{
+	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: gpu_lost\n"
+			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
+			  "    pattern: 'x'\n    summary: s\n", "a.yaml:2: rule a: a hardware origin");
+	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: nope\n"
+			  "    role: origin\n    strength: strong\n    sources: [kernel_log]\n"
+			  "    pattern: 'x'\n    summary: s\n", "not in the taxonomy");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
+			  "    pattern: 'x('\n    summary: s\n", "a.yaml:8: rule a: pattern:");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
+			  "    pattern: '(?<victim>x)'\n    summary: s\n", "unknown capture name 'victim'");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
+			  "    pattern: 'x'\n    summary: s\n    run: rm -rf /\n", "unknown key 'run'");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
+			  "    pattern: 'x'\n    summary: s\n"
+			  "  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
+			  "    pattern: 'y'\n    summary: s\n", "already used at a.yaml:2");
+	expect_load_error("rules:\n  - id: a\n    class: [oops\n", "a.yaml:");
+	expect_load_error("rules:\n  - id: Bad_Id\n", "must match");
+	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: ecc\n"
+			  "    role: origin\n    strength: strong\n    sources: [gpu_state]\n"
+			  "    condition: 'gpu.ecc ~ 3'\n    summary: s\n", "condition");
+}
+END_TEST
+
+START_TEST(test_load_missing_dir)
+{
+	char err[256];
+
+	ck_assert_ptr_null(pm_ruleset_load("/nonexistent/rules", err, sizeof(err)));
+	ck_assert(strstr(err, "/nonexistent/rules") != NULL);
+}
+END_TEST
+
+/* A pattern with catastrophic backtracking costs bounded time, never a hang. */
+START_TEST(test_pathological_pattern)
+{
+	char err[256], line[70000];
+	struct pm_ruleset *rs = load("rules:\n  - id: evil\n    class: application\n"
+				     "    subclass: nan\n    role: origin\n    strength: weak\n"
+				     "    sources: [app_log]\n    pattern: '(a+)+b'\n    summary: s\n",
+				     err, sizeof(err));
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	memset(line, 'a', sizeof(line) - 2);
+	line[sizeof(line) - 2] = '\n';
+	line[sizeof(line) - 1] = '\0';
+	mk("ev/app.log", line);
+	v = diagnose_dir(rs, "ev");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "unknown");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* ---- trust ---- */
+
+START_TEST(test_user_printed_xid_blames_no_node)
+{
+	char err[256];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	json_t *v;
+
+	mk("ev/slurm-7.out",
+	   "0: step 1 loss 2.3\n"
+	   "1: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
+	   "1: ValueError: bad shape\n");
+	v = diagnose_dir(rs, "ev");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
+			 "application");
+	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(v, "origin"), "gpus")), 0);
+	json_decref(v);
+
+	/* the same line in a kernel log does blame the node */
+	mk("ev2/gpu017/kernel.log",
+	   "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n");
+	mk("ev2/slurm-7.out", "1: ValueError: bad shape\n");
+	v = diagnose_dir(rs, "ev2");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
+			 "gpu_hardware");
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(json_object_get(v,
+			 "origin"), "nodes"), 0)), "gpu017");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* ---- determinism ---- */
+
+START_TEST(test_same_bytes_any_order)
+{
+	char err[256], p1[400], p2[400], *a, *b;
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *e1 = pm_evidence_create(rs), *e2 = pm_evidence_create(rs);
+	json_t *v1, *v2;
+
+	mk("ev/x/a.log", "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE\n");
+	mk("ev/y/b.log", "1: RuntimeError: boom\n");
+	snprintf(p1, sizeof(p1), "%s/ev/x", tmp);
+	snprintf(p2, sizeof(p2), "%s/ev/y", tmp);
+	pm_evidence_add_path(e1, p1, err, sizeof(err));
+	pm_evidence_add_path(e1, p2, err, sizeof(err));
+	pm_evidence_add_path(e2, p2, err, sizeof(err));
+	pm_evidence_add_path(e2, p1, err, sizeof(err));
+	v1 = pm_diagnose(e1, err, sizeof(err));
+	v2 = pm_diagnose(e2, err, sizeof(err));
+	a = pm_verdict_dump(v1);
+	b = pm_verdict_dump(v2);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	json_decref(v1);
+	json_decref(v2);
+	pm_evidence_destroy(e1);
+	pm_evidence_destroy(e2);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* ---- bad input ---- */
+
+START_TEST(test_empty_folder_is_an_error)
+{
+	char err[256], p[400];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev = pm_evidence_create(rs);
+
+	snprintf(p, sizeof(p), "%s/empty", tmp);
+	mkdir(p, 0755);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), 0);
+	ck_assert_ptr_null(pm_diagnose(ev, err, sizeof(err)));
+	ck_assert_int_eq(errno, ENODATA);
+	ck_assert(strstr(err, "no usable input") != NULL);
+	pm_evidence_destroy(ev);
+	ck_assert_int_eq(pm_evidence_add_path(ev = pm_evidence_create(rs), "/nonexistent/x", err,
+					      sizeof(err)), -1);
+	ck_assert(strstr(err, "/nonexistent/x") != NULL);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+static const json_t *cov_of(const json_t *v, const char *file)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(v, "coverage"), i, c)
+		if (json_is_string(json_object_get(c, "file")) &&
+		    strstr(json_string_value(json_object_get(c, "file")), file))
+			return c;
+	return NULL;
+}
+
+START_TEST(test_bad_files_reported_rest_diagnosed)
+{
+	char err[256], p[400];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	json_t *v;
+	FILE *f;
+	gzFile gz;
+	char *big;
+
+	mk("ev/slurm.out", "3: KeyError: 'lr'\n");
+	/* binary garbage */
+	snprintf(p, sizeof(p), "%s/ev/core.bin", tmp);
+	f = fopen(p, "wb");
+	for (int i = 0; i < 5000; i++)
+		fputc(i * 7 % 256, f);
+	fclose(f);
+	/* a 50 MB single line */
+	big = malloc(50u << 20);
+	memset(big, 'x', 50u << 20);
+	big[(50u << 20) - 1] = '\0';
+	mk("ev/huge.log", big);
+	free(big);
+	/* invalid UTF-8 around a real error line */
+	mk("ev/latin1.log", "2: epoch 1 caf\xe9 r\xe9sum\xe9 loaded from /data/na\xefve\n"
+	   "2: loading shard 1 of 8\n2: loading shard 2 of 8\n"
+	   "2: TypeError: unsupported operand type(s) for +: 'int' and 'str' (\xe9t\xe9 \xff\xfe)\n");
+	/* a truncated gzip file */
+	snprintf(p, sizeof(p), "%s/ev/trunc.log.gz", tmp);
+	gz = gzopen(p, "wb");
+	for (int i = 0; i < 20000; i++)
+		gzprintf(gz, "0: iteration %d loss 2.0\n", i);
+	gzclose(gz);
+	truncate(p, 3000);
+
+	v = diagnose_dir(rs, "ev");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
+			 "application");
+	ck_assert_str_eq(json_string_value(json_object_get(cov_of(v, "core.bin"), "status")), "binary");
+	ck_assert_str_eq(json_string_value(json_object_get(cov_of(v, "huge.log"), "status")),
+			 "truncated");
+	ck_assert_str_eq(json_string_value(json_object_get(cov_of(v, "trunc.log.gz"), "status")),
+			 "truncated");
+	ck_assert_str_eq(json_string_value(json_object_get(cov_of(v, "latin1.log"), "status")), "ok");
+	{
+		char *s = pm_verdict_dump(v);
+		ck_assert_ptr_nonnull(s);
+		json_t *back = json_loads(s, 0, NULL);
+		ck_assert_ptr_nonnull(back);	/* the dump is valid JSON despite bad bytes */
+		json_decref(back);
+		free(s);
+	}
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* ---- silence ---- */
+
+START_TEST(test_silent_rank_is_suspect)
+{
+	char err[256];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	json_t *v, *ranks;
+
+	mk("ev/slurm.out",
+	   "0: hello\n1: hello\n2: hello\n3: hello\n"
+	   "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
+	   "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
+	   "3: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n");
+	v = diagnose_dir(rs, "ev");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "subclass")),
+			 "hang");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "confidence")), "hypothesis");
+	ranks = json_object_get(json_object_get(v, "origin"), "ranks");
+	ck_assert_int_eq(json_array_size(ranks), 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(ranks, 0)), 2);
+	json_decref(v);
+
+	/* everyone timed out: nobody can be blamed */
+	mk("ev2/slurm.out",
+	   "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
+	   "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n");
+	v = diagnose_dir(rs, "ev2");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "ambiguous");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
+			 "communication_unattributed");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* ---- bundles ---- */
+
+static void write_bundle(const char *path, const char *member, const char *data,
+			 const char *manifest, int type)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e;
+
+	archive_write_add_filter_zstd(a);
+	archive_write_set_format_pax_restricted(a);
+	ck_assert_int_eq(archive_write_open_filename(a, path), ARCHIVE_OK);
+	e = archive_entry_new();
+	archive_entry_set_pathname(e, "manifest.json");
+	archive_entry_set_size(e, (la_int64_t)strlen(manifest));
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0600);
+	archive_write_header(a, e);
+	archive_write_data(a, manifest, strlen(manifest));
+	archive_entry_free(e);
+	e = archive_entry_new();
+	archive_entry_set_pathname(e, member);
+	archive_entry_set_size(e, type == AE_IFREG ? (la_int64_t)strlen(data) : 0);
+	archive_entry_set_filetype(e, (unsigned)type);
+	if (type == AE_IFLNK)
+		archive_entry_set_symlink(e, "/etc/shadow");
+	archive_entry_set_perm(e, 0600);
+	archive_write_header(a, e);
+	if (type == AE_IFREG)
+		archive_write_data(a, data, strlen(data));
+	archive_entry_free(e);
+	archive_write_close(a);
+	archive_write_free(a);
+}
+
+static char *manifest_for(const char *member, const char *data, long bytes)
+{
+	struct pm_sha256 c;
+	unsigned char d[32];
+	char hex[80], *m;
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, data, strlen(data));
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, hex);
+	ck_assert_int_ge(asprintf(&m, "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\","
+			 "\"job\":\"42\",\"restart\":0,\"node\":\"n2\",\"files\":[{\"path\":\"%s\","
+			 "\"source\":\"kernel_log\",\"node\":\"n2\",\"bytes\":%ld,\"sha256\":\"%s\","
+			 "\"status\":\"ok\"}],\"coverage\":[{\"source\":\"gpu_state\",\"status\":"
+			 "\"timed_out\",\"reason\":\"nvidia-smi did not answer in 5 s\"}]}",
+			 member, bytes, hex + 7), 0);
+	return m;
+}
+
+START_TEST(test_bundle_read_and_rejected)
+{
+	char err[256], p[400];
+	const char *k = "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, x\n";
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev;
+	json_t *v;
+	char *m = manifest_for("sources/kernel_log/kernel.log", k, (long)strlen(k));
+
+	mkdir(strcat(strcpy(p, tmp), "/b"), 0755);
+	snprintf(p, sizeof(p), "%s/b/n2.tar.zst", tmp);
+	write_bundle(p, "sources/kernel_log/kernel.log", k, m, AE_IFREG);
+	v = diagnose_dir(rs, "b");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
+			 "gpu_hardware");
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(json_object_get(v,
+			 "origin"), "nodes"), 0)), "n2");
+	json_decref(v);
+	free(m);
+
+	/* a manifest that lies about the size */
+	m = manifest_for("sources/kernel_log/kernel.log", k, 5);
+	write_bundle(p, "sources/kernel_log/kernel.log", k, m, AE_IFREG);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "size differs") != NULL);
+	pm_evidence_destroy(ev);
+	free(m);
+
+	/* escaping names and links */
+	m = manifest_for("../../etc/passwd", k, (long)strlen(k));
+	write_bundle(p, "../../etc/passwd", k, m, AE_IFREG);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "'..'") != NULL);
+	pm_evidence_destroy(ev);
+	write_bundle(p, "sources/link", "", m, AE_IFLNK);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "not a regular file") != NULL);
+	pm_evidence_destroy(ev);
+	free(m);
+
+	/* a corrupt zstd frame */
+	{
+		FILE *f = fopen(p, "wb");
+		fwrite("\x28\xb5\x2f\xfd garbage garbage", 1, 20, f);
+		fclose(f);
+	}
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "not a valid evidence bundle") != NULL);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* ---- the comment line ---- */
+
+START_TEST(test_comment_line)
+{
+	json_t *v = json_pack("{s:s, s:{s:s, s:s, s:s}, s:{s:[s], s:[i], s:[]}, s:s, s:s,"
+			      " s:{s:{s:s}}, s:{s:s, s:s, s:i}}",
+			      "status", "attributed", "cause", "class", "gpu_hardware", "subclass",
+			      "gpu_lost", "summary", "x", "origin", "nodes", "gpu017", "ranks", 11,
+			      "gpus", "confidence", "supported", "outcome", "FAILED", "decision",
+			      "containment", "id", "retry-exclude-node", "job", "id", "4242",
+			      "cluster", "lab", "restart", 0);
+	char *c = pm_verdict_comment(v);
+
+	ck_assert_str_eq(c, "postmortem: attributed gpu_hardware/gpu_lost origin=gpu017:11 "
+			    "conf=supported act=retry-exclude-node ev=lab/4242/0");
+	free(c);
+	/* many nodes: still at most 250 bytes */
+	json_t *nodes = json_object_get(json_object_get(v, "origin"), "nodes");
+	for (int i = 0; i < 200; i++) {
+		char n[32];
+		snprintf(n, sizeof(n), "verylongnodename%04d", i);
+		json_array_append_new(nodes, json_string(n));
+	}
+	c = pm_verdict_comment(v);
+	ck_assert_uint_le(strlen(c), PM_COMMENT_MAX);
+	ck_assert(strstr(c, "ev=lab/4242/0") != NULL);
+	free(c);
+	json_decref(v);
+}
+END_TEST
+
+/* ---- the fixture comparison itself ---- */
+
+START_TEST(test_fixture_compare)
+{
+	json_t *act = json_loads("{\"status\":\"attributed\",\"origin\":{\"nodes\":[\"a\"],"
+				 "\"ranks\":[1,2]},\"evidence\":[{\"rule\":\"r1\",\"node\":\"a\"},"
+				 "{\"rule\":\"r2\",\"node\":\"b\"}]}", 0, NULL);
+	json_t *ok = json_loads("{\"status\":\"attributed\",\"evidence\":[{\"rule\":\"r2\"}],"
+				"\"fired\":[\"r1\"],\"not_fired\":[\"r3\"]}", 0, NULL);
+	json_t *bad1 = json_loads("{\"origin\":{\"ranks\":[1]}}", 0, NULL);
+	json_t *bad2 = json_loads("{\"not_fired\":[\"r2\"]}", 0, NULL);
+	json_t *bad3 = json_loads("{\"cause\":null}", 0, NULL);
+	char *d = NULL;
+
+	ck_assert_int_eq(pm_fixture_compare(ok, act, &d), 0);
+	free(d);
+	ck_assert_int_eq(pm_fixture_compare(bad1, act, &d), 1);
+	ck_assert(strstr(d, "verdict.origin.ranks") != NULL);
+	free(d);
+	ck_assert_int_eq(pm_fixture_compare(bad2, act, &d), 1);
+	ck_assert(strstr(d, "rule r2 fired") != NULL);
+	free(d);
+	ck_assert_int_eq(pm_fixture_compare(bad3, act, &d), 1);
+	free(d);
+	json_decref(act);
+	json_decref(ok);
+	json_decref(bad1);
+	json_decref(bad2);
+	json_decref(bad3);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *t = tcase_create("engine");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, test_load_ok);
+	tcase_add_test(t, test_load_errors);
+	tcase_add_test(t, test_load_missing_dir);
+	tcase_add_test(t, test_pathological_pattern);
+	tcase_add_test(t, test_user_printed_xid_blames_no_node);
+	tcase_add_test(t, test_same_bytes_any_order);
+	tcase_add_test(t, test_empty_folder_is_an_error);
+	tcase_add_test(t, test_bad_files_reported_rest_diagnosed);
+	tcase_add_test(t, test_silent_rank_is_suspect);
+	tcase_add_test(t, test_bundle_read_and_rejected);
+	tcase_add_test(t, test_comment_line);
+	tcase_add_test(t, test_fixture_compare);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
