@@ -22,6 +22,8 @@ enum lead { LEAD_RULE, LEAD_SILENCE, LEAD_VOTES, LEAD_TIMEOUTS };
 struct cand {
 	const char *cls, *sub;
 	char node[128];		/* "" for job-wide */
+	char also[3][128];	/* further origin nodes when the evidence cannot choose */
+	size_t nalso;
 	bool hardware;
 	enum lead lead;
 	enum pm_strength strength;
@@ -320,6 +322,46 @@ static int phase_origins(struct att *a, bool hardware)
 	return 0;
 }
 
+/* Candidates of one class on one node are one explanation: the symptom from the source the
+ * user cannot write, else the stronger, else the earlier, gives the subclass. */
+static bool better(const struct att *a, const struct cand *x, const struct cand *y)
+{
+	bool tx = a->ev->obs[x->ev[0]].trusted, ty = a->ev->obs[y->ev[0]].trusted;
+
+	if (tx != ty)
+		return tx;
+	if (x->strength != y->strength)
+		return x->strength > y->strength;
+	if (x->has_t && y->has_t && x->t != y->t)
+		return x->t < y->t;
+	return false;
+}
+
+static void phase_merge(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		if (c->dead || !c->node[0] || !c->nev || c->lead != LEAD_RULE)
+			continue;
+		for (size_t k = i + 1; k < a->nc; k++) {
+			struct cand *d = &a->c[k], *keep = c, *drop = d;
+			if (d->dead || !d->nev || d->lead != LEAD_RULE || strcmp(c->cls, d->cls) ||
+			    strcmp(c->node, d->node))
+				continue;
+			if (better(a, d, c)) {
+				keep = d;
+				drop = c;
+			}
+			for (size_t m = 0; m < drop->nev; m++)
+				cand_add(keep, &a->ev->obs[drop->ev[m]], drop->ev[m],
+					 R(a, drop->ev[m]));
+			drop->dead = true;
+			if (drop == c)
+				break;
+		}
+	}
+}
+
 /* A confirmation of the same class on the same node corroborates a candidate. */
 static void phase_confirm(struct att *a)
 {
@@ -377,12 +419,16 @@ static int phase_silence(struct att *a)
 		if (!printed && addrank(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
 			goto out;
 	}
-	/* a rank whose last enqueued collective is behind its peers' never reached it */
-	for (size_t i = 0; i < ev->nobs; i++) {
-		const struct pm_obs *o = &ev->obs[i];
-		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0 || o->rank < 0)
-			continue;
-		if (o->seq < maxseq && addrank(&a->suspects, &a->nsuspects, &as, o->rank) < 0)
+	/* a rank whose last enqueued collective is behind its peers' never reached it: per
+	 * rank, the highest sequence number it reported is what counts */
+	for (size_t k = 0; k < nt; k++) {
+		long long best = -1;
+		for (size_t i = 0; i < ev->nobs; i++) {
+			const struct pm_obs *o = &ev->obs[i];
+			if (R(a, i)->role == PM_ROLE_CASCADE && o->rank == timed[k] && o->seq > best)
+				best = o->seq;
+		}
+		if (best < maxseq && addrank(&a->suspects, &a->nsuspects, &as, timed[k]) < 0)
 			goto out;
 	}
 	qsort(a->suspects, a->nsuspects, sizeof(int), cmpint);
@@ -427,6 +473,69 @@ struct vote {
 	size_t nrep;
 	bool status12;
 };
+
+static struct cand *vote_cand(struct att *a, const struct vote *vt, size_t n)
+{
+	struct pm_evidence *ev = a->ev;
+	struct cand *c = vt->status12 ?
+		cand_get(a, "network_fabric", "ib_link", vt->node, LEAD_VOTES) :
+		cand_get(a, "communication_unattributed", "remote_error", vt->node, LEAD_VOTES);
+
+	if (!c)
+		return NULL;
+	snprintf(c->summary, sizeof(c->summary), "%zu nodes report %s%s as the failing peer",
+		 n, vt->node, vt->status12 ? " (IB transport retries exhausted)" : "");
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		const char *pn = o->peer ? peer_node(a, o->peer) : NULL;
+		if (pn && !strcmp(pn, vt->node) && c->nev < 16)
+			cand_add(c, o, i, R(a, i));
+	}
+	c->strength = PM_WEAK;
+	c->nranks = 0;
+	return c;
+}
+
+/* One reporting node whose transport errors name peers on several nodes, while no other
+ * node reports any: its own link is the suspect (R-NCCL-1, the reporter side). */
+static int reporter_link(struct att *a, const struct vote *v, size_t nv)
+{
+	const char *rep = NULL;
+	size_t peers = 0;
+	struct cand *c;
+
+	for (size_t k = 0; k < nv; k++) {
+		if (!v[k].status12)
+			continue;
+		for (size_t m = 0; m < v[k].nrep; m++) {
+			if (rep && strcmp(rep, v[k].reporters[m]))
+				return 0;	/* several reporters: not this shape */
+			rep = v[k].reporters[m];
+		}
+		peers++;
+	}
+	if (!rep || peers < 2 || !strcmp(rep, "?"))
+		return 0;
+	for (size_t i = 0; i < a->nc; i++)
+		if (a->c[i].hardware && !strcmp(a->c[i].node, rep))
+			return 0;
+	c = cand_get(a, "network_fabric", "ib_link", rep, LEAD_VOTES);
+	if (!c)
+		return 0;
+	snprintf(c->summary, sizeof(c->summary), "%s alone reports IB transport failures towards "
+		 "%zu different nodes: its own link is the suspect", rep, peers);
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->peer && o->node && !strcmp(o->node, rep) &&
+		    !strcmp(R(a, i)->cls, "network_fabric") && c->nev < 16)
+			cand_add(c, o, i, R(a, i));
+	}
+	c->strength = PM_WEAK;
+	c->nranks = 0;
+	why(a, "Only %s reports IB transport failures, naming %zu different peers: the reporter's "
+	       "own link is the suspect.", rep, peers);
+	return 0;
+}
 
 static int phase_votes(struct att *a)
 {
@@ -476,7 +585,7 @@ static int phase_votes(struct att *a)
 		}
 	}
 	if (best < 2)
-		return 0;
+		return reporter_link(a, v, nv);
 	if (second == best) {
 		a->votes_split = true;
 		for (size_t k = 0; k < nv && a->nvote < 4; k++)
@@ -484,6 +593,9 @@ static int phase_votes(struct att *a)
 				snprintf(a->vote_nodes[a->nvote++], 128, "%s", v[k].node);
 		why(a, "Peer votes split: %zu reporters each name %s and %s.", best, a->vote_nodes[0],
 		    a->vote_nodes[1]);
+		for (size_t k = 0; k < nv; k++)
+			if (v[k].nrep == best)
+				vote_cand(a, &v[k], best);
 		return 0;
 	}
 	snprintf(a->vote_nodes[0], 128, "%s", v[bi].node);
@@ -494,38 +606,34 @@ static int phase_votes(struct att *a)
 	for (size_t i = 0; i < a->nc; i++)
 		if (a->c[i].hardware && !strcmp(a->c[i].node, v[bi].node))
 			return 0;
-	struct cand *c = v[bi].status12 ?
-		cand_get(a, "network_fabric", "ib_link", v[bi].node, LEAD_VOTES) :
-		cand_get(a, "communication_unattributed", "remote_error", v[bi].node, LEAD_VOTES);
-	if (!c)
-		return 0;
-	c->strength = PM_WEAK;
-	snprintf(c->summary, sizeof(c->summary), "%zu nodes report %s%s as the failing peer",
-		 best, v[bi].node, v[bi].status12 ? " (IB transport retries exhausted)" : "");
-	for (size_t i = 0; i < ev->nobs; i++) {
-		const struct pm_obs *o = &ev->obs[i];
-		if (o->peer && peer_node(a, o->peer) == v[bi].node && c->nev < 16)
-			cand_add(c, o, i, R(a, i));
-	}
-	c->strength = PM_WEAK;
-	c->nranks = 0;
+	vote_cand(a, &v[bi], best);
 	return 0;
 }
 
 /* ---- phase: identical exceptions on every rank ---- */
 
+/* The same rule and exception type: the text differs only by rank and host. */
+static bool same_error(const struct pm_obs *x, const struct pm_obs *y)
+{
+	if (x->rule != y->rule)
+		return false;
+	if (x->exc || y->exc)
+		return x->exc && y->exc && !strcmp(x->exc, y->exc);
+	return true;
+}
+
 static void phase_all_ranks(struct att *a)
 {
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
-		if (strcmp(c->cls, "application") || c->dead)
+		if (c->hardware || c->dead || c->lead != LEAD_RULE || !c->nev)
 			continue;
 		/* merge the same class/subclass on other nodes into one "all ranks" candidate */
 		for (size_t k = i + 1; k < a->nc; k++) {
 			struct cand *d = &a->c[k];
 			if (d->dead || strcmp(d->cls, c->cls) || strcmp(d->sub, c->sub))
 				continue;
-			if (strcmp(a->ev->obs[d->ev[0]].summary, a->ev->obs[c->ev[0]].summary))
+			if (!same_error(&a->ev->obs[d->ev[0]], &a->ev->obs[c->ev[0]]))
 				continue;
 			for (size_t m = 0; m < d->nev; m++)
 				cand_add(c, &a->ev->obs[d->ev[m]], d->ev[m], R(a, d->ev[m]));
@@ -661,6 +769,14 @@ static struct cand *synth(struct att *a, const char *cls, const char *sub, const
 	return c;
 }
 
+static bool has_live(const struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead)
+			return true;
+	return false;
+}
+
 static bool has_cls(const struct att *a, const char *cls, const char *sub)
 {
 	for (size_t i = 0; i < a->nc; i++)
@@ -696,6 +812,15 @@ static void phase_scheduler(struct att *a, bool *stalled)
 			for (size_t i = 0; i < a->nc; i++)
 				if (!strcmp(a->c[i].sub, "time_limit"))
 					a->c[i].dead = true;
+			if (!has_live(a)) {
+				struct cand *c = cand_get(a, "application", "hang", NULL, LEAD_SILENCE);
+				if (c) {
+					c->strength = PM_WEAK;
+					snprintf(c->summary, sizeof(c->summary), "the job stopped making "
+						 "progress %.0f s before its time limit, with no error",
+						 end - a->last_progress);
+				}
+			}
 		} else if (!has_cls(a, "resource_limit", "time_limit") && from_sacct) {
 			synth(a, "resource_limit", "time_limit", NULL,
 			      "the job reached its time limit while still making progress");
@@ -807,8 +932,15 @@ static json_t *origin_json(const struct att *a, const struct cand *c)
 			if (n)
 				json_array_append_new(nodes, json_string(n));
 		}
+		for (size_t i = 0; i < c->nranks; i++) {
+			const char *n = rank_node(a, c->ranks[i]);
+			if (n)
+				json_array_append_new(nodes, json_string(n));
+		}
 	} else if (c->node[0]) {
 		json_array_append_new(nodes, json_string(c->node));
+		for (size_t i = 0; i < c->nalso; i++)
+			json_array_append_new(nodes, json_string(c->also[i]));
 	} else {
 		for (size_t i = 0; i < c->nranks; i++) {
 			const char *n = rank_node(a, c->ranks[i]);
@@ -1098,6 +1230,45 @@ static json_t *input_digest(const struct pm_evidence *ev)
 	return json_string(hex);
 }
 
+/* The ranks with the fewest completed collectives are the suspects of a timeout nobody
+ * can attribute (phase 9): listed as its origin, still ambiguous. */
+static void fewest_completed(struct att *a, struct cand *c)
+{
+	const struct pm_evidence *ev = a->ev;
+	long long lo = -1, hi = -1;
+
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (o->seqdone < 0 || o->rank < 0)
+			continue;
+		if (lo < 0 || o->seqdone < lo)
+			lo = o->seqdone;
+		if (o->seqdone > hi)
+			hi = o->seqdone;
+	}
+	if (lo < 0 || lo == hi)
+		return;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (o->seqdone == lo && o->rank >= 0)
+			addrank(&c->ranks, &c->nranks, &c->aranks, o->rank);
+	}
+	/* one node holding every suspect is named; several stay job-wide */
+	const char *n = NULL;
+	for (size_t i = 0; i < c->nranks; i++) {
+		const char *rn = rank_node(a, c->ranks[i]);
+		if (!rn || (n && strcmp(n, rn))) {
+			n = NULL;
+			break;
+		}
+		n = rn;
+	}
+	if (n)
+		snprintf(c->node, sizeof(c->node), "%s", n);
+	why(a, "Rank(s) with the fewest completed collectives (%lld, against %lld elsewhere) are "
+	       "the suspects.", lo, hi);
+}
+
 static bool is_error_role(enum pm_role r)
 {
 	return r == PM_ROLE_ORIGIN || r == PM_ROLE_CASCADE || r == PM_ROLE_TEARDOWN ||
@@ -1186,6 +1357,12 @@ json_t *pm_attribute(struct pm_evidence *ev)
 
 	if (phase_ranks(&a) < 0)
 		goto out;
+	/* a line that names only its rank ran where that rank ran */
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const char *n;
+		if (!ev->obs[i].node && ev->obs[i].rank >= 0 && (n = rank_node(&a, ev->obs[i].rank)))
+			ev->obs[i].node = strdup(n);
+	}
 	phase_outcome(&a);
 	if (phase_origins(&a, true) < 0)
 		goto out;
@@ -1194,6 +1371,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 			"it outranks software errors elsewhere.");
 	if (phase_silence(&a) < 0 || phase_votes(&a) < 0 || phase_origins(&a, false) < 0)
 		goto out;
+	phase_merge(&a);
 	phase_confirm(&a);
 	phase_all_ranks(&a);
 	phase_scheduler(&a, &stalled);
@@ -1215,6 +1393,13 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		lead = NULL;
 		why(&a, "The job completed: nothing to attribute; any symptoms are listed as "
 			"evidence only.");
+	} else if (a.votes_split && lead && lead->lead == LEAD_VOTES) {
+		status = "ambiguous";
+		ambiguous = true;
+		/* the evidence cannot choose between the voted nodes: all are the origin */
+		for (size_t i = 1; i < live && lead->nalso < 3; i++)
+			if (a.c[i].lead == LEAD_VOTES && strcmp(a.c[i].node, lead->node))
+				snprintf(lead->also[lead->nalso++], 128, "%s", a.c[i].node);
 	} else if (!lead && timeouts) {
 		lead = cand_get(&a, "communication_unattributed", "collective_timeout", NULL,
 				LEAD_TIMEOUTS);
@@ -1226,6 +1411,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 				if (R(&a, i)->role == PM_ROLE_CASCADE && ev->obs[i].seq >= 0)
 					cand_add(lead, &ev->obs[i], i, R(&a, i));
 			lead->nranks = 0;
+			fewest_completed(&a, lead);
 			live = 1;
 		}
 		status = "ambiguous";
@@ -1236,9 +1422,6 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	} else if (!lead) {
 		status = "unknown";
 		why(&a, "No rule fired that could explain the failure.");
-	} else if (a.votes_split && !lead->hardware) {
-		status = "ambiguous";
-		ambiguous = true;
 	} else {
 		status = "attributed";
 		if (second && strcmp(lead->cls, second->cls) &&

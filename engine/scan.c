@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "evidence.h"
@@ -173,6 +174,39 @@ static int dupn(char **dst, const char *s, size_t l)
 	return s ? pm_strset(dst, s, l) : 0;
 }
 
+/* Bus ids in one form, "0000:3b:00.0": lower case, a 4-digit domain, a function. */
+static int norm_pci(char **dst, const char *s, size_t l)
+{
+	char buf[32], *p;
+	size_t n;
+
+	if (!s)
+		return 0;
+	if (l >= 5 && !strncasecmp(s, "PCI:", 4)) {
+		s += 4;
+		l -= 4;
+	}
+	if (l > 20)
+		return pm_strset(dst, s, l);
+	memcpy(buf, s, l);
+	buf[l] = '\0';
+	for (p = buf; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	/* "00000000:3b:00.0" (nvidia-smi's 8-digit domain) -> "0000:3b:00.0" */
+	p = strchr(buf, ':');
+	if (p && p - buf == 8 && !strncmp(buf, "0000", 4))
+		memmove(buf, buf + 4, strlen(buf + 4) + 1);
+	else if (p && p - buf == 2) {	/* "3b:00.0" without a domain */
+		memmove(buf + 5, buf, strlen(buf) + 1);
+		memcpy(buf, "0000:", 5);
+	}
+	n = strlen(buf);
+	if (n >= 3 && buf[n - 3] == ':' && n + 2 < sizeof(buf))
+		strcat(buf, ".0");
+	return pm_strset(dst, buf, strlen(buf));
+}
+
 static void note_rank(struct pm_evidence *ev, int rank, const char *node, size_t nodelen,
 		      double t, bool progress)
 {
@@ -241,25 +275,23 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	}
 	if (o.node)
 		pm_ev_note_node(ev, o.node, strlen(o.node));
-	if (r->role == PM_ROLE_PROGRESS || (r->role == PM_ROLE_CONTEXT && caps[PM_CAP_ADDR])) {
+	bool tally = r->role == PM_ROLE_PROGRESS || (r->role == PM_ROLE_CONTEXT && caps[PM_CAP_ADDR]);
+	if (tally) {
 		has_t = pm_time_parse(line, len, &f->tctx, &t);
 		if (caps[PM_CAP_ADDR] && o.node)
 			pm_ev_note_ip(ev, caps[PM_CAP_ADDR], capl[PM_CAP_ADDR], o.node,
 				      strlen(o.node));
-		if (r->role == PM_ROLE_PROGRESS) {
+		if (r->role == PM_ROLE_PROGRESS)
 			note_rank(ev, o.rank, o.node, o.node ? strlen(o.node) : 0,
 				  has_t ? t : 0, true);
-		}
-		/* progress and address lines are many: they are tallied, never listed */
-		free(o.node);
-		return 0;
 	}
-	g = gfind(s, ri, o.node, o.rank, &isnew);
+	/* progress and address lines are many: the first is listed, the rest counted */
+	g = tally ? gfind(s, ri, NULL, -1, &isnew) : gfind(s, ri, o.node, o.rank, &isnew);
 	if (!g) {
 		free(o.node);
 		return -1;
 	}
-	if (!isnew && g->kept >= s->rs->per_group) {
+	if (!isnew && (tally || g->kept >= s->rs->per_group)) {
 		ev->obs[g->obs].repeats++;
 		free(o.node);
 		return 0;
@@ -270,7 +302,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.observed_time = f->mtime;
 	o.offset = off;
 	if (dupn(&o.line, line, len > LINE_KEEP ? LINE_KEEP : len) < 0 ||
-	    dupn(&o.pci, caps[PM_CAP_PCI], capl[PM_CAP_PCI]) < 0 ||
+	    norm_pci(&o.pci, caps[PM_CAP_PCI], capl[PM_CAP_PCI]) < 0 ||
 	    dupn(&o.peer, caps[PM_CAP_PEER], capl[PM_CAP_PEER]) < 0 ||
 	    dupn(&o.signal, caps[PM_CAP_SIGNAL], capl[PM_CAP_SIGNAL]) < 0 ||
 	    dupn(&o.exc, caps[PM_CAP_EXC], capl[PM_CAP_EXC]) < 0 ||
@@ -293,8 +325,8 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	ev->obs[ev->nobs] = o;
 	if (isnew) {
 		g->rule = ri;
-		g->rank = o.rank;
-		g->node = ev->obs[ev->nobs].node;
+		g->rank = tally ? -1 : o.rank;
+		g->node = tally ? NULL : ev->obs[ev->nobs].node;
 		g->obs = ev->nobs;
 	}
 	g->kept++;

@@ -164,24 +164,44 @@ char *pm_verdict_text(const json_t *v)
 	json_array_foreach(json_object_get(v, "why"), i, x)
 		put(&b, "  %zu. %s\n", i + 1, json_string_value(x));
 
-	put(&b, "\ntimeline (event time; * origin evidence):\n");
-	json_array_foreach(json_object_get(v, "evidence"), i, x) {
-		const char *role = S(x, "role");
-		if (!json_is_string(json_object_get(x, "event_time")) || shown >= 15)
-			continue;
-		if (strcmp(role, "origin") && strcmp(role, "cascade") && strcmp(role, "teardown"))
-			continue;
-		put(&b, "  %s %c %-8s %-10s rank %-4s %-9s %s", S(x, "event_time"),
-		    !strcmp(role, "origin") ? '*' : ' ',
-		    json_is_string(json_object_get(x, "node")) ? S(x, "node") : "?",
-		    S(x, "source"), json_is_integer(json_object_get(x, "rank")) ? "" : "-", role,
-		    S(x, "summary"));
-		if (json_is_integer(json_object_get(x, "rank")))
-			put(&b, " (rank %lld)", (long long)json_integer_value(json_object_get(x, "rank")));
-		if (json_integer_value(json_object_get(x, "repeats")))
-			put(&b, " (+%lld more)", (long long)json_integer_value(json_object_get(x, "repeats")));
-		put(&b, "\n");
-		shown++;
+	put(&b, "\ntimeline (event time; * origin; first error per node, then the rest counted):\n");
+	{
+		/* every origin line, and the first cascade or teardown of each node */
+		const char *seen[64];
+		size_t nseen = 0, hidden = 0;
+		json_array_foreach(json_object_get(v, "evidence"), i, x) {
+			const char *role = S(x, "role"), *node = json_is_string(json_object_get(x,
+				"node")) ? S(x, "node") : "?";
+			bool origin = !strcmp(role, "origin"), first = true;
+			if (!json_is_string(json_object_get(x, "event_time")))
+				continue;
+			if (!origin && strcmp(role, "cascade") && strcmp(role, "teardown"))
+				continue;
+			for (size_t k = 0; k < nseen; k++)
+				if (!strcmp(seen[k], node))
+					first = false;
+			if ((!origin && !first) || shown >= 20) {
+				hidden++;
+				continue;
+			}
+			if (first && nseen < 64)
+				seen[nseen++] = node;
+			put(&b, "  %s %c %-10s %-10s %-9s", S(x, "event_time"), origin ? '*' : ' ',
+			    node, S(x, "source"), role);
+			if (json_is_integer(json_object_get(x, "rank")))
+				put(&b, " rank %-4lld", (long long)json_integer_value(json_object_get(x,
+				    "rank")));
+			else
+				put(&b, " %-9s", "");
+			put(&b, " %s", S(x, "summary"));
+			if (json_integer_value(json_object_get(x, "repeats")))
+				put(&b, " (+%lld more)", (long long)json_integer_value(json_object_get(x,
+				    "repeats")));
+			put(&b, "\n");
+			shown++;
+		}
+		if (hidden)
+			put(&b, "  ... and %zu later consequences on nodes already shown\n", hidden);
 	}
 	if (!shown)
 		put(&b, "  (no dated events)\n");

@@ -1,0 +1,220 @@
+/*
+ * input.h - small helpers shared by the input parsers (sniff.c, prefix.c, timeparse.c,
+ * hostlist.c, parse_*.c).  Not installed.  Every helper takes (pointer, length), never reads
+ * past the length and never needs a NUL terminator; none depends on the locale.
+ */
+#ifndef PM_INPUT_H
+#define PM_INPUT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+static inline bool pm_in_isdigit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool pm_in_isalpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static inline bool pm_in_isalnum(char c)
+{
+	return pm_in_isdigit(c) || pm_in_isalpha(c);
+}
+
+static inline bool pm_in_isspace(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+static inline char pm_in_lower(char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/*
+ * Take the next line of BUF (LEN bytes) starting at *POS: *LINE and *N get the line without
+ * its "\n" or "\r\n"; *POS moves past it.  Returns false at the end of the buffer.
+ */
+static inline bool pm_in_next_line(const char *buf, size_t len, size_t *pos,
+				   const char **line, size_t *n)
+{
+	const char *nl;
+	size_t l;
+
+	if (*pos >= len)
+		return false;
+	*line = buf + *pos;
+	nl = memchr(*line, '\n', len - *pos);
+	l = nl ? (size_t)(nl - *line) : len - *pos;
+	*pos += l + (nl ? 1 : 0);
+	if (l > 0 && (*line)[l - 1] == '\r')
+		l--;
+	*n = l;
+	return true;
+}
+
+/* Remove leading and trailing white space from (*S, *N). */
+static inline void pm_in_trim(const char **s, size_t *n)
+{
+	while (*n > 0 && pm_in_isspace(**s)) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n > 0 && pm_in_isspace((*s)[*n - 1]))
+		(*n)--;
+}
+
+/* True when (S, N) equals the string LIT, ignoring ASCII case. */
+static inline bool pm_in_ieq(const char *s, size_t n, const char *lit)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (lit[i] == '\0' || pm_in_lower(s[i]) != pm_in_lower(lit[i]))
+			return false;
+	return lit[n] == '\0';
+}
+
+/* True when (S, N) starts with the string LIT (case-sensitive). */
+static inline bool pm_in_starts(const char *s, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+
+	return n >= l && memcmp(s, lit, l) == 0;
+}
+
+/* True when (S, N) contains the string LIT. */
+static inline bool pm_in_contains(const char *s, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+	const char *p = s, *end = s + n, *q;
+
+	if (l == 0)
+		return true;
+	while ((size_t)(end - p) >= l && (q = memchr(p, lit[0], (size_t)(end - p) - l + 1))) {
+		if (memcmp(q, lit, l) == 0)
+			return true;
+		p = q + 1;
+	}
+	return false;
+}
+
+/*
+ * Parse all of (S, N) as a decimal integer with an optional sign.  Returns false for an
+ * empty string, any other character, or a value outside [-10^18, 10^18].
+ */
+static inline bool pm_in_int(const char *s, size_t n, long long *v)
+{
+	long long x = 0;
+	bool neg = false;
+	size_t i = 0;
+
+	if (n > 0 && (s[0] == '-' || s[0] == '+')) {
+		neg = s[0] == '-';
+		i++;
+	}
+	if (i == n)
+		return false;
+	for (; i < n; i++) {
+		if (!pm_in_isdigit(s[i]) || x > 100000000000000000LL)
+			return false;
+		x = x * 10 + (s[i] - '0');
+	}
+	*v = neg ? -x : x;
+	return true;
+}
+
+/* Parse all of (S, N) as an int within [LO, HI]. */
+static inline bool pm_in_int_range(const char *s, size_t n, long long lo, long long hi,
+				   int *v)
+{
+	long long x;
+
+	if (!pm_in_int(s, n, &x) || x < lo || x > hi)
+		return false;
+	*v = (int)x;
+	return true;
+}
+
+/*
+ * Parse all of (S, N) as a decimal number ("12", "-3.5", "71.32"); no exponent, no
+ * locale.  Returns false for anything else, or more than 40 digits.
+ */
+static inline bool pm_in_num(const char *s, size_t n, double *v)
+{
+	double x = 0, scale = 1;
+	bool neg = false, frac = false, any = false;
+	size_t i = 0;
+
+	if (n > 40)
+		return false;
+	if (n > 0 && (s[0] == '-' || s[0] == '+')) {
+		neg = s[0] == '-';
+		i++;
+	}
+	for (; i < n; i++) {
+		if (s[i] == '.' && !frac) {
+			frac = true;
+		} else if (pm_in_isdigit(s[i])) {
+			any = true;
+			if (frac) {
+				scale /= 10;
+				x += (s[i] - '0') * scale;
+			} else {
+				x = x * 10 + (s[i] - '0');
+			}
+		} else {
+			return false;
+		}
+	}
+	if (!any)
+		return false;
+	*v = neg ? -x : x;
+	return true;
+}
+
+/* Fill REASON (may be NULL) and return -1: the parsers' one way to refuse a file. */
+__attribute__((format(printf, 3, 4)))
+static inline int pm_in_fail(char *reason, size_t rlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (reason && rlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(reason, rlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* ---- time stamps (timeparse.c); each returns the bytes it used at S, 0 when none ---- */
+
+/* What an ISO 8601 stamp looked like, for telling dmesg --time-format iso from others. */
+struct pm_in_stamp {
+	double t;		/* epoch seconds, the offset applied */
+	size_t len;
+	bool t_sep;		/* 'T' between date and time (else a space) */
+	char frac_sep;		/* '.' or ',', 0 when no fraction */
+	int frac_digits;
+	bool zone;		/* 'Z' or an offset was given */
+	bool colon_zone;	/* the offset was "+hh:mm" */
+};
+
+/* "2026-11-30T03:11:58,123+00:00" and its variants; not followed by a letter or digit. */
+size_t pm_in_iso(const char *s, size_t n, struct pm_in_stamp *st);
+/* "Nov 30 03:11:58"; *T is set only when YEAR > 0. */
+size_t pm_in_syslog(const char *s, size_t n, int year, double *t);
+/* "[  123.456789]" (six fraction digits): seconds since boot in *MONO. */
+size_t pm_in_dmesg_mono(const char *s, size_t n, double *mono);
+/* "[Mon Nov 30 03:11:58 2026]" */
+size_t pm_in_dmesg_T(const char *s, size_t n, double *t);
+/* "[2026-11-30T03:11:58.002]" (slurm) or "[2026-11-30 03:44:00.000]" (Megatron) */
+size_t pm_in_bracket_iso(const char *s, size_t n, double *t);
+
+#endif /* PM_INPUT_H */

@@ -1,0 +1,436 @@
+/*
+ * parse_nvsmi.c - GPU facts from nvidia-smi: "nvidia-smi -q" and "--query-gpu ... --format=csv".
+ *
+ * Facts (rules/README.md, "Facts"): per GPU gpu.ecc_volatile_uncorrectable,
+ * gpu.ecc_aggregate_uncorrectable, gpu.retired_pages_pending, gpu.remap_pending,
+ * gpu.remap_failure, gpu.temperature; per node node.gpu_count.  A value nvidia-smi reports
+ * as N/A (or Not Supported, Unknown Error) gives no fact: an absent fact never holds.
+ * The GPU index is the order in which a GPU appears (-q) or the CSV's index column.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "input.h"
+#include "internal.h"
+
+#define MAX_DEPTH	16
+#define MAX_COLS	64
+#define MAX_GPUS	4096
+
+static const char *file_node(const struct pm_evidence *ev, size_t file)
+{
+	return file < ev->nfiles ? ev->files[file].node : NULL;
+}
+
+/* "00000000:18:00.0", "0000:3B:00.0" or "18:00.0" -> "0000:18:00.0"; false if not a bus id. */
+static bool pci_norm(const char *s, size_t n, char *out, size_t olen)
+{
+	unsigned long part[4] = { 0 };
+	char sep[3] = { 0 };
+	size_t i, np = 0, nd = 0;
+
+	pm_in_trim(&s, &n);
+	for (i = 0; i < n; i++) {
+		char c = pm_in_lower(s[i]);
+		int d = pm_in_isdigit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+
+		if (d >= 0 && nd < 8) {
+			part[np] = part[np] * 16 + (unsigned long)d;
+			nd++;
+		} else if ((c == ':' || c == '.') && nd > 0 && np < 3) {
+			sep[np++] = c;
+			nd = 0;
+		} else {
+			return false;
+		}
+	}
+	if (nd == 0)
+		return false;
+	if (np == 2 && sep[0] == ':' && sep[1] == '.') {	/* no domain */
+		part[3] = part[2];
+		part[2] = part[1];
+		part[1] = part[0];
+		part[0] = 0;
+	} else if (np != 3 || sep[0] != ':' || sep[1] != ':' || sep[2] != '.') {
+		return false;
+	}
+	if (part[1] > 0xff || part[2] > 0x1f || part[3] > 7)
+		return false;
+	snprintf(out, olen, "%04lx:%02lx:%02lx.%lx", part[0], part[1], part[2], part[3]);
+	return true;
+}
+
+/* A value as nvidia-smi prints it: -1 absent (N/A), 0 not a number, 1 *V set. */
+static int value(const char *s, size_t n, double *v)
+{
+	size_t k = 0;
+
+	pm_in_trim(&s, &n);
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+		s++;
+		n -= 2;
+	}
+	if (n == 0 || pm_in_ieq(s, n, "N/A") || pm_in_ieq(s, n, "Not Supported") ||
+	    pm_in_ieq(s, n, "Unknown Error") || pm_in_ieq(s, n, "Unknown"))
+		return -1;
+	if (pm_in_ieq(s, n, "Yes")) {
+		*v = 1;
+		return 1;
+	}
+	if (pm_in_ieq(s, n, "No")) {
+		*v = 0;
+		return 1;
+	}
+	/* "34 C", "81559 MiB": the number is the first word */
+	while (k < n && s[k] != ' ')
+		k++;
+	return pm_in_num(s, k, v) ? 1 : 0;
+}
+
+/* ---- nvidia-smi -q ---- */
+
+struct slot {
+	double v;
+	bool set;
+};
+
+struct gpu {
+	int idx;
+	bool has_pci;
+	char pci[24];
+	struct slot vol, vol_dbe, agg, agg_dbe, retired, remap_pending, remap_failure, temp;
+};
+
+static const struct {
+	const char *fact;
+	size_t off, alt;	/* the slot, and the older form's slot used when it is unset */
+} gpu_facts[] = {
+	{ "gpu.ecc_volatile_uncorrectable", offsetof(struct gpu, vol), offsetof(struct gpu, vol_dbe) },
+	{ "gpu.ecc_aggregate_uncorrectable", offsetof(struct gpu, agg), offsetof(struct gpu, agg_dbe) },
+	{ "gpu.retired_pages_pending", offsetof(struct gpu, retired), 0 },
+	{ "gpu.remap_pending", offsetof(struct gpu, remap_pending), 0 },
+	{ "gpu.remap_failure", offsetof(struct gpu, remap_failure), 0 },
+	{ "gpu.temperature", offsetof(struct gpu, temp), 0 },
+};
+
+static int gpu_flush(struct pm_evidence *ev, size_t file, struct gpu *g)
+{
+	size_t i;
+
+	if (g->idx < 0)
+		return 0;
+	for (i = 0; i < sizeof(gpu_facts) / sizeof(gpu_facts[0]); i++) {
+		const struct slot *s = (const struct slot *)((const char *)g + gpu_facts[i].off);
+
+		if (!s->set && gpu_facts[i].alt)
+			s = (const struct slot *)((const char *)g + gpu_facts[i].alt);
+		if (s->set && !pm_ev_add_fact(ev, file, file_node(ev, file), g->idx,
+					      gpu_facts[i].fact, s->v, g->has_pci ? g->pci : NULL))
+			return -1;
+	}
+	g->idx = -1;
+	return 0;
+}
+
+struct section {
+	size_t indent;
+	const char *name;
+	size_t len;
+};
+
+struct qstate {
+	struct section st[MAX_DEPTH];
+	size_t depth;
+};
+
+static bool in_sec(const struct qstate *q, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < q->depth; i++)
+		if (pm_in_ieq(q->st[i].name, q->st[i].len, name))
+			return true;
+	return false;
+}
+
+static bool inner_is(const struct qstate *q, const char *name)
+{
+	return q->depth > 0 && pm_in_ieq(q->st[q->depth - 1].name, q->st[q->depth - 1].len, name);
+}
+
+static void set_slot(struct slot *s, const char *v, size_t n, bool add)
+{
+	double x;
+
+	if (value(v, n, &x) <= 0)
+		return;
+	s->v = add && s->set ? s->v + x : x;
+	s->set = true;
+}
+
+/* One "Key : value" line of a GPU section. */
+static void gpu_field(const struct qstate *q, struct gpu *g, const char *k, size_t kn,
+		      const char *v, size_t vn)
+{
+	bool ecc = in_sec(q, "ECC Errors");
+
+	if (ecc && (in_sec(q, "Volatile") || in_sec(q, "Aggregate"))) {
+		bool vol = in_sec(q, "Volatile");
+
+		if ((kn >= 18 && pm_in_ieq(k, 18, "SRAM Uncorrectable")) ||
+		    pm_in_ieq(k, kn, "DRAM Uncorrectable"))
+			set_slot(vol ? &g->vol : &g->agg, v, vn, true);
+		else if (inner_is(q, "Double Bit") && pm_in_ieq(k, kn, "Total"))
+			set_slot(vol ? &g->vol_dbe : &g->agg_dbe, v, vn, false);
+	} else if (inner_is(q, "Retired Pages")) {
+		if (pm_in_ieq(k, kn, "Pending Page Blacklist") || pm_in_ieq(k, kn, "Pending"))
+			set_slot(&g->retired, v, vn, false);
+	} else if (inner_is(q, "Remapped Rows")) {
+		if (pm_in_ieq(k, kn, "Pending"))
+			set_slot(&g->remap_pending, v, vn, false);
+		else if (pm_in_ieq(k, kn, "Remapping Failure Occurred"))
+			set_slot(&g->remap_failure, v, vn, false);
+	} else if (inner_is(q, "Temperature") && pm_in_ieq(k, kn, "GPU Current Temp")) {
+		set_slot(&g->temp, v, vn, false);
+	}
+}
+
+/* Split "Key    : value" at the first " :" (keys never hold one; bus ids hold ':'). */
+static bool split_kv(const char *s, size_t n, const char **k, size_t *kn, const char **v,
+		     size_t *vn)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (s[i] == ':' && s[i - 1] == ' ')
+			break;
+	if (i >= n)
+		return false;
+	*k = s;
+	*kn = i;
+	pm_in_trim(k, kn);
+	*v = s + i + 1;
+	*vn = n - i - 1;
+	pm_in_trim(v, vn);
+	return true;
+}
+
+int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
+		     char *reason, size_t rlen)
+{
+	struct qstate q = { .depth = 0 };
+	struct gpu g = { .idx = -1 };
+	const char *l, *k, *v;
+	size_t pos = 0, n, kn, vn, indent;
+	int ngpus = 0;
+	bool seen = false;
+	double x;
+
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		for (indent = 0; indent < n && (l[indent] == ' ' || l[indent] == '\t'); indent++)
+			;
+		pm_in_trim(&l, &n);
+		if (n == 0)
+			continue;
+		if (pm_in_starts(l, n, "==============NVSMI LOG")) {
+			if (gpu_flush(ev, file, &g))
+				goto nomem;
+			ngpus = 0;
+			q.depth = 0;
+			seen = true;
+			continue;
+		}
+		if (indent == 0 && n > 4 && pm_in_starts(l, n, "GPU ") &&
+		    !split_kv(l, n, &k, &kn, &v, &vn)) {
+			if (gpu_flush(ev, file, &g))
+				goto nomem;
+			if (ngpus >= MAX_GPUS)
+				return pm_in_fail(reason, rlen, "more than %d GPUs", MAX_GPUS);
+			g = (struct gpu){ .idx = ngpus++ };
+			g.has_pci = pci_norm(l + 4, n - 4, g.pci, sizeof(g.pci));
+			q.depth = 0;
+			seen = true;
+			continue;
+		}
+		while (q.depth > 0 && q.st[q.depth - 1].indent >= indent)
+			q.depth--;
+		if (!split_kv(l, n, &k, &kn, &v, &vn)) {
+			if (q.depth < MAX_DEPTH)
+				q.st[q.depth++] = (struct section){ indent, l, n };
+			continue;
+		}
+		if (pm_in_ieq(k, kn, "Attached GPUs")) {
+			seen = true;
+			if (value(v, vn, &x) > 0 &&
+			    !pm_ev_add_fact(ev, file, file_node(ev, file), -1, "node.gpu_count", x, NULL))
+				goto nomem;
+		} else if (g.idx >= 0) {
+			gpu_field(&q, &g, k, kn, v, vn);
+		}
+	}
+	if (gpu_flush(ev, file, &g))
+		goto nomem;
+	if (!seen)
+		return pm_in_fail(reason, rlen, "no NVSMI LOG header, Attached GPUs line or GPU section");
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return pm_in_fail(reason, rlen, "out of memory");
+}
+
+/* ---- nvidia-smi --query-gpu=... --format=csv ---- */
+
+enum col {
+	COL_NONE,
+	COL_INDEX,
+	COL_PCI,
+	COL_UUID,
+	COL_VOL,
+	COL_AGG,
+	COL_RETIRED,
+	COL_TEMP,
+	COL_REMAP_PENDING,
+	COL_REMAP_FAILURE,
+};
+
+static const struct {
+	const char *name;
+	enum col col;
+	const char *fact;
+} csv_cols[] = {
+	{ "index", COL_INDEX, NULL },
+	{ "pci.bus_id", COL_PCI, NULL },
+	{ "gpu_bus_id", COL_PCI, NULL },
+	{ "uuid", COL_UUID, NULL },
+	{ "gpu_uuid", COL_UUID, NULL },
+	{ "ecc.errors.uncorrected.volatile.total", COL_VOL, "gpu.ecc_volatile_uncorrectable" },
+	{ "ecc.errors.uncorrected.aggregate.total", COL_AGG, "gpu.ecc_aggregate_uncorrectable" },
+	{ "retired_pages.pending", COL_RETIRED, "gpu.retired_pages_pending" },
+	{ "temperature.gpu", COL_TEMP, "gpu.temperature" },
+	{ "remapped_rows.pending", COL_REMAP_PENDING, "gpu.remap_pending" },
+	{ "remapped_rows.failure", COL_REMAP_FAILURE, "gpu.remap_failure" },
+};
+
+struct field {
+	const char *s;
+	size_t n;
+};
+
+/* Split a CSV line at commas (nvidia-smi never quotes); returns the number of fields. */
+static size_t split_csv(const char *s, size_t n, struct field *f, size_t max)
+{
+	size_t nf = 0;
+	const char *c;
+
+	while (nf < max) {
+		c = memchr(s, ',', n);
+		f[nf].s = s;
+		f[nf].n = c ? (size_t)(c - s) : n;
+		pm_in_trim(&f[nf].s, &f[nf].n);
+		nf++;
+		if (!c)
+			break;
+		n -= (size_t)(c - s) + 1;
+		s = c + 1;
+	}
+	return nf;
+}
+
+/* Map header fields to columns; the number of known columns. */
+static size_t csv_header(const struct field *f, size_t nf, int *map)
+{
+	size_t i, j, known = 0;
+
+	for (i = 0; i < nf; i++) {
+		const char *s = f[i].s, *u = memchr(f[i].s, '[', f[i].n);
+		size_t n = u ? (size_t)(u - s) : f[i].n;
+
+		pm_in_trim(&s, &n);
+		map[i] = COL_NONE;
+		for (j = 0; j < sizeof(csv_cols) / sizeof(csv_cols[0]); j++) {
+			if (pm_in_ieq(s, n, csv_cols[j].name)) {
+				map[i] = (int)j + 1;	/* 1-based index into csv_cols */
+				known++;
+			}
+		}
+	}
+	return known;
+}
+
+static int csv_row(struct pm_evidence *ev, size_t file, const struct field *f, size_t nf,
+		   const int *map, size_t ncols, int row)
+{
+	char pci[24];
+	bool has_pci = false;
+	int gpu = row;
+	size_t i;
+	double x;
+
+	for (i = 0; i < nf && i < ncols; i++) {
+		if (!map[i])
+			continue;
+		if (csv_cols[map[i] - 1].col == COL_INDEX &&
+		    !pm_in_int_range(f[i].s, f[i].n, 0, MAX_GPUS - 1, &gpu))
+			gpu = row;
+		if (csv_cols[map[i] - 1].col == COL_PCI)
+			has_pci = pci_norm(f[i].s, f[i].n, pci, sizeof(pci));
+	}
+	for (i = 0; i < nf && i < ncols; i++) {
+		const char *fact = map[i] ? csv_cols[map[i] - 1].fact : NULL;
+
+		if (fact && value(f[i].s, f[i].n, &x) > 0 &&
+		    !pm_ev_add_fact(ev, file, file_node(ev, file), gpu, fact, x, has_pci ? pci : NULL))
+			return -1;
+	}
+	return 0;
+}
+
+int pm_parse_nvsmi_csv(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
+		       char *reason, size_t rlen)
+{
+	struct field f[MAX_COLS];
+	int map[MAX_COLS], first[1];
+	const char *l;
+	size_t pos = 0, n, nf, ncols = 0, j;
+	int rows = 0, gpu_rows = -1;
+	bool gpu_table = false, any = false;
+
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		pm_in_trim(&l, &n);
+		if (n == 0)
+			continue;
+		nf = split_csv(l, n, f, MAX_COLS);
+		/* a header: the first line, or a new table whose first field is a known name */
+		if (ncols == 0 || (nf > 0 && (f[0].n == 0 || !pm_in_isdigit(f[0].s[0])) &&
+				   csv_header(f, 1, first) == 1)) {
+			if (csv_header(f, nf, map) == 0)
+				return pm_in_fail(reason, rlen, "the first line is not a nvidia-smi CSV header");
+			ncols = nf;
+			rows = 0;
+			gpu_table = false;
+			for (j = 0; j < nf; j++)
+				if (map[j] && (csv_cols[map[j] - 1].col == COL_INDEX ||
+					       csv_cols[map[j] - 1].col == COL_UUID))
+					gpu_table = true;
+			any = true;
+			continue;
+		}
+		if (rows >= MAX_GPUS)
+			continue;
+		if (csv_row(ev, file, f, nf, map, ncols, rows))
+			goto nomem;
+		rows++;
+		if (gpu_table && rows > gpu_rows)
+			gpu_rows = rows;
+	}
+	if (!any)
+		return pm_in_fail(reason, rlen, "empty: no nvidia-smi CSV header");
+	if (gpu_rows >= 0 &&
+	    !pm_ev_add_fact(ev, file, file_node(ev, file), -1, "node.gpu_count", gpu_rows, NULL))
+		goto nomem;
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return pm_in_fail(reason, rlen, "out of memory");
+}

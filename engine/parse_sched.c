@@ -1,0 +1,846 @@
+/*
+ * parse_sched.c - what the scheduler and the node say about the job: sacct (-P and table
+ * forms), scontrol show job, /proc/meminfo, and the plugin's rank_map / task_exit records.
+ *
+ * Scheduler times carry no zone (Slurm prints local time): they are read as UTC, as every
+ * stamp without an offset is (FORMATS.md).  Fields are found by name, never by position.
+ * A parser sets only what its file tells: an absent or unreadable field leaves the job
+ * information as it was.
+ *
+ * The plugin's records, one JSON object per line (unknown keys are ignored):
+ *
+ *   {"schema":"postmortem.rankmap/1","job":"42","step":"0","node":"n1","node_id":0,
+ *    "rank":3,"local_rank":1,"pid":1234,"gpus":"0,1","start":1796010000.123}
+ *   {"schema":"postmortem.taskexit/1","job":"42","step":"0","node":"n1","rank":3,
+ *    "pid":1234,"status":256,"exit_code":1,"signal":0,"core":false,"end":1796013600.5}
+ *
+ * rank is the task's global rank (S_TASK_GLOBAL_ID); status is the raw wait status that
+ * slurmstepd saw (256 = exit 1, 15 = SIGTERM); exit_code, signal and core, when present,
+ * win over what status says.  start and end are epoch seconds (an ISO 8601 string is
+ * accepted).  Records of the batch script, extern and interactive steps are skipped: their
+ * task 0 is not rank 0.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "input.h"
+#include "internal.h"
+
+#define MAX_COLS	128
+#define MAX_RANK	(1 << 20)
+#define MAX_JSON_LINE	(64 * 1024)
+#define STEP_SPECIAL	4294967290ULL	/* Slurm's special step ids start here */
+
+struct field {
+	const char *s;
+	size_t n;
+};
+
+static const char *file_node(const struct pm_evidence *ev, size_t file)
+{
+	return file < ev->nfiles ? ev->files[file].node : NULL;
+}
+
+static int nomem(char *reason, size_t rlen)
+{
+	errno = ENOMEM;
+	return pm_in_fail(reason, rlen, "out of memory");
+}
+
+/* ---- job fields shared by sacct and scontrol ---- */
+
+/* Merge the sorted unique NAMES (taken over) into the job's sorted unique node list. */
+static int job_add_nodes(struct pm_jobinfo *job, char **names, size_t n)
+{
+	char **out;
+	size_t i = 0, j = 0, k = 0;
+	int c;
+
+	out = malloc((job->nnodes + n + 1) * sizeof(*out));
+	if (!out) {
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		return -1;
+	}
+	while (i < job->nnodes || j < n) {
+		c = i == job->nnodes ? 1 : j == n ? -1 : strcmp(job->nodes[i], names[j]);
+		if (c <= 0)
+			out[k++] = job->nodes[i++];
+		else
+			out[k++] = names[j++];
+		if (c == 0)
+			free(names[j++]);
+	}
+	free(job->nodes);
+	job->nodes = out;
+	job->nnodes = k;
+	return 0;
+}
+
+/* A NodeList value: expanded, noted as known nodes, merged into the job.  -1 on ENOMEM. */
+static int set_nodelist(struct pm_evidence *ev, struct pm_jobinfo *job, const char *s, size_t n,
+			size_t *count)
+{
+	char **names;
+	size_t cnt, i;
+	int rc;
+
+	pm_in_trim(&s, &n);
+	/* a value cut by sacct's column width ends in '+' */
+	if (n == 0 || s[n - 1] == '+' || pm_in_ieq(s, n, "None assigned") ||
+	    pm_in_ieq(s, n, "(null)") || pm_in_ieq(s, n, "None"))
+		return 0;
+	if (pm_hostlist_expand(s, n, &names, &cnt))
+		return errno == ENOMEM ? -1 : 0;
+	for (i = 0; i < cnt; i++)
+		if (pm_ev_note_node(ev, names[i], strlen(names[i])))
+			break;
+	rc = i < cnt ? -1 : 0;
+	if (rc) {
+		for (i = 0; i < cnt; i++)
+			free(names[i]);
+	} else {
+		rc = job_add_nodes(job, names, cnt);
+	}
+	free(names);
+	if (count)
+		*count = cnt;
+	return rc;
+}
+
+/* "COMPLETED", "CANCELLED by 1000", "CANCELLED+" (cut). -1 on ENOMEM. */
+static int set_state(struct pm_jobinfo *job, const char *s, size_t n)
+{
+	size_t w = 0, b;
+
+	pm_in_trim(&s, &n);
+	while (w < n && !pm_in_isspace(s[w]))
+		w++;
+	if (w > 0 && s[w - 1] == '+')
+		w--;
+	if (w == 0)
+		return 0;
+	if (pm_strset(&job->state, s, w))
+		return -1;
+	b = w;
+	while (b < n && pm_in_isspace(s[b]))
+		b++;
+	if (n - b > 3 && pm_in_ieq(s + b, 2, "by") && pm_in_isspace(s[b + 2])) {
+		b += 3;
+		while (b < n && pm_in_isspace(s[b]))
+			b++;
+		if (b < n && pm_strset(&job->cancelled_by, s + b, n - b))
+			return -1;
+	}
+	return 0;
+}
+
+/* "1:0" -> exit code 1, signal 0. */
+static void set_exit(struct pm_jobinfo *job, const char *s, size_t n)
+{
+	const char *c;
+	int code, sig;
+
+	pm_in_trim(&s, &n);
+	c = memchr(s, ':', n);
+	if (!c || !pm_in_int_range(s, (size_t)(c - s), 0, 255, &code) ||
+	    !pm_in_int_range(c + 1, n - (size_t)(c - s) - 1, 0, 255, &sig))
+		return;
+	job->exit_code = code;
+	job->exit_signal = sig;
+}
+
+/* A whole field that is an ISO time ("2026-11-30T03:40:00"); "Unknown", "None" are not. */
+static bool stamp(const char *s, size_t n, double *t)
+{
+	struct pm_in_stamp st;
+
+	pm_in_trim(&s, &n);
+	if (n == 0 || pm_in_iso(s, n, &st) != n)
+		return false;
+	*t = st.t;
+	return true;
+}
+
+/* gres/gpu in a TRES list: "cpu=8,gres/gpu=16,mem=64G"; a typed "gres/gpu:h100=16" if alone. */
+static bool tres_gpus(const char *s, size_t n, long long *gpus)
+{
+	const char *c;
+	bool typed = false;
+	size_t f;
+
+	while (n > 0) {
+		c = memchr(s, ',', n);
+		f = c ? (size_t)(c - s) : n;
+		if (pm_in_starts(s, f, "gres/gpu=") && pm_in_int(s + 9, f - 9, gpus) && *gpus >= 0)
+			return true;
+		if (!typed && pm_in_starts(s, f, "gres/gpu:")) {
+			const char *eq = memchr(s, '=', f);
+
+			typed = eq && pm_in_int(eq + 1, f - (size_t)(eq - s) - 1, gpus) && *gpus >= 0;
+		}
+		if (!c)
+			break;
+		n -= f + 1;
+		s = c + 1;
+	}
+	return typed;
+}
+
+/* Whether (S, N) holds nothing but characters of SET. */
+static bool only(const char *s, size_t n, const char *set)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!s[i] || !strchr(set, s[i]))
+			return false;
+	return true;
+}
+
+static bool field_int(const struct field *f, long long lo, long long hi, int *v)
+{
+	const char *s = f->s;
+	size_t n = f->n;
+
+	pm_in_trim(&s, &n);
+	return pm_in_int_range(s, n, lo, hi, v);
+}
+
+static bool field_set(const struct field *f)
+{
+	const char *s = f->s;
+	size_t n = f->n;
+
+	pm_in_trim(&s, &n);
+	return n > 0 && !pm_in_ieq(s, n, "None") && !pm_in_ieq(s, n, "(null)") &&
+	       !pm_in_ieq(s, n, "Unknown");
+}
+
+/* Copy a trimmed field into *DST when it says something. -1 on ENOMEM. */
+static int field_str(char **dst, const struct field *f)
+{
+	const char *s = f->s;
+	size_t n = f->n;
+
+	pm_in_trim(&s, &n);
+	if (!field_set(f) || n > 255)
+		return 0;
+	return pm_strset(dst, s, n);
+}
+
+/* job.gpus_per_node and job.nodes facts, from what the record said. */
+static int job_facts(struct pm_evidence *ev, size_t file, long long gpus, int nnodes)
+{
+	struct pm_jobinfo *job = pm_ev_job(ev);
+
+	if (!job)
+		return -1;
+	if (nnodes > 0 && !pm_ev_add_fact(ev, file, NULL, -1, "job.nodes", nnodes, NULL))
+		return -1;
+	if (gpus >= 0 && nnodes > 0 && gpus % nnodes == 0) {
+		job->gpus_per_node = (int)(gpus / nnodes);
+		if (!pm_ev_add_fact(ev, file, NULL, -1, "job.gpus_per_node", job->gpus_per_node,
+				    NULL))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- sacct ---- */
+
+enum scol {
+	SC_JOBID, SC_JOBIDRAW, SC_STATE, SC_EXIT, SC_START, SC_END, SC_NODELIST, SC_NNODES,
+	SC_NTASKS, SC_ALLOCTRES, SC_REQTRES, SC_FAILED, SC_RESTARTS, SC_REQUEUE, SC_CLUSTER,
+	SC_UID, SC_REASON, SC__COUNT
+};
+
+static const char *const scol_names[SC__COUNT] = {
+	[SC_JOBID] = "JobID", [SC_JOBIDRAW] = "JobIDRaw", [SC_STATE] = "State",
+	[SC_EXIT] = "ExitCode", [SC_START] = "Start", [SC_END] = "End",
+	[SC_NODELIST] = "NodeList", [SC_NNODES] = "NNodes", [SC_NTASKS] = "NTasks",
+	[SC_ALLOCTRES] = "AllocTRES", [SC_REQTRES] = "ReqTRES", [SC_FAILED] = "FailedNode",
+	[SC_RESTARTS] = "Restarts", [SC_REQUEUE] = "Requeue", [SC_CLUSTER] = "Cluster",
+	[SC_UID] = "UID", [SC_REASON] = "Reason",
+};
+
+struct table {
+	bool piped;
+	size_t span[MAX_COLS][2];	/* fixed-width columns: [start, end) */
+	size_t ncols;
+	int col[SC__COUNT];		/* column of each known field, -1 absent */
+	size_t body;			/* offset of the first data line */
+};
+
+static size_t row_fields(const struct table *t, const char *l, size_t n, struct field *f)
+{
+	size_t i, nf = 0;
+	const char *c;
+
+	if (t->piped) {
+		while (nf < MAX_COLS) {
+			c = memchr(l, '|', n);
+			f[nf].s = l;
+			f[nf++].n = c ? (size_t)(c - l) : n;
+			if (!c)
+				break;
+			n -= (size_t)(c - l) + 1;
+			l = c + 1;
+		}
+		return nf;
+	}
+	for (i = 0; i < t->ncols; i++) {
+		size_t a = t->span[i][0], b = t->span[i][1];
+
+		f[i].s = l + (a < n ? a : n);
+		f[i].n = a < n ? (b < n ? b : n) - a : 0;
+	}
+	return t->ncols;
+}
+
+/* The header (and for the table form, the dashed rule under it). */
+static int sacct_header(const char *buf, size_t len, struct table *t)
+{
+	struct field f[MAX_COLS];
+	const char *l, *d;
+	size_t pos = 0, n, dn, nf, i, j;
+
+	do {
+		if (!pm_in_next_line(buf, len, &pos, &l, &n))
+			return -1;
+	} while (only(l, n, " \t"));
+	t->piped = memchr(l, '|', n) != NULL;
+	if (!t->piped) {
+		if (!pm_in_next_line(buf, len, &pos, &d, &dn))
+			return -1;
+		for (i = 0, t->ncols = 0; i < dn && t->ncols < MAX_COLS;) {
+			if (d[i] != '-' && d[i] != ' ')
+				return -1;
+			if (d[i] == ' ') {
+				i++;
+				continue;
+			}
+			for (j = i; j < dn && d[j] == '-'; j++)
+				;
+			t->span[t->ncols][0] = i;
+			t->span[t->ncols++][1] = j;
+			i = j;
+		}
+		if (t->ncols == 0)
+			return -1;
+		/* the last column may be written wider than its rule */
+		t->span[t->ncols - 1][1] = (size_t)-1;
+	}
+	t->body = pos;
+	nf = row_fields(t, l, n, f);
+	for (i = 0; i < SC__COUNT; i++)
+		t->col[i] = -1;
+	for (j = 0; j < nf; j++) {
+		const char *s = f[j].s;
+		size_t sn = f[j].n;
+
+		pm_in_trim(&s, &sn);
+		for (i = 0; i < SC__COUNT; i++)
+			if (t->col[i] < 0 && pm_in_ieq(s, sn, scol_names[i]))
+				t->col[i] = (int)j;
+	}
+	if (t->col[SC_JOBID] < 0)
+		t->col[SC_JOBID] = t->col[SC_JOBIDRAW];
+	return t->col[SC_JOBID] < 0 ? -1 : 0;
+}
+
+/* Field C of the row, or an empty field. */
+static struct field col(const struct table *t, const struct field *f, size_t nf, enum scol c)
+{
+	struct field e = { "", 0 };
+	int i = t->col[c];
+
+	if (i < 0 || (size_t)i >= nf)
+		return e;
+	e = f[i];
+	pm_in_trim(&e.s, &e.n);
+	return e;
+}
+
+/* The job row of the last run: JOB (its id) and ROW (its line offset). */
+static int sacct_find_job(const char *buf, size_t len, const struct table *t, struct field *job,
+			  size_t *row)
+{
+	struct field f[MAX_COLS], id;
+	const char *l;
+	size_t pos = t->body, at, n, nf;
+	bool found = false;
+
+	for (at = pos; pm_in_next_line(buf, len, &pos, &l, &n); at = pos) {
+		nf = row_fields(t, l, n, f);
+		id = col(t, f, nf, SC_JOBID);
+		if (id.n == 0 || memchr(id.s, '.', id.n) || pm_in_ieq(id.s, id.n, "JobID") ||
+		    id.s[id.n - 1] == '+' || only(id.s, id.n, "-"))
+			continue;
+		if (found && (id.n != job->n || memcmp(id.s, job->s, id.n) != 0))
+			continue;
+		*job = id;
+		*row = at;
+		found = true;
+	}
+	return found ? 0 : -1;
+}
+
+static int sacct_job_row(struct pm_evidence *ev, struct pm_jobinfo *job, const struct table *t,
+			 const struct field *f, size_t nf, long long *gpus, int *nnodes)
+{
+	struct field v;
+	size_t cnt = 0;
+	int x;
+
+	v = col(t, f, nf, SC_JOBID);
+	if (pm_strset(&job->id, v.s, v.n))
+		return -1;
+	v = col(t, f, nf, SC_STATE);
+	if (set_state(job, v.s, v.n))
+		return -1;
+	v = col(t, f, nf, SC_EXIT);
+	set_exit(job, v.s, v.n);
+	v = col(t, f, nf, SC_START);
+	stamp(v.s, v.n, &job->start);
+	v = col(t, f, nf, SC_END);
+	stamp(v.s, v.n, &job->end);
+	v = col(t, f, nf, SC_NODELIST);
+	if (set_nodelist(ev, job, v.s, v.n, &cnt))
+		return -1;
+	v = col(t, f, nf, SC_NNODES);
+	*nnodes = field_int(&v, 1, 1000000, &x) ? x : (int)cnt;
+	v = col(t, f, nf, SC_NTASKS);
+	if (field_int(&v, 0, 100000000, &x))
+		job->ntasks = x;
+	v = col(t, f, nf, SC_ALLOCTRES);
+	if (!tres_gpus(v.s, v.n, gpus)) {
+		v = col(t, f, nf, SC_REQTRES);
+		if (!tres_gpus(v.s, v.n, gpus))
+			*gpus = -1;
+	}
+	v = col(t, f, nf, SC_FAILED);
+	if (field_set(&v) && v.s[v.n - 1] != '+' &&
+	    (pm_strset(&job->failed_node, v.s, v.n) || pm_ev_note_node(ev, v.s, v.n)))
+		return -1;
+	v = col(t, f, nf, SC_RESTARTS);
+	if (field_int(&v, 0, 1000000, &x))
+		job->restart = x;
+	v = col(t, f, nf, SC_REQUEUE);
+	if (field_int(&v, 0, 1000000, &x))
+		job->restart = x;
+	v = col(t, f, nf, SC_UID);
+	if (field_int(&v, 0, 2147483647, &x))
+		job->user_uid = x;
+	v = col(t, f, nf, SC_CLUSTER);
+	if (field_str(&job->cluster, &v))
+		return -1;
+	v = col(t, f, nf, SC_REASON);
+	return field_str(&job->reason, &v);
+}
+
+int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
+		   char *reason, size_t rlen)
+{
+	struct table t;
+	struct field f[MAX_COLS], jobid, id;
+	struct pm_jobinfo *job;
+	const char *l;
+	size_t pos, at, n, nf, row = 0;
+	long long gpus = -1;
+	int nnodes = 0, steps_max = -1, x;
+
+	if (sacct_header(buf, len, &t))
+		return pm_in_fail(reason, rlen, "no sacct header with a JobID column");
+	if (sacct_find_job(buf, len, &t, &jobid, &row))
+		return pm_in_fail(reason, rlen, "no job record (only steps, or no rows)");
+	if (!(job = pm_ev_job(ev)))
+		return nomem(reason, rlen);
+	for (pos = t.body, at = pos; pm_in_next_line(buf, len, &pos, &l, &n); at = pos) {
+		nf = row_fields(&t, l, n, f);
+		id = col(&t, f, nf, SC_JOBID);
+		if (at == row) {
+			if (sacct_job_row(ev, job, &t, f, nf, &gpus, &nnodes))
+				return nomem(reason, rlen);
+		} else if (id.n > jobid.n && memcmp(id.s, jobid.s, jobid.n) == 0 &&
+			   id.s[jobid.n] == '.') {
+			struct field v = col(&t, f, nf, SC_NTASKS);
+
+			if (field_int(&v, 0, 100000000, &x) && x > steps_max)
+				steps_max = x;
+		}
+	}
+	/* the job row's NTasks is empty for batch jobs: the widest step ran the ranks */
+	if (job->ntasks < 0 && steps_max >= 0)
+		job->ntasks = steps_max;
+	if (job_facts(ev, file, gpus, nnodes))
+		return nomem(reason, rlen);
+	return 0;
+}
+
+/* ---- scontrol show job ---- */
+
+enum skey {
+	SK_JOBID, SK_STATE, SK_REASON, SK_EXIT, SK_START, SK_END, SK_NODELIST, SK_NTASKS,
+	SK_NNODES, SK_TRES, SK_TRES_PER_NODE, SK_RESTARTS, SK_USERID, SK__COUNT
+};
+
+static const char *const skey_names[SK__COUNT] = {
+	[SK_JOBID] = "JobId", [SK_STATE] = "JobState", [SK_REASON] = "Reason",
+	[SK_EXIT] = "ExitCode", [SK_START] = "StartTime", [SK_END] = "EndTime",
+	[SK_NODELIST] = "NodeList", [SK_NTASKS] = "NumTasks", [SK_NNODES] = "NumNodes",
+	[SK_TRES] = "TRES", [SK_TRES_PER_NODE] = "TresPerNode", [SK_RESTARTS] = "Restarts",
+	[SK_USERID] = "UserId",
+};
+
+static bool key_char(char c, bool first)
+{
+	return pm_in_isalpha(c) || (!first && (pm_in_isdigit(c) || c == '_' || c == ':' ||
+					       c == '/' || c == '.' || c == '-'));
+}
+
+/* Length of "Key" in a "Key=value" token, or 0 when the token does not start a pair. */
+static size_t key_len(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < 64 && s[i] != '='; i++)
+		if (!key_char(s[i], i == 0))
+			return 0;
+	return i < n && s[i] == '=' && i > 0 ? i : 0;
+}
+
+/*
+ * Collect the values of the first record: a value runs to the next token that starts a
+ * pair, so "JobName=my job" keeps its space.  A second JobId ends the record.
+ */
+static bool scontrol_fields(const char *buf, size_t len, struct field *v)
+{
+	size_t i = 0, j, k, cur = SK__COUNT, w;
+	bool any = false;
+
+	for (w = 0; w < SK__COUNT; w++)
+		v[w] = (struct field){ "", 0 };
+	while (i < len) {
+		while (i < len && pm_in_isspace(buf[i]))
+			i++;
+		for (j = i; j < len && !pm_in_isspace(buf[j]); j++)
+			;
+		if (j == i)
+			break;
+		k = key_len(buf + i, j - i);
+		if (!k) {
+			if (cur < SK__COUNT)	/* continues the value */
+				v[cur].n = (size_t)(buf + j - v[cur].s);
+			i = j;
+			continue;
+		}
+		cur = SK__COUNT;
+		for (w = 0; w < SK__COUNT; w++)
+			if (strlen(skey_names[w]) == k && memcmp(buf + i, skey_names[w], k) == 0)
+				cur = w;
+		if (cur == SK_JOBID && any)
+			break;
+		if (cur < SK__COUNT) {
+			v[cur].s = buf + i + k + 1;
+			v[cur].n = j - i - k - 1;
+			any |= cur == SK_JOBID;
+		}
+		i = j;
+	}
+	return any;
+}
+
+/* TresPerNode "gres:gpu:4", "gres/gpu:h100:4", "gres/gpu=4": GPUs per node. */
+static bool per_node_gpus(const struct field *f, long long *per)
+{
+	const char *s = f->s, *c;
+	size_t n = f->n, item, k;
+
+	while (n > 0) {
+		c = memchr(s, ',', n);
+		item = c ? (size_t)(c - s) : n;
+		for (k = item; k > 0 && pm_in_isdigit(s[k - 1]); k--)
+			;
+		if (k > 0 && k < item && (s[k - 1] == ':' || s[k - 1] == '=') &&
+		    (pm_in_starts(s, item, "gres:gpu") || pm_in_starts(s, item, "gres/gpu")) &&
+		    pm_in_int(s + k, item - k, per) && *per < 1000000)
+			return true;
+		if (!c)
+			break;
+		n -= item + 1;
+		s = c + 1;
+	}
+	return false;
+}
+
+/* "alice(1000)" -> 1000 */
+static void set_uid(struct pm_jobinfo *job, const struct field *f)
+{
+	const char *o = memchr(f->s, '(', f->n);
+	int uid;
+
+	if (o && f->s[f->n - 1] == ')' &&
+	    pm_in_int_range(o + 1, f->n - (size_t)(o - f->s) - 2, 0, 2147483647, &uid))
+		job->user_uid = uid;
+}
+
+int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
+		      char *reason, size_t rlen)
+{
+	struct field v[SK__COUNT];
+	struct pm_jobinfo *job;
+	long long gpus = -1, per;
+	size_t cnt = 0, k;
+	int x, nnodes = 0;
+
+	if (!scontrol_fields(buf, len, v) || !field_set(&v[SK_JOBID]))
+		return pm_in_fail(reason, rlen, "no JobId= record");
+	if (!(job = pm_ev_job(ev)))
+		return nomem(reason, rlen);
+	if (pm_strset(&job->id, v[SK_JOBID].s, v[SK_JOBID].n) ||
+	    set_state(job, v[SK_STATE].s, v[SK_STATE].n) || field_str(&job->reason, &v[SK_REASON]))
+		return nomem(reason, rlen);
+	set_exit(job, v[SK_EXIT].s, v[SK_EXIT].n);
+	stamp(v[SK_START].s, v[SK_START].n, &job->start);
+	stamp(v[SK_END].s, v[SK_END].n, &job->end);
+	if (set_nodelist(ev, job, v[SK_NODELIST].s, v[SK_NODELIST].n, &cnt))
+		return nomem(reason, rlen);
+	if (field_int(&v[SK_NTASKS], 0, 100000000, &x))
+		job->ntasks = x;
+	/* "NumNodes=2" or a range "1-2" */
+	for (k = 0; k < v[SK_NNODES].n && pm_in_isdigit(v[SK_NNODES].s[k]); k++)
+		;
+	nnodes = pm_in_int_range(v[SK_NNODES].s, k, 1, 1000000, &x) ? x : (int)cnt;
+	if (field_int(&v[SK_RESTARTS], 0, 1000000, &x))
+		job->restart = x;
+	if (v[SK_USERID].n > 0)
+		set_uid(job, &v[SK_USERID]);
+	if (!tres_gpus(v[SK_TRES].s, v[SK_TRES].n, &gpus) &&
+	    per_node_gpus(&v[SK_TRES_PER_NODE], &per) && nnodes > 0)
+		gpus = per * nnodes;
+	if (job_facts(ev, file, gpus, nnodes))
+		return nomem(reason, rlen);
+	return 0;
+}
+
+/* ---- /proc/meminfo ---- */
+
+int pm_parse_meminfo(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
+		     char *reason, size_t rlen)
+{
+	static const struct {
+		const char *key;
+		const char *fact;
+	} keys[] = {
+		{ "MemTotal", "node.mem_total_kb" },
+		{ "MemAvailable", "node.mem_available_kb" },
+	};
+	const char *l, *c, *v;
+	size_t pos = 0, n, vn, i, w;
+	bool total = false;
+	long long x;
+
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		c = memchr(l, ':', n);
+		if (!c)
+			continue;
+		v = c + 1;
+		vn = n - (size_t)(v - l);
+		pm_in_trim(&v, &vn);
+		for (w = 0; w < vn && pm_in_isdigit(v[w]); w++)
+			;
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			if (!pm_in_ieq(l, (size_t)(c - l), keys[i].key) || !pm_in_int(v, w, &x))
+				continue;
+			if (!pm_ev_add_fact(ev, file, file_node(ev, file), -1, keys[i].fact,
+					    (double)x, NULL))
+				return nomem(reason, rlen);
+			total |= i == 0;
+		}
+	}
+	return total ? 0 : pm_in_fail(reason, rlen, "no MemTotal line");
+}
+
+/* ---- rank_map / task_exit records ---- */
+
+/* A number, or an ISO 8601 string: epoch seconds, or 0 when absent or unreadable. */
+static double json_time(const json_t *o, const char *key)
+{
+	const json_t *j = json_object_get(o, key);
+	struct pm_in_stamp st;
+	const char *s;
+
+	if (json_is_number(j))
+		return json_number_value(j) > 0 ? json_number_value(j) : 0;
+	if (json_is_string(j)) {
+		s = json_string_value(j);
+		if (pm_in_iso(s, json_string_length(j), &st) == json_string_length(j))
+			return st.t;
+	}
+	return 0;
+}
+
+static bool json_int(const json_t *o, const char *key, long long lo, long long hi, int *v)
+{
+	const json_t *j = json_object_get(o, key);
+
+	if (!json_is_integer(j) || json_integer_value(j) < lo || json_integer_value(j) > hi)
+		return false;
+	*v = (int)json_integer_value(j);
+	return true;
+}
+
+/* The batch script, extern and interactive steps: their task 0 is not rank 0. */
+static bool special_step(const json_t *o)
+{
+	const json_t *j = json_object_get(o, "step");
+	const char *s;
+	long long v;
+
+	if (json_is_integer(j))
+		return (unsigned long long)json_integer_value(j) >= STEP_SPECIAL;
+	if (!json_is_string(j))
+		return false;
+	s = json_string_value(j);
+	if (pm_in_int(s, json_string_length(j), &v))
+		return v < 0 || (unsigned long long)v >= STEP_SPECIAL;
+	return strcmp(s, "batch") == 0 || strcmp(s, "extern") == 0 ||
+	       strcmp(s, "interactive") == 0;
+}
+
+/* A node name from a record: a short, printable string. */
+static const char *json_node(const json_t *o, size_t *n)
+{
+	const json_t *j = json_object_get(o, "node");
+	size_t i;
+
+	if (!json_is_string(j))
+		return NULL;
+	*n = json_string_length(j);
+	if (*n == 0 || *n > 255)
+		return NULL;
+	for (i = 0; i < *n; i++)
+		if ((unsigned char)json_string_value(j)[i] <= ' ')
+			return NULL;
+	return json_string_value(j);
+}
+
+static int rankmap_record(const json_t *o, struct pm_task *t)
+{
+	const json_t *g = json_object_get(o, "gpus");
+	int x;
+
+	if (json_int(o, "local_rank", 0, MAX_RANK, &x))
+		t->local_rank = x;
+	if (json_int(o, "pid", 1, 2147483647, &x))
+		t->pid = x;
+	if (json_is_string(g) && json_string_length(g) <= 255 &&
+	    pm_strset(&t->gpus, json_string_value(g), json_string_length(g)))
+		return -1;
+	if (json_time(o, "start") > 0)
+		t->start = json_time(o, "start");
+	return 0;
+}
+
+static void taskexit_record(const json_t *o, struct pm_task *t)
+{
+	int status = -1, code = -1, sig = 0, core = 0, x;
+	const json_t *c = json_object_get(o, "core");
+
+	if (json_int(o, "status", 0, 65535, &x)) {
+		status = x;
+		if ((status & 0x7f) == 0) {
+			code = (status >> 8) & 0xff;
+		} else if ((status & 0x7f) != 0x7f) {
+			sig = status & 0x7f;
+			core = (status & 0x80) != 0;
+		}
+	}
+	if (json_int(o, "exit_code", -1, 255, &x))
+		code = x;
+	if (json_int(o, "signal", 0, 127, &x))
+		sig = x;
+	if (json_is_boolean(c))
+		core = json_is_true(c);
+	/* a task seen failing keeps that record over a later clean one (another step) */
+	if (t->exited && (t->exit_code > 0 || t->signal > 0) && code <= 0 && sig == 0)
+		return;
+	t->exited = 1;
+	t->exit_code = code;
+	t->signal = sig;
+	t->core = core;
+	if (json_int(o, "pid", 1, 2147483647, &x))
+		t->pid = x;
+	if (json_time(o, "end") > 0)
+		t->end = json_time(o, "end");
+}
+
+/* One record; 1 used, 0 skipped, -1 ENOMEM. */
+static int task_record(struct pm_evidence *ev, const json_t *o)
+{
+	const json_t *schema = json_object_get(o, "schema"), *jid = json_object_get(o, "job");
+	struct pm_jobinfo *job;
+	struct pm_task *t;
+	const char *s, *node;
+	size_t nn = 0;
+	bool map;
+	int rank;
+
+	if (!json_is_object(o) || !json_is_string(schema))
+		return 0;
+	s = json_string_value(schema);
+	map = strcmp(s, "postmortem.rankmap/1") == 0;
+	if (!map && strcmp(s, "postmortem.taskexit/1") != 0)
+		return 0;
+	if (!json_int(o, "rank", 0, MAX_RANK - 1, &rank) || special_step(o))
+		return 0;
+	if (!(t = pm_ev_task(ev, rank)))
+		return -1;
+	node = json_node(o, &nn);
+	if (node && (pm_strset(&t->node, node, nn) || pm_ev_note_node(ev, node, nn)))
+		return -1;
+	if (map ? rankmap_record(o, t) : (taskexit_record(o, t), 0))
+		return -1;
+	if (json_is_string(jid) && json_string_length(jid) > 0 && json_string_length(jid) <= 64) {
+		if (!(job = pm_ev_job(ev)))
+			return -1;
+		if (!job->id && pm_strset(&job->id, json_string_value(jid), json_string_length(jid)))
+			return -1;
+	}
+	return 1;
+}
+
+int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
+		   char *reason, size_t rlen)
+{
+	const char *l;
+	size_t pos = 0, n, used = 0, bad = 0;
+	json_error_t jerr;
+	json_t *o;
+	int rc;
+
+	(void)file;	/* the records name their node themselves */
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		pm_in_trim(&l, &n);
+		if (n == 0)
+			continue;
+		if (n > MAX_JSON_LINE || l[0] != '{' ||
+		    !(o = json_loadb(l, n, JSON_REJECT_DUPLICATES, &jerr))) {
+			bad++;
+			continue;
+		}
+		rc = task_record(ev, o);
+		json_decref(o);
+		if (rc < 0)
+			return nomem(reason, rlen);
+		used += (size_t)rc;
+	}
+	if (used == 0)
+		return pm_in_fail(reason, rlen,
+				  "no postmortem.rankmap/1 or postmortem.taskexit/1 record (%zu bad lines)",
+				  bad);
+	return 0;
+}

@@ -1,0 +1,461 @@
+/*
+ * sniff.c - the format of a file, from its first bytes (FORMATS.md, "Evidence input").
+ *
+ * Structured formats are recognised by their header; log formats by what the majority of
+ * the first lines look like, so that a job's output that quotes a few kernel lines stays
+ * app (and untrusted).  Anything else that is text is app.
+ */
+#include <string.h>
+
+#include "input.h"
+#include "internal.h"
+
+#define BIN_PROBE	4096		/* bytes looked at for binary content */
+#define SNIFF_MAX	(64 * 1024)	/* bytes looked at in all */
+#define SNIFF_LINES	50		/* non-empty lines voted on */
+#define HEAD_LINES	12		/* lines a header may be preceded by */
+
+/* Length of a valid UTF-8 sequence at S (2..4), 0 when invalid, -1 when cut by the end. */
+static int utf8_len(const unsigned char *s, size_t n)
+{
+	int want, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		want = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		want = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		want = 4;
+	else
+		return 0;
+	for (i = 1; i < want; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	}
+	return want;
+}
+
+/* NUL bytes (over 1%) or other non-text (over 10%) in the first BIN_PROBE bytes. */
+static bool is_binary(const char *buf, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t n = len < BIN_PROBE ? len : BIN_PROBE, i = 0, nul = 0, bad = 0;
+	int k;
+
+	while (i < n) {
+		unsigned char c = s[i];
+
+		if (c == 0) {
+			nul++;
+		} else if (c >= 0x80) {
+			k = utf8_len(s + i, n - i);
+			if (k < 0)
+				break;
+			if (k > 0) {
+				i += (size_t)k;
+				continue;
+			}
+			bad++;
+		} else if ((c < 0x20 && !strchr("\t\n\r\f\v\033", c)) || c == 0x7f) {
+			bad++;
+		}
+		i++;
+	}
+	return nul * 100 > n || (nul + bad) * 10 > n;
+}
+
+/* The first non-empty lines of the sample, trimmed on the right only. */
+struct lines {
+	const char *buf;	/* the whole sample */
+	size_t len;
+	const char *s[SNIFF_LINES];
+	size_t n[SNIFF_LINES];
+	size_t count;
+};
+
+static void take_lines(const char *buf, size_t len, struct lines *ls)
+{
+	const char *l;
+	size_t pos = 0, n;
+
+	ls->buf = buf;
+	ls->len = len;
+	ls->count = 0;
+	while (ls->count < SNIFF_LINES && pm_in_next_line(buf, len, &pos, &l, &n)) {
+		const char *t = l;
+		size_t tn = n;
+
+		pm_in_trim(&t, &tn);
+		if (tn == 0)
+			continue;
+		while (n > 0 && pm_in_isspace(l[n - 1]))
+			n--;
+		ls->s[ls->count] = l;
+		ls->n[ls->count++] = n;
+	}
+}
+
+/* Line I trimmed on both sides, and with the job-output prefixes removed. */
+static void bare(const struct lines *ls, size_t i, const char **s, size_t *n)
+{
+	struct pm_prefix pf;
+
+	pm_prefix_parse(PM_FMT_APP, ls->s[i], ls->n[i], &pf);
+	*s = ls->s[i] + pf.skip;
+	*n = ls->n[i] - pf.skip;
+	pm_in_trim(s, n);
+}
+
+static bool is_meminfo(const struct lines *ls)
+{
+	return ls->count > 0 && pm_in_starts(ls->s[0], ls->n[0], "MemTotal:");
+}
+
+static bool schema_line(const struct lines *ls, const char *schema)
+{
+	size_t i;
+
+	for (i = 0; i < ls->count && i < HEAD_LINES; i++) {
+		const char *s = ls->s[i];
+		size_t n = ls->n[i];
+
+		pm_in_trim(&s, &n);
+		if (n > 0 && s[0] == '{' && pm_in_contains(s, n, "\"schema\""))
+			return pm_in_contains(s, n, schema);
+	}
+	return false;
+}
+
+static bool is_rankmap(const struct lines *ls)
+{
+	return schema_line(ls, "\"postmortem.rankmap/1\"");
+}
+
+static bool is_taskexit(const struct lines *ls)
+{
+	return schema_line(ls, "\"postmortem.taskexit/1\"");
+}
+
+static bool is_nvsmi_q(const struct lines *ls)
+{
+	size_t i;
+
+	for (i = 0; i < ls->count && i < HEAD_LINES; i++) {
+		const char *s = ls->s[i];
+		size_t n = ls->n[i], k = 13;
+
+		pm_in_trim(&s, &n);
+		if (pm_in_starts(s, n, "==============NVSMI LOG"))
+			return true;
+		if (pm_in_starts(s, n, "Attached GPUs")) {
+			while (k < n && s[k] == ' ')
+				k++;
+			if (k < n && s[k] == ':')
+				return true;
+		}
+	}
+	return false;
+}
+
+/* A CSV header field of nvidia-smi: "pci.bus_id", "memory.used [MiB]". */
+static bool csv_field(const char *s, size_t n, bool *key)
+{
+	static const char *const keys[] = { "index", "pci.bus_id", "gpu_bus_id", "uuid" };
+	const char *u = memchr(s, '[', n);
+	size_t i;
+
+	if (u)
+		n = (size_t)(u - s);
+	pm_in_trim(&s, &n);
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(pm_in_isdigit(s[i]) || (s[i] >= 'a' && s[i] <= 'z') || s[i] == '.' ||
+		      s[i] == '_'))
+			return false;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (pm_in_ieq(s, n, keys[i]))
+			*key = true;
+	return true;
+}
+
+static bool is_nvsmi_csv(const struct lines *ls)
+{
+	const char *s, *c;
+	size_t n, fields = 0;
+	bool key = false;
+
+	if (ls->count == 0)
+		return false;
+	s = ls->s[0];
+	n = ls->n[0];
+	for (;;) {
+		c = memchr(s, ',', n);
+		if (!csv_field(s, c ? (size_t)(c - s) : n, &key))
+			return false;
+		fields++;
+		if (!c)
+			break;
+		n -= (size_t)(c - s) + 1;
+		s = c + 1;
+	}
+	return fields >= 2 && key;
+}
+
+static bool is_sacct_p(const struct lines *ls)
+{
+	const char *s, *c;
+	size_t n;
+
+	if (ls->count == 0 || !memchr(ls->s[0], '|', ls->n[0]))
+		return false;
+	s = ls->s[0];
+	n = ls->n[0];
+	for (;;) {
+		size_t f;
+
+		c = memchr(s, '|', n);
+		f = c ? (size_t)(c - s) : n;
+		if (pm_in_ieq(s, f, "JobID") || pm_in_ieq(s, f, "JobIDRaw"))
+			return true;
+		if (!c)
+			return false;
+		n -= f + 1;
+		s = c + 1;
+	}
+}
+
+/* Whether the white-space separated words of (S, N) include WORD (any case). */
+static bool has_word(const char *s, size_t n, const char *word)
+{
+	size_t i = 0, j;
+
+	while (i < n) {
+		while (i < n && pm_in_isspace(s[i]))
+			i++;
+		j = i;
+		while (j < n && !pm_in_isspace(s[j]))
+			j++;
+		if (j > i && pm_in_ieq(s + i, j - i, word))
+			return true;
+		i = j;
+	}
+	return false;
+}
+
+static bool is_sacct_table(const struct lines *ls)
+{
+	size_t i;
+	bool dash = false;
+
+	if (ls->count < 2 || !has_word(ls->s[0], ls->n[0], "State") ||
+	    !(has_word(ls->s[0], ls->n[0], "JobID") || has_word(ls->s[0], ls->n[0], "JobIDRaw")))
+		return false;
+	for (i = 0; i < ls->n[1]; i++) {
+		if (ls->s[1][i] == '-')
+			dash = true;
+		else if (ls->s[1][i] != ' ')
+			return false;
+	}
+	return dash;
+}
+
+static bool is_scontrol(const struct lines *ls)
+{
+	const char *s;
+	size_t n;
+
+	if (ls->count == 0)
+		return false;
+	s = ls->s[0];
+	n = ls->n[0];
+	pm_in_trim(&s, &n);
+	return pm_in_starts(s, n, "JobId=") && n > 6 && pm_in_isdigit(s[6]) &&
+	       pm_in_contains(s, n, " JobName=");
+}
+
+/* torchelastic's failure summary: a "=====" rule or "Failures:" first, a root cause below. */
+static bool is_torchrun(const struct lines *ls)
+{
+	const char *s;
+	size_t i, n, k;
+	bool head = false;
+
+	for (i = 0; i < ls->count && i < 6 && !head; i++) {
+		bare(ls, i, &s, &n);
+		for (k = 0; k < n && s[k] == '='; k++)
+			;
+		head = (i == 0 && n >= 20 && k == n) || pm_in_ieq(s, n, "Failures:");
+	}
+	return head && pm_in_contains(ls->buf, ls->len, "Root Cause (first observed failure)");
+}
+
+/* "Thread 0x7F2A4C1B2740 (idle): ..." or "Thread 40074 (active): ..." */
+static bool pyspy_thread(const char *s, size_t n)
+{
+	size_t i = 7;
+
+	if (!pm_in_starts(s, n, "Thread "))
+		return false;
+	if (pm_in_starts(s + i, n - i, "0x"))
+		i += 2;
+	while (i < n && (pm_in_isdigit(s[i]) || (pm_in_lower(s[i]) >= 'a' && pm_in_lower(s[i]) <= 'f')))
+		i++;
+	return i > 7 && pm_in_starts(s + i, n - i, " (");
+}
+
+static bool is_pyspy(const struct lines *ls)
+{
+	const char *s;
+	size_t i, n, k = 8;
+
+	if (ls->count == 0)
+		return false;
+	bare(ls, 0, &s, &n);
+	if (pyspy_thread(s, n))
+		return true;
+	if (!pm_in_starts(s, n, "Process "))
+		return false;
+	while (k < n && pm_in_isdigit(s[k]))
+		k++;
+	if (k == 8 || k >= n || s[k] != ':')
+		return false;
+	for (i = 1; i < ls->count && i < HEAD_LINES; i++) {
+		bare(ls, i, &s, &n);
+		if (pyspy_thread(s, n))
+			return true;
+	}
+	return false;
+}
+
+/* Structured formats, tried in order on the first lines. */
+static const struct {
+	enum pm_format fmt;
+	bool (*test)(const struct lines *ls);
+} headers[] = {
+	{ PM_FMT_MEMINFO, is_meminfo },
+	{ PM_FMT_RANK_MAP, is_rankmap },
+	{ PM_FMT_TASK_EXIT, is_taskexit },
+	{ PM_FMT_NVSMI_Q, is_nvsmi_q },
+	{ PM_FMT_NVSMI_CSV, is_nvsmi_csv },
+	{ PM_FMT_SACCT_P, is_sacct_p },
+	{ PM_FMT_SACCT_TABLE, is_sacct_table },
+	{ PM_FMT_SCONTROL_JOB, is_scontrol },
+	{ PM_FMT_TORCHRUN, is_torchrun },
+	{ PM_FMT_PYSPY, is_pyspy },
+};
+
+/* A syslog tag after the host: "kernel:", "slurmd[1234]:". */
+static bool syslog_tag(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && i < 64 && (pm_in_isalnum(s[i]) || strchr("_.-/@", s[i])) && s[i])
+		i++;
+	if (i == 0 || i >= n)
+		return false;
+	if (s[i] == '[') {
+		i++;
+		while (i < n && pm_in_isdigit(s[i]))
+			i++;
+		if (i >= n || s[i] != ']')
+			return false;
+		i++;
+	}
+	return i < n && s[i] == ':' && (i + 1 == n || s[i + 1] == ' ');
+}
+
+/* What one line looks like: a kernel or slurm log format, or PM_FMT_APP. */
+static enum pm_format line_kind(const char *s, size_t n)
+{
+	struct pm_prefix pf;
+	struct pm_in_stamp st;
+	size_t k;
+
+	/* dmesg --time-format iso's exact stamp first: syslog's ISO stamps use '.' */
+	k = pm_in_iso(s, n, &st);
+	if (k && k < n && s[k] == ' ' && st.t_sep && st.frac_sep == ',' && st.frac_digits == 6 &&
+	    st.colon_zone)
+		return PM_FMT_KMSG_ISO;
+	pm_prefix_parse(PM_FMT_SYSLOG, s, n, &pf);
+	if (pf.node) {
+		k = (size_t)(pf.node - s) + pf.node_len + 1;
+		if (syslog_tag(s + k, n - k))
+			return PM_FMT_SYSLOG;
+	}
+	pm_prefix_parse(PM_FMT_DMESG, s, n, &pf);
+	if (pf.skip)
+		return PM_FMT_DMESG;
+	if (n > 1 && s[0] == '[' && pm_in_iso(s + 1, n - 1, &st) && st.t_sep) {
+		pm_prefix_parse(PM_FMT_SLURMD_LOG, s, n, &pf);
+		if (pf.skip)
+			return PM_FMT_SLURMD_LOG;
+	}
+	return PM_FMT_APP;
+}
+
+/* slurmctld's vocabulary against slurmd's. */
+static enum pm_format slurm_kind(const struct lines *ls)
+{
+	static const char *const ctld[] = {
+		"_slurm_rpc_", "sched:", "backfill", "_job_complete", "Time limit exhausted",
+		"slurmctld", "_pick_best_nodes", "job_time_limit", "Allocate JobId=",
+		"Requeuing JobId=", "node_not_resp", "_kill_job_on_node",
+	};
+	static const char *const slurmd[] = {
+		"launch task", "_rpc_terminate_job", "_rpc_launch", "Launching batch job",
+		"done with job", "slurmstepd", "_run_prolog", "_run_epilog", "task/",
+		"slurmd version", "task_p_", "_handle_stray",
+	};
+	size_t i, j, c = 0, d = 0;
+
+	for (i = 0; i < ls->count; i++) {
+		for (j = 0; j < sizeof(ctld) / sizeof(ctld[0]); j++)
+			c += pm_in_contains(ls->s[i], ls->n[i], ctld[j]);
+		for (j = 0; j < sizeof(slurmd) / sizeof(slurmd[0]); j++)
+			d += pm_in_contains(ls->s[i], ls->n[i], slurmd[j]);
+	}
+	return c > d ? PM_FMT_SLURMCTLD_LOG : PM_FMT_SLURMD_LOG;
+}
+
+/* The log format most of the first lines have, or app. */
+static enum pm_format majority(const struct lines *ls)
+{
+	size_t votes[PM_FMT__COUNT] = { 0 }, i;
+	enum pm_format best = PM_FMT_APP;
+
+	for (i = 0; i < ls->count; i++)
+		votes[line_kind(ls->s[i], ls->n[i])]++;
+	for (i = 0; i < PM_FMT__COUNT; i++)
+		if (i != PM_FMT_APP && votes[i] * 2 > ls->count)
+			best = (enum pm_format)i;
+	if (best == PM_FMT_SLURMD_LOG)
+		return slurm_kind(ls);
+	return best;
+}
+
+enum pm_format pm_sniff(const char *buf, size_t len)
+{
+	struct lines ls;
+	size_t i;
+
+	if (!buf || len == 0)
+		return PM_FMT_EMPTY;
+	if (is_binary(buf, len))
+		return PM_FMT_BINARY;
+	if (len > SNIFF_MAX)
+		len = SNIFF_MAX;
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+		buf += 3;
+		len -= 3;
+	}
+	take_lines(buf, len, &ls);
+	if (ls.count == 0)
+		return PM_FMT_APP;
+	for (i = 0; i < sizeof(headers) / sizeof(headers[0]); i++)
+		if (headers[i].test(&ls))
+			return headers[i].fmt;
+	return majority(&ls);
+}
