@@ -462,8 +462,9 @@ static const char *peer_node(const struct att *a, const char *peer)
 		return NULL;
 	memcpy(ip, peer, l);
 	ip[l] = '\0';
-	if (pm_ev_is_node(a->ev, ip, l))
-		return a->ev->nodes[0] ? (const char *)NULL : NULL;
+	for (size_t i = 0; i < a->ev->nnodes; i++)
+		if (!strcmp(a->ev->nodes[i], ip))
+			return a->ev->nodes[i];
 	return pm_ev_ip_node(a->ev, ip);
 }
 
@@ -552,6 +553,8 @@ static int phase_votes(struct att *a)
 
 		if (!o->peer || (r->role != PM_ROLE_CASCADE && r->role != PM_ROLE_TEARDOWN))
 			continue;
+		if (!o->node)
+			continue;	/* a reporter we cannot place casts no vote */
 		pn = peer_node(a, o->peer);
 		if (!pn) {
 			for (k = 0; k < ev->nnodes; k++)
