@@ -1366,6 +1366,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		if (!ev->obs[i].node && ev->obs[i].rank >= 0 && (n = rank_node(&a, ev->obs[i].rank)))
 			ev->obs[i].node = strdup(n);
 	}
+	if (pm_obs_summaries(ev) < 0)
+		goto out;
 	phase_outcome(&a);
 	if (phase_origins(&a, true) < 0)
 		goto out;

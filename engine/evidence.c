@@ -629,6 +629,10 @@ static int reader_open(struct reader *r, struct pm_file *f, bool hash)
 
 static void reader_close(struct reader *r)
 {
+	unsigned char scratch[32];
+
+	if (r->dig.ctx)
+		pm_sha256_final(&r->dig, scratch);	/* frees a digest nobody collected */
 	if (r->fd >= 0)
 		close(r->fd);
 	if (r->zinit)

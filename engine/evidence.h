@@ -34,6 +34,8 @@ int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel
 
 /* scan.c */
 int pm_scan_all(struct pm_evidence *ev);
+/* Fill every observation's summary from its rule and what it holds (after placement). */
+int pm_obs_summaries(struct pm_evidence *ev);
 /* attribute.c */
 json_t *pm_attribute(struct pm_evidence *ev);
 

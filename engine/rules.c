@@ -744,7 +744,7 @@ struct pm_ruleset *pm_ruleset_load(const char *dir, char *err, size_t errlen)
 	struct loader ld = {.rs = rs, .err = err, .errlen = errlen};
 	char **names = NULL, path[4096], dummy[1];
 	size_t n = 0;
-	struct pm_sha256 dig;
+	struct pm_sha256 dig = {0};
 	unsigned char d[32];
 
 	if (!err || !errlen) {
@@ -801,6 +801,8 @@ struct pm_ruleset *pm_ruleset_load(const char *dir, char *err, size_t errlen)
 	free(names);
 	return rs;
 fail:
+	if (dig.ctx)
+		pm_sha256_final(&dig, d);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

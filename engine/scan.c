@@ -100,51 +100,52 @@ static struct group *gfind(struct scan *s, size_t rule, const char *node, int ra
 
 /* ---- observations ---- */
 
-static char *fill_summary(const struct pm_rule *r, const struct pm_obs *o,
-			  const char *caps[PM_CAP__COUNT], const size_t capl[PM_CAP__COUNT])
+/* The rule's summary with {name} filled from what the observation holds. */
+static char *fill_summary(const struct pm_rule *r, const struct pm_obs *o)
 {
-	char out[512];
+	char out[512], num[32];
 	size_t n = 0;
 	const char *p = r->summary;
 
 	while (*p && n < sizeof(out) - 1) {
-		const char *e;
-		if (*p != '{' || !(e = strchr(p, '}'))) {
-			out[n++] = *p++;
-			continue;
-		}
+		const char *e = *p == '{' ? strchr(p, '}') : NULL, *val = NULL;
 		char name[32];
-		size_t l = (size_t)(e - p - 1);
-		const char *val = NULL;
-		size_t vl = 0;
-		char num[24];
-		if (l >= sizeof(name)) {
+		size_t l, vl;
+
+		if (!e || (l = (size_t)(e - p - 1)) >= sizeof(name)) {
 			out[n++] = *p++;
 			continue;
 		}
 		memcpy(name, p + 1, l);
 		name[l] = '\0';
-		for (int c = 0; c < PM_CAP__COUNT; c++)
-			if (!strcmp(name, pm_cap_name(c)) && caps[c]) {
-				val = caps[c];
-				vl = capl[c];
-			}
-		if (!val && !strcmp(name, "node") && o->node) {
+		num[0] = '\0';
+		if (!strcmp(name, "node"))
 			val = o->node;
-			vl = strlen(val);
-		}
-		if (!val && !strcmp(name, "rank") && o->rank >= 0) {
-			vl = (size_t)snprintf(num, sizeof(num), "%d", o->rank);
-			val = num;
-		}
-		if (!val && !strcmp(name, "gpu") && o->gpu >= 0) {
-			vl = (size_t)snprintf(num, sizeof(num), "%d", o->gpu);
-			val = num;
-		}
-		if (!val) {
-			val = "?";
-			vl = 1;
-		}
+		else if (!strcmp(name, "pci"))
+			val = o->pci;
+		else if (!strcmp(name, "peer"))
+			val = o->peer;
+		else if (!strcmp(name, "signal"))
+			val = o->signal;
+		else if (!strcmp(name, "exc"))
+			val = o->exc;
+		else if (!strcmp(name, "rank") && o->rank >= 0)
+			snprintf(num, sizeof(num), "%d", o->rank);
+		else if (!strcmp(name, "gpu") && o->gpu >= 0)
+			snprintf(num, sizeof(num), "%d", o->gpu);
+		else if (!strcmp(name, "xid") && o->xid >= 0)
+			snprintf(num, sizeof(num), "%d", o->xid);
+		else if (!strcmp(name, "pid") && o->pid >= 0)
+			snprintf(num, sizeof(num), "%d", o->pid);
+		else if (!strcmp(name, "code") && o->code >= 0)
+			snprintf(num, sizeof(num), "%d", o->code);
+		else if (!strcmp(name, "seq") && o->seq >= 0)
+			snprintf(num, sizeof(num), "%lld", o->seq);
+		else if (!strcmp(name, "seqdone") && o->seqdone >= 0)
+			snprintf(num, sizeof(num), "%lld", o->seqdone);
+		if (!val)
+			val = num[0] ? num : "?";
+		vl = strlen(val);
 		if (vl > sizeof(out) - 1 - n)
 			vl = sizeof(out) - 1 - n;
 		memcpy(out + n, val, vl);
@@ -226,8 +227,8 @@ static void note_rank(struct pm_evidence *ev, int rank, const char *node, size_t
 		ri->rank = rank;
 	}
 	ri->lines++;
-	if (!ri->node && nodelen)
-		pm_strset(&ri->node, node, nodelen);
+	if (!ri->node && nodelen && pm_strset(&ri->node, node, nodelen) == 0)
+		pm_ev_note_node(ev, node, nodelen);
 	if (t > ri->last_time)
 		ri->last_time = t;
 	if (progress && t > 0) {
@@ -305,13 +306,11 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	    norm_pci(&o.pci, caps[PM_CAP_PCI], capl[PM_CAP_PCI]) < 0 ||
 	    dupn(&o.peer, caps[PM_CAP_PEER], capl[PM_CAP_PEER]) < 0 ||
 	    dupn(&o.signal, caps[PM_CAP_SIGNAL], capl[PM_CAP_SIGNAL]) < 0 ||
-	    dupn(&o.exc, caps[PM_CAP_EXC], capl[PM_CAP_EXC]) < 0 ||
-	    !(o.summary = fill_summary(r, &o, caps, capl))) {
+	    dupn(&o.exc, caps[PM_CAP_EXC], capl[PM_CAP_EXC]) < 0) {
 		pm_obs_free(&o);
 		return -1;
 	}
 	pm_utf8_clean(o.line);
-	pm_utf8_clean(o.summary);
 	if (o.exc)
 		pm_utf8_clean(o.exc);
 	if (o.node)
@@ -759,6 +758,17 @@ int pm_scan_all(struct pm_evidence *ev)
 	}
 	if (eval_conditions(&s) < 0)
 		goto out;
+	/* node names learned while scanning (NCCL prefixes, syslog hosts) may name files that
+	 * had no node yet: place them, and what was observed in them */
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		struct pm_file *f = &ev->files[i];
+		if (f->node || node_from_path(ev, f) < 0 || !f->node)
+			continue;
+		for (size_t k = 0; k < ev->nobs; k++)
+			if (ev->obs[k].file == i && !ev->obs[k].node &&
+			    !(ev->obs[k].node = strdup(f->node)))
+				goto out;
+	}
 	rc = 0;
 out:
 	free(s.tab);
@@ -766,4 +776,16 @@ out:
 	pcre2_match_data_free(s.md);
 	hs_free_scratch(s.scratch);
 	return rc;
+}
+
+int pm_obs_summaries(struct pm_evidence *ev)
+{
+	for (size_t k = 0; k < ev->nobs; k++) {
+		struct pm_obs *o = &ev->obs[k];
+		free(o->summary);
+		if (!(o->summary = fill_summary(&ev->rs->rules[o->rule], o)))
+			return -1;
+		pm_utf8_clean(o->summary);
+	}
+	return 0;
 }

@@ -105,10 +105,24 @@ static void list(struct buf *b, const json_t *arr)
 		return;
 	}
 	json_array_foreach(arr, i, x) {
-		if (json_is_integer(x))
-			put(b, "%s%lld", i ? "," : "", (long long)json_integer_value(x));
-		else
+		if (!json_is_integer(x)) {
 			put(b, "%s%s", i ? "," : "", json_string_value(x));
+			continue;
+		}
+		/* ranks as ranges: 0-28,30-63 */
+		long long v = json_integer_value(x), end = v;
+		size_t k = i;
+		while (k + 1 < json_array_size(arr) &&
+		       json_integer_value(json_array_get(arr, k + 1)) == end + 1) {
+			end++;
+			k++;
+		}
+		if (end > v)
+			put(b, "%s%lld-%lld", i ? "," : "", v, end);
+		else
+			put(b, "%s%lld", i ? "," : "", v);
+		i = k;
+		x = json_array_get(arr, i);
 	}
 }
 

@@ -1,0 +1,65 @@
+/*
+ * config.h - the collector's configuration (epilog/README.md), shared by the node-side
+ * collector, the finalizer and the CLI verbs that read the evidence store.
+ */
+#ifndef PM_CONFIG_H
+#define PM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PM_CONFIG_DEFAULT "/etc/slurm/postmortem.yaml"
+
+/* The sources a node collects, in table order; names are the configuration keys. */
+enum pm_csource {
+	PM_CS_JOB_OUTPUT,	/* the job's stdout/stderr (patterns expanded), read as the user */
+	PM_CS_USER_LOGS,	/* --postmortem-logs files, read as the user */
+	PM_CS_RANK_MAP,		/* the plugin's rank map and task exits from the spool */
+	PM_CS_KERNEL_LOG,
+	PM_CS_GPU_STATE,
+	PM_CS_GPU_CSV,
+	PM_CS_HOST_STATE,
+	PM_CS_SLURMD_LOG,
+	PM_CS__COUNT
+};
+
+struct pm_source_conf {
+	bool enabled;
+	char *command;		/* run with /bin/sh -c after %n/%j expansion; NULL: none */
+	char **paths;		/* files to read after expansion; NULL-terminated */
+	uint64_t cap;		/* bytes kept (head and tail) */
+	double timeout;		/* seconds */
+};
+
+struct pm_config {
+	char *path;		/* the file it was read from, or NULL for defaults */
+	char *store;
+	char *spool;
+	char *rules;		/* rule set directory; NULL: the installed one */
+	double retain;		/* seconds */
+	double deadline;	/* seconds, the whole collector */
+	char *operators_group;
+	char *comment_field;	/* "Comment" or "AdminComment" */
+	char *service_user;
+	char *sacct, *sacctmgr;	/* commands, for tests and odd installs */
+	struct pm_source_conf src[PM_CS__COUNT];
+};
+
+const char *pm_csource_name(enum pm_csource s);
+
+/*
+ * Read the configuration FILE (NULL: defaults only) into CFG.  Unknown keys, bad sizes or
+ * durations are errors naming file:line.  Returns 0, or -1 with ERR filled.
+ */
+int pm_config_load(const char *file, struct pm_config *cfg, char *err, size_t errlen);
+void pm_config_free(struct pm_config *cfg);
+
+/* "14d", "36h", "90s", "1.5s", "250ms" -> seconds; "8MiB", "64KiB", "100" -> bytes. 0/-1. */
+int pm_parse_duration(const char *s, double *out);
+int pm_parse_size(const char *s, uint64_t *out);
+
+/* Expand %n (node), %j (job id), %% in T into a malloc'd string. */
+char *pm_expand(const char *t, const char *node, const char *job);
+
+#endif
