@@ -1500,11 +1500,19 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	json_object_set_new(v, "confidence", jstr_or_null(conf));
 	json_object_set_new(v, "candidates", cands);
 
-	/* bystanders: every node and rank with error evidence outside the origin */
+	/* bystanders: every node and rank with error evidence outside the origin (and, when
+	 * ambiguous, outside every candidate's origin: a suspect is not a bystander) */
 	bys_n = json_array();
 	{
-		json_t *on = json_object_get(json_object_get(v, "origin"), "nodes");
-		json_t *or = json_object_get(json_object_get(v, "origin"), "ranks");
+		json_t *on = json_deep_copy(json_object_get(json_object_get(v, "origin"), "nodes"));
+		json_t *or = json_deep_copy(json_object_get(json_object_get(v, "origin"), "ranks"));
+		size_t ci;
+		json_t *cj;
+		if (strcmp(status, "attributed"))
+			json_array_foreach(cands, ci, cj) {
+				json_array_extend(on, json_object_get(json_object_get(cj, "origin"), "nodes"));
+				json_array_extend(or, json_object_get(json_object_get(cj, "origin"), "ranks"));
+			}
 		int *rs = NULL;
 		size_t nrs = 0, ars = 0;
 		bool completed = !strcmp(status, "none");
@@ -1534,6 +1542,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		json_object_set_new(bys, "ranks", ranks_json(rs, nrs));
 		json_object_set_new(v, "bystanders", bys);
 		free(rs);
+		json_decref(on);
+		json_decref(or);
 	}
 
 	/* first error: a lead, not blame */
