@@ -445,7 +445,7 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		   char *reason, size_t rlen)
 {
 	struct table t;
-	struct field f[MAX_COLS], jobid, id;
+	struct field f[MAX_COLS], jobid = {0}, id;
 	struct pm_jobinfo *job;
 	const char *l;
 	size_t pos, at, n, nf, row = 0;
@@ -817,7 +817,7 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		   char *reason, size_t rlen)
 {
 	const char *l;
-	size_t pos = 0, n, used = 0, bad = 0;
+	size_t pos = 0, n, used = 0, bad = 0, parsed = 0;
 	json_error_t jerr;
 	json_t *o;
 	int rc;
@@ -837,8 +837,10 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		if (rc < 0)
 			return nomem(reason, rlen);
 		used += (size_t)rc;
+		parsed++;
 	}
-	if (used == 0)
+	/* records of the batch script or extern steps only are fine: nothing to place */
+	if (used == 0 && parsed == 0)
 		return pm_in_fail(reason, rlen,
 				  "no postmortem.rankmap/1 or postmortem.taskexit/1 record (%zu bad lines)",
 				  bad);

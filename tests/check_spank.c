@@ -68,6 +68,26 @@ spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
 	return ESPANK_SUCCESS;
 }
 
+/* the job's option values as the job epilog sees them */
+static const char *job_option_value;
+static char job_control_env[64];
+
+spank_err_t spank_option_getopt(spank_t sp, struct spank_option *opt, char **optarg)
+{
+	(void)sp;
+	if (!job_option_value || strcmp(opt->name, "postmortem") != 0)
+		return ESPANK_ERROR;
+	*optarg = (char *)job_option_value;
+	return ESPANK_SUCCESS;
+}
+
+spank_err_t spank_job_control_setenv(spank_t sp, const char *var, const char *val, int overwrite)
+{
+	(void)sp, (void)overwrite;
+	snprintf(job_control_env, sizeof(job_control_env), "SPANK_%s=%s", var, val);
+	return ESPANK_SUCCESS;
+}
+
 spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 {
 	va_list ap;
@@ -201,7 +221,9 @@ static void handle(struct spank_handle *sp, uint32_t job, uint32_t step)
 	sp->job = job;
 	sp->step = step;
 	sp->nodeid = 1;
-	sp->env[0] = keep(strdup("SLURMD_NODENAME=n2"));
+	/* as slurmstepd has it before the tasks exec: srun's SLURMD_NODENAME, not this node's */
+	sp->env[3] = keep(strdup("SLURMD_NODENAME=n1"));
+	sp->env[0] = keep(strdup("SLURM_TOPOLOGY_ADDR=n2"));
 	sp->env[1] = keep(strdup("SLURM_STEP_GPUS=2,3"));
 	sp->env[2] = keep(strdup("CUDA_VISIBLE_DEVICES=GPU-0f1e2d3c-aaaa-bbbb-cccc-000000000002,GPU-0f1e2d3c-aaaa-bbbb-cccc-000000000003"));
 }
@@ -415,6 +437,35 @@ START_TEST(test_logs_split_and_user_dir)
 	ck_assert_str_eq(buf, "/tmp/postmortem.42");
 	ck_assert_int_eq(pm_user_dir(buf, sizeof(buf), "../evil", "42"), 0);
 	ck_assert_str_eq(buf, "/tmp/postmortem.42");
+}
+END_TEST
+
+START_TEST(test_hostlist_nth)
+{
+	static const struct {
+		const char *list;
+		unsigned long n;
+		const char *want;	/* NULL: none */
+	} v[] = {
+		{ "n[1-2]", 0, "n1" }, { "n[1-2]", 1, "n2" }, { "n[1-2]", 2, NULL },
+		{ "gpu[016-017,020],login1", 2, "gpu020" }, { "gpu[016-017,020],login1", 3, "login1" },
+		{ "a,b,c", 1, "b" }, { "rack1-n[08-10]-ib", 2, "rack1-n10-ib" },
+		{ "x[1-2],y[3,5-6]", 3, "y5" }, { "n[1-2", 0, NULL }, { "r[1-2]n[1-2]", 0, NULL },
+		{ "n[2-1]", 0, NULL }, { "", 0, NULL },
+	};
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		int rc = pm_hostlist_nth(v[i].list, v[i].n, buf, sizeof(buf));
+
+		if (!v[i].want) {
+			ck_assert_msg(rc == -1, "%s #%lu gave %s", v[i].list, v[i].n, buf);
+			continue;
+		}
+		ck_assert_msg(rc == 0, "%s #%lu: none", v[i].list, v[i].n);
+		ck_assert_str_eq(buf, v[i].want);
+	}
 }
 END_TEST
 
@@ -1027,6 +1078,44 @@ START_TEST(test_remote_records)
 }
 END_TEST
 
+/* The node name: the topology address (switches first), else the step's node list. */
+START_TEST(test_remote_node_name)
+{
+	static const int status[1] = { 0 };
+	struct spank_handle sp;
+	json_t *o[2];
+	char opt[600], p[512], host[256];
+
+	snprintf(opt, sizeof(opt), "spool=%s", spool);
+	args(opt, NULL);
+	handle(&sp, 50, 1);
+	sp.env[0][0] = 'X';	/* no SLURM_TOPOLOGY_ADDR */
+	putenv_sp(&sp, "SLURM_STEP_NODELIST=gpu[016-017]");
+	step(&sp, 1, status);
+	handle(&sp, 50, 2);
+	sp.env[0] = keep(strdup("SLURM_TOPOLOGY_ADDR=s0.s3.gpu017.x"));
+	putenv_sp(&sp, "SLURM_TOPOLOGY_ADDR_PATTERN=switch.switch.node");
+	step(&sp, 1, status);
+	handle(&sp, 50, 3);
+	sp.env[0][0] = 'X';
+	step(&sp, 1, status);
+	snprintf(p, sizeof(p), "%s/50/rankmap.1.jsonl", spool);
+	ck_assert_int_eq(read_lines(p, o, 2), 1);
+	ck_assert_str_eq(jstr(o[0], "node"), "gpu017");	/* node id 1 */
+	json_decref(o[0]);
+	snprintf(p, sizeof(p), "%s/50/rankmap.2.jsonl", spool);
+	ck_assert_int_eq(read_lines(p, o, 2), 1);
+	ck_assert_str_eq(jstr(o[0], "node"), "gpu017.x");
+	json_decref(o[0]);
+	snprintf(p, sizeof(p), "%s/50/rankmap.3.jsonl", spool);
+	ck_assert_int_eq(read_lines(p, o, 2), 1);
+	gethostname(host, sizeof(host));
+	ck_assert_str_eq(jstr(o[0], "node"), host);
+	ck_assert_str_eq(jstr(o[0], "host"), host);
+	json_decref(o[0]);
+}
+END_TEST
+
 START_TEST(test_remote_bound_and_broken_spool)
 {
 	static const int status[6] = { 0, 0, 0, 0, 0, 0 };
@@ -1163,6 +1252,8 @@ START_TEST(test_local_option_checks)
 	ck_assert_int_eq(slurm_spank_init(&sp, ac_n, av_buf), 0);
 	ck_assert_int_eq(nregistered, 2);
 	ck_assert_int_eq(option("postmortem")->cb(option("postmortem")->val, "off", 0), 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(&sp, ac_n, av_buf), 0);
+	ck_assert_str_eq(job_control_env, "SPANK_POSTMORTEM=off");	/* for every epilog */
 	ck_assert_int_eq(option("postmortem")->cb(option("postmortem")->val, "bogus", 0), -1);
 	ck_assert_ptr_nonnull(strstr(last_error, "--postmortem=bogus"));
 	ck_assert_int_eq(option("postmortem")->cb(option("postmortem")->val, "bogus", 1), 0);
@@ -1301,6 +1392,14 @@ START_TEST(test_job_epilog)
 	ck_assert_int_eq(slurm_spank_job_epilog(&sp, ac_n, av_buf), 0);	/* job 97 */
 	sp.job = 98;
 	ck_assert_int_eq(slurm_spank_job_epilog(&sp, ac_n, av_buf), 0);
+	/* opted out at submission, no step ran here: the option value, or the control env */
+	sp.job = 99;
+	job_option_value = "off";
+	ck_assert_int_eq(slurm_spank_job_epilog(&sp, ac_n, av_buf), 0);
+	job_option_value = "on";
+	setenv("SPANK_POSTMORTEM", "off", 1);
+	ck_assert_int_eq(slurm_spank_job_epilog(&sp, ac_n, av_buf), 0);
+	unsetenv("SPANK_POSTMORTEM");
 	snprintf(p, sizeof(p), "%s/ran", tmp);
 	f = fopen(p, "r");
 	ck_assert_ptr_nonnull(f);
@@ -1327,6 +1426,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_args_malformed_named);
 	tcase_add_test(t, test_durations);
 	tcase_add_test(t, test_logs_split_and_user_dir);
+	tcase_add_test(t, test_hostlist_nth);
 	tcase_add_test(t, test_record_round_trip);
 	tcase_add_test(t, test_record_hostile_strings);
 	tcase_add_test(t, test_wait_status);
@@ -1341,6 +1441,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(c, setup, teardown);
 	tcase_set_timeout(c, 60);
 	tcase_add_test(c, test_remote_records);
+	tcase_add_test(c, test_remote_node_name);
 	tcase_add_test(c, test_remote_bound_and_broken_spool);
 	tcase_add_test(c, test_remote_full_disk_logged_once);
 	tcase_add_test(c, test_remote_optout_and_logs);
