@@ -832,12 +832,15 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 			bad++;
 			continue;
 		}
+		const char *schema = json_string_value(json_object_get(o, "schema"));
+		if (schema && (!strcmp(schema, "postmortem.rankmap/1") ||
+			       !strcmp(schema, "postmortem.taskexit/1")))
+			parsed++;
 		rc = task_record(ev, o);
 		json_decref(o);
 		if (rc < 0)
 			return nomem(reason, rlen);
 		used += (size_t)rc;
-		parsed++;
 	}
 	/* records of the batch script or extern steps only are fine: nothing to place */
 	if (used == 0 && parsed == 0)
