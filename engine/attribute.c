@@ -37,6 +37,7 @@ struct cand {
 	size_t ngpus;
 	char summary[256];
 	bool corroborated;
+	bool current;		/* a state read at collection (nvidia-smi): now, not undated */
 	bool all_ranks;
 	bool launch;
 	bool dead;		/* merged into another */
@@ -156,6 +157,8 @@ static int cand_add(struct cand *c, const struct pm_obs *o, size_t oi, const str
 	}
 	if (r->launch)
 		c->launch = true;
+	if (r->has_cond)
+		c->current = true;
 	if (o->rank >= 0 && addrank(&c->ranks, &c->nranks, &c->aranks, o->rank) < 0)
 		return -1;
 	if (!c->summary[0])
@@ -654,13 +657,30 @@ static void phase_all_ranks(struct att *a)
 
 /* ---- ordering and ambiguity ---- */
 
+/* Hardware outranks software only when it is dated inside the job window: an undated line
+ * (a monotonic stamp with no boot time) might predate the job by months. */
 static int cand_rank(const struct cand *c)
 {
-	if (c->hardware && c->lead == LEAD_RULE)
+	if (c->hardware && c->lead == LEAD_RULE && (c->has_t || c->current))
 		return 0;
 	if (c->lead == LEAD_RULE)
 		return 1;
 	return 2;
+}
+
+/* How many silent suspects this candidate explains (ranks it names, or ranks on its node). */
+static size_t silent_support(const struct att *a, const struct cand *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nsuspects; i++) {
+		const char *rn = rank_node(a, a->suspects[i]);
+		bool hit = c->node[0] && rn && !strcmp(rn, c->node);
+		for (size_t k = 0; k < c->nranks && !hit; k++)
+			hit = c->ranks[k] == a->suspects[i];
+		n += hit;
+	}
+	return n;
 }
 
 static const struct att *g_att;
@@ -676,6 +696,10 @@ static int cmpcand(const void *x, const void *y)
 		return ra - rb;
 	if (a->has_t && b->has_t && fabs(a->t - b->t) > g_att->rs->skew_s)
 		return a->t < b->t ? -1 : 1;
+	/* within the tolerance, the explanation of the ranks that fell silent wins */
+	size_t sa = silent_support(g_att, a), sb = silent_support(g_att, b);
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
 	if (a->strength != b->strength)
 		return b->strength - a->strength;
 	if (a->has_t != b->has_t)
@@ -1027,6 +1051,8 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 {
 	if (ambiguous || c->lead != LEAD_RULE || c->strength == PM_WEAK)
 		return "hypothesis";
+	if (c->hardware && !c->has_t && !c->current)
+		return "hypothesis";	/* undated: it may predate the job */
 	if (c->node[0] && node_degraded(a, c->node))
 		return "hypothesis";
 	if (c->strength == PM_STRONG && c->corroborated && (sched_cause || kernel_coverage(a)))
@@ -1053,6 +1079,33 @@ static void subst(char *out, size_t len, const char *tmpl, const char *node)
 		}
 	}
 	out[n] = '\0';
+}
+
+/* A failure confined to one node of a multi-node job (the others ran the same job). */
+static bool node_specific(const struct att *a, const struct cand *c)
+{
+	size_t nn = a->ev->job.nnodes ? a->ev->job.nnodes : a->ev->nnodes;
+
+	return c && c->node[0] && !c->nalso && nn > 1 && !c->all_ranks;
+}
+
+/* Distinct source kinds the job's user cannot write among a candidate's evidence: a costly
+ * repair needs two of them (or the scheduler's own record), never the job's output. */
+static int trusted_kinds(const struct att *a, const struct cand *c)
+{
+	unsigned seen = 0;
+	int n = 0;
+
+	if (!c->nev)
+		return 2;	/* the accounting record itself */
+	for (size_t i = 0; i < c->nev; i++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[i]];
+		if (o->trusted && !(seen & (1u << o->source))) {
+			seen |= 1u << o->source;
+			n++;
+		}
+	}
+	return n;
 }
 
 static json_t *decision_json(const struct att *a, const struct cand *c, const char *status,
@@ -1108,10 +1161,18 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_decref(d);
 		return json_null();
 	}
-	json_object_set_new(cont, "id", json_string(dec->cont_id));
-	subst(buf, sizeof(buf), dec->cont_action, nodes);
-	json_object_set_new(cont, "action", json_string(buf));
-	json_object_set_new(cont, "owner", json_string(dec->cont_owner));
+	if (dec->node_id && node_specific(a, c)) {
+		/* the same job ran on the other nodes: the node, not the job, is at fault */
+		json_object_set_new(cont, "id", json_string(dec->node_id));
+		subst(buf, sizeof(buf), dec->node_action, nodes);
+		json_object_set_new(cont, "action", json_string(buf));
+		json_object_set_new(cont, "owner", json_string(dec->node_owner));
+	} else {
+		json_object_set_new(cont, "id", json_string(dec->cont_id));
+		subst(buf, sizeof(buf), dec->cont_action, nodes);
+		json_object_set_new(cont, "action", json_string(buf));
+		json_object_set_new(cont, "owner", json_string(dec->cont_owner));
+	}
 	json_object_set_new(cont, "reversible", json_true());
 	json_object_set_new(cont, "justified", json_true());
 	json_object_set_new(d, "containment", cont);
@@ -1121,7 +1182,8 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_object_set_new(rep, "owner", json_string(dec->repair_owner));
 		subst(buf, sizeof(buf), dec->repair_requires, nodes);
 		json_object_set_new(rep, "requires", json_string(buf));
-		json_object_set_new(rep, "justified", json_boolean(!strcmp(conf, "established")));
+		json_object_set_new(rep, "justified", json_boolean(!strcmp(conf, "established") &&
+								  trusted_kinds(a, c) >= 2));
 		json_object_set_new(d, "repair", rep);
 	} else {
 		json_decref(rep);
@@ -1432,7 +1494,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		if (second && strcmp(lead->cls, second->cls) &&
 		    (strcmp(lead->node, second->node) || !lead->node[0]) &&
 		    close_in_time(&a, lead, second) && outcome_rank(&a, lead) == outcome_rank(&a, second) &&
-		    lead->hardware == second->hardware && cand_rank(lead) == cand_rank(second)) {
+		    cand_rank(lead) == cand_rank(second) &&
+		    silent_support(&a, lead) == silent_support(&a, second)) {
 			status = "ambiguous";
 			ambiguous = true;
 		}

@@ -108,7 +108,7 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		for (size_t k = 0; k < nm; k++)
 			if (!strcmp(m[k].name, path))
 				mm = &m[k];
-		if (!mm) {
+		if (!mm || !mm->data) {	/* absent, or listed twice (already taken) */
 			rc = bad(err, errlen, rel, "the manifest lists a file the bundle lacks");
 			goto out;
 		}

@@ -416,12 +416,12 @@ static int parse_decision(struct loader *ld, yaml_document_t *doc, const char *k
 			  yaml_node_t *m, struct pm_decision *d)
 {
 	static const char *const keys[] = {"owner", "containment", "repair", "overturn",
-					   "next_test", NULL};
+					   "next_test", "node_specific", NULL};
 	static const char *const ckeys[] = {"id", "action", "owner", NULL};
 	static const char *const rkeys[] = {"action", "owner", "requires", NULL};
 	static const char *const ids[] = {"none", "retry", "retry-exclude-node", "fix-job",
 					  "requeue", "contact-operators"};
-	yaml_node_t *c, *r;
+	yaml_node_t *c, *r, *ns;
 	char *slash;
 
 	d->key = strdup(key);
@@ -451,6 +451,17 @@ static int parse_decision(struct loader *ld, yaml_document_t *doc, const char *k
 	if (enum_lookup(d->cont_id, ids, 6) < 0)
 		return fail(ld, c, "%s: containment id '%s' is not one of none, retry, "
 			    "retry-exclude-node, fix-job, requeue, contact-operators", key, d->cont_id);
+	if ((ns = map_get(doc, m, "node_specific"))) {
+		if (ns->type != YAML_MAPPING_NODE || check_keys(ld, doc, ns, ckeys, "node_specific") < 0 ||
+		    get_str(ld, doc, ns, "id", true, &d->node_id) < 0 ||
+		    get_str(ld, doc, ns, "action", true, &d->node_action) < 0 ||
+		    get_str(ld, doc, ns, "owner", true, &d->node_owner) < 0)
+			return ns->type != YAML_MAPPING_NODE ?
+				fail(ld, ns, "node_specific must be a mapping") : -1;
+		if (enum_lookup(d->node_id, ids, 6) < 0)
+			return fail(ld, ns, "%s: node_specific id '%s' is not a containment id", key,
+				    d->node_id);
+	}
 	if (r) {
 		if (r->type != YAML_MAPPING_NODE || check_keys(ld, doc, r, rkeys, "repair") < 0 ||
 		    get_str(ld, doc, r, "action", true, &d->repair_action) < 0 ||
@@ -847,6 +858,9 @@ void pm_ruleset_destroy(struct pm_ruleset *rs)
 		free(d->repair_requires);
 		free(d->overturn);
 		free(d->next_test);
+		free(d->node_id);
+		free(d->node_action);
+		free(d->node_owner);
 	}
 	free(rs->dec);
 	hs_free_scratch(rs->scratch);

@@ -64,6 +64,7 @@ struct pm_decision {
 	char *cont_id, *cont_action, *cont_owner;
 	char *repair_action, *repair_owner, *repair_requires;
 	char *overturn, *next_test;
+	char *node_id, *node_action, *node_owner;	/* containment when confined to one node */
 };
 
 struct pm_ruleset {

@@ -258,6 +258,9 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.file = s->file;
 	o.source = f->source;
 	o.trusted = pm_source_trusted(f->source);
+	/* in a syslog file any local user can `logger` a line: only the kernel's own count */
+	if (o.trusted && f->format == PM_FMT_SYSLOG && !memmem(line, px->skip, "kernel:", 7))
+		o.trusted = false;
 	o.rank = (int)capnum(caps[PM_CAP_RANK], capl[PM_CAP_RANK], px->rank >= 0 ? px->rank : f->rank);
 	o.gpu = (int)capnum(caps[PM_CAP_GPU], capl[PM_CAP_GPU], -1);
 	o.xid = (int)capnum(caps[PM_CAP_XID], capl[PM_CAP_XID], -1);
@@ -735,6 +738,11 @@ int pm_scan_all(struct pm_evidence *ev)
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (!ev->files[i].node && node_from_path(ev, &ev->files[i]) < 0)
 			return -1;
+	/* syslog stamps have no year: the job's, when the accounting record gives it, is a
+	 * better guess than the file's modification time (copies and checkouts reset that) */
+	if (ev->job.start > 0 || ev->job.end > 0)
+		for (size_t i = 0; i < ev->nfiles; i++)
+			ev->files[i].tctx.year = year_of(ev->job.start > 0 ? ev->job.start : ev->job.end);
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (ev->files[i].status == PM_ST_OK &&
 		    ev->files[i].format != PM_FMT_SACCT_P && ev->files[i].format != PM_FMT_SACCT_TABLE &&

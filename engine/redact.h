@@ -1,0 +1,109 @@
+/*
+ * redact.h - the secret redactor: text in, the same text with its secrets replaced out.
+ *
+ * Everything the epilog collector archives (job output, the user's named logs, kernel and
+ * daemon logs) passes through pm_redact before compression, so that tokens, keys, passwords
+ * and private key blocks never reach the evidence store, while identifiers that are not
+ * secrets (GPU and MIG UUIDs, PCI ids, job ids, hashes, addresses) come out untouched.
+ * Private to the engine for now; the kind names below are part of the output contract.
+ */
+#ifndef PM_REDACT_H
+#define PM_REDACT_H
+
+#include <stddef.h>
+
+/*
+ * Kinds of secret.  A redacted secret reads "[REDACTED:<name>]" in the archive, <name> being
+ * pm_redact_kind_name(kind): names are stable (add new kinds, never rename one); the numbers
+ * are not part of any file format.
+ */
+enum pm_redact_kind {
+	PM_REDACT_AWS_ACCESS_KEY_ID,	 /* AKIA/ASIA/ABIA/ACCA + 16 */
+	PM_REDACT_AWS_SECRET_ACCESS_KEY, /* aws_secret_access_key=, "SecretAccessKey": */
+	PM_REDACT_AWS_SESSION_TOKEN,	 /* aws_session_token=, X-Amz-Security-Token= */
+	PM_REDACT_URL_SIGNATURE,	 /* X-Amz-Signature=, X-Goog-Signature= */
+	PM_REDACT_GCP_API_KEY,		 /* AIza... */
+	PM_REDACT_GCP_OAUTH_TOKEN,	 /* ya29.... */
+	PM_REDACT_GCP_PRIVATE_KEY_ID,	 /* "private_key_id": of a service-account key */
+	PM_REDACT_AZURE_STORAGE_KEY,	 /* AccountKey=, SharedAccessKey= */
+	PM_REDACT_AZURE_SAS_TOKEN,	 /* ?...&sig= */
+	PM_REDACT_CLIENT_SECRET,	 /* AZURE_CLIENT_SECRET=, xxx8Q~..., GOCSPX-... */
+	PM_REDACT_HUGGINGFACE_TOKEN,	 /* hf_..., HF_TOKEN= */
+	PM_REDACT_WANDB_API_KEY,	 /* WANDB_API_KEY=, wandb login KEY */
+	PM_REDACT_MLFLOW_CREDENTIAL,	 /* MLFLOW_TRACKING_PASSWORD=, MLFLOW_TRACKING_TOKEN= */
+	PM_REDACT_COMET_API_KEY,	 /* COMET_API_KEY= */
+	PM_REDACT_NEPTUNE_API_TOKEN,	 /* NEPTUNE_API_TOKEN=, eyJhcGlfYWRkcmVzcyI6... */
+	PM_REDACT_KAGGLE_KEY,		 /* KAGGLE_KEY=, kaggle.json "key" */
+	PM_REDACT_DATABRICKS_TOKEN,	 /* dapi + 32 hex */
+	PM_REDACT_OPENAI_API_KEY,	 /* sk-..., sk-proj-... */
+	PM_REDACT_ANTHROPIC_API_KEY,	 /* sk-ant-... */
+	PM_REDACT_GITHUB_TOKEN,		 /* ghp_ gho_ ghu_ ghs_ ghr_ github_pat_ */
+	PM_REDACT_GITLAB_TOKEN,		 /* glpat- gldt- glrt- glptt- */
+	PM_REDACT_SLACK_TOKEN,		 /* xoxb- xoxp- xoxa- xoxe- xapp- ... */
+	PM_REDACT_WEBHOOK_URL,		 /* hooks.slack.com/services/..., /api/webhooks/... */
+	PM_REDACT_STRIPE_KEY,		 /* sk_live_ rk_live_ sk_test_ whsec_ */
+	PM_REDACT_TWILIO_CREDENTIAL,	 /* SK + 32 hex, TWILIO_AUTH_TOKEN= */
+	PM_REDACT_SENDGRID_API_KEY,	 /* SG.x.y */
+	PM_REDACT_NPM_TOKEN,		 /* npm_... */
+	PM_REDACT_PYPI_TOKEN,		 /* pypi-AgEIcHlwaS5vcmc... */
+	PM_REDACT_DOCKER_AUTH,		 /* "auth": "<base64>" of ~/.docker/config.json */
+	PM_REDACT_KUBERNETES_TOKEN,	 /* a JWT issued by kubernetes (service-account token) */
+	PM_REDACT_JWT,			 /* eyJ....eyJ....sig */
+	PM_REDACT_BEARER_TOKEN,		 /* Authorization: Bearer X, Bearer X */
+	PM_REDACT_BASIC_AUTH,		 /* Authorization: Basic X, Basic <base64 of user:pass> */
+	PM_REDACT_URL_PASSWORD,		 /* scheme://user:PASSWORD@host */
+	PM_REDACT_DB_PASSWORD,		 /* postgres:// mysql:// mongodb+srv:// ..., PGPASSWORD= */
+	PM_REDACT_NETRC_PASSWORD,	 /* machine H login U password P */
+	PM_REDACT_S3_SECRET_KEY,	 /* MINIO_SECRET_KEY=, secret_key =, mc alias set */
+	PM_REDACT_PRIVATE_KEY,		 /* -----BEGIN [RSA |EC |ENCRYPTED ]PRIVATE KEY----- */
+	PM_REDACT_SSH_PRIVATE_KEY,	 /* -----BEGIN OPENSSH PRIVATE KEY----- */
+	PM_REDACT_PGP_PRIVATE_KEY,	 /* -----BEGIN PGP PRIVATE KEY BLOCK----- */
+	PM_REDACT_PASSWORD,		 /* password/passwd/passphrase assignments */
+	PM_REDACT_SECRET,		 /* ...secret assignments */
+	PM_REDACT_TOKEN,		 /* ...token assignments, other Authorization schemes */
+	PM_REDACT_API_KEY,		 /* api_key/apikey/access_key/... assignments */
+	PM_REDACT__COUNT
+};
+
+/* What one or more calls replaced: the number of replacements, in all and by kind. */
+struct pm_redact_stats {
+	unsigned long total;
+	unsigned long by_kind[PM_REDACT__COUNT];
+};
+
+/*
+ * Redact BUF (LEN bytes of text in any encoding, not NUL-terminated, possibly binary or
+ * without a final newline) into a new buffer *OUT of *OUTLEN bytes.  Each secret found is
+ * replaced by "[REDACTED:<kind>]"; every other byte is copied unchanged (CR, NUL, invalid
+ * UTF-8 included), so text without secrets comes out byte-identical.
+ *
+ * Lines (up to and including '\n') are redacted one at a time; lines longer than 1 MiB are
+ * cut into pieces of at most 1 MiB (at a blank where one is near) and a secret split across
+ * two pieces may escape.  The only state carried from one line to the next is an open
+ * private key block: from a "-----BEGIN ... PRIVATE KEY-----" line to the matching
+ * "-----END ...-----" everything becomes one "[REDACTED:<kind>]", and a block still open at
+ * the end of BUF is redacted to the end of BUF.  Nothing is carried between calls: a caller
+ * that splits a file must split it at line ends, and a key block split between two calls
+ * is redacted in the first and leaks in the second.
+ *
+ * The work is linear in LEN (one literal prefilter pass, then bounded checks at each hit)
+ * and memory is bounded by *OUTLEN plus a small constant per hit on one line.  The result is
+ * a function of BUF alone, and redacting a redacted text changes nothing.
+ *
+ * On success returns 0, *OUT (malloc'd, owned by the caller; one NUL byte follows its
+ * *OUTLEN bytes) and, when ST is not NULL, adds the replacements made to *ST (zero it
+ * first).  On failure returns -1 with errno set and touches neither *OUT, *OUTLEN nor *ST:
+ * ENOMEM out of memory; ENOTSUP the literal prefilter (Vectorscan) cannot run on this CPU;
+ * EINVAL a NULL OUT or OUTLEN, or a NULL BUF with LEN > 0.  A caller that gets -1 must not
+ * archive the text unredacted.
+ *
+ * Thread-safe.  The one piece of process-wide state is the prefilter database: immutable,
+ * compiled on the first call (pthread_once) and never freed.
+ */
+int pm_redact(const char *buf, size_t len, char **out, size_t *outlen,
+	      struct pm_redact_stats *st);
+
+/* The name of KIND ("aws_access_key_id", ...), static; NULL when KIND is out of range. */
+const char *pm_redact_kind_name(int kind);
+
+#endif /* PM_REDACT_H */
