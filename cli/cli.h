@@ -19,6 +19,44 @@ struct pm_ruleset *cli_load_rules(const char *opt);
 
 int cmd_diagnose(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_fetch(int argc, char **argv);
+int cmd_finalize(int argc, char **argv);
+
+/* ---- access.c: the store verbs (show, fetch, finalize) ---- */
+
+struct pm_config;
+
+/* Who may read a job's evidence: root, the job's owner, the operators' group. */
+enum cli_access {
+	CLI_DENIED,
+	CLI_ROOT,
+	CLI_OWNER,
+	CLI_OPERATOR,
+};
+
+/*
+ * Decide for a caller with uid UID and groups GROUPS (NGROUPS, the primary one included)
+ * on a job owned by OWNER (-1 unknown: only root and operators) when the operators' group
+ * has gid OPS_GID (-1: no such group).  Pure.
+ */
+enum cli_access cli_access_decide(long long uid, const long long *groups, size_t ngroups,
+				  long long owner, long long ops_gid);
+
+/*
+ * Apply the decision to the calling process for job JOB whose manifest is MANIFEST; prints
+ * the refusal ("job 42 belongs to another user; ask an operator (group slurmops)") and
+ * returns -1 when denied, else 0.  In addition to the store's own permissions.
+ */
+int cli_access_check(const struct pm_config *cfg, const char *job, const json_t *manifest);
+
+/* Load --config FILE, $POSTMORTEM_CONFIG, the installed file if present, or the defaults;
+ * then --store STORE when given.  Prints the error and returns -1. */
+int cli_load_config(const char *file, const char *store, struct pm_config *cfg);
+
+/* Find the job run folder (see pm_jobdir_find) or print why not and return -1. */
+int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster,
+	       const char *restart, char *out, size_t outlen);
 
 extern const char *prog;
 

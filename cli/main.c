@@ -17,6 +17,18 @@ static const struct verb verbs[] = {
 	 "diagnose a folder of logs, files, or an evidence bundle"},
 	{"rules", cmd_rules, "rules check [--case NAME] [RULESDIR] | rules list [RULESDIR]",
 	 "validate a rule set and run its fixtures; list its rules"},
+	{"show", cmd_show,
+	 "show JOB [--json] [--timeline] [--store DIR] [--cluster C] "
+	 "[--restart N] [--config FILE]",
+	 "print a job's stored verdict"},
+	{"fetch", cmd_fetch,
+	 "fetch JOB -o DIR [--store DIR] [--cluster C] [--restart N] "
+	 "[--config FILE]",
+	 "copy a job's evidence bundles, manifest and verdict, verified"},
+	{"finalize", cmd_finalize,
+	 "finalize [JOB] [--pending] [--force] [--grace DURATION] "
+	 "[--store DIR] [--cluster C] [--restart N] [--config FILE]",
+	 "merge late or incomplete jobs, retry pending comments (root, from a timer)"},
 };
 
 static void usage(FILE *f)

@@ -28,9 +28,9 @@
 
 #include "redact.h"
 
-#define MAXLINE (1u << 20)	/* longer lines are redacted in pieces of this size */
-#define CUTBACK 4096		/* where a piece ends: the last blank this close to MAXLINE */
-#define IDMAX 64		/* longest variable name looked at, each side of a keyword */
+#define MAXLINE (1u << 20) /* longer lines are redacted in pieces of this size */
+#define CUTBACK 4096	   /* where a piece ends: the last blank this close to MAXLINE */
+#define IDMAX 64	   /* longest variable name looked at, each side of a keyword */
 #define NONE ((size_t)-1)
 
 static const char *const kind_names[PM_REDACT__COUNT] = {
@@ -88,20 +88,20 @@ const char *pm_redact_kind_name(int kind)
 /* ---- character sets ---- */
 
 enum cset {
-	S_ALNUM,	/* A-Za-z0-9 */
-	S_WORD,		/* A-Za-z0-9_ */
-	S_URLSAFE,	/* A-Za-z0-9_- (base64url) */
-	S_URLSAFE_DOT,	/* A-Za-z0-9_.- */
-	S_B64,		/* A-Za-z0-9+/= */
-	S_UPNUM,	/* A-Z0-9 */
-	S_HEX,		/* 0-9a-f */
-	S_SLACK,	/* A-Za-z0-9- */
-	S_TOKEN68,	/* RFC 7235 token68: A-Za-z0-9-._~+/= */
-	S_AZURE,	/* A-Za-z0-9_~.- */
-	S_IDENT,	/* A-Za-z0-9_.- : a variable, option or header name */
-	S_HOOK,		/* A-Za-z0-9_/- : the path of a webhook */
-	S_SCHEME,	/* A-Za-z0-9+.- : a URL scheme */
-	S_SIG,		/* A-Za-z0-9%+/=_.~- : a URL-encoded signature */
+	S_ALNUM,       /* A-Za-z0-9 */
+	S_WORD,	       /* A-Za-z0-9_ */
+	S_URLSAFE,     /* A-Za-z0-9_- (base64url) */
+	S_URLSAFE_DOT, /* A-Za-z0-9_.- */
+	S_B64,	       /* A-Za-z0-9+/= */
+	S_UPNUM,       /* A-Z0-9 */
+	S_HEX,	       /* 0-9a-f */
+	S_SLACK,       /* A-Za-z0-9- */
+	S_TOKEN68,     /* RFC 7235 token68: A-Za-z0-9-._~+/= */
+	S_AZURE,       /* A-Za-z0-9_~.- */
+	S_IDENT,       /* A-Za-z0-9_.- : a variable, option or header name */
+	S_HOOK,	       /* A-Za-z0-9_/- : the path of a webhook */
+	S_SCHEME,      /* A-Za-z0-9+.- : a URL scheme */
+	S_SIG,	       /* A-Za-z0-9%+/=_.~- : a URL-encoded signature */
 };
 
 static bool is_alnum(unsigned char c)
@@ -222,19 +222,21 @@ struct cand {
 };
 
 struct ctx {
-	const char *b;		/* the line being scanned, not NUL-terminated */
+	const char *b; /* the line being scanned, not NUL-terminated */
 	size_t n;
-	struct cand *c;		/* spans proposed for it */
+	struct cand *c; /* spans proposed for it */
 	size_t nc, capc;
-	size_t covered;		/* end of the furthest span proposed */
-	uint64_t touched;	/* triggers with a valid skip[] on this line */
-	size_t skip[64];	/* hits of trigger i starting before skip[i] were looked at */
-	size_t kw_skip;		/* keyword hits starting before this were looked at */
-	size_t end_from, end_at;	/* first "-----END" at or after end_from, or NONE */
+	size_t covered;		 /* end of the furthest span proposed */
+	uint64_t touched;	 /* triggers with a valid skip[] on this line */
+	size_t skip[64];	 /* hits of trigger i starting before skip[i] were looked at */
+	size_t kw_skip;		 /* keyword hits starting before this were looked at */
+	size_t end_from, end_at; /* first "-----END" at or after end_from, or NONE */
 	bool end_known;
-	size_t netrc_at;	/* first "machine"/"login"/"default" word, NONE, or 0 unknown */
+	size_t netrc_at; /* first "machine"/"login"/"default" word, or NONE */
 	bool netrc_known;
-	int block;		/* the kind of an open key block, or -1 */
+	int block;		   /* the kind of an open key block, or -1 */
+	int orphan;		   /* the kind of an END marker without its BEGIN, or -1 */
+	size_t orphan_s, orphan_e; /* where that marker starts and ends */
 	bool oom;
 };
 
@@ -244,8 +246,8 @@ typedef void check_fn(struct ctx *x, const struct trig *t, unsigned id, size_t s
 struct trig {
 	const char *lit;
 	unsigned char caseless;
-	unsigned char set;	/* the run that follows the literal (simple prefixes) */
-	unsigned short min;	/* its least length; for keywords, the keyword's length */
+	unsigned char set;  /* the run that follows the literal (simple prefixes) */
+	unsigned short min; /* its least length; for keywords, the keyword's length */
 	unsigned short kind;
 	unsigned char flags;
 	check_fn *fn;
@@ -342,7 +344,8 @@ static void v_aws_id(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	size_t p = s + 4, e = run(x, p, S_UPNUM);
 
 	looked(x, id, e);
-	if (starts(x, s, S_ALNUM) && e - p == 16 && (e == x->n || !is_alnum((unsigned char)x->b[e])))
+	if (starts(x, s, S_ALNUM) && e - p == 16 &&
+	    (e == x->n || !is_alnum((unsigned char)x->b[e])))
 		propose(x, s, e, t->kind, P_PATTERN);
 }
 
@@ -389,7 +392,8 @@ static void v_dapi(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		for (e += 2; e < x->n && is_digit((unsigned char)x->b[e]); e++)
 			;
 	looked(x, id, e);
-	if (starts(x, s, S_ALNUM) && h - p == 32 && (e == x->n || !is_alnum((unsigned char)x->b[e])))
+	if (starts(x, s, S_ALNUM) && h - p == 32 &&
+	    (e == x->n || !is_alnum((unsigned char)x->b[e])))
 		propose(x, s, e, t->kind, P_PATTERN);
 }
 
@@ -399,7 +403,8 @@ static void v_twilio(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	size_t p = s + 2, e = run(x, p, S_HEX);
 
 	looked(x, id, e);
-	if (starts(x, s, S_ALNUM) && e - p == 32 && (e == x->n || !is_alnum((unsigned char)x->b[e])))
+	if (starts(x, s, S_ALNUM) && e - p == 32 &&
+	    (e == x->n || !is_alnum((unsigned char)x->b[e])))
 		propose(x, s, e, t->kind, P_PATTERN);
 }
 
@@ -499,8 +504,9 @@ static size_t marker_end(const struct ctx *x, size_t p)
 {
 	size_t q = p;
 
-	while (q < x->n && q - p < 64 && (is_upper((unsigned char)x->b[q]) ||
-					   is_digit((unsigned char)x->b[q]) || x->b[q] == ' '))
+	while (q < x->n && q - p < 64 &&
+	       (is_upper((unsigned char)x->b[q]) || is_digit((unsigned char)x->b[q]) ||
+		x->b[q] == ' '))
 		q++;
 	if (x->n - q >= 5 && !memcmp(x->b + q, "-----", 5))
 		return q + 5;
@@ -520,24 +526,33 @@ static size_t find_end(struct ctx *x, size_t from)
 	return x->end_at;
 }
 
+/* The kind of key a marker label at P names ("RSA PRIVATE KEY"), or -1; *ME: past it. */
+static int key_label(const struct ctx *x, size_t p, size_t *me)
+{
+	size_t ll;
+	const char *label = x->b + p;
+
+	*me = marker_end(x, p);
+	ll = *me > p ? *me - 5 - p : 0;
+	if (ll == 21 && !memcmp(label, "PGP PRIVATE KEY BLOCK", 21))
+		return PM_REDACT_PGP_PRIVATE_KEY;
+	if (ll < 11 || memcmp(label + ll - 11, "PRIVATE KEY", 11))
+		return -1;
+	if ((ll >= 8 && !memcmp(label, "OPENSSH ", 8)) || (ll >= 5 && !memcmp(label, "SSH2 ", 5)))
+		return PM_REDACT_SSH_PRIVATE_KEY;
+	return PM_REDACT_PRIVATE_KEY;
+}
+
 static void v_pem(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
-	size_t p = s + 11, me = marker_end(x, p), ep, r;
-	size_t ll = me > p ? me - 5 - p : 0;
-	const char *label = x->b + p;
-	int kind;
+	size_t p = s + 11, me, ep, r;
+	int kind = key_label(x, p, &me);
 
 	(void)t;
-	if (ll == 21 && !memcmp(label, "PGP PRIVATE KEY BLOCK", 21))
-		kind = PM_REDACT_PGP_PRIVATE_KEY;
-	else if (ll < 11 || memcmp(label + ll - 11, "PRIVATE KEY", 11)) {
+	if (kind < 0) {
 		looked(x, id, me > p ? me : s + 1);
 		return;
-	} else if ((ll >= 8 && !memcmp(label, "OPENSSH ", 8)) || (ll >= 5 && !memcmp(label, "SSH2 ", 5)))
-		kind = PM_REDACT_SSH_PRIVATE_KEY;
-	else
-		kind = PM_REDACT_PRIVATE_KEY;
-
+	}
 	ep = find_end(x, me);
 	if (ep != NONE) {
 		size_t ee = marker_end(x, ep + 9 <= x->n && x->b[ep + 8] == ' ' ? ep + 9 : ep + 8);
@@ -563,21 +578,50 @@ static void v_pem(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	}
 }
 
+/*
+ * "-----END ... PRIVATE KEY-----" with no BEGIN before it on the line: the start of the
+ * block was cut off (the tail of a capped capture).  Redact the key body before it on this
+ * line, or remember it so that unit() takes back the body lines already copied out.
+ */
+static void v_pem_end(struct ctx *x, const struct trig *t, unsigned id, size_t s)
+{
+	size_t me, k = s;
+	int kind = key_label(x, s + 9, &me);
+
+	(void)t;
+	looked(x, id, me > s + 9 ? me : s + 1);
+	if (kind < 0 || s < x->covered)
+		return;
+	while (k > 0) {
+		if (k >= 2 && x->b[k - 1] == 'n' && x->b[k - 2] == '\\')
+			k -= 2;
+		else if (in(S_B64, (unsigned char)x->b[k - 1]))
+			k--;
+		else
+			break;
+	}
+	if (s - k >= 16)
+		propose(x, k, me, kind, P_BLOCK);
+	else if (x->orphan < 0 && s <= 32)
+		x->orphan = kind, x->orphan_s = s, x->orphan_e = me;
+}
+
 /* ---- URLs with passwords ---- */
 
 static bool db_scheme(const char *p, size_t n)
 {
-	static const char *const db[] = {
-		"postgres",   "postgresql", "mysql",	 "mariadb", "mongodb", "mongodb+srv",
-		"redis",      "rediss",	    "amqp",	 "amqps",   "mssql",   "sqlserver",
-		"oracle",     "cockroachdb", "clickhouse", "couchdb", "neo4j",   "neo4j+s",
-		"cassandra", "memcached",  "influxdb",	 "jdbc",    "ldap",    "ldaps"};
+	static const char *const db[] = {"postgres", "postgresql",  "mysql",	  "mariadb",
+					 "mongodb",  "mongodb+srv", "redis",	  "rediss",
+					 "amqp",     "amqps",	    "mssql",	  "sqlserver",
+					 "oracle",   "cockroachdb", "clickhouse", "couchdb",
+					 "neo4j",    "neo4j+s",	    "cassandra",  "memcached",
+					 "influxdb", "jdbc",	    "ldap",	  "ldaps"};
 
 	const char *plus = memchr(p, '+', n);
 
 	if (plus && n - (size_t)(plus - p) == 4 && !strncasecmp(plus, "+srv", 4))
 		plus = NULL;
-	if (plus)	/* postgresql+psycopg2, mysql+pymysql: the driver after '+' */
+	if (plus) /* postgresql+psycopg2, mysql+pymysql: the driver after '+' */
 		n = (size_t)(plus - p);
 	for (size_t i = 0; i < sizeof(db) / sizeof(db[0]); i++)
 		if (strlen(db[i]) == n && !strncasecmp(p, db[i], n))
@@ -618,7 +662,8 @@ static void v_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	if (ps >= at || placeholder(x->b + ps, at - ps))
 		return;
 	propose(x, ps, at,
-		db_scheme(x->b + k, s - k) ? PM_REDACT_DB_PASSWORD : PM_REDACT_URL_PASSWORD, P_NAMED);
+		db_scheme(x->b + k, s - k) ? PM_REDACT_DB_PASSWORD : PM_REDACT_URL_PASSWORD,
+		P_NAMED);
 }
 
 /* ---- credentials after a scheme word: Bearer X, Basic X ---- */
@@ -716,15 +761,24 @@ static void v_mc(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 
 /* What the last word of a variable name says its value is. */
 enum cls {
-	C_PASSWORD, C_PWD, C_SECRET, C_TOKEN, C_KEY, C_KEY_ID, C_AUTHZ, C_DOCKER, C_SIGNATURE,
-	C_SIG, C_KAGGLE
+	C_PASSWORD,
+	C_PWD,
+	C_SECRET,
+	C_TOKEN,
+	C_KEY,
+	C_KEY_ID,
+	C_AUTHZ,
+	C_DOCKER,
+	C_SIGNATURE,
+	C_SIG,
+	C_KAGGLE
 };
 
 struct ident {
 	enum cls cls;
 	int kind;
 	enum prio prio;
-	bool netrc;	/* written exactly "password" */
+	bool netrc; /* written exactly "password" */
 };
 
 static bool eq(const char *a, const char *b)
@@ -748,26 +802,28 @@ static bool in_list(const char *w, const char *const *list)
 }
 
 /* Words before "token" that name a vocabulary entry, not a credential (pad_token, ...). */
-static const char *const vocab_words[] = {
-	"pad",	   "eos",     "bos",	"unk",	   "sep",     "cls",	 "mask",  "special",
-	"start",   "end",     "stop",	"image",   "img",     "vision",	 "audio", "video",
-	"placeholder", "max", "min",	"num",	   "total",   "new",	 "prompt", "input",
-	"output",  "next",    "first",	"last",	   "cur",     "current", "decoder", "bad",
-	"eot",	   "sot",     "eod",	"eom",	   "boi",     "eoi",	 "fim",	  "sentinel",
-	"extra",   "additional", "added", "default", "think",  "tool",	 "split", "label",
-	NULL};
+static const char *const vocab_words[] =
+	{"pad",	    "eos",     "bos",	      "unk",	"sep",	    "cls",   "mask",
+	 "special", "start",   "end",	      "stop",	"image",    "img",   "vision",
+	 "audio",   "video",   "placeholder", "max",	"min",	    "num",   "total",
+	 "new",	    "prompt",  "input",	      "output", "next",	    "first", "last",
+	 "cur",	    "current", "decoder",     "bad",	"eot",	    "sot",   "eod",
+	 "eom",	    "boi",     "eoi",	      "fim",	"sentinel", "extra", "additional",
+	 "added",   "default", "think",	      "tool",	"split",    "label", NULL};
 
 /* Words before "key" that make it a credential (api_key, but not sort_key or public_key). */
-static const char *const key_words[] = {
-	"api",	  "secret", "access", "private", "account", "storage", "auth",	 "master",
-	"encryption", "signing", "subscription", "client", "app", "kaggle", "service", "shared",
-	"sas",	  "license", "admin", "write",	 "read",    "ingest",  "upload", "deploy",
-	NULL};
+static const char *const key_words[] = {"api",	      "secret",	 "access",	 "private",
+					"account",    "storage", "auth",	 "master",
+					"encryption", "signing", "subscription", "client",
+					"app",	      "kaggle",	 "service",	 "shared",
+					"sas",	      "license", "admin",	 "write",
+					"read",	      "ingest",	 "upload",	 "deploy",
+					NULL};
 
 /* The variable name, squashed ("awssecretaccesskey"), naming a service's credential. */
 static const struct {
 	const char *sub;
-	unsigned cls;	/* bit mask of enum cls, 0 for all */
+	unsigned cls; /* bit mask of enum cls, 0 for all */
 	unsigned short kind;
 } named[] = {
 	{"secretaccesskey", 0, PM_REDACT_AWS_SECRET_ACCESS_KEY},
@@ -839,12 +895,13 @@ static bool classify(const char *p, size_t len, struct ident *id)
 		unsigned char c = i < len ? (unsigned char)p[i] : '_';
 		bool sep = c == '_' || c == '-' || c == '.';
 		bool camel = i > 0 && i < len && is_upper(c) &&
-			     (is_lower((unsigned char)p[i - 1]) || is_digit((unsigned char)p[i - 1]) ||
+			     (is_lower((unsigned char)p[i - 1]) ||
+			      is_digit((unsigned char)p[i - 1]) ||
 			      (is_upper((unsigned char)p[i - 1]) && i + 1 < len &&
 			       is_lower((unsigned char)p[i + 1])));
 
 		if ((sep || camel) && cn) {
-			if (cn > 32)	/* too long to be one of ours */
+			if (cn > 32) /* too long to be one of ours */
 				cn = 0, cur[cn++] = '~';
 			cur[cn] = 0;
 			memcpy(w[0], w[1], sizeof(w[0]));
@@ -900,12 +957,15 @@ static bool classify(const char *p, size_t len, struct ident *id)
 		return false;
 	if (id->cls > C_KEY)
 		return true;
+	if (eq(sq, L) && (eq(L, "password") || eq(L, "token") || eq(L, "secret")))
+		return true; /* the bare keyword names no service: skip the table */
 	if (eq(sq, "secretkey")) {
 		id->kind = PM_REDACT_S3_SECRET_KEY, id->prio = P_NAMED;
 		return true;
 	}
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
-		if ((!named[i].cls || (named[i].cls & (1u << id->cls))) && strstr(sq, named[i].sub)) {
+		if ((!named[i].cls || (named[i].cls & (1u << id->cls))) &&
+		    strstr(sq, named[i].sub)) {
 			id->kind = named[i].kind;
 			id->prio = P_NAMED;
 			break;
@@ -916,9 +976,10 @@ static bool classify(const char *p, size_t len, struct ident *id)
 /* Values that stand for no secret: empty, masked, null, a variable or template reference. */
 static bool placeholder(const char *v, size_t n)
 {
-	static const char *const words[] = {"null", "none", "nil", "true", "false", "undefined",
-					    "redacted", "<redacted>", "hidden", "masked", "<hidden>",
-					    "(null)", NULL};
+	static const char *const words[] = {"null",   "none",	   "nil",      "true",
+					    "false",  "undefined", "redacted", "<redacted>",
+					    "hidden", "masked",	   "<hidden>", "(null)",
+					    NULL};
 	char low[16];
 	size_t i;
 
@@ -947,9 +1008,9 @@ static bool placeholder(const char *v, size_t n)
 /* An unquoted value that is code: a call, or a field of a program object (traceback lines). */
 static bool code_ref(const char *v, size_t n)
 {
-	static const char *const obj[] = {"self.", "args.", "cfg.", "config.", "conf.", "opt.",
-					  "opts.", "options.", "settings.", "params.", "os.",
-					  "env.", "kwargs", NULL};
+	static const char *const obj[] = {"self.", "args.", "cfg.",	"config.",   "conf.",
+					  "opt.",  "opts.", "options.", "settings.", "params.",
+					  "os.",   "env.",  "kwargs",	NULL};
 
 	if (memchr(v, '(', n))
 		return true;
@@ -968,7 +1029,7 @@ static bool not_a_credential(const char *v, size_t n, enum cls cls)
 
 	if (n < 3 || v[0] == '/' || (n >= 2 && v[0] == '~' && v[1] == '/') ||
 	    (n >= 2 && v[0] == '.' && (v[1] == '/' || v[1] == '.')))
-		return true;	/* too short, or a path */
+		return true; /* too short, or a path */
 	if (n < sizeof(low)) {
 		for (size_t i = 0; i < n; i++)
 			low[i] = (char)(is_upper((unsigned char)v[i]) ? v[i] | 0x20 : v[i]);
@@ -977,10 +1038,11 @@ static bool not_a_credential(const char *v, size_t n, enum cls cls)
 			return true;
 	}
 	for (size_t i = 0; i < n; i++)
-		digits &= is_digit((unsigned char)v[i]) || v[i] == '.' || v[i] == '_' || v[i] == ',';
-	if (cls == C_TOKEN && (digits || (v[0] == '<' && v[n - 1] == '>') ||
-			       (v[0] == '[' && v[n - 1] == ']')))
-		return true;	/* token: 2048, eos_token: </s>, sep_token: [SEP] */
+		digits &= is_digit((unsigned char)v[i]) || v[i] == '.' || v[i] == '_' ||
+			  v[i] == ',';
+	if (cls == C_TOKEN &&
+	    (digits || (v[0] == '<' && v[n - 1] == '>') || (v[0] == '[' && v[n - 1] == ']')))
+		return true; /* token: 2048, eos_token: </s>, sep_token: [SEP] */
 	return false;
 }
 
@@ -1017,7 +1079,8 @@ static size_t word_end(const struct ctx *x, size_t vs)
 {
 	size_t e = vs;
 
-	while (e < x->n && (unsigned char)x->b[e] > ' ' && !one_of((unsigned char)x->b[e], ",;&)]}\"'<>|`"))
+	while (e < x->n && (unsigned char)x->b[e] > ' ' &&
+	       !one_of((unsigned char)x->b[e], ",;&)]}\"'<>|`"))
 		e++;
 	return e;
 }
@@ -1052,7 +1115,8 @@ static bool netrc_form(struct ctx *x, size_t id0, size_t ve)
 			const char *m = memmem(x->b, x->n, w[k], strlen(w[k]));
 
 			while (m && m > x->b && !is_blank((unsigned char)m[-1]))
-				m = memmem(m + 1, x->n - (size_t)(m + 1 - x->b), w[k], strlen(w[k]));
+				m = memmem(m + 1, x->n - (size_t)(m + 1 - x->b), w[k],
+					   strlen(w[k]));
 			if (m && (size_t)(m - x->b) < x->netrc_at)
 				x->netrc_at = (size_t)(m - x->b);
 		}
@@ -1064,10 +1128,13 @@ static bool netrc_form(struct ctx *x, size_t id0, size_t ve)
 }
 
 static const char *const schemes[] = {"bearer", "basic", "token", "bot", "apikey", "key",
-				      "ssws", "jwt", "oauth", "sso", "dpop", NULL};
-static const char *const long_schemes[] = {"digest", "negotiate", "ntlm", "aws4-hmac-sha256",
-					   "hoba", "mutual", "sharedkey", "sharedaccesssignature",
-					   "signature", "hmac", NULL};
+				      "ssws",	"jwt",	 "oauth", "sso", "dpop",   NULL};
+static const char *const long_schemes[] = {"digest",	"negotiate",
+					   "ntlm",	"aws4-hmac-sha256",
+					   "hoba",	"mutual",
+					   "sharedkey", "sharedaccesssignature",
+					   "signature", "hmac",
+					   NULL};
 
 /* Authorization values: skip the scheme word and name the kind after it. */
 static void authz_value(const struct ctx *x, size_t *vs, size_t *ve, bool quoted, int *kind)
@@ -1092,9 +1159,9 @@ static void authz_value(const struct ctx *x, size_t *vs, size_t *ve, bool quoted
 	} else {
 		return;
 	}
-	*kind = eq(low, "bearer") ? PM_REDACT_BEARER_TOKEN
-		: eq(low, "basic") ? PM_REDACT_BASIC_AUTH
-				   : PM_REDACT_TOKEN;
+	*kind = eq(low, "bearer") ? PM_REDACT_BEARER_TOKEN :
+		eq(low, "basic")  ? PM_REDACT_BASIC_AUTH :
+				    PM_REDACT_TOKEN;
 }
 
 /* Does the value [vs, ve) suit the class of its name?  QUOTED: it was a string literal. */
@@ -1152,9 +1219,6 @@ static void v_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s
 	while (ie > ke && (b[ie - 1] == '.' || b[ie - 1] == '-'))
 		ie--;
 	p = ie;
-	if (!classify(b + is, ie - is, &idn))
-		return;
-	kind = idn.kind;
 
 	/* the name quoted: "name": / 'name': / \"name\": */
 	if (id0 > 0 && (b[id0 - 1] == '"' || b[id0 - 1] == '\'') && p < n && b[p] == b[id0 - 1]) {
@@ -1179,6 +1243,10 @@ static void v_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s
 	} else {
 		return;
 	}
+	/* most hits end above (tokens/s, tokenizer.json): only now look at the name itself */
+	if (!classify(b + is, ie - is, &idn))
+		return;
+	kind = idn.kind;
 	if ((idn.cls == C_SIGNATURE || idn.cls == C_SIG) && sep != '=')
 		return;
 	if (idn.cls == C_SIG && (id0 == 0 || !one_of((unsigned char)b[id0 - 1], "?&;")))
@@ -1198,15 +1266,15 @@ static void v_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s
 		vs = v + 1;
 		ve = close_quote(x, vs, vq, vesc);
 	} else {
-		if (kq && !kesc)	/* JSON or a dict: numbers, null, objects are no secrets */
+		if (kq && !kesc) /* JSON or a dict: numbers, null, objects are no secrets */
 			return;
-		if (sep == ' ' && vq == '-')	/* --password --next-flag */
+		if (sep == ' ' && vq == '-') /* --password --next-flag */
 			return;
 		vs = v;
 		if (idn.cls == C_AUTHZ)
 			ve = rest_of_line(x, vs, false);
 		else if (!dashes && line_start(x, id0) && (sep == ':' || (sep == '=' && sp > p)))
-			ve = rest_of_line(x, vs, sep == ':');	/* YAML, or INI "name = value" */
+			ve = rest_of_line(x, vs, sep == ':'); /* YAML, or INI "name = value" */
 		else
 			ve = word_end(x, vs);
 	}
@@ -1227,8 +1295,14 @@ static void v_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s
 
 /* ---- the trigger table: one Vectorscan literal each ---- */
 
-#define PFX(lit, set, min, kind) {lit, 0, set, min, kind, 0, v_prefix}
-#define KW(lit, len, ci) {lit, ci, 0, len, 0, T_COVERABLE, v_keyword}
+#define PFX(lit, set, min, kind)                    \
+	{                                           \
+		lit, 0, set, min, kind, 0, v_prefix \
+	}
+#define KW(lit, len, ci)                                   \
+	{                                                  \
+		lit, ci, 0, len, 0, T_COVERABLE, v_keyword \
+	}
 
 static const struct trig trigs[] = {
 	{"AKIA", 0, 0, 16, PM_REDACT_AWS_ACCESS_KEY_ID, 0, v_aws_id},
@@ -1268,6 +1342,7 @@ static const struct trig trigs[] = {
 	{"SK", 0, 0, 0, PM_REDACT_TWILIO_CREDENTIAL, 0, v_twilio},
 	{"SG.", 0, 0, 0, PM_REDACT_SENDGRID_API_KEY, 0, v_sendgrid},
 	{"-----BEGIN ", 0, 0, 0, 0, 0, v_pem},
+	{"-----END ", 0, 0, 0, 0, 0, v_pem_end},
 	{"://", 0, 0, 0, 0, 0, v_url},
 	{"bearer ", 1, 0, 0, 0, T_COVERABLE, v_bearer},
 	{"basic ", 1, 0, 0, 0, T_COVERABLE, v_basic},
@@ -1372,8 +1447,7 @@ static int by_start(const void *a, const void *b)
 }
 
 /* Copy line B (N bytes) out with the proposed spans replaced. */
-static int emit(struct ctx *x, struct out *o, const char *b, size_t n,
-		struct pm_redact_stats *st)
+static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm_redact_stats *st)
 {
 	size_t pos = 0;
 
@@ -1401,6 +1475,36 @@ static int emit(struct ctx *x, struct out *o, const char *b, size_t n,
 	return put(o, b + pos, n - pos);
 }
 
+/*
+ * Take back from the end of the output the lines that are key body: the prefix PRE (PLEN
+ * bytes, what precedes the END marker on its line, "0: " under srun --label) then 1 to 128
+ * base64 characters.  Returns whether any was taken.
+ */
+static bool take_back(struct out *o, const char *pre, size_t plen)
+{
+	size_t end = o->n;
+
+	while (end > 0 && o->p[end - 1] == '\n') {
+		size_t e = end - 1, s, k;
+
+		if (e > 0 && o->p[e - 1] == '\r')
+			e--;
+		for (s = e; s > 0 && e - s <= plen + 128 && o->p[s - 1] != '\n'; s--)
+			;
+		if ((s > 0 && o->p[s - 1] != '\n') || e - s <= plen || memcmp(o->p + s, pre, plen))
+			break;
+		for (k = s + plen; k < e && in(S_B64, (unsigned char)o->p[k]); k++)
+			;
+		if (k != e)
+			break;
+		end = s;
+	}
+	if (end == o->n)
+		return false;
+	o->n = end;
+	return true;
+}
+
 /* Redact one line (or piece) B of N bytes. */
 static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratch_t *scratch,
 		struct pm_redact_stats *st)
@@ -1410,7 +1514,7 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 		size_t skip;
 
 		if (!e)
-			return 0;	/* inside a key block */
+			return 0; /* inside a key block */
 		x->b = b;
 		x->n = n;
 		skip = (size_t)(e - b) + 8;
@@ -1428,8 +1532,11 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 	x->kw_skip = 0;
 	x->end_known = false;
 	x->netrc_known = false;
+	x->orphan = -1;
 	if (n && hs_scan(db, b, (unsigned)n, 0, scratch, on_hit, x) != HS_SUCCESS && !x->oom)
 		return -1;
+	if (x->orphan >= 0 && take_back(o, b, x->orphan_s))
+		propose(x, 0, x->orphan_e, x->orphan, P_BLOCK);
 	if (x->oom)
 		return -1;
 	return emit(x, o, b, n, st);

@@ -79,12 +79,13 @@ struct pm_redact_stats {
  *
  * Lines (up to and including '\n') are redacted one at a time; lines longer than 1 MiB are
  * cut into pieces of at most 1 MiB (at a blank where one is near) and a secret split across
- * two pieces may escape.  The only state carried from one line to the next is an open
- * private key block: from a "-----BEGIN ... PRIVATE KEY-----" line to the matching
- * "-----END ...-----" everything becomes one "[REDACTED:<kind>]", and a block still open at
- * the end of BUF is redacted to the end of BUF.  Nothing is carried between calls: a caller
- * that splits a file must split it at line ends, and a key block split between two calls
- * is redacted in the first and leaks in the second.
+ * two pieces may escape.  Private key blocks span lines: from a "-----BEGIN ... PRIVATE
+ * KEY-----" line to the next "-----END" marker everything becomes one "[REDACTED:<kind>]"
+ * (the lines in between included), and a block still open at the end of BUF is redacted to
+ * the end of BUF.  A block whose start is missing (BUF is the tail of a capped file) is
+ * caught at its END line, which takes back the body lines (base64, each with the prefix
+ * the END line has) copied out just before it.  Nothing is carried between calls: a caller
+ * that splits a file must split it at line ends.
  *
  * The work is linear in LEN (one literal prefilter pass, then bounded checks at each hit)
  * and memory is bounded by *OUTLEN plus a small constant per hit on one line.  The result is
@@ -100,8 +101,7 @@ struct pm_redact_stats {
  * Thread-safe.  The one piece of process-wide state is the prefilter database: immutable,
  * compiled on the first call (pthread_once) and never freed.
  */
-int pm_redact(const char *buf, size_t len, char **out, size_t *outlen,
-	      struct pm_redact_stats *st);
+int pm_redact(const char *buf, size_t len, char **out, size_t *outlen, struct pm_redact_stats *st);
 
 /* The name of KIND ("aws_access_key_id", ...), static; NULL when KIND is out of range. */
 const char *pm_redact_kind_name(int kind);

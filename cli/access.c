@@ -1,0 +1,111 @@
+/*
+ * access.c - what the store verbs share: the configuration, finding a job run, and who may
+ * read it.  The command is not setuid: it reads the store with the caller's rights, and this
+ * check comes on top of the filesystem's, never instead of it.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "finalize.h"
+
+enum cli_access cli_access_decide(long long uid, const long long *groups, size_t ngroups,
+				  long long owner, long long ops_gid)
+{
+	if (uid == 0)
+		return CLI_ROOT;
+	if (owner >= 0 && uid == owner)
+		return CLI_OWNER;
+	for (size_t i = 0; ops_gid >= 0 && i < ngroups; i++)
+		if (groups[i] == ops_gid)
+			return CLI_OPERATOR;
+	return CLI_DENIED;
+}
+
+int cli_access_check(const struct pm_config *cfg, const char *job, const json_t *manifest)
+{
+	const char *grp = cfg->operators_group && *cfg->operators_group ? cfg->operators_group :
+									  NULL;
+	struct group *g = grp ? getgrnam(grp) : NULL;
+	int n = getgroups(0, NULL);
+	gid_t *gl = calloc(n > 0 ? (size_t)n : 1, sizeof(*gl));
+	long long *groups = calloc((n > 0 ? (size_t)n : 0) + 1, sizeof(*groups));
+	enum cli_access a = CLI_DENIED;
+	size_t ng = 0;
+
+	if (gl && groups) {
+		n = n > 0 ? getgroups(n, gl) : 0;
+		groups[ng++] = (long long)getegid();
+		for (int i = 0; i < n; i++)
+			groups[ng++] = (long long)gl[i];
+		a = cli_access_decide((long long)getuid(), groups, ng, pm_manifest_uid(manifest),
+				      g ? (long long)g->gr_gid : -1);
+	}
+	free(gl);
+	free(groups);
+	if (a != CLI_DENIED)
+		return 0;
+	if (grp)
+		fprintf(stderr, "%s: job %s belongs to another user; ask an operator (group %s)\n",
+			prog, job, grp);
+	else
+		fprintf(stderr, "%s: job %s belongs to another user; ask an operator\n", prog, job);
+	return -1;
+}
+
+int cli_load_config(const char *file, const char *store, struct pm_config *cfg)
+{
+	const char *env = getenv("POSTMORTEM_CONFIG");
+	char err[512] = "";
+	struct stat st;
+
+	if (!file && env && *env)
+		file = env;
+	if (!file && stat(PM_CONFIG_DEFAULT, &st) == 0)
+		file = PM_CONFIG_DEFAULT;
+	if (pm_config_load(file, cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err[0] ? err : strerror(errno));
+		return -1;
+	}
+	if (store) {
+		char *s = strdup(store);
+		if (!s) {
+			pm_config_free(cfg);
+			return -1;
+		}
+		free(cfg->store);
+		cfg->store = s;
+	}
+	return 0;
+}
+
+int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster,
+	       const char *restart, char *out, size_t outlen)
+{
+	char err[768] = "", *end = NULL;
+	long r = -1;
+
+	if (restart) {
+		errno = 0;
+		r = strtol(restart, &end, 10);
+		if (errno || end == restart || *end || r < 0 || r > 1000000) {
+			fprintf(stderr, "%s: --restart %s: not a restart count\n", prog, restart);
+			return -1;
+		}
+	}
+	if (!cfg->store || !*cfg->store) {
+		fprintf(stderr, "%s: no evidence store configured (store: in %s, or --store)\n",
+			prog, PM_CONFIG_DEFAULT);
+		return -1;
+	}
+	if (pm_jobdir_find(cfg->store, job, cluster, (int)r, out, outlen, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return -1;
+	}
+	return 0;
+}

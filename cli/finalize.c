@@ -1,0 +1,161 @@
+/*
+ * finalize.c - `postmortem finalize [JOB] [--pending] [--force] [--grace DURATION]
+ * [--store DIR] [--cluster C] [--restart N] [--config FILE]`, run by root from a timer:
+ * merges the job runs whose nodes never all arrived once GRACE has passed, re-merges those
+ * where evidence arrived late or Slurm's state was not final yet, and retries comments that
+ * sacctmgr did not take (comment.pending).  With JOB, that run only; --force merges it now.
+ * Exit 0 when every run handled is fine, 1 when one failed, 2 usage.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "finalize.h"
+
+#define USAGE                                                                \
+	"usage: %s finalize [JOB] [--pending] [--force] [--grace DURATION] " \
+	"[--store DIR] [--cluster C] [--restart N] [--config FILE]\n"
+
+struct run {
+	const struct pm_config *cfg;
+	bool pending_only, force, one;
+	double grace;
+	int failed;
+};
+
+static const char *const what_name[] = {
+	[PM_FIN_WAITING] = "waiting for nodes",
+	[PM_FIN_BUSY] = "another merge is running",
+	[PM_FIN_PROVISIONAL] = "provisional verdict written",
+	[PM_FIN_MERGED] = "merged",
+	[PM_FIN_UNCHANGED] = "merged, unchanged",
+};
+
+static const char *const comment_name[] = {
+	[PM_COMMENT_NONE] = "",
+	[PM_COMMENT_SET] = "; comment set",
+	[PM_COMMENT_ALREADY] = "",
+	[PM_COMMENT_PENDING] = "; comment pending: ",
+};
+
+static void report(const char *dir, const struct pm_finalize_result *r)
+{
+	printf("%s: %s, %zu of %zu node(s)", dir, what_name[r->what], r->present, r->expected);
+	if (r->state[0])
+		printf(", %s", r->state);
+	if (r->history)
+		printf("; changed (history %d: %s)", r->history, r->why);
+	printf("%s%s\n", comment_name[r->comment],
+	       r->comment == PM_COMMENT_PENDING ? r->comment_why : "");
+}
+
+static int one(const char *dir, void *arg)
+{
+	struct run *run = arg;
+	struct pm_finalize_result r;
+	struct pm_finalize_opts o = {.force = run->force};
+	enum pm_due due = run->pending_only ? PM_DUE_COMMENT : PM_DUE_MERGE;
+	char err[768] = "";
+	int rc;
+
+	if (!run->pending_only && !run->force && !run->one)
+		due = pm_finalize_due(dir, run->grace, (double)time(NULL));
+	if (due == PM_DUE_NOTHING)
+		return 0;
+	if (due == PM_DUE_COMMENT) {
+		rc = pm_finalize_pending(run->cfg, dir, 0, &r, err, sizeof(err));
+		if (rc == 0 && r.comment == PM_COMMENT_SET)
+			printf("%s: comment set\n", dir);
+		else if (rc == 1)
+			printf("%s: comment still pending: %s\n", dir, r.comment_why);
+	} else {
+		o.force = o.force || due == PM_DUE_FORCE;
+		rc = pm_finalize_ex(run->cfg, dir, &o, &r, err, sizeof(err));
+		if (rc >= 0)
+			report(dir, &r);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		run->failed = 1;
+	}
+	return 0;
+}
+
+int cmd_finalize(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"pending", no_argument, NULL, 'p'},
+		{"force", no_argument, NULL, 'f'},
+		{"grace", required_argument, NULL, 'g'},
+		{"store", required_argument, NULL, 's'},
+		{"cluster", required_argument, NULL, 'C'},
+		{"restart", required_argument, NULL, 'r'},
+		{"config", required_argument, NULL, 'c'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *store = NULL, *cluster = NULL, *restart = NULL, *config = NULL;
+	const char *grace = "10m";
+	struct run run = {0};
+	struct pm_config cfg;
+	char dir[4096], err[768] = "";
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "pfg:s:C:r:c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			run.pending_only = true;
+			break;
+		case 'f':
+			run.force = true;
+			break;
+		case 'g':
+			grace = optarg;
+			break;
+		case 's':
+			store = optarg;
+			break;
+		case 'C':
+			cluster = optarg;
+			break;
+		case 'r':
+			restart = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		default:
+			fprintf(stderr, USAGE, prog);
+			return 2;
+		}
+	}
+	if (optind < argc - 1 || (run.force && optind == argc) ||
+	    pm_parse_duration(grace, &run.grace) < 0) {
+		fprintf(stderr,
+			USAGE "  (--force needs a JOB; --grace takes a duration: 10m, 1h)\n", prog);
+		return 2;
+	}
+	if (cli_load_config(config, store, &cfg) < 0)
+		return 1;
+	if (!cfg.rules && !(cfg.rules = strdup(cli_rules_dir(NULL)))) {
+		pm_config_free(&cfg);
+		return 1;
+	}
+	run.cfg = &cfg;
+	if (optind == argc - 1) {
+		run.one = true;
+		if (cli_jobdir(&cfg, argv[optind], cluster, restart, dir, sizeof(dir)) < 0)
+			run.failed = 1;
+		else
+			one(dir, &run);
+	} else if (pm_store_walk(cfg.store, one, &run, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		run.failed = 1;
+	}
+	pm_config_free(&cfg);
+	return fflush(stdout) == 0 && !run.failed ? 0 : 1;
+}

@@ -1,0 +1,255 @@
+/*
+ * bundle_write.c - the node bundle, postmortem.bundle/1 (engine/FORMATS.md): a pax tar
+ * stream through zstd, manifest.json first, then sources/<source>/<file> for every capture
+ * kept, each listed with its size and sha256.  Built in memory (its size is bounded by the
+ * sources' caps) so that the same bytes can go to the store or, when the store fails, to the
+ * spool.  The engine's own reader is the judge of what was written: pm_bundle_verify.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "internal.h"
+#include "sha256.h"
+
+#define SNIFF_BYTES 4096
+
+struct membuf {
+	char *buf;
+	size_t len, cap;
+};
+
+static la_ssize_t mem_write(struct archive *a, void *arg, const void *buf, size_t n)
+{
+	struct membuf *m = arg;
+
+	if (m->len + n > m->cap) {
+		size_t cap = m->cap ? m->cap : 65536;
+		char *b;
+		while (cap < m->len + n)
+			cap *= 2;
+		if (!(b = realloc(m->buf, cap))) {
+			archive_set_error(a, ENOMEM, "out of memory");
+			return -1;
+		}
+		m->buf = b;
+		m->cap = cap;
+	}
+	memcpy(m->buf + m->len, buf, n);
+	m->len += n;
+	return (la_ssize_t)n;
+}
+
+static json_t *iso(double t)
+{
+	char buf[40];
+
+	if (t <= 0)
+		return json_null();
+	pm_time_format(t, buf, sizeof(buf));
+	return json_string(buf);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* The format id when the content says what the source is, else null. */
+static json_t *format_of(const struct pm_capture *cap)
+{
+	enum pm_source want;
+	enum pm_format f;
+
+	if (!cap->len || pm_source_parse(cap->kind, &want) < 0)
+		return json_null();
+	f = pm_sniff(cap->data, cap->len < SNIFF_BYTES ? cap->len : SNIFF_BYTES);
+	if (f == PM_FMT_BINARY || f == PM_FMT_EMPTY || pm_format_source(f) != want)
+		return json_null();
+	return json_string(pm_format_name(f));
+}
+
+static void sha_hex(const void *buf, size_t len, char out[72])
+{
+	struct pm_sha256 c;
+	unsigned char d[32];
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, buf, len);
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, out);
+}
+
+static json_t *file_entry(const struct pm_capture *cap, const struct pm_job *j)
+{
+	char path[300], sha[80];
+
+	snprintf(path, sizeof(path), "sources/%s/%s", pm_csource_name(cap->src), cap->name);
+	sha_hex(cap->data, cap->len, sha);
+	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:I, s:s, s:s, s:s, s:I, s:o}",
+			 "path", path, "source", cap->kind, "collector_source",
+			 pm_csource_name(cap->src), "format", format_of(cap), "node", j->node,
+			 "rank", cap->rank >= 0 ? json_integer(cap->rank) : json_null(),
+			 "observed_time", iso(cap->observed), "bytes", (json_int_t)cap->len,
+			 "sha256", sha + 7, "status", pm_cstatus_name(cap->status), "reason",
+			 cap->reason, "redacted", (json_int_t)cap->redacted, "origin",
+			 str_or_null(cap->origin));
+}
+
+static json_t *coverage_entry(const struct pm_collection *c, int s)
+{
+	const struct pm_coverage *cv = &c->cov[s];
+
+	return json_pack("{s:s, s:s, s:s, s:i, s:f, s:b}", "source", pm_csource_name(s), "status",
+			 pm_cstatus_name(cv->status), "reason", cv->reason, "files", (int)cv->files,
+			 "elapsed_s", (double)(long)(cv->elapsed * 1000) / 1000, "cut", cv->cut);
+}
+
+static json_t *slurm_facts(const struct pm_job *j)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "job_id", json_string(j->id));
+	json_object_set_new(o, "nodelist", str_or_null(j->nodelist));
+	json_object_set_new(o, "user", str_or_null(j->user));
+	json_object_set_new(o, "uid", j->uid == (uid_t)-1 ? json_null() : json_integer(j->uid));
+	json_object_set_new(o, "gid", j->gid == (gid_t)-1 ? json_null() : json_integer(j->gid));
+	json_object_set_new(o, "exit_code",
+			    j->exit_code < 0 ? json_null() : json_integer(j->exit_code));
+	json_object_set_new(o, "array_job_id", str_or_null(j->array_job));
+	json_object_set_new(o, "array_task_id", str_or_null(j->array_task));
+	return o;
+}
+
+static json_t *manifest(const struct pm_collection *c, const struct pm_job *j)
+{
+	json_t *files = json_array(), *cov = json_array(), *cut = json_array(), *m;
+
+	for (size_t i = 0; i < c->ncaps; i++)
+		if (c->caps[i].name)
+			json_array_append_new(files, file_entry(&c->caps[i], j));
+	for (int s = 0; s < PM_CS__COUNT; s++) {
+		json_array_append_new(cov, coverage_entry(c, s));
+		if (c->cov[s].cut)
+			json_array_append_new(cut, json_string(pm_csource_name(s)));
+	}
+	m = json_pack("{s:s, s:s, s:s, s:i, s:s, s:o, s:o, s:{s:o, s:o, s:b, s:o}, s:{s:s}, s:o, "
+		      "s:o, s:o}",
+		      "schema", PM_BUNDLE_SCHEMA, "cluster", j->cluster, "job", j->key, "restart",
+		      j->restart, "node", j->node, "boot_time", iso(j->boot_time), "window_start",
+		      iso(j->window_start), "collected", "start", iso(c->start), "end", iso(c->end),
+		      "deadline_hit", c->deadline_hit, "cut", cut, "collector", "version",
+		      PACKAGE_VERSION, "slurm", slurm_facts(j), "files", files, "coverage", cov);
+	/* what the finalizer reads from any one bundle: the expected nodes and the owner */
+	if (m) {
+		json_object_set_new(m, "nodelist", str_or_null(j->nodelist));
+		json_object_set_new(m, "uid",
+				    j->uid == (uid_t)-1 ? json_null() : json_integer(j->uid));
+	}
+	return m;
+}
+
+static int add_member(struct archive *a, const char *path, const void *data, size_t len,
+		      double mtime)
+{
+	struct archive_entry *e = archive_entry_new();
+	int rc = -1;
+
+	if (!e)
+		return -1;
+	archive_entry_set_pathname(e, path);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0640);
+	archive_entry_set_size(e, (la_int64_t)len);
+	archive_entry_set_mtime(e, (time_t)mtime, 0);
+	if (archive_write_header(a, e) == ARCHIVE_OK &&
+	    (!len || archive_write_data(a, data, len) == (la_ssize_t)len))
+		rc = 0;
+	archive_entry_free(e);
+	return rc;
+}
+
+int pm_bundle_write(const struct pm_collection *c, const struct pm_job *j, void **buf, size_t *len,
+		    char *err, size_t errlen)
+{
+	struct membuf mb = {0};
+	struct archive *a = NULL;
+	json_t *m = manifest(c, j);
+	char *text = m ? json_dumps(m, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6)) :
+			 NULL;
+	int rc = -1;
+
+	if (!text) {
+		snprintf(err, errlen, "cannot build manifest.json");
+		errno = ENOMEM;
+		goto out;
+	}
+	if (!(a = archive_write_new()) || archive_write_set_format_pax_restricted(a) ||
+	    archive_write_add_filter_zstd(a) || archive_write_set_bytes_in_last_block(a, 1) ||
+	    archive_write_open(a, &mb, NULL, mem_write, NULL) != ARCHIVE_OK) {
+		snprintf(err, errlen, "libarchive: %s",
+			 a && archive_error_string(a) ? archive_error_string(a) : "cannot start");
+		errno = EIO;
+		goto out;
+	}
+	if (add_member(a, "manifest.json", text, strlen(text), c->end) < 0)
+		goto fail;
+	for (size_t i = 0; i < c->ncaps; i++) {
+		const struct pm_capture *cap = &c->caps[i];
+		char path[300];
+
+		if (!cap->name)
+			continue;
+		snprintf(path, sizeof(path), "sources/%s/%s", pm_csource_name(cap->src), cap->name);
+		if (add_member(a, path, cap->data, cap->len, cap->observed) < 0)
+			goto fail;
+	}
+	if (archive_write_close(a) != ARCHIVE_OK)
+		goto fail;
+	*buf = mb.buf;
+	*len = mb.len;
+	mb.buf = NULL;
+	rc = 0;
+	goto out;
+fail:
+	snprintf(err, errlen, "libarchive: %s",
+		 archive_error_string(a) ? archive_error_string(a) : "write failed");
+	errno = EIO;
+out:
+	if (a)
+		archive_write_free(a);
+	free(mb.buf);
+	free(text);
+	json_decref(m);
+	return rc;
+}
+
+int pm_bundle_verify(const char *path, char *err, size_t errlen)
+{
+	size_t n = strlen(path);
+	struct pm_evidence *ev;
+	int rc;
+
+	if (n < 8 || strcmp(path + n - 8, ".tar.zst")) {
+		snprintf(err, errlen, "%s: a bundle's name ends in .tar.zst", path);
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(ev = pm_evidence_create(NULL)))
+		return -1;
+	rc = pm_evidence_add_path(ev, path, err, errlen);
+	if (rc == 0 && ev->nbundles != 1) {
+		snprintf(err, errlen, "%s: not read as a bundle", path);
+		errno = EINVAL;
+		rc = -1;
+	}
+	pm_evidence_destroy(ev);
+	return rc;
+}

@@ -1,0 +1,1201 @@
+/*
+ * finalize.c - the reduce step (epilog/README.md, "Finalize protocol").
+ *
+ * Every node that stores its bundle links itself into arrived/; whoever then finds every
+ * expected node arrived takes the `merging` claim (O_EXCL) and merges; the first node in
+ * writes a provisional verdict.  Nobody waits for anybody: a node that cannot take the claim
+ * leaves, and the holder looks at arrived/ again after letting go of it, so the last arrival
+ * is never lost.  Files are replaced whole with rename(); earlier verdicts are kept with
+ * link() under history/.  No lock is held across the merge other than the claim, which a
+ * merger that died leaves behind and a later one takes over after PM_CLAIM_STALE seconds.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "finalize_int.h"
+#include "internal.h" /* pm_hostlist_expand: the engine's Slurm hostlist expander */
+
+#define NAMELEN 64
+#define HISTORY_MAX 10000
+#define BUNDLE_MANIFEST_MAX (16u << 20)
+#define REMERGE_WINDOW (7 * 86400.0) /* how long the timer waits for a final Slurm state */
+
+struct names {
+	char **v;
+	size_t n;
+	size_t sorted; /* v[0..sorted) is sorted and unique; the rest appended since */
+};
+
+struct bundle {
+	char *file; /* "nodes/x.tar.zst" */
+	char *node;
+	uint64_t bytes;
+	char sha[80];
+	bool ok, deadline_hit;
+	long long uid;
+	char reason[300];
+};
+
+struct job {
+	const struct pm_config *cfg;
+	const char *dir;
+	char cluster[NAMELEN], id[NAMELEN], restart[NAMELEN];
+	struct names expected, arrived, files; /* files: bundle names without .tar.zst */
+	const char *expected_from;
+	long nlinked; /* arrivals' link count - 1, -1 unknown */
+	struct bundle *b;
+	size_t nb;
+	struct pm_sched sched;
+	const char *sched_status;
+	long long uid;
+};
+
+/* ---- name lists ---- */
+
+static bool node_ok(const char *s, size_t n)
+{
+	if (n == 0 || n >= NAMELEN || s[0] == '.' || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '/' || (unsigned char)s[i] <= ' ' || (unsigned char)s[i] >= 127)
+			return false;
+	return true;
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has(const struct names *l, const char *s)
+{
+	if (l->sorted && bsearch(&s, l->v, l->sorted, sizeof(*l->v), cmpstr))
+		return true;
+	for (size_t i = l->sorted; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+/* Append a node name (invalid names are skipped); names_sort removes duplicates.  -1 ENOMEM. */
+static int add(struct names *l, const char *s, size_t n)
+{
+	char **v, *c;
+
+	if (!node_ok(s, n))
+		return 0;
+	if (!(v = realloc(l->v, (l->n + 2) * sizeof(*v))))
+		return -1;
+	l->v = v;
+	if (!(c = strndup(s, n)))
+		return -1;
+	l->v[l->n++] = c;
+	l->v[l->n] = NULL;
+	return 0;
+}
+
+static void names_free(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->sorted = 0;
+}
+
+static void names_sort(struct names *l)
+{
+	size_t k = 0;
+
+	if (!l->n)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), cmpstr);
+	for (size_t i = 0; i < l->n; i++) {
+		if (k && !strcmp(l->v[k - 1], l->v[i]))
+			free(l->v[i]);
+		else
+			l->v[k++] = l->v[i];
+	}
+	l->n = l->sorted = k;
+	l->v[k] = NULL;
+}
+
+static json_t *names_json(const struct names *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_array_append_new(a, json_string(l->v[i]));
+	return a;
+}
+
+/* Lines of a file, or a Slurm hostlist: into L.  -1 on ENOMEM. */
+static int parse_nodes(struct names *l, const char *s, size_t len)
+{
+	char **v;
+	size_t n;
+
+	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
+		len--;
+	if (memchr(s, '\n', len)) {
+		for (const char *p = s, *end = s + len, *nl; p < end; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				nl = end;
+			if (add(l, p, (size_t)(nl - p)) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (!len || pm_hostlist_expand(s, len, &v, &n) < 0)
+		return len && errno == ENOMEM ? -1 : 0;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!rc && add(l, v[i], strlen(v[i])) < 0)
+			rc = -1;
+		free(v[i]);
+	}
+	free(v);
+	return rc;
+}
+
+/* ---- the expected nodes ---- */
+
+static void path(char *out, size_t len, const char *dir, const char *name)
+{
+	snprintf(out, len, "%s/%s", dir, name);
+}
+
+/* Write JOBDIR/expected once: a private file linked into place (EEXIST: it is there). */
+static int write_expected(const char *jobdir, const struct names *l)
+{
+	char tmp[4096], dst[4096], host[64] = "", *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < l->n; i++)
+		fprintf(f, "%s\n", l->v[i]);
+	if (fclose(f) != 0)
+		return -1;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(tmp, sizeof(tmp), "%s/.expected.%s.%ld", jobdir, host, (long)getpid());
+	path(dst, sizeof(dst), jobdir, "expected");
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd >= 0) {
+		if (write(fd, text, len) == (ssize_t)len && fsync(fd) == 0 &&
+		    (link(tmp, dst) == 0 || errno == EEXIST))
+			rc = 0;
+		close(fd);
+		unlink(tmp);
+	}
+	free(text);
+	return rc;
+}
+
+static int read_expected(const char *jobdir, struct names *l)
+{
+	char p[4096], *buf;
+	size_t len;
+	int rc;
+
+	path(p, sizeof(p), jobdir, "expected");
+	if (pm_fin_read(p, 16u << 20, &buf, &len) < 0)
+		return errno == ENOENT ? 0 : -1;
+	rc = parse_nodes(l, buf, len);
+	free(buf);
+	return rc < 0 ? -1 : 1;
+}
+
+/* The manifest.json of a bundle (its first member), or NULL. */
+static json_t *bundle_manifest(const char *file)
+{
+	struct archive *ar = archive_read_new();
+	struct archive_entry *e;
+	json_t *m = NULL;
+	char *buf;
+
+	if (!ar)
+		return NULL;
+	archive_read_support_filter_zstd(ar);
+	archive_read_support_format_tar(ar);
+	if (archive_read_open_filename(ar, file, 65536) != ARCHIVE_OK)
+		goto out;
+	while (archive_read_next_header(ar, &e) == ARCHIVE_OK) {
+		la_int64_t size = archive_entry_size(e);
+		if (strcmp(archive_entry_pathname(e), "manifest.json"))
+			continue;
+		if (size < 0 || (uint64_t)size > BUNDLE_MANIFEST_MAX ||
+		    !(buf = malloc((size_t)size + 1)))
+			break;
+		if (archive_read_data(ar, buf, (size_t)size) == size)
+			m = json_loadb(buf, (size_t)size, 0, NULL);
+		free(buf);
+		break;
+	}
+out:
+	archive_read_free(ar);
+	return m;
+}
+
+/* The job's node list as a bundle manifest states it ("job_nodes": list or hostlist). */
+static int manifest_nodes(const json_t *m, struct names *l)
+{
+	const json_t *v = json_object_get(m, "job_nodes");
+	size_t i;
+	json_t *x;
+
+	if (!v)
+		v = json_object_get(m, "nodelist");
+	if (json_is_string(v))
+		return parse_nodes(l, json_string_value(v), strlen(json_string_value(v)));
+	json_array_foreach(v, i, x) if (json_is_string(x) &&
+					add(l, json_string_value(x), strlen(json_string_value(x))) <
+						0) return -1;
+	return 0;
+}
+
+static bool env_is_job(const char *job)
+{
+	const char *id = getenv("SLURM_JOB_ID");
+
+	return id && !strcmp(id, job);
+}
+
+/* expected file, else a bundle's manifest, else SLURM_NODELIST; the first to know writes it. */
+static int find_expected(struct job *j)
+{
+	const char *env = env_is_job(j->id) ? getenv("SLURM_NODELIST") : NULL;
+	int rc = read_expected(j->dir, &j->expected);
+
+	if (rc < 0)
+		return -1;
+	if (j->expected.n) {
+		names_sort(&j->expected);
+		j->expected_from = "expected";
+		return 0;
+	}
+	for (size_t i = 0; i < j->files.n && !j->expected.n; i++) {
+		char p[4096];
+		json_t *m;
+		snprintf(p, sizeof(p), "%s/nodes/%s.tar.zst", j->dir, j->files.v[i]);
+		if ((m = bundle_manifest(p)) && manifest_nodes(m, &j->expected) == 0 &&
+		    j->expected.n)
+			j->expected_from = "bundle manifest";
+		json_decref(m);
+	}
+	if (!j->expected.n && env && *env && parse_nodes(&j->expected, env, strlen(env)) == 0 &&
+	    j->expected.n)
+		j->expected_from = "SLURM_NODELIST";
+	if (!j->expected.n) {
+		j->expected_from = "unknown";
+		return 0;
+	}
+	names_sort(&j->expected);
+	return write_expected(j->dir, &j->expected) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* ---- arrivals and bundles on disk ---- */
+
+static int list_dir(const char *dir, const char *suffix, struct names *l)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t sl = strlen(suffix);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (de->d_name[0] == '.' || n <= sl || strcmp(de->d_name + n - sl, suffix))
+			continue;
+		if (add(l, de->d_name, n - sl) < 0) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	names_sort(l);
+	return 0;
+}
+
+/* Add the expected nodes that DIR/<node>SUFFIX names but a (stale, on NFS) listing missed. */
+static int lookup_expected(const struct job *j, const char *sub, const char *suffix,
+			   struct names *l)
+{
+	char p[4096];
+	struct stat st;
+
+	for (size_t i = 0; i < j->expected.n; i++) {
+		const char *n = j->expected.v[i];
+		snprintf(p, sizeof(p), "%s/%s/%s%s", j->dir, sub, n, suffix);
+		if (!has(l, n) && lstat(p, &st) == 0 && add(l, n, strlen(n)) < 0)
+			return -1;
+	}
+	names_sort(l);
+	return 0;
+}
+
+static int scan(struct job *j)
+{
+	char p[4096];
+	struct stat st;
+
+	path(p, sizeof(p), j->dir, "nodes");
+	if (list_dir(p, ".tar.zst", &j->files) < 0 || find_expected(j) < 0)
+		return -1;
+	path(p, sizeof(p), j->dir, "arrived");
+	if (list_dir(p, "", &j->arrived) < 0 ||
+	    lookup_expected(j, "arrived", "", &j->arrived) < 0 ||
+	    lookup_expected(j, "nodes", ".tar.zst", &j->files) < 0)
+		return -1;
+	path(p, sizeof(p), j->dir, "arrivals");
+	j->nlinked = stat(p, &st) == 0 ? (long)st.st_nlink - 1 : -1;
+	return 0;
+}
+
+static bool complete(const struct job *j)
+{
+	size_t in = 0;
+
+	if (!j->expected.n)
+		return false;
+	for (size_t i = 0; i < j->expected.n; i++)
+		in += has(&j->arrived, j->expected.v[i]);
+	return in == j->expected.n || (j->nlinked >= 0 && (size_t)j->nlinked >= j->expected.n);
+}
+
+static void job_free(struct job *j)
+{
+	names_free(&j->expected);
+	names_free(&j->arrived);
+	names_free(&j->files);
+	for (size_t i = 0; i < j->nb; i++) {
+		free(j->b[i].file);
+		free(j->b[i].node);
+	}
+	free(j->b);
+	j->b = NULL;
+	j->nb = 0;
+	pm_fin_sched_free(&j->sched);
+}
+
+static int job_open(struct job *j, const struct pm_config *cfg, const char *jobdir, char *err,
+		    size_t errlen)
+{
+	memset(j, 0, sizeof(*j));
+	j->cfg = cfg;
+	j->dir = jobdir;
+	j->uid = -1;
+	j->nlinked = -1;
+	j->sched.uid = -1;
+	if (pm_fin_key(jobdir, j->cluster, j->id, j->restart, NAMELEN) < 0)
+		return pm_fin_fail(err, errlen, EINVAL,
+				   "%s: not a <cluster>/<job>/<restart> folder", jobdir);
+	if (scan(j) < 0) {
+		int e = errno;
+		job_free(j);
+		return pm_fin_fail(err, errlen, e, "%s: %s", jobdir, strerror(e));
+	}
+	return 0;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char p[4096];
+	struct stat st;
+
+	path(p, sizeof(p), dir, name);
+	return lstat(p, &st) == 0;
+}
+
+/* ---- the claim ---- */
+
+static void claim_id(char *me, size_t len)
+{
+	char host[64] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	snprintf(me, len, "%s %ld %.0f\n", host, (long)getpid(), pm_fin_wall());
+}
+
+/* 1 the claim is ours (ME written into it), 0 someone else holds it, -1 error. */
+static int claim(const char *dir, const char *me)
+{
+	char p[4096], aside[4096], host[64] = "";
+	struct stat st, st2;
+	int fd;
+
+	gethostname(host, sizeof(host) - 1);
+	path(p, sizeof(p), dir, "merging");
+	snprintf(aside, sizeof(aside), "%s/.merging.stale.%s.%ld", dir, host, (long)getpid());
+	for (int tries = 0; tries < 3; tries++) {
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+		if (fd >= 0) {
+			ssize_t w = write(fd, me, strlen(me));
+			close(fd);
+			return w == (ssize_t)strlen(me) ? 1 : (unlink(p), -1);
+		}
+		if (errno != EEXIST)
+			return -1;
+		if (lstat(p, &st) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -1;
+		}
+		if (pm_fin_wall() - (double)st.st_mtime < PM_CLAIM_STALE)
+			return 0;
+		/* a merger died: move its claim aside, and make sure it was that one we moved */
+		if (rename(p, aside) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -1;
+		}
+		if (lstat(aside, &st2) == 0 && st2.st_ino == st.st_ino &&
+		    st2.st_mtime == st.st_mtime) {
+			unlink(aside);
+			continue;
+		}
+		if (link(aside, p) < 0 && errno != EEXIST) {
+			unlink(aside);
+			return -1;
+		}
+		unlink(aside);
+		return 0;
+	}
+	return 0;
+}
+
+static void release(const char *dir, const char *me)
+{
+	char p[4096], *buf;
+
+	path(p, sizeof(p), dir, "merging");
+	if (pm_fin_read(p, 4096, &buf, NULL) < 0)
+		return;
+	if (!strcmp(buf, me)) /* not one that took ours over */
+		unlink(p);
+	free(buf);
+}
+
+/* ---- the inputs ---- */
+
+static long long uid_of(const json_t *m)
+{
+	static const char *const keys[] = {"uid", "user_uid", "job_uid"};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *u = json_object_get(m, keys[i]);
+		if (json_is_integer(u) && json_integer_value(u) >= 0)
+			return (long long)json_integer_value(u);
+	}
+	return -1;
+}
+
+/* Hash, read the manifest of, and check bundle B; a good one goes into EV. */
+static int inspect(const struct job *j, const struct pm_ruleset *rs, struct pm_evidence *ev,
+		   struct bundle *b)
+{
+	char p[4096], err[256] = "";
+	struct pm_evidence *scratch;
+	json_t *m;
+
+	path(p, sizeof(p), j->dir, b->file);
+	if (pm_fin_sha_file(p, b->sha, &b->bytes) < 0) {
+		snprintf(b->reason, sizeof(b->reason), "bundle unreadable: %s", strerror(errno));
+		return 0;
+	}
+	if ((m = bundle_manifest(p))) {
+		const char *n = json_string_value(json_object_get(m, "node"));
+		if (n && node_ok(n, strlen(n)) && strcmp(n, b->node)) {
+			char *c = strdup(n);
+			if (!c) {
+				json_decref(m);
+				return -1;
+			}
+			free(b->node);
+			b->node = c;
+		}
+		b->deadline_hit = json_is_true(
+			json_object_get(json_object_get(m, "collected"), "deadline_hit"));
+		b->uid = uid_of(m);
+		json_decref(m);
+	}
+	/* a bundle the engine rejects must leave nothing half-added: try it on its own first */
+	if (!(scratch = pm_evidence_create(rs)))
+		return -1;
+	if (pm_evidence_add_path(scratch, p, err, sizeof(err)) < 0)
+		snprintf(b->reason, sizeof(b->reason), "bundle rejected: %s", err);
+	else if (pm_evidence_add_path(ev, p, err, sizeof(err)) < 0)
+		snprintf(b->reason, sizeof(b->reason), "bundle rejected: %s", err);
+	else
+		b->ok = true;
+	pm_evidence_destroy(scratch);
+	return 0;
+}
+
+static int bundles(struct job *j, const struct pm_ruleset *rs, struct pm_evidence *ev)
+{
+	if (!(j->b = calloc(j->files.n + 1, sizeof(*j->b))))
+		return -1;
+	for (size_t i = 0; i < j->files.n; i++) {
+		struct bundle *b = &j->b[j->nb];
+		if (asprintf(&b->file, "nodes/%s.tar.zst", j->files.v[i]) < 0)
+			return -1;
+		j->nb++;
+		b->uid = -1;
+		if (!(b->node = strdup(j->files.v[i])) || inspect(j, rs, ev, b) < 0)
+			return -1;
+		if (b->ok && b->uid >= 0 && j->uid < 0)
+			j->uid = b->uid;
+	}
+	return 0;
+}
+
+/* Slurm's record: asked now (once for a provisional verdict), else the one stored earlier. */
+static int scheduler(struct job *j, bool provisional, double deadline)
+{
+	char p[4096], *buf;
+	size_t len;
+
+	pm_fin_sacct(j->cfg, j->id, provisional ? pm_fin_clock() : deadline, &j->sched);
+	path(p, sizeof(p), j->dir, "sacct.txt");
+	if (j->sched.text && j->sched.state[0]) {
+		j->sched_status = "ok";
+		if (pm_fin_read(p, 16u << 20, &buf, &len) == 0 && len == j->sched.len &&
+		    !memcmp(buf, j->sched.text, len)) {
+			free(buf);
+			return 0;
+		}
+		free(buf);
+		return pm_fin_write(j->dir, "sacct.txt", j->sched.text, j->sched.len);
+	}
+	pm_fin_sched_free(&j->sched);
+	if (pm_fin_read(p, 16u << 20, &buf, &len) == 0) {
+		char why[sizeof(j->sched.reason)];
+		snprintf(why, sizeof(why), "%s", j->sched.reason);
+		j->sched.text = buf;
+		j->sched.len = len;
+		pm_fin_sched_parse(&j->sched, j->id);
+		snprintf(j->sched.reason, sizeof(j->sched.reason), "asked again: %.150s", why);
+		j->sched_status = "stored";
+		return 0;
+	}
+	j->sched_status = "missing";
+	return 0;
+}
+
+/* ---- the manifest ---- */
+
+static json_t *nodes_json(const struct job *j)
+{
+	json_t *o = json_object(), *missing = json_array();
+	struct names present = {0};
+
+	for (size_t i = 0; i < j->nb; i++)
+		if (j->b[i].ok)
+			add(&present, j->b[i].node, strlen(j->b[i].node));
+	names_sort(&present);
+	for (size_t i = 0; i < j->expected.n; i++) {
+		const char *n = j->expected.v[i], *why = PM_MISSING_REASON;
+		if (has(&present, n))
+			continue;
+		for (size_t k = 0; k < j->nb; k++)
+			if (!strcmp(j->b[k].node, n) && j->b[k].reason[0])
+				why = j->b[k].reason;
+		if (why == (const char *)PM_MISSING_REASON && has(&j->arrived, n))
+			why = "arrived, but its bundle is missing";
+		json_array_append_new(missing, json_pack("{s:s,s:s}", "node", n, "reason", why));
+	}
+	json_object_set_new(o, "expected", j->expected.n ? names_json(&j->expected) : json_null());
+	json_object_set_new(o, "expected_from", json_string(j->expected_from));
+	json_object_set_new(o, "present", names_json(&present));
+	json_object_set_new(o, "missing", missing);
+	names_free(&present);
+	return o;
+}
+
+static json_t *bundles_json(const struct job *j, json_t **hits)
+{
+	json_t *a = json_array();
+
+	*hits = json_array();
+	for (size_t i = 0; i < j->nb; i++) {
+		const struct bundle *b = &j->b[i];
+		json_t *o = json_pack("{s:s,s:s,s:I,s:s,s:b,s:s}", "file", b->file, "node", b->node,
+				      "bytes", (json_int_t)b->bytes, "sha256", b->sha,
+				      "deadline_hit", b->deadline_hit, "status",
+				      b->ok ? "ok" : "rejected");
+		if (!b->ok)
+			json_object_set_new(o, "reason", json_string(b->reason));
+		json_array_append_new(a, o);
+		if (b->ok && b->deadline_hit)
+			json_array_append_new(*hits, json_string(b->node));
+	}
+	return a;
+}
+
+static json_t *scheduler_json(const struct job *j)
+{
+	json_t *o = json_pack("{s:s,s:b}", "status", j->sched_status, "final", j->sched.final);
+	char sha[80];
+
+	json_object_set_new(o, "state",
+			    j->sched.state[0] ? json_string(j->sched.state) : json_null());
+	if (j->sched.text) {
+		pm_fin_sha_buf(j->sched.text, j->sched.len, sha);
+		json_object_set_new(o, "file", json_string("sacct.txt"));
+		json_object_set_new(o, "sha256", json_string(sha));
+	}
+	if (j->sched.reason[0] && !j->sched.final)
+		json_object_set_new(o, "reason", json_string(j->sched.reason));
+	return o;
+}
+
+static json_t *or_null(const json_t *o, const char *k)
+{
+	json_t *x = json_object_get(o, k);
+
+	return x ? json_incref(x) : json_null();
+}
+
+static json_t *manifest_json(const struct job *j, const struct pm_ruleset *rs, const json_t *v,
+			     const char *vtext, const char *line, bool provisional)
+{
+	json_t *m = json_object(), *hits, *vo;
+	char sha[80];
+
+	json_object_set_new(m, "schema", json_string(PM_MANIFEST_SCHEMA));
+	json_object_set_new(m, "job",
+			    json_pack("{s:s,s:s,s:I,s:o}", "id", j->id, "cluster", j->cluster,
+				      "restart", (json_int_t)strtoll(j->restart, NULL, 10), "uid",
+				      j->uid >= 0 ? json_integer(j->uid) : json_null()));
+	json_object_set_new(m, "nodes", nodes_json(j));
+	json_object_set_new(m, "bundles", bundles_json(j, &hits));
+	json_object_set_new(m, "deadline_hits", hits);
+	json_object_set_new(m, "scheduler", scheduler_json(j));
+	json_object_set_new(m, "ruleset",
+			    json_pack("{s:s,s:s,s:s}", "id", pm_ruleset_id(rs), "version",
+				      pm_ruleset_version(rs), "digest", pm_ruleset_digest(rs)));
+	json_object_set_new(m, "provisional", json_boolean(provisional));
+	if (v) {
+		pm_fin_sha_buf(vtext, strlen(vtext), sha);
+		vo = json_pack("{s:s,s:s,s:o,s:o,s:o,s:b}", "file", "verdict.json", "sha256", sha,
+			       "status", or_null(v, "status"), "outcome", or_null(v, "outcome"),
+			       "input_digest", or_null(v, "input_digest"), "provisional",
+			       provisional);
+		json_object_set_new(vo, "comment", line && *line ? json_string(line) : json_null());
+		json_object_set_new(m, "verdict", vo);
+	} else {
+		json_object_set_new(m, "verdict", json_null());
+	}
+	return m;
+}
+
+/* The manifest without its times and history: what "the same inputs" compares. */
+static json_t *essence(const json_t *m)
+{
+	json_t *c = json_deep_copy(m);
+
+	json_object_del(c, "created");
+	json_object_del(c, "updated");
+	json_object_del(c, "expires");
+	json_object_del(c, "history");
+	return c;
+}
+
+/* ---- history ---- */
+
+static void append(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	snprintf(buf + n, len - n, "%s", n ? "; " : "");
+	n = strlen(buf);
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+static const json_t *find_bundle(const json_t *m, const char *file)
+{
+	size_t i;
+	json_t *b;
+
+	json_array_foreach(json_object_get(m, "bundles"), i,
+			   b) if (json_is_string(json_object_get(b, "file")) &&
+				  !strcmp(json_string_value(json_object_get(b, "file")),
+					  file)) return b;
+	return NULL;
+}
+
+static const char *str(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "-";
+}
+
+/* Which inputs changed between the OLD and NEW manifests, in words. */
+static void why_changed(const json_t *old, const json_t *new, char *why, size_t len)
+{
+	const json_t *os = json_object_get(old, "scheduler"),
+		     *ns = json_object_get(new, "scheduler");
+	const json_t *orr = json_object_get(old, "ruleset"), *nr = json_object_get(new, "ruleset");
+	size_t i;
+	json_t *b;
+
+	why[0] = '\0';
+	if (json_is_true(json_object_get(old, "provisional")) &&
+	    !json_is_true(json_object_get(new, "provisional")))
+		append(why, len, "final merge of a provisional verdict");
+	json_array_foreach(json_object_get(new, "bundles"), i, b)
+	{
+		const json_t *o = find_bundle(old, str(b, "file"));
+		if (!o)
+			append(why, len, "new bundle %s (%s)", str(b, "file"), str(b, "node"));
+		else if (strcmp(str(o, "sha256"), str(b, "sha256")) ||
+			 strcmp(str(o, "status"), str(b, "status")))
+			append(why, len, "bundle %s changed (%s)", str(b, "file"),
+			       str(b, "status"));
+	}
+	json_array_foreach(json_object_get(old, "bundles"), i,
+			   b) if (!find_bundle(new, str(b, "file")))
+		append(why, len, "bundle %s gone", str(b, "file"));
+	if (strcmp(str(os, "state"), str(ns, "state")) ||
+	    strcmp(str(os, "sha256"), str(ns, "sha256")))
+		append(why, len, "Slurm's record %s -> %s", str(os, "state"), str(ns, "state"));
+	if (strcmp(str(orr, "digest"), str(nr, "digest")))
+		append(why, len, "rule set %s -> %s", str(orr, "digest"), str(nr, "digest"));
+	if (!why[0])
+		snprintf(why, len, "same inputs, different verdict (another engine version)");
+}
+
+/* Keep the current verdict.json as history/verdict-N.json; N, or -1. */
+static int keep(const char *dir, const char *why)
+{
+	char src[4096], dst[4096], name[64];
+
+	snprintf(dst, sizeof(dst), "%s/history", dir);
+	if (mkdir(dst, 0750) < 0 && errno != EEXIST)
+		return -1;
+	path(src, sizeof(src), dir, "verdict.json");
+	for (int n = 1; n < HISTORY_MAX; n++) {
+		snprintf(dst, sizeof(dst), "%s/history/verdict-%d.json", dir, n);
+		if (link(src, dst) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -1;
+		}
+		snprintf(name, sizeof(name), "verdict-%d.why", n);
+		snprintf(dst, sizeof(dst), "%s/history", dir);
+		char *text;
+		if (asprintf(&text, "%s\n", why) < 0)
+			return -1;
+		int rc = pm_fin_write(dst, name, text, strlen(text));
+		free(text);
+		return rc < 0 ? -1 : n;
+	}
+	errno = EMLINK;
+	return -1;
+}
+
+/* ---- writing the result ---- */
+
+static char *dump(const json_t *j)
+{
+	char *s = json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_ENSURE_ASCII), *o;
+
+	if (s && asprintf(&o, "%s\n", s) >= 0) {
+		free(s);
+		return o;
+	}
+	free(s);
+	return NULL;
+}
+
+/* Write VTEXT and MAN unless they say what is stored already.  0 or -1. */
+static int store(const struct job *j, json_t *man, const char *vtext, struct pm_finalize_result *r,
+		 char *err, size_t errlen)
+{
+	json_t *old = pm_manifest_load(j->dir, NULL, 0), *a = NULL, *b = NULL, *hist;
+	char p[4096], *ov = NULL, *mtext = NULL, ts[40];
+	double now = pm_fin_wall(), retain = j->cfg->retain > 0 ? j->cfg->retain : 14 * 86400.0;
+	bool vchanged, mchanged;
+	int rc = -1;
+
+	path(p, sizeof(p), j->dir, "verdict.json");
+	if (pm_fin_read(p, 64u << 20, &ov, NULL) < 0)
+		ov = NULL;
+	vchanged = vtext && (!ov || strcmp(ov, vtext));
+	a = old ? essence(old) : NULL;
+	b = essence(man);
+	mchanged = !a || !json_equal(a, b);
+	if (!vchanged && !mchanged) {
+		r->what = PM_FIN_UNCHANGED;
+		rc = 0;
+		goto out;
+	}
+	hist = old && json_is_array(json_object_get(old, "history")) ?
+		       json_deep_copy(json_object_get(old, "history")) :
+		       json_array();
+	json_object_set_new(man, "history", hist);
+	pm_fin_iso(now, ts, sizeof(ts));
+	if (vchanged && ov) {
+		why_changed(old, man, r->why, sizeof(r->why));
+		if ((r->history = keep(j->dir, r->why)) < 0) {
+			pm_fin_fail(err, errlen, errno, "%s/history: %s", j->dir, strerror(errno));
+			goto out;
+		}
+		snprintf(p, sizeof(p), "history/verdict-%d.json", r->history);
+		json_array_append_new(hist, json_pack("{s:s,s:s,s:s}", "file", p, "why", r->why,
+						      "replaced", ts));
+	}
+	json_object_set_new(man, "created",
+			    old && json_is_string(json_object_get(old, "created")) ?
+				    json_copy(json_object_get(old, "created")) :
+				    json_string(ts));
+	json_object_set_new(man, "updated", json_string(ts));
+	pm_fin_iso(now + retain, ts, sizeof(ts));
+	json_object_set_new(man, "expires", json_string(ts));
+	if (!(mtext = dump(man)) ||
+	    (vchanged && pm_fin_write(j->dir, "verdict.json", vtext, strlen(vtext)) < 0) ||
+	    pm_fin_write(j->dir, "manifest.json", mtext, strlen(mtext)) < 0) {
+		pm_fin_fail(err, errlen, errno, "%s: writing the verdict: %s", j->dir,
+			    strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(mtext);
+	free(ov);
+	json_decref(a);
+	json_decref(b);
+	json_decref(old);
+	return rc;
+}
+
+char *pm_comment_line(const json_t *v, const char *cluster, const char *job, const char *restart)
+{
+	char *c = pm_verdict_comment(v), *ev, *out, key[200];
+	size_t keep_len, kl;
+
+	if (!c)
+		return NULL;
+	if ((ev = strstr(c, " ev=")))
+		*ev = '\0';
+	kl = (size_t)snprintf(key, sizeof(key), " ev=%s/%s/%s", cluster, job, restart);
+	keep_len = strlen(c);
+	if (kl >= PM_COMMENT_MAX)
+		kl = 0;
+	if (keep_len + kl > PM_COMMENT_MAX)
+		keep_len = PM_COMMENT_MAX - kl;
+	if (asprintf(&out, "%.*s%s", (int)keep_len, c, kl ? key : "") < 0)
+		out = NULL;
+	free(c);
+	return out;
+}
+
+/* ---- the merge ---- */
+
+static int merge(struct job *j, bool provisional, double deadline, struct pm_finalize_result *r,
+		 char *err, size_t errlen)
+{
+	const char *rules = j->cfg->rules && *j->cfg->rules ? j->cfg->rules : PM_RULESDIR;
+	struct pm_ruleset *rs = pm_ruleset_load(rules, err, errlen);
+	struct pm_evidence *ev = NULL;
+	json_t *v = NULL, *man = NULL;
+	char *vtext = NULL, *line = NULL, verr[256] = "";
+	int rc = -1;
+
+	if (!rs || !(ev = pm_evidence_create(rs)))
+		goto out;
+	if (bundles(j, rs, ev) < 0 || scheduler(j, provisional, deadline) < 0) {
+		pm_fin_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
+		goto out;
+	}
+	if (j->uid < 0)
+		j->uid = j->sched.uid;
+	if (j->uid < 0 && env_is_job(j->id) && getenv("SLURM_JOB_UID"))
+		j->uid = strtoll(getenv("SLURM_JOB_UID"), NULL, 10);
+	if (j->sched.text && pm_evidence_add_buffer(ev, "sacct.txt", j->sched.text, j->sched.len,
+						    "scheduler", NULL, 0) < 0) {
+		pm_fin_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
+		goto out;
+	}
+	if ((v = pm_diagnose(ev, verr, sizeof(verr))) && !(vtext = pm_verdict_dump(v)))
+		goto out;
+	if (v && !provisional && strcmp(str(v, "status"), "none") &&
+	    !(line = pm_comment_line(v, j->cluster, j->id, j->restart)))
+		goto out;
+	man = manifest_json(j, rs, v, vtext, line, provisional);
+	if (store(j, man, vtext, r, err, errlen) < 0)
+		goto out;
+	if (r->what != PM_FIN_UNCHANGED)
+		r->what = provisional ? PM_FIN_PROVISIONAL : PM_FIN_MERGED;
+	snprintf(r->state, sizeof(r->state), "%s", j->sched.state);
+	r->present = json_array_size(json_object_get(json_object_get(man, "nodes"), "present"));
+	if (!v) {
+		pm_fin_fail(err, errlen, ENODATA, "%s: no verdict: %s", j->dir, verr);
+		goto out;
+	}
+	if (!provisional)
+		r->comment = pm_fin_comment(j->cfg, j->dir, j->id, line ? line : "", deadline,
+					    r->comment_why, sizeof(r->comment_why));
+	rc = 0;
+out:
+	if (rc < 0 && err && !err[0])
+		pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", j->dir,
+			    strerror(errno ? errno : ENOMEM));
+	free(line);
+	free(vtext);
+	json_decref(man);
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+	return rc;
+}
+
+int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
+		   const struct pm_finalize_opts *opts, struct pm_finalize_result *res, char *err,
+		   size_t errlen)
+{
+	struct pm_finalize_result r;
+	double budget = opts && opts->budget > 0 ? opts->budget : PM_SLURM_BUDGET;
+	double deadline = pm_fin_clock() + budget;
+	bool force = opts && opts->force, wrote_provisional = false;
+	char me[160];
+	int rc = 1;
+
+	memset(&r, 0, sizeof(r));
+	if (err && errlen)
+		err[0] = '\0';
+	claim_id(me, sizeof(me));
+	for (int round = 0; round < 2; round++) {
+		struct job j;
+		bool all;
+
+		if (job_open(&j, cfg, jobdir, err, errlen) < 0) {
+			rc = -1;
+			break;
+		}
+		all = complete(&j);
+		r.expected = j.expected.n;
+		r.present = j.arrived.n;
+		r.what = wrote_provisional ? PM_FIN_PROVISIONAL : PM_FIN_WAITING;
+		rc = 1;
+		if (!all && !force && exists(jobdir, "manifest.json")) {
+			job_free(&j);
+			break;
+		}
+		int c = claim(jobdir, me);
+		if (c <= 0) {
+			if (c < 0)
+				pm_fin_fail(err, errlen, errno, "%s/merging: %s", jobdir,
+					    strerror(errno));
+			r.what = c < 0 || wrote_provisional ? r.what : PM_FIN_BUSY;
+			rc = c < 0 ? -1 : 1;
+			job_free(&j);
+			break;
+		}
+		if (!all && !force && exists(jobdir, "manifest.json")) {
+			release(jobdir, me); /* someone wrote it between our look and the claim */
+			job_free(&j);
+			break;
+		}
+		rc = merge(&j, !all && !force, deadline, &r, err, errlen);
+		release(jobdir, me);
+		job_free(&j);
+		if (rc < 0 || all || force)
+			break;
+		/* provisional: the last node may have come and gone while we held the claim */
+		wrote_provisional = true;
+		rc = 1;
+	}
+	if (res)
+		*res = r;
+	return rc < 0 ? -1 : rc;
+}
+
+int pm_finalize(const struct pm_config *cfg, const char *jobdir, int force, char *err,
+		size_t errlen)
+{
+	struct pm_finalize_opts o = {.force = force != 0};
+
+	return pm_finalize_ex(cfg, jobdir, &o, NULL, err, errlen);
+}
+
+int pm_finalize_arrive(const char *jobdir, const char *node, const char *nodelist, char *err,
+		       size_t errlen)
+{
+	char arr[4096], dst[4096];
+	struct names l = {0};
+	struct stat st;
+	int fd;
+
+	if (!node || !node_ok(node, strlen(node)))
+		return pm_fin_fail(err, errlen, EINVAL, "'%s' is not a node name",
+				   node ? node : "");
+	path(arr, sizeof(arr), jobdir, "arrivals");
+	if ((fd = open(arr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640)) >= 0)
+		close(fd);
+	else if (errno != EEXIST)
+		return pm_fin_fail(err, errlen, errno, "%s: %s", arr, strerror(errno));
+	path(dst, sizeof(dst), jobdir, "arrived");
+	if (mkdir(dst, 0750) < 0 && errno != EEXIST)
+		return pm_fin_fail(err, errlen, errno, "%s: %s", dst, strerror(errno));
+	if (nodelist && *nodelist && !exists(jobdir, "expected")) {
+		int rc = parse_nodes(&l, nodelist, strlen(nodelist));
+		names_sort(&l);
+		if (rc == 0 && l.n && write_expected(jobdir, &l) < 0 && errno != EEXIST)
+			rc = -1;
+		names_free(&l);
+		if (rc < 0)
+			return pm_fin_fail(err, errlen, errno, "%s/expected: %s", jobdir,
+					   strerror(errno));
+	}
+	snprintf(dst, sizeof(dst), "%s/arrived/%s", jobdir, node);
+	if (link(arr, dst) < 0 && errno != EEXIST)
+		return pm_fin_fail(err, errlen, errno, "%s: %s", dst, strerror(errno));
+	/* the link's reply carries the file's attributes: its count is current, even on NFS */
+	if (stat(arr, &st) < 0)
+		return pm_fin_fail(err, errlen, errno, "%s: %s", arr, strerror(errno));
+	return st.st_nlink > 1 ? (int)(st.st_nlink - 1) : 1;
+}
+
+/* ---- the timer ---- */
+
+/* When the first node arrived: arrivals, else the oldest arrival, else the folder. */
+static double first_arrival(const char *jobdir)
+{
+	char p[4096];
+	struct stat st;
+	double t = 0;
+	DIR *d;
+	struct dirent *de;
+
+	path(p, sizeof(p), jobdir, "arrivals");
+	if (stat(p, &st) == 0)
+		return (double)st.st_mtime;
+	path(p, sizeof(p), jobdir, "arrived");
+	if ((d = opendir(p))) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    (t == 0 || (double)st.st_mtime < t))
+				t = (double)st.st_mtime;
+		}
+		closedir(d);
+	}
+	if (t == 0 && stat(jobdir, &st) == 0)
+		t = (double)st.st_mtime;
+	return t;
+}
+
+/* Bundles on disk that the manifest does not list as they are now. */
+static bool late_evidence(const char *jobdir, const json_t *m)
+{
+	struct names files = {0};
+	char p[4096];
+	bool late = false;
+	struct stat st;
+
+	path(p, sizeof(p), jobdir, "nodes");
+	if (list_dir(p, ".tar.zst", &files) < 0)
+		return false;
+	for (size_t i = 0; i < files.n && !late; i++) {
+		char rel[200];
+		const json_t *b;
+		snprintf(rel, sizeof(rel), "nodes/%s.tar.zst", files.v[i]);
+		snprintf(p, sizeof(p), "%s/%s", jobdir, rel);
+		b = find_bundle(m, rel);
+		late = !b ||
+		       (stat(p, &st) == 0 &&
+			(json_int_t)st.st_size != json_integer_value(json_object_get(b, "bytes")));
+	}
+	late = late || files.n != json_array_size(json_object_get(m, "bundles"));
+	names_free(&files);
+	return late;
+}
+
+static double iso_secs(const char *s)
+{
+	struct tm tm = {0};
+
+	if (!s || !strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return 0;
+	return (double)timegm(&tm);
+}
+
+enum pm_due pm_finalize_due(const char *jobdir, double grace, double now)
+{
+	static const struct pm_config none = {0};
+	json_t *m = pm_manifest_load(jobdir, NULL, 0);
+	enum pm_due due = PM_DUE_NOTHING;
+	struct job j;
+
+	if (job_open(&j, &none, jobdir, NULL, 0) < 0) {
+		json_decref(m);
+		return PM_DUE_NOTHING;
+	}
+	if (!m || json_is_true(json_object_get(m, "provisional"))) {
+		if (complete(&j))
+			due = PM_DUE_MERGE;
+		else if ((j.arrived.n || j.files.n || m) && now - first_arrival(jobdir) > grace)
+			due = PM_DUE_FORCE;
+	} else if (late_evidence(jobdir, m) ||
+		   (!json_is_true(json_object_get(json_object_get(m, "scheduler"), "final")) &&
+		    now - iso_secs(str(m, "updated")) < REMERGE_WINDOW)) {
+		due = PM_DUE_FORCE;
+	} else if (exists(jobdir, "comment.pending")) {
+		due = PM_DUE_COMMENT;
+	}
+	job_free(&j);
+	json_decref(m);
+	return due;
+}
+
+static int walk_level(const char *dir, int depth, int (*fn)(const char *, void *), void *arg)
+{
+	struct names l = {0};
+	int rc = 0;
+
+	if (list_dir(dir, "", &l) < 0)
+		return 0; /* unreadable: not ours to judge */
+	for (size_t i = 0; i < l.n && !rc; i++) {
+		char p[4096];
+		struct stat st;
+		snprintf(p, sizeof(p), "%s/%s", dir, l.v[i]);
+		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		rc = depth == 2 ? fn(p, arg) : walk_level(p, depth + 1, fn, arg);
+	}
+	names_free(&l);
+	return rc;
+}
+
+int pm_store_walk(const char *store, int (*fn)(const char *jobdir, void *arg), void *arg, char *err,
+		  size_t errlen)
+{
+	DIR *d = opendir(store);
+
+	if (!d)
+		return pm_fin_fail(err, errlen, errno, "%s: %s", store, strerror(errno));
+	closedir(d);
+	return walk_level(store, 0, fn, arg);
+}

@@ -1,0 +1,147 @@
+/*
+ * finalize.h - the reduce step: merge one job run's node bundles and Slurm's record into
+ * verdict.json and manifest.json, and put the verdict line into the job's comment.
+ *
+ * The protocol (epilog/README.md, "Finalize protocol") is safe on NFS: exclusive creates and
+ * link() only, no lock held across the merge, one `merging` claim file created with O_EXCL.
+ * Callers: the collector on every node (pm_finalize_arrive, then pm_finalize), the
+ * `postmortem finalize` timer (pm_finalize_due, pm_finalize_ex, pm_finalize_pending) and the
+ * reading verbs (pm_jobdir_find, pm_manifest_load, pm_jobdir_fetch).
+ *
+ * Ownership: strings returned are malloc'd and freed by the caller; json_t values are
+ * json_decref'd by the caller.  Functions taking (err, errlen) fill it with one line on failure.
+ */
+#ifndef PM_FINALIZE_H
+#define PM_FINALIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#include "config.h"
+
+#define PM_MANIFEST_SCHEMA "postmortem.manifest/1"
+#define PM_CLAIM_STALE 300.0 /* seconds after which a `merging` claim may be taken over */
+#define PM_SLURM_BUDGET 20.0 /* default seconds of retries for sacct and sacctmgr */
+#define PM_MISSING_REASON "node never reported"
+
+enum pm_fin_what {
+	PM_FIN_WAITING,	    /* nodes still missing; a provisional verdict already exists */
+	PM_FIN_BUSY,	    /* another process holds the claim */
+	PM_FIN_PROVISIONAL, /* wrote the provisional verdict */
+	PM_FIN_MERGED,	    /* wrote a (new or changed) final verdict */
+	PM_FIN_UNCHANGED,   /* merged: same verdict and inputs as stored, nothing rewritten */
+};
+
+enum pm_comment_state {
+	PM_COMMENT_NONE,    /* not attempted (provisional, or nothing to say) */
+	PM_COMMENT_SET,	    /* sacctmgr set it */
+	PM_COMMENT_ALREADY, /* the accounting record already says it */
+	PM_COMMENT_PENDING, /* could not: comment.pending is left for `finalize --pending` */
+};
+
+struct pm_finalize_opts {
+	bool force;    /* merge even though expected nodes are missing */
+	double budget; /* seconds for Slurm retries; 0: PM_SLURM_BUDGET */
+};
+
+struct pm_finalize_result {
+	enum pm_fin_what what;
+	enum pm_comment_state comment;
+	size_t expected, present; /* nodes; expected 0 when unknown */
+	int history;		  /* N of history/verdict-N.json written, 0 none */
+	char state[32];		  /* the job's state in the accounting record, "" unknown */
+	char why[512];		  /* why the verdict changed (the history entry's reason) */
+	char comment_why[256];	  /* why the comment is pending */
+};
+
+/*
+ * Merge JOBDIR (<store>/<cluster>/<job>/<restart>) if every expected node has arrived (or
+ * FORCE), else write the provisional verdict if there is none.  Returns 0 merged, 1 still
+ * waiting for nodes (or another process is merging), -1 error (ERR filled, errno set).
+ */
+int pm_finalize(const struct pm_config *cfg, const char *jobdir, int force, char *err,
+		size_t errlen);
+
+/* pm_finalize with options and a report in *RES (may be NULL).  Same returns. */
+int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
+		   const struct pm_finalize_opts *opts, struct pm_finalize_result *res, char *err,
+		   size_t errlen);
+
+/*
+ * Record that NODE's bundle is stored and verified: hard-link JOBDIR/arrivals as
+ * arrived/NODE (EEXIST: already arrived, fine).  NODELIST (a Slurm hostlist, usually
+ * SLURM_NODELIST; may be NULL) is written to JOBDIR/expected when that file does not exist yet.
+ * Returns the number of arrivals seen after the link (>= 1), or -1.
+ */
+int pm_finalize_arrive(const char *jobdir, const char *node, const char *nodelist, char *err,
+		       size_t errlen);
+
+/*
+ * Retry JOBDIR/comment.pending.  Returns 0 (set, or nothing pending), 1 still pending, -1 error.
+ */
+int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double budget,
+			struct pm_finalize_result *res, char *err, size_t errlen);
+
+enum pm_due {
+	PM_DUE_NOTHING,
+	PM_DUE_MERGE,	/* all nodes in, or late evidence: merge */
+	PM_DUE_FORCE,	/* nodes missing past GRACE, or Slurm's state was not final: force */
+	PM_DUE_COMMENT, /* only comment.pending to retry */
+};
+
+/* What the timer should do with JOBDIR at time NOW (epoch seconds); reads a few files only. */
+enum pm_due pm_finalize_due(const char *jobdir, double grace, double now);
+
+/* Call FN for every <store>/<cluster>/<job>/<restart> folder, in name order; stops at FN's
+ * first non-zero return and returns it; -1 with ERR when STORE cannot be read. */
+int pm_store_walk(const char *store, int (*fn)(const char *jobdir, void *arg), void *arg, char *err,
+		  size_t errlen);
+
+/* ---- the comment (pure helpers, tested on their own) ---- */
+
+/* The verdict's comment line with ev=CLUSTER/JOB/RESTART (the store key), at most
+ * PM_COMMENT_MAX bytes; NULL on ENOMEM. */
+char *pm_comment_line(const json_t *verdict, const char *cluster, const char *job,
+		      const char *restart);
+
+/* What the comment field should hold given its CURRENT value and our LINE ("" to remove
+ * ours): the user's text kept in front with " | ", an earlier postmortem line replaced. */
+char *pm_comment_compose(const char *current, const char *line);
+
+/* A jobstats summary (AdminComment starting with "JS1:"), which is never overwritten. */
+bool pm_comment_is_jobstats(const char *current);
+
+/* ---- reading the store (the CLI's show and fetch) ---- */
+
+/*
+ * Find the job run folder: <store>/<cluster>/<job>/<restart>; CLUSTER NULL: the only
+ * cluster that has JOB; RESTART < 0: the highest.  Returns 0 with OUT filled, or -1 with
+ * errno ENOENT (no such job), EEXIST (several clusters: name one), EACCES, EINVAL (bad id).
+ */
+int pm_jobdir_find(const char *store, const char *job, const char *cluster, int restart, char *out,
+		   size_t outlen, char *err, size_t errlen);
+
+/* Load JOBDIR/manifest.json; NULL with errno (EACCES: the filesystem refused) and ERR. */
+json_t *pm_manifest_load(const char *jobdir, char *err, size_t errlen);
+
+/* Read JOBDIR/NAME whole (NUL-terminated) into *BUF; -1 with errno and ERR saying whether
+ * the file is absent or the filesystem refused it. */
+int pm_jobdir_read(const char *jobdir, const char *name, char **buf, size_t *len, char *err,
+		   size_t errlen);
+
+/* The job owner's uid recorded in a manifest, -1 when unknown. */
+long long pm_manifest_uid(const json_t *manifest);
+
+struct pm_fetch_result {
+	size_t files, verified, unverified; /* unverified: arrived after the last merge */
+};
+
+/* Copy JOBDIR's bundles, manifest, verdict and Slurm record into OUTDIR (created; files are
+ * never overwritten), checking each against the manifest's sha256.  0, or -1 with ERR
+ * (a checksum mismatch removes the bad copy). */
+int pm_jobdir_fetch(const char *jobdir, const char *outdir, struct pm_fetch_result *res, char *err,
+		    size_t errlen);
+
+#endif

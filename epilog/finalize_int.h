@@ -1,0 +1,64 @@
+/*
+ * finalize_int.h - what finalize.c, slurmdb.c and jobdir.c share.  Not a public interface.
+ */
+#ifndef PM_FINALIZE_INT_H
+#define PM_FINALIZE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "finalize.h"
+
+/* Fill ERR, set errno to E, return -1. */
+int pm_fin_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+double pm_fin_clock(void); /* monotonic seconds */
+double pm_fin_wall(void);  /* epoch seconds */
+void pm_fin_nap(double s);
+void pm_fin_iso(double t, char *buf, size_t len); /* "2026-11-30T03:11:58Z" */
+
+/* Read a whole file of at most MAX bytes (NUL-terminated copy in *BUF).  0 or -1, errno. */
+int pm_fin_read(const char *path, size_t max, char **buf, size_t *len);
+/* Write DIR/NAME through a temporary file and rename(); mode 0640.  0 or -1, errno. */
+int pm_fin_write(const char *dir, const char *name, const void *buf, size_t len);
+/* sha256 of a file as "sha256:<hex>" (OUT at least 72 bytes) and its size.  0 or -1. */
+int pm_fin_sha_file(const char *path, char *out, uint64_t *bytes);
+void pm_fin_sha_buf(const void *buf, size_t len, char *out);
+
+/* Split JOBDIR's last three components.  0, or -1 (EINVAL) when they are not a job key. */
+int pm_fin_key(const char *jobdir, char *cluster, char *job, char *restart, size_t each);
+/* A job id as Slurm prints it: digits with _ (arrays) or + (het jobs), 1 to 63 bytes. */
+bool pm_fin_jobid_ok(const char *s);
+
+/* Run CMD (a program, or a shell command line when it has blanks) with ARGS (NULL-ended),
+ * stdout and stderr into *OUT (at most 1 MiB kept), killed after TIMEOUT seconds.
+ * Returns 0 with *STATUS the wait status, or -1 (could not run, or timed out: ETIMEDOUT). */
+int pm_fin_run(const char *cmd, const char *const *args, double timeout, char **out, size_t *len,
+	       int *status);
+
+/* The job's accounting record (sacct -P), retried until Slurm's state is final or DEADLINE
+ * (monotonic) passes. */
+struct pm_sched {
+	char *text; /* the sacct output, or NULL when none came */
+	size_t len;
+	char state[32]; /* the job row's state word, "" none */
+	bool final;
+	long long uid; /* the UID column, -1 unknown */
+	int tries;
+	char reason[200]; /* why there is no (final) record */
+};
+void pm_fin_sacct(const struct pm_config *cfg, const char *job, double deadline,
+		  struct pm_sched *s);
+void pm_fin_sched_free(struct pm_sched *s);
+/* Read S->text (a sacct -P output with its header): JOB's state word, final or not, UID. */
+void pm_fin_sched_parse(struct pm_sched *s, const char *job);
+
+/* Apply our comment LINE ("" removes ours) to JOB through JOBDIR's comment files.  Returns
+ * the state reached; WHY gets a reason when pending. */
+enum pm_comment_state pm_fin_comment(const struct pm_config *cfg, const char *jobdir,
+				     const char *job, const char *line, double deadline, char *why,
+				     size_t whylen);
+
+#endif

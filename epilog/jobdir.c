@@ -1,0 +1,569 @@
+/*
+ * jobdir.c - the job run folder: small file helpers shared by the finalizer, finding a job
+ * run in the store, reading its manifest, and copying it out with its checksums verified.
+ *
+ * Every file is written whole to a temporary name and renamed into place: readers on other
+ * nodes (NFS) see the old file or the new one, never half of either.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "finalize_int.h"
+#include "sha256.h"
+
+int pm_fin_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	errno = e;
+	return -1;
+}
+
+double pm_fin_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double pm_fin_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void pm_fin_nap(double s)
+{
+	struct timespec ts;
+
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+void pm_fin_iso(double t, char *buf, size_t len)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "1970-01-01T00:00:00Z");
+}
+
+int pm_fin_read(const char *path, size_t max, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	size_t got = 0;
+	char *b;
+	int e;
+
+	*buf = NULL;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+		e = fstat(fd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : EFBIG;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!(b = malloc((size_t)st.st_size + 1))) {
+		close(fd);
+		return -1;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, b + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	e = errno;
+	close(fd);
+	if (got != (size_t)st.st_size) {
+		free(b);
+		errno = e ? e : EIO;
+		return -1;
+	}
+	b[got] = '\0';
+	*buf = b;
+	if (len)
+		*len = got;
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int pm_fin_write(const char *dir, const char *name, const void *buf, size_t len)
+{
+	char tmp[4096], dst[4096], host[64] = "";
+	int fd, e;
+
+	gethostname(host, sizeof(host) - 1);
+	if ((size_t)snprintf(dst, sizeof(dst), "%s/%s", dir, name) >= sizeof(dst) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.%s.%ld", dir, name, host, (long)getpid()) >=
+		    sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0640) < 0 || write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	if (close(fd) < 0 || rename(tmp, dst) < 0) {
+		e = errno;
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+void pm_fin_sha_buf(const void *buf, size_t len, char *out)
+{
+	struct pm_sha256 c;
+	unsigned char d[32];
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, buf, len);
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, out);
+}
+
+/* Hash FD's content; when OUTFD >= 0 copy it there too. */
+static int sha_copy(int fd, int outfd, char *out, uint64_t *bytes)
+{
+	static char blk[1 << 16];
+	struct pm_sha256 c;
+	unsigned char d[32];
+	uint64_t total = 0;
+	ssize_t n;
+
+	pm_sha256_init(&c);
+	for (;;) {
+		n = read(fd, blk, sizeof(blk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (n > 0 && outfd >= 0 && write_all(outfd, blk, (size_t)n) < 0)) {
+			pm_sha256_final(&c, d);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		pm_sha256_update(&c, blk, (size_t)n);
+		total += (uint64_t)n;
+	}
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, out);
+	if (bytes)
+		*bytes = total;
+	return 0;
+}
+
+int pm_fin_sha_file(const char *path, char *out, uint64_t *bytes)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc, e;
+
+	if (fd < 0)
+		return -1;
+	rc = sha_copy(fd, -1, out, bytes);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+bool pm_fin_jobid_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > 63 || s[0] < '0' || s[0] > '9')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '+'))
+			return false;
+	return true;
+}
+
+static bool name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > 63 || s[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '/' || (unsigned char)s[i] <= ' ' || s[i] == '"' || s[i] == '\\')
+			return false;
+	return true;
+}
+
+int pm_fin_key(const char *jobdir, char *cluster, char *job, char *restart, size_t each)
+{
+	const char *end = jobdir + strlen(jobdir), *seg[3];
+	size_t len[3];
+
+	while (end > jobdir && end[-1] == '/')
+		end--;
+	for (int i = 2; i >= 0; i--) {
+		const char *p = end;
+		while (p > jobdir && p[-1] != '/')
+			p--;
+		seg[i] = p;
+		len[i] = (size_t)(end - p);
+		if (!name_ok(p, len[i]) || len[i] >= each) {
+			errno = EINVAL;
+			return -1;
+		}
+		end = p;
+		while (end > jobdir && end[-1] == '/')
+			end--;
+	}
+	memcpy(cluster, seg[0], len[0]);
+	cluster[len[0]] = '\0';
+	memcpy(job, seg[1], len[1]);
+	job[len[1]] = '\0';
+	memcpy(restart, seg[2], len[2]);
+	restart[len[2]] = '\0';
+	if (!pm_fin_jobid_ok(job) || strspn(restart, "0123456789") != len[2]) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- finding a job run ---- */
+
+static int refused(char *err, size_t errlen, const char *path, int e)
+{
+	return pm_fin_fail(err, errlen, e, "%s: %s%s", path, strerror(e),
+			   e == EACCES ? " (the store's permissions refuse it to you)" : "");
+}
+
+static int latest_restart(const char *dir, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	long best = -1;
+
+	if (!d)
+		return refused(err, errlen, dir, errno);
+	while ((de = readdir(d))) {
+		char *end;
+		long r;
+
+		if (!de->d_name[0] || strspn(de->d_name, "0123456789") != strlen(de->d_name))
+			continue;
+		r = strtol(de->d_name, &end, 10);
+		if (r > best && r < 1000000)
+			best = r;
+	}
+	closedir(d);
+	if (best < 0)
+		return pm_fin_fail(err, errlen, ENOENT, "%s: no run of this job", dir);
+	return (int)best;
+}
+
+static int find_cluster(const char *store, const char *job, char *cluster, size_t clen, char *err,
+			size_t errlen)
+{
+	DIR *d = opendir(store);
+	struct dirent *de;
+	char p[4096], found[2][256];
+	size_t n = 0;
+	struct stat st;
+
+	if (!d)
+		return refused(err, errlen, store, errno);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(found[0]))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/%s", store, de->d_name, job);
+		if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (n < 2)
+			snprintf(found[n], sizeof(found[n]), "%s", de->d_name);
+		n++;
+	}
+	closedir(d);
+	if (n == 0)
+		return pm_fin_fail(err, errlen, ENOENT, "no evidence for job %s in %s", job, store);
+	if (n > 1)
+		return pm_fin_fail(err, errlen, EEXIST,
+				   "job %s exists on several clusters (%s, %s%s):"
+				   " name one with --cluster",
+				   job, found[0], found[1], n > 2 ? ", ..." : "");
+	snprintf(cluster, clen, "%s", found[0]);
+	return 0;
+}
+
+int pm_jobdir_find(const char *store, const char *job, const char *cluster, int restart, char *out,
+		   size_t outlen, char *err, size_t errlen)
+{
+	char cl[256], dir[4096];
+	struct stat st;
+
+	if (!pm_fin_jobid_ok(job))
+		return pm_fin_fail(err, errlen, EINVAL, "'%s' is not a job id", job ? job : "");
+	if (cluster && !name_ok(cluster, strlen(cluster)))
+		return pm_fin_fail(err, errlen, EINVAL, "'%s' is not a cluster name", cluster);
+	if (cluster)
+		snprintf(cl, sizeof(cl), "%s", cluster);
+	else if (find_cluster(store, job, cl, sizeof(cl), err, errlen) < 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/%s/%s", store, cl, job);
+	if (stat(dir, &st) < 0)
+		return errno == ENOENT ? pm_fin_fail(err, errlen, ENOENT,
+						     "no evidence for job %s "
+						     "on cluster %s in %s",
+						     job, cl, store) :
+					 refused(err, errlen, dir, errno);
+	if (restart < 0 && (restart = latest_restart(dir, err, errlen)) < 0)
+		return -1;
+	if ((size_t)snprintf(out, outlen, "%s/%d", dir, restart) >= outlen)
+		return pm_fin_fail(err, errlen, ENAMETOOLONG, "%s: path too long", dir);
+	if (stat(out, &st) < 0)
+		return errno == ENOENT ?
+			       pm_fin_fail(err, errlen, ENOENT, "no run %d of job %s in %s",
+					   restart, job, dir) :
+			       refused(err, errlen, out, errno);
+	return 0;
+}
+
+json_t *pm_manifest_load(const char *jobdir, char *err, size_t errlen)
+{
+	char p[4096], *buf;
+	size_t len;
+	json_error_t je;
+	json_t *m;
+
+	snprintf(p, sizeof(p), "%s/manifest.json", jobdir);
+	if (pm_fin_read(p, 64u << 20, &buf, &len) < 0) {
+		int e = errno;
+		if (e == ENOENT)
+			pm_fin_fail(err, errlen, e,
+				    "%s: no manifest yet (the job's nodes have not "
+				    "reported)",
+				    jobdir);
+		else
+			refused(err, errlen, p, e);
+		return NULL;
+	}
+	m = json_loadb(buf, len, 0, &je);
+	free(buf);
+	if (!json_is_object(m) || !json_is_string(json_object_get(m, "schema")) ||
+	    strcmp(json_string_value(json_object_get(m, "schema")), PM_MANIFEST_SCHEMA)) {
+		json_decref(m);
+		pm_fin_fail(err, errlen, EINVAL, "%s: not a %s file", p, PM_MANIFEST_SCHEMA);
+		return NULL;
+	}
+	return m;
+}
+
+int pm_jobdir_read(const char *jobdir, const char *name, char **buf, size_t *len, char *err,
+		   size_t errlen)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s/%s", jobdir, name);
+	if (pm_fin_read(p, 256u << 20, buf, len) == 0)
+		return 0;
+	if (errno == ENOENT)
+		return pm_fin_fail(err, errlen, ENOENT, "%s: not there (yet)", p);
+	return refused(err, errlen, p, errno);
+}
+
+long long pm_manifest_uid(const json_t *m)
+{
+	const json_t *u = json_object_get(json_object_get(m, "job"), "uid");
+
+	return json_is_integer(u) && json_integer_value(u) >= 0 ? (long long)json_integer_value(u) :
+								  -1;
+}
+
+/* ---- fetch ---- */
+
+/* The sha256 the manifest promises for REL ("nodes/x.tar.zst", "verdict.json", ...). */
+static const char *promised(const json_t *m, const char *rel)
+{
+	size_t i;
+	json_t *b;
+
+	if (!strcmp(rel, "verdict.json"))
+		return json_string_value(json_object_get(json_object_get(m, "verdict"), "sha256"));
+	if (!strcmp(rel, "sacct.txt"))
+		return json_string_value(
+			json_object_get(json_object_get(m, "scheduler"), "sha256"));
+	json_array_foreach(json_object_get(m, "bundles"), i,
+			   b) if (json_is_string(json_object_get(b, "file")) &&
+				  !strcmp(json_string_value(json_object_get(b, "file")),
+					  rel)) return json_string_value(json_object_get(b,
+											 "sha256"));
+	return NULL;
+}
+
+static int copy_one(const char *jobdir, const char *outdir, const char *rel, const char *want,
+		    bool *verified, char *err, size_t errlen)
+{
+	char src[4096], dst[4096], got[80];
+	int in, out, rc;
+
+	snprintf(src, sizeof(src), "%s/%s", jobdir, rel);
+	snprintf(dst, sizeof(dst), "%s/%s", outdir, rel);
+	if ((in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return refused(err, errlen, src, errno);
+	if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+		int e = errno;
+		close(in);
+		return pm_fin_fail(err, errlen, e, "%s: %s%s", dst, strerror(e),
+				   e == EEXIST ? ": fetch into an empty folder" : "");
+	}
+	rc = sha_copy(in, out, got, NULL);
+	close(in);
+	if (close(out) < 0 || rc < 0) {
+		int e = errno;
+		unlink(dst);
+		return pm_fin_fail(err, errlen, e, "copying %s: %s", src, strerror(e));
+	}
+	if (want && strcmp(want, got)) {
+		unlink(dst);
+		return pm_fin_fail(err, errlen, EBADMSG,
+				   "%s: checksum %s differs from the manifest's "
+				   "%s; not copied",
+				   src, got, want);
+	}
+	*verified = want != NULL;
+	return 0;
+}
+
+static int mkdir_ok(const char *p, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (mkdir(p, 0777) == 0 || (errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
+		return 0;
+	return pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The bundle files in JOBDIR/nodes, sorted ("nodes/x.tar.zst"). */
+static char **list_bundles(const char *jobdir, size_t *n, char *err, size_t errlen)
+{
+	char p[4096], **v = NULL, **nv;
+	DIR *d;
+	struct dirent *de;
+	size_t cnt = 0;
+
+	snprintf(p, sizeof(p), "%s/nodes", jobdir);
+	*n = 0;
+	if (!(d = opendir(p))) {
+		if (errno == ENOENT)
+			return calloc(1, sizeof(char *));
+		refused(err, errlen, p, errno);
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' || l < 9 || strcmp(de->d_name + l - 8, ".tar.zst"))
+			continue;
+		if (!(nv = realloc(v, (cnt + 2) * sizeof(*v))))
+			break;
+		v = nv;
+		if (asprintf(&v[cnt], "nodes/%s", de->d_name) < 0)
+			break;
+		v[++cnt] = NULL;
+	}
+	closedir(d);
+	if (!v)
+		v = calloc(1, sizeof(char *));
+	if (v)
+		qsort(v, cnt, sizeof(*v), cmpstr);
+	*n = cnt;
+	return v;
+}
+
+int pm_jobdir_fetch(const char *jobdir, const char *outdir, struct pm_fetch_result *res, char *err,
+		    size_t errlen)
+{
+	static const char *const top[] = {"manifest.json", "verdict.json", "sacct.txt"};
+	struct pm_fetch_result r = {0};
+	json_t *m = pm_manifest_load(jobdir, err, errlen);
+	char p[4096], **b = NULL;
+	size_t nb = 0;
+	int rc = -1;
+
+	if (!m)
+		return -1;
+	if (!(b = list_bundles(jobdir, &nb, err, errlen)))
+		goto out;
+	snprintf(p, sizeof(p), "%s/nodes", outdir);
+	if (mkdir_ok(outdir, err, errlen) < 0 || mkdir_ok(p, err, errlen) < 0)
+		goto out;
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]) + nb; i++) {
+		const char *rel = i < 3 ? top[i] : b[i - 3];
+		bool ok = false;
+		struct stat st;
+
+		snprintf(p, sizeof(p), "%s/%s", jobdir, rel);
+		if (i > 0 && i < 3 && lstat(p, &st) < 0 && errno == ENOENT)
+			continue; /* a provisional run may have no Slurm record */
+		if (copy_one(jobdir, outdir, rel, i ? promised(m, rel) : NULL, &ok, err, errlen) <
+		    0)
+			goto out;
+		r.files++;
+		if (ok)
+			r.verified++;
+		else if (i)
+			r.unverified++;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; b && b[i]; i++)
+		free(b[i]);
+	free(b);
+	json_decref(m);
+	if (res)
+		*res = r;
+	return rc;
+}

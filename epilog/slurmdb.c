@@ -1,0 +1,516 @@
+/*
+ * slurmdb.c - what the finalizer asks of Slurm's accounting database: the job's record
+ * (sacct -P, kept as evidence so that the verdict's outcome comes from it) and the comment
+ * (sacctmgr -i modify job where jobid=N set Comment="...").
+ *
+ * Measured (reference/slurm.md): while the job's record has not reached slurmdbd, sacct has
+ * no row for it (or still says RUNNING/COMPLETING) and sacctmgr exits 1 with "Nothing
+ * modified".  Both are retried with a doubling delay until a deadline; what is still not done
+ * then is left for `postmortem finalize` (comment.pending, or a manifest whose Slurm state is
+ * not final).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "finalize_int.h"
+
+#define OUT_MAX (1u << 20)
+#define CMD_TIMEOUT 20.0
+#define FIRST_DELAY 0.25
+#define MARK "postmortem: "
+#define SEP " | "
+
+/* The fields the engine's sacct parser reads (engine/parse_sched.c), all valid in 22.05. */
+#define SACCT_FIELDS                                                      \
+	"JobID,JobIDRaw,State,ExitCode,Start,End,NodeList,NNodes,NTasks," \
+	"AllocTRES,ReqTRES,FailedNode,Cluster,UID,Reason"
+
+/* ---- running a command ---- */
+
+static void child(const char *cmd, const char *const *args, int wfd)
+{
+	const char *argv[32];
+	size_t n = 0;
+	int fd = open("/dev/null", O_RDONLY);
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	setpgid(0, 0);
+	if (fd >= 0)
+		dup2(fd, 0);
+	dup2(wfd, 1);
+	dup2(wfd, 2);
+	if (strpbrk(cmd, " \t")) {
+		static char line[4096];
+		snprintf(line, sizeof(line), "%s \"$@\"", cmd);
+		argv[n++] = "/bin/sh";
+		argv[n++] = "-c";
+		argv[n++] = line;
+		argv[n++] = "sh";
+	} else {
+		argv[n++] = cmd;
+	}
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	execvp(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+static int collect(int rfd, pid_t pid, double until, char *buf, size_t *len)
+{
+	struct pollfd pf = {.fd = rfd, .events = POLLIN};
+	char sink[4096];
+
+	for (;;) {
+		double left = until - pm_fin_clock();
+		ssize_t n;
+
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (poll(&pf, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			return -1;
+		if (!(pf.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		if (*len < OUT_MAX)
+			n = read(rfd, buf + *len, OUT_MAX - *len);
+		else
+			n = read(rfd, sink, sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		if (*len < OUT_MAX)
+			*len += (size_t)n;
+	}
+}
+
+int pm_fin_run(const char *cmd, const char *const *args, double timeout, char **out, size_t *len,
+	       int *status)
+{
+	int p[2], rc, e, st = 0;
+	char *buf = malloc(OUT_MAX + 1);
+	size_t n = 0;
+	pid_t pid, w;
+
+	*out = NULL;
+	*len = 0;
+	if (!buf || pipe2(p, O_CLOEXEC) < 0) {
+		free(buf);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0)
+		child(cmd, args, p[1]);
+	close(p[1]);
+	if (pid < 0) {
+		e = errno;
+		close(p[0]);
+		free(buf);
+		errno = e;
+		return -1;
+	}
+	rc = collect(p[0], pid, pm_fin_clock() + timeout, buf, &n);
+	e = errno;
+	close(p[0]);
+	do
+		w = waitpid(pid, &st, 0);
+	while (w < 0 && errno == EINTR);
+	if (rc < 0) {
+		free(buf);
+		errno = e;
+		return -1;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	*status = w == pid ? st : 0;
+	return 0;
+}
+
+/* A command's time limit: what is left until DEADLINE, within [0.5, CMD_TIMEOUT]. */
+static double limit(double deadline)
+{
+	double left = deadline - pm_fin_clock();
+
+	return left < 0.5 ? 0.5 : left > CMD_TIMEOUT ? CMD_TIMEOUT : left;
+}
+
+static bool exited_ok(int st)
+{
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* ---- the job's record ---- */
+
+static bool final_state(const char *s)
+{
+	static const char *const fin[] = {
+		"COMPLETED", "FAILED",	  "TIMEOUT",  "OUT_OF_MEMORY", "NODE_FAIL", "CANCELLED",
+		"PREEMPTED", "BOOT_FAIL", "DEADLINE", "REQUEUED",      "REVOKED",
+	};
+	for (size_t i = 0; i < sizeof(fin) / sizeof(fin[0]); i++)
+		if (!strcmp(s, fin[i]))
+			return true;
+	return false;
+}
+
+/* Field I of a '|' separated line (LEN bytes) into OUT. */
+static void field(const char *l, size_t len, int i, char *out, size_t outlen)
+{
+	const char *end = l + len, *p = l;
+
+	out[0] = '\0';
+	for (; i > 0 && p < end; i--) {
+		const char *c = memchr(p, '|', (size_t)(end - p));
+		if (!c)
+			return;
+		p = c + 1;
+	}
+	if (i > 0)
+		return;
+	const char *c = memchr(p, '|', (size_t)(end - p));
+	size_t n = (size_t)((c ? c : end) - p);
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+}
+
+static int column(const char *hdr, size_t len, const char *name)
+{
+	const char *p = hdr, *end = hdr + len;
+	size_t nl = strlen(name);
+
+	for (int i = 0;; i++) {
+		const char *c = memchr(p, '|', (size_t)(end - p)), *e = c ? c : end;
+		if ((size_t)(e - p) == nl && !memcmp(p, name, nl))
+			return i;
+		if (!c)
+			return -1;
+		p = c + 1;
+	}
+}
+
+void pm_fin_sched_parse(struct pm_sched *s, const char *job)
+{
+	const char *l = s->text, *end = s->text + s->len, *nl;
+	int cid = -1, cst = -1, cuid = -1;
+	char f[64];
+
+	s->state[0] = '\0';
+	for (bool hdr = true; l < end; l = nl + 1, hdr = false) {
+		nl = memchr(l, '\n', (size_t)(end - l));
+		if (!nl)
+			nl = end;
+		if (hdr) {
+			cid = column(l, (size_t)(nl - l), "JobID");
+			cst = column(l, (size_t)(nl - l), "State");
+			cuid = column(l, (size_t)(nl - l), "UID");
+			if (cid < 0 || cst < 0)
+				return;
+			continue;
+		}
+		field(l, (size_t)(nl - l), cid, f, sizeof(f));
+		if (strcmp(f, job))
+			continue;
+		field(l, (size_t)(nl - l), cst, f, sizeof(f));
+		f[strcspn(f, " +")] = '\0';
+		snprintf(s->state, sizeof(s->state), "%.31s", f);
+		if (cuid >= 0) {
+			field(l, (size_t)(nl - l), cuid, f, sizeof(f));
+			if (f[0] && strspn(f, "0123456789") == strlen(f) && strlen(f) < 11)
+				s->uid = strtoll(f, NULL, 10);
+		}
+	}
+	s->final = final_state(s->state);
+}
+
+void pm_fin_sched_free(struct pm_sched *s)
+{
+	free(s->text);
+	s->text = NULL;
+}
+
+void pm_fin_sacct(const struct pm_config *cfg, const char *job, double deadline, struct pm_sched *s)
+{
+	const char *args[] = {"-P", "-j", job, "-o", SACCT_FIELDS, NULL};
+	const char *cmd = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
+	double delay = FIRST_DELAY;
+	int st;
+
+	memset(s, 0, sizeof(*s));
+	s->uid = -1;
+	for (;;) {
+		char *out = NULL;
+		size_t len = 0;
+		s->tries++;
+		if (pm_fin_run(cmd, args, limit(deadline), &out, &len, &st) < 0)
+			snprintf(s->reason, sizeof(s->reason), "%s: %s", cmd, strerror(errno));
+		else if (!exited_ok(st))
+			snprintf(s->reason, sizeof(s->reason), "%s exited with status %d: %.120s",
+				 cmd, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out);
+		else {
+			pm_fin_sched_free(s);
+			s->text = out;
+			s->len = len;
+			out = NULL;
+			pm_fin_sched_parse(s, job);
+			if (s->final) {
+				s->reason[0] = '\0';
+				return;
+			}
+			snprintf(s->reason, sizeof(s->reason),
+				 s->state[0] ? "the accounting record "
+					       "still says %s" :
+					       "no accounting record for the job yet%s",
+				 s->state);
+		}
+		free(out);
+		if (pm_fin_clock() + delay > deadline)
+			return;
+		pm_fin_nap(delay);
+		delay *= 2;
+	}
+}
+
+/* ---- the comment ---- */
+
+bool pm_comment_is_jobstats(const char *cur)
+{
+	return cur && !strncmp(cur, "JS1:", 4);
+}
+
+char *pm_comment_compose(const char *cur, const char *line)
+{
+	const char *ours = NULL;
+	size_t keep;
+	char *out;
+
+	if (!cur)
+		cur = "";
+	ours = !strncmp(cur, MARK, strlen(MARK)) ? cur : strstr(cur, SEP MARK);
+	keep = ours ? (size_t)(ours - cur) : strlen(cur);
+	while (keep && (cur[keep - 1] == ' ' || cur[keep - 1] == '\n'))
+		keep--;
+	if (asprintf(&out, "%.*s%s%s", (int)keep, cur, keep && *line ? SEP : "", line) < 0)
+		return NULL;
+	return out;
+}
+
+/* The current value of FIELD: 1 with *CUR, 0 when the job has no record yet, -1 error. */
+static int current(const struct pm_config *cfg, const char *job, const char *fieldname,
+		   double deadline, char **cur, char *why, size_t whylen)
+{
+	const char *args[] = {"-P", "-X", "-n", "-j", job, "-o", fieldname, NULL};
+	const char *cmd = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
+	char *out;
+	size_t len;
+	int st;
+
+	*cur = NULL;
+	if (pm_fin_run(cmd, args, limit(deadline), &out, &len, &st) < 0) {
+		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
+		return -1;
+	}
+	if (!exited_ok(st)) {
+		snprintf(why, whylen, "%s -o %s failed: %.160s", cmd, fieldname, out);
+		free(out);
+		return -1;
+	}
+	if (len == 0) {
+		free(out);
+		snprintf(why, whylen, "no accounting record for job %s yet", job);
+		return 0;
+	}
+	/* one record: drop the newline sacct ends it with */
+	if (out[len - 1] == '\n')
+		out[--len] = '\0';
+	for (char *p = out; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	*cur = out;
+	return 1;
+}
+
+/* One attempt.  0 done, 2 the record said it already, 1 retry later, -1 give up. */
+static int attempt(const struct pm_config *cfg, const char *job, const char *line, double deadline,
+		   char *why, size_t whylen)
+{
+	const char *fieldname = cfg->comment_field && !strcmp(cfg->comment_field, "AdminComment") ?
+					"AdminComment" :
+					"Comment";
+	const char *cmd = cfg->sacctmgr && *cfg->sacctmgr ? cfg->sacctmgr : "sacctmgr";
+	char *cur = NULL, *want = NULL, *out = NULL, where[96], set[1024];
+	size_t len;
+	int rc, st;
+
+	rc = current(cfg, job, fieldname, deadline, &cur, why, whylen);
+	if (rc == 1 && !strcmp(fieldname, "AdminComment") && pm_comment_is_jobstats(cur)) {
+		/* jobstats' summary owns AdminComment: ours goes to Comment instead */
+		free(cur);
+		fieldname = "Comment";
+		rc = current(cfg, job, fieldname, deadline, &cur, why, whylen);
+	}
+	if (rc <= 0)
+		return rc < 0 ? -1 : 1;
+	if (!(want = pm_comment_compose(cur, line))) {
+		rc = -1;
+		goto out;
+	}
+	rc = 2;
+	if (!strcmp(want, cur))
+		goto out;
+	rc = 0;
+	for (char *p = want; *p; p++)
+		if (*p == '"')
+			*p = '`'; /* what sacctmgr itself makes of a quote inside a value */
+	snprintf(where, sizeof(where), "jobid=%s", job);
+	snprintf(set, sizeof(set), "%s=\"%s\"", fieldname, want);
+	const char *args[] = {"-i", "modify", "job", "where", where, "set", set, NULL};
+	if (pm_fin_run(cmd, args, limit(deadline), &out, &len, &st) < 0) {
+		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
+		rc = -1;
+	} else if (strstr(out, "Nothing modified")) {
+		snprintf(why, whylen,
+			 "%s: Nothing modified (the job's record has not reached "
+			 "slurmdbd)",
+			 cmd);
+		rc = 1;
+	} else if (!exited_ok(st)) {
+		snprintf(why, whylen, "%s failed: %.200s", cmd, out);
+		rc = -1;
+	}
+out:
+	free(out);
+	free(want);
+	free(cur);
+	return rc;
+}
+
+/* The comment state files hold "FIELD\tLINE\n". */
+static char *state_text(const struct pm_config *cfg, const char *line)
+{
+	char *s;
+
+	if (asprintf(&s, "%s\t%s\n",
+		     cfg->comment_field && *cfg->comment_field ? cfg->comment_field : "Comment",
+		     line) < 0)
+		return NULL;
+	return s;
+}
+
+static bool same_file(const char *jobdir, const char *name, const char *text)
+{
+	char p[4096], *buf;
+	bool same;
+
+	snprintf(p, sizeof(p), "%s/%s", jobdir, name);
+	if (pm_fin_read(p, 4096, &buf, NULL) < 0)
+		return false;
+	same = !strcmp(buf, text);
+	free(buf);
+	return same;
+}
+
+enum pm_comment_state pm_fin_comment(const struct pm_config *cfg, const char *jobdir,
+				     const char *job, const char *line, double deadline, char *why,
+				     size_t whylen)
+{
+	char *want = state_text(cfg, line), pend[4096];
+	enum pm_comment_state res = PM_COMMENT_PENDING;
+	double delay = FIRST_DELAY;
+	struct stat st;
+	int rc;
+
+	snprintf(pend, sizeof(pend), "%s/comment.pending", jobdir);
+	if (!want) {
+		snprintf(why, whylen, "out of memory");
+		return res;
+	}
+	if (same_file(jobdir, "comment", want) && lstat(pend, &st) < 0) {
+		res = PM_COMMENT_ALREADY;
+		goto out;
+	}
+	if (!*line && lstat(pend, &st) < 0) {
+		char p[4096];
+		snprintf(p, sizeof(p), "%s/comment", jobdir);
+		if (lstat(p, &st) < 0) {
+			res = PM_COMMENT_NONE; /* never said anything: nothing to take back */
+			goto out;
+		}
+	}
+	/* written first, so that a collector killed at its deadline leaves the work behind */
+	if (pm_fin_write(jobdir, "comment.pending", want, strlen(want)) < 0) {
+		snprintf(why, whylen, "%s: %s", pend, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		rc = attempt(cfg, job, line, deadline, why, whylen);
+		if (rc != 1 || pm_fin_clock() + delay > deadline)
+			break;
+		pm_fin_nap(delay);
+		delay *= 2;
+	}
+	if ((rc == 0 || rc == 2) && pm_fin_write(jobdir, "comment", want, strlen(want)) == 0 &&
+	    unlink(pend) == 0) {
+		res = rc == 2 ? PM_COMMENT_ALREADY : PM_COMMENT_SET;
+		why[0] = '\0';
+	}
+out:
+	free(want);
+	return res;
+}
+
+int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double budget,
+			struct pm_finalize_result *res, char *err, size_t errlen)
+{
+	char p[4096], *buf, cluster[64], job[64], restart[64], why[512] = "";
+	enum pm_comment_state cs;
+	char *line;
+
+	if (res)
+		memset(res, 0, sizeof(*res));
+	if (pm_fin_key(jobdir, cluster, job, restart, sizeof(job)) < 0)
+		return pm_fin_fail(err, errlen, EINVAL,
+				   "%s: not a <cluster>/<job>/<restart> folder", jobdir);
+	snprintf(p, sizeof(p), "%s/comment.pending", jobdir);
+	if (pm_fin_read(p, 4096, &buf, NULL) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+	}
+	line = strchr(buf, '\t');
+	if (!line) {
+		free(buf);
+		return pm_fin_fail(err, errlen, EINVAL, "%s: not FIELD<tab>LINE", p);
+	}
+	*line++ = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	/* the field is the one configured when the line was made */
+	struct pm_config c = *cfg;
+	c.comment_field = buf;
+	cs = pm_fin_comment(&c, jobdir, job, line,
+			    pm_fin_clock() + (budget > 0 ? budget : PM_SLURM_BUDGET), why,
+			    sizeof(why));
+	free(buf);
+	if (res) {
+		res->comment = cs;
+		snprintf(res->comment_why, sizeof(res->comment_why), "%s", why);
+	}
+	return cs == PM_COMMENT_PENDING ? 1 : 0;
+}

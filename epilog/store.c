@@ -1,0 +1,510 @@
+/*
+ * store.c - the evidence store: one folder per job run, <store>/<cluster>/<key>/<restart>/.
+ *
+ * Permissions: everything belongs to the collector (root, or the service user where the
+ * store is NFS with root_squash) and the operators' group, mode 0750 (folders) or 0640
+ * (files); the job's owner gets read access through a POSIX ACL entry (user:<uid>:r-x on
+ * folders, also as their default ACL so that files the finalizer adds inherit it, and
+ * user:<uid>:r-- on files).  The owner can read, never write or delete.  Where the
+ * filesystem has no ACLs the modes stand: the owner then reads through the operators (or
+ * `postmortem fetch` run by them); nobody else ever gets access.
+ *
+ * A bundle is written to a hidden temporary name beside its final one, fsync'd, read back
+ * by the engine, and only then renamed into place: a reader never sees half a bundle.  When
+ * the store cannot take it (not mounted, full, refusing), the bundle stays in the node's
+ * spool, <spool>/<job>/pending/, with a note of where it belongs, for a later run of the
+ * collector on this node to deliver (pm_store_redeliver).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <jansson.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/acl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "finalize.h"
+
+#define MAX_GROUPS 1024
+#define FINALIZE_MIN 1.0 /* seconds of deadline left below which the timer finalizes */
+#define PENDING_MAX (512u << 20)
+#define PLEN 4608 /* a path buffer */
+
+/* Messages are cut to their buffer; paths that do not fit are errors (pathf). */
+static void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static int pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int pathf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- acting as the service user ---- */
+
+struct identity {
+	bool switched;
+	gid_t groups[MAX_GROUPS];
+	int ngroups;
+};
+
+static int become_service(const struct pm_config *cfg, struct identity *id, char *why,
+			  size_t whylen)
+{
+	struct passwd *pw;
+	gid_t g[MAX_GROUPS];
+	int n = MAX_GROUPS;
+
+	id->switched = false;
+	if (!cfg->service_user || !strcmp(cfg->service_user, "root") || geteuid() != 0)
+		return 0;
+	if (!(pw = getpwnam(cfg->service_user))) {
+		say(why, whylen, "service_user %s does not exist", cfg->service_user);
+		errno = ENOENT;
+		return -1;
+	}
+	if (pw->pw_uid == 0)
+		return 0;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, g, &n) < 0) {
+		g[0] = pw->pw_gid;
+		n = 1;
+	}
+	id->ngroups = getgroups(MAX_GROUPS, id->groups);
+	if (id->ngroups < 0 || setgroups((size_t)n, g) < 0 || setegid(pw->pw_gid) < 0 ||
+	    seteuid(pw->pw_uid) < 0) {
+		say(why, whylen, "cannot act as service_user %s: %s", cfg->service_user,
+		    strerror(errno));
+		if (id->ngroups >= 0)
+			setgroups((size_t)id->ngroups, id->groups);
+		setegid(0);
+		return -1;
+	}
+	id->switched = true;
+	return 0;
+}
+
+static void become_root(struct identity *id)
+{
+	if (!id->switched)
+		return;
+	if (seteuid(0) < 0 || setegid(0) < 0 || setgroups((size_t)id->ngroups, id->groups) < 0)
+		abort(); /* never go on half root, half not */
+	id->switched = false;
+}
+
+/* ---- permissions ---- */
+
+int pm_store_protect(const char *path, bool dir, uid_t uid, gid_t gid)
+{
+	char text[160];
+	acl_t acl;
+	int rc = 0;
+
+	if (gid != (gid_t)-1 && lchown(path, geteuid(), gid) < 0 && errno != EPERM)
+		return -1;
+	if (chmod(path, dir ? 0750 : 0640) < 0)
+		return -1;
+	if (uid == (uid_t)-1)
+		return 0;
+	snprintf(text, sizeof(text),
+		 dir ? "u::rwx,g::r-x,o::---,u:%u:r-x,m::r-x" :
+		       "u::rw-,g::r--,o::---,u:%u:r--,m::r--",
+		 (unsigned)uid);
+	if (!(acl = acl_from_text(text)))
+		return -1;
+	if (acl_set_file(path, ACL_TYPE_ACCESS, acl) < 0)
+		rc = errno == ENOTSUP || errno == EOPNOTSUPP ? 1 : -1;
+	else if (dir && acl_set_file(path, ACL_TYPE_DEFAULT, acl) < 0)
+		rc = errno == ENOTSUP || errno == EOPNOTSUPP ? 1 : -1;
+	acl_free(acl);
+	return rc;
+}
+
+static gid_t ops_gid(const struct pm_config *cfg)
+{
+	struct group *g = cfg->operators_group ? getgrnam(cfg->operators_group) : NULL;
+
+	return g ? g->gr_gid : getegid();
+}
+
+/* mkdir PATH (EEXIST fine) and, when we made it, give it its permissions. */
+static int make_dir(const char *path, uid_t uid, gid_t gid, mode_t mode, bool *noacl)
+{
+	int rc;
+
+	if (mkdir(path, 0700) < 0)
+		return errno == EEXIST ? 0 : -1;
+	if (mode != 0750) /* the store's upper levels: traverse only */
+		return lchown(path, geteuid(), gid) < 0 && errno != EPERM ? -1 : chmod(path, mode);
+	rc = pm_store_protect(path, true, uid, gid);
+	if (rc == 1)
+		*noacl = true;
+	return rc < 0 ? -1 : 0;
+}
+
+int pm_store_jobdir(const struct pm_config *cfg, const struct pm_job *j, char *buf, size_t len)
+{
+	if (!cfg->store) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((size_t)snprintf(buf, len, "%s/%s/%s/%d", cfg->store, j->cluster, j->key, j->restart) >=
+	    len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* Write BUF to DIR/NAME through a hidden temporary name; verify it first when VERIFY. */
+static int put_file(const char *dir, const char *name, const void *buf, size_t len, uid_t uid,
+		    gid_t gid, bool verify, char *why, size_t whylen)
+{
+	char tmp[PLEN], dst[PLEN], e[512];
+	const char *p = buf;
+	size_t left = len;
+	int fd, dfd;
+
+	if (pathf(tmp, sizeof(tmp), "%s/.%s.%ld.tmp.tar.zst", dir, name, (long)getpid()) < 0 ||
+	    pathf(dst, sizeof(dst), "%s/%s", dir, name) < 0) {
+		say(why, whylen, "%s: path too long", dir);
+		return -1;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		say(why, whylen, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	while (left) {
+		ssize_t n = write(fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
+			goto fail;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (pm_store_protect(tmp, false, uid, gid) < 0)
+		goto fail;
+	if (verify && pm_bundle_verify(tmp, e, sizeof(e)) < 0) {
+		say(why, whylen, "read back: %s", e);
+		unlink(tmp);
+		errno = EIO;
+		return -1;
+	}
+	if (rename(tmp, dst) < 0)
+		goto fail;
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+fail:
+	say(why, whylen, "%s: %s", dst, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return -1;
+}
+
+/* Where a job run's bundle goes, and what it needs to get there. */
+struct dest {
+	const char *cluster, *key, *node, *nodelist;
+	int restart;
+	uid_t uid;
+};
+
+static void finalize(const struct pm_config *cfg, const char *jobdir, const struct dest *d,
+		     double deadline, struct pm_store_result *r)
+{
+	struct pm_finalize_opts o = {0};
+	char e[512];
+	double left = deadline - pm_mono();
+
+	if (pm_finalize_arrive(jobdir, d->node, d->nodelist, e, sizeof(e)) < 0) {
+		say(r->reason, sizeof(r->reason), "not marked arrived: %s", e);
+		return;
+	}
+	if (left < FINALIZE_MIN) {
+		say(r->reason, sizeof(r->reason), "no time left to finalize (the timer will)");
+		return;
+	}
+	o.budget = left - 0.5 > 0.5 ? left - 0.5 : 0.5;
+	r->finalize = pm_finalize_ex(cfg, jobdir, &o, NULL, e, sizeof(e));
+	if (r->finalize < 0)
+		say(r->reason, sizeof(r->reason), "finalize failed: %s", e);
+}
+
+static int deliver(const struct pm_config *cfg, const struct dest *d, const void *buf, size_t len,
+		   double deadline, struct pm_store_result *r)
+{
+	char dir[PLEN], sub[PLEN], name[300], why[PLEN + 64] = "";
+	struct identity id;
+	struct stat st = {.st_mode = S_IFDIR};
+	bool noacl = false;
+	gid_t gid;
+	int rc = -1;
+
+	if (!cfg->store) {
+		say(r->reason, sizeof(r->reason), "no store configured");
+		return -1;
+	}
+	if (become_service(cfg, &id, why, sizeof(why)) < 0) {
+		say(r->reason, sizeof(r->reason), "%s", why);
+		return -1;
+	}
+	gid = ops_gid(cfg);
+	/* the store itself must be there: never create it on a node whose mount is missing */
+	if (stat(cfg->store, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		say(why, sizeof(why), "store %s: %s", cfg->store,
+		    S_ISDIR(st.st_mode) ? strerror(errno) : "not a folder (not mounted?)");
+		goto out;
+	}
+	if (pathf(dir, sizeof(dir), "%s/%s", cfg->store, d->cluster) < 0 ||
+	    make_dir(dir, d->uid, gid, 0751, &noacl) < 0)
+		goto fail;
+	if (pathf(dir, sizeof(dir), "%s/%s/%s", cfg->store, d->cluster, d->key) < 0 ||
+	    make_dir(dir, d->uid, gid, 0750, &noacl) < 0)
+		goto fail;
+	if (pathf(dir, sizeof(dir), "%s/%s/%s/%d", cfg->store, d->cluster, d->key, d->restart) <
+		    0 ||
+	    make_dir(dir, d->uid, gid, 0750, &noacl) < 0)
+		goto fail;
+	if (pathf(sub, sizeof(sub), "%s/nodes", dir) < 0 ||
+	    make_dir(sub, d->uid, gid, 0750, &noacl) < 0) {
+		memcpy(dir, sub, sizeof(dir));
+		goto fail;
+	}
+	snprintf(name, sizeof(name), "%s.tar.zst", d->node);
+	if (put_file(sub, name, buf, len, d->uid, gid, true, why, sizeof(why)) < 0)
+		goto out;
+	r->stored = true;
+	say(r->path, sizeof(r->path), "%s/%s", sub, name);
+	if (noacl)
+		say(r->reason, sizeof(r->reason),
+		    "the store has no POSIX ACLs: the job's owner reads through the operators");
+	finalize(cfg, dir, d, deadline, r);
+	rc = 0;
+	goto out;
+fail:
+	say(why, sizeof(why), "%s: %s", dir, strerror(errno));
+out:
+	become_root(&id);
+	if (rc < 0)
+		say(r->reason, sizeof(r->reason), "%s", why);
+	return rc;
+}
+
+/*
+ * The job's spool folder for a pending bundle: the plugin's, or one made for it under the
+ * spool root when that root is ours and writable by nobody else.
+ */
+static const char *pending_home(const struct pm_config *cfg, const struct pm_job *j, char *buf,
+				size_t len)
+{
+	const char *base;
+	struct stat st;
+	char root[PLEN];
+
+	if (j->spool)
+		return j->spool;
+	if (!cfg->spool || pathf(root, sizeof(root), "%s", cfg->spool) < 0)
+		return NULL;
+	base = strrchr(root, '/');
+	if (base && base != root && !strcmp(base + 1, j->id))
+		root[base - root] = 0;
+	if (lstat(root, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) || pathf(buf, len, "%s/%s", root, j->id) < 0 ||
+	    (mkdir(buf, 0700) < 0 && errno != EEXIST))
+		return NULL;
+	return buf;
+}
+
+/* Keep the bundle in the spool, with where it belongs, for a later delivery. */
+static int keep_pending(const struct pm_config *cfg, const struct pm_job *j, const void *buf,
+			size_t len, struct pm_store_result *r)
+{
+	char dir[PLEN], name[300], why[PLEN + 64], home[PLEN];
+	const char *spool = pending_home(cfg, j, home, sizeof(home));
+	json_t *note;
+	char *text;
+	int rc;
+
+	if (!spool) {
+		say(r->reason + strlen(r->reason), sizeof(r->reason) - strlen(r->reason),
+		    "; no spool folder to keep it in: evidence lost");
+		return -1;
+	}
+	if (pathf(dir, sizeof(dir), "%s/pending", spool) < 0 ||
+	    (mkdir(dir, 0700) < 0 && errno != EEXIST))
+		goto fail;
+	note = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o}", "cluster", j->cluster, "job", j->key,
+			 "node", j->node, "restart", j->restart, "uid",
+			 j->uid == (uid_t)-1 ? json_null() : json_integer(j->uid), "nodelist",
+			 j->nodelist ? json_string(j->nodelist) : json_null());
+	text = note ? json_dumps(note, JSON_COMPACT) : NULL;
+	json_decref(note);
+	snprintf(name, sizeof(name), "%s.json", j->node);
+	rc = text ? put_file(dir, name, text, strlen(text), (uid_t)-1, (gid_t)-1, false, why,
+			     sizeof(why)) :
+		    -1;
+	free(text);
+	snprintf(name, sizeof(name), "%s.tar.zst", j->node);
+	if (rc < 0 ||
+	    put_file(dir, name, buf, len, (uid_t)-1, (gid_t)-1, true, why, sizeof(why)) < 0)
+		goto fail;
+	r->pending = true;
+	say(r->path, sizeof(r->path), "%s/%s", dir, name);
+	return 0;
+fail:
+	say(r->reason + strlen(r->reason), sizeof(r->reason) - strlen(r->reason),
+	    "; not kept in the spool either: %s", strerror(errno));
+	return -1;
+}
+
+int pm_store_put(const struct pm_config *cfg, const struct pm_job *j, const void *buf, size_t len,
+		 double deadline, struct pm_store_result *r)
+{
+	struct dest d = {j->cluster, j->key, j->node, j->nodelist, j->restart, j->uid};
+
+	memset(r, 0, sizeof(*r));
+	r->finalize = -2;
+	if (deliver(cfg, &d, buf, len, deadline, r) == 0)
+		return 0;
+	keep_pending(cfg, j, buf, len, r);
+	return -1;
+}
+
+/* ---- later delivery ---- */
+
+static void *slurp(const char *path, size_t max, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max &&
+	    (buf = malloc((size_t)st.st_size + 1)) &&
+	    read(fd, buf, (size_t)st.st_size) == st.st_size) {
+		buf[st.st_size] = 0;
+		*len = (size_t)st.st_size;
+	} else {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	return buf;
+}
+
+static int redeliver_one(const struct pm_config *cfg, const char *dir, const char *node,
+			 double deadline)
+{
+	char p[PLEN];
+	struct pm_store_result r = {.finalize = -2};
+	struct dest d = {0};
+	json_t *note;
+	size_t len = 0;
+	void *buf;
+	int rc = -1;
+
+	if (pathf(p, sizeof(p), "%s/%s.json", dir, node) < 0 || !(buf = slurp(p, 65536, &len)))
+		return -1;
+	note = json_loadb(buf, len, 0, NULL);
+	free(buf);
+	d.cluster = json_string_value(json_object_get(note, "cluster"));
+	d.key = json_string_value(json_object_get(note, "job"));
+	d.node = json_string_value(json_object_get(note, "node"));
+	d.nodelist = json_string_value(json_object_get(note, "nodelist"));
+	d.restart = (int)json_integer_value(json_object_get(note, "restart"));
+	d.uid = json_is_integer(json_object_get(note, "uid")) ?
+			(uid_t)json_integer_value(json_object_get(note, "uid")) :
+			(uid_t)-1;
+	if (pathf(p, sizeof(p), "%s/%s.tar.zst", dir, node) == 0 && d.cluster && d.key && d.node &&
+	    !strchr(d.cluster, '/') && !strchr(d.key, '/') && strcmp(d.key, "..") &&
+	    !strcmp(d.node, node) && (buf = slurp(p, PENDING_MAX, &len))) {
+		rc = deliver(cfg, &d, buf, len, deadline, &r);
+		free(buf);
+	}
+	if (rc == 0) {
+		unlink(p);
+		if (pathf(p, sizeof(p), "%s/%s.json", dir, node) == 0)
+			unlink(p);
+	}
+	json_decref(note);
+	return rc;
+}
+
+int pm_store_redeliver(const struct pm_config *cfg, const char *spool, const char *skip,
+		       double deadline, unsigned max)
+{
+	DIR *d = opendir(spool), *pd;
+	struct dirent *e, *pe;
+	char dir[PLEN];
+	int done = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && max && pm_mono() < deadline) {
+		if (e->d_name[0] == '.' || (skip && !strcmp(e->d_name, skip)))
+			continue;
+		if (pathf(dir, sizeof(dir), "%s/%s/pending", spool, e->d_name) < 0 ||
+		    !(pd = opendir(dir)))
+			continue;
+		while ((pe = readdir(pd)) && max && pm_mono() < deadline) {
+			size_t n = strlen(pe->d_name);
+			char node[256];
+
+			if (pe->d_name[0] == '.' || n < 9 || n > 255 ||
+			    strcmp(pe->d_name + n - 8, ".tar.zst"))
+				continue;
+			snprintf(node, sizeof(node), "%.*s", (int)(n - 8), pe->d_name);
+			max--;
+			if (redeliver_one(cfg, dir, node, deadline) == 0)
+				done++;
+		}
+		closedir(pd);
+		if (rmdir(dir) == 0 && pathf(dir, sizeof(dir), "%s/%s", spool, e->d_name) == 0) {
+			/* all delivered: the job's spool folder goes too */
+			struct pm_job j = {0};
+			j.spool = dir;
+			pm_job_spool_remove(&j);
+		}
+	}
+	closedir(d);
+	return done;
+}

@@ -1,0 +1,887 @@
+/*
+ * check_collector.c - the node collector (epilog/): configuration and its file:line errors,
+ * durations and sizes, %n/%j and Slurm's filename patterns, a hung command killed at its
+ * timeout (and the whole collector inside its deadline), head and tail capping, the
+ * user-rights reader refusing links to root's files, redaction before anything is written,
+ * the bundle read back by the engine and refused once a byte is flipped, and the store's
+ * permissions and spool fallback.  Tests that need root skip themselves otherwise.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/acl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "postmortem.h"
+
+#define NOBODY 65534
+#define NOGROUP 65534
+#define AWS_KEY "AKIA2E0A8F3B244C9986"
+
+static char tmp[256];
+
+static void setup(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/pmcol.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	chmod(tmp, 0755);
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static void teardown(void)
+{
+	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *path_of(const char *rel)
+{
+	static char p[8][512];
+	static int k;
+	char *s = p[k++ % 8];
+
+	snprintf(s, 512, "%s/%s", tmp, rel);
+	return s;
+}
+
+static const char *write_file(const char *rel, const char *text, mode_t mode)
+{
+	const char *p = path_of(rel);
+	FILE *f = fopen(p, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	chmod(p, mode);
+	return p;
+}
+
+/* ---- configuration ---- */
+
+static const char good_yaml[] =
+	"# the collector's configuration\n"
+	"store: /shared/pm\n"
+	"spool: /var/spool/pm\n"
+	"retain: 7d\n"
+	"deadline: 20s\n"
+	"operators_group: hpcops\n"
+	"comment_field: AdminComment\n"
+	"service_user: pmsvc\n"
+	"sources:\n"
+	"  job_output:  {cap: 1MiB, timeout: 2s}\n"
+	"  kernel_log:  {path: /var/log/nodes/%n/kern.log, cap: 4MiB, timeout: 5s}\n"
+	"  gpu_state:   {command: \"nvidia-smi -q\", cap: 2MiB, timeout: 8s}\n"
+	"  gpu_csv:     {enabled: false}\n"
+	"  host_state:  {paths: [/proc/meminfo, /proc/loadavg], cap: 64KiB}\n"
+	"  slurmd_log:  {path: /var/log/slurm/slurmd-%n.log, cap: 2MiB, timeout: 1500ms}\n"
+	"  rank_map:    {}\n";
+
+START_TEST(config_good)
+{
+	struct pm_config c;
+	char err[512] = "";
+	const char *f = write_file("pm.yaml", good_yaml, 0644);
+
+	ck_assert_msg(pm_config_load(f, &c, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(c.path, f);
+	ck_assert_str_eq(c.store, "/shared/pm");
+	ck_assert_str_eq(c.spool, "/var/spool/pm");
+	ck_assert(c.retain == 7 * 86400);
+	ck_assert(c.deadline == 20);
+	ck_assert_str_eq(c.operators_group, "hpcops");
+	ck_assert_str_eq(c.comment_field, "AdminComment");
+	ck_assert_str_eq(c.service_user, "pmsvc");
+	ck_assert_uint_eq(c.src[PM_CS_JOB_OUTPUT].cap, 1 << 20);
+	ck_assert(c.src[PM_CS_JOB_OUTPUT].timeout == 2);
+	/* a path replaces the default command */
+	ck_assert_ptr_null(c.src[PM_CS_KERNEL_LOG].command);
+	ck_assert_str_eq(c.src[PM_CS_KERNEL_LOG].paths[0], "/var/log/nodes/%n/kern.log");
+	ck_assert_ptr_null(c.src[PM_CS_KERNEL_LOG].paths[1]);
+	ck_assert_str_eq(c.src[PM_CS_GPU_STATE].command, "nvidia-smi -q");
+	ck_assert(!c.src[PM_CS_GPU_CSV].enabled);
+	ck_assert_str_eq(c.src[PM_CS_HOST_STATE].paths[1], "/proc/loadavg");
+	ck_assert_uint_eq(c.src[PM_CS_HOST_STATE].cap, 64 << 10);
+	ck_assert(c.src[PM_CS_SLURMD_LOG].timeout == 1.5);
+	ck_assert(c.src[PM_CS_RANK_MAP].enabled);
+	pm_config_free(&c);
+
+	/* defaults, as epilog/README.md gives them */
+	ck_assert_int_eq(pm_config_load(NULL, &c, err, sizeof(err)), 0);
+	ck_assert(c.deadline == 30);
+	ck_assert(c.retain == 14 * 86400);
+	ck_assert_str_eq(c.src[PM_CS_KERNEL_LOG].command, "dmesg --time-format iso");
+	ck_assert_str_eq(c.src[PM_CS_GPU_STATE].command, "nvidia-smi -q");
+	ck_assert_uint_eq(c.src[PM_CS_JOB_OUTPUT].cap, 8 << 20);
+	ck_assert_str_eq(c.src[PM_CS_SLURMD_LOG].paths[0], "/var/log/slurm/slurmd.log");
+	ck_assert_str_eq(c.comment_field, "Comment");
+	pm_config_free(&c);
+	pm_config_free(NULL);
+}
+END_TEST
+
+static const struct {
+	const char *yaml;
+	const char *want; /* after "<file>:" */
+} bad_configs[] = {
+	{"store: relative/path\n", "1: store: 'relative/path' is not an absolute path"},
+	{"deadline: 30s\nbogus: 1\n", "2: unknown key 'bogus'"},
+	{"deadline: soon\n", "1: deadline: 'soon' is not a duration"},
+	{"deadline: 1s\ndeadline: 2s\n", "2: deadline: given twice"},
+	{"comment_field: Remarks\n", "1: comment_field: 'Remarks' is not one of"},
+	{"sources:\n  gpu_state: {cap: 8XB}\n", "2: sources.gpu_state.cap: '8XB' is not a size"},
+	{"sources:\n  kernel_log:\n    timeout: forever\n", "3: sources.kernel_log.timeout"},
+	{"sources:\n  kernel_log:\n    cap: 1MiB\n    colour: red\n",
+	 "4: sources.kernel_log: unknown key 'colour'"},
+	{"sources:\n  nosuch: {}\n", "2: sources: unknown source 'nosuch'"},
+	{"sources:\n  gpu_state: {command: x, path: /y}\n",
+	 "2: sources.gpu_state: command and path exclude each other"},
+	{"sources:\n  host_state: {paths: [/proc/meminfo, rel]}\n",
+	 "2: paths: expected absolute paths"},
+	{"sources:\n  job_output: {command: cat}\n", "2: sources.job_output: takes no command"},
+	{"sources:\n  gpu_state: {enabled: maybe}\n", "2: sources.gpu_state.enabled"},
+	{"sources: [a, b]\n", "1: sources: expected a mapping"},
+	{"- just\n- a list\n", "1: expected a mapping of settings"},
+	{"store: /a\nspool: [unclosed\n", "3: "},
+};
+
+START_TEST(config_errors)
+{
+	struct pm_config c;
+	char err[512], want[600];
+	const char *f;
+
+	for (size_t i = 0; i < sizeof(bad_configs) / sizeof(bad_configs[0]); i++) {
+		f = write_file("bad.yaml", bad_configs[i].yaml, 0644);
+		err[0] = 0;
+		ck_assert_msg(pm_config_load(f, &c, err, sizeof(err)) == -1, "case %zu loaded", i);
+		ck_assert_int_eq(errno, EINVAL);
+		snprintf(want, sizeof(want), "%s:%s", f, bad_configs[i].want);
+		ck_assert_msg(!strncmp(err, want, strlen(want)), "case %zu: got '%s', want '%s'", i,
+			      err, want);
+		ck_assert_ptr_null(c.store); /* nothing half-done */
+	}
+	ck_assert_int_eq(pm_config_load(path_of("absent.yaml"), &c, err, sizeof(err)), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "absent.yaml: No such file"));
+}
+END_TEST
+
+START_TEST(durations_sizes)
+{
+	static const struct {
+		const char *s;
+		double v;
+	} d[] = {{"14d", 14 * 86400}, {"36h", 36 * 3600}, {"90s", 90}, {"1.5s", 1.5},
+		 {"250ms", 0.25},     {"30", 30},	  {"5m", 300}, {"1w", 604800},
+		 {"1d12h", 129600},   {"60000ms", 60}};
+	static const char *const dbad[] = {"",	   "s",	 "-1s",	   "1.s",   "5 s",
+					   "1d30", "3x", "1.5.2s", "10min", "999999999d"};
+	static const struct {
+		const char *s;
+		uint64_t v;
+	} z[] = {{"8MiB", 8 << 20}, {"64KiB", 64 << 10}, {"100", 100}, {"1GiB", 1 << 30},
+		 {"1.5KiB", 1536},  {"10MB", 10000000},	 {"4K", 4096}, {"512B", 512}};
+	static const char *const zbad[] = {"", "MiB", "8 XB", "-1", "1.3B", "8mib", "1e3"};
+	double v;
+	uint64_t u;
+
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		ck_assert_msg(pm_parse_duration(d[i].s, &v) == 0, "%s", d[i].s);
+		ck_assert_msg(v > d[i].v - 1e-9 && v < d[i].v + 1e-9, "%s: %g", d[i].s, v);
+	}
+	for (size_t i = 0; i < sizeof(dbad) / sizeof(dbad[0]); i++)
+		ck_assert_msg(pm_parse_duration(dbad[i], &v) == -1, "'%s' parsed", dbad[i]);
+	ck_assert_int_eq(pm_parse_duration(NULL, &v), -1);
+	for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++) {
+		ck_assert_msg(pm_parse_size(z[i].s, &u) == 0, "%s", z[i].s);
+		ck_assert_uint_eq(u, z[i].v);
+	}
+	for (size_t i = 0; i < sizeof(zbad) / sizeof(zbad[0]); i++)
+		ck_assert_msg(pm_parse_size(zbad[i], &u) == -1, "'%s' parsed", zbad[i]);
+}
+END_TEST
+
+START_TEST(expand_node_job)
+{
+	char *s = pm_expand("/var/log/nodes/%n/kern-%j.log %% %x", "gpu017", "4242");
+
+	ck_assert_str_eq(s, "/var/log/nodes/gpu017/kern-4242.log % %x");
+	free(s);
+	s = pm_expand("%n%n%", "n1", NULL);
+	ck_assert_str_eq(s, "n1n1%");
+	free(s);
+	ck_assert_ptr_null(pm_expand(NULL, "n", "j"));
+}
+END_TEST
+
+/* ---- the job ---- */
+
+static void slurm_env(const char *out, const char *err)
+{
+	static const char *const clear[] = {"SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID",
+					    "SLURM_JOB_RESTART_COUNT", "SLURM_JOB_STDOUT",
+					    "SLURM_JOB_STDERR"};
+
+	for (size_t i = 0; i < sizeof(clear) / sizeof(clear[0]); i++)
+		unsetenv(clear[i]);
+	setenv("SLURM_JOB_ID", "4242", 1);
+	setenv("SLURMD_NODENAME", "n1", 1);
+	setenv("SLURM_CLUSTER_NAME", "lab", 1);
+	setenv("SLURM_JOB_USER", "nobody", 1);
+	setenv("SLURM_JOB_UID", "65534", 1);
+	setenv("SLURM_JOB_GID", "65534", 1);
+	setenv("SLURM_JOB_WORK_DIR", tmp, 1);
+	setenv("SLURM_NODELIST", "n[1-2]", 1);
+	setenv("SLURM_JOB_EXIT_CODE", "256", 1);
+	if (out)
+		setenv("SLURM_JOB_STDOUT", out, 1);
+	if (err)
+		setenv("SLURM_JOB_STDERR", err, 1);
+}
+
+START_TEST(job_from_env)
+{
+	struct pm_job j;
+	char err[256];
+
+	slurm_env(NULL, NULL);
+	setenv("SLURM_ARRAY_JOB_ID", "4200", 1);
+	setenv("SLURM_ARRAY_TASK_ID", "42", 1);
+	setenv("SLURM_JOB_RESTART_COUNT", "2", 1);
+	ck_assert_int_eq(pm_job_init(&j, NULL, NULL, NULL, err, sizeof(err)), 0);
+	ck_assert_str_eq(j.id, "4242");
+	ck_assert_str_eq(j.key, "4200_42");
+	ck_assert_str_eq(j.cluster, "lab");
+	ck_assert_str_eq(j.node, "n1");
+	ck_assert_int_eq(j.restart, 2);
+	ck_assert_int_eq(j.uid, NOBODY);
+	ck_assert_int_eq(j.exit_code, 256);
+	ck_assert(j.boot_time > 1e9);
+	ck_assert_int_eq(pm_job_batch_node(&j), 1);
+	pm_job_free(&j);
+	/* values that would escape a path are refused */
+	ck_assert_int_eq(pm_job_init(&j, "42/../1", NULL, NULL, err, sizeof(err)), -1);
+	ck_assert_int_eq(pm_job_init(&j, NULL, "../etc", NULL, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not a plain host name"));
+	setenv("SLURM_CLUSTER_NAME", "a/b", 1);
+	ck_assert_int_eq(pm_job_init(&j, NULL, "n2", NULL, err, sizeof(err)), 0);
+	ck_assert_str_eq(j.cluster, "default");
+	ck_assert_int_eq(pm_job_batch_node(&j), 0);
+	pm_job_free(&j);
+}
+END_TEST
+
+START_TEST(slurm_patterns)
+{
+	struct pm_job j = {0};
+	char why[256], host[256], want[600], *p;
+	static const struct {
+		const char *pat, *want;
+	} t[] = {
+		{"slurm-%j.out", "/home/alice/run/slurm-4242.out"},
+		{"/out/%x-%A_%a.%u", "/out/train-100_7.alice"},
+		{"/o/%5j.%3a", "/o/04242.007"},
+		{"/o/%%j-%J", "/o/%j-4242"},
+		{"/o/%t-%n-%s", "/o/0-0-batch"},
+		{"/o/a\\%j", "/o/a%j"},
+		{"/o/%q%", "/o/%q%"},
+		{"/o/%b", "/o/7"},
+	};
+
+	j.id = "4242";
+	j.user = "alice";
+	j.name = "train";
+	j.array_job = "100";
+	j.array_task = "7";
+	j.work_dir = "/home/alice/run";
+	j.node = "n1";
+	j.nodelist = "n[1-2]";
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		p = pm_slurm_pattern(t[i].pat, &j, why, sizeof(why));
+		ck_assert_msg(p != NULL, "%s: %s", t[i].pat, why);
+		ck_assert_str_eq(p, t[i].want);
+		free(p);
+	}
+	/* %N: the batch node's short host name, known on the batch node */
+	gethostname(host, sizeof(host));
+	host[strcspn(host, ".")] = 0;
+	snprintf(want, sizeof(want), "/o/%s.out", host);
+	p = pm_slurm_pattern("/o/%N.out", &j, why, sizeof(why));
+	ck_assert_str_eq(p, want);
+	free(p);
+	/* not an array job: %A is the job id, %a Slurm's NO_VAL */
+	j.array_job = j.array_task = NULL;
+	p = pm_slurm_pattern("/o/%A-%a", &j, why, sizeof(why));
+	ck_assert_str_eq(p, "/o/4242-4294967294");
+	free(p);
+	/* what the epilog cannot know */
+	j.name = NULL;
+	ck_assert_ptr_null(pm_slurm_pattern("/o/%x.out", &j, why, sizeof(why)));
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_nonnull(strstr(why, "%x"));
+	j.work_dir = NULL;
+	ck_assert_ptr_null(pm_slurm_pattern("rel.out", &j, why, sizeof(why)));
+	j.node = "n2";
+	ck_assert_ptr_null(pm_slurm_pattern("/o/%N", &j, why, sizeof(why)));
+}
+END_TEST
+
+/* ---- collecting ---- */
+
+static void only(struct pm_config *c, enum pm_csource keep)
+{
+	for (int i = 0; i < PM_CS__COUNT; i++)
+		c->src[i].enabled = i == (int)keep;
+}
+
+static void set_cmd(struct pm_config *c, enum pm_csource s, const char *cmd, double timeout)
+{
+	free(c->src[s].command);
+	c->src[s].command = strdup(cmd);
+	c->src[s].timeout = timeout;
+	for (size_t i = 0; c->src[s].paths && c->src[s].paths[i]; i++)
+		free(c->src[s].paths[i]);
+	free(c->src[s].paths);
+	c->src[s].paths = NULL;
+}
+
+static void set_path(struct pm_config *c, enum pm_csource s, const char *path)
+{
+	set_cmd(c, s, "unused", c->src[s].timeout);
+	free(c->src[s].command);
+	c->src[s].command = NULL;
+	c->src[s].paths = calloc(2, sizeof(char *));
+	c->src[s].paths[0] = strdup(path);
+}
+
+static void load_job(struct pm_job *j, const char *spool)
+{
+	char err[256];
+
+	ck_assert_msg(pm_job_init(j, NULL, NULL, spool, err, sizeof(err)) == 0, "%s", err);
+}
+
+static const struct pm_capture *cap_of(const struct pm_collection *c, enum pm_csource s,
+				       const char *name)
+{
+	for (size_t i = 0; i < c->ncaps; i++)
+		if (c->caps[i].src == s &&
+		    (!name || (c->caps[i].name && !strcmp(c->caps[i].name, name)) ||
+		     (c->caps[i].origin && strstr(c->caps[i].origin, name))))
+			return &c->caps[i];
+	return NULL;
+}
+
+START_TEST(hung_command_killed)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	char err[64];
+	double t0, took;
+
+	slurm_env(NULL, NULL);
+	load_job(&j, NULL);
+	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
+	only(&cfg, PM_CS_GPU_STATE);
+	set_cmd(&cfg, PM_CS_GPU_STATE, "echo partial; sleep 100", 1);
+
+	/* its own timeout: 1 s, the deadline far away */
+	t0 = pm_mono();
+	ck_assert_int_eq(pm_collect(&cfg, &j, t0 + 10, &c), 0);
+	took = pm_mono() - t0;
+	ck_assert_msg(took < 1.5, "took %.2f s", took);
+	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_CST_TIMED_OUT);
+	ck_assert_str_eq(c.cov[PM_CS_GPU_STATE].reason, "echo did not answer in 1 s");
+	ck_assert(!c.deadline_hit);
+	ck_assert_int_eq(c.cov[PM_CS_KERNEL_LOG].status, PM_CST_MISSING);
+	ck_assert_str_eq(c.cov[PM_CS_KERNEL_LOG].reason, "disabled in the configuration");
+	/* what it printed before it hung is kept */
+	ck_assert_ptr_nonnull(cap_of(&c, PM_CS_GPU_STATE, NULL)->name);
+	ck_assert_str_eq(cap_of(&c, PM_CS_GPU_STATE, NULL)->data, "partial\n");
+	pm_collection_free(&c);
+
+	/* the collector's deadline comes first: the source is cut */
+	set_cmd(&cfg, PM_CS_GPU_STATE, "sleep 100", 30);
+	t0 = pm_mono();
+	ck_assert_int_eq(pm_collect(&cfg, &j, t0 + 0.8, &c), 0);
+	took = pm_mono() - t0;
+	ck_assert_msg(took < 1.3, "took %.2f s", took);
+	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_CST_TIMED_OUT);
+	ck_assert(c.cov[PM_CS_GPU_STATE].cut);
+	ck_assert(c.deadline_hit);
+	ck_assert_ptr_nonnull(strstr(c.cov[PM_CS_GPU_STATE].reason, "the collector's deadline"));
+	pm_collection_free(&c);
+
+	/* a command that is not there is missing, not an error */
+	set_cmd(&cfg, PM_CS_GPU_STATE, "no-such-nvidia-smi -q", 5);
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &c), 0);
+	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_CST_MISSING);
+	ck_assert_str_eq(c.cov[PM_CS_GPU_STATE].reason,
+			 "no-such-nvidia-smi: no such command on this node");
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+/* The whole program, with a hung nvidia-smi stand-in: done within its deadline + 1 s. */
+START_TEST(collector_within_deadline)
+{
+	char cmd[2048], conf[1024];
+	const char *f;
+	double t0, took;
+	int st;
+
+	snprintf(conf, sizeof(conf),
+		 "deadline: 2s\n"
+		 "sources:\n"
+		 "  gpu_state: {command: \"sleep 100\", timeout: 30s}\n"
+		 "  gpu_csv: {command: \"sleep 100\", timeout: 1s}\n"
+		 "  kernel_log: {command: \"echo kernel\"}\n"
+		 "  slurmd_log: {path: %s/slurmd.log}\n",
+		 tmp);
+	f = write_file("deadline.yaml", conf, 0644);
+	write_file("slurmd.log",
+		   "[2026-11-30T03:11:58.002] JobId=4242 started\n"
+		   "[2026-11-30T03:11:59.002] JobId=42420 is another\n",
+		   0644);
+	mkdir(path_of("store"), 0755);
+	slurm_env(NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "%s/epilog/postmortem-epilog --config=%s --store=%s --spool=%s",
+		 PM_TEST_BUILDDIR, f, path_of("store"), path_of("spool"));
+	t0 = pm_mono();
+	st = system(cmd);
+	took = pm_mono() - t0;
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert_msg(took < 3.0, "took %.2f s with a 2 s deadline", took);
+	if (geteuid() == 0) {
+		struct pm_evidence *ev = pm_evidence_create(NULL);
+		char err[512];
+		const char *b = path_of("store/lab/4242/0/nodes/n1.tar.zst");
+
+		ck_assert_msg(access(b, F_OK) == 0, "no bundle %s", b);
+		ck_assert_msg(pm_evidence_add_path(ev, b, err, sizeof(err)) == 0, "%s", err);
+		pm_evidence_destroy(ev);
+	}
+}
+END_TEST
+
+START_TEST(head_tail_capping)
+{
+	struct pm_capture c;
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection col;
+	const struct pm_capture *k;
+	char err[64];
+	FILE *f;
+
+	ck_assert_int_eq(pm_run_command("seq 1 200000", 5, 4096, &c), 0);
+	ck_assert_int_eq(c.status, PM_CST_TRUNCATED);
+	ck_assert_msg(c.len <= 4096 + 64, "%zu bytes", c.len);
+	ck_assert(!strncmp(c.data, "1\n2\n3\n", 6));
+	ck_assert(c.len > 7 && !strcmp(c.data + c.len - 7, "200000\n"));
+	ck_assert_ptr_nonnull(strstr(c.data, "bytes omitted here]\n"));
+	ck_assert_ptr_nonnull(strstr(c.reason, "kept the first 2.0 KiB and the last 2.0 KiB of"));
+	free(c.data);
+	free(c.name);
+	free(c.origin);
+
+	ck_assert_int_eq(pm_run_command("seq 1 10", 5, 4096, &c), 0);
+	ck_assert_int_eq(c.status, PM_CST_OK);
+	ck_assert_str_eq(c.data, "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");
+	free(c.data);
+	free(c.name);
+	free(c.origin);
+
+	/* a file: the reader seeks past the middle instead of reading it */
+	f = fopen(path_of("big.log"), "w");
+	for (int i = 1; i <= 100000; i++)
+		fprintf(f, "line %d\n", i);
+	fclose(f);
+	slurm_env(NULL, NULL);
+	load_job(&j, NULL);
+	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
+	only(&cfg, PM_CS_HOST_STATE);
+	set_path(&cfg, PM_CS_HOST_STATE, path_of("big.log"));
+	cfg.src[PM_CS_HOST_STATE].cap = 8192;
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
+	k = cap_of(&col, PM_CS_HOST_STATE, NULL);
+	ck_assert_int_eq(k->status, PM_CST_TRUNCATED);
+	ck_assert(!strncmp(k->data, "line 1\nline 2\n", 14));
+	ck_assert(!strcmp(k->data + k->len - 12, "line 100000\n"));
+	ck_assert_msg(k->len <= 8192 + 64, "%zu", k->len);
+	ck_assert_int_eq(col.cov[PM_CS_HOST_STATE].status, PM_CST_TRUNCATED);
+	pm_collection_free(&col);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+/* Job output read as the job's user: a link to root's file is not followed. */
+START_TEST(user_rights)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection col;
+	const struct pm_capture *k;
+	char err[64];
+
+	if (geteuid() != 0)
+		return; /* needs root to drop to nobody */
+	mkdir(path_of("root"), 0700);
+	write_file("root/secret", "TOPSECRET\n", 0600);
+	mkdir(path_of("home"), 0755);
+	ck_assert_int_eq(chown(path_of("home"), NOBODY, NOGROUP), 0);
+	ck_assert_int_eq(symlink(path_of("root/secret"), path_of("home/slurm-4242.out")), 0);
+	write_file("home/err.log", "hello from the job " AWS_KEY "\n", 0644);
+	ck_assert_int_eq(chown(path_of("home/err.log"), NOBODY, NOGROUP), 0);
+	setenv("SLURM_JOB_WORK_DIR", path_of("home"), 1);
+
+	slurm_env("slurm-%j.out", "err.log");
+	setenv("SLURM_JOB_WORK_DIR", path_of("home"), 1);
+	load_job(&j, NULL);
+	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
+	only(&cfg, PM_CS_JOB_OUTPUT);
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
+	k = cap_of(&col, PM_CS_JOB_OUTPUT, "slurm-4242.out");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(k->status, PM_CST_DENIED);
+	ck_assert_ptr_null(k->name);
+	ck_assert_ptr_null(k->data);
+	ck_assert_ptr_nonnull(
+		strstr(k->reason, "is a symbolic link: not followed (read as uid 65534)"));
+	k = cap_of(&col, PM_CS_JOB_OUTPUT, "stderr");
+	ck_assert_int_eq(k->status, PM_CST_OK);
+	ck_assert_ptr_nonnull(strstr(k->data, "hello from the job"));
+	ck_assert_int_eq(col.cov[PM_CS_JOB_OUTPUT].status, PM_CST_DENIED);
+	pm_collection_free(&col);
+	pm_job_free(&j);
+
+	/* the root file named directly: nobody cannot open it */
+	slurm_env(path_of("root/secret"), NULL);
+	unsetenv("SLURM_JOB_STDERR");
+	load_job(&j, NULL);
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
+	k = cap_of(&col, PM_CS_JOB_OUTPUT, "secret");
+	ck_assert_int_eq(k->status, PM_CST_DENIED);
+	ck_assert_ptr_nonnull(strstr(k->reason, "permission denied"));
+	ck_assert_ptr_null(k->data);
+	pm_collection_free(&col);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+/* ---- bundles ---- */
+
+/* Read member NAME of bundle PATH; the first member's name into FIRST. */
+static char *member(const char *path, const char *name, char *first, size_t flen)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	char *out = NULL;
+	bool at_first = true;
+
+	archive_read_support_filter_zstd(a);
+	archive_read_support_format_tar(a);
+	ck_assert_int_eq(archive_read_open_filename(a, path, 65536), ARCHIVE_OK);
+	while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		if (at_first && first)
+			snprintf(first, flen, "%s", archive_entry_pathname(e));
+		at_first = false;
+		if (!strcmp(archive_entry_pathname(e), name)) {
+			size_t n = (size_t)archive_entry_size(e);
+			out = calloc(1, n + 1);
+			ck_assert_int_eq(archive_read_data(a, out, n), (la_ssize_t)n);
+		}
+	}
+	archive_read_free(a);
+	return out;
+}
+
+static void save(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+/* A collection with a command, a /proc file and a planted secret. */
+static void sample(struct pm_config *cfg, struct pm_job *j, struct pm_collection *c)
+{
+	char err[64];
+
+	slurm_env(NULL, NULL);
+	load_job(j, NULL);
+	ck_assert_int_eq(pm_config_load(NULL, cfg, err, sizeof(err)), 0);
+	for (int i = 0; i < PM_CS__COUNT; i++)
+		cfg->src[i].enabled = false;
+	cfg->src[PM_CS_GPU_STATE].enabled = cfg->src[PM_CS_HOST_STATE].enabled = true;
+	cfg->src[PM_CS_KERNEL_LOG].enabled = true;
+	set_cmd(cfg, PM_CS_GPU_STATE,
+		"printf 'export AWS_ACCESS_KEY_ID=" AWS_KEY "\\nGPU 0: ok\\n'", 5);
+	set_cmd(cfg, PM_CS_KERNEL_LOG,
+		"printf '2026-11-30T03:11:58,002000+00:00 NVRM: Xid (PCI:0000:3b:00): 79\\n'", 5);
+	set_path(cfg, PM_CS_HOST_STATE, "/proc/meminfo");
+	ck_assert_int_eq(pm_collect(cfg, j, pm_mono() + 5, c), 0);
+}
+
+START_TEST(redaction_before_write)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	char err[512], *text;
+	void *buf;
+	size_t len;
+	const char *b = path_of("n1.tar.zst");
+
+	sample(&cfg, &j, &c);
+	ck_assert_ptr_nonnull(memmem(cap_of(&c, PM_CS_GPU_STATE, NULL)->data,
+				     cap_of(&c, PM_CS_GPU_STATE, NULL)->len, AWS_KEY,
+				     strlen(AWS_KEY)));
+	ck_assert_uint_ge(pm_collection_scrub(&c), 1);
+	ck_assert_uint_ge(cap_of(&c, PM_CS_GPU_STATE, NULL)->redacted, 1);
+	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
+	ck_assert_ptr_null(memmem(buf, len, AWS_KEY, strlen(AWS_KEY)));
+	save(b, buf, len);
+	text = member(b, "sources/gpu_state/nvidia-smi-q.txt", NULL, 0);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_null(strstr(text, AWS_KEY));
+	ck_assert_ptr_nonnull(strstr(text, "[REDACTED:"));
+	ck_assert_ptr_nonnull(strstr(text, "GPU 0: ok"));
+	free(text);
+	free(buf);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(bundle_round_trip)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	char err[512], first[256] = "";
+	unsigned char *buf;
+	size_t len;
+	json_t *m, *files, *cov, *x;
+	const char *b = path_of("n1.tar.zst"), *bad = path_of("flipped.tar.zst");
+	char *text;
+	size_t i;
+	bool saw_kernel = false;
+
+	sample(&cfg, &j, &c);
+	pm_collection_scrub(&c);
+	ck_assert_int_eq(pm_bundle_write(&c, &j, (void **)&buf, &len, err, sizeof(err)), 0);
+	save(b, buf, len);
+	ck_assert_msg(pm_bundle_verify(b, err, sizeof(err)) == 0, "%s", err);
+
+	/* the manifest comes first and says what FORMATS.md says it says */
+	text = member(b, "manifest.json", first, sizeof(first));
+	ck_assert_str_eq(first, "manifest.json");
+	m = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(json_string_value(json_object_get(m, "schema")), PM_BUNDLE_SCHEMA);
+	ck_assert_str_eq(json_string_value(json_object_get(m, "cluster")), "lab");
+	ck_assert_str_eq(json_string_value(json_object_get(m, "job")), "4242");
+	ck_assert_str_eq(json_string_value(json_object_get(m, "node")), "n1");
+	ck_assert_int_eq(json_integer_value(json_object_get(m, "restart")), 0);
+	ck_assert(json_is_false(json_object_get(json_object_get(m, "collected"), "deadline_hit")));
+	files = json_object_get(m, "files");
+	ck_assert_uint_eq(json_array_size(files), 3);
+	json_array_foreach(files, i, x)
+	{
+		const char *p = json_string_value(json_object_get(x, "path"));
+		ck_assert(!strncmp(p, "sources/", 8));
+		ck_assert_uint_eq(strlen(json_string_value(json_object_get(x, "sha256"))), 64);
+		ck_assert(json_is_integer(json_object_get(x, "bytes")));
+		ck_assert(json_is_string(json_object_get(x, "observed_time")));
+		if (!strcmp(p, "sources/kernel_log/kernel.log")) {
+			saw_kernel = true;
+			ck_assert_str_eq(json_string_value(json_object_get(x, "source")),
+					 "kernel_log");
+			ck_assert_str_eq(json_string_value(json_object_get(x, "format")),
+					 "kmsg_iso");
+		}
+	}
+	ck_assert(saw_kernel);
+	cov = json_object_get(m, "coverage");
+	ck_assert_uint_eq(json_array_size(cov), PM_CS__COUNT);
+	ck_assert_str_eq(json_string_value(
+				 json_object_get(json_array_get(cov, PM_CS_GPU_CSV), "status")),
+			 "missing");
+	json_decref(m);
+	free(text);
+
+	/* one byte flipped: the engine refuses the whole bundle */
+	buf[len / 2] ^= 0x20;
+	save(bad, buf, len);
+	ck_assert_int_eq(pm_bundle_verify(bad, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not a valid evidence bundle"));
+	free(buf);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+/* ---- the store ---- */
+
+static bool can_as_nobody(const char *path, int flags)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		if (setgid(NOGROUP) < 0 || setuid(NOBODY) < 0)
+			_exit(2);
+		_exit(open(path, flags) >= 0 ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+START_TEST(store_permissions)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct pm_store_result r;
+	char err[512], dir[600];
+	void *buf;
+	size_t len;
+	struct stat st;
+	acl_t acl;
+	char *text;
+
+	if (geteuid() != 0)
+		return;
+	mkdir(path_of("store"), 0755);
+	mkdir(path_of("spool"), 0700);
+	mkdir(path_of("spool/4242"), 0700);
+	write_file("spool/4242/rankmap.batch.jsonl",
+		   "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"4242\",\"step\":\"batch\","
+		   "\"node\":\"n1\",\"rank\":0,\"start\":1796010000.5}\n",
+		   0600);
+	sample(&cfg, &j, &c);
+	pm_job_free(&j);
+	load_job(&j, path_of("spool/4242"));
+	ck_assert_str_eq(j.spool, path_of("spool/4242"));
+	ck_assert(j.window_start == 1796010000.5);
+	pm_collection_scrub(&c);
+	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
+	free(cfg.store);
+	cfg.store = strdup(path_of("store"));
+	free(cfg.operators_group);
+	cfg.operators_group = strdup("root");
+
+	/* no time left to finalize: the timer would; the node is marked arrived */
+	ck_assert_msg(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r) == 0, "%s", r.reason);
+	ck_assert(r.stored && !r.pending);
+	snprintf(dir, sizeof(dir), "%s/lab/4242/0", path_of("store"));
+	ck_assert_str_eq(r.path, path_of("store/lab/4242/0/nodes/n1.tar.zst"));
+	ck_assert_int_eq(stat(r.path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0640);
+	ck_assert_int_eq(st.st_uid, 0);
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0750);
+	ck_assert_int_eq(access(path_of("store/lab/4242/0/arrived/n1"), F_OK), 0);
+	ck_assert_msg(pm_bundle_verify(r.path, err, sizeof(err)) == 0, "%s", err);
+	acl = acl_get_file(r.path, ACL_TYPE_ACCESS);
+	if (acl) {
+		text = acl_to_text(acl, NULL);
+		ck_assert_msg(strstr(text, "user:65534:r--") || strstr(text, "user:nobody:r--"),
+			      "%s", text);
+		acl_free(text);
+		acl_free(acl);
+		/* the job's owner reads, and cannot write */
+		ck_assert(can_as_nobody(r.path, O_RDONLY));
+		ck_assert(!can_as_nobody(r.path, O_WRONLY));
+		ck_assert(!can_as_nobody(path_of("store/lab/4242/0/nodes/x"), O_WRONLY | O_CREAT));
+	}
+	/* the spool folder stays for the caller to remove */
+	ck_assert_int_eq(pm_job_spool_remove(&j), 0);
+	ck_assert_int_eq(access(path_of("spool/4242"), F_OK), -1);
+
+	/* a store that is not there: the bundle waits in the spool */
+	mkdir(path_of("spool/4242"), 0700);
+	free(cfg.store);
+	cfg.store = strdup(path_of("not-mounted"));
+	ck_assert_int_eq(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r), -1);
+	ck_assert(r.pending && !r.stored);
+	ck_assert_str_eq(r.path, path_of("spool/4242/pending/n1.tar.zst"));
+	ck_assert_ptr_nonnull(strstr(r.reason, "not-mounted"));
+	ck_assert_int_eq(pm_bundle_verify(r.path, err, sizeof(err)), 0);
+	ck_assert_int_eq(access(path_of("not-mounted"), F_OK), -1);
+
+	/* and goes once the store is back */
+	free(cfg.store);
+	cfg.store = strdup(path_of("store"));
+	unlink(path_of("store/lab/4242/0/nodes/n1.tar.zst"));
+	ck_assert_int_eq(pm_store_redeliver(&cfg, path_of("spool"), NULL, pm_mono() + 0.5, 8), 1);
+	ck_assert_int_eq(access(path_of("store/lab/4242/0/nodes/n1.tar.zst"), F_OK), 0);
+	ck_assert_int_eq(access(path_of("spool/4242"), F_OK), -1);
+	free(buf);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("collector");
+	TCase *t = tcase_create("collector");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, config_good);
+	tcase_add_test(t, config_errors);
+	tcase_add_test(t, durations_sizes);
+	tcase_add_test(t, expand_node_job);
+	tcase_add_test(t, job_from_env);
+	tcase_add_test(t, slurm_patterns);
+	tcase_add_test(t, hung_command_killed);
+	tcase_add_test(t, collector_within_deadline);
+	tcase_add_test(t, head_tail_capping);
+	tcase_add_test(t, user_rights);
+	tcase_add_test(t, redaction_before_write);
+	tcase_add_test(t, bundle_round_trip);
+	tcase_add_test(t, store_permissions);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,778 @@
+/*
+ * check_finalize.c - the finalize protocol (epilog/finalize.c) against a temporary store,
+ * with a fake sacct (prints -P output from files) and a fake sacctmgr (records its
+ * arguments, answers "Nothing modified" as often as told); the comment composition; the
+ * show/fetch access decision; and one run of the built `postmortem show`.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "finalize_int.h"
+
+#ifndef PM_TEST_SRCDIR
+#define PM_TEST_SRCDIR "."
+#endif
+#ifndef PM_TEST_BUILDDIR
+#define PM_TEST_BUILDDIR "."
+#endif
+
+const char *prog = "postmortem"; /* cli/access.c prints with it */
+
+static char T[256]; /* the test's temporary folder */
+static char D[512]; /* its job run: T/store/lab/4242/0 */
+static struct pm_config cfg;
+
+#define K16 "[Mon Nov 30 03:00:00 2026] eth0: link up\n"
+#define K17                                                                                   \
+	"[Mon Nov 30 03:00:00 2026] eth0: link up\n"                                          \
+	"[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=31337, name=python, " \
+	"GPU has fallen off the bus.\n"
+#define SACCT_HDR                                                                   \
+	"JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks|AllocTRES|" \
+	"ReqTRES|FailedNode|Cluster|UID|Reason\n"
+#define SACCT(state)                                                                             \
+	SACCT_HDR                                                                                \
+	"4242|4242|" state "|1:0|2026-11-30T03:00:00|2026-11-30T03:12:30|gpu[016-017]|2||"       \
+	"cpu=128,gres/gpu=16,node=2|||lab|1000|None\n"                                           \
+	"4242.0|4242.0|" state "|1:0|2026-11-30T03:00:00|2026-11-30T03:12:30|gpu[016-017]|2|16|" \
+	"||||||\n"
+
+static const char FAKE_SACCT[] =
+	"#!/bin/sh\n"
+	"D=$(dirname \"$0\")/..\n"
+	"echo \"$*\" >> \"$D/sacct.log\"\n"
+	"case \" $* \" in\n"
+	"*' -o Comment '*) [ -f \"$D/db.Comment\" ] && cat \"$D/db.Comment\" ;;\n"
+	"*' -o AdminComment '*) [ -f \"$D/db.AdminComment\" ] && cat \"$D/db.AdminComment\" ;;\n"
+	"*) if [ -f \"$D/db.first\" ]; then cat \"$D/db.first\"; rm -f \"$D/db.first\";\n"
+	"   else cat \"$D/db.sacct\"; fi ;;\n"
+	"esac\n"
+	"exit 0\n";
+
+static const char FAKE_SACCTMGR[] =
+	"#!/bin/sh\n"
+	"D=$(dirname \"$0\")/..\n"
+	"n=$(cat \"$D/mgr.count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$D/mgr.count\"\n"
+	"for a in \"$@\"; do printf '[%s]' \"$a\"; done >> \"$D/sacctmgr.log\"\n"
+	"echo >> \"$D/sacctmgr.log\"\n"
+	"if [ \"$n\" -le \"$(cat \"$D/mgr.fails\" 2>/dev/null || echo 0)\" ]; then\n"
+	"  echo ' Nothing modified'; exit 1; fi\n"
+	"for a in \"$@\"; do case \"$a\" in\n"
+	"  Comment=*) v=${a#Comment=}; v=${v#\\\"}; v=${v%\\\"}; printf '%s\\n' \"$v\" > \"$D/db.Comment\";;\n"
+	"  AdminComment=*) v=${a#AdminComment=}; v=${v#\\\"}; v=${v%\\\"};"
+	" printf '%s\\n' \"$v\" > \"$D/db.AdminComment\";;\n"
+	"esac; done\n"
+	"echo ' Modified job'\n"
+	"exit 0\n";
+
+/* ---- helpers ---- */
+
+static void put(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char p[1024];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	ck_assert_msg((f = fopen(p, "w")) != NULL, "%s: %s", p, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+	chmod(p, mode);
+}
+
+static char *get(const char *dir, const char *name)
+{
+	char p[1024], *buf = NULL;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if (pm_fin_read(p, 64u << 20, &buf, NULL) < 0)
+		return NULL;
+	return buf;
+}
+
+static bool there(const char *dir, const char *name)
+{
+	char p[1024];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return lstat(p, &st) == 0;
+}
+
+static int lines(const char *dir, const char *name)
+{
+	char *s = get(dir, name);
+	int n = 0;
+
+	for (char *p = s; p && *p; p++)
+		n += *p == '\n';
+	free(s);
+	return n;
+}
+
+static void mkdirs(const char *p)
+{
+	char b[1024];
+
+	snprintf(b, sizeof(b), "%s", p);
+	for (char *s = b + strlen(T) + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(b, 0755);
+			chmod(b, 0755); /* whatever the umask: the CLI test runs as nobody */
+			*s = '/';
+		}
+	mkdir(b, 0755);
+	chmod(b, 0755);
+}
+
+static void member(struct archive *a, const char *name, const char *data)
+{
+	struct archive_entry *e = archive_entry_new();
+
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_size(e, (la_int64_t)strlen(data));
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0640);
+	ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
+	ck_assert_int_eq(archive_write_data(a, data, strlen(data)), (la_ssize_t)strlen(data));
+	archive_entry_free(e);
+}
+
+/* A postmortem.bundle/1 for NODE with one kernel log, as the collector writes it. */
+static void bundle(const char *node, const char *klog, long long uid, bool deadline_hit)
+{
+	char p[1024], sha[80], *man;
+	struct archive *a = archive_write_new();
+
+	pm_fin_sha_buf(klog, strlen(klog), sha);
+	ck_assert_int_ge(
+		asprintf(
+			&man,
+			"{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\","
+			"\"job\":\"4242\",\"restart\":0,\"node\":\"%s\",\"nodelist\":\"gpu[016-017]\","
+			"\"uid\":%lld,\"collected\":{\"deadline_hit\":%s},\"files\":[{\"path\":"
+			"\"sources/kernel_log/kernel.log\",\"source\":\"kernel_log\",\"node\":\"%s\","
+			"\"rank\":null,\"bytes\":%zu,\"sha256\":\"%s\",\"status\":\"ok\",\"reason\":\"\"}],"
+			"\"coverage\":[]}",
+			node, uid, deadline_hit ? "true" : "false", node, strlen(klog), sha),
+		0);
+	snprintf(p, sizeof(p), "%s/nodes", D);
+	mkdirs(p);
+	snprintf(p, sizeof(p), "%s/nodes/.%s.tmp", D, node);
+	archive_write_add_filter_zstd(a);
+	archive_write_set_format_pax_restricted(a);
+	ck_assert_int_eq(archive_write_open_filename(a, p), ARCHIVE_OK);
+	member(a, "manifest.json", man);
+	member(a, "sources/kernel_log/kernel.log", klog);
+	archive_write_close(a);
+	archive_write_free(a);
+	free(man);
+	char dst[1024];
+	snprintf(dst, sizeof(dst), "%s/nodes/%s.tar.zst", D, node);
+	ck_assert_int_eq(rename(p, dst), 0);
+}
+
+static void arrive(const char *node)
+{
+	char err[256];
+
+	ck_assert_msg(pm_finalize_arrive(D, node, NULL, err, sizeof(err)) >= 1, "%s", err);
+}
+
+static json_t *load(const char *name)
+{
+	char *s = get(D, name);
+	json_t *j;
+
+	ck_assert_msg(s != NULL, "%s/%s missing", D, name);
+	j = json_loads(s, 0, NULL);
+	free(s);
+	ck_assert_ptr_nonnull(j);
+	return j;
+}
+
+static const char *jstr(const json_t *o, const char *path)
+{
+	char k[128];
+	const char *dot;
+
+	while ((dot = strchr(path, '.'))) {
+		snprintf(k, sizeof(k), "%.*s", (int)(dot - path), path);
+		o = json_object_get(o, k);
+		path = dot + 1;
+	}
+	return json_string_value(json_object_get(o, path));
+}
+
+static void setup(void)
+{
+	char p[512];
+
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("SLURM_NODELIST");
+	/* as root, /tmp: the CLI test runs as nobody, who must reach the store */
+	snprintf(T, sizeof(T), "%s/pmfin.XXXXXX",
+		 getenv("TMPDIR") && geteuid() != 0 ? getenv("TMPDIR") : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(T));
+	chmod(T, 0755);
+	snprintf(D, sizeof(D), "%s/store/lab/4242/0", T);
+	mkdirs(D);
+	snprintf(p, sizeof(p), "%s/bin", T);
+	mkdirs(p);
+	put(p, "sacct", FAKE_SACCT, 0755);
+	put(p, "sacctmgr", FAKE_SACCTMGR, 0755);
+	put(T, "db.sacct", SACCT("FAILED"), 0644);
+	put(T, "db.Comment", "\n", 0644);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.rules = strdup(PM_TEST_SRCDIR "/rules");
+	ck_assert_int_ge(asprintf(&cfg.sacct, "%s/bin/sacct", T), 0);
+	ck_assert_int_ge(asprintf(&cfg.sacctmgr, "%s/bin/sacctmgr", T), 0);
+	cfg.comment_field = strdup("Comment");
+	cfg.operators_group = strdup("slurmops");
+	cfg.retain = 86400;
+}
+
+static void teardown(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", T);
+	if (getenv("PM_TEST_KEEP"))
+		fprintf(stderr, "kept %s\n", T);
+	else if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", T);
+	free(cfg.rules);
+	free(cfg.sacct);
+	free(cfg.sacctmgr);
+	free(cfg.comment_field);
+	free(cfg.operators_group);
+}
+
+static int fin(bool force, struct pm_finalize_result *r)
+{
+	struct pm_finalize_opts o = {.force = force, .budget = 5};
+	char err[512] = "";
+	int rc = pm_finalize_ex(&cfg, D, &o, r, err, sizeof(err));
+
+	ck_assert_msg(rc >= 0, "pm_finalize: %s", err);
+	return rc;
+}
+
+/* The line finalize should have set, from the stored verdict. */
+static char *expected_line(void)
+{
+	json_t *v = load("verdict.json");
+	char *l = pm_comment_line(v, "lab", "4242", "0");
+
+	json_decref(v);
+	ck_assert_ptr_nonnull(l);
+	return l;
+}
+
+/* ---- the protocol ---- */
+
+START_TEST(provisional_then_final)
+{
+	struct pm_finalize_result r;
+	json_t *m, *v;
+	char *prov, *line, *want, *log, *why;
+
+	put(T, "db.Comment",
+	    "my note | postmortem: unknown - origin=- conf=- act=none "
+	    "ev=lab/4242/0\n",
+	    0644);
+	put(T, "mgr.fails", "2\n", 0644);
+	put(T, "db.first", SACCT("COMPLETING"), 0644);
+
+	/* the first node: a provisional verdict, the other node missing */
+	bundle("gpu016", K16, 1000, true);
+	arrive("gpu016");
+	ck_assert_int_eq(fin(false, &r), 1);
+	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
+	m = load("manifest.json");
+	ck_assert_str_eq(jstr(m, "schema"), PM_MANIFEST_SCHEMA);
+	ck_assert(json_is_true(json_object_get(m, "provisional")));
+	ck_assert_str_eq(jstr(m, "nodes.expected_from"), "bundle manifest");
+	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(m, "nodes"), "missing")),
+			 1);
+	ck_assert_str_eq(jstr(json_array_get(json_object_get(json_object_get(m, "nodes"), "missing"),
+					     0),
+			      "node"),
+			 "gpu017");
+	ck_assert_str_eq(jstr(json_array_get(json_object_get(json_object_get(m, "nodes"), "missing"),
+					     0),
+			      "reason"),
+			 PM_MISSING_REASON);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(m, "deadline_hits"), 0)),
+			 "gpu016");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(m, "job"), "uid")),
+			 1000);
+	ck_assert(jstr(m, "expires") && jstr(m, "created"));
+	ck_assert(!there(D, "sacctmgr.log") && !there(T, "sacctmgr.log")); /* no comment yet */
+	json_decref(m);
+	prov = get(D, "verdict.json");
+	ck_assert_ptr_nonnull(prov);
+	ck_assert(there(D, "expected"));
+
+	/* a node that is neither first nor last only adds itself */
+	ck_assert_int_eq(fin(false, &r), 1);
+	ck_assert_int_eq(r.what, PM_FIN_WAITING);
+
+	/* the last node merges: final, history, comment after two "Nothing modified", and
+	 * Slurm's record read again while it still says COMPLETING */
+	put(T, "db.first", SACCT("COMPLETING"), 0644);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
+	ck_assert_str_eq(r.state, "FAILED");
+	m = load("manifest.json");
+	v = load("verdict.json");
+	ck_assert(!json_is_true(json_object_get(m, "provisional")));
+	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(m, "nodes"), "missing")),
+			 0);
+	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(m, "nodes"), "present")),
+			 2);
+	ck_assert(json_is_true(json_object_get(json_object_get(m, "scheduler"), "final")));
+	ck_assert_str_eq(jstr(m, "scheduler.state"), "FAILED");
+	ck_assert_str_eq(jstr(m, "ruleset.digest"), jstr(v, "ruleset.digest"));
+	ck_assert_str_eq(jstr(v, "status"), "attributed");
+	ck_assert_str_eq(jstr(v, "outcome"), "FAILED");
+	ck_assert_str_eq(jstr(v, "cause.class"), "gpu_hardware");
+	ck_assert_int_eq(strncmp(jstr(json_array_get(json_object_get(m, "bundles"), 1), "sha256"),
+				 "sha256:", 7),
+			 0);
+	ck_assert_int_eq(r.history, 1);
+	char *h = get(D, "history/verdict-1.json");
+	ck_assert_str_eq(h, prov);
+	free(h);
+	why = get(D, "history/verdict-1.why");
+	ck_assert_ptr_nonnull(strstr(why, "final merge of a provisional verdict"));
+	ck_assert_ptr_nonnull(strstr(why, "new bundle nodes/gpu017.tar.zst"));
+	ck_assert_ptr_nonnull(strstr(why, "Slurm's record COMPLETING -> FAILED"));
+	free(why);
+
+	line = expected_line();
+	ck_assert_int_eq(
+		strncmp(line, "postmortem: attributed gpu_hardware/gpu_lost origin=gpu017",
+			strlen("postmortem: attributed gpu_hardware/gpu_lost origin=gpu017")),
+		0);
+	ck_assert_str_eq(line + strlen(line) - strlen(" ev=lab/4242/0"), " ev=lab/4242/0");
+	ck_assert_int_le(strlen(line), PM_COMMENT_MAX);
+	ck_assert_str_eq(jstr(m, "verdict.comment"), line);
+	ck_assert_int_ge(asprintf(&want,
+				  "[-i][modify][job][where][jobid=4242][set]"
+				  "[Comment=\"my note | %s\"]\n",
+				  line),
+			 0);
+	log = get(T, "sacctmgr.log");
+	char *three;
+	ck_assert_int_ge(asprintf(&three, "%s%s%s", want, want, want), 0);
+	ck_assert_str_eq(log, three);
+	free(three);
+	free(log);
+	char *db = get(T, "db.Comment"), *c;
+	ck_assert_int_ge(asprintf(&c, "my note | %s\n", line), 0);
+	ck_assert_str_eq(db, c);
+	free(c);
+	free(db);
+	ck_assert(!there(D, "comment.pending"));
+	json_decref(m);
+	json_decref(v);
+
+	/* idempotence: the same inputs give the same bytes and no second sacctmgr call */
+	char *v1 = get(D, "verdict.json"), *m1 = get(D, "manifest.json");
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert_int_eq(r.what, PM_FIN_UNCHANGED);
+	ck_assert_int_eq(r.comment, PM_COMMENT_ALREADY);
+	char *v2 = get(D, "verdict.json"), *m2 = get(D, "manifest.json");
+	ck_assert_str_eq(v1, v2);
+	ck_assert_str_eq(m1, m2);
+	ck_assert_int_eq(lines(T, "sacctmgr.log"), 3);
+	ck_assert(!there(D, "history/verdict-2.json"));
+	free(v1), free(v2), free(m1), free(m2);
+
+	/* a changed record changes the verdict: history 2 says why */
+	put(T, "db.sacct", SACCT("NODE_FAIL"), 0644);
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	ck_assert_int_eq(r.history, 2);
+	why = get(D, "history/verdict-2.why");
+	ck_assert_ptr_nonnull(strstr(why, "Slurm's record FAILED -> NODE_FAIL"));
+	free(why);
+	m = load("manifest.json");
+	ck_assert_int_eq(json_array_size(json_object_get(m, "history")), 2);
+	json_decref(m);
+	free(line);
+	free(want);
+	free(prov);
+}
+END_TEST
+
+START_TEST(claim_prevents_two_merges)
+{
+	struct pm_finalize_result r;
+	struct timeval old[2];
+
+	put(D, "expected", "gpu016\n", 0644);
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	put(D, "merging", "otherhost 1234 0\n", 0644);
+	ck_assert_int_eq(fin(false, &r), 1);
+	ck_assert_int_eq(r.what, PM_FIN_BUSY);
+	ck_assert(!there(D, "verdict.json"));
+	ck_assert(!there(D, "manifest.json"));
+
+	/* a claim older than PM_CLAIM_STALE was left by a merger that died: taken over */
+	old[0].tv_sec = old[1].tv_sec = time(NULL) - (time_t)PM_CLAIM_STALE - 60;
+	old[0].tv_usec = old[1].tv_usec = 0;
+	char p[600];
+	snprintf(p, sizeof(p), "%s/merging", D);
+	ck_assert_int_eq(utimes(p, old), 0);
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	ck_assert(there(D, "verdict.json"));
+	ck_assert(!there(D, "merging"));
+}
+END_TEST
+
+START_TEST(timer_forces_missing_node)
+{
+	struct pm_finalize_result r;
+	json_t *m;
+
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	ck_assert_int_eq(fin(false, &r), 1);
+	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL)), PM_DUE_NOTHING);
+	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL) + 700), PM_DUE_FORCE);
+	ck_assert_int_eq(fin(true, &r), 0);
+	m = load("manifest.json");
+	ck_assert(!json_is_true(json_object_get(m, "provisional")));
+	ck_assert_str_eq(jstr(json_array_get(json_object_get(json_object_get(m, "nodes"), "missing"),
+					     0),
+			      "reason"),
+			 PM_MISSING_REASON);
+	json_decref(m);
+	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL) + 700), PM_DUE_NOTHING);
+
+	/* the missing node's evidence comes late: the timer sees it and merges again */
+	bundle("gpu017", K17, 1000, false);
+	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL)), PM_DUE_FORCE);
+	ck_assert_int_eq(fin(true, &r), 0);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	ck_assert_int_eq(r.present, 2);
+}
+END_TEST
+
+START_TEST(jobstats_admincomment_kept)
+{
+	struct pm_finalize_result r;
+	char *line, *log, *want, *js;
+
+	free(cfg.comment_field);
+	cfg.comment_field = strdup("AdminComment");
+	put(T, "db.AdminComment", "JS1:eyJncHVzIjogOH0=\n", 0644);
+	put(D, "expected", "gpu016\ngpu017\n", 0644);
+	bundle("gpu016", K16, 1000, false);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu016");
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
+	line = expected_line();
+	ck_assert_int_ge(asprintf(&want,
+				  "[-i][modify][job][where][jobid=4242][set][Comment=\"%s\"]\n",
+				  line),
+			 0);
+	log = get(T, "sacctmgr.log");
+	ck_assert_str_eq(log, want);
+	js = get(T, "db.AdminComment");
+	ck_assert_str_eq(js, "JS1:eyJncHVzIjogOH0=\n");
+	free(js), free(log), free(want), free(line);
+}
+END_TEST
+
+START_TEST(pending_comment_retried)
+{
+	struct pm_finalize_result r;
+	struct pm_finalize_opts o = {.budget = 0.5};
+	char err[256], *pend, *line, *want;
+
+	put(T, "mgr.fails", "1000\n", 0644);
+	put(D, "expected", "gpu017\n", 0644);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_int_eq(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(r.comment, PM_COMMENT_PENDING);
+	ck_assert_ptr_nonnull(strstr(r.comment_why, "Nothing modified"));
+	line = expected_line();
+	ck_assert_int_ge(asprintf(&want, "Comment\t%s\n", line), 0);
+	pend = get(D, "comment.pending");
+	ck_assert_str_eq(pend, want);
+	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL)), PM_DUE_COMMENT);
+
+	/* slurmdbd has the record now: `postmortem finalize --pending` */
+	put(T, "mgr.fails", "0\n", 0644);
+	ck_assert_int_eq(pm_finalize_pending(&cfg, D, 5, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
+	ck_assert(!there(D, "comment.pending"));
+	char *done = get(D, "comment");
+	ck_assert_str_eq(done, want);
+	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL)), PM_DUE_NOTHING);
+	free(done), free(pend), free(line), free(want);
+}
+END_TEST
+
+START_TEST(comment_already_there)
+{
+	struct pm_finalize_result r;
+	json_t *v;
+	char *line, *db;
+
+	/* the record already holds exactly our line (a finalizer that died before noting it) */
+	put(D, "expected", "gpu017\n", 0644);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	put(T, "mgr.fails", "1000\n", 0644);
+	struct pm_finalize_opts o = {.budget = 0.3};
+	char err[256];
+	ck_assert_int_eq(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)), 0);
+	v = load("verdict.json");
+	line = pm_comment_line(v, "lab", "4242", "0");
+	ck_assert_int_ge(asprintf(&db, "user words | %s\n", line), 0);
+	put(T, "db.Comment", db, 0644);
+	char p[700];
+	snprintf(p, sizeof(p), "%s/sacctmgr.log", T);
+	unlink(p);
+	ck_assert_int_eq(pm_finalize_pending(&cfg, D, 1, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(r.comment, PM_COMMENT_ALREADY);
+	ck_assert(!there(T, "sacctmgr.log"));
+	json_decref(v);
+	free(line), free(db);
+}
+END_TEST
+
+/* ---- pure helpers ---- */
+
+START_TEST(compose)
+{
+	static const struct {
+		const char *cur, *line, *want;
+	} c[] = {
+		{"", "postmortem: x", "postmortem: x"},
+		{"my run", "postmortem: x", "my run | postmortem: x"},
+		{"my run | postmortem: old", "postmortem: x", "my run | postmortem: x"},
+		{"postmortem: old", "postmortem: x", "postmortem: x"},
+		{"a | postmortem: o1 | postmortem: o2", "postmortem: x", "a | postmortem: x"},
+		{"my run | postmortem: old", "", "my run"},
+		{"postmortem: old", "", ""},
+		{"a|b", "postmortem: x", "a|b | postmortem: x"},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *s = pm_comment_compose(c[i].cur, c[i].line);
+		ck_assert_str_eq(s, c[i].want);
+		free(s);
+	}
+	ck_assert(pm_comment_is_jobstats("JS1:abc"));
+	ck_assert(!pm_comment_is_jobstats("user JS1:abc"));
+}
+END_TEST
+
+START_TEST(comment_line_bounded)
+{
+	json_t *v = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:[s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s]},"
+			      "s:{s:{s:s}},s:{s:s,s:s}}",
+			      "status", "attributed", "confidence", "supported", "cause", "class",
+			      "gpu_hardware", "subclass", "gpu_lost", "origin", "nodes",
+			      "averyveryverylongnodename0001", "averyveryverylongnodename0002",
+			      "averyveryverylongnodename0003", "averyveryverylongnodename0004",
+			      "averyveryverylongnodename0005", "averyveryverylongnodename0006",
+			      "averyveryverylongnodename0007", "averyveryverylongnodename0008",
+			      "averyveryverylongnodename0009", "averyveryverylongnodename0010",
+			      "averyveryverylongnodename0011", "averyveryverylongnodename0012",
+			      "averyveryverylongnodename0013", "averyveryverylongnodename0014",
+			      "averyveryverylongnodename0015", "averyveryverylongnodename0016",
+			      "decision", "containment", "id", "retry-exclude-node", "job", "id",
+			      "4242", "cluster", "lab");
+	char *l = pm_comment_line(v, "a-cluster-with-a-long-name", "123456789_1000", "12");
+
+	ck_assert_int_le(strlen(l), PM_COMMENT_MAX);
+	ck_assert_str_eq(l + strlen(l) - strlen(" ev=a-cluster-with-a-long-name/123456789_1000/12"),
+			 " ev=a-cluster-with-a-long-name/123456789_1000/12");
+	free(l);
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(access_decision)
+{
+	long long g1[] = {100, 2000}, g2[] = {100};
+
+	ck_assert_int_eq(cli_access_decide(0, g2, 1, 1000, 2000), CLI_ROOT);
+	ck_assert_int_eq(cli_access_decide(1000, g2, 1, 1000, 2000), CLI_OWNER);
+	ck_assert_int_eq(cli_access_decide(1001, g1, 2, 1000, 2000), CLI_OPERATOR);
+	ck_assert_int_eq(cli_access_decide(1001, g2, 1, 1000, 2000), CLI_DENIED);
+	ck_assert_int_eq(cli_access_decide(1001, g1, 2, 1000, -1), CLI_DENIED);
+	ck_assert_int_eq(cli_access_decide(1000, g2, 1, -1, 2000), CLI_DENIED);
+	ck_assert_int_eq(cli_access_decide(1001, g1, 2, -1, 2000), CLI_OPERATOR);
+}
+END_TEST
+
+START_TEST(fetch_verifies)
+{
+	struct pm_finalize_result r;
+	struct pm_fetch_result f;
+	char out[600], err[512], *a, *b;
+
+	put(D, "expected", "gpu016\ngpu017\n", 0644);
+	bundle("gpu016", K16, 1000, false);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu016");
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	snprintf(out, sizeof(out), "%s/out", T);
+	ck_assert_msg(pm_jobdir_fetch(D, out, &f, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(f.files, 5);
+	ck_assert_int_eq(f.verified, 4);
+	a = get(D, "nodes/gpu017.tar.zst");
+	b = get(out, "nodes/gpu017.tar.zst");
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(memcmp(a, b, 16), 0);
+	free(a), free(b);
+	/* into a folder that has them already: refused, nothing overwritten */
+	ck_assert_int_eq(pm_jobdir_fetch(D, out, &f, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "empty folder"));
+
+	/* a bundle that no longer matches its checksum is not handed out */
+	put(D, "nodes/gpu016.tar.zst", "tampered", 0644);
+	snprintf(out, sizeof(out), "%s/out2", T);
+	ck_assert_int_eq(pm_jobdir_fetch(D, out, &f, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "checksum"));
+	ck_assert(!there(out, "nodes/gpu016.tar.zst"));
+}
+END_TEST
+
+/* Run the built command (as NOBODY when >= 0) and collect its output and exit status. */
+static int run_cli(const char *args, uid_t nobody, char *out, size_t outlen)
+{
+	char cmd[2048];
+	int p[2], st = 0;
+	size_t n = 0;
+	ssize_t k;
+	pid_t pid;
+
+	snprintf(cmd, sizeof(cmd), "exec %s/cli/postmortem %s 2>&1", PM_TEST_BUILDDIR, args);
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		if (nobody != (uid_t)-1 &&
+		    (setgroups(0, NULL) < 0 || setgid(nobody) < 0 || setuid(nobody) < 0))
+			_exit(99);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(98);
+	}
+	close(p[1]);
+	while (n < outlen - 1 && (k = read(p[0], out + n, outlen - 1 - n)) > 0)
+		n += (size_t)k;
+	out[n] = '\0';
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(cli_show_and_refusal)
+{
+	struct pm_finalize_result r;
+	char args[1024], out[65536], *v;
+	uid_t other = geteuid() == 0 ? 65534 : (uid_t)-1;
+
+	char conf[700];
+
+	put(T, "pm.yaml", "operators_group: slurmops-test-nonexistent\n", 0644);
+	snprintf(conf, sizeof(conf), "%s/pm.yaml", T);
+	setenv("POSTMORTEM_CONFIG", conf, 1);
+	put(D, "expected", "gpu017\n", 0644);
+	/* the owner is someone else than whoever runs the test */
+	bundle("gpu017", K17, geteuid() == 0 ? 4242 : (long long)geteuid() + 1, false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+
+	snprintf(args, sizeof(args), "show 4242 --json --store %s/store", T);
+	if (geteuid() == 0) {
+		/* root reads everything */
+		ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+		v = get(D, "verdict.json");
+		ck_assert_str_eq(out, v);
+		free(v);
+		snprintf(args, sizeof(args), "show 4242 --store %s/store", T);
+		ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+		ck_assert_ptr_nonnull(strstr(out, "gpu_hardware/gpu_lost"));
+		ck_assert_ptr_nonnull(strstr(out, "postmortem fetch 4242 -o DIR"));
+		/* the filesystem refuses first: the manifest is 0640 */
+		snprintf(args, sizeof(args), "show 4242 --store %s/store", T);
+		ck_assert_int_eq(run_cli(args, other, out, sizeof(out)), 1);
+		ck_assert_msg(strstr(out, "permissions refuse it"), "%s", out);
+		char p[700];
+		snprintf(p, sizeof(p), "%s/manifest.json", D);
+		chmod(p, 0644);
+	}
+	/* readable, but not this caller's job: the command refuses */
+	ck_assert_int_eq(run_cli(args, other, out, sizeof(out)), 1);
+	ck_assert_str_eq(out, "postmortem: job 4242 belongs to another user; ask an operator "
+			      "(group slurmops-test-nonexistent)\n");
+	snprintf(args, sizeof(args), "show 4243 --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 1);
+	ck_assert_ptr_nonnull(strstr(out, "no evidence for job 4243"));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("finalize");
+	TCase *t = tcase_create("protocol"), *p = tcase_create("pure");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, provisional_then_final);
+	tcase_add_test(t, claim_prevents_two_merges);
+	tcase_add_test(t, timer_forces_missing_node);
+	tcase_add_test(t, jobstats_admincomment_kept);
+	tcase_add_test(t, pending_comment_retried);
+	tcase_add_test(t, comment_already_there);
+	tcase_add_test(t, fetch_verifies);
+	tcase_add_test(t, cli_show_and_refusal);
+	suite_add_tcase(s, t);
+	tcase_add_test(p, compose);
+	tcase_add_test(p, comment_line_bounded);
+	tcase_add_test(p, access_decision);
+	suite_add_tcase(s, p);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,741 @@
+/*
+ * check_redact.c - the secret redactor (engine/redact.c).
+ *
+ * Corpora (tests/data/README.md): every secret listed in secrets/planted.txt must be gone
+ * after redaction and counted under its kind; every line of secrets/survivors.txt must
+ * remain; every file of lookalikes/ must come out byte-identical.  Then the contract:
+ * known answers for each written form, CRLF, binary and invalid UTF-8, a 5 MB line, a key
+ * block cut off at the end of the input, hostile repetitions (linear time), truncation at
+ * every length, determinism and idempotence.  Every buffer handed to pm_redact is an
+ * exact-size heap copy without a NUL terminator, so that ASan catches any read past its end.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redact.h"
+
+#ifndef PM_TEST_SRCDIR
+#define PM_TEST_SRCDIR "."
+#endif
+
+struct buf {
+	char *p;
+	size_t n;
+};
+
+static char *dup_exact(const char *s, size_t n)
+{
+	char *b = malloc(n ? n : 1);
+
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, s, n);
+	return b;
+}
+
+static const char *srcdir(void)
+{
+	const char *d = getenv("PM_SRCDIR");
+
+	return d && *d ? d : PM_TEST_SRCDIR;
+}
+
+static struct buf slurp(const char *rel)
+{
+	char path[4096];
+	struct buf b = {NULL, 0};
+	size_t cap = 1 << 16, k;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/data/%s", srcdir(), rel);
+	f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	b.p = malloc(cap);
+	ck_assert_ptr_nonnull(b.p);
+	while ((k = fread(b.p + b.n, 1, cap - b.n, f)) > 0) {
+		b.n += k;
+		if (b.n == cap) {
+			b.p = realloc(b.p, cap *= 2);
+			ck_assert_ptr_nonnull(b.p);
+		}
+	}
+	fclose(f);
+	return b;
+}
+
+/* Redact S (N bytes) from an exact-size copy; the result is NUL-terminated. */
+static struct buf redact(const char *s, size_t n, struct pm_redact_stats *st)
+{
+	char *in = dup_exact(s, n);
+	struct buf o = {NULL, 0};
+
+	ck_assert_int_eq(pm_redact(in, n, &o.p, &o.n, st), 0);
+	ck_assert_ptr_nonnull(o.p);
+	ck_assert_int_eq(o.p[o.n], 0);
+	free(in);
+	return o;
+}
+
+static bool has(const struct buf *b, const char *s)
+{
+	return memmem(b->p, b->n, s, strlen(s)) != NULL;
+}
+
+static int kind_by_name(const char *name)
+{
+	for (int k = 0; k < PM_REDACT__COUNT; k++)
+		if (!strcmp(pm_redact_kind_name(k), name))
+			return k;
+	return -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.txt files of tests/data/DIR, sorted, less the ones named in SKIP (NULL-ended). */
+static size_t list_txt(const char *dir, char **names, size_t max, const char *const *skip)
+{
+	char path[4096];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/tests/data/%s", srcdir(), dir);
+	d = opendir(path);
+	ck_assert_msg(d != NULL, "%s: %s", path, strerror(errno));
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		bool skipped = false;
+
+		if (l < 5 || strcmp(e->d_name + l - 4, ".txt"))
+			continue;
+		for (const char *const *s = skip; s && *s; s++)
+			skipped |= !strcmp(e->d_name, *s);
+		if (skipped)
+			continue;
+		ck_assert_uint_lt(n, max);
+		names[n] = malloc(strlen(dir) + l + 2);
+		sprintf(names[n++], "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	return n;
+}
+
+/* ---- the corpora ---- */
+
+#define MAXFILES 32
+static const char *const not_corpus[] = {"planted.txt", "survivors.txt", NULL};
+
+struct corpus {
+	size_t n;
+	char *name[MAXFILES];
+	struct buf in[MAXFILES], out[MAXFILES];
+	struct pm_redact_stats st[MAXFILES];
+};
+
+static void corpus_load(struct corpus *c, const char *dir, const char *const *skip, bool crlf)
+{
+	memset(c, 0, sizeof(*c));
+	c->n = list_txt(dir, c->name, MAXFILES, skip);
+	ck_assert_uint_gt(c->n, 0);
+	for (size_t i = 0; i < c->n; i++) {
+		c->in[i] = slurp(c->name[i]);
+		if (crlf) {
+			struct buf w = {malloc(2 * c->in[i].n + 1), 0};
+
+			ck_assert_ptr_nonnull(w.p);
+			for (size_t k = 0; k < c->in[i].n; k++) {
+				if (c->in[i].p[k] == '\n')
+					w.p[w.n++] = '\r';
+				w.p[w.n++] = c->in[i].p[k];
+			}
+			free(c->in[i].p);
+			c->in[i] = w;
+		}
+		c->out[i] = redact(c->in[i].p, c->in[i].n, &c->st[i]);
+	}
+}
+
+static void corpus_free(struct corpus *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->name[i]);
+		free(c->in[i].p);
+		free(c->out[i].p);
+	}
+}
+
+struct planted {
+	int kind;
+	char *secret;
+};
+
+static size_t load_planted(struct planted **out)
+{
+	struct buf b = slurp("secrets/planted.txt");
+	struct planted *p = NULL;
+	size_t n = 0;
+
+	for (char *line = b.p; line < b.p + b.n;) {
+		char *nl = memchr(line, '\n', (size_t)(b.p + b.n - line)), *tab;
+		size_t len = nl ? (size_t)(nl - line) : (size_t)(b.p + b.n - line);
+		char kind[64];
+
+		if (len && line[0] != '#') {
+			tab = memchr(line, '\t', len);
+			ck_assert_msg(tab && (size_t)(tab - line) < sizeof(kind),
+				      "planted.txt: %.*s", (int)len, line);
+			memcpy(kind, line, (size_t)(tab - line));
+			kind[tab - line] = 0;
+			p = realloc(p, (n + 1) * sizeof(*p));
+			ck_assert_ptr_nonnull(p);
+			p[n].kind = kind_by_name(kind);
+			ck_assert_msg(p[n].kind >= 0, "planted.txt: unknown kind %s", kind);
+			p[n].secret = strndup(tab + 1, len - (size_t)(tab + 1 - line));
+			ck_assert_uint_ge(strlen(p[n].secret), 4);
+			n++;
+		}
+		line += len + 1;
+	}
+	free(b.p);
+	*out = p;
+	return n;
+}
+
+/* The kinds found only with the lines before or after (key blocks). */
+static bool multiline_kind(int k)
+{
+	return k == PM_REDACT_PRIVATE_KEY || k == PM_REDACT_SSH_PRIVATE_KEY ||
+	       k == PM_REDACT_PGP_PRIVATE_KEY;
+}
+
+static void check_planted(bool crlf)
+{
+	struct corpus c;
+	struct planted *p;
+	size_t np = load_planted(&p);
+	bool kind_seen[PM_REDACT__COUNT] = {false};
+
+	corpus_load(&c, "secrets", not_corpus, crlf);
+	for (size_t i = 0; i < np; i++) {
+		struct buf s = {p[i].secret, strlen(p[i].secret)};
+		size_t found = 0;
+
+		kind_seen[p[i].kind] = true;
+		for (size_t f = 0; f < c.n; f++) {
+			const char *at = memmem(c.in[f].p, c.in[f].n, s.p, s.n);
+
+			if (!at)
+				continue;
+			found++;
+			ck_assert_msg(!has(&c.out[f], s.p), "%s: %s leaks: %s", c.name[f],
+				      pm_redact_kind_name(p[i].kind), s.p);
+			ck_assert_msg(c.st[f].by_kind[p[i].kind] > 0, "%s: no %s counted",
+				      c.name[f], pm_redact_kind_name(p[i].kind));
+			if (multiline_kind(p[i].kind))
+				continue;
+			/* the line alone: the secret goes, under its own kind */
+			{
+				const char *ls = at, *le = at;
+				struct pm_redact_stats st = {0};
+				struct buf o;
+
+				while (ls > c.in[f].p && ls[-1] != '\n')
+					ls--;
+				while (le < c.in[f].p + c.in[f].n && *le != '\n')
+					le++;
+				o = redact(ls, (size_t)(le - ls), &st);
+				ck_assert_msg(!has(&o, s.p), "%s: alone, its line leaks %s",
+					      c.name[f], s.p);
+				ck_assert_msg(st.by_kind[p[i].kind] > 0,
+					      "%s: alone, the line of %s counts no %s", c.name[f],
+					      s.p, pm_redact_kind_name(p[i].kind));
+				free(o.p);
+			}
+		}
+		ck_assert_msg(found > 0, "planted.txt: %s is in no secrets/*.txt", s.p);
+	}
+	for (int k = 0; k < PM_REDACT__COUNT; k++)
+		ck_assert_msg(kind_seen[k], "no sample of kind %s in planted.txt",
+			      pm_redact_kind_name(k));
+	for (size_t i = 0; i < np; i++)
+		free(p[i].secret);
+	free(p);
+	corpus_free(&c);
+}
+
+START_TEST(test_planted_secrets_gone)
+{
+	check_planted(false);
+}
+END_TEST
+
+START_TEST(test_planted_secrets_gone_crlf)
+{
+	check_planted(true);
+}
+END_TEST
+
+START_TEST(test_context_survives)
+{
+	struct corpus c;
+	struct buf sv = slurp("secrets/survivors.txt");
+	size_t checked = 0;
+
+	corpus_load(&c, "secrets", not_corpus, false);
+	for (char *line = sv.p; line < sv.p + sv.n;) {
+		char *nl = memchr(line, '\n', (size_t)(sv.p + sv.n - line));
+		size_t len = nl ? (size_t)(nl - line) : (size_t)(sv.p + sv.n - line);
+		size_t in = 0;
+
+		for (size_t f = 0; len && line[0] != '#' && f < c.n; f++) {
+			if (!memmem(c.in[f].p, c.in[f].n, line, len))
+				continue;
+			in++;
+			ck_assert_msg(memmem(c.out[f].p, c.out[f].n, line, len),
+				      "%s: lost \"%.*s\"", c.name[f], (int)len, line);
+		}
+		ck_assert_msg(!len || line[0] == '#' || in, "survivors.txt: \"%.*s\" is in no file",
+			      (int)len, line);
+		checked += len && line[0] != '#';
+		line += len + 1;
+	}
+	ck_assert_uint_gt(checked, 40);
+	free(sv.p);
+	corpus_free(&c);
+}
+END_TEST
+
+static void check_lookalikes(bool crlf)
+{
+	struct corpus c;
+
+	corpus_load(&c, "lookalikes", NULL, crlf);
+	for (size_t f = 0; f < c.n; f++) {
+		if (c.out[f].n != c.in[f].n || memcmp(c.out[f].p, c.in[f].p, c.in[f].n)) {
+			size_t k = 0;
+
+			while (k < c.in[f].n && k < c.out[f].n && c.in[f].p[k] == c.out[f].p[k])
+				k++;
+			while (k > 0 && c.in[f].p[k - 1] != '\n')
+				k--;
+			ck_abort_msg("%s changed at byte %zu: \"%.120s\"", c.name[f], k,
+				     c.out[f].p + k);
+		}
+		ck_assert_uint_eq(c.st[f].total, 0);
+	}
+	corpus_free(&c);
+}
+
+START_TEST(test_lookalikes_unchanged)
+{
+	check_lookalikes(false);
+}
+END_TEST
+
+START_TEST(test_lookalikes_unchanged_crlf)
+{
+	check_lookalikes(true);
+}
+END_TEST
+
+START_TEST(test_crlf_kept)
+{
+	struct corpus c;
+
+	corpus_load(&c, "secrets", not_corpus, true);
+	for (size_t f = 0; f < c.n; f++)
+		for (size_t k = 0; k < c.out[f].n; k++)
+			if (c.out[f].p[k] == '\n')
+				ck_assert_msg(k > 0 && c.out[f].p[k - 1] == '\r',
+					      "%s: a CR was lost at byte %zu", c.name[f], k);
+	corpus_free(&c);
+}
+END_TEST
+
+START_TEST(test_deterministic_idempotent)
+{
+	struct corpus c;
+
+	corpus_load(&c, "secrets", not_corpus, false);
+	for (size_t f = 0; f < c.n; f++) {
+		struct pm_redact_stats st = {0};
+		struct buf again = redact(c.in[f].p, c.in[f].n, NULL);
+		struct buf twice = redact(c.out[f].p, c.out[f].n, &st);
+
+		ck_assert_uint_eq(again.n, c.out[f].n);
+		ck_assert_int_eq(memcmp(again.p, c.out[f].p, again.n), 0);
+		ck_assert_msg(twice.n == c.out[f].n && !memcmp(twice.p, c.out[f].p, twice.n),
+			      "%s: redacting the redacted text changed it", c.name[f]);
+		ck_assert_uint_eq(st.total, 0);
+		ck_assert_uint_gt(c.st[f].total, 0);
+		free(again.p);
+		free(twice.p);
+	}
+	corpus_free(&c);
+}
+END_TEST
+
+/* ---- known answers: one line in, one line out ---- */
+
+static const struct {
+	const char *in, *out;
+} answers[] = {
+	/* the written forms of an assignment */
+	{"--password foo", "--password [REDACTED:password]"},
+	{"--password=foo --lr 3e-4", "--password=[REDACTED:password] --lr 3e-4"},
+	{"PASSWORD=foo", "PASSWORD=[REDACTED:password]"},
+	{"export DB_PASSWORD='p a s s'", "export DB_PASSWORD='[REDACTED:db_password]'"},
+	{"\"password\": \"foo\"", "\"password\": \"[REDACTED:password]\""},
+	{"{'password':'f\\'oo', 'lr': 1}", "{'password':'[REDACTED:password]', 'lr': 1}"},
+	{"password: foo bar # old", "password: [REDACTED:password] # old"},
+	{"  - password: \"foo\"", "  - password: \"[REDACTED:password]\""},
+	{"password = foo bar", "password = [REDACTED:password]"},
+	{"login(user='u', password='foo')", "login(user='u', password='[REDACTED:password]')"},
+	{"x=1 api_key=abc123 y=2", "x=1 api_key=[REDACTED:api_key] y=2"},
+	{"?a=1&access_token=abc123&b=2", "?a=1&access_token=[REDACTED:token]&b=2"},
+	{"X-Api-Key: abc123", "X-Api-Key: [REDACTED:api_key]"},
+	{"clientSecret=abc123", "clientSecret=[REDACTED:client_secret]"},
+	{"Authorization: Digest username=\"u\", response=\"6629fae4\"",
+	 "Authorization: Digest [REDACTED:token]"},
+	{"Authorization: abc def", "Authorization: [REDACTED:token]"},
+	{"machine h login u password p4ss", "machine h login u password [REDACTED:netrc_password]"},
+	{"password p4ss", "password [REDACTED:netrc_password]"},
+	{"redis://:p4ss@h:6379/0", "redis://:[REDACTED:db_password]@h:6379/0"},
+	{"ftp://u:p@ss@h/x", "ftp://u:[REDACTED:url_password]@h/x"},
+	{"-----BEGIN PRIVATE KEY-----MIIEvQ-----END PRIVATE KEY----- ok",
+	 "[REDACTED:private_key] ok"},
+	{"key: \"-----BEGIN EC PRIVATE KEY-----\\nMHcC\\n-----END EC PRIVATE KEY-----\\n\"",
+	 "key: \"[REDACTED:private_key]\\n\""},
+	/* no value, a placeholder, a reference, a vocabulary word: left alone */
+	{"--password", "--password"},
+	{"--password --user u", "--password --user u"},
+	{"password:", "password:"},
+	{"PASSWORD=", "PASSWORD="},
+	{"password: ********", "password: ********"},
+	{"password: [REDACTED:password]", "password: [REDACTED:password]"},
+	{"PASSWORD=${DB_PASSWORD}", "PASSWORD=${DB_PASSWORD}"},
+	{"token: {{ vault_token }}", "token: {{ vault_token }}"},
+	{"password = getpass.getpass()", "password = getpass.getpass()"},
+	{"if password == expected:", "if password == expected:"},
+	{"token=2048 pad_token=<pad> eos_token: </s>",
+	 "token=2048 pad_token=<pad> eos_token: </s>"},
+	{"api_key: /etc/keys/eval.key", "api_key: /etc/keys/eval.key"},
+	{"public_key=ssh-ed25519 AAAA sort_key=time", "public_key=ssh-ed25519 AAAA sort_key=time"},
+	{"\"use_auth_token\": true, \"token\": null", "\"use_auth_token\": true, \"token\": null"},
+	{"Failed password for jdoe from 10.0.0.1 port 22",
+	 "Failed password for jdoe from 10.0.0.1 port 22"},
+	{"PWD=/home/jdoe OLDPWD=/tmp", "PWD=/home/jdoe OLDPWD=/tmp"},
+	{"if (line.startswith(\"-----BEGIN RSA PRIVATE KEY-----\")):",
+	 "if (line.startswith(\"-----BEGIN RSA PRIVATE KEY-----\")):"},
+	{"-----BEGIN CERTIFICATE-----", "-----BEGIN CERTIFICATE-----"},
+	{"ssh://git@github.com:22/acme/x.git", "ssh://git@github.com:22/acme/x.git"},
+	{"http://[fe80::1]:8080/x?u=a@b", "http://[fe80::1]:8080/x?u=a@b"},
+	{"AKIAIOSFODNN7EXAMPLEX AKIAIOSFODNN7EXAMPL xAKIAIOSFODNN7EXAMPLE",
+	 "AKIAIOSFODNN7EXAMPLEX AKIAIOSFODNN7EXAMPL xAKIAIOSFODNN7EXAMPLE"},
+	{"hf_hub_download hf_transfer use_hf_transfer",
+	 "hf_hub_download hf_transfer use_hf_transfer"},
+	{"task-0000000000000000000000000000000000000000001",
+	 "task-0000000000000000000000000000000000000000001"},
+	{"Basic configuration loaded", "Basic configuration loaded"},
+	{"Bearer authentication", "Bearer authentication"},
+};
+
+START_TEST(test_known_answers)
+{
+	for (size_t i = 0; i < sizeof(answers) / sizeof(answers[0]); i++) {
+		struct buf o = redact(answers[i].in, strlen(answers[i].in), NULL);
+
+		ck_assert_msg(!strcmp(o.p, answers[i].out), "in:  %s\nout: %s\nwant: %s",
+			      answers[i].in, o.p, answers[i].out);
+		free(o.p);
+	}
+}
+END_TEST
+
+/* ---- key blocks ---- */
+
+START_TEST(test_key_block_cut_off)
+{
+	static const struct {
+		const char *in, *out;
+	} cut[] = {
+		{"log\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc",
+		 "log\n[REDACTED:private_key]"},
+		{"log\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc\n",
+		 "log\n[REDACTED:private_key]"},
+		{"log\r\n-----BEGIN OPENSSH PRIVATE KEY-----\r\n",
+		 "log\r\n[REDACTED:ssh_private_key]"},
+		{"-----BEGIN PGP PRIVATE KEY BLOCK-----", "[REDACTED:pgp_private_key]"},
+		{"{\"private_key\": \"-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBg",
+		 "{\"private_key\": \"[REDACTED:private_key]"},
+		{"a\n-----BEGIN EC PRIVATE KEY-----\nMHcC\n-----END EC PRIVATE KEY-----\nb\n"
+		 "-----BEGIN EC PRIVATE KEY-----\nMHcC\n",
+		 "a\n[REDACTED:private_key]\nb\n[REDACTED:private_key]"},
+		{"x -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- token=abc123\n",
+		 "x [REDACTED:private_key] token=[REDACTED:token]\n"},
+		/* cut at the start (the tail of a capture): the END line takes the body back */
+		{"MIIEowIBAAKCAQEA\nq83hd8ejd+/=\n-----END RSA PRIVATE KEY-----\nafter\n",
+		 "[REDACTED:private_key]\nafter\n"},
+		{"log\r\n0: b3BlbnNzaC1rZXk\r\n0: AAAA\r\n0: -----END OPENSSH PRIVATE KEY-----\r\n",
+		 "log\r\n[REDACTED:ssh_private_key]\r\n"},
+		{"eXAMPLEbody0123456789abcdef\\n-----END PRIVATE KEY-----\\n\", \"client_email\": \"a@b\"",
+		 "[REDACTED:private_key]\\n\", \"client_email\": \"a@b\""},
+		{"not body: x\n-----END RSA PRIVATE KEY----- token=abc123\n",
+		 "not body: x\n-----END RSA PRIVATE KEY----- token=[REDACTED:token]\n"},
+	};
+
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		struct pm_redact_stats st = {0};
+		struct buf o = redact(cut[i].in, strlen(cut[i].in), &st);
+
+		ck_assert_msg(o.n == strlen(cut[i].out) && !memcmp(o.p, cut[i].out, o.n),
+			      "in:  %s\nout: %s\nwant: %s", cut[i].in, o.p, cut[i].out);
+		ck_assert_uint_ge(st.total, 1);
+		free(o.p);
+	}
+}
+END_TEST
+
+/* ---- hostile input ---- */
+
+static uint32_t rng = 4242;
+
+static uint32_t rnd(void)
+{
+	rng = rng * 1103515245u + 12345u;
+	return rng >> 8;
+}
+
+START_TEST(test_binary_and_invalid_utf8)
+{
+	size_t n = 1 << 20;
+	char *b = malloc(n);
+	struct pm_redact_stats st = {0};
+	struct buf o, o2;
+	static const char *const planted[] = {"AKIAIOSFODNN7EXAMPLE",
+					      "ghp_0123456789abcdefABCDEF0123456789abcd",
+					      "sk-ant-api03-0123456789abcdefghijABCDEFGHIJ"};
+
+	ck_assert_ptr_nonnull(b);
+	for (size_t i = 0; i < n; i++)
+		b[i] = (char)rnd();
+	o = redact(b, n, &st);
+	if (!st.total) /* nothing taken for a secret: the garbage is copied as is */
+		ck_assert(o.n == n && !memcmp(o.p, b, n));
+	o2 = redact(o.p, o.n, NULL);
+	ck_assert(o2.n == o.n && !memcmp(o2.p, o.p, o.n));
+	free(o.p);
+	free(o2.p);
+
+	/* secrets between invalid UTF-8, NULs and stray CRs */
+	for (size_t k = 0; k < 3; k++) {
+		size_t at = 1000 + k * 300000;
+
+		memcpy(b + at, "\xff\xfe\xc3\x28 ", 5);
+		memcpy(b + at + 5, planted[k], strlen(planted[k]));
+		memcpy(b + at + 5 + strlen(planted[k]), "\x00\r\xe2\x82", 4);
+	}
+	o = redact(b, n, NULL);
+	for (size_t k = 0; k < 3; k++)
+		ck_assert_msg(!has(&o, planted[k]), "%s leaks from binary", planted[k]);
+	free(o.p);
+	free(b);
+}
+END_TEST
+
+START_TEST(test_huge_line)
+{
+	size_t n = 5 << 20, at[] = {0, 1000, (1 << 20) - 20, (1 << 20) + 100, 3000000, 0};
+	char *b = malloc(n);
+	static const char secret[] = "ghp_ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210";
+	struct pm_redact_stats st = {0};
+	struct buf o;
+	size_t count = 0;
+
+	ck_assert_ptr_nonnull(b);
+	for (size_t i = 0; i < n; i++) /* words and blanks, no newline at all */
+		b[i] = i % 7 == 6 ? ' ' : (char)('a' + i % 26);
+	at[5] = n - (sizeof(secret) - 1);
+	for (size_t k = 0; k < 6; k++) {
+		memcpy(b + at[k], secret, sizeof(secret) - 1);
+		if (at[k])
+			b[at[k] - 1] = ' ';
+		if (at[k] + sizeof(secret) - 1 < n)
+			b[at[k] + sizeof(secret) - 1] = ' ';
+	}
+	o = redact(b, n, &st);
+	ck_assert(!has(&o, secret));
+	ck_assert_uint_eq(st.by_kind[PM_REDACT_GITHUB_TOKEN], 6);
+	for (const char *p = o.p; (p = memmem(p, o.n - (size_t)(p - o.p), "[REDACTED:", 10)); p++)
+		count++;
+	ck_assert_uint_eq(count, 6);
+	ck_assert_uint_eq(o.n,
+			  n - 6 * (sizeof(secret) - 1) + 6 * strlen("[REDACTED:github_token]"));
+	free(o.p);
+	free(b);
+}
+END_TEST
+
+/* Repetitions that would be quadratic if a validator rescanned: must finish at once. */
+START_TEST(test_hostile_repetitions)
+{
+	static const char *const unit[] = {
+		"password=",
+		"eyJ.",
+		"-----BEGIN RSA PRIVATE KEY-----",
+		"sk-",
+		"://",
+		"a:b@",
+		"token token ",
+		"\"password\":\"",
+		"hf_",
+		"Bearer ",
+		"Basic ",
+		"machine password ",
+		"AKIA",
+		"Q~",
+		"-----END ",
+		"wandb login ",
+		"key=key=",
+		"eyJhbGciOiJIUzI1NiJ9.",
+		"xoxb-",
+		"sig=&sig=",
+	};
+	size_t n = 2 << 20;
+	char *b = malloc(n);
+
+	ck_assert_ptr_nonnull(b);
+	for (size_t u = 0; u < sizeof(unit) / sizeof(unit[0]); u++) {
+		size_t l = strlen(unit[u]);
+		struct buf o;
+
+		for (size_t i = 0; i < n; i++)
+			b[i] = unit[u][i % l];
+		o = redact(b, n, NULL);
+		ck_assert_uint_gt(o.n, 0);
+		free(o.p);
+	}
+	free(b);
+}
+END_TEST
+
+START_TEST(test_truncated_everywhere)
+{
+	static const char *const files[] = {"secrets/http_auth.txt", "secrets/assignments.txt",
+					    "secrets/dev_tokens.txt"};
+
+	for (size_t f = 0; f < 3; f++) {
+		struct buf b = slurp(files[f]);
+
+		for (char *line = b.p; line < b.p + b.n;) {
+			char *nl = memchr(line, '\n', (size_t)(b.p + b.n - line));
+			size_t len = nl ? (size_t)(nl - line) + 1 : (size_t)(b.p + b.n - line);
+
+			for (size_t k = 0; k <= len && k <= 400; k++) {
+				struct buf o = redact(line, k, NULL);
+
+				free(o.p);
+			}
+			line += len;
+		}
+		free(b.p);
+	}
+}
+END_TEST
+
+/* ---- the API ---- */
+
+START_TEST(test_api)
+{
+	struct pm_redact_stats st = {0};
+	char *out = (char *)1;
+	size_t outlen = 7;
+	struct buf o;
+
+	ck_assert_int_eq(pm_redact(NULL, 0, &out, &outlen, &st), 0);
+	ck_assert_uint_eq(outlen, 0);
+	ck_assert_int_eq(out[0], 0);
+	free(out);
+	errno = 0;
+	ck_assert_int_eq(pm_redact("x", 1, NULL, &outlen, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(pm_redact(NULL, 1, &out, &outlen, NULL), -1);
+	ck_assert_int_eq(pm_redact("x", 1, &out, NULL, NULL), -1);
+
+	/* stats add up over calls */
+	o = redact("PASSWORD=a1 TOKEN=b2b2b2", 24, &st);
+	free(o.p);
+	o = redact("PASSWORD=a1", 11, &st);
+	free(o.p);
+	ck_assert_uint_eq(st.total, 3);
+	ck_assert_uint_eq(st.by_kind[PM_REDACT_PASSWORD], 2);
+	ck_assert_uint_eq(st.by_kind[PM_REDACT_TOKEN], 1);
+
+	/* no final newline, NUL bytes kept */
+	o = redact("a\0b\nc", 5, NULL);
+	ck_assert(o.n == 5 && !memcmp(o.p, "a\0b\nc", 5));
+	free(o.p);
+}
+END_TEST
+
+START_TEST(test_kind_names)
+{
+	for (int k = 0; k < PM_REDACT__COUNT; k++) {
+		const char *n = pm_redact_kind_name(k);
+
+		ck_assert_ptr_nonnull(n);
+		ck_assert_uint_gt(strlen(n), 2);
+		ck_assert_uint_eq(strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789_"), strlen(n));
+		for (int j = 0; j < k; j++)
+			ck_assert_str_ne(n, pm_redact_kind_name(j));
+	}
+	ck_assert_int_ge(PM_REDACT__COUNT, 30);
+	ck_assert_ptr_null(pm_redact_kind_name(-1));
+	ck_assert_ptr_null(pm_redact_kind_name(PM_REDACT__COUNT));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("redact");
+	TCase *t = tcase_create("redact");
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, test_kind_names);
+	tcase_add_test(t, test_api);
+	tcase_add_test(t, test_planted_secrets_gone);
+	tcase_add_test(t, test_planted_secrets_gone_crlf);
+	tcase_add_test(t, test_context_survives);
+	tcase_add_test(t, test_lookalikes_unchanged);
+	tcase_add_test(t, test_lookalikes_unchanged_crlf);
+	tcase_add_test(t, test_crlf_kept);
+	tcase_add_test(t, test_deterministic_idempotent);
+	tcase_add_test(t, test_known_answers);
+	tcase_add_test(t, test_key_block_cut_off);
+	tcase_add_test(t, test_binary_and_invalid_utf8);
+	tcase_add_test(t, test_huge_line);
+	tcase_add_test(t, test_hostile_repetitions);
+	tcase_add_test(t, test_truncated_everywhere);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
