@@ -20,6 +20,9 @@
 	"usage: %s finalize [JOB] [--pending] [--force] [--grace DURATION] " \
 	"[--store DIR] [--cluster C] [--restart N] [--config FILE]\n"
 
+/* Seconds of Slurm retries per job run: the timer comes back, and a store has many runs. */
+#define TIMER_BUDGET 3.0
+
 struct run {
 	const struct pm_config *cfg;
 	bool pending_only, force, one;
@@ -57,7 +60,7 @@ static int one(const char *dir, void *arg)
 {
 	struct run *run = arg;
 	struct pm_finalize_result r;
-	struct pm_finalize_opts o = {.force = run->force};
+	struct pm_finalize_opts o = {.force = run->force, .budget = TIMER_BUDGET};
 	enum pm_due due = run->pending_only ? PM_DUE_COMMENT : PM_DUE_MERGE;
 	char err[768] = "";
 	int rc;
@@ -67,7 +70,7 @@ static int one(const char *dir, void *arg)
 	if (due == PM_DUE_NOTHING)
 		return 0;
 	if (due == PM_DUE_COMMENT) {
-		rc = pm_finalize_pending(run->cfg, dir, 0, &r, err, sizeof(err));
+		rc = pm_finalize_pending(run->cfg, dir, TIMER_BUDGET, &r, err, sizeof(err));
 		if (rc == 0 && r.comment == PM_COMMENT_SET)
 			printf("%s: comment set\n", dir);
 		else if (rc == 1)

@@ -277,7 +277,8 @@ static int phase_ranks(struct att *a)
 		if (ev->tasks[i].rank >= 0 &&
 		    addrank(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
 			return -1;
-	qsort(a->known, a->nknown, sizeof(int), cmpint);
+	if (a->nknown > 1)
+		qsort(a->known, a->nknown, sizeof(int), cmpint);
 	for (size_t i = 0; i < ev->nranks; i++) {
 		const struct pm_rankinfo *ri = &ev->ranks[i];
 		if (ri->first_progress > 0 &&
@@ -434,7 +435,8 @@ static int phase_silence(struct att *a)
 		if (best < maxseq && addrank(&a->suspects, &a->nsuspects, &as, timed[k]) < 0)
 			goto out;
 	}
-	qsort(a->suspects, a->nsuspects, sizeof(int), cmpint);
+	if (a->nsuspects > 1)
+		qsort(a->suspects, a->nsuspects, sizeof(int), cmpint);
 	if (a->nsuspects && a->nsuspects < a->nknown) {
 		char list[256] = "";
 		size_t n = 0;
@@ -743,7 +745,8 @@ static json_t *ranks_json(const int *r, size_t n)
 	int *s = malloc((n ? n : 1) * sizeof(int));
 
 	if (s) {
-		memcpy(s, r, n * sizeof(int));
+		if (n)
+			memcpy(s, r, n * sizeof(int));
 		qsort(s, n, sizeof(int), cmpint);
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(a, json_integer(s[i]));
@@ -1283,7 +1286,8 @@ static json_t *input_digest(const struct pm_evidence *ev)
 		return json_null();
 	for (size_t i = 0; i < ev->nfiles; i++)
 		v[i] = &ev->files[i];
-	qsort(v, ev->nfiles, sizeof(*v), cmpdigest);
+	if (ev->nfiles > 1)
+		qsort(v, ev->nfiles, sizeof(*v), cmpdigest);
 	pm_sha256_init(&d);
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		pm_sha256_update(&d, v[i]->name, strlen(v[i]->name) + 1);
@@ -1418,7 +1422,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		a.order[i] = i;
 	g_ev = ev;
 	g_att = &a;
-	qsort(a.order, ev->nobs, sizeof(size_t), cmpobs);
+	if (ev->nobs > 1)
+		qsort(a.order, ev->nobs, sizeof(size_t), cmpobs);
 
 	if (phase_ranks(&a) < 0)
 		goto out;

@@ -389,7 +389,8 @@ static int add_dir(struct pm_evidence *ev, const char *path, const char *rel, ch
 	}
 	closedir(d);
 	d = NULL;
-	qsort(names, n, sizeof(char *), cmpname);
+	if (n > 1)
+		qsort(names, n, sizeof(char *), cmpname);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *p, *r;
 		struct stat st;

@@ -257,7 +257,8 @@ int pm_fixture_run(const struct pm_ruleset *rs, const char *fixdir, const char *
 		names[n++] = strdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(char *), cmpname);
+	if (n > 1)
+		qsort(names, n, sizeof(char *), cmpname);
 	for (size_t i = 0; i < n; i++) {
 		if (!names[i])
 			continue;

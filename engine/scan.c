@@ -454,7 +454,8 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 	if (hs_scan(s->rs->db, buf, (unsigned)len, 0, s->scratch, on_hit, s) != HS_SUCCESS &&
 	    s->nhits == s->ahits)
 		return -1;
-	qsort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
+	if (s->nhits > 1)
+		qsort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
 	for (size_t i = 0; i < s->nhits; i++) {
 		size_t ls, le;
 		if (!line_of(buf, len, s->hits[i].to ? s->hits[i].to - 1 : 0, &ls, &le))
@@ -727,7 +728,8 @@ int pm_scan_all(struct pm_evidence *ev)
 	struct scan s = {.ev = ev, .rs = ev->rs};
 	int rc = -1;
 
-	qsort(ev->files, ev->nfiles, sizeof(*ev->files), cmpfile);
+	if (ev->nfiles > 1)
+		qsort(ev->files, ev->nfiles, sizeof(*ev->files), cmpfile);
 	for (size_t i = 0; i < ev->nfiles; i++)
 		sniff_file(ev, &ev->files[i]);
 	for (size_t i = 0; i < ev->nfiles; i++)

@@ -28,7 +28,7 @@
 #define NAMELEN 64
 #define HISTORY_MAX 10000
 #define BUNDLE_MANIFEST_MAX (16u << 20)
-#define REMERGE_WINDOW (7 * 86400.0) /* how long the timer waits for a final Slurm state */
+#define REMERGE_WINDOW 86400.0 /* how long the timer waits for a final Slurm state */
 
 struct names {
 	char **v;
