@@ -22,6 +22,13 @@ int cmd_rules(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);
 int cmd_finalize(int argc, char **argv);
+/* the responder verbs (issue 5): replay.c, ledger.c, drill.c, expire.c, report.c over store.h */
+int cmd_replay(int argc, char **argv);
+int cmd_ledger(int argc, char **argv);
+int cmd_drill(int argc, char **argv);
+int cmd_expire(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_doctor(int argc, char **argv); /* doctor.c */
 
 /* ---- access.c: the store verbs (show, fetch, finalize) ---- */
 

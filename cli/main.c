@@ -29,6 +29,28 @@ static const struct verb verbs[] = {
 	 "finalize [JOB] [--pending] [--force] [--grace DURATION] "
 	 "[--store DIR] [--cluster C] [--restart N] [--config FILE]",
 	 "merge late or incomplete jobs, retry pending comments (root, from a timer)"},
+	{"replay", cmd_replay,
+	 "replay --rules DIR [JOB...|--since DATE] [--apply] [--json] [--store DIR] "
+	 "[--cluster C] [--config FILE]",
+	 "re-diagnose archived evidence under revised rules; list what changed and why"},
+	{"ledger", cmd_ledger,
+	 "ledger propose|record JOB --action ID [--note TEXT] | resolve JOB --result R | "
+	 "show [JOB] [--summary] | verify [--log FILE] [--seal]",
+	 "the decision ledger: proposed, done, resolved; tamper-evident"},
+	{"drill", cmd_drill,
+	 "drill JOB [--rules DIR] [--json] [--store DIR] [--cluster C] [--restart N] "
+	 "[--config FILE]",
+	 "verify from the store alone that a job's evidence is intact and reconstructible"},
+	{"expire", cmd_expire, "expire [--dry-run] [--now DATE] [--store DIR] [--config FILE]",
+	 "remove evidence past its expiry date (root, from a daily timer)"},
+	{"report", cmd_report,
+	 "report JOB -o FILE.html [--store DIR] [--cluster C] [--restart N] [--config FILE] | "
+	 "report --verdict FILE -o FILE.html",
+	 "one self-contained HTML page: verdict, swimlane timeline, evidence, coverage"},
+	{"doctor", cmd_doctor,
+	 "doctor [--recent] [--since DURATION] [--slurm-conf FILE] [--config FILE] "
+	 "[--store DIR] [--rules DIR] [--log FILE] [--offline] [--strict] [--json]",
+	 "check a deployment: what is wrong and how to fix it; --recent: the collector's health"},
 };
 
 static void usage(FILE *f)
@@ -68,6 +90,26 @@ struct pm_ruleset *cli_load_rules(const char *opt)
 	return rs;
 }
 
+/* --help or -h anywhere among a verb's arguments (before a "--"): `rules check --help` too. */
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return false;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	}
+	return false;
+}
+
+static const struct verb *find_verb(const char *name)
+{
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(name, verbs[i].name))
+			return &verbs[i];
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -75,6 +117,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		const struct verb *v = argc > 2 ? find_verb(argv[2]) : NULL;
+		if (v) {
+			printf("usage: %s %s\n  %s\n  (man postmortem)\n", prog, v->usage,
+			       v->summary);
+			return 0;
+		}
 		usage(stdout);
 		return 0;
 	}
@@ -85,8 +133,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
 		if (strcmp(argv[1], verbs[i].name))
 			continue;
-		if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
-			printf("usage: %s %s\n  %s\n", prog, verbs[i].usage, verbs[i].summary);
+		if (wants_help(argc - 2, argv + 2)) {
+			printf("usage: %s %s\n  %s\n  (man postmortem)\n", prog, verbs[i].usage,
+			       verbs[i].summary);
 			return 0;
 		}
 		return verbs[i].run(argc - 1, argv + 1);

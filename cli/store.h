@@ -53,15 +53,15 @@ struct cli_inputs {
 };
 
 /*
- * Add JOBDIR's inputs to EV exactly as the finalizer's merge does: every nodes/ *.tar.zst in
+ * Add JOBDIR's inputs to EV (made with rule set RS) exactly as the finalizer's merge does: every nodes/ *.tar.zst in
  * name order (a bundle the engine rejects is tried alone first and left out), then the Slurm
  * record the finalizer saved (sacct.txt, source "scheduler").  With CUTOFF > 0 (epoch seconds),
  * a bundle whose file was written after CUTOFF is lagging: its files are left out and each of
  * its sources is recorded in the coverage as "lagging" with the time it arrived, which is all
  * that was known at the cut-off.  IN is filled (IN->notes must be json_decref'd).  0 or -1.
  */
-int cli_job_inputs(const char *jobdir, struct pm_evidence *ev, double cutoff, struct cli_inputs *in,
-		   char *err, size_t errlen);
+int cli_job_inputs(const char *jobdir, const struct pm_ruleset *rs, struct pm_evidence *ev,
+		   double cutoff, struct cli_inputs *in, char *err, size_t errlen);
 
 /* cli_job_inputs into a fresh evidence set under RS, then pm_diagnose.  NULL with ERR. */
 json_t *cli_job_rediagnose(const char *jobdir, const struct pm_ruleset *rs, double cutoff,
@@ -141,6 +141,7 @@ struct cli_ledger_check {
 	long long log_max;   /* the highest seq seen in the log, -1 none */
 	size_t faults;
 	json_t *problems; /* array of {"seq", "line", "fault", "what"}; caller decrefs */
+	json_t *notes;	  /* array of strings: what could not be checked, and why */
 };
 
 /*
@@ -155,5 +156,10 @@ int cli_ledger_verify(const char *ledger, const char *head, const char *log,
 		      struct cli_ledger_check *res, char *err, size_t errlen);
 
 const char *cli_ledger_fault_name(enum cli_ledger_fault f);
+
+/* Record LEDGER's current head (its last entry, which must verify) in the head file HEAD:
+ * root only (EPERM otherwise).  *SEQ gets the head's seq.  0 or -1 with ERR. */
+int cli_ledger_seal(const char *ledger, const char *head, long long *seq, char *err,
+		    size_t errlen);
 
 #endif

@@ -157,8 +157,8 @@ static int cand_add(struct cand *c, const struct pm_obs *o, size_t oi, const str
 	}
 	if (r->launch)
 		c->launch = true;
-	if (r->has_cond)
-		c->current = true;
+	if (r->has_cond || o->source == PM_SRC_GPU_STATE)
+		c->current = true;	/* read at collection: a state, not an old line */
 	if (o->rank >= 0 && addrank(&c->ranks, &c->nranks, &c->aranks, o->rank) < 0)
 		return -1;
 	if (!c->summary[0])
@@ -1536,13 +1536,15 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	json_object_set_new(v, "status", json_string(status));
 	cands = json_array();
 	if (lead && strcmp(status, "none") && strcmp(status, "unknown")) {
-		bool sched = false;
-		for (size_t k = 0; k < lead->nev; k++)
+		/* a cause that is Slurm's own act (a time limit, a cancel, a node it lost) needs no
+		 * kernel log to be established; a kill the kernel did (OOM) does */
+		bool sched = !lead->nev;
+		bool slurm_act = !strcmp(lead->cls, "external") || !strcmp(lead->sub, "time_limit") ||
+				 !strcmp(lead->sub, "node_fail");
+		for (size_t k = 0; k < lead->nev && slurm_act; k++)
 			if (R(&a, lead->ev[k])->outcome &&
 			    !strcmp(R(&a, lead->ev[k])->outcome, a.outcome))
 				sched = true;
-		if (!lead->nev)
-			sched = true;
 		conf = confidence(&a, lead, strcmp(status, "attributed") != 0, sched);
 		json_t *cause = json_object();
 		json_object_set_new(cause, "class", json_string(lead->cls));

@@ -24,14 +24,15 @@ if [ ! -f config.status ]; then
 fi
 make -s -j"${JOBS:-2}" libpostmortem.la
 
-pkgs="jansson libzstd zlib libhs libpcre2-8 yaml-0.1 libarchive"
+# the engine's own dependencies come with libpostmortem.la, through libtool
+pkgs="jansson libzstd libarchive"
 set -- $(pkg-config --cflags $pkgs)
 for t in "$srcdir"/tests/fuzz/fuzz_*.c; do
 	name=$(basename "$t" .c)
 	[ "$name" = fuzz_common ] && continue
 	echo "  FUZZ     $name"
-	$CC $cflags -fsanitize=fuzzer -D_GNU_SOURCE -include config.h -I. \
-		-I"$srcdir/engine" -I"$srcdir/tests/fuzz" -DPM_SRCRULES="\"$srcdir/rules\"" "$@" \
-		-o "$name" "$t" "$srcdir/tests/fuzz/fuzz_common.c" .libs/libpostmortem.a \
-		$(pkg-config --libs $pkgs) -lm
+	./libtool --quiet --tag=CC --mode=link $CC $cflags -fsanitize=fuzzer -D_GNU_SOURCE \
+		-include config.h -I. -I"$srcdir/engine" -I"$srcdir/tests/fuzz" \
+		-DPM_SRCRULES="\"$srcdir/rules\"" "$@" -o "$name" "$t" \
+		"$srcdir/tests/fuzz/fuzz_common.c" libpostmortem.la $(pkg-config --libs $pkgs)
 done

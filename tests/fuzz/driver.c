@@ -80,7 +80,8 @@ static int run_dir(const char *dir, unsigned *count)
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmpstr);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmpstr);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		if (rc == 0 && run_file(path) < 0)

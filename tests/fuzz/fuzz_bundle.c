@@ -65,7 +65,8 @@ static char *fix_manifest(const char *text, size_t len, const struct member *m, 
 
 	if (!man)
 		return NULL;
-	json_array_foreach(json_object_get(man, "files"), i, x) {
+	json_array_foreach(json_object_get(man, "files"), i, x)
+	{
 		const char *path = json_string_value(json_object_get(x, "path"));
 		for (size_t k = 0; path && json_is_object(x) && k < nm; k++) {
 			struct pm_sha256 c;
@@ -183,7 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			json_decref(v);
 		}
 	} else if (!err[0]) {
-		abort();	/* a rejected bundle always says why */
+		abort(); /* a rejected bundle always says why */
 	}
 	pm_evidence_destroy(ev);
 	return 0;

@@ -10,12 +10,12 @@
 #include "fuzz.h"
 #include "internal.h"
 
-typedef int parse_fn(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
-		     char *reason, size_t rlen);
+typedef int parse_fn(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
+		     size_t rlen);
 
 static parse_fn *const parsers[] = {
-	pm_parse_nvsmi_q, pm_parse_nvsmi_csv, pm_parse_sacct,
-	pm_parse_scontrol, pm_parse_meminfo, pm_parse_tasks,
+	pm_parse_nvsmi_q,  pm_parse_nvsmi_csv, pm_parse_sacct,
+	pm_parse_scontrol, pm_parse_meminfo,   pm_parse_tasks,
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -63,8 +63,8 @@ static void use(const struct pm_ruleset *rs)
 		return;
 	pm_evidence_add_buffer(ev, "gpu017/kernel.log", sample_kernel, sizeof(sample_kernel) - 1,
 			       "kernel_log", "gpu017", 1796010100.0);
-	pm_evidence_add_buffer(ev, "slurm-4242.out", sample_app, sizeof(sample_app) - 1, NULL,
-			       NULL, 1796010100.0);
+	pm_evidence_add_buffer(ev, "slurm-4242.out", sample_app, sizeof(sample_app) - 1, NULL, NULL,
+			       1796010100.0);
 	v = pm_diagnose(ev, err, sizeof(err));
 	if (v) {
 		free(pm_verdict_dump(v));

@@ -28,7 +28,8 @@ static void lines(const char *buf, size_t len)
 		for (int f = 0; f < PM_FMT__COUNT; f++) {
 			struct pm_prefix px;
 			pm_prefix_parse((enum pm_format)f, p, n, &px);
-			if (px.skip > n || (px.node_len && (px.node < p || px.node + px.node_len > p + n)))
+			if (px.skip > n ||
+			    (px.node_len && (px.node < p || px.node + px.node_len > p + n)))
 				abort();
 		}
 		for (size_t c = 0; c < sizeof(ctx) / sizeof(ctx[0]); c++) {

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # run.sh SECONDS BUILDDIR WORKDIR [TARGET...] - fuzz each target for SECONDS.
 #
 # The corpus of each target is WORKDIR/corpus/<target>, seeded by seeds.py when it does not
@@ -19,17 +19,22 @@ w=$(cd "$w" && pwd)
 [ -d "$w/corpus" ] || python3 "$here/seeds.py" "$w/corpus"
 
 one() {
-	t=$1
+	local t=$1 ok=yes runs found
 	mkdir -p "$w/corpus/$t" "$w/artifacts/$t"
-	if "$b/$t" "$w/corpus/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 \
+	# shellcheck disable=SC2086
+	"$b/$t" "$w/corpus/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 \
 		-max_len=65536 -print_final_stats=1 -artifact_prefix="$w/artifacts/$t/" ${FUZZ_ARGS:-} \
-		>"$w/$t.log" 2>&1; then
-		echo "$t: ok, $(sed -n 's/^stat::number_of_executed_units: *//p' "$w/$t.log") runs"
-	else
-		echo "$t: FAILED, see $w/$t.log:"
-		grep -E 'ERROR|runtime error|SUMMARY|^ +#[0-9]+ ' "$w/$t.log" | head -20
-		return 1
+		>"$w/$t.log" 2>&1 || ok=no
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w/$t.log" | tail -n 1)
+	[ -n "$runs" ] || runs=$(grep -oE '^#[0-9]+' "$w/$t.log" | tail -n 1 | tr -d '#')
+	found=$(find "$w/artifacts/$t" -type f | wc -l)
+	if [ "$ok" = yes ] && [ "$found" -eq 0 ]; then
+		echo "$t: ok, ${runs:-?} runs in ${secs}s"
+		return 0
 	fi
+	echo "$t: FAILED after ${runs:-?} runs, $found artifact(s) in $w/artifacts/$t; see $w/$t.log:"
+	grep -E '^==[0-9]+==ERROR|runtime error|^SUMMARY|^ +#[0-9]+ ' "$w/$t.log" | head -n 20
+	return 1
 }
 
 rc=0

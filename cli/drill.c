@@ -1,0 +1,413 @@
+/*
+ * drill.c - `postmortem drill JOB [--rules DIR] [--json] [--store DIR] [--cluster C]
+ * [--restart N] [--config FILE]`: the retention drill.  From the store alone: is the job
+ * run's evidence retrievable and intact (the manifest reads, every bundle and the Slurm
+ * record match the manifest's sha256 and the bundles decompress with every member matching
+ * its own manifest, every expected node is present or its absence explained), which inputs
+ * are missing, and can the incident be reconstructed (the engine re-run on the bundles gives
+ * the stored verdict; its timeline).  Exit 0 intact, 1 damaged or missing, 2 usage.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "finalize.h"
+#include "store.h"
+
+#define USAGE                                                                            \
+	"usage: %s drill JOB [--rules DIR] [--json] [--store DIR] [--cluster C] "        \
+	"[--restart N] [--config FILE]\n"
+
+struct drill {
+	const char *dir;
+	json_t *m;	 /* the manifest */
+	json_t *checks;	 /* [{"check", "status": ok|damaged|note, "what"}] */
+	json_t *missing; /* [{"input", "reason"}] */
+	size_t damaged;
+	bool late; /* bundles on disk that the manifest does not list */
+};
+
+static const char *S(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "-";
+}
+
+static void check(struct drill *d, const char *what, const char *status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void check(struct drill *d, const char *what, const char *status, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(d->checks, json_pack("{s:s,s:s,s:s}", "check", what, "status",
+						   status, "what", buf));
+	if (!strcmp(status, "damaged"))
+		d->damaged++;
+}
+
+static void missing(struct drill *d, const char *input, const char *reason)
+{
+	json_array_append_new(d->missing,
+			      json_pack("{s:s,s:s}", "input", input, "reason", reason));
+}
+
+/* FILE (relative to the job run) against the manifest's sha256 WANT (NULL: not listed). */
+static bool file_matches(struct drill *d, const char *what, const char *file, const char *want)
+{
+	char p[4096], sha[80];
+	size_t bytes;
+
+	snprintf(p, sizeof(p), "%s/%s", d->dir, file);
+	if (cli_sha256_file(p, sha, &bytes) < 0) {
+		check(d, what, "damaged", "%s: %s", file, strerror(errno));
+		return false;
+	}
+	if (want && strcmp(want, sha)) {
+		check(d, what, "damaged", "%s: sha256 differs from the manifest's", file);
+		return false;
+	}
+	check(d, what, "ok", "%s: %zu bytes%s", file, bytes,
+	      want ? ", sha256 matches the manifest" : "");
+	return true;
+}
+
+/* Every member decompresses and matches its bundle manifest: the engine's reader checks. */
+static void bundle_reads(struct drill *d, const struct pm_ruleset *rs, const char *file)
+{
+	struct pm_evidence *ev = pm_evidence_create(rs);
+	char p[4096], err[512] = "";
+
+	snprintf(p, sizeof(p), "%s/%s", d->dir, file);
+	if (!ev)
+		return;
+	if (pm_evidence_add_path(ev, p, err, sizeof(err)) < 0)
+		check(d, "bundle", "damaged", "%s: %s", file, err);
+	else
+		check(d, "bundle", "ok", "%s: decompresses, every member matches its manifest",
+		      file);
+	pm_evidence_destroy(ev);
+}
+
+static void bundles(struct drill *d, const struct pm_ruleset *rs)
+{
+	const json_t *list = json_object_get(d->m, "bundles"), *b;
+	char p[4096];
+	size_t i;
+
+	json_array_foreach(list, i, b)
+	{
+		const char *file = S(b, "file");
+		if (strcmp(S(b, "status"), "ok")) {
+			char in[300];
+			snprintf(in, sizeof(in), "node %s", S(b, "node"));
+			missing(d, in, json_is_string(json_object_get(b, "reason")) ?
+					       S(b, "reason") :
+					       "its bundle was rejected at the merge");
+		}
+		if (file_matches(d, "bundle", file, S(b, "sha256")))
+			bundle_reads(d, rs, file);
+	}
+	/* bundles that arrived after the last merge */
+	snprintf(p, sizeof(p), "%s/nodes", d->dir);
+	DIR *dh = opendir(p);
+	struct dirent *de;
+	size_t late = 0;
+	while (dh && (de = readdir(dh))) {
+		size_t l = strlen(de->d_name);
+		bool known = false;
+		if (de->d_name[0] == '.' || l <= 8 || strcmp(de->d_name + l - 8, ".tar.zst"))
+			continue;
+		snprintf(p, sizeof(p), "nodes/%s", de->d_name);
+		json_array_foreach(list, i, b) known = known || !strcmp(S(b, "file"), p);
+		if (!known) {
+			late++;
+			bundle_reads(d, rs, p);
+		}
+	}
+	if (dh)
+		closedir(dh);
+	if (late) {
+		d->late = true;
+		check(d, "bundle", "note",
+		      "%zu bundle(s) in nodes/ arrived after the last merge and are not in the "
+		      "manifest (postmortem finalize merges them)",
+		      late);
+	}
+}
+
+static bool listed(const json_t *a, const char *s)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(a, i, x) if (json_is_string(x) && !strcmp(json_string_value(x), s))
+		return true;
+	return false;
+}
+
+static void nodes(struct drill *d)
+{
+	const json_t *n = json_object_get(d->m, "nodes"), *exp = json_object_get(n, "expected");
+	const json_t *present = json_object_get(n, "present"), *miss = json_object_get(n, "missing");
+	const json_t *x, *b;
+	size_t i, k, explained = 0;
+
+	if (!json_is_array(exp)) {
+		check(d, "nodes", "note", "the job's node list was never known (expected from %s)",
+		      S(n, "expected_from"));
+		missing(d, "the job's node list", "no expected file, bundle node list or "
+						  "SLURM_NODELIST");
+	}
+	json_array_foreach(present, i, x)
+	{
+		bool has = false;
+		json_array_foreach(json_object_get(d->m, "bundles"), k, b) has =
+			has || (!strcmp(S(b, "node"), json_string_value(x)) &&
+				!strcmp(S(b, "status"), "ok"));
+		if (!has)
+			check(d, "nodes", "damaged", "node %s is present but has no bundle listed",
+			      json_string_value(x));
+	}
+	json_array_foreach(miss, i, x)
+	{
+		char in[300];
+		snprintf(in, sizeof(in), "node %s", S(x, "node"));
+		if (!json_is_string(json_object_get(x, "reason")) || !*S(x, "reason"))
+			check(d, "nodes", "damaged", "node %s is missing with no reason",
+			      S(x, "node"));
+		else if (!listed(present, S(x, "node")))
+			missing(d, in, S(x, "reason"));
+	}
+	json_array_foreach(exp, i, x)
+	{
+		bool why = false;
+		json_array_foreach(miss, k, b) why = why || !strcmp(S(b, "node"),
+								   json_string_value(x));
+		if (!listed(present, json_string_value(x)) && !why)
+			check(d, "nodes", "damaged",
+			      "node %s was expected, is not present, and its absence is not "
+			      "explained",
+			      json_string_value(x));
+		else
+			explained++;
+	}
+	if (json_is_array(exp))
+		check(d, "nodes", explained == json_array_size(exp) ? "ok" : "damaged",
+		      "%zu of %zu expected node(s) present or explained", explained,
+		      json_array_size(exp));
+}
+
+static void scheduler(struct drill *d)
+{
+	const json_t *s = json_object_get(d->m, "scheduler");
+	char p[4096];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/sacct.txt", d->dir);
+	if (json_is_string(json_object_get(s, "sha256")))
+		file_matches(d, "slurm record", "sacct.txt", S(s, "sha256"));
+	else if (stat(p, &st) == 0)
+		check(d, "slurm record", "note", "sacct.txt is there but the manifest lists none");
+	if (!json_is_string(json_object_get(s, "sha256")))
+		missing(d, "Slurm's record (sacct)",
+			json_is_string(json_object_get(s, "reason")) ? S(s, "reason") :
+								       "never obtained");
+	else if (!json_is_true(json_object_get(s, "final")))
+		missing(d, "Slurm's final state",
+			json_is_string(json_object_get(s, "reason")) ? S(s, "reason") :
+								       "not final when merged");
+}
+
+/* Sources the verdict's coverage reports as not ok: inputs the verdict did without. */
+static void coverage(struct drill *d, const json_t *v)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(v, "coverage"), i, c)
+	{
+		char in[400], why[600];
+		if (!strcmp(S(c, "status"), "ok"))
+			continue;
+		snprintf(in, sizeof(in), "%s %s%s%s",
+			 json_is_string(json_object_get(c, "node")) ? S(c, "node") : "job",
+			 S(c, "source"), json_is_string(json_object_get(c, "file")) ? " " : "",
+			 json_is_string(json_object_get(c, "file")) ? S(c, "file") : "");
+		snprintf(why, sizeof(why), "%s%s%s", S(c, "status"), *S(c, "reason") ? ": " : "",
+			 json_is_string(json_object_get(c, "reason")) ? S(c, "reason") : "");
+		missing(d, in, why);
+	}
+}
+
+/* Re-run the engine; compare with the stored verdict.  The reconstructed verdict, or NULL. */
+static json_t *reconstruct(struct drill *d, const struct pm_ruleset *rs, const char *stored,
+			   json_t **changes)
+{
+	struct cli_inputs in;
+	char err[768] = "", *text = NULL;
+	json_t *v, *old = stored ? json_loads(stored, 0, NULL) : NULL;
+	bool same_rules = !strcmp(S(json_object_get(d->m, "ruleset"), "digest"),
+				  pm_ruleset_digest(rs));
+
+	*changes = NULL;
+	if (!(v = cli_job_rediagnose(d->dir, rs, 0, &in, err, sizeof(err)))) {
+		check(d, "reconstruction", "damaged", "the engine made no verdict: %s", err);
+		goto out;
+	}
+	if (!old) {
+		check(d, "reconstruction", "note", "no stored verdict to compare with");
+		goto out;
+	}
+	if ((text = pm_verdict_dump(v)) && !strcmp(text, stored)) {
+		check(d, "reconstruction", "ok",
+		      "the engine re-run on the stored inputs gives the stored verdict byte for "
+		      "byte");
+		goto out;
+	}
+	*changes = cli_verdict_changes(old, v, rs);
+	if (!same_rules)
+		check(d, "reconstruction", "note",
+		      "differs, but under another rule set (stored %s, here %s): %s",
+		      S(json_object_get(d->m, "ruleset"), "digest"), pm_ruleset_digest(rs),
+		      *changes ? S(*changes, "why") : "?");
+	else if (d->late)
+		check(d, "reconstruction", "note",
+		      "differs because of evidence that arrived after the merge: %s",
+		      *changes ? S(*changes, "why") : "?");
+	else
+		check(d, "reconstruction", "damaged",
+		      "the same rules on the stored inputs give another verdict: %s",
+		      *changes ? S(*changes, "why") : "?");
+out:
+	json_decref(in.notes);
+	json_decref(old);
+	free(text);
+	return v;
+}
+
+static void print(const struct drill *d, const char *job, const json_t *v)
+{
+	const json_t *x;
+	size_t i;
+
+	printf("drill of job %s (%s)\n", job, d->dir);
+	json_array_foreach(d->checks, i, x) printf("  %-8s %-15s %s\n",
+						    !strcmp(S(x, "status"), "ok") ? "ok" :
+						    !strcmp(S(x, "status"), "note") ? "note" :
+										      "DAMAGED",
+						    S(x, "check"), S(x, "what"));
+	printf("\nmissing inputs: %s\n", json_array_size(d->missing) ? "" : "none");
+	json_array_foreach(d->missing, i, x) printf("  %s: %s\n", S(x, "input"), S(x, "reason"));
+	if (v) {
+		char *line = pm_verdict_comment(v);
+		printf("\nreconstructed verdict: %s\n", line ? line : "?");
+		free(line);
+		cli_timeline_print(stdout, v, 40);
+	}
+	printf("\n%s\n", d->damaged ? "DAMAGED: this evidence would not survive an audit" :
+				      "intact: retrievable and reconstructible from the store alone");
+}
+
+int cmd_drill(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"rules", required_argument, NULL, 'R'}, {"json", no_argument, NULL, 'j'},
+		{"store", required_argument, NULL, 's'}, {"cluster", required_argument, NULL, 'C'},
+		{"restart", required_argument, NULL, 'r'}, {"config", required_argument, NULL, 'c'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *store = NULL, *cluster = NULL, *restart = NULL, *config = NULL, *rules = NULL;
+	struct drill d = {0};
+	struct pm_config cfg;
+	struct pm_ruleset *rs = NULL;
+	bool json = false;
+	char dir[4096], err[768], *stored = NULL;
+	size_t len;
+	json_t *v = NULL, *changes = NULL;
+	int c, rc = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "R:js:C:r:c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'R': rules = optarg; break;
+		case 'j': json = true; break;
+		case 's': store = optarg; break;
+		case 'C': cluster = optarg; break;
+		case 'r': restart = optarg; break;
+		case 'c': config = optarg; break;
+		default:
+			fprintf(stderr, USAGE, prog);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, USAGE, prog);
+		return 2;
+	}
+	if (cli_load_config(config, store, &cfg) < 0)
+		return 1;
+	if (cli_jobdir(&cfg, argv[optind], cluster, restart, dir, sizeof(dir)) < 0)
+		goto out;
+	d.dir = dir;
+	d.checks = json_array();
+	d.missing = json_array();
+	if (!(d.m = pm_manifest_load(dir, err, sizeof(err)))) {
+		fprintf(stderr, "%s drill: job %s: DAMAGED: %s\n", prog, argv[optind], err);
+		goto out;
+	}
+	if (cli_access_check(&cfg, argv[optind], d.m) < 0)
+		goto out;
+	if (!(rs = cli_load_rules(rules ? rules : cfg.rules)))
+		goto out;
+	check(&d, "manifest", "ok", "manifest.json reads (%s, expires %s)", S(d.m, "schema"),
+	      S(d.m, "expires"));
+	if (json_is_object(json_object_get(d.m, "verdict"))) {
+		if (file_matches(&d, "verdict", "verdict.json",
+				 S(json_object_get(d.m, "verdict"), "sha256")) &&
+		    pm_jobdir_read(dir, "verdict.json", &stored, &len, err, sizeof(err)) < 0)
+			check(&d, "verdict", "damaged", "%s", err);
+	} else {
+		check(&d, "verdict", "note", "no verdict: the evidence gave nothing to diagnose");
+	}
+	scheduler(&d);
+	bundles(&d, rs);
+	nodes(&d);
+	if (json_array_size(json_object_get(d.m, "bundles")) || d.late)
+		v = reconstruct(&d, rs, stored, &changes);
+	coverage(&d, v);
+	if (json) {
+		json_t *o = json_pack("{s:s,s:s,s:b,s:b,s:O,s:O,s:O?,s:O?}", "job", argv[optind],
+				      "dir", dir, "intact", d.damaged == 0, "complete",
+				      json_array_size(d.missing) == 0, "checks", d.checks,
+				      "missing_inputs", d.missing, "changes", changes, "verdict", v);
+		json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
+		putchar('\n');
+		json_decref(o);
+	} else {
+		print(&d, argv[optind], v);
+	}
+	rc = d.damaged ? 1 : 0;
+	if (fflush(stdout) != 0)
+		rc = 1;
+out:
+	free(stored);
+	json_decref(changes);
+	json_decref(v);
+	json_decref(d.m);
+	json_decref(d.checks);
+	json_decref(d.missing);
+	pm_ruleset_destroy(rs);
+	pm_config_free(&cfg);
+	return rc;
+}

@@ -1,0 +1,270 @@
+/*
+ * expire.c - `postmortem expire [--dry-run] [--now DATE] [--store DIR] [--config FILE]`,
+ * run daily by root (contrib/systemd/postmortem-expire.timer): removes the job runs whose
+ * manifest's expiry date has passed, and logs each removal to syslog and stdout.  Never a run
+ * that has not expired, nor one without a parseable expiry date, nor one being merged or
+ * holding evidence that arrived after its expiry date (the finalizer re-merges it and moves
+ * the date): those are reported instead.  The run is renamed aside and its manifest read
+ * again before anything is deleted, so a merge that extends it meanwhile wins.  Progress on
+ * a terminal, none in pipes.  Exit 0, 1 when a removal failed, 2 usage.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "finalize.h"
+#include "store.h"
+
+#define USAGE "usage: %s expire [--dry-run] [--now DATE] [--store DIR] [--config FILE]\n"
+#define CLAIM_FRESH 300.0 /* a `merging` claim younger than this: a merge is running */
+
+struct expire {
+	const char *store;
+	double now;
+	bool dry, tty;
+	size_t checked, removed, kept, reported, failed;
+	unsigned long long bytes;
+};
+
+static const char *S(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : NULL;
+}
+
+static void progress(const struct expire *e)
+{
+	if (e->tty)
+		fprintf(stderr, "\rexpire: %zu job run(s) checked, %zu %sremoved", e->checked,
+			e->removed, e->dry ? "would be " : "");
+}
+
+static void say(struct expire *e, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void say(struct expire *e, int prio, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (e->tty)
+		fputs("\r\033[K", stderr);
+	printf("%s\n", buf);
+	fflush(stdout);
+	if (!e->dry)
+		syslog(prio, "%s", buf);
+}
+
+/* The newest modification time under DIR (no links followed), and the bytes it holds. */
+static double newest;
+static unsigned long long total;
+static int visit(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)p;
+	(void)flag;
+	(void)f;
+	if ((double)st->st_mtime > newest)
+		newest = (double)st->st_mtime;
+	if (S_ISREG(st->st_mode))
+		total += (unsigned long long)st->st_size;
+	return 0;
+}
+
+static int rm(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	return (flag == FTW_DP ? rmdir(p) : unlink(p)) < 0 ? -1 : 0;
+}
+
+/* The run's expiry, or -1 with WHY when it has none that can be trusted. */
+static double expiry(const char *dir, char *why, size_t len)
+{
+	char err[768] = "";
+	json_t *m = pm_manifest_load(dir, err, sizeof(err));
+	double t = -1;
+
+	if (!m)
+		snprintf(why, len, "no readable manifest (%s)", err);
+	else if (!S(m, "expires"))
+		snprintf(why, len, "the manifest has no expiry date");
+	else if (cli_time_parse(S(m, "expires"), &t) < 0 || t <= 0)
+		snprintf(why, len, "the manifest's expiry date '%.40s' cannot be read",
+			 S(m, "expires"));
+	json_decref(m);
+	return t;
+}
+
+/* Remove the job and cluster folders left empty above DIR; never the store itself. */
+static void prune(const struct expire *e, const char *dir)
+{
+	char p[4096], *s;
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (int up = 0; up < 2 && (s = strrchr(p, '/')); up++) {
+		*s = '\0';
+		if (!strcmp(p, e->store) || rmdir(p) < 0)
+			return;
+	}
+}
+
+static int one(const char *dir, void *arg)
+{
+	struct expire *e = arg;
+	char why[1024], when[32], aside[4200], p[4096], *base;
+	struct stat st;
+	double t;
+
+	e->checked++;
+	progress(e);
+	if ((t = expiry(dir, why, sizeof(why))) < 0) {
+		e->reported++;
+		say(e, LOG_WARNING, "kept %s: %s", dir, why);
+		return 0;
+	}
+	if (t > e->now) {
+		e->kept++;
+		return 0;
+	}
+	cli_time_iso(t, when, sizeof(when));
+	snprintf(p, sizeof(p), "%s/merging", dir);
+	if (lstat(p, &st) == 0 && e->now - (double)st.st_mtime < CLAIM_FRESH) {
+		e->reported++;
+		say(e, LOG_NOTICE, "kept %s: expired %s, but a merge is running", dir, when);
+		return 0;
+	}
+	newest = 0;
+	total = 0;
+	if (nftw(dir, visit, 16, FTW_PHYS) < 0) {
+		e->failed++;
+		say(e, LOG_ERR, "cannot remove %s: %s", dir, strerror(errno));
+		return 0;
+	}
+	if (newest > t) {
+		e->reported++;
+		say(e, LOG_NOTICE,
+		    "kept %s: expired %s, but it holds evidence written after that date "
+		    "(postmortem finalize re-merges it)",
+		    dir, when);
+		return 0;
+	}
+	if (e->dry) {
+		e->removed++;
+		e->bytes += total;
+		say(e, LOG_INFO, "would remove %s (expired %s, %llu bytes)", dir, when, total);
+		return 0;
+	}
+	/* aside first: a merge that renews the run after our look keeps it */
+	snprintf(p, sizeof(p), "%s", dir);
+	base = strrchr(p, '/');
+	*base++ = '\0';
+	if (snprintf(aside, sizeof(aside), "%s/.expiring.%s.%ld", p, base, (long)getpid()) >=
+	    (int)sizeof(aside)) {
+		e->failed++;
+		say(e, LOG_ERR, "cannot remove %s: path too long", dir);
+		return 0;
+	}
+	if (rename(dir, aside) < 0) {
+		e->failed++;
+		say(e, LOG_ERR, "cannot remove %s: %s", dir, strerror(errno));
+		return 0;
+	}
+	if ((t = expiry(aside, why, sizeof(why))) < 0 || t > e->now) {
+		if (rename(aside, dir) < 0) {
+			e->failed++;
+			say(e, LOG_ERR, "%s renewed while expiring; left at %s: %s", dir, aside,
+			    strerror(errno));
+		} else {
+			e->kept++;
+		}
+		return 0;
+	}
+	if (nftw(aside, rm, 16, FTW_DEPTH | FTW_PHYS) < 0) {
+		e->failed++;
+		say(e, LOG_ERR, "removing %s failed part way (%s), left at %s", dir,
+		    strerror(errno), aside);
+		return 0;
+	}
+	e->removed++;
+	e->bytes += total;
+	say(e, LOG_NOTICE, "removed %s (expired %s, %llu bytes)", dir, when, total);
+	prune(e, dir);
+	return 0;
+}
+
+int cmd_expire(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"dry-run", no_argument, NULL, 'n'}, {"now", required_argument, NULL, 'N'},
+		{"store", required_argument, NULL, 's'}, {"config", required_argument, NULL, 'c'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *store = NULL, *config = NULL, *now = NULL;
+	struct expire e = {0};
+	struct pm_config cfg;
+	char err[768], when[32];
+	int c, rc = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "nN:s:c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': e.dry = true; break;
+		case 'N': now = optarg; break;
+		case 's': store = optarg; break;
+		case 'c': config = optarg; break;
+		default:
+			fprintf(stderr, USAGE, prog);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, USAGE, prog);
+		return 2;
+	}
+	e.now = (double)time(NULL);
+	if (now && cli_time_parse(now, &e.now) < 0) {
+		fprintf(stderr, "%s expire: --now %s: not a date (YYYY-MM-DD[THH:MM[:SS]Z])\n", prog,
+			now);
+		return 2;
+	}
+	if (cli_load_config(config, store, &cfg) < 0)
+		return 1;
+	if (!cfg.store || !*cfg.store) {
+		fprintf(stderr, "%s expire: no evidence store configured (store:, or --store)\n",
+			prog);
+		goto out;
+	}
+	e.store = cfg.store;
+	e.tty = isatty(STDERR_FILENO) == 1;
+	openlog("postmortem-expire", LOG_PID, LOG_DAEMON);
+	if (pm_store_walk(cfg.store, one, &e, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s expire: %s\n", prog, err);
+		goto out;
+	}
+	if (e.tty)
+		fputs("\r\033[K", stderr);
+	cli_time_iso(e.now, when, sizeof(when));
+	printf("expire %s as of %s: %zu job run(s) checked, %zu %sremoved (%llu bytes), %zu not "
+	       "expired, %zu kept and reported, %zu failed\n",
+	       cfg.store, when, e.checked, e.removed, e.dry ? "would be " : "", e.bytes, e.kept,
+	       e.reported, e.failed);
+	rc = e.failed ? 1 : 0;
+	if (fflush(stdout) != 0)
+		rc = 1;
+out:
+	closelog();
+	pm_config_free(&cfg);
+	return rc;
+}

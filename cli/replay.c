@@ -1,0 +1,334 @@
+/*
+ * replay.c - `postmortem replay --rules DIR [JOB...|--since DATE] [--apply] [--json]
+ * [--store DIR] [--cluster C] [--config FILE]`: re-diagnose the archived evidence of job runs
+ * (their node bundles and the Slurm record the finalizer kept) under a revised rule set and
+ * list every run whose outcome, class, origin, status or confidence changed, with the rules
+ * that account for it.  Nothing is written unless --apply: then the finalizer's own merge
+ * (pm_finalize_ex, under the revised rules) keeps the old verdict in history/, writes the new
+ * one and updates the job's comment.  Exit 0 every run replayed, 1 one could not be, 2 usage.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "finalize.h"
+#include "store.h"
+
+#define USAGE                                                                          \
+	"usage: %s replay --rules DIR [JOB...|--since DATE] [--apply] [--json] "       \
+	"[--store DIR] [--cluster C] [--config FILE]\n"
+
+struct replay {
+	const struct pm_config *cfg;
+	const struct pm_ruleset *rs;
+	const char *rules; /* the directory, absolute */
+	double since;	   /* 0: every run */
+	bool apply, json;
+	size_t runs, changed, failed, skipped, applied;
+	json_t *out; /* --json: the runs */
+};
+
+static const char *S(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "-";
+}
+
+static void key(const json_t *m, const char *dir, char *buf, size_t len)
+{
+	const json_t *j = json_object_get(m, "job");
+
+	if (json_is_string(json_object_get(j, "id")))
+		snprintf(buf, len, "%s/%s/%lld", S(j, "cluster"), S(j, "id"),
+			 (long long)json_integer_value(json_object_get(j, "restart")));
+	else
+		snprintf(buf, len, "%s", dir);
+}
+
+static void print_change(const char *k, const json_t *old, const json_t *new, const json_t *c)
+{
+	char a[512], b[512];
+	size_t i;
+	json_t *f;
+
+	cli_verdict_cause(old, a, sizeof(a));
+	cli_verdict_cause(new, b, sizeof(b));
+	printf("%s: %s %s (%s) -> %s %s (%s)\n", k, S(old, "status"), a, S(old, "confidence"),
+	       S(new, "status"), b, S(new, "confidence"));
+	json_array_foreach(json_object_get(c, "fields"), i, f)
+	{
+		const json_t *o = json_object_get(f, "old"), *n = json_object_get(f, "new");
+		printf("  %-10s %s -> %s\n", S(f, "field"),
+		       json_is_string(o) ? json_string_value(o) : "null",
+		       json_is_string(n) ? json_string_value(n) : "null");
+	}
+	printf("  because    %s\n", S(c, "why"));
+}
+
+/* history/verdict-N.replay: the rules that made the replayed change, beside the finalizer's
+ * own one-line reason (verdict-N.why). */
+static void note_history(const char *dir, int n, const json_t *c)
+{
+	char p[4096];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/history/verdict-%d.replay", dir, n);
+	if (!(f = fopen(p, "wx")))
+		return;
+	json_dumpf(c, f, JSON_SORT_KEYS | JSON_INDENT(2));
+	fputc('\n', f);
+	fclose(f);
+}
+
+/* Write the new verdict through the finalizer's merge under the revised rules.  A string
+ * saying what happened, into BUF; 0 applied, -1 not. */
+static int apply(struct replay *r, const char *dir, const json_t *m, const json_t *c, char *buf,
+		 size_t len)
+{
+	struct pm_config cfg = *r->cfg;
+	struct pm_finalize_opts o = {.force = true, .budget = 3.0};
+	struct pm_finalize_result res;
+	char err[768] = "";
+	int rc;
+
+	if (json_is_true(json_object_get(m, "provisional"))) {
+		snprintf(buf, len, "not applied: the verdict is provisional (postmortem finalize)");
+		return -1;
+	}
+	cfg.rules = (char *)r->rules;
+	rc = pm_finalize_ex(&cfg, dir, &o, &res, err, sizeof(err));
+	if (rc < 0) {
+		snprintf(buf, len, "not applied: %s", err);
+		return -1;
+	}
+	if (rc == 1 || res.what == PM_FIN_BUSY) {
+		snprintf(buf, len, "not applied: another merge is running; replay again");
+		return -1;
+	}
+	if (res.what == PM_FIN_UNCHANGED) {
+		snprintf(buf, len, "not applied: the merge found nothing to change");
+		return -1;
+	}
+	if (res.history)
+		note_history(dir, res.history, c);
+	snprintf(buf, len, "applied: earlier verdict kept as history/verdict-%d.json; comment %s%s",
+		 res.history,
+		 res.comment == PM_COMMENT_SET	   ? "set" :
+		 res.comment == PM_COMMENT_ALREADY ? "already right" :
+		 res.comment == PM_COMMENT_PENDING ? "pending: " :
+						     "not set",
+		 res.comment == PM_COMMENT_PENDING ? res.comment_why : "");
+	return 0;
+}
+
+static int one(const char *dir, void *arg)
+{
+	struct replay *r = arg;
+	struct cli_inputs in = {0};
+	json_t *m, *old = NULL, *new = NULL, *c = NULL, *rec;
+	char err[768] = "", k[300], *text = NULL, done[1024] = "";
+	size_t len;
+	double created;
+
+	if (!(m = pm_manifest_load(dir, err, sizeof(err)))) {
+		fprintf(stderr, "%s replay: %s: %s\n", prog, dir, err);
+		r->failed++;
+		return 0;
+	}
+	key(m, dir, k, sizeof(k));
+	if (r->since > 0 && (cli_time_parse(S(m, "created"), &created) < 0 || created < r->since))
+		goto out;
+	if (cli_access_check(r->cfg, k, m) < 0) {
+		r->failed++;
+		goto out;
+	}
+	if (json_is_null(json_object_get(m, "verdict")) || !json_object_get(m, "verdict")) {
+		r->skipped++;
+		goto out;
+	}
+	r->runs++;
+	if (pm_jobdir_read(dir, "verdict.json", &text, &len, err, sizeof(err)) < 0 ||
+	    !(old = json_loadb(text, len, 0, NULL))) {
+		fprintf(stderr, "%s replay: %s: the stored verdict: %s\n", prog, k,
+			err[0] ? err : "not JSON");
+		r->failed++;
+		goto out;
+	}
+	if (!(new = cli_job_rediagnose(dir, r->rs, 0, &in, err, sizeof(err))) ||
+	    !(c = cli_verdict_changes(old, new, r->rs))) {
+		fprintf(stderr, "%s replay: %s: %s\n", prog, k, err[0] ? err : "out of memory");
+		r->failed++;
+		goto out;
+	}
+	if (json_is_true(json_object_get(c, "changed"))) {
+		r->changed++;
+		if (r->apply && apply(r, dir, m, c, done, sizeof(done)) == 0)
+			r->applied++;
+		if (!r->json) {
+			print_change(k, old, new, c);
+			if (in.rejected || !in.sched)
+				printf("  inputs     %zu bundle(s) rejected%s\n", in.rejected,
+				       in.sched ? "" : ", no Slurm record");
+			if (done[0])
+				printf("  %s\n", done);
+		}
+	}
+	if (r->json) {
+		rec = json_pack("{s:s,s:s,s:O,s:O,s:o}", "job", k, "dir", dir, "changes", c, "notes",
+				in.notes, "verdict",
+				json_pack("{s:O?,s:O?,s:O?,s:O?}", "status",
+					  json_object_get(new, "status"), "confidence",
+					  json_object_get(new, "confidence"), "cause",
+					  json_object_get(new, "cause"), "origin",
+					  json_object_get(new, "origin")));
+		if (done[0])
+			json_object_set_new(rec, "applied", json_string(done));
+		json_array_append_new(r->out, rec);
+	}
+out:
+	json_decref(in.notes);
+	json_decref(c);
+	json_decref(new);
+	json_decref(old);
+	json_decref(m);
+	free(text);
+	return 0;
+}
+
+static int store_walk(struct replay *r)
+{
+	char err[768];
+
+	if (!r->cfg->store || !*r->cfg->store) {
+		fprintf(stderr, "%s replay: no evidence store configured (store:, or --store)\n",
+			prog);
+		return -1;
+	}
+	if (pm_store_walk(r->cfg->store, one, r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s replay: %s\n", prog, err);
+		return -1;
+	}
+	return 0;
+}
+
+static void summary(const struct replay *r)
+{
+	if (r->json) {
+		json_t *o = json_pack(
+			"{s:{s:s,s:s,s:s,s:s},s:o,s:{s:I,s:I,s:I,s:I,s:I},s:b}", "ruleset", "dir",
+			r->rules, "id", pm_ruleset_id(r->rs), "version", pm_ruleset_version(r->rs),
+			"digest", pm_ruleset_digest(r->rs), "runs", json_incref(r->out), "summary",
+			"replayed", (json_int_t)r->runs, "changed", (json_int_t)r->changed, "failed",
+			(json_int_t)r->failed, "skipped", (json_int_t)r->skipped, "applied",
+			(json_int_t)r->applied, "apply", r->apply);
+		json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
+		putchar('\n');
+		json_decref(o);
+		return;
+	}
+	printf("%sreplayed %zu job run(s) under %s %s (%s): %zu changed, %zu unchanged, %zu "
+	       "failed",
+	       r->changed ? "\n" : "", r->runs, pm_ruleset_id(r->rs), pm_ruleset_version(r->rs),
+	       pm_ruleset_digest(r->rs), r->changed, r->runs - r->changed - r->failed, r->failed);
+	if (r->skipped)
+		printf(", %zu without a verdict", r->skipped);
+	if (r->apply)
+		printf("; %zu applied\n", r->applied);
+	else
+		printf("\n%s\n", r->changed ? "stored verdicts untouched: --apply writes them" : "");
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"rules", required_argument, NULL, 'R'},
+		{"since", required_argument, NULL, 'S'},
+		{"apply", no_argument, NULL, 'a'},
+		{"json", no_argument, NULL, 'j'},
+		{"store", required_argument, NULL, 's'},
+		{"cluster", required_argument, NULL, 'C'},
+		{"config", required_argument, NULL, 'c'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *store = NULL, *cluster = NULL, *config = NULL, *rules = NULL, *since = NULL;
+	struct replay r = {0};
+	struct pm_config cfg;
+	struct pm_ruleset *rs = NULL;
+	char real[PATH_MAX];
+	int c, rc = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "R:S:ajs:C:c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'R':
+			rules = optarg;
+			break;
+		case 'S':
+			since = optarg;
+			break;
+		case 'a':
+			r.apply = true;
+			break;
+		case 'j':
+			r.json = true;
+			break;
+		case 's':
+			store = optarg;
+			break;
+		case 'C':
+			cluster = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		default:
+			fprintf(stderr, USAGE, prog);
+			return 2;
+		}
+	}
+	if (!rules || (since && optind < argc)) {
+		fprintf(stderr, USAGE, prog);
+		return 2;
+	}
+	if (since && (cli_time_parse(since, &r.since) < 0 || r.since <= 0)) {
+		fprintf(stderr, "%s replay: --since %s: not a date (YYYY-MM-DD[THH:MM[:SS]Z])\n",
+			prog, since);
+		return 2;
+	}
+	if (!realpath(rules, real)) {
+		fprintf(stderr, "%s replay: --rules %s: not found\n", prog, rules);
+		return 1;
+	}
+	if (cli_load_config(config, store, &cfg) < 0)
+		return 1;
+	if (!(rs = cli_load_rules(real)) || !(r.out = json_array()))
+		goto out;
+	r.cfg = &cfg;
+	r.rs = rs;
+	r.rules = real;
+	if (optind < argc) {
+		for (int i = optind; i < argc; i++) {
+			char dir[4096];
+			if (cli_jobdir(&cfg, argv[i], cluster, NULL, dir, sizeof(dir)) < 0) {
+				r.failed++;
+				continue;
+			}
+			one(dir, &r);
+		}
+	} else if (store_walk(&r) < 0) {
+		goto out;
+	}
+	summary(&r);
+	rc = r.failed ? 1 : 0;
+	if (fflush(stdout) != 0)
+		rc = 1;
+out:
+	json_decref(r.out);
+	pm_ruleset_destroy(rs);
+	pm_config_free(&cfg);
+	return rc;
+}
