@@ -112,9 +112,13 @@ e2e_cluster() { "$E2E_CLUSTER/$1" "${@:2}" >>"$E2E_WORK/cluster.log" 2>&1 ||
 	e2e_fail "contrib/cluster/$* failed: $(tail -n 5 "$E2E_WORK/cluster.log")"; }
 # e2e_plugin_on [KEY=VALUE...]: the suite's base arguments, then these (later keys are not
 # merged: give a key of the base set only through e2e_plugin_on_raw).
-e2e_plugin_on() { e2e_cluster plugin on --so "$E2E_SO" "${E2E_BASE_ARGS[@]}" "$@"; }
-e2e_plugin_on_raw() { e2e_cluster plugin on --so "$E2E_SO" "$@"; }
-e2e_plugin_off() { e2e_cluster plugin off; }
+e2e_plugin_on() { e2e_plugin_on_raw "${E2E_BASE_ARGS[@]}" "$@"; }
+# (the slurmds restart only when the plugstack line changes: run holds the cluster's lock)
+e2e_plugin_on_raw() {
+	[ "$(e2e_plugin_show)" = "optional $(readlink -f "$E2E_SO")${*:+ $*}" ] ||
+		e2e_cluster plugin on --so "$E2E_SO" "$@"
+}
+e2e_plugin_off() { [ "$(e2e_plugin_show)" = "(off)" ] || e2e_cluster plugin off; }
 e2e_plugin_show() { "$E2E_CLUSTER/plugin" show 2>/dev/null; }
 
 # ---------------------------------------------------------------- the test's folder
