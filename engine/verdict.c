@@ -216,6 +216,22 @@ char *pm_verdict_text(const json_t *v)
 		}
 		if (hidden)
 			put(&b, "  ... and %zu later consequences on nodes already shown\n", hidden);
+		/* origin lines without a stamp still belong on the page, marked as such */
+		json_array_foreach(json_object_get(v, "evidence"), i, x) {
+			if (json_is_string(json_object_get(x, "event_time")) ||
+			    strcmp(S(x, "role"), "origin"))
+				continue;
+			put(&b, "  %-24s * %-10s %-10s %-9s", "(no time stamp)",
+			    json_is_string(json_object_get(x, "node")) ? S(x, "node") : "?",
+			    S(x, "source"), "origin");
+			if (json_is_integer(json_object_get(x, "rank")))
+				put(&b, " rank %-4lld", (long long)json_integer_value(json_object_get(x,
+				    "rank")));
+			else
+				put(&b, " %-9s", "");
+			put(&b, " %s\n", S(x, "summary"));
+			shown++;
+		}
 	}
 	if (!shown)
 		put(&b, "  (no dated events)\n");
