@@ -52,15 +52,15 @@
 #define PM_SLURM_PLUGINDIR "/usr/lib/x86_64-linux-gnu/slurm-wlm"
 #endif
 
-#define USAGE                                                                           \
+#define USAGE                                                                                  \
 	"usage: %s doctor [--recent] [--since DURATION] [--slurm-conf FILE] [--config FILE]\n" \
 	"       [--store DIR] [--rules DIR] [--log FILE] [--offline] [--strict] [--json]\n"
 
-#define CMD_TIMEOUT 15.0	/* seconds for scontrol, sacctmgr, sdiag, chronyc */
-#define EPILOG_MARGIN 10.0	/* seconds PrologEpilogTimeout should leave above the deadline */
-#define SKEW_TOLERANCE 2.0	/* the bundled rule set's skew_tolerance_ms, in seconds */
-#define PERMS_SAMPLE 200	/* job run folders whose permissions are checked */
-#define DEFAULT_PET 65534	/* PrologEpilogTimeout when unset: wait for ever */
+#define CMD_TIMEOUT 15.0   /* seconds for scontrol, sacctmgr, sdiag, chronyc */
+#define EPILOG_MARGIN 10.0 /* seconds PrologEpilogTimeout should leave above the deadline */
+#define SKEW_TOLERANCE 2.0 /* the bundled rule set's skew_tolerance_ms, in seconds */
+#define PERMS_SAMPLE 200   /* job run folders whose permissions are checked */
+#define DEFAULT_PET 65534  /* PrologEpilogTimeout when unset: wait for ever */
 
 enum st { ST_OK, ST_NOTE, ST_SKIP, ST_WARN, ST_FAIL, ST_UNKNOWN, ST__N };
 
@@ -99,10 +99,9 @@ struct doctor {
 
 /* ---- output ---- */
 
-static void say(struct doctor *d, enum st s, const char *id, const char *fix, const char *fmt,
-		...) __attribute__((format(printf, 5, 6)));
-static void say(struct doctor *d, enum st s, const char *id, const char *fix, const char *fmt,
-		...)
+static void say(struct doctor *d, enum st s, const char *id, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void say(struct doctor *d, enum st s, const char *id, const char *fix, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg = NULL;
@@ -116,7 +115,8 @@ static void say(struct doctor *d, enum st s, const char *id, const char *fix, co
 		json_array_append_new(d->checks,
 				      json_pack("{s:s,s:s,s:s,s:s?}", "check", id, "status",
 						st_json[s], "message", msg ? msg : "out of memory",
-						"fix", (s == ST_WARN || s == ST_FAIL) ? fix : NULL));
+						"fix",
+						(s == ST_WARN || s == ST_FAIL) ? fix : NULL));
 	} else {
 		printf("%-5s %-15s %s\n", st_text[s], id, msg ? msg : "out of memory");
 		if (fix && (s == ST_WARN || s == ST_FAIL))
@@ -150,6 +150,17 @@ static const char *when(double t, char *buf, size_t len)
 
 static const char *secs(double s, char *buf, size_t len)
 {
+	static const struct {
+		long long n;
+		char unit;
+	} units[] = {{604800, 'w'}, {86400, 'd'}, {3600, 'h'}, {60, 'm'}, {1, 's'}};
+	long long v = (long long)s;
+
+	for (size_t i = 0; s >= 1 && s == (double)v && i < sizeof(units) / sizeof(units[0]); i++)
+		if (v % units[i].n == 0 && (v >= 3600 || units[i].n < 3600)) {
+			snprintf(buf, len, "%lld%c", v / units[i].n, units[i].unit);
+			return buf;
+		}
 	if (s >= 1 && s == (double)(long long)s)
 		snprintf(buf, len, "%llds", (long long)s);
 	else
@@ -336,8 +347,9 @@ static void check_live(struct doctor *d)
 	int rc;
 
 	if (d->offline) {
-		say(d, ST_SKIP, "slurmctld", NULL, "--offline: slurmctld, slurmdbd and chronyd are "
-						   "not asked; files only");
+		say(d, ST_SKIP, "slurmctld", NULL,
+		    "--offline: slurmctld, slurmdbd and chronyd are "
+		    "not asked; files only");
 		return;
 	}
 	rc = run_cmd(d, ver, CMD_TIMEOUT, out, sizeof(out));
@@ -347,12 +359,14 @@ static void check_live(struct doctor *d)
 		d->slurm_version[0] = '\0';
 	rc = run_cmd(d, sc, CMD_TIMEOUT, out, sizeof(out));
 	if (rc == 127) {
-		say(d, ST_WARN, "slurmctld", "install Slurm's client commands (Debian: slurm-client)",
+		say(d, ST_WARN, "slurmctld",
+		    "install Slurm's client commands (Debian: slurm-client)",
 		    "scontrol is not installed here: the running configuration cannot be compared "
 		    "with the file");
 		return;
 	}
-	if (rc != 0 || dc_scontrol_parse(out, &d->live) < 0 || !dc_kv_get(&d->live, "ClusterName")) {
+	if (rc != 0 || dc_scontrol_parse(out, &d->live) < 0 ||
+	    !dc_kv_get(&d->live, "ClusterName")) {
 		say(d, ST_WARN, "slurmctld",
 		    "start slurmctld or check SlurmctldHost and munge; then run doctor again",
 		    "slurmctld did not answer `scontrol show config` (%s): the file's values are "
@@ -376,8 +390,8 @@ static bool is_ours(const char *path)
 	const char *b = strrchr(path, '/');
 
 	b = b ? b + 1 : path;
-	return !strcmp(b, "postmortem.so") ||
-	       (!strncmp(b, "postmortem", 10) && strlen(b) > 3 && !strcmp(b + strlen(b) - 3, ".so"));
+	return !strcmp(b, "postmortem.so") || (!strncmp(b, "postmortem", 10) && strlen(b) > 3 &&
+					       !strcmp(b + strlen(b) - 3, ".so"));
 }
 
 static bool unsafe_file(const char *path, char *why, size_t len)
@@ -443,7 +457,8 @@ static void check_plugstack(struct doctor *d)
 			    "plugin's rank map and task exit records",
 			    path, epilog);
 		else
-			say(d, ST_UNKNOWN, "plugstack", NULL, "cannot read the plugin stack: %s", err);
+			say(d, ST_UNKNOWN, "plugstack", NULL, "cannot read the plugin stack: %s",
+			    err);
 		return;
 	}
 	d->have_ps = true;
@@ -555,7 +570,8 @@ static bool resolve_plugin(const struct doctor *d, const char *path, char *out, 
 		return access(out, F_OK) == 0;
 	}
 	copy = strdup(dirs ? dirs : PM_SLURM_PLUGINDIR);
-	for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save)) {
+	for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t;
+	     t = strtok_r(NULL, ":", &save)) {
 		snprintf(out, len, "%s/%s", t, path);
 		if (access(out, F_OK) == 0) {
 			free(copy);
@@ -570,14 +586,22 @@ static bool resolve_plugin(const struct doctor *d, const char *path, char *out, 
 static const char *machine_name(int m)
 {
 	switch (m) {
-	case EM_X86_64: return "x86-64";
-	case EM_386: return "i386";
-	case EM_AARCH64: return "aarch64";
-	case EM_PPC64: return "ppc64";
-	case EM_ARM: return "arm";
-	case EM_RISCV: return "riscv";
-	case EM_S390: return "s390";
-	default: return "another machine";
+	case EM_X86_64:
+		return "x86-64";
+	case EM_386:
+		return "i386";
+	case EM_AARCH64:
+		return "aarch64";
+	case EM_PPC64:
+		return "ppc64";
+	case EM_ARM:
+		return "arm";
+	case EM_RISCV:
+		return "riscv";
+	case EM_S390:
+		return "s390";
+	default:
+		return "another machine";
 	}
 }
 
@@ -614,7 +638,8 @@ static void check_plugin_file(struct doctor *d)
 		return;
 	}
 	if (unsafe_file(d->so, why, sizeof(why))) {
-		say(d, ST_FAIL, "plugin-file", fixf("chown root:root %s; chmod 755 %s", d->so, d->so),
+		say(d, ST_FAIL, "plugin-file",
+		    fixf("chown root:root %s; chmod 755 %s", d->so, d->so),
 		    "%s: it runs as root inside slurmstepd and slurmd", why);
 		return;
 	}
@@ -629,17 +654,7 @@ static void check_plugin_file(struct doctor *d)
 		    e.type == ET_DYN ? "a shared object" : "not a shared object",
 		    machine_name(e.machine), e.elfclass == ELFCLASS64 ? 64 : 32,
 		    e.data == ELFDATA2MSB ? ", big-endian" : "", (int)sizeof(void *) * 8,
-		    machine_name(
-#if defined(__x86_64__)
-			    EM_X86_64
-#elif defined(__aarch64__)
-			    EM_AARCH64
-#elif defined(__powerpc64__)
-			    EM_PPC64
-#else
-			    -1
-#endif
-			    ));
+		    machine_name(e.host_machine));
 		dc_elf_free(&e);
 		return;
 	}
@@ -652,8 +667,8 @@ static void check_plugin_file(struct doctor *d)
 	}
 	for (int i = 0; need[i]; i++)
 		if (!dc_strv_has(&e.defined, need[i]) && l < sizeof(missing))
-			l += (size_t)snprintf(missing + l, sizeof(missing) - l, "%s%s", l ? " " : "",
-					      need[i]);
+			l += (size_t)snprintf(missing + l, sizeof(missing) - l, "%s%s",
+					      l ? " " : "", need[i]);
 	if (missing[0] || strcmp(e.plugin_type, "spank")) {
 		say(d, ST_FAIL, "plugin-file",
 		    "install postmortem's own postmortem.so (the package, or `make install`)",
@@ -669,7 +684,8 @@ static void check_plugin_file(struct doctor *d)
 			l += (size_t)snprintf(libs + l, sizeof(libs) - l, "%s%s", l ? " " : "",
 					      e.needed.v[i]);
 	d->so_ok = true;
-	int maj = (int)((e.plugin_version >> 16) & 0xff), min = (int)((e.plugin_version >> 8) & 0xff);
+	int maj = (int)((e.plugin_version >> 16) & 0xff),
+	    min = (int)((e.plugin_version >> 8) & 0xff);
 	int smaj = -1, smin = -1;
 	if (d->slurm_version[0])
 		sscanf(d->slurm_version, "%d.%d", &smaj, &smin);
@@ -746,7 +762,9 @@ static void check_plugin_load(struct doctor *d)
 		say(d, ST_FAIL, "plugin-load",
 		    "install the libraries it names (ldd on the file), or reinstall the package",
 		    "%s does not load: %s", d->so,
-		    msg[0] ? msg : WIFSIGNALED(status) ? "it crashed the loading process" : "?");
+		    msg[0]		? msg :
+		    WIFSIGNALED(status) ? "it crashed the loading process" :
+					  "?");
 }
 
 /* ---- 7. slurmd started after the plugin stack last changed ---- */
@@ -814,7 +832,8 @@ static size_t find_slurmds(struct proc *out, size_t max)
 		    strcmp(comm, "slurmd") || st == 'Z')
 			continue;
 		/* slurmd's own children (prolog/epilog helpers) are not the daemon */
-		if (proc_stat(ppid, pcomm, sizeof(pcomm), &pst, &pp, &ps) && !strcmp(pcomm, "slurmd"))
+		if (proc_stat(ppid, pcomm, sizeof(pcomm), &pst, &pp, &ps) &&
+		    !strcmp(pcomm, "slurmd"))
 			continue;
 		out[n].pid = pid;
 		out[n].start = start;
@@ -855,9 +874,9 @@ static void check_slurmd(struct doctor *d)
 		return;
 	}
 	for (size_t i = 0; i < d->ps.files.n + d->ps.dirs.n + 1; i++) {
-		const char *f = i < d->ps.files.n		    ? d->ps.files.v[i] :
+		const char *f = i < d->ps.files.n		 ? d->ps.files.v[i] :
 				i < d->ps.files.n + d->ps.dirs.n ? d->ps.dirs.v[i - d->ps.files.n] :
-								    d->so;
+								   d->so;
 		if (f && f[0] && stat(f, &st) == 0 && (double)st.st_mtime > newest) {
 			newest = (double)st.st_mtime;
 			newest_file = f;
@@ -891,7 +910,8 @@ static void check_slurmd(struct doctor *d)
 static void check_timeout(struct doctor *d)
 {
 	const struct dc_kv *where = NULL;
-	const char *v = conf_get(d, "PrologEpilogTimeout", &where), *lv = live_get(d, "PrologEpilogTimeout");
+	const char *v = conf_get(d, "PrologEpilogTimeout", &where),
+		   *lv = live_get(d, "PrologEpilogTimeout");
 	double deadline, hard;
 	long long pet = DEFAULT_PET, live;
 	char w[PATH_MAX + 16], a[32], b[32];
@@ -907,8 +927,8 @@ static void check_timeout(struct doctor *d)
 		hard = deadline + 1;
 	}
 	if (v && !parse_long(v, &pet)) {
-		say(d, ST_FAIL, "epilog-timeout", fixf("write a number of seconds at %s",
-						       where_text(where, w, sizeof(w))),
+		say(d, ST_FAIL, "epilog-timeout",
+		    fixf("write a number of seconds at %s", where_text(where, w, sizeof(w))),
 		    "PrologEpilogTimeout=%s is not a number of seconds", v);
 		return;
 	}
@@ -956,7 +976,8 @@ static void check_timeout(struct doctor *d)
 			say(d, ST_NOTE, "epilog-timeout", NULL,
 			    "the collector's configured deadline (%s) is cut to %s by the plugin's "
 			    "timeout=%s",
-			    secs(d->cfg.deadline, a, sizeof(a)), secs(cut > 0.5 ? cut : 0.5, b, sizeof(b)),
+			    secs(d->cfg.deadline, a, sizeof(a)),
+			    secs(cut > 0.5 ? cut : 0.5, b, sizeof(b)),
 			    secs(deadline, w, sizeof(w)));
 	}
 }
@@ -979,7 +1000,9 @@ static void check_collector(struct doctor *d)
 		    fixf("install postmortem-epilog at %s, or name it with collector= at %s:%d", c,
 			 d->pm->file, d->pm->line),
 		    "%s is %s: the job epilog does nothing and no evidence is collected", c,
-		    e == ENOENT ? "missing" : e ? strerror(e) : "not an executable file");
+		    e == ENOENT ? "missing" :
+		    e		? strerror(e) :
+				  "not an executable file");
 		return;
 	}
 	if (unsafe_file(c, why, sizeof(why))) {
@@ -994,7 +1017,7 @@ static void check_collector(struct doctor *d)
 
 static void check_config(struct doctor *d)
 {
-	const char *file = d->opt_config ? d->opt_config :
+	const char *file = d->opt_config     ? d->opt_config :
 			   d->args.config[0] ? d->args.config :
 					       getenv("POSTMORTEM_CONFIG");
 	bool named = file && *file;
@@ -1039,7 +1062,7 @@ static void check_config(struct doctor *d)
 
 static void check_rules(struct doctor *d)
 {
-	const char *dir = d->opt_rules ? d->opt_rules :
+	const char *dir = d->opt_rules		    ? d->opt_rules :
 			  d->cfg_ok && d->cfg.rules ? d->cfg.rules :
 						      cli_rules_dir(NULL);
 	char err[1024];
@@ -1053,8 +1076,7 @@ static void check_rules(struct doctor *d)
 		return;
 	}
 	say(d, ST_OK, "rules", NULL, "%s: rule set %s version %s, %zu rules, %s", dir,
-	    pm_ruleset_id(rs), pm_ruleset_version(rs), pm_ruleset_count(rs),
-	    pm_ruleset_digest(rs));
+	    pm_ruleset_id(rs), pm_ruleset_version(rs), pm_ruleset_count(rs), pm_ruleset_digest(rs));
 	pm_ruleset_destroy(rs);
 }
 
@@ -1079,11 +1101,12 @@ static void check_spool(struct doctor *d)
 		return;
 	}
 	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
-		say(d, ST_FAIL, "spool", fixf("rm -rf %s (the plugin recreates it) or chown root %s; "
-					       "chmod 700 %s",
-					       s, s, s),
+		say(d, ST_FAIL, "spool",
+		    fixf("rm -rf %s (the plugin recreates it) or chown root %s; "
+			 "chmod 700 %s",
+			 s, s, s),
 		    "%s is %s: the plugin refuses it and records nothing", s,
-		    S_ISLNK(st.st_mode)  ? "a symbolic link" :
+		    S_ISLNK(st.st_mode)	 ? "a symbolic link" :
 		    !S_ISDIR(st.st_mode) ? "not a folder" :
 		    st.st_uid != 0	 ? "not owned by root" :
 					   "writable by others");
@@ -1101,8 +1124,8 @@ static void check_spool(struct doctor *d)
 		    "%s holds %zu bundle%s that the store did not take", s, pending,
 		    pending == 1 ? "" : "s");
 	else
-		say(d, ST_OK, "spool", NULL, "%s: root, mode %04o, nothing waiting for the store", s,
-		    (unsigned)(st.st_mode & 07777));
+		say(d, ST_OK, "spool", NULL, "%s: root, mode %04o, nothing waiting for the store",
+		    s, (unsigned)(st.st_mode & 07777));
 }
 
 /* ---- 13. the evidence store ---- */
@@ -1226,7 +1249,8 @@ static void store_write_test(const struct doctor *d, int fd)
 		_exit(1);
 	}
 	if ((f = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    read(f, back, sizeof(back)) != (ssize_t)sizeof(back) || memcmp(buf, back, sizeof(buf))) {
+	    read(f, back, sizeof(back)) != (ssize_t)sizeof(back) ||
+	    memcmp(buf, back, sizeof(buf))) {
 		dprintf(fd, "read %d %s\n", errno, errno ? strerror(errno) : "read back differs");
 		unlink(path);
 		_exit(1);
@@ -1266,7 +1290,8 @@ static void check_store_write(struct doctor *d)
 		return;
 	if (geteuid() != 0) {
 		say(d, ST_UNKNOWN, "store-write", NULL,
-		    "not root: run doctor as root to test that the collector can write %s", d->store);
+		    "not root: run doctor as root to test that the collector can write %s",
+		    d->store);
 		return;
 	}
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -1296,7 +1321,8 @@ static void check_store_write(struct doctor *d)
 			say(d, ST_NOTE, "store-write", NULL,
 			    "%s has no POSIX ACLs (%s): job owners cannot read their own evidence; "
 			    "they ask the operators (group %s), who can `postmortem fetch` it",
-			    d->store, out + 9, d->cfg.operators_group ? d->cfg.operators_group : "-");
+			    d->store, out + 9,
+			    d->cfg.operators_group ? d->cfg.operators_group : "-");
 		return;
 	}
 	if (sscanf(out, "%15s %d %255[^\n]", what, &e, why) >= 2 && (e == EACCES || e == EPERM))
@@ -1308,7 +1334,9 @@ static void check_store_write(struct doctor *d)
 	else
 		say(d, ST_FAIL, "store-write", "check the filesystem (full? read-only? quota?)",
 		    "the collector could not write %s: %s", d->store,
-		    out[0] ? out : WIFSIGNALED(status) ? "the test timed out" : "?");
+		    out[0]		? out :
+		    WIFSIGNALED(status) ? "the test timed out" :
+					  "?");
 }
 
 /* ---- 14. existing evidence: permissions ---- */
@@ -1480,7 +1508,8 @@ static void check_accounting(struct doctor *d)
 		say(d, ST_OK, "accounting", NULL,
 		    "sacctmgr reaches slurmdbd and cluster %s is registered; the collector (root) "
 		    "sets %s with `sacctmgr -i modify job`",
-		    cluster ? cluster : "?", d->cfg.comment_field ? d->cfg.comment_field : "Comment");
+		    cluster ? cluster : "?",
+		    d->cfg.comment_field ? d->cfg.comment_field : "Comment");
 }
 
 /* ---- 17. AccountingStoreFlags: the trade-off, as a note ---- */
@@ -1513,8 +1542,8 @@ static void check_store_flags(struct doctor *d)
 
 static void check_clock(struct doctor *d)
 {
-	static const char *const daemons[] = {"chronyd", "ntpd", "systemd-timesyn", "ptp4l",
-					      "phc2sys", "timemaster", "openntpd", NULL};
+	static const char *const daemons[] = {"chronyd", "ntpd",       "systemd-timesyn", "ptp4l",
+					      "phc2sys", "timemaster", "openntpd",	  NULL};
 	static char out[16 << 10];
 	struct timex tx = {0};
 	char running[128] = "", offset[128] = "", ctl[128] = "";
@@ -1568,8 +1597,8 @@ static void check_clock(struct doctor *d)
 				double mid = ((double)a.tv_sec + (double)b.tv_sec) / 2;
 				ctl_off = (double)t - mid;
 				have_ctl = true;
-				snprintf(ctl, sizeof(ctl), "; slurmctld's clock is %+.0f s from this one",
-					 ctl_off);
+				snprintf(ctl, sizeof(ctl),
+					 "; slurmctld's clock is %+.0f s from this one", ctl_off);
 			}
 		}
 	}
@@ -1587,7 +1616,8 @@ static void check_clock(struct doctor *d)
 		    "cross-node ordering assumes clocks within %.0f s",
 		    ctl, SKEW_TOLERANCE);
 	else if (!synced || chrony_bad)
-		say(d, ST_WARN, "clock", "check the time service (chronyc tracking; chronyc sources)",
+		say(d, ST_WARN, "clock",
+		    "check the time service (chronyc tracking; chronyc sources)",
 		    "%s runs but the clock is %s%s%s", running[0] ? running : "a time service",
 		    synced ? "off" : "not synchronised", offset, ctl);
 	else
@@ -1601,6 +1631,7 @@ struct recent {
 	double since, now;
 	size_t runs, provisional, stale_provisional, deadline, missing_nodes, missing_runs;
 	size_t late, provisional_final, pending_comment, not_final, bad_bundles, unmerged;
+	size_t webhook_pending, webhook_failed;
 	char deadline_nodes[512], missing_example[256];
 };
 
@@ -1648,28 +1679,29 @@ static int recent_one(const char *dir, void *arg)
 	}
 	if (json_array_size(json_object_get(m, "deadline_hits"))) {
 		r->deadline++;
-		json_array_foreach(json_object_get(m, "deadline_hits"), i, x)
-			if (json_is_string(x))
-				add_name(r->deadline_nodes, sizeof(r->deadline_nodes),
-					 json_string_value(x));
+		json_array_foreach(json_object_get(m, "deadline_hits"), i, x) if (json_is_string(x))
+			add_name(r->deadline_nodes, sizeof(r->deadline_nodes),
+				 json_string_value(x));
 	}
 	x = json_object_get(json_object_get(m, "nodes"), "missing");
 	if (json_array_size(x)) {
 		r->missing_runs++;
 		r->missing_nodes += json_array_size(x);
-		if (!r->missing_example[0])
-		{
-			const char *n = json_string_value(json_object_get(json_array_get(x, 0), "node"));
-			const char *w = json_string_value(json_object_get(json_array_get(x, 0), "reason"));
-			snprintf(r->missing_example, sizeof(r->missing_example), "%s: %s", n ? n : "?",
-				 w ? w : "?");
+		if (!r->missing_example[0]) {
+			const char *n =
+				json_string_value(json_object_get(json_array_get(x, 0), "node"));
+			const char *w =
+				json_string_value(json_object_get(json_array_get(x, 0), "reason"));
+			snprintf(r->missing_example, sizeof(r->missing_example), "%s: %s",
+				 n ? n : "?", w ? w : "?");
 		}
 	}
-	json_array_foreach(json_object_get(m, "bundles"), i, x)
-		if (json_is_string(json_object_get(x, "status")) &&
-		    strcmp(json_string_value(json_object_get(x, "status")), "ok"))
-			r->bad_bundles++;
-	json_array_foreach(json_object_get(m, "history"), i, x) {
+	json_array_foreach(json_object_get(m, "bundles"), i,
+			   x) if (json_is_string(json_object_get(x, "status")) &&
+				  strcmp(json_string_value(json_object_get(x, "status")), "ok"))
+		r->bad_bundles++;
+	json_array_foreach(json_object_get(m, "history"), i, x)
+	{
 		const char *why = json_string_value(json_object_get(x, "why"));
 		if (why && (strstr(why, "new bundle") || strstr(why, "changed")))
 			r->late++;
@@ -1681,6 +1713,12 @@ static int recent_one(const char *dir, void *arg)
 	snprintf(p, sizeof(p), "%s/comment.pending", dir);
 	if (access(p, F_OK) == 0)
 		r->pending_comment++;
+	snprintf(p, sizeof(p), "%s/webhook.pending", dir);
+	if (access(p, F_OK) == 0)
+		r->webhook_pending++;
+	snprintf(p, sizeof(p), "%s/webhook.failed", dir);
+	if (access(p, F_OK) == 0)
+		r->webhook_failed++;
 	json_decref(m);
 	return 0;
 }
@@ -1713,7 +1751,8 @@ static void log_line(struct logstats *s, const char *line)
 		s->timed_out++;
 		if (sscanf(t, "%127[^,]", srcs) == 1) {
 			char *save = NULL;
-			for (char *x = strtok_r(srcs, " ", &save); x; x = strtok_r(NULL, " ", &save))
+			for (char *x = strtok_r(srcs, " ", &save); x;
+			     x = strtok_r(NULL, " ", &save))
 				add_name(s->timed_out_sources, sizeof(s->timed_out_sources), x);
 		}
 	}
@@ -1740,8 +1779,9 @@ static bool read_logs(struct doctor *d, struct logstats *s, char *from, size_t f
 	if (!d->opt_log && !d->offline && access("/run/systemd/journal", F_OK) == 0) {
 		static char out[4 << 20];
 		char since[64];
-		const char *argv[] = {"journalctl", "-q", "--no-pager", "-o", "short-iso", "-t",
-				      "postmortem-epilog", since, NULL};
+		const char *argv[] = {"journalctl", "-q", "--no-pager",	       "-o",
+				      "short-iso",  "-t", "postmortem-epilog", since,
+				      NULL};
 		snprintf(since, sizeof(since), "--since=@%lld", (long long)d->since);
 		if (run_cmd(d, argv, CMD_TIMEOUT, out, sizeof(out)) == 0) {
 			for (char *l = out, *e; l && *l; l = e ? e + 1 : NULL) {
@@ -1782,7 +1822,8 @@ static void check_recent(struct doctor *d)
 	bool logs;
 
 	if (!d->store_ok) {
-		say(d, ST_UNKNOWN, "recent", NULL, "no reachable store: recent jobs not summarised");
+		say(d, ST_UNKNOWN, "recent", NULL,
+		    "no reachable store: recent jobs not summarised");
 	} else if (pm_store_walk(d->store, recent_one, &r, err, sizeof(err)) < 0) {
 		say(d, ST_UNKNOWN, "recent", NULL, "cannot read %s: %s", d->store, err);
 	} else {
@@ -1817,6 +1858,13 @@ static void check_recent(struct doctor *d)
 			    "finalize --pending` retries them",
 			    "%zu verdict comment%s could not be written to the accounting record",
 			    r.pending_comment, r.pending_comment == 1 ? "" : "s");
+		if (r.webhook_pending || r.webhook_failed)
+			say(d, ST_WARN, "recent-webhook",
+			    "check the webhook URLs from the nodes and the finalizer's host; "
+			    "`postmortem finalize --pending` retries for a day",
+			    "%zu job run%s with verdicts a webhook has not taken yet, %zu it gave up on "
+			    "(webhook.pending, webhook.failed)",
+			    r.webhook_pending, r.webhook_pending == 1 ? "" : "s", r.webhook_failed);
 		if (r.bad_bundles)
 			say(d, ST_WARN, "recent-bundles",
 			    "`postmortem show JOB` names the rejected bundles and why",
@@ -1865,7 +1913,8 @@ static void check_recent(struct doctor *d)
 		    s.store_failed + s.store_pending == 1 ? "" : "s", s.store_failed,
 		    s.store_pending);
 	if (s.config_bad)
-		say(d, ST_WARN, "recent-log", "fix the collector's configuration (see `config` above)",
+		say(d, ST_WARN, "recent-log",
+		    "fix the collector's configuration (see `config` above)",
 		    "%zu run%s ignored a broken configuration file", s.config_bad,
 		    s.config_bad == 1 ? "" : "s");
 }
@@ -1875,14 +1924,17 @@ static void check_recent(struct doctor *d)
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"recent", no_argument, NULL, 'R'},   {"since", required_argument, NULL, 'S'},
+		{"recent", no_argument, NULL, 'R'},
+		{"since", required_argument, NULL, 'S'},
 		{"slurm-conf", required_argument, NULL, 'f'},
 		{"config", required_argument, NULL, 'c'},
 		{"store", required_argument, NULL, 's'},
 		{"rules", required_argument, NULL, 'r'},
 		{"log", required_argument, NULL, 'l'},
-		{"offline", no_argument, NULL, 'o'},  {"strict", no_argument, NULL, 'x'},
-		{"json", no_argument, NULL, 'j'},     {NULL, 0, NULL, 0},
+		{"offline", no_argument, NULL, 'o'},
+		{"strict", no_argument, NULL, 'x'},
+		{"json", no_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
 	};
 	struct doctor d = {.since = 7 * 86400.0};
 	int c, rc;
@@ -1890,7 +1942,9 @@ int cmd_doctor(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'R': d.recent = true; break;
+		case 'R':
+			d.recent = true;
+			break;
 		case 'S':
 			if (pm_parse_duration(optarg, &d.since) < 0 || d.since <= 0) {
 				fprintf(stderr, "%s doctor: --since %s: not a duration (7d, 36h)\n",
@@ -1899,15 +1953,34 @@ int cmd_doctor(int argc, char **argv)
 			}
 			d.recent = true;
 			break;
-		case 'f': d.opt_conf = optarg; break;
-		case 'c': d.opt_config = optarg; break;
-		case 's': d.opt_store = optarg; break;
-		case 'r': d.opt_rules = optarg; break;
-		case 'l': d.opt_log = optarg; d.recent = true; break;
-		case 'o': d.offline = true; break;
-		case 'x': d.strict = true; break;
-		case 'j': d.json = true; break;
-		default: fprintf(stderr, USAGE, prog); return 2;
+		case 'f':
+			d.opt_conf = optarg;
+			break;
+		case 'c':
+			d.opt_config = optarg;
+			break;
+		case 's':
+			d.opt_store = optarg;
+			break;
+		case 'r':
+			d.opt_rules = optarg;
+			break;
+		case 'l':
+			d.opt_log = optarg;
+			d.recent = true;
+			break;
+		case 'o':
+			d.offline = true;
+			break;
+		case 'x':
+			d.strict = true;
+			break;
+		case 'j':
+			d.json = true;
+			break;
+		default:
+			fprintf(stderr, USAGE, prog);
+			return 2;
 		}
 	}
 	if (optind < argc) {
@@ -1959,8 +2032,10 @@ int cmd_doctor(int argc, char **argv)
 	} else {
 		json_decref(d.checks);
 		printf("%s: %d problem%s, %d warning%s, %d not checked\n",
-		       rc == 0 ? "ok" : rc == 1 ? "problems" : "incomplete", d.count[ST_FAIL],
-		       d.count[ST_FAIL] == 1 ? "" : "s", d.count[ST_WARN],
+		       rc == 0 ? "ok" :
+		       rc == 1 ? "problems" :
+				 "incomplete",
+		       d.count[ST_FAIL], d.count[ST_FAIL] == 1 ? "" : "s", d.count[ST_WARN],
 		       d.count[ST_WARN] == 1 ? "" : "s", d.count[ST_UNKNOWN]);
 	}
 	dc_slurmconf_free(&d.sc);

@@ -77,6 +77,7 @@ void dc_plugstack_free(struct dc_plugstack *ps);
 /* What an ELF file says about itself. */
 struct dc_elf {
 	int elfclass, data, machine, type; /* e_ident[EI_CLASS], [EI_DATA], e_machine, e_type */
+	int host_machine;		   /* e_machine of this program */
 	bool same_abi;			   /* class, byte order and machine of this program */
 	bool has_sections;		   /* a section table: the lists below are known */
 	bool bind_now;			   /* DF_BIND_NOW / DF_1_NOW: symbols bound at load */

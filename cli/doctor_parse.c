@@ -244,8 +244,8 @@ static void uncomment(char *s)
 
 /* ---- slurm.conf ---- */
 
-static const char *const definitions[] = {"NodeName", "PartitionName", "NodeSet", "DownNodes",
-					  "FrontendName", "SwitchName", NULL};
+static const char *const definitions[] = {"NodeName",	  "PartitionName", "NodeSet", "DownNodes",
+					  "FrontendName", "SwitchName",	   NULL};
 
 static int sc_file(struct dc_slurmconf *sc, const char *path, int depth, char *err, size_t errlen);
 
@@ -388,8 +388,7 @@ int dc_scontrol_parse(const char *text, struct dc_kvs *kv)
 
 /* ---- plugstack.conf ---- */
 
-static int ps_file(struct dc_plugstack *ps, const char *path, int depth, char *err,
-		   size_t errlen);
+static int ps_file(struct dc_plugstack *ps, const char *path, int depth, char *err, size_t errlen);
 
 static int ps_bad(struct dc_plugstack *ps, const char *file, int lineno, const char *why)
 {
@@ -611,8 +610,8 @@ static const unsigned char *sym_bytes(const struct img *m, uint64_t shoff, unsig
 	struct shdr s;
 
 	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE ||
-	    !section(m, shoff, shent, shnum, shndx, &s) || s.type == SHT_NOBITS ||
-	    value < s.addr || value - s.addr > s.size || size > s.size - (value - s.addr))
+	    !section(m, shoff, shent, shnum, shndx, &s) || s.type == SHT_NOBITS || value < s.addr ||
+	    value - s.addr > s.size || size > s.size - (value - s.addr))
 		return NULL;
 	return m->b + s.off + (value - s.addr);
 }
@@ -695,7 +694,8 @@ static int elf_symbols(const struct img *m, uint64_t shoff, unsigned shent, unsi
 			else if (!strcmp(n, "plugin_version") && p && size == 4)
 				e->plugin_version = (long long)get(m, (uint64_t)(p - m->b), 4);
 			else if (!strcmp(n, "spank_plugin_version") && p && size == 4)
-				e->spank_plugin_version = (long long)get(m, (uint64_t)(p - m->b), 4);
+				e->spank_plugin_version =
+					(long long)get(m, (uint64_t)(p - m->b), 4);
 		}
 	}
 	return 0;
@@ -734,6 +734,7 @@ int dc_elf_read(const char *path, struct dc_elf *e, char *err, size_t errlen)
 	e->type = (int)get(&m, 16, 2);
 	e->machine = (int)get(&m, 18, 2);
 	own_abi(&cls, &data, &machine);
+	e->host_machine = machine;
 	e->same_abi = cls == e->elfclass && data == e->data && machine == e->machine;
 
 	uint64_t shoff = m.is64 ? get(&m, 40, 8) : get(&m, 32, 4);

@@ -1,11 +1,13 @@
 /*
- * drill.c - `postmortem drill JOB [--rules DIR] [--json] [--store DIR] [--cluster C]
- * [--restart N] [--config FILE]`: the retention drill.  From the store alone: is the job
+ * drill.c - `postmortem drill JOB [--rules DIR] [--cutoff DATE|merge] [--json] [--store DIR]
+ * [--cluster C] [--restart N] [--config FILE]`: the retention drill.  From the store alone: is the job
  * run's evidence retrievable and intact (the manifest reads, every bundle and the Slurm
  * record match the manifest's sha256 and the bundles decompress with every member matching
  * its own manifest, every expected node is present or its absence explained), which inputs
  * are missing, and can the incident be reconstructed (the engine re-run on the bundles gives
- * the stored verdict; its timeline).  Exit 0 intact, 1 damaged or missing, 2 usage.
+ * the stored verdict; its timeline).  With --cutoff the incident is reconstructed as of an
+ * observation cut-off ("merge": the last merge): bundles written later are lagging, their
+ * sources named in the coverage and left out.  Exit 0 intact, 1 damaged or missing, 2 usage.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,9 +23,9 @@
 #include "finalize.h"
 #include "store.h"
 
-#define USAGE                                                                            \
-	"usage: %s drill JOB [--rules DIR] [--json] [--store DIR] [--cluster C] "        \
-	"[--restart N] [--config FILE]\n"
+#define USAGE                                                                             \
+	"usage: %s drill JOB [--rules DIR] [--cutoff DATE|merge] [--json] [--store DIR] " \
+	"[--cluster C] [--restart N] [--config FILE]\n"
 
 struct drill {
 	const char *dir;
@@ -31,7 +33,8 @@ struct drill {
 	json_t *checks;	 /* [{"check", "status": ok|damaged|note, "what"}] */
 	json_t *missing; /* [{"input", "reason"}] */
 	size_t damaged;
-	bool late; /* bundles on disk that the manifest does not list */
+	bool late;     /* bundles on disk that the manifest does not list */
+	double cutoff; /* --cutoff: reconstruct as of then, later bundles lagging; 0 none */
 };
 
 static const char *S(const json_t *o, const char *k)
@@ -50,16 +53,15 @@ static void check(struct drill *d, const char *what, const char *status, const c
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	json_array_append_new(d->checks, json_pack("{s:s,s:s,s:s}", "check", what, "status",
-						   status, "what", buf));
+	json_array_append_new(d->checks, json_pack("{s:s,s:s,s:s}", "check", what, "status", status,
+						   "what", buf));
 	if (!strcmp(status, "damaged"))
 		d->damaged++;
 }
 
 static void missing(struct drill *d, const char *input, const char *reason)
 {
-	json_array_append_new(d->missing,
-			      json_pack("{s:s,s:s}", "input", input, "reason", reason));
+	json_array_append_new(d->missing, json_pack("{s:s,s:s}", "input", input, "reason", reason));
 }
 
 /* FILE (relative to the job run) against the manifest's sha256 WANT (NULL: not listed). */
@@ -111,9 +113,10 @@ static void bundles(struct drill *d, const struct pm_ruleset *rs)
 		if (strcmp(S(b, "status"), "ok")) {
 			char in[300];
 			snprintf(in, sizeof(in), "node %s", S(b, "node"));
-			missing(d, in, json_is_string(json_object_get(b, "reason")) ?
-					       S(b, "reason") :
-					       "its bundle was rejected at the merge");
+			missing(d, in,
+				json_is_string(json_object_get(b, "reason")) ?
+					S(b, "reason") :
+					"its bundle was rejected at the merge");
 		}
 		if (file_matches(d, "bundle", file, S(b, "sha256")))
 			bundle_reads(d, rs, file);
@@ -151,30 +154,32 @@ static bool listed(const json_t *a, const char *s)
 	size_t i;
 	json_t *x;
 
-	json_array_foreach(a, i, x) if (json_is_string(x) && !strcmp(json_string_value(x), s))
-		return true;
+	json_array_foreach(a, i, x) if (json_is_string(x) &&
+					!strcmp(json_string_value(x), s)) return true;
 	return false;
 }
 
 static void nodes(struct drill *d)
 {
 	const json_t *n = json_object_get(d->m, "nodes"), *exp = json_object_get(n, "expected");
-	const json_t *present = json_object_get(n, "present"), *miss = json_object_get(n, "missing");
+	const json_t *present = json_object_get(n, "present"),
+		     *miss = json_object_get(n, "missing");
 	const json_t *x, *b;
 	size_t i, k, explained = 0;
 
 	if (!json_is_array(exp)) {
 		check(d, "nodes", "note", "the job's node list was never known (expected from %s)",
 		      S(n, "expected_from"));
-		missing(d, "the job's node list", "no expected file, bundle node list or "
-						  "SLURM_NODELIST");
+		missing(d, "the job's node list",
+			"no expected file, bundle node list or "
+			"SLURM_NODELIST");
 	}
 	json_array_foreach(present, i, x)
 	{
 		bool has = false;
-		json_array_foreach(json_object_get(d->m, "bundles"), k, b) has =
-			has || (!strcmp(S(b, "node"), json_string_value(x)) &&
-				!strcmp(S(b, "status"), "ok"));
+		json_array_foreach(json_object_get(d->m, "bundles"), k, b)
+			has = has || (!strcmp(S(b, "node"), json_string_value(x)) &&
+				      !strcmp(S(b, "status"), "ok"));
 		if (!has)
 			check(d, "nodes", "damaged", "node %s is present but has no bundle listed",
 			      json_string_value(x));
@@ -192,8 +197,8 @@ static void nodes(struct drill *d)
 	json_array_foreach(exp, i, x)
 	{
 		bool why = false;
-		json_array_foreach(miss, k, b) why = why || !strcmp(S(b, "node"),
-								   json_string_value(x));
+		json_array_foreach(miss, k, b)
+			why = why || !strcmp(S(b, "node"), json_string_value(x));
 		if (!listed(present, json_string_value(x)) && !why)
 			check(d, "nodes", "damaged",
 			      "node %s was expected, is not present, and its absence is not "
@@ -257,11 +262,11 @@ static json_t *reconstruct(struct drill *d, const struct pm_ruleset *rs, const c
 	struct cli_inputs in;
 	char err[768] = "", *text = NULL;
 	json_t *v, *old = stored ? json_loads(stored, 0, NULL) : NULL;
-	bool same_rules = !strcmp(S(json_object_get(d->m, "ruleset"), "digest"),
-				  pm_ruleset_digest(rs));
+	bool same_rules =
+		!strcmp(S(json_object_get(d->m, "ruleset"), "digest"), pm_ruleset_digest(rs));
 
 	*changes = NULL;
-	if (!(v = cli_job_rediagnose(d->dir, rs, 0, &in, err, sizeof(err)))) {
+	if (!(v = cli_job_rediagnose(d->dir, rs, d->cutoff, &in, err, sizeof(err)))) {
 		check(d, "reconstruction", "damaged", "the engine made no verdict: %s", err);
 		goto out;
 	}
@@ -276,7 +281,13 @@ static json_t *reconstruct(struct drill *d, const struct pm_ruleset *rs, const c
 		goto out;
 	}
 	*changes = cli_verdict_changes(old, v, rs);
-	if (!same_rules)
+	if (d->cutoff > 0) {
+		char when[32];
+		cli_time_iso(d->cutoff, when, sizeof(when));
+		check(d, "reconstruction", "note",
+		      "as of the cut-off %s (%zu bundle(s) lagging), it differs: %s", when,
+		      in.lagging, *changes ? S(*changes, "why") : "?");
+	} else if (!same_rules)
 		check(d, "reconstruction", "note",
 		      "differs, but under another rule set (stored %s, here %s): %s",
 		      S(json_object_get(d->m, "ruleset"), "digest"), pm_ruleset_digest(rs),
@@ -303,31 +314,41 @@ static void print(const struct drill *d, const char *job, const json_t *v)
 
 	printf("drill of job %s (%s)\n", job, d->dir);
 	json_array_foreach(d->checks, i, x) printf("  %-8s %-15s %s\n",
-						    !strcmp(S(x, "status"), "ok") ? "ok" :
-						    !strcmp(S(x, "status"), "note") ? "note" :
-										      "DAMAGED",
-						    S(x, "check"), S(x, "what"));
+						   !strcmp(S(x, "status"), "ok")   ? "ok" :
+						   !strcmp(S(x, "status"), "note") ? "note" :
+										     "DAMAGED",
+						   S(x, "check"), S(x, "what"));
 	printf("\nmissing inputs: %s\n", json_array_size(d->missing) ? "" : "none");
 	json_array_foreach(d->missing, i, x) printf("  %s: %s\n", S(x, "input"), S(x, "reason"));
 	if (v) {
-		char *line = pm_verdict_comment(v);
+		const json_t *j = json_object_get(d->m, "job");
+		char restart[32], *line;
+		snprintf(restart, sizeof(restart), "%lld",
+			 (long long)json_integer_value(json_object_get(j, "restart")));
+		line = pm_comment_line(v, S(j, "cluster"), S(j, "id"), restart);
 		printf("\nreconstructed verdict: %s\n", line ? line : "?");
 		free(line);
 		cli_timeline_print(stdout, v, 40);
 	}
-	printf("\n%s\n", d->damaged ? "DAMAGED: this evidence would not survive an audit" :
-				      "intact: retrievable and reconstructible from the store alone");
+	printf("\n%s\n", d->damaged ?
+				 "DAMAGED: this evidence would not survive an audit" :
+				 "intact: retrievable and reconstructible from the store alone");
 }
 
 int cmd_drill(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"rules", required_argument, NULL, 'R'}, {"json", no_argument, NULL, 'j'},
-		{"store", required_argument, NULL, 's'}, {"cluster", required_argument, NULL, 'C'},
-		{"restart", required_argument, NULL, 'r'}, {"config", required_argument, NULL, 'c'},
+		{"rules", required_argument, NULL, 'R'},
+		{"cutoff", required_argument, NULL, 'X'},
+		{"json", no_argument, NULL, 'j'},
+		{"store", required_argument, NULL, 's'},
+		{"cluster", required_argument, NULL, 'C'},
+		{"restart", required_argument, NULL, 'r'},
+		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *store = NULL, *cluster = NULL, *restart = NULL, *config = NULL, *rules = NULL;
+	const char *cutoff = NULL;
 	struct drill d = {0};
 	struct pm_config cfg;
 	struct pm_ruleset *rs = NULL;
@@ -338,20 +359,36 @@ int cmd_drill(int argc, char **argv)
 	int c, rc = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "R:js:C:r:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "R:X:js:C:r:c:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'R': rules = optarg; break;
-		case 'j': json = true; break;
-		case 's': store = optarg; break;
-		case 'C': cluster = optarg; break;
-		case 'r': restart = optarg; break;
-		case 'c': config = optarg; break;
+		case 'R':
+			rules = optarg;
+			break;
+		case 'X':
+			cutoff = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 's':
+			store = optarg;
+			break;
+		case 'C':
+			cluster = optarg;
+			break;
+		case 'r':
+			restart = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
 		default:
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind != argc - 1 ||
+	    (cutoff && strcmp(cutoff, "merge") && cli_time_parse(cutoff, &d.cutoff) < 0)) {
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}
@@ -368,6 +405,13 @@ int cmd_drill(int argc, char **argv)
 	}
 	if (cli_access_check(&cfg, argv[optind], d.m) < 0)
 		goto out;
+	/* "merge": what the last merge could have known */
+	if (cutoff && !strcmp(cutoff, "merge") &&
+	    cli_time_parse(json_string_value(json_object_get(d.m, "updated")), &d.cutoff) < 0) {
+		fprintf(stderr, "%s drill: job %s: the manifest has no merge time\n", prog,
+			argv[optind]);
+		goto out;
+	}
 	if (!(rs = cli_load_rules(rules ? rules : cfg.rules)))
 		goto out;
 	check(&d, "manifest", "ok", "manifest.json reads (%s, expires %s)", S(d.m, "schema"),
@@ -390,7 +434,8 @@ int cmd_drill(int argc, char **argv)
 		json_t *o = json_pack("{s:s,s:s,s:b,s:b,s:O,s:O,s:O?,s:O?}", "job", argv[optind],
 				      "dir", dir, "intact", d.damaged == 0, "complete",
 				      json_array_size(d.missing) == 0, "checks", d.checks,
-				      "missing_inputs", d.missing, "changes", changes, "verdict", v);
+				      "missing_inputs", d.missing, "changes", changes, "verdict",
+				      v);
 		json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o);

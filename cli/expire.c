@@ -207,8 +207,10 @@ static int one(const char *dir, void *arg)
 int cmd_expire(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"dry-run", no_argument, NULL, 'n'}, {"now", required_argument, NULL, 'N'},
-		{"store", required_argument, NULL, 's'}, {"config", required_argument, NULL, 'c'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"now", required_argument, NULL, 'N'},
+		{"store", required_argument, NULL, 's'},
+		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *store = NULL, *config = NULL, *now = NULL;
@@ -220,10 +222,18 @@ int cmd_expire(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "nN:s:c:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'n': e.dry = true; break;
-		case 'N': now = optarg; break;
-		case 's': store = optarg; break;
-		case 'c': config = optarg; break;
+		case 'n':
+			e.dry = true;
+			break;
+		case 'N':
+			now = optarg;
+			break;
+		case 's':
+			store = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
 		default:
 			fprintf(stderr, USAGE, prog);
 			return 2;
@@ -235,8 +245,8 @@ int cmd_expire(int argc, char **argv)
 	}
 	e.now = (double)time(NULL);
 	if (now && cli_time_parse(now, &e.now) < 0) {
-		fprintf(stderr, "%s expire: --now %s: not a date (YYYY-MM-DD[THH:MM[:SS]Z])\n", prog,
-			now);
+		fprintf(stderr, "%s expire: --now %s: not a date (YYYY-MM-DD[THH:MM[:SS]Z])\n",
+			prog, now);
 		return 2;
 	}
 	if (cli_load_config(config, store, &cfg) < 0)

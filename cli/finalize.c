@@ -52,8 +52,10 @@ static void report(const char *dir, const struct pm_finalize_result *r)
 		printf(", %s", r->state);
 	if (r->history)
 		printf("; changed (history %d: %s)", r->history, r->why);
-	printf("%s%s\n", comment_name[r->comment],
+	printf("%s%s", comment_name[r->comment],
 	       r->comment == PM_COMMENT_PENDING ? r->comment_why : "");
+	printf("%s%s\n", r->webhook == 1 ? "; webhook delivered" : r->webhook ? "; webhook pending: " : "",
+	       r->webhook == 2 ? r->webhook_why : "");
 }
 
 static int one(const char *dir, void *arg)
@@ -73,8 +75,11 @@ static int one(const char *dir, void *arg)
 		rc = pm_finalize_pending(run->cfg, dir, TIMER_BUDGET, &r, err, sizeof(err));
 		if (rc == 0 && r.comment == PM_COMMENT_SET)
 			printf("%s: comment set\n", dir);
-		else if (rc == 1)
+		else if (rc == 1 && r.comment == PM_COMMENT_PENDING)
 			printf("%s: comment still pending: %s\n", dir, r.comment_why);
+		if (r.webhook)
+			printf("%s: webhook %s%s\n", dir, r.webhook == 1 ? "delivered" : "still pending: ",
+			       r.webhook == 1 ? "" : r.webhook_why);
 	} else {
 		o.force = o.force || due == PM_DUE_FORCE;
 		rc = pm_finalize_ex(run->cfg, dir, &o, &r, err, sizeof(err));

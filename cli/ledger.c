@@ -15,7 +15,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +29,12 @@
 #include "finalize.h"
 #include "store.h"
 
-#define USAGE                                                                                 \
-	"usage: %s ledger propose|record JOB --action ID [--note TEXT]\n"                      \
-	"       %s ledger resolve JOB --result confirmed|refuted|precaution_not_needed "       \
-	"[--action ID] [--note TEXT]\n"                                                        \
-	"       %s ledger show [JOB] [--summary] [--json]\n"                                   \
-	"       %s ledger verify [--log FILE] [--seal] [--json]\n"                             \
+#define USAGE                                                                                    \
+	"usage: %s ledger propose|record JOB --action ID [--note TEXT]\n"                        \
+	"       %s ledger resolve JOB --result confirmed|refuted|precaution_not_needed "         \
+	"[--action ID] [--note TEXT]\n"                                                          \
+	"       %s ledger show [JOB] [--summary] [--json]\n"                                     \
+	"       %s ledger verify [--log FILE] [--seal] [--json]\n"                               \
 	"  each with [--store DIR] [--cluster C] [--restart N] [--config FILE] [--ledger FILE] " \
 	"[--head FILE]\n"
 
@@ -43,18 +45,10 @@ static const struct action {
 	const char *id;
 	enum stage stage;
 } actions[] = {
-	{"none", CONTAINMENT},
-	{"retry", CONTAINMENT},
-	{"retry-exclude-node", CONTAINMENT},
-	{"fix-job", CONTAINMENT},
-	{"requeue", CONTAINMENT},
-	{"contact-operators", CONTAINMENT},
-	{"drain", REPAIR},
-	{"reset-gpu", REPAIR},
-	{"reboot", REPAIR},
-	{"replace", REPAIR},
-	{"vendor-case", REPAIR},
-	{"reseat", REPAIR},
+	{"none", CONTAINMENT},	   {"retry", CONTAINMENT},   {"retry-exclude-node", CONTAINMENT},
+	{"fix-job", CONTAINMENT},  {"requeue", CONTAINMENT}, {"contact-operators", CONTAINMENT},
+	{"drain", REPAIR},	   {"reset-gpu", REPAIR},    {"reboot", REPAIR},
+	{"replace", REPAIR},	   {"vendor-case", REPAIR},  {"reseat", REPAIR},
 	{"run-diagnostics", TEST},
 };
 
@@ -81,8 +75,7 @@ static const struct action *action_find(const char *id)
 	return NULL;
 }
 
-static void paths(const struct args *a, const struct pm_config *cfg, char *l, char *h,
-		  size_t len)
+static void paths(const struct args *a, const struct pm_config *cfg, char *l, char *h, size_t len)
 {
 	snprintf(l, len, "%s", a->ledger ? a->ledger : "");
 	snprintf(h, len, "%s", a->head ? a->head : "");
@@ -96,8 +89,8 @@ static json_t *actor(void)
 {
 	struct passwd *pw = getpwuid(getuid());
 	const char *sudo = getenv("SUDO_USER");
-	json_t *o = json_pack("{s:s,s:I}", "user", pw ? pw->pw_name : "?", "uid",
-			      (json_int_t)getuid());
+	json_t *o =
+		json_pack("{s:s,s:I}", "user", pw ? pw->pw_name : "?", "uid", (json_int_t)getuid());
 
 	if (getuid() == 0 && sudo && *sudo)
 		json_object_set_new(o, "sudo_user", json_string(sudo));
@@ -123,7 +116,8 @@ static int job_state(const struct args *a, const struct pm_config *cfg, json_t *
 	j = json_object_get(m, "job");
 	json_object_set_new(entry, "job",
 			    json_sprintf("%s/%s/%lld", S(j, "cluster"), S(j, "id"),
-					 (long long)json_integer_value(json_object_get(j, "restart"))));
+					 (long long)json_integer_value(
+						 json_object_get(j, "restart"))));
 	if (pm_jobdir_read(dir, "verdict.json", &text, &len, err, sizeof(err)) == 0) {
 		cli_sha256(text, len, sha);
 		v = json_loadb(text, len, 0, NULL);
@@ -172,7 +166,8 @@ static int append(const struct args *a, const struct pm_config *cfg)
 	const struct action *act = action_find(a->action);
 	char l[4096], h[4096], err[768];
 	json_t *e = json_object(), *entries = NULL;
-	bool head_written;
+	bool head_written, new;
+	struct group *g;
 	int rc = 1;
 
 	paths(a, cfg, l, h, sizeof(l));
@@ -217,14 +212,20 @@ static int append(const struct args *a, const struct pm_config *cfg)
 	json_object_set_new(e, "stage", json_string(stage_name[act->stage]));
 	json_object_set_new(e, "actor", actor());
 	json_object_set_new(e, "note", a->note ? json_string(a->note) : json_null());
+	new = access(l, F_OK) < 0;
 	if (cli_ledger_append(l, h, e, (double)time(NULL), &head_written, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s ledger: %s\n", prog, err);
 		goto out;
 	}
-	printf("ledger seq %lld: %s %s %s for %s (verdict %s)\n",
+	/* a new ledger: the operators' group appends too (the head file stays root's) */
+	if (new && cfg->operators_group && (g = getgrnam(cfg->operators_group)) &&
+	    (chown(l, (uid_t)-1, g->gr_gid) < 0 || chmod(l, 0660) < 0))
+		fprintf(stderr, "%s ledger: %s: group %s: %s\n", prog, l, cfg->operators_group,
+			strerror(errno));
+	printf("ledger seq %lld: %s %s %s%s%s for %s (verdict %s)\n",
 	       (long long)json_integer_value(json_object_get(e, "seq")),
-	       S(json_object_get(e, "actor"), "user"), kind, act->id, S(e, "job"),
-	       S(e, "verdict_digest"));
+	       S(json_object_get(e, "actor"), "user"), kind, act->id, a->result ? " as " : "",
+	       a->result ? a->result : "", S(e, "job"), S(e, "verdict_digest"));
 	if (!head_written)
 		printf("head recorded in syslog only (%s is root's: `postmortem ledger verify "
 		       "--seal` as root records it)\n",
@@ -242,10 +243,10 @@ static void show_entry(const json_t *e)
 {
 	const json_t *v = json_object_get(e, "verdict");
 
-	printf("%5lld %s %-10s %-9s %-18s %-14s %s", (long long)json_integer_value(
-							       json_object_get(e, "seq")),
-	       S(e, "time"), S(json_object_get(e, "actor"), "user"), S(e, "kind"), S(e, "action"),
-	       S(e, "job"), json_is_string(json_object_get(e, "result")) ? S(e, "result") : "");
+	printf("%5lld %s %-10s %-9s %-18s %-14s %s",
+	       (long long)json_integer_value(json_object_get(e, "seq")), S(e, "time"),
+	       S(json_object_get(e, "actor"), "user"), S(e, "kind"), S(e, "action"), S(e, "job"),
+	       json_is_string(json_object_get(e, "result")) ? S(e, "result") : "");
 	if (json_is_object(v))
 		printf("%s[%s %s %s]", json_is_string(json_object_get(e, "result")) ? " " : "",
 		       S(v, "status"), S(v, "cause"), S(v, "confidence"));
@@ -286,9 +287,9 @@ static json_t *summarise(const json_t *entries, struct tally *t)
 		const char *slot = !strcmp(kind, "resolved") ? S(e, "result") : kind;
 		if (json_object_get(ba, slot))
 			json_object_set_new(ba, slot,
-					    json_integer(json_integer_value(
-								 json_object_get(ba, slot)) +
-							 1));
+					    json_integer(
+						    json_integer_value(json_object_get(ba, slot)) +
+						    1));
 		if (!a)
 			continue;
 		if (!strcmp(kind, "proposed"))
@@ -341,13 +342,13 @@ static void summary_text(const json_t *entries)
 	printf("  open                   %zu (acted on, not resolved yet)\n", t.open);
 	if (json_object_size(ba))
 		printf("  by action:             proposed done confirmed refuted not_needed\n");
-	json_object_foreach(ba, id, x) printf(
-		"    %-20s %8lld %4lld %9lld %7lld %10lld\n", id,
-		(long long)json_integer_value(json_object_get(x, "proposed")),
-		(long long)json_integer_value(json_object_get(x, "done")),
-		(long long)json_integer_value(json_object_get(x, "confirmed")),
-		(long long)json_integer_value(json_object_get(x, "refuted")),
-		(long long)json_integer_value(json_object_get(x, "precaution_not_needed")));
+	json_object_foreach(ba, id, x)
+		printf("    %-20s %8lld %4lld %9lld %7lld %10lld\n", id,
+		       (long long)json_integer_value(json_object_get(x, "proposed")),
+		       (long long)json_integer_value(json_object_get(x, "done")),
+		       (long long)json_integer_value(json_object_get(x, "confirmed")),
+		       (long long)json_integer_value(json_object_get(x, "refuted")),
+		       (long long)json_integer_value(json_object_get(x, "precaution_not_needed")));
 	json_decref(ba);
 }
 
@@ -445,7 +446,8 @@ static int verify(const struct args *a, const struct pm_config *cfg)
 			printf("  syslog: %lld head(s) checked\n", r.log_heads);
 		json_array_foreach(r.problems, i, x)
 		{
-			const json_t *s = json_object_get(x, "seq"), *ln = json_object_get(x, "line");
+			const json_t *s = json_object_get(x, "seq"),
+				     *ln = json_object_get(x, "line");
 			printf("  %s:", S(x, "fault"));
 			if (json_is_integer(s))
 				printf(" seq %lld", (long long)json_integer_value(s));
@@ -472,13 +474,20 @@ static int verify(const struct args *a, const struct pm_config *cfg)
 int cmd_ledger(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"action", required_argument, NULL, 'A'}, {"note", required_argument, NULL, 'n'},
-		{"result", required_argument, NULL, 'R'}, {"summary", no_argument, NULL, 'S'},
-		{"json", no_argument, NULL, 'j'},	  {"log", required_argument, NULL, 'L'},
-		{"seal", no_argument, NULL, 'x'},	  {"store", required_argument, NULL, 's'},
-		{"cluster", required_argument, NULL, 'C'}, {"restart", required_argument, NULL, 'r'},
-		{"config", required_argument, NULL, 'c'}, {"ledger", required_argument, NULL, 'l'},
-		{"head", required_argument, NULL, 'H'},	  {NULL, 0, NULL, 0},
+		{"action", required_argument, NULL, 'A'},
+		{"note", required_argument, NULL, 'n'},
+		{"result", required_argument, NULL, 'R'},
+		{"summary", no_argument, NULL, 'S'},
+		{"json", no_argument, NULL, 'j'},
+		{"log", required_argument, NULL, 'L'},
+		{"seal", no_argument, NULL, 'x'},
+		{"store", required_argument, NULL, 's'},
+		{"cluster", required_argument, NULL, 'C'},
+		{"restart", required_argument, NULL, 'r'},
+		{"config", required_argument, NULL, 'c'},
+		{"ledger", required_argument, NULL, 'l'},
+		{"head", required_argument, NULL, 'H'},
+		{NULL, 0, NULL, 0},
 	};
 	struct args a = {0};
 	struct pm_config cfg;
@@ -493,19 +502,45 @@ int cmd_ledger(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "A:n:R:SjL:xs:C:r:c:l:H:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'A': a.action = optarg; break;
-		case 'n': a.note = optarg; break;
-		case 'R': a.result = optarg; break;
-		case 'S': a.summary = true; break;
-		case 'j': a.json = true; break;
-		case 'L': a.log = optarg; break;
-		case 'x': a.seal = true; break;
-		case 's': a.store = optarg; break;
-		case 'C': a.cluster = optarg; break;
-		case 'r': a.restart = optarg; break;
-		case 'c': a.config = optarg; break;
-		case 'l': a.ledger = optarg; break;
-		case 'H': a.head = optarg; break;
+		case 'A':
+			a.action = optarg;
+			break;
+		case 'n':
+			a.note = optarg;
+			break;
+		case 'R':
+			a.result = optarg;
+			break;
+		case 'S':
+			a.summary = true;
+			break;
+		case 'j':
+			a.json = true;
+			break;
+		case 'L':
+			a.log = optarg;
+			break;
+		case 'x':
+			a.seal = true;
+			break;
+		case 's':
+			a.store = optarg;
+			break;
+		case 'C':
+			a.cluster = optarg;
+			break;
+		case 'r':
+			a.restart = optarg;
+			break;
+		case 'c':
+			a.config = optarg;
+			break;
+		case 'l':
+			a.ledger = optarg;
+			break;
+		case 'H':
+			a.head = optarg;
+			break;
 		default:
 			fprintf(stderr, USAGE, prog, prog, prog, prog);
 			return 2;
@@ -518,8 +553,8 @@ int cmd_ledger(int argc, char **argv)
 	if (optind < argc || (change && !a.job) ||
 	    (!change && strcmp(a.verb, "show") && strcmp(a.verb, "verify")) ||
 	    (!strcmp(a.verb, "verify") && a.job) || (strcmp(a.verb, "resolve") && a.result) ||
-	    (!strcmp(a.verb, "resolve") && !a.result) || (change && strcmp(a.verb, "resolve") &&
-							 !a.action)) {
+	    (!strcmp(a.verb, "resolve") && !a.result) ||
+	    (change && strcmp(a.verb, "resolve") && !a.action)) {
 		fprintf(stderr, USAGE, prog, prog, prog, prog);
 		return 2;
 	}

@@ -21,9 +21,9 @@
 
 #include "store.h"
 
-#define TAIL_MAX (1u << 20)    /* the last entry is found within the file's last MiB */
-#define LEDGER_MAX (1u << 30)  /* verify reads the whole ledger */
-#define LOCK_WAIT 10.0	       /* seconds */
+#define TAIL_MAX (1u << 20)   /* the last entry is found within the file's last MiB */
+#define LEDGER_MAX (1u << 30) /* verify reads the whole ledger */
+#define LOCK_WAIT 10.0	      /* seconds */
 #define MARK "postmortem-ledger head seq="
 
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -103,7 +103,8 @@ static enum cli_ledger_fault check_line(const char *line, size_t len, json_t **o
 		snprintf(what, wl, "not as it was written (edited or re-formatted)");
 		goto out;
 	}
-	if (entry_hash(o, want) < 0 || strcmp(want, json_string_value(json_object_get(o, "hash")))) {
+	if (entry_hash(o, want) < 0 ||
+	    strcmp(want, json_string_value(json_object_get(o, "hash")))) {
 		snprintf(what, wl, "its content does not match its hash: edited");
 		goto out;
 	}
@@ -275,8 +276,7 @@ out:
 	return rc;
 }
 
-int cli_ledger_seal(const char *ledger, const char *head, long long *seq, char *err,
-		    size_t errlen)
+int cli_ledger_seal(const char *ledger, const char *head, long long *seq, char *err, size_t errlen)
 {
 	char sha[80], when[32];
 	int fd, rc = -1;
@@ -335,7 +335,8 @@ struct line {
 };
 
 static void problem(struct cli_ledger_check *r, long long seq, size_t lineno,
-		    enum cli_ledger_fault f, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+		    enum cli_ledger_fault f, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 static void problem(struct cli_ledger_check *r, long long seq, size_t lineno,
 		    enum cli_ledger_fault f, const char *fmt, ...)
 {
@@ -377,7 +378,8 @@ static void check_head(struct cli_ledger_check *r, const struct line *l, size_t 
 			where, seq, last, last + 1, seq);
 	else if (!x)
 		problem(r, seq, 0, CLI_LEDGER_HEAD,
-			"%s recorded a head at seq %lld, which the ledger does not have", where, seq);
+			"%s recorded a head at seq %lld, which the ledger does not have", where,
+			seq);
 	else if (strcmp(x->sha, want))
 		problem(r, seq, 0, CLI_LEDGER_HEAD,
 			"entry seq %lld is not the one %s recorded as the head: the ledger was "
@@ -401,7 +403,8 @@ static void check_head_file(struct cli_ledger_check *r, const char *head, const 
 		return;
 	}
 	if (sscanf(buf, "seq=%lld sha256=%70s time=%39s", &seq, sha, when) < 2 || seq < 0) {
-		problem(r, -1, 0, CLI_LEDGER_HEAD, "the head file %s cannot be read as a head", head);
+		problem(r, -1, 0, CLI_LEDGER_HEAD, "the head file %s cannot be read as a head",
+			head);
 	} else {
 		char where[600];
 		snprintf(where, sizeof(where), "the head file (%s)", when);
@@ -410,9 +413,10 @@ static void check_head_file(struct cli_ledger_check *r, const char *head, const 
 		if (n && seq < l[n - 1].seq)
 			json_array_append_new(
 				r->notes,
-				json_sprintf("entries after seq %lld were appended by non-root users: "
-					     "syslog holds their heads",
-					     seq));
+				json_sprintf(
+					"entries after seq %lld were appended by non-root users: "
+					"syslog holds their heads",
+					seq));
 	}
 	if (stat(head, &st) == 0 && (st.st_uid != 0 || (st.st_mode & 022)))
 		json_array_append_new(r->notes,
@@ -508,8 +512,8 @@ int cli_ledger_verify(const char *ledger, const char *head, const char *log,
 					 "");
 			if (seq > last + 1)
 				problem(r, seq, lineno, CLI_LEDGER_SEQ,
-					"entries %lld..%lld are missing before it: removed", last + 1,
-					seq - 1);
+					"entries %lld..%lld are missing before it: removed",
+					last + 1, seq - 1);
 			else if (seq <= last)
 				problem(r, seq, lineno, CLI_LEDGER_SEQ,
 					"seq %lld repeats or goes back (after %lld)", seq, last);

@@ -38,8 +38,8 @@ static const struct verb verbs[] = {
 	 "show [JOB] [--summary] | verify [--log FILE] [--seal]",
 	 "the decision ledger: proposed, done, resolved; tamper-evident"},
 	{"drill", cmd_drill,
-	 "drill JOB [--rules DIR] [--json] [--store DIR] [--cluster C] [--restart N] "
-	 "[--config FILE]",
+	 "drill JOB [--rules DIR] [--cutoff DATE|merge] [--json] [--store DIR] [--cluster C] "
+	 "[--restart N] [--config FILE]",
 	 "verify from the store alone that a job's evidence is intact and reconstructible"},
 	{"expire", cmd_expire, "expire [--dry-run] [--now DATE] [--store DIR] [--config FILE]",
 	 "remove evidence past its expiry date (root, from a daily timer)"},

@@ -18,8 +18,8 @@
 #include "finalize.h"
 #include "store.h"
 
-#define USAGE                                                                          \
-	"usage: %s replay --rules DIR [JOB...|--since DATE] [--apply] [--json] "       \
+#define USAGE                                                                    \
+	"usage: %s replay --rules DIR [JOB...|--since DATE] [--apply] [--json] " \
 	"[--store DIR] [--cluster C] [--config FILE]\n"
 
 struct replay {
@@ -178,8 +178,8 @@ static int one(const char *dir, void *arg)
 		}
 	}
 	if (r->json) {
-		rec = json_pack("{s:s,s:s,s:O,s:O,s:o}", "job", k, "dir", dir, "changes", c, "notes",
-				in.notes, "verdict",
+		rec = json_pack("{s:s,s:s,s:O,s:O,s:o}", "job", k, "dir", dir, "changes", c,
+				"notes", in.notes, "verdict",
 				json_pack("{s:O?,s:O?,s:O?,s:O?}", "status",
 					  json_object_get(new, "status"), "confidence",
 					  json_object_get(new, "confidence"), "cause",
@@ -218,13 +218,14 @@ static int store_walk(struct replay *r)
 static void summary(const struct replay *r)
 {
 	if (r->json) {
-		json_t *o = json_pack(
-			"{s:{s:s,s:s,s:s,s:s},s:o,s:{s:I,s:I,s:I,s:I,s:I},s:b}", "ruleset", "dir",
-			r->rules, "id", pm_ruleset_id(r->rs), "version", pm_ruleset_version(r->rs),
-			"digest", pm_ruleset_digest(r->rs), "runs", json_incref(r->out), "summary",
-			"replayed", (json_int_t)r->runs, "changed", (json_int_t)r->changed, "failed",
-			(json_int_t)r->failed, "skipped", (json_int_t)r->skipped, "applied",
-			(json_int_t)r->applied, "apply", r->apply);
+		json_t *o = json_pack("{s:{s:s,s:s,s:s,s:s},s:o,s:{s:I,s:I,s:I,s:I,s:I},s:b}",
+				      "ruleset", "dir", r->rules, "id", pm_ruleset_id(r->rs),
+				      "version", pm_ruleset_version(r->rs), "digest",
+				      pm_ruleset_digest(r->rs), "runs", json_incref(r->out),
+				      "summary", "replayed", (json_int_t)r->runs, "changed",
+				      (json_int_t)r->changed, "failed", (json_int_t)r->failed,
+				      "skipped", (json_int_t)r->skipped, "applied",
+				      (json_int_t)r->applied, "apply", r->apply);
 		json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o);
@@ -239,20 +240,17 @@ static void summary(const struct replay *r)
 	if (r->apply)
 		printf("; %zu applied\n", r->applied);
 	else
-		printf("\n%s\n", r->changed ? "stored verdicts untouched: --apply writes them" : "");
+		printf("\n%s\n",
+		       r->changed ? "stored verdicts untouched: --apply writes them" : "");
 }
 
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"rules", required_argument, NULL, 'R'},
-		{"since", required_argument, NULL, 'S'},
-		{"apply", no_argument, NULL, 'a'},
-		{"json", no_argument, NULL, 'j'},
-		{"store", required_argument, NULL, 's'},
-		{"cluster", required_argument, NULL, 'C'},
-		{"config", required_argument, NULL, 'c'},
-		{NULL, 0, NULL, 0},
+		{"rules", required_argument, NULL, 'R'},  {"since", required_argument, NULL, 'S'},
+		{"apply", no_argument, NULL, 'a'},	  {"json", no_argument, NULL, 'j'},
+		{"store", required_argument, NULL, 's'},  {"cluster", required_argument, NULL, 'C'},
+		{"config", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0},
 	};
 	const char *store = NULL, *cluster = NULL, *config = NULL, *rules = NULL, *since = NULL;
 	struct replay r = {0};

@@ -44,11 +44,21 @@ static void esc(FILE *f, const char *s)
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		switch (c) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
 		default:
 			if ((c < 0x20 && c != '\t') || c == 0x7f)
 				fputs("&#xfffd;", f);
@@ -82,7 +92,8 @@ static const char CSS[] =
 	"background:#f6f7f9}"
 	"main{max-width:1240px;margin:0 auto;padding:18px 20px 40px}"
 	"h1{font-size:22px;margin:4px 0}h1 small{font-weight:400;color:#5b6475;font-size:14px}"
-	"h2{font-size:16px;margin:26px 0 8px;border-bottom:1px solid #d8dce3;padding-bottom:4px}"
+	"h2{font-size:16px;margin:22px 0 8px;border-bottom:1px solid #d8dce3;padding-bottom:4px}"
+	"section h2:first-child{margin-top:4px}"
 	"section,header{background:#fff;border:1px solid #dfe3ea;border-radius:6px;padding:10px 16px;"
 	"margin-top:14px}"
 	".verdict{font-size:18px;margin:8px 0}"
@@ -98,7 +109,7 @@ static const char CSS[] =
 	"dt{color:#5b6475}dd{margin:0}"
 	"table{border-collapse:collapse;width:100%;font-size:13px}"
 	"th,td{border-bottom:1px solid #e6e9ef;padding:4px 6px;text-align:left;vertical-align:top}"
-	"th{background:#f0f2f6;font-weight:600}"
+	"th{background:#f0f2f6;font-weight:600}td.t{white-space:nowrap;font-size:12px}"
 	"td.line{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;"
 	"white-space:pre-wrap;word-break:break-all}"
 	"tr.role-origin td{background:#fdf0ef}tr.role-cascade td,tr.role-teardown td{color:#6b7280}"
@@ -134,7 +145,8 @@ struct lanes {
 static int lane_add(struct lanes *l, const char *node, long long rank, bool origin)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (((!node && !l->v[i].node) || (node && l->v[i].node && !strcmp(node, l->v[i].node))) &&
+		if (((!node && !l->v[i].node) ||
+		     (node && l->v[i].node && !strcmp(node, l->v[i].node))) &&
 		    l->v[i].rank == rank)
 			return 0;
 	if (l->n >= MAX_ROWS) {
@@ -158,8 +170,8 @@ static bool in_strings(const json_t *a, const char *s)
 	size_t i;
 	json_t *x;
 
-	json_array_foreach(a, i, x) if (json_is_string(x) && s && !strcmp(json_string_value(x), s))
-		return true;
+	json_array_foreach(a, i, x) if (json_is_string(x) && s &&
+					!strcmp(json_string_value(x), s)) return true;
 	return false;
 }
 
@@ -183,8 +195,8 @@ static int lanes_build(const json_t *v, struct lanes *l)
 
 	json_array_foreach(json_object_get(json_object_get(v, "job"), "nodes"), i, x)
 	{
-		if (json_is_string(x) &&
-		    lane_add(l, json_string_value(x), -1, in_strings(onodes, json_string_value(x))) < 0)
+		if (json_is_string(x) && lane_add(l, json_string_value(x), -1,
+						  in_strings(onodes, json_string_value(x))) < 0)
 			return -1;
 	}
 	json_array_foreach(json_object_get(v, "evidence"), i, x)
@@ -192,8 +204,8 @@ static int lanes_build(const json_t *v, struct lanes *l)
 		const json_t *node = json_object_get(x, "node"), *rank = json_object_get(x, "rank");
 		const char *n = json_string_value(node);
 		if (lane_add(l, n, -1, in_strings(onodes, n)) < 0 ||
-		    (json_is_integer(rank) &&
-		     lane_add(l, n, (long long)json_integer_value(rank), in_strings(onodes, n)) < 0))
+		    (json_is_integer(rank) && lane_add(l, n, (long long)json_integer_value(rank),
+						       in_strings(onodes, n)) < 0))
 			return -1;
 	}
 	qsort(l->v, l->n, sizeof(*l->v), cmp_lane);
@@ -229,7 +241,7 @@ static void marker(FILE *f, const json_t *e, double x, double y)
 	esc(f, role);
 	fputs(" \xc2\xb7 ", f);
 	esc(f, json_is_string(json_object_get(e, "event_time")) ? S(e, "event_time") :
-								    "no event time");
+								  "no event time");
 	fputs("\n", f);
 	esc(f, S(e, "line"));
 	fprintf(f, "</title>");
@@ -239,10 +251,12 @@ static void marker(FILE *f, const json_t *e, double x, double y)
 			"stroke-width=\"1.2\"/>",
 			x, y - 7);
 	else if (!strcmp(role, "teardown"))
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\" fill=\"#c5cad3\"/>",
+		fprintf(f,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\" fill=\"#c5cad3\"/>",
 			x - 3, y - 3);
 	else
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" fill-opacity=\"0.8\"/>",
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" fill-opacity=\"0.8\"/>",
 			x, y, !strcmp(role, "cascade") ? 4 : 3,
 			!strcmp(role, "cascade")      ? "#7f8c8d" :
 			!strcmp(role, "confirmation") ? "#e67e22" :
@@ -302,16 +316,20 @@ static void swimlanes(FILE *f, const json_t *v)
 			hms(tmin + (tmax - tmin) * k / 6.0, a, sizeof(a));
 			fprintf(f,
 				"<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.0f\"/>"
-				"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s"
+				"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s"
 				"</text>\n",
-				tx, tx, TOP - 10, H - 10, tx, TOP - 16, a);
+				tx, tx, TOP - 10, H - 10, tx, TOP - 16,
+				k == 0 ? "start" :
+				k == 6 ? "end" :
+					 "middle",
+				a);
 		}
 	}
 	if (undated)
 		fprintf(f,
 			"<text class=\"tick\" x=\"%.0f\" y=\"%d\">no event time</text>"
 			"<line class=\"grid\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%d\" y2=\"%.0f\"/>\n",
-			x1 + 20, TOP - 16, x1 + 12, x1 + 12, TOP - 10, H - 10);
+			x1 + 22, TOP - 16, x1 + 12, x1 + 12, TOP - 10, H - 10);
 	/* the lanes */
 	for (size_t k = 0; k < l.n; k++) {
 		const struct lane *ln = &l.v[k];
@@ -368,8 +386,9 @@ static void swimlanes(FILE *f, const json_t *v)
 	      " Event times as the sources stamped them; hover a mark for its line.</p>\n",
 	      f);
 	if (l.dropped)
-		fprintf(f, "<p class=\"warn\">%zu more lane(s) not drawn; every event is in the "
-			   "evidence table.</p>\n",
+		fprintf(f,
+			"<p class=\"warn\">%zu more lane(s) not drawn; every event is in the "
+			"evidence table.</p>\n",
 			l.dropped);
 	free(l.v);
 }
@@ -500,7 +519,7 @@ static void decision(FILE *f, const json_t *v)
 		fputs("</td><td>", f);
 		if (json_is_boolean(json_object_get(p, "reversible")))
 			fputs(json_is_true(json_object_get(p, "reversible")) ? "reversible" :
-									      "not reversible",
+									       "not reversible",
 			      f);
 		if (json_is_string(json_object_get(p, "requires"))) {
 			fputs("requires ", f);
@@ -540,9 +559,10 @@ static void evidence(FILE *f, const json_t *v)
 	size_t n;
 	const json_t **e = cli_timeline(v, &n);
 
-	fprintf(f, "<section id=\"evidence\"><h2>Evidence (%zu, in event-time order)</h2>\n"
-		   "<table><tr><th>id</th><th>event time</th><th>observed</th><th>node</th>"
-		   "<th>rank</th><th>source</th><th>rule</th><th>role</th><th>line</th></tr>\n",
+	fprintf(f,
+		"<section id=\"evidence\"><h2>Evidence (%zu, in event-time order)</h2>\n"
+		"<table><tr><th>id</th><th>event time</th><th>observed</th><th>node</th>"
+		"<th>rank</th><th>source</th><th>rule</th><th>role</th><th>line</th></tr>\n",
 		n);
 	for (size_t i = 0; i < n; i++) {
 		fputs("<tr class=\"role-", f);
@@ -550,9 +570,9 @@ static void evidence(FILE *f, const json_t *v)
 		fputs("\"><td>", f);
 		esc(f, S(e[i], "id"));
 		static const char *const cols[] = {"event_time", "observed_time", "node", "rank",
-						   "source", "rule", "role"};
+						   "source",	 "rule",	  "role"};
 		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
-			fputs("</td><td>", f);
+			fputs(k < 2 ? "</td><td class=\"t\">" : "</td><td>", f);
 			esc_json(f, json_object_get(e[i], cols[k]));
 		}
 		fputs("</td><td class=\"line\">", f);
@@ -662,9 +682,12 @@ static int write_page(const char *out, const json_t *v, const json_t *m, const c
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'}, {"verdict", required_argument, NULL, 'V'},
-		{"store", required_argument, NULL, 's'}, {"cluster", required_argument, NULL, 'C'},
-		{"restart", required_argument, NULL, 'r'}, {"config", required_argument, NULL, 'c'},
+		{"output", required_argument, NULL, 'o'},
+		{"verdict", required_argument, NULL, 'V'},
+		{"store", required_argument, NULL, 's'},
+		{"cluster", required_argument, NULL, 'C'},
+		{"restart", required_argument, NULL, 'r'},
+		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *store = NULL, *cluster = NULL, *restart = NULL, *config = NULL, *out = NULL;
@@ -680,12 +703,24 @@ int cmd_report(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:V:s:C:r:c:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': out = optarg; break;
-		case 'V': vfile = optarg; break;
-		case 's': store = optarg; break;
-		case 'C': cluster = optarg; break;
-		case 'r': restart = optarg; break;
-		case 'c': config = optarg; break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'V':
+			vfile = optarg;
+			break;
+		case 's':
+			store = optarg;
+			break;
+		case 'C':
+			cluster = optarg;
+			break;
+		case 'r':
+			restart = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
 		default:
 			fprintf(stderr, USAGE, prog, prog);
 			return 2;

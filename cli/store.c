@@ -303,8 +303,8 @@ static void names_free(char **v)
 static void note(struct cli_inputs *in, const char *file, const char *node, const char *status,
 		 const char *reason)
 {
-	json_array_append_new(in->notes, json_pack("{s:s,s:s?,s:s,s:s}", "file", file, "node",
-						   node, "status", status, "reason", reason));
+	json_array_append_new(in->notes, json_pack("{s:s,s:s?,s:s,s:s}", "file", file, "node", node,
+						   "status", status, "reason", reason));
 }
 
 /*
@@ -336,10 +336,12 @@ static int add_lagging(const char *path, const char *name, double arrived, doubl
 		bool seen = false;
 		size_t k;
 		json_t *x;
-		json_array_foreach(cov, k, x) seen = seen || !strcmp(S(x, "source"), src ? src : "");
+		json_array_foreach(cov, k, x)
+			seen = seen || !strcmp(S(x, "source"), src ? src : "");
 		if (src && !seen)
-			json_array_append_new(cov, json_pack("{s:s,s:s,s:s}", "source", src,
-							     "status", "lagging", "reason", reason));
+			json_array_append_new(cov,
+					      json_pack("{s:s,s:s,s:s}", "source", src, "status",
+							"lagging", "reason", reason));
 	}
 	json_object_set_new(m, "files", json_array());
 	json_object_set(m, "coverage", cov);
@@ -535,7 +537,8 @@ static json_t *rules_fired(const json_t *v)
 			continue;
 		if (!(r = json_object_get(m, id))) {
 			r = json_pack("{s:s,s:s,s:s,s:s,s:[]}", "rule", id, "role", S(x, "role"),
-				      "class", S(x, "class"), "subclass", S(x, "subclass"), "nodes");
+				      "class", S(x, "class"), "subclass", S(x, "subclass"),
+				      "nodes");
 			json_object_set_new(m, id, r);
 		}
 		if (json_is_string(node)) {
@@ -569,7 +572,7 @@ static void why_line(json_t *c, char *buf, size_t len)
 {
 	const json_t *rules = json_object_get(c, "rules"), *x;
 	static const char *const kinds[] = {"appeared", "disappeared", "changed"};
-	static const char *const words[] = {"now fires", "no longer fires", "now reads as"};
+	static const char *const words[] = {"now fires", "no longer fires", "changed"};
 	size_t o = 0, i;
 
 	buf[0] = '\0';
@@ -577,25 +580,35 @@ static void why_line(json_t *c, char *buf, size_t len)
 		json_array_foreach(json_object_get(rules, kinds[k]), i, x)
 		{
 			const json_t *n = k == 2 ? json_object_get(x, "new") : x;
-			char nodes[256] = "";
-			join(nodes, sizeof(nodes), json_object_get(k == 2 ? x : n, "nodes"), false);
+			const json_t *old = json_object_get(x, "old");
+			char nodes[256] = "", was[200] = "";
+			join(nodes, sizeof(nodes), json_object_get(x, "nodes"), false);
+			if (k == 2)
+				snprintf(was, sizeof(was), "%s %s/%s -> ", S(old, "role"),
+					 S(old, "class"), S(old, "subclass"));
 			if (o < len)
-				o += (size_t)snprintf(buf + o, len - o, "%s%s %s (%s %s/%s%s%s)",
-						      o ? "; " : "", S(x, "rule"), words[k],
-						      S(n, "role"), S(n, "class"),
-						      S(n, "subclass"), nodes[0] ? " on " : "",
-						      nodes);
+				o += (size_t)snprintf(buf + o, len - o, "%s%s %s (%s%s %s/%s%s%s)",
+						      o ? "; " : "", S(x, "rule"), words[k], was,
+						      S(n, "role"), S(n, "class"), S(n, "subclass"),
+						      nodes[0] ? " on " : "", nodes);
 		}
-	json_array_foreach(json_object_get(c, "not_in_set"), i, x) if (o < len) o +=
-		(size_t)snprintf(buf + o, len - o, "%s%s is not in the rule set any more",
-				 o ? "; " : "", json_string_value(x));
+	json_array_foreach(json_object_get(c, "not_in_set"), i, x) if (o < len)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s is not in the rule set any more",
+				      o ? "; " : "", json_string_value(x));
 	if (json_is_true(json_object_get(c, "inputs_differ")) && o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%sthe inputs differ from the stored "
-							"verdict's (evidence arrived or went since)",
+		o += (size_t)snprintf(buf + o, len - o,
+				      "%sthe inputs differ from the stored "
+				      "verdict's (evidence arrived or went since)",
 				      o ? "; " : "");
-	if (!o && json_is_true(json_object_get(c, "ruleset_changed")))
-		snprintf(buf, len, "same rules fired: the rule set's data (class priorities, "
-				   "tolerances, thresholds) changed");
+	if (!json_is_true(json_object_get(c, "changed")) && o < len)
+		snprintf(buf + o, len - o,
+			 "%sthe conclusion is the same; only details differ "
+			 "(evidence, coverage)",
+			 o ? "; " : "");
+	else if (!o && json_is_true(json_object_get(c, "ruleset_changed")))
+		snprintf(buf, len,
+			 "same rules fired: the rule set's data (class priorities, "
+			 "tolerances, thresholds) changed");
 	else if (!o)
 		snprintf(buf, len, "same rules and inputs: the engine differs");
 }
@@ -603,7 +616,8 @@ static void why_line(json_t *c, char *buf, size_t len)
 json_t *cli_verdict_changes(const json_t *old, const json_t *new, const struct pm_ruleset *rs)
 {
 	static const char *const fields[] = {"outcome", "status", "confidence", "class", "origin"};
-	json_t *c = json_object(), *fl = json_array(), *ro = rules_fired(old), *rn = rules_fired(new);
+	json_t *c = json_object(), *fl = json_array(), *ro = rules_fired(old),
+	       *rn = rules_fired(new);
 	json_t *app = json_array(), *dis = json_array(), *chg = json_array(), *gone = json_array();
 	const char *id;
 	json_t *x;
@@ -646,10 +660,9 @@ json_t *cli_verdict_changes(const json_t *old, const json_t *new, const struct p
 	json_object_set_new(c, "not_in_set", gone);
 	json_object_set_new(c, "inputs_differ",
 			    json_boolean(strcmp(S(old, "input_digest"), S(new, "input_digest"))));
-	json_object_set_new(
-		c, "ruleset_changed",
-		json_boolean(strcmp(S(json_object_get(old, "ruleset"), "digest"),
-				    S(json_object_get(new, "ruleset"), "digest"))));
+	json_object_set_new(c, "ruleset_changed",
+			    json_boolean(strcmp(S(json_object_get(old, "ruleset"), "digest"),
+						S(json_object_get(new, "ruleset"), "digest"))));
 	json_object_set_new(c, "explained",
 			    json_boolean(!changed || json_array_size(app) || json_array_size(dis) ||
 					 json_array_size(chg) ||
@@ -732,8 +745,9 @@ void cli_timeline_print(FILE *f, const json_t *v, size_t max)
 		if (json_is_integer(rank))
 			snprintf(r, sizeof(r), "rank %lld", (long long)json_integer_value(rank));
 		fprintf(f, "  %-24s %c %-5s %-10s %-12s %-9s %s\n",
-			json_is_string(json_object_get(e[i], "event_time")) ? S(e[i], "event_time") :
-									      "(no time)",
+			json_is_string(json_object_get(e[i], "event_time")) ?
+				S(e[i], "event_time") :
+				"(no time)",
 			!strcmp(role, "origin")	  ? '*' :
 			!strcmp(role, "cascade")  ? '~' :
 			!strcmp(role, "teardown") ? '-' :

@@ -159,7 +159,6 @@ const char *cli_ledger_fault_name(enum cli_ledger_fault f);
 
 /* Record LEDGER's current head (its last entry, which must verify) in the head file HEAD:
  * root only (EPERM otherwise).  *SEQ gets the head's seq.  0 or -1 with ERR. */
-int cli_ledger_seal(const char *ledger, const char *head, long long *seq, char *err,
-		    size_t errlen);
+int cli_ledger_seal(const char *ledger, const char *head, long long *seq, char *err, size_t errlen);
 
 #endif

@@ -319,6 +319,12 @@ static int phase_origins(struct att *a, bool hardware)
 			continue;
 		if (hardware && (!o->trusted || !in_window(a, o)))
 			continue;
+		/* an external end (cancel, preemption, requeue) that Slurm's final record
+		 * contradicts is a consequence, not a cause: the plain "STEP ... CANCELLED" line
+		 * of a step killed for its memory, in a job the record says FAILED */
+		if (!hardware && r->outcome && !strcmp(r->cls, "external") && a->outcome &&
+		    outcome_from_state(ev->job.state) && strcmp(r->outcome, a->outcome))
+			continue;
 		c = cand_get(a, r->cls, r->subcls, o->node, LEAD_RULE);
 		if (!c || cand_add(c, o, i, r) < 0)
 			return -1;
@@ -1427,11 +1433,18 @@ json_t *pm_attribute(struct pm_evidence *ev)
 
 	if (phase_ranks(&a) < 0)
 		goto out;
-	/* a line that names only its rank ran where that rank ran */
+	/* a line that names its rank ran where that rank ran: the rank map knows, not the node
+	 * that read the file (the job's output is read on the batch node only) */
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const char *n;
-		if (!ev->obs[i].node && ev->obs[i].rank >= 0 && (n = rank_node(&a, ev->obs[i].rank)))
-			ev->obs[i].node = strdup(n);
+		if (ev->obs[i].rank >= 0 && (n = rank_node(&a, ev->obs[i].rank)) &&
+		    (!ev->obs[i].node || strcmp(ev->obs[i].node, n))) {
+			char *d = strdup(n);
+			if (d) {
+				free(ev->obs[i].node);
+				ev->obs[i].node = d;
+			}
+		}
 	}
 	if (pm_obs_summaries(ev) < 0)
 		goto out;

@@ -531,6 +531,37 @@ static size_t dec_read(struct reader *r, char *out, size_t cap)
 	size_t got = 0;
 
 	while (got < cap) {
+		if (r->codec == C_NONE && r->rawpos >= r->rawlen && !r->raweof &&
+		    cap - got >= RAWSZ / 4) {
+			/* plain text, nothing buffered: straight into OUT, digested there while
+			 * the bytes are still in the cache */
+			size_t want = cap - got < RAWSZ ? cap - got : RAWSZ;
+			ssize_t n;
+			if (r->f->mem) {
+				size_t left = r->f->memlen - r->mempos;
+				n = (ssize_t)(left < want ? left : want);
+				memcpy(out + got, (char *)r->f->mem + r->mempos, (size_t)n);
+				r->mempos += (size_t)n;
+			} else {
+				do
+					n = read(r->fd, out + got, want);
+				while (n < 0 && errno == EINTR);
+				if (n < 0) {
+					snprintf(r->reason, sizeof(r->reason), "read error: %s",
+						 strerror(errno));
+					r->truncated = true;
+					n = 0;
+				}
+			}
+			if (n == 0) {
+				r->raweof = true;
+				break;
+			}
+			if (r->hash)
+				pm_sha256_update(&r->dig, out + got, (size_t)n);
+			got += (size_t)n;
+			continue;
+		}
 		if (raw_fill(r) <= 0 && r->rawpos >= r->rawlen) {
 			if (r->codec == C_GZIP && r->zinit && !r->zdone && !r->truncated) {
 				snprintf(r->reason, sizeof(r->reason),

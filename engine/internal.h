@@ -40,6 +40,7 @@ enum pm_format {
 	PM_FMT_RANK_MAP,
 	PM_FMT_TASK_EXIT,
 	PM_FMT_MEMINFO,
+	PM_FMT_PROMETHEUS,
 	PM_FMT_BINARY,
 	PM_FMT_EMPTY,
 	PM_FMT__COUNT
@@ -115,6 +116,7 @@ struct pm_fact {
 	double value;
 	char *pci;		/* for per-GPU facts when known, "0000:3b:00.0" */
 	size_t file;		/* index into ev->files */
+	double time;		/* event time of the sample it comes from (epoch s); 0 none */
 };
 
 /* What the scheduler's records say about the job. */
@@ -169,6 +171,8 @@ int pm_parse_meminfo(struct pm_evidence *ev, size_t file, const char *buf, size_
 		     char *reason, size_t rlen);
 int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
 		   char *reason, size_t rlen);	/* rank_map and task_exit JSON lines */
+int pm_parse_prom(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
+		  char *reason, size_t rlen);	/* postmortem.prometheus/1 JSON lines */
 
 /* Expand a Slurm hostlist ("gpu[016-017,020],login1") into sorted unique names. */
 int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n);

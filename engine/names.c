@@ -44,6 +44,7 @@ static const struct format_def formats[PM_FMT__COUNT] = {
 	[PM_FMT_RANK_MAP]	= { "rank_map", PM_SRC_RANK_MAP },
 	[PM_FMT_TASK_EXIT]	= { "task_exit", PM_SRC_TASK_EXIT },
 	[PM_FMT_MEMINFO]	= { "meminfo", PM_SRC_NODE_METRICS },
+	[PM_FMT_PROMETHEUS]	= { "prometheus", PM_SRC_NODE_METRICS },
 	[PM_FMT_BINARY]		= { "binary", PM_SRC_APP_LOG },
 	[PM_FMT_EMPTY]		= { "empty", PM_SRC_APP_LOG },
 };

@@ -79,8 +79,12 @@ struct pm_ruleset {
 	double grace_s;
 	unsigned per_group;
 	double progress_stall_s; /* a TIMEOUT is a stall when progress stopped this long before */
-	hs_database_t *db;	/* every pattern rule, id = rule index */
-	hs_scratch_t *scratch;	/* prototype; each scan clones it */
+	hs_database_t *db;	/* every pattern rule, id = rule index; NULL when sdb is used */
+	/* One database per source kind (enum pm_source) with only the rules that apply to it:
+	 * a file is scanned with its source's database (stream mode: compiles faster; the
+	 * scanner resets the stream after every chunk, so a chunk is matched as a block). */
+	hs_database_t *sdb[8];
+	hs_scratch_t *scratch;	/* prototype, valid for every database; each scan clones it */
 	pcre2_match_context *mctx;
 };
 

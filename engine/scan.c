@@ -43,6 +43,14 @@ struct scan {
 	/* groups: open addressing on (rule, node, rank) */
 	struct group *tab;
 	size_t ntab, cap;
+	/* the current file's database, and its stream when it is a stream-mode one */
+	const hs_database_t *db;
+	hs_stream_t *stream;
+	/* ev->ranks by rank: open addressing, slot = index + 1 (0 empty) */
+	uint32_t *rtab;
+	int *rkey;
+	size_t rcap;
+	size_t last_ri;		/* index of the rank looked up last, or SIZE_MAX */
 };
 
 /* ---- groups ---- */
@@ -208,27 +216,80 @@ static int norm_pci(char **dst, const char *s, size_t l)
 	return pm_strset(dst, buf, strlen(buf));
 }
 
-static void note_rank(struct pm_evidence *ev, int rank, const char *node, size_t nodelen,
-		      double t, bool progress)
+static uint64_t rhash(int rank)
 {
-	struct pm_rankinfo *ri = NULL;
+	return ((uint64_t)(unsigned)rank * 0x9e3779b97f4a7c15ULL) >> 20;
+}
 
-	for (size_t i = 0; i < ev->nranks; i++)
-		if (ev->ranks[i].rank == rank) {
-			ri = &ev->ranks[i];
-			break;
-		}
-	if (!ri) {
-		if (ev->nranks == ev->aranks &&
-		    pm_grow((void **)&ev->ranks, &ev->aranks, sizeof(*ev->ranks)) < 0)
-			return;
-		ri = &ev->ranks[ev->nranks++];
-		memset(ri, 0, sizeof(*ri));
-		ri->rank = rank;
+static int rtab_grow(struct scan *s)
+{
+	size_t nc = s->rcap ? 2 * s->rcap : 256;
+	uint32_t *nt = calloc(nc, sizeof(*nt));
+	int *nk = calloc(nc, sizeof(*nk));
+
+	if (!nt || !nk) {
+		free(nt);
+		free(nk);
+		return -1;
 	}
+	for (size_t k = 0; k < s->ev->nranks; k++) {
+		size_t i = rhash(s->ev->ranks[k].rank) & (nc - 1);
+		while (nt[i])
+			i = (i + 1) & (nc - 1);
+		nt[i] = (uint32_t)k + 1;
+		nk[i] = s->ev->ranks[k].rank;
+	}
+	free(s->rtab);
+	free(s->rkey);
+	s->rtab = nt;
+	s->rkey = nk;
+	s->rcap = nc;
+	return 0;
+}
+
+/* The evidence's entry for RANK, created (zeroed) when new, in the order ranks are first
+ * seen; NULL on ENOMEM. */
+static struct pm_rankinfo *rank_get(struct scan *s, int rank)
+{
+	struct pm_evidence *ev = s->ev;
+	struct pm_rankinfo *ri;
+	size_t i;
+
+	if (s->last_ri < ev->nranks && ev->ranks[s->last_ri].rank == rank)
+		return &ev->ranks[s->last_ri];
+	if ((ev->nranks + 1) * 2 > s->rcap && rtab_grow(s) < 0)
+		return NULL;
+	i = rhash(rank) & (s->rcap - 1);
+	while (s->rtab[i]) {
+		if (s->rkey[i] == rank) {
+			s->last_ri = s->rtab[i] - 1;
+			return &ev->ranks[s->last_ri];
+		}
+		i = (i + 1) & (s->rcap - 1);
+	}
+	if (ev->nranks >= UINT32_MAX - 1 ||
+	    (ev->nranks == ev->aranks &&
+	     pm_grow((void **)&ev->ranks, &ev->aranks, sizeof(*ev->ranks)) < 0))
+		return NULL;
+	ri = &ev->ranks[ev->nranks];
+	memset(ri, 0, sizeof(*ri));
+	ri->rank = rank;
+	s->rtab[i] = (uint32_t)ev->nranks + 1;
+	s->rkey[i] = rank;
+	s->last_ri = ev->nranks++;
+	return ri;
+}
+
+static void note_rank(struct scan *s, int rank, const char *node, size_t nodelen, double t,
+		      bool progress)
+{
+	struct pm_rankinfo *ri = rank_get(s, rank);
+
+	if (!ri)
+		return;
 	ri->lines++;
 	if (!ri->node && nodelen && pm_strset(&ri->node, node, nodelen) == 0)
-		pm_ev_note_node(ev, node, nodelen);
+		pm_ev_note_node(s->ev, node, nodelen);
 	if (t > ri->last_time)
 		ri->last_time = t;
 	if (progress && t > 0) {
@@ -286,7 +347,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 			pm_ev_note_ip(ev, caps[PM_CAP_ADDR], capl[PM_CAP_ADDR], o.node,
 				      strlen(o.node));
 		if (r->role == PM_ROLE_PROGRESS)
-			note_rank(ev, o.rank, o.node, o.node ? strlen(o.node) : 0,
+			note_rank(s, o.rank, o.node, o.node ? strlen(o.node) : 0,
 				  has_t ? t : 0, true);
 	}
 	/* progress and address lines are many: the first is listed, the rest counted */
@@ -416,11 +477,43 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	return record(s, ri, line, len, &px, off, caps, capl);
 }
 
-/* Tally which ranks spoke: cheap per-line prefix parsing of application output. */
+/* The rank of srun's label ("3: ", " 3: ") at the start of a line of the job's output, when
+ * nothing after it can change it; -1: parse the line in full.  app_prefix (prefix.c) gives
+ * such a line the label's rank: only a "[rankN]:" or "[defaultN]:" tag right after the label
+ * overrides it, and both start with '['; an NCCL prefix there only ends the parse. */
+static int label_rank(const char *s, size_t n)
+{
+	size_t p = 0, i = 0;
+	int v = 0;
+
+	while (p < n && p < 8 && s[p] == ' ')
+		p++;
+	while (p + i < n && i < 8 && s[p + i] >= '0' && s[p + i] <= '9') {
+		v = v * 10 + (s[p + i] - '0');
+		i++;
+	}
+	if (i == 0 || i > 7)
+		return -1;
+	p += i;
+	if (p + 1 >= n || s[p] != ':' || s[p + 1] != ' ')
+		return -1;
+	p += 2;
+	if (p < n && s[p] == '[')
+		return -1;
+	return v;
+}
+
+/* Tally which ranks spoke: cheap per-line prefix parsing of application output.  What is
+ * used of it is the set of ranks (in the order first seen) and each rank's first node; a
+ * line whose rank is known, with its node, only counts. */
 static void tally_ranks(struct scan *s, const char *buf, size_t len)
 {
 	struct pm_file *f = &s->ev->files[s->file];
 	const char *p = buf, *end = buf + len;
+	size_t fnodelen = f->node ? strlen(f->node) : 0;
+	uint64_t lines = 0;
+	bool labels = f->format == PM_FMT_APP || f->format == PM_FMT_TORCHRUN ||
+		      f->format == PM_FMT_PYSPY;
 
 	if (f->source != PM_SRC_APP_LOG)
 		return;
@@ -428,17 +521,45 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		struct pm_prefix px;
+		struct pm_rankinfo *ri;
+		int r = labels ? label_rank(p, l) : -1;
 
+		lines++;
+		if (r >= 0 && (ri = rank_get(s, r)) && ri->node) {
+			ri->lines++;
+			p += l + 1;
+			continue;
+		}
 		pm_prefix_parse(f->format, p, l, &px);
 		if (px.rank < 0)
 			px.rank = f->rank;
-		if (px.rank >= 0)
-			note_rank(s->ev, px.rank, px.node ? px.node : f->node,
-				  px.node_len ? px.node_len : (f->node ? strlen(f->node) : 0), 0,
-				  false);
-		f->lines++;
+		if (px.rank >= 0) {
+			ri = rank_get(s, px.rank);
+			if (ri && ri->node)
+				ri->lines++;
+			else if (ri)
+				note_rank(s, px.rank, px.node ? px.node : f->node,
+					  px.node_len ? px.node_len : fnodelen, 0, false);
+		}
 		p += l + 1;
 	}
+	f->lines += lines;
+}
+
+/* Hits of the current file's database in BUF, a line-aligned chunk, as a block scan would
+ * report them. */
+static int scan_block(struct scan *s, const char *buf, size_t len)
+{
+	hs_error_t e, r;
+
+	if (!s->stream)
+		return hs_scan(s->db, buf, (unsigned)len, 0, s->scratch, on_hit, s) ==
+			HS_SUCCESS ? 0 : -1;
+	/* what ends at the end of the chunk (end of data) is reported by the reset, which also
+	 * puts the stream back at offset 0 for the next chunk */
+	e = hs_scan_stream(s->stream, buf, (unsigned)len, 0, s->scratch, on_hit, s);
+	r = hs_reset_stream(s->stream, 0, s->scratch, on_hit, s);
+	return e == HS_SUCCESS && r == HS_SUCCESS ? 0 : -1;
 }
 
 static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
@@ -448,11 +569,10 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 	unsigned last_rule = (unsigned)-1;
 
 	tally_ranks(s, buf, len);
-	if (!s->rs->db)
+	if (!s->db)
 		return 0;
 	s->nhits = 0;
-	if (hs_scan(s->rs->db, buf, (unsigned)len, 0, s->scratch, on_hit, s) != HS_SUCCESS &&
-	    s->nhits == s->ahits)
+	if (scan_block(s, buf, len) < 0 && s->nhits == s->ahits)
 		return -1;
 	if (s->nhits > 1)
 		qsort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
@@ -497,6 +617,7 @@ static parse_fn *parser_for(enum pm_format fmt)
 	case PM_FMT_SACCT_TABLE: return pm_parse_sacct;
 	case PM_FMT_SCONTROL_JOB: return pm_parse_scontrol;
 	case PM_FMT_MEMINFO: return pm_parse_meminfo;
+	case PM_FMT_PROMETHEUS: return pm_parse_prom;
 	case PM_FMT_RANK_MAP:
 	case PM_FMT_TASK_EXIT: return pm_parse_tasks;
 	default: return NULL;
@@ -725,7 +846,7 @@ static int eval_conditions(struct scan *s)
 
 int pm_scan_all(struct pm_evidence *ev)
 {
-	struct scan s = {.ev = ev, .rs = ev->rs};
+	struct scan s = {.ev = ev, .rs = ev->rs, .last_ri = SIZE_MAX};
 	int rc = -1;
 
 	if (ev->nfiles > 1)
@@ -763,7 +884,16 @@ int pm_scan_all(struct pm_evidence *ev)
 		if (parser_for(f->format) && f->format != PM_FMT_NVSMI_Q)
 			continue;	/* tables: their facts are what matters */
 		s.file = i;
-		if (pm_file_read(f, on_chunk, &s) < 0 && f->status == PM_ST_OK)
+		s.db = ev->rs->db ? ev->rs->db :
+		       (unsigned)f->source < sizeof(ev->rs->sdb) / sizeof(ev->rs->sdb[0]) ?
+		       ev->rs->sdb[f->source] : NULL;
+		if (s.db && !ev->rs->db && hs_open_stream(s.db, 0, &s.stream) != HS_SUCCESS)
+			goto out;
+		int frc = pm_file_read(f, on_chunk, &s);
+		if (s.stream)
+			hs_close_stream(s.stream, NULL, NULL, NULL);
+		s.stream = NULL;
+		if (frc < 0 && f->status == PM_ST_OK)
 			goto out;
 	}
 	if (eval_conditions(&s) < 0)
@@ -783,6 +913,8 @@ int pm_scan_all(struct pm_evidence *ev)
 out:
 	free(s.tab);
 	free(s.hits);
+	free(s.rtab);
+	free(s.rkey);
 	pcre2_match_data_free(s.md);
 	hs_free_scratch(s.scratch);
 	return rc;

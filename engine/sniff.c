@@ -128,6 +128,11 @@ static bool schema_line(const struct lines *ls, const char *schema)
 	return false;
 }
 
+static bool is_prometheus(const struct lines *ls)
+{
+	return schema_line(ls, "\"postmortem.prometheus/1\"");
+}
+
 static bool is_rankmap(const struct lines *ls)
 {
 	return schema_line(ls, "\"postmortem.rankmap/1\"");
@@ -337,6 +342,7 @@ static const struct {
 } headers[] = {
 	{ PM_FMT_MEMINFO, is_meminfo },
 	{ PM_FMT_RANK_MAP, is_rankmap },
+	{ PM_FMT_PROMETHEUS, is_prometheus },
 	{ PM_FMT_TASK_EXIT, is_taskexit },
 	{ PM_FMT_NVSMI_Q, is_nvsmi_q },
 	{ PM_FMT_NVSMI_CSV, is_nvsmi_csv },

@@ -23,6 +23,7 @@ static const char *const csource_names[PM_CS__COUNT] = {
 	[PM_CS_RANK_MAP] = "rank_map",	   [PM_CS_KERNEL_LOG] = "kernel_log",
 	[PM_CS_GPU_STATE] = "gpu_state",   [PM_CS_GPU_CSV] = "gpu_csv",
 	[PM_CS_HOST_STATE] = "host_state", [PM_CS_SLURMD_LOG] = "slurmd_log",
+	[PM_CS_PROMETHEUS] = "prometheus",
 };
 
 const char *pm_csource_name(enum pm_csource s)
@@ -57,7 +58,10 @@ static const struct source_default source_defaults[PM_CS__COUNT] = {
 			   NULL, 256ULL << 10, 8},
 	[PM_CS_HOST_STATE] = {NULL, host_paths, 64ULL << 10, 2},
 	[PM_CS_SLURMD_LOG] = {NULL, slurmd_paths, 2ULL << 20, 3},
+	[PM_CS_PROMETHEUS] = {NULL, NULL, 4ULL << 20, 10},
 };
+
+static const char *const prom_labels[] = {"instance", "Hostname", NULL};
 
 static char **paths_dup(const char *const *p)
 {
@@ -122,7 +126,26 @@ static int defaults(struct pm_config *cfg)
 		if (d->paths && !(s->paths = paths_dup(d->paths)))
 			return -1;
 	}
+	/* off until `prometheus: {url: ...}` turns it on */
+	cfg->src[PM_CS_PROMETHEUS].enabled = false;
+	cfg->prom.step = 15;
+	cfg->prom.lookback = 3600;
+	cfg->prom.max_points = 1000;
+	if (!(cfg->prom.node_labels = paths_dup(prom_labels)))
+		return -1;
 	return 0;
+}
+
+static void webhooks_free(struct pm_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nwebhooks; i++) {
+		free(cfg->webhooks[i].url);
+		free(cfg->webhooks[i].bearer_token_file);
+		free(cfg->webhooks[i].ca_file);
+	}
+	free(cfg->webhooks);
+	cfg->webhooks = NULL;
+	cfg->nwebhooks = 0;
 }
 
 void pm_config_free(struct pm_config *cfg)
@@ -142,6 +165,12 @@ void pm_config_free(struct pm_config *cfg)
 		free(cfg->src[i].command);
 		paths_free(cfg->src[i].paths);
 	}
+	free(cfg->prom.url);
+	paths_free(cfg->prom.queries);
+	paths_free(cfg->prom.node_labels);
+	free(cfg->prom.bearer_token_file);
+	free(cfg->prom.ca_file);
+	webhooks_free(cfg);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -555,6 +584,8 @@ static int sources(struct ctx *c, const yaml_node_t *m)
 		for (id = 0; id < PM_CS__COUNT && k; id++)
 			if (!strcmp(k, pm_csource_name(id)))
 				break;
+		if (id == PM_CS_PROMETHEUS)
+			return fail(c, kn, "sources.prometheus: configured at the top level (prometheus: {url: ...})");
 		if (!k || id == PM_CS__COUNT)
 			return fail(
 				c, kn,
@@ -564,6 +595,261 @@ static int sources(struct ctx *c, const yaml_node_t *m)
 			if (!strcmp(scalar(yaml_document_get_node(c->doc, q->key)) ?: "", k))
 				return fail(c, kn, "sources.%s: given twice", k);
 		if (source_entry(c, id, yaml_document_get_node(c->doc, pr->value)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- prometheus: and webhooks: (epilog/prom.h, epilog/webhook.h) ---- */
+
+static int http_url(struct ctx *c, const yaml_node_t *v, const char *key, char **dst)
+{
+	const char *s = scalar(v);
+	size_t scheme = s && !strncmp(s, "http://", 7) ? 7 : s && !strncmp(s, "https://", 8) ? 8 : 0;
+
+	if (!scheme || !s[scheme] || s[scheme] == '/' || strpbrk(s, " \t\r\n"))
+		return fail(c, v, "%s: expected an http:// or https:// URL", key);
+	return set_str(dst, s);
+}
+
+static int abs_path(struct ctx *c, const yaml_node_t *v, const char *key, char **dst)
+{
+	const char *s = scalar(v);
+
+	if (!s || s[0] != '/')
+		return fail(c, v, "%s: expected an absolute path", key);
+	return set_str(dst, s);
+}
+
+static int bounded_duration(struct ctx *c, const yaml_node_t *v, const char *key, double max,
+			    double *dst)
+{
+	const char *s = scalar(v);
+
+	if (!s || pm_parse_duration(s, dst) < 0 || *dst <= 0 || *dst > max)
+		return fail(c, v, "%s: '%s' is not a duration of at most %.0f s (e.g. 5s, 250ms)",
+			    key, s ? s : "", max);
+	return 0;
+}
+
+static int bounded_count(struct ctx *c, const yaml_node_t *v, const char *key, unsigned max,
+			 unsigned *dst)
+{
+	const char *s = scalar(v);
+	char *end;
+	unsigned long n;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return fail(c, v, "%s: expected a number from 0 to %u", key, max);
+	n = strtoul(s, &end, 10);
+	if (*end || n > max)
+		return fail(c, v, "%s: expected a number from 0 to %u", key, max);
+	*dst = (unsigned)n;
+	return 0;
+}
+
+/* A string or a list of non-empty strings into a NULL-terminated array. */
+static int str_list(struct ctx *c, const yaml_node_t *v, const char *key, char ***dst)
+{
+	const char *one = scalar(v);
+	size_t n = 0;
+	char **p;
+
+	if (one) {
+		if (!*one)
+			return fail(c, v, "%s: empty value", key);
+		if (!(p = calloc(2, sizeof(*p))) || !(p[0] = strdup(one))) {
+			free(p);
+			return -1;
+		}
+	} else if (v->type == YAML_SEQUENCE_NODE) {
+		size_t want = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+
+		if (!want)
+			return fail(c, v, "%s: empty list", key);
+		if (!(p = calloc(want + 1, sizeof(*p))))
+			return -1;
+		for (yaml_node_item_t *it = v->data.sequence.items.start;
+		     it < v->data.sequence.items.top; it++) {
+			const yaml_node_t *e = yaml_document_get_node(c->doc, *it);
+			const char *s = scalar(e);
+
+			if (!s || !*s) {
+				paths_free(p);
+				return fail(c, e, "%s: expected a list of words", key);
+			}
+			if (!(p[n++] = strdup(s))) {
+				paths_free(p);
+				return -1;
+			}
+		}
+	} else {
+		return fail(c, v, "%s: expected a value or a list", key);
+	}
+	paths_free(*dst);
+	*dst = p;
+	return 0;
+}
+
+static int bool_key(struct ctx *c, const yaml_node_t *v, const char *key, bool *dst)
+{
+	const char *s = scalar(v);
+
+	if (!s || parse_bool(s, dst) < 0)
+		return fail(c, v, "%s: expected true or false", key);
+	return 0;
+}
+
+/* The keys of mapping M: checked for plain words and duplicates.  0 or -1. */
+static int map_keys(struct ctx *c, const yaml_node_t *m, const char *what)
+{
+	for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *kn = yaml_document_get_node(c->doc, pr->key);
+		const char *k = scalar(kn);
+
+		if (!k)
+			return fail(c, kn, "%s: keys must be plain words", what);
+		for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < pr; q++)
+			if (!strcmp(scalar(yaml_document_get_node(c->doc, q->key)) ?: "", k))
+				return fail(c, kn, "%s.%s: given twice", what, k);
+	}
+	return 0;
+}
+
+static int prometheus(struct ctx *c, const yaml_node_t *m)
+{
+	struct pm_prom_conf *p = &c->cfg->prom;
+	struct pm_source_conf *sc = &c->cfg->src[PM_CS_PROMETHEUS];
+	bool enabled = true;
+	unsigned pts;
+
+	if (is_null(m))
+		return 0;
+	if (m->type != YAML_MAPPING_NODE)
+		return fail(c, m, "prometheus: expected a mapping ({url: ..., timeout: ...})");
+	if (map_keys(c, m, "prometheus") < 0)
+		return -1;
+	for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top;
+	     pr++) {
+		const char *k = scalar(yaml_document_get_node(c->doc, pr->key));
+		yaml_node_t *kn = yaml_document_get_node(c->doc, pr->key);
+		yaml_node_t *vn = yaml_document_get_node(c->doc, pr->value);
+		const char *s = scalar(vn);
+		int rc;
+
+		if (!strcmp(k, "url"))
+			rc = http_url(c, vn, "prometheus.url", &p->url);
+		else if (!strcmp(k, "timeout"))
+			rc = bounded_duration(c, vn, "prometheus.timeout", 3600, &sc->timeout);
+		else if (!strcmp(k, "cap"))
+			rc = !s || pm_parse_size(s, &sc->cap) < 0 || sc->cap < 1024 ||
+					     sc->cap > SIZE_MAX_CAP ?
+				     fail(c, vn, "prometheus.cap: '%s' is not a size of 1 KiB to 1 GiB",
+					  s ? s : "") :
+				     0;
+		else if (!strcmp(k, "queries"))
+			rc = str_list(c, vn, "prometheus.queries", &p->queries);
+		else if (!strcmp(k, "node_label"))
+			rc = str_list(c, vn, "prometheus.node_label", &p->node_labels);
+		else if (!strcmp(k, "bearer_token_file"))
+			rc = abs_path(c, vn, "prometheus.bearer_token_file", &p->bearer_token_file);
+		else if (!strcmp(k, "ca_file"))
+			rc = abs_path(c, vn, "prometheus.ca_file", &p->ca_file);
+		else if (!strcmp(k, "step"))
+			rc = bounded_duration(c, vn, "prometheus.step", 3600, &p->step);
+		else if (!strcmp(k, "lookback"))
+			rc = bounded_duration(c, vn, "prometheus.lookback", 7 * 86400, &p->lookback);
+		else if (!strcmp(k, "max_points")) {
+			rc = bounded_count(c, vn, "prometheus.max_points", 11000, &pts);
+			if (rc == 0 && pts < 2)
+				rc = fail(c, vn, "prometheus.max_points: at least 2");
+			p->max_points = pts;
+		} else if (!strcmp(k, "enabled"))
+			rc = bool_key(c, vn, "prometheus.enabled", &enabled);
+		else
+			rc = fail(c, kn,
+				  "prometheus: unknown key '%s' (url, timeout, cap, queries, node_label, bearer_token_file, ca_file, step, lookback, max_points, enabled)",
+				  k);
+		if (rc < 0)
+			return -1;
+	}
+	for (size_t i = 0; p->node_labels && p->node_labels[i]; i++) {
+		const char *l = p->node_labels[i];
+
+		if (!isalpha((unsigned char)l[0]) && l[0] != '_')
+			return fail(c, m, "prometheus.node_label: '%s' is not a label name", l);
+		for (; *l; l++)
+			if (!isalnum((unsigned char)*l) && *l != '_')
+				return fail(c, m, "prometheus.node_label: '%s' is not a label name",
+					    p->node_labels[i]);
+	}
+	if (!p->url && enabled)
+		return fail(c, m, "prometheus: needs a url (or enabled: false)");
+	sc->enabled = enabled && p->url;
+	return 0;
+}
+
+static int webhook(struct ctx *c, const yaml_node_t *m, struct pm_webhook_conf *w)
+{
+	w->timeout = 5;
+	w->retries = 2;
+	if (m->type != YAML_MAPPING_NODE)
+		return fail(c, m, "webhooks: expected a list of mappings ({url: ...})");
+	if (map_keys(c, m, "webhooks") < 0)
+		return -1;
+	for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *kn = yaml_document_get_node(c->doc, pr->key);
+		yaml_node_t *vn = yaml_document_get_node(c->doc, pr->value);
+		const char *k = scalar(kn);
+		int rc;
+
+		if (!strcmp(k, "url"))
+			rc = http_url(c, vn, "webhooks.url", &w->url);
+		else if (!strcmp(k, "timeout"))
+			rc = bounded_duration(c, vn, "webhooks.timeout", 600, &w->timeout);
+		else if (!strcmp(k, "retries"))
+			rc = bounded_count(c, vn, "webhooks.retries", 10, &w->retries);
+		else if (!strcmp(k, "bearer_token_file"))
+			rc = abs_path(c, vn, "webhooks.bearer_token_file", &w->bearer_token_file);
+		else if (!strcmp(k, "ca_file"))
+			rc = abs_path(c, vn, "webhooks.ca_file", &w->ca_file);
+		else if (!strcmp(k, "include_manifest"))
+			rc = bool_key(c, vn, "webhooks.include_manifest", &w->include_manifest);
+		else
+			rc = fail(c, kn,
+				  "webhooks: unknown key '%s' (url, timeout, retries, bearer_token_file, ca_file, include_manifest)",
+				  k);
+		if (rc < 0)
+			return -1;
+	}
+	if (!w->url)
+		return fail(c, m, "webhooks: an entry without a url");
+	return 0;
+}
+
+static int webhooks(struct ctx *c, const yaml_node_t *v)
+{
+	struct pm_config *cfg = c->cfg;
+	size_t n;
+
+	if (is_null(v))
+		return 0;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail(c, v, "webhooks: expected a list of mappings ({url: ...})");
+	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n > 16)
+		return fail(c, v, "webhooks: at most 16");
+	webhooks_free(cfg);
+	if (n && !(cfg->webhooks = calloc(n, sizeof(*cfg->webhooks))))
+		return -1;
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		/* counted first, so that pm_config_free frees a half-parsed entry */
+		cfg->nwebhooks++;
+		if (webhook(c, yaml_document_get_node(c->doc, *it),
+			    &cfg->webhooks[cfg->nwebhooks - 1]) < 0)
 			return -1;
 	}
 	return 0;
@@ -591,6 +877,11 @@ static int top(struct ctx *c, const yaml_node_t *root)
 				return fail(c, kn, "%s: given twice", k);
 		if (!strcmp(k, "sources")) {
 			if (sources(c, vn) < 0)
+				return -1;
+			continue;
+		}
+		if (!strcmp(k, "prometheus") || !strcmp(k, "webhooks")) {
+			if ((k[0] == 'p' ? prometheus(c, vn) : webhooks(c, vn)) < 0)
 				return -1;
 			continue;
 		}

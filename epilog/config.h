@@ -21,6 +21,7 @@ enum pm_csource {
 	PM_CS_GPU_CSV,
 	PM_CS_HOST_STATE,
 	PM_CS_SLURMD_LOG,
+	PM_CS_PROMETHEUS,	/* PromQL queries for the job's node and window (prom.c) */
 	PM_CS__COUNT
 };
 
@@ -30,6 +31,28 @@ struct pm_source_conf {
 	char **paths;		/* files to read after expansion; NULL-terminated */
 	uint64_t cap;		/* bytes kept (head and tail) */
 	double timeout;		/* seconds */
+};
+
+/* The Prometheus source (`prometheus:`, epilog/prom.h); off while URL is NULL. */
+struct pm_prom_conf {
+	char *url;		 /* base URL, http:// or https:// */
+	char **queries;		 /* metric names or PromQL (%n, %j); NULL-terminated */
+	char **node_labels;	 /* labels that name the node; NULL-terminated */
+	char *bearer_token_file; /* root-only file holding the token; NULL none */
+	char *ca_file;		 /* CA bundle for https; NULL the system's */
+	double step;		 /* seconds between samples asked for */
+	double lookback;	 /* the window when the job's start is unknown */
+	unsigned max_points;	 /* per series: a longer window gets a longer step */
+};
+
+/* One webhook sink (`webhooks:`, epilog/webhook.h). */
+struct pm_webhook_conf {
+	char *url;
+	double timeout;		 /* seconds per attempt */
+	unsigned retries;	 /* attempts after the first, within the deadline */
+	char *bearer_token_file; /* as above */
+	char *ca_file;
+	bool include_manifest;	 /* post {"verdict": ..., "manifest": ...} */
 };
 
 struct pm_config {
@@ -44,6 +67,9 @@ struct pm_config {
 	char *service_user;
 	char *sacct, *sacctmgr;	/* commands, for tests and odd installs */
 	struct pm_source_conf src[PM_CS__COUNT];
+	struct pm_prom_conf prom;
+	struct pm_webhook_conf *webhooks;
+	size_t nwebhooks;
 };
 
 const char *pm_csource_name(enum pm_csource s);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "finalize_int.h"
+#include "webhook.h"
 #include "internal.h" /* pm_hostlist_expand: the engine's Slurm hostlist expander */
 
 #define NAMELEN 64
@@ -953,6 +954,12 @@ static int merge(struct job *j, bool provisional, double deadline, struct pm_fin
 		pm_fin_fail(err, errlen, ENODATA, "%s: no verdict: %s", j->dir, verr);
 		goto out;
 	}
+	/* a changed final verdict goes to the webhooks first, with at most half the time left:
+	 * the comment's retries may take the rest (webhook.h) */
+	if (!provisional && r->what == PM_FIN_MERGED && j->cfg->nwebhooks)
+		r->webhook = pm_webhook_post(j->cfg, j->dir,
+					     pm_fin_clock() + (deadline - pm_fin_clock()) / 2,
+					     r->webhook_why, sizeof(r->webhook_why));
 	if (!provisional)
 		r->comment = pm_fin_comment(j->cfg, j->dir, j->id, line ? line : "", deadline,
 					    r->comment_why, sizeof(r->comment_why));
@@ -1162,7 +1169,7 @@ enum pm_due pm_finalize_due(const char *jobdir, double grace, double now)
 		   (!json_is_true(json_object_get(json_object_get(m, "scheduler"), "final")) &&
 		    now - iso_secs(str(m, "updated")) < REMERGE_WINDOW)) {
 		due = PM_DUE_FORCE;
-	} else if (exists(jobdir, "comment.pending")) {
+	} else if (exists(jobdir, "comment.pending") || exists(jobdir, PM_WEBHOOK_PENDING_FILE)) {
 		due = PM_DUE_COMMENT;
 	}
 	job_free(&j);

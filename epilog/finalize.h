@@ -54,6 +54,8 @@ struct pm_finalize_result {
 	char state[32];		  /* the job's state in the accounting record, "" unknown */
 	char why[512];		  /* why the verdict changed (the history entry's reason) */
 	char comment_why[256];	  /* why the comment is pending */
+	int webhook;		  /* enum pm_webhook_state (webhook.h): 0 none, 1 sent, 2 pending */
+	char webhook_why[256];	  /* why a webhook delivery is pending */
 };
 
 /*
@@ -79,7 +81,8 @@ int pm_finalize_arrive(const char *jobdir, const char *node, const char *nodelis
 		       size_t errlen);
 
 /*
- * Retry JOBDIR/comment.pending.  Returns 0 (set, or nothing pending), 1 still pending, -1 error.
+ * Retry JOBDIR/comment.pending and JOBDIR/webhook.pending (webhook.h).  Returns 0 (done, or
+ * nothing pending), 1 still pending, -1 error.
  */
 int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double budget,
 			struct pm_finalize_result *res, char *err, size_t errlen);
@@ -88,7 +91,7 @@ enum pm_due {
 	PM_DUE_NOTHING,
 	PM_DUE_MERGE,	/* all nodes in, or late evidence: merge */
 	PM_DUE_FORCE,	/* nodes missing past GRACE, or Slurm's state was not final: force */
-	PM_DUE_COMMENT, /* only comment.pending to retry */
+	PM_DUE_COMMENT, /* only comment.pending or webhook.pending to retry */
 };
 
 /* What the timer should do with JOBDIR at time NOW (epoch seconds); reads a few files only. */

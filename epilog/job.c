@@ -91,8 +91,9 @@ out:
 	return buf;
 }
 
-/* The earliest "start" of the rank map records in the spool folder. */
-static double window_start(const char *spool)
+/* The earliest "start" of the rank map records in the spool folder; the highest "restart"
+ * into *restart (left alone when none says). */
+static double window_start(const char *spool, int *restart)
 {
 	DIR *d = opendir(spool);
 	struct dirent *e;
@@ -112,9 +113,14 @@ static double window_start(const char *spool)
 			json_t *j = json_loads(line, 0, NULL);
 			json_t *s = json_object_get(j, "start");
 
+			json_t *r = json_object_get(j, "restart");
+
 			if (json_is_number(s) && json_number_value(s) > 0 &&
 			    (!best || json_number_value(s) < best))
 				best = json_number_value(s);
+			if (json_is_integer(r) && json_integer_value(r) > *restart &&
+			    json_integer_value(r) < 1000000)
+				*restart = (int)json_integer_value(r);
 			json_decref(j);
 		}
 		free(buf);
@@ -224,8 +230,15 @@ int pm_job_init(struct pm_job *j, const char *id, const char *node, const char *
 	}
 	if (find_spool(j, spool) < 0)
 		goto oom;
-	if (j->spool)
-		j->window_start = window_start(j->spool);
+	if (j->spool) {
+		int rr = -1;
+
+		j->window_start = window_start(j->spool, &rr);
+		/* The run the records belong to: after a requeue, the epilog of the run that
+		 * ended already sees the next run's count in SLURM_JOB_RESTART_COUNT. */
+		if (rr >= 0 && rr < j->restart)
+			j->restart = rr;
+	}
 	j->boot_time = boot_time();
 	return 0;
 oom:

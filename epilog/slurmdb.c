@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "finalize_int.h"
+#include "webhook.h"
 
 #define OUT_MAX (1u << 20)
 #define CMD_TIMEOUT 20.0
@@ -493,16 +494,24 @@ int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double 
 	char p[4096], *buf, cluster[64], job[64], restart[64], why[512] = "";
 	enum pm_comment_state cs;
 	char *line;
+	struct pm_finalize_result r0;
+	int hook;
 
-	if (res)
-		memset(res, 0, sizeof(*res));
+	if (!res)
+		res = &r0;
+	memset(res, 0, sizeof(*res));
 	if (pm_fin_key(jobdir, cluster, job, restart, sizeof(job)) < 0)
 		return pm_fin_fail(err, errlen, EINVAL,
 				   "%s: not a <cluster>/<job>/<restart> folder", jobdir);
+	/* the webhooks (webhook.h) with at most half the budget, the comment with the rest */
+	res->webhook = pm_webhook_retry(cfg, jobdir,
+					pm_fin_clock() + (budget > 0 ? budget : PM_SLURM_BUDGET) / 2,
+					res->webhook_why, sizeof(res->webhook_why));
+	hook = res->webhook == PM_WEBHOOK_PENDING;
 	snprintf(p, sizeof(p), "%s/comment.pending", jobdir);
 	if (pm_fin_read(p, 4096, &buf, NULL) < 0) {
 		if (errno == ENOENT)
-			return 0;
+			return hook;
 		return pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 	}
 	line = strchr(buf, '\t');
@@ -519,9 +528,7 @@ int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double 
 			    pm_fin_clock() + (budget > 0 ? budget : PM_SLURM_BUDGET), why,
 			    sizeof(why));
 	free(buf);
-	if (res) {
-		res->comment = cs;
-		snprintf(res->comment_why, sizeof(res->comment_why), "%s", why);
-	}
-	return cs == PM_COMMENT_PENDING ? 1 : 0;
+	res->comment = cs;
+	snprintf(res->comment_why, sizeof(res->comment_why), "%s", why);
+	return cs == PM_COMMENT_PENDING || hook ? 1 : 0;
 }

@@ -28,7 +28,9 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "http.h"
 #include "internal.h"
+#include "prom.h"
 
 #define CHUNK 65536
 #define LINE_KEEP 65536	   /* a longer line is judged by its first 64 KiB */
@@ -330,6 +332,7 @@ struct task {
 	size_t errlen;
 	char what[128]; /* the program or path, for reasons */
 	bool have_window;
+	bool prom; /* the Prometheus child: its status line says how it went */
 	uid_t as_uid;
 	union {
 		struct window w;
@@ -454,9 +457,14 @@ static void start_times(struct run *r, struct task *t)
 	t->cap.observed = pm_now();
 }
 
+/* What a child runs instead of a command: returns its exit status. */
+typedef int child_fn(struct run *r, struct task *t);
+
+static void start_child(struct run *r, struct task *t, const char *cmd, child_fn *fn,
+			uint64_t cap, line_fn *filter);
+
 static void start_cmd(struct run *r, struct task *t, const char *cmd, uint64_t cap, line_fn *filter)
 {
-	int out[2] = {-1, -1}, err[2] = {-1, -1}, devnull;
 	size_t n = strcspn(cmd, " \t");
 	const char *prog = cmd;
 
@@ -465,6 +473,14 @@ static void start_cmd(struct run *r, struct task *t, const char *cmd, uint64_t c
 		if (*p == '/')
 			prog = p + 1;
 	snprintf(t->what, sizeof(t->what), "%.*s", (int)(cmd + n - prog), prog);
+	start_child(r, t, cmd, NULL, cap, filter);
+}
+
+static void start_child(struct run *r, struct task *t, const char *cmd, child_fn *fn,
+			uint64_t cap, line_fn *filter)
+{
+	int out[2] = {-1, -1}, err[2] = {-1, -1}, devnull;
+
 	sink_init(&t->sink, cap, filter, &t->f);
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
 		goto fail;
@@ -481,6 +497,8 @@ static void start_cmd(struct run *r, struct task *t, const char *cmd, uint64_t c
 			dup2(devnull, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
+		if (fn)
+			_exit(fn(r, t));
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
@@ -656,6 +674,36 @@ static void finish_cmd(struct run *r, struct task *t)
 	}
 }
 
+/* The Prometheus child says how it went on its last stderr line (prom.h). */
+static void finish_prom(struct run *r, struct task *t)
+{
+	enum pm_cstatus st;
+	char why[sizeof(t->cap.reason)];
+	const char *last;
+
+	t->err[t->errlen] = 0;
+	set_content(r, t);
+	if (t->killed)
+		return; /* the timeout's reason stands; what it wrote so far is kept */
+	last = t->errlen ? t->err : "";
+	for (const char *p = t->err; p + 1 < t->err + t->errlen; p++)
+		if (*p == '\n')
+			last = p + 1;
+	if (WIFSIGNALED(t->wstatus) || pm_prom_status(last, strlen(last), &st, why, sizeof(why)) < 0) {
+		reason(t, PM_CST_UNREADABLE, "%s: the query process ended without a status", t->what);
+	} else if (t->cap.status != PM_CST_TRUNCATED || st != PM_CST_OK) {
+		/* its own timeout came from the collector's deadline when that was first */
+		t->cap.cut = st == PM_CST_TIMED_OUT && t->started + t->timeout > t->deadline + 1e-6;
+		t->cap.status = st;
+		snprintf(t->cap.reason, sizeof(t->cap.reason), "%.240s%s", why,
+			 t->cap.cut ? " (the collector's deadline)" : "");
+	}
+	if (!t->cap.len) {
+		free(t->cap.name);
+		t->cap.name = NULL;
+	}
+}
+
 static void finish_file(struct run *r, struct task *t)
 {
 	int code = WIFEXITED(t->wstatus) ? WEXITSTATUS(t->wstatus) : -1;
@@ -705,7 +753,9 @@ static void finish(struct run *r, struct task *t)
 {
 	close_fds(t);
 	t->cap.elapsed = pm_mono() - t->started;
-	if (t->type == T_CMD)
+	if (t->prom)
+		finish_prom(r, t);
+	else if (t->type == T_CMD)
 		finish_cmd(r, t);
 	else
 		finish_file(r, t);
@@ -1099,6 +1149,33 @@ static void plan_job_output(struct run *r, const struct source *s)
 	free(looked);
 }
 
+static int prom_child(struct run *r, struct task *t)
+{
+	double start, end;
+
+	pm_prom_window(r->cfg, r->job, &start, &end);
+	return pm_prom_collect(r->cfg, r->job, start, end, t->deadline, 1, 2);
+}
+
+/* The configured Prometheus, asked by a child of its own (prom.c). */
+static void plan_prometheus(struct run *r, const struct source *s)
+{
+	char shown[100];
+	struct task *t;
+
+	if (!r->cfg->prom.url) {
+		note(r, s->id, PM_CST_MISSING, "no prometheus url configured");
+		return;
+	}
+	pm_http_display(r->cfg->prom.url, shown, sizeof(shown));
+	if (!(t = add(r, s->id, s->kind, s->file, shown)))
+		return;
+	snprintf(t->what, sizeof(t->what), "prometheus at %s", shown);
+	t->prom = true;
+	/* the sink keeps a little more than the child writes: it never cuts a line */
+	start_child(r, t, "prometheus", prom_child, r->cfg->src[s->id].cap + 4096, NULL);
+}
+
 static const struct source src_job_output = {
 	PM_CS_JOB_OUTPUT, "app_log", NULL, NULL, plan_job_output,
 };
@@ -1123,11 +1200,14 @@ static const struct source src_host_state = {
 static const struct source src_slurmd_log = {
 	PM_CS_SLURMD_LOG, "scheduler", "slurmd.log", mentions, plan_configured,
 };
+static const struct source src_prometheus = {
+	PM_CS_PROMETHEUS, "node_metrics", "prometheus.jsonl", NULL, plan_prometheus,
+};
 
 /* Started in this order: the job's output last, as it may first ask scontrol for %x. */
 static const struct source *const sources[PM_CS__COUNT] = {
-	&src_rank_map,	 &src_kernel_log, &src_gpu_state, &src_gpu_csv,
-	&src_host_state, &src_slurmd_log, &src_user_logs, &src_job_output,
+	&src_rank_map,	 &src_prometheus, &src_kernel_log, &src_gpu_state,	&src_gpu_csv,
+	&src_host_state, &src_slurmd_log, &src_user_logs,  &src_job_output,
 };
 
 /* ---- results ---- */
@@ -1151,7 +1231,10 @@ static void coverage(struct run *r, struct pm_collection *c)
 
 		if (!r->cfg->src[s].enabled) {
 			cv->status = PM_CST_MISSING;
-			snprintf(cv->reason, sizeof(cv->reason), "disabled in the configuration");
+			snprintf(cv->reason, sizeof(cv->reason), "%s",
+				 s == PM_CS_PROMETHEUS && !r->cfg->prom.url ?
+					 "not configured (prometheus: url)" :
+					 "disabled in the configuration");
 			continue;
 		}
 		for (size_t i = 0; i < r->nt; i++) {

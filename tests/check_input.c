@@ -160,14 +160,14 @@ START_TEST(names_tables)
 					   "kmsg_iso", "syslog", "nvsmi_q", "nvsmi_csv", "sacct_p",
 					   "sacct_table", "scontrol_job", "slurmd_log",
 					   "slurmctld_log", "rank_map", "task_exit", "meminfo",
-					   "binary", "empty" };
+					   "prometheus", "binary", "empty" };
 	static const char *const st[] = { "ok", "missing", "empty", "truncated", "timed_out",
 					  "denied", "lagging", "binary", "unreadable" };
 	enum pm_source s;
 	int i;
 
 	ck_assert_int_eq(PM_SRC__COUNT, 7);
-	ck_assert_int_eq(PM_FMT__COUNT, 18);
+	ck_assert_int_eq(PM_FMT__COUNT, 19);
 	ck_assert_int_eq(PM_ST__COUNT, 9);
 	for (i = 0; i < PM_SRC__COUNT; i++) {
 		ck_assert_str_eq(pm_source_name((enum pm_source)i), src[i]);
@@ -208,6 +208,7 @@ START_TEST(names_format_source)
 	ck_assert_int_eq(pm_format_source(PM_FMT_RANK_MAP), PM_SRC_RANK_MAP);
 	ck_assert_int_eq(pm_format_source(PM_FMT_TASK_EXIT), PM_SRC_TASK_EXIT);
 	ck_assert_int_eq(pm_format_source(PM_FMT_MEMINFO), PM_SRC_NODE_METRICS);
+	ck_assert_int_eq(pm_format_source(PM_FMT_PROMETHEUS), PM_SRC_NODE_METRICS);
 	ck_assert_int_eq(pm_format_source(PM_FMT_BINARY), PM_SRC_APP_LOG);
 	ck_assert_int_eq(pm_format_source(PM_FMT_EMPTY), PM_SRC_APP_LOG);
 	ck_assert_int_eq(pm_format_source(PM_FMT__COUNT), PM_SRC_APP_LOG);

@@ -554,7 +554,7 @@ e2e_wait_verdict() {
 	local secs=${3:-60} d
 	d=$(e2e_jobdir "$1" "${2:-0}")
 	e2e_wait_for "$secs" e2e_final_verdict "$1" "${2:-0}" ||
-		e2e_fail "no final verdict for job $1 (restart ${2:-0}) after ${secs}s: $(ls "$d" 2>&1 | paste -sd ' '); manifest: $(head -c 1500 "$d/manifest.json" 2>/dev/null); comment: $(e2e_comment "$1")"
+		e2e_fail "no final verdict for job $1 (restart ${2:-0}) after ${secs}s: $( (ls "$d" 2>&1 || true) | paste -sd ' '); manifest: $(head -c 1500 "$d/manifest.json" 2>/dev/null || true); comment: $(e2e_comment "$1" || true)"
 	e2e_pm_times "$1" "${2:-0}"
 }
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_parsers.c - every structured parser (nvidia-smi -q and CSV, sacct, scontrol,
- * meminfo, plugin task records) over the same input, into one evidence set without a rule
+ * meminfo, plugin task records, Prometheus samples) over the same input, into one evidence set without a rule
  * set: the parsers only record facts, job information and tasks, and never look at rules.
  *
  * The first byte chooses whether the input's file has a node (parsers fall back to it).
@@ -14,8 +14,8 @@ typedef int parse_fn(struct pm_evidence *ev, size_t file, const char *buf, size_
 		     size_t rlen);
 
 static parse_fn *const parsers[] = {
-	pm_parse_nvsmi_q,  pm_parse_nvsmi_csv, pm_parse_sacct,
-	pm_parse_scontrol, pm_parse_meminfo,   pm_parse_tasks,
+	pm_parse_nvsmi_q, pm_parse_nvsmi_csv, pm_parse_sacct, pm_parse_scontrol,
+	pm_parse_meminfo, pm_parse_tasks,     pm_parse_prom,
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -1,0 +1,23 @@
+#!/bin/bash
+# e2e-timeout: 120
+# Scenario 14: on a healthy node (n3: nothing in its kernel log), a job prints `NVRM: Xid
+# 79` lines of its own into its output (a "resilience drill") and then raises; the other
+# rank times out.  Text the user can write never blames hardware: no gpu_hardware cause,
+# no trusted hardware evidence, no node excluded; the cause is the application's exception.
+. "$(dirname "$0")/lib.sh"
+
+e2e_pm_on
+e2e_train_py >/dev/null
+script=$(e2e_batch job.sh)
+job=$(e2e_submit main -N1 -n2 -w n3 --export=ALL,PM_PLAN="1=xidprint;*=timeout",PM_WD=2 "$script")
+e2e_wait_job "$job"
+e2e_wait_verdict "$job"
+e2e_pm_check "$job"
+
+assert_contains "$E2E_WORK/main.out" "NVRM: Xid (PCI:0000:3b:00): 79" "the job printed the Xid"
+assert_v '.cause.class != "gpu_hardware"' "no gpu_hardware cause"
+assert_v '[.candidates[] | select(.class | test("gpu_hardware|nvlink|host_hardware"))] | length == 0' "no hardware candidate"
+assert_v '[.evidence[] | select(.trusted == true and (.class | test("gpu_hardware")))] | length == 0' "no trusted hardware evidence"
+assert_v '.decision.containment.id != "retry-exclude-node"' "no node excluded"
+assert_v '.cause.class == "application" and .origin.ranks == [1]'
+if [[ $C == *gpu_hardware* || $C == *exclude* ]]; then e2e_fail "comment blames hardware: $C"; fi
