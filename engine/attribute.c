@@ -841,6 +841,11 @@ static void phase_scheduler(struct att *a, bool *stalled)
 	}
 	if (!strcmp(o, "TIMEOUT")) {
 		double end = j->end > 0 ? j->end : 0;
+		/* without the accounting record, the time-limit line itself says when it ended */
+		for (size_t i = 0; !end && i < ev->nobs; i++)
+			if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "TIMEOUT") &&
+			    ev->obs[i].has_time && ev->obs[i].event_time > end)
+				end = ev->obs[i].event_time;
 		if (a->any_progress && end > 0 && end - a->last_progress > a->rs->progress_stall_s) {
 			*stalled = true;
 			why(a, "Progress stopped %.0f s before the time limit: the job stalled; the "
@@ -1055,8 +1060,47 @@ static bool kernel_coverage(const struct att *a)
 	return true;
 }
 
+/* Every job node has at least one source its user cannot write (kernel log or GPU state):
+ * somebody looked at each node's hardware. */
+static bool trusted_view(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	char **nodes = ev->job.nnodes ? ev->job.nodes : ev->nodes;
+	size_t n = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
+
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		bool ok = false;
+		for (size_t k = 0; k < ev->nfiles && !ok; k++) {
+			const struct pm_file *f = &ev->files[k];
+			ok = (f->source == PM_SRC_KERNEL_LOG || f->source == PM_SRC_GPU_STATE) &&
+			     (f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED) && f->node &&
+			     !strcmp(f->node, nodes[i]);
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static bool has_source(const struct att *a, enum pm_source s)
+{
+	for (size_t i = 0; i < a->ev->nfiles; i++)
+		if (a->ev->files[i].source == s && (a->ev->files[i].status == PM_ST_OK ||
+						    a->ev->files[i].status == PM_ST_TRUNCATED))
+			return true;
+	return false;
+}
+
+/*
+ * Missing inputs only ever lower confidence.  Each cap below names what a missing source
+ * could be hiding: another node's hardware event would compete with a hardware cause (and
+ * outrank anything else); the job's own output holds every application error; a time limit
+ * is only "while still making progress" if the progress was seen.
+ */
 static const char *confidence(const struct att *a, const struct cand *c, bool ambiguous,
-			      bool sched_cause)
+			      bool sched_cause, bool slurm_act)
 {
 	if (ambiguous || c->lead != LEAD_RULE || c->strength == PM_WEAK)
 		return "hypothesis";
@@ -1064,6 +1108,13 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 		return "hypothesis";	/* undated: it may predate the job */
 	if (c->node[0] && node_degraded(a, c->node))
 		return "hypothesis";
+	if (c->hardware && !slurm_act && !trusted_view(a) &&
+	    !(a->ev->job.failed_node && !strcmp(c->node, a->ev->job.failed_node)))
+		return "hypothesis";	/* a node nobody looked at may hold a rival event */
+	if (!c->hardware && !slurm_act && !has_source(a, PM_SRC_APP_LOG))
+		return "hypothesis";	/* without the job's output no rival is ruled out */
+	if (!strcmp(c->sub, "time_limit") && !a->any_progress)
+		return "hypothesis";	/* progress until the end was not seen */
 	if (c->strength == PM_STRONG && c->corroborated && (sched_cause || kernel_coverage(a)))
 		return "established";
 	return "supported";
@@ -1551,14 +1602,17 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	if (lead && strcmp(status, "none") && strcmp(status, "unknown")) {
 		/* a cause that is Slurm's own act (a time limit, a cancel, a node it lost) needs no
 		 * kernel log to be established; a kill the kernel did (OOM) does */
-		bool sched = !lead->nev;
 		bool slurm_act = !strcmp(lead->cls, "external") || !strcmp(lead->sub, "time_limit") ||
 				 !strcmp(lead->sub, "node_fail");
-		for (size_t k = 0; k < lead->nev && slurm_act; k++)
+		bool from_record = outcome_from_state(ev->job.state) != NULL;
+		/* only the accounting record itself corroborates: an outcome read from the job's
+		 * own lines would be the same line counted twice */
+		bool sched = slurm_act && from_record && !lead->nev;
+		for (size_t k = 0; k < lead->nev && slurm_act && from_record; k++)
 			if (R(&a, lead->ev[k])->outcome &&
 			    !strcmp(R(&a, lead->ev[k])->outcome, a.outcome))
 				sched = true;
-		conf = confidence(&a, lead, strcmp(status, "attributed") != 0, sched);
+		conf = confidence(&a, lead, strcmp(status, "attributed") != 0, sched, slurm_act);
 		json_t *cause = json_object();
 		json_object_set_new(cause, "class", json_string(lead->cls));
 		json_object_set_new(cause, "subclass", json_string(lead->sub));

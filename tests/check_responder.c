@@ -482,11 +482,14 @@ done:
  * completed with nothing wrong, is as certain as an attribution). */
 static int certainty(const json_t *v)
 {
-	int st = cli_status_rank(v);
-
+	/* Confidence is the contract (DESIGN: missing inputs only lower it).  An attributed
+	 * hypothesis is no more certain than an ambiguous one: both are leads, and the
+	 * verdict's coverage says what was missing.  Below hypothesis: unknown. */
 	if (!strcmp(S(v, "status"), "none"))
-		st = 3;
-	return cli_confidence_rank(v) * 4 + st;
+		return 4;
+	if (!strcmp(S(v, "status"), "unknown"))
+		return 0;
+	return cli_confidence_rank(v) + 1;
 }
 
 static void describe(const json_t *v, char *buf, size_t len)
