@@ -1060,8 +1060,8 @@ static bool kernel_coverage(const struct att *a)
 	return true;
 }
 
-/* Every job node has at least one source its user cannot write (kernel log or GPU state):
- * somebody looked at each node's hardware. */
+/* Every job node has at least one source its user cannot write that shows its hardware
+ * (kernel log, GPU state, DCGM metrics): somebody looked at each node. */
 static bool trusted_view(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
@@ -1074,7 +1074,8 @@ static bool trusted_view(const struct att *a)
 		bool ok = false;
 		for (size_t k = 0; k < ev->nfiles && !ok; k++) {
 			const struct pm_file *f = &ev->files[k];
-			ok = (f->source == PM_SRC_KERNEL_LOG || f->source == PM_SRC_GPU_STATE) &&
+			ok = (f->source == PM_SRC_KERNEL_LOG || f->source == PM_SRC_GPU_STATE ||
+			      f->format == PM_FMT_PROMETHEUS) &&
 			     (f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED) && f->node &&
 			     !strcmp(f->node, nodes[i]);
 		}

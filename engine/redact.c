@@ -1104,7 +1104,20 @@ static size_t close_quote(const struct ctx *x, size_t vs, char q, bool esc)
 	return content_end(x);
 }
 
-/* A .netrc entry: "machine H login U password P" on one line, or "password P" alone. */
+/* Past an srun --label prefix ("12: ") that starts the line, or 0 when there is none. */
+static size_t label_end(const struct ctx *x)
+{
+	size_t i = skip_blank(x, 0), d = i;
+
+	while (d < x->n && x->b[d] >= '0' && x->b[d] <= '9')
+		d++;
+	if (d > i && d - i <= 7 && d + 1 < x->n && x->b[d] == ':' && x->b[d + 1] == ' ')
+		return skip_blank(x, d + 1);
+	return 0;
+}
+
+/* A .netrc entry: "machine H login U password P" on one line, or "password P" alone (under
+ * an srun --label prefix too: `cat ~/.netrc` in a step). */
 static bool netrc_form(struct ctx *x, size_t id0, size_t ve)
 {
 	if (!x->netrc_known) {
@@ -1124,7 +1137,8 @@ static bool netrc_form(struct ctx *x, size_t id0, size_t ve)
 	}
 	if (x->netrc_at != NONE && x->netrc_at < id0)
 		return true;
-	return skip_blank(x, 0) == id0 && skip_blank(x, ve) == content_end(x);
+	return (skip_blank(x, 0) == id0 || label_end(x) == id0) &&
+	       skip_blank(x, ve) == content_end(x);
 }
 
 static const char *const schemes[] = {"bearer", "basic", "token", "bot", "apikey", "key",

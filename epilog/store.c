@@ -126,7 +126,9 @@ int pm_store_protect(const char *path, bool dir, uid_t uid, gid_t gid)
 
 	if (gid != (gid_t)-1 && lchown(path, geteuid(), gid) < 0 && errno != EPERM)
 		return -1;
-	if (chmod(path, dir ? 0750 : 0640) < 0)
+	/* set-group-ID on folders: what the finalizer adds later (manifest, verdict, history,
+	 * arrivals) belongs to the operators' group too, whoever creates it */
+	if (chmod(path, dir ? 02750 : 0640) < 0)
 		return -1;
 	if (uid == (uid_t)-1)
 		return 0;

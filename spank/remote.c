@@ -137,6 +137,11 @@ static void read_env(spank_t sp)
 	rs.node_id = spank_get_item(sp, S_JOB_NODEID, &u) == ESPANK_SUCCESS ? (long)u : -1;
 	node_name(sp);
 	rs.restart = spank_get_item(sp, S_SLURM_RESTART_COUNT, &u) == ESPANK_SUCCESS ? (long)u : 0;
+	/* Slurm 22.05's slurmstepd answers 0 after a requeue; slurmd puts the count in the
+	 * batch script's environment, which the job's steps inherit. */
+	if (rs.restart == 0 && getenv_sp(sp, "SLURM_RESTART_COUNT", buf, sizeof(buf)) &&
+	    strlen(buf) < 7 && strspn(buf, "0123456789") == strlen(buf))
+		rs.restart = atol(buf);
 	for (i = 0; i < sizeof(gpu_vars) / sizeof(gpu_vars[0]); i++) {
 		if (getenv_sp(sp, gpu_vars[i], buf, sizeof(buf))) {
 			snprintf(rs.gpus, sizeof(rs.gpus), "%s", buf);

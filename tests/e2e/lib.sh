@@ -628,8 +628,8 @@ e2e_pm_check() {
 # verdict field shorthands over $V
 vj() { json "$V" ".[0] | $1"; }
 assert_v() { assert_json "$V" ".[0] | $1" "${2:-verdict: $1}" "${@:3}"; }
-# the coverage entry of NODE's SOURCE: "status reason"
-e2e_cov() { json "$V" '.[0].coverage[] | select(.node == $n and .source == $s) | "\(.status) \(.reason)"' --arg n "$1" --arg s "$2"; }
+# the coverage entry of NODE's SOURCE (the source itself, not one of its files): "status reason"
+e2e_cov() { json "$V" '.[0].coverage[] | select(.node == $n and .source == $s and .file == null) | "\(.status) \(.reason)"' --arg n "$1" --arg s "$2"; }
 # e2e_fetched_text DIR: every member of every fetched bundle, and the job files beside them,
 # concatenated into DIR.txt (as root, for greps); prints that file's name.
 e2e_fetched_text() {
