@@ -5,6 +5,7 @@
  * Everything is ordered deterministically: by time, then file name, then offset.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,8 +32,10 @@ struct cand {
 	bool has_t;
 	size_t *ev;		/* supporting obs indices */
 	size_t nev, aev;
-	int *ranks;
+	int *ranks;		/* in the order first seen; added through cand_rank only */
 	size_t nranks, aranks;
+	uint64_t *rbits;	/* which ranks below 1 << 24 RANKS holds */
+	size_t nrbits;
 	char *gpus[8];
 	size_t ngpus;
 	char summary[256];
@@ -56,6 +59,8 @@ struct att {
 	bool any_progress;
 	int *known;		/* known ranks, sorted */
 	size_t nknown;
+	struct rnode *rnode;	/* rank -> node, sorted by rank (phase_ranks) */
+	size_t nrnode;
 	int *suspects;
 	size_t nsuspects;
 	char vote_nodes[4][128];
@@ -96,6 +101,93 @@ static int cmpint(const void *x, const void *y)
 {
 	int a = *(const int *)x, b = *(const int *)y;
 	return (a > b) - (a < b);
+}
+
+/* Sets of many ranks (32768 in a large job) are built whole and then sorted, never with
+ * addrank's walk per rank: append, then rankset_done. */
+static int pushrank(int **v, size_t *n, size_t *al, int r)
+{
+	if (*n == *al && pm_grow((void **)v, al, sizeof(int)) < 0)
+		return -1;
+	(*v)[(*n)++] = r;
+	return 0;
+}
+
+static void rankset_done(int *v, size_t *n)
+{
+	size_t k = 0;
+
+	if (*n < 2)
+		return;
+	qsort(v, *n, sizeof(int), cmpint);
+	for (size_t i = 0; i < *n; i++)
+		if (!k || v[i] != v[k - 1])
+			v[k++] = v[i];
+	*n = k;
+}
+
+static bool rankset_has(const int *v, size_t n, int r)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] == r)
+			return true;
+		if (v[mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Add R to candidate C's ranks unless it is there: addrank's result, without its walk
+ * through thousands of ranks.  Every addition to a candidate's ranks goes through here. */
+static int cand_addrank(struct cand *c, int r)
+{
+	size_t w = (size_t)r >> 6;
+
+	if (r < 0 || r >= 1 << 24)
+		return addrank(&c->ranks, &c->nranks, &c->aranks, r);
+	if (w >= c->nrbits) {
+		size_t nn = w + 1 > 2 * c->nrbits ? w + 1 : 2 * c->nrbits;
+		uint64_t *nb = realloc(c->rbits, nn * sizeof(*nb));
+		if (!nb)
+			return -1;
+		memset(nb + c->nrbits, 0, (nn - c->nrbits) * sizeof(*nb));
+		c->rbits = nb;
+		c->nrbits = nn;
+	}
+	if (c->rbits[w] >> (r & 63) & 1)
+		return 0;
+	if (c->nranks == c->aranks && pm_grow((void **)&c->ranks, &c->aranks, sizeof(int)) < 0)
+		return -1;
+	c->ranks[c->nranks++] = r;
+	c->rbits[w] |= 1ULL << (r & 63);
+	return 0;
+}
+
+static void cand_ranks_clear(struct cand *c)
+{
+	c->nranks = 0;
+	if (c->rbits)
+		memset(c->rbits, 0, c->nrbits * sizeof(*c->rbits));
+}
+
+struct rnode {
+	int rank;
+	size_t seq;		/* tasks first, then the scanner's ranks, in their order */
+	const char *node;
+};
+
+static int cmprnode(const void *x, const void *y)
+{
+	const struct rnode *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 /* ---- ordering of observations ---- */
@@ -159,7 +251,7 @@ static int cand_add(struct cand *c, const struct pm_obs *o, size_t oi, const str
 		c->launch = true;
 	if (r->has_cond || o->source == PM_SRC_GPU_STATE)
 		c->current = true;	/* read at collection: a state, not an old line */
-	if (o->rank >= 0 && addrank(&c->ranks, &c->nranks, &c->aranks, o->rank) < 0)
+	if (o->rank >= 0 && cand_addrank(c, o->rank) < 0)
 		return -1;
 	if (!c->summary[0])
 		snprintf(c->summary, sizeof(c->summary), "%s", o->summary);
@@ -267,18 +359,37 @@ static int phase_ranks(struct att *a)
 
 	if (ev->job.ntasks > 0 && ev->job.ntasks <= 1 << 20)
 		for (int r = 0; r < ev->job.ntasks; r++)
-			if (addrank(&a->known, &a->nknown, &al, r) < 0)
+			if (pushrank(&a->known, &a->nknown, &al, r) < 0)
 				return -1;
 	for (size_t i = 0; i < ev->nranks; i++)
 		if (ev->ranks[i].rank >= 0 && ev->ranks[i].rank < 1 << 20 &&
-		    addrank(&a->known, &a->nknown, &al, ev->ranks[i].rank) < 0)
+		    pushrank(&a->known, &a->nknown, &al, ev->ranks[i].rank) < 0)
 			return -1;
 	for (size_t i = 0; i < ev->ntasks; i++)
 		if (ev->tasks[i].rank >= 0 &&
-		    addrank(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
+		    pushrank(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
 			return -1;
-	if (a->nknown > 1)
-		qsort(a->known, a->nknown, sizeof(int), cmpint);
+	rankset_done(a->known, &a->nknown);
+	/* rank -> node: the first task record with a node, else the first line that named one */
+	if (ev->ntasks + ev->nranks) {
+		size_t n = 0;
+		a->rnode = malloc((ev->ntasks + ev->nranks) * sizeof(*a->rnode));
+		if (!a->rnode)
+			return -1;
+		for (size_t i = 0; i < ev->ntasks; i++)
+			if (ev->tasks[i].node)
+				a->rnode[n++] = (struct rnode){ev->tasks[i].rank, i, ev->tasks[i].node};
+		for (size_t i = 0; i < ev->nranks; i++)
+			if (ev->ranks[i].node)
+				a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + i,
+							       ev->ranks[i].node};
+		if (n > 1)
+			qsort(a->rnode, n, sizeof(*a->rnode), cmprnode);
+		a->nrnode = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!a->nrnode || a->rnode[a->nrnode - 1].rank != a->rnode[i].rank)
+				a->rnode[a->nrnode++] = a->rnode[i];
+	}
 	for (size_t i = 0; i < ev->nranks; i++) {
 		const struct pm_rankinfo *ri = &ev->ranks[i];
 		if (ri->first_progress > 0 &&
@@ -294,6 +405,19 @@ static int phase_ranks(struct att *a)
 
 static const char *rank_node(const struct att *a, int rank)
 {
+	if (a->rnode) {
+		size_t lo = 0, hi = a->nrnode;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (a->rnode[mid].rank == rank)
+				return a->rnode[mid].node;
+			if (a->rnode[mid].rank < rank)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return NULL;
+	}
 	for (size_t i = 0; i < a->ev->ntasks; i++)
 		if (a->ev->tasks[i].rank == rank && a->ev->tasks[i].node)
 			return a->ev->tasks[i].node;
@@ -400,54 +524,68 @@ static void phase_confirm(struct att *a)
 
 /* ---- phase: silence (R-NCCL-2) ---- */
 
+struct rseq {
+	int rank;
+	long long seq;
+};
+
+static int cmprseq(const void *x, const void *y)
+{
+	const struct rseq *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
 static int phase_silence(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
-	int *timed = NULL;
-	size_t nt = 0, at = 0, as = 0;
+	struct rseq *t = NULL;	/* (rank, sequence number) of every timed-out collective */
+	size_t n = 0, nt = 0, as = a->nsuspects;
 	long long maxseq = -1;
 	int rc = -1;
 
+	if (ev->nobs && !(t = malloc(ev->nobs * sizeof(*t))))
+		goto out;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0 || o->rank < 0)
 			continue;
-		if (addrank(&timed, &nt, &at, o->rank) < 0)
-			goto out;
+		t[n++] = (struct rseq){o->rank, o->seq};
 		if (o->seq > maxseq)
 			maxseq = o->seq;
 	}
-	if (!nt) {
+	if (!n) {
 		rc = 0;
 		goto out;
 	}
-	for (size_t i = 0; i < a->nknown; i++) {
-		bool printed = false;
-		for (size_t k = 0; k < nt; k++)
-			if (timed[k] == a->known[i])
-				printed = true;
-		if (!printed && addrank(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
+	/* per rank, the highest sequence number it reported: the last of its run */
+	qsort(t, n, sizeof(*t), cmprseq);
+	for (size_t i = 0; i < n; i++) {
+		if (i + 1 < n && t[i + 1].rank == t[i].rank)
+			continue;
+		t[nt++] = t[i];
+	}
+	/* the known ranks that reported no timeout: the walk of two sorted lists */
+	for (size_t i = 0, k = 0; i < a->nknown; i++) {
+		while (k < nt && t[k].rank < a->known[i])
+			k++;
+		if ((k == nt || t[k].rank != a->known[i]) &&
+		    pushrank(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
 			goto out;
 	}
 	/* a rank whose last enqueued collective is behind its peers' never reached it: per
 	 * rank, the highest sequence number it reported is what counts */
-	for (size_t k = 0; k < nt; k++) {
-		long long best = -1;
-		for (size_t i = 0; i < ev->nobs; i++) {
-			const struct pm_obs *o = &ev->obs[i];
-			if (R(a, i)->role == PM_ROLE_CASCADE && o->rank == timed[k] && o->seq > best)
-				best = o->seq;
-		}
-		if (best < maxseq && addrank(&a->suspects, &a->nsuspects, &as, timed[k]) < 0)
+	for (size_t k = 0; k < nt; k++)
+		if (t[k].seq < maxseq && pushrank(&a->suspects, &a->nsuspects, &as, t[k].rank) < 0)
 			goto out;
-	}
-	if (a->nsuspects > 1)
-		qsort(a->suspects, a->nsuspects, sizeof(int), cmpint);
+	rankset_done(a->suspects, &a->nsuspects);
 	if (a->nsuspects && a->nsuspects < a->nknown) {
 		char list[256] = "";
-		size_t n = 0;
-		for (size_t i = 0; i < a->nsuspects && n < sizeof(list) - 12; i++)
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", i ? "," : "",
+		size_t m = 0;
+		for (size_t i = 0; i < a->nsuspects && m < sizeof(list) - 12; i++)
+			m += (size_t)snprintf(list + m, sizeof(list) - m, "%s%d", i ? "," : "",
 					      a->suspects[i]);
 		why(a, "%zu rank(s) reported collective timeouts; rank(s) %s did not, or were "
 		       "behind: they are suspects (silence).", nt, list);
@@ -458,7 +596,7 @@ static int phase_silence(struct att *a)
 	}
 	rc = 0;
 out:
-	free(timed);
+	free(t);
 	return rc;
 }
 
@@ -504,7 +642,7 @@ static struct cand *vote_cand(struct att *a, const struct vote *vt, size_t n)
 			cand_add(c, o, i, R(a, i));
 	}
 	c->strength = PM_WEAK;
-	c->nranks = 0;
+	cand_ranks_clear(c);
 	return c;
 }
 
@@ -543,7 +681,7 @@ static int reporter_link(struct att *a, const struct vote *v, size_t nv)
 			cand_add(c, o, i, R(a, i));
 	}
 	c->strength = PM_WEAK;
-	c->nranks = 0;
+	cand_ranks_clear(c);
 	why(a, "Only %s reports IB transport failures, naming %zu different peers: the reporter's "
 	       "own link is the suspect.", rep, peers);
 	return 0;
@@ -766,6 +904,16 @@ static int cmpstrp(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
+/* Strings where NULL (a JSON value that was not a string) sorts first and equals only NULL. */
+static int cmpstrp_null(const void *x, const void *y)
+{
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
 static json_t *sorted_strings(json_t *arr)
 {
 	size_t n = json_array_size(arr);
@@ -883,6 +1031,29 @@ static void phase_scheduler(struct att *a, bool *stalled)
 			snprintf(buf, sizeof(buf), "%s stopped responding to the controller (NODE_FAIL)",
 				 j->failed_node);
 			synth(a, "host_hardware", "node_fail", j->failed_node, buf);
+		} else if (!j->failed_node && !has_cls(a, "host_hardware", NULL)) {
+			/* sacct before 23.02 has no FailedNode: the job's node that srun saw fail
+			 * (its words are in the job's output: a lead, at hypothesis) */
+			const char *fn = NULL;
+			for (size_t i = 0; !fn && i < a->ev->nobs; i++) {
+				const struct pm_rule *r = R(a, i);
+				const char *n = a->ev->obs[i].node;
+				if (r->role != PM_ROLE_CONFIRMATION || strcmp(r->cls, "host_hardware") ||
+				    !r->subcls || strcmp(r->subcls, "node_fail") || !n)
+					continue;
+				for (size_t k = 0; k < j->nnodes; k++)
+					if (j->nodes[k] && !strcmp(j->nodes[k], n))
+						fn = n;
+			}
+			if (fn) {
+				struct cand *c;
+				snprintf(buf, sizeof(buf), "%s failed while running the job (NODE_FAIL; "
+					 "named by srun, the accounting record names no node)", fn);
+				if ((c = synth(a, "host_hardware", "node_fail", fn, buf))) {
+					c->strength = PM_WEAK;
+					c->corroborated = false;
+				}
+			}
 		}
 	} else if (!strcmp(o, "OUT_OF_MEMORY")) {
 		if (!has_cls(a, "resource_limit", "host_oom"))
@@ -1068,21 +1239,28 @@ static bool trusted_view(const struct att *a)
 	char **nodes = ev->job.nnodes ? ev->job.nodes : ev->nodes;
 	size_t n = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
 
+	const char **seen;
+	size_t ns = 0;
+	bool all = true;
+
 	if (!n)
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		bool ok = false;
-		for (size_t k = 0; k < ev->nfiles && !ok; k++) {
-			const struct pm_file *f = &ev->files[k];
-			ok = (f->source == PM_SRC_KERNEL_LOG || f->source == PM_SRC_GPU_STATE ||
-			      f->format == PM_FMT_PROMETHEUS) &&
-			     (f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED) && f->node &&
-			     !strcmp(f->node, nodes[i]);
-		}
-		if (!ok)
-			return false;
+	/* the nodes some trusted view covers, sorted: one look-up per job node */
+	if (!(seen = malloc((ev->nfiles ? ev->nfiles : 1) * sizeof(*seen))))
+		return false;
+	for (size_t k = 0; k < ev->nfiles; k++) {
+		const struct pm_file *f = &ev->files[k];
+		if ((f->source == PM_SRC_KERNEL_LOG || f->source == PM_SRC_GPU_STATE ||
+		     f->format == PM_FMT_PROMETHEUS) &&
+		    (f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED) && f->node)
+			seen[ns++] = f->node;
 	}
-	return true;
+	if (ns > 1)
+		qsort(seen, ns, sizeof(*seen), cmpstrp_null);
+	for (size_t i = 0; i < n && all; i++)
+		all = nodes[i] && bsearch(&nodes[i], seen, ns, sizeof(*seen), cmpstrp_null);
+	free(seen);
+	return all;
 }
 
 static bool has_source(const struct att *a, enum pm_source s)
@@ -1378,7 +1556,7 @@ static void fewest_completed(struct att *a, struct cand *c)
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (o->seqdone == lo && o->rank >= 0)
-			addrank(&c->ranks, &c->nranks, &c->aranks, o->rank);
+			cand_addrank(c, o->rank);
 	}
 	/* one node holding every suspect is named; several stay job-wide */
 	const char *n = NULL;
@@ -1429,7 +1607,7 @@ static void phase_silence_lead(struct att *a)
 		for (size_t k = 0; k < a->nsuspects; k++) {
 			const char *n = rank_node(a, a->suspects[k]);
 			if (n && !strcmp(n, h->node)) {
-				addrank(&h->ranks, &h->nranks, &h->aranks, a->suspects[k]);
+				cand_addrank(h, a->suspects[k]);
 				joined = true;
 			}
 		}
@@ -1451,7 +1629,7 @@ static void phase_silence_lead(struct att *a)
 		return;
 	c->strength = PM_WEAK;
 	for (size_t k = 0; k < a->nsuspects; k++)
-		addrank(&c->ranks, &c->nranks, &c->aranks, a->suspects[k]);
+		cand_addrank(c, a->suspects[k]);
 	snprintf(c->summary, sizeof(c->summary), "rank %d%s stopped without an error while its "
 		 "peers timed out waiting for it", a->suspects[0], a->nsuspects > 1 ? " and others" : "");
 }
@@ -1547,7 +1725,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 			for (size_t i = 0; i < ev->nobs && lead->nev < 8; i++)
 				if (R(&a, i)->role == PM_ROLE_CASCADE && ev->obs[i].seq >= 0)
 					cand_add(lead, &ev->obs[i], i, R(&a, i));
-			lead->nranks = 0;
+			cand_ranks_clear(lead);
 			fewest_completed(&a, lead);
 			live = 1;
 		}
@@ -1651,35 +1829,39 @@ json_t *pm_attribute(struct pm_evidence *ev)
 				json_array_extend(on, json_object_get(json_object_get(cj, "origin"), "nodes"));
 				json_array_extend(or, json_object_get(json_object_get(cj, "origin"), "ranks"));
 			}
-		int *rs = NULL;
-		size_t nrs = 0, ars = 0;
+		int *rs = NULL, *ors = NULL;
+		size_t nrs = 0, ars = 0, nors = 0, aors = 0, non = json_array_size(on);
+		const char **ons = malloc((non ? non : 1) * sizeof(*ons));
 		bool completed = !strcmp(status, "none");
-		for (size_t i = 0; i < ev->nobs && !completed; i++) {
+		/* the origins as sorted sets: a job of thousands of ranks has as many lines */
+		for (size_t k = 0; ons && k < non; k++)
+			ons[k] = json_string_value(json_array_get(on, k));
+		if (ons && non > 1)
+			qsort(ons, non, sizeof(*ons), cmpstrp_null);
+		for (size_t k = 0; k < json_array_size(or); k++)
+			if (json_is_integer(json_array_get(or, k)) &&
+			    json_integer_value(json_array_get(or, k)) >= INT_MIN &&
+			    json_integer_value(json_array_get(or, k)) <= INT_MAX)
+				pushrank(&ors, &nors, &aors,
+					 (int)json_integer_value(json_array_get(or, k)));
+		rankset_done(ors, &nors);
+		for (size_t i = 0; i < ev->nobs && !completed && ons; i++) {
 			const struct pm_obs *o = &ev->obs[i];
-			bool in = false;
 			if (!is_error_role(R(&a, i)->role))
 				continue;
-			if (o->node) {
-				for (size_t k = 0; k < json_array_size(on); k++)
-					if (!strcmp(json_string_value(json_array_get(on, k)), o->node))
-						in = true;
-				if (!in)
-					json_array_append_new(bys_n, json_string(o->node));
-			}
-			if (o->rank >= 0) {
-				in = false;
-				for (size_t k = 0; k < json_array_size(or); k++)
-					if (json_integer_value(json_array_get(or, k)) == o->rank)
-						in = true;
-				if (!in)
-					addrank(&rs, &nrs, &ars, o->rank);
-			}
+			if (o->node && !bsearch(&o->node, ons, non, sizeof(*ons), cmpstrp_null))
+				json_array_append_new(bys_n, json_string(o->node));
+			if (o->rank >= 0 && !rankset_has(ors, nors, o->rank))
+				pushrank(&rs, &nrs, &ars, o->rank);
 		}
+		rankset_done(rs, &nrs);
 		json_t *bys = json_object();
 		json_object_set_new(bys, "nodes", sorted_strings(bys_n));
 		json_object_set_new(bys, "ranks", ranks_json(rs, nrs));
 		json_object_set_new(v, "bystanders", bys);
 		free(rs);
+		free(ors);
+		free(ons);
 		json_decref(on);
 		json_decref(or);
 	}
@@ -1764,12 +1946,14 @@ out:
 	for (size_t i = 0; i < a.nc; i++) {
 		free(a.c[i].ev);
 		free(a.c[i].ranks);
+		free(a.c[i].rbits);
 		for (size_t k = 0; k < a.c[i].ngpus; k++)
 			free(a.c[i].gpus[k]);
 	}
 	free(a.order);
 	free(a.eid);
 	free(a.known);
+	free(a.rnode);
 	free(a.suspects);
 	if (!v)
 		errno = ENOMEM;

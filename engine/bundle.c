@@ -131,6 +131,8 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		f->mem = mm->data;
 		f->memlen = mm->len;
 		mm->data = NULL;
+		memcpy(f->digest, d, sizeof(f->digest));	/* just checked: not again */
+		f->digested = true;
 		f->source = s;
 		f->kind_given = true;
 		f->tctx.boot_time = boot;

@@ -144,6 +144,7 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 		free(ev->tasks[i].gpus);
 	}
 	free(ev->tasks);
+	free(ev->taskix);
 	for (size_t i = 0; i < ev->nnodes; i++)
 		free(ev->nodes[i]);
 	free(ev->nodes);
@@ -198,13 +199,36 @@ struct pm_jobinfo *pm_ev_job(struct pm_evidence *ev)
 	return &ev->job;
 }
 
+static size_t task_slot(const uint32_t *ix, size_t cap, const struct pm_task *tasks, int rank)
+{
+	size_t i = (size_t)(((uint64_t)(unsigned)rank * 0x9e3779b97f4a7c15ULL) >> 24) & (cap - 1);
+
+	while (ix[i] && tasks[ix[i] - 1].rank != rank)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* The task of RANK, created when new; a job of many thousand ranks has as many records, so
+ * they are found by a hash of the rank rather than by a walk through the list. */
 struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank)
 {
 	struct pm_task *t;
+	size_t slot;
 
-	for (size_t i = 0; i < ev->ntasks; i++)
-		if (ev->tasks[i].rank == rank)
-			return &ev->tasks[i];
+	if ((ev->ntasks + 1) * 2 > ev->ataskix) {
+		size_t nc = ev->ataskix ? 2 * ev->ataskix : 64;
+		uint32_t *nx;
+		if (ev->ntasks >= UINT32_MAX / 2 || !(nx = calloc(nc, sizeof(*nx))))
+			return NULL;
+		for (size_t k = 0; k < ev->ntasks; k++)
+			nx[task_slot(nx, nc, ev->tasks, ev->tasks[k].rank)] = (uint32_t)k + 1;
+		free(ev->taskix);
+		ev->taskix = nx;
+		ev->ataskix = nc;
+	}
+	slot = task_slot(ev->taskix, ev->ataskix, ev->tasks, rank);
+	if (ev->taskix[slot])
+		return &ev->tasks[ev->taskix[slot] - 1];
 	if (GROW(ev->tasks, ev->ntasks, ev->atasks) < 0)
 		return NULL;
 	t = &ev->tasks[ev->ntasks++];
@@ -212,6 +236,7 @@ struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank)
 	t->rank = rank;
 	t->local_rank = -1;
 	t->exit_code = -1;
+	ev->taskix[slot] = (uint32_t)ev->ntasks;
 	return t;
 }
 
@@ -485,7 +510,7 @@ struct reader {
 	bool zinit, zdone;
 	ZSTD_DCtx *zd;
 	unsigned char *raw;
-	size_t rawlen, rawpos;
+	size_t rawcap, rawlen, rawpos;
 	bool raweof;
 	struct pm_sha256 dig;
 	bool hash;
@@ -503,7 +528,7 @@ static ssize_t raw_fill(struct reader *r)
 		return (ssize_t)(r->rawlen - r->rawpos);
 	if (r->f->mem) {
 		size_t left = r->f->memlen - r->mempos;
-		n = (ssize_t)(left < RAWSZ ? left : RAWSZ);
+		n = (ssize_t)(left < r->rawcap ? left : r->rawcap);
 		memcpy(r->raw, (char *)r->f->mem + r->mempos, (size_t)n);
 		r->mempos += (size_t)n;
 	} else {
@@ -632,15 +657,17 @@ static int reader_open(struct reader *r, struct pm_file *f, bool hash)
 	memset(r, 0, sizeof(*r));
 	r->f = f;
 	r->fd = -1;
-	r->hash = hash;
-	if (hash)
+	r->hash = hash && !f->digested;
+	if (r->hash)
 		pm_sha256_init(&r->dig);
 	if (!f->mem) {
 		r->fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (r->fd < 0)
 			return -1;
 	}
-	r->raw = malloc(RAWSZ);
+	/* a bundle member is in memory already, and usually small */
+	r->rawcap = f->mem && f->memlen < RAWSZ ? (f->memlen ? f->memlen : 1) : RAWSZ;
+	r->raw = malloc(r->rawcap);
 	if (!r->raw)
 		return -1;
 	raw_fill(r);
@@ -706,7 +733,7 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 {
 	struct reader r;
 	char *buf = NULL;
-	size_t have = 0;
+	size_t have = 0, cap;
 	uint64_t off = 0;	/* offset of buf[0] in the decompressed text */
 	bool skipping = false;
 	unsigned long overlong = 0;
@@ -718,11 +745,14 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 		reader_close(&r);
 		return -1;
 	}
-	buf = malloc(CHUNK);
+	/* plain text in memory (a bundle member) needs no more than its size: the reads and
+	 * what they hand over are the same as with a whole chunk */
+	cap = r.codec == C_NONE && f->mem && f->memlen < CHUNK ? f->memlen + 1 : CHUNK;
+	buf = malloc(cap);
 	if (!buf)
 		goto out;
 	for (;;) {
-		size_t n = dec_read(&r, buf + have, CHUNK - have);
+		size_t n = dec_read(&r, buf + have, cap - have);
 		size_t start = 0, end;
 		char *nl;
 
@@ -750,7 +780,7 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 		end = have;
 		while (end > start && buf[end - 1] != '\n')
 			end--;
-		if (end == start && n && have - start < MAXLINE && have < CHUNK) {
+		if (end == start && n && have - start < MAXLINE && have < cap) {
 			continue;	/* a partial line: read more */
 		}
 		if (end == start) {
@@ -798,7 +828,8 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 	}
 	rc = 0;
 out:
-	pm_sha256_final(&r.dig, f->digest);
+	if (r.hash)
+		pm_sha256_final(&r.dig, f->digest);
 	free(buf);
 	reader_close(&r);
 	return rc;
@@ -847,7 +878,8 @@ int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len)
 	if (r.truncated)
 		set_reason(f, PM_ST_TRUNCATED, r.reason);
 	f->bytes = *len;
-	pm_sha256_final(&r.dig, f->digest);
+	if (r.hash)
+		pm_sha256_final(&r.dig, f->digest);
 	reader_close(&r);
 	if (!buf)
 		return -1;

@@ -196,6 +196,7 @@ struct pm_file {
 	uint64_t bytes;		/* decompressed bytes read */
 	uint64_t lines;
 	unsigned char digest[32];	/* sha256 of the bytes as given */
+	bool digested;		/* DIGEST is known already (a bundle member, checked on reading) */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */
@@ -245,6 +246,8 @@ struct pm_evidence {
 	struct pm_jobinfo job;
 	struct pm_task *tasks;		/* sorted by rank once diagnosed */
 	size_t ntasks, atasks;
+	uint32_t *taskix;		/* evidence.c: tasks by rank, open addressing, index + 1 */
+	size_t ataskix;
 	char **nodes;			/* node names learned from any source, sorted unique */
 	size_t nnodes, anodes;
 	struct { char *ip; char *node; } *ipmap;	/* NCCL bootstrap addresses */

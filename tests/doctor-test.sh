@@ -147,7 +147,10 @@ expect "good copy: every check ran" '^ok +plugstack ' '^ok +plugin-args ' '^ok +
 if [ "$live" = yes ]; then
 	check "good copy, live" 0 '^ok +accounting .*registered'
 	expect "good copy, live: slurmctld and clock" '^ok +slurmctld .*cluster' '^(ok|warn) +clock '
-	[ "$slurmd_up" = yes ] && expect "good copy, live: slurmd" '^ok +slurmd .*after the last change'
+	# other suites restart the cluster's slurmds at any time: none running is a skip
+	if [ "$slurmd_up" = yes ] && ! grep -Eq '^skip +slurmd ' "$W/out"; then
+		expect "good copy, live: slurmd" '^ok +slurmd .*after the last change'
+	fi
 	"$cli" doctor --slurm-conf "$W/slurm.conf" --json >"$W/json" 2>&1
 	rc=$?
 	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="postmortem.doctor/1" and d["exit"]==int(sys.argv[2]) and any(c["check"]=="plugstack" and c["status"]=="ok" for c in d["checks"])' "$W/json" "$rc" 2>/dev/null; then
@@ -196,8 +199,14 @@ check "plugin built for another machine" 1 '^FAIL +plugin-file .*for aarch64' --
 if [ "$slurmd_up" = yes ]; then
 	# dated ahead: the cluster's slurmds may be restarted by other tests at any moment
 	fresh; touch -d '+5 minutes' "$W/plugstack.conf.d/postmortem.conf"
-	check "slurmd not restarted since the plugstack changed" 1 \
-		'^FAIL +slurmd .*before .*postmortem.conf changed' --offline
+	"$cli" doctor --slurm-conf "$W/slurm.conf" --offline >"$W/out" 2>&1
+	if grep -Eq '^skip +slurmd ' "$W/out"; then
+		echo "skip slurmd restart: the slurmds were being restarted"
+		skipped=$((skipped + 1))
+	else
+		check "slurmd not restarted since the plugstack changed" 1 \
+			'^FAIL +slurmd .*before .*postmortem.conf changed' --offline
+	fi
 else
 	echo "skip slurmd restart: no slurmd runs"
 	skipped=$((skipped + 1))

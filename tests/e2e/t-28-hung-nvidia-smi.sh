@@ -12,6 +12,16 @@ e2e_pm_on "  gpu_state: {command: \"$E2E_FAKEBIN/%n/nvidia-smi -q\", cap: 2MiB, 
 	"  gpu_csv: {command: \"$E2E_FAKEBIN/%n/nvidia-smi --query-gpu=index,pci.bus_id,uuid --format=csv\", cap: 256KiB, timeout: 60s}"
 e2e_plant_nvsmi n1 'echo "==============NVSMI LOG=============="; exec sleep 3600 # pm-e2e-hung-nvsmi'
 e2e_plant_nvsmi n2 'if [ "${1:-}" = -q ]; then printf "==============NVSMI LOG==============\n\nAttached GPUs                             : 2\nGPU 00000000:3B:00.0\n    Product Name                          : NVIDIA H100 80GB HBM3\n    GPU UUID                              : GPU-4be1a000-1c2d-3e4f-5a6b-7c8d9e0f1a2b\n"; else printf "index, pci.bus_id, uuid\n0, 00000000:3B:00.0, GPU-4be1a000-1c2d-3e4f-5a6b-7c8d9e0f1a2b\n1, 00000000:5D:00.0, GPU-a4c123b1-612d-d272-d137-1c17149d4395\n"; fi'
+# (a hung nvidia-smi left by anything before this test is not this test's business)
+hung() {
+	local p
+	for p in /proc/[0-9]*; do
+		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "$E2E_FAKEBIN/n1/nvidia-smi"; then
+			echo "${p#/proc/}"
+		fi
+	done | sort
+}
+before=$(hung)
 e2e_train_py >/dev/null
 script=$(e2e_batch job.sh)
 job=$(e2e_submit main -N2 -n2 --ntasks-per-node=1 -w 'n[1-2]' --export=ALL,PM_PLAN="1=exception;*=timeout" "$script")
@@ -42,10 +52,7 @@ assert_match '^timed_out ' "$(e2e_cov n1 gpu_csv)" "n1 gpu_csv coverage"
 assert_match '^ok' "$(e2e_cov n2 gpu_state)" "n2 gpu_state coverage"
 assert_json "$(e2e_jobdir "$job")/manifest.json" '.[0].deadline_hits == ["n1"]' "the manifest records n1's deadline hit"
 # what the collector started is gone
-for p in /proc/[0-9]*; do
-	if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "$E2E_FAKEBIN/n1/nvidia-smi"; then
-		e2e_fail "the hung nvidia-smi still runs: pid ${p#/proc/}"
-	fi
-done
+new=$(comm -13 <(printf '%s\n' "$before") <(hung) | paste -sd ' ')
+[ -z "$new" ] || e2e_fail "the hung nvidia-smi still runs: pid $new"
 # and the rest of n1's evidence was kept
 assert_v '.cause.class == "application" and .origin.nodes == ["n2"]'

@@ -1,0 +1,78 @@
+#!/bin/sh
+# Finalizer at scale: one job run of NODES node bundles (RANKS per node) in a store on disk
+# (bench/gen_store.py), merged into a verdict two ways:
+#   diagnose   `postmortem diagnose --json <jobdir>/nodes`: the engine's merge alone
+#   finalize   `postmortem finalize JOB --force`: the finalizer's whole merge (each bundle
+#              checked alone, then added; Slurm asked through stubs that answer at once with a
+#              FAILED record; verdict.json and manifest.json written, the comment set)
+#   bench/finalize.sh [NODES [RANKS]]        (default 4096 8)
+# PM_BUILDDIR=<build dir>, RUNS (default 3), PM_BENCH_DATA (default /tmp/pm-bench).
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${PM_BUILDDIR:-$src}
+runs=${RUNS:-3}
+nodes=${1:-4096}
+rpn=${2:-8}
+data=${PM_BENCH_DATA:-/tmp/pm-bench}
+store=$data/store-$nodes-$rpn
+jobdir=$store/bench/700001/0
+pm=$build/cli/postmortem
+[ -x "$pm" ] || { echo "no $pm (PM_BUILDDIR?)" >&2; exit 2; }
+[ -d "$jobdir/nodes" ] || python3 "$src/bench/gen_store.py" "$store" "$nodes" "$rpn"
+
+bin=$data/finalize-bin
+mkdir -p "$bin"
+first=$(head -n 1 "$jobdir/expected")
+last=$(tail -n 1 "$jobdir/expected")
+cat > "$bin/sacct" <<EOF
+#!/bin/sh
+case "\$*" in
+*-n*) echo "" ;;
+*) echo 'JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks|AllocTRES|ReqTRES|FailedNode|Cluster|UID|Reason'
+   echo '700001|700001|FAILED|1:0|2026-11-30T03:39:58|2026-11-30T05:21:40|gpu[${first#gpu}-${last#gpu}]|$nodes|$((nodes * rpn))|cpu=$((nodes * 96)),gres/gpu=$((nodes * rpn)),node=$nodes|gres/gpu=$((nodes * rpn))||bench|1000|None' ;;
+esac
+EOF
+printf '#!/bin/sh\necho " Modified jobs..."\n' > "$bin/sacctmgr"
+printf '#!/bin/sh\nexit 0\n' > "$bin/scontrol"
+chmod 755 "$bin"/*
+printf 'store: %s\nrules: %s/rules\n' "$store" "$src" > "$data/finalize.yaml"
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+measure() {	# "wall cpu peak_kib" of "$@"
+	/usr/bin/time -f "%e %U %S %M" -o "$data/time.out" "$@" > "$data/out" 2>&1 || true
+	tail -n 1 "$data/time.out" | awk '{print $1, $2 + $3, $4}'
+}
+report() {	# NAME
+	printf '%-10s %6s nodes %6s ranks: wall %6s s  cpu %6s s  peak %4s MiB  (%d runs)\n' "$1" \
+		"$nodes" "$((nodes * rpn))" "$(cut -d' ' -f1 "$data/runs" | median)" \
+		"$(cut -d' ' -f2 "$data/runs" | median)" \
+		"$(($(cut -d' ' -f3 "$data/runs" | median) / 1024))" "$runs"
+}
+
+: > "$data/runs"
+i=0
+while [ $i -lt "$runs" ]; do
+	measure "$pm" diagnose --json --rules "$src/rules" "$jobdir/nodes" >> "$data/runs"
+	i=$((i + 1))
+done
+report diagnose
+cp "$data/out" "$data/verdict-$nodes.json"
+
+: > "$data/runs"
+i=0
+while [ $i -lt "$runs" ]; do
+	rm -rf "$jobdir/verdict.json" "$jobdir/manifest.json" "$jobdir/history" "$jobdir/sacct.txt" \
+		"$jobdir/comment" "$jobdir/comment.pending" "$jobdir/merging"
+	PATH=$bin:$PATH measure "$pm" finalize 700001 --force --config "$data/finalize.yaml" >> "$data/runs"
+	i=$((i + 1))
+done
+report finalize
+sed 's/^/  /' "$data/out"
+python3 - "$data/verdict-$nodes.json" <<'EOF'
+import json, sys
+v = json.load(open(sys.argv[1]))
+print("  verdict: %s %s/%s (%s), origin %s, %d evidence items, %d coverage entries, %d bytes"
+      % (v["status"], v["cause"]["class"], v["cause"]["subclass"], v["confidence"],
+         v["origin"]["nodes"], len(v["evidence"]), len(v["coverage"]),
+         len(open(sys.argv[1]).read())))
+EOF
