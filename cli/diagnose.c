@@ -29,11 +29,18 @@ int cmd_diagnose(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "jcr:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'j': json = true; break;
-		case 'c': comment = true; break;
-		case 'r': rules = optarg; break;
+		case 'j':
+			json = true;
+			break;
+		case 'c':
+			comment = true;
+			break;
+		case 'r':
+			rules = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: %s diagnose [--json] [--comment] [--rules DIR] PATH...\n",
+			fprintf(stderr,
+				"usage: %s diagnose [--json] [--comment] [--rules DIR] PATH...\n",
 				prog);
 			return 2;
 		}

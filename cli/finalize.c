@@ -54,7 +54,10 @@ static void report(const char *dir, const struct pm_finalize_result *r)
 		printf("; changed (history %d: %s)", r->history, r->why);
 	printf("%s%s", comment_name[r->comment],
 	       r->comment == PM_COMMENT_PENDING ? r->comment_why : "");
-	printf("%s%s\n", r->webhook == 1 ? "; webhook delivered" : r->webhook ? "; webhook pending: " : "",
+	printf("%s%s\n",
+	       r->webhook == 1 ? "; webhook delivered" :
+	       r->webhook      ? "; webhook pending: " :
+				 "",
 	       r->webhook == 2 ? r->webhook_why : "");
 }
 
@@ -78,7 +81,8 @@ static int one(const char *dir, void *arg)
 		else if (rc == 1 && r.comment == PM_COMMENT_PENDING)
 			printf("%s: comment still pending: %s\n", dir, r.comment_why);
 		if (r.webhook)
-			printf("%s: webhook %s%s\n", dir, r.webhook == 1 ? "delivered" : "still pending: ",
+			printf("%s: webhook %s%s\n", dir,
+			       r.webhook == 1 ? "delivered" : "still pending: ",
 			       r.webhook == 1 ? "" : r.webhook_why);
 	} else {
 		o.force = o.force || due == PM_DUE_FORCE;

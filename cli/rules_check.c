@@ -35,16 +35,16 @@ static int check(int argc, char **argv)
 	rs = cli_load_rules(dir);
 	if (!rs)
 		return 1;
-	printf("rule set %s version %s: %zu rules, %s\n", pm_ruleset_id(rs),
-	       pm_ruleset_version(rs), pm_ruleset_count(rs), pm_ruleset_digest(rs));
+	printf("rule set %s version %s: %zu rules, %s\n", pm_ruleset_id(rs), pm_ruleset_version(rs),
+	       pm_ruleset_count(rs), pm_ruleset_digest(rs));
 	snprintf(fix, sizeof(fix), "%s/fixtures", dir);
 	if (pm_fixture_run(rs, fix, only, stdout, &r) < 0) {
 		printf("no fixtures in %s\n", fix);
 		pm_ruleset_destroy(rs);
 		return only ? 1 : 0;
 	}
-	printf("%u cases: %u passed, %u failed, %u errors; %u rules uncovered\n", r.cases,
-	       r.passed, r.failed, r.errors, r.rules_uncovered);
+	printf("%u cases: %u passed, %u failed, %u errors; %u rules uncovered\n", r.cases, r.passed,
+	       r.failed, r.errors, r.rules_uncovered);
 	pm_ruleset_destroy(rs);
 	return r.failed || r.errors || r.rules_uncovered || (only && !r.cases) ? 1 : 0;
 }

@@ -22,44 +22,44 @@ enum lead { LEAD_RULE, LEAD_SILENCE, LEAD_VOTES, LEAD_TIMEOUTS };
 
 struct cand {
 	const char *cls, *sub;
-	char node[128];		/* "" for job-wide */
-	char also[3][128];	/* further origin nodes when the evidence cannot choose */
+	char node[128];	   /* "" for job-wide */
+	char also[3][128]; /* further origin nodes when the evidence cannot choose */
 	size_t nalso;
 	bool hardware;
 	enum lead lead;
 	enum pm_strength strength;
-	double t;		/* earliest dated origin evidence; 0 undated */
+	double t; /* earliest dated origin evidence; 0 undated */
 	bool has_t;
-	size_t *ev;		/* supporting obs indices */
+	size_t *ev; /* supporting obs indices */
 	size_t nev, aev;
-	int *ranks;		/* in the order first seen; added through cand_rank only */
+	int *ranks; /* in the order first seen; added through cand_rank only */
 	size_t nranks, aranks;
-	uint64_t *rbits;	/* which ranks below 1 << 24 RANKS holds */
+	uint64_t *rbits; /* which ranks below 1 << 24 RANKS holds */
 	size_t nrbits;
 	char *gpus[8];
 	size_t ngpus;
 	char summary[256];
 	bool corroborated;
-	bool current;		/* a state read at collection (nvidia-smi): now, not undated */
+	bool current; /* a state read at collection (nvidia-smi): now, not undated */
 	bool all_ranks;
 	bool launch;
-	bool dead;		/* merged into another */
+	bool dead; /* merged into another */
 };
 
 struct att {
 	struct pm_evidence *ev;
 	const struct pm_ruleset *rs;
-	size_t *order;		/* obs sorted */
-	size_t *eid;		/* obs -> evidence number (1-based) */
+	size_t *order; /* obs sorted */
+	size_t *eid;   /* obs -> evidence number (1-based) */
 	struct cand c[MAXC];
 	size_t nc;
 	json_t *why;
 	const char *outcome;
 	double first_progress, last_progress;
 	bool any_progress;
-	int *known;		/* known ranks, sorted */
+	int *known; /* known ranks, sorted */
 	size_t nknown;
-	struct rnode *rnode;	/* rank -> node, sorted by rank (phase_ranks) */
+	struct rnode *rnode; /* rank -> node, sorted by rank (phase_ranks) */
 	size_t nrnode;
 	int *suspects;
 	size_t nsuspects;
@@ -177,7 +177,7 @@ static void cand_ranks_clear(struct cand *c)
 
 struct rnode {
 	int rank;
-	size_t seq;		/* tasks first, then the scanner's ranks, in their order */
+	size_t seq; /* tasks first, then the scanner's ranks, in their order */
 	const char *node;
 };
 
@@ -192,11 +192,12 @@ static int cmprnode(const void *x, const void *y)
 
 /* ---- ordering of observations ---- */
 
-static const struct pm_evidence *g_ev;	/* qsort has no context argument */
+static const struct pm_evidence *g_ev; /* qsort has no context argument */
 
 static int cmpobs(const void *x, const void *y)
 {
-	const struct pm_obs *a = &g_ev->obs[*(const size_t *)x], *b = &g_ev->obs[*(const size_t *)y];
+	const struct pm_obs *a = &g_ev->obs[*(const size_t *)x],
+			    *b = &g_ev->obs[*(const size_t *)y];
 	int c;
 
 	if (a->has_time != b->has_time)
@@ -250,7 +251,7 @@ static int cand_add(struct cand *c, const struct pm_obs *o, size_t oi, const str
 	if (r->launch)
 		c->launch = true;
 	if (r->has_cond || o->source == PM_SRC_GPU_STATE)
-		c->current = true;	/* read at collection: a state, not an old line */
+		c->current = true; /* read at collection: a state, not an old line */
 	if (o->rank >= 0 && cand_addrank(c, o->rank) < 0)
 		return -1;
 	if (!c->summary[0])
@@ -258,7 +259,8 @@ static int cand_add(struct cand *c, const struct pm_obs *o, size_t oi, const str
 	if ((o->pci || o->gpu >= 0) && c->ngpus < 8) {
 		char g[160];
 		if (o->gpu >= 0 && o->pci)
-			snprintf(g, sizeof(g), "%s:%d (%s)", o->node ? o->node : "?", o->gpu, o->pci);
+			snprintf(g, sizeof(g), "%s:%d (%s)", o->node ? o->node : "?", o->gpu,
+				 o->pci);
 		else if (o->gpu >= 0)
 			snprintf(g, sizeof(g), "%s:%d", o->node ? o->node : "?", o->gpu);
 		else
@@ -292,9 +294,9 @@ static bool in_window(const struct att *a, const struct pm_obs *o)
 
 static const char *outcome_from_state(const char *st)
 {
-	static const char *const known[] = {"COMPLETED", "FAILED", "TIMEOUT", "OUT_OF_MEMORY",
-					    "NODE_FAIL", "CANCELLED", "PREEMPTED", "REQUEUED",
-					    NULL};
+	static const char *const known[] = {"COMPLETED",     "FAILED",	  "TIMEOUT",
+					    "OUT_OF_MEMORY", "NODE_FAIL", "CANCELLED",
+					    "PREEMPTED",     "REQUEUED",  NULL};
 	if (!st)
 		return NULL;
 	for (size_t i = 0; known[i]; i++)
@@ -311,7 +313,8 @@ static void phase_outcome(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
 	static const char *const rank_order[] = {"NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
-						 "REQUEUED", "TIMEOUT", "CANCELLED", NULL};
+						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
+						 NULL};
 	const char *best = NULL;
 	bool anyerr = false;
 
@@ -378,7 +381,8 @@ static int phase_ranks(struct att *a)
 			return -1;
 		for (size_t i = 0; i < ev->ntasks; i++)
 			if (ev->tasks[i].node)
-				a->rnode[n++] = (struct rnode){ev->tasks[i].rank, i, ev->tasks[i].node};
+				a->rnode[n++] =
+					(struct rnode){ev->tasks[i].rank, i, ev->tasks[i].node};
 		for (size_t i = 0; i < ev->nranks; i++)
 			if (ev->ranks[i].node)
 				a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + i,
@@ -541,7 +545,7 @@ static int cmprseq(const void *x, const void *y)
 static int phase_silence(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
-	struct rseq *t = NULL;	/* (rank, sequence number) of every timed-out collective */
+	struct rseq *t = NULL; /* (rank, sequence number) of every timed-out collective */
 	size_t n = 0, nt = 0, as = a->nsuspects;
 	long long maxseq = -1;
 	int rc = -1;
@@ -587,8 +591,10 @@ static int phase_silence(struct att *a)
 		for (size_t i = 0; i < a->nsuspects && m < sizeof(list) - 12; i++)
 			m += (size_t)snprintf(list + m, sizeof(list) - m, "%s%d", i ? "," : "",
 					      a->suspects[i]);
-		why(a, "%zu rank(s) reported collective timeouts; rank(s) %s did not, or were "
-		       "behind: they are suspects (silence).", nt, list);
+		why(a,
+		    "%zu rank(s) reported collective timeouts; rank(s) %s did not, or were "
+		    "behind: they are suspects (silence).",
+		    nt, list);
 	} else {
 		free(a->suspects);
 		a->suspects = NULL;
@@ -628,13 +634,14 @@ static struct cand *vote_cand(struct att *a, const struct vote *vt, size_t n)
 {
 	struct pm_evidence *ev = a->ev;
 	struct cand *c = vt->status12 ?
-		cand_get(a, "network_fabric", "ib_link", vt->node, LEAD_VOTES) :
-		cand_get(a, "communication_unattributed", "remote_error", vt->node, LEAD_VOTES);
+				 cand_get(a, "network_fabric", "ib_link", vt->node, LEAD_VOTES) :
+				 cand_get(a, "communication_unattributed", "remote_error", vt->node,
+					  LEAD_VOTES);
 
 	if (!c)
 		return NULL;
-	snprintf(c->summary, sizeof(c->summary), "%zu nodes report %s%s as the failing peer",
-		 n, vt->node, vt->status12 ? " (IB transport retries exhausted)" : "");
+	snprintf(c->summary, sizeof(c->summary), "%zu nodes report %s%s as the failing peer", n,
+		 vt->node, vt->status12 ? " (IB transport retries exhausted)" : "");
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		const char *pn = o->peer ? peer_node(a, o->peer) : NULL;
@@ -659,7 +666,7 @@ static int reporter_link(struct att *a, const struct vote *v, size_t nv)
 			continue;
 		for (size_t m = 0; m < v[k].nrep; m++) {
 			if (rep && strcmp(rep, v[k].reporters[m]))
-				return 0;	/* several reporters: not this shape */
+				return 0; /* several reporters: not this shape */
 			rep = v[k].reporters[m];
 		}
 		peers++;
@@ -672,8 +679,10 @@ static int reporter_link(struct att *a, const struct vote *v, size_t nv)
 	c = cand_get(a, "network_fabric", "ib_link", rep, LEAD_VOTES);
 	if (!c)
 		return 0;
-	snprintf(c->summary, sizeof(c->summary), "%s alone reports IB transport failures towards "
-		 "%zu different nodes: its own link is the suspect", rep, peers);
+	snprintf(c->summary, sizeof(c->summary),
+		 "%s alone reports IB transport failures towards "
+		 "%zu different nodes: its own link is the suspect",
+		 rep, peers);
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
 		if (o->peer && o->node && !strcmp(o->node, rep) &&
@@ -682,8 +691,10 @@ static int reporter_link(struct att *a, const struct vote *v, size_t nv)
 	}
 	c->strength = PM_WEAK;
 	cand_ranks_clear(c);
-	why(a, "Only %s reports IB transport failures, naming %zu different peers: the reporter's "
-	       "own link is the suspect.", rep, peers);
+	why(a,
+	    "Only %s reports IB transport failures, naming %zu different peers: the reporter's "
+	    "own link is the suspect.",
+	    rep, peers);
 	return 0;
 }
 
@@ -703,7 +714,7 @@ static int phase_votes(struct att *a)
 		if (!o->peer || (r->role != PM_ROLE_CASCADE && r->role != PM_ROLE_TEARDOWN))
 			continue;
 		if (!o->node)
-			continue;	/* a reporter we cannot place casts no vote */
+			continue; /* a reporter we cannot place casts no vote */
 		pn = peer_node(a, o->peer);
 		if (!pn) {
 			for (k = 0; k < ev->nnodes; k++)
@@ -722,7 +733,8 @@ static int phase_votes(struct att *a)
 		if (!strcmp(r->cls, "network_fabric"))
 			v[k].status12 = true;
 		size_t m;
-		for (m = 0; m < v[k].nrep && strcmp(v[k].reporters[m], o->node ? o->node : "?"); m++)
+		for (m = 0; m < v[k].nrep && strcmp(v[k].reporters[m], o->node ? o->node : "?");
+		     m++)
 			;
 		if (m == v[k].nrep && m < 16)
 			snprintf(v[k].reporters[v[k].nrep++], 128, "%s", o->node ? o->node : "?");
@@ -743,8 +755,8 @@ static int phase_votes(struct att *a)
 		for (size_t k = 0; k < nv && a->nvote < 4; k++)
 			if (v[k].nrep == best)
 				snprintf(a->vote_nodes[a->nvote++], 128, "%s", v[k].node);
-		why(a, "Peer votes split: %zu reporters each name %s and %s.", best, a->vote_nodes[0],
-		    a->vote_nodes[1]);
+		why(a, "Peer votes split: %zu reporters each name %s and %s.", best,
+		    a->vote_nodes[0], a->vote_nodes[1]);
 		for (size_t k = 0; k < nv; k++)
 			if (v[k].nrep == best)
 				vote_cand(a, &v[k], best);
@@ -964,7 +976,8 @@ static bool has_live(const struct att *a)
 static bool has_cls(const struct att *a, const char *cls, const char *sub)
 {
 	for (size_t i = 0; i < a->nc; i++)
-		if (!a->c[i].dead && !strcmp(a->c[i].cls, cls) && (!sub || !strcmp(a->c[i].sub, sub)))
+		if (!a->c[i].dead && !strcmp(a->c[i].cls, cls) &&
+		    (!sub || !strcmp(a->c[i].sub, sub)))
 			return true;
 	return false;
 }
@@ -994,18 +1007,23 @@ static void phase_scheduler(struct att *a, bool *stalled)
 			if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "TIMEOUT") &&
 			    ev->obs[i].has_time && ev->obs[i].event_time > end)
 				end = ev->obs[i].event_time;
-		if (a->any_progress && end > 0 && end - a->last_progress > a->rs->progress_stall_s) {
+		if (a->any_progress && end > 0 &&
+		    end - a->last_progress > a->rs->progress_stall_s) {
 			*stalled = true;
-			why(a, "Progress stopped %.0f s before the time limit: the job stalled; the "
-			       "time limit only ended it.", end - a->last_progress);
+			why(a,
+			    "Progress stopped %.0f s before the time limit: the job stalled; the "
+			    "time limit only ended it.",
+			    end - a->last_progress);
 			for (size_t i = 0; i < a->nc; i++)
 				if (!strcmp(a->c[i].sub, "time_limit"))
 					a->c[i].dead = true;
 			if (!has_live(a)) {
-				struct cand *c = cand_get(a, "application", "hang", NULL, LEAD_SILENCE);
+				struct cand *c =
+					cand_get(a, "application", "hang", NULL, LEAD_SILENCE);
 				if (c) {
 					c->strength = PM_WEAK;
-					snprintf(c->summary, sizeof(c->summary), "the job stopped making "
+					snprintf(c->summary, sizeof(c->summary),
+						 "the job stopped making "
 						 "progress %.0f s before its time limit, with no error",
 						 end - a->last_progress);
 				}
@@ -1016,19 +1034,24 @@ static void phase_scheduler(struct att *a, bool *stalled)
 		}
 	} else if (!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED")) {
 		const char *sub = !strcmp(o, "PREEMPTED") ? "preempted" :
-				  !strcmp(o, "REQUEUED") ? "requeued" : "user_cancel";
+				  !strcmp(o, "REQUEUED")  ? "requeued" :
+							    "user_cancel";
 		if (!strcmp(o, "CANCELLED") && j->cancelled_by && j->user_uid >= 0 &&
 		    atoi(j->cancelled_by) != j->user_uid)
 			sub = "admin_cancel";
 		if (!has_cls(a, "external", NULL)) {
-			snprintf(buf, sizeof(buf), "the job was %s%s%s", !strcmp(o, "CANCELLED") ?
-				 "cancelled" : !strcmp(o, "PREEMPTED") ? "preempted" : "requeued",
-				 j->cancelled_by ? " by uid " : "", j->cancelled_by ? j->cancelled_by : "");
+			snprintf(buf, sizeof(buf), "the job was %s%s%s",
+				 !strcmp(o, "CANCELLED") ? "cancelled" :
+				 !strcmp(o, "PREEMPTED") ? "preempted" :
+							   "requeued",
+				 j->cancelled_by ? " by uid " : "",
+				 j->cancelled_by ? j->cancelled_by : "");
 			synth(a, "external", sub, NULL, buf);
 		}
 	} else if (!strcmp(o, "NODE_FAIL")) {
 		if (j->failed_node && !has_cls(a, "host_hardware", "node_fail")) {
-			snprintf(buf, sizeof(buf), "%s stopped responding to the controller (NODE_FAIL)",
+			snprintf(buf, sizeof(buf),
+				 "%s stopped responding to the controller (NODE_FAIL)",
 				 j->failed_node);
 			synth(a, "host_hardware", "node_fail", j->failed_node, buf);
 		} else if (!j->failed_node && !has_cls(a, "host_hardware", NULL)) {
@@ -1038,8 +1061,9 @@ static void phase_scheduler(struct att *a, bool *stalled)
 			for (size_t i = 0; !fn && i < a->ev->nobs; i++) {
 				const struct pm_rule *r = R(a, i);
 				const char *n = a->ev->obs[i].node;
-				if (r->role != PM_ROLE_CONFIRMATION || strcmp(r->cls, "host_hardware") ||
-				    !r->subcls || strcmp(r->subcls, "node_fail") || !n)
+				if (r->role != PM_ROLE_CONFIRMATION ||
+				    strcmp(r->cls, "host_hardware") || !r->subcls ||
+				    strcmp(r->subcls, "node_fail") || !n)
 					continue;
 				for (size_t k = 0; k < j->nnodes; k++)
 					if (j->nodes[k] && !strcmp(j->nodes[k], n))
@@ -1047,8 +1071,10 @@ static void phase_scheduler(struct att *a, bool *stalled)
 			}
 			if (fn) {
 				struct cand *c;
-				snprintf(buf, sizeof(buf), "%s failed while running the job (NODE_FAIL; "
-					 "named by srun, the accounting record names no node)", fn);
+				snprintf(buf, sizeof(buf),
+					 "%s failed while running the job (NODE_FAIL; "
+					 "named by srun, the accounting record names no node)",
+					 fn);
 				if ((c = synth(a, "host_hardware", "node_fail", fn, buf))) {
 					c->strength = PM_WEAK;
 					c->corroborated = false;
@@ -1176,9 +1202,11 @@ static json_t *cand_json(struct vb *b, const struct cand *c, const struct cand *
 	json_object_set_new(j, "subclass", json_string(c->sub));
 	json_object_set_new(j, "summary", json_string(c->summary));
 	json_object_set_new(j, "origin", origin_json(b->a, c));
-	json_object_set_new(j, "lead", json_string(c->lead == LEAD_RULE ? "symptom" :
-						  c->lead == LEAD_SILENCE ? "silence" :
-						  c->lead == LEAD_VOTES ? "peer_votes" : "timeouts"));
+	json_object_set_new(j, "lead",
+			    json_string(c->lead == LEAD_RULE	? "symptom" :
+					c->lead == LEAD_SILENCE ? "silence" :
+					c->lead == LEAD_VOTES	? "peer_votes" :
+								  "timeouts"));
 	for (size_t i = 0; i < c->nev; i++)
 		json_array_append_new(sup, json_string(eid(b, c->ev[i])));
 	/* the leader's evidence contradicts a different explanation elsewhere */
@@ -1284,16 +1312,16 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 	if (ambiguous || c->lead != LEAD_RULE || c->strength == PM_WEAK)
 		return "hypothesis";
 	if (c->hardware && !c->has_t && !c->current)
-		return "hypothesis";	/* undated: it may predate the job */
+		return "hypothesis"; /* undated: it may predate the job */
 	if (c->node[0] && node_degraded(a, c->node))
 		return "hypothesis";
 	if (c->hardware && !slurm_act && !trusted_view(a) &&
 	    !(a->ev->job.failed_node && !strcmp(c->node, a->ev->job.failed_node)))
-		return "hypothesis";	/* a node nobody looked at may hold a rival event */
+		return "hypothesis"; /* a node nobody looked at may hold a rival event */
 	if (!c->hardware && !slurm_act && !has_source(a, PM_SRC_APP_LOG))
-		return "hypothesis";	/* without the job's output no rival is ruled out */
+		return "hypothesis"; /* without the job's output no rival is ruled out */
 	if (!strcmp(c->sub, "time_limit") && !a->any_progress)
-		return "hypothesis";	/* progress until the end was not seen */
+		return "hypothesis"; /* progress until the end was not seen */
 	if (c->strength == PM_STRONG && c->corroborated && (sched_cause || kernel_coverage(a)))
 		return "established";
 	return "supported";
@@ -1336,7 +1364,7 @@ static int trusted_kinds(const struct att *a, const struct cand *c)
 	int n = 0;
 
 	if (!c->nev)
-		return 2;	/* the accounting record itself */
+		return 2; /* the accounting record itself */
 	for (size_t i = 0; i < c->nev; i++) {
 		const struct pm_obs *o = &a->ev->obs[c->ev[i]];
 		if (o->trusted && !(seen & (1u << o->source))) {
@@ -1374,8 +1402,10 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		bool excl = any_hw && nodes[0];
 		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
 		if (excl)
-			snprintf(buf, sizeof(buf), "retry the job excluding %s (cheap and reversible "
-				 "while the cause is open)", nodes);
+			snprintf(buf, sizeof(buf),
+				 "retry the job excluding %s (cheap and reversible "
+				 "while the cause is open)",
+				 nodes);
 		else
 			snprintf(buf, sizeof(buf), "%s", u ? u->cont_action : "retry the job");
 		json_object_set_new(cont, "action", json_string(buf));
@@ -1385,13 +1415,21 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_object_set_new(d, "containment", cont);
 		json_object_set_new(rep, "action", json_string("none until the cause is known"));
 		json_object_set_new(rep, "owner", json_string("operators"));
-		json_object_set_new(rep, "requires", json_string(test ? test : "a rule firing on "
-								 "more evidence"));
+		json_object_set_new(rep, "requires",
+				    json_string(test ? test :
+						       "a rule firing on "
+						       "more evidence"));
 		json_object_set_new(rep, "justified", json_false());
 		json_object_set_new(d, "repair", rep);
-		json_object_set_new(d, "overturn", json_string(test ? "the test named in ambiguity "
-						       "implicating one candidate" : u ? u->overturn : ""));
-		json_object_set_new(d, "next_test", json_string(test ? test : u ? u->next_test : ""));
+		json_object_set_new(d, "overturn",
+				    json_string(test ? "the test named in ambiguity "
+						       "implicating one candidate" :
+						u    ? u->overturn :
+						       ""));
+		json_object_set_new(d, "next_test",
+				    json_string(test ? test :
+						u    ? u->next_test :
+						       ""));
 		return d;
 	}
 	if (!dec) {
@@ -1421,8 +1459,9 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_object_set_new(rep, "owner", json_string(dec->repair_owner));
 		subst(buf, sizeof(buf), dec->repair_requires, nodes);
 		json_object_set_new(rep, "requires", json_string(buf));
-		json_object_set_new(rep, "justified", json_boolean(!strcmp(conf, "established") &&
-								  trusted_kinds(a, c) >= 2));
+		json_object_set_new(rep, "justified",
+				    json_boolean(!strcmp(conf, "established") &&
+						 trusted_kinds(a, c) >= 2));
 		json_object_set_new(d, "repair", rep);
 	} else {
 		json_decref(rep);
@@ -1445,9 +1484,11 @@ static json_t *coverage_json(const struct att *a)
 		const struct pm_file *f = &ev->files[i];
 		json_t *c = json_object();
 		json_object_set_new(c, "node", jstr_or_null(f->node));
-		json_object_set_new(c, "source", json_string(f->status == PM_ST_BINARY ||
-							     f->status == PM_ST_UNREADABLE ?
-							     "unknown" : pm_source_name(f->source)));
+		json_object_set_new(c, "source",
+				    json_string(f->status == PM_ST_BINARY ||
+								f->status == PM_ST_UNREADABLE ?
+							"unknown" :
+							pm_source_name(f->source)));
 		json_object_set_new(c, "format", json_string(pm_format_name(f->format)));
 		json_object_set_new(c, "file", json_string(f->name));
 		json_object_set_new(c, "status", json_string(pm_status_name(f->status)));
@@ -1478,8 +1519,9 @@ static json_t *coverage_json(const struct att *a)
 		json_object_set_new(c, "source", json_string("kernel_log"));
 		json_object_set_new(c, "file", json_null());
 		json_object_set_new(c, "status", json_string("missing"));
-		json_object_set_new(c, "reason", json_string("no kernel log for this node in the "
-							     "evidence: hardware cannot be ruled out"));
+		json_object_set_new(c, "reason",
+				    json_string("no kernel log for this node in the "
+						"evidence: hardware cannot be ruled out"));
 		json_array_append_new(cov, c);
 	}
 	return cov;
@@ -1497,10 +1539,12 @@ static json_t *job_json(const struct att *a)
 	json_object_set_new(j, "id", jstr_or_null(ev->job.id));
 	json_object_set_new(j, "cluster", jstr_or_null(ev->job.cluster));
 	json_object_set_new(j, "nodes", sorted_strings(nodes));
-	json_object_set_new(j, "ranks", ev->job.ntasks > 0 ? json_integer(ev->job.ntasks) :
-				     a->nknown ? json_integer((json_int_t)a->nknown) : json_null());
-	json_object_set_new(j, "restart", ev->job.restart >= 0 ? json_integer(ev->job.restart) :
-				       json_null());
+	json_object_set_new(j, "ranks",
+			    ev->job.ntasks > 0 ? json_integer(ev->job.ntasks) :
+			    a->nknown	       ? json_integer((json_int_t)a->nknown) :
+						 json_null());
+	json_object_set_new(j, "restart",
+			    ev->job.restart >= 0 ? json_integer(ev->job.restart) : json_null());
 	return j;
 }
 
@@ -1570,8 +1614,10 @@ static void fewest_completed(struct att *a, struct cand *c)
 	}
 	if (n)
 		snprintf(c->node, sizeof(c->node), "%s", n);
-	why(a, "Rank(s) with the fewest completed collectives (%lld, against %lld elsewhere) are "
-	       "the suspects.", lo, hi);
+	why(a,
+	    "Rank(s) with the fewest completed collectives (%lld, against %lld elsewhere) are "
+	    "the suspects.",
+	    lo, hi);
 }
 
 static bool is_error_role(enum pm_role r)
@@ -1612,7 +1658,8 @@ static void phase_silence_lead(struct att *a)
 			}
 		}
 		if (joined)
-			why(a, "The silent rank(s) ran on %s, where the hardware event is.", h->node);
+			why(a, "The silent rank(s) ran on %s, where the hardware event is.",
+			    h->node);
 	}
 	for (size_t i = 0; i < a->nc; i++)
 		if (!a->c[i].dead)
@@ -1630,8 +1677,10 @@ static void phase_silence_lead(struct att *a)
 	c->strength = PM_WEAK;
 	for (size_t k = 0; k < a->nsuspects; k++)
 		cand_addrank(c, a->suspects[k]);
-	snprintf(c->summary, sizeof(c->summary), "rank %d%s stopped without an error while its "
-		 "peers timed out waiting for it", a->suspects[0], a->nsuspects > 1 ? " and others" : "");
+	snprintf(c->summary, sizeof(c->summary),
+		 "rank %d%s stopped without an error while its "
+		 "peers timed out waiting for it",
+		 a->suspects[0], a->nsuspects > 1 ? " and others" : "");
 }
 
 json_t *pm_attribute(struct pm_evidence *ev)
@@ -1720,7 +1769,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 				LEAD_TIMEOUTS);
 		if (lead) {
 			lead->strength = PM_WEAK;
-			snprintf(lead->summary, sizeof(lead->summary), "collective timeouts on every "
+			snprintf(lead->summary, sizeof(lead->summary),
+				 "collective timeouts on every "
 				 "rank with no hardware event, no silent rank and no peer majority");
 			for (size_t i = 0; i < ev->nobs && lead->nev < 8; i++)
 				if (R(&a, i)->role == PM_ROLE_CASCADE && ev->obs[i].seq >= 0)
@@ -1730,7 +1780,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 			live = 1;
 		}
 		status = "ambiguous";
-		snprintf(test, sizeof(test), "nccl-tests all_reduce_perf across the job's nodes, and "
+		snprintf(test, sizeof(test),
+			 "nccl-tests all_reduce_perf across the job's nodes, and "
 			 "TORCH_NCCL_DUMP_ON_TIMEOUT=1 on the next run to see which rank stalls");
 		why(&a, "Every rank timed out in the same collective and nothing else fired: the "
 			"communication failure cannot be attributed.");
@@ -1741,7 +1792,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		status = "attributed";
 		if (second && strcmp(lead->cls, second->cls) &&
 		    (strcmp(lead->node, second->node) || !lead->node[0]) &&
-		    close_in_time(&a, lead, second) && outcome_rank(&a, lead) == outcome_rank(&a, second) &&
+		    close_in_time(&a, lead, second) &&
+		    outcome_rank(&a, lead) == outcome_rank(&a, second) &&
 		    cand_rank(lead) == cand_rank(second) &&
 		    silent_support(&a, lead) == silent_support(&a, second)) {
 			status = "ambiguous";
@@ -1752,20 +1804,27 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		const struct pm_decision *d1 = pm_ruleset_decision(a.rs, lead->cls, lead->sub);
 		const struct pm_decision *d2 = pm_ruleset_decision(a.rs, second->cls, second->sub);
 		char t1[300], t2[300];
-		subst(t1, sizeof(t1), d1 ? d1->next_test : "", lead->node[0] ? lead->node : "the job's nodes");
-		subst(t2, sizeof(t2), d2 ? d2->next_test : "", second->node[0] ? second->node : "the job's nodes");
+		subst(t1, sizeof(t1), d1 ? d1->next_test : "",
+		      lead->node[0] ? lead->node : "the job's nodes");
+		subst(t2, sizeof(t2), d2 ? d2->next_test : "",
+		      second->node[0] ? second->node : "the job's nodes");
 		snprintf(test, sizeof(test), "%s (for %s/%s) versus %s (for %s/%s)", t1, lead->cls,
 			 lead->sub, t2, second->cls, second->sub);
-		why(&a, "Two explanations fit within the %.1f s skew tolerance: %s/%s on %s and "
-			"%s/%s on %s.", a.rs->skew_s, lead->cls, lead->sub,
+		why(&a,
+		    "Two explanations fit within the %.1f s skew tolerance: %s/%s on %s and "
+		    "%s/%s on %s.",
+		    a.rs->skew_s, lead->cls, lead->sub,
 		    lead->node[0] ? lead->node : "several nodes", second->cls, second->sub,
 		    second->node[0] ? second->node : "several nodes");
 	} else if (ambiguous && a.votes_split) {
-		snprintf(test, sizeof(test), "ibstat and port counters on %s and %s; ib_write_bw "
-			 "between each and a healthy node", a.vote_nodes[0], a.vote_nodes[1]);
+		snprintf(test, sizeof(test),
+			 "ibstat and port counters on %s and %s; ib_write_bw "
+			 "between each and a healthy node",
+			 a.vote_nodes[0], a.vote_nodes[1]);
 	}
 	if (lead && !strcmp(status, "attributed") && !strcmp(a.outcome, "FAILED") && lead->launch &&
-	    (!a.any_progress || (lead->has_t && a.first_progress > 0 && lead->t < a.first_progress))) {
+	    (!a.any_progress ||
+	     (lead->has_t && a.first_progress > 0 && lead->t < a.first_progress))) {
 		a.outcome = "LAUNCH_FAILED";
 		why(&a, "The failure came before any progress: the job failed at launch.");
 	}
@@ -1781,7 +1840,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	if (lead && strcmp(status, "none") && strcmp(status, "unknown")) {
 		/* a cause that is Slurm's own act (a time limit, a cancel, a node it lost) needs no
 		 * kernel log to be established; a kill the kernel did (OOM) does */
-		bool slurm_act = !strcmp(lead->cls, "external") || !strcmp(lead->sub, "time_limit") ||
+		bool slurm_act = !strcmp(lead->cls, "external") ||
+				 !strcmp(lead->sub, "time_limit") ||
 				 !strcmp(lead->sub, "node_fail");
 		bool from_record = outcome_from_state(ev->job.state) != NULL;
 		/* only the accounting record itself corroborates: an outcome read from the job's
@@ -1821,13 +1881,17 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	bys_n = json_array();
 	{
 		json_t *on = json_deep_copy(json_object_get(json_object_get(v, "origin"), "nodes"));
-		json_t *or = json_deep_copy(json_object_get(json_object_get(v, "origin"), "ranks"));
+		json_t * or
+			= json_deep_copy(json_object_get(json_object_get(v, "origin"), "ranks"));
 		size_t ci;
 		json_t *cj;
 		if (strcmp(status, "attributed"))
-			json_array_foreach(cands, ci, cj) {
-				json_array_extend(on, json_object_get(json_object_get(cj, "origin"), "nodes"));
-				json_array_extend(or, json_object_get(json_object_get(cj, "origin"), "ranks"));
+			json_array_foreach(cands, ci, cj)
+			{
+				json_array_extend(on, json_object_get(json_object_get(cj, "origin"),
+								      "nodes"));
+				json_array_extend(or, json_object_get(json_object_get(cj, "origin"),
+								      "ranks"));
 			}
 		int *rs = NULL, *ors = NULL;
 		size_t nrs = 0, ars = 0, nors = 0, aors = 0, non = json_array_size(on);
@@ -1873,22 +1937,29 @@ json_t *pm_attribute(struct pm_evidence *ev)
 			size_t i = a.order[k];
 			const struct pm_obs *o = &ev->obs[i];
 			enum pm_role r = R(&a, i)->role;
-			if (!o->has_time || (r != PM_ROLE_ORIGIN && r != PM_ROLE_CASCADE &&
-					     r != PM_ROLE_TEARDOWN))
+			if (!o->has_time ||
+			    (r != PM_ROLE_ORIGIN && r != PM_ROLE_CASCADE && r != PM_ROLE_TEARDOWN))
 				continue;
-			bool agrees = lead && ((lead->node[0] && o->node && !strcmp(o->node, lead->node)) ||
-					       (!lead->node[0] && r == PM_ROLE_ORIGIN));
+			bool agrees = lead &&
+				      ((lead->node[0] && o->node && !strcmp(o->node, lead->node)) ||
+				       (!lead->node[0] && r == PM_ROLE_ORIGIN));
 			fe = json_object();
 			json_object_set_new(fe, "node", jstr_or_null(o->node));
-			json_object_set_new(fe, "rank", o->rank >= 0 ? json_integer(o->rank) : json_null());
+			json_object_set_new(fe, "rank",
+					    o->rank >= 0 ? json_integer(o->rank) : json_null());
 			json_object_set_new(fe, "event_time", time_json(true, o->event_time));
 			json_object_set_new(fe, "evidence", json_string(eid(&b, i)));
-			json_object_set_new(fe, "note", json_string(agrees ?
-				"the earliest error seen: a lead; here it agrees with the origin" :
-				"the earliest error seen: a lead, not blame; here it is not the origin"));
+			json_object_set_new(
+				fe, "note",
+				json_string(
+					agrees ?
+						"the earliest error seen: a lead; here it agrees with the origin" :
+						"the earliest error seen: a lead, not blame; here it is not the origin"));
 			if (!agrees && lead)
-				why(&a, "The earliest error (%s on %s) is not the origin: it was a "
-					"consequence.", R(&a, i)->id, o->node ? o->node : "?");
+				why(&a,
+				    "The earliest error (%s on %s) is not the origin: it was a "
+				    "consequence.",
+				    R(&a, i)->id, o->node ? o->node : "?");
 			break;
 		}
 		json_object_set_new(v, "first_error", fe);
@@ -1913,14 +1984,16 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	}
 	json_object_set_new(v, "evidence", b.evidence);
 	json_object_set_new(v, "coverage", coverage_json(&a));
-	json_object_set_new(v, "decision", decision_json(&a, lead, status, conf ? conf : "",
-							  nodes, any_hw, test[0] ? test : NULL));
+	json_object_set_new(v, "decision",
+			    decision_json(&a, lead, status, conf ? conf : "", nodes, any_hw,
+					  test[0] ? test : NULL));
 	if (!strcmp(status, "ambiguous")) {
 		json_t *am = json_object(), *ex = json_array();
 		for (size_t i = 0; i < json_array_size(cands); i++) {
 			json_t *c = json_array_get(cands, i);
 			char s[400];
-			snprintf(s, sizeof(s), "%s/%s: %s", json_string_value(json_object_get(c, "class")),
+			snprintf(s, sizeof(s), "%s/%s: %s",
+				 json_string_value(json_object_get(c, "class")),
 				 json_string_value(json_object_get(c, "subclass")),
 				 json_string_value(json_object_get(c, "summary")));
 			json_array_append_new(ex, json_string(s));

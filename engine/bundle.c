@@ -60,8 +60,8 @@ static double iso_time(const char *s)
 }
 
 /* Apply the manifest to the members: add each listed file to EV with its kind. */
-static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *mtext,
-			  size_t mlen, struct member *m, size_t nm, char *err, size_t errlen)
+static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *mtext, size_t mlen,
+			  struct member *m, size_t nm, char *err, size_t errlen)
 {
 	json_error_t je;
 	json_t *man = json_loadb(mtext, mlen, 0, &je), *files, *x;
@@ -88,7 +88,8 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		rc = bad(err, errlen, rel, "manifest has no 'files' list");
 		goto out;
 	}
-	json_array_foreach(files, i, x) {
+	json_array_foreach(files, i, x)
+	{
 		const char *path = json_string_value(json_object_get(x, "path"));
 		const char *src = json_string_value(json_object_get(x, "source"));
 		const char *sha = json_string_value(json_object_get(x, "sha256"));
@@ -108,7 +109,7 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		for (size_t k = 0; k < nm; k++)
 			if (!strcmp(m[k].name, path))
 				mm = &m[k];
-		if (!mm || !mm->data) {	/* absent, or listed twice (already taken) */
+		if (!mm || !mm->data) { /* absent, or listed twice (already taken) */
 			rc = bad(err, errlen, rel, "the manifest lists a file the bundle lacks");
 			goto out;
 		}
@@ -131,7 +132,7 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		f->mem = mm->data;
 		f->memlen = mm->len;
 		mm->data = NULL;
-		memcpy(f->digest, d, sizeof(f->digest));	/* just checked: not again */
+		memcpy(f->digest, d, sizeof(f->digest)); /* just checked: not again */
 		f->digested = true;
 		f->source = s;
 		f->kind_given = true;
@@ -144,11 +145,13 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		if (f->node)
 			pm_ev_note_node(ev, f->node, strlen(f->node));
 	}
-	json_array_foreach(json_object_get(man, "coverage"), i, x) {
+	json_array_foreach(json_object_get(man, "coverage"), i, x)
+	{
 		const char *src = json_string_value(json_object_get(x, "source"));
 		const char *st = json_string_value(json_object_get(x, "status"));
-		if (src && st && pm_ev_add_cov(ev, node, src, st,
-					       json_string_value(json_object_get(x, "reason"))) < 0)
+		if (src && st &&
+		    pm_ev_add_cov(ev, node, src, st,
+				  json_string_value(json_object_get(x, "reason"))) < 0)
 			goto out;
 	}
 	ev->nbundles++;
@@ -181,8 +184,8 @@ int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel
 	archive_read_support_filter_zstd(ar);
 	archive_read_support_format_tar(ar);
 	if (archive_read_open_filename(ar, path, 65536) != ARCHIVE_OK) {
-		rc = bad(err, errlen, rel, archive_error_string(ar) ? archive_error_string(ar) :
-			 "cannot open");
+		rc = bad(err, errlen, rel,
+			 archive_error_string(ar) ? archive_error_string(ar) : "cannot open");
 		goto out;
 	}
 	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK) {
@@ -197,7 +200,8 @@ int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel
 		if (archive_entry_filetype(e) != AE_IFREG) {
 			if (archive_entry_filetype(e) == AE_IFDIR)
 				continue;
-			rc = bad(err, errlen, rel, "a member is not a regular file (link or device)");
+			rc = bad(err, errlen, rel,
+				 "a member is not a regular file (link or device)");
 			goto out;
 		}
 		if (size < 0 || (uint64_t)size > MEMBER_MAX || nm >= MEMBERS_MAX) {
@@ -221,8 +225,8 @@ int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel
 			mi = nm - 1;
 	}
 	if (r != ARCHIVE_EOF) {
-		rc = bad(err, errlen, rel, archive_error_string(ar) ? archive_error_string(ar) :
-			 "corrupt archive");
+		rc = bad(err, errlen, rel,
+			 archive_error_string(ar) ? archive_error_string(ar) : "corrupt archive");
 		goto out;
 	}
 	if (mi == (size_t)-1 || m[mi].len > MANIFEST_MAX) {
@@ -273,7 +277,8 @@ int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel,
 	if (read_member(path, "manifest.json", &man) < 0 || man.len > MANIFEST_MAX)
 		return bad(err, errlen, name, "manifest.json cannot be read");
 	j = json_loadb(man.data, man.len, 0, NULL);
-	json_array_foreach(json_object_get(j, "files"), i, x) {
+	json_array_foreach(json_object_get(j, "files"), i, x)
+	{
 		const char *p = json_string_value(json_object_get(x, "path"));
 		if (!p || !safe_name(p)) {
 			rc = bad(err, errlen, name, "a manifest entry has a bad path");
@@ -286,7 +291,8 @@ int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel,
 			free(m[nm].data);
 			m[nm].name = NULL;
 			m[nm].data = NULL;
-			rc = bad(err, errlen, name, "a listed file is missing, not regular, or a link");
+			rc = bad(err, errlen, name,
+				 "a listed file is missing, not regular, or a link");
 			goto out;
 		}
 		nm++;

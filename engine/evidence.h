@@ -11,8 +11,8 @@ void pm_utf8_clean(char *s);
 
 bool pm_ev_is_node(const struct pm_evidence *ev, const char *name, size_t len);
 const char *pm_ev_ip_node(const struct pm_evidence *ev, const char *ip);
-int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source,
-		  const char *status, const char *reason);
+int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source, const char *status,
+		  const char *reason);
 struct pm_file *pm_ev_add_file(struct pm_evidence *ev, const char *name);
 
 /* Called with line-aligned text (the last line may lack its newline); OFF is the offset of

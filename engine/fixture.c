@@ -58,7 +58,8 @@ static bool contains(const json_t *exp, const json_t *act, const char *path, str
 
 	if (!used)
 		return false;
-	json_array_foreach(exp, i, e) {
+	json_array_foreach(exp, i, e)
+	{
 		bool found = false;
 		for (size_t k = 0; k < n && !found; k++) {
 			if (used[k])
@@ -93,7 +94,8 @@ static bool subset(const json_t *exp, const json_t *act, const char *path, struc
 			}
 			return false;
 		}
-		json_object_foreach((json_t *)exp, k, v) {
+		json_object_foreach((json_t *)exp, k, v)
+		{
 			snprintf(sub, sizeof(sub), "%s.%s", path, k);
 			if (!json_object_get(act, k)) {
 				if (d)
@@ -101,11 +103,13 @@ static bool subset(const json_t *exp, const json_t *act, const char *path, struc
 				ok = false;
 				continue;
 			}
-			if (json_is_array(v) && (!strcmp(k, "evidence") || !strcmp(k, "candidates") ||
-						 !strcmp(k, "coverage"))) {
+			if (json_is_array(v) &&
+			    (!strcmp(k, "evidence") || !strcmp(k, "candidates") ||
+			     !strcmp(k, "coverage"))) {
 				if (!json_is_array(json_object_get(act, k)) ||
 				    !(d ? contains(v, json_object_get(act, k), sub, d) :
-				      contains(v, json_object_get(act, k), sub, &(struct diff){0})))
+					  contains(v, json_object_get(act, k), sub,
+						   &(struct diff){0})))
 					ok = false;
 				continue;
 			}
@@ -130,9 +134,9 @@ static bool fired(const json_t *v, const char *rule)
 	size_t i;
 	json_t *e;
 
-	json_array_foreach(json_object_get(v, "evidence"), i, e)
-		if (!strcmp(json_string_value(json_object_get(e, "rule")) ?: "", rule))
-			return true;
+	json_array_foreach(json_object_get(v, "evidence"), i,
+			   e) if (!strcmp(json_string_value(json_object_get(e, "rule")) ?: "",
+					  rule)) return true;
 	return false;
 }
 
@@ -145,12 +149,12 @@ int pm_fixture_compare(const json_t *expected, const json_t *actual, char **diff
 
 	if (!exp)
 		return -1;
-	json_array_foreach(json_object_get(exp, "fired"), i, x)
-		if (json_is_string(x) && !fired(actual, json_string_value(x)))
-			addf(&d, "  fired: rule %s did not fire", json_string_value(x));
-	json_array_foreach(json_object_get(exp, "not_fired"), i, x)
-		if (json_is_string(x) && fired(actual, json_string_value(x)))
-			addf(&d, "  not_fired: rule %s fired", json_string_value(x));
+	json_array_foreach(json_object_get(exp, "fired"), i,
+			   x) if (json_is_string(x) && !fired(actual, json_string_value(x)))
+		addf(&d, "  fired: rule %s did not fire", json_string_value(x));
+	json_array_foreach(json_object_get(exp, "not_fired"), i,
+			   x) if (json_is_string(x) && fired(actual, json_string_value(x)))
+		addf(&d, "  not_fired: rule %s fired", json_string_value(x));
 	json_object_del(exp, "fired");
 	json_object_del(exp, "not_fired");
 	ok = subset(exp, actual, "verdict", &d) && d.n == 0;
@@ -169,14 +173,15 @@ static void mark(const json_t *list, const struct pm_ruleset *rs, unsigned char 
 	size_t i;
 	json_t *x;
 
-	json_array_foreach(list, i, x)
-		for (size_t k = 0; k < pm_ruleset_count(rs); k++)
-			if (json_is_string(x) && !strcmp(json_string_value(x), pm_ruleset_rule_id(rs, k)))
-				seen[k] = 1;
+	json_array_foreach(list, i,
+			   x) for (size_t k = 0; k < pm_ruleset_count(rs);
+				   k++) if (json_is_string(x) && !strcmp(json_string_value(x),
+									 pm_ruleset_rule_id(rs, k)))
+		seen[k] = 1;
 }
 
-static int run_case(const struct pm_ruleset *rs, const char *fixdir, const char *name,
-		    FILE *out, struct pm_fixture_result *res, unsigned char *seen)
+static int run_case(const struct pm_ruleset *rs, const char *fixdir, const char *name, FILE *out,
+		    struct pm_fixture_result *res, unsigned char *seen)
 {
 	char p[4096], err[512] = "";
 	json_error_t je;
@@ -270,7 +275,8 @@ int pm_fixture_run(const struct pm_ruleset *rs, const char *fixdir, const char *
 	if (!only) {
 		for (size_t k = 0; k < pm_ruleset_count(rs); k++)
 			if (!seen[k]) {
-				fprintf(out, "UNCOVERED rule %s: in no case's fired or not_fired list\n",
+				fprintf(out,
+					"UNCOVERED rule %s: in no case's fired or not_fired list\n",
 					pm_ruleset_rule_id(rs, k));
 				res->rules_uncovered++;
 			}

@@ -12,9 +12,9 @@
 #include "input.h"
 #include "internal.h"
 
-#define HOSTLIST_MAX	65536
-#define NAME_MAX_LEN	255
-#define NUM_MAX_DIGITS	9
+#define HOSTLIST_MAX 65536
+#define NAME_MAX_LEN 255
+#define NUM_MAX_DIGITS 9
 
 struct names {
 	char **v;
@@ -71,8 +71,7 @@ static int num(const char *s, size_t n, unsigned long *v)
 }
 
 /* Parse the inside of one bracket group into R (at most HOSTLIST_MAX values in all). */
-static int parse_group(const char *s, size_t n, struct range **r, size_t *nr,
-		       unsigned long *count)
+static int parse_group(const char *s, size_t n, struct range **r, size_t *nr, unsigned long *count)
 {
 	size_t i = 0, j, a = 0;
 	const char *dash;
@@ -149,7 +148,7 @@ static int append_lit(struct names *ns, const char *lit, size_t n)
 /* Replace every name of NS by its products with the values of the group. */
 static int product(struct names *ns, const struct range *r, size_t nr, unsigned long count)
 {
-	struct names out = { 0 };
+	struct names out = {0};
 	char buf[NAME_MAX_LEN + 16];
 	unsigned long v;
 	size_t i, k;
@@ -161,7 +160,8 @@ static int product(struct names *ns, const struct range *r, size_t nr, unsigned 
 	for (i = 0; i < ns->n; i++) {
 		for (k = 0; k < nr; k++) {
 			for (v = r[k].lo; v <= r[k].hi; v++) {
-				int l = snprintf(buf, sizeof(buf), "%s%0*lu", ns->v[i], r[k].width, v);
+				int l = snprintf(buf, sizeof(buf), "%s%0*lu", ns->v[i], r[k].width,
+						 v);
 
 				if (l < 0 || l > NAME_MAX_LEN) {
 					errno = EINVAL;
@@ -185,7 +185,7 @@ fail:
 /* Expand one host expression (no top-level comma) onto ALL. */
 static int expand_one(const char *s, size_t n, struct names *all)
 {
-	struct names cur = { 0 };
+	struct names cur = {0};
 	const char *open, *close;
 	struct range *r;
 	size_t i = 0, lit, nr, k;
@@ -224,7 +224,7 @@ static int expand_one(const char *s, size_t n, struct names *all)
 		if (cur.v[k][0] == '\0')
 			goto inval;
 		rc = names_push(all, cur.v[k]);
-		cur.v[k] = NULL;	/* owned by ALL, or freed by names_push */
+		cur.v[k] = NULL; /* owned by ALL, or freed by names_push */
 		if (rc)
 			goto fail;
 	}
@@ -244,7 +244,7 @@ static int cmp(const void *a, const void *b)
 
 int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n)
 {
-	struct names all = { 0 };
+	struct names all = {0};
 	size_t i = 0, j, k, depth;
 
 	*names = NULL;

@@ -41,8 +41,8 @@ static inline char pm_in_lower(char c)
  * Take the next line of BUF (LEN bytes) starting at *POS: *LINE and *N get the line without
  * its "\n" or "\r\n"; *POS moves past it.  Returns false at the end of the buffer.
  */
-static inline bool pm_in_next_line(const char *buf, size_t len, size_t *pos,
-				   const char **line, size_t *n)
+static inline bool pm_in_next_line(const char *buf, size_t len, size_t *pos, const char **line,
+				   size_t *n)
 {
 	const char *nl;
 	size_t l;
@@ -131,8 +131,7 @@ static inline bool pm_in_int(const char *s, size_t n, long long *v)
 }
 
 /* Parse all of (S, N) as an int within [LO, HI]. */
-static inline bool pm_in_int_range(const char *s, size_t n, long long lo, long long hi,
-				   int *v)
+static inline bool pm_in_int_range(const char *s, size_t n, long long lo, long long hi, int *v)
 {
 	long long x;
 
@@ -180,8 +179,8 @@ static inline bool pm_in_num(const char *s, size_t n, double *v)
 }
 
 /* Fill REASON (may be NULL) and return -1: the parsers' one way to refuse a file. */
-__attribute__((format(printf, 3, 4)))
-static inline int pm_in_fail(char *reason, size_t rlen, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static inline int pm_in_fail(char *reason, size_t rlen,
+								   const char *fmt, ...)
 {
 	va_list ap;
 
@@ -197,13 +196,13 @@ static inline int pm_in_fail(char *reason, size_t rlen, const char *fmt, ...)
 
 /* What an ISO 8601 stamp looked like, for telling dmesg --time-format iso from others. */
 struct pm_in_stamp {
-	double t;		/* epoch seconds, the offset applied */
+	double t; /* epoch seconds, the offset applied */
 	size_t len;
-	bool t_sep;		/* 'T' between date and time (else a space) */
-	char frac_sep;		/* '.' or ',', 0 when no fraction */
+	bool t_sep;    /* 'T' between date and time (else a space) */
+	char frac_sep; /* '.' or ',', 0 when no fraction */
 	int frac_digits;
-	bool zone;		/* 'Z' or an offset was given */
-	bool colon_zone;	/* the offset was "+hh:mm" */
+	bool zone;	 /* 'Z' or an offset was given */
+	bool colon_zone; /* the offset was "+hh:mm" */
 };
 
 /* "2026-11-30T03:11:58,123+00:00" and its variants; not followed by a letter or digit. */

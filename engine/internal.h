@@ -61,10 +61,10 @@ enum pm_status {
 };
 
 const char *pm_source_name(enum pm_source s);
-int pm_source_parse(const char *name, enum pm_source *out);	/* 0 or -1 */
+int pm_source_parse(const char *name, enum pm_source *out); /* 0 or -1 */
 const char *pm_format_name(enum pm_format f);
 enum pm_source pm_format_source(enum pm_format f);
-bool pm_source_trusted(enum pm_source s);	/* false only for app_log */
+bool pm_source_trusted(enum pm_source s); /* false only for app_log */
 const char *pm_status_name(enum pm_status s);
 
 /* ---- sniffing, prefixes, times (sniff.c, prefix.c, timeparse.c) ---- */
@@ -75,9 +75,9 @@ enum pm_format pm_sniff(const char *buf, size_t len);
 /* What a line's prefix says.  rank -1 and node_len 0 when absent. */
 struct pm_prefix {
 	int rank;
-	const char *node;	/* points into the line; not NUL-terminated */
+	const char *node; /* points into the line; not NUL-terminated */
 	size_t node_len;
-	size_t skip;		/* bytes of prefix to remove before matching */
+	size_t skip; /* bytes of prefix to remove before matching */
 };
 
 /*
@@ -89,8 +89,8 @@ void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm
 
 /* Time context of a file: what a stamp without a year or with a monotonic clock needs. */
 struct pm_timectx {
-	int year;		/* for syslog stamps; from the file's mtime */
-	double boot_time;	/* epoch seconds at boot; 0 = unknown */
+	int year;	  /* for syslog stamps; from the file's mtime */
+	double boot_time; /* epoch seconds at boot; 0 = unknown */
 };
 
 /*
@@ -112,29 +112,29 @@ int pm_path_rank(const char *path);
 struct pm_fact {
 	char *node;
 	int gpu;
-	char *name;		/* "gpu.ecc_volatile_uncorrectable", "node.gpu_count", ... */
+	char *name; /* "gpu.ecc_volatile_uncorrectable", "node.gpu_count", ... */
 	double value;
-	char *pci;		/* for per-GPU facts when known, "0000:3b:00.0" */
-	size_t file;		/* index into ev->files */
-	double time;		/* event time of the sample it comes from (epoch s); 0 none */
+	char *pci;   /* for per-GPU facts when known, "0000:3b:00.0" */
+	size_t file; /* index into ev->files */
+	double time; /* event time of the sample it comes from (epoch s); 0 none */
 };
 
 /* What the scheduler's records say about the job. */
 struct pm_jobinfo {
 	char *id;
 	char *cluster;
-	char *state;		/* Slurm's final state word, e.g. "TIMEOUT", "CANCELLED" */
-	char *cancelled_by;	/* "CANCELLED by 1000" -> "1000" */
-	char *failed_node;	/* sacct FailedNode */
+	char *state;	    /* Slurm's final state word, e.g. "TIMEOUT", "CANCELLED" */
+	char *cancelled_by; /* "CANCELLED by 1000" -> "1000" */
+	char *failed_node;  /* sacct FailedNode */
 	char *reason;
-	char **nodes;		/* expanded, sorted, unique */
+	char **nodes; /* expanded, sorted, unique */
 	size_t nnodes;
-	int ntasks;		/* -1 unknown */
-	int restart;		/* -1 unknown */
-	int gpus_per_node;	/* -1 unknown */
-	double start, end;	/* epoch seconds, 0 unknown */
-	int exit_code, exit_signal;	/* -1 unknown */
-	int user_uid;		/* -1 unknown */
+	int ntasks;		    /* -1 unknown */
+	int restart;		    /* -1 unknown */
+	int gpus_per_node;	    /* -1 unknown */
+	double start, end;	    /* epoch seconds, 0 unknown */
+	int exit_code, exit_signal; /* -1 unknown */
+	int user_uid;		    /* -1 unknown */
 };
 
 /* A task record from the plugin (rank_map / task_exit) or a torchrun summary. */
@@ -142,13 +142,13 @@ struct pm_task {
 	int rank;
 	char *node;
 	int local_rank;
-	char *gpus;		/* "0,1" or NULL */
+	char *gpus; /* "0,1" or NULL */
 	int pid;
-	double start;		/* 0 unknown */
+	double start; /* 0 unknown */
 	double end;
-	int exited;		/* 1 when an exit record was seen */
-	int exit_code;		/* -1 unknown */
-	int signal;		/* 0 none */
+	int exited;    /* 1 when an exit record was seen */
+	int exit_code; /* -1 unknown */
+	int signal;    /* 0 none */
 	int core;
 };
 
@@ -159,20 +159,20 @@ struct pm_evidence;
  * facts, job information or tasks to EV.  They return 0, or -1 when the text is not what the
  * format promises (the file is then reported in coverage as unreadable with REASON filled).
  */
-int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
-		     char *reason, size_t rlen);
+int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
+		     size_t rlen);
 int pm_parse_nvsmi_csv(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
 		       char *reason, size_t rlen);
-int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
-		   char *reason, size_t rlen);	/* -P and table forms */
+int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
+		   size_t rlen); /* -P and table forms */
 int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
 		      char *reason, size_t rlen);
-int pm_parse_meminfo(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
-		     char *reason, size_t rlen);
-int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
-		   char *reason, size_t rlen);	/* rank_map and task_exit JSON lines */
-int pm_parse_prom(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
-		  char *reason, size_t rlen);	/* postmortem.prometheus/1 JSON lines */
+int pm_parse_meminfo(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
+		     size_t rlen);
+int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
+		   size_t rlen); /* rank_map and task_exit JSON lines */
+int pm_parse_prom(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
+		  size_t rlen); /* postmortem.prometheus/1 JSON lines */
 
 /* Expand a Slurm hostlist ("gpu[016-017,020],login1") into sorted unique names. */
 int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n);
@@ -180,23 +180,23 @@ int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n);
 /* ---- the evidence set (evidence.c) ---- */
 
 struct pm_file {
-	char *name;		/* relative name shown in the verdict */
-	char *path;		/* where to read it; NULL for in-memory */
-	void *mem;		/* in-memory content (pm_evidence_add_buffer, bundle members) */
+	char *name; /* relative name shown in the verdict */
+	char *path; /* where to read it; NULL for in-memory */
+	void *mem;  /* in-memory content (pm_evidence_add_buffer, bundle members) */
 	size_t memlen;
-	char *node;		/* from the manifest or the path; NULL unknown */
-	int rank;		/* from the path; -1 unknown */
-	bool kind_given;	/* source/format given by a manifest: no sniffing */
+	char *node;	 /* from the manifest or the path; NULL unknown */
+	int rank;	 /* from the path; -1 unknown */
+	bool kind_given; /* source/format given by a manifest: no sniffing */
 	enum pm_format format;
 	enum pm_source source;
-	double mtime;		/* observation time */
+	double mtime; /* observation time */
 	struct pm_timectx tctx;
 	enum pm_status status;
 	char *reason;
-	uint64_t bytes;		/* decompressed bytes read */
+	uint64_t bytes; /* decompressed bytes read */
 	uint64_t lines;
-	unsigned char digest[32];	/* sha256 of the bytes as given */
-	bool digested;		/* DIGEST is known already (a bundle member, checked on reading) */
+	unsigned char digest[32]; /* sha256 of the bytes as given */
+	bool digested; /* DIGEST is known already (a bundle member, checked on reading) */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */
@@ -204,14 +204,14 @@ struct pm_rankinfo {
 	int rank;
 	char *node;
 	uint64_t lines;
-	double last_time;	/* last stamped line; 0 none */
-	double last_progress;	/* last progress observation; 0 none */
+	double last_time;     /* last stamped line; 0 none */
+	double last_progress; /* last progress observation; 0 none */
 	double first_progress;
 };
 
 /* One matched line, or one structured condition that held. */
 struct pm_obs {
-	size_t rule;		/* index into the rule set */
+	size_t rule; /* index into the rule set */
 	size_t file;
 	enum pm_source source;
 	bool trusted;
@@ -229,13 +229,13 @@ struct pm_obs {
 	bool has_time;
 	double event_time;
 	double observed_time;
-	uint64_t offset;	/* of the line in the (decompressed) file */
-	char *line;		/* the line, prefix included, at most 512 bytes */
-	char *summary;		/* the rule's summary with captures filled in */
-	unsigned repeats;	/* further matches folded into this one */
+	uint64_t offset;  /* of the line in the (decompressed) file */
+	char *line;	  /* the line, prefix included, at most 512 bytes */
+	char *summary;	  /* the rule's summary with captures filled in */
+	unsigned repeats; /* further matches folded into this one */
 };
 
-struct pm_rules;	/* rules.c */
+struct pm_rules; /* rules.c */
 
 struct pm_evidence {
 	const struct pm_ruleset *rs;
@@ -244,20 +244,25 @@ struct pm_evidence {
 	struct pm_fact *facts;
 	size_t nfacts, afacts;
 	struct pm_jobinfo job;
-	struct pm_task *tasks;		/* sorted by rank once diagnosed */
+	struct pm_task *tasks; /* sorted by rank once diagnosed */
 	size_t ntasks, atasks;
-	uint32_t *taskix;		/* evidence.c: tasks by rank, open addressing, index + 1 */
+	uint32_t *taskix; /* evidence.c: tasks by rank, open addressing, index + 1 */
 	size_t ataskix;
-	char **nodes;			/* node names learned from any source, sorted unique */
+	char **nodes; /* node names learned from any source, sorted unique */
 	size_t nnodes, anodes;
-	struct { char *ip; char *node; } *ipmap;	/* NCCL bootstrap addresses */
+	struct {
+		char *ip;
+		char *node;
+	} * ipmap; /* NCCL bootstrap addresses */
 	size_t nipmap, aipmap;
 	struct pm_rankinfo *ranks;
 	size_t nranks, aranks;
 	struct pm_obs *obs;
 	size_t nobs, aobs;
 	/* coverage records given by bundle manifests (collector-side sources) */
-	struct { char *node, *source, *status, *reason; } *cov;
+	struct {
+		char *node, *source, *status, *reason;
+	} * cov;
 	size_t ncov, acov;
 	int nbundles;
 };
@@ -266,7 +271,7 @@ struct pm_evidence {
 struct pm_fact *pm_ev_add_fact(struct pm_evidence *ev, size_t file, const char *node, int gpu,
 			       const char *name, double value, const char *pci);
 struct pm_jobinfo *pm_ev_job(struct pm_evidence *ev);
-struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank);	/* find or create */
+struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank); /* find or create */
 int pm_ev_note_node(struct pm_evidence *ev, const char *name, size_t len);
 int pm_ev_note_ip(struct pm_evidence *ev, const char *ip, size_t iplen, const char *node,
 		  size_t nodelen);

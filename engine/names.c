@@ -8,17 +8,14 @@
 
 struct source_def {
 	const char *name;
-	bool trusted;		/* the job's user cannot write it */
+	bool trusted; /* the job's user cannot write it */
 };
 
 static const struct source_def sources[PM_SRC__COUNT] = {
-	[PM_SRC_APP_LOG]	= { "app_log", false },
-	[PM_SRC_KERNEL_LOG]	= { "kernel_log", true },
-	[PM_SRC_GPU_STATE]	= { "gpu_state", true },
-	[PM_SRC_NODE_METRICS]	= { "node_metrics", true },
-	[PM_SRC_SCHEDULER]	= { "scheduler", true },
-	[PM_SRC_TASK_EXIT]	= { "task_exit", true },
-	[PM_SRC_RANK_MAP]	= { "rank_map", true },
+	[PM_SRC_APP_LOG] = {"app_log", false},	  [PM_SRC_KERNEL_LOG] = {"kernel_log", true},
+	[PM_SRC_GPU_STATE] = {"gpu_state", true}, [PM_SRC_NODE_METRICS] = {"node_metrics", true},
+	[PM_SRC_SCHEDULER] = {"scheduler", true}, [PM_SRC_TASK_EXIT] = {"task_exit", true},
+	[PM_SRC_RANK_MAP] = {"rank_map", true},
 };
 
 struct format_def {
@@ -28,37 +25,37 @@ struct format_def {
 
 /* binary and empty files are never scanned; they count as app_log (untrusted). */
 static const struct format_def formats[PM_FMT__COUNT] = {
-	[PM_FMT_APP]		= { "app", PM_SRC_APP_LOG },
-	[PM_FMT_TORCHRUN]	= { "torchrun_summary", PM_SRC_APP_LOG },
-	[PM_FMT_PYSPY]		= { "pyspy", PM_SRC_APP_LOG },
-	[PM_FMT_DMESG]		= { "dmesg", PM_SRC_KERNEL_LOG },
-	[PM_FMT_KMSG_ISO]	= { "kmsg_iso", PM_SRC_KERNEL_LOG },
-	[PM_FMT_SYSLOG]		= { "syslog", PM_SRC_KERNEL_LOG },
-	[PM_FMT_NVSMI_Q]	= { "nvsmi_q", PM_SRC_GPU_STATE },
-	[PM_FMT_NVSMI_CSV]	= { "nvsmi_csv", PM_SRC_GPU_STATE },
-	[PM_FMT_SACCT_P]	= { "sacct_p", PM_SRC_SCHEDULER },
-	[PM_FMT_SACCT_TABLE]	= { "sacct_table", PM_SRC_SCHEDULER },
-	[PM_FMT_SCONTROL_JOB]	= { "scontrol_job", PM_SRC_SCHEDULER },
-	[PM_FMT_SLURMD_LOG]	= { "slurmd_log", PM_SRC_SCHEDULER },
-	[PM_FMT_SLURMCTLD_LOG]	= { "slurmctld_log", PM_SRC_SCHEDULER },
-	[PM_FMT_RANK_MAP]	= { "rank_map", PM_SRC_RANK_MAP },
-	[PM_FMT_TASK_EXIT]	= { "task_exit", PM_SRC_TASK_EXIT },
-	[PM_FMT_MEMINFO]	= { "meminfo", PM_SRC_NODE_METRICS },
-	[PM_FMT_PROMETHEUS]	= { "prometheus", PM_SRC_NODE_METRICS },
-	[PM_FMT_BINARY]		= { "binary", PM_SRC_APP_LOG },
-	[PM_FMT_EMPTY]		= { "empty", PM_SRC_APP_LOG },
+	[PM_FMT_APP] = {"app", PM_SRC_APP_LOG},
+	[PM_FMT_TORCHRUN] = {"torchrun_summary", PM_SRC_APP_LOG},
+	[PM_FMT_PYSPY] = {"pyspy", PM_SRC_APP_LOG},
+	[PM_FMT_DMESG] = {"dmesg", PM_SRC_KERNEL_LOG},
+	[PM_FMT_KMSG_ISO] = {"kmsg_iso", PM_SRC_KERNEL_LOG},
+	[PM_FMT_SYSLOG] = {"syslog", PM_SRC_KERNEL_LOG},
+	[PM_FMT_NVSMI_Q] = {"nvsmi_q", PM_SRC_GPU_STATE},
+	[PM_FMT_NVSMI_CSV] = {"nvsmi_csv", PM_SRC_GPU_STATE},
+	[PM_FMT_SACCT_P] = {"sacct_p", PM_SRC_SCHEDULER},
+	[PM_FMT_SACCT_TABLE] = {"sacct_table", PM_SRC_SCHEDULER},
+	[PM_FMT_SCONTROL_JOB] = {"scontrol_job", PM_SRC_SCHEDULER},
+	[PM_FMT_SLURMD_LOG] = {"slurmd_log", PM_SRC_SCHEDULER},
+	[PM_FMT_SLURMCTLD_LOG] = {"slurmctld_log", PM_SRC_SCHEDULER},
+	[PM_FMT_RANK_MAP] = {"rank_map", PM_SRC_RANK_MAP},
+	[PM_FMT_TASK_EXIT] = {"task_exit", PM_SRC_TASK_EXIT},
+	[PM_FMT_MEMINFO] = {"meminfo", PM_SRC_NODE_METRICS},
+	[PM_FMT_PROMETHEUS] = {"prometheus", PM_SRC_NODE_METRICS},
+	[PM_FMT_BINARY] = {"binary", PM_SRC_APP_LOG},
+	[PM_FMT_EMPTY] = {"empty", PM_SRC_APP_LOG},
 };
 
 static const char *const statuses[PM_ST__COUNT] = {
-	[PM_ST_OK]		= "ok",
-	[PM_ST_MISSING]		= "missing",
-	[PM_ST_EMPTY]		= "empty",
-	[PM_ST_TRUNCATED]	= "truncated",
-	[PM_ST_TIMED_OUT]	= "timed_out",
-	[PM_ST_DENIED]		= "denied",
-	[PM_ST_LAGGING]		= "lagging",
-	[PM_ST_BINARY]		= "binary",
-	[PM_ST_UNREADABLE]	= "unreadable",
+	[PM_ST_OK] = "ok",
+	[PM_ST_MISSING] = "missing",
+	[PM_ST_EMPTY] = "empty",
+	[PM_ST_TRUNCATED] = "truncated",
+	[PM_ST_TIMED_OUT] = "timed_out",
+	[PM_ST_DENIED] = "denied",
+	[PM_ST_LAGGING] = "lagging",
+	[PM_ST_BINARY] = "binary",
+	[PM_ST_UNREADABLE] = "unreadable",
 };
 
 /* The name of source kind S, or NULL when S is out of range. */

@@ -14,9 +14,9 @@
 #include "input.h"
 #include "internal.h"
 
-#define MAX_DEPTH	16
-#define MAX_COLS	64
-#define MAX_GPUS	4096
+#define MAX_DEPTH 16
+#define MAX_COLS 64
+#define MAX_GPUS 4096
 
 static const char *file_node(const struct pm_evidence *ev, size_t file)
 {
@@ -26,8 +26,8 @@ static const char *file_node(const struct pm_evidence *ev, size_t file)
 /* "00000000:18:00.0", "0000:3B:00.0" or "18:00.0" -> "0000:18:00.0"; false if not a bus id. */
 static bool pci_norm(const char *s, size_t n, char *out, size_t olen)
 {
-	unsigned long part[4] = { 0 };
-	char sep[3] = { 0 };
+	unsigned long part[4] = {0};
+	char sep[3] = {0};
 	size_t i, np = 0, nd = 0;
 
 	pm_in_trim(&s, &n);
@@ -47,7 +47,7 @@ static bool pci_norm(const char *s, size_t n, char *out, size_t olen)
 	}
 	if (nd == 0)
 		return false;
-	if (np == 2 && sep[0] == ':' && sep[1] == '.') {	/* no domain */
+	if (np == 2 && sep[0] == ':' && sep[1] == '.') { /* no domain */
 		part[3] = part[2];
 		part[2] = part[1];
 		part[1] = part[0];
@@ -104,14 +104,16 @@ struct gpu {
 
 static const struct {
 	const char *fact;
-	size_t off, alt;	/* the slot, and the older form's slot used when it is unset */
+	size_t off, alt; /* the slot, and the older form's slot used when it is unset */
 } gpu_facts[] = {
-	{ "gpu.ecc_volatile_uncorrectable", offsetof(struct gpu, vol), offsetof(struct gpu, vol_dbe) },
-	{ "gpu.ecc_aggregate_uncorrectable", offsetof(struct gpu, agg), offsetof(struct gpu, agg_dbe) },
-	{ "gpu.retired_pages_pending", offsetof(struct gpu, retired), 0 },
-	{ "gpu.remap_pending", offsetof(struct gpu, remap_pending), 0 },
-	{ "gpu.remap_failure", offsetof(struct gpu, remap_failure), 0 },
-	{ "gpu.temperature", offsetof(struct gpu, temp), 0 },
+	{"gpu.ecc_volatile_uncorrectable", offsetof(struct gpu, vol),
+	 offsetof(struct gpu, vol_dbe)},
+	{"gpu.ecc_aggregate_uncorrectable", offsetof(struct gpu, agg),
+	 offsetof(struct gpu, agg_dbe)},
+	{"gpu.retired_pages_pending", offsetof(struct gpu, retired), 0},
+	{"gpu.remap_pending", offsetof(struct gpu, remap_pending), 0},
+	{"gpu.remap_failure", offsetof(struct gpu, remap_failure), 0},
+	{"gpu.temperature", offsetof(struct gpu, temp), 0},
 };
 
 static int gpu_flush(struct pm_evidence *ev, size_t file, struct gpu *g)
@@ -216,11 +218,11 @@ static bool split_kv(const char *s, size_t n, const char **k, size_t *kn, const 
 	return true;
 }
 
-int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
-		     char *reason, size_t rlen)
+int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
+		     size_t rlen)
 {
-	struct qstate q = { .depth = 0 };
-	struct gpu g = { .idx = -1 };
+	struct qstate q = {.depth = 0};
+	struct gpu g = {.idx = -1};
 	const char *l, *k, *v;
 	size_t pos = 0, n, kn, vn, indent;
 	int ngpus = 0;
@@ -247,7 +249,7 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 				goto nomem;
 			if (ngpus >= MAX_GPUS)
 				return pm_in_fail(reason, rlen, "more than %d GPUs", MAX_GPUS);
-			g = (struct gpu){ .idx = ngpus++ };
+			g = (struct gpu){.idx = ngpus++};
 			g.has_pci = pci_norm(l + 4, n - 4, g.pci, sizeof(g.pci));
 			q.depth = 0;
 			seen = true;
@@ -257,13 +259,13 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 			q.depth--;
 		if (!split_kv(l, n, &k, &kn, &v, &vn)) {
 			if (q.depth < MAX_DEPTH)
-				q.st[q.depth++] = (struct section){ indent, l, n };
+				q.st[q.depth++] = (struct section){indent, l, n};
 			continue;
 		}
 		if (pm_in_ieq(k, kn, "Attached GPUs")) {
 			seen = true;
-			if (value(v, vn, &x) > 0 &&
-			    !pm_ev_add_fact(ev, file, file_node(ev, file), -1, "node.gpu_count", x, NULL))
+			if (value(v, vn, &x) > 0 && !pm_ev_add_fact(ev, file, file_node(ev, file),
+								    -1, "node.gpu_count", x, NULL))
 				goto nomem;
 		} else if (g.idx >= 0) {
 			gpu_field(&q, &g, k, kn, v, vn);
@@ -272,7 +274,8 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 	if (gpu_flush(ev, file, &g))
 		goto nomem;
 	if (!seen)
-		return pm_in_fail(reason, rlen, "no NVSMI LOG header, Attached GPUs line or GPU section");
+		return pm_in_fail(reason, rlen,
+				  "no NVSMI LOG header, Attached GPUs line or GPU section");
 	return 0;
 nomem:
 	errno = ENOMEM;
@@ -299,17 +302,17 @@ static const struct {
 	enum col col;
 	const char *fact;
 } csv_cols[] = {
-	{ "index", COL_INDEX, NULL },
-	{ "pci.bus_id", COL_PCI, NULL },
-	{ "gpu_bus_id", COL_PCI, NULL },
-	{ "uuid", COL_UUID, NULL },
-	{ "gpu_uuid", COL_UUID, NULL },
-	{ "ecc.errors.uncorrected.volatile.total", COL_VOL, "gpu.ecc_volatile_uncorrectable" },
-	{ "ecc.errors.uncorrected.aggregate.total", COL_AGG, "gpu.ecc_aggregate_uncorrectable" },
-	{ "retired_pages.pending", COL_RETIRED, "gpu.retired_pages_pending" },
-	{ "temperature.gpu", COL_TEMP, "gpu.temperature" },
-	{ "remapped_rows.pending", COL_REMAP_PENDING, "gpu.remap_pending" },
-	{ "remapped_rows.failure", COL_REMAP_FAILURE, "gpu.remap_failure" },
+	{"index", COL_INDEX, NULL},
+	{"pci.bus_id", COL_PCI, NULL},
+	{"gpu_bus_id", COL_PCI, NULL},
+	{"uuid", COL_UUID, NULL},
+	{"gpu_uuid", COL_UUID, NULL},
+	{"ecc.errors.uncorrected.volatile.total", COL_VOL, "gpu.ecc_volatile_uncorrectable"},
+	{"ecc.errors.uncorrected.aggregate.total", COL_AGG, "gpu.ecc_aggregate_uncorrectable"},
+	{"retired_pages.pending", COL_RETIRED, "gpu.retired_pages_pending"},
+	{"temperature.gpu", COL_TEMP, "gpu.temperature"},
+	{"remapped_rows.pending", COL_REMAP_PENDING, "gpu.remap_pending"},
+	{"remapped_rows.failure", COL_REMAP_FAILURE, "gpu.remap_failure"},
 };
 
 struct field {
@@ -350,7 +353,7 @@ static size_t csv_header(const struct field *f, size_t nf, int *map)
 		map[i] = COL_NONE;
 		for (j = 0; j < sizeof(csv_cols) / sizeof(csv_cols[0]); j++) {
 			if (pm_in_ieq(s, n, csv_cols[j].name)) {
-				map[i] = (int)j + 1;	/* 1-based index into csv_cols */
+				map[i] = (int)j + 1; /* 1-based index into csv_cols */
 				known++;
 			}
 		}
@@ -380,7 +383,8 @@ static int csv_row(struct pm_evidence *ev, size_t file, const struct field *f, s
 		const char *fact = map[i] ? csv_cols[map[i] - 1].fact : NULL;
 
 		if (fact && value(f[i].s, f[i].n, &x) > 0 &&
-		    !pm_ev_add_fact(ev, file, file_node(ev, file), gpu, fact, x, has_pci ? pci : NULL))
+		    !pm_ev_add_fact(ev, file, file_node(ev, file), gpu, fact, x,
+				    has_pci ? pci : NULL))
 			return -1;
 	}
 	return 0;
@@ -405,7 +409,8 @@ int pm_parse_nvsmi_csv(struct pm_evidence *ev, size_t file, const char *buf, siz
 		if (ncols == 0 || (nf > 0 && (f[0].n == 0 || !pm_in_isdigit(f[0].s[0])) &&
 				   csv_header(f, 1, first) == 1)) {
 			if (csv_header(f, nf, map) == 0)
-				return pm_in_fail(reason, rlen, "the first line is not a nvidia-smi CSV header");
+				return pm_in_fail(reason, rlen,
+						  "the first line is not a nvidia-smi CSV header");
 			ncols = nf;
 			rows = 0;
 			gpu_table = false;

@@ -28,10 +28,10 @@
 #include "input.h"
 #include "internal.h"
 
-#define MAX_COLS	128
-#define MAX_RANK	(1 << 20)
-#define MAX_JSON_LINE	(64 * 1024)
-#define STEP_SPECIAL	4294967290ULL	/* Slurm's special step ids start here */
+#define MAX_COLS 128
+#define MAX_RANK (1 << 20)
+#define MAX_JSON_LINE (64 * 1024)
+#define STEP_SPECIAL 4294967290ULL /* Slurm's special step ids start here */
 
 struct field {
 	const char *s;
@@ -179,7 +179,8 @@ static bool tres_gpus(const char *s, size_t n, long long *gpus)
 		if (!typed && pm_in_starts(s, f, "gres/gpu:")) {
 			const char *eq = memchr(s, '=', f);
 
-			typed = eq && pm_in_int(eq + 1, f - (size_t)(eq - s) - 1, gpus) && *gpus >= 0;
+			typed = eq && pm_in_int(eq + 1, f - (size_t)(eq - s) - 1, gpus) &&
+				*gpus >= 0;
 		}
 		if (!c)
 			break;
@@ -252,26 +253,44 @@ static int job_facts(struct pm_evidence *ev, size_t file, long long gpus, int nn
 /* ---- sacct ---- */
 
 enum scol {
-	SC_JOBID, SC_JOBIDRAW, SC_STATE, SC_EXIT, SC_START, SC_END, SC_NODELIST, SC_NNODES,
-	SC_NTASKS, SC_ALLOCTRES, SC_REQTRES, SC_FAILED, SC_RESTARTS, SC_REQUEUE, SC_CLUSTER,
-	SC_UID, SC_REASON, SC__COUNT
+	SC_JOBID,
+	SC_JOBIDRAW,
+	SC_STATE,
+	SC_EXIT,
+	SC_START,
+	SC_END,
+	SC_NODELIST,
+	SC_NNODES,
+	SC_NTASKS,
+	SC_ALLOCTRES,
+	SC_REQTRES,
+	SC_FAILED,
+	SC_RESTARTS,
+	SC_REQUEUE,
+	SC_CLUSTER,
+	SC_UID,
+	SC_REASON,
+	SC__COUNT
 };
 
 static const char *const scol_names[SC__COUNT] = {
-	[SC_JOBID] = "JobID", [SC_JOBIDRAW] = "JobIDRaw", [SC_STATE] = "State",
-	[SC_EXIT] = "ExitCode", [SC_START] = "Start", [SC_END] = "End",
-	[SC_NODELIST] = "NodeList", [SC_NNODES] = "NNodes", [SC_NTASKS] = "NTasks",
-	[SC_ALLOCTRES] = "AllocTRES", [SC_REQTRES] = "ReqTRES", [SC_FAILED] = "FailedNode",
-	[SC_RESTARTS] = "Restarts", [SC_REQUEUE] = "Requeue", [SC_CLUSTER] = "Cluster",
-	[SC_UID] = "UID", [SC_REASON] = "Reason",
+	[SC_JOBID] = "JobID",	    [SC_JOBIDRAW] = "JobIDRaw",
+	[SC_STATE] = "State",	    [SC_EXIT] = "ExitCode",
+	[SC_START] = "Start",	    [SC_END] = "End",
+	[SC_NODELIST] = "NodeList", [SC_NNODES] = "NNodes",
+	[SC_NTASKS] = "NTasks",	    [SC_ALLOCTRES] = "AllocTRES",
+	[SC_REQTRES] = "ReqTRES",   [SC_FAILED] = "FailedNode",
+	[SC_RESTARTS] = "Restarts", [SC_REQUEUE] = "Requeue",
+	[SC_CLUSTER] = "Cluster",   [SC_UID] = "UID",
+	[SC_REASON] = "Reason",
 };
 
 struct table {
 	bool piped;
-	size_t span[MAX_COLS][2];	/* fixed-width columns: [start, end) */
+	size_t span[MAX_COLS][2]; /* fixed-width columns: [start, end) */
 	size_t ncols;
-	int col[SC__COUNT];		/* column of each known field, -1 absent */
-	size_t body;			/* offset of the first data line */
+	int col[SC__COUNT]; /* column of each known field, -1 absent */
+	size_t body;	    /* offset of the first data line */
 };
 
 static size_t row_fields(const struct table *t, const char *l, size_t n, struct field *f)
@@ -354,7 +373,7 @@ static int sacct_header(const char *buf, size_t len, struct table *t)
 /* Field C of the row, or an empty field. */
 static struct field col(const struct table *t, const struct field *f, size_t nf, enum scol c)
 {
-	struct field e = { "", 0 };
+	struct field e = {"", 0};
 	int i = t->col[c];
 
 	if (i < 0 || (size_t)i >= nf)
@@ -441,8 +460,8 @@ static int sacct_job_row(struct pm_evidence *ev, struct pm_jobinfo *job, const s
 	return field_str(&job->reason, &v);
 }
 
-int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
-		   char *reason, size_t rlen)
+int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
+		   size_t rlen)
 {
 	struct table t;
 	struct field f[MAX_COLS], jobid = {0}, id;
@@ -483,15 +502,35 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 /* ---- scontrol show job ---- */
 
 enum skey {
-	SK_JOBID, SK_STATE, SK_REASON, SK_EXIT, SK_START, SK_END, SK_NODELIST, SK_NTASKS,
-	SK_NNODES, SK_TRES, SK_TRES_PER_NODE, SK_RESTARTS, SK_USERID, SK__COUNT
+	SK_JOBID,
+	SK_STATE,
+	SK_REASON,
+	SK_EXIT,
+	SK_START,
+	SK_END,
+	SK_NODELIST,
+	SK_NTASKS,
+	SK_NNODES,
+	SK_TRES,
+	SK_TRES_PER_NODE,
+	SK_RESTARTS,
+	SK_USERID,
+	SK__COUNT
 };
 
 static const char *const skey_names[SK__COUNT] = {
-	[SK_JOBID] = "JobId", [SK_STATE] = "JobState", [SK_REASON] = "Reason",
-	[SK_EXIT] = "ExitCode", [SK_START] = "StartTime", [SK_END] = "EndTime",
-	[SK_NODELIST] = "NodeList", [SK_NTASKS] = "NumTasks", [SK_NNODES] = "NumNodes",
-	[SK_TRES] = "TRES", [SK_TRES_PER_NODE] = "TresPerNode", [SK_RESTARTS] = "Restarts",
+	[SK_JOBID] = "JobId",
+	[SK_STATE] = "JobState",
+	[SK_REASON] = "Reason",
+	[SK_EXIT] = "ExitCode",
+	[SK_START] = "StartTime",
+	[SK_END] = "EndTime",
+	[SK_NODELIST] = "NodeList",
+	[SK_NTASKS] = "NumTasks",
+	[SK_NNODES] = "NumNodes",
+	[SK_TRES] = "TRES",
+	[SK_TRES_PER_NODE] = "TresPerNode",
+	[SK_RESTARTS] = "Restarts",
 	[SK_USERID] = "UserId",
 };
 
@@ -522,7 +561,7 @@ static bool scontrol_fields(const char *buf, size_t len, struct field *v)
 	bool any = false;
 
 	for (w = 0; w < SK__COUNT; w++)
-		v[w] = (struct field){ "", 0 };
+		v[w] = (struct field){"", 0};
 	while (i < len) {
 		while (i < len && pm_in_isspace(buf[i]))
 			i++;
@@ -532,7 +571,7 @@ static bool scontrol_fields(const char *buf, size_t len, struct field *v)
 			break;
 		k = key_len(buf + i, j - i);
 		if (!k) {
-			if (cur < SK__COUNT)	/* continues the value */
+			if (cur < SK__COUNT) /* continues the value */
 				v[cur].n = (size_t)(buf + j - v[cur].s);
 			i = j;
 			continue;
@@ -628,15 +667,15 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 
 /* ---- /proc/meminfo ---- */
 
-int pm_parse_meminfo(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
-		     char *reason, size_t rlen)
+int pm_parse_meminfo(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
+		     size_t rlen)
 {
 	static const struct {
 		const char *key;
 		const char *fact;
 	} keys[] = {
-		{ "MemTotal", "node.mem_total_kb" },
-		{ "MemAvailable", "node.mem_available_kb" },
+		{"MemTotal", "node.mem_total_kb"},
+		{"MemAvailable", "node.mem_available_kb"},
 	};
 	const char *l, *c, *v;
 	size_t pos = 0, n, vn, i, w;
@@ -707,8 +746,7 @@ static bool special_step(const json_t *o)
 	s = json_string_value(j);
 	if (pm_in_int(s, json_string_length(j), &v))
 		return v < 0 || (unsigned long long)v >= STEP_SPECIAL;
-	return strcmp(s, "batch") == 0 || strcmp(s, "extern") == 0 ||
-	       strcmp(s, "interactive") == 0;
+	return strcmp(s, "batch") == 0 || strcmp(s, "extern") == 0 || strcmp(s, "interactive") == 0;
 }
 
 /* A node name from a record: a short, printable string. */
@@ -807,14 +845,15 @@ static int task_record(struct pm_evidence *ev, const json_t *o)
 	if (json_is_string(jid) && json_string_length(jid) > 0 && json_string_length(jid) <= 64) {
 		if (!(job = pm_ev_job(ev)))
 			return -1;
-		if (!job->id && pm_strset(&job->id, json_string_value(jid), json_string_length(jid)))
+		if (!job->id &&
+		    pm_strset(&job->id, json_string_value(jid), json_string_length(jid)))
 			return -1;
 	}
 	return 1;
 }
 
-int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
-		   char *reason, size_t rlen)
+int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
+		   size_t rlen)
 {
 	const char *l;
 	size_t pos = 0, n, used = 0, bad = 0, parsed = 0;
@@ -822,7 +861,7 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	json_t *o;
 	int rc;
 
-	(void)file;	/* the records name their node themselves */
+	(void)file; /* the records name their node themselves */
 	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
 		pm_in_trim(&l, &n);
 		if (n == 0)
@@ -844,8 +883,9 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	}
 	/* records of the batch script or extern steps only are fine: nothing to place */
 	if (used == 0 && parsed == 0)
-		return pm_in_fail(reason, rlen,
-				  "no postmortem.rankmap/1 or postmortem.taskexit/1 record (%zu bad lines)",
-				  bad);
+		return pm_in_fail(
+			reason, rlen,
+			"no postmortem.rankmap/1 or postmortem.taskexit/1 record (%zu bad lines)",
+			bad);
 	return 0;
 }

@@ -62,8 +62,8 @@ int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, si
  * its content unless SOURCE names a source kind ("kernel_log", ...) and NODE a node; either may
  * be NULL.  MTIME is the observation time (seconds since the epoch).  Returns 0 or -1.
  */
-int pm_evidence_add_buffer(struct pm_evidence *ev, const char *name, const void *buf,
-			   size_t len, const char *source, const char *node, double mtime);
+int pm_evidence_add_buffer(struct pm_evidence *ev, const char *name, const void *buf, size_t len,
+			   const char *source, const char *node, double mtime);
 
 /*
  * Turn the evidence into a verdict (schema postmortem.verdict/1).  A job that cannot be

@@ -10,7 +10,7 @@
 #include "input.h"
 #include "internal.h"
 
-#define MAX_RANK 9999999	/* 7 digits: more is not a rank */
+#define MAX_RANK 9999999 /* 7 digits: more is not a rank */
 #define MAX_HOST 255
 
 /* A number of 1..7 digits at S; its length, or 0. */
@@ -155,7 +155,8 @@ static void app_prefix(const char *s, size_t n, struct pm_prefix *out)
 		if (!seen && (k = srun_label(s + p, n - p, &r))) {
 			seen |= LABEL;
 			out->rank = r;
-		} else if (!(seen & (RANK | NCCL)) && (k = bracket_rank(s + p, n - p, "rank", &r))) {
+		} else if (!(seen & (RANK | NCCL)) &&
+			   (k = bracket_rank(s + p, n - p, "rank", &r))) {
 			seen |= RANK;
 			out->rank = r;
 		} else if (!(seen & (DEFAULT | NCCL)) &&
@@ -256,14 +257,10 @@ static void slurm_prefix(const char *s, size_t n, struct pm_prefix *out)
 }
 
 static void (*const handlers[PM_FMT__COUNT])(const char *s, size_t n, struct pm_prefix *out) = {
-	[PM_FMT_APP]		= app_prefix,
-	[PM_FMT_TORCHRUN]	= app_prefix,
-	[PM_FMT_PYSPY]		= app_prefix,
-	[PM_FMT_DMESG]		= dmesg_prefix,
-	[PM_FMT_KMSG_ISO]	= kmsg_iso_prefix,
-	[PM_FMT_SYSLOG]		= syslog_prefix,
-	[PM_FMT_SLURMD_LOG]	= slurm_prefix,
-	[PM_FMT_SLURMCTLD_LOG]	= slurm_prefix,
+	[PM_FMT_APP] = app_prefix,	     [PM_FMT_TORCHRUN] = app_prefix,
+	[PM_FMT_PYSPY] = app_prefix,	     [PM_FMT_DMESG] = dmesg_prefix,
+	[PM_FMT_KMSG_ISO] = kmsg_iso_prefix, [PM_FMT_SYSLOG] = syslog_prefix,
+	[PM_FMT_SLURMD_LOG] = slurm_prefix,  [PM_FMT_SLURMCTLD_LOG] = slurm_prefix,
 };
 
 void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm_prefix *out)

@@ -20,8 +20,8 @@ static const char *const role_names[PM_ROLE__COUNT] = {
 };
 
 static const char *const cap_names[PM_CAP__COUNT] = {
-	"rank", "node", "gpu", "pci", "xid", "peer", "seq", "seqdone", "pid", "code", "signal",
-	"exc", "addr",
+	"rank",	   "node", "gpu",  "pci",    "xid", "peer", "seq",
+	"seqdone", "pid",  "code", "signal", "exc", "addr",
 };
 
 static const char *const outcomes[] = {
@@ -34,17 +34,20 @@ static const struct {
 	bool hardware;
 	const char *sub[12];
 } taxonomy[] = {
-	{"gpu_hardware", true, {"gpu_lost", "ecc", "row_remap", "thermal", "pcie", "firmware",
-				"missing_gpu", "other"}},
+	{"gpu_hardware",
+	 true,
+	 {"gpu_lost", "ecc", "row_remap", "thermal", "pcie", "firmware", "missing_gpu", "other"}},
 	{"nvlink", true, {"nvlink", "nvswitch", "fabric_manager"}},
 	{"network_fabric", true, {"ib_link", "nic", "roce", "tcp"}},
 	{"host_hardware", true, {"node_fail", "mce", "aer", "kernel", "disk"}},
 	{"storage", false, {"lustre", "nfs", "io_error", "full"}},
 	{"resource_limit", false, {"host_oom", "gpu_oom", "shm", "time_limit", "disk_quota"}},
-	{"application", false, {"python_exception", "cuda_fault", "native_crash", "nan", "hang",
-				"collective_mismatch"}},
-	{"launch_config", false, {"import", "rendezvous", "nccl_init", "driver", "container",
-				  "device_busy"}},
+	{"application",
+	 false,
+	 {"python_exception", "cuda_fault", "native_crash", "nan", "hang", "collective_mismatch"}},
+	{"launch_config",
+	 false,
+	 {"import", "rendezvous", "nccl_init", "driver", "container", "device_busy"}},
 	{"communication_unattributed", false, {"collective_timeout", "remote_error"}},
 	{"external", false, {"user_cancel", "admin_cancel", "preempted", "requeued"}},
 	{"none", false, {"none"}},
@@ -87,7 +90,7 @@ int pm_taxonomy_check(const char *cls, const char *subcls)
 
 struct loader {
 	struct pm_ruleset *rs;
-	const char *file;	/* current file name, relative to the set */
+	const char *file; /* current file name, relative to the set */
 	char *err;
 	size_t errlen;
 	size_t arules;
@@ -231,9 +234,12 @@ static bool valid_id(const char *s)
 
 static int parse_cond(struct loader *ld, yaml_node_t *n, const char *text, struct pm_cond *c)
 {
-	static const struct { const char *s; enum pm_op op; } ops[] = {
-		{">=", PM_OP_GE}, {"<=", PM_OP_LE}, {"==", PM_OP_EQ}, {"!=", PM_OP_NE},
-		{">", PM_OP_GT}, {"<", PM_OP_LT},
+	static const struct {
+		const char *s;
+		enum pm_op op;
+	} ops[] = {
+		{">=", PM_OP_GE}, {"<=", PM_OP_LE}, {"==", PM_OP_EQ},
+		{"!=", PM_OP_NE}, {">", PM_OP_GT},  {"<", PM_OP_LT},
 	};
 	char lhs[128], op[4], rhs[128], extra[2];
 	char *end;
@@ -252,7 +258,8 @@ static int parse_cond(struct loader *ld, yaml_node_t *n, const char *text, struc
 	c->rhs = strtod(rhs, &end);
 	if (end == rhs || *end) {
 		if (strncmp(rhs, "node.", 5) && strncmp(rhs, "job.", 4))
-			return fail(ld, n, "condition: '%s' is neither a number nor a node./job. fact",
+			return fail(ld, n,
+				    "condition: '%s' is neither a number nor a node./job. fact",
 				    rhs);
 		c->rhs_fact = strdup(rhs);
 		if (!c->rhs_fact)
@@ -292,8 +299,7 @@ static int compile_pcre(struct loader *ld, yaml_node_t *n, struct pm_rule *r)
 	return 0;
 }
 
-static int parse_sources(struct loader *ld, yaml_document_t *doc, yaml_node_t *n,
-			 struct pm_rule *r)
+static int parse_sources(struct loader *ld, yaml_document_t *doc, yaml_node_t *n, struct pm_rule *r)
 {
 	yaml_node_item_t *it;
 
@@ -323,9 +329,10 @@ static int enum_lookup(const char *s, const char *const *names, int count)
 
 static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, struct pm_rule *r)
 {
-	static const char *const keys[] = {"id", "class", "subclass", "role", "strength",
-					   "sources", "pattern", "condition", "summary", "outcome",
-					   "launch", "deprecated", NULL};
+	static const char *const keys[] = {"id",       "class",	  "subclass", "role",
+					   "strength", "sources", "pattern",  "condition",
+					   "summary",  "outcome", "launch",   "deprecated",
+					   NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -338,8 +345,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m, "a rule must be a mapping");
 		goto out;
 	}
-	if (check_keys(ld, doc, m, keys, "rule") < 0 ||
-	    get_str(ld, doc, m, "id", true, &r->id) < 0)
+	if (check_keys(ld, doc, m, keys, "rule") < 0 || get_str(ld, doc, m, "id", true, &r->id) < 0)
 		goto out;
 	if (!valid_id(r->id)) {
 		fail(ld, m, "rule id '%s' must match [a-z0-9][a-z0-9-]*", r->id);
@@ -367,28 +373,35 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		goto out;
 	}
 	if ((k = enum_lookup(role, role_names, PM_ROLE__COUNT)) < 0) {
-		fail(ld, m, "rule %s: role '%s' is not one of origin, cascade, teardown, "
-			 "confirmation, progress, context", r->id, role);
+		fail(ld, m,
+		     "rule %s: role '%s' is not one of origin, cascade, teardown, "
+		     "confirmation, progress, context",
+		     r->id, role);
 		goto out;
 	}
 	r->role = k;
 	if ((k = enum_lookup(strength, strengths, 3)) < 0) {
-		fail(ld, m, "rule %s: strength '%s' is not weak, medium or strong", r->id, strength);
+		fail(ld, m, "rule %s: strength '%s' is not weak, medium or strong", r->id,
+		     strength);
 		goto out;
 	}
 	r->strength = (enum pm_strength)(k + 1);
 	if (r->outcome && enum_lookup(r->outcome, outcomes, 6) < 0) {
-		fail(ld, m, "rule %s: outcome '%s' is not one of TIMEOUT, CANCELLED, NODE_FAIL, "
-			 "OUT_OF_MEMORY, PREEMPTED, REQUEUED", r->id, r->outcome);
+		fail(ld, m,
+		     "rule %s: outcome '%s' is not one of TIMEOUT, CANCELLED, NODE_FAIL, "
+		     "OUT_OF_MEMORY, PREEMPTED, REQUEUED",
+		     r->id, r->outcome);
 		goto out;
 	}
 	if (parse_sources(ld, doc, map_get(doc, m, "sources"), r) < 0)
 		goto out;
 	r->hardware = pm_class_hardware(r->cls);
 	if (r->hardware && r->role == PM_ROLE_ORIGIN && (r->sources & ~trusted)) {
-		fail(ld, m, "rule %s: a hardware origin rule may only read sources the job's "
-			 "user cannot write (not app_log); write the app_log echo as a "
-			 "confirmation rule", r->id);
+		fail(ld, m,
+		     "rule %s: a hardware origin rule may only read sources the job's "
+		     "user cannot write (not app_log); write the app_log echo as a "
+		     "confirmation rule",
+		     r->id);
 		goto out;
 	}
 	if (!!r->pattern == !!cond) {
@@ -412,15 +425,15 @@ out:
 
 /* ---- ruleset.yaml ---- */
 
-static int parse_decision(struct loader *ld, yaml_document_t *doc, const char *key,
-			  yaml_node_t *m, struct pm_decision *d)
+static int parse_decision(struct loader *ld, yaml_document_t *doc, const char *key, yaml_node_t *m,
+			  struct pm_decision *d)
 {
-	static const char *const keys[] = {"owner", "containment", "repair", "overturn",
+	static const char *const keys[] = {"owner",	"containment",	 "repair", "overturn",
 					   "next_test", "node_specific", NULL};
 	static const char *const ckeys[] = {"id", "action", "owner", NULL};
 	static const char *const rkeys[] = {"action", "owner", "requires", NULL};
-	static const char *const ids[] = {"none", "retry", "retry-exclude-node", "fix-job",
-					  "requeue", "contact-operators"};
+	static const char *const ids[] = {"none",    "retry",	"retry-exclude-node",
+					  "fix-job", "requeue", "contact-operators"};
 	yaml_node_t *c, *r, *ns;
 	char *slash;
 
@@ -449,34 +462,39 @@ static int parse_decision(struct loader *ld, yaml_document_t *doc, const char *k
 	    get_str(ld, doc, m, "next_test", true, &d->next_test) < 0)
 		return -1;
 	if (enum_lookup(d->cont_id, ids, 6) < 0)
-		return fail(ld, c, "%s: containment id '%s' is not one of none, retry, "
-			    "retry-exclude-node, fix-job, requeue, contact-operators", key, d->cont_id);
+		return fail(ld, c,
+			    "%s: containment id '%s' is not one of none, retry, "
+			    "retry-exclude-node, fix-job, requeue, contact-operators",
+			    key, d->cont_id);
 	if ((ns = map_get(doc, m, "node_specific"))) {
-		if (ns->type != YAML_MAPPING_NODE || check_keys(ld, doc, ns, ckeys, "node_specific") < 0 ||
+		if (ns->type != YAML_MAPPING_NODE ||
+		    check_keys(ld, doc, ns, ckeys, "node_specific") < 0 ||
 		    get_str(ld, doc, ns, "id", true, &d->node_id) < 0 ||
 		    get_str(ld, doc, ns, "action", true, &d->node_action) < 0 ||
 		    get_str(ld, doc, ns, "owner", true, &d->node_owner) < 0)
 			return ns->type != YAML_MAPPING_NODE ?
-				fail(ld, ns, "node_specific must be a mapping") : -1;
+				       fail(ld, ns, "node_specific must be a mapping") :
+				       -1;
 		if (enum_lookup(d->node_id, ids, 6) < 0)
-			return fail(ld, ns, "%s: node_specific id '%s' is not a containment id", key,
-				    d->node_id);
+			return fail(ld, ns, "%s: node_specific id '%s' is not a containment id",
+				    key, d->node_id);
 	}
 	if (r) {
 		if (r->type != YAML_MAPPING_NODE || check_keys(ld, doc, r, rkeys, "repair") < 0 ||
 		    get_str(ld, doc, r, "action", true, &d->repair_action) < 0 ||
 		    get_str(ld, doc, r, "owner", true, &d->repair_owner) < 0 ||
 		    get_str(ld, doc, r, "requires", true, &d->repair_requires) < 0)
-			return r->type != YAML_MAPPING_NODE ? fail(ld, r, "repair must be a mapping")
-							    : -1;
+			return r->type != YAML_MAPPING_NODE ?
+				       fail(ld, r, "repair must be a mapping") :
+				       -1;
 	}
 	return 0;
 }
 
 static int parse_header(struct loader *ld, yaml_document_t *doc, yaml_node_t *root)
 {
-	static const char *const keys[] = {"ruleset", "version", "tuning", "classes", "rules",
-					   NULL};
+	static const char *const keys[] = {"ruleset", "version", "tuning",
+					   "classes", "rules",	 NULL};
 	static const char *const tkeys[] = {"skew_tolerance_ms", "job_window_grace_s",
 					    "evidence_per_group", "progress_stall_s", NULL};
 	struct pm_ruleset *rs = ld->rs;
@@ -490,8 +508,9 @@ static int parse_header(struct loader *ld, yaml_document_t *doc, yaml_node_t *ro
 		return -1;
 	if ((t = map_get(doc, root, "tuning"))) {
 		if (t->type != YAML_MAPPING_NODE || check_keys(ld, doc, t, tkeys, "tuning") < 0)
-			return t->type != YAML_MAPPING_NODE ? fail(ld, t, "tuning must be a mapping")
-							    : -1;
+			return t->type != YAML_MAPPING_NODE ?
+				       fail(ld, t, "tuning must be a mapping") :
+				       -1;
 		v = rs->skew_s * 1000;
 		if (get_num(ld, doc, t, "skew_tolerance_ms", 0, 3600000, &v) < 0)
 			return -1;
@@ -564,8 +583,7 @@ static int load_rules_list(struct loader *ld, yaml_document_t *doc, yaml_node_t 
 	return 0;
 }
 
-static int load_file(struct loader *ld, const char *path, const char *name,
-		     struct pm_sha256 *dig)
+static int load_file(struct loader *ld, const char *path, const char *name, struct pm_sha256 *dig)
 {
 	FILE *f = NULL;
 	char *buf = NULL;
@@ -621,7 +639,7 @@ static int load_file(struct loader *ld, const char *path, const char *name,
 	have_doc = true;
 	root = yaml_document_get_root_node(&doc);
 	if (!root) {
-		rc = 0;		/* an empty file is allowed */
+		rc = 0; /* an empty file is allowed */
 		goto out;
 	}
 	if (root->type != YAML_MAPPING_NODE) {
@@ -706,8 +724,8 @@ oom:
  * each chunk is matched exactly as a block scan would match it.  If any of them cannot be
  * compiled, the single block-mode database of every pattern is compiled as before, and its
  * error (or, should it compile, the database itself) is what the caller gets. */
-static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_database_t **db,
-		       char *err, size_t errlen)
+static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_database_t **db, char *err,
+		       size_t errlen)
 {
 	const char **pats = NULL;
 	unsigned *flags = NULL, *ids = NULL, n = 0;
@@ -734,8 +752,8 @@ static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_databas
 		goto out;
 	}
 	if (hs_compile_multi(pats, flags, ids, n, mode, NULL, db, &ce) != HS_SUCCESS) {
-		const struct pm_rule *r = ce && ce->expression >= 0 ?
-			&rs->rules[ids[ce->expression]] : NULL;
+		const struct pm_rule *r =
+			ce && ce->expression >= 0 ? &rs->rules[ids[ce->expression]] : NULL;
 		if (r)
 			snprintf(err, errlen, "%s:%d: rule %s: pattern cannot be scanned: %s",
 				 r->file, r->line, r->id, ce->message);
@@ -921,10 +939,22 @@ const struct pm_decision *pm_ruleset_decision(const struct pm_ruleset *rs, const
 	return fallback;
 }
 
-const char *pm_ruleset_id(const struct pm_ruleset *rs) { return rs->id; }
-const char *pm_ruleset_version(const struct pm_ruleset *rs) { return rs->version; }
-const char *pm_ruleset_digest(const struct pm_ruleset *rs) { return rs->digest; }
-size_t pm_ruleset_count(const struct pm_ruleset *rs) { return rs->nrules; }
+const char *pm_ruleset_id(const struct pm_ruleset *rs)
+{
+	return rs->id;
+}
+const char *pm_ruleset_version(const struct pm_ruleset *rs)
+{
+	return rs->version;
+}
+const char *pm_ruleset_digest(const struct pm_ruleset *rs)
+{
+	return rs->digest;
+}
+size_t pm_ruleset_count(const struct pm_ruleset *rs)
+{
+	return rs->nrules;
+}
 
 const char *pm_ruleset_rule_id(const struct pm_ruleset *rs, size_t i)
 {

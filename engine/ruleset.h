@@ -25,9 +25,20 @@ enum pm_strength { PM_WEAK = 1, PM_MEDIUM = 2, PM_STRONG = 3 };
 
 /* Captures the engine understands; the names are the rule format's contract. */
 enum pm_cap {
-	PM_CAP_RANK, PM_CAP_NODE, PM_CAP_GPU, PM_CAP_PCI, PM_CAP_XID, PM_CAP_PEER,
-	PM_CAP_SEQ, PM_CAP_SEQDONE, PM_CAP_PID, PM_CAP_CODE, PM_CAP_SIGNAL, PM_CAP_EXC,
-	PM_CAP_ADDR, PM_CAP__COUNT
+	PM_CAP_RANK,
+	PM_CAP_NODE,
+	PM_CAP_GPU,
+	PM_CAP_PCI,
+	PM_CAP_XID,
+	PM_CAP_PEER,
+	PM_CAP_SEQ,
+	PM_CAP_SEQDONE,
+	PM_CAP_PID,
+	PM_CAP_CODE,
+	PM_CAP_SIGNAL,
+	PM_CAP_EXC,
+	PM_CAP_ADDR,
+	PM_CAP__COUNT
 };
 
 enum pm_op { PM_OP_GT, PM_OP_GE, PM_OP_LT, PM_OP_LE, PM_OP_EQ, PM_OP_NE };
@@ -35,21 +46,21 @@ enum pm_op { PM_OP_GT, PM_OP_GE, PM_OP_LT, PM_OP_LE, PM_OP_EQ, PM_OP_NE };
 struct pm_cond {
 	char *fact;
 	enum pm_op op;
-	char *rhs_fact;		/* NULL: compare with rhs */
+	char *rhs_fact; /* NULL: compare with rhs */
 	double rhs;
 };
 
 struct pm_rule {
 	char *id;
-	char *cls, *subcls;	/* "none" for progress/context rules without a class */
+	char *cls, *subcls; /* "none" for progress/context rules without a class */
 	char *summary;
-	char *outcome;		/* NULL or a Slurm outcome word */
+	char *outcome; /* NULL or a Slurm outcome word */
 	enum pm_role role;
 	enum pm_strength strength;
-	unsigned sources;	/* bit (1 << enum pm_source) */
-	char *pattern;		/* NULL for condition rules */
+	unsigned sources; /* bit (1 << enum pm_source) */
+	char *pattern;	  /* NULL for condition rules */
 	pcre2_code *re;
-	int cap[PM_CAP__COUNT];	/* group number, 0 when not captured */
+	int cap[PM_CAP__COUNT]; /* group number, 0 when not captured */
 	bool has_cond;
 	struct pm_cond cond;
 	bool launch, deprecated, hardware;
@@ -64,7 +75,7 @@ struct pm_decision {
 	char *cont_id, *cont_action, *cont_owner;
 	char *repair_action, *repair_owner, *repair_requires;
 	char *overturn, *next_test;
-	char *node_id, *node_action, *node_owner;	/* containment when confined to one node */
+	char *node_id, *node_action, *node_owner; /* containment when confined to one node */
 };
 
 struct pm_ruleset {
@@ -75,16 +86,16 @@ struct pm_ruleset {
 	size_t nrules;
 	struct pm_decision *dec;
 	size_t ndec;
-	double skew_s;		/* tuning: skew_tolerance_ms / 1000 */
+	double skew_s; /* tuning: skew_tolerance_ms / 1000 */
 	double grace_s;
 	unsigned per_group;
 	double progress_stall_s; /* a TIMEOUT is a stall when progress stopped this long before */
-	hs_database_t *db;	/* every pattern rule, id = rule index; NULL when sdb is used */
+	hs_database_t *db;	 /* every pattern rule, id = rule index; NULL when sdb is used */
 	/* One database per source kind (enum pm_source) with only the rules that apply to it:
 	 * a file is scanned with its source's database (stream mode: compiles faster; the
 	 * scanner resets the stream after every chunk, so a chunk is matched as a block). */
 	hs_database_t *sdb[8];
-	hs_scratch_t *scratch;	/* prototype, valid for every database; each scan clones it */
+	hs_scratch_t *scratch; /* prototype, valid for every database; each scan clones it */
 	pcre2_match_context *mctx;
 };
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 struct pm_sha256 {
-	void *ctx;		/* EVP_MD_CTX; NULL after a failed init: updates are ignored */
+	void *ctx; /* EVP_MD_CTX; NULL after a failed init: updates are ignored */
 };
 
 void pm_sha256_init(struct pm_sha256 *c);

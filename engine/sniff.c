@@ -10,10 +10,10 @@
 #include "input.h"
 #include "internal.h"
 
-#define BIN_PROBE	4096		/* bytes looked at for binary content */
-#define SNIFF_MAX	(64 * 1024)	/* bytes looked at in all */
-#define SNIFF_LINES	50		/* non-empty lines voted on */
-#define HEAD_LINES	12		/* lines a header may be preceded by */
+#define BIN_PROBE 4096	      /* bytes looked at for binary content */
+#define SNIFF_MAX (64 * 1024) /* bytes looked at in all */
+#define SNIFF_LINES 50	      /* non-empty lines voted on */
+#define HEAD_LINES 12	      /* lines a header may be preceded by */
 
 /* Length of a valid UTF-8 sequence at S (2..4), 0 when invalid, -1 when cut by the end. */
 static int utf8_len(const unsigned char *s, size_t n)
@@ -68,7 +68,7 @@ static bool is_binary(const char *buf, size_t len)
 
 /* The first non-empty lines of the sample, trimmed on the right only. */
 struct lines {
-	const char *buf;	/* the whole sample */
+	const char *buf; /* the whole sample */
 	size_t len;
 	const char *s[SNIFF_LINES];
 	size_t n[SNIFF_LINES];
@@ -167,7 +167,7 @@ static bool is_nvsmi_q(const struct lines *ls)
 /* A CSV header field of nvidia-smi: "pci.bus_id", "memory.used [MiB]". */
 static bool csv_field(const char *s, size_t n, bool *key)
 {
-	static const char *const keys[] = { "index", "pci.bus_id", "gpu_bus_id", "uuid" };
+	static const char *const keys[] = {"index", "pci.bus_id", "gpu_bus_id", "uuid"};
 	const char *u = memchr(s, '[', n);
 	size_t i;
 
@@ -306,7 +306,8 @@ static bool pyspy_thread(const char *s, size_t n)
 		return false;
 	if (pm_in_starts(s + i, n - i, "0x"))
 		i += 2;
-	while (i < n && (pm_in_isdigit(s[i]) || (pm_in_lower(s[i]) >= 'a' && pm_in_lower(s[i]) <= 'f')))
+	while (i < n &&
+	       (pm_in_isdigit(s[i]) || (pm_in_lower(s[i]) >= 'a' && pm_in_lower(s[i]) <= 'f')))
 		i++;
 	return i > 7 && pm_in_starts(s + i, n - i, " (");
 }
@@ -340,17 +341,12 @@ static const struct {
 	enum pm_format fmt;
 	bool (*test)(const struct lines *ls);
 } headers[] = {
-	{ PM_FMT_MEMINFO, is_meminfo },
-	{ PM_FMT_RANK_MAP, is_rankmap },
-	{ PM_FMT_PROMETHEUS, is_prometheus },
-	{ PM_FMT_TASK_EXIT, is_taskexit },
-	{ PM_FMT_NVSMI_Q, is_nvsmi_q },
-	{ PM_FMT_NVSMI_CSV, is_nvsmi_csv },
-	{ PM_FMT_SACCT_P, is_sacct_p },
-	{ PM_FMT_SACCT_TABLE, is_sacct_table },
-	{ PM_FMT_SCONTROL_JOB, is_scontrol },
-	{ PM_FMT_TORCHRUN, is_torchrun },
-	{ PM_FMT_PYSPY, is_pyspy },
+	{PM_FMT_MEMINFO, is_meminfo},	    {PM_FMT_RANK_MAP, is_rankmap},
+	{PM_FMT_PROMETHEUS, is_prometheus}, {PM_FMT_TASK_EXIT, is_taskexit},
+	{PM_FMT_NVSMI_Q, is_nvsmi_q},	    {PM_FMT_NVSMI_CSV, is_nvsmi_csv},
+	{PM_FMT_SACCT_P, is_sacct_p},	    {PM_FMT_SACCT_TABLE, is_sacct_table},
+	{PM_FMT_SCONTROL_JOB, is_scontrol}, {PM_FMT_TORCHRUN, is_torchrun},
+	{PM_FMT_PYSPY, is_pyspy},
 };
 
 /* A syslog tag after the host: "kernel:", "slurmd[1234]:". */
@@ -406,14 +402,14 @@ static enum pm_format line_kind(const char *s, size_t n)
 static enum pm_format slurm_kind(const struct lines *ls)
 {
 	static const char *const ctld[] = {
-		"_slurm_rpc_", "sched:", "backfill", "_job_complete", "Time limit exhausted",
-		"slurmctld", "_pick_best_nodes", "job_time_limit", "Allocate JobId=",
-		"Requeuing JobId=", "node_not_resp", "_kill_job_on_node",
+		"_slurm_rpc_",		"sched:",	    "backfill",		"_job_complete",
+		"Time limit exhausted", "slurmctld",	    "_pick_best_nodes", "job_time_limit",
+		"Allocate JobId=",	"Requeuing JobId=", "node_not_resp",	"_kill_job_on_node",
 	};
 	static const char *const slurmd[] = {
-		"launch task", "_rpc_terminate_job", "_rpc_launch", "Launching batch job",
-		"done with job", "slurmstepd", "_run_prolog", "_run_epilog", "task/",
-		"slurmd version", "task_p_", "_handle_stray",
+		"launch task",	 "_rpc_terminate_job", "_rpc_launch", "Launching batch job",
+		"done with job", "slurmstepd",	       "_run_prolog", "_run_epilog",
+		"task/",	 "slurmd version",     "task_p_",     "_handle_stray",
 	};
 	size_t i, j, c = 0, d = 0;
 
@@ -429,7 +425,7 @@ static enum pm_format slurm_kind(const struct lines *ls)
 /* The log format most of the first lines have, or app. */
 static enum pm_format majority(const struct lines *ls)
 {
-	size_t votes[PM_FMT__COUNT] = { 0 }, i;
+	size_t votes[PM_FMT__COUNT] = {0}, i;
 	enum pm_format best = PM_FMT_APP;
 
 	for (i = 0; i < ls->count; i++)

@@ -12,11 +12,10 @@
 #include "input.h"
 #include "internal.h"
 
-static const char months[12][4] = {
-	"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"
-};
+static const char months[12][4] = {"jan", "feb", "mar", "apr", "may", "jun",
+				   "jul", "aug", "sep", "oct", "nov", "dec"};
 
-static const char wdays[7][4] = { "mon", "tue", "wed", "thu", "fri", "sat", "sun" };
+static const char wdays[7][4] = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm). */
 static int64_t days_from_civil(int64_t y, int m, int d)
@@ -48,7 +47,7 @@ static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
 
 static int mdays(int y, int m)
 {
-	static const int dm[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	static const int dm[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 
 	return m == 2 && leap ? 29 : dm[m - 1];
@@ -57,8 +56,8 @@ static int mdays(int y, int m)
 /* Epoch seconds of a UTC date and time; -1 when a field is out of range. */
 static int civil(int y, int mo, int d, int h, int mi, int s, double *t)
 {
-	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays(y, mo) ||
-	    h > 23 || mi > 59 || s > 60)
+	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays(y, mo) || h > 23 ||
+	    mi > 59 || s > 60)
 		return -1;
 	*t = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600 + mi * 60 + s;
 	return 0;
@@ -131,7 +130,7 @@ static size_t frac_at(const char *s, size_t n, double *f, int *ndig)
 
 	*f = 0;
 	for (i = 0; i < n && pm_in_isdigit(s[i]); i++) {
-		if (i < 18) {	/* beyond that, digits are below a double's precision */
+		if (i < 18) { /* beyond that, digits are below a double's precision */
 			*f += (s[i] - '0') * scale;
 			scale /= 10;
 		}
@@ -342,7 +341,7 @@ static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, doubl
 
 int pm_time_parse(const char *line, size_t len, const struct pm_timectx *ctx, double *t)
 {
-	static const struct pm_timectx none = { 0, 0 };
+	static const struct pm_timectx none = {0, 0};
 	struct pm_prefix pf;
 
 	if (!line)

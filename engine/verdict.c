@@ -15,15 +15,16 @@ json_t *pm_diagnose(struct pm_evidence *ev, char *err, size_t errlen)
 	size_t usable = 0;
 
 	if (pm_scan_all(ev) < 0) {
-		snprintf(err, errlen, "scanning the evidence: %s", strerror(errno ? errno : ENOMEM));
+		snprintf(err, errlen, "scanning the evidence: %s",
+			 strerror(errno ? errno : ENOMEM));
 		return NULL;
 	}
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (ev->files[i].status == PM_ST_OK || ev->files[i].status == PM_ST_TRUNCATED)
 			usable++;
 	if (!usable && !ev->ncov) {
-		snprintf(err, errlen, "no usable input: %s", ev->nfiles ?
-			 "every file is empty, binary or unreadable" : "no files");
+		snprintf(err, errlen, "no usable input: %s",
+			 ev->nfiles ? "every file is empty, binary or unreadable" : "no files");
 		errno = ENODATA;
 		return NULL;
 	}
@@ -32,8 +33,7 @@ json_t *pm_diagnose(struct pm_evidence *ev, char *err, size_t errlen)
 
 char *pm_verdict_dump(const json_t *verdict)
 {
-	char *s = json_dumps(verdict, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_ENSURE_ASCII),
-	     *out;
+	char *s = json_dumps(verdict, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_ENSURE_ASCII), *out;
 	size_t l;
 
 	if (!s)
@@ -104,7 +104,8 @@ static void list(struct buf *b, const json_t *arr)
 		put(b, "-");
 		return;
 	}
-	json_array_foreach(arr, i, x) {
+	json_array_foreach(arr, i, x)
+	{
 		if (!json_is_integer(x)) {
 			put(b, "%s%s", i ? "," : "", json_string_value(x));
 			continue;
@@ -131,9 +132,8 @@ static const json_t *find_ev(const json_t *v, const char *id)
 	size_t i;
 	json_t *e;
 
-	json_array_foreach(json_object_get(v, "evidence"), i, e)
-		if (!strcmp(S(e, "id"), id))
-			return e;
+	json_array_foreach(json_object_get(v, "evidence"), i,
+			   e) if (!strcmp(S(e, "id"), id)) return e;
 	return NULL;
 }
 
@@ -147,8 +147,9 @@ char *pm_verdict_text(const json_t *v)
 	if (!b.s)
 		return NULL;
 	b.s[0] = '\0';
-	put(&b, "job %s%s%s: %s, %s", S(job, "id"), json_is_string(json_object_get(job, "cluster")) ?
-	    " on " : "", json_is_string(json_object_get(job, "cluster")) ? S(job, "cluster") : "",
+	put(&b, "job %s%s%s: %s, %s", S(job, "id"),
+	    json_is_string(json_object_get(job, "cluster")) ? " on " : "",
+	    json_is_string(json_object_get(job, "cluster")) ? S(job, "cluster") : "",
 	    S(v, "outcome"), S(v, "status"));
 	if (json_is_object(cause))
 		put(&b, " %s/%s (%s)", S(cause, "class"), S(cause, "subclass"), S(v, "confidence"));
@@ -170,22 +171,26 @@ char *pm_verdict_text(const json_t *v)
 	put(&b, "\n");
 	if (json_is_object(json_object_get(v, "ambiguity"))) {
 		put(&b, "  ambiguous between:\n");
-		json_array_foreach(json_object_get(json_object_get(v, "ambiguity"), "explanations"), i, x)
-			put(&b, "    - %s\n", json_string_value(x));
+		json_array_foreach(json_object_get(json_object_get(v, "ambiguity"), "explanations"),
+				   i, x) put(&b, "    - %s\n", json_string_value(x));
 		put(&b, "  to tell them apart: %s\n", S(json_object_get(v, "ambiguity"), "test"));
 	}
 	put(&b, "\nwhy:\n");
 	json_array_foreach(json_object_get(v, "why"), i, x)
 		put(&b, "  %zu. %s\n", i + 1, json_string_value(x));
 
-	put(&b, "\ntimeline (event time; * origin; first error per node, then the rest counted):\n");
+	put(&b,
+	    "\ntimeline (event time; * origin; first error per node, then the rest counted):\n");
 	{
 		/* every origin line, and the first cascade or teardown of each node */
 		const char *seen[64];
 		size_t nseen = 0, hidden = 0;
-		json_array_foreach(json_object_get(v, "evidence"), i, x) {
-			const char *role = S(x, "role"), *node = json_is_string(json_object_get(x,
-				"node")) ? S(x, "node") : "?";
+		json_array_foreach(json_object_get(v, "evidence"), i, x)
+		{
+			const char *role = S(x, "role"),
+				   *node = json_is_string(json_object_get(x, "node")) ?
+						   S(x, "node") :
+						   "?";
 			bool origin = !strcmp(role, "origin"), first = true;
 			if (!json_is_string(json_object_get(x, "event_time")))
 				continue;
@@ -203,21 +208,23 @@ char *pm_verdict_text(const json_t *v)
 			put(&b, "  %s %c %-10s %-10s %-9s", S(x, "event_time"), origin ? '*' : ' ',
 			    node, S(x, "source"), role);
 			if (json_is_integer(json_object_get(x, "rank")))
-				put(&b, " rank %-4lld", (long long)json_integer_value(json_object_get(x,
-				    "rank")));
+				put(&b, " rank %-4lld",
+				    (long long)json_integer_value(json_object_get(x, "rank")));
 			else
 				put(&b, " %-9s", "");
 			put(&b, " %s", S(x, "summary"));
 			if (json_integer_value(json_object_get(x, "repeats")))
-				put(&b, " (+%lld more)", (long long)json_integer_value(json_object_get(x,
-				    "repeats")));
+				put(&b, " (+%lld more)",
+				    (long long)json_integer_value(json_object_get(x, "repeats")));
 			put(&b, "\n");
 			shown++;
 		}
 		if (hidden)
-			put(&b, "  ... and %zu later consequences on nodes already shown\n", hidden);
+			put(&b, "  ... and %zu later consequences on nodes already shown\n",
+			    hidden);
 		/* origin lines without a stamp still belong on the page, marked as such */
-		json_array_foreach(json_object_get(v, "evidence"), i, x) {
+		json_array_foreach(json_object_get(v, "evidence"), i, x)
+		{
 			if (json_is_string(json_object_get(x, "event_time")) ||
 			    strcmp(S(x, "role"), "origin"))
 				continue;
@@ -225,8 +232,8 @@ char *pm_verdict_text(const json_t *v)
 			    json_is_string(json_object_get(x, "node")) ? S(x, "node") : "?",
 			    S(x, "source"), "origin");
 			if (json_is_integer(json_object_get(x, "rank")))
-				put(&b, " rank %-4lld", (long long)json_integer_value(json_object_get(x,
-				    "rank")));
+				put(&b, " rank %-4lld",
+				    (long long)json_integer_value(json_object_get(x, "rank")));
 			else
 				put(&b, " %-9s", "");
 			put(&b, " %s\n", S(x, "summary"));
@@ -238,33 +245,40 @@ char *pm_verdict_text(const json_t *v)
 	if (json_is_object(cause)) {
 		const json_t *lead = json_array_get(json_object_get(v, "candidates"), 0);
 		put(&b, "\nevidence for the cause:\n");
-		json_array_foreach(json_object_get(lead, "supporting"), i, x) {
+		json_array_foreach(json_object_get(lead, "supporting"), i, x)
+		{
 			const json_t *e = find_ev(v, json_string_value(x));
 			if (!e || i >= 6)
 				continue;
-			put(&b, "  %s %s [%s] %s:%lld\n      %s\n", S(e, "id"), S(e, "rule"), S(e, "source"),
-			    S(e, "file"), (long long)json_integer_value(json_object_get(e, "offset")),
+			put(&b, "  %s %s [%s] %s:%lld\n      %s\n", S(e, "id"), S(e, "rule"),
+			    S(e, "source"), S(e, "file"),
+			    (long long)json_integer_value(json_object_get(e, "offset")),
 			    S(e, "line"));
 		}
 	}
 	put(&b, "\ncoverage:\n");
 	shown = 0;
-	json_array_foreach(json_object_get(v, "coverage"), i, x) {
+	json_array_foreach(json_object_get(v, "coverage"), i, x)
+	{
 		if (!strcmp(S(x, "status"), "ok"))
 			continue;
-		put(&b, "  %-10s %-10s %-9s %s %s\n", json_is_string(json_object_get(x, "node")) ?
-		    S(x, "node") : "-", S(x, "source"), S(x, "status"),
-		    json_is_string(json_object_get(x, "file")) ? S(x, "file") : "", S(x, "reason"));
+		put(&b, "  %-10s %-10s %-9s %s %s\n",
+		    json_is_string(json_object_get(x, "node")) ? S(x, "node") : "-", S(x, "source"),
+		    S(x, "status"), json_is_string(json_object_get(x, "file")) ? S(x, "file") : "",
+		    S(x, "reason"));
 		shown++;
 	}
-	put(&b, "  %zu input(s), %zu with problems\n", json_array_size(json_object_get(v, "coverage")),
-	    shown);
+	put(&b, "  %zu input(s), %zu with problems\n",
+	    json_array_size(json_object_get(v, "coverage")), shown);
 	if (json_is_object(dec)) {
-		const json_t *c = json_object_get(dec, "containment"), *r = json_object_get(dec, "repair");
-		put(&b, "\nwhat to do:\n  now (%s, %s): %s\n", S(c, "id"), S(c, "owner"), S(c, "action"));
+		const json_t *c = json_object_get(dec, "containment"),
+			     *r = json_object_get(dec, "repair");
+		put(&b, "\nwhat to do:\n  now (%s, %s): %s\n", S(c, "id"), S(c, "owner"),
+		    S(c, "action"));
 		if (json_is_object(r))
 			put(&b, "  repair (%s, %s): %s\n    needs: %s\n", S(r, "owner"),
-			    json_is_true(json_object_get(r, "justified")) ? "justified" : "not yet justified",
+			    json_is_true(json_object_get(r, "justified")) ? "justified" :
+									    "not yet justified",
 			    S(r, "action"), S(r, "requires"));
 		if (json_is_string(json_object_get(dec, "overturn")))
 			put(&b, "  overturned by: %s\n", S(dec, "overturn"));
@@ -272,7 +286,8 @@ char *pm_verdict_text(const json_t *v)
 			put(&b, "  next test: %s\n", S(dec, "next_test"));
 	}
 	put(&b, "\nrules %s %s %s\n", S(json_object_get(v, "ruleset"), "id"),
-	    S(json_object_get(v, "ruleset"), "version"), S(json_object_get(v, "ruleset"), "digest"));
+	    S(json_object_get(v, "ruleset"), "version"),
+	    S(json_object_get(v, "ruleset"), "digest"));
 	if (b.oom) {
 		free(b.s);
 		errno = ENOMEM;
@@ -294,13 +309,16 @@ char *pm_verdict_comment(const json_t *v)
 
 	if (!out)
 		return NULL;
-	json_array_foreach(json_object_get(origin, "nodes"), i, x) {
+	json_array_foreach(json_object_get(origin, "nodes"), i, x)
+	{
 		if (n + strlen(json_string_value(x)) + 8 >= sizeof(org)) {
-			snprintf(org + n, sizeof(org) - n, ",+%zu", json_array_size(json_object_get(origin, "nodes")) - i);
+			snprintf(org + n, sizeof(org) - n, ",+%zu",
+				 json_array_size(json_object_get(origin, "nodes")) - i);
 			n = strlen(org);
 			break;
 		}
-		n += (size_t)snprintf(org + n, sizeof(org) - n, "%s%s", i ? "," : "", json_string_value(x));
+		n += (size_t)snprintf(org + n, sizeof(org) - n, "%s%s", i ? "," : "",
+				      json_string_value(x));
 	}
 	if (json_array_size(json_object_get(origin, "ranks")) &&
 	    json_array_size(json_object_get(origin, "ranks")) <= 4 && n + 24 < sizeof(org)) {
@@ -309,11 +327,12 @@ char *pm_verdict_comment(const json_t *v)
 			n += (size_t)snprintf(org + n, sizeof(org) - n, "%s%lld", i ? "," : "",
 					      (long long)json_integer_value(x));
 	}
-	snprintf(out, PM_COMMENT_MAX + 1, "postmortem: %s %s%s%s origin=%s conf=%s act=%s ev=%s/%s/%lld",
-		 S(v, "status"), json_is_object(cause) ? S(cause, "class") : "-",
-		 json_is_object(cause) ? "/" : "", json_is_object(cause) ? S(cause, "subclass") : "",
-		 org[0] ? org : "-", json_is_string(json_object_get(v, "confidence")) ?
-		 S(v, "confidence") : "-", S(cont, "id"),
+	snprintf(out, PM_COMMENT_MAX + 1,
+		 "postmortem: %s %s%s%s origin=%s conf=%s act=%s ev=%s/%s/%lld", S(v, "status"),
+		 json_is_object(cause) ? S(cause, "class") : "-", json_is_object(cause) ? "/" : "",
+		 json_is_object(cause) ? S(cause, "subclass") : "", org[0] ? org : "-",
+		 json_is_string(json_object_get(v, "confidence")) ? S(v, "confidence") : "-",
+		 S(cont, "id"),
 		 json_is_string(json_object_get(job, "cluster")) ? S(job, "cluster") : "-",
 		 S(job, "id"), (long long)json_integer_value(json_object_get(job, "restart")));
 	return out;

@@ -143,30 +143,37 @@ START_TEST(test_load_errors)
 {
 	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: gpu_lost\n"
 			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
-			  "    pattern: 'x'\n    summary: s\n", "a.yaml:2: rule a: a hardware origin");
+			  "    pattern: 'x'\n    summary: s\n",
+			  "a.yaml:2: rule a: a hardware origin");
 	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: nope\n"
 			  "    role: origin\n    strength: strong\n    sources: [kernel_log]\n"
-			  "    pattern: 'x'\n    summary: s\n", "not in the taxonomy");
+			  "    pattern: 'x'\n    summary: s\n",
+			  "not in the taxonomy");
 	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
 			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
-			  "    pattern: 'x('\n    summary: s\n", "a.yaml:8: rule a: pattern:");
+			  "    pattern: 'x('\n    summary: s\n",
+			  "a.yaml:8: rule a: pattern:");
 	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
 			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
-			  "    pattern: '(?<victim>x)'\n    summary: s\n", "unknown capture name 'victim'");
+			  "    pattern: '(?<victim>x)'\n    summary: s\n",
+			  "unknown capture name 'victim'");
 	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
 			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
-			  "    pattern: 'x'\n    summary: s\n    run: rm -rf /\n", "unknown key 'run'");
+			  "    pattern: 'x'\n    summary: s\n    run: rm -rf /\n",
+			  "unknown key 'run'");
 	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
 			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
 			  "    pattern: 'x'\n    summary: s\n"
 			  "  - id: a\n    class: application\n    subclass: nan\n"
 			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
-			  "    pattern: 'y'\n    summary: s\n", "already used at a.yaml:2");
+			  "    pattern: 'y'\n    summary: s\n",
+			  "already used at a.yaml:2");
 	expect_load_error("rules:\n  - id: a\n    class: [oops\n", "a.yaml:");
 	expect_load_error("rules:\n  - id: Bad_Id\n", "must match");
 	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: ecc\n"
 			  "    role: origin\n    strength: strong\n    sources: [gpu_state]\n"
-			  "    condition: 'gpu.ecc ~ 3'\n    summary: s\n", "condition");
+			  "    condition: 'gpu.ecc ~ 3'\n    summary: s\n",
+			  "condition");
 }
 END_TEST
 
@@ -183,10 +190,11 @@ END_TEST
 START_TEST(test_pathological_pattern)
 {
 	char err[256], line[70000];
-	struct pm_ruleset *rs = load("rules:\n  - id: evil\n    class: application\n"
-				     "    subclass: nan\n    role: origin\n    strength: weak\n"
-				     "    sources: [app_log]\n    pattern: '(a+)+b'\n    summary: s\n",
-				     err, sizeof(err));
+	struct pm_ruleset *rs =
+		load("rules:\n  - id: evil\n    class: application\n"
+		     "    subclass: nan\n    role: origin\n    strength: weak\n"
+		     "    sources: [app_log]\n    pattern: '(a+)+b'\n    summary: s\n",
+		     err, sizeof(err));
 	json_t *v;
 
 	ck_assert_msg(rs != NULL, "%s", err);
@@ -227,8 +235,9 @@ START_TEST(test_user_printed_xid_blames_no_node)
 	v = diagnose_dir(rs, "ev2");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
 			 "gpu_hardware");
-	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(json_object_get(v,
-			 "origin"), "nodes"), 0)), "gpu017");
+	ck_assert_str_eq(json_string_value(json_array_get(
+				 json_object_get(json_object_get(v, "origin"), "nodes"), 0)),
+			 "gpu017");
 	json_decref(v);
 	pm_ruleset_destroy(rs);
 }
@@ -243,7 +252,8 @@ START_TEST(test_same_bytes_any_order)
 	struct pm_evidence *e1 = pm_evidence_create(rs), *e2 = pm_evidence_create(rs);
 	json_t *v1, *v2;
 
-	mk("ev/x/a.log", "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE\n");
+	mk("ev/x/a.log",
+	   "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE\n");
 	mk("ev/y/b.log", "1: RuntimeError: boom\n");
 	snprintf(p1, sizeof(p1), "%s/ev/x", tmp);
 	snprintf(p2, sizeof(p2), "%s/ev/y", tmp);
@@ -282,7 +292,8 @@ START_TEST(test_empty_folder_is_an_error)
 	ck_assert(strstr(err, "no usable input") != NULL);
 	pm_evidence_destroy(ev);
 	ck_assert_int_eq(pm_evidence_add_path(ev = pm_evidence_create(rs), "/nonexistent/x", err,
-					      sizeof(err)), -1);
+					      sizeof(err)),
+			 -1);
 	ck_assert(strstr(err, "/nonexistent/x") != NULL);
 	pm_evidence_destroy(ev);
 	pm_ruleset_destroy(rs);
@@ -294,10 +305,10 @@ static const json_t *cov_of(const json_t *v, const char *file)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach(json_object_get(v, "coverage"), i, c)
-		if (json_is_string(json_object_get(c, "file")) &&
-		    strstr(json_string_value(json_object_get(c, "file")), file))
-			return c;
+	json_array_foreach(json_object_get(v, "coverage"), i,
+			   c) if (json_is_string(json_object_get(c, "file")) &&
+				  strstr(json_string_value(json_object_get(c, "file")),
+					 file)) return c;
 	return NULL;
 }
 
@@ -324,7 +335,8 @@ START_TEST(test_bad_files_reported_rest_diagnosed)
 	mk("ev/huge.log", big);
 	free(big);
 	/* invalid UTF-8 around a real error line */
-	mk("ev/latin1.log", "2: epoch 1 caf\xe9 r\xe9sum\xe9 loaded from /data/na\xefve\n"
+	mk("ev/latin1.log",
+	   "2: epoch 1 caf\xe9 r\xe9sum\xe9 loaded from /data/na\xefve\n"
 	   "2: loading shard 1 of 8\n2: loading shard 2 of 8\n"
 	   "2: TypeError: unsupported operand type(s) for +: 'int' and 'str' (\xe9t\xe9 \xff\xfe)\n");
 	/* a truncated gzip file */
@@ -338,17 +350,19 @@ START_TEST(test_bad_files_reported_rest_diagnosed)
 	v = diagnose_dir(rs, "ev");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
 			 "application");
-	ck_assert_str_eq(json_string_value(json_object_get(cov_of(v, "core.bin"), "status")), "binary");
+	ck_assert_str_eq(json_string_value(json_object_get(cov_of(v, "core.bin"), "status")),
+			 "binary");
 	ck_assert_str_eq(json_string_value(json_object_get(cov_of(v, "huge.log"), "status")),
 			 "truncated");
 	ck_assert_str_eq(json_string_value(json_object_get(cov_of(v, "trunc.log.gz"), "status")),
 			 "truncated");
-	ck_assert_str_eq(json_string_value(json_object_get(cov_of(v, "latin1.log"), "status")), "ok");
+	ck_assert_str_eq(json_string_value(json_object_get(cov_of(v, "latin1.log"), "status")),
+			 "ok");
 	{
 		char *s = pm_verdict_dump(v);
 		ck_assert_ptr_nonnull(s);
 		json_t *back = json_loads(s, 0, NULL);
-		ck_assert_ptr_nonnull(back);	/* the dump is valid JSON despite bad bytes */
+		ck_assert_ptr_nonnull(back); /* the dump is valid JSON despite bad bytes */
 		json_decref(back);
 		free(s);
 	}
@@ -371,7 +385,8 @@ START_TEST(test_silent_rank_is_suspect)
 	   "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
 	   "3: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n");
 	v = diagnose_dir(rs, "ev");
-	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "subclass")),
+	ck_assert_str_eq(json_string_value(
+				 json_object_get(json_object_get(v, "cause"), "subclass")),
 			 "hang");
 	ck_assert_str_eq(json_string_value(json_object_get(v, "confidence")), "hypothesis");
 	ranks = json_object_get(json_object_get(v, "origin"), "ranks");
@@ -436,12 +451,15 @@ static char *manifest_for(const char *member, const char *data, long bytes)
 	pm_sha256_update(&c, data, strlen(data));
 	pm_sha256_final(&c, d);
 	pm_sha256_hex(d, hex);
-	ck_assert_int_ge(asprintf(&m, "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\","
+	ck_assert_int_ge(
+		asprintf(&m,
+			 "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\","
 			 "\"job\":\"42\",\"restart\":0,\"node\":\"n2\",\"files\":[{\"path\":\"%s\","
 			 "\"source\":\"kernel_log\",\"node\":\"n2\",\"bytes\":%ld,\"sha256\":\"%s\","
 			 "\"status\":\"ok\"}],\"coverage\":[{\"source\":\"gpu_state\",\"status\":"
 			 "\"timed_out\",\"reason\":\"nvidia-smi did not answer in 5 s\"}]}",
-			 member, bytes, hex + 7), 0);
+			 member, bytes, hex + 7),
+		0);
 	return m;
 }
 
@@ -460,8 +478,9 @@ START_TEST(test_bundle_read_and_rejected)
 	v = diagnose_dir(rs, "b");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
 			 "gpu_hardware");
-	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(json_object_get(v,
-			 "origin"), "nodes"), 0)), "n2");
+	ck_assert_str_eq(json_string_value(json_array_get(
+				 json_object_get(json_object_get(v, "origin"), "nodes"), 0)),
+			 "n2");
 	json_decref(v);
 	free(m);
 
@@ -539,9 +558,11 @@ START_TEST(test_fixture_compare)
 {
 	json_t *act = json_loads("{\"status\":\"attributed\",\"origin\":{\"nodes\":[\"a\"],"
 				 "\"ranks\":[1,2]},\"evidence\":[{\"rule\":\"r1\",\"node\":\"a\"},"
-				 "{\"rule\":\"r2\",\"node\":\"b\"}]}", 0, NULL);
+				 "{\"rule\":\"r2\",\"node\":\"b\"}]}",
+				 0, NULL);
 	json_t *ok = json_loads("{\"status\":\"attributed\",\"evidence\":[{\"rule\":\"r2\"}],"
-				"\"fired\":[\"r1\"],\"not_fired\":[\"r3\"]}", 0, NULL);
+				"\"fired\":[\"r1\"],\"not_fired\":[\"r3\"]}",
+				0, NULL);
 	json_t *bad1 = json_loads("{\"origin\":{\"ranks\":[1]}}", 0, NULL);
 	json_t *bad2 = json_loads("{\"not_fired\":[\"r2\"]}", 0, NULL);
 	json_t *bad3 = json_loads("{\"cause\":null}", 0, NULL);

@@ -16,8 +16,8 @@
 
 #include "internal.h"
 
-#define BASE 1796010000.0	/* 2026-11-30T03:40:00Z */
-#define T0311 1796008318.0	/* 2026-11-30T03:11:58Z */
+#define BASE 1796010000.0  /* 2026-11-30T03:40:00Z */
+#define T0311 1796008318.0 /* 2026-11-30T03:11:58Z */
 
 typedef int parse_fn(struct pm_evidence *, size_t, const char *, size_t, char *, size_t);
 
@@ -116,8 +116,8 @@ static void hostile(parse_fn *fn, const char *text)
 	for (i = 0; i < 300; i++) {
 		b = dup_exact(text, n);
 		for (k = 0; k < 1 + rnd() % 8 && n > 0; k++) {
-			static const char junk[] = { '\0', '\n', ':', '|', '[', ']', '=', ',', '9', ' ',
-						     '-', '{', '"', '\xff', '.', '+' };
+			static const char junk[] = {'\0', '\n', ':', '|', '[', ']',    '=', ',',
+						    '9',  ' ',	'-', '{', '"', '\xff', '.', '+'};
 
 			b[rnd() % n] = junk[rnd() % sizeof(junk)];
 		}
@@ -154,15 +154,17 @@ static void long_lines(parse_fn *fn, const char *text, char fill)
 
 START_TEST(names_tables)
 {
-	static const char *const src[] = { "app_log", "kernel_log", "gpu_state", "node_metrics",
-					   "scheduler", "task_exit", "rank_map" };
-	static const char *const fmt[] = { "app", "torchrun_summary", "pyspy", "dmesg",
-					   "kmsg_iso", "syslog", "nvsmi_q", "nvsmi_csv", "sacct_p",
-					   "sacct_table", "scontrol_job", "slurmd_log",
-					   "slurmctld_log", "rank_map", "task_exit", "meminfo",
-					   "prometheus", "binary", "empty" };
-	static const char *const st[] = { "ok", "missing", "empty", "truncated", "timed_out",
-					  "denied", "lagging", "binary", "unreadable" };
+	static const char *const src[] = {"app_log",   "kernel_log", "gpu_state", "node_metrics",
+					  "scheduler", "task_exit",  "rank_map"};
+	static const char *const fmt[] = {"app",	   "torchrun_summary", "pyspy",
+					  "dmesg",	   "kmsg_iso",	       "syslog",
+					  "nvsmi_q",	   "nvsmi_csv",	       "sacct_p",
+					  "sacct_table",   "scontrol_job",     "slurmd_log",
+					  "slurmctld_log", "rank_map",	       "task_exit",
+					  "meminfo",	   "prometheus",       "binary",
+					  "empty"};
+	static const char *const st[] = {"ok",	   "missing", "empty",	"truncated", "timed_out",
+					 "denied", "lagging", "binary", "unreadable"};
 	enum pm_source s;
 	int i;
 
@@ -183,7 +185,7 @@ START_TEST(names_tables)
 	ck_assert_int_eq(pm_source_parse("", &s), -1);
 	ck_assert_int_eq(pm_source_parse(NULL, &s), -1);
 	ck_assert_ptr_null(pm_source_name(PM_SRC__COUNT));
-	ck_assert_ptr_null(pm_source_name((enum pm_source)-1));
+	ck_assert_ptr_null(pm_source_name((enum pm_source) - 1));
 	ck_assert_ptr_null(pm_format_name(PM_FMT__COUNT));
 	ck_assert_ptr_null(pm_status_name(PM_ST__COUNT));
 	ck_assert(!pm_source_trusted(PM_SRC__COUNT));
@@ -282,63 +284,61 @@ static const char NVSMI_Q[] =
 	"        GPU Current Temp                  : 35 C\n";
 
 /* An older driver: Double Bit / Total counters, Retired Pages with a plain "Pending". */
-static const char NVSMI_Q_OLD[] =
-	"==============NVSMI LOG==============\n"
-	"Attached GPUs                       : 1\n"
-	"GPU 0000:3B:00.0\n"
-	"    Ecc Errors\n"
-	"        Volatile\n"
-	"            Single Bit            \n"
-	"                Device Memory       : 5\n"
-	"                Total               : 5\n"
-	"            Double Bit            \n"
-	"                Device Memory       : 2\n"
-	"                Register File       : 1\n"
-	"                Total               : 3\n"
-	"        Aggregate\n"
-	"            Single Bit            \n"
-	"                Total               : 11\n"
-	"            Double Bit            \n"
-	"                Total               : 8\n"
-	"    Retired Pages\n"
-	"        Single Bit ECC              : 0\n"
-	"        Double Bit ECC              : 2\n"
-	"        Pending                     : Yes\n"
-	"    Temperature\n"
-	"        GPU Current Temp            : 81 C\n";
+static const char NVSMI_Q_OLD[] = "==============NVSMI LOG==============\n"
+				  "Attached GPUs                       : 1\n"
+				  "GPU 0000:3B:00.0\n"
+				  "    Ecc Errors\n"
+				  "        Volatile\n"
+				  "            Single Bit            \n"
+				  "                Device Memory       : 5\n"
+				  "                Total               : 5\n"
+				  "            Double Bit            \n"
+				  "                Device Memory       : 2\n"
+				  "                Register File       : 1\n"
+				  "                Total               : 3\n"
+				  "        Aggregate\n"
+				  "            Single Bit            \n"
+				  "                Total               : 11\n"
+				  "            Double Bit            \n"
+				  "                Total               : 8\n"
+				  "    Retired Pages\n"
+				  "        Single Bit ECC              : 0\n"
+				  "        Double Bit ECC              : 2\n"
+				  "        Pending                     : Yes\n"
+				  "    Temperature\n"
+				  "        GPU Current Temp            : 81 C\n";
 
 /* Driver 550: split SRAM counters; an A10 without remapping; a VMD domain. */
-static const char NVSMI_Q_550[] =
-	"==============NVSMI LOG==============\n"
-	"Attached GPUs                             : 2\n"
-	"GPU 00010000:E0:00.0\n"
-	"    ECC Errors\n"
-	"        Volatile\n"
-	"            SRAM Correctable              : 0\n"
-	"            SRAM Uncorrectable Parity     : 1\n"
-	"            SRAM Uncorrectable SEC-DED    : 2\n"
-	"            DRAM Correctable              : 0\n"
-	"            DRAM Uncorrectable            : 4\n"
-	"        Aggregate\n"
-	"            SRAM Correctable              : 0\n"
-	"            SRAM Uncorrectable Parity     : 1\n"
-	"            SRAM Uncorrectable SEC-DED    : 2\n"
-	"            DRAM Correctable              : 0\n"
-	"            DRAM Uncorrectable            : 4\n"
-	"            SRAM Threshold Exceeded       : No\n"
-	"        Aggregate Uncorrectable SRAM Sources\n"
-	"            SRAM L2                       : 99\n"
-	"    Remapped Rows                         : N/A\n"
-	"    Temperature\n"
-	"        GPU Current Temp                  : N/A\n"
-	"GPU 00000000:5D:00.0\n"
-	"    ECC Errors\n"
-	"        Volatile\n"
-	"            SRAM Uncorrectable            : N/A\n"
-	"            DRAM Uncorrectable            : N/A\n"
-	"    Remapped Rows\n"
-	"        Pending                           : No\n"
-	"        Remapping Failure Occurred        : Yes\n";
+static const char NVSMI_Q_550[] = "==============NVSMI LOG==============\n"
+				  "Attached GPUs                             : 2\n"
+				  "GPU 00010000:E0:00.0\n"
+				  "    ECC Errors\n"
+				  "        Volatile\n"
+				  "            SRAM Correctable              : 0\n"
+				  "            SRAM Uncorrectable Parity     : 1\n"
+				  "            SRAM Uncorrectable SEC-DED    : 2\n"
+				  "            DRAM Correctable              : 0\n"
+				  "            DRAM Uncorrectable            : 4\n"
+				  "        Aggregate\n"
+				  "            SRAM Correctable              : 0\n"
+				  "            SRAM Uncorrectable Parity     : 1\n"
+				  "            SRAM Uncorrectable SEC-DED    : 2\n"
+				  "            DRAM Correctable              : 0\n"
+				  "            DRAM Uncorrectable            : 4\n"
+				  "            SRAM Threshold Exceeded       : No\n"
+				  "        Aggregate Uncorrectable SRAM Sources\n"
+				  "            SRAM L2                       : 99\n"
+				  "    Remapped Rows                         : N/A\n"
+				  "    Temperature\n"
+				  "        GPU Current Temp                  : N/A\n"
+				  "GPU 00000000:5D:00.0\n"
+				  "    ECC Errors\n"
+				  "        Volatile\n"
+				  "            SRAM Uncorrectable            : N/A\n"
+				  "            DRAM Uncorrectable            : N/A\n"
+				  "    Remapped Rows\n"
+				  "        Pending                           : No\n"
+				  "        Remapping Failure Occurred        : Yes\n";
 
 static const char NVSMI_CSV[] =
 	"index, pci.bus_id, uuid, ecc.errors.uncorrected.volatile.total, retired_pages.pending, "
@@ -365,16 +365,16 @@ static char SACCT_TABLE[2048];
 static void build_samples(void)
 {
 	static const char *const rows[][11] = {
-		{ "JobID", "JobName", "State", "ExitCode", "Start", "End", "NodeList", "NNodes",
-		  "NTasks", "AllocTRES", "FailedNode" },
-		{ "4243", "train", "CANCELLED+", "0:15", "2026-11-30T03:40:00",
-		  "2026-11-30T04:00:00", "gpu[016-017]", "2", "", "billing=1+", "" },
-		{ "4243.batch", "batch", "CANCELLED", "0:15", "2026-11-30T03:40:00",
-		  "2026-11-30T04:00:00", "gpu016", "1", "1", "cpu=64,me+", "" },
-		{ "4243.0", "python", "CANCELLED", "0:15", "2026-11-30T03:40:00",
-		  "2026-11-30T04:00:00", "gpu[016-017]", "2", "16", "cpu=128,m+", "" },
+		{"JobID", "JobName", "State", "ExitCode", "Start", "End", "NodeList", "NNodes",
+		 "NTasks", "AllocTRES", "FailedNode"},
+		{"4243", "train", "CANCELLED+", "0:15", "2026-11-30T03:40:00",
+		 "2026-11-30T04:00:00", "gpu[016-017]", "2", "", "billing=1+", ""},
+		{"4243.batch", "batch", "CANCELLED", "0:15", "2026-11-30T03:40:00",
+		 "2026-11-30T04:00:00", "gpu016", "1", "1", "cpu=64,me+", ""},
+		{"4243.0", "python", "CANCELLED", "0:15", "2026-11-30T03:40:00",
+		 "2026-11-30T04:00:00", "gpu[016-017]", "2", "16", "cpu=128,m+", ""},
 	};
-	static const int w[11] = { 12, 10, 10, 8, 19, 19, 15, 8, 8, 10, 10 };
+	static const int w[11] = {12, 10, 10, 8, 19, 19, 15, 8, 8, 10, 10};
 	size_t n = 0, r;
 	int c, k;
 
@@ -414,12 +414,11 @@ static const char SCONTROL[] =
 	"   WorkDir=/home/alice\n"
 	"   StdOut=/home/alice/slurm-4242.out\n";
 
-static const char MEMINFO[] =
-	"MemTotal:       2113470464 kB\n"
-	"MemFree:         1280000 kB\n"
-	"MemAvailable:    2048000 kB\n"
-	"Buffers:           12345 kB\n"
-	"HugePages_Total:       0\n";
+static const char MEMINFO[] = "MemTotal:       2113470464 kB\n"
+			      "MemFree:         1280000 kB\n"
+			      "MemAvailable:    2048000 kB\n"
+			      "Buffers:           12345 kB\n"
+			      "HugePages_Total:       0\n";
 
 static const char TASKS[] =
 	"{\"schema\":\"postmortem.rankmap/1\",\"job\":\"4242\",\"step\":\"0\",\"node\":\"gpu016\","
@@ -525,15 +524,13 @@ START_TEST(sniff_app_tools)
 		"  rank      : 2 (local_rank: 2)\n"
 		"  exitcode  : 1 (pid: 40074)\n"
 		"============================================================\n";
-	static const char pyspy[] =
-		"Process 40074: python train.py --lr 3e-4\n"
-		"Python v3.10.12 (/usr/bin/python3.10)\n"
-		"\n"
-		"Thread 40074 (active): \"MainThread\"\n"
-		"    _wait_for_tstate_lock (threading.py:1116)\n";
-	static const char pyspy2[] =
-		"Thread 0x7F2A4C1B2740 (idle): \"MainThread\"\n"
-		"    wait (threading.py:320)\n";
+	static const char pyspy[] = "Process 40074: python train.py --lr 3e-4\n"
+				    "Python v3.10.12 (/usr/bin/python3.10)\n"
+				    "\n"
+				    "Thread 40074 (active): \"MainThread\"\n"
+				    "    _wait_for_tstate_lock (threading.py:1116)\n";
+	static const char pyspy2[] = "Thread 0x7F2A4C1B2740 (idle): \"MainThread\"\n"
+				     "    wait (threading.py:320)\n";
 
 	ck_assert_int_eq(sniff(torchrun), PM_FMT_TORCHRUN);
 	ck_assert_int_eq(sniff(pyspy), PM_FMT_PYSPY);
@@ -561,16 +558,19 @@ START_TEST(sniff_logs)
 			       "2026-11-30T03:11:58+0000 gpu016 kernel: NVRM: Xid 79\n"
 			       "2026-11-30T03:11:59+0000 gpu016 kernel: NVRM: GPU lost\n"),
 			 PM_FMT_SYSLOG);
-	ck_assert_int_eq(sniff("[2026-11-30T03:11:58.002] launch task StepId=4242.0 request from UID:1000\n"
-			       "[2026-11-30T03:11:58.010] [4242.0] task/affinity: task_p_slurmd_batch_request\n"
-			       "[2026-11-30T03:44:01.500] [4242.0] done with job\n"),
-			 PM_FMT_SLURMD_LOG);
-	ck_assert_int_eq(sniff("[2026-11-30T03:40:00.002] sched: Allocate JobId=4242 NodeList=gpu[016-017]\n"
-			       "[2026-11-30T04:40:00.120] _job_complete: JobId=4242 WEXITSTATUS 1\n"
-			       "[2026-11-30T04:40:00.121] _job_complete: JobId=4242 done\n"),
-			 PM_FMT_SLURMCTLD_LOG);
+	ck_assert_int_eq(
+		sniff("[2026-11-30T03:11:58.002] launch task StepId=4242.0 request from UID:1000\n"
+		      "[2026-11-30T03:11:58.010] [4242.0] task/affinity: task_p_slurmd_batch_request\n"
+		      "[2026-11-30T03:44:01.500] [4242.0] done with job\n"),
+		PM_FMT_SLURMD_LOG);
+	ck_assert_int_eq(
+		sniff("[2026-11-30T03:40:00.002] sched: Allocate JobId=4242 NodeList=gpu[016-017]\n"
+		      "[2026-11-30T04:40:00.120] _job_complete: JobId=4242 WEXITSTATUS 1\n"
+		      "[2026-11-30T04:40:00.121] _job_complete: JobId=4242 done\n"),
+		PM_FMT_SLURMCTLD_LOG);
 	/* CRLF, a BOM, and a few odd lines among many stamped ones */
-	ck_assert_int_eq(sniff("\xef\xbb\xbf[    1.000000] a\r\n[    2.000000] b\r\nplain\r\n"), PM_FMT_DMESG);
+	ck_assert_int_eq(sniff("\xef\xbb\xbf[    1.000000] a\r\n[    2.000000] b\r\nplain\r\n"),
+			 PM_FMT_DMESG);
 }
 END_TEST
 
@@ -595,11 +595,14 @@ START_TEST(sniff_majority)
 	ck_assert_int_eq(sniff_n(buf, n), PM_FMT_APP);
 	/* Megatron and python logging stamps are not slurm or kernel stamps */
 	ck_assert_int_eq(sniff(" [2026-11-30 03:44:00.000] iteration 1/100\n"
-			       " [2026-11-30 03:44:01.000] iteration 2/100\n"), PM_FMT_APP);
+			       " [2026-11-30 03:44:01.000] iteration 2/100\n"),
+			 PM_FMT_APP);
 	ck_assert_int_eq(sniff("2026-11-30 03:11:58,002 - INFO - train - step 1\n"
-			       "2026-11-30 03:11:59,002 - INFO - train - step 2\n"), PM_FMT_APP);
+			       "2026-11-30 03:11:59,002 - INFO - train - step 2\n"),
+			 PM_FMT_APP);
 	ck_assert_int_eq(sniff("2026-11-30T03:11:58.002Z INFO step 1\n"
-			       "2026-11-30T03:11:59.002Z INFO step 2\n"), PM_FMT_APP);
+			       "2026-11-30T03:11:59.002Z INFO step 2\n"),
+			 PM_FMT_APP);
 	ck_assert_int_eq(sniff("hello\n"), PM_FMT_APP);
 	ck_assert_int_eq(sniff("\n\n   \n"), PM_FMT_APP);
 }
@@ -619,7 +622,9 @@ START_TEST(sniff_hostile)
 	for (i = 0; i < 4096; i++)
 		b[i] = (char)(rnd() & 0xff);
 	ck_assert_int_eq(sniff_n(b, 4096), PM_FMT_BINARY);
-	ck_assert_int_eq(sniff_n("\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0", 24),
+	ck_assert_int_eq(sniff_n("\x7f"
+				 "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0",
+				 24),
 			 PM_FMT_BINARY);
 	/* one NUL in a long text is damage, not a binary file */
 	memset(b, 'a', 4096);
@@ -641,8 +646,8 @@ START_TEST(sniff_hostile)
 	ck_assert_int_eq(sniff_n(b, big), PM_FMT_APP);
 	/* every truncation of every sample classifies without reading past the end */
 	{
-		const char *samples[] = { NVSMI_Q, NVSMI_CSV, SACCT_P, SACCT_TABLE, SCONTROL,
-					  MEMINFO, TASKS, APP_LOG, DMESG };
+		const char *samples[] = {NVSMI_Q, NVSMI_CSV, SACCT_P, SACCT_TABLE, SCONTROL,
+					 MEMINFO, TASKS,     APP_LOG, DMESG};
 		size_t s, k;
 
 		for (s = 0; s < sizeof(samples) / sizeof(samples[0]); s++)
@@ -682,12 +687,12 @@ static struct px px(enum pm_format fmt, const char *s)
 	return px_n(fmt, s, strlen(s));
 }
 
-#define PX(fmt, line, r, nd, rest)                                                     \
-	do {                                                                           \
-		struct px p_ = px(fmt, line);                                          \
-		ck_assert_int_eq(p_.rank, r);                                          \
-		ck_assert_str_eq(p_.node, nd);                                         \
-		ck_assert_str_eq((line) + p_.skip, rest);                              \
+#define PX(fmt, line, r, nd, rest)                        \
+	do {                                              \
+		struct px p_ = px(fmt, line);             \
+		ck_assert_int_eq(p_.rank, r);             \
+		ck_assert_str_eq(p_.node, nd);            \
+		ck_assert_str_eq((line) + p_.skip, rest); \
 	} while (0)
 
 START_TEST(prefix_app)
@@ -722,7 +727,8 @@ START_TEST(prefix_app)
 	/* the node that printed a slurmstepd line; its text stays for matching */
 	PX(PM_FMT_APP, "slurmstepd-gpu016: error: *** JOB 7 ON gpu016 CANCELLED", -1, "gpu016",
 	   "slurmstepd-gpu016: error: *** JOB 7 ON gpu016 CANCELLED");
-	PX(PM_FMT_APP, "2: slurmstepd-gpu016: error: x", 2, "gpu016", "slurmstepd-gpu016: error: x");
+	PX(PM_FMT_APP, "2: slurmstepd-gpu016: error: x", 2, "gpu016",
+	   "slurmstepd-gpu016: error: x");
 	/* not prefixes */
 	PX(PM_FMT_APP, "hello: world", -1, "", "hello: world");
 	PX(PM_FMT_APP, "12:30:45 [0] foo", -1, "", "12:30:45 [0] foo");
@@ -747,8 +753,8 @@ START_TEST(prefix_logs)
 	   "systemd[1]: Started");
 	PX(PM_FMT_SYSLOG, "2026-11-30T03:11:58+0000 gpu016 kernel: NVRM: x", -1, "gpu016",
 	   "NVRM: x");
-	PX(PM_FMT_SYSLOG, "2026-11-30T03:11:58.123456+00:00 gpu016.lab kernel: y", -1,
-	   "gpu016.lab", "y");
+	PX(PM_FMT_SYSLOG, "2026-11-30T03:11:58.123456+00:00 gpu016.lab kernel: y", -1, "gpu016.lab",
+	   "y");
 	PX(PM_FMT_SYSLOG, "not a syslog line", -1, "", "not a syslog line");
 	PX(PM_FMT_DMESG, "[ 5612.000001] NVRM: Xid", -1, "", "NVRM: Xid");
 	PX(PM_FMT_DMESG, "[    0.000000] Linux", -1, "", "Linux");
@@ -764,21 +770,25 @@ START_TEST(prefix_logs)
 	PX(PM_FMT_SACCT_P, "3: x", -1, "", "3: x");
 	PX(PM_FMT_NVSMI_Q, "gpu016:1:2 [0] x", -1, "", "gpu016:1:2 [0] x");
 	PX(PM_FMT__COUNT, "3: x", -1, "", "3: x");
-	PX((enum pm_format)-1, "3: x", -1, "", "3: x");
+	PX((enum pm_format) - 1, "3: x", -1, "", "3: x");
 }
 END_TEST
 
 START_TEST(prefix_hostile)
 {
 	static const char *const cuts[] = {
-		"3: [rank3]: x", "gpu016:40000:40113 [0] NCCL WARN", "[default12]: y",
+		"3: [rank3]: x",
+		"gpu016:40000:40113 [0] NCCL WARN",
+		"[default12]: y",
 		"Nov 30 03:11:58 gpu016 kernel: [ 5612.000001] z",
-		"2026-11-30T03:11:58,123456+00:00 q", "[Mon Nov 30 03:11:58 2026] r",
-		"kern  :err   : [    1.000000] x", "<3>[    1.000000] x",
+		"2026-11-30T03:11:58,123456+00:00 q",
+		"[Mon Nov 30 03:11:58 2026] r",
+		"kern  :err   : [    1.000000] x",
+		"<3>[    1.000000] x",
 		"[2026-11-30T03:11:58.002] s",
 	};
-	static const enum pm_format fmts[] = { PM_FMT_APP, PM_FMT_SYSLOG, PM_FMT_DMESG,
-					       PM_FMT_KMSG_ISO, PM_FMT_SLURMD_LOG };
+	static const enum pm_format fmts[] = {PM_FMT_APP, PM_FMT_SYSLOG, PM_FMT_DMESG,
+					      PM_FMT_KMSG_ISO, PM_FMT_SLURMD_LOG};
 	size_t i, k, f, big = 1 << 20;
 	struct pm_prefix p;
 	char *b;
@@ -791,7 +801,10 @@ START_TEST(prefix_hostile)
 	r = px_n(PM_FMT_APP, "3: \0abc", 7);
 	ck_assert_int_eq(r.rank, 3);
 	ck_assert_uint_eq(r.skip, 3);
-	r = px_n(PM_FMT_APP, "gpu\0" "016:1:2 [0] x", 17);
+	r = px_n(PM_FMT_APP,
+		 "gpu\0"
+		 "016:1:2 [0] x",
+		 17);
 	ck_assert_str_eq(r.node, "");
 	b = malloc(big);
 	ck_assert_ptr_nonnull(b);
@@ -838,7 +851,7 @@ END_TEST
 
 static int tp(const char *s, int year, double boot, double *t)
 {
-	struct pm_timectx c = { year, boot };
+	struct pm_timectx c = {year, boot};
 	size_t n = strlen(s);
 	char *b = dup_exact(s, n);
 	int r = pm_time_parse(b, n, &c, t);
@@ -847,12 +860,12 @@ static int tp(const char *s, int year, double boot, double *t)
 	return r;
 }
 
-#define TIME_IS(line, year, boot, want)                                                \
-	do {                                                                           \
-		double t_ = -1;                                                        \
+#define TIME_IS(line, year, boot, want)                                                 \
+	do {                                                                            \
+		double t_ = -1;                                                         \
 		ck_assert_msg(tp(line, year, boot, &t_) == 1, "no time in '%s'", line); \
-		ck_assert_msg(fabs(t_ - (want)) < 1e-4, "'%s': %.6f != %.6f", line,     \
-			      t_, (double)(want));                                     \
+		ck_assert_msg(fabs(t_ - (want)) < 1e-4, "'%s': %.6f != %.6f", line, t_, \
+			      (double)(want));                                          \
 	} while (0)
 
 #define NO_TIME(line, year, boot)                                                      \
@@ -894,9 +907,9 @@ END_TEST
 
 START_TEST(time_refused)
 {
-	NO_TIME("Nov 30 03:11:58 gpu016 kernel: x", 0, 0);	/* no year known */
-	NO_TIME("[  123.456789] NVRM: Xid", 2026, 0);		/* boot time unknown */
-	NO_TIME("[  123.456] x", 2026, 1796000000.0);		/* not a dmesg stamp */
+	NO_TIME("Nov 30 03:11:58 gpu016 kernel: x", 0, 0); /* no year known */
+	NO_TIME("[  123.456789] NVRM: Xid", 2026, 0);	   /* boot time unknown */
+	NO_TIME("[  123.456] x", 2026, 1796000000.0);	   /* not a dmesg stamp */
 	NO_TIME("[E1130 03:44:00.123456 40074 x.cpp:1] x", 0, 0);
 	NO_TIME("2026-02-30T00:00:00Z", 0, 0);
 	NO_TIME("2025-02-29T00:00:00Z", 0, 0);
@@ -922,12 +935,15 @@ END_TEST
 START_TEST(time_hostile)
 {
 	static const char *const cuts[] = {
-		"2026-11-30T03:11:58,123456+00:00 x", "[Mon Nov 30 03:11:58 2026] x",
-		"Nov 30 03:11:58 h kernel: x", "[  123.456789] x", "[2026-11-30T03:11:58.002] x",
+		"2026-11-30T03:11:58,123456+00:00 x",
+		"[Mon Nov 30 03:11:58 2026] x",
+		"Nov 30 03:11:58 h kernel: x",
+		"[  123.456789] x",
+		"[2026-11-30T03:11:58.002] x",
 		"0: [rank0]:[E1130 03:44:00.123456 40074 x.cpp:1] x",
 		"2026-11-30T03:11:58.0000000000000000000000000000000000000000001Z",
 	};
-	struct pm_timectx c = { 2026, 1.0 };
+	struct pm_timectx c = {2026, 1.0};
 	size_t i, k, big = 1 << 20;
 	double t;
 	char *b;
@@ -957,8 +973,8 @@ END_TEST
 
 START_TEST(time_format)
 {
-	static const double ts[] = { 0, T0311, T0311 + 0.002, BASE + 0.999, 951782400.5,
-				     1709164800.0, 4102444799.999 };
+	static const double ts[] = {0,		 T0311,	       T0311 + 0.002, BASE + 0.999,
+				    951782400.5, 1709164800.0, 4102444799.999};
 	char buf[64], small[5];
 	double t;
 	size_t i;
@@ -1081,7 +1097,10 @@ START_TEST(hostlist_refused)
 	hl_err("n[0-999999999]", E2BIG);
 	hl_err("a[0-999]b[0-999]", E2BIG);
 	hl_err("a[0-40000],b[0-40000]", E2BIG);
-	ck_assert_int_eq(pm_hostlist_expand("gpu\0" "01", 6, &v, &n), -1);
+	ck_assert_int_eq(pm_hostlist_expand("gpu\0"
+					    "01",
+					    6, &v, &n),
+			 -1);
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(pm_hostlist_expand(NULL, 3, &v, &n), -1);
 	ck_assert_int_eq(pm_hostlist_expand(NULL, 0, &v, &n), 0);
@@ -1103,12 +1122,11 @@ END_TEST
 
 /* ---- nvidia-smi ---- */
 
-#define FACT_IS(ev, name, gpu, want)                                                   \
-	do {                                                                           \
-		const struct pm_fact *f_ = fact(ev, name, gpu);                        \
-		ck_assert_msg(f_ != NULL, "no fact %s gpu %d", name, gpu);             \
-		ck_assert_msg(f_->value == (want), "%s gpu %d = %g", name, gpu,        \
-			      f_->value);                                              \
+#define FACT_IS(ev, name, gpu, want)                                                        \
+	do {                                                                                \
+		const struct pm_fact *f_ = fact(ev, name, gpu);                             \
+		ck_assert_msg(f_ != NULL, "no fact %s gpu %d", name, gpu);                  \
+		ck_assert_msg(f_->value == (want), "%s gpu %d = %g", name, gpu, f_->value); \
 	} while (0)
 
 START_TEST(nvsmi_q)
@@ -1168,7 +1186,8 @@ START_TEST(nvsmi_q_variants)
 	/* a GPU lost: fewer attached GPUs than the node has */
 	ev = ev_new("gpu017");
 	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev,
-			     "==============NVSMI LOG==============\nAttached GPUs : 7\n", reason), 0);
+			     "==============NVSMI LOG==============\nAttached GPUs : 7\n", reason),
+			 0);
 	FACT_IS(ev, "node.gpu_count", -1, 7);
 	pm_evidence_destroy(ev);
 }
@@ -1188,7 +1207,8 @@ START_TEST(nvsmi_q_hostile)
 			     "GPU 00000000:18:00.0\n    Temperature\n"
 			     "        GPU Current Temp : 1e999 C\n"
 			     "GPU zz:qq\n    Temperature\n        GPU Current Temp : 40 C\n",
-			     reason), 0);
+			     reason),
+			 0);
 	ck_assert(fact(ev, "node.gpu_count", -1)->value > 9.9e22);
 	ck_assert_ptr_null(fact(ev, "gpu.temperature", 0));
 	FACT_IS(ev, "gpu.temperature", 1, 40);
@@ -1242,7 +1262,9 @@ START_TEST(nvsmi_csv)
 			     "index, pci.bus_id, temperature.gpu\n"
 			     "0, 00000000:18:00.0, 1\n1, 3B:00.0, 1\n2, 0000:65:00, 1\n"
 			     "3, 0000:18:00.0.1, 1\n4, 000000001:18:00.0, 1\n5, 0000:18:20.0, 1\n"
-			     "6, 0000:18:00.8, 1\n7, 0000:118:00.0, 1\n8, :18:00.0, 1\n", reason), 0);
+			     "6, 0000:18:00.8, 1\n7, 0000:118:00.0, 1\n8, :18:00.0, 1\n",
+			     reason),
+			 0);
 	ck_assert_str_eq(fact(ev, "gpu.temperature", 0)->pci, "0000:18:00.0");
 	ck_assert_str_eq(fact(ev, "gpu.temperature", 1)->pci, "0000:3b:00.0");
 	for (int i = 2; i <= 8; i++)
@@ -1254,7 +1276,9 @@ START_TEST(nvsmi_csv)
 	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
 			     "index, temperature.gpu\n3, 50\n"
 			     "gpu_bus_id, remapped_rows.pending, remapped_rows.failure\n"
-			     "00000000:18:00.0, 0, 0\n00000000:2A:00.0, 1, 0\n", reason), 0);
+			     "00000000:18:00.0, 0, 0\n00000000:2A:00.0, 1, 0\n",
+			     reason),
+			 0);
 	FACT_IS(ev, "gpu.temperature", 3, 50);
 	FACT_IS(ev, "gpu.remap_pending", 1, 1);
 	FACT_IS(ev, "node.gpu_count", -1, 1);
@@ -1269,7 +1293,9 @@ START_TEST(nvsmi_csv)
 	/* short rows, an index out of range, junk values */
 	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
 			     "index, temperature.gpu, retired_pages.pending\n"
-			     "0\n99999999999, 40\n1, hot, maybe\n", reason), 0);
+			     "0\n99999999999, 40\n1, hot, maybe\n",
+			     reason),
+			 0);
 	FACT_IS(ev, "gpu.temperature", 1, 40);
 	ck_assert_ptr_null(fact(ev, "gpu.temperature", 2));
 	pm_evidence_destroy(ev);
@@ -1331,7 +1357,9 @@ START_TEST(sacct_columns)
 			     "Cluster|State|JobIDRaw|JobID|Partition|NodeList|UID|NNodes|Requeue|"
 			     "FailedNode|ExitCode|NTasks|AllocTRES\n"
 			     "lab|CANCELLED by 1000|77|77|gpu|n[1-3]|1000|3|1|n2|0:15|12|"
-			     "cpu=3,gres/gpu:h100=12,node=3\n", reason), 0);
+			     "cpu=3,gres/gpu:h100=12,node=3\n",
+			     reason),
+			 0);
 	ck_assert_str_eq(j->cluster, "lab");
 	ck_assert_str_eq(j->state, "CANCELLED");
 	ck_assert_str_eq(j->cancelled_by, "1000");
@@ -1353,7 +1381,9 @@ START_TEST(sacct_columns)
 			     "9|NODE_FAIL|0:0|a1|1|gres/gpu=4\n"
 			     "9.0|CANCELLED|0:9|a1|1|gres/gpu=4\n"
 			     "10|COMPLETED|0:0|zz|1|\n"
-			     "9|TIMEOUT|0:0|b[1-2]|2|gres/gpu=3\n", reason), 0);
+			     "9|TIMEOUT|0:0|b[1-2]|2|gres/gpu=3\n",
+			     reason),
+			 0);
 	ck_assert_str_eq(j->id, "9");
 	ck_assert_str_eq(j->state, "TIMEOUT");
 	nodes_are(j, "b1 b2");
@@ -1378,7 +1408,7 @@ START_TEST(sacct_table)
 	ck_assert(j->end == BASE + 1200);
 	nodes_are(j, "gpu016 gpu017");
 	ck_assert_int_eq(j->ntasks, 16);
-	ck_assert_int_eq(j->gpus_per_node, -1);	/* AllocTRES cut by the column width */
+	ck_assert_int_eq(j->gpus_per_node, -1); /* AllocTRES cut by the column width */
 	FACT_IS(ev, "job.nodes", -1, 2);
 	pm_evidence_destroy(ev);
 
@@ -1386,7 +1416,9 @@ START_TEST(sacct_table)
 	ev = ev_new(NULL);
 	ck_assert_int_eq(run(pm_parse_sacct, ev,
 			     "JobID  State  NodeList\n------ ------ --------\n"
-			     "5      FAILED gpu[016+\n", reason), 0);
+			     "5      FAILED gpu[016+\n",
+			     reason),
+			 0);
 	ck_assert_uint_eq(ev->job.nnodes, 0);
 	pm_evidence_destroy(ev);
 }
@@ -1409,7 +1441,9 @@ START_TEST(sacct_hostile)
 	ck_assert_int_eq(run(pm_parse_sacct, ev,
 			     "JobID|NNodes|NTasks|ExitCode|AllocTRES|NodeList|Start\n"
 			     "1|99999999999999999999|-5|999:999|gres/gpu=99999999999999999999|"
-			     "n[0-99999999]|2026-99-99T00:00:00\n", reason), 0);
+			     "n[0-99999999]|2026-99-99T00:00:00\n",
+			     reason),
+			 0);
 	ck_assert_int_eq(ev->job.ntasks, -1);
 	ck_assert_int_eq(ev->job.exit_code, -1);
 	ck_assert_int_eq(ev->job.gpus_per_node, -1);
@@ -1475,7 +1509,9 @@ START_TEST(scontrol_variants)
 			     "   StartTime=Unknown EndTime=None NodeList=(null) NumNodes=2-2\n"
 			     "   TRES=cpu=2,node=2 TresPerNode=gres:gpu:h100:8\n"
 			     "\n"
-			     "JobId=56 JobName=y JobState=FAILED NodeList=zz1\n", reason), 0);
+			     "JobId=56 JobName=y JobState=FAILED NodeList=zz1\n",
+			     reason),
+			 0);
 	ck_assert_str_eq(j->id, "55");
 	ck_assert_str_eq(j->state, "TIMEOUT");
 	ck_assert_int_eq(j->user_uid, 2001);
@@ -1486,12 +1522,15 @@ START_TEST(scontrol_variants)
 
 	ev = ev_new(NULL);
 	ck_assert_int_eq(run(pm_parse_scontrol, ev, "slurm_load_jobs error: Invalid job id\n",
-			     reason), -1);
+			     reason),
+			 -1);
 	ck_assert_int_eq(run(pm_parse_scontrol, ev, "JobId= JobName=x\n", reason), -1);
 	ck_assert_int_eq(run(pm_parse_scontrol, ev, "", reason), -1);
 	ck_assert_int_eq(run(pm_parse_scontrol, ev,
 			     "JobId=1 UserId=x(99999999999) UserId=y( ExitCode=1: "
-			     "NumTasks=-3 NumNodes=0 TRES=gres/gpu=5 Restarts=abc\n", reason), 0);
+			     "NumTasks=-3 NumNodes=0 TRES=gres/gpu=5 Restarts=abc\n",
+			     reason),
+			 0);
 	ck_assert_int_eq(ev->job.user_uid, -1);
 	ck_assert_int_eq(ev->job.exit_code, -1);
 	ck_assert_int_eq(ev->job.ntasks, -1);
@@ -1519,8 +1558,8 @@ START_TEST(meminfo)
 	ck_assert_int_eq(run(pm_parse_meminfo, ev, "MemFree: 12 kB\n", reason), -1);
 	ck_assert_int_eq(run(pm_parse_meminfo, ev, "", reason), -1);
 	ck_assert_int_eq(run(pm_parse_meminfo, ev, "MemTotal: lots kB\n", reason), -1);
-	ck_assert_int_eq(run(pm_parse_meminfo, ev, "MemTotal: 999999999999999999999 kB\n",
-			     reason), -1);
+	ck_assert_int_eq(run(pm_parse_meminfo, ev, "MemTotal: 999999999999999999999 kB\n", reason),
+			 -1);
 	ck_assert_uint_eq(count_facts(ev, "node.mem_total_kb"), 0);
 	pm_evidence_destroy(ev);
 	hostile(pm_parse_meminfo, MEMINFO);
@@ -1544,14 +1583,14 @@ START_TEST(tasks)
 	ck_assert_int_eq(t->pid, 40000);
 	ck_assert_str_eq(t->gpus, "0");
 	ck_assert(t->start == BASE + 2.5);
-	ck_assert_int_eq(t->exited, 1);	/* step 0's SIGTERM, not the batch script's exit */
+	ck_assert_int_eq(t->exited, 1); /* step 0's SIGTERM, not the batch script's exit */
 	ck_assert_int_eq(t->signal, 15);
 	ck_assert_int_eq(t->exit_code, -1);
 	t = task(ev, 5);
 	ck_assert_ptr_nonnull(t);
 	ck_assert_str_eq(t->node, "gpu017");
 	ck_assert(t->start == BASE + 2);
-	ck_assert_int_eq(t->exited, 1);	/* the failure stays over step 1's clean exit */
+	ck_assert_int_eq(t->exited, 1); /* the failure stays over step 1's clean exit */
 	ck_assert_int_eq(t->exit_code, 1);
 	ck_assert_int_eq(t->signal, 0);
 	ck_assert(t->end == BASE + 2640.25);
@@ -1575,7 +1614,8 @@ START_TEST(tasks)
 	ck_assert_int_eq(run(pm_parse_tasks, ev, "", reason), -1);
 	ck_assert_int_eq(run(pm_parse_tasks, ev,
 			     "{\"schema\":\"postmortem.taskexit/1\",\"rank\":1,\"rank\":2}\n",
-			     reason), -1);
+			     reason),
+			 -1);
 	ck_assert_uint_eq(ev->ntasks, 0);
 	pm_evidence_destroy(ev);
 	hostile(pm_parse_tasks, TASKS);

@@ -177,13 +177,13 @@ static void logv(const char *fmt, va_list ap, int err)
 		fprintf(stderr, "%s: %s\n", err ? "error" : "log", buf);
 }
 
-#define LOGFN(name, err)                              \
-	void name(const char *fmt, ...)               \
-	{                                             \
-		va_list ap;                           \
-		va_start(ap, fmt);                    \
-		logv(fmt, ap, err);                   \
-		va_end(ap);                           \
+#define LOGFN(name, err)                \
+	void name(const char *fmt, ...) \
+	{                               \
+		va_list ap;             \
+		va_start(ap, fmt);      \
+		logv(fmt, ap, err);     \
+		va_end(ap);             \
 	}
 LOGFN(slurm_error, 1)
 LOGFN(slurm_info, 0)
@@ -225,7 +225,8 @@ static void handle(struct spank_handle *sp, uint32_t job, uint32_t step)
 	sp->env[3] = keep(strdup("SLURMD_NODENAME=n1"));
 	sp->env[0] = keep(strdup("SLURM_TOPOLOGY_ADDR=n2"));
 	sp->env[1] = keep(strdup("SLURM_STEP_GPUS=2,3"));
-	sp->env[2] = keep(strdup("CUDA_VISIBLE_DEVICES=GPU-0f1e2d3c-aaaa-bbbb-cccc-000000000002,GPU-0f1e2d3c-aaaa-bbbb-cccc-000000000003"));
+	sp->env[2] = keep(strdup(
+		"CUDA_VISIBLE_DEVICES=GPU-0f1e2d3c-aaaa-bbbb-cccc-000000000002,GPU-0f1e2d3c-aaaa-bbbb-cccc-000000000003"));
 }
 
 static void putenv_sp(struct spank_handle *sp, const char *kv)
@@ -322,7 +323,8 @@ START_TEST(test_args_defaults_and_every_key)
 			       "retain=36h", "config=/etc/postmortem/epilog.conf",
 			       "collector=/usr/sbin/postmortem-epilog",
 			       "extras=torch_error_file,nccl_debug_warn", "max_records=500",
-			       "timeout=2m", NULL), 0);
+			       "timeout=2m", NULL),
+			 0);
 	ck_assert_str_eq(a.spool, "/var/spool/pm");
 	ck_assert_str_eq(a.store, "/shared/pm");
 	ck_assert_uint_eq(a.retain_ms, 36ULL * 3600000);
@@ -332,7 +334,9 @@ START_TEST(test_args_defaults_and_every_key)
 	ck_assert_uint_eq(a.max_records, 500);
 	ck_assert_uint_eq(a.timeout_ms, 120000);
 	ck_assert_int_eq(parse(err, sizeof(err), &a,
-			       "extras=nccl_dump_on_timeout,torch_error_file,nccl_debug_warn", NULL), 0);
+			       "extras=nccl_dump_on_timeout,torch_error_file,nccl_debug_warn",
+			       NULL),
+			 0);
 	ck_assert_uint_eq(a.extras, 7);
 	ck_assert_int_eq(parse(err, sizeof(err), &a, "extras=none", NULL), 0);
 	ck_assert_uint_eq(a.extras, 0);
@@ -343,36 +347,36 @@ START_TEST(test_args_malformed_named)
 {
 	static const struct {
 		const char *arg;
-		const char *named;	/* must appear in the error */
+		const char *named; /* must appear in the error */
 	} bad[] = {
-		{ "spol=/x", "unknown key 'spol'" },
-		{ "spool", "'spool': expected key=value" },
-		{ "=x", "expected key=value" },
-		{ "spool=", "'spool=': empty value" },
-		{ "spool=var/spool", "'spool=var/spool': not an absolute path" },
-		{ "spool=/", "'spool=/'" },
-		{ "spool=/var/../etc", "'spool=/var/../etc'" },
-		{ "spool=/var//x", "'spool=/var//x'" },
-		{ "spool=/var/sp\nool", "control character" },
-		{ "store=relative", "'store=relative'" },
-		{ "config=./c", "'config=./c'" },
-		{ "collector=bin/x", "'collector=bin/x'" },
-		{ "retain=14x", "'retain=14x'" },
-		{ "retain=d", "'retain=d'" },
-		{ "retain=0", "'retain=0'" },
-		{ "retain=-3d", "'retain=-3d'" },
-		{ "retain=99999999999999999999d", "'retain=99999999999999999999d'" },
-		{ "retain=1d30", "'retain=1d30'" },
-		{ "extras=torch", "unknown extra 'torch'" },
-		{ "extras=torch_error_file,,nccl_debug_warn", "unknown extra ''" },
-		{ "extras=nccl_debug_warn,", "unknown extra ''" },
-		{ "max_records=0", "'max_records=0'" },
-		{ "max_records=abc", "'max_records=abc'" },
-		{ "max_records=-1", "'max_records=-1'" },
-		{ "max_records=12k", "'max_records=12k'" },
-		{ "max_records=999999999999", "'max_records=999999999999'" },
-		{ "timeout=10ms", "'timeout=10ms'" },
-		{ "timeout=2h", "'timeout=2h'" },
+		{"spol=/x", "unknown key 'spol'"},
+		{"spool", "'spool': expected key=value"},
+		{"=x", "expected key=value"},
+		{"spool=", "'spool=': empty value"},
+		{"spool=var/spool", "'spool=var/spool': not an absolute path"},
+		{"spool=/", "'spool=/'"},
+		{"spool=/var/../etc", "'spool=/var/../etc'"},
+		{"spool=/var//x", "'spool=/var//x'"},
+		{"spool=/var/sp\nool", "control character"},
+		{"store=relative", "'store=relative'"},
+		{"config=./c", "'config=./c'"},
+		{"collector=bin/x", "'collector=bin/x'"},
+		{"retain=14x", "'retain=14x'"},
+		{"retain=d", "'retain=d'"},
+		{"retain=0", "'retain=0'"},
+		{"retain=-3d", "'retain=-3d'"},
+		{"retain=99999999999999999999d", "'retain=99999999999999999999d'"},
+		{"retain=1d30", "'retain=1d30'"},
+		{"extras=torch", "unknown extra 'torch'"},
+		{"extras=torch_error_file,,nccl_debug_warn", "unknown extra ''"},
+		{"extras=nccl_debug_warn,", "unknown extra ''"},
+		{"max_records=0", "'max_records=0'"},
+		{"max_records=abc", "'max_records=abc'"},
+		{"max_records=-1", "'max_records=-1'"},
+		{"max_records=12k", "'max_records=12k'"},
+		{"max_records=999999999999", "'max_records=999999999999'"},
+		{"timeout=10ms", "'timeout=10ms'"},
+		{"timeout=2h", "'timeout=2h'"},
 	};
 	struct pm_args a;
 	char err[512];
@@ -380,8 +384,9 @@ START_TEST(test_args_malformed_named)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		/* after a good argument: the error names the bad one, not the first */
-		char *av[2] = { (char *)(strncmp(bad[i].arg, "timeout", 7) ? "timeout=5s" :
-					 "retain=1d"), (char *)bad[i].arg };
+		char *av[2] = {(char *)(strncmp(bad[i].arg, "timeout", 7) ? "timeout=5s" :
+									    "retain=1d"),
+			       (char *)bad[i].arg};
 
 		err[0] = '\0';
 		ck_assert_msg(pm_args_parse(&a, 2, av, err, sizeof(err)) == -1, "%s accepted",
@@ -400,12 +405,17 @@ START_TEST(test_durations)
 		const char *s;
 		unsigned long long ms;
 	} ok[] = {
-		{ "14d", 14ULL * 86400000 }, { "36h", 36ULL * 3600000 }, { "90", 90000 },
-		{ "1d12h", 36ULL * 3600000 }, { "500ms", 500 }, { "2w", 14ULL * 86400000 },
-		{ "1m30s", 90000 }, { "0s", 0 },
+		{"14d", 14ULL * 86400000},
+		{"36h", 36ULL * 3600000},
+		{"90", 90000},
+		{"1d12h", 36ULL * 3600000},
+		{"500ms", 500},
+		{"2w", 14ULL * 86400000},
+		{"1m30s", 90000},
+		{"0s", 0},
 	};
-	static const char *const bad[] = { "", "h", "1x", "1 d", "1d ", "1mss", "1min", "1.5h",
-					   "1d2" };
+	static const char *const bad[] = {"",	  "h",	  "1x",	  "1 d", "1d ",
+					  "1mss", "1min", "1.5h", "1d2"};
 	unsigned long long ms;
 	size_t i;
 
@@ -445,13 +455,20 @@ START_TEST(test_hostlist_nth)
 	static const struct {
 		const char *list;
 		unsigned long n;
-		const char *want;	/* NULL: none */
+		const char *want; /* NULL: none */
 	} v[] = {
-		{ "n[1-2]", 0, "n1" }, { "n[1-2]", 1, "n2" }, { "n[1-2]", 2, NULL },
-		{ "gpu[016-017,020],login1", 2, "gpu020" }, { "gpu[016-017,020],login1", 3, "login1" },
-		{ "a,b,c", 1, "b" }, { "rack1-n[08-10]-ib", 2, "rack1-n10-ib" },
-		{ "x[1-2],y[3,5-6]", 3, "y5" }, { "n[1-2", 0, NULL }, { "r[1-2]n[1-2]", 0, NULL },
-		{ "n[2-1]", 0, NULL }, { "", 0, NULL },
+		{"n[1-2]", 0, "n1"},
+		{"n[1-2]", 1, "n2"},
+		{"n[1-2]", 2, NULL},
+		{"gpu[016-017,020],login1", 2, "gpu020"},
+		{"gpu[016-017,020],login1", 3, "login1"},
+		{"a,b,c", 1, "b"},
+		{"rack1-n[08-10]-ib", 2, "rack1-n10-ib"},
+		{"x[1-2],y[3,5-6]", 3, "y5"},
+		{"n[1-2", 0, NULL},
+		{"r[1-2]n[1-2]", 0, NULL},
+		{"n[2-1]", 0, NULL},
+		{"", 0, NULL},
 	};
 	char buf[64];
 	size_t i;
@@ -571,9 +588,17 @@ END_TEST
 START_TEST(test_record_hostile_strings)
 {
 	static const char *const hostile[] = {
-		"n\"1\\\"", "line\nbreak\r\n", "tab\there\x01\x1f\x7f", "bad\xff\xfeutf8",
-		"cut\xe2\x82", "overlong\xc0\xaf", "surrogate\xed\xa0\x80", "\xf5\x80\x80\x80",
-		"ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "}{\"schema\":\"x\"}", "",
+		"n\"1\\\"",
+		"line\nbreak\r\n",
+		"tab\there\x01\x1f\x7f",
+		"bad\xff\xfeutf8",
+		"cut\xe2\x82",
+		"overlong\xc0\xaf",
+		"surrogate\xed\xa0\x80",
+		"\xf5\x80\x80\x80",
+		"ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+		"}{\"schema\":\"x\"}",
+		"",
 	};
 	char buf[PM_REC_MAX], big[20000];
 	struct pm_task t;
@@ -598,9 +623,11 @@ START_TEST(test_record_hostile_strings)
 	o = load_line(buf, pm_record_rankmap(buf, sizeof(buf), &t));
 	ck_assert_str_eq(jstr(o, "node"), t.node);
 	json_decref(o);
-	t.node = "a\xff" "b";
+	t.node = "a\xff"
+		 "b";
 	o = load_line(buf, pm_record_rankmap(buf, sizeof(buf), &t));
-	ck_assert_str_eq(jstr(o, "node"), "a\xef\xbf\xbd" "b");
+	ck_assert_str_eq(jstr(o, "node"), "a\xef\xbf\xbd"
+					  "b");
 	json_decref(o);
 
 	/* enormous values: capped, still one valid line under PIPE_BUF */
@@ -636,15 +663,11 @@ START_TEST(test_wait_status)
 		int status, exited, code, sig, core;
 		const char *name;
 	} v[] = {
-		{ 0, 1, 0, 0, 0, NULL },
-		{ 256, 1, 1, 0, 0, NULL },
-		{ 3 << 8, 1, 3, 0, 0, NULL },
-		{ 255 << 8, 1, 255, 0, 0, NULL },
-		{ 9, 0, -1, 9, 0, "SIGKILL" },
-		{ 15, 0, -1, 15, 0, "SIGTERM" },
-		{ 0x8b, 0, -1, 11, 1, "SIGSEGV" },
-		{ 0x86, 0, -1, 6, 1, "SIGABRT" },
-		{ 7, 0, -1, 7, 0, "SIGBUS" },
+		{0, 1, 0, 0, 0, NULL},		 {256, 1, 1, 0, 0, NULL},
+		{3 << 8, 1, 3, 0, 0, NULL},	 {255 << 8, 1, 255, 0, 0, NULL},
+		{9, 0, -1, 9, 0, "SIGKILL"},	 {15, 0, -1, 15, 0, "SIGTERM"},
+		{0x8b, 0, -1, 11, 1, "SIGSEGV"}, {0x86, 0, -1, 6, 1, "SIGABRT"},
+		{7, 0, -1, 7, 0, "SIGBUS"},
 	};
 	struct pm_status st;
 	char name[32];
@@ -806,7 +829,7 @@ START_TEST(test_spool_full_disk)
 {
 	char line[2048], err[256], mnt[270];
 	int fd, i, rc = 0, e = 0, mounted;
-	struct rlimit rl = { 40000, 40000 };
+	struct rlimit rl = {40000, 40000};
 
 	snprintf(mnt, sizeof(mnt), "%s/tiny", tmp);
 	mkdir(mnt, 0700);
@@ -836,7 +859,7 @@ END_TEST
 
 START_TEST(test_spool_prune_and_remove)
 {
-	struct timespec old[2] = { { 1000000, 0 }, { 1000000, 0 } };
+	struct timespec old[2] = {{1000000, 0}, {1000000, 0}};
 	char err[256], p[512];
 	int fd;
 
@@ -845,8 +868,8 @@ START_TEST(test_spool_prune_and_remove)
 	ck_assert_int_eq(futimens(fd, old), 0);
 	ck_assert_int_eq(utimensat(fd, "count", old, 0), 0);
 	close(fd);
-	close(pm_spool_open_job(spool, "101", 1, err, sizeof(err)));	/* fresh */
-	fd = pm_spool_open_job(spool, "102", 1, err, sizeof(err));	/* old, but kept */
+	close(pm_spool_open_job(spool, "101", 1, err, sizeof(err))); /* fresh */
+	fd = pm_spool_open_job(spool, "102", 1, err, sizeof(err));   /* old, but kept */
 	ck_assert_int_eq(futimens(fd, old), 0);
 	close(fd);
 	snprintf(p, sizeof(p), "%s/notajob", spool);
@@ -909,7 +932,7 @@ static int alive(pid_t pid)
 START_TEST(test_run_deadline)
 {
 	char path[512], body[1024], pidf[512], buf[64];
-	char *argv[3] = { path, NULL, NULL };
+	char *argv[3] = {path, NULL, NULL};
 	struct pm_run r;
 	long long t0;
 	FILE *f;
@@ -936,8 +959,8 @@ START_TEST(test_run_deadline)
 
 	/* sleeps forever, ignores SIGTERM, leaves a grandchild: all killed at the deadline */
 	snprintf(pidf, sizeof(pidf), "%s/gc.pid", tmp);
-	snprintf(body, sizeof(body), "trap '' TERM\nsleep 1000 &\necho $! > %s\nwhile :; do sleep 1; done",
-		 pidf);
+	snprintf(body, sizeof(body),
+		 "trap '' TERM\nsleep 1000 &\necho $! > %s\nwhile :; do sleep 1; done", pidf);
 	script("hang", body, path, sizeof(path));
 	t0 = ms_now();
 	ck_assert_int_eq(pm_run_deadline(argv, 1000, &r), -1);
@@ -1020,7 +1043,7 @@ static void step(struct spank_handle *sp, int ntasks, const int *status)
 
 START_TEST(test_remote_records)
 {
-	static const int status[4] = { 3 << 8, 9, 0x8b, 0 };
+	static const int status[4] = {3 << 8, 9, 0x8b, 0};
 	struct spank_handle sp;
 	json_t *o[8];
 	char p[512], opt[320];
@@ -1081,7 +1104,7 @@ END_TEST
 /* The node name: the topology address (switches first), else the step's node list. */
 START_TEST(test_remote_node_name)
 {
-	static const int status[1] = { 0 };
+	static const int status[1] = {0};
 	struct spank_handle sp;
 	json_t *o[2];
 	char opt[600], p[512], host[256];
@@ -1089,7 +1112,7 @@ START_TEST(test_remote_node_name)
 	snprintf(opt, sizeof(opt), "spool=%s", spool);
 	args(opt, NULL);
 	handle(&sp, 50, 1);
-	sp.env[0][0] = 'X';	/* no SLURM_TOPOLOGY_ADDR */
+	sp.env[0][0] = 'X'; /* no SLURM_TOPOLOGY_ADDR */
 	putenv_sp(&sp, "SLURM_STEP_NODELIST=gpu[016-017]");
 	step(&sp, 1, status);
 	handle(&sp, 50, 2);
@@ -1101,7 +1124,7 @@ START_TEST(test_remote_node_name)
 	step(&sp, 1, status);
 	snprintf(p, sizeof(p), "%s/50/rankmap.1.jsonl", spool);
 	ck_assert_int_eq(read_lines(p, o, 2), 1);
-	ck_assert_str_eq(jstr(o[0], "node"), "gpu017");	/* node id 1 */
+	ck_assert_str_eq(jstr(o[0], "node"), "gpu017"); /* node id 1 */
 	json_decref(o[0]);
 	snprintf(p, sizeof(p), "%s/50/rankmap.2.jsonl", spool);
 	ck_assert_int_eq(read_lines(p, o, 2), 1);
@@ -1118,7 +1141,7 @@ END_TEST
 
 START_TEST(test_remote_bound_and_broken_spool)
 {
-	static const int status[6] = { 0, 0, 0, 0, 0, 0 };
+	static const int status[6] = {0, 0, 0, 0, 0, 0};
 	struct spank_handle sp;
 	unsigned long rec, drop;
 	char opt[600], p[512];
@@ -1147,11 +1170,11 @@ END_TEST
 
 START_TEST(test_remote_full_disk_logged_once)
 {
-	static const int status[64] = { 0 };
+	static const int status[64] = {0};
 	struct spank_handle sp;
 	char opt[600], mnt[270], p[3100], pad[3000];
 	int mounted;
-	struct rlimit rl = { 8000, 8000 };
+	struct rlimit rl = {8000, 8000};
 
 	snprintf(mnt, sizeof(mnt), "%s/tiny", tmp);
 	mkdir(mnt, 0700);
@@ -1166,9 +1189,9 @@ START_TEST(test_remote_full_disk_logged_once)
 	handle(&sp, 80, 0);
 	memset(pad, 'g', sizeof(pad) - 1);
 	pad[sizeof(pad) - 1] = '\0';
-	snprintf(p, sizeof(p), "SLURM_JOB_GPUS=%s", pad);	/* big records fill it fast */
+	snprintf(p, sizeof(p), "SLURM_JOB_GPUS=%s", pad); /* big records fill it fast */
 	putenv_sp(&sp, p);
-	sp.env[1][0] = 'X';	/* hide SLURM_STEP_GPUS */
+	sp.env[1][0] = 'X'; /* hide SLURM_STEP_GPUS */
 	step(&sp, 64, status);
 	if (mounted)
 		umount2(mnt, MNT_DETACH);
@@ -1180,7 +1203,7 @@ END_TEST
 
 START_TEST(test_remote_optout_and_logs)
 {
-	static const int status[2] = { 0, 0 };
+	static const int status[2] = {0, 0};
 	struct spank_handle sp;
 	char opt[600], p[512], line[256];
 	FILE *f;
@@ -1211,8 +1234,10 @@ START_TEST(test_remote_optout_and_logs)
 	/* --postmortem-logs lands in <job>/logs, once per path */
 	handle(&sp, 91, 0);
 	ck_assert_int_eq(slurm_spank_init(&sp, ac_n, av_buf), 0);
-	ck_assert_int_eq(option("postmortem-logs")->cb(option("postmortem-logs")->val,
-						       "/home/u/train.log,/scratch/%j.err", 1), 0);
+	ck_assert_int_eq(option("postmortem-logs")
+				 ->cb(option("postmortem-logs")->val,
+				      "/home/u/train.log,/scratch/%j.err", 1),
+			 0);
 	ck_assert_int_eq(slurm_spank_init_post_opt(&sp, ac_n, av_buf), 0);
 	ck_assert_int_eq(slurm_spank_init_post_opt(&sp, ac_n, av_buf), 0);
 	snprintf(p, sizeof(p), "%s/91/logs", spool);
@@ -1253,15 +1278,15 @@ START_TEST(test_local_option_checks)
 	ck_assert_int_eq(nregistered, 2);
 	ck_assert_int_eq(option("postmortem")->cb(option("postmortem")->val, "off", 0), 0);
 	ck_assert_int_eq(slurm_spank_init_post_opt(&sp, ac_n, av_buf), 0);
-	ck_assert_str_eq(job_control_env, "SPANK_POSTMORTEM=off");	/* for every epilog */
+	ck_assert_str_eq(job_control_env, "SPANK_POSTMORTEM=off"); /* for every epilog */
 	ck_assert_int_eq(option("postmortem")->cb(option("postmortem")->val, "bogus", 0), -1);
 	ck_assert_ptr_nonnull(strstr(last_error, "--postmortem=bogus"));
 	ck_assert_int_eq(option("postmortem")->cb(option("postmortem")->val, "bogus", 1), 0);
-	ck_assert_int_eq(option("postmortem-logs")->cb(option("postmortem-logs")->val, "rel.log",
-						       0), -1);
+	ck_assert_int_eq(option("postmortem-logs")->cb(option("postmortem-logs")->val, "rel.log", 0),
+			 -1);
 	ck_assert_ptr_nonnull(strstr(last_error, "'rel.log': not an absolute path"));
-	ck_assert_int_eq(option("postmortem-logs")->cb(option("postmortem-logs")->val, "/a.log",
-						       0), 0);
+	ck_assert_int_eq(option("postmortem-logs")->cb(option("postmortem-logs")->val, "/a.log", 0),
+			 0);
 	setenv("SPANK_POSTMORTEM", "maybe", 1);
 	ck_assert_int_eq(slurm_spank_init_post_opt(&sp, ac_n, av_buf), 0);
 }
@@ -1269,7 +1294,7 @@ END_TEST
 
 START_TEST(test_bad_args_inactive)
 {
-	static const int status[1] = { 0 };
+	static const int status[1] = {0};
 	struct spank_handle sp;
 	char opt[600];
 
@@ -1280,8 +1305,8 @@ START_TEST(test_bad_args_inactive)
 	ck_assert_int_eq(nerrors, 1);
 	ck_assert_ptr_nonnull(strstr(last_error, "postmortem: argument 'retain=forever'"));
 	ck_assert_ptr_nonnull(strstr(last_error, "inactive"));
-	ck_assert_int_eq(access(spool, F_OK), -1);	/* nothing written */
-	ck_assert_int_eq(nregistered, 2);		/* scripts using the options still run */
+	ck_assert_int_eq(access(spool, F_OK), -1); /* nothing written */
+	ck_assert_int_eq(nregistered, 2);	   /* scripts using the options still run */
 	sp.in_task = 1;
 	ck_assert_int_eq(slurm_spank_task_init(&sp, ac_n, av_buf), 0);
 	ck_assert_ptr_null(env_of(&sp, "POSTMORTEM_JOB"));
@@ -1300,11 +1325,11 @@ START_TEST(test_task_init_tags_and_extras)
 	handle(&sp, 94, 3);
 	snprintf(env, sizeof(env), "TMPDIR=%s", tmp);
 	putenv_sp(&sp, env);
-	putenv_sp(&sp, "NCCL_DEBUG=INFO");	/* the user's: kept */
+	putenv_sp(&sp, "NCCL_DEBUG=INFO"); /* the user's: kept */
 	/* inherited from the batch script's tags and extras: replaced */
 	putenv_sp(&sp, "POSTMORTEM_STEP=batch");
-	snprintf(env, sizeof(env), "TORCHELASTIC_ERROR_FILE=%s/postmortem.94/torch_error.batch.0.json",
-		 tmp);
+	snprintf(env, sizeof(env),
+		 "TORCHELASTIC_ERROR_FILE=%s/postmortem.94/torch_error.batch.0.json", tmp);
 	putenv_sp(&sp, env);
 	ck_assert_int_eq(slurm_spank_init(&sp, ac_n, av_buf), 0);
 	ck_assert_int_eq(slurm_spank_init_post_opt(&sp, ac_n, av_buf), 0);
@@ -1389,7 +1414,7 @@ START_TEST(test_job_epilog)
 	ck_assert_int_eq(pm_spool_touch(fd, "optout"), 0);
 	close(fd);
 	setenv("SLURMD_NODENAME", "n1", 1);
-	ck_assert_int_eq(slurm_spank_job_epilog(&sp, ac_n, av_buf), 0);	/* job 97 */
+	ck_assert_int_eq(slurm_spank_job_epilog(&sp, ac_n, av_buf), 0); /* job 97 */
 	sp.job = 98;
 	ck_assert_int_eq(slurm_spank_job_epilog(&sp, ac_n, av_buf), 0);
 	/* opted out at submission, no step ran here: the option value, or the control env */
@@ -1404,9 +1429,10 @@ START_TEST(test_job_epilog)
 	f = fopen(p, "r");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_ptr_nonnull(fgets(body, sizeof(body), f));
-	ck_assert_ptr_null(fgets(p, sizeof(p), f));	/* once: not for the opted-out job */
+	ck_assert_ptr_null(fgets(p, sizeof(p), f)); /* once: not for the opted-out job */
 	fclose(f);
-	snprintf(p, sizeof(p), "--job=97 --spool=%s/97 --node=n1 --timeout=5000ms --retain=1209600s --store=/shared/pm\n",
+	snprintf(p, sizeof(p),
+		 "--job=97 --spool=%s/97 --node=n1 --timeout=5000ms --retain=1209600s --store=/shared/pm\n",
 		 spool);
 	ck_assert_str_eq(body, p);
 	snprintf(p, sizeof(p), "%s/98", spool);
