@@ -5,6 +5,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,6 +499,117 @@ int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, si
 	return add_one(ev, path, base, &st, err, errlen, 0);
 }
 
+/* ---- digesting on a second core ---- */
+
+/*
+ * A large plain file is digested by a thread of its own while this one scans: the pieces are
+ * read straight into the chunk buffer, queued here, and the reader waits for the queue to
+ * empty before it moves or overwrites that buffer.  SHA-256 of a GiB takes about as long as
+ * the scan itself, so on two cores the two overlap; on one core (or for small files) the
+ * digest is taken inline as before.  Either way the bytes are digested in file order.
+ */
+#define HQ 32			/* pieces in flight: more than a chunk's worth */
+#define HASHER_MIN (16u << 20)	/* files smaller than this are digested inline */
+
+struct hasher {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	struct { const void *p; size_t n; } q[HQ];
+	size_t head, tail;	/* next to digest, next free; head == tail: empty */
+	bool stop;
+	struct pm_sha256 *dig;
+};
+
+static void *hasher_main(void *arg)
+{
+	struct hasher *h = arg;
+
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		while (h->head == h->tail && !h->stop)
+			pthread_cond_wait(&h->work, &h->mu);
+		if (h->head == h->tail)
+			break;
+		const void *p = h->q[h->head % HQ].p;
+		size_t n = h->q[h->head % HQ].n;
+		pthread_mutex_unlock(&h->mu);
+		pm_sha256_update(h->dig, p, n);
+		pthread_mutex_lock(&h->mu);
+		h->head++;
+		pthread_cond_broadcast(&h->done);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+static bool several_cpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1;
+}
+
+/* A digest thread for R when it is worth one; NULL: digest inline. */
+static struct hasher *hasher_start(struct pm_sha256 *dig)
+{
+	struct hasher *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->dig = dig;
+	if (pthread_mutex_init(&h->mu, NULL) != 0) {
+		free(h);
+		return NULL;
+	}
+	if (pthread_cond_init(&h->work, NULL) != 0 || pthread_cond_init(&h->done, NULL) != 0 ||
+	    pthread_create(&h->th, NULL, hasher_main, h) != 0) {
+		/* cond_destroy of an unused, zeroed condition is harmless */
+		pthread_cond_destroy(&h->work);
+		pthread_cond_destroy(&h->done);
+		pthread_mutex_destroy(&h->mu);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* Wait until every queued piece is digested: the buffer they point into may then change. */
+static void hasher_drain(struct hasher *h)
+{
+	pthread_mutex_lock(&h->mu);
+	while (h->head != h->tail)
+		pthread_cond_wait(&h->done, &h->mu);
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void hasher_put(struct hasher *h, const void *p, size_t n)
+{
+	pthread_mutex_lock(&h->mu);
+	while (h->tail - h->head == HQ)
+		pthread_cond_wait(&h->done, &h->mu);
+	h->q[h->tail % HQ].p = p;
+	h->q[h->tail % HQ].n = n;
+	h->tail++;
+	pthread_cond_signal(&h->work);
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void hasher_stop(struct hasher *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->mu);
+	h->stop = true;
+	pthread_cond_signal(&h->work);
+	pthread_mutex_unlock(&h->mu);
+	pthread_join(h->th, NULL);	/* it digests what is queued before it leaves */
+	pthread_cond_destroy(&h->work);
+	pthread_cond_destroy(&h->done);
+	pthread_mutex_destroy(&h->mu);
+	free(h);
+}
+
 /* ---- reading: raw bytes -> (gzip|zstd) -> line-aligned chunks ---- */
 
 enum codec { C_NONE, C_GZIP, C_ZSTD };
@@ -514,6 +627,7 @@ struct reader {
 	bool raweof;
 	struct pm_sha256 dig;
 	bool hash;
+	struct hasher *hasher;	/* digesting on another core; NULL: inline */
 	char reason[160];
 	bool truncated;
 };
@@ -543,8 +657,11 @@ static ssize_t raw_fill(struct reader *r)
 	}
 	if (n == 0)
 		r->raweof = true;
-	if (r->hash && n > 0)
+	if (r->hash && n > 0) {
+		if (r->hasher)
+			hasher_drain(r->hasher);	/* in file order */
 		pm_sha256_update(&r->dig, r->raw, (size_t)n);
+	}
 	r->rawlen = (size_t)n;
 	r->rawpos = 0;
 	return n;
@@ -582,7 +699,9 @@ static size_t dec_read(struct reader *r, char *out, size_t cap)
 				r->raweof = true;
 				break;
 			}
-			if (r->hash)
+			if (r->hasher)
+				hasher_put(r->hasher, out + got, (size_t)n);
+			else if (r->hash)
 				pm_sha256_update(&r->dig, out + got, (size_t)n);
 			got += (size_t)n;
 			continue;
@@ -690,6 +809,8 @@ static void reader_close(struct reader *r)
 {
 	unsigned char scratch[32];
 
+	hasher_stop(r->hasher);
+	r->hasher = NULL;
 	if (r->dig.ctx)
 		pm_sha256_final(&r->dig, scratch);	/* frees a digest nobody collected */
 	if (r->fd >= 0)
@@ -751,6 +872,11 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 	buf = malloc(cap);
 	if (!buf)
 		goto out;
+	if (r.hash && r.codec == C_NONE && !f->mem) {
+		struct stat st;
+		if (fstat(r.fd, &st) == 0 && st.st_size >= (off_t)HASHER_MIN && several_cpus())
+			r.hasher = hasher_start(&r.dig);
+	}
 	for (;;) {
 		size_t n = dec_read(&r, buf + have, cap - have);
 		size_t start = 0, end;
@@ -761,6 +887,8 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 		if (!have)
 			break;
 		if (skipping) {
+			if (r.hasher)
+				hasher_drain(r.hasher);	/* the buffer changes below */
 			nl = memchr(buf, '\n', have);
 			if (!nl) {
 				off += have;
@@ -805,6 +933,8 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 				end = have;
 			}
 		}
+		if (r.hasher)
+			hasher_drain(r.hasher);	/* what is queued points into BUF */
 		memmove(buf, buf + end, have - end);
 		off += end;
 		have -= end;
@@ -828,6 +958,8 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 	}
 	rc = 0;
 out:
+	hasher_stop(r.hasher);	/* every piece digested */
+	r.hasher = NULL;
 	if (r.hash)
 		pm_sha256_final(&r.dig, f->digest);
 	free(buf);
