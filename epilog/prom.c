@@ -114,6 +114,7 @@ char *pm_prom_selector(const struct pm_prom_conf *p, const char *node, const cha
 	for (const char *c = node; *c; c++) {
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.')) {
+			free(re.s);
 			errno = EINVAL;
 			return NULL;
 		}

@@ -614,7 +614,11 @@ START_TEST(webhook_delivered)
 			 PM_WEBHOOK_SENT);
 	s = slurp(path_of("got/2.json"));
 	snprintf(p, sizeof(p), "%s/verdict.json", d);
-	ck_assert_str_eq(s, slurp(p));
+	{
+		char *want = slurp(p);
+		ck_assert_str_eq(s, want);
+		free(want);
+	}
 	free(s);
 	s = slurp(path_of("got/2.headers"));
 	ck_assert_ptr_nonnull(strstr(s, "POST /hook/T0/secret-path"));

@@ -149,7 +149,7 @@ cat >"$T/pm.yaml" <<EOF
 store: $T/store
 spool: $T/spool
 rules: $PM_SRCDIR/rules
-deadline: 10s
+deadline: 30s
 sacct: /bin/false
 sacctmgr: /bin/false
 sources:
@@ -222,7 +222,7 @@ HANG2_PID=$PID
 # a silent Prometheus (its own timeout, 2 s) and a silent webhook receiver, deadline 6 s
 sed -e "s|url: http://127.0.0.1:$PROM|url: http://127.0.0.1:$HANG|" \
 	-e "s|127.0.0.1:$HOOK/hooks|127.0.0.1:$HANG2/hooks|" \
-	-e 's|deadline: 10s|deadline: 6s|' -e 's|timeout: 5s|timeout: 2s|' "$T/pm.yaml" >"$T/pm2.yaml"
+	-e 's|deadline: 30s|deadline: 6s|' -e 's|timeout: 5s|timeout: 2s|' "$T/pm.yaml" >"$T/pm2.yaml"
 t0=$(ms)
 SLURM_NODELIST=pmnode1 SLURM_CLUSTER_NAME=lab "$EPILOG" --config "$T/pm2.yaml" --job 4302 \
 	--node pmnode1 2>"$T/epilog2.log"
