@@ -20,8 +20,7 @@
 #include "evidence.h"
 #include "sha256.h"
 
-#define GROW(arr, n, a)                                                        \
-	((n) < (a) ? 0 : pm_grow((void **)&(arr), &(a), sizeof(*(arr))))
+#define GROW(arr, n, a) ((n) < (a) ? 0 : pm_grow((void **)&(arr), &(a), sizeof(*(arr))))
 
 int pm_grow(void **arr, size_t *alloc, size_t elem)
 {
@@ -313,8 +312,8 @@ const char *pm_ev_ip_node(const struct pm_evidence *ev, const char *ip)
 	return NULL;
 }
 
-int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source,
-		  const char *status, const char *reason)
+int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source, const char *status,
+		  const char *reason)
 {
 	if (GROW(ev->cov, ev->ncov, ev->acov) < 0)
 		return -1;
@@ -346,8 +345,8 @@ struct pm_file *pm_ev_add_file(struct pm_evidence *ev, const char *name)
 	return f;
 }
 
-int pm_evidence_add_buffer(struct pm_evidence *ev, const char *name, const void *buf,
-			   size_t len, const char *source, const char *node, double mtime)
+int pm_evidence_add_buffer(struct pm_evidence *ev, const char *name, const void *buf, size_t len,
+			   const char *source, const char *node, double mtime)
 {
 	struct pm_file *f = pm_ev_add_file(ev, name);
 	enum pm_source src;
@@ -384,8 +383,8 @@ static bool has_suffix(const char *s, const char *suf)
 	return l >= m && !strcmp(s + l - m, suf);
 }
 
-static int add_one(struct pm_evidence *ev, const char *path, const char *rel,
-		   const struct stat *st, char *err, size_t errlen, int depth);
+static int add_one(struct pm_evidence *ev, const char *path, const char *rel, const struct stat *st,
+		   char *err, size_t errlen, int depth);
 
 static int add_dir(struct pm_evidence *ev, const char *path, const char *rel, char *err,
 		   size_t errlen, int depth)
@@ -447,8 +446,8 @@ oom:
 	return -1;
 }
 
-static int add_one(struct pm_evidence *ev, const char *path, const char *rel,
-		   const struct stat *st, char *err, size_t errlen, int depth)
+static int add_one(struct pm_evidence *ev, const char *path, const char *rel, const struct stat *st,
+		   char *err, size_t errlen, int depth)
 {
 	struct pm_file *f;
 	char *m;
@@ -508,15 +507,18 @@ int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, si
  * the scan itself, so on two cores the two overlap; on one core (or for small files) the
  * digest is taken inline as before.  Either way the bytes are digested in file order.
  */
-#define HQ 32			/* pieces in flight: more than a chunk's worth */
-#define HASHER_MIN (16u << 20)	/* files smaller than this are digested inline */
+#define HQ 32		      /* pieces in flight: more than a chunk's worth */
+#define HASHER_MIN (4u << 20) /* files smaller than this are digested inline */
 
 struct hasher {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
-	struct { const void *p; size_t n; } q[HQ];
-	size_t head, tail;	/* next to digest, next free; head == tail: empty */
+	struct {
+		const void *p;
+		size_t n;
+	} q[HQ];
+	size_t head, tail; /* next to digest, next free; head == tail: empty */
 	bool stop;
 	struct pm_sha256 *dig;
 };
@@ -603,7 +605,7 @@ static void hasher_stop(struct hasher *h)
 	h->stop = true;
 	pthread_cond_signal(&h->work);
 	pthread_mutex_unlock(&h->mu);
-	pthread_join(h->th, NULL);	/* it digests what is queued before it leaves */
+	pthread_join(h->th, NULL); /* it digests what is queued before it leaves */
 	pthread_cond_destroy(&h->work);
 	pthread_cond_destroy(&h->done);
 	pthread_mutex_destroy(&h->mu);
@@ -627,7 +629,7 @@ struct reader {
 	bool raweof;
 	struct pm_sha256 dig;
 	bool hash;
-	struct hasher *hasher;	/* digesting on another core; NULL: inline */
+	struct hasher *hasher; /* digesting on another core; NULL: inline */
 	char reason[160];
 	bool truncated;
 };
@@ -659,7 +661,7 @@ static ssize_t raw_fill(struct reader *r)
 		r->raweof = true;
 	if (r->hash && n > 0) {
 		if (r->hasher)
-			hasher_drain(r->hasher);	/* in file order */
+			hasher_drain(r->hasher); /* in file order */
 		pm_sha256_update(&r->dig, r->raw, (size_t)n);
 	}
 	r->rawlen = (size_t)n;
@@ -795,8 +797,8 @@ static int reader_open(struct reader *r, struct pm_file *f, bool hash)
 		if (inflateInit2(&r->z, 15 + 32) != Z_OK)
 			return -1;
 		r->zinit = true;
-	} else if (r->rawlen >= 4 && r->raw[0] == 0x28 && r->raw[1] == 0xb5 &&
-		   r->raw[2] == 0x2f && r->raw[3] == 0xfd) {
+	} else if (r->rawlen >= 4 && r->raw[0] == 0x28 && r->raw[1] == 0xb5 && r->raw[2] == 0x2f &&
+		   r->raw[3] == 0xfd) {
 		r->codec = C_ZSTD;
 		r->zd = ZSTD_createDCtx();
 		if (!r->zd)
@@ -812,7 +814,7 @@ static void reader_close(struct reader *r)
 	hasher_stop(r->hasher);
 	r->hasher = NULL;
 	if (r->dig.ctx)
-		pm_sha256_final(&r->dig, scratch);	/* frees a digest nobody collected */
+		pm_sha256_final(&r->dig, scratch); /* frees a digest nobody collected */
 	if (r->fd >= 0)
 		close(r->fd);
 	if (r->zinit)
@@ -855,7 +857,7 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 	struct reader r;
 	char *buf = NULL;
 	size_t have = 0, cap;
-	uint64_t off = 0;	/* offset of buf[0] in the decompressed text */
+	uint64_t off = 0; /* offset of buf[0] in the decompressed text */
 	bool skipping = false;
 	unsigned long overlong = 0;
 	int rc = -1;
@@ -888,7 +890,7 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 			break;
 		if (skipping) {
 			if (r.hasher)
-				hasher_drain(r.hasher);	/* the buffer changes below */
+				hasher_drain(r.hasher); /* the buffer changes below */
 			nl = memchr(buf, '\n', have);
 			if (!nl) {
 				off += have;
@@ -909,7 +911,7 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 		while (end > start && buf[end - 1] != '\n')
 			end--;
 		if (end == start && n && have - start < MAXLINE && have < cap) {
-			continue;	/* a partial line: read more */
+			continue; /* a partial line: read more */
 		}
 		if (end == start) {
 			/* no newline: end of input, or a line longer than MAXLINE */
@@ -934,7 +936,7 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 			}
 		}
 		if (r.hasher)
-			hasher_drain(r.hasher);	/* what is queued points into BUF */
+			hasher_drain(r.hasher); /* what is queued points into BUF */
 		memmove(buf, buf + end, have - end);
 		off += end;
 		have -= end;
@@ -958,7 +960,7 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 	}
 	rc = 0;
 out:
-	hasher_stop(r.hasher);	/* every piece digested */
+	hasher_stop(r.hasher); /* every piece digested */
 	r.hasher = NULL;
 	if (r.hash)
 		pm_sha256_final(&r.dig, f->digest);
@@ -1003,7 +1005,8 @@ int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len)
 	}
 	if (buf && *len == a && a >= cap) {
 		char tmp[4096];
-		set_reason(f, PM_ST_TRUNCATED, "structured input larger than the cap; the rest ignored");
+		set_reason(f, PM_ST_TRUNCATED,
+			   "structured input larger than the cap; the rest ignored");
 		while (dec_read(&r, tmp, sizeof(tmp)))
 			;
 	}

@@ -27,8 +27,8 @@ struct hit {
 struct group {
 	size_t rule;
 	int rank;
-	const char *node;	/* points into the obs */
-	size_t obs;		/* first obs of the group */
+	const char *node; /* points into the obs */
+	size_t obs;	  /* first obs of the group */
 	unsigned kept;
 };
 
@@ -50,7 +50,7 @@ struct scan {
 	uint32_t *rtab;
 	int *rkey;
 	size_t rcap;
-	size_t last_ri;		/* index of the rank looked up last, or SIZE_MAX */
+	size_t last_ri; /* index of the rank looked up last, or SIZE_MAX */
 };
 
 /* ---- groups ---- */
@@ -206,7 +206,7 @@ static int norm_pci(char **dst, const char *s, size_t l)
 	p = strchr(buf, ':');
 	if (p && p - buf == 8 && !strncmp(buf, "0000", 4))
 		memmove(buf, buf + 4, strlen(buf + 4) + 1);
-	else if (p && p - buf == 2) {	/* "3b:00.0" without a domain */
+	else if (p && p - buf == 2) { /* "3b:00.0" without a domain */
 		memmove(buf + 5, buf, strlen(buf) + 1);
 		memcpy(buf, "0000:", 5);
 	}
@@ -322,7 +322,8 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	/* in a syslog file any local user can `logger` a line: only the kernel's own count */
 	if (o.trusted && f->format == PM_FMT_SYSLOG && !memmem(line, px->skip, "kernel:", 7))
 		o.trusted = false;
-	o.rank = (int)capnum(caps[PM_CAP_RANK], capl[PM_CAP_RANK], px->rank >= 0 ? px->rank : f->rank);
+	o.rank = (int)capnum(caps[PM_CAP_RANK], capl[PM_CAP_RANK],
+			     px->rank >= 0 ? px->rank : f->rank);
 	o.gpu = (int)capnum(caps[PM_CAP_GPU], capl[PM_CAP_GPU], -1);
 	o.xid = (int)capnum(caps[PM_CAP_XID], capl[PM_CAP_XID], -1);
 	o.seq = capnum(caps[PM_CAP_SEQ], capl[PM_CAP_SEQ], -1);
@@ -340,15 +341,16 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	}
 	if (o.node)
 		pm_ev_note_node(ev, o.node, strlen(o.node));
-	bool tally = r->role == PM_ROLE_PROGRESS || (r->role == PM_ROLE_CONTEXT && caps[PM_CAP_ADDR]);
+	bool tally = r->role == PM_ROLE_PROGRESS ||
+		     (r->role == PM_ROLE_CONTEXT && caps[PM_CAP_ADDR]);
 	if (tally) {
 		has_t = pm_time_parse(line, len, &f->tctx, &t);
 		if (caps[PM_CAP_ADDR] && o.node)
 			pm_ev_note_ip(ev, caps[PM_CAP_ADDR], capl[PM_CAP_ADDR], o.node,
 				      strlen(o.node));
 		if (r->role == PM_ROLE_PROGRESS)
-			note_rank(s, o.rank, o.node, o.node ? strlen(o.node) : 0,
-				  has_t ? t : 0, true);
+			note_rank(s, o.rank, o.node, o.node ? strlen(o.node) : 0, has_t ? t : 0,
+				  true);
 	}
 	/* progress and address lines are many: the first is listed, the rest counted */
 	g = tally ? gfind(s, ri, NULL, -1, &isnew) : gfind(s, ri, o.node, o.rank, &isnew);
@@ -407,7 +409,7 @@ static int on_hit(unsigned int id, unsigned long long from, unsigned long long t
 	(void)from;
 	(void)flags;
 	if (s->nhits == s->ahits && pm_grow((void **)&s->hits, &s->ahits, sizeof(*s->hits)) < 0)
-		return 1;	/* stop: out of memory */
+		return 1; /* stop: out of memory */
 	s->hits[s->nhits].rule = id;
 	s->hits[s->nhits].to = to;
 	s->nhits++;
@@ -553,8 +555,9 @@ static int scan_block(struct scan *s, const char *buf, size_t len)
 	hs_error_t e, r;
 
 	if (!s->stream)
-		return hs_scan(s->db, buf, (unsigned)len, 0, s->scratch, on_hit, s) ==
-			HS_SUCCESS ? 0 : -1;
+		return hs_scan(s->db, buf, (unsigned)len, 0, s->scratch, on_hit, s) == HS_SUCCESS ?
+			       0 :
+			       -1;
 	/* what ends at the end of the chunk (end of data) is reported by the reset, which also
 	 * puts the stream back at offset 0 for the next chunk */
 	e = hs_scan_stream(s->stream, buf, (unsigned)len, 0, s->scratch, on_hit, s);
@@ -611,16 +614,24 @@ typedef int parse_fn(struct pm_evidence *, size_t, const char *, size_t, char *,
 static parse_fn *parser_for(enum pm_format fmt)
 {
 	switch (fmt) {
-	case PM_FMT_NVSMI_Q: return pm_parse_nvsmi_q;
-	case PM_FMT_NVSMI_CSV: return pm_parse_nvsmi_csv;
+	case PM_FMT_NVSMI_Q:
+		return pm_parse_nvsmi_q;
+	case PM_FMT_NVSMI_CSV:
+		return pm_parse_nvsmi_csv;
 	case PM_FMT_SACCT_P:
-	case PM_FMT_SACCT_TABLE: return pm_parse_sacct;
-	case PM_FMT_SCONTROL_JOB: return pm_parse_scontrol;
-	case PM_FMT_MEMINFO: return pm_parse_meminfo;
-	case PM_FMT_PROMETHEUS: return pm_parse_prom;
+	case PM_FMT_SACCT_TABLE:
+		return pm_parse_sacct;
+	case PM_FMT_SCONTROL_JOB:
+		return pm_parse_scontrol;
+	case PM_FMT_MEMINFO:
+		return pm_parse_meminfo;
+	case PM_FMT_PROMETHEUS:
+		return pm_parse_prom;
 	case PM_FMT_RANK_MAP:
-	case PM_FMT_TASK_EXIT: return pm_parse_tasks;
-	default: return NULL;
+	case PM_FMT_TASK_EXIT:
+		return pm_parse_tasks;
+	default:
+		return NULL;
 	}
 }
 
@@ -635,7 +646,7 @@ static int parse_structured(struct pm_evidence *ev, size_t i)
 	if (!fn)
 		return 0;
 	if (pm_file_slurp(f, STRUCT_CAP, &buf, &len) < 0)
-		return 0;	/* recorded in the file's status */
+		return 0; /* recorded in the file's status */
 	rc = fn(ev, i, buf, len, reason, sizeof(reason));
 	free(buf);
 	if (rc < 0 && f->status == PM_ST_OK) {
@@ -754,18 +765,23 @@ static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 static int eval_op(enum pm_op op, double a, double b)
 {
 	switch (op) {
-	case PM_OP_GT: return a > b;
-	case PM_OP_GE: return a >= b;
-	case PM_OP_LT: return a < b;
-	case PM_OP_LE: return a <= b;
-	case PM_OP_EQ: return a == b;
-	case PM_OP_NE: return a != b;
+	case PM_OP_GT:
+		return a > b;
+	case PM_OP_GE:
+		return a >= b;
+	case PM_OP_LT:
+		return a < b;
+	case PM_OP_LE:
+		return a <= b;
+	case PM_OP_EQ:
+		return a == b;
+	case PM_OP_NE:
+		return a != b;
 	}
 	return 0;
 }
 
-static bool lookup_fact(const struct pm_evidence *ev, const char *name, const char *node,
-			double *v)
+static bool lookup_fact(const struct pm_evidence *ev, const char *name, const char *node, double *v)
 {
 	if (!strcmp(name, "job.gpus_per_node")) {
 		*v = ev->job.gpus_per_node;
@@ -829,7 +845,8 @@ static int eval_conditions(struct scan *s)
 			/* the GPU and its bus id, as a pattern rule's captures would give them */
 			char gpu[16];
 			if (fa->gpu >= 0) {
-				capl[PM_CAP_GPU] = (size_t)snprintf(gpu, sizeof(gpu), "%d", fa->gpu);
+				capl[PM_CAP_GPU] =
+					(size_t)snprintf(gpu, sizeof(gpu), "%d", fa->gpu);
 				caps[PM_CAP_GPU] = gpu;
 			}
 			if (fa->pci) {
@@ -854,9 +871,9 @@ int pm_scan_all(struct pm_evidence *ev)
 	for (size_t i = 0; i < ev->nfiles; i++)
 		sniff_file(ev, &ev->files[i]);
 	for (size_t i = 0; i < ev->nfiles; i++)
-		if (ev->files[i].status == PM_ST_OK &&
-		    (ev->files[i].format == PM_FMT_SACCT_P || ev->files[i].format == PM_FMT_SACCT_TABLE ||
-		     ev->files[i].format == PM_FMT_SCONTROL_JOB))
+		if (ev->files[i].status == PM_ST_OK && (ev->files[i].format == PM_FMT_SACCT_P ||
+							ev->files[i].format == PM_FMT_SACCT_TABLE ||
+							ev->files[i].format == PM_FMT_SCONTROL_JOB))
 			parse_structured(ev, i);
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (!ev->files[i].node && node_from_path(ev, &ev->files[i]) < 0)
@@ -865,10 +882,11 @@ int pm_scan_all(struct pm_evidence *ev)
 	 * better guess than the file's modification time (copies and checkouts reset that) */
 	if (ev->job.start > 0 || ev->job.end > 0)
 		for (size_t i = 0; i < ev->nfiles; i++)
-			ev->files[i].tctx.year = year_of(ev->job.start > 0 ? ev->job.start : ev->job.end);
+			ev->files[i].tctx.year =
+				year_of(ev->job.start > 0 ? ev->job.start : ev->job.end);
 	for (size_t i = 0; i < ev->nfiles; i++)
-		if (ev->files[i].status == PM_ST_OK &&
-		    ev->files[i].format != PM_FMT_SACCT_P && ev->files[i].format != PM_FMT_SACCT_TABLE &&
+		if (ev->files[i].status == PM_ST_OK && ev->files[i].format != PM_FMT_SACCT_P &&
+		    ev->files[i].format != PM_FMT_SACCT_TABLE &&
 		    ev->files[i].format != PM_FMT_SCONTROL_JOB)
 			parse_structured(ev, i);
 
@@ -882,11 +900,12 @@ int pm_scan_all(struct pm_evidence *ev)
 		if (f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED)
 			continue;
 		if (parser_for(f->format) && f->format != PM_FMT_NVSMI_Q)
-			continue;	/* tables: their facts are what matters */
+			continue; /* tables: their facts are what matters */
 		s.file = i;
 		s.db = ev->rs->db ? ev->rs->db :
 		       (unsigned)f->source < sizeof(ev->rs->sdb) / sizeof(ev->rs->sdb[0]) ?
-		       ev->rs->sdb[f->source] : NULL;
+				    ev->rs->sdb[f->source] :
+				    NULL;
 		if (s.db && !ev->rs->db && hs_open_stream(s.db, 0, &s.stream) != HS_SUCCESS)
 			goto out;
 		int frc = pm_file_read(f, on_chunk, &s);

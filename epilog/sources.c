@@ -303,7 +303,9 @@ static bool mentions(void *state, const char *line, size_t len)
 	const char *p = line, *end = line + len;
 
 	while ((p = memmem(p, (size_t)(end - p), m->id, m->n))) {
-		bool before = p > line && isalnum((unsigned char)p[-1]);
+		/* not inside a number, a time stamp's fraction ("05:36:37.424") or a date */
+		bool before = p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '.' ||
+					   p[-1] == ':' || p[-1] == '-');
 		bool after = p + m->n < end && isdigit((unsigned char)p[m->n]);
 		if (!before && !after)
 			return true;
