@@ -5,7 +5,7 @@
  * that answers garbage, 500 or a huge body, and a closed port; the Prometheus source run by
  * the collector (coverage, the token sent and never stored, the deadline kept) and its
  * samples turned into facts and rules by the engine; the webhook sink's delivery, retries,
- * pending record and later retry.  What needs a real Prometheus is tests/http/prom-test.sh.
+ * pending record and later retry.  What needs a real Prometheus is tests/prom-test.sh.
  * Without python3 the server tests skip themselves.
  */
 #include <check.h>

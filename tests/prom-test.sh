@@ -11,7 +11,7 @@
 # Skips (exit 77) when the packages are not installed.
 set -eu
 
-: "${PM_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${PM_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${PM_BUILDDIR:=$PWD}"
 EPILOG=$PM_BUILDDIR/epilog/postmortem-epilog
 CLI=$PM_BUILDDIR/cli/postmortem
