@@ -82,6 +82,21 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		goto out;
 	}
 	node = json_string_value(json_object_get(man, "node"));
+	/* the run the collector filed it under: what an accounting record would say, when none
+	 * is present (a restart count the record may not carry at all) */
+	{
+		struct pm_jobinfo *j = pm_ev_job(ev);
+		json_t *r = json_object_get(man, "restart");
+		const char *id = json_string_value(json_object_get(man, "job"));
+		const char *cl = json_string_value(json_object_get(man, "cluster"));
+		if (j->restart < 0 && json_is_integer(r) && json_integer_value(r) >= 0 &&
+		    json_integer_value(r) < 1000000)
+			j->restart = (int)json_integer_value(r);
+		if (!j->id && id && pm_strset(&j->id, id, strlen(id)) < 0)
+			goto out;
+		if (!j->cluster && cl && pm_strset(&j->cluster, cl, strlen(cl)) < 0)
+			goto out;
+	}
 	boot = iso_time(json_string_value(json_object_get(man, "boot_time")));
 	files = json_object_get(man, "files");
 	if (!json_is_array(files)) {

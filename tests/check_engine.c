@@ -481,6 +481,14 @@ START_TEST(test_bundle_read_and_rejected)
 	ck_assert_str_eq(json_string_value(json_array_get(
 				 json_object_get(json_object_get(v, "origin"), "nodes"), 0)),
 			 "n2");
+	/* the run the collector filed it under, without an accounting record */
+	{
+		json_t *job = json_object_get(v, "job");
+		ck_assert_str_eq(json_string_value(json_object_get(job, "id")), "42");
+		ck_assert_str_eq(json_string_value(json_object_get(job, "cluster")), "lab");
+		ck_assert(json_is_integer(json_object_get(job, "restart")));
+		ck_assert_int_eq(json_integer_value(json_object_get(job, "restart")), 0);
+	}
 	json_decref(v);
 	free(m);
 
