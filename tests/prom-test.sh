@@ -5,7 +5,8 @@
 #   temporary storage folder (never as system services), and a DCGM exporter stand-in
 #   (tests/http/server.py dcgm: a static metrics file served for scraping, changed between
 #   scrapes) so that DCGM_FI_* series exist; a webhook receiver; servers that accept and
-#   never answer.
+#   never answer; HTTPS servers with a private CA (verification on, ca_file honoured, a
+#   certificate for another name refused).
 # It runs postmortem-epilog for a one-node job, reads the bundle and the verdict back, and
 # measures the epilog against a silent Prometheus and a silent webhook receiver.
 # Skips (exit 77) when the packages are not installed.
@@ -273,4 +274,73 @@ for _ in $(seq 100); do [ -s "$T/back.port" ] && break; sleep 0.05; done
 [ ! -e "$J2/webhook.pending" ] || { cat "$T/fin.log"; fail "still pending after finalize --pending"; }
 cmp -s "$T/got2/1.json" "$J2/verdict.json" || fail "the late delivery is not verdict.json"
 ok "postmortem finalize --pending delivered it: $(grep webhook "$T/fin.log" | head -1)"
+# ---- TLS: verification is on, a site's CA file is honoured, a wrong name is refused ----
+
+# a private CA, a certificate for 127.0.0.1 and one for another name, both signed by it
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=postmortem test CA" \
+	-keyout "$T/ca.key" -out "$T/ca.pem" >/dev/null 2>&1 || fail "openssl: the CA"
+for n in good:IP:127.0.0.1 wrong:DNS:wrong.example; do
+	name=${n%%:*} san=${n#*:}
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=$name" -keyout "$T/$name.key" \
+		-out "$T/$name.csr" >/dev/null 2>&1 || fail "openssl: $name key"
+	printf 'subjectAltName=%s\n' "$san" >"$T/$name.ext"
+	openssl x509 -req -in "$T/$name.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+		-CAcreateserial -days 2 -extfile "$T/$name.ext" -out "$T/$name.pem" >/dev/null 2>&1 ||
+		fail "openssl: $name certificate"
+done
+mkdir "$T/gotg" "$T/gotw"
+server webhook tlsgood --dir "$T/gotg" --tls-cert "$T/good.pem" --tls-key "$T/good.key"
+TLSG=$PORT
+server webhook tlswrong --dir "$T/gotw" --tls-cert "$T/wrong.pem" --tls-key "$T/wrong.key"
+TLSW=$PORT
+# tls_conf N URL [CA_FILE]: a configuration with one webhook and no Prometheus
+tls_conf() {
+	{
+		sed -e '/^prometheus:/,$d' "$T/pm.yaml"
+		printf 'webhooks:\n  - url: %s\n    timeout: 3s\n    retries: 0\n' "$2"
+		[ -z "${3:-}" ] || printf '    ca_file: %s\n' "$3"
+	} >"$T/tls$1.yaml"
+}
+# tls_job N JOB: run the epilog with tls N's configuration
+tls_job() {
+	SLURM_NODELIST=pmnode1 SLURM_CLUSTER_NAME=lab "$EPILOG" --config "$T/tls$1.yaml" \
+		--job "$2" --node pmnode1 2>"$T/tls$1.log" || { cat "$T/tls$1.log"; fail "epilog $2"; }
+	[ -f "$T/store/lab/$2/0/verdict.json" ] || { cat "$T/tls$1.log"; fail "no verdict for $2"; }
+}
+# 1. the server's CA is not in the system's trust store: refused, owed, nothing received
+tls_conf 1 "https://127.0.0.1:$TLSG/hook"
+tls_job 1 4311
+P=$T/store/lab/4311/0/webhook.pending
+[ -f "$P" ] || { cat "$T/tls1.log"; fail "an unverifiable server took the verdict"; }
+grep -qi 'certificate\|SSL\|TLS' "$P" || fail "webhook.pending does not say why: $(cat "$P")"
+[ -z "$(ls "$T/gotg")" ] || fail "the server received a body over an unverified connection"
+ok "https with an unknown CA: refused ($(tail -1 "$P" | cut -f6 | cut -c1-70))"
+# 2. with the site's CA file: delivered over TLS
+tls_conf 2 "https://127.0.0.1:$TLSG/hook" "$T/ca.pem"
+tls_job 2 4312
+[ ! -e "$T/store/lab/4312/0/webhook.pending" ] ||
+	fail "not delivered with ca_file: $(cat "$T/store/lab/4312/0/webhook.pending")"
+cmp -s "$T/gotg/1.json" "$T/store/lab/4312/0/verdict.json" || fail "the TLS delivery is not verdict.json"
+ok "https with ca_file: delivered, the body is verdict.json"
+# 3. a certificate from the same CA for another name: refused (the host name is checked)
+tls_conf 3 "https://127.0.0.1:$TLSW/hook" "$T/ca.pem"
+tls_job 3 4313
+P=$T/store/lab/4313/0/webhook.pending
+[ -f "$P" ] || fail "a certificate for another name was accepted"
+[ -z "$(ls "$T/gotw")" ] || fail "the wrong-name server received a body"
+ok "https, trusted CA, wrong name: refused ($(tail -1 "$P" | cut -f6 | cut -c1-70))"
+# 4. the Prometheus source over TLS: an unknown CA is a failed source, with the reason
+server prom tlsprom --dir "$T" --file "$PM_SRCDIR/tests/http/matrix.json" \
+	--tls-cert "$T/good.pem" --tls-key "$T/good.key"
+sed -e '/^webhooks:/,$d' -e "s|url: http://127.0.0.1:$PROM|url: https://127.0.0.1:$PORT|" \
+	"$T/pm.yaml" >"$T/tls4.yaml"
+tls_job 4 4314
+mkdir "$T/b4" && (cd "$T/b4" && zstd -dcq "$T/store/lab/4314/0/nodes/pmnode1.tar.zst" | tar xf -)
+python3 - "$T/b4/manifest.json" <<'EOF' || fail "coverage of a Prometheus with an unknown CA"
+import json, sys
+p = {c["source"]: c for c in json.load(open(sys.argv[1]))["coverage"]}["prometheus"]
+assert p["status"] not in ("ok", "partial"), p
+assert any(w in p["reason"] for w in ("certificate", "SSL", "TLS")), p
+print("ok   https Prometheus, unknown CA: coverage %s (%s)" % (p["status"], p["reason"][:70]))
+EOF
 echo "PASS prom-test.sh"

@@ -2,10 +2,10 @@
 """Test servers on 127.0.0.1 for tests/check_http.c and tests/http/prom-test.sh.
 
   server.py MODE --port-file FILE [--port N] [--dir DIR] [--file FILE] [--fail N]
-            [--size BYTES] [--stay]
+            [--size BYTES] [--stay] [--tls-cert PEM --tls-key PEM]
 
 Binds 127.0.0.1 on a free port, writes the port to FILE, serves until killed (or until its
-parent process is gone). MODE:
+parent process is gone); with --tls-cert, it speaks HTTPS. MODE:
 
   webhook   records each POST as DIR/<n>.json (the body) and DIR/<n>.headers; answers 200,
             or 500 for the first N requests (--fail N)
@@ -22,6 +22,7 @@ import argparse
 import http.server
 import os
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -138,8 +139,14 @@ def main():
     p.add_argument("--size", type=int, default=64 << 20)
     p.add_argument("--port", type=int, default=0, help="bind this port (0: a free one)")
     p.add_argument("--stay", action="store_true", help="outlive the parent process")
+    p.add_argument("--tls-cert", help="serve HTTPS with this certificate chain (PEM)")
+    p.add_argument("--tls-key", help="the certificate's private key (PEM)")
     a = p.parse_args()
     srv = Server(("127.0.0.1", a.port), Handler)
+    if a.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls_cert, a.tls_key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     srv.args = a
     tmp = a.port_file + ".tmp"
     with open(tmp, "w") as f:
