@@ -157,6 +157,24 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 			f->rank = (int)json_integer_value(rank);
 		if ((fnode || node) && !(f->node = strdup(fnode ? fnode : node)))
 			goto out;
+		/* the collector's word on the capture: capped, or cut by a timeout or the
+		 * deadline (what arrived before is kept: partial, still scanned) */
+		{
+			const char *st = json_string_value(json_object_get(x, "status"));
+			const char *why = json_string_value(json_object_get(x, "reason"));
+			char r[400];
+
+			if (st && (!strcmp(st, "truncated") || !strcmp(st, "timed_out"))) {
+				bool to = !strcmp(st, "timed_out");
+
+				f->status = PM_ST_TRUNCATED;
+				snprintf(r, sizeof(r), "%s%s%s", to ? "timed out: " : "",
+					 why && *why ? why : "capped by the collector",
+					 to ? "; what came before is kept" : "");
+				if (pm_strset(&f->reason, r, strlen(r)) < 0)
+					goto out;
+			}
+		}
 		if (f->node)
 			pm_ev_note_node(ev, f->node, strlen(f->node));
 	}

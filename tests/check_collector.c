@@ -748,6 +748,94 @@ START_TEST(bundle_round_trip)
 }
 END_TEST
 
+/* A verdict's coverage entry for the bundle member ending in NAME. */
+static json_t *file_cov(json_t *v, const char *name)
+{
+	size_t i, n = strlen(name);
+	json_t *x;
+
+	json_array_foreach(json_object_get(v, "coverage"), i, x)
+	{
+		const char *f = json_string_value(json_object_get(x, "file"));
+		if (f && strlen(f) >= n && !strcmp(f + strlen(f) - n, name))
+			return x;
+	}
+	return NULL;
+}
+
+/*
+ * A file cut by its source's timeout, or capped, says so in the verdict's per-file
+ * coverage (it said "ok": only the source's own entry was timed_out).
+ */
+START_TEST(timed_out_files)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct pm_ruleset *rs;
+	struct pm_evidence *ev;
+	char err[512], rules[512], *big;
+	const char *b = path_of("n1.tar.zst"), *st, *why;
+	void *buf;
+	size_t len;
+	json_t *v, *x;
+
+	sample(&cfg, &j, &c);
+	pm_collection_free(&c);
+	/* nvidia-smi prints a line and hangs: its own timeout kills it */
+	set_cmd(&cfg, PM_CS_GPU_STATE, "printf 'GPU 00000000:3B:00.0\\n'; sleep 100", 1);
+	/* a host file over its cap */
+	big = malloc(200000);
+	for (size_t i = 0; i < 200000; i++)
+		big[i] = i % 50 == 49 ? '\n' : 'x';
+	big[199999] = 0;
+	set_path(&cfg, PM_CS_HOST_STATE, write_file("big.txt", big, 0644));
+	free(big);
+	cfg.src[PM_CS_HOST_STATE].cap = 4096;
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 10, &c), 0);
+	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_CST_TIMED_OUT);
+	ck_assert_int_eq(cap_of(&c, PM_CS_GPU_STATE, NULL)->status, PM_CST_TIMED_OUT);
+	ck_assert_int_eq(cap_of(&c, PM_CS_HOST_STATE, NULL)->status, PM_CST_TRUNCATED);
+	pm_collection_scrub(&c);
+	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
+	save(b, buf, len);
+	free(buf);
+
+	snprintf(rules, sizeof(rules), "%s/rules", getenv("PM_SRCDIR") ? getenv("PM_SRCDIR") : ".");
+	rs = pm_ruleset_load(rules, err, sizeof(err));
+	ck_assert_msg(rs != NULL, "%s", err);
+	ev = pm_evidence_create(rs);
+	ck_assert_msg(pm_evidence_add_path(ev, b, err, sizeof(err)) == 0, "%s", err);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_msg(v != NULL, "%s", err);
+
+	/* the hung command's partial output: cut, and why; still read */
+	x = file_cov(v, "sources/gpu_state/nvidia-smi-q.txt");
+	ck_assert_ptr_nonnull(x);
+	st = json_string_value(json_object_get(x, "status"));
+	why = json_string_value(json_object_get(x, "reason"));
+	ck_assert_str_eq(st, "truncated");
+	ck_assert_msg(strstr(why, "timed out: ") && strstr(why, "did not answer in 1 s"), "%s",
+		      why);
+	/* the capped file */
+	x = file_cov(v, "_big.txt");
+	ck_assert_ptr_nonnull(x);
+	ck_assert_str_eq(json_string_value(json_object_get(x, "status")), "truncated");
+	why = json_string_value(json_object_get(x, "reason"));
+	ck_assert_msg(strstr(why, "kept the first"), "%s", why);
+	/* a whole capture stays ok */
+	x = file_cov(v, "sources/kernel_log/kernel.log");
+	ck_assert_ptr_nonnull(x);
+	ck_assert_str_eq(json_string_value(json_object_get(x, "status")), "ok");
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
 /* ---- the store ---- */
 
 static bool can_as_nobody(const char *path, int flags)
@@ -870,6 +958,7 @@ static Suite *suite(void)
 	tcase_add_test(t, user_rights);
 	tcase_add_test(t, redaction_before_write);
 	tcase_add_test(t, bundle_round_trip);
+	tcase_add_test(t, timed_out_files);
 	tcase_add_test(t, store_permissions);
 	suite_add_tcase(s, t);
 	return s;
