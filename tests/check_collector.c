@@ -3,8 +3,9 @@
  * durations and sizes, %n/%j and Slurm's filename patterns, a hung command killed at its
  * timeout (and the whole collector inside its deadline), head and tail capping, the
  * user-rights reader refusing links to root's files, redaction before anything is written,
- * the bundle read back by the engine and refused once a byte is flipped, and the store's
- * permissions and spool fallback.  Tests that need root skip themselves otherwise.
+ * the bundle read back by the engine and refused once a byte is flipped, per-file coverage of
+ * cut captures, the store's permissions and spool fallback, and a root_squash store written
+ * as the service user.  Tests that need root skip themselves otherwise.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -12,13 +13,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <grp.h>
 #include <jansson.h>
+#include <linux/capability.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/acl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -939,6 +944,200 @@ START_TEST(store_permissions)
 }
 END_TEST
 
+/* Can UID:GID open PATH with FLAGS (a child that becomes them)? */
+static bool can_as(uid_t uid, gid_t gid, const char *path, int flags)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
+			_exit(2);
+		_exit(open(path, flags, 0600) >= 0 ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/*
+ * What root is on a root_squash NFS client, as far as a folder it does not own goes: no
+ * CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_CHOWN (from every set, and the
+ * bounding set), so only the owner's permission bits let it in.  CAP_SETUID/CAP_SETGID stay:
+ * the collector can still become the service user.
+ */
+static int squash_root(void)
+{
+	static const int drop[] = {CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_CHOWN};
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++) {
+		unsigned bit = 1u << (drop[i] % 32);
+		d[drop[i] / 32].effective &= ~bit;
+		d[drop[i] / 32].permitted &= ~bit;
+		d[drop[i] / 32].inheritable &= ~bit;
+		if (prctl(PR_CAPBSET_DROP, drop[i], 0, 0, 0) < 0)
+			return -1;
+	}
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* What a squashed root's pm_store_put did. */
+struct squashed {
+	int rc;	    /* pm_store_put's */
+	int direct; /* errno of creating a file in the store as that root; 0 it could */
+	struct pm_store_result r;
+};
+
+/* pm_store_put in a child that is a squashed root; its outcome into *OUT. */
+static void put_squashed(const struct pm_config *cfg, const struct pm_job *j, const void *buf,
+			 size_t len, struct squashed *out)
+{
+	int p[2], st;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct squashed s = {.rc = -9};
+		char probe[600];
+		int fd;
+
+		close(p[0]);
+		if (squash_root() == 0) {
+			snprintf(probe, sizeof(probe), "%s/probe", cfg->store);
+			fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+			s.direct = fd >= 0 ? 0 : errno;
+			if (fd >= 0) {
+				close(fd);
+				unlink(probe);
+			}
+			s.rc = pm_store_put(cfg, j, buf, len, pm_mono() + 0.5, &s.r);
+		}
+		if (write(p[1], &s, sizeof(s)) != (ssize_t)sizeof(s))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	ck_assert_int_eq(read(p[0], out, sizeof(*out)), (ssize_t)sizeof(*out));
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_msg(out->rc != -9, "could not drop root's capabilities");
+}
+
+/*
+ * A store on NFS with root_squash: root may not write it, the service account that owns it
+ * may.  With service_user the bundle lands, owned by that account, operators' group and job
+ * owner reading, nobody else; without it the bundle waits in the spool and the reason says
+ * why.  The service account is pmsvc (contrib/cluster/install, in pmops) where it exists,
+ * else daemon with its own group as the operators'.
+ */
+START_TEST(store_root_squash)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct squashed s;
+	struct passwd *pw;
+	struct group *gr;
+	const char *svc = "pmsvc", *ops = "pmops";
+	char err[512], dir[600], arrived[700];
+	void *buf;
+	size_t len;
+	struct stat st;
+	acl_t acl;
+	char *text;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "store_root_squash: skipped (needs root)\n");
+		return;
+	}
+	if (!getpwnam(svc) || !getgrnam(ops)) {
+		svc = "daemon";
+		ops = "daemon";
+	}
+	pw = getpwnam(svc);
+	gr = getgrnam(ops);
+	ck_assert_ptr_nonnull(pw);
+	ck_assert_ptr_nonnull(gr);
+	uid_t su = pw->pw_uid;
+	gid_t og = gr->gr_gid;
+
+	/* the export: owned by the service account, others may only look */
+	mkdir(path_of("store"), 0755);
+	ck_assert_int_eq(chown(path_of("store"), su, pw->pw_gid), 0);
+	chmod(path_of("store"), 0755);
+	mkdir(path_of("spool"), 0700);
+	mkdir(path_of("spool/4242"), 0700);
+	sample(&cfg, &j, &c);
+	pm_job_free(&j);
+	load_job(&j, path_of("spool/4242"));
+	pm_collection_scrub(&c);
+	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
+	free(cfg.store);
+	cfg.store = strdup(path_of("store"));
+	free(cfg.operators_group);
+	cfg.operators_group = strdup(ops);
+
+	/* service_user root: refused by the store; the bundle stays in the node's spool */
+	free(cfg.service_user);
+	cfg.service_user = strdup("root");
+	put_squashed(&cfg, &j, buf, len, &s);
+	ck_assert_int_eq(s.direct, EACCES); /* the simulation holds: root cannot write */
+	ck_assert_int_eq(s.rc, -1);
+	ck_assert(!s.r.stored && s.r.pending);
+	ck_assert_str_eq(s.r.path, path_of("spool/4242/pending/n1.tar.zst"));
+	ck_assert_msg(strstr(s.r.reason, "Permission denied"), "%s", s.r.reason);
+	ck_assert_int_eq(pm_bundle_verify(s.r.path, err, sizeof(err)), 0);
+	ck_assert_int_eq(access(path_of("store/lab"), F_OK), -1);
+
+	/* service_user set: it writes, and the permission model holds */
+	free(cfg.service_user);
+	cfg.service_user = strdup(svc);
+	put_squashed(&cfg, &j, buf, len, &s);
+	ck_assert_int_eq(s.direct, EACCES);
+	ck_assert_msg(s.rc == 0 && s.r.stored, "%s", s.r.reason);
+	ck_assert_str_eq(s.r.path, path_of("store/lab/4242/0/nodes/n1.tar.zst"));
+	ck_assert_int_eq(stat(s.r.path, &st), 0);
+	ck_assert_int_eq(st.st_uid, su);
+	ck_assert_int_eq(st.st_gid, og);
+	ck_assert_int_eq(st.st_mode & 07777, 0640);
+	snprintf(dir, sizeof(dir), "%s", path_of("store/lab/4242/0"));
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_int_eq(st.st_uid, su);
+	ck_assert_int_eq(st.st_gid, og);
+	ck_assert_int_eq(st.st_mode & 0777, 0750);
+	snprintf(arrived, sizeof(arrived), "%s/arrived/n1", dir);
+	ck_assert_int_eq(stat(arrived, &st), 0);
+	ck_assert_int_eq(st.st_uid, su);
+	ck_assert_msg(pm_bundle_verify(s.r.path, err, sizeof(err)) == 0, "%s", err);
+	/* the operators' group reads, a stranger does not, the owner reads and cannot write */
+	ck_assert(can_as(54321, og, s.r.path, O_RDONLY));
+	ck_assert(!can_as(54321, 54321, s.r.path, O_RDONLY));
+	ck_assert(!can_as(54321, 54321, path_of("store/lab/4242/0/nodes"), O_RDONLY));
+	acl = acl_get_file(s.r.path, ACL_TYPE_ACCESS);
+	if (acl) {
+		text = acl_to_text(acl, NULL);
+		ck_assert_msg(strstr(text, "user:65534:r--") || strstr(text, "user:nobody:r--"),
+			      "%s", text);
+		acl_free(text);
+		acl_free(acl);
+		ck_assert(can_as(NOBODY, NOGROUP, s.r.path, O_RDONLY));
+		ck_assert(!can_as(NOBODY, NOGROUP, s.r.path, O_WRONLY));
+		ck_assert(!can_as(NOBODY, NOGROUP, path_of("store/lab/4242/0/nodes/x"),
+				  O_WRONLY | O_CREAT));
+	}
+	free(buf);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("collector");
@@ -960,6 +1159,7 @@ static Suite *suite(void)
 	tcase_add_test(t, bundle_round_trip);
 	tcase_add_test(t, timed_out_files);
 	tcase_add_test(t, store_permissions);
+	tcase_add_test(t, store_root_squash);
 	suite_add_tcase(s, t);
 	return s;
 }
