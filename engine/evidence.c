@@ -5,14 +5,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -498,118 +497,70 @@ int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, si
 	return add_one(ev, path, base, &st, err, errlen, 0);
 }
 
-/* ---- digesting on a second core ---- */
+/* ---- content digests ---- */
 
 /*
- * A large plain file is digested by a thread of its own while this one scans: the pieces are
- * read straight into the chunk buffer, queued here, and the reader waits for the queue to
- * empty before it moves or overwrites that buffer.  SHA-256 of a GiB takes about as long as
- * the scan itself, so on two cores the two overlap; on one core (or for small files) the
- * digest is taken inline as before.  Either way the bytes are digested in file order.
+ * What an input contributes to the verdict's input_digest (FORMATS.md).  Inputs that arrive
+ * in memory keep SHA-256: a bundle's members (their manifest's SHA-256, checked on reading,
+ * is used as it is) and buffers a caller hands over (the finalizer's accounting record).  A
+ * file read from disk outside a bundle gets XXH3-128, an identity of its bytes for telling
+ * whether a replay saw the same input, at about a tenth of SHA-256's cost on the scanning
+ * path; such files carry no claim of custody (evidence that must be tamper-evident travels
+ * in bundles).  The 16 bytes after an XXH3 value are a fixed tag, so the two kinds of digest
+ * never meet.
  */
-#define HQ 32		      /* pieces in flight: more than a chunk's worth */
-#define HASHER_MIN (4u << 20) /* files smaller than this are digested inline */
+static const unsigned char xxh_tag[16] = "xxh3-128";
 
-struct hasher {
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;
-	struct {
-		const void *p;
-		size_t n;
-	} q[HQ];
-	size_t head, tail; /* next to digest, next free; head == tail: empty */
-	bool stop;
-	struct pm_sha256 *dig;
+struct cdigest {
+	struct pm_sha256 sha;
+	XXH3_state_t *xx;
+	bool fast, on;
 };
 
-static void *hasher_main(void *arg)
+static void cdigest_init(struct cdigest *d, bool fast)
 {
-	struct hasher *h = arg;
-
-	pthread_mutex_lock(&h->mu);
-	for (;;) {
-		while (h->head == h->tail && !h->stop)
-			pthread_cond_wait(&h->work, &h->mu);
-		if (h->head == h->tail)
-			break;
-		const void *p = h->q[h->head % HQ].p;
-		size_t n = h->q[h->head % HQ].n;
-		pthread_mutex_unlock(&h->mu);
-		pm_sha256_update(h->dig, p, n);
-		pthread_mutex_lock(&h->mu);
-		h->head++;
-		pthread_cond_broadcast(&h->done);
+	memset(d, 0, sizeof(*d));
+	d->on = true;
+	d->fast = fast;
+	if (!fast) {
+		pm_sha256_init(&d->sha);
+	} else if ((d->xx = XXH3_createState()) && XXH3_128bits_reset(d->xx) != XXH_OK) {
+		XXH3_freeState(d->xx);
+		d->xx = NULL;
 	}
-	pthread_mutex_unlock(&h->mu);
-	return NULL;
 }
 
-static bool several_cpus(void)
+static void cdigest_update(struct cdigest *d, const void *p, size_t n)
 {
-	cpu_set_t set;
-
-	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1;
-}
-
-/* A digest thread for R when it is worth one; NULL: digest inline. */
-static struct hasher *hasher_start(struct pm_sha256 *dig)
-{
-	struct hasher *h = calloc(1, sizeof(*h));
-
-	if (!h)
-		return NULL;
-	h->dig = dig;
-	if (pthread_mutex_init(&h->mu, NULL) != 0) {
-		free(h);
-		return NULL;
+	if (d->fast) {
+		if (d->xx)
+			XXH3_128bits_update(d->xx, p, n);
+	} else {
+		pm_sha256_update(&d->sha, p, n);
 	}
-	if (pthread_cond_init(&h->work, NULL) != 0 || pthread_cond_init(&h->done, NULL) != 0 ||
-	    pthread_create(&h->th, NULL, hasher_main, h) != 0) {
-		/* cond_destroy of an unused, zeroed condition is harmless */
-		pthread_cond_destroy(&h->work);
-		pthread_cond_destroy(&h->done);
-		pthread_mutex_destroy(&h->mu);
-		free(h);
-		return NULL;
-	}
-	return h;
 }
 
-/* Wait until every queued piece is digested: the buffer they point into may then change. */
-static void hasher_drain(struct hasher *h)
+/* The digest into OUT (all zero if its state could not be made); frees D's state. */
+static void cdigest_final(struct cdigest *d, unsigned char out[32])
 {
-	pthread_mutex_lock(&h->mu);
-	while (h->head != h->tail)
-		pthread_cond_wait(&h->done, &h->mu);
-	pthread_mutex_unlock(&h->mu);
-}
-
-static void hasher_put(struct hasher *h, const void *p, size_t n)
-{
-	pthread_mutex_lock(&h->mu);
-	while (h->tail - h->head == HQ)
-		pthread_cond_wait(&h->done, &h->mu);
-	h->q[h->tail % HQ].p = p;
-	h->q[h->tail % HQ].n = n;
-	h->tail++;
-	pthread_cond_signal(&h->work);
-	pthread_mutex_unlock(&h->mu);
-}
-
-static void hasher_stop(struct hasher *h)
-{
-	if (!h)
+	if (!d->on) {
+		memset(out, 0, 32);
 		return;
-	pthread_mutex_lock(&h->mu);
-	h->stop = true;
-	pthread_cond_signal(&h->work);
-	pthread_mutex_unlock(&h->mu);
-	pthread_join(h->th, NULL); /* it digests what is queued before it leaves */
-	pthread_cond_destroy(&h->work);
-	pthread_cond_destroy(&h->done);
-	pthread_mutex_destroy(&h->mu);
-	free(h);
+	}
+	d->on = false;
+	if (!d->fast) {
+		pm_sha256_final(&d->sha, out);
+		return;
+	}
+	memset(out, 0, 32);
+	if (d->xx) {
+		XXH128_canonical_t c;
+		XXH128_canonicalFromHash(&c, XXH3_128bits_digest(d->xx));
+		memcpy(out, c.digest, 16);
+		memcpy(out + 16, xxh_tag, 16);
+		XXH3_freeState(d->xx);
+		d->xx = NULL;
+	}
 }
 
 /* ---- reading: raw bytes -> (gzip|zstd) -> line-aligned chunks ---- */
@@ -627,9 +578,8 @@ struct reader {
 	unsigned char *raw;
 	size_t rawcap, rawlen, rawpos;
 	bool raweof;
-	struct pm_sha256 dig;
+	struct cdigest dig;
 	bool hash;
-	struct hasher *hasher; /* digesting on another core; NULL: inline */
 	char reason[160];
 	bool truncated;
 };
@@ -659,11 +609,8 @@ static ssize_t raw_fill(struct reader *r)
 	}
 	if (n == 0)
 		r->raweof = true;
-	if (r->hash && n > 0) {
-		if (r->hasher)
-			hasher_drain(r->hasher); /* in file order */
-		pm_sha256_update(&r->dig, r->raw, (size_t)n);
-	}
+	if (r->hash && n > 0)
+		cdigest_update(&r->dig, r->raw, (size_t)n);
 	r->rawlen = (size_t)n;
 	r->rawpos = 0;
 	return n;
@@ -701,10 +648,8 @@ static size_t dec_read(struct reader *r, char *out, size_t cap)
 				r->raweof = true;
 				break;
 			}
-			if (r->hasher)
-				hasher_put(r->hasher, out + got, (size_t)n);
-			else if (r->hash)
-				pm_sha256_update(&r->dig, out + got, (size_t)n);
+			if (r->hash)
+				cdigest_update(&r->dig, out + got, (size_t)n);
 			got += (size_t)n;
 			continue;
 		}
@@ -780,7 +725,7 @@ static int reader_open(struct reader *r, struct pm_file *f, bool hash)
 	r->fd = -1;
 	r->hash = hash && !f->digested;
 	if (r->hash)
-		pm_sha256_init(&r->dig);
+		cdigest_init(&r->dig, !f->mem);
 	if (!f->mem) {
 		r->fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (r->fd < 0)
@@ -811,10 +756,7 @@ static void reader_close(struct reader *r)
 {
 	unsigned char scratch[32];
 
-	hasher_stop(r->hasher);
-	r->hasher = NULL;
-	if (r->dig.ctx)
-		pm_sha256_final(&r->dig, scratch); /* frees a digest nobody collected */
+	cdigest_final(&r->dig, scratch); /* frees a digest nobody collected */
 	if (r->fd >= 0)
 		close(r->fd);
 	if (r->zinit)
@@ -874,11 +816,6 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 	buf = malloc(cap);
 	if (!buf)
 		goto out;
-	if (r.hash && r.codec == C_NONE && !f->mem) {
-		struct stat st;
-		if (fstat(r.fd, &st) == 0 && st.st_size >= (off_t)HASHER_MIN && several_cpus())
-			r.hasher = hasher_start(&r.dig);
-	}
 	for (;;) {
 		size_t n = dec_read(&r, buf + have, cap - have);
 		size_t start = 0, end;
@@ -889,8 +826,6 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 		if (!have)
 			break;
 		if (skipping) {
-			if (r.hasher)
-				hasher_drain(r.hasher); /* the buffer changes below */
 			nl = memchr(buf, '\n', have);
 			if (!nl) {
 				off += have;
@@ -935,8 +870,6 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 				end = have;
 			}
 		}
-		if (r.hasher)
-			hasher_drain(r.hasher); /* what is queued points into BUF */
 		memmove(buf, buf + end, have - end);
 		off += end;
 		have -= end;
@@ -960,10 +893,8 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 	}
 	rc = 0;
 out:
-	hasher_stop(r.hasher); /* every piece digested */
-	r.hasher = NULL;
 	if (r.hash)
-		pm_sha256_final(&r.dig, f->digest);
+		cdigest_final(&r.dig, f->digest);
 	free(buf);
 	reader_close(&r);
 	return rc;
@@ -1014,7 +945,7 @@ int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len)
 		set_reason(f, PM_ST_TRUNCATED, r.reason);
 	f->bytes = *len;
 	if (r.hash)
-		pm_sha256_final(&r.dig, f->digest);
+		cdigest_final(&r.dig, f->digest);
 	reader_close(&r);
 	if (!buf)
 		return -1;

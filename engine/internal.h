@@ -195,7 +195,8 @@ struct pm_file {
 	char *reason;
 	uint64_t bytes; /* decompressed bytes read */
 	uint64_t lines;
-	unsigned char digest[32]; /* sha256 of the bytes as given */
+	unsigned char digest[32]; /* of the bytes as given: SHA-256, or XXH3-128 and a tag for a
+				   * file read from disk outside a bundle (evidence.c) */
 	bool digested; /* DIGEST is known already (a bundle member, checked on reading) */
 };
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zlib.h>
 
 #include "postmortem.h"
@@ -272,6 +273,81 @@ START_TEST(test_same_bytes_any_order)
 	json_decref(v2);
 	pm_evidence_destroy(e1);
 	pm_evidence_destroy(e2);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* ---- the input digest ---- */
+
+/* What input_digest must be for one input NAME whose content digest is D (32 bytes). */
+static void expect_input_digest(const json_t *v, const char *name, const unsigned char d[32])
+{
+	struct pm_sha256 c;
+	unsigned char out[32];
+	char hex[80];
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, name, strlen(name) + 1);
+	pm_sha256_update(&c, d, 32);
+	pm_sha256_final(&c, out);
+	pm_sha256_hex(out, hex);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "input_digest")), hex);
+}
+
+START_TEST(test_input_digest)
+{
+	char err[256], p[400];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev;
+	size_t n = (9u << 20) + 12345, i; /* several reads and chunks */
+	char *text = malloc(n);
+	unsigned char d[32];
+	XXH128_canonical_t c;
+	struct pm_sha256 sc;
+	json_t *v, *w;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(text);
+	for (i = 0; i < n; i++)
+		text[i] = i % 97 == 96 ? '\n' : (char)('a' + (i * 7 + i / 97) % 26);
+	mkdir(strcat(strcpy(p, tmp), "/dg"), 0755);
+	snprintf(p, sizeof(p), "%s/dg/big.log", tmp);
+	f = fopen(p, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, n, f), n);
+	fclose(f);
+
+	/* a file read from disk: XXH3-128 of all its bytes, in order, then the tag */
+	v = diagnose_dir(rs, "dg");
+	XXH128_canonicalFromHash(&c, XXH3_128bits(text, n));
+	memset(d, 0, sizeof(d));
+	memcpy(d, c.digest, 16);
+	memcpy(d + 16, "xxh3-128", 8);
+	expect_input_digest(v, "big.log", d);
+
+	/* one byte changed deep inside: another digest */
+	text[n - 5000] = text[n - 5000] == 'a' ? 'b' : 'a';
+	f = fopen(p, "wb");
+	ck_assert_uint_eq(fwrite(text, 1, n, f), n);
+	fclose(f);
+	w = diagnose_dir(rs, "dg");
+	ck_assert_str_ne(json_string_value(json_object_get(v, "input_digest")),
+			 json_string_value(json_object_get(w, "input_digest")));
+	json_decref(w);
+	json_decref(v);
+
+	/* the same bytes handed over in memory (the finalizer's accounting record): SHA-256 */
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_buffer(ev, "big.log", text, n, NULL, NULL, 0), 0);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_ptr_nonnull(v);
+	pm_sha256_init(&sc);
+	pm_sha256_update(&sc, text, n);
+	pm_sha256_final(&sc, d);
+	expect_input_digest(v, "big.log", d);
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	free(text);
 	pm_ruleset_destroy(rs);
 }
 END_TEST
@@ -607,6 +683,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_pathological_pattern);
 	tcase_add_test(t, test_user_printed_xid_blames_no_node);
 	tcase_add_test(t, test_same_bytes_any_order);
+	tcase_add_test(t, test_input_digest);
 	tcase_add_test(t, test_empty_folder_is_an_error);
 	tcase_add_test(t, test_bad_files_reported_rest_diagnosed);
 	tcase_add_test(t, test_silent_rank_is_suspect);
