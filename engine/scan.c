@@ -300,10 +300,11 @@ static void note_rank(struct scan *s, int rank, const char *node, size_t nodelen
 	}
 }
 
-/* One confirmed line of rule RI: record it (or count it into its group). */
+/* One confirmed line of rule RI: record it (or count it into its group).  WHEN is the event
+ * time when the caller knows it (a fact's sample), else 0: the line's own stamp, if any. */
 static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		  const struct pm_prefix *px, uint64_t off, const char *caps[PM_CAP__COUNT],
-		  const size_t capl[PM_CAP__COUNT])
+		  const size_t capl[PM_CAP__COUNT], double when)
 {
 	struct pm_evidence *ev = s->ev;
 	const struct pm_rule *r = &s->rs->rules[ri];
@@ -344,7 +345,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	bool tally = r->role == PM_ROLE_PROGRESS ||
 		     (r->role == PM_ROLE_CONTEXT && caps[PM_CAP_ADDR]);
 	if (tally) {
-		has_t = pm_time_parse(line, len, &f->tctx, &t);
+		has_t = when > 0 ? (t = when, 1) : pm_time_parse(line, len, &f->tctx, &t);
 		if (caps[PM_CAP_ADDR] && o.node)
 			pm_ev_note_ip(ev, caps[PM_CAP_ADDR], capl[PM_CAP_ADDR], o.node,
 				      strlen(o.node));
@@ -363,7 +364,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		free(o.node);
 		return 0;
 	}
-	has_t = pm_time_parse(line, len, &f->tctx, &t);
+	has_t = when > 0 ? (t = when, 1) : pm_time_parse(line, len, &f->tctx, &t);
 	o.has_time = has_t == 1;
 	o.event_time = has_t == 1 ? t : 0;
 	o.observed_time = f->mtime;
@@ -476,7 +477,7 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 			capl[c] = ov[2 * gno + 1] - ov[2 * gno];
 		}
 	}
-	return record(s, ri, line, len, &px, off, caps, capl);
+	return record(s, ri, line, len, &px, off, caps, capl, 0);
 }
 
 /* The rank of srun's label ("3: ", " 3: ") at the start of a line of the job's output, when
@@ -853,7 +854,9 @@ static int eval_conditions(struct scan *s)
 				caps[PM_CAP_PCI] = fa->pci;
 				capl[PM_CAP_PCI] = strlen(fa->pci);
 			}
-			int rc = record(s, ri, line, strlen(line), &px, 0, caps, capl);
+			/* the time of the sample the fact comes from (a Prometheus series),
+			 * not the time the file was read */
+			int rc = record(s, ri, line, strlen(line), &px, 0, caps, capl, fa->time);
 			if (rc < 0)
 				return -1;
 		}

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utime.h>
 #include <xxhash.h>
 #include <zlib.h>
 
@@ -352,6 +353,51 @@ START_TEST(test_input_digest)
 }
 END_TEST
 
+/* ---- Prometheus samples keep their own time ---- */
+
+START_TEST(test_prom_sample_event_time)
+{
+	static const char *rules = "rules:\n"
+				   "  - id: prom-xid\n"
+				   "    class: gpu_hardware\n"
+				   "    subclass: other\n"
+				   "    role: origin\n"
+				   "    strength: medium\n"
+				   "    sources: [node_metrics]\n"
+				   "    condition: 'gpu.prom_xid_hw > 0'\n"
+				   "    summary: 'Xid on {node} GPU {gpu}'\n";
+	char err[256], p[400];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+	struct utimbuf ut = {.actime = 1796016807, .modtime = 1796016807}; /* 05:33:27Z */
+	json_t *v, *e;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	mk("pr/gpu042/prometheus.jsonl",
+	   "{\"schema\":\"postmortem.prometheus/1\",\"node\":\"gpu042\",\"job\":\"5151\","
+	   "\"start\":\"2026-11-30T03:35:00.000Z\",\"end\":\"2026-11-30T04:38:36.000Z\","
+	   "\"step\":15.0,\"window\":\"job\"}\n"
+	   "{\"metric\":\"DCGM_FI_DEV_XID_ERRORS\",\"labels\":{\"Hostname\":\"gpu042\","
+	   "\"gpu\":\"3\",\"pci_bus_id\":\"00000000:5D:00.0\"},\"values\":[[\"2026-11-30T03:35:00."
+	   "000Z\",0],[\"2026-11-30T04:28:15.000Z\",79],[\"2026-11-30T04:38:30.000Z\",79]]}\n");
+	snprintf(p, sizeof(p), "%s/pr/gpu042/prometheus.jsonl", tmp);
+	ck_assert_int_eq(utime(p, &ut), 0);
+	v = diagnose_dir(rs, "pr");
+	e = json_array_get(json_object_get(v, "evidence"), 0);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "rule")), "prom-xid");
+	/* the sample where the Xid appeared, not the time the file was read */
+	ck_assert_str_eq(json_string_value(json_object_get(e, "event_time")),
+			 "2026-11-30T04:28:15.000Z");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "observed_time")),
+			 "2026-11-30T05:33:27.000Z");
+	ck_assert_str_eq(json_string_value(
+				 json_object_get(json_object_get(v, "first_error"), "event_time")),
+			 "2026-11-30T04:28:15.000Z");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- bad input ---- */
 
 START_TEST(test_empty_folder_is_an_error)
@@ -684,6 +730,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_user_printed_xid_blames_no_node);
 	tcase_add_test(t, test_same_bytes_any_order);
 	tcase_add_test(t, test_input_digest);
+	tcase_add_test(t, test_prom_sample_event_time);
 	tcase_add_test(t, test_empty_folder_is_an_error);
 	tcase_add_test(t, test_bad_files_reported_rest_diagnosed);
 	tcase_add_test(t, test_silent_rank_is_suspect);
