@@ -21,6 +21,7 @@
  * task 0 is not rank 0.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
@@ -705,90 +706,319 @@ int pm_parse_meminfo(struct pm_evidence *ev, size_t file, const char *buf, size_
 
 /* ---- rank_map / task_exit records ---- */
 
-/* A number, or an ISO 8601 string: epoch seconds, or 0 when absent or unreadable. */
-static double json_time(const json_t *o, const char *key)
-{
-	const json_t *j = json_object_get(o, key);
-	struct pm_in_stamp st;
-	const char *s;
+/*
+ * A record's fields, as the helpers below read them.  The plugin writes flat objects of
+ * short strings and numbers, thousands of them per job (65,536 lines at 32,768 ranks), so
+ * such a line is read here without building a jansson tree; anything else (an escape, a
+ * byte outside ASCII, nesting, a duplicate key, a number jansson would refuse) is handed to
+ * jansson and read from its tree, with the same results: a line jansson rejects is a bad
+ * line either way.
+ */
+enum rtype { R_ABSENT, R_STR, R_INT, R_REAL, R_TRUE, R_FALSE, R_OTHER };
 
-	if (json_is_number(j))
-		return json_number_value(j) > 0 ? json_number_value(j) : 0;
-	if (json_is_string(j)) {
-		s = json_string_value(j);
-		if (pm_in_iso(s, json_string_length(j), &st) == json_string_length(j))
-			return st.t;
+struct rval {
+	enum rtype t;
+	const char *s; /* R_STR: not NUL-terminated */
+	size_t n;
+	long long i; /* R_INT */
+	double d;    /* R_INT, R_REAL */
+};
+
+enum rkey {
+	K_SCHEMA,
+	K_JOB,
+	K_STEP,
+	K_NODE,
+	K_RANK,
+	K_LOCAL_RANK,
+	K_PID,
+	K_GPUS,
+	K_START,
+	K_END,
+	K_STATUS,
+	K_EXIT_CODE,
+	K_SIGNAL,
+	K_CORE,
+	K__COUNT
+};
+
+static const char *const rkeys[K__COUNT] = {"schema",	  "job",       "step",	 "node",  "rank",
+					    "local_rank", "pid",       "gpus",	 "start", "end",
+					    "status",	  "exit_code", "signal", "core"};
+
+struct rec {
+	struct rval v[K__COUNT];
+};
+
+#define FLAT_KEYS 64
+
+static size_t skip_ws(const char *l, size_t n, size_t i)
+{
+	while (i < n && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r' || l[i] == '\n'))
+		i++;
+	return i;
+}
+
+/* A plain string at l[i] ('"' there): ASCII, no escape, no control; its end, or 0. */
+static size_t flat_str(const char *l, size_t n, size_t i)
+{
+	for (i++; i < n; i++) {
+		unsigned char c = (unsigned char)l[i];
+		if (c == '"')
+			return i + 1;
+		if (c == '\\' || c < 0x20 || c >= 0x80)
+			return 0;
 	}
 	return 0;
 }
 
-static bool json_int(const json_t *o, const char *key, long long lo, long long hi, int *v)
+/* A JSON number at l[i] in the strict grammar; its end, or 0.  *REAL: it has a fraction or
+ * an exponent (jansson's real), else an integer. */
+static size_t flat_num(const char *l, size_t n, size_t i, bool *real)
 {
-	const json_t *j = json_object_get(o, key);
+	size_t d;
 
-	if (!json_is_integer(j) || json_integer_value(j) < lo || json_integer_value(j) > hi)
+	*real = false;
+	if (i < n && l[i] == '-')
+		i++;
+	if (i < n && l[i] == '0')
+		i++;
+	else if (i < n && l[i] >= '1' && l[i] <= '9')
+		while (i < n && pm_in_isdigit(l[i]))
+			i++;
+	else
+		return 0;
+	if (i < n && l[i] == '.') {
+		*real = true;
+		for (d = ++i; i < n && pm_in_isdigit(l[i]); i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < n && (l[i] == 'e' || l[i] == 'E')) {
+		*real = true;
+		i++;
+		if (i < n && (l[i] == '+' || l[i] == '-'))
+			i++;
+		for (d = i; i < n && pm_in_isdigit(l[i]); i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	return i;
+}
+
+static int rkey_of(const char *k, size_t n)
+{
+	for (int i = 0; i < K__COUNT; i++)
+		if (strlen(rkeys[i]) == n && !memcmp(rkeys[i], k, n))
+			return i;
+	return -1;
+}
+
+/* Line L (N bytes, trimmed) as a flat object into R; false: not flat, ask jansson. */
+static bool flat_record(const char *l, size_t n, struct rec *r)
+{
+	struct {
+		const char *k;
+		size_t n;
+	} seen[FLAT_KEYS];
+	size_t nseen = 0, i = 1, e;
+
+	memset(r, 0, sizeof(*r));
+	if (n < 2 || l[0] != '{' || l[n - 1] != '}')
 		return false;
-	*v = (int)json_integer_value(j);
-	return true;
+	i = skip_ws(l, n, i);
+	if (l[i] == '}')
+		return i == n - 1;
+	for (;;) {
+		const char *k;
+		size_t kn;
+		struct rval v = {0};
+		int key;
+
+		if (l[i] != '"' || !(e = flat_str(l, n, i)))
+			return false;
+		k = l + i + 1;
+		kn = e - i - 2;
+		for (size_t s = 0; s < nseen; s++)
+			if (seen[s].n == kn && !memcmp(seen[s].k, k, kn))
+				return false; /* jansson rejects duplicates */
+		if (nseen == FLAT_KEYS)
+			return false;
+		seen[nseen].k = k;
+		seen[nseen++].n = kn;
+		i = skip_ws(l, n, e);
+		if (i >= n || l[i] != ':')
+			return false;
+		i = skip_ws(l, n, i + 1);
+		if (i >= n)
+			return false;
+		if (l[i] == '"') {
+			if (!(e = flat_str(l, n, i)))
+				return false;
+			v.t = R_STR;
+			v.s = l + i + 1;
+			v.n = e - i - 2;
+		} else if (l[i] == '-' || pm_in_isdigit(l[i])) {
+			bool real;
+			char num[64], *end;
+			if (!(e = flat_num(l, n, i, &real)) || e - i >= sizeof(num))
+				return false;
+			memcpy(num, l + i, e - i);
+			num[e - i] = '\0';
+			errno = 0;
+			if (real) {
+				v.t = R_REAL;
+				v.d = strtod(num, &end);
+				if (errno || !isfinite(v.d))
+					return false; /* jansson: "real number overflow" */
+			} else {
+				v.t = R_INT;
+				v.i = strtoll(num, &end, 10);
+				if (errno)
+					return false; /* jansson: "too big integer" */
+				v.d = (double)v.i;
+			}
+		} else if (n - i >= 4 && !memcmp(l + i, "true", 4)) {
+			v.t = R_TRUE;
+			e = i + 4;
+		} else if (n - i >= 5 && !memcmp(l + i, "false", 5)) {
+			v.t = R_FALSE;
+			e = i + 5;
+		} else if (n - i >= 4 && !memcmp(l + i, "null", 4)) {
+			v.t = R_OTHER;
+			e = i + 4;
+		} else {
+			return false; /* nested, or not JSON */
+		}
+		if ((key = rkey_of(k, kn)) >= 0)
+			r->v[key] = v;
+		i = skip_ws(l, n, e);
+		if (i >= n)
+			return false;
+		if (l[i] == '}')
+			return i == n - 1;
+		if (l[i] != ',')
+			return false;
+		i = skip_ws(l, n, i + 1);
+		if (i >= n)
+			return false;
+	}
 }
 
-/* The batch script, extern and interactive steps: their task 0 is not rank 0. */
-static bool special_step(const json_t *o)
+/* The fields of a jansson object into R. */
+static void tree_record(const json_t *o, struct rec *r)
 {
-	const json_t *j = json_object_get(o, "step");
-	const char *s;
-	long long v;
-
-	if (json_is_integer(j))
-		return (unsigned long long)json_integer_value(j) >= STEP_SPECIAL;
-	if (!json_is_string(j))
-		return false;
-	s = json_string_value(j);
-	if (pm_in_int(s, json_string_length(j), &v))
-		return v < 0 || (unsigned long long)v >= STEP_SPECIAL;
-	return strcmp(s, "batch") == 0 || strcmp(s, "extern") == 0 || strcmp(s, "interactive") == 0;
+	memset(r, 0, sizeof(*r));
+	for (int k = 0; k < K__COUNT; k++) {
+		const json_t *j = json_object_get(o, rkeys[k]);
+		struct rval *v = &r->v[k];
+		if (!j)
+			continue;
+		if (json_is_string(j)) {
+			v->t = R_STR;
+			v->s = json_string_value(j);
+			v->n = json_string_length(j);
+		} else if (json_is_integer(j)) {
+			v->t = R_INT;
+			v->i = json_integer_value(j);
+			v->d = (double)v->i;
+		} else if (json_is_real(j)) {
+			v->t = R_REAL;
+			v->d = json_real_value(j);
+		} else if (json_is_true(j)) {
+			v->t = R_TRUE;
+		} else if (json_is_false(j)) {
+			v->t = R_FALSE;
+		} else {
+			v->t = R_OTHER;
+		}
+	}
 }
 
-/* A node name from a record: a short, printable string. */
-static const char *json_node(const json_t *o, size_t *n)
+/* A number, or an ISO 8601 string: epoch seconds, or 0 when absent or unreadable. */
+static double rec_time(const struct rec *r, enum rkey k)
 {
-	const json_t *j = json_object_get(o, "node");
-	size_t i;
+	const struct rval *v = &r->v[k];
+	struct pm_in_stamp st;
 
-	if (!json_is_string(j))
-		return NULL;
-	*n = json_string_length(j);
-	if (*n == 0 || *n > 255)
-		return NULL;
-	for (i = 0; i < *n; i++)
-		if ((unsigned char)json_string_value(j)[i] <= ' ')
-			return NULL;
-	return json_string_value(j);
-}
-
-static int rankmap_record(const json_t *o, struct pm_task *t)
-{
-	const json_t *g = json_object_get(o, "gpus");
-	int x;
-
-	if (json_int(o, "local_rank", 0, MAX_RANK, &x))
-		t->local_rank = x;
-	if (json_int(o, "pid", 1, 2147483647, &x))
-		t->pid = x;
-	if (json_is_string(g) && json_string_length(g) <= 255 &&
-	    pm_strset(&t->gpus, json_string_value(g), json_string_length(g)))
-		return -1;
-	if (json_time(o, "start") > 0)
-		t->start = json_time(o, "start");
+	if (v->t == R_INT || v->t == R_REAL)
+		return v->d > 0 ? v->d : 0;
+	if (v->t == R_STR && pm_in_iso(v->s, v->n, &st) == v->n)
+		return st.t;
 	return 0;
 }
 
-static void taskexit_record(const json_t *o, struct pm_task *t)
+static bool rec_int(const struct rec *r, enum rkey k, long long lo, long long hi, int *out)
+{
+	const struct rval *v = &r->v[k];
+
+	if (v->t != R_INT || v->i < lo || v->i > hi)
+		return false;
+	*out = (int)v->i;
+	return true;
+}
+
+static bool rec_is(const struct rec *r, enum rkey k, const char *s)
+{
+	const struct rval *v = &r->v[k];
+
+	return v->t == R_STR && v->n == strlen(s) && !memcmp(v->s, s, v->n);
+}
+
+/* The batch script, extern and interactive steps: their task 0 is not rank 0. */
+static bool special_step(const struct rec *r)
+{
+	const struct rval *v = &r->v[K_STEP];
+	long long x;
+
+	if (v->t == R_INT)
+		return (unsigned long long)v->i >= STEP_SPECIAL;
+	if (v->t != R_STR)
+		return false;
+	if (pm_in_int(v->s, v->n, &x))
+		return x < 0 || (unsigned long long)x >= STEP_SPECIAL;
+	return rec_is(r, K_STEP, "batch") || rec_is(r, K_STEP, "extern") ||
+	       rec_is(r, K_STEP, "interactive");
+}
+
+/* A node name from a record: a short, printable string. */
+static const char *rec_node(const struct rec *r, size_t *n)
+{
+	const struct rval *v = &r->v[K_NODE];
+
+	if (v->t != R_STR || v->n == 0 || v->n > 255 || memchr(v->s, '\0', v->n))
+		return NULL;
+	for (size_t i = 0; i < v->n; i++)
+		if ((unsigned char)v->s[i] <= ' ')
+			return NULL;
+	*n = v->n;
+	return v->s;
+}
+
+static int rankmap_record(const struct rec *r, struct pm_task *t)
+{
+	const struct rval *g = &r->v[K_GPUS];
+	int x;
+
+	if (rec_int(r, K_LOCAL_RANK, 0, MAX_RANK, &x))
+		t->local_rank = x;
+	if (rec_int(r, K_PID, 1, 2147483647, &x))
+		t->pid = x;
+	if (g->t == R_STR && g->n <= 255 && pm_strset(&t->gpus, g->s, g->n))
+		return -1;
+	if (rec_time(r, K_START) > 0)
+		t->start = rec_time(r, K_START);
+	return 0;
+}
+
+static void taskexit_record(const struct rec *r, struct pm_task *t)
 {
 	int status = -1, code = -1, sig = 0, core = 0, x;
-	const json_t *c = json_object_get(o, "core");
+	enum rtype c = r->v[K_CORE].t;
 
-	if (json_int(o, "status", 0, 65535, &x)) {
+	if (rec_int(r, K_STATUS, 0, 65535, &x)) {
 		status = x;
 		if ((status & 0x7f) == 0) {
 			code = (status >> 8) & 0xff;
@@ -797,12 +1027,12 @@ static void taskexit_record(const json_t *o, struct pm_task *t)
 			core = (status & 0x80) != 0;
 		}
 	}
-	if (json_int(o, "exit_code", -1, 255, &x))
+	if (rec_int(r, K_EXIT_CODE, -1, 255, &x))
 		code = x;
-	if (json_int(o, "signal", 0, 127, &x))
+	if (rec_int(r, K_SIGNAL, 0, 127, &x))
 		sig = x;
-	if (json_is_boolean(c))
-		core = json_is_true(c);
+	if (c == R_TRUE || c == R_FALSE)
+		core = c == R_TRUE;
 	/* a task seen failing keeps that record over a later clean one (another step) */
 	if (t->exited && (t->exit_code > 0 || t->signal > 0) && code <= 0 && sig == 0)
 		return;
@@ -810,43 +1040,39 @@ static void taskexit_record(const json_t *o, struct pm_task *t)
 	t->exit_code = code;
 	t->signal = sig;
 	t->core = core;
-	if (json_int(o, "pid", 1, 2147483647, &x))
+	if (rec_int(r, K_PID, 1, 2147483647, &x))
 		t->pid = x;
-	if (json_time(o, "end") > 0)
-		t->end = json_time(o, "end");
+	if (rec_time(r, K_END) > 0)
+		t->end = rec_time(r, K_END);
 }
 
 /* One record; 1 used, 0 skipped, -1 ENOMEM. */
-static int task_record(struct pm_evidence *ev, const json_t *o)
+static int task_record(struct pm_evidence *ev, const struct rec *r)
 {
-	const json_t *schema = json_object_get(o, "schema"), *jid = json_object_get(o, "job");
+	const struct rval *jid = &r->v[K_JOB];
 	struct pm_jobinfo *job;
 	struct pm_task *t;
-	const char *s, *node;
+	const char *node;
 	size_t nn = 0;
 	bool map;
 	int rank;
 
-	if (!json_is_object(o) || !json_is_string(schema))
+	map = rec_is(r, K_SCHEMA, "postmortem.rankmap/1");
+	if (!map && !rec_is(r, K_SCHEMA, "postmortem.taskexit/1"))
 		return 0;
-	s = json_string_value(schema);
-	map = strcmp(s, "postmortem.rankmap/1") == 0;
-	if (!map && strcmp(s, "postmortem.taskexit/1") != 0)
-		return 0;
-	if (!json_int(o, "rank", 0, MAX_RANK - 1, &rank) || special_step(o))
+	if (!rec_int(r, K_RANK, 0, MAX_RANK - 1, &rank) || special_step(r))
 		return 0;
 	if (!(t = pm_ev_task(ev, rank)))
 		return -1;
-	node = json_node(o, &nn);
+	node = rec_node(r, &nn);
 	if (node && (pm_strset(&t->node, node, nn) || pm_ev_note_node(ev, node, nn)))
 		return -1;
-	if (map ? rankmap_record(o, t) : (taskexit_record(o, t), 0))
+	if (map ? rankmap_record(r, t) : (taskexit_record(r, t), 0))
 		return -1;
-	if (json_is_string(jid) && json_string_length(jid) > 0 && json_string_length(jid) <= 64) {
+	if (jid->t == R_STR && jid->n > 0 && jid->n <= 64) {
 		if (!(job = pm_ev_job(ev)))
 			return -1;
-		if (!job->id &&
-		    pm_strset(&job->id, json_string_value(jid), json_string_length(jid)))
+		if (!job->id && pm_strset(&job->id, jid->s, jid->n))
 			return -1;
 	}
 	return 1;
@@ -859,6 +1085,7 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	size_t pos = 0, n, used = 0, bad = 0, parsed = 0;
 	json_error_t jerr;
 	json_t *o;
+	struct rec r;
 	int rc;
 
 	(void)file; /* the records name their node themselves */
@@ -866,16 +1093,24 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		pm_in_trim(&l, &n);
 		if (n == 0)
 			continue;
-		if (n > MAX_JSON_LINE || l[0] != '{' ||
-		    !(o = json_loadb(l, n, JSON_REJECT_DUPLICATES, &jerr))) {
+		if (n > MAX_JSON_LINE || l[0] != '{') {
 			bad++;
 			continue;
 		}
-		const char *schema = json_string_value(json_object_get(o, "schema"));
-		if (schema && (!strcmp(schema, "postmortem.rankmap/1") ||
-			       !strcmp(schema, "postmortem.taskexit/1")))
+		o = NULL;
+		if (!flat_record(l, n, &r)) {
+			if (!(o = json_loadb(l, n, JSON_REJECT_DUPLICATES, &jerr)) ||
+			    !json_is_object(o)) {
+				json_decref(o);
+				bad++;
+				continue;
+			}
+			tree_record(o, &r);
+		}
+		if (rec_is(&r, K_SCHEMA, "postmortem.rankmap/1") ||
+		    rec_is(&r, K_SCHEMA, "postmortem.taskexit/1"))
 			parsed++;
-		rc = task_record(ev, o);
+		rc = task_record(ev, &r);
 		json_decref(o);
 		if (rc < 0)
 			return nomem(reason, rlen);

@@ -1624,6 +1624,65 @@ START_TEST(tasks)
 }
 END_TEST
 
+/* The plugin's flat records are read without a jansson tree (parse_sched.c); records that
+ * need jansson (escapes, nesting) must come out the same, and what jansson refuses must
+ * still be refused. */
+START_TEST(tasks_flat_and_tree_agree)
+{
+	static const char *const flat =
+		"{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"gpu1\","
+		"\"rank\":3,\"local_rank\":3,\"pid\":10,\"gpus\":\"2\",\"start\":1796010000.5}\n"
+		"{ \"schema\" : \"postmortem.taskexit/1\" , \"node\":\"gpu1\", \"rank\" : 3, "
+		"\"status\":139,\"end\":1796010100,\"core\":true,\"x\":null,\"y\":-0.5e-3}\n";
+	static const char *const tree =
+		"{\"schema\":\"postmortem.rankmap/1\",\"job\":\"7\\u0037\",\"step\":\"0\","
+		"\"node\":\"gpu\\u0031\",\"rank\":3,\"local_rank\":3,\"pid\":10,\"gpus\":\"2\","
+		"\"start\":1796010000.5,\"extra\":{\"a\":[1,2]}}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"node\":\"gpu1\",\"rank\":3,\"status\":139,"
+		"\"end\":1796010100,\"core\":true,\"note\":\"caf\u00e9\"}\n";
+	static const char *const refused =
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":04,\"status\":0}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":5,\"status\":0} x\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":6,\"status\":0,\"z\":1,\"z\":2}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":7,\"status\":0,\"z\":1e400}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":8,\"status\":0,}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":9,\"status\":0,\"z\":tru}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":10,\"status\":0,\"z\":\"a\tb\"}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":11,\"status\":0,\"z\":1.}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":12,\"status\":0,\"z\":99999999999999999999}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":13,\"status\":0\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":14,\"status\":0}\n";
+	const char *texts[2] = {flat, tree};
+	struct pm_evidence *ev;
+	char reason[200] = "";
+	const struct pm_task *t;
+
+	for (int k = 0; k < 2; k++) {
+		ev = ev_new(NULL);
+		ck_assert_int_eq(run(pm_parse_tasks, ev, texts[k], reason), 0);
+		ck_assert_str_eq(ev->job.id, "77");
+		t = task(ev, 3);
+		ck_assert_ptr_nonnull(t);
+		ck_assert_str_eq(t->node, "gpu1");
+		ck_assert_int_eq(t->local_rank, 3);
+		ck_assert_int_eq(t->pid, 10);
+		ck_assert_str_eq(t->gpus, "2");
+		ck_assert(t->start == 1796010000.5);
+		ck_assert(t->end == 1796010100);
+		ck_assert_int_eq(t->exited, 1);
+		ck_assert_int_eq(t->signal, 11);
+		ck_assert_int_eq(t->core, 1);
+		ck_assert_uint_eq(ev->ntasks, 1);
+		pm_evidence_destroy(ev);
+	}
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_tasks, ev, refused, reason), 0);
+	ck_assert_uint_eq(ev->ntasks, 1); /* only rank 14's record is JSON */
+	ck_assert_ptr_nonnull(task(ev, 14));
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
 static Suite *input_suite(void)
 {
 	Suite *s = suite_create("input");
@@ -1675,6 +1734,7 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, scontrol_variants);
 	tcase_add_test(tc, meminfo);
 	tcase_add_test(tc, tasks);
+	tcase_add_test(tc, tasks_flat_and_tree_agree);
 	suite_add_tcase(s, tc);
 	return s;
 }
