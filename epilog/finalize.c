@@ -618,6 +618,19 @@ static json_t *nodes_json(const struct job *j)
 				why = j->b[k].reason;
 		if (why == (const char *)PM_MISSING_REASON && has(&j->arrived, n))
 			why = "arrived, but its bundle is missing";
+		/* the node's collector could not store its bundle (store.c, note_undelivered) */
+		char p[4096], note[700], *buf = NULL;
+		size_t len = 0;
+		snprintf(p, sizeof(p), "%s/undelivered/%s", j->dir, n);
+		if (why == (const char *)PM_MISSING_REASON &&
+		    pm_fin_read(p, 4096, &buf, &len) == 0) {
+			snprintf(note, sizeof(note),
+				 "evidence storage failed; the bundle waits in the node's spool for "
+				 "a later run%s%.*s",
+				 len ? ": " : "", (int)strcspn(buf, "\n"), buf);
+			why = note;
+		}
+		free(buf);
 		json_array_append_new(missing, json_pack("{s:s,s:s}", "node", n, "reason", why));
 	}
 	json_object_set_new(o, "expected", j->expected.n ? names_json(&j->expected) : json_null());

@@ -315,6 +315,10 @@ static int deliver(const struct pm_config *cfg, const struct dest *d, const void
 		goto out;
 	r->stored = true;
 	say(r->path, sizeof(r->path), "%s/%s", sub, name);
+	/* an earlier run's note that this bundle could not be stored (note_undelivered) */
+	if (pathf(sub, sizeof(sub), "%s/undelivered/%s", dir, d->node) == 0 && unlink(sub) == 0 &&
+	    pathf(sub, sizeof(sub), "%s/undelivered", dir) == 0)
+		rmdir(sub);
 	if (noacl)
 		say(r->reason, sizeof(r->reason),
 		    "the store has no POSIX ACLs: the job's owner reads through the operators");
@@ -370,8 +374,11 @@ static int keep_pending(const struct pm_config *cfg, const struct pm_job *j, con
 		    "; no spool folder to keep it in: evidence lost");
 		return -1;
 	}
+	/* the job's folder may be gone (pruned, or removed by a run that shares the spool) */
 	if (pathf(dir, sizeof(dir), "%s/pending", spool) < 0 ||
-	    (mkdir(dir, 0700) < 0 && errno != EEXIST))
+	    (mkdir(dir, 0700) < 0 && errno != EEXIST &&
+	     (errno != ENOENT || (mkdir(spool, 0700) < 0 && errno != EEXIST) ||
+	      (mkdir(dir, 0700) < 0 && errno != EEXIST))))
 		goto fail;
 	note = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o}", "cluster", j->cluster, "job", j->key,
 			 "node", j->node, "restart", j->restart, "uid",
@@ -397,6 +404,33 @@ fail:
 	return -1;
 }
 
+/*
+ * Tell the finalizer why this node's bundle is not in the store: <jobdir>/undelivered/<node>
+ * holds the reason (an empty file where even that does not fit), so that the verdict lists
+ * the node as missing because evidence storage failed.  Only where the job's folder is
+ * there already: a store that is not mounted gets nothing.  Removed when the bundle arrives.
+ */
+static void note_undelivered(const struct pm_config *cfg, const struct dest *d, const char *why)
+{
+	char dir[PLEN], p[PLEN], ign[256];
+	struct identity id;
+	int fd;
+
+	if (!cfg->store || become_service(cfg, &id, ign, sizeof(ign)) < 0)
+		return;
+	if (pathf(dir, sizeof(dir), "%s/%s/%s/%d/undelivered", cfg->store, d->cluster, d->key,
+		  d->restart) == 0 &&
+	    (mkdir(dir, 0750) == 0 || errno == EEXIST) &&
+	    pathf(p, sizeof(p), "%s/%s", dir, d->node) == 0 &&
+	    (fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640)) >= 0) {
+		if (write(fd, why, strlen(why)) < 0) {
+			/* full: the empty file still says it */
+		}
+		close(fd);
+	}
+	become_root(&id);
+}
+
 int pm_store_put(const struct pm_config *cfg, const struct pm_job *j, const void *buf, size_t len,
 		 double deadline, struct pm_store_result *r)
 {
@@ -407,6 +441,7 @@ int pm_store_put(const struct pm_config *cfg, const struct pm_job *j, const void
 	if (deliver(cfg, &d, buf, len, deadline, r) == 0)
 		return 0;
 	keep_pending(cfg, j, buf, len, r);
+	note_undelivered(cfg, &d, r->reason);
 	return -1;
 }
 
