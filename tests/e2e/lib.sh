@@ -638,3 +638,67 @@ e2e_fetched_text() {
 	cat "$1"/*.json "$1"/sacct.txt >>"$1.txt" 2>/dev/null || true
 	printf '%s\n' "$1.txt"
 }
+
+# ---------------------------------------------------------------- issue 7 fault helpers (t-5x)
+# The real collector behind a wrapper that the fault tests steer with files in $E2E_FAULTS:
+#   env       present: each call's arguments and environment are kept in
+#             $E2E_FAULTS/calls/<job>.<node>.{args,env} (NUL-separated), to run it again
+#   skew.<node>  "+8s": that node's collector runs under faketime with this offset
+# Without such files the wrapper is the real collector.  The plugstack line is the same for
+# every t-5x test, so the slurmds restart once per run for it.
+E2E_FAULTS=$E2E_STATE/faults
+E2E_FAULTY=$E2E_PREFIX/libexec/pm-e2e-faulty
+e2e_pm_on_faulty() { # as e2e_pm_on, with the wrapper as the collector
+	e2e_pm_need
+	e2e_pm_config "$@"
+	e2e_klog_init
+	rm -rf "${E2E_FAKEBIN:?}"/* "$E2E_FAULTS"
+	install -d -m 700 "$E2E_FAULTS" "$E2E_FAULTS/calls"
+	cat >"$E2E_FAULTY.tmp" <<WRAP
+#!/bin/bash
+# tests/e2e/lib.sh e2e_pm_on_faulty: the real collector, steered by $E2E_FAULTS
+f=$E2E_FAULTS
+node=\${SLURMD_NODENAME:-unknown} job=\${SLURM_JOB_ID:-unknown}
+for a in "\$@"; do
+	case \$a in --job=*) job=\${a#--job=} ;; --node=*) node=\${a#--node=} ;; esac
+done
+if [ -e "\$f/env" ]; then
+	printf '%s\0' "\$@" >"\$f/calls/\$job.\$node.args"
+	env -0 >"\$f/calls/\$job.\$node.env"
+fi
+if [ -s "\$f/skew.\$node" ] && command -v faketime >/dev/null; then
+	exec faketime -f "\$(cat "\$f/skew.\$node")" $E2E_EPILOG "\$@"
+fi
+exec $E2E_EPILOG "\$@"
+WRAP
+	chmod 755 "$E2E_FAULTY.tmp"
+	mv -f "$E2E_FAULTY.tmp" "$E2E_FAULTY"
+	local args=() a
+	for a in "${E2E_PM_ARGS[@]}"; do
+		case $a in collector=*) args+=("collector=$E2E_FAULTY") ;; *) args+=("$a") ;; esac
+	done
+	e2e_plugin_on_raw "${args[@]}"
+	e2e_syslog_start
+	trap 'e2e_pm_config; e2e_syslog_stop' EXIT
+}
+# e2e_epilog_again JOB NODE: run the collector again exactly as the plugin ran it for JOB on
+# NODE (needs $E2E_FAULTS/env at the time); its stderr in $E2E_WORK/again.JOB.NODE.err.
+e2e_epilog_again() {
+	local c=$E2E_FAULTS/calls/$1.$2 envs=() args=()
+	[ -f "$c.env" ] && [ -f "$c.args" ] || e2e_fail "no recorded collector call for job $1 on $2"
+	mapfile -d '' envs <"$c.env"
+	mapfile -d '' args <"$c.args"
+	timeout -k 5 60 env -i "${envs[@]}" "$E2E_EPILOG" "${args[@]}" </dev/null \
+		2>"$E2E_WORK/again.$1.$2.err" || true
+}
+# e2e_store_partials DIR: what in the store tree looks like a half-written file (temporary
+# names of put_file), one a line.
+e2e_store_partials() { find "$1" -name '.*tmp*' 2>/dev/null || true; }
+# e2e_store_bundles_ok DIR: every visible bundle under DIR is a whole zstd tar with a manifest
+e2e_store_bundles_ok() {
+	local b list
+	for b in $(find "$1" -path '*/nodes/*.tar.zst' ! -name '.*' 2>/dev/null); do
+		list=$(zstdcat "$b" 2>/dev/null | tar -tf - 2>/dev/null) && [[ $'\n'$list$'\n' == *$'\n'manifest.json$'\n'* ]] ||
+			e2e_fail "a bundle in the store is not whole: $b ($(stat -c %s "$b") bytes)"
+	done
+}
