@@ -10,7 +10,8 @@
  *   ledger show    [JOB] [--summary] [--json]
  *   ledger verify  [--log FILE] [--seal] [--json]
  * with [--store DIR] [--cluster C] [--restart N] [--config FILE] [--ledger FILE] [--head FILE].
- * The ledger is <store>/ledger.jsonl and its head <store>/ledger.head unless named.
+ * The ledger is <store>/ledger.jsonl and its head <store>/ledger.head unless named by the
+ * options or the configuration's ledger: and ledger_head: keys.
  * Exit 0 done (verify: intact), 1 not (verify: tampered), 2 usage.
  */
 #include <errno.h>
@@ -75,13 +76,18 @@ static const struct action *action_find(const char *id)
 	return NULL;
 }
 
+/* The ledger and its head file: --ledger/--head, else the configuration's ledger: and
+ * ledger_head:, else <store>/ledger.jsonl and <store>/ledger.head. */
 static void paths(const struct args *a, const struct pm_config *cfg, char *l, char *h, size_t len)
 {
-	snprintf(l, len, "%s", a->ledger ? a->ledger : "");
-	snprintf(h, len, "%s", a->head ? a->head : "");
-	if (!a->ledger && cfg->store)
+	const char *ledger = a->ledger ? a->ledger : cfg->ledger;
+	const char *head = a->head ? a->head : cfg->ledger_head;
+
+	snprintf(l, len, "%s", ledger ? ledger : "");
+	snprintf(h, len, "%s", head ? head : "");
+	if (!ledger && cfg->store)
 		snprintf(l, len, "%s/ledger.jsonl", cfg->store);
-	if (!a->head && cfg->store)
+	if (!head && cfg->store)
 		snprintf(h, len, "%s/ledger.head", cfg->store);
 }
 

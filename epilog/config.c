@@ -161,6 +161,8 @@ void pm_config_free(struct pm_config *cfg)
 	free(cfg->service_user);
 	free(cfg->sacct);
 	free(cfg->sacctmgr);
+	free(cfg->ledger);
+	free(cfg->ledger_head);
 	for (int i = 0; i < PM_CS__COUNT; i++) {
 		free(cfg->src[i].command);
 		paths_free(cfg->src[i].paths);
@@ -391,6 +393,8 @@ static const struct key top_keys[] = {
 	{"service_user", K_STR, STR(service_user), NULL},
 	{"sacct", K_STR, STR(sacct), NULL},
 	{"sacctmgr", K_STR, STR(sacctmgr), NULL},
+	{"ledger", K_PATH, STR(ledger), NULL},
+	{"ledger_head", K_PATH, STR(ledger_head), NULL},
 };
 #undef STR
 

@@ -66,6 +66,8 @@ struct pm_config {
 	char *comment_field;	/* "Comment" or "AdminComment" */
 	char *service_user;
 	char *sacct, *sacctmgr;	/* commands, for tests and odd installs */
+	char *ledger;		/* the decision ledger; NULL: <store>/ledger.jsonl (cli) */
+	char *ledger_head;	/* its root-only head file; NULL: <store>/ledger.head */
 	struct pm_source_conf src[PM_CS__COUNT];
 	struct pm_prom_conf prom;
 	struct pm_webhook_conf *webhooks;
