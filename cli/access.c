@@ -27,7 +27,7 @@ enum cli_access cli_access_decide(long long uid, const long long *groups, size_t
 	return CLI_DENIED;
 }
 
-int cli_access_check(const struct pm_config *cfg, const char *job, const json_t *manifest)
+enum cli_access cli_access_of(const struct pm_config *cfg, const json_t *manifest)
 {
 	const char *grp = cfg->operators_group && *cfg->operators_group ? cfg->operators_group :
 									  NULL;
@@ -48,7 +48,15 @@ int cli_access_check(const struct pm_config *cfg, const char *job, const json_t 
 	}
 	free(gl);
 	free(groups);
-	if (a != CLI_DENIED)
+	return a;
+}
+
+int cli_access_check(const struct pm_config *cfg, const char *job, const json_t *manifest)
+{
+	const char *grp = cfg->operators_group && *cfg->operators_group ? cfg->operators_group :
+									  NULL;
+
+	if (cli_access_of(cfg, manifest) != CLI_DENIED)
 		return 0;
 	if (grp)
 		fprintf(stderr, "%s: job %s belongs to another user; ask an operator (group %s)\n",

@@ -50,6 +50,9 @@ enum cli_access {
 enum cli_access cli_access_decide(long long uid, const long long *groups, size_t ngroups,
 				  long long owner, long long ops_gid);
 
+/* The decision for the calling process on the job run whose manifest is MANIFEST; silent. */
+enum cli_access cli_access_of(const struct pm_config *cfg, const json_t *manifest);
+
 /*
  * Apply the decision to the calling process for job JOB whose manifest is MANIFEST; prints
  * the refusal ("job 42 belongs to another user; ask an operator (group slurmops)") and

@@ -31,7 +31,8 @@
 struct expire {
 	const char *store;
 	double now;
-	bool dry, tty;
+	bool dry;
+	struct cli_progress bar;
 	size_t checked, removed, kept, reported, failed;
 	unsigned long long bytes;
 };
@@ -42,11 +43,10 @@ static const char *S(const json_t *o, const char *k)
 	return s ? s : NULL;
 }
 
-static void progress(const struct expire *e)
+static void progress(struct expire *e)
 {
-	if (e->tty)
-		fprintf(stderr, "\rexpire: %zu job run(s) checked, %zu %sremoved", e->checked,
-			e->removed, e->dry ? "would be " : "");
+	cli_progress(&e->bar, "expire: %zu job run(s) checked, %zu %sremoved", e->checked,
+		     e->removed, e->dry ? "would be " : "");
 }
 
 static void say(struct expire *e, int prio, const char *fmt, ...)
@@ -59,8 +59,7 @@ static void say(struct expire *e, int prio, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (e->tty)
-		fputs("\r\033[K", stderr);
+	cli_progress_clear(&e->bar);
 	printf("%s\n", buf);
 	fflush(stdout);
 	if (!e->dry)
@@ -257,14 +256,13 @@ int cmd_expire(int argc, char **argv)
 		goto out;
 	}
 	e.store = cfg.store;
-	e.tty = isatty(STDERR_FILENO) == 1;
+	cli_progress_init(&e.bar);
 	openlog("postmortem-expire", LOG_PID, LOG_DAEMON);
 	if (pm_store_walk(cfg.store, one, &e, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s expire: %s\n", prog, err);
 		goto out;
 	}
-	if (e.tty)
-		fputs("\r\033[K", stderr);
+	cli_progress_clear(&e.bar);
 	cli_time_iso(e.now, when, sizeof(when));
 	printf("expire %s as of %s: %zu job run(s) checked, %zu %sremoved (%llu bytes), %zu not "
 	       "expired, %zu kept and reported, %zu failed\n",

@@ -18,7 +18,7 @@ static const struct verb verbs[] = {
 	{"rules", cmd_rules, "rules check [--case NAME] [RULESDIR] | rules list [RULESDIR]",
 	 "validate a rule set and run its fixtures; list its rules"},
 	{"show", cmd_show,
-	 "show JOB [--json] [--timeline] [--store DIR] [--cluster C] "
+	 "show JOB [--json] [--timeline [--rules DIR]] [--store DIR] [--cluster C] "
 	 "[--restart N] [--config FILE]",
 	 "print a job's stored verdict"},
 	{"fetch", cmd_fetch,
@@ -35,7 +35,8 @@ static const struct verb verbs[] = {
 	 "re-diagnose archived evidence under revised rules; list what changed and why"},
 	{"ledger", cmd_ledger,
 	 "ledger propose|record JOB --action ID [--note TEXT] | resolve JOB --result R | "
-	 "show [JOB] [--summary] | verify [--log FILE] [--seal]",
+	 "show [JOB] [--summary] | verify [--log FILE] [--seal]; each [--json] [--ledger FILE] "
+	 "[--head FILE] [--store DIR] [--cluster C] [--restart N] [--config FILE]",
 	 "the decision ledger: proposed, done, resolved; tamper-evident"},
 	{"drill", cmd_drill,
 	 "drill JOB [--rules DIR] [--cutoff DATE|merge] [--json] [--store DIR] [--cluster C] "

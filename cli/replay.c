@@ -5,7 +5,8 @@
  * list every run whose outcome, class, origin, status or confidence changed, with the rules
  * that account for it.  Nothing is written unless --apply: then the finalizer's own merge
  * (pm_finalize_ex, under the revised rules) keeps the old verdict in history/, writes the new
- * one and updates the job's comment.  Exit 0 every run replayed, 1 one could not be, 2 usage.
+ * one and updates the job's comment.  Progress on a terminal (stderr), none in pipes.  Exit 0
+ * every run replayed, 1 one could not be, 2 usage.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -28,7 +29,9 @@ struct replay {
 	const char *rules; /* the directory, absolute */
 	double since;	   /* 0: every run */
 	bool apply, json;
-	size_t runs, changed, failed, skipped, applied;
+	size_t runs, changed, unchanged, failed, skipped, applied;
+	size_t seen, total; /* job runs looked at; of TOTAL named (0: the whole store) */
+	struct cli_progress bar;
 	json_t *out; /* --json: the runs */
 };
 
@@ -134,7 +137,15 @@ static int one(const char *dir, void *arg)
 	size_t len;
 	double created;
 
+	r->seen++;
+	if (r->total)
+		cli_progress(&r->bar, "replay: %zu of %zu job run(s), %zu changed", r->seen,
+			     r->total, r->changed);
+	else
+		cli_progress(&r->bar, "replay: %zu job run(s) looked at, %zu changed", r->seen,
+			     r->changed);
 	if (!(m = pm_manifest_load(dir, err, sizeof(err)))) {
+		cli_progress_clear(&r->bar);
 		fprintf(stderr, "%s replay: %s: %s\n", prog, dir, err);
 		r->failed++;
 		return 0;
@@ -142,7 +153,9 @@ static int one(const char *dir, void *arg)
 	key(m, dir, k, sizeof(k));
 	if (r->since > 0 && (cli_time_parse(S(m, "created"), &created) < 0 || created < r->since))
 		goto out;
-	if (cli_access_check(r->cfg, k, m) < 0) {
+	if (cli_access_of(r->cfg, m) == CLI_DENIED) {
+		cli_progress_clear(&r->bar);
+		cli_access_check(r->cfg, k, m);
 		r->failed++;
 		goto out;
 	}
@@ -153,6 +166,7 @@ static int one(const char *dir, void *arg)
 	r->runs++;
 	if (pm_jobdir_read(dir, "verdict.json", &text, &len, err, sizeof(err)) < 0 ||
 	    !(old = json_loadb(text, len, 0, NULL))) {
+		cli_progress_clear(&r->bar);
 		fprintf(stderr, "%s replay: %s: the stored verdict: %s\n", prog, k,
 			err[0] ? err : "not JSON");
 		r->failed++;
@@ -160,15 +174,19 @@ static int one(const char *dir, void *arg)
 	}
 	if (!(new = cli_job_rediagnose(dir, r->rs, 0, &in, err, sizeof(err))) ||
 	    !(c = cli_verdict_changes(old, new, r->rs))) {
+		cli_progress_clear(&r->bar);
 		fprintf(stderr, "%s replay: %s: %s\n", prog, k, err[0] ? err : "out of memory");
 		r->failed++;
 		goto out;
 	}
+	if (!json_is_true(json_object_get(c, "changed")))
+		r->unchanged++;
 	if (json_is_true(json_object_get(c, "changed"))) {
 		r->changed++;
 		if (r->apply && apply(r, dir, m, c, done, sizeof(done)) == 0)
 			r->applied++;
 		if (!r->json) {
+			cli_progress_clear(&r->bar);
 			print_change(k, old, new, c);
 			if (in.rejected || !in.sched)
 				printf("  inputs     %zu bundle(s) rejected%s\n", in.rejected,
@@ -209,14 +227,16 @@ static int store_walk(struct replay *r)
 		return -1;
 	}
 	if (pm_store_walk(r->cfg->store, one, r, err, sizeof(err)) < 0) {
+		cli_progress_clear(&r->bar);
 		fprintf(stderr, "%s replay: %s\n", prog, err);
 		return -1;
 	}
 	return 0;
 }
 
-static void summary(const struct replay *r)
+static void summary(struct replay *r)
 {
+	cli_progress_clear(&r->bar);
 	if (r->json) {
 		json_t *o = json_pack("{s:{s:s,s:s,s:s,s:s},s:o,s:{s:I,s:I,s:I,s:I,s:I},s:b}",
 				      "ruleset", "dir", r->rules, "id", pm_ruleset_id(r->rs),
@@ -234,7 +254,7 @@ static void summary(const struct replay *r)
 	printf("%sreplayed %zu job run(s) under %s %s (%s): %zu changed, %zu unchanged, %zu "
 	       "failed",
 	       r->changed ? "\n" : "", r->runs, pm_ruleset_id(r->rs), pm_ruleset_version(r->rs),
-	       pm_ruleset_digest(r->rs), r->changed, r->runs - r->changed - r->failed, r->failed);
+	       pm_ruleset_digest(r->rs), r->changed, r->unchanged, r->failed);
 	if (r->skipped)
 		printf(", %zu without a verdict", r->skipped);
 	if (r->apply)
@@ -308,10 +328,19 @@ int cmd_replay(int argc, char **argv)
 	r.cfg = &cfg;
 	r.rs = rs;
 	r.rules = real;
+	cli_progress_init(&r.bar);
 	if (optind < argc) {
+		r.total = (size_t)(argc - optind);
 		for (int i = optind; i < argc; i++) {
-			char dir[4096];
-			if (cli_jobdir(&cfg, argv[i], cluster, NULL, dir, sizeof(dir)) < 0) {
+			char dir[4096], err[768] = "";
+			if (!cfg.store || !*cfg.store ||
+			    pm_jobdir_find(cfg.store, argv[i], cluster, -1, dir, sizeof(dir), err,
+					   sizeof(err)) < 0) {
+				cli_progress_clear(&r.bar);
+				fprintf(stderr, "%s replay: %s\n", prog,
+					err[0] ?
+						err :
+						"no evidence store configured (store:, or --store)");
 				r.failed++;
 				continue;
 			}

@@ -1,7 +1,10 @@
 /*
- * show.c - `postmortem show JOB [--json] [--timeline] [--store DIR] [--cluster C]
- * [--restart N] [--config FILE]`: the stored verdict of a job run, for its owner, the
- * operators' group and root.  Exit 0 shown, 1 not (no such job, refused, no verdict), 2 usage.
+ * show.c - `postmortem show JOB [--json] [--timeline [--rules DIR]] [--store DIR]
+ * [--cluster C] [--restart N] [--config FILE]`: the stored verdict of a job run, for its
+ * owner, the operators' group and root.  --timeline: the evidence in time order, each event
+ * at its own time and when it was observed, with the rules' skew tolerance (events on other
+ * nodes closer than it are not ordered); with --json as data (cli_timeline_json).  Exit 0
+ * shown, 1 not (no such job, refused, no verdict), 2 usage.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,9 +15,10 @@
 
 #include "cli.h"
 #include "finalize.h"
+#include "store.h"
 
-#define USAGE                                                                   \
-	"usage: %s show JOB [--json] [--timeline] [--store DIR] [--cluster C] " \
+#define USAGE                                                                                 \
+	"usage: %s show JOB [--json] [--timeline [--rules DIR]] [--store DIR] [--cluster C] " \
 	"[--restart N] [--config FILE]\n"
 
 static const char *S(const json_t *o, const char *k)
@@ -23,51 +27,55 @@ static const char *S(const json_t *o, const char *k)
 	return s ? s : "-";
 }
 
-static int by_time(const void *a, const void *b)
+/* The timeline of T (cli_timeline_json) for a person. */
+static void timeline(const json_t *t)
 {
-	const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;
-	const char *tx = json_string_value(json_object_get(x, "event_time"));
-	const char *ty = json_string_value(json_object_get(y, "event_time"));
+	const json_t *ms = json_object_get(t, "skew_tolerance_ms"), *e;
+	const json_t *rs = json_object_get(t, "ruleset");
+	size_t i;
 
-	if (!tx || !ty)
-		return !tx - !ty; /* undated last */
-	return strcmp(tx, ty);	  /* same format throughout: text order is time order */
-}
-
-/* Every piece of evidence, dated ones in time order, then the undated ones. */
-static void timeline(const json_t *v)
-{
-	const json_t *evs = json_object_get(v, "evidence"), **e;
-	size_t n = json_array_size(evs);
-
-	printf("timeline of job %s (event time; * origin, ~ cascade, - teardown):\n",
-	       S(json_object_get(v, "job"), "id"));
-	if (!n || !(e = calloc(n, sizeof(*e)))) {
+	printf("timeline of job %s: each event at its own time (the node's clock), then when it "
+	       "was observed\n",
+	       S(json_object_get(t, "job"), "id"));
+	if (json_is_integer(ms))
+		printf("skew tolerance %lld ms (rule set %s %s%s): events on different nodes "
+		       "closer than that are not ordered (=)\n",
+		       (long long)json_integer_value(ms), S(rs, "id"), S(rs, "version"),
+		       json_is_true(json_object_get(t, "skew_from_verdict_rules")) ?
+			       "" :
+			       "; taken from the configured rules, not the verdict's own");
+	else
+		printf("skew tolerance unknown (the rules could not be loaded)\n");
+	printf("(* origin, ~ cascade, - teardown)\n");
+	if (!json_array_size(json_object_get(t, "events")))
 		printf("  (no evidence)\n");
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		e[i] = json_array_get(evs, i);
-	qsort(e, n, sizeof(*e), by_time);
-	for (size_t i = 0; i < n; i++) {
-		const char *role = S(e[i], "role");
-		const json_t *rank = json_object_get(e[i], "rank");
-		char r[24] = "";
+	json_array_foreach(json_object_get(t, "events"), i, e)
+	{
+		const char *role = S(e, "role");
+		const json_t *rank = json_object_get(e, "rank"),
+			     *after = json_object_get(e, "observed_after_s");
+		char r[24] = "", seen[48];
 
 		if (json_is_integer(rank))
 			snprintf(r, sizeof(r), "rank %lld", (long long)json_integer_value(rank));
-		printf("  %-24s %c %-4s %-12s %-11s %-9s %s: %.160s\n",
-		       json_is_string(json_object_get(e[i], "event_time")) ? S(e[i], "event_time") :
-									     "(no time)",
+		if (json_is_number(after))
+			snprintf(seen, sizeof(seen), "seen %+.1fs", json_number_value(after));
+		else
+			snprintf(seen, sizeof(seen), "seen %s",
+				 json_is_string(json_object_get(e, "observed_time")) ?
+					 S(e, "observed_time") :
+					 "(unknown)");
+		printf("  %-24s %c %-17s %c %-4s %-12s %-11s %-9s %s: %.160s\n",
+		       json_is_string(json_object_get(e, "event_time")) ? S(e, "event_time") :
+									  "(no time)",
+		       json_is_string(json_object_get(e, "within_skew_of")) ? '=' : ' ', seen,
 		       !strcmp(role, "origin")	 ? '*' :
 		       !strcmp(role, "cascade")	 ? '~' :
 		       !strcmp(role, "teardown") ? '-' :
 						   ' ',
-		       S(e[i], "id"),
-		       json_is_string(json_object_get(e[i], "node")) ? S(e[i], "node") : "?",
-		       S(e[i], "source"), r, S(e[i], "rule"), S(e[i], "line"));
+		       S(e, "id"), json_is_string(json_object_get(e, "node")) ? S(e, "node") : "?",
+		       S(e, "source"), r, S(e, "rule"), S(e, "line"));
 	}
-	free(e);
 }
 
 static void header(const json_t *m)
@@ -94,19 +102,33 @@ static void footer(const json_t *m, const char *dir, const char *job)
 	       S(m, "expires"), job);
 }
 
-static int show(const char *dir, const char *job, const json_t *m, bool json, bool tl)
+/* The timeline with the skew tolerance of the rules RULES (the configuration's when NULL). */
+static json_t *timeline_of(const json_t *v, const char *rules)
+{
+	struct pm_ruleset *rs = cli_load_rules(rules);
+	const char *digest =
+		json_string_value(json_object_get(json_object_get(v, "ruleset"), "digest"));
+	json_t *t = cli_timeline_json(v, rs ? cli_ruleset_skew_ms(rs) : -1,
+				      rs && digest && !strcmp(digest, pm_ruleset_digest(rs)));
+
+	pm_ruleset_destroy(rs);
+	return t;
+}
+
+static int show(const char *dir, const char *job, const json_t *m, bool json, bool tl,
+		const char *rules)
 {
 	char *text = NULL, err[768];
 	size_t len;
 	json_error_t je;
-	json_t *v = NULL;
+	json_t *v = NULL, *t = NULL;
 	int rc = 1;
 
 	if (pm_jobdir_read(dir, "verdict.json", &text, &len, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: job %s: %s\n", prog, job, err);
 		return 1;
 	}
-	if (json) {
+	if (json && !tl) {
 		fwrite(text, 1, len, stdout);
 		rc = 0;
 		goto out;
@@ -116,20 +138,30 @@ static int show(const char *dir, const char *job, const json_t *m, bool json, bo
 		goto out;
 	}
 	if (tl) {
-		timeline(v);
+		if (!(t = timeline_of(v, rules))) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			goto out;
+		}
+		if (json) {
+			json_dumpf(t, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
+			putchar('\n');
+		} else {
+			timeline(t);
+		}
 	} else {
-		char *t = pm_verdict_text(v);
-		if (!t) {
+		char *s = pm_verdict_text(v);
+		if (!s) {
 			fprintf(stderr, "%s: out of memory\n", prog);
 			goto out;
 		}
 		header(m);
-		fputs(t, stdout);
-		free(t);
+		fputs(s, stdout);
+		free(s);
 		footer(m, dir, job);
 	}
 	rc = 0;
 out:
+	json_decref(t);
 	json_decref(v);
 	free(text);
 	return fflush(stdout) == 0 ? rc : 1;
@@ -140,6 +172,7 @@ int cmd_show(int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"timeline", no_argument, NULL, 't'},
+		{"rules", required_argument, NULL, 'R'},
 		{"store", required_argument, NULL, 's'},
 		{"cluster", required_argument, NULL, 'C'},
 		{"restart", required_argument, NULL, 'r'},
@@ -147,6 +180,7 @@ int cmd_show(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *store = NULL, *cluster = NULL, *restart = NULL, *config = NULL;
+	const char *rules = NULL;
 	bool json = false, tl = false;
 	struct pm_config cfg;
 	char dir[4096], err[768];
@@ -154,13 +188,16 @@ int cmd_show(int argc, char **argv)
 	int c, rc = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jts:C:r:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jtR:s:C:r:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
 			break;
 		case 't':
 			tl = true;
+			break;
+		case 'R':
+			rules = optarg;
 			break;
 		case 's':
 			store = optarg;
@@ -200,7 +237,7 @@ int cmd_show(int argc, char **argv)
 			prog, argv[optind], dir);
 		goto out;
 	}
-	rc = show(dir, argv[optind], m, json, tl);
+	rc = show(dir, argv[optind], m, json, tl, rules ? rules : cfg.rules);
 out:
 	json_decref(m);
 	pm_config_free(&cfg);

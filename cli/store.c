@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 #include <openssl/evp.h>
 
+#include "ruleset.h" /* the tuning: the skew tolerance */
 #include "store.h"
 
 #define SACCT_MAX (16u << 20)
@@ -41,6 +43,44 @@ static const char *S(const json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
 	return s ? s : "-";
+}
+
+/* ---- progress on a terminal ---- */
+
+void cli_progress_init(struct cli_progress *p)
+{
+	*p = (struct cli_progress){.on = isatty(STDERR_FILENO) == 1};
+}
+
+void cli_progress(struct cli_progress *p, const char *fmt, ...)
+{
+	struct timespec ts;
+	double now;
+	char buf[256];
+	va_list ap;
+
+	if (!p->on)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (p->last > 0 && now - p->last < CLI_PROGRESS_EVERY)
+		return;
+	p->last = now;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\r\033[K%s", buf);
+	fflush(stderr);
+	p->shown = true;
+}
+
+void cli_progress_clear(struct cli_progress *p)
+{
+	if (!p->on || !p->shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	p->shown = false;
 }
 
 /* ---- times ---- */
@@ -757,4 +797,82 @@ void cli_timeline_print(FILE *f, const json_t *v, size_t max)
 	if (max && n > max)
 		fprintf(f, "  ... %zu more (postmortem show JOB --timeline)\n", n - max);
 	free(e);
+}
+
+double cli_ruleset_skew_ms(const struct pm_ruleset *rs)
+{
+	return rs->skew_s * 1000;
+}
+
+static json_t *opt_copy(const json_t *x)
+{
+	return x ? json_deep_copy(x) : json_null();
+}
+
+json_t *cli_timeline_json(const json_t *v, double skew_ms, bool rules_match)
+{
+	size_t n = 0;
+	const json_t **e = cli_timeline(v, &n);
+	json_t *events = json_array(), *o;
+
+	if (!events || (n && !e))
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		double et = 0, ot = 0, pt;
+		bool has_et = cli_time_parse(json_string_value(json_object_get(e[i], "event_time")),
+					     &et) == 0;
+		bool has_ot =
+			cli_time_parse(json_string_value(json_object_get(e[i], "observed_time")),
+				       &ot) == 0;
+		const json_t *near = NULL;
+		json_t *x;
+
+		/* the latest earlier dated event on another node closer than the tolerance */
+		for (size_t k = i; has_et && skew_ms >= 0 && k-- > 0;) {
+			if (cli_time_parse(json_string_value(json_object_get(e[k], "event_time")),
+					   &pt) < 0)
+				continue;
+			if ((et - pt) * 1000 >= skew_ms)
+				break;
+			if (!json_equal(json_object_get(e[k], "node"),
+					json_object_get(e[i], "node"))) {
+				near = e[k];
+				break;
+			}
+		}
+		x = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "id",
+			      opt_copy(json_object_get(e[i], "id")), "event_time",
+			      opt_copy(json_object_get(e[i], "event_time")), "observed_time",
+			      opt_copy(json_object_get(e[i], "observed_time")), "observed_after_s",
+			      has_et && has_ot ? json_real(round((ot - et) * 1000) / 1000) :
+						 json_null(),
+			      "within_skew_of",
+			      near ? opt_copy(json_object_get(near, "id")) : json_null(), "node",
+			      opt_copy(json_object_get(e[i], "node")), "rank",
+			      opt_copy(json_object_get(e[i], "rank")), "gpu",
+			      opt_copy(json_object_get(e[i], "gpu")), "source",
+			      opt_copy(json_object_get(e[i], "source")), "trusted",
+			      opt_copy(json_object_get(e[i], "trusted")), "role",
+			      opt_copy(json_object_get(e[i], "role")), "rule",
+			      opt_copy(json_object_get(e[i], "rule")), "class",
+			      opt_copy(json_object_get(e[i], "class")), "subclass",
+			      opt_copy(json_object_get(e[i], "subclass")), "line",
+			      opt_copy(json_object_get(e[i], "line")));
+		if (!x || json_array_append_new(events, x) < 0)
+			goto nomem;
+	}
+	free(e);
+	o = json_pack("{s:s,s:o,s:o,s:o,s:b,s:o}", "schema", "postmortem.timeline/1", "job",
+		      opt_copy(json_object_get(v, "job")), "ruleset",
+		      opt_copy(json_object_get(v, "ruleset")), "skew_tolerance_ms",
+		      skew_ms >= 0 ? json_integer((json_int_t)(skew_ms + 0.5)) : json_null(),
+		      "skew_from_verdict_rules", rules_match, "events", events);
+	if (!o)
+		errno = ENOMEM;
+	return o;
+nomem:
+	free(e);
+	json_decref(events);
+	errno = ENOMEM;
+	return NULL;
 }

@@ -28,6 +28,26 @@ int cli_time_parse(const char *s, double *out);
 /* T as "2026-11-30T03:11:58Z" into BUF (at least 24 bytes). */
 void cli_time_iso(double t, char *buf, size_t len);
 
+/* ---- progress on a terminal ---- */
+
+/* A progress line on stderr for long-running verbs, only when stderr is a terminal: never in
+ * pipes, files or logs.  Redrawn in place (\r), at most every CLI_PROGRESS_EVERY seconds
+ * (the first at once), and erased before any other output and at the end. */
+#define CLI_PROGRESS_EVERY 0.2
+struct cli_progress {
+	bool on;     /* stderr is a terminal */
+	bool shown;  /* a line is on the screen */
+	double last; /* monotonic time of the last redraw; 0 none yet */
+};
+
+/* ON: isatty(STDERR_FILENO). */
+void cli_progress_init(struct cli_progress *p);
+/* Redraw the line with FMT unless one was drawn less than CLI_PROGRESS_EVERY ago. */
+void cli_progress(struct cli_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Erase the line (before other output, and at the end). */
+void cli_progress_clear(struct cli_progress *p);
+
 /* ---- files ---- */
 
 /* sha256 of LEN bytes as "sha256:<64 hex>" into OUT (at least 72 bytes). */
@@ -99,6 +119,22 @@ void cli_verdict_origin(const json_t *v, char *buf, size_t len);
 const json_t **cli_timeline(const json_t *verdict, size_t *n);
 /* Print the timeline for a person, at most MAX lines (0: all). */
 void cli_timeline_print(FILE *f, const json_t *verdict, size_t max);
+
+/* The rule set's skew tolerance (tuning: skew_tolerance_ms), in milliseconds. */
+double cli_ruleset_skew_ms(const struct pm_ruleset *rs);
+
+/*
+ * The incident timeline of VERDICT as data: {"schema": "postmortem.timeline/1", "job",
+ * "ruleset" (the verdict's), "skew_tolerance_ms" (SKEW_MS, null when < 0),
+ * "skew_from_verdict_rules" (RULES_MATCH: the rule set that gave SKEW_MS is the one that made
+ * the verdict), "events": [...]} with the events in time order (undated last), each {"id",
+ * "event_time", "observed_time", "observed_after_s" (observation minus event time, null when
+ * either is unknown), "within_skew_of" (the id of the latest earlier event on another node
+ * less than the skew tolerance before it: their order is not known; null when none), "node",
+ * "rank", "gpu", "source", "trusted", "role", "rule", "class", "subclass", "line"}.  NULL on
+ * ENOMEM.
+ */
+json_t *cli_timeline_json(const json_t *verdict, double skew_ms, bool rules_match);
 
 /* ---- the decision ledger (<store>/ledger.jsonl) ---- */
 

@@ -56,5 +56,28 @@ expect_completion verify postmortem ledger ""
 expect_completion retry-exclude-node postmortem ledger record 42 --action retry-
 expect_completion man postmortem diagnose --rules "$PM_SRCDIR/ma"
 expect_completion doctor postmortem help do
+expect_completion --cutoff postmortem drill 42 --cu
+expect_completion merge postmortem drill 42 --cutoff m
+expect_completion --timeline postmortem show 42 --ti
+expect_completion --ledger postmortem ledger show --le
+expect_completion --head postmortem ledger verify --he
+expect_completion drain postmortem ledger record 42 --action dr
+expect_completion run-diagnostics postmortem ledger record 42 --action run-
+
+# every option of every verb's usage: in the manual, and one that takes a value has a case
+# for its value in the completion (so that it is not completed as a verb's option)
+man1=$PM_SRCDIR/man/postmortem.1.in
+manwords=$(sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' "$man1")
+for v in $verbs; do
+	"$cli" "$v" --help | head -n 1 | grep -o -- '--[a-z][a-z-]*\( [A-Z][A-Za-z|.]*\)\{0,1\}' | sort -u |
+		while read -r opt val; do
+			grep -q -- "$opt\b" <<<"$manwords" || echo "postmortem.1 does not document $v $opt"
+			[ -z "$val" ] || grep -Eq -- "^[[:space:]]*(.* \| )?$opt( \|.*)?\)\$" "$comp" ||
+				echo "completion: no case for the value of $v $opt $val"
+		done
+done >"${TMPDIR:-/tmp}/check_help.$$"
+if [ -s "${TMPDIR:-/tmp}/check_help.$$" ]; then cat "${TMPDIR:-/tmp}/check_help.$$"; fail=1; fi
+rm -f "${TMPDIR:-/tmp}/check_help.$$"
+
 [ $fail = 0 ] && echo "--help: $(wc -w <<<"$verbs") verbs; bash completion: verbs, options, values"
 exit $fail

@@ -1374,6 +1374,160 @@ START_TEST(ledger_verbs)
 }
 END_TEST
 
+/* The ledger and its head where the configuration's ledger: and ledger_head: keys say; the
+ * options win over them; a relative path is refused with the file and line. */
+START_TEST(ledger_config_paths)
+{
+	struct packed p;
+	char args[1200], out[65536], conf[2048], d[512];
+
+	pack("gpu-xid79-node2-watchdog-node1", NULL, &p);
+	snprintf(d, sizeof(d), "%s/decisions", T);
+	mkdirs(d);
+	snprintf(conf, sizeof(conf),
+		 "store: %s/store\nrules: %s/rules\nsacct: %s/bin/sacct\nsacctmgr: %s/bin/sacctmgr\n"
+		 "ledger: %s/decisions/ops.jsonl\nledger_head: %s/decisions/ops.head\n",
+		 T, PM_TEST_SRCDIR, T, T, T, T);
+	put(T, "ledger.yaml", conf, 0644);
+	snprintf(args, sizeof(args), "ledger propose %s --action retry --config %s/ledger.yaml",
+		 p.job, T);
+	ck_assert_msg(run_cli(args, out, sizeof(out)) == 0, "%s", out);
+	ck_assert(there(d, "ops.jsonl"));
+	ck_assert(there(d, "ops.head"));
+	snprintf(d, sizeof(d), "%s/store", T);
+	ck_assert(!there(d, "ledger.jsonl"));
+	ck_assert(!there(d, "ledger.head"));
+	snprintf(d, sizeof(d), "%s/decisions", T);
+	snprintf(args, sizeof(args), "ledger verify --config %s/ledger.yaml", T);
+	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "/decisions/ops.jsonl: 1 entries, chain intact") &&
+			      strstr(out, "head file: seq 1"),
+		      "%s", out);
+	/* --ledger and --head win over the keys */
+	snprintf(args, sizeof(args),
+		 "ledger record %s --action retry --config %s/ledger.yaml --ledger %s/other.jsonl "
+		 "--head %s/other.head",
+		 p.job, T, T, T);
+	ck_assert_msg(run_cli(args, out, sizeof(out)) == 0, "%s", out);
+	ck_assert(there(T, "other.jsonl"));
+	ck_assert(there(T, "other.head"));
+	snprintf(args, sizeof(args), "ledger show --config %s/ledger.yaml --json", T);
+	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "\"proposed\"") && !strstr(out, "\"done\""), "%s", out);
+	/* a relative path is an error naming the file and line */
+	put(T, "bad.yaml", "store: /tmp\nledger: decisions.jsonl\n", 0644);
+	snprintf(args, sizeof(args), "ledger show --config %s/bad.yaml", T);
+	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 1);
+	ck_assert_msg(strstr(out, "bad.yaml:2") && strstr(out, "not an absolute path"), "%s", out);
+	packed_free(&p);
+}
+END_TEST
+
+/* The timeline as data: time order, event and observation times, the skew tolerance, and
+ * which events are too close to one on another node to be ordered. */
+START_TEST(timeline_json_marks)
+{
+	json_t *v = json_pack(
+		"{s:{s:s},s:{s:s},s:[{s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s},{s:s,s:n,s:s,s:s},"
+		"{s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s}]}",
+		"job", "id", "7", "ruleset", "digest", "sha256:x", "evidence",
+		/* E1: n2 at :10.000, seen 2.5 s later */
+		"id", "E1", "event_time", "2026-11-30T05:00:10.000Z", "observed_time",
+		"2026-11-30T05:00:12.500Z", "node", "n2",
+		/* E2: n1, 1.5 s after E1: within 2000 ms of an event on another node */
+		"id", "E2", "event_time", "2026-11-30T05:00:11.500Z", "observed_time",
+		"2026-11-30T05:00:12.000Z", "node", "n1",
+		/* E3: undated: last */
+		"id", "E3", "event_time", "observed_time", "2026-11-30T05:00:12.000Z", "node", "n1",
+		/* E4: n1 again 0.1 s after E2: the latest earlier event on another node is E1,
+		 * 1.6 s before */
+		"id", "E4", "event_time", "2026-11-30T05:00:11.600Z", "observed_time",
+		"2026-11-30T05:00:12.000Z", "node", "n1",
+		/* E5: n2, 5 s later: ordered */
+		"id", "E5", "event_time", "2026-11-30T05:00:16.600Z", "observed_time",
+		"2026-11-30T05:00:17.000Z", "node", "n2");
+	json_t *t = cli_timeline_json(v, 2000, true), *e;
+	const char *order[] = {"E1", "E2", "E4", "E5", "E3"};
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(S(t, "schema"), "postmortem.timeline/1");
+	ck_assert_int_eq(json_integer_value(json_object_get(t, "skew_tolerance_ms")), 2000);
+	ck_assert(json_is_true(json_object_get(t, "skew_from_verdict_rules")));
+	e = json_object_get(t, "events");
+	ck_assert_int_eq(json_array_size(e), 5);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_str_eq(S(json_array_get(e, i), "id"), order[i]);
+	ck_assert(json_is_null(json_object_get(json_array_get(e, 0), "within_skew_of")));
+	ck_assert_double_eq_tol(json_number_value(
+					json_object_get(json_array_get(e, 0), "observed_after_s")),
+				2.5, 1e-6);
+	ck_assert_str_eq(S(json_array_get(e, 1), "within_skew_of"), "E1");
+	ck_assert_str_eq(S(json_array_get(e, 2), "within_skew_of"), "E1");
+	ck_assert(json_is_null(json_object_get(json_array_get(e, 3), "within_skew_of")));
+	ck_assert(json_is_null(json_object_get(json_array_get(e, 4), "observed_after_s")));
+	ck_assert(json_is_null(json_object_get(json_array_get(e, 4), "within_skew_of")));
+	json_decref(t);
+	/* a tolerance of 1 s orders E2 after E1; unknown tolerance: nothing marked */
+	t = cli_timeline_json(v, 1000, false);
+	ck_assert(json_is_null(json_object_get(json_array_get(json_object_get(t, "events"), 1),
+					       "within_skew_of")));
+	ck_assert(json_is_false(json_object_get(t, "skew_from_verdict_rules")));
+	json_decref(t);
+	t = cli_timeline_json(v, -1, false);
+	ck_assert(json_is_null(json_object_get(t, "skew_tolerance_ms")));
+	ck_assert(json_is_null(json_object_get(json_array_get(json_object_get(t, "events"), 1),
+					       "within_skew_of")));
+	json_decref(t);
+	json_decref(v);
+}
+END_TEST
+
+/* show --timeline on a stored run: the rules' skew tolerance and the observation times. */
+START_TEST(show_timeline)
+{
+	struct packed p;
+	char args[800], out[65536];
+	json_t *j;
+
+	pack("gpu-xid79-node2-watchdog-node1", NULL, &p);
+	snprintf(args, sizeof(args), "show %s --timeline --json >%s/timeline.json", p.job, T);
+	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
+	snprintf(args, sizeof(args), "%s/timeline.json", T);
+	ck_assert_ptr_nonnull(j = json_load_file(args, 0, NULL));
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "skew_tolerance_ms")), 2000);
+	ck_assert(json_is_true(json_object_get(j, "skew_from_verdict_rules")));
+	ck_assert_int_eq(json_array_size(json_object_get(j, "events")),
+			 json_array_size(json_object_get(p.verdict, "evidence")));
+	json_decref(j);
+	snprintf(args, sizeof(args), "show %s --timeline", p.job);
+	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "skew tolerance 2000 ms (rule set bundled") &&
+			      strstr(out, " seen "),
+		      "%s", out);
+	packed_free(&p);
+}
+END_TEST
+
+/* replay over the store prints its progress only on a terminal: nothing into a pipe */
+START_TEST(replay_quiet_in_pipes)
+{
+	struct packed a, b;
+	struct pack o1 = {.restart = 1};
+	char out[65536];
+
+	pack("gpu-xid79-node2-watchdog-node1", NULL, &a);
+	pack("gpu-xid79-node2-watchdog-node1", &o1, &b);
+	ck_assert_int_eq(run_cli("replay --rules " PM_TEST_SRCDIR "/rules 2>&1 | cat", out,
+				 sizeof(out)),
+			 0);
+	ck_assert_msg(strstr(out, "replayed 2 job run(s)") && strstr(out, "0 changed, 2 unchanged"),
+		      "%s", out);
+	ck_assert_msg(!strchr(out, '\r') && !strchr(out, '\033'), "progress in a pipe: %s", out);
+	packed_free(&a);
+	packed_free(&b);
+}
+END_TEST
+
 START_TEST(report_self_contained)
 {
 	struct packed p;
@@ -1440,6 +1594,10 @@ static Suite *suite(void)
 	tcase_add_test(v, expire_removes_only_expired);
 	tcase_add_test(v, ledger_verbs);
 	tcase_add_test(v, report_self_contained);
+	tcase_add_test(v, ledger_config_paths);
+	tcase_add_test(m, timeline_json_marks);
+	tcase_add_test(v, show_timeline);
+	tcase_add_test(v, replay_quiet_in_pipes);
 	return s;
 }
 
