@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #include "config.h"
 
 /* How far before the job's first task start the kernel log window opens. */
@@ -32,26 +34,27 @@
 /* ---- job.c ---- */
 
 struct pm_job {
-	char *id;	      /* SLURM_JOB_ID (or --job): digits */
-	char *key;	      /* store key: id, <array job>_<task>, <het job>+<offset> */
-	char *cluster;	      /* SLURM_CLUSTER_NAME, "default" when unset */
-	char *node;	      /* --node, SLURMD_NODENAME, else the short host name */
-	char *user;	      /* SLURM_JOB_USER; NULL unknown */
-	uid_t uid;	      /* SLURM_JOB_UID; (uid_t)-1 unknown */
-	gid_t gid;	      /* SLURM_JOB_GID; (gid_t)-1 unknown */
-	int restart;	      /* SLURM_JOB_RESTART_COUNT, 0 when unset */
-	char *nodelist;	      /* SLURM_NODELIST (a hostlist); NULL unknown */
-	char *std_out;	      /* SLURM_JOB_STDOUT, unexpanded; NULL unset */
-	char *std_err;	      /* SLURM_JOB_STDERR, unexpanded; NULL unset */
-	char *work_dir;	      /* SLURM_JOB_WORK_DIR; NULL unknown */
-	char *name;	      /* SLURM_JOB_NAME where an epilog has it, else NULL */
-	char *array_job;      /* SLURM_ARRAY_JOB_ID; NULL when not an array task */
-	char *array_task;     /* SLURM_ARRAY_TASK_ID */
-	int exit_code;	      /* SLURM_JOB_EXIT_CODE, a raw wait status; -1 unknown */
-	char *spool;	      /* this job's folder in the plugin's spool; NULL none */
-	char spool_note[256]; /* why there is none */
-	double window_start;  /* earliest task start recorded in the spool (epoch s); 0 unknown */
-	double boot_time;     /* when this node booted (epoch s) */
+	char *id;		/* SLURM_JOB_ID (or --job): digits */
+	char *key;		/* store key: id, <array job>_<task>, <het job>+<offset> */
+	char *cluster;		/* SLURM_CLUSTER_NAME, "default" when unset */
+	char *node;		/* --node, SLURMD_NODENAME, else the short host name */
+	char *user;		/* SLURM_JOB_USER; NULL unknown */
+	uid_t uid;		/* SLURM_JOB_UID; (uid_t)-1 unknown */
+	gid_t gid;		/* SLURM_JOB_GID; (gid_t)-1 unknown */
+	int restart;		/* SLURM_JOB_RESTART_COUNT, 0 when unset */
+	char *nodelist;		/* SLURM_NODELIST (a hostlist); NULL unknown */
+	char *std_out;		/* SLURM_JOB_STDOUT, unexpanded; NULL unset */
+	char *std_err;		/* SLURM_JOB_STDERR, unexpanded; NULL unset */
+	char *work_dir;		/* SLURM_JOB_WORK_DIR; NULL unknown */
+	char *name;		/* SLURM_JOB_NAME where an epilog has it, else NULL */
+	char *array_job;	/* SLURM_ARRAY_JOB_ID; NULL when not an array task */
+	char *array_task;	/* SLURM_ARRAY_TASK_ID */
+	int exit_code;		/* SLURM_JOB_EXIT_CODE, a raw wait status; -1 unknown */
+	char *spool;		/* this job's folder in the plugin's spool; NULL none */
+	char spool_note[256];	/* why there is none */
+	double window_start;	/* earliest task start recorded in the spool (epoch s); 0 unknown */
+	double boot_time;	/* when this node booted (epoch s) */
+	char restart_note[200]; /* how pm_job_resolve_restart decided, "" when it did not */
 };
 
 /*
@@ -64,6 +67,18 @@ struct pm_job {
 int pm_job_init(struct pm_job *j, const char *id, const char *node, const char *spool, char *err,
 		size_t errlen);
 void pm_job_free(struct pm_job *j);
+
+/*
+ * Which run of a requeued job this epilog is for.  J's restart count is Slurm's
+ * (SLURM_JOB_RESTART_COUNT from slurmd: the job's user cannot set it), which in the epilog
+ * of a run that was requeued is already the next run's.  That run's tasks (the plugin's
+ * start times in the spool, J's window_start) began before the job's current StartTime
+ * (`scontrol show job`, at most TIMEOUT seconds): then the count is one less.  The restart
+ * counts in the plugin's records are never used (an srun step's come from the job's
+ * environment).  Fills J's restart_note; 0, or -1 when scontrol gave no answer (the count
+ * stays Slurm's).
+ */
+int pm_job_resolve_restart(struct pm_job *j, double timeout);
 
 /* 1 when this node ran the job's batch script, 0 when another did, -1 unknown. */
 int pm_job_batch_node(const struct pm_job *j);
@@ -211,6 +226,9 @@ int pm_bundle_write(const struct pm_collection *c, const struct pm_job *j, void 
 
 /* Read the bundle file PATH (a .tar.zst name) back with the engine. 0, or -1 with ERR. */
 int pm_bundle_verify(const char *path, char *err, size_t errlen);
+
+/* The manifest (first member) of the bundle file PATH, or NULL.  Not verified: a look only. */
+json_t *pm_bundle_manifest(const char *path);
 
 /* ---- store.c ---- */
 

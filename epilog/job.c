@@ -91,9 +91,9 @@ out:
 	return buf;
 }
 
-/* The earliest "start" of the rank map records in the spool folder; the highest "restart"
- * into *restart (left alone when none says). */
-static double window_start(const char *spool, int *restart)
+/* The earliest "start" of the rank map records in the spool folder: the plugin's own clock
+ * at each task's start (root's records; nothing in them comes from the job's environment). */
+static double window_start(const char *spool)
 {
 	DIR *d = opendir(spool);
 	struct dirent *e;
@@ -113,14 +113,9 @@ static double window_start(const char *spool, int *restart)
 			json_t *j = json_loads(line, 0, NULL);
 			json_t *s = json_object_get(j, "start");
 
-			json_t *r = json_object_get(j, "restart");
-
 			if (json_is_number(s) && json_number_value(s) > 0 &&
 			    (!best || json_number_value(s) < best))
 				best = json_number_value(s);
-			if (json_is_integer(r) && json_integer_value(r) > *restart &&
-			    json_integer_value(r) < 1000000)
-				*restart = (int)json_integer_value(r);
 			json_decref(j);
 		}
 		free(buf);
@@ -230,15 +225,8 @@ int pm_job_init(struct pm_job *j, const char *id, const char *node, const char *
 	}
 	if (find_spool(j, spool) < 0)
 		goto oom;
-	if (j->spool) {
-		int rr = -1;
-
-		j->window_start = window_start(j->spool, &rr);
-		/* The run the records belong to: after a requeue, the epilog of the run that
-		 * ended already sees the next run's count in SLURM_JOB_RESTART_COUNT. */
-		if (rr >= 0 && rr < j->restart)
-			j->restart = rr;
-	}
+	if (j->spool)
+		j->window_start = window_start(j->spool);
 	j->boot_time = boot_time();
 	return 0;
 oom:
@@ -247,6 +235,66 @@ oom:
 	snprintf(err, errlen, "out of memory");
 	errno = ENOMEM;
 	return -1;
+}
+
+/* "Key=VALUE" of scontrol's one-record output: VALUE into BUF. */
+static bool scontrol_field(const char *text, const char *key, char *buf, size_t len)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = text; (p = strstr(p, key)); p += k)
+		if ((p == text || isspace((unsigned char)p[-1])) && p[k] == '=') {
+			size_t n = strcspn(p + k + 1, " \t\n");
+			snprintf(buf, len, "%.*s", (int)n, p + k + 1);
+			return true;
+		}
+	return false;
+}
+
+int pm_job_resolve_restart(struct pm_job *j, double timeout)
+{
+	struct pm_capture c;
+	char cmd[96], v[64];
+	struct tm tm = {0};
+	double start = 0;
+	int rc = 0;
+
+	j->restart_note[0] = 0;
+	if (j->restart == 0)
+		return 0;
+	if (!(j->window_start > 0)) {
+		snprintf(j->restart_note, sizeof(j->restart_note),
+			 "no task recorded on this node: Slurm's count %d", j->restart);
+		return 0;
+	}
+	snprintf(cmd, sizeof(cmd), "scontrol show job -o %s", j->id);
+	if (timeout <= 0 || pm_run_command(cmd, timeout, 65536, &c) < 0) {
+		snprintf(j->restart_note, sizeof(j->restart_note),
+			 "scontrol not run: Slurm's count %d", j->restart);
+		return -1;
+	}
+	if (c.status == PM_CST_OK && c.data && scontrol_field(c.data, "StartTime", v, sizeof(v)) &&
+	    strptime(v, "%Y-%m-%dT%H:%M:%S", &tm)) {
+		tm.tm_isdst = -1;
+		start = (double)mktime(&tm);
+	}
+	if (start <= 0) {
+		snprintf(j->restart_note, sizeof(j->restart_note),
+			 "no StartTime from scontrol (%s): Slurm's count %d",
+			 pm_cstatus_name(c.status), j->restart);
+		rc = -1;
+	} else if (j->window_start < start) {
+		/* this node's tasks began before the job's current run: they were the run
+		 * that was requeued, and the controller has counted the next one already */
+		j->restart--;
+		snprintf(j->restart_note, sizeof(j->restart_note),
+			 "tasks started before the job's StartTime %s: the requeued run %d", v,
+			 j->restart);
+	}
+	free(c.data);
+	free(c.name);
+	free(c.origin);
+	return rc;
 }
 
 void pm_job_free(struct pm_job *j)

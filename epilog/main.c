@@ -20,8 +20,9 @@
 #include "collector.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-#define REDELIVER_MAX 8	  /* earlier pending bundles delivered per run */
-#define REDELIVER_MIN 2.0 /* seconds left needed to try */
+#define REDELIVER_MAX 8	   /* earlier pending bundles delivered per run */
+#define REDELIVER_MIN 2.0  /* seconds left needed to try */
+#define RESTART_LOOKUP 2.0 /* seconds scontrol may take to tell a requeued run */
 
 struct opts {
 	const char *config, *store, *spool, *job, *node;
@@ -272,6 +273,16 @@ static int run(const struct opts *o, double t0)
 		syslog(LOG_ERR, "%s; nothing collected", err);
 		pm_config_free(&cfg);
 		return 1;
+	}
+	/* a requeued job: which of its runs this is (scontrol, briefly) */
+	if (j.restart > 0) {
+		double ask = (end - t0) / 10 < RESTART_LOOKUP ? (end - t0) / 10 : RESTART_LOOKUP;
+		size_t n = strlen(extra);
+
+		pm_job_resolve_restart(&j, ask);
+		if (j.restart_note[0])
+			snprintf(extra + n, sizeof(extra) - n, "%srun %d: %s", n ? "; " : "",
+				 j.restart, j.restart_note);
 	}
 	if (pm_collect(&cfg, &j, end - reserve, &c) < 0) {
 		syslog(LOG_ERR, "job %s: out of memory while collecting", j.key);

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/acl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector.h"
@@ -247,7 +248,36 @@ struct dest {
 	const char *cluster, *key, *node, *nodelist;
 	int restart;
 	uid_t uid;
+	double run_start; /* the run's identity on this node: its first task's start; 0 unknown */
 };
+
+/*
+ * Is the bundle at PATH another run's?  Both say when their node's first task started (the
+ * plugin's clock, in the spool: nothing the job's user sets); a different start is a
+ * different run, whatever restart count it was filed under.  Unknown on either side: no.
+ */
+static bool other_run(const char *path, const struct dest *d, double *theirs)
+{
+	json_t *m, *w;
+	struct tm tm = {0};
+	const char *v;
+	double t = 0, frac = 0;
+	char rest[16] = "";
+
+	*theirs = 0;
+	if (!(d->run_start > 0) || access(path, F_OK) < 0 || !(m = pm_bundle_manifest(path)))
+		return false;
+	w = json_object_get(m, "window_start");
+	/* written as bundle_write.c's iso(): 2026-11-30T03:12:40.551Z */
+	if ((v = json_string_value(w)) && (v = strptime(v, "%Y-%m-%dT%H:%M:%S", &tm))) {
+		if (sscanf(v, "%lf%15s", &frac, rest) < 1)
+			frac = 0;
+		t = (double)timegm(&tm) + (frac > 0 && frac < 1 ? frac : 0);
+	}
+	json_decref(m);
+	*theirs = t;
+	return t > 0 && (t - d->run_start > 0.002 || d->run_start - t > 0.002);
+}
 
 static void finalize(const struct pm_config *cfg, const char *jobdir, const struct dest *d,
 		     double deadline, struct pm_store_result *r)
@@ -273,7 +303,8 @@ static void finalize(const struct pm_config *cfg, const char *jobdir, const stru
 static int deliver(const struct pm_config *cfg, const struct dest *d, const void *buf, size_t len,
 		   double deadline, struct pm_store_result *r)
 {
-	char dir[PLEN], sub[PLEN], name[300], why[PLEN + 64] = "";
+	char dir[PLEN], sub[PLEN], other[PLEN], name[300], why[PLEN + 64] = "";
+	double theirs;
 	struct identity id;
 	struct stat st = {.st_mode = S_IFDIR};
 	bool noacl = false;
@@ -311,6 +342,25 @@ static int deliver(const struct pm_config *cfg, const struct dest *d, const void
 		goto fail;
 	}
 	snprintf(name, sizeof(name), "%s.tar.zst", d->node);
+	if (pathf(other, sizeof(other), "%s/%s", sub, name) == 0 && other_run(other, d, &theirs)) {
+		/* never in another run's place: kept beside it, out of the merge, and said */
+		if (pathf(sub, sizeof(sub), "%s/conflicts", dir) < 0 ||
+		    make_dir(sub, d->uid, gid, 0750, &noacl) < 0) {
+			memcpy(dir, sub, sizeof(dir));
+			goto fail;
+		}
+		snprintf(name, sizeof(name), "%s.%.3f.tar.zst", d->node, d->run_start);
+		if (put_file(sub, name, buf, len, d->uid, gid, true, why, sizeof(why)) < 0)
+			goto out;
+		r->stored = true;
+		say(r->path, sizeof(r->path), "%s/%s", sub, name);
+		say(r->reason, sizeof(r->reason),
+		    "run conflict: restart %d of job %s on %s holds the bundle of a run whose tasks "
+		    "started at %.3f, this one's at %.3f: kept in conflicts/, not merged",
+		    d->restart, d->key, d->node, theirs, d->run_start);
+		rc = 0;
+		goto out;
+	}
 	if (put_file(sub, name, buf, len, d->uid, gid, true, why, sizeof(why)) < 0)
 		goto out;
 	r->stored = true;
@@ -380,10 +430,11 @@ static int keep_pending(const struct pm_config *cfg, const struct pm_job *j, con
 	     (errno != ENOENT || (mkdir(spool, 0700) < 0 && errno != EEXIST) ||
 	      (mkdir(dir, 0700) < 0 && errno != EEXIST))))
 		goto fail;
-	note = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o}", "cluster", j->cluster, "job", j->key,
-			 "node", j->node, "restart", j->restart, "uid",
+	note = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:f}", "cluster", j->cluster, "job",
+			 j->key, "node", j->node, "restart", j->restart, "uid",
 			 j->uid == (uid_t)-1 ? json_null() : json_integer(j->uid), "nodelist",
-			 j->nodelist ? json_string(j->nodelist) : json_null());
+			 j->nodelist ? json_string(j->nodelist) : json_null(), "run_start",
+			 j->window_start);
 	text = note ? json_dumps(note, JSON_COMPACT) : NULL;
 	json_decref(note);
 	snprintf(name, sizeof(name), "%s.json", j->node);
@@ -434,7 +485,8 @@ static void note_undelivered(const struct pm_config *cfg, const struct dest *d, 
 int pm_store_put(const struct pm_config *cfg, const struct pm_job *j, const void *buf, size_t len,
 		 double deadline, struct pm_store_result *r)
 {
-	struct dest d = {j->cluster, j->key, j->node, j->nodelist, j->restart, j->uid};
+	struct dest d = {j->cluster, j->key, j->node,	     j->nodelist,
+			 j->restart, j->uid, j->window_start};
 
 	memset(r, 0, sizeof(*r));
 	r->finalize = -2;
@@ -488,6 +540,7 @@ static int redeliver_one(const struct pm_config *cfg, const char *dir, const cha
 	d.node = json_string_value(json_object_get(note, "node"));
 	d.nodelist = json_string_value(json_object_get(note, "nodelist"));
 	d.restart = (int)json_integer_value(json_object_get(note, "restart"));
+	d.run_start = json_number_value(json_object_get(note, "run_start"));
 	d.uid = json_is_integer(json_object_get(note, "uid")) ?
 			(uid_t)json_integer_value(json_object_get(note, "uid")) :
 			(uid_t)-1;

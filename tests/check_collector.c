@@ -944,6 +944,184 @@ START_TEST(store_permissions)
 }
 END_TEST
 
+/* A stand-in scontrol in TMP/bin (first on PATH) that prints TEXT, or fails when NULL. */
+static void fake_scontrol(const char *text)
+{
+	char path[600];
+	static char env[4096];
+
+	mkdir(path_of("bin"), 0755);
+	snprintf(path, sizeof(path), "%s/bin/scontrol", tmp);
+	if (text) {
+		write_file("scontrol.out", text, 0644);
+		write_file("bin/scontrol", "#!/bin/sh\ncat \"$(dirname \"$0\")/../scontrol.out\"\n",
+			   0755);
+	} else {
+		write_file("bin/scontrol", "#!/bin/sh\necho 'slurm_load_jobs error' >&2; exit 1\n",
+			   0755);
+	}
+	if (!strstr(getenv("PATH"), path_of("bin"))) {
+		snprintf(env, sizeof(env), "%s:%s", path_of("bin"), getenv("PATH"));
+		setenv("PATH", env, 1);
+	}
+}
+
+static void scontrol_started(double t)
+{
+	char line[600], when[40];
+	time_t tt = (time_t)t;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", localtime(&tt));
+	snprintf(line, sizeof(line),
+		 "JobId=4242 JobName=train UserId=nobody(65534) JobState=COMPLETING Reason=None "
+		 "Restarts=1 BatchFlag=1 RunTime=00:01:40 SubmitTime=%s StartTime=%s "
+		 "EndTime=Unknown NodeList=n[1-2]\n",
+		 when, when);
+	fake_scontrol(line);
+}
+
+/*
+ * The run a requeued job's epilog is for: Slurm's count, one less when this node's tasks
+ * began before the job's current StartTime (the epilog of the run that was requeued).  The
+ * restart counts in the plugin's records (from the job's environment for srun steps) are
+ * never taken: a job that exports SLURM_RESTART_COUNT cannot move its evidence.
+ */
+START_TEST(requeued_run)
+{
+	struct pm_job j;
+	char rec[300];
+	double now = (double)time(NULL), w = now - 100;
+
+	slurm_env(NULL, NULL);
+	mkdir(path_of("spool"), 0700);
+	mkdir(path_of("spool/4242"), 0700);
+	/* srun steps of the job said restart 0 and 5 (their environment) */
+	snprintf(rec, sizeof(rec),
+		 "{\"job\":\"4242\",\"step\":\"0\",\"rank\":0,\"start\":%.3f,\"restart\":0}\n"
+		 "{\"job\":\"4242\",\"step\":\"1\",\"rank\":0,\"start\":%.3f,\"restart\":5}\n",
+		 w + 0.25, w + 20);
+	write_file("spool/4242/rankmap.0.jsonl", rec, 0600);
+
+	/* run 0, never requeued: Slurm says 0, the records' 5 is nobody's word */
+	load_job(&j, path_of("spool/4242"));
+	ck_assert_int_eq(j.restart, 0);
+	ck_assert_int_eq(pm_job_resolve_restart(&j, 2), 0);
+	ck_assert_int_eq(j.restart, 0);
+	pm_job_free(&j);
+
+	/* run 1 finished: its tasks began after its StartTime; the records' 0 is ignored */
+	setenv("SLURM_JOB_RESTART_COUNT", "1", 1);
+	scontrol_started(w - 5);
+	load_job(&j, path_of("spool/4242"));
+	ck_assert_int_eq(j.restart, 1);
+	ck_assert_int_eq(pm_job_resolve_restart(&j, 2), 0);
+	ck_assert_int_eq(j.restart, 1);
+	pm_job_free(&j);
+
+	/* run 0 was requeued: the controller counts 1 already, the job's StartTime is the
+	 * requeue (or the next run's start), after this node's tasks began */
+	scontrol_started(now - 2);
+	load_job(&j, path_of("spool/4242"));
+	ck_assert_int_eq(pm_job_resolve_restart(&j, 2), 0);
+	ck_assert_int_eq(j.restart, 0);
+	ck_assert_msg(strstr(j.restart_note, "the requeued run 0"), "%s", j.restart_note);
+	pm_job_free(&j);
+
+	/* no answer from the controller: Slurm's count stands, and it is said */
+	fake_scontrol(NULL);
+	load_job(&j, path_of("spool/4242"));
+	ck_assert_int_eq(pm_job_resolve_restart(&j, 2), -1);
+	ck_assert_int_eq(j.restart, 1);
+	ck_assert_msg(strstr(j.restart_note, "Slurm's count 1"), "%s", j.restart_note);
+	pm_job_free(&j);
+	unsetenv("SLURM_JOB_RESTART_COUNT");
+}
+END_TEST
+
+/* Read the whole file PATH (small) into a malloc'd buffer. */
+static char *slurp_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	buf = malloc(*len + 1);
+	ck_assert_uint_eq(fread(buf, 1, *len, f), *len);
+	fclose(f);
+	return buf;
+}
+
+/* A bundle of another run filed under the same restart count never replaces the stored one. */
+START_TEST(store_run_conflict)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct pm_store_result r;
+	char err[512], rec[300], want[600], *first, *now;
+	void *buf;
+	size_t len, flen, nlen;
+	char stored[600];
+
+	if (geteuid() != 0)
+		return;
+	snprintf(stored, sizeof(stored), "%s", path_of("store/lab/4242/0/nodes/n1.tar.zst"));
+	mkdir(path_of("store"), 0755);
+	mkdir(path_of("spool"), 0700);
+	mkdir(path_of("spool/4242"), 0700);
+	write_file("spool/4242/rankmap.batch.jsonl",
+		   "{\"job\":\"4242\",\"step\":\"batch\",\"rank\":0,\"start\":1796010000.5}\n",
+		   0600);
+	sample(&cfg, &j, &c);
+	free(cfg.store);
+	cfg.store = strdup(path_of("store"));
+	free(cfg.operators_group);
+	cfg.operators_group = strdup("root");
+	pm_collection_scrub(&c);
+
+	/* the run whose tasks started at 1796010000.5 is stored */
+	pm_job_free(&j);
+	load_job(&j, path_of("spool/4242"));
+	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
+	ck_assert_msg(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r) == 0, "%s", r.reason);
+	ck_assert_str_eq(r.path, stored);
+	free(buf);
+	first = slurp_file(stored, &flen);
+
+	/* again, the same run (a second attempt): it may replace its own bundle */
+	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
+	ck_assert_msg(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r) == 0, "%s", r.reason);
+	ck_assert_str_eq(r.path, stored);
+	free(buf);
+	pm_job_free(&j);
+
+	/* another run's tasks, filed under the same restart count: kept beside, not merged */
+	snprintf(rec, sizeof(rec),
+		 "{\"job\":\"4242\",\"step\":\"batch\",\"rank\":0,\"start\":1796010400.25}\n");
+	write_file("spool/4242/rankmap.batch.jsonl", rec, 0600);
+	load_job(&j, path_of("spool/4242"));
+	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
+	ck_assert_msg(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r) == 0, "%s", r.reason);
+	snprintf(want, sizeof(want), "%s",
+		 path_of("store/lab/4242/0/conflicts/n1.1796010400.250.tar.zst"));
+	ck_assert_str_eq(r.path, want);
+	ck_assert_msg(strstr(r.reason, "run conflict") && strstr(r.reason, "1796010000.500"), "%s",
+		      r.reason);
+	ck_assert_int_eq(pm_bundle_verify(want, err, sizeof(err)), 0);
+	now = slurp_file(stored, &nlen);
+	ck_assert(nlen == flen && !memcmp(now, first, flen));
+	free(now);
+	free(first);
+	free(buf);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
 /* Can UID:GID open PATH with FLAGS (a child that becomes them)? */
 static bool can_as(uid_t uid, gid_t gid, const char *path, int flags)
 {
@@ -1160,6 +1338,8 @@ static Suite *suite(void)
 	tcase_add_test(t, timed_out_files);
 	tcase_add_test(t, store_permissions);
 	tcase_add_test(t, store_root_squash);
+	tcase_add_test(t, requeued_run);
+	tcase_add_test(t, store_run_conflict);
 	suite_add_tcase(s, t);
 	return s;
 }
