@@ -20,10 +20,28 @@ PM_BUILDDIR=${PM_BUILDDIR:-$PM_SRCDIR}
 E2E_CLUSTER=$PM_SRCDIR/contrib/cluster
 E2E_STATE=${PM_E2E_STATE:-/var/lib/postmortem-e2e}	# everything the suite writes
 E2E_PREFIX=$E2E_STATE/prefix				# the installed plugin, collector, CLI
-E2E_SO=$E2E_PREFIX/lib/slurm/postmortem.so
 E2E_COLLECTOR=$E2E_PREFIX/libexec/pm-e2e-capture	# records its calls, leaves the spool
-E2E_EPILOG=$E2E_PREFIX/libexec/postmortem-epilog	# the real collector, when built
-E2E_CLI=$E2E_PREFIX/bin/postmortem			# the CLI, when built
+# PM_E2E_INSTALLED=1 (tests/e2e/run --installed): the suite tests the installed package
+# (tests/run-all builds and installs the .deb), its files as the package manager lists them:
+# the plugin in Slurm's plugin directory, the collector, the CLI and the bundled rules.  Only
+# the capture collector, a test tool, stays in the test prefix.  Otherwise the build tree's,
+# copied into the test prefix by tests/e2e/run.
+E2E_INSTALLED=${PM_E2E_INSTALLED:-}
+if [ -n "$E2E_INSTALLED" ]; then
+	E2E_PKG_FILES=$(dpkg -L postmortem 2>/dev/null) || E2E_PKG_FILES=$(rpm -ql postmortem 2>/dev/null) ||
+		E2E_PKG_FILES=
+	e2e_pkg_file() { printf '%s\n' "$E2E_PKG_FILES" | grep -E -m 1 "$1" || true; } # ERE
+	E2E_SO=$(e2e_pkg_file '/postmortem\.so$')
+	E2E_EPILOG=$(e2e_pkg_file '/sbin/postmortem-epilog$')
+	E2E_CLI=$(e2e_pkg_file '/bin/postmortem$')
+	E2E_RULES=$(e2e_pkg_file '/share/postmortem/rules/?$')
+	E2E_RULES=${E2E_RULES%/}
+else
+	E2E_SO=$E2E_PREFIX/lib/slurm/postmortem.so
+	E2E_EPILOG=$E2E_PREFIX/libexec/postmortem-epilog	# the real collector, when built
+	E2E_CLI=$E2E_PREFIX/bin/postmortem			# the CLI, when built
+	E2E_RULES=$PM_SRCDIR/rules
+fi
 E2E_SPOOL=$E2E_STATE/spool				# the plugin's spool (root, 0700)
 E2E_CALLS=$E2E_STATE/collector-calls			# <job>.<node>.args from the capture collector
 E2E_WORKROOT=$E2E_STATE/work				# per-test folders, owned by pmuser
@@ -280,7 +298,7 @@ E2E_PM_TIMEOUT=${PM_E2E_PM_TIMEOUT:-30s}		# the plugin's hard limit on the colle
 E2E_PM_DEADLINE=${PM_E2E_PM_DEADLINE:-12s}		# the collector's own deadline
 E2E_TIMES=$E2E_STATE/epilog-times.tsv			# test job node seconds deadline_hit kept bundle
 E2E_CLUSTER_NAME=pmlab
-export POSTMORTEM_CONFIG=$E2E_PMCONF POSTMORTEM_RULES=$PM_SRCDIR/rules
+export POSTMORTEM_CONFIG=$E2E_PMCONF POSTMORTEM_RULES=$E2E_RULES
 
 e2e_pm_need() {
 	[ -x "$E2E_EPILOG" ] || e2e_skip "postmortem-epilog not built ($PM_BUILDDIR/epilog)"
@@ -297,7 +315,7 @@ e2e_pm_config() {
 	{
 		printf '# written by tests/e2e/lib.sh (%s)\n' "$E2E_TEST"
 		printf 'store: %s\nspool: %s\nrules: %s\nretain: 14d\ndeadline: %s\n' \
-			"$E2E_STORE" "$E2E_SPOOL" "$PM_SRCDIR/rules" "$E2E_PM_DEADLINE"
+			"$E2E_STORE" "$E2E_SPOOL" "$E2E_RULES" "$E2E_PM_DEADLINE"
 		printf 'operators_group: pmops\ncomment_field: Comment\nservice_user: root\n'
 		printf 'sources:\n'
 		for src in kernel_log slurmd_log gpu_state gpu_csv; do
@@ -620,7 +638,7 @@ e2e_pm_check() {
 	if [ -f "$F/sacct.txt" ]; then
 		e2e_pm_as "$E2E_USER" diagnose --json "$F/nodes" "$F/sacct.txt" >"$E2E_WORK/rediag.$job.$r.json" 2>&1 || true
 		cmp -s "$E2E_WORK/rediag.$job.$r.json" "$d/verdict.json" ||
-			e2e_skip_part "job $job: diagnosing the fetched copy differs from the stored verdict ($(diff <(jq -S . "$E2E_WORK/rediag.$job.$r.json" 2>&1) <(jq -S . "$d/verdict.json") | head -c 400 | tr '\n' ' '))"
+			e2e_skip_part "job $job: diagnosing the fetched copy differs from the stored verdict ($(diff <(jq -S . "$E2E_WORK/rediag.$job.$r.json" 2>&1) <(jq -S . "$d/verdict.json") | head -c 400 | tr '\n' ' ' || true))"
 	fi
 	e2e_log "job $job/$r: $C"
 }
