@@ -565,6 +565,32 @@ static int bundles(struct job *j, const struct pm_ruleset *rs, struct pm_evidenc
 	return 0;
 }
 
+/*
+ * Slurm's record as an input: the stored sacct.txt, read as `postmortem diagnose` reads it in
+ * a fetched copy (a file from disk: the same input_digest, so that diagnosing the fetched
+ * evidence gives the stored verdict byte for byte); the record in memory when the file is
+ * not that record (it could not be written).
+ */
+static int sched_input(struct job *j, struct pm_evidence *ev, char *err, size_t errlen)
+{
+	char p[4096], *buf = NULL;
+	size_t len = 0;
+	bool same;
+
+	path(p, sizeof(p), j->dir, "sacct.txt");
+	same = pm_fin_read(p, 16u << 20, &buf, &len) == 0 && len == j->sched.len &&
+	       !memcmp(buf, j->sched.text, len);
+	free(buf);
+	if (same)
+		return pm_evidence_add_path(ev, p, err, errlen);
+	if (pm_evidence_add_buffer(ev, "sacct.txt", j->sched.text, j->sched.len, "scheduler", NULL,
+				   0) < 0) {
+		pm_fin_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Slurm's record: asked now (once for a provisional verdict), else the one stored earlier. */
 static int scheduler(struct job *j, bool provisional, double deadline)
 {
@@ -946,11 +972,8 @@ static int merge(struct job *j, bool provisional, double deadline, struct pm_fin
 		j->uid = j->sched.uid;
 	if (j->uid < 0 && env_is_job(j->id) && getenv("SLURM_JOB_UID"))
 		j->uid = strtoll(getenv("SLURM_JOB_UID"), NULL, 10);
-	if (j->sched.text && pm_evidence_add_buffer(ev, "sacct.txt", j->sched.text, j->sched.len,
-						    "scheduler", NULL, 0) < 0) {
-		pm_fin_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
+	if (j->sched.text && sched_input(j, ev, err, errlen) < 0)
 		goto out;
-	}
 	if ((v = pm_diagnose(ev, verr, sizeof(verr))) && !(vtext = pm_verdict_dump(v)))
 		goto out;
 	if (v && !provisional && strcmp(str(v, "status"), "none") &&

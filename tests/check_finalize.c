@@ -423,6 +423,52 @@ START_TEST(provisional_then_final)
 }
 END_TEST
 
+/*
+ * The stored verdict is what `postmortem diagnose DIR/nodes DIR/sacct.txt` gives on a fetched
+ * copy, byte for byte (input_digest included: Slurm's record is read as a file, as there).
+ */
+START_TEST(fetched_copy_reproduces_verdict)
+{
+	struct pm_finalize_result r;
+	struct pm_ruleset *rs;
+	struct pm_evidence *ev;
+	char err[512], p[600], *stored, *again;
+	json_t *v;
+
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	stored = get(D, "verdict.json");
+	ck_assert_ptr_nonnull(stored);
+	ck_assert(there(D, "sacct.txt"));
+
+	rs = pm_ruleset_load(cfg.rules, err, sizeof(err));
+	ck_assert_msg(rs != NULL, "%s", err);
+	ev = pm_evidence_create(rs);
+	snprintf(p, sizeof(p), "%s/nodes", D);
+	ck_assert_msg(pm_evidence_add_path(ev, p, err, sizeof(err)) == 0, "%s", err);
+	snprintf(p, sizeof(p), "%s/sacct.txt", D);
+	ck_assert_msg(pm_evidence_add_path(ev, p, err, sizeof(err)) == 0, "%s", err);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_msg(v != NULL, "%s", err);
+	again = pm_verdict_dump(v);
+	ck_assert_ptr_nonnull(again);
+	size_t at = 0;
+	while (again[at] && again[at] == stored[at])
+		at++;
+	ck_assert_msg(!again[at] && !stored[at], "differs at byte %zu: [%.80s] stored [%.80s]", at,
+		      again + (at > 20 ? at - 20 : 0), stored + (at > 20 ? at - 20 : 0));
+	free(again);
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+	free(stored);
+}
+END_TEST
+
 START_TEST(claim_prevents_two_merges)
 {
 	struct pm_finalize_result r;
@@ -751,6 +797,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, provisional_then_final);
+	tcase_add_test(t, fetched_copy_reproduces_verdict);
 	tcase_add_test(t, claim_prevents_two_merges);
 	tcase_add_test(t, timer_forces_missing_node);
 	tcase_add_test(t, jobstats_admincomment_kept);
