@@ -125,22 +125,26 @@ static double window_start(const char *spool)
 }
 
 /* Decide which folder is the job's spool folder, and whether it can be trusted. */
-static int find_spool(struct pm_job *j, const char *spool)
+static int find_spool(struct pm_job *j, const char *given)
 {
 	const char *base;
 	struct stat st;
-	char *p;
+	char *p, *spool;
 
-	if (!spool || !*spool) {
+	if (!given || !*given) {
 		snprintf(j->spool_note, sizeof(j->spool_note), "no spool given");
 		return 0;
 	}
+	/* spool: /var/spool/postmortem/%n, as the plugin's spool= (each node its own) */
+	if (!(spool = pm_expand(given, j->node, j->id)))
+		return -1;
 	base = strrchr(spool, '/');
 	base = base ? base + 1 : spool;
 	if (!strcmp(base, j->id))
 		p = strdup(spool);
 	else if (asprintf(&p, "%s/%s", spool, j->id) < 0)
 		p = NULL;
+	free(spool);
 	if (!p)
 		return -1;
 	if (lstat(p, &st) < 0) {

@@ -274,6 +274,15 @@ static int run(const struct opts *o, double t0)
 		pm_config_free(&cfg);
 		return 1;
 	}
+	/* spool: .../%n is this node's own (pending bundles, later deliveries) */
+	if (cfg.spool && strchr(cfg.spool, '%')) {
+		char *x = pm_expand(cfg.spool, j.node, j.id);
+
+		if (x) {
+			free(cfg.spool);
+			cfg.spool = x;
+		}
+	}
 	/* a requeued job: which of its runs this is (scontrol, briefly) */
 	if (j.restart > 0) {
 		double ask = (end - t0) / 10 < RESTART_LOOKUP ? (end - t0) / 10 : RESTART_LOOKUP;

@@ -28,19 +28,20 @@
 #define PRUNE_FLOOR_S	(7 * 86400)	/* never prune a spool folder younger than this */
 #define PRUNE_MAX	64		/* folders per epilog: bounded work */
 
-static void prune(const struct pm_args *a, const char *job)
+static void prune(const struct pm_args *a, const char *spool, const char *job)
 {
 	time_t keep = (time_t)(a->retain_ms / 1000);
 	int n;
 
 	if (keep < PRUNE_FLOOR_S)
 		keep = PRUNE_FLOOR_S;
-	n = pm_spool_prune(a->spool, time(NULL) - keep, job, PRUNE_MAX);
+	n = pm_spool_prune(spool, time(NULL) - keep, job, PRUNE_MAX);
 	if (n > 0)
-		slurm_debug("postmortem: pruned %d stale spool folder(s) of %s", n, a->spool);
+		slurm_debug("postmortem: pruned %d stale spool folder(s) of %s", n, spool);
 }
 
-static void run_collector(const struct pm_args *a, const char *job, const char *node)
+static void run_collector(const struct pm_args *a, const char *spool, const char *job,
+			  const char *node)
 {
 	char o_job[80], o_spool[PM_PATH_MAX + 96], o_node[PM_FIELD_MAX + 16], o_timeout[48],
 	     o_retain[48], o_store[PM_PATH_MAX + 16], o_config[PM_PATH_MAX + 16];
@@ -49,7 +50,7 @@ static void run_collector(const struct pm_args *a, const char *job, const char *
 	int n = 0;
 
 	snprintf(o_job, sizeof(o_job), "--job=%s", job);
-	snprintf(o_spool, sizeof(o_spool), "--spool=%s/%s", a->spool, job);
+	snprintf(o_spool, sizeof(o_spool), "--spool=%s/%s", spool, job);
 	snprintf(o_node, sizeof(o_node), "--node=%s", node);
 	snprintf(o_timeout, sizeof(o_timeout), "--timeout=%llums", a->timeout_ms);
 	snprintf(o_retain, sizeof(o_retain), "--retain=%llus", a->retain_ms / 1000);
@@ -72,7 +73,7 @@ static void run_collector(const struct pm_args *a, const char *job, const char *
 	switch (r.outcome) {
 	case PM_RUN_MISSING:
 		slurm_debug("postmortem: collector %s is not installed; job %s evidence stays in %s",
-			    a->collector, job, a->spool);
+			    a->collector, job, spool);
 		break;
 	case PM_RUN_FAILED:
 		slurm_error("postmortem: job %s: cannot start the collector %s: %s", job,
@@ -99,7 +100,7 @@ static void run_collector(const struct pm_args *a, const char *job, const char *
 
 int pm_jobscript_epilog(spank_t sp, const struct pm_args *a)
 {
-	char job[16], node[PM_FIELD_MAX + 1], err[PM_PATH_MAX + 128];
+	char job[16], node[PM_FIELD_MAX + 1], err[PM_PATH_MAX + 128], spool[PM_PATH_MAX];
 	const char *v;
 	uint32_t id;
 	int fd, out;
@@ -113,21 +114,27 @@ int pm_jobscript_epilog(spank_t sp, const struct pm_args *a)
 		return 0;
 	v = getenv("SLURMD_NODENAME");
 	snprintf(node, sizeof(node), "%s", v ? v : "");
+	/* spool=.../%n: this node's own, as its steps named it */
+	if (pm_spool_path(a->spool, node, spool, sizeof(spool)) < 0) {
+		slurm_error("postmortem: spool=%s for node '%s': %s; job %s not collected",
+			    a->spool, node, strerror(errno), job);
+		return 0;
+	}
 
 	/* opted out: a step on this node said so in the spool, or the submission did */
-	fd = pm_spool_open_job(a->spool, job, 0, err, sizeof(err));
+	fd = pm_spool_open_job(spool, job, 0, err, sizeof(err));
 	out = fd >= 0 && pm_spool_exists(fd, "optout");
 	if (fd >= 0)
 		close(fd);
 	out = out || pm_options_job_optout(sp);
 	if (out) {
 		slurm_debug("postmortem: job %s opted out; nothing collected", job);
-		if (pm_spool_remove_job(a->spool, job) < 0)
-			slurm_debug("postmortem: cannot remove %s/%s: %s", a->spool, job,
+		if (pm_spool_remove_job(spool, job) < 0)
+			slurm_debug("postmortem: cannot remove %s/%s: %s", spool, job,
 				    strerror(errno));
 	} else {
-		run_collector(a, job, node);
+		run_collector(a, spool, job, node);
 	}
-	prune(a, job);
+	prune(a, spool, job);
 	return 0;
 }

@@ -138,6 +138,15 @@ const char *pm_signal_name(int sig, char *buf, size_t len);
 /* ---- spool.c: the node-local, root-only spool ---- */
 
 /*
+ * The spool root of node NODE: SPOOL with "%n" replaced by NODE and "%%" by "%" (nodes that
+ * share a machine, or a filesystem, each get their own: spool=/var/spool/postmortem/%n).
+ * NODE must be a plain name (not empty, no '/', not "." or "..") when SPOOL says %n.  Into BUF
+ * (LEN bytes); 0, or -1 with errno EINVAL (a bad node name, another %-sequence) or
+ * ENAMETOOLONG.  Pure.
+ */
+int pm_spool_path(const char *spool, const char *node, char *buf, size_t len);
+
+/*
  * Open (creating when missing, mode 0700) the spool root SPOOL and its job folder JOB.
  * Both must be folders owned by the effective user and writable by nobody else; symbolic
  * links are refused.  Returns a directory descriptor (O_CLOEXEC), or -1 with errno and ERR

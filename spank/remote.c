@@ -214,7 +214,7 @@ static void write_logs(const char *value)
 
 int pm_remote_post_opt(spank_t sp, const struct pm_args *a)
 {
-	char err[PM_PATH_MAX + 128];
+	char err[PM_PATH_MAX + 128], spool[PM_PATH_MAX];
 	uint32_t job, step;
 	const char *logs;
 
@@ -226,7 +226,15 @@ int pm_remote_post_opt(spank_t sp, const struct pm_args *a)
 		return 0;
 	snprintf(rs.job, sizeof(rs.job), "%u", job);
 	step_name(step, rs.step, sizeof(rs.step));
-	rs.dirfd = pm_spool_open_job(a->spool, rs.job, 1, err, sizeof(err));
+	/* spool=.../%n: this node's own (the node's name is in the environment read here) */
+	if (strchr(a->spool, '%'))
+		read_env(sp);
+	if (pm_spool_path(a->spool, rs.node, spool, sizeof(spool)) < 0) {
+		slurm_error("postmortem: spool=%s for node '%s': %s; no records for job %s step %s",
+			    a->spool, rs.node, strerror(errno), rs.job, rs.step);
+		return 0;
+	}
+	rs.dirfd = pm_spool_open_job(spool, rs.job, 1, err, sizeof(err));
 	if (rs.dirfd < 0) {
 		slurm_error("postmortem: %s; no records for job %s step %s", err, rs.job, rs.step);
 		return 0;

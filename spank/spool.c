@@ -249,6 +249,45 @@ static int remove_at(int sfd, const char *job)
 	return e ? -1 : 0;
 }
 
+int pm_spool_path(const char *spool, const char *node, char *buf, size_t len)
+{
+	size_t n = 0, k;
+	const char *p;
+
+	for (p = spool; *p; p++) {
+		const char *add = p;
+
+		k = 1;
+		if (*p == '%') {
+			p++;
+			if (*p == 'n') {
+				if (!node || !*node || strchr(node, '/') || strcmp(node, ".") == 0 ||
+				    strcmp(node, "..") == 0) {
+					errno = EINVAL;
+					return -1;
+				}
+				add = node;
+				k = strlen(node);
+			} else if (*p != '%') {
+				errno = EINVAL;
+				return -1;
+			}
+		}
+		if (n + k >= len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(buf + n, add, k);
+		n += k;
+	}
+	if (n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
 int pm_spool_remove_job(const char *spool, const char *job)
 {
 	int sfd, rc, e;

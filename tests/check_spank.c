@@ -1440,6 +1440,68 @@ START_TEST(test_job_epilog)
 }
 END_TEST
 
+/* spool=DIR/%n: each node its own spool, for its steps and its job epilog alike. */
+START_TEST(test_spool_per_node)
+{
+	static const int status[1] = {0};
+	struct spank_handle sp;
+	char opt[600], col[600], path[512], body[512], p[600];
+	json_t *o[2];
+	FILE *f;
+
+	/* the expansion itself */
+	ck_assert_int_eq(pm_spool_path("/s/%n/x", "gpu017", p, sizeof(p)), 0);
+	ck_assert_str_eq(p, "/s/gpu017/x");
+	ck_assert_int_eq(pm_spool_path("/s/100%%", "", p, sizeof(p)), 0);
+	ck_assert_str_eq(p, "/s/100%");
+	ck_assert_int_eq(pm_spool_path("/s/plain", NULL, p, sizeof(p)), 0);
+	ck_assert_str_eq(p, "/s/plain");
+	ck_assert_int_eq(pm_spool_path("/s/%n", "", p, sizeof(p)), -1);
+	ck_assert_int_eq(pm_spool_path("/s/%n", "..", p, sizeof(p)), -1);
+	ck_assert_int_eq(pm_spool_path("/s/%n", "a/b", p, sizeof(p)), -1);
+	ck_assert_int_eq(pm_spool_path("/s/%j", "n1", p, sizeof(p)), -1);
+	ck_assert_int_eq(pm_spool_path("/s/%", "n1", p, sizeof(p)), -1);
+	ck_assert_int_eq(pm_spool_path("/s/%n", "n1", p, 5), -1);
+	ck_assert_int_eq(errno, ENAMETOOLONG);
+
+	/* a step on n2 records into <spool>/n2/<job>/ */
+	ck_assert_int_eq(mkdir(spool, 0700), 0);
+	snprintf(opt, sizeof(opt), "spool=%s/%%n", spool);
+	args(opt, NULL);
+	handle(&sp, 4243, 0);
+	step(&sp, 1, status);
+	ck_assert_int_eq(nerrors, 0);
+	snprintf(p, sizeof(p), "%s/n2/4243/rankmap.0.jsonl", spool);
+	ck_assert_int_eq(read_lines(p, o, 2), 1);
+	ck_assert_str_eq(jstr(o[0], "node"), "n2");
+	json_decref(o[0]);
+	snprintf(p, sizeof(p), "%s/4243", spool);
+	ck_assert_int_eq(access(p, F_OK), -1);
+
+	/* the job epilog on n2 hands the collector n2's folder */
+	ctx = S_CTX_JOB_SCRIPT;
+	snprintf(body, sizeof(body), "echo \"$@\" >> %s/ran", tmp);
+	script("collect", body, path, sizeof(path));
+	snprintf(col, sizeof(col), "collector=%s", path);
+	args(opt, col, "timeout=5s", NULL);
+	setenv("SLURMD_NODENAME", "n2", 1);
+	ck_assert_int_eq(slurm_spank_job_epilog(&sp, ac_n, av_buf), 0);
+	snprintf(p, sizeof(p), "%s/ran", tmp);
+	f = fopen(p, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(body, sizeof(body), f));
+	fclose(f);
+	snprintf(p, sizeof(p), "--job=4243 --spool=%s/n2/4243 --node=n2 ", spool);
+	ck_assert_msg(!strncmp(body, p, strlen(p)), "%s", body);
+	/* no node name: nothing run, said */
+	unlink(strcat(strcpy(p, tmp), "/ran"));
+	unsetenv("SLURMD_NODENAME");
+	ck_assert_int_eq(slurm_spank_job_epilog(&sp, ac_n, av_buf), 0);
+	ck_assert_int_eq(access(p, F_OK), -1);
+	ck_assert_ptr_nonnull(strstr(last_error, "spool="));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("spank");
@@ -1477,6 +1539,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_task_init_tags_and_extras);
 	tcase_add_test(c, test_extras_off_by_default);
 	tcase_add_test(c, test_job_epilog);
+	tcase_add_test(c, test_spool_per_node);
 	suite_add_tcase(s, c);
 	return s;
 }
