@@ -2,7 +2,12 @@
  * bundle.c - read an evidence bundle (postmortem.bundle/1, FORMATS.md): a zstd-compressed
  * tar of regular files with relative names, manifest.json first.  Members are checked
  * against the manifest (size, sha256); a lying or hostile bundle is rejected whole, with a
- * clear error, and nothing is ever written to disk.
+ * clear error, and nothing is ever written to disk.  Every check is made before anything is
+ * added to the evidence set, so that a rejected bundle leaves nothing behind.  A bundle file
+ * is read once: its zstd frames are decompressed here with the evidence set's one
+ * decompression context and buffers (a fresh context per bundle cost more than the rest of
+ * reading a small bundle), and the file's own SHA-256 is taken on the way when the caller
+ * wants it.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -13,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "evidence.h"
 #include "sha256.h"
@@ -59,13 +65,24 @@ static double iso_time(const char *s)
 	return 0;
 }
 
-/* Apply the manifest to the members: add each listed file to EV with its kind. */
+/* One manifest entry, checked: its member and the member's SHA-256. */
+struct checked {
+	size_t member;
+	enum pm_source source;
+	unsigned char d[32];
+};
+
+/* Apply the manifest to the members: add each listed file to EV with its kind.  Every entry
+ * is checked first; EV is touched only when all of them hold.  MOUT, when not NULL, gets the
+ * parsed manifest (a new reference) whether the bundle is accepted or not. */
 static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *mtext, size_t mlen,
-			  struct member *m, size_t nm, char *err, size_t errlen)
+			  struct member *m, size_t nm, json_t **mout, char *err, size_t errlen)
 {
 	json_error_t je;
 	json_t *man = json_loadb(mtext, mlen, 0, &je), *files, *x;
 	const char *schema, *node;
+	struct checked *ck = NULL;
+	bool *taken = NULL;
 	double boot;
 	size_t i;
 	int rc = -1;
@@ -76,12 +93,61 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		json_decref(man);
 		return bad(err, errlen, rel, why);
 	}
+	if (mout)
+		*mout = json_incref(man);
 	schema = json_string_value(json_object_get(man, "schema"));
 	if (!schema || strcmp(schema, PM_BUNDLE_SCHEMA)) {
 		rc = bad(err, errlen, rel, "manifest schema is not " PM_BUNDLE_SCHEMA);
 		goto out;
 	}
 	node = json_string_value(json_object_get(man, "node"));
+	boot = iso_time(json_string_value(json_object_get(man, "boot_time")));
+	files = json_object_get(man, "files");
+	if (!json_is_array(files)) {
+		rc = bad(err, errlen, rel, "manifest has no 'files' list");
+		goto out;
+	}
+	ck = calloc(json_array_size(files) + 1, sizeof(*ck));
+	taken = calloc(nm + 1, sizeof(*taken));
+	if (!ck || !taken)
+		goto out;
+	/* first every check: nothing is added yet */
+	json_array_foreach(files, i, x)
+	{
+		const char *path = json_string_value(json_object_get(x, "path"));
+		const char *src = json_string_value(json_object_get(x, "source"));
+		const char *sha = json_string_value(json_object_get(x, "sha256"));
+		json_t *bytes = json_object_get(x, "bytes");
+		size_t k, found = nm;
+		char hex[80];
+		struct pm_sha256 c;
+
+		if (!path || !safe_name(path) || !src || pm_source_parse(src, &ck[i].source) < 0) {
+			rc = bad(err, errlen, rel, "a manifest entry has a bad path or source");
+			goto out;
+		}
+		for (k = 0; k < nm; k++)
+			if (!strcmp(m[k].name, path))
+				found = k; /* the last of members of the same name, as before */
+		if (found == nm || taken[found]) { /* absent, or listed twice */
+			rc = bad(err, errlen, rel, "the manifest lists a file the bundle lacks");
+			goto out;
+		}
+		taken[found] = true;
+		ck[i].member = found;
+		if (!json_is_integer(bytes) || (size_t)json_integer_value(bytes) != m[found].len) {
+			rc = bad(err, errlen, rel, "a member's size differs from the manifest");
+			goto out;
+		}
+		pm_sha256_init(&c);
+		pm_sha256_update(&c, m[found].data, m[found].len);
+		pm_sha256_final(&c, ck[i].d);
+		pm_sha256_hex(ck[i].d, hex);
+		if (!sha || (strcmp(sha, hex + 7) && strcmp(sha, hex))) {
+			rc = bad(err, errlen, rel, "a member's checksum differs from the manifest");
+			goto out;
+		}
+	}
 	/* the run the collector filed it under: what an accounting record would say, when none
 	 * is present (a restart count the record may not carry at all) */
 	{
@@ -97,49 +163,15 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		if (!j->cluster && cl && pm_strset(&j->cluster, cl, strlen(cl)) < 0)
 			goto out;
 	}
-	boot = iso_time(json_string_value(json_object_get(man, "boot_time")));
-	files = json_object_get(man, "files");
-	if (!json_is_array(files)) {
-		rc = bad(err, errlen, rel, "manifest has no 'files' list");
-		goto out;
-	}
 	json_array_foreach(files, i, x)
 	{
 		const char *path = json_string_value(json_object_get(x, "path"));
-		const char *src = json_string_value(json_object_get(x, "source"));
-		const char *sha = json_string_value(json_object_get(x, "sha256"));
 		const char *fnode = json_string_value(json_object_get(x, "node"));
-		json_t *bytes = json_object_get(x, "bytes"), *rank = json_object_get(x, "rank");
-		enum pm_source s;
-		struct member *mm = NULL;
+		json_t *rank = json_object_get(x, "rank");
+		struct member *mm = &m[ck[i].member];
 		struct pm_file *f;
-		char name[1200], hex[80];
-		unsigned char d[32];
-		struct pm_sha256 c;
+		char name[1200];
 
-		if (!path || !safe_name(path) || !src || pm_source_parse(src, &s) < 0) {
-			rc = bad(err, errlen, rel, "a manifest entry has a bad path or source");
-			goto out;
-		}
-		for (size_t k = 0; k < nm; k++)
-			if (!strcmp(m[k].name, path))
-				mm = &m[k];
-		if (!mm || !mm->data) { /* absent, or listed twice (already taken) */
-			rc = bad(err, errlen, rel, "the manifest lists a file the bundle lacks");
-			goto out;
-		}
-		if (!json_is_integer(bytes) || (size_t)json_integer_value(bytes) != mm->len) {
-			rc = bad(err, errlen, rel, "a member's size differs from the manifest");
-			goto out;
-		}
-		pm_sha256_init(&c);
-		pm_sha256_update(&c, mm->data, mm->len);
-		pm_sha256_final(&c, d);
-		pm_sha256_hex(d, hex);
-		if (!sha || (strcmp(sha, hex + 7) && strcmp(sha, hex))) {
-			rc = bad(err, errlen, rel, "a member's checksum differs from the manifest");
-			goto out;
-		}
 		snprintf(name, sizeof(name), "%s/%s", rel, path);
 		f = pm_ev_add_file(ev, name);
 		if (!f)
@@ -147,9 +179,9 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		f->mem = mm->data;
 		f->memlen = mm->len;
 		mm->data = NULL;
-		memcpy(f->digest, d, sizeof(f->digest)); /* just checked: not again */
+		memcpy(f->digest, ck[i].d, sizeof(f->digest)); /* just checked: not again */
 		f->digested = true;
-		f->source = s;
+		f->source = ck[i].source;
 		f->kind_given = true;
 		f->tctx.boot_time = boot;
 		f->mtime = iso_time(json_string_value(json_object_get(x, "observed_time")));
@@ -190,6 +222,8 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 	ev->nbundles++;
 	rc = 0;
 out:
+	free(ck);
+	free(taken);
 	json_decref(man);
 	return rc;
 }
@@ -203,20 +237,139 @@ static void free_members(struct member *m, size_t n)
 	free(m);
 }
 
-int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel, char *err,
-		       size_t errlen)
+/* ---- reading a bundle file once ---- */
+
+/* What libarchive reads: the file's bytes through the set's zstd context (or as they are,
+ * for a plain tar, which libarchive accepted before as well), hashed on the way.  One per
+ * evidence set (ev->bundle_io), made on its first bundle file. */
+struct zsrc {
+	ZSTD_DCtx *zdc;
+	int fd;
+	ZSTD_DCtx *dc; /* ZDC, or NULL: a plain tar */
+	ZSTD_inBuffer in;
+	bool eof, failed;
+	struct pm_sha256 *sha; /* NULL: no file digest wanted */
+	uint64_t bytes;
+	unsigned char ibuf[64u << 10];
+	unsigned char obuf[128u << 10];
+};
+
+void pm_bundle_io_free(void *p)
 {
-	struct archive *ar = archive_read_new();
+	struct zsrc *z = p;
+
+	if (z)
+		ZSTD_freeDCtx(z->zdc);
+	free(z);
+}
+
+static int zs_fill(struct archive *a, struct zsrc *z)
+{
+	ssize_t n;
+
+	do
+		n = read(z->fd, z->ibuf, sizeof(z->ibuf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		if (a)
+			archive_set_error(a, errno, "read error: %s", strerror(errno));
+		z->failed = true;
+		return -1;
+	}
+	if (n == 0)
+		z->eof = true;
+	if (z->sha)
+		pm_sha256_update(z->sha, z->ibuf, (size_t)n);
+	z->bytes += (uint64_t)n;
+	z->in.src = z->ibuf;
+	z->in.size = (size_t)n;
+	z->in.pos = 0;
+	return 0;
+}
+
+static la_ssize_t zs_read(struct archive *a, void *arg, const void **out)
+{
+	struct zsrc *z = arg;
+
+	for (;;) {
+		ZSTD_outBuffer o = {z->obuf, sizeof(z->obuf), 0};
+		size_t r;
+
+		if (z->in.pos == z->in.size && !z->eof && zs_fill(a, z) < 0)
+			return -1;
+		if (!z->dc) { /* a plain tar: the bytes as they are */
+			*out = z->ibuf;
+			z->in.pos = z->in.size;
+			return (la_ssize_t)z->in.size;
+		}
+		r = ZSTD_decompressStream(z->dc, &o, &z->in);
+		if (ZSTD_isError(r)) {
+			archive_set_error(a, EINVAL, "zstd data is corrupt: %s",
+					  ZSTD_getErrorName(r));
+			z->failed = true;
+			return -1;
+		}
+		if (o.pos) {
+			*out = z->obuf;
+			return (la_ssize_t)o.pos;
+		}
+		if (z->eof && z->in.pos == z->in.size) {
+			if (r == 0)
+				return 0;
+			archive_set_error(a, EINVAL, "zstd stream ends early (truncated file)");
+			z->failed = true;
+			return -1;
+		}
+	}
+}
+
+static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, const char *rel,
+		       json_t **mout, char *sha, uint64_t *bytes, char *err, size_t errlen)
+{
+	struct archive *ar = NULL;
 	struct archive_entry *e;
 	struct member *m = NULL;
+	struct zsrc *z = ev->bundle_io;
+	struct pm_sha256 fsha = {0};
 	size_t nm = 0, am = 0, mi = (size_t)-1;
 	int rc = -1, r;
 
-	if (!ar)
-		return -1;
-	archive_read_support_filter_zstd(ar);
+	err[0] = '\0';
+	if (mout)
+		*mout = NULL;
+	if (sha)
+		sha[0] = '\0';
+	if (!z) {
+		if (!(z = malloc(sizeof(*z))) || !(z->zdc = ZSTD_createDCtx())) {
+			free(z);
+			return -1;
+		}
+		ev->bundle_io = z;
+	}
+	z->dc = NULL;
+	z->in.src = NULL;
+	z->in.size = z->in.pos = 0;
+	z->eof = z->failed = false;
+	z->sha = NULL;
+	z->bytes = 0;
+	z->fd = open(path, O_RDONLY | O_CLOEXEC | oflags);
+	if (z->fd < 0)
+		return bad(err, errlen, rel, strerror(errno));
+	if (sha) {
+		pm_sha256_init(&fsha);
+		z->sha = &fsha;
+	}
+	/* the first bytes say whether it is zstd; they are hashed and fed like the rest */
+	if (zs_fill(NULL, z) < 0)
+		goto out_read;
+	if (z->in.size >= 4 && !memcmp(z->ibuf, "\x28\xb5\x2f\xfd", 4)) {
+		z->dc = z->zdc;
+		ZSTD_DCtx_reset(z->dc, ZSTD_reset_session_only);
+	}
+	if (!(ar = archive_read_new()))
+		goto out;
 	archive_read_support_format_tar(ar);
-	if (archive_read_open_filename(ar, path, 65536) != ARCHIVE_OK) {
+	if (archive_read_open(ar, z, NULL, zs_read, NULL) != ARCHIVE_OK) {
 		rc = bad(err, errlen, rel,
 			 archive_error_string(ar) ? archive_error_string(ar) : "cannot open");
 		goto out;
@@ -266,11 +419,50 @@ int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel
 		rc = bad(err, errlen, rel, "no manifest.json");
 		goto out;
 	}
-	rc = apply_manifest(ev, rel, m[mi].data, m[mi].len, m, nm, err, errlen);
+	rc = apply_manifest(ev, rel, m[mi].data, m[mi].len, m, nm, mout, err, errlen);
 out:
+	if (sha && !z->failed) {
+		/* the file's digest covers all of it: what the tar reader left unread too (a read
+		 * error there leaves SHA empty; what was added stays) */
+		while (!z->eof)
+			if (zs_fill(NULL, z) < 0)
+				goto out_read;
+		unsigned char d[32];
+		pm_sha256_final(&fsha, d);
+		pm_sha256_hex(d, sha);
+		if (bytes)
+			*bytes = z->bytes;
+	}
+out_read:
+	if (fsha.ctx) {
+		unsigned char scratch[32];
+		pm_sha256_final(&fsha, scratch);
+	}
+	if (rc < 0 && !err[0]) { /* out of memory */
+		int en = errno ? errno : ENOMEM;
+		snprintf(err, errlen, "%s: %s", rel, strerror(en));
+		errno = en;
+	}
 	archive_read_free(ar);
+	close(z->fd);
+	z->fd = -1;
 	free_members(m, nm);
 	return rc;
+}
+
+int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel, char *err,
+		       size_t errlen)
+{
+	return read_bundle(ev, path, 0, rel, NULL, NULL, NULL, err, errlen);
+}
+
+int pm_evidence_add_bundle(struct pm_evidence *ev, const char *path, json_t **manifest,
+			   char sha[72], uint64_t *bytes, char *err, size_t errlen)
+{
+	const char *base = strrchr(path, '/');
+
+	return read_bundle(ev, path, O_NOFOLLOW, base ? base + 1 : path, manifest, sha, bytes, err,
+			   errlen);
 }
 
 static int read_member(const char *dir, const char *name, struct member *mm)
@@ -330,7 +522,7 @@ int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel,
 		}
 		nm++;
 	}
-	rc = apply_manifest(ev, name, man.data, man.len, m, nm, err, errlen);
+	rc = apply_manifest(ev, name, man.data, man.len, m, nm, NULL, err, errlen);
 out:
 	json_decref(j);
 	free(man.name);

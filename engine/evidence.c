@@ -132,6 +132,7 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 		free(f->reason);
 	}
 	free(ev->files);
+	pm_bundle_io_free(ev->bundle_io);
 	for (size_t i = 0; i < ev->nfacts; i++) {
 		free(ev->facts[i].node);
 		free(ev->facts[i].name);

@@ -31,6 +31,7 @@ int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel,
 		      size_t errlen);
 int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel, char *err,
 		       size_t errlen);
+void pm_bundle_io_free(void *p);
 
 /* scan.c */
 int pm_scan_all(struct pm_evidence *ev);

@@ -266,6 +266,7 @@ struct pm_evidence {
 	} * cov;
 	size_t ncov, acov;
 	int nbundles;
+	void *bundle_io; /* bundle.c: the zstd context and buffers for every bundle file */
 };
 
 /* Helpers for parsers; all copy their strings.  Return NULL/-1 only on ENOMEM. */

@@ -58,6 +58,18 @@ void pm_evidence_destroy(struct pm_evidence *ev);
 int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, size_t errlen);
 
 /*
+ * Add the evidence bundle file PATH (.tar.zst; not a symbolic link), reading it once.  A
+ * bundle that is rejected (-1, errno EINVAL, ERR filled) adds nothing to EV.  MANIFEST, when
+ * not NULL, gets the bundle's manifest.json whenever it could be parsed, rejected or not
+ * (json_decref it; NULL otherwise).  SHA, when not NULL, gets the SHA-256 of the whole file
+ * ("sha256:" and 64 hex digits) and *BYTES (when not NULL) its size, whenever the file could
+ * be read to its end; SHA is "" otherwise.  The files are named as pm_evidence_add_path names
+ * them (the file's base name, then the member's path).  Returns 0 or -1.
+ */
+int pm_evidence_add_bundle(struct pm_evidence *ev, const char *path, json_t **manifest,
+			   char sha[72], uint64_t *bytes, char *err, size_t errlen);
+
+/*
  * Add one in-memory file NAME of LEN bytes (not NUL-terminated).  Its kind is detected from
  * its content unless SOURCE names a source kind ("kernel_log", ...) and NODE a node; either may
  * be NULL.  MTIME is the observation time (seconds since the epoch).  Returns 0 or -1.

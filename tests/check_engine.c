@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,13 +532,16 @@ END_TEST
 
 /* ---- bundles ---- */
 
+static bool plain_tar; /* write_bundle: no zstd */
+
 static void write_bundle(const char *path, const char *member, const char *data,
 			 const char *manifest, int type)
 {
 	struct archive *a = archive_write_new();
 	struct archive_entry *e;
 
-	archive_write_add_filter_zstd(a);
+	if (!plain_tar)
+		archive_write_add_filter_zstd(a);
 	archive_write_set_format_pax_restricted(a);
 	ck_assert_int_eq(archive_write_open_filename(a, path), ARCHIVE_OK);
 	e = archive_entry_new();
@@ -651,6 +655,129 @@ START_TEST(test_bundle_read_and_rejected)
 }
 END_TEST
 
+/* The file's bytes, and their SHA-256 as "sha256:...". */
+static char *file_bytes(const char *p, size_t *n, char hex[80])
+{
+	FILE *f = fopen(p, "rb");
+	char *b = malloc(1 << 20);
+	struct pm_sha256 c;
+	unsigned char d[32];
+
+	ck_assert_ptr_nonnull(f);
+	*n = fread(b, 1, 1 << 20, f);
+	fclose(f);
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, b, *n);
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, hex);
+	return b;
+}
+
+static char *dump_of(struct pm_evidence *ev)
+{
+	char err[256], *t;
+	json_t *v = pm_diagnose(ev, err, sizeof(err));
+
+	ck_assert_msg(v != NULL, "%s", err);
+	t = pm_verdict_dump(v);
+	json_decref(v);
+	return t;
+}
+
+/* pm_evidence_add_bundle: one read gives the manifest and the file's digest; a rejected
+ * bundle adds nothing, even when its first entries were good; the set's one zstd context
+ * serves bundle after bundle, a corrupt one included. */
+START_TEST(test_bundle_read_once)
+{
+	char err[256], good[400], half[400], cut[400], plain[400], sha[72], hex[80], *m, *hm;
+	const char *k = "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, x\n";
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev, *ref;
+	json_t *man = NULL;
+	uint64_t bytes = 0;
+	size_t n;
+	char *b, *d1, *d2;
+	FILE *f;
+
+	mkdir(strcat(strcpy(good, tmp), "/rb"), 0755);
+	snprintf(good, sizeof(good), "%s/rb/n2.tar.zst", tmp);
+	snprintf(half, sizeof(half), "%s/rb/half.tar.zst", tmp);
+	snprintf(cut, sizeof(cut), "%s/rb/cut.tar.zst", tmp);
+	snprintf(plain, sizeof(plain), "%s/rb/plain.tar.zst", tmp);
+	m = manifest_for("sources/kernel_log/kernel.log", k, (long)strlen(k));
+	write_bundle(good, "sources/kernel_log/kernel.log", k, m, AE_IFREG);
+	/* the same good entry, then one for a member the bundle lacks */
+	hm = strdup(m);
+	{
+		char *at = strstr(hm, "}],\"coverage\"");
+		char *t;
+		ck_assert_ptr_nonnull(at);
+		*at = '\0';
+		ck_assert_int_ge(
+			asprintf(&t,
+				 "%s},{\"path\":\"sources/app/gone.log\",\"source\":\"app_log\","
+				 "\"bytes\":1,\"sha256\":\"00\"}],\"coverage\":[]}",
+				 hm),
+			0);
+		free(hm);
+		hm = t;
+	}
+	write_bundle(half, "sources/kernel_log/kernel.log", k, hm, AE_IFREG);
+	plain_tar = true;
+	write_bundle(plain, "sources/kernel_log/kernel.log", k, m, AE_IFREG);
+	plain_tar = false;
+
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_bundle(ev, half, &man, sha, &bytes, err, sizeof(err)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_msg(strstr(err, "lacks") != NULL, "%s", err);
+	ck_assert_ptr_nonnull(man); /* parsed, though the bundle was refused */
+	ck_assert_str_eq(json_string_value(json_object_get(man, "node")), "n2");
+	json_decref(man);
+	b = file_bytes(half, &n, hex);
+	ck_assert_str_eq(sha, hex);
+	ck_assert_uint_eq(bytes, n);
+	free(b);
+
+	/* a truncated copy: refused, and the context still serves the next bundle */
+	b = file_bytes(good, &n, hex);
+	f = fopen(cut, "wb");
+	fwrite(b, 1, n / 2, f);
+	fclose(f);
+	free(b);
+	ck_assert_int_eq(pm_evidence_add_bundle(ev, cut, NULL, NULL, NULL, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "not a valid evidence bundle") != NULL);
+
+	ck_assert_int_eq(pm_evidence_add_bundle(ev, good, &man, sha, &bytes, err, sizeof(err)), 0);
+	ck_assert_str_eq(sha, hex);
+	ck_assert_uint_eq(bytes, n);
+	ck_assert_str_eq(json_string_value(json_object_get(man, "schema")), "postmortem.bundle/1");
+	json_decref(man);
+
+	/* nothing of the refused bundles is in the verdict: the same as the good one alone */
+	ref = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ref, good, err, sizeof(err)), 0);
+	d1 = dump_of(ev);
+	d2 = dump_of(ref);
+	ck_assert_str_eq(d1, d2);
+	free(d1);
+	free(d2);
+	pm_evidence_destroy(ref);
+	pm_evidence_destroy(ev);
+
+	/* a plain tar under the bundle's name is read as before */
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_bundle(ev, plain, NULL, NULL, NULL, err, sizeof(err)), 0);
+	d1 = dump_of(ev);
+	ck_assert(strstr(d1, "plain.tar.zst/sources/kernel_log/kernel.log") != NULL);
+	free(d1);
+	pm_evidence_destroy(ev);
+	free(hm);
+	free(m);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- the comment line ---- */
 
 START_TEST(test_comment_line)
@@ -735,6 +862,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_bad_files_reported_rest_diagnosed);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_bundle_read_and_rejected);
+	tcase_add_test(t, test_bundle_read_once);
 	tcase_add_test(t, test_comment_line);
 	tcase_add_test(t, test_fixture_compare);
 	suite_add_tcase(s, t);
