@@ -394,6 +394,31 @@ static const struct pm_capture *cap_of(const struct pm_collection *c, enum pm_cs
 	return NULL;
 }
 
+/* spool: DIR/%n is this node's own spool, as the plugin's spool=DIR/%n. */
+START_TEST(spool_per_node)
+{
+	struct pm_job j;
+	char want[600];
+
+	slurm_env(NULL, NULL);
+	mkdir(path_of("spool"), 0700);
+	mkdir(path_of("spool/n1"), 0700);
+	mkdir(path_of("spool/n1/4242"), 0700);
+	mkdir(path_of("spool/n2"), 0700);
+	mkdir(path_of("spool/n2/4242"), 0700);
+	load_job(&j, path_of("spool/%n"));
+	snprintf(want, sizeof(want), "%s", path_of("spool/n1/4242"));
+	ck_assert_ptr_nonnull(j.spool);
+	ck_assert_str_eq(j.spool, want);
+	pm_job_free(&j);
+	setenv("SLURMD_NODENAME", "n2", 1);
+	load_job(&j, path_of("spool/%n"));
+	snprintf(want, sizeof(want), "%s", path_of("spool/n2/4242"));
+	ck_assert_str_eq(j.spool, want);
+	pm_job_free(&j);
+}
+END_TEST
+
 START_TEST(hung_command_killed)
 {
 	struct pm_config cfg;
@@ -1329,6 +1354,7 @@ static Suite *suite(void)
 	tcase_add_test(t, expand_node_job);
 	tcase_add_test(t, job_from_env);
 	tcase_add_test(t, slurm_patterns);
+	tcase_add_test(t, spool_per_node);
 	tcase_add_test(t, hung_command_killed);
 	tcase_add_test(t, collector_within_deadline);
 	tcase_add_test(t, head_tail_capping);
