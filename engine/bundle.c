@@ -263,6 +263,16 @@ void pm_bundle_io_free(void *p)
 	free(z);
 }
 
+/* A system error on REL, errno kept. */
+static int sysfail(char *err, size_t errlen, const char *rel)
+{
+	int en = errno;
+
+	snprintf(err, errlen, "%s: %s", rel, strerror(en));
+	errno = en;
+	return -1;
+}
+
 static int zs_fill(struct archive *a, struct zsrc *z)
 {
 	ssize_t n;
@@ -332,7 +342,7 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 	struct zsrc *z = ev->bundle_io;
 	struct pm_sha256 fsha = {0};
 	size_t nm = 0, am = 0, mi = (size_t)-1;
-	int rc = -1, r;
+	int rc = -1, r, saved;
 
 	err[0] = '\0';
 	if (mout)
@@ -354,7 +364,7 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 	z->bytes = 0;
 	z->fd = open(path, O_RDONLY | O_CLOEXEC | oflags);
 	if (z->fd < 0)
-		return bad(err, errlen, rel, strerror(errno));
+		return sysfail(err, errlen, rel);
 	if (sha) {
 		pm_sha256_init(&fsha);
 		z->sha = &fsha;
@@ -419,11 +429,18 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 		rc = bad(err, errlen, rel, "no manifest.json");
 		goto out;
 	}
+	/* a file that cannot be read to its end (for its digest) is refused before anything
+	 * of it is added */
+	while (sha && !z->eof)
+		if (zs_fill(NULL, z) < 0) {
+			rc = sysfail(err, errlen, rel);
+			goto out;
+		}
 	rc = apply_manifest(ev, rel, m[mi].data, m[mi].len, m, nm, mout, err, errlen);
 out:
+	saved = errno;
 	if (sha && !z->failed) {
-		/* the file's digest covers all of it: what the tar reader left unread too (a read
-		 * error there leaves SHA empty; what was added stays) */
+		/* the file's digest covers all of it: what the tar reader left unread too */
 		while (!z->eof)
 			if (zs_fill(NULL, z) < 0)
 				goto out_read;
@@ -433,20 +450,27 @@ out:
 		if (bytes)
 			*bytes = z->bytes;
 	}
+	errno = saved;
 out_read:
 	if (fsha.ctx) {
 		unsigned char scratch[32];
+		int en = errno;
 		pm_sha256_final(&fsha, scratch);
-	}
-	if (rc < 0 && !err[0]) { /* out of memory */
-		int en = errno ? errno : ENOMEM;
-		snprintf(err, errlen, "%s: %s", rel, strerror(en));
 		errno = en;
 	}
-	archive_read_free(ar);
-	close(z->fd);
-	z->fd = -1;
-	free_members(m, nm);
+	if (rc < 0 && !err[0]) { /* out of memory, or the first read failed */
+		if (!errno)
+			errno = ENOMEM;
+		sysfail(err, errlen, rel);
+	}
+	{
+		int en = errno;
+		archive_read_free(ar);
+		close(z->fd);
+		z->fd = -1;
+		free_members(m, nm);
+		errno = en;
+	}
 	return rc;
 }
 

@@ -63,8 +63,9 @@ int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, si
  * not NULL, gets the bundle's manifest.json whenever it could be parsed, rejected or not
  * (json_decref it; NULL otherwise).  SHA, when not NULL, gets the SHA-256 of the whole file
  * ("sha256:" and 64 hex digits) and *BYTES (when not NULL) its size, whenever the file could
- * be read to its end; SHA is "" otherwise.  The files are named as pm_evidence_add_path names
- * them (the file's base name, then the member's path).  Returns 0 or -1.
+ * be read to its end; SHA is "" otherwise (and the bundle, when SHA is asked for, refused).
+ * The files are named as pm_evidence_add_path names them (the file's base name, then the
+ * member's path).  Returns 0 or -1.
  */
 int pm_evidence_add_bundle(struct pm_evidence *ev, const char *path, json_t **manifest,
 			   char sha[72], uint64_t *bytes, char *err, size_t errlen);

@@ -505,20 +505,24 @@ static long long uid_of(const json_t *m)
 	return -1;
 }
 
-/* Hash, read the manifest of, and check bundle B; a good one goes into EV. */
+/* Hash, read the manifest of, and check bundle B, in one read; a good one goes into EV (the
+ * engine adds nothing of a bundle it rejects). */
 static int inspect(const struct job *j, const struct pm_ruleset *rs, struct pm_evidence *ev,
 		   struct bundle *b)
 {
 	char p[4096], err[256] = "";
-	struct pm_evidence *scratch;
-	json_t *m;
+	json_t *m = NULL;
+	int rc;
 
+	(void)rs;
 	path(p, sizeof(p), j->dir, b->file);
-	if (pm_fin_sha_file(p, b->sha, &b->bytes) < 0) {
+	rc = pm_evidence_add_bundle(ev, p, &m, b->sha, &b->bytes, err, sizeof(err));
+	if (!b->sha[0]) {
 		snprintf(b->reason, sizeof(b->reason), "bundle unreadable: %s", strerror(errno));
+		json_decref(m);
 		return 0;
 	}
-	if ((m = bundle_manifest(p))) {
+	if (m) {
 		const char *n = json_string_value(json_object_get(m, "node"));
 		if (n && node_ok(n, strlen(n)) && strcmp(n, b->node)) {
 			char *c = strdup(n);
@@ -534,16 +538,10 @@ static int inspect(const struct job *j, const struct pm_ruleset *rs, struct pm_e
 		b->uid = uid_of(m);
 		json_decref(m);
 	}
-	/* a bundle the engine rejects must leave nothing half-added: try it on its own first */
-	if (!(scratch = pm_evidence_create(rs)))
-		return -1;
-	if (pm_evidence_add_path(scratch, p, err, sizeof(err)) < 0)
-		snprintf(b->reason, sizeof(b->reason), "bundle rejected: %s", err);
-	else if (pm_evidence_add_path(ev, p, err, sizeof(err)) < 0)
+	if (rc < 0)
 		snprintf(b->reason, sizeof(b->reason), "bundle rejected: %s", err);
 	else
 		b->ok = true;
-	pm_evidence_destroy(scratch);
 	return 0;
 }
 
