@@ -5,6 +5,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -723,7 +725,11 @@ oom:
  * for the same patterns; the scanner resets the stream after every line-aligned chunk, so
  * each chunk is matched exactly as a block scan would match it.  If any of them cannot be
  * compiled, the single block-mode database of every pattern is compiled as before, and its
- * error (or, should it compile, the database itself) is what the caller gets. */
+ * error (or, should it compile, the database itself) is what the caller gets.
+ *
+ * When the process may use more than one CPU, the job output's database (the largest: about
+ * half of the compile time) is compiled by a second thread while this one compiles the
+ * others; the databases are the same either way. */
 static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_database_t **db, char *err,
 		       size_t errlen)
 {
@@ -765,11 +771,6 @@ static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_databas
 		errno = EINVAL;
 		goto out;
 	}
-	if (hs_alloc_scratch(*db, &rs->scratch) != HS_SUCCESS) {
-		snprintf(err, errlen, "cannot allocate scanning scratch space");
-		errno = ENOMEM;
-		goto out;
-	}
 	rc = 0;
 out:
 	free(pats);
@@ -778,24 +779,71 @@ out:
 	return rc;
 }
 
+/* The scratch prototype, valid for every database of RS. */
+static int alloc_scratch(struct pm_ruleset *rs, char *err, size_t errlen)
+{
+	hs_database_t *all[sizeof(rs->sdb) / sizeof(rs->sdb[0]) + 1];
+	size_t n = 0;
+
+	all[n++] = rs->db;
+	for (size_t i = 0; i < sizeof(rs->sdb) / sizeof(rs->sdb[0]); i++)
+		all[n++] = rs->sdb[i];
+	for (size_t i = 0; i < n; i++)
+		if (all[i] && hs_alloc_scratch(all[i], &rs->scratch) != HS_SUCCESS) {
+			snprintf(err, errlen, "cannot allocate scanning scratch space");
+			errno = ENOMEM;
+			return -1;
+		}
+	return 0;
+}
+
+struct compile_job {
+	struct pm_ruleset *rs;
+	int src, rc;
+	char err[8];
+};
+
+static void *compile_main(void *arg)
+{
+	struct compile_job *c = arg;
+
+	c->rc = compile_one(c->rs, c->src, HS_MODE_STREAM, &c->rs->sdb[c->src], c->err,
+			    sizeof(c->err));
+	return NULL;
+}
+
+static bool several_cpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1;
+}
+
 static int compile_db(struct pm_ruleset *rs, char *err, size_t errlen)
 {
 	_Static_assert(PM_SRC__COUNT <= sizeof(rs->sdb) / sizeof(rs->sdb[0]), "sdb too small");
-	int src;
+	struct compile_job job = {.rs = rs, .src = PM_SRC_APP_LOG, .rc = -1};
+	pthread_t th;
+	bool threaded = several_cpus() && pthread_create(&th, NULL, compile_main, &job) == 0;
+	int src, ok = 1;
 
-	for (src = 0; src < PM_SRC__COUNT; src++)
-		if (compile_one(rs, src, HS_MODE_STREAM, &rs->sdb[src], err, errlen) < 0)
-			break;
-	if (src == PM_SRC__COUNT)
-		return 0;
+	for (src = 0; src < PM_SRC__COUNT && ok; src++)
+		if (!(threaded && src == PM_SRC_APP_LOG))
+			ok = compile_one(rs, src, HS_MODE_STREAM, &rs->sdb[src], err, errlen) == 0;
+	if (threaded) {
+		pthread_join(th, NULL);
+		ok = ok && job.rc == 0;
+	}
+	if (ok)
+		return alloc_scratch(rs, err, errlen);
 	for (src = 0; src < PM_SRC__COUNT; src++) {
 		hs_free_database(rs->sdb[src]);
 		rs->sdb[src] = NULL;
 	}
-	hs_free_scratch(rs->scratch);
-	rs->scratch = NULL;
 	err[0] = '\0';
-	return compile_one(rs, -1, HS_MODE_BLOCK, &rs->db, err, errlen);
+	if (compile_one(rs, -1, HS_MODE_BLOCK, &rs->db, err, errlen) < 0)
+		return -1;
+	return alloc_scratch(rs, err, errlen);
 }
 
 struct pm_ruleset *pm_ruleset_load(const char *dir, char *err, size_t errlen)
