@@ -117,3 +117,83 @@ int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster
 	}
 	return 0;
 }
+
+bool cli_where_opt(struct cli_where *w, int c, const char *arg)
+{
+	switch (c) {
+	case 's':
+		w->store = arg;
+		return true;
+	case 'C':
+		w->cluster = arg;
+		return true;
+	case 'r':
+		w->restart = arg;
+		return true;
+	case 'c':
+		w->config = arg;
+		return true;
+	default:
+		return false;
+	}
+}
+
+int cli_run_open(struct cli_run *r, const struct cli_where *w, const char *job, const char *verb,
+		 const char *label)
+{
+	char err[768];
+
+	memset(r, 0, sizeof(*r));
+	if (!(r->cfg = calloc(1, sizeof(*r->cfg)))) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return -1;
+	}
+	if (cli_load_config(w->config, w->store, r->cfg) < 0) {
+		free(r->cfg);
+		r->cfg = NULL;
+		return -1;
+	}
+	if (cli_jobdir(r->cfg, job, w->cluster, w->restart, r->dir, sizeof(r->dir)) < 0)
+		return -1;
+	if (!(r->manifest = pm_manifest_load(r->dir, err, sizeof(err)))) {
+		fprintf(stderr, "%s%s%s: job %s: %s%s%s\n", prog, verb ? " " : "", verb ? verb : "",
+			job, label ? label : "", label ? ": " : "", err);
+		return -1;
+	}
+	return cli_access_check(r->cfg, job, r->manifest);
+}
+
+void cli_run_close(struct cli_run *r)
+{
+	json_decref(r->manifest);
+	r->manifest = NULL;
+	if (r->cfg) {
+		pm_config_free(r->cfg);
+		free(r->cfg);
+		r->cfg = NULL;
+	}
+}
+
+json_t *cli_verdict_load(const char *dir, char **text, size_t *len, char *err, size_t errlen)
+{
+	char *t = NULL;
+	size_t n = 0;
+	json_error_t je;
+	json_t *v;
+
+	if (pm_jobdir_read(dir, "verdict.json", &t, &n, err, errlen) < 0)
+		return NULL;
+	if (!(v = json_loadb(t, n, 0, &je))) {
+		snprintf(err, errlen, "%s/verdict.json:%d: %s", dir, je.line, je.text);
+		free(t);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (text) {
+		*text = t;
+		*len = n;
+	} else {
+		free(t);
+	}
+	return v;
+}

@@ -2,6 +2,8 @@
 #ifndef PM_CLI_H
 #define PM_CLI_H
 
+#include <stdbool.h>
+
 #include "postmortem.h"
 
 struct verb {
@@ -67,6 +69,46 @@ int cli_load_config(const char *file, const char *store, struct pm_config *cfg);
 /* Find the job run folder (see pm_jobdir_find) or print why not and return -1. */
 int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster,
 	       const char *restart, char *out, size_t outlen);
+
+/* ---- the options that name a job run, and opening it (show, fetch, drill, report,
+ * finalize) ---- */
+
+/* --store DIR, --cluster C, --restart N, --config FILE: NULL when not given. */
+struct cli_where {
+	const char *store, *cluster, *restart, *config;
+};
+
+/* Their letters for a verb's getopt short string; its getopt_long table names them as
+ * {"store", required_argument, NULL, 's'}, {"cluster", ..., 'C'}, {"restart", ..., 'r'},
+ * {"config", ..., 'c'}. */
+#define CLI_WHERE_SHORTOPTS "s:C:r:c:"
+
+/* Take getopt's C with ARG into W when it is one of them: true; false for any other. */
+bool cli_where_opt(struct cli_where *w, int c, const char *arg);
+
+/* A job run opened for reading. */
+struct cli_run {
+	struct pm_config *cfg; /* loaded; NULL until then */
+	char dir[4096];	       /* the run's folder */
+	json_t *manifest;      /* its manifest */
+};
+
+/*
+ * Load the configuration W names, find JOB's run, read its manifest and check that the caller
+ * may read it (cli_access_check).  Prints why not, prefixed "postmortem VERB:" (VERB may be
+ * NULL), the manifest's error as "job JOB: LABEL: ..." when LABEL is not NULL.  0, or -1;
+ * cli_run_close(R) in both cases.
+ */
+int cli_run_open(struct cli_run *r, const struct cli_where *w, const char *job, const char *verb,
+		 const char *label);
+void cli_run_close(struct cli_run *r);
+
+/*
+ * The verdict.json of the run in DIR: parsed, and its bytes into *TEXT and *LEN when TEXT is
+ * not NULL (the caller frees).  NULL with ERR ("DIR/verdict.json:LINE: what" when it is not
+ * JSON); silent.
+ */
+json_t *cli_verdict_load(const char *dir, char **text, size_t *len, char *err, size_t errlen);
 
 extern const char *prog;
 

@@ -347,19 +347,19 @@ int cmd_drill(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *store = NULL, *cluster = NULL, *restart = NULL, *config = NULL, *rules = NULL;
-	const char *cutoff = NULL;
+	struct cli_where w = {0};
+	struct cli_run r;
+	const char *rules = NULL, *cutoff = NULL;
 	struct drill d = {0};
-	struct pm_config cfg;
 	struct pm_ruleset *rs = NULL;
 	bool json = false;
-	char dir[4096], err[768], *stored = NULL;
+	char err[768], *stored = NULL;
 	size_t len;
-	json_t *v = NULL, *changes = NULL;
+	json_t *v = NULL, *changes = NULL, *sv;
 	int c, rc = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "R:X:js:C:r:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "R:X:j" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'R':
 			rules = optarg;
@@ -370,19 +370,9 @@ int cmd_drill(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'C':
-			cluster = optarg;
-			break;
-		case 'r':
-			restart = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
 		default:
+			if (cli_where_opt(&w, c, optarg))
+				break;
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}
@@ -392,19 +382,12 @@ int cmd_drill(int argc, char **argv)
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}
-	if (cli_load_config(config, store, &cfg) < 0)
-		return 1;
-	if (cli_jobdir(&cfg, argv[optind], cluster, restart, dir, sizeof(dir)) < 0)
-		goto out;
-	d.dir = dir;
 	d.checks = json_array();
 	d.missing = json_array();
-	if (!(d.m = pm_manifest_load(dir, err, sizeof(err)))) {
-		fprintf(stderr, "%s drill: job %s: DAMAGED: %s\n", prog, argv[optind], err);
+	if (cli_run_open(&r, &w, argv[optind], "drill", "DAMAGED") < 0)
 		goto out;
-	}
-	if (cli_access_check(&cfg, argv[optind], d.m) < 0)
-		goto out;
+	d.dir = r.dir;
+	d.m = r.manifest;
 	/* "merge": what the last merge could have known */
 	if (cutoff && !strcmp(cutoff, "merge") &&
 	    cli_time_parse(json_string_value(json_object_get(d.m, "updated")), &d.cutoff) < 0) {
@@ -412,15 +395,17 @@ int cmd_drill(int argc, char **argv)
 			argv[optind]);
 		goto out;
 	}
-	if (!(rs = cli_load_rules(rules ? rules : cfg.rules)))
+	if (!(rs = cli_load_rules(rules ? rules : r.cfg->rules)))
 		goto out;
 	check(&d, "manifest", "ok", "manifest.json reads (%s, expires %s)", S(d.m, "schema"),
 	      S(d.m, "expires"));
 	if (json_is_object(json_object_get(d.m, "verdict"))) {
 		if (file_matches(&d, "verdict", "verdict.json",
-				 S(json_object_get(d.m, "verdict"), "sha256")) &&
-		    pm_jobdir_read(dir, "verdict.json", &stored, &len, err, sizeof(err)) < 0)
-			check(&d, "verdict", "damaged", "%s", err);
+				 S(json_object_get(d.m, "verdict"), "sha256"))) {
+			if (!(sv = cli_verdict_load(r.dir, &stored, &len, err, sizeof(err))))
+				check(&d, "verdict", "damaged", "%s", err);
+			json_decref(sv);
+		}
 	} else {
 		check(&d, "verdict", "note", "no verdict: the evidence gave nothing to diagnose");
 	}
@@ -432,7 +417,7 @@ int cmd_drill(int argc, char **argv)
 	coverage(&d, v);
 	if (json) {
 		json_t *o = json_pack("{s:s,s:s,s:b,s:b,s:O,s:O,s:O?,s:O?}", "job", argv[optind],
-				      "dir", dir, "intact", d.damaged == 0, "complete",
+				      "dir", r.dir, "intact", d.damaged == 0, "complete",
 				      json_array_size(d.missing) == 0, "checks", d.checks,
 				      "missing_inputs", d.missing, "changes", changes, "verdict",
 				      v);
@@ -449,10 +434,9 @@ out:
 	free(stored);
 	json_decref(changes);
 	json_decref(v);
-	json_decref(d.m);
 	json_decref(d.checks);
 	json_decref(d.missing);
 	pm_ruleset_destroy(rs);
-	pm_config_free(&cfg);
+	cli_run_close(&r); /* d.m is its manifest */
 	return rc;
 }

@@ -24,32 +24,22 @@ int cmd_fetch(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *store = NULL, *cluster = NULL, *restart = NULL, *config = NULL, *out = NULL;
-	struct pm_fetch_result r;
-	struct pm_config cfg;
-	char dir[4096], err[768];
-	json_t *m = NULL;
+	struct cli_where w = {0};
+	struct cli_run r;
+	const char *out = NULL;
+	struct pm_fetch_result res;
+	char err[768];
 	int c, rc = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:s:C:r:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
 			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'C':
-			cluster = optarg;
-			break;
-		case 'r':
-			restart = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
 		default:
+			if (cli_where_opt(&w, c, optarg))
+				break;
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}
@@ -58,29 +48,20 @@ int cmd_fetch(int argc, char **argv)
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}
-	if (cli_load_config(config, store, &cfg) < 0)
-		return 1;
-	if (cli_jobdir(&cfg, argv[optind], cluster, restart, dir, sizeof(dir)) < 0)
+	if (cli_run_open(&r, &w, argv[optind], NULL, NULL) < 0)
 		goto out;
-	if (!(m = pm_manifest_load(dir, err, sizeof(err)))) {
-		fprintf(stderr, "%s: job %s: %s\n", prog, argv[optind], err);
-		goto out;
-	}
-	if (cli_access_check(&cfg, argv[optind], m) < 0)
-		goto out;
-	if (pm_jobdir_fetch(dir, out, &r, err, sizeof(err)) < 0) {
+	if (pm_jobdir_fetch(r.dir, out, &res, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: job %s: %s\n", prog, argv[optind], err);
 		goto out;
 	}
 	printf("job %s: %zu file(s) into %s, %zu verified against the manifest", argv[optind],
-	       r.files, out, r.verified);
-	if (r.unverified)
-		printf(", %zu arrived after the last merge (not verified)", r.unverified);
+	       res.files, out, res.verified);
+	if (res.unverified)
+		printf(", %zu arrived after the last merge (not verified)", res.unverified);
 	printf("\nre-run the diagnosis with: postmortem diagnose %s/nodes %s/sacct.txt\n", out,
 	       out);
 	rc = fflush(stdout) == 0 ? 0 : 1;
 out:
-	json_decref(m);
-	pm_config_free(&cfg);
+	cli_run_close(&r);
 	return rc;
 }

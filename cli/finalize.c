@@ -109,7 +109,7 @@ int cmd_finalize(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *store = NULL, *cluster = NULL, *restart = NULL, *config = NULL;
+	struct cli_where w = {0};
 	const char *grace = "10m";
 	struct run run = {0};
 	struct pm_config cfg;
@@ -117,7 +117,7 @@ int cmd_finalize(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "pfg:s:C:r:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "pfg:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			run.pending_only = true;
@@ -128,19 +128,9 @@ int cmd_finalize(int argc, char **argv)
 		case 'g':
 			grace = optarg;
 			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'C':
-			cluster = optarg;
-			break;
-		case 'r':
-			restart = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
 		default:
+			if (cli_where_opt(&w, c, optarg))
+				break;
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}
@@ -151,7 +141,7 @@ int cmd_finalize(int argc, char **argv)
 			USAGE "  (--force needs a JOB; --grace takes a duration: 10m, 1h)\n", prog);
 		return 2;
 	}
-	if (cli_load_config(config, store, &cfg) < 0)
+	if (cli_load_config(w.config, w.store, &cfg) < 0)
 		return 1;
 	if (!cfg.rules && !(cfg.rules = strdup(cli_rules_dir(NULL)))) {
 		pm_config_free(&cfg);
@@ -160,7 +150,7 @@ int cmd_finalize(int argc, char **argv)
 	run.cfg = &cfg;
 	if (optind == argc - 1) {
 		run.one = true;
-		if (cli_jobdir(&cfg, argv[optind], cluster, restart, dir, sizeof(dir)) < 0)
+		if (cli_jobdir(&cfg, argv[optind], w.cluster, w.restart, dir, sizeof(dir)) < 0)
 			run.failed = 1;
 		else
 			one(dir, &run);

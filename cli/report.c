@@ -690,18 +690,16 @@ int cmd_report(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *store = NULL, *cluster = NULL, *restart = NULL, *config = NULL, *out = NULL;
-	const char *vfile = NULL;
-	struct pm_config cfg = {0};
-	bool loaded = false;
-	char dir[4096] = "", err[768], *text = NULL;
-	size_t len;
+	struct cli_where w = {0};
+	struct cli_run r = {0};
+	const char *out = NULL, *vfile = NULL;
+	char err[768];
 	json_error_t je;
-	json_t *m = NULL, *v = NULL;
+	json_t *v = NULL;
 	int c, rc = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:V:s:C:r:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:V:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -709,19 +707,9 @@ int cmd_report(int argc, char **argv)
 		case 'V':
 			vfile = optarg;
 			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'C':
-			cluster = optarg;
-			break;
-		case 'r':
-			restart = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
 		default:
+			if (cli_where_opt(&w, c, optarg))
+				break;
 			fprintf(stderr, USAGE, prog, prog);
 			return 2;
 		}
@@ -736,24 +724,10 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		if (cli_load_config(config, store, &cfg) < 0)
-			return 1;
-		loaded = true;
-		if (cli_jobdir(&cfg, argv[optind], cluster, restart, dir, sizeof(dir)) < 0)
+		if (cli_run_open(&r, &w, argv[optind], "report", NULL) < 0)
 			goto out;
-		if (!(m = pm_manifest_load(dir, err, sizeof(err)))) {
+		if (!(v = cli_verdict_load(r.dir, NULL, NULL, err, sizeof(err)))) {
 			fprintf(stderr, "%s report: job %s: %s\n", prog, argv[optind], err);
-			goto out;
-		}
-		if (cli_access_check(&cfg, argv[optind], m) < 0)
-			goto out;
-		if (pm_jobdir_read(dir, "verdict.json", &text, &len, err, sizeof(err)) < 0) {
-			fprintf(stderr, "%s report: job %s: %s\n", prog, argv[optind], err);
-			goto out;
-		}
-		if (!(v = json_loadb(text, len, 0, &je))) {
-			fprintf(stderr, "%s report: %s/verdict.json:%d: %s\n", prog, dir, je.line,
-				je.text);
 			goto out;
 		}
 	}
@@ -761,7 +735,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "%s report: not a postmortem verdict\n", prog);
 		goto out;
 	}
-	if (write_page(out, v, m, dir) < 0) {
+	if (write_page(out, v, r.manifest, r.dir) < 0) {
 		fprintf(stderr, "%s report: %s: %s\n", prog, out, strerror(errno));
 		goto out;
 	}
@@ -769,10 +743,7 @@ int cmd_report(int argc, char **argv)
 		printf("report of job %s written to %s\n", S(json_object_get(v, "job"), "id"), out);
 	rc = 0;
 out:
-	free(text);
 	json_decref(v);
-	json_decref(m);
-	if (loaded)
-		pm_config_free(&cfg);
+	cli_run_close(&r);
 	return rc;
 }

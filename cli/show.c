@@ -120,24 +120,16 @@ static int show(const char *dir, const char *job, const json_t *m, bool json, bo
 {
 	char *text = NULL, err[768];
 	size_t len;
-	json_error_t je;
-	json_t *v = NULL, *t = NULL;
+	json_t *v, *t = NULL;
 	int rc = 1;
 
-	if (pm_jobdir_read(dir, "verdict.json", &text, &len, err, sizeof(err)) < 0) {
+	if (!(v = cli_verdict_load(dir, &text, &len, err, sizeof(err)))) {
 		fprintf(stderr, "%s: job %s: %s\n", prog, job, err);
 		return 1;
 	}
 	if (json && !tl) {
 		fwrite(text, 1, len, stdout);
-		rc = 0;
-		goto out;
-	}
-	if (!(v = json_loadb(text, len, 0, &je))) {
-		fprintf(stderr, "%s: %s/verdict.json:%d: %s\n", prog, dir, je.line, je.text);
-		goto out;
-	}
-	if (tl) {
+	} else if (tl) {
 		if (!(t = timeline_of(v, rules))) {
 			fprintf(stderr, "%s: out of memory\n", prog);
 			goto out;
@@ -179,16 +171,14 @@ int cmd_show(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *store = NULL, *cluster = NULL, *restart = NULL, *config = NULL;
+	struct cli_where w = {0};
+	struct cli_run r;
 	const char *rules = NULL;
 	bool json = false, tl = false;
-	struct pm_config cfg;
-	char dir[4096], err[768];
-	json_t *m = NULL;
 	int c, rc = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jtR:s:C:r:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jtR:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -199,19 +189,9 @@ int cmd_show(int argc, char **argv)
 		case 'R':
 			rules = optarg;
 			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'C':
-			cluster = optarg;
-			break;
-		case 'r':
-			restart = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
 		default:
+			if (cli_where_opt(&w, c, optarg))
+				break;
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}
@@ -220,26 +200,17 @@ int cmd_show(int argc, char **argv)
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}
-	if (cli_load_config(config, store, &cfg) < 0)
-		return 1;
-	if (cli_jobdir(&cfg, argv[optind], cluster, restart, dir, sizeof(dir)) < 0)
+	if (cli_run_open(&r, &w, argv[optind], NULL, NULL) < 0)
 		goto out;
-	if (!(m = pm_manifest_load(dir, err, sizeof(err)))) {
-		fprintf(stderr, "%s: job %s: %s\n", prog, argv[optind], err);
-		goto out;
-	}
-	if (cli_access_check(&cfg, argv[optind], m) < 0)
-		goto out;
-	if (json_is_null(json_object_get(m, "verdict"))) {
+	if (json_is_null(json_object_get(r.manifest, "verdict"))) {
 		fprintf(stderr,
 			"%s: job %s has no verdict: its evidence gave nothing to diagnose "
 			"(see %s/manifest.json)\n",
-			prog, argv[optind], dir);
+			prog, argv[optind], r.dir);
 		goto out;
 	}
-	rc = show(dir, argv[optind], m, json, tl, rules ? rules : cfg.rules);
+	rc = show(r.dir, argv[optind], r.manifest, json, tl, rules ? rules : r.cfg->rules);
 out:
-	json_decref(m);
-	pm_config_free(&cfg);
+	cli_run_close(&r);
 	return rc;
 }
