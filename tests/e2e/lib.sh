@@ -720,3 +720,18 @@ e2e_store_bundles_ok() {
 			e2e_fail "a bundle in the store is not whole: $b ($(stat -c %s "$b") bytes)"
 	done
 }
+
+# ---------------------------------------------------------------- issue 4: the fetched copy (H1)
+# e2e_pm_rediag JOB [RESTART]: after e2e_pm_check (which fetched the evidence into $F),
+# `postmortem diagnose` of the fetched bundles and Slurm's record, as the job's owner, gives
+# the stored verdict byte for byte; a difference fails, naming the fields that differ.
+e2e_pm_rediag() {
+	local job=$1 r=${2:-0} d out
+	d=$(e2e_jobdir "$job" "$r")
+	out=$E2E_WORK/rediag.$job.$r.check.json
+	assert_file "$F/sacct.txt" "the fetched copy's Slurm record"
+	e2e_pm_as "$E2E_USER" diagnose --json "$F/nodes" "$F/sacct.txt" >"$out" 2>"$out.err" ||
+		e2e_fail "postmortem diagnose of the fetched copy of job $job/$r: $(cat "$out.err")"
+	cmp -s "$out" "$d/verdict.json" ||
+		e2e_fail "job $job/$r: the fetched copy diagnoses to another verdict; fields that differ: $(jq -n -c --slurpfile a "$out" --slurpfile b "$d/verdict.json" '$a[0] as $x | $b[0] as $y | [($x + $y | keys[]) as $k | select($x[$k] != $y[$k]) | $k] | unique')"
+}

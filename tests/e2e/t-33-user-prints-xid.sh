@@ -4,6 +4,7 @@
 # 79` lines of its own into its output (a "resilience drill") and then raises; the other
 # rank times out.  Text the user can write never blames hardware: no gpu_hardware cause,
 # no trusted hardware evidence, no node excluded; the cause is the application's exception.
+# Diagnosing the fetched copy gives the stored verdict byte for byte (e2e_pm_rediag).
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on
@@ -13,6 +14,7 @@ job=$(e2e_submit main -N1 -n2 -w n3 --export=ALL,PM_PLAN="1=xidprint;*=timeout",
 e2e_wait_job "$job"
 e2e_wait_verdict "$job"
 e2e_pm_check "$job"
+e2e_pm_rediag "$job"
 
 assert_contains "$E2E_WORK/main.out" "NVRM: Xid (PCI:0000:3b:00): 79" "the job printed the Xid"
 assert_v '.cause.class != "gpu_hardware"' "no gpu_hardware cause"

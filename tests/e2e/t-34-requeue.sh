@@ -4,7 +4,8 @@
 # requeue); the second run fails (rank 3 raises).  Both runs' evidence is kept, apart, under
 # the restart count (<store>/pmlab/JOB/0 and /1): each has its own bundles, manifest and
 # verdict (the first external/requeued, the second the exception), show and fetch serve
-# each with --restart, and the comment in sacct is the last run's.
+# each with --restart, and the comment in sacct is the last run's.  Diagnosing run 1's
+# fetched copy gives its stored verdict byte for byte (e2e_pm_rediag).
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on
@@ -31,6 +32,7 @@ e2e_wait_for 60 test -f "$(e2e_jobdir "$job" 0)/verdict.json" || e2e_fail "no ve
 E2E_WAIT_TIMEOUT=200 e2e_wait_job "$job"
 e2e_wait_verdict "$job" 1 90
 e2e_pm_check "$job" 1
+e2e_pm_rediag "$job" 1
 V1=$V C1=$C
 assert_json "$F/manifest.json" '.[0].job.restart == 1' "run 1's manifest"
 assert_v '.cause.class == "application" and .cause.subclass == "python_exception" and .origin.ranks == [3]'

@@ -41,6 +41,7 @@ scontrol update JobId="$job" StartTime=now
 E2E_WAIT_TIMEOUT=200 e2e_wait_job "$job"
 e2e_wait_verdict "$job" 1 90
 e2e_pm_check "$job" 1
+e2e_pm_rediag "$job" 1
 assert_v '.cause.class == "application" and .cause.subclass == "python_exception" and .origin.ranks == [3]'
 assert_match "ev=pmlab/$job/1$" "$C" "the comment points at run 1"
 
