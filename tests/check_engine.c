@@ -778,6 +778,74 @@ START_TEST(test_bundle_read_once)
 }
 END_TEST
 
+/* The manifest is read by the engine's own JSON reader when it is plain, by jansson when it
+ * is not (escapes, non-ASCII): the same bundle either way; malformed JSON is refused with
+ * jansson's message. */
+START_TEST(test_manifest_forms)
+{
+	char err[256], p[400], *m, *d;
+	const char *k = "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, x\n";
+	const char *reasons[2] = {"nvidia-smi did not answer in 5 s",
+				  "nvidia-smi said \\\"no\\\" \\u00e9t\\u00e9"};
+	const char *decoded[2] = {"nvidia-smi did not answer in 5 s",
+				  "nvidia-smi said \"no\" \u00e9t\u00e9"};
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev;
+	struct pm_sha256 c;
+	unsigned char dg[32];
+	char hex[80];
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, k, strlen(k));
+	pm_sha256_final(&c, dg);
+	pm_sha256_hex(dg, hex);
+	mkdir(strcat(strcpy(p, tmp), "/mf"), 0755);
+	snprintf(p, sizeof(p), "%s/mf/n2.tar.zst", tmp);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_ge(
+			asprintf(
+				&m,
+				" {\"schema\" : \"postmortem.bundle/1\", \"cluster\":\"lab\",\n"
+				"\"job\":\"42\",\"restart\":0,\"node\":\"n2\",\"x\":[1.5e3,-2,true,false,"
+				"null,{},[]],\"collected\":{\"deadline_hit\":false},\r\n\"files\":[{"
+				"\"path\":\"sources/kernel_log/kernel.log\",\"source\":\"kernel_log\","
+				"\"node\":\"n2\",\"bytes\":%zu,\"sha256\":\"%s\",\"status\":\"ok\"}],"
+				"\"coverage\":[{\"source\":\"gpu_state\",\"status\":\"timed_out\","
+				"\"reason\":\"%s\"}]%s}\t\n",
+				strlen(k), hex + 7, reasons[i % 2], i == 2 ? "," : ""),
+			0);
+		write_bundle(p, "sources/kernel_log/kernel.log", k, m, AE_IFREG);
+		free(m);
+		ev = pm_evidence_create(rs);
+		if (i == 2) { /* a trailing comma: not JSON */
+			ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+			ck_assert_msg(strstr(err, "manifest.json line") != NULL, "%s", err);
+			pm_evidence_destroy(ev);
+			break;
+		}
+		ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), 0);
+		d = dump_of(ev);
+		ck_assert_msg(strstr(d, "gpu_hardware") != NULL, "%s", d);
+		{
+			json_t *v = json_loads(d, 0, NULL), *cv;
+			size_t j;
+			bool found = false;
+			json_array_foreach(json_object_get(v, "coverage"), j, cv)
+			{
+				const char *r = json_string_value(json_object_get(cv, "reason"));
+				if (r && !strcmp(r, decoded[i]))
+					found = true;
+			}
+			ck_assert_msg(found, "no coverage reason '%s' in %s", decoded[i], d);
+			json_decref(v);
+		}
+		free(d);
+		pm_evidence_destroy(ev);
+	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- the comment line ---- */
 
 START_TEST(test_comment_line)
@@ -863,6 +931,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_bundle_read_and_rejected);
 	tcase_add_test(t, test_bundle_read_once);
+	tcase_add_test(t, test_manifest_forms);
 	tcase_add_test(t, test_comment_line);
 	tcase_add_test(t, test_fixture_compare);
 	suite_add_tcase(s, t);
