@@ -469,6 +469,41 @@ START_TEST(fetched_copy_reproduces_verdict)
 }
 END_TEST
 
+/* Slurm's commands run as root even while the store is written as its service user. */
+START_TEST(slurm_commands_as_root)
+{
+	int p[2], st;
+	pid_t pid;
+	char got[64] = "";
+
+	if (geteuid() != 0)
+		return;
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	if (pid == 0) {
+		static const char *const args[] = {"-u", NULL};
+		char *out = NULL;
+		size_t len = 0;
+		int status = -1;
+
+		close(p[0]);
+		if (setegid(65534) < 0 || seteuid(65534) < 0)
+			_exit(2);
+		if (pm_fin_run("id", args, 5, &out, &len, &status) < 0 || status != 0)
+			_exit(3);
+		if (write(p[1], out, len) != (ssize_t)len)
+			_exit(4);
+		_exit(0);
+	}
+	close(p[1]);
+	ck_assert_int_ge(read(p[0], got, sizeof(got) - 1), 0);
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert_str_eq(got, "0\n");
+}
+END_TEST
+
 START_TEST(claim_prevents_two_merges)
 {
 	struct pm_finalize_result r;
@@ -798,6 +833,7 @@ static Suite *suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, provisional_then_final);
 	tcase_add_test(t, fetched_copy_reproduces_verdict);
+	tcase_add_test(t, slurm_commands_as_root);
 	tcase_add_test(t, claim_prevents_two_merges);
 	tcase_add_test(t, timer_forces_missing_node);
 	tcase_add_test(t, jobstats_admincomment_kept);
