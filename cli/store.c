@@ -445,9 +445,11 @@ int cli_job_inputs(const char *jobdir, const struct pm_ruleset *rs, struct pm_ev
 		}
 		pm_evidence_destroy(scratch);
 	}
+	/* Slurm's record as the finalizer adds it: the stored file, read from disk as
+	 * `postmortem diagnose` reads a fetched copy (the same input digest) */
 	snprintf(p, sizeof(p), "%s/sacct.txt", jobdir);
 	if (cli_read_file(p, SACCT_MAX, &buf, &len) == 0) {
-		if (pm_evidence_add_buffer(ev, "sacct.txt", buf, len, "scheduler", NULL, 0) < 0)
+		if (pm_evidence_add_path(ev, p, err, errlen) < 0)
 			goto out;
 		in->sched = true;
 	} else {

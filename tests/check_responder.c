@@ -1523,6 +1523,26 @@ START_TEST(replay_quiet_in_pipes)
 	ck_assert_msg(strstr(out, "replayed 2 job run(s)") && strstr(out, "0 changed, 2 unchanged"),
 		      "%s", out);
 	ck_assert_msg(!strchr(out, '\r') && !strchr(out, '\033'), "progress in a pipe: %s", out);
+	/* on a terminal (script(1) gives it a pty): drawn, and erased before the summary */
+	if (system("command -v script >/dev/null 2>&1") == 0) {
+		char cmd[1024], *at;
+		FILE *f;
+		size_t n;
+
+		snprintf(cmd, sizeof(cmd),
+			 "script -qec '%s/cli/postmortem replay --rules %s/rules' /dev/null "
+			 "</dev/null",
+			 PM_TEST_BUILDDIR, PM_TEST_SRCDIR);
+		ck_assert_ptr_nonnull(f = popen(cmd, "r"));
+		n = fread(out, 1, sizeof(out) - 1, f);
+		out[n] = '\0';
+		pclose(f);
+		ck_assert_msg((at = strstr(out, "\r\033[Kreplay: 1 job run(s) looked at")),
+			      "no progress on a terminal: %s", out);
+		ck_assert_msg(strstr(at, "\r\033[K\r\nreplayed 2 job run(s)") ||
+				      strstr(at, "\r\033[Kreplayed 2 job run(s)"),
+			      "the progress line not erased before the summary: %s", out);
+	}
 	packed_free(&a);
 	packed_free(&b);
 }
