@@ -501,14 +501,15 @@ int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, si
 /* ---- content digests ---- */
 
 /*
- * What an input contributes to the verdict's input_digest (FORMATS.md).  Inputs that arrive
- * in memory keep SHA-256: a bundle's members (their manifest's SHA-256, checked on reading,
- * is used as it is) and buffers a caller hands over (the finalizer's accounting record).  A
- * file read from disk outside a bundle gets XXH3-128, an identity of its bytes for telling
- * whether a replay saw the same input, at about a tenth of SHA-256's cost on the scanning
- * path; such files carry no claim of custody (evidence that must be tamper-evident travels
- * in bundles).  The 16 bytes after an XXH3 value are a fixed tag, so the two kinds of digest
- * never meet.
+ * What an input contributes to the verdict's input_digest (FORMATS.md).  A bundle's members
+ * keep SHA-256: their manifest's, checked on reading, is used as it is.  Every other input
+ * (a file read from disk, a buffer a caller hands over such as the finalizer's accounting
+ * record) gets XXH3-128, an identity of its bytes for telling whether a replay saw the same
+ * input, at about a tenth of SHA-256's cost on the scanning path.  The same bytes get the same
+ * digest however they arrive: the accounting record the finalizer read from sacct and the
+ * sacct.txt of a fetched copy agree.  Such inputs carry no claim of custody (evidence that
+ * must be tamper-evident travels in bundles).  The 16 bytes after an XXH3 value are a fixed
+ * tag, so the two kinds of digest never meet.
  */
 static const unsigned char xxh_tag[16] = "xxh3-128";
 
@@ -726,7 +727,7 @@ static int reader_open(struct reader *r, struct pm_file *f, bool hash)
 	r->fd = -1;
 	r->hash = hash && !f->digested;
 	if (r->hash)
-		cdigest_init(&r->dig, !f->mem);
+		cdigest_init(&r->dig, true);
 	if (!f->mem) {
 		r->fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (r->fd < 0)
