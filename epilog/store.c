@@ -361,6 +361,17 @@ static int deliver(const struct pm_config *cfg, const struct dest *d, const void
 		rc = 0;
 		goto out;
 	}
+	if (pathf(other, sizeof(other), "%s/%s", sub, name) == 0 && access(other, F_OK) == 0) {
+		/* this run's bundle is stored already (the epilog ran twice): the first one,
+		 * taken nearest the job's end with the plugin's spool, is kept; this is dropped */
+		r->stored = true;
+		say(r->path, sizeof(r->path), "%s", other);
+		say(r->reason, sizeof(r->reason),
+		    "already stored by an earlier run of the collector: kept, this one dropped");
+		finalize(cfg, dir, d, deadline, r);
+		rc = 0;
+		goto out;
+	}
 	if (put_file(sub, name, buf, len, d->uid, gid, true, why, sizeof(why)) < 0)
 		goto out;
 	r->stored = true;
