@@ -775,12 +775,26 @@ static void set_reason(struct pm_file *f, enum pm_status st, const char *why)
 		f->reason = strdup(why);
 }
 
+/* F's bytes are in memory and not compressed: they can be handed over as they are. */
+static bool plain_mem(const struct pm_file *f)
+{
+	const unsigned char *m = f->mem;
+
+	return m && !(f->memlen >= 2 && m[0] == 0x1f && m[1] == 0x8b) &&
+	       !(f->memlen >= 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd);
+}
+
 int pm_file_head(struct pm_file *f, char *buf, size_t cap, size_t *len)
 {
 	struct reader r;
 	int rc = -1;
 
 	*len = 0;
+	if (plain_mem(f)) { /* what the reader would copy, without its buffers */
+		*len = f->memlen < cap ? f->memlen : cap;
+		memcpy(buf, f->mem, *len);
+		return 0;
+	}
 	if (reader_open(&r, f, false) < 0) {
 		set_reason(f, errno == EACCES || errno == EPERM ? PM_ST_DENIED : PM_ST_UNREADABLE,
 			   strerror(errno));
@@ -805,6 +819,27 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 	bool skipping = false;
 	unsigned long overlong = 0;
 	int rc = -1;
+
+	if (plain_mem(f) && f->memlen < MAXLINE) {
+		/* a bundle member or a buffer, uncompressed, with no line that could be too long:
+		 * the chunks below would be its lines up to the last newline, then the rest;
+		 * handed over from where the bytes are, without copies */
+		const char *m = f->mem, *nl = f->memlen ? memrchr(m, '\n', f->memlen) : NULL;
+		size_t end = nl ? (size_t)(nl - m) + 1 : 0;
+
+		if (!f->digested) {
+			struct cdigest d;
+			cdigest_init(&d, false);
+			cdigest_update(&d, m, f->memlen);
+			cdigest_final(&d, f->digest);
+		}
+		f->bytes += f->memlen;
+		if (end && fn(arg, m, end, 0) < 0)
+			return -1;
+		if (end < f->memlen && fn(arg, m + end, f->memlen - end, end) < 0)
+			return -1;
+		return 0;
+	}
 
 	if (reader_open(&r, f, true) < 0) {
 		set_reason(f, errno == EACCES || errno == EPERM ? PM_ST_DENIED : PM_ST_UNREADABLE,

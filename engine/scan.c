@@ -314,6 +314,11 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	bool isnew;
 	double t = 0;
 	int has_t;
+	/* the node's name, on the stack until the observation is kept: most matched lines are
+	 * progress lines folded into their group */
+	char nbuf[256];
+	const char *nsrc = NULL;
+	size_t nlen = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.rule = ri;
@@ -332,12 +337,20 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.pid = (int)capnum(caps[PM_CAP_PID], capl[PM_CAP_PID], -1);
 	o.code = (int)capnum(caps[PM_CAP_CODE], capl[PM_CAP_CODE], -1);
 	if (caps[PM_CAP_NODE] && capl[PM_CAP_NODE]) {
-		if (dupn(&o.node, caps[PM_CAP_NODE], capl[PM_CAP_NODE]) < 0)
-			return -1;
+		nsrc = caps[PM_CAP_NODE];
+		nlen = capl[PM_CAP_NODE];
 	} else if (px->node_len) {
-		if (dupn(&o.node, px->node, px->node_len) < 0)
-			return -1;
-	} else if (f->node && !(o.node = strdup(f->node))) {
+		nsrc = px->node;
+		nlen = px->node_len;
+	} else if (f->node) {
+		nsrc = f->node;
+		nlen = strlen(f->node);
+	}
+	if (nsrc && nlen < sizeof(nbuf)) {
+		memcpy(nbuf, nsrc, nlen);
+		nbuf[nlen] = '\0';
+		o.node = nbuf;
+	} else if (nsrc && dupn(&o.node, nsrc, nlen) < 0) {
 		return -1;
 	}
 	if (o.node)
@@ -356,14 +369,18 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	/* progress and address lines are many: the first is listed, the rest counted */
 	g = tally ? gfind(s, ri, NULL, -1, &isnew) : gfind(s, ri, o.node, o.rank, &isnew);
 	if (!g) {
-		free(o.node);
+		if (o.node != nbuf)
+			free(o.node);
 		return -1;
 	}
 	if (!isnew && (tally || g->kept >= s->rs->per_group)) {
 		ev->obs[g->obs].repeats++;
-		free(o.node);
+		if (o.node != nbuf)
+			free(o.node);
 		return 0;
 	}
+	if (o.node == nbuf && !(o.node = strdup(nbuf)))
+		return -1;
 	has_t = when > 0 ? (t = when, 1) : pm_time_parse(line, len, &f->tctx, &t);
 	o.has_time = has_t == 1;
 	o.event_time = has_t == 1 ? t : 0;
