@@ -1479,6 +1479,10 @@ static json_t *coverage_json(const struct att *a)
 	const struct pm_evidence *ev = a->ev;
 	json_t *cov = json_array();
 	char **nodes = ev->job.nnodes ? ev->job.nodes : NULL;
+	/* the nodes with a kernel log (a file, or the collector's word on one), sorted: a job
+	 * node is looked up, not compared with every file (4,096 nodes x 16,384 files) */
+	const char **klog = NULL;
+	size_t nk = 0;
 
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		const struct pm_file *f = &ev->files[i];
@@ -1504,15 +1508,20 @@ static json_t *coverage_json(const struct att *a)
 		json_object_set_new(c, "reason", json_string(ev->cov[i].reason));
 		json_array_append_new(cov, c);
 	}
+	if (nodes && !(klog = malloc((ev->nfiles + ev->ncov + 1) * sizeof(*klog)))) {
+		json_decref(cov);
+		return NULL;
+	}
+	for (size_t k = 0; nodes && k < ev->nfiles; k++)
+		if (ev->files[k].source == PM_SRC_KERNEL_LOG && ev->files[k].node)
+			klog[nk++] = ev->files[k].node;
+	for (size_t k = 0; nodes && k < ev->ncov; k++)
+		if (ev->cov[k].node && !strcmp(ev->cov[k].source, "kernel_log"))
+			klog[nk++] = ev->cov[k].node;
+	if (nk > 1)
+		qsort(klog, nk, sizeof(*klog), cmpstrp);
 	for (size_t i = 0; nodes && i < ev->job.nnodes; i++) {
-		bool have = false;
-		for (size_t k = 0; k < ev->nfiles && !have; k++)
-			have = ev->files[k].source == PM_SRC_KERNEL_LOG && ev->files[k].node &&
-			       !strcmp(ev->files[k].node, nodes[i]);
-		for (size_t k = 0; k < ev->ncov && !have; k++)
-			have = ev->cov[k].node && !strcmp(ev->cov[k].node, nodes[i]) &&
-			       !strcmp(ev->cov[k].source, "kernel_log");
-		if (have)
+		if (nk && bsearch(&nodes[i], klog, nk, sizeof(*klog), cmpstrp))
 			continue;
 		json_t *c = json_object();
 		json_object_set_new(c, "node", json_string(nodes[i]));
@@ -1524,6 +1533,7 @@ static json_t *coverage_json(const struct att *a)
 						"evidence: hardware cannot be ruled out"));
 		json_array_append_new(cov, c);
 	}
+	free(klog);
 	return cov;
 }
 
