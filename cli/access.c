@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,35 @@ int cli_load_config(const char *file, const char *store, struct pm_config *cfg)
 		}
 		free(cfg->store);
 		cfg->store = s;
+	}
+	return 0;
+}
+
+int cli_act_as_service(const struct pm_config *cfg, const char *verb)
+{
+	struct passwd *pw;
+	gid_t g[64];
+	int n = 64;
+
+	if (geteuid() != 0 || !cfg->service_user || !strcmp(cfg->service_user, "root"))
+		return 0;
+	if (!(pw = getpwnam(cfg->service_user))) {
+		fprintf(stderr,
+			"%s %s: service_user %s does not exist (the store is written as it)\n",
+			prog, verb, cfg->service_user);
+		return -1;
+	}
+	if (pw->pw_uid == 0)
+		return 0;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, g, &n) < 0) {
+		g[0] = pw->pw_gid;
+		n = 1;
+	}
+	/* the effective ids only: Slurm's commands go back to root in their child (slurmdb.c) */
+	if (setgroups((size_t)n, g) < 0 || setegid(pw->pw_gid) < 0 || seteuid(pw->pw_uid) < 0) {
+		fprintf(stderr, "%s %s: cannot act as service_user %s: %s\n", prog, verb,
+			cfg->service_user, strerror(errno));
+		return -1;
 	}
 	return 0;
 }

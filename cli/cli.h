@@ -66,6 +66,12 @@ int cli_access_check(const struct pm_config *cfg, const char *job, const json_t 
  * then --store STORE when given.  Prints the error and returns -1. */
 int cli_load_config(const char *file, const char *store, struct pm_config *cfg);
 
+/* Verbs that write the store (finalize, replay --apply, expire) run by root write it as the
+ * configured service_user, as the collector does: on NFS with root_squash root cannot.  Only
+ * the effective ids change.  Prints why and returns -1 when it cannot; 0 otherwise (nothing
+ * to do when not root or no service user is configured). */
+int cli_act_as_service(const struct pm_config *cfg, const char *verb);
+
 /* Find the job run folder (see pm_jobdir_find) or print why not and return -1. */
 int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster,
 	       const char *restart, char *out, size_t outlen);

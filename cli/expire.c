@@ -255,6 +255,8 @@ int cmd_expire(int argc, char **argv)
 			prog);
 		goto out;
 	}
+	if (cli_act_as_service(&cfg, "expire") < 0)
+		goto out;
 	e.store = cfg.store;
 	cli_progress_init(&e.bar);
 	openlog("postmortem-expire", LOG_PID, LOG_DAEMON);

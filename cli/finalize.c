@@ -147,6 +147,10 @@ int cmd_finalize(int argc, char **argv)
 		pm_config_free(&cfg);
 		return 1;
 	}
+	if (cli_act_as_service(&cfg, "finalize") < 0) {
+		pm_config_free(&cfg);
+		return 1;
+	}
 	run.cfg = &cfg;
 	if (optind == argc - 1) {
 		run.one = true;

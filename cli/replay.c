@@ -323,6 +323,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (cli_load_config(config, store, &cfg) < 0)
 		return 1;
+	if (r.apply && cli_act_as_service(&cfg, "replay") < 0)
+		goto out;
 	if (!(rs = cli_load_rules(real)) || !(r.out = json_array()))
 		goto out;
 	r.cfg = &cfg;
