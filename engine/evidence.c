@@ -827,9 +827,9 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 		const char *m = f->mem, *nl = f->memlen ? memrchr(m, '\n', f->memlen) : NULL;
 		size_t end = nl ? (size_t)(nl - m) + 1 : 0;
 
-		if (!f->digested) {
+		if (!f->digested) { /* as reader_open digests it */
 			struct cdigest d;
-			cdigest_init(&d, false);
+			cdigest_init(&d, true);
 			cdigest_update(&d, m, f->memlen);
 			cdigest_final(&d, f->digest);
 		}

@@ -350,6 +350,19 @@ START_TEST(test_input_digest)
 	expect_input_digest(v, "big.log", d);
 	json_decref(v);
 	pm_evidence_destroy(ev);
+
+	/* a small buffer, scanned where it lies: the same digest rule */
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_buffer(ev, "small.log", text, 5000, NULL, NULL, 0), 0);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_ptr_nonnull(v);
+	XXH128_canonicalFromHash(&c, XXH3_128bits(text, 5000));
+	memset(d, 0, sizeof(d));
+	memcpy(d, c.digest, 16);
+	memcpy(d + 16, "xxh3-128", 8);
+	expect_input_digest(v, "small.log", d);
+	json_decref(v);
+	pm_evidence_destroy(ev);
 	free(text);
 	pm_ruleset_destroy(rs);
 }
