@@ -632,6 +632,16 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 	rc = apply_manifest(ev, rel, m[mi].data, m[mi].len, m, nm, mout, err, errlen);
 out:
 	saved = errno;
+	if (mout && !*mout && mi != (size_t)-1 && m[mi].len <= MANIFEST_MAX) {
+		/* refused before its manifest was applied (a bad member after it): the caller
+		 * still gets the manifest, as a separate read of it would have */
+		json_error_t je;
+		json_t *mj = manifest_json(m[mi].data, m[mi].len, &je);
+		if (json_is_object(mj))
+			*mout = mj;
+		else
+			json_decref(mj);
+	}
 	if (sha && !z->failed) {
 		/* the file's digest covers all of it: what the tar reader left unread too */
 		while (!z->eof)

@@ -779,6 +779,17 @@ START_TEST(test_bundle_read_once)
 	pm_evidence_destroy(ref);
 	pm_evidence_destroy(ev);
 
+	/* refused for a member after the manifest: the manifest is still handed back */
+	write_bundle(cut, "sources/link", "", m, AE_IFLNK);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_bundle(ev, cut, &man, sha, &bytes, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "not a regular file") != NULL);
+	ck_assert_ptr_nonnull(man);
+	ck_assert_str_eq(json_string_value(json_object_get(man, "node")), "n2");
+	ck_assert_str_ne(sha, "");
+	json_decref(man);
+	pm_evidence_destroy(ev);
+
 	/* a plain tar under the bundle's name is read as before */
 	ev = pm_evidence_create(rs);
 	ck_assert_int_eq(pm_evidence_add_bundle(ev, plain, NULL, NULL, NULL, err, sizeof(err)), 0);
