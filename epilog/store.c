@@ -21,6 +21,7 @@
 #include <grp.h>
 #include <jansson.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +301,36 @@ static void finalize(const struct pm_config *cfg, const char *jobdir, const stru
 		say(r->reason, sizeof(r->reason), "finalize failed: %s", e);
 }
 
+/*
+ * Temporary files of NAME in DIR (put_file's ".NAME.<pid>.tmp.tar.zst") left by a collector
+ * that died writing them: only this node's collector writes them, so a pid gone from this
+ * node is a dead writer.  Never merged (hidden), removed before a new bundle is written.
+ */
+static void drop_stale_tmp(const char *dir, const char *name)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = strlen(name);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		const char *p = e->d_name;
+		char *end;
+		long pid;
+
+		if (p[0] != '.' || strncmp(p + 1, name, n) || p[n + 1] != '.')
+			continue;
+		errno = 0;
+		pid = strtol(p + n + 2, &end, 10);
+		if (errno || pid <= 0 || pid == (long)getpid() || strcmp(end, ".tmp.tar.zst"))
+			continue;
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			unlinkat(dirfd(d), p, 0);
+	}
+	closedir(d);
+}
+
 static int deliver(const struct pm_config *cfg, const struct dest *d, const void *buf, size_t len,
 		   double deadline, struct pm_store_result *r)
 {
@@ -342,6 +373,7 @@ static int deliver(const struct pm_config *cfg, const struct dest *d, const void
 		goto fail;
 	}
 	snprintf(name, sizeof(name), "%s.tar.zst", d->node);
+	drop_stale_tmp(sub, name);
 	if (pathf(other, sizeof(other), "%s/%s", sub, name) == 0 && other_run(other, d, &theirs)) {
 		/* never in another run's place: kept beside it, out of the merge, and said */
 		if (pathf(sub, sizeof(sub), "%s/conflicts", dir) < 0 ||

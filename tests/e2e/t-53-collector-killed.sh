@@ -6,7 +6,7 @@
 # nothing half-written is ever taken for a bundle: no nodes/n1.tar.zst, the finalizer's
 # verdict lists n1 as missing and n2 only, fetch copies whole bundles only.  Running the
 # node's collector again (as the plugin ran it) stores n1's evidence and the verdict is
-# merged again with both nodes.
+# merged again with both nodes; that run removes the dead collector's temporary file.
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on_faulty
@@ -28,11 +28,14 @@ while time.time() < limit:
     for n in names:
         if n.startswith(pre) and n.endswith(".tmp.tar.zst"):
             pid = int(n[len(pre):].split(".")[0])
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, signal.SIGSTOP)  # then make sure it has not renamed it yet
             try:
                 size = os.stat(os.path.join(d, n)).st_size
             except OSError:
-                size = -1
+                os.kill(pid, signal.SIGCONT)
+                print(pid, n, "late", flush=True)
+                sys.exit(3)
+            os.kill(pid, signal.SIGKILL)
             print(pid, n, size, flush=True)
             sys.exit(0)
     time.sleep(0.0005)
@@ -42,6 +45,7 @@ job=$(e2e_submit main -N2 -n2 --ntasks-per-node=1 -w 'n[1-2]' --export=ALL,PM_PL
 d=$(e2e_jobdir "$job")
 killer=0
 python3 "$E2E_WORK/killer.py" "$d/nodes" n1 90 >"$E2E_WORK/killer.out" 2>&1 || killer=$?
+[ "$killer" != 3 ] || e2e_skip "the watcher saw n1's temporary bundle too late (renamed already): $(cat "$E2E_WORK/killer.out")"
 [ "$killer" = 0 ] || e2e_fail "n1's collector was not caught writing: $(cat "$E2E_WORK/killer.out") $(grep "job $job node n1" "$E2E_SYSLOG" | tail -n 1)"
 read -r kpid kfile ksize <"$E2E_WORK/killer.out"
 e2e_log "killed collector $kpid while it wrote $kfile ($ksize bytes so far)"
@@ -53,6 +57,7 @@ e2e_wait_for 30 test -f "$d/nodes/n2.tar.zst" || e2e_fail "n2's bundle not store
 assert_absent "$d/nodes/n1.tar.zst" "n1's bundle (its writer was killed)"
 e2e_store_bundles_ok "$d"
 e2e_log "left in nodes/: $(ls -A "$d/nodes" | paste -sd ' ')"
+[ -n "$(e2e_store_partials "$d")" ] || e2e_fail "no half-written file left by the killed collector: $(ls -A "$d/nodes" | paste -sd ' ')"
 
 # the timer: the half-written file is not a bundle
 out=$(timeout 60 "$E2E_CLI" finalize "$job" --force 2>&1) || e2e_fail "postmortem finalize $job --force: $out"
@@ -70,6 +75,8 @@ assert_file "$d/nodes/n1.tar.zst" "n1's bundle from the second run"
 e2e_wait_verdict "$job"
 e2e_pm_check "$job"
 assert_json "$d/manifest.json" '.[0].nodes.present == ["n1","n2"] and .[0].nodes.missing == []' "both nodes now"
+parts=$(e2e_store_partials "$d")
+[ -z "$parts" ] || e2e_fail "the dead collector's half-written file is still in the store: $parts"
 e2e_store_bundles_ok "$d"
 assert_v '.cause.class == "application" and .origin.nodes == ["n2"]'
 assert_eq "FAILED 1:0" "$(sacct -n -X -P -j "$job" -o State,ExitCode | tr '|' ' ')" "sacct State ExitCode at the end"
