@@ -30,7 +30,6 @@ full() { # every file of the job's folder, byte for byte
 }
 snap >"$E2E_WORK/before.txt"
 nh=$(jq '.history | length' "$d/manifest.json")
-V0=$V
 rank_members() { zstdcat "$d/nodes/$1.tar.zst" | tar -tf - | grep -c '^sources/rank_map/' || true; }
 r1=$(rank_members n1)
 [ "$r1" -gt 0 ] || e2e_fail "n1's first bundle has no rank map"
