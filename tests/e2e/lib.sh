@@ -709,6 +709,13 @@ e2e_epilog_again() {
 	timeout -k 5 60 env -i "${envs[@]}" "$E2E_EPILOG" "${args[@]}" </dev/null \
 		2>"$E2E_WORK/again.$1.$2.err" || true
 }
+# e2e_pending_dir JOB NODE: where NODE keeps JOB's bundle while the store refuses it (the
+# plugin's spool for the job on that node, a spool shared by the nodes or one per node: %n).
+e2e_pending_dir() {
+	local a s=$E2E_SPOOL
+	for a in "${E2E_PM_ARGS[@]}"; do case $a in spool=*) s=${a#spool=} ;; esac; done
+	printf '%s/%s/pending\n' "${s//%n/$2}" "$1"
+}
 # e2e_store_partials DIR: what in the store tree looks like a half-written file (temporary
 # names of put_file), one a line.
 e2e_store_partials() { find "$1" -name '.*tmp*' 2>/dev/null || true; }

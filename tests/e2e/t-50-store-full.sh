@@ -27,8 +27,8 @@ script=$(e2e_batch job.sh)
 job=$(e2e_submit main -N2 -n2 --ntasks-per-node=1 -w 'n[1-2]' --export=ALL,PM_PLAN="1=exception;*=ok" "$script")
 e2e_wait_job "$job"
 d=$(e2e_jobdir "$job")
-pend=$E2E_SPOOL/$job/pending
-e2e_wait_for 30 test -f "$pend/n1.tar.zst" || e2e_fail "n1's bundle not kept in the spool: $(ls -la "$E2E_SPOOL/$job" 2>&1 | paste -sd ' '); store: $(find "$d" 2>&1 | paste -sd ' ')"
+pend=$(e2e_pending_dir "$job" n1)
+e2e_wait_for 30 test -f "$pend/n1.tar.zst" || e2e_fail "n1's bundle not kept in the spool: $(ls -la "$(dirname "$pend")" 2>&1 | paste -sd ' '); store: $(find "$d" 2>&1 | paste -sd ' ')"
 e2e_wait_for 30 test -f "$d/nodes/n2.tar.zst" || e2e_fail "n2's bundle not stored"
 assert_file "$pend/n1.json" "the pending bundle's note (where it belongs)"
 assert_json "$pend/n1.json" '.[0].job == $j and .[0].node == "n1" and .[0].cluster == "pmlab"' "pending note" --arg j "$job"

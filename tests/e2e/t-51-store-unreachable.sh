@@ -5,7 +5,7 @@
 # a link to a path that does not exist stands in its place); job B ends while the store is a
 # read-only filesystem (a tmpfs remounted ro over it).  Every node keeps its bundle in its
 # spool, whole, and writes nothing into the store; the jobs' own results (sacct) are what
-# their scripts made them.  With the store back, the next job on any node delivers all four
+# their scripts made them.  With the store back, the next job's collectors deliver all four
 # pending bundles: A and B get their final verdicts and comments with every node present.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,7 +29,7 @@ ln -s /nonexistent/pm-e2e-store "$E2E_STORE"
 a=$(e2e_submit A -N2 -n2 --ntasks-per-node=1 -w 'n[1-2]' --export=ALL,PM_PLAN="1=exception;*=ok" "$script")
 e2e_wait_job "$a"
 for n in n1 n2; do
-	e2e_wait_for 30 test -f "$E2E_SPOOL/$a/pending/$n.tar.zst" ||
+	e2e_wait_for 30 test -f "$(e2e_pending_dir "$a" "$n")/$n.tar.zst" ||
 		e2e_fail "job $a: $n's bundle not kept in the spool: $(grep "job $a node $n" "$E2E_SYSLOG" | tail -n 1)"
 done
 put_back
@@ -43,7 +43,7 @@ mount -o remount,ro "$E2E_STORE"
 b=$(e2e_submit B -N2 -n2 --ntasks-per-node=1 -w 'n[2-3]' --export=ALL,PM_PLAN="0=exception;*=ok" "$script")
 e2e_wait_job "$b"
 for n in n2 n3; do
-	e2e_wait_for 30 test -f "$E2E_SPOOL/$b/pending/$n.tar.zst" ||
+	e2e_wait_for 30 test -f "$(e2e_pending_dir "$b" "$n")/$n.tar.zst" ||
 		e2e_fail "job $b: $n's bundle not kept in the spool: $(grep "job $b node $n" "$E2E_SYSLOG" | tail -n 1)"
 done
 grep -E "job $b node n2: .*store: pending in .*Read-only file system" "$E2E_SYSLOG" >/dev/null ||
@@ -51,20 +51,20 @@ grep -E "job $b node n2: .*store: pending in .*Read-only file system" "$E2E_SYSL
 [ -z "$(find "$E2E_STORE" -mindepth 1 2>/dev/null)" ] || e2e_fail "the read-only store got files: $(find "$E2E_STORE" | paste -sd ' ')"
 put_back
 assert_eq "FAILED 1:0" "$(sacct -n -X -P -j "$b" -o State,ExitCode | tr '|' ' ')" "job $b: sacct State ExitCode"
-for j in "$a" "$b"; do
-	for f in "$E2E_SPOOL/$j"/pending/*.tar.zst; do
-		zstdcat "$f" | tar -xOf - manifest.json >/dev/null || e2e_fail "pending bundle $f is not whole"
-	done
+for f in "$(e2e_pending_dir "$a" n1)/n1.tar.zst" "$(e2e_pending_dir "$a" n2)/n2.tar.zst" \
+	"$(e2e_pending_dir "$b" n2)/n2.tar.zst" "$(e2e_pending_dir "$b" n3)/n3.tar.zst"; do
+	zstdcat "$f" | tar -xOf - manifest.json >/dev/null || e2e_fail "pending bundle $f is not whole"
 done
 
-# the store is back: the next job's collector delivers what waited
-e2e_srun later -N1 -n1 -w n3 true
+# the store is back: the next job's collectors deliver what waited (with a spool per node,
+# each node its own)
+e2e_srun later -N3 -n3 -w 'n[1-3]' true
 for j in "$a" "$b"; do
 	e2e_wait_verdict "$j"
 	e2e_pm_check "$j"
 	d=$(e2e_jobdir "$j")
 	assert_json "$d/manifest.json" '.[0].nodes.missing == [] and (.[0].nodes.present | length) == 2' "job $j: every node's evidence"
-	assert_absent "$E2E_SPOOL/$j/pending" "job $j: the spool's pending folder"
+	for n in n1 n2 n3; do assert_absent "$(e2e_pending_dir "$j" "$n")/$n.tar.zst" "job $j: $n's pending bundle"; done
 	assert_v '.cause.class == "application"' "job $j: the exception"
 	e2e_log "job $j: $(jq -c '[.history[].why]' "$d/manifest.json")"
 done
