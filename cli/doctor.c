@@ -1180,6 +1180,21 @@ static void check_store(struct doctor *d)
 		    S_ISDIR(st.st_mode) ? strerror(errno) : "not a folder (not mounted?)");
 		return;
 	}
+	if (d->cfg.store_marker && *d->cfg.store_marker) {
+		char m[4096];
+		struct stat ms;
+
+		snprintf(m, sizeof(m), "%s/%s", d->store, d->cfg.store_marker);
+		if (stat(m, &ms) < 0 || !S_ISREG(ms.st_mode)) {
+			say(d, ST_FAIL, "store",
+			    fixf("mount the shared filesystem; once, where it is mounted: touch %s",
+				 m),
+			    "%s has no %s (store_marker): the collector stores nothing there and "
+			    "bundles wait in the spool",
+			    d->store, d->cfg.store_marker);
+			return;
+		}
+	}
 	if (statfs(d->store, &sf) == 0)
 		fs = fs_name((long)sf.f_type, &shared);
 	if (st.st_uid != 0 && st.st_uid != owner)

@@ -159,6 +159,7 @@ void pm_config_free(struct pm_config *cfg)
 	free(cfg->operators_group);
 	free(cfg->comment_field);
 	free(cfg->service_user);
+	free(cfg->store_marker);
 	free(cfg->sacct);
 	free(cfg->sacctmgr);
 	free(cfg->ledger);
@@ -391,6 +392,7 @@ static const struct key top_keys[] = {
 	{"operators_group", K_STR, STR(operators_group), NULL},
 	{"comment_field", K_CHOICE, STR(comment_field), "|Comment|AdminComment|"},
 	{"service_user", K_STR, STR(service_user), NULL},
+	{"store_marker", K_STR, STR(store_marker), NULL},
 	{"sacct", K_STR, STR(sacct), NULL},
 	{"sacctmgr", K_STR, STR(sacctmgr), NULL},
 	{"ledger", K_PATH, STR(ledger), NULL},

@@ -65,6 +65,7 @@ struct pm_config {
 	char *operators_group;
 	char *comment_field;	/* "Comment" or "AdminComment" */
 	char *service_user;
+	char *store_marker;	/* a file that must be in the store's root; NULL: no check */
 	char *sacct, *sacctmgr;	/* commands, for tests and odd installs */
 	char *ledger;		/* the decision ledger; NULL: <store>/ledger.jsonl (cli) */
 	char *ledger_head;	/* its root-only head file; NULL: <store>/ledger.head */

@@ -331,6 +331,27 @@ static void drop_stale_tmp(const char *dir, const char *name)
 	closedir(d);
 }
 
+/*
+ * Where the store is the mount point of a shared filesystem, a node whose mount is missing
+ * has an empty local folder there: with store_marker set, a store without that file in its
+ * root is not the store, and nothing is written (the bundle waits in the spool).
+ */
+static int store_ready(const struct pm_config *cfg, char *why, size_t whylen)
+{
+	char p[PLEN];
+	struct stat st;
+
+	if (!cfg->store_marker || !*cfg->store_marker)
+		return 0;
+	if (pathf(p, sizeof(p), "%s/%s", cfg->store, cfg->store_marker) < 0 || stat(p, &st) < 0 ||
+	    !S_ISREG(st.st_mode)) {
+		say(why, whylen, "store %s has no %s (store_marker): not mounted?", cfg->store,
+		    cfg->store_marker);
+		return -1;
+	}
+	return 0;
+}
+
 static int deliver(const struct pm_config *cfg, const struct dest *d, const void *buf, size_t len,
 		   double deadline, struct pm_store_result *r)
 {
@@ -357,6 +378,8 @@ static int deliver(const struct pm_config *cfg, const struct dest *d, const void
 		    S_ISDIR(st.st_mode) ? strerror(errno) : "not a folder (not mounted?)");
 		goto out;
 	}
+	if (store_ready(cfg, why, sizeof(why)) < 0)
+		goto out;
 	if (pathf(dir, sizeof(dir), "%s/%s", cfg->store, d->cluster) < 0 ||
 	    make_dir(dir, d->uid, gid, 0751, &noacl) < 0)
 		goto fail;
@@ -512,7 +535,8 @@ static void note_undelivered(const struct pm_config *cfg, const struct dest *d, 
 
 	if (!cfg->store || become_service(cfg, &id, ign, sizeof(ign)) < 0)
 		return;
-	if (pathf(dir, sizeof(dir), "%s/%s/%s/%d/undelivered", cfg->store, d->cluster, d->key,
+	if (store_ready(cfg, ign, sizeof(ign)) == 0 &&
+	    pathf(dir, sizeof(dir), "%s/%s/%s/%d/undelivered", cfg->store, d->cluster, d->key,
 		  d->restart) == 0 &&
 	    (mkdir(dir, 0750) == 0 || errno == EEXIST) &&
 	    pathf(p, sizeof(p), "%s/%s", dir, d->node) == 0 &&

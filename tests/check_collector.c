@@ -1147,6 +1147,54 @@ START_TEST(store_run_conflict)
 }
 END_TEST
 
+/* store_marker: an empty local folder where the store's mount should be is not the store */
+START_TEST(store_marker_missing)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct pm_store_result r;
+	char err[512];
+	void *buf;
+	size_t len;
+
+	if (geteuid() != 0)
+		return;
+	mkdir(path_of("store"), 0755);
+	mkdir(path_of("spool"), 0700);
+	mkdir(path_of("spool/4242"), 0700);
+	sample(&cfg, &j, &c);
+	free(cfg.store);
+	cfg.store = strdup(path_of("store"));
+	free(cfg.operators_group);
+	cfg.operators_group = strdup("root");
+	cfg.store_marker = strdup(".postmortem-store");
+	pm_job_free(&j);
+	load_job(&j, path_of("spool/4242"));
+	pm_collection_scrub(&c);
+	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
+
+	/* no marker: nothing written into the folder, the bundle waits whole in the spool */
+	ck_assert_int_eq(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r), -1);
+	ck_assert(!r.stored && r.pending);
+	ck_assert_msg(strstr(r.reason, ".postmortem-store") && strstr(r.reason, "not mounted"),
+		      "%s", r.reason);
+	ck_assert_str_eq(r.path, path_of("spool/4242/pending/n1.tar.zst"));
+	ck_assert_int_eq(pm_bundle_verify(r.path, err, sizeof(err)), 0);
+	ck_assert_int_eq(access(path_of("store/lab"), F_OK), -1);
+
+	/* the store is back (its marker is there): stored */
+	write_file("store/.postmortem-store", "", 0644);
+	ck_assert_msg(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r) == 0, "%s", r.reason);
+	ck_assert(r.stored);
+	ck_assert_str_eq(r.path, path_of("store/lab/4242/0/nodes/n1.tar.zst"));
+	free(buf);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
 /* Can UID:GID open PATH with FLAGS (a child that becomes them)? */
 static bool can_as(uid_t uid, gid_t gid, const char *path, int flags)
 {
@@ -1364,6 +1412,7 @@ static Suite *suite(void)
 	tcase_add_test(t, timed_out_files);
 	tcase_add_test(t, store_permissions);
 	tcase_add_test(t, store_root_squash);
+	tcase_add_test(t, store_marker_missing);
 	tcase_add_test(t, requeued_run);
 	tcase_add_test(t, store_run_conflict);
 	suite_add_tcase(s, t);

@@ -239,6 +239,11 @@ fresh; rmdir "$W/spool"; ln -s /tmp "$W/spool"
 check "spool is a symbolic link" 1 '^FAIL +spool .*symbolic link' --offline
 fresh; plugline "s|store=[^ ]*|store=$W/nostore|"
 check "store missing (not mounted)" 1 '^FAIL +store .*nostore' --offline
+fresh; echo "store_marker: .postmortem-store" >>"$W/postmortem.yaml"
+check "store without its marker (mount point not mounted)" 1 \
+	'^FAIL +store .*has no .postmortem-store' --offline
+fresh; echo "store_marker: .postmortem-store" >>"$W/postmortem.yaml"; touch "$W/store/.postmortem-store"
+check "store with its marker" 0 '^ok +store ' --offline
 fresh; chmod 777 "$W/store"
 check "store writable by all" 1 '^FAIL +store .*writable by every user' --offline
 fresh; chown "$USR" "$W/store"
