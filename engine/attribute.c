@@ -43,7 +43,17 @@ struct cand {
 	bool current; /* a state read at collection (nvidia-smi): now, not undated */
 	bool all_ranks;
 	bool launch;
-	bool dead; /* merged into another */
+	bool dead;     /* merged into another */
+	bool in_plain; /* some evidence in the job window without any node's skew */
+	bool by_skew;  /* some evidence kept only through its node's clock skew */
+};
+
+/* A node's clock against the controller's (phase_clocks): D is when its collector began, by
+ * its own clock, minus the job's end in the accounting record. */
+struct clk {
+	const char *node;
+	double d;
+	size_t kept; /* hardware events kept only through the widened window */
 };
 
 struct att {
@@ -66,6 +76,9 @@ struct att {
 	char vote_nodes[4][128];
 	size_t nvote;
 	bool votes_split;
+	struct clk *clk; /* sorted by node */
+	size_t nclk;
+	double maxskew; /* the largest |D| beyond the tolerance, 0 none */
 };
 
 static const struct pm_rule *R(const struct att *a, size_t o)
@@ -275,17 +288,99 @@ static int cand_add(struct cand *c, const struct pm_obs *o, size_t oi, const str
 	return 0;
 }
 
+/* ---- phase: node clocks ---- */
+
+static int cmpclkname(const void *x, const void *y)
+{
+	return strcmp(((const struct clk *)x)->node, ((const struct clk *)y)->node);
+}
+
+static int cmpclk(const void *x, const void *y)
+{
+	const struct clk *a = x, *b = y;
+	int c = strcmp(a->node, b->node);
+
+	return c ? c : (a->d > b->d) - (a->d < b->d);
+}
+
+static const char *outcome_from_state(const char *st);
+
+/*
+ * Each node's collector starts right after the job's end, and stamps that start with the
+ * node's own clock (the bundle manifest's collected.start); the job's end in the accounting
+ * record is the controller's.  D = start - end is then the node's clock offset plus the
+ * epilog's latency (and up to 1 s of the record's truncated seconds): an upper bound of how
+ * far the node is ahead; when negative, the node is at least -D behind.  The earliest
+ * bundle of a node counts.  Nothing without both times.
+ */
+static int phase_clocks(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	size_t n = 0;
+
+	/* an end only once the job ended (a running job's EndTime is its limit) */
+	if (ev->job.end <= 0 || !ev->ncollect ||
+	    (ev->job.state && !outcome_from_state(ev->job.state) &&
+	     strncmp(ev->job.state, "COMPLETING", 10)))
+		return 0;
+	a->clk = malloc(ev->ncollect * sizeof(*a->clk));
+	if (!a->clk)
+		return -1;
+	for (size_t i = 0; i < ev->ncollect; i++)
+		a->clk[i] =
+			(struct clk){ev->collect[i].node, ev->collect[i].start - ev->job.end, 0};
+	qsort(a->clk, ev->ncollect, sizeof(*a->clk), cmpclk);
+	for (size_t i = 0; i < ev->ncollect; i++)
+		if (!n || strcmp(a->clk[n - 1].node, a->clk[i].node))
+			a->clk[n++] = a->clk[i]; /* the earliest: sorted by D within a node */
+	a->nclk = n;
+	for (size_t i = 0; i < n; i++)
+		if (fabs(a->clk[i].d) > a->rs->skew_s && fabs(a->clk[i].d) > a->maxskew)
+			a->maxskew = fabs(a->clk[i].d);
+	return 0;
+}
+
+static struct clk *node_clk(const struct att *a, const char *node)
+{
+	struct clk key = {node, 0, 0};
+
+	if (!node || !a->nclk)
+		return NULL;
+	return bsearch(&key, a->clk, a->nclk, sizeof(*a->clk), cmpclkname);
+}
+
+/* How far NODE's clock appears off beyond the tolerance: D when it exceeds it either way,
+ * else 0 (within the tolerance, the tolerance covers it). */
+static double node_skew(const struct att *a, const char *node)
+{
+	const struct clk *c = node_clk(a, node);
+
+	return c && fabs(c->d) > a->rs->skew_s ? c->d : 0;
+}
+
+/* The clock an observation was stamped with: that of the node whose file holds it. */
+static const char *obs_clock_node(const struct att *a, const struct pm_obs *o)
+{
+	const char *fn = a->ev->files[o->file].node;
+
+	return fn ? fn : o->node;
+}
+
 /* ---- phase: job window ---- */
 
-static bool in_window(const struct att *a, const struct pm_obs *o)
+/* [start - grace, end + tolerance]; WIDE: widened by the node's apparent skew (phase_clocks),
+ * never narrowed: a node up to D ahead stamps events up to D late, one at least -D behind
+ * stamps them at least -D early. */
+static bool in_window(const struct att *a, const struct pm_obs *o, bool wide)
 {
 	const struct pm_jobinfo *j = &a->ev->job;
+	double sk = wide ? node_skew(a, obs_clock_node(a, o)) : 0;
 
 	if (!o->has_time)
 		return true;
-	if (j->start > 0 && o->event_time < j->start - a->rs->grace_s)
+	if (j->start > 0 && o->event_time < j->start - a->rs->grace_s + (sk < 0 ? sk : 0))
 		return false;
-	if (j->end > 0 && o->event_time > j->end + a->rs->skew_s)
+	if (j->end > 0 && o->event_time > j->end + a->rs->skew_s + (sk > 0 ? sk : 0))
 		return false;
 	return true;
 }
@@ -445,8 +540,15 @@ static int phase_origins(struct att *a, bool hardware)
 
 		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware)
 			continue;
-		if (hardware && (!o->trusted || !in_window(a, o)))
+		bool plain = true;
+		if (hardware && (!o->trusted || !in_window(a, o, true)))
 			continue;
+		if (hardware && !in_window(a, o, false)) {
+			struct clk *ck = node_clk(a, obs_clock_node(a, o));
+			plain = false;
+			if (ck)
+				ck->kept++;
+		}
 		/* an external end (cancel, preemption, requeue) that Slurm's final record
 		 * contradicts is a consequence, not a cause: the plain "STEP ... CANCELLED" line
 		 * of a step killed for its memory, in a job the record says FAILED */
@@ -456,6 +558,10 @@ static int phase_origins(struct att *a, bool hardware)
 		c = cand_get(a, r->cls, r->subcls, o->node, LEAD_RULE);
 		if (!c || cand_add(c, o, i, r) < 0)
 			return -1;
+		if (plain)
+			c->in_plain = true;
+		else
+			c->by_skew = true;
 	}
 	return 0;
 }
@@ -493,6 +599,8 @@ static void phase_merge(struct att *a)
 			for (size_t m = 0; m < drop->nev; m++)
 				cand_add(keep, &a->ev->obs[drop->ev[m]], drop->ev[m],
 					 R(a, drop->ev[m]));
+			keep->in_plain |= drop->in_plain;
+			keep->by_skew |= drop->by_skew;
 			drop->dead = true;
 			if (drop == c)
 				break;
@@ -841,6 +949,27 @@ static size_t silent_support(const struct att *a, const struct cand *c)
 	return n;
 }
 
+/* The apparent skew (absolute, beyond the tolerance) of the clock C's times come from: its
+ * node's, or for a candidate of several nodes the largest of any node's. */
+static double cand_skew(const struct att *a, const struct cand *c)
+{
+	return c->node[0] ? fabs(node_skew(a, c->node)) : a->maxskew;
+}
+
+/* How far apart two candidates' times must be for the earlier to count as first: the skew
+ * tolerance, widened by the larger apparent skew of their nodes' clocks (on one node, one
+ * clock: the tolerance alone). */
+static double pair_tol(const struct att *a, const struct cand *x, const struct cand *y)
+{
+	double sx, sy;
+
+	if (x->node[0] && !strcmp(x->node, y->node))
+		return a->rs->skew_s;
+	sx = cand_skew(a, x);
+	sy = cand_skew(a, y);
+	return a->rs->skew_s + (sx > sy ? sx : sy);
+}
+
 static const struct att *g_att;
 
 static int cmpcand(const void *x, const void *y)
@@ -852,7 +981,7 @@ static int cmpcand(const void *x, const void *y)
 		return a->dead ? 1 : -1;
 	if (ra != rb)
 		return ra - rb;
-	if (a->has_t && b->has_t && fabs(a->t - b->t) > g_att->rs->skew_s)
+	if (a->has_t && b->has_t && fabs(a->t - b->t) > pair_tol(g_att, a, b))
 		return a->t < b->t ? -1 : 1;
 	/* within the tolerance, the explanation of the ranks that fell silent wins */
 	size_t sa = silent_support(g_att, a), sb = silent_support(g_att, b);
@@ -875,7 +1004,81 @@ static bool close_in_time(const struct att *a, const struct cand *x, const struc
 {
 	if (!x->has_t || !y->has_t)
 		return true;
-	return fabs(x->t - y->t) <= a->rs->skew_s;
+	return fabs(x->t - y->t) <= pair_tol(a, x, y);
+}
+
+static int outcome_rank(const struct att *a, const struct cand *c);
+
+/* X leads Y only by being earlier, by more than the skew tolerance but less than their
+ * clocks' apparent skew could shift: the order rests on clocks that cannot be trusted for
+ * it. */
+static bool order_by_skewed_clocks(const struct att *a, const struct cand *x, const struct cand *y)
+{
+	double dt;
+
+	if (!x->has_t || !y->has_t || (x->node[0] && !strcmp(x->node, y->node)))
+		return false;
+	dt = fabs(x->t - y->t);
+	return dt > a->rs->skew_s && dt <= pair_tol(a, x, y) && cand_rank(x) == cand_rank(y) &&
+	       outcome_rank(a, x) == outcome_rank(a, y) &&
+	       silent_support(a, x) == silent_support(a, y) && x->strength == y->strength &&
+	       x->t < y->t;
+}
+
+static int cmpclkskew(const void *x, const void *y)
+{
+	const struct clk *a = *(const struct clk *const *)x, *b = *(const struct clk *const *)y;
+
+	if (fabs(a->d) != fabs(b->d))
+		return fabs(a->d) > fabs(b->d) ? -1 : 1;
+	return strcmp(a->node, b->node);
+}
+
+/* Say which nodes' clocks appear off by more than the tolerance, and what was done about it
+ * (phase_clocks, in_window, pair_tol): the largest first, four at most, then a count. */
+static void skew_notes(struct att *a)
+{
+	const struct clk **v;
+	size_t n = 0;
+	double tol = a->rs->skew_s;
+
+	if (!a->nclk || !(v = malloc(a->nclk * sizeof(*v))))
+		return;
+	for (size_t i = 0; i < a->nclk; i++)
+		if (fabs(a->clk[i].d) > tol)
+			v[n++] = &a->clk[i];
+	qsort(v, n, sizeof(*v), cmpclkskew);
+	for (size_t i = 0; i < n && i < 4; i++) {
+		const struct clk *c = v[i];
+		double d = fabs(c->d);
+		char kept[80] = "";
+
+		if (c->kept)
+			snprintf(kept, sizeof(kept), " (%zu hardware event(s) kept only thus)",
+				 c->kept);
+		if (c->d > 0)
+			why(a,
+			    "Clock skew on %s: its collector began %.1f s after the job's end "
+			    "(accounting record) by its own clock, beyond the %.1f s skew tolerance: "
+			    "its clock may be up to %.1f s ahead of the controller's (or its epilog "
+			    "began late). Its events count up to %.1f s after the job's end%s; its "
+			    "times decide no order against other nodes' within %.1f s.",
+			    c->node, d, tol, d, d + tol, kept, d + tol);
+		else
+			why(a,
+			    "Clock skew on %s: its collector began %.1f s before the job's end "
+			    "(accounting record) by its own clock: its clock is at least %.1f s "
+			    "behind the controller's, beyond the %.1f s skew tolerance. Its events "
+			    "count from %.1f s further before the job window's start%s; its times "
+			    "decide no order against other nodes' within %.1f s.",
+			    c->node, d, d, tol, d, kept, d + tol);
+	}
+	if (n > 4)
+		why(a,
+		    "Clock skew: %zu more node(s) appear off by more than the %.1f s tolerance "
+		    "(up to %.1f s); their windows and orderings are widened alike.",
+		    n - 4, tol, fabs(v[4]->d));
+	free(v);
 }
 
 /* ---- JSON helpers ---- */
@@ -1738,8 +1941,9 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	if (pm_obs_summaries(ev) < 0)
 		goto out;
 	phase_outcome(&a);
-	if (phase_origins(&a, true) < 0)
+	if (phase_clocks(&a) < 0 || phase_origins(&a, true) < 0)
 		goto out;
+	skew_notes(&a);
 	if (a.nc)
 		why(&a, "Hardware evidence from a source the job cannot write, in the job window: "
 			"it outranks software errors elsewhere.");
@@ -1820,10 +2024,15 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		      second->node[0] ? second->node : "the job's nodes");
 		snprintf(test, sizeof(test), "%s (for %s/%s) versus %s (for %s/%s)", t1, lead->cls,
 			 lead->sub, t2, second->cls, second->sub);
+		double tol = pair_tol(&a, lead, second);
+		char wide[96] = "";
+		if (tol > a.rs->skew_s)
+			snprintf(wide, sizeof(wide),
+				 ", widened to %.1f s by the nodes' apparent clock skew", tol);
 		why(&a,
-		    "Two explanations fit within the %.1f s skew tolerance: %s/%s on %s and "
+		    "Two explanations fit within the %.1f s skew tolerance%s: %s/%s on %s and "
 		    "%s/%s on %s.",
-		    a.rs->skew_s, lead->cls, lead->sub,
+		    a.rs->skew_s, wide, lead->cls, lead->sub,
 		    lead->node[0] ? lead->node : "several nodes", second->cls, second->sub,
 		    second->node[0] ? second->node : "several nodes");
 	} else if (ambiguous && a.votes_split) {
@@ -1862,6 +2071,29 @@ json_t *pm_attribute(struct pm_evidence *ev)
 			    !strcmp(R(&a, lead->ev[k])->outcome, a.outcome))
 				sched = true;
 		conf = confidence(&a, lead, strcmp(status, "attributed") != 0, sched, slurm_act);
+		/* clocks that cannot be trusted: the lead's evidence counts only through its
+		 * node's skew (at most supported), or the lead's time alone put it before a rival
+		 * on another node by less than the skew could shift (hypothesis) */
+		if (lead->by_skew && !lead->in_plain && lead->node[0]) {
+			if (!strcmp(conf, "established"))
+				conf = "supported";
+			why(&a,
+			    "The evidence of %s/%s on %s is stamped outside the job window and "
+			    "counts only through %s's apparent clock skew: at most supported.",
+			    lead->cls, lead->sub, lead->node, lead->node);
+		}
+		if (!strcmp(status, "attributed") && second &&
+		    order_by_skewed_clocks(&a, lead, second)) {
+			conf = "hypothesis";
+			why(&a,
+			    "%s/%s on %s comes before %s/%s on %s only by their times, %.1f s "
+			    "apart: less than the nodes' apparent clock skew could shift; "
+			    "confidence hypothesis.",
+			    lead->cls, lead->sub, lead->node[0] ? lead->node : "several nodes",
+			    second->cls, second->sub,
+			    second->node[0] ? second->node : "several nodes",
+			    fabs(lead->t - second->t));
+		}
 		json_t *cause = json_object();
 		json_object_set_new(cause, "class", json_string(lead->cls));
 		json_object_set_new(cause, "subclass", json_string(lead->sub));
@@ -2038,6 +2270,7 @@ out:
 	free(a.known);
 	free(a.rnode);
 	free(a.suspects);
+	free(a.clk);
 	if (!v)
 		errno = ENOMEM;
 	return v;

@@ -412,6 +412,12 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 				  json_string_value(json_object_get(x, "reason"))) < 0)
 			goto out;
 	}
+	{
+		double cs = iso_time(json_string_value(
+			json_object_get(json_object_get(man, "collected"), "start")));
+		if (node && cs > 0 && pm_ev_add_collect(ev, node, cs) < 0)
+			goto out;
+	}
 	ev->nbundles++;
 	rc = 0;
 out:

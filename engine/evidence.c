@@ -167,6 +167,9 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 		free(ev->cov[i].reason);
 	}
 	free(ev->cov);
+	for (size_t i = 0; i < ev->ncollect; i++)
+		free(ev->collect[i].node);
+	free(ev->collect);
 	free(ev);
 }
 
@@ -324,6 +327,16 @@ int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source, 
 	    !(ev->cov[ev->ncov].reason = strdup(reason ? reason : "")))
 		return -1;
 	ev->ncov++;
+	return 0;
+}
+
+int pm_ev_add_collect(struct pm_evidence *ev, const char *node, double start)
+{
+	if (GROW(ev->collect, ev->ncollect, ev->acollect) < 0)
+		return -1;
+	if (!(ev->collect[ev->ncollect].node = strdup(node)))
+		return -1;
+	ev->collect[ev->ncollect++].start = start;
 	return 0;
 }
 

@@ -265,6 +265,13 @@ struct pm_evidence {
 		char *node, *source, *status, *reason;
 	} * cov;
 	size_t ncov, acov;
+	/* bundle manifests: when each node's collector began (collected.start), by the node's
+	 * own clock, one per bundle (attribute.c estimates each node's clock skew from them) */
+	struct {
+		char *node;
+		double start;
+	} * collect;
+	size_t ncollect, acollect;
 	int nbundles;
 	void *bundle_io; /* bundle.c: the zstd context and buffers for every bundle file */
 };

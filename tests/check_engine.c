@@ -871,6 +871,211 @@ START_TEST(test_manifest_forms)
 }
 END_TEST
 
+/* ---- clock skew between nodes ---- */
+
+/* A node's bundle NODE.tar.zst in DIR: its kernel log KLOG, its collector's start CSTART
+ * (the node's clock) in the manifest. */
+static void skew_bundle(const char *dir, const char *node, const char *klog, const char *cstart)
+{
+	struct pm_sha256 c;
+	unsigned char d[32];
+	char hex[80], p[400], *m;
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, klog, strlen(klog));
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, hex);
+	ck_assert_int_ge(
+		asprintf(&m,
+			 "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\",\"job\":\"77\","
+			 "\"restart\":0,\"node\":\"%s\",\"collected\":{\"start\":\"%s\","
+			 "\"end\":\"%s\",\"deadline_hit\":false},\"files\":[{\"path\":"
+			 "\"sources/kernel_log/%s.log\",\"source\":\"kernel_log\",\"node\":\"%s\","
+			 "\"bytes\":%zu,\"sha256\":\"%s\",\"status\":\"ok\"}],\"coverage\":[]}",
+			 node, cstart, cstart, node, node, strlen(klog), hex + 7),
+		0);
+	snprintf(p, sizeof(p), "%s/%s", tmp, dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/%s/%s.tar.zst", tmp, dir, node);
+	snprintf(hex, sizeof(hex), "sources/kernel_log/%s.log", node);
+	write_bundle(p, hex, klog, m, AE_IFREG);
+	free(m);
+}
+
+/* The job ran 03:11:00-03:12:00 by the controller's clock, on n1 and n2; n1's ranks time out,
+ * n2's fall silent. */
+static void skew_job(const char *dir)
+{
+	char rel[300];
+
+	snprintf(rel, sizeof(rel), "%s/sacct.txt", dir);
+	mk(rel, "JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
+		"77|77|FAILED|15:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|\n"
+		"77.0|77.0|CANCELLED|0:15|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|4\n");
+	snprintf(rel, sizeof(rel), "%s/slurm-77.out", dir);
+	mk(rel,
+	   "0: hello\n1: hello\n2: hello\n3: hello\n"
+	   "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
+	   "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n");
+}
+
+static bool why_has(const json_t *v, const char *a, const char *b)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(json_object_get(v, "why"), i, w)
+	{
+		const char *s = json_string_value(w);
+		if (s && strstr(s, a) && (!b || strstr(s, b)))
+			return true;
+	}
+	return false;
+}
+
+static const char *vstr(const json_t *v, const char *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj ? json_object_get(v, obj) : v, key));
+}
+
+static const char *KLOG_N1 = "2026-11-30T03:10:00,000100+00:00 mlx5_core 0000:3d:00.0: Link up\n";
+
+/* A node whose clock is ahead stamps its GPU's loss after the job's end: its collector's
+ * start, by the same clock, shows how far ahead it may be; the event is kept, the verdict
+ * says so, and the same evidence gives the same bytes in any order.  Where no node's clock
+ * is off, an event long after the job's end is still outside the window. */
+START_TEST(test_clock_skew_ahead)
+{
+	char err[256], p1[400], p2[400], *d1, *d2;
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev;
+	json_t *v;
+
+	/* n2 8 s ahead: its Xid (03:11:59.5 on the controller's clock) is stamped 03:12:07.5,
+	 * and its collector, started a second after the end, says 03:12:09 */
+	skew_job("sk");
+	skew_bundle("sk", "n1", KLOG_N1, "2026-11-30T03:12:00.400Z");
+	skew_bundle("sk", "n2",
+		    "2026-11-30T03:12:07,500000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n",
+		    "2026-11-30T03:12:09.000Z");
+	v = diagnose_dir(rs, "sk");
+	ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
+	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(v, "origin"), "nodes")),
+			 1);
+	ck_assert_str_eq(json_string_value(json_array_get(
+				 json_object_get(json_object_get(v, "origin"), "nodes"), 0)),
+			 "n2");
+	ck_assert_msg(why_has(v, "skew", "n2") && why_has(v, "n2", "9.0 s"),
+		      "no word of n2's clock skew: %s", json_dumps(json_object_get(v, "why"), 0));
+	ck_assert(!why_has(v, "skew on n1", NULL)); /* 0.4 s: within the tolerance */
+	/* kept only through the skew: not more than supported */
+	ck_assert_str_eq(vstr(v, NULL, "confidence"), "supported");
+	json_decref(v);
+
+	/* same evidence, same bytes, whichever bundle comes first */
+	snprintf(p1, sizeof(p1), "%s/sk/n1.tar.zst", tmp);
+	snprintf(p2, sizeof(p2), "%s/sk/n2.tar.zst", tmp);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p1, err, sizeof(err)), 0);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p2, err, sizeof(err)), 0);
+	snprintf(p1, sizeof(p1), "%s/sk/sacct.txt", tmp);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p1, err, sizeof(err)), 0);
+	d1 = dump_of(ev);
+	pm_evidence_destroy(ev);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p1, err, sizeof(err)), 0);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p2, err, sizeof(err)), 0);
+	snprintf(p1, sizeof(p1), "%s/sk/n1.tar.zst", tmp);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p1, err, sizeof(err)), 0);
+	d2 = dump_of(ev);
+	pm_evidence_destroy(ev);
+	ck_assert_str_eq(d1, d2);
+	ck_assert(strstr(d1, "Clock skew on n2") != NULL);
+	free(d1);
+	free(d2);
+
+	/* the control: no clock is off (n2's collector began 0.6 s after the end), and an Xid
+	 * stamped 30 s after the end is not the job's */
+	skew_job("ok");
+	skew_bundle("ok", "n1", KLOG_N1, "2026-11-30T03:12:00.400Z");
+	skew_bundle("ok", "n2",
+		    "2026-11-30T03:12:30,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n",
+		    "2026-11-30T03:12:00.600Z");
+	v = diagnose_dir(rs, "ok");
+	ck_assert_str_ne(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert(!why_has(v, "skew", NULL));
+	json_decref(v);
+
+	/* nor does a skewed clock let in an event beyond what its skew explains: n2 up to 9 s
+	 * ahead, its Xid stamped 30 s after the end */
+	skew_job("far");
+	skew_bundle("far", "n1", KLOG_N1, "2026-11-30T03:12:00.400Z");
+	skew_bundle("far", "n2",
+		    "2026-11-30T03:12:30,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n",
+		    "2026-11-30T03:12:09.000Z");
+	v = diagnose_dir(rs, "far");
+	ck_assert_str_ne(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert(why_has(v, "Clock skew on n2", NULL));
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* Two hardware events of different classes on two nodes, 6 s apart by their clocks: beyond
+ * the 2 s tolerance, the earlier one leads; when one node's clock may be 9 s ahead, their
+ * order is not known and the verdict says it cannot choose. */
+START_TEST(test_clock_skew_ordering)
+{
+	char err[256], *rules;
+	struct pm_ruleset *rs;
+	json_t *v;
+
+	ck_assert_int_ge(
+		asprintf(&rules,
+			 "%s"
+			 "  - id: xid-74\n"
+			 "    class: nvlink\n"
+			 "    subclass: nvlink\n"
+			 "    role: origin\n"
+			 "    strength: strong\n"
+			 "    sources: [kernel_log]\n"
+			 "    pattern: 'NVRM: Xid \\((?:PCI:)?(?<pci>[0-9a-f:]+)\\): (?<xid>74),'\n"
+			 "    summary: 'NVLink error on GPU {pci}'\n",
+			 RULES),
+		0);
+	rs = load(rules, err, sizeof(err));
+	ck_assert_msg(rs != NULL, "%s", err);
+	for (int skewed = 0; skewed < 2; skewed++) {
+		const char *dir = skewed ? "ord1" : "ord0";
+		skew_job(dir);
+		skew_bundle(
+			dir, "n1",
+			"2026-11-30T03:11:50,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 74, pid=9, x\n",
+			"2026-11-30T03:12:00.400Z");
+		skew_bundle(
+			dir, "n2",
+			"2026-11-30T03:11:56,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n",
+			skewed ? "2026-11-30T03:12:09.000Z" : "2026-11-30T03:12:00.500Z");
+		v = diagnose_dir(rs, dir);
+		if (!skewed) {
+			ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
+			ck_assert_str_eq(vstr(v, "cause", "class"), "nvlink");
+			ck_assert(!why_has(v, "skew", NULL));
+		} else {
+			ck_assert_str_eq(vstr(v, NULL, "status"), "ambiguous");
+			ck_assert_str_eq(vstr(v, NULL, "confidence"), "hypothesis");
+			ck_assert_msg(why_has(v, "widened to 11.0 s", NULL) &&
+					      why_has(v, "Clock skew on n2", NULL),
+				      "%s", json_dumps(json_object_get(v, "why"), 0));
+		}
+		json_decref(v);
+	}
+	free(rules);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- the comment line ---- */
 
 START_TEST(test_comment_line)
@@ -957,6 +1162,8 @@ static Suite *suite(void)
 	tcase_add_test(t, test_bundle_read_and_rejected);
 	tcase_add_test(t, test_bundle_read_once);
 	tcase_add_test(t, test_manifest_forms);
+	tcase_add_test(t, test_clock_skew_ahead);
+	tcase_add_test(t, test_clock_skew_ordering);
 	tcase_add_test(t, test_comment_line);
 	tcase_add_test(t, test_fixture_compare);
 	suite_add_tcase(s, t);
