@@ -28,7 +28,23 @@ struct run {
 	bool pending_only, force, one;
 	double grace;
 	int failed;
+	struct pm_ruleset *rs; /* cfg->rules, loaded by the first run that needs a merge */
+	bool rs_tried;
 };
+
+/* The rule set for every merge of this walk: compiled once, not once per job run.  NULL when
+ * it cannot be loaded: pm_finalize_ex then loads it itself and reports why, per run. */
+static const struct pm_ruleset *rules(struct run *run)
+{
+	char err[768];
+
+	if (!run->rs_tried) {
+		run->rs_tried = true;
+		run->rs = pm_ruleset_load(*run->cfg->rules ? run->cfg->rules : PM_RULESDIR, err,
+					  sizeof(err));
+	}
+	return run->rs;
+}
 
 static const char *const what_name[] = {
 	[PM_FIN_WAITING] = "waiting for nodes",
@@ -86,6 +102,7 @@ static int one(const char *dir, void *arg)
 			       r.webhook == 1 ? "" : r.webhook_why);
 	} else {
 		o.force = o.force || due == PM_DUE_FORCE;
+		o.rules = run->one ? NULL : rules(run); /* one run: its merge loads them */
 		rc = pm_finalize_ex(run->cfg, dir, &o, &r, err, sizeof(err));
 		if (rc >= 0)
 			report(dir, &r);
@@ -162,6 +179,7 @@ int cmd_finalize(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		run.failed = 1;
 	}
+	pm_ruleset_destroy(run.rs);
 	pm_config_free(&cfg);
 	return fflush(stdout) == 0 && !run.failed ? 0 : 1;
 }

@@ -950,11 +950,13 @@ char *pm_comment_line(const json_t *v, const char *cluster, const char *job, con
 
 /* ---- the merge ---- */
 
-static int merge(struct job *j, bool provisional, double deadline, struct pm_finalize_result *r,
-		 char *err, size_t errlen)
+/* Merge with the rule set GIVEN (the caller's, kept), or else one loaded from cfg->rules. */
+static int merge(struct job *j, const struct pm_ruleset *given, bool provisional, double deadline,
+		 struct pm_finalize_result *r, char *err, size_t errlen)
 {
 	const char *rules = j->cfg->rules && *j->cfg->rules ? j->cfg->rules : PM_RULESDIR;
-	struct pm_ruleset *rs = pm_ruleset_load(rules, err, errlen);
+	struct pm_ruleset *own = given ? NULL : pm_ruleset_load(rules, err, errlen);
+	const struct pm_ruleset *rs = given ? given : own;
 	struct pm_evidence *ev = NULL;
 	json_t *v = NULL, *man = NULL;
 	char *vtext = NULL, *line = NULL, verr[256] = "";
@@ -1007,7 +1009,7 @@ out:
 	json_decref(man);
 	json_decref(v);
 	pm_evidence_destroy(ev);
-	pm_ruleset_destroy(rs);
+	pm_ruleset_destroy(own);
 	return rc;
 }
 
@@ -1058,7 +1060,8 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 			job_free(&j);
 			break;
 		}
-		rc = merge(&j, !all && !force, deadline, &r, err, errlen);
+		rc = merge(&j, opts ? opts->rules : NULL, !all && !force, deadline, &r, err,
+			   errlen);
 		release(jobdir, me);
 		job_free(&j);
 		if (rc < 0 || all || force)

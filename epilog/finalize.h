@@ -26,6 +26,8 @@
 #define PM_SLURM_BUDGET 20.0 /* default seconds of retries for sacct and sacctmgr */
 #define PM_MISSING_REASON "node never reported"
 
+struct pm_ruleset; /* engine/postmortem.h */
+
 enum pm_fin_what {
 	PM_FIN_WAITING,	    /* nodes still missing; a provisional verdict already exists */
 	PM_FIN_BUSY,	    /* another process holds the claim */
@@ -44,6 +46,10 @@ enum pm_comment_state {
 struct pm_finalize_opts {
 	bool force;    /* merge even though expected nodes are missing */
 	double budget; /* seconds for Slurm retries; 0: PM_SLURM_BUDGET */
+	/* A rule set loaded by the caller (pm_ruleset_load of cfg->rules), used by the merge
+	 * and left to the caller; NULL: each merge loads cfg->rules itself.  The timer loads it
+	 * once for a whole store rather than compiling the rules for every job run. */
+	const struct pm_ruleset *rules;
 };
 
 struct pm_finalize_result {

@@ -469,6 +469,80 @@ START_TEST(fetched_copy_reproduces_verdict)
 }
 END_TEST
 
+/*
+ * A rule set the caller loaded (the timer's, loaded once for a whole store) is the one the
+ * merge uses, and gives the same bytes as the merge's own compilation of cfg.rules; it is
+ * the caller's, so the merge leaves it usable for the next job run.
+ */
+START_TEST(preloaded_ruleset)
+{
+	struct pm_finalize_opts o = {.force = true, .budget = 5};
+	struct pm_finalize_result r;
+	struct pm_ruleset *rs, *other;
+	char err[512] = "", dir[600], *cmd, *fresh, *with, *again;
+	json_t *v, *m;
+
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0); /* the merge compiles cfg.rules itself */
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	fresh = get(D, "verdict.json");
+	ck_assert_ptr_nonnull(fresh);
+
+	/* the same rules, loaded by the caller: the same verdict, byte for byte */
+	rs = pm_ruleset_load(cfg.rules, err, sizeof(err));
+	ck_assert_msg(rs != NULL, "%s", err);
+	ck_assert_int_eq(unlink(strcat(strcpy(dir, D), "/verdict.json")), 0);
+	ck_assert_int_eq(unlink(strcat(strcpy(dir, D), "/manifest.json")), 0);
+	o.rules = rs;
+	ck_assert_msg(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	with = get(D, "verdict.json");
+	ck_assert_ptr_nonnull(with);
+	ck_assert_str_eq(with, fresh);
+
+	/* a rule set that differs from cfg.rules (one more comment line: another digest) shows
+	 * in the verdict and the manifest, and the change is recorded with its reason */
+	snprintf(dir, sizeof(dir), "%s/rules2", T);
+	ck_assert_int_ge(
+		asprintf(&cmd,
+			 "mkdir -p '%s' && cp '%s'/*.yaml '%s' && echo '# local' >> '%s/host.yaml'",
+			 dir, cfg.rules, dir, dir),
+		0);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	other = pm_ruleset_load(dir, err, sizeof(err));
+	ck_assert_msg(other != NULL, "%s", err);
+	ck_assert_str_ne(pm_ruleset_digest(other), pm_ruleset_digest(rs));
+	o.rules = other;
+	ck_assert_msg(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	ck_assert_int_eq(r.history, 1);
+	ck_assert_ptr_nonnull(strstr(r.why, pm_ruleset_digest(other)));
+	v = load("verdict.json");
+	ck_assert_str_eq(jstr(v, "ruleset.digest"), pm_ruleset_digest(other));
+	json_decref(v);
+	m = load("manifest.json");
+	ck_assert_str_eq(jstr(m, "ruleset.digest"), pm_ruleset_digest(other));
+	json_decref(m);
+
+	/* the first one again, still whole after a merge: the first verdict back */
+	o.rules = rs;
+	ck_assert_msg(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(r.history, 2);
+	again = get(D, "verdict.json");
+	ck_assert_str_eq(again, fresh);
+
+	pm_ruleset_destroy(other);
+	pm_ruleset_destroy(rs);
+	free(again);
+	free(with);
+	free(fresh);
+}
+END_TEST
+
 /* Slurm's commands run as root even while the store is written as its service user. */
 START_TEST(slurm_commands_as_root)
 {
@@ -833,6 +907,7 @@ static Suite *suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, provisional_then_final);
 	tcase_add_test(t, fetched_copy_reproduces_verdict);
+	tcase_add_test(t, preloaded_ruleset);
 	tcase_add_test(t, slurm_commands_as_root);
 	tcase_add_test(t, claim_prevents_two_merges);
 	tcase_add_test(t, timer_forces_missing_node);
