@@ -43,6 +43,11 @@ else
 	E2E_RULES=$PM_SRCDIR/rules
 fi
 E2E_SPOOL=$E2E_STATE/spool				# the plugin's spool (root, 0700)
+# The real collector's tests run with a spool per node, as a cluster has (the three nodes share
+# this machine: %n, in the plugin's spool= and the collector's spool: alike; contrib/cluster/
+# README.md); the capture collector's plugin tests (t-1x) read every node's records from the
+# one $E2E_SPOOL.
+E2E_PM_SPOOL=$E2E_SPOOL/%n
 E2E_CALLS=$E2E_STATE/collector-calls			# <job>.<node>.args from the capture collector
 E2E_WORKROOT=$E2E_STATE/work				# per-test folders, owned by pmuser
 E2E_RESULTS=${PM_E2E_RESULTS:-$E2E_DIR/results}
@@ -312,10 +317,11 @@ e2e_pm_config() {
 	local extra="" l src
 	for l in "$@"; do extra+="$l"$'\n'; done
 	install -d -m 755 "$E2E_STORE" "$E2E_KLOG" "$E2E_FAKEBIN"
+	install -d -m 700 "$E2E_SPOOL" # the nodes' spools (%n) go below it
 	{
 		printf '# written by tests/e2e/lib.sh (%s)\n' "$E2E_TEST"
 		printf 'store: %s\nspool: %s\nrules: %s\nretain: 14d\ndeadline: %s\n' \
-			"$E2E_STORE" "$E2E_SPOOL" "$E2E_RULES" "$E2E_PM_DEADLINE"
+			"$E2E_STORE" "$E2E_PM_SPOOL" "$E2E_RULES" "$E2E_PM_DEADLINE"
 		printf 'operators_group: pmops\ncomment_field: Comment\nservice_user: root\n'
 		printf 'sources:\n'
 		for src in kernel_log slurmd_log gpu_state gpu_csv; do
@@ -336,7 +342,7 @@ e2e_pm_config() {
 
 # The plugstack arguments of the real collector: the same for every test, so that only the
 # first test of a run restarts the slurmds for them.
-E2E_PM_ARGS=("spool=$E2E_SPOOL" "collector=$E2E_EPILOG" "store=$E2E_STORE"
+E2E_PM_ARGS=("spool=$E2E_PM_SPOOL" "collector=$E2E_EPILOG" "store=$E2E_STORE"
 	"config=$E2E_PMCONF" "timeout=$E2E_PM_TIMEOUT")
 
 # e2e_pm_on [YAML...]: the configuration (e2e_pm_config), fresh kernel logs, no planted
@@ -712,7 +718,7 @@ e2e_epilog_again() {
 # e2e_pending_dir JOB NODE: where NODE keeps JOB's bundle while the store refuses it (the
 # plugin's spool for the job on that node, a spool shared by the nodes or one per node: %n).
 e2e_pending_dir() {
-	local a s=$E2E_SPOOL
+	local a s=$E2E_PM_SPOOL
 	for a in "${E2E_PM_ARGS[@]}"; do case $a in spool=*) s=${a#spool=} ;; esac; done
 	printf '%s/%s/pending\n' "${s//%n/$2}" "$1"
 }

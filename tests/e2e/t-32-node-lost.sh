@@ -7,16 +7,12 @@
 # slurmd restarted) its evidence arrives late; with `postmortem finalize` the verdict is
 # merged again, final, its change recorded with the reason, and the comment set.
 # Each node has its own spool (spool=<spool>/%n, in the plugin and the collector alike, as
-# nodes sharing one machine must): n1's bundle holds n1's ranks and task exits only, and
-# n2's task exits are n2's to report (in its late bundle) or honestly absent, never lost
-# with n1's cleanup nor reported by n1.
+# nodes sharing one machine must; the suite's default, lib.sh): n1's bundle holds n1's ranks
+# and task exits only, and n2's task exits are n2's to report (in its late bundle) or honestly
+# absent, never lost with n1's cleanup nor reported by n1.
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on
-pernode=$E2E_SPOOL/%n
-install -d -m 700 "$E2E_SPOOL"
-sed -i "s|^spool: .*|spool: $pernode|" "$E2E_PMCONF"
-e2e_plugin_on_raw "${E2E_PM_ARGS[@]/#spool=*/spool=$pernode}"
 e2e_log "plugin: $(e2e_plugin_show)"
 # the records of NODE's bundle B: "<step> <node> <rank>" per line, sorted
 bundle_records() { # BUNDLE KIND (rankmap|taskexit)
