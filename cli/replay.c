@@ -93,7 +93,7 @@ static int apply(struct replay *r, const char *dir, const json_t *m, const json_
 		 size_t len)
 {
 	struct pm_config cfg = *r->cfg;
-	struct pm_finalize_opts o = {.force = true, .budget = 3.0};
+	struct pm_finalize_opts o = {.force = true, .budget = 3.0, .rules = r->rs};
 	struct pm_finalize_result res;
 	char err[768] = "";
 	int rc;
