@@ -93,6 +93,10 @@ int cli_load_config(const char *file, const char *store, struct pm_config *cfg)
 	return 0;
 }
 
+/* root's supplementary groups while acting as the service user (cli_leave_service) */
+static gid_t root_groups[64];
+static int root_ngroups = -1;
+
 int cli_act_as_service(const struct pm_config *cfg, const char *verb)
 {
 	struct passwd *pw;
@@ -114,12 +118,25 @@ int cli_act_as_service(const struct pm_config *cfg, const char *verb)
 		n = 1;
 	}
 	/* the effective ids only: Slurm's commands go back to root in their child (slurmdb.c) */
-	if (setgroups((size_t)n, g) < 0 || setegid(pw->pw_gid) < 0 || seteuid(pw->pw_uid) < 0) {
+	root_ngroups = getgroups(64, root_groups);
+	if (root_ngroups < 0 || setgroups((size_t)n, g) < 0 || setegid(pw->pw_gid) < 0 ||
+	    seteuid(pw->pw_uid) < 0) {
 		fprintf(stderr, "%s %s: cannot act as service_user %s: %s\n", prog, verb,
 			cfg->service_user, strerror(errno));
+		cli_leave_service();
 		return -1;
 	}
 	return 0;
+}
+
+void cli_leave_service(void)
+{
+	if (root_ngroups < 0 || getuid() != 0)
+		return;
+	/* back to root, or nothing more at all: never go on half one, half the other */
+	if (seteuid(0) < 0 || setegid(0) < 0 || setgroups((size_t)root_ngroups, root_groups) < 0)
+		abort();
+	root_ngroups = -1;
 }
 
 int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster,

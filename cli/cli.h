@@ -71,6 +71,9 @@ int cli_load_config(const char *file, const char *store, struct pm_config *cfg);
  * the effective ids change.  Prints why and returns -1 when it cannot; 0 otherwise (nothing
  * to do when not root or no service user is configured). */
 int cli_act_as_service(const struct pm_config *cfg, const char *verb);
+/* Root again after cli_act_as_service (nothing when it did not switch).  The verbs call it
+ * before they return: the process ends as it began. */
+void cli_leave_service(void);
 
 /* Find the job run folder (see pm_jobdir_find) or print why not and return -1. */
 int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster,

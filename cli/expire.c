@@ -274,6 +274,7 @@ int cmd_expire(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		rc = 1;
 out:
+	cli_leave_service();
 	closelog();
 	pm_config_free(&cfg);
 	return rc;

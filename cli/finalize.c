@@ -179,6 +179,7 @@ int cmd_finalize(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		run.failed = 1;
 	}
+	cli_leave_service();
 	pm_ruleset_destroy(run.rs);
 	pm_config_free(&cfg);
 	return fflush(stdout) == 0 && !run.failed ? 0 : 1;

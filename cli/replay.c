@@ -356,6 +356,7 @@ int cmd_replay(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		rc = 1;
 out:
+	cli_leave_service();
 	json_decref(r.out);
 	pm_ruleset_destroy(rs);
 	pm_config_free(&cfg);
