@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,37 +92,15 @@ int cli_load_config(const char *file, const char *store, struct pm_config *cfg)
 	return 0;
 }
 
-/* root's supplementary groups while acting as the service user (cli_leave_service) */
-static gid_t root_groups[64];
-static int root_ngroups = -1;
+/* the identity given up while acting as the service user (cli_leave_service) */
+static struct pm_identity root_id;
 
 int cli_act_as_service(const struct pm_config *cfg, const char *verb)
 {
-	struct passwd *pw;
-	gid_t g[64];
-	int n = 64;
+	char why[300] = "";
 
-	if (geteuid() != 0 || !cfg->service_user || !strcmp(cfg->service_user, "root"))
-		return 0;
-	if (!(pw = getpwnam(cfg->service_user))) {
-		fprintf(stderr,
-			"%s %s: service_user %s does not exist (the store is written as it)\n",
-			prog, verb, cfg->service_user);
-		return -1;
-	}
-	if (pw->pw_uid == 0)
-		return 0;
-	if (getgrouplist(pw->pw_name, pw->pw_gid, g, &n) < 0) {
-		g[0] = pw->pw_gid;
-		n = 1;
-	}
-	/* the effective ids only: Slurm's commands go back to root in their child (slurmdb.c) */
-	root_ngroups = getgroups(64, root_groups);
-	if (root_ngroups < 0 || setgroups((size_t)n, g) < 0 || setegid(pw->pw_gid) < 0 ||
-	    seteuid(pw->pw_uid) < 0) {
-		fprintf(stderr, "%s %s: cannot act as service_user %s: %s\n", prog, verb,
-			cfg->service_user, strerror(errno));
-		cli_leave_service();
+	if (pm_become_service(cfg->service_user, &root_id, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s %s: %s (the store is written as it)\n", prog, verb, why);
 		return -1;
 	}
 	return 0;
@@ -131,12 +108,7 @@ int cli_act_as_service(const struct pm_config *cfg, const char *verb)
 
 void cli_leave_service(void)
 {
-	if (root_ngroups < 0 || getuid() != 0)
-		return;
-	/* back to root, or nothing more at all: never go on half one, half the other */
-	if (seteuid(0) < 0 || setegid(0) < 0 || setgroups((size_t)root_ngroups, root_groups) < 0)
-		abort();
-	root_ngroups = -1;
+	pm_become_root(&root_id);
 }
 
 int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster,

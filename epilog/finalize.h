@@ -103,6 +103,22 @@ enum pm_due {
 /* What the timer should do with JOBDIR at time NOW (epoch seconds); reads a few files only. */
 enum pm_due pm_finalize_due(const char *jobdir, double grace, double now);
 
+/*
+ * Act as the store's service account (on NFS with root_squash root cannot write the store):
+ * USER's effective uid, gid and groups, the real uid staying root so that Slurm's commands go
+ * back to root in their child (slurmdb.c).  Nothing when USER is NULL or root or we are not
+ * root.  0, or -1 with WHY; pm_become_root() undoes it (it aborts rather than go on half one,
+ * half the other).  The collector's store (store.c) and the CLI's writing verbs use it.
+ */
+#define PM_MAX_GROUPS 1024
+struct pm_identity {
+	bool switched;
+	gid_t groups[PM_MAX_GROUPS];
+	int ngroups;
+};
+int pm_become_service(const char *user, struct pm_identity *id, char *why, size_t whylen);
+void pm_become_root(struct pm_identity *id);
+
 /* Call FN for every <store>/<cluster>/<job>/<restart> folder, in name order; stops at FN's
  * first non-zero return and returns it; -1 with ERR when STORE cannot be read. */
 int pm_store_walk(const char *store, int (*fn)(const char *jobdir, void *arg), void *arg, char *err,

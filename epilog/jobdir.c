@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -566,4 +568,48 @@ out:
 	if (res)
 		*res = r;
 	return rc;
+}
+
+/* ---- acting as the service user ---- */
+
+int pm_become_service(const char *user, struct pm_identity *id, char *why, size_t whylen)
+{
+	struct passwd *pw;
+	gid_t g[PM_MAX_GROUPS];
+	int n = PM_MAX_GROUPS;
+
+	id->switched = false;
+	if (!user || !strcmp(user, "root") || geteuid() != 0)
+		return 0;
+	if (!(pw = getpwnam(user))) {
+		snprintf(why, whylen, "service_user %s does not exist", user);
+		errno = ENOENT;
+		return -1;
+	}
+	if (pw->pw_uid == 0)
+		return 0;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, g, &n) < 0) {
+		g[0] = pw->pw_gid;
+		n = 1;
+	}
+	id->ngroups = getgroups(PM_MAX_GROUPS, id->groups);
+	if (id->ngroups < 0 || setgroups((size_t)n, g) < 0 || setegid(pw->pw_gid) < 0 ||
+	    seteuid(pw->pw_uid) < 0) {
+		snprintf(why, whylen, "cannot act as service_user %s: %s", user, strerror(errno));
+		if (id->ngroups >= 0)
+			setgroups((size_t)id->ngroups, id->groups);
+		setegid(0);
+		return -1;
+	}
+	id->switched = true;
+	return 0;
+}
+
+void pm_become_root(struct pm_identity *id)
+{
+	if (!id->switched)
+		return;
+	if (seteuid(0) < 0 || setegid(0) < 0 || setgroups((size_t)id->ngroups, id->groups) < 0)
+		abort(); /* never go on half root, half not */
+	id->switched = false;
 }

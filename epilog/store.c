@@ -34,7 +34,6 @@
 #include "collector.h"
 #include "finalize.h"
 
-#define MAX_GROUPS 1024
 #define FINALIZE_MIN 1.0 /* seconds of deadline left below which the timer finalizes */
 #define PENDING_MAX (512u << 20)
 #define PLEN 4608 /* a path buffer */
@@ -64,58 +63,6 @@ static int pathf(char *buf, size_t len, const char *fmt, ...)
 		return -1;
 	}
 	return 0;
-}
-
-/* ---- acting as the service user ---- */
-
-struct identity {
-	bool switched;
-	gid_t groups[MAX_GROUPS];
-	int ngroups;
-};
-
-static int become_service(const struct pm_config *cfg, struct identity *id, char *why,
-			  size_t whylen)
-{
-	struct passwd *pw;
-	gid_t g[MAX_GROUPS];
-	int n = MAX_GROUPS;
-
-	id->switched = false;
-	if (!cfg->service_user || !strcmp(cfg->service_user, "root") || geteuid() != 0)
-		return 0;
-	if (!(pw = getpwnam(cfg->service_user))) {
-		say(why, whylen, "service_user %s does not exist", cfg->service_user);
-		errno = ENOENT;
-		return -1;
-	}
-	if (pw->pw_uid == 0)
-		return 0;
-	if (getgrouplist(pw->pw_name, pw->pw_gid, g, &n) < 0) {
-		g[0] = pw->pw_gid;
-		n = 1;
-	}
-	id->ngroups = getgroups(MAX_GROUPS, id->groups);
-	if (id->ngroups < 0 || setgroups((size_t)n, g) < 0 || setegid(pw->pw_gid) < 0 ||
-	    seteuid(pw->pw_uid) < 0) {
-		say(why, whylen, "cannot act as service_user %s: %s", cfg->service_user,
-		    strerror(errno));
-		if (id->ngroups >= 0)
-			setgroups((size_t)id->ngroups, id->groups);
-		setegid(0);
-		return -1;
-	}
-	id->switched = true;
-	return 0;
-}
-
-static void become_root(struct identity *id)
-{
-	if (!id->switched)
-		return;
-	if (seteuid(0) < 0 || setegid(0) < 0 || setgroups((size_t)id->ngroups, id->groups) < 0)
-		abort(); /* never go on half root, half not */
-	id->switched = false;
 }
 
 /* ---- permissions ---- */
@@ -357,7 +304,7 @@ static int deliver(const struct pm_config *cfg, const struct dest *d, const void
 {
 	char dir[PLEN], sub[PLEN], other[PLEN], name[300], why[PLEN + 64] = "";
 	double theirs;
-	struct identity id;
+	struct pm_identity id;
 	struct stat st = {.st_mode = S_IFDIR};
 	bool noacl = false;
 	gid_t gid;
@@ -367,7 +314,7 @@ static int deliver(const struct pm_config *cfg, const struct dest *d, const void
 		say(r->reason, sizeof(r->reason), "no store configured");
 		return -1;
 	}
-	if (become_service(cfg, &id, why, sizeof(why)) < 0) {
+	if (pm_become_service(cfg->service_user, &id, why, sizeof(why)) < 0) {
 		say(r->reason, sizeof(r->reason), "%s", why);
 		return -1;
 	}
@@ -444,7 +391,7 @@ static int deliver(const struct pm_config *cfg, const struct dest *d, const void
 fail:
 	say(why, sizeof(why), "%s: %s", dir, strerror(errno));
 out:
-	become_root(&id);
+	pm_become_root(&id);
 	if (rc < 0)
 		say(r->reason, sizeof(r->reason), "%s", why);
 	return rc;
@@ -530,10 +477,10 @@ fail:
 static void note_undelivered(const struct pm_config *cfg, const struct dest *d, const char *why)
 {
 	char dir[PLEN], p[PLEN], ign[256];
-	struct identity id;
+	struct pm_identity id;
 	int fd;
 
-	if (!cfg->store || become_service(cfg, &id, ign, sizeof(ign)) < 0)
+	if (!cfg->store || pm_become_service(cfg->service_user, &id, ign, sizeof(ign)) < 0)
 		return;
 	if (store_ready(cfg, ign, sizeof(ign)) == 0 &&
 	    pathf(dir, sizeof(dir), "%s/%s/%s/%d/undelivered", cfg->store, d->cluster, d->key,
@@ -546,7 +493,7 @@ static void note_undelivered(const struct pm_config *cfg, const struct dest *d, 
 		}
 		close(fd);
 	}
-	become_root(&id);
+	pm_become_root(&id);
 }
 
 int pm_store_put(const struct pm_config *cfg, const struct pm_job *j, const void *buf, size_t len,
