@@ -451,13 +451,15 @@ static int copy_one(const char *jobdir, const char *outdir, const char *rel, con
 	snprintf(dst, sizeof(dst), "%s/%s", outdir, rel);
 	if ((in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		return refused(err, errlen, src, errno);
-	if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+	/* the copy is the caller's alone, whatever the umask: evidence holds other people's
+	 * log lines (0600 at creation; fchmod because a umask can take bits away) */
+	if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
 		int e = errno;
 		close(in);
 		return pm_fin_fail(err, errlen, e, "%s: %s%s", dst, strerror(e),
 				   e == EEXIST ? ": fetch into an empty folder" : "");
 	}
-	rc = sha_copy(in, out, got, NULL);
+	rc = fchmod(out, 0600) < 0 ? -1 : sha_copy(in, out, got, NULL);
 	close(in);
 	if (close(out) < 0 || rc < 0) {
 		int e = errno;
@@ -475,12 +477,19 @@ static int copy_one(const char *jobdir, const char *outdir, const char *rel, con
 	return 0;
 }
 
+/* A folder fetch creates is 0700 whatever the umask (mkdir's mode is only an upper bound);
+ * one that exists already keeps its mode: the files in it are 0600 anyway, and changing the
+ * mode of the caller's own folder (-o . or a shared one) is not fetch's to do. */
 static int mkdir_ok(const char *p, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (mkdir(p, 0777) == 0 || (errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
+	if (mkdir(p, 0700) == 0) {
+		if (chmod(p, 0700) == 0)
+			return 0;
+	} else if (errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 		return 0;
+	}
 	return pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 }
 

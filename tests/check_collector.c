@@ -5,7 +5,8 @@
  * user-rights reader refusing links to root's files, redaction before anything is written,
  * the bundle read back by the engine and refused once a byte is flipped, per-file coverage of
  * cut captures, the store's permissions and spool fallback, and a root_squash store written
- * as the service user.  Tests that need root skip themselves otherwise.
+ * as the service user, and a fetched copy private to the caller whatever the umask.  Tests
+ * that need root skip themselves otherwise.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "finalize.h"
 #include "postmortem.h"
 
 #define NOBODY 65534
@@ -1389,6 +1391,59 @@ START_TEST(store_root_squash)
 }
 END_TEST
 
+static mode_t mode_of(const char *rel)
+{
+	struct stat st;
+
+	ck_assert_msg(lstat(path_of(rel), &st) == 0, "%s: %s", rel, strerror(errno));
+	return st.st_mode & 07777;
+}
+
+/* A fetched copy holds other users' log lines: 0600 files in 0700 folders it creates, under
+ * a permissive umask as under one that takes the owner's bits away. */
+START_TEST(fetch_private)
+{
+	static const mode_t masks[] = {0, 022, 0277};
+	char job[600], out[600], err[512], rel[64];
+	struct pm_fetch_result f;
+	mode_t old;
+
+	mkdir(path_of("job"), 0755);
+	mkdir(path_of("job/nodes"), 0755);
+	write_file("job/manifest.json", "{\"schema\": \"" PM_MANIFEST_SCHEMA "\"}\n", 0644);
+	write_file("job/verdict.json", "{}\n", 0644);
+	write_file("job/sacct.txt", "JobID|State\n7|FAILED\n", 0644);
+	write_file("job/nodes/n1.tar.zst", "bundle", 0644);
+	snprintf(job, sizeof(job), "%s", path_of("job"));
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		snprintf(rel, sizeof(rel), "out%zu", i);
+		snprintf(out, sizeof(out), "%s", path_of(rel));
+		old = umask(masks[i]);
+		int rc = pm_jobdir_fetch(job, out, &f, err, sizeof(err));
+		umask(old);
+		ck_assert_msg(rc == 0, "umask %03o: %s", masks[i], err);
+		ck_assert_int_eq(f.files, 4);
+		ck_assert_int_eq(mode_of(rel), 0700);
+		snprintf(rel, sizeof(rel), "out%zu/nodes", i);
+		ck_assert_int_eq(mode_of(rel), 0700);
+		snprintf(rel, sizeof(rel), "out%zu/nodes/n1.tar.zst", i);
+		ck_assert_int_eq(mode_of(rel), 0600);
+		snprintf(rel, sizeof(rel), "out%zu/sacct.txt", i);
+		ck_assert_int_eq(mode_of(rel), 0600);
+		snprintf(rel, sizeof(rel), "out%zu/manifest.json", i);
+		ck_assert_int_eq(mode_of(rel), 0600);
+	}
+	/* a folder that exists already keeps its mode; what lands in it is still 0600 */
+	mkdir(path_of("mine"), 0755);
+	chmod(path_of("mine"), 0755);
+	snprintf(out, sizeof(out), "%s", path_of("mine"));
+	ck_assert_msg(pm_jobdir_fetch(job, out, &f, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(mode_of("mine"), 0755);
+	ck_assert_int_eq(mode_of("mine/verdict.json"), 0600);
+	ck_assert_int_eq(mode_of("mine/nodes"), 0700);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("collector");
@@ -1415,6 +1470,7 @@ static Suite *suite(void)
 	tcase_add_test(t, store_marker_missing);
 	tcase_add_test(t, requeued_run);
 	tcase_add_test(t, store_run_conflict);
+	tcase_add_test(t, fetch_private);
 	suite_add_tcase(s, t);
 	return s;
 }
