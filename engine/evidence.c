@@ -597,9 +597,69 @@ struct reader {
 	bool hash;
 	char reason[160];
 	bool truncated;
+	uint64_t out, max; /* decompressed bytes handed over; the most that will be */
+	bool capped;	   /* MAX reached: nothing more is read */
 };
 
 #define RAWSZ (256u << 10)
+
+/*
+ * The most text read from one input, after decompression (FORMATS.md, "Input size").  A
+ * 785 KB zstd frame can hold 8 GiB: the bound is on what comes out, so that no input costs
+ * more than reading this much plain text, whatever its compressed size.
+ */
+#define INPUT_MAX_DEFAULT (1ULL << 30)
+#define INPUT_MAX_LOWEST (1ULL << 20)
+
+/* "512M", "2GiB", "1073741824": bytes, or 0 when S is no size. */
+static uint64_t parse_size(const char *s)
+{
+	static const char units[] = "KMGT";
+	uint64_t v = 0;
+	const char *u;
+
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s && (u = strchr(units, *s & ~0x20))) {
+		for (int k = 0; k <= u - units; k++) {
+			if (v > UINT64_MAX / 1024)
+				return 0;
+			v *= 1024;
+		}
+		s++;
+		if (*s == 'i')
+			s++;
+		if (*s == 'B' || *s == 'b')
+			s++;
+	} else if (*s == 'B' || *s == 'b') {
+		s++;
+	}
+	return *s ? 0 : v;
+}
+
+uint64_t pm_input_max(void)
+{
+	uint64_t v = parse_size(getenv("POSTMORTEM_INPUT_MAX"));
+
+	if (!v)
+		return INPUT_MAX_DEFAULT;
+	return v < INPUT_MAX_LOWEST ? INPUT_MAX_LOWEST : v;
+}
+
+/* A zstd frame, or a skippable frame (which a zstd stream may start with). */
+static bool is_zstd(const unsigned char *b, size_t n)
+{
+	if (n < 4)
+		return false;
+	if (b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd)
+		return true;
+	return (b[0] & 0xf0) == 0x50 && b[1] == 0x2a && b[2] == 0x4d && b[3] == 0x18;
+}
 
 static ssize_t raw_fill(struct reader *r)
 {
@@ -632,7 +692,7 @@ static ssize_t raw_fill(struct reader *r)
 }
 
 /* Decompressed bytes into OUT; returns the count, 0 at the end. */
-static size_t dec_read(struct reader *r, char *out, size_t cap)
+static size_t dec_read_raw(struct reader *r, char *out, size_t cap)
 {
 	size_t got = 0;
 
@@ -733,11 +793,58 @@ static size_t dec_read(struct reader *r, char *out, size_t cap)
 	return got;
 }
 
+static void fmt_size(uint64_t n, char *buf, size_t len)
+{
+	if (n % (1ULL << 30) == 0)
+		snprintf(buf, len, "%llu GiB", (unsigned long long)(n >> 30));
+	else if (n % (1ULL << 20) == 0)
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(n >> 20));
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+}
+
+/*
+ * dec_read_raw, stopped at the input's bound: once R->max bytes are out, one more byte is
+ * asked for, to tell an input that ends there from one that was cut, and nothing after.
+ */
+static size_t dec_read(struct reader *r, char *out, size_t cap)
+{
+	size_t n;
+
+	if (r->capped)
+		return 0;
+	if (r->out >= r->max) {
+		char one, sz[32];
+
+		r->capped = true;
+		if (dec_read_raw(r, &one, 1) && !r->truncated) {
+			fmt_size(r->max, sz, sizeof(sz));
+			snprintf(r->reason, sizeof(r->reason),
+				 "%s than %s%s: only its first %s read (POSTMORTEM_INPUT_MAX)",
+				 r->codec == C_NONE ? "larger" : "more text", sz,
+				 r->codec == C_GZIP ? " once gunzipped" :
+				 r->codec == C_ZSTD ? " once decompressed" :
+						      "",
+				 sz);
+			r->truncated = true;
+		}
+		return 0;
+	}
+	if (cap > r->max - r->out)
+		cap = (size_t)(r->max - r->out);
+	n = dec_read_raw(r, out, cap);
+	r->out += n;
+	return n;
+}
+
+static int reader_start(struct reader *r);
+
 static int reader_open(struct reader *r, struct pm_file *f, bool hash)
 {
 	memset(r, 0, sizeof(*r));
 	r->f = f;
 	r->fd = -1;
+	r->max = pm_input_max();
 	r->hash = hash && !f->digested;
 	if (r->hash)
 		cdigest_init(&r->dig, true);
@@ -748,6 +855,12 @@ static int reader_open(struct reader *r, struct pm_file *f, bool hash)
 	}
 	/* a bundle member is in memory already, and usually small */
 	r->rawcap = f->mem && f->memlen < RAWSZ ? (f->memlen ? f->memlen : 1) : RAWSZ;
+	return reader_start(r);
+}
+
+/* What reader_open does after opening: the first bytes, the codec they name. */
+static int reader_start(struct reader *r)
+{
 	r->raw = malloc(r->rawcap);
 	if (!r->raw)
 		return -1;
@@ -757,8 +870,7 @@ static int reader_open(struct reader *r, struct pm_file *f, bool hash)
 		if (inflateInit2(&r->z, 15 + 32) != Z_OK)
 			return -1;
 		r->zinit = true;
-	} else if (r->rawlen >= 4 && r->raw[0] == 0x28 && r->raw[1] == 0xb5 && r->raw[2] == 0x2f &&
-		   r->raw[3] == 0xfd) {
+	} else if (is_zstd(r->raw, r->rawlen)) {
 		r->codec = C_ZSTD;
 		r->zd = ZSTD_createDCtx();
 		if (!r->zd)
@@ -793,8 +905,7 @@ static bool plain_mem(const struct pm_file *f)
 {
 	const unsigned char *m = f->mem;
 
-	return m && !(f->memlen >= 2 && m[0] == 0x1f && m[1] == 0x8b) &&
-	       !(f->memlen >= 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd);
+	return m && !(f->memlen >= 2 && m[0] == 0x1f && m[1] == 0x8b) && !is_zstd(m, f->memlen);
 }
 
 int pm_file_head(struct pm_file *f, char *buf, size_t cap, size_t *len)
@@ -1001,4 +1112,33 @@ int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len)
 		return -1;
 	*out = buf;
 	return 0;
+}
+
+int pm_text_stream(int fd, uint64_t max, pm_text_fn *fn, void *arg, char *why, size_t whylen)
+{
+	struct pm_file f = {.rank = -1};
+	struct reader r;
+	char *buf = NULL;
+	size_t n;
+	int rc = -1;
+
+	why[0] = 0;
+	memset(&r, 0, sizeof(r));
+	r.f = &f;
+	r.fd = fd;
+	r.max = max ? max : pm_input_max();
+	r.rawcap = RAWSZ;
+	if (reader_start(&r) < 0 || !(buf = malloc(RAWSZ)))
+		goto out;
+	while ((n = dec_read(&r, buf, RAWSZ)))
+		if (fn(arg, buf, n) < 0)
+			goto out;
+	if (r.truncated)
+		snprintf(why, whylen, "%s", r.reason);
+	rc = 0;
+out:
+	r.fd = -1; /* the caller's */
+	free(buf);
+	reader_close(&r);
+	return rc;
 }

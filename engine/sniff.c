@@ -9,6 +9,7 @@
 
 #include "input.h"
 #include "internal.h"
+#include "evidence.h"
 
 #define BIN_PROBE 4096	      /* bytes looked at for binary content */
 #define SNIFF_MAX (64 * 1024) /* bytes looked at in all */
@@ -436,6 +437,48 @@ static enum pm_format majority(const struct lines *ls)
 	if (best == PM_FMT_SLURMD_LOG)
 		return slurm_kind(ls);
 	return best;
+}
+
+/*
+ * Compressed and archive formats, by their first bytes.  gzip and zstd are read through
+ * (evidence.c); the others are named so that a caller can say why it did not read them.
+ */
+static const struct {
+	const char *magic;
+	size_t len;
+	const char *name;
+} packed[] = {
+	{"\x1f\x8b", 2, "gzip"},
+	{"\x28\xb5\x2f\xfd", 4, "zstd"},
+	{"\xfd\x37zXZ\x00", 6, "xz"},
+	{"\x04\x22\x4d\x18", 4, "lz4"},
+	{"\x02\x21\x4c\x18", 4, "lz4 (legacy)"},
+	{"PK\x03\x04", 4, "zip"},
+	{"PK\x05\x06", 4, "zip"},
+	{"7z\xbc\xaf\x27\x1c", 6, "7z"},
+	{"\x1f\x9d", 2, "compress (.Z)"},
+	{"\x1f\xa0", 2, "compress (.Z)"},
+	{"LZIP\x01", 5, "lzip"},
+	{"\x89LZO\x00\r\n\x1a\n", 9, "lzop"},
+	{"\xff\x06\x00\x00sNaPpY", 10, "snappy"},
+	{"Rar!\x1a\x07", 6, "rar"},
+	{"\x5d\x00\x00", 3, "lzma"},
+};
+
+const char *pm_packed_format(const void *buf, size_t len)
+{
+	const unsigned char *b = buf;
+
+	for (size_t i = 0; i < sizeof(packed) / sizeof(packed[0]); i++)
+		if (len >= packed[i].len && !memcmp(b, packed[i].magic, packed[i].len))
+			return packed[i].name;
+	if (len >= 10 && !memcmp(b, "BZh", 3) && b[3] >= '1' && b[3] <= '9' &&
+	    (!memcmp(b + 4, "1AY&SY", 6) || !memcmp(b + 4, "\x17rE8P\x90", 6)))
+		return "bzip2";
+	/* zstd skippable frames (0x184D2A5?, little-endian) hide what follows them */
+	if (len >= 4 && (b[0] & 0xf0) == 0x50 && b[1] == 0x2a && b[2] == 0x4d && b[3] == 0x18)
+		return "zstd";
+	return NULL;
 }
 
 enum pm_format pm_sniff(const char *buf, size_t len)
