@@ -3,6 +3,10 @@
  * redactor (engine/redact.h) before the bundle is built, and a text that cannot be redacted
  * is dropped rather than archived as it was.  Checksums, sizes and the offsets in a verdict
  * all refer to the redacted text.
+ *
+ * The redactor reads text.  gzip and zstd files reach it as their text (the reader child
+ * decompresses them, userfile.c); any capture that still starts as a compressed or archive
+ * format (xz, bzip2, zip, a .gz inside a .gz) would pass it unread, so it is not archived.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +14,60 @@
 #include <string.h>
 
 #include "collector.h"
+#include "evidence.h"
 #include "redact.h"
+
+static int severity(enum pm_cstatus s)
+{
+	static const int order[PM_CST__COUNT] = {
+		[PM_CST_OK] = 0,	[PM_CST_EMPTY] = 1,	 [PM_CST_MISSING] = 2,
+		[PM_CST_TRUNCATED] = 3, [PM_CST_UNREADABLE] = 4, [PM_CST_DENIED] = 5,
+		[PM_CST_TIMED_OUT] = 6,
+	};
+	return order[s];
+}
+
+/* CAP's bytes are not archived: it keeps ST and its reason, and so does its source's
+ * coverage unless that already says something worse. */
+static void drop(struct pm_collection *c, struct pm_capture *cap, enum pm_cstatus st)
+{
+	struct pm_coverage *cv = &c->cov[cap->src];
+
+	cap->status = st;
+	free(cap->data);
+	free(cap->name);
+	cap->data = NULL;
+	cap->name = NULL;
+	cap->len = 0;
+	if (cv->files)
+		cv->files--;
+	if (severity(st) >= severity(cv->status)) {
+		cv->status = st;
+		snprintf(cv->reason, sizeof(cv->reason), "%s", cap->reason);
+	}
+}
+
+/* A member named for its compression ("0-train.log.gz") holds text now: drop the suffix,
+ * unless another member of its source has that name. */
+static void name_text(struct pm_collection *c, struct pm_capture *cap)
+{
+	static const char *const sufs[] = {".gz", ".gzip", ".zst", ".zstd", NULL};
+	size_t n = strlen(cap->name);
+
+	for (const char *const *s = sufs; *s; s++) {
+		size_t m = strlen(*s);
+
+		if (n <= m + 1 || strcmp(cap->name + n - m, *s))
+			continue;
+		for (size_t i = 0; i < c->ncaps; i++)
+			if (c->caps[i].src == cap->src && c->caps[i].name &&
+			    strlen(c->caps[i].name) == n - m &&
+			    !strncmp(c->caps[i].name, cap->name, n - m))
+				return;
+		cap->name[n - m] = 0;
+		return;
+	}
+}
 
 uint64_t pm_collection_scrub(struct pm_collection *c)
 {
@@ -19,24 +76,23 @@ uint64_t pm_collection_scrub(struct pm_collection *c)
 	for (size_t i = 0; i < c->ncaps; i++) {
 		struct pm_capture *cap = &c->caps[i];
 		struct pm_redact_stats st = {0};
+		const char *packed;
 		char *out = NULL;
 		size_t outlen = 0;
 
 		if (!cap->name || !cap->len)
 			continue;
+		if ((packed = pm_packed_format(cap->data, cap->len))) {
+			snprintf(cap->reason, sizeof(cap->reason),
+				 "%.200s: %s data, which the collector cannot redact: not archived",
+				 cap->origin ? cap->origin : cap->name, packed);
+			drop(c, cap, PM_CST_DENIED);
+			continue;
+		}
 		if (pm_redact(cap->data, cap->len, &out, &outlen, &st) < 0) {
 			snprintf(cap->reason, sizeof(cap->reason),
 				 "not archived: the redactor failed (%s)", strerror(errno));
-			cap->status = PM_CST_UNREADABLE;
-			free(cap->data);
-			free(cap->name);
-			cap->data = NULL;
-			cap->name = NULL;
-			cap->len = 0;
-			c->cov[cap->src].files--;
-			c->cov[cap->src].status = PM_CST_UNREADABLE;
-			snprintf(c->cov[cap->src].reason, sizeof(c->cov[cap->src].reason), "%s",
-				 cap->reason);
+			drop(c, cap, PM_CST_UNREADABLE);
 			continue;
 		}
 		free(cap->data);
@@ -44,6 +100,7 @@ uint64_t pm_collection_scrub(struct pm_collection *c)
 		cap->len = outlen;
 		cap->redacted = st.total;
 		total += st.total;
+		name_text(c, cap);
 	}
 	return total;
 }

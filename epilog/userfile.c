@@ -8,6 +8,11 @@
  * and anything but a regular file, and streams the bytes back through a pipe.  The root
  * collector never opens a path the user chose.  The same child, without the drop, reads
  * the collector's own files, so that a hung filesystem costs a kill, not the deadline.
+ *
+ * A file in gzip or zstd is sent as its text: the child decompresses it (as the user, so a
+ * hostile stream never meets root), at most pm_input_max() bytes of it, and the runner's
+ * head and tail caps apply to that text.  Compressed bytes would pass the redactor
+ * unread, and a bomb would ride into the bundle whole.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +26,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "evidence.h"
 
 #define NO_VAL_STR "4294967294" /* what Slurm prints for %a of a job that is no array */
 #define MAX_GROUPS 1024
@@ -276,6 +282,53 @@ static int send_scan(int in, int out, const struct stat *st, uint64_t scan)
 	return n ? copy(in, out, UINT64_MAX) : PM_RX_OK;
 }
 
+struct text_pipe {
+	int fd;
+	char last; /* the last byte sent */
+};
+
+static int to_pipe(void *arg, const char *buf, size_t len)
+{
+	struct text_pipe *tp = arg;
+
+	if (write_all(tp->fd, buf, len) < 0)
+		return -1;
+	tp->last = buf[len - 1];
+	return 0;
+}
+
+/*
+ * A compressed file: its text, all of it up to pm_input_max(), for the runner to cap head
+ * and tail (no gap in the header: what the runner drops it counts itself).  A stream cut
+ * there, corrupt or ending early gets a line saying so after the text it did give.
+ */
+static int send_text(int in, int out, const struct stat *st)
+{
+	struct pm_reader_hdr h = {.size = (uint64_t)st->st_size};
+	struct text_pipe po = {out, '\n'};
+	char why[200], note[300];
+	int n;
+
+	if (write_all(out, &h, sizeof(h)) < 0)
+		return PM_RX_IO;
+	if (pm_text_stream(in, 0, to_pipe, &po, why, sizeof(why)) < 0)
+		return PM_RX_IO;
+	if (!why[0])
+		return PM_RX_OK;
+	n = snprintf(note, sizeof(note), "%s[postmortem: %s]\n", po.last == '\n' ? "" : "\n", why);
+	return write_all(out, note, (size_t)n) < 0 ? PM_RX_IO : PM_RX_OK;
+}
+
+/* Is the regular file IN in a format read through to its text (gzip, zstd)? */
+static bool compressed(int in)
+{
+	unsigned char m[16];
+	ssize_t n = pread(in, m, sizeof(m), 0);
+	const char *fmt = n > 0 ? pm_packed_format(m, (size_t)n) : NULL;
+
+	return fmt && (!strcmp(fmt, "gzip") || !strcmp(fmt, "zstd"));
+}
+
 static int child_read(const struct pm_reader *r, int out)
 {
 	struct pm_reader_hdr h = {0};
@@ -310,6 +363,8 @@ static int child_read(const struct pm_reader *r, int out)
 	h.size = size;
 	if (r->scan && size > r->scan)
 		return send_scan(in, out, &st, r->scan);
+	if (!r->scan && compressed(in))
+		return send_text(in, out, &st);
 	if (r->head + r->tail && size > r->head + r->tail) {
 		int rc;
 
