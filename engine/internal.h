@@ -276,6 +276,16 @@ struct pm_evidence {
 	void *bundle_io; /* bundle.c: the zstd context and buffers for every bundle file */
 };
 
+/*
+ * Trust per line and per field (linetrust.c, TRUST.md): for a chunk BUF (LEN bytes, whole
+ * lines) of F about to be scanned, *OUT is NULL when it can be scanned as it is, else a
+ * copy of it (same length and line breaks; free it) with the user-chosen fields of the
+ * source's lines masked and the lines that are not the source's own or not this job's
+ * blanked.  0, or -1 on ENOMEM.
+ */
+int pm_trust_mask(const struct pm_evidence *ev, const struct pm_file *f, const char *buf,
+		  size_t len, char **out);
+
 /* Helpers for parsers; all copy their strings.  Return NULL/-1 only on ENOMEM. */
 struct pm_fact *pm_ev_add_fact(struct pm_evidence *ev, size_t file, const char *node, int gpu,
 			       const char *name, double value, const char *pci);

@@ -1,0 +1,572 @@
+/*
+ * linetrust.c - trust per line and per field in the sources the engine trusts (TRUST.md).
+ *
+ * A source the job's user cannot write (slurmd's log, the kernel log, nvidia-smi) still
+ * quotes what users chose: slurmstepd logs the stdout/stderr path or working directory it
+ * could not open, the kernel logs a crashing process's name and the file name of the
+ * library it crashed in, nvidia-smi lists the names of the processes on a GPU.  Such text
+ * must never feed a match, and a line of slurmd's log belongs to a job only through its
+ * own job field ("[25.batch]", "JobId=25"), never through a number anywhere in it.
+ *
+ * Before a chunk of such a file is scanned, a copy is made (same length, same line breaks,
+ * so that offsets hold) in which:
+ *  - a user-chosen field is masked with '_' (a word character: a rule that wants "some
+ *    token here", such as a process name before "[pid]: segfault", still matches; literal
+ *    text inside it cannot);
+ *  - a line that is not the source's own (no "[stamp] " in slurmd's log), that carries
+ *    another job's field, that names a node outside the job, or that carries no job field
+ *    and is stamped outside the job's window, is blanked with spaces.
+ * A field whose end cannot be told from its content (a path may hold ": " or a quote) is
+ * masked to the end of its line: what slurmd writes after it is only errno's text.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input.h"
+#include "internal.h"
+#include "ruleset.h"
+
+#define MASK '_'
+#define COMM_MAX 15 /* TASK_COMM_LEN - 1: a process name as the kernel prints it */
+
+struct lt {
+	const struct pm_evidence *ev;
+	const struct pm_file *f;
+	const char *in;
+	char *out; /* the copy, made at the first change */
+	size_t len;
+	const char *ids[2]; /* the job's ids as slurm's lines write them; NULL unknown */
+	char raw[32];
+	double lo, hi; /* window for lines without a job field; lo > hi: none */
+	int err;
+};
+
+static char *copy(struct lt *c)
+{
+	if (!c->out && !c->err) {
+		if (!(c->out = malloc(c->len ? c->len : 1)))
+			c->err = -1;
+		else
+			memcpy(c->out, c->in, c->len);
+	}
+	return c->out;
+}
+
+/* Mask [A, B) of the line at OFF. */
+static void mask(struct lt *c, size_t off, size_t a, size_t b)
+{
+	char *o;
+
+	if (a >= b || !(o = copy(c)))
+		return;
+	memset(o + off + a, MASK, b - a);
+}
+
+static void blank(struct lt *c, size_t off, size_t n)
+{
+	char *o;
+
+	if (n && (o = copy(c)))
+		memset(o + off, ' ', n);
+}
+
+/* The first occurrence of LIT in S[from, n), or n. */
+static size_t find(const char *s, size_t n, size_t from, const char *lit)
+{
+	size_t l = strlen(lit);
+	const char *p;
+
+	if (from >= n || l > n - from)
+		return n;
+	p = memmem(s + from, n - from, lit, l);
+	return p ? (size_t)(p - s) : n;
+}
+
+static bool word_char(char c)
+{
+	return pm_in_isalnum(c) || c == '_';
+}
+
+/* ---- user fields of slurmd's, slurmstepd's and slurmctld's own lines ---- */
+
+/* Messages whose text after the marker is a path, a command or a name the user chose. */
+static const char *const slurm_rest[] = {
+	"Could not open stdout file ", "Could not open stderr file ", "Could not open stdin file ",
+	"Could not open ",  "could not open ",	"couldn't chdir to ", "Unable to chdir to ",
+	"chdir(",	    "chdir to ",	"execve(",	      "execve(): ",
+	"Unable to open ",  "unable to open ",	"JobName=",	      "Name=",
+	"Comment=",	    "AdminComment=",	"WorkDir=",	      "Command=",
+	"StdOut=",	    "StdErr=",		"StdIn=",	      "Script=",
+	"job_name",	    "pyxis:     ",	"pyxis: [",	      "container_image",
+	"Dependency=",	    "MailUser=",	"Features=",	      "Constraints=",
+};
+
+/* Where the text of MSG (its length N) starts to be the user's, or N. */
+static size_t slurm_user_from(const char *m, size_t n)
+{
+	size_t at = n, bk = n, k, i;
+
+	for (i = 0; i < sizeof(slurm_rest) / sizeof(slurm_rest[0]); i++) {
+		k = find(m, n, 0, slurm_rest[i]);
+		/* "Name=" inside "JobName=" is the same field; a key must start a word */
+		while (k < n && k > 0 && slurm_rest[i][0] >= 'A' && slurm_rest[i][0] <= 'Z' &&
+		       strchr(slurm_rest[i], '=') && word_char(m[k - 1]))
+			k = find(m, n, k + 1, slurm_rest[i]);
+		if (k < bk) { /* the earliest marker; the longest of those that start there */
+			bk = k;
+			at = k + strlen(slurm_rest[i]);
+		}
+	}
+	/* a quoted value, and a path: their end cannot be told, so the rest of the line */
+	for (i = 0; i < at; i++) {
+		char ch = m[i];
+		bool open = (ch == '"' || ch == '`' ||
+			     (ch == '\'' && (i == 0 || !pm_in_isalnum(m[i - 1]))));
+		bool path = (ch == '/' || ch == '~') &&
+			    (i == 0 || m[i - 1] == ' ' || m[i - 1] == '=' || m[i - 1] == '(' ||
+			     m[i - 1] == ':' || m[i - 1] == ',');
+		if (open || path)
+			return i;
+	}
+	return at > n ? n : at;
+}
+
+/* "[25.batch] ", "[25.0] ", "[25] " at S: its length, the job number in *J (length *JN). */
+static size_t step_field(const char *s, size_t n, const char **j, size_t *jn)
+{
+	size_t i = 1, d;
+
+	if (n < 3 || s[0] != '[' || !pm_in_isdigit(s[1]))
+		return 0;
+	while (i < n && pm_in_isdigit(s[i]))
+		i++;
+	d = i - 1;
+	if (i < n && s[i] == '.')
+		for (i++; i < n && (pm_in_isalnum(s[i]) || s[i] == '_' || s[i] == '+'); i++)
+			;
+	if (i >= n || s[i] != ']' || d > 12)
+		return 0;
+	*j = s + 1;
+	*jn = d;
+	return i + 1 + (i + 1 < n && s[i + 1] == ' ');
+}
+
+/* The forms of a job id in a line: "25", "25_3" (an array task), "25_3(27)" (and its raw
+ * id in parentheses).  True when one of them is one of the job's ids. */
+static bool job_is(const struct lt *c, const char *s, size_t n)
+{
+	size_t d = 0, e;
+	const char *forms[3];
+	size_t fl[3], nf = 0;
+
+	while (d < n && d < 12 && pm_in_isdigit(s[d]))
+		d++;
+	forms[nf] = s;
+	fl[nf++] = d;
+	e = d;
+	if (e + 1 < n && s[e] == '_' && pm_in_isdigit(s[e + 1])) {
+		for (e++; e < n && pm_in_isdigit(s[e]); e++)
+			;
+		forms[nf] = s;
+		fl[nf++] = e;
+	}
+	if (e + 2 < n && s[e] == '(' && pm_in_isdigit(s[e + 1])) {
+		size_t p = e + 1;
+		while (p < n && pm_in_isdigit(s[p]))
+			p++;
+		if (p < n && s[p] == ')') {
+			forms[nf] = s + e + 1;
+			fl[nf++] = p - e - 1;
+		}
+	}
+	for (size_t i = 0; i < nf; i++)
+		for (size_t k = 0; k < 2; k++)
+			if (c->ids[k] && strlen(c->ids[k]) == fl[i] &&
+			    !memcmp(c->ids[k], forms[i], fl[i]))
+				return true;
+	return false;
+}
+
+/* The job field of slurm's own text M[0, N): "JobId=25", "StepId=25.0", "job 25",
+ * "JOB 25", "STEP 25.0"; its offset, or N when none. */
+static size_t job_field(const char *m, size_t n, size_t *at)
+{
+	static const char *const keys[] = {"JobId=", "StepId=", "JobID=", "job ", "Job ",
+					   "JOB ",   "STEP ",	"jobid ", "job_id="};
+	size_t best = n;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t k = 0, l = strlen(keys[i]);
+		while ((k = find(m, n, k, keys[i])) < n) {
+			if ((k == 0 || !word_char(m[k - 1])) && k + l < n &&
+			    pm_in_isdigit(m[k + l])) {
+				if (k + l < best)
+					best = k + l;
+				break;
+			}
+			k++;
+		}
+	}
+	*at = best;
+	return best;
+}
+
+static bool hostish(const char *s, size_t l)
+{
+	bool digit = false;
+
+	if (!l || l > 63 || !pm_in_isalpha(s[0]))
+		return false;
+	for (size_t i = 0; i < l; i++) {
+		if (pm_in_isdigit(s[i]))
+			digit = true;
+		else if (!pm_in_isalnum(s[i]) && s[i] != '-' && s[i] != '.' && s[i] != '_')
+			return false;
+	}
+	return digit;
+}
+
+/* One of the job's nodes; "n1.cluster" is n1 (a short and a full name of one host). */
+static bool job_node(const struct pm_evidence *ev, const char *s, size_t l)
+{
+	const char *dot = memchr(s, '.', l);
+	size_t sl = dot ? (size_t)(dot - s) : l;
+
+	for (size_t i = 0; i < ev->job.nnodes; i++) {
+		const char *jn = ev->job.nodes[i];
+		size_t jl = strcspn(jn, ".");
+		if ((strlen(jn) == l && !memcmp(jn, s, l)) || (jl == sl && !memcmp(jn, s, sl)))
+			return true;
+	}
+	return false;
+}
+
+/* Whether slurm's own text M[0, N) names, as the node of what it says, a node that is not
+ * one of the job's ("*** JOB 25 ON n3 ...", "update_node: node n3 reason set to"). */
+static bool names_other_node(const struct lt *c, const char *m, size_t n)
+{
+	static const char *const keys[] = {" ON ", "node ", "Node ", "NodeName="};
+
+	if (!c->ev->job.nnodes)
+		return false;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t k = 0, l = strlen(keys[i]);
+		while ((k = find(m, n, k, keys[i])) < n) {
+			size_t w = k + l, e = w;
+			if (keys[i][0] != ' ' && k > 0 && word_char(m[k - 1])) {
+				k++;
+				continue;
+			}
+			while (e < n && (pm_in_isalnum(m[e]) || m[e] == '-' || m[e] == '.' ||
+					 m[e] == '_'))
+				e++;
+			while (e > w && (m[e - 1] == '.' || m[e - 1] == '_'))
+				e--;
+			if (hostish(m + w, e - w) && !job_node(c->ev, m + w, e - w))
+				return true;
+			k++;
+		}
+	}
+	return false;
+}
+
+/* One line of a slurm log (or of a scheduler file that is not a table) at OFF. */
+static void slurm_line(struct lt *c, size_t off, const char *s, size_t n)
+{
+	const char *j = NULL;
+	size_t k, m, jn = 0, u, at;
+	double t;
+
+	if (!n)
+		return;
+	k = pm_in_bracket_iso(s, n, &t);
+	if (!k) { /* not a line slurm wrote: a continuation, or text planted some other way */
+		blank(c, off, n);
+		return;
+	}
+	k += k < n && s[k] == ' ';
+	m = k + step_field(s + k, n - k, &j, &jn);
+	u = m + slurm_user_from(s + m, n - m);
+	mask(c, off, u, n);
+	if (!j && job_field(s + m, u - m, &at) < u - m) {
+		j = s + m + at;
+		jn = u - m - at;
+	}
+	if (j && c->ids[0] && !job_is(c, j, jn)) {
+		blank(c, off, n); /* another job's line */
+		return;
+	}
+	if (!j && c->lo <= c->hi && (t < c->lo || t > c->hi)) {
+		blank(c, off, n); /* a node's line from outside the job's time */
+		return;
+	}
+	if (names_other_node(c, s + m, u - m))
+		blank(c, off, n);
+}
+
+/* ---- the kernel's log ---- */
+
+/* Mask the process name that ends right before "[pid]" at END (the kernel's "%s[%d]"),
+ * starting no earlier than FROM. */
+static void mask_comm_before(struct lt *c, size_t off, const char *s, size_t from, size_t end)
+{
+	size_t a = end > from + COMM_MAX ? end - COMM_MAX : from;
+
+	(void)s;
+	mask(c, off, a, end);
+}
+
+/* "Killed process 123 (comm) ...", "reaped process 123 (comm)": the name in parentheses. */
+static void mask_paren_comm(struct lt *c, size_t off, const char *s, size_t n, size_t k)
+{
+	size_t p = k, e;
+
+	while (p < n && pm_in_isdigit(s[p]))
+		p++;
+	if (p + 1 >= n || s[p] != ' ' || s[p + 1] != '(')
+		return;
+	p += 2;
+	/* the ')' the kernel wrote is the last one within a name's length */
+	e = n;
+	for (size_t i = p; i < n && i <= p + COMM_MAX; i++)
+		if (s[i] == ')')
+			e = i;
+	mask(c, off, p, e);
+}
+
+/* A row of the OOM killer's task dump, "[  1234]  1000  1234  12345  678  90112  0  0 python":
+ * after the numbers, the process name. */
+static void task_row(struct lt *c, size_t off, const char *s, size_t b, size_t n)
+{
+	size_t p = b, nums = 0;
+
+	if (p >= n || s[p] != '[')
+		return;
+	for (p++; p < n && s[p] == ' '; p++)
+		;
+	if (p >= n || !pm_in_isdigit(s[p]))
+		return;
+	while (p < n && pm_in_isdigit(s[p]))
+		p++;
+	if (p >= n || s[p] != ']')
+		return;
+	for (p++;;) {
+		size_t q = p;
+		while (q < n && s[q] == ' ')
+			q++;
+		size_t t = q;
+		if (t < n && s[t] == '-')
+			t++;
+		if (t >= n || !pm_in_isdigit(s[t]))
+			break;
+		while (t < n && pm_in_isdigit(s[t]))
+			t++;
+		if (t < n && s[t] != ' ')
+			break;
+		p = t;
+		nums++;
+	}
+	while (p < n && s[p] == ' ')
+		p++;
+	if (nums >= 4)
+		mask(c, off, p, n);
+}
+
+static void kernel_line(struct lt *c, size_t off, const char *s, size_t n)
+{
+	struct pm_prefix px;
+	size_t b, k, e;
+
+	pm_prefix_parse(c->f->format, s, n, &px);
+	b = px.skip < n ? px.skip : n;
+	/* "comm[pid]: segfault at ... in lib.so[7f..+1000]", "traps: comm[pid] general
+	 * protection fault ... in lib.so[...]": the name, and the library's file name (any
+	 * text but '/', up to 255 bytes) to the end */
+	if ((k = find(s, n, b, "]: segfault at ")) < n ||
+	    (k = find(s, n, b, "] general protection fault")) < n ||
+	    (k = find(s, n, b, "] trap ")) < n) {
+		e = k;
+		while (e > b && pm_in_isdigit(s[e - 1]))
+			e--;
+		if (e > b && s[e - 1] == '[') {
+			size_t from = pm_in_starts(s + b, n - b, "traps: ") ? b + 7 : b;
+			mask_comm_before(c, off, s, from, e - 1);
+		}
+		if ((e = find(s, n, k, " in ")) < n)
+			mask(c, off, e + 4, n);
+	}
+	if ((k = find(s, n, b, "Killed process ")) < n)
+		mask_paren_comm(c, off, s, n, k + 15);
+	if ((k = find(s, n, b, "reaped process ")) < n)
+		mask_paren_comm(c, off, s, n, k + 15);
+	/* "oom-kill:...,task=comm,pid=123,uid=..." */
+	if ((k = find(s, n, b, ",task=")) < n) {
+		size_t p = k + 6, q = p, last = n;
+		while ((q = find(s, n, q, ",pid=")) < n && q <= p + COMM_MAX)
+			last = q++;
+		mask(c, off, p, last);
+	}
+	/* "Sending SIGBUS to comm:123 due to ..." */
+	if ((k = find(s, n, b, "Sending SIGBUS to ")) < n && (e = find(s, n, k, " due to")) < n) {
+		size_t p = e;
+		while (p > k && pm_in_isdigit(s[p - 1]))
+			p--;
+		if (p > k + 18 && s[p - 1] == ':')
+			mask_comm_before(c, off, s, k + 18, p - 1);
+	}
+	/* "INFO: task comm:123 blocked for more than", "soft lockup ... [comm:123]" */
+	if ((k = find(s, n, b, "INFO: task ")) < n && (e = find(s, n, k, " blocked for")) < n) {
+		size_t p = e;
+		while (p > k && pm_in_isdigit(s[p - 1]))
+			p--;
+		if (p > k + 11 && s[p - 1] == ':')
+			mask_comm_before(c, off, s, k + 11, p - 1);
+	}
+	if ((k = find(s, n, b, "stuck for ")) < n && (e = find(s, n, k, "! [")) < n) {
+		size_t p = n;
+		while (p > e && s[p - 1] != ':')
+			p--;
+		if (p > e + 3)
+			mask_comm_before(c, off, s, e + 3, p - 1);
+	}
+	/* "Comm: comm Tainted: ...", NVRM's ", name=comm, ...", audit's comm="..." exe="..." */
+	if ((k = find(s, n, b, " Comm: ")) < n)
+		mask(c, off, k + 7, n);
+	/* NVRM's "name=%s, " is the process's name: up to the last ", " a name could hold */
+	if ((k = find(s, n, b, ", name=")) < n) {
+		size_t p = k + 7, q = p, end = p + COMM_MAX < n ? p + COMM_MAX : n;
+		while ((q = find(s, n, q, ", ")) < n && q <= p + COMM_MAX)
+			end = q++;
+		mask(c, off, p, end);
+	}
+	if ((k = find(s, n, b, "comm=")) < n)
+		mask(c, off, k + 5, n);
+	if ((k = find(s, n, b, "exe=")) < n)
+		mask(c, off, k + 4, n);
+	if ((k = find(s, n, b, "proctitle=")) < n)
+		mask(c, off, k + 10, n);
+	/* ext4's "comm python: ...", the scheduler's "task:python state:D" */
+	if ((k = find(s, n, b, " comm ")) < n)
+		mask(c, off, k + 6, k + 6 + COMM_MAX < n ? k + 6 + COMM_MAX : n);
+	if ((k = find(s, n, b, "task:")) < n && (e = find(s, n, k, " state:")) < n)
+		mask_comm_before(c, off, s, k + 5, e);
+	/* "python invoked oom-killer: ..." */
+	if ((k = find(s, n, b, " invoked oom-killer")) < n)
+		mask_comm_before(c, off, s, b, k);
+	task_row(c, off, s, b, n);
+	/* "comm[pid]: ..." at the start of the message (a signal, a fault) */
+	for (k = b; k < n && k <= b + COMM_MAX; k++)
+		if (s[k] == '[' && k + 1 < n && pm_in_isdigit(s[k + 1])) {
+			for (e = k + 1; e < n && pm_in_isdigit(s[e]); e++)
+				;
+			if (e + 1 < n && s[e] == ']' && (s[e + 1] == ':' || s[e + 1] == ' '))
+				mask(c, off, b, k);
+			break;
+		}
+}
+
+/* ---- nvidia-smi -q ---- */
+
+/* "        Name                          : python": a process's name in "Processes". */
+static void nvsmi_line(struct lt *c, size_t off, const char *s, size_t n)
+{
+	size_t i = 0, k;
+
+	while (i < n && pm_in_isspace(s[i]))
+		i++;
+	if (!(pm_in_starts(s + i, n - i, "Name ") || pm_in_starts(s + i, n - i, "Name:") ||
+	      pm_in_starts(s + i, n - i, "Process Name")))
+		return;
+	if ((k = find(s, n, i, ":")) < n)
+		mask(c, off, k + 1, n);
+}
+
+/* ---- the chunk ---- */
+
+static double fact(const struct pm_evidence *ev, const char *name)
+{
+	for (size_t i = 0; i < ev->nfacts; i++)
+		if (!ev->facts[i].node && !strcmp(ev->facts[i].name, name))
+			return ev->facts[i].value;
+	return -1;
+}
+
+/* How far the node's clock may be from the controller's (ATTRIBUTION.md phase 4). */
+static double node_skew(const struct pm_evidence *ev, const char *node)
+{
+	double d = 0;
+	bool seen = false;
+
+	if (!node || !(ev->job.end > 0))
+		return 0;
+	for (size_t i = 0; i < ev->ncollect; i++)
+		if (ev->collect[i].node && !strcmp(ev->collect[i].node, node) &&
+		    (!seen || ev->collect[i].start - ev->job.end < d)) {
+			d = ev->collect[i].start - ev->job.end;
+			seen = true;
+		}
+	return fabs(d);
+}
+
+static void job_context(struct lt *c)
+{
+	const struct pm_evidence *ev = c->ev;
+	const char *id = ev->job.id;
+	double raw = fact(ev, "job.id_raw"), g = ev->rs ? ev->rs->grace_s : 300, sk;
+	size_t n = 0;
+
+	if (id) {
+		while (id[n] && (pm_in_isdigit(id[n]) || id[n] == '_'))
+			n++;
+		if (n && !id[n] && pm_in_isdigit(id[0]))
+			c->ids[0] = id;
+	}
+	if (raw >= 0 && raw < 1e15) {
+		snprintf(c->raw, sizeof(c->raw), "%.0f", raw);
+		c->ids[c->ids[0] ? 1 : 0] = c->raw;
+	}
+	c->lo = 1;
+	c->hi = 0;
+	if (ev->job.start > 0 || ev->job.end > 0) {
+		sk = node_skew(ev, c->f->node);
+		c->lo = ev->job.start > 0 ? ev->job.start - g - sk : -HUGE_VAL;
+		c->hi = ev->job.end > 0 ? ev->job.end + g + sk : HUGE_VAL;
+	}
+}
+
+int pm_trust_mask(const struct pm_evidence *ev, const struct pm_file *f, const char *buf,
+		  size_t len, char **out)
+{
+	struct lt c = {.ev = ev, .f = f, .in = buf, .len = len};
+	void (*fn)(struct lt *, size_t, const char *, size_t) = NULL;
+	size_t pos = 0;
+
+	*out = NULL;
+	if (f->source == PM_SRC_SCHEDULER)
+		fn = slurm_line;
+	else if (f->source == PM_SRC_KERNEL_LOG)
+		fn = kernel_line;
+	else if (f->source == PM_SRC_GPU_STATE && f->format == PM_FMT_NVSMI_Q)
+		fn = nvsmi_line;
+	if (!fn || !buf || !len)
+		return 0;
+	if (fn == slurm_line)
+		job_context(&c);
+	while (pos < len && !c.err) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - buf) - pos : len - pos;
+
+		/* a carriage return ends a line for a reader as well */
+		if (n && buf[pos + n - 1] == '\r')
+			n--;
+		fn(&c, pos, buf + pos, n);
+		pos = nl ? (size_t)(nl - buf) + 1 : len;
+	}
+	if (c.err) {
+		free(c.out);
+		return -1;
+	}
+	*out = c.out;
+	return 0;
+}

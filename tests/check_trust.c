@@ -1,0 +1,523 @@
+/*
+ * check_trust.c - trust per line and per field (engine/linetrust.c, engine/TRUST.md): text a
+ * user chose, quoted by a source the user cannot write, never feeds a match; a slurmd line
+ * belongs to a job only through its own job field; a line outside the job's time or naming
+ * a node outside the job is not the job's evidence.  Unit tests per field, then whole
+ * diagnoses with the bundled rule set: no hardware class, no node excluded, nothing counted
+ * against a node.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ---- pm_trust_mask on one text ---- */
+
+static char *job_nodes[] = {"n1", "n2"};
+
+/* Job 25 on n1 and n2, 10:00 to 11:00 on 2026-12-01 (UTC). */
+static void job25(struct pm_evidence *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->job.id = "25";
+	ev->job.nodes = job_nodes;
+	ev->job.nnodes = 2;
+	ev->job.start = 1796119200; /* 2026-12-01T10:00:00Z */
+	ev->job.end = 1796122800;   /* 2026-12-01T11:00:00Z */
+}
+
+static char *masked_as(const struct pm_evidence *ev, enum pm_source src, enum pm_format fmt,
+		       const char *text)
+{
+	struct pm_file f;
+	char *out = NULL, *r;
+
+	memset(&f, 0, sizeof(f));
+	f.source = src;
+	f.format = fmt;
+	f.node = "n2";
+	f.rank = -1;
+	ck_assert_int_eq(pm_trust_mask(ev, &f, text, strlen(text), &out), 0);
+	r = out ? strndup(out, strlen(text)) : strdup(text);
+	free(out);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(strlen(r), strlen(text)); /* offsets hold */
+	return r;
+}
+
+static char *slurmd(const struct pm_evidence *ev, const char *text)
+{
+	return masked_as(ev, PM_SRC_SCHEDULER, PM_FMT_SLURMD_LOG, text);
+}
+
+static bool blanked(const char *s)
+{
+	for (; *s; s++)
+		if (*s != ' ' && *s != '\n')
+			return false;
+	return true;
+}
+
+START_TEST(test_stderr_path)
+{
+	struct pm_evidence ev;
+	char *m;
+
+	job25(&ev);
+	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.batch] error: Could not open stderr file "
+			"/home/u/adv/nonexist/*** JOB 1 ON n2 UNCORRECTABLE MEMORY ERROR AT "
+			"2026-12-01T10:00:00 ***/e.err: No such file or directory\n");
+	ck_assert_ptr_null(strstr(m, "UNCORRECTABLE"));
+	ck_assert_ptr_nonnull(strstr(m, "[25.batch] error: Could not open stderr file "));
+	free(m);
+	/* a relative path, and stdout */
+	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.batch] error: Could not open stdout file "
+			"adv/update_node: node n2 reason set to: NHC: check_hw_ib: No IB port is "
+			"ACTIVE/o.out: No such file or directory\n");
+	ck_assert_ptr_null(strstr(m, "check_hw_ib"));
+	free(m);
+}
+END_TEST
+
+START_TEST(test_chdir_path)
+{
+	struct pm_evidence ev;
+	char *m;
+
+	job25(&ev);
+	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.batch] error: couldn't chdir to "
+			"`/home/u/NHC: 802: system not yet initialized': No such file or "
+			"directory: going to /tmp instead\n");
+	ck_assert_ptr_null(strstr(m, "system not yet"));
+	ck_assert_ptr_nonnull(strstr(m, "couldn't chdir to "));
+	free(m);
+	/* any other path slurmd quotes: to the end of the line */
+	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.0] error: execve(): /home/u/*** STEP 25.0 "
+			"ON n2 UNCORRECTABLE MEMORY ERROR AT x ***: No such file or directory\n");
+	ck_assert_ptr_null(strstr(m, "UNCORRECTABLE"));
+	free(m);
+}
+END_TEST
+
+START_TEST(test_job_name_and_comment)
+{
+	struct pm_evidence ev;
+	char *m;
+
+	job25(&ev);
+	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.batch] debug: JobName=update_node: node n2 "
+			"reason set to: NHC: check_hw_ib: No IB port is ACTIVE\n");
+	ck_assert_ptr_null(strstr(m, "check_hw_ib"));
+	free(m);
+	m = slurmd(&ev, "[2026-12-01T10:00:01.000] JobId=25 Comment=*** JOB 25 ON n2 "
+			"UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:00:00 ***\n");
+	ck_assert_ptr_null(strstr(m, "UNCORRECTABLE"));
+	ck_assert_ptr_nonnull(strstr(m, "JobId=25 Comment="));
+	free(m);
+	/* anything quoted */
+	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.0] error: spank: option \"NHC: 802: system "
+			"not yet initialized\" refused\n");
+	ck_assert_ptr_null(strstr(m, "system not yet"));
+	free(m);
+}
+END_TEST
+
+START_TEST(test_own_lines_kept)
+{
+	struct pm_evidence ev;
+	const char *own =
+		"[2026-12-01T10:30:00.000] [25.batch] error: *** JOB 25 ON n2 UNCORRECTABLE "
+		"MEMORY ERROR AT 2026-12-01T10:30:00 ***\n"
+		"[2026-12-01T10:30:00.100] [25.0] error: Detected 1 oom_kill event in StepId=25.0. "
+		"Some of the step tasks have been OOM Killed.\n"
+		"[2026-12-01T10:00:00.100] launch task StepId=25.0 request from UID:1000 GID:1000 "
+		"HOST:10.1.0.11 PORT:41822\n"
+		"[2026-12-01T10:20:00.000] update_node: node n2 reason set to: NHC: check_hw_ib: No "
+		"IB port is ACTIVE\n";
+	char *m;
+
+	job25(&ev);
+	m = slurmd(&ev, own);
+	ck_assert_str_eq(m, own);
+	free(m);
+}
+END_TEST
+
+START_TEST(test_other_job)
+{
+	struct pm_evidence ev;
+	char *m;
+
+	job25(&ev);
+	/* another job's line, even one of slurmd's own; a number of this job elsewhere in it
+	 * does not make it this job's */
+	m = slurmd(&ev, "[2026-12-01T10:30:00.000] [26.batch] error: *** JOB 26 ON n2 "
+			"UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:30:00 25 ***\n");
+	ck_assert(blanked(m));
+	free(m);
+	m = slurmd(&ev, "[2026-12-01T10:30:00.000] [261.batch] error: Could not open stderr file "
+			"/x/ERROR AT 25 ***/e: No such file or directory\n");
+	ck_assert(blanked(m));
+	free(m);
+	m = slurmd(&ev, "[2026-12-01T10:30:00.000] _run_prolog: prolog with lock for job 26 ran "
+			"for 0 seconds (25)\n");
+	ck_assert(blanked(m));
+	free(m);
+	m = slurmd(&ev, "[2026-12-01T10:30:00.000] Time limit exhausted for JobId=26\n");
+	ck_assert(blanked(m));
+	free(m);
+}
+END_TEST
+
+START_TEST(test_array_job_raw_id)
+{
+	struct pm_evidence ev;
+	struct pm_fact raw = {.name = "job.id_raw", .value = 27, .gpu = -1};
+	const char *line = "[2026-12-01T10:30:00.000] [27.batch] error: *** JOB 27 ON n2 "
+			   "UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:30:00 ***\n";
+	char *m;
+
+	job25(&ev);
+	ev.job.id = "25_3";
+	m = slurmd(&ev, line);
+	ck_assert(blanked(m)); /* 27 is not known to be this job */
+	free(m);
+	ev.facts = &raw;
+	ev.nfacts = 1;
+	m = slurmd(&ev, line);
+	ck_assert_str_eq(m, line);
+	free(m);
+}
+END_TEST
+
+START_TEST(test_window_and_node)
+{
+	struct pm_evidence ev;
+	char *m;
+
+	job25(&ev);
+	/* a node-level line from the day before: not this job's */
+	m = slurmd(&ev, "[2026-11-30T10:20:00.000] update_node: node n2 reason set to: NHC: "
+			"check_hw_ib: No IB port is ACTIVE\n");
+	ck_assert(blanked(m));
+	free(m);
+	/* a node outside the job */
+	m = slurmd(&ev, "[2026-12-01T10:20:00.000] update_node: node n3 reason set to: NHC: "
+			"check_hw_ib: No IB port is ACTIVE\n");
+	ck_assert(blanked(m));
+	free(m);
+	m = slurmd(&ev, "[2026-12-01T10:30:00.000] [25.batch] error: *** JOB 25 ON n3 "
+			"UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:30:00 ***\n");
+	ck_assert(blanked(m));
+	free(m);
+	/* a line slurm did not write (no stamp of its own) */
+	m = slurmd(&ev, "*** JOB 25 ON n2 UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:30:00 ***\n");
+	ck_assert(blanked(m));
+	free(m);
+	/* nothing known about the job: the user's fields are still masked */
+	memset(&ev, 0, sizeof(ev));
+	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.batch] error: Could not open stderr file "
+			"/x/*** JOB 1 ON n2 UNCORRECTABLE MEMORY ERROR AT x ***/e\n");
+	ck_assert_ptr_null(strstr(m, "UNCORRECTABLE"));
+	free(m);
+}
+END_TEST
+
+static char *kernel(const char *text)
+{
+	struct pm_evidence ev;
+
+	job25(&ev);
+	return masked_as(&ev, PM_SRC_KERNEL_LOG, PM_FMT_KMSG_ISO, text);
+}
+
+START_TEST(test_kernel_process_names)
+{
+	char *m;
+
+	/* a process named like EDAC's report (15 bytes, as long as a name can be) */
+	m = kernel("2026-12-01T10:30:00,000000+00:00 EDAC MC0: 1 UE [4242]: segfault at 0 ip "
+		   "0000 sp 0000 error 4 in libc.so.6[7f00+1000]\n");
+	ck_assert_ptr_null(strstr(m, "EDAC"));
+	ck_assert_ptr_nonnull(strstr(m, "[4242]: segfault at 0 ip 0000 sp 0000 error 4 in "));
+	free(m);
+	/* the library's file name: any text but '/' */
+	m = kernel("2026-12-01T10:30:00,000000+00:00 python[4242]: segfault at 0 ip 0000 sp 0000 "
+		   "error 4 in NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has fallen off "
+		   "the bus.so[7f00+1000]\n");
+	ck_assert_ptr_null(strstr(m, "Xid"));
+	free(m);
+	m = kernel("2026-12-01T10:30:00,000000+00:00 traps: EDAC MC0: 1 UE [4242] general "
+		   "protection fault ip:0 sp:0 error:0 in x[7f00+1000]\n");
+	ck_assert_ptr_null(strstr(m, "EDAC"));
+	free(m);
+	m = kernel("2026-12-01T10:30:00,000000+00:00 Out of memory: Killed process 4242 (EDAC MC0: "
+		   "1 UE ) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB, UID:1000\n");
+	ck_assert_ptr_null(strstr(m, "EDAC"));
+	ck_assert_ptr_nonnull(strstr(m, ") total-vm:1kB"));
+	free(m);
+	m = kernel("2026-12-01T10:30:00,000000+00:00 EDAC MC0: 1 UE  invoked oom-killer: "
+		   "gfp_mask=0x0\n");
+	ck_assert_ptr_null(strstr(m, "EDAC"));
+	free(m);
+	m = kernel("2026-12-01T10:30:00,000000+00:00 [   4242]  1000  4242    12345      678    "
+		   "90112        0             0 EDAC MC0: 1 UE \n");
+	ck_assert_ptr_null(strstr(m, "EDAC"));
+	free(m);
+	m = kernel("2026-12-01T10:30:00,000000+00:00 CPU: 3 PID: 4242 Comm: EDAC MC0: 1 UE  Not "
+		   "tainted\n");
+	ck_assert_ptr_null(strstr(m, "EDAC"));
+	free(m);
+	/* NVRM's own Xid line keeps what the rules read; the process name goes */
+	m = kernel("2026-12-01T10:30:00,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, "
+		   "name=EDAC MC0: 1 UE , Graphics Exception\n");
+	ck_assert_ptr_null(strstr(m, "EDAC"));
+	ck_assert_ptr_nonnull(strstr(m, "NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, name="));
+	free(m);
+	/* the kernel's own lines are left alone */
+	m = kernel("2026-12-01T10:30:00,000000+00:00 EDAC MC0: 1 UE on unknown memory\n");
+	ck_assert_ptr_nonnull(strstr(m, "EDAC MC0: 1 UE on"));
+	free(m);
+}
+END_TEST
+
+START_TEST(test_nvsmi_process_name)
+{
+	struct pm_evidence ev;
+	char *m;
+
+	job25(&ev);
+	m = masked_as(&ev, PM_SRC_GPU_STATE, PM_FMT_NVSMI_Q,
+		      "    Processes\n        Process ID                        : 4242\n"
+		      "            Type                          : C\n"
+		      "            Name                          : Unable to determine the device "
+		      "handle for GPU 0000:3b:00.0: GPU is lost\n"
+		      "    Fabric\n        State                             : Completed\n");
+	ck_assert_ptr_null(strstr(m, "GPU is lost"));
+	ck_assert_ptr_nonnull(strstr(m, "State                             : Completed"));
+	free(m);
+}
+END_TEST
+
+/* ---- whole diagnoses with the bundled rules ---- */
+
+static char tmp[256];
+
+static void setup(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/pm-trust-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", tmp);
+}
+
+static void mk(const char *rel, const char *text)
+{
+	char p[512], *slash;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
+	for (slash = strchr(p + strlen(tmp) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(p, 0755);
+		*slash = '/';
+	}
+	f = fopen(p, "wb");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static const char *SACCT =
+	"JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks|AllocTRES|Cluster|UID\n"
+	"25|25|FAILED|1:0|2026-12-01T10:00:00|2026-12-01T11:00:00|n[1-2]|2|4|cpu=4,node=2|pmlab|"
+	"2001\n"
+	"25.batch|25.batch|FAILED|1:0|2026-12-01T10:00:00|2026-12-01T11:00:00|n1|1|1|cpu=2|pmlab|"
+	"2001\n";
+
+static const char *KLOG = "2026-12-01T09:59:00,000000+00:00 Linux version 6.1.0\n";
+
+static json_t *diagnose(void)
+{
+	char p[400], err[256];
+	struct pm_ruleset *rs = pm_ruleset_load(PM_TEST_SRCDIR "/rules", err, sizeof(err));
+	struct pm_evidence *ev;
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "rules: %s", err);
+	ev = pm_evidence_create(rs);
+	snprintf(p, sizeof(p), "%s/ev", tmp);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), 0);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_msg(v != NULL, "diagnose: %s", err);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+	return v;
+}
+
+static bool hw_class(const char *c)
+{
+	return c && (!strcmp(c, "gpu_hardware") || !strcmp(c, "nvlink") ||
+		     !strcmp(c, "network_fabric") || !strcmp(c, "host_hardware"));
+}
+
+/* No hardware class as the cause or a candidate, no node excluded, no trusted hardware
+ * evidence against any node. */
+static void assert_nothing_against_a_node(json_t *v)
+{
+	json_t *c = json_object_get(v, "cause"), *x;
+	const char *cont = json_string_value(
+		json_object_get(json_object_get(json_object_get(v, "decision"), "containment"),
+				"id"));
+	size_t i;
+	char *all = json_dumps(v, JSON_COMPACT), dump[600];
+
+	snprintf(dump, sizeof(dump), "%s", all ? all : "");
+	free(all);
+
+	ck_assert_msg(!hw_class(json_string_value(json_object_get(c, "class"))), "cause: %s",
+		      dump);
+	json_array_foreach(json_object_get(v, "candidates"), i, x)
+		ck_assert_msg(!hw_class(json_string_value(json_object_get(x, "class"))),
+			      "candidate: %s", dump);
+	ck_assert_msg(!cont || strcmp(cont, "retry-exclude-node"), "containment: %s", dump);
+	json_array_foreach(json_object_get(v, "evidence"), i, x)
+	{
+		const char *rule = json_string_value(json_object_get(x, "rule"));
+		ck_assert_msg(strcmp(rule, "ume-slurmstepd") && strcmp(rule, "edac-uncorrected-error") &&
+				      strcmp(rule, "net-nhc-ib-no-active-port") &&
+				      strcmp(rule, "fabric-manager-not-ready") &&
+				      strncmp(rule, "xid-", 4),
+			      "evidence %s: %s", rule, dump);
+	}
+}
+
+static void base_evidence(void)
+{
+	mk("ev/sacct.txt", SACCT);
+	mk("ev/n1/kernel.log", KLOG);
+	mk("ev/n2/kernel.log", KLOG);
+}
+
+START_TEST(test_diagnose_user_fields)
+{
+	json_t *v;
+
+	base_evidence();
+	mk("ev/n2/slurmd.log",
+	   "[2026-12-01T10:00:00.100] Launching batch job 25 for UID 2001\n"
+	   "[2026-12-01T10:00:00.200] [25.batch] error: Could not open stderr file /home/u/adv/"
+	   "*** JOB 1 ON n2 UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:00:00 ***/e.err: No such "
+	   "file or directory\n"
+	   "[2026-12-01T10:00:00.300] [25.batch] error: Could not open stdout file /home/u/adv/"
+	   "update_node: node n2 reason set to: NHC: check_hw_ib: No IB port is ACTIVE/o: No "
+	   "such file or directory\n"
+	   "[2026-12-01T10:00:00.400] [25.batch] error: couldn't chdir to `/home/u/NHC: 802: "
+	   "system not yet initialized': No such file or directory: going to /tmp instead\n"
+	   "[2026-12-01T10:00:00.500] [25.batch] error: IO setup failed: No such file or "
+	   "directory\n"
+	   "[2026-12-01T10:00:01.000] [25.batch] done with job\n");
+	mk("ev/n2/kernel.log",
+	   "2026-12-01T09:59:00,000000+00:00 Linux version 6.1.0\n"
+	   "2026-12-01T10:00:30,000000+00:00 EDAC MC0: 1 UE [4242]: segfault at 0 ip 0000 sp 0000 "
+	   "error 4 in NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has fallen off the "
+	   "bus.so[7f00+1000]\n");
+	v = diagnose();
+	assert_nothing_against_a_node(v);
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(test_diagnose_other_job_and_planted)
+{
+	json_t *v;
+
+	base_evidence();
+	/* another user's job 24 quoting this job's number in its path, before this job began,
+	 * and job 26's own report on n2 */
+	mk("ev/n2/slurmd.log",
+	   "[2026-12-01T09:40:00.000] [24.batch] error: Could not open stderr file /home/v/25 26 "
+	   "27/*** JOB 25 ON n2 UNCORRECTABLE MEMORY ERROR AT 25 ***/e: No such file or "
+	   "directory\n"
+	   "[2026-12-01T10:00:00.100] Launching batch job 25 for UID 2001\n"
+	   "[2026-12-01T10:30:00.000] [26.batch] error: *** JOB 26 ON n2 UNCORRECTABLE MEMORY "
+	   "ERROR AT 2026-12-01T10:30:00 ***\n"
+	   "[2026-11-30T10:30:00.000] update_node: node n2 reason set to: NHC: check_hw_ib: No IB "
+	   "port is ACTIVE\n"
+	   "[2026-12-01T10:31:00.000] update_node: node n3 reason set to: NHC: check_hw_ib: No IB "
+	   "port is ACTIVE\n");
+	v = diagnose();
+	assert_nothing_against_a_node(v);
+	json_decref(v);
+}
+END_TEST
+
+/* The control: slurmd's own report for this job still blames n2 (the tests above can fail). */
+START_TEST(test_diagnose_own_report_counts)
+{
+	json_t *v;
+	const char *cls, *cont;
+
+	base_evidence();
+	mk("ev/n2/slurmd.log",
+	   "[2026-12-01T10:00:00.100] Launching batch job 25 for UID 2001\n"
+	   "[2026-12-01T10:30:00.000] [25.batch] error: *** JOB 25 ON n2 UNCORRECTABLE MEMORY "
+	   "ERROR AT 2026-12-01T10:30:00 ***\n");
+	v = diagnose();
+	cls = json_string_value(json_object_get(json_object_get(v, "cause"), "class"));
+	cont = json_string_value(
+		json_object_get(json_object_get(json_object_get(v, "decision"), "containment"),
+				"id"));
+	ck_assert_str_eq(cls ? cls : "", "host_hardware");
+	ck_assert_str_eq(cont ? cont : "", "retry-exclude-node");
+	json_decref(v);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("trust");
+	TCase *u = tcase_create("fields");
+	TCase *d = tcase_create("diagnose");
+
+	tcase_add_test(u, test_stderr_path);
+	tcase_add_test(u, test_chdir_path);
+	tcase_add_test(u, test_job_name_and_comment);
+	tcase_add_test(u, test_own_lines_kept);
+	tcase_add_test(u, test_other_job);
+	tcase_add_test(u, test_array_job_raw_id);
+	tcase_add_test(u, test_window_and_node);
+	tcase_add_test(u, test_kernel_process_names);
+	tcase_add_test(u, test_nvsmi_process_name);
+	suite_add_tcase(s, u);
+	tcase_add_checked_fixture(d, setup, teardown);
+	tcase_set_timeout(d, 60);
+	tcase_add_test(d, test_diagnose_user_fields);
+	tcase_add_test(d, test_diagnose_other_job_and_planted);
+	tcase_add_test(d, test_diagnose_own_report_counts);
+	suite_add_tcase(s, d);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
