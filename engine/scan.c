@@ -583,7 +583,24 @@ static int scan_block(struct scan *s, const char *buf, size_t len)
 	return e == HS_SUCCESS && r == HS_SUCCESS ? 0 : -1;
 }
 
+static int scan_chunk(void *arg, const char *buf, size_t len, uint64_t off);
+
+/* What is scanned of a trusted source: its user-chosen fields masked, the lines that are
+ * not its own or not this job's blanked (linetrust.c). */
 static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
+{
+	struct scan *s = arg;
+	char *masked = NULL;
+	int rc;
+
+	if (pm_trust_mask(s->ev, &s->ev->files[s->file], buf, len, &masked) < 0)
+		return -1;
+	rc = scan_chunk(arg, masked ? masked : buf, len, off);
+	free(masked);
+	return rc;
+}
+
+static int scan_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 {
 	struct scan *s = arg;
 	size_t last_ls = (size_t)-1;
