@@ -290,6 +290,8 @@ struct table {
 	bool piped;
 	size_t span[MAX_COLS][2]; /* fixed-width columns: [start, end) */
 	size_t ncols;
+	size_t nhead;	 /* fields of the header */
+	size_t user_col; /* the first column a user fills (JobName, Comment, ...), or MAX_COLS */
 	int col[SC__COUNT]; /* column of each known field, -1 absent */
 	size_t body;	    /* offset of the first data line */
 };
@@ -318,6 +320,20 @@ static size_t row_fields(const struct table *t, const char *l, size_t n, struct 
 		f[i].n = a < n ? (b < n ? b : n) - a : 0;
 	}
 	return t->ncols;
+}
+
+/* Columns whose values the job's user chooses: in sacct -P a '|' in one of them shifts every
+ * column after it (sacct does not escape it). */
+static bool user_column(const char *s, size_t n)
+{
+	static const char *const names[] = {"JobName", "Comment", "WorkDir", "SubmitLine",
+					    "Constraints", "Reservation", "AdminComment",
+					    "SystemComment", "Container", "Account", "QOS"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (pm_in_ieq(s, n, names[i]))
+			return true;
+	return false;
 }
 
 /* The header (and for the table form, the dashed rule under it). */
@@ -355,6 +371,8 @@ static int sacct_header(const char *buf, size_t len, struct table *t)
 	}
 	t->body = pos;
 	nf = row_fields(t, l, n, f);
+	t->nhead = nf;
+	t->user_col = MAX_COLS;
 	for (i = 0; i < SC__COUNT; i++)
 		t->col[i] = -1;
 	for (j = 0; j < nf; j++) {
@@ -362,6 +380,8 @@ static int sacct_header(const char *buf, size_t len, struct table *t)
 		size_t sn = f[j].n;
 
 		pm_in_trim(&s, &sn);
+		if (t->user_col == MAX_COLS && user_column(s, sn))
+			t->user_col = j;
 		for (i = 0; i < SC__COUNT; i++)
 			if (t->col[i] < 0 && pm_in_ieq(s, sn, scol_names[i]))
 				t->col[i] = (int)j;
@@ -378,6 +398,10 @@ static struct field col(const struct table *t, const struct field *f, size_t nf,
 	int i = t->col[c];
 
 	if (i < 0 || (size_t)i >= nf)
+		return e;
+	/* a row with more fields than the header: a user's value held a '|', and nothing after
+	 * it is where the header says */
+	if (t->piped && nf != t->nhead && (size_t)i > t->user_col)
 		return e;
 	e = f[i];
 	pm_in_trim(&e.s, &e.n);
@@ -408,8 +432,9 @@ static int sacct_find_job(const char *buf, size_t len, const struct table *t, st
 	return found ? 0 : -1;
 }
 
-static int sacct_job_row(struct pm_evidence *ev, struct pm_jobinfo *job, const struct table *t,
-			 const struct field *f, size_t nf, long long *gpus, int *nnodes)
+static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo *job,
+			 const struct table *t, const struct field *f, size_t nf, long long *gpus,
+			 int *nnodes)
 {
 	struct field v;
 	size_t cnt = 0;
@@ -417,6 +442,11 @@ static int sacct_job_row(struct pm_evidence *ev, struct pm_jobinfo *job, const s
 
 	v = col(t, f, nf, SC_JOBID);
 	if (pm_strset(&job->id, v.s, v.n))
+		return -1;
+	/* the id slurmd's and slurmstepd's lines carry ("[27.batch]" for array task 25_3) */
+	v = col(t, f, nf, SC_JOBIDRAW);
+	if (field_int(&v, 1, 2147483647, &x) &&
+	    !pm_ev_add_fact(ev, file, NULL, -1, "job.id_raw", x, NULL))
 		return -1;
 	v = col(t, f, nf, SC_STATE);
 	if (set_state(job, v.s, v.n))
@@ -482,7 +512,7 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		nf = row_fields(&t, l, n, f);
 		id = col(&t, f, nf, SC_JOBID);
 		if (at == row) {
-			if (sacct_job_row(ev, job, &t, f, nf, &gpus, &nnodes))
+			if (sacct_job_row(ev, file, job, &t, f, nf, &gpus, &nnodes))
 				return nomem(reason, rlen);
 		} else if (id.n > jobid.n && memcmp(id.s, jobid.s, jobid.n) == 0 &&
 			   id.s[jobid.n] == '.') {
@@ -554,11 +584,14 @@ static size_t key_len(const char *s, size_t n)
 
 /*
  * Collect the values of the first record: a value runs to the next token that starts a
- * pair, so "JobName=my job" keeps its space.  A second JobId ends the record.
+ * pair, so "JobName=my job" keeps its space.  A second JobId ends the record.  A user's
+ * JobName, Comment, WorkDir or path can hold " NodeList=n9": a key seen twice is a key a
+ * user wrote, and which of the two Slurm printed cannot be told, so it is left unknown.
  */
 static bool scontrol_fields(const char *buf, size_t len, struct field *v)
 {
 	size_t i = 0, j, k, cur = SK__COUNT, w;
+	unsigned seen[SK__COUNT] = {0};
 	bool any = false;
 
 	for (w = 0; w < SK__COUNT; w++)
@@ -587,9 +620,13 @@ static bool scontrol_fields(const char *buf, size_t len, struct field *v)
 			v[cur].s = buf + i + k + 1;
 			v[cur].n = j - i - k - 1;
 			any |= cur == SK_JOBID;
+			seen[cur]++;
 		}
 		i = j;
 	}
+	for (w = 0; w < SK__COUNT; w++)
+		if (seen[w] > 1)
+			v[w] = (struct field){"", 0};
 	return any;
 }
 
@@ -639,6 +676,9 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 	if (!scontrol_fields(buf, len, v) || !field_set(&v[SK_JOBID]))
 		return pm_in_fail(reason, rlen, "no JobId= record");
 	if (!(job = pm_ev_job(ev)))
+		return nomem(reason, rlen);
+	if (field_int(&v[SK_JOBID], 1, 2147483647, &x) &&
+	    !pm_ev_add_fact(ev, file, NULL, -1, "job.id_raw", x, NULL))
 		return nomem(reason, rlen);
 	if (pm_strset(&job->id, v[SK_JOBID].s, v[SK_JOBID].n) ||
 	    set_state(job, v[SK_STATE].s, v[SK_STATE].n) || field_str(&job->reason, &v[SK_REASON]))

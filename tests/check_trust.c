@@ -304,6 +304,65 @@ START_TEST(test_nvsmi_process_name)
 }
 END_TEST
 
+/* ---- Slurm's records: a user's value never moves a field ---- */
+
+static struct pm_evidence *ev_one_file(void)
+{
+	struct pm_evidence *ev = pm_evidence_create(NULL);
+
+	ck_assert_ptr_nonnull(ev);
+	ev->files = calloc(4, sizeof(*ev->files));
+	ck_assert_ptr_nonnull(ev->files);
+	ev->afiles = 4;
+	ev->nfiles = 1;
+	ev->files[0].name = strdup("input");
+	ev->files[0].rank = -1;
+	return ev;
+}
+
+static double fact_of(const struct pm_evidence *ev, const char *name)
+{
+	for (size_t i = 0; i < ev->nfacts; i++)
+		if (!strcmp(ev->facts[i].name, name))
+			return ev->facts[i].value;
+	return -1;
+}
+
+START_TEST(test_scontrol_user_keys)
+{
+	struct pm_evidence *ev = ev_one_file();
+	const char *text = "JobId=25 JobName=x NodeList=n9 JobState=NODE_FAIL\n"
+			   "   UserId=u(2001) JobState=FAILED Reason=NonZeroExitCode\n"
+			   "   NodeList=n[1-2] NumNodes=2 TRES=cpu=4,node=2\n"
+			   "   Comment=y NodeList=n7 WorkDir=/home/u StdErr=/home/u/e\n";
+	char reason[200] = "";
+
+	ck_assert_int_eq(pm_parse_scontrol(ev, 0, text, strlen(text), reason, sizeof(reason)), 0);
+	ck_assert_uint_eq(ev->job.nnodes, 0);  /* NodeList three times: unknown */
+	ck_assert_ptr_null(ev->job.state);     /* JobState twice: unknown */
+	ck_assert_int_eq(ev->job.user_uid, 2001); /* the rest as Slurm printed it */
+	ck_assert(fact_of(ev, "job.id_raw") == 25);
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
+START_TEST(test_sacct_pipe_in_user_field)
+{
+	struct pm_evidence *ev = ev_one_file();
+	const char *text = "JobID|JobIDRaw|JobName|State|NodeList|FailedNode\n"
+			   "25_3|27|a|NODE_FAIL|n9|n[1-2]|FAILED|n1|\n";
+	char reason[200] = "";
+
+	ck_assert_int_eq(pm_parse_sacct(ev, 0, text, strlen(text), reason, sizeof(reason)), 0);
+	ck_assert_str_eq(ev->job.id, "25_3");
+	ck_assert(fact_of(ev, "job.id_raw") == 27);
+	ck_assert_ptr_null(ev->job.state);
+	ck_assert_ptr_null(ev->job.failed_node);
+	ck_assert_uint_eq(ev->job.nnodes, 0);
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
 /* ---- whole diagnoses with the bundled rules ---- */
 
 static char tmp[256];
@@ -501,6 +560,8 @@ static Suite *suite(void)
 	tcase_add_test(u, test_window_and_node);
 	tcase_add_test(u, test_kernel_process_names);
 	tcase_add_test(u, test_nvsmi_process_name);
+	tcase_add_test(u, test_scontrol_user_keys);
+	tcase_add_test(u, test_sacct_pipe_in_user_field);
 	suite_add_tcase(s, u);
 	tcase_add_checked_fixture(d, setup, teardown);
 	tcase_set_timeout(d, 60);
