@@ -4,6 +4,10 @@
  * merges the job runs whose nodes never all arrived once GRACE has passed, re-merges those
  * where evidence arrived late or Slurm's state was not final yet, and retries comments that
  * sacctmgr did not take (comment.pending).  With JOB, that run only; --force merges it now.
+ * Each merge has --deadline (the configuration's merge_deadline, 60 s): cut, it writes the
+ * verdict Slurm's record alone gives and says so.  Then the comments it set within
+ * comment_recheck (7 days) are compared with the store in one sacct query, and any a user
+ * changed is put back and recorded (tampered.jsonl; doctor --recent).
  * Exit 0 when every run handled is fine, 1 when one failed, 2 usage.
  */
 #include <getopt.h>
@@ -18,7 +22,7 @@
 
 #define USAGE                                                                \
 	"usage: %s finalize [JOB] [--pending] [--force] [--grace DURATION] " \
-	"[--store DIR] [--cluster C] [--restart N] [--config FILE]\n"
+	"[--deadline DURATION] [--store DIR] [--cluster C] [--restart N] [--config FILE]\n"
 
 /* Seconds of Slurm retries per job run: the timer comes back, and a store has many runs. */
 #define TIMER_BUDGET 3.0
@@ -26,7 +30,7 @@
 struct run {
 	const struct pm_config *cfg;
 	bool pending_only, force, one;
-	double grace;
+	double grace, deadline;
 	int failed;
 	struct pm_ruleset *rs; /* cfg->rules, loaded by the first run that needs a merge */
 	bool rs_tried;
@@ -64,6 +68,10 @@ static const char *const comment_name[] = {
 static void report(const char *dir, const struct pm_finalize_result *r)
 {
 	printf("%s: %s, %zu of %zu node(s)", dir, what_name[r->what], r->present, r->expected);
+	if (r->deadline_hit)
+		printf(", deadline hit after %.1f s: the verdict is Slurm's record alone, the "
+		       "bundles were not read",
+		       r->took);
 	if (r->state[0])
 		printf(", %s", r->state);
 	if (r->history)
@@ -81,7 +89,10 @@ static int one(const char *dir, void *arg)
 {
 	struct run *run = arg;
 	struct pm_finalize_result r;
-	struct pm_finalize_opts o = {.force = run->force, .budget = TIMER_BUDGET};
+	struct pm_finalize_opts o = {.force = run->force,
+				     .budget = TIMER_BUDGET,
+				     .merge_budget = run->deadline,
+				     .cut_final = true};
 	enum pm_due due = run->pending_only ? PM_DUE_COMMENT : PM_DUE_MERGE;
 	char err[768] = "";
 	int rc;
@@ -114,12 +125,36 @@ static int one(const char *dir, void *arg)
 	return 0;
 }
 
+/* The comments set within the configured period, checked against the store (finalize.h). */
+static void recheck(struct run *run, const char *dir)
+{
+	struct pm_recheck r;
+	char err[768] = "";
+
+	if (pm_finalize_recheck(run->cfg, run->cfg->store, dir, TIMER_BUDGET, &r, err,
+				sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		run->failed = 1;
+		return;
+	}
+	if (r.tampered)
+		printf("comments: %zu changed by someone else since postmortem set them: %zu put "
+		       "back from the stored verdict, %zu pending (recorded in %s; doctor "
+		       "--recent)\n",
+		       r.tampered, r.restored, r.pending, PM_TAMPERED_FILE);
+	if (r.runs)
+		printf("comments rechecked: %zu run(s) commented within the period, one sacct "
+		       "query (%zu line(s), %.3f s), %zu found, %zu differed; %.3f s in all\n",
+		       r.runs, r.rows, r.sacct_s, r.seen, r.suspect, r.total_s);
+}
+
 int cmd_finalize(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"pending", no_argument, NULL, 'p'},
 		{"force", no_argument, NULL, 'f'},
 		{"grace", required_argument, NULL, 'g'},
+		{"deadline", required_argument, NULL, 'd'},
 		{"store", required_argument, NULL, 's'},
 		{"cluster", required_argument, NULL, 'C'},
 		{"restart", required_argument, NULL, 'r'},
@@ -127,14 +162,14 @@ int cmd_finalize(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_where w = {0};
-	const char *grace = "10m";
+	const char *grace = "10m", *deadline = NULL;
 	struct run run = {0};
 	struct pm_config cfg;
 	char dir[4096], err[768] = "";
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "pfg:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "pfg:d:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			run.pending_only = true;
@@ -145,6 +180,9 @@ int cmd_finalize(int argc, char **argv)
 		case 'g':
 			grace = optarg;
 			break;
+		case 'd':
+			deadline = optarg;
+			break;
 		default:
 			if (cli_where_opt(&w, c, optarg))
 				break;
@@ -153,9 +191,12 @@ int cmd_finalize(int argc, char **argv)
 		}
 	}
 	if (optind < argc - 1 || (run.force && optind == argc) ||
-	    pm_parse_duration(grace, &run.grace) < 0) {
+	    pm_parse_duration(grace, &run.grace) < 0 ||
+	    (deadline && (pm_parse_duration(deadline, &run.deadline) < 0 || run.deadline <= 0))) {
 		fprintf(stderr,
-			USAGE "  (--force needs a JOB; --grace takes a duration: 10m, 1h)\n", prog);
+			USAGE "  (--force needs a JOB; --grace and --deadline take a duration: 10m, "
+			      "1h)\n",
+			prog);
 		return 2;
 	}
 	if (cli_load_config(w.config, w.store, &cfg) < 0)
@@ -169,15 +210,21 @@ int cmd_finalize(int argc, char **argv)
 		return 1;
 	}
 	run.cfg = &cfg;
+	if (!deadline)
+		run.deadline = cfg.merge_deadline > 0 ? cfg.merge_deadline : 60;
 	if (optind == argc - 1) {
 		run.one = true;
 		if (cli_jobdir(&cfg, argv[optind], w.cluster, w.restart, dir, sizeof(dir)) < 0)
 			run.failed = 1;
 		else
 			one(dir, &run);
+		if (!run.failed)
+			recheck(&run, dir);
 	} else if (pm_store_walk(cfg.store, one, &run, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		run.failed = 1;
+	} else {
+		recheck(&run, NULL);
 	}
 	cli_leave_service();
 	pm_ruleset_destroy(run.rs);

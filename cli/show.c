@@ -83,11 +83,23 @@ static void header(const json_t *m)
 	const json_t *missing = json_object_get(json_object_get(m, "nodes"), "missing"), *x;
 	size_t i;
 
-	if (json_is_true(json_object_get(m, "provisional")))
+	const json_t *cut = json_object_get(m, "merge");
+
+	if (json_is_true(json_object_get(cut, "deadline_hit")))
+		printf("%s: the merge ran out of time (%.0f s): this verdict comes from Slurm's "
+		       "record alone; %zu node bundle(s) stored but not read%s\n",
+		       json_is_true(json_object_get(m, "provisional")) ? "PROVISIONAL" : "CUT",
+		       json_number_value(json_object_get(cut, "budget_s")),
+		       json_array_size(json_object_get(cut, "cut")),
+		       json_is_true(json_object_get(m, "provisional")) ?
+			       " (the finalize timer merges again)" :
+			       " (`postmortem finalize JOB --force --deadline 10m` tries again)");
+	else if (json_is_true(json_object_get(m, "provisional")))
 		printf("PROVISIONAL: not every node has reported yet; this verdict may change\n");
 	json_array_foreach(missing, i, x)
 		printf("missing input: node %s: %s\n", S(x, "node"), S(x, "reason"));
-	if (json_array_size(missing) || json_is_true(json_object_get(m, "provisional")))
+	if (json_array_size(missing) || json_is_true(json_object_get(m, "provisional")) ||
+	    json_is_true(json_object_get(cut, "deadline_hit")))
 		putchar('\n');
 }
 
@@ -159,6 +171,36 @@ out:
 	return fflush(stdout) == 0 ? rc : 1;
 }
 
+/* cli_run_open, except that a run without a manifest is described as it is (nodes that
+ * reported, a merge running or one that did not finish: finalize.h), not as unreported. */
+static int run_open(struct cli_run *r, const struct cli_where *w, const char *job)
+{
+	char err[768], what[1024];
+
+	memset(r, 0, sizeof(*r));
+	if (!(r->cfg = calloc(1, sizeof(*r->cfg)))) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return -1;
+	}
+	if (cli_load_config(w->config, w->store, r->cfg) < 0) {
+		free(r->cfg);
+		r->cfg = NULL;
+		return -1;
+	}
+	if (cli_jobdir(r->cfg, job, w->cluster, w->restart, r->dir, sizeof(r->dir)) < 0)
+		return -1;
+	if (!(r->manifest = pm_manifest_load(r->dir, err, sizeof(err)))) {
+		if (errno == ENOENT) {
+			pm_finalize_describe(r->dir, what, sizeof(what));
+			fprintf(stderr, "%s: job %s has no verdict yet: %s\n", prog, job, what);
+		} else {
+			fprintf(stderr, "%s: job %s: %s\n", prog, job, err);
+		}
+		return -1;
+	}
+	return cli_access_check(r->cfg, job, r->manifest);
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -200,7 +242,7 @@ int cmd_show(int argc, char **argv)
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}
-	if (cli_run_open(&r, &w, argv[optind], NULL, NULL) < 0)
+	if (run_open(&r, &w, argv[optind]) < 0)
 		goto out;
 	if (json_is_null(json_object_get(r.manifest, "verdict"))) {
 		fprintf(stderr,

@@ -107,6 +107,8 @@ static int defaults(struct pm_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->retain = 14 * 86400.0;
 	cfg->deadline = 30;
+	cfg->comment_recheck = 7 * 86400.0;
+	cfg->merge_deadline = 60;
 	if (set_str(&cfg->store, "/shared/postmortem") < 0 ||
 	    set_str(&cfg->spool, "/var/spool/postmortem") < 0 ||
 	    set_str(&cfg->operators_group, "slurmops") < 0 ||
@@ -373,7 +375,7 @@ static bool is_null(const yaml_node_t *n)
 	       (!*v || !strcmp(v, "~") || !strcmp(v, "null"));
 }
 
-enum ktype { K_STR, K_PATH, K_DURATION, K_CHOICE };
+enum ktype { K_STR, K_PATH, K_DURATION, K_DURATION0, K_CHOICE, K_BOOL };
 
 struct key {
 	const char *name;
@@ -391,6 +393,9 @@ static const struct key top_keys[] = {
 	{"deadline", K_DURATION, STR(deadline), NULL},
 	{"operators_group", K_STR, STR(operators_group), NULL},
 	{"comment_field", K_CHOICE, STR(comment_field), "|Comment|AdminComment|"},
+	{"admin_comment", K_BOOL, STR(admin_comment), NULL},
+	{"comment_recheck", K_DURATION0, STR(comment_recheck), NULL},
+	{"merge_deadline", K_DURATION, STR(merge_deadline), NULL},
 	{"service_user", K_STR, STR(service_user), NULL},
 	{"store_marker", K_STR, STR(store_marker), NULL},
 	{"sacct", K_STR, STR(sacct), NULL},
@@ -399,6 +404,8 @@ static const struct key top_keys[] = {
 	{"ledger_head", K_PATH, STR(ledger_head), NULL},
 };
 #undef STR
+
+static int parse_bool(const char *s, bool *out);
 
 static int set_key(struct ctx *c, const struct key *k, const yaml_node_t *v)
 {
@@ -415,6 +422,18 @@ static int set_key(struct ctx *c, const struct key *k, const yaml_node_t *v)
 			return fail(c, v, "%s: '%s' is not a duration (e.g. 30s, 250ms, 14d)",
 				    k->name, s);
 		*(double *)field = d;
+		return 0;
+	case K_DURATION0: /* 0 or off: the feature is off */
+		if (!strcmp(s, "off") || !strcmp(s, "0"))
+			d = 0;
+		else if (pm_parse_duration(s, &d) < 0 || d < 0)
+			return fail(c, v, "%s: '%s' is not a duration (e.g. 7d, 12h) or off",
+				    k->name, s);
+		*(double *)field = d;
+		return 0;
+	case K_BOOL:
+		if (parse_bool(s, (bool *)field) < 0)
+			return fail(c, v, "%s: '%s' is not true or false", k->name, s);
 		return 0;
 	case K_PATH:
 		if (is_null(v))

@@ -64,6 +64,9 @@ struct pm_config {
 	double deadline;	/* seconds, the whole collector */
 	char *operators_group;
 	char *comment_field;	/* "Comment" or "AdminComment" */
+	bool admin_comment;	/* the verdict line also in AdminComment (never over JS1:) */
+	double comment_recheck;	/* seconds: the timer rechecks comments it set within; 0 off */
+	double merge_deadline;	/* seconds the timer gives one job run's merge */
 	char *service_user;
 	char *store_marker;	/* a file that must be in the store's root; NULL: no check */
 	char *sacct, *sacctmgr;	/* commands, for tests and odd installs */

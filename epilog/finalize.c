@@ -6,19 +6,29 @@
  * writes a provisional verdict.  Nobody waits for anybody: a node that cannot take the claim
  * leaves, and the holder looks at arrived/ again after letting go of it, so the last arrival
  * is never lost.  Files are replaced whole with rename(); earlier verdicts are kept with
- * link() under history/.  No lock is held across the merge other than the claim, which a
- * merger that died leaves behind and a later one takes over after PM_CLAIM_STALE seconds.
+ * link() under history/.  No lock is held across the merge other than the claim.
+ *
+ * The merge budgets its own time (opts->merge_budget): it runs in a child process that the
+ * caller kills at the budget less a reserve, and with the reserve the caller writes a
+ * provisional verdict from Slurm's record alone, every bundle listed as cut.  A claim says
+ * until when its holder may merge; past that (or when its holder is gone from this host) it
+ * is free, so a merger that dies holds nobody up for long.
  */
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +40,9 @@
 #define HISTORY_MAX 10000
 #define BUNDLE_MANIFEST_MAX (16u << 20)
 #define REMERGE_WINDOW 86400.0 /* how long the timer waits for a final Slurm state */
+#define CLAIM_SLACK 5.0	       /* seconds past its stated end before a claim is free */
+#define RESERVE_MIN 0.5	       /* seconds kept for a cut merge's provisional verdict */
+#define RESERVE_MAX 10.0
 
 struct names {
 	char **v;
@@ -43,6 +56,7 @@ struct bundle {
 	uint64_t bytes;
 	char sha[80];
 	bool ok, deadline_hit;
+	bool cut; /* not read: the merge ran out of time */
 	long long uid;
 	char reason[300];
 };
@@ -59,6 +73,10 @@ struct job {
 	struct pm_sched sched;
 	const char *sched_status;
 	long long uid;
+	/* a merge cut by its deadline: what the manifest and the verdict's coverage say */
+	bool cut;
+	double cut_budget;
+	int stored_fd; /* a timed merge's child: told when the verdict is stored; -1 */
 };
 
 /* ---- name lists ---- */
@@ -401,6 +419,7 @@ static int job_open(struct job *j, const struct pm_config *cfg, const char *jobd
 	j->dir = jobdir;
 	j->uid = -1;
 	j->nlinked = -1;
+	j->stored_fd = -1;
 	j->sched.uid = -1;
 	if (pm_fin_key(jobdir, j->cluster, j->id, j->restart, NAMELEN) < 0)
 		return pm_fin_fail(err, errlen, EINVAL,
@@ -424,12 +443,65 @@ static bool exists(const char *dir, const char *name)
 
 /* ---- the claim ---- */
 
-static void claim_id(char *me, size_t len)
+/* "host pid start end": END (epoch seconds) is when the holder will have let go of it. */
+static void claim_id(char *me, size_t len, double budget)
+{
+	char host[64] = "";
+	double now = pm_fin_wall();
+
+	gethostname(host, sizeof(host) - 1);
+	snprintf(me, len, "%s %ld %.0f %.0f\n", host, (long)getpid(), now,
+		 now + (budget > 0 ? budget : PM_CLAIM_STALE));
+}
+
+int pm_claim_parse(const char *text, struct pm_claim *c)
+{
+	int n;
+
+	memset(c, 0, sizeof(*c));
+	c->end = -1;
+	n = sscanf(text, "%63s %ld %lf %lf", c->host, &c->pid, &c->start, &c->end);
+	if (n < 3 || c->pid <= 0)
+		return -1;
+	if (n < 4)
+		c->end = -1; /* an older claim: only its age tells */
+	return 0;
+}
+
+/* Is the claim C (file modified at MTIME) free to take at NOW? */
+bool pm_claim_stale(const struct pm_claim *c, double mtime, double now, const char **why)
 {
 	char host[64] = "";
 
 	gethostname(host, sizeof(host) - 1);
-	snprintf(me, len, "%s %ld %.0f\n", host, (long)getpid(), pm_fin_wall());
+	if (c && c->host[0] && !strcmp(c->host, host) && kill((pid_t)c->pid, 0) < 0 &&
+	    errno == ESRCH) {
+		*why = "its merger is gone";
+		return true;
+	}
+	if (c && c->end > 0 && now > c->end + CLAIM_SLACK) {
+		*why = "its merger's time ran out";
+		return true;
+	}
+	if (now - mtime >= PM_CLAIM_STALE) {
+		*why = "older than its limit";
+		return true;
+	}
+	*why = "";
+	return false;
+}
+
+/* Is the claim file P (stat ST) free to take? */
+static bool claim_free(const char *p, const struct stat *st)
+{
+	struct pm_claim c;
+	const char *why;
+	char *buf = NULL;
+	bool parsed;
+
+	parsed = pm_fin_read(p, 4096, &buf, NULL) == 0 && pm_claim_parse(buf, &c) == 0;
+	free(buf);
+	return pm_claim_stale(parsed ? &c : NULL, (double)st->st_mtime, pm_fin_wall(), &why);
 }
 
 /* 1 the claim is ours (ME written into it), 0 someone else holds it, -1 error. */
@@ -456,7 +528,7 @@ static int claim(const char *dir, const char *me)
 				continue;
 			return -1;
 		}
-		if (pm_fin_wall() - (double)st.st_mtime < PM_CLAIM_STALE)
+		if (!claim_free(p, &st))
 			return 0;
 		/* a merger died: move its claim aside, and make sure it was that one we moved */
 		if (rename(p, aside) < 0) {
@@ -589,6 +661,27 @@ static int sched_input(struct job *j, struct pm_evidence *ev, char *err, size_t 
 	return 0;
 }
 
+/* Slurm's record as stored by an earlier merge (sacct.txt), with WHY as the record's reason;
+ * 0, or -1 when there is none. */
+static int stored_sched(struct job *j, const char *why)
+{
+	char p[4096], *buf;
+	size_t len;
+
+	pm_fin_sched_free(&j->sched);
+	path(p, sizeof(p), j->dir, "sacct.txt");
+	if (pm_fin_read(p, 16u << 20, &buf, &len) < 0) {
+		j->sched_status = "missing";
+		return -1;
+	}
+	j->sched.text = buf;
+	j->sched.len = len;
+	pm_fin_sched_parse(&j->sched, j->id);
+	snprintf(j->sched.reason, sizeof(j->sched.reason), "%s", why);
+	j->sched_status = "stored";
+	return 0;
+}
+
 /* Slurm's record: asked now (once for a provisional verdict), else the one stored earlier. */
 static int scheduler(struct job *j, bool provisional, double deadline)
 {
@@ -607,18 +700,9 @@ static int scheduler(struct job *j, bool provisional, double deadline)
 		free(buf);
 		return pm_fin_write(j->dir, "sacct.txt", j->sched.text, j->sched.len);
 	}
-	pm_fin_sched_free(&j->sched);
-	if (pm_fin_read(p, 16u << 20, &buf, &len) == 0) {
-		char why[sizeof(j->sched.reason)];
-		snprintf(why, sizeof(why), "%s", j->sched.reason);
-		j->sched.text = buf;
-		j->sched.len = len;
-		pm_fin_sched_parse(&j->sched, j->id);
-		snprintf(j->sched.reason, sizeof(j->sched.reason), "asked again: %.150s", why);
-		j->sched_status = "stored";
-		return 0;
-	}
-	j->sched_status = "missing";
+	char why[sizeof(j->sched.reason)];
+	snprintf(why, sizeof(why), "asked again: %.150s", j->sched.reason);
+	stored_sched(j, why);
 	return 0;
 }
 
@@ -675,7 +759,9 @@ static json_t *bundles_json(const struct job *j, json_t **hits)
 		json_t *o = json_pack("{s:s,s:s,s:I,s:s,s:b,s:s}", "file", b->file, "node", b->node,
 				      "bytes", (json_int_t)b->bytes, "sha256", b->sha,
 				      "deadline_hit", b->deadline_hit, "status",
-				      b->ok ? "ok" : "rejected");
+				      b->ok  ? "ok" :
+				      b->cut ? "not_read" :
+					       "rejected");
 		if (!b->ok)
 			json_object_set_new(o, "reason", json_string(b->reason));
 		json_array_append_new(a, o);
@@ -700,6 +786,20 @@ static json_t *scheduler_json(const struct job *j)
 	if (j->sched.reason[0] && !j->sched.final)
 		json_object_set_new(o, "reason", json_string(j->sched.reason));
 	return o;
+}
+
+/* A merge cut by its deadline: its budget and the bundles it did not read. */
+static json_t *cut_json(const struct job *j)
+{
+	json_t *cut = json_array();
+
+	for (size_t i = 0; i < j->nb; i++)
+		if (j->b[i].cut)
+			json_array_append_new(cut, json_string(j->b[i].file));
+	return json_pack("{s:b,s:f,s:o,s:s}", "deadline_hit", 1, "budget_s", j->cut_budget,
+			 "cut", cut, "reason",
+			 "the merge ran out of time: this verdict comes from Slurm's record "
+			 "alone, without the node bundles listed");
 }
 
 static json_t *or_null(const json_t *o, const char *k)
@@ -728,6 +828,8 @@ static json_t *manifest_json(const struct job *j, const struct pm_ruleset *rs, c
 			    json_pack("{s:s,s:s,s:s}", "id", pm_ruleset_id(rs), "version",
 				      pm_ruleset_version(rs), "digest", pm_ruleset_digest(rs)));
 	json_object_set_new(m, "provisional", json_boolean(provisional));
+	if (j->cut)
+		json_object_set_new(m, "merge", cut_json(j));
 	if (v) {
 		pm_fin_sha_buf(vtext, strlen(vtext), sha);
 		vo = json_pack("{s:s,s:s,s:o,s:o,s:o,s:b}", "file", "verdict.json", "sha256", sha,
@@ -950,6 +1052,9 @@ char *pm_comment_line(const json_t *v, const char *cluster, const char *job, con
 
 /* ---- the merge ---- */
 
+static int admin_set(const struct pm_config *cfg, const char *job, const char *line,
+		     double deadline, char *why, size_t whylen);
+
 /* Merge with the rule set GIVEN (the caller's, kept), or else one loaded from cfg->rules. */
 static int merge(struct job *j, const struct pm_ruleset *given, bool provisional, double deadline,
 		 struct pm_finalize_result *r, char *err, size_t errlen)
@@ -964,7 +1069,10 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 
 	if (!rs || !(ev = pm_evidence_create(rs)))
 		goto out;
-	if (bundles(j, rs, ev) < 0 || scheduler(j, provisional, deadline) < 0) {
+	/* Slurm's record first, with at most half the time: stored before the bundles are
+	 * read, it is there for the provisional verdict of a merge cut by its deadline */
+	if (scheduler(j, provisional, pm_fin_clock() + (deadline - pm_fin_clock()) / 2) < 0 ||
+	    bundles(j, rs, ev) < 0) {
 		pm_fin_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
 		goto out;
 	}
@@ -984,6 +1092,8 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 		goto out;
 	if (r->what != PM_FIN_UNCHANGED)
 		r->what = provisional ? PM_FIN_PROVISIONAL : PM_FIN_MERGED;
+	if (j->stored_fd >= 0 && write(j->stored_fd, "V", 1) < 0)
+		j->stored_fd = -1; /* the parent is gone: nobody to tell */
 	snprintf(r->state, sizeof(r->state), "%s", j->sched.state);
 	r->present = json_array_size(json_object_get(json_object_get(man, "nodes"), "present"));
 	if (!v) {
@@ -999,6 +1109,10 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 	if (!provisional)
 		r->comment = pm_fin_comment(j->cfg, j->dir, j->id, line ? line : "", deadline,
 					    r->comment_why, sizeof(r->comment_why));
+	/* the copy operators alone can change; the timer's recheck retries it */
+	if (!provisional && j->cfg->admin_comment && r->comment != PM_COMMENT_PENDING &&
+	    strcmp(j->cfg->comment_field ? j->cfg->comment_field : "", "AdminComment"))
+		admin_set(j->cfg, j->id, line ? line : "", deadline, verr, sizeof(verr));
 	rc = 0;
 out:
 	if (rc < 0 && err && !err[0])
@@ -1013,21 +1127,256 @@ out:
 	return rc;
 }
 
+/* ---- a merge with a time budget ---- */
+
+/* The bundles of J, listed but not read: the merge ran out of time after BUDGET seconds. */
+static int bundles_cut(struct job *j, double budget)
+{
+	if (!(j->b = calloc(j->files.n + 1, sizeof(*j->b))))
+		return -1;
+	for (size_t i = 0; i < j->files.n; i++) {
+		struct bundle *b = &j->b[j->nb];
+		char p[4096];
+		struct stat st;
+
+		if (asprintf(&b->file, "nodes/%s.tar.zst", j->files.v[i]) < 0)
+			return -1;
+		j->nb++;
+		b->uid = -1;
+		b->cut = true;
+		if (!(b->node = strdup(j->files.v[i])))
+			return -1;
+		path(p, sizeof(p), j->dir, b->file);
+		if (stat(p, &st) == 0) /* its size: the timer tells late evidence by it */
+			b->bytes = (uint64_t)st.st_size;
+		snprintf(b->reason, sizeof(b->reason),
+			 "stored, but not read: the merge ran out of time (%.0f s)", budget);
+	}
+	return 0;
+}
+
+/* The verdict's coverage names every bundle the merge did not read. */
+static void coverage_cut(json_t *v, const struct job *j)
+{
+	json_t *cov = json_object_get(v, "coverage");
+
+	if (!json_is_array(cov))
+		return;
+	for (size_t i = 0; i < j->nb; i++)
+		if (j->b[i].cut)
+			json_array_append_new(cov, json_pack("{s:s,s:s,s:s,s:s,s:s}", "file",
+							     j->b[i].file, "node", j->b[i].node,
+							     "reason", j->b[i].reason, "source",
+							     "bundle", "status", "timed_out"));
+}
+
+/*
+ * The merge ran out of time: write a verdict from Slurm's stored record alone, each bundle
+ * listed as cut, provisional unless FINAL (then the comment too, by END).  A fresh J (no
+ * bundles read yet).  Same returns as merge().
+ */
+static int merge_cut(struct job *j, const struct pm_ruleset *rs, bool final, double budget,
+		     double end, struct pm_finalize_result *r, char *err, size_t errlen)
+{
+	struct pm_evidence *ev = NULL;
+	json_t *v = NULL, *man = NULL;
+	char *vtext = NULL, *line = NULL, verr[256] = "";
+	int rc = -1;
+
+	j->cut = true;
+	j->cut_budget = budget;
+	if (!(ev = pm_evidence_create(rs)) || bundles_cut(j, budget) < 0)
+		goto out;
+	stored_sched(j, "not asked again: the merge ran out of time");
+	if (j->uid < 0)
+		j->uid = j->sched.uid;
+	if (j->sched.text && sched_input(j, ev, err, errlen) < 0)
+		goto out;
+	if ((v = pm_diagnose(ev, verr, sizeof(verr)))) {
+		coverage_cut(v, j);
+		if (!(vtext = pm_verdict_dump(v)))
+			goto out;
+	}
+	if (v && final && strcmp(str(v, "status"), "none") &&
+	    !(line = pm_comment_line(v, j->cluster, j->id, j->restart)))
+		goto out;
+	man = manifest_json(j, rs, v, vtext, line, !final);
+	if (store(j, man, vtext, r, err, errlen) < 0)
+		goto out;
+	if (r->what != PM_FIN_UNCHANGED)
+		r->what = final ? PM_FIN_MERGED : PM_FIN_PROVISIONAL;
+	snprintf(r->state, sizeof(r->state), "%s", j->sched.state);
+	r->present = 0;
+	if (final && v)
+		r->comment = pm_fin_comment(j->cfg, j->dir, j->id, line ? line : "", end,
+					    r->comment_why, sizeof(r->comment_why));
+	rc = 0;
+out:
+	if (rc < 0 && err && !err[0])
+		pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", j->dir,
+			    strerror(errno ? errno : ENOMEM));
+	free(line);
+	free(vtext);
+	json_decref(man);
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	return rc;
+}
+
+/* What a timed merge's child writes: 'V' once the verdict is stored, then this. */
+struct child_msg {
+	int rc;
+	struct pm_finalize_result r;
+	char err[768];
+};
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		len -= (size_t)w;
+	}
+}
+
+/* Read the child's 'V' and message from FD until EOF, CUT_AT (monotonic) or STOPPED(); true
+ * when the whole message came, *STORED when the verdict was. */
+static bool child_wait(int fd, struct child_msg *m, double cut_at, bool (*stopped)(void),
+		       bool *stored)
+{
+	char buf[1 + sizeof(*m)];
+	size_t got = 0;
+
+	*stored = false;
+	for (;;) {
+		double left = cut_at - pm_fin_clock();
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int ms = left <= 0 ? 0 : left > 0.2 && stopped ? 200 : (int)(left * 1000) + 1;
+		ssize_t n;
+
+		if (left <= 0 || (stopped && stopped()))
+			return false;
+		if (poll(&p, 1, ms) <= 0)
+			continue; /* the time, a signal: looked at above */
+		n = read(fd, buf + got, sizeof(buf) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		*stored = buf[0] == 'V';
+		if (buf[0] != 'V' && got >= sizeof(*m)) /* a merge that failed before storing */
+			break;
+	}
+	if (buf[0] == 'V' && got == sizeof(buf)) {
+		memcpy(m, buf + 1, sizeof(*m));
+		return true;
+	}
+	if (buf[0] != 'V' && got == sizeof(*m)) {
+		memcpy(m, buf, sizeof(*m));
+		return true;
+	}
+	return false;
+}
+
+/*
+ * merge() in a child process, killed at END less a reserve (or when OPTS->stopped says so);
+ * then merge_cut() with the reserve.  A merge killed half-way may have replaced files, never
+ * half of one (pm_fin_write renames).  Same returns as merge().
+ */
+static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct pm_finalize_opts *o,
+		       bool provisional, double deadline, double end, struct pm_finalize_result *r,
+		       char *err, size_t errlen)
+{
+	double start = pm_fin_clock(), reserve = (end - start) / 5;
+	struct child_msg m;
+	int fds[2], st;
+	pid_t pid;
+	bool done, stored;
+
+	reserve = reserve < RESERVE_MIN ? RESERVE_MIN : reserve > RESERVE_MAX ? RESERVE_MAX : reserve;
+	if (deadline > end - reserve)
+		deadline = end - reserve;
+	if (end - reserve <= start)
+		return merge_cut(j, rs, !provisional && o->cut_final, o->merge_budget, end, r, err,
+				 errlen);
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return merge(j, rs, provisional, deadline, r, err, errlen);
+	fflush(NULL); /* nothing buffered is written twice */
+	if ((pid = fork()) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return merge(j, rs, provisional, deadline, r, err, errlen);
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives the caller */
+		setpgid(0, 0);
+		memset(&m, 0, sizeof(m));
+		if (o->child_hook)
+			o->child_hook();
+		j->stored_fd = fds[1];
+		m.rc = merge(j, rs, provisional, deadline, &m.r, m.err, sizeof(m.err));
+		write_all(fds[1], &m, sizeof(m));
+		_exit(0);
+	}
+	setpgid(pid, pid);
+	close(fds[1]);
+	done = child_wait(fds[0], &m, end - reserve, o->stopped, &stored);
+	if (!done) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	if (done) {
+		*r = m.r;
+		if (m.rc < 0)
+			pm_fin_fail(err, errlen, ENODATA, "%s", m.err);
+		return m.rc;
+	}
+	r->deadline_hit = true;
+	r->took = pm_fin_clock() - start;
+	if (stored) {
+		/* cut after the verdict was stored: only the comment or a webhook was left, and
+		 * their .pending files say so for the timer */
+		r->what = provisional ? PM_FIN_PROVISIONAL : PM_FIN_MERGED;
+		r->comment = !provisional && exists(j->dir, "comment.pending") ?
+				     PM_COMMENT_PENDING :
+				     PM_COMMENT_NONE;
+		snprintf(r->comment_why, sizeof(r->comment_why),
+			 "the merge ran out of time while setting it");
+		return 0;
+	}
+	return merge_cut(j, rs, !provisional && o->cut_final, o->merge_budget, end, r, err, errlen);
+}
+
 int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 		   const struct pm_finalize_opts *opts, struct pm_finalize_result *res, char *err,
 		   size_t errlen)
 {
+	static const struct pm_finalize_opts none = {0};
+	const struct pm_finalize_opts *o = opts ? opts : &none;
 	struct pm_finalize_result r;
-	double budget = opts && opts->budget > 0 ? opts->budget : PM_SLURM_BUDGET;
-	double deadline = pm_fin_clock() + budget;
-	bool force = opts && opts->force, wrote_provisional = false;
-	char me[160];
+	double budget = o->budget > 0 ? o->budget : PM_SLURM_BUDGET;
+	double deadline = pm_fin_clock() + budget, end = pm_fin_clock() + o->merge_budget;
+	bool force = o->force, wrote_provisional = false;
+	const struct pm_ruleset *rs = o->rules;
+	struct pm_ruleset *own = NULL;
+	char me[200];
 	int rc = 1;
 
 	memset(&r, 0, sizeof(r));
 	if (err && errlen)
 		err[0] = '\0';
-	claim_id(me, sizeof(me));
+	claim_id(me, sizeof(me), o->merge_budget);
 	for (int round = 0; round < 2; round++) {
 		struct job j;
 		bool all;
@@ -1060,8 +1409,20 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 			job_free(&j);
 			break;
 		}
-		rc = merge(&j, opts ? opts->rules : NULL, !all && !force, deadline, &r, err,
-			   errlen);
+		/* a timed merge runs in a child: the rules are loaded once, here, for both */
+		if (o->merge_budget > 0 && !rs) {
+			const char *dir = cfg->rules && *cfg->rules ? cfg->rules : PM_RULESDIR;
+			if (!(rs = own = pm_ruleset_load(dir, err, errlen))) {
+				release(jobdir, me);
+				job_free(&j);
+				rc = -1;
+				break;
+			}
+		}
+		if (o->merge_budget > 0)
+			rc = merge_timed(&j, rs, o, !all && !force, deadline, end, &r, err, errlen);
+		else
+			rc = merge(&j, rs, !all && !force, deadline, &r, err, errlen);
 		release(jobdir, me);
 		job_free(&j);
 		if (rc < 0 || all || force)
@@ -1070,6 +1431,7 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 		wrote_provisional = true;
 		rc = 1;
 	}
+	pm_ruleset_destroy(own);
 	if (res)
 		*res = r;
 	return rc < 0 ? -1 : rc;
@@ -1119,6 +1481,542 @@ int pm_finalize_arrive(const char *jobdir, const char *node, const char *nodelis
 	if (stat(arr, &st) < 0)
 		return pm_fin_fail(err, errlen, errno, "%s: %s", arr, strerror(errno));
 	return st.st_nlink > 1 ? (int)(st.st_nlink - 1) : 1;
+}
+
+/* ---- what became of a merge ---- */
+
+static void describe_claim(const char *jobdir, size_t in, size_t of, char *buf, size_t len)
+{
+	char p[4096], *text = NULL, since[40] = "?", end[40] = "?";
+	struct pm_claim c;
+	struct stat st;
+	const char *why;
+	bool parsed;
+
+	path(p, sizeof(p), jobdir, "merging");
+	if (lstat(p, &st) < 0) {
+		snprintf(buf, len,
+			 "%zu of %zu node(s) reported, but no merge finished: no verdict, no claim "
+			 "left (the merging collector was stopped before it wrote one); the finalize "
+			 "timer merges it, or run `postmortem finalize JOB`",
+			 in, of);
+		return;
+	}
+	parsed = pm_fin_read(p, 4096, &text, NULL) == 0 && pm_claim_parse(text, &c) == 0;
+	free(text);
+	if (parsed) {
+		pm_fin_iso(c.start, since, sizeof(since));
+		if (c.end > 0)
+			pm_fin_iso(c.end, end, sizeof(end));
+	}
+	if (pm_claim_stale(parsed ? &c : NULL, (double)st.st_mtime, pm_fin_wall(), &why))
+		snprintf(buf, len,
+			 "%zu of %zu node(s) reported, but the merge did not finish: %s (%s %ld, "
+			 "started %s, to end by %s) without writing a verdict; the claim is free "
+			 "and the finalize timer merges it, or run `postmortem finalize JOB`",
+			 in, of, why, parsed ? c.host : "?", parsed ? c.pid : 0L, since, end);
+	else
+		snprintf(buf, len,
+			 "%zu of %zu node(s) reported; a merge is running (%s %ld, started %s, to "
+			 "end by %s)",
+			 in, of, parsed ? c.host : "?", parsed ? c.pid : 0L, since, end);
+}
+
+void pm_finalize_describe(const char *jobdir, char *buf, size_t len)
+{
+	static const struct pm_config none = {0};
+	struct job j;
+	size_t in = 0, of;
+
+	if (job_open(&j, &none, jobdir, NULL, 0) < 0) {
+		snprintf(buf, len, "%s: cannot be read: %s", jobdir, strerror(errno));
+		return;
+	}
+	of = j.expected.n;
+	for (size_t i = 0; i < j.arrived.n; i++)
+		in += !of || has(&j.expected, j.arrived.v[i]);
+	if (!in && !j.files.n)
+		snprintf(buf, len, "no node has reported yet (%zu expected)", of);
+	else if (!of)
+		snprintf(buf, len, "%zu node(s) reported, the job's node list is unknown; no merge "
+			 "has written a verdict yet", in);
+	else
+		describe_claim(jobdir, in, of, buf, len);
+	job_free(&j);
+}
+
+/* ---- the stored verdict is the authority: comments rechecked ---- */
+
+#define MARK "postmortem: "
+#define SEP " | "
+#define RECHECK_TIMEOUT 120.0 /* seconds the one sacct query of a walk may take */
+#define FOUND_MAX 300	      /* bytes of a tampered value kept in the record */
+
+/* The postmortem part of a comment: from our mark (first, or after " | ") to the end, less
+ * trailing blanks; "" when there is none.  Points into CUR; *LEN its length. */
+static const char *our_part(const char *cur, size_t *len)
+{
+	const char *p = !strncmp(cur, MARK, strlen(MARK)) ? cur : strstr(cur, SEP MARK);
+	size_t n;
+
+	if (!p) {
+		*len = 0;
+		return "";
+	}
+	if (p != cur)
+		p += strlen(SEP);
+	n = strlen(p);
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\n' || p[n - 1] == '\r'))
+		n--;
+	*len = n;
+	return p;
+}
+
+static bool part_is(const char *cur, const char *line)
+{
+	size_t n;
+	const char *p = our_part(cur, &n);
+
+	return n == strlen(line) && !memcmp(p, line, n);
+}
+
+/* Seconds for one Slurm command, what is left until DEADLINE within [0.5, 20]. */
+static double cmd_limit(double deadline)
+{
+	double left = deadline - pm_fin_clock();
+
+	return left < 0.5 ? 0.5 : left > 20 ? 20 : left;
+}
+
+/*
+ * Put LINE into the job's AdminComment too (admin_comment: true), which only operators can
+ * set: composed with what is there (an earlier line of ours replaced), except that jobstats'
+ * summary ("JS1:...", read back by jobstats as it is) is never touched.  1 set, 0 nothing
+ * to do (already there, or jobstats'), -1 failed (WHY).
+ */
+static int admin_set(const struct pm_config *cfg, const char *job, const char *line,
+		     double deadline, char *why, size_t whylen)
+{
+	const char *sacct = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
+	const char *mgr = cfg->sacctmgr && *cfg->sacctmgr ? cfg->sacctmgr : "sacctmgr";
+	const char *q[] = {"-P", "-X", "-n", "-j", job, "-o", "AdminComment", NULL};
+	char *out = NULL, *want = NULL, where[96], set[1024];
+	size_t len;
+	int st, rc = -1;
+
+	if (pm_fin_run(sacct, q, cmd_limit(deadline), &out, &len, &st) < 0 ||
+	    !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, whylen, "%s -o AdminComment failed", sacct);
+		goto out;
+	}
+	while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
+		out[--len] = '\0';
+	for (char *p = out; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	rc = 0;
+	if (pm_comment_is_jobstats(out) || !(want = pm_comment_compose(out, line)) ||
+	    !strcmp(want, out))
+		goto out;
+	for (char *p = want; *p; p++)
+		if (*p == '"')
+			*p = '`';
+	free(out);
+	out = NULL;
+	snprintf(where, sizeof(where), "jobid=%s", job);
+	snprintf(set, sizeof(set), "AdminComment=\"%s\"", want);
+	const char *m[] = {"-i", "modify", "job", "where", where, "set", set, NULL};
+	if (pm_fin_run(mgr, m, cmd_limit(deadline), &out, &len, &st) < 0 ||
+	    strstr(out, "Nothing modified") || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, whylen, "%s: AdminComment not set: %.120s", mgr, out ? out : "");
+		rc = -1;
+	} else {
+		rc = 1;
+	}
+out:
+	free(out);
+	free(want);
+	return rc;
+}
+
+struct cand {
+	char key[140]; /* "cluster\x1fjob" */
+	char *dir, *line;
+	char field[16];
+	char job[NAMELEN];
+	double set;		/* when the comment was set (the comment file's time) */
+	bool seen, bad, bad_admin;
+	char found[FOUND_MAX + 1], found_admin[FOUND_MAX + 1];
+};
+
+struct recheck {
+	const struct pm_config *cfg;
+	double since;
+	struct cand *c;
+	size_t n, cap;
+	char row[8192]; /* the row being read: continuation lines join it */
+	size_t rowlen;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	/* the newest comment of a job (its latest run) first */
+	return c ? c : x->set < y->set ? 1 : x->set > y->set ? -1 : 0;
+}
+
+/* A job run whose comment we set within the period (not pending a retry): a candidate. */
+static int recheck_collect(const char *dir, void *arg)
+{
+	struct recheck *rc = arg;
+	char p[4096], *buf = NULL, *tab, cluster[NAMELEN], job[NAMELEN], restart[NAMELEN];
+	struct stat st;
+	struct cand *c;
+
+	path(p, sizeof(p), dir, "comment");
+	if (lstat(p, &st) < 0 || (double)st.st_mtime < rc->since || exists(dir, "comment.pending") ||
+	    pm_fin_key(dir, cluster, job, restart, NAMELEN) < 0)
+		return 0;
+	if (pm_fin_read(p, 4096, &buf, NULL) < 0)
+		return 0;
+	if (!(tab = strchr(buf, '\t')) || tab - buf >= 16) {
+		free(buf);
+		return 0;
+	}
+	*tab++ = '\0';
+	tab[strcspn(tab, "\n")] = '\0';
+	if (rc->n == rc->cap) {
+		size_t cap = rc->cap ? rc->cap * 2 : 256;
+		struct cand *v = realloc(rc->c, cap * sizeof(*v));
+		if (!v) {
+			free(buf);
+			return -1;
+		}
+		rc->c = v;
+		rc->cap = cap;
+	}
+	c = &rc->c[rc->n];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->key, sizeof(c->key), "%s\x1f%s", cluster, job);
+	snprintf(c->field, sizeof(c->field), "%s", buf);
+	snprintf(c->job, sizeof(c->job), "%s", job);
+	c->set = (double)st.st_mtime;
+	if (!(c->dir = strdup(dir)) || !(c->line = strdup(tab))) {
+		free(c->dir);
+		free(buf);
+		return -1;
+	}
+	rc->n++;
+	free(buf);
+	return 0;
+}
+
+/* Judge one sacct row "JobID|Cluster|AdminComment|Comment" against the store. */
+static void recheck_row(struct recheck *rc, char *row)
+{
+	char *f[3], *p = row, key[140];
+	struct cand *c;
+	const char *main_v;
+
+	for (int i = 0; i < 3; i++) {
+		char *bar = strchr(p, '|');
+		if (!bar)
+			return;
+		*bar = '\0';
+		f[i] = p;
+		p = bar + 1;
+	}
+	snprintf(key, sizeof(key), "%s\x1f%s", f[1], f[0]);
+	/* the first entry of the key (the job's latest run) */
+	size_t lo = 0, hi = rc->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(rc->c[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == rc->n || strcmp(rc->c[lo].key, key))
+		return;
+	c = &rc->c[lo];
+	c->seen = true;
+	/* jobstats' summary in AdminComment: the line went to Comment instead (slurmdb.c) */
+	main_v = !strcmp(c->field, "AdminComment") && !pm_comment_is_jobstats(f[2]) ? f[2] : p;
+	/* a mismatch sticks: a later row (a forged continuation line) cannot clear it */
+	if (!part_is(main_v, c->line) && !c->bad) {
+		c->bad = true;
+		snprintf(c->found, sizeof(c->found), "%s", main_v);
+	}
+	if (rc->cfg->admin_comment && strcmp(c->field, "AdminComment") && *c->line &&
+	    !pm_comment_is_jobstats(f[2]) && !part_is(f[2], c->line) && !c->bad_admin) {
+		c->bad_admin = true;
+		snprintf(c->found_admin, sizeof(c->found_admin), "%s", f[2]);
+	}
+}
+
+/* A row starts with a job id and a bar; anything else continues the row before it (a
+ * comment holding a line break). */
+static void recheck_line(struct recheck *rc, const char *l, size_t n)
+{
+	const char *bar = memchr(l, '|', n);
+	char id[NAMELEN];
+
+	if (bar && (size_t)(bar - l) < sizeof(id)) {
+		memcpy(id, l, (size_t)(bar - l));
+		id[bar - l] = '\0';
+		if (pm_fin_jobid_ok(id)) {
+			if (rc->rowlen)
+				recheck_row(rc, rc->row);
+			rc->rowlen = 0;
+			rc->row[0] = '\0';
+		}
+	}
+	if (rc->rowlen && rc->rowlen + 1 < sizeof(rc->row))
+		rc->row[rc->rowlen++] = ' ';
+	if (rc->rowlen + n >= sizeof(rc->row))
+		n = sizeof(rc->row) - rc->rowlen - 1;
+	memcpy(rc->row + rc->rowlen, l, n);
+	rc->rowlen += n;
+	rc->row[rc->rowlen] = '\0';
+}
+
+/* Run sacct (as root, as pm_fin_run does) and feed its output to recheck_line as it comes,
+ * whatever its size.  0, or -1 with WHY. */
+static int recheck_query(struct recheck *rc, const char *const *args, double timeout,
+			 size_t *rows, char *why, size_t whylen)
+{
+	const char *cmd = rc->cfg->sacct && *rc->cfg->sacct ? rc->cfg->sacct : "sacct";
+	char buf[65536], *carry = NULL;
+	size_t nc = 0;
+	double until = pm_fin_clock() + timeout;
+	int p[2], st = 0, rcode = -1;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		const char *argv[32];
+		size_t n = 0;
+		int nul = open("/dev/null", O_RDWR);
+
+		setpgid(0, 0);
+		if (getuid() == 0 && geteuid() != 0) {
+			static const gid_t root_group[1] = {0};
+			if (seteuid(0) < 0 || setegid(0) < 0 || setgroups(1, root_group) < 0)
+				_exit(126);
+		}
+		dup2(nul, 0);
+		dup2(p[1], 1);
+		dup2(nul, 2);
+		if (strpbrk(cmd, " \t")) {
+			static char line[4096];
+			snprintf(line, sizeof(line), "%s \"$@\"", cmd);
+			argv[n++] = "/bin/sh";
+			argv[n++] = "-c";
+			argv[n++] = line;
+			argv[n++] = "sh";
+		} else {
+			argv[n++] = cmd;
+		}
+		for (size_t i = 0; args[i] && n < 31; i++)
+			argv[n++] = args[i];
+		argv[n] = NULL;
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		struct pollfd pf = {.fd = p[0], .events = POLLIN};
+		double left = until - pm_fin_clock();
+		ssize_t r;
+
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			snprintf(why, whylen, "%s took more than %.0f s", cmd, timeout);
+			goto wait;
+		}
+		if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
+			continue;
+		if ((r = read(p[0], buf, sizeof(buf))) < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		for (char *s = buf, *e = buf + r, *nl; s < e; s = nl + 1) {
+			if (!(nl = memchr(s, '\n', (size_t)(e - s)))) {
+				char *c = realloc(carry, nc + (size_t)(e - s) + 1);
+				if (!c)
+					break;
+				carry = c;
+				memcpy(carry + nc, s, (size_t)(e - s));
+				nc += (size_t)(e - s);
+				break;
+			}
+			if (nc) {
+				char *c = realloc(carry, nc + (size_t)(nl - s) + 1);
+				if (c) {
+					carry = c;
+					memcpy(carry + nc, s, (size_t)(nl - s));
+					recheck_line(rc, carry, nc + (size_t)(nl - s));
+				}
+				nc = 0;
+			} else {
+				recheck_line(rc, s, (size_t)(nl - s));
+			}
+			++*rows;
+		}
+	}
+	if (nc)
+		recheck_line(rc, carry, nc);
+	if (rc->rowlen)
+		recheck_row(rc, rc->row);
+	rcode = 0;
+wait:
+	close(p[0]);
+	free(carry);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (rcode == 0 && (!WIFEXITED(st) || WEXITSTATUS(st))) {
+		snprintf(why, whylen, "%s exited with status %d", cmd,
+			 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		rcode = -1;
+	}
+	return rcode;
+}
+
+/* Append the tampering of C's FIELD to its run's tampered.jsonl (doctor --recent reads it). */
+static void record_tampering(const struct cand *c, const char *field, const char *found,
+			     bool restored, double now)
+{
+	char p[4096], ts[40], *text;
+	json_t *o;
+	int fd;
+
+	pm_fin_iso(now, ts, sizeof(ts));
+	o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "time", ts, "field", field, "found", found,
+		      "stored", c->line, "restored", restored);
+	if (!o || !(text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII))) {
+		json_decref(o);
+		return;
+	}
+	json_decref(o);
+	path(p, sizeof(p), c->dir, PM_TAMPERED_FILE);
+	if ((fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640)) >= 0) {
+		size_t n = strlen(text);
+		text[n] = '\n'; /* json_dumps' NUL, replaced: written with its line end */
+		if (write(fd, text, n + 1) < 0)
+			n = 0;
+		close(fd);
+	}
+	free(text);
+}
+
+/* Put back C's line (and its AdminComment copy); record what was confirmed changed. */
+static void recheck_restore(const struct pm_config *cfg, struct cand *c, double budget,
+			    struct pm_recheck *res, double now)
+{
+	char why[256] = "", *state;
+
+	if (c->bad && asprintf(&state, "%s\t%s\n", c->field, c->line) >= 0) {
+		struct pm_config c2 = *cfg;
+		enum pm_comment_state cs;
+		/* comment.pending first: pm_fin_comment then asks Slurm instead of trusting the
+		 * comment file, and a failure leaves the work for the next walk */
+		if (pm_fin_write(c->dir, "comment.pending", state, strlen(state)) == 0) {
+			c2.comment_field = c->field;
+			cs = pm_fin_comment(&c2, c->dir, c->job, c->line, pm_fin_clock() + budget,
+					    why, sizeof(why));
+			if (cs == PM_COMMENT_SET || cs == PM_COMMENT_PENDING) {
+				record_tampering(c, c->field, c->found, cs == PM_COMMENT_SET, now);
+				res->tampered++;
+				res->restored += cs == PM_COMMENT_SET;
+				res->pending += cs == PM_COMMENT_PENDING;
+			}
+		}
+		free(state);
+	}
+	if (c->bad_admin) {
+		int a = admin_set(cfg, c->job, c->line, pm_fin_clock() + budget, why, sizeof(why));
+		if (a != 0) {
+			record_tampering(c, "AdminComment", c->found_admin, a == 1, now);
+			res->tampered++;
+			res->restored += a == 1;
+			res->pending += a < 0;
+		}
+	}
+}
+
+int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const char *jobdir,
+			double budget, struct pm_recheck *res, char *err, size_t errlen)
+{
+	struct recheck rc = {.cfg = cfg};
+	double now = pm_fin_wall(), t0 = pm_fin_clock();
+	char since[40], clusters[1024] = "", why[300] = "";
+	struct pm_recheck r0;
+	int ret = 0;
+
+	if (!res)
+		res = &r0;
+	memset(res, 0, sizeof(*res));
+	if (cfg->comment_recheck <= 0)
+		return 0;
+	rc.since = now - cfg->comment_recheck;
+	if (jobdir ? recheck_collect(jobdir, &rc) < 0 :
+		     pm_store_walk(store, recheck_collect, &rc, err, errlen) < 0) {
+		ret = pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s",
+				  jobdir ? jobdir : store, strerror(errno ? errno : ENOMEM));
+		goto out;
+	}
+	res->runs = rc.n;
+	if (!rc.n)
+		goto out;
+	qsort(rc.c, rc.n, sizeof(*rc.c), cand_cmp);
+	for (size_t i = 0; i < rc.n; i++) {
+		char cl[NAMELEN];
+		size_t l = strlen(clusters);
+		snprintf(cl, sizeof(cl), "%.*s", (int)strcspn(rc.c[i].key, "\x1f"), rc.c[i].key);
+		if (!strstr(clusters, cl) && l + strlen(cl) + 2 < sizeof(clusters))
+			snprintf(clusters + l, sizeof(clusters) - l, "%s%s", l ? "," : "", cl);
+	}
+	/* one query for the whole period: every job that ended since, its two comments */
+	{
+		time_t t = (time_t)rc.since;
+		struct tm tm;
+		localtime_r(&t, &tm); /* sacct reads times in local time */
+		strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%S", &tm);
+	}
+	const char *args[] = {"-a",	    "-X",     "-P", "-n", "-M",
+			      clusters,	    "-S",     since, "-E", "now",
+			      "-o",	    "JobID,Cluster,AdminComment,Comment", NULL};
+	double q0 = pm_fin_clock();
+	if (recheck_query(&rc, args, RECHECK_TIMEOUT, &res->rows, why, sizeof(why)) < 0) {
+		ret = pm_fin_fail(err, errlen, EIO, "comment recheck: %s", why);
+		goto out;
+	}
+	res->sacct_s = pm_fin_clock() - q0;
+	for (size_t i = 0; i < rc.n; i++) {
+		struct cand *c = &rc.c[i];
+		/* an older run of the same job: its comment is the latest run's now */
+		if (i && !strcmp(rc.c[i - 1].key, c->key))
+			continue;
+		res->seen += c->seen;
+		if (c->seen && (c->bad || c->bad_admin)) {
+			res->suspect++;
+			recheck_restore(cfg, c, budget, res, now);
+		}
+	}
+out:
+	res->total_s = pm_fin_clock() - t0;
+	for (size_t i = 0; i < rc.n; i++) {
+		free(rc.c[i].dir);
+		free(rc.c[i].line);
+	}
+	free(rc.c);
+	return ret;
 }
 
 /* ---- the timer ---- */

@@ -22,7 +22,7 @@
 #include "config.h"
 
 #define PM_MANIFEST_SCHEMA "postmortem.manifest/1"
-#define PM_CLAIM_STALE 300.0 /* seconds after which a `merging` claim may be taken over */
+#define PM_CLAIM_STALE 300.0 /* seconds after which a claim that states no end is free */
 #define PM_SLURM_BUDGET 20.0 /* default seconds of retries for sacct and sacctmgr */
 #define PM_MISSING_REASON "node never reported"
 
@@ -50,6 +50,18 @@ struct pm_finalize_opts {
 	 * and left to the caller; NULL: each merge loads cfg->rules itself.  The timer loads it
 	 * once for a whole store rather than compiling the rules for every job run. */
 	const struct pm_ruleset *rules;
+	/* Seconds the whole merge may take; 0: no limit (it runs in this process).  Else it
+	 * runs in a child killed at the budget less a reserve (a fifth, 0.5 to 10 s), and with
+	 * the reserve a verdict from Slurm's stored record alone is written, every bundle
+	 * listed as not read (manifest "merge", the verdict's coverage): provisional, or final
+	 * when CUT_FINAL (the timer: it comes back only when evidence changes).  The claim
+	 * states the budget's end, after which it is free. */
+	double merge_budget;
+	bool cut_final;
+	/* Asked while the child merges: true cuts it now (the collector's SIGTERM); NULL. */
+	bool (*stopped)(void);
+	/* Called in the child before it merges (tests: a merge that hangs); NULL. */
+	void (*child_hook)(void);
 };
 
 struct pm_finalize_result {
@@ -62,6 +74,8 @@ struct pm_finalize_result {
 	char comment_why[256];	  /* why the comment is pending */
 	int webhook;		  /* enum pm_webhook_state (webhook.h): 0 none, 1 sent, 2 pending */
 	char webhook_why[256];	  /* why a webhook delivery is pending */
+	bool deadline_hit;	  /* the merge ran out of its budget (merge_budget) */
+	double took;		  /* seconds until it was cut, when deadline_hit */
 };
 
 /*
@@ -100,6 +114,28 @@ enum pm_due {
 	PM_DUE_COMMENT, /* only comment.pending or webhook.pending to retry */
 };
 
+/* A `merging` claim as its holder wrote it: "host pid start end" (end: since 0.x). */
+struct pm_claim {
+	char host[64];
+	long pid;
+	double start, end; /* epoch seconds; END -1 when the claim does not state it */
+};
+
+/* Parse a claim file's TEXT.  0, or -1 when it is not one. */
+int pm_claim_parse(const char *text, struct pm_claim *c);
+
+/* Is claim C (NULL: unreadable), its file modified at MTIME, free to take at NOW (epoch)?
+ * Its holder is gone from this host, or past its stated end (and a few seconds), or the
+ * file is PM_CLAIM_STALE old.  *WHY says which ("" when not free). */
+bool pm_claim_stale(const struct pm_claim *c, double mtime, double now, const char **why);
+
+/*
+ * What became of JOBDIR's merge, in one line for a person, when it has no manifest yet:
+ * nodes reported out of expected, a merge running (whose, since when), or one that did not
+ * finish (its merger gone or out of time, or no claim left at all).  Reads a few files.
+ */
+void pm_finalize_describe(const char *jobdir, char *buf, size_t len);
+
 /* What the timer should do with JOBDIR at time NOW (epoch seconds); reads a few files only. */
 enum pm_due pm_finalize_due(const char *jobdir, double grace, double now);
 
@@ -118,6 +154,31 @@ struct pm_identity {
 };
 int pm_become_service(const char *user, struct pm_identity *id, char *why, size_t whylen);
 void pm_become_root(struct pm_identity *id);
+
+/*
+ * The stored verdict is the authority; the job's owner can change its Comment
+ * (`sacctmgr modify job ... set Comment=`).  Recheck the comments set within
+ * cfg->comment_recheck seconds (0: nothing) for the runs of STORE, or of JOBDIR alone when
+ * it is not NULL, with one sacct query (every job of the period, both comment fields); a
+ * run whose postmortem part no longer is the stored line (or whose AdminComment copy is
+ * gone, with admin_comment) is asked again on its own and, when confirmed, put back
+ * (BUDGET seconds of Slurm retries each) and recorded in <jobdir>/tampered.jsonl.
+ * 0 with *RES filled, or -1 with ERR (the store or sacct could not be read).
+ */
+#define PM_TAMPERED_FILE "tampered.jsonl"
+struct pm_recheck {
+	size_t runs;	  /* job runs whose comment was set within the period */
+	size_t rows;	  /* lines sacct gave */
+	size_t seen;	  /* jobs found in them (the latest run of each) */
+	size_t suspect;	  /* whose postmortem part did not match */
+	size_t tampered;  /* confirmed changed and recorded */
+	size_t restored;  /* put back */
+	size_t pending;	  /* not put back yet: comment.pending, retried by the timer */
+	double sacct_s;	  /* seconds the one query took */
+	double total_s;	  /* seconds in all */
+};
+int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const char *jobdir,
+			double budget, struct pm_recheck *res, char *err, size_t errlen);
 
 /* Call FN for every <store>/<cluster>/<job>/<restart> folder, in name order; stops at FN's
  * first non-zero return and returns it; -1 with ERR when STORE cannot be read. */

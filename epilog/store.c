@@ -231,6 +231,7 @@ static void finalize(const struct pm_config *cfg, const char *jobdir, const stru
 		     double deadline, struct pm_store_result *r)
 {
 	struct pm_finalize_opts o = {0};
+	struct pm_finalize_result fr;
 	char e[512];
 	double left = deadline - pm_mono();
 
@@ -243,7 +244,16 @@ static void finalize(const struct pm_config *cfg, const char *jobdir, const stru
 		return;
 	}
 	o.budget = left - 0.5 > 0.5 ? left - 0.5 : 0.5;
-	r->finalize = pm_finalize_ex(cfg, jobdir, &o, NULL, e, sizeof(e));
+	/* the merge keeps within the collector's deadline: cut, it still writes a provisional
+	 * verdict (finalize.h), and a SIGTERM cuts it at once */
+	o.merge_budget = o.budget;
+	o.stopped = pm_collect_stopped;
+	r->finalize = pm_finalize_ex(cfg, jobdir, &o, &fr, e, sizeof(e));
+	if (r->finalize >= 0 && fr.deadline_hit)
+		say(r->reason, sizeof(r->reason),
+		    "the merge ran out of time after %.1f s: provisional verdict from Slurm's "
+		    "record alone (the timer merges again)",
+		    fr.took);
 	if (r->finalize < 0)
 		say(r->reason, sizeof(r->reason), "finalize failed: %s", e);
 }
