@@ -285,6 +285,17 @@ struct pm_evidence {
  */
 int pm_trust_mask(const struct pm_evidence *ev, const struct pm_file *f, const char *buf,
 		  size_t len, char **out);
+/* A line of slurmd's, slurmstepd's or slurmctld's log, as linetrust.c reads it (the
+ * collector keeps a job's lines with it).  False when it has no "[stamp] " of slurm's. */
+struct pm_slurm_line {
+	double t;	 /* its stamp */
+	const char *job; /* its own job field ("[25.batch]", "JobId=25"), NULL none */
+	size_t job_len;
+	size_t text, user; /* where slurm's message and the text a user chose begin */
+};
+bool pm_slurm_line(const char *line, size_t len, struct pm_slurm_line *out);
+/* Whether a job field ("25", "25_3", "25_3(27)") names job ID. */
+bool pm_slurm_job_match(const char *field, size_t len, const char *id);
 
 /* Helpers for parsers; all copy their strings.  Return NULL/-1 only on ENOMEM. */
 struct pm_fact *pm_ev_add_fact(struct pm_evidence *ev, size_t file, const char *node, int gpu,

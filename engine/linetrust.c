@@ -92,14 +92,37 @@ static bool word_char(char c)
 
 /* Messages whose text after the marker is a path, a command or a name the user chose. */
 static const char *const slurm_rest[] = {
-	"Could not open stdout file ", "Could not open stderr file ", "Could not open stdin file ",
-	"Could not open ",  "could not open ",	"couldn't chdir to ", "Unable to chdir to ",
-	"chdir(",	    "chdir to ",	"execve(",	      "execve(): ",
-	"Unable to open ",  "unable to open ",	"JobName=",	      "Name=",
-	"Comment=",	    "AdminComment=",	"WorkDir=",	      "Command=",
-	"StdOut=",	    "StdErr=",		"StdIn=",	      "Script=",
-	"job_name",	    "pyxis:     ",	"pyxis: [",	      "container_image",
-	"Dependency=",	    "MailUser=",	"Features=",	      "Constraints=",
+	"Could not open stdout file ",
+	"Could not open stderr file ",
+	"Could not open stdin file ",
+	"Could not open ",
+	"could not open ",
+	"couldn't chdir to ",
+	"Unable to chdir to ",
+	"chdir(",
+	"chdir to ",
+	"execve(",
+	"execve(): ",
+	"Unable to open ",
+	"unable to open ",
+	"JobName=",
+	"Name=",
+	"Comment=",
+	"AdminComment=",
+	"WorkDir=",
+	"Command=",
+	"StdOut=",
+	"StdErr=",
+	"StdIn=",
+	"Script=",
+	"job_name",
+	"pyxis:     ",
+	"pyxis: [",
+	"container_image",
+	"Dependency=",
+	"MailUser=",
+	"Features=",
+	"Constraints=",
 };
 
 /* Where the text of MSG (its length N) starts to be the user's, or N. */
@@ -152,14 +175,14 @@ static size_t step_field(const char *s, size_t n, const char **j, size_t *jn)
 	return i + 1 + (i + 1 < n && s[i + 1] == ' ');
 }
 
-/* The forms of a job id in a line: "25", "25_3" (an array task), "25_3(27)" (and its raw
- * id in parentheses).  True when one of them is one of the job's ids. */
-static bool job_is(const struct lt *c, const char *s, size_t n)
+bool pm_slurm_job_match(const char *s, size_t n, const char *id)
 {
-	size_t d = 0, e;
+	size_t d = 0, e, il = id ? strlen(id) : 0;
 	const char *forms[3];
 	size_t fl[3], nf = 0;
 
+	if (!il)
+		return false;
 	while (d < n && d < 12 && pm_in_isdigit(s[d]))
 		d++;
 	forms[nf] = s;
@@ -181,18 +204,21 @@ static bool job_is(const struct lt *c, const char *s, size_t n)
 		}
 	}
 	for (size_t i = 0; i < nf; i++)
-		for (size_t k = 0; k < 2; k++)
-			if (c->ids[k] && strlen(c->ids[k]) == fl[i] &&
-			    !memcmp(c->ids[k], forms[i], fl[i]))
-				return true;
+		if (fl[i] && il == fl[i] && !memcmp(id, forms[i], fl[i]))
+			return true;
 	return false;
+}
+
+static bool job_is(const struct lt *c, const char *s, size_t n)
+{
+	return pm_slurm_job_match(s, n, c->ids[0]) || pm_slurm_job_match(s, n, c->ids[1]);
 }
 
 /* The job field of slurm's own text M[0, N): "JobId=25", "StepId=25.0", "job 25",
  * "JOB 25", "STEP 25.0"; its offset, or N when none. */
 static size_t job_field(const char *m, size_t n, size_t *at)
 {
-	static const char *const keys[] = {"JobId=", "StepId=", "JobID=", "job ", "Job ",
+	static const char *const keys[] = {"JobId=", "StepId=", "JobID=", "job ",   "Job ",
 					   "JOB ",   "STEP ",	"jobid ", "job_id="};
 	size_t best = n;
 
@@ -258,8 +284,8 @@ static bool names_other_node(const struct lt *c, const char *m, size_t n)
 				k++;
 				continue;
 			}
-			while (e < n && (pm_in_isalnum(m[e]) || m[e] == '-' || m[e] == '.' ||
-					 m[e] == '_'))
+			while (e < n &&
+			       (pm_in_isalnum(m[e]) || m[e] == '-' || m[e] == '.' || m[e] == '_'))
 				e++;
 			while (e > w && (m[e - 1] == '.' || m[e - 1] == '_'))
 				e--;
@@ -271,37 +297,49 @@ static bool names_other_node(const struct lt *c, const char *m, size_t n)
 	return false;
 }
 
+bool pm_slurm_line(const char *s, size_t n, struct pm_slurm_line *out)
+{
+	size_t k, m, u, at;
+
+	memset(out, 0, sizeof(*out));
+	out->user = n;
+	k = pm_in_bracket_iso(s, n, &out->t);
+	if (!k)
+		return false;
+	k += k < n && s[k] == ' ';
+	m = k + step_field(s + k, n - k, &out->job, &out->job_len);
+	u = m + slurm_user_from(s + m, n - m);
+	if (!out->job && job_field(s + m, u - m, &at) < u - m) {
+		out->job = s + m + at;
+		out->job_len = u - m - at;
+	}
+	out->text = m;
+	out->user = u;
+	return true;
+}
+
 /* One line of a slurm log (or of a scheduler file that is not a table) at OFF. */
 static void slurm_line(struct lt *c, size_t off, const char *s, size_t n)
 {
-	const char *j = NULL;
-	size_t k, m, jn = 0, u, at;
-	double t;
+	struct pm_slurm_line l;
 
 	if (!n)
 		return;
-	k = pm_in_bracket_iso(s, n, &t);
-	if (!k) { /* not a line slurm wrote: a continuation, or text planted some other way */
+	if (!pm_slurm_line(s, n, &l)) {
+		/* not a line slurm wrote: a continuation, or text planted some other way */
 		blank(c, off, n);
 		return;
 	}
-	k += k < n && s[k] == ' ';
-	m = k + step_field(s + k, n - k, &j, &jn);
-	u = m + slurm_user_from(s + m, n - m);
-	mask(c, off, u, n);
-	if (!j && job_field(s + m, u - m, &at) < u - m) {
-		j = s + m + at;
-		jn = u - m - at;
-	}
-	if (j && c->ids[0] && !job_is(c, j, jn)) {
+	mask(c, off, l.user, n);
+	if (l.job && (c->ids[0] || c->ids[1]) && !job_is(c, l.job, l.job_len)) {
 		blank(c, off, n); /* another job's line */
 		return;
 	}
-	if (!j && c->lo <= c->hi && (t < c->lo || t > c->hi)) {
+	if (!l.job && c->lo <= c->hi && (l.t < c->lo || l.t > c->hi)) {
 		blank(c, off, n); /* a node's line from outside the job's time */
 		return;
 	}
-	if (names_other_node(c, s + m, u - m))
+	if (names_other_node(c, s + l.text, l.user - l.text))
 		blank(c, off, n);
 }
 

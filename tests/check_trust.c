@@ -338,8 +338,8 @@ START_TEST(test_scontrol_user_keys)
 	char reason[200] = "";
 
 	ck_assert_int_eq(pm_parse_scontrol(ev, 0, text, strlen(text), reason, sizeof(reason)), 0);
-	ck_assert_uint_eq(ev->job.nnodes, 0);  /* NodeList three times: unknown */
-	ck_assert_ptr_null(ev->job.state);     /* JobState twice: unknown */
+	ck_assert_uint_eq(ev->job.nnodes, 0);	  /* NodeList three times: unknown */
+	ck_assert_ptr_null(ev->job.state);	  /* JobState twice: unknown */
 	ck_assert_int_eq(ev->job.user_uid, 2001); /* the rest as Slurm printed it */
 	ck_assert(fact_of(ev, "job.id_raw") == 25);
 	pm_evidence_destroy(ev);
@@ -446,8 +446,7 @@ static void assert_nothing_against_a_node(json_t *v)
 	snprintf(dump, sizeof(dump), "%s", all ? all : "");
 	free(all);
 
-	ck_assert_msg(!hw_class(json_string_value(json_object_get(c, "class"))), "cause: %s",
-		      dump);
+	ck_assert_msg(!hw_class(json_string_value(json_object_get(c, "class"))), "cause: %s", dump);
 	json_array_foreach(json_object_get(v, "candidates"), i, x)
 		ck_assert_msg(!hw_class(json_string_value(json_object_get(x, "class"))),
 			      "candidate: %s", dump);
@@ -455,7 +454,8 @@ static void assert_nothing_against_a_node(json_t *v)
 	json_array_foreach(json_object_get(v, "evidence"), i, x)
 	{
 		const char *rule = json_string_value(json_object_get(x, "rule"));
-		ck_assert_msg(strcmp(rule, "ume-slurmstepd") && strcmp(rule, "edac-uncorrected-error") &&
+		ck_assert_msg(strcmp(rule, "ume-slurmstepd") &&
+				      strcmp(rule, "edac-uncorrected-error") &&
 				      strcmp(rule, "net-nhc-ib-no-active-port") &&
 				      strcmp(rule, "fabric-manager-not-ready") &&
 				      strncmp(rule, "xid-", 4),
