@@ -8,7 +8,7 @@
  * collector's deadline, gets SIGKILL on its whole group and its source is timed_out: a
  * hung nvidia-smi or a dead NFS mount costs its timeout, never the node's epilog.  What
  * arrives passes an optional line filter (the job's window of the kernel log, the slurmd log
- * lines that name the job) and is capped head and tail: launch errors are at the start,
+ * lines that are the job's by their own job field) and is capped head and tail: launch errors are at the start,
  * fatal ones at the end.
  */
 #include <ctype.h>
@@ -291,27 +291,28 @@ static bool in_window(void *state, const char *line, size_t len)
 	return w->keep;
 }
 
-struct mention {
-	const char *id;
-	size_t n;
+struct owner {
+	const char *id; /* SLURM_JOB_ID: the id slurmd's and slurmstepd's lines carry */
+	char array[48]; /* "25_3" for an array task, "" otherwise */
+	double start;	/* the job's window start as slurm stamps it (local time); 0 unknown */
 };
 
-/* The line names the job id as a number of its own ("JobId=42", "[42.batch]", "job 42"). */
-static bool mentions(void *state, const char *line, size_t len)
+/* A line of slurmd's log that is this job's (engine/linetrust.c reads it the same way): one
+ * slurmd or slurmstepd wrote ("[stamp] ..."), whose own job field ("[42.batch]",
+ * "JobId=42", "job 42") names this job, or, with no job field at all, a line of the node's
+ * within the job's window.  A number in a path, a job name or another job's line is not
+ * this job's: any user could have put it there. */
+static bool owns(void *state, const char *line, size_t len)
 {
-	struct mention *m = state;
-	const char *p = line, *end = line + len;
+	struct owner *o = state;
+	struct pm_slurm_line l;
 
-	while ((p = memmem(p, (size_t)(end - p), m->id, m->n))) {
-		/* not inside a number, a time stamp's fraction ("05:36:37.424") or a date */
-		bool before = p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '.' ||
-					   p[-1] == ':' || p[-1] == '-');
-		bool after = p + m->n < end && isdigit((unsigned char)p[m->n]);
-		if (!before && !after)
-			return true;
-		p++;
-	}
-	return false;
+	if (!pm_slurm_line(line, len, &l))
+		return false;
+	if (l.job)
+		return pm_slurm_job_match(l.job, l.job_len, o->id) ||
+		       (o->array[0] && pm_slurm_job_match(l.job, l.job_len, o->array));
+	return o->start > 0 && l.t >= o->start;
 }
 
 /* ---- tasks ---- */
@@ -338,7 +339,7 @@ struct task {
 	uid_t as_uid;
 	union {
 		struct window w;
-		struct mention m;
+		struct owner m;
 	} f;
 };
 
@@ -899,6 +900,17 @@ static bool has_glob(const char *p)
 	return strpbrk(p, "*?[") != NULL;
 }
 
+/* Epoch seconds as slurm's log stamps them: the local time, read as UTC (FORMATS.md). */
+static double local_stamp(double t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!localtime_r(&tt, &tm))
+		return t;
+	return t + (double)tm.tm_gmtoff;
+}
+
 static void set_filter(struct run *r, const struct source *s, struct task *t)
 {
 	if (s->filter == in_window) {
@@ -907,9 +919,14 @@ static void set_filter(struct run *r, const struct source *s, struct task *t)
 		t->f.w.keep = true;
 		t->f.w.ctx.boot_time = r->job->boot_time;
 		t->f.w.ctx.year = 1970 + (int)(pm_now() / (365.2425 * 86400));
-	} else if (s->filter == mentions) {
-		t->f.m.id = r->job->id;
-		t->f.m.n = strlen(r->job->id);
+	} else if (s->filter == owns) {
+		const struct pm_job *j = r->job;
+
+		t->f.m.id = j->id;
+		if (j->array_job && j->array_task)
+			snprintf(t->f.m.array, sizeof(t->f.m.array), "%s_%s", j->array_job,
+				 j->array_task);
+		t->f.m.start = j->window_start > 0 ? local_stamp(j->window_start - PM_WINDOW_MARGIN) : 0;
 	}
 }
 
@@ -1200,7 +1217,7 @@ static const struct source src_host_state = {
 	PM_CS_HOST_STATE, "node_metrics", "host_state.txt", NULL, plan_configured,
 };
 static const struct source src_slurmd_log = {
-	PM_CS_SLURMD_LOG, "scheduler", "slurmd.log", mentions, plan_configured,
+	PM_CS_SLURMD_LOG, "scheduler", "slurmd.log", owns, plan_configured,
 };
 static const struct source src_prometheus = {
 	PM_CS_PROMETHEUS, "node_metrics", "prometheus.jsonl", NULL, plan_prometheus,
