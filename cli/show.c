@@ -244,6 +244,14 @@ int cmd_show(int argc, char **argv)
 	}
 	if (run_open(&r, &w, argv[optind]) < 0)
 		goto out;
+	if (json_is_null(json_object_get(r.manifest, "verdict")) &&
+	    json_is_true(json_object_get(json_object_get(r.manifest, "merge"), "deadline_hit"))) {
+		fprintf(stderr,
+			"%s: job %s has no verdict: the merge ran out of time before it read any "
+			"bundle, and Slurm's record could not be had (see %s/manifest.json)\n",
+			prog, argv[optind], r.dir);
+		goto out;
+	}
 	if (json_is_null(json_object_get(r.manifest, "verdict"))) {
 		fprintf(stderr,
 			"%s: job %s has no verdict: its evidence gave nothing to diagnose "

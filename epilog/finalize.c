@@ -1187,7 +1187,16 @@ static int merge_cut(struct job *j, const struct pm_ruleset *rs, bool final, dou
 	j->cut_budget = budget;
 	if (!(ev = pm_evidence_create(rs)) || bundles_cut(j, budget) < 0)
 		goto out;
-	stored_sched(j, "not asked again: the merge ran out of time");
+	if (stored_sched(j, "not asked again: the merge ran out of time") < 0) {
+		/* cut before it asked Slurm: once, with a third of what is left */
+		pm_fin_sacct(j->cfg, j->id, pm_fin_clock() + (end - pm_fin_clock()) / 3, &j->sched);
+		if (j->sched.text && j->sched.state[0]) {
+			j->sched_status = "ok";
+			pm_fin_write(j->dir, "sacct.txt", j->sched.text, j->sched.len);
+		} else {
+			pm_fin_sched_free(&j->sched);
+		}
+	}
 	if (j->uid < 0)
 		j->uid = j->sched.uid;
 	if (j->sched.text && sched_input(j, ev, err, errlen) < 0)

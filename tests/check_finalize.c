@@ -57,6 +57,11 @@ static const char FAKE_SACCT[] =
 	"case \" $* \" in\n"
 	"*' -o Comment '*) [ -f \"$D/db.Comment\" ] && cat \"$D/db.Comment\" ;;\n"
 	"*' -o AdminComment '*) [ -f \"$D/db.AdminComment\" ] && cat \"$D/db.AdminComment\" ;;\n"
+	/* the timer's recheck: one row per job from the db files, then any extra rows */
+	"*' -o JobID,Cluster,AdminComment,Comment '*)\n"
+	"   printf '4242|lab|%s|%s\\n' \"$(cat \"$D/db.AdminComment\" 2>/dev/null)\" "
+	"\"$(cat \"$D/db.Comment\")\"\n"
+	"   [ -f \"$D/db.extra\" ] && cat \"$D/db.extra\" ;;\n"
 	"*) if [ -f \"$D/db.first\" ]; then cat \"$D/db.first\"; rm -f \"$D/db.first\";\n"
 	"   else cat \"$D/db.sacct\"; fi ;;\n"
 	"esac\n"
@@ -898,6 +903,334 @@ START_TEST(cli_show_and_refusal)
 }
 END_TEST
 
+
+/* ---- the merge's time budget ---- */
+
+static void hang(void)
+{
+	sleep(60); /* a merge that cannot finish: killed at its budget */
+}
+
+static int fin_budget(double budget, bool cut_final, struct pm_finalize_result *r)
+{
+	struct pm_finalize_opts o = {
+		.budget = 5, .merge_budget = budget, .cut_final = cut_final, .child_hook = hang};
+	char err[512] = "";
+	int rc = pm_finalize_ex(&cfg, D, &o, r, err, sizeof(err));
+
+	ck_assert_msg(rc >= 0, "pm_finalize: %s", err);
+	return rc;
+}
+
+START_TEST(merge_cut_by_deadline)
+{
+	struct pm_finalize_result r;
+	struct timespec t0, t1;
+	json_t *m, *v, *x;
+	size_t i, cut = 0;
+
+	put(D, "expected", "gpu016\ngpu017\n", 0644);
+	bundle("gpu016", K16, 1000, false);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu016");
+	arrive("gpu017");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(fin_budget(2.0, false, &r), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* within its budget, with a provisional verdict, and the claim let go */
+	ck_assert_int_lt((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000,
+			 2000);
+	ck_assert(r.deadline_hit);
+	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
+	ck_assert(!there(D, "merging"));
+	m = load("manifest.json");
+	ck_assert(json_is_true(json_object_get(m, "provisional")));
+	ck_assert(json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")));
+	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(m, "merge"), "cut")), 2);
+	ck_assert_str_eq(jstr(m, "scheduler.state"), "FAILED"); /* asked by the cut merge */
+	json_array_foreach(json_object_get(m, "bundles"), i, x)
+		ck_assert_str_eq(jstr(x, "status"), "not_read");
+	ck_assert_ptr_nonnull(strstr(jstr(json_array_get(json_object_get(json_object_get(m, "nodes"),
+									  "missing"),
+							 0),
+					  "reason"),
+				     "merge ran out of time"));
+	v = load("verdict.json");
+	ck_assert_str_eq(jstr(v, "outcome"), "FAILED");
+	json_array_foreach(json_object_get(v, "coverage"), i, x)
+		cut += !strcmp(jstr(x, "source"), "bundle") && !strcmp(jstr(x, "status"), "timed_out");
+	ck_assert_int_eq(cut, 2);
+	ck_assert(!there(T, "sacctmgr.log")); /* a provisional verdict sets no comment */
+	/* the timer merges it again: all nodes are in */
+	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL)), PM_DUE_MERGE);
+	json_decref(v);
+	json_decref(m);
+
+	/* without the hang, the timer's merge reads every bundle: the Xid on gpu017 */
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert(!r.deadline_hit);
+	m = load("manifest.json");
+	ck_assert(!json_object_get(m, "merge"));
+	ck_assert(!json_is_true(json_object_get(m, "provisional")));
+	json_decref(m);
+	v = load("verdict.json");
+	ck_assert_str_eq(jstr(v, "cause.class"), "gpu_hardware");
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(timer_cut_is_final)
+{
+	struct pm_finalize_result r;
+	json_t *m;
+	char *line, *db, *want;
+
+	put(D, "expected", "gpu016\n", 0644);
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	ck_assert_int_eq(fin_budget(1.5, true, &r), 0);
+	ck_assert(r.deadline_hit);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
+	m = load("manifest.json");
+	ck_assert(!json_is_true(json_object_get(m, "provisional")));
+	ck_assert(json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")));
+	json_decref(m);
+	line = expected_line();
+	db = get(T, "db.Comment");
+	ck_assert_int_ge(asprintf(&want, "%s\n", line), 0);
+	ck_assert_str_eq(db, want);
+	/* recorded, not retried at every walk: the bundle's size is listed */
+	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL)), PM_DUE_NOTHING);
+	free(line), free(db), free(want);
+}
+END_TEST
+
+START_TEST(claim_of_dead_merger_free)
+{
+	struct pm_finalize_result r;
+	char host[64] = "", text[200], what[1024];
+	pid_t pid;
+	double now = (double)time(NULL);
+
+	gethostname(host, sizeof(host) - 1);
+	put(D, "expected", "gpu016\n", 0644);
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	/* a merger on this host that is gone: its claim is free at once */
+	if ((pid = fork()) == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	snprintf(text, sizeof(text), "%s %ld %.0f %.0f\n", host, (long)pid, now, now + 250);
+	put(D, "merging", text, 0644);
+	pm_finalize_describe(D, what, sizeof(what));
+	ck_assert_msg(strstr(what, "did not finish") && strstr(what, "its merger is gone"), "%s",
+		      what);
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	ck_assert(!there(D, "merging"));
+
+	/* a merger elsewhere past its stated end: free; before it: busy */
+	snprintf(text, sizeof(text), "elsewhere 77 %.0f %.0f\n", now - 100, now - 60);
+	put(D, "merging", text, 0644);
+	bundle("gpu016", K17, 1000, false); /* new evidence: the merge writes */
+	ck_assert_int_eq(fin(true, &r), 0);
+	ck_assert(!there(D, "merging"));
+	snprintf(text, sizeof(text), "elsewhere 77 %.0f %.0f\n", now, now + 100);
+	put(D, "merging", text, 0644);
+	ck_assert_int_eq(fin(true, &r), 1);
+	ck_assert_int_eq(r.what, PM_FIN_BUSY);
+}
+END_TEST
+
+START_TEST(describe_unmerged)
+{
+	char what[1024];
+
+	pm_finalize_describe(D, what, sizeof(what));
+	ck_assert_msg(strstr(what, "no node has reported"), "%s", what);
+	put(D, "expected", "gpu016\ngpu017\n", 0644);
+	bundle("gpu016", K16, 1000, false);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu016");
+	arrive("gpu017");
+	/* both reported, the merging collector killed with its claim gone: not "not reported" */
+	pm_finalize_describe(D, what, sizeof(what));
+	ck_assert_msg(strstr(what, "2 of 2 node(s) reported, but no merge finished"), "%s", what);
+	char text[200], host[64] = "";
+	gethostname(host, sizeof(host) - 1);
+	snprintf(text, sizeof(text), "%s %ld %.0f %.0f\n", host, (long)getpid(), (double)time(NULL),
+		 (double)time(NULL) + 30);
+	put(D, "merging", text, 0644);
+	pm_finalize_describe(D, what, sizeof(what));
+	ck_assert_msg(strstr(what, "a merge is running"), "%s", what);
+}
+END_TEST
+
+/* ---- the stored verdict is the authority ---- */
+
+static char *final_with_comment(void)
+{
+	struct pm_finalize_result r;
+
+	put(D, "expected", "gpu017\n", 0644);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
+	return expected_line();
+}
+
+static void recheck(struct pm_recheck *res)
+{
+	char err[512] = "", store[600];
+
+	snprintf(store, sizeof(store), "%s/store", T);
+	ck_assert_msg(pm_finalize_recheck(&cfg, store, NULL, 5, res, err, sizeof(err)) == 0, "%s",
+		      err);
+}
+
+START_TEST(forged_comment_restored)
+{
+	struct pm_recheck res;
+	char *line = final_with_comment(), *db, *want, *rec;
+	const char *forged = "my run | postmortem: attributed gpu_hardware/gpu_lost origin=gpu016:0 "
+			     "conf=established act=retry-exclude-node ev=lab/4242/0";
+
+	cfg.comment_recheck = 7 * 86400;
+	recheck(&res);
+	ck_assert_int_eq(res.runs, 1);
+	ck_assert_int_eq(res.seen, 1);
+	ck_assert_int_eq(res.tampered, 0);
+	ck_assert(!there(D, PM_TAMPERED_FILE));
+
+	/* the owner rewrites the postmortem part: put back, the user's own text kept */
+	put(T, "db.Comment", forged, 0644);
+	put(T, "sacct.log", "", 0644);
+	recheck(&res);
+	ck_assert_int_eq(res.tampered, 1);
+	ck_assert_int_eq(res.restored, 1);
+	db = get(T, "db.Comment");
+	ck_assert_int_ge(asprintf(&want, "my run | %s\n", line), 0);
+	ck_assert_str_eq(db, want);
+	ck_assert_int_eq(lines(D, PM_TAMPERED_FILE), 1);
+	rec = get(D, PM_TAMPERED_FILE);
+	ck_assert_ptr_nonnull(strstr(rec, "\"restored\":true"));
+	ck_assert_ptr_nonnull(strstr(rec, "origin=gpu016:0"));
+	/* one query for the walk, one to confirm the job before it is put back */
+	ck_assert_int_eq(lines(T, "sacct.log"), 2);
+	free(db), free(want), free(rec);
+
+	/* a line of another job's comment cannot clear a mismatch found earlier */
+	put(T, "db.Comment", "postmortem: unknown - origin=- conf=- act=none ev=lab/4242/0\n", 0644);
+	char *extra;
+	ck_assert_int_ge(asprintf(&extra, "4243|lab||note\n4242|lab||%s\n", line), 0);
+	put(T, "db.extra", extra, 0644);
+	recheck(&res);
+	ck_assert_int_eq(res.tampered, 1);
+	ck_assert_int_eq(lines(D, PM_TAMPERED_FILE), 2);
+	free(extra);
+
+	/* the postmortem part removed: put back too */
+	char p[600];
+	snprintf(p, sizeof(p), "%s/db.extra", T);
+	unlink(p);
+	put(T, "db.Comment", "just my note\n", 0644);
+	recheck(&res);
+	ck_assert_int_eq(res.restored, 1);
+	db = get(T, "db.Comment");
+	ck_assert_int_ge(asprintf(&want, "just my note | %s\n", line), 0);
+	ck_assert_str_eq(db, want);
+	free(db), free(want);
+
+	/* outside the period: not looked at */
+	struct timeval old[2] = {{time(NULL) - 8 * 86400, 0}, {time(NULL) - 8 * 86400, 0}};
+	snprintf(p, sizeof(p), "%s/comment", D);
+	ck_assert_int_eq(utimes(p, old), 0);
+	put(T, "db.Comment", "postmortem: forged\n", 0644);
+	recheck(&res);
+	ck_assert_int_eq(res.runs, 0);
+	cfg.comment_recheck = 0; /* off */
+	utimes(p, NULL);
+	recheck(&res);
+	ck_assert_int_eq(res.runs, 0);
+	free(line);
+}
+END_TEST
+
+START_TEST(recheck_false_alarm_not_recorded)
+{
+	struct pm_recheck res;
+	char *line = final_with_comment(), *extra;
+
+	/* the one query's row differs (a forged continuation line), Slurm's own answer for the
+	 * job does not: nothing is set or recorded */
+	cfg.comment_recheck = 86400;
+	ck_assert_int_ge(asprintf(&extra, "4242|lab||postmortem: forged\n"), 0);
+	put(T, "db.extra", extra, 0644);
+	put(T, "sacctmgr.log", "", 0644);
+	recheck(&res);
+	ck_assert_int_eq(res.suspect, 1);
+	ck_assert_int_eq(res.tampered, 0);
+	ck_assert(!there(D, PM_TAMPERED_FILE));
+	ck_assert_int_eq(lines(T, "sacctmgr.log"), 0);
+	free(extra), free(line);
+}
+END_TEST
+
+START_TEST(admin_comment_copy)
+{
+	struct pm_recheck res;
+	char *line, *db, *want;
+
+	cfg.admin_comment = true;
+	line = final_with_comment();
+	db = get(T, "db.AdminComment");
+	ck_assert_int_ge(asprintf(&want, "%s\n", line), 0);
+	ck_assert_str_eq(db, want);
+	free(db);
+	/* removed by someone: put back by the recheck */
+	put(T, "db.AdminComment", "\n", 0644);
+	cfg.comment_recheck = 86400;
+	recheck(&res);
+	ck_assert_int_eq(res.restored, 1);
+	db = get(T, "db.AdminComment");
+	ck_assert_str_eq(db, want);
+	free(db);
+	/* jobstats' summary there: never touched */
+	put(T, "db.AdminComment", "JS1:eyJncHVzIjogOH0=\n", 0644);
+	recheck(&res);
+	ck_assert_int_eq(res.tampered, 0);
+	db = get(T, "db.AdminComment");
+	ck_assert_str_eq(db, "JS1:eyJncHVzIjogOH0=\n");
+	free(db), free(want), free(line);
+}
+END_TEST
+
+START_TEST(config_keys)
+{
+	struct pm_config c;
+	char err[256], p[600];
+
+	put(T, "pm.yaml", "admin_comment: true\ncomment_recheck: 3d\nmerge_deadline: 90s\n", 0644);
+	snprintf(p, sizeof(p), "%s/pm.yaml", T);
+	ck_assert_msg(pm_config_load(p, &c, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(c.admin_comment);
+	ck_assert(c.comment_recheck == 3 * 86400.0);
+	ck_assert(c.merge_deadline == 90.0);
+	pm_config_free(&c);
+	put(T, "pm.yaml", "comment_recheck: off\n", 0644);
+	ck_assert_msg(pm_config_load(p, &c, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(c.comment_recheck == 0 && !c.admin_comment);
+	pm_config_free(&c);
+	ck_assert_msg(pm_config_load(NULL, &c, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(c.comment_recheck == 7 * 86400.0 && c.merge_deadline == 60.0);
+	pm_config_free(&c);
+	put(T, "pm.yaml", "admin_comment: maybe\n", 0644);
+	ck_assert_int_eq(pm_config_load(p, &c, err, sizeof(err)), -1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("finalize");
@@ -916,6 +1249,14 @@ static Suite *suite(void)
 	tcase_add_test(t, comment_already_there);
 	tcase_add_test(t, fetch_verifies);
 	tcase_add_test(t, cli_show_and_refusal);
+	tcase_add_test(t, merge_cut_by_deadline);
+	tcase_add_test(t, timer_cut_is_final);
+	tcase_add_test(t, claim_of_dead_merger_free);
+	tcase_add_test(t, describe_unmerged);
+	tcase_add_test(t, forged_comment_restored);
+	tcase_add_test(t, recheck_false_alarm_not_recorded);
+	tcase_add_test(t, admin_comment_copy);
+	tcase_add_test(t, config_keys);
 	suite_add_tcase(s, t);
 	tcase_add_test(p, compose);
 	tcase_add_test(p, comment_line_bounded);
