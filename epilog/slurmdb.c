@@ -260,14 +260,46 @@ void pm_fin_sched_free(struct pm_sched *s)
 	s->text = NULL;
 }
 
+/*
+ * The job's owner when this runs in the job's own epilog: slurmd puts it in the environment
+ * (SLURM_JOB_UID beside SLURM_JOB_ID); NULL elsewhere.  UID gets its digits.
+ */
+static const char *epilog_owner(const char *job, char *uid, size_t len)
+{
+	const char *id = getenv("SLURM_JOB_ID"), *u = getenv("SLURM_JOB_UID");
+
+	if (!id || strcmp(id, job) || !u || !*u || strspn(u, "0123456789") != strlen(u) ||
+	    strlen(u) >= len || strlen(u) > 10)
+		return NULL;
+	snprintf(uid, len, "%s", u);
+	return uid;
+}
+
 void pm_fin_sacct(const struct pm_config *cfg, const char *job, double deadline, struct pm_sched *s)
 {
-	const char *args[] = {"-P", "-j", job, "-o", SACCT_FIELDS, NULL};
+	/* Job ids come back (a controller whose state was reset; the database keeps the old
+	 * jobs), and `sacct -j N` alone searches from 1970 and gives the most recently
+	 * submitted job of that number, whoever ran it.  In the job's epilog its owner is known
+	 * and the job was running a moment ago: only that user's job active in the last day is
+	 * asked for, so that the record stored is this job's. */
+	const char *args[12] = {"-P", "-j", job};
 	const char *cmd = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
 	double delay = FIRST_DELAY;
 	bool short_list = false;
+	char uid[16];
+	size_t n = 3, fi;
 	int st;
 
+	if (epilog_owner(job, uid, sizeof(uid))) {
+		args[n++] = "-u";
+		args[n++] = uid;
+		args[n++] = "-S";
+		args[n++] = "now-1days";
+	}
+	args[n++] = "-o";
+	fi = n;
+	args[n++] = SACCT_FIELDS;
+	args[n] = NULL;
 	memset(s, 0, sizeof(*s));
 	s->uid = -1;
 	for (;;) {
@@ -279,7 +311,7 @@ void pm_fin_sacct(const struct pm_config *cfg, const char *job, double deadline,
 		else if (!exited_ok(st) && !short_list && strstr(out, "Invalid field requested") &&
 			 strstr(out, "FailedNode")) {
 			short_list = true; /* Slurm 22.05: ask again at once */
-			args[4] = SACCT_FIELDS_NO_FAILEDNODE;
+			args[fi] = SACCT_FIELDS_NO_FAILEDNODE;
 			free(out);
 			continue;
 		} else if (!exited_ok(st))
@@ -337,12 +369,22 @@ char *pm_comment_compose(const char *cur, const char *line)
 static int current(const struct pm_config *cfg, const char *job, const char *fieldname,
 		   double deadline, char **cur, char *why, size_t whylen)
 {
-	const char *args[] = {"-P", "-X", "-n", "-j", job, "-o", fieldname, NULL};
+	const char *args[12] = {"-P", "-X", "-n", "-j", job};
 	const char *cmd = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
-	char *out;
-	size_t len;
+	char *out, uid[16];
+	size_t len, n = 5;
 	int st;
 
+	/* this job's comment, not that of an older job of the same number (pm_fin_sacct) */
+	if (epilog_owner(job, uid, sizeof(uid))) {
+		args[n++] = "-u";
+		args[n++] = uid;
+		args[n++] = "-S";
+		args[n++] = "now-1days";
+	}
+	args[n++] = "-o";
+	args[n++] = fieldname;
+	args[n] = NULL;
 	*cur = NULL;
 	if (pm_fin_run(cmd, args, limit(deadline), &out, &len, &st) < 0) {
 		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));

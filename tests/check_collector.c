@@ -5,8 +5,9 @@
  * user-rights reader refusing links to root's files, redaction before anything is written,
  * the bundle read back by the engine and refused once a byte is flipped, per-file coverage of
  * cut captures, the store's permissions and spool fallback, and a root_squash store written
- * as the service user, and a fetched copy private to the caller whatever the umask.  Tests
- * that need root skip themselves otherwise.
+ * as the service user, a fetched copy private to the caller whatever the umask, and the Slurm
+ * record of the job's own owner when its number was used before.  Tests that need root skip
+ * themselves otherwise.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -30,11 +31,16 @@
 
 #include "collector.h"
 #include "finalize.h"
+#include "finalize_int.h"
 #include "postmortem.h"
 
 #define NOBODY 65534
 #define NOGROUP 65534
 #define AWS_KEY "AKIA2E0A8F3B244C9986"
+/* the fields the finalizer asks sacct for (epilog/slurmdb.c) */
+#define SACCT_TEST_FIELDS                                                 \
+	"JobID,JobIDRaw,State,ExitCode,Start,End,NodeList,NNodes,NTasks," \
+	"AllocTRES,ReqTRES,FailedNode,Cluster,UID,Reason"
 
 static char tmp[256];
 
@@ -1391,6 +1397,66 @@ START_TEST(store_root_squash)
 }
 END_TEST
 
+/*
+ * Job numbers come back (a controller whose state was reset), and `sacct -j N` alone gives the
+ * most recently submitted job of that number, whoever ran it.  In the job's epilog the record
+ * asked for, stored and read is its owner's: a fake sacct answers with an older job of root's
+ * (UID 0, another state) unless it is asked for the owner's job of the last day.
+ */
+START_TEST(sacct_owner_record)
+{
+	struct pm_config c;
+	struct pm_sched s;
+	char err[256], *args;
+	size_t len;
+
+	mkdir(path_of("bin"), 0755);
+	write_file("bin/sacct",
+		   "#!/bin/sh\n"
+		   "echo \"$*\" >>\"$(dirname \"$0\")/../sacct.args\"\n"
+		   "echo 'JobID|JobIDRaw|State|ExitCode|Cluster|UID|Reason'\n"
+		   "case \" $* \" in\n"
+		   "*' -u 2001 -S now-1days '*) echo '4242|4242|FAILED|3:0|lab|2001|None' ;;\n"
+		   "*) echo '4242|4242|COMPLETED|0:0|lab|0|None' ;;\n"
+		   "esac\n"
+		   "echo '4242.batch|4242.batch|FAILED|3:0|lab||'\n",
+		   0755);
+	ck_assert_msg(pm_config_load(NULL, &c, err, sizeof(err)) == 0, "%s", err);
+	free(c.sacct);
+	c.sacct = strdup(path_of("bin/sacct"));
+	setenv("SLURM_JOB_ID", "4242", 1);
+	setenv("SLURM_JOB_UID", "2001", 1);
+	pm_fin_sacct(&c, "4242", pm_fin_clock() + 10, &s);
+	ck_assert_msg(s.text != NULL, "%s", s.reason);
+	ck_assert_int_eq(s.uid, 2001);
+	ck_assert_str_eq(s.state, "FAILED");
+	ck_assert_ptr_nonnull(strstr(s.text, "|2001|"));
+	ck_assert_ptr_null(strstr(s.text, "|0|None"));
+	pm_fin_sched_free(&s);
+
+	/* outside the job's epilog (another job's environment): asked as before */
+	setenv("SLURM_JOB_ID", "99", 1);
+	pm_fin_sacct(&c, "4242", pm_fin_clock() + 10, &s);
+	ck_assert_int_eq(s.uid, 0);
+	pm_fin_sched_free(&s);
+	/* an owner that is not a number is not passed on */
+	setenv("SLURM_JOB_ID", "4242", 1);
+	setenv("SLURM_JOB_UID", "2001 -a", 1);
+	pm_fin_sacct(&c, "4242", pm_fin_clock() + 10, &s);
+	ck_assert_int_eq(s.uid, 0);
+	pm_fin_sched_free(&s);
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("SLURM_JOB_UID");
+	args = slurp_file(path_of("sacct.args"), &len);
+	ck_assert_ptr_nonnull(args);
+	ck_assert_str_eq(args, "-P -j 4242 -u 2001 -S now-1days -o " SACCT_TEST_FIELDS "\n"
+			       "-P -j 4242 -o " SACCT_TEST_FIELDS "\n"
+			       "-P -j 4242 -o " SACCT_TEST_FIELDS "\n");
+	free(args);
+	pm_config_free(&c);
+}
+END_TEST
+
 static mode_t mode_of(const char *rel)
 {
 	struct stat st;
@@ -1471,6 +1537,7 @@ static Suite *suite(void)
 	tcase_add_test(t, requeued_run);
 	tcase_add_test(t, store_run_conflict);
 	tcase_add_test(t, fetch_private);
+	tcase_add_test(t, sacct_owner_record);
 	suite_add_tcase(s, t);
 	return s;
 }
