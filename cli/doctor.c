@@ -1529,6 +1529,33 @@ static void check_accounting(struct doctor *d)
 
 /* ---- 17. AccountingStoreFlags: the trade-off, as a note ---- */
 
+/* What a verdict line in Comment is worth: the job's owner can rewrite it. */
+static void check_comment_trust(struct doctor *d)
+{
+	char period[32];
+
+	if (d->cfg.comment_recheck <= 0) {
+		say(d, ST_WARN, "comment-trust",
+		    "set comment_recheck: 7d in the collector's configuration (the finalize timer "
+		    "then puts changed lines back and records it)",
+		    "a job's owner can change its Comment (`sacctmgr modify job where jobid=N set "
+		    "Comment=...`), and comment_recheck is off: a forged verdict line stays; only "
+		    "the store's verdict.json is the verdict");
+		return;
+	}
+	snprintf(period, sizeof(period), "%.0f day(s)", d->cfg.comment_recheck / 86400);
+	say(d, ST_NOTE, "comment-trust", NULL,
+	    "a job's owner can change its Comment (`sacctmgr modify job where jobid=N set "
+	    "Comment=...`): the verdict is the store's verdict.json, which history, metrics, "
+	    "webhooks and the ledger read; the finalize timer rechecks the lines it set within %s "
+	    "and puts back any that changed (doctor --recent reports them)%s",
+	    period,
+	    d->cfg.admin_comment ? "; the line is also in AdminComment, which only operators "
+				   "can set" :
+				   "; admin_comment: true also puts it in AdminComment, which only "
+				   "operators can set");
+}
+
 static void check_store_flags(struct doctor *d)
 {
 	const char *flags = conf_get(d, "AccountingStoreFlags", NULL);
@@ -1551,6 +1578,7 @@ static void check_store_flags(struct doctor *d)
 		    "AccountingStoreFlags without job_comment: verdict lines survive slurmctld "
 		    "restarts; comments users give at submission do not reach sacct (the verdict "
 		    "line is the whole comment)");
+	check_comment_trust(d);
 }
 
 /* ---- 18. clocks ---- */
@@ -1646,8 +1674,8 @@ struct recent {
 	double since, now;
 	size_t runs, provisional, stale_provisional, deadline, missing_nodes, missing_runs;
 	size_t late, provisional_final, pending_comment, not_final, bad_bundles, unmerged;
-	size_t webhook_pending, webhook_failed;
-	char deadline_nodes[512], missing_example[256];
+	size_t webhook_pending, webhook_failed, merge_cut, tampered, tampered_runs;
+	char deadline_nodes[512], missing_example[256], tampered_example[400];
 };
 
 static double iso_time(const char *s)
@@ -1666,6 +1694,50 @@ static void add_name(char *list, size_t len, const char *name)
 	if (strstr(list, name) || l + strlen(name) + 8 >= len)
 		return;
 	snprintf(list + l, len - l, "%s%s", l ? ", " : "", name);
+}
+
+/* The comment changes the finalize timer found and put back (tampered.jsonl), since
+ * r->since.  What the job's owner wrote is shown cut and with control characters as '?'. */
+static void recent_tampered(struct recent *r, const char *dir)
+{
+	char p[PATH_MAX], line[2048];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, PM_TAMPERED_FILE);
+	if (!(f = fopen(p, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		json_t *o = json_loads(line, 0, NULL);
+		const char *t = json_string_value(json_object_get(o, "time"));
+		if (o && iso_time(t) >= r->since) {
+			n++;
+			if (!r->tampered_example[0]) {
+				const char *found = json_string_value(json_object_get(o, "found"));
+				char shown[101];
+				size_t k = 0;
+				for (; found && found[k] && k < sizeof(shown) - 1; k++)
+					shown[k] = (unsigned char)found[k] < ' ' ||
+							   (unsigned char)found[k] > '~' ?
+							   '?' :
+							   found[k];
+				shown[k] = '\0';
+				snprintf(r->tampered_example, sizeof(r->tampered_example),
+					 "%s at %s: %s held \"%s\"%s", dir, t,
+					 json_string_value(json_object_get(o, "field")) ?
+						 json_string_value(json_object_get(o, "field")) :
+						 "?",
+					 shown,
+					 json_is_true(json_object_get(o, "restored")) ?
+						 ", put back" :
+						 ", not put back yet");
+			}
+		}
+		json_decref(o);
+	}
+	fclose(f);
+	r->tampered += n;
+	r->tampered_runs += n > 0;
 }
 
 static int recent_one(const char *dir, void *arg)
@@ -1725,6 +1797,9 @@ static int recent_one(const char *dir, void *arg)
 	}
 	if (!json_is_true(json_object_get(json_object_get(m, "scheduler"), "final")))
 		r->not_final++;
+	if (json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")))
+		r->merge_cut++;
+	recent_tampered(r, dir);
 	snprintf(p, sizeof(p), "%s/comment.pending", dir);
 	if (access(p, F_OK) == 0)
 		r->pending_comment++;
@@ -1867,6 +1942,22 @@ static void check_recent(struct doctor *d)
 			    "%zu job run%s still provisional after an hour and %zu never merged: "
 			    "the finalize timer does not seem to run",
 			    r.stale_provisional, r.stale_provisional == 1 ? "" : "s", r.unmerged);
+		if (r.merge_cut)
+			say(d, ST_WARN, "recent-merge-deadline",
+			    "`postmortem show JOB` names the bundles not read; raise merge_deadline "
+			    "(the timer) or the collector's deadline, and look for oversized bundles",
+			    "%zu job run%s whose merge ran out of time: the verdict comes from "
+			    "Slurm's record alone",
+			    r.merge_cut, r.merge_cut == 1 ? "" : "s");
+		if (r.tampered)
+			say(d, ST_WARN, "recent-tampered",
+			    "the stored verdict stands (verdict.json); ask the job's owner, and "
+			    "consider admin_comment: true (AdminComment, only operators can set it)",
+			    "%zu verdict comment%s in %zu job run%s changed by someone else after "
+			    "postmortem set %s (e.g. %s)",
+			    r.tampered, r.tampered == 1 ? "" : "s", r.tampered_runs,
+			    r.tampered_runs == 1 ? "" : "s", r.tampered == 1 ? "it" : "them",
+			    r.tampered_example);
 		if (r.pending_comment)
 			say(d, ST_WARN, "recent-comment",
 			    "check slurmdbd from the nodes (`sacctmgr show cluster`); `postmortem "

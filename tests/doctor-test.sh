@@ -144,6 +144,8 @@ check "good copy, files only" 0 '^ok +plugin-file .*exports' --offline
 expect "good copy: every check ran" '^ok +plugstack ' '^ok +plugin-args ' '^ok +plugin-load ' \
 	'^ok +epilog-timeout ' '^ok +collector ' '^ok +config ' '^ok +rules ' '^ok +spool ' \
 	'^ok +store ' '^ok +store-write ' '^ok +operators ' '^note +store-flags ' '^ok: 0 problems'
+expect "good copy: what protects the verdict" \
+	'^note +comment-trust .*owner can change its Comment.*verdict.json.*within 7 day'
 if [ "$live" = yes ]; then
 	check "good copy, live" 0 '^ok +accounting .*registered'
 	expect "good copy, live: slurmctld and clock" '^ok +slurmctld .*cluster' '^(ok|warn) +clock '
@@ -318,6 +320,25 @@ expect "--recent: what it found" '^warn +recent-deadline .*1 job run hit .*n2' \
 	'^warn +recent-log +1 collector run hit the deadline' \
 	'^warn +recent-log +1 run could not store the bundle \(1 failed, 0 left pending'
 check "--recent --strict" 1 '^warn +recent-deadline' --recent --log "$W/syslog" --offline --strict
+
+# a merge cut by its deadline, and a comment its owner changed (the finalize timer put it back)
+mkrun 104 '{"schema":"postmortem.manifest/1","updated":"'"$now"'","provisional":true,"deadline_hits":[],"nodes":{"missing":[]},"bundles":[],"scheduler":{"final":true},"history":[],"merge":{"deadline_hit":true,"budget_s":19.5,"cut":["nodes/n1.tar.zst"]}}'
+printf '{"field":"Comment","found":"x\\u001b[31mpostmortem: attributed gpu_hardware/gpu_lost origin=n3","restored":true,"stored":"postmortem: unknown","time":"%s"}\n' \
+	"$now" >"$W/store/pmlab/103/0/tampered.jsonl"
+printf '{"field":"Comment","found":"old","restored":true,"stored":"x","time":"%s"}\n' \
+	"$old" >"$W/store/pmlab/101/0/tampered.jsonl"
+check "--recent: merge cut, comment tampered" 0 \
+	'^warn +recent-merge-deadline .*1 job run whose merge ran out of time' \
+	--recent --log "$W/syslog" --offline --since 1h
+expect "--recent: the tampering, its text made harmless" \
+	'^warn +recent-tampered .*1 verdict comment in 1 job run changed .*103/0 at .*Comment held "x\?\[31mpostmortem: attributed gpu_hardware/gpu_lost origin=n3", put back'
+
+# comment_recheck off: said plainly
+fresh
+echo 'comment_recheck: off' >>"$W/postmortem.yaml"
+touch -d '2000-01-01' "$W/postmortem.yaml"
+check "comment_recheck off" 0 '^warn +comment-trust .*owner can change its Comment.*comment_recheck is off' \
+	--offline --config "$W/postmortem.yaml"
 
 echo "doctor-test: $pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]
