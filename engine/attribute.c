@@ -46,6 +46,15 @@ struct cand {
 	bool dead;     /* merged into another */
 	bool in_plain; /* some evidence in the job window without any node's skew */
 	bool by_skew;  /* some evidence kept only through its node's clock skew */
+	/* time bounds evidence (phase_stale): origin events stamped before the job began */
+	size_t nin, npre;  /* origin events of this job's window, and from before it */
+	double tpre;	   /* the latest of those before it */
+	bool prestart;	   /* every origin event predates the job: context unless explained */
+	bool explained;	   /* this job's own ranks on its node failed in a way it explains */
+	int pidlink;	   /* +1 a kernel line names a pid of this job, -1 only others' pids */
+	bool untrusted;	   /* a hardware class seen only in the job's own output */
+	bool fallback;	   /* a lead only when nothing better fits: at most hypothesis */
+	char note[200];	   /* what is missing, for why (fallback leads) */
 };
 
 /* A node's clock against the controller's (phase_clocks): D is when its collector began, by
@@ -54,6 +63,11 @@ struct clk {
 	const char *node;
 	double d;
 	size_t kept; /* hardware events kept only through the widened window */
+};
+
+struct placed {
+	int rank;
+	char node[128];
 };
 
 struct att {
@@ -69,8 +83,11 @@ struct att {
 	bool any_progress;
 	int *known; /* known ranks, sorted */
 	size_t nknown;
-	struct rnode *rnode; /* rank -> node, sorted by rank (phase_ranks) */
+	struct rnode *rnode; /* rank -> node, sorted by rank (place_ranks) */
 	size_t nrnode;
+	const char **mapn; /* the nodes the rank map covers, sorted */
+	size_t nmapn;
+	struct placed *placed; /* ranks placed by Slurm's task lines */
 	int *suspects;
 	size_t nsuspects;
 	char vote_nodes[4][128];
@@ -250,14 +267,39 @@ static struct cand *cand_get(struct att *a, const char *cls, const char *sub, co
 	return c;
 }
 
-static int cand_add(struct cand *c, const struct pm_obs *o, size_t oi, const struct pm_rule *r)
+enum win { WIN_OUT, WIN_BEFORE, WIN_IN };
+
+static enum win obs_window(const struct att *a, const struct pm_obs *o, bool wide);
+
+/* An origin-class event from a source the user cannot write, stamped before the job began:
+ * context for this job (phase_stale), never its origin by itself. */
+static bool obs_before(const struct att *a, const struct pm_obs *o)
 {
+	return o->trusted && obs_window(a, o, true) == WIN_BEFORE;
+}
+
+static int cand_add(const struct att *a, struct cand *c, size_t oi)
+{
+	const struct pm_obs *o = &a->ev->obs[oi];
+	const struct pm_rule *r = &a->rs->rules[o->rule];
+	bool pre = obs_before(a, o);
+
 	if (c->nev == c->aev && pm_grow((void **)&c->ev, &c->aev, sizeof(size_t)) < 0)
 		return -1;
 	c->ev[c->nev++] = oi;
 	if (r->strength > c->strength)
 		c->strength = r->strength;
-	if (o->has_time && (!c->has_t || o->event_time < c->t)) {
+	if (r->role == PM_ROLE_ORIGIN) {
+		if (pre)
+			c->npre++;
+		else
+			c->nin++;
+		c->prestart = c->npre && !c->nin;
+	}
+	if (pre && o->has_time) {
+		if (o->event_time > c->tpre || !c->tpre)
+			c->tpre = o->event_time;
+	} else if (o->has_time && (!c->has_t || o->event_time < c->t)) {
 		c->t = o->event_time;
 		c->has_t = true;
 	}
@@ -368,21 +410,29 @@ static const char *obs_clock_node(const struct att *a, const struct pm_obs *o)
 
 /* ---- phase: job window ---- */
 
-/* [start - grace, end + tolerance]; WIDE: widened by the node's apparent skew (phase_clocks),
- * never narrowed: a node up to D ahead stamps events up to D late, one at least -D behind
- * stamps them at least -D early. */
-static bool in_window(const struct att *a, const struct pm_obs *o, bool wide)
+/*
+ * Where an event falls against the job: WIN_IN within [start - tolerance, end + tolerance],
+ * WIN_BEFORE up to job_window_grace_s earlier (context: what the node went through just
+ * before this job, phase_stale), WIN_OUT otherwise.  WIDE: widened by the node's apparent
+ * skew (phase_clocks), never narrowed: a node up to D ahead stamps events up to D late, one
+ * at least -D behind stamps them at least -D early.  Undated events, and any event of a job
+ * whose times are unknown, are in.
+ */
+static enum win obs_window(const struct att *a, const struct pm_obs *o, bool wide)
 {
 	const struct pm_jobinfo *j = &a->ev->job;
-	double sk = wide ? node_skew(a, obs_clock_node(a, o)) : 0;
+	double sk = wide ? node_skew(a, obs_clock_node(a, o)) : 0, lo;
 
 	if (!o->has_time)
-		return true;
-	if (j->start > 0 && o->event_time < j->start - a->rs->grace_s + (sk < 0 ? sk : 0))
-		return false;
+		return WIN_IN;
 	if (j->end > 0 && o->event_time > j->end + a->rs->skew_s + (sk > 0 ? sk : 0))
-		return false;
-	return true;
+		return WIN_OUT;
+	if (j->start <= 0)
+		return WIN_IN;
+	lo = j->start - a->rs->skew_s + (sk < 0 ? sk : 0);
+	if (o->event_time >= lo)
+		return WIN_IN;
+	return o->event_time >= lo - a->rs->grace_s ? WIN_BEFORE : WIN_OUT;
 }
 
 /* ---- phase: outcome ---- */
@@ -421,7 +471,7 @@ static void phase_outcome(struct att *a)
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
 		if (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
-		    r->role == PM_ROLE_TEARDOWN)
+		    r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION)
 			anyerr = true;
 		if (!r->outcome)
 			continue;
@@ -450,6 +500,130 @@ static void phase_outcome(struct att *a)
 
 /* ---- phase: known ranks and progress ---- */
 
+/*
+ * Slurm's own placement line: "srun: error: NODE: tasks 0-3,8: Exited with exit code 1" or
+ * "srun: error: NODE: task 5: ...".  Appends (rank, node) for each task it names to V; at
+ * most 1 << 20 ranks.  A line of another shape adds nothing.
+ */
+static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al)
+{
+	const char *p = strstr(line, "srun: error: "), *q, *e;
+	char node[128];
+	size_t l;
+
+	if (!p)
+		return 0;
+	p += 13;
+	q = strstr(p, ": task");
+	l = q ? (size_t)(q - p) : 0;
+	if (!l || l >= sizeof(node) || memchr(p, ' ', l))
+		return 0;
+	memcpy(node, p, l);
+	node[l] = '\0';
+	p = q + 6;
+	if (*p == 's')
+		p++;
+	if (*p++ != ' ')
+		return 0;
+	for (e = p; (*e >= '0' && *e <= '9') || *e == '-' || *e == ','; e++)
+		;
+	if (*e != ':')
+		return 0;
+	while (p < e) {
+		char *x;
+		long lo = strtol(p, &x, 10), hi = lo;
+		if (x == p || lo < 0)
+			return 0;
+		if (*x == '-')
+			hi = strtol(x + 1, &x, 10);
+		if (hi < lo || hi >= 1 << 20 || *n + (size_t)(hi - lo) >= 1 << 20)
+			return 0;
+		for (long r = lo; r <= hi; r++) {
+			if (*n == *al && pm_grow((void **)v, al, sizeof(**v)) < 0)
+				return -1;
+			(*v)[*n].rank = (int)r;
+			snprintf((*v)[*n].node, sizeof((*v)[*n].node), "%s", node);
+			(*n)++;
+		}
+		if (*x != ',')
+			break;
+		p = x + 1;
+	}
+	return 0;
+}
+
+static int cmpstr(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Whether the rank map names ranks on NODE: then it names every rank that ran there. */
+static bool rankmap_node(const char **nodes, size_t n, const char *node)
+{
+	return n && node && bsearch(&node, nodes, n, sizeof(*nodes), cmpstr);
+}
+
+/*
+ * rank -> node, from every source that places ranks, the first that knows a rank winning:
+ * the plugin's rank map, then Slurm's task lines (srun_tasks), then the scanner's prefixes
+ * (launchers and NCCL lines that carry both host and rank).  A node the rank map covers
+ * gets no further rank from the other sources: a provisional verdict, with one node's
+ * bundle still out, must not place that node's ranks where the job's output was read.
+ */
+static int place_ranks(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	struct placed *sr = NULL;
+	const char **mapn = NULL;
+	size_t nsr = 0, asr = 0, nmap = 0, n = 0;
+	int rc = -1;
+
+	for (size_t i = 0; i < ev->nobs; i++)
+		if (ev->obs[i].line && srun_tasks(ev->obs[i].line, &sr, &nsr, &asr) < 0)
+			goto out;
+	if (!(ev->ntasks + ev->nranks + nsr)) {
+		rc = 0;
+		goto out;
+	}
+	if (ev->ntasks && !(mapn = malloc(ev->ntasks * sizeof(*mapn))))
+		goto out;
+	for (size_t i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].node)
+			mapn[nmap++] = ev->tasks[i].node;
+	if (nmap > 1)
+		qsort(mapn, nmap, sizeof(*mapn), cmpstr);
+	a->rnode = malloc((ev->ntasks + ev->nranks + nsr) * sizeof(*a->rnode));
+	if (!a->rnode)
+		goto out;
+	for (size_t i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].node)
+			a->rnode[n++] = (struct rnode){ev->tasks[i].rank, i, ev->tasks[i].node};
+	for (size_t i = 0; i < nsr; i++) {
+		if (!rankmap_node(mapn, nmap, sr[i].node))
+			a->rnode[n++] = (struct rnode){sr[i].rank, ev->ntasks + i, sr[i].node};
+	}
+	for (size_t i = 0; i < ev->nranks; i++)
+		if (ev->ranks[i].node && !rankmap_node(mapn, nmap, ev->ranks[i].node))
+			a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + nsr + i,
+						       ev->ranks[i].node};
+	if (n > 1)
+		qsort(a->rnode, n, sizeof(*a->rnode), cmprnode);
+	a->nrnode = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!a->nrnode || a->rnode[a->nrnode - 1].rank != a->rnode[i].rank)
+			a->rnode[a->nrnode++] = a->rnode[i];
+	a->mapn = mapn;
+	a->nmapn = nmap;
+	a->placed = sr; /* the nodes of RNODE point into it */
+	mapn = NULL;
+	sr = NULL;
+	rc = 0;
+out:
+	free(sr);
+	free(mapn);
+	return rc;
+}
+
 static int phase_ranks(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -468,27 +642,8 @@ static int phase_ranks(struct att *a)
 		    pushrank(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
 			return -1;
 	rankset_done(a->known, &a->nknown);
-	/* rank -> node: the first task record with a node, else the first line that named one */
-	if (ev->ntasks + ev->nranks) {
-		size_t n = 0;
-		a->rnode = malloc((ev->ntasks + ev->nranks) * sizeof(*a->rnode));
-		if (!a->rnode)
-			return -1;
-		for (size_t i = 0; i < ev->ntasks; i++)
-			if (ev->tasks[i].node)
-				a->rnode[n++] =
-					(struct rnode){ev->tasks[i].rank, i, ev->tasks[i].node};
-		for (size_t i = 0; i < ev->nranks; i++)
-			if (ev->ranks[i].node)
-				a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + i,
-							       ev->ranks[i].node};
-		if (n > 1)
-			qsort(a->rnode, n, sizeof(*a->rnode), cmprnode);
-		a->nrnode = 0;
-		for (size_t i = 0; i < n; i++)
-			if (!a->nrnode || a->rnode[a->nrnode - 1].rank != a->rnode[i].rank)
-				a->rnode[a->nrnode++] = a->rnode[i];
-	}
+	if (place_ranks(a) < 0)
+		return -1;
 	for (size_t i = 0; i < ev->nranks; i++) {
 		const struct pm_rankinfo *ri = &ev->ranks[i];
 		if (ri->first_progress > 0 &&
@@ -541,9 +696,12 @@ static int phase_origins(struct att *a, bool hardware)
 		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware)
 			continue;
 		bool plain = true;
-		if (hardware && (!o->trusted || !in_window(a, o, true)))
+		enum win w = o->trusted ? obs_window(a, o, true) : WIN_IN;
+		/* hardware only from sources the user cannot write (phase_fallback has the
+		 * rest); a trusted line from outside the job's time is not this job's */
+		if ((hardware && !o->trusted) || w == WIN_OUT)
 			continue;
-		if (hardware && !in_window(a, o, false)) {
+		if (hardware && w == WIN_IN && obs_window(a, o, false) != WIN_IN) {
 			struct clk *ck = node_clk(a, obs_clock_node(a, o));
 			plain = false;
 			if (ck)
@@ -556,7 +714,7 @@ static int phase_origins(struct att *a, bool hardware)
 		    outcome_from_state(ev->job.state) && strcmp(r->outcome, a->outcome))
 			continue;
 		c = cand_get(a, r->cls, r->subcls, o->node, LEAD_RULE);
-		if (!c || cand_add(c, o, i, r) < 0)
+		if (!c || cand_add(a, c, i) < 0)
 			return -1;
 		if (plain)
 			c->in_plain = true;
@@ -574,6 +732,9 @@ static bool better(const struct att *a, const struct cand *x, const struct cand 
 
 	if (tx != ty)
 		return tx;
+	/* a later event of this job keeps its own subclass beside an older line */
+	if (x->prestart != y->prestart)
+		return y->prestart;
 	if (x->strength != y->strength)
 		return x->strength > y->strength;
 	if (x->has_t && y->has_t && x->t != y->t)
@@ -597,8 +758,7 @@ static void phase_merge(struct att *a)
 				drop = c;
 			}
 			for (size_t m = 0; m < drop->nev; m++)
-				cand_add(keep, &a->ev->obs[drop->ev[m]], drop->ev[m],
-					 R(a, drop->ev[m]));
+				cand_add(a, keep, drop->ev[m]);
 			keep->in_plain |= drop->in_plain;
 			keep->by_skew |= drop->by_skew;
 			drop->dead = true;
@@ -629,9 +789,205 @@ static void phase_confirm(struct att *a)
 				continue;
 			if (o->source != first)
 				c->corroborated = true;
-			cand_add(c, o, k, r);
+			cand_add(a, c, k);
 		}
 	}
+}
+
+/* ---- phase: time bounds evidence ---- */
+
+/* A kernel line's PID against the job's task pids on NODE (the plugin's records): +1 one of
+ * them, -1 none of them while every task there is known by its pid, 0 when it cannot say. */
+static int pid_link(const struct att *a, const char *node, int pid)
+{
+	bool all = true, any = false;
+
+	if (pid <= 0 || !node)
+		return 0;
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *t = &a->ev->tasks[i];
+		if (!t->node || strcmp(t->node, node))
+			continue;
+		any = true;
+		if (t->pid == pid)
+			return 1;
+		if (t->pid <= 0)
+			all = false;
+	}
+	return any && all ? -1 : 0;
+}
+
+static int cand_pidlink(const struct att *a, const struct cand *c)
+{
+	int link = 0;
+
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		int l = o->trusted && R(a, c->ev[k])->role == PM_ROLE_ORIGIN ?
+				pid_link(a, c->node, o->pid) :
+				0;
+		if (l > 0)
+			return 1;
+		if (l < 0)
+			link = -1;
+	}
+	return link;
+}
+
+/* This job's own ranks on C's node failed in a way an event there explains: a hardware
+ * symptom (a CUDA error naming the GPU's fault) or a failure at launch, within the job. */
+static bool stale_explained(const struct att *a, const struct cand *c)
+{
+	for (size_t k = 0; k < a->ev->nobs && c->node[0]; k++) {
+		const struct pm_obs *o = &a->ev->obs[k];
+		const struct pm_rule *r = R(a, k);
+		if (!o->node || strcmp(o->node, c->node) ||
+		    (o->trusted && obs_window(a, o, true) != WIN_IN))
+			continue;
+		if ((r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION) &&
+		    (r->hardware || r->launch))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Time bounds evidence: an event stamped before the job began (within job_window_grace_s)
+ * is what the node went through before this job, reported with its age.  It leads only
+ * where this job's own ranks on that node failed in a way it explains (or a pid of this
+ * job's tasks names it), and never above an explicit failure of this job on another node
+ * (cmpcand); otherwise only when nothing else fits (a fallback, at most hypothesis).
+ */
+static void phase_stale(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		const struct pm_obs *o;
+		char what[200];
+
+		if (c->dead || !c->nev || c->lead != LEAD_RULE)
+			continue;
+		c->pidlink = cand_pidlink(a, c);
+		o = &a->ev->obs[c->ev[0]];
+		if (o->xid > 0)
+			snprintf(what, sizeof(what), "Xid %d (%s)", o->xid, c->summary);
+		else
+			snprintf(what, sizeof(what), "%s/%s (%s)", c->cls, c->sub, c->summary);
+		if (!c->prestart) {
+			if (c->pidlink < 0)
+				why(a,
+				    "%s names a pid that is none of this job's tasks on %s: the link "
+				    "to this job is weaker (hypothesis).",
+				    what, c->node);
+			continue;
+		}
+		c->explained = c->node[0] && (c->pidlink > 0 || stale_explained(a, c));
+		c->fallback = !c->explained;
+		why(a, "%s logged %s %.0f s before this job began: %s", c->node[0] ? c->node : "A node",
+		    what, a->ev->job.start - c->tpre,
+		    c->explained ? "this job's own ranks there failed in a way it explains, so it "
+				   "may lead (at most supported), never over an explicit failure "
+				   "of this job on another node." :
+				   "context, not this job's origin by itself; nothing this job's "
+				   "ranks did there shows a failure it explains.");
+		if (c->fallback)
+			snprintf(c->note, sizeof(c->note),
+				 "its event predates this job and nothing of this job on %s shows "
+				 "a failure it explains",
+				 c->node[0] ? c->node : "that node");
+	}
+}
+
+/* ---- phase: leads when nothing better fits ---- */
+
+static bool has_lead(const struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && !a->c[i].fallback)
+			return true;
+	return false;
+}
+
+static int fallback_add(struct att *a, size_t i, const char *node, const char *note)
+{
+	const struct pm_obs *o = &a->ev->obs[i];
+	const struct pm_rule *r = R(a, i);
+	struct cand *c = cand_get(a, r->cls, r->subcls, node, LEAD_RULE);
+
+	if (!c)
+		return 0;
+	if (!c->nev) {
+		c->fallback = true;
+		c->untrusted = !o->trusted;
+		snprintf(c->note, sizeof(c->note), "%s", note);
+	}
+	if (o->trusted)
+		c->untrusted = false;
+	return c->nev < 16 ? cand_add(a, c, i) : 0;
+}
+
+/* Transport failures (a hardware class in a cascade: retries exhausted, not the flush
+ * errors that follow another failure) reported by one node alone, with no peer votes:
+ * that reporter's own link is the suspect. */
+static int single_reporter(struct att *a)
+{
+	const char *rep = NULL;
+	char note[200];
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		if (r->role != PM_ROLE_CASCADE || !r->hardware || !o->node)
+			continue;
+		if (rep && strcmp(rep, o->node))
+			return 0;
+		rep = o->node;
+	}
+	if (!rep)
+		return 0;
+	snprintf(note, sizeof(note),
+		 "only %s reports transport failures, no other node votes, and its own "
+		 "port was not seen",
+		 rep);
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		size_t i = a->order[k];
+		const struct pm_rule *r = R(a, i);
+		if (r->role == PM_ROLE_CASCADE && r->hardware &&
+		    fallback_add(a, i, rep, note) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Never unknown while a failure symptom fired: with no candidate that may lead, every
+ * confirmation and every hardware symptom seen only in the job's own output becomes a
+ * fallback candidate (hypothesis, phase 10), and so does a lone reporter of transport
+ * failures.  Ordered like the others, below every candidate that may lead.
+ */
+static int phase_fallback(struct att *a)
+{
+	if (has_lead(a))
+		return 0;
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		size_t i = a->order[k];
+		const struct pm_obs *o = &a->ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		if (r->role != PM_ROLE_CONFIRMATION &&
+		    !(r->role == PM_ROLE_ORIGIN && r->hardware && !o->trusted))
+			continue;
+		/* the job's output, or a trusted source within the job: not a line any local
+		 * user can forge into a system log (syslog lines not tagged kernel:) */
+		if (o->trusted ? obs_window(a, o, true) == WIN_OUT : o->source != PM_SRC_APP_LOG)
+			continue;
+		if (fallback_add(a, i, o->node,
+				 o->trusted ? "a confirming symptom with no origin event beside it" :
+					      "it is seen only in the job's own output, which its "
+					      "user can write: no kernel log or GPU state shows it") <
+		    0)
+			return -1;
+	}
+	return single_reporter(a);
 }
 
 /* ---- phase: silence (R-NCCL-2) ---- */
@@ -754,7 +1110,7 @@ static struct cand *vote_cand(struct att *a, const struct vote *vt, size_t n)
 		const struct pm_obs *o = &ev->obs[i];
 		const char *pn = o->peer ? peer_node(a, o->peer) : NULL;
 		if (pn && !strcmp(pn, vt->node) && c->nev < 16)
-			cand_add(c, o, i, R(a, i));
+			cand_add(a, c, i);
 	}
 	c->strength = PM_WEAK;
 	cand_ranks_clear(c);
@@ -782,7 +1138,7 @@ static int reporter_link(struct att *a, const struct vote *v, size_t nv)
 	if (!rep || peers < 2 || !strcmp(rep, "?"))
 		return 0;
 	for (size_t i = 0; i < a->nc; i++)
-		if (a->c[i].hardware && !strcmp(a->c[i].node, rep))
+		if (a->c[i].hardware && !a->c[i].prestart && !strcmp(a->c[i].node, rep))
 			return 0;
 	c = cand_get(a, "network_fabric", "ib_link", rep, LEAD_VOTES);
 	if (!c)
@@ -795,7 +1151,7 @@ static int reporter_link(struct att *a, const struct vote *v, size_t nv)
 		const struct pm_obs *o = &a->ev->obs[i];
 		if (o->peer && o->node && !strcmp(o->node, rep) &&
 		    !strcmp(R(a, i)->cls, "network_fabric") && c->nev < 16)
-			cand_add(c, o, i, R(a, i));
+			cand_add(a, c, i);
 	}
 	c->strength = PM_WEAK;
 	cand_ranks_clear(c);
@@ -876,7 +1232,7 @@ static int phase_votes(struct att *a)
 	    v[bi].node);
 	/* votes join a hardware candidate on that node, else become a lead of their own */
 	for (size_t i = 0; i < a->nc; i++)
-		if (a->c[i].hardware && !strcmp(a->c[i].node, v[bi].node))
+		if (a->c[i].hardware && !a->c[i].prestart && !strcmp(a->c[i].node, v[bi].node))
 			return 0;
 	vote_cand(a, &v[bi], best);
 	return 0;
@@ -908,7 +1264,7 @@ static void phase_all_ranks(struct att *a)
 			if (!same_error(&a->ev->obs[d->ev[0]], &a->ev->obs[c->ev[0]]))
 				continue;
 			for (size_t m = 0; m < d->nev; m++)
-				cand_add(c, &a->ev->obs[d->ev[m]], d->ev[m], R(a, d->ev[m]));
+				cand_add(a, c, d->ev[m]);
 			d->dead = true;
 			c->node[0] = '\0';
 		}
@@ -927,7 +1283,9 @@ static void phase_all_ranks(struct att *a)
  * (a monotonic stamp with no boot time) might predate the job by months. */
 static int cand_rank(const struct cand *c)
 {
-	if (c->hardware && c->lead == LEAD_RULE && (c->has_t || c->current))
+	if (c->fallback)
+		return 3; /* only when nothing better fits */
+	if (c->hardware && c->lead == LEAD_RULE && !c->prestart && (c->has_t || c->current))
 		return 0;
 	if (c->lead == LEAD_RULE)
 		return 1;
@@ -981,6 +1339,13 @@ static int cmpcand(const void *x, const void *y)
 		return a->dead ? 1 : -1;
 	if (ra != rb)
 		return ra - rb;
+	/* an event from before the job leads over what it explains on its own node, never
+	 * over an explicit failure of this job elsewhere (phase_stale) */
+	if (a->prestart != b->prestart && a->lead == LEAD_RULE && b->lead == LEAD_RULE) {
+		const struct cand *p = a->prestart ? a : b, *q = a->prestart ? b : a;
+		bool same = p->node[0] && !strcmp(p->node, q->node);
+		return same == (p == a) ? -1 : 1;
+	}
 	if (a->has_t && b->has_t && fabs(a->t - b->t) > pair_tol(g_att, a, b))
 		return a->t < b->t ? -1 : 1;
 	/* within the tolerance, the explanation of the ranks that fell silent wins */
@@ -1512,7 +1877,8 @@ static bool has_source(const struct att *a, enum pm_source s)
 static const char *confidence(const struct att *a, const struct cand *c, bool ambiguous,
 			      bool sched_cause, bool slurm_act)
 {
-	if (ambiguous || c->lead != LEAD_RULE || c->strength == PM_WEAK)
+	if (ambiguous || c->lead != LEAD_RULE || c->strength == PM_WEAK || c->fallback ||
+	    c->pidlink < 0)
 		return "hypothesis";
 	if (c->hardware && !c->has_t && !c->current)
 		return "hypothesis"; /* undated: it may predate the job */
@@ -1525,7 +1891,8 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 		return "hypothesis"; /* without the job's output no rival is ruled out */
 	if (!strcmp(c->sub, "time_limit") && !a->any_progress)
 		return "hypothesis"; /* progress until the end was not seen */
-	if (c->strength == PM_STRONG && c->corroborated && (sched_cause || kernel_coverage(a)))
+	if (c->strength == PM_STRONG && c->corroborated && !c->prestart &&
+	    (sched_cause || kernel_coverage(a)))
 		return "established";
 	return "supported";
 }
@@ -1640,6 +2007,31 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_decref(rep);
 		json_decref(d);
 		return json_null();
+	}
+	if (c->fallback && c->hardware) {
+		/* a hardware lead on evidence that cannot blame a node (the job's own output, an
+		 * event from before the job): retry; excluding the node is the user's choice */
+		json_object_set_new(cont, "id", json_string("retry"));
+		if (nodes[0])
+			snprintf(buf, sizeof(buf),
+				 "retry the job; excluding %s (--exclude=%s) is your reversible "
+				 "choice while nothing the user cannot write confirms it",
+				 nodes, nodes);
+		else
+			snprintf(buf, sizeof(buf), "retry the job; if it recurs, collect the kernel "
+						   "log and nvidia-smi -q of its nodes");
+		json_object_set_new(cont, "action", json_string(buf));
+		json_object_set_new(cont, "owner", json_string("user"));
+		json_object_set_new(cont, "reversible", json_true());
+		json_object_set_new(cont, "justified", json_true());
+		json_object_set_new(d, "containment", cont);
+		json_decref(rep);
+		json_object_set_new(d, "repair", json_null());
+		subst(buf, sizeof(buf), dec->overturn, nodes[0] ? nodes : "the job's nodes");
+		json_object_set_new(d, "overturn", json_string(buf));
+		subst(buf, sizeof(buf), dec->next_test, nodes[0] ? nodes : "the job's nodes");
+		json_object_set_new(d, "next_test", json_string(buf));
+		return d;
 	}
 	if (dec->node_id && node_specific(a, c)) {
 		/* the same job ran on the other nodes: the node, not the job, is at fault */
@@ -1839,6 +2231,31 @@ static bool is_error_role(enum pm_role r)
 	       r == PM_ROLE_CONFIRMATION;
 }
 
+/* Whether any error symptom fired (the job failed, though nothing may name a cause). */
+static bool anyerr_fired(const struct att *a)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (R(a, i)->role != PM_ROLE_PROGRESS && R(a, i)->role != PM_ROLE_CONTEXT)
+			return true;
+	return false;
+}
+
+/* A lead only because nothing better fits: say what is missing and what would decide. */
+static void fallback_why(struct att *a, const struct cand *c, const char *nodes)
+{
+	const struct pm_decision *d = pm_ruleset_decision(a->rs, c->cls, c->sub);
+	char test[300];
+
+	subst(test, sizeof(test), d ? d->next_test : "", nodes[0] ? nodes : "the job's nodes");
+	why(a,
+	    "%s/%s leads only because nothing better fits: %s. Confidence hypothesis; %s "
+	    "would confirm or overturn it.",
+	    c->cls, c->sub, c->note[0] ? c->note : "no stronger symptom fired", test);
+	if (c->untrusted && c->hardware)
+		why(a, "A hardware class seen only in the job's output: no repair, nothing counted "
+		       "against a node; excluding it is the user's reversible choice.");
+}
+
 static void join_nodes(json_t *nodes, char *out, size_t len)
 {
 	size_t n = 0;
@@ -1861,7 +2278,7 @@ static void phase_silence_lead(struct att *a)
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *h = &a->c[i];
 		bool joined = false;
-		if (!h->hardware || h->dead)
+		if (!h->hardware || h->dead || h->prestart || h->fallback)
 			continue;
 		for (size_t k = 0; k < a->nsuspects; k++) {
 			const char *n = rank_node(a, a->suspects[k]);
@@ -1874,8 +2291,9 @@ static void phase_silence_lead(struct att *a)
 			why(a, "The silent rank(s) ran on %s, where the hardware event is.",
 			    h->node);
 	}
+	/* an error explains the silence when it names a silent rank: no hang of its own */
 	for (size_t i = 0; i < a->nc; i++)
-		if (!a->c[i].dead)
+		if (!a->c[i].dead && (!a->c[i].fallback || silent_support(a, &a->c[i])))
 			return;
 	for (size_t k = 0; k < a->nsuspects; k++) {
 		const char *n = rank_node(a, a->suspects[k]);
@@ -1928,14 +2346,18 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	/* a line that names its rank ran where that rank ran: the rank map knows, not the node
 	 * that read the file (the job's output is read on the batch node only) */
 	for (size_t i = 0; i < ev->nobs; i++) {
-		const char *n;
-		if (ev->obs[i].rank >= 0 && (n = rank_node(&a, ev->obs[i].rank)) &&
-		    (!ev->obs[i].node || strcmp(ev->obs[i].node, n))) {
+		struct pm_obs *o = &ev->obs[i];
+		const char *n = o->rank >= 0 ? rank_node(&a, o->rank) : NULL;
+		if (n && (!o->node || strcmp(o->node, n))) {
 			char *d = strdup(n);
 			if (d) {
-				free(ev->obs[i].node);
-				ev->obs[i].node = d;
+				free(o->node);
+				o->node = d;
 			}
+		} else if (!n && o->rank >= 0 && rankmap_node(a.mapn, a.nmapn, o->node)) {
+			/* the rank map names that node's ranks, and not this one */
+			free(o->node);
+			o->node = NULL;
 		}
 	}
 	if (pm_obs_summaries(ev) < 0)
@@ -1951,8 +2373,11 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		goto out;
 	phase_merge(&a);
 	phase_confirm(&a);
+	phase_stale(&a);
 	phase_all_ranks(&a);
 	phase_scheduler(&a, &stalled);
+	if (phase_fallback(&a) < 0)
+		goto out;
 	phase_silence_lead(&a);
 	for (size_t i = 0; i < ev->nobs; i++)
 		if (R(&a, i)->role == PM_ROLE_CASCADE && ev->obs[i].seq >= 0)
@@ -1988,7 +2413,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 				 "rank with no hardware event, no silent rank and no peer majority");
 			for (size_t i = 0; i < ev->nobs && lead->nev < 8; i++)
 				if (R(&a, i)->role == PM_ROLE_CASCADE && ev->obs[i].seq >= 0)
-					cand_add(lead, &ev->obs[i], i, R(&a, i));
+					cand_add(&a, lead, i);
 			cand_ranks_clear(lead);
 			fewest_completed(&a, lead);
 			live = 1;
@@ -2001,14 +2426,18 @@ json_t *pm_attribute(struct pm_evidence *ev)
 			"communication failure cannot be attributed.");
 	} else if (!lead) {
 		status = "unknown";
-		why(&a, "No rule fired that could explain the failure.");
+		if (anyerr_fired(&a))
+			why(&a, "Only consequences fired (collective or transport errors after "
+				"another failure, the job being taken down): nothing names a cause.");
+		else
+			why(&a, "No rule fired that could explain the failure.");
 	} else {
 		status = "attributed";
 		if (second && strcmp(lead->cls, second->cls) &&
 		    (strcmp(lead->node, second->node) || !lead->node[0]) &&
 		    close_in_time(&a, lead, second) &&
 		    outcome_rank(&a, lead) == outcome_rank(&a, second) &&
-		    cand_rank(lead) == cand_rank(second) &&
+		    cand_rank(lead) == cand_rank(second) && lead->prestart == second->prestart &&
 		    silent_support(&a, lead) == silent_support(&a, second)) {
 			status = "ambiguous";
 			ambiguous = true;
@@ -2107,6 +2536,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		if (!strcmp(status, "attributed"))
 			why(&a, "Leading explanation: %s/%s%s%s (%s).", lead->cls, lead->sub,
 			    nodes[0] ? " on " : "", nodes, lead->summary);
+		if (lead->fallback)
+			fallback_why(&a, lead, nodes);
 	} else {
 		json_t *o = json_object();
 		json_object_set_new(o, "nodes", json_array());
@@ -2269,6 +2700,8 @@ out:
 	free(a.eid);
 	free(a.known);
 	free(a.rnode);
+	free(a.mapn);
+	free(a.placed);
 	free(a.suspects);
 	free(a.clk);
 	if (!v)
