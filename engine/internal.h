@@ -291,7 +291,8 @@ struct pm_slurm_line {
 	double t;	 /* its stamp */
 	const char *job; /* its own job field ("[25.batch]", "JobId=25"), NULL none */
 	size_t job_len;
-	size_t text, user; /* where slurm's message and the text a user chose begin */
+	size_t text;	     /* where slurm's message begins */
+	size_t user, user_end; /* the text a user chose; user = the length when none */
 };
 bool pm_slurm_line(const char *line, size_t len, struct pm_slurm_line *out);
 /* Whether a job field ("25", "25_3", "25_3(27)") names job ID. */

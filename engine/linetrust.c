@@ -90,69 +90,147 @@ static bool word_char(char c)
 
 /* ---- user fields of slurmd's, slurmstepd's and slurmctld's own lines ---- */
 
-/* Messages whose text after the marker is a path, a command or a name the user chose. */
-static const char *const slurm_rest[] = {
-	"Could not open stdout file ",
-	"Could not open stderr file ",
-	"Could not open stdin file ",
-	"Could not open ",
-	"could not open ",
-	"couldn't chdir to ",
-	"Unable to chdir to ",
-	"chdir(",
-	"chdir to ",
-	"execve(",
-	"execve(): ",
-	"Unable to open ",
-	"unable to open ",
-	"JobName=",
-	"Name=",
-	"Comment=",
-	"AdminComment=",
-	"WorkDir=",
-	"Command=",
-	"StdOut=",
-	"StdErr=",
-	"StdIn=",
-	"Script=",
-	"job_name",
-	"pyxis:     ",
-	"pyxis: [",
-	"container_image",
-	"Dependency=",
-	"MailUser=",
-	"Features=",
-	"Constraints=",
+/* Messages whose text after the marker is a path, a command or a name the user chose; for
+ * the first ones slurmstepd ends the line with ": %m" (strerror's text), which is its own. */
+static const struct {
+	const char *lit;
+	bool errno_tail;
+} slurm_field[] = {
+	{"Could not open stdout file ", true},
+	{"Could not open stderr file ", true},
+	{"Could not open stdin file ", true},
+	{"Could not open ", true},
+	{"could not open ", true},
+	{"couldn't chdir to `", true},
+	{"couldn't chdir to ", true},
+	{"Unable to chdir to ", true},
+	{"chdir(", false},
+	{"chdir to ", false},
+	{"execve(): ", true},
+	{"execve(", false},
+	{"Unable to open ", true},
+	{"unable to open ", true},
+	{"JobName=", false},
+	{"Name=", false},
+	{"Comment=", false},
+	{"AdminComment=", false},
+	{"WorkDir=", false},
+	{"Command=", false},
+	{"StdOut=", false},
+	{"StdErr=", false},
+	{"StdIn=", false},
+	{"Script=", false},
+	{"job_name", false},
+	{"pyxis:     ", false},
+	{"pyxis: [", false},
+	{"container_image", false},
+	{"Dependency=", false},
+	{"MailUser=", false},
+	{"Features=", false},
+	{"Constraints=", false},
 };
 
-/* Where the text of MSG (its length N) starts to be the user's, or N. */
-static size_t slurm_user_from(const char *m, size_t n)
-{
-	size_t at = n, bk = n, k, i;
+/* strerror's texts that slurmstepd appends to a path it could not use. */
+static const char *const errno_texts[] = {
+	"No such file or directory",
+	"Permission denied",
+	"Is a directory",
+	"Not a directory",
+	"Read-only file system",
+	"No space left on device",
+	"Disk quota exceeded",
+	"File exists",
+	"Too many levels of symbolic links",
+	"File name too long",
+	"Input/output error",
+	"Stale file handle",
+	"Operation not permitted",
+	"Exec format error",
+	"Text file busy",
+	"Transport endpoint is not connected",
+	"Resource temporarily unavailable",
+	"Cannot allocate memory",
+	"No such device or address",
+	"Bad address",
+};
 
-	for (i = 0; i < sizeof(slurm_rest) / sizeof(slurm_rest[0]); i++) {
-		k = find(m, n, 0, slurm_rest[i]);
+/* Where a path field that slurmstepd ends with ": %m" (after a quote, for chdir's "`%s'")
+ * ends: before the last ": " of the line when what follows is strerror's text; else N. */
+static size_t errno_end(const char *m, size_t n, size_t from, bool quoted)
+{
+	size_t k = n, q;
+
+	for (q = from; (q = find(m, n, q, ": ")) < n; q++)
+		k = q;
+	if (k == n)
+		return n;
+	for (size_t i = 0; i < sizeof(errno_texts) / sizeof(errno_texts[0]); i++) {
+		size_t l = strlen(errno_texts[i]);
+		size_t e = k + 2, p = k;
+
+		if (quoted) { /* "`%s': %m: going to /tmp instead": the quote's ": " */
+			p = n;
+			for (q = from; (q = find(m, n, q, "': ")) < n; q++)
+				p = q;
+			if (p == n)
+				return n;
+			e = p + 3;
+		}
+		if (e + l <= n && !memcmp(m + e, errno_texts[i], l) &&
+		    (e + l == n || m[e + l] == ':' || m[e + l] == ' '))
+			return p;
+	}
+	return n;
+}
+
+/* The span [*A, *B) of MSG (its length N) that a user chose; *A = N when none. */
+static void slurm_user_span(const char *m, size_t n, size_t *a, size_t *b)
+{
+	size_t at = n, bk = n, best = 0, k, i;
+
+	*a = *b = n;
+	/* slurmd's own batch script in its spool is no user's path */
+	if ((k = find(m, n, 0, "execve(): ")) < n) {
+		size_t e = k + 10;
+		while (e < n && m[e] != ' ')
+			e++;
+		if (e - k - 10 > 14 && !memcmp(m + e - 14, "/slurm_script:", 14))
+			return;
+	}
+	for (i = 0; i < sizeof(slurm_field) / sizeof(slurm_field[0]); i++) {
+		const char *lit = slurm_field[i].lit;
+		size_t l = strlen(lit);
+
+		k = find(m, n, 0, lit);
 		/* "Name=" inside "JobName=" is the same field; a key must start a word */
-		while (k < n && k > 0 && slurm_rest[i][0] >= 'A' && slurm_rest[i][0] <= 'Z' &&
-		       strchr(slurm_rest[i], '=') && word_char(m[k - 1]))
-			k = find(m, n, k + 1, slurm_rest[i]);
-		if (k < bk) { /* the earliest marker; the longest of those that start there */
+		while (k < n && k > 0 && strchr(lit, '=') && word_char(m[k - 1]))
+			k = find(m, n, k + 1, lit);
+		/* the earliest marker; the longest of those that start there */
+		if (k < bk || (k == bk && k < n && l > best)) {
 			bk = k;
-			at = k + strlen(slurm_rest[i]);
+			best = l;
+			at = k + l;
+			*b = slurm_field[i].errno_tail ? errno_end(m, n, at, lit[l - 1] == '`') : n;
 		}
 	}
-	/* a quoted value, and a path: their end cannot be told, so the rest of the line */
-	for (i = 0; i < at; i++) {
+	/* a quoted value, and a path, before any marker: their end cannot be told, so the rest
+	 * of the line */
+	for (i = 0; i < at && i < n; i++) {
 		char ch = m[i];
 		bool open = (ch == '"' || ch == '`' ||
 			     (ch == '\'' && (i == 0 || !pm_in_isalnum(m[i - 1]))));
 		bool path = (ch == '/' || ch == '~') &&
 			    (i == 0 || m[i - 1] == ' ' || m[i - 1] == '=' || m[i - 1] == '(' ||
 			     m[i - 1] == ':' || m[i - 1] == ',');
-		if (open || path)
-			return i;
+		if (open || path) {
+			*a = i;
+			*b = n;
+			return;
+		}
 	}
-	return at > n ? n : at;
+	*a = at < n ? at : n;
+	if (*b < *a)
+		*b = n;
 }
 
 /* "[25.batch] ", "[25.0] ", "[25] " at S: its length, the job number in *J (length *JN). */
@@ -299,16 +377,18 @@ static bool names_other_node(const struct lt *c, const char *m, size_t n)
 
 bool pm_slurm_line(const char *s, size_t n, struct pm_slurm_line *out)
 {
-	size_t k, m, u, at;
+	size_t k, m, u, ue, at;
 
 	memset(out, 0, sizeof(*out));
-	out->user = n;
+	out->user = out->user_end = n;
 	k = pm_in_bracket_iso(s, n, &out->t);
 	if (!k)
 		return false;
 	k += k < n && s[k] == ' ';
 	m = k + step_field(s + k, n - k, &out->job, &out->job_len);
-	u = m + slurm_user_from(s + m, n - m);
+	slurm_user_span(s + m, n - m, &u, &ue);
+	u += m;
+	out->user_end = ue + m;
 	if (!out->job && job_field(s + m, u - m, &at) < u - m) {
 		out->job = s + m + at;
 		out->job_len = u - m - at;
@@ -330,7 +410,7 @@ static void slurm_line(struct lt *c, size_t off, const char *s, size_t n)
 		blank(c, off, n);
 		return;
 	}
-	mask(c, off, l.user, n);
+	mask(c, off, l.user, l.user_end);
 	if (l.job && (c->ids[0] || c->ids[1]) && !job_is(c, l.job, l.job_len)) {
 		blank(c, off, n); /* another job's line */
 		return;

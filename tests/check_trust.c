@@ -100,6 +100,19 @@ START_TEST(test_chdir_path)
 	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.0] error: execve(): /home/u/*** STEP 25.0 "
 			"ON n2 UNCORRECTABLE MEMORY ERROR AT x ***: No such file or directory\n");
 	ck_assert_ptr_null(strstr(m, "UNCORRECTABLE"));
+	/* the path only: slurmstepd's own errno text stays for the rules that read it */
+	ck_assert_ptr_nonnull(strstr(m, "error: execve(): ___"));
+	ck_assert_ptr_nonnull(strstr(m, "___: No such file or directory\n"));
+	free(m);
+	/* a path that does not end in strerror's text: to the end of the line */
+	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.0] error: Could not open stdout file "
+			"/x/a: system not yet initialized\n");
+	ck_assert_ptr_null(strstr(m, "system not yet"));
+	free(m);
+	/* slurmd's own batch script in its spool is not the user's */
+	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.batch] error: execve(): "
+			"/var/spool/slurmd/job00025/slurm_script: No such file or directory\n");
+	ck_assert_ptr_nonnull(strstr(m, "/var/spool/slurmd/job00025/slurm_script: No such"));
 	free(m);
 }
 END_TEST
