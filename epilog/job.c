@@ -241,18 +241,21 @@ oom:
 	return -1;
 }
 
-/* "Key=VALUE" of scontrol's one-record output: VALUE into BUF. */
+/* "Key=VALUE" of scontrol's one-record output: VALUE into BUF.  A job name, comment or path
+ * can hold " StartTime=...": a key found twice was written by a user, and which one Slurm
+ * printed cannot be told, so it is not found (engine/TRUST.md). */
 static bool scontrol_field(const char *text, const char *key, char *buf, size_t len)
 {
 	size_t k = strlen(key);
+	int found = 0;
 
 	for (const char *p = text; (p = strstr(p, key)); p += k)
 		if ((p == text || isspace((unsigned char)p[-1])) && p[k] == '=') {
 			size_t n = strcspn(p + k + 1, " \t\n");
-			snprintf(buf, len, "%.*s", (int)n, p + k + 1);
-			return true;
+			if (!found++)
+				snprintf(buf, len, "%.*s", (int)n, p + k + 1);
 		}
-	return false;
+	return found == 1;
 }
 
 int pm_job_resolve_restart(struct pm_job *j, double timeout)
