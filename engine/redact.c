@@ -15,6 +15,14 @@
  * closed), while look-alikes are told apart by shape (run lengths, character mix, the
  * keyword being the last word of the variable name, placeholder values) rather than by
  * leaving the neighbourhood of a keyword alone.
+ *
+ * A line holding escape sequences or other control characters (colour codes from a logger,
+ * a progress bar's backspaces) is scanned as a terminal would show it, without them, and
+ * the spans found are taken back to the line: a colour code before or inside a secret hides
+ * nothing.  Commands that take a secret as an option's value (mysql -pX, sshpass -p X,
+ * curl -u user:X, docker login -p X, ldapsearch -w X, smbclient -U user%X) are read word by
+ * word from the command to the end of its line or pipeline, so that the same option of
+ * another command (ssh -p 22, docker run -p 80:80, mysql -p alone) is left alone.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -234,6 +242,12 @@ struct ctx {
 	bool end_known;
 	size_t netrc_at; /* first "machine"/"login"/"default" word, or NONE */
 	bool netrc_known;
+	/* B is a view of the line without its control characters: MAP says where each byte
+	 * of it (and its end) is in the line; NULL when B is the line itself */
+	const uint32_t *map;
+	char *cv; /* the buffers of that view */
+	uint32_t *cmap;
+	size_t cvcap;
 	int block;		   /* the kind of an open key block, or -1 */
 	int orphan;		   /* the kind of an END marker without its BEGIN, or -1 */
 	size_t orphan_s, orphan_e; /* where that marker starts and ends */
@@ -298,7 +312,10 @@ static size_t skip_blank(const struct ctx *x, size_t i)
 /* True when the byte before S is not in SET (S starts a token). */
 static bool starts(const struct ctx *x, size_t s, enum cset set)
 {
-	return s == 0 || !in(set, (unsigned char)x->b[s - 1]);
+	if (s == 0 || !in(set, (unsigned char)x->b[s - 1]))
+		return true;
+	/* a colour code between them ("\033[1mtoken") parts them as a blank would */
+	return x->map && x->map[s] != x->map[s - 1] + 1;
 }
 
 /* The end of the line's content: before its "\n" or "\r\n". */
@@ -630,23 +647,37 @@ static bool db_scheme(const char *p, size_t n)
 }
 
 static bool placeholder(const char *v, size_t n);
+static size_t close_quote(const struct ctx *x, size_t vs, char q, bool esc);
 
 static void v_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
-	size_t a = s + 3, e = a, at = NONE, k = s, ps;
+	size_t a = s + 3, e = a, at = NONE, qh = NONE, at_qh = NONE, k = s, ps;
 	const char *colon;
 
 	(void)t;
 	while (e < x->n && e - a < 1024) {
 		unsigned char c = (unsigned char)x->b[e];
 
-		if (c <= ' ' || one_of(c, "/?#\"'<>`\\"))
+		if (c <= ' ' || one_of(c, "/\"'<>`\\"))
 			break;
+		if ((c == '?' || c == '#') && qh == NONE)
+			qh = e, at_qh = at;
 		if (c == '@')
 			at = e;
 		e++;
 	}
 	looked(x, id, e);
+	/* a '?' or '#' before the '@' is a password's when the ':' before it is not a port's
+	 * ("u:pa#ss@h"); else the query begins there ("h:8080?to=a@b") */
+	colon = at != NONE ? memchr(x->b + a, ':', at - a) : NULL;
+	if (qh != NONE && at != NONE && qh < at) {
+		size_t d = colon ? (size_t)(colon - x->b) + 1 : qh;
+
+		while (d < qh && is_digit((unsigned char)x->b[d]))
+			d++;
+		if (d >= qh)
+			at = at_qh;
+	}
 	if (at == NONE)
 		return;
 	while (k > 0 && s - k < 32 && in(S_SCHEME, (unsigned char)x->b[k - 1]))
@@ -655,8 +686,7 @@ static void v_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		k++;
 	if (k == s)
 		return;
-	colon = memchr(x->b + a, ':', at - a);
-	if (!colon)
+	if (!(colon = memchr(x->b + a, ':', at - a)))
 		return;
 	ps = (size_t)(colon - x->b) + 1;
 	if (ps >= at || placeholder(x->b + ps, at - ps))
@@ -668,12 +698,42 @@ static void v_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 
 /* ---- credentials after a scheme word: Bearer X, Basic X ---- */
 
+/*
+ * Past the white space after a scheme word ending at P: blanks, a no-break space, a URL's
+ * "%20", or control characters (the view has dropped them: a gap in its map).  NONE when
+ * there is none (the word goes on: "Bearers", "basicConfig").
+ */
+static size_t after_space(const struct ctx *x, size_t p)
+{
+	size_t q = p;
+
+	for (;;) {
+		if (q < x->n && is_blank((unsigned char)x->b[q]))
+			q++;
+		else if (x->n - q >= 2 && !memcmp(x->b + q, "\xc2\xa0", 2))
+			q += 2;
+		else if (x->n - q >= 3 && !memcmp(x->b + q, "%20", 3))
+			q += 3;
+		else
+			break;
+	}
+	if (q == p && !(x->map && p < x->n && x->map[p] != x->map[p - 1] + 1))
+		return NONE;
+	return q;
+}
+
 static void v_bearer(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
-	size_t p = skip_blank(x, s + 7), e = run(x, p, S_TOKEN68), n = e - p;
+	size_t p = after_space(x, s + 6), e, n;
 	bool digit = false;
 
 	(void)t;
+	if (p == NONE) {
+		looked(x, id, s + 6);
+		return;
+	}
+	e = run(x, p, S_TOKEN68);
+	n = e - p;
 	looked(x, id, e);
 	for (size_t i = p; i < e; i++)
 		digit |= is_digit((unsigned char)x->b[i]);
@@ -700,9 +760,14 @@ static bool basic_cred(const char *p, size_t n)
 
 static void v_basic(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
-	size_t p = skip_blank(x, s + 6), e = run(x, p, S_B64);
+	size_t p = after_space(x, s + 5), e;
 
 	(void)t;
+	if (p == NONE) {
+		looked(x, id, s + 5);
+		return;
+	}
+	e = run(x, p, S_B64);
 	looked(x, id, e);
 	if (starts(x, s, S_ALNUM) && basic_cred(x->b + p, e - p))
 		propose(x, p, e, PM_REDACT_BASIC_AUTH, P_NAMED);
@@ -734,6 +799,207 @@ static void v_wandb(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	while (next_word(x, &p, &ws, &we))
 		if (we - ws >= 32 && run(x, ws, S_URLSAFE) == we)
 			propose(x, ws, we, t->kind, P_PATTERN);
+}
+
+/* ---- password arguments of common tools ---- */
+
+enum { A_GLUED = 1, A_SPACED = 2 }; /* "-pX" (--opt=X), "-p X" (--opt X) */
+
+/* A command that takes a secret as an option's value: its word, the options, how. */
+struct tool {
+	const char *const cmds[5]; /* command words; "mysql*": any word of letters after it */
+	const char *opts[4];	   /* the options whose value holds the secret */
+	unsigned char how[4];
+	char split;	  /* the secret follows this in the value (curl's user:pass), or 0 */
+	const char *args; /* sshpass: options ending at its command; these take a value */
+	bool service;	  /* smbclient //host/share PASSWORD */
+	unsigned short kind;
+};
+
+static const struct tool tools[] = {
+#define TOOL_MYSQL 0
+	{{"mysql*", "mariadb*"}, {"-p"}, {A_GLUED}, 0, NULL, false, PM_REDACT_DB_PASSWORD},
+#define TOOL_SSHPASS 1
+	{{"sshpass"}, {"-p"}, {A_GLUED | A_SPACED}, 0, "fdP", false, PM_REDACT_PASSWORD},
+#define TOOL_CURL 2
+	{{"curl"},
+	 {"-u", "--user", "-U", "--proxy-user"},
+	 {A_GLUED | A_SPACED, A_GLUED | A_SPACED, A_GLUED | A_SPACED, A_GLUED | A_SPACED},
+	 ':',
+	 NULL,
+	 false,
+	 PM_REDACT_PASSWORD},
+#define TOOL_LOGIN 3 /* docker login: the command is the word before "login" */
+	{{"docker", "podman", "nerdctl", "buildah", "skopeo"},
+	 {"-p", "--password"},
+	 {A_GLUED | A_SPACED, A_GLUED | A_SPACED},
+	 0,
+	 NULL,
+	 false,
+	 PM_REDACT_PASSWORD},
+#define TOOL_LOGIN2 4
+	{{"oras", "crane", "registry", "helm"},
+	 {"-p", "--password"},
+	 {A_GLUED | A_SPACED, A_GLUED | A_SPACED},
+	 0,
+	 NULL,
+	 false,
+	 PM_REDACT_PASSWORD},
+#define TOOL_LDAP 5
+	{{"ldap*"}, {"-w"}, {A_GLUED | A_SPACED}, 0, NULL, false, PM_REDACT_PASSWORD},
+#define TOOL_SMB 6
+	{{"smbclient", "rpcclient", "smbcacls", "smbget", "smbmap"},
+	 {"-U", "--user"},
+	 {A_GLUED | A_SPACED, A_GLUED | A_SPACED},
+	 '%',
+	 NULL,
+	 true,
+	 PM_REDACT_PASSWORD},
+};
+
+/* Can a command word start at S (after a blank, a path, a quote, a shell operator)? */
+static bool cmd_start(const struct ctx *x, size_t s)
+{
+	return s == 0 || is_blank((unsigned char)x->b[s - 1]) ||
+	       one_of((unsigned char)x->b[s - 1], "/\"'`(;|&=$") ||
+	       (x->map && x->map[s] != x->map[s - 1] + 1);
+}
+
+/* Is [ws, we) one of T's command words? */
+static bool is_cmd(const struct ctx *x, const struct tool *t, size_t ws, size_t we)
+{
+	for (size_t k = 0; k < 5 && t->cmds[k]; k++) {
+		size_t l = strlen(t->cmds[k]);
+		const char *c = t->cmds[k];
+
+		if (c[l - 1] == '*') {
+			size_t i = ws + l - 1;
+
+			if (we - ws < l - 1 || memcmp(x->b + ws, c, l - 1))
+				continue;
+			while (i < we && (is_lower((unsigned char)x->b[i]) || x->b[i] == '-'))
+				i++;
+			if (i == we)
+				return true;
+		} else if (we - ws == l && !memcmp(x->b + ws, c, l)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A word that ends the command: a pipe, a list, a comment. */
+static bool cmd_end(const struct ctx *x, size_t ws)
+{
+	return one_of((unsigned char)x->b[ws], "|;&#)");
+}
+
+/* Propose the secret in the value at VS (to the word's end WE, or its closing quote), after
+ * SPLIT when not 0; returns where scanning goes on. */
+static size_t tool_value(struct ctx *x, const struct tool *t, size_t vs, size_t we, char split)
+{
+	size_t ve = we;
+	const char *sp;
+
+	if (vs < x->n && (x->b[vs] == '"' || x->b[vs] == '\'')) {
+		ve = close_quote(x, vs + 1, x->b[vs], false);
+		vs++;
+		if (ve + 1 > we)
+			we = ve < x->n ? ve + 1 : ve;
+	}
+	if (ve <= vs)
+		return we;
+	if (split) {
+		if (!(sp = memchr(x->b + vs, split, ve - vs)))
+			return we; /* no password in it: the tool asks for one */
+		vs = (size_t)(sp - x->b) + 1;
+	}
+	if (ve > vs && !placeholder(x->b + vs, ve - vs))
+		propose(x, vs, ve, t->kind, P_NAMED);
+	return we;
+}
+
+/* The options of T's command line from P on (the command word is before it). */
+static void tool_args(struct ctx *x, const struct tool *t, size_t p)
+{
+	size_t ws, we;
+	bool after_service = false;
+
+	while (next_word(x, &p, &ws, &we) && !cmd_end(x, ws)) {
+		bool done = false;
+
+		for (int k = 0; k < 4 && t->opts[k] && !done; k++) {
+			size_t l = strlen(t->opts[k]);
+			bool lng = t->opts[k][1] == '-';
+
+			if (we - ws < l || memcmp(x->b + ws, t->opts[k], l))
+				continue;
+			if (we - ws == l && (t->how[k] & A_SPACED)) {
+				size_t vs, ve;
+
+				if (next_word(x, &p, &vs, &ve) && !cmd_end(x, vs))
+					p = tool_value(x, t, vs, ve, t->split);
+				done = true;
+			} else if (we - ws > l && (t->how[k] & A_GLUED) &&
+				   (!lng || x->b[ws + l] == '=')) {
+				p = tool_value(x, t, ws + l + lng, we, t->split);
+				done = true;
+			}
+		}
+		if (done) {
+			after_service = false;
+			continue;
+		}
+		if (t->service && after_service && x->b[ws] != '-')
+			p = tool_value(x, t, ws, we, 0);
+		after_service = t->service && we - ws > 2 &&
+				(!memcmp(x->b + ws, "//", 2) || !memcmp(x->b + ws, "\\\\", 2));
+		if (t->args && x->b[ws] != '-')
+			break; /* sshpass: its command starts here */
+		if (t->args && we - ws == 2 && one_of((unsigned char)x->b[ws + 1], t->args))
+			next_word(x, &p, &ws, &we);
+		if (x->b[we - 1] == ';')
+			break;
+	}
+}
+
+/* mysql -pSECRET, sshpass -p SECRET, curl -u user:SECRET, ldapsearch -w SECRET, ... */
+static void v_tool(struct ctx *x, const struct trig *t, unsigned id, size_t s)
+{
+	const struct tool *tl = &tools[t->set];
+	size_t p = s, ws, we;
+
+	next_word(x, &p, &ws, &we);
+	looked(x, id, we);
+	if (!cmd_start(x, s) || !is_cmd(x, tl, ws, we))
+		return;
+	tool_args(x, tl, we);
+	looked(x, id, x->n);
+}
+
+/* docker login -p SECRET: "login" after the command word. */
+static void v_login(struct ctx *x, const struct trig *t, unsigned id, size_t s)
+{
+	size_t e = s + 5, ws = s;
+
+	(void)t;
+	looked(x, id, e);
+	if (s < 2 || !is_blank((unsigned char)x->b[s - 1]) ||
+	    (e < x->n && !is_blank((unsigned char)x->b[e])))
+		return;
+	while (ws > 0 && is_blank((unsigned char)x->b[ws - 1]))
+		ws--;
+	{
+		size_t we = ws;
+
+		while (ws > 0 && !is_blank((unsigned char)x->b[ws - 1]) && x->b[ws - 1] != '/')
+			ws--;
+		if (!is_cmd(x, &tools[TOOL_LOGIN], ws, we) &&
+		    !is_cmd(x, &tools[TOOL_LOGIN2], ws, we))
+			return;
+	}
+	tool_args(x, &tools[TOOL_LOGIN], e);
+	looked(x, id, x->n);
 }
 
 /* mc alias set NAME URL ACCESS SECRET, mc config host add NAME URL ACCESS SECRET */
@@ -810,6 +1076,12 @@ static const char *const vocab_words[] =
 	 "cur",	    "current", "decoder",     "bad",	"eot",	    "sot",   "eod",
 	 "eom",	    "boi",     "eoi",	      "fim",	"sentinel", "extra", "additional",
 	 "added",   "default", "think",	      "tool",	"split",    "label", NULL};
+
+/* One-word names of a password: SSHPASS=, keytool's -storepass and -keypass. */
+static const char *const pass_words[] = {"sshpass",	  "storepass",
+					 "keypass",	  "srcstorepass",
+					 "deststorepass", "srckeypass",
+					 "destkeypass",	  NULL};
 
 /* Words before "key" that make it a credential (api_key, but not sort_key or public_key). */
 static const char *const key_words[] = {"api",	      "secret",	 "access",	 "private",
@@ -929,7 +1201,7 @@ static bool classify(const char *p, size_t len, struct ident *id)
 	id->netrc = len == 8 && !memcmp(p, "password", 8);
 	id->prio = P_GENERIC;
 	if (ends(L, "password") || ends(L, "passwd") || eq(L, "passphrase") ||
-	    (eq(L, "pass") && nw >= 2))
+	    (eq(L, "pass") && nw >= 2) || in_list(L, pass_words))
 		id->cls = C_PASSWORD, id->kind = PM_REDACT_PASSWORD;
 	else if (eq(L, "pwd"))
 		id->cls = C_PWD, id->kind = PM_REDACT_PASSWORD;
@@ -1159,7 +1431,7 @@ static void authz_value(const struct ctx *x, size_t *vs, size_t *ve, bool quoted
 	while (e < *ve && e - w < sizeof(low) - 1 &&
 	       (is_alnum((unsigned char)x->b[e]) || x->b[e] == '-'))
 		e++;
-	if (e == w || e >= *ve || x->b[e] != ' ')
+	if (e == w || e >= *ve || !is_blank((unsigned char)x->b[e]))
 		return;
 	for (size_t i = w; i < e; i++)
 		low[i - w] = (char)(is_upper((unsigned char)x->b[i]) ? x->b[i] | 0x20 : x->b[i]);
@@ -1269,6 +1541,11 @@ static void v_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s
 		return;
 	if (sep == 'n' && (!idn.netrc || (idn.cls != C_PASSWORD)))
 		return;
+	/* "-pS3cretPass": a short option and its glued value (the tools' own validators read
+	 * those), not an option named "...Pass" with a value after it */
+	if (sep == ' ' && id0 + 1 == is && is + 1 < ie && is_lower((unsigned char)b[is]) &&
+	    (is_upper((unsigned char)b[is + 1]) || is_digit((unsigned char)b[is + 1])))
+		return;
 
 	v = skip_blank(x, q);
 	if (v >= n || is_eol((unsigned char)b[v]))
@@ -1358,9 +1635,17 @@ static const struct trig trigs[] = {
 	{"-----BEGIN ", 0, 0, 0, 0, 0, v_pem},
 	{"-----END ", 0, 0, 0, 0, 0, v_pem_end},
 	{"://", 0, 0, 0, 0, 0, v_url},
-	{"bearer ", 1, 0, 0, 0, T_COVERABLE, v_bearer},
-	{"basic ", 1, 0, 0, 0, T_COVERABLE, v_basic},
+	{"bearer", 1, 0, 0, 0, T_COVERABLE, v_bearer},
+	{"basic", 1, 0, 0, 0, T_COVERABLE, v_basic},
 	{"wandb login", 0, 0, 0, PM_REDACT_WANDB_API_KEY, 0, v_wandb},
+	{"mysql", 0, TOOL_MYSQL, 0, 0, 0, v_tool},
+	{"mariadb", 0, TOOL_MYSQL, 0, 0, 0, v_tool},
+	{"sshpass", 0, TOOL_SSHPASS, 0, 0, 0, v_tool},
+	{"curl", 0, TOOL_CURL, 0, 0, 0, v_tool},
+	{"ldap", 0, TOOL_LDAP, 0, 0, 0, v_tool},
+	{"smb", 0, TOOL_SMB, 0, 0, 0, v_tool},
+	{"rpcclient", 0, TOOL_SMB, 0, 0, 0, v_tool},
+	{"login", 0, 0, 0, 0, 0, v_login},
 	{"alias set ", 0, 0, 0, PM_REDACT_S3_SECRET_KEY, 0, v_mc},
 	{"host add ", 0, 0, 0, PM_REDACT_S3_SECRET_KEY, 0, v_mc},
 	KW("pass", 4, 1),
@@ -1519,10 +1804,121 @@ static bool take_back(struct out *o, const char *pre, size_t plen)
 	return true;
 }
 
+/* ---- control characters: scanned around, not through ---- */
+
+/*
+ * The length of the escape sequence or control character at B[I] (0: none): CSI ("\033[1;31m"),
+ * the two- and three-byte escapes ("\033(B", "\033\\"), an OSC's "\033]" (its text stays: a
+ * hyperlink's URL is text) and single C0 controls other than tab, CR, LF and NUL (binary
+ * content keeps its NULs as boundaries).  Colour codes before or inside a secret would
+ * otherwise hide it from every validator.
+ */
+static bool is_ctl(unsigned char c)
+{
+	return (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c) || c == 0x7f;
+}
+
+static size_t ctl_len(const char *b, size_t n, size_t i)
+{
+	unsigned char c = (unsigned char)b[i], d;
+	size_t j;
+
+	if (c == 0x1b) {
+		if (i + 1 >= n)
+			return 1;
+		d = (unsigned char)b[i + 1];
+		if (d == '[') {
+			for (j = i + 2; j < n && j - i < 64 && b[j] >= 0x30 && b[j] <= 0x3f; j++)
+				;
+			for (; j < n && j - i < 64 && b[j] >= 0x20 && b[j] <= 0x2f; j++)
+				;
+			return j < n && b[j] >= 0x40 && b[j] <= 0x7e ? j + 1 - i : j - i;
+		}
+		if (one_of(d, "()*+-./") && i + 2 < n && b[i + 2] > ' ' && b[i + 2] < 0x7f)
+			return 3;
+		return d >= 0x40 && d <= 0x5f ? 2 : 1;
+	}
+	return is_ctl(c) ? 1 : 0;
+}
+
+/* Does B hold a control character?  Eight bytes at a time: this runs on every line. */
+static bool has_ctl(const char *b, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	size_t i = 0;
+
+	while (n > 0 && is_eol((unsigned char)b[n - 1]))
+		n--;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v, del;
+
+		memcpy(&v, b + i, 8);
+		del = v ^ (0x7f * ones);
+		/* a byte below 0x20 or equal to 0x7f somewhere: look at each */
+		if ((((v - 0x20 * ones) & ~v) | ((del - ones) & ~del)) & highs)
+			for (size_t k = i; k < i + 8; k++)
+				if (is_ctl((unsigned char)b[k]))
+					return true;
+	}
+	for (; i < n; i++)
+		if (is_ctl((unsigned char)b[i]))
+			return true;
+	return false;
+}
+
+/* Make X's view of line B (N bytes) without its control characters: X->b, X->n, X->map. */
+static int ctl_view(struct ctx *x, const char *b, size_t n)
+{
+	size_t k = 0;
+
+	if (n + 1 > x->cvcap) {
+		char *cv = realloc(x->cv, n + 1);
+		uint32_t *m;
+
+		if (!cv)
+			return -1;
+		x->cv = cv;
+		if (!(m = realloc(x->cmap, (n + 1) * sizeof(*m))))
+			return -1;
+		x->cmap = m;
+		x->cvcap = n + 1;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t l = ctl_len(b, n, i);
+
+		if (l) {
+			i += l;
+			continue;
+		}
+		x->cv[k] = b[i];
+		x->cmap[k++] = (uint32_t)i++;
+	}
+	x->cmap[k] = (uint32_t)n;
+	x->b = x->cv;
+	x->n = k;
+	x->map = x->cmap;
+	return 0;
+}
+
+/* The proposed spans, found in the view, as spans of the line: a span keeps the control
+ * characters inside it and leaves those before and after it. */
+static void ctl_unmap(struct ctx *x)
+{
+	for (size_t i = 0; i < x->nc; i++) {
+		struct cand *c = &x->c[i];
+
+		c->e = x->map[c->e - 1] + 1;
+		c->s = x->map[c->s];
+	}
+	x->map = NULL;
+}
+
 /* Redact one line (or piece) B of N bytes. */
 static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratch_t *scratch,
 		struct pm_redact_stats *st)
 {
+	x->map = NULL;
 	if (x->block >= 0) {
 		const char *e = memmem(b, n, "-----END", 8);
 		size_t skip;
@@ -1540,6 +1936,8 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 	}
 	x->b = b;
 	x->n = n;
+	if (has_ctl(b, n) && ctl_view(x, b, n) < 0)
+		return -1;
 	x->nc = 0;
 	x->covered = 0;
 	x->touched = 0;
@@ -1547,12 +1945,15 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 	x->end_known = false;
 	x->netrc_known = false;
 	x->orphan = -1;
-	if (n && hs_scan(db, b, (unsigned)n, 0, scratch, on_hit, x) != HS_SUCCESS && !x->oom)
+	if (x->n && hs_scan(db, x->b, (unsigned)x->n, 0, scratch, on_hit, x) != HS_SUCCESS &&
+	    !x->oom)
 		return -1;
-	if (x->orphan >= 0 && take_back(o, b, x->orphan_s))
+	if (x->orphan >= 0 && take_back(o, x->b, x->orphan_s))
 		propose(x, 0, x->orphan_e, x->orphan, P_BLOCK);
 	if (x->oom)
 		return -1;
+	if (x->map)
+		ctl_unmap(x);
 	return emit(x, o, b, n, st);
 }
 
@@ -1615,8 +2016,24 @@ int pm_redact(const char *buf, size_t len, char **out, size_t *outlen, struct pm
 out:
 	free(o.p);
 	free(x.c);
+	free(x.cv);
+	free(x.cmap);
 	hs_free_scratch(scratch);
 	if (rc)
 		errno = err;
 	return rc;
+}
+
+char *pm_redact_text(const char *s, struct pm_redact_stats *st)
+{
+	char *out;
+	size_t n;
+
+	if (!s) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (pm_redact(s, strlen(s), &out, &n, st) < 0)
+		return NULL;
+	return out;
 }

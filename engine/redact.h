@@ -103,6 +103,16 @@ struct pm_redact_stats {
  */
 int pm_redact(const char *buf, size_t len, char **out, size_t *outlen, struct pm_redact_stats *st);
 
+/*
+ * A redacted copy of the NUL-terminated string S: a second line of defence for text that is
+ * shown rather than archived (a verdict's evidence lines and summaries, whatever file they
+ * came from, redacted once already or not).  The same rules as pm_redact, applied to S
+ * alone; redacting a redacted text changes nothing.  Returns a malloc'd string (owned by the
+ * caller), adding the replacements to *ST when ST is not NULL, or NULL with errno (EINVAL: S
+ * is NULL; ENOMEM, ENOTSUP as pm_redact): a caller that gets NULL must not show S.
+ */
+char *pm_redact_text(const char *s, struct pm_redact_stats *st);
+
 /* The name of KIND ("aws_access_key_id", ...), static; NULL when KIND is out of range. */
 const char *pm_redact_kind_name(int kind);
 

@@ -284,6 +284,90 @@ START_TEST(test_planted_secrets_gone_crlf)
 }
 END_TEST
 
+/* BUF without its escape sequences and control characters (what a terminal shows). */
+static struct buf shown(const struct buf *b)
+{
+	struct buf o = {malloc(b->n + 1), 0};
+
+	ck_assert_ptr_nonnull(o.p);
+	for (size_t i = 0; i < b->n; i++) {
+		unsigned char c = (unsigned char)b->p[i];
+
+		if (c == 0x1b && i + 1 < b->n && b->p[i + 1] == '[') {
+			for (i += 2; i < b->n && !(b->p[i] >= 0x40 && b->p[i] <= 0x7e); i++)
+				;
+			continue;
+		}
+		if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+			continue;
+		o.p[o.n++] = (char)c;
+	}
+	o.p[o.n] = 0;
+	return o;
+}
+
+/*
+ * Every planted secret on its line, with a colour code just before it, a colour code in its
+ * middle, or another control character in its middle: gone from what a terminal would show,
+ * and counted under its kind.
+ */
+START_TEST(test_planted_with_controls)
+{
+	static const char *const marks[] = {"\033[31m", "\033[1;32m", "\x0f", "\033[0m\b"};
+	struct corpus c;
+	struct planted *p;
+	size_t np = load_planted(&p), tried = 0;
+
+	corpus_load(&c, "secrets", not_corpus, false);
+	for (size_t i = 0; i < np; i++) {
+		size_t sl = strlen(p[i].secret);
+
+		if (multiline_kind(p[i].kind))
+			continue;
+		for (size_t f = 0; f < c.n; f++) {
+			const char *at = memmem(c.in[f].p, c.in[f].n, p[i].secret, sl), *ls, *le;
+
+			if (!at)
+				continue;
+			for (ls = at; ls > c.in[f].p && ls[-1] != '\n'; ls--)
+				;
+			for (le = at; le < c.in[f].p + c.in[f].n && *le != '\n'; le++)
+				;
+			for (size_t m = 0; m < 4; m++) {
+				/* m 0: before it; 1-3: in its middle */
+				size_t cut = (size_t)(at - ls) + (m ? sl / 2 : 0),
+				       ml = strlen(marks[m]);
+				size_t n = (size_t)(le - ls) + ml;
+				char *line = malloc(n);
+				struct pm_redact_stats st = {0};
+				struct buf o, v;
+
+				memcpy(line, ls, cut);
+				memcpy(line + cut, marks[m], ml);
+				memcpy(line + cut + ml, ls + cut, (size_t)(le - ls) - cut);
+				o = redact(line, n, &st);
+				v = shown(&o);
+				ck_assert_msg(!has(&v, p[i].secret), "%s: mark %zu: %s leaks: %s",
+					      c.name[f], m, p[i].secret, v.p);
+				ck_assert_msg(st.by_kind[p[i].kind] > 0,
+					      "%s: mark %zu: no %s for %s", c.name[f], m,
+					      pm_redact_kind_name(p[i].kind), v.p);
+				free(v.p);
+				free(o.p);
+				free(line);
+				tried++;
+			}
+			break;
+		}
+	}
+	ck_assert_uint_gt(tried, 400);
+	for (size_t i = 0; i < np; i++)
+		free(p[i].secret);
+	free(p);
+	corpus_free(&c);
+}
+END_TEST
+
 START_TEST(test_context_survives)
 {
 	struct corpus c;
@@ -447,6 +531,106 @@ static const struct {
 	 "task-0000000000000000000000000000000000000000001"},
 	{"Basic configuration loaded", "Basic configuration loaded"},
 	{"Bearer authentication", "Bearer authentication"},
+	/* colour codes and other control characters before or inside a secret */
+	{"\033[31mghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5\033[0m",
+	 "\033[31m[REDACTED:github_token]\033[0m"},
+	{"\033[32msk-proj-Ab3De5Fg7Hi9Jk1Lm3No5Pq7Rs9Tu1Vw3Xy5Za7Bc9\033[0m ok",
+	 "\033[32m[REDACTED:openai_api_key]\033[0m ok"},
+	{"key:\033[1;32mAKIA2E0A8F3B244C9986\033(B\033[m",
+	 "key:\033[1;32m[REDACTED:aws_access_key_id]\033(B\033[m"},
+	{"id\033[32mAKIA2E0A8F3B244C9986", "id\033[32m[REDACTED:aws_access_key_id]"},
+	{"hf_AbCdEfGh\033[1mIjKlMnOpQrSt\033[0mUvWxYz0123456789 x",
+	 "[REDACTED:huggingface_token] x"},
+	{"PASSWORD=\033[33mhunter2\033[0m", "PASSWORD=\033[33m[REDACTED:password]\033[0m"},
+	{"\033[1mpassword\033[0m: hun\x0fter2", "\033[1mpassword\033[0m: [REDACTED:password]"},
+	{"\033]8;;https://u:S3cretPass@h/x\033\\link\033]8;;\033\\",
+	 "\033]8;;https://u:[REDACTED:url_password]@h/x\033\\link\033]8;;\033\\"},
+	/* white space after Bearer and Basic */
+	{"Bearer\tabcdef1234567890abcdef", "Bearer\t[REDACTED:bearer_token]"},
+	{"Bearer \t abcdef1234567890abcdef", "Bearer \t [REDACTED:bearer_token]"},
+	{"bearer\xc2\xa0"
+	 "abcdef1234567890abcdef",
+	 "bearer\xc2\xa0[REDACTED:bearer_token]"},
+	{"?auth=Bearer%20abcdef1234567890abcdef", "?auth=Bearer%20[REDACTED:bearer_token]"},
+	{"Bearer\033[2mabcdef1234567890abcdef", "Bearer\033[2m[REDACTED:bearer_token]"},
+	{"Basic\tdXNlcjpwYXNzd29yZA==", "Basic\t[REDACTED:basic_auth]"},
+	{"Authorization:\tBearer\tabcdef1234567890abcdef",
+	 "Authorization:\tBearer\t[REDACTED:bearer_token]"},
+	/* password arguments of common tools */
+	{"mysql -u root -pS3cretPass! -h db1 mydb",
+	 "mysql -u root -p[REDACTED:db_password] -h db1 mydb"},
+	{"/usr/bin/mysqldump -p'my pass' db > d.sql",
+	 "/usr/bin/mysqldump -p'[REDACTED:db_password]' db > d.sql"},
+	{"mariadb -uroot -pS3cret", "mariadb -uroot -p[REDACTED:db_password]"},
+	{"mysql --password=S3cret -u root", "mysql --password=[REDACTED:password] -u root"},
+	{"PGPASSWORD=S3cret psql -h db -U app",
+	 "PGPASSWORD=[REDACTED:db_password] psql -h db -U app"},
+	{"psql \"host=db user=app password=S3cret dbname=x\"",
+	 "psql \"host=db user=app password=[REDACTED:password] dbname=x\""},
+	{"sshpass -p S3cret ssh -p 2222 u@h", "sshpass -p [REDACTED:password] ssh -p 2222 u@h"},
+	{"sshpass -f ~/.pw -pS3cret scp a h:", "sshpass -f ~/.pw -p[REDACTED:password] scp a h:"},
+	{"SSHPASS=S3cret sshpass -e ssh h", "SSHPASS=[REDACTED:password] sshpass -e ssh h"},
+	{"curl -u alice:S3cret https://h/x", "curl -u alice:[REDACTED:password] https://h/x"},
+	{"curl -sS --user 'alice:pa ss' -X POST h",
+	 "curl -sS --user 'alice:[REDACTED:password]' -X POST h"},
+	{"curl --proxy-user=bob:S3cret -ubob:Other1 h",
+	 "curl --proxy-user=bob:[REDACTED:password] -ubob:[REDACTED:password] h"},
+	{"wget --user=alice --password=S3cret h",
+	 "wget --user=alice --password=[REDACTED:password] h"},
+	{"wget --http-password S3cret h", "wget --http-password [REDACTED:password] h"},
+	{"docker login -u alice -p S3cret reg.example.com",
+	 "docker login -u alice -p [REDACTED:password] reg.example.com"},
+	{"podman login --password=S3cret quay.io",
+	 "podman login --password=[REDACTED:password] quay.io"},
+	{"helm registry login -p S3cret r.io", "helm registry login -p [REDACTED:password] r.io"},
+	{"kubectl --token=S3cretTok123 get pods", "kubectl --token=[REDACTED:token] get pods"},
+	{"kubectl --token S3cretTok123 get pods", "kubectl --token [REDACTED:token] get pods"},
+	{"ldapsearch -x -D cn=admin -w S3cret -b dc=x",
+	 "ldapsearch -x -D cn=admin -w [REDACTED:password] -b dc=x"},
+	{"ldapmodify -wS3cret -f x.ldif", "ldapmodify -w[REDACTED:password] -f x.ldif"},
+	{"smbclient //srv/share -U alice%S3cret",
+	 "smbclient //srv/share -U alice%[REDACTED:password]"},
+	{"smbclient -U 'CORP\\alice%S3cret' //srv/s",
+	 "smbclient -U 'CORP\\alice%[REDACTED:password]' //srv/s"},
+	{"smbclient //srv/share S3cret -U alice",
+	 "smbclient //srv/share [REDACTED:password] -U alice"},
+	{"rpcclient --user=alice%S3cret srv", "rpcclient --user=alice%[REDACTED:password] srv"},
+	{"keytool -importkeystore -srcstorepass S3cret -deststorepass Other1",
+	 "keytool -importkeystore -srcstorepass [REDACTED:password] -deststorepass [REDACTED:password]"},
+	/* credentials in URLs of any scheme */
+	{"https://alice:S3cret#Pass@host/x", "https://alice:[REDACTED:url_password]@host/x"},
+	{"sftp://bob:S3cret?x@host/", "sftp://bob:[REDACTED:url_password]@host/"},
+	{"smb://alice:S3cret@srv/share", "smb://alice:[REDACTED:url_password]@srv/share"},
+	{"git+ssh://bob:S3cret@host/r.git", "git+ssh://bob:[REDACTED:url_password]@host/r.git"},
+	{"x-custom.v2://bob:S3cret@host", "x-custom.v2://bob:[REDACTED:url_password]@host"},
+	{"amqps://guest:S3cret@rabbit:5671/", "amqps://guest:[REDACTED:db_password]@rabbit:5671/"},
+	/* their look-alikes */
+	{"mysql -u root -p mydb", "mysql -u root -p mydb"},
+	{"mysql -u root -p", "mysql -u root -p"},
+	{"mysql -P 3306 -h db", "mysql -P 3306 -h db"},
+	{"mysql -p$MYSQL_PWD db", "mysql -p$MYSQL_PWD db"},
+	{"ssh -p 2222 host; docker run -p 8080:80 nginx",
+	 "ssh -p 2222 host; docker run -p 8080:80 nginx"},
+	{"mkdir -p /tmp/x && gcc -pthread -pedantic x.c",
+	 "mkdir -p /tmp/x && gcc -pthread -pedantic x.c"},
+	{"sshpass -f /home/u/.pw ssh -p 2222 host", "sshpass -f /home/u/.pw ssh -p 2222 host"},
+	{"sshpass -e ssh -p 22 host", "sshpass -e ssh -p 22 host"},
+	{"curl -u alice https://h/x", "curl -u alice https://h/x"},
+	{"curl -o out.tar -L https://h/x | tar -x -u",
+	 "curl -o out.tar -L https://h/x | tar -x -u"},
+	{"pycurl libcurl curl_easy_setopt(h, CURLOPT_USERPWD, up)",
+	 "pycurl libcurl curl_easy_setopt(h, CURLOPT_USERPWD, up)"},
+	{"docker login --password-stdin -u alice r.io",
+	 "docker login --password-stdin -u alice r.io"},
+	{"wget --password-file=/etc/pw h", "wget --password-file=/etc/pw h"},
+	{"ldapsearch -x -W -b dc=x; wc -w file", "ldapsearch -x -W -b dc=x; wc -w file"},
+	{"smbclient //srv/share -U alice -N", "smbclient //srv/share -U alice -N"},
+	{"login node: ssh login -p 22", "login node: ssh login -p 22"},
+	{"ssh user@host scp a user@host:/b", "ssh user@host scp a user@host:/b"},
+	{"http://host:8080?to=a@b http://host?u=a@b", "http://host:8080?to=a@b http://host?u=a@b"},
+	{"\033[32mINFO\033[0m step 10 loss=2.31 \033[1mlr\033[0m=3e-4",
+	 "\033[32mINFO\033[0m step 10 loss=2.31 \033[1mlr\033[0m=3e-4"},
+	{"BearerTokenAuth basicConfig(level=1)", "BearerTokenAuth basicConfig(level=1)"},
 };
 
 START_TEST(test_known_answers)
@@ -609,6 +793,19 @@ START_TEST(test_hostile_repetitions)
 		"eyJhbGciOiJIUzI1NiJ9.",
 		"xoxb-",
 		"sig=&sig=",
+		"mysql -p",
+		"sshpass -f x -p ",
+		"curl -u a:",
+		"docker login -p ",
+		" login",
+		"ldapsearch -w",
+		"smbclient //h ",
+		"Bearer\t",
+		"\033[1m",
+		"\033[31mghp_",
+		"\033]",
+		"a\033",
+		"https://u:p?#@",
 	};
 	size_t n = 2 << 20;
 	char *b = malloc(n);
@@ -687,6 +884,37 @@ START_TEST(test_api)
 }
 END_TEST
 
+/* The second line of defence for shown text: a string in, its redacted copy out. */
+START_TEST(test_redact_text)
+{
+	struct pm_redact_stats st = {0};
+	char *t = pm_redact_text(
+		     "E3 [app_log] curl -u bob:S3cret h \033[31mghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5",
+		     &st),
+	     *t2;
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(
+		t,
+		"E3 [app_log] curl -u bob:[REDACTED:password] h \033[31m[REDACTED:github_token]");
+	ck_assert_uint_eq(st.total, 2);
+	t2 = pm_redact_text(t, &st); /* a redacted line again: unchanged */
+	ck_assert_str_eq(t2, t);
+	ck_assert_uint_eq(st.total, 2);
+	free(t);
+	free(t2);
+	t = pm_redact_text("RuntimeError: CUDA error: an illegal memory access", NULL);
+	ck_assert_str_eq(t, "RuntimeError: CUDA error: an illegal memory access");
+	free(t);
+	t = pm_redact_text("", NULL);
+	ck_assert_str_eq(t, "");
+	free(t);
+	errno = 0;
+	ck_assert_ptr_null(pm_redact_text(NULL, NULL));
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
 START_TEST(test_kind_names)
 {
 	for (int k = 0; k < PM_REDACT__COUNT; k++) {
@@ -712,8 +940,10 @@ static Suite *suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, test_kind_names);
 	tcase_add_test(t, test_api);
+	tcase_add_test(t, test_redact_text);
 	tcase_add_test(t, test_planted_secrets_gone);
 	tcase_add_test(t, test_planted_secrets_gone_crlf);
+	tcase_add_test(t, test_planted_with_controls);
 	tcase_add_test(t, test_context_survives);
 	tcase_add_test(t, test_lookalikes_unchanged);
 	tcase_add_test(t, test_lookalikes_unchanged_crlf);
