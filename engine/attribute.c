@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "evidence.h"
 #include "ruleset.h"
@@ -63,6 +64,9 @@ struct clk {
 	const char *node;
 	double d;
 	size_t kept; /* hardware events kept only through the widened window */
+	bool exits;	  /* the plugin recorded task exits on it (clocks_by_exits) */
+	double late;	  /* its last task exit, by its clock, minus the job's end */
+	double d_collect; /* D before the task exits bounded it; 0 when they did not */
 };
 
 struct placed {
@@ -347,6 +351,51 @@ static int cmpclk(const void *x, const void *y)
 
 static const char *outcome_from_state(const char *st);
 
+/* The last task exit the plugin recorded on NODE, by NODE's clock; 0 none. */
+static double last_exit(const struct att *a, const char *node)
+{
+	double t = 0;
+
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *k = &a->ev->tasks[i];
+		if (k->exited && k->end > t && k->node && !strcmp(k->node, node))
+			t = k->end;
+	}
+	return t;
+}
+
+/*
+ * The other side of D (phase_clocks): the plugin's task-exit times are on the node's clock
+ * too, and the epilog starts only after them, so collected.start - last exit is the
+ * epilog's latency alone, and L = last exit - end is the node's offset plus how long after
+ * the recorded end its tasks exited.  That delay is the job's own where every node's tasks
+ * took it (processes that outlive SIGTERM until KillWait): the least L among the nodes that
+ * have exits (when positive) is taken as the job's, not a clock's.  A node ahead by D is
+ * then ahead by at most L - that, whichever is less: a late epilog is not a skewed clock.
+ */
+static void clocks_by_exits(struct att *a)
+{
+	double common = -1;
+
+	for (size_t i = 0; i < a->nclk; i++) {
+		double x = last_exit(a, a->clk[i].node);
+		a->clk[i].exits = x > 0;
+		a->clk[i].late = x > 0 ? x - a->ev->job.end : 0;
+		if (x > 0 && (common < 0 || a->clk[i].late < common))
+			common = a->clk[i].late;
+	}
+	if (common < 0)
+		common = 0;
+	for (size_t i = 0; i < a->nclk; i++) {
+		struct clk *c = &a->clk[i];
+		if (!c->exits || c->d <= 0)
+			continue;
+		c->d_collect = c->d;
+		if (c->late - common < c->d)
+			c->d = c->late - common > 0 ? c->late - common : 0;
+	}
+}
+
 /*
  * Each node's collector starts right after the job's end, and stamps that start with the
  * node's own clock (the bundle manifest's collected.start); the job's end in the accounting
@@ -370,12 +419,14 @@ static int phase_clocks(struct att *a)
 		return -1;
 	for (size_t i = 0; i < ev->ncollect; i++)
 		a->clk[i] =
-			(struct clk){ev->collect[i].node, ev->collect[i].start - ev->job.end, 0};
+			(struct clk){.node = ev->collect[i].node,
+				     .d = ev->collect[i].start - ev->job.end};
 	qsort(a->clk, ev->ncollect, sizeof(*a->clk), cmpclk);
 	for (size_t i = 0; i < ev->ncollect; i++)
 		if (!n || strcmp(a->clk[n - 1].node, a->clk[i].node))
 			a->clk[n++] = a->clk[i]; /* the earliest: sorted by D within a node */
 	a->nclk = n;
+	clocks_by_exits(a);
 	for (size_t i = 0; i < n; i++)
 		if (fabs(a->clk[i].d) > a->rs->skew_s && fabs(a->clk[i].d) > a->maxskew)
 			a->maxskew = fabs(a->clk[i].d);
@@ -384,7 +435,7 @@ static int phase_clocks(struct att *a)
 
 static struct clk *node_clk(const struct att *a, const char *node)
 {
-	struct clk key = {node, 0, 0};
+	struct clk key = {.node = node};
 
 	if (!node || !a->nclk)
 		return NULL;
@@ -896,6 +947,68 @@ static void phase_stale(struct att *a)
 				 "a failure it explains",
 				 c->node[0] ? c->node : "that node");
 	}
+}
+
+/* ---- phase: the ranks that used a failing GPU ---- */
+
+/* Bus ids as the kernel and nvidia-smi write them ("0000:3b:00", "0000:3B:00.0"): equal up
+ * to the function digit, whatever the case. */
+static bool pci_eq(const char *x, const char *y)
+{
+	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
+
+	return lx == ly && !strncasecmp(x, y, lx);
+}
+
+/* Whether a rank map's GPU list ("0,1") holds index IDX. */
+static bool gpus_has(const char *list, int idx)
+{
+	for (const char *p = list; p && *p;) {
+		char *e;
+		long v = strtol(p, &e, 10);
+		if (e != p && v == idx && (*e == ',' || !*e))
+			return true;
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	return false;
+}
+
+/* The GPU's index on NODE for bus id PCI, from nvidia-smi's table; -1 unknown. */
+static int pci_index(const struct att *a, const char *node, const char *pci)
+{
+	for (size_t i = 0; i < a->ev->nfacts; i++) {
+		const struct pm_fact *f = &a->ev->facts[i];
+		if (f->gpu >= 0 && f->pci && f->node && !strcmp(f->node, node) && pci_eq(f->pci, pci))
+			return f->gpu;
+	}
+	return -1;
+}
+
+/* A GPU named by a hardware event (by index, or by bus id through nvidia-smi's table) was
+ * used by the ranks the rank map gives that GPU on that node: they are the origin's ranks. */
+static int phase_gpu_ranks(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		if (c->dead || !c->hardware || !c->node[0] || c->fallback)
+			continue;
+		for (size_t k = 0; k < c->nev; k++) {
+			const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+			int idx = o->gpu;
+			if (!o->trusted || !o->node || strcmp(o->node, c->node))
+				continue;
+			if (idx < 0 && o->pci)
+				idx = pci_index(a, c->node, o->pci);
+			for (size_t t = 0; idx >= 0 && t < a->ev->ntasks; t++) {
+				const struct pm_task *tk = &a->ev->tasks[t];
+				if (tk->node && !strcmp(tk->node, c->node) && tk->gpus &&
+				    gpus_has(tk->gpus, idx) && cand_addrank(c, tk->rank) < 0)
+					return -1;
+			}
+		}
+	}
+	return 0;
 }
 
 /* ---- phase: leads when nothing better fits ---- */
@@ -1421,7 +1534,16 @@ static void skew_notes(struct att *a)
 		if (c->kept)
 			snprintf(kept, sizeof(kept), " (%zu hardware event(s) kept only thus)",
 				 c->kept);
-		if (c->d > 0)
+		if (c->d > 0 && c->d_collect > 0)
+			why(a,
+			    "Clock skew on %s: its tasks' last exit, by its own clock, came %.1f s "
+			    "after the job's end (accounting record), %.1f s more than on the "
+			    "job's other nodes, beyond the %.1f s skew tolerance: its clock may be "
+			    "up to %.1f s ahead of the controller's. Its events count up to %.1f s "
+			    "after the job's end%s; its times decide no order against other nodes' "
+			    "within %.1f s.",
+			    c->node, c->late, d, tol, d, d + tol, kept, d + tol);
+		else if (c->d > 0)
 			why(a,
 			    "Clock skew on %s: its collector began %.1f s after the job's end "
 			    "(accounting record) by its own clock, beyond the %.1f s skew tolerance: "
@@ -1437,6 +1559,16 @@ static void skew_notes(struct att *a)
 			    "count from %.1f s further before the job window's start%s; its times "
 			    "decide no order against other nodes' within %.1f s.",
 			    c->node, d, d, tol, d, kept, d + tol);
+	}
+	for (size_t i = 0; i < a->nclk; i++) {
+		const struct clk *c = &a->clk[i];
+		if (c->d_collect > tol && c->d <= tol)
+			why(a,
+			    "%s's collector began %.1f s after the job's end by its own clock, but "
+			    "its tasks' last exit, by the same clock, was at %+.1f s from that end "
+			    "(the job's other nodes alike): its epilog began late; its clock is not "
+			    "shown to be skewed.",
+			    c->node, c->d_collect, c->late);
 	}
 	if (n > 4)
 		why(a,
@@ -1880,7 +2012,7 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 	if (ambiguous || c->lead != LEAD_RULE || c->strength == PM_WEAK || c->fallback ||
 	    c->pidlink < 0)
 		return "hypothesis";
-	if (c->hardware && !c->has_t && !c->current)
+	if (c->hardware && !c->has_t && !c->current && !c->tpre)
 		return "hypothesis"; /* undated: it may predate the job */
 	if (c->node[0] && node_degraded(a, c->node))
 		return "hypothesis";
@@ -2374,6 +2506,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	phase_merge(&a);
 	phase_confirm(&a);
 	phase_stale(&a);
+	if (phase_gpu_ranks(&a) < 0)
+		goto out;
 	phase_all_ranks(&a);
 	phase_scheduler(&a, &stalled);
 	if (phase_fallback(&a) < 0)
