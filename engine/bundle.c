@@ -57,6 +57,22 @@ static int bad(char *err, size_t errlen, const char *rel, const char *why)
 	return -1;
 }
 
+/*
+ * A bundle is one input: its members together hold at most POSTMORTEM_INPUT_MAX bytes
+ * (pm_input_max(), FORMATS.md "Input size").  Each member is kept whole to be checked against
+ * the manifest, so a bundle past the bound is refused, not cut: a zstd frame of a few KiB can
+ * claim members of hundreds of MiB each.
+ */
+static int too_big(char *err, size_t errlen, const char *rel, uint64_t max)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why),
+		 "its members hold more than %llu bytes in all (POSTMORTEM_INPUT_MAX)",
+		 (unsigned long long)max);
+	return bad(err, errlen, rel, why);
+}
+
 static double iso_time(const char *s)
 {
 	double t = 0;
@@ -541,6 +557,7 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 	struct zsrc *z = ev->bundle_io;
 	struct pm_sha256 fsha = {0};
 	size_t nm = 0, am = 0, mi = (size_t)-1;
+	uint64_t total = 0, max = pm_input_max();
 	int rc = -1, r, saved;
 
 	err[0] = '\0';
@@ -601,6 +618,10 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 		}
 		if (size < 0 || (uint64_t)size > MEMBER_MAX || nm >= MEMBERS_MAX) {
 			rc = bad(err, errlen, rel, "a member is too large, or too many members");
+			goto out;
+		}
+		if ((total += (uint64_t)size) > max) {
+			rc = too_big(err, errlen, rel, max);
 			goto out;
 		}
 		if (nm == am && pm_grow((void **)&m, &am, sizeof(*m)) < 0)
@@ -728,6 +749,7 @@ int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel,
 {
 	struct member man = {0}, *m = NULL;
 	size_t nm = 0, am = 0, i;
+	uint64_t total = 0, max = pm_input_max();
 	json_t *j = NULL, *x;
 	int rc = -1;
 	const char *name = rel[0] ? rel : ".";
@@ -754,6 +776,10 @@ int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel,
 			goto out;
 		}
 		nm++;
+		if ((total += m[nm - 1].len) > max) {
+			rc = too_big(err, errlen, name, max);
+			goto out;
+		}
 	}
 	rc = apply_manifest(ev, name, man.data, man.len, m, nm, NULL, err, errlen);
 out:

@@ -1398,6 +1398,53 @@ START_TEST(store_root_squash)
 END_TEST
 
 /*
+ * A bundle is one input: its members hold at most POSTMORTEM_INPUT_MAX bytes in all.  A
+ * bundle past the bound is refused whole, with the reason (a few KiB of zstd can claim
+ * members of hundreds of MiB); under the bound, or with the default, it is read.
+ */
+START_TEST(bundle_input_bound)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct pm_evidence *ev;
+	char err[512];
+	void *buf;
+	size_t len;
+	const char *b = path_of("n1.tar.zst");
+
+	sample(&cfg, &j, &c);
+	pm_collection_free(&c);
+	/* 3 MiB of kernel log lines: compressed to a few KiB in the bundle */
+	set_cmd(&cfg, PM_CS_KERNEL_LOG,
+		"yes '2026-11-30T03:11:58,002000+00:00 kernel: all quiet' | head -c 3145728", 5);
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &c), 0);
+	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
+	ck_assert_uint_lt(len, 1u << 20);
+	save(b, buf, len);
+	free(buf);
+
+	setenv("POSTMORTEM_INPUT_MAX", "2MiB", 1);
+	ev = pm_evidence_create(NULL);
+	ck_assert_int_eq(pm_evidence_add_path(ev, b, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "POSTMORTEM_INPUT_MAX") != NULL, "%s", err);
+	pm_evidence_destroy(ev);
+
+	setenv("POSTMORTEM_INPUT_MAX", "4MiB", 1);
+	ev = pm_evidence_create(NULL);
+	ck_assert_msg(pm_evidence_add_path(ev, b, err, sizeof(err)) == 0, "%s", err);
+	pm_evidence_destroy(ev);
+	unsetenv("POSTMORTEM_INPUT_MAX");
+	ev = pm_evidence_create(NULL);
+	ck_assert_msg(pm_evidence_add_path(ev, b, err, sizeof(err)) == 0, "%s", err);
+	pm_evidence_destroy(ev);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+/*
  * Job numbers come back (a controller whose state was reset), and `sacct -j N` alone gives the
  * most recently submitted job of that number, whoever ran it.  In the job's epilog the record
  * asked for, stored and read is its owner's: a fake sacct answers with an older job of root's
@@ -1538,6 +1585,7 @@ static Suite *suite(void)
 	tcase_add_test(t, store_run_conflict);
 	tcase_add_test(t, fetch_private);
 	tcase_add_test(t, sacct_owner_record);
+	tcase_add_test(t, bundle_input_bound);
 	suite_add_tcase(s, t);
 	return s;
 }
