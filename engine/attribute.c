@@ -226,19 +226,17 @@ static int cmprnode(const void *x, const void *y)
 
 /* ---- ordering of observations ---- */
 
-static const struct pm_evidence *g_ev; /* qsort has no context argument */
-
-static int cmpobs(const void *x, const void *y)
+static int cmpobs(const void *x, const void *y, void *arg)
 {
-	const struct pm_obs *a = &g_ev->obs[*(const size_t *)x],
-			    *b = &g_ev->obs[*(const size_t *)y];
+	const struct pm_evidence *ev = arg;
+	const struct pm_obs *a = &ev->obs[*(const size_t *)x], *b = &ev->obs[*(const size_t *)y];
 	int c;
 
 	if (a->has_time != b->has_time)
 		return a->has_time ? -1 : 1;
 	if (a->has_time && a->event_time != b->event_time)
 		return a->event_time < b->event_time ? -1 : 1;
-	c = strcmp(g_ev->files[a->file].name, g_ev->files[b->file].name);
+	c = strcmp(ev->files[a->file].name, ev->files[b->file].name);
 	if (c)
 		return c;
 	if (a->offset != b->offset)
@@ -1441,10 +1439,9 @@ static double pair_tol(const struct att *a, const struct cand *x, const struct c
 	return a->rs->skew_s + (sx > sy ? sx : sy);
 }
 
-static const struct att *g_att;
-
-static int cmpcand(const void *x, const void *y)
+static int cmpcand(const void *x, const void *y, void *arg)
 {
+	const struct att *at = arg;
 	const struct cand *a = x, *b = y;
 	int ra = cand_rank(a), rb = cand_rank(b);
 
@@ -1459,10 +1456,10 @@ static int cmpcand(const void *x, const void *y)
 		bool same = p->node[0] && !strcmp(p->node, q->node);
 		return same == (p == a) ? -1 : 1;
 	}
-	if (a->has_t && b->has_t && fabs(a->t - b->t) > pair_tol(g_att, a, b))
+	if (a->has_t && b->has_t && fabs(a->t - b->t) > pair_tol(at, a, b))
 		return a->t < b->t ? -1 : 1;
 	/* within the tolerance, the explanation of the ranks that fell silent wins */
-	size_t sa = silent_support(g_att, a), sb = silent_support(g_att, b);
+	size_t sa = silent_support(at, a), sb = silent_support(at, b);
 	if (sa != sb)
 		return sa > sb ? -1 : 1;
 	if (a->strength != b->strength)
@@ -1801,18 +1798,18 @@ static int outcome_rank(const struct att *a, const struct cand *c)
 	return 1;
 }
 
-static int cmpcand_outcome(const void *x, const void *y)
+static int cmpcand_outcome(const void *x, const void *y, void *arg)
 {
 	const struct cand *a = x, *b = y;
 	int ra, rb;
 
 	if (a->dead != b->dead)
 		return a->dead ? 1 : -1;
-	ra = outcome_rank(g_att, a);
-	rb = outcome_rank(g_att, b);
+	ra = outcome_rank(arg, a);
+	rb = outcome_rank(arg, b);
 	if (ra != rb)
 		return ra - rb;
-	return cmpcand(x, y);
+	return cmpcand(x, y, arg);
 }
 
 /* ---- building the verdict ---- */
@@ -2468,10 +2465,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		goto out;
 	for (size_t i = 0; i < ev->nobs; i++)
 		a.order[i] = i;
-	g_ev = ev;
-	g_att = &a;
 	if (ev->nobs > 1)
-		qsort(a.order, ev->nobs, sizeof(size_t), cmpobs);
+		qsort_r(a.order, ev->nobs, sizeof(size_t), cmpobs, ev);
 
 	if (phase_ranks(&a) < 0)
 		goto out;
@@ -2516,7 +2511,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	for (size_t i = 0; i < ev->nobs; i++)
 		if (R(&a, i)->role == PM_ROLE_CASCADE && ev->obs[i].seq >= 0)
 			timeouts = true;
-	qsort(a.c, a.nc, sizeof(a.c[0]), cmpcand_outcome);
+	qsort_r(a.c, a.nc, sizeof(a.c[0]), cmpcand_outcome, &a);
 	for (size_t i = 0; i < a.nc; i++)
 		if (!a.c[i].dead) {
 			live++;
