@@ -1187,14 +1187,17 @@ static int merge_cut(struct job *j, const struct pm_ruleset *rs, bool final, dou
 	j->cut_budget = budget;
 	if (!(ev = pm_evidence_create(rs)) || bundles_cut(j, budget) < 0)
 		goto out;
-	if (stored_sched(j, "not asked again: the merge ran out of time") < 0) {
-		/* cut before it asked Slurm: once, with a third of what is left */
-		pm_fin_sacct(j->cfg, j->id, pm_fin_clock() + (end - pm_fin_clock()) / 3, &j->sched);
-		if (j->sched.text && j->sched.state[0]) {
-			j->sched_status = "ok";
-			pm_fin_write(j->dir, "sacct.txt", j->sched.text, j->sched.len);
-		} else {
+	if (stored_sched(j, "not asked again: the merge ran out of time") < 0 || !j->sched.final) {
+		/* cut before it had Slurm's final record: asked, with a third of what is left */
+		struct pm_sched s = {.uid = -1};
+		pm_fin_sacct(j->cfg, j->id, pm_fin_clock() + (end - pm_fin_clock()) / 3, &s);
+		if (s.text && s.state[0]) {
 			pm_fin_sched_free(&j->sched);
+			j->sched = s;
+			j->sched_status = "ok";
+			pm_fin_write(j->dir, "sacct.txt", s.text, s.len);
+		} else {
+			pm_fin_sched_free(&s);
 		}
 	}
 	if (j->uid < 0)
@@ -1295,26 +1298,27 @@ static bool child_wait(int fd, struct child_msg *m, double cut_at, bool (*stoppe
 }
 
 /*
- * merge() in a child process, killed at END less a reserve (or when OPTS->stopped says so);
- * then merge_cut() with the reserve.  A merge killed half-way may have replaced files, never
+ * merge() in a child process, killed at CUT_AT (or when OPTS->stopped says so); then
+ * merge_cut() with the reserve left until END.  A merge killed half-way may have replaced files, never
  * half of one (pm_fin_write renames).  Same returns as merge().
  */
 static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct pm_finalize_opts *o,
-		       bool provisional, double deadline, double end, struct pm_finalize_result *r,
-		       char *err, size_t errlen)
+		       bool provisional, double deadline, double cut_at, double end,
+		       struct pm_finalize_result *r, char *err, size_t errlen)
 {
-	double start = pm_fin_clock(), reserve = (end - start) / 5;
+	double start = pm_fin_clock();
 	struct child_msg m;
 	int fds[2], st;
 	pid_t pid;
 	bool done, stored;
 
-	reserve = reserve < RESERVE_MIN ? RESERVE_MIN : reserve > RESERVE_MAX ? RESERVE_MAX : reserve;
-	if (deadline > end - reserve)
-		deadline = end - reserve;
-	if (end - reserve <= start)
+	if (deadline > cut_at)
+		deadline = cut_at;
+	if (cut_at <= start) {
+		r->deadline_hit = true;
 		return merge_cut(j, rs, !provisional && o->cut_final, o->merge_budget, end, r, err,
 				 errlen);
+	}
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return merge(j, rs, provisional, deadline, r, err, errlen);
 	fflush(NULL); /* nothing buffered is written twice */
@@ -1337,7 +1341,7 @@ static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct 
 	}
 	setpgid(pid, pid);
 	close(fds[1]);
-	done = child_wait(fds[0], &m, end - reserve, o->stopped, &stored);
+	done = child_wait(fds[0], &m, cut_at, o->stopped, &stored);
 	if (!done) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
@@ -1346,6 +1350,7 @@ static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct 
 		;
 	close(fds[0]);
 	if (done) {
+		m.r.expected = r->expected; /* counted here, before the child */
 		*r = m.r;
 		if (m.rc < 0)
 			pm_fin_fail(err, errlen, ENODATA, "%s", m.err);
@@ -1376,6 +1381,9 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 	struct pm_finalize_result r;
 	double budget = o->budget > 0 ? o->budget : PM_SLURM_BUDGET;
 	double deadline = pm_fin_clock() + budget, end = pm_fin_clock() + o->merge_budget;
+	/* a fifth of the budget (0.5 to 10 s) is kept for the verdict of a cut merge, whatever
+	 * the rounds below spend */
+	double reserve = o->merge_budget / 5, cut_at;
 	bool force = o->force, wrote_provisional = false;
 	const struct pm_ruleset *rs = o->rules;
 	struct pm_ruleset *own = NULL;
@@ -1385,6 +1393,8 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 	memset(&r, 0, sizeof(r));
 	if (err && errlen)
 		err[0] = '\0';
+	reserve = reserve < RESERVE_MIN ? RESERVE_MIN : reserve > RESERVE_MAX ? RESERVE_MAX : reserve;
+	cut_at = end - reserve;
 	claim_id(me, sizeof(me), o->merge_budget);
 	for (int round = 0; round < 2; round++) {
 		struct job j;
@@ -1429,7 +1439,8 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 			}
 		}
 		if (o->merge_budget > 0)
-			rc = merge_timed(&j, rs, o, !all && !force, deadline, end, &r, err, errlen);
+			rc = merge_timed(&j, rs, o, !all && !force, deadline, cut_at, end, &r, err,
+					 errlen);
 		else
 			rc = merge(&j, rs, !all && !force, deadline, &r, err, errlen);
 		release(jobdir, me);
