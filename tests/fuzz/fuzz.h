@@ -17,6 +17,9 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Bound what the engine reads of one input (POSTMORTEM_INPUT_MAX, unless set) to 1 MiB. */
+void fz_bound_input(void);
+
 /* The rule set folder: $PM_RULES, else the source tree's rules/ (PM_SRCRULES). */
 const char *fz_rules_dir(void);
 

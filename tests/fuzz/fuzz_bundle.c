@@ -31,6 +31,7 @@ struct member {
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	fz_bound_input();
 	fz_rules();
 	fz_tmpdir();
 	return 0;

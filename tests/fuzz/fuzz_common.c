@@ -18,6 +18,13 @@
 static struct pm_ruleset *rules;
 static char tmpdir[4096];
 
+void fz_bound_input(void)
+{
+	/* 1 MiB (the lowest bound) instead of 1 GiB: a decompression bomb is cut at the bound
+	 * in milliseconds, where reading up to the default would time the fuzzer out */
+	setenv("POSTMORTEM_INPUT_MAX", "1M", 0);
+}
+
 const char *fz_rules_dir(void)
 {
 	const char *d = getenv("PM_RULES");

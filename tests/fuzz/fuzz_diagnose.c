@@ -17,6 +17,7 @@ static const char *const kinds[] = {
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	fz_bound_input();
 	fz_rules();
 	return 0;
 }
