@@ -1084,6 +1084,7 @@ static char *slurp_file(const char *path, size_t *len)
 	buf = malloc(*len + 1);
 	ck_assert_uint_eq(fread(buf, 1, *len, f), *len);
 	fclose(f);
+	buf[*len] = '\0'; /* a string too, for the callers that compare text */
 	return buf;
 }
 
