@@ -10,8 +10,8 @@
  * the collector's own files, so that a hung filesystem costs a kill, not the deadline.
  *
  * A file in gzip or zstd is sent as its text: the child decompresses it (as the user, so a
- * hostile stream never meets root), at most pm_input_max() bytes of it, and the runner's
- * head and tail caps apply to that text.  Compressed bytes would pass the redactor
+ * hostile stream never meets root), at most pm_input_max() bytes of it and for at most
+ * TEXT_SECONDS, and the runner's head and tail caps apply to that text.  Compressed bytes would pass the redactor
  * unread, and a bomb would ride into the bundle whole.
  */
 #include <errno.h>
@@ -282,9 +282,20 @@ static int send_scan(int in, int out, const struct stat *st, uint64_t scan)
 	return n ? copy(in, out, UINT64_MAX) : PM_RX_OK;
 }
 
+/*
+ * How long a reader child decompresses, at most: well inside the user sources' default
+ * timeout (5 s), so that a bomb ends as text cut with a reason rather than as a killed
+ * reader.  A node under load reads less of it in that time; the bound in bytes
+ * (pm_input_max) holds as well.
+ */
+#define TEXT_SECONDS 2.0
+
 struct text_pipe {
 	int fd;
-	char last; /* the last byte sent */
+	char last;     /* the last byte sent */
+	uint64_t sent; /* bytes of text */
+	double until;  /* CLOCK_MONOTONIC */
+	bool late;     /* stopped at UNTIL */
 };
 
 static int to_pipe(void *arg, const char *buf, size_t len)
@@ -294,25 +305,36 @@ static int to_pipe(void *arg, const char *buf, size_t len)
 	if (write_all(tp->fd, buf, len) < 0)
 		return -1;
 	tp->last = buf[len - 1];
+	tp->sent += len;
+	if (pm_mono() >= tp->until) {
+		tp->late = true;
+		return -1;
+	}
 	return 0;
 }
 
 /*
- * A compressed file: its text, all of it up to pm_input_max(), for the runner to cap head
- * and tail (no gap in the header: what the runner drops it counts itself).  A stream cut
- * there, corrupt or ending early gets a line saying so after the text it did give.
+ * A compressed file: its text, all of it up to pm_input_max() or TEXT_SECONDS, for the
+ * runner to cap head and tail (no gap in the header: what the runner drops it counts
+ * itself).  A stream cut there, corrupt or ending early gets a line saying so after the
+ * text it did give.
  */
 static int send_text(int in, int out, const struct stat *st)
 {
 	struct pm_reader_hdr h = {.size = (uint64_t)st->st_size};
-	struct text_pipe po = {out, '\n'};
+	struct text_pipe po = {out, '\n', 0, pm_mono() + TEXT_SECONDS, false};
 	char why[200], note[300];
 	int n;
 
 	if (write_all(out, &h, sizeof(h)) < 0)
 		return PM_RX_IO;
-	if (pm_text_stream(in, 0, to_pipe, &po, why, sizeof(why)) < 0)
+	if (pm_text_stream(in, 0, to_pipe, &po, why, sizeof(why)) < 0 && !po.late)
 		return PM_RX_IO;
+	if (po.late)
+		snprintf(why, sizeof(why),
+			 "decompression stopped after %.0f s, at %llu MiB of text: the rest was "
+			 "not read",
+			 TEXT_SECONDS, (unsigned long long)(po.sent >> 20));
 	if (!why[0])
 		return PM_RX_OK;
 	n = snprintf(note, sizeof(note), "%s[postmortem: %s]\n", po.last == '\n' ? "" : "\n", why);
