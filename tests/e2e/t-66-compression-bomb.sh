@@ -1,0 +1,82 @@
+#!/bin/bash
+# e2e-timeout: 240
+# Compression bombs named with --postmortem-logs (issue 13, item 4): a zstd file of about
+# 800 KB that expands to 8 GiB of log lines and a gzip file of about 7 MB that expands to
+# 2 GiB, on both nodes of a two-node job.  Each collector reads at most
+# POSTMORTEM_INPUT_MAX (1 GiB) of each as text, for at most 2 s, and keeps the source's cap
+# of it, head and tail: no bundle carries a bomb, no source times out, no collector hits its
+# deadline, and the job gets its final verdict within the collector's default deadline
+# (30 s) of its end.  `postmortem diagnose` on the two files and the job's log finishes in
+# seconds and marks both truncated.
+. "$(dirname "$0")/lib.sh"
+
+# many concatenated frames (members) of 64 MiB of lines each: valid streams, made in a moment
+(yes 'iter 99 rank 3 all good; throughput nominal; nothing to see in this line at all' || true) |
+	head -c 64M | zstd -q -9 -c >"$E2E_WORK/chunk.zst"
+(yes 'step 1234 loss=2.345 lr=3e-4 tokens/s=12345 gpu_mem=37.5GiB epoch 3 of 10 ok' || true) |
+	head -c 64M | gzip -9 -c >"$E2E_WORK/chunk.gz"
+for _ in $(seq 128); do cat "$E2E_WORK/chunk.zst"; done >"$E2E_WORK/big.log.zst"
+for _ in $(seq 32); do cat "$E2E_WORK/chunk.gz"; done >"$E2E_WORK/big.log.gz"
+rm -f "$E2E_WORK/chunk.zst" "$E2E_WORK/chunk.gz"
+zs=$(stat -c %s "$E2E_WORK/big.log.zst")
+gs=$(stat -c %s "$E2E_WORK/big.log.gz")
+e2e_log "bombs: big.log.zst $zs bytes -> 8 GiB, big.log.gz $gs bytes -> 2 GiB"
+chown -R "$E2E_USER:$E2E_USER" "$E2E_WORK"
+{
+	printf '#!/bin/bash\ncd %q\n' "$E2E_WORK"
+	cat <<'JOB'
+srun -l -N2 -n2 bash -c 'echo "rank $SLURM_PROCID up on $(hostname)"'
+echo "RuntimeError: CUDA error: an illegal memory access was encountered" >&2
+exit 1
+JOB
+} | e2e_script job.sh >/dev/null
+e2e_pm_on
+job=$(e2e_submit main -N2 -n2 --ntasks-per-node=1 -w 'n[1-2]' \
+	--postmortem-logs="$E2E_WORK/big.log.zst,$E2E_WORK/big.log.gz" "$E2E_WORK/job.sh")
+e2e_wait_job "$job"
+ended=$(date -d "$(sacct -n -X -P -j "$job" -o End | tail -n 1)" +%s)
+e2e_wait_verdict "$job" 0 60
+d=$(e2e_jobdir "$job")
+got=$(date -r "$d/verdict.json" +%s)
+e2e_log "final verdict $((got - ended)) s after the job's end"
+[ $((got - ended)) -le 30 ] || e2e_fail "the verdict came $((got - ended)) s after the job's end (more than the default deadline, 30 s)"
+e2e_pm_check "$job"
+
+for b in "$d"/nodes/*.tar.zst; do
+	node=$(basename "$b" .tar.zst)
+	[ "$(stat -c %s "$b")" -lt $((4 << 20)) ] || e2e_fail "$node's bundle is $(stat -c %s "$b") bytes"
+	zstdcat "$b" | tar -xOf - manifest.json >"$E2E_WORK/manifest.$node.json"
+	m=$E2E_WORK/manifest.$node.json
+	assert_json "$m" '.[0].collected.deadline_hit == false' "$node: the collector within its deadline"
+	assert_json "$m" '.[0].coverage[] | select(.source == "user_logs") | .status != "timed_out"' "$node: the bombs read within the source's timeout"
+	if [ "$node" != n1 ] && [ "$(jq '[.files[] | select(.collector_source == "user_logs")] | length' "$m")" = 0 ]; then
+		e2e_log "$node: no --postmortem-logs record on this node"
+		continue
+	fi
+	assert_json "$m" '[.[0].files[] | select(.collector_source == "user_logs")] | length == 2' "$node: both bombs' text kept"
+	assert_json "$m" '[.[0].files[] | select(.collector_source == "user_logs") | .bytes] | all(. <= 8388608 + 4096)' \
+		"$node: each kept within the source's cap"
+	assert_json "$m" '[.[0].files[] | select(.collector_source == "user_logs") | select(.status == "truncated" and (.reason | test("kept the first")))] | length == 2' \
+		"$node: both truncated, head and tail kept"
+	zstdcat "$b" | tar -xOf - sources/user_logs/0-big.log >"$E2E_WORK/zst.$node.txt"
+	assert_contains "$E2E_WORK/zst.$node.txt" "iter 99 rank 3 all good" "$node: the zstd file's text"
+	tail -n 1 "$E2E_WORK/zst.$node.txt" | grep -qE "^\[postmortem: (.*only its first 1 GiB read|decompression stopped after 2 s)" ||
+		e2e_fail "$node: no note of the bound at the end of the kept text: $(tail -c 200 "$E2E_WORK/zst.$node.txt")"
+	run=$(grep -E "postmortem-epilog(\[[0-9]+\])?: job $job node $node: " "$E2E_SYSLOG" 2>/dev/null |
+		tail -n 1 | sed -E 's/.*: job [^ ]+ node [^ ]+: ([0-9.]+) s,.*/\1/')
+	e2e_log "$node: collector ${run:-?} s, bundle $(stat -c %s "$b") bytes"
+done
+
+# diagnose on the two bombs and the job's log: seconds, both truncated with the reason
+mkdir "$E2E_WORK/diag"
+cp "$E2E_WORK/big.log.zst" "$E2E_WORK/big.log.gz" "$E2E_WORK/main.out" "$E2E_WORK/diag/"
+chown -R "$E2E_USER:$E2E_USER" "$E2E_WORK/diag"
+t0=$(date +%s%N)
+e2e_pm_as "$E2E_USER" diagnose --json "$E2E_WORK/diag" >"$E2E_WORK/diag.json" 2>&1 ||
+	e2e_fail "diagnose: $(head -c 400 "$E2E_WORK/diag.json")"
+ms=$((($(date +%s%N) - t0) / 1000000))
+e2e_log "diagnose on the bombs: $ms ms"
+[ "$ms" -lt 30000 ] || e2e_fail "diagnose took $ms ms"
+assert_json "$E2E_WORK/diag.json" \
+	'[.[0].coverage[] | select(.status == "truncated" and (.reason | test("only its first 1 GiB read")))] | length == 2' \
+	"diagnose: both bombs truncated at the bound"
