@@ -267,7 +267,10 @@ struct trig {
 	check_fn *fn;
 };
 
-enum { T_MIXED = 1, T_COVERABLE = 2 };
+/* T_MIXED: the run after the prefix has both cases; T_COVERABLE: a hit inside a span
+ * proposed already needs no look; T_AHEAD: proposes spans far after its hit (the words of a
+ * command line), which say nothing about the hits between */
+enum { T_MIXED = 1, T_COVERABLE = 2, T_AHEAD = 4 };
 
 static void propose(struct ctx *x, size_t s, size_t e, int kind, enum prio prio)
 {
@@ -1637,17 +1640,17 @@ static const struct trig trigs[] = {
 	{"://", 0, 0, 0, 0, 0, v_url},
 	{"bearer", 1, 0, 0, 0, T_COVERABLE, v_bearer},
 	{"basic", 1, 0, 0, 0, T_COVERABLE, v_basic},
-	{"wandb login", 0, 0, 0, PM_REDACT_WANDB_API_KEY, 0, v_wandb},
-	{"mysql", 0, TOOL_MYSQL, 0, 0, 0, v_tool},
-	{"mariadb", 0, TOOL_MYSQL, 0, 0, 0, v_tool},
-	{"sshpass", 0, TOOL_SSHPASS, 0, 0, 0, v_tool},
-	{"curl", 0, TOOL_CURL, 0, 0, 0, v_tool},
-	{"ldap", 0, TOOL_LDAP, 0, 0, 0, v_tool},
-	{"smb", 0, TOOL_SMB, 0, 0, 0, v_tool},
-	{"rpcclient", 0, TOOL_SMB, 0, 0, 0, v_tool},
-	{"login", 0, 0, 0, 0, 0, v_login},
-	{"alias set ", 0, 0, 0, PM_REDACT_S3_SECRET_KEY, 0, v_mc},
-	{"host add ", 0, 0, 0, PM_REDACT_S3_SECRET_KEY, 0, v_mc},
+	{"wandb login", 0, 0, 0, PM_REDACT_WANDB_API_KEY, T_AHEAD, v_wandb},
+	{"mysql", 0, TOOL_MYSQL, 0, 0, T_AHEAD, v_tool},
+	{"mariadb", 0, TOOL_MYSQL, 0, 0, T_AHEAD, v_tool},
+	{"sshpass", 0, TOOL_SSHPASS, 0, 0, T_AHEAD, v_tool},
+	{"curl", 0, TOOL_CURL, 0, 0, T_AHEAD, v_tool},
+	{"ldap", 0, TOOL_LDAP, 0, 0, T_AHEAD, v_tool},
+	{"smb", 0, TOOL_SMB, 0, 0, T_AHEAD, v_tool},
+	{"rpcclient", 0, TOOL_SMB, 0, 0, T_AHEAD, v_tool},
+	{"login", 0, 0, 0, 0, T_AHEAD, v_login},
+	{"alias set ", 0, 0, 0, PM_REDACT_S3_SECRET_KEY, T_AHEAD, v_mc},
+	{"host add ", 0, 0, 0, PM_REDACT_S3_SECRET_KEY, T_AHEAD, v_mc},
 	KW("pass", 4, 1),
 	KW("pwd", 3, 1),
 	KW("secret", 6, 1),
@@ -1703,7 +1706,14 @@ static int on_hit(unsigned int id, unsigned long long from, unsigned long long t
 		return 0;
 	if ((t->flags & T_COVERABLE) && s < x->covered)
 		return 0;
-	t->fn(x, t, id, s);
+	if (t->flags & T_AHEAD) {
+		size_t covered = x->covered;
+
+		t->fn(x, t, id, s);
+		x->covered = covered;
+	} else {
+		t->fn(x, t, id, s);
+	}
 	return x->oom;
 }
 

@@ -604,6 +604,12 @@ static const struct {
 	{"git+ssh://bob:S3cret@host/r.git", "git+ssh://bob:[REDACTED:url_password]@host/r.git"},
 	{"x-custom.v2://bob:S3cret@host", "x-custom.v2://bob:[REDACTED:url_password]@host"},
 	{"amqps://guest:S3cret@rabbit:5671/", "amqps://guest:[REDACTED:db_password]@rabbit:5671/"},
+	/* a command's words proposed ahead hide no later secret on the line */
+	{"mysql -pX sshpass -p Y Bearer\tabc3cret mysql -pX",
+	 "mysql -p[REDACTED:db_password] sshpass -p [REDACTED:password] Bearer\t[REDACTED:bearer_token] "
+	 "mysql -p[REDACTED:db_password]"},
+	{"wandb login 0123456789abcdef0123456789abcdef01234567 x Bearer abcdef1234567890abcdef",
+	 "wandb login [REDACTED:wandb_api_key] x Bearer [REDACTED:bearer_token]"},
 	/* their look-alikes */
 	{"mysql -u root -p mydb", "mysql -u root -p mydb"},
 	{"mysql -u root -p", "mysql -u root -p"},
