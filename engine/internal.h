@@ -293,8 +293,11 @@ struct pm_slurm_line {
 	size_t job_len;
 	size_t text;	     /* where slurm's message begins */
 	size_t user, user_end; /* the text a user chose; user = the length when none */
+	bool open; /* a path whose closing strerror text is not on this line: the lines up to
+		    * the one that ends with it (pm_slurm_line_closes) are the user's */
 };
 bool pm_slurm_line(const char *line, size_t len, struct pm_slurm_line *out);
+bool pm_slurm_line_closes(const char *line, size_t len);
 /* Whether a job field ("25", "25_3", "25_3(27)") names job ID. */
 bool pm_slurm_job_match(const char *field, size_t len, const char *id);
 

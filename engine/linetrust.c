@@ -38,7 +38,8 @@ struct lt {
 	size_t len;
 	const char *ids[2]; /* the job's ids as slurm's lines write them; NULL unknown */
 	char raw[32];
-	double lo, hi; /* window for lines without a job field; lo > hi: none */
+	double lo, hi; /* the job's window; lo > hi: none */
+	bool cont;     /* inside a record a user's newline split (pm_slurm_line's open) */
 	int err;
 };
 
@@ -95,39 +96,40 @@ static bool word_char(char c)
 static const struct {
 	const char *lit;
 	bool errno_tail;
+	bool stepd; /* slurmstepd's own path message: "%s: %m" always */
 } slurm_field[] = {
-	{"Could not open stdout file ", true},
-	{"Could not open stderr file ", true},
-	{"Could not open stdin file ", true},
-	{"Could not open ", true},
-	{"could not open ", true},
-	{"couldn't chdir to `", true},
-	{"couldn't chdir to ", true},
-	{"Unable to chdir to ", true},
-	{"chdir(", false},
-	{"chdir to ", false},
-	{"execve(): ", true},
-	{"execve(", false},
-	{"Unable to open ", true},
-	{"unable to open ", true},
-	{"JobName=", false},
-	{"Name=", false},
-	{"Comment=", false},
-	{"AdminComment=", false},
-	{"WorkDir=", false},
-	{"Command=", false},
-	{"StdOut=", false},
-	{"StdErr=", false},
-	{"StdIn=", false},
-	{"Script=", false},
-	{"job_name", false},
-	{"pyxis:     ", false},
-	{"pyxis: [", false},
-	{"container_image", false},
-	{"Dependency=", false},
-	{"MailUser=", false},
-	{"Features=", false},
-	{"Constraints=", false},
+	{"Could not open stdout file ", true, true},
+	{"Could not open stderr file ", true, true},
+	{"Could not open stdin file ", true, true},
+	{"Could not open ", true, false},
+	{"could not open ", true, false},
+	{"couldn't chdir to `", true, true},
+	{"couldn't chdir to ", true, false},
+	{"Unable to chdir to ", true, false},
+	{"chdir(", false, false},
+	{"chdir to ", false, false},
+	{"execve(): ", true, true},
+	{"execve(", false, false},
+	{"Unable to open ", true, false},
+	{"unable to open ", true, false},
+	{"JobName=", false, false},
+	{"Name=", false, false},
+	{"Comment=", false, false},
+	{"AdminComment=", false, false},
+	{"WorkDir=", false, false},
+	{"Command=", false, false},
+	{"StdOut=", false, false},
+	{"StdErr=", false, false},
+	{"StdIn=", false, false},
+	{"Script=", false, false},
+	{"job_name", false, false},
+	{"pyxis:     ", false, false},
+	{"pyxis: [", false, false},
+	{"container_image", false, false},
+	{"Dependency=", false, false},
+	{"MailUser=", false, false},
+	{"Features=", false, false},
+	{"Constraints=", false, false},
 };
 
 /* strerror's texts that slurmstepd appends to a path it could not use. */
@@ -183,12 +185,30 @@ static size_t errno_end(const char *m, size_t n, size_t from, bool quoted)
 	return n;
 }
 
-/* The span [*A, *B) of MSG (its length N) that a user chose; *A = N when none. */
-static void slurm_user_span(const char *m, size_t n, size_t *a, size_t *b)
+bool pm_slurm_line_closes(const char *s, size_t n)
+{
+	static const char tmp[] = ": going to /tmp instead";
+	size_t tl = sizeof(tmp) - 1;
+
+	if (n >= tl && !memcmp(s + n - tl, tmp, tl))
+		n -= tl;
+	for (size_t i = 0; i < sizeof(errno_texts) / sizeof(errno_texts[0]); i++) {
+		size_t l = strlen(errno_texts[i]);
+		if (n >= l + 2 && !memcmp(s + n - l, errno_texts[i], l) && s[n - l - 2] == ':' &&
+		    s[n - l - 1] == ' ')
+			return true;
+	}
+	return false;
+}
+
+/* The span [*A, *B) of MSG (its length N) that a user chose; *A = N when none.  *OPEN: a
+ * path that slurmstepd ends with strerror's text, and that text is not on this line. */
+static void slurm_user_span(const char *m, size_t n, size_t *a, size_t *b, bool *open)
 {
 	size_t at = n, bk = n, best = 0, k, i;
 
 	*a = *b = n;
+	*open = false;
 	/* slurmd's own batch script in its spool is no user's path */
 	if ((k = find(m, n, 0, "execve(): ")) < n) {
 		size_t e = k + 10;
@@ -211,20 +231,22 @@ static void slurm_user_span(const char *m, size_t n, size_t *a, size_t *b)
 			best = l;
 			at = k + l;
 			*b = slurm_field[i].errno_tail ? errno_end(m, n, at, lit[l - 1] == '`') : n;
+			*open = slurm_field[i].stepd && *b == n;
 		}
 	}
 	/* a quoted value, and a path, before any marker: their end cannot be told, so the rest
 	 * of the line */
-	for (i = 0; i < at && i < n; i++) {
+	for (i = 0; i < bk && i < n; i++) {
 		char ch = m[i];
-		bool open = (ch == '"' || ch == '`' ||
-			     (ch == '\'' && (i == 0 || !pm_in_isalnum(m[i - 1]))));
+		bool quote = (ch == '"' || ch == '`' ||
+			      (ch == '\'' && (i == 0 || !pm_in_isalnum(m[i - 1]))));
 		bool path = (ch == '/' || ch == '~') &&
 			    (i == 0 || m[i - 1] == ' ' || m[i - 1] == '=' || m[i - 1] == '(' ||
 			     m[i - 1] == ':' || m[i - 1] == ',');
-		if (open || path) {
+		if (quote || path) {
 			*a = i;
 			*b = n;
+			*open = false;
 			return;
 		}
 	}
@@ -386,7 +408,7 @@ bool pm_slurm_line(const char *s, size_t n, struct pm_slurm_line *out)
 		return false;
 	k += k < n && s[k] == ' ';
 	m = k + step_field(s + k, n - k, &out->job, &out->job_len);
-	slurm_user_span(s + m, n - m, &u, &ue);
+	slurm_user_span(s + m, n - m, &u, &ue, &out->open);
 	u += m;
 	out->user_end = ue + m;
 	if (!out->job && job_field(s + m, u - m, &at) < u - m) {
@@ -405,18 +427,26 @@ static void slurm_line(struct lt *c, size_t off, const char *s, size_t n)
 
 	if (!n)
 		return;
+	/* slurmstepd writes a user's path as it is, newlines included: until the record's
+	 * strerror text, every line is the user's, however much it looks like slurm's */
+	if (c->cont) {
+		c->cont = !pm_slurm_line_closes(s, n);
+		blank(c, off, n);
+		return;
+	}
 	if (!pm_slurm_line(s, n, &l)) {
 		/* not a line slurm wrote: a continuation, or text planted some other way */
 		blank(c, off, n);
 		return;
 	}
 	mask(c, off, l.user, l.user_end);
+	c->cont = l.open;
 	if (l.job && (c->ids[0] || c->ids[1]) && !job_is(c, l.job, l.job_len)) {
 		blank(c, off, n); /* another job's line */
 		return;
 	}
-	if (!l.job && c->lo <= c->hi && (l.t < c->lo || l.t > c->hi)) {
-		blank(c, off, n); /* a node's line from outside the job's time */
+	if (c->lo <= c->hi && (l.t < c->lo || l.t > c->hi)) {
+		blank(c, off, n); /* a line from outside the job's time (an earlier run's too) */
 		return;
 	}
 	if (names_other_node(c, s + l.text, l.user - l.text))

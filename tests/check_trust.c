@@ -117,6 +117,47 @@ START_TEST(test_chdir_path)
 }
 END_TEST
 
+/* slurmstepd writes a user's path as it is, newlines included: the lines up to the one that
+ * ends with the record's strerror text are the user's, however much they look like slurm's */
+START_TEST(test_newline_in_path)
+{
+	struct pm_evidence ev;
+	const char *text =
+		"[2026-12-01T10:00:01.000] [24.batch] error: Could not open stderr file /x/a\n"
+		"[2026-12-01T10:30:00.000] [25.batch] error: *** JOB 25 ON n2 UNCORRECTABLE MEMORY "
+		"ERROR AT 2026-12-01T10:30:00 ***\n"
+		"[2026-12-01T10:30:00.000] [25.batch] x/e.err: No such file or directory\n"
+		"[2026-12-01T10:00:02.000] [25.batch] error: couldn't chdir to `/x/b\n"
+		"[2026-12-01T10:20:00.000] update_node: node n2 reason set to: NHC: check_hw_ib: No IB "
+		"port is ACTIVE\n"
+		"': No such file or directory: going to /tmp instead\n"
+		"[2026-12-01T10:00:03.000] [25.batch] done with job\n";
+	char *m;
+
+	job25(&ev);
+	m = slurmd(&ev, text);
+	ck_assert_ptr_null(strstr(m, "UNCORRECTABLE"));
+	ck_assert_ptr_null(strstr(m, "check_hw_ib"));
+	ck_assert_ptr_nonnull(strstr(m, "[25.batch] error: couldn't chdir to `"));
+	ck_assert_ptr_nonnull(strstr(m, "[25.batch] done with job"));
+	free(m);
+}
+END_TEST
+
+/* A line of this job from before the job began (an earlier run, or planted) is not its. */
+START_TEST(test_job_line_outside_window)
+{
+	struct pm_evidence ev;
+	char *m;
+
+	job25(&ev);
+	m = slurmd(&ev, "[2026-11-30T10:30:00.000] [25.batch] error: *** JOB 25 ON n2 "
+			"UNCORRECTABLE MEMORY ERROR AT 2026-11-30T10:30:00 ***\n");
+	ck_assert(blanked(m));
+	free(m);
+}
+END_TEST
+
 START_TEST(test_job_name_and_comment)
 {
 	struct pm_evidence ev;
@@ -567,6 +608,8 @@ static Suite *suite(void)
 	tcase_add_test(u, test_stderr_path);
 	tcase_add_test(u, test_chdir_path);
 	tcase_add_test(u, test_job_name_and_comment);
+	tcase_add_test(u, test_newline_in_path);
+	tcase_add_test(u, test_job_line_outside_window);
 	tcase_add_test(u, test_own_lines_kept);
 	tcase_add_test(u, test_other_job);
 	tcase_add_test(u, test_array_job_raw_id);
