@@ -295,24 +295,33 @@ struct owner {
 	const char *id; /* SLURM_JOB_ID: the id slurmd's and slurmstepd's lines carry */
 	char array[48]; /* "25_3" for an array task, "" otherwise */
 	double start;	/* the job's window start as slurm stamps it (local time); 0 unknown */
+	bool cont;	/* inside a record that a user's newline split (pm_slurm_line's open) */
 };
 
 /* A line of slurmd's log that is this job's (engine/linetrust.c reads it the same way): one
- * slurmd or slurmstepd wrote ("[stamp] ..."), whose own job field ("[42.batch]",
- * "JobId=42", "job 42") names this job, or, with no job field at all, a line of the node's
- * within the job's window.  A number in a path, a job name or another job's line is not
- * this job's: any user could have put it there. */
+ * slurmd or slurmstepd wrote ("[stamp] ..."), from the job's window when it is known, whose
+ * own job field ("[42.batch]", "JobId=42", "job 42") names this job, or, with no job field
+ * at all, a line of the node's within the job's window.  A number in a path, a job name or
+ * another job's line is not this job's: any user could have put it there.  Nor is a line
+ * inside a path slurmstepd logged with the user's newlines, up to its strerror text. */
 static bool owns(void *state, const char *line, size_t len)
 {
 	struct owner *o = state;
 	struct pm_slurm_line l;
 
+	if (o->cont) {
+		o->cont = !pm_slurm_line_closes(line, len);
+		return false;
+	}
 	if (!pm_slurm_line(line, len, &l))
+		return false;
+	o->cont = l.open;
+	if (o->start > 0 && l.t < o->start)
 		return false;
 	if (l.job)
 		return pm_slurm_job_match(l.job, l.job_len, o->id) ||
 		       (o->array[0] && pm_slurm_job_match(l.job, l.job_len, o->array));
-	return o->start > 0 && l.t >= o->start;
+	return o->start > 0;
 }
 
 /* ---- tasks ---- */
@@ -926,7 +935,8 @@ static void set_filter(struct run *r, const struct source *s, struct task *t)
 		if (j->array_job && j->array_task)
 			snprintf(t->f.m.array, sizeof(t->f.m.array), "%s_%s", j->array_job,
 				 j->array_task);
-		t->f.m.start = j->window_start > 0 ? local_stamp(j->window_start - PM_WINDOW_MARGIN) : 0;
+		t->f.m.start =
+			j->window_start > 0 ? local_stamp(j->window_start - PM_WINDOW_MARGIN) : 0;
 	}
 }
 
