@@ -146,6 +146,10 @@ static void recheck(struct run *run, const char *dir)
 		printf("comments rechecked: %zu run(s) commented within the period, one sacct "
 		       "query (%zu line(s), %.3f s), %zu found, %zu differed; %.3f s in all\n",
 		       r.runs, r.rows, r.sacct_s, r.seen, r.suspect, r.total_s);
+	if (r.ambiguous)
+		printf("comments: %zu job(s) with more than one row in sacct's answer (a comment "
+		       "holding line breaks that look like rows): %zu left for later walks\n",
+		       r.ambiguous, r.deferred);
 }
 
 int cmd_finalize(int argc, char **argv)

@@ -1571,6 +1571,7 @@ void pm_finalize_describe(const char *jobdir, char *buf, size_t len)
 #define SEP " | "
 #define RECHECK_TIMEOUT 120.0 /* seconds the one sacct query of a walk may take */
 #define FOUND_MAX 300	      /* bytes of a tampered value kept in the record */
+#define AMBIGUOUS_MAX 50      /* jobs with forged rows asked about alone, per walk */
 
 /* The postmortem part of a comment: from our mark (first, or after " | ") to the end, less
  * trailing blanks; "" when there is none.  Points into CUR; *LEN its length. */
@@ -1666,6 +1667,7 @@ struct cand {
 	char job[NAMELEN];
 	double set;		/* when the comment was set (the comment file's time) */
 	bool seen, bad, bad_admin;
+	unsigned rows; /* rows of sacct's answer for the job: more than one is a forged row */
 	char found[FOUND_MAX + 1], found_admin[FOUND_MAX + 1];
 };
 
@@ -1762,6 +1764,7 @@ static void recheck_row(struct recheck *rc, char *row)
 		return;
 	c = &rc->c[lo];
 	c->seen = true;
+	c->rows++;
 	/* jobstats' summary in AdminComment: the line went to Comment instead (slurmdb.c) */
 	main_v = !strcmp(c->field, "AdminComment") && !pm_comment_is_jobstats(f[2]) ? f[2] : p;
 	/* a mismatch sticks: a later row (a forged continuation line) cannot clear it */
@@ -2009,26 +2012,64 @@ int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const ch
 		localtime_r(&t, &tm); /* sacct reads times in local time */
 		strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%S", &tm);
 	}
+	/* a single run: its job alone; a walk: every job of the period */
 	const char *args[] = {"-a",	    "-X",     "-P", "-n", "-M",
 			      clusters,	    "-S",     since, "-E", "now",
 			      "-o",	    "JobID,Cluster,AdminComment,Comment", NULL};
+	if (jobdir) {
+		args[6] = "-j";
+		args[7] = rc.c[0].job;
+		args[8] = "-o";
+		args[9] = "JobID,Cluster,AdminComment,Comment";
+		args[10] = NULL;
+	}
 	double q0 = pm_fin_clock();
 	if (recheck_query(&rc, args, RECHECK_TIMEOUT, &res->rows, why, sizeof(why)) < 0) {
 		ret = pm_fin_fail(err, errlen, EIO, "comment recheck: %s", why);
 		goto out;
 	}
 	res->sacct_s = pm_fin_clock() - q0;
+	/* A job of the period has one row.  A comment can hold line breaks and rows of its own
+	 * (sacct prints it as it is): a job with several rows may be another's forgery, and is
+	 * asked about alone only AMBIGUOUS_MAX at a time, starting elsewhere at each walk.  A
+	 * job with one row that differs is the real thing, always asked about. */
+	size_t amb = 0, from, done = 0;
 	for (size_t i = 0; i < rc.n; i++) {
 		struct cand *c = &rc.c[i];
 		/* an older run of the same job: its comment is the latest run's now */
-		if (i && !strcmp(rc.c[i - 1].key, c->key))
+		if (i && !strcmp(rc.c[i - 1].key, c->key)) {
+			c->seen = false;
 			continue;
-		res->seen += c->seen;
-		if (c->seen && (c->bad || c->bad_admin)) {
-			res->suspect++;
-			recheck_restore(cfg, c, budget, res, now);
 		}
+		res->seen += c->seen;
+		if (!c->seen || !(c->bad || c->bad_admin))
+			continue;
+		res->suspect++;
+		if (c->rows > 1)
+			amb++;
+		else
+			recheck_restore(cfg, c, budget, res, now);
 	}
+	res->ambiguous = amb;
+	from = amb ? (size_t)(now / 300) % amb : 0;
+	for (size_t i = 0, k = 0; i < rc.n && done < AMBIGUOUS_MAX; i++) {
+		struct cand *c = &rc.c[i];
+		if (!c->seen || !(c->bad || c->bad_admin) || c->rows < 2)
+			continue;
+		if (k++ < from)
+			continue;
+		recheck_restore(cfg, c, budget, res, now);
+		done++;
+	}
+	for (size_t i = 0, k = 0; i < rc.n && done < AMBIGUOUS_MAX && k < from; i++) {
+		struct cand *c = &rc.c[i];
+		if (!c->seen || !(c->bad || c->bad_admin) || c->rows < 2)
+			continue;
+		k++;
+		recheck_restore(cfg, c, budget, res, now);
+		done++;
+	}
+	res->deferred = amb - done;
 out:
 	res->total_s = pm_fin_clock() - t0;
 	for (size_t i = 0; i < rc.n; i++) {

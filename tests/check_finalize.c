@@ -1171,6 +1171,8 @@ START_TEST(recheck_false_alarm_not_recorded)
 	put(T, "sacctmgr.log", "", 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.suspect, 1);
+	ck_assert_int_eq(res.ambiguous, 1); /* two rows for one job: one is forged */
+	ck_assert_int_eq(res.deferred, 0);
 	ck_assert_int_eq(res.tampered, 0);
 	ck_assert(!there(D, PM_TAMPERED_FILE));
 	ck_assert_int_eq(lines(T, "sacctmgr.log"), 0);

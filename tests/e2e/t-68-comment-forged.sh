@@ -9,10 +9,13 @@
 #   - forged again, with the owner's own note in front: the finalize timer's walk
 #     (`postmortem finalize --pending`, one sacct query for the period) puts the stored line
 #     back after the owner's note, and records it;
+#   - forged a third way, with a line break and a row of the owner's making that repeats
+#     the stored line (sacct prints comments as they are): the job's two rows make the timer
+#     ask about it alone, and the line is put back;
 #   - a comment the timer set and nobody changed is left alone (no record, no sacctmgr);
 #   - `postmortem doctor --recent` reports the tampering, and doctor says that a user can
 #     change Comment and what protects the verdict;
-#   - the stored verdict never changed.
+#   - what the stored verdict says never changed.
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on
@@ -24,7 +27,8 @@ e2e_wait_verdict "$job"
 e2e_pm_check "$job"
 d=$(e2e_jobdir "$job")
 good=$C
-vsum=$(sha256sum <"$d/verdict.json")
+says() { jq -c '{status, outcome, cause, origin, confidence}' "$d/verdict.json"; }
+vsays=$(says)
 line=$(cut -f2- "$d/comment")
 assert_eq "$good" "$line" "the comment is the stored line (no user comment)"
 assert_absent "$d/tampered.jsonl" "a tampering record before any tampering"
@@ -58,22 +62,44 @@ assert_eq "$note | $good" "$(e2e_comment "$job")" "the comment after the timer's
 assert_json "$d/tampered.jsonl" 'length == 2 and .[1].found == $f and .[1].restored' "the second record" \
 	--arg f "$note | $forged"
 
+# forged a third way: the verdict line removed, and a line break followed by a row of the
+# owner's making that repeats the stored line (sacct prints a comment as it is): the timer's
+# one query sees two rows for the job, asks about it alone, and puts the line back
+fake="$(printf 'all fine here\n%s|%s||%s' "$job" "$E2E_CLUSTER_NAME" "$good")"
+out=$(e2e_as_user sacctmgr -i modify job where jobid="$job" set Comment="$fake" 2>&1) ||
+	e2e_fail "the third forgery was refused: $out"
+e2e_wait_for 20 eval '[ "$(sacct -n -X -P -j '"$job"' -o Comment | head -n 1)" = "all fine here" ]' ||
+	e2e_fail "the third forgery did not reach sacct: $(sacct -n -X -P -j "$job" -o Comment)"
+out=$(timeout 120 "$E2E_CLI" finalize --pending 2>&1) || e2e_fail "postmortem finalize --pending: $out"
+e2e_log "finalize --pending: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+assert_match "more than one row" "$out" "the walk's note of a forged row"
+case $(e2e_comment "$job") in
+*" | $good") ;;
+*) e2e_fail "the third forgery was not put right: $(sacct -n -X -P -j "$job" -o Comment)" ;;
+esac
+[ "$(sacct -n -X -P -j "$job" -o Comment | wc -l)" = 1 ] || e2e_fail "the comment still spans lines"
+assert_json "$d/tampered.jsonl" 'length == 3 and (.[2].found | startswith("all fine here")) and .[2].restored' "the third record"
+
 # nothing changed since: left alone
 mgr_before=$(sacct -n -X -P -j "$job" -o Comment)
 out=$(timeout 120 "$E2E_CLI" finalize --pending 2>&1) || e2e_fail "postmortem finalize --pending (again): $out"
 case $out in *"changed by someone else"*) e2e_fail "an untouched comment was reported changed: $out" ;; esac
 assert_eq "$mgr_before" "$(sacct -n -X -P -j "$job" -o Comment)" "the comment after a quiet walk"
-assert_json "$d/tampered.jsonl" 'length == 2' "no new record after a quiet walk"
+assert_json "$d/tampered.jsonl" 'length == 3' "no new record after a quiet walk"
 
 # doctor: the tampering, and what protects the verdict
 "$E2E_CLI" doctor --recent --since 1h --offline --config "$E2E_PMCONF" >"$E2E_WORK/doctor.txt" 2>&1 || true
 assert_contains "$E2E_WORK/doctor.txt" "recent-tampered" "doctor --recent"
-grep -E "^warn +recent-tampered .*$E2E_CLUSTER_NAME/$job/0 at " "$E2E_WORK/doctor.txt" >/dev/null ||
-	e2e_fail "doctor --recent does not name the job: $(grep recent-tampered "$E2E_WORK/doctor.txt")"
+# (its example is the latest change in the store: other jobs' may share the second)
+grep -E "^warn +recent-tampered [0-9]+ verdict comments? in [0-9]+ job runs? changed by someone else.*, put back\)" \
+	"$E2E_WORK/doctor.txt" >/dev/null ||
+	e2e_fail "doctor --recent: $(grep recent-tampered "$E2E_WORK/doctor.txt")"
 grep -E "^note +comment-trust .*owner can change its Comment" "$E2E_WORK/doctor.txt" >/dev/null ||
 	e2e_fail "doctor does not say that a user can change Comment: $(grep -i comment "$E2E_WORK/doctor.txt")"
 e2e_log "doctor: $(grep recent-tampered "$E2E_WORK/doctor.txt" | cut -c1-300)"
 
-# the verdict itself never moved
-assert_eq "$vsum" "$(sha256sum <"$d/verdict.json")" "the stored verdict"
+# what the verdict says never moved (its bytes may: finalize JOB merges again, and a rule set
+# changed meanwhile gives a new version for that reason alone)
+assert_eq "$vsays" "$(says)" "what the stored verdict says"
+assert_json "$d/manifest.json" '[.[0].history[].why | test("omment")] | any | not' "no verdict version for the comment"
 e2e_pm_check "$job"
