@@ -1676,6 +1676,7 @@ struct recent {
 	size_t late, provisional_final, pending_comment, not_final, bad_bundles, unmerged;
 	size_t webhook_pending, webhook_failed, merge_cut, tampered, tampered_runs;
 	char deadline_nodes[512], missing_example[256], tampered_example[400];
+	char tampered_when[40];
 };
 
 static double iso_time(const char *s)
@@ -1697,7 +1698,7 @@ static void add_name(char *list, size_t len, const char *name)
 }
 
 /* The comment changes the finalize timer found and put back (tampered.jsonl), since
- * r->since.  What the job's owner wrote is shown cut and with control characters as '?'. */
+ * r->since; the latest is the example.  What the job's owner wrote is shown cut and with control characters as '?'. */
 static void recent_tampered(struct recent *r, const char *dir)
 {
 	char p[PATH_MAX], line[2048];
@@ -1712,7 +1713,9 @@ static void recent_tampered(struct recent *r, const char *dir)
 		const char *t = json_string_value(json_object_get(o, "time"));
 		if (o && iso_time(t) >= r->since) {
 			n++;
-			if (!r->tampered_example[0]) {
+			/* the latest one is the example */
+			if (strcmp(t, r->tampered_when) >= 0) {
+				snprintf(r->tampered_when, sizeof(r->tampered_when), "%s", t);
 				const char *found = json_string_value(json_object_get(o, "found"));
 				char shown[101];
 				size_t k = 0;
