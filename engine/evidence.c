@@ -934,13 +934,49 @@ out:
 #define CHUNK (4u << 20)
 #define MAXLINE (1u << 20)
 
+/*
+ * The most lines read from one input: one per 16 bytes of POSTMORTEM_INPUT_MAX, and never
+ * fewer than 1 Mi (what an in-memory input below MAXLINE can hold).  Text has longer lines
+ * than that on average, so only a stream of (nearly) empty lines meets it: 1 GiB of
+ * newlines is a gigaline of per-line work that its byte count does not show.
+ */
+static uint64_t input_lines_max(void)
+{
+	uint64_t n = pm_input_max() / 16;
+
+	return n < MAXLINE ? MAXLINE : n;
+}
+
+/* Of B (N bytes), the length holding at most *LEFT lines; takes the lines kept off *LEFT. */
+static size_t take_lines(const char *b, size_t n, uint64_t *left)
+{
+	uint64_t c = 0;
+	const char *p = b, *nl;
+
+	if (!*left)
+		return 0;
+	for (size_t i = 0; i < n; i++) /* vectorised: most chunks stop here */
+		c += b[i] == '\n';
+	if (c < *left) {
+		*left -= c;
+		return n;
+	}
+	while ((nl = memchr(p, '\n', (size_t)(b + n - p)))) {
+		p = nl + 1;
+		if (--*left == 0)
+			break;
+	}
+	return (size_t)(p - b);
+}
+
 int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 {
 	struct reader r;
 	char *buf = NULL;
 	size_t have = 0, cap;
 	uint64_t off = 0; /* offset of buf[0] in the decompressed text */
-	bool skipping = false;
+	uint64_t lines_left = input_lines_max();
+	bool skipping = false, line_cut = false;
 	unsigned long overlong = 0;
 	int rc = -1;
 
@@ -1019,8 +1055,18 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 					end = start + MAXLINE;
 			}
 		}
+		if (end > start) {
+			size_t keep = take_lines(buf + start, end - start, &lines_left);
+
+			if (keep < end - start) {
+				end = start + keep;
+				line_cut = true;
+			}
+		}
 		if (end > start && fn(arg, buf + start, end - start, off + start) < 0)
 			goto out;
+		if (line_cut)
+			break;
 		if (skipping && end < have) {
 			/* drop the rest of the overlong line already in the buffer */
 			nl = memchr(buf + end, '\n', have - end);
@@ -1043,6 +1089,15 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 			have = 0;
 			break;
 		}
+	}
+	if (line_cut) {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "more than %llu lines: only its first %llu read (POSTMORTEM_INPUT_MAX / 16)",
+			 (unsigned long long)input_lines_max(),
+			 (unsigned long long)input_lines_max());
+		set_reason(f, PM_ST_TRUNCATED, why);
 	}
 	if (r.truncated)
 		set_reason(f, PM_ST_TRUNCATED, r.reason);

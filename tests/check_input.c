@@ -1909,10 +1909,13 @@ START_TEST(input_max_bomb)
 
 	ck_assert_uint_lt(len, 600u << 10);
 	setenv("POSTMORTEM_INPUT_MAX", "64M", 1);
+	/* empty lines: the line bound (64 MiB / 16) comes first, and reading stops there */
 	c = read_mem(bomb, len, &ev);
-	ck_assert_uint_eq(c.bytes, 64u << 20);
+	ck_assert_uint_eq(c.bytes, 4u << 20);
 	ck_assert_int_eq(ev->files[0].status, PM_ST_TRUNCATED);
-	ck_assert_uint_eq(ev->files[0].bytes, 64u << 20);
+	ck_assert_str_eq(ev->files[0].reason, "more than 4194304 lines: only its first 4194304 "
+					      "read (POSTMORTEM_INPUT_MAX / 16)");
+	ck_assert_uint_lt(ev->files[0].bytes, 16u << 20);
 	/* the structured reader drains what it does not keep: the bound holds there too */
 	free(ev->files[0].reason);
 	ev->files[0].reason = NULL;
