@@ -905,12 +905,17 @@ static size_t tool_value(struct ctx *x, const struct tool *t, size_t vs, size_t 
 	const char *sp;
 
 	if (vs < x->n && (x->b[vs] == '"' || x->b[vs] == '\'')) {
-		ve = close_quote(x, vs + 1, x->b[vs], false);
+		size_t q = close_quote(x, vs + 1, x->b[vs], false);
+
 		vs++;
-		if (ve + 1 > we)
-			we = ve < x->n ? ve + 1 : ve;
+		if (q < x->n && x->b[q] == x->b[vs - 1]) { /* closed: the value may hold blanks */
+			ve = q;
+			if (ve + 1 > we)
+				we = ve + 1;
+		}
 	}
-	if (ve <= vs)
+	/* a value redacted already (its tag holds the ':' a split looks for) stays as it is */
+	if (ve <= vs || memmem(x->b + vs, ve - vs, "[REDACTED:", 10))
 		return we;
 	if (split) {
 		if (!(sp = memchr(x->b + vs, split, ve - vs)))

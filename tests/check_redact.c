@@ -610,6 +610,9 @@ static const struct {
 	 "mysql -p[REDACTED:db_password]"},
 	{"wandb login 0123456789abcdef0123456789abcdef01234567 x Bearer abcdef1234567890abcdef",
 	 "wandb login [REDACTED:wandb_api_key] x Bearer [REDACTED:bearer_token]"},
+	{"curl -u\"bob:S3cret mysql -pX",
+	 "curl -u\"bob:[REDACTED:password] mysql -p[REDACTED:db_password]"},
+	{"curl -u 'bob:[REDACTED:password]' h", "curl -u 'bob:[REDACTED:password]' h"},
 	/* their look-alikes */
 	{"mysql -u root -p mydb", "mysql -u root -p mydb"},
 	{"mysql -u root -p", "mysql -u root -p"},
