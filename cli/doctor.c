@@ -1701,7 +1701,7 @@ static void add_name(char *list, size_t len, const char *name)
  * r->since; the latest is the example.  What the job's owner wrote is shown cut and with control characters as '?'. */
 static void recent_tampered(struct recent *r, const char *dir)
 {
-	char p[PATH_MAX], line[2048];
+	char p[PATH_MAX], line[8192];
 	size_t n = 0;
 	FILE *f;
 
@@ -1800,7 +1800,7 @@ static int recent_one(const char *dir, void *arg)
 	}
 	if (!json_is_true(json_object_get(json_object_get(m, "scheduler"), "final")))
 		r->not_final++;
-	if (json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")))
+	if (json_is_object(json_object_get(m, "merge")))
 		r->merge_cut++;
 	recent_tampered(r, dir);
 	snprintf(p, sizeof(p), "%s/comment.pending", dir);
@@ -1949,8 +1949,8 @@ static void check_recent(struct doctor *d)
 			say(d, ST_WARN, "recent-merge-deadline",
 			    "`postmortem show JOB` names the bundles not read; raise merge_deadline "
 			    "(the timer) or the collector's deadline, and look for oversized bundles",
-			    "%zu job run%s whose merge ran out of time: the verdict comes from "
-			    "Slurm's record alone",
+			    "%zu job run%s whose merge ran out of time (or failed): the verdict "
+			    "comes from Slurm's record alone",
 			    r.merge_cut, r.merge_cut == 1 ? "" : "s");
 		if (r.tampered)
 			say(d, ST_WARN, "recent-tampered",

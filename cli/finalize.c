@@ -72,6 +72,10 @@ static void report(const char *dir, const struct pm_finalize_result *r)
 		printf(", deadline hit after %.1f s: the verdict is Slurm's record alone, the "
 		       "bundles were not read",
 		       r->took);
+	else if (r->merge_died)
+		printf(", the merge died after %.1f s: the verdict is Slurm's record alone, the "
+		       "bundles were not read",
+		       r->took);
 	if (r->state[0])
 		printf(", %s", r->state);
 	if (r->history)

@@ -85,10 +85,13 @@ static void header(const json_t *m)
 
 	const json_t *cut = json_object_get(m, "merge");
 
-	if (json_is_true(json_object_get(cut, "deadline_hit")))
-		printf("%s: the merge ran out of time (%.0f s): this verdict comes from Slurm's "
-		       "record alone; %zu node bundle(s) stored but not read%s\n",
+	if (json_is_object(cut))
+		printf("%s: %s (budget %.0f s); %zu node bundle(s) stored but not read%s\n",
 		       json_is_true(json_object_get(m, "provisional")) ? "PROVISIONAL" : "CUT",
+		       json_is_true(json_object_get(cut, "deadline_hit")) ?
+			       "the merge ran out of time: this verdict comes from Slurm's record "
+			       "alone" :
+			       S(cut, "reason"),
 		       json_number_value(json_object_get(cut, "budget_s")),
 		       json_array_size(json_object_get(cut, "cut")),
 		       json_is_true(json_object_get(m, "provisional")) ?
@@ -99,7 +102,7 @@ static void header(const json_t *m)
 	json_array_foreach(missing, i, x)
 		printf("missing input: node %s: %s\n", S(x, "node"), S(x, "reason"));
 	if (json_array_size(missing) || json_is_true(json_object_get(m, "provisional")) ||
-	    json_is_true(json_object_get(cut, "deadline_hit")))
+	    json_is_object(cut))
 		putchar('\n');
 }
 
@@ -245,11 +248,12 @@ int cmd_show(int argc, char **argv)
 	if (run_open(&r, &w, argv[optind]) < 0)
 		goto out;
 	if (json_is_null(json_object_get(r.manifest, "verdict")) &&
-	    json_is_true(json_object_get(json_object_get(r.manifest, "merge"), "deadline_hit"))) {
+	    json_is_object(json_object_get(r.manifest, "merge"))) {
 		fprintf(stderr,
-			"%s: job %s has no verdict: the merge ran out of time before it read any "
-			"bundle, and Slurm's record could not be had (see %s/manifest.json)\n",
-			prog, argv[optind], r.dir);
+			"%s: job %s has no verdict: the merge did not finish (%s) and Slurm's record "
+			"could not be had (see %s/manifest.json)\n",
+			prog, argv[optind],
+			S(json_object_get(r.manifest, "merge"), "reason"), r.dir);
 		goto out;
 	}
 	if (json_is_null(json_object_get(r.manifest, "verdict"))) {

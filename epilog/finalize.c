@@ -76,6 +76,7 @@ struct job {
 	/* a merge cut by its deadline: what the manifest and the verdict's coverage say */
 	bool cut;
 	double cut_budget;
+	char cut_why[120]; /* "" the merge ran out of time; else what became of it */
 	int stored_fd; /* a timed merge's child: told when the verdict is stored; -1 */
 };
 
@@ -796,10 +797,13 @@ static json_t *cut_json(const struct job *j)
 	for (size_t i = 0; i < j->nb; i++)
 		if (j->b[i].cut)
 			json_array_append_new(cut, json_string(j->b[i].file));
-	return json_pack("{s:b,s:f,s:o,s:s}", "deadline_hit", 1, "budget_s", j->cut_budget,
-			 "cut", cut, "reason",
-			 "the merge ran out of time: this verdict comes from Slurm's record "
-			 "alone, without the node bundles listed");
+	char why[300];
+
+	snprintf(why, sizeof(why),
+		 "%s: this verdict comes from Slurm's record alone, without the node bundles listed",
+		 j->cut_why[0] ? j->cut_why : "the merge ran out of time");
+	return json_pack("{s:b,s:f,s:o,s:s}", "deadline_hit", !j->cut_why[0], "budget_s",
+			 j->cut_budget, "cut", cut, "reason", why);
 }
 
 static json_t *or_null(const json_t *o, const char *k)
@@ -1149,8 +1153,11 @@ static int bundles_cut(struct job *j, double budget)
 		path(p, sizeof(p), j->dir, b->file);
 		if (stat(p, &st) == 0) /* its size: the timer tells late evidence by it */
 			b->bytes = (uint64_t)st.st_size;
-		snprintf(b->reason, sizeof(b->reason),
-			 "stored, but not read: the merge ran out of time (%.0f s)", budget);
+		if (j->cut_why[0])
+			snprintf(b->reason, sizeof(b->reason), "stored, but not read: %s", j->cut_why);
+		else
+			snprintf(b->reason, sizeof(b->reason),
+				 "stored, but not read: the merge ran out of time (%.0f s)", budget);
 	}
 	return 0;
 }
@@ -1257,14 +1264,17 @@ static void write_all(int fd, const void *buf, size_t len)
 	}
 }
 
-/* Read the child's 'V' and message from FD until EOF, CUT_AT (monotonic) or STOPPED(); true
- * when the whole message came, *STORED when the verdict was. */
-static bool child_wait(int fd, struct child_msg *m, double cut_at, bool (*stopped)(void),
-		       bool *stored)
+enum child_end { CHILD_DONE, CHILD_CUT, CHILD_DIED };
+
+/* Read the child's 'V' and message from FD until EOF, CUT_AT (monotonic) or STOPPED().
+ * *STORED when the verdict was stored. */
+static enum child_end child_wait(int fd, struct child_msg *m, double cut_at,
+				 bool (*stopped)(void), bool *stored)
 {
 	char buf[1 + sizeof(*m)];
 	size_t got = 0;
 
+	buf[0] = '\0';
 	*stored = false;
 	for (;;) {
 		double left = cut_at - pm_fin_clock();
@@ -1273,7 +1283,7 @@ static bool child_wait(int fd, struct child_msg *m, double cut_at, bool (*stoppe
 		ssize_t n;
 
 		if (left <= 0 || (stopped && stopped()))
-			return false;
+			return CHILD_CUT;
 		if (poll(&p, 1, ms) <= 0)
 			continue; /* the time, a signal: looked at above */
 		n = read(fd, buf + got, sizeof(buf) - got);
@@ -1288,13 +1298,13 @@ static bool child_wait(int fd, struct child_msg *m, double cut_at, bool (*stoppe
 	}
 	if (buf[0] == 'V' && got == sizeof(buf)) {
 		memcpy(m, buf + 1, sizeof(*m));
-		return true;
+		return CHILD_DONE;
 	}
 	if (buf[0] != 'V' && got == sizeof(*m)) {
 		memcpy(m, buf, sizeof(*m));
-		return true;
+		return CHILD_DONE;
 	}
-	return false;
+	return CHILD_DIED; /* gone without its message: it crashed */
 }
 
 /*
@@ -1311,6 +1321,7 @@ static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct 
 	int fds[2], st;
 	pid_t pid;
 	bool done, stored;
+	enum child_end end_how;
 
 	if (deadline > cut_at)
 		deadline = cut_at;
@@ -1341,7 +1352,8 @@ static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct 
 	}
 	setpgid(pid, pid);
 	close(fds[1]);
-	done = child_wait(fds[0], &m, cut_at, o->stopped, &stored);
+	end_how = child_wait(fds[0], &m, cut_at, o->stopped, &stored);
+	done = end_how == CHILD_DONE;
 	if (!done) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
@@ -1356,8 +1368,12 @@ static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct 
 			pm_fin_fail(err, errlen, ENODATA, "%s", m.err);
 		return m.rc;
 	}
-	r->deadline_hit = true;
+	r->deadline_hit = end_how == CHILD_CUT;
 	r->took = pm_fin_clock() - start;
+	r->merge_died = end_how == CHILD_DIED;
+	if (end_how == CHILD_DIED)
+		snprintf(j->cut_why, sizeof(j->cut_why), "the merge failed (%s)",
+			 WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "it exited without a verdict");
 	if (stored) {
 		/* cut after the verdict was stored: only the comment or a webhook was left, and
 		 * their .pending files say so for the timer */
@@ -1919,8 +1935,17 @@ static void record_tampering(const struct cand *c, const char *field, const char
 	json_t *o;
 	int fd;
 
+	char shown[FOUND_MAX + 1];
+	size_t k = 0;
+
+	/* the owner's bytes, as text that is always valid JSON: anything else becomes '?' */
+	for (; found[k] && k < FOUND_MAX; k++)
+		shown[k] = (unsigned char)found[k] < ' ' || (unsigned char)found[k] > '~' ?
+				   '?' :
+				   found[k];
+	shown[k] = '\0';
 	pm_fin_iso(now, ts, sizeof(ts));
-	o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "time", ts, "field", field, "found", found,
+	o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "time", ts, "field", field, "found", shown,
 		      "stored", c->line, "restored", restored);
 	if (!o || !(text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII))) {
 		json_decref(o);

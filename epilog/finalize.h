@@ -75,6 +75,7 @@ struct pm_finalize_result {
 	int webhook;		  /* enum pm_webhook_state (webhook.h): 0 none, 1 sent, 2 pending */
 	char webhook_why[256];	  /* why a webhook delivery is pending */
 	bool deadline_hit;	  /* the merge ran out of its budget (merge_budget) */
+	bool merge_died;	  /* its child died without a verdict (a crash): cut the same way */
 	double took;		  /* seconds until it was cut, when deadline_hit */
 };
 

@@ -254,6 +254,10 @@ static void finalize(const struct pm_config *cfg, const char *jobdir, const stru
 		    "the merge ran out of time after %.1f s: provisional verdict from Slurm's "
 		    "record alone (the timer merges again)",
 		    fr.took);
+	else if (r->finalize >= 0 && fr.merge_died)
+		say(r->reason, sizeof(r->reason),
+		    "the merge died without a verdict: provisional verdict from Slurm's record "
+		    "alone (the timer merges again)");
 	if (r->finalize < 0)
 		say(r->reason, sizeof(r->reason), "finalize failed: %s", e);
 }

@@ -979,6 +979,33 @@ START_TEST(merge_cut_by_deadline)
 }
 END_TEST
 
+static void crash(void)
+{
+	abort(); /* a merge that dies: an engine crash on a hostile bundle */
+}
+
+START_TEST(merge_crash_still_gives_verdict)
+{
+	struct pm_finalize_opts o = {.budget = 5, .merge_budget = 10, .child_hook = crash};
+	struct pm_finalize_result r;
+	char err[512] = "";
+	json_t *m;
+
+	put(D, "expected", "gpu016\n", 0644);
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	ck_assert_msg(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(r.merge_died && !r.deadline_hit);
+	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
+	ck_assert(!there(D, "merging"));
+	m = load("manifest.json");
+	ck_assert(!json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")));
+	ck_assert_ptr_nonnull(strstr(jstr(m, "merge.reason"), "the merge failed (Aborted)"));
+	ck_assert(there(D, "verdict.json"));
+	json_decref(m);
+}
+END_TEST
+
 START_TEST(timer_cut_is_final)
 {
 	struct pm_finalize_result r;
@@ -1253,6 +1280,7 @@ static Suite *suite(void)
 	tcase_add_test(t, cli_show_and_refusal);
 	tcase_add_test(t, merge_cut_by_deadline);
 	tcase_add_test(t, timer_cut_is_final);
+	tcase_add_test(t, merge_crash_still_gives_verdict);
 	tcase_add_test(t, claim_of_dead_merger_free);
 	tcase_add_test(t, describe_unmerged);
 	tcase_add_test(t, forged_comment_restored);
