@@ -1546,7 +1546,7 @@ static void check_comment_trust(struct doctor *d)
 	snprintf(period, sizeof(period), "%.0f day(s)", d->cfg.comment_recheck / 86400);
 	say(d, ST_NOTE, "comment-trust", NULL,
 	    "a job's owner can change its Comment (`sacctmgr modify job where jobid=N set "
-	    "Comment=...`): the verdict is the store's verdict.json, which history, metrics, "
+	    "Comment=...`): the verdict is the store's verdict.json, which its history, show, report, "
 	    "webhooks and the ledger read; the finalize timer rechecks the lines it set within %s "
 	    "and puts back any that changed (doctor --recent reports them)%s",
 	    period,
@@ -1578,7 +1578,6 @@ static void check_store_flags(struct doctor *d)
 		    "AccountingStoreFlags without job_comment: verdict lines survive slurmctld "
 		    "restarts; comments users give at submission do not reach sacct (the verdict "
 		    "line is the whole comment)");
-	check_comment_trust(d);
 }
 
 /* ---- 18. clocks ---- */
@@ -2122,6 +2121,7 @@ int cmd_doctor(int argc, char **argv)
 	check_group(&d);
 	check_accounting(&d);
 	check_store_flags(&d);
+	check_comment_trust(&d);
 	check_clock(&d);
 	if (d.recent)
 		check_recent(&d);
