@@ -1318,7 +1318,7 @@ static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct 
 {
 	double start = pm_fin_clock();
 	struct child_msg m;
-	int fds[2], st;
+	int fds[2], st = 0;
 	pid_t pid;
 	bool done, stored;
 	enum child_end end_how;
