@@ -1998,13 +1998,82 @@ static void recheck_restore(const struct pm_config *cfg, struct cand *c, double 
 	}
 }
 
+/* The clusters of the candidates, comma-separated, each once (sacct -M). */
+static void clusters_of(const struct recheck *rc, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < rc->n; i++) {
+		char cl[NAMELEN + 2], have[1030];
+		size_t l = strlen(buf);
+		int n = (int)strcspn(rc->c[i].key, "\x1f");
+
+		snprintf(cl, sizeof(cl), ",%.*s,", n, rc->c[i].key);
+		snprintf(have, sizeof(have), ",%s,", buf);
+		if (!strstr(have, cl) && l + (size_t)n + 2 < len)
+			snprintf(buf + l, len - l, "%s%.*s", l ? "," : "", n, rc->c[i].key);
+	}
+}
+
+static bool suspect(const struct cand *c)
+{
+	return c->seen && (c->bad || c->bad_admin);
+}
+
+/*
+ * A job of the period has one row.  A comment can hold line breaks and rows of its own
+ * (sacct prints it as it is): a job with several rows may be another's forgery, and is asked
+ * about alone only AMBIGUOUS_MAX at a time, starting elsewhere at each walk.  A job with one
+ * row that differs is the real thing, always asked about.
+ */
+static void recheck_judge(const struct pm_config *cfg, struct recheck *rc, double budget,
+			  struct pm_recheck *res, double now)
+{
+	size_t amb = 0, from, done = 0, k = 0;
+
+	for (size_t i = 0; i < rc->n; i++) {
+		struct cand *c = &rc->c[i];
+		/* an older run of the same job: its comment is the latest run's now */
+		if (i && !strcmp(rc->c[i - 1].key, c->key)) {
+			c->seen = false;
+			continue;
+		}
+		res->seen += c->seen;
+		if (!suspect(c))
+			continue;
+		res->suspect++;
+		if (c->rows > 1)
+			amb++;
+		else
+			recheck_restore(cfg, c, budget, res, now);
+	}
+	res->ambiguous = amb;
+	from = amb ? (size_t)(now / 300) % amb : 0;
+	/* the ambiguous ones from FROM on, then from the first, AMBIGUOUS_MAX in all */
+	for (int pass = 0; pass < 2; pass++) {
+		k = 0;
+		for (size_t i = 0; i < rc->n && done < AMBIGUOUS_MAX; i++) {
+			struct cand *c = &rc->c[i];
+			if (!suspect(c) || c->rows < 2)
+				continue;
+			if (pass == 0 ? k++ < from : k++ >= from)
+				continue;
+			recheck_restore(cfg, c, budget, res, now);
+			done++;
+		}
+	}
+	res->deferred = amb - done;
+}
+
 int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const char *jobdir,
 			double budget, struct pm_recheck *res, char *err, size_t errlen)
 {
 	struct recheck rc = {.cfg = cfg};
-	double now = pm_fin_wall(), t0 = pm_fin_clock();
-	char since[40], clusters[1024] = "", why[300] = "";
+	double now = pm_fin_wall(), t0 = pm_fin_clock(), q0;
+	char since[40], clusters[1024], why[300] = "";
+	const char *fields = "JobID,Cluster,AdminComment,Comment";
 	struct pm_recheck r0;
+	time_t t;
+	struct tm tm;
 	int ret = 0;
 
 	if (!res)
@@ -2019,82 +2088,26 @@ int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const ch
 				  jobdir ? jobdir : store, strerror(errno ? errno : ENOMEM));
 		goto out;
 	}
-	res->runs = rc.n;
-	if (!rc.n)
+	if (!(res->runs = rc.n))
 		goto out;
 	qsort(rc.c, rc.n, sizeof(*rc.c), cand_cmp);
-	for (size_t i = 0; i < rc.n; i++) {
-		char cl[NAMELEN];
-		size_t l = strlen(clusters);
-		snprintf(cl, sizeof(cl), "%.*s", (int)strcspn(rc.c[i].key, "\x1f"), rc.c[i].key);
-		if (!strstr(clusters, cl) && l + strlen(cl) + 2 < sizeof(clusters))
-			snprintf(clusters + l, sizeof(clusters) - l, "%s%s", l ? "," : "", cl);
-	}
-	/* one query for the whole period: every job that ended since, its two comments */
-	{
-		time_t t = (time_t)rc.since;
-		struct tm tm;
-		localtime_r(&t, &tm); /* sacct reads times in local time */
-		strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%S", &tm);
-	}
-	/* a single run: its job alone; a walk: every job of the period */
-	const char *args[] = {"-a",	    "-X",     "-P", "-n", "-M",
-			      clusters,	    "-S",     since, "-E", "now",
-			      "-o",	    "JobID,Cluster,AdminComment,Comment", NULL};
-	if (jobdir) {
-		args[6] = "-j";
-		args[7] = rc.c[0].job;
-		args[8] = "-o";
-		args[9] = "JobID,Cluster,AdminComment,Comment";
-		args[10] = NULL;
-	}
-	double q0 = pm_fin_clock();
-	if (recheck_query(&rc, args, RECHECK_TIMEOUT, &res->rows, why, sizeof(why)) < 0) {
+	clusters_of(&rc, clusters, sizeof(clusters));
+	t = (time_t)rc.since;
+	localtime_r(&t, &tm); /* sacct reads times in local time */
+	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%S", &tm);
+	/* one query: every job of the period (a walk), or the run's job alone */
+	const char *period[] = {"-a", "-X", "-P", "-n", "-M", clusters, "-S", since,
+				"-E", "now", "-o", fields, NULL};
+	const char *one[] = {"-a", "-X", "-P", "-n", "-M", clusters, "-j", rc.c[0].job,
+			     "-o", fields, NULL};
+	q0 = pm_fin_clock();
+	if (recheck_query(&rc, jobdir ? one : period, RECHECK_TIMEOUT, &res->rows, why,
+			  sizeof(why)) < 0) {
 		ret = pm_fin_fail(err, errlen, EIO, "comment recheck: %s", why);
 		goto out;
 	}
 	res->sacct_s = pm_fin_clock() - q0;
-	/* A job of the period has one row.  A comment can hold line breaks and rows of its own
-	 * (sacct prints it as it is): a job with several rows may be another's forgery, and is
-	 * asked about alone only AMBIGUOUS_MAX at a time, starting elsewhere at each walk.  A
-	 * job with one row that differs is the real thing, always asked about. */
-	size_t amb = 0, from, done = 0;
-	for (size_t i = 0; i < rc.n; i++) {
-		struct cand *c = &rc.c[i];
-		/* an older run of the same job: its comment is the latest run's now */
-		if (i && !strcmp(rc.c[i - 1].key, c->key)) {
-			c->seen = false;
-			continue;
-		}
-		res->seen += c->seen;
-		if (!c->seen || !(c->bad || c->bad_admin))
-			continue;
-		res->suspect++;
-		if (c->rows > 1)
-			amb++;
-		else
-			recheck_restore(cfg, c, budget, res, now);
-	}
-	res->ambiguous = amb;
-	from = amb ? (size_t)(now / 300) % amb : 0;
-	for (size_t i = 0, k = 0; i < rc.n && done < AMBIGUOUS_MAX; i++) {
-		struct cand *c = &rc.c[i];
-		if (!c->seen || !(c->bad || c->bad_admin) || c->rows < 2)
-			continue;
-		if (k++ < from)
-			continue;
-		recheck_restore(cfg, c, budget, res, now);
-		done++;
-	}
-	for (size_t i = 0, k = 0; i < rc.n && done < AMBIGUOUS_MAX && k < from; i++) {
-		struct cand *c = &rc.c[i];
-		if (!c->seen || !(c->bad || c->bad_admin) || c->rows < 2)
-			continue;
-		k++;
-		recheck_restore(cfg, c, budget, res, now);
-		done++;
-	}
-	res->deferred = amb - done;
+	recheck_judge(cfg, &rc, budget, res, now);
 out:
 	res->total_s = pm_fin_clock() - t0;
 	for (size_t i = 0; i < rc.n; i++) {

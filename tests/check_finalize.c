@@ -1207,6 +1207,28 @@ START_TEST(recheck_false_alarm_not_recorded)
 }
 END_TEST
 
+START_TEST(recheck_one_query_every_cluster)
+{
+	struct pm_recheck res;
+	char *line = final_with_comment(), p[600], *log;
+
+	/* a second cluster whose name holds the first: both asked for, in the one query */
+	snprintf(p, sizeof(p), "%s/store/alab/77/0", T);
+	mkdirs(p);
+	put(p, "comment", "Comment\tpostmortem: unknown - origin=- conf=- act=none ev=pmlab/77/0\n",
+	    0644);
+	put(T, "sacct.log", "", 0644);
+	cfg.comment_recheck = 86400;
+	recheck(&res);
+	ck_assert_int_eq(res.runs, 2);
+	ck_assert_int_eq(res.seen, 1); /* the stub knows lab's job only */
+	ck_assert_int_eq(lines(T, "sacct.log"), 1);
+	log = get(T, "sacct.log");
+	ck_assert_msg(strstr(log, "-a -X -P -n -M alab,lab -S "), "%s", log);
+	free(log), free(line);
+}
+END_TEST
+
 START_TEST(admin_comment_copy)
 {
 	struct pm_recheck res;
@@ -1285,6 +1307,7 @@ static Suite *suite(void)
 	tcase_add_test(t, describe_unmerged);
 	tcase_add_test(t, forged_comment_restored);
 	tcase_add_test(t, recheck_false_alarm_not_recorded);
+	tcase_add_test(t, recheck_one_query_every_cluster);
 	tcase_add_test(t, admin_comment_copy);
 	tcase_add_test(t, config_keys);
 	suite_add_tcase(s, t);
