@@ -1215,7 +1215,7 @@ START_TEST(recheck_one_query_every_cluster)
 	/* a second cluster whose name holds the first: both asked for, in the one query */
 	snprintf(p, sizeof(p), "%s/store/alab/77/0", T);
 	mkdirs(p);
-	put(p, "comment", "Comment\tpostmortem: unknown - origin=- conf=- act=none ev=pmlab/77/0\n",
+	put(p, "comment", "Comment\tpostmortem: unknown - origin=- conf=- act=none ev=alab/77/0\n",
 	    0644);
 	put(T, "sacct.log", "", 0644);
 	cfg.comment_recheck = 86400;
