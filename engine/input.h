@@ -216,4 +216,53 @@ size_t pm_in_dmesg_T(const char *s, size_t n, double *t);
 /* "[2026-11-30T03:11:58.002]" (slurm) or "[2026-11-30 03:44:00.000]" (Megatron) */
 size_t pm_in_bracket_iso(const char *s, size_t n, double *t);
 
+/* "[E1130 03:44:00.123456 40074 file.cc:616]" (PyTorch's C++ side), the same without the
+ * brackets or the thread id (glog, absl), and absl's "E0000 00:00:1796010000.123 ..." before
+ * its clock is set: the bytes through the ']'.  *HAS_T (and *T) when a time can be told: a
+ * month and day need YEAR > 0. */
+size_t pm_in_glog(const char *s, size_t n, int year, double *t, bool *has_t);
+/* "09/04/2026 02:49:57,123" (month/day/year) */
+size_t pm_in_usdate(const char *s, size_t n, double *t);
+/* "09-05 01:24:34" (month-day, no year): *HAS_T when YEAR > 0 */
+size_t pm_in_mmdd(const char *s, size_t n, int year, double *t, bool *has_t);
+
+/* ---- the wrappers in front of a line's text (prefix.c, READING.md) ---- */
+
+#include "internal.h"
+
+/*
+ * What the stack of wrappers in front of a line says: the launcher's, the shell's, the
+ * container's and the logging framework's prefixes, a carriage-return progress bar, a box
+ * frame.  The text the program printed is LINE[skip, end).  Node names from a shell's or a
+ * container's prefix ("gpu016: ", "[gpu016]", "gpu016 | ") are weak: a file name, a pod or a
+ * word could look the same, so they name a node only when the evidence knows that node.
+ */
+struct pm_peel {
+	size_t skip;	  /* bytes of wrappers before the text */
+	size_t end;	  /* end of the text: a CRLF's CR and a right frame cut off */
+	size_t cr;	  /* start of the text after the last carriage return (0: none) */
+	size_t first;	  /* end of the outermost wrapper (0: none) */
+	int rank;	  /* -1: no wrapper says */
+	int pid;	  /* -1: no wrapper says */
+	const char *node; /* points into the line; NULL: none */
+	size_t node_len;
+	bool node_weak;
+	bool has_time; /* TIME: the first (outermost) stamp that could be read */
+	double time;
+	unsigned layers; /* wrappers taken */
+};
+
+/*
+ * Peel the wrappers of one line (LEN bytes, no newline, any bytes) of a file of format FMT.
+ * Only a bounded head of the line is looked at.  CTX (may be NULL) gives the year of stamps
+ * without one.  Kernel and daemon formats keep their own prefixes (pm_prefix_parse).
+ */
+void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_timectx *ctx,
+	     struct pm_peel *out);
+
+/* S without its ANSI escape sequences (colours, cursor moves, titles) and with each CRLF made
+ * LF, into OUT, which has room for N bytes: the length written.  Every other newline is
+ * kept, so the text keeps its lines. */
+size_t pm_text_clean(const char *s, size_t n, char *out);
+
 #endif /* PM_INPUT_H */

@@ -307,3 +307,591 @@ int pm_path_rank(const char *path)
 			found = r;
 	return found;
 }
+
+/* ---- the stack of wrappers in front of a line's text (pm_peel; READING.md) ---- */
+
+#define PEEL_HEAD 512 /* wrappers are looked for in this much of a line */
+#define PEEL_ROUNDS 16
+
+/* What a layer may be, given what was peeled before it. */
+enum {
+	W_LABEL = 1,	/* srun's "3: " */
+	W_RANK = 2,	/* "[rank3]:", Open MPI's "[1,3]<stderr>:" */
+	W_DEFAULT = 4,	/* torchrun's "[default3]:" */
+	W_NCCL = 8,	/* "host:pid:tid [dev] ": NCCL's text follows */
+	W_LOG = 16,	/* a stamp or a level: a logging framework's fields may follow */
+	W_END = 32,	/* nothing more to peel */
+	W_LEVEL = 64,	/* a level or a logger's field: the program's own words are near */
+};
+
+struct peel {
+	const struct pm_timectx *ctx;
+	struct pm_peel *out;
+	unsigned seen;
+};
+
+/* Digits at S, at most 10; 0 when none. */
+static size_t num_len_at(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && i < 10 && pm_in_isdigit(s[i]))
+		i++;
+	return i;
+}
+
+/* The number of at most 9 digits at S (a pid), or -1. */
+static long capped(const char *s, size_t n)
+{
+	long v = 0;
+	size_t i;
+
+	for (i = 0; i < n && i < 9 && pm_in_isdigit(s[i]); i++)
+		v = v * 10 + (s[i] - '0');
+	return i ? v : -1;
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Blanks at S, at most MAX. */
+static size_t blanks(const char *s, size_t n, size_t max)
+{
+	size_t i = 0;
+
+	while (i < n && i < max && blank(s[i]))
+		i++;
+	return i;
+}
+
+/* The separator after a field: blanks, then at most one '-', '|' or ':' with blanks after it
+ * (or the end of the line).  Bytes taken. */
+static size_t sep(const char *s, size_t n)
+{
+	size_t p = blanks(s, n, 32);
+
+	if (p < n && (s[p] == '-' || s[p] == '|' || s[p] == ':') &&
+	    (p + 1 == n || blank(s[p + 1])))
+		p += 1 + blanks(s + p + 1, n - p - 1, 32);
+	return p;
+}
+
+static const char *const levels[] = {
+	"CRITICAL", "ERROR", "WARNING", "WARN", "INFO", "DEBUG", "FATAL", "TRACE", "NOTICE",
+	"SEVERE",
+};
+
+/* A level word of LEN bytes at S: upper case, or any case when ANYCASE (inside brackets). */
+static bool is_level(const char *s, size_t len, bool anycase)
+{
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		if (strlen(levels[i]) != len)
+			continue;
+		if (anycase ? pm_in_ieq(s, len, levels[i]) : !memcmp(s, levels[i], len))
+			return true;
+	}
+	return false;
+}
+
+/* A token of host-name bytes at S; its length (0 when none or longer than 63). */
+static size_t name_len(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && i < 64 && host_char(s[i]))
+		i++;
+	return i < 64 ? i : 0;
+}
+
+/* Source files are not hosts: "[serving.py:908]", "[socket.cpp:401]". */
+static bool source_file(const char *s, size_t l)
+{
+	static const char *const ext[] = {".py", ".c", ".cc", ".cpp", ".cu", ".h",
+					  ".hpp", ".rs", ".go", ".java", ".scala", ".js"};
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		size_t e = strlen(ext[i]);
+		if (l > e && !memcmp(s + l - e, ext[i], e))
+			return true;
+	}
+	return false;
+}
+
+/* A name that can be a cluster node's: starts with a letter, holds a digit, is not a file,
+ * a daemon's own tag or an exception's name. */
+static bool hostish(const char *s, size_t l)
+{
+	bool digit = false;
+
+	if (l < 2 || l > 63 || !pm_in_isalpha(s[0]) || source_file(s, l))
+		return false;
+	for (size_t i = 0; i < l; i++)
+		digit |= pm_in_isdigit(s[i]);
+	if (!digit || pm_in_starts(s, l, "slurmstepd") || pm_in_starts(s, l, "rank") ||
+	    pm_in_starts(s, l, "default"))
+		return false;
+	return !(l > 5 && (pm_in_contains(s, l, "Error") || pm_in_contains(s, l, "Exception")));
+}
+
+static void weak_node(struct peel *w, const char *s, size_t l)
+{
+	if (!w->out->node && hostish(s, l)) {
+		w->out->node = s;
+		w->out->node_len = l;
+		w->out->node_weak = true;
+	}
+}
+
+static void strong_node(struct peel *w, const char *s, size_t l)
+{
+	if (!w->out->node || w->out->node_weak) {
+		w->out->node = s;
+		w->out->node_len = l;
+		w->out->node_weak = false;
+	}
+}
+
+static void stamp(struct peel *w, double t)
+{
+	if (!w->out->has_time) {
+		w->out->has_time = true;
+		w->out->time = t;
+	}
+}
+
+static int year(const struct peel *w)
+{
+	return w->ctx ? w->ctx->year : 0;
+}
+
+/* The rank layers: srun's label, "[rankN]:", "[defaultN]:", Open MPI's "[J,R]<stdout>:".
+ * The innermost rank wins (under torchrun srun's label numbers the agents); torchrun's
+ * [defaultN] is a local rank: the rank only when no [rankN] and no srun label says more. */
+static size_t rank_layer(struct peel *w, const char *s, size_t n)
+{
+	unsigned ranked = W_RANK | W_NCCL;
+	size_t k, p;
+	int r, j;
+
+	/* a stamp may come before srun's label (kubectl --timestamps, ts), a level may not */
+	if (!(w->seen & (W_LABEL | ranked | W_DEFAULT | W_LEVEL)) && (k = srun_label(s, n, &r))) {
+		w->seen |= W_LABEL;
+		w->out->rank = r;
+		return k;
+	}
+	if (n < 4 || s[0] != '[')
+		return 0;
+	if (!(w->seen & ranked) && (k = bracket_rank(s, n, "rank", &r))) {
+		w->seen |= W_RANK;
+		w->out->rank = r;
+		return k;
+	}
+	if (!(w->seen & (W_DEFAULT | W_NCCL)) && (k = bracket_rank(s, n, "default", &r))) {
+		if (!(w->seen & W_RANK))
+			w->out->rank = (w->seen & W_LABEL) ? -1 : r;
+		w->seen |= W_DEFAULT;
+		return k;
+	}
+	/* Open MPI --tag-output: "[1,3]<stderr>:" */
+	if ((w->seen & ranked) || !(k = rank_at(s + 1, n - 1, &j)) || 1 + k >= n || s[1 + k] != ',')
+		return 0;
+	p = 2 + k;
+	if (!(k = rank_at(s + p, n - p, &r)))
+		return 0;
+	p += k;
+	if (p >= n || s[p] != ']')
+		return 0;
+	p++;
+	if (pm_in_starts(s + p, n - p, "<stdout>") || pm_in_starts(s + p, n - p, "<stderr>"))
+		p += 8;
+	else if (pm_in_starts(s + p, n - p, "<stddiag>"))
+		p += 9;
+	if (p >= n || s[p] != ':')
+		return 0;
+	w->seen |= W_RANK;
+	w->out->rank = r;
+	return p + 1;
+}
+
+/* Bracketed layers: "[2026-11-30 03:11:58,002]", glog's "[E1130 ...]", PyTorch's
+ * "[W socket.cpp:401]", Open MPI's "[host:pid]", and any "[field]" without a blank
+ * ("[ERROR]", "[trainer]", "[gpu016]", "[pod/name/c]", "[10:00:00]"). */
+static size_t bracket_layer(struct peel *w, const char *s, size_t n)
+{
+	double t;
+	bool has_t;
+	size_t k, i, h;
+
+	if (n < 3 || s[0] != '[')
+		return 0;
+	if ((k = pm_in_bracket_iso(s, n, &t))) {
+		stamp(w, t);
+		w->seen |= W_LOG;
+		return k + sep(s + k, n - k);
+	}
+	if ((k = pm_in_glog(s, n, year(w), &t, &has_t))) {
+		if (has_t)
+			stamp(w, t);
+		w->seen |= W_LOG | W_LEVEL;
+		return k + sep(s + k, n - k);
+	}
+	/* "[W socket.cpp:401]" */
+	if (n > 5 && strchr("IWEF", s[1]) && s[1] && s[2] == ' ') {
+		for (i = 3; i < n && i < 128 && s[i] != ']' && !blank(s[i]); i++)
+			;
+		if (i > 3 && i < n && s[i] == ']' && memchr(s + 3, ':', i - 3)) {
+			w->seen |= W_LOG | W_LEVEL;
+			return i + 1 + sep(s + i + 1, n - i - 1);
+		}
+	}
+	for (i = 1; i < n && i < 66 && s[i] != ']' && s[i] != '[' && (unsigned char)s[i] > ' ';
+	     i++)
+		;
+	if (i == 1 || i >= n || s[i] != ']')
+		return 0;
+	h = name_len(s + 1, i - 1);
+	if (h && h + 1 < i && s[1 + h] == ':' && num_then(s + 2 + h, i - 1 - h, ']') &&
+	    hostish(s + 1, h)) {
+		strong_node(w, s + 1, h); /* Open MPI's own "[host:pid]" */
+		w->out->pid = (int)capped(s + 2 + h, i - 2 - h);
+	} else if (is_level(s + 1, i - 1, true)) {
+		w->seen |= W_LOG | W_LEVEL;
+	} else if (h == i - 1) {
+		weak_node(w, s + 1, h);
+	}
+	k = i + 1;
+	if (k < n && s[k] == ':')
+		k++;
+	return k + sep(s + k, n - k);
+}
+
+/* Ray's "(pid=123, ip=10.0.0.1)", "(RayTrainWorker pid=123, ip=...)", vLLM's
+ * "(APIServer pid=1)", and a stamp in parentheses. */
+static size_t paren_layer(struct peel *w, const char *s, size_t n)
+{
+	struct pm_in_stamp st;
+	const char *pid;
+	size_t i, k;
+
+	if (n < 3 || s[0] != '(')
+		return 0;
+	if ((k = pm_in_iso(s + 1, n - 1, &st)) && 1 + k < n && s[1 + k] == ')') {
+		stamp(w, st.t);
+		w->seen |= W_LOG;
+		return k + 2 + sep(s + k + 2, n - k - 2);
+	}
+	for (i = 1; i < n && i < 128 && s[i] != ')' && s[i] != '('; i++)
+		;
+	if (i >= n || s[i] != ')' || !(pid = memmem(s + 1, i - 1, "pid=", 4)) ||
+	    (pid > s + 1 && pid[-1] != ' ' && pid[-1] != ','))
+		return 0;
+	k = (size_t)(pid + 4 - s);
+	if (!num_len_at(s + k, i - k))
+		return 0;
+	w->out->pid = (int)capped(s + k, num_len_at(s + k, i - k));
+	return i + 1 + sep(s + i + 1, n - i - 1);
+}
+
+/* Stamps at the start of a field: ISO 8601 / RFC 3339, "09/04/2026 02:49:57",
+ * "09-05 01:24:34", a bare "10:00:00.123", glog's "E1130 03:44:00.123 40074 f.cc:12]" and
+ * syslog's "Nov 30 03:11:58 host prog[pid]: " (journald's short format). */
+static size_t stamp_layer(struct peel *w, const char *s, size_t n)
+{
+	struct pm_in_stamp st;
+	double t;
+	bool has_t;
+	size_t k, h, i;
+
+	if (pm_in_isdigit(s[0])) {
+		if ((k = pm_in_iso(s, n, &st)))
+			stamp(w, st.t);
+		else if ((k = pm_in_usdate(s, n, &t)))
+			stamp(w, t);
+		else if ((k = pm_in_mmdd(s, n, year(w), &t, &has_t)) && has_t)
+			stamp(w, t);
+		else if (!k && n >= 9 && s[2] == ':' && s[5] == ':' && pm_in_isdigit(s[1]) &&
+			 pm_in_isdigit(s[3]) && pm_in_isdigit(s[4]) && pm_in_isdigit(s[6]) &&
+			 pm_in_isdigit(s[7])) {
+			k = 8;
+			if (k + 1 < n && (s[k] == '.' || s[k] == ','))
+				k += 1 + num_len_at(s + k + 1, n - k - 1);
+			if (k < n && !blank(s[k]))
+				return 0;
+		}
+		if (!k || (k < n && !blank(s[k]) && s[k] != ':' && s[k] != ']'))
+			return 0;
+		w->seen |= W_LOG;
+		return k + sep(s + k, n - k);
+	}
+	if ((k = pm_in_glog(s, n, year(w), &t, &has_t))) {
+		if (has_t)
+			stamp(w, t);
+		w->seen |= W_LOG | W_LEVEL;
+		return k + sep(s + k, n - k);
+	}
+	if (!(k = pm_in_syslog(s, n, year(w), &t)) || k >= n)
+		return 0;
+	if (year(w) > 0)
+		stamp(w, t);
+	w->seen |= W_LOG;
+	k++;
+	/* the host and the program's tag, "prog:" or "prog[pid]:" */
+	h = name_len(s + k, n - k);
+	if (!h || k + h >= n || s[k + h] != ' ')
+		return k;
+	i = k + h + 1;
+	while (i < n && i < k + h + 65 && (host_char(s[i]) || s[i] == '/' || s[i] == '@'))
+		i++;
+	if (i < n && s[i] == '[' && num_then(s + i + 1, n - i - 1, ']')) {
+		w->out->pid = (int)capped(s + i + 1, num_len_at(s + i + 1, n - i - 1));
+		i += 1 + num_then(s + i + 1, n - i - 1, ']');
+	}
+	if (i + 1 >= n || s[i] != ':' || s[i + 1] != ' ')
+		return k;
+	weak_node(w, s + k, h);
+	return i + 2;
+}
+
+/* A level word: "ERROR - ", "ERROR    | ", "ERROR: ", "ERROR " and Python's default
+ * "ERROR:root:" / "WARNING:torch.distributed.run:". */
+static size_t level_layer(struct peel *w, const char *s, size_t n)
+{
+	size_t l = 0, k;
+
+	while (l < n && l < 9 && s[l] >= 'A' && s[l] <= 'Z')
+		l++;
+	if (!is_level(s, l, false) || l >= n)
+		return 0;
+	if (s[l] == ':' && l + 1 < n && !blank(s[l + 1])) {
+		for (k = l + 1; k < n && k < l + 96 && (host_char(s[k]) || s[k] == '<' ||
+							  s[k] == '>'); k++)
+			;
+		if (k < n && s[k] == ':') {
+			w->seen |= W_LOG | W_LEVEL;
+			return k + 1 + blanks(s + k + 1, n - k - 1, 32);
+		}
+		return 0;
+	}
+	if (!blank(s[l]) && s[l] != ':')
+		return 0;
+	w->seen |= W_LOG | W_LEVEL;
+	return l + sep(s + l, n - l);
+}
+
+/* Name fields: pdsh's and clush's "host: ", docker compose's and kubectl's "name  | ",
+ * and, after a stamp or a level, a logger's "name - " ("__main__:main:42 - "). */
+static size_t name_layer(struct peel *w, const char *s, size_t n)
+{
+	size_t h = name_len(s, n), p, k;
+
+	if (h && h + 1 < n && s[h] == ':' && s[h + 1] == ' ' && hostish(s, h)) {
+		weak_node(w, s, h);
+		return h + 2;
+	}
+	if (h) {
+		p = h + blanks(s + h, n - h, 32);
+		if (p > h && p + 1 < n && s[p] == '|' && blank(s[p + 1])) {
+			if (is_level(s, h, false))
+				w->seen |= W_LOG | W_LEVEL;
+			else
+				weak_node(w, s, h);
+			return p + 1 + blanks(s + p + 1, n - p - 1, 32);
+		}
+	}
+	if (!(w->seen & W_LOG))
+		return 0;
+	for (k = 0; k < n && k < 128 && (unsigned char)s[k] > ' '; k++)
+		;
+	if (k && k + 2 < n && s[k] == ' ' && s[k + 1] == '-' && s[k + 2] == ' ') {
+		w->seen |= W_LEVEL;
+		return k + 3;
+	}
+	if (k && k + 1 < n && s[k] == '\t') /* structured loggers: "ts\tLEVEL\tcaller\tmsg" */
+		return k + 1;
+	return 0;
+}
+
+/* A box frame's left side: rich's "│ ", "┃ ", "║ " and a frame's top or bottom
+ * ("╭─── Traceback ───╮"): the bytes up to the text. */
+static size_t frame_layer(const char *s, size_t n)
+{
+	size_t p = 0;
+
+	/* U+2500..U+257F are E2 94 80 .. E2 95 BF */
+	while (p + 2 < n && (unsigned char)s[p] == 0xe2 &&
+	       ((unsigned char)s[p + 1] == 0x94 || (unsigned char)s[p + 1] == 0x95))
+		p += 3 + blanks(s + p + 3, n - p - 3, 64);
+	return p;
+}
+
+/* The frame's right side and a CRLF's CR: the text's end. */
+static size_t trim_end(const char *s, size_t start, size_t n)
+{
+	while (n > start) {
+		if (s[n - 1] == '\r' || blank(s[n - 1]))
+			n--;
+		else if (n >= start + 3 && (unsigned char)s[n - 3] == 0xe2 &&
+			 ((unsigned char)s[n - 2] == 0x94 || (unsigned char)s[n - 2] == 0x95))
+			n -= 3;
+		else
+			break;
+	}
+	return n;
+}
+
+/* One layer at S: its bytes, 0 when none. */
+static size_t layer(struct peel *w, const char *s, size_t n)
+{
+	size_t k;
+
+	if (!n)
+		return 0;
+	if ((k = rank_layer(w, s, n)))
+		return k;
+	if (!(w->seen & W_NCCL) && (k = nccl_prefix(s, n, &(struct pm_prefix){0}))) {
+		size_t h = host_at(s, n, ':');
+		strong_node(w, s, h);
+		w->out->pid = (int)capped(s + h + 1, num_len_at(s + h + 1, n - h - 1));
+		w->seen |= W_NCCL | W_END; /* NCCL's own words follow */
+		return k;
+	}
+	switch (s[0]) {
+	case '[':
+		return bracket_layer(w, s, n);
+	case '(':
+		return paren_layer(w, s, n);
+	default:
+		break;
+	}
+	if ((unsigned char)s[0] == 0xe2)
+		return frame_layer(s, n);
+	if ((pm_in_isdigit(s[0]) || (s[0] >= 'A' && s[0] <= 'Z')) && (k = stamp_layer(w, s, n)))
+		return k;
+	if (s[0] >= 'A' && s[0] <= 'Z' && (k = level_layer(w, s, n)))
+		return k;
+	return name_layer(w, s, n);
+}
+
+/* After a carriage return that is followed by text, the terminal showed only that text:
+ * a progress bar redrawn in place before it is not the line's. */
+static size_t last_cr(const char *s, size_t from, size_t n)
+{
+	const char *r;
+	size_t at = 0, i;
+
+	for (i = from; i < n && (r = memchr(s + i, '\r', n - i)); i = (size_t)(r - s) + 1) {
+		size_t j = (size_t)(r - s) + 1;
+		size_t b = j + blanks(s + j, n - j, n);
+		if (b < n && s[b] != '\r')
+			at = j;
+	}
+	return at;
+}
+
+/* Layers from *P while they last, within LINE[0, HEAD). */
+static void peel_from(struct peel *w, const char *line, size_t *p, size_t head)
+{
+	size_t q, k;
+
+	for (int round = 0; round < PEEL_ROUNDS && !(w->seen & W_END); round++) {
+		q = *p + blanks(line + *p, head - *p, 16);
+		if (!(k = layer(w, line + q, head - q)))
+			break;
+		*p = q + k;
+		if (!w->out->layers++)
+			w->out->first = *p;
+	}
+}
+
+void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_timectx *ctx,
+	     struct pm_peel *out)
+{
+	struct peel w = {.ctx = ctx, .out = out};
+	size_t p = 0, c;
+
+	memset(out, 0, sizeof(*out));
+	out->rank = -1;
+	out->pid = -1;
+	out->end = len;
+	if (!line)
+		return;
+	if (fmt != PM_FMT_APP && fmt != PM_FMT_TORCHRUN && fmt != PM_FMT_PYSPY) {
+		struct pm_prefix px;
+
+		pm_prefix_parse(fmt, line, len, &px);
+		out->skip = px.skip;
+		out->rank = px.rank;
+		out->node = px.node;
+		out->node_len = px.node_len;
+		out->end = trim_end(line, out->skip, len);
+		return;
+	}
+	peel_from(&w, line, &p, len < PEEL_HEAD ? len : PEEL_HEAD);
+	if ((c = last_cr(line, p, len)) > p) {
+		/* the text redrawn last may carry wrappers of its own */
+		out->cr = p = c;
+		peel_from(&w, line, &p, len - c < PEEL_HEAD ? len : c + PEEL_HEAD);
+	}
+	out->skip = p;
+	out->end = trim_end(line, p, len);
+	if (!out->node) {
+		struct pm_prefix px = {.rank = -1};
+		stepd_node(line + p, out->end - p, &px);
+		out->node = px.node;
+		out->node_len = px.node_len;
+	}
+}
+
+/* ANSI: CSI "ESC [ params final", OSC "ESC ] ... BEL|ESC \", charset "ESC ( B", else ESC+1. */
+static size_t ansi_len(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n < 2)
+		return n;
+	if (s[1] == '[') {
+		for (i = 2; i < n && i < 64 && (unsigned char)s[i] >= 0x20 &&
+			    (unsigned char)s[i] <= 0x3f;
+		     i++)
+			;
+		while (i < n && i < 64 && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] <= 0x2f)
+			i++;
+		return i < n && (unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e ? i + 1 : i;
+	}
+	if (s[1] == ']') {
+		for (i = 2; i < n && i < 512 && s[i] != '\a' && s[i] != '\n'; i++)
+			if (s[i] == 0x1b && i + 1 < n && s[i + 1] == '\\')
+				return i + 2;
+		return i < n && s[i] == '\a' ? i + 1 : i;
+	}
+	if ((s[1] == '(' || s[1] == ')') && n > 2)
+		return 3;
+	return 2;
+}
+
+size_t pm_text_clean(const char *s, size_t n, char *out)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		const char *e = memchr(s + i, 0x1b, n - i);
+		const char *r = memchr(s + i, '\r', (e ? (size_t)(e - s) : n) - i);
+		size_t stop = r ? (size_t)(r - s) : e ? (size_t)(e - s) : n;
+
+		memmove(out + o, s + i, stop - i); /* OUT may be S */
+		o += stop - i;
+		i = stop;
+		if (i >= n)
+			break;
+		if (s[i] == '\r') {
+			if (!(i + 1 < n && s[i + 1] == '\n'))
+				out[o++] = '\r';
+			i++;
+		} else {
+			i += ansi_len(s + i, n - i);
+		}
+	}
+	return o;
+}

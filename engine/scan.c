@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "evidence.h"
+#include "input.h"
 #include "ruleset.h"
 
 #define SNIFF_BYTES 8192
@@ -51,6 +52,13 @@ struct scan {
 	int *rkey;
 	size_t rcap;
 	size_t last_ri; /* index of the rank looked up last, or SIZE_MAX */
+	/* a chunk with ANSI escapes or CRLFs, cleaned (pm_text_clean), and where each of its
+	 * lines starts in the cleaned copy and in the chunk */
+	char *clean;
+	size_t aclean;
+	size_t nclean;
+	size_t *cmap; /* pairs: cleaned line start, chunk line start */
+	size_t ncmap, acmap;
 };
 
 /* ---- groups ---- */
@@ -462,10 +470,94 @@ static bool line_of(const char *buf, size_t len, size_t at, size_t *ls, size_t *
 	return *le >= *ls;
 }
 
+static int cmpname(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A weak name (a shell's or a container's prefix, prefix.c) names a node only when the
+ * evidence already knows that node: a pod, a file or a word could read the same. */
+static bool known_node(const struct pm_evidence *ev, const char *name, size_t len)
+{
+	char buf[64];
+	const char *key = buf;
+
+	if (!len || len >= sizeof(buf) || !ev->nnodes)
+		return false;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return bsearch(&key, ev->nodes, ev->nnodes, sizeof(*ev->nodes), cmpname) != NULL;
+}
+
+/* The wrappers of LINE as the scanner uses them: what pm_peel says, a weak node dropped
+ * unless known. */
+static void peel_line(struct scan *s, const char *line, size_t len, struct pm_peel *pe,
+		      struct pm_prefix *px)
+{
+	struct pm_file *f = &s->ev->files[s->file];
+
+	pm_peel(f->format, line, len, &f->tctx, pe);
+	if (pe->node_weak && !known_node(s->ev, pe->node, pe->node_len)) {
+		pe->node = NULL;
+		pe->node_len = 0;
+	}
+	px->rank = pe->rank;
+	px->node = pe->node;
+	px->node_len = pe->node_len;
+	px->skip = pe->skip;
+}
+
+#define SQUASH_MAX 64 /* parts of a squashed line tried */
+
+/*
+ * A paste that lost its line breaks repeats the outermost wrapper of each line it joined
+ * ("3: Traceback ... 3:   File ... 3: RuntimeError: ..."): match RE on each part between
+ * two of them, its own wrappers peeled.  *SUBJ is where the match's offsets start.
+ */
+static int match_squashed(struct scan *s, const pcre2_code *re, const char *line,
+			  const struct pm_peel *pe, const char **subj)
+{
+	struct pm_file *f = &s->ev->files[s->file];
+	const char *w = line + pe->cr, *end = line + pe->end, *p = line + pe->skip, *q;
+	size_t wl = pe->first > pe->cr ? pe->first - pe->cr : 0;
+	int rc = -1, parts = 0;
+
+	while (wl && (w[wl - 1] == ' ' || w[wl - 1] == '\t'))
+		wl--;
+	if (wl < 2)
+		return -1;
+	while (p < end && parts++ < SQUASH_MAX) {
+		struct pm_peel sp;
+		const char *next = parts > 1 ? p + wl : p;
+
+		/* the next repeat of the wrapper after a blank */
+		while ((q = memmem(next, (size_t)(end - next), w, wl)) && q[-1] != ' ')
+			next = q + 1;
+		if (parts > 1) {
+			pm_peel(f->format, p, (size_t)((q ? q : end) - p), &f->tctx, &sp);
+			*subj = p + sp.skip;
+			rc = pcre2_match(re, (PCRE2_SPTR)*subj, sp.end - sp.skip, 0, 0, s->md,
+					 s->rs->mctx);
+		} else {
+			*subj = p;
+			rc = pcre2_match(re, (PCRE2_SPTR)p, (size_t)((q ? q : end) - p), 0, 0, s->md,
+					 s->rs->mctx);
+		}
+		if (rc >= 0 || !q)
+			return rc;
+		p = q;
+	}
+	return rc;
+}
+
+/* Confirm rule RI on LINE: the pattern sees the text without its wrappers (pm_peel), then,
+ * should that fail (a wrapper the pattern wanted), the whole line, then each part of a
+ * squashed line. */
 static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint64_t off)
 {
 	const struct pm_rule *r = &s->rs->rules[ri];
 	struct pm_file *f = &s->ev->files[s->file];
+	struct pm_peel pe;
 	struct pm_prefix px;
 	const char *caps[PM_CAP__COUNT] = {0}, *subj;
 	size_t capl[PM_CAP__COUNT] = {0};
@@ -474,16 +566,18 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 
 	if (!(r->sources & (1u << f->source)) || r->deprecated || !r->re)
 		return 0;
-	pm_prefix_parse(f->format, line, len, &px);
-	if (px.skip > len)
-		px.skip = len;
-	subj = line + px.skip;
-	rc = pcre2_match(r->re, (PCRE2_SPTR)subj, len - px.skip, 0, 0, s->md, s->rs->mctx);
-	if (rc < 0 && px.skip) {
-		/* the prefix parser may have taken text the pattern wanted */
-		subj = line;
-		rc = pcre2_match(r->re, (PCRE2_SPTR)line, len, 0, 0, s->md, s->rs->mctx);
+	peel_line(s, line, len, &pe, &px);
+	if (pe.skip > pe.end)
+		pe.skip = pe.end;
+	subj = line + pe.skip;
+	rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.skip, 0, 0, s->md, s->rs->mctx);
+	if (rc < 0 && pe.skip > pe.cr) {
+		subj = line + pe.cr;
+		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.cr, 0, 0, s->md,
+				 s->rs->mctx);
 	}
+	if (rc < 0 && pe.first)
+		rc = match_squashed(s, r->re, line, &pe, &subj);
 	if (rc < 0)
 		return 0;
 	ov = pcre2_get_ovector_pointer(s->md);
@@ -494,7 +588,12 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 			capl[c] = ov[2 * gno + 1] - ov[2 * gno];
 		}
 	}
-	return record(s, ri, line, len, &px, off, caps, capl, 0);
+	/* what the terminal showed: a progress bar redrawn before the text is not kept */
+	if (pe.cr) {
+		px.skip -= pe.cr;
+		return record(s, ri, line + pe.cr, pe.end - pe.cr, &px, off, caps, capl, 0);
+	}
+	return record(s, ri, line, pe.end, &px, off, caps, capl, 0);
 }
 
 /* The rank of srun's label ("3: ", " 3: ") at the start of a line of the job's output, when
@@ -540,6 +639,7 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct pm_peel pe;
 		struct pm_prefix px;
 		struct pm_rankinfo *ri;
 		int r = labels ? label_rank(p, l) : -1;
@@ -550,7 +650,7 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
 			p += l + 1;
 			continue;
 		}
-		pm_prefix_parse(f->format, p, l, &px);
+		peel_line(s, p, l, &pe, &px);
 		if (px.rank < 0)
 			px.rank = f->rank;
 		if (px.rank >= 0) {
@@ -583,26 +683,88 @@ static int scan_block(struct scan *s, const char *buf, size_t len)
 	return e == HS_SUCCESS && r == HS_SUCCESS ? 0 : -1;
 }
 
-static int scan_chunk(void *arg, const char *buf, size_t len, uint64_t off);
+static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned);
 
-/* What is scanned of a trusted source: its user-chosen fields masked, the lines that are
- * not its own or not this job's blanked (linetrust.c). */
+/* Clean BUF into s->clean when it holds ANSI escapes or CRLFs, which would hide a message's
+ * words or a pattern's line end from the scan: true when it did. */
+static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleaned)
+{
+	size_t i = 0, o = 0;
+
+	*cleaned = false;
+	if (!memchr(buf, 0x1b, len) && !memchr(buf, '\r', len))
+		return 0;
+	if (len > s->aclean) {
+		char *nb = realloc(s->clean, len);
+		if (!nb)
+			return -1;
+		s->clean = nb;
+		s->aclean = len;
+	}
+	s->ncmap = 0;
+	while (i < len) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t e = nl ? (size_t)(nl - buf) + 1 : len;
+
+		if (s->ncmap + 2 > s->acmap) {
+			size_t na = s->acmap ? 2 * s->acmap : 1024;
+			size_t *nm = realloc(s->cmap, na * sizeof(*nm));
+			if (!nm)
+				return -1;
+			s->cmap = nm;
+			s->acmap = na;
+		}
+		s->cmap[s->ncmap++] = o;
+		s->cmap[s->ncmap++] = i;
+		o += pm_text_clean(buf + i, e - i, s->clean + o);
+		i = e;
+	}
+	s->nclean = o;
+	*cleaned = true;
+	return 0;
+}
+
+/* The chunk offset of the line that starts at LS in the cleaned copy. */
+static size_t chunk_offset(const struct scan *s, size_t ls)
+{
+	size_t lo = 0, hi = s->ncmap / 2;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (s->cmap[2 * mid] <= ls)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return s->cmap[2 * lo + 1];
+}
+
+/* What is scanned of a trusted source: cleaned of colour codes and CRLFs (clean_chunk), its
+ * user-chosen fields masked, the lines that are not its own or not this job's blanked
+ * (linetrust.c). */
 static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 {
 	struct scan *s = arg;
 	char *masked = NULL;
+	bool cleaned;
 	int rc;
 
+	if (clean_chunk(s, buf, len, &cleaned) < 0)
+		return -1;
+	if (cleaned) {
+		buf = s->clean;
+		len = s->nclean;
+	}
 	if (pm_trust_mask(s->ev, &s->ev->files[s->file], buf, len, &masked) < 0)
 		return -1;
-	rc = scan_chunk(arg, masked ? masked : buf, len, off);
+	rc = scan_chunk(s, masked ? masked : buf, len, off, cleaned);
 	free(masked);
 	return rc;
 }
 
-static int scan_chunk(void *arg, const char *buf, size_t len, uint64_t off)
+/* Scan BUF, a chunk at OFF of the file or, when CLEANED, its cleaned copy. */
+static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
 {
-	struct scan *s = arg;
 	size_t last_ls = (size_t)-1;
 	unsigned last_rule = (unsigned)-1;
 
@@ -636,7 +798,8 @@ static int scan_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 		last_rule = s->hits[i].rule;
 		if (seen)
 			continue;
-		if (confirm(s, s->hits[i].rule, buf + ls, le - ls, off + ls) < 0)
+		if (confirm(s, s->hits[i].rule, buf + ls, le - ls,
+			    off + (cleaned ? chunk_offset(s, ls) : ls)) < 0)
 			return -1;
 	}
 	return 0;
@@ -753,6 +916,16 @@ static int year_of(double t)
 	return tm.tm_year + 1900;
 }
 
+/* The head of F, as the format is told from it: colour codes and CRLFs hide a format as they
+ * hide a message (on_chunk). */
+static int head_of(struct pm_file *f, char *head, size_t size, size_t *len)
+{
+	if (pm_file_head(f, head, size, len) < 0)
+		return -1;
+	*len = pm_text_clean(head, *len, head);
+	return 0;
+}
+
 static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 {
 	char head[SNIFF_BYTES];
@@ -765,14 +938,14 @@ static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 		if (f->source == PM_SRC_GPU_STATE || f->source == PM_SRC_SCHEDULER ||
 		    f->source == PM_SRC_NODE_METRICS || f->source == PM_SRC_RANK_MAP ||
 		    f->source == PM_SRC_TASK_EXIT) {
-			if (pm_file_head(f, head, sizeof(head), &len) == 0) {
+			if (head_of(f, head, sizeof(head), &len) == 0) {
 				enum pm_format fmt = pm_sniff(head, len);
 				if (pm_format_source(fmt) == f->source)
 					f->format = fmt;
 			}
 		} else if (f->source == PM_SRC_KERNEL_LOG) {
 			f->format = PM_FMT_DMESG;
-			if (pm_file_head(f, head, sizeof(head), &len) == 0) {
+			if (head_of(f, head, sizeof(head), &len) == 0) {
 				enum pm_format fmt = pm_sniff(head, len);
 				if (pm_format_source(fmt) == PM_SRC_KERNEL_LOG)
 					f->format = fmt;
@@ -784,7 +957,7 @@ static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 	}
 	if (f->status != PM_ST_OK)
 		return;
-	if (pm_file_head(f, head, sizeof(head), &len) < 0)
+	if (head_of(f, head, sizeof(head), &len) < 0)
 		return;
 	f->format = pm_sniff(head, len);
 	f->source = pm_format_source(f->format);
@@ -971,6 +1144,8 @@ out:
 	free(s.hits);
 	free(s.rtab);
 	free(s.rkey);
+	free(s.clean);
+	free(s.cmap);
 	pcre2_match_data_free(s.md);
 	hs_free_scratch(s.scratch);
 	return rc;

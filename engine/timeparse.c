@@ -139,6 +139,16 @@ static size_t frac_at(const char *s, size_t n, double *f, int *ndig)
 	return i;
 }
 
+/* Digits at S, at most 10; 0 when none. */
+static size_t num_len(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && i < 10 && pm_in_isdigit(s[i]))
+		i++;
+	return i;
+}
+
 /* See input.h. */
 size_t pm_in_iso(const char *s, size_t n, struct pm_in_stamp *st)
 {
@@ -289,25 +299,111 @@ size_t pm_in_bracket_iso(const char *s, size_t n, double *t)
 	return k + 2;
 }
 
-/* glog's "[E1130 03:44:00.123456 40074 file.cc:616]" as PyTorch's C++ side prints it. */
-static size_t glog_at(const char *s, size_t n, int year, double *t)
+/* See input.h.  glog writes "E1130 03:44:00.123456 40074 file.cc:616] "; absl's logging before
+ * it is initialised writes month and day as 0000 and the epoch seconds after "00:00:". */
+size_t pm_in_glog(const char *s, size_t n, int year, double *t, bool *has_t)
+{
+	int mo, d, h, mi, sec, nd;
+	double f = 0, v = 0;
+	size_t p = 0, q;
+
+	*has_t = false;
+	if (n > 0 && s[0] == '[')
+		p = 1;
+	if (n < p + 16 || (s[p] != 'I' && s[p] != 'W' && s[p] != 'E' && s[p] != 'F'))
+		return 0;
+	/* newer PyTorch leaves the month unpadded: "W515" is May 15 */
+	q = p + 1 + num_len(s + p + 1, n - p - 1);
+	if ((q != p + 5 && q != p + 4) || s[q] != ' ')
+		return 0;
+	mo = digits(s + p + 1, n - p - 1, q - p - 3);
+	d = digits(s + q - 2, n - q + 2, 2);
+	if (mo < 0 || d < 0)
+		return 0;
+	q++;
+	if (mo == 0 && d == 0 && pm_in_starts(s + q, n - q, "00:00:") &&
+	    num_len(s + q + 6, n - q - 6) >= 9) {
+		size_t k = q + 6;
+		while (k < n && k < q + 18 && pm_in_isdigit(s[k]))
+			v = v * 10 + (s[k++] - '0');
+		if (k + 1 < n && s[k] == '.')
+			k += 1 + frac_at(s + k + 1, n - k - 1, &f, &nd);
+		*t = v + f;
+		*has_t = true;
+		q = k;
+	} else {
+		/* a month or day of 0 (absl before its clock is set): a wrapper without a date */
+		if (!clock_at(s + q, n - q, &h, &mi, &sec))
+			return 0;
+		q += 8;
+		if (q + 1 < n && s[q] == '.')
+			q += 1 + frac_at(s + q + 1, n - q - 1, &f, &nd);
+		if (year > 0 && civil(year, mo, d, h, mi, sec, t) == 0) {
+			*t += f;
+			*has_t = true;
+		}
+	}
+	/* " [<thread id> ]<file>:<line>]" (newer PyTorch leaves the thread id out): bounded, no
+	 * blank in the file name */
+	if (q >= n || s[q] != ' ')
+		return 0;
+	while (q < n && q < p + 48 && s[q] == ' ')
+		q++;
+	if (num_len(s + q, n - q) && q + num_len(s + q, n - q) < n &&
+	    s[q + num_len(s + q, n - q)] == ' ')
+		q += num_len(s + q, n - q) + 1;
+	for (p = q; q < n && q < p + 128 && s[q] != ']' && s[q] != ' '; q++)
+		;
+	if (q == p || q >= n || s[q] != ']')
+		return 0;
+	return q + 1;
+}
+
+/* See input.h: "09/04/2026 02:49:57" (month first, as accelerate's logging writes it). */
+size_t pm_in_usdate(const char *s, size_t n, double *t)
+{
+	int y, mo, d, h, mi, sec, nd;
+	double f = 0;
+	size_t p = 19;
+
+	if (n < 19 || s[2] != '/' || s[5] != '/' || s[10] != ' ')
+		return 0;
+	mo = digits(s, n, 2);
+	d = digits(s + 3, n - 3, 2);
+	y = digits(s + 6, n - 6, 4);
+	if (mo < 0 || d < 0 || y < 0 || !clock_at(s + 11, n - 11, &h, &mi, &sec) ||
+	    civil(y, mo, d, h, mi, sec, t) < 0)
+		return 0;
+	if (p + 1 < n && (s[p] == '.' || s[p] == ',') && pm_in_isdigit(s[p + 1]))
+		p += 1 + frac_at(s + p + 1, n - p - 1, &f, &nd);
+	if (p < n && pm_in_isalnum(s[p]))
+		return 0;
+	*t += f;
+	return p;
+}
+
+/* See input.h: "09-05 01:24:34" (no year, as vLLM's logging writes it). */
+size_t pm_in_mmdd(const char *s, size_t n, int year, double *t, bool *has_t)
 {
 	int mo, d, h, mi, sec, nd;
 	double f = 0;
-	size_t p;
+	size_t p = 14;
 
-	if (n < 16 || s[0] != '[' || (s[1] != 'I' && s[1] != 'W' && s[1] != 'E' && s[1] != 'F'))
+	*has_t = false;
+	if (n < 14 || s[2] != '-' || s[5] != ' ')
 		return 0;
-	mo = digits(s + 2, n - 2, 2);
-	d = digits(s + 4, n - 4, 2);
-	if (mo < 0 || d < 0 || s[6] != ' ' || !clock_at(s + 7, n - 7, &h, &mi, &sec))
+	mo = digits(s, n, 2);
+	d = digits(s + 3, n - 3, 2);
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || !clock_at(s + 6, n - 6, &h, &mi, &sec))
 		return 0;
-	p = 15;
-	if (p + 1 < n && s[p] == '.')
+	if (p + 1 < n && (s[p] == '.' || s[p] == ',') && pm_in_isdigit(s[p + 1]))
 		p += 1 + frac_at(s + p + 1, n - p - 1, &f, &nd);
-	if (p >= n || s[p] != ' ' || civil(year, mo, d, h, mi, sec, t) < 0)
+	if (p < n && pm_in_isalnum(s[p]))
 		return 0;
-	*t += f;
+	if (year > 0 && civil(year, mo, d, h, mi, sec, t) == 0) {
+		*t += f;
+		*has_t = true;
+	}
 	return p;
 }
 
@@ -317,6 +413,7 @@ static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, doubl
 	struct pm_in_stamp st;
 	double v;
 	size_t i = 0;
+	bool has_t;
 
 	while (i < n && i < 32 && (s[i] == ' ' || s[i] == '\t'))
 		i++;
@@ -334,7 +431,7 @@ static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, doubl
 		return 1;
 	if (pm_in_dmesg_mono(s, n, &v))
 		return ctx->boot_time > 0 ? (*t = ctx->boot_time + v, 1) : 0;
-	if (ctx->year > 0 && glog_at(s, n, ctx->year, t))
+	if (s[0] == '[' && ctx->year > 0 && pm_in_glog(s, n, ctx->year, t, &has_t) && has_t)
 		return 1;
 	return 0;
 }
@@ -343,6 +440,7 @@ int pm_time_parse(const char *line, size_t len, const struct pm_timectx *ctx, do
 {
 	static const struct pm_timectx none = {0, 0};
 	struct pm_prefix pf;
+	struct pm_peel pe;
 
 	if (!line)
 		return 0;
@@ -350,6 +448,12 @@ int pm_time_parse(const char *line, size_t len, const struct pm_timectx *ctx, do
 		ctx = &none;
 	if (stamp_at(line, len, ctx, t))
 		return 1;
+	/* the first stamp among the wrappers: a logging framework's, a launcher's */
+	pm_peel(PM_FMT_APP, line, len, ctx, &pe);
+	if (pe.has_time) {
+		*t = pe.time;
+		return 1;
+	}
 	pm_prefix_parse(PM_FMT_APP, line, len, &pf);
 	if (pf.skip > 0 && pf.skip <= len && stamp_at(line + pf.skip, len - pf.skip, ctx, t))
 		return 1;
