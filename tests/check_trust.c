@@ -358,6 +358,65 @@ START_TEST(test_nvsmi_process_name)
 }
 END_TEST
 
+/* Hostile bytes in any trusted format: the copy keeps the length and every line break, and
+ * never adds text (only '_' and ' ' replace bytes). */
+START_TEST(test_mask_keeps_lines)
+{
+	static const char *const seeds[] = {
+		"[2026-12-01T10:00:01.000] [25.batch] error: Could not open stderr file /x/a: No "
+		"such file or directory\n",
+		"[2026-12-01T10:00:01.000] [25.batch] error: couldn't chdir to `/x': Not a "
+		"directory: going to /tmp instead\n",
+		"[2026-12-01T10:00:01.000] JobId=25_3(27) Comment=\"x\" node n2 ON n3 NodeName=n1\n",
+		"2026-12-01T10:30:00,000000+00:00 a[1]: segfault at 0 ip 0 sp 0 error 4 in b[7f+1]\n",
+		"2026-12-01T10:30:00,000000+00:00 Killed process 1 (a) total-vm:1kB, task=a,pid=1\n",
+		"            Name                          : x\n",
+	};
+	static const enum pm_source src[] = {PM_SRC_SCHEDULER, PM_SRC_KERNEL_LOG, PM_SRC_GPU_STATE};
+	static const enum pm_format fmt[] = {PM_FMT_SLURMD_LOG, PM_FMT_KMSG_ISO, PM_FMT_NVSMI_Q};
+	struct pm_evidence ev;
+	unsigned long long x = 88172645463325252ULL;
+	char buf[512];
+
+	job25(&ev);
+	for (int it = 0; it < 5000; it++) {
+		size_t n = 0;
+		for (int k = 0; k < 3; k++) {
+			const char *sd;
+			size_t l;
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			sd = seeds[x % (sizeof(seeds) / sizeof(seeds[0]))];
+			l = strlen(sd);
+			if (n + l >= sizeof(buf))
+				break;
+			memcpy(buf + n, sd, l);
+			n += l;
+		}
+		for (int k = 0; k < 6 && n; k++) { /* a few bytes of anything, NULs and '\n' too */
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			buf[(x >> 8) % n] = (char)(x >> 32);
+		}
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t cut = n ? (x >> 16) % (n + 1) : 0; /* a chunk may end mid-line */
+		struct pm_file f;
+		char *out = NULL;
+
+		memset(&f, 0, sizeof(f));
+		f.source = src[x % 3];
+		f.format = fmt[x % 3];
+		f.node = "n2";
+		ck_assert_int_eq(pm_trust_mask(&ev, &f, buf, cut, &out), 0);
+		if (!out)
+			continue;
+		for (size_t i = 0; i < cut; i++)
+			ck_assert_msg((buf[i] == '\n') == (out[i] == '\n') &&
+					      (out[i] == buf[i] || out[i] == '_' || out[i] == ' '),
+				      "byte %zu of iteration %d", i, it);
+		free(out);
+	}
+}
+END_TEST
+
 /* ---- Slurm's records: a user's value never moves a field ---- */
 
 static struct pm_evidence *ev_one_file(void)
@@ -605,6 +664,7 @@ static Suite *suite(void)
 	TCase *u = tcase_create("fields");
 	TCase *d = tcase_create("diagnose");
 
+	tcase_set_timeout(u, 30);
 	tcase_add_test(u, test_stderr_path);
 	tcase_add_test(u, test_chdir_path);
 	tcase_add_test(u, test_job_name_and_comment);
@@ -616,6 +676,7 @@ static Suite *suite(void)
 	tcase_add_test(u, test_window_and_node);
 	tcase_add_test(u, test_kernel_process_names);
 	tcase_add_test(u, test_nvsmi_process_name);
+	tcase_add_test(u, test_mask_keeps_lines);
 	tcase_add_test(u, test_scontrol_user_keys);
 	tcase_add_test(u, test_sacct_pipe_in_user_field);
 	suite_add_tcase(s, u);
