@@ -148,8 +148,9 @@ static void recheck(struct run *run, const char *dir)
 		       r.tampered, r.restored, r.pending, PM_TAMPERED_FILE);
 	if (r.runs)
 		printf("comments rechecked: %zu run(s) commented within the period, one sacct "
-		       "query (%zu line(s), %.3f s), %zu found, %zu differed; %.3f s in all\n",
-		       r.runs, r.rows, r.sacct_s, r.seen, r.suspect, r.total_s);
+		       "query (%s, %zu line(s), %.3f s), %zu found, %zu differed; %.3f s in all\n",
+		       r.runs, r.named ? "the jobs by id" : "every job of the period", r.rows,
+		       r.sacct_s, r.seen, r.suspect, r.total_s);
 	if (r.ambiguous)
 		printf("comments: %zu job(s) with more than one row in sacct's answer (a comment "
 		       "holding line breaks that look like rows): %zu left for later walks\n",

@@ -1588,6 +1588,7 @@ void pm_finalize_describe(const char *jobdir, char *buf, size_t len)
 #define RECHECK_TIMEOUT 120.0 /* seconds the one sacct query of a walk may take */
 #define FOUND_MAX 300	      /* bytes of a tampered value kept in the record */
 #define AMBIGUOUS_MAX 50      /* jobs with forged rows asked about alone, per walk */
+#define JOBLIST_MAX 32768     /* bytes of job ids named in the query (one argument) */
 
 /* The postmortem part of a comment: from our mark (first, or after " | ") to the end, less
  * trailing blanks; "" when there is none.  Points into CUR; *LEN its length. */
@@ -1998,6 +1999,29 @@ static void recheck_restore(const struct pm_config *cfg, struct cand *c, double 
 	}
 }
 
+/* The candidates' job ids, comma-separated, each once (sacct -j), or NULL when they do not fit
+ * in JOBLIST_MAX bytes (or memory). */
+static char *job_list(const struct recheck *rc)
+{
+	char *buf = malloc(JOBLIST_MAX);
+	size_t l = 0;
+
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	for (size_t i = 0; i < rc->n; i++) {
+		size_t n = strlen(rc->c[i].job);
+		if (i && !strcmp(rc->c[i - 1].job, rc->c[i].job))
+			continue; /* sorted by cluster, then job: the same job's runs are together */
+		if (l + n + 2 >= JOBLIST_MAX) {
+			free(buf);
+			return NULL;
+		}
+		l += (size_t)snprintf(buf + l, JOBLIST_MAX - l, "%s%s", l ? "," : "", rc->c[i].job);
+	}
+	return buf;
+}
+
 /* The clusters of the candidates, comma-separated, each once (sacct -M). */
 static void clusters_of(const struct recheck *rc, char *buf, size_t len)
 {
@@ -2071,6 +2095,7 @@ int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const ch
 	double now = pm_fin_wall(), t0 = pm_fin_clock(), q0;
 	char since[40], clusters[1024], why[300] = "";
 	const char *fields = "JobID,Cluster,AdminComment,Comment";
+	char *list = NULL;
 	struct pm_recheck r0;
 	time_t t;
 	struct tm tm;
@@ -2095,13 +2120,16 @@ int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const ch
 	t = (time_t)rc.since;
 	localtime_r(&t, &tm); /* sacct reads times in local time */
 	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%S", &tm);
-	/* one query: every job of the period (a walk), or the run's job alone */
+	/* one query: the jobs by name while their list is short (JOBLIST_MAX bytes), else
+	 * every job of the period, whoever's: slurmdbd's work follows the list */
 	const char *period[] = {"-a", "-X", "-P", "-n", "-M", clusters, "-S", since,
 				"-E", "now", "-o", fields, NULL};
-	const char *one[] = {"-a", "-X", "-P", "-n", "-M", clusters, "-j", rc.c[0].job,
-			     "-o", fields, NULL};
+	const char *named[] = {"-a", "-X", "-P", "-n", "-M", clusters, "-j", NULL,
+			       "-o", fields, NULL};
+	named[7] = list = job_list(&rc);
+	res->named = list != NULL;
 	q0 = pm_fin_clock();
-	if (recheck_query(&rc, jobdir ? one : period, RECHECK_TIMEOUT, &res->rows, why,
+	if (recheck_query(&rc, named[7] ? named : period, RECHECK_TIMEOUT, &res->rows, why,
 			  sizeof(why)) < 0) {
 		ret = pm_fin_fail(err, errlen, EIO, "comment recheck: %s", why);
 		goto out;
@@ -2109,6 +2137,7 @@ int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const ch
 	res->sacct_s = pm_fin_clock() - q0;
 	recheck_judge(cfg, &rc, budget, res, now);
 out:
+	free(list);
 	res->total_s = pm_fin_clock() - t0;
 	for (size_t i = 0; i < rc.n; i++) {
 		free(rc.c[i].dir);

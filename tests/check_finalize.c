@@ -1224,7 +1224,22 @@ START_TEST(recheck_one_query_every_cluster)
 	ck_assert_int_eq(res.seen, 1); /* the stub knows lab's job only */
 	ck_assert_int_eq(lines(T, "sacct.log"), 1);
 	log = get(T, "sacct.log");
-	ck_assert_msg(strstr(log, "-a -X -P -n -M alab,lab -S "), "%s", log);
+	ck_assert_msg(strstr(log, "-a -X -P -n -M alab,lab -j 77,4242 -o "), "%s", log);
+	free(log);
+
+	/* more jobs than a command line should name: the period's jobs instead */
+	for (int i = 0; i < 600; i++) {
+		snprintf(p, sizeof(p), "%s/store/lab/%060d/0", T, i + 1);
+		mkdirs(p);
+		put(p, "comment", "Comment\tpostmortem: unknown\n", 0644);
+	}
+	put(T, "sacct.log", "", 0644);
+	recheck(&res);
+	ck_assert_int_eq(res.runs, 602);
+	ck_assert(!res.named);
+	log = get(T, "sacct.log");
+	ck_assert_msg(strstr(log, "-a -X -P -n -M alab,lab -S ") && strstr(log, " -E now -o "), "%s",
+		      log);
 	free(log), free(line);
 }
 END_TEST
