@@ -1720,7 +1720,7 @@ static void recent_tampered(struct recent *r, const char *dir)
 				size_t k = 0;
 				for (; found && found[k] && k < sizeof(shown) - 1; k++)
 					shown[k] = (unsigned char)found[k] < ' ' ||
-							   (unsigned char)found[k] > '~' ?
+								   (unsigned char)found[k] > '~' ?
 							   '?' :
 							   found[k];
 				shown[k] = '\0';

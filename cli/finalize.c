@@ -203,8 +203,9 @@ int cmd_finalize(int argc, char **argv)
 	    pm_parse_duration(grace, &run.grace) < 0 ||
 	    (deadline && (pm_parse_duration(deadline, &run.deadline) < 0 || run.deadline <= 0))) {
 		fprintf(stderr,
-			USAGE "  (--force needs a JOB; --grace and --deadline take a duration: 10m, "
-			      "1h)\n",
+			USAGE
+			"  (--force needs a JOB; --grace and --deadline take a duration: 10m, "
+			"1h)\n",
 			prog);
 		return 2;
 	}

@@ -252,8 +252,8 @@ int cmd_show(int argc, char **argv)
 		fprintf(stderr,
 			"%s: job %s has no verdict: the merge did not finish (%s) and Slurm's record "
 			"could not be had (see %s/manifest.json)\n",
-			prog, argv[optind],
-			S(json_object_get(r.manifest, "merge"), "reason"), r.dir);
+			prog, argv[optind], S(json_object_get(r.manifest, "merge"), "reason"),
+			r.dir);
 		goto out;
 	}
 	if (json_is_null(json_object_get(r.manifest, "verdict"))) {

@@ -903,7 +903,6 @@ START_TEST(cli_show_and_refusal)
 }
 END_TEST
 
-
 /* ---- the merge's time budget ---- */
 
 static void hang(void)
@@ -913,8 +912,10 @@ static void hang(void)
 
 static int fin_budget(double budget, bool cut_final, struct pm_finalize_result *r)
 {
-	struct pm_finalize_opts o = {
-		.budget = 5, .merge_budget = budget, .cut_final = cut_final, .child_hook = hang};
+	struct pm_finalize_opts o = {.budget = 5,
+				     .merge_budget = budget,
+				     .cut_final = cut_final,
+				     .child_hook = hang};
 	char err[512] = "";
 	int rc = pm_finalize_ex(&cfg, D, &o, r, err, sizeof(err));
 
@@ -950,15 +951,15 @@ START_TEST(merge_cut_by_deadline)
 	ck_assert_str_eq(jstr(m, "scheduler.state"), "FAILED"); /* asked by the cut merge */
 	json_array_foreach(json_object_get(m, "bundles"), i, x)
 		ck_assert_str_eq(jstr(x, "status"), "not_read");
-	ck_assert_ptr_nonnull(strstr(jstr(json_array_get(json_object_get(json_object_get(m, "nodes"),
-									  "missing"),
-							 0),
-					  "reason"),
-				     "merge ran out of time"));
+	ck_assert_ptr_nonnull(
+		strstr(jstr(json_array_get(json_object_get(json_object_get(m, "nodes"), "missing"),
+					   0),
+			    "reason"),
+		       "merge ran out of time"));
 	v = load("verdict.json");
 	ck_assert_str_eq(jstr(v, "outcome"), "FAILED");
-	json_array_foreach(json_object_get(v, "coverage"), i, x)
-		cut += !strcmp(jstr(x, "source"), "bundle") && !strcmp(jstr(x, "status"), "timed_out");
+	json_array_foreach(json_object_get(v, "coverage"), i, x) cut +=
+		!strcmp(jstr(x, "source"), "bundle") && !strcmp(jstr(x, "status"), "timed_out");
 	ck_assert_int_eq(cut, 2);
 	ck_assert(!there(T, "sacctmgr.log")); /* a provisional verdict sets no comment */
 	/* the timer merges it again: all nodes are in */
@@ -1121,8 +1122,9 @@ START_TEST(forged_comment_restored)
 {
 	struct pm_recheck res;
 	char *line = final_with_comment(), *db, *want, *rec;
-	const char *forged = "my run | postmortem: attributed gpu_hardware/gpu_lost origin=gpu016:0 "
-			     "conf=established act=retry-exclude-node ev=lab/4242/0";
+	const char *forged =
+		"my run | postmortem: attributed gpu_hardware/gpu_lost origin=gpu016:0 "
+		"conf=established act=retry-exclude-node ev=lab/4242/0";
 
 	cfg.comment_recheck = 7 * 86400;
 	recheck(&res);
@@ -1149,7 +1151,8 @@ START_TEST(forged_comment_restored)
 	free(db), free(want), free(rec);
 
 	/* a line of another job's comment cannot clear a mismatch found earlier */
-	put(T, "db.Comment", "postmortem: unknown - origin=- conf=- act=none ev=lab/4242/0\n", 0644);
+	put(T, "db.Comment", "postmortem: unknown - origin=- conf=- act=none ev=lab/4242/0\n",
+	    0644);
 	char *extra;
 	ck_assert_int_ge(asprintf(&extra, "4243|lab||note\n4242|lab||%s\n", line), 0);
 	put(T, "db.extra", extra, 0644);
@@ -1238,8 +1241,8 @@ START_TEST(recheck_one_query_every_cluster)
 	ck_assert_int_eq(res.runs, 602);
 	ck_assert(!res.named);
 	log = get(T, "sacct.log");
-	ck_assert_msg(strstr(log, "-a -X -P -n -M alab,lab -S ") && strstr(log, " -E now -o "), "%s",
-		      log);
+	ck_assert_msg(strstr(log, "-a -X -P -n -M alab,lab -S ") && strstr(log, " -E now -o "),
+		      "%s", log);
 	free(log), free(line);
 }
 END_TEST
