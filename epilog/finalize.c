@@ -77,7 +77,7 @@ struct job {
 	bool cut;
 	double cut_budget;
 	char cut_why[120]; /* "" the merge ran out of time; else what became of it */
-	int stored_fd; /* a timed merge's child: told when the verdict is stored; -1 */
+	int stored_fd;	   /* a timed merge's child: told when the verdict is stored; -1 */
 };
 
 /* ---- name lists ---- */
@@ -1154,10 +1154,12 @@ static int bundles_cut(struct job *j, double budget)
 		if (stat(p, &st) == 0) /* its size: the timer tells late evidence by it */
 			b->bytes = (uint64_t)st.st_size;
 		if (j->cut_why[0])
-			snprintf(b->reason, sizeof(b->reason), "stored, but not read: %s", j->cut_why);
+			snprintf(b->reason, sizeof(b->reason), "stored, but not read: %s",
+				 j->cut_why);
 		else
 			snprintf(b->reason, sizeof(b->reason),
-				 "stored, but not read: the merge ran out of time (%.0f s)", budget);
+				 "stored, but not read: the merge ran out of time (%.0f s)",
+				 budget);
 	}
 	return 0;
 }
@@ -1268,8 +1270,8 @@ enum child_end { CHILD_DONE, CHILD_CUT, CHILD_DIED };
 
 /* Read the child's 'V' and message from FD until EOF, CUT_AT (monotonic) or STOPPED().
  * *STORED when the verdict was stored. */
-static enum child_end child_wait(int fd, struct child_msg *m, double cut_at,
-				 bool (*stopped)(void), bool *stored)
+static enum child_end child_wait(int fd, struct child_msg *m, double cut_at, bool (*stopped)(void),
+				 bool *stored)
 {
 	char buf[1 + sizeof(*m)];
 	size_t got = 0;
@@ -1409,7 +1411,9 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 	memset(&r, 0, sizeof(r));
 	if (err && errlen)
 		err[0] = '\0';
-	reserve = reserve < RESERVE_MIN ? RESERVE_MIN : reserve > RESERVE_MAX ? RESERVE_MAX : reserve;
+	reserve = reserve < RESERVE_MIN ? RESERVE_MIN :
+		  reserve > RESERVE_MAX ? RESERVE_MAX :
+					  reserve;
 	cut_at = end - reserve;
 	claim_id(me, sizeof(me), o->merge_budget);
 	for (int round = 0; round < 2; round++) {
@@ -1574,8 +1578,10 @@ void pm_finalize_describe(const char *jobdir, char *buf, size_t len)
 	if (!in && !j.files.n)
 		snprintf(buf, len, "no node has reported yet (%zu expected)", of);
 	else if (!of)
-		snprintf(buf, len, "%zu node(s) reported, the job's node list is unknown; no merge "
-			 "has written a verdict yet", in);
+		snprintf(buf, len,
+			 "%zu node(s) reported, the job's node list is unknown; no merge "
+			 "has written a verdict yet",
+			 in);
 	else
 		describe_claim(jobdir, in, of, buf, len);
 	job_free(&j);
@@ -1642,8 +1648,8 @@ static int admin_set(const struct pm_config *cfg, const char *job, const char *l
 	size_t len;
 	int st, rc = -1;
 
-	if (pm_fin_run(sacct, q, cmd_limit(deadline), &out, &len, &st) < 0 ||
-	    !WIFEXITED(st) || WEXITSTATUS(st)) {
+	if (pm_fin_run(sacct, q, cmd_limit(deadline), &out, &len, &st) < 0 || !WIFEXITED(st) ||
+	    WEXITSTATUS(st)) {
 		snprintf(why, whylen, "%s -o AdminComment failed", sacct);
 		goto out;
 	}
@@ -1682,7 +1688,7 @@ struct cand {
 	char *dir, *line;
 	char field[16];
 	char job[NAMELEN];
-	double set;		/* when the comment was set (the comment file's time) */
+	double set; /* when the comment was set (the comment file's time) */
 	bool seen, bad, bad_admin;
 	unsigned rows; /* rows of sacct's answer for the job: more than one is a forged row */
 	char found[FOUND_MAX + 1], found_admin[FOUND_MAX + 1];
@@ -1715,8 +1721,8 @@ static int recheck_collect(const char *dir, void *arg)
 	struct cand *c;
 
 	path(p, sizeof(p), dir, "comment");
-	if (lstat(p, &st) < 0 || (double)st.st_mtime < rc->since || exists(dir, "comment.pending") ||
-	    pm_fin_key(dir, cluster, job, restart, NAMELEN) < 0)
+	if (lstat(p, &st) < 0 || (double)st.st_mtime < rc->since ||
+	    exists(dir, "comment.pending") || pm_fin_key(dir, cluster, job, restart, NAMELEN) < 0)
 		return 0;
 	if (pm_fin_read(p, 4096, &buf, NULL) < 0)
 		return 0;
@@ -1824,8 +1830,8 @@ static void recheck_line(struct recheck *rc, const char *l, size_t n)
 
 /* Run sacct (as root, as pm_fin_run does) and feed its output to recheck_line as it comes,
  * whatever its size.  0, or -1 with WHY. */
-static int recheck_query(struct recheck *rc, const char *const *args, double timeout,
-			 size_t *rows, char *why, size_t whylen)
+static int recheck_query(struct recheck *rc, const char *const *args, double timeout, size_t *rows,
+			 char *why, size_t whylen)
 {
 	const char *cmd = rc->cfg->sacct && *rc->cfg->sacct ? rc->cfg->sacct : "sacct";
 	char buf[65536], *carry = NULL;
@@ -1946,8 +1952,8 @@ static void record_tampering(const struct cand *c, const char *field, const char
 				   found[k];
 	shown[k] = '\0';
 	pm_fin_iso(now, ts, sizeof(ts));
-	o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "time", ts, "field", field, "found", shown,
-		      "stored", c->line, "restored", restored);
+	o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "time", ts, "field", field, "found", shown, "stored",
+		      c->line, "restored", restored);
 	if (!o || !(text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII))) {
 		json_decref(o);
 		return;
@@ -2122,10 +2128,10 @@ int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const ch
 	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%S", &tm);
 	/* one query: the jobs by name while their list is short (JOBLIST_MAX bytes), else
 	 * every job of the period, whoever's: slurmdbd's work follows the list */
-	const char *period[] = {"-a", "-X", "-P", "-n", "-M", clusters, "-S", since,
-				"-E", "now", "-o", fields, NULL};
-	const char *named[] = {"-a", "-X", "-P", "-n", "-M", clusters, "-j", NULL,
-			       "-o", fields, NULL};
+	const char *period[] = {"-a",  "-X", "-P",  "-n", "-M",	  clusters, "-S",
+				since, "-E", "now", "-o", fields, NULL};
+	const char *named[] = {"-a", "-X", "-P", "-n",	 "-M", clusters,
+			       "-j", NULL, "-o", fields, NULL};
 	named[7] = list = job_list(&rc);
 	res->named = list != NULL;
 	q0 = pm_fin_clock();
