@@ -13,111 +13,35 @@
 #include <string.h>
 #include <strings.h>
 
-#include "evidence.h"
-#include "ruleset.h"
-#include "sha256.h"
+#include "attribute.h"
 
-#define MAXC 64
-
-enum lead { LEAD_RULE, LEAD_SILENCE, LEAD_VOTES, LEAD_TIMEOUTS };
-
-struct cand {
-	const char *cls, *sub;
-	char node[128];	   /* "" for job-wide */
-	char also[3][128]; /* further origin nodes when the evidence cannot choose */
-	size_t nalso;
-	bool hardware;
-	enum lead lead;
-	enum pm_strength strength;
-	double t; /* earliest dated origin evidence; 0 undated */
-	bool has_t;
-	size_t *ev; /* supporting obs indices */
-	size_t nev, aev;
-	int *ranks; /* in the order first seen; added through cand_rank only */
-	size_t nranks, aranks;
-	uint64_t *rbits; /* which ranks below 1 << 24 RANKS holds */
-	size_t nrbits;
-	char *gpus[8];
-	size_t ngpus;
-	char summary[256];
-	bool corroborated;
-	bool current; /* a state read at collection (nvidia-smi): now, not undated */
-	bool all_ranks;
-	bool launch;
-	bool dead;     /* merged into another */
-	bool in_plain; /* some evidence in the job window without any node's skew */
-	bool by_skew;  /* some evidence kept only through its node's clock skew */
-	/* time bounds evidence (phase_stale): origin events stamped before the job began */
-	size_t nin, npre;  /* origin events of this job's window, and from before it */
-	double tpre;	   /* the latest of those before it */
-	bool prestart;	   /* every origin event predates the job: context unless explained */
-	bool explained;	   /* this job's own ranks on its node failed in a way it explains */
-	int pidlink;	   /* +1 a kernel line names a pid of this job, -1 only others' pids */
-	bool untrusted;	   /* a hardware class seen only in the job's own output */
-	bool fallback;	   /* a lead only when nothing better fits: at most hypothesis */
-	char note[200];	   /* what is missing, for why (fallback leads) */
-};
-
-/* A node's clock against the controller's (phase_clocks): D is when its collector began, by
- * its own clock, minus the job's end in the accounting record. */
-struct clk {
-	const char *node;
-	double d;
-	size_t kept; /* hardware events kept only through the widened window */
-	bool exits;	  /* the plugin recorded task exits on it (clocks_by_exits) */
-	double late;	  /* its last task exit, by its clock, minus the job's end */
-	double d_collect; /* D before the task exits bounded it; 0 when they did not */
-};
-
-struct placed {
-	int rank;
-	char node[128];
-};
-
-struct att {
-	struct pm_evidence *ev;
-	const struct pm_ruleset *rs;
-	size_t *order; /* obs sorted */
-	size_t *eid;   /* obs -> evidence number (1-based) */
-	struct cand c[MAXC];
-	size_t nc;
-	json_t *why;
-	const char *outcome;
-	double first_progress, last_progress;
-	bool any_progress;
-	int *known; /* known ranks, sorted */
-	size_t nknown;
-	struct rnode *rnode; /* rank -> node, sorted by rank (place_ranks) */
-	size_t nrnode;
-	const char **mapn; /* the nodes the rank map covers, sorted */
-	size_t nmapn;
-	struct placed *placed; /* ranks placed by Slurm's task lines */
-	int *suspects;
-	size_t nsuspects;
-	char vote_nodes[4][128];
-	size_t nvote;
-	bool votes_split;
-	struct clk *clk; /* sorted by node */
-	size_t nclk;
-	double maxskew; /* the largest |D| beyond the tolerance, 0 none */
-};
-
-static const struct pm_rule *R(const struct att *a, size_t o)
+static void vwhy(struct att *a, const char *fmt, va_list ap)
 {
-	return &a->rs->rules[a->ev->obs[o].rule];
+	char buf[512];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	json_array_append_new(a->why, json_string(buf));
+}
+
+/* Add a sentence to the verdict's why. */
+void pm_att_why(struct att *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwhy(a, fmt, ap);
+	va_end(ap);
 }
 
 static void why(struct att *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void why(struct att *a, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vwhy(a, fmt, ap);
 	va_end(ap);
-	json_array_append_new(a->why, json_string(buf));
 }
 
 static int addrank(int **v, size_t *n, size_t *al, int r)
@@ -139,7 +63,7 @@ static int cmpint(const void *x, const void *y)
 
 /* Sets of many ranks (32768 in a large job) are built whole and then sorted, never with
  * addrank's walk per rank: append, then rankset_done. */
-static int pushrank(int **v, size_t *n, size_t *al, int r)
+int pm_rankset_push(int **v, size_t *n, size_t *al, int r)
 {
 	if (*n == *al && pm_grow((void **)v, al, sizeof(int)) < 0)
 		return -1;
@@ -147,7 +71,7 @@ static int pushrank(int **v, size_t *n, size_t *al, int r)
 	return 0;
 }
 
-static void rankset_done(int *v, size_t *n)
+void pm_rankset_done(int *v, size_t *n)
 {
 	size_t k = 0;
 
@@ -160,7 +84,7 @@ static void rankset_done(int *v, size_t *n)
 	*n = k;
 }
 
-static bool rankset_has(const int *v, size_t n, int r)
+bool pm_rankset_has(const int *v, size_t n, int r)
 {
 	size_t lo = 0, hi = n;
 
@@ -208,12 +132,6 @@ static void cand_ranks_clear(struct cand *c)
 	if (c->rbits)
 		memset(c->rbits, 0, c->nrbits * sizeof(*c->rbits));
 }
-
-struct rnode {
-	int rank;
-	size_t seq; /* tasks first, then the scanner's ranks, in their order */
-	const char *node;
-};
 
 static int cmprnode(const void *x, const void *y)
 {
@@ -680,17 +598,17 @@ static int phase_ranks(struct att *a)
 
 	if (ev->job.ntasks > 0 && ev->job.ntasks <= 1 << 20)
 		for (int r = 0; r < ev->job.ntasks; r++)
-			if (pushrank(&a->known, &a->nknown, &al, r) < 0)
+			if (pm_rankset_push(&a->known, &a->nknown, &al, r) < 0)
 				return -1;
 	for (size_t i = 0; i < ev->nranks; i++)
 		if (ev->ranks[i].rank >= 0 && ev->ranks[i].rank < 1 << 20 &&
-		    pushrank(&a->known, &a->nknown, &al, ev->ranks[i].rank) < 0)
+		    pm_rankset_push(&a->known, &a->nknown, &al, ev->ranks[i].rank) < 0)
 			return -1;
 	for (size_t i = 0; i < ev->ntasks; i++)
 		if (ev->tasks[i].rank >= 0 &&
-		    pushrank(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
+		    pm_rankset_push(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
 			return -1;
-	rankset_done(a->known, &a->nknown);
+	pm_rankset_done(a->known, &a->nknown);
 	if (place_ranks(a) < 0)
 		return -1;
 	for (size_t i = 0; i < ev->nranks; i++) {
@@ -706,7 +624,7 @@ static int phase_ranks(struct att *a)
 	return 0;
 }
 
-static const char *rank_node(const struct att *a, int rank)
+const char *pm_att_rank_node(const struct att *a, int rank)
 {
 	if (a->rnode) {
 		size_t lo = 0, hi = a->nrnode;
@@ -728,6 +646,27 @@ static const char *rank_node(const struct att *a, int rank)
 		if (a->ev->ranks[i].rank == rank && a->ev->ranks[i].node)
 			return a->ev->ranks[i].node;
 	return NULL;
+}
+
+/* A line that names its rank ran where that rank ran: the rank map knows, not the node that
+ * read the file (the job's output is read on the batch node only). */
+static void place_obs(struct att *a)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		struct pm_obs *o = &a->ev->obs[i];
+		const char *n = o->rank >= 0 ? pm_att_rank_node(a, o->rank) : NULL;
+		if (n && (!o->node || strcmp(o->node, n))) {
+			char *d = strdup(n);
+			if (d) {
+				free(o->node);
+				o->node = d;
+			}
+		} else if (!n && o->rank >= 0 && rankmap_node(a->mapn, a->nmapn, o->node)) {
+			/* the rank map names that node's ranks, and not this one */
+			free(o->node);
+			o->node = NULL;
+		}
+	}
 }
 
 /* ---- phase: hardware and software origin candidates ---- */
@@ -1151,15 +1090,15 @@ static int phase_silence(struct att *a)
 		while (k < nt && t[k].rank < a->known[i])
 			k++;
 		if ((k == nt || t[k].rank != a->known[i]) &&
-		    pushrank(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
+		    pm_rankset_push(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
 			goto out;
 	}
 	/* a rank whose last enqueued collective is behind its peers' never reached it: per
 	 * rank, the highest sequence number it reported is what counts */
 	for (size_t k = 0; k < nt; k++)
-		if (t[k].seq < maxseq && pushrank(&a->suspects, &a->nsuspects, &as, t[k].rank) < 0)
+		if (t[k].seq < maxseq && pm_rankset_push(&a->suspects, &a->nsuspects, &as, t[k].rank) < 0)
 			goto out;
-	rankset_done(a->suspects, &a->nsuspects);
+	pm_rankset_done(a->suspects, &a->nsuspects);
 	if (a->nsuspects && a->nsuspects < a->nknown) {
 		char list[256] = "";
 		size_t m = 0;
@@ -1409,7 +1348,7 @@ static size_t silent_support(const struct att *a, const struct cand *c)
 	size_t n = 0;
 
 	for (size_t i = 0; i < a->nsuspects; i++) {
-		const char *rn = rank_node(a, a->suspects[i]);
+		const char *rn = pm_att_rank_node(a, a->suspects[i]);
 		bool hit = c->node[0] && rn && !strcmp(rn, c->node);
 		for (size_t k = 0; k < c->nranks && !hit; k++)
 			hit = c->ranks[k] == a->suspects[i];
@@ -1575,72 +1514,6 @@ static void skew_notes(struct att *a)
 	free(v);
 }
 
-/* ---- JSON helpers ---- */
-
-static json_t *jstr_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *time_json(bool has, double t)
-{
-	char buf[40];
-
-	if (!has)
-		return json_null();
-	pm_time_format(t, buf, sizeof(buf));
-	return json_string(buf);
-}
-
-static json_t *ranks_json(const int *r, size_t n)
-{
-	json_t *a = json_array();
-	int *s = malloc((n ? n : 1) * sizeof(int));
-
-	if (s) {
-		if (n)
-			memcpy(s, r, n * sizeof(int));
-		qsort(s, n, sizeof(int), cmpint);
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(a, json_integer(s[i]));
-		free(s);
-	}
-	return a;
-}
-
-static int cmpstrp(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* Strings where NULL (a JSON value that was not a string) sorts first and equals only NULL. */
-static int cmpstrp_null(const void *x, const void *y)
-{
-	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
-
-	if (!a || !b)
-		return (a != NULL) - (b != NULL);
-	return strcmp(a, b);
-}
-
-static json_t *sorted_strings(json_t *arr)
-{
-	size_t n = json_array_size(arr);
-	const char **v = malloc((n ? n : 1) * sizeof(char *));
-	json_t *out = json_array();
-
-	for (size_t i = 0; v && i < n; i++)
-		v[i] = json_string_value(json_array_get(arr, i));
-	if (v)
-		qsort(v, n, sizeof(char *), cmpstrp);
-	for (size_t i = 0; v && i < n; i++)
-		if (!i || strcmp(v[i], v[i - 1]))
-			json_array_append_new(out, json_string(v[i]));
-	free(v);
-	json_decref(arr);
-	return out;
-}
-
 /* ---- phase: what Slurm itself decided ---- */
 
 static struct cand *synth(struct att *a, const char *cls, const char *sub, const char *node,
@@ -1680,7 +1553,7 @@ static bool has_cls(const struct att *a, const char *cls, const char *sub)
 }
 
 /* Candidates whose rule names the outcome Slurm recorded are corroborated by the record. */
-static void phase_scheduler(struct att *a, bool *stalled)
+static void phase_scheduler(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
 	const struct pm_jobinfo *j = &ev->job;
@@ -1688,7 +1561,6 @@ static void phase_scheduler(struct att *a, bool *stalled)
 	char buf[256];
 	bool from_sacct = outcome_from_state(j->state) != NULL;
 
-	*stalled = false;
 	for (size_t i = 0; from_sacct && i < a->nc; i++) {
 		struct cand *c = &a->c[i];
 		for (size_t k = 0; k < c->nev; k++) {
@@ -1706,7 +1578,7 @@ static void phase_scheduler(struct att *a, bool *stalled)
 				end = ev->obs[i].event_time;
 		if (a->any_progress && end > 0 &&
 		    end - a->last_progress > a->rs->progress_stall_s) {
-			*stalled = true;
+			a->stalled = true;
 			why(a,
 			    "Progress stopped %.0f s before the time limit: the job stalled; the "
 			    "time limit only ended it.",
@@ -1812,107 +1684,14 @@ static int cmpcand_outcome(const void *x, const void *y, void *arg)
 	return cmpcand(x, y, arg);
 }
 
-/* ---- building the verdict ---- */
-
-struct vb {
-	struct att *a;
-	json_t *evidence;
-	size_t nid;
-};
-
-static const char *eid(struct vb *b, size_t oi)
+/* Strings where NULL (a JSON value that was not a string) sorts first and equals only NULL. */
+static int cmpstrp_null(const void *x, const void *y)
 {
-	static char buf[16];
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
 
-	if (!b->a->eid[oi])
-		b->a->eid[oi] = ++b->nid;
-	snprintf(buf, sizeof(buf), "E%zu", b->a->eid[oi]);
-	return buf;
-}
-
-static json_t *obs_json(struct vb *b, size_t oi)
-{
-	const struct att *a = b->a;
-	const struct pm_obs *o = &a->ev->obs[oi];
-	const struct pm_rule *r = R(a, oi);
-	json_t *e = json_object();
-
-	json_object_set_new(e, "id", json_string(eid(b, oi)));
-	json_object_set_new(e, "rule", json_string(r->id));
-	json_object_set_new(e, "role", json_string(pm_role_name(r->role)));
-	json_object_set_new(e, "class", json_string(r->cls));
-	json_object_set_new(e, "subclass", json_string(r->subcls));
-	json_object_set_new(e, "summary", json_string(o->summary));
-	json_object_set_new(e, "source", json_string(pm_source_name(o->source)));
-	json_object_set_new(e, "trusted", json_boolean(o->trusted));
-	json_object_set_new(e, "node", jstr_or_null(o->node));
-	json_object_set_new(e, "rank", o->rank >= 0 ? json_integer(o->rank) : json_null());
-	json_object_set_new(e, "gpu", o->gpu >= 0 ? json_integer(o->gpu) : json_null());
-	json_object_set_new(e, "event_time", time_json(o->has_time, o->event_time));
-	json_object_set_new(e, "observed_time", time_json(o->observed_time > 0, o->observed_time));
-	json_object_set_new(e, "file", json_string(a->ev->files[o->file].name));
-	json_object_set_new(e, "offset", json_integer((json_int_t)o->offset));
-	json_object_set_new(e, "line", json_string(o->line));
-	json_object_set_new(e, "repeats", json_integer(o->repeats));
-	return e;
-}
-
-static json_t *origin_json(const struct att *a, const struct cand *c)
-{
-	json_t *o = json_object(), *nodes = json_array(), *gpus = json_array();
-
-	if (c->all_ranks) {
-		for (size_t i = 0; i < c->nev; i++) {
-			const char *n = a->ev->obs[c->ev[i]].node;
-			if (n)
-				json_array_append_new(nodes, json_string(n));
-		}
-		for (size_t i = 0; i < c->nranks; i++) {
-			const char *n = rank_node(a, c->ranks[i]);
-			if (n)
-				json_array_append_new(nodes, json_string(n));
-		}
-	} else if (c->node[0]) {
-		json_array_append_new(nodes, json_string(c->node));
-		for (size_t i = 0; i < c->nalso; i++)
-			json_array_append_new(nodes, json_string(c->also[i]));
-	} else {
-		for (size_t i = 0; i < c->nranks; i++) {
-			const char *n = rank_node(a, c->ranks[i]);
-			if (n)
-				json_array_append_new(nodes, json_string(n));
-		}
-	}
-	for (size_t i = 0; i < c->ngpus; i++)
-		json_array_append_new(gpus, json_string(c->gpus[i]));
-	json_object_set_new(o, "nodes", sorted_strings(nodes));
-	json_object_set_new(o, "ranks", ranks_json(c->ranks, c->nranks));
-	json_object_set_new(o, "gpus", sorted_strings(gpus));
-	return o;
-}
-
-static json_t *cand_json(struct vb *b, const struct cand *c, const struct cand *lead)
-{
-	json_t *j = json_object(), *sup = json_array(), *con = json_array();
-
-	json_object_set_new(j, "class", json_string(c->cls));
-	json_object_set_new(j, "subclass", json_string(c->sub));
-	json_object_set_new(j, "summary", json_string(c->summary));
-	json_object_set_new(j, "origin", origin_json(b->a, c));
-	json_object_set_new(j, "lead",
-			    json_string(c->lead == LEAD_RULE	? "symptom" :
-					c->lead == LEAD_SILENCE ? "silence" :
-					c->lead == LEAD_VOTES	? "peer_votes" :
-								  "timeouts"));
-	for (size_t i = 0; i < c->nev; i++)
-		json_array_append_new(sup, json_string(eid(b, c->ev[i])));
-	/* the leader's evidence contradicts a different explanation elsewhere */
-	if (c != lead && lead && lead->hardware && strcmp(lead->node, c->node))
-		for (size_t i = 0; i < lead->nev && i < 4; i++)
-			json_array_append_new(con, json_string(eid(b, lead->ev[i])));
-	json_object_set_new(j, "supporting", sup);
-	json_object_set_new(j, "contradicting", con);
-	return j;
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
 }
 
 static bool node_degraded(const struct att *a, const char *node)
@@ -2026,293 +1805,6 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 	return "supported";
 }
 
-static void subst(char *out, size_t len, const char *tmpl, const char *node)
-{
-	size_t n = 0;
-
-	if (!tmpl) {
-		out[0] = '\0';
-		return;
-	}
-	while (*tmpl && n + 1 < len) {
-		if (!strncmp(tmpl, "{node}", 6)) {
-			n += (size_t)snprintf(out + n, len - n, "%s", node);
-			if (n >= len)
-				n = len - 1;
-			tmpl += 6;
-		} else {
-			out[n++] = *tmpl++;
-		}
-	}
-	out[n] = '\0';
-}
-
-/* A failure confined to one node of a multi-node job (the others ran the same job). */
-static bool node_specific(const struct att *a, const struct cand *c)
-{
-	size_t nn = a->ev->job.nnodes ? a->ev->job.nnodes : a->ev->nnodes;
-
-	return c && c->node[0] && !c->nalso && nn > 1 && !c->all_ranks;
-}
-
-/* Distinct source kinds the job's user cannot write among a candidate's evidence: a costly
- * repair needs two of them (or the scheduler's own record), never the job's output. */
-static int trusted_kinds(const struct att *a, const struct cand *c)
-{
-	unsigned seen = 0;
-	int n = 0;
-
-	if (!c->nev)
-		return 2; /* the accounting record itself */
-	for (size_t i = 0; i < c->nev; i++) {
-		const struct pm_obs *o = &a->ev->obs[c->ev[i]];
-		if (o->trusted && !(seen & (1u << o->source))) {
-			seen |= 1u << o->source;
-			n++;
-		}
-	}
-	return n;
-}
-
-static json_t *decision_json(const struct att *a, const struct cand *c, const char *status,
-			     const char *conf, const char *nodes, bool any_hw, const char *test)
-{
-	json_t *d = json_object(), *cont = json_object(), *rep = json_object();
-	const struct pm_decision *dec;
-	char buf[512];
-	bool attributed = !strcmp(status, "attributed");
-
-	if (!strcmp(status, "none")) {
-		json_object_set_new(cont, "id", json_string("none"));
-		json_object_set_new(cont, "action", json_string("nothing: the job completed"));
-		json_object_set_new(cont, "owner", json_string("nobody"));
-		json_object_set_new(cont, "reversible", json_true());
-		json_object_set_new(cont, "justified", json_true());
-		json_object_set_new(d, "containment", cont);
-		json_object_set_new(d, "repair", json_null());
-		json_decref(rep);
-		json_object_set_new(d, "overturn", json_null());
-		json_object_set_new(d, "next_test", json_null());
-		return d;
-	}
-	dec = pm_ruleset_decision(a->rs, c ? c->cls : "unknown", c ? c->sub : NULL);
-	if (!attributed) {
-		const struct pm_decision *u = pm_ruleset_decision(a->rs, "unknown", NULL);
-		bool excl = any_hw && nodes[0];
-		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
-		if (excl)
-			snprintf(buf, sizeof(buf),
-				 "retry the job excluding %s (cheap and reversible "
-				 "while the cause is open)",
-				 nodes);
-		else
-			snprintf(buf, sizeof(buf), "%s", u ? u->cont_action : "retry the job");
-		json_object_set_new(cont, "action", json_string(buf));
-		json_object_set_new(cont, "owner", json_string("user"));
-		json_object_set_new(cont, "reversible", json_true());
-		json_object_set_new(cont, "justified", json_true());
-		json_object_set_new(d, "containment", cont);
-		json_object_set_new(rep, "action", json_string("none until the cause is known"));
-		json_object_set_new(rep, "owner", json_string("operators"));
-		json_object_set_new(rep, "requires",
-				    json_string(test ? test :
-						       "a rule firing on "
-						       "more evidence"));
-		json_object_set_new(rep, "justified", json_false());
-		json_object_set_new(d, "repair", rep);
-		json_object_set_new(d, "overturn",
-				    json_string(test ? "the test named in ambiguity "
-						       "implicating one candidate" :
-						u    ? u->overturn :
-						       ""));
-		json_object_set_new(d, "next_test",
-				    json_string(test ? test :
-						u    ? u->next_test :
-						       ""));
-		return d;
-	}
-	if (!dec) {
-		json_decref(cont);
-		json_decref(rep);
-		json_decref(d);
-		return json_null();
-	}
-	if (c->fallback && c->hardware) {
-		/* a hardware lead on evidence that cannot blame a node (the job's own output, an
-		 * event from before the job): retry; excluding the node is the user's choice */
-		json_object_set_new(cont, "id", json_string("retry"));
-		if (nodes[0])
-			snprintf(buf, sizeof(buf),
-				 "retry the job; excluding %s (--exclude=%s) is your reversible "
-				 "choice while nothing the user cannot write confirms it",
-				 nodes, nodes);
-		else
-			snprintf(buf, sizeof(buf), "retry the job; if it recurs, collect the kernel "
-						   "log and nvidia-smi -q of its nodes");
-		json_object_set_new(cont, "action", json_string(buf));
-		json_object_set_new(cont, "owner", json_string("user"));
-		json_object_set_new(cont, "reversible", json_true());
-		json_object_set_new(cont, "justified", json_true());
-		json_object_set_new(d, "containment", cont);
-		json_decref(rep);
-		json_object_set_new(d, "repair", json_null());
-		subst(buf, sizeof(buf), dec->overturn, nodes[0] ? nodes : "the job's nodes");
-		json_object_set_new(d, "overturn", json_string(buf));
-		subst(buf, sizeof(buf), dec->next_test, nodes[0] ? nodes : "the job's nodes");
-		json_object_set_new(d, "next_test", json_string(buf));
-		return d;
-	}
-	if (dec->node_id && node_specific(a, c)) {
-		/* the same job ran on the other nodes: the node, not the job, is at fault */
-		json_object_set_new(cont, "id", json_string(dec->node_id));
-		subst(buf, sizeof(buf), dec->node_action, nodes);
-		json_object_set_new(cont, "action", json_string(buf));
-		json_object_set_new(cont, "owner", json_string(dec->node_owner));
-	} else {
-		json_object_set_new(cont, "id", json_string(dec->cont_id));
-		subst(buf, sizeof(buf), dec->cont_action, nodes);
-		json_object_set_new(cont, "action", json_string(buf));
-		json_object_set_new(cont, "owner", json_string(dec->cont_owner));
-	}
-	json_object_set_new(cont, "reversible", json_true());
-	json_object_set_new(cont, "justified", json_true());
-	json_object_set_new(d, "containment", cont);
-	if (dec->repair_action) {
-		subst(buf, sizeof(buf), dec->repair_action, nodes);
-		json_object_set_new(rep, "action", json_string(buf));
-		json_object_set_new(rep, "owner", json_string(dec->repair_owner));
-		subst(buf, sizeof(buf), dec->repair_requires, nodes);
-		json_object_set_new(rep, "requires", json_string(buf));
-		json_object_set_new(rep, "justified",
-				    json_boolean(!strcmp(conf, "established") &&
-						 trusted_kinds(a, c) >= 2));
-		json_object_set_new(d, "repair", rep);
-	} else {
-		json_decref(rep);
-		json_object_set_new(d, "repair", json_null());
-	}
-	subst(buf, sizeof(buf), dec->overturn, nodes);
-	json_object_set_new(d, "overturn", json_string(buf));
-	subst(buf, sizeof(buf), dec->next_test, nodes);
-	json_object_set_new(d, "next_test", json_string(buf));
-	return d;
-}
-
-static json_t *coverage_json(const struct att *a)
-{
-	const struct pm_evidence *ev = a->ev;
-	json_t *cov = json_array();
-	char **nodes = ev->job.nnodes ? ev->job.nodes : NULL;
-	/* the nodes with a kernel log (a file, or the collector's word on one), sorted: a job
-	 * node is looked up, not compared with every file (4,096 nodes x 16,384 files) */
-	const char **klog = NULL;
-	size_t nk = 0;
-
-	for (size_t i = 0; i < ev->nfiles; i++) {
-		const struct pm_file *f = &ev->files[i];
-		json_t *c = json_object();
-		json_object_set_new(c, "node", jstr_or_null(f->node));
-		json_object_set_new(c, "source",
-				    json_string(f->status == PM_ST_BINARY ||
-								f->status == PM_ST_UNREADABLE ?
-							"unknown" :
-							pm_source_name(f->source)));
-		json_object_set_new(c, "format", json_string(pm_format_name(f->format)));
-		json_object_set_new(c, "file", json_string(f->name));
-		json_object_set_new(c, "status", json_string(pm_status_name(f->status)));
-		json_object_set_new(c, "reason", json_string(f->reason ? f->reason : ""));
-		json_array_append_new(cov, c);
-	}
-	for (size_t i = 0; i < ev->ncov; i++) {
-		json_t *c = json_object();
-		json_object_set_new(c, "node", jstr_or_null(ev->cov[i].node));
-		json_object_set_new(c, "source", json_string(ev->cov[i].source));
-		json_object_set_new(c, "file", json_null());
-		json_object_set_new(c, "status", json_string(ev->cov[i].status));
-		json_object_set_new(c, "reason", json_string(ev->cov[i].reason));
-		json_array_append_new(cov, c);
-	}
-	if (nodes && !(klog = malloc((ev->nfiles + ev->ncov + 1) * sizeof(*klog)))) {
-		json_decref(cov);
-		return NULL;
-	}
-	for (size_t k = 0; nodes && k < ev->nfiles; k++)
-		if (ev->files[k].source == PM_SRC_KERNEL_LOG && ev->files[k].node)
-			klog[nk++] = ev->files[k].node;
-	for (size_t k = 0; nodes && k < ev->ncov; k++)
-		if (ev->cov[k].node && !strcmp(ev->cov[k].source, "kernel_log"))
-			klog[nk++] = ev->cov[k].node;
-	if (nk > 1)
-		qsort(klog, nk, sizeof(*klog), cmpstrp);
-	for (size_t i = 0; nodes && i < ev->job.nnodes; i++) {
-		if (nk && bsearch(&nodes[i], klog, nk, sizeof(*klog), cmpstrp))
-			continue;
-		json_t *c = json_object();
-		json_object_set_new(c, "node", json_string(nodes[i]));
-		json_object_set_new(c, "source", json_string("kernel_log"));
-		json_object_set_new(c, "file", json_null());
-		json_object_set_new(c, "status", json_string("missing"));
-		json_object_set_new(c, "reason",
-				    json_string("no kernel log for this node in the "
-						"evidence: hardware cannot be ruled out"));
-		json_array_append_new(cov, c);
-	}
-	free(klog);
-	return cov;
-}
-
-static json_t *job_json(const struct att *a)
-{
-	const struct pm_evidence *ev = a->ev;
-	json_t *j = json_object(), *nodes = json_array();
-	char **nv = ev->job.nnodes ? ev->job.nodes : ev->nodes;
-	size_t nn = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
-
-	for (size_t i = 0; i < nn; i++)
-		json_array_append_new(nodes, json_string(nv[i]));
-	json_object_set_new(j, "id", jstr_or_null(ev->job.id));
-	json_object_set_new(j, "cluster", jstr_or_null(ev->job.cluster));
-	json_object_set_new(j, "nodes", sorted_strings(nodes));
-	json_object_set_new(j, "ranks",
-			    ev->job.ntasks > 0 ? json_integer(ev->job.ntasks) :
-			    a->nknown	       ? json_integer((json_int_t)a->nknown) :
-						 json_null());
-	json_object_set_new(j, "restart",
-			    ev->job.restart >= 0 ? json_integer(ev->job.restart) : json_null());
-	return j;
-}
-
-static int cmpdigest(const void *x, const void *y)
-{
-	const struct pm_file *a = *(const struct pm_file *const *)x;
-	const struct pm_file *b = *(const struct pm_file *const *)y;
-	return strcmp(a->name, b->name);
-}
-
-static json_t *input_digest(const struct pm_evidence *ev)
-{
-	const struct pm_file **v = malloc((ev->nfiles ? ev->nfiles : 1) * sizeof(*v));
-	struct pm_sha256 d;
-	unsigned char out[32];
-	char hex[80];
-
-	if (!v)
-		return json_null();
-	for (size_t i = 0; i < ev->nfiles; i++)
-		v[i] = &ev->files[i];
-	if (ev->nfiles > 1)
-		qsort(v, ev->nfiles, sizeof(*v), cmpdigest);
-	pm_sha256_init(&d);
-	for (size_t i = 0; i < ev->nfiles; i++) {
-		pm_sha256_update(&d, v[i]->name, strlen(v[i]->name) + 1);
-		pm_sha256_update(&d, v[i]->digest, sizeof(v[i]->digest));
-	}
-	free(v);
-	pm_sha256_final(&d, out);
-	pm_sha256_hex(out, hex);
-	return json_string(hex);
-}
-
 /* The ranks with the fewest completed collectives are the suspects of a timeout nobody
  * can attribute (phase 9): listed as its origin, still ambiguous. */
 static void fewest_completed(struct att *a, struct cand *c)
@@ -2339,7 +1831,7 @@ static void fewest_completed(struct att *a, struct cand *c)
 	/* one node holding every suspect is named; several stay job-wide */
 	const char *n = NULL;
 	for (size_t i = 0; i < c->nranks; i++) {
-		const char *rn = rank_node(a, c->ranks[i]);
+		const char *rn = pm_att_rank_node(a, c->ranks[i]);
 		if (!rn || (n && strcmp(n, rn))) {
 			n = NULL;
 			break;
@@ -2354,12 +1846,6 @@ static void fewest_completed(struct att *a, struct cand *c)
 	    lo, hi);
 }
 
-static bool is_error_role(enum pm_role r)
-{
-	return r == PM_ROLE_ORIGIN || r == PM_ROLE_CASCADE || r == PM_ROLE_TEARDOWN ||
-	       r == PM_ROLE_CONFIRMATION;
-}
-
 /* Whether any error symptom fired (the job failed, though nothing may name a cause). */
 static bool anyerr_fired(const struct att *a)
 {
@@ -2367,32 +1853,6 @@ static bool anyerr_fired(const struct att *a)
 		if (R(a, i)->role != PM_ROLE_PROGRESS && R(a, i)->role != PM_ROLE_CONTEXT)
 			return true;
 	return false;
-}
-
-/* A lead only because nothing better fits: say what is missing and what would decide. */
-static void fallback_why(struct att *a, const struct cand *c, const char *nodes)
-{
-	const struct pm_decision *d = pm_ruleset_decision(a->rs, c->cls, c->sub);
-	char test[300];
-
-	subst(test, sizeof(test), d ? d->next_test : "", nodes[0] ? nodes : "the job's nodes");
-	why(a,
-	    "%s/%s leads only because nothing better fits: %s. Confidence hypothesis; %s "
-	    "would confirm or overturn it.",
-	    c->cls, c->sub, c->note[0] ? c->note : "no stronger symptom fired", test);
-	if (c->untrusted && c->hardware)
-		why(a, "A hardware class seen only in the job's output: no repair, nothing counted "
-		       "against a node; excluding it is the user's reversible choice.");
-}
-
-static void join_nodes(json_t *nodes, char *out, size_t len)
-{
-	size_t n = 0;
-
-	out[0] = '\0';
-	for (size_t i = 0; i < json_array_size(nodes) && n + 1 < len; i++)
-		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? "," : "",
-				      json_string_value(json_array_get(nodes, i)));
 }
 
 /* Silence with nothing else: the silent ranks are the lead. */
@@ -2410,7 +1870,7 @@ static void phase_silence_lead(struct att *a)
 		if (!h->hardware || h->dead || h->prestart || h->fallback)
 			continue;
 		for (size_t k = 0; k < a->nsuspects; k++) {
-			const char *n = rank_node(a, a->suspects[k]);
+			const char *n = pm_att_rank_node(a, a->suspects[k]);
 			if (n && !strcmp(n, h->node)) {
 				cand_addrank(h, a->suspects[k]);
 				joined = true;
@@ -2425,7 +1885,7 @@ static void phase_silence_lead(struct att *a)
 		if (!a->c[i].dead && (!a->c[i].fallback || silent_support(a, &a->c[i])))
 			return;
 	for (size_t k = 0; k < a->nsuspects; k++) {
-		const char *n = rank_node(a, a->suspects[k]);
+		const char *n = pm_att_rank_node(a, a->suspects[k]);
 		if (!node)
 			node = n;
 		else if (!n || strcmp(node, n))
@@ -2443,50 +1903,231 @@ static void phase_silence_lead(struct att *a)
 		 a->suspects[0], a->nsuspects > 1 ? " and others" : "");
 }
 
+/* ---- the decision: order, status, launch, confidence ---- */
+
+/* Sort the candidates (phase 8) and note the leading two. */
+static void phase_order(struct att *a)
+{
+	qsort_r(a->c, a->nc, sizeof(a->c[0]), cmpcand_outcome, a);
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead) {
+			a->live++;
+			a->any_hw |= a->c[i].hardware;
+		}
+	a->lead = a->live ? &a->c[0] : NULL;
+	a->second = a->live > 1 ? &a->c[1] : NULL;
+}
+
+static bool timeouts_fired(const struct att *a)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (R(a, i)->role == PM_ROLE_CASCADE && a->ev->obs[i].seq >= 0)
+			return true;
+	return false;
+}
+
+/* Collective timeouts with nothing else (phase 9): communication_unattributed, its origin
+ * the ranks with the fewest completed collectives. */
+static void timeouts_lead(struct att *a)
+{
+	struct cand *l = cand_get(a, "communication_unattributed", "collective_timeout", NULL,
+				  LEAD_TIMEOUTS);
+
+	a->lead = l;
+	if (l) {
+		l->strength = PM_WEAK;
+		snprintf(l->summary, sizeof(l->summary),
+			 "collective timeouts on every "
+			 "rank with no hardware event, no silent rank and no peer majority");
+		for (size_t i = 0; i < a->ev->nobs && l->nev < 8; i++)
+			if (R(a, i)->role == PM_ROLE_CASCADE && a->ev->obs[i].seq >= 0)
+				cand_add(a, l, i);
+		cand_ranks_clear(l);
+		fewest_completed(a, l);
+		a->live = 1;
+	}
+	a->status = VS_AMBIGUOUS;
+	snprintf(a->test, sizeof(a->test),
+		 "nccl-tests all_reduce_perf across the job's nodes, and "
+		 "TORCH_NCCL_DUMP_ON_TIMEOUT=1 on the next run to see which rank stalls");
+	why(a, "Every rank timed out in the same collective and nothing else fired: the "
+	       "communication failure cannot be attributed.");
+}
+
+/* The first two candidates tie (phase 8): different classes on different nodes, within the
+ * tolerance, of the same standing. */
+static bool tied(const struct att *a, const struct cand *l, const struct cand *s)
+{
+	return s && strcmp(l->cls, s->cls) && (strcmp(l->node, s->node) || !l->node[0]) &&
+	       close_in_time(a, l, s) && outcome_rank(a, l) == outcome_rank(a, s) &&
+	       cand_rank(l) == cand_rank(s) && l->prestart == s->prestart &&
+	       silent_support(a, l) == silent_support(a, s);
+}
+
+/* What would separate an ambiguous verdict's candidates (ambiguity.test). */
+static void ambiguity_test(struct att *a)
+{
+	const struct cand *l = a->lead, *s = a->second;
+
+	if (a->ambiguous && l && s) {
+		const struct pm_decision *d1 = pm_ruleset_decision(a->rs, l->cls, l->sub);
+		const struct pm_decision *d2 = pm_ruleset_decision(a->rs, s->cls, s->sub);
+		char t1[300], t2[300], wide[96] = "";
+		double tol = pair_tol(a, l, s);
+
+		pm_subst(t1, sizeof(t1), d1 ? d1->next_test : "",
+			 l->node[0] ? l->node : "the job's nodes");
+		pm_subst(t2, sizeof(t2), d2 ? d2->next_test : "",
+			 s->node[0] ? s->node : "the job's nodes");
+		snprintf(a->test, sizeof(a->test), "%s (for %s/%s) versus %s (for %s/%s)", t1,
+			 l->cls, l->sub, t2, s->cls, s->sub);
+		if (tol > a->rs->skew_s)
+			snprintf(wide, sizeof(wide),
+				 ", widened to %.1f s by the nodes' apparent clock skew", tol);
+		why(a,
+		    "Two explanations fit within the %.1f s skew tolerance%s: %s/%s on %s and "
+		    "%s/%s on %s.",
+		    a->rs->skew_s, wide, l->cls, l->sub, l->node[0] ? l->node : "several nodes",
+		    s->cls, s->sub, s->node[0] ? s->node : "several nodes");
+	} else if (a->ambiguous && a->votes_split) {
+		snprintf(a->test, sizeof(a->test),
+			 "ibstat and port counters on %s and %s; ib_write_bw "
+			 "between each and a healthy node",
+			 a->vote_nodes[0], a->vote_nodes[1]);
+	}
+}
+
+/* The verdict's status (phases 8-10), and LAUNCH_FAILED for a failure before progress. */
+static void phase_status(struct att *a)
+{
+	struct cand *l = a->lead;
+
+	if (!strcmp(a->outcome, "COMPLETED")) {
+		a->status = VS_NONE;
+		a->lead = NULL;
+		why(a, "The job completed: nothing to attribute; any symptoms are listed as "
+		       "evidence only.");
+	} else if (a->votes_split && l && l->lead == LEAD_VOTES) {
+		a->status = VS_AMBIGUOUS;
+		a->ambiguous = true;
+		/* the evidence cannot choose between the voted nodes: all are the origin */
+		for (size_t i = 1; i < a->live && l->nalso < 3; i++)
+			if (a->c[i].lead == LEAD_VOTES && strcmp(a->c[i].node, l->node))
+				snprintf(l->also[l->nalso++], 128, "%s", a->c[i].node);
+	} else if (!l && timeouts_fired(a)) {
+		timeouts_lead(a);
+	} else if (!l) {
+		a->status = VS_UNKNOWN;
+		if (anyerr_fired(a))
+			why(a, "Only consequences fired (collective or transport errors after "
+			       "another failure, the job being taken down): nothing names a cause.");
+		else
+			why(a, "No rule fired that could explain the failure.");
+	} else {
+		a->status = VS_ATTRIBUTED;
+		if (tied(a, l, a->second)) {
+			a->status = VS_AMBIGUOUS;
+			a->ambiguous = true;
+		}
+	}
+	ambiguity_test(a);
+	l = a->lead;
+	if (l && a->status == VS_ATTRIBUTED && !strcmp(a->outcome, "FAILED") && l->launch &&
+	    (!a->any_progress || (l->has_t && a->first_progress > 0 && l->t < a->first_progress))) {
+		a->outcome = "LAUNCH_FAILED";
+		why(a, "The failure came before any progress: the job failed at launch.");
+	}
+}
+
+/* The lead's confidence (phase 11), with what the clocks take from it. */
+static void phase_confidence(struct att *a)
+{
+	const struct cand *l = a->lead, *s = a->second;
+	bool slurm_act, from_record, sched;
+
+	if (!l || a->status == VS_NONE || a->status == VS_UNKNOWN)
+		return;
+	/* a cause that is Slurm's own act (a time limit, a cancel, a node it lost) needs no
+	 * kernel log to be established; a kill the kernel did (OOM) does */
+	slurm_act = !strcmp(l->cls, "external") || !strcmp(l->sub, "time_limit") ||
+		    !strcmp(l->sub, "node_fail");
+	from_record = outcome_from_state(a->ev->job.state) != NULL;
+	/* only the accounting record itself corroborates: an outcome read from the job's own
+	 * lines would be the same line counted twice */
+	sched = slurm_act && from_record && !l->nev;
+	for (size_t k = 0; k < l->nev && slurm_act && from_record; k++)
+		if (R(a, l->ev[k])->outcome && !strcmp(R(a, l->ev[k])->outcome, a->outcome))
+			sched = true;
+	a->conf = confidence(a, l, a->status != VS_ATTRIBUTED, sched, slurm_act);
+	/* clocks that cannot be trusted: the lead's evidence counts only through its node's
+	 * skew (at most supported), or the lead's time alone put it before a rival on another
+	 * node by less than the skew could shift (hypothesis) */
+	if (l->by_skew && !l->in_plain && l->node[0]) {
+		if (!strcmp(a->conf, "established"))
+			a->conf = "supported";
+		why(a,
+		    "The evidence of %s/%s on %s is stamped outside the job window and "
+		    "counts only through %s's apparent clock skew: at most supported.",
+		    l->cls, l->sub, l->node, l->node);
+	}
+	if (a->status == VS_ATTRIBUTED && s && order_by_skewed_clocks(a, l, s)) {
+		a->conf = "hypothesis";
+		why(a,
+		    "%s/%s on %s comes before %s/%s on %s only by their times, %.1f s "
+		    "apart: less than the nodes' apparent clock skew could shift; "
+		    "confidence hypothesis.",
+		    l->cls, l->sub, l->node[0] ? l->node : "several nodes", s->cls, s->sub,
+		    s->node[0] ? s->node : "several nodes", fabs(l->t - s->t));
+	}
+}
+
+/* ---- the phases, in order (engine/ATTRIBUTION.md) ---- */
+
+static int att_init(struct att *a, struct pm_evidence *ev)
+{
+	memset(a, 0, sizeof(*a));
+	a->ev = ev;
+	a->rs = ev->rs;
+	a->why = json_array();
+	a->order = malloc((ev->nobs ? ev->nobs : 1) * sizeof(size_t));
+	a->eid = calloc(ev->nobs ? ev->nobs : 1, sizeof(size_t));
+	if (!a->why || !a->order || !a->eid)
+		return -1;
+	for (size_t i = 0; i < ev->nobs; i++)
+		a->order[i] = i;
+	if (ev->nobs > 1)
+		qsort_r(a->order, ev->nobs, sizeof(size_t), cmpobs, ev);
+	return 0;
+}
+
+static void att_free(struct att *a)
+{
+	json_decref(a->why);
+	for (size_t i = 0; i < a->nc; i++) {
+		free(a->c[i].ev);
+		free(a->c[i].ranks);
+		free(a->c[i].rbits);
+		for (size_t k = 0; k < a->c[i].ngpus; k++)
+			free(a->c[i].gpus[k]);
+	}
+	free(a->order);
+	free(a->eid);
+	free(a->known);
+	free(a->rnode);
+	free(a->mapn);
+	free(a->placed);
+	free(a->suspects);
+	free(a->clk);
+}
+
 json_t *pm_attribute(struct pm_evidence *ev)
 {
 	struct att a;
-	struct vb b;
-	json_t *v = NULL, *cands, *bys_n, *origin_nodes = NULL;
-	struct cand *lead = NULL, *second = NULL;
-	const char *status, *conf = NULL;
-	char nodes[512] = "", test[768] = "";
-	bool stalled = false, ambiguous = false, any_hw = false, timeouts = false;
-	size_t live = 0;
+	json_t *v = NULL;
 
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	a.ev = ev;
-	a.rs = ev->rs;
-	a.why = json_array();
-	a.order = malloc((ev->nobs ? ev->nobs : 1) * sizeof(size_t));
-	a.eid = calloc(ev->nobs ? ev->nobs : 1, sizeof(size_t));
-	if (!a.why || !a.order || !a.eid)
+	if (att_init(&a, ev) < 0 || phase_ranks(&a) < 0)
 		goto out;
-	for (size_t i = 0; i < ev->nobs; i++)
-		a.order[i] = i;
-	if (ev->nobs > 1)
-		qsort_r(a.order, ev->nobs, sizeof(size_t), cmpobs, ev);
-
-	if (phase_ranks(&a) < 0)
-		goto out;
-	/* a line that names its rank ran where that rank ran: the rank map knows, not the node
-	 * that read the file (the job's output is read on the batch node only) */
-	for (size_t i = 0; i < ev->nobs; i++) {
-		struct pm_obs *o = &ev->obs[i];
-		const char *n = o->rank >= 0 ? rank_node(&a, o->rank) : NULL;
-		if (n && (!o->node || strcmp(o->node, n))) {
-			char *d = strdup(n);
-			if (d) {
-				free(o->node);
-				o->node = d;
-			}
-		} else if (!n && o->rank >= 0 && rankmap_node(a.mapn, a.nmapn, o->node)) {
-			/* the rank map names that node's ranks, and not this one */
-			free(o->node);
-			o->node = NULL;
-		}
-	}
+	place_obs(&a);
 	if (pm_obs_summaries(ev) < 0)
 		goto out;
 	phase_outcome(&a);
@@ -2504,335 +2145,16 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	if (phase_gpu_ranks(&a) < 0)
 		goto out;
 	phase_all_ranks(&a);
-	phase_scheduler(&a, &stalled);
+	phase_scheduler(&a);
 	if (phase_fallback(&a) < 0)
 		goto out;
 	phase_silence_lead(&a);
-	for (size_t i = 0; i < ev->nobs; i++)
-		if (R(&a, i)->role == PM_ROLE_CASCADE && ev->obs[i].seq >= 0)
-			timeouts = true;
-	qsort_r(a.c, a.nc, sizeof(a.c[0]), cmpcand_outcome, &a);
-	for (size_t i = 0; i < a.nc; i++)
-		if (!a.c[i].dead) {
-			live++;
-			any_hw |= a.c[i].hardware;
-		}
-	lead = live ? &a.c[0] : NULL;
-	second = live > 1 ? &a.c[1] : NULL;
-
-	if (!strcmp(a.outcome, "COMPLETED")) {
-		status = "none";
-		lead = NULL;
-		why(&a, "The job completed: nothing to attribute; any symptoms are listed as "
-			"evidence only.");
-	} else if (a.votes_split && lead && lead->lead == LEAD_VOTES) {
-		status = "ambiguous";
-		ambiguous = true;
-		/* the evidence cannot choose between the voted nodes: all are the origin */
-		for (size_t i = 1; i < live && lead->nalso < 3; i++)
-			if (a.c[i].lead == LEAD_VOTES && strcmp(a.c[i].node, lead->node))
-				snprintf(lead->also[lead->nalso++], 128, "%s", a.c[i].node);
-	} else if (!lead && timeouts) {
-		lead = cand_get(&a, "communication_unattributed", "collective_timeout", NULL,
-				LEAD_TIMEOUTS);
-		if (lead) {
-			lead->strength = PM_WEAK;
-			snprintf(lead->summary, sizeof(lead->summary),
-				 "collective timeouts on every "
-				 "rank with no hardware event, no silent rank and no peer majority");
-			for (size_t i = 0; i < ev->nobs && lead->nev < 8; i++)
-				if (R(&a, i)->role == PM_ROLE_CASCADE && ev->obs[i].seq >= 0)
-					cand_add(&a, lead, i);
-			cand_ranks_clear(lead);
-			fewest_completed(&a, lead);
-			live = 1;
-		}
-		status = "ambiguous";
-		snprintf(test, sizeof(test),
-			 "nccl-tests all_reduce_perf across the job's nodes, and "
-			 "TORCH_NCCL_DUMP_ON_TIMEOUT=1 on the next run to see which rank stalls");
-		why(&a, "Every rank timed out in the same collective and nothing else fired: the "
-			"communication failure cannot be attributed.");
-	} else if (!lead) {
-		status = "unknown";
-		if (anyerr_fired(&a))
-			why(&a, "Only consequences fired (collective or transport errors after "
-				"another failure, the job being taken down): nothing names a cause.");
-		else
-			why(&a, "No rule fired that could explain the failure.");
-	} else {
-		status = "attributed";
-		if (second && strcmp(lead->cls, second->cls) &&
-		    (strcmp(lead->node, second->node) || !lead->node[0]) &&
-		    close_in_time(&a, lead, second) &&
-		    outcome_rank(&a, lead) == outcome_rank(&a, second) &&
-		    cand_rank(lead) == cand_rank(second) && lead->prestart == second->prestart &&
-		    silent_support(&a, lead) == silent_support(&a, second)) {
-			status = "ambiguous";
-			ambiguous = true;
-		}
-	}
-	if (ambiguous && lead && second) {
-		const struct pm_decision *d1 = pm_ruleset_decision(a.rs, lead->cls, lead->sub);
-		const struct pm_decision *d2 = pm_ruleset_decision(a.rs, second->cls, second->sub);
-		char t1[300], t2[300];
-		subst(t1, sizeof(t1), d1 ? d1->next_test : "",
-		      lead->node[0] ? lead->node : "the job's nodes");
-		subst(t2, sizeof(t2), d2 ? d2->next_test : "",
-		      second->node[0] ? second->node : "the job's nodes");
-		snprintf(test, sizeof(test), "%s (for %s/%s) versus %s (for %s/%s)", t1, lead->cls,
-			 lead->sub, t2, second->cls, second->sub);
-		double tol = pair_tol(&a, lead, second);
-		char wide[96] = "";
-		if (tol > a.rs->skew_s)
-			snprintf(wide, sizeof(wide),
-				 ", widened to %.1f s by the nodes' apparent clock skew", tol);
-		why(&a,
-		    "Two explanations fit within the %.1f s skew tolerance%s: %s/%s on %s and "
-		    "%s/%s on %s.",
-		    a.rs->skew_s, wide, lead->cls, lead->sub,
-		    lead->node[0] ? lead->node : "several nodes", second->cls, second->sub,
-		    second->node[0] ? second->node : "several nodes");
-	} else if (ambiguous && a.votes_split) {
-		snprintf(test, sizeof(test),
-			 "ibstat and port counters on %s and %s; ib_write_bw "
-			 "between each and a healthy node",
-			 a.vote_nodes[0], a.vote_nodes[1]);
-	}
-	if (lead && !strcmp(status, "attributed") && !strcmp(a.outcome, "FAILED") && lead->launch &&
-	    (!a.any_progress ||
-	     (lead->has_t && a.first_progress > 0 && lead->t < a.first_progress))) {
-		a.outcome = "LAUNCH_FAILED";
-		why(&a, "The failure came before any progress: the job failed at launch.");
-	}
-
-	v = json_object();
-	b.a = &a;
-	b.evidence = json_array();
-	json_object_set_new(v, "schema", json_string(PM_VERDICT_SCHEMA));
-	json_object_set_new(v, "job", job_json(&a));
-	json_object_set_new(v, "outcome", json_string(a.outcome));
-	json_object_set_new(v, "status", json_string(status));
-	cands = json_array();
-	if (lead && strcmp(status, "none") && strcmp(status, "unknown")) {
-		/* a cause that is Slurm's own act (a time limit, a cancel, a node it lost) needs no
-		 * kernel log to be established; a kill the kernel did (OOM) does */
-		bool slurm_act = !strcmp(lead->cls, "external") ||
-				 !strcmp(lead->sub, "time_limit") ||
-				 !strcmp(lead->sub, "node_fail");
-		bool from_record = outcome_from_state(ev->job.state) != NULL;
-		/* only the accounting record itself corroborates: an outcome read from the job's
-		 * own lines would be the same line counted twice */
-		bool sched = slurm_act && from_record && !lead->nev;
-		for (size_t k = 0; k < lead->nev && slurm_act && from_record; k++)
-			if (R(&a, lead->ev[k])->outcome &&
-			    !strcmp(R(&a, lead->ev[k])->outcome, a.outcome))
-				sched = true;
-		conf = confidence(&a, lead, strcmp(status, "attributed") != 0, sched, slurm_act);
-		/* clocks that cannot be trusted: the lead's evidence counts only through its
-		 * node's skew (at most supported), or the lead's time alone put it before a rival
-		 * on another node by less than the skew could shift (hypothesis) */
-		if (lead->by_skew && !lead->in_plain && lead->node[0]) {
-			if (!strcmp(conf, "established"))
-				conf = "supported";
-			why(&a,
-			    "The evidence of %s/%s on %s is stamped outside the job window and "
-			    "counts only through %s's apparent clock skew: at most supported.",
-			    lead->cls, lead->sub, lead->node, lead->node);
-		}
-		if (!strcmp(status, "attributed") && second &&
-		    order_by_skewed_clocks(&a, lead, second)) {
-			conf = "hypothesis";
-			why(&a,
-			    "%s/%s on %s comes before %s/%s on %s only by their times, %.1f s "
-			    "apart: less than the nodes' apparent clock skew could shift; "
-			    "confidence hypothesis.",
-			    lead->cls, lead->sub, lead->node[0] ? lead->node : "several nodes",
-			    second->cls, second->sub,
-			    second->node[0] ? second->node : "several nodes",
-			    fabs(lead->t - second->t));
-		}
-		json_t *cause = json_object();
-		json_object_set_new(cause, "class", json_string(lead->cls));
-		json_object_set_new(cause, "subclass", json_string(lead->sub));
-		json_object_set_new(cause, "summary", json_string(lead->summary));
-		json_object_set_new(v, "cause", cause);
-		origin_nodes = origin_json(&a, lead);
-		json_object_set_new(v, "origin", origin_nodes);
-		join_nodes(json_object_get(origin_nodes, "nodes"), nodes, sizeof(nodes));
-		for (size_t i = 0; i < live && i < 8; i++)
-			json_array_append_new(cands, cand_json(&b, &a.c[i], lead));
-		if (!strcmp(status, "attributed"))
-			why(&a, "Leading explanation: %s/%s%s%s (%s).", lead->cls, lead->sub,
-			    nodes[0] ? " on " : "", nodes, lead->summary);
-		if (lead->fallback)
-			fallback_why(&a, lead, nodes);
-	} else {
-		json_t *o = json_object();
-		json_object_set_new(o, "nodes", json_array());
-		json_object_set_new(o, "ranks", json_array());
-		json_object_set_new(o, "gpus", json_array());
-		json_object_set_new(v, "cause", json_null());
-		json_object_set_new(v, "origin", o);
-	}
-	json_object_set_new(v, "confidence", jstr_or_null(conf));
-	json_object_set_new(v, "candidates", cands);
-
-	/* bystanders: every node and rank with error evidence outside the origin (and, when
-	 * ambiguous, outside every candidate's origin: a suspect is not a bystander) */
-	bys_n = json_array();
-	{
-		json_t *on = json_deep_copy(json_object_get(json_object_get(v, "origin"), "nodes"));
-		json_t * or
-			= json_deep_copy(json_object_get(json_object_get(v, "origin"), "ranks"));
-		size_t ci;
-		json_t *cj;
-		if (strcmp(status, "attributed"))
-			json_array_foreach(cands, ci, cj)
-			{
-				json_array_extend(on, json_object_get(json_object_get(cj, "origin"),
-								      "nodes"));
-				json_array_extend(or, json_object_get(json_object_get(cj, "origin"),
-								      "ranks"));
-			}
-		int *rs = NULL, *ors = NULL;
-		size_t nrs = 0, ars = 0, nors = 0, aors = 0, non = json_array_size(on);
-		const char **ons = malloc((non ? non : 1) * sizeof(*ons));
-		bool completed = !strcmp(status, "none");
-		/* the origins as sorted sets: a job of thousands of ranks has as many lines */
-		for (size_t k = 0; ons && k < non; k++)
-			ons[k] = json_string_value(json_array_get(on, k));
-		if (ons && non > 1)
-			qsort(ons, non, sizeof(*ons), cmpstrp_null);
-		for (size_t k = 0; k < json_array_size(or); k++)
-			if (json_is_integer(json_array_get(or, k)) &&
-			    json_integer_value(json_array_get(or, k)) >= INT_MIN &&
-			    json_integer_value(json_array_get(or, k)) <= INT_MAX)
-				pushrank(&ors, &nors, &aors,
-					 (int)json_integer_value(json_array_get(or, k)));
-		rankset_done(ors, &nors);
-		for (size_t i = 0; i < ev->nobs && !completed && ons; i++) {
-			const struct pm_obs *o = &ev->obs[i];
-			if (!is_error_role(R(&a, i)->role))
-				continue;
-			if (o->node && !bsearch(&o->node, ons, non, sizeof(*ons), cmpstrp_null))
-				json_array_append_new(bys_n, json_string(o->node));
-			if (o->rank >= 0 && !rankset_has(ors, nors, o->rank))
-				pushrank(&rs, &nrs, &ars, o->rank);
-		}
-		rankset_done(rs, &nrs);
-		json_t *bys = json_object();
-		json_object_set_new(bys, "nodes", sorted_strings(bys_n));
-		json_object_set_new(bys, "ranks", ranks_json(rs, nrs));
-		json_object_set_new(v, "bystanders", bys);
-		free(rs);
-		free(ors);
-		free(ons);
-		json_decref(on);
-		json_decref(or);
-	}
-
-	/* first error: a lead, not blame */
-	{
-		json_t *fe = json_null();
-		for (size_t k = 0; k < ev->nobs; k++) {
-			size_t i = a.order[k];
-			const struct pm_obs *o = &ev->obs[i];
-			enum pm_role r = R(&a, i)->role;
-			if (!o->has_time ||
-			    (r != PM_ROLE_ORIGIN && r != PM_ROLE_CASCADE && r != PM_ROLE_TEARDOWN))
-				continue;
-			bool agrees = lead &&
-				      ((lead->node[0] && o->node && !strcmp(o->node, lead->node)) ||
-				       (!lead->node[0] && r == PM_ROLE_ORIGIN));
-			fe = json_object();
-			json_object_set_new(fe, "node", jstr_or_null(o->node));
-			json_object_set_new(fe, "rank",
-					    o->rank >= 0 ? json_integer(o->rank) : json_null());
-			json_object_set_new(fe, "event_time", time_json(true, o->event_time));
-			json_object_set_new(fe, "evidence", json_string(eid(&b, i)));
-			json_object_set_new(
-				fe, "note",
-				json_string(
-					agrees ?
-						"the earliest error seen: a lead; here it agrees with the origin" :
-						"the earliest error seen: a lead, not blame; here it is not the origin"));
-			if (!agrees && lead)
-				why(&a,
-				    "The earliest error (%s on %s) is not the origin: it was a "
-				    "consequence.",
-				    R(&a, i)->id, o->node ? o->node : "?");
-			break;
-		}
-		json_object_set_new(v, "first_error", fe);
-	}
-
-	/* evidence: everything the candidates cite, then the rest in time order, bounded */
-	for (size_t k = 0; k < ev->nobs; k++) {
-		size_t i = a.order[k];
-		if (a.eid[i] || b.nid < 200 || R(&a, i)->role == PM_ROLE_ORIGIN)
-			eid(&b, i);
-	}
-	{
-		/* ids were handed out in citation order; list in id order */
-		size_t *byid = calloc(b.nid + 1, sizeof(size_t));
-		for (size_t i = 0; byid && i < ev->nobs; i++)
-			if (a.eid[i])
-				byid[a.eid[i]] = i + 1;
-		for (size_t id = 1; byid && id <= b.nid; id++)
-			if (byid[id])
-				json_array_append_new(b.evidence, obs_json(&b, byid[id] - 1));
-		free(byid);
-	}
-	json_object_set_new(v, "evidence", b.evidence);
-	json_object_set_new(v, "coverage", coverage_json(&a));
-	json_object_set_new(v, "decision",
-			    decision_json(&a, lead, status, conf ? conf : "", nodes, any_hw,
-					  test[0] ? test : NULL));
-	if (!strcmp(status, "ambiguous")) {
-		json_t *am = json_object(), *ex = json_array();
-		for (size_t i = 0; i < json_array_size(cands); i++) {
-			json_t *c = json_array_get(cands, i);
-			char s[400];
-			snprintf(s, sizeof(s), "%s/%s: %s",
-				 json_string_value(json_object_get(c, "class")),
-				 json_string_value(json_object_get(c, "subclass")),
-				 json_string_value(json_object_get(c, "summary")));
-			json_array_append_new(ex, json_string(s));
-		}
-		json_object_set_new(am, "explanations", ex);
-		json_object_set_new(am, "test", json_string(test));
-		json_object_set_new(v, "ambiguity", am);
-	} else {
-		json_object_set_new(v, "ambiguity", json_null());
-	}
-	{
-		json_t *rs = json_object();
-		json_object_set_new(rs, "id", json_string(a.rs->id));
-		json_object_set_new(rs, "version", json_string(a.rs->version));
-		json_object_set_new(rs, "digest", json_string(a.rs->digest));
-		json_object_set_new(v, "ruleset", rs);
-	}
-	json_object_set_new(v, "input_digest", input_digest(ev));
-	json_object_set_new(v, "why", a.why);
-	a.why = NULL;
+	phase_order(&a);
+	phase_status(&a);
+	phase_confidence(&a);
+	v = pm_verdict_build(&a);
 out:
-	json_decref(a.why);
-	for (size_t i = 0; i < a.nc; i++) {
-		free(a.c[i].ev);
-		free(a.c[i].ranks);
-		free(a.c[i].rbits);
-		for (size_t k = 0; k < a.c[i].ngpus; k++)
-			free(a.c[i].gpus[k]);
-	}
-	free(a.order);
-	free(a.eid);
-	free(a.known);
-	free(a.rnode);
-	free(a.mapn);
-	free(a.placed);
-	free(a.suspects);
-	free(a.clk);
+	att_free(&a);
 	if (!v)
 		errno = ENOMEM;
 	return v;

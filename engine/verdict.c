@@ -3,12 +3,14 @@
  * text a tired operator reads in 20 seconds, and the one-line job comment.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence.h"
+#include "attribute.h"
+#include "sha256.h"
 
 json_t *pm_diagnose(struct pm_evidence *ev, char *err, size_t errlen)
 {
@@ -29,6 +31,713 @@ json_t *pm_diagnose(struct pm_evidence *ev, char *err, size_t errlen)
 		return NULL;
 	}
 	return pm_attribute(ev);
+}
+
+/* ---- building the verdict (the attribution's state: attribute.h) ---- */
+
+static int cmpint(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	return (a > b) - (a < b);
+}
+
+/* ---- JSON helpers ---- */
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *time_json(bool has, double t)
+{
+	char buf[40];
+
+	if (!has)
+		return json_null();
+	pm_time_format(t, buf, sizeof(buf));
+	return json_string(buf);
+}
+
+static json_t *ranks_json(const int *r, size_t n)
+{
+	json_t *a = json_array();
+	int *s = malloc((n ? n : 1) * sizeof(int));
+
+	if (s) {
+		if (n)
+			memcpy(s, r, n * sizeof(int));
+		qsort(s, n, sizeof(int), cmpint);
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(a, json_integer(s[i]));
+		free(s);
+	}
+	return a;
+}
+
+static int cmpstrp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Strings where NULL (a JSON value that was not a string) sorts first and equals only NULL. */
+static int cmpstrp_null(const void *x, const void *y)
+{
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static json_t *sorted_strings(json_t *arr)
+{
+	size_t n = json_array_size(arr);
+	const char **v = malloc((n ? n : 1) * sizeof(char *));
+	json_t *out = json_array();
+
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = json_string_value(json_array_get(arr, i));
+	if (v)
+		qsort(v, n, sizeof(char *), cmpstrp);
+	for (size_t i = 0; v && i < n; i++)
+		if (!i || strcmp(v[i], v[i - 1]))
+			json_array_append_new(out, json_string(v[i]));
+	free(v);
+	json_decref(arr);
+	return out;
+}
+
+/* ---- building the verdict ---- */
+
+struct vb {
+	struct att *a;
+	json_t *evidence;
+	size_t nid;
+};
+
+static const char *eid(struct vb *b, size_t oi)
+{
+	static char buf[16];
+
+	if (!b->a->eid[oi])
+		b->a->eid[oi] = ++b->nid;
+	snprintf(buf, sizeof(buf), "E%zu", b->a->eid[oi]);
+	return buf;
+}
+
+static json_t *obs_json(struct vb *b, size_t oi)
+{
+	const struct att *a = b->a;
+	const struct pm_obs *o = &a->ev->obs[oi];
+	const struct pm_rule *r = R(a, oi);
+	json_t *e = json_object();
+
+	json_object_set_new(e, "id", json_string(eid(b, oi)));
+	json_object_set_new(e, "rule", json_string(r->id));
+	json_object_set_new(e, "role", json_string(pm_role_name(r->role)));
+	json_object_set_new(e, "class", json_string(r->cls));
+	json_object_set_new(e, "subclass", json_string(r->subcls));
+	json_object_set_new(e, "summary", json_string(o->summary));
+	json_object_set_new(e, "source", json_string(pm_source_name(o->source)));
+	json_object_set_new(e, "trusted", json_boolean(o->trusted));
+	json_object_set_new(e, "node", jstr_or_null(o->node));
+	json_object_set_new(e, "rank", o->rank >= 0 ? json_integer(o->rank) : json_null());
+	json_object_set_new(e, "gpu", o->gpu >= 0 ? json_integer(o->gpu) : json_null());
+	json_object_set_new(e, "event_time", time_json(o->has_time, o->event_time));
+	json_object_set_new(e, "observed_time", time_json(o->observed_time > 0, o->observed_time));
+	json_object_set_new(e, "file", json_string(a->ev->files[o->file].name));
+	json_object_set_new(e, "offset", json_integer((json_int_t)o->offset));
+	json_object_set_new(e, "line", json_string(o->line));
+	json_object_set_new(e, "repeats", json_integer(o->repeats));
+	return e;
+}
+
+static json_t *origin_json(const struct att *a, const struct cand *c)
+{
+	json_t *o = json_object(), *nodes = json_array(), *gpus = json_array();
+
+	if (c->all_ranks) {
+		for (size_t i = 0; i < c->nev; i++) {
+			const char *n = a->ev->obs[c->ev[i]].node;
+			if (n)
+				json_array_append_new(nodes, json_string(n));
+		}
+		for (size_t i = 0; i < c->nranks; i++) {
+			const char *n = pm_att_rank_node(a, c->ranks[i]);
+			if (n)
+				json_array_append_new(nodes, json_string(n));
+		}
+	} else if (c->node[0]) {
+		json_array_append_new(nodes, json_string(c->node));
+		for (size_t i = 0; i < c->nalso; i++)
+			json_array_append_new(nodes, json_string(c->also[i]));
+	} else {
+		for (size_t i = 0; i < c->nranks; i++) {
+			const char *n = pm_att_rank_node(a, c->ranks[i]);
+			if (n)
+				json_array_append_new(nodes, json_string(n));
+		}
+	}
+	for (size_t i = 0; i < c->ngpus; i++)
+		json_array_append_new(gpus, json_string(c->gpus[i]));
+	json_object_set_new(o, "nodes", sorted_strings(nodes));
+	json_object_set_new(o, "ranks", ranks_json(c->ranks, c->nranks));
+	json_object_set_new(o, "gpus", sorted_strings(gpus));
+	return o;
+}
+
+static json_t *cand_json(struct vb *b, const struct cand *c, const struct cand *lead)
+{
+	json_t *j = json_object(), *sup = json_array(), *con = json_array();
+
+	json_object_set_new(j, "class", json_string(c->cls));
+	json_object_set_new(j, "subclass", json_string(c->sub));
+	json_object_set_new(j, "summary", json_string(c->summary));
+	json_object_set_new(j, "origin", origin_json(b->a, c));
+	json_object_set_new(j, "lead",
+			    json_string(c->lead == LEAD_RULE	? "symptom" :
+					c->lead == LEAD_SILENCE ? "silence" :
+					c->lead == LEAD_VOTES	? "peer_votes" :
+								  "timeouts"));
+	for (size_t i = 0; i < c->nev; i++)
+		json_array_append_new(sup, json_string(eid(b, c->ev[i])));
+	/* the leader's evidence contradicts a different explanation elsewhere */
+	if (c != lead && lead && lead->hardware && strcmp(lead->node, c->node))
+		for (size_t i = 0; i < lead->nev && i < 4; i++)
+			json_array_append_new(con, json_string(eid(b, lead->ev[i])));
+	json_object_set_new(j, "supporting", sup);
+	json_object_set_new(j, "contradicting", con);
+	return j;
+}
+
+void pm_subst(char *out, size_t len, const char *tmpl, const char *node)
+{
+	size_t n = 0;
+
+	if (!tmpl) {
+		out[0] = '\0';
+		return;
+	}
+	while (*tmpl && n + 1 < len) {
+		if (!strncmp(tmpl, "{node}", 6)) {
+			n += (size_t)snprintf(out + n, len - n, "%s", node);
+			if (n >= len)
+				n = len - 1;
+			tmpl += 6;
+		} else {
+			out[n++] = *tmpl++;
+		}
+	}
+	out[n] = '\0';
+}
+
+/* A failure confined to one node of a multi-node job (the others ran the same job). */
+static bool node_specific(const struct att *a, const struct cand *c)
+{
+	size_t nn = a->ev->job.nnodes ? a->ev->job.nnodes : a->ev->nnodes;
+
+	return c && c->node[0] && !c->nalso && nn > 1 && !c->all_ranks;
+}
+
+/* Distinct source kinds the job's user cannot write among a candidate's evidence: a costly
+ * repair needs two of them (or the scheduler's own record), never the job's output. */
+static int trusted_kinds(const struct att *a, const struct cand *c)
+{
+	unsigned seen = 0;
+	int n = 0;
+
+	if (!c->nev)
+		return 2; /* the accounting record itself */
+	for (size_t i = 0; i < c->nev; i++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[i]];
+		if (o->trusted && !(seen & (1u << o->source))) {
+			seen |= 1u << o->source;
+			n++;
+		}
+	}
+	return n;
+}
+
+static json_t *decision_json(const struct att *a, const struct cand *c, const char *status,
+			     const char *conf, const char *nodes, bool any_hw, const char *test)
+{
+	json_t *d = json_object(), *cont = json_object(), *rep = json_object();
+	const struct pm_decision *dec;
+	char buf[512];
+	bool attributed = !strcmp(status, "attributed");
+
+	if (!strcmp(status, "none")) {
+		json_object_set_new(cont, "id", json_string("none"));
+		json_object_set_new(cont, "action", json_string("nothing: the job completed"));
+		json_object_set_new(cont, "owner", json_string("nobody"));
+		json_object_set_new(cont, "reversible", json_true());
+		json_object_set_new(cont, "justified", json_true());
+		json_object_set_new(d, "containment", cont);
+		json_object_set_new(d, "repair", json_null());
+		json_decref(rep);
+		json_object_set_new(d, "overturn", json_null());
+		json_object_set_new(d, "next_test", json_null());
+		return d;
+	}
+	dec = pm_ruleset_decision(a->rs, c ? c->cls : "unknown", c ? c->sub : NULL);
+	if (!attributed) {
+		const struct pm_decision *u = pm_ruleset_decision(a->rs, "unknown", NULL);
+		bool excl = any_hw && nodes[0];
+		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
+		if (excl)
+			snprintf(buf, sizeof(buf),
+				 "retry the job excluding %s (cheap and reversible "
+				 "while the cause is open)",
+				 nodes);
+		else
+			snprintf(buf, sizeof(buf), "%s", u ? u->cont_action : "retry the job");
+		json_object_set_new(cont, "action", json_string(buf));
+		json_object_set_new(cont, "owner", json_string("user"));
+		json_object_set_new(cont, "reversible", json_true());
+		json_object_set_new(cont, "justified", json_true());
+		json_object_set_new(d, "containment", cont);
+		json_object_set_new(rep, "action", json_string("none until the cause is known"));
+		json_object_set_new(rep, "owner", json_string("operators"));
+		json_object_set_new(rep, "requires",
+				    json_string(test ? test :
+						       "a rule firing on "
+						       "more evidence"));
+		json_object_set_new(rep, "justified", json_false());
+		json_object_set_new(d, "repair", rep);
+		json_object_set_new(d, "overturn",
+				    json_string(test ? "the test named in ambiguity "
+						       "implicating one candidate" :
+						u    ? u->overturn :
+						       ""));
+		json_object_set_new(d, "next_test",
+				    json_string(test ? test :
+						u    ? u->next_test :
+						       ""));
+		return d;
+	}
+	if (!dec) {
+		json_decref(cont);
+		json_decref(rep);
+		json_decref(d);
+		return json_null();
+	}
+	if (c->fallback && c->hardware) {
+		/* a hardware lead on evidence that cannot blame a node (the job's own output, an
+		 * event from before the job): retry; excluding the node is the user's choice */
+		json_object_set_new(cont, "id", json_string("retry"));
+		if (nodes[0])
+			snprintf(buf, sizeof(buf),
+				 "retry the job; excluding %s (--exclude=%s) is your reversible "
+				 "choice while nothing the user cannot write confirms it",
+				 nodes, nodes);
+		else
+			snprintf(buf, sizeof(buf), "retry the job; if it recurs, collect the kernel "
+						   "log and nvidia-smi -q of its nodes");
+		json_object_set_new(cont, "action", json_string(buf));
+		json_object_set_new(cont, "owner", json_string("user"));
+		json_object_set_new(cont, "reversible", json_true());
+		json_object_set_new(cont, "justified", json_true());
+		json_object_set_new(d, "containment", cont);
+		json_decref(rep);
+		json_object_set_new(d, "repair", json_null());
+		pm_subst(buf, sizeof(buf), dec->overturn, nodes[0] ? nodes : "the job's nodes");
+		json_object_set_new(d, "overturn", json_string(buf));
+		pm_subst(buf, sizeof(buf), dec->next_test, nodes[0] ? nodes : "the job's nodes");
+		json_object_set_new(d, "next_test", json_string(buf));
+		return d;
+	}
+	if (dec->node_id && node_specific(a, c)) {
+		/* the same job ran on the other nodes: the node, not the job, is at fault */
+		json_object_set_new(cont, "id", json_string(dec->node_id));
+		pm_subst(buf, sizeof(buf), dec->node_action, nodes);
+		json_object_set_new(cont, "action", json_string(buf));
+		json_object_set_new(cont, "owner", json_string(dec->node_owner));
+	} else {
+		json_object_set_new(cont, "id", json_string(dec->cont_id));
+		pm_subst(buf, sizeof(buf), dec->cont_action, nodes);
+		json_object_set_new(cont, "action", json_string(buf));
+		json_object_set_new(cont, "owner", json_string(dec->cont_owner));
+	}
+	json_object_set_new(cont, "reversible", json_true());
+	json_object_set_new(cont, "justified", json_true());
+	json_object_set_new(d, "containment", cont);
+	if (dec->repair_action) {
+		pm_subst(buf, sizeof(buf), dec->repair_action, nodes);
+		json_object_set_new(rep, "action", json_string(buf));
+		json_object_set_new(rep, "owner", json_string(dec->repair_owner));
+		pm_subst(buf, sizeof(buf), dec->repair_requires, nodes);
+		json_object_set_new(rep, "requires", json_string(buf));
+		json_object_set_new(rep, "justified",
+				    json_boolean(!strcmp(conf, "established") &&
+						 trusted_kinds(a, c) >= 2));
+		json_object_set_new(d, "repair", rep);
+	} else {
+		json_decref(rep);
+		json_object_set_new(d, "repair", json_null());
+	}
+	pm_subst(buf, sizeof(buf), dec->overturn, nodes);
+	json_object_set_new(d, "overturn", json_string(buf));
+	pm_subst(buf, sizeof(buf), dec->next_test, nodes);
+	json_object_set_new(d, "next_test", json_string(buf));
+	return d;
+}
+
+static json_t *coverage_json(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	json_t *cov = json_array();
+	char **nodes = ev->job.nnodes ? ev->job.nodes : NULL;
+	/* the nodes with a kernel log (a file, or the collector's word on one), sorted: a job
+	 * node is looked up, not compared with every file (4,096 nodes x 16,384 files) */
+	const char **klog = NULL;
+	size_t nk = 0;
+
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		const struct pm_file *f = &ev->files[i];
+		json_t *c = json_object();
+		json_object_set_new(c, "node", jstr_or_null(f->node));
+		json_object_set_new(c, "source",
+				    json_string(f->status == PM_ST_BINARY ||
+								f->status == PM_ST_UNREADABLE ?
+							"unknown" :
+							pm_source_name(f->source)));
+		json_object_set_new(c, "format", json_string(pm_format_name(f->format)));
+		json_object_set_new(c, "file", json_string(f->name));
+		json_object_set_new(c, "status", json_string(pm_status_name(f->status)));
+		json_object_set_new(c, "reason", json_string(f->reason ? f->reason : ""));
+		json_array_append_new(cov, c);
+	}
+	for (size_t i = 0; i < ev->ncov; i++) {
+		json_t *c = json_object();
+		json_object_set_new(c, "node", jstr_or_null(ev->cov[i].node));
+		json_object_set_new(c, "source", json_string(ev->cov[i].source));
+		json_object_set_new(c, "file", json_null());
+		json_object_set_new(c, "status", json_string(ev->cov[i].status));
+		json_object_set_new(c, "reason", json_string(ev->cov[i].reason));
+		json_array_append_new(cov, c);
+	}
+	if (nodes && !(klog = malloc((ev->nfiles + ev->ncov + 1) * sizeof(*klog)))) {
+		json_decref(cov);
+		return NULL;
+	}
+	for (size_t k = 0; nodes && k < ev->nfiles; k++)
+		if (ev->files[k].source == PM_SRC_KERNEL_LOG && ev->files[k].node)
+			klog[nk++] = ev->files[k].node;
+	for (size_t k = 0; nodes && k < ev->ncov; k++)
+		if (ev->cov[k].node && !strcmp(ev->cov[k].source, "kernel_log"))
+			klog[nk++] = ev->cov[k].node;
+	if (nk > 1)
+		qsort(klog, nk, sizeof(*klog), cmpstrp);
+	for (size_t i = 0; nodes && i < ev->job.nnodes; i++) {
+		if (nk && bsearch(&nodes[i], klog, nk, sizeof(*klog), cmpstrp))
+			continue;
+		json_t *c = json_object();
+		json_object_set_new(c, "node", json_string(nodes[i]));
+		json_object_set_new(c, "source", json_string("kernel_log"));
+		json_object_set_new(c, "file", json_null());
+		json_object_set_new(c, "status", json_string("missing"));
+		json_object_set_new(c, "reason",
+				    json_string("no kernel log for this node in the "
+						"evidence: hardware cannot be ruled out"));
+		json_array_append_new(cov, c);
+	}
+	free(klog);
+	return cov;
+}
+
+static json_t *job_json(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	json_t *j = json_object(), *nodes = json_array();
+	char **nv = ev->job.nnodes ? ev->job.nodes : ev->nodes;
+	size_t nn = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
+
+	for (size_t i = 0; i < nn; i++)
+		json_array_append_new(nodes, json_string(nv[i]));
+	json_object_set_new(j, "id", jstr_or_null(ev->job.id));
+	json_object_set_new(j, "cluster", jstr_or_null(ev->job.cluster));
+	json_object_set_new(j, "nodes", sorted_strings(nodes));
+	json_object_set_new(j, "ranks",
+			    ev->job.ntasks > 0 ? json_integer(ev->job.ntasks) :
+			    a->nknown	       ? json_integer((json_int_t)a->nknown) :
+						 json_null());
+	json_object_set_new(j, "restart",
+			    ev->job.restart >= 0 ? json_integer(ev->job.restart) : json_null());
+	return j;
+}
+
+static int cmpdigest(const void *x, const void *y)
+{
+	const struct pm_file *a = *(const struct pm_file *const *)x;
+	const struct pm_file *b = *(const struct pm_file *const *)y;
+	return strcmp(a->name, b->name);
+}
+
+static json_t *input_digest(const struct pm_evidence *ev)
+{
+	const struct pm_file **v = malloc((ev->nfiles ? ev->nfiles : 1) * sizeof(*v));
+	struct pm_sha256 d;
+	unsigned char out[32];
+	char hex[80];
+
+	if (!v)
+		return json_null();
+	for (size_t i = 0; i < ev->nfiles; i++)
+		v[i] = &ev->files[i];
+	if (ev->nfiles > 1)
+		qsort(v, ev->nfiles, sizeof(*v), cmpdigest);
+	pm_sha256_init(&d);
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		pm_sha256_update(&d, v[i]->name, strlen(v[i]->name) + 1);
+		pm_sha256_update(&d, v[i]->digest, sizeof(v[i]->digest));
+	}
+	free(v);
+	pm_sha256_final(&d, out);
+	pm_sha256_hex(out, hex);
+	return json_string(hex);
+}
+
+static bool is_error_role(enum pm_role r)
+{
+	return r == PM_ROLE_ORIGIN || r == PM_ROLE_CASCADE || r == PM_ROLE_TEARDOWN ||
+	       r == PM_ROLE_CONFIRMATION;
+}
+
+/* A lead only because nothing better fits: say what is missing and what would decide. */
+static void fallback_why(struct att *a, const struct cand *c, const char *nodes)
+{
+	const struct pm_decision *d = pm_ruleset_decision(a->rs, c->cls, c->sub);
+	char test[300];
+
+	pm_subst(test, sizeof(test), d ? d->next_test : "", nodes[0] ? nodes : "the job's nodes");
+	pm_att_why(a,
+	    "%s/%s leads only because nothing better fits: %s. Confidence hypothesis; %s "
+	    "would confirm or overturn it.",
+	    c->cls, c->sub, c->note[0] ? c->note : "no stronger symptom fired", test);
+	if (c->untrusted && c->hardware)
+		pm_att_why(a, "A hardware class seen only in the job's output: no repair, nothing counted "
+		       "against a node; excluding it is the user's reversible choice.");
+}
+
+static void join_nodes(json_t *nodes, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < json_array_size(nodes) && n + 1 < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? "," : "",
+				      json_string_value(json_array_get(nodes, i)));
+}
+
+
+/* ---- the verdict from the attribution's state ---- */
+
+static const char *const vstatus_names[] = {
+	[VS_NONE] = "none",
+	[VS_ATTRIBUTED] = "attributed",
+	[VS_AMBIGUOUS] = "ambiguous",
+	[VS_UNKNOWN] = "unknown",
+};
+
+/* cause, origin and candidates; NODES gets the origin's nodes, comma-separated */
+static void verdict_cause(struct vb *b, json_t *v, json_t *cands, char *nodes, size_t nlen)
+{
+	struct att *a = b->a;
+	const struct cand *l = a->lead;
+	json_t *o;
+
+	if (l && a->status != VS_NONE && a->status != VS_UNKNOWN) {
+		json_t *cause = json_object();
+		json_object_set_new(cause, "class", json_string(l->cls));
+		json_object_set_new(cause, "subclass", json_string(l->sub));
+		json_object_set_new(cause, "summary", json_string(l->summary));
+		json_object_set_new(v, "cause", cause);
+		o = origin_json(a, l);
+		json_object_set_new(v, "origin", o);
+		join_nodes(json_object_get(o, "nodes"), nodes, nlen);
+		for (size_t i = 0; i < a->live && i < 8; i++)
+			json_array_append_new(cands, cand_json(b, &a->c[i], l));
+		if (a->status == VS_ATTRIBUTED)
+			pm_att_why(a, "Leading explanation: %s/%s%s%s (%s).", l->cls, l->sub,
+				   nodes[0] ? " on " : "", nodes, l->summary);
+		if (l->fallback)
+			fallback_why(a, l, nodes);
+		return;
+	}
+	o = json_object();
+	json_object_set_new(o, "nodes", json_array());
+	json_object_set_new(o, "ranks", json_array());
+	json_object_set_new(o, "gpus", json_array());
+	json_object_set_new(v, "cause", json_null());
+	json_object_set_new(v, "origin", o);
+}
+
+/* bystanders: every node and rank with error evidence outside the origin (and, when
+ * ambiguous, outside every candidate's origin: a suspect is not a bystander) */
+static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
+{
+	const struct pm_evidence *ev = a->ev;
+	json_t *on = json_deep_copy(json_object_get(json_object_get(v, "origin"), "nodes"));
+	json_t *or = json_deep_copy(json_object_get(json_object_get(v, "origin"), "ranks"));
+	json_t *bys = json_object(), *bys_n = json_array(), *cj;
+	int *rs = NULL, *ors = NULL;
+	size_t nrs = 0, ars = 0, nors = 0, aors = 0, non, ci;
+	const char **ons;
+	bool completed = a->status == VS_NONE;
+
+	if (a->status != VS_ATTRIBUTED)
+		json_array_foreach(cands, ci, cj)
+		{
+			json_array_extend(on, json_object_get(json_object_get(cj, "origin"), "nodes"));
+			json_array_extend(or, json_object_get(json_object_get(cj, "origin"), "ranks"));
+		}
+	non = json_array_size(on);
+	ons = malloc((non ? non : 1) * sizeof(*ons));
+	/* the origins as sorted sets: a job of thousands of ranks has as many lines */
+	for (size_t k = 0; ons && k < non; k++)
+		ons[k] = json_string_value(json_array_get(on, k));
+	if (ons && non > 1)
+		qsort(ons, non, sizeof(*ons), cmpstrp_null);
+	for (size_t k = 0; k < json_array_size(or); k++)
+		if (json_is_integer(json_array_get(or, k)) &&
+		    json_integer_value(json_array_get(or, k)) >= INT_MIN &&
+		    json_integer_value(json_array_get(or, k)) <= INT_MAX)
+			pm_rankset_push(&ors, &nors, &aors,
+					(int)json_integer_value(json_array_get(or, k)));
+	pm_rankset_done(ors, &nors);
+	for (size_t i = 0; i < ev->nobs && !completed && ons; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (!is_error_role(R(a, i)->role))
+			continue;
+		if (o->node && !bsearch(&o->node, ons, non, sizeof(*ons), cmpstrp_null))
+			json_array_append_new(bys_n, json_string(o->node));
+		if (o->rank >= 0 && !pm_rankset_has(ors, nors, o->rank))
+			pm_rankset_push(&rs, &nrs, &ars, o->rank);
+	}
+	pm_rankset_done(rs, &nrs);
+	json_object_set_new(bys, "nodes", sorted_strings(bys_n));
+	json_object_set_new(bys, "ranks", ranks_json(rs, nrs));
+	free(rs);
+	free(ors);
+	free(ons);
+	json_decref(on);
+	json_decref(or);
+	return bys;
+}
+
+/* first error: a lead, not blame */
+static json_t *verdict_first_error(struct vb *b)
+{
+	struct att *a = b->a;
+	const struct cand *l = a->lead;
+	json_t *fe = json_null();
+
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		size_t i = a->order[k];
+		const struct pm_obs *o = &a->ev->obs[i];
+		enum pm_role r = R(a, i)->role;
+		bool agrees;
+
+		if (!o->has_time ||
+		    (r != PM_ROLE_ORIGIN && r != PM_ROLE_CASCADE && r != PM_ROLE_TEARDOWN))
+			continue;
+		agrees = l && ((l->node[0] && o->node && !strcmp(o->node, l->node)) ||
+			       (!l->node[0] && r == PM_ROLE_ORIGIN));
+		fe = json_object();
+		json_object_set_new(fe, "node", jstr_or_null(o->node));
+		json_object_set_new(fe, "rank", o->rank >= 0 ? json_integer(o->rank) : json_null());
+		json_object_set_new(fe, "event_time", time_json(true, o->event_time));
+		json_object_set_new(fe, "evidence", json_string(eid(b, i)));
+		json_object_set_new(
+			fe, "note",
+			json_string(agrees ? "the earliest error seen: a lead; here it agrees with "
+					     "the origin" :
+					     "the earliest error seen: a lead, not blame; here it is "
+					     "not the origin"));
+		if (!agrees && l)
+			pm_att_why(a,
+				   "The earliest error (%s on %s) is not the origin: it was a "
+				   "consequence.",
+				   R(a, i)->id, o->node ? o->node : "?");
+		break;
+	}
+	return fe;
+}
+
+/* evidence: everything the candidates cite, then the rest in time order, bounded; listed
+ * in the order the ids were handed out */
+static void verdict_evidence(struct vb *b)
+{
+	struct att *a = b->a;
+	size_t *byid;
+
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		size_t i = a->order[k];
+		if (a->eid[i] || b->nid < 200 || R(a, i)->role == PM_ROLE_ORIGIN)
+			eid(b, i);
+	}
+	byid = calloc(b->nid + 1, sizeof(size_t));
+	for (size_t i = 0; byid && i < a->ev->nobs; i++)
+		if (a->eid[i])
+			byid[a->eid[i]] = i + 1;
+	for (size_t id = 1; byid && id <= b->nid; id++)
+		if (byid[id])
+			json_array_append_new(b->evidence, obs_json(b, byid[id] - 1));
+	free(byid);
+}
+
+static json_t *verdict_ambiguity(const struct att *a, json_t *cands)
+{
+	json_t *am, *ex;
+
+	if (a->status != VS_AMBIGUOUS)
+		return json_null();
+	am = json_object();
+	ex = json_array();
+	for (size_t i = 0; i < json_array_size(cands); i++) {
+		json_t *c = json_array_get(cands, i);
+		char s[400];
+		snprintf(s, sizeof(s), "%s/%s: %s", json_string_value(json_object_get(c, "class")),
+			 json_string_value(json_object_get(c, "subclass")),
+			 json_string_value(json_object_get(c, "summary")));
+		json_array_append_new(ex, json_string(s));
+	}
+	json_object_set_new(am, "explanations", ex);
+	json_object_set_new(am, "test", json_string(a->test));
+	return am;
+}
+
+json_t *pm_verdict_build(struct att *a)
+{
+	struct vb b = {.a = a, .evidence = json_array()};
+	json_t *v = json_object(), *cands = json_array(), *rs = json_object();
+	char nodes[512] = "";
+
+	json_object_set_new(v, "schema", json_string(PM_VERDICT_SCHEMA));
+	json_object_set_new(v, "job", job_json(a));
+	json_object_set_new(v, "outcome", json_string(a->outcome));
+	json_object_set_new(v, "status", json_string(vstatus_names[a->status]));
+	verdict_cause(&b, v, cands, nodes, sizeof(nodes));
+	json_object_set_new(v, "confidence", jstr_or_null(a->conf));
+	json_object_set_new(v, "candidates", cands);
+	json_object_set_new(v, "bystanders", verdict_bystanders(a, v, cands));
+	json_object_set_new(v, "first_error", verdict_first_error(&b));
+	verdict_evidence(&b);
+	json_object_set_new(v, "evidence", b.evidence);
+	json_object_set_new(v, "coverage", coverage_json(a));
+	json_object_set_new(v, "decision",
+			    decision_json(a, a->lead, vstatus_names[a->status],
+					  a->conf ? a->conf : "", nodes, a->any_hw,
+					  a->test[0] ? a->test : NULL));
+	json_object_set_new(v, "ambiguity", verdict_ambiguity(a, cands));
+	json_object_set_new(rs, "id", json_string(a->rs->id));
+	json_object_set_new(rs, "version", json_string(a->rs->version));
+	json_object_set_new(rs, "digest", json_string(a->rs->digest));
+	json_object_set_new(v, "ruleset", rs);
+	json_object_set_new(v, "input_digest", input_digest(a->ev));
+	json_object_set_new(v, "why", a->why);
+	a->why = NULL;
+	return v;
 }
 
 char *pm_verdict_dump(const json_t *verdict)

@@ -1,0 +1,138 @@
+/*
+ * attribute.h - the attribution's state, shared by its phases (attribute.c) and the
+ * building of the verdict from it (verdict.c).  Not installed.
+ */
+#ifndef PM_ATTRIBUTE_H
+#define PM_ATTRIBUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "evidence.h"
+#include "ruleset.h"
+
+#define MAXC 64
+
+/* What made a candidate: a symptom, silence, peer votes, or timeouts with nothing else. */
+enum lead { LEAD_RULE, LEAD_SILENCE, LEAD_VOTES, LEAD_TIMEOUTS };
+
+/* The verdict's status (its names are the output contract: verdict.c). */
+enum vstatus { VS_NONE, VS_ATTRIBUTED, VS_AMBIGUOUS, VS_UNKNOWN };
+
+struct cand {
+	const char *cls, *sub;
+	char node[128];	   /* "" for job-wide */
+	char also[3][128]; /* further origin nodes when the evidence cannot choose */
+	size_t nalso;
+	bool hardware;
+	enum lead lead;
+	enum pm_strength strength;
+	double t; /* earliest dated origin evidence; 0 undated */
+	bool has_t;
+	size_t *ev; /* supporting obs indices */
+	size_t nev, aev;
+	int *ranks; /* in the order first seen; added through cand_addrank only */
+	size_t nranks, aranks;
+	uint64_t *rbits; /* which ranks below 1 << 24 RANKS holds */
+	size_t nrbits;
+	char *gpus[8];
+	size_t ngpus;
+	char summary[256];
+	bool corroborated;
+	bool current; /* a state read at collection (nvidia-smi): now, not undated */
+	bool all_ranks;
+	bool launch;
+	bool dead;     /* merged into another */
+	bool in_plain; /* some evidence in the job window without any node's skew */
+	bool by_skew;  /* some evidence kept only through its node's clock skew */
+	/* time bounds evidence (phase_stale): origin events stamped before the job began */
+	size_t nin, npre; /* origin events of this job's window, and from before it */
+	double tpre;	  /* the latest of those before it */
+	bool prestart;	  /* every origin event predates the job: context unless explained */
+	bool explained;	  /* this job's own ranks on its node failed in a way it explains */
+	int pidlink;	  /* +1 a kernel line names a pid of this job, -1 only others' pids */
+	bool untrusted;	  /* a hardware class seen only in the job's own output */
+	bool fallback;	  /* a lead only when nothing better fits: at most hypothesis */
+	char note[200];	  /* what is missing, for why (fallback leads) */
+};
+
+/* A node's clock against the controller's (phase_clocks): D is when its collector began, by
+ * its own clock, minus the job's end in the accounting record. */
+struct clk {
+	const char *node;
+	double d;
+	size_t kept;	  /* hardware events kept only through the widened window */
+	bool exits;	  /* the plugin recorded task exits on it (clocks_by_exits) */
+	double late;	  /* its last task exit, by its clock, minus the job's end */
+	double d_collect; /* D before the task exits bounded it; 0 when they did not */
+};
+
+/* A rank that Slurm's task lines place. */
+struct placed {
+	int rank;
+	char node[128];
+};
+
+struct rnode {
+	int rank;
+	size_t seq; /* tasks first, then the other sources, in their order */
+	const char *node;
+};
+
+struct att {
+	struct pm_evidence *ev;
+	const struct pm_ruleset *rs;
+	size_t *order; /* obs sorted */
+	size_t *eid;   /* obs -> evidence number (1-based) */
+	struct cand c[MAXC];
+	size_t nc;
+	json_t *why;
+	const char *outcome;
+	double first_progress, last_progress;
+	bool any_progress;
+	int *known; /* known ranks, sorted */
+	size_t nknown;
+	struct rnode *rnode; /* rank -> node, sorted by rank (place_ranks) */
+	size_t nrnode;
+	const char **mapn; /* the nodes the rank map covers, sorted */
+	size_t nmapn;
+	struct placed *placed; /* ranks placed by Slurm's task lines */
+	int *suspects;
+	size_t nsuspects;
+	char vote_nodes[4][128];
+	size_t nvote;
+	bool votes_split;
+	struct clk *clk; /* sorted by node */
+	size_t nclk;
+	double maxskew; /* the largest |D| beyond the tolerance, 0 none */
+	/* the decision (phase_order, phase_status, phase_confidence) */
+	bool stalled;	 /* a TIMEOUT whose progress stopped long before the end */
+	size_t live;	 /* candidates not merged away, first in C */
+	bool any_hw;	 /* one of them is hardware */
+	struct cand *lead, *second;
+	enum vstatus status;
+	bool ambiguous;
+	char test[768]; /* the observation that would separate the candidates */
+	const char *conf;
+};
+
+static inline const struct pm_rule *R(const struct att *a, size_t o)
+{
+	return &a->rs->rules[a->ev->obs[o].rule];
+}
+
+/* attribute.c */
+void pm_att_why(struct att *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *pm_att_rank_node(const struct att *a, int rank);
+int pm_rankset_push(int **v, size_t *n, size_t *al, int r);
+void pm_rankset_done(int *v, size_t *n);
+bool pm_rankset_has(const int *v, size_t n, int r);
+
+/* verdict.c: TMPL with each "{node}" replaced by NODE, into OUT. */
+void pm_subst(char *out, size_t len, const char *tmpl, const char *node);
+/* verdict.c: the verdict (schema postmortem.verdict/1) from the attribution's state. */
+json_t *pm_verdict_build(struct att *a);
+
+#endif
