@@ -265,4 +265,11 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
  * kept, so the text keeps its lines. */
 size_t pm_text_clean(const char *s, size_t n, char *out);
 
+/* The length of the line S (N bytes, no newline) without a box frame's right side
+ * ("text   │", "───╯"), trailing blanks and a CR. */
+size_t pm_frame_end(const char *s, size_t n);
+
+/* True when S holds a box-drawing character (U+2500..U+257F). */
+bool pm_has_frame(const char *s, size_t n);
+
 #endif /* PM_INPUT_H */

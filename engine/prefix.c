@@ -1,9 +1,10 @@
 /*
- * prefix.c - the rank and host prefixes of log lines, and ranks in file names.
+ * prefix.c - the rank and host prefixes of log lines, ranks in file names, and the reader
+ * that peels any stack of wrappers off a line of job output (pm_peel; READING.md).
  *
- * Which prefixes apply depends on the format: one handler per format in a table.  Every
- * handler looks at a bounded head of the line only, so a 1 MB line costs what a short one
- * does.
+ * Which prefixes apply depends on the format: one handler per format in a table, and for
+ * the job's output one recognizer per wrapper family in another.  Everything looks at a
+ * bounded head of the line only, so a 1 MB line costs what a short one does.
  */
 #include <string.h>
 
@@ -176,6 +177,35 @@ static void app_prefix(const char *s, size_t n, struct pm_prefix *out)
 		stepd_node(s + p, n - p, out);
 }
 
+/* dmesg -H (--human, --reltime): "[Nov30 03:11] " then "[  +0.000844] " for the next lines of
+ * that minute; neither gives a time. */
+static size_t dmesg_human(const char *s, size_t n)
+{
+	size_t p = 1;
+
+	if (n < 8 || s[0] != '[')
+		return 0;
+	if (pm_in_isalpha(s[1]) && pm_in_isalpha(s[2]) && pm_in_isalpha(s[3])) {
+		/* "[Nov30 03:11]", "[Nov 3 03:11]" */
+		for (p = 4; p < n && p < 20 && s[p] != ']' && (pm_in_isdigit(s[p]) || s[p] == ' ' ||
+							       s[p] == ':');
+		     p++)
+			;
+		return p > 9 && p < n && s[p] == ']' && s[p - 3] == ':' ? p + 1 : 0;
+	}
+	while (p < n && p < 16 && s[p] == ' ')
+		p++;
+	if (p >= n || s[p] != '+')
+		return 0;
+	p++;
+	if (!num_then(s + p, n - p, '.'))
+		return 0;
+	p += num_then(s + p, n - p, '.');
+	if (num_then(s + p, n - p, ']') != 7)
+		return 0;
+	return p + 7;
+}
+
 /* dmesg: optional "<6>" level, optional "kern  :err   : " (dmesg -x), then the stamp. */
 static void dmesg_prefix(const char *s, size_t n, struct pm_prefix *out)
 {
@@ -202,6 +232,8 @@ static void dmesg_prefix(const char *s, size_t n, struct pm_prefix *out)
 	k = pm_in_dmesg_mono(s + p, n - p, &v);
 	if (!k)
 		k = pm_in_dmesg_T(s + p, n - p, &v);
+	if (!k)
+		k = dmesg_human(s + p, n - p);
 	if (!k)
 		return;
 	p += k;
@@ -232,12 +264,15 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 	if (!p || p >= n || s[p] != ' ')
 		return;
 	p++;
-	h = host_at(s + p, n - p, ' ');
-	if (!h)
+	/* a copy with the host cut out ("Feb 23 03:28:16 kernel: ...") is the same log */
+	h = pm_in_starts(s + p, n - p, "kernel: ") ? 0 : host_at(s + p, n - p, ' ');
+	if (!h && !pm_in_starts(s + p, n - p, "kernel: "))
 		return;
-	out->node = s + p;
-	out->node_len = h;
-	p += h + 1;
+	if (h) {
+		out->node = s + p;
+		out->node_len = h;
+		p += h + 1;
+	}
 	if (pm_in_starts(s + p, n - p, "kernel: ")) {
 		p += 8;
 		h = pm_in_dmesg_mono(s + p, n - p, &v);
@@ -604,6 +639,8 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 	bool has_t;
 	size_t k, h, i;
 
+	if (!pm_in_isdigit(s[0]) && !(s[0] >= 'A' && s[0] <= 'Z'))
+		return 0;
 	if (pm_in_isdigit(s[0])) {
 		if ((k = pm_in_iso(s, n, &st)))
 			stamp(w, st.t);
@@ -715,10 +752,11 @@ static size_t name_layer(struct peel *w, const char *s, size_t n)
 
 /* A box frame's left side: rich's "│ ", "┃ ", "║ " and a frame's top or bottom
  * ("╭─── Traceback ───╮"): the bytes up to the text. */
-static size_t frame_layer(const char *s, size_t n)
+static size_t frame_layer(struct peel *w, const char *s, size_t n)
 {
 	size_t p = 0;
 
+	(void)w;
 	/* U+2500..U+257F are E2 94 80 .. E2 95 BF */
 	while (p + 2 < n && (unsigned char)s[p] == 0xe2 &&
 	       ((unsigned char)s[p + 1] == 0x94 || (unsigned char)s[p + 1] == 0x95))
@@ -741,37 +779,39 @@ static size_t trim_end(const char *s, size_t start, size_t n)
 	return n;
 }
 
+/* NCCL's "host:pid:tid [dev] ": its own words follow, nothing after it is a wrapper. */
+static size_t nccl_layer(struct peel *w, const char *s, size_t n)
+{
+	struct pm_prefix px = {.rank = -1};
+	size_t k, h;
+
+	if ((w->seen & W_NCCL) || !(k = nccl_prefix(s, n, &px)))
+		return 0;
+	h = px.node_len;
+	strong_node(w, s, h);
+	w->out->pid = (int)capped(s + h + 1, num_len_at(s + h + 1, n - h - 1));
+	w->seen |= W_NCCL | W_END;
+	return k;
+}
+
+typedef size_t layer_fn(struct peel *w, const char *s, size_t n);
+
+/* The wrapper families, tried in this order at each layer; the first that recognises its
+ * wrapper at S takes it.  A new family is one function and one entry here. */
+static layer_fn *const families[] = {
+	rank_layer,  nccl_layer,  bracket_layer, paren_layer,
+	frame_layer, stamp_layer, level_layer,	 name_layer,
+};
+
 /* One layer at S: its bytes, 0 when none. */
 static size_t layer(struct peel *w, const char *s, size_t n)
 {
 	size_t k;
 
-	if (!n)
-		return 0;
-	if ((k = rank_layer(w, s, n)))
-		return k;
-	if (!(w->seen & W_NCCL) && (k = nccl_prefix(s, n, &(struct pm_prefix){0}))) {
-		size_t h = host_at(s, n, ':');
-		strong_node(w, s, h);
-		w->out->pid = (int)capped(s + h + 1, num_len_at(s + h + 1, n - h - 1));
-		w->seen |= W_NCCL | W_END; /* NCCL's own words follow */
-		return k;
-	}
-	switch (s[0]) {
-	case '[':
-		return bracket_layer(w, s, n);
-	case '(':
-		return paren_layer(w, s, n);
-	default:
-		break;
-	}
-	if ((unsigned char)s[0] == 0xe2)
-		return frame_layer(s, n);
-	if ((pm_in_isdigit(s[0]) || (s[0] >= 'A' && s[0] <= 'Z')) && (k = stamp_layer(w, s, n)))
-		return k;
-	if (s[0] >= 'A' && s[0] <= 'Z' && (k = level_layer(w, s, n)))
-		return k;
-	return name_layer(w, s, n);
+	for (size_t i = 0; n && i < sizeof(families) / sizeof(families[0]); i++)
+		if ((k = families[i](w, s, n)))
+			return k;
+	return 0;
 }
 
 /* After a carriage return that is followed by text, the terminal showed only that text:
@@ -836,12 +876,33 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 	}
 	out->skip = p;
 	out->end = trim_end(line, p, len);
-	if (!out->node) {
+	if (!out->node || out->node_weak) { /* slurmstepd names its node: stronger */
 		struct pm_prefix px = {.rank = -1};
 		stepd_node(line + p, out->end - p, &px);
-		out->node = px.node;
-		out->node_len = px.node_len;
+		if (px.node) {
+			out->node = px.node;
+			out->node_len = px.node_len;
+			out->node_weak = false;
+		}
 	}
+}
+
+size_t pm_frame_end(const char *s, size_t n)
+{
+	return trim_end(s, 0, n);
+}
+
+bool pm_has_frame(const char *s, size_t n)
+{
+	const char *p = s, *end = s + n;
+
+	/* U+2500..U+257F are E2 94 80 .. E2 95 BF */
+	while ((p = memchr(p, 0xe2, (size_t)(end - p))) && p + 1 < end) {
+		if ((unsigned char)p[1] == 0x94 || (unsigned char)p[1] == 0x95)
+			return true;
+		p++;
+	}
+	return false;
 }
 
 /* ANSI: CSI "ESC [ params final", OSC "ESC ] ... BEL|ESC \", charset "ESC ( B", else ESC+1. */

@@ -685,14 +685,16 @@ static int scan_block(struct scan *s, const char *buf, size_t len)
 
 static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned);
 
-/* Clean BUF into s->clean when it holds ANSI escapes or CRLFs, which would hide a message's
- * words or a pattern's line end from the scan: true when it did. */
+/* Clean BUF into s->clean when it holds ANSI escapes, CRLFs or box frames, which would hide
+ * a message's words or a pattern's line end from the scan: true when it did. */
 static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleaned)
 {
 	size_t i = 0, o = 0;
+	bool frames;
 
 	*cleaned = false;
-	if (!memchr(buf, 0x1b, len) && !memchr(buf, '\r', len))
+	frames = pm_has_frame(buf, len);
+	if (!frames && !memchr(buf, 0x1b, len) && !memchr(buf, '\r', len))
 		return 0;
 	if (len > s->aclean) {
 		char *nb = realloc(s->clean, len);
@@ -716,7 +718,13 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 		}
 		s->cmap[s->ncmap++] = o;
 		s->cmap[s->ncmap++] = i;
-		o += pm_text_clean(buf + i, e - i, s->clean + o);
+		size_t l = pm_text_clean(buf + i, e - i, s->clean + o);
+		if (frames && nl) {
+			/* a frame's right side would hide the line's end from a pattern's '$' */
+			l = pm_frame_end(s->clean + o, l - 1);
+			s->clean[o + l++] = '\n';
+		}
+		o += l;
 		i = e;
 	}
 	s->nclean = o;
