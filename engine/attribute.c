@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "attribute.h"
+#include "taxonomy.h"
 
 static void vwhy(struct att *a, const char *fmt, va_list ap)
 {
@@ -185,6 +186,12 @@ static struct cand *cand_get(struct att *a, const char *cls, const char *sub, co
 	c->hardware = pm_class_hardware(cls);
 	snprintf(c->node, sizeof(c->node), "%s", node ? node : "");
 	return c;
+}
+
+/* The candidate of kind K (taxonomy.h) on NODE, made when missing. */
+static struct cand *kind_get(struct att *a, enum pm_kind k, const char *node, enum lead lead)
+{
+	return cand_get(a, pm_kind(k)->cls, pm_kind(k)->sub, node, lead);
 }
 
 enum win { WIN_OUT, WIN_BEFORE, WIN_IN };
@@ -698,7 +705,7 @@ static int phase_origins(struct att *a, bool hardware)
 		/* an external end (cancel, preemption, requeue) that Slurm's final record
 		 * contradicts is a consequence, not a cause: the plain "STEP ... CANCELLED" line
 		 * of a step killed for its memory, in a job the record says FAILED */
-		if (!hardware && r->outcome && !strcmp(r->cls, "external") && a->outcome &&
+		if (!hardware && r->outcome && pm_class_external(r->cls) && a->outcome &&
 		    outcome_from_state(ev->job.state) && strcmp(r->outcome, a->outcome))
 			continue;
 		c = cand_get(a, r->cls, r->subcls, o->node, LEAD_RULE);
@@ -1147,10 +1154,8 @@ struct vote {
 static struct cand *vote_cand(struct att *a, const struct vote *vt, size_t n)
 {
 	struct pm_evidence *ev = a->ev;
-	struct cand *c = vt->status12 ?
-				 cand_get(a, "network_fabric", "ib_link", vt->node, LEAD_VOTES) :
-				 cand_get(a, "communication_unattributed", "remote_error", vt->node,
-					  LEAD_VOTES);
+	struct cand *c = kind_get(a, vt->status12 ? PM_K_PEER_LINK : PM_K_REMOTE_ERROR, vt->node,
+				  LEAD_VOTES);
 
 	if (!c)
 		return NULL;
@@ -1190,7 +1195,7 @@ static int reporter_link(struct att *a, const struct vote *v, size_t nv)
 	for (size_t i = 0; i < a->nc; i++)
 		if (a->c[i].hardware && !a->c[i].prestart && !strcmp(a->c[i].node, rep))
 			return 0;
-	c = cand_get(a, "network_fabric", "ib_link", rep, LEAD_VOTES);
+	c = kind_get(a, PM_K_PEER_LINK, rep, LEAD_VOTES);
 	if (!c)
 		return 0;
 	snprintf(c->summary, sizeof(c->summary),
@@ -1200,7 +1205,7 @@ static int reporter_link(struct att *a, const struct vote *v, size_t nv)
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
 		if (o->peer && o->node && !strcmp(o->node, rep) &&
-		    !strcmp(R(a, i)->cls, "network_fabric") && c->nev < 16)
+		    pm_is_kind(R(a, i)->cls, NULL, PM_K_PEER_LINK) && c->nev < 16)
 			cand_add(a, c, i);
 	}
 	c->strength = PM_WEAK;
@@ -1244,7 +1249,7 @@ static int phase_votes(struct att *a)
 				continue;
 			v[nv++].node = pn;
 		}
-		if (!strcmp(r->cls, "network_fabric"))
+		if (pm_is_kind(r->cls, NULL, PM_K_PEER_LINK))
 			v[k].status12 = true;
 		size_t m;
 		for (m = 0; m < v[k].nrep && strcmp(v[k].reporters[m], o->node ? o->node : "?");
@@ -1516,10 +1521,9 @@ static void skew_notes(struct att *a)
 
 /* ---- phase: what Slurm itself decided ---- */
 
-static struct cand *synth(struct att *a, const char *cls, const char *sub, const char *node,
-			  const char *summary)
+static struct cand *synth(struct att *a, enum pm_kind k, const char *node, const char *summary)
 {
-	struct cand *c = cand_get(a, cls, sub, node, LEAD_RULE);
+	struct cand *c = kind_get(a, k, node, LEAD_RULE);
 
 	if (!c)
 		return NULL;
@@ -1543,23 +1547,123 @@ static bool has_live(const struct att *a)
 	return false;
 }
 
-static bool has_cls(const struct att *a, const char *cls, const char *sub)
+/* A live candidate of kind K (CLASS_ONLY: of its class). */
+static bool has_kind(const struct att *a, enum pm_kind k, bool class_only)
 {
 	for (size_t i = 0; i < a->nc; i++)
-		if (!a->c[i].dead && !strcmp(a->c[i].cls, cls) &&
-		    (!sub || !strcmp(a->c[i].sub, sub)))
+		if (!a->c[i].dead && pm_is_kind(a->c[i].cls, class_only ? NULL : a->c[i].sub, k))
 			return true;
 	return false;
 }
 
-/* Candidates whose rule names the outcome Slurm recorded are corroborated by the record. */
+/* A TIMEOUT: a stall when progress stopped long before the end (the time limit only ended
+ * it), else the time limit itself when the record says so. */
+static void sched_timeout(struct att *a, bool from_sacct)
+{
+	const struct pm_evidence *ev = a->ev;
+	double end = ev->job.end > 0 ? ev->job.end : 0;
+
+	/* without the accounting record, the time-limit line itself says when it ended */
+	for (size_t i = 0; !end && i < ev->nobs; i++)
+		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "TIMEOUT") &&
+		    ev->obs[i].has_time && ev->obs[i].event_time > end)
+			end = ev->obs[i].event_time;
+	if (a->any_progress && end > 0 && end - a->last_progress > a->rs->progress_stall_s) {
+		a->stalled = true;
+		why(a,
+		    "Progress stopped %.0f s before the time limit: the job stalled; the "
+		    "time limit only ended it.",
+		    end - a->last_progress);
+		for (size_t i = 0; i < a->nc; i++)
+			if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_TIME_LIMIT))
+				a->c[i].dead = true;
+		if (!has_live(a)) {
+			struct cand *c = kind_get(a, PM_K_HANG, NULL, LEAD_SILENCE);
+			if (c) {
+				c->strength = PM_WEAK;
+				snprintf(c->summary, sizeof(c->summary),
+					 "the job stopped making "
+					 "progress %.0f s before its time limit, with no error",
+					 end - a->last_progress);
+			}
+		}
+	} else if (!has_kind(a, PM_K_TIME_LIMIT, false) && from_sacct) {
+		synth(a, PM_K_TIME_LIMIT, NULL,
+		      "the job reached its time limit while still making progress");
+	}
+}
+
+/* A cancel, a preemption or a requeue: the external end, by whom when known. */
+static void sched_external(struct att *a, const char *o)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	enum pm_kind k = !strcmp(o, "PREEMPTED") ? PM_K_PREEMPTED :
+			 !strcmp(o, "REQUEUED")	 ? PM_K_REQUEUED :
+						   PM_K_USER_CANCEL;
+	char buf[256];
+
+	if (!strcmp(o, "CANCELLED") && j->cancelled_by && j->user_uid >= 0 &&
+	    atoi(j->cancelled_by) != j->user_uid)
+		k = PM_K_ADMIN_CANCEL;
+	if (has_kind(a, k, true))
+		return;
+	snprintf(buf, sizeof(buf), "the job was %s%s%s",
+		 !strcmp(o, "CANCELLED") ? "cancelled" :
+		 !strcmp(o, "PREEMPTED") ? "preempted" :
+					   "requeued",
+		 j->cancelled_by ? " by uid " : "", j->cancelled_by ? j->cancelled_by : "");
+	synth(a, k, NULL, buf);
+}
+
+/* NODE_FAIL: the node the record names, or (sacct before 23.02 has no FailedNode) the
+ * job's node that srun saw fail, whose words are in the job's output: a lead, at
+ * hypothesis. */
+static void sched_node_fail(struct att *a)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	const char *fn = NULL;
+	char buf[256];
+	struct cand *c;
+
+	if (j->failed_node) {
+		if (has_kind(a, PM_K_NODE_FAIL, false))
+			return;
+		snprintf(buf, sizeof(buf), "%s stopped responding to the controller (NODE_FAIL)",
+			 j->failed_node);
+		synth(a, PM_K_NODE_FAIL, j->failed_node, buf);
+		return;
+	}
+	if (has_kind(a, PM_K_NODE_FAIL, true))
+		return;
+	for (size_t i = 0; !fn && i < a->ev->nobs; i++) {
+		const struct pm_rule *r = R(a, i);
+		const char *n = a->ev->obs[i].node;
+		if (r->role != PM_ROLE_CONFIRMATION || !r->subcls || !n ||
+		    !pm_is_kind(r->cls, r->subcls, PM_K_NODE_FAIL))
+			continue;
+		for (size_t k = 0; k < j->nnodes; k++)
+			if (j->nodes[k] && !strcmp(j->nodes[k], n))
+				fn = n;
+	}
+	if (!fn)
+		return;
+	snprintf(buf, sizeof(buf),
+		 "%s failed while running the job (NODE_FAIL; "
+		 "named by srun, the accounting record names no node)",
+		 fn);
+	if ((c = synth(a, PM_K_NODE_FAIL, fn, buf))) {
+		c->strength = PM_WEAK;
+		c->corroborated = false;
+	}
+}
+
+/* Candidates whose rule names the outcome Slurm recorded are corroborated by the record;
+ * what Slurm itself decided (a time limit, an external end, a lost node, an OOM kill) is a
+ * candidate of its own. */
 static void phase_scheduler(struct att *a)
 {
-	struct pm_evidence *ev = a->ev;
-	const struct pm_jobinfo *j = &ev->job;
 	const char *o = a->outcome;
-	char buf[256];
-	bool from_sacct = outcome_from_state(j->state) != NULL;
+	bool from_sacct = outcome_from_state(a->ev->job.state) != NULL;
 
 	for (size_t i = 0; from_sacct && i < a->nc; i++) {
 		struct cand *c = &a->c[i];
@@ -1569,92 +1673,15 @@ static void phase_scheduler(struct att *a)
 				c->corroborated = true;
 		}
 	}
-	if (!strcmp(o, "TIMEOUT")) {
-		double end = j->end > 0 ? j->end : 0;
-		/* without the accounting record, the time-limit line itself says when it ended */
-		for (size_t i = 0; !end && i < ev->nobs; i++)
-			if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "TIMEOUT") &&
-			    ev->obs[i].has_time && ev->obs[i].event_time > end)
-				end = ev->obs[i].event_time;
-		if (a->any_progress && end > 0 &&
-		    end - a->last_progress > a->rs->progress_stall_s) {
-			a->stalled = true;
-			why(a,
-			    "Progress stopped %.0f s before the time limit: the job stalled; the "
-			    "time limit only ended it.",
-			    end - a->last_progress);
-			for (size_t i = 0; i < a->nc; i++)
-				if (!strcmp(a->c[i].sub, "time_limit"))
-					a->c[i].dead = true;
-			if (!has_live(a)) {
-				struct cand *c =
-					cand_get(a, "application", "hang", NULL, LEAD_SILENCE);
-				if (c) {
-					c->strength = PM_WEAK;
-					snprintf(c->summary, sizeof(c->summary),
-						 "the job stopped making "
-						 "progress %.0f s before its time limit, with no error",
-						 end - a->last_progress);
-				}
-			}
-		} else if (!has_cls(a, "resource_limit", "time_limit") && from_sacct) {
-			synth(a, "resource_limit", "time_limit", NULL,
-			      "the job reached its time limit while still making progress");
-		}
-	} else if (!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED")) {
-		const char *sub = !strcmp(o, "PREEMPTED") ? "preempted" :
-				  !strcmp(o, "REQUEUED")  ? "requeued" :
-							    "user_cancel";
-		if (!strcmp(o, "CANCELLED") && j->cancelled_by && j->user_uid >= 0 &&
-		    atoi(j->cancelled_by) != j->user_uid)
-			sub = "admin_cancel";
-		if (!has_cls(a, "external", NULL)) {
-			snprintf(buf, sizeof(buf), "the job was %s%s%s",
-				 !strcmp(o, "CANCELLED") ? "cancelled" :
-				 !strcmp(o, "PREEMPTED") ? "preempted" :
-							   "requeued",
-				 j->cancelled_by ? " by uid " : "",
-				 j->cancelled_by ? j->cancelled_by : "");
-			synth(a, "external", sub, NULL, buf);
-		}
-	} else if (!strcmp(o, "NODE_FAIL")) {
-		if (j->failed_node && !has_cls(a, "host_hardware", "node_fail")) {
-			snprintf(buf, sizeof(buf),
-				 "%s stopped responding to the controller (NODE_FAIL)",
-				 j->failed_node);
-			synth(a, "host_hardware", "node_fail", j->failed_node, buf);
-		} else if (!j->failed_node && !has_cls(a, "host_hardware", NULL)) {
-			/* sacct before 23.02 has no FailedNode: the job's node that srun saw fail
-			 * (its words are in the job's output: a lead, at hypothesis) */
-			const char *fn = NULL;
-			for (size_t i = 0; !fn && i < a->ev->nobs; i++) {
-				const struct pm_rule *r = R(a, i);
-				const char *n = a->ev->obs[i].node;
-				if (r->role != PM_ROLE_CONFIRMATION ||
-				    strcmp(r->cls, "host_hardware") || !r->subcls ||
-				    strcmp(r->subcls, "node_fail") || !n)
-					continue;
-				for (size_t k = 0; k < j->nnodes; k++)
-					if (j->nodes[k] && !strcmp(j->nodes[k], n))
-						fn = n;
-			}
-			if (fn) {
-				struct cand *c;
-				snprintf(buf, sizeof(buf),
-					 "%s failed while running the job (NODE_FAIL; "
-					 "named by srun, the accounting record names no node)",
-					 fn);
-				if ((c = synth(a, "host_hardware", "node_fail", fn, buf))) {
-					c->strength = PM_WEAK;
-					c->corroborated = false;
-				}
-			}
-		}
-	} else if (!strcmp(o, "OUT_OF_MEMORY")) {
-		if (!has_cls(a, "resource_limit", "host_oom"))
-			synth(a, "resource_limit", "host_oom", NULL,
-			      "Slurm killed the job for exceeding its memory (OUT_OF_MEMORY)");
-	}
+	if (!strcmp(o, "TIMEOUT"))
+		sched_timeout(a, from_sacct);
+	else if (!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED"))
+		sched_external(a, o);
+	else if (!strcmp(o, "NODE_FAIL"))
+		sched_node_fail(a);
+	else if (!strcmp(o, "OUT_OF_MEMORY") && !has_kind(a, PM_K_HOST_OOM, false))
+		synth(a, PM_K_HOST_OOM, NULL,
+		      "Slurm killed the job for exceeding its memory (OUT_OF_MEMORY)");
 }
 
 /* External outcomes and node failures lead: they are what ended the job. */
@@ -1663,9 +1690,9 @@ static int outcome_rank(const struct att *a, const struct cand *c)
 	const char *o = a->outcome;
 
 	if ((!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED")) &&
-	    !strcmp(c->cls, "external"))
+	    pm_class_external(c->cls))
 		return 0;
-	if (!strcmp(o, "NODE_FAIL") && !strcmp(c->sub, "node_fail"))
+	if (!strcmp(o, "NODE_FAIL") && pm_is_kind(c->cls, c->sub, PM_K_NODE_FAIL))
 		return 0;
 	return 1;
 }
@@ -1797,7 +1824,7 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 		return "hypothesis"; /* a node nobody looked at may hold a rival event */
 	if (!c->hardware && !slurm_act && !has_source(a, PM_SRC_APP_LOG))
 		return "hypothesis"; /* without the job's output no rival is ruled out */
-	if (!strcmp(c->sub, "time_limit") && !a->any_progress)
+	if (pm_is_kind(c->cls, c->sub, PM_K_TIME_LIMIT) && !a->any_progress)
 		return "hypothesis"; /* progress until the end was not seen */
 	if (c->strength == PM_STRONG && c->corroborated && !c->prestart &&
 	    (sched_cause || kernel_coverage(a)))
@@ -1891,7 +1918,7 @@ static void phase_silence_lead(struct att *a)
 		else if (!n || strcmp(node, n))
 			one = false;
 	}
-	c = cand_get(a, "application", "hang", one && node ? node : NULL, LEAD_SILENCE);
+	c = kind_get(a, PM_K_HANG, one && node ? node : NULL, LEAD_SILENCE);
 	if (!c)
 		return;
 	c->strength = PM_WEAK;
@@ -1930,8 +1957,7 @@ static bool timeouts_fired(const struct att *a)
  * the ranks with the fewest completed collectives. */
 static void timeouts_lead(struct att *a)
 {
-	struct cand *l = cand_get(a, "communication_unattributed", "collective_timeout", NULL,
-				  LEAD_TIMEOUTS);
+	struct cand *l = kind_get(a, PM_K_TIMEOUTS, NULL, LEAD_TIMEOUTS);
 
 	a->lead = l;
 	if (l) {
@@ -2049,8 +2075,7 @@ static void phase_confidence(struct att *a)
 		return;
 	/* a cause that is Slurm's own act (a time limit, a cancel, a node it lost) needs no
 	 * kernel log to be established; a kill the kernel did (OOM) does */
-	slurm_act = !strcmp(l->cls, "external") || !strcmp(l->sub, "time_limit") ||
-		    !strcmp(l->sub, "node_fail");
+	slurm_act = pm_cause_slurm_act(l->cls, l->sub);
 	from_record = outcome_from_state(a->ev->job.state) != NULL;
 	/* only the accounting record itself corroborates: an outcome read from the job's own
 	 * lines would be the same line counted twice */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "taxonomy.h"
 
 struct source_def {
 	const char *name;
@@ -112,4 +113,50 @@ const char *pm_status_name(enum pm_status s)
 	if ((unsigned)s >= PM_ST__COUNT)
 		return NULL;
 	return statuses[s];
+}
+
+/* ---- the taxonomy's engine part (taxonomy.h) ---- */
+
+static const struct pm_kind_def kinds[PM_K__COUNT] = {
+	[PM_K_TIME_LIMIT] = {"resource_limit", "time_limit"},
+	[PM_K_HOST_OOM] = {"resource_limit", "host_oom"},
+	[PM_K_NODE_FAIL] = {"host_hardware", "node_fail"},
+	[PM_K_HANG] = {"application", "hang"},
+	[PM_K_TIMEOUTS] = {"communication_unattributed", "collective_timeout"},
+	[PM_K_REMOTE_ERROR] = {"communication_unattributed", "remote_error"},
+	[PM_K_PEER_LINK] = {"network_fabric", "ib_link"},
+	[PM_K_USER_CANCEL] = {"external", "user_cancel"},
+	[PM_K_ADMIN_CANCEL] = {"external", "admin_cancel"},
+	[PM_K_PREEMPTED] = {"external", "preempted"},
+	[PM_K_REQUEUED] = {"external", "requeued"},
+	[PM_K_UNKNOWN] = {"unknown", NULL},
+};
+
+/* The classes whose cause ends the job from outside it. */
+static const char *const external_classes[] = {"external", NULL};
+
+const struct pm_kind_def *pm_kind(enum pm_kind k)
+{
+	return &kinds[(unsigned)k < PM_K__COUNT ? k : PM_K_UNKNOWN];
+}
+
+bool pm_is_kind(const char *cls, const char *sub, enum pm_kind k)
+{
+	const struct pm_kind_def *d = pm_kind(k);
+
+	return cls && !strcmp(cls, d->cls) && (!sub || !d->sub || !strcmp(sub, d->sub));
+}
+
+bool pm_class_external(const char *cls)
+{
+	for (size_t i = 0; cls && external_classes[i]; i++)
+		if (!strcmp(cls, external_classes[i]))
+			return true;
+	return false;
+}
+
+bool pm_cause_slurm_act(const char *cls, const char *sub)
+{
+	return pm_class_external(cls) || (sub && (pm_is_kind(cls, sub, PM_K_TIME_LIMIT) ||
+						  pm_is_kind(cls, sub, PM_K_NODE_FAIL)));
 }

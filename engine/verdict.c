@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "taxonomy.h"
 #include "sha256.h"
 
 json_t *pm_diagnose(struct pm_evidence *ev, char *err, size_t errlen)
@@ -279,9 +280,10 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_object_set_new(d, "next_test", json_null());
 		return d;
 	}
-	dec = pm_ruleset_decision(a->rs, c ? c->cls : "unknown", c ? c->sub : NULL);
+	dec = pm_ruleset_decision(a->rs, c ? c->cls : pm_kind(PM_K_UNKNOWN)->cls, c ? c->sub : NULL);
 	if (!attributed) {
-		const struct pm_decision *u = pm_ruleset_decision(a->rs, "unknown", NULL);
+		const struct pm_decision *u =
+			pm_ruleset_decision(a->rs, pm_kind(PM_K_UNKNOWN)->cls, NULL);
 		bool excl = any_hw && nodes[0];
 		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
 		if (excl)
