@@ -1873,13 +1873,20 @@ static void fewest_completed(struct att *a, struct cand *c)
 	    lo, hi);
 }
 
-/* Whether any error symptom fired (the job failed, though nothing may name a cause). */
-static bool anyerr_fired(const struct att *a)
+/* What fired with no candidate: 2 an origin or a confirmation (outside the job's time),
+ * 1 only consequences (cascades, teardown), 0 nothing but progress and context. */
+static int fired_kind(const struct att *a)
 {
-	for (size_t i = 0; i < a->ev->nobs; i++)
-		if (R(a, i)->role != PM_ROLE_PROGRESS && R(a, i)->role != PM_ROLE_CONTEXT)
-			return true;
-	return false;
+	int k = 0;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		enum pm_role r = R(a, i)->role;
+		if (r == PM_ROLE_ORIGIN || r == PM_ROLE_CONFIRMATION)
+			return 2;
+		if (r == PM_ROLE_CASCADE || r == PM_ROLE_TEARDOWN)
+			k = 1;
+	}
+	return k;
 }
 
 /* Silence with nothing else: the silent ranks are the lead. */
@@ -2044,11 +2051,18 @@ static void phase_status(struct att *a)
 		timeouts_lead(a);
 	} else if (!l) {
 		a->status = VS_UNKNOWN;
-		if (anyerr_fired(a))
+		switch (fired_kind(a)) {
+		case 2:
+			why(a, "Symptoms fired, but none within this job's time: nothing of this "
+			       "job names a cause.");
+			break;
+		case 1:
 			why(a, "Only consequences fired (collective or transport errors after "
 			       "another failure, the job being taken down): nothing names a cause.");
-		else
+			break;
+		default:
 			why(a, "No rule fired that could explain the failure.");
+		}
 	} else {
 		a->status = VS_ATTRIBUTED;
 		if (tied(a, l, a->second)) {

@@ -1226,6 +1226,7 @@ START_TEST(test_stale_event_never_origin_by_itself)
 		v = diagnose_dir(rs, "st1");
 		if (grace[g] < 120) {
 			ck_assert_str_eq(vstr(v, NULL, "status"), "unknown");
+			ck_assert(why_has(v, "none within this job's time", NULL));
 		} else {
 			ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
 			ck_assert_str_eq(vstr(v, NULL, "confidence"), "hypothesis");
