@@ -1,0 +1,292 @@
+/*
+ * check_peel.c - the prefix reader (prefix.c pm_peel, engine/READING.md): every wrapper
+ * family on its own, stacked, and hostile lines.  The invariance over whole fixtures is
+ * tests/wrappers.sh.
+ *
+ * Every line is handed over as an exact-size heap copy without a NUL terminator, so that
+ * ASan catches a read past its end.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input.h"
+
+#define T0311 1796008318.0 /* 2026-11-30T03:11:58Z */
+
+struct want {
+	const char *line;
+	const char *text; /* what the rule's pattern sees */
+	int rank;
+	const char *node; /* "" none; "~name" a weak one */
+	double time;	  /* 0: none */
+	int pid;
+};
+
+static const struct pm_timectx ctx2026 = {2026, 0};
+
+static void check_one(enum pm_format fmt, const struct want *w)
+{
+	size_t n = strlen(w->line);
+	char *b = malloc(n ? n : 1), node[300];
+	struct pm_peel p;
+
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, w->line, n);
+	pm_peel(fmt, b, n, &ctx2026, &p);
+	ck_assert_uint_le(p.skip, p.end);
+	ck_assert_uint_le(p.end, n);
+	ck_assert_msg(p.node == NULL || (p.node >= b && p.node + p.node_len <= b + n), "node");
+	ck_assert_msg((int)(p.end - p.skip) == (int)strlen(w->text) &&
+			      !memcmp(b + p.skip, w->text, p.end - p.skip),
+		      "'%s': text '%.*s', want '%s'", w->line, (int)(p.end - p.skip), b + p.skip,
+		      w->text);
+	ck_assert_msg(p.rank == w->rank, "'%s': rank %d, want %d", w->line, p.rank, w->rank);
+	snprintf(node, sizeof(node), "%s%.*s", p.node_weak ? "~" : "", (int)p.node_len,
+		 p.node ? p.node : "");
+	ck_assert_msg(!strcmp(node, w->node), "'%s': node '%s', want '%s'", w->line, node,
+		      w->node);
+	if (w->time)
+		ck_assert_msg(p.has_time && fabs(p.time - w->time) < 1e-4,
+			      "'%s': time %.6f (%d), want %.6f", w->line, p.time, p.has_time,
+			      w->time);
+	else
+		ck_assert_msg(!p.has_time, "'%s': a time %.6f", w->line, p.time);
+	if (w->pid)
+		ck_assert_msg(p.pid == w->pid, "'%s': pid %d, want %d", w->line, p.pid, w->pid);
+	free(b);
+}
+
+START_TEST(peel_frameworks)
+{
+	static const struct want t[] = {
+		{"2026-11-30 03:11:58,002 - ERROR - RuntimeError: CUDA out of memory.",
+		 "RuntimeError: CUDA out of memory.", -1, "", T0311 + 0.002, 0},
+		{"2026-11-30 03:11:58,002 - trainer - ERROR - boom", "boom", -1, "", T0311 + 0.002,
+		 0},
+		{"[2026-11-30 03:11:58] [ERROR] [trainer] RuntimeError: x", "RuntimeError: x", -1, "",
+		 T0311, 0},
+		{"I1130 03:11:58.500000 1234 file.cc:12] msg", "msg", -1, "", T0311 + 0.5, 0},
+		{"E0000 00:00:1796008318.250000 1234 file.cc:12] msg", "msg", -1, "", T0311 + 0.25,
+		 0},
+		{"E0000 00:00:00.000000 1234 file.cc:12] msg", "msg", -1, "", 0, 0},
+		{"[W1130 03:11:58.000000000 ProcessGroupNCCL.cpp:1117] x", "x", -1, "", T0311, 0},
+		{"[W socket.cpp:401] [c10d] The server socket", "The server socket", -1, "~c10d", 0,
+		 0},
+		{"ERROR:root:RuntimeError: x", "RuntimeError: x", -1, "", 0, 0},
+		{"WARNING:torch.distributed.run:msg", "msg", -1, "", 0, 0},
+		{"2026-11-30 03:11:58.002 | ERROR    | __main__:main:135 - CUDA error: x",
+		 "CUDA error: x", -1, "", T0311 + 0.002, 0},
+		{"2026-11-30T03:11:58.002Z\tERROR\ttrain/loop.py:88\tmsg", "msg", -1, "",
+		 T0311 + 0.002, 0},
+		{"11/30/2026 03:11:58 - INFO - __main__ - Distributed", "Distributed", -1, "", T0311,
+		 0},
+		{"(APIServer pid=1) ERROR 11-30 03:11:58 [serving.py:908] File x", "File x", -1, "",
+		 T0311, 1},
+		{"Nov 30 03:11:58 gpu016 python3[4242]: RuntimeError: x", "RuntimeError: x", -1,
+		 "~gpu016", T0311, 4242},
+		{"03:11:58,123 - ERROR - x", "x", -1, "", 0, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+}
+END_TEST
+
+START_TEST(peel_launchers)
+{
+	static const struct want t[] = {
+		{"3: hello", "hello", 3, "", 0, 0},
+		{"[1,3]<stderr>:RuntimeError: x", "RuntimeError: x", 3, "", 0, 0},
+		{"[1,3]<stdout>:x", "x", 3, "", 0, 0},
+		{"[cuda-24-0.local:08642] 2 more processes", "2 more processes", -1,
+		 "cuda-24-0.local", 0, 8642},
+		{"(pid=123, ip=10.0.0.1) RuntimeError: x", "RuntimeError: x", -1, "", 0, 123},
+		{"(RayTrainWorker pid=4567, ip=10.0.0.1) [rank3]: x", "x", 3, "", 0, 4567},
+		{"gpu016: [rank3]: x", "x", 3, "~gpu016", 0, 0},
+		{"[default3]:[rank5]: x", "x", 5, "", 0, 0},
+		{"3: gpu016:40000:40113 [0] NCCL WARN x", "NCCL WARN x", 3, "gpu016", 0, 40000},
+		{"2026-11-30T03:11:58Z 3: x", "x", 3, "", T0311, 0},
+		{"2019-06-02T16:13:44.884Z: [1,12]<stdout>:node1:815:864 [0] NCCL WARN x",
+		 "NCCL WARN x", 12, "node1", 1559492024.884, 815},
+		{"c000002:     train_ds", "    train_ds", -1, "~c000002", 0, 0},
+		{"[gpu016] x", "x", -1, "~gpu016", 0, 0},
+		{"gpu016 | x", "x", -1, "~gpu016", 0, 0},
+		{"trainer-1  | RuntimeError: x", "RuntimeError: x", -1, "~trainer-1", 0, 0},
+		{"[pod/trainer-0/main] x", "x", -1, "", 0, 0},
+		/* the text after a level is the program's: no srun label there */
+		{"ERROR - 3: x", "3: x", -1, "", 0, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+}
+END_TEST
+
+START_TEST(peel_stacked)
+{
+	static const struct want t[] = {
+		{"gpu016: [rank3]: 2026-11-30 03:11:58,002 - ERROR - text", "text", 3, "~gpu016",
+		 T0311 + 0.002, 0},
+		{"[1,3]<stderr>:2026-11-30 03:11:58.002 | ERROR    | m:f:1 - x", "x", 3, "",
+		 T0311 + 0.002, 0},
+		{"trainer-1  | 0: [rank0]: E1130 03:11:58.000000 1 t.cc:2] x", "x", 0, "~trainer-1",
+		 T0311, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+}
+END_TEST
+
+START_TEST(peel_terminal)
+{
+	static const struct want t[] = {
+		/* a progress bar redrawn in place: the text after the last CR with content */
+		{"3: 10%|#  | 1/10\r 20%|## | 2/10\rRuntimeError: boom\r", "RuntimeError: boom", 3,
+		 "", 0, 0},
+		{"x\r", "x", -1, "", 0, 0},
+		{"\xe2\x94\x82 RuntimeError: CUDA error \xe2\x94\x82", "RuntimeError: CUDA error", -1,
+		 "", 0, 0},
+		{"\xe2\x95\xad\xe2\x94\x80\xe2\x94\x80 Traceback (most recent call last) "
+		 "\xe2\x94\x80\xe2\x95\xae",
+		 "Traceback (most recent call last)", -1, "", 0, 0},
+		{"0: \xe2\x94\x82 \xe2\x94\x82 x \xe2\x94\x82 \xe2\x94\x82", "x", 0, "", 0, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+}
+END_TEST
+
+/* What is not a wrapper stays the program's text. */
+START_TEST(peel_not_wrappers)
+{
+	static const struct want t[] = {
+		{"RuntimeError: CUDA error: x", "RuntimeError: CUDA error: x", -1, "", 0, 0},
+		{"hello: world", "hello: world", -1, "", 0, 0},
+		{"Epoch 3: loss", "Epoch 3: loss", -1, "", 0, 0},
+		{"  File \"x.py\", line 3", "  File \"x.py\", line 3", -1, "", 0, 0},
+		{"slurmstepd-gpu016: error: *** JOB", "slurmstepd-gpu016: error: *** JOB", -1,
+		 "gpu016", 0, 0},
+		{"ValueError2: x", "ValueError2: x", -1, "", 0, 0},
+		{"[Proxy Service 3] Failed", "[Proxy Service 3] Failed", -1, "", 0, 0},
+		{"[Rank 0] Watchdog caught", "[Rank 0] Watchdog caught", -1, "", 0, 0},
+		{"NCCL WARN x", "NCCL WARN x", -1, "", 0, 0},
+		{"[serving.py:908] x", "x", -1, "", 0, 0},
+		{"", "", -1, "", 0, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+	/* kernel and daemon formats keep their own prefixes */
+	struct want k = {"Nov 30 03:11:58 gpu016 kernel: NVRM: x\r", "NVRM: x", -1, "gpu016", 0,
+			 0};
+	check_one(PM_FMT_SYSLOG, &k);
+	struct want d = {"2026-11-30 03:11:58,002 - ERROR - x",
+			 "2026-11-30 03:11:58,002 - ERROR - x", -1, "", 0, 0};
+	check_one(PM_FMT_DMESG, &d);
+}
+END_TEST
+
+/* Truncated at every length, a megabyte of wrapper-looking bytes, NULs: no crash, a bounded
+ * head only. */
+START_TEST(peel_hostile)
+{
+	static const char *const cuts[] = {
+		"gpu016: [rank3]: 2026-11-30 03:11:58,002 - ERROR - text",
+		"[1,3]<stderr>:x",
+		"(RayTrainWorker pid=4567, ip=10.0.0.1) [rank3]: x",
+		"E0000 00:00:1796008318.250000 1234 file.cc:12] msg",
+		"[W1130 03:11:58.000000000 ProcessGroupNCCL.cpp:1117] x",
+		"Nov 30 03:11:58 gpu016 python3[4242]: x",
+		"3: 10%|#  | 1/10\r 20%|## | 2/10\rx\r",
+		"\xe2\x94\x82 x \xe2\x94\x82",
+		"2026-11-30 03:11:58.002 | ERROR    | __main__:main:135 - x",
+	};
+	size_t big = 1 << 20;
+	struct pm_peel p;
+	char *b;
+
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		size_t n = strlen(cuts[i]);
+		for (size_t k = 0; k <= n; k++) {
+			b = malloc(k ? k : 1);
+			ck_assert_ptr_nonnull(b);
+			memcpy(b, cuts[i], k);
+			pm_peel(PM_FMT_APP, b, k, &ctx2026, &p);
+			ck_assert_uint_le(p.skip, p.end);
+			ck_assert_uint_le(p.end, k);
+			pm_peel(PM_FMT_APP, b, k, NULL, &p);
+			free(b);
+		}
+	}
+	b = malloc(big);
+	ck_assert_ptr_nonnull(b);
+	for (size_t i = 0; i + 3 <= big; i += 3)
+		memcpy(b + i, "[a]", 3); /* a wrapper after a wrapper, forever */
+	pm_peel(PM_FMT_APP, b, big, &ctx2026, &p);
+	ck_assert_uint_le(p.skip, 512);
+	memset(b, '\r', big);
+	pm_peel(PM_FMT_APP, b, big, &ctx2026, &p);
+	ck_assert_uint_le(p.end, big);
+	memset(b, 0, big);
+	pm_peel(PM_FMT_APP, b, big, &ctx2026, &p);
+	ck_assert_uint_eq(p.skip, 0);
+	pm_peel(PM_FMT_APP, NULL, 0, &ctx2026, &p);
+	ck_assert_int_eq(p.rank, -1);
+	free(b);
+}
+END_TEST
+
+START_TEST(text_clean)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{"\x1b[1;31mRuntimeError\x1b[0m: x\x1b[K\n", "RuntimeError: x\n"},
+		{"a\r\nb\r\n", "a\nb\n"},
+		{"a\rb\n", "a\rb\n"}, /* a progress bar's CR stays for the reader */
+		{"\x1b]0;title\x07x", "x"},
+		{"\x1b(Bx", "x"},
+		{"\x1b[", ""},
+		{"\x1b", ""},
+	};
+	char out[64];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t n = pm_text_clean(t[i].in, strlen(t[i].in), out);
+		ck_assert_msg(n == strlen(t[i].out) && !memcmp(out, t[i].out, n), "case %zu: '%.*s'",
+			      i, (int)n, out);
+	}
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("peel");
+	TCase *tc = tcase_create("peel");
+
+	tcase_add_test(tc, peel_frameworks);
+	tcase_add_test(tc, peel_launchers);
+	tcase_add_test(tc, peel_stacked);
+	tcase_add_test(tc, peel_terminal);
+	tcase_add_test(tc, peel_not_wrappers);
+	tcase_add_test(tc, peel_hostile);
+	tcase_add_test(tc, text_clean);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,539 @@
+#!/usr/bin/env python3
+"""Wrapper styles for the invariance test (tests/wrappers.sh; engine/READING.md).
+
+  tests/wrappers.py check BUILDDIR SRCDIR [STYLE...]   re-diagnose every fixture per style
+  tests/wrappers.py list                               the styles
+  tests/wrappers.py wrap STYLE FILE NODES_JSON NODE    one job-output file, wrapped
+
+Real job output reaches the engine inside wrappers: logging frameworks' prefixes, the
+per-host prefixes of parallel shells and launchers, container prefixes, colour codes,
+progress bars redrawn with carriage returns, box frames, CRLF, and pastes that lost their
+line breaks.  Each style below rewrites a log the way one of them would; a style is one
+entry of STYLES, built from small prefix generators, so a new style costs one line.
+
+What a wrapper says must agree with what the fixture means: a host prefix names the node
+the line came from (the file's node, the node NCCL's prefix names for the line's rank, or
+the job's only node; a line whose node cannot be told gets none), a rank tag the rank the
+line already carries (a line without one gets none), and a stamp the time the file itself
+gives (the line's own stamp, else the last one before it, else the next one; a file with
+no stamp at all gets times of day, which carry no date).
+"""
+import calendar
+import concurrent.futures
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+LABEL = re.compile(r'^( *\d{1,7}: )')
+RANKTAG = re.compile(r'^(\[rank(\d{1,7})\]: ?)')
+DEFAULT = re.compile(r'^(\[default(\d{1,7})\]: ?)')
+NCCL = re.compile(r'^([A-Za-z][\w.-]*):(\d+):\d+ \[\d+\] ')
+OWNSTAMP = re.compile(r'^\s*\[?(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?)')
+KSTAMP = re.compile(r'^(\[ *\d+\.\d{6}\] |\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] )')
+
+
+class Line:
+    """One line of job output: its launcher prefixes (lead), what they say, and the rest."""
+
+    def __init__(self, text):
+        self.text = text
+        self.lead = ''
+        self.label = None
+        self.rank = None
+        self.default = None
+        rest = text
+        m = LABEL.match(rest)
+        if m:
+            self.label = int(m.group(1).strip()[:-1])
+            self.lead += m.group(1)
+            rest = rest[len(m.group(1)):]
+        for _ in range(2):
+            m = RANKTAG.match(rest)
+            if m:
+                self.rank = int(m.group(2))
+                self.lead += m.group(1)
+                rest = rest[len(m.group(1)):]
+            m = DEFAULT.match(rest)
+            if m:
+                self.default = int(m.group(2))
+                self.lead += m.group(1)
+                rest = rest[len(m.group(1)):]
+        self.body = rest
+        m = NCCL.match(rest)
+        self.nccl_host = m.group(1) if m else None
+        self.pid = int(m.group(2)) if m else None
+
+    def global_rank(self, one_node):
+        if self.rank is not None:
+            return self.rank
+        if self.default is not None and self.label is None and one_node:
+            return self.default
+        if self.default is None and self.label is not None:
+            return self.label
+        return None
+
+
+class Ctx:
+    """What the whole file and the job say: nodes, ranks' nodes, stamps."""
+
+    def __init__(self, lines, nodes, file_node):
+        self.nodes = nodes
+        self.one_node = len(nodes) == 1
+        self.file_node = file_node
+        self.rank_node = {}
+        for ln in lines:
+            r = ln.global_rank(self.one_node)
+            if ln.nccl_host and r is not None:
+                self.rank_node.setdefault(r, ln.nccl_host)
+        # a wrapper's stamp is the line's own: a line the engine cannot date gets a time of
+        # day without a date, so that no wrapper tells the engine more than the line did
+        self.times = []
+        for ln in lines:
+            m = OWNSTAMP.match(ln.body)
+            self.times.append(parse_iso(m.group(1)) if m else None)
+
+    def host(self, ln):
+        if self.file_node:
+            return self.file_node
+        if ln.nccl_host:
+            return ln.nccl_host
+        r = ln.global_rank(self.one_node)
+        return self.rank_node.get(r) if r is not None else None
+
+
+def parse_iso(s):
+    """Epoch seconds (UTC) of "2026-11-30 03:11:58[.123]", fraction kept."""
+    frac = 0.0
+    m = re.match(r'(.{19})[.,](\d+)$', s)
+    if m:
+        s, frac = m.group(1), float('0.' + m.group(2))
+    try:
+        return calendar.timegm(time.strptime(s[:19].replace('T', ' '), '%Y-%m-%d %H:%M:%S')) + frac
+    except ValueError:
+        return None
+
+
+def fmt(t, pattern, frac=3):
+    """T in PATTERN (strftime, UTC); {f} is its fraction in FRAC digits."""
+    if t is None:
+        return None
+    whole = int(t)
+    digits = '%0*d' % (frac, min(10 ** frac - 1, round((t - whole) * 10 ** frac)))
+    return time.strftime(pattern, time.gmtime(whole)).replace('{f}', digits)
+
+
+# ---- prefix generators: (line, ctx, t) -> text, or None when this line cannot have one ----
+
+def iso(sep=' ', frac=',{f}', zone=''):
+    return lambda ln, c, t: (fmt(t, '%Y-%m-%d' + sep + '%H:%M:%S' + frac + zone)
+                             if t is not None else fmt(0, '%H:%M:%S' + frac))
+
+
+def pylog(ln, c, t):
+    return iso()(ln, c, t) + ' - ERROR - '
+
+
+def pylog_named(ln, c, t):
+    return '[' + iso(frac='')(ln, c, t) + '] [ERROR] [trainer] '
+
+
+def glog(ln, c, t):
+    d = fmt(t, 'E%m%d %H:%M:%S.{f}', 6) if t is not None else None
+    return (d or 'E0000 00:00:00.000000') + ' 40074 train.cc:212] '
+
+
+def absl(ln, c, t):
+    """absl before its clock is set: the epoch seconds after "0000 00:00:"."""
+    if t is None:
+        return 'E0000 00:00:00.000000 40074 train.cc:212] '
+    return 'E0000 00:00:%s 40074 train.cc:212] ' % ('%.6f' % t)
+
+
+def pybasic(ln, c, t):
+    return 'ERROR:root:'
+
+
+def loguru(ln, c, t):
+    return iso(frac='.{f}')(ln, c, t) + ' | ERROR    | train:main:42 - '
+
+
+def zap(ln, c, t):
+    return iso('T', '.{f}', 'Z')(ln, c, t) + '\tERROR\ttrain/loop.py:88\t'
+
+
+def accel(ln, c, t):
+    d = fmt(t, '%m/%d/%Y %H:%M:%S') if t is not None else '00:00:00'
+    return d + ' - ERROR - __main__ - '
+
+
+def vllm(ln, c, t):
+    d = fmt(t, '%m-%d %H:%M:%S') if t is not None else '00:00:00'
+    return '(APIServer pid=1) ERROR ' + d + ' [train.py:88] '
+
+
+def host_colon(ln, c, t):
+    h = c.host(ln)
+    return h + ': ' if h else None
+
+
+def host_bracket(ln, c, t):
+    h = c.host(ln)
+    return '[' + h + '] ' if h else None
+
+
+def host_pipe(ln, c, t):
+    h = c.host(ln)
+    return h + ' | ' if h else None
+
+
+def host_pid(ln, c, t):
+    h = c.host(ln)
+    return '[%s:%05d] ' % (h, ln.pid or 4242) if h else None
+
+
+def compose(ln, c, t):
+    return 'trainer-1  | '
+
+
+def kubectl(ln, c, t):
+    return '[pod/trainer-0/main] '
+
+
+def stamp_outer(ln, c, t):
+    return iso('T', '.{f}', 'Z')(ln, c, t) + ' '
+
+
+def syslog_date(ln, c, t):
+    return fmt(t, '%b %d %H:%M:%S ') if t is not None else None
+
+
+# rank-carrying generators replace the launcher's own label (they number the same ranks)
+def mpirun(ln, c, t):
+    r = ln.global_rank(c.one_node)
+    return '[1,%d]<stderr>:' % r if r is not None else None
+
+
+def ray(ln, c, t):
+    """Ray's worker prefix; the rank the launcher's label gave, as Ray Train's own tag."""
+    r = ln.global_rank(c.one_node)
+    tag = '[rank%d]: ' % r if r is not None else ''
+    return '(RayTrainWorker pid=%d, ip=10.1.0.11) ' % (ln.pid or 4242) + tag
+
+
+def deepspeed(ln, c, t):
+    h, r = c.host(ln), ln.global_rank(c.one_node)
+    if h is None or r is None or ln.rank is not None:
+        return None
+    return '%s: [rank%d]:' % (h, r)
+
+
+def rank_tag(ln, c, t):
+    r = ln.global_rank(c.one_node)
+    return '[rank%d]: ' % r if r is not None and ln.rank is None else None
+
+
+# ---- styles ----
+
+def outer(*gens):
+    """Prefixes before the whole line, outermost first."""
+    def f(ln, c, t):
+        pre = [g(ln, c, t) for g in gens]
+        return ln.text if None in pre else ''.join(pre) + ln.text
+    return f
+
+
+def replace_label(gen):
+    """A launcher prefix that takes the place of srun's label and rank tags."""
+    def f(ln, c, t):
+        p = gen(ln, c, t)
+        return ln.text if p is None else p + ln.body
+    return f
+
+
+def inner(*gens, outside=()):
+    """Logging-framework prefixes between the launcher's prefixes and the text."""
+    def f(ln, c, t):
+        pre = [g(ln, c, t) for g in gens]
+        out = [g(ln, c, t) for g in outside]
+        if None in pre:
+            return ln.text
+        line = ln.lead + ''.join(pre) + ln.body
+        return line if None in out else ''.join(out) + line
+    return f
+
+
+def ansi(ln, c, t):
+    body = re.sub(r'^(\s*)(\S+)', '\\1\x1b[1;31m\\2\x1b[0m', ln.body)
+    lead = '\x1b[32m' + ln.lead + '\x1b[0m' if ln.lead else ''
+    return lead + body + '\x1b[K'
+
+
+def progress(ln, c, t):
+    bar = ' 40%|####      | 4/10 [00:04<00:06,  1.01it/s]'
+    return ln.lead + bar + '\r' + bar.replace('40%', '50%') + '\r' + ln.body
+
+
+def rich(ln, c, t):
+    return ln.lead + '\u2502 ' + ln.body.ljust(100) + ' \u2502'
+
+
+def crlf(ln, c, t):
+    return ln.text + '\r'
+
+
+def kernel_ansi(ln, c, t):
+    m = KSTAMP.match(ln.text)
+    if not m:
+        return ln.text
+    return '\x1b[32m' + m.group(1) + '\x1b[0m' + ln.text[len(m.group(1)):]
+
+
+SQUASH = 'squashed'
+
+# name: (what job output gets, what a kernel log gets or None)
+STYLES = {
+    'pylog': (inner(pylog), None),
+    'pylog-named': (inner(pylog_named), None),
+    'glog': (inner(glog), None),
+    'absl': (inner(absl), None),
+    'pybasic': (inner(pybasic), None),
+    'loguru': (inner(loguru), None),
+    'zap-tabs': (inner(zap), None),
+    'accelerate': (inner(accel), None),
+    'vllm': (inner(vllm), None),
+    'pdsh': (outer(host_colon), None),
+    'host-bracket': (outer(host_bracket), None),
+    'host-pipe': (outer(host_pipe), None),
+    'ompi-hostpid': (outer(host_pid), None),
+    'syslog-date': (inner(syslog_date), None),
+    'compose': (outer(compose), None),
+    'kubectl': (outer(kubectl), None),
+    'kubectl-ts': (outer(stamp_outer), None),
+    'mpirun': (replace_label(mpirun), None),
+    'ray': (replace_label(ray), None),
+    'deepspeed': (replace_label(deepspeed), None),
+    'rank-tag': (inner(rank_tag), None),
+    'ansi': (ansi, kernel_ansi),
+    'progress-cr': (progress, None),
+    'rich-frame': (rich, None),
+    'crlf': (crlf, crlf),
+    'pdsh+pylog': (inner(rank_tag, pylog, outside=(host_colon,)), None),
+    'mpirun+loguru': (lambda ln, c, t: replace_label(mpirun)(Line(inner(loguru)(ln, c, t)), c, t),
+                      None),
+    'compose+glog': (inner(glog, outside=(compose,)), None),
+    'ray+pybasic': (lambda ln, c, t: replace_label(ray)(Line(inner(pybasic)(ln, c, t)), c, t),
+                    None),
+    'ansi+pdsh': (lambda ln, c, t: ansi(Line(outer(host_colon)(ln, c, t)), c, t), None),
+    SQUASH: (None, None),
+}
+
+# The first line of a multi-line symptom, its continuation, its last line: Python's
+# traceback (through the exception line), the launchers' framed failure summaries.
+BLOCK_START = re.compile(r'^(Traceback \(most recent call last\):|Root Cause \(first observed failure\):|Failures:|\*\*\* Process received signal \*\*\*|Fatal Python error: )')
+BLOCK_MORE = re.compile(r'^(\s|\[\d+\]:|={5,}|-{5,}|<NO_OTHER_FAILURES>|Root Cause|Current thread|Thread 0x|Stack \(most recent call first\)|\[[\w.-]+:\d+\] )')
+
+
+def squash(lines):
+    """Join each multi-line symptom (per lead: labelled ranks interleave) onto one line, as a
+    paste that lost its line breaks shows it; everything else stays."""
+    out, i = [], 0
+    while i < len(lines):
+        ln = lines[i]
+        if not BLOCK_START.match(ln.body):
+            out.append(ln.text)
+            i += 1
+            continue
+        block, j = [ln], i + 1
+        while j < len(lines) and lines[j].lead == ln.lead:
+            b = lines[j].body
+            block.append(lines[j])
+            j += 1
+            if not BLOCK_MORE.match(b) and not BLOCK_START.match(b):
+                break
+        out.append(' '.join(x.text for x in block))
+        i = j
+    return out
+
+
+def wrap(style, text, nodes, file_node, kind):
+    raw = text.split('\n')
+    final = raw[-1] == ''
+    if final:
+        raw = raw[:-1]
+    lines = [Line(x) for x in raw]
+    if style == SQUASH:
+        if kind != 'app_log':
+            return text
+        out = squash(lines)
+    else:
+        app, kern = STYLES[style]
+        gen = app if kind == 'app_log' else kern
+        if gen is None:
+            return text
+        c = Ctx(lines, nodes, file_node)
+        out = [gen(ln, c, c.times[i]) if ln.text.strip() else ln.text
+               for i, ln in enumerate(lines)]
+    return '\n'.join(out) + ('\n' if final else '')
+
+
+def verdict_key(v):
+    """What must not change under a wrapper."""
+    c = v.get('cause')
+    o = v.get('origin') or {}
+    return {'outcome': v.get('outcome'), 'status': v.get('status'),
+            'cause': {'class': c['class'], 'subclass': c['subclass']} if c else None,
+            'origin': {'nodes': o.get('nodes', []), 'ranks': o.get('ranks', [])}}
+
+
+def read(path):
+    """The text of PATH and whether it was gzip'd (told by its first bytes, as the engine
+    does); None for a zstd file, which this test leaves alone."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    if data[:4] == b'\x28\xb5\x2f\xfd':
+        return None, False
+    gz = data[:2] == b'\x1f\x8b'
+    if gz:
+        data = gzip.decompress(data)
+    return data.decode('utf-8', errors='surrogateescape'), gz
+
+
+def write(path, text, gz):
+    data = text.encode('utf-8', errors='surrogateescape')
+    with open(path, 'wb') as f:
+        f.write(gzip.compress(data, mtime=0) if gz else data)
+
+
+def baseline(cli, rules, fixdir):
+    """Each fixture's verdict key, files and nodes, unwrapped."""
+    def one(name):
+        ev = os.path.join(fixdir, name, 'evidence')
+        out = subprocess.run([cli, 'diagnose', '--json', '--rules', rules, ev],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        v = json.loads(out.stdout)
+        files = {c['file']: (c.get('source'), c.get('node')) for c in v.get('coverage', [])
+                 if c.get('file')}
+        return name, (verdict_key(v), files, v['job'].get('nodes') or [])
+
+    names = [n for n in sorted(os.listdir(fixdir))
+             if os.path.isdir(os.path.join(fixdir, n, 'evidence'))]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, names))
+
+
+def link_tree(src, dst):
+    """DST: SRC's folders, its files hard links (the engine skips symbolic ones)."""
+    for root, dirs, files in os.walk(src):
+        rel = os.path.relpath(root, src)
+        os.makedirs(os.path.join(dst, rel), exist_ok=True)
+        for f in files:
+            try:
+                os.link(os.path.join(root, f), os.path.join(dst, rel, f))
+            except OSError:
+                shutil.copy2(os.path.join(root, f), os.path.join(dst, rel, f))
+
+
+def build(style, rules, fixdir, base, out):
+    """OUT/rules: the rule set, each fixture's evidence wrapped in STYLE, and the unwrapped
+    verdict as what to expect.  The number of files that changed."""
+    changed = 0
+    shutil.copytree(rules, out, ignore=shutil.ignore_patterns('fixtures'))
+    for name, (key, files, nodes) in base.items():
+        src = os.path.join(fixdir, name, 'evidence')
+        dst = os.path.join(out, 'fixtures', name, 'evidence')
+        link_tree(src, dst)
+        with open(os.path.join(out, 'fixtures', name, 'expected.json'), 'w') as f:
+            json.dump(key, f)
+        for rel, (kind, node) in files.items():
+            path = os.path.join(dst, rel)
+            if kind not in ('app_log', 'kernel_log') or not os.path.isfile(path):
+                continue
+            text, gz = read(path)
+            if text is None:
+                continue
+            new = wrap(style, text, nodes, node, kind)
+            if new != text:
+                os.unlink(path)  # a link: the fixture itself stays as it is
+                write(path, new, gz)
+                changed += 1
+    return changed
+
+
+# Known gaps, each with its reason: listed as "known" and not counted; one that passes again
+# is reported so that its entry can go.
+KNOWN = {
+    ('squashed', 'launch-data-file-missing-near-miss'):
+        'a traceback squashed without wrappers puts the exception right after the last '
+        'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
+        'against quoted errors), and this source line ends with ":"',
+}
+
+
+def check(build_dir, src_dir, styles):
+    cli = os.path.join(build_dir, 'cli', 'postmortem')
+    rules = os.path.join(src_dir, 'rules')
+    fixdir = os.path.join(rules, 'fixtures')
+    base = baseline(cli, rules, fixdir)
+    failed = 0
+    tmp = tempfile.mkdtemp(prefix='pm-wrappers.')
+    try:
+        for style in styles or list(STYLES):
+            out = os.path.join(tmp, style)
+            n = build(style, rules, fixdir, base, out)
+            r = subprocess.run([cli, 'rules', 'check', out], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, env=dict(os.environ, LC_ALL='C'))
+            text = r.stdout.decode('utf-8', 'replace')
+            m = re.search(r'(\d+) cases: (\d+) passed, (\d+) failed, (\d+) errors', text)
+            cases, bad, name = {}, [], None
+            for ln in text.split('\n'):
+                f = re.match(r'(FAIL|ERROR) +([^:]+):', ln)
+                if f:
+                    name = f.group(2)
+                    cases[name] = [ln]
+                elif ln.startswith('  ') and name:
+                    cases[name].append(ln)
+            for name, lines in sorted(cases.items()):
+                why = KNOWN.get((style, name))
+                if why:
+                    print('  [%s] known: %s: %s' % (style, name, why))
+                else:
+                    bad += ['  [%s] %s' % (style, x.strip()) for x in lines]
+            for (st, name), why in sorted(KNOWN.items()):
+                if st == style and name not in cases and name in base:
+                    print('  [%s] %s passes now: its KNOWN entry can go' % (style, name))
+            print('%-14s %3d files wrapped: %s' % (style, n, m.group(0) if m else 'no summary'))
+            if not m or bad:
+                failed += 1
+                print('\n'.join(bad))
+            shutil.rmtree(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print('%d fixtures x %d styles; %d styles changed a verdict' %
+          (len(base), len(styles or STYLES), failed))
+    return 1 if failed else 0
+
+
+def main():
+    if sys.argv[1:] == ['list']:
+        print('\n'.join(STYLES))
+        return 0
+    if len(sys.argv) >= 4 and sys.argv[1] == 'check':
+        return check(sys.argv[2], sys.argv[3], sys.argv[4:])
+    if len(sys.argv) == 7 and sys.argv[1] == 'wrap':
+        _, _, style, path, nodes, file_node = sys.argv
+        text, _ = read(path)
+        out = wrap(style, text or '', json.loads(nodes), file_node or None, 'app_log')
+        sys.stdout.buffer.write(out.encode('utf-8', errors='surrogateescape'))
+        return 0
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())

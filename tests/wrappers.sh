@@ -1,0 +1,13 @@
+#!/bin/sh
+# Invariance under wrappers (issue 14; engine/READING.md): every bundled fixture, its job
+# output wrapped as real logs wrap it (tests/wrappers.py, one style per entry of its table:
+# logging frameworks, parallel shells and launchers, containers, colour codes, progress bars,
+# box frames, CRLF, two stacked, squashed pastes), must keep the unwrapped verdict's
+# outcome, status, class, subclass and origin.  A failure names the fixture and the style.
+#   tests/wrappers.sh [STYLE...]
+set -eu
+: "${PM_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${PM_BUILDDIR:=$PM_SRCDIR}"
+PYTHON=${PYTHON:-python3}
+command -v "$PYTHON" >/dev/null 2>&1 || { echo "no python3: skipped"; exit 77; }
+LC_ALL=C exec "$PYTHON" "$PM_SRCDIR/tests/wrappers.py" check "$PM_BUILDDIR" "$PM_SRCDIR" "$@"
