@@ -289,33 +289,38 @@ static double last_exit(const struct att *a, const char *node)
 
 /*
  * The other side of D (phase_clocks): the plugin's task-exit times are on the node's clock
- * too, and the epilog starts only after them, so collected.start - last exit is the
- * epilog's latency alone, and L = last exit - end is the node's offset plus how long after
- * the recorded end its tasks exited.  That delay is the job's own where every node's tasks
- * took it (processes that outlive SIGTERM until KillWait): the least L among the nodes that
- * have exits (when positive) is taken as the job's, not a clock's.  A node ahead by D is
- * then ahead by at most L - that, whichever is less: a late epilog is not a skewed clock.
+ * too, and the epilog starts only after them.  L = last exit - end is the node's offset
+ * plus how long after the recorded end its tasks exited.  When every node's tasks exited
+ * beyond the tolerance after the end (processes that outlive SIGTERM until KillWait, their
+ * epilogs after that), the least such L is the job's own teardown, not a clock: it is taken
+ * off every node's D.  A late epilog common to the job is not a skewed clock.  (One node's
+ * L alone would bound its offset too, but a node whose tasks left early says nothing of
+ * its clock, so D stands there; `why` gives L beside it.)
  */
 static void clocks_by_exits(struct att *a)
 {
 	double common = -1;
+	bool all = a->nclk > 0;
 
 	for (size_t i = 0; i < a->nclk; i++) {
-		double x = last_exit(a, a->clk[i].node);
-		a->clk[i].exits = x > 0;
-		a->clk[i].late = x > 0 ? x - a->ev->job.end : 0;
-		if (x > 0 && (common < 0 || a->clk[i].late < common))
-			common = a->clk[i].late;
+		struct clk *c = &a->clk[i];
+		double x = last_exit(a, c->node);
+		c->exits = x > 0;
+		c->late = x > 0 ? x - a->ev->job.end : 0;
+		if (!c->exits || c->late <= a->rs->skew_s)
+			all = false;
+		else if (common < 0 || c->late < common)
+			common = c->late;
 	}
-	if (common < 0)
-		common = 0;
+	if (!all)
+		return;
+	a->teardown = common;
 	for (size_t i = 0; i < a->nclk; i++) {
 		struct clk *c = &a->clk[i];
-		if (!c->exits || c->d <= 0)
+		if (c->d <= 0)
 			continue;
 		c->d_collect = c->d;
-		if (c->late - common < c->d)
-			c->d = c->late - common > 0 ? c->late - common : 0;
+		c->d = c->d > common ? c->d - common : 0;
 	}
 }
 
@@ -1477,13 +1482,13 @@ static void skew_notes(struct att *a)
 				 c->kept);
 		if (c->d > 0 && c->d_collect > 0)
 			why(a,
-			    "Clock skew on %s: its tasks' last exit, by its own clock, came %.1f s "
-			    "after the job's end (accounting record), %.1f s more than on the "
-			    "job's other nodes, beyond the %.1f s skew tolerance: its clock may be "
-			    "up to %.1f s ahead of the controller's. Its events count up to %.1f s "
-			    "after the job's end%s; its times decide no order against other nodes' "
-			    "within %.1f s.",
-			    c->node, c->late, d, tol, d, d + tol, kept, d + tol);
+			    "Clock skew on %s: every node's tasks exited at least %.1f s after the "
+			    "job's end (the job's own teardown); beyond that, its collector began "
+			    "%.1f s later by its own clock, more than the %.1f s skew tolerance: its "
+			    "clock may be up to %.1f s ahead of the controller's (or its epilog began "
+			    "late). Its events count up to %.1f s after the job's end%s; its times "
+			    "decide no order against other nodes' within %.1f s.",
+			    c->node, a->teardown, d, tol, d, d + tol, kept, d + tol);
 		else if (c->d > 0)
 			why(a,
 			    "Clock skew on %s: its collector began %.1f s after the job's end "
@@ -1506,10 +1511,16 @@ static void skew_notes(struct att *a)
 		if (c->d_collect > tol && c->d <= tol)
 			why(a,
 			    "%s's collector began %.1f s after the job's end by its own clock, but "
-			    "its tasks' last exit, by the same clock, was at %+.1f s from that end "
-			    "(the job's other nodes alike): its epilog began late; its clock is not "
-			    "shown to be skewed.",
-			    c->node, c->d_collect, c->late);
+			    "every node's tasks exited at least %.1f s after that end by their own "
+			    "clocks (processes that outlived it): its epilog began late with the "
+			    "job's teardown; its clock is not shown to be skewed.",
+			    c->node, c->d_collect, a->teardown);
+		else if (c->exits && c->d > tol && c->late <= tol)
+			why(a,
+			    "%s's tasks last exited %+.1f s from the job's end by its own clock: "
+			    "its collector's later start may be a late epilog rather than its "
+			    "clock.",
+			    c->node, c->late);
 	}
 	if (n > 4)
 		why(a,

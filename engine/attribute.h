@@ -106,7 +106,8 @@ struct att {
 	bool votes_split;
 	struct clk *clk; /* sorted by node */
 	size_t nclk;
-	double maxskew; /* the largest |D| beyond the tolerance, 0 none */
+	double maxskew;	 /* the largest |D| beyond the tolerance, 0 none */
+	double teardown; /* how long after the end every node's tasks exited (clocks_by_exits) */
 	/* the decision (phase_order, phase_status, phase_confidence) */
 	bool stalled;	 /* a TIMEOUT whose progress stopped long before the end */
 	size_t live;	 /* candidates not merged away, first in C */
