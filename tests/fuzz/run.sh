@@ -13,7 +13,7 @@ set -eu
 secs=$1 b=$(cd "$2" && pwd) w=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -gt 0 ] || set -- fuzz_sniff_prefix_time fuzz_parsers fuzz_rules fuzz_diagnose fuzz_bundle
+[ $# -gt 0 ] || set -- fuzz_sniff_prefix_time fuzz_parsers fuzz_rules fuzz_diagnose fuzz_bundle fuzz_redact
 mkdir -p "$w"
 w=$(cd "$w" && pwd)
 [ -d "$w/corpus" ] || python3 "$here/seeds.py" "$w/corpus"

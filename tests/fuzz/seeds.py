@@ -3,7 +3,8 @@
 
 Seeds are the hand-made samples in tests/fuzz/seeds/ (text/: one file per input format;
 rules/: small rule files), the bundled rule files, and the evidence of every fixture case
-(rules/fixtures/*/evidence).  Each is cut to MAX bytes at a line end and given the leading
+(rules/fixtures/*/evidence); for fuzz_redact, the redaction corpora in tests/data, as text
+and gzipped.  Each is cut to MAX bytes at a line end and given the leading
 mode byte its target reads (see the comment at the top of each fuzz_*.c).
 
 Decompression bombs are made here, never checked in: gzip streams and zstd frames of a few
@@ -230,8 +231,16 @@ def main():
     put(out, "fuzz_bundle", b"\x00" + bundle_bomb("gpu017", [12, 200 << 20]))
     put(out, "fuzz_bundle", b"\x00" + bundle_bomb("gpu017", [200 << 20] * 8))
     put(out, "fuzz_bundle", b"\x00" + bundle_bomb("gpu017", [256 << 20, 1]))
+    # the redactor: the redaction corpora as text (mode 0) and gzipped (mode 1), and the bombs
+    for p in files_under(os.path.join(SRC, "tests", "data")):
+        if p.endswith(".txt"):
+            data = cut(open(p, "rb").read())
+            put(out, "fuzz_redact", b"\x00" + data)
+            put(out, "fuzz_redact", b"\x01" + gz(data))
+    for name, data in bombs():
+        put(out, "fuzz_redact", b"\x01" + data)
     for t in ("fuzz_sniff_prefix_time", "fuzz_parsers", "fuzz_rules", "fuzz_diagnose",
-              "fuzz_bundle"):
+              "fuzz_bundle", "fuzz_redact"):
         d = os.path.join(out, t)
         os.makedirs(d, exist_ok=True)
         print("%-24s %4d seeds" % (t, len(os.listdir(d))))
