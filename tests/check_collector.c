@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "collector.h"
 #include "finalize.h"
@@ -568,6 +569,54 @@ START_TEST(head_tail_capping)
 	ck_assert(!strcmp(k->data + k->len - 12, "line 100000\n"));
 	ck_assert_msg(k->len <= 8192 + 64, "%zu", k->len);
 	ck_assert_int_eq(col.cov[PM_CS_HOST_STATE].status, PM_CST_TRUNCATED);
+	pm_collection_free(&col);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+/* A gzip file is read as its text, capped head and tail, redacted, and stored under its name
+ * less ".gz"; a bzip2 file is not archived (denied, the format named). */
+START_TEST(compressed_files_as_text)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection col;
+	const struct pm_capture *k;
+	char err[64];
+	gzFile gz = gzopen(path_of("app.log.gz"), "wb");
+
+	ck_assert_ptr_nonnull(gz);
+	gzprintf(gz, "first export HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n");
+	for (int i = 1; i <= 100000; i++)
+		gzprintf(gz, "line %d\n", i);
+	gzprintf(gz, "last " AWS_KEY "\n");
+	gzclose(gz);
+	write_file("app.log.bz2", "BZh91AY&SY not really bzip2 " AWS_KEY "\n", 0644);
+	slurm_env(NULL, NULL);
+	load_job(&j, NULL);
+	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
+	only(&cfg, PM_CS_HOST_STATE);
+	set_path(&cfg, PM_CS_HOST_STATE, path_of("app.log.*"));
+	cfg.src[PM_CS_HOST_STATE].cap = 8192;
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
+	k = cap_of(&col, PM_CS_HOST_STATE, "app.log.gz");
+	ck_assert_int_eq(k->status, PM_CST_TRUNCATED);
+	ck_assert(!strncmp(k->data, "first export HF_TOKEN=hf_", 25));
+	ck_assert_ptr_nonnull(strstr(k->data, "line 1\n"));
+	ck_assert(!strcmp(k->data + k->len - 26, "last " AWS_KEY "\n"));
+	ck_assert_msg(k->len <= 8192 + 64, "%zu", k->len);
+	ck_assert_uint_ge(pm_collection_scrub(&col), 2);
+	/* host_state names the member after its path ("tmp_pmcol.XXXXXX_app.log"): no .gz */
+	ck_assert(strlen(k->name) > 8 && !strcmp(k->name + strlen(k->name) - 8, "_app.log"));
+	ck_assert_ptr_null(strstr(k->data, AWS_KEY));
+	ck_assert_ptr_null(strstr(k->data, "hf_AbCd"));
+	k = cap_of(&col, PM_CS_HOST_STATE, "app.log.bz2");
+	ck_assert_int_eq(k->status, PM_CST_DENIED);
+	ck_assert_ptr_null(k->name);
+	ck_assert_ptr_null(k->data);
+	ck_assert_ptr_nonnull(strstr(k->reason, "bzip2 data, which the collector cannot redact"));
+	ck_assert_int_eq(col.cov[PM_CS_HOST_STATE].status, PM_CST_DENIED);
 	pm_collection_free(&col);
 	pm_job_free(&j);
 	pm_config_free(&cfg);
@@ -1575,6 +1624,7 @@ static Suite *suite(void)
 	tcase_add_test(t, hung_command_killed);
 	tcase_add_test(t, collector_within_deadline);
 	tcase_add_test(t, head_tail_capping);
+	tcase_add_test(t, compressed_files_as_text);
 	tcase_add_test(t, user_rights);
 	tcase_add_test(t, redaction_before_write);
 	tcase_add_test(t, bundle_round_trip);
