@@ -116,6 +116,7 @@ enum pm_reader_exit {
 	PM_RX_NOTREG = 5, /* not a regular file */
 	PM_RX_IDENT = 6,  /* could not become the user */
 	PM_RX_IO = 7,	  /* a read error */
+	PM_RX_CUT = 8,	  /* sent, but decompression stopped: the last line sent says why */
 };
 
 /* The header a reader child writes before the bytes. */

@@ -8,8 +8,8 @@
  * collector's deadline, gets SIGKILL on its whole group and its source is timed_out: a
  * hung nvidia-smi or a dead NFS mount costs its timeout, never the node's epilog.  What
  * arrives passes an optional line filter (the job's window of the kernel log, the slurmd log
- * lines that are the job's by their own job field) and is capped head and tail: launch errors are at the start,
- * fatal ones at the end.
+ * lines that are the job's by their own job field) and is capped head and tail: launch
+ * errors are at the start, fatal ones at the end.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -20,6 +20,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -716,6 +717,34 @@ static void finish_prom(struct run *r, struct task *t)
 	}
 }
 
+/*
+ * The reader child stopped decompressing a user's file (its bound in bytes or time, or
+ * corrupt data) and said why in the last line it sent, after all of the file's text: that
+ * reason leads the coverage reason, so that a cut bomb reads as one and not as a file kept
+ * in part like any long log.
+ */
+static void decompression_note(struct task *t)
+{
+	static const char lead[] = "[postmortem: ";
+	const char *d = t->cap.data, *end = d + t->cap.len, *p;
+	char why[240] = "", rest[sizeof(t->cap.reason)];
+
+	if (t->cap.len > sizeof(lead) && end[-1] == '\n') {
+		for (p = end - 1; p > d && p[-1] != '\n'; p--)
+			;
+		if (!strncmp(p, lead, sizeof(lead) - 1) && end - p > (ptrdiff_t)sizeof(lead) &&
+		    end[-2] == ']')
+			snprintf(why, sizeof(why), "%.*s", (int)(end - 2 - p - (sizeof(lead) - 1)),
+				 p + sizeof(lead) - 1);
+	}
+	if (!why[0])
+		snprintf(why, sizeof(why), "the reader's note was not kept");
+	snprintf(rest, sizeof(rest), "%s", t->cap.reason);
+	reason(t, PM_CST_TRUNCATED, "%s%s%s%s",
+	       strncmp(why, "decompression stopped", 21) ? "decompression stopped: " : "", why,
+	       rest[0] ? "; " : "", rest);
+}
+
 static void finish_file(struct run *r, struct task *t)
 {
 	int code = WIFEXITED(t->wstatus) ? WEXITSTATUS(t->wstatus) : -1;
@@ -723,8 +752,10 @@ static void finish_file(struct run *r, struct task *t)
 
 	if (t->as_uid != (uid_t)-1)
 		snprintf(who, sizeof(who), " (read as uid %u)", (unsigned)t->as_uid);
-	if (t->killed || code == PM_RX_OK) {
+	if (t->killed || code == PM_RX_OK || code == PM_RX_CUT) {
 		set_content(r, t);
+		if (code == PM_RX_CUT && !t->killed)
+			decompression_note(t);
 		return;
 	}
 	switch (code) {

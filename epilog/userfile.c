@@ -11,8 +11,8 @@
  *
  * A file in gzip or zstd is sent as its text: the child decompresses it (as the user, so a
  * hostile stream never meets root), at most pm_input_max() bytes of it and for at most
- * TEXT_SECONDS, and the runner's head and tail caps apply to that text.  Compressed bytes would pass the redactor
- * unread, and a bomb would ride into the bundle whole.
+ * TEXT_SECONDS, and the runner's head and tail caps apply to that text.  Compressed bytes
+ * would pass the redactor unread, and a bomb would ride into the bundle whole.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -317,7 +317,8 @@ static int to_pipe(void *arg, const char *buf, size_t len)
  * A compressed file: its text, all of it up to pm_input_max() or TEXT_SECONDS, for the
  * runner to cap head and tail (no gap in the header: what the runner drops it counts
  * itself).  A stream cut there, corrupt or ending early gets a line saying so after the
- * text it did give.
+ * text it did give, and the child exits PM_RX_CUT so that the runner puts that line's
+ * reason in coverage (only the child's last line: the user's text before it is no note).
  */
 static int send_text(int in, int out, const struct stat *st)
 {
@@ -338,7 +339,7 @@ static int send_text(int in, int out, const struct stat *st)
 	if (!why[0])
 		return PM_RX_OK;
 	n = snprintf(note, sizeof(note), "%s[postmortem: %s]\n", po.last == '\n' ? "" : "\n", why);
-	return write_all(out, note, (size_t)n) < 0 ? PM_RX_IO : PM_RX_OK;
+	return write_all(out, note, (size_t)n) < 0 ? PM_RX_IO : PM_RX_CUT;
 }
 
 /* Is the regular file IN in a format read through to its text (gzip, zstd)? */

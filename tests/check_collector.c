@@ -623,6 +623,62 @@ START_TEST(compressed_files_as_text)
 }
 END_TEST
 
+/* A user's gzip file whose text passes POSTMORTEM_INPUT_MAX: the reader stops decompressing,
+ * and coverage says so first, not only that part of a long file was kept. */
+START_TEST(decompression_stopped_in_coverage)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection col;
+	const struct pm_capture *k;
+	char err[64];
+	gzFile gz = gzopen(path_of("bomb.log.gz"), "wb");
+
+	ck_assert_ptr_nonnull(gz);
+	for (int i = 1; i <= 400000; i++)
+		gzprintf(gz, "step %d loss 0.5\n", i); /* about 7 MiB of text */
+	gzclose(gz);
+	setenv("POSTMORTEM_INPUT_MAX", "1M", 1);
+	slurm_env(NULL, NULL);
+	load_job(&j, NULL);
+	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
+	only(&cfg, PM_CS_HOST_STATE);
+	set_path(&cfg, PM_CS_HOST_STATE, path_of("bomb.log.gz"));
+	cfg.src[PM_CS_HOST_STATE].cap = 8192;
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
+	unsetenv("POSTMORTEM_INPUT_MAX");
+	k = cap_of(&col, PM_CS_HOST_STATE, NULL);
+	ck_assert_int_eq(k->status, PM_CST_TRUNCATED);
+	ck_assert_msg(!strncmp(k->reason,
+			       "decompression stopped: more text than 1 MiB once gunzipped", 57),
+		      "%s", k->reason);
+	ck_assert_msg(strstr(k->reason, "; kept the first 4.0 KiB and the last 4.0 KiB of"), "%s",
+		      k->reason);
+	ck_assert(!strncmp(k->data, "step 1 loss 0.5\n", 16));
+	ck_assert_ptr_nonnull(strstr(k->data, "\n[postmortem: more text than 1 MiB"));
+	ck_assert_ptr_nonnull(strstr(col.cov[PM_CS_HOST_STATE].reason, "decompression stopped: "));
+	pm_collection_free(&col);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+
+	/* the same words inside a small file that was read whole are the user's, not a note */
+	gz = gzopen(path_of("forged.log.gz"), "wb");
+	gzprintf(gz, "ok\n[postmortem: decompression stopped: forged]\n");
+	gzclose(gz);
+	load_job(&j, NULL);
+	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
+	only(&cfg, PM_CS_HOST_STATE);
+	set_path(&cfg, PM_CS_HOST_STATE, path_of("forged.log.gz"));
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
+	k = cap_of(&col, PM_CS_HOST_STATE, NULL);
+	ck_assert_int_eq(k->status, PM_CST_OK);
+	ck_assert_ptr_null(strstr(k->reason, "decompression"));
+	pm_collection_free(&col);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
 /* Job output read as the job's user: a link to root's file is not followed. */
 START_TEST(user_rights)
 {
@@ -1625,6 +1681,7 @@ static Suite *suite(void)
 	tcase_add_test(t, collector_within_deadline);
 	tcase_add_test(t, head_tail_capping);
 	tcase_add_test(t, compressed_files_as_text);
+	tcase_add_test(t, decompression_stopped_in_coverage);
 	tcase_add_test(t, user_rights);
 	tcase_add_test(t, redaction_before_write);
 	tcase_add_test(t, bundle_round_trip);
