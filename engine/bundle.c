@@ -33,6 +33,8 @@ struct member {
 	char *name;
 	void *data;
 	size_t len;
+	bool hashed; /* D is its digest, checked against the manifest as it was read */
+	unsigned char d[32];
 };
 
 static bool safe_name(const char *n)
@@ -348,9 +350,13 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 			rc = bad(err, errlen, rel, "a member's size differs from the manifest");
 			goto out;
 		}
-		pm_sha256_init(&c);
-		pm_sha256_update(&c, m[found].data, m[found].len);
-		pm_sha256_final(&c, ck[i].d);
+		if (m[found].hashed) {
+			memcpy(ck[i].d, m[found].d, sizeof(ck[i].d));
+		} else {
+			pm_sha256_init(&c);
+			pm_sha256_update(&c, m[found].data, m[found].len);
+			pm_sha256_final(&c, ck[i].d);
+		}
 		pm_sha256_hex(ck[i].d, hex);
 		if (!sha || (strcmp(sha, hex + 7) && strcmp(sha, hex))) {
 			rc = bad(err, errlen, rel, "a member's checksum differs from the manifest");
@@ -454,6 +460,76 @@ static void free_members(struct member *m, size_t n)
 
 /* ---- reading a bundle file once ---- */
 
+/*
+ * The manifest, once read (the collector writes it first), says what every later member
+ * holds: a bundle whose manifest claims more than the input bound is refused before any
+ * member is read, a listed member whose size or checksum differs is refused as soon as it
+ * is met, and a member the manifest does not list (never used) is skipped, not kept.  So a
+ * few KiB of zstd claiming members of hundreds of MiB cost neither that memory nor the
+ * time to read and hash them all.
+ */
+struct plan {
+	json_t *man;   /* the manifest's JSON; NULL: not met yet, or not an object */
+	json_t *files; /* its "files" list when it is one */
+};
+
+/* The manifest's entry for member NAME; NULL when it lists none. */
+static json_t *plan_entry(const struct plan *pl, const char *name)
+{
+	json_t *x;
+	size_t i;
+
+	json_array_foreach(pl->files, i, x)
+	{
+		const char *path = json_string_value(json_object_get(x, "path"));
+		if (path && !strcmp(path, name))
+			return x;
+	}
+	return NULL;
+}
+
+/* Take the manifest M: -1 with ERR when what it claims passes MAX. */
+static int plan_set(struct plan *pl, const struct member *m, uint64_t max, const char *rel,
+		    char *err, size_t errlen)
+{
+	json_error_t je;
+	uint64_t claimed = m->len;
+	json_t *x;
+	size_t i;
+
+	pl->man = manifest_json(m->data, m->len, &je);
+	if (!json_is_object(pl->man) || !json_is_array(json_object_get(pl->man, "files"))) {
+		json_decref(pl->man); /* apply_manifest says what is wrong with it */
+		pl->man = NULL;
+		return 0;
+	}
+	pl->files = json_object_get(pl->man, "files");
+	json_array_foreach(pl->files, i, x)
+	{
+		json_int_t b = json_integer_value(json_object_get(x, "bytes"));
+		if (b > 0 && (claimed += (uint64_t)b) > max)
+			return too_big(err, errlen, rel, max);
+	}
+	return 0;
+}
+
+/* Check member MM, just read, against its manifest entry X (a digest kept for later). */
+static int plan_check(json_t *x, struct member *mm, const char *rel, char *err, size_t errlen)
+{
+	const char *sha = json_string_value(json_object_get(x, "sha256"));
+	struct pm_sha256 c;
+	char hex[80];
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, mm->data, mm->len);
+	pm_sha256_final(&c, mm->d);
+	mm->hashed = true;
+	pm_sha256_hex(mm->d, hex);
+	if (!sha || (strcmp(sha, hex + 7) && strcmp(sha, hex)))
+		return bad(err, errlen, rel, "a member's checksum differs from the manifest");
+	return 0;
+}
+
 /* What libarchive reads: the file's bytes through the set's zstd context (or as they are,
  * for a plain tar, which libarchive accepted before as well), hashed on the way.  One per
  * evidence set (ev->bundle_io), made on its first bundle file. */
@@ -556,6 +632,7 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 	struct member *m = NULL;
 	struct zsrc *z = ev->bundle_io;
 	struct pm_sha256 fsha = {0};
+	struct plan pl = {NULL, NULL};
 	size_t nm = 0, am = 0, mi = (size_t)-1;
 	uint64_t total = 0, max = pm_input_max();
 	int rc = -1, r, saved;
@@ -604,6 +681,7 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 		const char *name = archive_entry_pathname(e);
 		la_int64_t size = archive_entry_size(e);
 		struct member *mm;
+		json_t *want = NULL;
 
 		if (!safe_name(name)) {
 			rc = bad(err, errlen, rel, "a member has an absolute name or '..'");
@@ -624,9 +702,20 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 			rc = too_big(err, errlen, rel, max);
 			goto out;
 		}
+		if (pl.man && !strcmp(name, "manifest.json")) {
+			rc = bad(err, errlen, rel, "more than one manifest.json");
+			goto out;
+		}
+		if (pl.man && !(want = plan_entry(&pl, name)))
+			continue; /* not listed: never used (libarchive skips its data) */
+		if (want && json_integer_value(json_object_get(want, "bytes")) != size) {
+			rc = bad(err, errlen, rel, "a member's size differs from the manifest");
+			goto out;
+		}
 		if (nm == am && pm_grow((void **)&m, &am, sizeof(*m)) < 0)
 			goto out;
 		mm = &m[nm++];
+		memset(mm, 0, sizeof(*mm));
 		mm->name = strdup(name);
 		mm->data = malloc(size ? (size_t)size : 1);
 		if (!mm->name || !mm->data)
@@ -637,8 +726,13 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 			goto out;
 		}
 		mm->len = (size_t)size;
-		if (!strcmp(name, "manifest.json"))
+		if (want && plan_check(want, mm, rel, err, errlen) < 0)
+			goto out;
+		if (!strcmp(name, "manifest.json")) {
 			mi = nm - 1;
+			if (mm->len <= MANIFEST_MAX && plan_set(&pl, mm, max, rel, err, errlen) < 0)
+				goto out;
+		}
 	}
 	if (r != ARCHIVE_EOF) {
 		rc = bad(err, errlen, rel,
@@ -699,6 +793,7 @@ out_read:
 		close(z->fd);
 		z->fd = -1;
 		free_members(m, nm);
+		json_decref(pl.man);
 		errno = en;
 	}
 	return rc;

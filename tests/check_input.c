@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "evidence.h"
+#include "sha256.h"
 
 #define BASE 1796010000.0  /* 2026-11-30T03:40:00Z */
 #define T0311 1796008318.0 /* 2026-11-30T03:11:58Z */
@@ -1982,6 +1983,141 @@ static int stream_of(const void *buf, size_t len, uint64_t max, struct sink *s, 
 	return rc;
 }
 
+/* ---- bundles: the manifest bounds what is read after it ---- */
+
+/* A ustar member header for NAME claiming SIZE bytes, then BODY (LEN bytes) padded. */
+static void tar_put(FILE *f, const char *name, size_t size, const void *body, size_t len)
+{
+	unsigned char h[512] = {0};
+	unsigned sum = 0;
+	char sz[24];
+
+	snprintf((char *)h, 100, "%s", name);
+	memcpy(h + 100, "0000644", 8);
+	memcpy(h + 108, "0000000", 8);
+	memcpy(h + 116, "0000000", 8);
+	snprintf(sz, sizeof(sz), "%011zo", size); /* 11 digits and the NUL */
+	memcpy(h + 124, sz, 12);
+	memcpy(h + 136, "00000000000", 12);
+	memset(h + 148, ' ', 8);
+	h[156] = '0';
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	for (int i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+	fwrite(h, 1, 512, f);
+	fwrite(body, 1, len, f);
+	if (len == size && len % 512) {
+		static const char zero[512];
+		fwrite(zero, 1, 512 - len % 512, f);
+	}
+}
+
+/* The manifest of one member sources/app_log/a.log, claiming BYTES bytes of digest of SHA_OF. */
+static char *manifest_of(size_t bytes, const char *sha_of)
+{
+	struct pm_sha256 c;
+	unsigned char d[32];
+	char hex[80], *m;
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, sha_of, strlen(sha_of));
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, hex);
+	ck_assert_int_gt(
+		asprintf(&m,
+			 "{\"schema\": \"" PM_BUNDLE_SCHEMA "\", \"cluster\": \"lab\", "
+			 "\"job\": \"4242\", \"restart\": 0, \"node\": \"n1\", \"files\": "
+			 "[{\"path\": \"sources/app_log/a.log\", \"source\": \"app_log\", "
+			 "\"node\": \"n1\", \"rank\": null, \"bytes\": %zu, \"sha256\": \"%s\"}]}",
+			 bytes, hex),
+		0);
+	return m;
+}
+
+/* Write a bundle: MAN as manifest.json, then "a.log" holding BODY but claiming CLAIM bytes,
+ * then, when TAIL, a member claiming 512 KiB that the file ends inside. */
+static const char *bundle_of(const char *man, const char *body, size_t claim, bool tail)
+{
+	static char path[] = "/tmp/pmbundle.XXXXXX.tar.zst";
+	static int fd = -1;
+	FILE *f;
+
+	if (fd < 0) {
+		fd = mkstemps(path, 8);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	tar_put(f, "manifest.json", strlen(man), man, strlen(man));
+	tar_put(f, "sources/extra.bin", 5, "extra", 5); /* listed nowhere: skipped */
+	tar_put(f, "sources/app_log/a.log", claim, body,
+		claim < strlen(body) ? claim : strlen(body));
+	if (tail)
+		tar_put(f, "sources/app_log/b.log", 512u << 10, "cut", 3);
+	else
+		fwrite((char[1024]){0}, 1, 1024, f);
+	fclose(f);
+	return path;
+}
+
+static int add_bundle(const char *path, char *err)
+{
+	struct pm_evidence *ev = pm_evidence_create(NULL);
+	int rc = pm_evidence_add_path(ev, path, err, 512);
+
+	if (rc == 0)
+		ck_assert_uint_eq(ev->nfiles, 1); /* a.log; not the unlisted member */
+	pm_evidence_destroy(ev);
+	return rc;
+}
+
+/*
+ * A bundle's manifest comes first and says what each member holds: one claiming more than
+ * POSTMORTEM_INPUT_MAX is refused before any member is read, and a member whose size or
+ * checksum differs is refused when it is met, not after the members behind it were read
+ * (each case ends in a truncated member that reading on would have reported instead).
+ */
+START_TEST(bundle_manifest_bounds)
+{
+	const char *body = "2026-11-30T04:40:01 step 10 loss 0.5\n";
+	char err[512], *man;
+	const char *b;
+
+	setenv("POSTMORTEM_INPUT_MAX", "1M", 1);
+	man = manifest_of(strlen(body), body);
+	b = bundle_of(man, body, strlen(body), false);
+	ck_assert_msg(add_bundle(b, err) == 0, "%s", err);
+	b = bundle_of(man, body, strlen(body), true);
+	ck_assert_int_eq(add_bundle(b, err), -1); /* the unlisted b.log's data is skipped */
+	ck_assert_msg(strcasestr(err, "truncated"), "%s", err);
+	free(man);
+
+	man = manifest_of(2u << 20, body);
+	b = bundle_of(man, body, 2u << 20, false);
+	ck_assert_int_eq(add_bundle(b, err), -1);
+	ck_assert_msg(strstr(err, "more than 1048576 bytes in all (POSTMORTEM_INPUT_MAX)"), "%s",
+		      err);
+	free(man);
+
+	man = manifest_of(strlen(body) - 1, body);
+	b = bundle_of(man, body, strlen(body), true);
+	ck_assert_int_eq(add_bundle(b, err), -1);
+	ck_assert_msg(strstr(err, "a member's size differs from the manifest"), "%s", err);
+	free(man);
+
+	man = manifest_of(strlen(body), "other text of the same length, not the body!\n");
+	b = bundle_of(man, body, strlen(body), true);
+	ck_assert_int_eq(add_bundle(b, err), -1);
+	ck_assert_msg(strstr(err, "a member's checksum differs from the manifest"), "%s", err);
+	free(man);
+	unlink(b);
+	unsetenv("POSTMORTEM_INPUT_MAX");
+}
+END_TEST
+
 START_TEST(text_stream)
 {
 	size_t n = 300000, gl, zl;
@@ -2080,6 +2216,7 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, input_max_cuts);
 	tcase_add_test(tc, input_max_bomb);
 	tcase_add_test(tc, text_stream);
+	tcase_add_test(tc, bundle_manifest_bounds);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("parsers");
