@@ -1,8 +1,9 @@
 #!/bin/sh
 # The finalize timer's comment recheck at scale: a store of JOBS job runs whose comments the
 # finalizer set within the period (each run folder holds the `comment` file finalize writes,
-# "Comment<TAB>postmortem: ... ev=bench/<job>/0", and a manifest), and a sacct stub that
-# answers the timer's one query with a row per job of the store plus OTHERS rows of other
+# "Comment<TAB>postmortem: ... ev=bench/<job>/0", Slurm's record sacct.txt and a manifest),
+# and a sacct stub that answers the timer's one query with a row per job of the store plus
+# OTHERS rows of other
 # jobs of the period (other users', never finalized).  TAMPERED of the store's jobs (every
 # JOBS/TAMPERED-th) carry a forged postmortem part: each is asked again on its own (the stub
 # says the same) and put back (a sacctmgr stub).  Timed three ways, medians of RUNS:
@@ -45,18 +46,23 @@ for i in range(jobs):
                        "scheduler": {"final": True}}, f)
     with open(os.path.join(d, "comment"), "w") as f:
         f.write("Comment\t%s\n" % line)
+    with open(os.path.join(d, "sacct.txt"), "w") as f:  # the record the verdict used
+        f.write("JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks|AllocTRES|"
+                "ReqTRES|FailedNode|Cluster|UID|Reason\n"
+                "%d|%d|FAILED|1:0|2026-11-30T03:39:58|2026-11-30T05:21:40|gpu[10000-10001]|2|16|"
+                "cpu=192,gres/gpu=16,node=2|gres/gpu=16||bench|1000|None\n" % (job, job))
     if every and i % every == every - 1:
         forged[job] = ("my run | postmortem: attributed nvlink/fabric_manager origin=gpu00001:0 "
                        "conf=established act=retry-exclude-node ev=bench/%d/0" % job)
 with open(os.path.join(data, "recheck-rows.clean"), "w") as clean, \
         open(os.path.join(data, "recheck-rows.forged"), "w") as bad:
     for job in range(600001, 600001 + others):  # other users' jobs of the period
-        row = "%d|bench||%s\n" % (job, "sweep %d | lr=3e-4" % job if job % 3 else "")
+        row = "%d|bench|2026-11-30T03:39:58||%s\n" % (job, "sweep %d | lr=3e-4" % job if job % 3 else "")
         clean.write(row)
         bad.write(row)
     for job, line in good.items():
-        clean.write("%d|bench||%s\n" % (job, line))
-        bad.write("%d|bench||%s\n" % (job, forged.get(job, line)))
+        clean.write("%d|bench|2026-11-30T03:39:58||%s\n" % (job, line))
+        bad.write("%d|bench|2026-11-30T03:39:58||%s\n" % (job, forged.get(job, line)))
 with open(os.path.join(data, "recheck-forged.txt"), "w") as f:
     for job, line in forged.items():
         f.write("%d %s\n" % (job, line))
@@ -66,7 +72,7 @@ cat > "$bin/sacct" <<EOF
 #!/bin/sh
 # the timer's one query: every job of the period; a job asked for alone: its comment
 case " \$* " in
-*' -o JobID,Cluster,AdminComment,Comment '*) cat "$data/recheck-rows.\$(cat "$data/recheck-mode")" ;;
+*' -o JobID,Cluster,Start,AdminComment,Comment '*) cat "$data/recheck-rows.\$(cat "$data/recheck-mode")" ;;
 *' -o Comment '*|*' -o AdminComment '*)
 	while [ \$# -gt 0 ]; do [ "\$1" = -j ] && job=\$2; shift; done
 	f=\$(grep "^\$job " "$data/recheck-forged.txt" 2>/dev/null | cut -d' ' -f2-)

@@ -1690,7 +1690,9 @@ struct cand {
 	char job[NAMELEN];
 	double set; /* when the comment was set (the comment file's time) */
 	bool seen, bad, bad_admin;
-	unsigned rows; /* rows of sacct's answer for the job: more than one is a forged row */
+	bool newer;	/* a later job has the same id: never set by job id (it would be hit) */
+	char start[32]; /* the run's Start in its stored sacct.txt, "" unknown */
+	unsigned rows;	/* rows of sacct's answer for the job: more than one is a forged row */
 	char found[FOUND_MAX + 1], found_admin[FOUND_MAX + 1];
 };
 
@@ -1710,6 +1712,43 @@ static int cand_cmp(const void *a, const void *b)
 
 	/* the newest comment of a job (its latest run) first */
 	return c ? c : x->set < y->set ? 1 : x->set > y->set ? -1 : 0;
+}
+
+/* The Start column of JOB's row in DIR/sacct.txt (the record the verdict used) into OUT, ""
+ * when it is not there.  Job ids come back: the start tells this run's job from another. */
+static void stored_start(const char *dir, const char *job, char *out, size_t len)
+{
+	char p[4096], *buf = NULL, *line, *save = NULL;
+	int col = -1;
+
+	out[0] = '\0';
+	path(p, sizeof(p), dir, "sacct.txt");
+	if (pm_fin_read(p, 1u << 20, &buf, NULL) < 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f = line, *bar;
+		int i = 0;
+		size_t jl = strlen(job);
+		if (col < 0) { /* the header: where Start is */
+			for (; f; f = bar ? bar + 1 : NULL, i++) {
+				bar = strchr(f, '|');
+				if ((bar ? (size_t)(bar - f) : strlen(f)) == 5 &&
+				    !strncmp(f, "Start", 5))
+					col = i;
+			}
+			if (col < 0)
+				break;
+			continue;
+		}
+		if (strncmp(line, job, jl) || line[jl] != '|')
+			continue;
+		for (; f && i < col; i++)
+			f = (bar = strchr(f, '|')) ? bar + 1 : NULL;
+		if (f)
+			snprintf(out, len, "%.*s", (int)strcspn(f, "|"), f);
+		break;
+	}
+	free(buf);
 }
 
 /* A job run whose comment we set within the period (not pending a retry): a candidate. */
@@ -1748,6 +1787,7 @@ static int recheck_collect(const char *dir, void *arg)
 	snprintf(c->field, sizeof(c->field), "%s", buf);
 	snprintf(c->job, sizeof(c->job), "%s", job);
 	c->set = (double)st.st_mtime;
+	stored_start(dir, job, c->start, sizeof(c->start));
 	if (!(c->dir = strdup(dir)) || !(c->line = strdup(tab))) {
 		free(c->dir);
 		free(buf);
@@ -1758,14 +1798,14 @@ static int recheck_collect(const char *dir, void *arg)
 	return 0;
 }
 
-/* Judge one sacct row "JobID|Cluster|AdminComment|Comment" against the store. */
+/* Judge one sacct row "JobID|Cluster|Start|AdminComment|Comment" against the store. */
 static void recheck_row(struct recheck *rc, char *row)
 {
-	char *f[3], *p = row, key[140];
+	char *f[4], *p = row, key[140];
 	struct cand *c;
 	const char *main_v;
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		char *bar = strchr(p, '|');
 		if (!bar)
 			return;
@@ -1786,19 +1826,25 @@ static void recheck_row(struct recheck *rc, char *row)
 	if (lo == rc->n || strcmp(rc->c[lo].key, key))
 		return;
 	c = &rc->c[lo];
+	/* another job that came to have the same id: not this run's record; a later one is
+	 * what `sacctmgr modify job where jobid=N` would change, so this run is left alone */
+	if (c->start[0] && strcmp(f[2], c->start)) {
+		c->newer = c->newer || strcmp(f[2], c->start) > 0;
+		return;
+	}
 	c->seen = true;
 	c->rows++;
 	/* jobstats' summary in AdminComment: the line went to Comment instead (slurmdb.c) */
-	main_v = !strcmp(c->field, "AdminComment") && !pm_comment_is_jobstats(f[2]) ? f[2] : p;
+	main_v = !strcmp(c->field, "AdminComment") && !pm_comment_is_jobstats(f[3]) ? f[3] : p;
 	/* a mismatch sticks: a later row (a forged continuation line) cannot clear it */
 	if (!part_is(main_v, c->line) && !c->bad) {
 		c->bad = true;
 		snprintf(c->found, sizeof(c->found), "%s", main_v);
 	}
 	if (rc->cfg->admin_comment && strcmp(c->field, "AdminComment") && *c->line &&
-	    !pm_comment_is_jobstats(f[2]) && !part_is(f[2], c->line) && !c->bad_admin) {
+	    !pm_comment_is_jobstats(f[3]) && !part_is(f[3], c->line) && !c->bad_admin) {
 		c->bad_admin = true;
-		snprintf(c->found_admin, sizeof(c->found_admin), "%s", f[2]);
+		snprintf(c->found_admin, sizeof(c->found_admin), "%s", f[3]);
 	}
 }
 
@@ -2049,11 +2095,40 @@ static bool suspect(const struct cand *c)
 	return c->seen && (c->bad || c->bad_admin);
 }
 
+/* Rows that cannot be taken as they are: several for the job, or one of another start. */
+static bool doubtful(const struct cand *c)
+{
+	return c->rows > 1 || c->newer;
+}
+
+/* Has a later job really taken C's id?  Asked of Slurm for that id alone, its Start only (no
+ * comment in the answer, so nothing a user wrote can make it say so). */
+static bool really_newer(const struct pm_config *cfg, const struct cand *c, double budget)
+{
+	const char *cmd = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
+	char cluster[NAMELEN], *out = NULL;
+	size_t len;
+	int st;
+	bool newer = true; /* unknown: left alone, as a later job's would be */
+
+	snprintf(cluster, sizeof(cluster), "%.*s", (int)strcspn(c->key, "\x1f"), c->key);
+	const char *a[] = {"-X", "-n", "-P", "-M", cluster, "-j", c->job, "-o", "Start", NULL};
+	if (pm_fin_run(cmd, a, cmd_limit(pm_fin_clock() + budget), &out, &len, &st) == 0 &&
+	    WIFEXITED(st) && !WEXITSTATUS(st)) {
+		out[strcspn(out, "\n")] = '\0';
+		newer = strcmp(out, c->start) > 0;
+	}
+	free(out);
+	return newer;
+}
+
 /*
- * A job of the period has one row.  A comment can hold line breaks and rows of its own
- * (sacct prints it as it is): a job with several rows may be another's forgery, and is asked
- * about alone only AMBIGUOUS_MAX at a time, starting elsewhere at each walk.  A job with one
- * row that differs is the real thing, always asked about.
+ * A job of the period has one row, of its own start.  A comment can hold line breaks and
+ * rows of its own (sacct prints it as it is): a job with several rows, or a row of another
+ * start, may be another's forgery, and is looked at only AMBIGUOUS_MAX at a time, starting
+ * elsewhere at each walk.  A job with one row of its start that differs is the real thing,
+ * always put back.  A job whose id a later job has taken is left alone: `sacctmgr modify
+ * job where jobid=N` would change that job.
  */
 static void recheck_judge(const struct pm_config *cfg, struct recheck *rc, double budget,
 			  struct pm_recheck *res, double now)
@@ -2064,31 +2139,38 @@ static void recheck_judge(const struct pm_config *cfg, struct recheck *rc, doubl
 		struct cand *c = &rc->c[i];
 		/* an older run of the same job: its comment is the latest run's now */
 		if (i && !strcmp(rc->c[i - 1].key, c->key)) {
-			c->seen = false;
+			c->seen = c->newer = false;
+			c->rows = 0;
 			continue;
 		}
 		res->seen += c->seen;
-		if (!suspect(c))
-			continue;
-		res->suspect++;
-		if (c->rows > 1)
+		if (doubtful(c) && (suspect(c) || c->newer)) {
 			amb++;
-		else
+		} else if (suspect(c)) {
+			res->suspect++;
 			recheck_restore(cfg, c, budget, res, now);
+		}
 	}
 	res->ambiguous = amb;
 	from = amb ? (size_t)(now / 300) % amb : 0;
-	/* the ambiguous ones from FROM on, then from the first, AMBIGUOUS_MAX in all */
+	/* the doubtful ones from FROM on, then from the first, AMBIGUOUS_MAX in all */
 	for (int pass = 0; pass < 2; pass++) {
 		k = 0;
 		for (size_t i = 0; i < rc->n && done < AMBIGUOUS_MAX; i++) {
 			struct cand *c = &rc->c[i];
-			if (!suspect(c) || c->rows < 2)
+			if (!doubtful(c) || !(suspect(c) || c->newer))
 				continue;
 			if (pass == 0 ? k++ < from : k++ >= from)
 				continue;
-			recheck_restore(cfg, c, budget, res, now);
 			done++;
+			if (c->newer && really_newer(cfg, c, budget)) {
+				res->reused++;
+				continue;
+			}
+			if (suspect(c)) {
+				res->suspect++;
+				recheck_restore(cfg, c, budget, res, now);
+			}
 		}
 	}
 	res->deferred = amb - done;
@@ -2100,7 +2182,7 @@ int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const ch
 	struct recheck rc = {.cfg = cfg};
 	double now = pm_fin_wall(), t0 = pm_fin_clock(), q0;
 	char since[40], clusters[1024], why[300] = "";
-	const char *fields = "JobID,Cluster,AdminComment,Comment";
+	const char *fields = "JobID,Cluster,Start,AdminComment,Comment";
 	char *list = NULL;
 	struct pm_recheck r0;
 	time_t t;

@@ -178,6 +178,7 @@ struct pm_recheck {
 	size_t ambiguous; /* suspects with more than one row (a comment forging rows) */
 	size_t deferred;  /* of them, left for a later walk (at most 50 asked per walk) */
 	bool named;	  /* the query named the jobs (-j); else it asked for the period */
+	size_t reused;	  /* jobs whose id a later job has: left alone (Start tells them) */
 	double sacct_s;	  /* seconds the one query took */
 	double total_s;	  /* seconds in all */
 };

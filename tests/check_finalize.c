@@ -58,10 +58,13 @@ static const char FAKE_SACCT[] =
 	"*' -o Comment '*) [ -f \"$D/db.Comment\" ] && cat \"$D/db.Comment\" ;;\n"
 	"*' -o AdminComment '*) [ -f \"$D/db.AdminComment\" ] && cat \"$D/db.AdminComment\" ;;\n"
 	/* the timer's recheck: one row per job from the db files, then any extra rows */
-	"*' -o JobID,Cluster,AdminComment,Comment '*)\n"
-	"   printf '4242|lab|%s|%s\\n' \"$(cat \"$D/db.AdminComment\" 2>/dev/null)\" "
+	"*' -o JobID,Cluster,Start,AdminComment,Comment '*)\n"
+	"   printf '4242|lab|2026-11-30T03:00:00|%s|%s\\n' "
+	"\"$(cat \"$D/db.AdminComment\" 2>/dev/null)\" "
 	"\"$(cat \"$D/db.Comment\")\"\n"
 	"   [ -f \"$D/db.extra\" ] && cat \"$D/db.extra\" ;;\n"
+	/* the start of the latest job of an id */
+	"*' -o Start '*) cat \"$D/db.start\" 2>/dev/null || echo 2026-11-30T03:00:00 ;;\n"
 	"*) if [ -f \"$D/db.first\" ]; then cat \"$D/db.first\"; rm -f \"$D/db.first\";\n"
 	"   else cat \"$D/db.sacct\"; fi ;;\n"
 	"esac\n"
@@ -1154,7 +1157,11 @@ START_TEST(forged_comment_restored)
 	put(T, "db.Comment", "postmortem: unknown - origin=- conf=- act=none ev=lab/4242/0\n",
 	    0644);
 	char *extra;
-	ck_assert_int_ge(asprintf(&extra, "4243|lab||note\n4242|lab||%s\n", line), 0);
+	ck_assert_int_ge(
+		asprintf(&extra,
+			 "4243|lab|2026-11-30T03:00:00||note\n4242|lab|2026-11-30T03:00:00||%s\n",
+			 line),
+		0);
 	put(T, "db.extra", extra, 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.tampered, 1);
@@ -1196,7 +1203,7 @@ START_TEST(recheck_false_alarm_not_recorded)
 	/* the one query's row differs (a forged continuation line), Slurm's own answer for the
 	 * job does not: nothing is set or recorded */
 	cfg.comment_recheck = 86400;
-	ck_assert_int_ge(asprintf(&extra, "4242|lab||postmortem: forged\n"), 0);
+	ck_assert_int_ge(asprintf(&extra, "4242|lab|2026-11-30T03:00:00||postmortem: forged\n"), 0);
 	put(T, "db.extra", extra, 0644);
 	put(T, "sacctmgr.log", "", 0644);
 	recheck(&res);
@@ -1207,6 +1214,34 @@ START_TEST(recheck_false_alarm_not_recorded)
 	ck_assert(!there(D, PM_TAMPERED_FILE));
 	ck_assert_int_eq(lines(T, "sacctmgr.log"), 0);
 	free(extra), free(line);
+}
+END_TEST
+
+START_TEST(recheck_reused_job_id)
+{
+	struct pm_recheck res;
+	char *line = final_with_comment(), *db;
+
+	/* a later job took the id (a controller whose state was reset): its row is not this
+	 * run's, and `sacctmgr modify job where jobid=4242` would change it: left alone */
+	cfg.comment_recheck = 86400;
+	put(T, "db.Comment", "postmortem: forged\n", 0644);
+	put(T, "db.extra", "4242|lab|2026-12-31T00:00:00||someone else's job\n", 0644);
+	put(T, "db.start", "2026-12-31T00:00:00\n", 0644);
+	put(T, "sacctmgr.log", "", 0644);
+	recheck(&res);
+	ck_assert_int_eq(res.reused, 1);
+	ck_assert_int_eq(res.tampered, 0);
+	ck_assert_int_eq(lines(T, "sacctmgr.log"), 0);
+
+	/* the later row was a forgery (Slurm's latest job of the id is this run): put back */
+	put(T, "db.start", "2026-11-30T03:00:00\n", 0644);
+	recheck(&res);
+	ck_assert_int_eq(res.reused, 0);
+	ck_assert_int_eq(res.restored, 1);
+	db = get(T, "db.Comment");
+	ck_assert_str_eq(strtok(db, "\n"), line);
+	free(db), free(line);
 }
 END_TEST
 
@@ -1325,6 +1360,7 @@ static Suite *suite(void)
 	tcase_add_test(t, describe_unmerged);
 	tcase_add_test(t, forged_comment_restored);
 	tcase_add_test(t, recheck_false_alarm_not_recorded);
+	tcase_add_test(t, recheck_reused_job_id);
 	tcase_add_test(t, recheck_one_query_every_cluster);
 	tcase_add_test(t, admin_comment_copy);
 	tcase_add_test(t, config_keys);

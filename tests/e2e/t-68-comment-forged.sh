@@ -65,7 +65,8 @@ assert_json "$d/tampered.jsonl" 'length == 2 and .[1].found == $f and .[1].resto
 # forged a third way: the verdict line removed, and a line break followed by a row of the
 # owner's making that repeats the stored line (sacct prints a comment as it is): the timer's
 # one query sees two rows for the job, asks about it alone, and puts the line back
-fake="$(printf 'all fine here\n%s|%s||%s' "$job" "$E2E_CLUSTER_NAME" "$good")"
+start=$(sacct -n -X -P -j "$job" -o Start | head -n 1)
+fake="$(printf 'all fine here\n%s|%s|%s||%s' "$job" "$E2E_CLUSTER_NAME" "$start" "$good")"
 out=$(e2e_as_user sacctmgr -i modify job where jobid="$job" set Comment="$fake" 2>&1) ||
 	e2e_fail "the third forgery was refused: $out"
 e2e_wait_for 20 eval '[ "$(sacct -n -X -P -j '"$job"' -o Comment | head -n 1)" = "all fine here" ]' ||
