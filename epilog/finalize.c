@@ -683,13 +683,35 @@ static int stored_sched(struct job *j, const char *why)
 	return 0;
 }
 
+/*
+ * The job's owner before its bundles are read (Slurm's record is asked first): the first
+ * bundle manifest that names one, -1 none.  From the timer there is no job environment, and
+ * with job ids reused `sacct -j N` alone can give another user's job.
+ */
+static long long owner(const struct job *j)
+{
+	char p[4096];
+	long long uid = j->uid;
+
+	for (size_t i = 0; uid < 0 && i < j->files.n; i++) {
+		json_t *m;
+		snprintf(p, sizeof(p), "%s/nodes/%s.tar.zst", j->dir, j->files.v[i]);
+		if ((m = bundle_manifest(p))) {
+			uid = uid_of(m);
+			json_decref(m);
+		}
+	}
+	return uid;
+}
+
 /* Slurm's record: asked now (once for a provisional verdict), else the one stored earlier. */
 static int scheduler(struct job *j, bool provisional, double deadline)
 {
 	char p[4096], *buf;
 	size_t len;
 
-	pm_fin_sacct(j->cfg, j->id, provisional ? pm_fin_clock() : deadline, &j->sched);
+	pm_fin_sacct_owner(j->cfg, j->id, owner(j), provisional ? pm_fin_clock() : deadline,
+			   &j->sched);
 	path(p, sizeof(p), j->dir, "sacct.txt");
 	if (j->sched.text && j->sched.state[0]) {
 		j->sched_status = "ok";
@@ -1199,7 +1221,8 @@ static int merge_cut(struct job *j, const struct pm_ruleset *rs, bool final, dou
 	if (stored_sched(j, "not asked again: the merge ran out of time") < 0 || !j->sched.final) {
 		/* cut before it had Slurm's final record: asked, with a third of what is left */
 		struct pm_sched s = {.uid = -1};
-		pm_fin_sacct(j->cfg, j->id, pm_fin_clock() + (end - pm_fin_clock()) / 3, &s);
+		pm_fin_sacct_owner(j->cfg, j->id, owner(j),
+				   pm_fin_clock() + (end - pm_fin_clock()) / 3, &s);
 		if (s.text && s.state[0]) {
 			pm_fin_sched_free(&j->sched);
 			j->sched = s;

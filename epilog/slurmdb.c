@@ -277,11 +277,19 @@ static const char *epilog_owner(const char *job, char *uid, size_t len)
 
 void pm_fin_sacct(const struct pm_config *cfg, const char *job, double deadline, struct pm_sched *s)
 {
+	pm_fin_sacct_owner(cfg, job, -1, deadline, s);
+}
+
+void pm_fin_sacct_owner(const struct pm_config *cfg, const char *job, long long owner,
+			double deadline, struct pm_sched *s)
+{
 	/* Job ids come back (a controller whose state was reset; the database keeps the old
 	 * jobs), and `sacct -j N` alone searches from 1970 and gives the most recently
 	 * submitted job of that number, whoever ran it.  In the job's epilog its owner is known
 	 * and the job was running a moment ago: only that user's job active in the last day is
-	 * asked for, so that the record stored is this job's. */
+	 * asked for, so that the record stored is this job's.  From the timer (no job
+	 * environment) the owner the bundles' manifests name is asked for, over all time: the
+	 * job may have ended days ago. */
 	const char *args[12] = {"-P", "-j", job};
 	const char *cmd = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
 	double delay = FIRST_DELAY;
@@ -295,6 +303,10 @@ void pm_fin_sacct(const struct pm_config *cfg, const char *job, double deadline,
 		args[n++] = uid;
 		args[n++] = "-S";
 		args[n++] = "now-1days";
+	} else if (owner >= 0 && owner < 4294967295LL) {
+		snprintf(uid, sizeof(uid), "%lld", owner);
+		args[n++] = "-u";
+		args[n++] = uid;
 	}
 	args[n++] = "-o";
 	fi = n;

@@ -1600,10 +1600,30 @@ START_TEST(sacct_owner_record)
 	pm_fin_sched_free(&s);
 	unsetenv("SLURM_JOB_ID");
 	unsetenv("SLURM_JOB_UID");
+	/* from the timer (no job environment): the owner the caller names (the bundles'
+	 * manifests), over all time, since the job may have ended days ago */
+	write_file("bin/sacct",
+		   "#!/bin/sh\n"
+		   "echo \"$*\" >>\"$(dirname \"$0\")/../sacct.args\"\n"
+		   "echo 'JobID|JobIDRaw|State|ExitCode|Cluster|UID|Reason'\n"
+		   "case \" $* \" in\n"
+		   "*' -u 2001 '*) echo '4242|4242|FAILED|3:0|lab|2001|None' ;;\n"
+		   "*) echo '4242|4242|COMPLETED|0:0|lab|0|None' ;;\n"
+		   "esac\n",
+		   0755);
+	pm_fin_sacct_owner(&c, "4242", 2001, pm_fin_clock() + 10, &s);
+	ck_assert_int_eq(s.uid, 2001);
+	ck_assert_str_eq(s.state, "FAILED");
+	pm_fin_sched_free(&s);
+	pm_fin_sacct_owner(&c, "4242", -1, pm_fin_clock() + 10, &s); /* unknown: as before */
+	ck_assert_int_eq(s.uid, 0);
+	pm_fin_sched_free(&s);
 	args = slurp_file(path_of("sacct.args"), &len);
 	ck_assert_ptr_nonnull(args);
 	ck_assert_str_eq(args, "-P -j 4242 -u 2001 -S now-1days -o " SACCT_TEST_FIELDS "\n"
 			       "-P -j 4242 -o " SACCT_TEST_FIELDS "\n"
+			       "-P -j 4242 -o " SACCT_TEST_FIELDS "\n"
+			       "-P -j 4242 -u 2001 -o " SACCT_TEST_FIELDS "\n"
 			       "-P -j 4242 -o " SACCT_TEST_FIELDS "\n");
 	free(args);
 	pm_config_free(&c);
