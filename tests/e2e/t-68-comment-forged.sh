@@ -103,4 +103,7 @@ e2e_log "doctor: $(grep recent-tampered "$E2E_WORK/doctor.txt" | cut -c1-300)"
 # changed meanwhile gives a new version for that reason alone)
 assert_eq "$vsays" "$(says)" "what the stored verdict says"
 assert_json "$d/manifest.json" '[.[0].history[].why | test("omment")] | any | not' "no verdict version for the comment"
-e2e_pm_check "$job"
+# and the owner reads the stored verdict, not the comment (not e2e_pm_check: the owner's own
+# text in front now takes the comment past 250 bytes, as a long user comment would)
+e2e_pm_as "$E2E_USER" show "$job" --json >"$E2E_WORK/show.json" 2>&1 || e2e_fail "show $job --json: $(cat "$E2E_WORK/show.json")"
+cmp -s "$E2E_WORK/show.json" "$d/verdict.json" || e2e_fail "show --json is not the stored verdict"
