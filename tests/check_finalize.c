@@ -642,6 +642,26 @@ START_TEST(timer_forces_missing_node)
 }
 END_TEST
 
+/*
+ * From the timer there is no job environment: Slurm's record is asked for the job of the
+ * owner the bundle's manifest names (job ids come back; sacct -j N alone gives whoever's job
+ * last had the number).
+ */
+START_TEST(timer_sacct_asks_owner)
+{
+	struct pm_finalize_result r;
+	char *log;
+
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	ck_assert_int_eq(fin(false, &r), 1);
+	log = get(T, "sacct.log");
+	ck_assert_ptr_nonnull(log);
+	ck_assert_msg(!strncmp(log, "-P -j 4242 -u 1000 -o ", 22), "%s", log);
+	free(log);
+}
+END_TEST
+
 START_TEST(jobstats_admincomment_kept)
 {
 	struct pm_finalize_result r;
@@ -1348,6 +1368,7 @@ static Suite *suite(void)
 	tcase_add_test(t, slurm_commands_as_root);
 	tcase_add_test(t, claim_prevents_two_merges);
 	tcase_add_test(t, timer_forces_missing_node);
+	tcase_add_test(t, timer_sacct_asks_owner);
 	tcase_add_test(t, jobstats_admincomment_kept);
 	tcase_add_test(t, pending_comment_retried);
 	tcase_add_test(t, comment_already_there);
