@@ -533,6 +533,8 @@ static int match_squashed(struct scan *s, const pcre2_code *re, const char *line
 		/* the next repeat of the wrapper after a blank */
 		while ((q = memmem(next, (size_t)(end - next), w, wl)) && q[-1] != ' ')
 			next = q + 1;
+		if (!q && parts == 1)
+			return -1; /* not squashed: the peeled text was tried already */
 		if (parts > 1) {
 			pm_peel(f->format, p, (size_t)((q ? q : end) - p), &f->tctx, &sp);
 			*subj = p + sp.skip;
