@@ -1085,7 +1085,7 @@ static const char *MORE_RULES =
 	"    role: origin\n"
 	"    strength: strong\n"
 	"    sources: [kernel_log]\n"
-	"    pattern: 'NVRM: Xid \\((?:PCI:)?(?<pci>[0-9a-f:]+)\\): (?<xid>48),'\n"
+	"    pattern: 'NVRM: Xid \\((?:PCI:)?(?<pci>[0-9a-f:]+)\\): (?<xid>48),(?: pid=(?<pid>[0-9]+),)?'\n"
 	"    summary: 'double-bit ECC error on GPU {pci}'\n"
 	"  - id: cuda-unknown\n"
 	"    class: gpu_hardware\n"
@@ -1458,6 +1458,50 @@ START_TEST(test_skew_bounded_by_task_exits)
 }
 END_TEST
 
+/* A kernel line's pid against the rank map's task pids on its node: one of this job's
+ * tasks strengthens the link (an earlier event then counts as explained); a pid that is
+ * none of them, with every task there known by its pid, weakens it (hypothesis). */
+START_TEST(test_kernel_pid_link)
+{
+	struct pm_ruleset *rs = load_more(-1);
+	static const char *MAP =
+		"{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"n2\","
+		"\"rank\":2,\"local_rank\":0,\"pid\":200,\"gpus\":\"0\"}\n"
+		"{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"n2\","
+		"\"rank\":3,\"local_rank\":1,\"pid\":201,\"gpus\":\"1\"}\n";
+	json_t *v;
+
+	stale_job("pw", "0: hello\n",
+		  "2026-11-30T03:11:30,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 48, pid=999, x\n");
+	mk("pw/n2/rank_map.jsonl", MAP);
+	v = diagnose_dir(rs, "pw");
+	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert_str_eq(vstr(v, NULL, "confidence"), "hypothesis");
+	ck_assert(why_has(v, "names a pid that is none of this job's tasks on n2", NULL));
+	json_decref(v);
+
+	stale_job("ps", "0: hello\n",
+		  "2026-11-30T03:11:30,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 48, pid=201, x\n");
+	mk("ps/n2/rank_map.jsonl", MAP);
+	v = diagnose_dir(rs, "ps");
+	ck_assert_str_eq(vstr(v, NULL, "confidence"), "supported");
+	ck_assert(!why_has(v, "names a pid", NULL));
+	json_decref(v);
+
+	/* an earlier line naming a pid of this job's tasks is linked to it: it leads as
+	 * explained (supported), not as a fallback (hypothesis) */
+	stale_job("pe", "0: hello\n",
+		  "2026-11-30T03:10:50,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 48, pid=201, x\n");
+	mk("pe/n2/rank_map.jsonl", MAP);
+	v = diagnose_dir(rs, "pe");
+	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert_str_eq(vstr(v, NULL, "confidence"), "supported");
+	ck_assert(why_has(v, "before this job began", "failed in a way it explains"));
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- the comment line ---- */
 
 START_TEST(test_comment_line)
@@ -1554,6 +1598,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_error_explains_silence);
 	tcase_add_test(t, test_rank_placement);
 	tcase_add_test(t, test_skew_bounded_by_task_exits);
+	tcase_add_test(t, test_kernel_pid_link);
 	tcase_add_test(t, test_comment_line);
 	tcase_add_test(t, test_fixture_compare);
 	suite_add_tcase(s, t);
