@@ -298,8 +298,26 @@ static void (*const handlers[PM_FMT__COUNT])(const char *s, size_t n, struct pm_
 	[PM_FMT_SLURMD_LOG] = slurm_prefix,  [PM_FMT_SLURMCTLD_LOG] = slurm_prefix,
 };
 
+/* The "file:" (or "file:line:") grep -H and zgrep put before each line they found; 0 when
+ * none.  Whether it is one depends on what follows: a stamp. */
+static size_t grep_name(const char *s, size_t n)
+{
+	size_t i = 0, k;
+
+	while (i < n && i < 128 && (host_char(s[i]) || s[i] == '/'))
+		i++;
+	if (i == 0 || i >= n || s[i] != ':')
+		return 0;
+	i++;
+	if ((k = num_then(s + i, n - i, ':')))
+		i += k;
+	return i;
+}
+
 void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm_prefix *out)
 {
+	size_t g;
+
 	out->rank = -1;
 	out->node = NULL;
 	out->node_len = 0;
@@ -307,6 +325,14 @@ void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm
 	if (!line || (unsigned)fmt >= PM_FMT__COUNT || !handlers[fmt])
 		return;
 	handlers[fmt](line, len, out);
+	/* a kernel log found with grep -H ("messages:Jun 17 20:18:08 host kernel: ...") */
+	if (!out->skip && !out->node &&
+	    (fmt == PM_FMT_DMESG || fmt == PM_FMT_KMSG_ISO || fmt == PM_FMT_SYSLOG) &&
+	    (g = grep_name(line, len))) {
+		handlers[fmt](line + g, len - g, out);
+		if (out->skip || out->node)
+			out->skip += g;
+	}
 }
 
 /* A "rank" token at S (case-insensitive) followed by an optional '_' or '-' and digits. */
@@ -572,6 +598,16 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 		w->seen |= W_LOG | W_LEVEL;
 		return k + sep(s + k, n - k);
 	}
+	/* a kernel line quoted in the job's output: "[Mon Nov 30 03:11:58 2026] ",
+	 * "[ 5612.000001] " (a time only when the boot time is known) */
+	if ((k = pm_in_dmesg_T(s, n, &t)) ||
+	    ((k = pm_in_dmesg_mono(s, n, &t)) && w->ctx && w->ctx->boot_time > 0 &&
+	     (t += w->ctx->boot_time, true))) {
+		stamp(w, t);
+		return k + blanks(s + k, n - k, 1);
+	}
+	if ((k = pm_in_dmesg_mono(s, n, &t)))
+		return k + blanks(s + k, n - k, 1);
 	/* "[W socket.cpp:401]" */
 	if (n > 5 && strchr("IWEF", s[1]) && s[1] && s[2] == ' ') {
 		for (i = 3; i < n && i < 128 && s[i] != ']' && !blank(s[i]); i++)
@@ -737,6 +773,17 @@ static size_t name_layer(struct peel *w, const char *s, size_t n)
 			return p + 1 + blanks(s + p + 1, n - p - 1, 32);
 		}
 	}
+	/* "submitit WARNING (2026-11-30 03:11:58,002) - ": a logger's name, then its level */
+	if (h && h + 1 < n && s[h] == ' ') {
+		size_t l = 0;
+		while (h + 1 + l < n && l < 9 && s[h + 1 + l] >= 'A' && s[h + 1 + l] <= 'Z')
+			l++;
+		p = h + 1 + l;
+		if (is_level(s + h + 1, l, false) && p + 1 < n && s[p] == ' ' && s[p + 1] == '(') {
+			w->seen |= W_LOG | W_LEVEL;
+			return p + 1;
+		}
+	}
 	if (!(w->seen & W_LOG))
 		return 0;
 	for (k = 0; k < n && k < 128 && (unsigned char)s[k] > ' '; k++)
@@ -794,13 +841,25 @@ static size_t nccl_layer(struct peel *w, const char *s, size_t n)
 	return k;
 }
 
+/* grep -H's "file:" before a stamp (a copy of a log found with grep). */
+static size_t grep_layer(struct peel *w, const char *s, size_t n)
+{
+	size_t g = grep_name(s, n), k;
+
+	if (!g || g >= n || (s[g] != '[' && !pm_in_isdigit(s[g]) && !pm_in_isalpha(s[g])))
+		return 0;
+	if (!(k = s[g] == '[' ? bracket_layer(w, s + g, n - g) : stamp_layer(w, s + g, n - g)))
+		return 0;
+	return g + k;
+}
+
 typedef size_t layer_fn(struct peel *w, const char *s, size_t n);
 
 /* The wrapper families, tried in this order at each layer; the first that recognises its
  * wrapper at S takes it.  A new family is one function and one entry here. */
 static layer_fn *const families[] = {
-	rank_layer,  nccl_layer,  bracket_layer, paren_layer,
-	frame_layer, stamp_layer, level_layer,	 name_layer,
+	rank_layer,  nccl_layer,  bracket_layer, paren_layer, frame_layer,
+	stamp_layer, level_layer, name_layer,	 grep_layer,
 };
 
 /* One layer at S: its bytes, 0 when none. */

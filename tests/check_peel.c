@@ -88,6 +88,13 @@ START_TEST(peel_frameworks)
 		{"Nov 30 03:11:58 gpu016 python3[4242]: RuntimeError: x", "RuntimeError: x", -1,
 		 "~gpu016", T0311, 4242},
 		{"03:11:58,123 - ERROR - x", "x", -1, "", 0, 0},
+		{"submitit WARNING (2026-11-30 03:11:58,002) - Caught signal", "Caught signal", -1,
+		 "", T0311 + 0.002, 0},
+		/* grep -H's file name before a stamp */
+		{"train.log:2026-11-30 03:11:58,002 - ERROR - x", "x", -1, "", T0311 + 0.002, 0},
+		/* kernel lines quoted in the job's output */
+		{"[Mon Nov 30 03:11:58 2026] NVRM: Xid", "NVRM: Xid", -1, "", T0311, 0},
+		{"[ 5612.000001] NVRM: Xid", "NVRM: Xid", -1, "", 0, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -188,6 +195,22 @@ START_TEST(peel_not_wrappers)
 	struct want d = {"2026-11-30 03:11:58,002 - ERROR - x",
 			 "2026-11-30 03:11:58,002 - ERROR - x", -1, "", 0, 0};
 	check_one(PM_FMT_DMESG, &d);
+	/* grep -H's file name before a kernel log's own stamp; dmesg -H's stamps */
+	struct want g = {"messages:Nov 30 03:11:58 gpu016 kernel: NVRM: x", "NVRM: x", -1,
+			 "gpu016", 0, 0};
+	check_one(PM_FMT_SYSLOG, &g);
+	struct want h = {"kern.log:123:[ 5612.000001] NVRM: x", "NVRM: x", -1, "", 0, 0};
+	check_one(PM_FMT_DMESG, &h);
+	struct want r = {"[  +0.000844] pcieport 0000:00:03.0: AER: x",
+			 "pcieport 0000:00:03.0: AER: x", -1, "", 0, 0};
+	check_one(PM_FMT_DMESG, &r);
+	struct want m = {"[Nov30 03:11] x", "x", -1, "", 0, 0};
+	check_one(PM_FMT_DMESG, &m);
+	struct want nh = {"Feb 23 03:28:16 kernel: mce: x", "mce: x", -1, "", 0, 0};
+	check_one(PM_FMT_SYSLOG, &nh);
+	/* "3: " is no grep file name: no stamp follows */
+	struct want l = {"3: [    1.000000] x", "3: [    1.000000] x", -1, "", 0, 0};
+	check_one(PM_FMT_DMESG, &l);
 }
 END_TEST
 
