@@ -271,7 +271,7 @@ static void teardown(void)
 
 static int fin(bool force, struct pm_finalize_result *r)
 {
-	struct pm_finalize_opts o = {.force = force, .budget = 5};
+	struct pm_finalize_opts o = {.force = force, .budget = 10}; /* room for sanitizer builds */
 	char err[512] = "";
 	int rc = pm_finalize_ex(&cfg, D, &o, r, err, sizeof(err));
 
