@@ -175,6 +175,14 @@ int cli_run_open(struct cli_run *r, const struct cli_where *w, const char *job, 
 	if (cli_jobdir(r->cfg, job, w->cluster, w->restart, r->dir, sizeof(r->dir)) < 0)
 		return -1;
 	if (!(r->manifest = pm_manifest_load(r->dir, err, sizeof(err)))) {
+		if (errno == ENOENT) {
+			/* what is there instead: nodes not reported, a merge that did not finish */
+			char what[512];
+			pm_finalize_describe(r->dir, what, sizeof(what));
+			fprintf(stderr, "%s%s%s: job %s has no verdict yet: %s\n", prog,
+				verb ? " " : "", verb ? verb : "", job, what);
+			return -1;
+		}
 		fprintf(stderr, "%s%s%s: job %s: %s%s%s\n", prog, verb ? " " : "", verb ? verb : "",
 			job, label ? label : "", label ? ": " : "", err);
 		return -1;

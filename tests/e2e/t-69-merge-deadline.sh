@@ -130,6 +130,10 @@ else
 	e2e_log "show: $(cat "$E2E_WORK/showB.txt")"
 	assert_contains "$E2E_WORK/showB.txt" "2 of 2 node(s) reported, but the merge did not finish: its merger is gone" "show's account"
 	if grep -q "have not reported" "$E2E_WORK/showB.txt"; then e2e_fail "show says the nodes have not reported"; fi
+	# fetch (and report, drill: cli_run_open) give the same account
+	e2e_pm_as "$E2E_USER" fetch "$jobB" -o "$E2E_WORK/fetchB" >"$E2E_WORK/fetchB.txt" 2>&1 &&
+		e2e_fail "fetch $jobB fetched a run that has no manifest"
+	assert_contains "$E2E_WORK/fetchB.txt" "has no verdict yet: 2 of 2 node(s) reported, but the merge did not finish" "fetch's account"
 fi
 t0=$(date +%s)
 out=$(timeout 120 "$E2E_CLI" finalize "$jobB" 2>&1) || e2e_fail "postmortem finalize $jobB: $out"
