@@ -103,7 +103,7 @@ bool pm_rankset_has(const int *v, size_t n, int r)
 
 /* Add R to candidate C's ranks unless it is there: addrank's result, without its walk
  * through thousands of ranks.  Every addition to a candidate's ranks goes through here. */
-static int cand_addrank(struct cand *c, int r)
+int pm_att_cand_addrank(struct cand *c, int r)
 {
 	size_t w = (size_t)r >> 6;
 
@@ -132,15 +132,6 @@ static void cand_ranks_clear(struct cand *c)
 	c->nranks = 0;
 	if (c->rbits)
 		memset(c->rbits, 0, c->nrbits * sizeof(*c->rbits));
-}
-
-static int cmprnode(const void *x, const void *y)
-{
-	const struct rnode *a = x, *b = y;
-
-	if (a->rank != b->rank)
-		return (a->rank > b->rank) - (a->rank < b->rank);
-	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 /* ---- ordering of observations ---- */
@@ -189,20 +180,16 @@ static struct cand *cand_get(struct att *a, const char *cls, const char *sub, co
 }
 
 /* The candidate of kind K (taxonomy.h) on NODE, made when missing. */
-static struct cand *kind_get(struct att *a, enum pm_kind k, const char *node, enum lead lead)
+struct cand *pm_att_kind_get(struct att *a, enum pm_kind k, const char *node, enum lead lead)
 {
 	return cand_get(a, pm_kind(k)->cls, pm_kind(k)->sub, node, lead);
 }
 
-enum win { WIN_OUT, WIN_BEFORE, WIN_IN };
-
-static enum win obs_window(const struct att *a, const struct pm_obs *o, bool wide);
-
 /* An origin-class event from a source the user cannot write, stamped before the job began:
- * context for this job (phase_stale), never its origin by itself. */
+ * context for this job (pm_att_phase_stale), never its origin by itself. */
 static bool obs_before(const struct att *a, const struct pm_obs *o)
 {
-	return o->trusted && obs_window(a, o, true) == WIN_BEFORE;
+	return o->trusted && pm_att_obs_window(a, o, true) == WIN_BEFORE;
 }
 
 static int cand_add(const struct att *a, struct cand *c, size_t oi)
@@ -234,7 +221,7 @@ static int cand_add(const struct att *a, struct cand *c, size_t oi)
 		c->launch = true;
 	if (r->has_cond || o->source == PM_SRC_GPU_STATE)
 		c->current = true; /* read at collection: a state, not an old line */
-	if (o->rank >= 0 && cand_addrank(c, o->rank) < 0)
+	if (o->rank >= 0 && pm_att_cand_addrank(c, o->rank) < 0)
 		return -1;
 	if (!c->summary[0])
 		snprintf(c->summary, sizeof(c->summary), "%s", o->summary);
@@ -257,166 +244,9 @@ static int cand_add(const struct att *a, struct cand *c, size_t oi)
 	return 0;
 }
 
-/* ---- phase: node clocks ---- */
-
-static int cmpclkname(const void *x, const void *y)
-{
-	return strcmp(((const struct clk *)x)->node, ((const struct clk *)y)->node);
-}
-
-static int cmpclk(const void *x, const void *y)
-{
-	const struct clk *a = x, *b = y;
-	int c = strcmp(a->node, b->node);
-
-	return c ? c : (a->d > b->d) - (a->d < b->d);
-}
-
-static const char *outcome_from_state(const char *st);
-
-/* The last task exit the plugin recorded on NODE, by NODE's clock; 0 none. */
-static double last_exit(const struct att *a, const char *node)
-{
-	double t = 0;
-
-	for (size_t i = 0; i < a->ev->ntasks; i++) {
-		const struct pm_task *k = &a->ev->tasks[i];
-		if (k->exited && k->end > t && k->node && !strcmp(k->node, node))
-			t = k->end;
-	}
-	return t;
-}
-
-/*
- * The other side of D (phase_clocks): the plugin's task-exit times are on the node's clock
- * too, and the epilog starts only after them.  L = last exit - end is the node's offset
- * plus how long after the recorded end its tasks exited.  When every node's tasks exited
- * beyond the tolerance after the end (processes that outlive SIGTERM until KillWait, their
- * epilogs after that), the least such L is the job's own teardown, not a clock: it is taken
- * off every node's D.  A late epilog common to the job is not a skewed clock.  (One node's
- * L alone would bound its offset too, but a node whose tasks left early says nothing of
- * its clock, so D stands there; `why` gives L beside it.)
- */
-static void clocks_by_exits(struct att *a)
-{
-	double common = -1;
-	bool all = a->nclk > 0;
-
-	for (size_t i = 0; i < a->nclk; i++) {
-		struct clk *c = &a->clk[i];
-		double x = last_exit(a, c->node);
-		c->exits = x > 0;
-		c->late = x > 0 ? x - a->ev->job.end : 0;
-		if (!c->exits || c->late <= a->rs->skew_s)
-			all = false;
-		else if (common < 0 || c->late < common)
-			common = c->late;
-	}
-	if (!all)
-		return;
-	a->teardown = common;
-	for (size_t i = 0; i < a->nclk; i++) {
-		struct clk *c = &a->clk[i];
-		if (c->d <= 0)
-			continue;
-		c->d_collect = c->d;
-		c->d = c->d > common ? c->d - common : 0;
-	}
-}
-
-/*
- * Each node's collector starts right after the job's end, and stamps that start with the
- * node's own clock (the bundle manifest's collected.start); the job's end in the accounting
- * record is the controller's.  D = start - end is then the node's clock offset plus the
- * epilog's latency (and up to 1 s of the record's truncated seconds): an upper bound of how
- * far the node is ahead; when negative, the node is at least -D behind.  The earliest
- * bundle of a node counts.  Nothing without both times.
- */
-static int phase_clocks(struct att *a)
-{
-	const struct pm_evidence *ev = a->ev;
-	size_t n = 0;
-
-	/* an end only once the job ended (a running job's EndTime is its limit) */
-	if (ev->job.end <= 0 || !ev->ncollect ||
-	    (ev->job.state && !outcome_from_state(ev->job.state) &&
-	     strncmp(ev->job.state, "COMPLETING", 10)))
-		return 0;
-	a->clk = malloc(ev->ncollect * sizeof(*a->clk));
-	if (!a->clk)
-		return -1;
-	for (size_t i = 0; i < ev->ncollect; i++)
-		a->clk[i] =
-			(struct clk){.node = ev->collect[i].node,
-				     .d = ev->collect[i].start - ev->job.end};
-	qsort(a->clk, ev->ncollect, sizeof(*a->clk), cmpclk);
-	for (size_t i = 0; i < ev->ncollect; i++)
-		if (!n || strcmp(a->clk[n - 1].node, a->clk[i].node))
-			a->clk[n++] = a->clk[i]; /* the earliest: sorted by D within a node */
-	a->nclk = n;
-	clocks_by_exits(a);
-	for (size_t i = 0; i < n; i++)
-		if (fabs(a->clk[i].d) > a->rs->skew_s && fabs(a->clk[i].d) > a->maxskew)
-			a->maxskew = fabs(a->clk[i].d);
-	return 0;
-}
-
-static struct clk *node_clk(const struct att *a, const char *node)
-{
-	struct clk key = {.node = node};
-
-	if (!node || !a->nclk)
-		return NULL;
-	return bsearch(&key, a->clk, a->nclk, sizeof(*a->clk), cmpclkname);
-}
-
-/* How far NODE's clock appears off beyond the tolerance: D when it exceeds it either way,
- * else 0 (within the tolerance, the tolerance covers it). */
-static double node_skew(const struct att *a, const char *node)
-{
-	const struct clk *c = node_clk(a, node);
-
-	return c && fabs(c->d) > a->rs->skew_s ? c->d : 0;
-}
-
-/* The clock an observation was stamped with: that of the node whose file holds it. */
-static const char *obs_clock_node(const struct att *a, const struct pm_obs *o)
-{
-	const char *fn = a->ev->files[o->file].node;
-
-	return fn ? fn : o->node;
-}
-
-/* ---- phase: job window ---- */
-
-/*
- * Where an event falls against the job: WIN_IN within [start - tolerance, end + tolerance],
- * WIN_BEFORE up to job_window_grace_s earlier (context: what the node went through just
- * before this job, phase_stale), WIN_OUT otherwise.  WIDE: widened by the node's apparent
- * skew (phase_clocks), never narrowed: a node up to D ahead stamps events up to D late, one
- * at least -D behind stamps them at least -D early.  Undated events, and any event of a job
- * whose times are unknown, are in.
- */
-static enum win obs_window(const struct att *a, const struct pm_obs *o, bool wide)
-{
-	const struct pm_jobinfo *j = &a->ev->job;
-	double sk = wide ? node_skew(a, obs_clock_node(a, o)) : 0, lo;
-
-	if (!o->has_time)
-		return WIN_IN;
-	if (j->end > 0 && o->event_time > j->end + a->rs->skew_s + (sk > 0 ? sk : 0))
-		return WIN_OUT;
-	if (j->start <= 0)
-		return WIN_IN;
-	lo = j->start - a->rs->skew_s + (sk < 0 ? sk : 0);
-	if (o->event_time >= lo)
-		return WIN_IN;
-	return o->event_time >= lo - a->rs->grace_s ? WIN_BEFORE : WIN_OUT;
-}
-
 /* ---- phase: outcome ---- */
 
-static const char *outcome_from_state(const char *st)
+const char *pm_att_outcome_from_state(const char *st)
 {
 	static const char *const known[] = {"COMPLETED",     "FAILED",	  "TIMEOUT",
 					    "OUT_OF_MEMORY", "NODE_FAIL", "CANCELLED",
@@ -442,7 +272,7 @@ static void phase_outcome(struct att *a)
 	const char *best = NULL;
 	bool anyerr = false;
 
-	a->outcome = outcome_from_state(ev->job.state);
+	a->outcome = pm_att_outcome_from_state(ev->job.state);
 	if (a->outcome) {
 		why(a, "Slurm's accounting record says %s.", ev->job.state);
 		return;
@@ -477,210 +307,6 @@ static void phase_outcome(struct att *a)
 	}
 }
 
-/* ---- phase: known ranks and progress ---- */
-
-/*
- * Slurm's own placement line: "srun: error: NODE: tasks 0-3,8: Exited with exit code 1" or
- * "srun: error: NODE: task 5: ...".  Appends (rank, node) for each task it names to V; at
- * most 1 << 20 ranks.  A line of another shape adds nothing.
- */
-static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al)
-{
-	const char *p = strstr(line, "srun: error: "), *q, *e;
-	char node[128];
-	size_t l;
-
-	if (!p)
-		return 0;
-	p += 13;
-	q = strstr(p, ": task");
-	l = q ? (size_t)(q - p) : 0;
-	if (!l || l >= sizeof(node) || memchr(p, ' ', l))
-		return 0;
-	memcpy(node, p, l);
-	node[l] = '\0';
-	p = q + 6;
-	if (*p == 's')
-		p++;
-	if (*p++ != ' ')
-		return 0;
-	for (e = p; (*e >= '0' && *e <= '9') || *e == '-' || *e == ','; e++)
-		;
-	if (*e != ':')
-		return 0;
-	while (p < e) {
-		char *x;
-		long lo = strtol(p, &x, 10), hi = lo;
-		if (x == p || lo < 0)
-			return 0;
-		if (*x == '-')
-			hi = strtol(x + 1, &x, 10);
-		if (hi < lo || hi >= 1 << 20 || *n + (size_t)(hi - lo) >= 1 << 20)
-			return 0;
-		for (long r = lo; r <= hi; r++) {
-			if (*n == *al && pm_grow((void **)v, al, sizeof(**v)) < 0)
-				return -1;
-			(*v)[*n].rank = (int)r;
-			snprintf((*v)[*n].node, sizeof((*v)[*n].node), "%s", node);
-			(*n)++;
-		}
-		if (*x != ',')
-			break;
-		p = x + 1;
-	}
-	return 0;
-}
-
-static int cmpstr(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
-/* Whether the rank map names ranks on NODE: then it names every rank that ran there. */
-static bool rankmap_node(const char **nodes, size_t n, const char *node)
-{
-	return n && node && bsearch(&node, nodes, n, sizeof(*nodes), cmpstr);
-}
-
-/*
- * rank -> node, from every source that places ranks, the first that knows a rank winning:
- * the plugin's rank map, then Slurm's task lines (srun_tasks), then the scanner's prefixes
- * (launchers and NCCL lines that carry both host and rank).  A node the rank map covers
- * gets no further rank from the other sources: a provisional verdict, with one node's
- * bundle still out, must not place that node's ranks where the job's output was read.
- */
-static int place_ranks(struct att *a)
-{
-	struct pm_evidence *ev = a->ev;
-	struct placed *sr = NULL;
-	const char **mapn = NULL;
-	size_t nsr = 0, asr = 0, nmap = 0, n = 0;
-	int rc = -1;
-
-	for (size_t i = 0; i < ev->nobs; i++)
-		if (ev->obs[i].line && srun_tasks(ev->obs[i].line, &sr, &nsr, &asr) < 0)
-			goto out;
-	if (!(ev->ntasks + ev->nranks + nsr)) {
-		rc = 0;
-		goto out;
-	}
-	if (ev->ntasks && !(mapn = malloc(ev->ntasks * sizeof(*mapn))))
-		goto out;
-	for (size_t i = 0; i < ev->ntasks; i++)
-		if (ev->tasks[i].node)
-			mapn[nmap++] = ev->tasks[i].node;
-	if (nmap > 1)
-		qsort(mapn, nmap, sizeof(*mapn), cmpstr);
-	a->rnode = malloc((ev->ntasks + ev->nranks + nsr) * sizeof(*a->rnode));
-	if (!a->rnode)
-		goto out;
-	for (size_t i = 0; i < ev->ntasks; i++)
-		if (ev->tasks[i].node)
-			a->rnode[n++] = (struct rnode){ev->tasks[i].rank, i, ev->tasks[i].node};
-	for (size_t i = 0; i < nsr; i++) {
-		if (!rankmap_node(mapn, nmap, sr[i].node))
-			a->rnode[n++] = (struct rnode){sr[i].rank, ev->ntasks + i, sr[i].node};
-	}
-	for (size_t i = 0; i < ev->nranks; i++)
-		if (ev->ranks[i].node && !rankmap_node(mapn, nmap, ev->ranks[i].node))
-			a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + nsr + i,
-						       ev->ranks[i].node};
-	if (n > 1)
-		qsort(a->rnode, n, sizeof(*a->rnode), cmprnode);
-	a->nrnode = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!a->nrnode || a->rnode[a->nrnode - 1].rank != a->rnode[i].rank)
-			a->rnode[a->nrnode++] = a->rnode[i];
-	a->mapn = mapn;
-	a->nmapn = nmap;
-	a->placed = sr; /* the nodes of RNODE point into it */
-	mapn = NULL;
-	sr = NULL;
-	rc = 0;
-out:
-	free(sr);
-	free(mapn);
-	return rc;
-}
-
-static int phase_ranks(struct att *a)
-{
-	struct pm_evidence *ev = a->ev;
-	size_t al = 0;
-
-	if (ev->job.ntasks > 0 && ev->job.ntasks <= 1 << 20)
-		for (int r = 0; r < ev->job.ntasks; r++)
-			if (pm_rankset_push(&a->known, &a->nknown, &al, r) < 0)
-				return -1;
-	for (size_t i = 0; i < ev->nranks; i++)
-		if (ev->ranks[i].rank >= 0 && ev->ranks[i].rank < 1 << 20 &&
-		    pm_rankset_push(&a->known, &a->nknown, &al, ev->ranks[i].rank) < 0)
-			return -1;
-	for (size_t i = 0; i < ev->ntasks; i++)
-		if (ev->tasks[i].rank >= 0 &&
-		    pm_rankset_push(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
-			return -1;
-	pm_rankset_done(a->known, &a->nknown);
-	if (place_ranks(a) < 0)
-		return -1;
-	for (size_t i = 0; i < ev->nranks; i++) {
-		const struct pm_rankinfo *ri = &ev->ranks[i];
-		if (ri->first_progress > 0 &&
-		    (!a->first_progress || ri->first_progress < a->first_progress))
-			a->first_progress = ri->first_progress;
-		if (ri->last_progress > a->last_progress)
-			a->last_progress = ri->last_progress;
-		if (ri->first_progress > 0 || ri->last_progress > 0)
-			a->any_progress = true;
-	}
-	return 0;
-}
-
-const char *pm_att_rank_node(const struct att *a, int rank)
-{
-	if (a->rnode) {
-		size_t lo = 0, hi = a->nrnode;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (a->rnode[mid].rank == rank)
-				return a->rnode[mid].node;
-			if (a->rnode[mid].rank < rank)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return NULL;
-	}
-	for (size_t i = 0; i < a->ev->ntasks; i++)
-		if (a->ev->tasks[i].rank == rank && a->ev->tasks[i].node)
-			return a->ev->tasks[i].node;
-	for (size_t i = 0; i < a->ev->nranks; i++)
-		if (a->ev->ranks[i].rank == rank && a->ev->ranks[i].node)
-			return a->ev->ranks[i].node;
-	return NULL;
-}
-
-/* A line that names its rank ran where that rank ran: the rank map knows, not the node that
- * read the file (the job's output is read on the batch node only). */
-static void place_obs(struct att *a)
-{
-	for (size_t i = 0; i < a->ev->nobs; i++) {
-		struct pm_obs *o = &a->ev->obs[i];
-		const char *n = o->rank >= 0 ? pm_att_rank_node(a, o->rank) : NULL;
-		if (n && (!o->node || strcmp(o->node, n))) {
-			char *d = strdup(n);
-			if (d) {
-				free(o->node);
-				o->node = d;
-			}
-		} else if (!n && o->rank >= 0 && rankmap_node(a->mapn, a->nmapn, o->node)) {
-			/* the rank map names that node's ranks, and not this one */
-			free(o->node);
-			o->node = NULL;
-		}
-	}
-}
-
 /* ---- phase: hardware and software origin candidates ---- */
 
 static int phase_origins(struct att *a, bool hardware)
@@ -696,13 +322,13 @@ static int phase_origins(struct att *a, bool hardware)
 		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware)
 			continue;
 		bool plain = true;
-		enum win w = o->trusted ? obs_window(a, o, true) : WIN_IN;
+		enum win w = o->trusted ? pm_att_obs_window(a, o, true) : WIN_IN;
 		/* hardware only from sources the user cannot write (phase_fallback has the
 		 * rest); a trusted line from outside the job's time is not this job's */
 		if ((hardware && !o->trusted) || w == WIN_OUT)
 			continue;
-		if (hardware && w == WIN_IN && obs_window(a, o, false) != WIN_IN) {
-			struct clk *ck = node_clk(a, obs_clock_node(a, o));
+		if (hardware && w == WIN_IN && pm_att_obs_window(a, o, false) != WIN_IN) {
+			struct clk *ck = pm_att_node_clk(a, pm_att_obs_clock_node(a, o));
 			plain = false;
 			if (ck)
 				ck->kept++;
@@ -711,7 +337,7 @@ static int phase_origins(struct att *a, bool hardware)
 		 * contradicts is a consequence, not a cause: the plain "STEP ... CANCELLED" line
 		 * of a step killed for its memory, in a job the record says FAILED */
 		if (!hardware && r->outcome && pm_class_external(r->cls) && a->outcome &&
-		    outcome_from_state(ev->job.state) && strcmp(r->outcome, a->outcome))
+		    pm_att_outcome_from_state(ev->job.state) && strcmp(r->outcome, a->outcome))
 			continue;
 		c = cand_get(a, r->cls, r->subcls, o->node, LEAD_RULE);
 		if (!c || cand_add(a, c, i) < 0)
@@ -794,172 +420,6 @@ static void phase_confirm(struct att *a)
 	}
 }
 
-/* ---- phase: time bounds evidence ---- */
-
-/* A kernel line's PID against the job's task pids on NODE (the plugin's records): +1 one of
- * them, -1 none of them while every task there is known by its pid, 0 when it cannot say. */
-static int pid_link(const struct att *a, const char *node, int pid)
-{
-	bool all = true, any = false;
-
-	if (pid <= 0 || !node)
-		return 0;
-	for (size_t i = 0; i < a->ev->ntasks; i++) {
-		const struct pm_task *t = &a->ev->tasks[i];
-		if (!t->node || strcmp(t->node, node))
-			continue;
-		any = true;
-		if (t->pid == pid)
-			return 1;
-		if (t->pid <= 0)
-			all = false;
-	}
-	return any && all ? -1 : 0;
-}
-
-static int cand_pidlink(const struct att *a, const struct cand *c)
-{
-	int link = 0;
-
-	for (size_t k = 0; k < c->nev; k++) {
-		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
-		int l = o->trusted && R(a, c->ev[k])->role == PM_ROLE_ORIGIN ?
-				pid_link(a, c->node, o->pid) :
-				0;
-		if (l > 0)
-			return 1;
-		if (l < 0)
-			link = -1;
-	}
-	return link;
-}
-
-/* This job's own ranks on C's node failed in a way an event there explains: a hardware
- * symptom (a CUDA error naming the GPU's fault) or a failure at launch, within the job. */
-static bool stale_explained(const struct att *a, const struct cand *c)
-{
-	for (size_t k = 0; k < a->ev->nobs && c->node[0]; k++) {
-		const struct pm_obs *o = &a->ev->obs[k];
-		const struct pm_rule *r = R(a, k);
-		if (!o->node || strcmp(o->node, c->node) ||
-		    (o->trusted && obs_window(a, o, true) != WIN_IN))
-			continue;
-		if ((r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION) &&
-		    (r->hardware || r->launch))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Time bounds evidence: an event stamped before the job began (within job_window_grace_s)
- * is what the node went through before this job, reported with its age.  It leads only
- * where this job's own ranks on that node failed in a way it explains (or a pid of this
- * job's tasks names it), and never above an explicit failure of this job on another node
- * (cmpcand); otherwise only when nothing else fits (a fallback, at most hypothesis).
- */
-static void phase_stale(struct att *a)
-{
-	for (size_t i = 0; i < a->nc; i++) {
-		struct cand *c = &a->c[i];
-		const struct pm_obs *o;
-		char what[200];
-
-		if (c->dead || !c->nev || c->lead != LEAD_RULE)
-			continue;
-		c->pidlink = cand_pidlink(a, c);
-		o = &a->ev->obs[c->ev[0]];
-		if (o->xid > 0)
-			snprintf(what, sizeof(what), "Xid %d (%s)", o->xid, c->summary);
-		else
-			snprintf(what, sizeof(what), "%s/%s (%s)", c->cls, c->sub, c->summary);
-		if (!c->prestart) {
-			if (c->pidlink < 0)
-				why(a,
-				    "%s names a pid that is none of this job's tasks on %s: the link "
-				    "to this job is weaker (hypothesis).",
-				    what, c->node);
-			continue;
-		}
-		c->explained = c->node[0] && (c->pidlink > 0 || stale_explained(a, c));
-		c->fallback = !c->explained;
-		why(a, "%s logged %s %.0f s before this job began: %s", c->node[0] ? c->node : "A node",
-		    what, a->ev->job.start - c->tpre,
-		    c->explained ? "this job's own ranks there failed in a way it explains, so it "
-				   "may lead (at most supported), never over an explicit failure "
-				   "of this job on another node." :
-				   "context, not this job's origin by itself; nothing this job's "
-				   "ranks did there shows a failure it explains.");
-		if (c->fallback)
-			snprintf(c->note, sizeof(c->note),
-				 "its event predates this job and nothing of this job on %s shows "
-				 "a failure it explains",
-				 c->node[0] ? c->node : "that node");
-	}
-}
-
-/* ---- phase: the ranks that used a failing GPU ---- */
-
-/* Bus ids as the kernel and nvidia-smi write them ("0000:3b:00", "0000:3B:00.0"): equal up
- * to the function digit, whatever the case. */
-static bool pci_eq(const char *x, const char *y)
-{
-	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
-
-	return lx == ly && !strncasecmp(x, y, lx);
-}
-
-/* Whether a rank map's GPU list ("0,1") holds index IDX. */
-static bool gpus_has(const char *list, int idx)
-{
-	for (const char *p = list; p && *p;) {
-		char *e;
-		long v = strtol(p, &e, 10);
-		if (e != p && v == idx && (*e == ',' || !*e))
-			return true;
-		p = strchr(p, ',');
-		p = p ? p + 1 : NULL;
-	}
-	return false;
-}
-
-/* The GPU's index on NODE for bus id PCI, from nvidia-smi's table; -1 unknown. */
-static int pci_index(const struct att *a, const char *node, const char *pci)
-{
-	for (size_t i = 0; i < a->ev->nfacts; i++) {
-		const struct pm_fact *f = &a->ev->facts[i];
-		if (f->gpu >= 0 && f->pci && f->node && !strcmp(f->node, node) && pci_eq(f->pci, pci))
-			return f->gpu;
-	}
-	return -1;
-}
-
-/* A GPU named by a hardware event (by index, or by bus id through nvidia-smi's table) was
- * used by the ranks the rank map gives that GPU on that node: they are the origin's ranks. */
-static int phase_gpu_ranks(struct att *a)
-{
-	for (size_t i = 0; i < a->nc; i++) {
-		struct cand *c = &a->c[i];
-		if (c->dead || !c->hardware || !c->node[0] || c->fallback)
-			continue;
-		for (size_t k = 0; k < c->nev; k++) {
-			const struct pm_obs *o = &a->ev->obs[c->ev[k]];
-			int idx = o->gpu;
-			if (!o->trusted || !o->node || strcmp(o->node, c->node))
-				continue;
-			if (idx < 0 && o->pci)
-				idx = pci_index(a, c->node, o->pci);
-			for (size_t t = 0; idx >= 0 && t < a->ev->ntasks; t++) {
-				const struct pm_task *tk = &a->ev->tasks[t];
-				if (tk->node && !strcmp(tk->node, c->node) && tk->gpus &&
-				    gpus_has(tk->gpus, idx) && cand_addrank(c, tk->rank) < 0)
-					return -1;
-			}
-		}
-	}
-	return 0;
-}
-
 /* ---- phase: leads when nothing better fits ---- */
 
 static bool has_lead(const struct att *a)
@@ -1014,8 +474,7 @@ static int single_reporter(struct att *a)
 	for (size_t k = 0; k < a->ev->nobs; k++) {
 		size_t i = a->order[k];
 		const struct pm_rule *r = R(a, i);
-		if (r->role == PM_ROLE_CASCADE && r->hardware &&
-		    fallback_add(a, i, rep, note) < 0)
+		if (r->role == PM_ROLE_CASCADE && r->hardware && fallback_add(a, i, rep, note) < 0)
 			return -1;
 	}
 	return 0;
@@ -1040,96 +499,17 @@ static int phase_fallback(struct att *a)
 			continue;
 		/* the job's output, or a trusted source within the job: not a line any local
 		 * user can forge into a system log (syslog lines not tagged kernel:) */
-		if (o->trusted ? obs_window(a, o, true) == WIN_OUT : o->source != PM_SRC_APP_LOG)
+		if (o->trusted ? pm_att_obs_window(a, o, true) == WIN_OUT :
+				 o->source != PM_SRC_APP_LOG)
 			continue;
 		if (fallback_add(a, i, o->node,
-				 o->trusted ? "a confirming symptom with no origin event beside it" :
-					      "it is seen only in the job's own output, which its "
-					      "user can write: no kernel log or GPU state shows it") <
-		    0)
+				 o->trusted ?
+					 "a confirming symptom with no origin event beside it" :
+					 "it is seen only in the job's own output, which its "
+					 "user can write: no kernel log or GPU state shows it") < 0)
 			return -1;
 	}
 	return single_reporter(a);
-}
-
-/* ---- phase: silence (R-NCCL-2) ---- */
-
-struct rseq {
-	int rank;
-	long long seq;
-};
-
-static int cmprseq(const void *x, const void *y)
-{
-	const struct rseq *a = x, *b = y;
-
-	if (a->rank != b->rank)
-		return (a->rank > b->rank) - (a->rank < b->rank);
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-static int phase_silence(struct att *a)
-{
-	struct pm_evidence *ev = a->ev;
-	struct rseq *t = NULL; /* (rank, sequence number) of every timed-out collective */
-	size_t n = 0, nt = 0, as = a->nsuspects;
-	long long maxseq = -1;
-	int rc = -1;
-
-	if (ev->nobs && !(t = malloc(ev->nobs * sizeof(*t))))
-		goto out;
-	for (size_t i = 0; i < ev->nobs; i++) {
-		const struct pm_obs *o = &ev->obs[i];
-		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0 || o->rank < 0)
-			continue;
-		t[n++] = (struct rseq){o->rank, o->seq};
-		if (o->seq > maxseq)
-			maxseq = o->seq;
-	}
-	if (!n) {
-		rc = 0;
-		goto out;
-	}
-	/* per rank, the highest sequence number it reported: the last of its run */
-	qsort(t, n, sizeof(*t), cmprseq);
-	for (size_t i = 0; i < n; i++) {
-		if (i + 1 < n && t[i + 1].rank == t[i].rank)
-			continue;
-		t[nt++] = t[i];
-	}
-	/* the known ranks that reported no timeout: the walk of two sorted lists */
-	for (size_t i = 0, k = 0; i < a->nknown; i++) {
-		while (k < nt && t[k].rank < a->known[i])
-			k++;
-		if ((k == nt || t[k].rank != a->known[i]) &&
-		    pm_rankset_push(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
-			goto out;
-	}
-	/* a rank whose last enqueued collective is behind its peers' never reached it: per
-	 * rank, the highest sequence number it reported is what counts */
-	for (size_t k = 0; k < nt; k++)
-		if (t[k].seq < maxseq && pm_rankset_push(&a->suspects, &a->nsuspects, &as, t[k].rank) < 0)
-			goto out;
-	pm_rankset_done(a->suspects, &a->nsuspects);
-	if (a->nsuspects && a->nsuspects < a->nknown) {
-		char list[256] = "";
-		size_t m = 0;
-		for (size_t i = 0; i < a->nsuspects && m < sizeof(list) - 12; i++)
-			m += (size_t)snprintf(list + m, sizeof(list) - m, "%s%d", i ? "," : "",
-					      a->suspects[i]);
-		why(a,
-		    "%zu rank(s) reported collective timeouts; rank(s) %s did not, or were "
-		    "behind: they are suspects (silence).",
-		    nt, list);
-	} else {
-		free(a->suspects);
-		a->suspects = NULL;
-		a->nsuspects = 0;
-	}
-	rc = 0;
-out:
-	free(t);
-	return rc;
 }
 
 /* ---- phase: peer votes (R-NCCL-1) ---- */
@@ -1159,8 +539,8 @@ struct vote {
 static struct cand *vote_cand(struct att *a, const struct vote *vt, size_t n)
 {
 	struct pm_evidence *ev = a->ev;
-	struct cand *c = kind_get(a, vt->status12 ? PM_K_PEER_LINK : PM_K_REMOTE_ERROR, vt->node,
-				  LEAD_VOTES);
+	struct cand *c = pm_att_kind_get(a, vt->status12 ? PM_K_PEER_LINK : PM_K_REMOTE_ERROR,
+					 vt->node, LEAD_VOTES);
 
 	if (!c)
 		return NULL;
@@ -1200,7 +580,7 @@ static int reporter_link(struct att *a, const struct vote *v, size_t nv)
 	for (size_t i = 0; i < a->nc; i++)
 		if (a->c[i].hardware && !a->c[i].prestart && !strcmp(a->c[i].node, rep))
 			return 0;
-	c = kind_get(a, PM_K_PEER_LINK, rep, LEAD_VOTES);
+	c = pm_att_kind_get(a, PM_K_PEER_LINK, rep, LEAD_VOTES);
 	if (!c)
 		return 0;
 	snprintf(c->summary, sizeof(c->summary),
@@ -1352,42 +732,6 @@ static int cand_rank(const struct cand *c)
 	return 2;
 }
 
-/* How many silent suspects this candidate explains (ranks it names, or ranks on its node). */
-static size_t silent_support(const struct att *a, const struct cand *c)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < a->nsuspects; i++) {
-		const char *rn = pm_att_rank_node(a, a->suspects[i]);
-		bool hit = c->node[0] && rn && !strcmp(rn, c->node);
-		for (size_t k = 0; k < c->nranks && !hit; k++)
-			hit = c->ranks[k] == a->suspects[i];
-		n += hit;
-	}
-	return n;
-}
-
-/* The apparent skew (absolute, beyond the tolerance) of the clock C's times come from: its
- * node's, or for a candidate of several nodes the largest of any node's. */
-static double cand_skew(const struct att *a, const struct cand *c)
-{
-	return c->node[0] ? fabs(node_skew(a, c->node)) : a->maxskew;
-}
-
-/* How far apart two candidates' times must be for the earlier to count as first: the skew
- * tolerance, widened by the larger apparent skew of their nodes' clocks (on one node, one
- * clock: the tolerance alone). */
-static double pair_tol(const struct att *a, const struct cand *x, const struct cand *y)
-{
-	double sx, sy;
-
-	if (x->node[0] && !strcmp(x->node, y->node))
-		return a->rs->skew_s;
-	sx = cand_skew(a, x);
-	sy = cand_skew(a, y);
-	return a->rs->skew_s + (sx > sy ? sx : sy);
-}
-
 static int cmpcand(const void *x, const void *y, void *arg)
 {
 	const struct att *at = arg;
@@ -1399,16 +743,16 @@ static int cmpcand(const void *x, const void *y, void *arg)
 	if (ra != rb)
 		return ra - rb;
 	/* an event from before the job leads over what it explains on its own node, never
-	 * over an explicit failure of this job elsewhere (phase_stale) */
+	 * over an explicit failure of this job elsewhere (pm_att_phase_stale) */
 	if (a->prestart != b->prestart && a->lead == LEAD_RULE && b->lead == LEAD_RULE) {
 		const struct cand *p = a->prestart ? a : b, *q = a->prestart ? b : a;
 		bool same = p->node[0] && !strcmp(p->node, q->node);
 		return same == (p == a) ? -1 : 1;
 	}
-	if (a->has_t && b->has_t && fabs(a->t - b->t) > pair_tol(at, a, b))
+	if (a->has_t && b->has_t && fabs(a->t - b->t) > pm_att_pair_tol(at, a, b))
 		return a->t < b->t ? -1 : 1;
 	/* within the tolerance, the explanation of the ranks that fell silent wins */
-	size_t sa = silent_support(at, a), sb = silent_support(at, b);
+	size_t sa = pm_att_silent_support(at, a), sb = pm_att_silent_support(at, b);
 	if (sa != sb)
 		return sa > sb ? -1 : 1;
 	if (a->strength != b->strength)
@@ -1428,7 +772,7 @@ static bool close_in_time(const struct att *a, const struct cand *x, const struc
 {
 	if (!x->has_t || !y->has_t)
 		return true;
-	return fabs(x->t - y->t) <= pair_tol(a, x, y);
+	return fabs(x->t - y->t) <= pm_att_pair_tol(a, x, y);
 }
 
 static int outcome_rank(const struct att *a, const struct cand *c);
@@ -1443,98 +787,17 @@ static bool order_by_skewed_clocks(const struct att *a, const struct cand *x, co
 	if (!x->has_t || !y->has_t || (x->node[0] && !strcmp(x->node, y->node)))
 		return false;
 	dt = fabs(x->t - y->t);
-	return dt > a->rs->skew_s && dt <= pair_tol(a, x, y) && cand_rank(x) == cand_rank(y) &&
-	       outcome_rank(a, x) == outcome_rank(a, y) &&
-	       silent_support(a, x) == silent_support(a, y) && x->strength == y->strength &&
-	       x->t < y->t;
-}
-
-static int cmpclkskew(const void *x, const void *y)
-{
-	const struct clk *a = *(const struct clk *const *)x, *b = *(const struct clk *const *)y;
-
-	if (fabs(a->d) != fabs(b->d))
-		return fabs(a->d) > fabs(b->d) ? -1 : 1;
-	return strcmp(a->node, b->node);
-}
-
-/* Say which nodes' clocks appear off by more than the tolerance, and what was done about it
- * (phase_clocks, in_window, pair_tol): the largest first, four at most, then a count. */
-static void skew_notes(struct att *a)
-{
-	const struct clk **v;
-	size_t n = 0;
-	double tol = a->rs->skew_s;
-
-	if (!a->nclk || !(v = malloc(a->nclk * sizeof(*v))))
-		return;
-	for (size_t i = 0; i < a->nclk; i++)
-		if (fabs(a->clk[i].d) > tol)
-			v[n++] = &a->clk[i];
-	qsort(v, n, sizeof(*v), cmpclkskew);
-	for (size_t i = 0; i < n && i < 4; i++) {
-		const struct clk *c = v[i];
-		double d = fabs(c->d);
-		char kept[80] = "";
-
-		if (c->kept)
-			snprintf(kept, sizeof(kept), " (%zu hardware event(s) kept only thus)",
-				 c->kept);
-		if (c->d > 0 && c->d_collect > 0)
-			why(a,
-			    "Clock skew on %s: every node's tasks exited at least %.1f s after the "
-			    "job's end (the job's own teardown); beyond that, its collector began "
-			    "%.1f s later by its own clock, more than the %.1f s skew tolerance: its "
-			    "clock may be up to %.1f s ahead of the controller's (or its epilog began "
-			    "late). Its events count up to %.1f s after the job's end%s; its times "
-			    "decide no order against other nodes' within %.1f s.",
-			    c->node, a->teardown, d, tol, d, d + tol, kept, d + tol);
-		else if (c->d > 0)
-			why(a,
-			    "Clock skew on %s: its collector began %.1f s after the job's end "
-			    "(accounting record) by its own clock, beyond the %.1f s skew tolerance: "
-			    "its clock may be up to %.1f s ahead of the controller's (or its epilog "
-			    "began late). Its events count up to %.1f s after the job's end%s; its "
-			    "times decide no order against other nodes' within %.1f s.",
-			    c->node, d, tol, d, d + tol, kept, d + tol);
-		else
-			why(a,
-			    "Clock skew on %s: its collector began %.1f s before the job's end "
-			    "(accounting record) by its own clock: its clock is at least %.1f s "
-			    "behind the controller's, beyond the %.1f s skew tolerance. Its events "
-			    "count from %.1f s further before the job window's start%s; its times "
-			    "decide no order against other nodes' within %.1f s.",
-			    c->node, d, d, tol, d, kept, d + tol);
-	}
-	for (size_t i = 0; i < a->nclk; i++) {
-		const struct clk *c = &a->clk[i];
-		if (c->d_collect > tol && c->d <= tol)
-			why(a,
-			    "%s's collector began %.1f s after the job's end by its own clock, but "
-			    "every node's tasks exited at least %.1f s after that end by their own "
-			    "clocks (processes that outlived it): its epilog began late with the "
-			    "job's teardown; its clock is not shown to be skewed.",
-			    c->node, c->d_collect, a->teardown);
-		else if (c->exits && c->d > tol && c->late <= tol)
-			why(a,
-			    "%s's tasks last exited %+.1f s from the job's end by its own clock: "
-			    "its collector's later start may be a late epilog rather than its "
-			    "clock.",
-			    c->node, c->late);
-	}
-	if (n > 4)
-		why(a,
-		    "Clock skew: %zu more node(s) appear off by more than the %.1f s tolerance "
-		    "(up to %.1f s); their windows and orderings are widened alike.",
-		    n - 4, tol, fabs(v[4]->d));
-	free(v);
+	return dt > a->rs->skew_s && dt <= pm_att_pair_tol(a, x, y) &&
+	       cand_rank(x) == cand_rank(y) && outcome_rank(a, x) == outcome_rank(a, y) &&
+	       pm_att_silent_support(a, x) == pm_att_silent_support(a, y) &&
+	       x->strength == y->strength && x->t < y->t;
 }
 
 /* ---- phase: what Slurm itself decided ---- */
 
 static struct cand *synth(struct att *a, enum pm_kind k, const char *node, const char *summary)
 {
-	struct cand *c = kind_get(a, k, node, LEAD_RULE);
+	struct cand *c = pm_att_kind_get(a, k, node, LEAD_RULE);
 
 	if (!c)
 		return NULL;
@@ -1589,7 +852,7 @@ static void sched_timeout(struct att *a, bool from_sacct)
 			if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_TIME_LIMIT))
 				a->c[i].dead = true;
 		if (!has_live(a)) {
-			struct cand *c = kind_get(a, PM_K_HANG, NULL, LEAD_SILENCE);
+			struct cand *c = pm_att_kind_get(a, PM_K_HANG, NULL, LEAD_SILENCE);
 			if (c) {
 				c->strength = PM_WEAK;
 				snprintf(c->summary, sizeof(c->summary),
@@ -1674,7 +937,7 @@ static void sched_node_fail(struct att *a)
 static void phase_scheduler(struct att *a)
 {
 	const char *o = a->outcome;
-	bool from_sacct = outcome_from_state(a->ev->job.state) != NULL;
+	bool from_sacct = pm_att_outcome_from_state(a->ev->job.state) != NULL;
 
 	for (size_t i = 0; from_sacct && i < a->nc; i++) {
 		struct cand *c = &a->c[i];
@@ -1843,47 +1106,6 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 	return "supported";
 }
 
-/* The ranks with the fewest completed collectives are the suspects of a timeout nobody
- * can attribute (phase 9): listed as its origin, still ambiguous. */
-static void fewest_completed(struct att *a, struct cand *c)
-{
-	const struct pm_evidence *ev = a->ev;
-	long long lo = -1, hi = -1;
-
-	for (size_t i = 0; i < ev->nobs; i++) {
-		const struct pm_obs *o = &ev->obs[i];
-		if (o->seqdone < 0 || o->rank < 0)
-			continue;
-		if (lo < 0 || o->seqdone < lo)
-			lo = o->seqdone;
-		if (o->seqdone > hi)
-			hi = o->seqdone;
-	}
-	if (lo < 0 || lo == hi)
-		return;
-	for (size_t i = 0; i < ev->nobs; i++) {
-		const struct pm_obs *o = &ev->obs[i];
-		if (o->seqdone == lo && o->rank >= 0)
-			cand_addrank(c, o->rank);
-	}
-	/* one node holding every suspect is named; several stay job-wide */
-	const char *n = NULL;
-	for (size_t i = 0; i < c->nranks; i++) {
-		const char *rn = pm_att_rank_node(a, c->ranks[i]);
-		if (!rn || (n && strcmp(n, rn))) {
-			n = NULL;
-			break;
-		}
-		n = rn;
-	}
-	if (n)
-		snprintf(c->node, sizeof(c->node), "%s", n);
-	why(a,
-	    "Rank(s) with the fewest completed collectives (%lld, against %lld elsewhere) are "
-	    "the suspects.",
-	    lo, hi);
-}
-
 /* What fired with no candidate: 2 an origin or a confirmation (outside the job's time),
  * 1 only consequences (cascades, teardown), 0 nothing but progress and context. */
 static int fired_kind(const struct att *a)
@@ -1898,54 +1120,6 @@ static int fired_kind(const struct att *a)
 			k = 1;
 	}
 	return k;
-}
-
-/* Silence with nothing else: the silent ranks are the lead. */
-static void phase_silence_lead(struct att *a)
-{
-	const char *node = NULL;
-	bool one = true;
-	struct cand *c;
-
-	if (!a->nsuspects)
-		return;
-	for (size_t i = 0; i < a->nc; i++) {
-		struct cand *h = &a->c[i];
-		bool joined = false;
-		if (!h->hardware || h->dead || h->prestart || h->fallback)
-			continue;
-		for (size_t k = 0; k < a->nsuspects; k++) {
-			const char *n = pm_att_rank_node(a, a->suspects[k]);
-			if (n && !strcmp(n, h->node)) {
-				cand_addrank(h, a->suspects[k]);
-				joined = true;
-			}
-		}
-		if (joined)
-			why(a, "The silent rank(s) ran on %s, where the hardware event is.",
-			    h->node);
-	}
-	/* an error explains the silence when it names a silent rank: no hang of its own */
-	for (size_t i = 0; i < a->nc; i++)
-		if (!a->c[i].dead && (!a->c[i].fallback || silent_support(a, &a->c[i])))
-			return;
-	for (size_t k = 0; k < a->nsuspects; k++) {
-		const char *n = pm_att_rank_node(a, a->suspects[k]);
-		if (!node)
-			node = n;
-		else if (!n || strcmp(node, n))
-			one = false;
-	}
-	c = kind_get(a, PM_K_HANG, one && node ? node : NULL, LEAD_SILENCE);
-	if (!c)
-		return;
-	c->strength = PM_WEAK;
-	for (size_t k = 0; k < a->nsuspects; k++)
-		cand_addrank(c, a->suspects[k]);
-	snprintf(c->summary, sizeof(c->summary),
-		 "rank %d%s stopped without an error while its "
-		 "peers timed out waiting for it",
-		 a->suspects[0], a->nsuspects > 1 ? " and others" : "");
 }
 
 /* ---- the decision: order, status, launch, confidence ---- */
@@ -1975,7 +1149,7 @@ static bool timeouts_fired(const struct att *a)
  * the ranks with the fewest completed collectives. */
 static void timeouts_lead(struct att *a)
 {
-	struct cand *l = kind_get(a, PM_K_TIMEOUTS, NULL, LEAD_TIMEOUTS);
+	struct cand *l = pm_att_kind_get(a, PM_K_TIMEOUTS, NULL, LEAD_TIMEOUTS);
 
 	a->lead = l;
 	if (l) {
@@ -1987,7 +1161,7 @@ static void timeouts_lead(struct att *a)
 			if (R(a, i)->role == PM_ROLE_CASCADE && a->ev->obs[i].seq >= 0)
 				cand_add(a, l, i);
 		cand_ranks_clear(l);
-		fewest_completed(a, l);
+		pm_att_fewest_completed(a, l);
 		a->live = 1;
 	}
 	a->status = VS_AMBIGUOUS;
@@ -2005,7 +1179,7 @@ static bool tied(const struct att *a, const struct cand *l, const struct cand *s
 	return s && strcmp(l->cls, s->cls) && (strcmp(l->node, s->node) || !l->node[0]) &&
 	       close_in_time(a, l, s) && outcome_rank(a, l) == outcome_rank(a, s) &&
 	       cand_rank(l) == cand_rank(s) && l->prestart == s->prestart &&
-	       silent_support(a, l) == silent_support(a, s);
+	       pm_att_silent_support(a, l) == pm_att_silent_support(a, s);
 }
 
 /* What would separate an ambiguous verdict's candidates (ambiguity.test). */
@@ -2017,7 +1191,7 @@ static void ambiguity_test(struct att *a)
 		const struct pm_decision *d1 = pm_ruleset_decision(a->rs, l->cls, l->sub);
 		const struct pm_decision *d2 = pm_ruleset_decision(a->rs, s->cls, s->sub);
 		char t1[300], t2[300], wide[96] = "";
-		double tol = pair_tol(a, l, s);
+		double tol = pm_att_pair_tol(a, l, s);
 
 		pm_subst(t1, sizeof(t1), d1 ? d1->next_test : "",
 			 l->node[0] ? l->node : "the job's nodes");
@@ -2068,8 +1242,9 @@ static void phase_status(struct att *a)
 			       "job names a cause.");
 			break;
 		case 1:
-			why(a, "Only consequences fired (collective or transport errors after "
-			       "another failure, the job being taken down): nothing names a cause.");
+			why(a,
+			    "Only consequences fired (collective or transport errors after "
+			    "another failure, the job being taken down): nothing names a cause.");
 			break;
 		default:
 			why(a, "No rule fired that could explain the failure.");
@@ -2101,7 +1276,7 @@ static void phase_confidence(struct att *a)
 	/* a cause that is Slurm's own act (a time limit, a cancel, a node it lost) needs no
 	 * kernel log to be established; a kill the kernel did (OOM) does */
 	slurm_act = pm_cause_slurm_act(l->cls, l->sub);
-	from_record = outcome_from_state(a->ev->job.state) != NULL;
+	from_record = pm_att_outcome_from_state(a->ev->job.state) != NULL;
 	/* only the accounting record itself corroborates: an outcome read from the job's own
 	 * lines would be the same line counted twice */
 	sched = slurm_act && from_record && !l->nev;
@@ -2175,30 +1350,30 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	struct att a;
 	json_t *v = NULL;
 
-	if (att_init(&a, ev) < 0 || phase_ranks(&a) < 0)
+	if (att_init(&a, ev) < 0 || pm_att_phase_ranks(&a) < 0)
 		goto out;
-	place_obs(&a);
+	pm_att_place_obs(&a);
 	if (pm_obs_summaries(ev) < 0)
 		goto out;
 	phase_outcome(&a);
-	if (phase_clocks(&a) < 0 || phase_origins(&a, true) < 0)
+	if (pm_att_phase_clocks(&a) < 0 || phase_origins(&a, true) < 0)
 		goto out;
-	skew_notes(&a);
+	pm_att_skew_notes(&a);
 	if (a.nc)
 		why(&a, "Hardware evidence from a source the job cannot write, in the job window: "
 			"it outranks software errors elsewhere.");
-	if (phase_silence(&a) < 0 || phase_votes(&a) < 0 || phase_origins(&a, false) < 0)
+	if (pm_att_phase_silence(&a) < 0 || phase_votes(&a) < 0 || phase_origins(&a, false) < 0)
 		goto out;
 	phase_merge(&a);
 	phase_confirm(&a);
-	phase_stale(&a);
-	if (phase_gpu_ranks(&a) < 0)
+	pm_att_phase_stale(&a);
+	if (pm_att_phase_gpu_ranks(&a) < 0)
 		goto out;
 	phase_all_ranks(&a);
 	phase_scheduler(&a);
 	if (phase_fallback(&a) < 0)
 		goto out;
-	phase_silence_lead(&a);
+	pm_att_phase_silence_lead(&a);
 	phase_order(&a);
 	phase_status(&a);
 	phase_confidence(&a);

@@ -1,6 +1,6 @@
 /*
- * attribute.h - the attribution's state, shared by its phases (attribute.c) and the
- * building of the verdict from it (verdict.c).  Not installed.
+ * attribute.h - the attribution's state, shared by its phases (attribute.c, att_time.c,
+ * att_ranks.c) and the building of the verdict from it (verdict.c).  Not installed.
  */
 #ifndef PM_ATTRIBUTE_H
 #define PM_ATTRIBUTE_H
@@ -12,6 +12,7 @@
 
 #include "evidence.h"
 #include "ruleset.h"
+#include "taxonomy.h"
 
 #define MAXC 64
 
@@ -109,9 +110,9 @@ struct att {
 	double maxskew;	 /* the largest |D| beyond the tolerance, 0 none */
 	double teardown; /* how long after the end every node's tasks exited (clocks_by_exits) */
 	/* the decision (phase_order, phase_status, phase_confidence) */
-	bool stalled;	 /* a TIMEOUT whose progress stopped long before the end */
-	size_t live;	 /* candidates not merged away, first in C */
-	bool any_hw;	 /* one of them is hardware */
+	bool stalled; /* a TIMEOUT whose progress stopped long before the end */
+	size_t live;  /* candidates not merged away, first in C */
+	bool any_hw;  /* one of them is hardware */
 	struct cand *lead, *second;
 	enum vstatus status;
 	bool ambiguous;
@@ -124,12 +125,39 @@ static inline const struct pm_rule *R(const struct att *a, size_t o)
 	return &a->rs->rules[a->ev->obs[o].rule];
 }
 
+/* Where an event falls against the job window (pm_att_obs_window). */
+enum win { WIN_OUT, WIN_BEFORE, WIN_IN };
+
 /* attribute.c */
 void pm_att_why(struct att *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *pm_att_rank_node(const struct att *a, int rank);
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r);
 void pm_rankset_done(int *v, size_t *n);
 bool pm_rankset_has(const int *v, size_t n, int r);
+/* Slurm's job state as an outcome name; NULL for a state that is no end. */
+const char *pm_att_outcome_from_state(const char *st);
+/* Add R to C's ranks unless there: every addition to a candidate's ranks goes through it. */
+int pm_att_cand_addrank(struct cand *c, int r);
+/* The candidate of kind K (taxonomy.h) on NODE, made when missing. */
+struct cand *pm_att_kind_get(struct att *a, enum pm_kind k, const char *node, enum lead lead);
+
+/* att_time.c: node clocks, the job window, clock skew, and events from before the job. */
+int pm_att_phase_clocks(struct att *a);
+struct clk *pm_att_node_clk(const struct att *a, const char *node);
+const char *pm_att_obs_clock_node(const struct att *a, const struct pm_obs *o);
+enum win pm_att_obs_window(const struct att *a, const struct pm_obs *o, bool wide);
+void pm_att_phase_stale(struct att *a);
+double pm_att_pair_tol(const struct att *a, const struct cand *x, const struct cand *y);
+void pm_att_skew_notes(struct att *a);
+
+/* att_ranks.c: where ranks ran, the GPUs' ranks, silence, and a timeout's suspects. */
+int pm_att_phase_ranks(struct att *a);
+void pm_att_place_obs(struct att *a);
+int pm_att_phase_gpu_ranks(struct att *a);
+int pm_att_phase_silence(struct att *a);
+size_t pm_att_silent_support(const struct att *a, const struct cand *c);
+void pm_att_phase_silence_lead(struct att *a);
+void pm_att_fewest_completed(struct att *a, struct cand *c);
 
 /* verdict.c: TMPL with each "{node}" replaced by NODE, into OUT. */
 void pm_subst(char *out, size_t len, const char *tmpl, const char *node);

@@ -1,0 +1,474 @@
+/*
+ * att_ranks.c - the attribution's phases of ranks (ATTRIBUTION.md): where each rank ran
+ * (the rank map, Slurm's task lines, launcher prefixes), the ranks that used a failing GPU,
+ * the ranks that fell silent, and the suspects of a timeout nobody can attribute.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "attribute.h"
+
+/* ---- phase: known ranks and progress ---- */
+
+static int cmprnode(const void *x, const void *y)
+{
+	const struct rnode *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/*
+ * Slurm's own placement line: "srun: error: NODE: tasks 0-3,8: Exited with exit code 1" or
+ * "srun: error: NODE: task 5: ...".  Appends (rank, node) for each task it names to V; at
+ * most 1 << 20 ranks.  A line of another shape adds nothing.
+ */
+static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al)
+{
+	const char *p = strstr(line, "srun: error: "), *q, *e;
+	char node[128];
+	size_t l;
+
+	if (!p)
+		return 0;
+	p += 13;
+	q = strstr(p, ": task");
+	l = q ? (size_t)(q - p) : 0;
+	if (!l || l >= sizeof(node) || memchr(p, ' ', l))
+		return 0;
+	memcpy(node, p, l);
+	node[l] = '\0';
+	p = q + 6;
+	if (*p == 's')
+		p++;
+	if (*p++ != ' ')
+		return 0;
+	for (e = p; (*e >= '0' && *e <= '9') || *e == '-' || *e == ','; e++)
+		;
+	if (*e != ':')
+		return 0;
+	while (p < e) {
+		char *x;
+		long lo = strtol(p, &x, 10), hi = lo;
+		if (x == p || lo < 0)
+			return 0;
+		if (*x == '-')
+			hi = strtol(x + 1, &x, 10);
+		if (hi < lo || hi >= 1 << 20 || *n + (size_t)(hi - lo) >= 1 << 20)
+			return 0;
+		for (long r = lo; r <= hi; r++) {
+			if (*n == *al && pm_grow((void **)v, al, sizeof(**v)) < 0)
+				return -1;
+			(*v)[*n].rank = (int)r;
+			snprintf((*v)[*n].node, sizeof((*v)[*n].node), "%s", node);
+			(*n)++;
+		}
+		if (*x != ',')
+			break;
+		p = x + 1;
+	}
+	return 0;
+}
+
+static int cmpstr(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Whether the rank map names ranks on NODE: then it names every rank that ran there. */
+static bool rankmap_node(const char **nodes, size_t n, const char *node)
+{
+	return n && node && bsearch(&node, nodes, n, sizeof(*nodes), cmpstr);
+}
+
+/*
+ * rank -> node, from every source that places ranks, the first that knows a rank winning:
+ * the plugin's rank map, then Slurm's task lines (srun_tasks), then the scanner's prefixes
+ * (launchers and NCCL lines that carry both host and rank).  A node the rank map covers
+ * gets no further rank from the other sources: a provisional verdict, with one node's
+ * bundle still out, must not place that node's ranks where the job's output was read.
+ */
+static int place_ranks(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	struct placed *sr = NULL;
+	const char **mapn = NULL;
+	size_t nsr = 0, asr = 0, nmap = 0, n = 0;
+	int rc = -1;
+
+	for (size_t i = 0; i < ev->nobs; i++)
+		if (ev->obs[i].line && srun_tasks(ev->obs[i].line, &sr, &nsr, &asr) < 0)
+			goto out;
+	if (!(ev->ntasks + ev->nranks + nsr)) {
+		rc = 0;
+		goto out;
+	}
+	if (ev->ntasks && !(mapn = malloc(ev->ntasks * sizeof(*mapn))))
+		goto out;
+	for (size_t i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].node)
+			mapn[nmap++] = ev->tasks[i].node;
+	if (nmap > 1)
+		qsort(mapn, nmap, sizeof(*mapn), cmpstr);
+	a->rnode = malloc((ev->ntasks + ev->nranks + nsr) * sizeof(*a->rnode));
+	if (!a->rnode)
+		goto out;
+	for (size_t i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].node)
+			a->rnode[n++] = (struct rnode){ev->tasks[i].rank, i, ev->tasks[i].node};
+	for (size_t i = 0; i < nsr; i++) {
+		if (!rankmap_node(mapn, nmap, sr[i].node))
+			a->rnode[n++] = (struct rnode){sr[i].rank, ev->ntasks + i, sr[i].node};
+	}
+	for (size_t i = 0; i < ev->nranks; i++)
+		if (ev->ranks[i].node && !rankmap_node(mapn, nmap, ev->ranks[i].node))
+			a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + nsr + i,
+						       ev->ranks[i].node};
+	if (n > 1)
+		qsort(a->rnode, n, sizeof(*a->rnode), cmprnode);
+	a->nrnode = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!a->nrnode || a->rnode[a->nrnode - 1].rank != a->rnode[i].rank)
+			a->rnode[a->nrnode++] = a->rnode[i];
+	a->mapn = mapn;
+	a->nmapn = nmap;
+	a->placed = sr; /* the nodes of RNODE point into it */
+	mapn = NULL;
+	sr = NULL;
+	rc = 0;
+out:
+	free(sr);
+	free(mapn);
+	return rc;
+}
+
+int pm_att_phase_ranks(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	size_t al = 0;
+
+	if (ev->job.ntasks > 0 && ev->job.ntasks <= 1 << 20)
+		for (int r = 0; r < ev->job.ntasks; r++)
+			if (pm_rankset_push(&a->known, &a->nknown, &al, r) < 0)
+				return -1;
+	for (size_t i = 0; i < ev->nranks; i++)
+		if (ev->ranks[i].rank >= 0 && ev->ranks[i].rank < 1 << 20 &&
+		    pm_rankset_push(&a->known, &a->nknown, &al, ev->ranks[i].rank) < 0)
+			return -1;
+	for (size_t i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].rank >= 0 &&
+		    pm_rankset_push(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
+			return -1;
+	pm_rankset_done(a->known, &a->nknown);
+	if (place_ranks(a) < 0)
+		return -1;
+	for (size_t i = 0; i < ev->nranks; i++) {
+		const struct pm_rankinfo *ri = &ev->ranks[i];
+		if (ri->first_progress > 0 &&
+		    (!a->first_progress || ri->first_progress < a->first_progress))
+			a->first_progress = ri->first_progress;
+		if (ri->last_progress > a->last_progress)
+			a->last_progress = ri->last_progress;
+		if (ri->first_progress > 0 || ri->last_progress > 0)
+			a->any_progress = true;
+	}
+	return 0;
+}
+
+const char *pm_att_rank_node(const struct att *a, int rank)
+{
+	if (a->rnode) {
+		size_t lo = 0, hi = a->nrnode;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (a->rnode[mid].rank == rank)
+				return a->rnode[mid].node;
+			if (a->rnode[mid].rank < rank)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return NULL;
+	}
+	for (size_t i = 0; i < a->ev->ntasks; i++)
+		if (a->ev->tasks[i].rank == rank && a->ev->tasks[i].node)
+			return a->ev->tasks[i].node;
+	for (size_t i = 0; i < a->ev->nranks; i++)
+		if (a->ev->ranks[i].rank == rank && a->ev->ranks[i].node)
+			return a->ev->ranks[i].node;
+	return NULL;
+}
+
+/* A line that names its rank ran where that rank ran: the rank map knows, not the node that
+ * read the file (the job's output is read on the batch node only). */
+void pm_att_place_obs(struct att *a)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		struct pm_obs *o = &a->ev->obs[i];
+		const char *n = o->rank >= 0 ? pm_att_rank_node(a, o->rank) : NULL;
+		if (n && (!o->node || strcmp(o->node, n))) {
+			char *d = strdup(n);
+			if (d) {
+				free(o->node);
+				o->node = d;
+			}
+		} else if (!n && o->rank >= 0 && rankmap_node(a->mapn, a->nmapn, o->node)) {
+			/* the rank map names that node's ranks, and not this one */
+			free(o->node);
+			o->node = NULL;
+		}
+	}
+}
+
+/* ---- phase: the ranks that used a failing GPU ---- */
+
+/* Bus ids as the kernel and nvidia-smi write them ("0000:3b:00", "0000:3B:00.0"): equal up
+ * to the function digit, whatever the case. */
+static bool pci_eq(const char *x, const char *y)
+{
+	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
+
+	return lx == ly && !strncasecmp(x, y, lx);
+}
+
+/* Whether a rank map's GPU list ("0,1") holds index IDX. */
+static bool gpus_has(const char *list, int idx)
+{
+	for (const char *p = list; p && *p;) {
+		char *e;
+		long v = strtol(p, &e, 10);
+		if (e != p && v == idx && (*e == ',' || !*e))
+			return true;
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	return false;
+}
+
+/* The GPU's index on NODE for bus id PCI, from nvidia-smi's table; -1 unknown. */
+static int pci_index(const struct att *a, const char *node, const char *pci)
+{
+	for (size_t i = 0; i < a->ev->nfacts; i++) {
+		const struct pm_fact *f = &a->ev->facts[i];
+		if (f->gpu >= 0 && f->pci && f->node && !strcmp(f->node, node) &&
+		    pci_eq(f->pci, pci))
+			return f->gpu;
+	}
+	return -1;
+}
+
+/* A GPU named by a hardware event (by index, or by bus id through nvidia-smi's table) was
+ * used by the ranks the rank map gives that GPU on that node: they are the origin's ranks. */
+int pm_att_phase_gpu_ranks(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		if (c->dead || !c->hardware || !c->node[0] || c->fallback)
+			continue;
+		for (size_t k = 0; k < c->nev; k++) {
+			const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+			int idx = o->gpu;
+			if (!o->trusted || !o->node || strcmp(o->node, c->node))
+				continue;
+			if (idx < 0 && o->pci)
+				idx = pci_index(a, c->node, o->pci);
+			for (size_t t = 0; idx >= 0 && t < a->ev->ntasks; t++) {
+				const struct pm_task *tk = &a->ev->tasks[t];
+				if (tk->node && !strcmp(tk->node, c->node) && tk->gpus &&
+				    gpus_has(tk->gpus, idx) && pm_att_cand_addrank(c, tk->rank) < 0)
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- phase: silence (R-NCCL-2) ---- */
+
+struct rseq {
+	int rank;
+	long long seq;
+};
+
+static int cmprseq(const void *x, const void *y)
+{
+	const struct rseq *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+int pm_att_phase_silence(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	struct rseq *t = NULL; /* (rank, sequence number) of every timed-out collective */
+	size_t n = 0, nt = 0, as = a->nsuspects;
+	long long maxseq = -1;
+	int rc = -1;
+
+	if (ev->nobs && !(t = malloc(ev->nobs * sizeof(*t))))
+		goto out;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0 || o->rank < 0)
+			continue;
+		t[n++] = (struct rseq){o->rank, o->seq};
+		if (o->seq > maxseq)
+			maxseq = o->seq;
+	}
+	if (!n) {
+		rc = 0;
+		goto out;
+	}
+	/* per rank, the highest sequence number it reported: the last of its run */
+	qsort(t, n, sizeof(*t), cmprseq);
+	for (size_t i = 0; i < n; i++) {
+		if (i + 1 < n && t[i + 1].rank == t[i].rank)
+			continue;
+		t[nt++] = t[i];
+	}
+	/* the known ranks that reported no timeout: the walk of two sorted lists */
+	for (size_t i = 0, k = 0; i < a->nknown; i++) {
+		while (k < nt && t[k].rank < a->known[i])
+			k++;
+		if ((k == nt || t[k].rank != a->known[i]) &&
+		    pm_rankset_push(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
+			goto out;
+	}
+	/* a rank whose last enqueued collective is behind its peers' never reached it: per
+	 * rank, the highest sequence number it reported is what counts */
+	for (size_t k = 0; k < nt; k++)
+		if (t[k].seq < maxseq &&
+		    pm_rankset_push(&a->suspects, &a->nsuspects, &as, t[k].rank) < 0)
+			goto out;
+	pm_rankset_done(a->suspects, &a->nsuspects);
+	if (a->nsuspects && a->nsuspects < a->nknown) {
+		char list[256] = "";
+		size_t m = 0;
+		for (size_t i = 0; i < a->nsuspects && m < sizeof(list) - 12; i++)
+			m += (size_t)snprintf(list + m, sizeof(list) - m, "%s%d", i ? "," : "",
+					      a->suspects[i]);
+		pm_att_why(a,
+			   "%zu rank(s) reported collective timeouts; rank(s) %s did not, or were "
+			   "behind: they are suspects (silence).",
+			   nt, list);
+	} else {
+		free(a->suspects);
+		a->suspects = NULL;
+		a->nsuspects = 0;
+	}
+	rc = 0;
+out:
+	free(t);
+	return rc;
+}
+
+/* How many silent suspects this candidate explains (ranks it names, or ranks on its node). */
+size_t pm_att_silent_support(const struct att *a, const struct cand *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nsuspects; i++) {
+		const char *rn = pm_att_rank_node(a, a->suspects[i]);
+		bool hit = c->node[0] && rn && !strcmp(rn, c->node);
+		for (size_t k = 0; k < c->nranks && !hit; k++)
+			hit = c->ranks[k] == a->suspects[i];
+		n += hit;
+	}
+	return n;
+}
+
+/* Silence with nothing else: the silent ranks are the lead. */
+void pm_att_phase_silence_lead(struct att *a)
+{
+	const char *node = NULL;
+	bool one = true;
+	struct cand *c;
+
+	if (!a->nsuspects)
+		return;
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *h = &a->c[i];
+		bool joined = false;
+		if (!h->hardware || h->dead || h->prestart || h->fallback)
+			continue;
+		for (size_t k = 0; k < a->nsuspects; k++) {
+			const char *n = pm_att_rank_node(a, a->suspects[k]);
+			if (n && !strcmp(n, h->node)) {
+				pm_att_cand_addrank(h, a->suspects[k]);
+				joined = true;
+			}
+		}
+		if (joined)
+			pm_att_why(a, "The silent rank(s) ran on %s, where the hardware event is.",
+				   h->node);
+	}
+	/* an error explains the silence when it names a silent rank: no hang of its own */
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && (!a->c[i].fallback || pm_att_silent_support(a, &a->c[i])))
+			return;
+	for (size_t k = 0; k < a->nsuspects; k++) {
+		const char *n = pm_att_rank_node(a, a->suspects[k]);
+		if (!node)
+			node = n;
+		else if (!n || strcmp(node, n))
+			one = false;
+	}
+	c = pm_att_kind_get(a, PM_K_HANG, one && node ? node : NULL, LEAD_SILENCE);
+	if (!c)
+		return;
+	c->strength = PM_WEAK;
+	for (size_t k = 0; k < a->nsuspects; k++)
+		pm_att_cand_addrank(c, a->suspects[k]);
+	snprintf(c->summary, sizeof(c->summary),
+		 "rank %d%s stopped without an error while its "
+		 "peers timed out waiting for it",
+		 a->suspects[0], a->nsuspects > 1 ? " and others" : "");
+}
+
+/* ---- the suspects of a timeout nobody can attribute ---- */
+
+/* The ranks with the fewest completed collectives are the suspects of a timeout nobody
+ * can attribute (phase 9): listed as its origin, still ambiguous. */
+void pm_att_fewest_completed(struct att *a, struct cand *c)
+{
+	const struct pm_evidence *ev = a->ev;
+	long long lo = -1, hi = -1;
+
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (o->seqdone < 0 || o->rank < 0)
+			continue;
+		if (lo < 0 || o->seqdone < lo)
+			lo = o->seqdone;
+		if (o->seqdone > hi)
+			hi = o->seqdone;
+	}
+	if (lo < 0 || lo == hi)
+		return;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (o->seqdone == lo && o->rank >= 0)
+			pm_att_cand_addrank(c, o->rank);
+	}
+	/* one node holding every suspect is named; several stay job-wide */
+	const char *n = NULL;
+	for (size_t i = 0; i < c->nranks; i++) {
+		const char *rn = pm_att_rank_node(a, c->ranks[i]);
+		if (!rn || (n && strcmp(n, rn))) {
+			n = NULL;
+			break;
+		}
+		n = rn;
+	}
+	if (n)
+		snprintf(c->node, sizeof(c->node), "%s", n);
+	pm_att_why(a,
+		   "Rank(s) with the fewest completed collectives (%lld, against %lld elsewhere) are "
+		   "the suspects.",
+		   lo, hi);
+}

@@ -1,0 +1,381 @@
+/*
+ * att_time.c - the attribution's phases of time (ATTRIBUTION.md): each node's clock against
+ * the controller's, the job window an event falls in, the notes on skewed clocks, and
+ * events from before the job (context, linked to it by pids or by what its ranks did).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attribute.h"
+
+/* ---- phase: node clocks ---- */
+
+static int cmpclkname(const void *x, const void *y)
+{
+	return strcmp(((const struct clk *)x)->node, ((const struct clk *)y)->node);
+}
+
+static int cmpclk(const void *x, const void *y)
+{
+	const struct clk *a = x, *b = y;
+	int c = strcmp(a->node, b->node);
+
+	return c ? c : (a->d > b->d) - (a->d < b->d);
+}
+
+/* The last task exit the plugin recorded on NODE, by NODE's clock; 0 none. */
+static double last_exit(const struct att *a, const char *node)
+{
+	double t = 0;
+
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *k = &a->ev->tasks[i];
+		if (k->exited && k->end > t && k->node && !strcmp(k->node, node))
+			t = k->end;
+	}
+	return t;
+}
+
+/*
+ * The other side of D (pm_att_phase_clocks): the plugin's task-exit times are on the node's clock
+ * too, and the epilog starts only after them.  L = last exit - end is the node's offset
+ * plus how long after the recorded end its tasks exited.  When every node's tasks exited
+ * beyond the tolerance after the end (processes that outlive SIGTERM until KillWait, their
+ * epilogs after that), the least such L is the job's own teardown, not a clock: it is taken
+ * off every node's D.  A late epilog common to the job is not a skewed clock.  (One node's
+ * L alone would bound its offset too, but a node whose tasks left early says nothing of
+ * its clock, so D stands there; `why` gives L beside it.)
+ */
+static void clocks_by_exits(struct att *a)
+{
+	double common = -1;
+	bool all = a->nclk > 0;
+
+	for (size_t i = 0; i < a->nclk; i++) {
+		struct clk *c = &a->clk[i];
+		double x = last_exit(a, c->node);
+		c->exits = x > 0;
+		c->late = x > 0 ? x - a->ev->job.end : 0;
+		if (!c->exits || c->late <= a->rs->skew_s)
+			all = false;
+		else if (common < 0 || c->late < common)
+			common = c->late;
+	}
+	if (!all)
+		return;
+	a->teardown = common;
+	for (size_t i = 0; i < a->nclk; i++) {
+		struct clk *c = &a->clk[i];
+		if (c->d <= 0)
+			continue;
+		c->d_collect = c->d;
+		c->d = c->d > common ? c->d - common : 0;
+	}
+}
+
+/*
+ * Each node's collector starts right after the job's end, and stamps that start with the
+ * node's own clock (the bundle manifest's collected.start); the job's end in the accounting
+ * record is the controller's.  D = start - end is then the node's clock offset plus the
+ * epilog's latency (and up to 1 s of the record's truncated seconds): an upper bound of how
+ * far the node is ahead; when negative, the node is at least -D behind.  The earliest
+ * bundle of a node counts.  Nothing without both times.
+ */
+int pm_att_phase_clocks(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	size_t n = 0;
+
+	/* an end only once the job ended (a running job's EndTime is its limit) */
+	if (ev->job.end <= 0 || !ev->ncollect ||
+	    (ev->job.state && !pm_att_outcome_from_state(ev->job.state) &&
+	     strncmp(ev->job.state, "COMPLETING", 10)))
+		return 0;
+	a->clk = malloc(ev->ncollect * sizeof(*a->clk));
+	if (!a->clk)
+		return -1;
+	for (size_t i = 0; i < ev->ncollect; i++)
+		a->clk[i] = (struct clk){.node = ev->collect[i].node,
+					 .d = ev->collect[i].start - ev->job.end};
+	qsort(a->clk, ev->ncollect, sizeof(*a->clk), cmpclk);
+	for (size_t i = 0; i < ev->ncollect; i++)
+		if (!n || strcmp(a->clk[n - 1].node, a->clk[i].node))
+			a->clk[n++] = a->clk[i]; /* the earliest: sorted by D within a node */
+	a->nclk = n;
+	clocks_by_exits(a);
+	for (size_t i = 0; i < n; i++)
+		if (fabs(a->clk[i].d) > a->rs->skew_s && fabs(a->clk[i].d) > a->maxskew)
+			a->maxskew = fabs(a->clk[i].d);
+	return 0;
+}
+
+struct clk *pm_att_node_clk(const struct att *a, const char *node)
+{
+	struct clk key = {.node = node};
+
+	if (!node || !a->nclk)
+		return NULL;
+	return bsearch(&key, a->clk, a->nclk, sizeof(*a->clk), cmpclkname);
+}
+
+/* How far NODE's clock appears off beyond the tolerance: D when it exceeds it either way,
+ * else 0 (within the tolerance, the tolerance covers it). */
+static double node_skew(const struct att *a, const char *node)
+{
+	const struct clk *c = pm_att_node_clk(a, node);
+
+	return c && fabs(c->d) > a->rs->skew_s ? c->d : 0;
+}
+
+/* The clock an observation was stamped with: that of the node whose file holds it. */
+const char *pm_att_obs_clock_node(const struct att *a, const struct pm_obs *o)
+{
+	const char *fn = a->ev->files[o->file].node;
+
+	return fn ? fn : o->node;
+}
+
+/* ---- phase: job window ---- */
+
+/*
+ * Where an event falls against the job: WIN_IN within [start - tolerance, end + tolerance],
+ * WIN_BEFORE up to job_window_grace_s earlier (context: what the node went through just
+ * before this job, pm_att_phase_stale), WIN_OUT otherwise.  WIDE: widened by the node's apparent
+ * skew (pm_att_phase_clocks), never narrowed: a node up to D ahead stamps events up to D late, one
+ * at least -D behind stamps them at least -D early.  Undated events, and any event of a job
+ * whose times are unknown, are in.
+ */
+enum win pm_att_obs_window(const struct att *a, const struct pm_obs *o, bool wide)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	double sk = wide ? node_skew(a, pm_att_obs_clock_node(a, o)) : 0, lo;
+
+	if (!o->has_time)
+		return WIN_IN;
+	if (j->end > 0 && o->event_time > j->end + a->rs->skew_s + (sk > 0 ? sk : 0))
+		return WIN_OUT;
+	if (j->start <= 0)
+		return WIN_IN;
+	lo = j->start - a->rs->skew_s + (sk < 0 ? sk : 0);
+	if (o->event_time >= lo)
+		return WIN_IN;
+	return o->event_time >= lo - a->rs->grace_s ? WIN_BEFORE : WIN_OUT;
+}
+
+/* ---- phase: time bounds evidence ---- */
+
+/* A kernel line's PID against the job's task pids on NODE (the plugin's records): +1 one of
+ * them, -1 none of them while every task there is known by its pid, 0 when it cannot say. */
+static int pid_link(const struct att *a, const char *node, int pid)
+{
+	bool all = true, any = false;
+
+	if (pid <= 0 || !node)
+		return 0;
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *t = &a->ev->tasks[i];
+		if (!t->node || strcmp(t->node, node))
+			continue;
+		any = true;
+		if (t->pid == pid)
+			return 1;
+		if (t->pid <= 0)
+			all = false;
+	}
+	return any && all ? -1 : 0;
+}
+
+static int cand_pidlink(const struct att *a, const struct cand *c)
+{
+	int link = 0;
+
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		int l = o->trusted && R(a, c->ev[k])->role == PM_ROLE_ORIGIN ?
+				pid_link(a, c->node, o->pid) :
+				0;
+		if (l > 0)
+			return 1;
+		if (l < 0)
+			link = -1;
+	}
+	return link;
+}
+
+/* This job's own ranks on C's node failed in a way an event there explains: a hardware
+ * symptom (a CUDA error naming the GPU's fault) or a failure at launch, within the job. */
+static bool stale_explained(const struct att *a, const struct cand *c)
+{
+	for (size_t k = 0; k < a->ev->nobs && c->node[0]; k++) {
+		const struct pm_obs *o = &a->ev->obs[k];
+		const struct pm_rule *r = R(a, k);
+		if (!o->node || strcmp(o->node, c->node) ||
+		    (o->trusted && pm_att_obs_window(a, o, true) != WIN_IN))
+			continue;
+		if ((r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION) &&
+		    (r->hardware || r->launch))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Time bounds evidence: an event stamped before the job began (within job_window_grace_s)
+ * is what the node went through before this job, reported with its age.  It leads only
+ * where this job's own ranks on that node failed in a way it explains (or a pid of this
+ * job's tasks names it), and never above an explicit failure of this job on another node
+ * (cmpcand); otherwise only when nothing else fits (a fallback, at most hypothesis).
+ */
+void pm_att_phase_stale(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		const struct pm_obs *o;
+		char what[200];
+
+		if (c->dead || !c->nev || c->lead != LEAD_RULE)
+			continue;
+		c->pidlink = cand_pidlink(a, c);
+		o = &a->ev->obs[c->ev[0]];
+		if (o->xid > 0)
+			snprintf(what, sizeof(what), "Xid %d (%s)", o->xid, c->summary);
+		else
+			snprintf(what, sizeof(what), "%s/%s (%s)", c->cls, c->sub, c->summary);
+		if (!c->prestart) {
+			if (c->pidlink < 0)
+				pm_att_why(
+					a,
+					"%s names a pid that is none of this job's tasks on %s: the link "
+					"to this job is weaker (hypothesis).",
+					what, c->node);
+			continue;
+		}
+		c->explained = c->node[0] && (c->pidlink > 0 || stale_explained(a, c));
+		c->fallback = !c->explained;
+		pm_att_why(a, "%s logged %s %.0f s before this job began: %s",
+			   c->node[0] ? c->node : "A node", what, a->ev->job.start - c->tpre,
+			   c->explained ?
+				   "this job's own ranks there failed in a way it explains, so it "
+				   "may lead (at most supported), never over an explicit failure "
+				   "of this job on another node." :
+				   "context, not this job's origin by itself; nothing this job's "
+				   "ranks did there shows a failure it explains.");
+		if (c->fallback)
+			snprintf(c->note, sizeof(c->note),
+				 "its event predates this job and nothing of this job on %s shows "
+				 "a failure it explains",
+				 c->node[0] ? c->node : "that node");
+	}
+}
+
+/* ---- clock skew in the ordering ---- */
+
+/* The apparent skew (absolute, beyond the tolerance) of the clock C's times come from: its
+ * node's, or for a candidate of several nodes the largest of any node's. */
+static double cand_skew(const struct att *a, const struct cand *c)
+{
+	return c->node[0] ? fabs(node_skew(a, c->node)) : a->maxskew;
+}
+
+/* How far apart two candidates' times must be for the earlier to count as first: the skew
+ * tolerance, widened by the larger apparent skew of their nodes' clocks (on one node, one
+ * clock: the tolerance alone). */
+double pm_att_pair_tol(const struct att *a, const struct cand *x, const struct cand *y)
+{
+	double sx, sy;
+
+	if (x->node[0] && !strcmp(x->node, y->node))
+		return a->rs->skew_s;
+	sx = cand_skew(a, x);
+	sy = cand_skew(a, y);
+	return a->rs->skew_s + (sx > sy ? sx : sy);
+}
+
+static int cmpclkskew(const void *x, const void *y)
+{
+	const struct clk *a = *(const struct clk *const *)x, *b = *(const struct clk *const *)y;
+
+	if (fabs(a->d) != fabs(b->d))
+		return fabs(a->d) > fabs(b->d) ? -1 : 1;
+	return strcmp(a->node, b->node);
+}
+
+/* Say which nodes' clocks appear off by more than the tolerance, and what was done about it
+ * (pm_att_phase_clocks, in_window, pm_att_pair_tol): the largest first, four at most, then a count. */
+void pm_att_skew_notes(struct att *a)
+{
+	const struct clk **v;
+	size_t n = 0;
+	double tol = a->rs->skew_s;
+
+	if (!a->nclk || !(v = malloc(a->nclk * sizeof(*v))))
+		return;
+	for (size_t i = 0; i < a->nclk; i++)
+		if (fabs(a->clk[i].d) > tol)
+			v[n++] = &a->clk[i];
+	qsort(v, n, sizeof(*v), cmpclkskew);
+	for (size_t i = 0; i < n && i < 4; i++) {
+		const struct clk *c = v[i];
+		double d = fabs(c->d);
+		char kept[80] = "";
+
+		if (c->kept)
+			snprintf(kept, sizeof(kept), " (%zu hardware event(s) kept only thus)",
+				 c->kept);
+		if (c->d > 0 && c->d_collect > 0)
+			pm_att_why(
+				a,
+				"Clock skew on %s: every node's tasks exited at least %.1f s after the "
+				"job's end (the job's own teardown); beyond that, its collector began "
+				"%.1f s later by its own clock, more than the %.1f s skew tolerance: its "
+				"clock may be up to %.1f s ahead of the controller's (or its epilog began "
+				"late). Its events count up to %.1f s after the job's end%s; its times "
+				"decide no order against other nodes' within %.1f s.",
+				c->node, a->teardown, d, tol, d, d + tol, kept, d + tol);
+		else if (c->d > 0)
+			pm_att_why(
+				a,
+				"Clock skew on %s: its collector began %.1f s after the job's end "
+				"(accounting record) by its own clock, beyond the %.1f s skew tolerance: "
+				"its clock may be up to %.1f s ahead of the controller's (or its epilog "
+				"began late). Its events count up to %.1f s after the job's end%s; its "
+				"times decide no order against other nodes' within %.1f s.",
+				c->node, d, tol, d, d + tol, kept, d + tol);
+		else
+			pm_att_why(
+				a,
+				"Clock skew on %s: its collector began %.1f s before the job's end "
+				"(accounting record) by its own clock: its clock is at least %.1f s "
+				"behind the controller's, beyond the %.1f s skew tolerance. Its events "
+				"count from %.1f s further before the job window's start%s; its times "
+				"decide no order against other nodes' within %.1f s.",
+				c->node, d, d, tol, d, kept, d + tol);
+	}
+	for (size_t i = 0; i < a->nclk; i++) {
+		const struct clk *c = &a->clk[i];
+		if (c->d_collect > tol && c->d <= tol)
+			pm_att_why(
+				a,
+				"%s's collector began %.1f s after the job's end by its own clock, but "
+				"every node's tasks exited at least %.1f s after that end by their own "
+				"clocks (processes that outlived it): its epilog began late with the "
+				"job's teardown; its clock is not shown to be skewed.",
+				c->node, c->d_collect, a->teardown);
+		else if (c->exits && c->d > tol && c->late <= tol)
+			pm_att_why(
+				a,
+				"%s's tasks last exited %+.1f s from the job's end by its own clock: "
+				"its collector's later start may be a late epilog rather than its "
+				"clock.",
+				c->node, c->late);
+	}
+	if (n > 4)
+		pm_att_why(
+			a,
+			"Clock skew: %zu more node(s) appear off by more than the %.1f s tolerance "
+			"(up to %.1f s); their windows and orderings are widened alike.",
+			n - 4, tol, fabs(v[4]->d));
+	free(v);
+}
