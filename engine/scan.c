@@ -14,6 +14,7 @@
 
 #include "evidence.h"
 #include "input.h"
+#include "redact.h"
 #include "ruleset.h"
 
 #define SNIFF_BYTES 8192
@@ -402,6 +403,16 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		pm_obs_free(&o);
 		return -1;
 	}
+	/* the second line of defence: a line that reaches the verdict is redacted whatever its
+	 * source (a collector's bundle is redacted already; a hand folder is not).  Before
+	 * pm_utf8_clean, which would hide a colour code in front of a token. */
+	char *red = pm_redact_text(o.line, NULL);
+	if (!red) {
+		pm_obs_free(&o);
+		return -1;
+	}
+	free(o.line);
+	o.line = red;
 	pm_utf8_clean(o.line);
 	if (o.exc)
 		pm_utf8_clean(o.exc);
@@ -542,8 +553,8 @@ static int match_squashed(struct scan *s, const pcre2_code *re, const char *line
 					 s->rs->mctx);
 		} else {
 			*subj = p;
-			rc = pcre2_match(re, (PCRE2_SPTR)p, (size_t)((q ? q : end) - p), 0, 0, s->md,
-					 s->rs->mctx);
+			rc = pcre2_match(re, (PCRE2_SPTR)p, (size_t)((q ? q : end) - p), 0, 0,
+					 s->md, s->rs->mctx);
 		}
 		if (rc >= 0 || !q)
 			return rc;
@@ -575,8 +586,7 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.skip, 0, 0, s->md, s->rs->mctx);
 	if (rc < 0 && pe.skip > pe.cr) {
 		subj = line + pe.cr;
-		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.cr, 0, 0, s->md,
-				 s->rs->mctx);
+		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.cr, 0, 0, s->md, s->rs->mctx);
 	}
 	if (rc < 0 && pe.first)
 		rc = match_squashed(s, r->re, line, &pe, &subj);
@@ -695,6 +705,8 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 	bool frames;
 
 	*cleaned = false;
+	if (!pm_text_dirty(buf, len))
+		return 0;
 	frames = pm_has_frame(buf, len);
 	if (!frames && !memchr(buf, 0x1b, len) && !memchr(buf, '\r', len))
 		return 0;

@@ -98,5 +98,24 @@ if grep -q '^f100000' <<<"$got"; then
 	echo "a file past the limit was read"
 	fail=1
 fi
-[ $fail = 0 ] && echo "diagnose coverage: every left-out entry is reported"
+
+# A hand folder is not a collector's bundle: nothing redacted it.  The lines the verdict cites
+# are redacted all the same (the second line of defence), a token behind a colour code too.
+r=$t/redact
+mkdir -p "$r"
+tok=ghp_Q7mZp2Lk9Vt4Rx8Nw3Ys6Bd1Fh5Jc0Ge2Ka7
+printf '\033[31mGH_TOKEN=%s\033[0m RuntimeError: CUDA error: an illegal memory access was encountered\n' \
+	"$tok" >"$r/train.err"
+printf 'mysql -u root -pS3cretPassw0rd -e status; torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n' \
+	>>"$r/train.err"
+out=$("$cli" diagnose --json "$r") || { echo "diagnose of the redaction folder failed"; fail=1; }
+if grep -q -e "$tok" -e S3cretPassw0rd <<<"$out"; then
+	echo "a secret in a hand folder reached the verdict: $(grep -o -e "$tok" -e S3cretPassw0rd <<<"$out" | head -1)"
+	fail=1
+fi
+if ! jq -e '[.evidence[].line] | map(select(test("REDACTED"))) | length >= 2' <<<"$out" >/dev/null; then
+	echo "the cited lines are not marked redacted: $(jq -c '[.evidence[].line]' <<<"$out")"
+	fail=1
+fi
+[ $fail = 0 ] && echo "diagnose coverage: every left-out entry is reported; cited lines are redacted"
 exit $fail
