@@ -291,7 +291,7 @@ struct pm_slurm_line {
 	double t;	 /* its stamp */
 	const char *job; /* its own job field ("[25.batch]", "JobId=25"), NULL none */
 	size_t job_len;
-	size_t text;	     /* where slurm's message begins */
+	size_t text;	       /* where slurm's message begins */
 	size_t user, user_end; /* the text a user chose; user = the length when none */
 	bool open; /* a path whose closing strerror text is not on this line: the lines up to
 		    * the one that ends with it (pm_slurm_line_closes) are the user's */

@@ -290,8 +290,8 @@ struct table {
 	bool piped;
 	size_t span[MAX_COLS][2]; /* fixed-width columns: [start, end) */
 	size_t ncols;
-	size_t nhead;	 /* fields of the header */
-	size_t user_col; /* the first column a user fills (JobName, Comment, ...), or MAX_COLS */
+	size_t nhead;	    /* fields of the header */
+	size_t user_col;    /* the first column a user fills (JobName, Comment, ...), or MAX_COLS */
 	int col[SC__COUNT]; /* column of each known field, -1 absent */
 	size_t body;	    /* offset of the first data line */
 };
@@ -326,9 +326,12 @@ static size_t row_fields(const struct table *t, const char *l, size_t n, struct 
  * column after it (sacct does not escape it). */
 static bool user_column(const char *s, size_t n)
 {
-	static const char *const names[] = {"JobName", "Comment", "WorkDir", "SubmitLine",
-					    "Constraints", "Reservation", "AdminComment",
-					    "SystemComment", "Container", "Account", "QOS"};
+	static const char *const names[] = {"JobName",	    "Comment",
+					    "WorkDir",	    "SubmitLine",
+					    "Constraints",  "Reservation",
+					    "AdminComment", "SystemComment",
+					    "Container",    "Account",
+					    "QOS"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (pm_in_ieq(s, n, names[i]))
