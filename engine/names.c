@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ruleset.h"
 #include "taxonomy.h"
 
 struct source_def {
@@ -115,7 +116,57 @@ const char *pm_status_name(enum pm_status s)
 	return statuses[s];
 }
 
-/* ---- the taxonomy's engine part (taxonomy.h) ---- */
+/* ---- the taxonomy (taxonomy.h): the one table of classes and subclasses ---- */
+
+/* The taxonomy of DESIGN.md: class, whether it is hardware, then its subclasses. */
+static const struct {
+	const char *cls;
+	bool hardware;
+	const char *sub[12];
+} taxonomy[] = {
+	{"gpu_hardware",
+	 true,
+	 {"gpu_lost", "ecc", "row_remap", "thermal", "pcie", "firmware", "missing_gpu", "other"}},
+	{"nvlink", true, {"nvlink", "nvswitch", "fabric_manager"}},
+	{"network_fabric", true, {"ib_link", "nic", "roce", "tcp"}},
+	{"host_hardware", true, {"node_fail", "mce", "aer", "kernel", "disk"}},
+	{"storage", false, {"lustre", "nfs", "io_error", "full"}},
+	{"resource_limit", false, {"host_oom", "gpu_oom", "shm", "time_limit", "disk_quota"}},
+	{"application",
+	 false,
+	 {"python_exception", "cuda_fault", "native_crash", "nan", "hang", "collective_mismatch"}},
+	{"launch_config",
+	 false,
+	 {"import", "rendezvous", "nccl_init", "driver", "container", "device_busy"}},
+	{"communication_unattributed", false, {"collective_timeout", "remote_error"}},
+	{"external", false, {"user_cancel", "admin_cancel", "preempted", "requeued"}},
+	{"none", false, {"none"}},
+};
+
+bool pm_class_hardware(const char *cls)
+{
+	for (size_t i = 0; i < sizeof(taxonomy) / sizeof(taxonomy[0]); i++)
+		if (cls && !strcmp(cls, taxonomy[i].cls))
+			return taxonomy[i].hardware;
+	return false;
+}
+
+int pm_taxonomy_check(const char *cls, const char *subcls)
+{
+	for (size_t i = 0; i < sizeof(taxonomy) / sizeof(taxonomy[0]); i++) {
+		if (strcmp(cls, taxonomy[i].cls))
+			continue;
+		if (!subcls)
+			return 0;
+		for (size_t j = 0; taxonomy[i].sub[j]; j++)
+			if (!strcmp(subcls, taxonomy[i].sub[j]))
+				return 0;
+		return -1;
+	}
+	return -1;
+}
+
+/* What the engine makes or recognises itself: all of it in the table above. */
 
 static const struct pm_kind_def kinds[PM_K__COUNT] = {
 	[PM_K_TIME_LIMIT] = {"resource_limit", "time_limit"},
@@ -130,6 +181,7 @@ static const struct pm_kind_def kinds[PM_K__COUNT] = {
 	[PM_K_PREEMPTED] = {"external", "preempted"},
 	[PM_K_REQUEUED] = {"external", "requeued"},
 	[PM_K_UNKNOWN] = {"unknown", NULL},
+	[PM_K_NONE] = {"none", "none"},
 };
 
 /* The classes whose cause ends the job from outside it. */

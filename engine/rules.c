@@ -14,6 +14,7 @@
 #include <yaml.h>
 
 #include "internal.h"
+#include "taxonomy.h"
 #include "ruleset.h"
 #include "sha256.h"
 
@@ -30,31 +31,6 @@ static const char *const outcomes[] = {
 	"TIMEOUT", "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "REQUEUED", NULL,
 };
 
-/* The taxonomy of DESIGN.md: class, then its subclasses. */
-static const struct {
-	const char *cls;
-	bool hardware;
-	const char *sub[12];
-} taxonomy[] = {
-	{"gpu_hardware",
-	 true,
-	 {"gpu_lost", "ecc", "row_remap", "thermal", "pcie", "firmware", "missing_gpu", "other"}},
-	{"nvlink", true, {"nvlink", "nvswitch", "fabric_manager"}},
-	{"network_fabric", true, {"ib_link", "nic", "roce", "tcp"}},
-	{"host_hardware", true, {"node_fail", "mce", "aer", "kernel", "disk"}},
-	{"storage", false, {"lustre", "nfs", "io_error", "full"}},
-	{"resource_limit", false, {"host_oom", "gpu_oom", "shm", "time_limit", "disk_quota"}},
-	{"application",
-	 false,
-	 {"python_exception", "cuda_fault", "native_crash", "nan", "hang", "collective_mismatch"}},
-	{"launch_config",
-	 false,
-	 {"import", "rendezvous", "nccl_init", "driver", "container", "device_busy"}},
-	{"communication_unattributed", false, {"collective_timeout", "remote_error"}},
-	{"external", false, {"user_cancel", "admin_cancel", "preempted", "requeued"}},
-	{"none", false, {"none"}},
-};
-
 const char *pm_role_name(enum pm_role r)
 {
 	return (unsigned)r < PM_ROLE__COUNT ? role_names[r] : "?";
@@ -63,29 +39,6 @@ const char *pm_role_name(enum pm_role r)
 const char *pm_cap_name(enum pm_cap c)
 {
 	return (unsigned)c < PM_CAP__COUNT ? cap_names[c] : "?";
-}
-
-bool pm_class_hardware(const char *cls)
-{
-	for (size_t i = 0; i < sizeof(taxonomy) / sizeof(taxonomy[0]); i++)
-		if (cls && !strcmp(cls, taxonomy[i].cls))
-			return taxonomy[i].hardware;
-	return false;
-}
-
-int pm_taxonomy_check(const char *cls, const char *subcls)
-{
-	for (size_t i = 0; i < sizeof(taxonomy) / sizeof(taxonomy[0]); i++) {
-		if (strcmp(cls, taxonomy[i].cls))
-			continue;
-		if (!subcls)
-			return 0;
-		for (size_t j = 0; taxonomy[i].sub[j]; j++)
-			if (!strcmp(subcls, taxonomy[i].sub[j]))
-				return 0;
-		return -1;
-	}
-	return -1;
 }
 
 /* ---- errors ---- */
@@ -364,11 +317,11 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "launch", &r->launch) < 0 ||
 	    get_bool(ld, doc, m, "deprecated", &r->deprecated) < 0)
 		goto out;
-	if (!r->subcls && strcmp(r->cls, "none")) {
+	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {
 		fail(ld, m, "rule %s: missing 'subclass'", r->id);
 		goto out;
 	}
-	if (!r->subcls && !(r->subcls = strdup("none")))
+	if (!r->subcls && !(r->subcls = strdup(pm_kind(PM_K_NONE)->sub)))
 		goto out;
 	if (pm_taxonomy_check(r->cls, r->subcls) < 0) {
 		fail(ld, m, "rule %s: '%s/%s' is not in the taxonomy", r->id, r->cls, r->subcls);
@@ -445,7 +398,8 @@ static int parse_decision(struct loader *ld, yaml_document_t *doc, const char *k
 	slash = strchr(d->key, '/');
 	if (slash)
 		*slash = '\0';
-	if (pm_taxonomy_check(d->key, slash ? slash + 1 : NULL) < 0 && strcmp(d->key, "unknown"))
+	if (pm_taxonomy_check(d->key, slash ? slash + 1 : NULL) < 0 &&
+	    !pm_is_kind(d->key, NULL, PM_K_UNKNOWN))
 		return fail(ld, m, "classes: '%s' is not in the taxonomy", key);
 	if (slash)
 		*slash = '/';

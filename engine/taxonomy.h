@@ -22,6 +22,7 @@ enum pm_kind {
 	PM_K_PREEMPTED,
 	PM_K_REQUEUED,
 	PM_K_UNKNOWN, /* the decision of a verdict with no cause */
+	PM_K_NONE,    /* a rule that names no cause (context, progress) */
 	PM_K__COUNT
 };
 
@@ -38,5 +39,10 @@ bool pm_class_external(const char *cls);
 /* A cause that is Slurm's own act (an external end, a time limit, a node it lost): it needs
  * no kernel log to be established. */
 bool pm_cause_slurm_act(const char *cls, const char *sub);
+
+/* Whether CLS is a hardware class (its origin rules read only trusted sources). */
+bool pm_class_hardware(const char *cls);
+/* 0 when CLS (and SUBCLS, unless NULL) are in the taxonomy, else -1. */
+int pm_taxonomy_check(const char *cls, const char *subcls);
 
 #endif

@@ -21,6 +21,7 @@
 #include "postmortem.h"
 #include "fixture.h"
 #include "sha256.h"
+#include "taxonomy.h"
 
 static char tmp[256];
 
@@ -139,6 +140,26 @@ START_TEST(test_load_ok)
 	ck_assert_str_eq(pm_ruleset_id(rs), "t");
 	ck_assert(strncmp(pm_ruleset_digest(rs), "sha256:", 7) == 0);
 	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* Every kind the engine makes is in the one taxonomy table (names.c), and the table's
+ * hardware flag is what decides a class's trust: a kind outside it would fail here. */
+START_TEST(test_taxonomy_one_table)
+{
+	for (int k = 0; k < PM_K__COUNT; k++) {
+		const struct pm_kind_def *d = pm_kind((enum pm_kind)k);
+		if (k == PM_K_UNKNOWN)
+			continue; /* the decision of no cause, not a class */
+		ck_assert_msg(pm_taxonomy_check(d->cls, d->sub) == 0, "%s/%s", d->cls, d->sub);
+	}
+	ck_assert(pm_class_hardware("gpu_hardware"));
+	ck_assert(pm_class_hardware("network_fabric"));
+	ck_assert(!pm_class_hardware("application"));
+	ck_assert(!pm_class_hardware(NULL));
+	ck_assert_int_eq(pm_taxonomy_check("application", "no_such_sub"), -1);
+	ck_assert(pm_cause_slurm_act(pm_kind(PM_K_TIME_LIMIT)->cls, pm_kind(PM_K_TIME_LIMIT)->sub));
+	ck_assert(!pm_cause_slurm_act(pm_kind(PM_K_HOST_OOM)->cls, pm_kind(PM_K_HOST_OOM)->sub));
 }
 END_TEST
 
@@ -1190,9 +1211,8 @@ static bool origin_has_rank(const json_t *v, int r)
 	size_t i;
 	json_t *x;
 
-	json_array_foreach(json_object_get(json_object_get(v, "origin"), "ranks"), i, x)
-		if (json_integer_value(x) == r)
-			return true;
+	json_array_foreach(json_object_get(json_object_get(v, "origin"), "ranks"), i,
+			   x) if (json_integer_value(x) == r) return true;
 	return false;
 }
 
@@ -1207,8 +1227,9 @@ START_TEST(test_stale_event_never_origin_by_itself)
 		struct pm_ruleset *rs = load_more(grace[g]);
 		json_t *v;
 
-		stale_job("st", "0: ValueError: bad shape\n"
-				"srun: error: n1: task 0: Exited with exit code 1\n",
+		stale_job("st",
+			  "0: ValueError: bad shape\n"
+			  "srun: error: n1: task 0: Exited with exit code 1\n",
 			  OLD_XID_N2);
 		v = diagnose_dir(rs, "st");
 		ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
@@ -1231,8 +1252,8 @@ START_TEST(test_stale_event_never_origin_by_itself)
 			ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
 			ck_assert_str_eq(vstr(v, NULL, "confidence"), "hypothesis");
 			ck_assert_str_eq(vdec(v, "containment"), "retry");
-			ck_assert(json_is_null(json_object_get(json_object_get(v, "decision"),
-							       "repair")));
+			ck_assert(json_is_null(
+				json_object_get(json_object_get(v, "decision"), "repair")));
 		}
 		json_decref(v);
 		pm_ruleset_destroy(rs);
@@ -1248,8 +1269,9 @@ START_TEST(test_stale_event_explained)
 	struct pm_ruleset *rs = load_more(-1);
 	json_t *v;
 
-	stale_job("ex", "2: CUDA error: unknown error\n"
-			"srun: error: n2: tasks 2-3: Exited with exit code 1\n",
+	stale_job("ex",
+		  "2: CUDA error: unknown error\n"
+		  "srun: error: n2: tasks 2-3: Exited with exit code 1\n",
 		  OLD_XID_N2);
 	v = diagnose_dir(rs, "ex");
 	ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
@@ -1260,10 +1282,11 @@ START_TEST(test_stale_event_explained)
 	ck_assert(why_has(v, "120 s before this job began", "failed in a way it explains"));
 	json_decref(v);
 
-	stale_job("ex1", "0: ValueError: bad shape\n"
-			 "srun: error: n1: task 0: Exited with exit code 1\n"
-			 "2: CUDA error: unknown error\n"
-			 "srun: error: n2: tasks 2-3: Exited with exit code 1\n",
+	stale_job("ex1",
+		  "0: ValueError: bad shape\n"
+		  "srun: error: n1: task 0: Exited with exit code 1\n"
+		  "2: CUDA error: unknown error\n"
+		  "srun: error: n2: tasks 2-3: Exited with exit code 1\n",
 		  OLD_XID_N2);
 	v = diagnose_dir(rs, "ex1");
 	ck_assert_str_eq(vstr(v, "cause", "class"), "application");
@@ -1318,8 +1341,9 @@ START_TEST(test_untrusted_hardware_lead)
 	free(c);
 	json_decref(v);
 
-	mk("u2/slurm-9.out", "0: step 1\n"
-			     "1: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n");
+	mk("u2/slurm-9.out",
+	   "0: step 1\n"
+	   "1: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n");
 	v = diagnose_dir(rs, "u2");
 	ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
 	ck_assert_str_eq(vstr(v, NULL, "confidence"), "hypothesis");
@@ -1336,11 +1360,10 @@ START_TEST(test_single_reporter)
 	struct pm_ruleset *rs = load_more(-1);
 	json_t *v;
 
-	mk("sr/job.out",
-	   "0: n3:100:101 [0] NCCL WARN NET/IB : Got completion with error 12 "
-	   "(transport retry counter exceeded)\n"
-	   "0: n3:100:101 [0] NCCL WARN NET/IB : Got completion with error 12 "
-	   "(transport retry counter exceeded)\n");
+	mk("sr/job.out", "0: n3:100:101 [0] NCCL WARN NET/IB : Got completion with error 12 "
+			 "(transport retry counter exceeded)\n"
+			 "0: n3:100:101 [0] NCCL WARN NET/IB : Got completion with error 12 "
+			 "(transport retry counter exceeded)\n");
 	v = diagnose_dir(rs, "sr");
 	ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
 	ck_assert_str_eq(vstr(v, "cause", "class"), "network_fabric");
@@ -1357,12 +1380,13 @@ START_TEST(test_error_explains_silence)
 	struct pm_ruleset *rs = load_more(-1);
 	json_t *v;
 
-	stale_job("si",
-		  "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
-		  "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
-		  "2: [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
-		  "3: CUDA error: unknown error\n",
-		  KLOG_N1);
+	stale_job(
+		"si",
+		"0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
+		"1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
+		"2: [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
+		"3: CUDA error: unknown error\n",
+		KLOG_N1);
 	v = diagnose_dir(rs, "si");
 	ck_assert_str_ne(vstr(v, "cause", "subclass"), "hang");
 	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
@@ -1430,18 +1454,19 @@ START_TEST(test_skew_bounded_by_task_exits)
 		skew_bundle(dir, "n2", KLOG_N1,
 			    late ? "2026-11-30T03:12:41.000Z" : "2026-11-30T03:12:33.500Z");
 		snprintf(rel, sizeof(rel), "%s/exits.jsonl", dir);
-		mk(rel, late ? "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
-			       "\"node\":\"n1\",\"rank\":0,\"pid\":1,\"status\":9,\"end\":"
-			       "\"2026-11-30T03:12:32Z\"}\n"
-			       "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
-			       "\"node\":\"n2\",\"rank\":2,\"pid\":2,\"status\":9,\"end\":"
-			       "\"2026-11-30T03:12:40Z\"}\n" :
-			       "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
-			       "\"node\":\"n1\",\"rank\":0,\"pid\":1,\"status\":9,\"end\":"
-			       "\"2026-11-30T03:12:32Z\"}\n"
-			       "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
-			       "\"node\":\"n2\",\"rank\":2,\"pid\":2,\"status\":9,\"end\":"
-			       "\"2026-11-30T03:12:32.5Z\"}\n");
+		mk(rel,
+		   late ? "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
+			  "\"node\":\"n1\",\"rank\":0,\"pid\":1,\"status\":9,\"end\":"
+			  "\"2026-11-30T03:12:32Z\"}\n"
+			  "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
+			  "\"node\":\"n2\",\"rank\":2,\"pid\":2,\"status\":9,\"end\":"
+			  "\"2026-11-30T03:12:40Z\"}\n" :
+			  "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
+			  "\"node\":\"n1\",\"rank\":0,\"pid\":1,\"status\":9,\"end\":"
+			  "\"2026-11-30T03:12:32Z\"}\n"
+			  "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
+			  "\"node\":\"n2\",\"rank\":2,\"pid\":2,\"status\":9,\"end\":"
+			  "\"2026-11-30T03:12:32.5Z\"}\n");
 		v = diagnose_dir(rs, dir);
 		if (!late) {
 			ck_assert_msg(!why_has(v, "Clock skew", NULL), "%s",
@@ -1576,6 +1601,7 @@ static Suite *suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, test_load_ok);
 	tcase_add_test(t, test_load_errors);
+	tcase_add_test(t, test_taxonomy_one_table);
 	tcase_add_test(t, test_load_missing_dir);
 	tcase_add_test(t, test_pathological_pattern);
 	tcase_add_test(t, test_user_printed_xid_blames_no_node);
