@@ -269,6 +269,10 @@ size_t pm_text_clean(const char *s, size_t n, char *out);
  * ("text   │", "───╯"), trailing blanks and a CR. */
 size_t pm_frame_end(const char *s, size_t n);
 
+/* True when S holds a byte pm_text_clean or a frame could change (ESC, CR, 0xE2): a cheap
+ * test before the others. */
+bool pm_text_dirty(const char *s, size_t n);
+
 /* True when S holds a box-drawing character (U+2500..U+257F). */
 bool pm_has_frame(const char *s, size_t n);
 

@@ -951,6 +951,55 @@ size_t pm_frame_end(const char *s, size_t n)
 	return trim_end(s, 0, n);
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+/* 128 bytes a round, three compares each: as fast as one memchr, where three were run. */
+__attribute__((target("avx2"))) static size_t dirty_avx2(const char *s, size_t n, bool *hit)
+{
+	const __m256i esc = _mm256_set1_epi8(0x1b), cr = _mm256_set1_epi8('\r'),
+		      e2 = _mm256_set1_epi8((char)0xe2);
+	size_t i = 0;
+
+	for (*hit = false; i + 128 <= n; i += 128) {
+		__m256i acc = _mm256_setzero_si256();
+		for (int k = 0; k < 128; k += 32) {
+			__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + k));
+			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, esc));
+			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, cr));
+			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, e2));
+		}
+		if (_mm256_movemask_epi8(acc)) {
+			*hit = true;
+			break;
+		}
+	}
+	return i;
+}
+#endif
+
+/* Whether S holds a byte that pm_text_clean or pm_frame_end could change: ESC, CR or a
+ * UTF-8 lead byte 0xE2 (box drawing is U+25xx).  The scan runs this over every chunk of
+ * every log: one pass, vectorised where the CPU allows. */
+bool pm_text_dirty(const char *s, size_t n)
+{
+	size_t i = 0;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	bool hit;
+
+	if (__builtin_cpu_supports("avx2")) {
+		i = dirty_avx2(s, n, &hit);
+		if (hit)
+			return true;
+	}
+#endif
+	if (i < n && (memchr(s + i, 0x1b, n - i) || memchr(s + i, '\r', n - i) ||
+		      memchr(s + i, 0xe2, n - i)))
+		return true;
+	return false;
+}
+
 bool pm_has_frame(const char *s, size_t n)
 {
 	const char *p = s, *end = s + n;

@@ -287,6 +287,34 @@ START_TEST(text_clean)
 }
 END_TEST
 
+/* The scan's quick test for a chunk that needs cleaning: any position, any of the bytes,
+ * the vectorised rounds and the tail alike. */
+START_TEST(text_dirty)
+{
+	static const char marks[] = {0x1b, '\r', (char)0xe2};
+	char buf[300];
+
+	memset(buf, 'a', sizeof(buf));
+	for (size_t n = 0; n <= sizeof(buf); n++)
+		ck_assert(!pm_text_dirty(buf, n));
+	for (size_t m = 0; m < sizeof(marks); m++)
+		for (size_t at = 0; at < sizeof(buf); at++) {
+			buf[at] = marks[m];
+			ck_assert_msg(pm_text_dirty(buf, sizeof(buf)), "mark %zu at %zu", m, at);
+			ck_assert(!pm_text_dirty(buf, at));
+			buf[at] = 'a';
+		}
+	buf[5] = (char)0xe2; /* a dash (U+2014) is no frame */
+	buf[6] = (char)0x80;
+	buf[7] = (char)0x94;
+	ck_assert(!pm_has_frame(buf, sizeof(buf)));
+	buf[6] = (char)0x94;
+	buf[7] = (char)0x82;
+	ck_assert(pm_has_frame(buf, sizeof(buf)));
+	ck_assert_uint_eq(pm_frame_end(buf, 8), 5);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("peel");
@@ -299,6 +327,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, peel_not_wrappers);
 	tcase_add_test(tc, peel_hostile);
 	tcase_add_test(tc, text_clean);
+	tcase_add_test(tc, text_dirty);
 	suite_add_tcase(s, tc);
 	return s;
 }
