@@ -11,12 +11,11 @@ progress bars redrawn with carriage returns, box frames, CRLF, and pastes that l
 line breaks.  Each style below rewrites a log the way one of them would; a style is one
 entry of STYLES, built from small prefix generators, so a new style costs one line.
 
-What a wrapper says must agree with what the fixture means: a host prefix names the node
-the line came from (the file's node, the node NCCL's prefix names for the line's rank, or
-the job's only node; a line whose node cannot be told gets none), a rank tag the rank the
-line already carries (a line without one gets none), and a stamp the time the file itself
-gives (the line's own stamp, else the last one before it, else the next one; a file with
-no stamp at all gets times of day, which carry no date).
+What a wrapper says must agree with what the fixture means, so that the verdict must not
+change: a host prefix names the node the line came from (the file's node, or the node
+NCCL's prefix names for the line's rank; a line whose node cannot be told gets none), a
+rank tag the rank the line already carries (a line without one gets none), and a stamp the
+line's own time (a line the engine cannot date gets a time of day, which carries no date).
 """
 import calendar
 import concurrent.futures
@@ -334,9 +333,12 @@ STYLES = {
 }
 
 # The first line of a multi-line symptom, its continuation, its last line: Python's
-# traceback (through the exception line), the launchers' framed failure summaries.
-BLOCK_START = re.compile(r'^(Traceback \(most recent call last\):|Root Cause \(first observed failure\):|Failures:|\*\*\* Process received signal \*\*\*|Fatal Python error: )')
-BLOCK_MORE = re.compile(r'^(\s|\[\d+\]:|={5,}|-{5,}|<NO_OTHER_FAILURES>|Root Cause|Current thread|Thread 0x|Stack \(most recent call first\)|\[[\w.-]+:\d+\] )')
+# traceback (through the exception line), faulthandler's dump, a C++ abort with its what()
+# and frames, the launchers' framed failure summaries and Open MPI's boxed messages.
+HOSTPID = r'(?:\[[\w.-]+:\d+\] )?'
+BLOCK_START = re.compile(HOSTPID + r'(Traceback \(most recent call last\):|Root Cause \(first observed failure\):|Failures:|\*\*\* Process received signal \*\*\*|Fatal Python error: |terminate called after throwing)')
+BLOCK_MORE = re.compile(HOSTPID + r'(\s|\[\d+\]:|={5,}|-{5,}|<NO_OTHER_FAILURES>|Root Cause|Current thread|Thread 0x|Stack \(most recent call first\)|Signal|Failing at|\*\*\* End of error|what\(\):|Exception raised from|frame #\d+:)')
+BOX = re.compile(r'^-{20,}\s*$')
 
 
 def squash(lines):
@@ -345,16 +347,20 @@ def squash(lines):
     out, i = [], 0
     while i < len(lines):
         ln = lines[i]
-        if not BLOCK_START.match(ln.body):
+        box = BOX.match(ln.body)
+        if not box and not BLOCK_START.match(ln.body):
             out.append(ln.text)
             i += 1
             continue
         block, j = [ln], i + 1
-        while j < len(lines) and lines[j].lead == ln.lead:
+        while j < len(lines) and lines[j].lead == ln.lead and len(block) < 60:
             b = lines[j].body
             block.append(lines[j])
             j += 1
-            if not BLOCK_MORE.match(b) and not BLOCK_START.match(b):
+            if box:
+                if BOX.match(b):
+                    break
+            elif not BLOCK_MORE.match(b) and not BLOCK_START.match(b):
                 break
         out.append(' '.join(x.text for x in block))
         i = j
@@ -525,7 +531,7 @@ def main():
         return 0
     if len(sys.argv) >= 4 and sys.argv[1] == 'check':
         return check(sys.argv[2], sys.argv[3], sys.argv[4:])
-    if len(sys.argv) == 7 and sys.argv[1] == 'wrap':
+    if len(sys.argv) == 6 and sys.argv[1] == 'wrap':
         _, _, style, path, nodes, file_node = sys.argv
         text, _ = read(path)
         out = wrap(style, text or '', json.loads(nodes), file_node or None, 'app_log')
