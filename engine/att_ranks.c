@@ -136,6 +136,7 @@ static int place_ranks(struct att *a)
 	a->mapn = mapn;
 	a->nmapn = nmap;
 	a->placed = sr; /* the nodes of RNODE point into it */
+	a->nplaced = nsr;
 	mapn = NULL;
 	sr = NULL;
 	rc = 0;

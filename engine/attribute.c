@@ -394,6 +394,49 @@ static void phase_merge(struct att *a)
 	}
 }
 
+/* Of class and subclass X's live symptoms, the one placed on a node: NULL when none is, or
+ * when they name several nodes. */
+static struct cand *single_placed(struct att *a, const struct cand *x)
+{
+	struct cand *p = NULL;
+
+	for (size_t k = 0; k < a->nc; k++) {
+		struct cand *d = &a->c[k];
+		if (d->dead || !d->nev || d->lead != LEAD_RULE || !d->node[0] ||
+		    strcmp(d->cls, x->cls) || strcmp(d->sub, x->sub))
+			continue;
+		if (p)
+			return NULL;
+		p = d;
+	}
+	return p;
+}
+
+/* A symptom with no node beside the one placed symptom of the same class and subclass is
+ * the same event told twice (Slurm's step-wide OOM count beside its task line naming the
+ * node): it joins the placed one instead of leading alone with no origin. */
+static void phase_join(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i], *p;
+		if (c->dead || c->node[0] || !c->nev || c->lead != LEAD_RULE ||
+		    !(p = single_placed(a, c)))
+			continue;
+		for (size_t m = 0; m < c->nev; m++)
+			cand_add(a, p, c->ev[m]);
+		p->in_plain |= c->in_plain;
+		p->by_skew |= c->by_skew;
+		c->dead = true;
+		why(a, "%s/%s without a node joins the same symptom on %s.", c->cls, c->sub,
+		    p->node);
+	}
+}
+
+static bool guessed(const struct att *a, size_t o)
+{
+	return a->guessed && a->guessed[o];
+}
+
 /* A confirmation of the same class on the same node corroborates a candidate. */
 static void phase_confirm(struct att *a)
 {
@@ -404,14 +447,16 @@ static void phase_confirm(struct att *a)
 		enum pm_source first = ev->obs[c->ev[0]].source;
 
 		for (size_t k = 1; k < c->nev; k++)
-			if (ev->obs[c->ev[k]].source != first)
+			if (ev->obs[c->ev[k]].source != first && !guessed(a, c->ev[k]))
 				c->corroborated = true;
 		for (size_t k = 0; k < ev->nobs; k++) {
 			const struct pm_obs *o = &ev->obs[k];
 			const struct pm_rule *r = R(a, k);
+			/* a node placed from the folder's words corroborates nothing */
+			const char *on = guessed(a, k) ? NULL : o->node;
 			if (r->role != PM_ROLE_CONFIRMATION || strcmp(r->cls, c->cls))
 				continue;
-			if (c->node[0] && (!o->node || strcmp(o->node, c->node)))
+			if (c->node[0] && (!on || strcmp(on, c->node)))
 				continue;
 			if (o->source != first)
 				c->corroborated = true;
@@ -1341,6 +1386,8 @@ static void att_free(struct att *a)
 	free(a->rnode);
 	free(a->mapn);
 	free(a->placed);
+	free(a->hosts);
+	free(a->guessed);
 	free(a->suspects);
 	free(a->clk);
 }
@@ -1353,7 +1400,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	if (att_init(&a, ev) < 0 || pm_att_phase_ranks(&a) < 0)
 		goto out;
 	pm_att_place_obs(&a);
-	if (pm_obs_summaries(ev) < 0)
+	if (pm_att_phase_place(&a) < 0 || pm_obs_summaries(ev) < 0)
 		goto out;
 	phase_outcome(&a);
 	if (pm_att_phase_clocks(&a) < 0 || phase_origins(&a, true) < 0)
@@ -1365,12 +1412,14 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	if (pm_att_phase_silence(&a) < 0 || phase_votes(&a) < 0 || phase_origins(&a, false) < 0)
 		goto out;
 	phase_merge(&a);
+	phase_join(&a);
 	phase_confirm(&a);
 	pm_att_phase_stale(&a);
 	if (pm_att_phase_gpu_ranks(&a) < 0)
 		goto out;
 	phase_all_ranks(&a);
 	phase_scheduler(&a);
+	pm_att_place_one_host(&a);
 	if (phase_fallback(&a) < 0)
 		goto out;
 	pm_att_phase_silence_lead(&a);

@@ -100,6 +100,13 @@ struct att {
 	const char **mapn; /* the nodes the rank map covers, sorted */
 	size_t nmapn;
 	struct placed *placed; /* ranks placed by Slurm's task lines */
+	size_t nplaced;
+	struct host {
+		char name[128];
+		int spell; /* how its spelling was learnt (att_place.c) */
+	} * hosts;	   /* the hosts a hand-gathered folder names (att_place.c) */
+	size_t nhosts, ahosts;
+	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
 	int *suspects;
 	size_t nsuspects;
 	char vote_nodes[4][128];
@@ -149,6 +156,10 @@ enum win pm_att_obs_window(const struct att *a, const struct pm_obs *o, bool wid
 void pm_att_phase_stale(struct att *a);
 double pm_att_pair_tol(const struct att *a, const struct cand *x, const struct cand *y);
 void pm_att_skew_notes(struct att *a);
+
+/* att_place.c: the nodes a hand-gathered folder names. */
+int pm_att_phase_place(struct att *a);
+void pm_att_place_one_host(struct att *a);
 
 /* att_ranks.c: where ranks ran, the GPUs' ranks, silence, and a timeout's suspects. */
 int pm_att_phase_ranks(struct att *a);

@@ -1,0 +1,357 @@
+/*
+ * att_place.c - where a hand-gathered folder says things happened (ATTRIBUTION.md,
+ * "Placement in a hand-gathered folder").  Without the plugin's records, the folder's own
+ * words name the node: a node-level file named after its host (porter.dmesg), the host
+ * fields of the lines in it (uname, a shell prompt, Slurm's "ON NODE", Open MPI's "Host:"),
+ * and when all of them name one host, what happened without a node happened there.  Node
+ * names that differ only by case are one node.  This only places: it never raises a
+ * confidence, and what it places from the user's own text excludes no node by itself.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "attribute.h"
+
+/* Generic words of file names and log fields that name no host. */
+static const char *const not_hosts[] = {
+	"dmesg",  "kernel", "kern",    "syslog",  "messages", "journal",   "journalctl",
+	"nvidia", "smi",    "nvsmi",   "node",	  "nodes",    "host",	   "hosts",
+	"log",	  "logs",   "slurm",   "job",	  "jobs",     "train",	   "training",
+	"output", "stderr", "stdout",  "err",	  "error",    "errors",	   "out",
+	"worker", "rank",   "master",  "main",	  "head",     "localhost", "bmc",
+	"sel",	  "ipmi",   "lspci",   "ps",	  "dimm",     "dmidecode", "edac",
+	"mcelog", "sinfo",  "squeue",  "sacct",	  "scontrol", "uname",	   "run",
+	"test",	  "tmp",    "debug",   "info",	  "all",      "gpu",	   "gpus",
+	"cuda",	  "nccl",   "mpi",     "mpirun",  "launcher", "torchrun",  "srun",
+	"sbatch", "python", "unknown", "none",	  "null",     "ubuntu",	   "root",
+	"user",	  "admin",  "server",  "machine", "local",    "linux",	   NULL,
+};
+
+/* Words of a file name that say it holds a node-level source. */
+static const char *const node_words[] = {
+	"dmesg",     "kern", "syslog", "messages", "journal", "nvidia-smi", "nvidia_smi",
+	"nvsmi",     "bmc",  "sel",    "ipmi",	   "lspci",   "ps",	    "dimm",
+	"dmidecode", "edac", "mcelog", "uname",	   NULL,
+};
+
+static bool alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Whether S (L bytes) can be a host name: a letter or digit first, then letters, digits,
+ * dots and hyphens, not a generic word, and not a rank's folder. */
+static bool hostname_ok(const char *s, size_t l)
+{
+	if (l < 2 || l > 100 || !alnum(s[0]) || !alnum(s[l - 1]))
+		return false;
+	for (size_t i = 0; i < l; i++)
+		if (!alnum(s[i]) && s[i] != '-' && s[i] != '.')
+			return false;
+	for (size_t i = 0; not_hosts[i]; i++)
+		if (strlen(not_hosts[i]) == l && !strncasecmp(s, not_hosts[i], l))
+			return false;
+	return !(l > 4 && !strncasecmp(s, "rank", 4) && s[4] >= '0' && s[4] <= '9');
+}
+
+/* Whether the text at P starts with a node-level word, bounded on the right. */
+static bool node_word_at(const char *p)
+{
+	for (size_t i = 0; node_words[i]; i++) {
+		size_t l = strlen(node_words[i]);
+		if (!strncasecmp(p, node_words[i], l) && !alnum(p[l]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The host a node-level file's name gives: HOST.WORD..., HOST-WORD..., HOST_WORD... or
+ * HOST/WORD... where WORD names a node-level source (or, for a file read as a kernel log or
+ * GPU state, HOST.EXT).  The job's output files name no host (train.log is not one).
+ */
+static bool file_host(const struct pm_file *f, char *out, size_t len)
+{
+	const char *n = f->name, *base = strrchr(n, '/');
+	bool node_src = f->source == PM_SRC_KERNEL_LOG || f->source == PM_SRC_GPU_STATE;
+	size_t l;
+
+	base = base ? base + 1 : n;
+	if (base != n) { /* HOST/...: the first folder, for a node-level file */
+		l = strcspn(n, "/");
+		if ((node_src || node_word_at(base)) && hostname_ok(n, l) && l < len) {
+			snprintf(out, len, "%.*s", (int)l, n);
+			return true;
+		}
+	}
+	for (const char *p = base + 1; *p; p++) {
+		if (*p != '.' && *p != '-' && *p != '_')
+			continue;
+		l = (size_t)(p - base);
+		if (!(node_word_at(p + 1) || (node_src && *p == '.' && p == strchr(base, '.'))))
+			continue;
+		if (hostname_ok(base, l) && l < len && !memchr(base, '.', l)) {
+			snprintf(out, len, "%.*s", (int)l, base);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* How a host's spelling was learnt: Slurm's step lines name the node as Slurm is configured
+ * with it, then its task lines, then anything else. */
+enum spell { SP_OTHER, SP_TASK, SP_STEP };
+
+/* Note host S (L bytes); a spelling learnt from a better source replaces a case variant. */
+static int add_host(struct att *a, const char *s, size_t l, enum spell sp)
+{
+	if (!hostname_ok(s, l) || l >= sizeof(a->hosts[0].name))
+		return 0;
+	for (size_t i = 0; i < a->nhosts; i++)
+		if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, s, l)) {
+			if ((int)sp > a->hosts[i].spell) {
+				memcpy(a->hosts[i].name, s, l);
+				a->hosts[i].spell = (int)sp;
+			}
+			return 0;
+		}
+	if (a->nhosts == a->ahosts &&
+	    pm_grow((void **)&a->hosts, &a->ahosts, sizeof(*a->hosts)) < 0)
+		return -1;
+	snprintf(a->hosts[a->nhosts].name, sizeof(a->hosts[0].name), "%.*s", (int)l, s);
+	a->hosts[a->nhosts++].spell = (int)sp;
+	return 0;
+}
+
+static size_t tok(const char *p, const char *e)
+{
+	size_t l = 0;
+
+	while (p + l < e && (alnum(p[l]) || p[l] == '-' || p[l] == '.' || p[l] == '_'))
+		l++;
+	while (l && p[l - 1] == '.')
+		l--;
+	return l;
+}
+
+static const char *skip_sp(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static bool month_at(const char *p, const char *e)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+	if (e - p < 15 || p[3] != ' ')
+		return false;
+	for (size_t i = 0; i < 36; i += 3)
+		if (!strncmp(p, months + i, 3))
+			return true;
+	return false;
+}
+
+/*
+ * The host one line names, the forms a hand-gathered folder holds: `uname -a` (Linux HOST
+ * VERSION), a shell prompt (user@HOST:path$), Slurm's "*** STEP|JOB N ON HOST" and "srun:
+ * error: HOST: task", Open MPI's and torchrun's "Host: HOST" / "host : HOST", mpirun's "on
+ * node HOST exited", a syslog or journal line's host field, a launcher's "(pid=N, ip=ADDR)".
+ */
+static int line_hosts(struct att *a, const char *p, const char *e)
+{
+	const char *q, *s = skip_sp(p, e);
+	size_t l;
+
+	if (e - s > 6 && !strncmp(s, "Linux ", 6)) {
+		l = tok(s + 6, e);
+		if (s + 6 + l < e && s[6 + l] == ' ' && s[7 + l] >= '0' && s[7 + l] <= '9' &&
+		    add_host(a, s + 6, l, SP_OTHER) < 0)
+			return -1;
+	}
+	if ((q = memmem(p, (size_t)(e - p), "*** ", 4)) &&
+	    (!strncmp(q + 4, "STEP ", 5) || !strncmp(q + 4, "JOB ", 4))) {
+		const char *on = memmem(q, (size_t)(e - q), " ON ", 4);
+		if (on && (l = tok(on + 4, e)) && on[4 + l] == ' ' &&
+		    add_host(a, on + 4, l, SP_STEP) < 0)
+			return -1;
+	}
+	if ((q = memmem(p, (size_t)(e - p), "srun: error: ", 13)) && (l = tok(q + 13, e)) &&
+	    !strncmp(q + 13 + l, ": task", 6) && add_host(a, q + 13, l, SP_TASK) < 0)
+		return -1;
+	if (e - s > 5 && !strncasecmp(s, "host", 4) && (q = skip_sp(s + 4, e)) < e && *q == ':') {
+		q = skip_sp(q + 1, e);
+		l = tok(q, e);
+		if (l && skip_sp(q + l, e) == e && add_host(a, q, l, SP_OTHER) < 0)
+			return -1;
+	}
+	if ((q = memmem(p, (size_t)(e - p), " on node ", 9)) && (l = tok(q + 9, e)) &&
+	    (size_t)(e - q) > 9 + l + 7 && !strncmp(q + 9 + l, " exited", 7) &&
+	    add_host(a, q + 9, l, SP_OTHER) < 0)
+		return -1;
+	if ((q = memmem(p, (size_t)(e - p), ", ip=", 5)) && (l = tok(q + 5, e)) && q + 5 + l < e &&
+	    q[5 + l] == ')' && add_host(a, q + 5, l, SP_OTHER) < 0)
+		return -1;
+	/* a prompt: user@HOST:~/path$ or user@HOST:/path# */
+	for (q = p; (q = memchr(q, '@', (size_t)(e - q))); q++) {
+		if (q == p || !(alnum(q[-1]) || q[-1] == '_'))
+			continue;
+		l = tok(q + 1, e);
+		if (l && q + 1 + l + 1 < e && q[1 + l] == ':' &&
+		    (q[2 + l] == '~' || q[2 + l] == '/')) {
+			const char *d = q + 2 + l;
+			while (d < e && *d != ' ' && *d != '$' && *d != '#')
+				d++;
+			if (d < e && (*d == '$' || *d == '#') &&
+			    add_host(a, q + 1, l, SP_OTHER) < 0)
+				return -1;
+			break;
+		}
+	}
+	/* syslog and journal: "Mon DD HH:MM:SS[.frac][Z] HOST prog..." */
+	if (month_at(p, e)) {
+		q = p + 4;
+		while (q < e && *q != ' ' && *q != '\t' && q - p < 7)
+			q++; /* " 7" or "17" */
+		q = skip_sp(q, e);
+		while (q < e && *q != ' ')
+			q++;
+		if (q < e && q[-1] != ':' && (l = tok(q + 1, e)) && q + 1 + l < e &&
+		    q[1 + l] == ' ' && add_host(a, q + 1, l, SP_OTHER) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int file_hosts(struct att *a, struct pm_file *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (f->status != PM_ST_OK || f->format == PM_FMT_BINARY || f->format == PM_FMT_EMPTY)
+		return 0;
+	if (pm_file_slurp(f, 4u << 20, &buf, &len) < 0)
+		return 0; /* the scan reported it already */
+	for (const char *p = buf, *e = buf + len; p < e && rc == 0;) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		const char *le = nl ? nl : e;
+		if (le > p && le[-1] == '\r')
+			le--;
+		rc = line_hosts(a, p, le);
+		p = nl ? nl + 1 : e;
+	}
+	free(buf);
+	return rc;
+}
+
+static const char *host_of(const struct att *a, const char *node)
+{
+	for (size_t i = 0; node && i < a->nhosts; i++)
+		if (!strcasecmp(a->hosts[i].name, node))
+			return a->hosts[i].name;
+	return NULL;
+}
+
+/* Spell NODE (in place: the same length) as the one spelling of its host. */
+static void respell(const struct att *a, char *node)
+{
+	const char *h = host_of(a, node);
+
+	if (h && strcmp(h, node))
+		memcpy(node, h, strlen(h));
+}
+
+/*
+ * Node names that differ only by case are one node (host names are case-insensitive): every
+ * name the attribution reads is spelt as Slurm's step lines ("*** STEP N ON NODE") spell
+ * it, else its task lines ("srun: error: NODE: task"), else as first seen (the folder's
+ * files in order, then the observations in order).
+ */
+static int unify_case(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+
+	for (size_t k = 0; k < ev->nobs; k++) {
+		const struct pm_obs *o = &ev->obs[a->order[k]];
+		if (o->node && add_host(a, o->node, strlen(o->node), SP_OTHER) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < ev->nobs; i++)
+		if (ev->obs[i].node)
+			respell(a, ev->obs[i].node);
+	for (size_t i = 0; a->placed && i < a->nplaced; i++)
+		respell(a, a->placed[i].node);
+	for (size_t i = 0; i < ev->nranks; i++)
+		if (ev->ranks[i].node)
+			respell(a, ev->ranks[i].node);
+	return 0;
+}
+
+/*
+ * A hand-gathered folder (no plugin records, no bundle): each node-level file's host names
+ * the node of what it holds; the folder's lines name hosts; when every host named is one,
+ * what has no node happened on it.  Runs before the candidates are made, so their
+ * summaries and origins carry the node.  Each observation placed thus is marked GUESSED:
+ * it corroborates nothing (phase_confirm), so placing never raises a confidence.
+ */
+int pm_att_phase_place(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	char h[128];
+	size_t one = 0;
+
+	if (ev->ntasks || ev->ncollect)
+		return 0;
+	if (!(a->guessed = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))))
+		return -1;
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		if (file_host(&ev->files[i], h, sizeof(h)) &&
+		    add_host(a, h, strlen(h), SP_OTHER) < 0)
+			return -1;
+		if (file_hosts(a, &ev->files[i]) < 0)
+			return -1;
+	}
+	for (size_t i = 0; a->placed && i < a->nplaced; i++)
+		if (add_host(a, a->placed[i].node, strlen(a->placed[i].node), SP_TASK) < 0)
+			return -1;
+	if (unify_case(a) < 0)
+		return -1;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		struct pm_obs *o = &ev->obs[i];
+		const char *n = NULL;
+		if (o->node)
+			continue;
+		if (file_host(&ev->files[o->file], h, sizeof(h)))
+			n = host_of(a, h);
+		else if (a->nhosts == 1 && (n = a->hosts[0].name))
+			one++;
+		if (n && pm_strset(&o->node, n, strlen(n)) < 0)
+			return -1;
+		if (n)
+			a->guessed[i] = true;
+	}
+	if (one)
+		pm_att_why(a,
+			   "The folder's files name one host, %s: what they report without a node "
+			   "happened there.",
+			   a->hosts[0].name);
+	return 0;
+}
+
+/* A hand-gathered folder whose files name one host: a cause made without a node (Slurm's
+ * own end of the job, read from its lines) happened on it.  Causes of many ranks (silence,
+ * timeouts, votes) keep no node. */
+void pm_att_place_one_host(struct att *a)
+{
+	if (a->nhosts != 1 || a->ev->ntasks || a->ev->ncollect)
+		return;
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		if (!c->dead && !c->node[0] && c->lead == LEAD_RULE && !c->all_ranks)
+			snprintf(c->node, sizeof(c->node), "%s", a->hosts[0].name);
+	}
+}
