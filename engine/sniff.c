@@ -387,6 +387,9 @@ static enum pm_format line_kind(const char *s, size_t n)
 		k = (size_t)(pf.node - s) + pf.node_len + 1;
 		if (syslog_tag(s + k, n - k))
 			return PM_FMT_SYSLOG;
+	} else if (pf.skip) {
+		/* a copy with the host cut out: the parser takes it only before "kernel: " */
+		return PM_FMT_SYSLOG;
 	}
 	pm_prefix_parse(PM_FMT_DMESG, s, n, &pf);
 	if (pf.skip)

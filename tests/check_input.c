@@ -560,6 +560,17 @@ START_TEST(sniff_logs)
 			       "Nov  3 03:11:59 gpu016 systemd[1]: Started Session 4.\n"
 			       "Nov 30 03:12:00 gpu016 kernel: [ 5612.000001] NVRM: GPU lost\n"),
 			 PM_FMT_SYSLOG);
+	/* a copy with the host field cut out (pasted, or anonymised) is still the kernel's */
+	ck_assert_int_eq(
+		sniff("Mar  4 11:02:40 kernel: EDAC MC0: 1 UE memory read error on DIMM_A1\n"
+		      "Mar  4 11:02:40 kernel: mce: [Hardware Error]: CPU 3: Machine Check\n"
+		      "Mar  4 11:02:41 kernel: Memory failure: 0x3f2c1: recovery action\n"),
+		PM_FMT_SYSLOG);
+	/* ... but only before "kernel: ": a stamp and any other word is the job's text */
+	ck_assert_int_eq(sniff("Mar  4 11:02:40 trainer: epoch 3 loss 2.1\n"
+			       "Mar  4 11:02:41 trainer: epoch 4 loss 2.0\n"
+			       "Mar  4 11:02:42 trainer: epoch 5 loss 1.9\n"),
+			 PM_FMT_APP);
 	ck_assert_int_eq(sniff("-- Logs begin at Mon 2026-11-30 00:00:00 UTC. --\n"
 			       "2026-11-30T03:11:58+0000 gpu016 kernel: NVRM: Xid 79\n"
 			       "2026-11-30T03:11:59+0000 gpu016 kernel: NVRM: GPU lost\n"),
