@@ -67,6 +67,16 @@ static bool node_word_at(const char *p)
 	return false;
 }
 
+/* Whether S (L bytes) holds a node-level word as one of its parts (dmesg-output). */
+static bool has_node_word(const char *s, size_t l)
+{
+	for (size_t i = 0; i < l; i++)
+		if ((i == 0 || !alnum(s[i - 1])) && node_word_at(s + i) &&
+		    (i + strcspn(s + i, "-_.") <= l))
+			return true;
+	return false;
+}
+
 /*
  * The host a node-level file's name gives: HOST.WORD..., HOST-WORD..., HOST_WORD... or
  * HOST/WORD... where WORD names a node-level source (or, for a file read as a kernel log or
@@ -92,7 +102,8 @@ static bool file_host(const struct pm_file *f, char *out, size_t len)
 		l = (size_t)(p - base);
 		if (!(node_word_at(p + 1) || (node_src && *p == '.' && p == strchr(base, '.'))))
 			continue;
-		if (hostname_ok(base, l) && l < len && !memchr(base, '.', l)) {
+		if (hostname_ok(base, l) && l < len && !memchr(base, '.', l) &&
+		    !has_node_word(base, l)) {
 			snprintf(out, len, "%.*s", (int)l, base);
 			return true;
 		}
@@ -351,7 +362,33 @@ void pm_att_place_one_host(struct att *a)
 		return;
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
-		if (!c->dead && !c->node[0] && c->lead == LEAD_RULE && !c->all_ranks)
+		if (!c->dead && !c->node[0] && c->lead == LEAD_RULE && !c->all_ranks) {
 			snprintf(c->node, sizeof(c->node), "%s", a->hosts[0].name);
+			c->guess = true;
+		}
 	}
+}
+
+/* Whether C's node is only the folder's guess (pm_att_phase_place, pm_att_place_one_host):
+ * no observation of C that names that node was read with it.  Such a node is the origin
+ * the verdict names, never a node to exclude or repair. */
+bool pm_att_node_guessed(const struct att *a, const struct cand *c)
+{
+	bool any = false;
+
+	if (!c || !c->node[0])
+		return false;
+	if (c->guess)
+		return true;
+	if (!a->guessed || c->lead != LEAD_RULE)
+		return false;
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		if (!o->node || strcmp(o->node, c->node))
+			continue;
+		if (!a->guessed[c->ev[k]])
+			return false;
+		any = true;
+	}
+	return any;
 }

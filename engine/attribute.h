@@ -56,6 +56,7 @@ struct cand {
 	int pidlink;	  /* +1 a kernel line names a pid of this job, -1 only others' pids */
 	bool untrusted;	  /* a hardware class seen only in the job's own output */
 	bool fallback;	  /* a lead only when nothing better fits: at most hypothesis */
+	bool guess;	  /* its node is only the folder's guess (att_place.c) */
 	char note[200];	  /* what is missing, for why (fallback leads) */
 };
 
@@ -160,6 +161,7 @@ void pm_att_skew_notes(struct att *a);
 /* att_place.c: the nodes a hand-gathered folder names. */
 int pm_att_phase_place(struct att *a);
 void pm_att_place_one_host(struct att *a);
+bool pm_att_node_guessed(const struct att *a, const struct cand *c);
 
 /* att_ranks.c: where ranks ran, the GPUs' ranks, silence, and a timeout's suspects. */
 int pm_att_phase_ranks(struct att *a);

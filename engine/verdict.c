@@ -280,11 +280,13 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_object_set_new(d, "next_test", json_null());
 		return d;
 	}
-	dec = pm_ruleset_decision(a->rs, c ? c->cls : pm_kind(PM_K_UNKNOWN)->cls, c ? c->sub : NULL);
+	dec = pm_ruleset_decision(a->rs, c ? c->cls : pm_kind(PM_K_UNKNOWN)->cls,
+				  c ? c->sub : NULL);
 	if (!attributed) {
 		const struct pm_decision *u =
 			pm_ruleset_decision(a->rs, pm_kind(PM_K_UNKNOWN)->cls, NULL);
-		bool excl = any_hw && nodes[0];
+		/* a node the folder's words only guessed is named, never excluded */
+		bool excl = any_hw && nodes[0] && !pm_att_node_guessed(a, c);
 		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
 		if (excl)
 			snprintf(buf, sizeof(buf),
@@ -323,9 +325,10 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_decref(d);
 		return json_null();
 	}
-	if (c->fallback && c->hardware) {
+	if ((c->fallback || pm_att_node_guessed(a, c)) && c->hardware) {
 		/* a hardware lead on evidence that cannot blame a node (the job's own output, an
-		 * event from before the job): retry; excluding the node is the user's choice */
+		 * event from before the job, a node only the folder's words name): retry;
+		 * excluding the node is the user's choice */
 		json_object_set_new(cont, "id", json_string("retry"));
 		if (nodes[0])
 			snprintf(buf, sizeof(buf),
@@ -333,8 +336,9 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 				 "choice while nothing the user cannot write confirms it",
 				 nodes, nodes);
 		else
-			snprintf(buf, sizeof(buf), "retry the job; if it recurs, collect the kernel "
-						   "log and nvidia-smi -q of its nodes");
+			snprintf(buf, sizeof(buf),
+				 "retry the job; if it recurs, collect the kernel "
+				 "log and nvidia-smi -q of its nodes");
 		json_object_set_new(cont, "action", json_string(buf));
 		json_object_set_new(cont, "owner", json_string("user"));
 		json_object_set_new(cont, "reversible", json_true());
@@ -513,12 +517,14 @@ static void fallback_why(struct att *a, const struct cand *c, const char *nodes)
 
 	pm_subst(test, sizeof(test), d ? d->next_test : "", nodes[0] ? nodes : "the job's nodes");
 	pm_att_why(a,
-	    "%s/%s leads only because nothing better fits: %s. Confidence hypothesis; %s "
-	    "would confirm or overturn it.",
-	    c->cls, c->sub, c->note[0] ? c->note : "no stronger symptom fired", test);
+		   "%s/%s leads only because nothing better fits: %s. Confidence hypothesis; %s "
+		   "would confirm or overturn it.",
+		   c->cls, c->sub, c->note[0] ? c->note : "no stronger symptom fired", test);
 	if (c->untrusted && c->hardware)
-		pm_att_why(a, "A hardware class seen only in the job's output: no repair, nothing counted "
-		       "against a node; excluding it is the user's reversible choice.");
+		pm_att_why(
+			a,
+			"A hardware class seen only in the job's output: no repair, nothing counted "
+			"against a node; excluding it is the user's reversible choice.");
 }
 
 static void join_nodes(json_t *nodes, char *out, size_t len)
@@ -530,7 +536,6 @@ static void join_nodes(json_t *nodes, char *out, size_t len)
 		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? "," : "",
 				      json_string_value(json_array_get(nodes, i)));
 }
-
 
 /* ---- the verdict from the attribution's state ---- */
 
@@ -580,7 +585,7 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 {
 	const struct pm_evidence *ev = a->ev;
 	json_t *on = json_deep_copy(json_object_get(json_object_get(v, "origin"), "nodes"));
-	json_t *or = json_deep_copy(json_object_get(json_object_get(v, "origin"), "ranks"));
+	json_t * or = json_deep_copy(json_object_get(json_object_get(v, "origin"), "ranks"));
 	json_t *bys = json_object(), *bys_n = json_array(), *cj;
 	int *rs = NULL, *ors = NULL;
 	size_t nrs = 0, ars = 0, nors = 0, aors = 0, non, ci;
@@ -590,8 +595,10 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	if (a->status != VS_ATTRIBUTED)
 		json_array_foreach(cands, ci, cj)
 		{
-			json_array_extend(on, json_object_get(json_object_get(cj, "origin"), "nodes"));
-			json_array_extend(or, json_object_get(json_object_get(cj, "origin"), "ranks"));
+			json_array_extend(on,
+					  json_object_get(json_object_get(cj, "origin"), "nodes"));
+			json_array_extend(or,
+					  json_object_get(json_object_get(cj, "origin"), "ranks"));
 		}
 	non = json_array_size(on);
 	ons = malloc((non ? non : 1) * sizeof(*ons));
@@ -652,10 +659,11 @@ static json_t *verdict_first_error(struct vb *b)
 		json_object_set_new(fe, "evidence", json_string(eid(b, i)));
 		json_object_set_new(
 			fe, "note",
-			json_string(agrees ? "the earliest error seen: a lead; here it agrees with "
-					     "the origin" :
-					     "the earliest error seen: a lead, not blame; here it is "
-					     "not the origin"));
+			json_string(
+				agrees ? "the earliest error seen: a lead; here it agrees with "
+					 "the origin" :
+					 "the earliest error seen: a lead, not blame; here it is "
+					 "not the origin"));
 		if (!agrees && l)
 			pm_att_why(a,
 				   "The earliest error (%s on %s) is not the origin: it was a "
