@@ -1192,6 +1192,38 @@ static bool timeouts_fired(const struct att *a)
 
 /* Collective timeouts with nothing else (phase 9): communication_unattributed, its origin
  * the ranks with the fewest completed collectives. */
+/* One rank alone reported the timeout and no other rank is known silent: it waited in a
+ * collective the others never entered (they went on, or finished), so the log names it as
+ * the timeout's origin rank; which call it was stays open (still ambiguous). */
+static void lone_reporter(struct att *a, struct cand *l)
+{
+	int r = -1;
+	const char *n;
+
+	if (l->nranks)
+		return;
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0)
+			continue;
+		if (o->rank < 0 || (r >= 0 && o->rank != r))
+			return;
+		r = o->rank;
+	}
+	if (r < 0 || pm_att_cand_addrank(l, r) < 0)
+		return;
+	if ((n = pm_att_rank_node(a, r)))
+		snprintf(l->node, sizeof(l->node), "%s", n);
+	snprintf(l->summary, sizeof(l->summary),
+		 "rank %d alone reported a collective timeout, with no hardware event, no silent "
+		 "rank and no peer majority",
+		 r);
+	why(a,
+	    "Rank %d alone reported the collective timeout: it waited in a collective its "
+	    "peers never entered.",
+	    r);
+}
+
 static void timeouts_lead(struct att *a)
 {
 	struct cand *l = pm_att_kind_get(a, PM_K_TIMEOUTS, NULL, LEAD_TIMEOUTS);
@@ -1207,6 +1239,7 @@ static void timeouts_lead(struct att *a)
 				cand_add(a, l, i);
 		cand_ranks_clear(l);
 		pm_att_fewest_completed(a, l);
+		lone_reporter(a, l);
 		a->live = 1;
 	}
 	a->status = VS_AMBIGUOUS;
