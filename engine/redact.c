@@ -229,11 +229,19 @@ struct cand {
 	unsigned short kind, prio;
 };
 
+/* A hit at S of trigger ID whose run, to E, was too long for its shape: see settle() */
+struct cut {
+	size_t s, e;
+	unsigned id;
+};
+
 struct ctx {
 	const char *b; /* the line being scanned, not NUL-terminated */
 	size_t n;
 	struct cand *c; /* spans proposed for it */
 	size_t nc, capc;
+	struct cut *cut; /* token shapes turned down for running too long */
+	size_t ncut, capcut;
 	size_t covered;		 /* end of the furthest span proposed */
 	uint64_t touched;	 /* triggers with a valid skip[] on this line */
 	size_t skip[64];	 /* hits of trigger i starting before skip[i] were looked at */
@@ -292,6 +300,27 @@ static void propose(struct ctx *x, size_t s, size_t e, int kind, enum prio prio)
 		x->covered = e;
 }
 
+/*
+ * Note that the hit at S of trigger ID was turned down only for what its run (to E) holds
+ * past the shape's length: when another secret is glued on, the second redaction sees the
+ * run end at that secret's tag and takes it, so the first must too (settle()).
+ */
+static void too_long(struct ctx *x, unsigned id, size_t s, size_t e)
+{
+	if (x->ncut == x->capcut) {
+		size_t cap = x->capcut ? 2 * x->capcut : 8;
+		struct cut *c = realloc(x->cut, cap * sizeof(*c));
+
+		if (!c) {
+			x->oom = true;
+			return;
+		}
+		x->cut = c;
+		x->capcut = cap;
+	}
+	x->cut[x->ncut++] = (struct cut){s, e, id};
+}
+
 static void looked(struct ctx *x, unsigned id, size_t upto)
 {
 	x->skip[id] = upto;
@@ -348,10 +377,16 @@ static bool mixed_case(const char *p, size_t n, bool digit)
 /* A literal prefix followed by a run of SET of at least MIN bytes: "ghp_", "AIza", ... */
 static void v_prefix(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
-	size_t p = s + strlen(t->lit), e = run(x, p, (enum cset)t->set);
+	size_t p = s + strlen(t->lit), e;
 
+	/* a later hit in this run may start a token ("x_ya29.y" then "ya29.") */
+	if (!starts(x, s, S_ALNUM)) {
+		looked(x, id, s + 1);
+		return;
+	}
+	e = run(x, p, (enum cset)t->set);
 	looked(x, id, e);
-	if (!starts(x, s, S_ALNUM) || e - p < t->min)
+	if (e - p < t->min)
 		return;
 	if ((t->flags & T_MIXED) && !mixed_case(x->b + p, e - p, false))
 		return;
@@ -364,9 +399,12 @@ static void v_aws_id(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	size_t p = s + 4, e = run(x, p, S_UPNUM);
 
 	looked(x, id, e);
-	if (starts(x, s, S_ALNUM) && e - p == 16 &&
-	    (e == x->n || !is_alnum((unsigned char)x->b[e])))
+	if (!starts(x, s, S_ALNUM) || e - p < 16)
+		return;
+	if (e - p == 16 && (e == x->n || !is_alnum((unsigned char)x->b[e])))
 		propose(x, s, e, t->kind, P_PATTERN);
+	else
+		too_long(x, id, s, e);
 }
 
 /* xox[abeoprs]- then 10 or more of A-Za-z0-9-. */
@@ -412,9 +450,12 @@ static void v_dapi(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		for (e += 2; e < x->n && is_digit((unsigned char)x->b[e]); e++)
 			;
 	looked(x, id, e);
-	if (starts(x, s, S_ALNUM) && h - p == 32 &&
-	    (e == x->n || !is_alnum((unsigned char)x->b[e])))
+	if (!starts(x, s, S_ALNUM) || h - p < 32)
+		return;
+	if (h - p == 32 && (e == x->n || !is_alnum((unsigned char)x->b[e])))
 		propose(x, s, e, t->kind, P_PATTERN);
+	else
+		too_long(x, id, s, e);
 }
 
 /* SK + 32 hex: a Twilio API key SID. */
@@ -423,36 +464,52 @@ static void v_twilio(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	size_t p = s + 2, e = run(x, p, S_HEX);
 
 	looked(x, id, e);
-	if (starts(x, s, S_ALNUM) && e - p == 32 &&
-	    (e == x->n || !is_alnum((unsigned char)x->b[e])))
+	if (!starts(x, s, S_ALNUM) || e - p < 32)
+		return;
+	if (e - p == 32 && (e == x->n || !is_alnum((unsigned char)x->b[e])))
 		propose(x, s, e, t->kind, P_PATTERN);
+	else
+		too_long(x, id, s, e);
 }
 
 /* SG.<16..32>.<30 or more>: a SendGrid API key. */
 static void v_sendgrid(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
-	size_t p = s + 3, e1 = run(x, p, S_URLSAFE), e2 = e1;
+	size_t p = s + 3, e1, e2;
 
+	if (!starts(x, s, S_ALNUM)) {
+		looked(x, id, s + 1);
+		return;
+	}
+	e1 = e2 = run(x, p, S_URLSAFE);
 	if (e1 < x->n && x->b[e1] == '.')
 		e2 = run(x, e1 + 1, S_URLSAFE);
-	looked(x, id, e2);
-	if (starts(x, s, S_ALNUM) && e1 - p >= 16 && e1 - p <= 32 && e2 > e1 && e2 - e1 - 1 >= 30)
+	/* a first part too long may hold a later "SG." whose part is not */
+	looked(x, id, e1 - p > 32 ? s + 1 : e2);
+	if (e1 - p < 16)
+		return;
+	if (e1 - p <= 32 && e2 > e1 && e2 - e1 - 1 >= 30)
 		propose(x, s, e2, t->kind, P_PATTERN);
 }
 
 /* Azure AD client secrets: 3 chars, a digit, "Q~", 30 to 40 more. */
 static void v_azure_secret(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
-	size_t e = run(x, s + 2, S_AZURE);
+	size_t e;
 
-	looked(x, id, e);
+	/* turned down by what precedes it, it says nothing of a "Q~" later in its run */
+	looked(x, id, s + 1);
 	if (s < 4 || !is_digit((unsigned char)x->b[s - 1]) || !starts(x, s - 4, S_AZURE))
 		return;
 	for (size_t k = 2; k <= 4; k++)
 		if (!in(S_AZURE, (unsigned char)x->b[s - k]))
 			return;
+	e = run(x, s + 2, S_AZURE);
+	looked(x, id, e);
 	if (e - (s + 2) >= 30 && e - (s + 2) <= 40)
 		propose(x, s - 4, e, t->kind, P_PATTERN);
+	else if (e - (s + 2) > 40)
+		too_long(x, id, s, e);
 }
 
 /* eyJ...: a JWT (two base64url segments of 10 or more, a third), kubernetes-issued or not,
@@ -1490,7 +1547,7 @@ static bool value_fits(const struct ctx *x, const struct ident *id, size_t id0, 
 static void v_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
 	const char *b = x->b;
-	size_t n = x->n, ke = s + t->min, is = s, ie = ke, id0, p, q, sp, v, vs, ve;
+	size_t n = x->n, ke = s + t->min, is = s, ie = ke, floor, id0, p, q, sp, v, vs, ve;
 	char kq = 0, sep = 0, vq;
 	bool kesc = false, vesc = false, dashes = false;
 	struct ident idn;
@@ -1499,12 +1556,14 @@ static void v_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s
 	(void)id;
 	if (s < x->kw_skip)
 		return;
-	while (is > 0 && s - is < IDMAX && in(S_IDENT, (unsigned char)b[is - 1]))
+	/* a name glued to a secret proposed before starts where it ends, as its tag will */
+	floor = x->covered <= s ? x->covered : 0;
+	while (is > floor && s - is < IDMAX && in(S_IDENT, (unsigned char)b[is - 1]))
 		is--;
 	while (ie < n && ie - ke < IDMAX && in(S_IDENT, (unsigned char)b[ie]))
 		ie++;
 	x->kw_skip = ie;
-	if ((is > 0 && in(S_IDENT, (unsigned char)b[is - 1])) ||
+	if ((is > floor && in(S_IDENT, (unsigned char)b[is - 1])) ||
 	    (ie < n && in(S_IDENT, (unsigned char)b[ie])))
 		return;
 	id0 = is;
@@ -1515,9 +1574,9 @@ static void v_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s
 	p = ie;
 
 	/* the name quoted: "name": / 'name': / \"name\": */
-	if (id0 > 0 && (b[id0 - 1] == '"' || b[id0 - 1] == '\'') && p < n && b[p] == b[id0 - 1]) {
+	if (id0 > floor && (b[id0 - 1] == '"' || b[id0 - 1] == '\'') && p < n && b[p] == b[id0 - 1]) {
 		kq = b[p++];
-	} else if (id0 > 1 && b[id0 - 1] == '"' && b[id0 - 2] == '\\' && p + 1 < n &&
+	} else if (id0 > floor + 1 && b[id0 - 1] == '"' && b[id0 - 2] == '\\' && p + 1 < n &&
 		   b[p] == '\\' && b[p + 1] == '"') {
 		kq = '"', kesc = true, p += 2;
 	}
@@ -1930,6 +1989,36 @@ static void ctl_unmap(struct ctx *x)
 }
 
 /* Redact one line (or piece) B of N bytes. */
+/*
+ * Look again at the shapes turned down for a run too long (too_long()) where a span proposed
+ * since starts inside that run: the run ends there, as the redacted text (its tag) will
+ * show, so that redacting twice changes nothing.  Spans proposed here may end other runs.
+ */
+static void settle(struct ctx *x)
+{
+	size_t n = x->n, m = x->ncut;
+
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < m; i++) {
+			size_t s = x->cut[i].s, e = x->cut[i].e, q = e + 1, nc = x->nc;
+			unsigned id = x->cut[i].id;
+
+			for (size_t j = 0; j < x->nc; j++)
+				if (x->c[j].s > s && x->c[j].s < q)
+					q = x->c[j].s;
+			if (q > e)
+				continue;
+			x->n = q;
+			trigs[id].fn(x, &trigs[id], id, s);
+			x->n = n;
+			x->ncut = m; /* what it notes again is what it is looked at for */
+			x->cut[i].e = s; /* once */
+			more |= x->nc > nc;
+		}
+	}
+}
+
 static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratch_t *scratch,
 		struct pm_redact_stats *st)
 {
@@ -1954,6 +2043,7 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 	if (has_ctl(b, n) && ctl_view(x, b, n) < 0)
 		return -1;
 	x->nc = 0;
+	x->ncut = 0;
 	x->covered = 0;
 	x->touched = 0;
 	x->kw_skip = 0;
@@ -1963,6 +2053,8 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 	if (x->n && hs_scan(db, x->b, (unsigned)x->n, 0, scratch, on_hit, x) != HS_SUCCESS &&
 	    !x->oom)
 		return -1;
+	if (x->ncut && x->nc)
+		settle(x);
 	if (x->orphan >= 0 && take_back(o, x->b, x->orphan_s))
 		propose(x, 0, x->orphan_e, x->orphan, P_BLOCK);
 	if (x->oom)
@@ -2031,6 +2123,7 @@ int pm_redact(const char *buf, size_t len, char **out, size_t *outlen, struct pm
 out:
 	free(o.p);
 	free(x.c);
+	free(x.cut);
 	free(x.cv);
 	free(x.cmap);
 	hs_free_scratch(scratch);

@@ -654,6 +654,87 @@ START_TEST(test_known_answers)
 }
 END_TEST
 
+/* Redact IN, want WANT, and want the same again from WANT: redacting twice changes nothing. */
+static void twice(const char *in, const char *want)
+{
+	struct pm_redact_stats st = {0};
+	struct buf o = redact(in, strlen(in), NULL);
+	struct buf again = redact(o.p, o.n, &st);
+
+	ck_assert_msg(!strcmp(o.p, want), "in:  %s\nout: %s\nwant: %s", in, o.p, want);
+	ck_assert_msg(!strcmp(again.p, o.p) && !st.total, "redacted again: %s\nfrom: %s", again.p,
+		      o.p);
+	free(o.p);
+	free(again.p);
+}
+
+#define AZ "Zk_7Q~Mn4pQr8sTu2vWx6yZa0bCd5eFg9hJk3mNp" /* 3, a digit, Q~, 34 */
+#define GHP "ghp_Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3hJ5"
+
+/*
+ * A shape with a longest length (an Azure client secret's 30 to 40 after "Q~", an exact
+ * AKIA/dapi/SK run) glued to a secret found on the same line: the run ends where that secret
+ * starts, as its tag will end it on a second redaction.  Runs too long with nothing glued
+ * on are still no secret.
+ */
+START_TEST(test_glued_secret_ends_run)
+{
+	twice(AZ "." GHP, "[REDACTED:client_secret][REDACTED:github_token]");
+	twice(AZ GHP, AZ GHP); /* glued to a letter: neither starts a token */
+	twice("x=" AZ "_GOCSPX-Ab3dE5gH7jK9mN1pQ3sT5vW",
+	      "x=[REDACTED:client_secret][REDACTED:client_secret]");
+	twice("id " AZ "-Bearer abcdef1234567890abcdef",
+	      "id " AZ "-Bearer [REDACTED:bearer_token]"); /* the run ends past 40, at a blank */
+	/* look-alikes: over-long runs, alone or followed by what is no secret */
+	twice("Zk_7Q~Mn4pQr8sTu2vWx6yZa0bCd5eFg9hJk3mNpAb3dE5gH7jK9m",
+	      "Zk_7Q~Mn4pQr8sTu2vWx6yZa0bCd5eFg9hJk3mNpAb3dE5gH7jK9m");
+	twice(AZ "_and_some_more_words here", AZ "_and_some_more_words here");
+	twice("AKIA0123456789ABCDEFG " GHP, "AKIA0123456789ABCDEFG [REDACTED:github_token]");
+	twice("SK0123456789abcdef0123456789abcdef0 x", "SK0123456789abcdef0123456789abcdef0 x");
+}
+END_TEST
+
+/*
+ * A hit turned down for what precedes it (glued to a word) says nothing of a later hit in
+ * the same run, which may start a token of its own; nor does a SendGrid first part too long
+ * say anything of a later "SG." in it.
+ */
+START_TEST(test_later_hit_in_turned_down_run)
+{
+	twice("cfgya29.old.ya29.A0bcDefGhij_klmnOpqrStuv-wx",
+	      "cfgya29.old.[REDACTED:gcp_oauth_token]");
+	twice("urlAIzaX-AIzaSyAb3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3",
+	      "urlAIzaX-[REDACTED:gcp_api_key]");
+	twice("SG.0123456789abcdefghij0123456789abcdefghij-SG.0123456789abcdefghij."
+	      "0123456789abcdefghij0123456789ab",
+	      "SG.0123456789abcdefghij0123456789abcdefghij-[REDACTED:sendgrid_api_key]");
+	/* look-alikes: the glued hit alone, a later one glued too */
+	twice("cfgya29.A0bcDefGhij_klmnOpqrStuv-wx", "cfgya29.A0bcDefGhij_klmnOpqrStuv-wx");
+	twice("cfgya29.oldya29.A0bcDefGhij_klmnOpqrStuv-wx",
+	      "cfgya29.oldya29.A0bcDefGhij_klmnOpqrStuv-wx");
+}
+END_TEST
+
+#define NEPTUNE "eyJhcGlfYWRkcmVzcyI6Imh0dHBzOi8vbmVwLmV4YW1wbGUub3JnIiwiYXBpX3VybCI6IngifQ"
+
+/*
+ * A name glued to a secret found before it starts where that secret ends, as it will after
+ * the secret is replaced by its tag: "<token>_API_KEY=v" redacts v the first time.
+ */
+START_TEST(test_name_after_secret)
+{
+	twice(NEPTUNE "_API_KEY=hunter2x",
+	      "[REDACTED:neptune_api_token]_API_KEY=[REDACTED:api_key]");
+	twice(NEPTUNE "_PASSWORD=s3cretValue",
+	      "[REDACTED:neptune_api_token]_PASSWORD=[REDACTED:password]");
+	twice(GHP "-secret: abc123XYZ", "[REDACTED:github_token]-secret: [REDACTED:secret]");
+	/* look-alikes: names that hold no credential, glued on or not */
+	twice(NEPTUNE "_KEY_FILE=/etc/k", "[REDACTED:neptune_api_token]_KEY_FILE=/etc/k");
+	twice(NEPTUNE "_tokens=12", "[REDACTED:neptune_api_token]_tokens=12");
+	twice("x_API_KEY_FILE=/etc/k", "x_API_KEY_FILE=/etc/k");
+}
+END_TEST
+
 /* ---- key blocks ---- */
 
 START_TEST(test_key_block_cut_off)
@@ -963,6 +1044,9 @@ static Suite *suite(void)
 	tcase_add_test(t, test_binary_and_invalid_utf8);
 	tcase_add_test(t, test_huge_line);
 	tcase_add_test(t, test_hostile_repetitions);
+	tcase_add_test(t, test_glued_secret_ends_run);
+	tcase_add_test(t, test_name_after_secret);
+	tcase_add_test(t, test_later_hit_in_turned_down_run);
 	tcase_add_test(t, test_truncated_everywhere);
 	suite_add_tcase(s, t);
 	return s;
