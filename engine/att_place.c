@@ -166,6 +166,46 @@ static bool month_at(const char *p, const char *e)
 	return false;
 }
 
+static int add_rank(struct att *a, long r)
+{
+	if (r < 0 || r >= 1 << 20)
+		return 0;
+	return pm_rankset_push(&a->hranks, &a->nhranks, &a->ahranks, (int)r);
+}
+
+/*
+ * The rank a launcher's failure report names: Open MPI's "Process name: [[J,S],R]" (the
+ * first process that exited non-zero), mpirun's "rank N with PID P on node HOST exited",
+ * torchrun's summary "rank : R".  S is the line without its leading blanks.
+ */
+static int line_rank(struct att *a, const char *p, const char *e, const char *s)
+{
+	const char *q;
+	char *x;
+	long r;
+
+	if (e - s > 16 && !strncmp(s, "Process name: [[", 16) && (q = memchr(s, ']', e - s)) &&
+	    q + 1 < e && q[1] == ',') {
+		r = strtol(q + 2, &x, 10);
+		if (x > q + 2 && x < e && *x == ']')
+			return add_rank(a, r);
+	}
+	if ((q = memmem(p, (size_t)(e - p), "rank ", 5)) && (q == p || q[-1] == ' ')) {
+		r = strtol(q + 5, &x, 10);
+		if (x > q + 5 && x < e && !strncmp(x, " with PID ", 10) &&
+		    memmem(x, (size_t)(e - x), " on node ", 9) &&
+		    memmem(x, (size_t)(e - x), " exited", 7))
+			return add_rank(a, r);
+	}
+	if (e - s > 4 && !strncmp(s, "rank", 4) && (q = skip_sp(s + 4, e)) < e && *q == ':') {
+		q = skip_sp(q + 1, e);
+		r = strtol(q, &x, 10);
+		if (x > q && (x == e || *x == ' '))
+			return add_rank(a, r);
+	}
+	return 0;
+}
+
 /*
  * The host one line names, the forms a hand-gathered folder holds: `uname -a` (Linux HOST
  * VERSION), a shell prompt (user@HOST:path$), Slurm's "*** STEP|JOB N ON HOST" and "srun:
@@ -205,6 +245,8 @@ static int line_hosts(struct att *a, const char *p, const char *e)
 		return -1;
 	if ((q = memmem(p, (size_t)(e - p), ", ip=", 5)) && (l = tok(q + 5, e)) && q + 5 + l < e &&
 	    q[5 + l] == ')' && add_host(a, q + 5, l, SP_OTHER) < 0)
+		return -1;
+	if (line_rank(a, p, e, s) < 0)
 		return -1;
 	/* a prompt: user@HOST:~/path$ or user@HOST:/path# */
 	for (q = p; (q = memchr(q, '@', (size_t)(e - q))); q++) {
@@ -353,12 +395,26 @@ int pm_att_phase_place(struct att *a)
 	return 0;
 }
 
-/* A hand-gathered folder whose files name one host: a cause made without a node (Slurm's
- * own end of the job, read from its lines) happened on it.  Causes of many ranks (silence,
- * timeouts, votes) keep no node. */
+/* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank
+ * is that rank's.  Whose files name one host: a cause made without a node (Slurm's own end
+ * of the job, read from its lines) happened on it.  Causes of many ranks (silence, timeouts,
+ * votes) get neither. */
 void pm_att_place_one_host(struct att *a)
 {
-	if (a->nhosts != 1 || a->ev->ntasks || a->ev->ncollect)
+	if (a->ev->ntasks || a->ev->ncollect)
+		return;
+	pm_rankset_done(a->hranks, &a->nhranks);
+	if (a->nhranks == 1)
+		for (size_t i = 0; i < a->nc; i++) {
+			struct cand *c = &a->c[i];
+			if (!c->dead && !c->nranks && c->lead == LEAD_RULE && !c->all_ranks &&
+			    pm_att_cand_addrank(c, a->hranks[0]) == 0)
+				pm_att_why(a,
+					   "The launcher's failure report names rank %d: %s/%s is "
+					   "placed on it.",
+					   a->hranks[0], c->cls, c->sub);
+		}
+	if (a->nhosts != 1)
 		return;
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *c = &a->c[i];

@@ -1421,6 +1421,7 @@ static void att_free(struct att *a)
 	free(a->placed);
 	free(a->hosts);
 	free(a->guessed);
+	free(a->hranks);
 	free(a->suspects);
 	free(a->clk);
 }

@@ -108,6 +108,8 @@ struct att {
 	} * hosts;	   /* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
 	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
+	int *hranks;   /* the ranks a launcher's failure report names (att_place.c) */
+	size_t nhranks, ahranks;
 	int *suspects;
 	size_t nsuspects;
 	char vote_nodes[4][128];
