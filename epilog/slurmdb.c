@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "finalize_int.h"
 #include "webhook.h"
 
@@ -377,9 +379,28 @@ char *pm_comment_compose(const char *cur, const char *line)
 	return out;
 }
 
-/* The current value of FIELD: 1 with *CUR, 0 when the job has no record yet, -1 error. */
-static int current(const struct pm_config *cfg, const char *job, const char *fieldname,
-		   double deadline, char **cur, char *why, size_t whylen)
+/* The owner (UID) JOBDIR's stored manifest names for its job, or -1. */
+static long long stored_owner(const char *jobdir)
+{
+	char p[4096];
+	json_t *m, *u;
+	long long uid = -1;
+
+	snprintf(p, sizeof(p), "%s/manifest.json", jobdir);
+	if (!(m = json_load_file(p, 0, NULL)))
+		return -1;
+	u = json_object_get(json_object_get(m, "job"), "uid");
+	if (json_is_integer(u) && json_integer_value(u) >= 0 &&
+	    json_integer_value(u) < 4294967295LL)
+		uid = (long long)json_integer_value(u);
+	json_decref(m);
+	return uid;
+}
+
+/* The current value of FIELD of OWNER's job (-1: unknown): 1 with *CUR, 0 when the job has
+ * no record yet, -1 error. */
+static int current(const struct pm_config *cfg, const char *job, long long owner,
+		   const char *fieldname, double deadline, char **cur, char *why, size_t whylen)
 {
 	const char *args[12] = {"-P", "-X", "-n", "-j", job};
 	const char *cmd = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
@@ -387,12 +408,17 @@ static int current(const struct pm_config *cfg, const char *job, const char *fie
 	size_t len, n = 5;
 	int st;
 
-	/* this job's comment, not that of an older job of the same number (pm_fin_sacct) */
+	/* this job's comment, not that of an older job of the same number: its owner's, as
+	 * pm_fin_sacct_owner asks (from the timer, the owner the stored manifest names) */
 	if (epilog_owner(job, uid, sizeof(uid))) {
 		args[n++] = "-u";
 		args[n++] = uid;
 		args[n++] = "-S";
 		args[n++] = "now-1days";
+	} else if (owner >= 0 && owner < 4294967295LL) {
+		snprintf(uid, sizeof(uid), "%lld", owner);
+		args[n++] = "-u";
+		args[n++] = uid;
 	}
 	args[n++] = "-o";
 	args[n++] = fieldname;
@@ -423,8 +449,8 @@ static int current(const struct pm_config *cfg, const char *job, const char *fie
 }
 
 /* One attempt.  0 done, 2 the record said it already, 1 retry later, -1 give up. */
-static int attempt(const struct pm_config *cfg, const char *job, const char *line, double deadline,
-		   char *why, size_t whylen)
+static int attempt(const struct pm_config *cfg, const char *job, long long owner, const char *line,
+		   double deadline, char *why, size_t whylen)
 {
 	const char *fieldname = cfg->comment_field && !strcmp(cfg->comment_field, "AdminComment") ?
 					"AdminComment" :
@@ -434,12 +460,12 @@ static int attempt(const struct pm_config *cfg, const char *job, const char *lin
 	size_t len;
 	int rc, st;
 
-	rc = current(cfg, job, fieldname, deadline, &cur, why, whylen);
+	rc = current(cfg, job, owner, fieldname, deadline, &cur, why, whylen);
 	if (rc == 1 && !strcmp(fieldname, "AdminComment") && pm_comment_is_jobstats(cur)) {
 		/* jobstats' summary owns AdminComment: ours goes to Comment instead */
 		free(cur);
 		fieldname = "Comment";
-		rc = current(cfg, job, fieldname, deadline, &cur, why, whylen);
+		rc = current(cfg, job, owner, fieldname, deadline, &cur, why, whylen);
 	}
 	if (rc <= 0)
 		return rc < 0 ? -1 : 1;
@@ -509,6 +535,7 @@ enum pm_comment_state pm_fin_comment(const struct pm_config *cfg, const char *jo
 	char *want = state_text(cfg, line), pend[4096];
 	enum pm_comment_state res = PM_COMMENT_PENDING;
 	double delay = FIRST_DELAY;
+	long long owner = stored_owner(jobdir);
 	struct stat st;
 	int rc;
 
@@ -535,7 +562,7 @@ enum pm_comment_state pm_fin_comment(const struct pm_config *cfg, const char *jo
 		goto out;
 	}
 	for (;;) {
-		rc = attempt(cfg, job, line, deadline, why, whylen);
+		rc = attempt(cfg, job, owner, line, deadline, why, whylen);
 		if (rc != 1 || pm_fin_clock() + delay > deadline)
 			break;
 		pm_fin_nap(delay);

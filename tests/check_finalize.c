@@ -662,6 +662,51 @@ START_TEST(timer_sacct_asks_owner)
 }
 END_TEST
 
+/* Every line of LOG that reads the comment back (-o Comment) names owner 1000; how many. */
+static int comment_reads_of_owner(const char *log)
+{
+	int n = 0;
+
+	for (const char *l = log; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		size_t len = strcspn(l, "\n");
+
+		if (!memmem(l, len, "-o Comment", 10))
+			continue;
+		ck_assert_msg(!strncmp(l, "-P -X -n -j 4242 -u 1000 -o Comment", 35), "%.*s", (int)len,
+			      l);
+		n++;
+	}
+	return n;
+}
+
+/* From the timer the comment is read back as the owner's job too (sacct -j N -u UID), in
+ * the run that sets it and in a retry of a pending one: not another user's job of that id. */
+START_TEST(timer_comment_asks_owner)
+{
+	struct pm_finalize_result r;
+	struct pm_finalize_opts o = {.budget = 0.5};
+	char err[256], *log;
+
+	put(T, "mgr.fails", "1000\n", 0644);
+	put(D, "expected", "gpu017\n", 0644);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_int_eq(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(r.comment, PM_COMMENT_PENDING);
+	log = get(T, "sacct.log");
+	ck_assert_int_gt(comment_reads_of_owner(log), 0);
+	free(log);
+
+	put(T, "sacct.log", "", 0644);
+	put(T, "mgr.fails", "0\n", 0644);
+	ck_assert_int_eq(pm_finalize_pending(&cfg, D, 5, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
+	log = get(T, "sacct.log");
+	ck_assert_int_gt(comment_reads_of_owner(log), 0);
+	free(log);
+}
+END_TEST
+
 START_TEST(jobstats_admincomment_kept)
 {
 	struct pm_finalize_result r;
@@ -1369,6 +1414,7 @@ static Suite *suite(void)
 	tcase_add_test(t, claim_prevents_two_merges);
 	tcase_add_test(t, timer_forces_missing_node);
 	tcase_add_test(t, timer_sacct_asks_owner);
+	tcase_add_test(t, timer_comment_asks_owner);
 	tcase_add_test(t, jobstats_admincomment_kept);
 	tcase_add_test(t, pending_comment_retried);
 	tcase_add_test(t, comment_already_there);
