@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Validate verdicts against schema/verdict.schema.json (JSON Schema draft 2020-12).
 
-usage: check_schema.py SCHEMA [--rules-c engine/rules.c] [--names-c engine/names.c]
+usage: check_schema.py SCHEMA [--taxonomy-c engine/names.c] [--names-c engine/names.c]
                         [full:FILE | partial:FILE]...
 
-The taxonomy (rules.c) and the source kinds, formats and coverage statuses (names.c) of the
+The taxonomy (names.c, taxonomy.h) and the source kinds, formats and coverage statuses (names.c) of the
 engine must be the schema's.
 
 full:FILE      a verdict the built CLI made: every required key, every type.
@@ -126,7 +126,7 @@ class Validator:
 
 
 def taxonomy_from_c(path):
-    """The class -> subclasses table of engine/rules.c."""
+    """The class -> subclasses table of the engine (engine/names.c: taxonomy.h's one table)."""
     text = open(path, encoding="utf-8").read()
     m = re.search(r"taxonomy\[\]\s*=\s*\{(.*?)\n\};", text, re.S)
     if not m:
@@ -195,21 +195,21 @@ def main(argv):
         print(__doc__)
         return 2
     schema = json.load(open(argv[1], encoding="utf-8"))
-    rules_c = names_c = None
+    taxonomy_c = names_c = None
     args = argv[2:]
-    while len(args) >= 2 and args[0] in ("--rules-c", "--names-c"):
-        if args[0] == "--rules-c":
-            rules_c = args[1]
+    while len(args) >= 2 and args[0] in ("--taxonomy-c", "--names-c"):
+        if args[0] == "--taxonomy-c":
+            taxonomy_c = args[1]
         else:
             names_c = args[1]
         args = args[2:]
     v = Validator(schema)
     failed = checked_full = checked_partial = 0
 
-    if rules_c:
-        c, s = taxonomy_from_c(rules_c), taxonomy_from_schema(schema)
+    if taxonomy_c:
+        c, s = taxonomy_from_c(taxonomy_c), taxonomy_from_schema(schema)
         if c != s:
-            print("the schema's taxonomy differs from %s:" % rules_c)
+            print("the schema's taxonomy differs from %s:" % taxonomy_c)
             for k in sorted(set(c) | set(s)):
                 if c.get(k) != s.get(k):
                     print("  %s: engine %s, schema %s" % (k, c.get(k), s.get(k)))

@@ -64,5 +64,5 @@ for f in "$PM_SRCDIR"/tests/data/bundles/*.tar.zst; do
 	"$cli" diagnose --json --rules "$PM_SRCDIR/rules" "$f" >"$out" 2>/dev/null && set -- "$@" "full:$out"
 done
 
-exec "$PYTHON" "$PM_SRCDIR/tests/check_schema.py" "$schema" --rules-c "$PM_SRCDIR/engine/rules.c" \
+exec "$PYTHON" "$PM_SRCDIR/tests/check_schema.py" "$schema" --taxonomy-c "$PM_SRCDIR/engine/names.c" \
 	--names-c "$PM_SRCDIR/engine/names.c" "$@"
