@@ -749,6 +749,13 @@ static void v_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	if (!(colon = memchr(x->b + a, ':', at - a)))
 		return;
 	ps = (size_t)(colon - x->b) + 1;
+	if (ps < at && at - ps > 10 && !memcmp(x->b + ps, "[REDACTED:", 10)) {
+		/* redacted already: the words before it are looked at no more than they were
+		 * when it was proposed (a keyword in the user name, "x-access-token:") */
+		if (at > x->covered)
+			x->covered = at;
+		return;
+	}
 	if (ps >= at || placeholder(x->b + ps, at - ps))
 		return;
 	propose(x, ps, at,
@@ -967,8 +974,9 @@ static size_t tool_value(struct ctx *x, const struct tool *t, size_t vs, size_t 
 		vs++;
 		if (q < x->n && x->b[q] == x->b[vs - 1]) { /* closed: the value may hold blanks */
 			ve = q;
-			if (ve + 1 > we)
-				we = ve + 1;
+			/* the words go on after the quote, whether what is glued to it ("'v'|")
+			 * ended the value's first word or not: its tag holds no blank */
+			we = ve + 1;
 		}
 	}
 	/* a value redacted already (its tag holds the ':' a split looks for) stays as it is */
@@ -1819,6 +1827,29 @@ static int by_start(const void *a, const void *b)
 	return (int)y->prio - (int)x->prio;
 }
 
+static size_t ctl_len(const char *b, size_t n, size_t i);
+
+/*
+ * Where a tag for a span at S of B may start: before an escape sequence left open just
+ * before it ("ESC", "ESC[1"), which the tag's "[" would extend on a second redaction, hiding
+ * the tag from it.  The escape goes with the secret.
+ */
+static size_t tag_start(const char *b, size_t lo, size_t s, const char *tag, size_t tlen)
+{
+	char tmp[64 + 64];
+	size_t i = s, k;
+
+	while (i > lo && s - i < 64 && b[i - 1] != 0x1b)
+		i--;
+	if (i == lo || b[i - 1] != 0x1b || s - i >= 64)
+		return s;
+	i--;
+	k = s - i;
+	memcpy(tmp, b + i, k);
+	memcpy(tmp + k, tag, tlen < 64 ? tlen : 64);
+	return ctl_len(tmp, k + (tlen < 64 ? tlen : 64), 0) > ctl_len(b + i, k, 0) ? i : s;
+}
+
 /* Copy line B (N bytes) out with the proposed spans replaced. */
 static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm_redact_stats *st)
 {
@@ -1839,6 +1870,7 @@ static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm
 			i++;
 		}
 		len = snprintf(tag, sizeof(tag), "[REDACTED:%s]", kind_names[m.kind]);
+		m.s = tag_start(b, pos, m.s, tag, (size_t)len);
 		if (put(o, b + pos, m.s - pos) || put(o, tag, (size_t)len))
 			return -1;
 		pos = m.e;

@@ -715,6 +715,25 @@ START_TEST(test_later_hit_in_turned_down_run)
 }
 END_TEST
 
+/*
+ * What surrounds a tag must read the same to a second redaction: an escape left open before
+ * it ("ESC" then the secret) would take the tag's "[" into it; a quoted value glued to what
+ * follows ("'v'|") ends where its quote does, as its tag will; the user name of a URL whose
+ * password is redacted is looked at no more than when the password was there.
+ */
+START_TEST(test_tag_reads_the_same)
+{
+	twice("password=\0338xYz1234q", "password=[REDACTED:password]");
+	twice("smbclient //fs/a 'S3 cret'| x //b/c y", "smbclient //fs/a '[REDACTED:password]'| x //b/c y");
+	twice("https://my_pass=u:Zq8vLm3nPw@host/x", "https://my_pass=u:[REDACTED:url_password]@host/x");
+	/* look-alikes: a colour code closed before the secret stays; a quoted value with
+	 * more words after it; a URL whose password is a placeholder */
+	twice("password= \033[1mS3cretPass\033[0m", "password= \033[1m[REDACTED:password]\033[0m");
+	twice("smbclient //fs/a 'S3 cret' -c 'ls'", "smbclient //fs/a '[REDACTED:password]' -c 'ls'");
+	twice("https://ci:${CI_PASS}@host/x", "https://ci:${CI_PASS}@host/x");
+}
+END_TEST
+
 #define NEPTUNE "eyJhcGlfYWRkcmVzcyI6Imh0dHBzOi8vbmVwLmV4YW1wbGUub3JnIiwiYXBpX3VybCI6IngifQ"
 
 /*
@@ -1047,6 +1066,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_glued_secret_ends_run);
 	tcase_add_test(t, test_name_after_secret);
 	tcase_add_test(t, test_later_hit_in_turned_down_run);
+	tcase_add_test(t, test_tag_reads_the_same);
 	tcase_add_test(t, test_truncated_everywhere);
 	suite_add_tcase(s, t);
 	return s;
