@@ -979,6 +979,11 @@ static size_t tool_value(struct ctx *x, const struct tool *t, size_t vs, size_t 
 			we = ve + 1;
 		}
 	}
+	/* the ';' that ends the command stays out of the tag: the words stop there the second
+	 * time too ("-p x;") */
+	if (ve == we)
+		while (ve > vs && x->b[ve - 1] == ';')
+			ve--;
 	/* a value redacted already (its tag holds the ':' a split looks for) stays as it is */
 	if (ve <= vs || memmem(x->b + vs, ve - vs, "[REDACTED:", 10))
 		return we;
@@ -1870,7 +1875,8 @@ static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm
 			i++;
 		}
 		len = snprintf(tag, sizeof(tag), "[REDACTED:%s]", kind_names[m.kind]);
-		m.s = tag_start(b, pos, m.s, tag, (size_t)len);
+		for (size_t at; (at = tag_start(b, pos, m.s, tag, (size_t)len)) != m.s;)
+			m.s = at; /* "ESC ESC": the first would take the tag in turn */
 		if (put(o, b + pos, m.s - pos) || put(o, tag, (size_t)len))
 			return -1;
 		pos = m.e;
