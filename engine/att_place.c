@@ -166,6 +166,17 @@ static bool month_at(const char *p, const char *e)
 	return false;
 }
 
+/* The first LIT in [P, E) that starts a word (at P, or after a character of no name). */
+static const char *word(const char *p, const char *e, const char *lit)
+{
+	size_t l = strlen(lit);
+
+	for (const char *q = p; q < e && (q = memmem(q, (size_t)(e - q), lit, l)); q++)
+		if (q == p || !(alnum(q[-1]) || q[-1] == '-' || q[-1] == '_' || q[-1] == '.'))
+			return q;
+	return NULL;
+}
+
 static int add_rank(struct att *a, long r)
 {
 	if (r < 0 || r >= 1 << 20)
@@ -184,7 +195,7 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s)
 	char *x;
 	long r;
 
-	if (e - s > 16 && !strncmp(s, "Process name: [[", 16) && (q = memchr(s, ']', e - s)) &&
+	if ((q = word(s, e, "Process name: [[")) && (q = memchr(q, ']', (size_t)(e - q))) &&
 	    q + 1 < e && q[1] == ',') {
 		r = strtol(q + 2, &x, 10);
 		if (x > q + 2 && x < e && *x == ']')
@@ -210,41 +221,39 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s)
  * The host one line names, the forms a hand-gathered folder holds: `uname -a` (Linux HOST
  * VERSION), a shell prompt (user@HOST:path$), Slurm's "*** STEP|JOB N ON HOST" and "srun:
  * error: HOST: task", Open MPI's and torchrun's "Host: HOST" / "host : HOST", mpirun's "on
- * node HOST exited", a syslog or journal line's host field, a launcher's "(pid=N, ip=ADDR)".
+ * node HOST exited", a syslog or journal line's host field, the host prefix of a line.
  */
-static int line_hosts(struct att *a, const char *p, const char *e)
+static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 {
 	const char *q, *s = skip_sp(p, e);
 	size_t l;
 
-	if (e - s > 6 && !strncmp(s, "Linux ", 6)) {
-		l = tok(s + 6, e);
-		if (s + 6 + l < e && s[6 + l] == ' ' && s[7 + l] >= '0' && s[7 + l] <= '9' &&
-		    add_host(a, s + 6, l, SP_OTHER) < 0)
-			return -1;
-	}
+	/* uname -a: "Linux HOST 6.1.0-18-amd64 #1 SMP ..." */
+	if ((q = word(s, e, "Linux ")) && (l = tok(q + 6, e)) && q + 7 + l < e && q[6 + l] == ' ' &&
+	    q[7 + l] >= '0' && q[7 + l] <= '9' &&
+	    memmem(q + 7 + l, (size_t)(e - q - 7 - l), " #", 2) &&
+	    add_host(a, q + 6, l, SP_OTHER) < 0)
+		return -1;
 	if ((q = memmem(p, (size_t)(e - p), "*** ", 4)) &&
 	    (!strncmp(q + 4, "STEP ", 5) || !strncmp(q + 4, "JOB ", 4))) {
 		const char *on = memmem(q, (size_t)(e - q), " ON ", 4);
-		if (on && (l = tok(on + 4, e)) && on[4 + l] == ' ' &&
+		if (on && (l = tok(on + 4, e)) && on + 4 + l < e && on[4 + l] == ' ' &&
 		    add_host(a, on + 4, l, SP_STEP) < 0)
 			return -1;
 	}
 	if ((q = memmem(p, (size_t)(e - p), "srun: error: ", 13)) && (l = tok(q + 13, e)) &&
 	    !strncmp(q + 13 + l, ": task", 6) && add_host(a, q + 13, l, SP_TASK) < 0)
 		return -1;
-	if (e - s > 5 && !strncasecmp(s, "host", 4) && (q = skip_sp(s + 4, e)) < e && *q == ':') {
+	if (((q = word(s, e, "Host")) || (q = word(s, e, "host"))) && (q = skip_sp(q + 4, e)) < e &&
+	    *q == ':') {
 		q = skip_sp(q + 1, e);
 		l = tok(q, e);
-		if (l && skip_sp(q + l, e) == e && add_host(a, q, l, SP_OTHER) < 0)
+		if (l && (q + l == e || q[l] == ' ') && add_host(a, q, l, SP_OTHER) < 0)
 			return -1;
 	}
 	if ((q = memmem(p, (size_t)(e - p), " on node ", 9)) && (l = tok(q + 9, e)) &&
 	    (size_t)(e - q) > 9 + l + 7 && !strncmp(q + 9 + l, " exited", 7) &&
 	    add_host(a, q + 9, l, SP_OTHER) < 0)
-		return -1;
-	if ((q = memmem(p, (size_t)(e - p), ", ip=", 5)) && (l = tok(q + 5, e)) && q + 5 + l < e &&
-	    q[5 + l] == ')' && add_host(a, q + 5, l, SP_OTHER) < 0)
 		return -1;
 	if (line_rank(a, p, e, s) < 0)
 		return -1;
@@ -265,7 +274,7 @@ static int line_hosts(struct att *a, const char *p, const char *e)
 		}
 	}
 	/* syslog and journal: "Mon DD HH:MM:SS[.frac][Z] HOST prog..." */
-	if (month_at(p, e)) {
+	if (syslog && month_at(p, e)) {
 		q = p + 4;
 		while (q < e && *q != ' ' && *q != '\t' && q - p < 7)
 			q++; /* " 7" or "17" */
@@ -279,22 +288,72 @@ static int line_hosts(struct att *a, const char *p, const char *e)
 	return 0;
 }
 
+/* The line [P, E) as the scanner reads it, into OUT (NUL-terminated; at most LEN - 1 bytes
+ * kept): terminal escapes dropped, a box frame's sides ("\u2502 ... \u2502") and trailing blanks
+ * taken off.  Returns its length. */
+static size_t clean(char *out, size_t len, const char *p, const char *e)
+{
+	static const char bar[] = "\xe2\x94\x82";
+	size_t n = 0;
+
+	if (e - p >= 3 && !memcmp(p, bar, 3))
+		p += 3;
+	while (p < e && n + 1 < len) {
+		if (*p == '\x1b' && p + 1 < e && p[1] == '[') {
+			for (p += 2; p < e && !((*p >= '@' && *p <= '~') && *p != '['); p++)
+				;
+			p++;
+			continue;
+		}
+		out[n++] = *p++;
+	}
+	while (n && (out[n - 1] == ' ' || out[n - 1] == '\t'))
+		n--;
+	if (n >= 3 && !memcmp(out + n - 3, bar, 3))
+		n -= 3;
+	while (n && (out[n - 1] == ' ' || out[n - 1] == '\t'))
+		n--;
+	out[n] = '\0';
+	return n;
+}
+
+/* The hosts and ranks a file's lines name: its first 4 MiB, read again without touching its
+ * coverage or digest (pm_file_head), NUL-terminated so no comparison runs past its end. */
 static int file_hosts(struct att *a, struct pm_file *f)
 {
-	char *buf = NULL;
-	size_t len = 0;
+	size_t cap = f->bytes < (4u << 20) ? (size_t)f->bytes : (4u << 20), len = 0;
+	char *buf, line[1024];
+	const char *base = strrchr(f->name, '/');
+	/* host fields are read where the file is a system log by its format or its name */
+	bool syslog = f->format == PM_FMT_SYSLOG ||
+		      has_node_word(base ? base + 1 : f->name, strlen(base ? base + 1 : f->name));
 	int rc = 0;
 
-	if (f->status != PM_ST_OK || f->format == PM_FMT_BINARY || f->format == PM_FMT_EMPTY)
+	if (f->status != PM_ST_OK || f->format == PM_FMT_BINARY || f->format == PM_FMT_EMPTY ||
+	    !cap)
 		return 0;
-	if (pm_file_slurp(f, 4u << 20, &buf, &len) < 0)
-		return 0; /* the scan reported it already */
+	if (!(buf = malloc(cap + 1)))
+		return -1;
+	if (pm_file_head(f, buf, cap, &len) < 0) {
+		free(buf);
+		return 0; /* the scan read it: nothing more to say */
+	}
+	buf[len] = '\0';
 	for (const char *p = buf, *e = buf + len; p < e && rc == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		const char *le = nl ? nl : e;
 		if (le > p && le[-1] == '\r')
 			le--;
-		rc = line_hosts(a, p, le);
+		struct pm_prefix px;
+		/* past the prefixes the scanner strips (pdsh's "host: ", a launcher's rank) */
+		pm_prefix_parse(f->format, p, (size_t)(le - p), &px);
+		if (px.node_len)
+			rc = add_host(a, px.node, px.node_len, SP_OTHER);
+		if (!rc) {
+			size_t sk = px.skip < (size_t)(le - p) ? px.skip : 0;
+			size_t n = clean(line, sizeof(line), p + sk, le);
+			rc = line_hosts(a, line, line + n, syslog);
+		}
 		p = nl ? nl + 1 : e;
 	}
 	free(buf);
