@@ -187,8 +187,8 @@ static size_t dmesg_human(const char *s, size_t n)
 		return 0;
 	if (pm_in_isalpha(s[1]) && pm_in_isalpha(s[2]) && pm_in_isalpha(s[3])) {
 		/* "[Nov30 03:11]", "[Nov 3 03:11]" */
-		for (p = 4; p < n && p < 20 && s[p] != ']' && (pm_in_isdigit(s[p]) || s[p] == ' ' ||
-							       s[p] == ':');
+		for (p = 4; p < n && p < 20 && s[p] != ']' &&
+			    (pm_in_isdigit(s[p]) || s[p] == ' ' || s[p] == ':');
 		     p++)
 			;
 		return p > 9 && p < n && s[p] == ']' && s[p - 3] == ':' ? p + 1 : 0;
@@ -376,13 +376,13 @@ int pm_path_rank(const char *path)
 
 /* What a layer may be, given what was peeled before it. */
 enum {
-	W_LABEL = 1,	/* srun's "3: " */
-	W_RANK = 2,	/* "[rank3]:", Open MPI's "[1,3]<stderr>:" */
-	W_DEFAULT = 4,	/* torchrun's "[default3]:" */
-	W_NCCL = 8,	/* "host:pid:tid [dev] ": NCCL's text follows */
-	W_LOG = 16,	/* a stamp or a level: a logging framework's fields may follow */
-	W_END = 32,	/* nothing more to peel */
-	W_LEVEL = 64,	/* a level or a logger's field: the program's own words are near */
+	W_LABEL = 1,   /* srun's "3: " */
+	W_RANK = 2,    /* "[rank3]:", Open MPI's "[1,3]<stderr>:" */
+	W_DEFAULT = 4, /* torchrun's "[default3]:" */
+	W_NCCL = 8,    /* "host:pid:tid [dev] ": NCCL's text follows */
+	W_LOG = 16,    /* a stamp or a level: a logging framework's fields may follow */
+	W_END = 32,    /* nothing more to peel */
+	W_LEVEL = 64,  /* a level or a logger's field: the program's own words are near */
 };
 
 struct peel {
@@ -433,15 +433,14 @@ static size_t sep(const char *s, size_t n)
 {
 	size_t p = blanks(s, n, 32);
 
-	if (p < n && (s[p] == '-' || s[p] == '|' || s[p] == ':') &&
-	    (p + 1 == n || blank(s[p + 1])))
+	if (p < n && (s[p] == '-' || s[p] == '|' || s[p] == ':') && (p + 1 == n || blank(s[p + 1])))
 		p += 1 + blanks(s + p + 1, n - p - 1, 32);
 	return p;
 }
 
 static const char *const levels[] = {
-	"CRITICAL", "ERROR", "WARNING", "WARN", "INFO", "DEBUG", "FATAL", "TRACE", "NOTICE",
-	"SEVERE",
+	"CRITICAL", "ERROR", "WARNING", "WARN",	  "INFO",
+	"DEBUG",    "FATAL", "TRACE",	"NOTICE", "SEVERE",
 };
 
 /* A level word of LEN bytes at S: upper case, or any case when ANYCASE (inside brackets). */
@@ -469,7 +468,7 @@ static size_t name_len(const char *s, size_t n)
 /* Source files are not hosts: "[serving.py:908]", "[socket.cpp:401]". */
 static bool source_file(const char *s, size_t l)
 {
-	static const char *const ext[] = {".py", ".c", ".cc", ".cpp", ".cu", ".h",
+	static const char *const ext[] = {".py",  ".c",	 ".cc", ".cpp",	 ".cu",	   ".h",
 					  ".hpp", ".rs", ".go", ".java", ".scala", ".js"};
 
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
@@ -617,8 +616,7 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 			return i + 1 + sep(s + i + 1, n - i - 1);
 		}
 	}
-	for (i = 1; i < n && i < 66 && s[i] != ']' && s[i] != '[' && (unsigned char)s[i] > ' ';
-	     i++)
+	for (i = 1; i < n && i < 66 && s[i] != ']' && s[i] != '[' && (unsigned char)s[i] > ' '; i++)
 		;
 	if (i == 1 || i >= n || s[i] != ']')
 		return 0;
@@ -738,8 +736,8 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 	if (!is_level(s, l, false) || l >= n)
 		return 0;
 	if (s[l] == ':' && l + 1 < n && !blank(s[l + 1])) {
-		for (k = l + 1; k < n && k < l + 96 && (host_char(s[k]) || s[k] == '<' ||
-							  s[k] == '>'); k++)
+		for (k = l + 1;
+		     k < n && k < l + 96 && (host_char(s[k]) || s[k] == '<' || s[k] == '>'); k++)
 			;
 		if (k < n && s[k] == ':') {
 			w->seen |= W_LOG | W_LEVEL;
@@ -1021,13 +1019,15 @@ static size_t ansi_len(const char *s, size_t n)
 	if (n < 2)
 		return n;
 	if (s[1] == '[') {
-		for (i = 2; i < n && i < 64 && (unsigned char)s[i] >= 0x20 &&
-			    (unsigned char)s[i] <= 0x3f;
+		for (i = 2;
+		     i < n && i < 64 && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] <= 0x3f;
 		     i++)
 			;
-		while (i < n && i < 64 && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] <= 0x2f)
+		while (i < n && i < 64 && (unsigned char)s[i] >= 0x20 &&
+		       (unsigned char)s[i] <= 0x2f)
 			i++;
-		return i < n && (unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e ? i + 1 : i;
+		return i < n && (unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e ? i + 1 :
+											     i;
 	}
 	if (s[1] == ']') {
 		for (i = 2; i < n && i < 512 && s[i] != '\a' && s[i] != '\n'; i++)

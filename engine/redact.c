@@ -1587,7 +1587,8 @@ static void v_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s
 	p = ie;
 
 	/* the name quoted: "name": / 'name': / \"name\": */
-	if (id0 > floor && (b[id0 - 1] == '"' || b[id0 - 1] == '\'') && p < n && b[p] == b[id0 - 1]) {
+	if (id0 > floor && (b[id0 - 1] == '"' || b[id0 - 1] == '\'') && p < n &&
+	    b[p] == b[id0 - 1]) {
 		kq = b[p++];
 	} else if (id0 > floor + 1 && b[id0 - 1] == '"' && b[id0 - 2] == '\\' && p + 1 < n &&
 		   b[p] == '\\' && b[p + 1] == '"') {
@@ -2050,7 +2051,7 @@ static void settle(struct ctx *x)
 			x->n = q;
 			trigs[id].fn(x, &trigs[id], id, s);
 			x->n = n;
-			x->ncut = m; /* what it notes again is what it is looked at for */
+			x->ncut = m;	 /* what it notes again is what it is looked at for */
 			x->cut[i].e = s; /* once */
 			more |= x->nc > nc;
 		}

@@ -672,8 +672,8 @@ static int comment_reads_of_owner(const char *log)
 
 		if (!memmem(l, len, "-o Comment", 10))
 			continue;
-		ck_assert_msg(!strncmp(l, "-P -X -n -j 4242 -u 1000 -o Comment", 35), "%.*s", (int)len,
-			      l);
+		ck_assert_msg(!strncmp(l, "-P -X -n -j 4242 -u 1000 -o Comment", 35), "%.*s",
+			      (int)len, l);
 		n++;
 	}
 	return n;

@@ -46,8 +46,7 @@ static void check_one(enum pm_format fmt, const struct want *w)
 	ck_assert_msg(p.rank == w->rank, "'%s': rank %d, want %d", w->line, p.rank, w->rank);
 	snprintf(node, sizeof(node), "%s%.*s", p.node_weak ? "~" : "", (int)p.node_len,
 		 p.node ? p.node : "");
-	ck_assert_msg(!strcmp(node, w->node), "'%s': node '%s', want '%s'", w->line, node,
-		      w->node);
+	ck_assert_msg(!strcmp(node, w->node), "'%s': node '%s', want '%s'", w->line, node, w->node);
 	if (w->time)
 		ck_assert_msg(p.has_time && fabs(p.time - w->time) < 1e-4,
 			      "'%s': time %.6f (%d), want %.6f", w->line, p.time, p.has_time,
@@ -66,8 +65,8 @@ START_TEST(peel_frameworks)
 		 "RuntimeError: CUDA out of memory.", -1, "", T0311 + 0.002, 0},
 		{"2026-11-30 03:11:58,002 - trainer - ERROR - boom", "boom", -1, "", T0311 + 0.002,
 		 0},
-		{"[2026-11-30 03:11:58] [ERROR] [trainer] RuntimeError: x", "RuntimeError: x", -1, "",
-		 T0311, 0},
+		{"[2026-11-30 03:11:58] [ERROR] [trainer] RuntimeError: x", "RuntimeError: x", -1,
+		 "", T0311, 0},
 		{"I1130 03:11:58.500000 1234 file.cc:12] msg", "msg", -1, "", T0311 + 0.5, 0},
 		{"E0000 00:00:1796008318.250000 1234 file.cc:12] msg", "msg", -1, "", T0311 + 0.25,
 		 0},
@@ -81,8 +80,8 @@ START_TEST(peel_frameworks)
 		 "CUDA error: x", -1, "", T0311 + 0.002, 0},
 		{"2026-11-30T03:11:58.002Z\tERROR\ttrain/loop.py:88\tmsg", "msg", -1, "",
 		 T0311 + 0.002, 0},
-		{"11/30/2026 03:11:58 - INFO - __main__ - Distributed", "Distributed", -1, "", T0311,
-		 0},
+		{"11/30/2026 03:11:58 - INFO - __main__ - Distributed", "Distributed", -1, "",
+		 T0311, 0},
 		{"(APIServer pid=1) ERROR 11-30 03:11:58 [serving.py:908] File x", "File x", -1, "",
 		 T0311, 1},
 		{"Nov 30 03:11:58 gpu016 python3[4242]: RuntimeError: x", "RuntimeError: x", -1,
@@ -155,8 +154,8 @@ START_TEST(peel_terminal)
 		{"3: 10%|#  | 1/10\r 20%|## | 2/10\rRuntimeError: boom\r", "RuntimeError: boom", 3,
 		 "", 0, 0},
 		{"x\r", "x", -1, "", 0, 0},
-		{"\xe2\x94\x82 RuntimeError: CUDA error \xe2\x94\x82", "RuntimeError: CUDA error", -1,
-		 "", 0, 0},
+		{"\xe2\x94\x82 RuntimeError: CUDA error \xe2\x94\x82", "RuntimeError: CUDA error",
+		 -1, "", 0, 0},
 		{"\xe2\x95\xad\xe2\x94\x80\xe2\x94\x80 Traceback (most recent call last) "
 		 "\xe2\x94\x80\xe2\x95\xae",
 		 "Traceback (most recent call last)", -1, "", 0, 0},
@@ -189,20 +188,27 @@ START_TEST(peel_not_wrappers)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		check_one(PM_FMT_APP, &t[i]);
 	/* kernel and daemon formats keep their own prefixes */
-	struct want k = {"Nov 30 03:11:58 gpu016 kernel: NVRM: x\r", "NVRM: x", -1, "gpu016", 0,
-			 0};
+	struct want k = {"Nov 30 03:11:58 gpu016 kernel: NVRM: x\r", "NVRM: x", -1, "gpu016", 0, 0};
 	check_one(PM_FMT_SYSLOG, &k);
 	struct want d = {"2026-11-30 03:11:58,002 - ERROR - x",
-			 "2026-11-30 03:11:58,002 - ERROR - x", -1, "", 0, 0};
+			 "2026-11-30 03:11:58,002 - ERROR - x",
+			 -1,
+			 "",
+			 0,
+			 0};
 	check_one(PM_FMT_DMESG, &d);
 	/* grep -H's file name before a kernel log's own stamp; dmesg -H's stamps */
-	struct want g = {"messages:Nov 30 03:11:58 gpu016 kernel: NVRM: x", "NVRM: x", -1,
-			 "gpu016", 0, 0};
+	struct want g =
+		{"messages:Nov 30 03:11:58 gpu016 kernel: NVRM: x", "NVRM: x", -1, "gpu016", 0, 0};
 	check_one(PM_FMT_SYSLOG, &g);
 	struct want h = {"kern.log:123:[ 5612.000001] NVRM: x", "NVRM: x", -1, "", 0, 0};
 	check_one(PM_FMT_DMESG, &h);
 	struct want r = {"[  +0.000844] pcieport 0000:00:03.0: AER: x",
-			 "pcieport 0000:00:03.0: AER: x", -1, "", 0, 0};
+			 "pcieport 0000:00:03.0: AER: x",
+			 -1,
+			 "",
+			 0,
+			 0};
 	check_one(PM_FMT_DMESG, &r);
 	struct want m = {"[Nov30 03:11] x", "x", -1, "", 0, 0};
 	check_one(PM_FMT_DMESG, &m);
@@ -281,8 +287,8 @@ START_TEST(text_clean)
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		size_t n = pm_text_clean(t[i].in, strlen(t[i].in), out);
-		ck_assert_msg(n == strlen(t[i].out) && !memcmp(out, t[i].out, n), "case %zu: '%.*s'",
-			      i, (int)n, out);
+		ck_assert_msg(n == strlen(t[i].out) && !memcmp(out, t[i].out, n),
+			      "case %zu: '%.*s'", i, (int)n, out);
 	}
 }
 END_TEST

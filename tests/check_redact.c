@@ -725,14 +725,17 @@ START_TEST(test_tag_reads_the_same)
 {
 	twice("password=\0338xYz1234q", "password=[REDACTED:password]");
 	twice("password=\033\0338xYz1234q", "password=[REDACTED:password]");
-	twice("smbclient //fs/a 'S3 cret'| x //b/c y", "smbclient //fs/a '[REDACTED:password]'| x //b/c y");
-	twice("https://my_pass=u:Zq8vLm3nPw@host/x", "https://my_pass=u:[REDACTED:url_password]@host/x");
+	twice("smbclient //fs/a 'S3 cret'| x //b/c y",
+	      "smbclient //fs/a '[REDACTED:password]'| x //b/c y");
+	twice("https://my_pass=u:Zq8vLm3nPw@host/x",
+	      "https://my_pass=u:[REDACTED:url_password]@host/x");
 	twice("smbclient //fs/a pw1; x //b/c y", "smbclient //fs/a [REDACTED:password]; x //b/c y");
 	twice("mysql -pS3cret; ls", "mysql -p[REDACTED:db_password]; ls");
 	/* look-alikes: a colour code closed before the secret stays; a quoted value with
 	 * more words after it; a URL whose password is a placeholder */
 	twice("password= \033[1mS3cretPass\033[0m", "password= \033[1m[REDACTED:password]\033[0m");
-	twice("smbclient //fs/a 'S3 cret' -c 'ls'", "smbclient //fs/a '[REDACTED:password]' -c 'ls'");
+	twice("smbclient //fs/a 'S3 cret' -c 'ls'",
+	      "smbclient //fs/a '[REDACTED:password]' -c 'ls'");
 	twice("https://ci:${CI_PASS}@host/x", "https://ci:${CI_PASS}@host/x");
 	twice("sshpass -p 'a;b' ssh h", "sshpass -p '[REDACTED:password]' ssh h");
 }
