@@ -325,10 +325,11 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_decref(d);
 		return json_null();
 	}
-	if ((c->fallback || pm_att_node_guessed(a, c)) && c->hardware) {
+	if ((c->fallback || pm_att_node_guessed(a, c) || !nodes[0]) && c->hardware) {
 		/* a hardware lead on evidence that cannot blame a node (the job's own output, an
-		 * event from before the job, a node only the folder's words name): retry;
-		 * excluding the node is the user's choice */
+		 * event from before the job, a node only the folder's words name), or that names
+		 * no node at all (a kernel log of unknown origin in a hand folder: there is no
+		 * node to exclude or repair): retry; excluding the node is the user's choice */
 		json_object_set_new(cont, "id", json_string("retry"));
 		if (nodes[0])
 			snprintf(buf, sizeof(buf),
