@@ -101,9 +101,6 @@ struct pm_ruleset {
 
 const char *pm_role_name(enum pm_role r);
 const char *pm_cap_name(enum pm_cap c);
-bool pm_class_hardware(const char *cls);
-/* 0 when CLS (and SUBCLS, unless NULL) are in the taxonomy. */
-int pm_taxonomy_check(const char *cls, const char *subcls);
 /* The decision for CLS/SUBCLS, falling back to CLS; NULL if none. */
 const struct pm_decision *pm_ruleset_decision(const struct pm_ruleset *rs, const char *cls,
 					      const char *subcls);
