@@ -176,8 +176,9 @@ int cli_run_open(struct cli_run *r, const struct cli_where *w, const char *job, 
 		return -1;
 	if (!(r->manifest = pm_manifest_load(r->dir, err, sizeof(err)))) {
 		if (errno == ENOENT) {
-			/* what is there instead: nodes not reported, a merge that did not finish */
-			char what[512];
+			/* what is there instead: nodes that reported, a merge running or one that
+			 * did not finish (finalize.h), not "unreported" */
+			char what[1024];
 			pm_finalize_describe(r->dir, what, sizeof(what));
 			fprintf(stderr, "%s%s%s: job %s has no verdict yet: %s\n", prog,
 				verb ? " " : "", verb ? verb : "", job, what);

@@ -174,36 +174,6 @@ out:
 	return fflush(stdout) == 0 ? rc : 1;
 }
 
-/* cli_run_open, except that a run without a manifest is described as it is (nodes that
- * reported, a merge running or one that did not finish: finalize.h), not as unreported. */
-static int run_open(struct cli_run *r, const struct cli_where *w, const char *job)
-{
-	char err[768], what[1024];
-
-	memset(r, 0, sizeof(*r));
-	if (!(r->cfg = calloc(1, sizeof(*r->cfg)))) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return -1;
-	}
-	if (cli_load_config(w->config, w->store, r->cfg) < 0) {
-		free(r->cfg);
-		r->cfg = NULL;
-		return -1;
-	}
-	if (cli_jobdir(r->cfg, job, w->cluster, w->restart, r->dir, sizeof(r->dir)) < 0)
-		return -1;
-	if (!(r->manifest = pm_manifest_load(r->dir, err, sizeof(err)))) {
-		if (errno == ENOENT) {
-			pm_finalize_describe(r->dir, what, sizeof(what));
-			fprintf(stderr, "%s: job %s has no verdict yet: %s\n", prog, job, what);
-		} else {
-			fprintf(stderr, "%s: job %s: %s\n", prog, job, err);
-		}
-		return -1;
-	}
-	return cli_access_check(r->cfg, job, r->manifest);
-}
-
 int cmd_show(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -245,7 +215,7 @@ int cmd_show(int argc, char **argv)
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}
-	if (run_open(&r, &w, argv[optind]) < 0)
+	if (cli_run_open(&r, &w, argv[optind], NULL, NULL) < 0)
 		goto out;
 	if (json_is_null(json_object_get(r.manifest, "verdict")) &&
 	    json_is_object(json_object_get(r.manifest, "merge"))) {
