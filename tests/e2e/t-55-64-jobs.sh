@@ -43,9 +43,12 @@ for i in $(seq 1 $N); do e2e_wait_job "${jobs[$i]}"; done
 e2e_log "all $N jobs out of the queue"
 
 # a merge cut by its time budget (merge_deadline) has written a provisional verdict that
-# names the bundles it did not read; the finalize timer merges it again, as on a cluster
+# names the bundles it did not read, and a merge that could not read Slurm's record (sacct
+# timing out under the 64 jobs' load) has written one without it; the finalize timer merges
+# either again, as on a cluster
 cut_merge() {
-	[ "$(jq -r '.provisional == true and .merge != null' "$1/manifest.json" 2>/dev/null)" = true ]
+	[ "$(jq -r '(.provisional == true and .merge != null) or .scheduler.final == false' \
+		"$1/manifest.json" 2>/dev/null)" = true ]
 }
 final_or_cut() { e2e_final_verdict "$1" || cut_merge "$2"; }
 bad=0 cut=0
@@ -53,7 +56,7 @@ for i in $(seq 1 $N); do
 	j=${jobs[$i]} d=$(e2e_jobdir "${jobs[$i]}")
 	exp=$(if [ "${rcs[$i]}" = 0 ]; then echo "COMPLETED 0:0"; else echo "FAILED ${rcs[$i]}:0"; fi)
 	assert_eq "$exp" "$(sacct -n -X -P -j "$j" -o State,ExitCode | tr '|' ' ')" "job $j ($i): sacct State ExitCode"
-	if e2e_wait_for 120 final_or_cut "$j" "$d" && ! e2e_final_verdict "$j" && cut_merge "$d"; then
+	if e2e_wait_for 120 final_or_cut "$j" "$d" && cut_merge "$d"; then
 		cut=$((cut + 1))
 		out=$(timeout 120 "$E2E_CLI" finalize "$j" 2>&1) || e2e_log "finalize $j: $out"
 	fi
@@ -77,7 +80,7 @@ for i in $(seq 1 $N); do
 	[ -z "$others" ] || e2e_fail "job $j ($i): other jobs' output in its bundle: $others"
 done
 [ "$bad" = 0 ] || e2e_fail "$bad of $N jobs have no final verdict"
-e2e_log "merges cut by their time budget and finished by the timer: $cut of $N"
+e2e_log "merges cut by their time budget or without Slurm's record, finished by the timer: $cut of $N"
 hits=$(awk -F'\t' -v t="$E2E_TEST" '$1 == t && $6 == "true"' "$E2E_TIMES" | wc -l)
 e2e_log "collectors that hit their deadline: $hits"
 # the whole check, as the owner, for a few of them
