@@ -1913,36 +1913,8 @@ static int recheck_query(struct recheck *rc, const char *const *args, double tim
 		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
 		return -1;
 	}
-	if (pid == 0) {
-		const char *argv[32];
-		size_t n = 0;
-		int nul = open("/dev/null", O_RDWR);
-
-		setpgid(0, 0);
-		if (getuid() == 0 && geteuid() != 0) {
-			static const gid_t root_group[1] = {0};
-			if (seteuid(0) < 0 || setegid(0) < 0 || setgroups(1, root_group) < 0)
-				_exit(126);
-		}
-		dup2(nul, 0);
-		dup2(p[1], 1);
-		dup2(nul, 2);
-		if (strpbrk(cmd, " \t")) {
-			static char line[4096];
-			snprintf(line, sizeof(line), "%s \"$@\"", cmd);
-			argv[n++] = "/bin/sh";
-			argv[n++] = "-c";
-			argv[n++] = line;
-			argv[n++] = "sh";
-		} else {
-			argv[n++] = cmd;
-		}
-		for (size_t i = 0; args[i] && n < 31; i++)
-			argv[n++] = args[i];
-		argv[n] = NULL;
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	if (pid == 0)
+		pm_fin_exec(cmd, args, p[1], -1);
 	close(p[1]);
 	for (;;) {
 		struct pollfd pf = {.fd = p[0], .events = POLLIN};

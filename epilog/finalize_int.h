@@ -15,7 +15,12 @@ int pm_fin_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 double pm_fin_clock(void); /* monotonic seconds */
-double pm_fin_wall(void);  /* epoch seconds */
+/* In a forked child: exec CMD (through sh -c when it holds blanks) with ARGS, as root when
+ * the process is acting as the store's service user, stdin from /dev/null, stdout to WFD,
+ * stderr to EFD (-1: /dev/null), in a process group of its own.  Never returns. */
+void pm_fin_exec(const char *cmd, const char *const *args, int wfd, int efd)
+	__attribute__((noreturn));
+double pm_fin_wall(void); /* epoch seconds */
 void pm_fin_nap(double s);
 void pm_fin_iso(double t, char *buf, size_t len); /* "2026-11-30T03:11:58Z" */
 

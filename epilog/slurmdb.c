@@ -43,7 +43,7 @@
 
 /* ---- running a command ---- */
 
-static void child(const char *cmd, const char *const *args, int wfd)
+void pm_fin_exec(const char *cmd, const char *const *args, int wfd, int efd)
 {
 	const char *argv[32];
 	size_t n = 0;
@@ -65,7 +65,10 @@ static void child(const char *cmd, const char *const *args, int wfd)
 	if (fd >= 0)
 		dup2(fd, 0);
 	dup2(wfd, 1);
-	dup2(wfd, 2);
+	if (efd >= 0)
+		dup2(efd, 2);
+	else if (fd >= 0)
+		dup2(fd, 2); /* /dev/null */
 	if (strpbrk(cmd, " \t")) {
 		static char line[4096];
 		snprintf(line, sizeof(line), "%s \"$@\"", cmd);
@@ -131,7 +134,7 @@ int pm_fin_run(const char *cmd, const char *const *args, double timeout, char **
 	}
 	pid = fork();
 	if (pid == 0)
-		child(cmd, args, p[1]);
+		pm_fin_exec(cmd, args, p[1], p[1]);
 	close(p[1]);
 	if (pid < 0) {
 		e = errno;
@@ -594,9 +597,10 @@ int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double 
 		return pm_fin_fail(err, errlen, EINVAL,
 				   "%s: not a <cluster>/<job>/<restart> folder", jobdir);
 	/* the webhooks (webhook.h) with at most half the budget, the comment with the rest */
-	res->webhook = pm_webhook_retry(cfg, jobdir,
-					pm_fin_clock() + (budget > 0 ? budget : PM_SLURM_BUDGET) / 2,
-					res->webhook_why, sizeof(res->webhook_why));
+	res->webhook =
+		pm_webhook_retry(cfg, jobdir,
+				 pm_fin_clock() + (budget > 0 ? budget : PM_SLURM_BUDGET) / 2,
+				 res->webhook_why, sizeof(res->webhook_why));
 	hook = res->webhook == PM_WEBHOOK_PENDING;
 	snprintf(p, sizeof(p), "%s/comment.pending", jobdir);
 	if (pm_fin_read(p, 4096, &buf, NULL) < 0) {
