@@ -360,29 +360,55 @@ e2e_pm_on() {
 }
 
 # The collector's one syslog line per node and job is what the suite reports epilog times
-# from.  A machine without a syslog daemon (no /dev/log) gets a small receiver for the
-# duration of the test, appending to $E2E_SYSLOG; /dev/log goes away with it.
+# from, and what several tests assert on.  For the duration of a test a small receiver owns
+# /dev/log and appends every message to $E2E_SYSLOG.  Where the machine has a syslog daemon
+# of its own (journald's /dev/log on a systemd host, rsyslog), its /dev/log is moved aside to
+# $E2E_SYSLOG_HOST and the receiver forwards every message to it, so the host's log misses
+# nothing; e2e_syslog_stop puts it back (and a later start does, after a killed run).
 E2E_SYSLOG=$E2E_STATE/syslog.log
+E2E_SYSLOG_HOST=/dev/log.postmortem-e2e
+e2e_syslog_restore() {
+	[ -e "$E2E_SYSLOG_HOST" ] || [ -L "$E2E_SYSLOG_HOST" ] || return 0
+	rm -f /dev/log
+	mv -f "$E2E_SYSLOG_HOST" /dev/log
+}
 e2e_syslog_start() {
-	[ -e /dev/log ] && return 0
+	local pid
+	pid=$(cat "$E2E_STATE/syslog.pid" 2>/dev/null) &&
+		[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f /usr/bin/python3)" ] &&
+		[ -S /dev/log ] && return 0
+	rm -f "$E2E_STATE/syslog.pid"
+	e2e_syslog_restore
+	if [ -e /dev/log ] || [ -L /dev/log ]; then
+		mv -f /dev/log "$E2E_SYSLOG_HOST"
+	fi
 	setsid /usr/bin/python3 -c '
 import os, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind("/dev/log"); os.chmod("/dev/log", 0o666)
+fwd = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 out = open(sys.argv[1], "ab", buffering=0)
 open(sys.argv[2], "w").write(str(os.getpid()))
 while True:
-    out.write(s.recv(65536).rstrip(b"\0\n") + b"\n")
-' "$E2E_SYSLOG" "$E2E_STATE/syslog.pid" </dev/null >/dev/null 2>&1 9>&- &
+    m = s.recv(65536)
+    out.write(m.rstrip(b"\0\n") + b"\n")
+    if os.path.exists(sys.argv[3]):
+        try:
+            fwd.sendto(m, sys.argv[3])
+        except OSError:
+            pass
+' "$E2E_SYSLOG" "$E2E_STATE/syslog.pid" "$E2E_SYSLOG_HOST" </dev/null >/dev/null 2>&1 9>&- &
 	e2e_wait_for 5 test -S /dev/log || e2e_log "warning: no syslog receiver on /dev/log"
 }
 e2e_syslog_stop() {
 	local pid
-	pid=$(cat "$E2E_STATE/syslog.pid" 2>/dev/null) || return 0
+	pid=$(cat "$E2E_STATE/syslog.pid" 2>/dev/null) || { e2e_syslog_restore; return 0; }
 	rm -f "$E2E_STATE/syslog.pid"
-	[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f /usr/bin/python3)" ] || return 0
-	kill "$pid" 2>/dev/null || true
-	rm -f /dev/log
+	if [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f /usr/bin/python3)" ]; then
+		kill "$pid" 2>/dev/null || true
+		rm -f /dev/log
+	fi
+	e2e_syslog_restore
 }
 
 # ---- each node's kernel log: root-owned files the job cannot write
@@ -592,7 +618,7 @@ e2e_pm_times() {
 		[ -f "$b" ] || continue
 		node=$(basename "$b" .tar.zst)
 		run=$(grep -E "postmortem-epilog(\[[0-9]+\])?: job $1 node $node: " "$E2E_SYSLOG" 2>/dev/null |
-			tail -n 1 | sed -E 's/.*: job [^ ]+ node [^ ]+: ([0-9.]+) s,.*/\1/')
+			tail -n 1 | sed -E 's/.*: job [^ ]+ node [^ ]+: ([0-9.]+) s,.*/\1/' || true)
 		zstdcat "$b" | tar -xOf - manifest.json 2>/dev/null | jq -r --arg t "$E2E_TEST" \
 			--arg j "$1" --arg run "${run:-NA}" --argjson z "$(stat -c %s "$b")" '
 			def secs: (sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601)
