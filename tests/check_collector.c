@@ -34,6 +34,7 @@
 #include "finalize.h"
 #include "finalize_int.h"
 #include "postmortem.h"
+#include "support.h"
 
 #define NOBODY 65534
 #define NOGROUP 65534
@@ -52,32 +53,14 @@ static void setup(void)
 	chmod(tmp, 0755);
 }
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
 static void teardown(void)
 {
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *path_of(const char *rel)
-{
-	static char p[8][512];
-	static int k;
-	char *s = p[k++ % 8];
-
-	snprintf(s, 512, "%s/%s", tmp, rel);
-	return s;
+	pmt_rmtree(tmp);
 }
 
 static const char *write_file(const char *rel, const char *text, mode_t mode)
 {
-	const char *p = path_of(rel);
+	const char *p = pmt_path(tmp, rel);
 	FILE *f = fopen(p, "w");
 
 	ck_assert_ptr_nonnull(f);
@@ -191,7 +174,7 @@ START_TEST(config_errors)
 			      err, want);
 		ck_assert_ptr_null(c.store); /* nothing half-done */
 	}
-	ck_assert_int_eq(pm_config_load(path_of("absent.yaml"), &c, err, sizeof(err)), -1);
+	ck_assert_int_eq(pm_config_load(pmt_path(tmp, "absent.yaml"), &c, err, sizeof(err)), -1);
 	ck_assert_int_eq(errno, ENOENT);
 	ck_assert_ptr_nonnull(strstr(err, "absent.yaml: No such file"));
 }
@@ -410,19 +393,19 @@ START_TEST(spool_per_node)
 	char want[600];
 
 	slurm_env(NULL, NULL);
-	mkdir(path_of("spool"), 0700);
-	mkdir(path_of("spool/n1"), 0700);
-	mkdir(path_of("spool/n1/4242"), 0700);
-	mkdir(path_of("spool/n2"), 0700);
-	mkdir(path_of("spool/n2/4242"), 0700);
-	load_job(&j, path_of("spool/%n"));
-	snprintf(want, sizeof(want), "%s", path_of("spool/n1/4242"));
+	mkdir(pmt_path(tmp, "spool"), 0700);
+	mkdir(pmt_path(tmp, "spool/n1"), 0700);
+	mkdir(pmt_path(tmp, "spool/n1/4242"), 0700);
+	mkdir(pmt_path(tmp, "spool/n2"), 0700);
+	mkdir(pmt_path(tmp, "spool/n2/4242"), 0700);
+	load_job(&j, pmt_path(tmp, "spool/%n"));
+	snprintf(want, sizeof(want), "%s", pmt_path(tmp, "spool/n1/4242"));
 	ck_assert_ptr_nonnull(j.spool);
 	ck_assert_str_eq(j.spool, want);
 	pm_job_free(&j);
 	setenv("SLURMD_NODENAME", "n2", 1);
-	load_job(&j, path_of("spool/%n"));
-	snprintf(want, sizeof(want), "%s", path_of("spool/n2/4242"));
+	load_job(&j, pmt_path(tmp, "spool/%n"));
+	snprintf(want, sizeof(want), "%s", pmt_path(tmp, "spool/n2/4242"));
 	ck_assert_str_eq(j.spool, want);
 	pm_job_free(&j);
 }
@@ -502,10 +485,10 @@ START_TEST(collector_within_deadline)
 		   "[2026-11-30T03:11:58.002] JobId=4242 started\n"
 		   "[2026-11-30T03:11:59.002] JobId=42420 is another\n",
 		   0644);
-	mkdir(path_of("store"), 0755);
+	mkdir(pmt_path(tmp, "store"), 0755);
 	slurm_env(NULL, NULL);
 	snprintf(cmd, sizeof(cmd), "%s/epilog/postmortem-epilog --config=%s --store=%s --spool=%s",
-		 PM_TEST_BUILDDIR, f, path_of("store"), path_of("spool"));
+		 PM_TEST_BUILDDIR, f, pmt_path(tmp, "store"), pmt_path(tmp, "spool"));
 	t0 = pm_mono();
 	st = system(cmd);
 	took = pm_mono() - t0;
@@ -514,7 +497,7 @@ START_TEST(collector_within_deadline)
 	if (geteuid() == 0) {
 		struct pm_evidence *ev = pm_evidence_create(NULL);
 		char err[512];
-		const char *b = path_of("store/lab/4242/0/nodes/n1.tar.zst");
+		const char *b = pmt_path(tmp, "store/lab/4242/0/nodes/n1.tar.zst");
 
 		ck_assert_msg(access(b, F_OK) == 0, "no bundle %s", b);
 		ck_assert_msg(pm_evidence_add_path(ev, b, err, sizeof(err)) == 0, "%s", err);
@@ -552,7 +535,7 @@ START_TEST(head_tail_capping)
 	free(c.origin);
 
 	/* a file: the reader seeks past the middle instead of reading it */
-	f = fopen(path_of("big.log"), "w");
+	f = fopen(pmt_path(tmp, "big.log"), "w");
 	for (int i = 1; i <= 100000; i++)
 		fprintf(f, "line %d\n", i);
 	fclose(f);
@@ -560,7 +543,7 @@ START_TEST(head_tail_capping)
 	load_job(&j, NULL);
 	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
 	only(&cfg, PM_CS_HOST_STATE);
-	set_path(&cfg, PM_CS_HOST_STATE, path_of("big.log"));
+	set_path(&cfg, PM_CS_HOST_STATE, pmt_path(tmp, "big.log"));
 	cfg.src[PM_CS_HOST_STATE].cap = 8192;
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
 	k = cap_of(&col, PM_CS_HOST_STATE, NULL);
@@ -584,7 +567,7 @@ START_TEST(compressed_files_as_text)
 	struct pm_collection col;
 	const struct pm_capture *k;
 	char err[64];
-	gzFile gz = gzopen(path_of("app.log.gz"), "wb");
+	gzFile gz = gzopen(pmt_path(tmp, "app.log.gz"), "wb");
 
 	ck_assert_ptr_nonnull(gz);
 	gzprintf(gz, "first export HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n");
@@ -597,7 +580,7 @@ START_TEST(compressed_files_as_text)
 	load_job(&j, NULL);
 	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
 	only(&cfg, PM_CS_HOST_STATE);
-	set_path(&cfg, PM_CS_HOST_STATE, path_of("app.log.*"));
+	set_path(&cfg, PM_CS_HOST_STATE, pmt_path(tmp, "app.log.*"));
 	cfg.src[PM_CS_HOST_STATE].cap = 8192;
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
 	k = cap_of(&col, PM_CS_HOST_STATE, "app.log.gz");
@@ -632,7 +615,7 @@ START_TEST(decompression_stopped_in_coverage)
 	struct pm_collection col;
 	const struct pm_capture *k;
 	char err[64];
-	gzFile gz = gzopen(path_of("bomb.log.gz"), "wb");
+	gzFile gz = gzopen(pmt_path(tmp, "bomb.log.gz"), "wb");
 
 	ck_assert_ptr_nonnull(gz);
 	for (int i = 1; i <= 400000; i++)
@@ -643,7 +626,7 @@ START_TEST(decompression_stopped_in_coverage)
 	load_job(&j, NULL);
 	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
 	only(&cfg, PM_CS_HOST_STATE);
-	set_path(&cfg, PM_CS_HOST_STATE, path_of("bomb.log.gz"));
+	set_path(&cfg, PM_CS_HOST_STATE, pmt_path(tmp, "bomb.log.gz"));
 	cfg.src[PM_CS_HOST_STATE].cap = 8192;
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
 	unsetenv("POSTMORTEM_INPUT_MAX");
@@ -662,13 +645,13 @@ START_TEST(decompression_stopped_in_coverage)
 	pm_config_free(&cfg);
 
 	/* the same words inside a small file that was read whole are the user's, not a note */
-	gz = gzopen(path_of("forged.log.gz"), "wb");
+	gz = gzopen(pmt_path(tmp, "forged.log.gz"), "wb");
 	gzprintf(gz, "ok\n[postmortem: decompression stopped: forged]\n");
 	gzclose(gz);
 	load_job(&j, NULL);
 	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
 	only(&cfg, PM_CS_HOST_STATE);
-	set_path(&cfg, PM_CS_HOST_STATE, path_of("forged.log.gz"));
+	set_path(&cfg, PM_CS_HOST_STATE, pmt_path(tmp, "forged.log.gz"));
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
 	k = cap_of(&col, PM_CS_HOST_STATE, NULL);
 	ck_assert_int_eq(k->status, PM_CST_OK);
@@ -690,17 +673,19 @@ START_TEST(user_rights)
 
 	if (geteuid() != 0)
 		return; /* needs root to drop to nobody */
-	mkdir(path_of("root"), 0700);
+	mkdir(pmt_path(tmp, "root"), 0700);
 	write_file("root/secret", "TOPSECRET\n", 0600);
-	mkdir(path_of("home"), 0755);
-	ck_assert_int_eq(chown(path_of("home"), NOBODY, NOGROUP), 0);
-	ck_assert_int_eq(symlink(path_of("root/secret"), path_of("home/slurm-4242.out")), 0);
+	mkdir(pmt_path(tmp, "home"), 0755);
+	ck_assert_int_eq(chown(pmt_path(tmp, "home"), NOBODY, NOGROUP), 0);
+	ck_assert_int_eq(symlink(pmt_path(tmp, "root/secret"),
+				 pmt_path(tmp, "home/slurm-4242.out")),
+			 0);
 	write_file("home/err.log", "hello from the job " AWS_KEY "\n", 0644);
-	ck_assert_int_eq(chown(path_of("home/err.log"), NOBODY, NOGROUP), 0);
-	setenv("SLURM_JOB_WORK_DIR", path_of("home"), 1);
+	ck_assert_int_eq(chown(pmt_path(tmp, "home/err.log"), NOBODY, NOGROUP), 0);
+	setenv("SLURM_JOB_WORK_DIR", pmt_path(tmp, "home"), 1);
 
 	slurm_env("slurm-%j.out", "err.log");
-	setenv("SLURM_JOB_WORK_DIR", path_of("home"), 1);
+	setenv("SLURM_JOB_WORK_DIR", pmt_path(tmp, "home"), 1);
 	load_job(&j, NULL);
 	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
 	only(&cfg, PM_CS_JOB_OUTPUT);
@@ -720,7 +705,7 @@ START_TEST(user_rights)
 	pm_job_free(&j);
 
 	/* the root file named directly: nobody cannot open it */
-	slurm_env(path_of("root/secret"), NULL);
+	slurm_env(pmt_path(tmp, "root/secret"), NULL);
 	unsetenv("SLURM_JOB_STDERR");
 	load_job(&j, NULL);
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
@@ -798,7 +783,7 @@ START_TEST(redaction_before_write)
 	char err[512], *text;
 	void *buf;
 	size_t len;
-	const char *b = path_of("n1.tar.zst");
+	const char *b = pmt_path(tmp, "n1.tar.zst");
 
 	sample(&cfg, &j, &c);
 	ck_assert_ptr_nonnull(memmem(cap_of(&c, PM_CS_GPU_STATE, NULL)->data,
@@ -831,7 +816,7 @@ START_TEST(bundle_round_trip)
 	unsigned char *buf;
 	size_t len;
 	json_t *m, *files, *cov, *x;
-	const char *b = path_of("n1.tar.zst"), *bad = path_of("flipped.tar.zst");
+	const char *b = pmt_path(tmp, "n1.tar.zst"), *bad = pmt_path(tmp, "flipped.tar.zst");
 	char *text;
 	size_t i;
 	bool saw_kernel = false;
@@ -918,7 +903,7 @@ START_TEST(timed_out_files)
 	struct pm_ruleset *rs;
 	struct pm_evidence *ev;
 	char err[512], rules[512], *big;
-	const char *b = path_of("n1.tar.zst"), *st, *why;
+	const char *b = pmt_path(tmp, "n1.tar.zst"), *st, *why;
 	void *buf;
 	size_t len;
 	json_t *v, *x;
@@ -1010,36 +995,36 @@ START_TEST(store_permissions)
 
 	if (geteuid() != 0)
 		return;
-	mkdir(path_of("store"), 0755);
-	mkdir(path_of("spool"), 0700);
-	mkdir(path_of("spool/4242"), 0700);
+	mkdir(pmt_path(tmp, "store"), 0755);
+	mkdir(pmt_path(tmp, "spool"), 0700);
+	mkdir(pmt_path(tmp, "spool/4242"), 0700);
 	write_file("spool/4242/rankmap.batch.jsonl",
 		   "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"4242\",\"step\":\"batch\","
 		   "\"node\":\"n1\",\"rank\":0,\"start\":1796010000.5}\n",
 		   0600);
 	sample(&cfg, &j, &c);
 	pm_job_free(&j);
-	load_job(&j, path_of("spool/4242"));
-	ck_assert_str_eq(j.spool, path_of("spool/4242"));
+	load_job(&j, pmt_path(tmp, "spool/4242"));
+	ck_assert_str_eq(j.spool, pmt_path(tmp, "spool/4242"));
 	ck_assert(j.window_start == 1796010000.5);
 	pm_collection_scrub(&c);
 	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
 	free(cfg.store);
-	cfg.store = strdup(path_of("store"));
+	cfg.store = strdup(pmt_path(tmp, "store"));
 	free(cfg.operators_group);
 	cfg.operators_group = strdup("root");
 
 	/* no time left to finalize: the timer would; the node is marked arrived */
 	ck_assert_msg(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r) == 0, "%s", r.reason);
 	ck_assert(r.stored && !r.pending);
-	snprintf(dir, sizeof(dir), "%s/lab/4242/0", path_of("store"));
-	ck_assert_str_eq(r.path, path_of("store/lab/4242/0/nodes/n1.tar.zst"));
+	snprintf(dir, sizeof(dir), "%s/lab/4242/0", pmt_path(tmp, "store"));
+	ck_assert_str_eq(r.path, pmt_path(tmp, "store/lab/4242/0/nodes/n1.tar.zst"));
 	ck_assert_int_eq(stat(r.path, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0640);
 	ck_assert_int_eq(st.st_uid, 0);
 	ck_assert_int_eq(stat(dir, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0750);
-	ck_assert_int_eq(access(path_of("store/lab/4242/0/arrived/n1"), F_OK), 0);
+	ck_assert_int_eq(access(pmt_path(tmp, "store/lab/4242/0/arrived/n1"), F_OK), 0);
 	ck_assert_msg(pm_bundle_verify(r.path, err, sizeof(err)) == 0, "%s", err);
 	acl = acl_get_file(r.path, ACL_TYPE_ACCESS);
 	if (acl) {
@@ -1051,30 +1036,32 @@ START_TEST(store_permissions)
 		/* the job's owner reads, and cannot write */
 		ck_assert(can_as_nobody(r.path, O_RDONLY));
 		ck_assert(!can_as_nobody(r.path, O_WRONLY));
-		ck_assert(!can_as_nobody(path_of("store/lab/4242/0/nodes/x"), O_WRONLY | O_CREAT));
+		ck_assert(!can_as_nobody(pmt_path(tmp, "store/lab/4242/0/nodes/x"),
+					 O_WRONLY | O_CREAT));
 	}
 	/* the spool folder stays for the caller to remove */
 	ck_assert_int_eq(pm_job_spool_remove(&j), 0);
-	ck_assert_int_eq(access(path_of("spool/4242"), F_OK), -1);
+	ck_assert_int_eq(access(pmt_path(tmp, "spool/4242"), F_OK), -1);
 
 	/* a store that is not there: the bundle waits in the spool */
-	mkdir(path_of("spool/4242"), 0700);
+	mkdir(pmt_path(tmp, "spool/4242"), 0700);
 	free(cfg.store);
-	cfg.store = strdup(path_of("not-mounted"));
+	cfg.store = strdup(pmt_path(tmp, "not-mounted"));
 	ck_assert_int_eq(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r), -1);
 	ck_assert(r.pending && !r.stored);
-	ck_assert_str_eq(r.path, path_of("spool/4242/pending/n1.tar.zst"));
+	ck_assert_str_eq(r.path, pmt_path(tmp, "spool/4242/pending/n1.tar.zst"));
 	ck_assert_ptr_nonnull(strstr(r.reason, "not-mounted"));
 	ck_assert_int_eq(pm_bundle_verify(r.path, err, sizeof(err)), 0);
-	ck_assert_int_eq(access(path_of("not-mounted"), F_OK), -1);
+	ck_assert_int_eq(access(pmt_path(tmp, "not-mounted"), F_OK), -1);
 
 	/* and goes once the store is back */
 	free(cfg.store);
-	cfg.store = strdup(path_of("store"));
-	unlink(path_of("store/lab/4242/0/nodes/n1.tar.zst"));
-	ck_assert_int_eq(pm_store_redeliver(&cfg, path_of("spool"), NULL, pm_mono() + 0.5, 8), 1);
-	ck_assert_int_eq(access(path_of("store/lab/4242/0/nodes/n1.tar.zst"), F_OK), 0);
-	ck_assert_int_eq(access(path_of("spool/4242"), F_OK), -1);
+	cfg.store = strdup(pmt_path(tmp, "store"));
+	unlink(pmt_path(tmp, "store/lab/4242/0/nodes/n1.tar.zst"));
+	ck_assert_int_eq(pm_store_redeliver(&cfg, pmt_path(tmp, "spool"), NULL, pm_mono() + 0.5, 8),
+			 1);
+	ck_assert_int_eq(access(pmt_path(tmp, "store/lab/4242/0/nodes/n1.tar.zst"), F_OK), 0);
+	ck_assert_int_eq(access(pmt_path(tmp, "spool/4242"), F_OK), -1);
 	free(buf);
 	pm_collection_free(&c);
 	pm_job_free(&j);
@@ -1088,7 +1075,7 @@ static void fake_scontrol(const char *text)
 	char path[600];
 	static char env[4096];
 
-	mkdir(path_of("bin"), 0755);
+	mkdir(pmt_path(tmp, "bin"), 0755);
 	snprintf(path, sizeof(path), "%s/bin/scontrol", tmp);
 	if (text) {
 		write_file("scontrol.out", text, 0644);
@@ -1098,8 +1085,8 @@ static void fake_scontrol(const char *text)
 		write_file("bin/scontrol", "#!/bin/sh\necho 'slurm_load_jobs error' >&2; exit 1\n",
 			   0755);
 	}
-	if (!strstr(getenv("PATH"), path_of("bin"))) {
-		snprintf(env, sizeof(env), "%s:%s", path_of("bin"), getenv("PATH"));
+	if (!strstr(getenv("PATH"), pmt_path(tmp, "bin"))) {
+		snprintf(env, sizeof(env), "%s:%s", pmt_path(tmp, "bin"), getenv("PATH"));
 		setenv("PATH", env, 1);
 	}
 }
@@ -1131,8 +1118,8 @@ START_TEST(requeued_run)
 	double now = (double)time(NULL), w = now - 100;
 
 	slurm_env(NULL, NULL);
-	mkdir(path_of("spool"), 0700);
-	mkdir(path_of("spool/4242"), 0700);
+	mkdir(pmt_path(tmp, "spool"), 0700);
+	mkdir(pmt_path(tmp, "spool/4242"), 0700);
 	/* srun steps of the job said restart 0 and 5 (their environment) */
 	snprintf(rec, sizeof(rec),
 		 "{\"job\":\"4242\",\"step\":\"0\",\"rank\":0,\"start\":%.3f,\"restart\":0}\n"
@@ -1141,7 +1128,7 @@ START_TEST(requeued_run)
 	write_file("spool/4242/rankmap.0.jsonl", rec, 0600);
 
 	/* run 0, never requeued: Slurm says 0, the records' 5 is nobody's word */
-	load_job(&j, path_of("spool/4242"));
+	load_job(&j, pmt_path(tmp, "spool/4242"));
 	ck_assert_int_eq(j.restart, 0);
 	ck_assert_int_eq(pm_job_resolve_restart(&j, 2), 0);
 	ck_assert_int_eq(j.restart, 0);
@@ -1150,7 +1137,7 @@ START_TEST(requeued_run)
 	/* run 1 finished: its tasks began after its StartTime; the records' 0 is ignored */
 	setenv("SLURM_JOB_RESTART_COUNT", "1", 1);
 	scontrol_started(w - 5);
-	load_job(&j, path_of("spool/4242"));
+	load_job(&j, pmt_path(tmp, "spool/4242"));
 	ck_assert_int_eq(j.restart, 1);
 	ck_assert_int_eq(pm_job_resolve_restart(&j, 2), 0);
 	ck_assert_int_eq(j.restart, 1);
@@ -1159,7 +1146,7 @@ START_TEST(requeued_run)
 	/* run 0 was requeued: the controller counts 1 already, the job's StartTime is the
 	 * requeue (or the next run's start), after this node's tasks began */
 	scontrol_started(now - 2);
-	load_job(&j, path_of("spool/4242"));
+	load_job(&j, pmt_path(tmp, "spool/4242"));
 	ck_assert_int_eq(pm_job_resolve_restart(&j, 2), 0);
 	ck_assert_int_eq(j.restart, 0);
 	ck_assert_msg(strstr(j.restart_note, "the requeued run 0"), "%s", j.restart_note);
@@ -1167,7 +1154,7 @@ START_TEST(requeued_run)
 
 	/* no answer from the controller: Slurm's count stands, and it is said */
 	fake_scontrol(NULL);
-	load_job(&j, path_of("spool/4242"));
+	load_job(&j, pmt_path(tmp, "spool/4242"));
 	ck_assert_int_eq(pm_job_resolve_restart(&j, 2), -1);
 	ck_assert_int_eq(j.restart, 1);
 	ck_assert_msg(strstr(j.restart_note, "Slurm's count 1"), "%s", j.restart_note);
@@ -1207,23 +1194,23 @@ START_TEST(store_run_conflict)
 
 	if (geteuid() != 0)
 		return;
-	snprintf(stored, sizeof(stored), "%s", path_of("store/lab/4242/0/nodes/n1.tar.zst"));
-	mkdir(path_of("store"), 0755);
-	mkdir(path_of("spool"), 0700);
-	mkdir(path_of("spool/4242"), 0700);
+	snprintf(stored, sizeof(stored), "%s", pmt_path(tmp, "store/lab/4242/0/nodes/n1.tar.zst"));
+	mkdir(pmt_path(tmp, "store"), 0755);
+	mkdir(pmt_path(tmp, "spool"), 0700);
+	mkdir(pmt_path(tmp, "spool/4242"), 0700);
 	write_file("spool/4242/rankmap.batch.jsonl",
 		   "{\"job\":\"4242\",\"step\":\"batch\",\"rank\":0,\"start\":1796010000.5}\n",
 		   0600);
 	sample(&cfg, &j, &c);
 	free(cfg.store);
-	cfg.store = strdup(path_of("store"));
+	cfg.store = strdup(pmt_path(tmp, "store"));
 	free(cfg.operators_group);
 	cfg.operators_group = strdup("root");
 	pm_collection_scrub(&c);
 
 	/* the run whose tasks started at 1796010000.5 is stored */
 	pm_job_free(&j);
-	load_job(&j, path_of("spool/4242"));
+	load_job(&j, pmt_path(tmp, "spool/4242"));
 	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
 	ck_assert_msg(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r) == 0, "%s", r.reason);
 	ck_assert_str_eq(r.path, stored);
@@ -1241,11 +1228,11 @@ START_TEST(store_run_conflict)
 	snprintf(rec, sizeof(rec),
 		 "{\"job\":\"4242\",\"step\":\"batch\",\"rank\":0,\"start\":1796010400.25}\n");
 	write_file("spool/4242/rankmap.batch.jsonl", rec, 0600);
-	load_job(&j, path_of("spool/4242"));
+	load_job(&j, pmt_path(tmp, "spool/4242"));
 	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
 	ck_assert_msg(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r) == 0, "%s", r.reason);
 	snprintf(want, sizeof(want), "%s",
-		 path_of("store/lab/4242/0/conflicts/n1.1796010400.250.tar.zst"));
+		 pmt_path(tmp, "store/lab/4242/0/conflicts/n1.1796010400.250.tar.zst"));
 	ck_assert_str_eq(r.path, want);
 	ck_assert_msg(strstr(r.reason, "run conflict") && strstr(r.reason, "1796010000.500"), "%s",
 		      r.reason);
@@ -1274,17 +1261,17 @@ START_TEST(store_marker_missing)
 
 	if (geteuid() != 0)
 		return;
-	mkdir(path_of("store"), 0755);
-	mkdir(path_of("spool"), 0700);
-	mkdir(path_of("spool/4242"), 0700);
+	mkdir(pmt_path(tmp, "store"), 0755);
+	mkdir(pmt_path(tmp, "spool"), 0700);
+	mkdir(pmt_path(tmp, "spool/4242"), 0700);
 	sample(&cfg, &j, &c);
 	free(cfg.store);
-	cfg.store = strdup(path_of("store"));
+	cfg.store = strdup(pmt_path(tmp, "store"));
 	free(cfg.operators_group);
 	cfg.operators_group = strdup("root");
 	cfg.store_marker = strdup(".postmortem-store");
 	pm_job_free(&j);
-	load_job(&j, path_of("spool/4242"));
+	load_job(&j, pmt_path(tmp, "spool/4242"));
 	pm_collection_scrub(&c);
 	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
 
@@ -1293,15 +1280,15 @@ START_TEST(store_marker_missing)
 	ck_assert(!r.stored && r.pending);
 	ck_assert_msg(strstr(r.reason, ".postmortem-store") && strstr(r.reason, "not mounted"),
 		      "%s", r.reason);
-	ck_assert_str_eq(r.path, path_of("spool/4242/pending/n1.tar.zst"));
+	ck_assert_str_eq(r.path, pmt_path(tmp, "spool/4242/pending/n1.tar.zst"));
 	ck_assert_int_eq(pm_bundle_verify(r.path, err, sizeof(err)), 0);
-	ck_assert_int_eq(access(path_of("store/lab"), F_OK), -1);
+	ck_assert_int_eq(access(pmt_path(tmp, "store/lab"), F_OK), -1);
 
 	/* the store is back (its marker is there): stored */
 	write_file("store/.postmortem-store", "", 0644);
 	ck_assert_msg(pm_store_put(&cfg, &j, buf, len, pm_mono() + 0.5, &r) == 0, "%s", r.reason);
 	ck_assert(r.stored);
-	ck_assert_str_eq(r.path, path_of("store/lab/4242/0/nodes/n1.tar.zst"));
+	ck_assert_str_eq(r.path, pmt_path(tmp, "store/lab/4242/0/nodes/n1.tar.zst"));
 	free(buf);
 	pm_collection_free(&c);
 	pm_job_free(&j);
@@ -1433,18 +1420,18 @@ START_TEST(store_root_squash)
 	gid_t og = gr->gr_gid;
 
 	/* the export: owned by the service account, others may only look */
-	mkdir(path_of("store"), 0755);
-	ck_assert_int_eq(chown(path_of("store"), su, pw->pw_gid), 0);
-	chmod(path_of("store"), 0755);
-	mkdir(path_of("spool"), 0700);
-	mkdir(path_of("spool/4242"), 0700);
+	mkdir(pmt_path(tmp, "store"), 0755);
+	ck_assert_int_eq(chown(pmt_path(tmp, "store"), su, pw->pw_gid), 0);
+	chmod(pmt_path(tmp, "store"), 0755);
+	mkdir(pmt_path(tmp, "spool"), 0700);
+	mkdir(pmt_path(tmp, "spool/4242"), 0700);
 	sample(&cfg, &j, &c);
 	pm_job_free(&j);
-	load_job(&j, path_of("spool/4242"));
+	load_job(&j, pmt_path(tmp, "spool/4242"));
 	pm_collection_scrub(&c);
 	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
 	free(cfg.store);
-	cfg.store = strdup(path_of("store"));
+	cfg.store = strdup(pmt_path(tmp, "store"));
 	free(cfg.operators_group);
 	cfg.operators_group = strdup(ops);
 
@@ -1455,10 +1442,10 @@ START_TEST(store_root_squash)
 	ck_assert_int_eq(s.direct, EACCES); /* the simulation holds: root cannot write */
 	ck_assert_int_eq(s.rc, -1);
 	ck_assert(!s.r.stored && s.r.pending);
-	ck_assert_str_eq(s.r.path, path_of("spool/4242/pending/n1.tar.zst"));
+	ck_assert_str_eq(s.r.path, pmt_path(tmp, "spool/4242/pending/n1.tar.zst"));
 	ck_assert_msg(strstr(s.r.reason, "Permission denied"), "%s", s.r.reason);
 	ck_assert_int_eq(pm_bundle_verify(s.r.path, err, sizeof(err)), 0);
-	ck_assert_int_eq(access(path_of("store/lab"), F_OK), -1);
+	ck_assert_int_eq(access(pmt_path(tmp, "store/lab"), F_OK), -1);
 
 	/* service_user set: it writes, and the permission model holds */
 	free(cfg.service_user);
@@ -1466,12 +1453,12 @@ START_TEST(store_root_squash)
 	put_squashed(&cfg, &j, buf, len, &s);
 	ck_assert_int_eq(s.direct, EACCES);
 	ck_assert_msg(s.rc == 0 && s.r.stored, "%s", s.r.reason);
-	ck_assert_str_eq(s.r.path, path_of("store/lab/4242/0/nodes/n1.tar.zst"));
+	ck_assert_str_eq(s.r.path, pmt_path(tmp, "store/lab/4242/0/nodes/n1.tar.zst"));
 	ck_assert_int_eq(stat(s.r.path, &st), 0);
 	ck_assert_int_eq(st.st_uid, su);
 	ck_assert_int_eq(st.st_gid, og);
 	ck_assert_int_eq(st.st_mode & 07777, 0640);
-	snprintf(dir, sizeof(dir), "%s", path_of("store/lab/4242/0"));
+	snprintf(dir, sizeof(dir), "%s", pmt_path(tmp, "store/lab/4242/0"));
 	ck_assert_int_eq(stat(dir, &st), 0);
 	ck_assert_int_eq(st.st_uid, su);
 	ck_assert_int_eq(st.st_gid, og);
@@ -1483,7 +1470,7 @@ START_TEST(store_root_squash)
 	/* the operators' group reads, a stranger does not, the owner reads and cannot write */
 	ck_assert(can_as(54321, og, s.r.path, O_RDONLY));
 	ck_assert(!can_as(54321, 54321, s.r.path, O_RDONLY));
-	ck_assert(!can_as(54321, 54321, path_of("store/lab/4242/0/nodes"), O_RDONLY));
+	ck_assert(!can_as(54321, 54321, pmt_path(tmp, "store/lab/4242/0/nodes"), O_RDONLY));
 	acl = acl_get_file(s.r.path, ACL_TYPE_ACCESS);
 	if (acl) {
 		text = acl_to_text(acl, NULL);
@@ -1493,7 +1480,7 @@ START_TEST(store_root_squash)
 		acl_free(acl);
 		ck_assert(can_as(NOBODY, NOGROUP, s.r.path, O_RDONLY));
 		ck_assert(!can_as(NOBODY, NOGROUP, s.r.path, O_WRONLY));
-		ck_assert(!can_as(NOBODY, NOGROUP, path_of("store/lab/4242/0/nodes/x"),
+		ck_assert(!can_as(NOBODY, NOGROUP, pmt_path(tmp, "store/lab/4242/0/nodes/x"),
 				  O_WRONLY | O_CREAT));
 	}
 	free(buf);
@@ -1517,7 +1504,7 @@ START_TEST(bundle_input_bound)
 	char err[512];
 	void *buf;
 	size_t len;
-	const char *b = path_of("n1.tar.zst");
+	const char *b = pmt_path(tmp, "n1.tar.zst");
 
 	sample(&cfg, &j, &c);
 	pm_collection_free(&c);
@@ -1563,7 +1550,7 @@ START_TEST(sacct_owner_record)
 	char err[256], *args;
 	size_t len;
 
-	mkdir(path_of("bin"), 0755);
+	mkdir(pmt_path(tmp, "bin"), 0755);
 	write_file("bin/sacct",
 		   "#!/bin/sh\n"
 		   "echo \"$*\" >>\"$(dirname \"$0\")/../sacct.args\"\n"
@@ -1576,7 +1563,7 @@ START_TEST(sacct_owner_record)
 		   0755);
 	ck_assert_msg(pm_config_load(NULL, &c, err, sizeof(err)) == 0, "%s", err);
 	free(c.sacct);
-	c.sacct = strdup(path_of("bin/sacct"));
+	c.sacct = strdup(pmt_path(tmp, "bin/sacct"));
 	setenv("SLURM_JOB_ID", "4242", 1);
 	setenv("SLURM_JOB_UID", "2001", 1);
 	pm_fin_sacct(&c, "4242", pm_fin_clock() + 10, &s);
@@ -1618,7 +1605,7 @@ START_TEST(sacct_owner_record)
 	pm_fin_sacct_owner(&c, "4242", -1, pm_fin_clock() + 10, &s); /* unknown: as before */
 	ck_assert_int_eq(s.uid, 0);
 	pm_fin_sched_free(&s);
-	args = slurp_file(path_of("sacct.args"), &len);
+	args = slurp_file(pmt_path(tmp, "sacct.args"), &len);
 	ck_assert_ptr_nonnull(args);
 	ck_assert_str_eq(args, "-P -j 4242 -u 2001 -S now-1days -o " SACCT_TEST_FIELDS "\n"
 			       "-P -j 4242 -o " SACCT_TEST_FIELDS "\n"
@@ -1634,7 +1621,7 @@ static mode_t mode_of(const char *rel)
 {
 	struct stat st;
 
-	ck_assert_msg(lstat(path_of(rel), &st) == 0, "%s: %s", rel, strerror(errno));
+	ck_assert_msg(lstat(pmt_path(tmp, rel), &st) == 0, "%s: %s", rel, strerror(errno));
 	return st.st_mode & 07777;
 }
 
@@ -1647,16 +1634,16 @@ START_TEST(fetch_private)
 	struct pm_fetch_result f;
 	mode_t old;
 
-	mkdir(path_of("job"), 0755);
-	mkdir(path_of("job/nodes"), 0755);
+	mkdir(pmt_path(tmp, "job"), 0755);
+	mkdir(pmt_path(tmp, "job/nodes"), 0755);
 	write_file("job/manifest.json", "{\"schema\": \"" PM_MANIFEST_SCHEMA "\"}\n", 0644);
 	write_file("job/verdict.json", "{}\n", 0644);
 	write_file("job/sacct.txt", "JobID|State\n7|FAILED\n", 0644);
 	write_file("job/nodes/n1.tar.zst", "bundle", 0644);
-	snprintf(job, sizeof(job), "%s", path_of("job"));
+	snprintf(job, sizeof(job), "%s", pmt_path(tmp, "job"));
 	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
 		snprintf(rel, sizeof(rel), "out%zu", i);
-		snprintf(out, sizeof(out), "%s", path_of(rel));
+		snprintf(out, sizeof(out), "%s", pmt_path(tmp, rel));
 		old = umask(masks[i]);
 		int rc = pm_jobdir_fetch(job, out, &f, err, sizeof(err));
 		umask(old);
@@ -1673,9 +1660,9 @@ START_TEST(fetch_private)
 		ck_assert_int_eq(mode_of(rel), 0600);
 	}
 	/* a folder that exists already keeps its mode; what lands in it is still 0600 */
-	mkdir(path_of("mine"), 0755);
-	chmod(path_of("mine"), 0755);
-	snprintf(out, sizeof(out), "%s", path_of("mine"));
+	mkdir(pmt_path(tmp, "mine"), 0755);
+	chmod(pmt_path(tmp, "mine"), 0755);
+	snprintf(out, sizeof(out), "%s", pmt_path(tmp, "mine"));
 	ck_assert_msg(pm_jobdir_fetch(job, out, &f, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(mode_of("mine"), 0755);
 	ck_assert_int_eq(mode_of("mine/verdict.json"), 0600);
@@ -1720,11 +1707,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pmt_run(suite());
 }

@@ -22,25 +22,9 @@
 #include "fixture.h"
 #include "sha256.h"
 #include "taxonomy.h"
+#include "support.h"
 
 static char tmp[256];
-
-static void mk(const char *rel, const char *text)
-{
-	char p[512], *slash;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
-	for (slash = strchr(p + strlen(tmp) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(p, 0755);
-		*slash = '/';
-	}
-	f = fopen(p, "wb");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static void setup(void)
 {
@@ -97,8 +81,8 @@ static struct pm_ruleset *load(const char *extra, char *err, size_t len)
 {
 	char p[400];
 
-	mk("rules/ruleset.yaml", HEADER);
-	mk("rules/a.yaml", extra ? extra : RULES);
+	pmt_mk(tmp, "rules/ruleset.yaml", HEADER);
+	pmt_mk(tmp, "rules/a.yaml", extra ? extra : RULES);
 	snprintf(p, sizeof(p), "%s/rules", tmp);
 	return pm_ruleset_load(p, err, len);
 }
@@ -225,7 +209,7 @@ START_TEST(test_pathological_pattern)
 	memset(line, 'a', sizeof(line) - 2);
 	line[sizeof(line) - 2] = '\n';
 	line[sizeof(line) - 1] = '\0';
-	mk("ev/app.log", line);
+	pmt_mk(tmp, "ev/app.log", line);
 	v = diagnose_dir(rs, "ev");
 	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "unknown");
 	json_decref(v);
@@ -241,10 +225,10 @@ START_TEST(test_user_printed_xid_blames_no_node)
 	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
 	json_t *v;
 
-	mk("ev/slurm-7.out",
-	   "0: step 1 loss 2.3\n"
-	   "1: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
-	   "1: ValueError: bad shape\n");
+	pmt_mk(tmp, "ev/slurm-7.out",
+	       "0: step 1 loss 2.3\n"
+	       "1: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
+	       "1: ValueError: bad shape\n");
 	v = diagnose_dir(rs, "ev");
 	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
@@ -253,9 +237,9 @@ START_TEST(test_user_printed_xid_blames_no_node)
 	json_decref(v);
 
 	/* the same line in a kernel log does blame the node */
-	mk("ev2/gpu017/kernel.log",
-	   "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n");
-	mk("ev2/slurm-7.out", "1: ValueError: bad shape\n");
+	pmt_mk(tmp, "ev2/gpu017/kernel.log",
+	       "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n");
+	pmt_mk(tmp, "ev2/slurm-7.out", "1: ValueError: bad shape\n");
 	v = diagnose_dir(rs, "ev2");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
 			 "gpu_hardware");
@@ -276,9 +260,9 @@ START_TEST(test_same_bytes_any_order)
 	struct pm_evidence *e1 = pm_evidence_create(rs), *e2 = pm_evidence_create(rs);
 	json_t *v1, *v2;
 
-	mk("ev/x/a.log",
-	   "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE\n");
-	mk("ev/y/b.log", "1: RuntimeError: boom\n");
+	pmt_mk(tmp, "ev/x/a.log",
+	       "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE\n");
+	pmt_mk(tmp, "ev/y/b.log", "1: RuntimeError: boom\n");
 	snprintf(p1, sizeof(p1), "%s/ev/x", tmp);
 	snprintf(p2, sizeof(p2), "%s/ev/y", tmp);
 	pm_evidence_add_path(e1, p1, err, sizeof(err));
@@ -408,13 +392,13 @@ START_TEST(test_prom_sample_event_time)
 	json_t *v, *e;
 
 	ck_assert_msg(rs != NULL, "%s", err);
-	mk("pr/gpu042/prometheus.jsonl",
-	   "{\"schema\":\"postmortem.prometheus/1\",\"node\":\"gpu042\",\"job\":\"5151\","
-	   "\"start\":\"2026-11-30T03:35:00.000Z\",\"end\":\"2026-11-30T04:38:36.000Z\","
-	   "\"step\":15.0,\"window\":\"job\"}\n"
-	   "{\"metric\":\"DCGM_FI_DEV_XID_ERRORS\",\"labels\":{\"Hostname\":\"gpu042\","
-	   "\"gpu\":\"3\",\"pci_bus_id\":\"00000000:5D:00.0\"},\"values\":[[\"2026-11-30T03:35:00."
-	   "000Z\",0],[\"2026-11-30T04:28:15.000Z\",79],[\"2026-11-30T04:38:30.000Z\",79]]}\n");
+	pmt_mk(tmp, "pr/gpu042/prometheus.jsonl",
+	       "{\"schema\":\"postmortem.prometheus/1\",\"node\":\"gpu042\",\"job\":\"5151\","
+	       "\"start\":\"2026-11-30T03:35:00.000Z\",\"end\":\"2026-11-30T04:38:36.000Z\","
+	       "\"step\":15.0,\"window\":\"job\"}\n"
+	       "{\"metric\":\"DCGM_FI_DEV_XID_ERRORS\",\"labels\":{\"Hostname\":\"gpu042\","
+	       "\"gpu\":\"3\",\"pci_bus_id\":\"00000000:5D:00.0\"},\"values\":[[\"2026-11-30T03:35:00."
+	       "000Z\",0],[\"2026-11-30T04:28:15.000Z\",79],[\"2026-11-30T04:38:30.000Z\",79]]}\n");
 	snprintf(p, sizeof(p), "%s/pr/gpu042/prometheus.jsonl", tmp);
 	ck_assert_int_eq(utime(p, &ut), 0);
 	v = diagnose_dir(rs, "pr");
@@ -479,7 +463,7 @@ START_TEST(test_bad_files_reported_rest_diagnosed)
 	gzFile gz;
 	char *big;
 
-	mk("ev/slurm.out", "3: KeyError: 'lr'\n");
+	pmt_mk(tmp, "ev/slurm.out", "3: KeyError: 'lr'\n");
 	/* binary garbage */
 	snprintf(p, sizeof(p), "%s/ev/core.bin", tmp);
 	f = fopen(p, "wb");
@@ -490,13 +474,13 @@ START_TEST(test_bad_files_reported_rest_diagnosed)
 	big = malloc(50u << 20);
 	memset(big, 'x', 50u << 20);
 	big[(50u << 20) - 1] = '\0';
-	mk("ev/huge.log", big);
+	pmt_mk(tmp, "ev/huge.log", big);
 	free(big);
 	/* invalid UTF-8 around a real error line */
-	mk("ev/latin1.log",
-	   "2: epoch 1 caf\xe9 r\xe9sum\xe9 loaded from /data/na\xefve\n"
-	   "2: loading shard 1 of 8\n2: loading shard 2 of 8\n"
-	   "2: TypeError: unsupported operand type(s) for +: 'int' and 'str' (\xe9t\xe9 \xff\xfe)\n");
+	pmt_mk(tmp, "ev/latin1.log",
+	       "2: epoch 1 caf\xe9 r\xe9sum\xe9 loaded from /data/na\xefve\n"
+	       "2: loading shard 1 of 8\n2: loading shard 2 of 8\n"
+	       "2: TypeError: unsupported operand type(s) for +: 'int' and 'str' (\xe9t\xe9 \xff\xfe)\n");
 	/* a truncated gzip file */
 	snprintf(p, sizeof(p), "%s/ev/trunc.log.gz", tmp);
 	gz = gzopen(p, "wb");
@@ -537,11 +521,11 @@ START_TEST(test_silent_rank_is_suspect)
 	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
 	json_t *v, *ranks;
 
-	mk("ev/slurm.out",
-	   "0: hello\n1: hello\n2: hello\n3: hello\n"
-	   "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
-	   "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
-	   "3: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n");
+	pmt_mk(tmp, "ev/slurm.out",
+	       "0: hello\n1: hello\n2: hello\n3: hello\n"
+	       "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
+	       "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
+	       "3: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n");
 	v = diagnose_dir(rs, "ev");
 	ck_assert_str_eq(json_string_value(
 				 json_object_get(json_object_get(v, "cause"), "subclass")),
@@ -553,9 +537,9 @@ START_TEST(test_silent_rank_is_suspect)
 	json_decref(v);
 
 	/* everyone timed out: nobody can be blamed */
-	mk("ev2/slurm.out",
-	   "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
-	   "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n");
+	pmt_mk(tmp, "ev2/slurm.out",
+	       "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
+	       "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n");
 	v = diagnose_dir(rs, "ev2");
 	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "ambiguous");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
@@ -930,14 +914,15 @@ static void skew_job(const char *dir)
 	char rel[300];
 
 	snprintf(rel, sizeof(rel), "%s/sacct.txt", dir);
-	mk(rel, "JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
-		"77|77|FAILED|15:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|\n"
-		"77.0|77.0|CANCELLED|0:15|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|4\n");
+	pmt_mk(tmp, rel,
+	       "JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
+	       "77|77|FAILED|15:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|\n"
+	       "77.0|77.0|CANCELLED|0:15|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|4\n");
 	snprintf(rel, sizeof(rel), "%s/slurm-77.out", dir);
-	mk(rel,
-	   "0: hello\n1: hello\n2: hello\n3: hello\n"
-	   "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
-	   "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n");
+	pmt_mk(tmp, rel,
+	       "0: hello\n1: hello\n2: hello\n3: hello\n"
+	       "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
+	       "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n");
 }
 
 static bool why_has(const json_t *v, const char *a, const char *b)
@@ -1159,10 +1144,10 @@ static struct pm_ruleset *load_more(double grace)
 	else
 		snprintf(head, sizeof(head), "%s", HEADER);
 	ck_assert_int_ge(asprintf(&rules, "%s%s", head, CLASSES), 0);
-	mk("rules/ruleset.yaml", rules);
+	pmt_mk(tmp, "rules/ruleset.yaml", rules);
 	free(rules);
 	ck_assert_int_ge(asprintf(&rules, "%s%s", RULES, MORE_RULES), 0);
-	mk("rules/a.yaml", rules);
+	pmt_mk(tmp, "rules/a.yaml", rules);
 	free(rules);
 	snprintf(p, sizeof(p), "%s/rules", tmp);
 	rs = pm_ruleset_load(p, err, sizeof(err));
@@ -1177,15 +1162,16 @@ static void stale_job(const char *dir, const char *out, const char *klog2)
 	char rel[300];
 
 	snprintf(rel, sizeof(rel), "%s/sacct.txt", dir);
-	mk(rel, "JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
-		"77|77|FAILED|1:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|\n"
-		"77.0|77.0|FAILED|1:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|4\n");
+	pmt_mk(tmp, rel,
+	       "JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
+	       "77|77|FAILED|1:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|\n"
+	       "77.0|77.0|FAILED|1:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|4\n");
 	snprintf(rel, sizeof(rel), "%s/slurm-77.out", dir);
-	mk(rel, out);
+	pmt_mk(tmp, rel, out);
 	snprintf(rel, sizeof(rel), "%s/n1/kernel.log", dir);
-	mk(rel, KLOG_N1);
+	pmt_mk(tmp, rel, KLOG_N1);
 	snprintf(rel, sizeof(rel), "%s/n2/kernel.log", dir);
-	mk(rel, klog2);
+	pmt_mk(tmp, rel, klog2);
 }
 
 static const char *OLD_XID_N2 =
@@ -1323,9 +1309,10 @@ START_TEST(test_untrusted_hardware_lead)
 	json_t *v;
 	char *c;
 
-	mk("u1/job.out", "2: CUDA error: unknown error\n"
-			 "srun: error: gpu02: tasks 2-3: Exited with exit code 1\n"
-			 "srun: error: gpu01: task 0: Exited with exit code 1\n");
+	pmt_mk(tmp, "u1/job.out",
+	       "2: CUDA error: unknown error\n"
+	       "srun: error: gpu02: tasks 2-3: Exited with exit code 1\n"
+	       "srun: error: gpu01: task 0: Exited with exit code 1\n");
 	v = diagnose_dir(rs, "u1");
 	ck_assert_str_eq(vstr(v, NULL, "outcome"), "FAILED");
 	ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
@@ -1341,9 +1328,9 @@ START_TEST(test_untrusted_hardware_lead)
 	free(c);
 	json_decref(v);
 
-	mk("u2/slurm-9.out",
-	   "0: step 1\n"
-	   "1: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n");
+	pmt_mk(tmp, "u2/slurm-9.out",
+	       "0: step 1\n"
+	       "1: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n");
 	v = diagnose_dir(rs, "u2");
 	ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
 	ck_assert_str_eq(vstr(v, NULL, "confidence"), "hypothesis");
@@ -1360,10 +1347,11 @@ START_TEST(test_single_reporter)
 	struct pm_ruleset *rs = load_more(-1);
 	json_t *v;
 
-	mk("sr/job.out", "0: n3:100:101 [0] NCCL WARN NET/IB : Got completion with error 12 "
-			 "(transport retry counter exceeded)\n"
-			 "0: n3:100:101 [0] NCCL WARN NET/IB : Got completion with error 12 "
-			 "(transport retry counter exceeded)\n");
+	pmt_mk(tmp, "sr/job.out",
+	       "0: n3:100:101 [0] NCCL WARN NET/IB : Got completion with error 12 "
+	       "(transport retry counter exceeded)\n"
+	       "0: n3:100:101 [0] NCCL WARN NET/IB : Got completion with error 12 "
+	       "(transport retry counter exceeded)\n");
 	v = diagnose_dir(rs, "sr");
 	ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
 	ck_assert_str_eq(vstr(v, "cause", "class"), "network_fabric");
@@ -1404,12 +1392,12 @@ START_TEST(test_rank_placement)
 	struct pm_ruleset *rs = load_more(-1);
 	json_t *v;
 
-	mk("rm/n1/rank_map.jsonl",
-	   "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"n1\","
-	   "\"rank\":0,\"local_rank\":0,\"pid\":100,\"gpus\":\"0\"}\n"
-	   "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"n1\","
-	   "\"rank\":1,\"local_rank\":1,\"pid\":101,\"gpus\":\"1\"}\n");
-	mk("rm/n1/slurm-77.out", "0: hello\n1: hello\n3: ValueError: bad shape\n");
+	pmt_mk(tmp, "rm/n1/rank_map.jsonl",
+	       "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"n1\","
+	       "\"rank\":0,\"local_rank\":0,\"pid\":100,\"gpus\":\"0\"}\n"
+	       "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"n1\","
+	       "\"rank\":1,\"local_rank\":1,\"pid\":101,\"gpus\":\"1\"}\n");
+	pmt_mk(tmp, "rm/n1/slurm-77.out", "0: hello\n1: hello\n3: ValueError: bad shape\n");
 	v = diagnose_dir(rs, "rm");
 	ck_assert_str_eq(vstr(v, "cause", "class"), "application");
 	ck_assert_msg(origin_is(v, NULL), "%s", json_dumps(json_object_get(v, "origin"), 0));
@@ -1418,14 +1406,15 @@ START_TEST(test_rank_placement)
 
 	stale_job("bus", "0: hello\n",
 		  "2026-11-30T03:11:30,000000+00:00 NVRM: Xid (PCI:0000:5d:00): 79, pid=9, x\n");
-	mk("bus/n2/rank_map.jsonl",
-	   "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"n2\","
-	   "\"rank\":2,\"local_rank\":0,\"pid\":200,\"gpus\":\"0\"}\n"
-	   "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"n2\","
-	   "\"rank\":3,\"local_rank\":1,\"pid\":201,\"gpus\":\"1\"}\n");
-	mk("bus/n2/nvidia-smi.csv", "index, pci.bus_id, temperature.gpu\n"
-				    "0, 00000000:3B:00.0, 40\n"
-				    "1, 00000000:5D:00.0, 41\n");
+	pmt_mk(tmp, "bus/n2/rank_map.jsonl",
+	       "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"n2\","
+	       "\"rank\":2,\"local_rank\":0,\"pid\":200,\"gpus\":\"0\"}\n"
+	       "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"n2\","
+	       "\"rank\":3,\"local_rank\":1,\"pid\":201,\"gpus\":\"1\"}\n");
+	pmt_mk(tmp, "bus/n2/nvidia-smi.csv",
+	       "index, pci.bus_id, temperature.gpu\n"
+	       "0, 00000000:3B:00.0, 40\n"
+	       "1, 00000000:5D:00.0, 41\n");
 	v = diagnose_dir(rs, "bus");
 	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
 	ck_assert(origin_is(v, "n2"));
@@ -1454,19 +1443,19 @@ START_TEST(test_skew_bounded_by_task_exits)
 		skew_bundle(dir, "n2", KLOG_N1,
 			    late ? "2026-11-30T03:12:41.000Z" : "2026-11-30T03:12:33.500Z");
 		snprintf(rel, sizeof(rel), "%s/exits.jsonl", dir);
-		mk(rel,
-		   late ? "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
-			  "\"node\":\"n1\",\"rank\":0,\"pid\":1,\"status\":9,\"end\":"
-			  "\"2026-11-30T03:12:32Z\"}\n"
-			  "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
-			  "\"node\":\"n2\",\"rank\":2,\"pid\":2,\"status\":9,\"end\":"
-			  "\"2026-11-30T03:12:40Z\"}\n" :
-			  "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
-			  "\"node\":\"n1\",\"rank\":0,\"pid\":1,\"status\":9,\"end\":"
-			  "\"2026-11-30T03:12:32Z\"}\n"
-			  "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
-			  "\"node\":\"n2\",\"rank\":2,\"pid\":2,\"status\":9,\"end\":"
-			  "\"2026-11-30T03:12:32.5Z\"}\n");
+		pmt_mk(tmp, rel,
+		       late ? "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
+			      "\"node\":\"n1\",\"rank\":0,\"pid\":1,\"status\":9,\"end\":"
+			      "\"2026-11-30T03:12:32Z\"}\n"
+			      "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
+			      "\"node\":\"n2\",\"rank\":2,\"pid\":2,\"status\":9,\"end\":"
+			      "\"2026-11-30T03:12:40Z\"}\n" :
+			      "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
+			      "\"node\":\"n1\",\"rank\":0,\"pid\":1,\"status\":9,\"end\":"
+			      "\"2026-11-30T03:12:32Z\"}\n"
+			      "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"77\",\"step\":\"0\","
+			      "\"node\":\"n2\",\"rank\":2,\"pid\":2,\"status\":9,\"end\":"
+			      "\"2026-11-30T03:12:32.5Z\"}\n");
 		v = diagnose_dir(rs, dir);
 		if (!late) {
 			ck_assert_msg(!why_has(v, "Clock skew", NULL), "%s",
@@ -1498,7 +1487,7 @@ START_TEST(test_kernel_pid_link)
 
 	stale_job("pw", "0: hello\n",
 		  "2026-11-30T03:11:30,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 48, pid=999, x\n");
-	mk("pw/n2/rank_map.jsonl", MAP);
+	pmt_mk(tmp, "pw/n2/rank_map.jsonl", MAP);
 	v = diagnose_dir(rs, "pw");
 	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
 	ck_assert_str_eq(vstr(v, NULL, "confidence"), "hypothesis");
@@ -1507,7 +1496,7 @@ START_TEST(test_kernel_pid_link)
 
 	stale_job("ps", "0: hello\n",
 		  "2026-11-30T03:11:30,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 48, pid=201, x\n");
-	mk("ps/n2/rank_map.jsonl", MAP);
+	pmt_mk(tmp, "ps/n2/rank_map.jsonl", MAP);
 	v = diagnose_dir(rs, "ps");
 	ck_assert_str_eq(vstr(v, NULL, "confidence"), "supported");
 	ck_assert(!why_has(v, "names a pid", NULL));
@@ -1517,7 +1506,7 @@ START_TEST(test_kernel_pid_link)
 	 * explained (supported), not as a fallback (hypothesis) */
 	stale_job("pe", "0: hello\n",
 		  "2026-11-30T03:10:50,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 48, pid=201, x\n");
-	mk("pe/n2/rank_map.jsonl", MAP);
+	pmt_mk(tmp, "pe/n2/rank_map.jsonl", MAP);
 	v = diagnose_dir(rs, "pe");
 	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
 	ck_assert_str_eq(vstr(v, NULL, "confidence"), "supported");
@@ -1633,11 +1622,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pmt_run(suite());
 }

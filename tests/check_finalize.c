@@ -4,8 +4,6 @@
  * arguments, answers "Nothing modified" as often as told); the comment composition; the
  * show/fetch access decision; and one run of the built `postmortem show`.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +19,7 @@
 
 #include "cli.h"
 #include "finalize_int.h"
+#include "support.h"
 
 #ifndef PM_TEST_SRCDIR
 #define PM_TEST_SRCDIR "."
@@ -88,40 +87,9 @@ static const char FAKE_SACCTMGR[] =
 
 /* ---- helpers ---- */
 
-static void put(const char *dir, const char *name, const char *text, mode_t mode)
-{
-	char p[1024];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	ck_assert_msg((f = fopen(p, "w")) != NULL, "%s: %s", p, strerror(errno));
-	fputs(text, f);
-	fclose(f);
-	chmod(p, mode);
-}
-
-static char *get(const char *dir, const char *name)
-{
-	char p[1024], *buf = NULL;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	if (pm_fin_read(p, 64u << 20, &buf, NULL) < 0)
-		return NULL;
-	return buf;
-}
-
-static bool there(const char *dir, const char *name)
-{
-	char p[1024];
-	struct stat st;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return lstat(p, &st) == 0;
-}
-
 static int lines(const char *dir, const char *name)
 {
-	char *s = get(dir, name);
+	char *s = pmt_get(dir, name);
 	int n = 0;
 
 	for (char *p = s; p && *p; p++)
@@ -146,24 +114,11 @@ static void mkdirs(const char *p)
 	chmod(b, 0755);
 }
 
-static void member(struct archive *a, const char *name, const char *data)
-{
-	struct archive_entry *e = archive_entry_new();
-
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_size(e, (la_int64_t)strlen(data));
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0640);
-	ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
-	ck_assert_int_eq(archive_write_data(a, data, strlen(data)), (la_ssize_t)strlen(data));
-	archive_entry_free(e);
-}
-
 /* A postmortem.bundle/1 for NODE with one kernel log, as the collector writes it. */
 static void bundle(const char *node, const char *klog, long long uid, bool deadline_hit)
 {
-	char p[1024], sha[80], *man;
-	struct archive *a = archive_write_new();
+	char sha[80], *man;
+	struct pmt_member k = {"sources/kernel_log/kernel.log", klog, strlen(klog)};
 
 	pm_fin_sha_buf(klog, strlen(klog), sha);
 	ck_assert_int_ge(
@@ -177,20 +132,8 @@ static void bundle(const char *node, const char *klog, long long uid, bool deadl
 			"\"coverage\":[]}",
 			node, uid, deadline_hit ? "true" : "false", node, strlen(klog), sha),
 		0);
-	snprintf(p, sizeof(p), "%s/nodes", D);
-	mkdirs(p);
-	snprintf(p, sizeof(p), "%s/nodes/.%s.tmp", D, node);
-	archive_write_add_filter_zstd(a);
-	archive_write_set_format_pax_restricted(a);
-	ck_assert_int_eq(archive_write_open_filename(a, p), ARCHIVE_OK);
-	member(a, "manifest.json", man);
-	member(a, "sources/kernel_log/kernel.log", klog);
-	archive_write_close(a);
-	archive_write_free(a);
+	pmt_bundle(D, node, man, &k, 1, 0);
 	free(man);
-	char dst[1024];
-	snprintf(dst, sizeof(dst), "%s/nodes/%s.tar.zst", D, node);
-	ck_assert_int_eq(rename(p, dst), 0);
 }
 
 static void arrive(const char *node)
@@ -202,7 +145,7 @@ static void arrive(const char *node)
 
 static json_t *load(const char *name)
 {
-	char *s = get(D, name);
+	char *s = pmt_get(D, name);
 	json_t *j;
 
 	ck_assert_msg(s != NULL, "%s/%s missing", D, name);
@@ -240,10 +183,10 @@ static void setup(void)
 	mkdirs(D);
 	snprintf(p, sizeof(p), "%s/bin", T);
 	mkdirs(p);
-	put(p, "sacct", FAKE_SACCT, 0755);
-	put(p, "sacctmgr", FAKE_SACCTMGR, 0755);
-	put(T, "db.sacct", SACCT("FAILED"), 0644);
-	put(T, "db.Comment", "\n", 0644);
+	pmt_put(p, "sacct", FAKE_SACCT, 0755);
+	pmt_put(p, "sacctmgr", FAKE_SACCTMGR, 0755);
+	pmt_put(T, "db.sacct", SACCT("FAILED"), 0644);
+	pmt_put(T, "db.Comment", "\n", 0644);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.rules = strdup(PM_TEST_SRCDIR "/rules");
 	ck_assert_int_ge(asprintf(&cfg.sacct, "%s/bin/sacct", T), 0);
@@ -298,12 +241,12 @@ START_TEST(provisional_then_final)
 	json_t *m, *v;
 	char *prov, *line, *want, *log, *why;
 
-	put(T, "db.Comment",
-	    "my note | postmortem: unknown - origin=- conf=- act=none "
-	    "ev=lab/4242/0\n",
-	    0644);
-	put(T, "mgr.fails", "2\n", 0644);
-	put(T, "db.first", SACCT("COMPLETING"), 0644);
+	pmt_put(T, "db.Comment",
+		"my note | postmortem: unknown - origin=- conf=- act=none "
+		"ev=lab/4242/0\n",
+		0644);
+	pmt_put(T, "mgr.fails", "2\n", 0644);
+	pmt_put(T, "db.first", SACCT("COMPLETING"), 0644);
 
 	/* the first node: a provisional verdict, the other node missing */
 	bundle("gpu016", K16, 1000, true);
@@ -329,11 +272,12 @@ START_TEST(provisional_then_final)
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(m, "job"), "uid")),
 			 1000);
 	ck_assert(jstr(m, "expires") && jstr(m, "created"));
-	ck_assert(!there(D, "sacctmgr.log") && !there(T, "sacctmgr.log")); /* no comment yet */
+	ck_assert(!pmt_there(D, "sacctmgr.log") &&
+		  !pmt_there(T, "sacctmgr.log")); /* no comment yet */
 	json_decref(m);
-	prov = get(D, "verdict.json");
+	prov = pmt_get(D, "verdict.json");
 	ck_assert_ptr_nonnull(prov);
-	ck_assert(there(D, "expected"));
+	ck_assert(pmt_there(D, "expected"));
 
 	/* a node that is neither first nor last only adds itself */
 	ck_assert_int_eq(fin(false, &r), 1);
@@ -341,7 +285,7 @@ START_TEST(provisional_then_final)
 
 	/* the last node merges: final, history, comment after two "Nothing modified", and
 	 * Slurm's record read again while it still says COMPLETING */
-	put(T, "db.first", SACCT("COMPLETING"), 0644);
+	pmt_put(T, "db.first", SACCT("COMPLETING"), 0644);
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu017");
 	ck_assert_int_eq(fin(false, &r), 0);
@@ -365,10 +309,10 @@ START_TEST(provisional_then_final)
 				 "sha256:", 7),
 			 0);
 	ck_assert_int_eq(r.history, 1);
-	char *h = get(D, "history/verdict-1.json");
+	char *h = pmt_get(D, "history/verdict-1.json");
 	ck_assert_str_eq(h, prov);
 	free(h);
-	why = get(D, "history/verdict-1.why");
+	why = pmt_get(D, "history/verdict-1.why");
 	ck_assert_ptr_nonnull(strstr(why, "final merge of a provisional verdict"));
 	ck_assert_ptr_nonnull(strstr(why, "new bundle nodes/gpu017.tar.zst"));
 	ck_assert_ptr_nonnull(strstr(why, "Slurm's record COMPLETING -> FAILED"));
@@ -387,39 +331,39 @@ START_TEST(provisional_then_final)
 				  "[Comment=\"my note | %s\"]\n",
 				  line),
 			 0);
-	log = get(T, "sacctmgr.log");
+	log = pmt_get(T, "sacctmgr.log");
 	char *three;
 	ck_assert_int_ge(asprintf(&three, "%s%s%s", want, want, want), 0);
 	ck_assert_str_eq(log, three);
 	free(three);
 	free(log);
-	char *db = get(T, "db.Comment"), *c;
+	char *db = pmt_get(T, "db.Comment"), *c;
 	ck_assert_int_ge(asprintf(&c, "my note | %s\n", line), 0);
 	ck_assert_str_eq(db, c);
 	free(c);
 	free(db);
-	ck_assert(!there(D, "comment.pending"));
+	ck_assert(!pmt_there(D, "comment.pending"));
 	json_decref(m);
 	json_decref(v);
 
 	/* idempotence: the same inputs give the same bytes and no second sacctmgr call */
-	char *v1 = get(D, "verdict.json"), *m1 = get(D, "manifest.json");
+	char *v1 = pmt_get(D, "verdict.json"), *m1 = pmt_get(D, "manifest.json");
 	ck_assert_int_eq(fin(false, &r), 0);
 	ck_assert_int_eq(r.what, PM_FIN_UNCHANGED);
 	ck_assert_int_eq(r.comment, PM_COMMENT_ALREADY);
-	char *v2 = get(D, "verdict.json"), *m2 = get(D, "manifest.json");
+	char *v2 = pmt_get(D, "verdict.json"), *m2 = pmt_get(D, "manifest.json");
 	ck_assert_str_eq(v1, v2);
 	ck_assert_str_eq(m1, m2);
 	ck_assert_int_eq(lines(T, "sacctmgr.log"), 3);
-	ck_assert(!there(D, "history/verdict-2.json"));
+	ck_assert(!pmt_there(D, "history/verdict-2.json"));
 	free(v1), free(v2), free(m1), free(m2);
 
 	/* a changed record changes the verdict: history 2 says why */
-	put(T, "db.sacct", SACCT("NODE_FAIL"), 0644);
+	pmt_put(T, "db.sacct", SACCT("NODE_FAIL"), 0644);
 	ck_assert_int_eq(fin(false, &r), 0);
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
 	ck_assert_int_eq(r.history, 2);
-	why = get(D, "history/verdict-2.why");
+	why = pmt_get(D, "history/verdict-2.why");
 	ck_assert_ptr_nonnull(strstr(why, "Slurm's record FAILED -> NODE_FAIL"));
 	free(why);
 	m = load("manifest.json");
@@ -449,9 +393,9 @@ START_TEST(fetched_copy_reproduces_verdict)
 	arrive("gpu017");
 	ck_assert_int_eq(fin(false, &r), 0);
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
-	stored = get(D, "verdict.json");
+	stored = pmt_get(D, "verdict.json");
 	ck_assert_ptr_nonnull(stored);
-	ck_assert(there(D, "sacct.txt"));
+	ck_assert(pmt_there(D, "sacct.txt"));
 
 	rs = pm_ruleset_load(cfg.rules, err, sizeof(err));
 	ck_assert_msg(rs != NULL, "%s", err);
@@ -496,7 +440,7 @@ START_TEST(preloaded_ruleset)
 	arrive("gpu017");
 	ck_assert_int_eq(fin(false, &r), 0); /* the merge compiles cfg.rules itself */
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
-	fresh = get(D, "verdict.json");
+	fresh = pmt_get(D, "verdict.json");
 	ck_assert_ptr_nonnull(fresh);
 
 	/* the same rules, loaded by the caller: the same verdict, byte for byte */
@@ -507,7 +451,7 @@ START_TEST(preloaded_ruleset)
 	o.rules = rs;
 	ck_assert_msg(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
-	with = get(D, "verdict.json");
+	with = pmt_get(D, "verdict.json");
 	ck_assert_ptr_nonnull(with);
 	ck_assert_str_eq(with, fresh);
 
@@ -540,7 +484,7 @@ START_TEST(preloaded_ruleset)
 	o.rules = rs;
 	ck_assert_msg(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(r.history, 2);
-	again = get(D, "verdict.json");
+	again = pmt_get(D, "verdict.json");
 	ck_assert_str_eq(again, fresh);
 
 	pm_ruleset_destroy(other);
@@ -591,14 +535,14 @@ START_TEST(claim_prevents_two_merges)
 	struct pm_finalize_result r;
 	struct timeval old[2];
 
-	put(D, "expected", "gpu016\n", 0644);
+	pmt_put(D, "expected", "gpu016\n", 0644);
 	bundle("gpu016", K16, 1000, false);
 	arrive("gpu016");
-	put(D, "merging", "otherhost 1234 0\n", 0644);
+	pmt_put(D, "merging", "otherhost 1234 0\n", 0644);
 	ck_assert_int_eq(fin(false, &r), 1);
 	ck_assert_int_eq(r.what, PM_FIN_BUSY);
-	ck_assert(!there(D, "verdict.json"));
-	ck_assert(!there(D, "manifest.json"));
+	ck_assert(!pmt_there(D, "verdict.json"));
+	ck_assert(!pmt_there(D, "manifest.json"));
 
 	/* a claim older than PM_CLAIM_STALE was left by a merger that died: taken over */
 	old[0].tv_sec = old[1].tv_sec = time(NULL) - (time_t)PM_CLAIM_STALE - 60;
@@ -608,8 +552,8 @@ START_TEST(claim_prevents_two_merges)
 	ck_assert_int_eq(utimes(p, old), 0);
 	ck_assert_int_eq(fin(false, &r), 0);
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
-	ck_assert(there(D, "verdict.json"));
-	ck_assert(!there(D, "merging"));
+	ck_assert(pmt_there(D, "verdict.json"));
+	ck_assert(!pmt_there(D, "merging"));
 }
 END_TEST
 
@@ -655,7 +599,7 @@ START_TEST(timer_sacct_asks_owner)
 	bundle("gpu016", K16, 1000, false);
 	arrive("gpu016");
 	ck_assert_int_eq(fin(false, &r), 1);
-	log = get(T, "sacct.log");
+	log = pmt_get(T, "sacct.log");
 	ck_assert_ptr_nonnull(log);
 	ck_assert_msg(!strncmp(log, "-P -j 4242 -u 1000 -o ", 22), "%s", log);
 	free(log);
@@ -687,21 +631,21 @@ START_TEST(timer_comment_asks_owner)
 	struct pm_finalize_opts o = {.budget = 0.5};
 	char err[256], *log;
 
-	put(T, "mgr.fails", "1000\n", 0644);
-	put(D, "expected", "gpu017\n", 0644);
+	pmt_put(T, "mgr.fails", "1000\n", 0644);
+	pmt_put(D, "expected", "gpu017\n", 0644);
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu017");
 	ck_assert_int_eq(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)), 0);
 	ck_assert_int_eq(r.comment, PM_COMMENT_PENDING);
-	log = get(T, "sacct.log");
+	log = pmt_get(T, "sacct.log");
 	ck_assert_int_gt(comment_reads_of_owner(log), 0);
 	free(log);
 
-	put(T, "sacct.log", "", 0644);
-	put(T, "mgr.fails", "0\n", 0644);
+	pmt_put(T, "sacct.log", "", 0644);
+	pmt_put(T, "mgr.fails", "0\n", 0644);
 	ck_assert_int_eq(pm_finalize_pending(&cfg, D, 5, &r, err, sizeof(err)), 0);
 	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
-	log = get(T, "sacct.log");
+	log = pmt_get(T, "sacct.log");
 	ck_assert_int_gt(comment_reads_of_owner(log), 0);
 	free(log);
 }
@@ -714,8 +658,8 @@ START_TEST(jobstats_admincomment_kept)
 
 	free(cfg.comment_field);
 	cfg.comment_field = strdup("AdminComment");
-	put(T, "db.AdminComment", "JS1:eyJncHVzIjogOH0=\n", 0644);
-	put(D, "expected", "gpu016\ngpu017\n", 0644);
+	pmt_put(T, "db.AdminComment", "JS1:eyJncHVzIjogOH0=\n", 0644);
+	pmt_put(D, "expected", "gpu016\ngpu017\n", 0644);
 	bundle("gpu016", K16, 1000, false);
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu016");
@@ -727,9 +671,9 @@ START_TEST(jobstats_admincomment_kept)
 				  "[-i][modify][job][where][jobid=4242][set][Comment=\"%s\"]\n",
 				  line),
 			 0);
-	log = get(T, "sacctmgr.log");
+	log = pmt_get(T, "sacctmgr.log");
 	ck_assert_str_eq(log, want);
-	js = get(T, "db.AdminComment");
+	js = pmt_get(T, "db.AdminComment");
 	ck_assert_str_eq(js, "JS1:eyJncHVzIjogOH0=\n");
 	free(js), free(log), free(want), free(line);
 }
@@ -741,8 +685,8 @@ START_TEST(pending_comment_retried)
 	struct pm_finalize_opts o = {.budget = 0.5};
 	char err[256], *pend, *line, *want;
 
-	put(T, "mgr.fails", "1000\n", 0644);
-	put(D, "expected", "gpu017\n", 0644);
+	pmt_put(T, "mgr.fails", "1000\n", 0644);
+	pmt_put(D, "expected", "gpu017\n", 0644);
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu017");
 	ck_assert_int_eq(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)), 0);
@@ -750,16 +694,16 @@ START_TEST(pending_comment_retried)
 	ck_assert_ptr_nonnull(strstr(r.comment_why, "Nothing modified"));
 	line = expected_line();
 	ck_assert_int_ge(asprintf(&want, "Comment\t%s\n", line), 0);
-	pend = get(D, "comment.pending");
+	pend = pmt_get(D, "comment.pending");
 	ck_assert_str_eq(pend, want);
 	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL)), PM_DUE_COMMENT);
 
 	/* slurmdbd has the record now: `postmortem finalize --pending` */
-	put(T, "mgr.fails", "0\n", 0644);
+	pmt_put(T, "mgr.fails", "0\n", 0644);
 	ck_assert_int_eq(pm_finalize_pending(&cfg, D, 5, &r, err, sizeof(err)), 0);
 	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
-	ck_assert(!there(D, "comment.pending"));
-	char *done = get(D, "comment");
+	ck_assert(!pmt_there(D, "comment.pending"));
+	char *done = pmt_get(D, "comment");
 	ck_assert_str_eq(done, want);
 	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL)), PM_DUE_NOTHING);
 	free(done), free(pend), free(line), free(want);
@@ -773,23 +717,23 @@ START_TEST(comment_already_there)
 	char *line, *db;
 
 	/* the record already holds exactly our line (a finalizer that died before noting it) */
-	put(D, "expected", "gpu017\n", 0644);
+	pmt_put(D, "expected", "gpu017\n", 0644);
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu017");
-	put(T, "mgr.fails", "1000\n", 0644);
+	pmt_put(T, "mgr.fails", "1000\n", 0644);
 	struct pm_finalize_opts o = {.budget = 0.3};
 	char err[256];
 	ck_assert_int_eq(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)), 0);
 	v = load("verdict.json");
 	line = pm_comment_line(v, "lab", "4242", "0");
 	ck_assert_int_ge(asprintf(&db, "user words | %s\n", line), 0);
-	put(T, "db.Comment", db, 0644);
+	pmt_put(T, "db.Comment", db, 0644);
 	char p[700];
 	snprintf(p, sizeof(p), "%s/sacctmgr.log", T);
 	unlink(p);
 	ck_assert_int_eq(pm_finalize_pending(&cfg, D, 1, &r, err, sizeof(err)), 0);
 	ck_assert_int_eq(r.comment, PM_COMMENT_ALREADY);
-	ck_assert(!there(T, "sacctmgr.log"));
+	ck_assert(!pmt_there(T, "sacctmgr.log"));
 	json_decref(v);
 	free(line), free(db);
 }
@@ -867,7 +811,7 @@ START_TEST(fetch_verifies)
 	struct pm_fetch_result f;
 	char out[600], err[512], *a, *b;
 
-	put(D, "expected", "gpu016\ngpu017\n", 0644);
+	pmt_put(D, "expected", "gpu016\ngpu017\n", 0644);
 	bundle("gpu016", K16, 1000, false);
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu016");
@@ -877,8 +821,8 @@ START_TEST(fetch_verifies)
 	ck_assert_msg(pm_jobdir_fetch(D, out, &f, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(f.files, 5);
 	ck_assert_int_eq(f.verified, 4);
-	a = get(D, "nodes/gpu017.tar.zst");
-	b = get(out, "nodes/gpu017.tar.zst");
+	a = pmt_get(D, "nodes/gpu017.tar.zst");
+	b = pmt_get(out, "nodes/gpu017.tar.zst");
 	ck_assert_ptr_nonnull(b);
 	ck_assert_int_eq(memcmp(a, b, 16), 0);
 	free(a), free(b);
@@ -887,11 +831,11 @@ START_TEST(fetch_verifies)
 	ck_assert_ptr_nonnull(strstr(err, "empty folder"));
 
 	/* a bundle that no longer matches its checksum is not handed out */
-	put(D, "nodes/gpu016.tar.zst", "tampered", 0644);
+	pmt_put(D, "nodes/gpu016.tar.zst", "tampered", 0644);
 	snprintf(out, sizeof(out), "%s/out2", T);
 	ck_assert_int_eq(pm_jobdir_fetch(D, out, &f, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "checksum"));
-	ck_assert(!there(out, "nodes/gpu016.tar.zst"));
+	ck_assert(!pmt_there(out, "nodes/gpu016.tar.zst"));
 }
 END_TEST
 
@@ -933,10 +877,10 @@ START_TEST(cli_show_and_refusal)
 
 	char conf[700];
 
-	put(T, "pm.yaml", "operators_group: slurmops-test-nonexistent\n", 0644);
+	pmt_put(T, "pm.yaml", "operators_group: slurmops-test-nonexistent\n", 0644);
 	snprintf(conf, sizeof(conf), "%s/pm.yaml", T);
 	setenv("POSTMORTEM_CONFIG", conf, 1);
-	put(D, "expected", "gpu017\n", 0644);
+	pmt_put(D, "expected", "gpu017\n", 0644);
 	/* the owner is someone else than whoever runs the test */
 	bundle("gpu017", K17, geteuid() == 0 ? 4242 : (long long)geteuid() + 1, false);
 	arrive("gpu017");
@@ -946,7 +890,7 @@ START_TEST(cli_show_and_refusal)
 	if (geteuid() == 0) {
 		/* root reads everything */
 		ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
-		v = get(D, "verdict.json");
+		v = pmt_get(D, "verdict.json");
 		ck_assert_str_eq(out, v);
 		free(v);
 		snprintf(args, sizeof(args), "show 4242 --store %s/store", T);
@@ -998,7 +942,7 @@ START_TEST(merge_cut_by_deadline)
 	json_t *m, *v, *x;
 	size_t i, cut = 0;
 
-	put(D, "expected", "gpu016\ngpu017\n", 0644);
+	pmt_put(D, "expected", "gpu016\ngpu017\n", 0644);
 	bundle("gpu016", K16, 1000, false);
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu016");
@@ -1011,7 +955,7 @@ START_TEST(merge_cut_by_deadline)
 	ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 30);
 	ck_assert(r.deadline_hit);
 	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
-	ck_assert(!there(D, "merging"));
+	ck_assert(!pmt_there(D, "merging"));
 	m = load("manifest.json");
 	ck_assert(json_is_true(json_object_get(m, "provisional")));
 	ck_assert(json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")));
@@ -1029,7 +973,7 @@ START_TEST(merge_cut_by_deadline)
 	json_array_foreach(json_object_get(v, "coverage"), i, x) cut +=
 		!strcmp(jstr(x, "source"), "bundle") && !strcmp(jstr(x, "status"), "timed_out");
 	ck_assert_int_eq(cut, 2);
-	ck_assert(!there(T, "sacctmgr.log")); /* a provisional verdict sets no comment */
+	ck_assert(!pmt_there(T, "sacctmgr.log")); /* a provisional verdict sets no comment */
 	/* the timer merges it again: all nodes are in */
 	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL)), PM_DUE_MERGE);
 	json_decref(v);
@@ -1060,17 +1004,17 @@ START_TEST(merge_crash_still_gives_verdict)
 	char err[512] = "";
 	json_t *m;
 
-	put(D, "expected", "gpu016\n", 0644);
+	pmt_put(D, "expected", "gpu016\n", 0644);
 	bundle("gpu016", K16, 1000, false);
 	arrive("gpu016");
 	ck_assert_msg(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert(r.merge_died && !r.deadline_hit);
 	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
-	ck_assert(!there(D, "merging"));
+	ck_assert(!pmt_there(D, "merging"));
 	m = load("manifest.json");
 	ck_assert(!json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")));
 	ck_assert_ptr_nonnull(strstr(jstr(m, "merge.reason"), "the merge failed (Aborted)"));
-	ck_assert(there(D, "verdict.json"));
+	ck_assert(pmt_there(D, "verdict.json"));
 	json_decref(m);
 }
 END_TEST
@@ -1081,7 +1025,7 @@ START_TEST(timer_cut_is_final)
 	json_t *m;
 	char *line, *db, *want;
 
-	put(D, "expected", "gpu016\n", 0644);
+	pmt_put(D, "expected", "gpu016\n", 0644);
 	bundle("gpu016", K16, 1000, false);
 	arrive("gpu016");
 	ck_assert_int_eq(fin_budget(1.5, true, &r), 0);
@@ -1093,7 +1037,7 @@ START_TEST(timer_cut_is_final)
 	ck_assert(json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")));
 	json_decref(m);
 	line = expected_line();
-	db = get(T, "db.Comment");
+	db = pmt_get(T, "db.Comment");
 	ck_assert_int_ge(asprintf(&want, "%s\n", line), 0);
 	ck_assert_str_eq(db, want);
 	/* recorded, not retried at every walk: the bundle's size is listed */
@@ -1110,7 +1054,7 @@ START_TEST(claim_of_dead_merger_free)
 	double now = (double)time(NULL);
 
 	gethostname(host, sizeof(host) - 1);
-	put(D, "expected", "gpu016\n", 0644);
+	pmt_put(D, "expected", "gpu016\n", 0644);
 	bundle("gpu016", K16, 1000, false);
 	arrive("gpu016");
 	/* a merger on this host that is gone: its claim is free at once */
@@ -1118,22 +1062,22 @@ START_TEST(claim_of_dead_merger_free)
 		_exit(0);
 	waitpid(pid, NULL, 0);
 	snprintf(text, sizeof(text), "%s %ld %.0f %.0f\n", host, (long)pid, now, now + 250);
-	put(D, "merging", text, 0644);
+	pmt_put(D, "merging", text, 0644);
 	pm_finalize_describe(D, what, sizeof(what));
 	ck_assert_msg(strstr(what, "did not finish") && strstr(what, "its merger is gone"), "%s",
 		      what);
 	ck_assert_int_eq(fin(false, &r), 0);
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
-	ck_assert(!there(D, "merging"));
+	ck_assert(!pmt_there(D, "merging"));
 
 	/* a merger elsewhere past its stated end: free; before it: busy */
 	snprintf(text, sizeof(text), "elsewhere 77 %.0f %.0f\n", now - 100, now - 60);
-	put(D, "merging", text, 0644);
+	pmt_put(D, "merging", text, 0644);
 	bundle("gpu016", K17, 1000, false); /* new evidence: the merge writes */
 	ck_assert_int_eq(fin(true, &r), 0);
-	ck_assert(!there(D, "merging"));
+	ck_assert(!pmt_there(D, "merging"));
 	snprintf(text, sizeof(text), "elsewhere 77 %.0f %.0f\n", now, now + 100);
-	put(D, "merging", text, 0644);
+	pmt_put(D, "merging", text, 0644);
 	ck_assert_int_eq(fin(true, &r), 1);
 	ck_assert_int_eq(r.what, PM_FIN_BUSY);
 }
@@ -1145,7 +1089,7 @@ START_TEST(describe_unmerged)
 
 	pm_finalize_describe(D, what, sizeof(what));
 	ck_assert_msg(strstr(what, "no node has reported"), "%s", what);
-	put(D, "expected", "gpu016\ngpu017\n", 0644);
+	pmt_put(D, "expected", "gpu016\ngpu017\n", 0644);
 	bundle("gpu016", K16, 1000, false);
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu016");
@@ -1157,7 +1101,7 @@ START_TEST(describe_unmerged)
 	gethostname(host, sizeof(host) - 1);
 	snprintf(text, sizeof(text), "%s %ld %.0f %.0f\n", host, (long)getpid(), (double)time(NULL),
 		 (double)time(NULL) + 30);
-	put(D, "merging", text, 0644);
+	pmt_put(D, "merging", text, 0644);
 	pm_finalize_describe(D, what, sizeof(what));
 	ck_assert_msg(strstr(what, "a merge is running"), "%s", what);
 }
@@ -1169,7 +1113,7 @@ static char *final_with_comment(void)
 {
 	struct pm_finalize_result r;
 
-	put(D, "expected", "gpu017\n", 0644);
+	pmt_put(D, "expected", "gpu017\n", 0644);
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu017");
 	ck_assert_int_eq(fin(false, &r), 0);
@@ -1199,19 +1143,19 @@ START_TEST(forged_comment_restored)
 	ck_assert_int_eq(res.runs, 1);
 	ck_assert_int_eq(res.seen, 1);
 	ck_assert_int_eq(res.tampered, 0);
-	ck_assert(!there(D, PM_TAMPERED_FILE));
+	ck_assert(!pmt_there(D, PM_TAMPERED_FILE));
 
 	/* the owner rewrites the postmortem part: put back, the user's own text kept */
-	put(T, "db.Comment", forged, 0644);
-	put(T, "sacct.log", "", 0644);
+	pmt_put(T, "db.Comment", forged, 0644);
+	pmt_put(T, "sacct.log", "", 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.tampered, 1);
 	ck_assert_int_eq(res.restored, 1);
-	db = get(T, "db.Comment");
+	db = pmt_get(T, "db.Comment");
 	ck_assert_int_ge(asprintf(&want, "my run | %s\n", line), 0);
 	ck_assert_str_eq(db, want);
 	ck_assert_int_eq(lines(D, PM_TAMPERED_FILE), 1);
-	rec = get(D, PM_TAMPERED_FILE);
+	rec = pmt_get(D, PM_TAMPERED_FILE);
 	ck_assert_ptr_nonnull(strstr(rec, "\"restored\":true"));
 	ck_assert_ptr_nonnull(strstr(rec, "origin=gpu016:0"));
 	/* one query for the walk, one to confirm the job before it is put back */
@@ -1219,15 +1163,15 @@ START_TEST(forged_comment_restored)
 	free(db), free(want), free(rec);
 
 	/* a line of another job's comment cannot clear a mismatch found earlier */
-	put(T, "db.Comment", "postmortem: unknown - origin=- conf=- act=none ev=lab/4242/0\n",
-	    0644);
+	pmt_put(T, "db.Comment", "postmortem: unknown - origin=- conf=- act=none ev=lab/4242/0\n",
+		0644);
 	char *extra;
 	ck_assert_int_ge(
 		asprintf(&extra,
 			 "4243|lab|2026-11-30T03:00:00||note\n4242|lab|2026-11-30T03:00:00||%s\n",
 			 line),
 		0);
-	put(T, "db.extra", extra, 0644);
+	pmt_put(T, "db.extra", extra, 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.tampered, 1);
 	ck_assert_int_eq(lines(D, PM_TAMPERED_FILE), 2);
@@ -1237,10 +1181,10 @@ START_TEST(forged_comment_restored)
 	char p[600];
 	snprintf(p, sizeof(p), "%s/db.extra", T);
 	unlink(p);
-	put(T, "db.Comment", "just my note\n", 0644);
+	pmt_put(T, "db.Comment", "just my note\n", 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.restored, 1);
-	db = get(T, "db.Comment");
+	db = pmt_get(T, "db.Comment");
 	ck_assert_int_ge(asprintf(&want, "just my note | %s\n", line), 0);
 	ck_assert_str_eq(db, want);
 	free(db), free(want);
@@ -1249,7 +1193,7 @@ START_TEST(forged_comment_restored)
 	struct timeval old[2] = {{time(NULL) - 8 * 86400, 0}, {time(NULL) - 8 * 86400, 0}};
 	snprintf(p, sizeof(p), "%s/comment", D);
 	ck_assert_int_eq(utimes(p, old), 0);
-	put(T, "db.Comment", "postmortem: forged\n", 0644);
+	pmt_put(T, "db.Comment", "postmortem: forged\n", 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.runs, 0);
 	cfg.comment_recheck = 0; /* off */
@@ -1269,14 +1213,14 @@ START_TEST(recheck_false_alarm_not_recorded)
 	 * job does not: nothing is set or recorded */
 	cfg.comment_recheck = 86400;
 	ck_assert_int_ge(asprintf(&extra, "4242|lab|2026-11-30T03:00:00||postmortem: forged\n"), 0);
-	put(T, "db.extra", extra, 0644);
-	put(T, "sacctmgr.log", "", 0644);
+	pmt_put(T, "db.extra", extra, 0644);
+	pmt_put(T, "sacctmgr.log", "", 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.suspect, 1);
 	ck_assert_int_eq(res.ambiguous, 1); /* two rows for one job: one is forged */
 	ck_assert_int_eq(res.deferred, 0);
 	ck_assert_int_eq(res.tampered, 0);
-	ck_assert(!there(D, PM_TAMPERED_FILE));
+	ck_assert(!pmt_there(D, PM_TAMPERED_FILE));
 	ck_assert_int_eq(lines(T, "sacctmgr.log"), 0);
 	free(extra), free(line);
 }
@@ -1290,21 +1234,21 @@ START_TEST(recheck_reused_job_id)
 	/* a later job took the id (a controller whose state was reset): its row is not this
 	 * run's, and `sacctmgr modify job where jobid=4242` would change it: left alone */
 	cfg.comment_recheck = 86400;
-	put(T, "db.Comment", "postmortem: forged\n", 0644);
-	put(T, "db.extra", "4242|lab|2026-12-31T00:00:00||someone else's job\n", 0644);
-	put(T, "db.start", "2026-12-31T00:00:00\n", 0644);
-	put(T, "sacctmgr.log", "", 0644);
+	pmt_put(T, "db.Comment", "postmortem: forged\n", 0644);
+	pmt_put(T, "db.extra", "4242|lab|2026-12-31T00:00:00||someone else's job\n", 0644);
+	pmt_put(T, "db.start", "2026-12-31T00:00:00\n", 0644);
+	pmt_put(T, "sacctmgr.log", "", 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.reused, 1);
 	ck_assert_int_eq(res.tampered, 0);
 	ck_assert_int_eq(lines(T, "sacctmgr.log"), 0);
 
 	/* the later row was a forgery (Slurm's latest job of the id is this run): put back */
-	put(T, "db.start", "2026-11-30T03:00:00\n", 0644);
+	pmt_put(T, "db.start", "2026-11-30T03:00:00\n", 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.reused, 0);
 	ck_assert_int_eq(res.restored, 1);
-	db = get(T, "db.Comment");
+	db = pmt_get(T, "db.Comment");
 	ck_assert_str_eq(strtok(db, "\n"), line);
 	free(db), free(line);
 }
@@ -1318,15 +1262,15 @@ START_TEST(recheck_one_query_every_cluster)
 	/* a second cluster whose name holds the first: both asked for, in the one query */
 	snprintf(p, sizeof(p), "%s/store/alab/77/0", T);
 	mkdirs(p);
-	put(p, "comment", "Comment\tpostmortem: unknown - origin=- conf=- act=none ev=alab/77/0\n",
-	    0644);
-	put(T, "sacct.log", "", 0644);
+	pmt_put(p, "comment",
+		"Comment\tpostmortem: unknown - origin=- conf=- act=none ev=alab/77/0\n", 0644);
+	pmt_put(T, "sacct.log", "", 0644);
 	cfg.comment_recheck = 86400;
 	recheck(&res);
 	ck_assert_int_eq(res.runs, 2);
 	ck_assert_int_eq(res.seen, 1); /* the stub knows lab's job only */
 	ck_assert_int_eq(lines(T, "sacct.log"), 1);
-	log = get(T, "sacct.log");
+	log = pmt_get(T, "sacct.log");
 	ck_assert_msg(strstr(log, "-a -X -P -n -M alab,lab -j 77,4242 -o "), "%s", log);
 	free(log);
 
@@ -1334,13 +1278,13 @@ START_TEST(recheck_one_query_every_cluster)
 	for (int i = 0; i < 600; i++) {
 		snprintf(p, sizeof(p), "%s/store/lab/%060d/0", T, i + 1);
 		mkdirs(p);
-		put(p, "comment", "Comment\tpostmortem: unknown\n", 0644);
+		pmt_put(p, "comment", "Comment\tpostmortem: unknown\n", 0644);
 	}
-	put(T, "sacct.log", "", 0644);
+	pmt_put(T, "sacct.log", "", 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.runs, 602);
 	ck_assert(!res.named);
-	log = get(T, "sacct.log");
+	log = pmt_get(T, "sacct.log");
 	ck_assert_msg(strstr(log, "-a -X -P -n -M alab,lab -S ") && strstr(log, " -E now -o "),
 		      "%s", log);
 	free(log), free(line);
@@ -1354,23 +1298,23 @@ START_TEST(admin_comment_copy)
 
 	cfg.admin_comment = true;
 	line = final_with_comment();
-	db = get(T, "db.AdminComment");
+	db = pmt_get(T, "db.AdminComment");
 	ck_assert_int_ge(asprintf(&want, "%s\n", line), 0);
 	ck_assert_str_eq(db, want);
 	free(db);
 	/* removed by someone: put back by the recheck */
-	put(T, "db.AdminComment", "\n", 0644);
+	pmt_put(T, "db.AdminComment", "\n", 0644);
 	cfg.comment_recheck = 86400;
 	recheck(&res);
 	ck_assert_int_eq(res.restored, 1);
-	db = get(T, "db.AdminComment");
+	db = pmt_get(T, "db.AdminComment");
 	ck_assert_str_eq(db, want);
 	free(db);
 	/* jobstats' summary there: never touched */
-	put(T, "db.AdminComment", "JS1:eyJncHVzIjogOH0=\n", 0644);
+	pmt_put(T, "db.AdminComment", "JS1:eyJncHVzIjogOH0=\n", 0644);
 	recheck(&res);
 	ck_assert_int_eq(res.tampered, 0);
-	db = get(T, "db.AdminComment");
+	db = pmt_get(T, "db.AdminComment");
 	ck_assert_str_eq(db, "JS1:eyJncHVzIjogOH0=\n");
 	free(db), free(want), free(line);
 }
@@ -1381,21 +1325,22 @@ START_TEST(config_keys)
 	struct pm_config c;
 	char err[256], p[600];
 
-	put(T, "pm.yaml", "admin_comment: true\ncomment_recheck: 3d\nmerge_deadline: 90s\n", 0644);
+	pmt_put(T, "pm.yaml", "admin_comment: true\ncomment_recheck: 3d\nmerge_deadline: 90s\n",
+		0644);
 	snprintf(p, sizeof(p), "%s/pm.yaml", T);
 	ck_assert_msg(pm_config_load(p, &c, err, sizeof(err)) == 0, "%s", err);
 	ck_assert(c.admin_comment);
 	ck_assert(c.comment_recheck == 3 * 86400.0);
 	ck_assert(c.merge_deadline == 90.0);
 	pm_config_free(&c);
-	put(T, "pm.yaml", "comment_recheck: off\n", 0644);
+	pmt_put(T, "pm.yaml", "comment_recheck: off\n", 0644);
 	ck_assert_msg(pm_config_load(p, &c, err, sizeof(err)) == 0, "%s", err);
 	ck_assert(c.comment_recheck == 0 && !c.admin_comment);
 	pm_config_free(&c);
 	ck_assert_msg(pm_config_load(NULL, &c, err, sizeof(err)) == 0, "%s", err);
 	ck_assert(c.comment_recheck == 7 * 86400.0 && c.merge_deadline == 60.0);
 	pm_config_free(&c);
-	put(T, "pm.yaml", "admin_comment: maybe\n", 0644);
+	pmt_put(T, "pm.yaml", "admin_comment: maybe\n", 0644);
 	ck_assert_int_eq(pm_config_load(p, &c, err, sizeof(err)), -1);
 }
 END_TEST
@@ -1441,11 +1386,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pmt_run(suite());
 }

@@ -29,6 +29,7 @@
 #include "postmortem.h"
 #include "prom.h"
 #include "webhook.h"
+#include "support.h"
 
 #define TOKEN "s3cr3t-T0KEN-never-stored"
 
@@ -41,14 +42,6 @@ static void setup(void)
 	snprintf(tmp, sizeof(tmp), "/tmp/pmhttp.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 	nservers = 0;
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(p);
 }
 
 static void stop_server(pid_t pid)
@@ -65,17 +58,7 @@ static void teardown(void)
 	for (int i = 0; i < nservers; i++)
 		if (servers[i] > 0)
 			stop_server(servers[i]);
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *path_of(const char *rel)
-{
-	static char p[8][512];
-	static int k;
-	char *s = p[k++ % 8];
-
-	snprintf(s, 512, "%s/%s", tmp, rel);
-	return s;
+	pmt_rmtree(tmp);
 }
 
 static void write_file(const char *path, const char *text, mode_t mode)
@@ -166,8 +149,8 @@ static char *url_of(int port, const char *path)
 
 static int load(const char *yaml, struct pm_config *cfg, char *err, size_t errlen)
 {
-	write_file(path_of("pm.yaml"), yaml, 0600);
-	return pm_config_load(path_of("pm.yaml"), cfg, err, errlen);
+	write_file(pmt_path(tmp, "pm.yaml"), yaml, 0600);
+	return pm_config_load(pmt_path(tmp, "pm.yaml"), cfg, err, errlen);
 }
 
 START_TEST(config_prometheus)
@@ -289,27 +272,27 @@ START_TEST(token_file_mode)
 {
 	char why[400], *t;
 
-	write_file(path_of("tok"), TOKEN "\n", 0600);
-	t = pm_http_token(path_of("tok"), why, sizeof(why));
+	write_file(pmt_path(tmp, "tok"), TOKEN "\n", 0600);
+	t = pm_http_token(pmt_path(tmp, "tok"), why, sizeof(why));
 	ck_assert_str_eq(t, TOKEN);
 	pm_http_token_free(t);
 
-	chmod(path_of("tok"), 0644);
-	ck_assert_ptr_null(pm_http_token(path_of("tok"), why, sizeof(why)));
+	chmod(pmt_path(tmp, "tok"), 0644);
+	ck_assert_ptr_null(pm_http_token(pmt_path(tmp, "tok"), why, sizeof(why)));
 	ck_assert_int_eq(errno, EPERM);
 	ck_assert_ptr_nonnull(strstr(why, "mode 0644"));
 	ck_assert_ptr_null(strstr(why, TOKEN));
-	chmod(path_of("tok"), 0640);
-	ck_assert_ptr_null(pm_http_token(path_of("tok"), why, sizeof(why)));
+	chmod(pmt_path(tmp, "tok"), 0640);
+	ck_assert_ptr_null(pm_http_token(pmt_path(tmp, "tok"), why, sizeof(why)));
 	ck_assert_int_eq(errno, EPERM);
 
-	chmod(path_of("tok"), 0600);
-	ck_assert_int_eq(symlink(path_of("tok"), path_of("link")), 0);
-	ck_assert_ptr_null(pm_http_token(path_of("link"), why, sizeof(why)));
-	write_file(path_of("empty"), "\n", 0600);
-	ck_assert_ptr_null(pm_http_token(path_of("empty"), why, sizeof(why)));
+	chmod(pmt_path(tmp, "tok"), 0600);
+	ck_assert_int_eq(symlink(pmt_path(tmp, "tok"), pmt_path(tmp, "link")), 0);
+	ck_assert_ptr_null(pm_http_token(pmt_path(tmp, "link"), why, sizeof(why)));
+	write_file(pmt_path(tmp, "empty"), "\n", 0600);
+	ck_assert_ptr_null(pm_http_token(pmt_path(tmp, "empty"), why, sizeof(why)));
 	ck_assert_ptr_nonnull(strstr(why, "empty"));
-	ck_assert_ptr_null(pm_http_token(path_of("none"), why, sizeof(why)));
+	ck_assert_ptr_null(pm_http_token(pmt_path(tmp, "none"), why, sizeof(why)));
 	ck_assert_int_eq(errno, ENOENT);
 }
 END_TEST
@@ -413,14 +396,14 @@ START_TEST(prom_source_ok)
 	int port;
 	bool xid = false, crc = false;
 
-	mkdir(path_of("req"), 0700);
-	snprintf(extra, sizeof(extra), "--dir %s --file %s/tests/http/matrix.json", path_of("req"),
-		 PM_TEST_SRCDIR);
+	mkdir(pmt_path(tmp, "req"), 0700);
+	snprintf(extra, sizeof(extra), "--dir %s --file %s/tests/http/matrix.json",
+		 pmt_path(tmp, "req"), PM_TEST_SRCDIR);
 	if (!(port = server("prom", extra)))
 		return;
-	write_file(path_of("tok"), TOKEN "\n", 0600);
+	write_file(pmt_path(tmp, "tok"), TOKEN "\n", 0600);
 	prom_cfg(&cfg, url_of(port, "/"), 5);
-	cfg.prom.bearer_token_file = strdup(path_of("tok"));
+	cfg.prom.bearer_token_file = strdup(pmt_path(tmp, "tok"));
 	prom_job(&j);
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 10, &c), 0);
 	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_CST_OK);
@@ -432,7 +415,7 @@ START_TEST(prom_source_ok)
 	ck_assert_ptr_nonnull(strstr(k->data, "\"schema\":\"postmortem.prometheus/1\""));
 	ck_assert_ptr_null(strstr(k->data, TOKEN));
 	/* the request: the node's selector, the window, the token in its header */
-	q = slurp(path_of("req/1.query"));
+	q = slurp(pmt_path(tmp, "req/1.query"));
 	ck_assert_ptr_nonnull(q);
 	ck_assert_ptr_nonnull(strstr(q, "/api/v1/query_range?query="));
 	ck_assert_ptr_nonnull(strstr(q, "instance%3D~%22n7%28%5B.%3A%5D.%2A%29%3F%22"));
@@ -441,7 +424,7 @@ START_TEST(prom_source_ok)
 	free(q);
 
 	/* the engine: facts, and the Prometheus rules over them */
-	rules = path_of("x");
+	rules = pmt_path(tmp, "x");
 	snprintf(rules, 512, "%s/rules", PM_TEST_SRCDIR);
 	rs = pm_ruleset_load(rules, extra, sizeof(extra));
 	ck_assert_ptr_nonnull(rs);
@@ -507,8 +490,8 @@ static double prom_run(const char *url, double timeout, double deadline, struct 
 
 	prom_cfg(&cfg, url, timeout);
 	if (token_mode) {
-		write_file(path_of("tok"), TOKEN "\n", (mode_t)strtol(token_mode, NULL, 8));
-		cfg.prom.bearer_token_file = strdup(path_of("tok"));
+		write_file(pmt_path(tmp, "tok"), TOKEN "\n", (mode_t)strtol(token_mode, NULL, 8));
+		cfg.prom.bearer_token_file = strdup(pmt_path(tmp, "tok"));
 	}
 	prom_job(&j);
 	t0 = pm_mono();
@@ -620,16 +603,16 @@ START_TEST(webhook_delivered)
 	json_t *body;
 	int port;
 
-	mkdir(path_of("got"), 0700);
-	snprintf(extra, sizeof(extra), "--dir %s --fail 1", path_of("got"));
+	mkdir(pmt_path(tmp, "got"), 0700);
+	snprintf(extra, sizeof(extra), "--dir %s --fail 1", pmt_path(tmp, "got"));
 	if (!(port = server("webhook", extra)))
 		return;
-	write_file(path_of("tok"), TOKEN "\n", 0600);
-	hook_cfg(&cfg, url_of(port, "/hook/T0/secret-path"), 2, 2, false, path_of("tok"));
+	write_file(pmt_path(tmp, "tok"), TOKEN "\n", 0600);
+	hook_cfg(&cfg, url_of(port, "/hook/T0/secret-path"), 2, 2, false, pmt_path(tmp, "tok"));
 	/* the first answer is a 500: the second attempt delivers */
 	ck_assert_int_eq(pm_webhook_post(&cfg, d, pm_fin_clock() + 10, why, sizeof(why)),
 			 PM_WEBHOOK_SENT);
-	s = slurp(path_of("got/2.json"));
+	s = slurp(pmt_path(tmp, "got/2.json"));
 	snprintf(p, sizeof(p), "%s/verdict.json", d);
 	{
 		char *want = slurp(p);
@@ -637,7 +620,7 @@ START_TEST(webhook_delivered)
 		free(want);
 	}
 	free(s);
-	s = slurp(path_of("got/2.headers"));
+	s = slurp(pmt_path(tmp, "got/2.headers"));
 	ck_assert_ptr_nonnull(strstr(s, "POST /hook/T0/secret-path"));
 	ck_assert_ptr_nonnull(strstr(s, "Authorization: Bearer " TOKEN));
 	ck_assert_ptr_nonnull(strstr(s, "X-Postmortem-Job: lab/42/0"));
@@ -651,7 +634,7 @@ START_TEST(webhook_delivered)
 	hook_cfg(&cfg, url_of(port, "/hook"), 2, 0, true, NULL);
 	ck_assert_int_eq(pm_webhook_post(&cfg, d, pm_fin_clock() + 10, why, sizeof(why)),
 			 PM_WEBHOOK_SENT);
-	s = slurp(path_of("got/3.json"));
+	s = slurp(pmt_path(tmp, "got/3.json"));
 	body = json_loads(s, 0, NULL);
 	ck_assert_str_eq(json_string_value(
 				 json_object_get(json_object_get(body, "manifest"), "schema")),
@@ -678,8 +661,9 @@ START_TEST(webhook_pending_then_retried)
 
 	if (!hang)
 		return;
-	write_file(path_of("tok"), TOKEN "\n", 0600);
-	hook_cfg(&cfg, url_of(hang, "/hook/secret-path?key=abc"), 1, 5, false, path_of("tok"));
+	write_file(pmt_path(tmp, "tok"), TOKEN "\n", 0600);
+	hook_cfg(&cfg, url_of(hang, "/hook/secret-path?key=abc"), 1, 5, false,
+		 pmt_path(tmp, "tok"));
 	/* a silent receiver: bounded by the deadline however many retries are allowed */
 	t0 = pm_fin_clock();
 	ck_assert_int_eq(pm_webhook_post(&cfg, d, t0 + 2.5, why, sizeof(why)), PM_WEBHOOK_PENDING);
@@ -699,13 +683,13 @@ START_TEST(webhook_pending_then_retried)
 
 	/* the receiver comes back on the same port: `postmortem finalize --pending` delivers */
 	stop_server(servers[nservers - 1]);
-	mkdir(path_of("got"), 0700);
-	snprintf(extra, sizeof(extra), "--dir %s --port %d", path_of("got"), hang);
+	mkdir(pmt_path(tmp, "got"), 0700);
+	snprintf(extra, sizeof(extra), "--dir %s --port %d", pmt_path(tmp, "got"), hang);
 	ck_assert_int_eq(server("webhook", extra), hang);
 	ck_assert_int_eq(pm_finalize_pending(&cfg, d, 4, &res, err, sizeof(err)), 0);
 	ck_assert_int_eq(res.webhook, PM_WEBHOOK_SENT);
 	ck_assert_int_eq(access(p, F_OK), -1);
-	s = slurp(path_of("got/1.headers"));
+	s = slurp(pmt_path(tmp, "got/1.headers"));
 	ck_assert_ptr_nonnull(strstr(s, "POST /hook/secret-path?key=abc"));
 	free(s);
 	/* nothing pending: nothing to do */
@@ -740,9 +724,9 @@ START_TEST(webhook_given_up)
 	free(s);
 
 	/* a token file others can read: not sent, pending with the reason */
-	write_file(path_of("tok"), TOKEN "\n", 0644);
+	write_file(pmt_path(tmp, "tok"), TOKEN "\n", 0644);
 	free(cfg.webhooks[0].bearer_token_file);
-	cfg.webhooks[0].bearer_token_file = strdup(path_of("tok"));
+	cfg.webhooks[0].bearer_token_file = strdup(pmt_path(tmp, "tok"));
 	ck_assert_int_eq(pm_webhook_post(&cfg, d, pm_fin_clock() + 2, why, sizeof(why)),
 			 PM_WEBHOOK_PENDING);
 	ck_assert_ptr_nonnull(strstr(why, "refused"));
@@ -777,11 +761,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return pmt_run(suite());
 }

@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "evidence.h"
 #include "sha256.h"
+#include "support.h"
 
 #define BASE 1796010000.0  /* 2026-11-30T03:40:00Z */
 #define T0311 1796008318.0 /* 2026-11-30T03:11:58Z */
@@ -2251,13 +2252,6 @@ static Suite *input_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
-
 	build_samples();
-	sr = srunner_create(input_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pmt_run(input_suite());
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "input.h"
+#include "support.h"
 
 #define T0311 1796008318.0 /* 2026-11-30T03:11:58Z */
 
@@ -340,11 +341,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pmt_run(suite());
 }

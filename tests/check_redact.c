@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "redact.h"
+#include "support.h"
 
 #ifndef PM_TEST_SRCDIR
 #define PM_TEST_SRCDIR "."
@@ -1081,11 +1082,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pmt_run(suite());
 }

@@ -14,8 +14,6 @@
  *
  * PM_TEST_ALL_FIXTURES=1 runs the removal test over every fixture of rules/fixtures.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +31,7 @@
 #include "cli.h"
 #include "finalize.h"
 #include "store.h"
+#include "support.h"
 
 const char *prog = "postmortem"; /* cli/access.c prints with it */
 
@@ -68,37 +67,6 @@ static const char FAKE_SACCTMGR[] =
 
 /* ---- helpers ---- */
 
-static void put(const char *dir, const char *name, const char *text, mode_t mode)
-{
-	char p[1024];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	ck_assert_msg((f = fopen(p, "w")) != NULL, "%s: %s", p, strerror(errno));
-	fputs(text, f);
-	fclose(f);
-	chmod(p, mode);
-}
-
-static char *get(const char *dir, const char *name)
-{
-	char p[1024], *buf = NULL;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	if (cli_read_file(p, 64u << 20, &buf, NULL) < 0)
-		return NULL;
-	return buf;
-}
-
-static bool there(const char *dir, const char *name)
-{
-	char p[1024];
-	struct stat st;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return lstat(p, &st) == 0;
-}
-
 static void mkdirs(const char *p)
 {
 	char b[1024];
@@ -115,7 +83,7 @@ static void mkdirs(const char *p)
 
 static json_t *load(const char *dir, const char *name)
 {
-	char *s = get(dir, name);
+	char *s = pmt_get(dir, name);
 	json_t *j;
 
 	ck_assert_msg(s != NULL, "%s/%s missing", dir, name);
@@ -173,9 +141,9 @@ static void setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(T));
 	snprintf(p, sizeof(p), "%s/bin", T);
 	mkdirs(p);
-	put(p, "sacct", FAKE_SACCT, 0755);
-	put(p, "sacctmgr", FAKE_SACCTMGR, 0755);
-	put(T, "db.Comment", "\n", 0644);
+	pmt_put(p, "sacct", FAKE_SACCT, 0755);
+	pmt_put(p, "sacctmgr", FAKE_SACCTMGR, 0755);
+	pmt_put(T, "db.Comment", "\n", 0644);
 	snprintf(p, sizeof(p), "%s/store", T);
 	mkdirs(p);
 	memset(&cfg, 0, sizeof(cfg));
@@ -190,7 +158,7 @@ static void setup(void)
 		 "store: %s/store\nrules: %s/rules\nsacct: %s/bin/sacct\nsacctmgr: %s/bin/sacctmgr\n"
 		 "retain: 14d\n",
 		 T, PM_TEST_SRCDIR, T, T);
-	put(T, "pm.yaml", p, 0644);
+	pmt_put(T, "pm.yaml", p, 0644);
 	snprintf(p, sizeof(p), "%s/pm.yaml", T);
 	setenv("POSTMORTEM_CONFIG", p, 1);
 	setenv("POSTMORTEM_RULES", PM_TEST_SRCDIR "/rules", 1);
@@ -242,23 +210,10 @@ static void packed_free(struct packed *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static void member(struct archive *a, const char *name, const void *data, size_t len)
-{
-	struct archive_entry *e = archive_entry_new();
-
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_size(e, (la_int64_t)len);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0640);
-	ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
-	ck_assert_int_eq(archive_write_data(a, data, len), (la_ssize_t)len);
-	archive_entry_free(e);
-}
-
 /* The job id the fixture's sacct.txt names (its JobID column, first row), else FALLBACK. */
 static void fixture_job(const char *ev, char *job, size_t len, const char *fallback)
 {
-	char *s = get(ev, "sacct.txt"), *nl, *row;
+	char *s = pmt_get(ev, "sacct.txt"), *nl, *row;
 	int col = -1, i = 0;
 
 	snprintf(job, len, "%s", fallback);
@@ -293,13 +248,13 @@ static void write_bundle(const char *dir, const char *ev, const char *job, const
 			 double mtime)
 {
 	json_t *man = json_object(), *fl = json_array(), *cov = json_array(), *x;
-	char p[1200], tmp[1200], sha[80], *mtext;
-	struct archive *a = archive_write_new();
+	char p[1200], sha[80], *mtext;
 	struct {
 		char name[600];
 		char *data;
 		size_t len;
 	} m[64];
+	struct pmt_member pm[64];
 	size_t nm = 0, i;
 
 	json_array_foreach(files, i, x)
@@ -346,27 +301,13 @@ static void write_bundle(const char *dir, const char *ev, const char *job, const
 	json_object_set_new(man, "files", fl);
 	json_object_set_new(man, "coverage", cov);
 	ck_assert_ptr_nonnull(mtext = json_dumps(man, JSON_SORT_KEYS));
-	snprintf(p, sizeof(p), "%s/nodes", dir);
-	mkdirs(p);
-	snprintf(tmp, sizeof(tmp), "%s/nodes/.%s.tmp", dir, node);
-	archive_write_add_filter_zstd(a);
-	archive_write_set_format_pax_restricted(a);
-	ck_assert_int_eq(archive_write_open_filename(a, tmp), ARCHIVE_OK);
-	member(a, "manifest.json", mtext, strlen(mtext));
-	for (i = 0; i < nm; i++) {
-		member(a, m[i].name, m[i].data, m[i].len);
+	for (i = 0; i < nm; i++)
+		pm[i] = (struct pmt_member){m[i].name, m[i].data, m[i].len};
+	pmt_bundle(dir, node, mtext, pm, nm, mtime);
+	for (i = 0; i < nm; i++)
 		free(m[i].data);
-	}
-	archive_write_close(a);
-	archive_write_free(a);
 	free(mtext);
 	json_decref(man);
-	if (mtime > 0) {
-		struct timeval tv[2] = {{(time_t)mtime, 0}, {(time_t)mtime, 0}};
-		ck_assert_int_eq(utimes(tmp, tv), 0);
-	}
-	snprintf(p, sizeof(p), "%s/nodes/%s.tar.zst", dir, node);
-	ck_assert_int_eq(rename(tmp, p), 0);
 }
 
 static bool is_sacct(const json_t *c)
@@ -436,9 +377,9 @@ static void pack(const char *fixture, const struct pack *o, struct packed *out)
 	}
 	snprintf(err, sizeof(err), "%s/db.sacct.%s", T, out->job);
 	unlink(err);
-	if (!o->no_sacct && (s = get(ev, "sacct.txt"))) {
+	if (!o->no_sacct && (s = pmt_get(ev, "sacct.txt"))) {
 		snprintf(err, sizeof(err), "db.sacct.%s", out->job);
-		put(T, err, s, 0644);
+		pmt_put(T, err, s, 0644);
 		free(s);
 	}
 	json_array_foreach(nodes, i, x)
@@ -453,8 +394,8 @@ static void pack(const char *fixture, const struct pack *o, struct packed *out)
 	}
 	if (o->quick) {
 		struct cli_inputs in;
-		if (!o->no_sacct && (s = get(ev, "sacct.txt"))) {
-			put(out->dir, "sacct.txt", s, 0640);
+		if (!o->no_sacct && (s = pmt_get(ev, "sacct.txt"))) {
+			pmt_put(out->dir, "sacct.txt", s, 0640);
 			free(s);
 		}
 		out->verdict = cli_job_rediagnose(out->dir, rules, 0, &in, err, sizeof(err));
@@ -465,7 +406,7 @@ static void pack(const char *fixture, const struct pack *o, struct packed *out)
 	ck_assert_msg(pm_finalize_ex(&cfg, out->dir, &fo, &r, err, sizeof(err)) >= 0, "%s: %s",
 		      fixture, err);
 	out->manifest = load(out->dir, "manifest.json");
-	if (there(out->dir, "verdict.json"))
+	if (pmt_there(out->dir, "verdict.json"))
 		out->verdict = load(out->dir, "verdict.json");
 	if (o->late_node) {
 		double upd = 0;
@@ -785,7 +726,7 @@ START_TEST(bundle_formats)
 		ck_assert(in.sched);
 		c = cli_verdict_changes(stored, v, rules);
 		ck_assert(json_is_false(json_object_get(c, "changed")));
-		char *a = pm_verdict_dump(v), *b = get(dir, "verdict.json");
+		char *a = pm_verdict_dump(v), *b = pmt_get(dir, "verdict.json");
 		ck_assert_str_eq(a, b);
 		free(a);
 		free(b);
@@ -817,9 +758,9 @@ static void revised_rules(const char *name, const char *file, void (*edit)(char 
 	sh("mkdir -p %s && cp %s/rules/*.yaml %s/", d, PM_TEST_SRCDIR, d);
 	if (!file)
 		return;
-	ck_assert_ptr_nonnull(s = get(d, file));
+	ck_assert_ptr_nonnull(s = pmt_get(d, file));
 	edit(&s);
-	put(d, file, s, 0644);
+	pmt_put(d, file, s, 0644);
 	free(s);
 }
 
@@ -853,7 +794,7 @@ START_TEST(replay_revised_rules)
 	snprintf(rdir, sizeof(rdir), "%s/rules-no-xid79", T);
 
 	/* nothing written without --apply */
-	char *before = get(p.dir, "verdict.json");
+	char *before = pmt_get(p.dir, "verdict.json");
 	snprintf(args, sizeof(args), "replay --rules %s --json", rdir);
 	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
 	ck_assert_ptr_nonnull(j = json_loads(out, 0, NULL));
@@ -867,10 +808,10 @@ START_TEST(replay_revised_rules)
 	ck_assert_msg(strstr(S(c, "why"), "xid-79-fallen-off-bus is not in the rule set any more"),
 		      "%s", S(c, "why"));
 	json_decref(j);
-	char *after = get(p.dir, "verdict.json");
+	char *after = pmt_get(p.dir, "verdict.json");
 	ck_assert_str_eq(before, after);
 	free(after);
-	ck_assert(!there(p.dir, "history"));
+	ck_assert(!pmt_there(p.dir, "history"));
 
 	/* the text form names the job, what changed and why */
 	snprintf(args, sizeof(args), "replay --rules %s %s", rdir, p.job);
@@ -886,11 +827,11 @@ START_TEST(replay_revised_rules)
 	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
 	ck_assert_msg(strstr(out, "applied: earlier verdict kept as history/verdict-1.json"), "%s",
 		      out);
-	after = get(p.dir, "history/verdict-1.json");
+	after = pmt_get(p.dir, "history/verdict-1.json");
 	ck_assert_str_eq(before, after);
 	free(after);
 	free(before);
-	ck_assert(there(p.dir, "history/verdict-1.replay"));
+	ck_assert(pmt_there(p.dir, "history/verdict-1.replay"));
 	json_t *nv = load(p.dir, "verdict.json"), *m = load(p.dir, "manifest.json");
 	/* without the kernel's Xid the job output's CUDA "unknown error" (a confirmation of a lost
 	 * GPU) is all that is left: the fallback lead, never more than a hypothesis */
@@ -899,7 +840,7 @@ START_TEST(replay_revised_rules)
 			 "retry");
 	ck_assert_str_eq(S(json_object_get(nv, "ruleset"), "digest"),
 			 S(json_object_get(m, "ruleset"), "digest"));
-	char *line = pm_comment_line(nv, "lab", p.job, "0"), *db = get(T, "db.Comment");
+	char *line = pm_comment_line(nv, "lab", p.job, "0"), *db = pmt_get(T, "db.Comment");
 	ck_assert_msg(strncmp(db, line, strlen(line)) == 0, "%s vs %s", db, line);
 	free(line);
 	free(db);
@@ -1268,7 +1209,7 @@ static void expires(const char *dir, const char *when)
 
 	json_object_set_new(m, "expires", json_string(when));
 	s = json_dumps(m, JSON_SORT_KEYS | JSON_INDENT(2));
-	put(dir, "manifest.json", s, 0640);
+	pmt_put(dir, "manifest.json", s, 0640);
 	free(s);
 	json_decref(m);
 }
@@ -1300,7 +1241,7 @@ START_TEST(expire_removes_only_expired)
 	ck_assert_msg(strstr(out, "would remove") && strstr(out, "/lab/4242/0 (expired "
 								 "2026-12-10T00:00:00Z"),
 		      "%s", out);
-	ck_assert(there(old.dir, "manifest.json"));
+	ck_assert(pmt_there(old.dir, "manifest.json"));
 
 	snprintf(args, sizeof(args), "expire --now 2026-12-20 | cat");
 	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
@@ -1309,10 +1250,10 @@ START_TEST(expire_removes_only_expired)
 	ck_assert_msg(strstr(out, "written after that date"), "%s", out);
 	ck_assert_msg(!strstr(out, "\r"), "progress in a pipe: %s", out);
 	ck_assert_msg(strstr(out, "4 job run(s) checked, 1 removed"), "%s", out);
-	ck_assert(!there(old.dir, "."));
-	ck_assert(there(young.dir, "manifest.json"));
-	ck_assert(there(bad.dir, "manifest.json"));
-	ck_assert(there(late.dir, "manifest.json"));
+	ck_assert(!pmt_there(old.dir, "."));
+	ck_assert(pmt_there(young.dir, "manifest.json"));
+	ck_assert(pmt_there(bad.dir, "manifest.json"));
+	ck_assert(pmt_there(late.dir, "manifest.json"));
 	/* nothing is ever removed before its date */
 	snprintf(args, sizeof(args), "expire --now 2026-12-09");
 	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
@@ -1352,7 +1293,7 @@ START_TEST(ledger_verbs)
 	ck_assert_ptr_nonnull(j = json_loads(out, 0, NULL));
 	ck_assert_int_eq(json_array_size(j), 4);
 	json_t *e = json_array_get(j, 1);
-	char *vt = get(p.dir, "verdict.json"), sha[80];
+	char *vt = pmt_get(p.dir, "verdict.json"), sha[80];
 	cli_sha256(vt, strlen(vt), sha);
 	free(vt);
 	ck_assert_str_eq(S(e, "verdict_digest"), sha);
@@ -1392,15 +1333,15 @@ START_TEST(ledger_config_paths)
 		 "store: %s/store\nrules: %s/rules\nsacct: %s/bin/sacct\nsacctmgr: %s/bin/sacctmgr\n"
 		 "ledger: %s/decisions/ops.jsonl\nledger_head: %s/decisions/ops.head\n",
 		 T, PM_TEST_SRCDIR, T, T, T, T);
-	put(T, "ledger.yaml", conf, 0644);
+	pmt_put(T, "ledger.yaml", conf, 0644);
 	snprintf(args, sizeof(args), "ledger propose %s --action retry --config %s/ledger.yaml",
 		 p.job, T);
 	ck_assert_msg(run_cli(args, out, sizeof(out)) == 0, "%s", out);
-	ck_assert(there(d, "ops.jsonl"));
-	ck_assert(there(d, "ops.head"));
+	ck_assert(pmt_there(d, "ops.jsonl"));
+	ck_assert(pmt_there(d, "ops.head"));
 	snprintf(d, sizeof(d), "%s/store", T);
-	ck_assert(!there(d, "ledger.jsonl"));
-	ck_assert(!there(d, "ledger.head"));
+	ck_assert(!pmt_there(d, "ledger.jsonl"));
+	ck_assert(!pmt_there(d, "ledger.head"));
 	snprintf(d, sizeof(d), "%s/decisions", T);
 	snprintf(args, sizeof(args), "ledger verify --config %s/ledger.yaml", T);
 	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
@@ -1413,13 +1354,13 @@ START_TEST(ledger_config_paths)
 		 "--head %s/other.head",
 		 p.job, T, T, T);
 	ck_assert_msg(run_cli(args, out, sizeof(out)) == 0, "%s", out);
-	ck_assert(there(T, "other.jsonl"));
-	ck_assert(there(T, "other.head"));
+	ck_assert(pmt_there(T, "other.jsonl"));
+	ck_assert(pmt_there(T, "other.head"));
 	snprintf(args, sizeof(args), "ledger show --config %s/ledger.yaml --json", T);
 	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
 	ck_assert_msg(strstr(out, "\"proposed\"") && !strstr(out, "\"done\""), "%s", out);
 	/* a relative path is an error naming the file and line */
-	put(T, "bad.yaml", "store: /tmp\nledger: decisions.jsonl\n", 0644);
+	pmt_put(T, "bad.yaml", "store: /tmp\nledger: decisions.jsonl\n", 0644);
 	snprintf(args, sizeof(args), "ledger show --config %s/bad.yaml", T);
 	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 1);
 	ck_assert_msg(strstr(out, "bad.yaml:2") && strstr(out, "not an absolute path"), "%s", out);
@@ -1560,7 +1501,7 @@ START_TEST(report_self_contained)
 	pack("gpu-xid79-node2-watchdog-node1", NULL, &p);
 	snprintf(args, sizeof(args), "report %s -o %s/r.html", p.job, T);
 	ck_assert_msg(run_cli(args, out, sizeof(out)) == 0, "%s", out);
-	ck_assert_ptr_nonnull(html = get(T, "r.html"));
+	ck_assert_ptr_nonnull(html = pmt_get(T, "r.html"));
 	ck_assert_ptr_nonnull(strstr(html, "id=\"verdict-class\">gpu_hardware/gpu_lost<"));
 	ck_assert_ptr_nonnull(strstr(html, "<svg id=\"swimlanes\""));
 	ck_assert_ptr_nonnull(strstr(html, "data-node=\"gpu016\""));
@@ -1577,12 +1518,12 @@ START_TEST(report_self_contained)
 	json_object_set_new(json_object_get(v, "cause"), "summary",
 			    json_string("</title><b>bold</b>"));
 	char *s = pm_verdict_dump(v);
-	put(T, "evil.json", s, 0644);
+	pmt_put(T, "evil.json", s, 0644);
 	free(s);
 	json_decref(v);
 	snprintf(args, sizeof(args), "report --verdict %s/evil.json -o %s/e.html", T, T);
 	ck_assert_msg(run_cli(args, out, sizeof(out)) == 0, "%s", out);
-	ck_assert_ptr_nonnull(html = get(T, "e.html"));
+	ck_assert_ptr_nonnull(html = pmt_get(T, "e.html"));
 	ck_assert_ptr_null(strstr(html, "<script"));
 	ck_assert_ptr_null(strstr(html, "<img"));
 	ck_assert_ptr_null(strstr(html, "<b>bold"));
@@ -1627,11 +1568,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return pmt_run(suite());
 }

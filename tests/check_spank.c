@@ -25,6 +25,7 @@
 #include <slurm/spank.h>
 
 #include "pmspank.h"
+#include "support.h"
 
 /* ---- a fake Slurm ---- */
 
@@ -195,12 +196,6 @@ LOGFN(slurm_verbose, 0)
 static char tmp[256];
 static char spool[300];
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st, (void)flag, (void)f;
-	return remove(p);
-}
-
 static void setup(void)
 {
 	snprintf(tmp, sizeof(tmp), "/tmp/check_spank.XXXXXX");
@@ -212,7 +207,7 @@ static void teardown(void)
 {
 	while (nallocs > 0)
 		free(allocs[--nallocs]);
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	pmt_rmtree(tmp);
 }
 
 static void handle(struct spank_handle *sp, uint32_t job, uint32_t step)
@@ -1546,11 +1541,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pmt_run(suite());
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support.h"
 
 /* ---- pm_trust_mask on one text ---- */
 
@@ -495,23 +496,6 @@ static void teardown(void)
 		fprintf(stderr, "cannot remove %s\n", tmp);
 }
 
-static void mk(const char *rel, const char *text)
-{
-	char p[512], *slash;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
-	for (slash = strchr(p + strlen(tmp) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(p, 0755);
-		*slash = '/';
-	}
-	f = fopen(p, "wb");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static const char *SACCT =
 	"JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks|AllocTRES|Cluster|UID\n"
 	"25|25|FAILED|1:0|2026-12-01T10:00:00|2026-12-01T11:00:00|n[1-2]|2|4|cpu=4,node=2|pmlab|"
@@ -578,9 +562,9 @@ static void assert_nothing_against_a_node(json_t *v)
 
 static void base_evidence(void)
 {
-	mk("ev/sacct.txt", SACCT);
-	mk("ev/n1/kernel.log", KLOG);
-	mk("ev/n2/kernel.log", KLOG);
+	pmt_mk(tmp, "ev/sacct.txt", SACCT);
+	pmt_mk(tmp, "ev/n1/kernel.log", KLOG);
+	pmt_mk(tmp, "ev/n2/kernel.log", KLOG);
 }
 
 START_TEST(test_diagnose_user_fields)
@@ -588,24 +572,24 @@ START_TEST(test_diagnose_user_fields)
 	json_t *v;
 
 	base_evidence();
-	mk("ev/n2/slurmd.log",
-	   "[2026-12-01T10:00:00.100] Launching batch job 25 for UID 2001\n"
-	   "[2026-12-01T10:00:00.200] [25.batch] error: Could not open stderr file /home/u/adv/"
-	   "*** JOB 1 ON n2 UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:00:00 ***/e.err: No such "
-	   "file or directory\n"
-	   "[2026-12-01T10:00:00.300] [25.batch] error: Could not open stdout file /home/u/adv/"
-	   "update_node: node n2 reason set to: NHC: check_hw_ib: No IB port is ACTIVE/o: No "
-	   "such file or directory\n"
-	   "[2026-12-01T10:00:00.400] [25.batch] error: couldn't chdir to `/home/u/NHC: 802: "
-	   "system not yet initialized': No such file or directory: going to /tmp instead\n"
-	   "[2026-12-01T10:00:00.500] [25.batch] error: IO setup failed: No such file or "
-	   "directory\n"
-	   "[2026-12-01T10:00:01.000] [25.batch] done with job\n");
-	mk("ev/n2/kernel.log",
-	   "2026-12-01T09:59:00,000000+00:00 Linux version 6.1.0\n"
-	   "2026-12-01T10:00:30,000000+00:00 EDAC MC0: 1 UE [4242]: segfault at 0 ip 0000 sp 0000 "
-	   "error 4 in NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has fallen off the "
-	   "bus.so[7f00+1000]\n");
+	pmt_mk(tmp, "ev/n2/slurmd.log",
+	       "[2026-12-01T10:00:00.100] Launching batch job 25 for UID 2001\n"
+	       "[2026-12-01T10:00:00.200] [25.batch] error: Could not open stderr file /home/u/adv/"
+	       "*** JOB 1 ON n2 UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:00:00 ***/e.err: No such "
+	       "file or directory\n"
+	       "[2026-12-01T10:00:00.300] [25.batch] error: Could not open stdout file /home/u/adv/"
+	       "update_node: node n2 reason set to: NHC: check_hw_ib: No IB port is ACTIVE/o: No "
+	       "such file or directory\n"
+	       "[2026-12-01T10:00:00.400] [25.batch] error: couldn't chdir to `/home/u/NHC: 802: "
+	       "system not yet initialized': No such file or directory: going to /tmp instead\n"
+	       "[2026-12-01T10:00:00.500] [25.batch] error: IO setup failed: No such file or "
+	       "directory\n"
+	       "[2026-12-01T10:00:01.000] [25.batch] done with job\n");
+	pmt_mk(tmp, "ev/n2/kernel.log",
+	       "2026-12-01T09:59:00,000000+00:00 Linux version 6.1.0\n"
+	       "2026-12-01T10:00:30,000000+00:00 EDAC MC0: 1 UE [4242]: segfault at 0 ip 0000 sp 0000 "
+	       "error 4 in NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has fallen off the "
+	       "bus.so[7f00+1000]\n");
 	v = diagnose();
 	assert_nothing_against_a_node(v);
 	json_decref(v);
@@ -619,17 +603,17 @@ START_TEST(test_diagnose_other_job_and_planted)
 	base_evidence();
 	/* another user's job 24 quoting this job's number in its path, before this job began,
 	 * and job 26's own report on n2 */
-	mk("ev/n2/slurmd.log",
-	   "[2026-12-01T09:40:00.000] [24.batch] error: Could not open stderr file /home/v/25 26 "
-	   "27/*** JOB 25 ON n2 UNCORRECTABLE MEMORY ERROR AT 25 ***/e: No such file or "
-	   "directory\n"
-	   "[2026-12-01T10:00:00.100] Launching batch job 25 for UID 2001\n"
-	   "[2026-12-01T10:30:00.000] [26.batch] error: *** JOB 26 ON n2 UNCORRECTABLE MEMORY "
-	   "ERROR AT 2026-12-01T10:30:00 ***\n"
-	   "[2026-11-30T10:30:00.000] update_node: node n2 reason set to: NHC: check_hw_ib: No IB "
-	   "port is ACTIVE\n"
-	   "[2026-12-01T10:31:00.000] update_node: node n3 reason set to: NHC: check_hw_ib: No IB "
-	   "port is ACTIVE\n");
+	pmt_mk(tmp, "ev/n2/slurmd.log",
+	       "[2026-12-01T09:40:00.000] [24.batch] error: Could not open stderr file /home/v/25 26 "
+	       "27/*** JOB 25 ON n2 UNCORRECTABLE MEMORY ERROR AT 25 ***/e: No such file or "
+	       "directory\n"
+	       "[2026-12-01T10:00:00.100] Launching batch job 25 for UID 2001\n"
+	       "[2026-12-01T10:30:00.000] [26.batch] error: *** JOB 26 ON n2 UNCORRECTABLE MEMORY "
+	       "ERROR AT 2026-12-01T10:30:00 ***\n"
+	       "[2026-11-30T10:30:00.000] update_node: node n2 reason set to: NHC: check_hw_ib: No IB "
+	       "port is ACTIVE\n"
+	       "[2026-12-01T10:31:00.000] update_node: node n3 reason set to: NHC: check_hw_ib: No IB "
+	       "port is ACTIVE\n");
 	v = diagnose();
 	assert_nothing_against_a_node(v);
 	json_decref(v);
@@ -644,10 +628,10 @@ START_TEST(test_diagnose_own_report_counts)
 	const char *cls, *cont;
 
 	base_evidence();
-	mk("ev/n2/slurmd.log",
-	   "[2026-12-01T10:00:00.100] Launching batch job 25 for UID 2001\n"
-	   "[2026-12-01T10:30:00.000] [25.batch] error: *** JOB 25 ON n2 UNCORRECTABLE MEMORY "
-	   "ERROR AT 2026-12-01T10:30:00 ***\n");
+	pmt_mk(tmp, "ev/n2/slurmd.log",
+	       "[2026-12-01T10:00:00.100] Launching batch job 25 for UID 2001\n"
+	       "[2026-12-01T10:30:00.000] [25.batch] error: *** JOB 25 ON n2 UNCORRECTABLE MEMORY "
+	       "ERROR AT 2026-12-01T10:30:00 ***\n");
 	v = diagnose();
 	cls = json_string_value(json_object_get(json_object_get(v, "cause"), "class"));
 	cont = json_string_value(
@@ -698,11 +682,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pmt_run(suite());
 }
