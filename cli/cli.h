@@ -30,7 +30,8 @@ int cmd_ledger(int argc, char **argv);
 int cmd_drill(int argc, char **argv);
 int cmd_expire(int argc, char **argv);
 int cmd_report(int argc, char **argv);
-int cmd_doctor(int argc, char **argv); /* doctor.c */
+int cmd_doctor(int argc, char **argv);	/* doctor.c */
+int cmd_metrics(int argc, char **argv); /* metrics.c */
 
 /* ---- access.c: the store verbs (show, fetch, finalize) ---- */
 
@@ -118,6 +119,14 @@ void cli_run_close(struct cli_run *r);
  * JSON); silent.
  */
 json_t *cli_verdict_load(const char *dir, char **text, size_t *len, char *err, size_t errlen);
+
+/* ---- metrics.c ---- */
+
+/* Write the Prometheus metrics of CFG's store to TEXTFILE (node_exporter's textfile
+ * collector format), replacing it whole: a temporary file in its folder renamed over it.
+ * Prints why not; 0, or 1 (the store could not be read: the file says postmortem_store_up 0;
+ * or the file could not be written). */
+int cli_metrics_write(const struct pm_config *cfg, const char *textfile);
 
 extern const char *prog;
 

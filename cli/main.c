@@ -48,6 +48,8 @@ static const struct verb verbs[] = {
 	 "report JOB -o FILE.html [--store DIR] [--cluster C] [--restart N] [--config FILE] | "
 	 "report --verdict FILE -o FILE.html",
 	 "one self-contained HTML page: verdict, swimlane timeline, evidence, coverage"},
+	{"metrics", cmd_metrics, "metrics [--textfile FILE] [--store DIR] [--config FILE]",
+	 "the store as Prometheus metrics (node_exporter's textfile collector format)"},
 	{"doctor", cmd_doctor,
 	 "doctor [--recent] [--since DURATION] [--slurm-conf FILE] [--config FILE] "
 	 "[--store DIR] [--rules DIR] [--log FILE] [--offline] [--strict] [--json]",

@@ -1,0 +1,477 @@
+/*
+ * metrics.c - `postmortem metrics [--textfile FILE] [--store DIR] [--config FILE]`: the evidence
+ * store as Prometheus metrics, in the text format node_exporter's textfile collector reads
+ * (`--collector.textfile.directory`).  Without --textfile they go to stdout; with it (or with
+ * the configuration's metrics_textfile: when the finalize timer writes them) the file is
+ * replaced whole: a temporary file in the same folder, renamed over it, so that the exporter
+ * never reads half of it.
+ *
+ * What the store holds now is a gauge (expire removes job runs, so these counts go down too):
+ * verdicts by cluster, status and class; the origin nodes whose verdicts justify a repair; the
+ * collector's health (node bundles cut by the collector's deadline, merges cut by theirs,
+ * nodes that never reported, bundles the store refused, comments and webhooks still owed).
+ * The decision ledger only grows: its entries are counters.  Label values come from bounded
+ * sets (clusters, verdict statuses, the taxonomy's classes, node names); no job id is a label.
+ * Exit 0 written, 1 the store could not be read (the file still says so:
+ * postmortem_store_up 0) or the file could not be written, 2 usage.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "finalize.h"
+#include "store.h"
+
+#define USAGE "usage: %s metrics [--textfile FILE] [--store DIR] [--config FILE]\n"
+
+/* The metric families, in the order they are written. */
+enum fam {
+	F_STORE_UP,
+	F_RUNS,
+	F_VERDICTS,
+	F_PROVISIONAL,
+	F_REPAIR_NODE,
+	F_REPAIR_NODES,
+	F_DEADLINE,
+	F_MERGE_DEADLINE,
+	F_NEVER_REPORTED,
+	F_STORE_FAILURES,
+	F_UNMERGED,
+	F_COMMENTS,
+	F_WEBHOOKS,
+	F_WEBHOOKS_FAILED,
+	F_TAMPERED,
+	F_READ_ERRORS,
+	F_LEDGER,
+	F_SCAN_SECONDS,
+	F_TIMESTAMP,
+	F__COUNT,
+};
+
+static const struct family {
+	const char *name, *type, *help;
+} fams[F__COUNT] = {
+	[F_STORE_UP] = {"postmortem_store_up", "gauge",
+			"1 when the evidence store could be read, 0 when not."},
+	[F_RUNS] = {"postmortem_job_runs", "gauge", "Job runs in the evidence store."},
+	[F_VERDICTS] = {"postmortem_verdicts", "gauge",
+			"Job runs in the evidence store by their current verdict's status and cause "
+			"class (class none: the verdict names no cause)."},
+	[F_PROVISIONAL] = {"postmortem_verdicts_provisional", "gauge",
+			   "Job runs whose verdict is still provisional (nodes missing, merge "
+			   "pending)."},
+	[F_REPAIR_NODE] = {"postmortem_node_repair_justified", "gauge",
+			   "Job runs in the store whose verdict justifies a repair on this origin "
+			   "node, by cause class."},
+	[F_REPAIR_NODES] = {"postmortem_nodes_repair_justified", "gauge",
+			    "Nodes named as the origin of at least one verdict that justifies a "
+			    "repair."},
+	[F_DEADLINE] = {"postmortem_collector_deadline_hits", "gauge",
+			"Node bundles in the store whose collection the collector's deadline cut "
+			"short."},
+	[F_MERGE_DEADLINE] = {"postmortem_merge_deadline_hits", "gauge",
+			      "Job runs whose merge ran out of its time budget (or died): the "
+			      "verdict comes from Slurm's record alone."},
+	[F_NEVER_REPORTED] = {"postmortem_nodes_never_reported", "gauge",
+			      "Expected nodes missing from their job run's evidence: the node "
+			      "never reported."},
+	[F_STORE_FAILURES] = {"postmortem_store_failures", "gauge",
+			      "Node bundles the store could not take (undelivered/): they wait in "
+			      "the node's spool."},
+	[F_UNMERGED] = {"postmortem_job_runs_unmerged", "gauge",
+			"Job run folders with no manifest: bundles arrived, never merged."},
+	[F_COMMENTS] = {"postmortem_comments_pending", "gauge",
+			"Job runs whose verdict comment sacctmgr has not taken yet "
+			"(comment.pending)."},
+	[F_WEBHOOKS] = {"postmortem_webhooks_pending", "gauge",
+			"Job runs with webhook deliveries still owed (webhook.pending)."},
+	[F_WEBHOOKS_FAILED] = {"postmortem_webhooks_failed", "gauge",
+			       "Job runs with webhook deliveries given up on (webhook.failed)."},
+	[F_TAMPERED] = {"postmortem_comments_tampered", "gauge",
+			"Verdict comments someone else changed after postmortem set them "
+			"(tampered.jsonl)."},
+	[F_READ_ERRORS] = {"postmortem_store_read_errors", "gauge",
+			   "Job runs whose manifest or verdict could not be read in this scan."},
+	[F_LEDGER] = {"postmortem_ledger_entries_total", "counter",
+		      "Entries in the decision ledger by kind (proposed, done, resolved) and stage "
+		      "(containment, repair, test)."},
+	[F_SCAN_SECONDS] = {"postmortem_metrics_scan_duration_seconds", "gauge",
+			    "Seconds this scan of the store took."},
+	[F_TIMESTAMP] = {"postmortem_metrics_timestamp_seconds", "gauge",
+			 "When these metrics were written (Unix time)."},
+};
+
+struct scan {
+	json_t *series[F__COUNT]; /* per family: label text -> integer */
+	json_t *repair_nodes;	  /* "cluster\tnode" -> true */
+	json_t *clusters;	  /* cluster -> true: the health series exist for each, 0 or not */
+};
+
+/* Label value in the text format: backslash, double quote and line feed escaped. */
+static void esc(char *out, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	for (; s && *s && o + 3 < len; s++) {
+		if (*s == '\\' || *s == '"') {
+			out[o++] = '\\';
+			out[o++] = *s;
+		} else if (*s == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else {
+			out[o++] = *s;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* Add N to family F's series with labels NAMES[i]=VALUES[i] (K of them). */
+static void add(struct scan *sc, enum fam f, long long n, int k, const char *const *names,
+		const char *const *values)
+{
+	char key[1024] = "", v[400];
+	size_t o = 0;
+	json_t *cur;
+
+	for (int i = 0; i < k && o < sizeof(key); i++) {
+		esc(v, sizeof(v), values[i]);
+		o += (size_t)snprintf(key + o, sizeof(key) - o, "%s%s=\"%s\"", i ? "," : "",
+				      names[i], v);
+	}
+	cur = json_object_get(sc->series[f], key);
+	json_object_set_new(sc->series[f], key,
+			    json_integer(json_integer_value(cur) + (json_int_t)n));
+}
+
+static void add_cluster(struct scan *sc, enum fam f, const char *cluster, long long n)
+{
+	static const char *const names[] = {"cluster"};
+	add(sc, f, n, 1, names, &cluster);
+}
+
+static const char *S(const json_t *o, const char *k, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s && *s ? s : dflt;
+}
+
+/* Entries of DIR/SUB (no dot files); 0 when it does not exist. */
+static size_t count_dir(const char *dir, const char *sub)
+{
+	char p[PATH_MAX];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, sub);
+	if (!(d = opendir(p)))
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+/* Lines of DIR/NAME; 0 when absent. */
+static size_t count_lines(const char *dir, const char *name)
+{
+	char p[PATH_MAX], buf[8192];
+	size_t n = 0, r;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if (!(f = fopen(p, "re")))
+		return 0;
+	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (size_t i = 0; i < r; i++)
+			n += buf[i] == '\n';
+	fclose(f);
+	return n;
+}
+
+/* The verdict's part: status and class, and the origin nodes of a justified repair. */
+static void verdict(struct scan *sc, const char *cluster, const json_t *v)
+{
+	static const char *const vnames[] = {"cluster", "status", "class"};
+	static const char *const rnames[] = {"cluster", "node", "class"};
+	const char *status = S(v, "status", "unknown");
+	const char *cls = S(json_object_get(v, "cause"), "class", "none");
+	const char *vals[3] = {cluster, status, cls};
+	const json_t *rep = json_object_get(json_object_get(v, "decision"), "repair"), *n;
+	size_t i;
+
+	add(sc, F_VERDICTS, 1, 3, vnames, vals);
+	if (!json_is_true(json_object_get(rep, "justified")))
+		return;
+	json_array_foreach(json_object_get(json_object_get(v, "origin"), "nodes"), i, n)
+	{
+		const char *node = json_string_value(n);
+		char key[512];
+		if (!node || !*node)
+			continue;
+		vals[1] = node;
+		add(sc, F_REPAIR_NODE, 1, 3, rnames, vals);
+		snprintf(key, sizeof(key), "%s\t%s", cluster, node);
+		json_object_set_new(sc->repair_nodes, key, json_true());
+	}
+}
+
+static int one(const char *dir, void *arg)
+{
+	struct scan *sc = arg;
+	char cluster[256], err[512];
+	const char *p, *q;
+	size_t n, i;
+	json_t *m, *x, *v;
+	int slashes = 0;
+
+	/* <store>/<cluster>/<job>/<restart>: the third component from the end */
+	for (q = dir + strlen(dir); q > dir; q--)
+		if (q[-1] == '/' && ++slashes == 3)
+			break;
+	p = q;
+	q = strchr(p, '/');
+	snprintf(cluster, sizeof(cluster), "%.*s", q ? (int)(q - p) : 0, p);
+	json_object_set_new(sc->clusters, cluster, json_true());
+	add_cluster(sc, F_RUNS, cluster, 1);
+	if ((n = count_dir(dir, "undelivered")))
+		add_cluster(sc, F_STORE_FAILURES, cluster, (long long)n);
+	if (!(m = pm_manifest_load(dir, err, sizeof(err)))) {
+		add_cluster(sc, errno == ENOENT ? F_UNMERGED : F_READ_ERRORS, cluster, 1);
+		return 0;
+	}
+	if (json_is_true(json_object_get(m, "provisional")))
+		add_cluster(sc, F_PROVISIONAL, cluster, 1);
+	if ((n = json_array_size(json_object_get(m, "deadline_hits"))))
+		add_cluster(sc, F_DEADLINE, cluster, (long long)n);
+	if (json_is_object(json_object_get(m, "merge")))
+		add_cluster(sc, F_MERGE_DEADLINE, cluster, 1);
+	n = 0;
+	json_array_foreach(json_object_get(json_object_get(m, "nodes"), "missing"), i, x)
+		n += !strcmp(S(x, "reason", ""), PM_MISSING_REASON);
+	if (n)
+		add_cluster(sc, F_NEVER_REPORTED, cluster, (long long)n);
+	if (exists(dir, "comment.pending"))
+		add_cluster(sc, F_COMMENTS, cluster, 1);
+	if (exists(dir, "webhook.pending"))
+		add_cluster(sc, F_WEBHOOKS, cluster, 1);
+	if (exists(dir, "webhook.failed"))
+		add_cluster(sc, F_WEBHOOKS_FAILED, cluster, 1);
+	if ((n = count_lines(dir, PM_TAMPERED_FILE)))
+		add_cluster(sc, F_TAMPERED, cluster, (long long)n);
+	json_decref(m);
+	if ((v = cli_verdict_load(dir, NULL, NULL, err, sizeof(err))))
+		verdict(sc, cluster, v);
+	else
+		add_cluster(sc, F_READ_ERRORS, cluster, 1);
+	json_decref(v);
+	return 0;
+}
+
+/* The ledger's entries by kind and stage (an absent ledger has none; an unreadable one is
+ * left out, as its counters cannot be known). */
+static void ledger(struct scan *sc, const struct pm_config *cfg)
+{
+	static const char *const names[] = {"kind", "stage"};
+	char path[PATH_MAX], err[512];
+	json_t *entries, *e;
+	size_t i;
+
+	if (cfg->ledger)
+		snprintf(path, sizeof(path), "%s", cfg->ledger);
+	else
+		snprintf(path, sizeof(path), "%s/ledger.jsonl", cfg->store);
+	if (!(entries = cli_ledger_load(path, err, sizeof(err))))
+		return;
+	json_array_foreach(entries, i, e)
+	{
+		const char *vals[2] = {S(e, "kind", "unknown"), S(e, "stage", "unknown")};
+		add(sc, F_LEDGER, 1, 2, names, vals);
+	}
+	json_decref(entries);
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void emit(FILE *f, const struct scan *sc, enum fam k, double scan_s, double now,
+		 bool store_up)
+{
+	const struct family *fm = &fams[k];
+	size_t n = json_object_size(sc->series[k]), i = 0;
+	const char **keys;
+	const char *key;
+	json_t *val;
+
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fm->name, fm->help, fm->name, fm->type);
+	if (k == F_STORE_UP) {
+		fprintf(f, "%s %d\n", fm->name, store_up ? 1 : 0);
+		return;
+	}
+	if (k == F_SCAN_SECONDS || k == F_TIMESTAMP) {
+		fprintf(f, k == F_TIMESTAMP ? "%s %.0f\n" : "%s %.3f\n", fm->name,
+			k == F_TIMESTAMP ? now : scan_s);
+		return;
+	}
+	if (k == F_REPAIR_NODES) {
+		/* one series per cluster seen: 0 is an answer */
+		json_object_foreach(sc->clusters, key, val)
+		{
+			size_t c = 0, l = strlen(key);
+			const char *rk;
+			json_t *rv;
+			char e[400];
+			json_object_foreach(sc->repair_nodes, rk, rv)
+				c += !strncmp(rk, key, l) && rk[l] == '\t';
+			esc(e, sizeof(e), key);
+			fprintf(f, "%s{cluster=\"%s\"} %zu\n", fm->name, e, c);
+		}
+		return;
+	}
+	if (!(keys = malloc((n ? n : 1) * sizeof(*keys))))
+		return;
+	json_object_foreach(sc->series[k], key, val) keys[i++] = key;
+	qsort(keys, n, sizeof(*keys), cmpstr);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%s%s%s %lld\n", fm->name, *keys[i] ? "{" : "", keys[i],
+			*keys[i] ? "}" : "",
+			(long long)json_integer_value(json_object_get(sc->series[k], keys[i])));
+	if (!n && k == F_READ_ERRORS)
+		fprintf(f, "%s 0\n", fm->name);
+	free(keys);
+}
+
+static bool per_cluster(enum fam k)
+{
+	return k == F_RUNS || k == F_PROVISIONAL || (k >= F_DEADLINE && k <= F_TAMPERED);
+}
+
+/* Write the metrics of CFG's store to F.  0, or 1 when the store could not be read. */
+static int write_metrics(FILE *f, const struct pm_config *cfg)
+{
+	struct scan sc = {0};
+	struct timespec t0, t1;
+	char err[768];
+	const char *key;
+	json_t *val;
+	bool up;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int k = 0; k < F__COUNT; k++)
+		sc.series[k] = json_object();
+	sc.repair_nodes = json_object();
+	sc.clusters = json_object();
+	up = pm_store_walk(cfg->store, one, &sc, err, sizeof(err)) == 0;
+	if (!up)
+		fprintf(stderr, "%s metrics: %s\n", prog, err);
+	else
+		ledger(&sc, cfg);
+	/* the per-cluster families have a series for every cluster, 0 included */
+	json_object_foreach(sc.clusters, key, val) for (int k = 0; k < F__COUNT;
+							k++) if (per_cluster((enum fam)k))
+		add_cluster(&sc, (enum fam)k, key, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (int k = 0; k < F__COUNT; k++)
+		emit(f, &sc, (enum fam)k,
+		     (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		     (double)time(NULL), up);
+	for (int k = 0; k < F__COUNT; k++)
+		json_decref(sc.series[k]);
+	json_decref(sc.repair_nodes);
+	json_decref(sc.clusters);
+	return up ? 0 : 1;
+}
+
+int cli_metrics_write(const struct pm_config *cfg, const char *textfile)
+{
+	char tmp[PATH_MAX];
+	const char *slash = strrchr(textfile, '/');
+	int fd, rc;
+	FILE *f;
+
+	/* a hidden name without .prom in the same folder: the exporter reads *.prom only */
+	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.%ld.tmp", slash ? (int)(slash - textfile + 1) : 0,
+		     textfile, slash ? slash + 1 : textfile, (long)getpid()) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "%s metrics: %s: name too long\n", prog, textfile);
+		return 1;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0 ||
+	    !(f = fdopen(fd, "w"))) {
+		fprintf(stderr, "%s metrics: %s: %s\n", prog, tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	rc = write_metrics(f, cfg);
+	if (fchmod(fd, 0644) < 0 || fflush(f) != 0 || fsync(fd) < 0 || fclose(f) != 0 ||
+	    rename(tmp, textfile) < 0) {
+		fprintf(stderr, "%s metrics: %s: %s\n", prog, textfile, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	return rc;
+}
+
+int cmd_metrics(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"textfile", required_argument, NULL, 't'},
+		{"store", required_argument, NULL, 's'},
+		{"config", required_argument, NULL, 'c'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *textfile = NULL, *store = NULL, *config = NULL;
+	struct pm_config cfg;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:s:c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			textfile = optarg;
+			break;
+		case 's':
+			store = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		default:
+			fprintf(stderr, USAGE, prog);
+			return 2;
+		}
+	}
+	if (optind != argc || (textfile && !*textfile)) {
+		fprintf(stderr, USAGE, prog);
+		return 2;
+	}
+	if (cli_load_config(config, store, &cfg) < 0)
+		return 1;
+	if (textfile)
+		rc = cli_metrics_write(&cfg, textfile);
+	else
+		rc = write_metrics(stdout, &cfg) | (fflush(stdout) != 0);
+	pm_config_free(&cfg);
+	return rc;
+}
