@@ -9,12 +9,14 @@
  *   ledger resolve JOB --result confirmed|refuted|precaution_not_needed [--action ID] [--note]
  *   ledger show    [JOB] [--summary] [--json]
  *   ledger verify  [--log FILE] [--seal] [--json]
+ *   ledger init    (root, once: the ledger made for the operators' group to append to)
  * with [--store DIR] [--cluster C] [--restart N] [--config FILE] [--ledger FILE] [--head FILE].
  * The ledger is <store>/ledger.jsonl and its head <store>/ledger.head unless named by the
  * options or the configuration's ledger: and ledger_head: keys.
  * Exit 0 done (verify: intact), 1 not (verify: tampered), 2 usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
@@ -36,6 +38,7 @@
 	"[--action ID] [--note TEXT]\n"                                                          \
 	"       %s ledger show [JOB] [--summary] [--json]\n"                                     \
 	"       %s ledger verify [--log FILE] [--seal] [--json]\n"                               \
+	"       %s ledger init\n"                                                                \
 	"  each with [--store DIR] [--cluster C] [--restart N] [--config FILE] [--ledger FILE] " \
 	"[--head FILE]\n"
 
@@ -220,7 +223,15 @@ static int append(const struct args *a, const struct pm_config *cfg)
 	json_object_set_new(e, "note", a->note ? json_string(a->note) : json_null());
 	new = access(l, F_OK) < 0;
 	if (cli_ledger_append(l, h, e, (double)time(NULL), &head_written, err, sizeof(err)) < 0) {
+		int saved = errno;
 		fprintf(stderr, "%s ledger: %s\n", prog, err);
+		if (saved == EACCES && getuid() != 0)
+			fprintf(stderr,
+				"%s ledger: the operators' group (%s) appends to a ledger root made "
+				"for it: as root, once, `postmortem ledger init` (postmortem doctor "
+				"checks it)\n",
+				prog,
+				cfg->operators_group ? cfg->operators_group : "none configured");
 		goto out;
 	}
 	/* a new ledger: the operators' group appends too (the head file stays root's) */
@@ -419,6 +430,66 @@ static int show(const struct args *a, const struct pm_config *cfg)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* ---- init ---- */
+
+/*
+ * The ledger, created empty when it does not exist, given to the operators' group: group
+ * operators_group, mode 0660, so that an operator's propose, record and resolve can append
+ * (the first append cannot create it in a store folder that is root's).  The head file stays
+ * root's (cli_ledger_append writes it only as root), and every append's head still goes to
+ * syslog: a rewrite by a group member is caught by `ledger verify` as before.  Run as root
+ * (acting as service_user, as the store's other writers do); idempotent.
+ */
+static int init(const struct args *a, const struct pm_config *cfg)
+{
+	char l[4096], h[4096];
+	struct group *g = NULL;
+	struct stat st;
+	bool created;
+	int fd, rc = 1;
+
+	paths(a, cfg, l, h, sizeof(l));
+	if (!l[0]) {
+		fprintf(stderr,
+			"%s ledger init: no store configured (store:, --store or --ledger)\n",
+			prog);
+		return 1;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr,
+			"%s ledger init: run as root (it gives %s to the operators' group)\n", prog,
+			l);
+		return 1;
+	}
+	if (!cfg->operators_group || !(g = getgrnam(cfg->operators_group))) {
+		fprintf(stderr, "%s ledger init: operators_group %s: no such group\n", prog,
+			cfg->operators_group ? cfg->operators_group : "(none)");
+		return 1;
+	}
+	if (cli_act_as_service(cfg, "ledger init") < 0)
+		return 1;
+	created = access(l, F_OK) < 0;
+	if ((fd = open(l, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0660)) < 0) {
+		fprintf(stderr, "%s ledger init: %s: %s\n", prog, l, strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s ledger init: %s: not a regular file\n", prog, l);
+	} else if (fchown(fd, (uid_t)-1, g->gr_gid) < 0 || fchmod(fd, 0660) < 0) {
+		fprintf(stderr, "%s ledger init: %s: group %s, mode 0660: %s\n", prog, l,
+			cfg->operators_group, strerror(errno));
+	} else {
+		printf("%s: %s, group %s, mode 0660: operators append; the head (%s) stays "
+		       "root's\n",
+		       l, created ? "created" : "exists", cfg->operators_group, h);
+		rc = 0;
+	}
+	close(fd);
+out:
+	cli_leave_service();
+	return rc;
+}
+
 /* ---- verify ---- */
 
 static int verify(const struct args *a, const struct pm_config *cfg)
@@ -501,7 +572,7 @@ int cmd_ledger(int argc, char **argv)
 	int c, rc;
 
 	if (argc < 2) {
-		fprintf(stderr, USAGE, prog, prog, prog, prog);
+		fprintf(stderr, USAGE, prog, prog, prog, prog, prog);
 		return 2;
 	}
 	a.verb = argv[1];
@@ -548,7 +619,7 @@ int cmd_ledger(int argc, char **argv)
 			a.head = optarg;
 			break;
 		default:
-			fprintf(stderr, USAGE, prog, prog, prog, prog);
+			fprintf(stderr, USAGE, prog, prog, prog, prog, prog);
 			return 2;
 		}
 	}
@@ -557,11 +628,12 @@ int cmd_ledger(int argc, char **argv)
 	change = !strcmp(a.verb, "propose") || !strcmp(a.verb, "record") ||
 		 !strcmp(a.verb, "resolve");
 	if (optind < argc || (change && !a.job) ||
-	    (!change && strcmp(a.verb, "show") && strcmp(a.verb, "verify")) ||
-	    (!strcmp(a.verb, "verify") && a.job) || (strcmp(a.verb, "resolve") && a.result) ||
-	    (!strcmp(a.verb, "resolve") && !a.result) ||
+	    (!change && strcmp(a.verb, "show") && strcmp(a.verb, "verify") &&
+	     strcmp(a.verb, "init")) ||
+	    ((!strcmp(a.verb, "verify") || !strcmp(a.verb, "init")) && a.job) ||
+	    (strcmp(a.verb, "resolve") && a.result) || (!strcmp(a.verb, "resolve") && !a.result) ||
 	    (change && strcmp(a.verb, "resolve") && !a.action)) {
-		fprintf(stderr, USAGE, prog, prog, prog, prog);
+		fprintf(stderr, USAGE, prog, prog, prog, prog, prog);
 		return 2;
 	}
 	if (a.result) {
@@ -582,6 +654,8 @@ int cmd_ledger(int argc, char **argv)
 		rc = append(&a, &cfg);
 	else if (!strcmp(a.verb, "show"))
 		rc = show(&a, &cfg);
+	else if (!strcmp(a.verb, "init"))
+		rc = init(&a, &cfg);
 	else
 		rc = verify(&a, &cfg);
 	pm_config_free(&cfg);

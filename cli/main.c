@@ -35,8 +35,8 @@ static const struct verb verbs[] = {
 	 "re-diagnose archived evidence under revised rules; list what changed and why"},
 	{"ledger", cmd_ledger,
 	 "ledger propose|record JOB --action ID [--note TEXT] | resolve JOB --result R | "
-	 "show [JOB] [--summary] | verify [--log FILE] [--seal]; each [--json] [--ledger FILE] "
-	 "[--head FILE] [--store DIR] [--cluster C] [--restart N] [--config FILE]",
+	 "show [JOB] [--summary] | verify [--log FILE] [--seal] | init; each [--json] "
+	 "[--ledger FILE] [--head FILE] [--store DIR] [--cluster C] [--restart N] [--config FILE]",
 	 "the decision ledger: proposed, done, resolved; tamper-evident"},
 	{"drill", cmd_drill,
 	 "drill JOB [--rules DIR] [--cutoff DATE|merge] [--json] [--store DIR] [--cluster C] "
