@@ -43,7 +43,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "config.h"
+#include "pmconfig.h"
 #include "doctor.h"
 #include "finalize.h"
 #include "pmspank.h"

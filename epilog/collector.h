@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "config.h"
+#include "pmconfig.h"
 
 /* How far before the job's first task start the kernel log window opens. */
 #define PM_WINDOW_MARGIN 300.0

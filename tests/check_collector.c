@@ -39,7 +39,7 @@
 #define NOBODY 65534
 #define NOGROUP 65534
 #define AWS_KEY "AKIA2E0A8F3B244C9986"
-/* the fields the finalizer asks sacct for (epilog/slurmdb.c) */
+/* the fields the finalizer asks sacct for (store/slurmdb.c) */
 #define SACCT_TEST_FIELDS                                                 \
 	"JobID,JobIDRaw,State,ExitCode,Start,End,NodeList,NNodes,NTasks," \
 	"AllocTRES,ReqTRES,FailedNode,Cluster,UID,Reason"

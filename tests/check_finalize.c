@@ -1,5 +1,5 @@
 /*
- * check_finalize.c - the finalize protocol (epilog/finalize.c) against a temporary store,
+ * check_finalize.c - the finalize protocol (store/finalize.c) against a temporary store,
  * with a fake sacct (prints -P output from files) and a fake sacctmgr (records its
  * arguments, answers "Nothing modified" as often as told); the comment composition; the
  * show/fetch access decision; and one run of the built `postmortem show`.

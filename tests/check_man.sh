@@ -2,7 +2,7 @@
 # check_man.sh - the manuals render without one groff warning (man --warnings), and they cover
 # what exists: every verb of the command's table in postmortem(1), every plugstack argument
 # and extra of spank/args.c in postmortem.so(8), every option of the collector and every
-# configuration key and source of epilog/config.c in postmortem-epilog(8), every field of
+# configuration key and source of store/config.c in postmortem-epilog(8), every field of
 # the verdict schema in postmortem-verdict(7), every class of the taxonomy in the rules and
 # verdict pages.
 set -u
@@ -60,12 +60,12 @@ opts=$("$PM_BUILDDIR/epilog/postmortem-epilog" --help | grep -o -- '--[a-z-]*' |
 for o in $opts --help --version; do
 	need postmortem-epilog.8 "the option $o" "^\\.(B|BI|BR) $o( |\$)"
 done
-top=$(sed -n '/^static int top(/,/^}/p' "$PM_SRCDIR/epilog/config.c" | grep -o 'strcmp(k, "[a-z_]*")' |
+top=$(sed -n '/^static int top(/,/^}/p' "$PM_SRCDIR/store/config.c" | grep -o 'strcmp(k, "[a-z_]*")' |
 	sed 's/.*"\(.*\)".*/\1/')
-for k in $(sed -n 's/^[[:space:]]*{"\([a-z_]*\)", K_[A-Z]*,.*/\1/p' "$PM_SRCDIR/epilog/config.c") $top; do
+for k in $(sed -n 's/^[[:space:]]*{"\([a-z_]*\)", K_[A-Z]*,.*/\1/p' "$PM_SRCDIR/store/config.c") $top; do
 	need postmortem-epilog.8 "the key $k:" "(^\\.BI? $k:|$k:)"
 done
-for s in $(sed -n 's/.*\[PM_CS_[A-Z_]*\] = "\([a-z_]*\)".*/\1/p' "$PM_SRCDIR/epilog/config.c"); do
+for s in $(sed -n 's/.*\[PM_CS_[A-Z_]*\] = "\([a-z_]*\)".*/\1/p' "$PM_SRCDIR/store/config.c"); do
 	need postmortem-epilog.8 "the source $s" "^$s	"
 done
 for k in command path paths cap timeout enabled; do

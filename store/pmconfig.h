@@ -1,5 +1,5 @@
 /*
- * config.h - the collector's configuration (epilog/README.md), shared by the node-side
+ * pmconfig.h - the collector's configuration (epilog/README.md), shared by the node-side
  * collector, the finalizer and the CLI verbs that read the evidence store.
  */
 #ifndef PM_CONFIG_H
@@ -45,7 +45,7 @@ struct pm_prom_conf {
 	unsigned max_points;	 /* per series: a longer window gets a longer step */
 };
 
-/* One webhook sink (`webhooks:`, epilog/webhook.h). */
+/* One webhook sink (`webhooks:`, store/webhook.h). */
 struct pm_webhook_conf {
 	char *url;
 	double timeout;		 /* seconds per attempt */

@@ -19,7 +19,7 @@
 #include <sys/types.h>
 #include <jansson.h>
 
-#include "config.h"
+#include "pmconfig.h"
 
 #define PM_MANIFEST_SCHEMA "postmortem.manifest/1"
 #define PM_CLAIM_STALE 300.0 /* seconds after which a claim that states no end is free */

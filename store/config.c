@@ -13,7 +13,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "config.h"
+#include "pmconfig.h"
 
 #define DURATION_MAX (100.0 * 365 * 86400) /* a century: beyond it, a typo */
 #define SIZE_MAX_CAP (1ULL << 30)	   /* a source keeps at most 1 GiB */
@@ -625,7 +625,7 @@ static int sources(struct ctx *c, const yaml_node_t *m)
 	return 0;
 }
 
-/* ---- prometheus: and webhooks: (epilog/prom.h, epilog/webhook.h) ---- */
+/* ---- prometheus: and webhooks: (epilog/prom.h, store/webhook.h) ---- */
 
 static int http_url(struct ctx *c, const yaml_node_t *v, const char *key, char **dst)
 {

@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "config.h"
+#include "pmconfig.h"
 
 #define PM_WEBHOOK_PENDING_FILE "webhook.pending"
 #define PM_WEBHOOK_FAILED_FILE "webhook.failed"
