@@ -46,7 +46,7 @@
 #include "pmconfig.h"
 #include "doctor.h"
 #include "finalize.h"
-#include "pmspank.h"
+#include "pmargs.h"
 
 #ifndef PM_SLURM_PLUGINDIR
 #define PM_SLURM_PLUGINDIR "/usr/lib/x86_64-linux-gnu/slurm-wlm"

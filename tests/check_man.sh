@@ -1,7 +1,7 @@
 #!/bin/sh
 # check_man.sh - the manuals render without one groff warning (man --warnings), and they cover
 # what exists: every verb of the command's table in postmortem(1), every plugstack argument
-# and extra of spank/args.c in postmortem.so(8), every option of the collector and every
+# and extra of plugstack/args.c in postmortem.so(8), every option of the collector and every
 # configuration key and source of store/config.c in postmortem-epilog(8), every field of
 # the verdict schema in postmortem-verdict(7), every class of the taxonomy in the rules and
 # verdict pages.
@@ -45,10 +45,10 @@ for v in $verbs; do
 done
 
 # postmortem.so(8): every plugstack argument and extra, and the user options
-for k in $(sed -n 's/^[[:space:]]*\[K_[A-Z_]*\][[:space:]]*= { "\([a-z_]*\)".*/\1/p' "$PM_SRCDIR/spank/args.c"); do
+for k in $(sed -n 's/^[[:space:]]*\[K_[A-Z_]*\][[:space:]]*= { "\([a-z_]*\)".*/\1/p' "$PM_SRCDIR/plugstack/args.c"); do
 	need postmortem.so.8 "the argument $k=" "^\\.BI $k="
 done
-for x in $(sed -n 's/^[[:space:]]*{ "\([a-z_]*\)", PM_EXTRA_.*/\1/p' "$PM_SRCDIR/spank/args.c"); do
+for x in $(sed -n 's/^[[:space:]]*{ "\([a-z_]*\)", PM_EXTRA_.*/\1/p' "$PM_SRCDIR/plugstack/args.c"); do
 	need postmortem.so.8 "the extra $x" "^\\.B $x\$"
 done
 for o in --postmortem=off --postmortem-logs= PrologEpilogTimeout AccountingStoreFlags=job_comment; do

@@ -285,7 +285,7 @@ static mode_t mode_of(const char *p)
 	return st.st_mode & 07777;
 }
 
-/* ---- args.c ---- */
+/* ---- plugstack/args.c ---- */
 
 static int parse(char *err, size_t len, struct pm_args *a, ...)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmspank.h"
+#include "pmargs.h"
 
 enum key {
 	K_SPOOL,
