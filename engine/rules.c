@@ -711,7 +711,7 @@ static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_databas
 		rc = 0;
 		goto out;
 	}
-	if (hs_compile_multi(pats, flags, ids, n, mode, NULL, db, &ce) != HS_SUCCESS) {
+	if (pm_hs_compile(pats, flags, ids, n, mode, db, &ce) != HS_SUCCESS) {
 		const struct pm_rule *r =
 			ce && ce->expression >= 0 ? &rs->rules[ids[ce->expression]] : NULL;
 		if (r)

@@ -104,5 +104,9 @@ const char *pm_cap_name(enum pm_cap c);
 /* The decision for CLS/SUBCLS, falling back to CLS; NULL if none. */
 const struct pm_decision *pm_ruleset_decision(const struct pm_ruleset *rs, const char *cls,
 					      const char *subcls);
+/* hs_compile_multi (no platform: this machine's), through the on-disk cache of compiled
+ * databases (hscache.c): the same database, without the compile when an entry is there. */
+hs_error_t pm_hs_compile(const char *const *pats, const unsigned *flags, const unsigned *ids,
+			 unsigned n, unsigned mode, hs_database_t **db, hs_compile_error_t **ce);
 
 #endif
