@@ -1462,6 +1462,66 @@ static void check_group(struct doctor *d)
 		say(d, ST_OK, "operators", NULL, "group %s exists", g);
 }
 
+/* The decision ledger: the operators' group can append to it (or create it), and its head
+ * file, the tamper evidence kept outside the ledger, is root's alone. */
+static void check_ledger(struct doctor *d)
+{
+	const char *g = d->cfg.operators_group;
+	struct group *gr = g && *g ? getgrnam(g) : NULL;
+	char l[PATH_MAX], h[PATH_MAX], dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!d->store_ok || !gr) {
+		say(d, ST_SKIP, "ledger", NULL,
+		    !d->store_ok ? "no reachable store: the decision ledger not checked" :
+				   "no operators' group: the decision ledger not checked");
+		return;
+	}
+	snprintf(l, sizeof(l), "%s", d->cfg.ledger ? d->cfg.ledger : "");
+	if (!d->cfg.ledger)
+		snprintf(l, sizeof(l), "%s/ledger.jsonl", d->store);
+	snprintf(h, sizeof(h), "%s", d->cfg.ledger_head ? d->cfg.ledger_head : "");
+	if (!d->cfg.ledger_head)
+		snprintf(h, sizeof(h), "%s/ledger.head", d->store);
+	if (lstat(h, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)))
+		say(d, ST_FAIL, "ledger-head",
+		    fixf("as root: chown root:root %s; chmod 0644 %s; then `postmortem ledger "
+			 "verify --log` against syslog's heads",
+			 h, h),
+		    "%s is not root's alone (uid %u, mode %04o): whoever can write it can hide a "
+		    "rewritten ledger",
+		    h, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	if (lstat(l, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			say(d, ST_FAIL, "ledger",
+			    fixf("remove it; as root: postmortem ledger init"),
+			    "%s is not a regular file", l);
+		else if (st.st_gid != gr->gr_gid || (st.st_mode & 0060) != 0060)
+			say(d, ST_WARN, "ledger", "as root, once: postmortem ledger init",
+			    "%s (group %u, mode %04o): the operators' group %s cannot append: an "
+			    "operator's `ledger propose` is refused",
+			    l, (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777), g);
+		else
+			say(d, ST_OK, "ledger", NULL,
+			    "%s: group %s, mode %04o: operators append, the head file is root's", l,
+			    g, (unsigned)(st.st_mode & 07777));
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", l);
+	if ((slash = strrchr(dir, '/')))
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (stat(dir, &st) == 0 && st.st_gid == gr->gr_gid && (st.st_mode & 0030) == 0030)
+		say(d, ST_OK, "ledger", NULL,
+		    "%s does not exist yet: the operators' group %s creates it (%s is "
+		    "group-writable)",
+		    l, g, dir);
+	else
+		say(d, ST_WARN, "ledger", "as root, once: postmortem ledger init",
+		    "%s does not exist and the operators' group %s cannot create it in %s: an "
+		    "operator's `ledger propose` is refused",
+		    l, g, dir);
+}
+
 /* ---- 16. accounting: the verdict reaches sacct ---- */
 
 static void check_accounting(struct doctor *d)
@@ -2119,6 +2179,7 @@ int cmd_doctor(int argc, char **argv)
 	check_store_write(&d);
 	check_evidence(&d);
 	check_group(&d);
+	check_ledger(&d);
 	check_accounting(&d);
 	check_store_flags(&d);
 	check_comment_trust(&d);

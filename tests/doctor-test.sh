@@ -340,5 +340,21 @@ touch -d '2000-01-01' "$W/postmortem.yaml"
 check "comment_recheck off" 0 '^warn +comment-trust .*owner can change its Comment.*comment_recheck is off' \
 	--offline --config "$W/postmortem.yaml"
 
+# the decision ledger (issue 17): the store's top folder is root's, so the operators' group
+# cannot create it; `ledger init` gives it to them; a head file others can write is a failure
+fresh
+check "ledger: operators cannot create it" 0 \
+	'^warn +ledger +.*ledger.jsonl does not exist and the operators.* cannot create it' \
+	--offline --config "$W/postmortem.yaml"
+expect "ledger: the fix" '^ +fix: as root, once: postmortem ledger init'
+"$cli" ledger init --config "$W/postmortem.yaml" >"$W/init.out" 2>&1 ||
+	{ echo "FAIL ledger init: $(cat "$W/init.out")"; fail=$((fail + 1)); }
+check "ledger: after ledger init" 0 "^ok +ledger +.*ledger.jsonl: group $OPS, mode 0660: operators append" \
+	--offline --config "$W/postmortem.yaml"
+printf 'seq=1 sha256=00 time=x\n' >"$W/store/ledger.head"
+chmod 666 "$W/store/ledger.head"
+check "ledger: a head file others can write" 1 '^FAIL +ledger-head +.*not root.s alone' \
+	--offline --config "$W/postmortem.yaml"
+
 echo "doctor-test: $pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]
