@@ -466,6 +466,17 @@ static int init(const struct args *a, const struct pm_config *cfg)
 			cfg->operators_group ? cfg->operators_group : "(none)");
 		return 1;
 	}
+	if (!a->ledger && !cfg->ledger && cfg->store_marker && *cfg->store_marker) {
+		char m[4096];
+		snprintf(m, sizeof(m), "%s/%s", cfg->store, cfg->store_marker);
+		if (access(m, F_OK) < 0) {
+			fprintf(stderr,
+				"%s ledger init: %s has no %s (store_marker): the store is not mounted "
+				"here; nothing created\n",
+				prog, cfg->store, cfg->store_marker);
+			return 1;
+		}
+	}
 	if (cli_act_as_service(cfg, "ledger init") < 0)
 		return 1;
 	created = access(l, F_OK) < 0;
