@@ -122,11 +122,13 @@ json_t *cli_verdict_load(const char *dir, char **text, size_t *len, char *err, s
 
 /* ---- metrics.c ---- */
 
-/* Write the Prometheus metrics of CFG's store to TEXTFILE (node_exporter's textfile
- * collector format), replacing it whole: a temporary file in its folder renamed over it.
- * Prints why not; 0, or 1 (the store could not be read: the file says postmortem_store_up 0;
- * or the file could not be written). */
-int cli_metrics_write(const struct pm_config *cfg, const char *textfile);
+/* The Prometheus metrics of CFG's store (node_exporter's textfile collector format) into
+ * *TEXT (malloc'd, *LEN bytes).  Prints why not; 0, 1 when the store could not be read (the
+ * text says postmortem_store_up 0), -1 when nothing could be made. */
+int cli_metrics_text(const struct pm_config *cfg, char **text, size_t *len);
+/* Replace TEXTFILE whole with TEXT: a hidden temporary file in its folder (not *.prom, which
+ * the exporter would read) renamed over it, mode 0644.  Prints why not; 0 or -1. */
+int cli_metrics_save(const char *textfile, const char *text, size_t len);
 
 extern const char *prog;
 

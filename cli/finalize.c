@@ -7,7 +7,8 @@
  * Each merge has --deadline (the configuration's merge_deadline, 60 s): cut, it writes the
  * verdict Slurm's record alone gives and says so.  Then the comments it set within
  * comment_recheck (7 days) are compared with the store in one sacct query, and any a user
- * changed is put back and recorded (tampered.jsonl; doctor --recent).
+ * changed is put back and recorded (tampered.jsonl; doctor --recent).  A walk of the whole
+ * store ends by writing the configuration's metrics_textfile (postmortem metrics), when set.
  * Exit 0 when every run handled is fine, 1 when one failed, 2 usage.
  */
 #include <getopt.h>
@@ -174,8 +175,9 @@ int cmd_finalize(int argc, char **argv)
 	const char *grace = "10m", *deadline = NULL;
 	struct run run = {0};
 	struct pm_config cfg;
-	char dir[4096], err[768] = "";
-	int c;
+	char dir[4096], err[768] = "", *metrics = NULL;
+	size_t mlen = 0;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "pfg:d:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
@@ -236,7 +238,16 @@ int cmd_finalize(int argc, char **argv)
 	} else {
 		recheck(&run, NULL);
 	}
+	/* the store's metrics for node_exporter: read as the store's writer, written as root
+	 * (the exporter's textfile folder is root's) */
+	if (cfg.metrics_textfile && *cfg.metrics_textfile && optind == argc) {
+		rc = cli_metrics_text(&cfg, &metrics, &mlen);
+		run.failed |= rc != 0;
+	}
 	cli_leave_service();
+	if (metrics && cli_metrics_save(cfg.metrics_textfile, metrics, mlen) < 0)
+		run.failed = 1;
+	free(metrics);
 	pm_ruleset_destroy(run.rs);
 	pm_config_free(&cfg);
 	return fflush(stdout) == 0 && !run.failed ? 0 : 1;

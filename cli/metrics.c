@@ -403,34 +403,60 @@ static int write_metrics(FILE *f, const struct pm_config *cfg)
 	return up ? 0 : 1;
 }
 
-int cli_metrics_write(const struct pm_config *cfg, const char *textfile)
+int cli_metrics_text(const struct pm_config *cfg, char **text, size_t *len)
+{
+	FILE *f = open_memstream(text, len);
+	int rc;
+
+	if (!f) {
+		fprintf(stderr, "%s metrics: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	rc = write_metrics(f, cfg);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "%s metrics: %s\n", prog, strerror(errno));
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	return rc;
+}
+
+int cli_metrics_save(const char *textfile, const char *text, size_t len)
 {
 	char tmp[PATH_MAX];
 	const char *slash = strrchr(textfile, '/');
-	int fd, rc;
-	FILE *f;
+	size_t off = 0;
+	int fd;
 
 	/* a hidden name without .prom in the same folder: the exporter reads *.prom only */
 	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.%ld.tmp", slash ? (int)(slash - textfile + 1) : 0,
 		     textfile, slash ? slash + 1 : textfile, (long)getpid()) >= (int)sizeof(tmp)) {
 		fprintf(stderr, "%s metrics: %s: name too long\n", prog, textfile);
-		return 1;
+		return -1;
 	}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0 ||
-	    !(f = fdopen(fd, "w"))) {
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
 		fprintf(stderr, "%s metrics: %s: %s\n", prog, tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 1;
+		return -1;
 	}
-	rc = write_metrics(f, cfg);
-	if (fchmod(fd, 0644) < 0 || fflush(f) != 0 || fsync(fd) < 0 || fclose(f) != 0 ||
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	if (off < len || fchmod(fd, 0644) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
 	    rename(tmp, textfile) < 0) {
-		fprintf(stderr, "%s metrics: %s: %s\n", prog, textfile, strerror(errno));
+		fprintf(stderr, "%s metrics: %s: %s\n", prog, textfile,
+			off < len ? "short write" : strerror(errno));
+		if (off < len)
+			close(fd);
 		unlink(tmp);
-		return 1;
+		return -1;
 	}
-	return rc;
+	return 0;
 }
 
 int cmd_metrics(int argc, char **argv)
@@ -468,10 +494,17 @@ int cmd_metrics(int argc, char **argv)
 	}
 	if (cli_load_config(config, store, &cfg) < 0)
 		return 1;
-	if (textfile)
-		rc = cli_metrics_write(&cfg, textfile);
-	else
+	if (textfile) {
+		char *text = NULL;
+		size_t len = 0;
+		rc = cli_metrics_text(&cfg, &text, &len);
+		if (rc >= 0 && cli_metrics_save(textfile, text, len) < 0)
+			rc = 1;
+		rc = rc < 0 ? 1 : rc;
+		free(text);
+	} else {
 		rc = write_metrics(stdout, &cfg) | (fflush(stdout) != 0);
+	}
 	pm_config_free(&cfg);
 	return rc;
 }

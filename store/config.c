@@ -166,6 +166,7 @@ void pm_config_free(struct pm_config *cfg)
 	free(cfg->sacctmgr);
 	free(cfg->ledger);
 	free(cfg->ledger_head);
+	free(cfg->metrics_textfile);
 	for (int i = 0; i < PM_CS__COUNT; i++) {
 		free(cfg->src[i].command);
 		paths_free(cfg->src[i].paths);
@@ -402,6 +403,7 @@ static const struct key top_keys[] = {
 	{"sacctmgr", K_STR, STR(sacctmgr), NULL},
 	{"ledger", K_PATH, STR(ledger), NULL},
 	{"ledger_head", K_PATH, STR(ledger_head), NULL},
+	{"metrics_textfile", K_PATH, STR(metrics_textfile), NULL},
 };
 #undef STR
 

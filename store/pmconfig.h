@@ -72,6 +72,7 @@ struct pm_config {
 	char *sacct, *sacctmgr;	/* commands, for tests and odd installs */
 	char *ledger;		/* the decision ledger; NULL: <store>/ledger.jsonl (cli) */
 	char *ledger_head;	/* its root-only head file; NULL: <store>/ledger.head */
+	char *metrics_textfile;	/* where `postmortem finalize` writes metrics (cli); NULL none */
 	struct pm_source_conf src[PM_CS__COUNT];
 	struct pm_prom_conf prom;
 	struct pm_webhook_conf *webhooks;

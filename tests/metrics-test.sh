@@ -174,6 +174,18 @@ done
 expect 'sum(postmortem_ledger_entries_total)' '{} 2'
 [ "$(ls -A "$T/tf")" = postmortem.prom ] || fail "left in the folder: $(ls -A "$T/tf")"
 
+# the finalize timer writes the file named by metrics_textfile: after its walk
+cp -a "$S" "$T/store2"
+printf 'store: %s\nmetrics_textfile: %s\nsacct: /bin/false\nsacctmgr: /bin/false\ncomment_recheck: off\n' \
+	"$T/store2" "$T/tf/postmortem.prom" >"$T/pm.yaml"
+before=$(stat -c %Y "$T/tf/postmortem.prom")
+sleep 1
+"$CLI" finalize --config "$T/pm.yaml" >"$T/fin.log" 2>&1 || true
+[ "$(stat -c %Y "$T/tf/postmortem.prom")" -gt "$before" ] || { cat "$T/fin.log"; fail "finalize did not write the metrics"; }
+grep -q '^postmortem_store_up 1$' "$T/tf/postmortem.prom" || fail "finalize's metrics: store not up"
+[ "$(ls -A "$T/tf")" = postmortem.prom ] || fail "left in the folder: $(ls -A "$T/tf")"
+ok "postmortem finalize wrote metrics_textfile after its walk"
+
 # an unreadable store: the file still says so
 "$CLI" metrics --store "$T/nowhere" --textfile "$T/tf/postmortem.prom" 2>"$T/err" &&
 	fail "metrics of a missing store exited 0"
