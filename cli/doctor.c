@@ -1522,6 +1522,118 @@ static void check_ledger(struct doctor *d)
 		    l, g, dir);
 }
 
+/* The folder node_exporter's textfile collector reads, from Debian's defaults file (ARGS);
+ * "" when it does not say. */
+static void exporter_dir(char *out, size_t len)
+{
+	char line[4096], *p, *e;
+	FILE *f = fopen("/etc/default/prometheus-node-exporter", "re");
+
+	out[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || !(p = strstr(line, "--collector.textfile.directory")))
+			continue;
+		p += strlen("--collector.textfile.directory");
+		if (*p != '=' && *p != ' ')
+			continue;
+		p += strspn(p, "= ");
+		e = p + strcspn(p, " \"'\n");
+		snprintf(out, len, "%.*s", (int)(e - p), p);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The Prometheus metrics the finalize timer writes (metrics_textfile:): a *.prom file in a
+ * folder the node exporter reads, written within the last three timer periods. */
+static void check_metrics(struct doctor *d)
+{
+	const char *f = d->cfg.metrics_textfile;
+	const char *fix = "on the one host that runs it: systemctl enable --now "
+			  "postmortem-finalize.timer; journalctl -u postmortem-finalize says why a "
+			  "run failed";
+	char dir[PATH_MAX], ne[PATH_MAX], out[512], *slash;
+	bool known = false, here = false, down = false;
+	struct stat st;
+	double age;
+	FILE *mf;
+
+	if (!d->cfg_ok)
+		return;
+	if (!f || !*f) {
+		say(d, ST_NOTE, "metrics", NULL,
+		    "no metrics_textfile: the finalize timer writes no Prometheus metrics (set it "
+		    "on the host that runs the timer, in node_exporter's textfile folder, e.g. "
+		    "/var/lib/prometheus/node-exporter/postmortem.prom; `postmortem metrics` "
+		    "prints them)");
+		return;
+	}
+	if (strlen(f) < 6 || strcmp(f + strlen(f) - 5, ".prom"))
+		say(d, ST_WARN, "metrics", "name it *.prom, e.g. postmortem.prom",
+		    "metrics_textfile %s: node_exporter's textfile collector reads *.prom files "
+		    "only",
+		    f);
+	snprintf(dir, sizeof(dir), "%s", f);
+	if ((slash = strrchr(dir, '/')))
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		say(d, ST_WARN, "metrics",
+		    "install prometheus-node-exporter (its textfile folder is "
+		    "/var/lib/prometheus/node-exporter), or point metrics_textfile: at its "
+		    "--collector.textfile.directory",
+		    "metrics_textfile %s: no folder %s here: the finalize timer cannot write the "
+		    "metrics on this host",
+		    f, dir);
+		return;
+	}
+	exporter_dir(ne, sizeof(ne));
+	if (ne[0] && strcmp(ne, dir))
+		say(d, ST_WARN, "metrics",
+		    fixf("move metrics_textfile: into %s, or the exporter's folder to %s", ne, dir),
+		    "node_exporter reads %s (/etc/default/prometheus-node-exporter), not %s: the "
+		    "metrics are never scraped",
+		    ne, dir);
+	if (!d->offline && access("/run/systemd/system", F_OK) == 0) {
+		const char *argv[] = {"systemctl", "is-enabled", "postmortem-finalize.timer", NULL};
+		known = true;
+		here = run_cmd(d, argv, CMD_TIMEOUT, out, sizeof(out)) == 0;
+	}
+	if (stat(f, &st) < 0) {
+		if (known && !here)
+			say(d, ST_NOTE, "metrics-timer", NULL,
+			    "%s is not written on this host: postmortem-finalize.timer is not enabled "
+			    "here (it runs on one host that mounts the store: run doctor there)",
+			    f);
+		else
+			say(d, ST_WARN, "metrics-timer", fix,
+			    "%s has never been written: the finalize timer does not run%s or cannot "
+			    "write it",
+			    f, known ? "" : " here");
+		return;
+	}
+	age = (double)time(NULL) - (double)st.st_mtime;
+	if (age > 3 * 300 + 60)
+		say(d, ST_WARN, "metrics-timer", fix,
+		    "%s was last written %.0f min ago%s (the finalize timer writes it every 5 "
+		    "minutes): Prometheus keeps scraping stale values",
+		    f, age / 60,
+		    known && !here ? ", and postmortem-finalize.timer is not enabled here" : "");
+	else
+		say(d, ST_OK, "metrics-timer", NULL,
+		    "%s written %.0f s ago by the finalize timer%s", f, age < 0 ? 0 : age,
+		    known ? (here ? " (postmortem-finalize.timer enabled)" : "") : "");
+	if ((mf = fopen(f, "re"))) {
+		while (fgets(out, sizeof(out), mf))
+			down = down || !strcmp(out, "postmortem_store_up 0\n");
+		fclose(mf);
+	}
+	if (down)
+		say(d, ST_WARN, "metrics",
+		    "look at the finalize timer's journal (journalctl -u postmortem-finalize)",
+		    "%s says the finalize timer could not read the store (postmortem_store_up 0)",
+		    f);
+}
+
 /* ---- 16. accounting: the verdict reaches sacct ---- */
 
 static void check_accounting(struct doctor *d)
@@ -2180,6 +2292,7 @@ int cmd_doctor(int argc, char **argv)
 	check_evidence(&d);
 	check_group(&d);
 	check_ledger(&d);
+	check_metrics(&d);
 	check_accounting(&d);
 	check_store_flags(&d);
 	check_comment_trust(&d);

@@ -356,5 +356,24 @@ chmod 666 "$W/store/ledger.head"
 check "ledger: a head file others can write" 1 '^FAIL +ledger-head +.*not root.s alone' \
 	--offline --config "$W/postmortem.yaml"
 
+# the metrics the finalize timer writes (metrics_textfile:): never written, fresh, stale
+fresh
+mkdir "$W/tf"
+echo "metrics_textfile: $W/tf/postmortem.prom" >>"$W/postmortem.yaml"
+touch -d '2000-01-01' "$W/postmortem.yaml"
+check "metrics: never written" 0 '^warn +metrics-timer +.*postmortem.prom has never been written' \
+	--offline --config "$W/postmortem.yaml"
+expect "metrics: the fix" '^ +fix: on the one host that runs it: systemctl enable --now postmortem-finalize.timer'
+"$cli" metrics --config "$W/postmortem.yaml" --textfile "$W/tf/postmortem.prom" ||
+	{ echo "FAIL postmortem metrics --textfile"; fail=$((fail + 1)); }
+check "metrics: written" 0 '^ok +metrics-timer +.*postmortem.prom written [0-9]+ s ago' \
+	--offline --config "$W/postmortem.yaml"
+touch -d '1 hour ago' "$W/tf/postmortem.prom"
+check "metrics: stale" 0 '^warn +metrics-timer +.*last written 60 min ago' \
+	--offline --config "$W/postmortem.yaml"
+sed -i "s|^metrics_textfile: .*|metrics_textfile: $W/tf/postmortem.txt|" "$W/postmortem.yaml"
+check "metrics: not *.prom" 0 '^warn +metrics +.*reads \*\.prom files only' \
+	--offline --config "$W/postmortem.yaml"
+
 echo "doctor-test: $pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]
