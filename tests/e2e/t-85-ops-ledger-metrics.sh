@@ -1,0 +1,154 @@
+#!/bin/bash
+# e2e-timeout: 300
+# Issue 17, the operators' half, on a real archived job: scenario 2 (GPU 0 of n2 falls off the
+# bus: an Xid 79 in n2's own kernel log), then
+#   the ledger at its default place (STORE/ledger.jsonl, the store's top folder root's 0755):
+#   the operator pmoper (group pmops) is refused and told what to do, doctor warns with the
+#   fix, root runs `postmortem ledger init`, doctor is content, pmoper's propose is taken,
+#   `ledger show --summary` and `ledger verify` read it; an ordinary user's propose is refused;
+#   the metrics: the finalize timer's walk (`postmortem finalize`, root) writes
+#   metrics_textfile:, the real node_exporter reads it with its textfile collector, the real
+#   Prometheus scrapes it, and PromQL reads back the job's verdict, the ledger entry and the
+#   collector's health; doctor says the file is fresh.
+# The ledger files it made at the store's top are removed at the end (other tests name their
+# own ledger).
+. "$(dirname "$0")/lib.sh"
+
+OPER=pmoper
+for p in prometheus prometheus-node-exporter python3; do
+	command -v "$p" >/dev/null 2>&1 || e2e_skip "$p is not installed"
+done
+e2e_pm_on
+PIDS=""
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null || true; done
+	for p in $PIDS; do wait "$p" 2>/dev/null || true; done
+	rm -f "$E2E_STORE/ledger.jsonl" "$E2E_STORE/ledger.head"
+	e2e_pm_config
+	e2e_syslog_stop
+}
+trap cleanup EXIT
+rm -f "$E2E_STORE/ledger.jsonl" "$E2E_STORE/ledger.head"
+
+e2e_train_py >/dev/null
+script=$(e2e_batch job.sh --kill-on-bad-exit=1)
+job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' \
+	--export=ALL,PM_PLAN="0=timeout;1=timeout;2=hang;3=hang",PM_WD=6 "$script")
+e2e_wait_output "$E2E_WORK/main.out" '^2: .*step 3/' 60
+pid2=$(grep -oE '^2: n2:[0-9]+' "$E2E_WORK/main.out" | head -n 1 | cut -d: -f3)
+e2e_klog n2 "NVRM: GPU at PCI:0000:3b:00: GPU-4be1a000-1c2d-3e4f-5a6b-7c8d9e0f1a2b"
+e2e_klog n2 "NVRM: Xid (PCI:0000:3b:00): 79, pid=${pid2:-1911}, name=python3, GPU has fallen off the bus."
+e2e_klog n2 "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."
+e2e_wait_job "$job"
+e2e_wait_verdict "$job"
+V=$(e2e_jobdir "$job")/verdict.json
+assert_v '.cause.class == "gpu_hardware" and .origin.nodes == ["n2"]'
+
+# the CLI's configuration: the collector's, and where the finalize timer writes the metrics
+install -d -m 755 "$E2E_WORK/tf"
+CFG=$E2E_WORK/pm-cli.yaml
+{
+	cat "$E2E_PMCONF"
+	printf 'metrics_textfile: %s/tf/postmortem.prom\n' "$E2E_WORK"
+} >"$CFG"
+chmod 644 "$CFG"
+pm() { # USER ARGS...: the CLI as USER with this test's configuration; output in $E2E_WORK/out
+	local u=$1
+	shift
+	PMRC=0
+	e2e_pm_as "$u" "$@" --config "$CFG" >"$E2E_WORK/out" 2>"$E2E_WORK/err" || PMRC=$?
+}
+out() { cat "$E2E_WORK/out" "$E2E_WORK/err"; }
+doctor() { "$E2E_CLI" doctor --offline --config "$CFG" >"$E2E_WORK/doctor" 2>&1 || true; }
+
+# ---- the ledger: refused at first, and said why; ledger init; then the operator appends
+assert_eq "root 755" "$(stat -c '%U %a' "$E2E_STORE")" "the store's top folder"
+pm "$OPER" ledger propose "$job" --action retry-exclude-node
+assert_eq 1 "$PMRC" "propose as $OPER before ledger init: $(out)"
+assert_contains "$E2E_WORK/err" "$E2E_STORE/ledger.jsonl: Permission denied" "the refusal"
+assert_contains "$E2E_WORK/err" "postmortem ledger init" "the refusal says what root runs"
+doctor
+grep -E '^warn +ledger +.*cannot create it' "$E2E_WORK/doctor" >/dev/null ||
+	e2e_fail "doctor does not warn about the ledger: $(grep -A1 ledger "$E2E_WORK/doctor")"
+"$E2E_CLI" ledger init --config "$CFG" >"$E2E_WORK/init" 2>&1 || e2e_fail "ledger init: $(cat "$E2E_WORK/init")"
+e2e_log "$(cat "$E2E_WORK/init")"
+assert_eq "root pmops 660" "$(stat -c '%U %G %a' "$E2E_STORE/ledger.jsonl")" "the ledger after init"
+doctor
+grep -E '^ok +ledger +.*group pmops, mode 0660' "$E2E_WORK/doctor" >/dev/null ||
+	e2e_fail "doctor after ledger init: $(grep -A1 ledger "$E2E_WORK/doctor")"
+pm "$OPER" ledger propose "$job" --action retry-exclude-node --note "Xid 79 on n2"
+assert_eq 0 "$PMRC" "propose as $OPER after ledger init: $(out)"
+e2e_log "$(head -n 1 "$E2E_WORK/out")"
+pm "$E2E_USER" ledger propose "$job" --action retry
+assert_ne 0 "$PMRC" "an ordinary user's propose"
+pm "$OPER" ledger show --summary
+assert_eq 0 "$PMRC" "ledger show --summary: $(out)"
+assert_contains "$E2E_WORK/out" "decisions on 1 job run(s), 1 ledger entries" "the summary"
+sed 's/^/#   /' "$E2E_WORK/out"
+"$E2E_CLI" ledger verify --config "$CFG" >"$E2E_WORK/verify" 2>&1 || e2e_fail "ledger verify: $(cat "$E2E_WORK/verify")"
+
+# ---- the metrics: the finalize timer writes them; node_exporter and Prometheus read them
+doctor
+grep -E '^warn +metrics-timer +.*has never been written' "$E2E_WORK/doctor" >/dev/null ||
+	e2e_fail "doctor before the timer ran: $(grep -A1 metrics "$E2E_WORK/doctor")"
+timeout 240 "$E2E_CLI" finalize --config "$CFG" >"$E2E_WORK/finalize" 2>&1 ||
+	e2e_log "finalize exited $?: $(tail -n 3 "$E2E_WORK/finalize")"
+P=$E2E_WORK/tf/postmortem.prom
+assert_file "$P" "the finalize timer's metrics"
+assert_eq "postmortem.prom" "$(ls -A "$E2E_WORK/tf")" "nothing else in the textfile folder"
+doctor
+grep -E '^ok +metrics-timer +.*written [0-9]+ s ago' "$E2E_WORK/doctor" >/dev/null ||
+	e2e_fail "doctor after the timer ran: $(grep -A1 metrics "$E2E_WORK/doctor")"
+if grep -E '^postmortem_[a-z_]+\{[^}]*job' "$P"; then e2e_fail "a job label"; fi
+
+listen_port() { # LOG
+	local p
+	for _ in $(seq 200); do
+		p=$(grep -o 'msg="Listening on" address=127.0.0.1:[0-9]*' "$1" 2>/dev/null | head -1 |
+			sed 's/.*://' || true)
+		[ -n "$p" ] && { echo "$p"; return 0; }
+		sleep 0.05
+	done
+	e2e_fail "no listening address in $1: $(tail -n 5 "$1")"
+}
+query() { # PORT PROMQL: one line per series, labels sorted, instance and job dropped
+	python3 - "$1" "$2" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+u = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
+try:
+    for r in json.load(urllib.request.urlopen(u, timeout=2))["data"]["result"]:
+        m = dict(r["metric"])
+        name = m.pop("__name__", "")
+        m.pop("instance", None), m.pop("job", None)
+        print("%s{%s} %s" % (name, ",".join('%s="%s"' % kv for kv in sorted(m.items())), r["value"][1]))
+except Exception as e:
+    print("error: %s" % e, file=sys.stderr)
+EOF
+}
+prometheus-node-exporter --web.listen-address=127.0.0.1:0 --collector.disable-defaults \
+	--collector.textfile --collector.textfile.directory="$E2E_WORK/tf" >"$E2E_WORK/ne.log" 2>&1 &
+PIDS="$PIDS $!"
+NE=$(listen_port "$E2E_WORK/ne.log")
+printf 'global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n  - job_name: node\n    static_configs: [{targets: ["127.0.0.1:%s"]}]\n' \
+	"$NE" >"$E2E_WORK/prom.yml"
+prometheus --config.file="$E2E_WORK/prom.yml" --storage.tsdb.path="$E2E_WORK/tsdb" \
+	--web.listen-address=127.0.0.1:0 >"$E2E_WORK/prom.log" 2>&1 &
+PIDS="$PIDS $!"
+PROM=$(listen_port "$E2E_WORK/prom.log")
+up() { [ -n "$(query "$PROM" 'postmortem_store_up == 1')" ]; }
+e2e_wait_for 30 up || e2e_fail "Prometheus has no postmortem_store_up 1: $(tail -n 3 "$E2E_WORK/ne.log")"
+assert_eq 'node_textfile_scrape_error{} 0' "$(query "$PROM" node_textfile_scrape_error)" "the textfile collector"
+q='postmortem_verdicts{cluster="pmlab",status="attributed",class="gpu_hardware"}'
+got=$(query "$PROM" "$q")
+assert_match '^postmortem_verdicts\{class="gpu_hardware",cluster="pmlab",status="attributed"\} [1-9][0-9]*$' "$got" "$q"
+want=$(find "$E2E_STORE/pmlab" -mindepth 3 -maxdepth 3 -name verdict.json -exec \
+	jq -r 'select(.status == "attributed" and .cause.class == "gpu_hardware") | 1' {} + | wc -l)
+assert_eq "$want" "${got##* }" "$q against the store's verdicts"
+assert_eq 'postmortem_ledger_entries_total{kind="proposed",stage="containment"} 1' \
+	"$(query "$PROM" postmortem_ledger_entries_total)" "the ledger entry, scraped"
+for q in "$q" postmortem_ledger_entries_total postmortem_job_runs postmortem_verdicts_provisional \
+	'{__name__=~"postmortem_(collector_deadline_hits|merge_deadline_hits|nodes_never_reported|store_failures|comments_pending|webhooks_pending)"}' \
+	postmortem_store_up; do
+	query "$PROM" "$q" | while IFS= read -r l; do printf '#   %s\n' "$l"; done
+done
+e2e_log "metrics: the finalize timer wrote $(grep -c '^postmortem_' "$P") series; Prometheus $(prometheus --version 2>&1 | head -1 | cut -d' ' -f3) scraped them through node_exporter's textfile collector"
