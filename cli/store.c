@@ -4,8 +4,6 @@
  * incident timeline, and the times they are all stamped with.  The decision ledger's chain
  * is in ledger_chain.c.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,11 +16,11 @@
 #include <unistd.h>
 #include <openssl/evp.h>
 
+#include "finalize.h" /* pm_bundle_manifest */
 #include "ruleset.h" /* the tuning: the skew tolerance */
 #include "store.h"
 
 #define SACCT_MAX (16u << 20)
-#define BUNDLE_MANIFEST_MAX (16u << 20)
 
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -264,38 +262,6 @@ fail:
 	return -1;
 }
 
-json_t *cli_bundle_manifest(const char *file)
-{
-	struct archive *ar = archive_read_new();
-	struct archive_entry *e;
-	json_t *m = NULL;
-	char *buf;
-
-	if (!ar)
-		return NULL;
-	archive_read_support_filter_zstd(ar);
-	archive_read_support_format_tar(ar);
-	if (archive_read_open_filename(ar, file, 65536) != ARCHIVE_OK)
-		goto out;
-	while (archive_read_next_header(ar, &e) == ARCHIVE_OK) {
-		la_int64_t size = archive_entry_size(e);
-		if (strcmp(archive_entry_pathname(e), "manifest.json"))
-			continue;
-		if (size < 0 || (uint64_t)size > BUNDLE_MANIFEST_MAX ||
-		    !(buf = malloc((size_t)size + 1)))
-			break;
-		if (archive_read_data(ar, buf, (size_t)size) == size)
-			m = json_loadb(buf, (size_t)size, 0, NULL);
-		free(buf);
-		break;
-	}
-out:
-	archive_read_free(ar);
-	if (!m)
-		errno = EINVAL;
-	return m;
-}
-
 /* ---- re-diagnosing a job run ---- */
 
 static int cmpstr(const void *a, const void *b)
@@ -355,7 +321,7 @@ static void note(struct cli_inputs *in, const char *file, const char *node, cons
 static int add_lagging(const char *path, const char *name, double arrived, double cutoff,
 		       struct pm_evidence *ev, struct cli_inputs *in)
 {
-	json_t *m = cli_bundle_manifest(path), *cov = json_array(), *f;
+	json_t *m = pm_bundle_manifest(path), *cov = json_array(), *f;
 	char tmp[4096], file[4200], a[32], c[32], reason[160], err[300] = "";
 	const char *base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	int rc = -1;

@@ -57,9 +57,6 @@ int cli_sha256_file(const char *path, char *out, size_t *bytes);
 /* Read PATH whole, NUL-terminated, at most MAX bytes (EFBIG beyond).  0 or -1 with errno. */
 int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
 
-/* The manifest.json member of bundle FILE (a .tar.zst), or NULL (errno EINVAL when absent). */
-json_t *cli_bundle_manifest(const char *file);
-
 /* ---- re-diagnosing a job run ---- */
 
 /* What went into a re-diagnosis. */

@@ -18,7 +18,6 @@
 #include "sha256.h"
 
 #define SNIFF_BYTES 4096
-#define MANIFEST_READ_MAX (16 << 20) /* pm_bundle_manifest */
 
 struct membuf {
 	char *buf;
@@ -253,29 +252,4 @@ int pm_bundle_verify(const char *path, char *err, size_t errlen)
 	}
 	pm_evidence_destroy(ev);
 	return rc;
-}
-
-json_t *pm_bundle_manifest(const char *path)
-{
-	struct archive *a = archive_read_new();
-	struct archive_entry *e;
-	la_int64_t size;
-	json_t *m = NULL;
-	char *buf;
-
-	if (!a)
-		return NULL;
-	archive_read_support_filter_zstd(a);
-	archive_read_support_format_tar(a);
-	if (archive_read_open_filename(a, path, 65536) == ARCHIVE_OK &&
-	    archive_read_next_header(a, &e) == ARCHIVE_OK &&
-	    !strcmp(archive_entry_pathname(e), "manifest.json") &&
-	    (size = archive_entry_size(e)) > 0 && size <= MANIFEST_READ_MAX &&
-	    (buf = malloc((size_t)size))) {
-		if (archive_read_data(a, buf, (size_t)size) == size)
-			m = json_loadb(buf, (size_t)size, 0, NULL);
-		free(buf);
-	}
-	archive_read_free(a);
-	return m;
 }

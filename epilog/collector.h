@@ -228,9 +228,6 @@ int pm_bundle_write(const struct pm_collection *c, const struct pm_job *j, void 
 /* Read the bundle file PATH (a .tar.zst name) back with the engine. 0, or -1 with ERR. */
 int pm_bundle_verify(const char *path, char *err, size_t errlen);
 
-/* The manifest (first member) of the bundle file PATH, or NULL.  Not verified: a look only. */
-json_t *pm_bundle_manifest(const char *path);
-
 /* ---- store.c ---- */
 
 struct pm_store_result {

@@ -36,19 +36,10 @@
 #include "webhook.h"
 #include "internal.h" /* pm_hostlist_expand: the engine's Slurm hostlist expander */
 
-#define NAMELEN 64
 #define HISTORY_MAX 10000
-#define BUNDLE_MANIFEST_MAX (16u << 20)
 #define REMERGE_WINDOW 86400.0 /* how long the timer waits for a final Slurm state */
-#define CLAIM_SLACK 5.0	       /* seconds past its stated end before a claim is free */
 #define RESERVE_MIN 0.5	       /* seconds kept for a cut merge's provisional verdict */
 #define RESERVE_MAX 10.0
-
-struct names {
-	char **v;
-	size_t n;
-	size_t sorted; /* v[0..sorted) is sorted and unique; the rest appended since */
-};
 
 struct bundle {
 	char *file; /* "nodes/x.tar.zst" */
@@ -79,115 +70,6 @@ struct job {
 	char cut_why[120]; /* "" the merge ran out of time; else what became of it */
 	int stored_fd;	   /* a timed merge's child: told when the verdict is stored; -1 */
 };
-
-/* ---- name lists ---- */
-
-static bool node_ok(const char *s, size_t n)
-{
-	if (n == 0 || n >= NAMELEN || s[0] == '.' || s[0] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '/' || (unsigned char)s[i] <= ' ' || (unsigned char)s[i] >= 127)
-			return false;
-	return true;
-}
-
-static int cmpstr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool has(const struct names *l, const char *s)
-{
-	if (l->sorted && bsearch(&s, l->v, l->sorted, sizeof(*l->v), cmpstr))
-		return true;
-	for (size_t i = l->sorted; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return true;
-	return false;
-}
-
-/* Append a node name (invalid names are skipped); names_sort removes duplicates.  -1 ENOMEM. */
-static int add(struct names *l, const char *s, size_t n)
-{
-	char **v, *c;
-
-	if (!node_ok(s, n))
-		return 0;
-	if (!(v = realloc(l->v, (l->n + 2) * sizeof(*v))))
-		return -1;
-	l->v = v;
-	if (!(c = strndup(s, n)))
-		return -1;
-	l->v[l->n++] = c;
-	l->v[l->n] = NULL;
-	return 0;
-}
-
-static void names_free(struct names *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = l->sorted = 0;
-}
-
-static void names_sort(struct names *l)
-{
-	size_t k = 0;
-
-	if (!l->n)
-		return;
-	qsort(l->v, l->n, sizeof(*l->v), cmpstr);
-	for (size_t i = 0; i < l->n; i++) {
-		if (k && !strcmp(l->v[k - 1], l->v[i]))
-			free(l->v[i]);
-		else
-			l->v[k++] = l->v[i];
-	}
-	l->n = l->sorted = k;
-	l->v[k] = NULL;
-}
-
-static json_t *names_json(const struct names *l)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(a, json_string(l->v[i]));
-	return a;
-}
-
-/* Lines of a file, or a Slurm hostlist: into L.  -1 on ENOMEM. */
-static int parse_nodes(struct names *l, const char *s, size_t len)
-{
-	char **v;
-	size_t n;
-
-	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
-		len--;
-	if (memchr(s, '\n', len)) {
-		for (const char *p = s, *end = s + len, *nl; p < end; p = nl + 1) {
-			nl = memchr(p, '\n', (size_t)(end - p));
-			if (!nl)
-				nl = end;
-			if (add(l, p, (size_t)(nl - p)) < 0)
-				return -1;
-		}
-		return 0;
-	}
-	if (!len || pm_hostlist_expand(s, len, &v, &n) < 0)
-		return len && errno == ENOMEM ? -1 : 0;
-	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!rc && add(l, v[i], strlen(v[i])) < 0)
-			rc = -1;
-		free(v[i]);
-	}
-	free(v);
-	return rc;
-}
 
 /* ---- the expected nodes ---- */
 
@@ -234,40 +116,9 @@ static int read_expected(const char *jobdir, struct names *l)
 	path(p, sizeof(p), jobdir, "expected");
 	if (pm_fin_read(p, 16u << 20, &buf, &len) < 0)
 		return errno == ENOENT ? 0 : -1;
-	rc = parse_nodes(l, buf, len);
+	rc = pm_names_parse(l, buf, len);
 	free(buf);
 	return rc < 0 ? -1 : 1;
-}
-
-/* The manifest.json of a bundle (its first member), or NULL. */
-static json_t *bundle_manifest(const char *file)
-{
-	struct archive *ar = archive_read_new();
-	struct archive_entry *e;
-	json_t *m = NULL;
-	char *buf;
-
-	if (!ar)
-		return NULL;
-	archive_read_support_filter_zstd(ar);
-	archive_read_support_format_tar(ar);
-	if (archive_read_open_filename(ar, file, 65536) != ARCHIVE_OK)
-		goto out;
-	while (archive_read_next_header(ar, &e) == ARCHIVE_OK) {
-		la_int64_t size = archive_entry_size(e);
-		if (strcmp(archive_entry_pathname(e), "manifest.json"))
-			continue;
-		if (size < 0 || (uint64_t)size > BUNDLE_MANIFEST_MAX ||
-		    !(buf = malloc((size_t)size + 1)))
-			break;
-		if (archive_read_data(ar, buf, (size_t)size) == size)
-			m = json_loadb(buf, (size_t)size, 0, NULL);
-		free(buf);
-		break;
-	}
-out:
-	archive_read_free(ar);
-	return m;
 }
 
 /* The job's node list as a bundle manifest states it ("job_nodes": list or hostlist). */
@@ -280,10 +131,10 @@ static int manifest_nodes(const json_t *m, struct names *l)
 	if (!v)
 		v = json_object_get(m, "nodelist");
 	if (json_is_string(v))
-		return parse_nodes(l, json_string_value(v), strlen(json_string_value(v)));
+		return pm_names_parse(l, json_string_value(v), strlen(json_string_value(v)));
 	json_array_foreach(v, i, x) if (json_is_string(x) &&
-					add(l, json_string_value(x), strlen(json_string_value(x))) <
-						0) return -1;
+					pm_names_add(l, json_string_value(x),
+						     strlen(json_string_value(x))) < 0) return -1;
 	return 0;
 }
 
@@ -303,7 +154,7 @@ static int find_expected(struct job *j)
 	if (rc < 0)
 		return -1;
 	if (j->expected.n) {
-		names_sort(&j->expected);
+		pm_names_sort(&j->expected);
 		j->expected_from = "expected";
 		return 0;
 	}
@@ -311,45 +162,23 @@ static int find_expected(struct job *j)
 		char p[4096];
 		json_t *m;
 		snprintf(p, sizeof(p), "%s/nodes/%s.tar.zst", j->dir, j->files.v[i]);
-		if ((m = bundle_manifest(p)) && manifest_nodes(m, &j->expected) == 0 &&
+		if ((m = pm_bundle_manifest(p)) && manifest_nodes(m, &j->expected) == 0 &&
 		    j->expected.n)
 			j->expected_from = "bundle manifest";
 		json_decref(m);
 	}
-	if (!j->expected.n && env && *env && parse_nodes(&j->expected, env, strlen(env)) == 0 &&
+	if (!j->expected.n && env && *env && pm_names_parse(&j->expected, env, strlen(env)) == 0 &&
 	    j->expected.n)
 		j->expected_from = "SLURM_NODELIST";
 	if (!j->expected.n) {
 		j->expected_from = "unknown";
 		return 0;
 	}
-	names_sort(&j->expected);
+	pm_names_sort(&j->expected);
 	return write_expected(j->dir, &j->expected) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* ---- arrivals and bundles on disk ---- */
-
-static int list_dir(const char *dir, const char *suffix, struct names *l)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	size_t sl = strlen(suffix);
-
-	if (!d)
-		return errno == ENOENT ? 0 : -1;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (de->d_name[0] == '.' || n <= sl || strcmp(de->d_name + n - sl, suffix))
-			continue;
-		if (add(l, de->d_name, n - sl) < 0) {
-			closedir(d);
-			return -1;
-		}
-	}
-	closedir(d);
-	names_sort(l);
-	return 0;
-}
 
 /* Add the expected nodes that DIR/<node>SUFFIX names but a (stale, on NFS) listing missed. */
 static int lookup_expected(const struct job *j, const char *sub, const char *suffix,
@@ -361,10 +190,10 @@ static int lookup_expected(const struct job *j, const char *sub, const char *suf
 	for (size_t i = 0; i < j->expected.n; i++) {
 		const char *n = j->expected.v[i];
 		snprintf(p, sizeof(p), "%s/%s/%s%s", j->dir, sub, n, suffix);
-		if (!has(l, n) && lstat(p, &st) == 0 && add(l, n, strlen(n)) < 0)
+		if (!pm_names_has(l, n) && lstat(p, &st) == 0 && pm_names_add(l, n, strlen(n)) < 0)
 			return -1;
 	}
-	names_sort(l);
+	pm_names_sort(l);
 	return 0;
 }
 
@@ -374,10 +203,10 @@ static int scan(struct job *j)
 	struct stat st;
 
 	path(p, sizeof(p), j->dir, "nodes");
-	if (list_dir(p, ".tar.zst", &j->files) < 0 || find_expected(j) < 0)
+	if (pm_names_list_dir(p, ".tar.zst", &j->files) < 0 || find_expected(j) < 0)
 		return -1;
 	path(p, sizeof(p), j->dir, "arrived");
-	if (list_dir(p, "", &j->arrived) < 0 ||
+	if (pm_names_list_dir(p, "", &j->arrived) < 0 ||
 	    lookup_expected(j, "arrived", "", &j->arrived) < 0 ||
 	    lookup_expected(j, "nodes", ".tar.zst", &j->files) < 0)
 		return -1;
@@ -393,15 +222,15 @@ static bool complete(const struct job *j)
 	if (!j->expected.n)
 		return false;
 	for (size_t i = 0; i < j->expected.n; i++)
-		in += has(&j->arrived, j->expected.v[i]);
+		in += pm_names_has(&j->arrived, j->expected.v[i]);
 	return in == j->expected.n || (j->nlinked >= 0 && (size_t)j->nlinked >= j->expected.n);
 }
 
 static void job_free(struct job *j)
 {
-	names_free(&j->expected);
-	names_free(&j->arrived);
-	names_free(&j->files);
+	pm_names_free(&j->expected);
+	pm_names_free(&j->arrived);
+	pm_names_free(&j->files);
 	for (size_t i = 0; i < j->nb; i++) {
 		free(j->b[i].file);
 		free(j->b[i].node);
@@ -431,137 +260,6 @@ static int job_open(struct job *j, const struct pm_config *cfg, const char *jobd
 		return pm_fin_fail(err, errlen, e, "%s: %s", jobdir, strerror(e));
 	}
 	return 0;
-}
-
-static bool exists(const char *dir, const char *name)
-{
-	char p[4096];
-	struct stat st;
-
-	path(p, sizeof(p), dir, name);
-	return lstat(p, &st) == 0;
-}
-
-/* ---- the claim ---- */
-
-/* "host pid start end": END (epoch seconds) is when the holder will have let go of it. */
-static void claim_id(char *me, size_t len, double budget)
-{
-	char host[64] = "";
-	double now = pm_fin_wall();
-
-	gethostname(host, sizeof(host) - 1);
-	snprintf(me, len, "%s %ld %.0f %.0f\n", host, (long)getpid(), now,
-		 now + (budget > 0 ? budget : PM_CLAIM_STALE));
-}
-
-int pm_claim_parse(const char *text, struct pm_claim *c)
-{
-	int n;
-
-	memset(c, 0, sizeof(*c));
-	c->end = -1;
-	n = sscanf(text, "%63s %ld %lf %lf", c->host, &c->pid, &c->start, &c->end);
-	if (n < 3 || c->pid <= 0)
-		return -1;
-	if (n < 4)
-		c->end = -1; /* an older claim: only its age tells */
-	return 0;
-}
-
-/* Is the claim C (file modified at MTIME) free to take at NOW? */
-bool pm_claim_stale(const struct pm_claim *c, double mtime, double now, const char **why)
-{
-	char host[64] = "";
-
-	gethostname(host, sizeof(host) - 1);
-	if (c && c->host[0] && !strcmp(c->host, host) && kill((pid_t)c->pid, 0) < 0 &&
-	    errno == ESRCH) {
-		*why = "its merger is gone";
-		return true;
-	}
-	if (c && c->end > 0 && now > c->end + CLAIM_SLACK) {
-		*why = "its merger's time ran out";
-		return true;
-	}
-	if (now - mtime >= PM_CLAIM_STALE) {
-		*why = "older than its limit";
-		return true;
-	}
-	*why = "";
-	return false;
-}
-
-/* Is the claim file P (stat ST) free to take? */
-static bool claim_free(const char *p, const struct stat *st)
-{
-	struct pm_claim c;
-	const char *why;
-	char *buf = NULL;
-	bool parsed;
-
-	parsed = pm_fin_read(p, 4096, &buf, NULL) == 0 && pm_claim_parse(buf, &c) == 0;
-	free(buf);
-	return pm_claim_stale(parsed ? &c : NULL, (double)st->st_mtime, pm_fin_wall(), &why);
-}
-
-/* 1 the claim is ours (ME written into it), 0 someone else holds it, -1 error. */
-static int claim(const char *dir, const char *me)
-{
-	char p[4096], aside[4096], host[64] = "";
-	struct stat st, st2;
-	int fd;
-
-	gethostname(host, sizeof(host) - 1);
-	path(p, sizeof(p), dir, "merging");
-	snprintf(aside, sizeof(aside), "%s/.merging.stale.%s.%ld", dir, host, (long)getpid());
-	for (int tries = 0; tries < 3; tries++) {
-		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
-		if (fd >= 0) {
-			ssize_t w = write(fd, me, strlen(me));
-			close(fd);
-			return w == (ssize_t)strlen(me) ? 1 : (unlink(p), -1);
-		}
-		if (errno != EEXIST)
-			return -1;
-		if (lstat(p, &st) < 0) {
-			if (errno == ENOENT)
-				continue;
-			return -1;
-		}
-		if (!claim_free(p, &st))
-			return 0;
-		/* a merger died: move its claim aside, and make sure it was that one we moved */
-		if (rename(p, aside) < 0) {
-			if (errno == ENOENT)
-				continue;
-			return -1;
-		}
-		if (lstat(aside, &st2) == 0 && st2.st_ino == st.st_ino &&
-		    st2.st_mtime == st.st_mtime) {
-			unlink(aside);
-			continue;
-		}
-		if (link(aside, p) < 0 && errno != EEXIST) {
-			unlink(aside);
-			return -1;
-		}
-		unlink(aside);
-		return 0;
-	}
-	return 0;
-}
-
-static void release(const char *dir, const char *me)
-{
-	char p[4096], *buf;
-
-	path(p, sizeof(p), dir, "merging");
-	if (pm_fin_read(p, 4096, &buf, NULL) < 0)
-		return;
-	if (!strcmp(buf, me)) /* not one that took ours over */
-		unlink(p);
-	free(buf);
 }
 
 /* ---- the inputs ---- */
@@ -597,7 +295,7 @@ static int inspect(const struct job *j, const struct pm_ruleset *rs, struct pm_e
 	}
 	if (m) {
 		const char *n = json_string_value(json_object_get(m, "node"));
-		if (n && node_ok(n, strlen(n)) && strcmp(n, b->node)) {
+		if (n && pm_node_ok(n, strlen(n)) && strcmp(n, b->node)) {
 			char *c = strdup(n);
 			if (!c) {
 				json_decref(m);
@@ -696,7 +394,7 @@ static long long owner(const struct job *j)
 	for (size_t i = 0; uid < 0 && i < j->files.n; i++) {
 		json_t *m;
 		snprintf(p, sizeof(p), "%s/nodes/%s.tar.zst", j->dir, j->files.v[i]);
-		if ((m = bundle_manifest(p))) {
+		if ((m = pm_bundle_manifest(p))) {
 			uid = uid_of(m);
 			json_decref(m);
 		}
@@ -738,16 +436,16 @@ static json_t *nodes_json(const struct job *j)
 
 	for (size_t i = 0; i < j->nb; i++)
 		if (j->b[i].ok)
-			add(&present, j->b[i].node, strlen(j->b[i].node));
-	names_sort(&present);
+			pm_names_add(&present, j->b[i].node, strlen(j->b[i].node));
+	pm_names_sort(&present);
 	for (size_t i = 0; i < j->expected.n; i++) {
 		const char *n = j->expected.v[i], *why = PM_MISSING_REASON;
-		if (has(&present, n))
+		if (pm_names_has(&present, n))
 			continue;
 		for (size_t k = 0; k < j->nb; k++)
 			if (!strcmp(j->b[k].node, n) && j->b[k].reason[0])
 				why = j->b[k].reason;
-		if (why == (const char *)PM_MISSING_REASON && has(&j->arrived, n))
+		if (why == (const char *)PM_MISSING_REASON && pm_names_has(&j->arrived, n))
 			why = "arrived, but its bundle is missing";
 		/* the node's collector could not store its bundle (store.c, note_undelivered) */
 		char p[4096], note[700], *buf = NULL;
@@ -764,11 +462,12 @@ static json_t *nodes_json(const struct job *j)
 		free(buf);
 		json_array_append_new(missing, json_pack("{s:s,s:s}", "node", n, "reason", why));
 	}
-	json_object_set_new(o, "expected", j->expected.n ? names_json(&j->expected) : json_null());
+	json_object_set_new(o, "expected",
+			    j->expected.n ? pm_names_json(&j->expected) : json_null());
 	json_object_set_new(o, "expected_from", json_string(j->expected_from));
-	json_object_set_new(o, "present", names_json(&present));
+	json_object_set_new(o, "present", pm_names_json(&present));
 	json_object_set_new(o, "missing", missing);
-	names_free(&present);
+	pm_names_free(&present);
 	return o;
 }
 
@@ -1078,9 +777,6 @@ char *pm_comment_line(const json_t *v, const char *cluster, const char *job, con
 
 /* ---- the merge ---- */
 
-static int admin_set(const struct pm_config *cfg, const char *job, const char *line,
-		     double deadline, char *why, size_t whylen);
-
 /* Merge with the rule set GIVEN (the caller's, kept), or else one loaded from cfg->rules. */
 static int merge(struct job *j, const struct pm_ruleset *given, bool provisional, double deadline,
 		 struct pm_finalize_result *r, char *err, size_t errlen)
@@ -1138,7 +834,7 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 	/* the copy operators alone can change; the timer's recheck retries it */
 	if (!provisional && j->cfg->admin_comment && r->comment != PM_COMMENT_PENDING &&
 	    strcmp(j->cfg->comment_field ? j->cfg->comment_field : "", "AdminComment"))
-		admin_set(j->cfg, j->id, line ? line : "", deadline, verr, sizeof(verr));
+		pm_fin_admin_set(j->cfg, j->id, line ? line : "", deadline, verr, sizeof(verr));
 	rc = 0;
 out:
 	if (rc < 0 && err && !err[0])
@@ -1403,7 +1099,7 @@ static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct 
 		/* cut after the verdict was stored: only the comment or a webhook was left, and
 		 * their .pending files say so for the timer */
 		r->what = provisional ? PM_FIN_PROVISIONAL : PM_FIN_MERGED;
-		r->comment = !provisional && exists(j->dir, "comment.pending") ?
+		r->comment = !provisional && pm_fin_exists(j->dir, "comment.pending") ?
 				     PM_COMMENT_PENDING :
 				     PM_COMMENT_NONE;
 		snprintf(r->comment_why, sizeof(r->comment_why),
@@ -1438,7 +1134,7 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 		  reserve > RESERVE_MAX ? RESERVE_MAX :
 					  reserve;
 	cut_at = end - reserve;
-	claim_id(me, sizeof(me), o->merge_budget);
+	pm_fin_claim_id(me, sizeof(me), o->merge_budget);
 	for (int round = 0; round < 2; round++) {
 		struct job j;
 		bool all;
@@ -1452,11 +1148,11 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 		r.present = j.arrived.n;
 		r.what = wrote_provisional ? PM_FIN_PROVISIONAL : PM_FIN_WAITING;
 		rc = 1;
-		if (!all && !force && exists(jobdir, "manifest.json")) {
+		if (!all && !force && pm_fin_exists(jobdir, "manifest.json")) {
 			job_free(&j);
 			break;
 		}
-		int c = claim(jobdir, me);
+		int c = pm_fin_claim(jobdir, me);
 		if (c <= 0) {
 			if (c < 0)
 				pm_fin_fail(err, errlen, errno, "%s/merging: %s", jobdir,
@@ -1466,8 +1162,9 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 			job_free(&j);
 			break;
 		}
-		if (!all && !force && exists(jobdir, "manifest.json")) {
-			release(jobdir, me); /* someone wrote it between our look and the claim */
+		if (!all && !force && pm_fin_exists(jobdir, "manifest.json")) {
+			pm_fin_release(jobdir,
+				       me); /* someone wrote it between our look and the claim */
 			job_free(&j);
 			break;
 		}
@@ -1475,7 +1172,7 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 		if (o->merge_budget > 0 && !rs) {
 			const char *dir = cfg->rules && *cfg->rules ? cfg->rules : PM_RULESDIR;
 			if (!(rs = own = pm_ruleset_load(dir, err, errlen))) {
-				release(jobdir, me);
+				pm_fin_release(jobdir, me);
 				job_free(&j);
 				rc = -1;
 				break;
@@ -1486,7 +1183,7 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 					 errlen);
 		else
 			rc = merge(&j, rs, !all && !force, deadline, &r, err, errlen);
-		release(jobdir, me);
+		pm_fin_release(jobdir, me);
 		job_free(&j);
 		if (rc < 0 || all || force)
 			break;
@@ -1516,7 +1213,7 @@ int pm_finalize_arrive(const char *jobdir, const char *node, const char *nodelis
 	struct stat st;
 	int fd;
 
-	if (!node || !node_ok(node, strlen(node)))
+	if (!node || !pm_node_ok(node, strlen(node)))
 		return pm_fin_fail(err, errlen, EINVAL, "'%s' is not a node name",
 				   node ? node : "");
 	path(arr, sizeof(arr), jobdir, "arrivals");
@@ -1527,12 +1224,12 @@ int pm_finalize_arrive(const char *jobdir, const char *node, const char *nodelis
 	path(dst, sizeof(dst), jobdir, "arrived");
 	if (mkdir(dst, 0750) < 0 && errno != EEXIST)
 		return pm_fin_fail(err, errlen, errno, "%s: %s", dst, strerror(errno));
-	if (nodelist && *nodelist && !exists(jobdir, "expected")) {
-		int rc = parse_nodes(&l, nodelist, strlen(nodelist));
-		names_sort(&l);
+	if (nodelist && *nodelist && !pm_fin_exists(jobdir, "expected")) {
+		int rc = pm_names_parse(&l, nodelist, strlen(nodelist));
+		pm_names_sort(&l);
 		if (rc == 0 && l.n && write_expected(jobdir, &l) < 0 && errno != EEXIST)
 			rc = -1;
-		names_free(&l);
+		pm_names_free(&l);
 		if (rc < 0)
 			return pm_fin_fail(err, errlen, errno, "%s/expected: %s", jobdir,
 					   strerror(errno));
@@ -1548,43 +1245,6 @@ int pm_finalize_arrive(const char *jobdir, const char *node, const char *nodelis
 
 /* ---- what became of a merge ---- */
 
-static void describe_claim(const char *jobdir, size_t in, size_t of, char *buf, size_t len)
-{
-	char p[4096], *text = NULL, since[40] = "?", end[40] = "?";
-	struct pm_claim c;
-	struct stat st;
-	const char *why;
-	bool parsed;
-
-	path(p, sizeof(p), jobdir, "merging");
-	if (lstat(p, &st) < 0) {
-		snprintf(buf, len,
-			 "%zu of %zu node(s) reported, but no merge finished: no verdict, no claim "
-			 "left (the merging collector was stopped before it wrote one); the finalize "
-			 "timer merges it, or run `postmortem finalize JOB`",
-			 in, of);
-		return;
-	}
-	parsed = pm_fin_read(p, 4096, &text, NULL) == 0 && pm_claim_parse(text, &c) == 0;
-	free(text);
-	if (parsed) {
-		pm_fin_iso(c.start, since, sizeof(since));
-		if (c.end > 0)
-			pm_fin_iso(c.end, end, sizeof(end));
-	}
-	if (pm_claim_stale(parsed ? &c : NULL, (double)st.st_mtime, pm_fin_wall(), &why))
-		snprintf(buf, len,
-			 "%zu of %zu node(s) reported, but the merge did not finish: %s (%s %ld, "
-			 "started %s, to end by %s) without writing a verdict; the claim is free "
-			 "and the finalize timer merges it, or run `postmortem finalize JOB`",
-			 in, of, why, parsed ? c.host : "?", parsed ? c.pid : 0L, since, end);
-	else
-		snprintf(buf, len,
-			 "%zu of %zu node(s) reported; a merge is running (%s %ld, started %s, to "
-			 "end by %s)",
-			 in, of, parsed ? c.host : "?", parsed ? c.pid : 0L, since, end);
-}
-
 void pm_finalize_describe(const char *jobdir, char *buf, size_t len)
 {
 	static const struct pm_config none = {0};
@@ -1597,7 +1257,7 @@ void pm_finalize_describe(const char *jobdir, char *buf, size_t len)
 	}
 	of = j.expected.n;
 	for (size_t i = 0; i < j.arrived.n; i++)
-		in += !of || has(&j.expected, j.arrived.v[i]);
+		in += !of || pm_names_has(&j.expected, j.arrived.v[i]);
 	if (!in && !j.files.n)
 		snprintf(buf, len, "no node has reported yet (%zu expected)", of);
 	else if (!of)
@@ -1606,628 +1266,8 @@ void pm_finalize_describe(const char *jobdir, char *buf, size_t len)
 			 "has written a verdict yet",
 			 in);
 	else
-		describe_claim(jobdir, in, of, buf, len);
+		pm_fin_describe_claim(jobdir, in, of, buf, len);
 	job_free(&j);
-}
-
-/* ---- the stored verdict is the authority: comments rechecked ---- */
-
-#define MARK "postmortem: "
-#define SEP " | "
-#define RECHECK_TIMEOUT 120.0 /* seconds the one sacct query of a walk may take */
-#define FOUND_MAX 300	      /* bytes of a tampered value kept in the record */
-#define AMBIGUOUS_MAX 50      /* jobs with forged rows asked about alone, per walk */
-#define JOBLIST_MAX 32768     /* bytes of job ids named in the query (one argument) */
-
-/* The postmortem part of a comment: from our mark (first, or after " | ") to the end, less
- * trailing blanks; "" when there is none.  Points into CUR; *LEN its length. */
-static const char *our_part(const char *cur, size_t *len)
-{
-	const char *p = !strncmp(cur, MARK, strlen(MARK)) ? cur : strstr(cur, SEP MARK);
-	size_t n;
-
-	if (!p) {
-		*len = 0;
-		return "";
-	}
-	if (p != cur)
-		p += strlen(SEP);
-	n = strlen(p);
-	while (n && (p[n - 1] == ' ' || p[n - 1] == '\n' || p[n - 1] == '\r'))
-		n--;
-	*len = n;
-	return p;
-}
-
-static bool part_is(const char *cur, const char *line)
-{
-	size_t n;
-	const char *p = our_part(cur, &n);
-
-	return n == strlen(line) && !memcmp(p, line, n);
-}
-
-/* Seconds for one Slurm command, what is left until DEADLINE within [0.5, 20]. */
-static double cmd_limit(double deadline)
-{
-	double left = deadline - pm_fin_clock();
-
-	return left < 0.5 ? 0.5 : left > 20 ? 20 : left;
-}
-
-/*
- * Put LINE into the job's AdminComment too (admin_comment: true), which only operators can
- * set: composed with what is there (an earlier line of ours replaced), except that jobstats'
- * summary ("JS1:...", read back by jobstats as it is) is never touched.  1 set, 0 nothing
- * to do (already there, or jobstats'), -1 failed (WHY).
- */
-static int admin_set(const struct pm_config *cfg, const char *job, const char *line,
-		     double deadline, char *why, size_t whylen)
-{
-	const char *sacct = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
-	const char *mgr = cfg->sacctmgr && *cfg->sacctmgr ? cfg->sacctmgr : "sacctmgr";
-	const char *q[] = {"-P", "-X", "-n", "-j", job, "-o", "AdminComment", NULL};
-	char *out = NULL, *want = NULL, where[96], set[1024];
-	size_t len;
-	int st, rc = -1;
-
-	if (pm_fin_run(sacct, q, cmd_limit(deadline), &out, &len, &st) < 0 || !WIFEXITED(st) ||
-	    WEXITSTATUS(st)) {
-		snprintf(why, whylen, "%s -o AdminComment failed", sacct);
-		goto out;
-	}
-	while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
-		out[--len] = '\0';
-	for (char *p = out; *p; p++)
-		if (*p == '\n')
-			*p = ' ';
-	rc = 0;
-	if (pm_comment_is_jobstats(out) || !(want = pm_comment_compose(out, line)) ||
-	    !strcmp(want, out))
-		goto out;
-	for (char *p = want; *p; p++)
-		if (*p == '"')
-			*p = '`';
-	free(out);
-	out = NULL;
-	snprintf(where, sizeof(where), "jobid=%s", job);
-	snprintf(set, sizeof(set), "AdminComment=\"%s\"", want);
-	const char *m[] = {"-i", "modify", "job", "where", where, "set", set, NULL};
-	if (pm_fin_run(mgr, m, cmd_limit(deadline), &out, &len, &st) < 0 ||
-	    strstr(out, "Nothing modified") || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(why, whylen, "%s: AdminComment not set: %.120s", mgr, out ? out : "");
-		rc = -1;
-	} else {
-		rc = 1;
-	}
-out:
-	free(out);
-	free(want);
-	return rc;
-}
-
-struct cand {
-	char key[140]; /* "cluster\x1fjob" */
-	char *dir, *line;
-	char field[16];
-	char job[NAMELEN];
-	double set; /* when the comment was set (the comment file's time) */
-	bool seen, bad, bad_admin;
-	bool newer;	/* a later job has the same id: never set by job id (it would be hit) */
-	char start[32]; /* the run's Start in its stored sacct.txt, "" unknown */
-	unsigned rows;	/* rows of sacct's answer for the job: more than one is a forged row */
-	char found[FOUND_MAX + 1], found_admin[FOUND_MAX + 1];
-};
-
-struct recheck {
-	const struct pm_config *cfg;
-	double since;
-	struct cand *c;
-	size_t n, cap;
-	char row[8192]; /* the row being read: continuation lines join it */
-	size_t rowlen;
-};
-
-static int cand_cmp(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
-
-	/* the newest comment of a job (its latest run) first */
-	return c ? c : x->set < y->set ? 1 : x->set > y->set ? -1 : 0;
-}
-
-/* The Start column of JOB's row in DIR/sacct.txt (the record the verdict used) into OUT, ""
- * when it is not there.  Job ids come back: the start tells this run's job from another. */
-static void stored_start(const char *dir, const char *job, char *out, size_t len)
-{
-	char p[4096], *buf = NULL, *line, *save = NULL;
-	int col = -1;
-
-	out[0] = '\0';
-	path(p, sizeof(p), dir, "sacct.txt");
-	if (pm_fin_read(p, 1u << 20, &buf, NULL) < 0)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f = line, *bar;
-		int i = 0;
-		size_t jl = strlen(job);
-		if (col < 0) { /* the header: where Start is */
-			for (; f; f = bar ? bar + 1 : NULL, i++) {
-				bar = strchr(f, '|');
-				if ((bar ? (size_t)(bar - f) : strlen(f)) == 5 &&
-				    !strncmp(f, "Start", 5))
-					col = i;
-			}
-			if (col < 0)
-				break;
-			continue;
-		}
-		if (strncmp(line, job, jl) || line[jl] != '|')
-			continue;
-		for (; f && i < col; i++)
-			f = (bar = strchr(f, '|')) ? bar + 1 : NULL;
-		if (f)
-			snprintf(out, len, "%.*s", (int)strcspn(f, "|"), f);
-		break;
-	}
-	free(buf);
-}
-
-/* A job run whose comment we set within the period (not pending a retry): a candidate. */
-static int recheck_collect(const char *dir, void *arg)
-{
-	struct recheck *rc = arg;
-	char p[4096], *buf = NULL, *tab, cluster[NAMELEN], job[NAMELEN], restart[NAMELEN];
-	struct stat st;
-	struct cand *c;
-
-	path(p, sizeof(p), dir, "comment");
-	if (lstat(p, &st) < 0 || (double)st.st_mtime < rc->since ||
-	    exists(dir, "comment.pending") || pm_fin_key(dir, cluster, job, restart, NAMELEN) < 0)
-		return 0;
-	if (pm_fin_read(p, 4096, &buf, NULL) < 0)
-		return 0;
-	if (!(tab = strchr(buf, '\t')) || tab - buf >= 16) {
-		free(buf);
-		return 0;
-	}
-	*tab++ = '\0';
-	tab[strcspn(tab, "\n")] = '\0';
-	if (rc->n == rc->cap) {
-		size_t cap = rc->cap ? rc->cap * 2 : 256;
-		struct cand *v = realloc(rc->c, cap * sizeof(*v));
-		if (!v) {
-			free(buf);
-			return -1;
-		}
-		rc->c = v;
-		rc->cap = cap;
-	}
-	c = &rc->c[rc->n];
-	memset(c, 0, sizeof(*c));
-	snprintf(c->key, sizeof(c->key), "%s\x1f%s", cluster, job);
-	snprintf(c->field, sizeof(c->field), "%s", buf);
-	snprintf(c->job, sizeof(c->job), "%s", job);
-	c->set = (double)st.st_mtime;
-	stored_start(dir, job, c->start, sizeof(c->start));
-	if (!(c->dir = strdup(dir)) || !(c->line = strdup(tab))) {
-		free(c->dir);
-		free(buf);
-		return -1;
-	}
-	rc->n++;
-	free(buf);
-	return 0;
-}
-
-/* Judge one sacct row "JobID|Cluster|Start|AdminComment|Comment" against the store. */
-static void recheck_row(struct recheck *rc, char *row)
-{
-	char *f[4], *p = row, key[140];
-	struct cand *c;
-	const char *main_v;
-
-	for (int i = 0; i < 4; i++) {
-		char *bar = strchr(p, '|');
-		if (!bar)
-			return;
-		*bar = '\0';
-		f[i] = p;
-		p = bar + 1;
-	}
-	snprintf(key, sizeof(key), "%s\x1f%s", f[1], f[0]);
-	/* the first entry of the key (the job's latest run) */
-	size_t lo = 0, hi = rc->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (strcmp(rc->c[mid].key, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == rc->n || strcmp(rc->c[lo].key, key))
-		return;
-	c = &rc->c[lo];
-	/* another job that came to have the same id: not this run's record; a later one is
-	 * what `sacctmgr modify job where jobid=N` would change, so this run is left alone */
-	if (c->start[0] && strcmp(f[2], c->start)) {
-		c->newer = c->newer || strcmp(f[2], c->start) > 0;
-		return;
-	}
-	c->seen = true;
-	c->rows++;
-	/* jobstats' summary in AdminComment: the line went to Comment instead (slurmdb.c) */
-	main_v = !strcmp(c->field, "AdminComment") && !pm_comment_is_jobstats(f[3]) ? f[3] : p;
-	/* a mismatch sticks: a later row (a forged continuation line) cannot clear it */
-	if (!part_is(main_v, c->line) && !c->bad) {
-		c->bad = true;
-		snprintf(c->found, sizeof(c->found), "%s", main_v);
-	}
-	if (rc->cfg->admin_comment && strcmp(c->field, "AdminComment") && *c->line &&
-	    !pm_comment_is_jobstats(f[3]) && !part_is(f[3], c->line) && !c->bad_admin) {
-		c->bad_admin = true;
-		snprintf(c->found_admin, sizeof(c->found_admin), "%s", f[3]);
-	}
-}
-
-/* A row starts with a job id and a bar; anything else continues the row before it (a
- * comment holding a line break). */
-static void recheck_line(struct recheck *rc, const char *l, size_t n)
-{
-	const char *bar = memchr(l, '|', n);
-	char id[NAMELEN];
-
-	if (bar && (size_t)(bar - l) < sizeof(id)) {
-		memcpy(id, l, (size_t)(bar - l));
-		id[bar - l] = '\0';
-		if (pm_fin_jobid_ok(id)) {
-			if (rc->rowlen)
-				recheck_row(rc, rc->row);
-			rc->rowlen = 0;
-			rc->row[0] = '\0';
-		}
-	}
-	if (rc->rowlen && rc->rowlen + 1 < sizeof(rc->row))
-		rc->row[rc->rowlen++] = ' ';
-	if (rc->rowlen + n >= sizeof(rc->row))
-		n = sizeof(rc->row) - rc->rowlen - 1;
-	memcpy(rc->row + rc->rowlen, l, n);
-	rc->rowlen += n;
-	rc->row[rc->rowlen] = '\0';
-}
-
-/* Run sacct (as root, as pm_fin_run does) and feed its output to recheck_line as it comes,
- * whatever its size.  0, or -1 with WHY. */
-static int recheck_query(struct recheck *rc, const char *const *args, double timeout, size_t *rows,
-			 char *why, size_t whylen)
-{
-	const char *cmd = rc->cfg->sacct && *rc->cfg->sacct ? rc->cfg->sacct : "sacct";
-	char buf[65536], *carry = NULL;
-	size_t nc = 0;
-	double until = pm_fin_clock() + timeout;
-	int p[2], st = 0, rcode = -1;
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
-		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
-		return -1;
-	}
-	if (pid == 0)
-		pm_fin_exec(cmd, args, p[1], -1);
-	close(p[1]);
-	for (;;) {
-		struct pollfd pf = {.fd = p[0], .events = POLLIN};
-		double left = until - pm_fin_clock();
-		ssize_t r;
-
-		if (left <= 0) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			snprintf(why, whylen, "%s took more than %.0f s", cmd, timeout);
-			goto wait;
-		}
-		if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
-			continue;
-		if ((r = read(p[0], buf, sizeof(buf))) < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		for (char *s = buf, *e = buf + r, *nl; s < e; s = nl + 1) {
-			if (!(nl = memchr(s, '\n', (size_t)(e - s)))) {
-				char *c = realloc(carry, nc + (size_t)(e - s) + 1);
-				if (!c)
-					break;
-				carry = c;
-				memcpy(carry + nc, s, (size_t)(e - s));
-				nc += (size_t)(e - s);
-				break;
-			}
-			if (nc) {
-				char *c = realloc(carry, nc + (size_t)(nl - s) + 1);
-				if (c) {
-					carry = c;
-					memcpy(carry + nc, s, (size_t)(nl - s));
-					recheck_line(rc, carry, nc + (size_t)(nl - s));
-				}
-				nc = 0;
-			} else {
-				recheck_line(rc, s, (size_t)(nl - s));
-			}
-			++*rows;
-		}
-	}
-	if (nc)
-		recheck_line(rc, carry, nc);
-	if (rc->rowlen)
-		recheck_row(rc, rc->row);
-	rcode = 0;
-wait:
-	close(p[0]);
-	free(carry);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (rcode == 0 && (!WIFEXITED(st) || WEXITSTATUS(st))) {
-		snprintf(why, whylen, "%s exited with status %d", cmd,
-			 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-		rcode = -1;
-	}
-	return rcode;
-}
-
-/* Append the tampering of C's FIELD to its run's tampered.jsonl (doctor --recent reads it). */
-static void record_tampering(const struct cand *c, const char *field, const char *found,
-			     bool restored, double now)
-{
-	char p[4096], ts[40], *text;
-	json_t *o;
-	int fd;
-
-	char shown[FOUND_MAX + 1];
-	size_t k = 0;
-
-	/* the owner's bytes, as text that is always valid JSON: anything else becomes '?' */
-	for (; found[k] && k < FOUND_MAX; k++)
-		shown[k] = (unsigned char)found[k] < ' ' || (unsigned char)found[k] > '~' ?
-				   '?' :
-				   found[k];
-	shown[k] = '\0';
-	pm_fin_iso(now, ts, sizeof(ts));
-	o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "time", ts, "field", field, "found", shown, "stored",
-		      c->line, "restored", restored);
-	if (!o || !(text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII))) {
-		json_decref(o);
-		return;
-	}
-	json_decref(o);
-	path(p, sizeof(p), c->dir, PM_TAMPERED_FILE);
-	if ((fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640)) >= 0) {
-		size_t n = strlen(text);
-		text[n] = '\n'; /* json_dumps' NUL, replaced: written with its line end */
-		if (write(fd, text, n + 1) < 0)
-			n = 0;
-		close(fd);
-	}
-	free(text);
-}
-
-/* Put back C's line (and its AdminComment copy); record what was confirmed changed. */
-static void recheck_restore(const struct pm_config *cfg, struct cand *c, double budget,
-			    struct pm_recheck *res, double now)
-{
-	char why[256] = "", *state;
-
-	if (c->bad && asprintf(&state, "%s\t%s\n", c->field, c->line) >= 0) {
-		struct pm_config c2 = *cfg;
-		enum pm_comment_state cs;
-		/* comment.pending first: pm_fin_comment then asks Slurm instead of trusting the
-		 * comment file, and a failure leaves the work for the next walk */
-		if (pm_fin_write(c->dir, "comment.pending", state, strlen(state)) == 0) {
-			c2.comment_field = c->field;
-			cs = pm_fin_comment(&c2, c->dir, c->job, c->line, pm_fin_clock() + budget,
-					    why, sizeof(why));
-			if (cs == PM_COMMENT_SET || cs == PM_COMMENT_PENDING) {
-				record_tampering(c, c->field, c->found, cs == PM_COMMENT_SET, now);
-				res->tampered++;
-				res->restored += cs == PM_COMMENT_SET;
-				res->pending += cs == PM_COMMENT_PENDING;
-			}
-		}
-		free(state);
-	}
-	if (c->bad_admin) {
-		int a = admin_set(cfg, c->job, c->line, pm_fin_clock() + budget, why, sizeof(why));
-		if (a != 0) {
-			record_tampering(c, "AdminComment", c->found_admin, a == 1, now);
-			res->tampered++;
-			res->restored += a == 1;
-			res->pending += a < 0;
-		}
-	}
-}
-
-/* The candidates' job ids, comma-separated, each once (sacct -j), or NULL when they do not fit
- * in JOBLIST_MAX bytes (or memory). */
-static char *job_list(const struct recheck *rc)
-{
-	char *buf = malloc(JOBLIST_MAX);
-	size_t l = 0;
-
-	if (!buf)
-		return NULL;
-	buf[0] = '\0';
-	for (size_t i = 0; i < rc->n; i++) {
-		size_t n = strlen(rc->c[i].job);
-		if (i && !strcmp(rc->c[i - 1].job, rc->c[i].job))
-			continue; /* sorted by cluster, then job: the same job's runs are together */
-		if (l + n + 2 >= JOBLIST_MAX) {
-			free(buf);
-			return NULL;
-		}
-		l += (size_t)snprintf(buf + l, JOBLIST_MAX - l, "%s%s", l ? "," : "", rc->c[i].job);
-	}
-	return buf;
-}
-
-/* The clusters of the candidates, comma-separated, each once (sacct -M). */
-static void clusters_of(const struct recheck *rc, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	for (size_t i = 0; i < rc->n; i++) {
-		char cl[NAMELEN + 2], have[1030];
-		size_t l = strlen(buf);
-		int n = (int)strcspn(rc->c[i].key, "\x1f");
-
-		snprintf(cl, sizeof(cl), ",%.*s,", n, rc->c[i].key);
-		snprintf(have, sizeof(have), ",%s,", buf);
-		if (!strstr(have, cl) && l + (size_t)n + 2 < len)
-			snprintf(buf + l, len - l, "%s%.*s", l ? "," : "", n, rc->c[i].key);
-	}
-}
-
-static bool suspect(const struct cand *c)
-{
-	return c->seen && (c->bad || c->bad_admin);
-}
-
-/* Rows that cannot be taken as they are: several for the job, or one of another start. */
-static bool doubtful(const struct cand *c)
-{
-	return c->rows > 1 || c->newer;
-}
-
-/* Has a later job really taken C's id?  Asked of Slurm for that id alone, its Start only (no
- * comment in the answer, so nothing a user wrote can make it say so). */
-static bool really_newer(const struct pm_config *cfg, const struct cand *c, double budget)
-{
-	const char *cmd = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
-	char cluster[NAMELEN], *out = NULL;
-	size_t len;
-	int st;
-	bool newer = true; /* unknown: left alone, as a later job's would be */
-
-	snprintf(cluster, sizeof(cluster), "%.*s", (int)strcspn(c->key, "\x1f"), c->key);
-	const char *a[] = {"-X", "-n", "-P", "-M", cluster, "-j", c->job, "-o", "Start", NULL};
-	if (pm_fin_run(cmd, a, cmd_limit(pm_fin_clock() + budget), &out, &len, &st) == 0 &&
-	    WIFEXITED(st) && !WEXITSTATUS(st)) {
-		out[strcspn(out, "\n")] = '\0';
-		newer = strcmp(out, c->start) > 0;
-	}
-	free(out);
-	return newer;
-}
-
-/*
- * A job of the period has one row, of its own start.  A comment can hold line breaks and
- * rows of its own (sacct prints it as it is): a job with several rows, or a row of another
- * start, may be another's forgery, and is looked at only AMBIGUOUS_MAX at a time, starting
- * elsewhere at each walk.  A job with one row of its start that differs is the real thing,
- * always put back.  A job whose id a later job has taken is left alone: `sacctmgr modify
- * job where jobid=N` would change that job.
- */
-static void recheck_judge(const struct pm_config *cfg, struct recheck *rc, double budget,
-			  struct pm_recheck *res, double now)
-{
-	size_t amb = 0, from, done = 0, k = 0;
-
-	for (size_t i = 0; i < rc->n; i++) {
-		struct cand *c = &rc->c[i];
-		/* an older run of the same job: its comment is the latest run's now */
-		if (i && !strcmp(rc->c[i - 1].key, c->key)) {
-			c->seen = c->newer = false;
-			c->rows = 0;
-			continue;
-		}
-		res->seen += c->seen;
-		if (doubtful(c) && (suspect(c) || c->newer)) {
-			amb++;
-		} else if (suspect(c)) {
-			res->suspect++;
-			recheck_restore(cfg, c, budget, res, now);
-		}
-	}
-	res->ambiguous = amb;
-	from = amb ? (size_t)(now / 300) % amb : 0;
-	/* the doubtful ones from FROM on, then from the first, AMBIGUOUS_MAX in all */
-	for (int pass = 0; pass < 2; pass++) {
-		k = 0;
-		for (size_t i = 0; i < rc->n && done < AMBIGUOUS_MAX; i++) {
-			struct cand *c = &rc->c[i];
-			if (!doubtful(c) || !(suspect(c) || c->newer))
-				continue;
-			if (pass == 0 ? k++ < from : k++ >= from)
-				continue;
-			done++;
-			if (c->newer && really_newer(cfg, c, budget)) {
-				res->reused++;
-				continue;
-			}
-			if (suspect(c)) {
-				res->suspect++;
-				recheck_restore(cfg, c, budget, res, now);
-			}
-		}
-	}
-	res->deferred = amb - done;
-}
-
-int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const char *jobdir,
-			double budget, struct pm_recheck *res, char *err, size_t errlen)
-{
-	struct recheck rc = {.cfg = cfg};
-	double now = pm_fin_wall(), t0 = pm_fin_clock(), q0;
-	char since[40], clusters[1024], why[300] = "";
-	const char *fields = "JobID,Cluster,Start,AdminComment,Comment";
-	char *list = NULL;
-	struct pm_recheck r0;
-	time_t t;
-	struct tm tm;
-	int ret = 0;
-
-	if (!res)
-		res = &r0;
-	memset(res, 0, sizeof(*res));
-	if (cfg->comment_recheck <= 0)
-		return 0;
-	rc.since = now - cfg->comment_recheck;
-	if (jobdir ? recheck_collect(jobdir, &rc) < 0 :
-		     pm_store_walk(store, recheck_collect, &rc, err, errlen) < 0) {
-		ret = pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s",
-				  jobdir ? jobdir : store, strerror(errno ? errno : ENOMEM));
-		goto out;
-	}
-	if (!(res->runs = rc.n))
-		goto out;
-	qsort(rc.c, rc.n, sizeof(*rc.c), cand_cmp);
-	clusters_of(&rc, clusters, sizeof(clusters));
-	t = (time_t)rc.since;
-	localtime_r(&t, &tm); /* sacct reads times in local time */
-	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%S", &tm);
-	/* one query: the jobs by name while their list is short (JOBLIST_MAX bytes), else
-	 * every job of the period, whoever's: slurmdbd's work follows the list */
-	const char *period[] = {"-a",  "-X", "-P",  "-n", "-M",	  clusters, "-S",
-				since, "-E", "now", "-o", fields, NULL};
-	const char *named[] = {"-a", "-X", "-P", "-n",	 "-M", clusters,
-			       "-j", NULL, "-o", fields, NULL};
-	named[7] = list = job_list(&rc);
-	res->named = list != NULL;
-	q0 = pm_fin_clock();
-	if (recheck_query(&rc, named[7] ? named : period, RECHECK_TIMEOUT, &res->rows, why,
-			  sizeof(why)) < 0) {
-		ret = pm_fin_fail(err, errlen, EIO, "comment recheck: %s", why);
-		goto out;
-	}
-	res->sacct_s = pm_fin_clock() - q0;
-	recheck_judge(cfg, &rc, budget, res, now);
-out:
-	free(list);
-	res->total_s = pm_fin_clock() - t0;
-	for (size_t i = 0; i < rc.n; i++) {
-		free(rc.c[i].dir);
-		free(rc.c[i].line);
-	}
-	free(rc.c);
-	return ret;
 }
 
 /* ---- the timer ---- */
@@ -2269,7 +1309,7 @@ static bool late_evidence(const char *jobdir, const json_t *m)
 	struct stat st;
 
 	path(p, sizeof(p), jobdir, "nodes");
-	if (list_dir(p, ".tar.zst", &files) < 0)
+	if (pm_names_list_dir(p, ".tar.zst", &files) < 0)
 		return false;
 	for (size_t i = 0; i < files.n && !late; i++) {
 		char rel[200];
@@ -2282,7 +1322,7 @@ static bool late_evidence(const char *jobdir, const json_t *m)
 			(json_int_t)st.st_size != json_integer_value(json_object_get(b, "bytes")));
 	}
 	late = late || files.n != json_array_size(json_object_get(m, "bundles"));
-	names_free(&files);
+	pm_names_free(&files);
 	return late;
 }
 
@@ -2315,7 +1355,8 @@ enum pm_due pm_finalize_due(const char *jobdir, double grace, double now)
 		   (!json_is_true(json_object_get(json_object_get(m, "scheduler"), "final")) &&
 		    now - iso_secs(str(m, "updated")) < REMERGE_WINDOW)) {
 		due = PM_DUE_FORCE;
-	} else if (exists(jobdir, "comment.pending") || exists(jobdir, PM_WEBHOOK_PENDING_FILE)) {
+	} else if (pm_fin_exists(jobdir, "comment.pending") ||
+		   pm_fin_exists(jobdir, PM_WEBHOOK_PENDING_FILE)) {
 		due = PM_DUE_COMMENT;
 	}
 	job_free(&j);
@@ -2328,7 +1369,7 @@ static int walk_level(const char *dir, int depth, int (*fn)(const char *, void *
 	struct names l = {0};
 	int rc = 0;
 
-	if (list_dir(dir, "", &l) < 0)
+	if (pm_names_list_dir(dir, "", &l) < 0)
 		return 0; /* unreadable: not ours to judge */
 	for (size_t i = 0; i < l.n && !rc; i++) {
 		char p[4096];
@@ -2338,7 +1379,7 @@ static int walk_level(const char *dir, int depth, int (*fn)(const char *, void *
 			continue;
 		rc = depth == 2 ? fn(p, arg) : walk_level(p, depth + 1, fn, arg);
 	}
-	names_free(&l);
+	pm_names_free(&l);
 	return rc;
 }
 

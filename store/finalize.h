@@ -216,6 +216,9 @@ int pm_jobdir_find(const char *store, const char *job, const char *cluster, int 
 
 /* Load JOBDIR/manifest.json; NULL with errno (EACCES: the filesystem refused) and ERR. */
 json_t *pm_manifest_load(const char *jobdir, char *err, size_t errlen);
+/* The manifest.json of the node bundle FILE (its first member, at most 16 MiB), or NULL with
+ * errno (EINVAL: none, too big or not JSON). */
+json_t *pm_bundle_manifest(const char *file);
 
 /* Read JOBDIR/NAME whole (NUL-terminated) into *BUF; -1 with errno and ERR saying whether
  * the file is absent or the filesystem refused it. */

@@ -1,5 +1,6 @@
 /*
- * finalize_int.h - what finalize.c, slurmdb.c and jobdir.c share.  Not a public interface.
+ * finalize_int.h - what the store's finalize.c, names.c, claim.c, recheck.c, slurmdb.c and
+ * jobdir.c share.  Not a public interface.
  */
 #ifndef PM_FINALIZE_INT_H
 #define PM_FINALIZE_INT_H
@@ -68,5 +69,58 @@ void pm_fin_sched_parse(struct pm_sched *s, const char *job);
 enum pm_comment_state pm_fin_comment(const struct pm_config *cfg, const char *jobdir,
 				     const char *job, const char *line, double deadline, char *why,
 				     size_t whylen);
+
+/* ---- names.c: lists of node names ---- */
+
+#define NAMELEN 64 /* a node name, a cluster, a job id or a restart count, NUL included */
+
+struct names {
+	char **v;
+	size_t n;
+	size_t sorted; /* v[0..sorted) is sorted and unique; the rest appended since */
+};
+
+/* A node name that may name a file: 1..NAMELEN-1 printable bytes, no '/', no leading . or -. */
+bool pm_node_ok(const char *s, size_t n);
+bool pm_names_has(const struct names *l, const char *s);
+/* Append a node name (invalid names are skipped); pm_names_sort removes duplicates.  -1 ENOMEM. */
+int pm_names_add(struct names *l, const char *s, size_t n);
+void pm_names_free(struct names *l);
+void pm_names_sort(struct names *l);
+json_t *pm_names_json(const struct names *l);
+/* Lines of a file, or a Slurm hostlist: into L.  -1 on ENOMEM. */
+int pm_names_parse(struct names *l, const char *s, size_t len);
+/* The names in DIR ending in SUFFIX, less it (none: DIR missing), sorted.  0, or -1 errno. */
+int pm_names_list_dir(const char *dir, const char *suffix, struct names *l);
+
+/* ---- claim.c: the `merging` claim ---- */
+
+/* "host pid start end" into ME: END (epoch seconds, BUDGET from now, or PM_CLAIM_STALE) is
+ * when the holder will have let go of it. */
+void pm_fin_claim_id(char *me, size_t len, double budget);
+/* 1 the claim on DIR is ours (ME written into it), 0 someone else holds it, -1 error. */
+int pm_fin_claim(const char *dir, const char *me);
+/* Let go of the claim on DIR if it still is ME. */
+void pm_fin_release(const char *dir, const char *me);
+/* What became of the merge of JOBDIR, IN of OF nodes in, that wrote no verdict: into BUF. */
+void pm_fin_describe_claim(const char *jobdir, size_t in, size_t of, char *buf, size_t len);
+
+/* ---- slurmdb.c, more ---- */
+
+/* A Slurm command's time limit: what is left until DEADLINE (monotonic), within [0.5, 20]. */
+double pm_fin_cmd_limit(double deadline);
+/*
+ * Put LINE into the job's AdminComment too (admin_comment: true), which only operators can
+ * set: composed with what is there (an earlier line of ours replaced), except that jobstats'
+ * summary ("JS1:...", read back by jobstats as it is) is never touched.  1 set, 0 nothing
+ * to do (already there, or jobstats'), -1 failed (WHY).
+ */
+int pm_fin_admin_set(const struct pm_config *cfg, const char *job, const char *line,
+		     double deadline, char *why, size_t whylen);
+
+/* ---- jobdir.c, more ---- */
+
+/* Does DIR/NAME exist (lstat)? */
+bool pm_fin_exists(const char *dir, const char *name);
 
 #endif

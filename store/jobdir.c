@@ -5,6 +5,8 @@
  * Every file is written whole to a temporary name and renamed into place: readers on other
  * nodes (NFS) see the old file or the new one, never half of either.
  */
+#include <archive.h>
+#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,8 @@
 
 #include "finalize_int.h"
 #include "sha256.h"
+
+#define BUNDLE_MANIFEST_MAX (16u << 20) /* bytes of a bundle's manifest.json */
 
 int pm_fin_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 {
@@ -417,6 +421,47 @@ long long pm_manifest_uid(const json_t *m)
 
 	return json_is_integer(u) && json_integer_value(u) >= 0 ? (long long)json_integer_value(u) :
 								  -1;
+}
+
+bool pm_fin_exists(const char *dir, const char *name)
+{
+	char p[4096];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return lstat(p, &st) == 0;
+}
+
+json_t *pm_bundle_manifest(const char *file)
+{
+	struct archive *ar = archive_read_new();
+	struct archive_entry *e;
+	json_t *m = NULL;
+	char *buf;
+
+	if (!ar)
+		return NULL;
+	archive_read_support_filter_zstd(ar);
+	archive_read_support_format_tar(ar);
+	if (archive_read_open_filename(ar, file, 65536) != ARCHIVE_OK)
+		goto out;
+	while (archive_read_next_header(ar, &e) == ARCHIVE_OK) {
+		la_int64_t size = archive_entry_size(e);
+		if (strcmp(archive_entry_pathname(e), "manifest.json"))
+			continue;
+		if (size < 0 || (uint64_t)size > BUNDLE_MANIFEST_MAX ||
+		    !(buf = malloc((size_t)size + 1)))
+			break;
+		if (archive_read_data(ar, buf, (size_t)size) == size)
+			m = json_loadb(buf, (size_t)size, 0, NULL);
+		free(buf);
+		break;
+	}
+out:
+	archive_read_free(ar);
+	if (!m)
+		errno = EINVAL;
+	return m;
 }
 
 /* ---- fetch ---- */

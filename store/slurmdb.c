@@ -161,8 +161,8 @@ int pm_fin_run(const char *cmd, const char *const *args, double timeout, char **
 	return 0;
 }
 
-/* A command's time limit: what is left until DEADLINE, within [0.5, CMD_TIMEOUT]. */
-static double limit(double deadline)
+/* A command's time limit (finalize_int.h): CMD_TIMEOUT at most. */
+double pm_fin_cmd_limit(double deadline)
 {
 	double left = deadline - pm_fin_clock();
 
@@ -323,7 +323,7 @@ void pm_fin_sacct_owner(const struct pm_config *cfg, const char *job, long long 
 		char *out = NULL;
 		size_t len = 0;
 		s->tries++;
-		if (pm_fin_run(cmd, args, limit(deadline), &out, &len, &st) < 0)
+		if (pm_fin_run(cmd, args, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0)
 			snprintf(s->reason, sizeof(s->reason), "%s: %s", cmd, strerror(errno));
 		else if (!exited_ok(st) && !short_list && strstr(out, "Invalid field requested") &&
 			 strstr(out, "FailedNode")) {
@@ -427,7 +427,7 @@ static int current(const struct pm_config *cfg, const char *job, long long owner
 	args[n++] = fieldname;
 	args[n] = NULL;
 	*cur = NULL;
-	if (pm_fin_run(cmd, args, limit(deadline), &out, &len, &st) < 0) {
+	if (pm_fin_run(cmd, args, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0) {
 		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
 		return -1;
 	}
@@ -486,7 +486,7 @@ static int attempt(const struct pm_config *cfg, const char *job, long long owner
 	snprintf(where, sizeof(where), "jobid=%s", job);
 	snprintf(set, sizeof(set), "%s=\"%s\"", fieldname, want);
 	const char *args[] = {"-i", "modify", "job", "where", where, "set", set, NULL};
-	if (pm_fin_run(cmd, args, limit(deadline), &out, &len, &st) < 0) {
+	if (pm_fin_run(cmd, args, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0) {
 		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
 		rc = -1;
 	} else if (strstr(out, "Nothing modified")) {
@@ -579,6 +579,52 @@ enum pm_comment_state pm_fin_comment(const struct pm_config *cfg, const char *jo
 out:
 	free(want);
 	return res;
+}
+
+/* The AdminComment copy (finalize_int.h): read with sacct, composed, set with sacctmgr. */
+int pm_fin_admin_set(const struct pm_config *cfg, const char *job, const char *line,
+		     double deadline, char *why, size_t whylen)
+{
+	const char *sacct = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
+	const char *mgr = cfg->sacctmgr && *cfg->sacctmgr ? cfg->sacctmgr : "sacctmgr";
+	const char *q[] = {"-P", "-X", "-n", "-j", job, "-o", "AdminComment", NULL};
+	char *out = NULL, *want = NULL, where[96], set[1024];
+	size_t len;
+	int st, rc = -1;
+
+	if (pm_fin_run(sacct, q, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0 ||
+	    !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, whylen, "%s -o AdminComment failed", sacct);
+		goto out;
+	}
+	while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
+		out[--len] = '\0';
+	for (char *p = out; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	rc = 0;
+	if (pm_comment_is_jobstats(out) || !(want = pm_comment_compose(out, line)) ||
+	    !strcmp(want, out))
+		goto out;
+	for (char *p = want; *p; p++)
+		if (*p == '"')
+			*p = '`';
+	free(out);
+	out = NULL;
+	snprintf(where, sizeof(where), "jobid=%s", job);
+	snprintf(set, sizeof(set), "AdminComment=\"%s\"", want);
+	const char *m[] = {"-i", "modify", "job", "where", where, "set", set, NULL};
+	if (pm_fin_run(mgr, m, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0 ||
+	    strstr(out, "Nothing modified") || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, whylen, "%s: AdminComment not set: %.120s", mgr, out ? out : "");
+		rc = -1;
+	} else {
+		rc = 1;
+	}
+out:
+	free(out);
+	free(want);
+	return rc;
 }
 
 int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double budget,
