@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "postmortem.h"
 
-/* Source kinds (DESIGN.md); the names are part of the output contract. */
+/* Source kinds (engine/FORMATS.md); the names are part of the output contract. */
 enum pm_source {
 	PM_SRC_APP_LOG,
 	PM_SRC_KERNEL_LOG,

@@ -118,7 +118,7 @@ const char *pm_status_name(enum pm_status s)
 
 /* ---- the taxonomy (taxonomy.h): the one table of classes and subclasses ---- */
 
-/* The taxonomy of DESIGN.md: class, whether it is hardware, then its subclasses. */
+/* The taxonomy (rules/README.md, "Taxonomy"): class, whether it is hardware, then its subclasses. */
 static const struct {
 	const char *cls;
 	bool hardware;

@@ -454,8 +454,8 @@ START_TEST(prom_source_ok)
 	ck_assert(xid && crc);
 	/* Both name GPU 2 of n7.  The samples carry their times: the CRC counter rose by the
 	 * t+15 sample, the Xid 79 appeared by t+30 (it was 0 at t+15): 15 s apart, beyond the
-	 * 2 s skew tolerance, so the earlier leads (DESIGN.md, "the earliest time decides
-	 * between the remaining candidates"; failure-signatures R-TIME-1), both being hardware
+	 * 2 s skew tolerance, so the earlier leads (engine/ATTRIBUTION.md, phase 8 "Order":
+	 * earliest event time beyond the skew tolerance), both being hardware
 	 * in the job window.  The lead is the weak CRC rule: hypothesis, with the Xid as the
 	 * second candidate on the same GPU.  (tests/prom-test.sh's Xid and CRC rise in one
 	 * scrape: within the tolerance, the stronger Xid leads there.) */
