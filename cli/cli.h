@@ -88,10 +88,16 @@ struct cli_where {
 	const char *store, *cluster, *restart, *config;
 };
 
-/* Their letters for a verb's getopt short string; its getopt_long table names them as
- * {"store", required_argument, NULL, 's'}, {"cluster", ..., 'C'}, {"restart", ..., 'r'},
- * {"config", ..., 'c'}. */
+/* Their letters for a verb's getopt short string, and their entries for its getopt_long
+ * table (in this order: an ambiguous abbreviation's message lists the table's order). */
 #define CLI_WHERE_SHORTOPTS "s:C:r:c:"
+/* clang-format off */
+#define CLI_WHERE_LONGOPTS                         \
+	{"store", required_argument, NULL, 's'},   \
+	{"cluster", required_argument, NULL, 'C'}, \
+	{"restart", required_argument, NULL, 'r'}, \
+	{"config", required_argument, NULL, 'c'}
+/* clang-format on */
 
 /* Take getopt's C with ARG into W when it is one of them: true; false for any other. */
 bool cli_where_opt(struct cli_where *w, int c, const char *arg);

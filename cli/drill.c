@@ -341,10 +341,7 @@ int cmd_drill(int argc, char **argv)
 		{"rules", required_argument, NULL, 'R'},
 		{"cutoff", required_argument, NULL, 'X'},
 		{"json", no_argument, NULL, 'j'},
-		{"store", required_argument, NULL, 's'},
-		{"cluster", required_argument, NULL, 'C'},
-		{"restart", required_argument, NULL, 'r'},
-		{"config", required_argument, NULL, 'c'},
+		CLI_WHERE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_where w = {0};

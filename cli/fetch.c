@@ -18,10 +18,7 @@ int cmd_fetch(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
-		{"store", required_argument, NULL, 's'},
-		{"cluster", required_argument, NULL, 'C'},
-		{"restart", required_argument, NULL, 'r'},
-		{"config", required_argument, NULL, 'c'},
+		CLI_WHERE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_where w = {0};

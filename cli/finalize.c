@@ -165,10 +165,7 @@ int cmd_finalize(int argc, char **argv)
 		{"force", no_argument, NULL, 'f'},
 		{"grace", required_argument, NULL, 'g'},
 		{"deadline", required_argument, NULL, 'd'},
-		{"store", required_argument, NULL, 's'},
-		{"cluster", required_argument, NULL, 'C'},
-		{"restart", required_argument, NULL, 'r'},
-		{"config", required_argument, NULL, 'c'},
+		CLI_WHERE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_where w = {0};

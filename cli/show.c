@@ -180,10 +180,7 @@ int cmd_show(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"timeline", no_argument, NULL, 't'},
 		{"rules", required_argument, NULL, 'R'},
-		{"store", required_argument, NULL, 's'},
-		{"cluster", required_argument, NULL, 'C'},
-		{"restart", required_argument, NULL, 'r'},
-		{"config", required_argument, NULL, 'c'},
+		CLI_WHERE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_where w = {0};
