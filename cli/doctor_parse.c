@@ -17,23 +17,10 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "pmutil.h"
 
 #define MAX_DEPTH 8
 #define ELF_MAX (256ULL << 20)
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* ---- string vectors and key/value lists ---- */
 
@@ -257,11 +244,12 @@ static int sc_include(struct dc_slurmconf *sc, const char *from, int lineno, con
 	int rc = 0, grc;
 
 	if (!full)
-		return fail(err, errlen, "out of memory");
+		return pmu_fail(err, errlen, ENOMEM, "out of memory");
 	grc = glob(full, GLOB_NOCHECK, NULL, &g);
 	if (grc) {
 		free(full);
-		return fail(err, errlen, "%s:%d: Include %s: cannot expand", from, lineno, pat);
+		return pmu_fail(err, errlen, EINVAL, "%s:%d: Include %s: cannot expand", from,
+				lineno, pat);
 	}
 	for (size_t i = 0; i < g.gl_pathc && !rc; i++)
 		rc = sc_file(sc, g.gl_pathv[i], depth + 1, err, errlen);
@@ -282,7 +270,8 @@ static int sc_line(struct dc_slurmconf *sc, const char *file, int lineno, char *
 		return 0;
 	if (!strcasecmp(tok[0], "include")) {
 		if (n < 2)
-			return fail(err, errlen, "%s:%d: Include without a file", file, lineno);
+			return pmu_fail(err, errlen, EINVAL, "%s:%d: Include without a file", file,
+					lineno);
 		return sc_include(sc, file, lineno, tok[1], depth, err, errlen);
 	}
 	for (int d = 0; definitions[d]; d++) {
@@ -291,7 +280,7 @@ static int sc_line(struct dc_slurmconf *sc, const char *file, int lineno, char *
 			continue;
 		if (d == 0 && strcasecmp(tok[0] + l + 1, "DEFAULT") &&
 		    strv_add(&sc->nodes, tok[0] + l + 1) < 0)
-			return fail(err, errlen, "out of memory");
+			return pmu_fail(err, errlen, ENOMEM, "out of memory");
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
@@ -300,7 +289,7 @@ static int sc_line(struct dc_slurmconf *sc, const char *file, int lineno, char *
 			continue;
 		if (kv_add(&sc->kv, tok[i], (size_t)(eq - tok[i]), eq + 1, strlen(eq + 1), file,
 			   lineno) < 0)
-			return fail(err, errlen, "out of memory");
+			return pmu_fail(err, errlen, ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -311,12 +300,13 @@ static int sc_file(struct dc_slurmconf *sc, const char *path, int depth, char *e
 	int lineno = 0, rc = 0;
 
 	if (depth > MAX_DEPTH)
-		return fail(err, errlen, "%s: Include nested more than %d deep", path, MAX_DEPTH);
+		return pmu_fail(err, errlen, EINVAL, "%s: Include nested more than %d deep", path,
+				MAX_DEPTH);
 	if (!(buf = slurp(path, 16 << 20, NULL)))
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", path, strerror(errno));
 	if (strv_add(&sc->files, path) < 0) {
 		free(buf);
-		return fail(err, errlen, "out of memory");
+		return pmu_fail(err, errlen, ENOMEM, "out of memory");
 	}
 	for (line = buf; line && !rc; line = next) {
 		next = strchr(line, '\n');
@@ -419,14 +409,14 @@ static int ps_line(struct dc_plugstack *ps, const char *file, int lineno, char *
 
 		if (n < 2)
 			return ps_bad(ps, file, lineno, "include without a file") < 0 ?
-				       fail(err, errlen, "out of memory") :
+				       pmu_fail(err, errlen, ENOMEM, "out of memory") :
 				       0;
 		if (!(full = relative_to(file, tok[1])) || !(d = dir_of(full))) {
 			free(full);
-			return fail(err, errlen, "out of memory");
+			return pmu_fail(err, errlen, ENOMEM, "out of memory");
 		}
 		if (!dc_strv_has(&ps->dirs, d) && strv_add(&ps->dirs, d) < 0)
-			rc = fail(err, errlen, "out of memory");
+			rc = pmu_fail(err, errlen, ENOMEM, "out of memory");
 		free(d);
 		if (!rc && glob(full, 0, NULL, &g) == 0) {
 			for (size_t i = 0; i < g.gl_pathc && !rc; i++)
@@ -442,17 +432,19 @@ static int ps_line(struct dc_plugstack *ps, const char *file, int lineno, char *
 			 "'%.100s': Slurm expects required, optional or include here and "
 			 "refuses the whole plugin stack",
 			 tok[0]);
-		return ps_bad(ps, file, lineno, why) < 0 ? fail(err, errlen, "out of memory") : 0;
+		return ps_bad(ps, file, lineno, why) < 0 ?
+			       pmu_fail(err, errlen, ENOMEM, "out of memory") :
+			       0;
 	}
 	if (n < 2)
 		return ps_bad(ps, file, lineno, "a plugin line without a plugin") < 0 ?
-			       fail(err, errlen, "out of memory") :
+			       pmu_fail(err, errlen, ENOMEM, "out of memory") :
 			       0;
 	if (ps->n == ps->cap) {
 		size_t cap = ps->cap ? ps->cap * 2 : 8;
 		struct dc_plugin *v = realloc(ps->v, cap * sizeof(*v));
 		if (!v)
-			return fail(err, errlen, "out of memory");
+			return pmu_fail(err, errlen, ENOMEM, "out of memory");
 		ps->v = v;
 		ps->cap = cap;
 	}
@@ -464,10 +456,10 @@ static int ps_line(struct dc_plugstack *ps, const char *file, int lineno, char *
 	p->path = strdup(tok[1]);
 	ps->n++;
 	if (!p->file || !p->mode || !p->path)
-		return fail(err, errlen, "out of memory");
+		return pmu_fail(err, errlen, ENOMEM, "out of memory");
 	for (int i = 2; i < n; i++)
 		if (strv_add(&p->args, tok[i]) < 0)
-			return fail(err, errlen, "out of memory");
+			return pmu_fail(err, errlen, ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -477,12 +469,13 @@ static int ps_file(struct dc_plugstack *ps, const char *path, int depth, char *e
 	int lineno = 0, rc = 0;
 
 	if (depth > MAX_DEPTH)
-		return fail(err, errlen, "%s: include nested more than %d deep", path, MAX_DEPTH);
+		return pmu_fail(err, errlen, EINVAL, "%s: include nested more than %d deep", path,
+				MAX_DEPTH);
 	if (!(buf = slurp(path, 4 << 20, NULL)))
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", path, strerror(errno));
 	if (strv_add(&ps->files, path) < 0) {
 		free(buf);
-		return fail(err, errlen, "out of memory");
+		return pmu_fail(err, errlen, ENOMEM, "out of memory");
 	}
 	for (line = buf; line && !rc; line = next) {
 		next = strchr(line, '\n');
@@ -711,24 +704,25 @@ int dc_elf_read(const char *path, struct dc_elf *e, char *err, size_t errlen)
 	memset(e, 0, sizeof(*e));
 	e->plugin_version = e->spank_plugin_version = -1;
 	if (!(buf = (unsigned char *)slurp(path, ELF_MAX, &len)))
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", path, strerror(errno));
 	m.b = buf;
 	m.len = len;
 	if (len < 52 || memcmp(buf, ELFMAG, SELFMAG)) {
-		fail(err, errlen, "%s: not an ELF file", path);
+		pmu_fail(err, errlen, EINVAL, "%s: not an ELF file", path);
 		goto out;
 	}
 	e->elfclass = buf[EI_CLASS];
 	e->data = buf[EI_DATA];
 	if ((e->elfclass != ELFCLASS32 && e->elfclass != ELFCLASS64) ||
 	    (e->data != ELFDATA2LSB && e->data != ELFDATA2MSB)) {
-		fail(err, errlen, "%s: an ELF file of an unknown class or byte order", path);
+		pmu_fail(err, errlen, EINVAL, "%s: an ELF file of an unknown class or byte order",
+			 path);
 		goto out;
 	}
 	m.is64 = e->elfclass == ELFCLASS64;
 	m.be = e->data == ELFDATA2MSB;
 	if (m.is64 && len < 64) {
-		fail(err, errlen, "%s: truncated ELF header", path);
+		pmu_fail(err, errlen, EINVAL, "%s: truncated ELF header", path);
 		goto out;
 	}
 	e->type = (int)get(&m, 16, 2);
@@ -743,7 +737,7 @@ int dc_elf_read(const char *path, struct dc_elf *e, char *err, size_t errlen)
 	e->has_sections = shoff && shnum && shent >= (m.is64 ? 64u : 40u) &&
 			  in(&m, shoff, (uint64_t)shent * shnum);
 	if (e->has_sections && elf_symbols(&m, shoff, shent, shnum, e) < 0) {
-		fail(err, errlen, "out of memory");
+		pmu_fail(err, errlen, ENOMEM, "out of memory");
 		goto out;
 	}
 	rc = 0;

@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "finalize.h"
+#include "pmutil.h"
 #include "store.h"
 
 #define USAGE                                                                             \
@@ -36,12 +37,6 @@ struct drill {
 	bool late;     /* bundles on disk that the manifest does not list */
 	double cutoff; /* --cutoff: reconstruct as of then, later bundles lagging; 0 none */
 };
-
-static const char *S(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "-";
-}
 
 static void check(struct drill *d, const char *what, const char *status, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -109,16 +104,16 @@ static void bundles(struct drill *d, const struct pm_ruleset *rs)
 
 	json_array_foreach(list, i, b)
 	{
-		const char *file = S(b, "file");
-		if (strcmp(S(b, "status"), "ok")) {
+		const char *file = pmu_str(b, "file", "-");
+		if (strcmp(pmu_str(b, "status", "-"), "ok")) {
 			char in[300];
-			snprintf(in, sizeof(in), "node %s", S(b, "node"));
+			snprintf(in, sizeof(in), "node %s", pmu_str(b, "node", "-"));
 			missing(d, in,
 				json_is_string(json_object_get(b, "reason")) ?
-					S(b, "reason") :
+					pmu_str(b, "reason", "-") :
 					"its bundle was rejected at the merge");
 		}
-		if (file_matches(d, "bundle", file, S(b, "sha256")))
+		if (file_matches(d, "bundle", file, pmu_str(b, "sha256", "-")))
 			bundle_reads(d, rs, file);
 	}
 	/* bundles that arrived after the last merge */
@@ -132,7 +127,7 @@ static void bundles(struct drill *d, const struct pm_ruleset *rs)
 		if (de->d_name[0] == '.' || l <= 8 || strcmp(de->d_name + l - 8, ".tar.zst"))
 			continue;
 		snprintf(p, sizeof(p), "nodes/%s", de->d_name);
-		json_array_foreach(list, i, b) known = known || !strcmp(S(b, "file"), p);
+		json_array_foreach(list, i, b) known = known || !strcmp(pmu_str(b, "file", "-"), p);
 		if (!known) {
 			late++;
 			bundle_reads(d, rs, p);
@@ -169,7 +164,7 @@ static void nodes(struct drill *d)
 
 	if (!json_is_array(exp)) {
 		check(d, "nodes", "note", "the job's node list was never known (expected from %s)",
-		      S(n, "expected_from"));
+		      pmu_str(n, "expected_from", "-"));
 		missing(d, "the job's node list",
 			"no expected file, bundle node list or "
 			"SLURM_NODELIST");
@@ -178,8 +173,8 @@ static void nodes(struct drill *d)
 	{
 		bool has = false;
 		json_array_foreach(json_object_get(d->m, "bundles"), k, b)
-			has = has || (!strcmp(S(b, "node"), json_string_value(x)) &&
-				      !strcmp(S(b, "status"), "ok"));
+			has = has || (!strcmp(pmu_str(b, "node", "-"), json_string_value(x)) &&
+				      !strcmp(pmu_str(b, "status", "-"), "ok"));
 		if (!has)
 			check(d, "nodes", "damaged", "node %s is present but has no bundle listed",
 			      json_string_value(x));
@@ -187,18 +182,18 @@ static void nodes(struct drill *d)
 	json_array_foreach(miss, i, x)
 	{
 		char in[300];
-		snprintf(in, sizeof(in), "node %s", S(x, "node"));
-		if (!json_is_string(json_object_get(x, "reason")) || !*S(x, "reason"))
+		snprintf(in, sizeof(in), "node %s", pmu_str(x, "node", "-"));
+		if (!json_is_string(json_object_get(x, "reason")) || !*pmu_str(x, "reason", "-"))
 			check(d, "nodes", "damaged", "node %s is missing with no reason",
-			      S(x, "node"));
-		else if (!listed(present, S(x, "node")))
-			missing(d, in, S(x, "reason"));
+			      pmu_str(x, "node", "-"));
+		else if (!listed(present, pmu_str(x, "node", "-")))
+			missing(d, in, pmu_str(x, "reason", "-"));
 	}
 	json_array_foreach(exp, i, x)
 	{
 		bool why = false;
 		json_array_foreach(miss, k, b)
-			why = why || !strcmp(S(b, "node"), json_string_value(x));
+			why = why || !strcmp(pmu_str(b, "node", "-"), json_string_value(x));
 		if (!listed(present, json_string_value(x)) && !why)
 			check(d, "nodes", "damaged",
 			      "node %s was expected, is not present, and its absence is not "
@@ -221,16 +216,16 @@ static void scheduler(struct drill *d)
 
 	snprintf(p, sizeof(p), "%s/sacct.txt", d->dir);
 	if (json_is_string(json_object_get(s, "sha256")))
-		file_matches(d, "slurm record", "sacct.txt", S(s, "sha256"));
+		file_matches(d, "slurm record", "sacct.txt", pmu_str(s, "sha256", "-"));
 	else if (stat(p, &st) == 0)
 		check(d, "slurm record", "note", "sacct.txt is there but the manifest lists none");
 	if (!json_is_string(json_object_get(s, "sha256")))
 		missing(d, "Slurm's record (sacct)",
-			json_is_string(json_object_get(s, "reason")) ? S(s, "reason") :
+			json_is_string(json_object_get(s, "reason")) ? pmu_str(s, "reason", "-") :
 								       "never obtained");
 	else if (!json_is_true(json_object_get(s, "final")))
 		missing(d, "Slurm's final state",
-			json_is_string(json_object_get(s, "reason")) ? S(s, "reason") :
+			json_is_string(json_object_get(s, "reason")) ? pmu_str(s, "reason", "-") :
 								       "not final when merged");
 }
 
@@ -243,14 +238,18 @@ static void coverage(struct drill *d, const json_t *v)
 	json_array_foreach(json_object_get(v, "coverage"), i, c)
 	{
 		char in[400], why[600];
-		if (!strcmp(S(c, "status"), "ok"))
+		if (!strcmp(pmu_str(c, "status", "-"), "ok"))
 			continue;
 		snprintf(in, sizeof(in), "%s %s%s%s",
-			 json_is_string(json_object_get(c, "node")) ? S(c, "node") : "job",
-			 S(c, "source"), json_is_string(json_object_get(c, "file")) ? " " : "",
-			 json_is_string(json_object_get(c, "file")) ? S(c, "file") : "");
-		snprintf(why, sizeof(why), "%s%s%s", S(c, "status"), *S(c, "reason") ? ": " : "",
-			 json_is_string(json_object_get(c, "reason")) ? S(c, "reason") : "");
+			 json_is_string(json_object_get(c, "node")) ? pmu_str(c, "node", "-") :
+								      "job",
+			 pmu_str(c, "source", "-"),
+			 json_is_string(json_object_get(c, "file")) ? " " : "",
+			 json_is_string(json_object_get(c, "file")) ? pmu_str(c, "file", "-") : "");
+		snprintf(why, sizeof(why), "%s%s%s", pmu_str(c, "status", "-"),
+			 *pmu_str(c, "reason", "-") ? ": " : "",
+			 json_is_string(json_object_get(c, "reason")) ? pmu_str(c, "reason", "-") :
+									"");
 		missing(d, in, why);
 	}
 }
@@ -262,8 +261,8 @@ static json_t *reconstruct(struct drill *d, const struct pm_ruleset *rs, const c
 	struct cli_inputs in;
 	char err[768] = "", *text = NULL;
 	json_t *v, *old = stored ? json_loads(stored, 0, NULL) : NULL;
-	bool same_rules =
-		!strcmp(S(json_object_get(d->m, "ruleset"), "digest"), pm_ruleset_digest(rs));
+	bool same_rules = !strcmp(pmu_str(json_object_get(d->m, "ruleset"), "digest", "-"),
+				  pm_ruleset_digest(rs));
 
 	*changes = NULL;
 	if (!(v = cli_job_rediagnose(d->dir, rs, d->cutoff, &in, err, sizeof(err)))) {
@@ -286,20 +285,20 @@ static json_t *reconstruct(struct drill *d, const struct pm_ruleset *rs, const c
 		cli_time_iso(d->cutoff, when, sizeof(when));
 		check(d, "reconstruction", "note",
 		      "as of the cut-off %s (%zu bundle(s) lagging), it differs: %s", when,
-		      in.lagging, *changes ? S(*changes, "why") : "?");
+		      in.lagging, *changes ? pmu_str(*changes, "why", "-") : "?");
 	} else if (!same_rules)
 		check(d, "reconstruction", "note",
 		      "differs, but under another rule set (stored %s, here %s): %s",
-		      S(json_object_get(d->m, "ruleset"), "digest"), pm_ruleset_digest(rs),
-		      *changes ? S(*changes, "why") : "?");
+		      pmu_str(json_object_get(d->m, "ruleset"), "digest", "-"),
+		      pm_ruleset_digest(rs), *changes ? pmu_str(*changes, "why", "-") : "?");
 	else if (d->late)
 		check(d, "reconstruction", "note",
 		      "differs because of evidence that arrived after the merge: %s",
-		      *changes ? S(*changes, "why") : "?");
+		      *changes ? pmu_str(*changes, "why", "-") : "?");
 	else
 		check(d, "reconstruction", "damaged",
 		      "the same rules on the stored inputs give another verdict: %s",
-		      *changes ? S(*changes, "why") : "?");
+		      *changes ? pmu_str(*changes, "why", "-") : "?");
 out:
 	json_decref(in.notes);
 	json_decref(old);
@@ -313,19 +312,22 @@ static void print(const struct drill *d, const char *job, const json_t *v)
 	size_t i;
 
 	printf("drill of job %s (%s)\n", job, d->dir);
-	json_array_foreach(d->checks, i, x) printf("  %-8s %-15s %s\n",
-						   !strcmp(S(x, "status"), "ok")   ? "ok" :
-						   !strcmp(S(x, "status"), "note") ? "note" :
-										     "DAMAGED",
-						   S(x, "check"), S(x, "what"));
+	json_array_foreach(d->checks, i, x)
+		printf("  %-8s %-15s %s\n",
+		       !strcmp(pmu_str(x, "status", "-"), "ok")	  ? "ok" :
+		       !strcmp(pmu_str(x, "status", "-"), "note") ? "note" :
+								    "DAMAGED",
+		       pmu_str(x, "check", "-"), pmu_str(x, "what", "-"));
 	printf("\nmissing inputs: %s\n", json_array_size(d->missing) ? "" : "none");
-	json_array_foreach(d->missing, i, x) printf("  %s: %s\n", S(x, "input"), S(x, "reason"));
+	json_array_foreach(d->missing, i, x)
+		printf("  %s: %s\n", pmu_str(x, "input", "-"), pmu_str(x, "reason", "-"));
 	if (v) {
 		const json_t *j = json_object_get(d->m, "job");
 		char restart[32], *line;
 		snprintf(restart, sizeof(restart), "%lld",
 			 (long long)json_integer_value(json_object_get(j, "restart")));
-		line = pm_comment_line(v, S(j, "cluster"), S(j, "id"), restart);
+		line = pm_comment_line(v, pmu_str(j, "cluster", "-"), pmu_str(j, "id", "-"),
+				       restart);
 		printf("\nreconstructed verdict: %s\n", line ? line : "?");
 		free(line);
 		cli_timeline_print(stdout, v, 40);
@@ -394,11 +396,11 @@ int cmd_drill(int argc, char **argv)
 	}
 	if (!(rs = cli_load_rules(rules ? rules : r.cfg->rules)))
 		goto out;
-	check(&d, "manifest", "ok", "manifest.json reads (%s, expires %s)", S(d.m, "schema"),
-	      S(d.m, "expires"));
+	check(&d, "manifest", "ok", "manifest.json reads (%s, expires %s)",
+	      pmu_str(d.m, "schema", "-"), pmu_str(d.m, "expires", "-"));
 	if (json_is_object(json_object_get(d.m, "verdict"))) {
 		if (file_matches(&d, "verdict", "verdict.json",
-				 S(json_object_get(d.m, "verdict"), "sha256"))) {
+				 pmu_str(json_object_get(d.m, "verdict"), "sha256", "-"))) {
 			if (!(sv = cli_verdict_load(r.dir, &stored, &len, err, sizeof(err))))
 				check(&d, "verdict", "damaged", "%s", err);
 			json_decref(sv);

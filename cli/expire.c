@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "finalize.h"
+#include "pmutil.h"
 #include "store.h"
 
 #define USAGE "usage: %s expire [--dry-run] [--now DATE] [--store DIR] [--config FILE]\n"
@@ -36,12 +37,6 @@ struct expire {
 	size_t checked, removed, kept, reported, failed;
 	unsigned long long bytes;
 };
-
-static const char *S(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : NULL;
-}
 
 static void progress(struct expire *e)
 {
@@ -97,11 +92,11 @@ static double expiry(const char *dir, char *why, size_t len)
 
 	if (!m)
 		snprintf(why, len, "no readable manifest (%s)", err);
-	else if (!S(m, "expires"))
+	else if (!pmu_str(m, "expires", NULL))
 		snprintf(why, len, "the manifest has no expiry date");
-	else if (cli_time_parse(S(m, "expires"), &t) < 0 || t <= 0)
+	else if (cli_time_parse(pmu_str(m, "expires", NULL), &t) < 0 || t <= 0)
 		snprintf(why, len, "the manifest's expiry date '%.40s' cannot be read",
-			 S(m, "expires"));
+			 pmu_str(m, "expires", NULL));
 	json_decref(m);
 	return t;
 }

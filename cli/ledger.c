@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "finalize.h"
+#include "pmutil.h"
 #include "store.h"
 
 #define USAGE                                                                                    \
@@ -64,12 +65,6 @@ struct args {
 	const char *store, *cluster, *restart, *config, *ledger, *head;
 	bool summary, json, seal;
 };
-
-static const char *S(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "-";
-}
 
 static const struct action *action_find(const char *id)
 {
@@ -124,7 +119,8 @@ static int job_state(const struct args *a, const struct pm_config *cfg, json_t *
 		goto out;
 	j = json_object_get(m, "job");
 	json_object_set_new(entry, "job",
-			    json_sprintf("%s/%s/%lld", S(j, "cluster"), S(j, "id"),
+			    json_sprintf("%s/%s/%lld", pmu_str(j, "cluster", "-"),
+					 pmu_str(j, "id", "-"),
 					 (long long)json_integer_value(
 						 json_object_get(j, "restart"))));
 	if (pm_jobdir_read(dir, "verdict.json", &text, &len, err, sizeof(err)) == 0) {
@@ -141,9 +137,10 @@ static int job_state(const struct args *a, const struct pm_config *cfg, json_t *
 		cli_verdict_cause(v, cause, sizeof(cause));
 		cli_verdict_origin(v, origin, sizeof(origin));
 		json_object_set_new(entry, "verdict",
-				    json_pack("{s:s,s:O?,s:s,s:s}", "status", S(v, "status"),
-					      "confidence", json_object_get(v, "confidence"),
-					      "cause", cause, "origin", origin));
+				    json_pack("{s:s,s:O?,s:s,s:s}", "status",
+					      pmu_str(v, "status", "-"), "confidence",
+					      json_object_get(v, "confidence"), "cause", cause,
+					      "origin", origin));
 	} else {
 		json_object_set_new(entry, "verdict", json_null());
 	}
@@ -161,9 +158,10 @@ static const json_t *last_for(const json_t *entries, const char *job, const char
 	const json_t *found = NULL, *e;
 	size_t i;
 
-	json_array_foreach(entries, i, e) if (!strcmp(S(e, "job"), job) &&
-					      (kind ? !strcmp(S(e, "kind"), kind) :
-						      strcmp(S(e, "kind"), "resolved"))) found = e;
+	json_array_foreach(entries, i, e) if (!strcmp(pmu_str(e, "job", "-"), job) &&
+					      (kind ? !strcmp(pmu_str(e, "kind", "-"), kind) :
+						      strcmp(pmu_str(e, "kind", "-"), "resolved")))
+		found = e;
 	return found;
 }
 
@@ -193,18 +191,18 @@ static int append(const struct args *a, const struct pm_config *cfg)
 			fprintf(stderr, "%s ledger: %s\n", prog, err);
 			goto out;
 		}
-		prior = last_for(entries, S(e, "job"), "done");
+		prior = last_for(entries, pmu_str(e, "job", "-"), "done");
 		if (!prior)
-			prior = last_for(entries, S(e, "job"), NULL);
+			prior = last_for(entries, pmu_str(e, "job", "-"), NULL);
 		if (!prior) {
 			fprintf(stderr,
 				"%s ledger: nothing was proposed or done for job %s: nothing to "
 				"resolve\n",
-				prog, S(e, "job"));
+				prog, pmu_str(e, "job", "-"));
 			goto out;
 		}
 		if (!act)
-			act = action_find(S(prior, "action"));
+			act = action_find(pmu_str(prior, "action", "-"));
 		json_object_set_new(e, "result", json_string(a->result));
 		json_object_set_new(e, "resolves", json_copy(json_object_get(prior, "seq")));
 	}
@@ -241,8 +239,9 @@ static int append(const struct args *a, const struct pm_config *cfg)
 			strerror(errno));
 	printf("ledger seq %lld: %s %s %s%s%s for %s (verdict %s)\n",
 	       (long long)json_integer_value(json_object_get(e, "seq")),
-	       S(json_object_get(e, "actor"), "user"), kind, act->id, a->result ? " as " : "",
-	       a->result ? a->result : "", S(e, "job"), S(e, "verdict_digest"));
+	       pmu_str(json_object_get(e, "actor"), "user", "-"), kind, act->id,
+	       a->result ? " as " : "", a->result ? a->result : "", pmu_str(e, "job", "-"),
+	       pmu_str(e, "verdict_digest", "-"));
 	if (!head_written)
 		printf("head recorded in syslog only (%s is root's: `postmortem ledger verify "
 		       "--seal` as root records it)\n",
@@ -261,14 +260,16 @@ static void show_entry(const json_t *e)
 	const json_t *v = json_object_get(e, "verdict");
 
 	printf("%5lld %s %-10s %-9s %-18s %-14s %s",
-	       (long long)json_integer_value(json_object_get(e, "seq")), S(e, "time"),
-	       S(json_object_get(e, "actor"), "user"), S(e, "kind"), S(e, "action"), S(e, "job"),
-	       json_is_string(json_object_get(e, "result")) ? S(e, "result") : "");
+	       (long long)json_integer_value(json_object_get(e, "seq")), pmu_str(e, "time", "-"),
+	       pmu_str(json_object_get(e, "actor"), "user", "-"), pmu_str(e, "kind", "-"),
+	       pmu_str(e, "action", "-"), pmu_str(e, "job", "-"),
+	       json_is_string(json_object_get(e, "result")) ? pmu_str(e, "result", "-") : "");
 	if (json_is_object(v))
 		printf("%s[%s %s %s]", json_is_string(json_object_get(e, "result")) ? " " : "",
-		       S(v, "status"), S(v, "cause"), S(v, "confidence"));
+		       pmu_str(v, "status", "-"), pmu_str(v, "cause", "-"),
+		       pmu_str(v, "confidence", "-"));
 	if (json_is_string(json_object_get(e, "note")))
-		printf(" \"%s\"", S(e, "note"));
+		printf(" \"%s\"", pmu_str(e, "note", "-"));
 	putchar('\n');
 }
 
@@ -287,21 +288,21 @@ static json_t *summarise(const json_t *entries, struct tally *t)
 	memset(t, 0, sizeof(*t));
 	json_array_foreach(entries, i, e)
 	{
-		const struct action *a = action_find(S(e, "action"));
-		const char *kind = S(e, "kind");
+		const struct action *a = action_find(pmu_str(e, "action", "-"));
+		const char *kind = pmu_str(e, "kind", "-");
 		json_t *ba;
 
-		if (!(r = json_object_get(runs, S(e, "job")))) {
+		if (!(r = json_object_get(runs, pmu_str(e, "job", "-")))) {
 			r = json_pack("{s:b,s:b,s:b,s:n}", "containment", 0, "repair", 0,
 				      "intervened", 0, "result");
-			json_object_set_new(runs, S(e, "job"), r);
+			json_object_set_new(runs, pmu_str(e, "job", "-"), r);
 		}
-		if (!(ba = json_object_get(by_action, S(e, "action")))) {
+		if (!(ba = json_object_get(by_action, pmu_str(e, "action", "-")))) {
 			ba = json_pack("{s:i,s:i,s:i,s:i,s:i}", "proposed", 0, "done", 0,
 				       "confirmed", 0, "refuted", 0, "precaution_not_needed", 0);
-			json_object_set_new(by_action, S(e, "action"), ba);
+			json_object_set_new(by_action, pmu_str(e, "action", "-"), ba);
 		}
-		const char *slot = !strcmp(kind, "resolved") ? S(e, "result") : kind;
+		const char *slot = !strcmp(kind, "resolved") ? pmu_str(e, "result", "-") : kind;
 		if (json_object_get(ba, slot))
 			json_object_set_new(ba, slot,
 					    json_integer(
@@ -408,10 +409,10 @@ static int show(const struct args *a, const struct pm_config *cfg)
 			json_decref(sel);
 			return 1;
 		}
-		snprintf(key, sizeof(key), "%s", S(k, "job"));
+		snprintf(key, sizeof(key), "%s", pmu_str(k, "job", "-"));
 		json_decref(k);
 	}
-	json_array_foreach(entries, i, e) if (!key[0] || !strcmp(S(e, "job"), key))
+	json_array_foreach(entries, i, e) if (!key[0] || !strcmp(pmu_str(e, "job", "-"), key))
 		json_array_append(sel, e);
 	if (a->json) {
 		json_t *o = a->summary ? summary_json(sel) : json_incref(sel);
@@ -536,12 +537,12 @@ static int verify(const struct args *a, const struct pm_config *cfg)
 		{
 			const json_t *s = json_object_get(x, "seq"),
 				     *ln = json_object_get(x, "line");
-			printf("  %s:", S(x, "fault"));
+			printf("  %s:", pmu_str(x, "fault", "-"));
 			if (json_is_integer(s))
 				printf(" seq %lld", (long long)json_integer_value(s));
 			if (json_is_integer(ln))
 				printf(" (line %lld)", (long long)json_integer_value(ln));
-			printf(": %s\n", S(x, "what"));
+			printf(": %s\n", pmu_str(x, "what", "-"));
 		}
 		json_array_foreach(r.notes, i, x) printf("  note: %s\n", json_string_value(x));
 	}

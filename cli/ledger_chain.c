@@ -19,27 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pmutil.h"
 #include "store.h"
 
 #define TAIL_MAX (1u << 20)   /* the last entry is found within the file's last MiB */
 #define LEDGER_MAX (1u << 30) /* verify reads the whole ledger */
 #define LOCK_WAIT 10.0	      /* seconds */
 #define MARK "postmortem-ledger head seq="
-
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
-}
 
 const char *cli_ledger_fault_name(enum cli_ledger_fault f)
 {
@@ -146,55 +132,42 @@ static int last_entry(int fd, long long *seq, char *prev, char *err, size_t errl
 	*seq = 0;
 	snprintf(prev, 80, "%s", CLI_LEDGER_GENESIS);
 	if (fstat(fd, &st) < 0)
-		return fail(err, errlen, errno, "%s", strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s", strerror(errno));
 	if (st.st_size == 0)
 		return 0;
 	n = (uint64_t)st.st_size < TAIL_MAX ? (size_t)st.st_size : TAIL_MAX;
 	if (!(buf = malloc(n + 1)))
-		return fail(err, errlen, ENOMEM, "out of memory");
+		return pmu_fail(err, errlen, ENOMEM, "out of memory");
 	if (pread(fd, buf, n, st.st_size - (off_t)n) != (ssize_t)n) {
 		free(buf);
-		return fail(err, errlen, EIO, "cannot read the ledger's end");
+		return pmu_fail(err, errlen, EIO, "cannot read the ledger's end");
 	}
 	buf[n] = '\0';
 	if (buf[n - 1] != '\n') {
 		free(buf);
-		return fail(err, errlen, EBADMSG,
-			    "the ledger ends in a partial line; run `postmortem ledger verify`");
+		return pmu_fail(err, errlen, EBADMSG,
+				"the ledger ends in a partial line; run `postmortem ledger verify`");
 	}
 	buf[n - 1] = '\0';
 	start = strrchr(buf, '\n');
 	if (!start && n < (size_t)st.st_size) {
 		free(buf);
-		return fail(err, errlen, EBADMSG, "the ledger's last line is longer than 1 MiB");
+		return pmu_fail(err, errlen, EBADMSG,
+				"the ledger's last line is longer than 1 MiB");
 	}
 	start = start ? start + 1 : buf;
 	f = check_line(start, strlen(start), &o, what, sizeof(what));
 	if (f != CLI_LEDGER_OK) {
 		free(buf);
-		return fail(err, errlen, EBADMSG,
-			    "the ledger's last entry does not verify (%s); nothing appended: run "
-			    "`postmortem ledger verify`",
-			    what);
+		return pmu_fail(err, errlen, EBADMSG,
+				"the ledger's last entry does not verify (%s); nothing appended: run "
+				"`postmortem ledger verify`",
+				what);
 	}
 	*seq = (long long)json_integer_value(json_object_get(o, "seq"));
 	cli_ledger_line_hash(start, strlen(start), prev);
 	json_decref(o);
 	free(buf);
-	return 0;
-}
-
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, s, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		len -= (size_t)w;
-	}
 	return 0;
 }
 
@@ -209,8 +182,9 @@ static int write_head(const char *head, long long seq, const char *sha, const ch
 		return -1;
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
 		return -1;
-	if (fchown(fd, 0, 0) < 0 || fchmod(fd, 0644) < 0 || write_all(fd, text, (size_t)n) < 0 ||
-	    fsync(fd) < 0 || close(fd) < 0 || rename(tmp, head) < 0) {
+	if (fchown(fd, 0, 0) < 0 || fchmod(fd, 0644) < 0 ||
+	    pmu_write_all(fd, text, (size_t)n) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
+	    rename(tmp, head) < 0) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
@@ -230,9 +204,9 @@ int cli_ledger_append(const char *ledger, const char *head, json_t *entry, doubl
 	if (head_written)
 		*head_written = false;
 	if ((fd = open(ledger, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0660)) < 0)
-		return fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
 	if (lock(fd) < 0) {
-		fail(err, errlen, errno, "%s: cannot lock: %s", ledger, strerror(errno));
+		pmu_fail(err, errlen, errno, "%s: cannot lock: %s", ledger, strerror(errno));
 		goto out;
 	}
 	if (last_entry(fd, &seq, prev, err, errlen) < 0)
@@ -252,8 +226,8 @@ int cli_ledger_append(const char *ledger, const char *head, json_t *entry, doubl
 	{
 		size_t n = strlen(line);
 		line[n] = '\n'; /* canon's NUL: the line goes out with its newline in one write */
-		if (write_all(fd, line, n + 1) < 0 || fsync(fd) < 0) {
-			fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
+		if (pmu_write_all(fd, line, n + 1) < 0 || fsync(fd) < 0) {
+			pmu_fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
 			goto out;
 		}
 		line[n] = '\0';
@@ -269,7 +243,7 @@ int cli_ledger_append(const char *ledger, const char *head, json_t *entry, doubl
 	rc = 0;
 	goto out;
 nomem:
-	fail(err, errlen, ENOMEM, "out of memory");
+	pmu_fail(err, errlen, ENOMEM, "out of memory");
 out:
 	free(line);
 	close(fd); /* lets go of the lock */
@@ -282,15 +256,15 @@ int cli_ledger_seal(const char *ledger, const char *head, long long *seq, char *
 	int fd, rc = -1;
 
 	if (geteuid() != 0)
-		return fail(err, errlen, EPERM, "only root records the ledger's head");
+		return pmu_fail(err, errlen, EPERM, "only root records the ledger's head");
 	if ((fd = open(ledger, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
-		return fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
 	if (last_entry(fd, seq, sha, err, errlen) == 0) {
 		cli_time_iso((double)time(NULL), when, sizeof(when));
 		if (*seq == 0)
-			fail(err, errlen, ENODATA, "%s: the ledger is empty", ledger);
+			pmu_fail(err, errlen, ENODATA, "%s: the ledger is empty", ledger);
 		else if (write_head(head, *seq, sha, when) < 0)
-			fail(err, errlen, errno, "%s: %s", head, strerror(errno));
+			pmu_fail(err, errlen, errno, "%s: %s", head, strerror(errno));
 		else
 			rc = 0;
 	}
@@ -311,7 +285,7 @@ json_t *cli_ledger_load(const char *ledger, char *err, size_t errlen)
 	if (cli_read_file(ledger, LEDGER_MAX, &buf, &len) < 0) {
 		if (errno == ENOENT)
 			return a;
-		fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
+		pmu_fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
 		json_decref(a);
 		return NULL;
 	}
@@ -474,9 +448,9 @@ int cli_ledger_verify(const char *ledger, const char *head, const char *log,
 	r->problems = json_array();
 	r->notes = json_array();
 	if (!r->problems || !r->notes)
-		return fail(err, errlen, ENOMEM, "out of memory");
+		return pmu_fail(err, errlen, ENOMEM, "out of memory");
 	if (cli_read_file(ledger, LEDGER_MAX, &buf, &len) < 0 && errno != ENOENT)
-		return fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
 	for (char *p = buf; p && p < buf + len; p++) {
 		char *nl = memchr(p, '\n', (size_t)(buf + len - p)), prev[80];
 		json_t *o;
@@ -491,7 +465,7 @@ int cli_ledger_verify(const char *ledger, const char *head, const char *log,
 		if (!(x = realloc(l, (n + 1) * sizeof(*l)))) {
 			free(buf);
 			free(l);
-			return fail(err, errlen, ENOMEM, "out of memory");
+			return pmu_fail(err, errlen, ENOMEM, "out of memory");
 		}
 		l = x;
 		x = &l[n];

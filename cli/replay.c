@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "finalize.h"
+#include "pmutil.h"
 #include "store.h"
 
 #define USAGE                                                                    \
@@ -35,18 +36,12 @@ struct replay {
 	json_t *out; /* --json: the runs */
 };
 
-static const char *S(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "-";
-}
-
 static void key(const json_t *m, const char *dir, char *buf, size_t len)
 {
 	const json_t *j = json_object_get(m, "job");
 
 	if (json_is_string(json_object_get(j, "id")))
-		snprintf(buf, len, "%s/%s/%lld", S(j, "cluster"), S(j, "id"),
+		snprintf(buf, len, "%s/%s/%lld", pmu_str(j, "cluster", "-"), pmu_str(j, "id", "-"),
 			 (long long)json_integer_value(json_object_get(j, "restart")));
 	else
 		snprintf(buf, len, "%s", dir);
@@ -60,16 +55,17 @@ static void print_change(const char *k, const json_t *old, const json_t *new, co
 
 	cli_verdict_cause(old, a, sizeof(a));
 	cli_verdict_cause(new, b, sizeof(b));
-	printf("%s: %s %s (%s) -> %s %s (%s)\n", k, S(old, "status"), a, S(old, "confidence"),
-	       S(new, "status"), b, S(new, "confidence"));
+	printf("%s: %s %s (%s) -> %s %s (%s)\n", k, pmu_str(old, "status", "-"), a,
+	       pmu_str(old, "confidence", "-"), pmu_str(new, "status", "-"), b,
+	       pmu_str(new, "confidence", "-"));
 	json_array_foreach(json_object_get(c, "fields"), i, f)
 	{
 		const json_t *o = json_object_get(f, "old"), *n = json_object_get(f, "new");
-		printf("  %-10s %s -> %s\n", S(f, "field"),
+		printf("  %-10s %s -> %s\n", pmu_str(f, "field", "-"),
 		       json_is_string(o) ? json_string_value(o) : "null",
 		       json_is_string(n) ? json_string_value(n) : "null");
 	}
-	printf("  because    %s\n", S(c, "why"));
+	printf("  because    %s\n", pmu_str(c, "why", "-"));
 }
 
 /* history/verdict-N.replay: the rules that made the replayed change, beside the finalizer's
@@ -151,7 +147,8 @@ static int one(const char *dir, void *arg)
 		return 0;
 	}
 	key(m, dir, k, sizeof(k));
-	if (r->since > 0 && (cli_time_parse(S(m, "created"), &created) < 0 || created < r->since))
+	if (r->since > 0 &&
+	    (cli_time_parse(pmu_str(m, "created", "-"), &created) < 0 || created < r->since))
 		goto out;
 	if (cli_access_of(r->cfg, m) == CLI_DENIED) {
 		cli_progress_clear(&r->bar);

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "finalize.h"
+#include "pmutil.h"
 #include "store.h"
 
 #define USAGE                                                                          \
@@ -31,12 +32,6 @@
 #define TOP 46	      /* the axis above the lanes */
 #define MAX_ROWS 400  /* lanes drawn; the rest are listed */
 #define MAX_ON_ROW 12 /* undated markers drawn per lane */
-
-static const char *S(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
-}
 
 /* Text into HTML: markup characters escaped, control characters shown as U+FFFD. */
 static void esc(FILE *f, const char *s)
@@ -227,23 +222,23 @@ static long lane_of(const struct lanes *l, const json_t *e)
 
 static void marker(FILE *f, const json_t *e, double x, double y)
 {
-	const char *role = S(e, "role");
+	const char *role = pmu_str(e, "role", "");
 
 	fprintf(f, "<g class=\"ev role-");
 	cls(f, role);
 	fprintf(f, "\" data-id=\"");
-	esc(f, S(e, "id"));
+	esc(f, pmu_str(e, "id", ""));
 	fprintf(f, "\"><title>");
-	esc(f, S(e, "id"));
+	esc(f, pmu_str(e, "id", ""));
 	fputs(" \xc2\xb7 ", f);
-	esc(f, S(e, "rule"));
+	esc(f, pmu_str(e, "rule", ""));
 	fputs(" \xc2\xb7 ", f);
 	esc(f, role);
 	fputs(" \xc2\xb7 ", f);
-	esc(f, json_is_string(json_object_get(e, "event_time")) ? S(e, "event_time") :
+	esc(f, json_is_string(json_object_get(e, "event_time")) ? pmu_str(e, "event_time", "") :
 								  "no event time");
 	fputs("\n", f);
-	esc(f, S(e, "line"));
+	esc(f, pmu_str(e, "line", ""));
 	fprintf(f, "</title>");
 	if (!strcmp(role, "origin"))
 		fprintf(f,
@@ -287,7 +282,7 @@ static void swimlanes(FILE *f, const json_t *v)
 	}
 	json_array_foreach(evs, i, e)
 	{
-		if (cli_time_parse(S(e, "event_time"), &t) == 0) {
+		if (cli_time_parse(pmu_str(e, "event_time", ""), &t) == 0) {
 			tmin = dated && tmin < t ? tmin : t;
 			tmax = dated && tmax > t ? tmax : t;
 			dated = true;
@@ -353,7 +348,7 @@ static void swimlanes(FILE *f, const json_t *v)
 	}
 	/* the first error: a lead, drawn as such */
 	const json_t *fe = json_object_get(v, "first_error");
-	if (dated && cli_time_parse(S(fe, "event_time"), &t) == 0) {
+	if (dated && cli_time_parse(pmu_str(fe, "event_time", ""), &t) == 0) {
 		double fx = x0 + (x1 - x0) * (t - tmin) / (tmax - tmin);
 		fprintf(f,
 			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.0f\" stroke=\"#c0392b\" "
@@ -366,12 +361,12 @@ static void swimlanes(FILE *f, const json_t *v)
 		json_array_foreach(evs, i, e)
 		{
 			long k = lane_of(&l, e);
-			bool origin = !strcmp(S(e, "role"), "origin");
+			bool origin = !strcmp(pmu_str(e, "role", ""), "origin");
 			double y;
 			if (k < 0 || origin != (pass == 1))
 				continue;
 			y = TOP + (double)k * ROW + (ROW - 2) / 2.0;
-			if (dated && cli_time_parse(S(e, "event_time"), &t) == 0)
+			if (dated && cli_time_parse(pmu_str(e, "event_time", ""), &t) == 0)
 				marker(f, e, x0 + (x1 - x0) * (t - tmin) / (tmax - tmin), y);
 			else if (l.v[k].undated < MAX_ON_ROW)
 				marker(f, e, x1 + 26 + 8.0 * (double)l.v[k].undated++, y);
@@ -425,35 +420,35 @@ static void header(FILE *f, const json_t *v, const json_t *m)
 	size_t i;
 
 	fputs("<header>\n<h1>Job ", f);
-	esc(f, S(job, "id"));
+	esc(f, pmu_str(job, "id", ""));
 	fputs(" <small>", f);
 	esc_json(f, json_object_get(m ? json_object_get(m, "job") : job, "cluster"));
 	fputs(" &#183; restart ", f);
 	esc_json(f, json_object_get(m ? json_object_get(m, "job") : job, "restart"));
 	fputs(" &#183; outcome <b>", f);
-	esc(f, S(v, "outcome"));
+	esc(f, pmu_str(v, "outcome", ""));
 	fputs("</b></small></h1>\n<p class=\"verdict\"><span class=\"badge status-", f);
-	cls(f, S(v, "status"));
+	cls(f, pmu_str(v, "status", ""));
 	fputs("\">", f);
-	esc(f, S(v, "status"));
+	esc(f, pmu_str(v, "status", ""));
 	fputs("</span><span class=\"class\" id=\"verdict-class\">", f);
 	if (json_is_object(cause)) {
-		esc(f, S(cause, "class"));
+		esc(f, pmu_str(cause, "class", ""));
 		fputs("/", f);
-		esc(f, S(cause, "subclass"));
+		esc(f, pmu_str(cause, "subclass", ""));
 	} else {
 		fputs("no cause", f);
 	}
 	fputs("</span> ", f);
 	if (json_is_string(json_object_get(v, "confidence"))) {
 		fputs("<span class=\"badge conf-", f);
-		cls(f, S(v, "confidence"));
+		cls(f, pmu_str(v, "confidence", ""));
 		fputs("\">", f);
-		esc(f, S(v, "confidence"));
+		esc(f, pmu_str(v, "confidence", ""));
 		fputs("</span>", f);
 	}
 	fputs("</p>\n<p>", f);
-	esc(f, S(cause, "summary"));
+	esc(f, pmu_str(cause, "summary", ""));
 	fputs("</p>\n", f);
 	if (m && json_is_true(json_object_get(m, "provisional")))
 		fputs("<p class=\"warn\">Provisional: not every node has reported; this verdict "
@@ -462,9 +457,9 @@ static void header(FILE *f, const json_t *v, const json_t *m)
 	json_array_foreach(json_object_get(json_object_get(m, "nodes"), "missing"), i, x)
 	{
 		fputs("<p class=\"warn\">Missing input: node ", f);
-		esc(f, S(x, "node"));
+		esc(f, pmu_str(x, "node", ""));
 		fputs(": ", f);
-		esc(f, S(x, "reason"));
+		esc(f, pmu_str(x, "reason", ""));
 		fputs("</p>\n", f);
 	}
 	fputs("<dl><dt>origin</dt><dd>", f);
@@ -477,9 +472,9 @@ static void header(FILE *f, const json_t *v, const json_t *m)
 		fputs(" on ", f);
 		esc_json(f, json_object_get(fe, "node"));
 		fputs(" (", f);
-		esc(f, S(fe, "evidence"));
+		esc(f, pmu_str(fe, "evidence", ""));
 		fputs("): ", f);
-		esc(f, S(fe, "note"));
+		esc(f, pmu_str(fe, "note", ""));
 	} else {
 		fputs("&#8212;", f);
 	}
@@ -508,10 +503,10 @@ static void decision(FILE *f, const json_t *v)
 		fprintf(f, "<tr><th>%s</th><td>", parts[k]);
 		if (json_is_string(json_object_get(p, "id"))) {
 			fputs("<code>", f);
-			esc(f, S(p, "id"));
+			esc(f, pmu_str(p, "id", ""));
 			fputs("</code> ", f);
 		}
-		esc(f, S(p, "action"));
+		esc(f, pmu_str(p, "action", ""));
 		fputs("</td><td>", f);
 		esc_json(f, json_object_get(p, "owner"));
 		fputs("</td><td>", f);
@@ -523,7 +518,7 @@ static void decision(FILE *f, const json_t *v)
 			      f);
 		if (json_is_string(json_object_get(p, "requires"))) {
 			fputs("requires ", f);
-			esc(f, S(p, "requires"));
+			esc(f, pmu_str(p, "requires", ""));
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -566,9 +561,9 @@ static void evidence(FILE *f, const json_t *v)
 		n);
 	for (size_t i = 0; i < n; i++) {
 		fputs("<tr class=\"role-", f);
-		cls(f, S(e[i], "role"));
+		cls(f, pmu_str(e[i], "role", ""));
 		fputs("\"><td>", f);
-		esc(f, S(e[i], "id"));
+		esc(f, pmu_str(e[i], "id", ""));
 		static const char *const cols[] = {"event_time", "observed_time", "node", "rank",
 						   "source",	 "rule",	  "role"};
 		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
@@ -576,9 +571,9 @@ static void evidence(FILE *f, const json_t *v)
 			esc_json(f, json_object_get(e[i], cols[k]));
 		}
 		fputs("</td><td class=\"line\">", f);
-		esc(f, S(e[i], "line"));
+		esc(f, pmu_str(e[i], "line", ""));
 		fputs("<br><small>", f);
-		esc(f, S(e[i], "file"));
+		esc(f, pmu_str(e[i], "file", ""));
 		if (json_is_integer(json_object_get(e[i], "offset")))
 			fprintf(f, " @%lld",
 				(long long)json_integer_value(json_object_get(e[i], "offset")));
@@ -605,11 +600,11 @@ static void coverage(FILE *f, const json_t *v)
 		fputs("</td><td>", f);
 		esc_json(f, json_object_get(c, "file"));
 		fputs("</td><td class=\"st-", f);
-		cls(f, S(c, "status"));
+		cls(f, pmu_str(c, "status", ""));
 		fputs("\">", f);
-		esc(f, S(c, "status"));
+		esc(f, pmu_str(c, "status", ""));
 		fputs("</td><td>", f);
-		esc(f, S(c, "reason"));
+		esc(f, pmu_str(c, "reason", ""));
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table></section>\n", f);
@@ -625,9 +620,9 @@ static void page(FILE *f, const json_t *v, const json_t *m, const char *dir)
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
 	      "postmortem: job ",
 	      f);
-	esc(f, S(json_object_get(v, "job"), "id"));
+	esc(f, pmu_str(json_object_get(v, "job"), "id", ""));
 	fputs(" &#8212; ", f);
-	esc(f, json_is_object(cause) ? S(cause, "class") : S(v, "status"));
+	esc(f, json_is_object(cause) ? pmu_str(cause, "class", "") : pmu_str(v, "status", ""));
 	fprintf(f, "</title>\n<style>%s</style></head>\n<body><main>\n", CSS);
 	header(f, v, m);
 	fputs("<section id=\"timeline\"><h2>Timeline</h2>\n", f);
@@ -637,18 +632,18 @@ static void page(FILE *f, const json_t *v, const json_t *m, const char *dir)
 	evidence(f, v);
 	coverage(f, v);
 	fputs("<footer>rule set ", f);
-	esc(f, S(rs, "id"));
+	esc(f, pmu_str(rs, "id", ""));
 	fputs(" ", f);
-	esc(f, S(rs, "version"));
+	esc(f, pmu_str(rs, "version", ""));
 	fputs(" (", f);
-	esc(f, S(rs, "digest"));
+	esc(f, pmu_str(rs, "digest", ""));
 	fputs(") &#183; input ", f);
-	esc(f, S(v, "input_digest"));
+	esc(f, pmu_str(v, "input_digest", ""));
 	if (m) {
 		fputs(" &#183; merged ", f);
-		esc(f, S(m, "updated"));
+		esc(f, pmu_str(m, "updated", ""));
 		fputs(" &#183; evidence kept until ", f);
-		esc(f, S(m, "expires"));
+		esc(f, pmu_str(m, "expires", ""));
 		fputs(" in <code>", f);
 		esc(f, dir);
 		fputs("</code>", f);
@@ -737,7 +732,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(out, "-"))
-		printf("report of job %s written to %s\n", S(json_object_get(v, "job"), "id"), out);
+		printf("report of job %s written to %s\n",
+		       pmu_str(json_object_get(v, "job"), "id", ""), out);
 	rc = 0;
 out:
 	json_decref(v);

@@ -15,17 +15,12 @@
 
 #include "cli.h"
 #include "finalize.h"
+#include "pmutil.h"
 #include "store.h"
 
 #define USAGE                                                                                 \
 	"usage: %s show JOB [--json] [--timeline [--rules DIR]] [--store DIR] [--cluster C] " \
 	"[--restart N] [--config FILE]\n"
-
-static const char *S(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "-";
-}
 
 /* The timeline of T (cli_timeline_json) for a person. */
 static void timeline(const json_t *t)
@@ -36,11 +31,12 @@ static void timeline(const json_t *t)
 
 	printf("timeline of job %s: each event at its own time (the node's clock), then when it "
 	       "was observed\n",
-	       S(json_object_get(t, "job"), "id"));
+	       pmu_str(json_object_get(t, "job"), "id", "-"));
 	if (json_is_integer(ms))
 		printf("skew tolerance %lld ms (rule set %s %s%s): events on different nodes "
 		       "closer than that are not ordered (=)\n",
-		       (long long)json_integer_value(ms), S(rs, "id"), S(rs, "version"),
+		       (long long)json_integer_value(ms), pmu_str(rs, "id", "-"),
+		       pmu_str(rs, "version", "-"),
 		       json_is_true(json_object_get(t, "skew_from_verdict_rules")) ?
 			       "" :
 			       "; taken from the configured rules, not the verdict's own");
@@ -51,7 +47,7 @@ static void timeline(const json_t *t)
 		printf("  (no evidence)\n");
 	json_array_foreach(json_object_get(t, "events"), i, e)
 	{
-		const char *role = S(e, "role");
+		const char *role = pmu_str(e, "role", "-");
 		const json_t *rank = json_object_get(e, "rank"),
 			     *after = json_object_get(e, "observed_after_s");
 		char r[24] = "", seen[48];
@@ -63,18 +59,21 @@ static void timeline(const json_t *t)
 		else
 			snprintf(seen, sizeof(seen), "seen %s",
 				 json_is_string(json_object_get(e, "observed_time")) ?
-					 S(e, "observed_time") :
+					 pmu_str(e, "observed_time", "-") :
 					 "(unknown)");
 		printf("  %-24s %c %-17s %c %-4s %-12s %-11s %-9s %s: %.160s\n",
-		       json_is_string(json_object_get(e, "event_time")) ? S(e, "event_time") :
-									  "(no time)",
+		       json_is_string(json_object_get(e, "event_time")) ?
+			       pmu_str(e, "event_time", "-") :
+			       "(no time)",
 		       json_is_string(json_object_get(e, "within_skew_of")) ? '=' : ' ', seen,
 		       !strcmp(role, "origin")	 ? '*' :
 		       !strcmp(role, "cascade")	 ? '~' :
 		       !strcmp(role, "teardown") ? '-' :
 						   ' ',
-		       S(e, "id"), json_is_string(json_object_get(e, "node")) ? S(e, "node") : "?",
-		       S(e, "source"), r, S(e, "rule"), S(e, "line"));
+		       pmu_str(e, "id", "-"),
+		       json_is_string(json_object_get(e, "node")) ? pmu_str(e, "node", "-") : "?",
+		       pmu_str(e, "source", "-"), r, pmu_str(e, "rule", "-"),
+		       pmu_str(e, "line", "-"));
 	}
 }
 
@@ -91,7 +90,7 @@ static void header(const json_t *m)
 		       json_is_true(json_object_get(cut, "deadline_hit")) ?
 			       "the merge ran out of time: this verdict comes from Slurm's record "
 			       "alone" :
-			       S(cut, "reason"),
+			       pmu_str(cut, "reason", "-"),
 		       json_number_value(json_object_get(cut, "budget_s")),
 		       json_array_size(json_object_get(cut, "cut")),
 		       json_is_true(json_object_get(m, "provisional")) ?
@@ -100,7 +99,8 @@ static void header(const json_t *m)
 	else if (json_is_true(json_object_get(m, "provisional")))
 		printf("PROVISIONAL: not every node has reported yet; this verdict may change\n");
 	json_array_foreach(missing, i, x)
-		printf("missing input: node %s: %s\n", S(x, "node"), S(x, "reason"));
+		printf("missing input: node %s: %s\n", pmu_str(x, "node", "-"),
+		       pmu_str(x, "reason", "-"));
 	if (json_array_size(missing) || json_is_true(json_object_get(m, "provisional")) ||
 	    json_is_object(cut))
 		putchar('\n');
@@ -112,9 +112,9 @@ static void footer(const json_t *m, const char *dir, const char *job)
 
 	if (json_array_size(h))
 		printf("\nchanged %zu time(s); last: %s\n", json_array_size(h),
-		       S(json_array_get(h, json_array_size(h) - 1), "why"));
+		       pmu_str(json_array_get(h, json_array_size(h) - 1), "why", "-"));
 	printf("\nevidence: %s (kept until %s)\n  postmortem fetch %s -o DIR\n", dir,
-	       S(m, "expires"), job);
+	       pmu_str(m, "expires", "-"), job);
 }
 
 /* The timeline with the skew tolerance of the rules RULES (the configuration's when NULL). */
@@ -219,8 +219,8 @@ int cmd_show(int argc, char **argv)
 		fprintf(stderr,
 			"%s: job %s has no verdict: the merge did not finish (%s) and Slurm's record "
 			"could not be had (see %s/manifest.json)\n",
-			prog, argv[optind], S(json_object_get(r.manifest, "merge"), "reason"),
-			r.dir);
+			prog, argv[optind],
+			pmu_str(json_object_get(r.manifest, "merge"), "reason", "-"), r.dir);
 		goto out;
 	}
 	if (json_is_null(json_object_get(r.manifest, "verdict"))) {

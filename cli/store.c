@@ -17,31 +17,11 @@
 #include <openssl/evp.h>
 
 #include "finalize.h" /* pm_bundle_manifest */
+#include "pmutil.h"
 #include "ruleset.h" /* the tuning: the skew tolerance */
 #include "store.h"
 
 #define SACCT_MAX (16u << 20)
-
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
-}
-
-static const char *S(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "-";
-}
 
 /* ---- progress on a terminal ---- */
 
@@ -343,7 +323,7 @@ static int add_lagging(const char *path, const char *name, double arrived, doubl
 		size_t k;
 		json_t *x;
 		json_array_foreach(cov, k, x)
-			seen = seen || !strcmp(S(x, "source"), src ? src : "");
+			seen = seen || !strcmp(pmu_str(x, "source", "-"), src ? src : "");
 		if (src && !seen)
 			json_array_append_new(cov,
 					      json_pack("{s:s,s:s,s:s}", "source", src, "status",
@@ -380,8 +360,8 @@ int cli_job_inputs(const char *jobdir, const struct pm_ruleset *rs, struct pm_ev
 
 	memset(in, 0, sizeof(*in));
 	if (!(in->notes = json_array()) || !names) {
-		fail(err, errlen, errno ? errno : ENOMEM, "%s/nodes: %s", jobdir,
-		     strerror(errno ? errno : ENOMEM));
+		pmu_fail(err, errlen, errno ? errno : ENOMEM, "%s/nodes: %s", jobdir,
+			 strerror(errno ? errno : ENOMEM));
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -393,7 +373,7 @@ int cli_job_inputs(const char *jobdir, const struct pm_ruleset *rs, struct pm_ev
 		in->bundles++;
 		if (cutoff > 0 && stat(p, &st) == 0 && (double)st.st_mtime > cutoff) {
 			if (add_lagging(p, rel, (double)st.st_mtime, cutoff, ev, in) < 0) {
-				fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+				pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 				goto out;
 			}
 			continue;
@@ -424,8 +404,8 @@ int cli_job_inputs(const char *jobdir, const struct pm_ruleset *rs, struct pm_ev
 	rc = 0;
 out:
 	if (rc < 0 && err && errlen && !err[0])
-		fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", jobdir,
-		     strerror(errno ? errno : ENOMEM));
+		pmu_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", jobdir,
+			 strerror(errno ? errno : ENOMEM));
 	free(buf);
 	names_free(names);
 	return rc;
@@ -440,7 +420,7 @@ json_t *cli_job_rediagnose(const char *jobdir, const struct pm_ruleset *rs, doub
 	if (err && errlen)
 		err[0] = '\0';
 	if (!ev) {
-		fail(err, errlen, ENOMEM, "out of memory");
+		pmu_fail(err, errlen, ENOMEM, "out of memory");
 		memset(in, 0, sizeof(*in));
 		return NULL;
 	}
@@ -477,7 +457,7 @@ void cli_verdict_cause(const json_t *v, char *buf, size_t len)
 	const json_t *c = json_object_get(v, "cause");
 
 	if (json_is_object(c))
-		snprintf(buf, len, "%s/%s", S(c, "class"), S(c, "subclass"));
+		snprintf(buf, len, "%s/%s", pmu_str(c, "class", "-"), pmu_str(c, "subclass", "-"));
 	else
 		snprintf(buf, len, "-");
 }
@@ -544,9 +524,9 @@ static json_t *rules_fired(const json_t *v)
 		if (!id)
 			continue;
 		if (!(r = json_object_get(m, id))) {
-			r = json_pack("{s:s,s:s,s:s,s:s,s:[]}", "rule", id, "role", S(x, "role"),
-				      "class", S(x, "class"), "subclass", S(x, "subclass"),
-				      "nodes");
+			r = json_pack("{s:s,s:s,s:s,s:s,s:[]}", "rule", id, "role",
+				      pmu_str(x, "role", "-"), "class", pmu_str(x, "class", "-"),
+				      "subclass", pmu_str(x, "subclass", "-"), "nodes");
 			json_object_set_new(m, id, r);
 		}
 		if (json_is_string(node)) {
@@ -563,8 +543,9 @@ static json_t *rules_fired(const json_t *v)
 
 static bool same_rule(const json_t *a, const json_t *b)
 {
-	return !strcmp(S(a, "role"), S(b, "role")) && !strcmp(S(a, "class"), S(b, "class")) &&
-	       !strcmp(S(a, "subclass"), S(b, "subclass"));
+	return !strcmp(pmu_str(a, "role", "-"), pmu_str(b, "role", "-")) &&
+	       !strcmp(pmu_str(a, "class", "-"), pmu_str(b, "class", "-")) &&
+	       !strcmp(pmu_str(a, "subclass", "-"), pmu_str(b, "subclass", "-"));
 }
 
 static bool in_set(const struct pm_ruleset *rs, const char *id)
@@ -592,12 +573,15 @@ static void why_line(json_t *c, char *buf, size_t len)
 			char nodes[256] = "", was[200] = "";
 			join(nodes, sizeof(nodes), json_object_get(x, "nodes"), false);
 			if (k == 2)
-				snprintf(was, sizeof(was), "%s %s/%s -> ", S(old, "role"),
-					 S(old, "class"), S(old, "subclass"));
+				snprintf(was, sizeof(was), "%s %s/%s -> ",
+					 pmu_str(old, "role", "-"), pmu_str(old, "class", "-"),
+					 pmu_str(old, "subclass", "-"));
 			if (o < len)
 				o += (size_t)snprintf(buf + o, len - o, "%s%s %s (%s%s %s/%s%s%s)",
-						      o ? "; " : "", S(x, "rule"), words[k], was,
-						      S(n, "role"), S(n, "class"), S(n, "subclass"),
+						      o ? "; " : "", pmu_str(x, "rule", "-"),
+						      words[k], was, pmu_str(n, "role", "-"),
+						      pmu_str(n, "class", "-"),
+						      pmu_str(n, "subclass", "-"),
 						      nodes[0] ? " on " : "", nodes);
 		}
 	json_array_foreach(json_object_get(c, "not_in_set"), i, x) if (o < len)
@@ -667,10 +651,13 @@ json_t *cli_verdict_changes(const json_t *old, const json_t *new, const struct p
 				      "changed", chg));
 	json_object_set_new(c, "not_in_set", gone);
 	json_object_set_new(c, "inputs_differ",
-			    json_boolean(strcmp(S(old, "input_digest"), S(new, "input_digest"))));
+			    json_boolean(strcmp(pmu_str(old, "input_digest", "-"),
+						pmu_str(new, "input_digest", "-"))));
 	json_object_set_new(c, "ruleset_changed",
-			    json_boolean(strcmp(S(json_object_get(old, "ruleset"), "digest"),
-						S(json_object_get(new, "ruleset"), "digest"))));
+			    json_boolean(
+				    strcmp(pmu_str(json_object_get(old, "ruleset"), "digest", "-"),
+					   pmu_str(json_object_get(new, "ruleset"), "digest",
+						   "-"))));
 	json_object_set_new(c, "explained",
 			    json_boolean(!changed || json_array_size(app) || json_array_size(dis) ||
 					 json_array_size(chg) ||
@@ -746,7 +733,7 @@ void cli_timeline_print(FILE *f, const json_t *v, size_t max)
 		return;
 	}
 	for (size_t i = 0; i < n && (!max || i < max); i++) {
-		const char *role = S(e[i], "role");
+		const char *role = pmu_str(e[i], "role", "-");
 		const json_t *rank = json_object_get(e[i], "rank");
 		char r[24] = "";
 
@@ -754,13 +741,14 @@ void cli_timeline_print(FILE *f, const json_t *v, size_t max)
 			snprintf(r, sizeof(r), "rank %lld", (long long)json_integer_value(rank));
 		fprintf(f, "  %-24s %c %-5s %-10s %-12s %-9s %s\n",
 			json_is_string(json_object_get(e[i], "event_time")) ?
-				S(e[i], "event_time") :
+				pmu_str(e[i], "event_time", "-") :
 				"(no time)",
 			!strcmp(role, "origin")	  ? '*' :
 			!strcmp(role, "cascade")  ? '~' :
 			!strcmp(role, "teardown") ? '-' :
 						    ' ',
-			S(e[i], "id"), S(e[i], "node"), S(e[i], "source"), r, S(e[i], "rule"));
+			pmu_str(e[i], "id", "-"), pmu_str(e[i], "node", "-"),
+			pmu_str(e[i], "source", "-"), r, pmu_str(e[i], "rule", "-"));
 	}
 	if (max && n > max)
 		fprintf(f, "  ... %zu more (postmortem show JOB --timeline)\n", n - max);

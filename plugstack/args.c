@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pmargs.h"
+#include "pmutil.h"
 
 enum key {
 	K_SPOOL,
@@ -56,22 +57,6 @@ static const struct {
 	{ "nccl_debug_warn", PM_EXTRA_NCCL_DEBUG },
 };
 
-/* Always -1: fills ERR. */
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = EINVAL;
-	return -1;
-}
-
 /*
  * An absolute path without control characters, "." or ".." components, or empty
  * components; one trailing slash is dropped.  Copied into DST (PM_PATH_MAX).
@@ -113,7 +98,7 @@ static int path_arg(char *dst, const char *key, const char *v, char *err, size_t
 	const char *why = NULL;
 
 	if (path_value(dst, v, &why) < 0)
-		return fail(err, errlen, "argument '%s=%s': %s", key, v, why);
+		return pmu_fail(err, errlen, EINVAL, "argument '%s=%s': %s", key, v, why);
 	return 0;
 }
 
@@ -122,7 +107,8 @@ static int spool_arg(struct pm_args *a, const char *v, char *err, size_t errlen)
 	if (path_arg(a->spool, "spool", v, err, errlen) < 0)
 		return -1;
 	if (strcmp(a->spool, "/") == 0)
-		return fail(err, errlen, "argument 'spool=%s': the root folder cannot be the spool", v);
+		return pmu_fail(err, errlen, EINVAL,
+				"argument 'spool=%s': the root folder cannot be the spool", v);
 	return 0;
 }
 
@@ -196,8 +182,8 @@ static int retain_arg(struct pm_args *a, const char *v, char *err, size_t errlen
 	unsigned long long ms;
 
 	if (pm_duration_parse(v, &ms) < 0 || ms < 1000 || ms > 3650ULL * 86400000)
-		return fail(err, errlen,
-			    "argument 'retain=%s': not a duration from 1s to 3650d (e.g. 14d, 36h)", v);
+		return pmu_fail(err, errlen, EINVAL,
+				"argument 'retain=%s': not a duration from 1s to 3650d (e.g. 14d, 36h)", v);
 	a->retain_ms = ms;
 	return 0;
 }
@@ -207,8 +193,8 @@ static int timeout_arg(struct pm_args *a, const char *v, char *err, size_t errle
 	unsigned long long ms;
 
 	if (pm_duration_parse(v, &ms) < 0 || ms < 100 || ms > 3600000)
-		return fail(err, errlen,
-			    "argument 'timeout=%s': not a duration from 100ms to 1h (e.g. 60s, 2m)", v);
+		return pmu_fail(err, errlen, EINVAL,
+				"argument 'timeout=%s': not a duration from 100ms to 1h (e.g. 60s, 2m)", v);
 	a->timeout_ms = ms;
 	return 0;
 }
@@ -230,9 +216,9 @@ static int extras_arg(struct pm_args *a, const char *v, char *err, size_t errlen
 			if (strlen(extras[i].name) == n && strncmp(p, extras[i].name, n) == 0)
 				break;
 		if (i == sizeof(extras) / sizeof(extras[0]))
-			return fail(err, errlen,
-				    "argument 'extras=%s': unknown extra '%.*s' (known: none, torch_error_file, nccl_dump_on_timeout, nccl_debug_warn)",
-				    v, (int)(n > 64 ? 64 : n), p);
+			return pmu_fail(err, errlen, EINVAL,
+					"argument 'extras=%s': unknown extra '%.*s' (known: none, torch_error_file, nccl_dump_on_timeout, nccl_debug_warn)",
+					v, (int)(n > 64 ? 64 : n), p);
 		bits |= extras[i].bit;
 		if (!e)
 			break;
@@ -250,8 +236,8 @@ static int max_records_arg(struct pm_args *a, const char *v, char *err, size_t e
 	for (p = v; *p >= '0' && *p <= '9' && n <= 100000000UL; p++)
 		n = n * 10 + (unsigned long)(*p - '0');
 	if (*p || p == v || n < 1 || n > 100000000UL)
-		return fail(err, errlen, "argument 'max_records=%s': not a number from 1 to 100000000",
-			    v);
+		return pmu_fail(err, errlen, EINVAL,
+				"argument 'max_records=%s': not a number from 1 to 100000000", v);
 	a->max_records = n;
 	return 0;
 }
@@ -278,26 +264,26 @@ int pm_args_parse(struct pm_args *a, int ac, char *const av[], char *err, size_t
 		err[0] = '\0';
 	for (i = 0; i < ac; i++) {
 		if (!av[i])
-			return fail(err, errlen, "argument %d: missing", i + 1);
+			return pmu_fail(err, errlen, EINVAL, "argument %d: missing", i + 1);
 		eq = strchr(av[i], '=');
 		if (!eq || eq == av[i])
-			return fail(err, errlen, "argument '%.200s': expected key=value", av[i]);
+			return pmu_fail(err, errlen, EINVAL, "argument '%.200s': expected key=value", av[i]);
 		kl = (size_t)(eq - av[i]);
 		for (k = 0; k < K_COUNT; k++)
 			if (strlen(keys[k].name) == kl && strncmp(av[i], keys[k].name, kl) == 0)
 				break;
 		if (k == K_COUNT)
-			return fail(err, errlen,
-				    "argument '%.200s': unknown key '%.*s' (known: spool, store, retain, config, collector, extras, max_records, timeout)",
-				    av[i], (int)(kl > 64 ? 64 : kl), av[i]);
+			return pmu_fail(err, errlen, EINVAL,
+					"argument '%.200s': unknown key '%.*s' (known: spool, store, retain, config, collector, extras, max_records, timeout)",
+					av[i], (int)(kl > 64 ? 64 : kl), av[i]);
 		if (seen & (1u << k))
-			return fail(err, errlen, "argument '%.200s': '%s' given twice", av[i],
-				    keys[k].name);
+			return pmu_fail(err, errlen, EINVAL, "argument '%.200s': '%s' given twice", av[i],
+					keys[k].name);
 		seen |= 1u << k;
 		if (!eq[1])
-			return fail(err, errlen, "argument '%.200s': empty value", av[i]);
+			return pmu_fail(err, errlen, EINVAL, "argument '%.200s': empty value", av[i]);
 		if (strlen(eq + 1) >= PM_PATH_MAX)
-			return fail(err, errlen, "argument '%.64s...': value too long", av[i]);
+			return pmu_fail(err, errlen, EINVAL, "argument '%.64s...': value too long", av[i]);
 		if (keys[k].parse(a, eq + 1, err, errlen) < 0)
 			return -1;
 	}
@@ -312,20 +298,20 @@ int pm_logs_split(const char *v, char paths[][PM_PATH_MAX], int max, char *err, 
 	size_t l;
 
 	if (!v || !*v)
-		return fail(err, errlen, "empty list of log files");
+		return pmu_fail(err, errlen, EINVAL, "empty list of log files");
 	for (;;) {
 		e = strchr(p, ',');
 		l = e ? (size_t)(e - p) : strlen(p);
 		if (l == 0)
-			return fail(err, errlen, "empty path in '%.200s'", v);
+			return pmu_fail(err, errlen, EINVAL, "empty path in '%.200s'", v);
 		if (l >= sizeof(one) - 64)
-			return fail(err, errlen, "path too long in '%.200s'", v);
+			return pmu_fail(err, errlen, EINVAL, "path too long in '%.200s'", v);
 		if (n == max)
-			return fail(err, errlen, "more than %d log files", max);
+			return pmu_fail(err, errlen, EINVAL, "more than %d log files", max);
 		memcpy(one, p, l);
 		one[l] = '\0';
 		if (path_value(paths[n], one, &why) < 0)
-			return fail(err, errlen, "'%.200s': %s", one, why);
+			return pmu_fail(err, errlen, EINVAL, "'%.200s': %s", one, why);
 		n++;
 		if (!e)
 			break;

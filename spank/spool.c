@@ -21,23 +21,9 @@
 #include <unistd.h>
 
 #include "pmspank.h"
+#include "pmutil.h"
 
 #define COUNT_FILE	"count"
-
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
-}
 
 /* A job folder name: [A-Za-z0-9_.-], not starting with '.', 1 to 64 bytes. */
 static int job_name_ok(const char *s)
@@ -64,15 +50,15 @@ static int safe_dir(int fd, const char *what, const char *path, char *err, size_
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return fail(err, errlen, errno, "%s %s: %m", what, path);
+		return pmu_fail(err, errlen, errno, "%s %s: %m", what, path);
 	if (!S_ISDIR(st.st_mode))
-		return fail(err, errlen, ENOTDIR, "%s %s: not a folder", what, path);
+		return pmu_fail(err, errlen, ENOTDIR, "%s %s: not a folder", what, path);
 	if (st.st_uid != geteuid())
-		return fail(err, errlen, EPERM, "%s %s: owned by uid %u, not %u", what, path,
-			    (unsigned)st.st_uid, (unsigned)geteuid());
+		return pmu_fail(err, errlen, EPERM, "%s %s: owned by uid %u, not %u", what, path,
+				(unsigned)st.st_uid, (unsigned)geteuid());
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return fail(err, errlen, EPERM, "%s %s: writable by group or others (mode %04o)",
-			    what, path, (unsigned)(st.st_mode & 07777));
+		return pmu_fail(err, errlen, EPERM, "%s %s: writable by group or others (mode %04o)",
+				what, path, (unsigned)(st.st_mode & 07777));
 	return 0;
 }
 
@@ -81,24 +67,24 @@ int pm_spool_open_job(const char *spool, const char *job, int create, char *err,
 	int sfd = -1, fd = -1, e;
 
 	if (!job_name_ok(job))
-		return fail(err, errlen, EINVAL, "job id '%.64s': not a plain name", job);
+		return pmu_fail(err, errlen, EINVAL, "job id '%.64s': not a plain name", job);
 	sfd = open(spool, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0 && errno == ENOENT && create) {
 		if (mkdir(spool, 0700) < 0 && errno != EEXIST)
-			return fail(err, errlen, errno, "spool %s: cannot create: %m", spool);
+			return pmu_fail(err, errlen, errno, "spool %s: cannot create: %m", spool);
 		sfd = open(spool, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (sfd < 0)
-		return fail(err, errlen, errno, "spool %s: %m", spool);
+		return pmu_fail(err, errlen, errno, "spool %s: %m", spool);
 	if (safe_dir(sfd, "spool", spool, err, errlen) < 0)
 		goto out;
 	if (create && mkdirat(sfd, job, 0700) < 0 && errno != EEXIST) {
-		fail(err, errlen, errno, "spool %s/%s: cannot create: %m", spool, job);
+		pmu_fail(err, errlen, errno, "spool %s/%s: cannot create: %m", spool, job);
 		goto out;
 	}
 	fd = openat(sfd, job, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		fail(err, errlen, errno, "spool %s/%s: %m", spool, job);
+		pmu_fail(err, errlen, errno, "spool %s/%s: %m", spool, job);
 		goto out;
 	}
 	if (safe_dir(fd, "spool", spool, err, errlen) < 0) {

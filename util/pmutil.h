@@ -1,0 +1,32 @@
+/*
+ * pmutil.h - the small helpers that the collector, the store, the CLI and the plugin would
+ * otherwise each write again: an error text filled by a helper that returns -1, a write
+ * that finishes, a JSON string member with the caller's default.
+ *
+ * Where it sits: above libc (util.c, which the plugin compiles into itself: it may link
+ * nothing else) and jansson (json.c); never above the engine, which stays free of every
+ * part that uses it and keeps its own few lines where it needs the same (engine/verdict.c).
+ */
+#ifndef PM_UTIL_H
+#define PM_UTIL_H
+
+#include <stddef.h>
+
+struct json_t; /* jansson's json_t, so that the plugin includes this without jansson */
+
+/*
+ * Fill ERR (ERRLEN bytes, may be NULL/0) from FMT, set errno to E, return -1: the one line
+ * with which a function fails with a reason (`return pmu_fail(err, errlen, EINVAL, ...)`).
+ */
+int pmu_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Write all LEN bytes of BUF to FD (a signal's EINTR retried).  0, or -1 with errno (a
+ * write of 0 bytes leaves errno as write(2) left it). */
+int pmu_write_all(int fd, const void *buf, size_t len);
+
+/* Member KEY of object O when it is a string, else DFLT (O may be NULL or not an object).
+ * The string is O's. */
+const char *pmu_str(const struct json_t *o, const char *key, const char *dflt);
+
+#endif
