@@ -612,7 +612,9 @@ static int sources(struct ctx *c, const yaml_node_t *m)
 			if (!strcmp(k, pm_csource_name(id)))
 				break;
 		if (id == PM_CS_PROMETHEUS)
-			return fail(c, kn, "sources.prometheus: configured at the top level (prometheus: {url: ...})");
+			return fail(
+				c, kn,
+				"sources.prometheus: configured at the top level (prometheus: {url: ...})");
 		if (!k || id == PM_CS__COUNT)
 			return fail(
 				c, kn,
@@ -632,7 +634,9 @@ static int sources(struct ctx *c, const yaml_node_t *m)
 static int http_url(struct ctx *c, const yaml_node_t *v, const char *key, char **dst)
 {
 	const char *s = scalar(v);
-	size_t scheme = s && !strncmp(s, "http://", 7) ? 7 : s && !strncmp(s, "https://", 8) ? 8 : 0;
+	size_t scheme = s && !strncmp(s, "http://", 7)	? 7 :
+			s && !strncmp(s, "https://", 8) ? 8 :
+							  0;
 
 	if (!scheme || !s[scheme] || s[scheme] == '/' || strpbrk(s, " \t\r\n"))
 		return fail(c, v, "%s: expected an http:// or https:// URL", key);
@@ -772,7 +776,8 @@ static int prometheus(struct ctx *c, const yaml_node_t *m)
 		else if (!strcmp(k, "cap"))
 			rc = !s || pm_parse_size(s, &sc->cap) < 0 || sc->cap < 1024 ||
 					     sc->cap > SIZE_MAX_CAP ?
-				     fail(c, vn, "prometheus.cap: '%s' is not a size of 1 KiB to 1 GiB",
+				     fail(c, vn,
+					  "prometheus.cap: '%s' is not a size of 1 KiB to 1 GiB",
 					  s ? s : "") :
 				     0;
 		else if (!strcmp(k, "queries"))
@@ -786,7 +791,8 @@ static int prometheus(struct ctx *c, const yaml_node_t *m)
 		else if (!strcmp(k, "step"))
 			rc = bounded_duration(c, vn, "prometheus.step", 3600, &p->step);
 		else if (!strcmp(k, "lookback"))
-			rc = bounded_duration(c, vn, "prometheus.lookback", 7 * 86400, &p->lookback);
+			rc = bounded_duration(c, vn, "prometheus.lookback", 7 * 86400,
+					      &p->lookback);
 		else if (!strcmp(k, "max_points")) {
 			rc = bounded_count(c, vn, "prometheus.max_points", 11000, &pts);
 			if (rc == 0 && pts < 2)
@@ -795,9 +801,10 @@ static int prometheus(struct ctx *c, const yaml_node_t *m)
 		} else if (!strcmp(k, "enabled"))
 			rc = bool_key(c, vn, "prometheus.enabled", &enabled);
 		else
-			rc = fail(c, kn,
-				  "prometheus: unknown key '%s' (url, timeout, cap, queries, node_label, bearer_token_file, ca_file, step, lookback, max_points, enabled)",
-				  k);
+			rc = fail(
+				c, kn,
+				"prometheus: unknown key '%s' (url, timeout, cap, queries, node_label, bearer_token_file, ca_file, step, lookback, max_points, enabled)",
+				k);
 		if (rc < 0)
 			return -1;
 	}
@@ -845,9 +852,10 @@ static int webhook(struct ctx *c, const yaml_node_t *m, struct pm_webhook_conf *
 		else if (!strcmp(k, "include_manifest"))
 			rc = bool_key(c, vn, "webhooks.include_manifest", &w->include_manifest);
 		else
-			rc = fail(c, kn,
-				  "webhooks: unknown key '%s' (url, timeout, retries, bearer_token_file, ca_file, include_manifest)",
-				  k);
+			rc = fail(
+				c, kn,
+				"webhooks: unknown key '%s' (url, timeout, retries, bearer_token_file, ca_file, include_manifest)",
+				k);
 		if (rc < 0)
 			return -1;
 	}

@@ -385,8 +385,7 @@ json_t *pm_manifest_load(const char *jobdir, char *err, size_t errlen)
 		int e = errno;
 		if (e == ENOENT)
 			pm_fin_fail(err, errlen, e,
-				    "%s: no manifest yet (no merge has written one)",
-				    jobdir);
+				    "%s: no manifest yet (no merge has written one)", jobdir);
 		else
 			refused(err, errlen, p, e);
 		return NULL;

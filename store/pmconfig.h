@@ -13,24 +13,24 @@
 
 /* The sources a node collects, in table order; names are the configuration keys. */
 enum pm_csource {
-	PM_CS_JOB_OUTPUT,	/* the job's stdout/stderr (patterns expanded), read as the user */
-	PM_CS_USER_LOGS,	/* --postmortem-logs files, read as the user */
-	PM_CS_RANK_MAP,		/* the plugin's rank map and task exits from the spool */
+	PM_CS_JOB_OUTPUT, /* the job's stdout/stderr (patterns expanded), read as the user */
+	PM_CS_USER_LOGS,  /* --postmortem-logs files, read as the user */
+	PM_CS_RANK_MAP,	  /* the plugin's rank map and task exits from the spool */
 	PM_CS_KERNEL_LOG,
 	PM_CS_GPU_STATE,
 	PM_CS_GPU_CSV,
 	PM_CS_HOST_STATE,
 	PM_CS_SLURMD_LOG,
-	PM_CS_PROMETHEUS,	/* PromQL queries for the job's node and window (prom.c) */
+	PM_CS_PROMETHEUS, /* PromQL queries for the job's node and window (prom.c) */
 	PM_CS__COUNT
 };
 
 struct pm_source_conf {
 	bool enabled;
-	char *command;		/* run with /bin/sh -c after %n/%j expansion; NULL: none */
-	char **paths;		/* files to read after expansion; NULL-terminated */
-	uint64_t cap;		/* bytes kept (head and tail) */
-	double timeout;		/* seconds */
+	char *command;	/* run with /bin/sh -c after %n/%j expansion; NULL: none */
+	char **paths;	/* files to read after expansion; NULL-terminated */
+	uint64_t cap;	/* bytes kept (head and tail) */
+	double timeout; /* seconds */
 };
 
 /* The Prometheus source (`prometheus:`, epilog/prom.h); off while URL is NULL. */
@@ -52,27 +52,27 @@ struct pm_webhook_conf {
 	unsigned retries;	 /* attempts after the first, within the deadline */
 	char *bearer_token_file; /* as above */
 	char *ca_file;
-	bool include_manifest;	 /* post {"verdict": ..., "manifest": ...} */
+	bool include_manifest; /* post {"verdict": ..., "manifest": ...} */
 };
 
 struct pm_config {
-	char *path;		/* the file it was read from, or NULL for defaults */
+	char *path; /* the file it was read from, or NULL for defaults */
 	char *store;
 	char *spool;
-	char *rules;		/* rule set directory; NULL: the installed one */
-	double retain;		/* seconds */
-	double deadline;	/* seconds, the whole collector */
+	char *rules;	 /* rule set directory; NULL: the installed one */
+	double retain;	 /* seconds */
+	double deadline; /* seconds, the whole collector */
 	char *operators_group;
 	char *comment_field;	/* "Comment" or "AdminComment" */
 	bool admin_comment;	/* the verdict line also in AdminComment (never over JS1:) */
-	double comment_recheck;	/* seconds: the timer rechecks comments it set within; 0 off */
+	double comment_recheck; /* seconds: the timer rechecks comments it set within; 0 off */
 	double merge_deadline;	/* seconds the timer gives one job run's merge */
 	char *service_user;
 	char *store_marker;	/* a file that must be in the store's root; NULL: no check */
-	char *sacct, *sacctmgr;	/* commands, for tests and odd installs */
+	char *sacct, *sacctmgr; /* commands, for tests and odd installs */
 	char *ledger;		/* the decision ledger; NULL: <store>/ledger.jsonl (cli) */
 	char *ledger_head;	/* its root-only head file; NULL: <store>/ledger.head */
-	char *metrics_textfile;	/* where `postmortem finalize` writes metrics (cli); NULL none */
+	char *metrics_textfile; /* where `postmortem finalize` writes metrics (cli); NULL none */
 	struct pm_source_conf src[PM_CS__COUNT];
 	struct pm_prom_conf prom;
 	struct pm_webhook_conf *webhooks;
