@@ -309,9 +309,34 @@ static void phase_outcome(struct att *a)
 
 /* ---- phase: hardware and software origin candidates ---- */
 
+/* A kill for the job's memory by its enforcer (a strong resource_limit/host_oom origin: the
+ * kernel's OOM killer, Slurm's cgroup or accounting enforcement), inside the job's time. */
+static bool memory_kill(const struct att *a)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		if (r->role == PM_ROLE_ORIGIN && r->strength == PM_STRONG &&
+		    pm_is_kind(r->cls, r->subcls, PM_K_HOST_OOM) &&
+		    (!o->trusted || pm_att_obs_window(a, o, true) != WIN_OUT))
+			return true;
+	}
+	return false;
+}
+
 static int phase_origins(struct att *a, bool hardware)
 {
 	struct pm_evidence *ev = a->ev;
+
+	/* Slurm ends a job it kills for its memory with the plain "*** JOB N ... CANCELLED AT"
+	 * line of any cancel (accounting enforcement, older releases): with no record to say
+	 * who cancelled, that line beside the kill is the limit's consequence, not a cause */
+	if (!hardware && !pm_att_outcome_from_state(ev->job.state) &&
+	    !strcmp(a->outcome, "CANCELLED") && memory_kill(a)) {
+		a->cancel_by_limit = true;
+		why(a, "The job's CANCELLED line follows a kill for its memory: the cancel is the "
+		       "limit's consequence, not a cause.");
+	}
 
 	for (size_t k = 0; k < ev->nobs; k++) {
 		size_t i = a->order[k];
@@ -338,6 +363,9 @@ static int phase_origins(struct att *a, bool hardware)
 		 * of a step killed for its memory, in a job the record says FAILED */
 		if (!hardware && r->outcome && pm_class_external(r->cls) && a->outcome &&
 		    pm_att_outcome_from_state(ev->job.state) && strcmp(r->outcome, a->outcome))
+			continue;
+		if (!hardware && a->cancel_by_limit && r->outcome && pm_class_external(r->cls) &&
+		    !strcmp(r->outcome, "CANCELLED"))
 			continue;
 		c = cand_get(a, r->cls, r->subcls, o->node, LEAD_RULE);
 		if (!c || cand_add(a, c, i) < 0)
@@ -994,7 +1022,8 @@ static void phase_scheduler(struct att *a)
 	}
 	if (!strcmp(o, "TIMEOUT"))
 		sched_timeout(a, from_sacct);
-	else if (!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED"))
+	else if ((!strcmp(o, "CANCELLED") && !a->cancel_by_limit) || !strcmp(o, "PREEMPTED") ||
+		 !strcmp(o, "REQUEUED"))
 		sched_external(a, o);
 	else if (!strcmp(o, "NODE_FAIL"))
 		sched_node_fail(a);

@@ -92,6 +92,7 @@ struct att {
 	size_t nc;
 	json_t *why;
 	const char *outcome;
+	bool cancel_by_limit; /* the job's CANCELLED line follows a kill for its memory */
 	double first_progress, last_progress;
 	bool any_progress;
 	int *known; /* known ranks, sorted */
