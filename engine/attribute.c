@@ -1223,24 +1223,24 @@ static bool timeouts_fired(const struct att *a)
  * the ranks with the fewest completed collectives. */
 /* One rank alone reported the timeout and no other rank is known silent: it waited in a
  * collective the others never entered (they went on, or finished), so the log names it as
- * the timeout's origin rank; which call it was stays open (still ambiguous). */
-static void lone_reporter(struct att *a, struct cand *l)
+ * the timeout's origin rank.  Returns that rank, or -1. */
+static int lone_reporter(struct att *a, struct cand *l)
 {
 	int r = -1;
 	const char *n;
 
 	if (l->nranks)
-		return;
+		return -1;
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
 		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0)
 			continue;
 		if (o->rank < 0 || (r >= 0 && o->rank != r))
-			return;
+			return -1;
 		r = o->rank;
 	}
 	if (r < 0 || pm_att_cand_addrank(l, r) < 0)
-		return;
+		return -1;
 	if ((n = pm_att_rank_node(a, r)))
 		snprintf(l->node, sizeof(l->node), "%s", n);
 	snprintf(l->summary, sizeof(l->summary),
@@ -1251,11 +1251,58 @@ static void lone_reporter(struct att *a, struct cand *l)
 	    "Rank %d alone reported the collective timeout: it waited in a collective its "
 	    "peers never entered.",
 	    r);
+	return r;
+}
+
+static void cand_swap(struct cand *x, struct cand *y)
+{
+	struct cand t = *x;
+
+	*x = *y;
+	*y = t;
+}
+
+/* Peers that never entered a collective one rank waits in were elsewhere in the program:
+ * the ranks' collectives diverged (a call skipped or added on some ranks, sizes that
+ * differ), an application fault.  It leads; the unattributed timeout stays beside it, for
+ * a peer that died in a way the folder does not show (still ambiguous). */
+static void mismatch_lead(struct att *a, struct cand *l, int r)
+{
+	struct cand *m =
+		pm_att_kind_get(a, PM_K_MISMATCH, l->node[0] ? l->node : NULL, LEAD_TIMEOUTS);
+	size_t im, il;
+
+	if (!m)
+		return;
+	for (size_t k = 0; k < l->nev; k++)
+		cand_add(a, m, l->ev[k]);
+	cand_ranks_clear(m);
+	if (pm_att_cand_addrank(m, r) < 0)
+		return;
+	m->strength = PM_WEAK;
+	snprintf(m->summary, sizeof(m->summary),
+		 "rank %d waited in a collective its peers never entered: the ranks' "
+		 "collectives diverged",
+		 r);
+	why(a, "Its peers went on without it: the ranks' collectives diverged (a call made on "
+	       "some ranks only, or sizes that differ), unless a peer died in a way this "
+	       "evidence does not show.");
+	/* the two leads first, in this order (whatever was merged away stays behind) */
+	im = (size_t)(m - a->c);
+	il = (size_t)(l - a->c);
+	cand_swap(&a->c[0], &a->c[im]);
+	if (il == 0)
+		il = im;
+	cand_swap(&a->c[1], &a->c[il]);
+	a->lead = &a->c[0];
+	a->second = &a->c[1];
+	a->live = 2;
 }
 
 static void timeouts_lead(struct att *a)
 {
 	struct cand *l = pm_att_kind_get(a, PM_K_TIMEOUTS, NULL, LEAD_TIMEOUTS);
+	int r = -1;
 
 	a->lead = l;
 	if (l) {
@@ -1268,10 +1315,19 @@ static void timeouts_lead(struct att *a)
 				cand_add(a, l, i);
 		cand_ranks_clear(l);
 		pm_att_fewest_completed(a, l);
-		lone_reporter(a, l);
+		r = lone_reporter(a, l);
 		a->live = 1;
+		if (r >= 0)
+			mismatch_lead(a, l, r);
 	}
 	a->status = VS_AMBIGUOUS;
+	if (r >= 0) {
+		snprintf(a->test, sizeof(a->test),
+			 "TORCH_DISTRIBUTED_DEBUG=DETAIL on the next run (it checks that every "
+			 "rank calls the same collective with the same sizes), and the peers' "
+			 "own output for an error of theirs");
+		return;
+	}
 	snprintf(a->test, sizeof(a->test),
 		 "nccl-tests all_reduce_perf across the job's nodes, and "
 		 "TORCH_NCCL_DUMP_ON_TIMEOUT=1 on the next run to see which rank stalls");

@@ -174,6 +174,7 @@ static const struct pm_kind_def kinds[PM_K__COUNT] = {
 	[PM_K_NODE_FAIL] = {"host_hardware", "node_fail"},
 	[PM_K_HANG] = {"application", "hang"},
 	[PM_K_TIMEOUTS] = {"communication_unattributed", "collective_timeout"},
+	[PM_K_MISMATCH] = {"application", "collective_mismatch"},
 	[PM_K_REMOTE_ERROR] = {"communication_unattributed", "remote_error"},
 	[PM_K_PEER_LINK] = {"network_fabric", "ib_link"},
 	[PM_K_USER_CANCEL] = {"external", "user_cancel"},

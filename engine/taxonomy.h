@@ -15,6 +15,7 @@ enum pm_kind {
 	PM_K_NODE_FAIL,	   /* a node Slurm lost (NODE_FAIL) */
 	PM_K_HANG,	   /* ranks that fell silent with no error */
 	PM_K_TIMEOUTS,	   /* collective timeouts nothing else explains */
+	PM_K_MISMATCH,	   /* a collective one rank entered and its peers never did */
 	PM_K_REMOTE_ERROR, /* a peer named by several reporters, no transport failure */
 	PM_K_PEER_LINK,	   /* a peer (or a lone reporter) whose IB link failed transport */
 	PM_K_USER_CANCEL,
