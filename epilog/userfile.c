@@ -27,6 +27,7 @@
 
 #include "collector.h"
 #include "evidence.h"
+#include "pmutil.h"
 
 #define NO_VAL_STR "4294967294" /* what Slurm prints for %a of a job that is no array */
 #define MAX_GROUPS 1024
@@ -216,22 +217,6 @@ static int become(const struct pm_reader *r)
 	return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Copy at most MAX bytes (UINT64_MAX: to the end) from IN to OUT. */
 static int copy(int in, int out, uint64_t max)
 {
@@ -245,7 +230,7 @@ static int copy(int in, int out, uint64_t max)
 			return PM_RX_IO;
 		if (n == 0)
 			break;
-		if (write_all(out, buf, (size_t)n) < 0)
+		if (pmu_write_all(out, buf, (size_t)n) < 0)
 			return PM_RX_IO;
 		max -= (uint64_t)n;
 	}
@@ -277,7 +262,7 @@ static int send_scan(int in, int out, const struct stat *st, uint64_t scan)
 		}
 		h.unscanned += (uint64_t)n;
 	}
-	if (write_all(out, &h, sizeof(h)) < 0 || write_all(out, buf + at, (size_t)n - at) < 0)
+	if (pmu_write_all(out, &h, sizeof(h)) < 0 || pmu_write_all(out, buf + at, (size_t)n - at) < 0)
 		return PM_RX_IO;
 	return n ? copy(in, out, UINT64_MAX) : PM_RX_OK;
 }
@@ -302,7 +287,7 @@ static int to_pipe(void *arg, const char *buf, size_t len)
 {
 	struct text_pipe *tp = arg;
 
-	if (write_all(tp->fd, buf, len) < 0)
+	if (pmu_write_all(tp->fd, buf, len) < 0)
 		return -1;
 	tp->last = buf[len - 1];
 	tp->sent += len;
@@ -327,7 +312,7 @@ static int send_text(int in, int out, const struct stat *st)
 	char why[200], note[300];
 	int n;
 
-	if (write_all(out, &h, sizeof(h)) < 0)
+	if (pmu_write_all(out, &h, sizeof(h)) < 0)
 		return PM_RX_IO;
 	if (pm_text_stream(in, 0, to_pipe, &po, why, sizeof(why)) < 0 && !po.late)
 		return PM_RX_IO;
@@ -339,7 +324,7 @@ static int send_text(int in, int out, const struct stat *st)
 	if (!why[0])
 		return PM_RX_OK;
 	n = snprintf(note, sizeof(note), "%s[postmortem: %s]\n", po.last == '\n' ? "" : "\n", why);
-	return write_all(out, note, (size_t)n) < 0 ? PM_RX_IO : PM_RX_CUT;
+	return pmu_write_all(out, note, (size_t)n) < 0 ? PM_RX_IO : PM_RX_CUT;
 }
 
 /* Is the regular file IN in a format read through to its text (gzip, zstd)? */
@@ -392,7 +377,7 @@ static int child_read(const struct pm_reader *r, int out)
 		int rc;
 
 		h.gap = size - r->head - r->tail;
-		if (write_all(out, &h, sizeof(h)) < 0)
+		if (pmu_write_all(out, &h, sizeof(h)) < 0)
 			return PM_RX_IO;
 		if ((rc = copy(in, out, r->head)) != PM_RX_OK)
 			return rc;
@@ -400,7 +385,7 @@ static int child_read(const struct pm_reader *r, int out)
 			return PM_RX_IO;
 		return copy(in, out, r->tail);
 	}
-	if (write_all(out, &h, sizeof(h)) < 0)
+	if (pmu_write_all(out, &h, sizeof(h)) < 0)
 		return PM_RX_IO;
 	return copy(in, out, UINT64_MAX);
 }

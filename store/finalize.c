@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "finalize_int.h"
+#include "pmutil.h"
 #include "webhook.h"
 #include "internal.h" /* pm_hostlist_expand: the engine's Slurm hostlist expander */
 
@@ -252,12 +253,12 @@ static int job_open(struct job *j, const struct pm_config *cfg, const char *jobd
 	j->stored_fd = -1;
 	j->sched.uid = -1;
 	if (pm_fin_key(jobdir, j->cluster, j->id, j->restart, NAMELEN) < 0)
-		return pm_fin_fail(err, errlen, EINVAL,
-				   "%s: not a <cluster>/<job>/<restart> folder", jobdir);
+		return pmu_fail(err, errlen, EINVAL, "%s: not a <cluster>/<job>/<restart> folder",
+				jobdir);
 	if (scan(j) < 0) {
 		int e = errno;
 		job_free(j);
-		return pm_fin_fail(err, errlen, e, "%s: %s", jobdir, strerror(e));
+		return pmu_fail(err, errlen, e, "%s: %s", jobdir, strerror(e));
 	}
 	return 0;
 }
@@ -354,7 +355,7 @@ static int sched_input(struct job *j, struct pm_evidence *ev, char *err, size_t 
 		return pm_evidence_add_path(ev, p, err, errlen);
 	if (pm_evidence_add_buffer(ev, "sacct.txt", j->sched.text, j->sched.len, "scheduler", NULL,
 				   0) < 0) {
-		pm_fin_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
+		pmu_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -723,7 +724,7 @@ static int store(const struct job *j, json_t *man, const char *vtext, struct pm_
 	if (vchanged && ov) {
 		why_changed(old, man, r->why, sizeof(r->why));
 		if ((r->history = keep(j->dir, r->why)) < 0) {
-			pm_fin_fail(err, errlen, errno, "%s/history: %s", j->dir, strerror(errno));
+			pmu_fail(err, errlen, errno, "%s/history: %s", j->dir, strerror(errno));
 			goto out;
 		}
 		snprintf(p, sizeof(p), "history/verdict-%d.json", r->history);
@@ -740,8 +741,8 @@ static int store(const struct job *j, json_t *man, const char *vtext, struct pm_
 	if (!(mtext = dump(man)) ||
 	    (vchanged && pm_fin_write(j->dir, "verdict.json", vtext, strlen(vtext)) < 0) ||
 	    pm_fin_write(j->dir, "manifest.json", mtext, strlen(mtext)) < 0) {
-		pm_fin_fail(err, errlen, errno, "%s: writing the verdict: %s", j->dir,
-			    strerror(errno));
+		pmu_fail(err, errlen, errno, "%s: writing the verdict: %s", j->dir,
+			 strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -795,7 +796,7 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 	 * read, it is there for the provisional verdict of a merge cut by its deadline */
 	if (scheduler(j, provisional, pm_fin_clock() + (deadline - pm_fin_clock()) / 2) < 0 ||
 	    bundles(j, rs, ev) < 0) {
-		pm_fin_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
+		pmu_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
 		goto out;
 	}
 	if (j->uid < 0)
@@ -819,7 +820,7 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 	snprintf(r->state, sizeof(r->state), "%s", j->sched.state);
 	r->present = json_array_size(json_object_get(json_object_get(man, "nodes"), "present"));
 	if (!v) {
-		pm_fin_fail(err, errlen, ENODATA, "%s: no verdict: %s", j->dir, verr);
+		pmu_fail(err, errlen, ENODATA, "%s: no verdict: %s", j->dir, verr);
 		goto out;
 	}
 	/* a changed final verdict goes to the webhooks first, with at most half the time left:
@@ -838,8 +839,8 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 	rc = 0;
 out:
 	if (rc < 0 && err && !err[0])
-		pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", j->dir,
-			    strerror(errno ? errno : ENOMEM));
+		pmu_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", j->dir,
+			 strerror(errno ? errno : ENOMEM));
 	free(line);
 	free(vtext);
 	json_decref(man);
@@ -953,8 +954,8 @@ static int merge_cut(struct job *j, const struct pm_ruleset *rs, bool final, dou
 	rc = 0;
 out:
 	if (rc < 0 && err && !err[0])
-		pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", j->dir,
-			    strerror(errno ? errno : ENOMEM));
+		pmu_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", j->dir,
+			 strerror(errno ? errno : ENOMEM));
 	free(line);
 	free(vtext);
 	json_decref(man);
@@ -969,21 +970,6 @@ struct child_msg {
 	struct pm_finalize_result r;
 	char err[768];
 };
-
-static void write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		len -= (size_t)w;
-	}
-}
 
 enum child_end { CHILD_DONE, CHILD_CUT, CHILD_DIED };
 
@@ -1068,7 +1054,7 @@ static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct 
 			o->child_hook();
 		j->stored_fd = fds[1];
 		m.rc = merge(j, rs, provisional, deadline, &m.r, m.err, sizeof(m.err));
-		write_all(fds[1], &m, sizeof(m));
+		(void)pmu_write_all(fds[1], &m, sizeof(m));
 		_exit(0);
 	}
 	setpgid(pid, pid);
@@ -1086,7 +1072,7 @@ static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct 
 		m.r.expected = r->expected; /* counted here, before the child */
 		*r = m.r;
 		if (m.rc < 0)
-			pm_fin_fail(err, errlen, ENODATA, "%s", m.err);
+			pmu_fail(err, errlen, ENODATA, "%s", m.err);
 		return m.rc;
 	}
 	r->deadline_hit = end_how == CHILD_CUT;
@@ -1155,8 +1141,8 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 		int c = pm_fin_claim(jobdir, me);
 		if (c <= 0) {
 			if (c < 0)
-				pm_fin_fail(err, errlen, errno, "%s/merging: %s", jobdir,
-					    strerror(errno));
+				pmu_fail(err, errlen, errno, "%s/merging: %s", jobdir,
+					 strerror(errno));
 			r.what = c < 0 || wrote_provisional ? r.what : PM_FIN_BUSY;
 			rc = c < 0 ? -1 : 1;
 			job_free(&j);
@@ -1214,16 +1200,15 @@ int pm_finalize_arrive(const char *jobdir, const char *node, const char *nodelis
 	int fd;
 
 	if (!node || !pm_node_ok(node, strlen(node)))
-		return pm_fin_fail(err, errlen, EINVAL, "'%s' is not a node name",
-				   node ? node : "");
+		return pmu_fail(err, errlen, EINVAL, "'%s' is not a node name", node ? node : "");
 	path(arr, sizeof(arr), jobdir, "arrivals");
 	if ((fd = open(arr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640)) >= 0)
 		close(fd);
 	else if (errno != EEXIST)
-		return pm_fin_fail(err, errlen, errno, "%s: %s", arr, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", arr, strerror(errno));
 	path(dst, sizeof(dst), jobdir, "arrived");
 	if (mkdir(dst, 0750) < 0 && errno != EEXIST)
-		return pm_fin_fail(err, errlen, errno, "%s: %s", dst, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", dst, strerror(errno));
 	if (nodelist && *nodelist && !pm_fin_exists(jobdir, "expected")) {
 		int rc = pm_names_parse(&l, nodelist, strlen(nodelist));
 		pm_names_sort(&l);
@@ -1231,15 +1216,15 @@ int pm_finalize_arrive(const char *jobdir, const char *node, const char *nodelis
 			rc = -1;
 		pm_names_free(&l);
 		if (rc < 0)
-			return pm_fin_fail(err, errlen, errno, "%s/expected: %s", jobdir,
-					   strerror(errno));
+			return pmu_fail(err, errlen, errno, "%s/expected: %s", jobdir,
+					strerror(errno));
 	}
 	snprintf(dst, sizeof(dst), "%s/arrived/%s", jobdir, node);
 	if (link(arr, dst) < 0 && errno != EEXIST)
-		return pm_fin_fail(err, errlen, errno, "%s: %s", dst, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", dst, strerror(errno));
 	/* the link's reply carries the file's attributes: its count is current, even on NFS */
 	if (stat(arr, &st) < 0)
-		return pm_fin_fail(err, errlen, errno, "%s: %s", arr, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", arr, strerror(errno));
 	return st.st_nlink > 1 ? (int)(st.st_nlink - 1) : 1;
 }
 
@@ -1389,7 +1374,7 @@ int pm_store_walk(const char *store, int (*fn)(const char *jobdir, void *arg), v
 	DIR *d = opendir(store);
 
 	if (!d)
-		return pm_fin_fail(err, errlen, errno, "%s: %s", store, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", store, strerror(errno));
 	closedir(d);
 	return walk_level(store, 0, fn, arg);
 }

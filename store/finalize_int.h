@@ -11,10 +11,6 @@
 
 #include "finalize.h"
 
-/* Fill ERR, set errno to E, return -1. */
-int pm_fin_fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 double pm_fin_clock(void); /* monotonic seconds */
 /* In a forked child: exec CMD (through sh -c when it holds blanks) with ARGS, as root when
  * the process is acting as the store's service user, stdin from /dev/null, stdout to WFD,

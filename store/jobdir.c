@@ -21,22 +21,10 @@
 #include <unistd.h>
 
 #include "finalize_int.h"
+#include "pmutil.h"
 #include "sha256.h"
 
 #define BUNDLE_MANIFEST_MAX (16u << 20) /* bytes of a bundle's manifest.json */
-
-int pm_fin_fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
-}
 
 double pm_fin_clock(void)
 {
@@ -118,22 +106,6 @@ int pm_fin_read(const char *path, size_t max, char **buf, size_t *len)
 	return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int pm_fin_write(const char *dir, const char *name, const void *buf, size_t len)
 {
 	char tmp[4096], dst[4096], host[64] = "";
@@ -149,7 +121,7 @@ int pm_fin_write(const char *dir, const char *name, const void *buf, size_t len)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (fd < 0)
 		return -1;
-	if (fchmod(fd, 0640) < 0 || write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
+	if (fchmod(fd, 0640) < 0 || pmu_write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
 		e = errno;
 		close(fd);
 		unlink(tmp);
@@ -190,7 +162,7 @@ static int sha_copy(int fd, int outfd, char *out, uint64_t *bytes)
 		n = read(fd, blk, sizeof(blk));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || (n > 0 && outfd >= 0 && write_all(outfd, blk, (size_t)n) < 0)) {
+		if (n < 0 || (n > 0 && outfd >= 0 && pmu_write_all(outfd, blk, (size_t)n) < 0)) {
 			pm_sha256_final(&c, d);
 			return -1;
 		}
@@ -279,8 +251,8 @@ int pm_fin_key(const char *jobdir, char *cluster, char *job, char *restart, size
 
 static int refused(char *err, size_t errlen, const char *path, int e)
 {
-	return pm_fin_fail(err, errlen, e, "%s: %s%s", path, strerror(e),
-			   e == EACCES ? " (the store's permissions refuse it to you)" : "");
+	return pmu_fail(err, errlen, e, "%s: %s%s", path, strerror(e),
+			e == EACCES ? " (the store's permissions refuse it to you)" : "");
 }
 
 static int latest_restart(const char *dir, char *err, size_t errlen)
@@ -303,7 +275,7 @@ static int latest_restart(const char *dir, char *err, size_t errlen)
 	}
 	closedir(d);
 	if (best < 0)
-		return pm_fin_fail(err, errlen, ENOENT, "%s: no run of this job", dir);
+		return pmu_fail(err, errlen, ENOENT, "%s: no run of this job", dir);
 	return (int)best;
 }
 
@@ -330,12 +302,12 @@ static int find_cluster(const char *store, const char *job, char *cluster, size_
 	}
 	closedir(d);
 	if (n == 0)
-		return pm_fin_fail(err, errlen, ENOENT, "no evidence for job %s in %s", job, store);
+		return pmu_fail(err, errlen, ENOENT, "no evidence for job %s in %s", job, store);
 	if (n > 1)
-		return pm_fin_fail(err, errlen, EEXIST,
-				   "job %s exists on several clusters (%s, %s%s):"
-				   " name one with --cluster",
-				   job, found[0], found[1], n > 2 ? ", ..." : "");
+		return pmu_fail(err, errlen, EEXIST,
+				"job %s exists on several clusters (%s, %s%s):"
+				" name one with --cluster",
+				job, found[0], found[1], n > 2 ? ", ..." : "");
 	snprintf(cluster, clen, "%s", found[0]);
 	return 0;
 }
@@ -347,29 +319,28 @@ int pm_jobdir_find(const char *store, const char *job, const char *cluster, int 
 	struct stat st;
 
 	if (!pm_fin_jobid_ok(job))
-		return pm_fin_fail(err, errlen, EINVAL, "'%s' is not a job id", job ? job : "");
+		return pmu_fail(err, errlen, EINVAL, "'%s' is not a job id", job ? job : "");
 	if (cluster && !name_ok(cluster, strlen(cluster)))
-		return pm_fin_fail(err, errlen, EINVAL, "'%s' is not a cluster name", cluster);
+		return pmu_fail(err, errlen, EINVAL, "'%s' is not a cluster name", cluster);
 	if (cluster)
 		snprintf(cl, sizeof(cl), "%s", cluster);
 	else if (find_cluster(store, job, cl, sizeof(cl), err, errlen) < 0)
 		return -1;
 	snprintf(dir, sizeof(dir), "%s/%s/%s", store, cl, job);
 	if (stat(dir, &st) < 0)
-		return errno == ENOENT ? pm_fin_fail(err, errlen, ENOENT,
-						     "no evidence for job %s "
-						     "on cluster %s in %s",
-						     job, cl, store) :
+		return errno == ENOENT ? pmu_fail(err, errlen, ENOENT,
+						  "no evidence for job %s "
+						  "on cluster %s in %s",
+						  job, cl, store) :
 					 refused(err, errlen, dir, errno);
 	if (restart < 0 && (restart = latest_restart(dir, err, errlen)) < 0)
 		return -1;
 	if ((size_t)snprintf(out, outlen, "%s/%d", dir, restart) >= outlen)
-		return pm_fin_fail(err, errlen, ENAMETOOLONG, "%s: path too long", dir);
+		return pmu_fail(err, errlen, ENAMETOOLONG, "%s: path too long", dir);
 	if (stat(out, &st) < 0)
-		return errno == ENOENT ?
-			       pm_fin_fail(err, errlen, ENOENT, "no run %d of job %s in %s",
-					   restart, job, dir) :
-			       refused(err, errlen, out, errno);
+		return errno == ENOENT ? pmu_fail(err, errlen, ENOENT, "no run %d of job %s in %s",
+						  restart, job, dir) :
+					 refused(err, errlen, out, errno);
 	return 0;
 }
 
@@ -384,8 +355,8 @@ json_t *pm_manifest_load(const char *jobdir, char *err, size_t errlen)
 	if (pm_fin_read(p, 64u << 20, &buf, &len) < 0) {
 		int e = errno;
 		if (e == ENOENT)
-			pm_fin_fail(err, errlen, e,
-				    "%s: no manifest yet (no merge has written one)", jobdir);
+			pmu_fail(err, errlen, e, "%s: no manifest yet (no merge has written one)",
+				 jobdir);
 		else
 			refused(err, errlen, p, e);
 		return NULL;
@@ -395,7 +366,7 @@ json_t *pm_manifest_load(const char *jobdir, char *err, size_t errlen)
 	if (!json_is_object(m) || !json_is_string(json_object_get(m, "schema")) ||
 	    strcmp(json_string_value(json_object_get(m, "schema")), PM_MANIFEST_SCHEMA)) {
 		json_decref(m);
-		pm_fin_fail(err, errlen, EINVAL, "%s: not a %s file", p, PM_MANIFEST_SCHEMA);
+		pmu_fail(err, errlen, EINVAL, "%s: not a %s file", p, PM_MANIFEST_SCHEMA);
 		return NULL;
 	}
 	return m;
@@ -410,7 +381,7 @@ int pm_jobdir_read(const char *jobdir, const char *name, char **buf, size_t *len
 	if (pm_fin_read(p, 256u << 20, buf, len) == 0)
 		return 0;
 	if (errno == ENOENT)
-		return pm_fin_fail(err, errlen, ENOENT, "%s: not there (yet)", p);
+		return pmu_fail(err, errlen, ENOENT, "%s: not there (yet)", p);
 	return refused(err, errlen, p, errno);
 }
 
@@ -499,22 +470,22 @@ static int copy_one(const char *jobdir, const char *outdir, const char *rel, con
 	if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
 		int e = errno;
 		close(in);
-		return pm_fin_fail(err, errlen, e, "%s: %s%s", dst, strerror(e),
-				   e == EEXIST ? ": fetch into an empty folder" : "");
+		return pmu_fail(err, errlen, e, "%s: %s%s", dst, strerror(e),
+				e == EEXIST ? ": fetch into an empty folder" : "");
 	}
 	rc = fchmod(out, 0600) < 0 ? -1 : sha_copy(in, out, got, NULL);
 	close(in);
 	if (close(out) < 0 || rc < 0) {
 		int e = errno;
 		unlink(dst);
-		return pm_fin_fail(err, errlen, e, "copying %s: %s", src, strerror(e));
+		return pmu_fail(err, errlen, e, "copying %s: %s", src, strerror(e));
 	}
 	if (want && strcmp(want, got)) {
 		unlink(dst);
-		return pm_fin_fail(err, errlen, EBADMSG,
-				   "%s: checksum %s differs from the manifest's "
-				   "%s; not copied",
-				   src, got, want);
+		return pmu_fail(err, errlen, EBADMSG,
+				"%s: checksum %s differs from the manifest's "
+				"%s; not copied",
+				src, got, want);
 	}
 	*verified = want != NULL;
 	return 0;
@@ -533,7 +504,7 @@ static int mkdir_ok(const char *p, char *err, size_t errlen)
 	} else if (errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 		return 0;
 	}
-	return pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+	return pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 }
 
 static int cmpstr(const void *a, const void *b)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "finalize_int.h"
+#include "pmutil.h"
 
 #define MARK "postmortem: "
 #define SEP " | "
@@ -540,8 +541,8 @@ int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const ch
 	rc.since = now - cfg->comment_recheck;
 	if (jobdir ? recheck_collect(jobdir, &rc) < 0 :
 		     pm_store_walk(store, recheck_collect, &rc, err, errlen) < 0) {
-		ret = pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s",
-				  jobdir ? jobdir : store, strerror(errno ? errno : ENOMEM));
+		ret = pmu_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s",
+			       jobdir ? jobdir : store, strerror(errno ? errno : ENOMEM));
 		goto out;
 	}
 	if (!(res->runs = rc.n))
@@ -562,7 +563,7 @@ int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const ch
 	q0 = pm_fin_clock();
 	if (recheck_query(&rc, named[7] ? named : period, RECHECK_TIMEOUT, &res->rows, why,
 			  sizeof(why)) < 0) {
-		ret = pm_fin_fail(err, errlen, EIO, "comment recheck: %s", why);
+		ret = pmu_fail(err, errlen, EIO, "comment recheck: %s", why);
 		goto out;
 	}
 	res->sacct_s = pm_fin_clock() - q0;

@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "finalize_int.h"
+#include "pmutil.h"
 #include "webhook.h"
 
 #define OUT_MAX (1u << 20)
@@ -640,8 +641,8 @@ int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double 
 		res = &r0;
 	memset(res, 0, sizeof(*res));
 	if (pm_fin_key(jobdir, cluster, job, restart, sizeof(job)) < 0)
-		return pm_fin_fail(err, errlen, EINVAL,
-				   "%s: not a <cluster>/<job>/<restart> folder", jobdir);
+		return pmu_fail(err, errlen, EINVAL, "%s: not a <cluster>/<job>/<restart> folder",
+				jobdir);
 	/* the webhooks (webhook.h) with at most half the budget, the comment with the rest */
 	res->webhook =
 		pm_webhook_retry(cfg, jobdir,
@@ -652,12 +653,12 @@ int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double 
 	if (pm_fin_read(p, 4096, &buf, NULL) < 0) {
 		if (errno == ENOENT)
 			return hook;
-		return pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+		return pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 	}
 	line = strchr(buf, '\t');
 	if (!line) {
 		free(buf);
-		return pm_fin_fail(err, errlen, EINVAL, "%s: not FIELD<tab>LINE", p);
+		return pmu_fail(err, errlen, EINVAL, "%s: not FIELD<tab>LINE", p);
 	}
 	*line++ = '\0';
 	line[strcspn(line, "\n")] = '\0';
