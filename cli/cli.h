@@ -81,7 +81,8 @@ int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster
 	       const char *restart, char *out, size_t outlen);
 
 /* ---- the options that name a job run, and opening it (show, fetch, drill, report,
- * finalize) ---- */
+ * finalize, ledger; expire, metrics and replay take the store's and the configuration's
+ * through cli_where_opt too) ---- */
 
 /* --store DIR, --cluster C, --restart N, --config FILE: NULL when not given. */
 struct cli_where {

@@ -207,7 +207,8 @@ int cmd_expire(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *store = NULL, *config = NULL, *now = NULL;
+	struct cli_where w = {0};
+	const char *now = NULL;
 	struct expire e = {0};
 	struct pm_config cfg;
 	char err[768], when[32];
@@ -222,13 +223,9 @@ int cmd_expire(int argc, char **argv)
 		case 'N':
 			now = optarg;
 			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
 		default:
+			if (cli_where_opt(&w, c, optarg))
+				break;
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}
@@ -243,7 +240,7 @@ int cmd_expire(int argc, char **argv)
 			prog, now);
 		return 2;
 	}
-	if (cli_load_config(config, store, &cfg) < 0)
+	if (cli_load_config(w.config, w.store, &cfg) < 0)
 		return 1;
 	if (!cfg.store || !*cfg.store) {
 		fprintf(stderr, "%s expire: no evidence store configured (store:, or --store)\n",

@@ -467,7 +467,8 @@ int cmd_metrics(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *textfile = NULL, *store = NULL, *config = NULL;
+	struct cli_where w = {0};
+	const char *textfile = NULL;
 	struct pm_config cfg;
 	int c, rc;
 
@@ -477,13 +478,9 @@ int cmd_metrics(int argc, char **argv)
 		case 't':
 			textfile = optarg;
 			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
 		default:
+			if (cli_where_opt(&w, c, optarg))
+				break;
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}
@@ -492,7 +489,7 @@ int cmd_metrics(int argc, char **argv)
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}
-	if (cli_load_config(config, store, &cfg) < 0)
+	if (cli_load_config(w.config, w.store, &cfg) < 0)
 		return 1;
 	if (textfile) {
 		char *text = NULL;

@@ -269,7 +269,8 @@ int cmd_replay(int argc, char **argv)
 		{"store", required_argument, NULL, 's'},  {"cluster", required_argument, NULL, 'C'},
 		{"config", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0},
 	};
-	const char *store = NULL, *cluster = NULL, *config = NULL, *rules = NULL, *since = NULL;
+	struct cli_where w = {0};
+	const char *rules = NULL, *since = NULL;
 	struct replay r = {0};
 	struct pm_config cfg;
 	struct pm_ruleset *rs = NULL;
@@ -291,16 +292,9 @@ int cmd_replay(int argc, char **argv)
 		case 'j':
 			r.json = true;
 			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'C':
-			cluster = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
 		default:
+			if (cli_where_opt(&w, c, optarg))
+				break;
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}
@@ -318,7 +312,7 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "%s replay: --rules %s: not found\n", prog, rules);
 		return 1;
 	}
-	if (cli_load_config(config, store, &cfg) < 0)
+	if (cli_load_config(w.config, w.store, &cfg) < 0)
 		return 1;
 	if (r.apply && cli_act_as_service(&cfg, "replay") < 0)
 		goto out;
@@ -333,7 +327,7 @@ int cmd_replay(int argc, char **argv)
 		for (int i = optind; i < argc; i++) {
 			char dir[4096], err[768] = "";
 			if (!cfg.store || !*cfg.store ||
-			    pm_jobdir_find(cfg.store, argv[i], cluster, -1, dir, sizeof(dir), err,
+			    pm_jobdir_find(cfg.store, argv[i], w.cluster, -1, dir, sizeof(dir), err,
 					   sizeof(err)) < 0) {
 				cli_progress_clear(&r.bar);
 				fprintf(stderr, "%s replay: %s\n", prog,
