@@ -489,11 +489,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmp);
+	pmt_rmtree(tmp);
 }
 
 static const char *SACCT =
