@@ -143,18 +143,6 @@ static void arrive(const char *node)
 	ck_assert_msg(pm_finalize_arrive(D, node, NULL, err, sizeof(err)) >= 1, "%s", err);
 }
 
-static json_t *load(const char *name)
-{
-	char *s = pmt_get(D, name);
-	json_t *j;
-
-	ck_assert_msg(s != NULL, "%s/%s missing", D, name);
-	j = json_loads(s, 0, NULL);
-	free(s);
-	ck_assert_ptr_nonnull(j);
-	return j;
-}
-
 static const char *jstr(const json_t *o, const char *path)
 {
 	char k[128];
@@ -225,7 +213,7 @@ static int fin(bool force, struct pm_finalize_result *r)
 /* The line finalize should have set, from the stored verdict. */
 static char *expected_line(void)
 {
-	json_t *v = load("verdict.json");
+	json_t *v = pmt_load(D, "verdict.json");
 	char *l = pm_comment_line(v, "lab", "4242", "0");
 
 	json_decref(v);
@@ -253,7 +241,7 @@ START_TEST(provisional_then_final)
 	arrive("gpu016");
 	ck_assert_int_eq(fin(false, &r), 1);
 	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
-	m = load("manifest.json");
+	m = pmt_load(D, "manifest.json");
 	ck_assert_str_eq(jstr(m, "schema"), PM_MANIFEST_SCHEMA);
 	ck_assert(json_is_true(json_object_get(m, "provisional")));
 	ck_assert_str_eq(jstr(m, "nodes.expected_from"), "bundle manifest");
@@ -292,8 +280,8 @@ START_TEST(provisional_then_final)
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
 	ck_assert_msg(r.comment == PM_COMMENT_SET, "comment %d: %s", (int)r.comment, r.comment_why);
 	ck_assert_str_eq(r.state, "FAILED");
-	m = load("manifest.json");
-	v = load("verdict.json");
+	m = pmt_load(D, "manifest.json");
+	v = pmt_load(D, "verdict.json");
 	ck_assert(!json_is_true(json_object_get(m, "provisional")));
 	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(m, "nodes"), "missing")),
 			 0);
@@ -366,7 +354,7 @@ START_TEST(provisional_then_final)
 	why = pmt_get(D, "history/verdict-2.why");
 	ck_assert_ptr_nonnull(strstr(why, "Slurm's record FAILED -> NODE_FAIL"));
 	free(why);
-	m = load("manifest.json");
+	m = pmt_load(D, "manifest.json");
 	ck_assert_int_eq(json_array_size(json_object_get(m, "history")), 2);
 	json_decref(m);
 	free(line);
@@ -473,10 +461,10 @@ START_TEST(preloaded_ruleset)
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
 	ck_assert_int_eq(r.history, 1);
 	ck_assert_ptr_nonnull(strstr(r.why, pm_ruleset_digest(other)));
-	v = load("verdict.json");
+	v = pmt_load(D, "verdict.json");
 	ck_assert_str_eq(jstr(v, "ruleset.digest"), pm_ruleset_digest(other));
 	json_decref(v);
-	m = load("manifest.json");
+	m = pmt_load(D, "manifest.json");
 	ck_assert_str_eq(jstr(m, "ruleset.digest"), pm_ruleset_digest(other));
 	json_decref(m);
 
@@ -568,7 +556,7 @@ START_TEST(timer_forces_missing_node)
 	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL)), PM_DUE_NOTHING);
 	ck_assert_int_eq(pm_finalize_due(D, 600, (double)time(NULL) + 700), PM_DUE_FORCE);
 	ck_assert_int_eq(fin(true, &r), 0);
-	m = load("manifest.json");
+	m = pmt_load(D, "manifest.json");
 	ck_assert(!json_is_true(json_object_get(m, "provisional")));
 	ck_assert_str_eq(jstr(json_array_get(json_object_get(json_object_get(m, "nodes"), "missing"),
 					     0),
@@ -724,7 +712,7 @@ START_TEST(comment_already_there)
 	struct pm_finalize_opts o = {.budget = 0.3};
 	char err[256];
 	ck_assert_int_eq(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)), 0);
-	v = load("verdict.json");
+	v = pmt_load(D, "verdict.json");
 	line = pm_comment_line(v, "lab", "4242", "0");
 	ck_assert_int_ge(asprintf(&db, "user words | %s\n", line), 0);
 	pmt_put(T, "db.Comment", db, 0644);
@@ -956,7 +944,7 @@ START_TEST(merge_cut_by_deadline)
 	ck_assert(r.deadline_hit);
 	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
 	ck_assert(!pmt_there(D, "merging"));
-	m = load("manifest.json");
+	m = pmt_load(D, "manifest.json");
 	ck_assert(json_is_true(json_object_get(m, "provisional")));
 	ck_assert(json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")));
 	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(m, "merge"), "cut")), 2);
@@ -968,7 +956,7 @@ START_TEST(merge_cut_by_deadline)
 					   0),
 			    "reason"),
 		       "merge ran out of time"));
-	v = load("verdict.json");
+	v = pmt_load(D, "verdict.json");
 	ck_assert_str_eq(jstr(v, "outcome"), "FAILED");
 	json_array_foreach(json_object_get(v, "coverage"), i, x) cut +=
 		!strcmp(jstr(x, "source"), "bundle") && !strcmp(jstr(x, "status"), "timed_out");
@@ -982,11 +970,11 @@ START_TEST(merge_cut_by_deadline)
 	/* without the hang, the timer's merge reads every bundle: the Xid on gpu017 */
 	ck_assert_int_eq(fin(false, &r), 0);
 	ck_assert(!r.deadline_hit);
-	m = load("manifest.json");
+	m = pmt_load(D, "manifest.json");
 	ck_assert(!json_object_get(m, "merge"));
 	ck_assert(!json_is_true(json_object_get(m, "provisional")));
 	json_decref(m);
-	v = load("verdict.json");
+	v = pmt_load(D, "verdict.json");
 	ck_assert_str_eq(jstr(v, "cause.class"), "gpu_hardware");
 	json_decref(v);
 }
@@ -1011,7 +999,7 @@ START_TEST(merge_crash_still_gives_verdict)
 	ck_assert(r.merge_died && !r.deadline_hit);
 	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
 	ck_assert(!pmt_there(D, "merging"));
-	m = load("manifest.json");
+	m = pmt_load(D, "manifest.json");
 	ck_assert(!json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")));
 	ck_assert_ptr_nonnull(strstr(jstr(m, "merge.reason"), "the merge failed (Aborted)"));
 	ck_assert(pmt_there(D, "verdict.json"));
@@ -1032,7 +1020,7 @@ START_TEST(timer_cut_is_final)
 	ck_assert(r.deadline_hit);
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
 	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
-	m = load("manifest.json");
+	m = pmt_load(D, "manifest.json");
 	ck_assert(!json_is_true(json_object_get(m, "provisional")));
 	ck_assert(json_is_true(json_object_get(json_object_get(m, "merge"), "deadline_hit")));
 	json_decref(m);

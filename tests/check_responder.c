@@ -82,18 +82,6 @@ static void mkdirs(const char *p)
 	mkdir(b, 0755);
 }
 
-static json_t *load(const char *dir, const char *name)
-{
-	char *s = pmt_get(dir, name);
-	json_t *j;
-
-	ck_assert_msg(s != NULL, "%s/%s missing", dir, name);
-	j = json_loads(s, 0, NULL);
-	free(s);
-	ck_assert_ptr_nonnull(j);
-	return j;
-}
-
 static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void sh(const char *fmt, ...)
 {
@@ -402,9 +390,9 @@ static void pack(const char *fixture, const struct pack *o, struct packed *out)
 	}
 	ck_assert_msg(pm_finalize_ex(&cfg, out->dir, &fo, &r, err, sizeof(err)) >= 0, "%s: %s",
 		      fixture, err);
-	out->manifest = load(out->dir, "manifest.json");
+	out->manifest = pmt_load(out->dir, "manifest.json");
 	if (pmt_there(out->dir, "verdict.json"))
-		out->verdict = load(out->dir, "verdict.json");
+		out->verdict = pmt_load(out->dir, "verdict.json");
 	if (o->late_node) {
 		double upd = 0;
 		ck_assert_int_eq(cli_time_parse(pmu_str(out->manifest, "updated", "-"), &upd), 0);
@@ -716,7 +704,7 @@ START_TEST(bundle_formats)
 				 1);
 		ck_assert_int_ge(pm_finalize_arrive(dir, "gpu017", NULL, err, sizeof(err)), 1);
 		ck_assert_msg(pm_finalize_ex(&cfg, dir, &fo, &r, err, sizeof(err)) == 0, "%s", err);
-		stored = load(dir, "verdict.json");
+		stored = pmt_load(dir, "verdict.json");
 		ck_assert_str_eq(pmu_str(stored, "status", "-"), "attributed");
 		ck_assert_str_eq(pmu_str(json_object_get(stored, "cause"), "subclass", "-"),
 				 "gpu_lost");
@@ -836,7 +824,7 @@ START_TEST(replay_revised_rules)
 	free(after);
 	free(before);
 	ck_assert(pmt_there(p.dir, "history/verdict-1.replay"));
-	json_t *nv = load(p.dir, "verdict.json"), *m = load(p.dir, "manifest.json");
+	json_t *nv = pmt_load(p.dir, "verdict.json"), *m = pmt_load(p.dir, "manifest.json");
 	/* without the kernel's Xid the job output's CUDA "unknown error" (a confirmation of a lost
 	 * GPU) is all that is left: the fallback lead, never more than a hypothesis */
 	ck_assert_str_eq(pmu_str(nv, "confidence", "-"), "hypothesis");
@@ -1212,7 +1200,7 @@ END_TEST
 /* Set a job run's expiry date. */
 static void expires(const char *dir, const char *when)
 {
-	json_t *m = load(dir, "manifest.json");
+	json_t *m = pmt_load(dir, "manifest.json");
 	char *s;
 
 	json_object_set_new(m, "expires", json_string(when));

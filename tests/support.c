@@ -67,6 +67,18 @@ char *pmt_get(const char *dir, const char *name)
 	return buf;
 }
 
+json_t *pmt_load(const char *dir, const char *name)
+{
+	char *s = pmt_get(dir, name);
+	json_t *j;
+
+	ck_assert_msg(s != NULL, "%s/%s missing", dir, name);
+	j = json_loads(s, 0, NULL);
+	free(s);
+	ck_assert_ptr_nonnull(j);
+	return j;
+}
+
 bool pmt_there(const char *dir, const char *name)
 {
 	char p[1024];

@@ -7,6 +7,7 @@
 #define PM_TEST_SUPPORT_H
 
 #include <check.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -22,6 +23,9 @@ void pmt_put(const char *dir, const char *name, const char *text, mode_t mode);
 
 /* DIR/NAME's contents, NUL-terminated and malloc'd, or NULL when it cannot be read. */
 char *pmt_get(const char *dir, const char *name);
+
+/* DIR/NAME parsed as JSON (the test fails when it is missing or not JSON); the caller's. */
+json_t *pmt_load(const char *dir, const char *name);
 
 /* Whether DIR/NAME exists (lstat: a link counts, dangling or not). */
 bool pmt_there(const char *dir, const char *name);
