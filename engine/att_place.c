@@ -218,6 +218,38 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s)
 }
 
 /*
+ * A job script's echo of its allocation, when it is one host: Slurm's variables
+ * (SLURM_JOB_NODELIST, SLURM_NODELIST, SLURMD_NODENAME, as `NAME=HOST` or `NAME: HOST`) and
+ * the words a script prints before them ("node(s): HOST", "nodelist: HOST").  A list or a
+ * range (gpu[01-04], a,b) names no single host: the name must end the line or a word.
+ */
+static int nodelist_host(struct att *a, const char *s, const char *e)
+{
+	static const char *const keys[] = {"SLURM_JOB_NODELIST", "SLURM_NODELIST",
+					   "SLURMD_NODENAME",	 "node(s)",
+					   "nodelist",		 "Nodelist",
+					   "NodeList",		 NULL};
+	const char *q;
+	size_t l;
+
+	for (size_t i = 0; keys[i]; i++) {
+		if (!(q = word(s, e, keys[i])))
+			continue;
+		q += strlen(keys[i]);
+		if (q < e && *q == '=' && keys[i][0] == 'S')
+			q++;
+		else if (q < e && *q == ':')
+			q = skip_sp(q + 1, e);
+		else
+			continue;
+		l = tok(q, e);
+		if (l && (q + l == e || q[l] == ' ' || q[l] == '\t'))
+			return add_host(a, q, l, SP_OTHER);
+	}
+	return 0;
+}
+
+/*
  * The host one line names, the forms a hand-gathered folder holds: `uname -a` (Linux HOST
  * VERSION), a shell prompt (user@HOST:path$), Slurm's "*** STEP|JOB N ON HOST" and "srun:
  * error: HOST: task", Open MPI's and torchrun's "Host: HOST" / "host : HOST", mpirun's "on
@@ -251,6 +283,8 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 		if (l && (q + l == e || q[l] == ' ') && add_host(a, q, l, SP_OTHER) < 0)
 			return -1;
 	}
+	if (nodelist_host(a, s, e) < 0)
+		return -1;
 	if ((q = memmem(p, (size_t)(e - p), " on node ", 9)) && (l = tok(q + 9, e)) &&
 	    (size_t)(e - q) > 9 + l + 7 && !strncmp(q + 9 + l, " exited", 7) &&
 	    add_host(a, q + 9, l, SP_OTHER) < 0)
