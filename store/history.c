@@ -1,0 +1,853 @@
+/*
+ * history.c - the node history (history.h): one file per record in a folder per node,
+ * written by the run's merger only, read by the next verdicts, `postmortem nodes` and the
+ * metrics.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "finalize_int.h"
+#include "history.h"
+#include "sha256.h"
+#include "taxonomy.h" /* pm_class_hardware */
+
+#define REC_MAX 4096	   /* bytes of one record file */
+#define RUN_FILE_MAX 65536 /* bytes of <jobdir>/node-history.json */
+#define KEYLEN 64
+
+static const char *S(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+static bool node_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= sizeof(((struct pm_history_rec *)0)->node) || s[0] == '.' || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '_' || s[i] == '.'))
+			return false;
+	return true;
+}
+
+void pm_history_policy_default(struct pm_history_policy *p)
+{
+	p->jobs = PM_HISTORY_JOBS;
+	p->window = PM_HISTORY_WINDOW;
+}
+
+void pm_history_strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int strv_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool strv_has(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* Append a copy of S to *V (N entries, NULL-terminated).  0 or -1. */
+static int strv_add(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 2) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	*v = nv;
+	if (!(nv[*n] = strdup(s)))
+		return -1;
+	nv[++*n] = NULL;
+	return 0;
+}
+
+char **pm_history_origin_nodes(const json_t *verdict)
+{
+	const json_t *onodes = json_object_get(json_object_get(verdict, "origin"), "nodes"), *e;
+	const char *cls = S(json_object_get(verdict, "cause"), "class");
+	char **v = NULL;
+	size_t n = 0, i;
+
+	if (strcmp(S(verdict, "status"), "attributed") || !*cls || !json_is_array(onodes))
+		return NULL;
+	json_array_foreach(json_object_get(verdict, "evidence"), i, e)
+	{
+		const char *node = S(e, "node");
+		bool named = false;
+		size_t k;
+		const json_t *o;
+		if (strcmp(S(e, "role"), "origin") ||
+		    !json_is_true(json_object_get(e, "trusted")) || strcmp(S(e, "class"), cls) ||
+		    !node_name_ok(node) || strv_has(v, n, node))
+			continue;
+		json_array_foreach(onodes, k, o)
+			named = named || !strcmp(json_string_value(o) ?: "", node);
+		if (named && strv_add(&v, &n, node) < 0) {
+			pm_history_strv_free(v);
+			return NULL;
+		}
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), strv_cmp);
+	return v;
+}
+
+/* ---- paths ---- */
+
+static int node_dir(char *out, size_t len, const char *store, const char *node)
+{
+	if ((size_t)snprintf(out, len, "%s/%s/%s", store, PM_HISTORY_DIR, node) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* mkdir DIR (EEXIST fine), group GID (-1: as made), mode 0750 plus setgid. */
+static int make_dir(const char *dir, gid_t gid)
+{
+	if (mkdir(dir, 02750) < 0 && errno != EEXIST)
+		return -1;
+	if (gid != (gid_t)-1 && chown(dir, (uid_t)-1, gid) < 0 && errno != EPERM)
+		return -1;
+	return 0;
+}
+
+/* ---- writing ---- */
+
+/* The record files RUN wrote before ("<node>/<file>"), from <jobdir>/node-history.json. */
+static char **run_files(const char *jobdir, size_t *n)
+{
+	char p[4096], *text = NULL;
+	json_t *j, *e;
+	char **v = NULL;
+	size_t i;
+
+	*n = 0;
+	snprintf(p, sizeof(p), "%s/%s", jobdir, PM_HISTORY_RUN);
+	if (pm_fin_read(p, RUN_FILE_MAX, &text, NULL) < 0)
+		return NULL;
+	j = json_loads(text, 0, NULL);
+	free(text);
+	json_array_foreach(json_object_get(j, "records"), i, e)
+	{
+		const char *s = json_string_value(e);
+		/* "<node>/<file>": one slash, no way up */
+		if (s && strchr(s, '/') && !strchr(strchr(s, '/') + 1, '/') && s[0] != '.' &&
+		    !strstr(s, "/.") && strv_add(&v, n, s) < 0)
+			break;
+	}
+	json_decref(j);
+	return v;
+}
+
+/* Write DIR/NAME holding TEXT and a newline, whole (pm_fin_write).  0 or -1. */
+static int write_line(const char *dir, const char *name, const char *text)
+{
+	size_t n = strlen(text);
+	char *l = malloc(n + 2);
+	int rc;
+
+	if (!l)
+		return -1;
+	memcpy(l, text, n);
+	l[n] = '\n';
+	l[n + 1] = '\0';
+	rc = pm_fin_write(dir, name, l, n + 1);
+	free(l);
+	return rc;
+}
+
+static json_t *rec_json(const struct pm_history_rec *r)
+{
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "schema", PM_HISTORY_SCHEMA,
+			 "run", r->run, "node", r->node, "class", r->cls, "subclass", r->sub,
+			 "confidence", r->conf, "time", (json_int_t)r->time, "expires",
+			 (json_int_t)r->expires, "uid", (json_int_t)r->uid);
+}
+
+int pm_history_record(const char *store, const char *jobdir, const json_t *verdict, double time,
+		      long long uid, double expires, char *err, size_t errlen)
+{
+	char cluster[KEYLEN], job[KEYLEN], restart[KEYLEN], top[4096], dir[4096], name[300];
+	char **nodes = pm_history_origin_nodes(verdict), **old = NULL, **now = NULL;
+	size_t nold = 0, nnow = 0;
+	struct pm_history_rec r = {0};
+	const json_t *cause = json_object_get(verdict, "cause");
+	json_t *list = NULL;
+	char *text = NULL;
+	struct stat st;
+	gid_t gid = (gid_t)-1;
+	int rc = -1, written = 0;
+
+	if (pm_fin_key(jobdir, cluster, job, restart, KEYLEN) < 0) {
+		pm_fin_fail(err, errlen, EINVAL, "%s: not a job run's folder", jobdir);
+		goto out;
+	}
+	old = run_files(jobdir, &nold);
+	if (!nodes && !nold) {
+		rc = 0;
+		goto out;
+	}
+	if (stat(jobdir, &st) == 0)
+		gid = st.st_gid;
+	snprintf(r.run, sizeof(r.run), "%s/%s/%s", cluster, job, restart);
+	snprintf(r.cls, sizeof(r.cls), "%s", S(cause, "class"));
+	snprintf(r.sub, sizeof(r.sub), "%s", S(cause, "subclass"));
+	snprintf(r.conf, sizeof(r.conf), "%s", S(verdict, "confidence"));
+	r.time = time > 0 ? (double)(long long)time : 0;
+	r.expires = expires > 0 ? (double)(long long)expires : 0;
+	r.uid = uid;
+	snprintf(top, sizeof(top), "%s/%s", store, PM_HISTORY_DIR);
+	if (nodes && make_dir(top, gid) < 0) {
+		pm_fin_fail(err, errlen, errno, "%s: %s", top, strerror(errno));
+		goto out;
+	}
+	if ((size_t)snprintf(name, sizeof(name), "%010lld.%s.%s.%s.json", (long long)r.time,
+			     cluster, job, restart) >= sizeof(name)) {
+		pm_fin_fail(err, errlen, ENAMETOOLONG, "%s: key too long", jobdir);
+		goto out;
+	}
+	for (size_t i = 0; nodes && nodes[i]; i++) {
+		char rel[400], p[4400];
+		json_t *o;
+		snprintf(r.node, sizeof(r.node), "%s", nodes[i]);
+		o = rec_json(&r);
+		text = o ? json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+		json_decref(o);
+		if (!text || node_dir(dir, sizeof(dir), store, nodes[i]) < 0 ||
+		    make_dir(dir, gid) < 0) {
+			pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", dir,
+				    strerror(errno ? errno : ENOMEM));
+			goto out;
+		}
+		if (write_line(dir, name, text) < 0) {
+			pm_fin_fail(err, errlen, errno, "%s/%s: %s", dir, name, strerror(errno));
+			goto out;
+		}
+		snprintf(p, sizeof(p), "%s/%s", dir, name);
+		if (gid != (gid_t)-1 && chown(p, (uid_t)-1, gid) < 0 && errno != EPERM) {
+			pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+			goto out;
+		}
+		free(text);
+		text = NULL;
+		snprintf(rel, sizeof(rel), "%s/%s", nodes[i], name);
+		if (strv_add(&now, &nnow, rel) < 0)
+			goto out;
+		written++;
+	}
+	/* the list first, then the old records it no longer names: a crash between leaves a
+	 * record that expire still finds, never a list naming files that are gone */
+	list = json_pack("{s:s,s:s,s:[]}", "schema", PM_HISTORY_SCHEMA, "run", r.run, "records");
+	for (size_t i = 0; list && i < nnow; i++)
+		json_array_append_new(json_object_get(list, "records"), json_string(now[i]));
+	for (size_t i = 0; list && i < nold; i++)
+		if (!strv_has(now, nnow, old[i]))
+			json_array_append_new(json_object_get(list, "records"),
+					      json_string(old[i]));
+	if (!list || !(text = json_dumps(list, JSON_SORT_KEYS | JSON_COMPACT)) ||
+	    pm_fin_write(jobdir, PM_HISTORY_RUN, text, strlen(text)) < 0) {
+		pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s/%s: %s", jobdir,
+			    PM_HISTORY_RUN, strerror(errno ? errno : ENOMEM));
+		goto out;
+	}
+	free(text);
+	text = NULL;
+	for (size_t i = 0; i < nold; i++) {
+		char p[4400];
+		if (strv_has(now, nnow, old[i]))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/%s", store, PM_HISTORY_DIR, old[i]);
+		if (unlink(p) < 0 && errno != ENOENT) {
+			pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+			goto out;
+		}
+	}
+	if (nold) {
+		json_decref(list);
+		list = json_pack("{s:s,s:s,s:[]}", "schema", PM_HISTORY_SCHEMA, "run", r.run,
+				 "records");
+		for (size_t i = 0; list && i < nnow; i++)
+			json_array_append_new(json_object_get(list, "records"),
+					      json_string(now[i]));
+		if (!list || !(text = json_dumps(list, JSON_SORT_KEYS | JSON_COMPACT)) ||
+		    pm_fin_write(jobdir, PM_HISTORY_RUN, text, strlen(text)) < 0) {
+			pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s/%s: %s", jobdir,
+				    PM_HISTORY_RUN, strerror(errno ? errno : ENOMEM));
+			goto out;
+		}
+	}
+	rc = written;
+out:
+	free(text);
+	json_decref(list);
+	pm_history_strv_free(nodes);
+	pm_history_strv_free(old);
+	pm_history_strv_free(now);
+	return rc;
+}
+
+int pm_history_forget(const char *store, const char *jobdir, char *err, size_t errlen)
+{
+	size_t n;
+	char **old = run_files(jobdir, &n);
+	int removed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char p[4400];
+		snprintf(p, sizeof(p), "%s/%s/%s", store, PM_HISTORY_DIR, old[i]);
+		if (unlink(p) == 0)
+			removed++;
+		else if (errno != ENOENT) {
+			pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+			pm_history_strv_free(old);
+			return -1;
+		}
+	}
+	pm_history_strv_free(old);
+	return removed;
+}
+
+/* ---- the ledger's refutations ---- */
+
+struct res {
+	char *job, *result;
+	size_t seq;
+};
+
+static int res_cmp(const void *a, const void *b)
+{
+	const struct res *x = a, *y = b;
+	int c = strcmp(x->job, y->job);
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+char **pm_history_refuted(const char *ledger)
+{
+	FILE *f = ledger ? fopen(ledger, "re") : NULL;
+	struct res *v = NULL;
+	size_t n = 0, cap = 0, nout = 0;
+	char *line = NULL, **out = NULL;
+	size_t lcap = 0;
+	ssize_t len;
+
+	if (!f)
+		return NULL;
+	while ((len = getline(&line, &lcap, f)) > 0) {
+		json_t *e;
+		if (!strstr(line, "\"resolved\"") || !(e = json_loadb(line, (size_t)len, 0, NULL)))
+			continue;
+		if (!strcmp(S(e, "kind"), "resolved") && *S(e, "job")) {
+			if (n == cap) {
+				struct res *nv =
+					realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+				if (!nv) {
+					json_decref(e);
+					break;
+				}
+				v = nv;
+			}
+			v[n].job = strdup(S(e, "job"));
+			v[n].result = strdup(S(e, "result"));
+			v[n].seq = n;
+			if (v[n].job && v[n].result)
+				n++;
+			else {
+				free(v[n].job);
+				free(v[n].result);
+			}
+		}
+		json_decref(e);
+	}
+	free(line);
+	fclose(f);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), res_cmp);
+	for (size_t i = 0; i < n; i++)
+		if ((i + 1 == n || strcmp(v[i].job, v[i + 1].job)) &&
+		    !strcmp(v[i].result, "refuted"))
+			strv_add(&out, &nout, v[i].job);
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].job);
+		free(v[i].result);
+	}
+	free(v);
+	return out;
+}
+
+static bool refuted_has(char *const *refuted, const char *run)
+{
+	size_t lo = 0, hi = 0;
+
+	if (!refuted)
+		return false;
+	while (refuted[hi])
+		hi++;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(refuted[mid], run);
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* ---- reading ---- */
+
+struct recs {
+	struct pm_history_rec *v;
+	size_t n, cap;
+};
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct pm_history_rec *x = a, *y = b;
+	int c;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	c = strcmp(x->run, y->run);
+	return c ? c : strcmp(x->node, y->node);
+}
+
+static void copy(char *dst, size_t len, const char *s)
+{
+	snprintf(dst, len, "%s", s);
+}
+
+/* Parse one record file's TEXT into R.  0, or -1 when it is not one. */
+static int rec_parse(const char *text, size_t len, struct pm_history_rec *r)
+{
+	json_t *j = json_loadb(text, len, 0, NULL);
+	int rc = -1;
+
+	if (!j || strcmp(S(j, "schema"), PM_HISTORY_SCHEMA) || !*S(j, "run") || !*S(j, "class"))
+		goto out;
+	memset(r, 0, sizeof(*r));
+	copy(r->run, sizeof(r->run), S(j, "run"));
+	copy(r->node, sizeof(r->node), S(j, "node"));
+	copy(r->cls, sizeof(r->cls), S(j, "class"));
+	copy(r->sub, sizeof(r->sub), S(j, "subclass"));
+	copy(r->conf, sizeof(r->conf), S(j, "confidence"));
+	r->time = (double)json_integer_value(json_object_get(j, "time"));
+	r->expires = (double)json_integer_value(json_object_get(j, "expires"));
+	r->uid = json_is_integer(json_object_get(j, "uid")) ?
+			 (long long)json_integer_value(json_object_get(j, "uid")) :
+			 -1;
+	r->hardware = pm_class_hardware(r->cls);
+	rc = 0;
+out:
+	json_decref(j);
+	return rc;
+}
+
+static int read_node(int top, const char *node, double since, double until, double now,
+		     char *const *refuted, struct recs *out)
+{
+	int dfd = openat(top, node, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	DIR *d;
+	struct dirent *de;
+	char buf[REC_MAX];
+
+	out->n = 0;
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!(d = fdopendir(dfd))) {
+		close(dfd);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		double t;
+		int fd;
+		ssize_t len;
+		struct pm_history_rec r;
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue; /* dot files: the writers' temporary names */
+		t = (double)strtoll(de->d_name, &end, 10);
+		if (*end != '.' || t < since || (until > 0 && t >= until))
+			continue;
+		if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+			continue; /* removed meanwhile */
+		len = read(fd, buf, sizeof(buf));
+		close(fd);
+		if (len <= 0 || rec_parse(buf, (size_t)len, &r) < 0 || strcmp(r.node, node))
+			continue;
+		if (now > 0 && r.expires > 0 && r.expires <= now)
+			continue;
+		r.refuted = refuted_has(refuted, r.run);
+		if (out->n == out->cap) {
+			struct pm_history_rec *nv =
+				realloc(out->v,
+					(out->cap = out->cap ? 2 * out->cap : 16) * sizeof(*nv));
+			if (!nv) {
+				closedir(d);
+				return -1;
+			}
+			out->v = nv;
+		}
+		out->v[out->n++] = r;
+	}
+	closedir(d);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), rec_cmp);
+	return 0;
+}
+
+static int open_top(const char *store, char *err, size_t errlen)
+{
+	char p[4096];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", store, PM_HISTORY_DIR);
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+	return fd;
+}
+
+int pm_history_node(const char *store, const char *node, double since, double until, double now,
+		    char *const *refuted, int (*fn)(const struct pm_history_rec *r, void *arg),
+		    void *arg, char *err, size_t errlen)
+{
+	struct recs rs = {0};
+	int top, rc = 0;
+
+	if (!node_name_ok(node))
+		return 0;
+	if ((top = open_top(store, err, errlen)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (read_node(top, node, since, until, now, refuted, &rs) < 0)
+		rc = pm_fin_fail(err, errlen, errno, "%s/%s/%s: %s", store, PM_HISTORY_DIR, node,
+				 strerror(errno));
+	for (size_t i = 0; !rc && i < rs.n; i++)
+		rc = fn(&rs.v[i], arg);
+	close(top);
+	free(rs.v);
+	return rc;
+}
+
+int pm_history_fleet(const char *store, double since, double until, double now,
+		     char *const *refuted,
+		     int (*fn)(const char *node, const struct pm_history_rec *r, size_t n,
+			       void *arg),
+		     void *arg, char *err, size_t errlen)
+{
+	struct recs rs = {0};
+	char **nodes = NULL;
+	size_t nn = 0;
+	int top, rc = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if ((top = open_top(store, err, errlen)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!(d = fdopendir(dup(top)))) {
+		rc = pm_fin_fail(err, errlen, errno, "%s/%s: %s", store, PM_HISTORY_DIR,
+				 strerror(errno));
+		goto out;
+	}
+	while ((de = readdir(d)))
+		if (node_name_ok(de->d_name) && strv_add(&nodes, &nn, de->d_name) < 0) {
+			closedir(d);
+			rc = pm_fin_fail(err, errlen, ENOMEM, "out of memory");
+			goto out;
+		}
+	closedir(d);
+	if (nn > 1)
+		qsort(nodes, nn, sizeof(*nodes), strv_cmp);
+	for (size_t i = 0; !rc && i < nn; i++) {
+		if (read_node(top, nodes[i], since, until, now, refuted, &rs) < 0) {
+			rc = pm_fin_fail(err, errlen, errno, "%s/%s/%s: %s", store, PM_HISTORY_DIR,
+					 nodes[i], strerror(errno));
+			break;
+		}
+		if (rs.n)
+			rc = fn(nodes[i], rs.v, rs.n, arg);
+	}
+out:
+	close(top);
+	free(rs.v);
+	pm_history_strv_free(nodes);
+	return rc;
+}
+
+/* ---- the policy ---- */
+
+/* The job of RUN ("cluster/job/restart" less its restart) into OUT. */
+static void job_of(const char *run, char *out, size_t len)
+{
+	const char *slash = strrchr(run, '/');
+	size_t n = slash ? (size_t)(slash - run) : strlen(run);
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, run, n);
+	out[n] = '\0';
+}
+
+/* Distinct jobs among R[0..N) of class CLS (not refuted, hardware) with time in [FROM, TO],
+ * plus SELF's job when not NULL; the runs into *BY when BY. */
+static size_t count_jobs(const struct pm_history_rec *r, size_t n, const char *cls, double from,
+			 double to, const char *self, char ***by)
+{
+	char **jobs = NULL, **runs = NULL, j[200];
+	size_t nj = 0, nr = 0;
+
+	if (self) {
+		job_of(self, j, sizeof(j));
+		strv_add(&jobs, &nj, j);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].refuted || !r[i].hardware || strcmp(r[i].cls, cls) || r[i].time < from ||
+		    r[i].time > to)
+			continue;
+		job_of(r[i].run, j, sizeof(j));
+		if (!strv_has(jobs, nj, j))
+			strv_add(&jobs, &nj, j);
+		if (by && !strv_has(runs, nr, r[i].run))
+			strv_add(&runs, &nr, r[i].run);
+	}
+	pm_history_strv_free(jobs);
+	if (by)
+		*by = runs;
+	else
+		pm_history_strv_free(runs);
+	return nj;
+}
+
+bool pm_history_justified(const struct pm_history_rec *r, size_t n, const char *cls,
+			  const struct pm_history_policy *pol, char ***by)
+{
+	if (by)
+		*by = NULL;
+	/* each record's class, as the latest of a window ending at it: the first that meets the
+	 * policy, latest first (the repair most recently justified) */
+	for (size_t k = n; k-- > 0;) {
+		char **runs = NULL;
+		if (r[k].refuted || !r[k].hardware || (cls && strcmp(r[k].cls, cls)))
+			continue;
+		if (count_jobs(r, k + 1, r[k].cls, r[k].time - pol->window, r[k].time, NULL,
+			       by ? &runs : NULL) >= pol->jobs) {
+			if (by)
+				*by = runs;
+			return true;
+		}
+		pm_history_strv_free(runs);
+	}
+	return false;
+}
+
+struct gather {
+	struct recs out;
+	const char *cls;
+	char self[200];
+	bool oom;
+};
+
+static int gather_one(const struct pm_history_rec *r, void *arg)
+{
+	struct gather *g = arg;
+	char j[200];
+
+	job_of(r->run, j, sizeof(j));
+	if (r->refuted || !r->hardware || strcmp(r->cls, g->cls) || !strcmp(j, g->self))
+		return 0;
+	if (g->out.n == g->out.cap) {
+		struct pm_history_rec *nv =
+			realloc(g->out.v,
+				(g->out.cap = g->out.cap ? 2 * g->out.cap : 16) * sizeof(*nv));
+		if (!nv) {
+			g->oom = true;
+			return -1;
+		}
+		g->out.v = nv;
+	}
+	g->out.v[g->out.n++] = *r;
+	return 0;
+}
+
+int pm_history_gather(const char *store, const char *ledger, const json_t *verdict, const char *run,
+		      double time, const struct pm_history_policy *pol, struct pm_history_rec **out,
+		      size_t *n, char *err, size_t errlen)
+{
+	struct gather g = {.cls = S(json_object_get(verdict, "cause"), "class")};
+	char **nodes = NULL, **refuted = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!store || !pm_class_hardware(g.cls) || !(nodes = pm_history_origin_nodes(verdict)))
+		return 0;
+	job_of(run, g.self, sizeof(g.self));
+	refuted = pm_history_refuted(ledger);
+	for (size_t i = 0; !rc && nodes[i]; i++)
+		rc = pm_history_node(store, nodes[i], (double)(long long)time - pol->window,
+				     (double)(long long)time, 0, refuted, gather_one, &g, err,
+				     errlen);
+	if (g.oom)
+		rc = pm_fin_fail(err, errlen, ENOMEM, "out of memory");
+	pm_history_strv_free(nodes);
+	pm_history_strv_free(refuted);
+	if (rc) {
+		free(g.out.v);
+		return -1;
+	}
+	if (g.out.n > 1)
+		qsort(g.out.v, g.out.n, sizeof(*g.out.v), rec_cmp);
+	*out = g.out.v;
+	*n = g.out.n;
+	return 0;
+}
+
+static json_t *used_json(const struct pm_history_rec *r)
+{
+	char t[40];
+
+	pm_fin_iso(r->time, t, sizeof(t));
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "run", r->run, "node", r->node, "class",
+			 r->cls, "subclass", r->sub, "confidence", r->conf, "time", t);
+}
+
+/* The engine's input_digest and the records, in one digest: same evidence and history, same
+ * digest. */
+static void digest(json_t *verdict, const struct pm_history_rec *r, size_t n)
+{
+	const char *old = S(verdict, "input_digest");
+	struct pm_sha256 d;
+	unsigned char out[32];
+	char hex[80], t[40];
+
+	pm_sha256_init(&d);
+	pm_sha256_update(&d, old, strlen(old) + 1);
+	for (size_t i = 0; i < n; i++) {
+		const char *f[] = {r[i].run, r[i].node, r[i].cls, r[i].sub, r[i].conf, t};
+		pm_fin_iso(r[i].time, t, sizeof(t));
+		for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+			pm_sha256_update(&d, f[k], strlen(f[k]) + 1);
+	}
+	pm_sha256_final(&d, out);
+	pm_sha256_hex(out, hex);
+	json_object_set_new(verdict, "input_digest", json_string(hex));
+}
+
+int pm_history_apply(json_t *verdict, const char *run, const struct pm_history_rec *r, size_t n,
+		     const struct pm_history_policy *pol)
+{
+	const char *cls = S(json_object_get(verdict, "cause"), "class");
+	json_t *used, *repair = json_object_get(json_object_get(verdict, "decision"), "repair");
+	char **nodes, **runs = NULL;
+	size_t nruns = 0;
+	int justified = 0;
+
+	if (!n)
+		return 0;
+	if (!(used = json_array()))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(used, used_json(&r[i]));
+	json_object_set_new(verdict, "node_history", used);
+	nodes = pm_history_origin_nodes(verdict);
+	for (size_t i = 0; nodes && nodes[i]; i++) {
+		struct pm_history_rec *mine = malloc(n * sizeof(*mine));
+		size_t m = 0;
+		char **by = NULL;
+		if (!mine)
+			break;
+		for (size_t k = 0; k < n; k++)
+			if (!strcmp(r[k].node, nodes[i]))
+				mine[m++] = r[k];
+		for (size_t k = 0; k < m; k++)
+			mine[k].hardware = pm_class_hardware(mine[k].cls);
+		if (count_jobs(mine, m, cls, -1e18, 1e18, run, &by) >= pol->jobs) {
+			justified = 1;
+			for (size_t k = 0; by && by[k]; k++)
+				if (!strv_has(runs, nruns, by[k]))
+					strv_add(&runs, &nruns, by[k]);
+		}
+		pm_history_strv_free(by);
+		free(mine);
+	}
+	pm_history_strv_free(nodes);
+	if (justified && json_is_object(repair)) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < n; i++) { /* in the records' (time) order */
+			bool seen = false;
+			for (size_t k = 0; k < json_array_size(a); k++)
+				seen = seen ||
+				       !strcmp(json_string_value(json_array_get(a, k)), r[i].run);
+			if (!seen && strv_has(runs, nruns, r[i].run))
+				json_array_append_new(a, json_string(r[i].run));
+		}
+		json_object_set_new(repair, "justified", json_true());
+		json_object_set_new(repair, "repeats", a);
+	} else if (!json_is_object(repair)) {
+		justified = 0;
+	}
+	pm_history_strv_free(runs);
+	digest(verdict, r, n);
+	return justified;
+}
+
+int pm_history_used(const json_t *verdict, struct pm_history_rec **out, size_t *n)
+{
+	const json_t *a = json_object_get(verdict, "node_history"), *e;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (!a)
+		return 0;
+	if (!json_is_array(a) || !(*out = calloc(json_array_size(a) + 1, sizeof(**out)))) {
+		errno = json_is_array(a) ? ENOMEM : EINVAL;
+		return -1;
+	}
+	json_array_foreach(a, i, e)
+	{
+		struct pm_history_rec *r = &(*out)[i];
+		struct tm tm = {0};
+		copy(r->run, sizeof(r->run), S(e, "run"));
+		copy(r->node, sizeof(r->node), S(e, "node"));
+		copy(r->cls, sizeof(r->cls), S(e, "class"));
+		copy(r->sub, sizeof(r->sub), S(e, "subclass"));
+		copy(r->conf, sizeof(r->conf), S(e, "confidence"));
+		if (!strptime(S(e, "time"), "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+			free(*out);
+			*out = NULL;
+			errno = EINVAL;
+			return -1;
+		}
+		r->time = (double)timegm(&tm);
+		r->uid = -1;
+		r->hardware = pm_class_hardware(r->cls);
+	}
+	*n = json_array_size(a);
+	return 0;
+}

@@ -1,0 +1,142 @@
+/*
+ * history.h - the node history: what final verdicts blamed on each node from trusted
+ * evidence, kept in the store so that a verdict can see repeats across jobs.
+ *
+ * Layout (epilog/README.md, "Node history"):
+ *
+ *   <store>/.history/<node>/<time>.<cluster>.<job>.<restart>.json   one record, one line
+ *   <jobdir>/node-history.json   the record files that run wrote (for a rewrite and expire)
+ *
+ * Every record is its own file, written to a temporary name and renamed into place by the one
+ * process that holds the run's `merging` claim: writers on many nodes never share a file, so
+ * nothing is appended, no lock is needed (NFS included), and a run recorded again replaces its
+ * record whole.  <time> (the job's end, epoch seconds, 10 digits) leads the name so that a
+ * reader skips old records from the folder listing alone.
+ *
+ * Only a verdict whose origin names a node from trusted evidence (a source the job's user
+ * cannot write, engine/TRUST.md) records that node: a hypothesis from the job's output never
+ * does.  Records carry the run's expiry date and go with its evidence (`postmortem expire`).
+ *
+ * Ownership: records handed to callbacks are borrowed for the call; json_t values returned are
+ * the caller's.  Functions taking (err, errlen) fill it with one line on failure.
+ */
+#ifndef PM_HISTORY_H
+#define PM_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+
+#define PM_HISTORY_SCHEMA "postmortem.history/1"
+#define PM_HISTORY_DIR ".history"	   /* under the store's root */
+#define PM_HISTORY_RUN "node-history.json" /* in the job run's folder */
+
+/* The policy that turns repeats into a justified repair (site data; the defaults are
+ * documented in epilog/README.md): the same hardware class on the same node from trusted
+ * evidence in JOBS distinct jobs (this one included) within WINDOW seconds. */
+#define PM_HISTORY_JOBS 2
+#define PM_HISTORY_WINDOW (7 * 86400.0)
+struct pm_history_policy {
+	unsigned jobs;
+	double window;
+};
+
+/* One record: RUN ("<cluster>/<job>/<restart>", the ledger's key) blamed NODE. */
+struct pm_history_rec {
+	char run[200];
+	char node[64];
+	char cls[48], sub[48], conf[24];
+	double time;	/* the job's end (its first node's arrival), epoch seconds */
+	double expires; /* the run's expiry date, epoch seconds; 0 unknown */
+	long long uid;	/* the job's owner, -1 unknown */
+	bool refuted; /* the ledger's last resolution for RUN is `refuted` (readers with a ledger) */
+	bool hardware; /* CLS is a hardware class */
+};
+
+/* Fill *P with the defaults. */
+void pm_history_policy_default(struct pm_history_policy *p);
+
+/*
+ * The nodes VERDICT's origin names from trusted evidence (an origin-role evidence item of the
+ * cause's class, on that node, from a source the user cannot write), sorted, into a
+ * NULL-terminated malloc'd array (free each and the array; NULL when none).  Only an
+ * attributed verdict names any.
+ */
+char **pm_history_origin_nodes(const json_t *verdict);
+void pm_history_strv_free(char **v);
+
+/*
+ * Record final VERDICT of JOBDIR (<store>/<cluster>/<job>/<restart>) for each of its trusted
+ * origin nodes, replacing what the run recorded before (records of nodes it no longer names are
+ * removed).  TIME is the job's end, UID its owner (-1 unknown), EXPIRES its expiry (0 unknown).
+ * The caller holds the run's claim.  Returns the number of records written (0: none to write),
+ * or -1 with ERR.
+ */
+int pm_history_record(const char *store, const char *jobdir, const json_t *verdict, double time,
+		      long long uid, double expires, char *err, size_t errlen);
+
+/* Remove the records JOBDIR's run wrote (`postmortem expire`, before the folder goes).
+ * Returns the number removed, or -1 with ERR. */
+int pm_history_forget(const char *store, const char *jobdir, char *err, size_t errlen);
+
+/*
+ * The runs LEDGER (the decision ledger's path; NULL or absent: none) last resolved `refuted`,
+ * sorted, NULL-terminated (pm_history_strv_free); NULL when none or unreadable.
+ */
+char **pm_history_refuted(const char *ledger);
+
+/*
+ * Call FN for each record of NODE whose time is in [SINCE, UNTIL) (UNTIL 0: no end) and whose
+ * run has not expired at NOW (0: keep all), in time order (then run).  REFUTED (from
+ * pm_history_refuted; may be NULL) marks records.  Stops at FN's first non-zero return and
+ * returns it; 0 when done; -1 with ERR when the node's folder cannot be read (absent: 0).
+ */
+int pm_history_node(const char *store, const char *node, double since, double until, double now,
+		    char *const *refuted, int (*fn)(const struct pm_history_rec *r, void *arg),
+		    void *arg, char *err, size_t errlen);
+
+/*
+ * The fleet: FN once per node having records in [SINCE, UNTIL) (as above), in node name order,
+ * with its records in time order (N >= 1).  Returns as pm_history_node.
+ */
+int pm_history_fleet(const char *store, double since, double until, double now,
+		     char *const *refuted,
+		     int (*fn)(const char *node, const struct pm_history_rec *r, size_t n,
+			       void *arg),
+		     void *arg, char *err, size_t errlen);
+
+/*
+ * Does the policy justify a repair of NODE for hardware class CLS from records R (N of them,
+ * one node's, in time order)?  Counts distinct jobs (cluster/job: a requeued run is the same
+ * job) of class CLS not refuted, with times within the policy's window of the latest.  CLS
+ * NULL: any hardware class.  On true, BY (when not NULL) gets the runs counted, in time order,
+ * NULL-terminated (pm_history_strv_free).
+ */
+bool pm_history_justified(const struct pm_history_rec *r, size_t n, const char *cls,
+			  const struct pm_history_policy *pol, char ***by);
+
+/*
+ * The records that VERDICT of run RUN (its end at TIME) uses: those of its trusted origin
+ * nodes and its cause's class (hardware classes only), of other jobs, not refuted, in
+ * [TIME - window, TIME).  Into *OUT (malloc'd, free it) and *N.  0, or -1 with ERR.
+ */
+int pm_history_gather(const char *store, const char *ledger, const json_t *verdict, const char *run,
+		      double time, const struct pm_history_policy *pol, struct pm_history_rec **out,
+		      size_t *n, char *err, size_t errlen);
+
+/*
+ * Apply the policy to VERDICT of run RUN given the records it uses (R, N, from
+ * pm_history_gather or as recorded in the verdict): with any, the verdict gets "node_history" (the
+ * records, as inputs) and its input_digest covers them; when they make the job the policy's
+ * JOBS-th, "decision.repair.justified" becomes true and "decision.repair.repeats" names the
+ * earlier runs.  With none, VERDICT is left unchanged byte for byte.  Returns 1 when the repair
+ * is justified by repeats, 0 otherwise, -1 on ENOMEM.
+ */
+int pm_history_apply(json_t *verdict, const char *run, const struct pm_history_rec *r, size_t n,
+		     const struct pm_history_policy *pol);
+
+/* The records a verdict used, from its "node_history" member, into *OUT and *N (0 and NULL when it
+ * has none).  0, or -1 (a malformed member, ENOMEM). */
+int pm_history_used(const json_t *verdict, struct pm_history_rec **out, size_t *n);
+
+#endif

@@ -1,0 +1,405 @@
+/*
+ * check_history.c - the node history (store/history.c) against a temporary store: what is
+ * recorded and what is not, many writers at once, reading a node and the fleet, the ledger's
+ * refutations, the policy, and a verdict left byte for byte as it was without history.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "finalize_int.h"
+#include "history.h"
+
+static char T[256];
+static char store[300];
+
+#define DAY 86400.0
+#define T0 1796000000.0 /* 2026-11-30 */
+
+/* A verdict blaming NODE with class CLS from trusted (or the job's own) evidence. */
+static json_t *verdict(const char *node, const char *cls, bool trusted)
+{
+	json_t *v = json_pack(
+		"{s:s,s:{s:s,s:s},s:s,s:{s:[s]},s:[{s:s,s:b,s:s,s:s}],s:{s:{s:b,s:s}},s:s}",
+		"status", "attributed", "cause", "class", cls, "subclass", "gpu_lost", "confidence",
+		"established", "origin", "nodes", node, "evidence", "role", "origin", "trusted",
+		trusted, "node", node, "class", cls, "decision", "repair", "justified", 0, "action",
+		"drain", "input_digest", "sha256:00");
+	ck_assert_ptr_nonnull(v);
+	return v;
+}
+
+static void run_dir(char *out, size_t len, const char *job, int restart)
+{
+	char cmd[700];
+
+	snprintf(out, len, "%s/lab/%s/%d", store, job, restart);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", out);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int record(const char *job, int restart, const char *node, const char *cls, bool trusted,
+		  double t)
+{
+	char d[600], err[256] = "";
+	json_t *v = verdict(node, cls, trusted);
+	int rc;
+
+	run_dir(d, sizeof(d), job, restart);
+	rc = pm_history_record(store, d, v, t, 1000, t + 14 * DAY, err, sizeof(err));
+	ck_assert_msg(rc >= 0, "%s", err);
+	json_decref(v);
+	return rc;
+}
+
+static int count_cb(const struct pm_history_rec *r, void *arg)
+{
+	(void)r;
+	++*(size_t *)arg;
+	return 0;
+}
+
+static size_t node_count(const char *node, double since)
+{
+	size_t n = 0;
+	char err[256] = "";
+
+	ck_assert_msg(pm_history_node(store, node, since, 0, 0, NULL, count_cb, &n, err,
+				      sizeof(err)) == 0,
+		      "%s", err);
+	return n;
+}
+
+static void setup(void)
+{
+	snprintf(T, sizeof(T), "%s/pmhist.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(T));
+	snprintf(store, sizeof(store), "%s/store", T);
+	ck_assert_int_eq(mkdir(store, 0755), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", T);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", T);
+}
+
+START_TEST(trusted_origin_only)
+{
+	json_t *v = verdict("n2", "gpu_hardware", false);
+	char **n = pm_history_origin_nodes(v);
+
+	ck_assert_ptr_null(n); /* the job's own output names the node: a hypothesis */
+	json_decref(v);
+	ck_assert_int_eq(record("100", 0, "n2", "gpu_hardware", false, T0), 0);
+	ck_assert_int_eq(node_count("n2", 0), 0);
+	ck_assert_int_eq(record("101", 0, "n2", "gpu_hardware", true, T0), 1);
+	ck_assert_int_eq(node_count("n2", 0), 1);
+	/* an ambiguous verdict records nothing */
+	v = verdict("n3", "gpu_hardware", true);
+	json_object_set_new(v, "status", json_string("ambiguous"));
+	ck_assert_ptr_null(pm_history_origin_nodes(v));
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(rewrite_and_forget)
+{
+	char d[600], err[256];
+	json_t *v;
+
+	ck_assert_int_eq(record("200", 0, "n2", "gpu_hardware", true, T0), 1);
+	/* merged again: the same record replaced, not doubled */
+	ck_assert_int_eq(record("200", 0, "n2", "gpu_hardware", true, T0), 1);
+	ck_assert_int_eq(node_count("n2", 0), 1);
+	/* merged again blaming another node: the old node's record goes */
+	ck_assert_int_eq(record("200", 0, "n3", "gpu_hardware", true, T0), 1);
+	ck_assert_int_eq(node_count("n2", 0), 0);
+	ck_assert_int_eq(node_count("n3", 0), 1);
+	/* merged again with no trusted origin: nothing left */
+	run_dir(d, sizeof(d), "200", 0);
+	v = verdict("n3", "gpu_hardware", false);
+	ck_assert_int_eq(pm_history_record(store, d, v, T0, 1000, 0, err, sizeof(err)), 0);
+	json_decref(v);
+	ck_assert_int_eq(node_count("n3", 0), 0);
+	/* expire: the records go with the run */
+	ck_assert_int_eq(record("201", 0, "n4", "gpu_hardware", true, T0), 1);
+	run_dir(d, sizeof(d), "201", 0);
+	ck_assert_int_eq(pm_history_forget(store, d, err, sizeof(err)), 1);
+	ck_assert_int_eq(node_count("n4", 0), 0);
+}
+END_TEST
+
+/* 32 writers (processes) at once, each its own runs, all on the same two nodes */
+START_TEST(many_writers)
+{
+	enum { W = 32, EACH = 8 };
+	pid_t pid[W];
+	DIR *dir;
+	struct dirent *de;
+	char p[600];
+	size_t stray = 0;
+
+	for (int w = 0; w < W; w++) {
+		if ((pid[w] = fork()) == 0) {
+			for (int k = 0; k < EACH; k++) {
+				char job[32], d[600], err[256], cmd[700];
+				json_t *v = verdict(k % 2 ? "n2" : "n7", "gpu_hardware", true);
+				snprintf(job, sizeof(job), "%d", 1000 + w * EACH + k);
+				snprintf(d, sizeof(d), "%s/lab/%s/0", store, job);
+				snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", d);
+				if (system(cmd) != 0 || pm_history_record(store, d, v, T0 + k, 1000,
+									  0, err, sizeof(err)) != 1)
+					_exit(1);
+				json_decref(v);
+			}
+			_exit(0);
+		}
+	}
+	for (int w = 0; w < W; w++) {
+		int st;
+		ck_assert_int_eq(waitpid(pid[w], &st, 0), pid[w]);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	ck_assert_int_eq(node_count("n2", 0), W * EACH / 2);
+	ck_assert_int_eq(node_count("n7", 0), W * EACH / 2);
+	snprintf(p, sizeof(p), "%s/%s/n2", store, PM_HISTORY_DIR);
+	ck_assert_ptr_nonnull(dir = opendir(p));
+	while ((de = readdir(dir)))
+		stray += de->d_name[0] == '.' && strcmp(de->d_name, ".") &&
+			 strcmp(de->d_name, "..");
+	closedir(dir);
+	ck_assert_int_eq(stray, 0); /* no temporary file left behind */
+}
+END_TEST
+
+struct fleet {
+	size_t nodes, recs;
+	char first[64];
+};
+
+static int fleet_cb(const char *node, const struct pm_history_rec *r, size_t n, void *arg)
+{
+	struct fleet *f = arg;
+
+	(void)r;
+	if (!f->nodes++)
+		snprintf(f->first, sizeof(f->first), "%s", node);
+	f->recs += n;
+	return 0;
+}
+
+START_TEST(window_and_fleet)
+{
+	struct fleet f = {0};
+	char err[256] = "";
+
+	record("300", 0, "n2", "gpu_hardware", true, T0 - 10 * DAY);
+	record("301", 0, "n2", "gpu_hardware", true, T0 - DAY);
+	record("302", 0, "n1", "gpu_hardware", true, T0);
+	ck_assert_int_eq(node_count("n2", T0 - 7 * DAY), 1);
+	ck_assert_int_eq(pm_history_fleet(store, T0 - 7 * DAY, 0, 0, NULL, fleet_cb, &f, err,
+					  sizeof(err)),
+			 0);
+	ck_assert_int_eq(f.nodes, 2);
+	ck_assert_int_eq(f.recs, 2);
+	ck_assert_str_eq(f.first, "n1");
+	/* expired records are not read */
+	f = (struct fleet){0};
+	ck_assert_int_eq(pm_history_fleet(store, 0, 0, T0 + 30 * DAY, NULL, fleet_cb, &f, err,
+					  sizeof(err)),
+			 0);
+	ck_assert_int_eq(f.recs, 0);
+	/* a store without history */
+	snprintf(store, sizeof(store), "%s/none", T);
+	ck_assert_int_eq(node_count("n2", 0), 0);
+}
+END_TEST
+
+static void ledger(const char *lines)
+{
+	char p[400];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/ledger.jsonl", store);
+	ck_assert_ptr_nonnull(f = fopen(p, "w"));
+	fputs(lines, f);
+	fclose(f);
+}
+
+/* the verdict of run JOB/0 at time T, with the history applied; returns pm_history_apply's */
+static int judge(const char *job, double t, json_t **out)
+{
+	struct pm_history_policy pol;
+	struct pm_history_rec *r = NULL;
+	size_t n = 0;
+	char run[64], l[400], err[256] = "";
+	json_t *v = verdict("n2", "gpu_hardware", true);
+	int rc;
+
+	pm_history_policy_default(&pol);
+	snprintf(run, sizeof(run), "lab/%s/0", job);
+	snprintf(l, sizeof(l), "%s/ledger.jsonl", store);
+	ck_assert_msg(pm_history_gather(store, l, v, run, t, &pol, &r, &n, err, sizeof(err)) == 0,
+		      "%s", err);
+	rc = pm_history_apply(v, run, r, n, &pol);
+	free(r);
+	*out = v;
+	return rc;
+}
+
+START_TEST(repeats_justify)
+{
+	json_t *v, *rep, *plain = verdict("n2", "gpu_hardware", true);
+	char *a, *b;
+
+	/* the first: no history, the verdict exactly as the engine gave it */
+	ck_assert_int_eq(judge("400", T0, &v), 0);
+	a = json_dumps(v, JSON_SORT_KEYS);
+	b = json_dumps(plain, JSON_SORT_KEYS);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	json_decref(v);
+	record("400", 0, "n2", "gpu_hardware", true, T0);
+	/* its own requeued run is the same job: no repeat */
+	ck_assert_int_eq(judge("400", T0 + 60, &v), 0);
+	json_decref(v);
+	/* the second job: justified, names the first, digest covers the history */
+	ck_assert_int_eq(judge("401", T0 + 3600, &v), 1);
+	rep = json_object_get(json_object_get(v, "decision"), "repair");
+	ck_assert(json_is_true(json_object_get(rep, "justified")));
+	ck_assert_int_eq(json_array_size(json_object_get(rep, "repeats")), 1);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(rep, "repeats"), 0)),
+			 "lab/400/0");
+	ck_assert_int_eq(json_array_size(json_object_get(v, "node_history")), 1);
+	ck_assert_str_ne(json_string_value(json_object_get(v, "input_digest")), "sha256:00");
+	/* the records it used, read back from the verdict, give the same bytes */
+	{
+		struct pm_history_policy pol;
+		struct pm_history_rec *r;
+		size_t n;
+		json_t *w = verdict("n2", "gpu_hardware", true);
+		pm_history_policy_default(&pol);
+		ck_assert_int_eq(pm_history_used(v, &r, &n), 0);
+		ck_assert_int_eq(n, 1);
+		ck_assert_int_eq(pm_history_apply(w, "lab/401/0", r, n, &pol), 1);
+		a = json_dumps(v, JSON_SORT_KEYS);
+		b = json_dumps(w, JSON_SORT_KEYS);
+		ck_assert_str_eq(a, b);
+		free(a);
+		free(b);
+		free(r);
+		json_decref(w);
+	}
+	json_decref(v);
+	/* a history from after the job's end is not the one it stood on */
+	ck_assert_int_eq(judge("399", T0 - 60, &v), 0);
+	json_decref(v);
+	/* eight days later the first is out of the window */
+	ck_assert_int_eq(judge("402", T0 + 8 * DAY, &v), 0);
+	json_decref(v);
+	/* the third names both */
+	record("401", 0, "n2", "gpu_hardware", true, T0 + 3600);
+	ck_assert_int_eq(judge("403", T0 + 7200, &v), 1);
+	rep = json_object_get(json_object_get(v, "decision"), "repair");
+	ck_assert_int_eq(json_array_size(json_object_get(rep, "repeats")), 2);
+	json_decref(v);
+	json_decref(plain);
+}
+END_TEST
+
+START_TEST(refuted_leaves_count)
+{
+	json_t *v;
+	char **r;
+
+	record("500", 0, "n2", "gpu_hardware", true, T0);
+	ledger("{\"seq\":1,\"kind\":\"done\",\"job\":\"lab/500/0\"}\n"
+	       "{\"seq\":2,\"kind\":\"resolved\",\"job\":\"lab/500/0\",\"result\":\"refuted\"}\n");
+	{
+		char l[400];
+		snprintf(l, sizeof(l), "%s/ledger.jsonl", store);
+		ck_assert_ptr_nonnull(r = pm_history_refuted(l));
+		ck_assert_str_eq(r[0], "lab/500/0");
+		ck_assert_ptr_null(r[1]);
+		pm_history_strv_free(r);
+		ck_assert_ptr_null(pm_history_refuted(NULL));
+	}
+	ck_assert_int_eq(judge("501", T0 + 60, &v), 0);
+	ck_assert_ptr_null(json_object_get(v, "node_history"));
+	json_decref(v);
+	/* its last resolution counts: precaution_not_needed puts it back */
+	ledger("{\"seq\":2,\"kind\":\"resolved\",\"job\":\"lab/500/0\",\"result\":\"refuted\"}\n"
+	       "{\"seq\":3,\"kind\":\"resolved\",\"job\":\"lab/500/0\","
+	       "\"result\":\"precaution_not_needed\"}\n");
+	ck_assert_int_eq(judge("501", T0 + 60, &v), 1);
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(policy_counts)
+{
+	struct pm_history_policy pol = {.jobs = 3, .window = 7 * DAY};
+	struct pm_history_rec r[3] = {0};
+	char **by = NULL;
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(r[i].run, sizeof(r[i].run), "lab/%d/0", 600 + i);
+		snprintf(r[i].node, sizeof(r[i].node), "n2");
+		snprintf(r[i].cls, sizeof(r[i].cls), "gpu_hardware");
+		r[i].hardware = true;
+		r[i].time = T0 + i * DAY;
+	}
+	ck_assert(pm_history_justified(r, 3, NULL, &pol, &by));
+	ck_assert_str_eq(by[0], "lab/600/0");
+	ck_assert_ptr_nonnull(by[2]);
+	pm_history_strv_free(by);
+	r[1].refuted = true;
+	ck_assert(!pm_history_justified(r, 3, NULL, &pol, NULL));
+	r[1].refuted = false;
+	snprintf(r[1].run, sizeof(r[1].run), "lab/600/1"); /* a requeued run: the same job */
+	ck_assert(!pm_history_justified(r, 3, "gpu_hardware", &pol, NULL));
+	pol.jobs = 2;
+	ck_assert(pm_history_justified(r, 3, "gpu_hardware", &pol, NULL));
+	ck_assert(!pm_history_justified(r, 3, "host_hardware", &pol, NULL));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("history");
+	TCase *t = tcase_create("store");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, trusted_origin_only);
+	tcase_add_test(t, rewrite_and_forget);
+	tcase_add_test(t, many_writers);
+	tcase_add_test(t, window_and_fleet);
+	tcase_add_test(t, repeats_justify);
+	tcase_add_test(t, refuted_leaves_count);
+	tcase_add_test(t, policy_counts);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
