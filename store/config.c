@@ -109,6 +109,8 @@ static int defaults(struct pm_config *cfg)
 	cfg->deadline = 30;
 	cfg->comment_recheck = 7 * 86400.0;
 	cfg->merge_deadline = 60;
+	cfg->repeat_jobs = 2;		  /* store/history.h: PM_HISTORY_JOBS */
+	cfg->repeat_window = 7 * 86400.0; /* PM_HISTORY_WINDOW */
 	if (set_str(&cfg->store, "/shared/postmortem") < 0 ||
 	    set_str(&cfg->spool, "/var/spool/postmortem") < 0 ||
 	    set_str(&cfg->operators_group, "slurmops") < 0 ||
@@ -376,7 +378,7 @@ static bool is_null(const yaml_node_t *n)
 	       (!*v || !strcmp(v, "~") || !strcmp(v, "null"));
 }
 
-enum ktype { K_STR, K_PATH, K_DURATION, K_DURATION0, K_CHOICE, K_BOOL };
+enum ktype { K_STR, K_PATH, K_DURATION, K_DURATION0, K_CHOICE, K_BOOL, K_JOBS };
 
 struct key {
 	const char *name;
@@ -404,6 +406,8 @@ static const struct key top_keys[] = {
 	{"ledger", K_PATH, STR(ledger), NULL},
 	{"ledger_head", K_PATH, STR(ledger_head), NULL},
 	{"metrics_textfile", K_PATH, STR(metrics_textfile), NULL},
+	{"repair_repeat_jobs", K_JOBS, STR(repeat_jobs), NULL},
+	{"repair_repeat_window", K_DURATION, STR(repeat_window), NULL},
 };
 #undef STR
 
@@ -413,7 +417,7 @@ static int set_key(struct ctx *c, const struct key *k, const yaml_node_t *v)
 {
 	void *field = (char *)c->cfg + k->off;
 	const char *s = scalar(v);
-	char pat[80];
+	char pat[80], *end;
 	double d;
 
 	if (!s)
@@ -432,6 +436,13 @@ static int set_key(struct ctx *c, const struct key *k, const yaml_node_t *v)
 			return fail(c, v, "%s: '%s' is not a duration (e.g. 7d, 12h) or off",
 				    k->name, s);
 		*(double *)field = d;
+		return 0;
+	case K_JOBS: /* distinct jobs, this one included: 2 or more */
+		d = strtod(s, &end);
+		if (end == s || *end || d < 2 || d > 1000 || d != (double)(unsigned)d)
+			return fail(c, v, "%s: '%s' is not a number of jobs from 2 to 1000",
+				    k->name, s);
+		*(unsigned *)field = (unsigned)d;
 		return 0;
 	case K_BOOL:
 		if (parse_bool(s, (bool *)field) < 0)

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "finalize_int.h"
+#include "history.h"
 #include "pmutil.h"
 #include "webhook.h"
 #include "internal.h" /* pm_hostlist_expand: the engine's Slurm hostlist expander */
@@ -778,6 +779,82 @@ char *pm_comment_line(const json_t *v, const char *cluster, const char *job, con
 
 /* ---- the merge ---- */
 
+/* ---- the node history (store/history.h) ---- */
+
+static double first_arrival(const char *jobdir);
+
+/* The store JOBDIR is in (its fourth component from the end) into OUT.  0 or -1. */
+static int store_of(const char *jobdir, char *out, size_t len)
+{
+	size_t n = strlen(jobdir);
+
+	for (int k = 0; k < 3; k++) {
+		while (n > 1 && jobdir[n - 1] == '/')
+			n--;
+		while (n > 0 && jobdir[n - 1] != '/')
+			n--;
+	}
+	while (n > 1 && jobdir[n - 1] == '/')
+		n--;
+	if (!n || n >= len)
+		return -1;
+	memcpy(out, jobdir, n);
+	out[n] = '\0';
+	return 0;
+}
+
+static void ledger_of(const struct job *j, const char *store, char *out, size_t len)
+{
+	if (j->cfg->ledger && *j->cfg->ledger)
+		snprintf(out, len, "%s", j->cfg->ledger);
+	else
+		snprintf(out, len, "%s/ledger.jsonl", store);
+}
+
+/* A final verdict V sees the history of its origin nodes as it stood at the job's end: the
+ * records it uses become its inputs, and repeats may justify its repair.  A history that
+ * cannot be read leaves V as the engine gave it. */
+static void history_apply(struct job *j, json_t *v)
+{
+	struct pm_history_policy pol;
+	struct pm_history_rec *r = NULL;
+	char store[4096], ledger[4200], run[200];
+	size_t n = 0;
+
+	if (store_of(j->dir, store, sizeof(store)) < 0)
+		return;
+	pm_history_policy_default(&pol);
+	if (j->cfg->repeat_jobs >= 2)
+		pol.jobs = j->cfg->repeat_jobs;
+	if (j->cfg->repeat_window > 0)
+		pol.window = j->cfg->repeat_window;
+	ledger_of(j, store, ledger, sizeof(ledger));
+	snprintf(run, sizeof(run), "%s/%s/%s", j->cluster, j->id, j->restart);
+	if (pm_history_gather(store, ledger, v, run, first_arrival(j->dir), &pol, &r, &n, NULL,
+			      0) == 0)
+		pm_history_apply(v, run, r, n, &pol);
+	free(r);
+}
+
+/* Record final verdict V (stored with manifest MAN) in its origin nodes' history. */
+static void history_record(struct job *j, const json_t *v, const json_t *man)
+{
+	char store[4096];
+	struct tm tm = {0};
+	const char *exp = json_string_value(json_object_get(man, "expires"));
+	double expires = exp && strptime(exp, "%Y-%m-%dT%H:%M:%SZ", &tm) ? (double)timegm(&tm) : 0;
+	json_t *stored = NULL;
+
+	if (!exp && (stored = pm_manifest_load(j->dir, NULL, 0)) &&
+	    (exp = json_string_value(json_object_get(stored, "expires"))) &&
+	    strptime(exp, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		expires = (double)timegm(&tm);
+	json_decref(stored);
+	if (store_of(j->dir, store, sizeof(store)) == 0)
+		pm_history_record(store, j->dir, v, first_arrival(j->dir), j->uid, expires, NULL,
+				  0);
+}
+
 /* Merge with the rule set GIVEN (the caller's, kept), or else one loaded from cfg->rules. */
 static int merge(struct job *j, const struct pm_ruleset *given, bool provisional, double deadline,
 		 struct pm_finalize_result *r, char *err, size_t errlen)
@@ -805,7 +882,9 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 		j->uid = strtoll(getenv("SLURM_JOB_UID"), NULL, 10);
 	if (j->sched.text && sched_input(j, ev, err, errlen) < 0)
 		goto out;
-	if ((v = pm_diagnose(ev, verr, sizeof(verr))) && !(vtext = pm_verdict_dump(v)))
+	if ((v = pm_diagnose(ev, verr, sizeof(verr))) && !provisional)
+		history_apply(j, v);
+	if (v && !(vtext = pm_verdict_dump(v)))
 		goto out;
 	if (v && !provisional && strcmp(str(v, "status"), "none") &&
 	    !(line = pm_comment_line(v, j->cluster, j->id, j->restart)))
@@ -815,6 +894,8 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 		goto out;
 	if (r->what != PM_FIN_UNCHANGED)
 		r->what = provisional ? PM_FIN_PROVISIONAL : PM_FIN_MERGED;
+	if (v && !provisional)
+		history_record(j, v, man);
 	if (j->stored_fd >= 0 && write(j->stored_fd, "V", 1) < 0)
 		j->stored_fd = -1; /* the parent is gone: nobody to tell */
 	snprintf(r->state, sizeof(r->state), "%s", j->sched.state);
@@ -946,6 +1027,8 @@ static int merge_cut(struct job *j, const struct pm_ruleset *rs, bool final, dou
 		goto out;
 	if (r->what != PM_FIN_UNCHANGED)
 		r->what = final ? PM_FIN_MERGED : PM_FIN_PROVISIONAL;
+	if (v && final)
+		history_record(j, v, man);
 	snprintf(r->state, sizeof(r->state), "%s", j->sched.state);
 	r->present = 0;
 	if (final && v)

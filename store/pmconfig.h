@@ -73,6 +73,10 @@ struct pm_config {
 	char *ledger;		/* the decision ledger; NULL: <store>/ledger.jsonl (cli) */
 	char *ledger_head;	/* its root-only head file; NULL: <store>/ledger.head */
 	char *metrics_textfile; /* where `postmortem finalize` writes metrics (cli); NULL none */
+	/* repeats that justify a repair (store/history.h): the same hardware class on the
+	 * same node from trusted evidence in REPEAT_JOBS distinct jobs within REPEAT_WINDOW s */
+	unsigned repeat_jobs;
+	double repeat_window;
 	struct pm_source_conf src[PM_CS__COUNT];
 	struct pm_prom_conf prom;
 	struct pm_webhook_conf *webhooks;

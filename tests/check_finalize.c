@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "finalize_int.h"
+#include "history.h"
 #include "support.h"
 
 #ifndef PM_TEST_SRCDIR
@@ -406,6 +407,70 @@ START_TEST(fetched_copy_reproduces_verdict)
 	pm_evidence_destroy(ev);
 	pm_ruleset_destroy(rs);
 	free(stored);
+}
+END_TEST
+
+/*
+ * The node history: the final verdict records its trusted origin node; with an earlier job's
+ * record on that node (the same hardware class, an hour before) the merge again justifies the
+ * repair by the repeat and names that job, its input_digest covering the record; a refuted
+ * ledger entry for the earlier job takes it out again.
+ */
+START_TEST(node_history_repeats)
+{
+	struct pm_finalize_result r;
+	char p[700], st[400], *digest;
+	json_t *v, *rep;
+	FILE *f;
+
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	v = load("verdict.json");
+	ck_assert_ptr_null(json_object_get(v, "node_history"));
+	ck_assert_ptr_null(
+		json_object_get(json_object_get(json_object_get(v, "decision"), "repair"),
+				"repeats"));
+	digest = strdup(jstr(v, "input_digest"));
+	snprintf(p, sizeof(p), "%s/store/%s/gpu017", T, PM_HISTORY_DIR);
+	ck_assert(there(p, ""));
+	ck_assert(there(D, PM_HISTORY_RUN));
+	snprintf(p, sizeof(p), "%s/store/%s/gpu016", T, PM_HISTORY_DIR);
+	ck_assert(!there(p, ""));
+
+	/* an earlier job of another user on gpu017 */
+	snprintf(p, sizeof(p), "%s/store/lab/4100/0", T);
+	mkdirs(p);
+	snprintf(st, sizeof(st), "%s/store", T);
+	ck_assert_int_eq(pm_history_record(st, p, v, (double)time(NULL) - 3600, 1001, 0, NULL, 0),
+			 1);
+	json_decref(v);
+	ck_assert_int_eq(fin(true, &r), 0);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	v = load("verdict.json");
+	rep = json_object_get(json_object_get(v, "decision"), "repair");
+	ck_assert(json_is_true(json_object_get(rep, "justified")));
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(rep, "repeats"), 0)),
+			 "lab/4100/0");
+	ck_assert_str_eq(jstr(json_array_get(json_object_get(v, "node_history"), 0), "run"),
+			 "lab/4100/0");
+	ck_assert_str_ne(jstr(v, "input_digest"), digest);
+	json_decref(v);
+
+	/* refuted: out of the count, the verdict as at first */
+	snprintf(p, sizeof(p), "%s/store/ledger.jsonl", T);
+	ck_assert_ptr_nonnull(f = fopen(p, "w"));
+	fputs("{\"seq\":1,\"kind\":\"resolved\",\"job\":\"lab/4100/0\",\"result\":\"refuted\"}\n",
+	      f);
+	fclose(f);
+	ck_assert_int_eq(fin(true, &r), 0);
+	v = load("verdict.json");
+	ck_assert_ptr_null(json_object_get(v, "node_history"));
+	ck_assert_str_eq(jstr(v, "input_digest"), digest);
+	json_decref(v);
+	free(digest);
 }
 END_TEST
 
@@ -1342,6 +1407,7 @@ static Suite *suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, provisional_then_final);
 	tcase_add_test(t, fetched_copy_reproduces_verdict);
+	tcase_add_test(t, node_history_repeats);
 	tcase_add_test(t, preloaded_ruleset);
 	tcase_add_test(t, slurm_commands_as_root);
 	tcase_add_test(t, claim_prevents_two_merges);
