@@ -32,6 +32,7 @@ int cmd_expire(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);	/* doctor.c */
 int cmd_metrics(int argc, char **argv); /* metrics.c */
+int cmd_nodes(int argc, char **argv);
 
 /* ---- access.c: the store verbs (show, fetch, finalize) ---- */
 

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "finalize.h"
 #include "pmutil.h"
+#include "history.h"
 #include "store.h"
 
 #define USAGE "usage: %s expire [--dry-run] [--now DATE] [--store DIR] [--config FILE]\n"
@@ -185,6 +186,10 @@ static int one(const char *dir, void *arg)
 		}
 		return 0;
 	}
+	/* the run's node history goes with its evidence (store/history.h) */
+	if (pm_history_forget(e->store, aside, why, sizeof(why)) < 0)
+		say(e, LOG_WARNING, "%s: node history: %s (its records expire on their own)", dir,
+		    why);
 	if (nftw(aside, rm, 16, FTW_DEPTH | FTW_PHYS) < 0) {
 		e->failed++;
 		say(e, LOG_ERR, "removing %s failed part way (%s), left at %s", dir,
@@ -257,6 +262,8 @@ int cmd_expire(int argc, char **argv)
 		goto out;
 	}
 	cli_progress_clear(&e.bar);
+	if (!e.dry && pm_history_sweep(cfg.store, e.now, err, sizeof(err)) < 0)
+		say(&e, LOG_WARNING, "node history: %s", err);
 	cli_time_iso(e.now, when, sizeof(when));
 	printf("expire %s as of %s: %zu job run(s) checked, %zu %sremoved (%llu bytes), %zu not "
 	       "expired, %zu kept and reported, %zu failed\n",

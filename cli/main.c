@@ -30,8 +30,8 @@ static const struct verb verbs[] = {
 	 "[--store DIR] [--cluster C] [--restart N] [--config FILE]",
 	 "merge late or incomplete jobs, retry pending comments (root, from a timer)"},
 	{"replay", cmd_replay,
-	 "replay --rules DIR [JOB...|--since DATE] [--apply] [--json] [--store DIR] "
-	 "[--cluster C] [--config FILE]",
+	 "replay --rules DIR [JOB...|--since DATE] [--apply] [--json] [--history=recorded|now] "
+	 "[--store DIR] [--cluster C] [--config FILE]",
 	 "re-diagnose archived evidence under revised rules; list what changed and why"},
 	{"ledger", cmd_ledger,
 	 "ledger propose|record JOB --action ID [--note TEXT] | resolve JOB --result R | "
@@ -50,6 +50,10 @@ static const struct verb verbs[] = {
 	 "one self-contained HTML page: verdict, swimlane timeline, evidence, coverage"},
 	{"metrics", cmd_metrics, "metrics [--textfile FILE] [--store DIR] [--config FILE]",
 	 "the store as Prometheus metrics (node_exporter's textfile collector format)"},
+	{"nodes", cmd_nodes,
+	 "nodes [--since DURATION] [--node N] [--json] [--ledger FILE] [--store DIR] "
+	 "[--config FILE]",
+	 "the node history: repeats across jobs, most in need first (operators and root)"},
 	{"doctor", cmd_doctor,
 	 "doctor [--recent] [--since DURATION] [--slurm-conf FILE] [--config FILE] "
 	 "[--store DIR] [--rules DIR] [--log FILE] [--offline] [--strict] [--json]",

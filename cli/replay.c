@@ -18,11 +18,12 @@
 #include "cli.h"
 #include "finalize.h"
 #include "pmutil.h"
+#include "history.h"
 #include "store.h"
 
 #define USAGE                                                                    \
 	"usage: %s replay --rules DIR [JOB...|--since DATE] [--apply] [--json] " \
-	"[--store DIR] [--cluster C] [--config FILE]\n"
+	"[--history=recorded|now] [--store DIR] [--cluster C] [--config FILE]\n"
 
 struct replay {
 	const struct pm_config *cfg;
@@ -30,6 +31,7 @@ struct replay {
 	const char *rules; /* the directory, absolute */
 	double since;	   /* 0: every run */
 	bool apply, json;
+	bool history_now; /* --history=now: today's node history, not the one recorded */
 	size_t runs, changed, unchanged, failed, skipped, applied;
 	size_t seen, total; /* job runs looked at; of TOTAL named (0: the whole store) */
 	struct cli_progress bar;
@@ -124,6 +126,43 @@ static int apply(struct replay *r, const char *dir, const json_t *m, const json_
 	return 0;
 }
 
+/* The node history NEW sees (store/history.h): the records OLD used, or with --history=now
+ * the store's as it stands now for the job's end.  0, or -1 with ERR. */
+static int with_history(const struct replay *r, const char *dir, const char *run, const json_t *old,
+			json_t *new, char *err, size_t errlen)
+{
+	struct pm_history_policy pol;
+	struct pm_history_rec *h = NULL;
+	char ledger[4200];
+	size_t n = 0;
+
+	pm_history_policy_default(&pol);
+	if (r->cfg->repeat_jobs >= 2)
+		pol.jobs = r->cfg->repeat_jobs;
+	if (r->cfg->repeat_window > 0)
+		pol.window = r->cfg->repeat_window;
+	if (r->history_now) {
+		if (r->cfg->ledger && *r->cfg->ledger)
+			snprintf(ledger, sizeof(ledger), "%s", r->cfg->ledger);
+		else
+			snprintf(ledger, sizeof(ledger), "%s/ledger.jsonl",
+				 r->cfg->store ? r->cfg->store : "");
+		if (pm_history_gather(r->cfg->store, ledger, new, run, pm_history_job_end(dir),
+				      &pol, &h, &n, err, errlen) < 0)
+			return -1;
+	} else if (pm_history_used(old, &h, &n) < 0) {
+		snprintf(err, errlen, "the stored verdict's node_history cannot be read");
+		return -1;
+	}
+	if (pm_history_apply(new, run, h, n, &pol) < 0) {
+		free(h);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	free(h);
+	return 0;
+}
+
 static int one(const char *dir, void *arg)
 {
 	struct replay *r = arg;
@@ -170,6 +209,7 @@ static int one(const char *dir, void *arg)
 		goto out;
 	}
 	if (!(new = cli_job_rediagnose(dir, r->rs, 0, &in, err, sizeof(err))) ||
+	    with_history(r, dir, k, old, new, err, sizeof(err)) < 0 ||
 	    !(c = cli_verdict_changes(old, new, r->rs))) {
 		cli_progress_clear(&r->bar);
 		fprintf(stderr, "%s replay: %s: %s\n", prog, k, err[0] ? err : "out of memory");
@@ -264,10 +304,15 @@ static void summary(struct replay *r)
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"rules", required_argument, NULL, 'R'},  {"since", required_argument, NULL, 'S'},
-		{"apply", no_argument, NULL, 'a'},	  {"json", no_argument, NULL, 'j'},
-		{"store", required_argument, NULL, 's'},  {"cluster", required_argument, NULL, 'C'},
-		{"config", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0},
+		{"rules", required_argument, NULL, 'R'},
+		{"since", required_argument, NULL, 'S'},
+		{"apply", no_argument, NULL, 'a'},
+		{"json", no_argument, NULL, 'j'},
+		{"store", required_argument, NULL, 's'},
+		{"cluster", required_argument, NULL, 'C'},
+		{"config", required_argument, NULL, 'c'},
+		{"history", required_argument, NULL, 'H'},
+		{NULL, 0, NULL, 0},
 	};
 	struct cli_where w = {0};
 	const char *rules = NULL, *since = NULL;
@@ -291,6 +336,16 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'j':
 			r.json = true;
+			break;
+		case 'H':
+			if (strcmp(optarg, "now") && strcmp(optarg, "recorded")) {
+				fprintf(stderr,
+					"%s replay: --history=%s: recorded (the verdict's own, the "
+					"default) or now\n",
+					prog, optarg);
+				return 2;
+			}
+			r.history_now = !strcmp(optarg, "now");
 			break;
 		default:
 			if (cli_where_opt(&w, c, optarg))

@@ -781,8 +781,6 @@ char *pm_comment_line(const json_t *v, const char *cluster, const char *job, con
 
 /* ---- the node history (store/history.h) ---- */
 
-static double first_arrival(const char *jobdir);
-
 /* The store JOBDIR is in (its fourth component from the end) into OUT.  0 or -1. */
 static int store_of(const char *jobdir, char *out, size_t len)
 {
@@ -830,7 +828,7 @@ static void history_apply(struct job *j, json_t *v)
 		pol.window = j->cfg->repeat_window;
 	ledger_of(j, store, ledger, sizeof(ledger));
 	snprintf(run, sizeof(run), "%s/%s/%s", j->cluster, j->id, j->restart);
-	if (pm_history_gather(store, ledger, v, run, first_arrival(j->dir), &pol, &r, &n, NULL,
+	if (pm_history_gather(store, ledger, v, run, pm_history_job_end(j->dir), &pol, &r, &n, NULL,
 			      0) == 0)
 		pm_history_apply(v, run, r, n, &pol);
 	free(r);
@@ -851,7 +849,7 @@ static void history_record(struct job *j, const json_t *v, const json_t *man)
 		expires = (double)timegm(&tm);
 	json_decref(stored);
 	if (store_of(j->dir, store, sizeof(store)) == 0)
-		pm_history_record(store, j->dir, v, first_arrival(j->dir), j->uid, expires, NULL,
+		pm_history_record(store, j->dir, v, pm_history_job_end(j->dir), j->uid, expires, NULL,
 				  0);
 }
 

@@ -22,6 +22,8 @@
 #define RUN_FILE_MAX 65536 /* bytes of <jobdir>/node-history.json */
 #define KEYLEN 64
 
+static int rec_parse(const char *text, size_t len, struct pm_history_rec *r);
+
 static const char *S(const json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
@@ -328,6 +330,73 @@ int pm_history_forget(const char *store, const char *jobdir, char *err, size_t e
 		}
 	}
 	pm_history_strv_free(old);
+	return removed;
+}
+
+double pm_history_job_end(const char *jobdir)
+{
+	char p[4096];
+	struct stat st;
+	double t = 0;
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(p, sizeof(p), "%s/arrivals", jobdir);
+	if (stat(p, &st) == 0)
+		return (double)st.st_mtime;
+	snprintf(p, sizeof(p), "%s/arrived", jobdir);
+	if ((d = opendir(p))) {
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.' &&
+			    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    (t == 0 || (double)st.st_mtime < t))
+				t = (double)st.st_mtime;
+		closedir(d);
+	}
+	if (t == 0 && stat(jobdir, &st) == 0)
+		t = (double)st.st_mtime;
+	return t;
+}
+
+int pm_history_sweep(const char *store, double now, char *err, size_t errlen)
+{
+	char top[4096];
+	DIR *d, *nd;
+	struct dirent *de, *re;
+	int removed = 0;
+
+	snprintf(top, sizeof(top), "%s/%s", store, PM_HISTORY_DIR);
+	if (!(d = opendir(top)))
+		return errno == ENOENT ?
+			       0 :
+			       pm_fin_fail(err, errlen, errno, "%s: %s", top, strerror(errno));
+	while ((de = readdir(d))) {
+		int fd;
+		if (!node_name_ok(de->d_name) ||
+		    (fd = openat(dirfd(d), de->d_name,
+				 O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+			continue;
+		if (!(nd = fdopendir(fd))) {
+			close(fd);
+			continue;
+		}
+		while ((re = readdir(nd))) {
+			char buf[REC_MAX];
+			struct pm_history_rec r;
+			ssize_t len;
+			int rfd;
+			if (re->d_name[0] < '0' || re->d_name[0] > '9' ||
+			    (rfd = openat(fd, re->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+				continue;
+			len = read(rfd, buf, sizeof(buf));
+			close(rfd);
+			if (len > 0 && rec_parse(buf, (size_t)len, &r) == 0 && r.expires > 0 &&
+			    r.expires <= now && unlinkat(fd, re->d_name, 0) == 0)
+				removed++;
+		}
+		closedir(nd);
+	}
+	closedir(d);
 	return removed;
 }
 
@@ -727,11 +796,20 @@ int pm_history_gather(const char *store, const char *ledger, const json_t *verdi
 	return 0;
 }
 
+/* A verdict's time: "2026-11-30T03:11:58.000Z" (the schema's, with milliseconds). */
+static void iso_ms(double t, char *buf, size_t len)
+{
+	char s[40];
+
+	pm_fin_iso(t, s, sizeof(s));
+	snprintf(buf, len, "%.19s.000Z", s);
+}
+
 static json_t *used_json(const struct pm_history_rec *r)
 {
 	char t[40];
 
-	pm_fin_iso(r->time, t, sizeof(t));
+	iso_ms(r->time, t, sizeof(t));
 	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "run", r->run, "node", r->node, "class",
 			 r->cls, "subclass", r->sub, "confidence", r->conf, "time", t);
 }
@@ -749,7 +827,7 @@ static void digest(json_t *verdict, const struct pm_history_rec *r, size_t n)
 	pm_sha256_update(&d, old, strlen(old) + 1);
 	for (size_t i = 0; i < n; i++) {
 		const char *f[] = {r[i].run, r[i].node, r[i].cls, r[i].sub, r[i].conf, t};
-		pm_fin_iso(r[i].time, t, sizeof(t));
+		iso_ms(r[i].time, t, sizeof(t));
 		for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
 			pm_sha256_update(&d, f[k], strlen(f[k]) + 1);
 	}
@@ -838,7 +916,7 @@ int pm_history_used(const json_t *verdict, struct pm_history_rec **out, size_t *
 		copy(r->cls, sizeof(r->cls), S(e, "class"));
 		copy(r->sub, sizeof(r->sub), S(e, "subclass"));
 		copy(r->conf, sizeof(r->conf), S(e, "confidence"));
-		if (!strptime(S(e, "time"), "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+		if (!strptime(S(e, "time"), "%Y-%m-%dT%H:%M:%S", &tm)) {
 			free(*out);
 			*out = NULL;
 			errno = EINVAL;

@@ -79,6 +79,14 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
  * Returns the number removed, or -1 with ERR. */
 int pm_history_forget(const char *store, const char *jobdir, char *err, size_t errlen);
 
+/* The end of JOBDIR's job as the history knows it: its first node's arrival (the `arrivals`
+ * file, else the earliest arrived/NODE, else the folder's time), epoch seconds; 0 unknown. */
+double pm_history_job_end(const char *jobdir);
+
+/* Remove the records whose run expired before NOW (left by a run removed without
+ * pm_history_forget).  Returns the number removed, or -1 with ERR. */
+int pm_history_sweep(const char *store, double now, char *err, size_t errlen);
+
 /*
  * The runs LEDGER (the decision ledger's path; NULL or absent: none) last resolved `refuted`,
  * sorted, NULL-terminated (pm_history_strv_free); NULL when none or unreadable.
