@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "finalize.h"
+#include "history.h"
 #include "pmutil.h"
 #include "store.h"
 
@@ -36,6 +37,8 @@ struct drill {
 	size_t damaged;
 	bool late;     /* bundles on disk that the manifest does not list */
 	double cutoff; /* --cutoff: reconstruct as of then, later bundles lagging; 0 none */
+	char run[200]; /* cluster/job/restart */
+	struct pm_history_policy pol;
 };
 
 static void check(struct drill *d, const char *what, const char *status, const char *fmt, ...)
@@ -273,6 +276,10 @@ static json_t *reconstruct(struct drill *d, const struct pm_ruleset *rs, const c
 		check(d, "reconstruction", "note", "no stored verdict to compare with");
 		goto out;
 	}
+	/* the node history it used, as it stood then (store/history.h) */
+	if (pm_history_reapply(v, old, d->run, &d->pol) < 0)
+		check(d, "reconstruction", "note",
+		      "the stored verdict's node_history is malformed");
 	if ((text = pm_verdict_dump(v)) && !strcmp(text, stored)) {
 		check(d, "reconstruction", "ok",
 		      "the engine re-run on the stored inputs gives the stored verdict byte for "
@@ -387,6 +394,11 @@ int cmd_drill(int argc, char **argv)
 		goto out;
 	d.dir = r.dir;
 	d.m = r.manifest;
+	snprintf(d.run, sizeof(d.run), "%s/%s/%lld", pmu_str(json_object_get(d.m, "job"), "cluster", "-"),
+		 pmu_str(json_object_get(d.m, "job"), "id", "-"),
+		 (long long)json_integer_value(
+			 json_object_get(json_object_get(d.m, "job"), "restart")));
+	pm_history_policy_of(r.cfg->repeat_jobs, r.cfg->repeat_window, &d.pol);
 	/* "merge": what the last merge could have known */
 	if (cutoff && !strcmp(cutoff, "merge") &&
 	    cli_time_parse(json_string_value(json_object_get(d.m, "updated")), &d.cutoff) < 0) {

@@ -51,8 +51,8 @@ static const struct verb verbs[] = {
 	{"metrics", cmd_metrics, "metrics [--textfile FILE] [--store DIR] [--config FILE]",
 	 "the store as Prometheus metrics (node_exporter's textfile collector format)"},
 	{"nodes", cmd_nodes,
-	 "nodes [--since DURATION] [--node N] [--json] [--ledger FILE] [--store DIR] "
-	 "[--config FILE]",
+	 "nodes [--since DURATION] [--node N] [--json] [--now DATE] [--ledger FILE] "
+	 "[--store DIR] [--config FILE]",
 	 "the node history: repeats across jobs, most in need first (operators and root)"},
 	{"doctor", cmd_doctor,
 	 "doctor [--recent] [--since DURATION] [--slurm-conf FILE] [--config FILE] "

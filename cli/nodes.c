@@ -20,9 +20,9 @@
 #include "history.h"
 #include "store.h"
 
-#define USAGE                                                                                   \
-	"usage: %s nodes [--since DURATION] [--node N] [--json] [--ledger FILE] [--store DIR] " \
-	"[--config FILE]\n"
+#define USAGE                                                                                  \
+	"usage: %s nodes [--since DURATION] [--node N] [--json] [--now DATE] [--ledger FILE] " \
+	"[--store DIR] [--config FILE]\n"
 
 struct node {
 	char name[64];
@@ -56,21 +56,28 @@ static void job_of(const char *run, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)n, run);
 }
 
-/* The ledger's latest entry (proposed, done or resolved) for one of the runs R[0..N). */
-static const json_t *ledger_for(const json_t *ledger, const struct pm_history_rec *r, size_t n)
+/* The ledger's latest entry (proposed, done or resolved) for one of the runs R[0..N), from
+ * BYRUN (run -> its latest entry, ledger_index). */
+static const json_t *ledger_for(const json_t *byrun, const struct pm_history_rec *r, size_t n)
 {
 	const json_t *found = NULL, *e;
+
+	for (size_t k = 0; k < n; k++)
+		if ((e = json_object_get(byrun, r[k].run)) &&
+		    (!found || json_integer_value(json_object_get(e, "seq")) >
+				       json_integer_value(json_object_get(found, "seq"))))
+			found = e;
+	return found;
+}
+
+/* Each run's latest entry of ENTRIES (the ledger, in order), by run. */
+static json_t *ledger_index(const json_t *entries)
+{
+	json_t *o = json_object(), *e;
 	size_t i;
 
-	json_array_foreach(ledger, i, e)
-	{
-		for (size_t k = 0; k < n; k++)
-			if (!strcmp(S(e, "job"), r[k].run)) {
-				found = e;
-				break;
-			}
-	}
-	return found;
+	json_array_foreach(entries, i, e) if (*S(e, "job")) json_object_set(o, S(e, "job"), e);
+	return o;
 }
 
 static int one_node(const char *name, const struct pm_history_rec *r, size_t n, void *arg)
@@ -327,8 +334,8 @@ int cmd_nodes(int argc, char **argv)
 	struct pm_config cfg;
 	char err[768], lpath[4200];
 	char **refuted = NULL;
-	json_t *entries = NULL;
-	double since, now = (double)time(NULL), d;
+	json_t *entries = NULL, *byrun = NULL;
+	double since, until = 0, now = (double)time(NULL), d;
 	bool json = false;
 	int c, rc = 1;
 
@@ -369,6 +376,8 @@ int cmd_nodes(int argc, char **argv)
 		fprintf(stderr, "%s nodes: --now %s: not a date\n", prog, nowarg);
 		return 2;
 	}
+	if (nowarg)
+		until = now + 1;
 	if (pm_parse_duration(sincearg, &d) == 0 && d > 0)
 		since = now - d;
 	else if (cli_time_parse(sincearg, &since) < 0) {
@@ -390,11 +399,7 @@ int cmd_nodes(int argc, char **argv)
 			prog);
 		goto out;
 	}
-	pm_history_policy_default(&pol);
-	if (cfg.repeat_jobs >= 2)
-		pol.jobs = cfg.repeat_jobs;
-	if (cfg.repeat_window > 0)
-		pol.window = cfg.repeat_window;
+	pm_history_policy_of(cfg.repeat_jobs, cfg.repeat_window, &pol);
 	snprintf(lpath, sizeof(lpath), "%s", ledger ? ledger : cfg.ledger ? cfg.ledger : "");
 	if (!lpath[0])
 		snprintf(lpath, sizeof(lpath), "%s/ledger.jsonl", cfg.store);
@@ -403,9 +408,10 @@ int cmd_nodes(int argc, char **argv)
 		fprintf(stderr, "%s nodes: %s (the ledger's state is left out)\n", prog, err);
 		entries = json_array();
 	}
+	byrun = ledger_index(entries);
 	if (node) {
-		o.ledger = entries;
-		if (pm_history_node(cfg.store, node, since, 0, now, refuted, one_rec, &o, err,
+		o.ledger = byrun;
+		if (pm_history_node(cfg.store, node, since, until, now, refuted, one_rec, &o, err,
 				    sizeof(err)) != 0) {
 			fprintf(stderr, "%s nodes: %s\n", prog, err[0] ? err : "out of memory");
 			goto out;
@@ -413,8 +419,8 @@ int cmd_nodes(int argc, char **argv)
 		print_node(node, &o, &pol, json, since);
 	} else {
 		f.pol = &pol;
-		f.ledger = entries;
-		if (pm_history_fleet(cfg.store, since, 0, now, refuted, one_node, &f, err,
+		f.ledger = byrun;
+		if (pm_history_fleet(cfg.store, since, until, now, refuted, one_node, &f, err,
 				     sizeof(err)) != 0) {
 			fprintf(stderr, "%s nodes: %s\n", prog, f.oom ? "out of memory" : err);
 			goto out;
@@ -432,6 +438,7 @@ out:
 	free(f.v);
 	free(o.v);
 	json_decref(entries);
+	json_decref(byrun);
 	pm_history_strv_free(refuted);
 	pm_config_free(&cfg);
 	return rc;

@@ -136,11 +136,7 @@ static int with_history(const struct replay *r, const char *dir, const char *run
 	char ledger[4200];
 	size_t n = 0;
 
-	pm_history_policy_default(&pol);
-	if (r->cfg->repeat_jobs >= 2)
-		pol.jobs = r->cfg->repeat_jobs;
-	if (r->cfg->repeat_window > 0)
-		pol.window = r->cfg->repeat_window;
+	pm_history_policy_of(r->cfg->repeat_jobs, r->cfg->repeat_window, &pol);
 	if (r->history_now) {
 		if (r->cfg->ledger && *r->cfg->ledger)
 			snprintf(ledger, sizeof(ledger), "%s", r->cfg->ledger);

@@ -821,11 +821,7 @@ static void history_apply(struct job *j, json_t *v)
 
 	if (store_of(j->dir, store, sizeof(store)) < 0)
 		return;
-	pm_history_policy_default(&pol);
-	if (j->cfg->repeat_jobs >= 2)
-		pol.jobs = j->cfg->repeat_jobs;
-	if (j->cfg->repeat_window > 0)
-		pol.window = j->cfg->repeat_window;
+	pm_history_policy_of(j->cfg->repeat_jobs, j->cfg->repeat_window, &pol);
 	ledger_of(j, store, ledger, sizeof(ledger));
 	snprintf(run, sizeof(run), "%s/%s/%s", j->cluster, j->id, j->restart);
 	if (pm_history_gather(store, ledger, v, run, pm_history_job_end(j->dir), &pol, &r, &n, NULL,
@@ -849,8 +845,8 @@ static void history_record(struct job *j, const json_t *v, const json_t *man)
 		expires = (double)timegm(&tm);
 	json_decref(stored);
 	if (store_of(j->dir, store, sizeof(store)) == 0)
-		pm_history_record(store, j->dir, v, pm_history_job_end(j->dir), j->uid, expires, NULL,
-				  0);
+		pm_history_record(store, j->dir, v, pm_history_job_end(j->dir), j->uid, expires,
+				  NULL, 0);
 }
 
 /* Merge with the rule set GIVEN (the caller's, kept), or else one loaded from cfg->rules. */

@@ -49,6 +49,15 @@ void pm_history_policy_default(struct pm_history_policy *p)
 	p->window = PM_HISTORY_WINDOW;
 }
 
+void pm_history_policy_of(unsigned jobs, double window, struct pm_history_policy *p)
+{
+	pm_history_policy_default(p);
+	if (jobs >= 2)
+		p->jobs = jobs;
+	if (window > 0)
+		p->window = window;
+}
+
 void pm_history_strv_free(char **v)
 {
 	if (!v)
@@ -928,4 +937,18 @@ int pm_history_used(const json_t *verdict, struct pm_history_rec **out, size_t *
 	}
 	*n = json_array_size(a);
 	return 0;
+}
+
+int pm_history_reapply(json_t *new, const json_t *old, const char *run,
+		       const struct pm_history_policy *pol)
+{
+	struct pm_history_rec *r;
+	size_t n;
+	int rc;
+
+	if (pm_history_used(old, &r, &n) < 0)
+		return -1;
+	rc = pm_history_apply(new, run, r, n, pol);
+	free(r);
+	return rc;
 }

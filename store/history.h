@@ -143,6 +143,15 @@ int pm_history_gather(const char *store, const char *ledger, const json_t *verdi
 int pm_history_apply(json_t *verdict, const char *run, const struct pm_history_rec *r, size_t n,
 		     const struct pm_history_policy *pol);
 
+/* Give NEW (a re-diagnosis of run RUN) the records that OLD (the stored verdict) used, as
+ * pm_history_apply: a replay or a drill compares like with like.  Returns as
+ * pm_history_apply; -1 also when OLD's node_history is malformed. */
+int pm_history_reapply(json_t *new, const json_t *old, const char *run,
+		       const struct pm_history_policy *pol);
+
+/* The policy from configuration values (0: the default for that one). */
+void pm_history_policy_of(unsigned jobs, double window, struct pm_history_policy *p);
+
 /* The records a verdict used, from its "node_history" member, into *OUT and *N (0 and NULL when it
  * has none).  0, or -1 (a malformed member, ENOMEM). */
 int pm_history_used(const json_t *verdict, struct pm_history_rec **out, size_t *n);

@@ -435,10 +435,10 @@ START_TEST(node_history_repeats)
 				"repeats"));
 	digest = strdup(jstr(v, "input_digest"));
 	snprintf(p, sizeof(p), "%s/store/%s/gpu017", T, PM_HISTORY_DIR);
-	ck_assert(there(p, ""));
-	ck_assert(there(D, PM_HISTORY_RUN));
+	ck_assert(pmt_there(p, ""));
+	ck_assert(pmt_there(D, PM_HISTORY_RUN));
 	snprintf(p, sizeof(p), "%s/store/%s/gpu016", T, PM_HISTORY_DIR);
-	ck_assert(!there(p, ""));
+	ck_assert(!pmt_there(p, ""));
 
 	/* an earlier job of another user on gpu017 */
 	snprintf(p, sizeof(p), "%s/store/lab/4100/0", T);
