@@ -15,6 +15,7 @@
 
 #include "finalize_int.h"
 #include "history.h"
+#include "pmutil.h"
 #include "sha256.h"
 #include "taxonomy.h" /* pm_class_hardware */
 
@@ -214,7 +215,7 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 	int rc = -1, written = 0;
 
 	if (pm_fin_key(jobdir, cluster, job, restart, KEYLEN) < 0) {
-		pm_fin_fail(err, errlen, EINVAL, "%s: not a job run's folder", jobdir);
+		pmu_fail(err, errlen, EINVAL, "%s: not a job run's folder", jobdir);
 		goto out;
 	}
 	old = run_files(jobdir, &nold);
@@ -233,12 +234,12 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 	r.uid = uid;
 	snprintf(top, sizeof(top), "%s/%s", store, PM_HISTORY_DIR);
 	if (nodes && make_dir(top, gid) < 0) {
-		pm_fin_fail(err, errlen, errno, "%s: %s", top, strerror(errno));
+		pmu_fail(err, errlen, errno, "%s: %s", top, strerror(errno));
 		goto out;
 	}
 	if ((size_t)snprintf(name, sizeof(name), "%010lld.%s.%s.%s.json", (long long)r.time,
 			     cluster, job, restart) >= sizeof(name)) {
-		pm_fin_fail(err, errlen, ENAMETOOLONG, "%s: key too long", jobdir);
+		pmu_fail(err, errlen, ENAMETOOLONG, "%s: key too long", jobdir);
 		goto out;
 	}
 	for (size_t i = 0; nodes && nodes[i]; i++) {
@@ -250,17 +251,17 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 		json_decref(o);
 		if (!text || node_dir(dir, sizeof(dir), store, nodes[i]) < 0 ||
 		    make_dir(dir, gid) < 0) {
-			pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", dir,
-				    strerror(errno ? errno : ENOMEM));
+			pmu_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", dir,
+				 strerror(errno ? errno : ENOMEM));
 			goto out;
 		}
 		if (write_line(dir, name, text) < 0) {
-			pm_fin_fail(err, errlen, errno, "%s/%s: %s", dir, name, strerror(errno));
+			pmu_fail(err, errlen, errno, "%s/%s: %s", dir, name, strerror(errno));
 			goto out;
 		}
 		snprintf(p, sizeof(p), "%s/%s", dir, name);
 		if (gid != (gid_t)-1 && chown(p, (uid_t)-1, gid) < 0 && errno != EPERM) {
-			pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+			pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 			goto out;
 		}
 		free(text);
@@ -281,8 +282,8 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 					      json_string(old[i]));
 	if (!list || !(text = json_dumps(list, JSON_SORT_KEYS | JSON_COMPACT)) ||
 	    pm_fin_write(jobdir, PM_HISTORY_RUN, text, strlen(text)) < 0) {
-		pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s/%s: %s", jobdir,
-			    PM_HISTORY_RUN, strerror(errno ? errno : ENOMEM));
+		pmu_fail(err, errlen, errno ? errno : ENOMEM, "%s/%s: %s", jobdir, PM_HISTORY_RUN,
+			 strerror(errno ? errno : ENOMEM));
 		goto out;
 	}
 	free(text);
@@ -293,7 +294,7 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 			continue;
 		snprintf(p, sizeof(p), "%s/%s/%s", store, PM_HISTORY_DIR, old[i]);
 		if (unlink(p) < 0 && errno != ENOENT) {
-			pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+			pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 			goto out;
 		}
 	}
@@ -306,8 +307,8 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 					      json_string(now[i]));
 		if (!list || !(text = json_dumps(list, JSON_SORT_KEYS | JSON_COMPACT)) ||
 		    pm_fin_write(jobdir, PM_HISTORY_RUN, text, strlen(text)) < 0) {
-			pm_fin_fail(err, errlen, errno ? errno : ENOMEM, "%s/%s: %s", jobdir,
-				    PM_HISTORY_RUN, strerror(errno ? errno : ENOMEM));
+			pmu_fail(err, errlen, errno ? errno : ENOMEM, "%s/%s: %s", jobdir,
+				 PM_HISTORY_RUN, strerror(errno ? errno : ENOMEM));
 			goto out;
 		}
 	}
@@ -333,7 +334,7 @@ int pm_history_forget(const char *store, const char *jobdir, char *err, size_t e
 		if (unlink(p) == 0)
 			removed++;
 		else if (errno != ENOENT) {
-			pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+			pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 			pm_history_strv_free(old);
 			return -1;
 		}
@@ -378,7 +379,7 @@ int pm_history_sweep(const char *store, double now, char *err, size_t errlen)
 	if (!(d = opendir(top)))
 		return errno == ENOENT ?
 			       0 :
-			       pm_fin_fail(err, errlen, errno, "%s: %s", top, strerror(errno));
+			       pmu_fail(err, errlen, errno, "%s: %s", top, strerror(errno));
 	while ((de = readdir(d))) {
 		int fd;
 		if (!node_name_ok(de->d_name) ||
@@ -607,7 +608,7 @@ static int open_top(const char *store, char *err, size_t errlen)
 	snprintf(p, sizeof(p), "%s/%s", store, PM_HISTORY_DIR);
 	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 && errno != ENOENT)
-		pm_fin_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+		pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 	return fd;
 }
 
@@ -623,8 +624,8 @@ int pm_history_node(const char *store, const char *node, double since, double un
 	if ((top = open_top(store, err, errlen)) < 0)
 		return errno == ENOENT ? 0 : -1;
 	if (read_node(top, node, since, until, now, refuted, &rs) < 0)
-		rc = pm_fin_fail(err, errlen, errno, "%s/%s/%s: %s", store, PM_HISTORY_DIR, node,
-				 strerror(errno));
+		rc = pmu_fail(err, errlen, errno, "%s/%s/%s: %s", store, PM_HISTORY_DIR, node,
+			      strerror(errno));
 	for (size_t i = 0; !rc && i < rs.n; i++)
 		rc = fn(&rs.v[i], arg);
 	close(top);
@@ -648,14 +649,14 @@ int pm_history_fleet(const char *store, double since, double until, double now,
 	if ((top = open_top(store, err, errlen)) < 0)
 		return errno == ENOENT ? 0 : -1;
 	if (!(d = fdopendir(dup(top)))) {
-		rc = pm_fin_fail(err, errlen, errno, "%s/%s: %s", store, PM_HISTORY_DIR,
-				 strerror(errno));
+		rc = pmu_fail(err, errlen, errno, "%s/%s: %s", store, PM_HISTORY_DIR,
+			      strerror(errno));
 		goto out;
 	}
 	while ((de = readdir(d)))
 		if (node_name_ok(de->d_name) && strv_add(&nodes, &nn, de->d_name) < 0) {
 			closedir(d);
-			rc = pm_fin_fail(err, errlen, ENOMEM, "out of memory");
+			rc = pmu_fail(err, errlen, ENOMEM, "out of memory");
 			goto out;
 		}
 	closedir(d);
@@ -663,8 +664,8 @@ int pm_history_fleet(const char *store, double since, double until, double now,
 		qsort(nodes, nn, sizeof(*nodes), strv_cmp);
 	for (size_t i = 0; !rc && i < nn; i++) {
 		if (read_node(top, nodes[i], since, until, now, refuted, &rs) < 0) {
-			rc = pm_fin_fail(err, errlen, errno, "%s/%s/%s: %s", store, PM_HISTORY_DIR,
-					 nodes[i], strerror(errno));
+			rc = pmu_fail(err, errlen, errno, "%s/%s/%s: %s", store, PM_HISTORY_DIR,
+				      nodes[i], strerror(errno));
 			break;
 		}
 		if (rs.n)
@@ -791,7 +792,7 @@ int pm_history_gather(const char *store, const char *ledger, const json_t *verdi
 				     (double)(long long)time, 0, refuted, gather_one, &g, err,
 				     errlen);
 	if (g.oom)
-		rc = pm_fin_fail(err, errlen, ENOMEM, "out of memory");
+		rc = pmu_fail(err, errlen, ENOMEM, "out of memory");
 	pm_history_strv_free(nodes);
 	pm_history_strv_free(refuted);
 	if (rc) {
