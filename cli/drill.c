@@ -394,7 +394,8 @@ int cmd_drill(int argc, char **argv)
 		goto out;
 	d.dir = r.dir;
 	d.m = r.manifest;
-	snprintf(d.run, sizeof(d.run), "%s/%s/%lld", pmu_str(json_object_get(d.m, "job"), "cluster", "-"),
+	snprintf(d.run, sizeof(d.run), "%s/%s/%lld",
+		 pmu_str(json_object_get(d.m, "job"), "cluster", "-"),
 		 pmu_str(json_object_get(d.m, "job"), "id", "-"),
 		 (long long)json_integer_value(
 			 json_object_get(json_object_get(d.m, "job"), "restart")));
