@@ -428,7 +428,7 @@ START_TEST(node_history_repeats)
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu017");
 	ck_assert_int_eq(fin(false, &r), 0);
-	v = load("verdict.json");
+	v = pmt_load(D, "verdict.json");
 	ck_assert_ptr_null(json_object_get(v, "node_history"));
 	ck_assert_ptr_null(
 		json_object_get(json_object_get(json_object_get(v, "decision"), "repair"),
@@ -449,7 +449,7 @@ START_TEST(node_history_repeats)
 	json_decref(v);
 	ck_assert_int_eq(fin(true, &r), 0);
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
-	v = load("verdict.json");
+	v = pmt_load(D, "verdict.json");
 	rep = json_object_get(json_object_get(v, "decision"), "repair");
 	ck_assert(json_is_true(json_object_get(rep, "justified")));
 	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(rep, "repeats"), 0)),
@@ -466,7 +466,7 @@ START_TEST(node_history_repeats)
 	      f);
 	fclose(f);
 	ck_assert_int_eq(fin(true, &r), 0);
-	v = load("verdict.json");
+	v = pmt_load(D, "verdict.json");
 	ck_assert_ptr_null(json_object_get(v, "node_history"));
 	ck_assert_str_eq(jstr(v, "input_digest"), digest);
 	json_decref(v);
