@@ -6,6 +6,7 @@
  * a list naming more than HOSTLIST_MAX hosts is refused before anything is built.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,4 +292,142 @@ int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n)
 fail:
 	names_free(&all);
 	return -1;
+}
+
+/* ---- the other way: names -> "gpu[0001-0004,0007],login1" ---- */
+
+struct hname {
+	const char *s;
+	size_t plen;	 /* the prefix before the trailing digits */
+	int width;	 /* number of trailing digits; 0: none (the name stands alone) */
+	unsigned long v; /* their value */
+};
+
+static int hcmp(const void *x, const void *y)
+{
+	const struct hname *a = x, *b = y;
+	size_t l = a->plen < b->plen ? a->plen : b->plen;
+	int c = memcmp(a->s, b->s, l);
+
+	if (c)
+		return c;
+	if (a->plen != b->plen)
+		return a->plen < b->plen ? -1 : 1;
+	if (a->width != b->width)
+		return a->width < b->width ? -1 : 1;
+	if (a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	return a->width ? 0 : strcmp(a->s, b->s);
+}
+
+static bool same_key(const struct hname *a, const struct hname *b)
+{
+	return a->width && a->plen == b->plen && a->width == b->width &&
+	       !memcmp(a->s, b->s, a->plen);
+}
+
+struct sbuf {
+	char *s;
+	size_t n, a;
+};
+
+static int sput(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->a) {
+		size_t na = (b->a + n + 1) * 2;
+		char *p = realloc(b->s, na);
+		if (!p)
+			return -1;
+		b->s = p;
+		b->a = na;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+	return 0;
+}
+
+static int snum(struct sbuf *b, int width, unsigned long v)
+{
+	char num[32];
+	int l = snprintf(num, sizeof(num), "%0*lu", width, v);
+
+	return sput(b, num, (size_t)l);
+}
+
+char *pm_hostlist_compress(const char *const *names, size_t n)
+{
+	struct hname *h = malloc((n ? n : 1) * sizeof(*h));
+	struct sbuf b = {0};
+	size_t i, m = 0;
+
+	if (!h || sput(&b, "", 0) < 0)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		const char *s = names[i];
+		size_t l = strlen(s), d = l;
+		if (!l)
+			continue;
+		while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+			d--;
+		h[m].s = s;
+		h[m].plen = d;
+		h[m].width = 0;
+		h[m].v = 0;
+		/* numbers the expansion cannot give back stand alone */
+		if (l - d > 0 && l - d <= NUM_MAX_DIGITS && d > 0 && !strpbrk(s, "[],") &&
+		    num(s + d, l - d, &h[m].v) == 0)
+			h[m].width = (int)(l - d);
+		else
+			h[m].plen = l;
+		m++;
+	}
+	if (m > 1)
+		qsort(h, m, sizeof(*h), hcmp);
+	for (i = 0; i < m;) {
+		size_t k = i + 1, end;
+		/* duplicates collapse */
+		if (b.n && sput(&b, ",", 1) < 0)
+			goto fail;
+		if (!h[i].width) {
+			if (sput(&b, h[i].s, h[i].plen) < 0)
+				goto fail;
+			while (k < m && !h[k].width && !strcmp(h[k].s, h[i].s))
+				k++;
+			i = k;
+			continue;
+		}
+		for (end = i; end + 1 < m && same_key(&h[i], &h[end + 1]); end++)
+			;
+		if (sput(&b, h[i].s, h[i].plen) < 0)
+			goto fail;
+		if (h[end].v == h[i].v) {
+			if (snum(&b, h[i].width, h[i].v) < 0)
+				goto fail;
+			i = end + 1;
+			continue;
+		}
+		if (sput(&b, "[", 1) < 0)
+			goto fail;
+		for (k = i; k <= end;) {
+			size_t r = k;
+			while (r + 1 <= end && h[r + 1].v <= h[r].v + 1)
+				r++;
+			if ((k > i && sput(&b, ",", 1) < 0) || snum(&b, h[k].width, h[k].v) < 0 ||
+			    (h[r].v != h[k].v &&
+			     (sput(&b, "-", 1) < 0 || snum(&b, h[k].width, h[r].v) < 0)))
+				goto fail;
+			k = r + 1;
+		}
+		if (sput(&b, "]", 1) < 0)
+			goto fail;
+		i = end + 1;
+	}
+	free(h);
+	return b.s;
+fail:
+	free(h);
+	free(b.s);
+	errno = ENOMEM;
+	return NULL;
 }

@@ -176,6 +176,9 @@ int pm_parse_prom(struct pm_evidence *ev, size_t file, const char *buf, size_t l
 
 /* Expand a Slurm hostlist ("gpu[016-017,020],login1") into sorted unique names. */
 int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n);
+/* The other way: N names (any order, duplicates allowed) as one hostlist that expands to
+ * exactly them ("gpu[0001-0004,0007],login1"); "" for none.  Malloc'd; NULL on ENOMEM. */
+char *pm_hostlist_compress(const char *const *names, size_t n);
 
 /* ---- the evidence set (evidence.c) ---- */
 
