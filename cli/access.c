@@ -223,5 +223,6 @@ json_t *cli_verdict_load(const char *dir, char **text, size_t *len, char *err, s
 	} else {
 		free(t);
 	}
+	pm_verdict_upgrade(v); /* a stored version 1 reads as version 2 */
 	return v;
 }

@@ -1,5 +1,7 @@
 /*
- * diagnose.c - `postmortem diagnose [--json] [--comment] [--rules DIR] PATH...`
+ * diagnose.c - `postmortem diagnose [--json|--inputs] [--comment] [--rules DIR] PATH...`
+ * --inputs: every input file read, with its node, source, format and status (JSON), instead
+ * of the verdict.
  * Exit 0 with a verdict (whatever its status), 1 when no verdict can be made, 2 usage.
  */
 #include <getopt.h>
@@ -15,11 +17,12 @@ int cmd_diagnose(int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"comment", no_argument, NULL, 'c'},
+		{"inputs", no_argument, NULL, 'i'},
 		{"rules", required_argument, NULL, 'r'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *rules = NULL;
-	bool json = false, comment = false;
+	bool json = false, comment = false, inputs = false;
 	struct pm_ruleset *rs = NULL;
 	struct pm_evidence *ev = NULL;
 	json_t *v = NULL;
@@ -27,7 +30,7 @@ int cmd_diagnose(int argc, char **argv)
 	int c, rc = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jcr:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jcir:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -35,12 +38,15 @@ int cmd_diagnose(int argc, char **argv)
 		case 'c':
 			comment = true;
 			break;
+		case 'i':
+			inputs = true;
+			break;
 		case 'r':
 			rules = optarg;
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s diagnose [--json] [--comment] [--rules DIR] PATH...\n",
+				"usage: %s diagnose [--json|--inputs] [--comment] [--rules DIR] PATH...\n",
 				prog);
 			return 2;
 		}
@@ -62,12 +68,24 @@ int cmd_diagnose(int argc, char **argv)
 		fprintf(stderr, "%s diagnose: %s\n", prog, err);
 		goto out;
 	}
-	out = comment ? pm_verdict_comment(v) : json ? pm_verdict_dump(v) : pm_verdict_text(v);
+	if (inputs) {
+		json_decref(v);
+		v = pm_evidence_inputs(ev);
+		out = v ? json_dumps(v, JSON_INDENT(2) | JSON_ENSURE_ASCII) : NULL;
+		if (out)
+			puts(out);
+		comment = false;
+	} else {
+		out = comment ? pm_verdict_comment(v) :
+		      json    ? pm_verdict_dump(v) :
+				pm_verdict_text(v);
+		if (out)
+			fputs(out, stdout);
+	}
 	if (!out) {
 		fprintf(stderr, "%s diagnose: out of memory\n", prog);
 		goto out;
 	}
-	fputs(out, stdout);
 	if (comment)
 		putchar('\n');
 	rc = fflush(stdout) == 0 ? 0 : 1;

@@ -235,10 +235,11 @@ static void scheduler(struct drill *d)
 /* Sources the verdict's coverage reports as not ok: inputs the verdict did without. */
 static void coverage(struct drill *d, const json_t *v)
 {
-	const json_t *c;
-	size_t i;
+	const json_t *c, *g;
+	size_t i, k;
 
-	json_array_foreach(json_object_get(v, "coverage"), i, c)
+	json_array_foreach(json_object_get(v, "coverage"), k, g)
+		json_array_foreach(json_object_get(g, "problems"), i, c)
 	{
 		char in[400], why[600];
 		if (!strcmp(pmu_str(c, "status", "-"), "ok"))
@@ -302,6 +303,15 @@ static json_t *reconstruct(struct drill *d, const struct pm_ruleset *rs, const c
 		check(d, "reconstruction", "note",
 		      "differs because of evidence that arrived after the merge: %s",
 		      *changes ? pmu_str(*changes, "why", "-") : "?");
+	else if (strcmp(pmu_str(old, "schema", "-"), PM_VERDICT_SCHEMA) && *changes &&
+		 !json_is_true(json_object_get(*changes, "changed")))
+		/* stored in an earlier version of the format: the same conclusion is all that
+		 * can be asked (the grouping of coverage and bystanders changed) */
+		check(d, "reconstruction", "ok",
+		      "the engine re-run on the stored inputs gives the stored %s verdict's "
+		      "conclusion, written as %s: %s",
+		      pmu_str(old, "schema", "-"), PM_VERDICT_SCHEMA,
+		      pmu_str(*changes, "why", "-"));
 	else
 		check(d, "reconstruction", "damaged",
 		      "the same rules on the stored inputs give another verdict: %s",

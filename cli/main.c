@@ -13,7 +13,7 @@
 const char *prog = "postmortem";
 
 static const struct verb verbs[] = {
-	{"diagnose", cmd_diagnose, "diagnose [--json] [--comment] [--rules DIR] PATH...",
+	{"diagnose", cmd_diagnose, "diagnose [--json|--inputs] [--comment] [--rules DIR] PATH...",
 	 "diagnose a folder of logs, files, or an evidence bundle"},
 	{"rules", cmd_rules, "rules check [--case NAME] [RULESDIR] | rules list [RULESDIR]",
 	 "validate a rule set and run its fixtures; list its rules"},

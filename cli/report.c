@@ -398,6 +398,12 @@ static void origin_dd(FILE *f, const json_t *o)
 	for (size_t k = 0; k < 3; k++) {
 		const json_t *a = json_object_get(o, keys[k]), *x;
 		size_t i;
+		if (json_is_string(a) && *json_string_value(a)) { /* bystanders: ranges */
+			fprintf(f, "%s%s ", any ? "; " : "", keys[k]);
+			esc_json(f, a);
+			any = true;
+			continue;
+		}
 		if (!json_array_size(a))
 			continue;
 		fprintf(f, "%s%s ", any ? "; " : "", keys[k]);
@@ -585,27 +591,39 @@ static void evidence(FILE *f, const json_t *v)
 
 static void coverage(FILE *f, const json_t *v)
 {
-	const json_t *c;
-	size_t i;
+	const json_t *c, *g;
+	size_t i, k;
 
 	fputs("<section id=\"coverage\"><h2>Coverage</h2>\n<table><tr><th>node</th><th>source</th>"
 	      "<th>file</th><th>status</th><th>reason</th></tr>\n",
 	      f);
-	json_array_foreach(json_object_get(v, "coverage"), i, c)
+	json_array_foreach(json_object_get(v, "coverage"), k, g)
 	{
-		fputs("<tr><td>", f);
-		esc_json(f, json_object_get(c, "node"));
-		fputs("</td><td>", f);
-		esc_json(f, json_object_get(c, "source"));
-		fputs("</td><td>", f);
-		esc_json(f, json_object_get(c, "file"));
-		fputs("</td><td class=\"st-", f);
-		cls(f, pmu_str(c, "status", ""));
-		fputs("\">", f);
-		esc(f, pmu_str(c, "status", ""));
-		fputs("</td><td>", f);
-		esc(f, pmu_str(c, "reason", ""));
-		fputs("</td></tr>\n", f);
+		/* the inputs read whole, counted; each other one on a line of its own */
+		if (json_integer_value(json_object_get(g, "ok"))) {
+			fputs("<tr><td>", f);
+			fprintf(f, "%lld input(s)",
+				(long long)json_integer_value(json_object_get(g, "ok")));
+			fputs("</td><td>", f);
+			esc_json(f, json_object_get(g, "source"));
+			fputs("</td><td></td><td class=\"st-ok\">ok</td><td></td></tr>\n", f);
+		}
+		json_array_foreach(json_object_get(g, "problems"), i, c)
+		{
+			fputs("<tr><td>", f);
+			esc_json(f, json_object_get(c, "node"));
+			fputs("</td><td>", f);
+			esc_json(f, json_object_get(c, "source"));
+			fputs("</td><td>", f);
+			esc_json(f, json_object_get(c, "file"));
+			fputs("</td><td class=\"st-", f);
+			cls(f, pmu_str(c, "status", ""));
+			fputs("\">", f);
+			esc(f, pmu_str(c, "status", ""));
+			fputs("</td><td>", f);
+			esc(f, pmu_str(c, "reason", ""));
+			fputs("</td></tr>\n", f);
+		}
 	}
 	fputs("</table></section>\n", f);
 }

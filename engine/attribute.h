@@ -177,7 +177,7 @@ void pm_att_fewest_completed(struct att *a, struct cand *c);
 
 /* verdict.c: TMPL with each "{node}" replaced by NODE, into OUT. */
 void pm_subst(char *out, size_t len, const char *tmpl, const char *node);
-/* verdict.c: the verdict (schema postmortem.verdict/1) from the attribution's state. */
+/* verdict.c: the verdict (schema postmortem.verdict/2) from the attribution's state. */
 json_t *pm_verdict_build(struct att *a);
 
 #endif

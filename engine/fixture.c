@@ -105,7 +105,7 @@ static bool subset(const json_t *exp, const json_t *act, const char *path, struc
 			}
 			if (json_is_array(v) &&
 			    (!strcmp(k, "evidence") || !strcmp(k, "candidates") ||
-			     !strcmp(k, "coverage"))) {
+			     !strcmp(k, "coverage") || !strcmp(k, "problems"))) {
 				if (!json_is_array(json_object_get(act, k)) ||
 				    !(d ? contains(v, json_object_get(act, k), sub, d) :
 					  contains(v, json_object_get(act, k), sub,

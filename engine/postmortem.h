@@ -17,7 +17,8 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#define PM_VERDICT_SCHEMA "postmortem.verdict/1"
+#define PM_VERDICT_SCHEMA "postmortem.verdict/2"
+#define PM_VERDICT_SCHEMA_V1 "postmortem.verdict/1"
 #define PM_BUNDLE_SCHEMA "postmortem.bundle/1"
 #define PM_COMMENT_MAX 250
 
@@ -79,7 +80,7 @@ int pm_evidence_add_buffer(struct pm_evidence *ev, const char *name, const void 
 			   const char *source, const char *node, double mtime);
 
 /*
- * Turn the evidence into a verdict (schema postmortem.verdict/1).  A job that cannot be
+ * Turn the evidence into a verdict (schema postmortem.verdict/2).  A job that cannot be
  * classified gets status "unknown"; this fails only when there is no usable input at all
  * (errno ENODATA) or on memory exhaustion.  The same evidence and rules give the same
  * verdict, whatever order the files were added in.
@@ -91,6 +92,26 @@ char *pm_verdict_text(const json_t *verdict);
 
 /* The one-line job comment (at most PM_COMMENT_MAX bytes); malloc'd, caller frees. */
 char *pm_verdict_comment(const json_t *verdict);
+
+/*
+ * Give verdict V, read from a store, the shape of version 2 where it is version 1: coverage
+ * grouped by source, bystanders as a host list and rank ranges.  Its "schema" is left as it
+ * was.  Returns 0.
+ */
+int pm_verdict_upgrade(json_t *v);
+
+/*
+ * Add version-1 coverage ENTRIES (a JSON array of {node, source, file, status, reason},
+ * stolen) to VERDICT's coverage, grouped by source.  Returns 0, or -1 on ENOMEM.
+ */
+int pm_verdict_coverage_add(json_t *verdict, json_t *entries);
+
+/*
+ * Every input file of EV after pm_diagnose, one object each, in the order they were added:
+ * {node, source, format, file, status, reason} (the verdict's coverage counts those read
+ * whole and lists only the others).  NULL on ENOMEM.
+ */
+json_t *pm_evidence_inputs(const struct pm_evidence *ev);
 
 /* Serialise a verdict: sorted keys, two-space indent, trailing newline; malloc'd. */
 char *pm_verdict_dump(const json_t *verdict);

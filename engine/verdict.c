@@ -80,6 +80,53 @@ static int cmpstrp(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
+/* Ranks as ranges, "0-28,30-63" ("" for none): a set of thousands of ranks is a few bytes. */
+static json_t *rank_ranges_json(const int *r, size_t n)
+{
+	int *s = malloc((n ? n : 1) * sizeof(int));
+	char *out = malloc(n * 24 + 1);
+	size_t len = 0;
+	json_t *j = NULL;
+
+	if (s && out) {
+		if (n)
+			memcpy(s, r, n * sizeof(int));
+		qsort(s, n, sizeof(int), cmpint);
+		out[0] = '\0';
+		for (size_t i = 0; i < n;) {
+			size_t k = i;
+			while (k + 1 < n && (s[k + 1] == s[k] || s[k + 1] == s[k] + 1))
+				k++;
+			len += (size_t)sprintf(out + len, s[k] != s[i] ? "%s%d-%d" : "%s%d",
+					       len ? "," : "", s[i], s[k]);
+			i = k + 1;
+		}
+		j = json_string(out);
+	}
+	free(s);
+	free(out);
+	return j;
+}
+
+/* The strings of ARR (a JSON array, stolen) as one Slurm host list. */
+static json_t *hostlist_json(json_t *arr)
+{
+	size_t n = json_array_size(arr), m = 0;
+	const char **v = malloc((n ? n : 1) * sizeof(char *));
+	char *s = NULL;
+	json_t *j = NULL;
+
+	for (size_t i = 0; v && i < n; i++)
+		if (json_is_string(json_array_get(arr, i)))
+			v[m++] = json_string_value(json_array_get(arr, i));
+	if (v && (s = pm_hostlist_compress(v, m)))
+		j = json_string(s);
+	free(s);
+	free(v);
+	json_decref(arr);
+	return j;
+}
+
 /* Strings where NULL (a JSON value that was not a string) sorts first and equals only NULL. */
 static int cmpstrp_null(const void *x, const void *y)
 {
@@ -110,18 +157,31 @@ static json_t *sorted_strings(json_t *arr)
 
 /* ---- building the verdict ---- */
 
+/* At most this many observations of one rule are listed; the verdict counts the rest
+ * ("evidence_left_out"): 16,384 watchdog timeouts say one thing 16,384 times. */
+#define EVIDENCE_PER_RULE 16
+
 struct vb {
 	struct att *a;
 	json_t *evidence;
 	size_t nid;
+	size_t *shown; /* per rule of the set: observations given an id */
 };
+
+static bool room(const struct vb *b, size_t oi)
+{
+	return !b->shown || b->a->eid[oi] || b->shown[b->a->ev->obs[oi].rule] < EVIDENCE_PER_RULE;
+}
 
 static const char *eid(struct vb *b, size_t oi)
 {
 	static char buf[16];
 
-	if (!b->a->eid[oi])
+	if (!b->a->eid[oi]) {
 		b->a->eid[oi] = ++b->nid;
+		if (b->shown)
+			b->shown[b->a->ev->obs[oi].rule]++;
+	}
 	snprintf(buf, sizeof(buf), "E%zu", b->a->eid[oi]);
 	return buf;
 }
@@ -201,7 +261,8 @@ static json_t *cand_json(struct vb *b, const struct cand *c, const struct cand *
 					c->lead == LEAD_VOTES	? "peer_votes" :
 								  "timeouts"));
 	for (size_t i = 0; i < c->nev; i++)
-		json_array_append_new(sup, json_string(eid(b, c->ev[i])));
+		if (room(b, c->ev[i]))
+			json_array_append_new(sup, json_string(eid(b, c->ev[i])));
 	/* the leader's evidence contradicts a different explanation elsewhere */
 	if (c != lead && lead && lead->hardware && strcmp(lead->node, c->node))
 		for (size_t i = 0; i < lead->nev && i < 4; i++)
@@ -389,10 +450,107 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 	return d;
 }
 
+/* ---- coverage, grouped by source (postmortem.verdict/2) ----
+ * Each source: how many of its inputs were read whole ("ok"), and every other one as an entry
+ * of its own ("problems": node, file, status, reason), in the order they came.  A job of
+ * 16,384 nodes whose inputs were all read has a handful of lines, not one per file. */
+
+static json_t *cov_group(json_t *idx, const char *source)
+{
+	json_t *g = json_object_get(idx, source);
+
+	if (!g) {
+		g = json_pack("{s:s,s:i,s:[]}", "source", source, "ok", 0, "problems");
+		if (!g || json_object_set_new(idx, source, g) < 0)
+			return NULL;
+	}
+	return g;
+}
+
+/* Count or keep entry E (a version-1 coverage entry; stolen). */
+static void cov_entry(json_t *idx, json_t *e)
+{
+	const char *src = json_string_value(json_object_get(e, "source"));
+	json_t *g = cov_group(idx, src ? src : "unknown");
+
+	if (g && !strcmp(json_string_value(json_object_get(e, "status")) ?: "", "ok"))
+		json_object_set_new(g, "ok",
+				    json_integer(json_integer_value(json_object_get(g, "ok")) + 1));
+	else if (g)
+		json_array_append(json_object_get(g, "problems"), e);
+	json_decref(e);
+}
+
+/* The groups of IDX (source -> group), by source name. */
+static json_t *cov_array(json_t *idx)
+{
+	size_t n = json_object_size(idx), k = 0;
+	const char **keys = malloc((n ? n : 1) * sizeof(*keys)), *key;
+	json_t *out = json_array(), *g;
+
+	json_object_foreach(idx, key, g) if (keys) keys[k++] = key;
+	if (keys && k > 1)
+		qsort(keys, k, sizeof(*keys), cmpstrp);
+	for (size_t i = 0; keys && i < k; i++)
+		json_array_append(out, json_object_get(idx, keys[i]));
+	free(keys);
+	return out;
+}
+
+/* The index (source -> group) of coverage COV, grouped (version 2) or not (version 1). */
+static json_t *cov_index(const json_t *cov)
+{
+	json_t *idx = json_object(), *x;
+	size_t i;
+
+	json_array_foreach(cov, i, x)
+	{
+		if (json_is_array(json_object_get(x, "problems"))) {
+			const char *src = json_string_value(json_object_get(x, "source"));
+			json_object_set_new(idx, src ? src : "unknown", json_deep_copy(x));
+		} else {
+			cov_entry(idx, json_deep_copy(x));
+		}
+	}
+	return idx;
+}
+
+int pm_verdict_coverage_add(json_t *verdict, json_t *entries)
+{
+	json_t *idx = cov_index(json_object_get(verdict, "coverage")), *x;
+	size_t i;
+	int rc;
+
+	json_array_foreach(entries, i, x) cov_entry(idx, json_incref(x));
+	json_decref(entries);
+	rc = json_object_set_new(verdict, "coverage", cov_array(idx));
+	json_decref(idx);
+	return rc;
+}
+
+json_t *pm_evidence_inputs(const struct pm_evidence *ev)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; out && i < ev->nfiles; i++) {
+		const struct pm_file *f = &ev->files[i];
+		json_array_append_new(out, json_pack("{s:o,s:s,s:s,s:s,s:s,s:s}", "node",
+						     jstr_or_null(f->node), "source",
+						     f->status == PM_ST_BINARY ||
+								     f->status == PM_ST_UNREADABLE ?
+							     "unknown" :
+							     pm_source_name(f->source),
+						     "format", pm_format_name(f->format), "file",
+						     f->name, "status", pm_status_name(f->status),
+						     "reason", f->reason ? f->reason : ""));
+	}
+	return out;
+}
+
 static json_t *coverage_json(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
-	json_t *cov = json_array();
+	json_t *idx = json_object(), *cov;
 	char **nodes = ev->job.nnodes ? ev->job.nodes : NULL;
 	/* the nodes with a kernel log (a file, or the collector's word on one), sorted: a job
 	 * node is looked up, not compared with every file (4,096 nodes x 16,384 files) */
@@ -401,18 +559,26 @@ static json_t *coverage_json(const struct att *a)
 
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		const struct pm_file *f = &ev->files[i];
-		json_t *c = json_object();
+		const char *src = f->status == PM_ST_BINARY || f->status == PM_ST_UNREADABLE ?
+					  "unknown" :
+					  pm_source_name(f->source);
+		json_t *c;
+		if (f->status == PM_ST_OK) { /* counted, not listed */
+			c = cov_group(idx, src);
+			json_object_set_new(c, "ok",
+					    json_integer(
+						    json_integer_value(json_object_get(c, "ok")) +
+						    1));
+			continue;
+		}
+		c = json_object();
 		json_object_set_new(c, "node", jstr_or_null(f->node));
-		json_object_set_new(c, "source",
-				    json_string(f->status == PM_ST_BINARY ||
-								f->status == PM_ST_UNREADABLE ?
-							"unknown" :
-							pm_source_name(f->source)));
+		json_object_set_new(c, "source", json_string(src));
 		json_object_set_new(c, "format", json_string(pm_format_name(f->format)));
 		json_object_set_new(c, "file", json_string(f->name));
 		json_object_set_new(c, "status", json_string(pm_status_name(f->status)));
 		json_object_set_new(c, "reason", json_string(f->reason ? f->reason : ""));
-		json_array_append_new(cov, c);
+		cov_entry(idx, c);
 	}
 	for (size_t i = 0; i < ev->ncov; i++) {
 		json_t *c = json_object();
@@ -421,10 +587,10 @@ static json_t *coverage_json(const struct att *a)
 		json_object_set_new(c, "file", json_null());
 		json_object_set_new(c, "status", json_string(ev->cov[i].status));
 		json_object_set_new(c, "reason", json_string(ev->cov[i].reason));
-		json_array_append_new(cov, c);
+		cov_entry(idx, c);
 	}
 	if (nodes && !(klog = malloc((ev->nfiles + ev->ncov + 1) * sizeof(*klog)))) {
-		json_decref(cov);
+		json_decref(idx);
 		return NULL;
 	}
 	for (size_t k = 0; nodes && k < ev->nfiles; k++)
@@ -446,10 +612,39 @@ static json_t *coverage_json(const struct att *a)
 		json_object_set_new(c, "reason",
 				    json_string("no kernel log for this node in the "
 						"evidence: hardware cannot be ruled out"));
-		json_array_append_new(cov, c);
+		cov_entry(idx, c);
 	}
 	free(klog);
+	cov = cov_array(idx);
+	json_decref(idx);
 	return cov;
+}
+
+/* A stored postmortem.verdict/1 in the shape of version 2, for the readers. */
+int pm_verdict_upgrade(json_t *v)
+{
+	json_t *bys = json_object_get(v, "bystanders"), *cov = json_object_get(v, "coverage");
+
+	if (json_is_object(bys) && json_is_array(json_object_get(bys, "nodes")))
+		json_object_set_new(bys, "nodes",
+				    hostlist_json(json_incref(json_object_get(bys, "nodes"))));
+	if (json_is_object(bys) && json_is_array(json_object_get(bys, "ranks"))) {
+		const json_t *r = json_object_get(bys, "ranks"), *x;
+		size_t n = 0, i;
+		int *rs = malloc((json_array_size(r) + 1) * sizeof(int));
+		json_array_foreach(r, i, x) if (rs && json_is_integer(x))
+			rs[n++] = (int)json_integer_value(x);
+		if (rs)
+			json_object_set_new(bys, "ranks", rank_ranges_json(rs, n));
+		free(rs);
+	}
+	if (json_is_array(cov) && json_array_size(cov) &&
+	    !json_is_array(json_object_get(json_array_get(cov, 0), "problems"))) {
+		json_t *idx = cov_index(cov);
+		json_object_set_new(v, "coverage", cov_array(idx));
+		json_decref(idx);
+	}
+	return 0;
 }
 
 static json_t *job_json(const struct att *a)
@@ -625,8 +820,8 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 			pm_rankset_push(&rs, &nrs, &ars, o->rank);
 	}
 	pm_rankset_done(rs, &nrs);
-	json_object_set_new(bys, "nodes", sorted_strings(bys_n));
-	json_object_set_new(bys, "ranks", ranks_json(rs, nrs));
+	json_object_set_new(bys, "nodes", hostlist_json(bys_n));
+	json_object_set_new(bys, "ranks", rank_ranges_json(rs, nrs));
 	free(rs);
 	free(ors);
 	free(ons);
@@ -684,7 +879,7 @@ static void verdict_evidence(struct vb *b)
 
 	for (size_t k = 0; k < a->ev->nobs; k++) {
 		size_t i = a->order[k];
-		if (a->eid[i] || b->nid < 200 || R(a, i)->role == PM_ROLE_ORIGIN)
+		if (a->eid[i] || ((b->nid < 200 || R(a, i)->role == PM_ROLE_ORIGIN) && room(b, i)))
 			eid(b, i);
 	}
 	byid = calloc(b->nid + 1, sizeof(size_t));
@@ -695,6 +890,25 @@ static void verdict_evidence(struct vb *b)
 		if (byid[id])
 			json_array_append_new(b->evidence, obs_json(b, byid[id] - 1));
 	free(byid);
+}
+
+/* The rules with observations not listed: how many there were, how many are shown. */
+static json_t *verdict_left_out(struct vb *b)
+{
+	struct att *a = b->a;
+	size_t *seen = calloc(a->rs->nrules + 1, sizeof(size_t));
+	json_t *out = json_array();
+
+	for (size_t i = 0; seen && i < a->ev->nobs; i++)
+		seen[a->ev->obs[i].rule]++;
+	for (size_t r = 0; seen && b->shown && r < a->rs->nrules; r++)
+		if (seen[r] > b->shown[r])
+			json_array_append_new(out,
+					      json_pack("{s:s,s:I,s:I}", "rule", a->rs->rules[r].id,
+							"observations", (json_int_t)seen[r],
+							"shown", (json_int_t)b->shown[r]));
+	free(seen);
+	return out;
 }
 
 static json_t *verdict_ambiguity(const struct att *a, json_t *cands)
@@ -720,7 +934,9 @@ static json_t *verdict_ambiguity(const struct att *a, json_t *cands)
 
 json_t *pm_verdict_build(struct att *a)
 {
-	struct vb b = {.a = a, .evidence = json_array()};
+	struct vb b = {.a = a,
+		       .evidence = json_array(),
+		       .shown = calloc(a->rs->nrules + 1, sizeof(size_t))};
 	json_t *v = json_object(), *cands = json_array(), *rs = json_object();
 	char nodes[512] = "";
 
@@ -735,6 +951,8 @@ json_t *pm_verdict_build(struct att *a)
 	json_object_set_new(v, "first_error", verdict_first_error(&b));
 	verdict_evidence(&b);
 	json_object_set_new(v, "evidence", b.evidence);
+	json_object_set_new(v, "evidence_left_out", verdict_left_out(&b));
+	free(b.shown);
 	json_object_set_new(v, "coverage", coverage_json(a));
 	json_object_set_new(v, "decision",
 			    decision_json(a, a->lead, vstatus_names[a->status],
@@ -820,6 +1038,10 @@ static void list(struct buf *b, const json_t *arr)
 	size_t i;
 	json_t *x;
 
+	if (json_is_string(arr)) { /* a host list or rank ranges (version 2) */
+		put(b, "%s", *json_string_value(arr) ? json_string_value(arr) : "-");
+		return;
+	}
 	if (!json_array_size(arr)) {
 		put(b, "-");
 		return;
@@ -857,7 +1079,22 @@ static const json_t *find_ev(const json_t *v, const char *id)
 	return NULL;
 }
 
-char *pm_verdict_text(const json_t *v)
+static char *verdict_text(const json_t *v);
+
+char *pm_verdict_text(const json_t *verdict)
+{
+	json_t *v = json_deep_copy(verdict);
+	char *s;
+
+	if (!v)
+		return NULL;
+	pm_verdict_upgrade(v);
+	s = verdict_text(v);
+	json_decref(v);
+	return s;
+}
+
+static char *verdict_text(const json_t *v)
 {
 	struct buf b = {.s = malloc(4096), .a = 4096};
 	const json_t *cause = json_object_get(v, "cause"), *job = json_object_get(v, "job");
@@ -978,18 +1215,25 @@ char *pm_verdict_text(const json_t *v)
 	}
 	put(&b, "\ncoverage:\n");
 	shown = 0;
-	json_array_foreach(json_object_get(v, "coverage"), i, x)
 	{
-		if (!strcmp(S(x, "status"), "ok"))
-			continue;
-		put(&b, "  %-10s %-10s %-9s %s %s\n",
-		    json_is_string(json_object_get(x, "node")) ? S(x, "node") : "-", S(x, "source"),
-		    S(x, "status"), json_is_string(json_object_get(x, "file")) ? S(x, "file") : "",
-		    S(x, "reason"));
-		shown++;
+		size_t inputs = 0, k;
+		const json_t *g;
+		json_array_foreach(json_object_get(v, "coverage"), i, g)
+		{
+			inputs += (size_t)json_integer_value(json_object_get(g, "ok"));
+			json_array_foreach(json_object_get(g, "problems"), k, x)
+			{
+				put(&b, "  %-10s %-10s %-9s %s %s\n",
+				    json_is_string(json_object_get(x, "node")) ? S(x, "node") : "-",
+				    S(x, "source"), S(x, "status"),
+				    json_is_string(json_object_get(x, "file")) ? S(x, "file") : "",
+				    S(x, "reason"));
+				shown++;
+				inputs++;
+			}
+		}
+		put(&b, "  %zu input(s), %zu with problems\n", inputs, shown);
 	}
-	put(&b, "  %zu input(s), %zu with problems\n",
-	    json_array_size(json_object_get(v, "coverage")), shown);
 	if (json_is_object(dec)) {
 		const json_t *c = json_object_get(dec, "containment"),
 			     *r = json_object_get(dec, "repair");

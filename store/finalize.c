@@ -961,16 +961,19 @@ static int bundles_cut(struct job *j, double budget)
 /* The verdict's coverage names every bundle the merge did not read. */
 static void coverage_cut(json_t *v, const struct job *j)
 {
-	json_t *cov = json_object_get(v, "coverage");
+	json_t *cut = json_array();
 
-	if (!json_is_array(cov))
+	if (!json_is_array(json_object_get(v, "coverage")) || !cut) {
+		json_decref(cut);
 		return;
+	}
 	for (size_t i = 0; i < j->nb; i++)
 		if (j->b[i].cut)
-			json_array_append_new(cov, json_pack("{s:s,s:s,s:s,s:s,s:s}", "file",
+			json_array_append_new(cut, json_pack("{s:s,s:s,s:s,s:s,s:s}", "file",
 							     j->b[i].file, "node", j->b[i].node,
 							     "reason", j->b[i].reason, "source",
 							     "bundle", "status", "timed_out"));
+	pm_verdict_coverage_add(v, cut);
 }
 
 /*

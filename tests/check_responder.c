@@ -180,7 +180,7 @@ struct pack {
 struct packed {
 	char dir[600];	  /* the job run */
 	char job[64];	  /* its id */
-	json_t *direct;	  /* the fixture diagnosed as a folder */
+	json_t *direct;	  /* the fixture diagnosed as a folder; "coverage": its inputs */
 	json_t *verdict;  /* the stored verdict, NULL when there is none */
 	json_t *manifest; /* the stored manifest */
 };
@@ -324,6 +324,9 @@ static void pack(const char *fixture, const struct pack *o, struct packed *out)
 		ck_assert_msg(pm_evidence_add_path(e, ev, err, sizeof(err)) == 0, "%s", err);
 		ck_assert_msg((direct = pm_diagnose(e, err, sizeof(err))) != NULL, "%s: %s",
 			      fixture, err);
+		/* every input file, not the verdict's grouped coverage: the bundles are made
+		 * of them */
+		json_object_set_new(direct, "coverage", pm_evidence_inputs(e));
 		snprintf(cached, sizeof(cached), "%s", fixture);
 	}
 	out->direct = json_incref(direct);
@@ -1053,8 +1056,8 @@ START_TEST(lagging_stream_more_cautious)
 	struct cli_inputs in;
 	char err[600], a[300], b[300];
 	double cutoff;
-	json_t *v, *x;
-	size_t i;
+	json_t *v, *x, *g;
+	size_t i, k;
 	bool named = false;
 
 	pack("gpu-xid79-node2-watchdog-node1", NULL, &full);
@@ -1066,11 +1069,12 @@ START_TEST(lagging_stream_more_cautious)
 	describe(full.verdict, a, sizeof(a));
 	describe(v, b, sizeof(b));
 	ck_assert_msg(certainty(v) < certainty(full.verdict), "not more cautious: %s -> %s", a, b);
-	json_array_foreach(json_object_get(v, "coverage"), i, x)
-		named = named || (!strcmp(pmu_str(x, "node", "-"), "gpu017") &&
-				  !strcmp(pmu_str(x, "status", "-"), "lagging") &&
-				  !strcmp(pmu_str(x, "source", "-"), "kernel_log") &&
-				  strstr(pmu_str(x, "reason", "-"), "cut-off"));
+	json_array_foreach(json_object_get(v, "coverage"), i, g)
+		json_array_foreach(json_object_get(g, "problems"), k, x)
+			named = named || (!strcmp(pmu_str(x, "node", "-"), "gpu017") &&
+					  !strcmp(pmu_str(x, "status", "-"), "lagging") &&
+					  !strcmp(pmu_str(x, "source", "-"), "kernel_log") &&
+					  strstr(pmu_str(x, "reason", "-"), "cut-off"));
 	ck_assert_msg(named, "the lagging stream is not named: %s",
 		      json_dumps(json_object_get(v, "coverage"), 0));
 	/* the drill, as of the merge, says the same and names the stream */

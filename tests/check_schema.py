@@ -152,9 +152,11 @@ def names_from_c(path):
 
 
 def names_from_schema(schema):
-    cov = schema["properties"]["coverage"]["items"]["properties"]
+    """Coverage (postmortem.verdict/2) lists the inputs not read whole: their statuses, and
+    "ok", which is counted rather than listed."""
+    cov = schema["properties"]["coverage"]["items"]["properties"]["problems"]["items"]["properties"]
     return {"sources": schema["$defs"]["source"]["enum"], "formats": cov["format"]["enum"],
-            "statuses": cov["status"]["enum"]}
+            "statuses": ["ok"] + cov["status"]["enum"]}
 
 
 def taxonomy_from_schema(schema):
@@ -177,6 +179,8 @@ def self_test(v, good):
         "wrong subclass": mutated(lambda x: x.update(cause={"class": "gpu_hardware", "subclass": "gpu_oom", "summary": "s"}, status="attributed", confidence="supported")),
         "undeclared key": mutated(lambda x: x.update(verdict_time="2026-01-01")),
         "rank as string": mutated(lambda x: x["origin"].update(ranks=["3"])),
+        "bystander ranks as a list": mutated(lambda x: x["bystanders"].update(ranks=[3])),
+        "ungrouped coverage": mutated(lambda x: x.update(coverage=[{"node": None, "source": "app_log", "file": "a", "status": "ok", "reason": ""}])),
         "bad digest": mutated(lambda x: x.update(input_digest="md5:00")),
         "cause with status unknown": mutated(lambda x: x.update(status="unknown", confidence=None, cause={"class": "storage", "subclass": "nfs", "summary": "s"})),
         "ambiguous without ambiguity": mutated(lambda x: x.update(status="ambiguous", confidence="hypothesis", ambiguity=None, cause={"class": "storage", "subclass": "nfs", "summary": "s"})),

@@ -43,7 +43,11 @@ cov() { # coverage entries "FILE<TAB>STATUS<TAB>REASON" of a diagnosis of $1 (as
 	[ -z "${2:-}" ] || as=(setpriv --reuid="$2" --regid="$2" --clear-groups)
 	timeout 60 "${as[@]}" "$cli" diagnose --json "$1" >"$t/v.json" ||
 		{ echo "diagnose $1: exit $?" >&2; return 1; }
-	jq -r '.coverage[] | select(.file != null) | [.file, .status, .reason] | @tsv' "$t/v.json"
+	timeout 60 "${as[@]}" "$cli" diagnose --inputs "$1" >"$t/in.json" ||
+		{ echo "diagnose --inputs $1: exit $?" >&2; return 1; }
+	# the inputs read (ok among them), then what the verdict's coverage says of the others
+	{ jq -r '.[] | select(.status == "ok") | [.file, .status, .reason] | @tsv' "$t/in.json"
+	  jq -r '.coverage[].problems[] | select(.file != null) | [.file, .status, .reason] | @tsv' "$t/v.json"; }
 }
 expect() { # FILE STATUS REASON-PATTERN: one coverage entry like it in $got
 	if ! awk -F'\t' -v f="$1" -v s="$2" -v r="$3" \

@@ -44,16 +44,17 @@ job=${job:-4242}
 run=$T/store/lab/$job/0
 mkdir -p "$run/nodes" "$T/bin"
 "$PM" diagnose --json "$EV" >"$T/direct.json"
-nodes=$(jq -r '[.job.nodes[]?, (.coverage[] | .node // empty)] | unique | .[]' "$T/direct.json")
-first=$(jq -r '.job.nodes[0] // ([.coverage[] | .node // empty][0])' "$T/direct.json")
+"$PM" diagnose --inputs "$EV" >"$T/inputs.json"
+nodes=$(jq -r -s '[(.[0].job.nodes[]?), (.[1][] | .node // empty)] | unique | .[]' "$T/direct.json" "$T/inputs.json")
+first=$(jq -r -s '.[0].job.nodes[0] // ([.[1][] | .node // empty][0])' "$T/direct.json" "$T/inputs.json")
 nodelist=$(echo $nodes | tr ' ' ',')
 for n in $nodes; do
 	b=$T/bundle.$n
 	mkdir -p "$b"
 	# this node's files; the job's own output goes with the batch host (the first node)
-	jq -c --arg n "$n" --arg first "$first" '.coverage[] | select(.file != null)
+	jq -c --arg n "$n" --arg first "$first" '.[] | select(.file != null)
 		| select(.file != "sacct.txt") | select((.node // $first) == $n)' \
-		"$T/direct.json" >"$b/files"
+		"$T/inputs.json" >"$b/files"
 	entries=()
 	while read -r c; do
 		rel=$(jq -r .file <<<"$c")

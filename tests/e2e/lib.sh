@@ -648,7 +648,7 @@ e2e_pm_check() {
 	e2e_pm_as "$E2E_USER" show "$job" --restart "$r" --json >"$V" 2>"$V.err" ||
 		e2e_fail "postmortem show $job --json as $E2E_USER: $(cat "$V.err")"
 	cmp -s "$V" "$d/verdict.json" || e2e_fail "show --json is not the stored verdict.json"
-	assert_json "$V" '.[0].schema == "postmortem.verdict/1" and .[0].job.id == $j' "verdict schema and job" --arg j "$job"
+	assert_json "$V" '.[0].schema == "postmortem.verdict/2" and .[0].job.id == $j' "verdict schema and job" --arg j "$job"
 	e2e_pm_as "$E2E_USER" show "$job" --restart "$r" >"$E2E_WORK/show.$job.$r.txt" 2>&1 ||
 		e2e_fail "postmortem show $job as $E2E_USER: $(cat "$E2E_WORK/show.$job.$r.txt")"
 	C=$(e2e_comment "$job")
@@ -675,11 +675,14 @@ e2e_pm_check() {
 	e2e_log "job $job/$r: $C"
 }
 
-# verdict field shorthands over $V
-vj() { json "$V" ".[0] | $1"; }
-assert_v() { assert_json "$V" ".[0] | $1" "${2:-verdict: $1}" "${@:3}"; }
-# the coverage entry of NODE's SOURCE (the source itself, not one of its files): "status reason"
-e2e_cov() { json "$V" '.[0].coverage[] | select(.node == $n and .source == $s and .file == null) | "\(.status) \(.reason)"' --arg n "$1" --arg s "$2"; }
+# verdict field shorthands over $V; in their filters `hosts` expands a host list
+# (bystanders.nodes, "n[1-2]") and `ranks` rank ranges (bystanders.ranks, "0-5,7") into arrays
+E2E_JQ_DEFS='def hosts: if type == "array" then . else [scan("[^,\\[]+(?:\\[[^\\]]*\\])?")] | map(if test("\\[") then (capture("^(?<p>[^\\[]*)\\[(?<r>[^\\]]*)\\]$") as $c | [$c.r | split(",")[] | if test("-") then (split("-") as $ab | ($ab[0] | length) as $w | range($ab[0] | tonumber; ($ab[1] | tonumber) + 1) | tostring | ((("0" * ($w - length)) // "") + .)) else . end] | map($c.p + .)) else [.] end) | flatten end; def ranks: if type == "array" then . else [split(",")[] | select(. != "") | if test("-") then ((split("-") | map(tonumber)) as $ab | range($ab[0]; $ab[1] + 1)) else tonumber end] end;'
+vj() { json "$V" "$E2E_JQ_DEFS .[0] | $1"; }
+assert_v() { assert_json "$V" "$E2E_JQ_DEFS .[0] | $1" "${2:-verdict: $1}" "${@:3}"; }
+# the coverage of NODE's SOURCE (the source itself, not one of its files): "status reason" of
+# its entry among the source's problems, else "ok" when the source has inputs read whole
+e2e_cov() { json "$V" '[.[0].coverage[] | select(.source == $s) | (.problems[] | select(.node == $n and .file == null) | "\(.status) \(.reason)"), (select(.ok > 0) | "ok")] | first // empty' --arg n "$1" --arg s "$2"; }
 # e2e_fetched_text DIR: every member of every fetched bundle, and the job files beside them,
 # concatenated into DIR.txt (as root, for greps); prints that file's name.
 e2e_fetched_text() {

@@ -26,7 +26,7 @@ assert_v '.outcome == "FAILED"'
 assert_v '.status == "attributed"'
 assert_v '.cause.class == "gpu_hardware" and .cause.subclass == "gpu_lost"'
 assert_v '.origin.nodes == ["n2"]'
-assert_v '(.bystanders.nodes | index("n1")) != null' "n1 is a bystander"
+assert_v '(.bystanders.nodes | hosts | index("n1")) != null' "n1 is a bystander"
 assert_v '[.evidence[] | select(.role == "origin" and .class == "gpu_hardware") | .node] | unique == ["n2"]' "hardware origin evidence only from n2"
 assert_v '[.evidence[] | select(.role == "origin" and .class == "gpu_hardware")] | all(.source == "kernel_log" and .trusted == true)' "the Xid came from n2's kernel log"
 assert_match "^postmortem: attributed gpu_hardware/gpu_lost origin=n2(:[0-9,-]+)? conf=[a-z]+ act=[a-z-]+ ev=pmlab/$job/0$" "$C" "comment"

@@ -17,5 +17,5 @@ assert_contains "$E2E_WORK/main.out" "task 2: Segmentation fault" "srun saw the 
 assert_v '.status == "attributed"'
 assert_v '.cause.class == "application" and .cause.subclass == "native_crash"'
 assert_v '.origin.nodes == ["n2"] and .origin.ranks == [2]'
-assert_v '(.bystanders.ranks | index(2)) == null' "rank 2 is not a bystander"
+assert_v '(.bystanders.ranks | ranks | index(2)) == null' "rank 2 is not a bystander"
 assert_match "^postmortem: attributed application/native_crash origin=n2:2 .* ev=pmlab/$job/0$" "$C" "comment"

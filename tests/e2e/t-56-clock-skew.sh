@@ -61,7 +61,7 @@ verdict_ok() {
 	[ "$(vj '[.why[] | select(test("skew") and test("n2"))] | length > 0')" = true ] || return 1
 	case $(vj .status) in
 	attributed) [ "$(vj '.cause.class + "/" + .cause.subclass + " " + (.origin.nodes | tojson)')" = 'gpu_hardware/gpu_lost ["n2"]' ] &&
-		[ "$(vj '.bystanders.nodes | index("n1") != null')" = true ] ;;
+		[ "$(vj '.bystanders.nodes | hosts | index("n1") != null')" = true ] ;;
 	ambiguous) [ "$(vj '[.why | .. | strings | test("skew")] | any')" = true ] &&
 		[ "$(vj '.origin.nodes | index("n1") == null')" = true ] ;;
 	*) false ;;

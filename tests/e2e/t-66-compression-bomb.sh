@@ -78,5 +78,5 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 e2e_log "diagnose on the bombs: $ms ms"
 [ "$ms" -lt 30000 ] || e2e_fail "diagnose took $ms ms"
 assert_json "$E2E_WORK/diag.json" \
-	'[.[0].coverage[] | select(.status == "truncated" and (.reason | test("only its first 1 GiB read")))] | length == 2' \
+	'[.[0].coverage[].problems[] | select(.status == "truncated" and (.reason | test("only its first 1 GiB read")))] | length == 2' \
 	"diagnose: both bombs truncated at the bound"

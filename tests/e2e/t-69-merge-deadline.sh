@@ -91,7 +91,7 @@ grep -E "job $jobA node n[12]: .*the merge ran out of time" "$E2E_SYSLOG" >/dev/
 assert_json "$dA/manifest.json" '.[0].provisional and .[0].merge.deadline_hit and (.[0].merge.cut | length) >= 1' \
 	"a provisional verdict from a cut merge"
 e2e_log "cut merge: $(jq -c '{merge, scheduler: .scheduler.state, verdict: .verdict.status}' "$dA/manifest.json")"
-assert_json "$dA/verdict.json" '[.[0].coverage[] | select(.source == "bundle" and .status == "timed_out")] | length >= 1' \
+assert_json "$dA/verdict.json" '[.[0].coverage[] | select(.source == "bundle") | .problems[] | select(.status == "timed_out")] | length >= 1' \
 	"the verdict's coverage names the bundles not read"
 assert_absent "$dA/merging" "the claim of a cut merge"
 for p in $(awk '/^stopped/ {print $2}' "$E2E_WORK/watchA.out"); do
