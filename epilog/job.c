@@ -1,6 +1,6 @@
 /*
  * job.c - what the epilog knows about the job: the environment Slurm gives node epilogs
- * (reference/slurm.md), the collector's options, and the plugin's spool folder.  Every value
+ * (Slurm's Prolog and Epilog Guide), the collector's options, and the plugin's spool folder.  Every value
  * that ends up in a path or a shell command is checked here, once.
  */
 #include <ctype.h>

@@ -3,11 +3,11 @@
  * (sacct -P, kept as evidence so that the verdict's outcome comes from it) and the comment
  * (sacctmgr -i modify job where jobid=N set Comment="...").
  *
- * Measured (reference/slurm.md): while the job's record has not reached slurmdbd, sacct has
- * no row for it (or still says RUNNING/COMPLETING) and sacctmgr exits 1 with "Nothing
- * modified".  Both are retried with a doubling delay until a deadline; what is still not done
- * then is left for `postmortem finalize` (comment.pending, or a manifest whose Slurm state is
- * not final).
+ * Measured on Slurm, and relied on by the finalize protocol (epilog/README.md): while the
+ * job's record has not reached slurmdbd, sacct has no row for it (or still says
+ * RUNNING/COMPLETING) and sacctmgr exits 1 with "Nothing modified".  Both are retried with
+ * a doubling delay until a deadline; what is still not done then is left for `postmortem
+ * finalize` (comment.pending, or a manifest whose Slurm state is not final).
  */
 #include <errno.h>
 #include <fcntl.h>
