@@ -7,9 +7,11 @@
  * never reads half of it.
  *
  * What the store holds now is a gauge (expire removes job runs, so these counts go down too):
- * verdicts by cluster, status and class; the origin nodes whose verdicts justify a repair; the
- * collector's health (node bundles cut by the collector's deadline, merges cut by theirs,
- * nodes that never reported, bundles the store refused, comments and webhooks still owed).
+ * verdicts by cluster, status and class; the origin nodes whose verdicts justify a repair; from
+ * the node history (history.h), each node's trusted origins by class and whether its repeats
+ * justify a repair under the policy now; the collector's health (node bundles cut by the
+ * collector's deadline, merges cut by theirs, nodes that never reported, bundles the store
+ * refused, comments and webhooks still owed).
  * The decision ledger only grows: its entries are counters.  Label values come from bounded
  * sets (clusters, verdict statuses, the taxonomy's classes, node names); no job id is a label.
  * Exit 0 written, 1 the store could not be read (the file still says so:
@@ -30,6 +32,7 @@
 
 #include "cli.h"
 #include "finalize.h"
+#include "history.h"
 #include "store.h"
 
 #define USAGE "usage: %s metrics [--textfile FILE] [--store DIR] [--config FILE]\n"
@@ -42,6 +45,8 @@ enum fam {
 	F_PROVISIONAL,
 	F_REPAIR_NODE,
 	F_REPAIR_NODES,
+	F_ORIGINS,
+	F_REPEATS,
 	F_DEADLINE,
 	F_MERGE_DEADLINE,
 	F_NEVER_REPORTED,
@@ -76,6 +81,12 @@ static const struct family {
 	[F_REPAIR_NODES] = {"postmortem_nodes_repair_justified", "gauge",
 			    "Nodes named as the origin of at least one verdict that justifies a "
 			    "repair."},
+	[F_ORIGINS] = {"postmortem_trusted_origins", "gauge",
+		       "Job runs whose final verdict blamed this node from trusted evidence, by "
+		       "cause class (the node history: unexpired, refuted ones left out)."},
+	[F_REPEATS] = {"postmortem_node_repeats_justify_repair", "gauge",
+		       "1 when the node's history within the repeat policy's window (now) justifies "
+		       "a repair for this hardware class: the same class in enough distinct jobs."},
 	[F_DEADLINE] = {"postmortem_collector_deadline_hits", "gauge",
 			"Node bundles in the store whose collection the collector's deadline cut "
 			"short."},
@@ -386,17 +397,21 @@ static int one(const char *dir, void *arg)
 
 /* The ledger's entries by kind and stage (an absent ledger has none; an unreadable one is
  * left out, as its counters cannot be known). */
-static void ledger(struct scan *sc, const struct pm_config *cfg)
+static void ledger_path(const struct pm_config *cfg, char *path, size_t len)
+{
+	if (cfg->ledger)
+		snprintf(path, len, "%s", cfg->ledger);
+	else
+		snprintf(path, len, "%s/ledger.jsonl", cfg->store);
+}
+
+static void ledger(struct scan *sc, const char *path)
 {
 	static const char *const names[] = {"kind", "stage"};
-	char path[PATH_MAX], err[512];
+	char err[512];
 	json_t *entries, *e;
 	size_t i;
 
-	if (cfg->ledger)
-		snprintf(path, sizeof(path), "%s", cfg->ledger);
-	else
-		snprintf(path, sizeof(path), "%s/ledger.jsonl", cfg->store);
 	if (!(entries = cli_ledger_load(path, err, sizeof(err))))
 		return;
 	json_array_foreach(entries, i, e)
@@ -405,6 +420,64 @@ static void ledger(struct scan *sc, const struct pm_config *cfg)
 		add(sc, F_LEDGER, 1, 2, names, vals);
 	}
 	json_decref(entries);
+}
+
+struct fleet {
+	struct scan *sc;
+	struct pm_history_policy pol;
+	double now;
+};
+
+/* One node's history: its trusted origins by cluster and class, and whether the repeat
+ * policy justifies a repair now (records within the window before NOW). */
+static int fleet_node(const char *node, const struct pm_history_rec *r, size_t n, void *arg)
+{
+	static const char *const names[] = {"cluster", "node", "class"};
+	struct fleet *fl = arg;
+	struct pm_history_rec *recent = malloc((n ? n : 1) * sizeof(*recent));
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char cluster[200];
+		const char *vals[3] = {cluster, node, r[i].cls};
+		if (r[i].refuted)
+			continue;
+		snprintf(cluster, sizeof(cluster), "%.*s", (int)strcspn(r[i].run, "/"), r[i].run);
+		add(fl->sc, F_ORIGINS, 1, 3, names, vals);
+		if (recent && r[i].hardware && r[i].time >= fl->now - fl->pol.window)
+			recent[m++] = r[i];
+	}
+	for (size_t i = 0; recent && i < m; i++) {
+		char cluster[200];
+		const char *vals[3] = {cluster, node, recent[i].cls};
+		bool seen = false;
+		for (size_t k = 0; k < i; k++)
+			seen = seen || !strcmp(recent[k].cls, recent[i].cls);
+		if (seen || !pm_history_justified(recent, m, recent[i].cls, &fl->pol, NULL))
+			continue;
+		snprintf(cluster, sizeof(cluster), "%.*s", (int)strcspn(recent[i].run, "/"),
+			 recent[i].run);
+		add(fl->sc, F_REPEATS, 1, 3, names, vals);
+	}
+	free(recent);
+	return 0;
+}
+
+/* The node history of the store (history.h): trusted origins and repeats. */
+static void history(struct scan *sc, const struct pm_config *cfg, const char *ledger)
+{
+	struct fleet fl = {.sc = sc, .now = (double)time(NULL)};
+	char err[512], **refuted = pm_history_refuted(ledger);
+
+	pm_history_policy_default(&fl.pol);
+	if (pm_history_fleet(cfg->store, 0, 0, fl.now, refuted, fleet_node, &fl, err, sizeof(err)) <
+	    0) {
+		/* left out, as an unreadable ledger is: the counts cannot be known */
+		fprintf(stderr, "%s metrics: node history: %s\n", prog, err);
+		json_object_clear(sc->series[F_ORIGINS]);
+		json_object_clear(sc->series[F_REPEATS]);
+	}
+	pm_history_strv_free(refuted);
 }
 
 static int cmpstr(const void *a, const void *b)
@@ -482,8 +555,12 @@ static int write_metrics(FILE *f, const struct pm_config *cfg)
 	up = pm_store_walk(cfg->store, one, &sc, err, sizeof(err)) == 0;
 	if (!up)
 		fprintf(stderr, "%s metrics: %s\n", prog, err);
-	else
-		ledger(&sc, cfg);
+	else {
+		char lp[PATH_MAX];
+		ledger_path(cfg, lp, sizeof(lp));
+		ledger(&sc, lp);
+		history(&sc, cfg, lp);
+	}
 	/* the per-cluster families have a series for every cluster, 0 included */
 	json_object_foreach(sc.clusters, key, val) for (int k = 0; k < F__COUNT;
 							k++) if (per_cluster((enum fam)k))

@@ -57,7 +57,18 @@ mkdir -p "$S/lab/104/0/undelivered" "$S/lab/104/0/nodes"
 echo "No space left on device" >"$S/lab/104/0/undelivered/gpu009"
 "$CLI" ledger propose 102 --cluster lab --action drain --store "$S" >"$T/ledger.log" 2>&1 ||
 	{ cat "$T/ledger.log"; fail "ledger propose"; }
-ok "store: 5 job runs in 2 clusters, one ledger entry"
+# the node history (store/history.h): gpu032 blamed by two jobs within the repeat policy's
+# window, gpu071 by one
+now=$(date +%s)
+hist() { # NODE TIME RUN: one record file
+	mkdir -p "$S/.history/$1"
+	printf '{"schema":"postmortem.history/1","run":"%s","node":"%s","class":"gpu_hardware","subclass":"ecc","confidence":"supported","time":%s,"expires":%s,"uid":%s}\n' \
+		"$3" "$1" "$2" $(($2 + 14 * 86400)) "$UID_" >"$S/.history/$1/$2.$(echo "$3" | tr / .).json"
+}
+hist gpu032 $((now - 7200)) lab/101/0
+hist gpu032 $((now - 3600)) lab/105/0
+hist gpu071 $((now - 3600)) lab/102/0
+ok "store: 5 job runs in 2 clusters, one ledger entry, three node history records"
 
 # ---- the file ----
 
@@ -156,6 +167,11 @@ postmortem_job_runs_unmerged{cluster="lab"} 1
 postmortem_nodes_never_reported{cluster="lab"} 1
 postmortem_store_failures{cluster="lab"} 1
 postmortem_webhooks_pending{cluster="lab"} 1'
+expect 'postmortem_trusted_origins' \
+	'postmortem_trusted_origins{class="gpu_hardware",cluster="lab",node="gpu032"} 2
+postmortem_trusted_origins{class="gpu_hardware",cluster="lab",node="gpu071"} 1'
+expect 'postmortem_node_repeats_justify_repair' \
+	'postmortem_node_repeats_justify_repair{class="gpu_hardware",cluster="lab",node="gpu032"} 1'
 expect 'postmortem_verdicts_provisional' \
 	'postmortem_verdicts_provisional{cluster="lab"} 0
 postmortem_verdicts_provisional{cluster="other"} 1'
@@ -166,12 +182,17 @@ expect 'postmortem_store_read_errors' 'postmortem_store_read_errors{} 0'
 # a second write while the exporter is read: the new file replaces the old whole
 "$CLI" ledger record 102 --cluster lab --action drain --store "$S" >>"$T/ledger.log" 2>&1 ||
 	fail "ledger record"
+# and resolved refuted: the job leaves gpu071's count of trusted origins
+"$CLI" ledger resolve 102 --cluster lab --result refuted --store "$S" >>"$T/ledger.log" 2>&1 ||
+	fail "ledger resolve"
 "$CLI" metrics --store "$S" --textfile "$T/tf/postmortem.prom" || fail "postmortem metrics (2)"
 for _ in $(seq 50); do
-	[ "$(query "$PROM" 'sum(postmortem_ledger_entries_total)')" = '{} 2' ] && break
+	[ "$(query "$PROM" 'sum(postmortem_ledger_entries_total)')" = '{} 3' ] && break
 	sleep 0.2
 done
-expect 'sum(postmortem_ledger_entries_total)' '{} 2'
+expect 'sum(postmortem_ledger_entries_total)' '{} 3'
+expect 'postmortem_trusted_origins' \
+	'postmortem_trusted_origins{class="gpu_hardware",cluster="lab",node="gpu032"} 2'
 [ "$(ls -A "$T/tf")" = postmortem.prom ] || fail "left in the folder: $(ls -A "$T/tf")"
 
 # the finalize timer writes the file named by metrics_textfile: after its walk
