@@ -144,9 +144,15 @@ assert_match '^postmortem_verdicts\{class="gpu_hardware",cluster="pmlab",status=
 want=$(find "$E2E_STORE/pmlab" -mindepth 3 -maxdepth 3 -name verdict.json -exec \
 	jq -r 'select(.status == "attributed" and .cause.class == "gpu_hardware") | 1' {} + | wc -l)
 assert_eq "$want" "${got##* }" "$q against the store's verdicts"
+# the node history: the finalize merge recorded n2 as the trusted origin of the Xid 79
+got=$(query "$PROM" 'postmortem_trusted_origins{cluster="pmlab",node="n2",class="gpu_hardware"}')
+assert_match '^postmortem_trusted_origins\{class="gpu_hardware",cluster="pmlab",node="n2"\} [1-9][0-9]*$' \
+	"$got" "n2's trusted origins in the node history"
+assert_eq "" "$(query "$PROM" 'postmortem_trusted_origins{node="n1"}')" "n1, a bystander, is no origin"
 assert_eq 'postmortem_ledger_entries_total{kind="proposed",stage="containment"} 1' \
 	"$(query "$PROM" postmortem_ledger_entries_total)" "the ledger entry, scraped"
-for q in "$q" postmortem_ledger_entries_total postmortem_job_runs postmortem_verdicts_provisional \
+for q in "$q" postmortem_trusted_origins postmortem_node_repeats_justify_repair \
+	postmortem_ledger_entries_total postmortem_job_runs postmortem_verdicts_provisional \
 	'{__name__=~"postmortem_(collector_deadline_hits|merge_deadline_hits|nodes_never_reported|store_failures|comments_pending|webhooks_pending)"}' \
 	postmortem_store_up; do
 	query "$PROM" "$q" | while IFS= read -r l; do printf '#   %s\n' "$l"; done
