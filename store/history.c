@@ -140,8 +140,12 @@ static int node_dir(char *out, size_t len, const char *store, const char *node)
 /* mkdir DIR (EEXIST fine), group GID (-1: as made), mode 0750 plus setgid. */
 static int make_dir(const char *dir, gid_t gid)
 {
-	if (mkdir(dir, 02750) < 0 && errno != EEXIST)
+	if (mkdir(dir, 02750) < 0) {
+		if (errno != EEXIST)
+			return -1;
+	} else if (chmod(dir, 02750) < 0) { /* whatever the umask (the collector's is 077) */
 		return -1;
+	}
 	if (gid != (gid_t)-1 && chown(dir, (uid_t)-1, gid) < 0 && errno != EPERM)
 		return -1;
 	return 0;
@@ -424,42 +428,91 @@ static int res_cmp(const void *a, const void *b)
 	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* The string value of member KEY in the one-line JSON object LINE (LEN bytes) into OUT, when
+ * it holds no escape; 1 found, 0 absent, -1 not plain (the caller parses the line). */
+static int plain_member(const char *line, size_t len, const char *key, char *out, size_t outlen)
+{
+	char pat[32];
+	const char *p, *end = line + len;
+	size_t k = (size_t)snprintf(pat, sizeof(pat), "\"%s\"", key);
+
+	for (p = line; (p = memmem(p, (size_t)(end - p), pat, k)); p += k) {
+		const char *q = p + k, *v;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q >= end || *q != ':')
+			continue; /* the key's text inside a value */
+		for (q++; q < end && (*q == ' ' || *q == '\t'); q++)
+			;
+		if (q >= end || *q != '"')
+			return -1;
+		for (v = ++q; q < end && *q != '"' && *q != '\\'; q++)
+			;
+		if (q >= end || *q == '\\' || (size_t)(q - v) >= outlen)
+			return -1;
+		memcpy(out, v, (size_t)(q - v));
+		out[q - v] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+/* A ledger LINE's kind, job and result, read plainly, else parsed.  0, or -1 not an entry. */
+static int entry_fields(const char *line, size_t len, char *kind, char *job, char *result,
+			size_t each)
+{
+	json_t *e;
+	int a = plain_member(line, len, "kind", kind, each),
+	    b = plain_member(line, len, "job", job, each),
+	    c = plain_member(line, len, "result", result, each);
+
+	if (a >= 0 && b >= 0 && c >= 0) {
+		if (!c)
+			result[0] = '\0';
+		return a && b ? 0 : -1;
+	}
+	if (!(e = json_loadb(line, len, 0, NULL)))
+		return -1;
+	snprintf(kind, each, "%s", S(e, "kind"));
+	snprintf(job, each, "%s", S(e, "job"));
+	snprintf(result, each, "%s", S(e, "result"));
+	json_decref(e);
+	return 0;
+}
+
 char **pm_history_refuted(const char *ledger)
 {
 	FILE *f = ledger ? fopen(ledger, "re") : NULL;
 	struct res *v = NULL;
 	size_t n = 0, cap = 0, nout = 0;
-	char *line = NULL, **out = NULL;
+	char *line = NULL, **out = NULL, kind[200], job[200], result[200];
 	size_t lcap = 0;
 	ssize_t len;
 
 	if (!f)
 		return NULL;
+	/* read without a JSON parser where the line is plain: a finalizer reads the whole ledger
+	 * for every final verdict with a trusted origin */
 	while ((len = getline(&line, &lcap, f)) > 0) {
-		json_t *e;
-		if (!strstr(line, "\"resolved\"") || !(e = json_loadb(line, (size_t)len, 0, NULL)))
+		if (!memmem(line, (size_t)len, "\"resolved\"", 10) ||
+		    entry_fields(line, (size_t)len, kind, job, result, sizeof(job)) < 0 ||
+		    strcmp(kind, "resolved") || !job[0])
 			continue;
-		if (!strcmp(S(e, "kind"), "resolved") && *S(e, "job")) {
-			if (n == cap) {
-				struct res *nv =
-					realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
-				if (!nv) {
-					json_decref(e);
-					break;
-				}
-				v = nv;
-			}
-			v[n].job = strdup(S(e, "job"));
-			v[n].result = strdup(S(e, "result"));
-			v[n].seq = n;
-			if (v[n].job && v[n].result)
-				n++;
-			else {
-				free(v[n].job);
-				free(v[n].result);
-			}
+		if (n == cap) {
+			struct res *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
 		}
-		json_decref(e);
+		v[n].job = strdup(job);
+		v[n].result = strdup(result);
+		v[n].seq = n;
+		if (v[n].job && v[n].result)
+			n++;
+		else {
+			free(v[n].job);
+			free(v[n].result);
+		}
 	}
 	free(line);
 	fclose(f);
@@ -522,7 +575,7 @@ static void copy(char *dst, size_t len, const char *s)
 }
 
 /* Parse one record file's TEXT into R.  0, or -1 when it is not one. */
-static int rec_parse(const char *text, size_t len, struct pm_history_rec *r)
+static int rec_parse_json(const char *text, size_t len, struct pm_history_rec *r)
 {
 	json_t *j = json_loadb(text, len, 0, NULL);
 	int rc = -1;
@@ -545,6 +598,49 @@ static int rec_parse(const char *text, size_t len, struct pm_history_rec *r)
 out:
 	json_decref(j);
 	return rc;
+}
+
+/* Member KEY of one-line object LINE as an integer, plainly: 1 found, 0 absent, -1 not plain. */
+static int plain_int(const char *line, size_t len, const char *key, long long *out)
+{
+	char pat[32], *e;
+	const char *p, *end = line + len;
+	size_t k = (size_t)snprintf(pat, sizeof(pat), "\"%s\":", key);
+
+	if (!(p = memmem(line, len, pat, k)))
+		return 0;
+	p += k;
+	if (p >= end || !((*p >= '0' && *p <= '9') || *p == '-'))
+		return -1;
+	*out = strtoll(p, &e, 10);
+	return e < end && (*e == ',' || *e == '}') ? 1 : -1;
+}
+
+/* A record as the writers write it (compact, sorted, no escapes) is read without a JSON
+ * parser: the fleet view reads tens of thousands.  Anything else is parsed. */
+static int rec_parse(const char *text, size_t len, struct pm_history_rec *r)
+{
+	char schema[32];
+	long long t = 0, x = 0, u = -1;
+	int ok;
+
+	memset(r, 0, sizeof(*r));
+	ok = plain_member(text, len, "schema", schema, sizeof(schema)) == 1 &&
+	     !strcmp(schema, PM_HISTORY_SCHEMA) &&
+	     plain_member(text, len, "run", r->run, sizeof(r->run)) == 1 &&
+	     plain_member(text, len, "node", r->node, sizeof(r->node)) == 1 &&
+	     plain_member(text, len, "class", r->cls, sizeof(r->cls)) == 1 &&
+	     plain_member(text, len, "subclass", r->sub, sizeof(r->sub)) == 1 &&
+	     plain_member(text, len, "confidence", r->conf, sizeof(r->conf)) == 1 &&
+	     plain_int(text, len, "time", &t) == 1 && plain_int(text, len, "expires", &x) >= 0 &&
+	     plain_int(text, len, "uid", &u) >= 0 && r->run[0] && r->cls[0];
+	if (!ok)
+		return rec_parse_json(text, len, r);
+	r->time = (double)t;
+	r->expires = (double)x;
+	r->uid = u;
+	r->hardware = pm_class_hardware(r->cls);
+	return 0;
 }
 
 static int read_node(int top, const char *node, double since, double until, double now,
@@ -773,6 +869,50 @@ static int gather_one(const struct pm_history_rec *r, void *arg)
 	return 0;
 }
 
+/* Keep, of R (N, in time order), the records of each node's PM_HISTORY_USED_MAX latest
+ * distinct jobs: enough to name the repeats, and a verdict stays small on a node that fails
+ * every hour.  Returns the new count (order kept). */
+static size_t latest_jobs(struct pm_history_rec *r, size_t n)
+{
+	struct kept {
+		const char *node;
+		char jobs[PM_HISTORY_USED_MAX][200];
+		size_t n;
+	} *kn = calloc(n ? n : 1, sizeof(*kn));
+	bool *keep = calloc(n ? n : 1, sizeof(*keep));
+	size_t nk = 0, m = 0;
+
+	if (!kn || !keep) {
+		free(kn);
+		free(keep);
+		return n;
+	}
+	for (size_t i = n; i-- > 0;) {
+		struct kept *k = NULL;
+		char j[200];
+		for (size_t q = 0; q < nk && !k; q++)
+			if (!strcmp(kn[q].node, r[i].node))
+				k = &kn[q];
+		if (!k) {
+			k = &kn[nk++];
+			k->node = r[i].node;
+		}
+		job_of(r[i].run, j, sizeof(j));
+		for (size_t q = 0; q < k->n && !keep[i]; q++)
+			keep[i] = !strcmp(k->jobs[q], j);
+		if (!keep[i] && k->n < PM_HISTORY_USED_MAX) {
+			snprintf(k->jobs[k->n++], sizeof(k->jobs[0]), "%s", j);
+			keep[i] = true;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (keep[i])
+			r[m++] = r[i];
+	free(keep);
+	free(kn);
+	return m;
+}
+
 int pm_history_gather(const char *store, const char *ledger, const json_t *verdict, const char *run,
 		      double time, const struct pm_history_policy *pol, struct pm_history_rec **out,
 		      size_t *n, char *err, size_t errlen)
@@ -801,6 +941,7 @@ int pm_history_gather(const char *store, const char *ledger, const json_t *verdi
 	}
 	if (g.out.n > 1)
 		qsort(g.out.v, g.out.n, sizeof(*g.out.v), rec_cmp);
+	g.out.n = latest_jobs(g.out.v, g.out.n);
 	*out = g.out.v;
 	*n = g.out.n;
 	return 0;

@@ -35,6 +35,7 @@
  * documented in epilog/README.md): the same hardware class on the same node from trusted
  * evidence in JOBS distinct jobs (this one included) within WINDOW seconds. */
 #define PM_HISTORY_JOBS 2
+#define PM_HISTORY_USED_MAX 16 /* a verdict uses each node's 16 latest earlier jobs at most */
 #define PM_HISTORY_WINDOW (7 * 86400.0)
 struct pm_history_policy {
 	unsigned jobs;
@@ -126,7 +127,7 @@ bool pm_history_justified(const struct pm_history_rec *r, size_t n, const char *
 /*
  * The records that VERDICT of run RUN (its end at TIME) uses: those of its trusted origin
  * nodes and its cause's class (hardware classes only), of other jobs, not refuted, in
- * [TIME - window, TIME).  Into *OUT (malloc'd, free it) and *N.  0, or -1 with ERR.
+ * [TIME - window, TIME), of each node's PM_HISTORY_USED_MAX latest distinct jobs.  Into *OUT (malloc'd, free it) and *N.  0, or -1 with ERR.
  */
 int pm_history_gather(const char *store, const char *ledger, const json_t *verdict, const char *run,
 		      double time, const struct pm_history_policy *pol, struct pm_history_rec **out,
