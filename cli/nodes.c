@@ -141,6 +141,21 @@ static int need_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* WHAT and the runs BY into BUF: the latest RUNS_SHOWN, and how many more (--json has all). */
+#define RUNS_SHOWN 3
+static void runs_text(char *buf, size_t len, const char *what, char **by)
+{
+	size_t n = 0, m;
+
+	while (by && by[n])
+		n++;
+	m = (size_t)snprintf(buf, len, "%s", what);
+	if (n > RUNS_SHOWN && m < len)
+		m += (size_t)snprintf(buf + m, len - m, " (%zu more)", n - RUNS_SHOWN);
+	for (size_t i = n > RUNS_SHOWN ? n - RUNS_SHOWN : 0; i < n && m < len; i++)
+		m += (size_t)snprintf(buf + m, len - m, " %s", by[i]);
+}
+
 static void ledger_state(const json_t *e, char *buf, size_t len)
 {
 	if (!e)
@@ -227,11 +242,8 @@ static void print_fleet(const struct fleet *f, bool json, double since, double n
 		if (nd->refuted)
 			snprintf(cls + n, sizeof(cls) - n, "%s(refuted %zu)", n ? " " : "",
 				 nd->refuted);
-		if (nd->justified) {
-			size_t m = (size_t)snprintf(rep, sizeof(rep), "justified:");
-			for (size_t k2 = 0; nd->by && nd->by[k2] && m < sizeof(rep); k2++)
-				m += (size_t)snprintf(rep + m, sizeof(rep) - m, " %s", nd->by[k2]);
-		}
+		if (nd->justified)
+			runs_text(rep, sizeof(rep), "justified:", nd->by);
 		cli_time_iso(nd->last, t, sizeof(t));
 		ledger_state(nd->ledger, led, sizeof(led));
 		printf("%-16s %5zu %5zu %-20s %-32s %-28s %s\n", nd->name, nd->jobs, nd->users, t,
@@ -261,7 +273,7 @@ static int one_rec(const struct pm_history_rec *r, void *arg)
 static void print_node(const char *node, struct one *o, const struct pm_history_policy *pol,
 		       bool json, double since)
 {
-	char t[40], led[300];
+	char t[40], led[300], rep[512];
 	char **by = NULL;
 	bool just = pm_history_justified(o->v, o->n, NULL, pol, &by);
 
@@ -293,11 +305,9 @@ static void print_node(const char *node, struct one *o, const struct pm_history_
 		return;
 	}
 	cli_time_iso(since, t, sizeof(t));
-	printf("%s: %zu record(s) since %s; repair %s", node, o->n, t,
-	       just ? "justified by" : "not justified by repeats");
-	for (size_t i = 0; by && by[i]; i++)
-		printf(" %s", by[i]);
-	putchar('\n');
+	runs_text(rep, sizeof(rep), "justified by", by);
+	printf("%s: %zu record(s) since %s; repair %s\n", node, o->n, t,
+	       just ? rep : "not justified by repeats");
 	if (o->n)
 		printf("%-20s %-20s %-28s %-12s %-10s %s\n", "TIME", "RUN", "CAUSE", "CONFIDENCE",
 		       "USER", "LEDGER");
