@@ -375,6 +375,54 @@ START_TEST(policy_counts)
 }
 END_TEST
 
+/* a node failing in every job: the verdict names 16 earlier jobs, not all of them */
+START_TEST(used_bounded)
+{
+	json_t *v;
+
+	for (int i = 0; i < 20; i++) {
+		char job[16];
+		snprintf(job, sizeof(job), "%d", 700 + i);
+		record(job, 0, "n2", "gpu_hardware", true, T0 + i * 60);
+	}
+	ck_assert_int_eq(judge("799", T0 + 3600, &v), 1);
+	ck_assert_int_eq(json_array_size(json_object_get(v, "node_history")), PM_HISTORY_USED_MAX);
+	ck_assert_str_eq(json_string_value(json_object_get(
+				 json_array_get(json_object_get(v, "node_history"), 0), "run")),
+			 "lab/704/0"); /* the latest sixteen: 704 to 719 */
+	json_decref(v);
+}
+END_TEST
+
+/* a record or ledger line another writer spelled differently (spaces, escapes) still reads */
+START_TEST(parsed_when_not_plain)
+{
+	char p[600], l[700];
+	FILE *f;
+	char **r;
+
+	snprintf(p, sizeof(p), "%s/%s/n5", store, PM_HISTORY_DIR);
+	snprintf(l, sizeof(l), "%s/%s", store, PM_HISTORY_DIR);
+	mkdir(l, 0755);
+	mkdir(p, 0755);
+	snprintf(l, sizeof(l), "%s/1796000000.lab.900.0.json", p);
+	ck_assert_ptr_nonnull(f = fopen(l, "w"));
+	fputs("{ \"schema\": \"postmortem.history/1\", \"run\": \"lab/900/0\", \"node\": \"n5\", "
+	      "\"class\": \"gpu_hardware\", \"subclass\": \"gpu\\u005flost\", "
+	      "\"confidence\": \"established\", \"time\": 1796000000, \"expires\": 0, "
+	      "\"uid\": 7 }\n",
+	      f);
+	fclose(f);
+	ck_assert_int_eq(node_count("n5", 0), 1);
+	ledger("{\"job\": \"lab/900/0\", \"kind\": \"resolved\", \"result\": \"refuted\", "
+	       "\"note\": \"a \\\"quoted\\\" note\"}\n");
+	snprintf(l, sizeof(l), "%s/ledger.jsonl", store);
+	ck_assert_ptr_nonnull(r = pm_history_refuted(l));
+	ck_assert_str_eq(r[0], "lab/900/0");
+	pm_history_strv_free(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("history");
@@ -389,6 +437,8 @@ static Suite *suite(void)
 	tcase_add_test(t, repeats_justify);
 	tcase_add_test(t, refuted_leaves_count);
 	tcase_add_test(t, policy_counts);
+	tcase_add_test(t, used_bounded);
+	tcase_add_test(t, parsed_when_not_plain);
 	suite_add_tcase(s, t);
 	return s;
 }
