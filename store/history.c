@@ -878,24 +878,32 @@ static size_t latest_jobs(struct pm_history_rec *r, size_t n)
 		const char *node;
 		char jobs[PM_HISTORY_USED_MAX][200];
 		size_t n;
-	} *kn = calloc(n ? n : 1, sizeof(*kn));
+	} *kn = NULL;
 	bool *keep = calloc(n ? n : 1, sizeof(*keep));
-	size_t nk = 0, m = 0;
+	size_t nk = 0, cap = 0, m = 0;
 
-	if (!kn || !keep) {
-		free(kn);
-		free(keep);
+	if (!keep)
 		return n;
-	}
 	for (size_t i = n; i-- > 0;) {
 		struct kept *k = NULL;
 		char j[200];
 		for (size_t q = 0; q < nk && !k; q++)
 			if (!strcmp(kn[q].node, r[i].node))
 				k = &kn[q];
-		if (!k) {
+		if (!k) { /* a node more: as many as the verdict has origin nodes */
+			if (nk == cap) {
+				struct kept *nv =
+					realloc(kn, (cap = cap ? 2 * cap : 2) * sizeof(*nv));
+				if (!nv) {
+					free(kn);
+					free(keep);
+					return n;
+				}
+				kn = nv;
+			}
 			k = &kn[nk++];
 			k->node = r[i].node;
+			k->n = 0;
 		}
 		job_of(r[i].run, j, sizeof(j));
 		for (size_t q = 0; q < k->n && !keep[i]; q++)
