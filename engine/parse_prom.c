@@ -12,7 +12,7 @@
  * value that appears during the window (differs from the sample before it) is an Xid of
  * this job, never the first sample's.  DCGM_EXP_XID_ERRORS_COUNT{xid="N"} is a counter per
  * Xid: an increase is an Xid N.  Such Xids become gpu.prom_xid; those that are hardware
- * events by R-HW-1 (reference/failure-signatures.md; Xid 74 is NVLink's) also
+ * events by R-HW-1 (rules/SIGNATURES.md; Xid 74 is NVLink's) also
  * gpu.prom_xid_hw.
  */
 #include <errno.h>

@@ -411,9 +411,9 @@ done:
  * completed with nothing wrong, is as certain as an attribution). */
 static int certainty(const json_t *v)
 {
-	/* Confidence is the contract (DESIGN: missing inputs only lower it).  An attributed
-	 * hypothesis is no more certain than an ambiguous one: both are leads, and the
-	 * verdict's coverage says what was missing.  Below hypothesis: unknown. */
+	/* Confidence is the contract (engine/ATTRIBUTION.md: missing inputs only lower it).
+	 * An attributed hypothesis is no more certain than an ambiguous one: both are leads, and
+	 * the verdict's coverage says what was missing.  Below hypothesis: unknown. */
 	if (!strcmp(pmu_str(v, "status", "-"), "none"))
 		return 4;
 	if (!strcmp(pmu_str(v, "status", "-"), "unknown"))

@@ -441,7 +441,7 @@ e2e_plant_nvsmi() {
 # ---- the job: a stand-in for a distributed training step loop
 # e2e_train_py: writes $E2E_WORK/train.py.  Run under `srun -l`; each rank does what PM_PLAN
 # says ("3=exception,*=timeout"; kinds below), after PM_ITERS progress lines PM_STEP seconds
-# apart.  Lines look like PyTorch/NCCL's (reference/failure-signatures.md).
+# apart.  Lines look like PyTorch/NCCL's (rules/SIGNATURES.md, B3).
 e2e_train_py() {
 	e2e_script train.py <<'PYEOF'
 #!/usr/bin/python3
