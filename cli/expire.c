@@ -228,9 +228,11 @@ int cmd_expire(int argc, char **argv)
 		case 'N':
 			now = optarg;
 			break;
+		case 's':
+		case 'c':
+			cli_where_opt(&w, c, optarg);
+			break;
 		default:
-			if (cli_where_opt(&w, c, optarg))
-				break;
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}

@@ -652,9 +652,11 @@ int cmd_metrics(int argc, char **argv)
 		case 't':
 			textfile = optarg;
 			break;
+		case 's':
+		case 'c':
+			cli_where_opt(&w, c, optarg);
+			break;
 		default:
-			if (cli_where_opt(&w, c, optarg))
-				break;
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}

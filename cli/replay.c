@@ -343,9 +343,12 @@ int cmd_replay(int argc, char **argv)
 			}
 			r.history_now = !strcmp(optarg, "now");
 			break;
+		case 's':
+		case 'C':
+		case 'c':
+			cli_where_opt(&w, c, optarg);
+			break;
 		default:
-			if (cli_where_opt(&w, c, optarg))
-				break;
 			fprintf(stderr, USAGE, prog);
 			return 2;
 		}
