@@ -777,3 +777,98 @@ e2e_pm_rediag() {
 	cmp -s "$out" "$d/verdict.json" ||
 		e2e_fail "job $job/$r: the fetched copy diagnoses to another verdict; fields that differ: $(jq -n -c --slurpfile a "$out" --slurpfile b "$d/verdict.json" '$a[0] as $x | $b[0] as $y | [($x + $y | keys[]) as $k | select($x[$k] != $y[$k]) | $k] | unique')"
 }
+
+# ---------------------------------------------------------------- ranks ending differently (t-10, t-14, t-15)
+# e2e_ranks_srun [LINES]: ranks.sh, four ranks on n1 and n2 that end differently (rank 0
+# exits 0, 1 exits 3, 2 dies of SIGKILL, 3 of SIGSEGV without a core; the sleeps give the
+# ends a fixed order), each running the shell LINES first; sets SRUN, srun's arguments.
+e2e_ranks_srun() {
+	local ranks
+	ranks=$({
+		printf '#!/bin/bash\nulimit -c 0\n'
+		[ -z "${1:-}" ] || printf '%s\n' "$1"
+		cat <<'EOF'
+case $SLURM_PROCID in
+0) exit 0 ;;
+1) sleep 0.3; exit 3 ;;
+2) sleep 0.6; kill -KILL $$ ;;
+3) sleep 1.2; kill -SEGV $$ ;;
+esac
+EOF
+	} | e2e_script ranks.sh)
+	SRUN=(-N2 -n4 -w 'n[1-2]' --ntasks-per-node=2 "$ranks")
+}
+
+# ---------------------------------------------------------------- issue 4: the GPU lost (t-21, t-40, t-85)
+# e2e_xid79_job: the training job on n1 and n2 whose GPU on n2 falls off the bus (Xid 79 in
+# n2's kernel log, naming a rank's pid) once the ranks there have made a few steps; waits
+# for the job's end and its final verdict.  Sets $job and $pid2 (the rank's pid on n2).
+e2e_xid79_job() {
+	local script
+	e2e_train_py >/dev/null
+	script=$(e2e_batch job.sh --kill-on-bad-exit=1)
+	job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' \
+		--export=ALL,PM_PLAN="0=timeout;1=timeout;2=hang;3=hang",PM_WD=6 "$script")
+	e2e_wait_output "$E2E_WORK/main.out" '^2: .*step 3/' 60
+	pid2=$(grep -oE '^2: n2:[0-9]+' "$E2E_WORK/main.out" | head -n 1 | cut -d: -f3)
+	e2e_klog n2 "NVRM: GPU at PCI:0000:3b:00: GPU-4be1a000-1c2d-3e4f-5a6b-7c8d9e0f1a2b"
+	e2e_klog n2 "NVRM: Xid (PCI:0000:3b:00): 79, pid=${pid2:-1911}, name=python3, GPU has fallen off the bus."
+	e2e_klog n2 "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."
+	e2e_wait_job "$job"
+	e2e_wait_verdict "$job"
+}
+
+# ---------------------------------------------------------------- issue 13: trust per field (t-6x)
+# e2e_trust_no_blame: what every t-6x trick asserts over the verdict $V and the comment $C:
+# no hardware class, no node excluded, nothing counted against a node.
+e2e_trust_no_blame() {
+	local hw='^(gpu_hardware|nvlink|network_fabric|host_hardware)$'
+	assert_v '(.cause.class // "") | test($hw) | not' "no hardware cause" --arg hw "$hw"
+	assert_v '[.candidates[]? | select((.class // "") | test($hw))] | length == 0' "no hardware candidate" --arg hw "$hw"
+	assert_v '.decision.containment.id != "retry-exclude-node"' "no node excluded"
+	assert_v '[.evidence[]? | select((.class // "") | test($hw))] | length == 0' "nothing counted against a node" --arg hw "$hw"
+	case $C in *hardware* | *nvlink* | *network_fabric* | *exclude*) e2e_fail "the comment blames a node: $C" ;; esac
+}
+# e2e_trust_check JOB: JOB's final verdict, read back as its owner (e2e_pm_check: $V, $C, $F)
+# and diagnosed again from the fetched copy, blames no node.
+e2e_trust_check() {
+	e2e_wait_verdict "$1"
+	e2e_pm_check "$1"
+	e2e_pm_rediag "$1"
+	e2e_trust_no_blame
+}
+# e2e_trust_not_kept JOB OTHER [TEXT...]: JOB's fetched evidence ($F) keeps no line of the
+# other job OTHER, nor any TEXT.
+e2e_trust_not_kept() {
+	local text t
+	text=$(e2e_fetched_text "$F")
+	if grep -qF "[$2." "$text"; then e2e_fail "job $1's evidence keeps pmother's job $2's line: $(grep -F "[$2." "$text" | head -n 2)"; fi
+	for t in "${@:3}"; do
+		if grep -qF "$t" "$text"; then e2e_fail "job $1's evidence keeps the line pmother's job forged: $t"; fi
+	done
+}
+# e2e_step_fails NAME [SECONDS]: a batch script (e2e_script) whose one step prints a line
+# after SECONDS (none: at once) and exits 3, as the job does; prints its path.
+e2e_step_fails() {
+	local pause=${2:+sleep $2; }
+	printf '#!/bin/bash\nsrun -l /bin/sh -c '"'"'%secho step; exit 3'"'"'\nexit 3\n' "$pause" |
+		e2e_script "$1"
+}
+# e2e_other_dir: $E2E_OTHER, another user's (pmother's) folder with a script that exits 0.
+e2e_other_dir() {
+	E2E_OTHER=$E2E_WORK/other
+	install -d -m 755 -o pmother -g pmother "$E2E_OTHER"
+	printf '#!/bin/bash\nexit 0\n' >"$E2E_OTHER/plain.sh"
+	chmod 755 "$E2E_OTHER/plain.sh"
+	chown pmother:pmother "$E2E_OTHER/plain.sh"
+}
+# e2e_other_sbatch TAG NODE STDERR: pmother's script (e2e_other_dir first) as a job on NODE
+# with the stderr path STDERR (a path slurmstepd cannot open carries the trick); prints its id.
+e2e_other_sbatch() {
+	local id
+	id=$(timeout -k 10 "$E2E_CMD_TIMEOUT" "$E2E_CLUSTER/run-as" --cwd "$E2E_OTHER" pmother \
+		sbatch --parsable --time="$E2E_JOB_TIME" -N1 -n1 -w "$2" -o "$E2E_OTHER/$1.out" \
+		-e "$3" "$E2E_OTHER/plain.sh" </dev/null 2>"$E2E_WORK/$1.err") ||
+		e2e_fail "pmother's sbatch $1 refused: $(cat "$E2E_WORK/$1.err")"
+	printf '%s\n' "${id%%;*}"
+}

@@ -10,22 +10,14 @@
 # What each task really is, written by the task itself; then its end.  The sleeps give the
 # ends a fixed order (srun terminates the step after a signalled task: the SIGSEGV rank must
 # already be on its way).
-ranks=$(e2e_script ranks.sh <<'EOF'
-#!/bin/bash
-ulimit -c 0
+truth=$(cat <<'EOF'
 printf '{"rank":%d,"node":"%s","node_id":%d,"local_rank":%d,"pid":%d,"job":"%s","step":"%s","pm_rank":"%s","pm_job":"%s","pm_step":"%s"}\n' \
 	"$SLURM_PROCID" "$SLURMD_NODENAME" "$SLURM_NODEID" "$SLURM_LOCALID" "$$" "$SLURM_JOB_ID" \
 	"$SLURM_STEP_ID" "${POSTMORTEM_RANK:-}" "${POSTMORTEM_JOB:-}" "${POSTMORTEM_STEP:-}" \
 	>"truth.$SLURM_JOB_ID.$SLURM_PROCID.json"
-case $SLURM_PROCID in
-0) exit 0 ;;
-1) sleep 0.3; exit 3 ;;
-2) sleep 0.6; kill -KILL $$ ;;
-3) sleep 1.2; kill -SEGV $$ ;;
-esac
 EOF
 )
-SRUN=(-N2 -n4 -w 'n[1-2]' --ntasks-per-node=2 "$ranks")
+e2e_ranks_srun "$truth"
 
 # ---- with the plugin
 e2e_plugin_on

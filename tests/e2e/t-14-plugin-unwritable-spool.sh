@@ -7,24 +7,13 @@
 # exiting 7; each compared with the same job run with the plugin off.
 . "$(dirname "$0")/lib.sh"
 
-ranks=$(e2e_script ranks.sh <<'EOF'
-#!/bin/bash
-ulimit -c 0
-case $SLURM_PROCID in
-0) exit 0 ;;
-1) sleep 0.3; exit 3 ;;
-2) sleep 0.6; kill -KILL $$ ;;
-3) sleep 1.2; kill -SEGV $$ ;;
-esac
-EOF
-)
+e2e_ranks_srun
 batch=$(e2e_script batch.sh <<'EOF'
 #!/bin/bash
 srun -N1 -n1 true
 exit 7
 EOF
 )
-SRUN=(-N2 -n4 -w 'n[1-2]' --ntasks-per-node=2 "$ranks")
 SBATCH=(-N1 -n1 -w n1 "$batch")
 
 # run_both TAG: the srun job and the batch job; sets R_SRUN, R_BATCH (result summaries).

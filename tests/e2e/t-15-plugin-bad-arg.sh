@@ -5,18 +5,7 @@
 # (--postmortem=off is accepted), and both srun's stderr and the slurmd log name the argument.
 . "$(dirname "$0")/lib.sh"
 
-ranks=$(e2e_script ranks.sh <<'EOF'
-#!/bin/bash
-ulimit -c 0
-case $SLURM_PROCID in
-0) exit 0 ;;
-1) sleep 0.3; exit 3 ;;
-2) sleep 0.6; kill -KILL $$ ;;
-3) sleep 1.2; kill -SEGV $$ ;;
-esac
-EOF
-)
-SRUN=(-N2 -n4 -w 'n[1-2]' --ntasks-per-node=2 "$ranks")
+e2e_ranks_srun
 
 summary() { # srun's status, task messages and sacct records of the last job
 	printf 'rc=%s\n%s\n%s\n' "$E2E_RC" "$(e2e_task_lines "$E2E_ERR")" "$(e2e_result "$E2E_JOB")"

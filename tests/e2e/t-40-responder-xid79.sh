@@ -15,17 +15,7 @@
 OPER=pmoper
 OTHER=pmother
 e2e_pm_on
-e2e_train_py >/dev/null
-script=$(e2e_batch job.sh --kill-on-bad-exit=1)
-job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' \
-	--export=ALL,PM_PLAN="0=timeout;1=timeout;2=hang;3=hang",PM_WD=6 "$script")
-e2e_wait_output "$E2E_WORK/main.out" '^2: .*step 3/' 60
-pid2=$(grep -oE '^2: n2:[0-9]+' "$E2E_WORK/main.out" | head -n 1 | cut -d: -f3)
-e2e_klog n2 "NVRM: GPU at PCI:0000:3b:00: GPU-4be1a000-1c2d-3e4f-5a6b-7c8d9e0f1a2b"
-e2e_klog n2 "NVRM: Xid (PCI:0000:3b:00): 79, pid=${pid2:-1911}, name=python3, GPU has fallen off the bus."
-e2e_klog n2 "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."
-e2e_wait_job "$job"
-e2e_wait_verdict "$job"
+e2e_xid79_job
 d=$(e2e_jobdir "$job")
 V=$d/verdict.json
 assert_v '.cause.class == "gpu_hardware" and .cause.subclass == "gpu_lost" and .origin.nodes == ["n2"]'

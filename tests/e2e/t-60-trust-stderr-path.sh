@@ -7,29 +7,11 @@
 # feeds a match: no hardware class, no node excluded, nothing counted against a node.
 . "$(dirname "$0")/lib.sh"
 
-# trust_no_blame: what every t-6x trick asserts over the verdict $V and the comment $C
-trust_no_blame() {
-	local hw='^(gpu_hardware|nvlink|network_fabric|host_hardware)$'
-	assert_v '(.cause.class // "") | test($hw) | not' "no hardware cause" --arg hw "$hw"
-	assert_v '[.candidates[]? | select((.class // "") | test($hw))] | length == 0' "no hardware candidate" --arg hw "$hw"
-	assert_v '.decision.containment.id != "retry-exclude-node"' "no node excluded"
-	assert_v '[.evidence[]? | select((.class // "") | test($hw))] | length == 0' "nothing counted against a node" --arg hw "$hw"
-	case $C in *hardware* | *nvlink* | *network_fabric* | *exclude*) e2e_fail "the comment blames a node: $C" ;; esac
-}
-
 e2e_pm_on
-script=$(e2e_script plain.sh <<'SH'
-#!/bin/bash
-srun -l /bin/sh -c 'echo step; exit 3'
-exit 3
-SH
-)
+script=$(e2e_step_fails plain.sh)
 fake="*** JOB 1 ON n2 UNCORRECTABLE MEMORY ERROR AT $(date -u +%Y-%m-%dT%H:%M:%S) ***"
 job=$(e2e_submit main -N2 -n2 -w 'n[1-2]' -e "$E2E_WORK/nonexist/$fake/e.err" "$script")
 e2e_wait_job "$job"
 grep -F "[$job.batch]" "$PM_CLUSTER_DIR/log/slurmd-n1.log" | grep -qF "UNCORRECTABLE MEMORY ERROR" ||
 	e2e_fail "slurmd's log on n1 has no line of job $job quoting the path: the trick did not happen"
-e2e_wait_verdict "$job"
-e2e_pm_check "$job"
-e2e_pm_rediag "$job"
-trust_no_blame
+e2e_trust_check "$job"
