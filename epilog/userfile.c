@@ -262,7 +262,8 @@ static int send_scan(int in, int out, const struct stat *st, uint64_t scan)
 		}
 		h.unscanned += (uint64_t)n;
 	}
-	if (pmu_write_all(out, &h, sizeof(h)) < 0 || pmu_write_all(out, buf + at, (size_t)n - at) < 0)
+	if (pmu_write_all(out, &h, sizeof(h)) < 0 ||
+	    pmu_write_all(out, buf + at, (size_t)n - at) < 0)
 		return PM_RX_IO;
 	return n ? copy(in, out, UINT64_MAX) : PM_RX_OK;
 }
