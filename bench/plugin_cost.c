@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	     step[24];
 	double t0, enc = 0, total;
 	long n = 20000, i;
-	struct pm_task t;
+	struct pm_spank_task t;
 	int opt, fd, len;
 
 	while ((opt = getopt(argc, argv, "n:d:")) != -1) {

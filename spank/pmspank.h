@@ -25,7 +25,7 @@
  * What the plugin knows about one task.  Strings may be NULL (written as absent) and are
  * copied truncated to their field's limit; invalid UTF-8 becomes U+FFFD.
  */
-struct pm_task {
+struct pm_spank_task {
 	const char *job;		/* "42" */
 	const char *step;		/* "0", "batch", "extern", "interactive" */
 	const char *node;		/* the node's Slurm name (NodeName) */
@@ -48,8 +48,8 @@ struct pm_task {
  * with the raw wait STATUS) of T into BUF (CAP bytes), one line ending in '\n'.  Returns the
  * length (< PM_REC_MAX when CAP >= PM_REC_MAX), or -1 with errno ENOBUFS when CAP is too small.
  */
-int pm_record_rankmap(char *buf, size_t cap, const struct pm_task *t);
-int pm_record_taskexit(char *buf, size_t cap, const struct pm_task *t, int status);
+int pm_record_rankmap(char *buf, size_t cap, const struct pm_spank_task *t);
+int pm_record_taskexit(char *buf, size_t cap, const struct pm_spank_task *t, int status);
 
 /*
  * JSON-escape at most MAX bytes of S (N bytes, not NUL-terminated) into DST (CAP bytes) and
@@ -61,7 +61,7 @@ long pm_json_escape(char *dst, size_t cap, const char *s, size_t n, size_t max);
 
 /* ---- status.c: wait status decoding ---- */
 
-struct pm_status {
+struct pm_wait_status {
 	int exited;		/* 1: ended by exit(), code in exit_code */
 	int exit_code;		/* -1 when not exited */
 	int signal;		/* the terminating signal, 0 none */
@@ -69,7 +69,7 @@ struct pm_status {
 };
 
 /* Decode a raw wait status (256: exit 1; 9: SIGKILL; 139: SIGSEGV with core).  Pure. */
-void pm_status_decode(int status, struct pm_status *st);
+void pm_wait_decode(int status, struct pm_wait_status *st);
 
 /* "SIGKILL", "SIGRTMIN+3", or "SIG99" for SIG into BUF (LEN bytes); returns BUF. */
 const char *pm_signal_name(int sig, char *buf, size_t len);

@@ -171,7 +171,7 @@ static int is_uuid(const char *s, size_t n)
 }
 
 /* "gpu_uuids": the GPU-/MIG- tokens of the GPU lists, unique, in order; absent if none. */
-static void uuids(struct out *o, const struct pm_task *t)
+static void uuids(struct out *o, const struct pm_spank_task *t)
 {
 	const char *lists[2] = { t->gpus, t->cuda_visible }, *tok[MAX_UUIDS];
 	size_t tl[MAX_UUIDS], nt = 0, i, j, n, used = 0;
@@ -209,7 +209,7 @@ static void uuids(struct out *o, const struct pm_task *t)
 	put(o, "]", 1);
 }
 
-static void common(struct out *o, const char *schema, const struct pm_task *t)
+static void common(struct out *o, const char *schema, const struct pm_spank_task *t)
 {
 	o->first = 1;
 	o->bad = 0;
@@ -240,7 +240,7 @@ static int finish(struct out *o)
 	return (int)o->len;
 }
 
-int pm_record_rankmap(char *buf, size_t cap, const struct pm_task *t)
+int pm_record_rankmap(char *buf, size_t cap, const struct pm_spank_task *t)
 {
 	struct out o = { .p = buf, .cap = cap };
 
@@ -261,10 +261,10 @@ int pm_record_rankmap(char *buf, size_t cap, const struct pm_task *t)
 	return finish(&o);
 }
 
-int pm_record_taskexit(char *buf, size_t cap, const struct pm_task *t, int status)
+int pm_record_taskexit(char *buf, size_t cap, const struct pm_spank_task *t, int status)
 {
 	struct out o = { .p = buf, .cap = cap };
-	struct pm_status st;
+	struct pm_wait_status st;
 	char sig[32];
 
 	if (cap > PM_REC_MAX)
@@ -273,7 +273,7 @@ int pm_record_taskexit(char *buf, size_t cap, const struct pm_task *t, int statu
 		errno = ENOBUFS;
 		return -1;
 	}
-	pm_status_decode(status, &st);
+	pm_wait_decode(status, &st);
 	common(&o, "postmortem.taskexit/1", t);
 	num(&o, "status", status);
 	if (st.exited)

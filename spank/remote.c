@@ -316,7 +316,7 @@ int pm_remote_task_init(spank_t sp, const struct pm_args *a)
 }
 
 /* The task's identity; 0, or -1 when Slurm does not tell its rank. */
-static int task_ids(spank_t sp, struct pm_task *t, char *tef, size_t teflen,
+static int task_ids(spank_t sp, struct pm_spank_task *t, char *tef, size_t teflen,
 		    const struct pm_args *a)
 {
 	uint32_t rank;
@@ -373,7 +373,7 @@ static void put(const char *kind, const char *line, int len, const struct pm_arg
 int pm_remote_task_post_fork(spank_t sp, const struct pm_args *a)
 {
 	char line[PM_REC_MAX], tef[PM_PATH_MAX + 64];
-	struct pm_task t;
+	struct pm_spank_task t;
 
 	if (!rs.ready || rs.optout || task_ids(sp, &t, tef, sizeof(tef), a) < 0)
 		return 0;
@@ -384,7 +384,7 @@ int pm_remote_task_post_fork(spank_t sp, const struct pm_args *a)
 int pm_remote_task_exit(spank_t sp, const struct pm_args *a)
 {
 	char line[PM_REC_MAX], tef[PM_PATH_MAX + 64];
-	struct pm_task t;
+	struct pm_spank_task t;
 	int status;
 
 	if (!rs.ready || rs.optout || task_ids(sp, &t, tef, sizeof(tef), a) < 0)

@@ -7,7 +7,7 @@
 
 #include "pmspank.h"
 
-void pm_status_decode(int status, struct pm_status *st)
+void pm_wait_decode(int status, struct pm_wait_status *st)
 {
 	st->exited = 0;
 	st->exit_code = -1;

@@ -483,7 +483,7 @@ END_TEST
 
 /* ---- record.c, status.c ---- */
 
-static void task(struct pm_task *t)
+static void task(struct pm_spank_task *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->job = "4242";
@@ -519,7 +519,7 @@ static json_t *load_line(const char *buf, int len)
 START_TEST(test_record_round_trip)
 {
 	char buf[PM_REC_MAX];
-	struct pm_task t;
+	struct pm_spank_task t;
 	json_t *o, *u;
 
 	task(&t);
@@ -596,7 +596,7 @@ START_TEST(test_record_hostile_strings)
 		"",
 	};
 	char buf[PM_REC_MAX], big[20000];
-	struct pm_task t;
+	struct pm_spank_task t;
 	unsigned seed = 42;
 	size_t i, j;
 	json_t *o;
@@ -664,12 +664,12 @@ START_TEST(test_wait_status)
 		{0x8b, 0, -1, 11, 1, "SIGSEGV"}, {0x86, 0, -1, 6, 1, "SIGABRT"},
 		{7, 0, -1, 7, 0, "SIGBUS"},
 	};
-	struct pm_status st;
+	struct pm_wait_status st;
 	char name[32];
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		pm_status_decode(v[i].status, &st);
+		pm_wait_decode(v[i].status, &st);
 		ck_assert_int_eq(st.exited, v[i].exited);
 		ck_assert_int_eq(st.exit_code, v[i].code);
 		ck_assert_int_eq(st.signal, v[i].sig);
