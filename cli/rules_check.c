@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fixture.h"
 
 static int check(int argc, char **argv)
 {

@@ -18,7 +18,6 @@
 
 #include "finalize.h" /* pm_bundle_manifest */
 #include "pmutil.h"
-#include "ruleset.h" /* the tuning: the skew tolerance */
 #include "store.h"
 
 #define SACCT_MAX (16u << 20)
@@ -757,7 +756,7 @@ void cli_timeline_print(FILE *f, const json_t *v, size_t max)
 
 double cli_ruleset_skew_ms(const struct pm_ruleset *rs)
 {
-	return rs->skew_s * 1000;
+	return pm_ruleset_skew_s(rs) * 1000;
 }
 
 static json_t *opt_copy(const json_t *x)

@@ -23,7 +23,6 @@
 #include <zstd.h>
 
 #include "evidence.h"
-#include "sha256.h"
 
 #define MEMBER_MAX (256u << 20)
 #define MANIFEST_MAX (16u << 20)

@@ -18,7 +18,6 @@
 
 #include "internal.h"
 #include "evidence.h"
-#include "sha256.h"
 
 #define GROW(arr, n, a) ((n) < (a) ? 0 : pm_grow((void **)&(arr), &(a), sizeof(*(arr))))
 
@@ -583,6 +582,11 @@ int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, si
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	return add_one(ev, path, base, &st, err, errlen, 0, &w);
+}
+
+int pm_evidence_bundles(const struct pm_evidence *ev)
+{
+	return ev->nbundles;
 }
 
 /* ---- content digests ---- */

@@ -21,33 +21,12 @@ int pm_ev_add_collect(struct pm_evidence *ev, const char *node, double start);
  * BUF[0] in the decompressed file.  Return -1 to stop. */
 typedef int pm_chunk_fn(void *arg, const char *buf, size_t len, uint64_t off);
 
-/* The most bytes of text read from one input after decompression: POSTMORTEM_INPUT_MAX
- * (a size: 512M, 2GiB; at least 1 MiB), 1 GiB when unset or not a size.  Past it an input
- * is cut and marked truncated, with the reason (FORMATS.md, "Input size"). */
-uint64_t pm_input_max(void);
-
 /* The first CAP decompressed bytes of F. */
 int pm_file_head(struct pm_file *f, char *buf, size_t cap, size_t *len);
 /* Stream all of F through FN, computing its digest and noting truncation in its status. */
 int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg);
 /* All of F (at most CAP bytes) in one malloc'd buffer. */
 int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len);
-
-/* Handed the text of pm_text_stream in pieces; return -1 to stop. */
-typedef int pm_text_fn(void *arg, const char *buf, size_t len);
-
-/*
- * Read the open file FD (plain, gzip or zstd: told by its first bytes, as every input is)
- * to its end, handing FN its text after decompression in pieces, at most MAX bytes in all
- * (0: pm_input_max()).  Returns 0 with WHY "" when all of it was read, or WHY saying why
- * not (cut at MAX, corrupt or truncated data); -1 with errno when FN stopped it or memory
- * ran out.  FD is left open.
- */
-int pm_text_stream(int fd, uint64_t max, pm_text_fn *fn, void *arg, char *why, size_t whylen);
-
-/* sniff.c: the compressed or archive format BUF (LEN bytes) starts with ("gzip", "zstd",
- * "xz", "bzip2", "zip", ...), static; NULL when it starts with none of them. */
-const char *pm_packed_format(const void *buf, size_t len);
 
 /* bundle.c: an unpacked bundle folder, or a .tar.zst bundle file. */
 int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel, char *err,

@@ -26,7 +26,6 @@
 
 #include "internal.h"
 #include "ruleset.h"
-#include "sha256.h"
 
 #define MAGIC "PMHSDB1\n"
 #define MAGIC_LEN 8

@@ -1,6 +1,7 @@
 /*
- * internal.h - the engine's private evidence model, shared by its modules.
- * Not installed.  Parsers take (buf, len) and never assume NUL termination.
+ * internal.h - the engine's private evidence model, shared by its modules (postmortem.h holds
+ * what the other parts use).  Not installed.  Parsers take (buf, len) and never assume NUL
+ * termination.
  */
 #ifndef PM_INTERNAL_H
 #define PM_INTERNAL_H
@@ -10,67 +11,7 @@
 #include <stdint.h>
 #include "postmortem.h"
 
-/* Source kinds (engine/FORMATS.md); the names are part of the output contract. */
-enum pm_source {
-	PM_SRC_APP_LOG,
-	PM_SRC_KERNEL_LOG,
-	PM_SRC_GPU_STATE,
-	PM_SRC_NODE_METRICS,
-	PM_SRC_SCHEDULER,
-	PM_SRC_TASK_EXIT,
-	PM_SRC_RANK_MAP,
-	PM_SRC__COUNT
-};
-
-/* Detected file formats; see FORMATS.md. */
-enum pm_format {
-	PM_FMT_APP,
-	PM_FMT_TORCHRUN,
-	PM_FMT_PYSPY,
-	PM_FMT_DMESG,
-	PM_FMT_KMSG_ISO,
-	PM_FMT_SYSLOG,
-	PM_FMT_NVSMI_Q,
-	PM_FMT_NVSMI_CSV,
-	PM_FMT_SACCT_P,
-	PM_FMT_SACCT_TABLE,
-	PM_FMT_SCONTROL_JOB,
-	PM_FMT_SLURMD_LOG,
-	PM_FMT_SLURMCTLD_LOG,
-	PM_FMT_RANK_MAP,
-	PM_FMT_TASK_EXIT,
-	PM_FMT_MEMINFO,
-	PM_FMT_PROMETHEUS,
-	PM_FMT_BINARY,
-	PM_FMT_EMPTY,
-	PM_FMT__COUNT
-};
-
-/* Coverage statuses; names are the output contract. */
-enum pm_status {
-	PM_ST_OK,
-	PM_ST_MISSING,
-	PM_ST_EMPTY,
-	PM_ST_TRUNCATED,
-	PM_ST_TIMED_OUT,
-	PM_ST_DENIED,
-	PM_ST_LAGGING,
-	PM_ST_BINARY,
-	PM_ST_UNREADABLE,
-	PM_ST__COUNT
-};
-
-const char *pm_source_name(enum pm_source s);
-int pm_source_parse(const char *name, enum pm_source *out); /* 0 or -1 */
-const char *pm_format_name(enum pm_format f);
-enum pm_source pm_format_source(enum pm_format f);
-bool pm_source_trusted(enum pm_source s); /* false only for app_log */
-const char *pm_status_name(enum pm_status s);
-
-/* ---- sniffing, prefixes, times (sniff.c, prefix.c, timeparse.c) ---- */
-
-/* Detect the format of a file from its first LEN bytes (LEN may be short). */
-enum pm_format pm_sniff(const char *buf, size_t len);
+/* ---- prefixes (prefix.c) ---- */
 
 /* What a line's prefix says.  rank -1 and node_len 0 when absent. */
 struct pm_prefix {
@@ -86,25 +27,6 @@ struct pm_prefix {
  * and combinations ("3: [rank3]: ...", "0: host:1:2 [0] NCCL ...").  FMT decides which apply.
  */
 void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm_prefix *out);
-
-/* Time context of a file: what a stamp without a year or with a monotonic clock needs. */
-struct pm_timectx {
-	int year;	  /* for syslog stamps; from the file's mtime */
-	double boot_time; /* epoch seconds at boot; 0 = unknown */
-};
-
-/*
- * Find the event time stamped on LINE (the whole raw line, prefixes included).
- * Returns 1 and sets *T (epoch seconds, UTC unless the stamp has an offset), 0 when the line
- * has no trustworthy stamp.
- */
-int pm_time_parse(const char *line, size_t len, const struct pm_timectx *ctx, double *t);
-
-/* Format epoch seconds as "2026-11-30T03:11:58.002Z" into BUF (at least 32 bytes). */
-void pm_time_format(double t, char *buf, size_t len);
-
-/* Numbers that a line carrying a rank or node in a file name gives; -1/NULL when absent. */
-int pm_path_rank(const char *path);
 
 /* ---- structured inputs (parse_*.c) ---- */
 
@@ -173,12 +95,6 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		   size_t rlen); /* rank_map and task_exit JSON lines */
 int pm_parse_prom(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		  size_t rlen); /* postmortem.prometheus/1 JSON lines */
-
-/* Expand a Slurm hostlist ("gpu[016-017,020],login1") into sorted unique names. */
-int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n);
-/* The other way: N names (any order, duplicates allowed) as one hostlist that expands to
- * exactly them ("gpu[0001-0004,0007],login1"); "" for none.  Malloc'd; NULL on ENOMEM. */
-char *pm_hostlist_compress(const char *const *names, size_t n);
 
 /* ---- the evidence set (evidence.c) ---- */
 
@@ -288,21 +204,6 @@ struct pm_evidence {
  */
 int pm_trust_mask(const struct pm_evidence *ev, const struct pm_file *f, const char *buf,
 		  size_t len, char **out);
-/* A line of slurmd's, slurmstepd's or slurmctld's log, as linetrust.c reads it (the
- * collector keeps a job's lines with it).  False when it has no "[stamp] " of slurm's. */
-struct pm_slurm_line {
-	double t;	 /* its stamp */
-	const char *job; /* its own job field ("[25.batch]", "JobId=25"), NULL none */
-	size_t job_len;
-	size_t text;	       /* where slurm's message begins */
-	size_t user, user_end; /* the text a user chose; user = the length when none */
-	bool open; /* a path whose closing strerror text is not on this line: the lines up to
-		    * the one that ends with it (pm_slurm_line_closes) are the user's */
-};
-bool pm_slurm_line(const char *line, size_t len, struct pm_slurm_line *out);
-bool pm_slurm_line_closes(const char *line, size_t len);
-/* Whether a job field ("25", "25_3", "25_3(27)") names job ID. */
-bool pm_slurm_job_match(const char *field, size_t len, const char *id);
 
 /* Helpers for parsers; all copy their strings.  Return NULL/-1 only on ENOMEM. */
 struct pm_fact *pm_ev_add_fact(struct pm_evidence *ev, size_t file, const char *node, int gpu,

@@ -1,8 +1,13 @@
 /*
  * postmortem.h - libpostmortem, the engine: evidence in, verdict out.
  *
- * The engine is pure: no Slurm calls, no network, no logging, no global state.  The SPANK
- * plugin, the epilog collector and the CLI are thin users of this header.
+ * The engine is pure: no Slurm calls, no network, no logging, no global state.  The epilog
+ * collector, the store and the CLI use the engine through this header and redact.h (the
+ * secret redactor) only; the engine's other headers are its own.  The first half is the
+ * diagnosis (rule sets, evidence sets, verdicts); the second the reading services the
+ * collector and the store share with it (format and source names, sniffing, time stamps,
+ * Slurm's log lines and host lists, digests, bounded decompression), so that every part
+ * reads evidence exactly as the engine does.
  *
  * Ownership: every object is created and destroyed by the caller with the functions below;
  * destroy functions accept NULL.  Strings passed in are copied.  A verdict is a jansson
@@ -13,8 +18,10 @@
 #ifndef POSTMORTEM_H
 #define POSTMORTEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #define PM_VERDICT_SCHEMA "postmortem.verdict/2"
@@ -41,6 +48,24 @@ const char *pm_ruleset_digest(const struct pm_ruleset *rs);
 /* Number of rules, and the id of rule I (0 <= I < count); owned by RS. */
 size_t pm_ruleset_count(const struct pm_ruleset *rs);
 const char *pm_ruleset_rule_id(const struct pm_ruleset *rs, size_t i);
+/* The set's clock skew tolerance in seconds (its tuning skew_tolerance_ms / 1000): events on
+ * two nodes closer than this cannot be ordered. */
+double pm_ruleset_skew_s(const struct pm_ruleset *rs);
+
+/* Counts from a run over a rule set's fixtures. */
+struct pm_fixture_result {
+	unsigned cases, passed, failed, errors;
+	unsigned rules_uncovered;
+};
+
+/*
+ * Run every known-answer case under FIXDIR (rules/README.md, "Fixtures": one folder per case
+ * holding expected.json and evidence/) with RS; write a line per case and a readable diff
+ * per failure to OUT.  ONLY, when not NULL, restricts the run to the case of that name.
+ * Returns 0, or -1 when FIXDIR cannot be read.
+ */
+int pm_fixture_run(const struct pm_ruleset *rs, const char *fixdir, const char *only, FILE *out,
+		   struct pm_fixture_result *res);
 
 /*
  * An evidence set: the files of one job, gathered by hand or by the collector.
@@ -57,6 +82,9 @@ void pm_evidence_destroy(struct pm_evidence *ev);
  * itself cannot be used (does not exist, a malformed bundle).
  */
 int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, size_t errlen);
+
+/* How many evidence bundles (files or unpacked folders) the set has read so far. */
+int pm_evidence_bundles(const struct pm_evidence *ev);
 
 /*
  * Add the evidence bundle file PATH (.tar.zst; not a symbolic link), reading it once.  A
@@ -115,5 +143,149 @@ json_t *pm_evidence_inputs(const struct pm_evidence *ev);
 
 /* Serialise a verdict: sorted keys, two-space indent, trailing newline; malloc'd. */
 char *pm_verdict_dump(const json_t *verdict);
+
+/* Whether verdict class CLS is a hardware class (its origin rules read only trusted
+ * sources). */
+bool pm_class_hardware(const char *cls);
+
+/* ==== reading services: what the collector and the store read as the engine does ==== */
+
+/* Source kinds (FORMATS.md); the names are part of the output contract. */
+enum pm_source {
+	PM_SRC_APP_LOG,
+	PM_SRC_KERNEL_LOG,
+	PM_SRC_GPU_STATE,
+	PM_SRC_NODE_METRICS,
+	PM_SRC_SCHEDULER,
+	PM_SRC_TASK_EXIT,
+	PM_SRC_RANK_MAP,
+	PM_SRC__COUNT
+};
+
+/* Detected file formats; see FORMATS.md. */
+enum pm_format {
+	PM_FMT_APP,
+	PM_FMT_TORCHRUN,
+	PM_FMT_PYSPY,
+	PM_FMT_DMESG,
+	PM_FMT_KMSG_ISO,
+	PM_FMT_SYSLOG,
+	PM_FMT_NVSMI_Q,
+	PM_FMT_NVSMI_CSV,
+	PM_FMT_SACCT_P,
+	PM_FMT_SACCT_TABLE,
+	PM_FMT_SCONTROL_JOB,
+	PM_FMT_SLURMD_LOG,
+	PM_FMT_SLURMCTLD_LOG,
+	PM_FMT_RANK_MAP,
+	PM_FMT_TASK_EXIT,
+	PM_FMT_MEMINFO,
+	PM_FMT_PROMETHEUS,
+	PM_FMT_BINARY,
+	PM_FMT_EMPTY,
+	PM_FMT__COUNT
+};
+
+/* Coverage statuses; names are the output contract. */
+enum pm_status {
+	PM_ST_OK,
+	PM_ST_MISSING,
+	PM_ST_EMPTY,
+	PM_ST_TRUNCATED,
+	PM_ST_TIMED_OUT,
+	PM_ST_DENIED,
+	PM_ST_LAGGING,
+	PM_ST_BINARY,
+	PM_ST_UNREADABLE,
+	PM_ST__COUNT
+};
+
+const char *pm_source_name(enum pm_source s);
+int pm_source_parse(const char *name, enum pm_source *out); /* 0 or -1 */
+const char *pm_format_name(enum pm_format f);
+enum pm_source pm_format_source(enum pm_format f);
+bool pm_source_trusted(enum pm_source s); /* false only for app_log */
+const char *pm_status_name(enum pm_status s);
+
+/* Detect the format of a file from its first LEN bytes (LEN may be short). */
+enum pm_format pm_sniff(const char *buf, size_t len);
+
+/* Time context of a file: what a stamp without a year or with a monotonic clock needs. */
+struct pm_timectx {
+	int year;	  /* for syslog stamps; from the file's mtime */
+	double boot_time; /* epoch seconds at boot; 0 = unknown */
+};
+
+/*
+ * Find the event time stamped on LINE (the whole raw line, prefixes included).
+ * Returns 1 and sets *T (epoch seconds, UTC unless the stamp has an offset), 0 when the line
+ * has no trustworthy stamp.
+ */
+int pm_time_parse(const char *line, size_t len, const struct pm_timectx *ctx, double *t);
+
+/* Format epoch seconds as "2026-11-30T03:11:58.002Z" into BUF (at least 32 bytes). */
+void pm_time_format(double t, char *buf, size_t len);
+
+/* Numbers that a line carrying a rank or node in a file name gives; -1/NULL when absent. */
+int pm_path_rank(const char *path);
+
+/* A line of slurmd's, slurmstepd's or slurmctld's log, as linetrust.c reads it (the
+ * collector keeps a job's lines with it).  False when it has no "[stamp] " of slurm's. */
+struct pm_slurm_line {
+	double t;	 /* its stamp */
+	const char *job; /* its own job field ("[25.batch]", "JobId=25"), NULL none */
+	size_t job_len;
+	size_t text;	       /* where slurm's message begins */
+	size_t user, user_end; /* the text a user chose; user = the length when none */
+	bool open; /* a path whose closing strerror text is not on this line: the lines up to
+		    * the one that ends with it (pm_slurm_line_closes) are the user's */
+};
+bool pm_slurm_line(const char *line, size_t len, struct pm_slurm_line *out);
+bool pm_slurm_line_closes(const char *line, size_t len);
+/* Whether a job field ("25", "25_3", "25_3(27)") names job ID. */
+bool pm_slurm_job_match(const char *field, size_t len, const char *id);
+
+/* Expand a Slurm hostlist ("gpu[016-017,020],login1") into sorted unique names. */
+int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n);
+/* The other way: N names (any order, duplicates allowed) as one hostlist that expands to
+ * exactly them ("gpu[0001-0004,0007],login1"); "" for none.  Malloc'd; NULL on ENOMEM. */
+char *pm_hostlist_compress(const char *const *names, size_t n);
+
+/* ---- digests (sha256.c): SHA-256 for evidence and rule set digests, through OpenSSL's
+ * libcrypto (which uses the CPU's SHA extensions: digests are on the scanning path) ---- */
+
+struct pm_sha256 {
+	void *ctx; /* EVP_MD_CTX; NULL after a failed init: updates are ignored */
+};
+
+void pm_sha256_init(struct pm_sha256 *c);
+void pm_sha256_update(struct pm_sha256 *c, const void *data, size_t len);
+/* Writes the digest (all zero if the context could not be created) and frees the context. */
+void pm_sha256_final(struct pm_sha256 *c, unsigned char out[32]);
+/* "sha256:" followed by 64 lower-case hex digits, into OUT (at least 72 bytes). */
+void pm_sha256_hex(const unsigned char d[32], char *out);
+
+/* ---- bounded reading of possibly compressed text (evidence.c, sniff.c) ---- */
+
+/* The most bytes of text read from one input after decompression: POSTMORTEM_INPUT_MAX
+ * (a size: 512M, 2GiB; at least 1 MiB), 1 GiB when unset or not a size.  Past it an input
+ * is cut and marked truncated, with the reason (FORMATS.md, "Input size"). */
+uint64_t pm_input_max(void);
+
+/* Handed the text of pm_text_stream in pieces; return -1 to stop. */
+typedef int pm_text_fn(void *arg, const char *buf, size_t len);
+
+/*
+ * Read the open file FD (plain, gzip or zstd: told by its first bytes, as every input is)
+ * to its end, handing FN its text after decompression in pieces, at most MAX bytes in all
+ * (0: pm_input_max()).  Returns 0 with WHY "" when all of it was read, or WHY saying why
+ * not (cut at MAX, corrupt or truncated data); -1 with errno when FN stopped it or memory
+ * ran out.  FD is left open.
+ */
+int pm_text_stream(int fd, uint64_t max, pm_text_fn *fn, void *arg, char *why, size_t whylen);
+
+/* sniff.c: the compressed or archive format BUF (LEN bytes) starts with ("gzip", "zstd",
+ * "xz", "bzip2", "zip", ...), static; NULL when it starts with none of them. */
+const char *pm_packed_format(const void *buf, size_t len);
 
 #endif /* POSTMORTEM_H */

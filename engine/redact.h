@@ -5,7 +5,10 @@
  * daemon logs) passes through pm_redact before compression, so that tokens, keys, passwords
  * and private key blocks never reach the evidence store, while identifiers that are not
  * secrets (GPU and MIG UUIDs, PCI ids, job ids, hashes, addresses) come out untouched.
- * Private to the engine for now; the kind names below are part of the output contract.
+ * Public, beside postmortem.h: the collector redacts what it archives, and the engine redacts
+ * again every line a verdict shows (pm_redact_text), so both parts must redact alike and
+ * the redactor lives with the engine that both use.  The kind names below are part of the
+ * output contract.
  */
 #ifndef PM_REDACT_H
 #define PM_REDACT_H

@@ -16,7 +16,6 @@
 #include "internal.h"
 #include "taxonomy.h"
 #include "ruleset.h"
-#include "sha256.h"
 
 static const char *const role_names[PM_ROLE__COUNT] = {
 	"origin", "cascade", "teardown", "confirmation", "progress", "context",
@@ -961,4 +960,9 @@ size_t pm_ruleset_count(const struct pm_ruleset *rs)
 const char *pm_ruleset_rule_id(const struct pm_ruleset *rs, size_t i)
 {
 	return i < rs->nrules ? rs->rules[i].id : NULL;
+}
+
+double pm_ruleset_skew_s(const struct pm_ruleset *rs)
+{
+	return rs->skew_s;
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <openssl/evp.h>
 
-#include "sha256.h"
+#include "postmortem.h"
 
 void pm_sha256_init(struct pm_sha256 *c)
 {

@@ -41,8 +41,7 @@ bool pm_class_external(const char *cls);
  * no kernel log to be established. */
 bool pm_cause_slurm_act(const char *cls, const char *sub);
 
-/* Whether CLS is a hardware class (its origin rules read only trusted sources). */
-bool pm_class_hardware(const char *cls);
+/* pm_class_hardware, which the store uses too, is postmortem.h's. */
 /* 0 when CLS (and SUBCLS, unless NULL) are in the taxonomy, else -1. */
 int pm_taxonomy_check(const char *cls, const char *subcls);
 

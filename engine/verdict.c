@@ -11,7 +11,6 @@
 
 #include "attribute.h"
 #include "taxonomy.h"
-#include "sha256.h"
 
 json_t *pm_diagnose(struct pm_evidence *ev, char *err, size_t errlen)
 {

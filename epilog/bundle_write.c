@@ -14,8 +14,7 @@
 #include <string.h>
 
 #include "collector.h"
-#include "internal.h"
-#include "sha256.h"
+#include "postmortem.h"
 
 #define SNIFF_BYTES 4096
 
@@ -96,7 +95,7 @@ static json_t *file_entry(const struct pm_capture *cap, const struct pm_job *j)
 			 pm_csource_name(cap->src), "format", format_of(cap), "node", j->node,
 			 "rank", cap->rank >= 0 ? json_integer(cap->rank) : json_null(),
 			 "observed_time", iso(cap->observed), "bytes", (json_int_t)cap->len,
-			 "sha256", sha + 7, "status", pm_cstatus_name(cap->status), "reason",
+			 "sha256", sha + 7, "status", pm_status_name(cap->status), "reason",
 			 cap->reason, "redacted", (json_int_t)cap->redacted, "origin",
 			 str_or_null(cap->origin));
 }
@@ -106,7 +105,7 @@ static json_t *coverage_entry(const struct pm_collection *c, int s)
 	const struct pm_coverage *cv = &c->cov[s];
 
 	return json_pack("{s:s, s:s, s:s, s:i, s:f, s:b}", "source", pm_csource_name(s), "status",
-			 pm_cstatus_name(cv->status), "reason", cv->reason, "files", (int)cv->files,
+			 pm_status_name(cv->status), "reason", cv->reason, "files", (int)cv->files,
 			 "elapsed_s", (double)(long)(cv->elapsed * 1000) / 1000, "cut", cv->cut);
 }
 
@@ -245,7 +244,7 @@ int pm_bundle_verify(const char *path, char *err, size_t errlen)
 	if (!(ev = pm_evidence_create(NULL)))
 		return -1;
 	rc = pm_evidence_add_path(ev, path, err, errlen);
-	if (rc == 0 && ev->nbundles != 1) {
+	if (rc == 0 && pm_evidence_bundles(ev) != 1) {
 		snprintf(err, errlen, "%s: not read as a bundle", path);
 		errno = EINVAL;
 		rc = -1;

@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "pmconfig.h"
+#include "postmortem.h"
 
 /* How far before the job's first task start the kernel log window opens. */
 #define PM_WINDOW_MARGIN 300.0
@@ -134,21 +135,20 @@ struct pm_reader_hdr {
  */
 pid_t pm_reader_spawn(const struct pm_reader *r, int *fd);
 
+/* ---- common.c: what every source file uses ---- */
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
+double pm_mono(void);
+double pm_now(void);
+
+/* How bad coverage status S is, for keeping the worst of several: ok 0, empty, missing,
+ * truncated, unreadable, denied, timed_out 6 (the statuses the collector gives). */
+int pm_status_severity(enum pm_status s);
+
 /* ---- sources.c ---- */
 
-/* Coverage statuses, named as the engine names them (FORMATS.md). */
-enum pm_cstatus {
-	PM_CST_OK,
-	PM_CST_MISSING,
-	PM_CST_EMPTY,
-	PM_CST_TRUNCATED,
-	PM_CST_TIMED_OUT,
-	PM_CST_DENIED,
-	PM_CST_UNREADABLE,
-	PM_CST__COUNT
-};
-
-const char *pm_cstatus_name(enum pm_cstatus s);
+/* Coverage statuses are the engine's (enum pm_status, pm_status_name: postmortem.h); the
+ * collector gives ok, missing, empty, truncated, timed_out, denied and unreadable. */
 
 /* One file (or one failure) of one source. */
 struct pm_capture {
@@ -161,14 +161,14 @@ struct pm_capture {
 	int rank;	 /* -1 unknown */
 	double observed; /* when it was read (epoch s) */
 	double elapsed;	 /* seconds it took */
-	enum pm_cstatus status;
+	enum pm_status status;
 	char reason[320];
 	bool cut;	   /* stopped by the collector's deadline, not its own timeout */
 	uint64_t redacted; /* secrets replaced by scrub.c */
 };
 
 struct pm_coverage {
-	enum pm_cstatus status;
+	enum pm_status status;
 	char reason[400];
 	double elapsed;
 	unsigned files; /* captures kept */
@@ -203,10 +203,6 @@ bool pm_collect_stopped(void);
  * (free its data with free()).  Returns 0, or -1 with errno when it could not be started.
  */
 int pm_run_command(const char *cmd, double timeout, uint64_t cap, struct pm_capture *out);
-
-/* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
-double pm_mono(void);
-double pm_now(void);
 
 /* ---- scrub.c ---- */
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "collector.h"
-#include "internal.h"
+#include "postmortem.h"
 
 #define SPOOL_FILE_MAX (16u << 20)
 
@@ -280,7 +280,7 @@ int pm_job_resolve_restart(struct pm_job *j, double timeout)
 			 "scontrol not run: Slurm's count %d", j->restart);
 		return -1;
 	}
-	if (c.status == PM_CST_OK && c.data && scontrol_field(c.data, "StartTime", v, sizeof(v)) &&
+	if (c.status == PM_ST_OK && c.data && scontrol_field(c.data, "StartTime", v, sizeof(v)) &&
 	    strptime(v, "%Y-%m-%dT%H:%M:%S", &tm)) {
 		tm.tm_isdst = -1;
 		start = (double)mktime(&tm);
@@ -288,7 +288,7 @@ int pm_job_resolve_restart(struct pm_job *j, double timeout)
 	if (start <= 0) {
 		snprintf(j->restart_note, sizeof(j->restart_note),
 			 "no StartTime from scontrol (%s): Slurm's count %d",
-			 pm_cstatus_name(c.status), j->restart);
+			 pm_status_name(c.status), j->restart);
 		rc = -1;
 	} else if (j->window_start < start) {
 		/* this node's tasks began before the job's current run: they were the run

@@ -202,7 +202,7 @@ static void timed_out_list(const struct pm_collection *c, char *buf, size_t len)
 
 	buf[0] = 0;
 	for (int s = 0; s < PM_CS__COUNT; s++)
-		if (c->cov[s].status == PM_CST_TIMED_OUT && n < len)
+		if (c->cov[s].status == PM_ST_TIMED_OUT && n < len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
 					      pm_csource_name(s));
 	if (!n)

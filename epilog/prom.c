@@ -228,12 +228,6 @@ static json_t *num(double v)
 
 /* ---- one query ---- */
 
-static const int severity[PM_CST__COUNT] = {
-	[PM_CST_OK] = 0,	[PM_CST_EMPTY] = 1,	 [PM_CST_MISSING] = 2,
-	[PM_CST_TRUNCATED] = 3, [PM_CST_UNREADABLE] = 4, [PM_CST_DENIED] = 5,
-	[PM_CST_TIMED_OUT] = 6,
-};
-
 struct state {
 	const struct pm_config *cfg;
 	struct out out;
@@ -241,15 +235,15 @@ struct state {
 	char *token;
 	char shown[200];
 	double start, end, step, deadline;
-	enum pm_cstatus st; /* the worst so far */
+	enum pm_status st; /* the worst so far */
 	char why[640];
 	size_t series, samples, queries, failed;
 	json_t *lines; /* series lines of all queries, written sorted at the end */
 };
 
-static void worse(struct state *s, enum pm_cstatus st, const char *why)
+static void worse(struct state *s, enum pm_status st, const char *why)
 {
-	if (severity[st] > severity[s->st]) {
+	if (pm_status_severity(st) > pm_status_severity(s->st)) {
 		s->st = st;
 		snprintf(s->why, sizeof(s->why), "%s", why);
 	}
@@ -305,7 +299,7 @@ static void query(struct state *s, const char *expr)
 	char num_[64], why[400], detail[240] = "";
 	json_t *doc = NULL, *result, *ser, *qline;
 	json_error_t jerr;
-	enum pm_cstatus st = PM_CST_OK;
+	enum pm_status st = PM_ST_OK;
 	size_t i, n = 0;
 	const char *base = s->cfg->prom.url;
 	size_t bl = strlen(base);
@@ -318,7 +312,7 @@ static void query(struct state *s, const char *expr)
 	snprintf(num_, sizeof(num_), "&start=%.3f&end=%.3f&step=%g", s->start, s->end, s->step);
 	puts_(&url, num_);
 	if (!done(&url)) {
-		worse(s, PM_CST_UNREADABLE, "out of memory");
+		worse(s, PM_ST_UNREADABLE, "out of memory");
 		return;
 	}
 	rq.url = url.s;
@@ -333,19 +327,19 @@ static void query(struct state *s, const char *expr)
 	case PM_HTTP_OK:
 		break;
 	case PM_HTTP_TIMEOUT:
-		st = PM_CST_TIMED_OUT;
+		st = PM_ST_TIMED_OUT;
 		break;
 	case PM_HTTP_UNREACHABLE:
-		st = PM_CST_MISSING;
+		st = PM_ST_MISSING;
 		break;
 	case PM_HTTP_TOOBIG:
-		st = PM_CST_TRUNCATED;
+		st = PM_ST_TRUNCATED;
 		break;
 	case PM_HTTP_STATUS:
-		st = rs.status == 401 || rs.status == 403 ? PM_CST_DENIED : PM_CST_UNREADABLE;
+		st = rs.status == 401 || rs.status == 403 ? PM_ST_DENIED : PM_ST_UNREADABLE;
 		break;
 	default:
-		st = PM_CST_UNREADABLE;
+		st = PM_ST_UNREADABLE;
 		break;
 	}
 	snprintf(why, sizeof(why), "%s", rs.why);
@@ -365,7 +359,7 @@ static void query(struct state *s, const char *expr)
 			snprintf(why, sizeof(why),
 				 "%s: not a Prometheus query answer (no data.result)", s->shown);
 		if (!doc || detail[0] || !json_is_array(result)) {
-			st = PM_CST_UNREADABLE;
+			st = PM_ST_UNREADABLE;
 		} else {
 			json_array_foreach(result, i, ser)
 			{
@@ -389,16 +383,16 @@ static void query(struct state *s, const char *expr)
 		}
 	}
 	s->series += n;
-	qline = json_pack("{s:s, s:s, s:I, s:I}", "query", expr, "status", pm_cstatus_name(st),
+	qline = json_pack("{s:s, s:s, s:I, s:I}", "query", expr, "status", pm_status_name(st),
 			  "series", (json_int_t)n, "elapsed_ms", (json_int_t)(rs.took * 1000));
-	if (qline && st != PM_CST_OK)
+	if (qline && st != PM_ST_OK)
 		json_object_set_new(qline, "error", json_string(why));
 	if (qline)
 		line(&s->out, qline);
 	json_decref(qline);
 	json_decref(doc);
 	free(rs.body);
-	if (st != PM_CST_OK) {
+	if (st != PM_ST_OK) {
 		s->failed++;
 		worse(s, st, why);
 	}
@@ -417,7 +411,7 @@ static void flush_series(struct state *s)
 	json_t *v;
 
 	if (!txt) {
-		worse(s, PM_CST_UNREADABLE, "out of memory");
+		worse(s, PM_ST_UNREADABLE, "out of memory");
 		return;
 	}
 	json_array_foreach(s->lines, i, v)
@@ -463,7 +457,7 @@ int pm_prom_collect(const struct pm_config *cfg, const struct pm_job *j, double 
 	s.step = p->step > 0 ? p->step : 15;
 	if ((end - start) / s.step > (double)maxp)
 		s.step = ceil((end - start) / (double)maxp);
-	s.st = PM_CST_OK;
+	s.st = PM_ST_OK;
 	pm_http_display(p->url, s.shown, sizeof(s.shown));
 	iso_ms(start, a, sizeof(a));
 	iso_ms(end, b, sizeof(b));
@@ -478,14 +472,14 @@ int pm_prom_collect(const struct pm_config *cfg, const struct pm_job *j, double 
 	json_decref(hdr);
 	s.lines = json_array();
 	if (!s.lines || !(s.h = pm_http_handle())) {
-		worse(&s, PM_CST_UNREADABLE, "cannot start libcurl");
+		worse(&s, PM_ST_UNREADABLE, "cannot start libcurl");
 		goto report;
 	}
 	if (p->bearer_token_file) {
 		char why[400];
 
 		if (!(s.token = pm_http_token(p->bearer_token_file, why, sizeof(why)))) {
-			worse(&s, errno == ENOENT ? PM_CST_MISSING : PM_CST_DENIED, why);
+			worse(&s, errno == ENOENT ? PM_ST_MISSING : PM_ST_DENIED, why);
 			goto report;
 		}
 	}
@@ -498,7 +492,7 @@ int pm_prom_collect(const struct pm_config *cfg, const struct pm_job *j, double 
 		char *sel = pm_prom_selector(p, j->node, names);
 
 		if (!sel) {
-			worse(&s, PM_CST_UNREADABLE,
+			worse(&s, PM_ST_UNREADABLE,
 			      errno == EINVAL ? "the node name cannot be put in a PromQL selector" :
 						"out of memory");
 			goto report;
@@ -512,7 +506,7 @@ int pm_prom_collect(const struct pm_config *cfg, const struct pm_job *j, double 
 		if (bare_name(qs[i]))
 			continue;
 		/* a server that did not answer will not answer the next question either */
-		if (s.st == PM_CST_TIMED_OUT || s.st == PM_CST_MISSING)
+		if (s.st == PM_ST_TIMED_OUT || s.st == PM_ST_MISSING)
 			break;
 		if (!(q = pm_expand(qs[i], j->node, j->id)))
 			continue;
@@ -528,20 +522,20 @@ int pm_prom_collect(const struct pm_config *cfg, const struct pm_job *j, double 
 		wr(&s.out, t, strlen(t));
 		snprintf(msg, sizeof(msg), "%zu of %zu series left out at the cap (%zu bytes)",
 			 s.out.omitted, s.series, s.out.cap);
-		worse(&s, PM_CST_TRUNCATED, msg);
+		worse(&s, PM_ST_TRUNCATED, msg);
 	}
 report:
-	if (s.st == PM_CST_OK && !s.series)
+	if (s.st == PM_ST_OK && !s.series)
 		snprintf(msg, sizeof(msg),
 			 "empty no series for node %s from %s between %s and %s (node labels: %s%s)",
 			 j->node, s.shown, a, b, p->node_labels ? p->node_labels[0] : "instance",
 			 p->node_labels && p->node_labels[0] && p->node_labels[1] ? ", ..." : "");
-	else if (s.st == PM_CST_OK)
+	else if (s.st == PM_ST_OK)
 		snprintf(msg, sizeof(msg),
 			 "ok %zu series, %zu samples from %s (%s to %s, step %g s)", s.series,
 			 s.samples, s.shown, a, b, s.step);
 	else
-		snprintf(msg, sizeof(msg), "%s %.500s", pm_cstatus_name(s.st), s.why);
+		snprintf(msg, sizeof(msg), "%s %.500s", pm_status_name(s.st), s.why);
 	msg[strcspn(msg, "\r\n")] = 0;
 	if (strlen(msg) > PROM_STATUS_MAX) /* the runner keeps 240 bytes of a child's stderr */
 		strcpy(msg + PROM_STATUS_MAX - 3, "...");
@@ -555,15 +549,17 @@ report:
 	return 0;
 }
 
-int pm_prom_status(const char *text, size_t len, enum pm_cstatus *st, char *reason, size_t rlen)
+int pm_prom_status(const char *text, size_t len, enum pm_status *st, char *reason, size_t rlen)
 {
 	size_t w = 0, l;
 
 	while (w < len && text[w] != ' ' && text[w] != '\n')
 		w++;
-	for (int i = 0; i < PM_CST__COUNT; i++) {
-		const char *name = pm_cstatus_name(i);
+	for (int i = 0; i < PM_ST__COUNT; i++) {
+		const char *name = pm_status_name(i);
 
+		if (i == PM_ST_LAGGING || i == PM_ST_BINARY) /* the engine's, never a query's */
+			continue;
 		if (strlen(name) != w || memcmp(text, name, w))
 			continue;
 		*st = i;

@@ -49,6 +49,6 @@ void pm_prom_window(const struct pm_config *cfg, const struct pm_job *j, double 
  * Read a status line written by pm_prom_collect (TEXT, LEN bytes, not NUL-terminated):
  * *ST and the reason into REASON.  0, or -1 when it is not one.
  */
-int pm_prom_status(const char *text, size_t len, enum pm_cstatus *st, char *reason, size_t rlen);
+int pm_prom_status(const char *text, size_t len, enum pm_status *st, char *reason, size_t rlen);
 
 #endif

@@ -14,22 +14,12 @@
 #include <string.h>
 
 #include "collector.h"
-#include "evidence.h"
+#include "postmortem.h"
 #include "redact.h"
-
-static int severity(enum pm_cstatus s)
-{
-	static const int order[PM_CST__COUNT] = {
-		[PM_CST_OK] = 0,	[PM_CST_EMPTY] = 1,	 [PM_CST_MISSING] = 2,
-		[PM_CST_TRUNCATED] = 3, [PM_CST_UNREADABLE] = 4, [PM_CST_DENIED] = 5,
-		[PM_CST_TIMED_OUT] = 6,
-	};
-	return order[s];
-}
 
 /* CAP's bytes are not archived: it keeps ST and its reason, and so does its source's
  * coverage unless that already says something worse. */
-static void drop(struct pm_collection *c, struct pm_capture *cap, enum pm_cstatus st)
+static void drop(struct pm_collection *c, struct pm_capture *cap, enum pm_status st)
 {
 	struct pm_coverage *cv = &c->cov[cap->src];
 
@@ -41,7 +31,7 @@ static void drop(struct pm_collection *c, struct pm_capture *cap, enum pm_cstatu
 	cap->len = 0;
 	if (cv->files)
 		cv->files--;
-	if (severity(st) >= severity(cv->status)) {
+	if (pm_status_severity(st) >= pm_status_severity(cv->status)) {
 		cv->status = st;
 		snprintf(cv->reason, sizeof(cv->reason), "%s", cap->reason);
 	}
@@ -86,13 +76,13 @@ uint64_t pm_collection_scrub(struct pm_collection *c)
 			snprintf(cap->reason, sizeof(cap->reason),
 				 "%.200s: %s data, which the collector cannot redact: not archived",
 				 cap->origin ? cap->origin : cap->name, packed);
-			drop(c, cap, PM_CST_DENIED);
+			drop(c, cap, PM_ST_DENIED);
 			continue;
 		}
 		if (pm_redact(cap->data, cap->len, &out, &outlen, &st) < 0) {
 			snprintf(cap->reason, sizeof(cap->reason),
 				 "not archived: the redactor failed (%s)", strerror(errno));
-			drop(c, cap, PM_CST_UNREADABLE);
+			drop(c, cap, PM_ST_UNREADABLE);
 			continue;
 		}
 		free(cap->data);

@@ -30,7 +30,7 @@
 
 #include "collector.h"
 #include "http.h"
-#include "internal.h"
+#include "postmortem.h"
 #include "prom.h"
 
 #define CHUNK 65536
@@ -49,39 +49,6 @@ void pm_collect_stop(void)
 bool pm_collect_stopped(void)
 {
 	return stop_now != 0;
-}
-
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-double pm_mono(void)
-{
-	return clock_s(CLOCK_MONOTONIC);
-}
-
-double pm_now(void)
-{
-	return clock_s(CLOCK_REALTIME);
-}
-
-static const char *const cstatus_names[PM_CST__COUNT] = {
-	[PM_CST_OK] = "ok",
-	[PM_CST_MISSING] = "missing",
-	[PM_CST_EMPTY] = "empty",
-	[PM_CST_TRUNCATED] = "truncated",
-	[PM_CST_TIMED_OUT] = "timed_out",
-	[PM_CST_DENIED] = "denied",
-	[PM_CST_UNREADABLE] = "unreadable",
-};
-
-const char *pm_cstatus_name(enum pm_cstatus s)
-{
-	return (unsigned)s < PM_CST__COUNT ? cstatus_names[s] : NULL;
 }
 
 static void fmt_size(uint64_t n, char *buf, size_t len)
@@ -362,10 +329,10 @@ struct run {
 	bool oom;
 };
 
-static void reason(struct task *t, enum pm_cstatus st, const char *fmt, ...)
+static void reason(struct task *t, enum pm_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void reason(struct task *t, enum pm_cstatus st, const char *fmt, ...)
+static void reason(struct task *t, enum pm_status st, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -445,10 +412,10 @@ oom:
 }
 
 /* A source entry that needs no process: a coverage fact. */
-static void note(struct run *r, enum pm_csource src, enum pm_cstatus st, const char *fmt, ...)
+static void note(struct run *r, enum pm_csource src, enum pm_status st, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static void note(struct run *r, enum pm_csource src, enum pm_cstatus st, const char *fmt, ...)
+static void note(struct run *r, enum pm_csource src, enum pm_status st, const char *fmt, ...)
 {
 	struct task *t = add(r, src, NULL, NULL, NULL);
 	va_list ap;
@@ -526,7 +493,7 @@ static void start_child(struct run *r, struct task *t, const char *cmd, child_fn
 	t->hdrlen = sizeof(t->hdr); /* commands send no header */
 	return;
 fail:
-	reason(t, PM_CST_UNREADABLE, "%s could not be started: %s", t->what, strerror(errno));
+	reason(t, PM_ST_UNREADABLE, "%s could not be started: %s", t->what, strerror(errno));
 	for (int i = 0; i < 2; i++) {
 		if (out[i] >= 0)
 			close(out[i]);
@@ -559,7 +526,7 @@ static void start_file(struct run *r, struct task *t, const char *path, uint64_t
 	start_times(r, t);
 	t->pid = pm_reader_spawn(&rd, &t->fd);
 	if (t->pid < 0) {
-		reason(t, PM_CST_UNREADABLE, "%s: cannot start a reader: %s", path,
+		reason(t, PM_ST_UNREADABLE, "%s: cannot start a reader: %s", path,
 		       strerror(errno));
 		free(t->cap.name);
 		t->cap.name = NULL;
@@ -629,7 +596,7 @@ static void set_content(struct run *r, struct task *t)
 		free(t->cap.data);
 		t->cap.data = NULL;
 		t->cap.len = 0;
-		reason(t, PM_CST_UNREADABLE, "%s: out of memory", t->what);
+		reason(t, PM_ST_UNREADABLE, "%s: out of memory", t->what);
 		return;
 	}
 	kept_note(t, omitted, kept, sizeof(kept));
@@ -639,14 +606,14 @@ static void set_content(struct run *r, struct task *t)
 			 WEXITSTATUS(t->wstatus));
 	sep = filt[0] && (kept[0] || ex[0]) ? "; " : "";
 	if (!t->cap.len && !t->killed) {
-		reason(t, PM_CST_EMPTY, "%s%s%s%s%s", t->sink.filter ? "no line: " : "",
+		reason(t, PM_ST_EMPTY, "%s%s%s%s%s", t->sink.filter ? "no line: " : "",
 		       t->sink.filter ? "" : t->what, t->sink.filter ? filt : " is empty",
 		       ex[0] ? "; " : "", ex);
 		return;
 	}
 	if (t->killed)
 		return; /* the timeout's reason stands */
-	reason(t, omitted ? PM_CST_TRUNCATED : PM_CST_OK, "%s%s%s%s%s", kept,
+	reason(t, omitted ? PM_ST_TRUNCATED : PM_ST_OK, "%s%s%s%s%s", kept,
 	       kept[0] && ex[0] ? "; " : "", ex, sep, filt);
 }
 
@@ -663,14 +630,14 @@ static void finish_cmd(struct run *r, struct task *t)
 	}
 	if (WIFSIGNALED(t->wstatus)) {
 		set_content(r, t);
-		if (t->cap.status == PM_CST_EMPTY)
-			reason(t, PM_CST_UNREADABLE, "%s was killed by signal %d", t->what,
+		if (t->cap.status == PM_ST_EMPTY)
+			reason(t, PM_ST_UNREADABLE, "%s was killed by signal %d", t->what,
 			       WTERMSIG(t->wstatus));
 		return;
 	}
 	code = WEXITSTATUS(t->wstatus);
 	if (code == 127 || code == 126) {
-		reason(t, code == 127 ? PM_CST_MISSING : PM_CST_DENIED, "%s%s%s",
+		reason(t, code == 127 ? PM_ST_MISSING : PM_ST_DENIED, "%s%s%s",
 		       code == 127 ? t->what : line,
 		       code == 127 ? ": no such command on this node" : "",
 		       code == 126 && !line[0] ? "cannot be executed" : "");
@@ -680,7 +647,7 @@ static void finish_cmd(struct run *r, struct task *t)
 	}
 	set_content(r, t);
 	if (code && !t->cap.len) {
-		reason(t, PM_CST_UNREADABLE, "%s exited with status %d%s%s", t->what, code,
+		reason(t, PM_ST_UNREADABLE, "%s exited with status %d%s%s", t->what, code,
 		       line[0] ? ": " : "", line);
 		free(t->cap.name);
 		t->cap.name = NULL;
@@ -690,7 +657,7 @@ static void finish_cmd(struct run *r, struct task *t)
 /* The Prometheus child says how it went on its last stderr line (prom.h). */
 static void finish_prom(struct run *r, struct task *t)
 {
-	enum pm_cstatus st;
+	enum pm_status st;
 	char why[sizeof(t->cap.reason)];
 	const char *last;
 
@@ -703,10 +670,10 @@ static void finish_prom(struct run *r, struct task *t)
 		if (*p == '\n')
 			last = p + 1;
 	if (WIFSIGNALED(t->wstatus) || pm_prom_status(last, strlen(last), &st, why, sizeof(why)) < 0) {
-		reason(t, PM_CST_UNREADABLE, "%s: the query process ended without a status", t->what);
-	} else if (t->cap.status != PM_CST_TRUNCATED || st != PM_CST_OK) {
+		reason(t, PM_ST_UNREADABLE, "%s: the query process ended without a status", t->what);
+	} else if (t->cap.status != PM_ST_TRUNCATED || st != PM_ST_OK) {
 		/* its own timeout came from the collector's deadline when that was first */
-		t->cap.cut = st == PM_CST_TIMED_OUT && t->started + t->timeout > t->deadline + 1e-6;
+		t->cap.cut = st == PM_ST_TIMED_OUT && t->started + t->timeout > t->deadline + 1e-6;
 		t->cap.status = st;
 		snprintf(t->cap.reason, sizeof(t->cap.reason), "%.240s%s", why,
 			 t->cap.cut ? " (the collector's deadline)" : "");
@@ -740,7 +707,7 @@ static void decompression_note(struct task *t)
 	if (!why[0])
 		snprintf(why, sizeof(why), "the reader's note was not kept");
 	snprintf(rest, sizeof(rest), "%s", t->cap.reason);
-	reason(t, PM_CST_TRUNCATED, "%s%s%s%s",
+	reason(t, PM_ST_TRUNCATED, "%s%s%s%s",
 	       strncmp(why, "decompression stopped", 21) ? "decompression stopped: " : "", why,
 	       rest[0] ? "; " : "", rest);
 }
@@ -760,23 +727,23 @@ static void finish_file(struct run *r, struct task *t)
 	}
 	switch (code) {
 	case PM_RX_NOENT:
-		reason(t, PM_CST_MISSING, "%s: no such file%s", t->what, who);
+		reason(t, PM_ST_MISSING, "%s: no such file%s", t->what, who);
 		break;
 	case PM_RX_ACCESS:
-		reason(t, PM_CST_DENIED, "%s: permission denied%s", t->what, who);
+		reason(t, PM_ST_DENIED, "%s: permission denied%s", t->what, who);
 		break;
 	case PM_RX_LINK:
-		reason(t, PM_CST_DENIED, "%s is a symbolic link: not followed%s", t->what, who);
+		reason(t, PM_ST_DENIED, "%s is a symbolic link: not followed%s", t->what, who);
 		break;
 	case PM_RX_NOTREG:
-		reason(t, PM_CST_DENIED, "%s is not a regular file%s", t->what, who);
+		reason(t, PM_ST_DENIED, "%s is not a regular file%s", t->what, who);
 		break;
 	case PM_RX_IDENT:
-		reason(t, PM_CST_DENIED, "cannot become uid %u to read %s: not read",
+		reason(t, PM_ST_DENIED, "cannot become uid %u to read %s: not read",
 		       (unsigned)t->as_uid, t->what);
 		break;
 	default:
-		reason(t, PM_CST_UNREADABLE, "%s: read error", t->what);
+		reason(t, PM_ST_UNREADABLE, "%s: read error", t->what);
 		break;
 	}
 	free(t->cap.name);
@@ -818,7 +785,7 @@ static void kill_task(struct run *r, struct task *t, double now)
 	if (waitpid(t->pid, &t->wstatus, WNOHANG) == t->pid)
 		t->reaped = true;
 	snprintf(s, sizeof(s), "%.3g", t->cap.cut ? now - t->started : t->timeout);
-	reason(t, PM_CST_TIMED_OUT, "%s did not answer in %s s%s", t->what, s,
+	reason(t, PM_ST_TIMED_OUT, "%s did not answer in %s s%s", t->what, s,
 	       t->cap.cut ? " (the collector's deadline)" : "");
 	finish(r, t);
 }
@@ -1016,14 +983,14 @@ static void plan_configured(struct run *r, const struct source *s)
 					plan_file(r, s, g.gl_pathv[k]);
 				globfree(&g);
 			} else {
-				note(r, s->id, PM_CST_MISSING, "%s matches no file", x);
+				note(r, s->id, PM_ST_MISSING, "%s matches no file", x);
 			}
 			free(x);
 		}
 		return;
 	}
 	if (!sc->command) {
-		note(r, s->id, PM_CST_MISSING, "no command or path configured");
+		note(r, s->id, PM_ST_MISSING, "no command or path configured");
 		return;
 	}
 	if (!(x = pm_expand(sc->command, r->job->node, r->job->id))) {
@@ -1056,11 +1023,11 @@ static void plan_rank_map(struct run *r, const struct source *s)
 	FILE *f;
 
 	if (!r->job->spool) {
-		note(r, s->id, PM_CST_MISSING, "%s", r->job->spool_note);
+		note(r, s->id, PM_ST_MISSING, "%s", r->job->spool_note);
 		return;
 	}
 	if (!(d = opendir(r->job->spool))) {
-		note(r, s->id, PM_CST_UNREADABLE, "%s: %s", r->job->spool, strerror(errno));
+		note(r, s->id, PM_ST_UNREADABLE, "%s: %s", r->job->spool, strerror(errno));
 		return;
 	}
 	while ((e = readdir(d)) && n < sizeof(names) / sizeof(names[0]))
@@ -1089,11 +1056,11 @@ static void plan_rank_map(struct run *r, const struct source *s)
 		fclose(f);
 	}
 	if (dropped)
-		note(r, s->id, PM_CST_TRUNCATED,
+		note(r, s->id, PM_ST_TRUNCATED,
 		     "the plugin dropped %lu of %lu records on this node (max_records)", dropped,
 		     recs + dropped);
 	if (!files)
-		note(r, s->id, PM_CST_EMPTY, "the plugin recorded no task on this node");
+		note(r, s->id, PM_ST_EMPTY, "the plugin recorded no task on this node");
 }
 
 static void plan_user_file(struct run *r, const struct source *s, const char *path,
@@ -1104,7 +1071,7 @@ static void plan_user_file(struct run *r, const struct source *s, const char *pa
 	if (!(t = add(r, s->id, s->kind, name, path)))
 		return;
 	if (r->job->uid == (uid_t)-1 || r->job->gid == (gid_t)-1) {
-		reason(t, PM_CST_DENIED, "%s: the job's uid is unknown, so it is not read", path);
+		reason(t, PM_ST_DENIED, "%s: the job's uid is unknown, so it is not read", path);
 		free(t->cap.name);
 		t->cap.name = NULL;
 		return;
@@ -1121,12 +1088,12 @@ static void plan_user_logs(struct run *r, const struct source *s)
 	FILE *f;
 
 	if (!r->job->spool) {
-		note(r, s->id, PM_CST_MISSING, "%s", r->job->spool_note);
+		note(r, s->id, PM_ST_MISSING, "%s", r->job->spool_note);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/logs", r->job->spool);
 	if (!(f = fopen(path, "re"))) {
-		note(r, s->id, PM_CST_OK, "the job named no --postmortem-logs files");
+		note(r, s->id, PM_ST_OK, "the job named no --postmortem-logs files");
 		return;
 	}
 	while (fgets(line, sizeof(line), f) && n < 64) {
@@ -1141,7 +1108,7 @@ static void plan_user_logs(struct run *r, const struct source *s)
 	}
 	fclose(f);
 	if (!n)
-		note(r, s->id, PM_CST_OK, "the job named no --postmortem-logs files");
+		note(r, s->id, PM_ST_OK, "the job named no --postmortem-logs files");
 }
 
 /* The job name for %x: `scontrol show job` when no environment has it. */
@@ -1182,13 +1149,13 @@ static void plan_job_output(struct run *r, const struct source *s)
 	int batch = pm_job_batch_node(&j);
 
 	if (batch == 0) {
-		note(r, s->id, PM_CST_MISSING, "read on the node that ran the batch script");
+		note(r, s->id, PM_ST_MISSING, "read on the node that ran the batch script");
 		return;
 	}
 	if (!po && batch == 1)
 		po = j.array_job ? "slurm-%A_%a.out" : "slurm-%j.out";
 	if (!po) {
-		note(r, s->id, PM_CST_MISSING,
+		note(r, s->id, PM_ST_MISSING,
 		     "no output file (SLURM_JOB_STDOUT unset: not a batch job?)");
 		return;
 	}
@@ -1197,9 +1164,9 @@ static void plan_job_output(struct run *r, const struct source *s)
 	if (!j.name && (strstr(po, "%x") || strstr(pe, "%x")))
 		j.name = looked = job_name(r);
 	if (!(out = pm_slurm_pattern(po, &j, why, sizeof(why))))
-		note(r, s->id, PM_CST_MISSING, "%s", why);
+		note(r, s->id, PM_ST_MISSING, "%s", why);
 	else if (!(err = pm_slurm_pattern(pe, &j, why, sizeof(why))))
-		note(r, s->id, PM_CST_MISSING, "stderr: %s", why);
+		note(r, s->id, PM_ST_MISSING, "stderr: %s", why);
 	if (out)
 		plan_user_file(r, s, out, "stdout");
 	if (out && err && strcmp(out, err))
@@ -1224,7 +1191,7 @@ static void plan_prometheus(struct run *r, const struct source *s)
 	struct task *t;
 
 	if (!r->cfg->prom.url) {
-		note(r, s->id, PM_CST_MISSING, "no prometheus url configured");
+		note(r, s->id, PM_ST_MISSING, "no prometheus url configured");
 		return;
 	}
 	pm_http_display(r->cfg->prom.url, shown, sizeof(shown));
@@ -1272,16 +1239,6 @@ static const struct source *const sources[PM_CS__COUNT] = {
 
 /* ---- results ---- */
 
-static int severity(enum pm_cstatus s)
-{
-	static const int order[PM_CST__COUNT] = {
-		[PM_CST_OK] = 0,	[PM_CST_EMPTY] = 1,	 [PM_CST_MISSING] = 2,
-		[PM_CST_TRUNCATED] = 3, [PM_CST_UNREADABLE] = 4, [PM_CST_DENIED] = 5,
-		[PM_CST_TIMED_OUT] = 6,
-	};
-	return order[s];
-}
-
 static void coverage(struct run *r, struct pm_collection *c)
 {
 	for (int s = 0; s < PM_CS__COUNT; s++) {
@@ -1290,7 +1247,7 @@ static void coverage(struct run *r, struct pm_collection *c)
 		size_t n = 0;
 
 		if (!r->cfg->src[s].enabled) {
-			cv->status = PM_CST_MISSING;
+			cv->status = PM_ST_MISSING;
 			snprintf(cv->reason, sizeof(cv->reason), "%s",
 				 s == PM_CS_PROMETHEUS && !r->cfg->prom.url ?
 					 "not configured (prometheus: url)" :
@@ -1307,16 +1264,17 @@ static void coverage(struct run *r, struct pm_collection *c)
 			cv->cut |= t->cap.cut;
 			if (t->cap.elapsed > cv->elapsed)
 				cv->elapsed = t->cap.elapsed;
-			if (!worst || severity(t->cap.status) > severity(worst->cap.status))
+			if (!worst || pm_status_severity(t->cap.status) >
+					      pm_status_severity(worst->cap.status))
 				worst = t;
 		}
 		if (!worst) {
-			cv->status = PM_CST_MISSING;
+			cv->status = PM_ST_MISSING;
 			snprintf(cv->reason, sizeof(cv->reason), "nothing to collect");
 			continue;
 		}
 		cv->status = worst->cap.status;
-		if (n > 1 && cv->status != PM_CST_OK)
+		if (n > 1 && cv->status != PM_ST_OK)
 			snprintf(cv->reason, sizeof(cv->reason), "%s (%u of %zu kept)",
 				 worst->cap.reason, cv->files, n);
 		else

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "collector.h"
-#include "evidence.h"
+#include "postmortem.h"
 #include "pmutil.h"
 
 #define NO_VAL_STR "4294967294" /* what Slurm prints for %a of a job that is no array */

@@ -36,7 +36,7 @@
 #include "history.h"
 #include "pmutil.h"
 #include "webhook.h"
-#include "internal.h" /* pm_hostlist_expand: the engine's Slurm hostlist expander */
+#include "postmortem.h"
 
 #define HISTORY_MAX 10000
 #define REMERGE_WINDOW 86400.0 /* how long the timer waits for a final Slurm state */

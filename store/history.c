@@ -16,8 +16,7 @@
 #include "finalize_int.h"
 #include "history.h"
 #include "pmutil.h"
-#include "sha256.h"
-#include "taxonomy.h" /* pm_class_hardware */
+#include "postmortem.h"
 
 #define REC_MAX 4096	   /* bytes of one record file */
 #define RUN_FILE_MAX 65536 /* bytes of <jobdir>/node-history.json */

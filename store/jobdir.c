@@ -22,7 +22,7 @@
 
 #include "finalize_int.h"
 #include "pmutil.h"
-#include "sha256.h"
+#include "postmortem.h"
 
 #define BUNDLE_MANIFEST_MAX (16u << 20) /* bytes of a bundle's manifest.json */
 

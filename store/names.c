@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "finalize_int.h"
-#include "internal.h" /* pm_hostlist_expand: the engine's Slurm hostlist expander */
+#include "postmortem.h"
 
 bool pm_node_ok(const char *s, size_t n)
 {

@@ -430,10 +430,10 @@ START_TEST(hung_command_killed)
 	ck_assert_int_eq(pm_collect(&cfg, &j, t0 + 10, &c), 0);
 	took = pm_mono() - t0;
 	ck_assert_msg(took < 1.5, "took %.2f s", took);
-	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_CST_TIMED_OUT);
+	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_ST_TIMED_OUT);
 	ck_assert_str_eq(c.cov[PM_CS_GPU_STATE].reason, "echo did not answer in 1 s");
 	ck_assert(!c.deadline_hit);
-	ck_assert_int_eq(c.cov[PM_CS_KERNEL_LOG].status, PM_CST_MISSING);
+	ck_assert_int_eq(c.cov[PM_CS_KERNEL_LOG].status, PM_ST_MISSING);
 	ck_assert_str_eq(c.cov[PM_CS_KERNEL_LOG].reason, "disabled in the configuration");
 	/* what it printed before it hung is kept */
 	ck_assert_ptr_nonnull(cap_of(&c, PM_CS_GPU_STATE, NULL)->name);
@@ -446,7 +446,7 @@ START_TEST(hung_command_killed)
 	ck_assert_int_eq(pm_collect(&cfg, &j, t0 + 0.8, &c), 0);
 	took = pm_mono() - t0;
 	ck_assert_msg(took < 1.3, "took %.2f s", took);
-	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_CST_TIMED_OUT);
+	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_ST_TIMED_OUT);
 	ck_assert(c.cov[PM_CS_GPU_STATE].cut);
 	ck_assert(c.deadline_hit);
 	ck_assert_ptr_nonnull(strstr(c.cov[PM_CS_GPU_STATE].reason, "the collector's deadline"));
@@ -455,7 +455,7 @@ START_TEST(hung_command_killed)
 	/* a command that is not there is missing, not an error */
 	set_cmd(&cfg, PM_CS_GPU_STATE, "no-such-nvidia-smi -q", 5);
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &c), 0);
-	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_CST_MISSING);
+	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_ST_MISSING);
 	ck_assert_str_eq(c.cov[PM_CS_GPU_STATE].reason,
 			 "no-such-nvidia-smi: no such command on this node");
 	pm_collection_free(&c);
@@ -517,7 +517,7 @@ START_TEST(head_tail_capping)
 	FILE *f;
 
 	ck_assert_int_eq(pm_run_command("seq 1 200000", 5, 4096, &c), 0);
-	ck_assert_int_eq(c.status, PM_CST_TRUNCATED);
+	ck_assert_int_eq(c.status, PM_ST_TRUNCATED);
 	ck_assert_msg(c.len <= 4096 + 64, "%zu bytes", c.len);
 	ck_assert(!strncmp(c.data, "1\n2\n3\n", 6));
 	ck_assert(c.len > 7 && !strcmp(c.data + c.len - 7, "200000\n"));
@@ -528,7 +528,7 @@ START_TEST(head_tail_capping)
 	free(c.origin);
 
 	ck_assert_int_eq(pm_run_command("seq 1 10", 5, 4096, &c), 0);
-	ck_assert_int_eq(c.status, PM_CST_OK);
+	ck_assert_int_eq(c.status, PM_ST_OK);
 	ck_assert_str_eq(c.data, "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");
 	free(c.data);
 	free(c.name);
@@ -547,11 +547,11 @@ START_TEST(head_tail_capping)
 	cfg.src[PM_CS_HOST_STATE].cap = 8192;
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
 	k = cap_of(&col, PM_CS_HOST_STATE, NULL);
-	ck_assert_int_eq(k->status, PM_CST_TRUNCATED);
+	ck_assert_int_eq(k->status, PM_ST_TRUNCATED);
 	ck_assert(!strncmp(k->data, "line 1\nline 2\n", 14));
 	ck_assert(!strcmp(k->data + k->len - 12, "line 100000\n"));
 	ck_assert_msg(k->len <= 8192 + 64, "%zu", k->len);
-	ck_assert_int_eq(col.cov[PM_CS_HOST_STATE].status, PM_CST_TRUNCATED);
+	ck_assert_int_eq(col.cov[PM_CS_HOST_STATE].status, PM_ST_TRUNCATED);
 	pm_collection_free(&col);
 	pm_job_free(&j);
 	pm_config_free(&cfg);
@@ -584,7 +584,7 @@ START_TEST(compressed_files_as_text)
 	cfg.src[PM_CS_HOST_STATE].cap = 8192;
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
 	k = cap_of(&col, PM_CS_HOST_STATE, "app.log.gz");
-	ck_assert_int_eq(k->status, PM_CST_TRUNCATED);
+	ck_assert_int_eq(k->status, PM_ST_TRUNCATED);
 	ck_assert(!strncmp(k->data, "first export HF_TOKEN=hf_", 25));
 	ck_assert_ptr_nonnull(strstr(k->data, "line 1\n"));
 	ck_assert(!strcmp(k->data + k->len - 26, "last " AWS_KEY "\n"));
@@ -595,11 +595,11 @@ START_TEST(compressed_files_as_text)
 	ck_assert_ptr_null(strstr(k->data, AWS_KEY));
 	ck_assert_ptr_null(strstr(k->data, "hf_AbCd"));
 	k = cap_of(&col, PM_CS_HOST_STATE, "app.log.bz2");
-	ck_assert_int_eq(k->status, PM_CST_DENIED);
+	ck_assert_int_eq(k->status, PM_ST_DENIED);
 	ck_assert_ptr_null(k->name);
 	ck_assert_ptr_null(k->data);
 	ck_assert_ptr_nonnull(strstr(k->reason, "bzip2 data, which the collector cannot redact"));
-	ck_assert_int_eq(col.cov[PM_CS_HOST_STATE].status, PM_CST_DENIED);
+	ck_assert_int_eq(col.cov[PM_CS_HOST_STATE].status, PM_ST_DENIED);
 	pm_collection_free(&col);
 	pm_job_free(&j);
 	pm_config_free(&cfg);
@@ -631,7 +631,7 @@ START_TEST(decompression_stopped_in_coverage)
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
 	unsetenv("POSTMORTEM_INPUT_MAX");
 	k = cap_of(&col, PM_CS_HOST_STATE, NULL);
-	ck_assert_int_eq(k->status, PM_CST_TRUNCATED);
+	ck_assert_int_eq(k->status, PM_ST_TRUNCATED);
 	ck_assert_msg(!strncmp(k->reason,
 			       "decompression stopped: more text than 1 MiB once gunzipped", 57),
 		      "%s", k->reason);
@@ -654,7 +654,7 @@ START_TEST(decompression_stopped_in_coverage)
 	set_path(&cfg, PM_CS_HOST_STATE, pmt_path(tmp, "forged.log.gz"));
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
 	k = cap_of(&col, PM_CS_HOST_STATE, NULL);
-	ck_assert_int_eq(k->status, PM_CST_OK);
+	ck_assert_int_eq(k->status, PM_ST_OK);
 	ck_assert_ptr_null(strstr(k->reason, "decompression"));
 	pm_collection_free(&col);
 	pm_job_free(&j);
@@ -692,15 +692,15 @@ START_TEST(user_rights)
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
 	k = cap_of(&col, PM_CS_JOB_OUTPUT, "slurm-4242.out");
 	ck_assert_ptr_nonnull(k);
-	ck_assert_int_eq(k->status, PM_CST_DENIED);
+	ck_assert_int_eq(k->status, PM_ST_DENIED);
 	ck_assert_ptr_null(k->name);
 	ck_assert_ptr_null(k->data);
 	ck_assert_ptr_nonnull(
 		strstr(k->reason, "is a symbolic link: not followed (read as uid 65534)"));
 	k = cap_of(&col, PM_CS_JOB_OUTPUT, "stderr");
-	ck_assert_int_eq(k->status, PM_CST_OK);
+	ck_assert_int_eq(k->status, PM_ST_OK);
 	ck_assert_ptr_nonnull(strstr(k->data, "hello from the job"));
-	ck_assert_int_eq(col.cov[PM_CS_JOB_OUTPUT].status, PM_CST_DENIED);
+	ck_assert_int_eq(col.cov[PM_CS_JOB_OUTPUT].status, PM_ST_DENIED);
 	pm_collection_free(&col);
 	pm_job_free(&j);
 
@@ -710,7 +710,7 @@ START_TEST(user_rights)
 	load_job(&j, NULL);
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
 	k = cap_of(&col, PM_CS_JOB_OUTPUT, "secret");
-	ck_assert_int_eq(k->status, PM_CST_DENIED);
+	ck_assert_int_eq(k->status, PM_ST_DENIED);
 	ck_assert_ptr_nonnull(strstr(k->reason, "permission denied"));
 	ck_assert_ptr_null(k->data);
 	pm_collection_free(&col);
@@ -921,9 +921,9 @@ START_TEST(timed_out_files)
 	free(big);
 	cfg.src[PM_CS_HOST_STATE].cap = 4096;
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 10, &c), 0);
-	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_CST_TIMED_OUT);
-	ck_assert_int_eq(cap_of(&c, PM_CS_GPU_STATE, NULL)->status, PM_CST_TIMED_OUT);
-	ck_assert_int_eq(cap_of(&c, PM_CS_HOST_STATE, NULL)->status, PM_CST_TRUNCATED);
+	ck_assert_int_eq(c.cov[PM_CS_GPU_STATE].status, PM_ST_TIMED_OUT);
+	ck_assert_int_eq(cap_of(&c, PM_CS_GPU_STATE, NULL)->status, PM_ST_TIMED_OUT);
+	ck_assert_int_eq(cap_of(&c, PM_CS_HOST_STATE, NULL)->status, PM_ST_TRUNCATED);
 	pm_collection_scrub(&c);
 	ck_assert_int_eq(pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)), 0);
 	save(b, buf, len);

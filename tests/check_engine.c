@@ -20,7 +20,6 @@
 
 #include "postmortem.h"
 #include "fixture.h"
-#include "sha256.h"
 #include "taxonomy.h"
 #include "support.h"
 

@@ -406,7 +406,7 @@ START_TEST(prom_source_ok)
 	cfg.prom.bearer_token_file = strdup(pmt_path(tmp, "tok"));
 	prom_job(&j);
 	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 10, &c), 0);
-	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_CST_OK);
+	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_ST_OK);
 	ck_assert_ptr_nonnull(strstr(c.cov[PM_CS_PROMETHEUS].reason, "4 series"));
 	k = prom_cap(&c);
 	ck_assert_ptr_nonnull(k);
@@ -511,7 +511,7 @@ START_TEST(prom_source_failures)
 	/* a silent server: timed_out at the source's timeout, never later */
 	took = prom_run(url_of(hang, ""), 1.5, 20, &c, NULL);
 	ck_assert(took >= 1.2 && took < 2.2);
-	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_CST_TIMED_OUT);
+	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_ST_TIMED_OUT);
 	ck_assert_ptr_nonnull(strstr(c.cov[PM_CS_PROMETHEUS].reason, "did not answer"));
 	/* the header written before the query is kept */
 	ck_assert_ptr_nonnull(prom_cap(&c)->data);
@@ -520,34 +520,34 @@ START_TEST(prom_source_failures)
 	/* ... and at the collector's deadline when that comes first */
 	took = prom_run(url_of(hang, ""), 30, 1.0, &c, NULL);
 	ck_assert(took >= 0.8 && took < 1.6);
-	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_CST_TIMED_OUT);
+	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_ST_TIMED_OUT);
 	pm_collection_free(&c);
 
 	took = prom_run(url_of(closed_port(), ""), 5, 10, &c, NULL);
 	ck_assert(took < 2);
-	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_CST_MISSING);
+	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_ST_MISSING);
 	pm_collection_free(&c);
 
 	prom_run(url_of(server("garbage", NULL), ""), 5, 10, &c, NULL);
-	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_CST_UNREADABLE);
+	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_ST_UNREADABLE);
 	ck_assert_ptr_nonnull(strstr(c.cov[PM_CS_PROMETHEUS].reason, "not JSON"));
 	pm_collection_free(&c);
 
 	prom_run(url_of(server("status500", NULL), ""), 5, 10, &c, NULL);
-	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_CST_UNREADABLE);
+	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_ST_UNREADABLE);
 	ck_assert_ptr_nonnull(
 		strstr(c.cov[PM_CS_PROMETHEUS].reason, "HTTP 500: internal: storage is on fire"));
 	pm_collection_free(&c);
 
 	took = prom_run(url_of(server("huge", "--size 1073741824"), ""), 10, 20, &c, NULL);
 	ck_assert(took < 8);
-	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_CST_TRUNCATED);
+	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_ST_TRUNCATED);
 	ck_assert_ptr_nonnull(strstr(c.cov[PM_CS_PROMETHEUS].reason, "larger than"));
 	pm_collection_free(&c);
 
 	/* a token file others can read is refused: no request, coverage denied */
 	prom_run(url_of(hang, ""), 5, 10, &c, "0644");
-	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_CST_DENIED);
+	ck_assert_int_eq(c.cov[PM_CS_PROMETHEUS].status, PM_ST_DENIED);
 	ck_assert_ptr_nonnull(strstr(c.cov[PM_CS_PROMETHEUS].reason, "chmod 600"));
 	ck_assert(c.cov[PM_CS_PROMETHEUS].elapsed < 1);
 	pm_collection_free(&c);

@@ -20,7 +20,7 @@
 
 #include "internal.h"
 #include "evidence.h"
-#include "sha256.h"
+#include "postmortem.h"
 #include "support.h"
 
 #define BASE 1796010000.0  /* 2026-11-30T03:40:00Z */

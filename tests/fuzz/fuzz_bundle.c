@@ -18,7 +18,7 @@
 #include <zstd.h>
 
 #include "fuzz.h"
-#include "sha256.h"
+#include "postmortem.h"
 
 struct member {
 	const char *name;
