@@ -544,7 +544,7 @@ struct zsrc {
 	unsigned char obuf[128u << 10];
 };
 
-void pm_bundle_io_free(void *p)
+static void bundle_io_free(void *p)
 {
 	struct zsrc *z = p;
 
@@ -647,6 +647,7 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 			return -1;
 		}
 		ev->bundle_io = z;
+		ev->bundle_io_free = bundle_io_free;
 	}
 	z->dc = NULL;
 	z->in.src = NULL;

@@ -28,12 +28,11 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg);
 /* All of F (at most CAP bytes) in one malloc'd buffer. */
 int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len);
 
-/* bundle.c: an unpacked bundle folder, or a .tar.zst bundle file. */
+/* bundle.c: an unpacked bundle folder, or a .tar.zst bundle file (walk.c's calls). */
 int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel, char *err,
 		      size_t errlen);
 int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel, char *err,
 		       size_t errlen);
-void pm_bundle_io_free(void *p);
 
 /* scan.c */
 int pm_scan_all(struct pm_evidence *ev);

@@ -193,6 +193,7 @@ struct pm_evidence {
 	size_t ncollect, acollect;
 	int nbundles;
 	void *bundle_io; /* bundle.c: the zstd context and buffers for every bundle file */
+	void (*bundle_io_free)(void *); /* bundle.c's, set with BUNDLE_IO */
 };
 
 /*

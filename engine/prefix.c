@@ -1,6 +1,7 @@
 /*
- * prefix.c - the rank and host prefixes of log lines, ranks in file names, and the reader
- * that peels any stack of wrappers off a line of job output (pm_peel; READING.md).
+ * prefix.c - the rank and host prefixes of log lines, ranks in file names, the reader that
+ * peels any stack of wrappers off a line of job output (pm_peel; READING.md), and the event
+ * time of a line (pm_time_parse), read past those with timeparse.c's stamp readers.
  *
  * Which prefixes apply depends on the format: one handler per format in a table, and for
  * the job's output one recognizer per wrapper family in another.  Everything looks at a
@@ -1063,4 +1064,59 @@ size_t pm_text_clean(const char *s, size_t n, char *out)
 		}
 	}
 	return o;
+}
+
+/* ---- the time of a line: a stamp at its start, else the first among its wrappers ---- */
+
+/* The stamp at the start of S (after blanks), if any. */
+static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, double *t)
+{
+	struct pm_in_stamp st;
+	double v;
+	size_t i = 0;
+	bool has_t;
+
+	while (i < n && i < 32 && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	s += i;
+	n -= i;
+	if (pm_in_iso(s, n, &st)) {
+		*t = st.t;
+		return 1;
+	}
+	if (pm_in_syslog(s, n, ctx->year, &v))
+		return ctx->year > 0 ? (*t = v, 1) : 0;
+	if (n == 0 || s[0] != '[')
+		return 0;
+	if (pm_in_bracket_iso(s, n, t) || pm_in_dmesg_T(s, n, t))
+		return 1;
+	if (pm_in_dmesg_mono(s, n, &v))
+		return ctx->boot_time > 0 ? (*t = ctx->boot_time + v, 1) : 0;
+	if (s[0] == '[' && ctx->year > 0 && pm_in_glog(s, n, ctx->year, t, &has_t) && has_t)
+		return 1;
+	return 0;
+}
+
+int pm_time_parse(const char *line, size_t len, const struct pm_timectx *ctx, double *t)
+{
+	static const struct pm_timectx none = {0, 0};
+	struct pm_prefix pf;
+	struct pm_peel pe;
+
+	if (!line)
+		return 0;
+	if (!ctx)
+		ctx = &none;
+	if (stamp_at(line, len, ctx, t))
+		return 1;
+	/* the first stamp among the wrappers: a logging framework's, a launcher's */
+	pm_peel(PM_FMT_APP, line, len, ctx, &pe);
+	if (pe.has_time) {
+		*t = pe.time;
+		return 1;
+	}
+	pm_prefix_parse(PM_FMT_APP, line, len, &pf);
+	if (pf.skip > 0 && pf.skip <= len && stamp_at(line + pf.skip, len - pf.skip, ctx, t))
+		return 1;
+	return 0;
 }

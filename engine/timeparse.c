@@ -1,5 +1,7 @@
 /*
- * timeparse.c - event times from the stamps of log lines (FORMATS.md, "Times").
+ * timeparse.c - the readers of the stamps log lines carry (pm_in_*: input.h) and the one
+ * way times are written (pm_time_format); FORMATS.md, "Times".  Which stamp dates a whole
+ * line, past its prefixes, is prefix.c's (pm_time_parse).
  *
  * Calendar arithmetic is done here (days from the civil date), not with mktime, strptime or
  * the C library's month names: the result never depends on TZ or the locale.
@@ -405,59 +407,6 @@ size_t pm_in_mmdd(const char *s, size_t n, int year, double *t, bool *has_t)
 		*has_t = true;
 	}
 	return p;
-}
-
-/* The stamp at the start of S (after blanks), if any. */
-static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, double *t)
-{
-	struct pm_in_stamp st;
-	double v;
-	size_t i = 0;
-	bool has_t;
-
-	while (i < n && i < 32 && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	s += i;
-	n -= i;
-	if (pm_in_iso(s, n, &st)) {
-		*t = st.t;
-		return 1;
-	}
-	if (pm_in_syslog(s, n, ctx->year, &v))
-		return ctx->year > 0 ? (*t = v, 1) : 0;
-	if (n == 0 || s[0] != '[')
-		return 0;
-	if (pm_in_bracket_iso(s, n, t) || pm_in_dmesg_T(s, n, t))
-		return 1;
-	if (pm_in_dmesg_mono(s, n, &v))
-		return ctx->boot_time > 0 ? (*t = ctx->boot_time + v, 1) : 0;
-	if (s[0] == '[' && ctx->year > 0 && pm_in_glog(s, n, ctx->year, t, &has_t) && has_t)
-		return 1;
-	return 0;
-}
-
-int pm_time_parse(const char *line, size_t len, const struct pm_timectx *ctx, double *t)
-{
-	static const struct pm_timectx none = {0, 0};
-	struct pm_prefix pf;
-	struct pm_peel pe;
-
-	if (!line)
-		return 0;
-	if (!ctx)
-		ctx = &none;
-	if (stamp_at(line, len, ctx, t))
-		return 1;
-	/* the first stamp among the wrappers: a logging framework's, a launcher's */
-	pm_peel(PM_FMT_APP, line, len, ctx, &pe);
-	if (pe.has_time) {
-		*t = pe.time;
-		return 1;
-	}
-	pm_prefix_parse(PM_FMT_APP, line, len, &pf);
-	if (pf.skip > 0 && pf.skip <= len && stamp_at(line + pf.skip, len - pf.skip, ctx, t))
-		return 1;
-	return 0;
 }
 
 void pm_time_format(double t, char *buf, size_t len)
