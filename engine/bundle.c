@@ -282,6 +282,113 @@ struct checked {
 	unsigned char d[32];
 };
 
+/* Check manifest entry X against the members M (NM of them; TAKEN: those listed already),
+ * filling CK.  0, or -1 with ERR filled. */
+static int check_entry(const json_t *x, const struct member *m, size_t nm, bool *taken,
+		       struct checked *ck, const char *rel, char *err, size_t errlen)
+{
+	const char *path = json_string_value(json_object_get(x, "path"));
+	const char *src = json_string_value(json_object_get(x, "source"));
+	const char *sha = json_string_value(json_object_get(x, "sha256"));
+	json_t *bytes = json_object_get(x, "bytes");
+	size_t k, found = nm;
+	char hex[80];
+	struct pm_sha256 c;
+
+	if (!path || !safe_name(path) || !src || pm_source_parse(src, &ck->source) < 0)
+		return bad(err, errlen, rel, "a manifest entry has a bad path or source");
+	for (k = 0; k < nm; k++)
+		if (!strcmp(m[k].name, path))
+			found = k;	 /* the last of members of the same name, as before */
+	if (found == nm || taken[found]) /* absent, or listed twice */
+		return bad(err, errlen, rel, "the manifest lists a file the bundle lacks");
+	taken[found] = true;
+	ck->member = found;
+	if (!json_is_integer(bytes) || (size_t)json_integer_value(bytes) != m[found].len)
+		return bad(err, errlen, rel, "a member's size differs from the manifest");
+	if (m[found].hashed) {
+		memcpy(ck->d, m[found].d, sizeof(ck->d));
+	} else {
+		pm_sha256_init(&c);
+		pm_sha256_update(&c, m[found].data, m[found].len);
+		pm_sha256_final(&c, ck->d);
+	}
+	pm_sha256_hex(ck->d, hex);
+	if (!sha || (strcmp(sha, hex + 7) && strcmp(sha, hex)))
+		return bad(err, errlen, rel, "a member's checksum differs from the manifest");
+	return 0;
+}
+
+/* The run the collector filed the bundle under (manifest MAN): what an accounting record
+ * would say, when none is present (a restart count the record may not carry at all).
+ * 0, or -1 on ENOMEM. */
+static int note_run(struct pm_evidence *ev, const json_t *man)
+{
+	struct pm_jobinfo *j = pm_ev_job(ev);
+	json_t *r = json_object_get(man, "restart");
+	const char *id = json_string_value(json_object_get(man, "job"));
+	const char *cl = json_string_value(json_object_get(man, "cluster"));
+	if (j->restart < 0 && json_is_integer(r) && json_integer_value(r) >= 0 &&
+	    json_integer_value(r) < 1000000)
+		j->restart = (int)json_integer_value(r);
+	if (!j->id && id && pm_strset(&j->id, id, strlen(id)) < 0)
+		return -1;
+	if (!j->cluster && cl && pm_strset(&j->cluster, cl, strlen(cl)) < 0)
+		return -1;
+	return 0;
+}
+
+/* Add the member MM that manifest entry X lists (checked: CK) to EV, with what the entry
+ * says of it (NODE and BOOT: the bundle's).  0, or -1 on ENOMEM. */
+static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, struct member *mm,
+		      const struct checked *ck, const char *node, double boot)
+{
+	const char *path = json_string_value(json_object_get(x, "path"));
+	const char *fnode = json_string_value(json_object_get(x, "node"));
+	json_t *rank = json_object_get(x, "rank");
+	struct pm_file *f;
+	char name[1200];
+
+	snprintf(name, sizeof(name), "%s/%s", rel, path);
+	f = pm_ev_add_file(ev, name);
+	if (!f)
+		return -1;
+	f->mem = mm->data;
+	f->memlen = mm->len;
+	mm->data = NULL;
+	memcpy(f->digest, ck->d, sizeof(f->digest)); /* just checked: not again */
+	f->digested = true;
+	f->source = ck->source;
+	f->kind_given = true;
+	f->tctx.boot_time = boot;
+	f->mtime = iso_time(json_string_value(json_object_get(x, "observed_time")));
+	if (json_is_integer(rank))
+		f->rank = (int)json_integer_value(rank);
+	if ((fnode || node) && !(f->node = strdup(fnode ? fnode : node)))
+		return -1;
+	/* the collector's word on the capture: capped, or cut by a timeout or the
+	 * deadline (what arrived before is kept: partial, still scanned) */
+	{
+		const char *st = json_string_value(json_object_get(x, "status"));
+		const char *why = json_string_value(json_object_get(x, "reason"));
+		char r[400];
+
+		if (st && (!strcmp(st, "truncated") || !strcmp(st, "timed_out"))) {
+			bool to = !strcmp(st, "timed_out");
+
+			f->status = PM_ST_TRUNCATED;
+			snprintf(r, sizeof(r), "%s%s%s", to ? "timed out: " : "",
+				 why && *why ? why : "capped by the collector",
+				 to ? "; what came before is kept" : "");
+			if (pm_strset(&f->reason, r, strlen(r)) < 0)
+				return -1;
+		}
+	}
+	if (f->node)
+		pm_ev_note_node(ev, f->node, strlen(f->node));
+	return 0;
+}
+
 /* Apply the manifest to the members: add each listed file to EV with its kind.  Every entry
  * is checked first; EV is touched only when all of them hold.  MOUT, when not NULL, gets the
  * parsed manifest (a new reference) whether the bundle is accepted or not. */
@@ -324,105 +431,15 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 	/* first every check: nothing is added yet */
 	json_array_foreach(files, i, x)
 	{
-		const char *path = json_string_value(json_object_get(x, "path"));
-		const char *src = json_string_value(json_object_get(x, "source"));
-		const char *sha = json_string_value(json_object_get(x, "sha256"));
-		json_t *bytes = json_object_get(x, "bytes");
-		size_t k, found = nm;
-		char hex[80];
-		struct pm_sha256 c;
-
-		if (!path || !safe_name(path) || !src || pm_source_parse(src, &ck[i].source) < 0) {
-			rc = bad(err, errlen, rel, "a manifest entry has a bad path or source");
-			goto out;
-		}
-		for (k = 0; k < nm; k++)
-			if (!strcmp(m[k].name, path))
-				found = k; /* the last of members of the same name, as before */
-		if (found == nm || taken[found]) { /* absent, or listed twice */
-			rc = bad(err, errlen, rel, "the manifest lists a file the bundle lacks");
-			goto out;
-		}
-		taken[found] = true;
-		ck[i].member = found;
-		if (!json_is_integer(bytes) || (size_t)json_integer_value(bytes) != m[found].len) {
-			rc = bad(err, errlen, rel, "a member's size differs from the manifest");
-			goto out;
-		}
-		if (m[found].hashed) {
-			memcpy(ck[i].d, m[found].d, sizeof(ck[i].d));
-		} else {
-			pm_sha256_init(&c);
-			pm_sha256_update(&c, m[found].data, m[found].len);
-			pm_sha256_final(&c, ck[i].d);
-		}
-		pm_sha256_hex(ck[i].d, hex);
-		if (!sha || (strcmp(sha, hex + 7) && strcmp(sha, hex))) {
-			rc = bad(err, errlen, rel, "a member's checksum differs from the manifest");
-			goto out;
-		}
-	}
-	/* the run the collector filed it under: what an accounting record would say, when none
-	 * is present (a restart count the record may not carry at all) */
-	{
-		struct pm_jobinfo *j = pm_ev_job(ev);
-		json_t *r = json_object_get(man, "restart");
-		const char *id = json_string_value(json_object_get(man, "job"));
-		const char *cl = json_string_value(json_object_get(man, "cluster"));
-		if (j->restart < 0 && json_is_integer(r) && json_integer_value(r) >= 0 &&
-		    json_integer_value(r) < 1000000)
-			j->restart = (int)json_integer_value(r);
-		if (!j->id && id && pm_strset(&j->id, id, strlen(id)) < 0)
-			goto out;
-		if (!j->cluster && cl && pm_strset(&j->cluster, cl, strlen(cl)) < 0)
+		if (check_entry(x, m, nm, taken, &ck[i], rel, err, errlen) < 0)
 			goto out;
 	}
+	if (note_run(ev, man) < 0)
+		goto out;
 	json_array_foreach(files, i, x)
 	{
-		const char *path = json_string_value(json_object_get(x, "path"));
-		const char *fnode = json_string_value(json_object_get(x, "node"));
-		json_t *rank = json_object_get(x, "rank");
-		struct member *mm = &m[ck[i].member];
-		struct pm_file *f;
-		char name[1200];
-
-		snprintf(name, sizeof(name), "%s/%s", rel, path);
-		f = pm_ev_add_file(ev, name);
-		if (!f)
+		if (add_member(ev, rel, x, &m[ck[i].member], &ck[i], node, boot) < 0)
 			goto out;
-		f->mem = mm->data;
-		f->memlen = mm->len;
-		mm->data = NULL;
-		memcpy(f->digest, ck[i].d, sizeof(f->digest)); /* just checked: not again */
-		f->digested = true;
-		f->source = ck[i].source;
-		f->kind_given = true;
-		f->tctx.boot_time = boot;
-		f->mtime = iso_time(json_string_value(json_object_get(x, "observed_time")));
-		if (json_is_integer(rank))
-			f->rank = (int)json_integer_value(rank);
-		if ((fnode || node) && !(f->node = strdup(fnode ? fnode : node)))
-			goto out;
-		/* the collector's word on the capture: capped, or cut by a timeout or the
-		 * deadline (what arrived before is kept: partial, still scanned) */
-		{
-			const char *st = json_string_value(json_object_get(x, "status"));
-			const char *why = json_string_value(json_object_get(x, "reason"));
-			char r[400];
-
-			if (st && (!strcmp(st, "truncated") || !strcmp(st, "timed_out"))) {
-				bool to = !strcmp(st, "timed_out");
-
-				f->status = PM_ST_TRUNCATED;
-				snprintf(r, sizeof(r), "%s%s%s", to ? "timed out: " : "",
-					 why && *why ? why : "capped by the collector",
-					 to ? "; what came before is kept" : "");
-				if (pm_strset(&f->reason, r, strlen(r)) < 0)
-					goto out;
-			}
-		}
-		if (f->node)
-			pm_ev_note_node(ev, f->node, strlen(f->node));
 	}
 	json_array_foreach(json_object_get(man, "coverage"), i, x)
 	{
@@ -623,6 +640,59 @@ static la_ssize_t zs_read(struct archive *a, void *arg, const void **out)
 	}
 }
 
+/* Take the member at E into *M (NM of them, room for AM), checked against the plan PL,
+ * counting its size into *TOTAL; *MI becomes the manifest's index when it is the manifest.
+ * A folder, or a member the manifest does not list, is skipped.  0, or -1 with ERR filled
+ * (or errno ENOMEM). */
+static int take_member(struct archive *ar, struct archive_entry *e, struct member **m, size_t *nm,
+		       size_t *am, size_t *mi, struct plan *pl, uint64_t *total, uint64_t max,
+		       const char *rel, char *err, size_t errlen)
+{
+	const char *name = archive_entry_pathname(e);
+	la_int64_t size = archive_entry_size(e);
+	struct member *mm;
+	json_t *want = NULL;
+	la_ssize_t got;
+
+	if (!safe_name(name))
+		return bad(err, errlen, rel, "a member has an absolute name or '..'");
+	if (archive_entry_filetype(e) != AE_IFREG) {
+		if (archive_entry_filetype(e) == AE_IFDIR)
+			return 0;
+		return bad(err, errlen, rel, "a member is not a regular file (link or device)");
+	}
+	if (size < 0 || (uint64_t)size > MEMBER_MAX || *nm >= MEMBERS_MAX)
+		return bad(err, errlen, rel, "a member is too large, or too many members");
+	if ((*total += (uint64_t)size) > max)
+		return too_big(err, errlen, rel, max);
+	if (pl->man && !strcmp(name, "manifest.json"))
+		return bad(err, errlen, rel, "more than one manifest.json");
+	if (pl->man && !(want = plan_entry(pl, name)))
+		return 0; /* not listed: never used (libarchive skips its data) */
+	if (want && json_integer_value(json_object_get(want, "bytes")) != size)
+		return bad(err, errlen, rel, "a member's size differs from the manifest");
+	if (*nm == *am && pm_grow((void **)m, am, sizeof(**m)) < 0)
+		return -1;
+	mm = &(*m)[(*nm)++];
+	memset(mm, 0, sizeof(*mm));
+	mm->name = strdup(name);
+	mm->data = malloc(size ? (size_t)size : 1);
+	if (!mm->name || !mm->data)
+		return -1;
+	got = size ? archive_read_data(ar, mm->data, (size_t)size) : 0;
+	if (got != size)
+		return bad(err, errlen, rel, "a member is truncated or corrupt");
+	mm->len = (size_t)size;
+	if (want && plan_check(want, mm, rel, err, errlen) < 0)
+		return -1;
+	if (!strcmp(name, "manifest.json")) {
+		*mi = *nm - 1;
+		if (mm->len <= MANIFEST_MAX && plan_set(pl, mm, max, rel, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, const char *rel,
 		       json_t **mout, char *sha, uint64_t *bytes, char *err, size_t errlen)
 {
@@ -677,63 +747,9 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 			 archive_error_string(ar) ? archive_error_string(ar) : "cannot open");
 		goto out;
 	}
-	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
-		la_int64_t size = archive_entry_size(e);
-		struct member *mm;
-		json_t *want = NULL;
-
-		if (!safe_name(name)) {
-			rc = bad(err, errlen, rel, "a member has an absolute name or '..'");
+	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK)
+		if (take_member(ar, e, &m, &nm, &am, &mi, &pl, &total, max, rel, err, errlen) < 0)
 			goto out;
-		}
-		if (archive_entry_filetype(e) != AE_IFREG) {
-			if (archive_entry_filetype(e) == AE_IFDIR)
-				continue;
-			rc = bad(err, errlen, rel,
-				 "a member is not a regular file (link or device)");
-			goto out;
-		}
-		if (size < 0 || (uint64_t)size > MEMBER_MAX || nm >= MEMBERS_MAX) {
-			rc = bad(err, errlen, rel, "a member is too large, or too many members");
-			goto out;
-		}
-		if ((total += (uint64_t)size) > max) {
-			rc = too_big(err, errlen, rel, max);
-			goto out;
-		}
-		if (pl.man && !strcmp(name, "manifest.json")) {
-			rc = bad(err, errlen, rel, "more than one manifest.json");
-			goto out;
-		}
-		if (pl.man && !(want = plan_entry(&pl, name)))
-			continue; /* not listed: never used (libarchive skips its data) */
-		if (want && json_integer_value(json_object_get(want, "bytes")) != size) {
-			rc = bad(err, errlen, rel, "a member's size differs from the manifest");
-			goto out;
-		}
-		if (nm == am && pm_grow((void **)&m, &am, sizeof(*m)) < 0)
-			goto out;
-		mm = &m[nm++];
-		memset(mm, 0, sizeof(*mm));
-		mm->name = strdup(name);
-		mm->data = malloc(size ? (size_t)size : 1);
-		if (!mm->name || !mm->data)
-			goto out;
-		la_ssize_t got = size ? archive_read_data(ar, mm->data, (size_t)size) : 0;
-		if (got != size) {
-			rc = bad(err, errlen, rel, "a member is truncated or corrupt");
-			goto out;
-		}
-		mm->len = (size_t)size;
-		if (want && plan_check(want, mm, rel, err, errlen) < 0)
-			goto out;
-		if (!strcmp(name, "manifest.json")) {
-			mi = nm - 1;
-			if (mm->len <= MANIFEST_MAX && plan_set(&pl, mm, max, rel, err, errlen) < 0)
-				goto out;
-		}
-	}
 	if (r != ARCHIVE_EOF) {
 		rc = bad(err, errlen, rel,
 			 archive_error_string(ar) ? archive_error_string(ar) : "corrupt archive");
