@@ -440,8 +440,8 @@ static void start_times(struct run *r, struct task *t)
 /* What a child runs instead of a command: returns its exit status. */
 typedef int child_fn(struct run *r, struct task *t);
 
-static void start_child(struct run *r, struct task *t, const char *cmd, child_fn *fn,
-			uint64_t cap, line_fn *filter);
+static void start_child(struct run *r, struct task *t, const char *cmd, child_fn *fn, uint64_t cap,
+			line_fn *filter);
 
 static void start_cmd(struct run *r, struct task *t, const char *cmd, uint64_t cap, line_fn *filter)
 {
@@ -456,8 +456,8 @@ static void start_cmd(struct run *r, struct task *t, const char *cmd, uint64_t c
 	start_child(r, t, cmd, NULL, cap, filter);
 }
 
-static void start_child(struct run *r, struct task *t, const char *cmd, child_fn *fn,
-			uint64_t cap, line_fn *filter)
+static void start_child(struct run *r, struct task *t, const char *cmd, child_fn *fn, uint64_t cap,
+			line_fn *filter)
 {
 	int out[2] = {-1, -1}, err[2] = {-1, -1}, devnull;
 
@@ -526,8 +526,7 @@ static void start_file(struct run *r, struct task *t, const char *path, uint64_t
 	start_times(r, t);
 	t->pid = pm_reader_spawn(&rd, &t->fd);
 	if (t->pid < 0) {
-		reason(t, PM_ST_UNREADABLE, "%s: cannot start a reader: %s", path,
-		       strerror(errno));
+		reason(t, PM_ST_UNREADABLE, "%s: cannot start a reader: %s", path, strerror(errno));
 		free(t->cap.name);
 		t->cap.name = NULL;
 		return;
@@ -669,8 +668,10 @@ static void finish_prom(struct run *r, struct task *t)
 	for (const char *p = t->err; p + 1 < t->err + t->errlen; p++)
 		if (*p == '\n')
 			last = p + 1;
-	if (WIFSIGNALED(t->wstatus) || pm_prom_status(last, strlen(last), &st, why, sizeof(why)) < 0) {
-		reason(t, PM_ST_UNREADABLE, "%s: the query process ended without a status", t->what);
+	if (WIFSIGNALED(t->wstatus) ||
+	    pm_prom_status(last, strlen(last), &st, why, sizeof(why)) < 0) {
+		reason(t, PM_ST_UNREADABLE, "%s: the query process ended without a status",
+		       t->what);
 	} else if (t->cap.status != PM_ST_TRUNCATED || st != PM_ST_OK) {
 		/* its own timeout came from the collector's deadline when that was first */
 		t->cap.cut = st == PM_ST_TIMED_OUT && t->started + t->timeout > t->deadline + 1e-6;
@@ -1233,7 +1234,7 @@ static const struct source src_prometheus = {
 
 /* Started in this order: the job's output last, as it may first ask scontrol for %x. */
 static const struct source *const sources[PM_CS__COUNT] = {
-	&src_rank_map,	 &src_prometheus, &src_kernel_log, &src_gpu_state,	&src_gpu_csv,
+	&src_rank_map,	 &src_prometheus, &src_kernel_log, &src_gpu_state,  &src_gpu_csv,
 	&src_host_state, &src_slurmd_log, &src_user_logs,  &src_job_output,
 };
 
