@@ -5,8 +5,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -680,9 +678,12 @@ oom:
  * compiled, the single block-mode database of every pattern is compiled as before, and its
  * error (or, should it compile, the database itself) is what the caller gets.
  *
- * When the process may use more than one CPU, the job output's database (the largest: about
- * half of the compile time) is compiled by a second thread while this one compiles the
- * others; the databases are the same either way. */
+ * The databases are compiled one after the other.  Compiling two at once in two threads
+ * (the job output's in a second thread, as this file did) made Vectorscan 5.4's scans of
+ * the process miss matches now and then: the same chunk and the same database bytes gave a
+ * line's match in one run and not in the next (a job's first output line, 1 run in 4 on two
+ * cores), never with one compile at a time.  The on-disk cache (hscache.c) pays the compile
+ * once per rule set instead. */
 static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_database_t **db, char *err,
 		       size_t errlen)
 {
@@ -750,43 +751,13 @@ static int alloc_scratch(struct pm_ruleset *rs, char *err, size_t errlen)
 	return 0;
 }
 
-struct compile_job {
-	struct pm_ruleset *rs;
-	int src, rc;
-	char err[8];
-};
-
-static void *compile_main(void *arg)
-{
-	struct compile_job *c = arg;
-
-	c->rc = compile_one(c->rs, c->src, HS_MODE_STREAM, &c->rs->sdb[c->src], c->err,
-			    sizeof(c->err));
-	return NULL;
-}
-
-static bool several_cpus(void)
-{
-	cpu_set_t set;
-
-	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1;
-}
-
 static int compile_db(struct pm_ruleset *rs, char *err, size_t errlen)
 {
 	_Static_assert(PM_SRC__COUNT <= sizeof(rs->sdb) / sizeof(rs->sdb[0]), "sdb too small");
-	struct compile_job job = {.rs = rs, .src = PM_SRC_APP_LOG, .rc = -1};
-	pthread_t th;
-	bool threaded = several_cpus() && pthread_create(&th, NULL, compile_main, &job) == 0;
 	int src, ok = 1;
 
 	for (src = 0; src < PM_SRC__COUNT && ok; src++)
-		if (!(threaded && src == PM_SRC_APP_LOG))
-			ok = compile_one(rs, src, HS_MODE_STREAM, &rs->sdb[src], err, errlen) == 0;
-	if (threaded) {
-		pthread_join(th, NULL);
-		ok = ok && job.rc == 0;
-	}
+		ok = compile_one(rs, src, HS_MODE_STREAM, &rs->sdb[src], err, errlen) == 0;
 	if (ok)
 		return alloc_scratch(rs, err, errlen);
 	for (src = 0; src < PM_SRC__COUNT; src++) {
