@@ -2,8 +2,8 @@
 # Same evidence, same rules, same bytes: one job's bundles (two nodes, from the end-to-end
 # suite's t-61) diagnosed ten times, each run compiling the rule set afresh (no cache), must
 # give one verdict.  Compiling two Vectorscan databases at once in two threads made a scan
-# miss the job's first output line now and then (engine/rules.c, compile_db): this caught it
-# nine times in ten.
+# miss the job's first output line now and then (engine/rules.c, compile_db): this test failed
+# 5 runs of 5 on that build.
 set -eu
 : "${PM_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${PM_BUILDDIR:=$PM_SRCDIR}"
