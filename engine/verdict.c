@@ -1093,6 +1093,61 @@ char *pm_verdict_text(const json_t *verdict)
 	return s;
 }
 
+/* The decision's lines ("what to do"): containment, repair (a repair justified by repeats
+ * names the earlier job runs: the latest 3, and how many more), overturn, next test. */
+/* The coverage lines: each input with a problem, then the counts. */
+static void coverage_text(struct buf *b, const json_t *v)
+{
+	size_t inputs = 0, shown = 0, i, k;
+	const json_t *g, *x;
+
+	put(b, "\ncoverage:\n");
+	json_array_foreach(json_object_get(v, "coverage"), i, g)
+	{
+		inputs += (size_t)json_integer_value(json_object_get(g, "ok"));
+		json_array_foreach(json_object_get(g, "problems"), k, x)
+		{
+			put(b, "  %-10s %-10s %-9s %s %s\n",
+			    json_is_string(json_object_get(x, "node")) ? S(x, "node") : "-",
+			    S(x, "source"), S(x, "status"),
+			    json_is_string(json_object_get(x, "file")) ? S(x, "file") : "",
+			    S(x, "reason"));
+			shown++;
+			inputs++;
+		}
+	}
+	put(b, "  %zu input(s), %zu with problems\n", inputs, shown);
+}
+
+static void decision_text(struct buf *b, const json_t *dec)
+{
+	const json_t *c = json_object_get(dec, "containment"), *r = json_object_get(dec, "repair");
+	size_t n;
+
+	put(b, "\nwhat to do:\n  now (%s, %s): %s\n", S(c, "id"), S(c, "owner"), S(c, "action"));
+	if (json_is_object(r))
+		put(b, "  repair (%s, %s): %s\n    needs: %s\n", S(r, "owner"),
+		    json_is_true(json_object_get(r, "justified")) ? "justified" :
+								    "not yet justified",
+		    S(r, "action"), S(r, "requires"));
+	n = json_array_size(json_object_get(r, "repeats"));
+	if (json_is_true(json_object_get(r, "justified")) && n) {
+		/* the latest three (the runs are in time order), as `postmortem nodes` shows */
+		put(b, "    repeats on the node: jobs");
+		for (size_t i = n > 3 ? n - 3 : 0; i < n; i++)
+			put(b, " %s",
+			    json_string_value(json_array_get(json_object_get(r, "repeats"), i)) ?:
+				    "?");
+		if (n > 3)
+			put(b, " and %zu more", n - 3);
+		put(b, "\n");
+	}
+	if (json_is_string(json_object_get(dec, "overturn")))
+		put(b, "  overturned by: %s\n", S(dec, "overturn"));
+	if (json_is_string(json_object_get(dec, "next_test")))
+		put(b, "  next test: %s\n", S(dec, "next_test"));
+}
+
 static char *verdict_text(const json_t *v)
 {
 	struct buf b = {.s = malloc(4096), .a = 4096};
@@ -1212,42 +1267,9 @@ static char *verdict_text(const json_t *v)
 			    S(e, "line"));
 		}
 	}
-	put(&b, "\ncoverage:\n");
-	shown = 0;
-	{
-		size_t inputs = 0, k;
-		const json_t *g;
-		json_array_foreach(json_object_get(v, "coverage"), i, g)
-		{
-			inputs += (size_t)json_integer_value(json_object_get(g, "ok"));
-			json_array_foreach(json_object_get(g, "problems"), k, x)
-			{
-				put(&b, "  %-10s %-10s %-9s %s %s\n",
-				    json_is_string(json_object_get(x, "node")) ? S(x, "node") : "-",
-				    S(x, "source"), S(x, "status"),
-				    json_is_string(json_object_get(x, "file")) ? S(x, "file") : "",
-				    S(x, "reason"));
-				shown++;
-				inputs++;
-			}
-		}
-		put(&b, "  %zu input(s), %zu with problems\n", inputs, shown);
-	}
-	if (json_is_object(dec)) {
-		const json_t *c = json_object_get(dec, "containment"),
-			     *r = json_object_get(dec, "repair");
-		put(&b, "\nwhat to do:\n  now (%s, %s): %s\n", S(c, "id"), S(c, "owner"),
-		    S(c, "action"));
-		if (json_is_object(r))
-			put(&b, "  repair (%s, %s): %s\n    needs: %s\n", S(r, "owner"),
-			    json_is_true(json_object_get(r, "justified")) ? "justified" :
-									    "not yet justified",
-			    S(r, "action"), S(r, "requires"));
-		if (json_is_string(json_object_get(dec, "overturn")))
-			put(&b, "  overturned by: %s\n", S(dec, "overturn"));
-		if (json_is_string(json_object_get(dec, "next_test")))
-			put(&b, "  next test: %s\n", S(dec, "next_test"));
-	}
+	coverage_text(&b, v);
+	if (json_is_object(dec))
+		decision_text(&b, dec);
 	put(&b, "\nrules %s %s %s\n", S(json_object_get(v, "ruleset"), "id"),
 	    S(json_object_get(v, "ruleset"), "version"),
 	    S(json_object_get(v, "ruleset"), "digest"));
