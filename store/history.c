@@ -197,10 +197,30 @@ static int write_line(const char *dir, const char *name, const char *text)
 
 static json_t *rec_json(const struct pm_history_rec *r)
 {
-	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "schema", PM_HISTORY_SCHEMA,
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I}", "schema", PM_HISTORY_SCHEMA,
 			 "run", r->run, "node", r->node, "class", r->cls, "subclass", r->sub,
 			 "confidence", r->conf, "time", (json_int_t)r->time, "expires",
-			 (json_int_t)r->expires, "uid", (json_int_t)r->uid);
+			 (json_int_t)r->expires, "uid", (json_int_t)r->uid, "recorded",
+			 (json_int_t)r->recorded);
+}
+
+/* When the record NAME of NODE was first written (a run recorded again keeps it: a re-merge
+ * leaves the history other verdicts saw as it was), else now. */
+static double first_recorded(const char *store, const char *node, const char *name)
+{
+	char p[4400], buf[REC_MAX];
+	struct pm_history_rec old;
+	ssize_t len = -1;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
+		len = read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	if (len > 0 && rec_parse(buf, (size_t)len, &old) == 0 && old.recorded > 0)
+		return old.recorded;
+	return (double)time(NULL);
 }
 
 int pm_history_record(const char *store, const char *jobdir, const json_t *verdict, double time,
@@ -249,6 +269,7 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 		char rel[400], p[4400];
 		json_t *o;
 		snprintf(r.node, sizeof(r.node), "%s", nodes[i]);
+		r.recorded = first_recorded(store, nodes[i], name);
 		o = rec_json(&r);
 		text = o ? json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 		json_decref(o);
@@ -589,6 +610,7 @@ static int rec_parse_json(const char *text, size_t len, struct pm_history_rec *r
 	copy(r->conf, sizeof(r->conf), S(j, "confidence"));
 	r->time = (double)json_integer_value(json_object_get(j, "time"));
 	r->expires = (double)json_integer_value(json_object_get(j, "expires"));
+	r->recorded = (double)json_integer_value(json_object_get(j, "recorded"));
 	r->uid = json_is_integer(json_object_get(j, "uid")) ?
 			 (long long)json_integer_value(json_object_get(j, "uid")) :
 			 -1;
@@ -620,7 +642,7 @@ static int plain_int(const char *line, size_t len, const char *key, long long *o
 static int rec_parse(const char *text, size_t len, struct pm_history_rec *r)
 {
 	char schema[32];
-	long long t = 0, x = 0, u = -1;
+	long long t = 0, x = 0, u = -1, w = 0;
 	int ok;
 
 	memset(r, 0, sizeof(*r));
@@ -632,12 +654,14 @@ static int rec_parse(const char *text, size_t len, struct pm_history_rec *r)
 	     plain_member(text, len, "subclass", r->sub, sizeof(r->sub)) == 1 &&
 	     plain_member(text, len, "confidence", r->conf, sizeof(r->conf)) == 1 &&
 	     plain_int(text, len, "time", &t) == 1 && plain_int(text, len, "expires", &x) >= 0 &&
-	     plain_int(text, len, "uid", &u) >= 0 && r->run[0] && r->cls[0];
+	     plain_int(text, len, "uid", &u) >= 0 && plain_int(text, len, "recorded", &w) >= 0 &&
+	     r->run[0] && r->cls[0];
 	if (!ok)
 		return rec_parse_json(text, len, r);
 	r->time = (double)t;
 	r->expires = (double)x;
 	r->uid = u;
+	r->recorded = (double)w;
 	r->hardware = pm_class_hardware(r->cls);
 	return 0;
 }
@@ -843,6 +867,7 @@ struct gather {
 	struct recs out;
 	const char *cls;
 	char self[200];
+	double until; /* the job's end: records written later do not count */
 	bool oom;
 };
 
@@ -852,7 +877,8 @@ static int gather_one(const struct pm_history_rec *r, void *arg)
 	char j[200];
 
 	job_of(r->run, j, sizeof(j));
-	if (r->refuted || !r->hardware || strcmp(r->cls, g->cls) || !strcmp(j, g->self))
+	if (r->refuted || !r->hardware || strcmp(r->cls, g->cls) || !strcmp(j, g->self) ||
+	    (r->recorded > 0 ? r->recorded : r->time) > g->until)
 		return 0;
 	if (g->out.n == g->out.cap) {
 		struct pm_history_rec *nv =
@@ -920,26 +946,137 @@ static size_t latest_jobs(struct pm_history_rec *r, size_t n)
 	return m;
 }
 
+static int name_cmp_desc(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* The job ("<cluster>/<job>") of record file NAME ("<time>.<cluster>.<job>.<restart>.json",
+ * job and restart free of dots) into OUT; false when NAME is not so. */
+static bool name_job(const char *name, char *out, size_t len)
+{
+	const char *c = strchr(name, '.'), *e = name + strlen(name), *r, *j;
+
+	if (!c || e - c < 6 || strcmp(e - 5, ".json"))
+		return false;
+	for (r = e - 5; r > c && r[-1] != '.'; r--)
+		;
+	if (r <= c + 1)
+		return false;
+	for (j = r - 1; j > c && j[-1] != '.'; j--)
+		;
+	if (j <= c + 1)
+		return false;
+	return (size_t)snprintf(out, len, "%.*s/%.*s", (int)(j - 1 - (c + 1)), c + 1,
+				(int)(r - 1 - j), j) < len;
+}
+
+/* Gather NODE's records in [SINCE, UNTIL) into G, newest first (the names sort by time): once
+ * PM_HISTORY_USED_MAX distinct jobs are in, older files are opened only for those jobs, so a
+ * node failing every hour costs its folder's listing, not thousands of reads.  What is
+ * gathered is what latest_jobs keeps of the whole window.  0, or -1 with errno. */
+static int gather_node(int top, const char *node, double since, double until, char *const *refuted,
+		       struct gather *g)
+{
+	int dfd = openat(top, node, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
+	char **names = NULL, **jobs = NULL, buf[REC_MAX];
+	size_t nn = 0, ncap = 0, nj = 0;
+	long long bound = -1; /* the time the last of those jobs came in */
+	DIR *d;
+	struct dirent *de;
+
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!(d = fdopendir(dfd))) {
+		close(dfd);
+		return -1;
+	}
+	while (!rc && (de = readdir(d))) {
+		char *end;
+		double t;
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue; /* dot files: the writers' temporary names */
+		t = (double)strtoll(de->d_name, &end, 10);
+		if (*end != '.' || t < since || (until > 0 && t >= until))
+			continue;
+		if (nn + 1 >= ncap) { /* doubling: thousands of names */
+			char **nv = realloc(names, (ncap = ncap ? 2 * ncap : 64) * sizeof(*nv));
+			if (!nv) {
+				rc = -1;
+				break;
+			}
+			names = nv;
+		}
+		if (!(names[nn] = strdup(de->d_name)))
+			rc = -1;
+		else
+			names[++nn] = NULL;
+	}
+	if (nn > 1)
+		qsort(names, nn, sizeof(*names), name_cmp_desc);
+	for (size_t i = 0; !rc && i < nn; i++) {
+		struct pm_history_rec r;
+		long long t = strtoll(names[i], NULL, 10);
+		size_t before = g->out.n;
+		char j[200];
+		ssize_t len;
+		int fd;
+		if (bound >= 0 && t < bound && name_job(names[i], j, sizeof(j)) &&
+		    !strv_has(jobs, nj, j))
+			continue; /* not one of the node's latest jobs */
+		if ((fd = openat(dirfd(d), names[i], O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+			continue; /* removed meanwhile */
+		len = read(fd, buf, sizeof(buf));
+		close(fd);
+		if (len <= 0 || rec_parse(buf, (size_t)len, &r) < 0 || strcmp(r.node, node))
+			continue;
+		r.refuted = refuted_has(refuted, r.run);
+		if (gather_one(&r, g) < 0) {
+			rc = -1;
+			break;
+		}
+		if (g->out.n == before)
+			continue;
+		job_of(r.run, j, sizeof(j));
+		if (!strv_has(jobs, nj, j))
+			rc = strv_add(&jobs, &nj, j);
+		if (bound < 0 && nj >= PM_HISTORY_USED_MAX)
+			bound = t;
+	}
+	closedir(d);
+	pm_history_strv_free(names);
+	pm_history_strv_free(jobs);
+	if (rc < 0 && !g->oom)
+		errno = ENOMEM;
+	return rc;
+}
+
 int pm_history_gather(const char *store, const char *ledger, const json_t *verdict, const char *run,
 		      double time, const struct pm_history_policy *pol, struct pm_history_rec **out,
 		      size_t *n, char *err, size_t errlen)
 {
-	struct gather g = {.cls = S(json_object_get(verdict, "cause"), "class")};
+	struct gather g = {.cls = S(json_object_get(verdict, "cause"), "class"),
+			   .until = (double)(long long)time};
 	char **nodes = NULL, **refuted = NULL;
-	int rc = 0;
+	int rc = 0, top;
 
 	*out = NULL;
 	*n = 0;
 	if (!store || !pm_class_hardware(g.cls) || !(nodes = pm_history_origin_nodes(verdict)))
 		return 0;
 	job_of(run, g.self, sizeof(g.self));
+	if ((top = open_top(store, err, errlen)) < 0) {
+		pm_history_strv_free(nodes);
+		return errno == ENOENT ? 0 : -1;
+	}
 	refuted = pm_history_refuted(ledger);
 	for (size_t i = 0; !rc && nodes[i]; i++)
-		rc = pm_history_node(store, nodes[i], (double)(long long)time - pol->window,
-				     (double)(long long)time, 0, refuted, gather_one, &g, err,
-				     errlen);
-	if (g.oom)
-		rc = pmu_fail(err, errlen, ENOMEM, "out of memory");
+		if (node_name_ok(nodes[i]) &&
+		    gather_node(top, nodes[i], (double)(long long)time - pol->window,
+				(double)(long long)time, refuted, &g) < 0)
+			rc = pmu_fail(err, errlen, g.oom ? ENOMEM : errno, "%s/%s/%s: %s", store,
+				      PM_HISTORY_DIR, nodes[i], strerror(g.oom ? ENOMEM : errno));
+	close(top);
 	pm_history_strv_free(nodes);
 	pm_history_strv_free(refuted);
 	if (rc) {

@@ -47,9 +47,11 @@ struct pm_history_rec {
 	char run[200];
 	char node[64];
 	char cls[48], sub[48], conf[24];
-	double time;	/* the job's end (its first node's arrival), epoch seconds */
-	double expires; /* the run's expiry date, epoch seconds; 0 unknown */
-	long long uid;	/* the job's owner, -1 unknown */
+	double time;	 /* the job's end (its first node's arrival), epoch seconds */
+	double expires;	 /* the run's expiry date, epoch seconds; 0 unknown */
+	double recorded; /* when the run was first recorded, epoch seconds; 0 unknown (older
+			    records: the job's end stands for it) */
+	long long uid;	 /* the job's owner, -1 unknown */
 	bool refuted; /* the ledger's last resolution for RUN is `refuted` (readers with a ledger) */
 	bool hardware; /* CLS is a hardware class */
 };
@@ -127,7 +129,10 @@ bool pm_history_justified(const struct pm_history_rec *r, size_t n, const char *
 /*
  * The records that VERDICT of run RUN (its end at TIME) uses: those of its trusted origin
  * nodes and its cause's class (hardware classes only), of other jobs, not refuted, in
- * [TIME - window, TIME), of each node's PM_HISTORY_USED_MAX latest distinct jobs.  Into *OUT (malloc'd, free it) and *N.  0, or -1 with ERR.
+ * [TIME - window, TIME) and recorded by TIME (the history as it stood at the job's end: a later
+ * re-merge or replay sees the same), of each node's PM_HISTORY_USED_MAX latest distinct jobs.
+ * Reads each node's records newest first and opens no record of an older job once it has
+ * those.  Into *OUT (malloc'd, free it) and *N.  0, or -1 with ERR.
  */
 int pm_history_gather(const char *store, const char *ledger, const json_t *verdict, const char *run,
 		      double time, const struct pm_history_policy *pol, struct pm_history_rec **out,

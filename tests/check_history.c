@@ -15,12 +15,13 @@
 
 #include "finalize_int.h"
 #include "history.h"
+#include "postmortem.h"
 
 static char T[256];
 static char store[300];
 
 #define DAY 86400.0
-#define T0 1796000000.0 /* 2026-11-30 */
+#define T0 4102444800.0 /* 2100-01-01: after the records' write time (the clock's now) */
 
 /* A verdict blaming NODE with class CLS from trusted (or the job's own) evidence. */
 static json_t *verdict(const char *node, const char *cls, bool trusted)
@@ -394,6 +395,137 @@ START_TEST(used_bounded)
 }
 END_TEST
 
+/* Write record file NAME of NODE holding TEXT, as another writer might have. */
+static void rec_file(const char *node, const char *name, const char *text)
+{
+	char p[700];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", store, PM_HISTORY_DIR);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/%s/%s", store, PM_HISTORY_DIR, node);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
+	ck_assert_ptr_nonnull(f = fopen(p, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool used_has(const json_t *v, const char *run)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(v, "node_history"), i,
+			   e) if (!strcmp(json_string_value(json_object_get(e, "run")),
+					  run)) return true;
+	return false;
+}
+
+/* a finalizer reads a node newest first and opens no file of an older job once it has the 16
+ * latest: this one's name is old (its content says otherwise, as no writer would), so it is
+ * not read at all */
+START_TEST(latest_first)
+{
+	char name[100], text[400];
+	json_t *v;
+
+	for (int i = 0; i < 20; i++) {
+		char job[16];
+		snprintf(job, sizeof(job), "%d", 700 + i);
+		record(job, 0, "n2", "gpu_hardware", true, T0 + i * 60);
+	}
+	snprintf(name, sizeof(name), "%010lld.lab.650.0.json", (long long)(T0 - 3600));
+	snprintf(text, sizeof(text),
+		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
+		 "\"node\":\"n2\",\"run\":\"lab/650/0\",\"schema\":\"postmortem.history/1\","
+		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
+		 (long long)(T0 + 1800));
+	rec_file("n2", name, text);
+	ck_assert_int_eq(judge("799", T0 + 3600, &v), 1);
+	ck_assert_int_eq(json_array_size(json_object_get(v, "node_history")), PM_HISTORY_USED_MAX);
+	ck_assert(!used_has(v, "lab/650/0"));
+	ck_assert(used_has(v, "lab/704/0") && used_has(v, "lab/719/0"));
+	json_decref(v);
+	/* an older record of a job among the latest is still read */
+	snprintf(name, sizeof(name), "%010lld.lab.719.0.json", (long long)(T0 - 7200));
+	snprintf(text, sizeof(text),
+		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
+		 "\"node\":\"n2\",\"run\":\"lab/719/0\",\"schema\":\"postmortem.history/1\","
+		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
+		 (long long)(T0 - 7200));
+	rec_file("n2", name, text);
+	ck_assert_int_eq(judge("799", T0 + 3600, &v), 1);
+	ck_assert_int_eq(json_array_size(json_object_get(v, "node_history")),
+			 PM_HISTORY_USED_MAX + 1);
+	json_decref(v);
+}
+END_TEST
+
+/* a record counts for a verdict only when it was recorded by that job's end; a run recorded
+ * again keeps its first write time; a record without one stands at its job's end */
+START_TEST(recorded_by_end)
+{
+	char name[100], text[400], p[700], buf[400];
+	json_t *v;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%010lld.lab.600.0.json", (long long)T0);
+	snprintf(text, sizeof(text),
+		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
+		 "\"node\":\"n2\",\"recorded\":%lld,\"run\":\"lab/600/0\","
+		 "\"schema\":\"postmortem.history/1\",\"subclass\":\"gpu_lost\",\"time\":%lld,"
+		 "\"uid\":7}\n",
+		 (long long)(T0 + 7200), (long long)T0);
+	rec_file("n2", name, text);
+	ck_assert_int_eq(judge("601", T0 + 3600, &v), 0); /* merged after 601 ended */
+	ck_assert_ptr_null(json_object_get(v, "node_history"));
+	json_decref(v);
+	ck_assert_int_eq(judge("601", T0 + 7200, &v), 1);
+	json_decref(v);
+	/* merged again later: its first write time stays */
+	record("600", 0, "n2", "gpu_hardware", true, T0);
+	snprintf(p, sizeof(p), "%s/%s/n2/%s", store, PM_HISTORY_DIR, name);
+	ck_assert_ptr_nonnull(f = fopen(p, "r"));
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	snprintf(text, sizeof(text), "\"recorded\":%lld,", (long long)(T0 + 7200));
+	ck_assert_msg(strstr(buf, text), "%s", buf);
+	ck_assert_int_eq(judge("601", T0 + 3600, &v), 0);
+	json_decref(v);
+	/* an older record, without a write time: its job's end */
+	snprintf(text, sizeof(text),
+		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
+		 "\"node\":\"n2\",\"run\":\"lab/600/0\",\"schema\":\"postmortem.history/1\","
+		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
+		 (long long)T0);
+	rec_file("n2", name, text);
+	ck_assert_int_eq(judge("601", T0 + 3600, &v), 1);
+	json_decref(v);
+}
+END_TEST
+
+/* the text verdict names the earlier runs that justified the repair: the latest three */
+START_TEST(text_names_repeats)
+{
+	json_t *v;
+	char *t;
+
+	for (int i = 0; i < 5; i++) {
+		char job[16];
+		snprintf(job, sizeof(job), "%d", 800 + i);
+		record(job, 0, "n2", "gpu_hardware", true, T0 + i * 60);
+	}
+	ck_assert_int_eq(judge("899", T0 + 3600, &v), 1);
+	ck_assert_ptr_nonnull(t = pm_verdict_text(v));
+	ck_assert_msg(strstr(t, "    repeats on the node: jobs lab/802/0 lab/803/0 lab/804/0 and 2 "
+				"more\n"),
+		      "%s", t);
+	free(t);
+	json_decref(v);
+}
+END_TEST
+
 /* a record or ledger line another writer spelled differently (spaces, escapes) still reads */
 START_TEST(parsed_when_not_plain)
 {
@@ -439,6 +571,9 @@ static Suite *suite(void)
 	tcase_add_test(t, policy_counts);
 	tcase_add_test(t, used_bounded);
 	tcase_add_test(t, parsed_when_not_plain);
+	tcase_add_test(t, latest_first);
+	tcase_add_test(t, recorded_by_end);
+	tcase_add_test(t, text_names_repeats);
 	suite_add_tcase(s, t);
 	return s;
 }
