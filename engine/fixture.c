@@ -106,11 +106,11 @@ static bool subset(const json_t *exp, const json_t *act, const char *path, struc
 			if (json_is_array(v) &&
 			    (!strcmp(k, "evidence") || !strcmp(k, "candidates") ||
 			     !strcmp(k, "coverage") || !strcmp(k, "problems"))) {
+				struct diff quiet = {0}; /* what a trial match would have said */
 				if (!json_is_array(json_object_get(act, k)) ||
-				    !(d ? contains(v, json_object_get(act, k), sub, d) :
-					  contains(v, json_object_get(act, k), sub,
-						   &(struct diff){0})))
+				    !contains(v, json_object_get(act, k), sub, d ? d : &quiet))
 					ok = false;
+				free(quiet.s);
 				continue;
 			}
 			if (!subset(v, json_object_get(act, k), sub, d))

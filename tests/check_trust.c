@@ -44,9 +44,12 @@ static char *masked_as(const struct pm_evidence *ev, enum pm_source src, enum pm
 	f.node = "n2";
 	f.rank = -1;
 	ck_assert_int_eq(pm_trust_mask(ev, &f, text, strlen(text), &out), 0);
-	r = out ? strndup(out, strlen(text)) : strdup(text);
-	free(out);
+	/* the masked copy is strlen(text) bytes, not NUL-terminated (strndup would read past it) */
+	r = malloc(strlen(text) + 1);
 	ck_assert_ptr_nonnull(r);
+	memcpy(r, out ? out : text, strlen(text));
+	r[strlen(text)] = '\0';
+	free(out);
 	ck_assert_uint_eq(strlen(r), strlen(text)); /* offsets hold */
 	return r;
 }
