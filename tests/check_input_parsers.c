@@ -1,0 +1,696 @@
+/*
+ * check_input_parsers.c - the input suite's structured parsers: nvidia-smi (-q and CSV),
+ * sacct, scontrol, meminfo and rank_map/task_exit, each on hostile copies of its input too.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "evidence.h"
+#include "postmortem.h"
+#include "support.h"
+#include "check_input.h"
+
+typedef int parse_fn(struct pm_evidence *, size_t, const char *, size_t, char *, size_t);
+
+static int run_n(parse_fn *fn, struct pm_evidence *ev, const char *text, size_t n, char *reason)
+{
+	char *b = dup_exact(text, n);
+	int rc = fn(ev, 0, b, n, reason, 200);
+
+	free(b);
+	return rc;
+}
+
+static int run(parse_fn *fn, struct pm_evidence *ev, const char *text, char *reason)
+{
+	return run_n(fn, ev, text, strlen(text), reason);
+}
+
+/* The last fact NAME of GPU, or NULL. */
+static const struct pm_fact *fact(const struct pm_evidence *ev, const char *name, int gpu)
+{
+	const struct pm_fact *f = NULL;
+	size_t i;
+
+	for (i = 0; i < ev->nfacts; i++)
+		if (strcmp(ev->facts[i].name, name) == 0 && ev->facts[i].gpu == gpu)
+			f = &ev->facts[i];
+	return f;
+}
+
+static size_t count_facts(const struct pm_evidence *ev, const char *name)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < ev->nfacts; i++)
+		c += strcmp(ev->facts[i].name, name) == 0;
+	return c;
+}
+
+static const struct pm_task *task(const struct pm_evidence *ev, int rank)
+{
+	size_t i;
+
+	for (i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].rank == rank)
+			return &ev->tasks[i];
+	return NULL;
+}
+
+/* Run FN on every truncation of TEXT and on damaged copies of it: only crashes fail. */
+static void hostile(parse_fn *fn, const char *text)
+{
+	size_t n = strlen(text), k, step = n > 4000 ? n / 2000 : 1, i;
+	struct pm_evidence *ev;
+	char reason[200], *b;
+
+	for (k = 0; k <= n; k += step) {
+		ev = ev_new("n1");
+		run_n(fn, ev, text, k, reason);
+		pm_evidence_destroy(ev);
+	}
+	for (i = 0; i < 300; i++) {
+		b = dup_exact(text, n);
+		for (k = 0; k < 1 + rnd() % 8 && n > 0; k++) {
+			static const char junk[] = {'\0', '\n', ':', '|', '[', ']',    '=', ',',
+						    '9',  ' ',	'-', '{', '"', '\xff', '.', '+'};
+
+			b[rnd() % n] = junk[rnd() % sizeof(junk)];
+		}
+		ev = ev_new(i % 2 ? "n1" : NULL);
+		fn(ev, 0, b, n, reason, sizeof(reason));
+		pm_evidence_destroy(ev);
+		free(b);
+	}
+}
+
+/* A 1 MB line followed by TEXT, and TEXT followed by a 1 MB line. */
+static void long_lines(parse_fn *fn, const char *text, char fill)
+{
+	size_t big = 1 << 20, n = strlen(text);
+	char *b = malloc(big + n + 1), reason[200];
+	struct pm_evidence *ev;
+
+	ck_assert_ptr_nonnull(b);
+	memset(b, fill, big);
+	b[big] = '\n';
+	memcpy(b + big + 1, text, n);
+	ev = ev_new("n1");
+	fn(ev, 0, b, big + n + 1, reason, sizeof(reason));
+	pm_evidence_destroy(ev);
+	memcpy(b, text, n);
+	memset(b + n, fill, big + 1);
+	ev = ev_new("n1");
+	fn(ev, 0, b, big + n + 1, reason, sizeof(reason));
+	pm_evidence_destroy(ev);
+	free(b);
+}
+
+/* ---- nvidia-smi ---- */
+
+#define FACT_IS(ev, name, gpu, want)                                                        \
+	do {                                                                                \
+		const struct pm_fact *f_ = fact(ev, name, gpu);                             \
+		ck_assert_msg(f_ != NULL, "no fact %s gpu %d", name, gpu);                  \
+		ck_assert_msg(f_->value == (want), "%s gpu %d = %g", name, gpu, f_->value); \
+	} while (0)
+
+START_TEST(nvsmi_q)
+{
+	struct pm_evidence *ev = ev_new("gpu016");
+	char reason[200] = "";
+	const struct pm_fact *f;
+
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev, NVSMI_Q, reason), 0);
+	FACT_IS(ev, "node.gpu_count", -1, 2);
+	FACT_IS(ev, "gpu.ecc_volatile_uncorrectable", 0, 0);
+	FACT_IS(ev, "gpu.ecc_volatile_uncorrectable", 1, 3);
+	FACT_IS(ev, "gpu.ecc_aggregate_uncorrectable", 1, 6);
+	FACT_IS(ev, "gpu.remap_pending", 0, 0);
+	FACT_IS(ev, "gpu.remap_pending", 1, 1);
+	FACT_IS(ev, "gpu.remap_failure", 1, 0);
+	FACT_IS(ev, "gpu.temperature", 0, 34);
+	FACT_IS(ev, "gpu.temperature", 1, 35);
+	ck_assert_ptr_null(fact(ev, "gpu.retired_pages_pending", 0));
+	ck_assert_ptr_null(fact(ev, "gpu.ecc_volatile_uncorrectable", 2));
+	f = fact(ev, "gpu.temperature", 1);
+	ck_assert_str_eq(f->pci, "0000:2a:00.0");
+	ck_assert_str_eq(f->node, "gpu016");
+	ck_assert_uint_eq(f->file, 0);
+	ck_assert_str_eq(fact(ev, "gpu.temperature", 0)->pci, "0000:18:00.0");
+	ck_assert_ptr_null(fact(ev, "node.gpu_count", -1)->pci);
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
+START_TEST(nvsmi_q_variants)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev, NVSMI_Q_OLD, reason), 0);
+	FACT_IS(ev, "gpu.ecc_volatile_uncorrectable", 0, 3);
+	FACT_IS(ev, "gpu.ecc_aggregate_uncorrectable", 0, 8);
+	FACT_IS(ev, "gpu.retired_pages_pending", 0, 1);
+	FACT_IS(ev, "gpu.temperature", 0, 81);
+	ck_assert_ptr_null(fact(ev, "gpu.temperature", 0)->node);
+	ck_assert_str_eq(fact(ev, "gpu.temperature", 0)->pci, "0000:3b:00.0");
+	pm_evidence_destroy(ev);
+
+	ev = ev_new("gpu017");
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev, NVSMI_Q_550, reason), 0);
+	FACT_IS(ev, "gpu.ecc_volatile_uncorrectable", 0, 7);
+	FACT_IS(ev, "gpu.ecc_aggregate_uncorrectable", 0, 7);
+	ck_assert_str_eq(fact(ev, "gpu.ecc_volatile_uncorrectable", 0)->pci, "10000:e0:00.0");
+	ck_assert_ptr_null(fact(ev, "gpu.temperature", 0));
+	ck_assert_ptr_null(fact(ev, "gpu.remap_pending", 0));
+	ck_assert_ptr_null(fact(ev, "gpu.ecc_volatile_uncorrectable", 1));
+	FACT_IS(ev, "gpu.remap_pending", 1, 0);
+	FACT_IS(ev, "gpu.remap_failure", 1, 1);
+	pm_evidence_destroy(ev);
+
+	/* a GPU lost: fewer attached GPUs than the node has */
+	ev = ev_new("gpu017");
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev,
+			     "==============NVSMI LOG==============\nAttached GPUs : 7\n", reason),
+			 0);
+	FACT_IS(ev, "node.gpu_count", -1, 7);
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
+START_TEST(nvsmi_q_hostile)
+{
+	struct pm_evidence *ev = ev_new("n1");
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev, "hello\nworld\n", reason), -1);
+	ck_assert_str_ne(reason, "");
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev, "", reason), -1);
+	ck_assert_uint_eq(ev->nfacts, 0);
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev,
+			     "Attached GPUs : 99999999999999999999999\n"
+			     "GPU 00000000:18:00.0\n    Temperature\n"
+			     "        GPU Current Temp : 1e999 C\n"
+			     "GPU zz:qq\n    Temperature\n        GPU Current Temp : 40 C\n",
+			     reason),
+			 0);
+	ck_assert(fact(ev, "node.gpu_count", -1)->value > 9.9e22);
+	ck_assert_ptr_null(fact(ev, "gpu.temperature", 0));
+	FACT_IS(ev, "gpu.temperature", 1, 40);
+	ck_assert_ptr_null(fact(ev, "gpu.temperature", 1)->pci);
+	pm_evidence_destroy(ev);
+	/* embedded NUL: the line is damaged, the rest is read */
+	ev = ev_new("n1");
+	{
+		static const char nul[] = "Attached GPUs : 2\0\nGPU 0000:18:00.0\n"
+					  "    Temperature\n        GPU Current Temp : 40 C\n";
+
+		ck_assert_int_eq(run_n(pm_parse_nvsmi_q, ev, nul, sizeof(nul) - 1, reason), 0);
+	}
+	FACT_IS(ev, "gpu.temperature", 0, 40);
+	pm_evidence_destroy(ev);
+	/* a file index that ev does not have: the facts have no node */
+	ev = ev_new(NULL);
+	ck_assert_int_eq(pm_parse_nvsmi_q(ev, 5, NVSMI_Q, strlen(NVSMI_Q), NULL, 0), 0);
+	ck_assert_ptr_null(fact(ev, "gpu.temperature", 0)->node);
+	pm_evidence_destroy(ev);
+	hostile(pm_parse_nvsmi_q, NVSMI_Q);
+	hostile(pm_parse_nvsmi_q, NVSMI_Q_OLD);
+	long_lines(pm_parse_nvsmi_q, NVSMI_Q, ' ');
+	long_lines(pm_parse_nvsmi_q, NVSMI_Q, 'x');
+}
+END_TEST
+
+START_TEST(nvsmi_csv)
+{
+	struct pm_evidence *ev = ev_new("gpu016");
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev, NVSMI_CSV, reason), 0);
+	FACT_IS(ev, "node.gpu_count", -1, 3);
+	FACT_IS(ev, "gpu.ecc_volatile_uncorrectable", 0, 0);
+	FACT_IS(ev, "gpu.ecc_volatile_uncorrectable", 1, 5);
+	FACT_IS(ev, "gpu.retired_pages_pending", 1, 1);
+	FACT_IS(ev, "gpu.temperature", 1, 35);
+	FACT_IS(ev, "gpu.temperature", 2, 36);
+	FACT_IS(ev, "gpu.remap_pending", 1, 1);
+	FACT_IS(ev, "gpu.remap_failure", 0, 0);
+	ck_assert_ptr_null(fact(ev, "gpu.ecc_volatile_uncorrectable", 2));
+	ck_assert_ptr_null(fact(ev, "gpu.remap_failure", 2));
+	ck_assert_str_eq(fact(ev, "gpu.temperature", 1)->pci, "0000:2a:00.0");
+	ck_assert_str_eq(fact(ev, "gpu.temperature", 1)->node, "gpu016");
+	pm_evidence_destroy(ev);
+
+	/* bus ids: every form nvidia-smi prints, and what is not one */
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
+			     "index, pci.bus_id, temperature.gpu\n"
+			     "0, 00000000:18:00.0, 1\n1, 3B:00.0, 1\n2, 0000:65:00, 1\n"
+			     "3, 0000:18:00.0.1, 1\n4, 000000001:18:00.0, 1\n5, 0000:18:20.0, 1\n"
+			     "6, 0000:18:00.8, 1\n7, 0000:118:00.0, 1\n8, :18:00.0, 1\n",
+			     reason),
+			 0);
+	ck_assert_str_eq(fact(ev, "gpu.temperature", 0)->pci, "0000:18:00.0");
+	ck_assert_str_eq(fact(ev, "gpu.temperature", 1)->pci, "0000:3b:00.0");
+	for (int i = 2; i <= 8; i++)
+		ck_assert_ptr_null(fact(ev, "gpu.temperature", i)->pci);
+	pm_evidence_destroy(ev);
+
+	/* two tables in one file; the remapped-rows query has no index: row order */
+	ev = ev_new("gpu016");
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
+			     "index, temperature.gpu\n3, 50\n"
+			     "gpu_bus_id, remapped_rows.pending, remapped_rows.failure\n"
+			     "00000000:18:00.0, 0, 0\n00000000:2A:00.0, 1, 0\n",
+			     reason),
+			 0);
+	FACT_IS(ev, "gpu.temperature", 3, 50);
+	FACT_IS(ev, "gpu.remap_pending", 1, 1);
+	FACT_IS(ev, "node.gpu_count", -1, 1);
+	ck_assert_str_eq(fact(ev, "gpu.remap_pending", 1)->pci, "0000:2a:00.0");
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev, "0, 00000000:18:00.0, 0\n", reason), -1);
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev, "", reason), -1);
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev, "\n\n", reason), -1);
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev, "foo, bar\n1, 2\n", reason), -1);
+	/* short rows, an index out of range, junk values */
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
+			     "index, temperature.gpu, retired_pages.pending\n"
+			     "0\n99999999999, 40\n1, hot, maybe\n",
+			     reason),
+			 0);
+	FACT_IS(ev, "gpu.temperature", 1, 40);
+	ck_assert_ptr_null(fact(ev, "gpu.temperature", 2));
+	pm_evidence_destroy(ev);
+	hostile(pm_parse_nvsmi_csv, NVSMI_CSV);
+	long_lines(pm_parse_nvsmi_csv, NVSMI_CSV, ',');
+	long_lines(pm_parse_nvsmi_csv, NVSMI_CSV, '9');
+}
+END_TEST
+
+/* ---- scheduler ---- */
+
+static void nodes_are(const struct pm_jobinfo *j, const char *want)
+{
+	char joined[1024] = "";
+	size_t i;
+
+	for (i = 0; i < j->nnodes; i++) {
+		strcat(joined, i ? " " : "");
+		strcat(joined, j->nodes[i]);
+	}
+	ck_assert_str_eq(joined, want);
+}
+
+START_TEST(sacct_piped)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+	const struct pm_jobinfo *j = &ev->job;
+
+	ck_assert_int_eq(run(pm_parse_sacct, ev, SACCT_P, reason), 0);
+	ck_assert_str_eq(j->id, "4242");
+	ck_assert_str_eq(j->state, "FAILED");
+	ck_assert_ptr_null(j->cancelled_by);
+	ck_assert_int_eq(j->exit_code, 1);
+	ck_assert_int_eq(j->exit_signal, 0);
+	ck_assert(j->start == BASE);
+	ck_assert(j->end == BASE + 3600);
+	nodes_are(j, "gpu016 gpu017");
+	ck_assert_uint_eq(ev->nnodes, 2);
+	ck_assert_int_eq(j->ntasks, 8);
+	ck_assert_int_eq(j->gpus_per_node, 4);
+	ck_assert_ptr_null(j->failed_node);
+	ck_assert_int_eq(j->restart, -1);
+	FACT_IS(ev, "job.gpus_per_node", -1, 4);
+	FACT_IS(ev, "job.nodes", -1, 2);
+	ck_assert_ptr_null(fact(ev, "job.nodes", -1)->node);
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
+START_TEST(sacct_columns)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+	const struct pm_jobinfo *j = &ev->job;
+
+	/* other columns, another order, a cancel by uid, a node failure */
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "Cluster|State|JobIDRaw|JobID|Partition|NodeList|UID|NNodes|Requeue|"
+			     "FailedNode|ExitCode|NTasks|AllocTRES\n"
+			     "lab|CANCELLED by 1000|77|77|gpu|n[1-3]|1000|3|1|n2|0:15|12|"
+			     "cpu=3,gres/gpu:h100=12,node=3\n",
+			     reason),
+			 0);
+	ck_assert_str_eq(j->cluster, "lab");
+	ck_assert_str_eq(j->state, "CANCELLED");
+	ck_assert_str_eq(j->cancelled_by, "1000");
+	ck_assert_str_eq(j->failed_node, "n2");
+	ck_assert_int_eq(j->exit_signal, 15);
+	ck_assert_int_eq(j->user_uid, 1000);
+	ck_assert_int_eq(j->restart, 1);
+	ck_assert_int_eq(j->ntasks, 12);
+	ck_assert_int_eq(j->gpus_per_node, 4);
+	ck_assert(j->start == 0);
+	nodes_are(j, "n1 n2 n3");
+	pm_evidence_destroy(ev);
+
+	/* requeued (sacct -D): the last run's row wins; uneven GPUs give no per-node count */
+	ev = ev_new(NULL);
+	j = &ev->job;
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|ExitCode|NodeList|NNodes|AllocTRES\n"
+			     "9|NODE_FAIL|0:0|a1|1|gres/gpu=4\n"
+			     "9.0|CANCELLED|0:9|a1|1|gres/gpu=4\n"
+			     "10|COMPLETED|0:0|zz|1|\n"
+			     "9|TIMEOUT|0:0|b[1-2]|2|gres/gpu=3\n",
+			     reason),
+			 0);
+	ck_assert_str_eq(j->id, "9");
+	ck_assert_str_eq(j->state, "TIMEOUT");
+	nodes_are(j, "b1 b2");
+	ck_assert_int_eq(j->gpus_per_node, -1);
+	ck_assert_ptr_null(fact(ev, "job.gpus_per_node", -1));
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
+START_TEST(sacct_table)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+	const struct pm_jobinfo *j = &ev->job;
+
+	ck_assert_int_eq(run(pm_parse_sacct, ev, SACCT_TABLE, reason), 0);
+	ck_assert_str_eq(j->id, "4243");
+	ck_assert_str_eq(j->state, "CANCELLED");
+	ck_assert_ptr_null(j->cancelled_by);
+	ck_assert_int_eq(j->exit_code, 0);
+	ck_assert_int_eq(j->exit_signal, 15);
+	ck_assert(j->end == BASE + 1200);
+	nodes_are(j, "gpu016 gpu017");
+	ck_assert_int_eq(j->ntasks, 16);
+	ck_assert_int_eq(j->gpus_per_node, -1); /* AllocTRES cut by the column width */
+	FACT_IS(ev, "job.nodes", -1, 2);
+	pm_evidence_destroy(ev);
+
+	/* a cut node list is not expanded */
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID  State  NodeList\n------ ------ --------\n"
+			     "5      FAILED gpu[016+\n",
+			     reason),
+			 0);
+	ck_assert_uint_eq(ev->job.nnodes, 0);
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
+START_TEST(sacct_hostile)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_sacct, ev, "", reason), -1);
+	ck_assert_int_eq(run(pm_parse_sacct, ev, "4242|FAILED|1:0\n", reason), -1);
+	ck_assert_int_eq(run(pm_parse_sacct, ev, "JobID|State\n", reason), -1);
+	ck_assert_int_eq(run(pm_parse_sacct, ev, "JobID|State\n4242.0|FAILED\n", reason), -1);
+	ck_assert_int_eq(run(pm_parse_sacct, ev, "JobID State\nxxxxx yyyy\n", reason), -1);
+	ck_assert_int_eq(run(pm_parse_sacct, ev, "Name|State\nx|FAILED\n", reason), -1);
+	ck_assert_str_ne(reason, "");
+	ck_assert_ptr_null(ev->job.id);
+	/* huge and broken numbers are ignored, not wrapped */
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|NNodes|NTasks|ExitCode|AllocTRES|NodeList|Start\n"
+			     "1|99999999999999999999|-5|999:999|gres/gpu=99999999999999999999|"
+			     "n[0-99999999]|2026-99-99T00:00:00\n",
+			     reason),
+			 0);
+	ck_assert_int_eq(ev->job.ntasks, -1);
+	ck_assert_int_eq(ev->job.exit_code, -1);
+	ck_assert_int_eq(ev->job.gpus_per_node, -1);
+	ck_assert_uint_eq(ev->job.nnodes, 0);
+	ck_assert(ev->job.start == 0);
+	pm_evidence_destroy(ev);
+	ev = ev_new(NULL);
+	{
+		static const char nul[] = "JobID|State\n7|FAI\0LED\n";
+
+		ck_assert_int_eq(run_n(pm_parse_sacct, ev, nul, sizeof(nul) - 1, reason), 0);
+	}
+	ck_assert_str_eq(ev->job.id, "7");
+	pm_evidence_destroy(ev);
+	hostile(pm_parse_sacct, SACCT_P);
+	hostile(pm_parse_sacct, SACCT_TABLE);
+	long_lines(pm_parse_sacct, SACCT_P, '|');
+	long_lines(pm_parse_sacct, SACCT_TABLE, '-');
+	long_lines(pm_parse_sacct, SACCT_P, 'a');
+}
+END_TEST
+
+START_TEST(scontrol_job)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+	const struct pm_jobinfo *j = &ev->job;
+
+	ck_assert_int_eq(run(pm_parse_scontrol, ev, SCONTROL, reason), 0);
+	ck_assert_str_eq(j->id, "4242");
+	ck_assert_str_eq(j->state, "FAILED");
+	ck_assert_str_eq(j->reason, "NonZeroExitCode");
+	ck_assert_int_eq(j->exit_code, 1);
+	ck_assert_int_eq(j->exit_signal, 0);
+	ck_assert(j->start == BASE);
+	ck_assert(j->end == BASE + 3600);
+	nodes_are(j, "gpu016 gpu017");
+	ck_assert_uint_eq(ev->nnodes, 2);
+	ck_assert_int_eq(j->ntasks, 8);
+	ck_assert_int_eq(j->restart, 2);
+	ck_assert_int_eq(j->user_uid, 1000);
+	ck_assert_int_eq(j->gpus_per_node, 4);
+	FACT_IS(ev, "job.gpus_per_node", -1, 4);
+	FACT_IS(ev, "job.nodes", -1, 2);
+	/* merges with what sacct said */
+	ck_assert_int_eq(run(pm_parse_sacct, ev, SACCT_P, reason), 0);
+	nodes_are(j, "gpu016 gpu017");
+	ck_assert_str_eq(j->reason, "NonZeroExitCode");
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
+START_TEST(scontrol_variants)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+	const struct pm_jobinfo *j = &ev->job;
+
+	/* pending-style values, TresPerNode, a second record that is ignored */
+	ck_assert_int_eq(run(pm_parse_scontrol, ev,
+			     "JobId=55 ArrayJobId=54 JobName=x\n"
+			     "   UserId=bob(2001) JobState=TIMEOUT Reason=TimeLimit\n"
+			     "   StartTime=Unknown EndTime=None NodeList=(null) NumNodes=2-2\n"
+			     "   TRES=cpu=2,node=2 TresPerNode=gres:gpu:h100:8\n"
+			     "\n"
+			     "JobId=56 JobName=y JobState=FAILED NodeList=zz1\n",
+			     reason),
+			 0);
+	ck_assert_str_eq(j->id, "55");
+	ck_assert_str_eq(j->state, "TIMEOUT");
+	ck_assert_int_eq(j->user_uid, 2001);
+	ck_assert(j->start == 0 && j->end == 0);
+	ck_assert_uint_eq(j->nnodes, 0);
+	ck_assert_int_eq(j->gpus_per_node, 8);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_scontrol, ev, "slurm_load_jobs error: Invalid job id\n",
+			     reason),
+			 -1);
+	ck_assert_int_eq(run(pm_parse_scontrol, ev, "JobId= JobName=x\n", reason), -1);
+	ck_assert_int_eq(run(pm_parse_scontrol, ev, "", reason), -1);
+	ck_assert_int_eq(run(pm_parse_scontrol, ev,
+			     "JobId=1 UserId=x(99999999999) UserId=y( ExitCode=1: "
+			     "NumTasks=-3 NumNodes=0 TRES=gres/gpu=5 Restarts=abc\n",
+			     reason),
+			 0);
+	ck_assert_int_eq(ev->job.user_uid, -1);
+	ck_assert_int_eq(ev->job.exit_code, -1);
+	ck_assert_int_eq(ev->job.ntasks, -1);
+	ck_assert_int_eq(ev->job.gpus_per_node, -1);
+	ck_assert_int_eq(ev->job.restart, -1);
+	pm_evidence_destroy(ev);
+	hostile(pm_parse_scontrol, SCONTROL);
+	long_lines(pm_parse_scontrol, SCONTROL, '=');
+	long_lines(pm_parse_scontrol, SCONTROL, 'k');
+}
+END_TEST
+
+START_TEST(meminfo)
+{
+	struct pm_evidence *ev = ev_new("gpu016");
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_meminfo, ev, MEMINFO, reason), 0);
+	FACT_IS(ev, "node.mem_total_kb", -1, 2113470464.0);
+	FACT_IS(ev, "node.mem_available_kb", -1, 2048000);
+	ck_assert_str_eq(fact(ev, "node.mem_total_kb", -1)->node, "gpu016");
+	ck_assert_uint_eq(ev->nfacts, 2);
+	pm_evidence_destroy(ev);
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_meminfo, ev, "MemFree: 12 kB\n", reason), -1);
+	ck_assert_int_eq(run(pm_parse_meminfo, ev, "", reason), -1);
+	ck_assert_int_eq(run(pm_parse_meminfo, ev, "MemTotal: lots kB\n", reason), -1);
+	ck_assert_int_eq(run(pm_parse_meminfo, ev, "MemTotal: 999999999999999999999 kB\n", reason),
+			 -1);
+	ck_assert_uint_eq(count_facts(ev, "node.mem_total_kb"), 0);
+	pm_evidence_destroy(ev);
+	hostile(pm_parse_meminfo, MEMINFO);
+	long_lines(pm_parse_meminfo, MEMINFO, ':');
+}
+END_TEST
+
+START_TEST(tasks)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+	const struct pm_task *t;
+
+	ck_assert_int_eq(run(pm_parse_tasks, ev, TASKS, reason), 0);
+	ck_assert_str_eq(ev->job.id, "4242");
+	ck_assert_uint_eq(ev->nnodes, 2);
+	t = task(ev, 0);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t->node, "gpu016");
+	ck_assert_int_eq(t->local_rank, 0);
+	ck_assert_int_eq(t->pid, 40000);
+	ck_assert_str_eq(t->gpus, "0");
+	ck_assert(t->start == BASE + 2.5);
+	ck_assert_int_eq(t->exited, 1); /* step 0's SIGTERM, not the batch script's exit */
+	ck_assert_int_eq(t->signal, 15);
+	ck_assert_int_eq(t->exit_code, -1);
+	t = task(ev, 5);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t->node, "gpu017");
+	ck_assert(t->start == BASE + 2);
+	ck_assert_int_eq(t->exited, 1); /* the failure stays over step 1's clean exit */
+	ck_assert_int_eq(t->exit_code, 1);
+	ck_assert_int_eq(t->signal, 0);
+	ck_assert(t->end == BASE + 2640.25);
+	t = task(ev, 1);
+	ck_assert_int_eq(t->signal, 6);
+	ck_assert_int_eq(t->core, 1);
+	t = task(ev, 2);
+	ck_assert_int_eq(t->exit_code, 7);
+	ck_assert_int_eq(t->core, 0);
+	ck_assert_ptr_null(task(ev, 3));
+	t = task(ev, 7);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_null(t->node);
+	ck_assert_int_eq(t->pid, 0);
+	ck_assert_uint_eq(ev->ntasks, 5);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_tasks, ev, "not json\n{}\n[]\n", reason), -1);
+	ck_assert_str_ne(reason, "");
+	ck_assert_int_eq(run(pm_parse_tasks, ev, "", reason), -1);
+	ck_assert_int_eq(run(pm_parse_tasks, ev,
+			     "{\"schema\":\"postmortem.taskexit/1\",\"rank\":1,\"rank\":2}\n",
+			     reason),
+			 -1);
+	ck_assert_uint_eq(ev->ntasks, 0);
+	pm_evidence_destroy(ev);
+	hostile(pm_parse_tasks, TASKS);
+	long_lines(pm_parse_tasks, TASKS, '{');
+	long_lines(pm_parse_tasks, TASKS, '[');
+}
+END_TEST
+
+/* The plugin's flat records are read without a jansson tree (parse_sched.c); records that
+ * need jansson (escapes, nesting) must come out the same, and what jansson refuses must
+ * still be refused. */
+START_TEST(tasks_flat_and_tree_agree)
+{
+	static const char *const flat =
+		"{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"gpu1\","
+		"\"rank\":3,\"local_rank\":3,\"pid\":10,\"gpus\":\"2\",\"start\":1796010000.5}\n"
+		"{ \"schema\" : \"postmortem.taskexit/1\" , \"node\":\"gpu1\", \"rank\" : 3, "
+		"\"status\":139,\"end\":1796010100,\"core\":true,\"x\":null,\"y\":-0.5e-3}\n";
+	static const char *const tree =
+		"{\"schema\":\"postmortem.rankmap/1\",\"job\":\"7\\u0037\",\"step\":\"0\","
+		"\"node\":\"gpu\\u0031\",\"rank\":3,\"local_rank\":3,\"pid\":10,\"gpus\":\"2\","
+		"\"start\":1796010000.5,\"extra\":{\"a\":[1,2]}}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"node\":\"gpu1\",\"rank\":3,\"status\":139,"
+		"\"end\":1796010100,\"core\":true,\"note\":\"caf\u00e9\"}\n";
+	static const char *const refused =
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":04,\"status\":0}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":5,\"status\":0} x\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":6,\"status\":0,\"z\":1,\"z\":2}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":7,\"status\":0,\"z\":1e400}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":8,\"status\":0,}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":9,\"status\":0,\"z\":tru}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":10,\"status\":0,\"z\":\"a\tb\"}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":11,\"status\":0,\"z\":1.}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":12,\"status\":0,\"z\":99999999999999999999}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":13,\"status\":0\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":14,\"status\":0}\n";
+	const char *texts[2] = {flat, tree};
+	struct pm_evidence *ev;
+	char reason[200] = "";
+	const struct pm_task *t;
+
+	for (int k = 0; k < 2; k++) {
+		ev = ev_new(NULL);
+		ck_assert_int_eq(run(pm_parse_tasks, ev, texts[k], reason), 0);
+		ck_assert_str_eq(ev->job.id, "77");
+		t = task(ev, 3);
+		ck_assert_ptr_nonnull(t);
+		ck_assert_str_eq(t->node, "gpu1");
+		ck_assert_int_eq(t->local_rank, 3);
+		ck_assert_int_eq(t->pid, 10);
+		ck_assert_str_eq(t->gpus, "2");
+		ck_assert(t->start == 1796010000.5);
+		ck_assert(t->end == 1796010100);
+		ck_assert_int_eq(t->exited, 1);
+		ck_assert_int_eq(t->signal, 11);
+		ck_assert_int_eq(t->core, 1);
+		ck_assert_uint_eq(ev->ntasks, 1);
+		pm_evidence_destroy(ev);
+	}
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_tasks, ev, refused, reason), 0);
+	ck_assert_uint_eq(ev->ntasks, 1); /* only rank 14's record is JSON */
+	ck_assert_ptr_nonnull(task(ev, 14));
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
+void input_parsers_tests(TCase *tc)
+{
+	tcase_add_test(tc, nvsmi_q);
+	tcase_add_test(tc, nvsmi_q_variants);
+	tcase_add_test(tc, nvsmi_q_hostile);
+	tcase_add_test(tc, nvsmi_csv);
+	tcase_add_test(tc, sacct_piped);
+	tcase_add_test(tc, sacct_columns);
+	tcase_add_test(tc, sacct_table);
+	tcase_add_test(tc, sacct_hostile);
+	tcase_add_test(tc, scontrol_job);
+	tcase_add_test(tc, scontrol_variants);
+	tcase_add_test(tc, meminfo);
+	tcase_add_test(tc, tasks);
+	tcase_add_test(tc, tasks_flat_and_tree_agree);
+}
