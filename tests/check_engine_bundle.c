@@ -1,0 +1,461 @@
+/*
+ * check_engine_bundle.c - the engine suite's bundles (read, rejected, read once, every
+ * manifest form) and clock skew between nodes.
+ */
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utime.h>
+#include <xxhash.h>
+#include <zlib.h>
+
+#include "postmortem.h"
+#include "fixture.h"
+#include "taxonomy.h"
+#include "support.h"
+#include "check_engine.h"
+
+/* ---- bundles ---- */
+
+static char *manifest_for(const char *member, const char *data, long bytes)
+{
+	struct pm_sha256 c;
+	unsigned char d[32];
+	char hex[80], *m;
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, data, strlen(data));
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, hex);
+	ck_assert_int_ge(
+		asprintf(&m,
+			 "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\","
+			 "\"job\":\"42\",\"restart\":0,\"node\":\"n2\",\"files\":[{\"path\":\"%s\","
+			 "\"source\":\"kernel_log\",\"node\":\"n2\",\"bytes\":%ld,\"sha256\":\"%s\","
+			 "\"status\":\"ok\"}],\"coverage\":[{\"source\":\"gpu_state\",\"status\":"
+			 "\"timed_out\",\"reason\":\"nvidia-smi did not answer in 5 s\"}]}",
+			 member, bytes, hex + 7),
+		0);
+	return m;
+}
+
+START_TEST(test_bundle_read_and_rejected)
+{
+	char err[256], p[400];
+	const char *k = "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, x\n";
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev;
+	json_t *v;
+	char *m = manifest_for("sources/kernel_log/kernel.log", k, (long)strlen(k));
+
+	mkdir(strcat(strcpy(p, tmp), "/b"), 0755);
+	snprintf(p, sizeof(p), "%s/b/n2.tar.zst", tmp);
+	write_bundle(p, "sources/kernel_log/kernel.log", k, m, AE_IFREG);
+	v = diagnose_dir(rs, "b");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
+			 "gpu_hardware");
+	ck_assert_str_eq(json_string_value(json_array_get(
+				 json_object_get(json_object_get(v, "origin"), "nodes"), 0)),
+			 "n2");
+	/* the run the collector filed it under, without an accounting record */
+	{
+		json_t *job = json_object_get(v, "job");
+		ck_assert_str_eq(json_string_value(json_object_get(job, "id")), "42");
+		ck_assert_str_eq(json_string_value(json_object_get(job, "cluster")), "lab");
+		ck_assert(json_is_integer(json_object_get(job, "restart")));
+		ck_assert_int_eq(json_integer_value(json_object_get(job, "restart")), 0);
+	}
+	json_decref(v);
+	free(m);
+
+	/* a manifest that lies about the size */
+	m = manifest_for("sources/kernel_log/kernel.log", k, 5);
+	write_bundle(p, "sources/kernel_log/kernel.log", k, m, AE_IFREG);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "size differs") != NULL);
+	pm_evidence_destroy(ev);
+	free(m);
+
+	/* escaping names and links */
+	m = manifest_for("../../etc/passwd", k, (long)strlen(k));
+	write_bundle(p, "../../etc/passwd", k, m, AE_IFREG);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "'..'") != NULL);
+	pm_evidence_destroy(ev);
+	write_bundle(p, "sources/link", "", m, AE_IFLNK);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "not a regular file") != NULL);
+	pm_evidence_destroy(ev);
+	free(m);
+
+	/* a corrupt zstd frame */
+	{
+		FILE *f = fopen(p, "wb");
+		fwrite("\x28\xb5\x2f\xfd garbage garbage", 1, 20, f);
+		fclose(f);
+	}
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "not a valid evidence bundle") != NULL);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* The file's bytes, and their SHA-256 as "sha256:...". */
+static char *file_bytes(const char *p, size_t *n, char hex[80])
+{
+	FILE *f = fopen(p, "rb");
+	char *b = malloc(1 << 20);
+	struct pm_sha256 c;
+	unsigned char d[32];
+
+	ck_assert_ptr_nonnull(f);
+	*n = fread(b, 1, 1 << 20, f);
+	fclose(f);
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, b, *n);
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, hex);
+	return b;
+}
+
+static char *dump_of(struct pm_evidence *ev)
+{
+	char err[256], *t;
+	json_t *v = pm_diagnose(ev, err, sizeof(err));
+
+	ck_assert_msg(v != NULL, "%s", err);
+	t = pm_verdict_dump(v);
+	json_decref(v);
+	return t;
+}
+
+/* pm_evidence_add_bundle: one read gives the manifest and the file's digest; a rejected
+ * bundle adds nothing, even when its first entries were good; the set's one zstd context
+ * serves bundle after bundle, a corrupt one included. */
+START_TEST(test_bundle_read_once)
+{
+	char err[256], good[400], half[400], cut[400], plain[400], sha[72], hex[80], *m, *hm;
+	const char *k = "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, x\n";
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev, *ref;
+	json_t *man = NULL;
+	uint64_t bytes = 0;
+	size_t n;
+	char *b, *d1, *d2;
+	FILE *f;
+
+	mkdir(strcat(strcpy(good, tmp), "/rb"), 0755);
+	snprintf(good, sizeof(good), "%s/rb/n2.tar.zst", tmp);
+	snprintf(half, sizeof(half), "%s/rb/half.tar.zst", tmp);
+	snprintf(cut, sizeof(cut), "%s/rb/cut.tar.zst", tmp);
+	snprintf(plain, sizeof(plain), "%s/rb/plain.tar.zst", tmp);
+	m = manifest_for("sources/kernel_log/kernel.log", k, (long)strlen(k));
+	write_bundle(good, "sources/kernel_log/kernel.log", k, m, AE_IFREG);
+	/* the same good entry, then one for a member the bundle lacks */
+	hm = strdup(m);
+	{
+		char *at = strstr(hm, "}],\"coverage\"");
+		char *t;
+		ck_assert_ptr_nonnull(at);
+		*at = '\0';
+		ck_assert_int_ge(
+			asprintf(&t,
+				 "%s},{\"path\":\"sources/app/gone.log\",\"source\":\"app_log\","
+				 "\"bytes\":1,\"sha256\":\"00\"}],\"coverage\":[]}",
+				 hm),
+			0);
+		free(hm);
+		hm = t;
+	}
+	write_bundle(half, "sources/kernel_log/kernel.log", k, hm, AE_IFREG);
+	plain_tar = true;
+	write_bundle(plain, "sources/kernel_log/kernel.log", k, m, AE_IFREG);
+	plain_tar = false;
+
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_bundle(ev, half, &man, sha, &bytes, err, sizeof(err)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_msg(strstr(err, "lacks") != NULL, "%s", err);
+	ck_assert_ptr_nonnull(man); /* parsed, though the bundle was refused */
+	ck_assert_str_eq(json_string_value(json_object_get(man, "node")), "n2");
+	json_decref(man);
+	b = file_bytes(half, &n, hex);
+	ck_assert_str_eq(sha, hex);
+	ck_assert_uint_eq(bytes, n);
+	free(b);
+
+	/* a truncated copy: refused, and the context still serves the next bundle */
+	b = file_bytes(good, &n, hex);
+	f = fopen(cut, "wb");
+	fwrite(b, 1, n / 2, f);
+	fclose(f);
+	free(b);
+	ck_assert_int_eq(pm_evidence_add_bundle(ev, cut, NULL, NULL, NULL, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "not a valid evidence bundle") != NULL);
+
+	ck_assert_int_eq(pm_evidence_add_bundle(ev, good, &man, sha, &bytes, err, sizeof(err)), 0);
+	ck_assert_str_eq(sha, hex);
+	ck_assert_uint_eq(bytes, n);
+	ck_assert_str_eq(json_string_value(json_object_get(man, "schema")), "postmortem.bundle/1");
+	json_decref(man);
+
+	/* nothing of the refused bundles is in the verdict: the same as the good one alone */
+	ref = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ref, good, err, sizeof(err)), 0);
+	d1 = dump_of(ev);
+	d2 = dump_of(ref);
+	ck_assert_str_eq(d1, d2);
+	free(d1);
+	free(d2);
+	pm_evidence_destroy(ref);
+	pm_evidence_destroy(ev);
+
+	/* refused for a member after the manifest: the manifest is still handed back */
+	write_bundle(cut, "sources/link", "", m, AE_IFLNK);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_bundle(ev, cut, &man, sha, &bytes, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "not a regular file") != NULL);
+	ck_assert_ptr_nonnull(man);
+	ck_assert_str_eq(json_string_value(json_object_get(man, "node")), "n2");
+	ck_assert_str_ne(sha, "");
+	json_decref(man);
+	pm_evidence_destroy(ev);
+
+	/* a plain tar under the bundle's name is read as before */
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_bundle(ev, plain, NULL, NULL, NULL, err, sizeof(err)), 0);
+	d1 = dump_of(ev);
+	ck_assert(strstr(d1, "plain.tar.zst/sources/kernel_log/kernel.log") != NULL);
+	free(d1);
+	pm_evidence_destroy(ev);
+	free(hm);
+	free(m);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* The manifest is read by the engine's own JSON reader when it is plain, by jansson when it
+ * is not (escapes, non-ASCII): the same bundle either way; malformed JSON is refused with
+ * jansson's message. */
+START_TEST(test_manifest_forms)
+{
+	char err[256], p[400], *m, *d;
+	const char *k = "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, x\n";
+	const char *reasons[2] = {"nvidia-smi did not answer in 5 s",
+				  "nvidia-smi said \\\"no\\\" \\u00e9t\\u00e9"};
+	const char *decoded[2] = {"nvidia-smi did not answer in 5 s",
+				  "nvidia-smi said \"no\" \u00e9t\u00e9"};
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev;
+	struct pm_sha256 c;
+	unsigned char dg[32];
+	char hex[80];
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, k, strlen(k));
+	pm_sha256_final(&c, dg);
+	pm_sha256_hex(dg, hex);
+	mkdir(strcat(strcpy(p, tmp), "/mf"), 0755);
+	snprintf(p, sizeof(p), "%s/mf/n2.tar.zst", tmp);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_ge(
+			asprintf(
+				&m,
+				" {\"schema\" : \"postmortem.bundle/1\", \"cluster\":\"lab\",\n"
+				"\"job\":\"42\",\"restart\":0,\"node\":\"n2\",\"x\":[1.5e3,-2,true,false,"
+				"null,{},[]],\"collected\":{\"deadline_hit\":false},\r\n\"files\":[{"
+				"\"path\":\"sources/kernel_log/kernel.log\",\"source\":\"kernel_log\","
+				"\"node\":\"n2\",\"bytes\":%zu,\"sha256\":\"%s\",\"status\":\"ok\"}],"
+				"\"coverage\":[{\"source\":\"gpu_state\",\"status\":\"timed_out\","
+				"\"reason\":\"%s\"}]%s}\t\n",
+				strlen(k), hex + 7, reasons[i % 2], i == 2 ? "," : ""),
+			0);
+		write_bundle(p, "sources/kernel_log/kernel.log", k, m, AE_IFREG);
+		free(m);
+		ev = pm_evidence_create(rs);
+		if (i == 2) { /* a trailing comma: not JSON */
+			ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+			ck_assert_msg(strstr(err, "manifest.json line") != NULL, "%s", err);
+			pm_evidence_destroy(ev);
+			break;
+		}
+		ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), 0);
+		d = dump_of(ev);
+		ck_assert_msg(strstr(d, "gpu_hardware") != NULL, "%s", d);
+		{
+			json_t *v = json_loads(d, 0, NULL), *cv, *g;
+			size_t j, gi;
+			bool found = false;
+			json_array_foreach(json_object_get(v, "coverage"), gi, g)
+				json_array_foreach(json_object_get(g, "problems"), j, cv)
+			{
+				const char *r = json_string_value(json_object_get(cv, "reason"));
+				if (r && !strcmp(r, decoded[i]))
+					found = true;
+			}
+			ck_assert_msg(found, "no coverage reason '%s' in %s", decoded[i], d);
+			json_decref(v);
+		}
+		free(d);
+		pm_evidence_destroy(ev);
+	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* ---- clock skew between nodes ---- */
+
+START_TEST(test_clock_skew_ahead)
+{
+	char err[256], p1[400], p2[400], *d1, *d2;
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev;
+	json_t *v;
+
+	/* n2 8 s ahead: its Xid (03:11:59.5 on the controller's clock) is stamped 03:12:07.5,
+	 * and its collector, started a second after the end, says 03:12:09 */
+	skew_job("sk");
+	skew_bundle("sk", "n1", KLOG_N1, "2026-11-30T03:12:00.400Z");
+	skew_bundle("sk", "n2",
+		    "2026-11-30T03:12:07,500000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n",
+		    "2026-11-30T03:12:09.000Z");
+	v = diagnose_dir(rs, "sk");
+	ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
+	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(v, "origin"), "nodes")),
+			 1);
+	ck_assert_str_eq(json_string_value(json_array_get(
+				 json_object_get(json_object_get(v, "origin"), "nodes"), 0)),
+			 "n2");
+	ck_assert_msg(why_has(v, "skew", "n2") && why_has(v, "n2", "9.0 s"),
+		      "no word of n2's clock skew: %s", json_dumps(json_object_get(v, "why"), 0));
+	ck_assert(!why_has(v, "skew on n1", NULL)); /* 0.4 s: within the tolerance */
+	/* kept only through the skew: not more than supported */
+	ck_assert_str_eq(vstr(v, NULL, "confidence"), "supported");
+	json_decref(v);
+
+	/* same evidence, same bytes, whichever bundle comes first */
+	snprintf(p1, sizeof(p1), "%s/sk/n1.tar.zst", tmp);
+	snprintf(p2, sizeof(p2), "%s/sk/n2.tar.zst", tmp);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p1, err, sizeof(err)), 0);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p2, err, sizeof(err)), 0);
+	snprintf(p1, sizeof(p1), "%s/sk/sacct.txt", tmp);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p1, err, sizeof(err)), 0);
+	d1 = dump_of(ev);
+	pm_evidence_destroy(ev);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p1, err, sizeof(err)), 0);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p2, err, sizeof(err)), 0);
+	snprintf(p1, sizeof(p1), "%s/sk/n1.tar.zst", tmp);
+	ck_assert_int_eq(pm_evidence_add_path(ev, p1, err, sizeof(err)), 0);
+	d2 = dump_of(ev);
+	pm_evidence_destroy(ev);
+	ck_assert_str_eq(d1, d2);
+	ck_assert(strstr(d1, "Clock skew on n2") != NULL);
+	free(d1);
+	free(d2);
+
+	/* the control: no clock is off (n2's collector began 0.6 s after the end), and an Xid
+	 * stamped 30 s after the end is not the job's */
+	skew_job("ok");
+	skew_bundle("ok", "n1", KLOG_N1, "2026-11-30T03:12:00.400Z");
+	skew_bundle("ok", "n2",
+		    "2026-11-30T03:12:30,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n",
+		    "2026-11-30T03:12:00.600Z");
+	v = diagnose_dir(rs, "ok");
+	ck_assert_str_ne(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert(!why_has(v, "skew", NULL));
+	json_decref(v);
+
+	/* nor does a skewed clock let in an event beyond what its skew explains: n2 up to 9 s
+	 * ahead, its Xid stamped 30 s after the end */
+	skew_job("far");
+	skew_bundle("far", "n1", KLOG_N1, "2026-11-30T03:12:00.400Z");
+	skew_bundle("far", "n2",
+		    "2026-11-30T03:12:30,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n",
+		    "2026-11-30T03:12:09.000Z");
+	v = diagnose_dir(rs, "far");
+	ck_assert_str_ne(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert(why_has(v, "Clock skew on n2", NULL));
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* Two hardware events of different classes on two nodes, 6 s apart by their clocks: beyond
+ * the 2 s tolerance, the earlier one leads; when one node's clock may be 9 s ahead, their
+ * order is not known and the verdict says it cannot choose. */
+START_TEST(test_clock_skew_ordering)
+{
+	char err[256], *rules;
+	struct pm_ruleset *rs;
+	json_t *v;
+
+	ck_assert_int_ge(
+		asprintf(&rules,
+			 "%s"
+			 "  - id: xid-74\n"
+			 "    class: nvlink\n"
+			 "    subclass: nvlink\n"
+			 "    role: origin\n"
+			 "    strength: strong\n"
+			 "    sources: [kernel_log]\n"
+			 "    pattern: 'NVRM: Xid \\((?:PCI:)?(?<pci>[0-9a-f:]+)\\): (?<xid>74),'\n"
+			 "    summary: 'NVLink error on GPU {pci}'\n",
+			 RULES),
+		0);
+	rs = load(rules, err, sizeof(err));
+	ck_assert_msg(rs != NULL, "%s", err);
+	for (int skewed = 0; skewed < 2; skewed++) {
+		const char *dir = skewed ? "ord1" : "ord0";
+		skew_job(dir);
+		skew_bundle(
+			dir, "n1",
+			"2026-11-30T03:11:50,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 74, pid=9, x\n",
+			"2026-11-30T03:12:00.400Z");
+		skew_bundle(
+			dir, "n2",
+			"2026-11-30T03:11:56,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n",
+			skewed ? "2026-11-30T03:12:09.000Z" : "2026-11-30T03:12:00.500Z");
+		v = diagnose_dir(rs, dir);
+		if (!skewed) {
+			ck_assert_str_eq(vstr(v, NULL, "status"), "attributed");
+			ck_assert_str_eq(vstr(v, "cause", "class"), "nvlink");
+			ck_assert(!why_has(v, "skew", NULL));
+		} else {
+			ck_assert_str_eq(vstr(v, NULL, "status"), "ambiguous");
+			ck_assert_str_eq(vstr(v, NULL, "confidence"), "hypothesis");
+			ck_assert_msg(why_has(v, "widened to 11.0 s", NULL) &&
+					      why_has(v, "Clock skew on n2", NULL),
+				      "%s", json_dumps(json_object_get(v, "why"), 0));
+		}
+		json_decref(v);
+	}
+	free(rules);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+void engine_bundle_tests(TCase *t)
+{
+	tcase_add_test(t, test_bundle_read_and_rejected);
+	tcase_add_test(t, test_bundle_read_once);
+	tcase_add_test(t, test_manifest_forms);
+	tcase_add_test(t, test_clock_skew_ahead);
+	tcase_add_test(t, test_clock_skew_ordering);
+}
