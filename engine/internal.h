@@ -76,6 +76,12 @@ struct pm_task {
 
 struct pm_evidence;
 
+/* pm_redact_text (redact.h) for many short lines: the Vectorscan scratch is kept in *SCRATCH
+ * (NULL at first) from one call to the next, and freed by pm_redact_scratch_free. */
+struct hs_scratch;
+char *pm_redact_text_reuse(const char *s, struct hs_scratch **scratch);
+void pm_redact_scratch_free(struct hs_scratch *scratch);
+
 /*
  * Parsers for structured formats.  Each reads the whole text (BUF, LEN) of file FILE and adds
  * facts, job information or tasks to EV.  They return 0, or -1 when the text is not what the

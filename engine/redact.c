@@ -35,6 +35,7 @@
 #include <strings.h>
 #include <hs.h>
 
+#include "internal.h"
 #include "redact_int.h"
 
 static const char *const kind_names[PM_REDACT__COUNT] = {
@@ -542,12 +543,14 @@ static size_t unit_len(const char *buf, size_t len)
 	return MAXLINE;
 }
 
-int pm_redact(const char *buf, size_t len, char **out, size_t *outlen, struct pm_redact_stats *st)
+/* pm_redact with a Vectorscan scratch kept in *SCRATCH across calls (allocated on the first
+ * call: its allocation costs more than redacting one short line). */
+static int redact_with(const char *buf, size_t len, char **out, size_t *outlen,
+		       struct pm_redact_stats *st, hs_scratch_t **scratch)
 {
 	struct ctx x = {.block = -1};
 	struct out o = {NULL, 0, 0};
 	struct pm_redact_stats acc = {0};
-	hs_scratch_t *scratch = NULL;
 	int rc = -1, err = ENOMEM;
 
 	if (!out || !outlen || (!buf && len)) {
@@ -559,7 +562,7 @@ int pm_redact(const char *buf, size_t len, char **out, size_t *outlen, struct pm
 		errno = db_errno;
 		return -1;
 	}
-	if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS)
+	if (!*scratch && hs_alloc_scratch(db, scratch) != HS_SUCCESS)
 		goto out;
 	o.cap = len < SIZE_MAX / 2 ? len + len / 16 + 64 : len;
 	o.p = malloc(o.cap);
@@ -568,7 +571,7 @@ int pm_redact(const char *buf, size_t len, char **out, size_t *outlen, struct pm
 	for (size_t pos = 0; pos < len;) {
 		size_t n = unit_len(buf + pos, len - pos);
 
-		if (unit(&x, &o, buf + pos, n, scratch, &acc))
+		if (unit(&x, &o, buf + pos, n, *scratch, &acc))
 			goto out;
 		pos += n;
 	}
@@ -589,10 +592,38 @@ out:
 	free(x.cut);
 	free(x.cv);
 	free(x.cmap);
-	hs_free_scratch(scratch);
 	if (rc)
 		errno = err;
 	return rc;
+}
+
+int pm_redact(const char *buf, size_t len, char **out, size_t *outlen, struct pm_redact_stats *st)
+{
+	hs_scratch_t *scratch = NULL;
+	int rc = redact_with(buf, len, out, outlen, st, &scratch), err = errno;
+
+	hs_free_scratch(scratch);
+	errno = err;
+	return rc;
+}
+
+char *pm_redact_text_reuse(const char *s, struct hs_scratch **scratch)
+{
+	char *out;
+	size_t n;
+
+	if (!s) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (redact_with(s, strlen(s), &out, &n, NULL, scratch) < 0)
+		return NULL;
+	return out;
+}
+
+void pm_redact_scratch_free(struct hs_scratch *scratch)
+{
+	hs_free_scratch(scratch);
 }
 
 char *pm_redact_text(const char *s, struct pm_redact_stats *st)

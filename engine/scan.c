@@ -39,6 +39,7 @@ struct scan {
 	const struct pm_ruleset *rs;
 	size_t file;
 	hs_scratch_t *scratch;
+	hs_scratch_t *rscratch; /* redaction's (pm_redact_text_reuse) */
 	pcre2_match_data *md;
 	struct hit *hits;
 	size_t nhits, ahits;
@@ -406,7 +407,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	/* the second line of defence: a line that reaches the verdict is redacted whatever its
 	 * source (a collector's bundle is redacted already; a hand folder is not).  Before
 	 * pm_utf8_clean, which would hide a colour code in front of a token. */
-	char *red = pm_redact_text(o.line, NULL);
+	char *red = pm_redact_text_reuse(o.line, &s->rscratch);
 	if (!red) {
 		pm_obs_free(&o);
 		return -1;
@@ -1170,6 +1171,7 @@ out:
 	free(s.cmap);
 	pcre2_match_data_free(s.md);
 	hs_free_scratch(s.scratch);
+	pm_redact_scratch_free(s.rscratch);
 	return rc;
 }
 
