@@ -787,12 +787,26 @@ static bool plain_mem(const struct pm_file *f)
 	return m && !(f->memlen >= 2 && m[0] == 0x1f && m[1] == 0x8b) && !is_zstd(m, f->memlen);
 }
 
+void pm_file_release(struct pm_file *f)
+{
+	if (!f->mem)
+		return;
+	free(f->mem);
+	f->mem = NULL;
+	f->memlen = 0;
+	f->released = true;
+}
+
 int pm_file_head(struct pm_file *f, char *buf, size_t cap, size_t *len)
 {
 	struct reader r;
 	int rc = -1;
 
 	*len = 0;
+	if (f->released) {
+		errno = ESTALE;
+		return -1;
+	}
 	if (plain_mem(f)) { /* what the reader would copy, without its buffers */
 		*len = f->memlen < cap ? f->memlen : cap;
 		memcpy(buf, f->mem, *len);
@@ -878,6 +892,11 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 	uint64_t lines_left = input_lines_max();
 	bool skipping = false, line_cut = false;
 	unsigned long overlong = 0;
+
+	if (f->released) {
+		errno = ESTALE;
+		return -1;
+	}
 	int rc = -1;
 
 	if (plain_mem(f) && f->memlen < MAXLINE) {
@@ -1024,6 +1043,10 @@ int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len)
 
 	*out = NULL;
 	*len = 0;
+	if (f->released) {
+		errno = ESTALE;
+		return -1;
+	}
 	if (reader_open(&r, f, true) < 0) {
 		set_reason(f, errno == EACCES || errno == EPERM ? PM_ST_DENIED : PM_ST_UNREADABLE,
 			   strerror(errno));

@@ -23,6 +23,9 @@ typedef int pm_chunk_fn(void *arg, const char *buf, size_t len, uint64_t off);
 
 /* The first CAP decompressed bytes of F. */
 int pm_file_head(struct pm_file *f, char *buf, size_t cap, size_t *len);
+/* Free F's in-memory content (a bundle member) once nothing will read it again: reading it
+ * afterwards fails with ESTALE, leaving its status alone. */
+void pm_file_release(struct pm_file *f);
 /* Stream all of F through FN, computing its digest and noting truncation in its status. */
 int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg);
 /* All of F (at most CAP bytes) in one malloc'd buffer. */

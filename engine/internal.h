@@ -123,6 +123,7 @@ struct pm_file {
 	unsigned char digest[32]; /* of the bytes as given: SHA-256, or XXH3-128 and a tag for a
 				   * file read from disk outside a bundle (evidence.c) */
 	bool digested; /* DIGEST is known already (a bundle member, checked on reading) */
+	bool released; /* in-memory content freed once scanned (pm_file_release): not read again */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */

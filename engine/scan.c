@@ -1130,6 +1130,12 @@ int pm_scan_all(struct pm_evidence *ev)
 		goto out;
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		struct pm_file *f = &ev->files[i];
+		/* Once scanned, a bundle member's bytes are not read again when the evidence
+		 * has task records or collected bundles (placement reads file heads only for a
+		 * folder with neither, att_place.c): free them now, which keeps the peak of a
+		 * merge of thousands of bundles to their observations. */
+		if (i && (ev->ntasks || ev->ncollect))
+			pm_file_release(&ev->files[i - 1]);
 		if (f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED)
 			continue;
 		if (parser_for(f->format) && f->format != PM_FMT_NVSMI_Q)
@@ -1148,6 +1154,8 @@ int pm_scan_all(struct pm_evidence *ev)
 		if (frc < 0 && f->status == PM_ST_OK)
 			goto out;
 	}
+	if (ev->nfiles && (ev->ntasks || ev->ncollect))
+		pm_file_release(&ev->files[ev->nfiles - 1]);
 	if (eval_conditions(&s) < 0)
 		goto out;
 	/* node names learned while scanning (NCCL prefixes, syslog hosts) may name files that
