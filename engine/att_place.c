@@ -118,8 +118,8 @@ enum spell { SP_OTHER, SP_TASK, SP_STEP };
 /* Note host S (L bytes); a spelling learnt from a better source replaces a case variant. */
 static int add_host(struct att *a, const char *s, size_t l, enum spell sp)
 {
-	if (!hostname_ok(s, l) || l >= sizeof(a->hosts[0].name))
-		return 0;
+	/* a host already noted first: a case variant of a name that passed hostname_ok passes
+	 * it too, and a system log names its host on every line */
 	for (size_t i = 0; i < a->nhosts; i++)
 		if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, s, l)) {
 			if ((int)sp > a->hosts[i].spell) {
@@ -128,6 +128,8 @@ static int add_host(struct att *a, const char *s, size_t l, enum spell sp)
 			}
 			return 0;
 		}
+	if (!hostname_ok(s, l) || l >= sizeof(a->hosts[0].name))
+		return 0;
 	if (a->nhosts == a->ahosts &&
 	    pm_grow((void **)&a->hosts, &a->ahosts, sizeof(*a->hosts)) < 0)
 		return -1;
@@ -185,30 +187,100 @@ static int add_rank(struct att *a, long r)
 }
 
 /*
+ * The key strings of line_hosts and line_rank that [P, E) holds, a K_ bit each, found in one
+ * pass: most lines hold none, and a search for each (some fifteen memmem a line) was most of
+ * a hand-gathered folder's placement.  A bit says only that its string occurs in the line;
+ * the checks it lets run are the same as without it.
+ */
+enum {
+	K_LINUX = 1 << 0,  /* "Linux " */
+	K_STARS = 1 << 1,  /* "*** " */
+	K_SRUN = 1 << 2,   /* "srun: error: " */
+	K_HOST = 1 << 3,   /* "Host", "host" */
+	K_LIST = 1 << 4,   /* "SLURM", "node", "Node": in each of nodelist_host's keys */
+	K_ONNODE = 1 << 5, /* " on node " */
+	K_RANK = 1 << 6,   /* "rank" */
+	K_PROC = 1 << 7,   /* "Process name: [[" */
+	K_AT = 1 << 8,	   /* '@' */
+};
+
+static unsigned line_keys(const char *p, const char *e)
+{
+	/* the bytes the key strings start with: any other is passed over at once */
+	static const bool first[256] =
+		{['L'] = 1, ['*'] = 1, ['s'] = 1, ['H'] = 1, ['h'] = 1, ['S'] = 1,
+		 ['N'] = 1, ['n'] = 1, [' '] = 1, ['r'] = 1, ['P'] = 1, ['@'] = 1};
+	unsigned k = 0;
+
+	for (; p < e; p++) {
+		size_t n = (size_t)(e - p);
+		if (!first[(unsigned char)*p])
+			continue;
+		switch (*p) {
+		case 'L':
+			k |= n >= 6 && !memcmp(p, "Linux ", 6) ? K_LINUX : 0;
+			break;
+		case '*':
+			k |= n >= 4 && !memcmp(p, "*** ", 4) ? K_STARS : 0;
+			break;
+		case 's':
+			k |= n >= 13 && !memcmp(p, "srun: error: ", 13) ? K_SRUN : 0;
+			break;
+		case 'H':
+		case 'h':
+			k |= n >= 4 && !memcmp(p + 1, "ost", 3) ? K_HOST : 0;
+			break;
+		case 'S':
+			k |= n >= 5 && !memcmp(p, "SLURM", 5) ? K_LIST : 0;
+			break;
+		case 'N':
+		case 'n':
+			k |= n >= 4 && !memcmp(p + 1, "ode", 3) ? K_LIST : 0;
+			break;
+		case ' ':
+			k |= n >= 9 && !memcmp(p, " on node ", 9) ? K_ONNODE : 0;
+			break;
+		case 'r':
+			k |= n >= 4 && !memcmp(p, "rank", 4) ? K_RANK : 0;
+			break;
+		case 'P':
+			k |= n >= 16 && !memcmp(p, "Process name: [[", 16) ? K_PROC : 0;
+			break;
+		case '@':
+			k |= K_AT;
+			break;
+		}
+	}
+	return k;
+}
+
+/*
  * The rank a launcher's failure report names: Open MPI's "Process name: [[J,S],R]" (the
  * first process that exited non-zero), mpirun's "rank N with PID P on node HOST exited",
  * torchrun's summary "rank : R".  S is the line without its leading blanks.
  */
-static int line_rank(struct att *a, const char *p, const char *e, const char *s)
+static int line_rank(struct att *a, const char *p, const char *e, const char *s, unsigned k)
 {
 	const char *q;
 	char *x;
 	long r;
 
-	if ((q = word(s, e, "Process name: [[")) && (q = memchr(q, ']', (size_t)(e - q))) &&
-	    q + 1 < e && q[1] == ',') {
+	if ((k & K_PROC) && (q = word(s, e, "Process name: [[")) &&
+	    (q = memchr(q, ']', (size_t)(e - q))) && q + 1 < e && q[1] == ',') {
 		r = strtol(q + 2, &x, 10);
 		if (x > q + 2 && x < e && *x == ']')
 			return add_rank(a, r);
 	}
-	if ((q = memmem(p, (size_t)(e - p), "rank ", 5)) && (q == p || q[-1] == ' ')) {
+	if ((k & K_RANK) && (q = memmem(p, (size_t)(e - p), "rank ", 5)) &&
+	    (q == p || q[-1] == ' ')) {
 		r = strtol(q + 5, &x, 10);
 		if (x > q + 5 && x < e && !strncmp(x, " with PID ", 10) &&
 		    memmem(x, (size_t)(e - x), " on node ", 9) &&
 		    memmem(x, (size_t)(e - x), " exited", 7))
 			return add_rank(a, r);
 	}
-	if (e - s > 4 && !strncmp(s, "rank", 4) && (q = skip_sp(s + 4, e)) < e && *q == ':') {
+	if ((k & K_RANK) && e - s > 4 && !strncmp(s, "rank", 4) && (q = skip_sp(s + 4, e)) < e &&
+	    *q == ':') {
 		q = skip_sp(q + 1, e);
 		r = strtol(q, &x, 10);
 		if (x > q && (x == e || *x == ' '))
@@ -258,41 +330,43 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
 static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 {
 	const char *q, *s = skip_sp(p, e);
+	unsigned k = line_keys(p, e);
 	size_t l;
 
 	/* uname -a: "Linux HOST 6.1.0-18-amd64 #1 SMP ..." */
-	if ((q = word(s, e, "Linux ")) && (l = tok(q + 6, e)) && q + 7 + l < e && q[6 + l] == ' ' &&
-	    q[7 + l] >= '0' && q[7 + l] <= '9' &&
+	if ((k & K_LINUX) && (q = word(s, e, "Linux ")) && (l = tok(q + 6, e)) && q + 7 + l < e &&
+	    q[6 + l] == ' ' && q[7 + l] >= '0' && q[7 + l] <= '9' &&
 	    memmem(q + 7 + l, (size_t)(e - q - 7 - l), " #", 2) &&
 	    add_host(a, q + 6, l, SP_OTHER) < 0)
 		return -1;
-	if ((q = memmem(p, (size_t)(e - p), "*** ", 4)) &&
+	if ((k & K_STARS) && (q = memmem(p, (size_t)(e - p), "*** ", 4)) &&
 	    (!strncmp(q + 4, "STEP ", 5) || !strncmp(q + 4, "JOB ", 4))) {
 		const char *on = memmem(q, (size_t)(e - q), " ON ", 4);
 		if (on && (l = tok(on + 4, e)) && on + 4 + l < e && on[4 + l] == ' ' &&
 		    add_host(a, on + 4, l, SP_STEP) < 0)
 			return -1;
 	}
-	if ((q = memmem(p, (size_t)(e - p), "srun: error: ", 13)) && (l = tok(q + 13, e)) &&
-	    !strncmp(q + 13 + l, ": task", 6) && add_host(a, q + 13, l, SP_TASK) < 0)
+	if ((k & K_SRUN) && (q = memmem(p, (size_t)(e - p), "srun: error: ", 13)) &&
+	    (l = tok(q + 13, e)) && !strncmp(q + 13 + l, ": task", 6) &&
+	    add_host(a, q + 13, l, SP_TASK) < 0)
 		return -1;
-	if (((q = word(s, e, "Host")) || (q = word(s, e, "host"))) && (q = skip_sp(q + 4, e)) < e &&
-	    *q == ':') {
+	if ((k & K_HOST) && ((q = word(s, e, "Host")) || (q = word(s, e, "host"))) &&
+	    (q = skip_sp(q + 4, e)) < e && *q == ':') {
 		q = skip_sp(q + 1, e);
 		l = tok(q, e);
 		if (l && (q + l == e || q[l] == ' ') && add_host(a, q, l, SP_OTHER) < 0)
 			return -1;
 	}
-	if (nodelist_host(a, s, e) < 0)
+	if ((k & K_LIST) && nodelist_host(a, s, e) < 0)
 		return -1;
-	if ((q = memmem(p, (size_t)(e - p), " on node ", 9)) && (l = tok(q + 9, e)) &&
-	    (size_t)(e - q) > 9 + l + 7 && !strncmp(q + 9 + l, " exited", 7) &&
-	    add_host(a, q + 9, l, SP_OTHER) < 0)
+	if ((k & K_ONNODE) && (q = memmem(p, (size_t)(e - p), " on node ", 9)) &&
+	    (l = tok(q + 9, e)) && (size_t)(e - q) > 9 + l + 7 &&
+	    !strncmp(q + 9 + l, " exited", 7) && add_host(a, q + 9, l, SP_OTHER) < 0)
 		return -1;
-	if (line_rank(a, p, e, s) < 0)
+	if ((k & (K_RANK | K_PROC)) && line_rank(a, p, e, s, k) < 0)
 		return -1;
 	/* a prompt: user@HOST:~/path$ or user@HOST:/path# */
-	for (q = p; (q = memchr(q, '@', (size_t)(e - q))); q++) {
+	for (q = p; (k & K_AT) && (q = memchr(q, '@', (size_t)(e - q))); q++) {
 		if (q == p || !(alnum(q[-1]) || q[-1] == '_'))
 			continue;
 		l = tok(q + 1, e);
