@@ -1,6 +1,7 @@
 /*
- * attribute.h - the attribution's state, shared by its phases (attribute.c, att_time.c,
- * att_ranks.c) and the building of the verdict from it (verdict.c).  Not installed.
+ * attribute.h - the attribution's state, shared by its phases (attribute.c, att_cands.c,
+ * att_votes.c, att_sched.c, att_decide.c, att_time.c, att_ranks.c, att_place.c) and the
+ * building of the verdict from it (verdict.c).  Not installed.
  */
 #ifndef PM_ATTRIBUTE_H
 #define PM_ATTRIBUTE_H
@@ -145,12 +146,41 @@ const char *pm_att_rank_node(const struct att *a, int rank);
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r);
 void pm_rankset_done(int *v, size_t *n);
 bool pm_rankset_has(const int *v, size_t n, int r);
-/* Slurm's job state as an outcome name; NULL for a state that is no end. */
-const char *pm_att_outcome_from_state(const char *st);
 /* Add R to C's ranks unless there: every addition to a candidate's ranks goes through it. */
 int pm_att_cand_addrank(struct cand *c, int r);
+/* Empty C's ranks. */
+void pm_att_cand_ranks_clear(struct cand *c);
+/* The live candidate CLS/SUB on NODE (NULL: job-wide), made with LEAD when missing; NULL
+ * when all MAXC are taken. */
+struct cand *pm_att_cand_get(struct att *a, const char *cls, const char *sub, const char *node,
+			     enum lead lead);
 /* The candidate of kind K (taxonomy.h) on NODE, made when missing. */
 struct cand *pm_att_kind_get(struct att *a, enum pm_kind k, const char *node, enum lead lead);
+/* Add observation OI to C's support: its strength, times, ranks, GPUs and summary. */
+int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi);
+
+/* att_cands.c: the job's outcome and the candidates (origins, merged, joined, confirmed,
+ * and the leads kept when nothing better fits). */
+/* Slurm's job state as an outcome name; NULL for a state that is no end. */
+const char *pm_att_outcome_from_state(const char *st);
+void pm_att_phase_outcome(struct att *a);
+int pm_att_phase_origins(struct att *a, bool hardware);
+void pm_att_phase_merge(struct att *a);
+void pm_att_phase_join(struct att *a);
+void pm_att_phase_confirm(struct att *a);
+int pm_att_phase_fallback(struct att *a);
+
+/* att_votes.c: peer votes, and one error on every rank. */
+int pm_att_phase_votes(struct att *a);
+void pm_att_phase_all_ranks(struct att *a);
+
+/* att_sched.c: what Slurm itself decided. */
+void pm_att_phase_scheduler(struct att *a);
+
+/* att_decide.c: the candidates' order, the status and the confidence. */
+void pm_att_phase_order(struct att *a);
+void pm_att_phase_status(struct att *a);
+void pm_att_phase_confidence(struct att *a);
 
 /* att_time.c: node clocks, the job window, clock skew, and events from before the job. */
 int pm_att_phase_clocks(struct att *a);

@@ -1,0 +1,362 @@
+/*
+ * att_cands.c - the attribution's candidates (ATTRIBUTION.md phases 2 to 7): the job's
+ * outcome, hardware and software origin candidates, merging a node's candidates of one
+ * class, joining single-placed leads, confirmation from a second source, and the leads
+ * kept when nothing better fits.
+ */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "attribute.h"
+#include "taxonomy.h"
+
+/* ---- phase: outcome ---- */
+
+const char *pm_att_outcome_from_state(const char *st)
+{
+	static const char *const known[] = {"COMPLETED",     "FAILED",	  "TIMEOUT",
+					    "OUT_OF_MEMORY", "NODE_FAIL", "CANCELLED",
+					    "PREEMPTED",     "REQUEUED",  NULL};
+	if (!st)
+		return NULL;
+	for (size_t i = 0; known[i]; i++)
+		if (!strncmp(st, known[i], strlen(known[i])))
+			return known[i];
+	if (!strncmp(st, "BOOT_FAIL", 9))
+		return "LAUNCH_FAILED";
+	if (!strncmp(st, "DEADLINE", 8))
+		return "TIMEOUT";
+	return NULL;
+}
+
+void pm_att_phase_outcome(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	static const char *const rank_order[] = {"NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
+						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
+						 NULL};
+	const char *best = NULL;
+	bool anyerr = false;
+
+	a->outcome = pm_att_outcome_from_state(ev->job.state);
+	if (a->outcome) {
+		pm_att_why(a, "Slurm's accounting record says %s.", ev->job.state);
+		return;
+	}
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_rule *r = R(a, i);
+		if (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
+		    r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION)
+			anyerr = true;
+		if (!r->outcome)
+			continue;
+		for (size_t k = 0; rank_order[k]; k++) {
+			if (!strcmp(r->outcome, rank_order[k])) {
+				size_t cur = 99;
+				for (size_t m = 0; best && rank_order[m]; m++)
+					if (!strcmp(best, rank_order[m]))
+						cur = m;
+				if (k < cur)
+					best = rank_order[k];
+			}
+		}
+	}
+	if (best) {
+		a->outcome = best;
+		pm_att_why(a, "No accounting record; the job's own Slurm lines say %s.", best);
+	} else if (anyerr) {
+		a->outcome = "FAILED";
+		pm_att_why(a,
+			   "No accounting record; errors in the evidence make the outcome FAILED.");
+	} else {
+		a->outcome = "UNKNOWN";
+		pm_att_why(a, "No accounting record and no error: the outcome is unknown.");
+	}
+}
+
+/* ---- phase: hardware and software origin candidates ---- */
+
+/* A kill for the job's memory by its enforcer (a strong resource_limit/host_oom origin: the
+ * kernel's OOM killer, Slurm's cgroup or accounting enforcement), inside the job's time. */
+static bool memory_kill(const struct att *a)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		if (r->role == PM_ROLE_ORIGIN && r->strength == PM_STRONG &&
+		    pm_is_kind(r->cls, r->subcls, PM_K_HOST_OOM) &&
+		    (!o->trusted || pm_att_obs_window(a, o, true) != WIN_OUT))
+			return true;
+	}
+	return false;
+}
+
+int pm_att_phase_origins(struct att *a, bool hardware)
+{
+	struct pm_evidence *ev = a->ev;
+
+	/* Slurm ends a job it kills for its memory with the plain "*** JOB N ... CANCELLED AT"
+	 * line of any cancel (accounting enforcement, older releases): with no record to say
+	 * who cancelled, that line beside the kill is the limit's consequence, not a cause */
+	if (!hardware && !pm_att_outcome_from_state(ev->job.state) &&
+	    !strcmp(a->outcome, "CANCELLED") && memory_kill(a)) {
+		a->cancel_by_limit = true;
+		pm_att_why(
+			a,
+			"The job's CANCELLED line follows a kill for its memory: the cancel is the "
+			"limit's consequence, not a cause.");
+	}
+
+	for (size_t k = 0; k < ev->nobs; k++) {
+		size_t i = a->order[k];
+		const struct pm_obs *o = &ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		struct cand *c;
+
+		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware)
+			continue;
+		bool plain = true;
+		enum win w = o->trusted ? pm_att_obs_window(a, o, true) : WIN_IN;
+		/* hardware only from sources the user cannot write (phase_fallback has the
+		 * rest); a trusted line from outside the job's time is not this job's */
+		if ((hardware && !o->trusted) || w == WIN_OUT)
+			continue;
+		if (hardware && w == WIN_IN && pm_att_obs_window(a, o, false) != WIN_IN) {
+			struct clk *ck = pm_att_node_clk(a, pm_att_obs_clock_node(a, o));
+			plain = false;
+			if (ck)
+				ck->kept++;
+		}
+		/* an external end (cancel, preemption, requeue) that Slurm's final record
+		 * contradicts is a consequence, not a cause: the plain "STEP ... CANCELLED" line
+		 * of a step killed for its memory, in a job the record says FAILED */
+		if (!hardware && r->outcome && pm_class_external(r->cls) && a->outcome &&
+		    pm_att_outcome_from_state(ev->job.state) && strcmp(r->outcome, a->outcome))
+			continue;
+		if (!hardware && a->cancel_by_limit && r->outcome && pm_class_external(r->cls) &&
+		    !strcmp(r->outcome, "CANCELLED"))
+			continue;
+		c = pm_att_cand_get(a, r->cls, r->subcls, o->node, LEAD_RULE);
+		if (!c || pm_att_cand_add(a, c, i) < 0)
+			return -1;
+		if (plain)
+			c->in_plain = true;
+		else
+			c->by_skew = true;
+	}
+	return 0;
+}
+
+/* Candidates of one class on one node are one explanation: the symptom from the source the
+ * user cannot write, else the stronger, else the earlier, gives the subclass. */
+static bool better(const struct att *a, const struct cand *x, const struct cand *y)
+{
+	bool tx = a->ev->obs[x->ev[0]].trusted, ty = a->ev->obs[y->ev[0]].trusted;
+
+	if (tx != ty)
+		return tx;
+	/* a later event of this job keeps its own subclass beside an older line */
+	if (x->prestart != y->prestart)
+		return y->prestart;
+	if (x->strength != y->strength)
+		return x->strength > y->strength;
+	if (x->has_t && y->has_t && x->t != y->t)
+		return x->t < y->t;
+	return false;
+}
+
+void pm_att_phase_merge(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		if (c->dead || !c->node[0] || !c->nev || c->lead != LEAD_RULE)
+			continue;
+		for (size_t k = i + 1; k < a->nc; k++) {
+			struct cand *d = &a->c[k], *keep = c, *drop = d;
+			if (d->dead || !d->nev || d->lead != LEAD_RULE || strcmp(c->cls, d->cls) ||
+			    strcmp(c->node, d->node))
+				continue;
+			if (better(a, d, c)) {
+				keep = d;
+				drop = c;
+			}
+			for (size_t m = 0; m < drop->nev; m++)
+				pm_att_cand_add(a, keep, drop->ev[m]);
+			keep->in_plain |= drop->in_plain;
+			keep->by_skew |= drop->by_skew;
+			drop->dead = true;
+			if (drop == c)
+				break;
+		}
+	}
+}
+
+/* Of class and subclass X's live symptoms, the one placed on a node: NULL when none is, or
+ * when they name several nodes. */
+static struct cand *single_placed(struct att *a, const struct cand *x)
+{
+	struct cand *p = NULL;
+
+	for (size_t k = 0; k < a->nc; k++) {
+		struct cand *d = &a->c[k];
+		if (d->dead || !d->nev || d->lead != LEAD_RULE || !d->node[0] ||
+		    strcmp(d->cls, x->cls) || strcmp(d->sub, x->sub))
+			continue;
+		if (p)
+			return NULL;
+		p = d;
+	}
+	return p;
+}
+
+/* A symptom with no node beside the one placed symptom of the same class and subclass is
+ * the same event told twice (Slurm's step-wide OOM count beside its task line naming the
+ * node): it joins the placed one instead of leading alone with no origin. */
+void pm_att_phase_join(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i], *p;
+		if (c->dead || c->node[0] || !c->nev || c->lead != LEAD_RULE ||
+		    !(p = single_placed(a, c)))
+			continue;
+		for (size_t m = 0; m < c->nev; m++)
+			pm_att_cand_add(a, p, c->ev[m]);
+		p->in_plain |= c->in_plain;
+		p->by_skew |= c->by_skew;
+		c->dead = true;
+		pm_att_why(a, "%s/%s without a node joins the same symptom on %s.", c->cls, c->sub,
+			   p->node);
+	}
+}
+
+static bool guessed(const struct att *a, size_t o)
+{
+	return a->guessed && a->guessed[o];
+}
+
+/* A confirmation of the same class on the same node corroborates a candidate. */
+void pm_att_phase_confirm(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		enum pm_source first = ev->obs[c->ev[0]].source;
+
+		for (size_t k = 1; k < c->nev; k++)
+			if (ev->obs[c->ev[k]].source != first && !guessed(a, c->ev[k]))
+				c->corroborated = true;
+		for (size_t k = 0; k < ev->nobs; k++) {
+			const struct pm_obs *o = &ev->obs[k];
+			const struct pm_rule *r = R(a, k);
+			/* a node placed from the folder's words corroborates nothing */
+			const char *on = guessed(a, k) ? NULL : o->node;
+			if (r->role != PM_ROLE_CONFIRMATION || strcmp(r->cls, c->cls))
+				continue;
+			if (c->node[0] && (!on || strcmp(on, c->node)))
+				continue;
+			if (o->source != first)
+				c->corroborated = true;
+			pm_att_cand_add(a, c, k);
+		}
+	}
+}
+
+/* ---- phase: leads when nothing better fits ---- */
+
+static bool has_lead(const struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && !a->c[i].fallback)
+			return true;
+	return false;
+}
+
+static int fallback_add(struct att *a, size_t i, const char *node, const char *note)
+{
+	const struct pm_obs *o = &a->ev->obs[i];
+	const struct pm_rule *r = R(a, i);
+	struct cand *c = pm_att_cand_get(a, r->cls, r->subcls, node, LEAD_RULE);
+
+	if (!c)
+		return 0;
+	if (!c->nev) {
+		c->fallback = true;
+		c->untrusted = !o->trusted;
+		snprintf(c->note, sizeof(c->note), "%s", note);
+	}
+	if (o->trusted)
+		c->untrusted = false;
+	return c->nev < 16 ? pm_att_cand_add(a, c, i) : 0;
+}
+
+/* Transport failures (a hardware class in a cascade: retries exhausted, not the flush
+ * errors that follow another failure) reported by one node alone, with no peer votes:
+ * that reporter's own link is the suspect. */
+static int single_reporter(struct att *a)
+{
+	const char *rep = NULL;
+	char note[200];
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		if (r->role != PM_ROLE_CASCADE || !r->hardware || !o->node)
+			continue;
+		if (rep && strcmp(rep, o->node))
+			return 0;
+		rep = o->node;
+	}
+	if (!rep)
+		return 0;
+	snprintf(note, sizeof(note),
+		 "only %s reports transport failures, no other node votes, and its own "
+		 "port was not seen",
+		 rep);
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		size_t i = a->order[k];
+		const struct pm_rule *r = R(a, i);
+		if (r->role == PM_ROLE_CASCADE && r->hardware && fallback_add(a, i, rep, note) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Never unknown while a failure symptom fired: with no candidate that may lead, every
+ * confirmation and every hardware symptom seen only in the job's own output becomes a
+ * fallback candidate (hypothesis, phase 10), and so does a lone reporter of transport
+ * failures.  Ordered like the others, below every candidate that may lead.
+ */
+int pm_att_phase_fallback(struct att *a)
+{
+	if (has_lead(a))
+		return 0;
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		size_t i = a->order[k];
+		const struct pm_obs *o = &a->ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		if (r->role != PM_ROLE_CONFIRMATION &&
+		    !(r->role == PM_ROLE_ORIGIN && r->hardware && !o->trusted))
+			continue;
+		/* the job's output, or a trusted source within the job: not a line any local
+		 * user can forge into a system log (syslog lines not tagged kernel:) */
+		if (o->trusted ? pm_att_obs_window(a, o, true) == WIN_OUT :
+				 o->source != PM_SRC_APP_LOG)
+			continue;
+		if (fallback_add(a, i, o->node,
+				 o->trusted ?
+					 "a confirming symptom with no origin event beside it" :
+					 "it is seen only in the job's own output, which its "
+					 "user can write: no kernel log or GPU state shows it") < 0)
+			return -1;
+	}
+	return single_reporter(a);
+}

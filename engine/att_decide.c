@@ -1,0 +1,534 @@
+/*
+ * att_decide.c - the attribution's decision (ATTRIBUTION.md phases 8 to 12): candidates
+ * ordered (their rank, outcome, time, clocks), the lead and the status with its ambiguity
+ * test, and the confidence from what was read and what was missing.
+ */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "attribute.h"
+#include "taxonomy.h"
+
+/* ---- ordering and ambiguity ---- */
+
+/* Hardware outranks software only when it is dated inside the job window: an undated line
+ * (a monotonic stamp with no boot time) might predate the job by months. */
+static int cand_rank(const struct cand *c)
+{
+	if (c->fallback)
+		return 3; /* only when nothing better fits */
+	if (c->hardware && c->lead == LEAD_RULE && !c->prestart && (c->has_t || c->current))
+		return 0;
+	if (c->lead == LEAD_RULE)
+		return 1;
+	return 2;
+}
+
+static int cmpcand(const void *x, const void *y, void *arg)
+{
+	const struct att *at = arg;
+	const struct cand *a = x, *b = y;
+	int ra = cand_rank(a), rb = cand_rank(b);
+
+	if (a->dead != b->dead)
+		return a->dead ? 1 : -1;
+	if (ra != rb)
+		return ra - rb;
+	/* an event from before the job leads over what it explains on its own node, never
+	 * over an explicit failure of this job elsewhere (pm_att_phase_stale) */
+	if (a->prestart != b->prestart && a->lead == LEAD_RULE && b->lead == LEAD_RULE) {
+		const struct cand *p = a->prestart ? a : b, *q = a->prestart ? b : a;
+		bool same = p->node[0] && !strcmp(p->node, q->node);
+		return same == (p == a) ? -1 : 1;
+	}
+	if (a->has_t && b->has_t && fabs(a->t - b->t) > pm_att_pair_tol(at, a, b))
+		return a->t < b->t ? -1 : 1;
+	/* within the tolerance, the explanation of the ranks that fell silent wins */
+	size_t sa = pm_att_silent_support(at, a), sb = pm_att_silent_support(at, b);
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	if (a->strength != b->strength)
+		return b->strength - a->strength;
+	if (a->has_t != b->has_t)
+		return a->has_t ? -1 : 1;
+	if (a->has_t && a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	int c = strcmp(a->cls, b->cls);
+	if (c)
+		return c;
+	c = strcmp(a->sub, b->sub);
+	return c ? c : strcmp(a->node, b->node);
+}
+
+static bool close_in_time(const struct att *a, const struct cand *x, const struct cand *y)
+{
+	if (!x->has_t || !y->has_t)
+		return true;
+	return fabs(x->t - y->t) <= pm_att_pair_tol(a, x, y);
+}
+
+static int outcome_rank(const struct att *a, const struct cand *c);
+
+/* X leads Y only by being earlier, by more than the skew tolerance but less than their
+ * clocks' apparent skew could shift: the order rests on clocks that cannot be trusted for
+ * it. */
+static bool order_by_skewed_clocks(const struct att *a, const struct cand *x, const struct cand *y)
+{
+	double dt;
+
+	if (!x->has_t || !y->has_t || (x->node[0] && !strcmp(x->node, y->node)))
+		return false;
+	dt = fabs(x->t - y->t);
+	return dt > a->rs->skew_s && dt <= pm_att_pair_tol(a, x, y) &&
+	       cand_rank(x) == cand_rank(y) && outcome_rank(a, x) == outcome_rank(a, y) &&
+	       pm_att_silent_support(a, x) == pm_att_silent_support(a, y) &&
+	       x->strength == y->strength && x->t < y->t;
+}
+
+/* External outcomes and node failures lead: they are what ended the job. */
+static int outcome_rank(const struct att *a, const struct cand *c)
+{
+	const char *o = a->outcome;
+
+	if ((!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED")) &&
+	    pm_class_external(c->cls))
+		return 0;
+	if (!strcmp(o, "NODE_FAIL") && pm_is_kind(c->cls, c->sub, PM_K_NODE_FAIL))
+		return 0;
+	return 1;
+}
+
+static int cmpcand_outcome(const void *x, const void *y, void *arg)
+{
+	const struct cand *a = x, *b = y;
+	int ra, rb;
+
+	if (a->dead != b->dead)
+		return a->dead ? 1 : -1;
+	ra = outcome_rank(arg, a);
+	rb = outcome_rank(arg, b);
+	if (ra != rb)
+		return ra - rb;
+	return cmpcand(x, y, arg);
+}
+
+/* Strings where NULL (a JSON value that was not a string) sorts first and equals only NULL. */
+static int cmpstrp_null(const void *x, const void *y)
+{
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static bool node_degraded(const struct att *a, const char *node)
+{
+	for (size_t i = 0; i < a->ev->nfiles; i++) {
+		const struct pm_file *f = &a->ev->files[i];
+		if (!f->node || strcmp(f->node, node))
+			continue;
+		if (f->status == PM_ST_TRUNCATED || f->status == PM_ST_LAGGING ||
+		    f->status == PM_ST_UNREADABLE || f->status == PM_ST_DENIED ||
+		    f->status == PM_ST_TIMED_OUT)
+			return true;
+	}
+	for (size_t i = 0; i < a->ev->ncov; i++)
+		if (a->ev->cov[i].node && !strcmp(a->ev->cov[i].node, node) &&
+		    (!strcmp(a->ev->cov[i].status, "truncated") ||
+		     !strcmp(a->ev->cov[i].status, "lagging") ||
+		     !strcmp(a->ev->cov[i].status, "timed_out")))
+			return true;
+	return false;
+}
+
+static bool kernel_coverage(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	char **nodes = ev->job.nnodes ? ev->job.nodes : ev->nodes;
+	size_t n = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
+
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		bool ok = false;
+		for (size_t k = 0; k < ev->nfiles && !ok; k++) {
+			const struct pm_file *f = &ev->files[k];
+			ok = f->source == PM_SRC_KERNEL_LOG && f->status == PM_ST_OK && f->node &&
+			     !strcmp(f->node, nodes[i]);
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* Every job node has at least one source its user cannot write that shows its hardware
+ * (kernel log, GPU state, DCGM metrics): somebody looked at each node. */
+static bool trusted_view(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	char **nodes = ev->job.nnodes ? ev->job.nodes : ev->nodes;
+	size_t n = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
+
+	const char **seen;
+	size_t ns = 0;
+	bool all = true;
+
+	if (!n)
+		return false;
+	/* the nodes some trusted view covers, sorted: one look-up per job node */
+	if (!(seen = malloc((ev->nfiles ? ev->nfiles : 1) * sizeof(*seen))))
+		return false;
+	for (size_t k = 0; k < ev->nfiles; k++) {
+		const struct pm_file *f = &ev->files[k];
+		if ((f->source == PM_SRC_KERNEL_LOG || f->source == PM_SRC_GPU_STATE ||
+		     f->format == PM_FMT_PROMETHEUS) &&
+		    (f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED) && f->node)
+			seen[ns++] = f->node;
+	}
+	if (ns > 1)
+		qsort(seen, ns, sizeof(*seen), cmpstrp_null);
+	for (size_t i = 0; i < n && all; i++)
+		all = nodes[i] && bsearch(&nodes[i], seen, ns, sizeof(*seen), cmpstrp_null);
+	free(seen);
+	return all;
+}
+
+static bool has_source(const struct att *a, enum pm_source s)
+{
+	for (size_t i = 0; i < a->ev->nfiles; i++)
+		if (a->ev->files[i].source == s && (a->ev->files[i].status == PM_ST_OK ||
+						    a->ev->files[i].status == PM_ST_TRUNCATED))
+			return true;
+	return false;
+}
+
+/*
+ * Missing inputs only ever lower confidence.  Each cap below names what a missing source
+ * could be hiding: another node's hardware event would compete with a hardware cause (and
+ * outrank anything else); the job's own output holds every application error; a time limit
+ * is only "while still making progress" if the progress was seen.
+ */
+static const char *confidence(const struct att *a, const struct cand *c, bool ambiguous,
+			      bool sched_cause, bool slurm_act)
+{
+	if (ambiguous || c->lead != LEAD_RULE || c->strength == PM_WEAK || c->fallback ||
+	    c->pidlink < 0)
+		return "hypothesis";
+	if (c->hardware && !c->has_t && !c->current && !c->tpre)
+		return "hypothesis"; /* undated: it may predate the job */
+	if (c->node[0] && node_degraded(a, c->node))
+		return "hypothesis";
+	if (c->hardware && !slurm_act && !trusted_view(a) &&
+	    !(a->ev->job.failed_node && !strcmp(c->node, a->ev->job.failed_node)))
+		return "hypothesis"; /* a node nobody looked at may hold a rival event */
+	if (!c->hardware && !slurm_act && !has_source(a, PM_SRC_APP_LOG))
+		return "hypothesis"; /* without the job's output no rival is ruled out */
+	if (pm_is_kind(c->cls, c->sub, PM_K_TIME_LIMIT) && !a->any_progress)
+		return "hypothesis"; /* progress until the end was not seen */
+	if (c->strength == PM_STRONG && c->corroborated && !c->prestart &&
+	    (sched_cause || kernel_coverage(a)))
+		return "established";
+	return "supported";
+}
+
+/* What fired with no candidate: 2 an origin or a confirmation (outside the job's time),
+ * 1 only consequences (cascades, teardown), 0 nothing but progress and context. */
+static int fired_kind(const struct att *a)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		enum pm_role r = R(a, i)->role;
+		if (r == PM_ROLE_ORIGIN || r == PM_ROLE_CONFIRMATION)
+			return 2;
+		if (r == PM_ROLE_CASCADE || r == PM_ROLE_TEARDOWN)
+			k = 1;
+	}
+	return k;
+}
+
+/* ---- the decision: order, status, launch, confidence ---- */
+
+/* Sort the candidates (phase 8) and note the leading two. */
+void pm_att_phase_order(struct att *a)
+{
+	qsort_r(a->c, a->nc, sizeof(a->c[0]), cmpcand_outcome, a);
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead) {
+			a->live++;
+			a->any_hw |= a->c[i].hardware;
+		}
+	a->lead = a->live ? &a->c[0] : NULL;
+	a->second = a->live > 1 ? &a->c[1] : NULL;
+}
+
+static bool timeouts_fired(const struct att *a)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (R(a, i)->role == PM_ROLE_CASCADE && a->ev->obs[i].seq >= 0)
+			return true;
+	return false;
+}
+
+/* Collective timeouts with nothing else (phase 9): communication_unattributed, its origin
+ * the ranks with the fewest completed collectives. */
+/* One rank alone reported the timeout and no other rank is known silent: it waited in a
+ * collective the others never entered (they went on, or finished), so the log names it as
+ * the timeout's origin rank.  Returns that rank, or -1. */
+static int lone_reporter(struct att *a, struct cand *l)
+{
+	int r = -1;
+	const char *n;
+
+	if (l->nranks)
+		return -1;
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0)
+			continue;
+		if (o->rank < 0 || (r >= 0 && o->rank != r))
+			return -1;
+		r = o->rank;
+	}
+	if (r < 0 || pm_att_cand_addrank(l, r) < 0)
+		return -1;
+	if ((n = pm_att_rank_node(a, r)))
+		snprintf(l->node, sizeof(l->node), "%s", n);
+	snprintf(l->summary, sizeof(l->summary),
+		 "rank %d alone reported a collective timeout, with no hardware event, no silent "
+		 "rank and no peer majority",
+		 r);
+	pm_att_why(a,
+		   "Rank %d alone reported the collective timeout: it waited in a collective its "
+		   "peers never entered.",
+		   r);
+	return r;
+}
+
+static void cand_swap(struct cand *x, struct cand *y)
+{
+	struct cand t = *x;
+
+	*x = *y;
+	*y = t;
+}
+
+/* Peers that never entered a collective one rank waits in were elsewhere in the program:
+ * the ranks' collectives diverged (a call skipped or added on some ranks, sizes that
+ * differ), an application fault.  It leads; the unattributed timeout stays beside it, for
+ * a peer that died in a way the folder does not show (still ambiguous). */
+static void mismatch_lead(struct att *a, struct cand *l, int r)
+{
+	struct cand *m =
+		pm_att_kind_get(a, PM_K_MISMATCH, l->node[0] ? l->node : NULL, LEAD_TIMEOUTS);
+	size_t im, il;
+
+	if (!m)
+		return;
+	for (size_t k = 0; k < l->nev; k++)
+		pm_att_cand_add(a, m, l->ev[k]);
+	pm_att_cand_ranks_clear(m);
+	if (pm_att_cand_addrank(m, r) < 0)
+		return;
+	m->strength = PM_WEAK;
+	snprintf(m->summary, sizeof(m->summary),
+		 "rank %d waited in a collective its peers never entered: the ranks' "
+		 "collectives diverged",
+		 r);
+	pm_att_why(a,
+		   "Its peers went on without it: the ranks' collectives diverged (a call made on "
+		   "some ranks only, or sizes that differ), unless a peer died in a way this "
+		   "evidence does not show.");
+	/* the two leads first, in this order (whatever was merged away stays behind) */
+	im = (size_t)(m - a->c);
+	il = (size_t)(l - a->c);
+	cand_swap(&a->c[0], &a->c[im]);
+	if (il == 0)
+		il = im;
+	cand_swap(&a->c[1], &a->c[il]);
+	a->lead = &a->c[0];
+	a->second = &a->c[1];
+	a->live = 2;
+}
+
+static void timeouts_lead(struct att *a)
+{
+	struct cand *l = pm_att_kind_get(a, PM_K_TIMEOUTS, NULL, LEAD_TIMEOUTS);
+	int r = -1;
+
+	a->lead = l;
+	if (l) {
+		l->strength = PM_WEAK;
+		snprintf(l->summary, sizeof(l->summary),
+			 "collective timeouts on every "
+			 "rank with no hardware event, no silent rank and no peer majority");
+		for (size_t i = 0; i < a->ev->nobs && l->nev < 8; i++)
+			if (R(a, i)->role == PM_ROLE_CASCADE && a->ev->obs[i].seq >= 0)
+				pm_att_cand_add(a, l, i);
+		pm_att_cand_ranks_clear(l);
+		pm_att_fewest_completed(a, l);
+		r = lone_reporter(a, l);
+		a->live = 1;
+		if (r >= 0)
+			mismatch_lead(a, l, r);
+	}
+	a->status = VS_AMBIGUOUS;
+	if (r >= 0) {
+		snprintf(a->test, sizeof(a->test),
+			 "TORCH_DISTRIBUTED_DEBUG=DETAIL on the next run (it checks that every "
+			 "rank calls the same collective with the same sizes), and the peers' "
+			 "own output for an error of theirs");
+		return;
+	}
+	snprintf(a->test, sizeof(a->test),
+		 "nccl-tests all_reduce_perf across the job's nodes, and "
+		 "TORCH_NCCL_DUMP_ON_TIMEOUT=1 on the next run to see which rank stalls");
+	pm_att_why(a, "Every rank timed out in the same collective and nothing else fired: the "
+		      "communication failure cannot be attributed.");
+}
+
+/* The first two candidates tie (phase 8): different classes on different nodes, within the
+ * tolerance, of the same standing. */
+static bool tied(const struct att *a, const struct cand *l, const struct cand *s)
+{
+	return s && strcmp(l->cls, s->cls) && (strcmp(l->node, s->node) || !l->node[0]) &&
+	       close_in_time(a, l, s) && outcome_rank(a, l) == outcome_rank(a, s) &&
+	       cand_rank(l) == cand_rank(s) && l->prestart == s->prestart &&
+	       pm_att_silent_support(a, l) == pm_att_silent_support(a, s);
+}
+
+/* What would separate an ambiguous verdict's candidates (ambiguity.test). */
+static void ambiguity_test(struct att *a)
+{
+	const struct cand *l = a->lead, *s = a->second;
+
+	if (a->ambiguous && l && s) {
+		const struct pm_decision *d1 = pm_ruleset_decision(a->rs, l->cls, l->sub);
+		const struct pm_decision *d2 = pm_ruleset_decision(a->rs, s->cls, s->sub);
+		char t1[300], t2[300], wide[96] = "";
+		double tol = pm_att_pair_tol(a, l, s);
+
+		pm_subst(t1, sizeof(t1), d1 ? d1->next_test : "",
+			 l->node[0] ? l->node : "the job's nodes");
+		pm_subst(t2, sizeof(t2), d2 ? d2->next_test : "",
+			 s->node[0] ? s->node : "the job's nodes");
+		snprintf(a->test, sizeof(a->test), "%s (for %s/%s) versus %s (for %s/%s)", t1,
+			 l->cls, l->sub, t2, s->cls, s->sub);
+		if (tol > a->rs->skew_s)
+			snprintf(wide, sizeof(wide),
+				 ", widened to %.1f s by the nodes' apparent clock skew", tol);
+		pm_att_why(a,
+			   "Two explanations fit within the %.1f s skew tolerance%s: %s/%s on %s and "
+			   "%s/%s on %s.",
+			   a->rs->skew_s, wide, l->cls, l->sub,
+			   l->node[0] ? l->node : "several nodes", s->cls, s->sub,
+			   s->node[0] ? s->node : "several nodes");
+	} else if (a->ambiguous && a->votes_split) {
+		snprintf(a->test, sizeof(a->test),
+			 "ibstat and port counters on %s and %s; ib_write_bw "
+			 "between each and a healthy node",
+			 a->vote_nodes[0], a->vote_nodes[1]);
+	}
+}
+
+/* The verdict's status (phases 8-10), and LAUNCH_FAILED for a failure before progress. */
+void pm_att_phase_status(struct att *a)
+{
+	struct cand *l = a->lead;
+
+	if (!strcmp(a->outcome, "COMPLETED")) {
+		a->status = VS_NONE;
+		a->lead = NULL;
+		pm_att_why(a, "The job completed: nothing to attribute; any symptoms are listed as "
+			      "evidence only.");
+	} else if (a->votes_split && l && l->lead == LEAD_VOTES) {
+		a->status = VS_AMBIGUOUS;
+		a->ambiguous = true;
+		/* the evidence cannot choose between the voted nodes: all are the origin */
+		for (size_t i = 1; i < a->live && l->nalso < 3; i++)
+			if (a->c[i].lead == LEAD_VOTES && strcmp(a->c[i].node, l->node))
+				snprintf(l->also[l->nalso++], 128, "%s", a->c[i].node);
+	} else if (!l && timeouts_fired(a)) {
+		timeouts_lead(a);
+	} else if (!l) {
+		a->status = VS_UNKNOWN;
+		switch (fired_kind(a)) {
+		case 2:
+			pm_att_why(a,
+				   "Symptoms fired, but none within this job's time: nothing of this "
+				   "job names a cause.");
+			break;
+		case 1:
+			pm_att_why(
+				a,
+				"Only consequences fired (collective or transport errors after "
+				"another failure, the job being taken down): nothing names a cause.");
+			break;
+		default:
+			pm_att_why(a, "No rule fired that could explain the failure.");
+		}
+	} else {
+		a->status = VS_ATTRIBUTED;
+		if (tied(a, l, a->second)) {
+			a->status = VS_AMBIGUOUS;
+			a->ambiguous = true;
+		}
+	}
+	ambiguity_test(a);
+	l = a->lead;
+	if (l && a->status == VS_ATTRIBUTED && !strcmp(a->outcome, "FAILED") && l->launch &&
+	    (!a->any_progress || (l->has_t && a->first_progress > 0 && l->t < a->first_progress))) {
+		a->outcome = "LAUNCH_FAILED";
+		pm_att_why(a, "The failure came before any progress: the job failed at launch.");
+	}
+}
+
+/* The lead's confidence (phase 11), with what the clocks take from it. */
+void pm_att_phase_confidence(struct att *a)
+{
+	const struct cand *l = a->lead, *s = a->second;
+	bool slurm_act, from_record, sched;
+
+	if (!l || a->status == VS_NONE || a->status == VS_UNKNOWN)
+		return;
+	/* a cause that is Slurm's own act (a time limit, a cancel, a node it lost) needs no
+	 * kernel log to be established; a kill the kernel did (OOM) does */
+	slurm_act = pm_cause_slurm_act(l->cls, l->sub);
+	from_record = pm_att_outcome_from_state(a->ev->job.state) != NULL;
+	/* only the accounting record itself corroborates: an outcome read from the job's own
+	 * lines would be the same line counted twice */
+	sched = slurm_act && from_record && !l->nev;
+	for (size_t k = 0; k < l->nev && slurm_act && from_record; k++)
+		if (R(a, l->ev[k])->outcome && !strcmp(R(a, l->ev[k])->outcome, a->outcome))
+			sched = true;
+	a->conf = confidence(a, l, a->status != VS_ATTRIBUTED, sched, slurm_act);
+	/* clocks that cannot be trusted: the lead's evidence counts only through its node's
+	 * skew (at most supported), or the lead's time alone put it before a rival on another
+	 * node by less than the skew could shift (hypothesis) */
+	if (l->by_skew && !l->in_plain && l->node[0]) {
+		if (!strcmp(a->conf, "established"))
+			a->conf = "supported";
+		pm_att_why(a,
+			   "The evidence of %s/%s on %s is stamped outside the job window and "
+			   "counts only through %s's apparent clock skew: at most supported.",
+			   l->cls, l->sub, l->node, l->node);
+	}
+	if (a->status == VS_ATTRIBUTED && s && order_by_skewed_clocks(a, l, s)) {
+		a->conf = "hypothesis";
+		pm_att_why(a,
+			   "%s/%s on %s comes before %s/%s on %s only by their times, %.1f s "
+			   "apart: less than the nodes' apparent clock skew could shift; "
+			   "confidence hypothesis.",
+			   l->cls, l->sub, l->node[0] ? l->node : "several nodes", s->cls, s->sub,
+			   s->node[0] ? s->node : "several nodes", fabs(l->t - s->t));
+	}
+}

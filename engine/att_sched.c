@@ -1,0 +1,182 @@
+/*
+ * att_sched.c - what Slurm itself decided: a time limit, a cancellation or preemption, a
+ * kill for memory, a node's failure, made candidates where no symptom explains them.
+ */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "attribute.h"
+#include "taxonomy.h"
+
+/* ---- phase: what Slurm itself decided ---- */
+
+static struct cand *synth(struct att *a, enum pm_kind k, const char *node, const char *summary)
+{
+	struct cand *c = pm_att_kind_get(a, k, node, LEAD_RULE);
+
+	if (!c)
+		return NULL;
+	if (!c->nev) {
+		c->strength = PM_STRONG;
+		c->corroborated = true;
+		snprintf(c->summary, sizeof(c->summary), "%s", summary);
+		if (a->ev->job.end > 0) {
+			c->t = a->ev->job.end;
+			c->has_t = true;
+		}
+	}
+	return c;
+}
+
+static bool has_live(const struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead)
+			return true;
+	return false;
+}
+
+/* A live candidate of kind K (CLASS_ONLY: of its class). */
+static bool has_kind(const struct att *a, enum pm_kind k, bool class_only)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && pm_is_kind(a->c[i].cls, class_only ? NULL : a->c[i].sub, k))
+			return true;
+	return false;
+}
+
+/* A TIMEOUT: a stall when progress stopped long before the end (the time limit only ended
+ * it), else the time limit itself when the record says so. */
+static void sched_timeout(struct att *a, bool from_sacct)
+{
+	const struct pm_evidence *ev = a->ev;
+	double end = ev->job.end > 0 ? ev->job.end : 0;
+
+	/* without the accounting record, the time-limit line itself says when it ended */
+	for (size_t i = 0; !end && i < ev->nobs; i++)
+		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "TIMEOUT") &&
+		    ev->obs[i].has_time && ev->obs[i].event_time > end)
+			end = ev->obs[i].event_time;
+	if (a->any_progress && end > 0 && end - a->last_progress > a->rs->progress_stall_s) {
+		a->stalled = true;
+		pm_att_why(a,
+			   "Progress stopped %.0f s before the time limit: the job stalled; the "
+			   "time limit only ended it.",
+			   end - a->last_progress);
+		for (size_t i = 0; i < a->nc; i++)
+			if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_TIME_LIMIT))
+				a->c[i].dead = true;
+		if (!has_live(a)) {
+			struct cand *c = pm_att_kind_get(a, PM_K_HANG, NULL, LEAD_SILENCE);
+			if (c) {
+				c->strength = PM_WEAK;
+				snprintf(c->summary, sizeof(c->summary),
+					 "the job stopped making "
+					 "progress %.0f s before its time limit, with no error",
+					 end - a->last_progress);
+			}
+		}
+	} else if (!has_kind(a, PM_K_TIME_LIMIT, false) && from_sacct) {
+		synth(a, PM_K_TIME_LIMIT, NULL,
+		      "the job reached its time limit while still making progress");
+	}
+}
+
+/* A cancel, a preemption or a requeue: the external end, by whom when known. */
+static void sched_external(struct att *a, const char *o)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	enum pm_kind k = !strcmp(o, "PREEMPTED") ? PM_K_PREEMPTED :
+			 !strcmp(o, "REQUEUED")	 ? PM_K_REQUEUED :
+						   PM_K_USER_CANCEL;
+	char buf[256];
+
+	if (!strcmp(o, "CANCELLED") && j->cancelled_by && j->user_uid >= 0 &&
+	    atoi(j->cancelled_by) != j->user_uid)
+		k = PM_K_ADMIN_CANCEL;
+	if (has_kind(a, k, true))
+		return;
+	snprintf(buf, sizeof(buf), "the job was %s%s%s",
+		 !strcmp(o, "CANCELLED") ? "cancelled" :
+		 !strcmp(o, "PREEMPTED") ? "preempted" :
+					   "requeued",
+		 j->cancelled_by ? " by uid " : "", j->cancelled_by ? j->cancelled_by : "");
+	synth(a, k, NULL, buf);
+}
+
+/* NODE_FAIL: the node the record names, or (sacct before 23.02 has no FailedNode) the
+ * job's node that srun saw fail, whose words are in the job's output: a lead, at
+ * hypothesis. */
+static void sched_node_fail(struct att *a)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	const char *fn = NULL;
+	char buf[256];
+	struct cand *c;
+
+	if (j->failed_node) {
+		if (has_kind(a, PM_K_NODE_FAIL, false))
+			return;
+		snprintf(buf, sizeof(buf), "%s stopped responding to the controller (NODE_FAIL)",
+			 j->failed_node);
+		synth(a, PM_K_NODE_FAIL, j->failed_node, buf);
+		return;
+	}
+	if (has_kind(a, PM_K_NODE_FAIL, true))
+		return;
+	for (size_t i = 0; !fn && i < a->ev->nobs; i++) {
+		const struct pm_rule *r = R(a, i);
+		const char *n = a->ev->obs[i].node;
+		if (r->role != PM_ROLE_CONFIRMATION || !r->subcls || !n ||
+		    !pm_is_kind(r->cls, r->subcls, PM_K_NODE_FAIL))
+			continue;
+		for (size_t k = 0; k < j->nnodes; k++)
+			if (j->nodes[k] && !strcmp(j->nodes[k], n))
+				fn = n;
+	}
+	if (!fn)
+		return;
+	snprintf(buf, sizeof(buf),
+		 "%s failed while running the job (NODE_FAIL; "
+		 "named by srun, the accounting record names no node)",
+		 fn);
+	if ((c = synth(a, PM_K_NODE_FAIL, fn, buf))) {
+		c->strength = PM_WEAK;
+		c->corroborated = false;
+	}
+}
+
+/* Candidates whose rule names the outcome Slurm recorded are corroborated by the record;
+ * what Slurm itself decided (a time limit, an external end, a lost node, an OOM kill) is a
+ * candidate of its own. */
+void pm_att_phase_scheduler(struct att *a)
+{
+	const char *o = a->outcome;
+	bool from_sacct = pm_att_outcome_from_state(a->ev->job.state) != NULL;
+
+	for (size_t i = 0; from_sacct && i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		for (size_t k = 0; k < c->nev; k++) {
+			const struct pm_rule *r = R(a, c->ev[k]);
+			if (r->outcome && !strcmp(r->outcome, o))
+				c->corroborated = true;
+		}
+	}
+	if (!strcmp(o, "TIMEOUT"))
+		sched_timeout(a, from_sacct);
+	else if ((!strcmp(o, "CANCELLED") && !a->cancel_by_limit) || !strcmp(o, "PREEMPTED") ||
+		 !strcmp(o, "REQUEUED"))
+		sched_external(a, o);
+	else if (!strcmp(o, "NODE_FAIL"))
+		sched_node_fail(a);
+	else if (!strcmp(o, "OUT_OF_MEMORY") && !has_kind(a, PM_K_HOST_OOM, false))
+		synth(a, PM_K_HOST_OOM, NULL,
+		      "Slurm killed the job for exceeding its memory (OUT_OF_MEMORY)");
+}
