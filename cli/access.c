@@ -137,26 +137,6 @@ int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster
 	return 0;
 }
 
-bool cli_where_opt(struct cli_where *w, int c, const char *arg)
-{
-	switch (c) {
-	case 's':
-		w->store = arg;
-		return true;
-	case 'C':
-		w->cluster = arg;
-		return true;
-	case 'r':
-		w->restart = arg;
-		return true;
-	case 'c':
-		w->config = arg;
-		return true;
-	default:
-		return false;
-	}
-}
-
 int cli_run_open(struct cli_run *r, const struct cli_where *w, const char *job, const char *verb,
 		 const char *label)
 {

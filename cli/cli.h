@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "pmutil.h"
 #include "postmortem.h"
 
 struct verb {
@@ -83,26 +84,22 @@ int cli_jobdir(const struct pm_config *cfg, const char *job, const char *cluster
 
 /* ---- the options that name a job run, and opening it (show, fetch, drill, report,
  * finalize, ledger; expire, metrics and replay take the store's and the configuration's
- * through cli_where_opt too) ---- */
+ * through their own option tables too) ---- */
 
 /* --store DIR, --cluster C, --restart N, --config FILE: NULL when not given. */
 struct cli_where {
 	const char *store, *cluster, *restart, *config;
 };
 
-/* Their letters for a verb's getopt short string, and their entries for its getopt_long
- * table (in this order: an ambiguous abbreviation's message lists the table's order). */
-#define CLI_WHERE_SHORTOPTS "s:C:r:c:"
+/* Their entries for a verb's option table (pmu_opts_parse), filling W; in this order (an
+ * ambiguous abbreviation's message lists the table's order). */
 /* clang-format off */
-#define CLI_WHERE_LONGOPTS                         \
-	{"store", required_argument, NULL, 's'},   \
-	{"cluster", required_argument, NULL, 'C'}, \
-	{"restart", required_argument, NULL, 'r'}, \
-	{"config", required_argument, NULL, 'c'}
+#define CLI_WHERE_OPTS(w)                          \
+	{"store", 's', true, &(w)->store, NULL},         \
+	{"cluster", 'C', true, &(w)->cluster, NULL},     \
+	{"restart", 'r', true, &(w)->restart, NULL},     \
+	{"config", 'c', true, &(w)->config, NULL}
 /* clang-format on */
-
-/* Take getopt's C with ARG into W when it is one of them: true; false for any other. */
-bool cli_where_opt(struct cli_where *w, int c, const char *arg);
 
 /* A job run opened for reading. */
 struct cli_run {

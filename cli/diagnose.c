@@ -14,42 +14,25 @@
 
 int cmd_diagnose(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"comment", no_argument, NULL, 'c'},
-		{"inputs", no_argument, NULL, 'i'},
-		{"rules", required_argument, NULL, 'r'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *rules = NULL;
 	bool json = false, comment = false, inputs = false;
+	const struct pmu_opt opts[] = {
+		{"json", 'j', false, &json, NULL},
+		{"comment", 'c', false, &comment, NULL},
+		{"inputs", 'i', false, &inputs, NULL},
+		{"rules", 'r', true, &rules, NULL},
+	};
 	struct pm_ruleset *rs = NULL;
 	struct pm_evidence *ev = NULL;
 	json_t *v = NULL;
 	char err[512] = "", *out = NULL;
-	int c, rc = 1;
+	int rc = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jcir:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'c':
-			comment = true;
-			break;
-		case 'i':
-			inputs = true;
-			break;
-		case 'r':
-			rules = optarg;
-			break;
-		default:
-			fprintf(stderr,
-				"usage: %s diagnose [--json|--inputs] [--comment] [--rules DIR] PATH...\n",
-				prog);
-			return 2;
-		}
+	if (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts))) {
+		fprintf(stderr,
+			"usage: %s diagnose [--json|--inputs] [--comment] [--rules DIR] PATH...\n",
+			prog);
+		return 2;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s diagnose: name a folder of logs, a file, or a bundle\n", prog);

@@ -267,72 +267,42 @@ bool doc_unsafe_file(const char *path, char *why, size_t len)
 
 /* ---- the verb ---- */
 
-int cmd_doctor(int argc, char **argv)
+/* --since DURATION: the period doctor --recent looks back over; 2 (usage) when not one. */
+static int since_opt(const struct pmu_opt *opt, const char *arg)
 {
-	static const struct option opts[] = {
-		{"recent", no_argument, NULL, 'R'},
-		{"since", required_argument, NULL, 'S'},
-		{"slurm-conf", required_argument, NULL, 'f'},
-		{"config", required_argument, NULL, 'c'},
-		{"store", required_argument, NULL, 's'},
-		{"rules", required_argument, NULL, 'r'},
-		{"log", required_argument, NULL, 'l'},
-		{"offline", no_argument, NULL, 'o'},
-		{"strict", no_argument, NULL, 'x'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
-	struct doctor d = {.since = 7 * 86400.0};
-	int c, rc;
+	struct doctor *d = opt->dst;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'R':
-			d.recent = true;
-			break;
-		case 'S':
-			if (pm_parse_duration(optarg, &d.since) < 0 || d.since <= 0) {
-				fprintf(stderr, "%s doctor: --since %s: not a duration (7d, 36h)\n",
-					prog, optarg);
-				return 2;
-			}
-			d.recent = true;
-			break;
-		case 'f':
-			d.opt_conf = optarg;
-			break;
-		case 'c':
-			d.opt_config = optarg;
-			break;
-		case 's':
-			d.opt_store = optarg;
-			break;
-		case 'r':
-			d.opt_rules = optarg;
-			break;
-		case 'l':
-			d.opt_log = optarg;
-			d.recent = true;
-			break;
-		case 'o':
-			d.offline = true;
-			break;
-		case 'x':
-			d.strict = true;
-			break;
-		case 'j':
-			d.json = true;
-			break;
-		default:
-			fprintf(stderr, USAGE, prog);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, USAGE, prog);
+	if (pm_parse_duration(arg, &d->since) < 0 || d->since <= 0) {
+		fprintf(stderr, "%s doctor: --since %s: not a duration (7d, 36h)\n", prog, arg);
 		return 2;
 	}
+	d->recent = true;
+	return 0;
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct doctor d = {.since = 7 * 86400.0};
+	const struct pmu_opt opts[] = {
+		{"recent", 0, false, &d.recent, NULL},
+		{"since", 0, true, &d, since_opt},
+		{"slurm-conf", 0, true, &d.opt_conf, NULL},
+		{"config", 0, true, &d.opt_config, NULL},
+		{"store", 0, true, &d.opt_store, NULL},
+		{"rules", 0, true, &d.opt_rules, NULL},
+		{"log", 0, true, &d.opt_log, NULL},
+		{"offline", 0, false, &d.offline, NULL},
+		{"strict", 0, false, &d.strict, NULL},
+		{"json", 0, false, &d.json, NULL},
+	};
+	int rc;
+
+	rc = pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts));
+	if (rc < 0 || (rc == 0 && optind < argc))
+		fprintf(stderr, USAGE, prog);
+	if (rc || optind < argc)
+		return 2;
+	d.recent = d.recent || d.opt_log;
 	d.since = (double)time(NULL) - d.since;
 	if (gethostname(d.host, sizeof(d.host) - 1) < 0)
 		snprintf(d.host, sizeof(d.host), "?");

@@ -356,44 +356,24 @@ static void print(const struct drill *d, const char *job, const json_t *v)
 
 int cmd_drill(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"rules", required_argument, NULL, 'R'},
-		{"cutoff", required_argument, NULL, 'X'},
-		{"json", no_argument, NULL, 'j'},
-		CLI_WHERE_LONGOPTS,
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_where w = {0};
 	struct cli_run r;
 	const char *rules = NULL, *cutoff = NULL;
+	bool json = false;
+	const struct pmu_opt opts[] = {
+		{"rules", 'R', true, &rules, NULL},
+		{"cutoff", 'X', true, &cutoff, NULL},
+		{"json", 'j', false, &json, NULL},
+		CLI_WHERE_OPTS(&w),
+	};
 	struct drill d = {0};
 	struct pm_ruleset *rs = NULL;
-	bool json = false;
 	char err[768], *stored = NULL;
 	size_t len;
 	json_t *v = NULL, *changes = NULL, *sv;
-	int c, rc = 1;
+	int rc = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "R:X:j" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
-		switch (c) {
-		case 'R':
-			rules = optarg;
-			break;
-		case 'X':
-			cutoff = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			if (cli_where_opt(&w, c, optarg))
-				break;
-			fprintf(stderr, USAGE, prog);
-			return 2;
-		}
-	}
-	if (optind != argc - 1 ||
+	if (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts)) || optind != argc - 1 ||
 	    (cutoff && strcmp(cutoff, "merge") && cli_time_parse(cutoff, &d.cutoff) < 0)) {
 		fprintf(stderr, USAGE, prog);
 		return 2;

@@ -205,39 +205,20 @@ static int one(const char *dir, void *arg)
 
 int cmd_expire(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"dry-run", no_argument, NULL, 'n'},
-		{"now", required_argument, NULL, 'N'},
-		{"store", required_argument, NULL, 's'},
-		{"config", required_argument, NULL, 'c'},
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_where w = {0};
 	const char *now = NULL;
 	struct expire e = {0};
+	const struct pmu_opt opts[] = {
+		{"dry-run", 'n', false, &e.dry, NULL},
+		{"now", 'N', true, &now, NULL},
+		{"store", 's', true, &w.store, NULL},
+		{"config", 'c', true, &w.config, NULL},
+	};
 	struct pm_config cfg;
 	char err[768], when[32];
-	int c, rc = 1;
+	int rc = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "nN:s:c:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			e.dry = true;
-			break;
-		case 'N':
-			now = optarg;
-			break;
-		case 's':
-		case 'c':
-			cli_where_opt(&w, c, optarg);
-			break;
-		default:
-			fprintf(stderr, USAGE, prog);
-			return 2;
-		}
-	}
-	if (optind != argc) {
+	if (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts)) || optind != argc) {
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}

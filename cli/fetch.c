@@ -16,32 +16,18 @@
 
 int cmd_fetch(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		CLI_WHERE_LONGOPTS,
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_where w = {0};
 	struct cli_run r;
 	const char *out = NULL;
+	const struct pmu_opt opts[] = {
+		{"output", 'o', true, &out, NULL},
+		CLI_WHERE_OPTS(&w),
+	};
 	struct pm_fetch_result res;
 	char err[768];
-	int c, rc = 1;
+	int rc = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			if (cli_where_opt(&w, c, optarg))
-				break;
-			fprintf(stderr, USAGE, prog);
-			return 2;
-		}
-	}
-	if (optind != argc - 1 || !out) {
+	if (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts)) || optind != argc - 1 || !out) {
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}

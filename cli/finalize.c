@@ -160,43 +160,24 @@ static void recheck(struct run *run, const char *dir)
 
 int cmd_finalize(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"pending", no_argument, NULL, 'p'},
-		{"force", no_argument, NULL, 'f'},
-		{"grace", required_argument, NULL, 'g'},
-		{"deadline", required_argument, NULL, 'd'},
-		CLI_WHERE_LONGOPTS,
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_where w = {0};
 	const char *grace = "10m", *deadline = NULL;
 	struct run run = {0};
+	const struct pmu_opt opts[] = {
+		{"pending", 'p', false, &run.pending_only, NULL},
+		{"force", 'f', false, &run.force, NULL},
+		{"grace", 'g', true, &grace, NULL},
+		{"deadline", 'd', true, &deadline, NULL},
+		CLI_WHERE_OPTS(&w),
+	};
 	struct pm_config cfg;
 	char dir[4096], err[768] = "", *metrics = NULL;
 	size_t mlen = 0;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "pfg:d:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			run.pending_only = true;
-			break;
-		case 'f':
-			run.force = true;
-			break;
-		case 'g':
-			grace = optarg;
-			break;
-		case 'd':
-			deadline = optarg;
-			break;
-		default:
-			if (cli_where_opt(&w, c, optarg))
-				break;
-			fprintf(stderr, USAGE, prog);
-			return 2;
-		}
+	if (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts))) {
+		fprintf(stderr, USAGE, prog);
+		return 2;
 	}
 	if (optind < argc - 1 || (run.force && optind == argc) ||
 	    pm_parse_duration(grace, &run.grace) < 0 ||

@@ -562,76 +562,25 @@ static int verify(const struct args *a, const struct pm_config *cfg)
 
 int cmd_ledger(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"action", required_argument, NULL, 'A'},
-		{"note", required_argument, NULL, 'n'},
-		{"result", required_argument, NULL, 'R'},
-		{"summary", no_argument, NULL, 'S'},
-		{"json", no_argument, NULL, 'j'},
-		{"log", required_argument, NULL, 'L'},
-		{"seal", no_argument, NULL, 'x'},
-		CLI_WHERE_LONGOPTS,
-		{"ledger", required_argument, NULL, 'l'},
-		{"head", required_argument, NULL, 'H'},
-		{NULL, 0, NULL, 0},
-	};
 	struct args a = {0};
+	const struct pmu_opt opts[] = {
+		{"action", 'A', true, &a.action, NULL},	  {"note", 'n', true, &a.note, NULL},
+		{"result", 'R', true, &a.result, NULL},	  {"summary", 'S', false, &a.summary, NULL},
+		{"json", 'j', false, &a.json, NULL},	  {"log", 'L', true, &a.log, NULL},
+		{"seal", 'x', false, &a.seal, NULL},	  {"store", 's', true, &a.store, NULL},
+		{"cluster", 'C', true, &a.cluster, NULL}, {"restart", 'r', true, &a.restart, NULL},
+		{"config", 'c', true, &a.config, NULL},	  {"ledger", 'l', true, &a.ledger, NULL},
+		{"head", 'H', true, &a.head, NULL},
+	};
 	struct pm_config cfg;
 	bool change;
-	int c, rc;
+	int rc;
 
-	if (argc < 2) {
+	if (argc < 2 || pmu_opts_parse(argc, argv, 2, opts, PMU_NELEM(opts))) {
 		fprintf(stderr, USAGE, prog, prog, prog, prog, prog);
 		return 2;
 	}
 	a.verb = argv[1];
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "A:n:R:SjL:xs:C:r:c:l:H:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'A':
-			a.action = optarg;
-			break;
-		case 'n':
-			a.note = optarg;
-			break;
-		case 'R':
-			a.result = optarg;
-			break;
-		case 'S':
-			a.summary = true;
-			break;
-		case 'j':
-			a.json = true;
-			break;
-		case 'L':
-			a.log = optarg;
-			break;
-		case 'x':
-			a.seal = true;
-			break;
-		case 's':
-			a.store = optarg;
-			break;
-		case 'C':
-			a.cluster = optarg;
-			break;
-		case 'r':
-			a.restart = optarg;
-			break;
-		case 'c':
-			a.config = optarg;
-			break;
-		case 'l':
-			a.ledger = optarg;
-			break;
-		case 'H':
-			a.head = optarg;
-			break;
-		default:
-			fprintf(stderr, USAGE, prog, prog, prog, prog, prog);
-			return 2;
-		}
-	}
 	if (optind < argc)
 		a.job = argv[optind++];
 	change = !strcmp(a.verb, "propose") || !strcmp(a.verb, "record") ||

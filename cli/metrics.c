@@ -635,33 +635,18 @@ int cli_metrics_save(const char *textfile, const char *text, size_t len)
 
 int cmd_metrics(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"textfile", required_argument, NULL, 't'},
-		{"store", required_argument, NULL, 's'},
-		{"config", required_argument, NULL, 'c'},
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_where w = {0};
 	const char *textfile = NULL;
+	const struct pmu_opt opts[] = {
+		{"textfile", 't', true, &textfile, NULL},
+		{"store", 's', true, &w.store, NULL},
+		{"config", 'c', true, &w.config, NULL},
+	};
 	struct pm_config cfg;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:s:c:", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			textfile = optarg;
-			break;
-		case 's':
-		case 'c':
-			cli_where_opt(&w, c, optarg);
-			break;
-		default:
-			fprintf(stderr, USAGE, prog);
-			return 2;
-		}
-	}
-	if (optind != argc || (textfile && !*textfile)) {
+	if (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts)) || optind != argc ||
+	    (textfile && !*textfile)) {
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}

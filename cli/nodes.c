@@ -330,14 +330,15 @@ static void print_node(const char *node, struct one *o, const struct pm_history_
 
 int cmd_nodes(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"since", required_argument, NULL, 'S'}, {"node", required_argument, NULL, 'n'},
-		{"json", no_argument, NULL, 'j'},	 {"ledger", required_argument, NULL, 'l'},
-		{"store", required_argument, NULL, 's'}, {"config", required_argument, NULL, 'c'},
-		{"now", required_argument, NULL, 'N'},	 {NULL, 0, NULL, 0},
-	};
 	const char *store = NULL, *config = NULL, *node = NULL, *ledger = NULL, *nowarg = NULL;
 	const char *sincearg = "7d";
+	bool json = false;
+	const struct pmu_opt opts[] = {
+		{"since", 'S', true, &sincearg, NULL}, {"node", 'n', true, &node, NULL},
+		{"json", 'j', false, &json, NULL},     {"ledger", 'l', true, &ledger, NULL},
+		{"store", 's', true, &store, NULL},    {"config", 'c', true, &config, NULL},
+		{"now", 'N', true, &nowarg, NULL},
+	};
 	struct pm_history_policy pol;
 	struct fleet f = {0};
 	struct one o = {0};
@@ -346,39 +347,9 @@ int cmd_nodes(int argc, char **argv)
 	char **refuted = NULL;
 	json_t *entries = NULL, *byrun = NULL;
 	double since, until = 0, now = (double)time(NULL), d;
-	bool json = false;
-	int c, rc = 1;
+	int rc = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "S:n:jl:s:c:N:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'S':
-			sincearg = optarg;
-			break;
-		case 'n':
-			node = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'l':
-			ledger = optarg;
-			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
-		case 'N':
-			nowarg = optarg;
-			break;
-		default:
-			fprintf(stderr, USAGE, prog);
-			return 2;
-		}
-	}
-	if (optind != argc) {
+	if (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts)) || optind != argc) {
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}

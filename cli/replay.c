@@ -297,61 +297,47 @@ static void summary(struct replay *r)
 		       r->changed ? "stored verdicts untouched: --apply writes them" : "");
 }
 
+/* --history=recorded|now into the bool NOW; 2 (usage) for anything else. */
+static int history_opt(const struct pmu_opt *opt, const char *arg)
+{
+	if (strcmp(arg, "now") && strcmp(arg, "recorded")) {
+		fprintf(stderr,
+			"%s replay: --history=%s: recorded (the verdict's own, the default) or now\n",
+			prog, arg);
+		return 2;
+	}
+	*(bool *)opt->dst = !strcmp(arg, "now");
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"rules", required_argument, NULL, 'R'},
-		{"since", required_argument, NULL, 'S'},
-		{"apply", no_argument, NULL, 'a'},
-		{"json", no_argument, NULL, 'j'},
-		{"store", required_argument, NULL, 's'},
-		{"cluster", required_argument, NULL, 'C'},
-		{"config", required_argument, NULL, 'c'},
-		{"history", required_argument, NULL, 'H'},
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_where w = {0};
 	const char *rules = NULL, *since = NULL;
 	struct replay r = {0};
+	const struct pmu_opt opts[] = {
+		{"rules", 'R', true, &rules, NULL},
+		{"since", 'S', true, &since, NULL},
+		{"apply", 'a', false, &r.apply, NULL},
+		{"json", 'j', false, &r.json, NULL},
+		{"store", 's', true, &w.store, NULL},
+		{"cluster", 'C', true, &w.cluster, NULL},
+		{"config", 'c', true, &w.config, NULL},
+		{"history", 0, true, &r.history_now, history_opt},
+	};
 	struct pm_config cfg;
 	struct pm_ruleset *rs = NULL;
 	char real[PATH_MAX];
-	int c, rc = 1;
+	int rc = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "R:S:ajs:C:c:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'R':
-			rules = optarg;
-			break;
-		case 'S':
-			since = optarg;
-			break;
-		case 'a':
-			r.apply = true;
-			break;
-		case 'j':
-			r.json = true;
-			break;
-		case 'H':
-			if (strcmp(optarg, "now") && strcmp(optarg, "recorded")) {
-				fprintf(stderr,
-					"%s replay: --history=%s: recorded (the verdict's own, the "
-					"default) or now\n",
-					prog, optarg);
-				return 2;
-			}
-			r.history_now = !strcmp(optarg, "now");
-			break;
-		case 's':
-		case 'C':
-		case 'c':
-			cli_where_opt(&w, c, optarg);
-			break;
-		default:
-			fprintf(stderr, USAGE, prog);
-			return 2;
-		}
+	switch (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts))) {
+	case 0:
+		break;
+	case -1:
+		fprintf(stderr, USAGE, prog);
+		/* fall through */
+	default:
+		return 2;
 	}
 	if (!rules || (since && optind < argc)) {
 		fprintf(stderr, USAGE, prog);

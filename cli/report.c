@@ -694,37 +694,21 @@ static int write_page(const char *out, const json_t *v, const json_t *m, const c
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"verdict", required_argument, NULL, 'V'},
-		CLI_WHERE_LONGOPTS,
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_where w = {0};
 	struct cli_run r = {0};
 	const char *out = NULL, *vfile = NULL;
+	const struct pmu_opt opts[] = {
+		{"output", 'o', true, &out, NULL},
+		{"verdict", 'V', true, &vfile, NULL},
+		CLI_WHERE_OPTS(&w),
+	};
 	char err[768];
 	json_error_t je;
 	json_t *v = NULL;
-	int c, rc = 1;
+	int rc = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:V:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'V':
-			vfile = optarg;
-			break;
-		default:
-			if (cli_where_opt(&w, c, optarg))
-				break;
-			fprintf(stderr, USAGE, prog, prog);
-			return 2;
-		}
-	}
-	if (!out || (vfile ? optind != argc : optind != argc - 1)) {
+	if (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts)) || !out ||
+	    (vfile ? optind != argc : optind != argc - 1)) {
 		fprintf(stderr, USAGE, prog, prog);
 		return 2;
 	}

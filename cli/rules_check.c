@@ -12,23 +12,15 @@
 
 static int check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"case", required_argument, NULL, 'c'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *only = NULL, *dir;
+	const struct pmu_opt opts[] = {{"case", 'c', true, &only, NULL}};
 	struct pm_ruleset *rs;
 	struct pm_fixture_result r;
 	char fix[4096];
-	int c;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
-		if (c != 'c') {
-			fprintf(stderr, "usage: %s rules check [--case NAME] [RULESDIR]\n", prog);
-			return 2;
-		}
-		only = optarg;
+	if (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts))) {
+		fprintf(stderr, "usage: %s rules check [--case NAME] [RULESDIR]\n", prog);
+		return 2;
 	}
 	dir = cli_rules_dir(optind < argc ? argv[optind] : NULL);
 	rs = cli_load_rules(dir);

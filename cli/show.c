@@ -176,39 +176,19 @@ out:
 
 int cmd_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"timeline", no_argument, NULL, 't'},
-		{"rules", required_argument, NULL, 'R'},
-		CLI_WHERE_LONGOPTS,
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_where w = {0};
 	struct cli_run r;
 	const char *rules = NULL;
 	bool json = false, tl = false;
-	int c, rc = 1;
+	const struct pmu_opt opts[] = {
+		{"json", 'j', false, &json, NULL},
+		{"timeline", 't', false, &tl, NULL},
+		{"rules", 'R', true, &rules, NULL},
+		CLI_WHERE_OPTS(&w),
+	};
+	int rc = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jtR:" CLI_WHERE_SHORTOPTS, opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 't':
-			tl = true;
-			break;
-		case 'R':
-			rules = optarg;
-			break;
-		default:
-			if (cli_where_opt(&w, c, optarg))
-				break;
-			fprintf(stderr, USAGE, prog);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
+	if (pmu_opts_parse(argc, argv, 1, opts, PMU_NELEM(opts)) || optind != argc - 1) {
 		fprintf(stderr, USAGE, prog);
 		return 2;
 	}

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "pmutil.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define REDELIVER_MAX 8	   /* earlier pending bundles delivered per run */
@@ -46,79 +47,53 @@ static void on_term(int sig)
 	pm_collect_stop();
 }
 
-static int duration_opt(const char *name, const char *v, double *out)
+static int duration_opt(const struct pmu_opt *opt, const char *v)
 {
-	if (pm_parse_duration(v, out) < 0 || *out <= 0) {
+	if (pm_parse_duration(v, opt->dst) < 0 || *(double *)opt->dst <= 0) {
 		fprintf(stderr, "postmortem-epilog: --%s=%s: not a duration (30s, 250ms, 14d)\n",
-			name, v);
-		return -1;
+			opt->name, v);
+		return 2;
 	}
 	return 0;
+}
+
+static int help_opt(const struct pmu_opt *opt, const char *v)
+{
+	(void)opt;
+	(void)v;
+	usage(stdout);
+	return 1;
+}
+
+static int version_opt(const struct pmu_opt *opt, const char *v)
+{
+	(void)opt;
+	(void)v;
+	printf("postmortem-epilog %s\n", PACKAGE_VERSION);
+	return 1;
 }
 
 /* 0 run, 1 exit 0 (help, version), 2 usage error. */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"store", required_argument, NULL, 's'},
-		{"spool", required_argument, NULL, 'p'},
-		{"deadline", required_argument, NULL, 'd'},
-		{"timeout", required_argument, NULL, 't'},
-		{"retain", required_argument, NULL, 'r'},
-		{"job", required_argument, NULL, 'j'},
-		{"node", required_argument, NULL, 'n'},
-		{"strict", no_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+	const struct pmu_opt lo[] = {
+		{"config", 0, true, &o->config, NULL},
+		{"store", 0, true, &o->store, NULL},
+		{"spool", 0, true, &o->spool, NULL},
+		{"deadline", 0, true, &o->deadline, duration_opt},
+		{"timeout", 0, true, &o->timeout, duration_opt},
+		{"retain", 0, true, &o->retain, duration_opt},
+		{"job", 0, true, &o->job, NULL},
+		{"node", 0, true, &o->node, NULL},
+		{"strict", 0, false, &o->strict, NULL},
+		{"help", 0, false, NULL, help_opt},
+		{"version", 0, false, NULL, version_opt},
 	};
-	int c;
+	int rc = pmu_opts_parse(argc, argv, 1, lo, PMU_NELEM(lo));
 
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			o->config = optarg;
-			break;
-		case 's':
-			o->store = optarg;
-			break;
-		case 'p':
-			o->spool = optarg;
-			break;
-		case 'j':
-			o->job = optarg;
-			break;
-		case 'n':
-			o->node = optarg;
-			break;
-		case 'S':
-			o->strict = true;
-			break;
-		case 'd':
-			if (duration_opt("deadline", optarg, &o->deadline) < 0)
-				return 2;
-			break;
-		case 't':
-			if (duration_opt("timeout", optarg, &o->timeout) < 0)
-				return 2;
-			break;
-		case 'r':
-			if (duration_opt("retain", optarg, &o->retain) < 0)
-				return 2;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case 'V':
-			printf("postmortem-epilog %s\n", PACKAGE_VERSION);
-			return 1;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
+	if (rc > 0)
+		return rc;
+	if (rc < 0 || optind < argc) {
 		usage(stderr);
 		return 2;
 	}

@@ -1,7 +1,7 @@
 /*
  * pmutil.h - the small helpers that the collector, the store, the CLI and the plugin would
  * otherwise each write again: an error text filled by a helper that returns -1, a write
- * that finishes, a JSON string member with the caller's default.
+ * that finishes, a JSON string member with the caller's default, a command's option table.
  *
  * Where it sits: above libc (util.c, which the plugin compiles into itself: it may link
  * nothing else) and jansson (json.c); never above the engine, which stays free of every
@@ -10,6 +10,7 @@
 #ifndef PM_UTIL_H
 #define PM_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct json_t; /* jansson's json_t, so that the plugin includes this without jansson */
@@ -28,5 +29,28 @@ int pmu_write_all(int fd, const void *buf, size_t len);
 /* Member KEY of object O when it is a string, else DFLT (O may be NULL or not an object).
  * The string is O's. */
 const char *pmu_str(const struct json_t *o, const char *key, const char *dflt);
+
+/* One command-line option (opts.c): --NAME, and -LETTER too unless LETTER is 0. */
+struct pmu_opt {
+	const char *name;
+	int letter;
+	bool arg; /* takes an argument */
+	void *dst;
+	/* NULL: DST is a bool * set true (no argument) or a const char ** given the argument.
+	 * Else called with the entry and the argument (NULL when none); non-zero ends the
+	 * parse. */
+	int (*fn)(const struct pmu_opt *opt, const char *arg);
+};
+
+/*
+ * Parse ARGV's options from ARGV[FIRST] with getopt_long (its permutation, abbreviations and
+ * messages, prefixed ARGV[0]; ambiguities listed in OPTS' order) into the N entries of OPTS;
+ * optind is the first operand after.  0; -1 for an option getopt rejected (it said why) or
+ * out of memory; else the first non-zero return of an entry's FN.
+ */
+int pmu_opts_parse(int argc, char **argv, int first, const struct pmu_opt *opts, size_t n);
+
+/* The number of elements of array A. */
+#define PMU_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif
