@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -66,10 +67,10 @@ static void missing(struct drill *d, const char *input, const char *reason)
 static bool file_matches(struct drill *d, const char *what, const char *file, const char *want)
 {
 	char p[4096], sha[80];
-	size_t bytes;
+	uint64_t bytes;
 
 	snprintf(p, sizeof(p), "%s/%s", d->dir, file);
-	if (cli_sha256_file(p, sha, &bytes) < 0) {
+	if (pm_sha256_file(p, sha, &bytes) < 0) {
 		check(d, what, "damaged", "%s: %s", file, strerror(errno));
 		return false;
 	}
@@ -77,7 +78,7 @@ static bool file_matches(struct drill *d, const char *what, const char *file, co
 		check(d, what, "damaged", "%s: sha256 differs from the manifest's", file);
 		return false;
 	}
-	check(d, what, "ok", "%s: %zu bytes%s", file, bytes,
+	check(d, what, "ok", "%s: %" PRIu64 " bytes%s", file, bytes,
 	      want ? ", sha256 matches the manifest" : "");
 	return true;
 }

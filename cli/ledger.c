@@ -124,7 +124,7 @@ static int job_state(const struct args *a, const struct pm_config *cfg, json_t *
 					 (long long)json_integer_value(
 						 json_object_get(j, "restart"))));
 	if (pm_jobdir_read(dir, "verdict.json", &text, &len, err, sizeof(err)) == 0) {
-		cli_sha256(text, len, sha);
+		pm_sha256_buf(text, len, sha);
 		v = json_loadb(text, len, 0, NULL);
 	}
 	json_object_set_new(entry, "verdict_digest", text ? json_string(sha) : json_null());

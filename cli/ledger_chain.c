@@ -48,7 +48,7 @@ static char *canon(const json_t *o)
 
 void cli_ledger_line_hash(const char *line, size_t len, char *out)
 {
-	cli_sha256(line, len, out);
+	pm_sha256_buf(line, len, out);
 }
 
 /* sha256 of the entry's canonical form without "hash".  0 or -1 (ENOMEM). */
@@ -64,7 +64,7 @@ static int entry_hash(const json_t *e, char *out)
 	json_decref(c);
 	if (!s)
 		return -1;
-	cli_sha256(s, strlen(s), out);
+	pm_sha256_buf(s, strlen(s), out);
 	free(s);
 	return 0;
 }

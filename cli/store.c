@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <openssl/evp.h>
 
 #include "finalize.h" /* pm_bundle_manifest */
 #include "pmutil.h"
@@ -142,61 +141,6 @@ void cli_time_iso(double t, char *buf, size_t len)
 }
 
 /* ---- files ---- */
-
-static void hex(const unsigned char *md, unsigned n, char *out)
-{
-	static const char x[] = "0123456789abcdef";
-
-	memcpy(out, "sha256:", 7);
-	for (unsigned i = 0; i < n; i++) {
-		out[7 + 2 * i] = x[md[i] >> 4];
-		out[8 + 2 * i] = x[md[i] & 15];
-	}
-	out[7 + 2 * n] = '\0';
-}
-
-void cli_sha256(const void *buf, size_t len, char *out)
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned n = 0;
-
-	if (EVP_Digest(buf, len, md, &n, EVP_sha256(), NULL) != 1)
-		n = 0;
-	hex(md, n, out);
-}
-
-int cli_sha256_file(const char *path, char *out, size_t *bytes)
-{
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];
-	unsigned n = 0;
-	size_t total = 0;
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = -1, e = 0;
-
-	if (fd < 0 || !c || EVP_DigestInit_ex(c, EVP_sha256(), NULL) != 1)
-		goto out;
-	while ((r = read(fd, buf, sizeof(buf))) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || EVP_DigestUpdate(c, buf, (size_t)r) != 1)
-			goto out;
-		total += (size_t)r;
-	}
-	if (EVP_DigestFinal_ex(c, md, &n) != 1)
-		goto out;
-	hex(md, n, out);
-	if (bytes)
-		*bytes = total;
-	rc = 0;
-out:
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	EVP_MD_CTX_free(c);
-	errno = e;
-	return rc;
-}
 
 int cli_read_file(const char *path, size_t max, char **buf, size_t *len)
 {

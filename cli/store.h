@@ -50,10 +50,6 @@ void cli_progress_clear(struct cli_progress *p);
 
 /* ---- files ---- */
 
-/* sha256 of LEN bytes as "sha256:<64 hex>" into OUT (at least 72 bytes). */
-void cli_sha256(const void *buf, size_t len, char *out);
-/* sha256 of a whole file into OUT as above, its size into *BYTES (may be NULL).  0 or -1. */
-int cli_sha256_file(const char *path, char *out, size_t *bytes);
 /* Read PATH whole, NUL-terminated, at most MAX bytes (EFBIG beyond).  0 or -1 with errno. */
 int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
 

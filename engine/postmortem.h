@@ -264,6 +264,14 @@ void pm_sha256_update(struct pm_sha256 *c, const void *data, size_t len);
 void pm_sha256_final(struct pm_sha256 *c, unsigned char out[32]);
 /* "sha256:" followed by 64 lower-case hex digits, into OUT (at least 72 bytes). */
 void pm_sha256_hex(const unsigned char d[32], char *out);
+/* The SHA-256 of LEN bytes at BUF, written as pm_sha256_hex writes it, into OUT. */
+void pm_sha256_buf(const void *buf, size_t len, char *out);
+/*
+ * The SHA-256 of the file PATH (opened without following a symbolic link), written as
+ * pm_sha256_hex writes it, into OUT, and its size into *BYTES when BYTES is not NULL.
+ * 0, or -1 with errno when it cannot be opened or read (OUT and *BYTES untouched).
+ */
+int pm_sha256_file(const char *path, char *out, uint64_t *bytes);
 
 /* ---- bounded reading of possibly compressed text (evidence.c, sniff.c) ---- */
 

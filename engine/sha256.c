@@ -1,6 +1,9 @@
 /* sha256.c - SHA-256 through libcrypto's EVP interface. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <openssl/evp.h>
 
 #include "postmortem.h"
@@ -44,4 +47,48 @@ void pm_sha256_hex(const unsigned char d[32], char *out)
 		out[8 + 2 * i] = hex[d[i] & 15];
 	}
 	out[71] = '\0';
+}
+
+void pm_sha256_buf(const void *buf, size_t len, char *out)
+{
+	struct pm_sha256 c;
+	unsigned char d[32];
+
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, buf, len);
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, out);
+}
+
+int pm_sha256_file(const char *path, char *out, uint64_t *bytes)
+{
+	char blk[1 << 16];
+	struct pm_sha256 c;
+	unsigned char d[32];
+	uint64_t total = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), e;
+
+	if (fd < 0)
+		return -1;
+	pm_sha256_init(&c);
+	while ((n = read(fd, blk, sizeof(blk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			pm_sha256_final(&c, d);
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		pm_sha256_update(&c, blk, (size_t)n);
+		total += (uint64_t)n;
+	}
+	close(fd);
+	pm_sha256_final(&c, d);
+	pm_sha256_hex(d, out);
+	if (bytes)
+		*bytes = total;
+	return 0;
 }

@@ -73,23 +73,12 @@ static json_t *format_of(const struct pm_capture *cap)
 	return json_string(pm_format_name(f));
 }
 
-static void sha_hex(const void *buf, size_t len, char out[72])
-{
-	struct pm_sha256 c;
-	unsigned char d[32];
-
-	pm_sha256_init(&c);
-	pm_sha256_update(&c, buf, len);
-	pm_sha256_final(&c, d);
-	pm_sha256_hex(d, out);
-}
-
 static json_t *file_entry(const struct pm_capture *cap, const struct pm_job *j)
 {
 	char path[300], sha[80];
 
 	snprintf(path, sizeof(path), "sources/%s/%s", pm_csource_name(cap->src), cap->name);
-	sha_hex(cap->data, cap->len, sha);
+	pm_sha256_buf(cap->data, cap->len, sha);
 	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:I, s:s, s:s, s:s, s:I, s:o}",
 			 "path", path, "source", cap->kind, "collector_source",
 			 pm_csource_name(cap->src), "format", format_of(cap), "node", j->node,

@@ -503,7 +503,7 @@ static json_t *scheduler_json(const struct job *j)
 	json_object_set_new(o, "state",
 			    j->sched.state[0] ? json_string(j->sched.state) : json_null());
 	if (j->sched.text) {
-		pm_fin_sha_buf(j->sched.text, j->sched.len, sha);
+		pm_sha256_buf(j->sched.text, j->sched.len, sha);
 		json_object_set_new(o, "file", json_string("sacct.txt"));
 		json_object_set_new(o, "sha256", json_string(sha));
 	}
@@ -558,7 +558,7 @@ static json_t *manifest_json(const struct job *j, const struct pm_ruleset *rs, c
 	if (j->cut)
 		json_object_set_new(m, "merge", cut_json(j));
 	if (v) {
-		pm_fin_sha_buf(vtext, strlen(vtext), sha);
+		pm_sha256_buf(vtext, strlen(vtext), sha);
 		vo = json_pack("{s:s,s:s,s:o,s:o,s:o,s:b}", "file", "verdict.json", "sha256", sha,
 			       "status", or_null(v, "status"), "outcome", or_null(v, "outcome"),
 			       "input_digest", or_null(v, "input_digest"), "provisional",

@@ -25,9 +25,6 @@ void pm_fin_iso(double t, char *buf, size_t len); /* "2026-11-30T03:11:58Z" */
 int pm_fin_read(const char *path, size_t max, char **buf, size_t *len);
 /* Write DIR/NAME through a temporary file and rename(); mode 0640.  0 or -1, errno. */
 int pm_fin_write(const char *dir, const char *name, const void *buf, size_t len);
-/* sha256 of a file as "sha256:<hex>" (OUT at least 72 bytes) and its size.  0 or -1. */
-int pm_fin_sha_file(const char *path, char *out, uint64_t *bytes);
-void pm_fin_sha_buf(const void *buf, size_t len, char *out);
 
 /* Split JOBDIR's last three components.  0, or -1 (EINVAL) when they are not a job key. */
 int pm_fin_key(const char *jobdir, char *cluster, char *job, char *restart, size_t each);

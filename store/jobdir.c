@@ -137,24 +137,12 @@ int pm_fin_write(const char *dir, const char *name, const void *buf, size_t len)
 	return 0;
 }
 
-void pm_fin_sha_buf(const void *buf, size_t len, char *out)
-{
-	struct pm_sha256 c;
-	unsigned char d[32];
-
-	pm_sha256_init(&c);
-	pm_sha256_update(&c, buf, len);
-	pm_sha256_final(&c, d);
-	pm_sha256_hex(d, out);
-}
-
-/* Hash FD's content; when OUTFD >= 0 copy it there too. */
-static int sha_copy(int fd, int outfd, char *out, uint64_t *bytes)
+/* Copy FD's content to OUTFD, its sha256 into OUT. */
+static int sha_copy(int fd, int outfd, char *out)
 {
 	static char blk[1 << 16];
 	struct pm_sha256 c;
 	unsigned char d[32];
-	uint64_t total = 0;
 	ssize_t n;
 
 	pm_sha256_init(&c);
@@ -162,33 +150,17 @@ static int sha_copy(int fd, int outfd, char *out, uint64_t *bytes)
 		n = read(fd, blk, sizeof(blk));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || (n > 0 && outfd >= 0 && pmu_write_all(outfd, blk, (size_t)n) < 0)) {
+		if (n < 0 || (n > 0 && pmu_write_all(outfd, blk, (size_t)n) < 0)) {
 			pm_sha256_final(&c, d);
 			return -1;
 		}
 		if (n == 0)
 			break;
 		pm_sha256_update(&c, blk, (size_t)n);
-		total += (uint64_t)n;
 	}
 	pm_sha256_final(&c, d);
 	pm_sha256_hex(d, out);
-	if (bytes)
-		*bytes = total;
 	return 0;
-}
-
-int pm_fin_sha_file(const char *path, char *out, uint64_t *bytes)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc, e;
-
-	if (fd < 0)
-		return -1;
-	rc = sha_copy(fd, -1, out, bytes);
-	e = errno;
-	close(fd);
-	errno = e;
-	return rc;
 }
 
 bool pm_fin_jobid_ok(const char *s)
@@ -473,7 +445,7 @@ static int copy_one(const char *jobdir, const char *outdir, const char *rel, con
 		return pmu_fail(err, errlen, e, "%s: %s%s", dst, strerror(e),
 				e == EEXIST ? ": fetch into an empty folder" : "");
 	}
-	rc = fchmod(out, 0600) < 0 ? -1 : sha_copy(in, out, got, NULL);
+	rc = fchmod(out, 0600) < 0 ? -1 : sha_copy(in, out, got);
 	close(in);
 	if (close(out) < 0 || rc < 0) {
 		int e = errno;

@@ -16,6 +16,7 @@
 #include "finalize_int.h"
 #include "http.h"
 #include "webhook.h"
+#include "postmortem.h"
 
 #define HEADER "# postmortem.webhook-pending/1\n"
 #define MAX_BODY (64u << 20)
@@ -43,7 +44,7 @@ void pm_webhook_id(const char *url, char *id)
 {
 	char sha[80];
 
-	pm_fin_sha_buf(url, strlen(url), sha);
+	pm_sha256_buf(url, strlen(url), sha);
 	memcpy(id, sha + 7, 16);
 	id[16] = 0;
 }
@@ -160,7 +161,7 @@ static char *body(const char *jobdir, bool manifest, size_t *len, char *sha, cha
 		snprintf(why, whylen, "%.200s: %.80s", path, strerror(errno));
 		return NULL;
 	}
-	pm_fin_sha_buf(v, vl, sha);
+	pm_sha256_buf(v, vl, sha);
 	if (!manifest) {
 		*len = vl;
 		return v;

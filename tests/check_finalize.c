@@ -121,7 +121,7 @@ static void bundle(const char *node, const char *klog, long long uid, bool deadl
 	char sha[80], *man;
 	struct pmt_member k = {"sources/kernel_log/kernel.log", klog, strlen(klog)};
 
-	pm_fin_sha_buf(klog, strlen(klog), sha);
+	pm_sha256_buf(klog, strlen(klog), sha);
 	ck_assert_int_ge(
 		asprintf(
 			&man,

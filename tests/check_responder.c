@@ -246,7 +246,7 @@ static void write_bundle(const char *dir, const char *ev, const char *job, const
 			snprintf(m[nm].name + strlen(m[nm].name), 2, "%c", *c == '/' ? '_' : *c);
 		m[nm].data = data;
 		m[nm].len = len;
-		cli_sha256(data, len, sha);
+		pm_sha256_buf(data, len, sha);
 		json_array_append_new(fl, json_pack("{s:s,s:s,s:s,s:n,s:s,s:I,s:s,s:s,s:s}", "path",
 						    m[nm].name, "source", pmu_str(x, "source", "-"),
 						    "node", node, "rank", "observed_time", OBSERVED,

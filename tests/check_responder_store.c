@@ -197,7 +197,7 @@ static char *change_and_rehash(const char *line)
 	json_object_set_new(o, "action", json_string("none"));
 	json_object_del(o, "hash");
 	s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENSURE_ASCII);
-	cli_sha256(s, strlen(s), sha);
+	pm_sha256_buf(s, strlen(s), sha);
 	free(s);
 	json_object_set_new(o, "hash", json_string(sha));
 	s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENSURE_ASCII);

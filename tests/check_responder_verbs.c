@@ -171,7 +171,7 @@ START_TEST(ledger_verbs)
 	ck_assert_int_eq(json_array_size(j), 4);
 	json_t *e = json_array_get(j, 1);
 	char *vt = pmt_get(p.dir, "verdict.json"), sha[80];
-	cli_sha256(vt, strlen(vt), sha);
+	pm_sha256_buf(vt, strlen(vt), sha);
 	free(vt);
 	ck_assert_str_eq(pmu_str(e, "verdict_digest", "-"), sha);
 	ck_assert_str_eq(pmu_str(e, "evidence_digest", "-"),
