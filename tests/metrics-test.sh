@@ -14,23 +14,8 @@ set -eu
 CLI=$PM_BUILDDIR/cli/postmortem
 FIX=$PM_SRCDIR/rules/fixtures
 
-for p in prometheus prometheus-node-exporter python3; do
-	if ! command -v "$p" >/dev/null 2>&1; then
-		echo "SKIP: $p is not installed (apt-get install prometheus prometheus-node-exporter python3)"
-		exit 77
-	fi
-done
-
-T=$(mktemp -d /tmp/pmmetrics.XXXXXX)
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null || true; done
-	for p in $PIDS; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$T"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok   $*"; }
+. "$PM_SRCDIR/tests/prom-lib.sh"
+prom_setup pmmetrics
 
 # ---- a store ----
 
@@ -91,46 +76,14 @@ ok "postmortem metrics: $(grep -c '^postmortem_' "$T/tf/postmortem.prom") series
 
 # ---- the node exporter and Prometheus ----
 
-listen_port() { # LOG: the port a Go exporter or Prometheus logged it listens on
-	for _ in $(seq 200); do
-		p=$(grep -o 'msg="Listening on" address=127.0.0.1:[0-9]*' "$1" 2>/dev/null |
-			head -1 | sed 's/.*://')
-		[ -n "$p" ] && { echo "$p"; return 0; }
-		sleep 0.05
-	done
-	cat "$1"
-	fail "no listening address in $1"
-}
-# query PORT PROMQL: the series an instant query returns, one line each: labels value
-query() {
-	python3 - "$1" "$2" <<'EOF'
-import json, sys, urllib.parse, urllib.request
-u = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
-try:
-    for r in json.load(urllib.request.urlopen(u, timeout=2))["data"]["result"]:
-        m = dict(r["metric"])
-        name = m.pop("__name__", "")
-        m.pop("instance", None), m.pop("job", None)
-        print("%s{%s} %s" % (name, ",".join('%s="%s"' % kv for kv in sorted(m.items())), r["value"][1]))
-except Exception as e:
-    print("error: %s" % e, file=sys.stderr)
-EOF
-}
-
-prometheus-node-exporter --web.listen-address=127.0.0.1:0 --collector.disable-defaults \
-	--collector.textfile --collector.textfile.directory="$T/tf" >"$T/ne.log" 2>&1 &
-PIDS="$PIDS $!"
-NE=$(listen_port "$T/ne.log")
+node_exporter --collector.textfile --collector.textfile.directory="$T/tf"
 cat >"$T/prom.yml" <<EOF
 global: {scrape_interval: 1s, evaluation_interval: 1s}
 scrape_configs:
   - job_name: node
     static_configs: [{targets: ['127.0.0.1:$NE']}]
 EOF
-prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" \
-	--web.listen-address=127.0.0.1:0 >"$T/prom.log" 2>&1 &
-PIDS="$PIDS $!"
-PROM=$(listen_port "$T/prom.log")
+prometheus_start
 for _ in $(seq 150); do
 	[ -n "$(query "$PROM" 'postmortem_store_up == 1')" ] && break
 	sleep 0.2

@@ -18,23 +18,8 @@ EPILOG=$PM_BUILDDIR/epilog/postmortem-epilog
 CLI=$PM_BUILDDIR/cli/postmortem
 SERVER=$PM_SRCDIR/tests/http/server.py
 
-for p in prometheus prometheus-node-exporter python3; do
-	if ! command -v "$p" >/dev/null 2>&1; then
-		echo "SKIP: $p is not installed (apt-get install prometheus prometheus-node-exporter python3)"
-		exit 77
-	fi
-done
-
-T=$(mktemp -d /tmp/pmprom.XXXXXX)
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null || true; done
-	for p in $PIDS; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$T"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok   $*"; }
+. "$PM_SRCDIR/tests/prom-lib.sh"
+prom_setup pmprom
 
 # now in milliseconds
 ms() { date +%s%3N; }
@@ -52,30 +37,6 @@ server() {
 	for _ in $(seq 100); do [ -s "$T/$name.port" ] && break; sleep 0.05; done
 	[ -s "$T/$name.port" ] || fail "server $mode did not start"
 	PORT=$(cat "$T/$name.port")
-}
-
-# listen_port LOG: the port a Go exporter or Prometheus logged it listens on
-listen_port() {
-	for _ in $(seq 200); do
-		p=$(grep -o 'msg="Listening on" address=127.0.0.1:[0-9]*' "$1" 2>/dev/null |
-			head -1 | sed 's/.*://')
-		[ -n "$p" ] && { echo "$p"; return 0; }
-		sleep 0.05
-	done
-	cat "$1"
-	fail "no listening address in $1"
-}
-
-# query PORT PROMQL: how many series an instant query returns
-query() {
-	python3 - "$1" "$2" <<'EOF'
-import json, sys, urllib.parse, urllib.request
-u = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
-try:
-    print(len(json.load(urllib.request.urlopen(u, timeout=2))["data"]["result"]))
-except Exception:
-    print(0)
-EOF
 }
 
 # ---- the exporters and Prometheus ----
@@ -100,10 +61,7 @@ EOF
 dcgm_metrics 0 0 >"$T/dcgm.prom"
 server dcgm dcgm --file "$T/dcgm.prom"
 DCGM=$PORT
-prometheus-node-exporter --web.listen-address=127.0.0.1:0 --collector.disable-defaults \
-	--collector.meminfo --collector.netdev --collector.filesystem >"$T/ne.log" 2>&1 &
-PIDS="$PIDS $!"
-NE=$(listen_port "$T/ne.log")
+node_exporter --collector.meminfo --collector.netdev --collector.filesystem
 # instance: the node exporter as pmnode1 (matched by node_label instance), the DCGM exporter
 # by a pod address (matched by its Hostname label): both of the default node labels
 cat >"$T/prom.yml" <<EOF
@@ -116,16 +74,13 @@ scrape_configs:
     static_configs: [{targets: ['127.0.0.1:$DCGM']}]
     relabel_configs: [{target_label: instance, replacement: '10.9.8.7:9400'}]
 EOF
-prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" \
-	--web.listen-address=127.0.0.1:0 >"$T/prom.log" 2>&1 &
-PIDS="$PIDS $!"
-PROM=$(listen_port "$T/prom.log")
+prometheus_start
 for _ in $(seq 150); do
-	[ "$(query "$PROM" 'DCGM_FI_DEV_XID_ERRORS')" = 2 ] &&
-		[ "$(query "$PROM" 'node_memory_MemAvailable_bytes{instance="pmnode1:9100"}')" = 1 ] && break
+	[ "$(count "$PROM" 'DCGM_FI_DEV_XID_ERRORS')" = 2 ] &&
+		[ "$(count "$PROM" 'node_memory_MemAvailable_bytes{instance="pmnode1:9100"}')" = 1 ] && break
 	sleep 0.2
 done
-[ "$(query "$PROM" 'DCGM_FI_DEV_XID_ERRORS')" = 2 ] || fail "Prometheus has no DCGM samples"
+[ "$(count "$PROM" 'DCGM_FI_DEV_XID_ERRORS')" = 2 ] || fail "Prometheus has no DCGM samples"
 ok "prometheus $(prometheus --version 2>&1 | head -1 | cut -d' ' -f3) on :$PROM scrapes node exporter :$NE and DCGM :$DCGM"
 sleep 2
 # the job: GPU 1 falls off the bus (Xid 79) and its NVLink CRC counter climbs
@@ -133,7 +88,7 @@ dcgm_metrics 79 1200 >"$T/dcgm.prom.new" && mv "$T/dcgm.prom.new" "$T/dcgm.prom"
 sleep 2
 dcgm_metrics 79 5300 >"$T/dcgm.prom.new" && mv "$T/dcgm.prom.new" "$T/dcgm.prom"
 for _ in $(seq 50); do
-	[ "$(query "$PROM" 'DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL > 5000')" = 1 ] && break
+	[ "$(count "$PROM" 'DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL > 5000')" = 1 ] && break
 	sleep 0.2
 done
 
