@@ -11,15 +11,13 @@
 # verdict, as on a real first arrival.  Needs root (the spool must be root's), zstd, tar.
 # PM_BUILDDIR=<build dir>, RUNS (default 3), PM_BENCH_DATA (default /tmp/pm-bench).
 set -eu
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=${PM_BUILDDIR:-$src}
-runs=${RUNS:-3}
+. "$(dirname "$0")/lib.sh"
 size=${OUT_MIB:-256}
-work=${PM_BENCH_DATA:-/tmp/pm-bench}/collector
+work=$data/collector
 job=900001
 node=gpu100
 epilog=$build/epilog/postmortem-epilog
-[ -x "$epilog" ] || { echo "no $epilog (PM_BUILDDIR?)" >&2; exit 2; }
+need "$epilog"
 [ "$(id -u)" = 0 ] || { echo "run as root: the spool must be root's" >&2; exit 2; }
 
 mkdir -p "$work/bin"

@@ -8,16 +8,12 @@
 #   bench/finalize.sh [NODES [RANKS]]        (default 4096 8)
 # PM_BUILDDIR=<build dir>, RUNS (default 3), PM_BENCH_DATA (default /tmp/pm-bench).
 set -eu
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=${PM_BUILDDIR:-$src}
-runs=${RUNS:-3}
+. "$(dirname "$0")/lib.sh"
 nodes=${1:-4096}
 rpn=${2:-8}
-data=${PM_BENCH_DATA:-/tmp/pm-bench}
 store=$data/store-$nodes-$rpn
 jobdir=$store/bench/700001/0
-pm=$build/cli/postmortem
-[ -x "$pm" ] || { echo "no $pm (PM_BUILDDIR?)" >&2; exit 2; }
+need "$pm"
 [ -d "$jobdir/nodes" ] || python3 "$src/bench/gen_store.py" "$store" "$nodes" "$rpn"
 
 bin=$data/finalize-bin

@@ -13,17 +13,13 @@
 #   bench/recheck.sh [JOBS [OTHERS [TAMPERED]]]     (default 10000 40000 100)
 # PM_BUILDDIR=<build dir>, RUNS (default 3), PM_BENCH_DATA (default /tmp/pm-bench).
 set -eu
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=${PM_BUILDDIR:-$src}
-runs=${RUNS:-3}
+. "$(dirname "$0")/lib.sh"
 jobs=${1:-10000}
 others=${2:-40000}
 tampered=${3:-100}
-data=${PM_BENCH_DATA:-/tmp/pm-bench}
 store=$data/recheck-$jobs
 bin=$data/recheck-bin
-pm=$build/cli/postmortem
-[ -x "$pm" ] || { echo "no $pm (PM_BUILDDIR?)" >&2; exit 2; }
+need "$pm"
 mkdir -p "$bin"
 
 # the store and the stub's answers (deterministic: job ids 700001..)

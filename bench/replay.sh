@@ -7,15 +7,11 @@
 #   bench/replay.sh [JOBS [NODES]]       (default 1000 2)
 # PM_BUILDDIR=<build dir>, RUNS (default 3), PM_BENCH_DATA (default /tmp/pm-bench).
 set -eu
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=${PM_BUILDDIR:-$src}
-runs=${RUNS:-3}
+. "$(dirname "$0")/lib.sh"
 jobs=${1:-1000}
 nodes=${2:-2}
-data=${PM_BENCH_DATA:-/tmp/pm-bench}
 store=$data/replay-$jobs-$nodes
-pm=$build/cli/postmortem
-[ -x "$pm" ] || { echo "no $pm (PM_BUILDDIR?)" >&2; exit 2; }
+need "$pm"
 
 bin=$data/replay-bin
 mkdir -p "$bin"

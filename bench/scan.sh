@@ -11,11 +11,9 @@
 # beside the scan), PRIO (a SCHED_FIFO priority for chrt, e.g. 10: on a shared machine other
 # tenants then cannot preempt the runs), PM_BENCH_DATA (default /tmp/pm-bench).
 set -eu
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=${PM_BUILDDIR:-$src}
+. "$(dirname "$0")/lib.sh"
 runs=${RUNS:-5}
 core=${CPU:-0}
-data=${PM_BENCH_DATA:-/tmp/pm-bench}
 prio=${PRIO:+chrt -f $PRIO}
 mkdir -p "$data"
 python3 "$src/bench/patterns.py" "$src/rules" > "$data/patterns.txt"
