@@ -135,6 +135,8 @@ struct lanes {
 	struct lane *v;
 	size_t n, a;
 	size_t dropped;
+	char **jn; /* the job's nodes, which lanes point into (job_nodes) */
+	size_t njn;
 };
 
 static int lane_add(struct lanes *l, const char *node, long long rank, bool origin)
@@ -182,18 +184,34 @@ static int cmp_lane(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* The job's nodes (job.nodes, a host list) as *N sorted names (names_free). */
+static int job_nodes(const json_t *v, char ***names, size_t *n)
+{
+	const char *s = json_string_value(json_object_get(json_object_get(v, "job"), "nodes"));
+
+	*names = NULL;
+	*n = 0;
+	return s ? pm_hostlist_expand(s, strlen(s), names, n) : 0;
+}
+
+static void names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* A lane for every node of the job, and one per rank and node-less lane the evidence has. */
 static int lanes_build(const json_t *v, struct lanes *l)
 {
 	const json_t *onodes = json_object_get(json_object_get(v, "origin"), "nodes"), *x;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(v, "job"), "nodes"), i, x)
-	{
-		if (json_is_string(x) && lane_add(l, json_string_value(x), -1,
-						  in_strings(onodes, json_string_value(x))) < 0)
+	if (job_nodes(v, &l->jn, &l->njn) < 0)
+		return -1;
+	for (i = 0; i < l->njn; i++)
+		if (lane_add(l, l->jn[i], -1, in_strings(onodes, l->jn[i])) < 0)
 			return -1;
-	}
 	json_array_foreach(json_object_get(v, "evidence"), i, x)
 	{
 		const json_t *node = json_object_get(x, "node"), *rank = json_object_get(x, "rank");
@@ -278,6 +296,7 @@ static void swimlanes(FILE *f, const json_t *v)
 
 	if (lanes_build(v, &l) < 0) {
 		free(l.v);
+		names_free(l.jn, l.njn);
 		return;
 	}
 	json_array_foreach(evs, i, e)
@@ -386,6 +405,7 @@ static void swimlanes(FILE *f, const json_t *v)
 			"evidence table.</p>\n",
 			l.dropped);
 	free(l.v);
+	names_free(l.jn, l.njn);
 }
 
 /* ---- the sections ---- */
@@ -485,12 +505,7 @@ static void header(FILE *f, const json_t *v, const json_t *m)
 		fputs("&#8212;", f);
 	}
 	fputs("</dd><dt>nodes</dt><dd>", f);
-	json_array_foreach(json_object_get(job, "nodes"), i, x)
-	{
-		if (i)
-			fputs(", ", f);
-		esc_json(f, x);
-	}
+	esc_json(f, json_object_get(job, "nodes")); /* a host list */
 	fputs("</dd></dl>\n</header>\n", f);
 }
 
@@ -717,6 +732,7 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "%s report: %s:%d: %s\n", prog, vfile, je.line, je.text);
 			goto out;
 		}
+		pm_verdict_upgrade(v); /* version 1, as a stored one reads */
 	} else {
 		if (cli_run_open(&r, &w, argv[optind], "report", NULL) < 0)
 			goto out;

@@ -623,7 +623,11 @@ static json_t *coverage_json(const struct att *a)
 int pm_verdict_upgrade(json_t *v)
 {
 	json_t *bys = json_object_get(v, "bystanders"), *cov = json_object_get(v, "coverage");
+	json_t *job = json_object_get(v, "job");
 
+	if (json_is_object(job) && json_is_array(json_object_get(job, "nodes")))
+		json_object_set_new(job, "nodes",
+				    hostlist_json(json_incref(json_object_get(job, "nodes"))));
 	if (json_is_object(bys) && json_is_array(json_object_get(bys, "nodes")))
 		json_object_set_new(bys, "nodes",
 				    hostlist_json(json_incref(json_object_get(bys, "nodes"))));
@@ -657,7 +661,7 @@ static json_t *job_json(const struct att *a)
 		json_array_append_new(nodes, json_string(nv[i]));
 	json_object_set_new(j, "id", jstr_or_null(ev->job.id));
 	json_object_set_new(j, "cluster", jstr_or_null(ev->job.cluster));
-	json_object_set_new(j, "nodes", sorted_strings(nodes));
+	json_object_set_new(j, "nodes", hostlist_json(nodes));
 	json_object_set_new(j, "ranks",
 			    ev->job.ntasks > 0 ? json_integer(ev->job.ntasks) :
 			    a->nknown	       ? json_integer((json_int_t)a->nknown) :

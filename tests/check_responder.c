@@ -315,9 +315,19 @@ void pack_fixture(const char *fixture, const struct pack *o, struct packed *out)
 	fixture_job(ev, out->job, sizeof(out->job), "4242");
 	snprintf(out->dir, sizeof(out->dir), "%s/store/lab/%s/%d", T, out->job, o->restart);
 	mkdirs(out->dir);
-	/* the job's nodes: Slurm's, then any other the evidence names */
-	json_array_foreach(json_object_get(json_object_get(out->direct, "job"), "nodes"), i, x)
-		json_array_append(nodes, x);
+	/* the job's nodes: Slurm's (a host list), then any other the evidence names */
+	{
+		const char *hl = json_string_value(
+			json_object_get(json_object_get(out->direct, "job"), "nodes"));
+		char **jn = NULL;
+		size_t njn = 0;
+		ck_assert_int_eq(pm_hostlist_expand(hl, hl ? strlen(hl) : 0, &jn, &njn), 0);
+		for (size_t k = 0; k < njn; k++) {
+			json_array_append_new(nodes, json_string(jn[k]));
+			free(jn[k]);
+		}
+		free(jn);
+	}
 	json_array_foreach(json_object_get(out->direct, "coverage"), i, c)
 	{
 		const json_t *n = json_object_get(c, "node");

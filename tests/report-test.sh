@@ -21,6 +21,8 @@ EV=$SRC/rules/fixtures/$FIXTURE/evidence
 
 say() { printf 'report-test: %s\n' "$*"; }
 fail() { say "FAIL: $*"; exit 1; }
+# job.nodes is a host list ("gpu[0001-0002,0007],login1"): `hosts` gives its names, sorted
+HOSTS='def hosts: if type == "array" then . else [scan("[^,\\[]+(?:\\[[^\\]]*\\])?")] | map(if test("\\[") then (capture("^(?<p>[^\\[]*)\\[(?<r>[^\\]]*)\\]$") as $c | [$c.r | split(",")[] | if test("-") then (split("-") as $ab | ($ab[0] | length) as $w | range($ab[0] | tonumber; ($ab[1] | tonumber) + 1) | tostring | ((("0" * ($w - length)) // "") + .)) else . end] | map($c.p + .)) else [.] end) | flatten end | unique; '
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
@@ -45,8 +47,8 @@ run=$T/store/lab/$job/0
 mkdir -p "$run/nodes" "$T/bin"
 "$PM" diagnose --json "$EV" >"$T/direct.json"
 "$PM" diagnose --inputs "$EV" >"$T/inputs.json"
-nodes=$(jq -r -s '[(.[0].job.nodes[]?), (.[1][] | .node // empty)] | unique | .[]' "$T/direct.json" "$T/inputs.json")
-first=$(jq -r -s '.[0].job.nodes[0] // ([.[1][] | .node // empty][0])' "$T/direct.json" "$T/inputs.json")
+nodes=$(jq -r -s "$HOSTS"'[(.[0].job.nodes | hosts[]), (.[1][] | .node // empty)] | unique | .[]' "$T/direct.json" "$T/inputs.json")
+first=$(jq -r -s "$HOSTS"'(.[0].job.nodes | hosts)[0] // ([.[1][] | .node // empty][0])' "$T/direct.json" "$T/inputs.json")
 nodelist=$(echo $nodes | tr ' ' ',')
 for n in $nodes; do
 	b=$T/bundle.$n
@@ -125,7 +127,7 @@ dom=$T/dom.html
 class=$(jq -r '.cause | "\(.class)/\(.subclass)"' "$run/verdict.json")
 grep -q "id=\"verdict-class\">$class<" "$dom" || fail "the verdict class $class is not on the page"
 grep -q '<svg id="swimlanes"' "$dom" || fail "no swimlane SVG"
-for n in $(jq -r '.job.nodes[]' "$run/verdict.json"); do
+for n in $(jq -r "$HOSTS"'.job.nodes | hosts[]' "$run/verdict.json"); do
 	grep -q "data-node=\"$n\"" "$dom" || fail "no lane for node $n"
 done
 for o in $(jq -r '.origin.nodes[]?' "$run/verdict.json"); do

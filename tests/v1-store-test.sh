@@ -51,6 +51,15 @@ grep -q 'gpu10001' "$T/timeline" || fail "show --timeline: no origin node"
 "$PM" report 700001 -o "$T/report.html" "${W[@]}" >/dev/null || fail "report: exit $?"
 grep -q 'gpu_lost' "$T/report.html" || fail "report: no cause"
 grep -q 'gpu10003' "$T/report.html" || fail "report: the missing kernel log is not shown"
+# version 1's job.nodes, a list, reads as version 2's host list: a lane for each node
+grep -q '<dd>gpu\[10000-10003\]</dd>' "$T/report.html" || fail "report: the job's nodes"
+for n in gpu10000 gpu10001 gpu10002 gpu10003; do
+	grep -q "class=\"lane[^\"]*\" data-node=\"$n\"" "$T/report.html" || fail "report: no lane for $n"
+done
+"$PM" show 700001 --timeline --json "${W[@]}" >"$T/timeline.json" ||
+	fail "show --timeline --json: exit $?"
+jq -e '.job.nodes == "gpu[10000-10003]"' "$T/timeline.json" >/dev/null ||
+	fail "timeline: job.nodes $(jq -c .job.nodes "$T/timeline.json")"
 
 "$PM" drill 700001 "${W[@]}" >"$T/drill" || fail "drill: exit $?: $(cat "$T/drill")"
 

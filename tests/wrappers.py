@@ -416,6 +416,22 @@ def write(path, text, gz):
         f.write(gzip.compress(data, mtime=0) if gz else data)
 
 
+def hosts(v):
+    """A verdict's host list ("gpu[0001-0002,0007],login1") as its names, sorted."""
+    if isinstance(v, list):
+        return v
+    out = []
+    for part in re.findall(r'[^,\[]+(?:\[[^\]]*\])?', v or ''):
+        m = re.match(r'^([^\[]*)\[([^\]]*)\]$', part)
+        if not m:
+            out.append(part)
+            continue
+        for r in m.group(2).split(','):
+            a, _, b = r.partition('-')
+            out += ['%s%0*d' % (m.group(1), len(a), i) for i in range(int(a), int(b or a) + 1)]
+    return sorted(set(out))
+
+
 def baseline(cli, rules, fixdir):
     """Each fixture's verdict key, files and nodes, unwrapped."""
     def one(name):
@@ -425,7 +441,7 @@ def baseline(cli, rules, fixdir):
         v = json.loads(out.stdout)
         files = {c['file']: (c.get('source'), c.get('node')) for c in v.get('coverage', [])
                  if c.get('file')}
-        return name, (verdict_key(v), files, v['job'].get('nodes') or [])
+        return name, (verdict_key(v), files, hosts(v['job'].get('nodes')))
 
     names = [n for n in sorted(os.listdir(fixdir))
              if os.path.isdir(os.path.join(fixdir, n, 'evidence'))]
