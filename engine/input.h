@@ -37,6 +37,16 @@ static inline char pm_in_lower(char c)
 	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 }
 
+/* Digits at S, at most 10; 0 when none. */
+static inline size_t pm_in_ndigits(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && i < 10 && pm_in_isdigit(s[i]))
+		i++;
+	return i;
+}
+
 /*
  * Take the next line of BUF (LEN bytes) starting at *POS: *LINE and *N get the line without
  * its "\n" or "\r\n"; *POS moves past it.  Returns false at the end of the buffer.

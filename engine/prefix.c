@@ -392,16 +392,6 @@ struct peel {
 	unsigned seen;
 };
 
-/* Digits at S, at most 10; 0 when none. */
-static size_t num_len_at(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && i < 10 && pm_in_isdigit(s[i]))
-		i++;
-	return i;
-}
-
 /* The number of at most 9 digits at S (a pid), or -1. */
 static long capped(const char *s, size_t n)
 {
@@ -658,9 +648,9 @@ static size_t paren_layer(struct peel *w, const char *s, size_t n)
 	    (pid > s + 1 && pid[-1] != ' ' && pid[-1] != ','))
 		return 0;
 	k = (size_t)(pid + 4 - s);
-	if (!num_len_at(s + k, i - k))
+	if (!pm_in_ndigits(s + k, i - k))
 		return 0;
-	w->out->pid = (int)capped(s + k, num_len_at(s + k, i - k));
+	w->out->pid = (int)capped(s + k, pm_in_ndigits(s + k, i - k));
 	return i + 1 + sep(s + i + 1, n - i - 1);
 }
 
@@ -688,7 +678,7 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 			 pm_in_isdigit(s[7])) {
 			k = 8;
 			if (k + 1 < n && (s[k] == '.' || s[k] == ','))
-				k += 1 + num_len_at(s + k + 1, n - k - 1);
+				k += 1 + pm_in_ndigits(s + k + 1, n - k - 1);
 			if (k < n && !blank(s[k]))
 				return 0;
 		}
@@ -717,7 +707,7 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 	while (i < n && i < k + h + 65 && (host_char(s[i]) || s[i] == '/' || s[i] == '@'))
 		i++;
 	if (i < n && s[i] == '[' && num_then(s + i + 1, n - i - 1, ']')) {
-		w->out->pid = (int)capped(s + i + 1, num_len_at(s + i + 1, n - i - 1));
+		w->out->pid = (int)capped(s + i + 1, pm_in_ndigits(s + i + 1, n - i - 1));
 		i += 1 + num_then(s + i + 1, n - i - 1, ']');
 	}
 	if (i + 1 >= n || s[i] != ':' || s[i + 1] != ' ')
@@ -835,7 +825,7 @@ static size_t nccl_layer(struct peel *w, const char *s, size_t n)
 		return 0;
 	h = px.node_len;
 	strong_node(w, s, h);
-	w->out->pid = (int)capped(s + h + 1, num_len_at(s + h + 1, n - h - 1));
+	w->out->pid = (int)capped(s + h + 1, pm_in_ndigits(s + h + 1, n - h - 1));
 	w->seen |= W_NCCL | W_END;
 	return k;
 }

@@ -141,16 +141,6 @@ static size_t frac_at(const char *s, size_t n, double *f, int *ndig)
 	return i;
 }
 
-/* Digits at S, at most 10; 0 when none. */
-static size_t num_len(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && i < 10 && pm_in_isdigit(s[i]))
-		i++;
-	return i;
-}
-
 /* See input.h. */
 size_t pm_in_iso(const char *s, size_t n, struct pm_in_stamp *st)
 {
@@ -315,7 +305,7 @@ size_t pm_in_glog(const char *s, size_t n, int year, double *t, bool *has_t)
 	if (n < p + 16 || (s[p] != 'I' && s[p] != 'W' && s[p] != 'E' && s[p] != 'F'))
 		return 0;
 	/* newer PyTorch leaves the month unpadded: "W515" is May 15 */
-	q = p + 1 + num_len(s + p + 1, n - p - 1);
+	q = p + 1 + pm_in_ndigits(s + p + 1, n - p - 1);
 	if ((q != p + 5 && q != p + 4) || s[q] != ' ')
 		return 0;
 	mo = digits(s + p + 1, n - p - 1, q - p - 3);
@@ -324,7 +314,7 @@ size_t pm_in_glog(const char *s, size_t n, int year, double *t, bool *has_t)
 		return 0;
 	q++;
 	if (mo == 0 && d == 0 && pm_in_starts(s + q, n - q, "00:00:") &&
-	    num_len(s + q + 6, n - q - 6) >= 9) {
+	    pm_in_ndigits(s + q + 6, n - q - 6) >= 9) {
 		size_t k = q + 6;
 		while (k < n && k < q + 18 && pm_in_isdigit(s[k]))
 			v = v * 10 + (s[k++] - '0');
@@ -351,9 +341,9 @@ size_t pm_in_glog(const char *s, size_t n, int year, double *t, bool *has_t)
 		return 0;
 	while (q < n && q < p + 48 && s[q] == ' ')
 		q++;
-	if (num_len(s + q, n - q) && q + num_len(s + q, n - q) < n &&
-	    s[q + num_len(s + q, n - q)] == ' ')
-		q += num_len(s + q, n - q) + 1;
+	if (pm_in_ndigits(s + q, n - q) && q + pm_in_ndigits(s + q, n - q) < n &&
+	    s[q + pm_in_ndigits(s + q, n - q)] == ' ')
+		q += pm_in_ndigits(s + q, n - q) + 1;
 	for (p = q; q < n && q < p + 128 && s[q] != ']' && s[q] != ' '; q++)
 		;
 	if (q == p || q >= n || s[q] != ']')
