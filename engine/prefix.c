@@ -566,13 +566,28 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 	return p + 1;
 }
 
+/* glog's header at S, bracketed ("[E1130 03:44:00.123 40074 f.cc:12]") or not: its length
+ * with the separator after it, 0 when S has none. */
+static size_t glog_layer(struct peel *w, const char *s, size_t n)
+{
+	double t;
+	bool has_t;
+	size_t k = pm_in_glog(s, n, year(w), &t, &has_t);
+
+	if (!k)
+		return 0;
+	if (has_t)
+		stamp(w, t);
+	w->seen |= W_LOG | W_LEVEL;
+	return k + sep(s + k, n - k);
+}
+
 /* Bracketed layers: "[2026-11-30 03:11:58,002]", glog's "[E1130 ...]", PyTorch's
  * "[W socket.cpp:401]", Open MPI's "[host:pid]", and any "[field]" without a blank
  * ("[ERROR]", "[trainer]", "[gpu016]", "[pod/name/c]", "[10:00:00]"). */
 static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 {
 	double t;
-	bool has_t;
 	size_t k, i, h;
 
 	if (n < 3 || s[0] != '[')
@@ -582,12 +597,8 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 		w->seen |= W_LOG;
 		return k + sep(s + k, n - k);
 	}
-	if ((k = pm_in_glog(s, n, year(w), &t, &has_t))) {
-		if (has_t)
-			stamp(w, t);
-		w->seen |= W_LOG | W_LEVEL;
-		return k + sep(s + k, n - k);
-	}
+	if ((k = glog_layer(w, s, n)))
+		return k;
 	/* a kernel line quoted in the job's output: "[Mon Nov 30 03:11:58 2026] ",
 	 * "[ 5612.000001] " (a time only when the boot time is known) */
 	if ((k = pm_in_dmesg_T(s, n, &t)) ||
@@ -687,12 +698,8 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 		w->seen |= W_LOG;
 		return k + sep(s + k, n - k);
 	}
-	if ((k = pm_in_glog(s, n, year(w), &t, &has_t))) {
-		if (has_t)
-			stamp(w, t);
-		w->seen |= W_LOG | W_LEVEL;
-		return k + sep(s + k, n - k);
-	}
+	if ((k = glog_layer(w, s, n)))
+		return k;
 	if (!(k = pm_in_syslog(s, n, year(w), &t)) || k >= n)
 		return 0;
 	if (year(w) > 0)
