@@ -119,16 +119,6 @@ static int cmpcand_outcome(const void *x, const void *y, void *arg)
 	return cmpcand(x, y, arg);
 }
 
-/* Strings where NULL (a JSON value that was not a string) sorts first and equals only NULL. */
-static int cmpstrp_null(const void *x, const void *y)
-{
-	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
-
-	if (!a || !b)
-		return (a != NULL) - (b != NULL);
-	return strcmp(a, b);
-}
-
 static bool node_degraded(const struct att *a, const char *node)
 {
 	for (size_t i = 0; i < a->ev->nfiles; i++) {
@@ -195,9 +185,9 @@ static bool trusted_view(const struct att *a)
 			seen[ns++] = f->node;
 	}
 	if (ns > 1)
-		qsort(seen, ns, sizeof(*seen), cmpstrp_null);
+		qsort(seen, ns, sizeof(*seen), pm_cmp_str_null);
 	for (size_t i = 0; i < n && all; i++)
-		all = nodes[i] && bsearch(&nodes[i], seen, ns, sizeof(*seen), cmpstrp_null);
+		all = nodes[i] && bsearch(&nodes[i], seen, ns, sizeof(*seen), pm_cmp_str_null);
 	free(seen);
 	return all;
 }

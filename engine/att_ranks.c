@@ -73,15 +73,10 @@ static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al
 	return 0;
 }
 
-static int cmpstr(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
 /* Whether the rank map names ranks on NODE: then it names every rank that ran there. */
 static bool rankmap_node(const char **nodes, size_t n, const char *node)
 {
-	return n && node && bsearch(&node, nodes, n, sizeof(*nodes), cmpstr);
+	return n && node && bsearch(&node, nodes, n, sizeof(*nodes), pm_cmp_str);
 }
 
 /*
@@ -112,7 +107,7 @@ static int place_ranks(struct att *a)
 		if (ev->tasks[i].node)
 			mapn[nmap++] = ev->tasks[i].node;
 	if (nmap > 1)
-		qsort(mapn, nmap, sizeof(*mapn), cmpstr);
+		qsort(mapn, nmap, sizeof(*mapn), pm_cmp_str);
 	a->rnode = malloc((ev->ntasks + ev->nranks + nsr) * sizeof(*a->rnode));
 	if (!a->rnode)
 		goto out;

@@ -51,12 +51,6 @@ static int addrank(int **v, size_t *n, size_t *al, int r)
 	return 0;
 }
 
-static int cmpint(const void *x, const void *y)
-{
-	int a = *(const int *)x, b = *(const int *)y;
-	return (a > b) - (a < b);
-}
-
 /* Sets of many ranks (32768 in a large job) are built whole and then sorted, never with
  * addrank's walk per rank: append, then rankset_done. */
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r)
@@ -73,7 +67,7 @@ void pm_rankset_done(int *v, size_t *n)
 
 	if (*n < 2)
 		return;
-	qsort(v, *n, sizeof(int), cmpint);
+	qsort(v, *n, sizeof(int), pm_cmp_int);
 	for (size_t i = 0; i < *n; i++)
 		if (!k || v[i] != v[k - 1])
 			v[k++] = v[i];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "internal.h"
 
 struct diff {
 	char *s;
@@ -163,11 +164,6 @@ int pm_fixture_compare(const json_t *expected, const json_t *actual, char **diff
 	return ok ? 0 : 1;
 }
 
-static int cmpname(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void mark(const json_t *list, const struct pm_ruleset *rs, unsigned char *seen)
 {
 	size_t i;
@@ -263,7 +259,7 @@ int pm_fixture_run(const struct pm_ruleset *rs, const char *fixdir, const char *
 	}
 	closedir(d);
 	if (n > 1)
-		qsort(names, n, sizeof(char *), cmpname);
+		qsort(names, n, sizeof(char *), pm_cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		if (!names[i])
 			continue;

@@ -238,11 +238,6 @@ fail:
 	return -1;
 }
 
-static int cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n)
 {
 	struct names all = {0};
@@ -278,7 +273,7 @@ int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n)
 		i = j;
 	}
 	if (all.n > 1)
-		qsort(all.v, all.n, sizeof(*all.v), cmp);
+		qsort(all.v, all.n, sizeof(*all.v), pm_cmp_str);
 	for (i = 0, k = 0; i < all.n; i++) {
 		if (k > 0 && strcmp(all.v[k - 1], all.v[i]) == 0)
 			free(all.v[i]);

@@ -9,7 +9,33 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "postmortem.h"
+
+/* ---- comparators for qsort and bsearch ---- */
+
+/* Ints. */
+static inline int pm_cmp_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	return (a > b) - (a < b);
+}
+
+/* C strings, through pointers to them. */
+static inline int pm_cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The same where NULL (a JSON value that was not a string) sorts first and equals only NULL. */
+static inline int pm_cmp_str_null(const void *x, const void *y)
+{
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
 
 /* ---- prefixes (prefix.c) ---- */
 

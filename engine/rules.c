@@ -626,11 +626,6 @@ out:
 	return rc;
 }
 
-static int cmpstr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int list_yaml(const char *dir, char ***names, size_t *n)
 {
 	DIR *d = opendir(dir);
@@ -655,7 +650,7 @@ static int list_yaml(const char *dir, char ***names, size_t *n)
 			goto oom;
 	}
 	closedir(d);
-	qsort(*names, *n, sizeof(char *), cmpstr);
+	qsort(*names, *n, sizeof(char *), pm_cmp_str);
 	return 0;
 oom:
 	closedir(d);

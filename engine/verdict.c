@@ -35,12 +35,6 @@ json_t *pm_diagnose(struct pm_evidence *ev, char *err, size_t errlen)
 
 /* ---- building the verdict (the attribution's state: attribute.h) ---- */
 
-static int cmpint(const void *x, const void *y)
-{
-	int a = *(const int *)x, b = *(const int *)y;
-	return (a > b) - (a < b);
-}
-
 /* ---- JSON helpers ---- */
 
 static json_t *jstr_or_null(const char *s)
@@ -66,17 +60,12 @@ static json_t *ranks_json(const int *r, size_t n)
 	if (s) {
 		if (n)
 			memcpy(s, r, n * sizeof(int));
-		qsort(s, n, sizeof(int), cmpint);
+		qsort(s, n, sizeof(int), pm_cmp_int);
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(a, json_integer(s[i]));
 		free(s);
 	}
 	return a;
-}
-
-static int cmpstrp(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
 /* Ranks as ranges, "0-28,30-63" ("" for none): a set of thousands of ranks is a few bytes. */
@@ -90,7 +79,7 @@ static json_t *rank_ranges_json(const int *r, size_t n)
 	if (s && out) {
 		if (n)
 			memcpy(s, r, n * sizeof(int));
-		qsort(s, n, sizeof(int), cmpint);
+		qsort(s, n, sizeof(int), pm_cmp_int);
 		out[0] = '\0';
 		for (size_t i = 0; i < n;) {
 			size_t k = i;
@@ -126,16 +115,6 @@ static json_t *hostlist_json(json_t *arr)
 	return j;
 }
 
-/* Strings where NULL (a JSON value that was not a string) sorts first and equals only NULL. */
-static int cmpstrp_null(const void *x, const void *y)
-{
-	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
-
-	if (!a || !b)
-		return (a != NULL) - (b != NULL);
-	return strcmp(a, b);
-}
-
 static json_t *sorted_strings(json_t *arr)
 {
 	size_t n = json_array_size(arr);
@@ -145,7 +124,7 @@ static json_t *sorted_strings(json_t *arr)
 	for (size_t i = 0; v && i < n; i++)
 		v[i] = json_string_value(json_array_get(arr, i));
 	if (v)
-		qsort(v, n, sizeof(char *), cmpstrp);
+		qsort(v, n, sizeof(char *), pm_cmp_str);
 	for (size_t i = 0; v && i < n; i++)
 		if (!i || strcmp(v[i], v[i - 1]))
 			json_array_append_new(out, json_string(v[i]));
@@ -489,7 +468,7 @@ static json_t *cov_array(json_t *idx)
 
 	json_object_foreach(idx, key, g) if (keys) keys[k++] = key;
 	if (keys && k > 1)
-		qsort(keys, k, sizeof(*keys), cmpstrp);
+		qsort(keys, k, sizeof(*keys), pm_cmp_str);
 	for (size_t i = 0; keys && i < k; i++)
 		json_array_append(out, json_object_get(idx, keys[i]));
 	free(keys);
@@ -599,9 +578,9 @@ static json_t *coverage_json(const struct att *a)
 		if (ev->cov[k].node && !strcmp(ev->cov[k].source, "kernel_log"))
 			klog[nk++] = ev->cov[k].node;
 	if (nk > 1)
-		qsort(klog, nk, sizeof(*klog), cmpstrp);
+		qsort(klog, nk, sizeof(*klog), pm_cmp_str);
 	for (size_t i = 0; nodes && i < ev->job.nnodes; i++) {
-		if (nk && bsearch(&nodes[i], klog, nk, sizeof(*klog), cmpstrp))
+		if (nk && bsearch(&nodes[i], klog, nk, sizeof(*klog), pm_cmp_str))
 			continue;
 		json_t *c = json_object();
 		json_object_set_new(c, "node", json_string(nodes[i]));
@@ -805,7 +784,7 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	for (size_t k = 0; ons && k < non; k++)
 		ons[k] = json_string_value(json_array_get(on, k));
 	if (ons && non > 1)
-		qsort(ons, non, sizeof(*ons), cmpstrp_null);
+		qsort(ons, non, sizeof(*ons), pm_cmp_str_null);
 	for (size_t k = 0; k < json_array_size(or); k++)
 		if (json_is_integer(json_array_get(or, k)) &&
 		    json_integer_value(json_array_get(or, k)) >= INT_MIN &&
@@ -817,7 +796,7 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 		const struct pm_obs *o = &ev->obs[i];
 		if (!is_error_role(R(a, i)->role))
 			continue;
-		if (o->node && !bsearch(&o->node, ons, non, sizeof(*ons), cmpstrp_null))
+		if (o->node && !bsearch(&o->node, ons, non, sizeof(*ons), pm_cmp_str_null))
 			json_array_append_new(bys_n, json_string(o->node));
 		if (o->rank >= 0 && !pm_rankset_has(ors, nors, o->rank))
 			pm_rankset_push(&rs, &nrs, &ars, o->rank);

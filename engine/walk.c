@@ -13,11 +13,6 @@
 
 #include "evidence.h"
 
-static int cmpname(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool has_suffix(const char *s, const char *suf)
 {
 	size_t l = strlen(s), m = strlen(suf);
@@ -123,7 +118,7 @@ static int add_dir(struct pm_evidence *ev, const char *path, const char *rel, ch
 	closedir(d);
 	d = NULL;
 	if (n > 1)
-		qsort(names, n, sizeof(char *), cmpname);
+		qsort(names, n, sizeof(char *), pm_cmp_str);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *p, *r;
 
