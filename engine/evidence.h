@@ -4,8 +4,6 @@
 
 #include "internal.h"
 
-/* Grow ARR (of elements of ELEM bytes) to hold at least one more; zero-fills. 0 or -1. */
-int pm_grow(void **arr, size_t *alloc, size_t elem);
 void pm_obs_free(struct pm_obs *o);
 void pm_utf8_clean(char *s);
 

@@ -249,12 +249,8 @@ int pm_fixture_run(const struct pm_ruleset *rs, const char *fixdir, const char *
 		if (!(f = fopen(p, "r")))
 			continue;
 		fclose(f);
-		if (n == a) {
-			char **nn = realloc(names, (a = a ? 2 * a : 64) * sizeof(char *));
-			if (!nn)
-				break;
-			names = nn;
-		}
+		if (n == a && pm_grow((void **)&names, &a, sizeof(char *)) < 0)
+			break;
 		names[n++] = strdup(e->d_name);
 	}
 	closedir(d);

@@ -37,6 +37,10 @@ static inline int pm_cmp_str_null(const void *x, const void *y)
 	return strcmp(a, b);
 }
 
+/* Grow ARR (of elements of ELEM bytes) to hold at least one more; zero-fills. 0 or -1.
+ * (evidence.c) */
+int pm_grow(void **arr, size_t *alloc, size_t elem);
+
 /* ---- prefixes (prefix.c) ---- */
 
 /* What a line's prefix says.  rank -1 and node_len 0 when absent. */

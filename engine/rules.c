@@ -487,16 +487,9 @@ static int parse_header(struct loader *ld, yaml_document_t *doc, yaml_node_t *ro
 
 		if (!k)
 			return fail(ld, c, "classes: keys must be class ids");
-		if (rs->ndec == ld->adec) {
-			size_t na = ld->adec ? 2 * ld->adec : 16;
-			d = realloc(rs->dec, na * sizeof(*d));
-			if (!d)
-				return -1;
-			rs->dec = d;
-			ld->adec = na;
-		}
+		if (rs->ndec == ld->adec && pm_grow((void **)&rs->dec, &ld->adec, sizeof(*d)) < 0)
+			return -1;
 		d = &rs->dec[rs->ndec++];
-		memset(d, 0, sizeof(*d));
 		if (parse_decision(ld, doc, k, yaml_document_get_node(doc, p->value), d) < 0)
 			return -1;
 	}
@@ -515,16 +508,10 @@ static int load_rules_list(struct loader *ld, yaml_document_t *doc, yaml_node_t 
 	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
 		struct pm_rule *r;
 
-		if (rs->nrules == ld->arules) {
-			size_t na = ld->arules ? 2 * ld->arules : 64;
-			r = realloc(rs->rules, na * sizeof(*r));
-			if (!r)
-				return -1;
-			rs->rules = r;
-			ld->arules = na;
-		}
+		if (rs->nrules == ld->arules &&
+		    pm_grow((void **)&rs->rules, &ld->arules, sizeof(*r)) < 0)
+			return -1;
 		r = &rs->rules[rs->nrules++];
-		memset(r, 0, sizeof(*r));
 		if (parse_rule(ld, doc, yaml_document_get_node(doc, *it), r) < 0)
 			return -1;
 		for (size_t i = 0; i + 1 < rs->nrules; i++)
@@ -640,12 +627,8 @@ static int list_yaml(const char *dir, char ***names, size_t *n)
 		size_t l = strlen(e->d_name);
 		if (e->d_name[0] == '.' || l < 6 || strcmp(e->d_name + l - 5, ".yaml"))
 			continue;
-		if (*n == a) {
-			char **nn = realloc(*names, (a = a ? 2 * a : 32) * sizeof(char *));
-			if (!nn)
-				goto oom;
-			*names = nn;
-		}
+		if (*n == a && pm_grow((void **)names, &a, sizeof(char *)) < 0)
+			goto oom;
 		if (!((*names)[(*n)++] = strdup(e->d_name)))
 			goto oom;
 	}
