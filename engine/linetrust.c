@@ -521,6 +521,20 @@ static void task_row(struct lt *c, size_t off, const char *s, size_t b, size_t n
 		mask(c, off, p, n);
 }
 
+/* "PRE comm:123 POST" (from B on): the name between PRE and the ":pid" just before POST. */
+static void mask_comm_pid(struct lt *c, size_t off, const char *s, size_t n, size_t b,
+			  const char *pre, const char *post)
+{
+	size_t l = strlen(pre), k, e, p;
+
+	if ((k = find(s, n, b, pre)) >= n || (e = find(s, n, k, post)) >= n)
+		return;
+	for (p = e; p > k && pm_in_isdigit(s[p - 1]); p--)
+		;
+	if (p > k + l && s[p - 1] == ':')
+		mask_comm_before(c, off, s, k + l, p - 1);
+}
+
 static void kernel_line(struct lt *c, size_t off, const char *s, size_t n)
 {
 	struct pm_prefix px;
@@ -556,21 +570,9 @@ static void kernel_line(struct lt *c, size_t off, const char *s, size_t n)
 		mask(c, off, p, last);
 	}
 	/* "Sending SIGBUS to comm:123 due to ..." */
-	if ((k = find(s, n, b, "Sending SIGBUS to ")) < n && (e = find(s, n, k, " due to")) < n) {
-		size_t p = e;
-		while (p > k && pm_in_isdigit(s[p - 1]))
-			p--;
-		if (p > k + 18 && s[p - 1] == ':')
-			mask_comm_before(c, off, s, k + 18, p - 1);
-	}
+	mask_comm_pid(c, off, s, n, b, "Sending SIGBUS to ", " due to");
 	/* "INFO: task comm:123 blocked for more than", "soft lockup ... [comm:123]" */
-	if ((k = find(s, n, b, "INFO: task ")) < n && (e = find(s, n, k, " blocked for")) < n) {
-		size_t p = e;
-		while (p > k && pm_in_isdigit(s[p - 1]))
-			p--;
-		if (p > k + 11 && s[p - 1] == ':')
-			mask_comm_before(c, off, s, k + 11, p - 1);
-	}
+	mask_comm_pid(c, off, s, n, b, "INFO: task ", " blocked for");
 	if ((k = find(s, n, b, "stuck for ")) < n && (e = find(s, n, k, "! [")) < n) {
 		size_t p = n;
 		while (p > e && s[p - 1] != ':')
