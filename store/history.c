@@ -195,32 +195,68 @@ static int write_line(const char *dir, const char *name, const char *text)
 	return rc;
 }
 
-static json_t *rec_json(const struct pm_history_rec *r)
+/* Write record NAME in DIR holding TEXT, group GID (-1: as made), whole (pm_fin_write); with
+ * TIMES its mtime is set before it takes its name (a run recorded again keeps its first
+ * mtime: a re-merge leaves the history other verdicts saw as it was).  0 or -1. */
+static int write_rec(const char *dir, const char *name, const char *text, gid_t gid,
+		     const struct timespec *times)
 {
-	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I}", "schema", PM_HISTORY_SCHEMA,
-			 "run", r->run, "node", r->node, "class", r->cls, "subclass", r->sub,
-			 "confidence", r->conf, "time", (json_int_t)r->time, "expires",
-			 (json_int_t)r->expires, "uid", (json_int_t)r->uid, "recorded",
-			 (json_int_t)r->recorded);
+	char tmp[300], p[4400], host[64] = "";
+	const char *as = name;
+
+	if (times) { /* under a dot name first: readers skip those */
+		gethostname(host, sizeof(host) - 1);
+		if ((size_t)snprintf(tmp, sizeof(tmp), ".%s.%s.%ld.again", name, host,
+				     (long)getpid()) >= sizeof(tmp)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		as = tmp;
+	}
+	if (write_line(dir, as, text) < 0)
+		return -1;
+	snprintf(p, sizeof(p), "%s/%s", dir, as);
+	if ((gid != (gid_t)-1 && chown(p, (uid_t)-1, gid) < 0 && errno != EPERM) ||
+	    (times && utimensat(AT_FDCWD, p, times, AT_SYMLINK_NOFOLLOW) < 0)) {
+		int e = errno;
+		if (times)
+			unlink(p);
+		errno = e;
+		return -1;
+	}
+	if (times) {
+		char dst[4400];
+		snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+		if (rename(p, dst) < 0) {
+			int e = errno;
+			unlink(p);
+			errno = e;
+			return -1;
+		}
+	}
+	return 0;
 }
 
-/* When the record NAME of NODE was first written (a run recorded again keeps it: a re-merge
- * leaves the history other verdicts saw as it was), else now. */
-static double first_recorded(const char *store, const char *node, const char *name)
+static json_t *rec_json(const struct pm_history_rec *r)
 {
-	char p[4400], buf[REC_MAX];
-	struct pm_history_rec old;
-	ssize_t len = -1;
-	int fd;
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "schema", PM_HISTORY_SCHEMA,
+			 "run", r->run, "node", r->node, "class", r->cls, "subclass", r->sub,
+			 "confidence", r->conf, "time", (json_int_t)r->time, "expires",
+			 (json_int_t)r->expires, "uid", (json_int_t)r->uid);
+}
+
+/* The mtime of NODE's record NAME into *MTIME: 1, or 0 when there is none. */
+static int first_recorded(const char *store, const char *node, const char *name,
+			  struct timespec *mtime)
+{
+	char p[4400];
+	struct stat st;
 
 	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
-	if ((fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
-		len = read(fd, buf, sizeof(buf));
-		close(fd);
-	}
-	if (len > 0 && rec_parse(buf, (size_t)len, &old) == 0 && old.recorded > 0)
-		return old.recorded;
-	return (double)time(NULL);
+	if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	*mtime = st.st_mtim;
+	return 1;
 }
 
 int pm_history_record(const char *store, const char *jobdir, const json_t *verdict, double time,
@@ -266,10 +302,11 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 		goto out;
 	}
 	for (size_t i = 0; nodes && nodes[i]; i++) {
-		char rel[400], p[4400];
+		char rel[400];
+		struct timespec first[2] = {{.tv_nsec = UTIME_OMIT}};
+		int again = first_recorded(store, nodes[i], name, &first[1]);
 		json_t *o;
 		snprintf(r.node, sizeof(r.node), "%s", nodes[i]);
-		r.recorded = first_recorded(store, nodes[i], name);
 		o = rec_json(&r);
 		text = o ? json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 		json_decref(o);
@@ -279,13 +316,8 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 				 strerror(errno ? errno : ENOMEM));
 			goto out;
 		}
-		if (write_line(dir, name, text) < 0) {
+		if (write_rec(dir, name, text, gid, again ? first : NULL) < 0) {
 			pmu_fail(err, errlen, errno, "%s/%s: %s", dir, name, strerror(errno));
-			goto out;
-		}
-		snprintf(p, sizeof(p), "%s/%s", dir, name);
-		if (gid != (gid_t)-1 && chown(p, (uid_t)-1, gid) < 0 && errno != EPERM) {
-			pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 			goto out;
 		}
 		free(text);
@@ -610,7 +642,6 @@ static int rec_parse_json(const char *text, size_t len, struct pm_history_rec *r
 	copy(r->conf, sizeof(r->conf), S(j, "confidence"));
 	r->time = (double)json_integer_value(json_object_get(j, "time"));
 	r->expires = (double)json_integer_value(json_object_get(j, "expires"));
-	r->recorded = (double)json_integer_value(json_object_get(j, "recorded"));
 	r->uid = json_is_integer(json_object_get(j, "uid")) ?
 			 (long long)json_integer_value(json_object_get(j, "uid")) :
 			 -1;
@@ -642,7 +673,7 @@ static int plain_int(const char *line, size_t len, const char *key, long long *o
 static int rec_parse(const char *text, size_t len, struct pm_history_rec *r)
 {
 	char schema[32];
-	long long t = 0, x = 0, u = -1, w = 0;
+	long long t = 0, x = 0, u = -1;
 	int ok;
 
 	memset(r, 0, sizeof(*r));
@@ -654,15 +685,33 @@ static int rec_parse(const char *text, size_t len, struct pm_history_rec *r)
 	     plain_member(text, len, "subclass", r->sub, sizeof(r->sub)) == 1 &&
 	     plain_member(text, len, "confidence", r->conf, sizeof(r->conf)) == 1 &&
 	     plain_int(text, len, "time", &t) == 1 && plain_int(text, len, "expires", &x) >= 0 &&
-	     plain_int(text, len, "uid", &u) >= 0 && plain_int(text, len, "recorded", &w) >= 0 &&
-	     r->run[0] && r->cls[0];
+	     plain_int(text, len, "uid", &u) >= 0 && r->run[0] && r->cls[0];
 	if (!ok)
 		return rec_parse_json(text, len, r);
 	r->time = (double)t;
 	r->expires = (double)x;
 	r->uid = u;
-	r->recorded = (double)w;
 	r->hardware = pm_class_hardware(r->cls);
+	return 0;
+}
+
+/* Read record NAME in folder DFD into R: a record of NODE (NULL: any), its recorded time the
+ * file's mtime (the store's clock, as the job's end is).  0, or -1 (gone meanwhile, not a
+ * record). */
+static int read_rec(int dfd, const char *name, const char *node, struct pm_history_rec *r)
+{
+	char buf[REC_MAX];
+	struct stat st;
+	ssize_t len;
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return -1;
+	len = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof(buf)) : -1;
+	close(fd);
+	if (len <= 0 || rec_parse(buf, (size_t)len, r) < 0 || (node && strcmp(r->node, node)))
+		return -1;
+	r->recorded = (double)st.st_mtime;
 	return 0;
 }
 
@@ -672,7 +721,6 @@ static int read_node(int top, const char *node, double since, double until, doub
 	int dfd = openat(top, node, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	DIR *d;
 	struct dirent *de;
-	char buf[REC_MAX];
 
 	out->n = 0;
 	if (dfd < 0)
@@ -684,19 +732,12 @@ static int read_node(int top, const char *node, double since, double until, doub
 	while ((de = readdir(d))) {
 		char *end;
 		double t;
-		int fd;
-		ssize_t len;
 		struct pm_history_rec r;
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue; /* dot files: the writers' temporary names */
 		t = (double)strtoll(de->d_name, &end, 10);
-		if (*end != '.' || t < since || (until > 0 && t >= until))
-			continue;
-		if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
-			continue; /* removed meanwhile */
-		len = read(fd, buf, sizeof(buf));
-		close(fd);
-		if (len <= 0 || rec_parse(buf, (size_t)len, &r) < 0 || strcmp(r.node, node))
+		if (*end != '.' || t < since || (until > 0 && t >= until) ||
+		    read_rec(dirfd(d), de->d_name, node, &r) < 0)
 			continue;
 		if (now > 0 && r.expires > 0 && r.expires <= now)
 			continue;
@@ -867,7 +908,7 @@ struct gather {
 	struct recs out;
 	const char *cls;
 	char self[200];
-	double until; /* the job's end: records written later do not count */
+	double until; /* the job's end (the store's clock): records written later do not count */
 	bool oom;
 };
 
@@ -878,7 +919,7 @@ static int gather_one(const struct pm_history_rec *r, void *arg)
 
 	job_of(r->run, j, sizeof(j));
 	if (r->refuted || !r->hardware || strcmp(r->cls, g->cls) || !strcmp(j, g->self) ||
-	    (r->recorded > 0 ? r->recorded : r->time) > g->until)
+	    r->recorded > g->until)
 		return 0;
 	if (g->out.n == g->out.cap) {
 		struct pm_history_rec *nv =
@@ -979,7 +1020,7 @@ static int gather_node(int top, const char *node, double since, double until, ch
 		       struct gather *g)
 {
 	int dfd = openat(top, node, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
-	char **names = NULL, **jobs = NULL, buf[REC_MAX];
+	char **names = NULL, **jobs = NULL;
 	size_t nn = 0, ncap = 0, nj = 0;
 	long long bound = -1; /* the time the last of those jobs came in */
 	DIR *d;
@@ -1019,17 +1060,11 @@ static int gather_node(int top, const char *node, double since, double until, ch
 		long long t = strtoll(names[i], NULL, 10);
 		size_t before = g->out.n;
 		char j[200];
-		ssize_t len;
-		int fd;
 		if (bound >= 0 && t < bound && name_job(names[i], j, sizeof(j)) &&
 		    !strv_has(jobs, nj, j))
 			continue; /* not one of the node's latest jobs */
-		if ((fd = openat(dirfd(d), names[i], O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
-			continue; /* removed meanwhile */
-		len = read(fd, buf, sizeof(buf));
-		close(fd);
-		if (len <= 0 || rec_parse(buf, (size_t)len, &r) < 0 || strcmp(r.node, node))
-			continue;
+		if (read_rec(dirfd(d), names[i], node, &r) < 0)
+			continue; /* removed meanwhile, or not a record */
 		r.refuted = refuted_has(refuted, r.run);
 		if (gather_one(&r, g) < 0) {
 			rc = -1;

@@ -11,7 +11,11 @@
  * process that holds the run's `merging` claim: writers on many nodes never share a file, so
  * nothing is appended, no lock is needed (NFS included), and a run recorded again replaces its
  * record whole.  <time> (the job's end, epoch seconds, 10 digits) leads the name so that a
- * reader skips old records from the folder listing alone.
+ * reader skips old records from the folder listing alone.  The file's mtime is when the run was
+ * first recorded (a rewrite sets it back): the store's clock, the one that dates the job's end
+ * (the `arrivals` file), so that "recorded by the job's end" compares two times of one clock
+ * whatever the merging hosts' clocks say.  A `recorded` member written by earlier versions (the
+ * merging host's clock) is ignored.
  *
  * Only a verdict whose origin names a node from trusted evidence (a source the job's user
  * cannot write, engine/TRUST.md) records that node: a hypothesis from the job's output never
@@ -49,8 +53,8 @@ struct pm_history_rec {
 	char cls[48], sub[48], conf[24];
 	double time;	 /* the job's end (its first node's arrival), epoch seconds */
 	double expires;	 /* the run's expiry date, epoch seconds; 0 unknown */
-	double recorded; /* when the run was first recorded, epoch seconds; 0 unknown (older
-			    records: the job's end stands for it) */
+	double recorded; /* when the run was first recorded: its file's mtime, by the store's
+			    clock like the job's end (pm_history_job_end); a rewrite keeps it */
 	long long uid;	 /* the job's owner, -1 unknown */
 	bool refuted; /* the ledger's last resolution for RUN is `refuted` (readers with a ledger) */
 	bool hardware; /* CLS is a hardware class */

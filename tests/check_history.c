@@ -6,11 +6,13 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "finalize_int.h"
@@ -462,15 +464,51 @@ START_TEST(latest_first)
 }
 END_TEST
 
-/* a record counts for a verdict only when it was recorded by that job's end; a run recorded
- * again keeps its first write time; a record without one stands at its job's end */
+/* Set the mtime of NODE's record NAME to T (the store's clock at its write). */
+static void rec_mtime(const char *node, const char *name, double t)
+{
+	char p[700];
+	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = (time_t)t}};
+
+	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
+static double rec_mtime_of(const char *node, const char *name)
+{
+	char p[700];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
+	ck_assert_int_eq(stat(p, &st), 0);
+	return (double)st.st_mtime;
+}
+
+/* a record counts for a verdict only when it was recorded by that job's end, both by the
+ * store's clock: the record file's mtime against the job's end (its `arrivals` file's mtime),
+ * whatever the merging host's clock said; a run recorded again keeps its first mtime */
 START_TEST(recorded_by_end)
 {
-	char name[100], text[400], p[700], buf[400];
+	char name[100], text[400];
 	json_t *v;
-	FILE *f;
 
 	snprintf(name, sizeof(name), "%010lld.lab.600.0.json", (long long)T0);
+	record("600", 0, "n2", "gpu_hardware", true, T0);
+	/* the store's clock says the record was written two hours after 600 ended, one after
+	 * 601 ended (the merging host's clock was behind) */
+	rec_mtime("n2", name, T0 + 7200);
+	ck_assert_int_eq(judge("601", T0 + 3600, &v), 0);
+	ck_assert_ptr_null(json_object_get(v, "node_history"));
+	json_decref(v);
+	ck_assert_int_eq(judge("601", T0 + 7200, &v), 1);
+	json_decref(v);
+	/* merged again later: its first mtime stays */
+	record("600", 0, "n2", "gpu_hardware", true, T0);
+	ck_assert(rec_mtime_of("n2", name) == T0 + 7200);
+	ck_assert_int_eq(judge("601", T0 + 3600, &v), 0);
+	json_decref(v);
+	/* a record of an earlier version, its "recorded" by a merging host's clock that was
+	 * ahead: the store's clock says it was there before 601 ended, and that counts */
 	snprintf(text, sizeof(text),
 		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
 		 "\"node\":\"n2\",\"recorded\":%lld,\"run\":\"lab/600/0\","
@@ -478,30 +516,13 @@ START_TEST(recorded_by_end)
 		 "\"uid\":7}\n",
 		 (long long)(T0 + 7200), (long long)T0);
 	rec_file("n2", name, text);
-	ck_assert_int_eq(judge("601", T0 + 3600, &v), 0); /* merged after 601 ended */
-	ck_assert_ptr_null(json_object_get(v, "node_history"));
-	json_decref(v);
-	ck_assert_int_eq(judge("601", T0 + 7200, &v), 1);
-	json_decref(v);
-	/* merged again later: its first write time stays */
-	record("600", 0, "n2", "gpu_hardware", true, T0);
-	snprintf(p, sizeof(p), "%s/%s/n2/%s", store, PM_HISTORY_DIR, name);
-	ck_assert_ptr_nonnull(f = fopen(p, "r"));
-	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	snprintf(text, sizeof(text), "\"recorded\":%lld,", (long long)(T0 + 7200));
-	ck_assert_msg(strstr(buf, text), "%s", buf);
-	ck_assert_int_eq(judge("601", T0 + 3600, &v), 0);
-	json_decref(v);
-	/* an older record, without a write time: its job's end */
-	snprintf(text, sizeof(text),
-		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
-		 "\"node\":\"n2\",\"run\":\"lab/600/0\",\"schema\":\"postmortem.history/1\","
-		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
-		 (long long)T0);
-	rec_file("n2", name, text);
+	rec_mtime("n2", name, T0 + 60);
 	ck_assert_int_eq(judge("601", T0 + 3600, &v), 1);
 	json_decref(v);
+	/* and the write itself dates it by the store's clock (now, before T0) */
+	record("602", 0, "n2", "gpu_hardware", true, T0 + 10);
+	snprintf(name, sizeof(name), "%010lld.lab.602.0.json", (long long)(T0 + 10));
+	ck_assert(rec_mtime_of("n2", name) <= (double)time(NULL));
 }
 END_TEST
 
