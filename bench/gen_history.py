@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Generate a node history (store/history.h) as the finalizers leave it, deterministically.
 
-  bench/gen_history.py STORE [NODES] [RUNS] [DAYS] [HOT]
-      (default 4096 nodes, 100000 job runs, 14 days, 400 records on the hot node)
+  bench/gen_history.py STORE [NODES] [RUNS] [DAYS] [HOT] [LAYOUT]
+      (default 4096 nodes, 100000 job runs, 14 days, 400 records on the hot node, LAYOUT day)
 
-Writes STORE/.history/<node>/<time>.<cluster>.<job>.<restart>.json, one record per job run
+Writes STORE/.history/<node>/<day>/<time>.<cluster>.<job>.<restart>.json (LAYOUT flat: without
+the day folder, as versions before them wrote it), one record per job run
 whose final verdict blamed a node from trusted evidence: RUNS job runs spread evenly over the
 last DAYS days (a week of them is the default view's window), each blaming one node (one in
 ten blaming two), nodes picked with a skew so that some nodes repeat often; the node
@@ -16,12 +17,14 @@ import json
 import os
 import random
 import sys
+import time
 
 store = sys.argv[1]
 nodes = int(sys.argv[2]) if len(sys.argv) > 2 else 4096
 runs = int(sys.argv[3]) if len(sys.argv) > 3 else 100000
 days = float(sys.argv[4]) if len(sys.argv) > 4 else 14
 hot = int(sys.argv[5]) if len(sys.argv) > 5 else 400
+flat = len(sys.argv) > 6 and sys.argv[6] == "flat"
 NOW = 1796600000
 names = ["gpu%05d" % (10000 + i) for i in range(nodes)]
 classes = [("gpu_hardware", "gpu_lost"), ("gpu_hardware", "ecc_uncorrectable"),
@@ -34,9 +37,11 @@ made = set()
 
 def record(node, run, t, cls, sub, uid):
     d = os.path.join(top, node)
-    if node not in made:
+    if not flat:
+        d = os.path.join(d, time.strftime("%Y-%m-%d", time.gmtime(int(t))))
+    if d not in made:
         os.makedirs(d, exist_ok=True)
-        made.add(node)
+        made.add(d)
     cluster, job, restart = run.split("/")
     rec = {"schema": "postmortem.history/1", "run": run, "node": node, "class": cls,
            "subclass": sub, "confidence": "established", "time": int(t),
@@ -70,4 +75,4 @@ with open(os.path.join(store, "ledger.jsonl"), "w") as f:
         e = dict(e, seq=seq, schema="postmortem.ledger/1")
         f.write(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n")
 print("%s: %d nodes with records, %d job runs (+%d on %s), %d ledger entries" %
-      (top, len(made), runs, hot, names[0], len(ledger)))
+      (top, len(os.listdir(top)), runs, hot, names[0], len(ledger)))

@@ -127,13 +127,100 @@ char **pm_history_origin_nodes(const json_t *verdict)
 
 /* ---- paths ---- */
 
-static int node_dir(char *out, size_t len, const char *store, const char *node)
+#define DAYLEN 11 /* "YYYY-MM-DD" and its NUL */
+
+/* The time a record file NAME leads with ("<time>.<cluster>.<job>.<restart>.json"); -1 when
+ * NAME is not one (a day folder, a writer's dot file). */
+static long long name_time(const char *name)
 {
-	if ((size_t)snprintf(out, len, "%s/%s/%s", store, PM_HISTORY_DIR, node) >= len) {
+	char *end;
+	long long t;
+
+	if (name[0] < '0' || name[0] > '9')
+		return -1;
+	t = strtoll(name, &end, 10);
+	return *end == '.' ? t : -1;
+}
+
+/* The day folder (UTC) of time T into OUT (DAYLEN bytes). */
+static void day_of(long long t, char *out)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	if (t < 0 || !gmtime_r(&s, &tm) || tm.tm_year + 1900 > 9999)
+		memset(&tm, 0, sizeof(tm));
+	snprintf(out, DAYLEN, "%04u-%02u-%02u", (unsigned)(tm.tm_year + 1900) % 10000u,
+		 (unsigned)(tm.tm_mon + 1) % 100u, (unsigned)tm.tm_mday % 100u);
+}
+
+/* The start (UTC midnight, epoch seconds) of day folder NAME; -1 when NAME is not one. */
+static double day_start(const char *name)
+{
+	struct tm tm = {0};
+
+	if (strlen(name) != DAYLEN - 1 || name[4] != '-' || name[7] != '-')
+		return -1;
+	for (int i = 0; i < DAYLEN - 1; i++)
+		if (i != 4 && i != 7 && (name[i] < '0' || name[i] > '9'))
+			return -1;
+	tm.tm_year = atoi(name) - 1900;
+	tm.tm_mon = atoi(name + 5) - 1;
+	tm.tm_mday = atoi(name + 8);
+	if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31)
+		return -1;
+	return (double)timegm(&tm);
+}
+
+/* Does day folder DAY hold times in [SINCE, UNTIL) (UNTIL 0: no end)? */
+static bool day_meets(const char *day, double since, double until)
+{
+	double t = day_start(day);
+
+	return t >= 0 && t + 86400 > since && (until <= 0 || t < until);
+}
+
+/* The path of record REL ("<node>/<file>") in STORE: in its day folder, or (FLAT) where
+ * versions before the day folders wrote it.  0, or -1 with errno. */
+static int rec_path(char *out, size_t len, const char *store, const char *rel, bool flat)
+{
+	const char *file = strchr(rel, '/');
+	char day[DAYLEN];
+	long long t = file ? name_time(file + 1) : -1;
+
+	if (t < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	day_of(t, day);
+	if ((size_t)(flat ? snprintf(out, len, "%s/%s/%s", store, PM_HISTORY_DIR, rel) :
+			    snprintf(out, len, "%s/%s/%.*s/%s/%s", store, PM_HISTORY_DIR,
+				     (int)(file - rel), rel, day, file + 1)) >= len) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	return 0;
+}
+
+/* Remove record REL ("<node>/<file>") of STORE, in its day folder or flat, and the day folder
+ * when that leaves it empty (a writer making it meanwhile tries again).  1 removed, 0 there was
+ * none, -1 with errno. */
+static int rec_remove(const char *store, const char *rel)
+{
+	char p[4400];
+
+	if (rec_path(p, sizeof(p), store, rel, false) < 0)
+		return errno == EINVAL ? 0 : -1;
+	if (unlink(p) == 0) {
+		*strrchr(p, '/') = '\0';
+		rmdir(p); /* ENOTEMPTY: others' records */
+		return 1;
+	}
+	if (errno != ENOENT || rec_path(p, sizeof(p), store, rel, true) < 0)
+		return -1;
+	if (unlink(p) == 0)
+		return 1;
+	return errno == ENOENT ? 0 : -1;
 }
 
 /* mkdir DIR (EEXIST fine), group GID (-1: as made), mode 0750 plus setgid. */
@@ -245,18 +332,51 @@ static json_t *rec_json(const struct pm_history_rec *r)
 			 (json_int_t)r->expires, "uid", (json_int_t)r->uid);
 }
 
-/* The mtime of NODE's record NAME into *MTIME: 1, or 0 when there is none. */
-static int first_recorded(const char *store, const char *node, const char *name,
-			  struct timespec *mtime)
+/* The mtime of record REL ("<node>/<file>") into *MTIME: 1 in its day folder, 2 where an
+ * earlier version wrote it (flat), 0 when there is none. */
+static int first_recorded(const char *store, const char *rel, struct timespec *mtime)
 {
 	char p[4400];
 	struct stat st;
 
-	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
-	if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	*mtime = st.st_mtim;
-	return 1;
+	for (int flat = 0; flat < 2; flat++)
+		if (rec_path(p, sizeof(p), store, rel, flat) == 0 && lstat(p, &st) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			*mtime = st.st_mtim;
+			return 1 + flat;
+		}
+	return 0;
+}
+
+/* Write NODE's record NAME (time T) holding TEXT into its day folder, making the folders as
+ * needed (group GID), with TIMES as write_rec.  A folder that expire removed meanwhile (it was
+ * empty) is made again.  0, or -1 with errno and the path that failed in PATH. */
+static int write_day(const char *store, const char *node, const char *name, long long t,
+		     const char *text, gid_t gid, const struct timespec *times, char *path,
+		     size_t len)
+{
+	char day[DAYLEN];
+
+	day_of(t, day);
+	for (int try = 0;; try++) {
+		int n = snprintf(path, len, "%s/%s/%s", store, PM_HISTORY_DIR, node), e;
+		if (n < 0 || (size_t)n + DAYLEN >= len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (make_dir(path, gid) == 0) {
+			snprintf(path + n, len - (size_t)n, "/%s", day);
+			if (make_dir(path, gid) == 0) {
+				if (write_rec(path, name, text, gid, times) == 0)
+					return 0;
+				e = errno;
+				snprintf(path + n + DAYLEN, len - (size_t)n - DAYLEN, "/%s", name);
+				errno = e;
+			}
+		}
+		if (errno != ENOENT || try == 2)
+			return -1;
+	}
 }
 
 int pm_history_record(const char *store, const char *jobdir, const json_t *verdict, double time,
@@ -304,25 +424,31 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 	for (size_t i = 0; nodes && nodes[i]; i++) {
 		char rel[400];
 		struct timespec first[2] = {{.tv_nsec = UTIME_OMIT}};
-		int again = first_recorded(store, nodes[i], name, &first[1]);
+		int again;
 		json_t *o;
+		snprintf(rel, sizeof(rel), "%s/%s", nodes[i], name);
+		again = first_recorded(store, rel, &first[1]);
 		snprintf(r.node, sizeof(r.node), "%s", nodes[i]);
 		o = rec_json(&r);
 		text = o ? json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 		json_decref(o);
-		if (!text || node_dir(dir, sizeof(dir), store, nodes[i]) < 0 ||
-		    make_dir(dir, gid) < 0) {
-			pmu_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", dir,
-				 strerror(errno ? errno : ENOMEM));
+		if (!text) {
+			pmu_fail(err, errlen, ENOMEM, "out of memory");
 			goto out;
 		}
-		if (write_rec(dir, name, text, gid, again ? first : NULL) < 0) {
-			pmu_fail(err, errlen, errno, "%s/%s: %s", dir, name, strerror(errno));
+		if (write_day(store, nodes[i], name, (long long)r.time, text, gid,
+			      again ? first : NULL, dir, sizeof(dir)) < 0) {
+			pmu_fail(err, errlen, errno, "%s: %s", dir, strerror(errno));
+			goto out;
+		}
+		/* the flat copy an earlier version wrote: the day folder's replaces it */
+		if (again == 2 && rec_path(dir, sizeof(dir), store, rel, true) == 0 &&
+		    unlink(dir) < 0 && errno != ENOENT) {
+			pmu_fail(err, errlen, errno, "%s: %s", dir, strerror(errno));
 			goto out;
 		}
 		free(text);
 		text = NULL;
-		snprintf(rel, sizeof(rel), "%s/%s", nodes[i], name);
 		if (strv_add(&now, &nnow, rel) < 0)
 			goto out;
 		written++;
@@ -348,8 +474,8 @@ int pm_history_record(const char *store, const char *jobdir, const json_t *verdi
 		char p[4400];
 		if (strv_has(now, nnow, old[i]))
 			continue;
-		snprintf(p, sizeof(p), "%s/%s/%s", store, PM_HISTORY_DIR, old[i]);
-		if (unlink(p) < 0 && errno != ENOENT) {
+		if (rec_remove(store, old[i]) < 0) {
+			snprintf(p, sizeof(p), "%s/%s/%s", store, PM_HISTORY_DIR, old[i]);
 			pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
 			goto out;
 		}
@@ -385,12 +511,12 @@ int pm_history_forget(const char *store, const char *jobdir, char *err, size_t e
 	int removed = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		char p[4400];
-		snprintf(p, sizeof(p), "%s/%s/%s", store, PM_HISTORY_DIR, old[i]);
-		if (unlink(p) == 0)
+		int rc = rec_remove(store, old[i]);
+		if (rc > 0)
 			removed++;
-		else if (errno != ENOENT) {
-			pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+		else if (rc < 0) {
+			pmu_fail(err, errlen, errno, "%s/%s/%s: %s", store, PM_HISTORY_DIR, old[i],
+				 strerror(errno));
 			pm_history_strv_free(old);
 			return -1;
 		}
@@ -422,48 +548,6 @@ double pm_history_job_end(const char *jobdir)
 	if (t == 0 && stat(jobdir, &st) == 0)
 		t = (double)st.st_mtime;
 	return t;
-}
-
-int pm_history_sweep(const char *store, double now, char *err, size_t errlen)
-{
-	char top[4096];
-	DIR *d, *nd;
-	struct dirent *de, *re;
-	int removed = 0;
-
-	snprintf(top, sizeof(top), "%s/%s", store, PM_HISTORY_DIR);
-	if (!(d = opendir(top)))
-		return errno == ENOENT ?
-			       0 :
-			       pmu_fail(err, errlen, errno, "%s: %s", top, strerror(errno));
-	while ((de = readdir(d))) {
-		int fd;
-		if (!node_name_ok(de->d_name) ||
-		    (fd = openat(dirfd(d), de->d_name,
-				 O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0)
-			continue;
-		if (!(nd = fdopendir(fd))) {
-			close(fd);
-			continue;
-		}
-		while ((re = readdir(nd))) {
-			char buf[REC_MAX];
-			struct pm_history_rec r;
-			ssize_t len;
-			int rfd;
-			if (re->d_name[0] < '0' || re->d_name[0] > '9' ||
-			    (rfd = openat(fd, re->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
-				continue;
-			len = read(rfd, buf, sizeof(buf));
-			close(rfd);
-			if (len > 0 && rec_parse(buf, (size_t)len, &r) == 0 && r.expires > 0 &&
-			    r.expires <= now && unlinkat(fd, re->d_name, 0) == 0)
-				removed++;
-		}
-		closedir(nd);
-	}
-	closedir(d);
-	return removed;
 }
 
 /* ---- the ledger's refutations ---- */
@@ -715,49 +799,302 @@ static int read_rec(int dfd, const char *name, const char *node, struct pm_histo
 	return 0;
 }
 
+/* A growing list of names. */
+struct nlist {
+	char **v;
+	size_t n, cap;
+};
+
+static int nl_add(struct nlist *s, const char *name)
+{
+	if (s->n == s->cap) { /* doubling: thousands of names */
+		char **nv = realloc(s->v, (s->cap = s->cap ? 2 * s->cap : 64) * sizeof(*nv));
+		if (!nv)
+			return -1;
+		s->v = nv;
+	}
+	if (!(s->v[s->n] = strdup(name)))
+		return -1;
+	s->n++;
+	return 0;
+}
+
+static void nl_clear(struct nlist *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	s->n = 0;
+}
+
+static void nl_free(struct nlist *s)
+{
+	nl_clear(s);
+	free(s->v);
+	s->v = NULL;
+	s->cap = 0;
+}
+
+static bool nl_has(const struct nlist *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
+			return true;
+	return false;
+}
+
+static int name_cmp_desc(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* The folder NAME in folder AT, as a DIR (no link followed), or NULL with errno. */
+static DIR *open_dir(int at, const char *name)
+{
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	if (!(d = fdopendir(fd)))
+		close(fd);
+	return d;
+}
+
+/* A node's folder: its day folders, and the records that versions before the day folders
+ * left in it (flat). */
+struct node_list {
+	DIR *d;
+	struct nlist days; /* meeting the range, with the days of the flat records: newest first */
+	struct nlist flat; /* the flat records in the range */
+};
+
+static void node_list_free(struct node_list *l)
+{
+	if (l->d)
+		closedir(l->d);
+	nl_free(&l->days);
+	nl_free(&l->flat);
+}
+
+static bool in_range(long long t, double since, double until)
+{
+	return t >= 0 && (double)t >= since && (until <= 0 || (double)t < until);
+}
+
+/* List NODE's folder under TOP into L for times in [SINCE, UNTIL) (UNTIL 0: no end): one
+ * listing of a few names (a day each), however many records the node has.  0, or -1 with
+ * errno (ENOENT: the node has no history). */
+static int list_node(int top, const char *node, double since, double until, struct node_list *l)
+{
+	struct dirent *de;
+	char day[DAYLEN];
+
+	memset(l, 0, sizeof(*l));
+	if (!(l->d = open_dir(top, node)))
+		return -1;
+	while ((de = readdir(l->d))) {
+		long long t = name_time(de->d_name);
+		if (t >= 0 ?
+			    in_range(t, since, until) && nl_add(&l->flat, de->d_name) < 0 :
+			    day_meets(de->d_name, since, until) && nl_add(&l->days, de->d_name) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < l->flat.n; i++) {
+		day_of(name_time(l->flat.v[i]), day);
+		if (!nl_has(&l->days, day) && nl_add(&l->days, day) < 0)
+			goto fail;
+	}
+	if (l->days.n > 1)
+		qsort(l->days.v, l->days.n, sizeof(*l->days.v), name_cmp_desc);
+	return 0;
+fail:
+	node_list_free(l);
+	errno = ENOMEM;
+	return -1;
+}
+
+/* The record names of DAY (one of L's) in [SINCE, UNTIL), from its folder and L's flat ones,
+ * newest first, each once, into OUT (cleared first); the folder stays open in *DD (NULL: it
+ * has none).  0, or -1 with errno. */
+static int day_names(const struct node_list *l, const char *day, double since, double until,
+		     struct nlist *out, DIR **dd)
+{
+	struct dirent *de;
+	char dd_day[DAYLEN];
+	size_t m = 0;
+
+	nl_clear(out);
+	if (!(*dd = open_dir(dirfd(l->d), day)) && errno != ENOENT)
+		return -1;
+	while (*dd && (de = readdir(*dd)))
+		if (in_range(name_time(de->d_name), since, until) && nl_add(out, de->d_name) < 0)
+			goto fail;
+	for (size_t i = 0; i < l->flat.n; i++) {
+		day_of(name_time(l->flat.v[i]), dd_day);
+		if (!strcmp(dd_day, day) && nl_add(out, l->flat.v[i]) < 0)
+			goto fail;
+	}
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), name_cmp_desc);
+	for (size_t i = 0; i < out->n; i++) /* a flat record moved meanwhile: listed twice */
+		if (m && !strcmp(out->v[m - 1], out->v[i]))
+			free(out->v[i]);
+		else
+			out->v[m++] = out->v[i];
+	out->n = m;
+	return 0;
+fail:
+	if (*dd)
+		closedir(*dd);
+	*dd = NULL;
+	errno = ENOMEM;
+	return -1;
+}
+
+/* Read record NAME of DAY of L's node (NODE) into R: in the day folder DD, else flat, else in a
+ * day folder made since DD was opened (sweep moves flat records into theirs).  0 or -1. */
+static int read_day_rec(const struct node_list *l, DIR *dd, const char *day, const char *name,
+			const char *node, struct pm_history_rec *r)
+{
+	char p[300];
+
+	if (dd && read_rec(dirfd(dd), name, node, r) == 0)
+		return 0;
+	if (read_rec(dirfd(l->d), name, node, r) == 0)
+		return 0;
+	if (dd || (size_t)snprintf(p, sizeof(p), "%s/%s", day, name) >= sizeof(p))
+		return -1;
+	return read_rec(dirfd(l->d), p, node, r);
+}
+
 static int read_node(int top, const char *node, double since, double until, double now,
 		     char *const *refuted, struct recs *out)
 {
-	int dfd = openat(top, node, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	DIR *d;
-	struct dirent *de;
+	struct node_list l;
+	struct nlist nm = {0};
+	int rc = 0;
 
 	out->n = 0;
-	if (dfd < 0)
+	if (list_node(top, node, since, until, &l) < 0)
 		return errno == ENOENT ? 0 : -1;
-	if (!(d = fdopendir(dfd))) {
-		close(dfd);
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		char *end;
-		double t;
-		struct pm_history_rec r;
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue; /* dot files: the writers' temporary names */
-		t = (double)strtoll(de->d_name, &end, 10);
-		if (*end != '.' || t < since || (until > 0 && t >= until) ||
-		    read_rec(dirfd(d), de->d_name, node, &r) < 0)
-			continue;
-		if (now > 0 && r.expires > 0 && r.expires <= now)
-			continue;
-		r.refuted = refuted_has(refuted, r.run);
-		if (out->n == out->cap) {
-			struct pm_history_rec *nv =
-				realloc(out->v,
-					(out->cap = out->cap ? 2 * out->cap : 16) * sizeof(*nv));
-			if (!nv) {
-				closedir(d);
-				return -1;
-			}
-			out->v = nv;
+	for (size_t k = 0; !rc && k < l.days.n; k++) {
+		DIR *dd;
+		if (day_names(&l, l.days.v[k], since, until, &nm, &dd) < 0) {
+			rc = -1;
+			break;
 		}
-		out->v[out->n++] = r;
+		for (size_t i = 0; !rc && i < nm.n; i++) {
+			struct pm_history_rec r;
+			if (read_day_rec(&l, dd, l.days.v[k], nm.v[i], node, &r) < 0 ||
+			    (now > 0 && r.expires > 0 && r.expires <= now))
+				continue;
+			r.refuted = refuted_has(refuted, r.run);
+			if (out->n == out->cap) {
+				struct pm_history_rec *nv =
+					realloc(out->v, (out->cap = out->cap ? 2 * out->cap : 16) *
+								sizeof(*nv));
+				if (!nv) {
+					rc = -1;
+					errno = ENOMEM;
+					break;
+				}
+				out->v = nv;
+			}
+			out->v[out->n++] = r;
+		}
+		if (dd)
+			closedir(dd);
 	}
-	closedir(d);
+	nl_free(&nm);
+	node_list_free(&l);
 	if (out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), rec_cmp);
-	return 0;
+	return rc;
+}
+
+/* Move flat record NAME of node folder L (NODE, in TOP) into its day folder, made as the node's
+ * (link, then unlink: a record a writer already put there stays).  A move that fails leaves it
+ * where it is, for the next sweep. */
+static void move_flat(const char *top, const char *node, const struct node_list *l,
+		      const char *name)
+{
+	char day[DAYLEN], p[4400];
+	struct stat st;
+	int nfd = dirfd(l->d);
+
+	day_of(name_time(name), day);
+	if (fstat(nfd, &st) < 0 ||
+	    (size_t)snprintf(p, sizeof(p), "%s/%s/%s", top, node, day) >= sizeof(p) ||
+	    make_dir(p, st.st_gid) < 0)
+		return;
+	snprintf(p, sizeof(p), "%s/%s", day, name);
+	if (linkat(nfd, name, nfd, p, 0) == 0 || errno == EEXIST)
+		unlinkat(nfd, name, 0);
+}
+
+/* Sweep node NODE of TOP (its fd TFD): expired records go, flat ones move into their day
+ * folders, emptied folders go.  The number removed. */
+static int sweep_node(const char *top, int tfd, const char *node, double now)
+{
+	struct node_list l;
+	struct nlist nm = {0};
+	int removed = 0;
+
+	if (list_node(tfd, node, -1e18, 0, &l) < 0)
+		return 0;
+	for (size_t i = 0; i < l.flat.n; i++) {
+		struct pm_history_rec r;
+		if (read_rec(dirfd(l.d), l.flat.v[i], NULL, &r) == 0 && r.expires > 0 &&
+		    r.expires <= now) {
+			removed += unlinkat(dirfd(l.d), l.flat.v[i], 0) == 0;
+			continue;
+		}
+		move_flat(top, node, &l, l.flat.v[i]);
+	}
+	nl_clear(&l.flat);
+	for (size_t k = 0; k < l.days.n; k++) {
+		DIR *dd;
+		if (day_names(&l, l.days.v[k], -1e18, 0, &nm, &dd) < 0 || !dd)
+			continue;
+		for (size_t i = 0; i < nm.n; i++) {
+			struct pm_history_rec r;
+			if (read_rec(dirfd(dd), nm.v[i], NULL, &r) == 0 && r.expires > 0 &&
+			    r.expires <= now && unlinkat(dirfd(dd), nm.v[i], 0) == 0)
+				removed++;
+		}
+		closedir(dd);
+		unlinkat(dirfd(l.d), l.days.v[k], AT_REMOVEDIR); /* ENOTEMPTY: records left */
+	}
+	nl_free(&nm);
+	node_list_free(&l);
+	unlinkat(tfd, node, AT_REMOVEDIR);
+	return removed;
+}
+
+int pm_history_sweep(const char *store, double now, char *err, size_t errlen)
+{
+	char top[4096];
+	struct nlist nodes = {0};
+	struct dirent *de;
+	int removed = 0;
+	DIR *d;
+
+	snprintf(top, sizeof(top), "%s/%s", store, PM_HISTORY_DIR);
+	if (!(d = opendir(top)))
+		return errno == ENOENT ?
+			       0 :
+			       pmu_fail(err, errlen, errno, "%s: %s", top, strerror(errno));
+	while ((de = readdir(d)))
+		if (node_name_ok(de->d_name) && nl_add(&nodes, de->d_name) < 0) {
+			nl_free(&nodes);
+			closedir(d);
+			return pmu_fail(err, errlen, ENOMEM, "out of memory");
+		}
+	for (size_t i = 0; i < nodes.n; i++)
+		removed += sweep_node(top, dirfd(d), nodes.v[i], now);
+	nl_free(&nodes);
+	closedir(d);
+	return removed;
 }
 
 static int open_top(const char *store, char *err, size_t errlen)
@@ -987,11 +1324,6 @@ static size_t latest_jobs(struct pm_history_rec *r, size_t n)
 	return m;
 }
 
-static int name_cmp_desc(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)b, *(char *const *)a);
-}
-
 /* The job ("<cluster>/<job>") of record file NAME ("<time>.<cluster>.<job>.<restart>.json",
  * job and restart free of dots) into OUT; false when NAME is not so. */
 static bool name_job(const char *name, char *out, size_t len)
@@ -1012,74 +1344,57 @@ static bool name_job(const char *name, char *out, size_t len)
 				(int)(r - 1 - j), j) < len;
 }
 
-/* Gather NODE's records in [SINCE, UNTIL) into G, newest first (the names sort by time): once
- * PM_HISTORY_USED_MAX distinct jobs are in, older files are opened only for those jobs, so a
- * node failing every hour costs its folder's listing, not thousands of reads.  What is
- * gathered is what latest_jobs keeps of the whole window.  0, or -1 with errno. */
+/* Gather NODE's records in [SINCE, UNTIL) into G, newest first (the day folders and the names
+ * sort by time): once PM_HISTORY_USED_MAX distinct jobs are in, older files of that day are
+ * opened only for those jobs and older days are not listed, so a node failing every minute
+ * costs a day's listing and a few dozen reads.  What is gathered is what latest_jobs keeps of
+ * the days read.  0, or -1 with errno. */
 static int gather_node(int top, const char *node, double since, double until, char *const *refuted,
 		       struct gather *g)
 {
-	int dfd = openat(top, node, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
-	char **names = NULL, **jobs = NULL;
-	size_t nn = 0, ncap = 0, nj = 0;
+	struct node_list l;
+	struct nlist nm = {0};
+	char **jobs = NULL;
+	size_t nj = 0;
 	long long bound = -1; /* the time the last of those jobs came in */
-	DIR *d;
-	struct dirent *de;
+	int rc = 0;
 
-	if (dfd < 0)
+	if (list_node(top, node, since, until, &l) < 0)
 		return errno == ENOENT ? 0 : -1;
-	if (!(d = fdopendir(dfd))) {
-		close(dfd);
-		return -1;
-	}
-	while (!rc && (de = readdir(d))) {
-		char *end;
-		double t;
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue; /* dot files: the writers' temporary names */
-		t = (double)strtoll(de->d_name, &end, 10);
-		if (*end != '.' || t < since || (until > 0 && t >= until))
-			continue;
-		if (nn + 1 >= ncap) { /* doubling: thousands of names */
-			char **nv = realloc(names, (ncap = ncap ? 2 * ncap : 64) * sizeof(*nv));
-			if (!nv) {
-				rc = -1;
-				break;
-			}
-			names = nv;
-		}
-		if (!(names[nn] = strdup(de->d_name)))
-			rc = -1;
-		else
-			names[++nn] = NULL;
-	}
-	if (nn > 1)
-		qsort(names, nn, sizeof(*names), name_cmp_desc);
-	for (size_t i = 0; !rc && i < nn; i++) {
-		struct pm_history_rec r;
-		long long t = strtoll(names[i], NULL, 10);
-		size_t before = g->out.n;
-		char j[200];
-		if (bound >= 0 && t < bound && name_job(names[i], j, sizeof(j)) &&
-		    !strv_has(jobs, nj, j))
-			continue; /* not one of the node's latest jobs */
-		if (read_rec(dirfd(d), names[i], node, &r) < 0)
-			continue; /* removed meanwhile, or not a record */
-		r.refuted = refuted_has(refuted, r.run);
-		if (gather_one(&r, g) < 0) {
+	for (size_t k = 0; !rc && bound < 0 && k < l.days.n; k++) {
+		DIR *dd;
+		if (day_names(&l, l.days.v[k], since, until, &nm, &dd) < 0) {
 			rc = -1;
 			break;
 		}
-		if (g->out.n == before)
-			continue;
-		job_of(r.run, j, sizeof(j));
-		if (!strv_has(jobs, nj, j))
-			rc = strv_add(&jobs, &nj, j);
-		if (bound < 0 && nj >= PM_HISTORY_USED_MAX)
-			bound = t;
+		for (size_t i = 0; !rc && i < nm.n; i++) {
+			struct pm_history_rec r;
+			long long t = name_time(nm.v[i]);
+			size_t before = g->out.n;
+			char j[200];
+			if (bound >= 0 && t < bound && name_job(nm.v[i], j, sizeof(j)) &&
+			    !strv_has(jobs, nj, j))
+				continue; /* not one of the node's latest jobs */
+			if (read_day_rec(&l, dd, l.days.v[k], nm.v[i], node, &r) < 0)
+				continue; /* removed meanwhile, or not a record */
+			r.refuted = refuted_has(refuted, r.run);
+			if (gather_one(&r, g) < 0) {
+				rc = -1;
+				break;
+			}
+			if (g->out.n == before)
+				continue;
+			job_of(r.run, j, sizeof(j));
+			if (!strv_has(jobs, nj, j))
+				rc = strv_add(&jobs, &nj, j);
+			if (bound < 0 && nj >= PM_HISTORY_USED_MAX)
+				bound = t;
+		}
+		if (dd)
+			closedir(dd);
 	}
-	closedir(d);
-	pm_history_strv_free(names);
+	nl_free(&nm);
+	node_list_free(&l);
 	pm_history_strv_free(jobs);
 	if (rc < 0 && !g->oom)
 		errno = ENOMEM;

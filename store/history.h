@@ -4,14 +4,21 @@
  *
  * Layout (epilog/README.md, "Node history"):
  *
- *   <store>/.history/<node>/<time>.<cluster>.<job>.<restart>.json   one record, one line
- *   <jobdir>/node-history.json   the record files that run wrote (for a rewrite and expire)
+ *   <store>/.history/<node>/<day>/<time>.<cluster>.<job>.<restart>.json   one record, one line
+ *   <jobdir>/node-history.json   the record files that run wrote ("<node>/<file>": the day
+ *                                follows from the file's <time>), for a rewrite and expire
  *
  * Every record is its own file, written to a temporary name and renamed into place by the one
  * process that holds the run's `merging` claim: writers on many nodes never share a file, so
  * nothing is appended, no lock is needed (NFS included), and a run recorded again replaces its
- * record whole.  <time> (the job's end, epoch seconds, 10 digits) leads the name so that a
- * reader skips old records from the folder listing alone.  The file's mtime is when the run was
+ * record whole.  <time> (the job's end, epoch seconds, 10 digits) leads the name, and <day>
+ * (YYYY-MM-DD, UTC) is its day, so that a reader lists only the days of its period, newest
+ * first, and skips old records from a listing alone: a node failing every minute has a
+ * thousand names a day, not a folder of every one.  Versions before the day folders wrote the
+ * records into <node>/ itself: those are read too, move into their day folder when their run is
+ * recorded again or the history is swept, and are removed as the others are.  Expire removes
+ * a day folder (and a node's) once it is empty; a writer that finds its folder gone makes it
+ * again.  The file's mtime is when the run was
  * first recorded (a rewrite sets it back): the store's clock, the one that dates the job's end
  * (the `arrivals` file), so that "recorded by the job's end" compares two times of one clock
  * whatever the merging hosts' clocks say.  A `recorded` member written by earlier versions (the
@@ -91,7 +98,9 @@ int pm_history_forget(const char *store, const char *jobdir, char *err, size_t e
 double pm_history_job_end(const char *jobdir);
 
 /* Remove the records whose run expired before NOW (left by a run removed without
- * pm_history_forget).  Returns the number removed, or -1 with ERR. */
+ * pm_history_forget), and the day and node folders that leaves empty; move records an earlier
+ * version left flat in a node's folder into their day folders.  Returns the number removed,
+ * or -1 with ERR. */
 int pm_history_sweep(const char *store, double now, char *err, size_t errlen);
 
 /*
@@ -136,7 +145,8 @@ bool pm_history_justified(const struct pm_history_rec *r, size_t n, const char *
  * [TIME - window, TIME) and recorded by TIME (the history as it stood at the job's end: a later
  * re-merge or replay sees the same), of each node's PM_HISTORY_USED_MAX latest distinct jobs.
  * Reads each node's records newest first and opens no record of an older job once it has
- * those.  Into *OUT (malloc'd, free it) and *N.  0, or -1 with ERR.
+ * those, nor lists an older day's folder: an earlier record of one of those jobs counts when it
+ * is in a day read.  Into *OUT (malloc'd, free it) and *N.  0, or -1 with ERR.
  */
 int pm_history_gather(const char *store, const char *ledger, const json_t *verdict, const char *run,
 		      double time, const struct pm_history_policy *pol, struct pm_history_rec **out,

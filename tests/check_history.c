@@ -175,7 +175,7 @@ START_TEST(many_writers)
 	}
 	ck_assert_int_eq(node_count("n2", 0), W * EACH / 2);
 	ck_assert_int_eq(node_count("n7", 0), W * EACH / 2);
-	snprintf(p, sizeof(p), "%s/%s/n2", store, PM_HISTORY_DIR);
+	snprintf(p, sizeof(p), "%s/%s/n2/2100-01-01", store, PM_HISTORY_DIR);
 	ck_assert_ptr_nonnull(dir = opendir(p));
 	while ((de = readdir(dir)))
 		stray += de->d_name[0] == '.' && strcmp(de->d_name, ".") &&
@@ -413,6 +413,34 @@ static void rec_file(const char *node, const char *name, const char *text)
 	fclose(f);
 }
 
+/* The path of NODE's record NAME in its day folder (the day of T0 and the next few hours), or
+ * (FLAT) where versions before the day folders wrote it. */
+static void rec_at(char *p, size_t len, const char *node, const char *name, bool flat)
+{
+	snprintf(p, len, "%s/%s/%s/%s%s", store, PM_HISTORY_DIR, node, flat ? "" : "2100-01-01/",
+		 name);
+}
+
+/* Set the mtime of NODE's record NAME to T (the store's clock at its write). */
+static void rec_mtime(const char *node, const char *name, bool flat, double t)
+{
+	char p[700];
+	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = (time_t)t}};
+
+	rec_at(p, sizeof(p), node, name, flat);
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
+static double rec_mtime_of(const char *node, const char *name, bool flat)
+{
+	char p[700];
+	struct stat st;
+
+	rec_at(p, sizeof(p), node, name, flat);
+	ck_assert_msg(stat(p, &st) == 0, "%s: %s", p, strerror(errno));
+	return (double)st.st_mtime;
+}
+
 static bool used_has(const json_t *v, const char *run)
 {
 	const json_t *e;
@@ -426,63 +454,125 @@ static bool used_has(const json_t *v, const char *run)
 
 /* a finalizer reads a node newest first and opens no file of an older job once it has the 16
  * latest: this one's name is old (its content says otherwise, as no writer would), so it is
- * not read at all */
+ * not read at all; nor is an older day's folder listed */
 START_TEST(latest_first)
 {
+	const double B = T0 + 3 * 3600; /* the records' day is T0's */
 	char name[100], text[400];
 	json_t *v;
 
 	for (int i = 0; i < 20; i++) {
 		char job[16];
 		snprintf(job, sizeof(job), "%d", 700 + i);
-		record(job, 0, "n2", "gpu_hardware", true, T0 + i * 60);
+		record(job, 0, "n2", "gpu_hardware", true, B + i * 60);
 	}
-	snprintf(name, sizeof(name), "%010lld.lab.650.0.json", (long long)(T0 - 3600));
+	snprintf(name, sizeof(name), "%010lld.lab.650.0.json", (long long)(B - 3600));
 	snprintf(text, sizeof(text),
 		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
 		 "\"node\":\"n2\",\"run\":\"lab/650/0\",\"schema\":\"postmortem.history/1\","
 		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
-		 (long long)(T0 + 1800));
+		 (long long)(B + 1800));
 	rec_file("n2", name, text);
-	ck_assert_int_eq(judge("799", T0 + 3600, &v), 1);
+	ck_assert_int_eq(judge("799", B + 3600, &v), 1);
 	ck_assert_int_eq(json_array_size(json_object_get(v, "node_history")), PM_HISTORY_USED_MAX);
 	ck_assert(!used_has(v, "lab/650/0"));
 	ck_assert(used_has(v, "lab/704/0") && used_has(v, "lab/719/0"));
 	json_decref(v);
-	/* an older record of a job among the latest is still read */
-	snprintf(name, sizeof(name), "%010lld.lab.719.0.json", (long long)(T0 - 7200));
+	/* an older record of a job among the latest, the same day, is still read */
+	snprintf(name, sizeof(name), "%010lld.lab.719.0.json", (long long)(B - 7200));
 	snprintf(text, sizeof(text),
 		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
 		 "\"node\":\"n2\",\"run\":\"lab/719/0\",\"schema\":\"postmortem.history/1\","
 		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
-		 (long long)(T0 - 7200));
+		 (long long)(B - 7200));
 	rec_file("n2", name, text);
-	ck_assert_int_eq(judge("799", T0 + 3600, &v), 1);
+	ck_assert_int_eq(judge("799", B + 3600, &v), 1);
 	ck_assert_int_eq(json_array_size(json_object_get(v, "node_history")),
 			 PM_HISTORY_USED_MAX + 1);
 	json_decref(v);
+	/* one the day before: that day's folder is not listed once the 16 are in */
+	snprintf(name, sizeof(name), "%010lld.lab.718.0.json", (long long)(T0 - 7200));
+	snprintf(text, sizeof(text),
+		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
+		 "\"node\":\"n2\",\"run\":\"lab/718/0\",\"schema\":\"postmortem.history/1\","
+		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
+		 (long long)(T0 - 7200));
+	rec_file("n2", name, text);
+	ck_assert_int_eq(judge("799", B + 3600, &v), 1);
+	ck_assert_int_eq(json_array_size(json_object_get(v, "node_history")),
+			 PM_HISTORY_USED_MAX + 1);
+	json_decref(v);
+	ck_assert_int_eq(node_count("n2", 0), 23); /* all there for `postmortem nodes` */
 }
 END_TEST
 
-/* Set the mtime of NODE's record NAME to T (the store's clock at its write). */
-static void rec_mtime(const char *node, const char *name, double t)
+static bool exists(const char *p)
 {
-	char p[700];
-	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = (time_t)t}};
-
-	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
-	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
-}
-
-static double rec_mtime_of(const char *node, const char *name)
-{
-	char p[700];
 	struct stat st;
 
-	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
-	ck_assert_int_eq(stat(p, &st), 0);
-	return (double)st.st_mtime;
+	return lstat(p, &st) == 0;
 }
+
+/* a folder per day (UTC) under the node's; records of earlier versions, flat in the node's
+ * folder, are read too, move into their day folder when their run is recorded again or the
+ * history is swept, and expire removes emptied day folders */
+START_TEST(day_folders)
+{
+	char p[700], name[100], text[400], d[600], err[256] = "";
+	json_t *v;
+
+	record("1000", 0, "n2", "gpu_hardware", true, T0 + 60);
+	snprintf(name, sizeof(name), "%010lld.lab.1000.0.json", (long long)(T0 + 60));
+	rec_at(p, sizeof(p), "n2", name, false);
+	ck_assert_msg(exists(p), "%s", p);
+	record("1001", 0, "n2", "gpu_hardware", true, T0 - 60); /* the day before */
+	snprintf(p, sizeof(p), "%s/%s/n2/2099-12-31/%010lld.lab.1001.0.json", store, PM_HISTORY_DIR,
+		 (long long)(T0 - 60));
+	ck_assert_msg(exists(p), "%s", p);
+	/* an earlier version's flat record */
+	snprintf(name, sizeof(name), "%010lld.lab.1002.0.json", (long long)(T0 + 120));
+	snprintf(text, sizeof(text),
+		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":%lld,"
+		 "\"node\":\"n2\",\"run\":\"lab/1002/0\",\"schema\":\"postmortem.history/1\","
+		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
+		 (long long)(T0 + 14 * DAY), (long long)(T0 + 120));
+	rec_file("n2", name, text);
+	rec_mtime("n2", name, true, T0 - 3600);
+	ck_assert_int_eq(node_count("n2", 0), 3);
+	ck_assert_int_eq(node_count("n2", T0), 2);
+	ck_assert_int_eq(judge("1099", T0 + 3600, &v), 1);
+	ck_assert(used_has(v, "lab/1000/0") && used_has(v, "lab/1001/0") &&
+		  used_has(v, "lab/1002/0"));
+	json_decref(v);
+	/* the sweep moves it into its day folder, its mtime kept */
+	ck_assert_int_eq(pm_history_sweep(store, T0, err, sizeof(err)), 0);
+	rec_at(p, sizeof(p), "n2", name, true);
+	ck_assert(!exists(p));
+	ck_assert(rec_mtime_of("n2", name, false) == T0 - 3600);
+	ck_assert_int_eq(node_count("n2", 0), 3);
+	/* another flat one, its run recorded again: moved, its mtime kept */
+	snprintf(name, sizeof(name), "%010lld.lab.1003.0.json", (long long)(T0 + 180));
+	rec_file("n2", name, "{}\n");
+	rec_mtime("n2", name, true, T0 - 1800);
+	record("1003", 0, "n2", "gpu_hardware", true, T0 + 180);
+	rec_at(p, sizeof(p), "n2", name, true);
+	ck_assert(!exists(p));
+	ck_assert(rec_mtime_of("n2", name, false) == T0 - 1800);
+	ck_assert_int_eq(node_count("n2", 0), 4);
+	/* expire: the run's record goes, and its day folder when that empties it */
+	run_dir(d, sizeof(d), "1001", 0);
+	ck_assert_int_eq(pm_history_forget(store, d, err, sizeof(err)), 1);
+	snprintf(p, sizeof(p), "%s/%s/n2/2099-12-31", store, PM_HISTORY_DIR);
+	ck_assert(!exists(p));
+	/* the sweep removes what expired, then the emptied folders */
+	ck_assert_int_eq(pm_history_sweep(store, T0 + 30 * DAY, err, sizeof(err)), 3);
+	snprintf(p, sizeof(p), "%s/%s/n2", store, PM_HISTORY_DIR);
+	ck_assert(!exists(p));
+	/* and a writer makes them again */
+	record("1004", 0, "n2", "gpu_hardware", true, T0);
+	ck_assert_int_eq(node_count("n2", 0), 1);
+}
+END_TEST
 
 /* a record counts for a verdict only when it was recorded by that job's end, both by the
  * store's clock: the record file's mtime against the job's end (its `arrivals` file's mtime),
@@ -496,7 +586,7 @@ START_TEST(recorded_by_end)
 	record("600", 0, "n2", "gpu_hardware", true, T0);
 	/* the store's clock says the record was written two hours after 600 ended, one after
 	 * 601 ended (the merging host's clock was behind) */
-	rec_mtime("n2", name, T0 + 7200);
+	rec_mtime("n2", name, false, T0 + 7200);
 	ck_assert_int_eq(judge("601", T0 + 3600, &v), 0);
 	ck_assert_ptr_null(json_object_get(v, "node_history"));
 	json_decref(v);
@@ -504,25 +594,26 @@ START_TEST(recorded_by_end)
 	json_decref(v);
 	/* merged again later: its first mtime stays */
 	record("600", 0, "n2", "gpu_hardware", true, T0);
-	ck_assert(rec_mtime_of("n2", name) == T0 + 7200);
+	ck_assert(rec_mtime_of("n2", name, false) == T0 + 7200);
 	ck_assert_int_eq(judge("601", T0 + 3600, &v), 0);
 	json_decref(v);
 	/* a record of an earlier version, its "recorded" by a merging host's clock that was
 	 * ahead: the store's clock says it was there before 601 ended, and that counts */
+	snprintf(name, sizeof(name), "%010lld.lab.603.0.json", (long long)T0);
 	snprintf(text, sizeof(text),
 		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
-		 "\"node\":\"n2\",\"recorded\":%lld,\"run\":\"lab/600/0\","
+		 "\"node\":\"n2\",\"recorded\":%lld,\"run\":\"lab/603/0\","
 		 "\"schema\":\"postmortem.history/1\",\"subclass\":\"gpu_lost\",\"time\":%lld,"
 		 "\"uid\":7}\n",
 		 (long long)(T0 + 7200), (long long)T0);
 	rec_file("n2", name, text);
-	rec_mtime("n2", name, T0 + 60);
+	rec_mtime("n2", name, true, T0 + 60);
 	ck_assert_int_eq(judge("601", T0 + 3600, &v), 1);
 	json_decref(v);
 	/* and the write itself dates it by the store's clock (now, before T0) */
 	record("602", 0, "n2", "gpu_hardware", true, T0 + 10);
 	snprintf(name, sizeof(name), "%010lld.lab.602.0.json", (long long)(T0 + 10));
-	ck_assert(rec_mtime_of("n2", name) <= (double)time(NULL));
+	ck_assert(rec_mtime_of("n2", name, false) <= (double)time(NULL));
 }
 END_TEST
 
@@ -594,6 +685,7 @@ static Suite *suite(void)
 	tcase_add_test(t, parsed_when_not_plain);
 	tcase_add_test(t, latest_first);
 	tcase_add_test(t, recorded_by_end);
+	tcase_add_test(t, day_folders);
 	tcase_add_test(t, text_names_repeats);
 	suite_add_tcase(s, t);
 	return s;

@@ -41,7 +41,9 @@ xid_job() {
 xid_job j1 pmuser
 j1=$JOB
 assert_v '.decision.repair.repeats == null and .node_history == null' "the first job: no repeat, no history used"
-assert_file "$E2E_STORE/.history/n2/$(ls "$E2E_STORE/.history/n2" | grep "\.$E2E_CLUSTER_NAME\.$j1\.0\.json$")" "the first job's record on n2"
+# one file per record, in a folder per day (UTC) of the job's end
+f=$(cd "$E2E_STORE/.history/n2" && find . -path "./[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]/*.$E2E_CLUSTER_NAME.$j1.0.json" | head -n 1)
+assert_file "$E2E_STORE/.history/n2/${f#./}" "the first job's record on n2, in its day's folder"
 [ ! -d "$E2E_STORE/.history/n1" ] || e2e_fail "n1 (a bystander) has a history: $(ls "$E2E_STORE/.history/n1")"
 
 xid_job other/j2 pmother
@@ -111,7 +113,7 @@ mv -f "$d3/manifest.json.new" "$d3/manifest.json"
 find "$d3" -exec touch -h -d '-2 hours' {} +
 "$E2E_CLI" expire >"$E2E_WORK/expire.out" 2>&1 || e2e_fail "expire: $(cat "$E2E_WORK/expire.out")"
 assert_absent "$d3" "the third job's evidence after expire"
-if ls "$E2E_STORE/.history/n2" | grep -q "\.$E2E_CLUSTER_NAME\.$j3\.0\.json$"; then
+if find "$E2E_STORE/.history/n2" -name "*.$E2E_CLUSTER_NAME.$j3.0.json" | grep -q .; then
 	e2e_fail "the third job's record outlived its evidence"
 fi
 "$E2E_CLI" nodes --node n2 --json >"$E2E_WORK/n2-after.json"
