@@ -52,15 +52,25 @@ static json_t *time_json(bool has, double t)
 	return json_string(buf);
 }
 
-static json_t *ranks_json(const int *r, size_t n)
+/* A sorted, malloc'd copy of the N ranks R; NULL when out of memory. */
+static int *sorted_ranks(const int *r, size_t n)
 {
-	json_t *a = json_array();
 	int *s = malloc((n ? n : 1) * sizeof(int));
 
 	if (s) {
 		if (n)
 			memcpy(s, r, n * sizeof(int));
 		qsort(s, n, sizeof(int), pm_cmp_int);
+	}
+	return s;
+}
+
+static json_t *ranks_json(const int *r, size_t n)
+{
+	json_t *a = json_array();
+	int *s = sorted_ranks(r, n);
+
+	if (s) {
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(a, json_integer(s[i]));
 		free(s);
@@ -71,15 +81,12 @@ static json_t *ranks_json(const int *r, size_t n)
 /* Ranks as ranges, "0-28,30-63" ("" for none): a set of thousands of ranks is a few bytes. */
 static json_t *rank_ranges_json(const int *r, size_t n)
 {
-	int *s = malloc((n ? n : 1) * sizeof(int));
+	int *s = sorted_ranks(r, n);
 	char *out = malloc(n * 24 + 1);
 	size_t len = 0;
 	json_t *j = NULL;
 
 	if (s && out) {
-		if (n)
-			memcpy(s, r, n * sizeof(int));
-		qsort(s, n, sizeof(int), pm_cmp_int);
 		out[0] = '\0';
 		for (size_t i = 0; i < n;) {
 			size_t k = i;
@@ -1009,6 +1016,15 @@ static void put(struct buf *b, const char *fmt, ...)
 	}
 }
 
+/* A timeline line's rank column: "rank N" padded, or blanks when the event has no rank. */
+static void put_rank(struct buf *b, const json_t *x)
+{
+	if (json_is_integer(json_object_get(x, "rank")))
+		put(b, " rank %-4lld", (long long)json_integer_value(json_object_get(x, "rank")));
+	else
+		put(b, " %-9s", "");
+}
+
 static const char *S(const json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
@@ -1201,11 +1217,7 @@ static char *verdict_text(const json_t *v)
 				seen[nseen++] = node;
 			put(&b, "  %s %c %-10s %-10s %-9s", S(x, "event_time"), origin ? '*' : ' ',
 			    node, S(x, "source"), role);
-			if (json_is_integer(json_object_get(x, "rank")))
-				put(&b, " rank %-4lld",
-				    (long long)json_integer_value(json_object_get(x, "rank")));
-			else
-				put(&b, " %-9s", "");
+			put_rank(&b, x);
 			put(&b, " %s", S(x, "summary"));
 			if (json_integer_value(json_object_get(x, "repeats")))
 				put(&b, " (+%lld more)",
@@ -1225,11 +1237,7 @@ static char *verdict_text(const json_t *v)
 			put(&b, "  %-24s * %-10s %-10s %-9s", "(no time stamp)",
 			    json_is_string(json_object_get(x, "node")) ? S(x, "node") : "?",
 			    S(x, "source"), "origin");
-			if (json_is_integer(json_object_get(x, "rank")))
-				put(&b, " rank %-4lld",
-				    (long long)json_integer_value(json_object_get(x, "rank")));
-			else
-				put(&b, " %-9s", "");
+			put_rank(&b, x);
 			put(&b, " %s\n", S(x, "summary"));
 			shown++;
 		}
