@@ -102,10 +102,10 @@ const char *pm_redact_kind_name(int kind)
 	}
 
 static const struct trig trigs[] = {
-	{"AKIA", 0, 0, 16, PM_REDACT_AWS_ACCESS_KEY_ID, 0, pm_rd_aws_id},
-	{"ASIA", 0, 0, 16, PM_REDACT_AWS_ACCESS_KEY_ID, 0, pm_rd_aws_id},
-	{"ABIA", 0, 0, 16, PM_REDACT_AWS_ACCESS_KEY_ID, 0, pm_rd_aws_id},
-	{"ACCA", 0, 0, 16, PM_REDACT_AWS_ACCESS_KEY_ID, 0, pm_rd_aws_id},
+	{"AKIA", 0, S_UPNUM, 16, PM_REDACT_AWS_ACCESS_KEY_ID, 0, pm_rd_exact},
+	{"ASIA", 0, S_UPNUM, 16, PM_REDACT_AWS_ACCESS_KEY_ID, 0, pm_rd_exact},
+	{"ABIA", 0, S_UPNUM, 16, PM_REDACT_AWS_ACCESS_KEY_ID, 0, pm_rd_exact},
+	{"ACCA", 0, S_UPNUM, 16, PM_REDACT_AWS_ACCESS_KEY_ID, 0, pm_rd_exact},
 	PFX("AIza", S_URLSAFE, 30, PM_REDACT_GCP_API_KEY),
 	PFX("ya29.", S_URLSAFE_DOT, 20, PM_REDACT_GCP_OAUTH_TOKEN),
 	PFX("GOCSPX-", S_URLSAFE, 20, PM_REDACT_CLIENT_SECRET),
@@ -136,7 +136,7 @@ static const struct trig trigs[] = {
 	PFX("npm_", S_ALNUM, 30, PM_REDACT_NPM_TOKEN),
 	PFX("pypi-Ag", S_URLSAFE, 50, PM_REDACT_PYPI_TOKEN),
 	{"dapi", 0, 0, 0, PM_REDACT_DATABRICKS_TOKEN, 0, pm_rd_dapi},
-	{"SK", 0, 0, 0, PM_REDACT_TWILIO_CREDENTIAL, 0, pm_rd_twilio},
+	{"SK", 0, S_HEX, 32, PM_REDACT_TWILIO_CREDENTIAL, 0, pm_rd_exact},
 	{"SG.", 0, 0, 0, PM_REDACT_SENDGRID_API_KEY, 0, pm_rd_sendgrid},
 	{"-----BEGIN ", 0, 0, 0, 0, 0, pm_rd_pem},
 	{"-----END ", 0, 0, 0, 0, 0, pm_rd_pem_end},

@@ -194,8 +194,8 @@ typedef void check_fn(struct ctx *x, const struct trig *t, unsigned id, size_t s
 struct trig {
 	const char *lit;
 	unsigned char caseless;
-	unsigned char set;  /* the run that follows the literal (simple prefixes) */
-	unsigned short min; /* its least length; for keywords, the keyword's length */
+	unsigned char set;  /* the run that follows the literal (prefixes, exact lengths) */
+	unsigned short min; /* its least length (exact: its length); for keywords, the keyword's */
 	unsigned short kind;
 	unsigned char flags;
 	check_fn *fn;
@@ -304,11 +304,11 @@ static inline bool mixed_case(const char *p, size_t n, bool digit)
  * the trigger table names them. */
 enum { TOOL_MYSQL, TOOL_SSHPASS, TOOL_CURL, TOOL_LOGIN, TOOL_LOGIN2, TOOL_LDAP, TOOL_SMB };
 
-void pm_rd_aws_id(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_azure_secret(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_basic(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_bearer(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_dapi(struct ctx *x, const struct trig *t, unsigned id, size_t s);
+void pm_rd_exact(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_jwt(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_login(struct ctx *x, const struct trig *t, unsigned id, size_t s);
@@ -320,7 +320,6 @@ void pm_rd_sendgrid(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_sk(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_slack(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_tool(struct ctx *x, const struct trig *t, unsigned id, size_t s);
-void pm_rd_twilio(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_url(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_wandb(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_webhook(struct ctx *x, const struct trig *t, unsigned id, size_t s);

@@ -33,15 +33,16 @@ void pm_rd_prefix(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	propose(x, s, e, t->kind, P_PATTERN);
 }
 
-/* AKIA + exactly 16 of A-Z0-9, standing alone. */
-void pm_rd_aws_id(struct ctx *x, const struct trig *t, unsigned id, size_t s)
+/* A literal prefix followed by exactly MIN of SET, standing alone: "AKIA" + 16 of A-Z0-9
+ * (an AWS access key id), "SK" + 32 hex (a Twilio API key SID).  A longer run is too long. */
+void pm_rd_exact(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
-	size_t p = s + 4, e = run(x, p, S_UPNUM);
+	size_t p = s + strlen(t->lit), e = run(x, p, (enum cset)t->set);
 
 	looked(x, id, e);
-	if (!starts(x, s, S_ALNUM) || e - p < 16)
+	if (!starts(x, s, S_ALNUM) || e - p < t->min)
 		return;
-	if (e - p == 16 && (e == x->n || !is_alnum((unsigned char)x->b[e])))
+	if (e - p == t->min && (e == x->n || !is_alnum((unsigned char)x->b[e])))
 		propose(x, s, e, t->kind, P_PATTERN);
 	else
 		too_long(x, id, s, e);
@@ -93,20 +94,6 @@ void pm_rd_dapi(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	if (!starts(x, s, S_ALNUM) || h - p < 32)
 		return;
 	if (h - p == 32 && (e == x->n || !is_alnum((unsigned char)x->b[e])))
-		propose(x, s, e, t->kind, P_PATTERN);
-	else
-		too_long(x, id, s, e);
-}
-
-/* SK + 32 hex: a Twilio API key SID. */
-void pm_rd_twilio(struct ctx *x, const struct trig *t, unsigned id, size_t s)
-{
-	size_t p = s + 2, e = run(x, p, S_HEX);
-
-	looked(x, id, e);
-	if (!starts(x, s, S_ALNUM) || e - p < 32)
-		return;
-	if (e - p == 32 && (e == x->n || !is_alnum((unsigned char)x->b[e])))
 		propose(x, s, e, t->kind, P_PATTERN);
 	else
 		too_long(x, id, s, e);
