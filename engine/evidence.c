@@ -840,17 +840,48 @@ static uint64_t input_lines_max(void)
 	return n < MAXLINE ? MAXLINE : n;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+/* The newlines in the first *DONE bytes of B (N bytes), 32 bytes a step: a byte counter per
+ * lane takes the compares (255 rounds at most), summed by SAD.  Eight bytes a step was still a
+ * seventh of diagnose's time on large logs. */
+__attribute__((target("avx2"))) static uint64_t count_newlines_avx2(const char *b, size_t n,
+								    size_t *done)
+{
+	const __m256i nl = _mm256_set1_epi8('\n'), zero = _mm256_setzero_si256();
+	uint64_t c = 0, sum[4];
+	size_t i = 0;
+
+	while (i + 32 <= n) {
+		__m256i acc = zero;
+		for (int k = 0; k < 255 && i + 32 <= n; k++, i += 32) {
+			__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(b + i));
+			acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(v, nl));
+		}
+		_mm256_storeu_si256((__m256i *)(void *)sum, _mm256_sad_epu8(acc, zero));
+		c += sum[0] + sum[1] + sum[2] + sum[3];
+	}
+	*done = i;
+	return c;
+}
+#endif
+
 /* The newlines in B (N bytes), eight bytes a step.  X, eight bytes of B xor 0x0a0a.., is zero
  * in each byte where B has a newline; ((X & 0x7f..) + 0x7f..) | X has its high bit clear
  * exactly there (no carry crosses a byte), and the product with 0x0101.. sums the per-byte
  * ones into the top byte.  A byte loop here was a fifth of diagnose's time on large logs
- * (GCC does not vectorise it at -O2). */
+ * (GCC does not vectorise it at -O2); where the CPU has AVX2, the count above goes first. */
 static uint64_t count_newlines(const char *b, size_t n)
 {
 	const uint64_t nl = 0x0a0a0a0a0a0a0a0aULL, lo = 0x7f7f7f7f7f7f7f7fULL;
 	uint64_t c = 0, w;
 	size_t i = 0;
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	if (__builtin_cpu_supports("avx2"))
+		c = count_newlines_avx2(b, n, &i);
+#endif
 	for (; i + 8 <= n; i += 8) {
 		memcpy(&w, b + i, 8);
 		w ^= nl;

@@ -272,6 +272,44 @@ START_TEST(input_max_bomb)
 }
 END_TEST
 
+/* Lines of every length from 0 to 20 bytes (a newline in every lane and step of the counter),
+ * past the line bound of POSTMORTEM_INPUT_MAX / 16: the cut falls exactly after the last line
+ * allowed, wherever the chunks end. */
+START_TEST(input_max_lines_mixed)
+{
+	size_t len = 0, cap = 16u << 20, cut = 0, lines = 0;
+	char *text = malloc(cap);
+	uint32_t x = 12345;
+	struct pm_evidence *ev;
+	struct counted c;
+
+	ck_assert_ptr_nonnull(text);
+	while (len + 64 < cap && lines < (1u << 20) + 100000) {
+		x = x * 1103515245u + 12345u;
+		for (uint32_t k = (x >> 16) % 21; k; k--)
+			text[len++] = (char)('a' + (char)(k % 26));
+		text[len++] = '\n';
+		if (++lines == 1u << 20)
+			cut = len;
+	}
+	ck_assert_uint_gt(cut, 0);
+	setenv("POSTMORTEM_INPUT_MAX", "16M", 1); /* 1 Mi lines at most */
+	c = read_mem(text, len, &ev);
+	ck_assert_uint_eq(c.bytes, cut);
+	ck_assert_int_eq(ev->files[0].status, PM_ST_TRUNCATED);
+	ck_assert_str_eq(ev->files[0].reason, "more than 1048576 lines: only its first 1048576 "
+					      "read (POSTMORTEM_INPUT_MAX / 16)");
+	pm_evidence_destroy(ev);
+	/* one line fewer than the bound: all of it, nothing cut */
+	c = read_mem(text, cut, &ev);
+	ck_assert_uint_eq(c.bytes, cut);
+	ck_assert_int_eq(ev->files[0].status, PM_ST_OK);
+	pm_evidence_destroy(ev);
+	unsetenv("POSTMORTEM_INPUT_MAX");
+	free(text);
+}
+END_TEST
+
 struct sink {
 	char *buf;
 	size_t len, cap;
@@ -510,6 +548,7 @@ void input_compressed_tests(TCase *tc)
 	tcase_add_test(tc, input_max_setting);
 	tcase_add_test(tc, input_max_cuts);
 	tcase_add_test(tc, input_max_bomb);
+	tcase_add_test(tc, input_max_lines_mixed);
 	tcase_add_test(tc, text_stream);
 	tcase_add_test(tc, bundle_manifest_bounds);
 }
