@@ -48,6 +48,9 @@ const char *pm_ruleset_digest(const struct pm_ruleset *rs);
 /* Number of rules, and the id of rule I (0 <= I < count); owned by RS. */
 size_t pm_ruleset_count(const struct pm_ruleset *rs);
 const char *pm_ruleset_rule_id(const struct pm_ruleset *rs, size_t i);
+/* Which of Vectorscan's implementations scans, and why, in one line (hsrun.c): some of the
+ * library's implementations miss matches on some CPUs, and one that does not is chosen. */
+const char *pm_scan_runtime(void);
 /* The set's clock skew tolerance in seconds (its tuning skew_tolerance_ms / 1000): events on
  * two nodes closer than this cannot be ordered. */
 double pm_ruleset_skew_s(const struct pm_ruleset *rs);

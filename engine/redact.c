@@ -37,6 +37,7 @@
 
 #include "internal.h"
 #include "redact_int.h"
+#include "ruleset.h"
 
 static const char *const kind_names[PM_REDACT__COUNT] = {
 	[PM_REDACT_AWS_ACCESS_KEY_ID] = "aws_access_key_id",
@@ -514,8 +515,7 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 	x->end_known = false;
 	x->netrc_known = false;
 	x->orphan = -1;
-	if (x->n && hs_scan(db, x->b, (unsigned)x->n, 0, scratch, on_hit, x) != HS_SUCCESS &&
-	    !x->oom)
+	if (x->n && pm_hs_chunk(db, NULL, x->b, x->n, scratch, on_hit, x) != HS_SUCCESS && !x->oom)
 		return -1;
 	if (x->ncut && x->nc)
 		settle(x);

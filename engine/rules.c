@@ -656,12 +656,11 @@ oom:
  * compiled, the single block-mode database of every pattern is compiled as before, and its
  * error (or, should it compile, the database itself) is what the caller gets.
  *
- * The databases are compiled one after the other.  Compiling two at once in two threads
- * (the job output's in a second thread, as this file did) made Vectorscan 5.4's scans of
- * the process miss matches now and then: the same chunk and the same database bytes gave a
- * line's match in one run and not in the next (a job's first output line, 1 run in 4 on two
- * cores), never with one compile at a time.  The on-disk cache (hscache.c) pays the compile
- * once per rule set instead. */
+ * The databases are compiled one after the other (the on-disk cache, hscache.c, pays the
+ * compile once per rule set).  This file once compiled the job output's database in a second
+ * thread, and scans then missed a job's first output line now and then; the thread was not
+ * the cause, only a change of where malloc put the scanned chunks: Vectorscan 5.4.9's
+ * AVX-512 implementation misses matches by the data's address (hsrun.c). */
 static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_database_t **db, char *err,
 		       size_t errlen)
 {

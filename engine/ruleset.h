@@ -109,4 +109,14 @@ const struct pm_decision *pm_ruleset_decision(const struct pm_ruleset *rs, const
 hs_error_t pm_hs_compile(const char *const *pats, const unsigned *flags, const unsigned *ids,
 			 unsigned n, unsigned mode, hs_database_t **db, hs_compile_error_t **ce);
 
+/* Scan BUF as one block, a match found wherever BUF lies (hsrun.c: Vectorscan 5.4.9 misses
+ * some by their address on CPUs with AVX-512): through ST (reset after it, reporting what
+ * ends at its end) when not NULL, else DB in block mode.  Hits reach CB in order of their
+ * end.  Same returns as hs_scan. */
+hs_error_t pm_hs_chunk(const hs_database_t *db, hs_stream_t *st, const char *buf, size_t len,
+		       hs_scratch_t *scratch, match_event_handler cb, void *ctx);
+/* Tests: PM_HS_TWICE scans every chunk at two placements whatever the probe said. */
+enum { PM_HS_CHOSEN, PM_HS_TWICE };
+void pm_hs_force(int how);
+
 #endif

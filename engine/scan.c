@@ -683,17 +683,8 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
  * report them. */
 static int scan_block(struct scan *s, const char *buf, size_t len)
 {
-	hs_error_t e, r;
-
-	if (!s->stream)
-		return hs_scan(s->db, buf, (unsigned)len, 0, s->scratch, on_hit, s) == HS_SUCCESS ?
-			       0 :
-			       -1;
-	/* what ends at the end of the chunk (end of data) is reported by the reset, which also
-	 * puts the stream back at offset 0 for the next chunk */
-	e = hs_scan_stream(s->stream, buf, (unsigned)len, 0, s->scratch, on_hit, s);
-	r = hs_reset_stream(s->stream, 0, s->scratch, on_hit, s);
-	return e == HS_SUCCESS && r == HS_SUCCESS ? 0 : -1;
+	return pm_hs_chunk(s->db, s->stream, buf, len, s->scratch, on_hit, s) == HS_SUCCESS ? 0 :
+											      -1;
 }
 
 static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned);

@@ -1,0 +1,226 @@
+/* hsrun.c - scanning a chunk with Vectorscan so that a match is found wherever it lies.
+ *
+ * Vectorscan's fat-runtime build carries one implementation per CPU generation and picks the
+ * newest the CPU has.  Debian 12's (5.4.9) AVX-512 one misses matches depending on where the
+ * data lies in memory: the pattern `couldn't chdir to [^']*': [A-Za-z ]+: going to /tmp
+ * instead` over one line of slurmstepd's is missed when the match's end falls at 9 of the 64
+ * addresses modulo 64 (51 to 59), and found at the other 55 (the AVX2 implementation finds it
+ * at all 64).  A buffer's address is whatever malloc gave, so the same evidence gave a
+ * different verdict from one process to the next: the collector's merge, with a busier heap,
+ * missed a line that `diagnose` of the same bundles found.  (Calling the library's AVX2 entry
+ * points directly, which it exports as avx2_hs_scan and so on, is not an answer: they are not
+ * its API, and scanning a stream through them crashed.)
+ *
+ * So, once per process, the library is probed with lines of that shape at every placement,
+ * in block and in stream mode.  When it passes, a chunk is scanned once, where it lies.  When
+ * it fails, every chunk is scanned twice, from copies at addresses 0 and 32 modulo 64, and the
+ * hits of both, sorted by their end and without repeats, are handed on: a miss confined to
+ * fewer than 32 placements cannot hide a match from both, and the result no longer depends on
+ * where malloc put the chunk.  pm_scan_runtime() says which (doctor shows it).
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "ruleset.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static bool twice; /* the probe failed: two placements a chunk */
+static char said[256];
+
+/* The library's version, without its build date. */
+static int version_len(void)
+{
+	const char *v = hs_version();
+	size_t n = strcspn(v, " ");
+
+	return n > 40 ? 40 : (int)n;
+}
+
+/* The probe: a slurmstepd line the avx512 implementation of 5.4.9 misses at some placements,
+ * twice, so that both a first and a later match are tried at every placement. */
+static const char probe_pat[] = "couldn't chdir to [`'][^']*': [A-Za-z ]+: going to /tmp instead";
+static const char probe_line[] =
+	"slurmstepd-n1: error: couldn't chdir to `/srv/work/run-17/nonexist/a folder that "
+	"is not there at all, named at length so that the line is long': No such file or "
+	"directory: going to /tmp instead\n";
+#define PROBE_HITS 2
+#define PLACEMENTS 64
+
+static int count_hit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
+		     void *ctx)
+{
+	(void)id;
+	(void)from;
+	(void)to;
+	(void)flags;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/* Whether the library finds both probe lines at every placement, in block and stream mode. */
+static bool passes(const hs_database_t *block, const hs_database_t *stream, hs_scratch_t *scratch)
+{
+	size_t len = 2 * (sizeof(probe_line) - 1);
+	char *mem = aligned_alloc(64, len + 2 * PLACEMENTS);
+	bool ok = mem != NULL;
+
+	for (int k = 0; ok && k < PLACEMENTS; k++) {
+		hs_stream_t *st = NULL;
+		int nb = 0, ns = 0;
+
+		memset(mem, '\n', len + 2 * PLACEMENTS);
+		memcpy(mem + k, probe_line, sizeof(probe_line) - 1);
+		memcpy(mem + k + sizeof(probe_line) - 1, probe_line, sizeof(probe_line) - 1);
+		ok = hs_scan(block, mem + k, (unsigned)len, 0, scratch, count_hit, &nb) ==
+			     HS_SUCCESS &&
+		     hs_open_stream(stream, 0, &st) == HS_SUCCESS;
+		if (!ok)
+			break;
+		ok = hs_scan_stream(st, mem + k, (unsigned)len, 0, scratch, count_hit, &ns) ==
+			     HS_SUCCESS &&
+		     hs_reset_stream(st, 0, scratch, count_hit, &ns) == HS_SUCCESS;
+		hs_close_stream(st, NULL, NULL, NULL);
+		ok = ok && nb == PROBE_HITS && ns == PROBE_HITS;
+	}
+	free(mem);
+	return ok;
+}
+
+static void choose(void)
+{
+	hs_database_t *block = NULL, *stream = NULL;
+	hs_scratch_t *scratch = NULL;
+	hs_compile_error_t *ce = NULL;
+
+	if (hs_compile(probe_pat, 0, HS_MODE_BLOCK, NULL, &block, &ce) != HS_SUCCESS ||
+	    hs_compile(probe_pat, 0, HS_MODE_STREAM, NULL, &stream, &ce) != HS_SUCCESS ||
+	    hs_alloc_scratch(block, &scratch) != HS_SUCCESS ||
+	    hs_alloc_scratch(stream, &scratch) != HS_SUCCESS) {
+		/* cannot probe: scan both ways, which is right whatever the library does */
+		twice = true;
+		snprintf(said, sizeof(said),
+			 "Vectorscan %.*s: not probed (%s); every chunk scanned at two placements",
+			 version_len(), hs_version(),
+			 ce ? "the probe did not compile" : "out of memory");
+		hs_free_compile_error(ce);
+	} else if (passes(block, stream, scratch)) {
+		snprintf(said, sizeof(said),
+			 "Vectorscan %.*s: finds a match wherever it lies; one scan a chunk",
+			 version_len(), hs_version());
+	} else {
+		twice = true;
+		snprintf(said, sizeof(said),
+			 "Vectorscan %.*s: misses matches by where the data lies on this CPU; "
+			 "every chunk scanned at two placements",
+			 version_len(), hs_version());
+	}
+	hs_free_scratch(scratch);
+	hs_free_database(block);
+	hs_free_database(stream);
+}
+
+void pm_hs_force(int how)
+{
+	pthread_once(&once, choose);
+	if (how == PM_HS_TWICE) {
+		twice = true;
+		snprintf(said, sizeof(said), "every chunk scanned at two placements (forced)");
+	}
+}
+
+const char *pm_scan_runtime(void)
+{
+	pthread_once(&once, choose);
+	return said;
+}
+
+/* One placement: BUF as a block (a stream is reset after it, which also reports what ends
+ * at its end). */
+static hs_error_t once_at(const hs_database_t *db, hs_stream_t *st, const char *buf, size_t len,
+			  hs_scratch_t *scratch, match_event_handler cb, void *ctx)
+{
+	hs_error_t e, r;
+
+	if (!st)
+		return hs_scan(db, buf, (unsigned)len, 0, scratch, cb, ctx);
+	e = hs_scan_stream(st, buf, (unsigned)len, 0, scratch, cb, ctx);
+	r = hs_reset_stream(st, 0, scratch, cb, ctx);
+	return e != HS_SUCCESS ? e : r;
+}
+
+struct hit {
+	unsigned long long to;
+	unsigned id;
+};
+
+struct hits {
+	struct hit *v;
+	size_t n, a;
+	bool oom;
+};
+
+static int keep_hit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
+		    void *ctx)
+{
+	struct hits *h = ctx;
+
+	(void)from;
+	(void)flags;
+	if (h->n == h->a) {
+		size_t na = h->a ? 2 * h->a : 64;
+		void *nv = realloc(h->v, na * sizeof(*h->v));
+		if (!nv) {
+			h->oom = true;
+			return 1;
+		}
+		h->v = nv;
+		h->a = na;
+	}
+	h->v[h->n].to = to;
+	h->v[h->n].id = id;
+	h->n++;
+	return 0;
+}
+
+static int by_end(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+hs_error_t pm_hs_chunk(const hs_database_t *db, hs_stream_t *st, const char *buf, size_t len,
+		       hs_scratch_t *scratch, match_event_handler cb, void *ctx)
+{
+	struct hits h = {0};
+	hs_error_t rc = HS_SUCCESS;
+	char *mem;
+
+	pthread_once(&once, choose);
+	if (!twice)
+		return once_at(db, st, buf, len, scratch, cb, ctx);
+	/* one copy, placed at 0 and then at 32 modulo 64 */
+	if (!(mem = aligned_alloc(64, (len + 32 + 63) / 64 * 64)))
+		return HS_NOMEM;
+	for (int k = 0; k < 2 && rc == HS_SUCCESS; k++) {
+		memmove(mem + 32 * k, k ? mem : buf, len);
+		rc = once_at(db, st, mem + 32 * k, len, scratch, keep_hit, &h);
+	}
+	free(mem);
+	if (h.oom)
+		rc = HS_NOMEM;
+	if (h.n > 1)
+		qsort(h.v, h.n, sizeof(*h.v), by_end);
+	for (size_t i = 0; rc == HS_SUCCESS && i < h.n; i++)
+		if ((i == 0 || h.v[i].to != h.v[i - 1].to || h.v[i].id != h.v[i - 1].id) &&
+		    cb(h.v[i].id, 0, h.v[i].to, 0, ctx))
+			rc = HS_SCAN_TERMINATED;
+	free(h.v);
+	return rc;
+}
