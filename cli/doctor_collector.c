@@ -110,9 +110,9 @@ void check_rules(struct doctor *d)
 			err);
 		return;
 	}
-	doc_say(d, ST_OK, "rules", NULL, "%s: rule set %s version %s, %zu rules, %s", dir,
+	doc_say(d, ST_OK, "rules", NULL, "%s: rule set %s version %s, %zu rules, %s; %s", dir,
 		pm_ruleset_id(rs), pm_ruleset_version(rs), pm_ruleset_count(rs),
-		pm_ruleset_digest(rs));
+		pm_ruleset_digest(rs), pm_scan_runtime());
 	pm_ruleset_destroy(rs);
 }
 
