@@ -830,25 +830,14 @@ e2e_trust_no_blame() {
 	case $C in *hardware* | *nvlink* | *network_fabric* | *exclude*) e2e_fail "the comment blames a node: $C" ;; esac
 }
 # e2e_trust_check JOB: JOB's final verdict, read back as its owner (e2e_pm_check: $V, $C, $F)
-# and diagnosed again from the fetched copy, blames no node.  The two should be the same
-# bytes; they are not always: the collector's merge sometimes leaves out a matched line of
-# the job's output that diagnose of the same bundles finds (t-61, the first of two identical
-# lines; an open defect, not reproduced by `postmortem finalize --force`).  Until it is
-# found, a difference is a partial skip that shows it, and both verdicts must blame no node.
+# and diagnosed again from the fetched copy, is the same bytes and blames no node.  (These
+# differed one run in two on a CPU with AVX-512 until engine/hsrun.c: Vectorscan's AVX-512
+# code missed a match by where malloc had put the job's output.)
 e2e_trust_check() {
-	local v
 	e2e_wait_verdict "$1"
 	e2e_pm_check "$1"
+	e2e_pm_rediag "$1"
 	e2e_trust_no_blame
-	(e2e_pm_rediag "$1") >/dev/null 2>&1 ||
-		e2e_skip_part "job $1: the fetched copy diagnoses to another verdict: $(jq -n -c \
-			--slurpfile a "$E2E_WORK/rediag.$1.0.check.json" --slurpfile b "$V" \
-			'$a[0] as $x | $b[0] as $y | [($x + $y | keys[]) as $k | select($x[$k] != $y[$k]) | $k] | unique' 2>&1 || true)"
-	v=$V
-	V=$E2E_WORK/rediag.$1.0.check.json
-	assert_file "$V" "the fetched copy's verdict"
-	e2e_trust_no_blame
-	V=$v
 }
 # e2e_trust_not_kept JOB OTHER [TEXT...]: JOB's fetched evidence ($F) keeps no line of the
 # other job OTHER, nor any TEXT.
