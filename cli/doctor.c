@@ -188,6 +188,35 @@ int doc_run_cmd(const struct doctor *d, const char *const argv[], double timeout
 }
 
 /* The first line of TEXT (for a message), at most 200 bytes. */
+int doc_in_child(const struct doctor *d, unsigned secs, void (*fn)(const struct doctor *, int),
+		 char *out, size_t len, int *status)
+{
+	int p[2];
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	fflush(stdout);
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		alarm(secs);
+		fn(d, p[1]);
+		_exit(0);
+	}
+	close(p[1]);
+	n = read(p[0], out, len - 1);
+	out[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	waitpid(pid, status, 0);
+	return 0;
+}
+
 const char *doc_first_line(const char *text, char *buf, size_t len)
 {
 	size_t n = strcspn(text, "\n");

@@ -86,6 +86,15 @@ const char *doc_secs(double s, char *buf, size_t len);
 int doc_run_cmd(const struct doctor *d, const char *const argv[], double timeout, char *out,
 		size_t len);
 
+/*
+ * Run FN(D, FD) in a child process that SIGALRM ends after SECS seconds: FN writes its
+ * answer to FD and ends the child with _exit (0 when it returns).  The answer into OUT (LEN
+ * bytes, NUL-terminated, the rest dropped), the child's wait status into *STATUS (left as it
+ * was when it cannot be had).  0, or -1 when no child could be started.
+ */
+int doc_in_child(const struct doctor *d, unsigned secs, void (*fn)(const struct doctor *, int),
+		 char *out, size_t len, int *status);
+
 /* The first line of TEXT (for a message), at most 200 bytes; "(no output)" when empty. */
 const char *doc_first_line(const char *text, char *buf, size_t len);
 

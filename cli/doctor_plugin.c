@@ -329,47 +329,31 @@ void check_plugin_file(struct doctor *d)
 
 /* ---- 6. does it load? ---- */
 
+/* In the child: dlopen the plugin and find its epilog; why not into FD. */
+static void load_test(const struct doctor *d, int fd)
+{
+	void *h = dlopen(d->so, RTLD_LAZY | RTLD_LOCAL);
+	const char *e = NULL;
+
+	if (!h)
+		e = dlerror();
+	else if (!dlsym(h, "slurm_spank_job_epilog"))
+		e = "slurm_spank_job_epilog not found by dlsym";
+	if (e) {
+		if (write(fd, e, strlen(e)) < 0)
+			_exit(2);
+		_exit(1);
+	}
+	_exit(0);
+}
+
 void check_plugin_load(struct doctor *d)
 {
 	char msg[1024] = "";
-	int p[2], status = 0;
-	ssize_t n;
-	pid_t pid;
+	int status = 0;
 
-	if (!d->pm || !d->so_ok)
+	if (!d->pm || !d->so_ok || doc_in_child(d, 10, load_test, msg, sizeof(msg), &status) < 0)
 		return;
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return;
-	fflush(stdout);
-	if ((pid = fork()) < 0) {
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	if (pid == 0) {
-		void *h;
-		close(p[0]);
-		alarm(10);
-		h = dlopen(d->so, RTLD_LAZY | RTLD_LOCAL);
-		if (!h) {
-			const char *e = dlerror();
-			if (write(p[1], e, strlen(e)) < 0)
-				_exit(2);
-			_exit(1);
-		}
-		if (!dlsym(h, "slurm_spank_job_epilog")) {
-			const char *e = "slurm_spank_job_epilog not found by dlsym";
-			if (write(p[1], e, strlen(e)) < 0)
-				_exit(2);
-			_exit(1);
-		}
-		_exit(0);
-	}
-	close(p[1]);
-	n = read(p[0], msg, sizeof(msg) - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		doc_say(d, ST_OK, "plugin-load", NULL,
 			"dlopen(RTLD_LAZY) loads it; spank_* are bound when Slurm's processes load it");

@@ -195,9 +195,7 @@ static void store_write_test(const struct doctor *d, int fd)
 void check_store_write(struct doctor *d)
 {
 	char out[512] = "", what[16] = "", why[256] = "";
-	int p[2], status = 0, e = 0;
-	ssize_t n;
-	pid_t pid;
+	int status = 0, e = 0;
 
 	if (!d->store_ok)
 		return;
@@ -207,24 +205,8 @@ void check_store_write(struct doctor *d)
 			d->store);
 		return;
 	}
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if (doc_in_child(d, 30, store_write_test, out, sizeof(out), &status) < 0)
 		return;
-	fflush(stdout);
-	if ((pid = fork()) < 0) {
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		alarm(30);
-		store_write_test(d, p[1]);
-	}
-	close(p[1]);
-	n = read(p[0], out, sizeof(out) - 1);
-	out[n > 0 ? n : 0] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
 	out[strcspn(out, "\n")] = '\0';
 	if (!strncmp(out, "ok ", 3)) {
 		const char *as = d->cfg.service_user ? d->cfg.service_user : "root";
