@@ -281,6 +281,27 @@ static const char *epilog_owner(const char *job, char *uid, size_t len)
 	return uid;
 }
 
+/*
+ * sacct's arguments that keep its answer to JOB's owner, from ARGS[N] on: the owner of the
+ * job whose epilog this is (its jobs of the last day), else OWNER when known (-1 not), else
+ * none.  UID (LEN bytes) holds the digits.  The new count.
+ */
+static size_t owner_args(const char **args, size_t n, const char *job, long long owner, char *uid,
+			 size_t len)
+{
+	if (epilog_owner(job, uid, len)) {
+		args[n++] = "-u";
+		args[n++] = uid;
+		args[n++] = "-S";
+		args[n++] = "now-1days";
+	} else if (owner >= 0 && owner < 4294967295LL) {
+		snprintf(uid, len, "%lld", owner);
+		args[n++] = "-u";
+		args[n++] = uid;
+	}
+	return n;
+}
+
 void pm_fin_sacct(const struct pm_config *cfg, const char *job, double deadline, struct pm_sched *s)
 {
 	pm_fin_sacct_owner(cfg, job, -1, deadline, s);
@@ -304,16 +325,7 @@ void pm_fin_sacct_owner(const struct pm_config *cfg, const char *job, long long 
 	size_t n = 3, fi;
 	int st;
 
-	if (epilog_owner(job, uid, sizeof(uid))) {
-		args[n++] = "-u";
-		args[n++] = uid;
-		args[n++] = "-S";
-		args[n++] = "now-1days";
-	} else if (owner >= 0 && owner < 4294967295LL) {
-		snprintf(uid, sizeof(uid), "%lld", owner);
-		args[n++] = "-u";
-		args[n++] = uid;
-	}
+	n = owner_args(args, n, job, owner, uid, sizeof(uid));
 	args[n++] = "-o";
 	fi = n;
 	args[n++] = SACCT_FIELDS;
@@ -414,16 +426,7 @@ static int current(const struct pm_config *cfg, const char *job, long long owner
 
 	/* this job's comment, not that of an older job of the same number: its owner's, as
 	 * pm_fin_sacct_owner asks (from the timer, the owner the stored manifest names) */
-	if (epilog_owner(job, uid, sizeof(uid))) {
-		args[n++] = "-u";
-		args[n++] = uid;
-		args[n++] = "-S";
-		args[n++] = "now-1days";
-	} else if (owner >= 0 && owner < 4294967295LL) {
-		snprintf(uid, sizeof(uid), "%lld", owner);
-		args[n++] = "-u";
-		args[n++] = uid;
-	}
+	n = owner_args(args, n, job, owner, uid, sizeof(uid));
 	args[n++] = "-o";
 	args[n++] = fieldname;
 	args[n] = NULL;
