@@ -1337,34 +1337,6 @@ void pm_finalize_describe(const char *jobdir, char *buf, size_t len)
 
 /* ---- the timer ---- */
 
-/* When the first node arrived: arrivals, else the oldest arrival, else the folder. */
-static double first_arrival(const char *jobdir)
-{
-	char p[4096];
-	struct stat st;
-	double t = 0;
-	DIR *d;
-	struct dirent *de;
-
-	path(p, sizeof(p), jobdir, "arrivals");
-	if (stat(p, &st) == 0)
-		return (double)st.st_mtime;
-	path(p, sizeof(p), jobdir, "arrived");
-	if ((d = opendir(p))) {
-		while ((de = readdir(d))) {
-			if (de->d_name[0] == '.')
-				continue;
-			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    (t == 0 || (double)st.st_mtime < t))
-				t = (double)st.st_mtime;
-		}
-		closedir(d);
-	}
-	if (t == 0 && stat(jobdir, &st) == 0)
-		t = (double)st.st_mtime;
-	return t;
-}
-
 /* Bundles on disk that the manifest does not list as they are now. */
 static bool late_evidence(const char *jobdir, const json_t *m)
 {
@@ -1414,7 +1386,8 @@ enum pm_due pm_finalize_due(const char *jobdir, double grace, double now)
 	if (!m || json_is_true(json_object_get(m, "provisional"))) {
 		if (complete(&j))
 			due = PM_DUE_MERGE;
-		else if ((j.arrived.n || j.files.n || m) && now - first_arrival(jobdir) > grace)
+		else if ((j.arrived.n || j.files.n || m) &&
+			 now - pm_history_job_end(jobdir) > grace)
 			due = PM_DUE_FORCE;
 	} else if (late_evidence(jobdir, m) ||
 		   (!json_is_true(json_object_get(json_object_get(m, "scheduler"), "final")) &&
