@@ -78,16 +78,6 @@ const char *doc_fixf(const char *fmt, ...)
 	return buf;
 }
 
-const char *doc_when(double t, char *buf, size_t len)
-{
-	time_t s = (time_t)t;
-	struct tm tm;
-
-	if (!gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "?");
-	return buf;
-}
-
 const char *doc_secs(double s, char *buf, size_t len)
 {
 	static const struct {

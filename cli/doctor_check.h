@@ -69,9 +69,6 @@ void doc_say(struct doctor *d, enum st s, const char *id, const char *fix, const
 /* A fix text built with printf formatting; static storage, valid until the next call. */
 const char *doc_fixf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* T as an ISO 8601 UTC time, "?" when it has none; into BUF, which is returned. */
-const char *doc_when(double t, char *buf, size_t len);
-
 /* S seconds as a duration (7d, 36h, 90s, 0.5s); into BUF, which is returned. */
 const char *doc_secs(double s, char *buf, size_t len);
 

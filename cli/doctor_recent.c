@@ -268,7 +268,7 @@ void check_recent(struct doctor *d)
 	} else {
 		doc_say(d, ST_OK, "recent", NULL,
 			"%zu job run%s in %s updated since %s: %zu final, %zu provisional", r.runs,
-			r.runs == 1 ? "" : "s", d->store, doc_when(r.since, a, sizeof(a)),
+			r.runs == 1 ? "" : "s", d->store, pmu_iso(r.since, a, sizeof(a), "?"),
 			r.runs - r.provisional, r.provisional);
 		if (r.deadline)
 			doc_say(d, ST_WARN, "recent-deadline",

@@ -226,14 +226,14 @@ void check_slurmd(struct doctor *d)
 			"does not reload job_epilog",
 			"slurmd (pid %d, %s) started at %s, before %s changed (%s): the plugin's "
 			"job_epilog, which runs the collector, is loaded only when slurmd starts",
-			(int)oldest_pid, oldest_cmd, doc_when(oldest_start, a, sizeof(a)),
-			newest_file, doc_when(newest, b, sizeof(b)));
+			(int)oldest_pid, oldest_cmd, pmu_iso(oldest_start, a, sizeof(a), "?"),
+			newest_file, pmu_iso(newest, b, sizeof(b), "?"));
 	else
 		doc_say(d, ST_OK, "slurmd", NULL,
 			"%zu slurmd process%s, the oldest started %s, after the last change to the "
 			"plugin stack (%s, %s)",
-			n, n == 1 ? "" : "es", doc_when(oldest_start, a, sizeof(a)),
-			newest_file ? newest_file : "?", doc_when(newest, b, sizeof(b)));
+			n, n == 1 ? "" : "es", pmu_iso(oldest_start, a, sizeof(a), "?"),
+			newest_file ? newest_file : "?", pmu_iso(newest, b, sizeof(b), "?"));
 }
 
 /* ---- 8. PrologEpilogTimeout above the collector's deadline ---- */

@@ -291,7 +291,7 @@ static json_t *reconstruct(struct drill *d, const struct pm_ruleset *rs, const c
 	*changes = cli_verdict_changes(old, v, rs);
 	if (d->cutoff > 0) {
 		char when[32];
-		cli_time_iso(d->cutoff, when, sizeof(when));
+		pmu_iso(d->cutoff, when, sizeof(when), "?");
 		check(d, "reconstruction", "note",
 		      "as of the cut-off %s (%zu bundle(s) lagging), it differs: %s", when,
 		      in.lagging, *changes ? pmu_str(*changes, "why", "-") : "?");

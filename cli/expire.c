@@ -133,7 +133,7 @@ static int one(const char *dir, void *arg)
 		e->kept++;
 		return 0;
 	}
-	cli_time_iso(t, when, sizeof(when));
+	pmu_iso(t, when, sizeof(when), "?");
 	snprintf(p, sizeof(p), "%s/merging", dir);
 	if (lstat(p, &st) == 0 && e->now - (double)st.st_mtime < CLAIM_FRESH) {
 		e->reported++;
@@ -247,7 +247,7 @@ int cmd_expire(int argc, char **argv)
 	cli_progress_clear(&e.bar);
 	if (!e.dry && pm_history_sweep(cfg.store, e.now, err, sizeof(err)) < 0)
 		say(&e, LOG_WARNING, "node history: %s", err);
-	cli_time_iso(e.now, when, sizeof(when));
+	pmu_iso(e.now, when, sizeof(when), "?");
 	printf("expire %s as of %s: %zu job run(s) checked, %zu %sremoved (%llu bytes), %zu not "
 	       "expired, %zu kept and reported, %zu failed\n",
 	       cfg.store, when, e.checked, e.removed, e.dry ? "would be " : "", e.bytes, e.kept,

@@ -211,7 +211,7 @@ int cli_ledger_append(const char *ledger, const char *head, json_t *entry, doubl
 	}
 	if (last_entry(fd, &seq, prev, err, errlen) < 0)
 		goto out;
-	cli_time_iso(now, when, sizeof(when));
+	pmu_iso(now, when, sizeof(when), "?");
 	json_object_del(entry, "hash");
 	json_object_set_new(entry, "schema", json_string(CLI_LEDGER_SCHEMA));
 	json_object_set_new(entry, "seq", json_integer(seq + 1));
@@ -260,7 +260,7 @@ int cli_ledger_seal(const char *ledger, const char *head, long long *seq, char *
 	if ((fd = open(ledger, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		return pmu_fail(err, errlen, errno, "%s: %s", ledger, strerror(errno));
 	if (last_entry(fd, seq, sha, err, errlen) == 0) {
-		cli_time_iso((double)time(NULL), when, sizeof(when));
+		pmu_iso((double)time(NULL), when, sizeof(when), "?");
 		if (*seq == 0)
 			pmu_fail(err, errlen, ENODATA, "%s: the ledger is empty", ledger);
 		else if (write_head(head, *seq, sha, when) < 0)

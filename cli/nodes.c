@@ -190,17 +190,17 @@ static void print_fleet(const struct fleet *f, bool json, double since, double n
 
 	if (json) {
 		json_t *o = json_object(), *a = json_array();
-		cli_time_iso(since, t, sizeof(t));
+		pmu_iso(since, t, sizeof(t), "?");
 		json_object_set_new(o, "schema", json_string("postmortem.nodes/1"));
 		json_object_set_new(o, "since", json_string(t));
-		cli_time_iso(now, t, sizeof(t));
+		pmu_iso(now, t, sizeof(t), "?");
 		json_object_set_new(o, "now", json_string(t));
 		json_object_set_new(o, "policy",
 				    json_pack("{s:I,s:I}", "jobs", (json_int_t)f->pol->jobs,
 					      "window_s", (json_int_t)f->pol->window));
 		for (size_t i = 0; i < f->n; i++) {
 			const struct node *nd = &f->v[i];
-			cli_time_iso(nd->last, t, sizeof(t));
+			pmu_iso(nd->last, t, sizeof(t), "?");
 			json_array_append_new(
 				a, json_pack("{s:s,s:O,s:I,s:I,s:I,s:I,s:s,s:{s:b,s:o},s:o}",
 					     "node", nd->name, "classes", nd->classes, "records",
@@ -216,7 +216,7 @@ static void print_fleet(const struct fleet *f, bool json, double since, double n
 		json_decref(o);
 		return;
 	}
-	cli_time_iso(since, t, sizeof(t));
+	pmu_iso(since, t, sizeof(t), "?");
 	printf("%zu node(s) with trusted origin verdicts since %s (repeat policy: %u jobs within "
 	       "%gd)\n",
 	       f->n, t, f->pol->jobs, f->pol->window / 86400.0);
@@ -244,7 +244,7 @@ static void print_fleet(const struct fleet *f, bool json, double since, double n
 				 nd->refuted);
 		if (nd->justified)
 			runs_text(rep, sizeof(rep), "justified:", nd->by);
-		cli_time_iso(nd->last, t, sizeof(t));
+		pmu_iso(nd->last, t, sizeof(t), "?");
 		ledger_state(nd->ledger, led, sizeof(led));
 		printf("%-16s %5zu %5zu %-20s %-32s %-28s %s\n", nd->name, nd->jobs, nd->users, t,
 		       cls[0] ? cls : "-", rep, led);
@@ -281,7 +281,7 @@ static void print_node(const char *node, struct one *o, const struct pm_history_
 		json_t *out = json_object(), *a = json_array();
 		for (size_t i = 0; i < o->n; i++) {
 			const struct pm_history_rec *r = &o->v[i];
-			cli_time_iso(r->time, t, sizeof(t));
+			pmu_iso(r->time, t, sizeof(t), "?");
 			json_array_append_new(a,
 					      json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:o}", "run",
 							r->run, "class", r->cls, "subclass", r->sub,
@@ -291,7 +291,7 @@ static void print_node(const char *node, struct one *o, const struct pm_history_
 							"refuted", r->refuted, "ledger",
 							ledger_json(ledger_for(o->ledger, r, 1))));
 		}
-		cli_time_iso(since, t, sizeof(t));
+		pmu_iso(since, t, sizeof(t), "?");
 		json_object_set_new(out, "schema", json_string("postmortem.nodes/1"));
 		json_object_set_new(out, "node", json_string(node));
 		json_object_set_new(out, "since", json_string(t));
@@ -304,7 +304,7 @@ static void print_node(const char *node, struct one *o, const struct pm_history_
 		pm_history_strv_free(by);
 		return;
 	}
-	cli_time_iso(since, t, sizeof(t));
+	pmu_iso(since, t, sizeof(t), "?");
 	runs_text(rep, sizeof(rep), "justified by", by);
 	printf("%s: %zu record(s) since %s; repair %s\n", node, o->n, t,
 	       just ? rep : "not justified by repeats");
@@ -315,7 +315,7 @@ static void print_node(const char *node, struct one *o, const struct pm_history_
 		const struct pm_history_rec *r = &o->v[i];
 		struct passwd *pw = r->uid >= 0 ? getpwuid((uid_t)r->uid) : NULL;
 		char cause[100], user[40];
-		cli_time_iso(r->time, t, sizeof(t));
+		pmu_iso(r->time, t, sizeof(t), "?");
 		snprintf(cause, sizeof(cause), "%s/%s", r->cls, r->sub);
 		if (pw)
 			snprintf(user, sizeof(user), "%s", pw->pw_name);

@@ -282,7 +282,7 @@ static void hms(double t, char *buf, size_t len)
 {
 	char iso[32];
 
-	cli_time_iso(t, iso, sizeof(iso));
+	pmu_iso(t, iso, sizeof(iso), "?");
 	snprintf(buf, len, "%.8s", iso + 11);
 }
 
@@ -322,7 +322,7 @@ static void swimlanes(FILE *f, const json_t *v)
 	/* the axis */
 	if (dated) {
 		char a[16], day[32];
-		cli_time_iso(tmin, day, sizeof(day));
+		pmu_iso(tmin, day, sizeof(day), "?");
 		fprintf(f, "<text x=\"%d\" y=\"14\" class=\"tick\">event time, %.10s UTC</text>\n",
 			8, day);
 		for (int k = 0; k <= 6; k++) {

@@ -131,15 +131,6 @@ bad:
 	return -1;
 }
 
-void cli_time_iso(double t, char *buf, size_t len)
-{
-	time_t s = (time_t)t;
-	struct tm tm;
-
-	if (!gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "?");
-}
-
 /* ---- files ---- */
 
 int cli_read_file(const char *path, size_t max, char **buf, size_t *len)
@@ -250,8 +241,8 @@ static int add_lagging(const char *path, const char *name, double arrived, doubl
 	int rc = -1;
 	size_t i;
 
-	cli_time_iso(arrived, a, sizeof(a));
-	cli_time_iso(cutoff, c, sizeof(c));
+	pmu_iso(arrived, a, sizeof(a), "?");
+	pmu_iso(cutoff, c, sizeof(c), "?");
 	snprintf(reason, sizeof(reason), "arrived %s, after the observation cut-off %s", a, c);
 	if (!m || !cov) {
 		note(in, name, NULL, "rejected", "lagging, and its manifest cannot be read");

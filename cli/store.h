@@ -25,8 +25,6 @@
  * zone (UTC), into epoch seconds.  0, or -1 (EINVAL) when S is anything else.
  */
 int cli_time_parse(const char *s, double *out);
-/* T as "2026-11-30T03:11:58Z" into BUF (at least 24 bytes). */
-void cli_time_iso(double t, char *buf, size_t len);
 
 /* ---- progress on a terminal ---- */
 

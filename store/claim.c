@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "finalize_int.h"
+#include "pmutil.h"
 
 #define CLAIM_SLACK 5.0 /* seconds past its stated end before a claim is free */
 
@@ -155,9 +156,9 @@ void pm_fin_describe_claim(const char *jobdir, size_t in, size_t of, char *buf, 
 	parsed = pm_fin_read(p, 4096, &text, NULL) == 0 && pm_claim_parse(text, &c) == 0;
 	free(text);
 	if (parsed) {
-		pm_fin_iso(c.start, since, sizeof(since));
+		pmu_iso(c.start, since, sizeof(since), "1970-01-01T00:00:00Z");
 		if (c.end > 0)
-			pm_fin_iso(c.end, end, sizeof(end));
+			pmu_iso(c.end, end, sizeof(end), "1970-01-01T00:00:00Z");
 	}
 	if (pm_claim_stale(parsed ? &c : NULL, (double)st.st_mtime, pm_fin_wall(), &why))
 		snprintf(buf, len,

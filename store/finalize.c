@@ -721,7 +721,7 @@ static int store(const struct job *j, json_t *man, const char *vtext, struct pm_
 		       json_deep_copy(json_object_get(old, "history")) :
 		       json_array();
 	json_object_set_new(man, "history", hist);
-	pm_fin_iso(now, ts, sizeof(ts));
+	pmu_iso(now, ts, sizeof(ts), "1970-01-01T00:00:00Z");
 	if (vchanged && ov) {
 		why_changed(old, man, r->why, sizeof(r->why));
 		if ((r->history = keep(j->dir, r->why)) < 0) {
@@ -737,7 +737,7 @@ static int store(const struct job *j, json_t *man, const char *vtext, struct pm_
 				    json_copy(json_object_get(old, "created")) :
 				    json_string(ts));
 	json_object_set_new(man, "updated", json_string(ts));
-	pm_fin_iso(now + retain, ts, sizeof(ts));
+	pmu_iso(now + retain, ts, sizeof(ts), "1970-01-01T00:00:00Z");
 	json_object_set_new(man, "expires", json_string(ts));
 	if (!(mtext = dump(man)) ||
 	    (vchanged && pm_fin_write(j->dir, "verdict.json", vtext, strlen(vtext)) < 0) ||

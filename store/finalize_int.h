@@ -19,7 +19,6 @@ void pm_fin_exec(const char *cmd, const char *const *args, int wfd, int efd)
 	__attribute__((noreturn));
 double pm_fin_wall(void); /* epoch seconds */
 void pm_fin_nap(double s);
-void pm_fin_iso(double t, char *buf, size_t len); /* "2026-11-30T03:11:58Z" */
 
 /* Read a whole file of at most MAX bytes (NUL-terminated copy in *BUF).  0 or -1, errno. */
 int pm_fin_read(const char *path, size_t max, char **buf, size_t *len);

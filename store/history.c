@@ -1446,7 +1446,7 @@ static void iso_ms(double t, char *buf, size_t len)
 {
 	char s[40];
 
-	pm_fin_iso(t, s, sizeof(s));
+	pmu_iso(t, s, sizeof(s), "1970-01-01T00:00:00Z");
 	snprintf(buf, len, "%.19s.000Z", s);
 }
 

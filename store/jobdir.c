@@ -54,15 +54,6 @@ void pm_fin_nap(double s)
 		;
 }
 
-void pm_fin_iso(double t, char *buf, size_t len)
-{
-	time_t s = (time_t)t;
-	struct tm tm;
-
-	if (!gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "1970-01-01T00:00:00Z");
-}
-
 int pm_fin_read(const char *path, size_t max, char **buf, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

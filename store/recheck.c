@@ -340,7 +340,7 @@ static void record_tampering(const struct cand *c, const char *field, const char
 				   '?' :
 				   found[k];
 	shown[k] = '\0';
-	pm_fin_iso(now, ts, sizeof(ts));
+	pmu_iso(now, ts, sizeof(ts), "1970-01-01T00:00:00Z");
 	o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "time", ts, "field", field, "found", shown, "stored",
 		      c->line, "restored", restored);
 	if (!o || !(text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII))) {

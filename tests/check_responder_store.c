@@ -32,7 +32,7 @@ START_TEST(time_parse)
 	char buf[40];
 
 	ck_assert_int_eq(cli_time_parse("2026-11-30T03:11:58Z", &t), 0);
-	cli_time_iso(t, buf, sizeof(buf));
+	pmu_iso(t, buf, sizeof(buf), "?");
 	ck_assert_str_eq(buf, "2026-11-30T03:11:58Z");
 	ck_assert_int_eq(cli_time_parse("2026-11-30T03:11:58.002Z", &t), 0);
 	ck_assert(t - 1796008318.002 < 1e-6 && t - 1796008318.002 > -1e-6);

@@ -30,6 +30,10 @@ int pmu_write_all(int fd, const void *buf, size_t len);
  * The string is O's. */
 const char *pmu_str(const struct json_t *o, const char *key, const char *dflt);
 
+/* T (epoch seconds) as "2026-11-30T03:11:58Z" (UTC, whole seconds) into BUF (LEN bytes),
+ * or DFLT when it cannot be written so (time.c).  Returns BUF. */
+const char *pmu_iso(double t, char *buf, size_t len, const char *dflt);
+
 /* One command-line option (opts.c): --NAME, and -LETTER too unless LETTER is 0. */
 struct pmu_opt {
 	const char *name;
