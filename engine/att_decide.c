@@ -142,8 +142,8 @@ static bool node_degraded(const struct att *a, const char *node)
 static bool kernel_coverage(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
-	char **nodes = ev->job.nnodes ? ev->job.nodes : ev->nodes;
-	size_t n = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
+	size_t n;
+	char **nodes = pm_att_nodes(a, &n);
 
 	if (!n)
 		return false;
@@ -165,8 +165,8 @@ static bool kernel_coverage(const struct att *a)
 static bool trusted_view(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
-	char **nodes = ev->job.nnodes ? ev->job.nodes : ev->nodes;
-	size_t n = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
+	size_t n;
+	char **nodes = pm_att_nodes(a, &n);
 
 	const char **seen;
 	size_t ns = 0;

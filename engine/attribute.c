@@ -168,6 +168,15 @@ struct cand *pm_att_cand_get(struct att *a, const char *cls, const char *sub, co
 	return c;
 }
 
+/* The job's nodes, from its accounting record, else every node the evidence names. */
+char **pm_att_nodes(const struct att *a, size_t *n)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	*n = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
+	return ev->job.nnodes ? ev->job.nodes : ev->nodes;
+}
+
 /* The candidate of kind K (taxonomy.h) on NODE, made when missing. */
 struct cand *pm_att_kind_get(struct att *a, enum pm_kind k, const char *node, enum lead lead)
 {

@@ -154,6 +154,8 @@ void pm_att_cand_ranks_clear(struct cand *c);
  * when all MAXC are taken. */
 struct cand *pm_att_cand_get(struct att *a, const char *cls, const char *sub, const char *node,
 			     enum lead lead);
+/* The job's nodes (*N of them): its accounting record's, else every node the evidence names. */
+char **pm_att_nodes(const struct att *a, size_t *n);
 /* The candidate of kind K (taxonomy.h) on NODE, made when missing. */
 struct cand *pm_att_kind_get(struct att *a, enum pm_kind k, const char *node, enum lead lead);
 /* Add observation OI to C's support: its strength, times, ranks, GPUs and summary. */

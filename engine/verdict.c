@@ -281,8 +281,9 @@ void pm_subst(char *out, size_t len, const char *tmpl, const char *node)
 /* A failure confined to one node of a multi-node job (the others ran the same job). */
 static bool node_specific(const struct att *a, const struct cand *c)
 {
-	size_t nn = a->ev->job.nnodes ? a->ev->job.nnodes : a->ev->nnodes;
+	size_t nn;
 
+	pm_att_nodes(a, &nn);
 	return c && c->node[0] && !c->nalso && nn > 1 && !c->all_ranks;
 }
 
@@ -640,8 +641,8 @@ static json_t *job_json(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
 	json_t *j = json_object(), *nodes = json_array();
-	char **nv = ev->job.nnodes ? ev->job.nodes : ev->nodes;
-	size_t nn = ev->job.nnodes ? ev->job.nnodes : ev->nnodes;
+	size_t nn;
+	char **nv = pm_att_nodes(a, &nn);
 
 	for (size_t i = 0; i < nn; i++)
 		json_array_append_new(nodes, json_string(nv[i]));
