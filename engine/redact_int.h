@@ -206,21 +206,30 @@ struct trig {
  * command line), which say nothing about the hits between */
 enum { T_MIXED = 1, T_COVERABLE = 2, T_AHEAD = 4 };
 
+/* Room in *ARR (N of *CAP elements of ELEM bytes used) for one more: it doubles, from FIRST.
+ * False, and X out of memory, when there is none. */
+static inline bool room(struct ctx *x, void **arr, size_t n, size_t *cap, size_t elem, size_t first)
+{
+	size_t c = *cap ? 2 * *cap : first;
+	void *p;
+
+	if (n < *cap)
+		return true;
+	if (!(p = realloc(*arr, c * elem))) {
+		x->oom = true;
+		return false;
+	}
+	*arr = p;
+	*cap = c;
+	return true;
+}
+
 static inline void propose(struct ctx *x, size_t s, size_t e, int kind, enum prio prio)
 {
 	if (e <= s || e > x->n)
 		return;
-	if (x->nc == x->capc) {
-		size_t cap = x->capc ? 2 * x->capc : 16;
-		struct cand *c = realloc(x->c, cap * sizeof(*c));
-
-		if (!c) {
-			x->oom = true;
-			return;
-		}
-		x->c = c;
-		x->capc = cap;
-	}
+	if (!room(x, (void **)&x->c, x->nc, &x->capc, sizeof(*x->c), 16))
+		return;
 	x->c[x->nc++] = (struct cand){s, e, (unsigned short)kind, (unsigned short)prio};
 	if (e > x->covered)
 		x->covered = e;
@@ -233,17 +242,8 @@ static inline void propose(struct ctx *x, size_t s, size_t e, int kind, enum pri
  */
 static inline void too_long(struct ctx *x, unsigned id, size_t s, size_t e)
 {
-	if (x->ncut == x->capcut) {
-		size_t cap = x->capcut ? 2 * x->capcut : 8;
-		struct cut *c = realloc(x->cut, cap * sizeof(*c));
-
-		if (!c) {
-			x->oom = true;
-			return;
-		}
-		x->cut = c;
-		x->capcut = cap;
-	}
+	if (!room(x, (void **)&x->cut, x->ncut, &x->capcut, sizeof(*x->cut), 8))
+		return;
 	x->cut[x->ncut++] = (struct cut){s, e, id};
 }
 
