@@ -12,6 +12,15 @@
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
+#if defined(HAVE_XXH_X86DISPATCH_H) && defined(HAVE_XXH3_128BITS_UPDATE_DISPATCH)
+/* libxxhash's x86 dispatcher: AVX2 or AVX-512 where the CPU has them, SSE2 else (the plain
+ * entry point is SSE2 only); the digest is the same */
+#define XXH_DISPATCH_DISABLE_REPLACE
+#include <xxh_x86dispatch.h>
+#define xxh3_update XXH3_128bits_update_dispatch
+#else
+#define xxh3_update XXH3_128bits_update
+#endif
 #include <zlib.h>
 #include <zstd.h>
 
@@ -428,7 +437,7 @@ static void cdigest_update(struct cdigest *d, const void *p, size_t n)
 {
 	if (d->fast) {
 		if (d->xx)
-			XXH3_128bits_update(d->xx, p, n);
+			xxh3_update(d->xx, p, n);
 	} else {
 		pm_sha256_update(&d->sha, p, n);
 	}
