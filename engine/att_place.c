@@ -407,7 +407,17 @@ static size_t clean(char *out, size_t len, const char *p, const char *e)
 	if (e - p >= 3 && !memcmp(p, bar, 3))
 		p += 3;
 	while (p < e && n + 1 < len) {
-		if (*p == '\x1b' && p + 1 < e && p[1] == '[') {
+		/* up to the next escape in one copy: most lines have none */
+		size_t lim = (size_t)(e - p) < len - 1 - n ? (size_t)(e - p) : len - 1 - n;
+		const char *x = memchr(p, '\x1b', lim);
+		size_t run = x ? (size_t)(x - p) : lim;
+
+		memcpy(out + n, p, run);
+		n += run;
+		p += run;
+		if (p == e || n + 1 == len)
+			break;
+		if (p + 1 < e && p[1] == '[') {
 			for (p += 2; p < e && !((*p >= '@' && *p <= '~') && *p != '['); p++)
 				;
 			p++;
