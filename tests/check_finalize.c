@@ -419,7 +419,9 @@ END_TEST
 START_TEST(node_history_repeats)
 {
 	struct pm_finalize_result r;
-	char p[700], st[400], *digest;
+	char p[700], st[400], day[16], *digest;
+	time_t then = time(NULL) - 3600;
+	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = then}};
 	json_t *v, *rep;
 	FILE *f;
 
@@ -440,12 +442,17 @@ START_TEST(node_history_repeats)
 	snprintf(p, sizeof(p), "%s/store/%s/gpu016", T, PM_HISTORY_DIR);
 	ck_assert(!pmt_there(p, ""));
 
-	/* an earlier job of another user on gpu017 */
+	/* an earlier job of another user on gpu017, recorded when it ended (by the store's
+	 * clock: its record's mtime; written now, it would be after this job's end once the
+	 * clock has passed a second since the arrivals) */
 	snprintf(p, sizeof(p), "%s/store/lab/4100/0", T);
 	mkdirs(p);
 	snprintf(st, sizeof(st), "%s/store", T);
-	ck_assert_int_eq(pm_history_record(st, p, v, (double)time(NULL) - 3600, 1001, 0, NULL, 0),
-			 1);
+	ck_assert_int_eq(pm_history_record(st, p, v, (double)then, 1001, 0, NULL, 0), 1);
+	strftime(day, sizeof(day), "%Y-%m-%d", gmtime(&then));
+	snprintf(p, sizeof(p), "%s/%s/gpu017/%s/%010lld.lab.4100.0.json", st, PM_HISTORY_DIR, day,
+		 (long long)then);
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
 	json_decref(v);
 	ck_assert_int_eq(fin(true, &r), 0);
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
