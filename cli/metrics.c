@@ -286,33 +286,18 @@ static json_t *verdict_load(const char *dir)
 {
 	static const char *const keys[] = {"status", "cause", "origin", "decision", NULL};
 	char p[PATH_MAX], *buf;
-	struct stat st;
 	size_t n = 0;
 	json_t *v = NULL;
-	int fd;
 
 	snprintf(p, sizeof(p), "%s/verdict.json", dir);
-	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+	if (cli_read_file(p, (64 << 20) - 1, &buf, &n) < 0)
 		return NULL;
-	if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < (64 << 20) &&
-	    (buf = malloc((size_t)st.st_size + 1))) {
-		while (n < (size_t)st.st_size) {
-			ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			n += (size_t)r;
-		}
-		buf[n] = '\0';
-		if (n == (size_t)st.st_size && !memchr(buf, '\0', n) && (v = pick(buf, n, keys)) &&
-		    !json_is_string(json_object_get(v, "status"))) {
-			json_decref(v);
-			v = NULL;
-		}
-		free(buf);
+	if (n > 0 && !memchr(buf, '\0', n) && (v = pick(buf, n, keys)) &&
+	    !json_is_string(json_object_get(v, "status"))) {
+		json_decref(v);
+		v = NULL;
 	}
-	close(fd);
+	free(buf);
 	return v;
 }
 
