@@ -33,4 +33,8 @@ const char *fz_tmpdir(void);
 void fz_write(const char *dir, const char *name, const void *buf, size_t len, char *path,
 	      size_t plen);
 
+/* Diagnose EV and render the verdict, when there is one, every way (JSON, text, comment);
+ * everything freed.  EV stays the caller's. */
+void fz_diagnose(struct pm_evidence *ev);
+
 #endif /* PM_FUZZ_H */

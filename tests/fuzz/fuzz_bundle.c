@@ -156,7 +156,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = size ? size - 1 : 0;
 	char path[4200], err[512];
 	struct pm_evidence *ev;
-	json_t *v;
 
 	if (!size)
 		p = "";
@@ -177,13 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	err[0] = '\0';
 	if (pm_evidence_add_path(ev, path, err, sizeof(err)) == 0) {
-		v = pm_diagnose(ev, err, sizeof(err));
-		if (v) {
-			free(pm_verdict_dump(v));
-			free(pm_verdict_text(v));
-			free(pm_verdict_comment(v));
-			json_decref(v);
-		}
+		fz_diagnose(ev);
 	} else if (!err[0]) {
 		abort(); /* a rejected bundle always says why */
 	}

@@ -107,3 +107,16 @@ fail:
 	fprintf(stderr, "fuzz: write %s: %s\n", path, strerror(errno));
 	exit(2);
 }
+
+void fz_diagnose(struct pm_evidence *ev)
+{
+	char err[512];
+	json_t *v = pm_diagnose(ev, err, sizeof(err));
+
+	if (v) {
+		free(pm_verdict_dump(v));
+		free(pm_verdict_text(v));
+		free(pm_verdict_comment(v));
+		json_decref(v);
+	}
+}

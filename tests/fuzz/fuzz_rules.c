@@ -53,8 +53,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void use(const struct pm_ruleset *rs)
 {
 	struct pm_evidence *ev = pm_evidence_create(rs);
-	char err[512];
-	json_t *v;
 
 	for (size_t i = 0; i < pm_ruleset_count(rs); i++)
 		if (!pm_ruleset_rule_id(rs, i))
@@ -65,13 +63,7 @@ static void use(const struct pm_ruleset *rs)
 			       "kernel_log", "gpu017", 1796010100.0);
 	pm_evidence_add_buffer(ev, "slurm-4242.out", sample_app, sizeof(sample_app) - 1, NULL, NULL,
 			       1796010100.0);
-	v = pm_diagnose(ev, err, sizeof(err));
-	if (v) {
-		free(pm_verdict_dump(v));
-		free(pm_verdict_text(v));
-		free(pm_verdict_comment(v));
-		json_decref(v);
-	}
+	fz_diagnose(ev);
 	pm_evidence_destroy(ev);
 }
 
