@@ -412,7 +412,7 @@ e2e_syslog_stop() {
 }
 
 # ---- each node's kernel log: root-owned files the job cannot write
-e2e_kstamp() { date -u +%Y-%m-%dT%H:%M:%S,%6N+00:00; }
+e2e_kstamp() { date -u ${1:+-d "-$1 sec"} +%Y-%m-%dT%H:%M:%S,%6N+00:00; } # [SECONDS AGO]
 e2e_klog_init() { # a few ordinary lines from the boot and the last hour, per node
 	local n d
 	install -d -m 755 "$E2E_KLOG"
@@ -429,6 +429,7 @@ e2e_klog_init() { # a few ordinary lines from the boot and the last hour, per no
 	done
 }
 e2e_klog() { printf '%s %s\n' "$(e2e_kstamp)" "$2" >>"$E2E_KLOG/$1.log"; } # NODE LINE
+e2e_klog_ago() { printf '%s %s\n' "$(e2e_kstamp "$1")" "$3" >>"$E2E_KLOG/$2.log"; } # SECONDS NODE LINE
 
 # e2e_plant_nvsmi NODE SCRIPT-BODY: an nvidia-smi on NODE (the config's gpu_state and gpu_csv
 # commands; where none is planted, the node has no nvidia-smi: "missing").
@@ -579,6 +580,25 @@ e2e_submit() {
 		-o "$E2E_WORK/$tag.out" "$@" 2>"$E2E_WORK/$tag.sbatch.err") ||
 		e2e_fail "sbatch $* refused: $(cat "$E2E_WORK/$tag.sbatch.err")"
 	printf '%s\n' "${id%%;*}"
+}
+# e2e_train_submit PLAN [BATCH_ARG...]: the training script (e2e_train_py) submitted as a
+# 2-node batch job on n1 and n2, two ranks each, whose ranks do what PLAN says: PM_PLAN's
+# value, which may go on with ",VAR=VALUE" for more of the job's environment (",PM_WD=6").
+# BATCH_ARGs go to e2e_batch.  Output in $E2E_WORK/main.out; the id in $job.
+e2e_train_submit() {
+	local plan=$1 script
+	shift
+	e2e_train_py >/dev/null
+	script=$(e2e_batch job.sh "$@")
+	job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' --export=ALL,PM_PLAN="$plan" "$script")
+}
+# e2e_train_job PLAN [BATCH_ARG...]: e2e_train_submit, then wait for the job and its verdict
+# and check them (e2e_pm_check).
+e2e_train_job() {
+	e2e_train_submit "$@"
+	e2e_wait_job "$job"
+	e2e_wait_verdict "$job"
+	e2e_pm_check "$job"
 }
 e2e_wait_state() { # JOB STATE SECONDS: squeue says STATE
 	e2e_wait_for "$3" eval '[ "$(squeue -h -j '"$1"' -o %T 2>/dev/null)" = '"$2"' ]' ||
@@ -804,11 +824,7 @@ EOF
 # n2's kernel log, naming a rank's pid) once the ranks there have made a few steps; waits
 # for the job's end and its final verdict.  Sets $job and $pid2 (the rank's pid on n2).
 e2e_xid79_job() {
-	local script
-	e2e_train_py >/dev/null
-	script=$(e2e_batch job.sh --kill-on-bad-exit=1)
-	job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' \
-		--export=ALL,PM_PLAN="0=timeout;1=timeout;2=hang;3=hang",PM_WD=6 "$script")
+	e2e_train_submit "0=timeout;1=timeout;2=hang;3=hang,PM_WD=6" --kill-on-bad-exit=1
 	e2e_wait_output "$E2E_WORK/main.out" '^2: .*step 3/' 60
 	pid2=$(grep -oE '^2: n2:[0-9]+' "$E2E_WORK/main.out" | head -n 1 | cut -d: -f3)
 	e2e_klog n2 "NVRM: GPU at PCI:0000:3b:00: GPU-4be1a000-1c2d-3e4f-5a6b-7c8d9e0f1a2b"

@@ -6,12 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on
-e2e_train_py >/dev/null
-script=$(e2e_batch job.sh)
-job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' --export=ALL,PM_PLAN="2=segv;*=timeout" "$script")
-e2e_wait_job "$job"
-e2e_wait_verdict "$job"
-e2e_pm_check "$job"
+e2e_train_job "2=segv;*=timeout"
 
 assert_contains "$E2E_WORK/main.out" "task 2: Segmentation fault" "srun saw the SIGSEGV"
 assert_v '.status == "attributed"'

@@ -12,12 +12,7 @@
 
 e2e_pm_on_faulty
 touch "$E2E_FAULTS/env"
-e2e_train_py >/dev/null
-script=$(e2e_batch job.sh)
-job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' --export=ALL,PM_PLAN="3=exception;*=ok" "$script")
-e2e_wait_job "$job"
-e2e_wait_verdict "$job"
-e2e_pm_check "$job"
+e2e_train_job "3=exception;*=ok"
 d=$(e2e_jobdir "$job")
 snap() { # the evidence, what the verdict says, the comment, the job's result
 	(cd "$d" && sha256sum nodes/* && ls -A nodes)

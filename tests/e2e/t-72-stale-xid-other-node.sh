@@ -8,15 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on
-e2e_train_py >/dev/null
-script=$(e2e_batch job.sh --kill-on-bad-exit=1)
-printf '%s %s\n' "$(date -u -d '-90 sec' +%Y-%m-%dT%H:%M:%S,%6N+00:00)" \
-	"NVRM: Xid (PCI:0000:3b:00): 79, pid=1911, name=python3, GPU has fallen off the bus." >>"$E2E_KLOG/n2.log"
-job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' \
-	--export=ALL,PM_PLAN="0=exception;*=timeout",PM_WD=4 "$script")
-e2e_wait_job "$job"
-e2e_wait_verdict "$job"
-e2e_pm_check "$job"
+e2e_klog_ago 90 n2 "NVRM: Xid (PCI:0000:3b:00): 79, pid=1911, name=python3, GPU has fallen off the bus."
+e2e_train_job "0=exception;*=timeout,PM_WD=4" --kill-on-bad-exit=1
 
 assert_v '.status == "attributed"'
 assert_v '.cause.class == "application"'

@@ -19,8 +19,7 @@ fi
 exec /usr/bin/python3 $E2E_WORK/train.py'
 EOF2
 )
-printf '%s %s\n' "$(date -u -d '-90 sec' +%Y-%m-%dT%H:%M:%S,%6N+00:00)" \
-	"NVRM: Xid (PCI:0000:3b:00): 79, pid=1911, name=python3, GPU has fallen off the bus." >>"$E2E_KLOG/n2.log"
+e2e_klog_ago 90 n2 "NVRM: Xid (PCI:0000:3b:00): 79, pid=1911, name=python3, GPU has fallen off the bus."
 job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' \
 	--export=ALL,PM_PLAN="*=timeout",PM_WD=8 "$script")
 e2e_wait_job "$job"

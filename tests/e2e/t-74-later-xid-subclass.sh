@@ -6,12 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on
-e2e_train_py >/dev/null
-script=$(e2e_batch job.sh --kill-on-bad-exit=1)
-printf '%s %s\n' "$(date -u -d '-90 sec' +%Y-%m-%dT%H:%M:%S,%6N+00:00)" \
-	"NVRM: Xid (PCI:0000:3b:00): 48, pid=1911, name=python3, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 1." >>"$E2E_KLOG/n2.log"
-job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' \
-	--export=ALL,PM_PLAN="0=timeout;1=timeout;2=hang;3=hang",PM_WD=6 "$script")
+e2e_klog_ago 90 n2 "NVRM: Xid (PCI:0000:3b:00): 48, pid=1911, name=python3, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 1."
+e2e_train_submit "0=timeout;1=timeout;2=hang;3=hang,PM_WD=6" --kill-on-bad-exit=1
 e2e_wait_output "$E2E_WORK/main.out" '^2: .*step 3/' 60
 pid2=$(grep -oE '^2: n2:[0-9]+' "$E2E_WORK/main.out" | head -n 1 | cut -d: -f3)
 e2e_klog n2 "NVRM: Xid (PCI:0000:3b:00): 79, pid=${pid2:-1911}, name=python3, GPU has fallen off the bus."
