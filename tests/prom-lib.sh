@@ -1,10 +1,12 @@
 # prom-lib.sh - sourced by the tests that run Debian's prometheus and prometheus-node-exporter
-# (metrics-test.sh, prom-test.sh): started on free ports of 127.0.0.1 with a temporary storage
-# folder, never as system services, and stopped with the test.
+# (metrics-test.sh, prom-test.sh, e2e/t-85): started on free ports of 127.0.0.1 with a
+# temporary storage folder, never as system services, and stopped with the test.
 #
 # prom_setup NAME checks the packages (exit 77 without them), makes the scratch folder $T
 # (/tmp/NAME.XXXXXX) and arranges that it and every process whose pid is added to $PIDS
 # go on exit.  Then: fail, ok, listen_port, query, count, node_exporter, prometheus_start.
+# A test with its own scratch folder and clean-up sets T and PIDS itself instead, and may
+# define fail again after sourcing this.
 
 prom_setup() { # NAME
 	for p in prometheus prometheus-node-exporter python3; do
@@ -28,7 +30,7 @@ ok() { echo "ok   $*"; }
 listen_port() { # LOG: the port a Go exporter or Prometheus logged it listens on
 	for _ in $(seq 200); do
 		p=$(grep -o 'msg="Listening on" address=127.0.0.1:[0-9]*' "$1" 2>/dev/null |
-			head -1 | sed 's/.*://')
+			head -1 | sed 's/.*://' || true)
 		[ -n "$p" ] && { echo "$p"; return 0; }
 		sleep 0.05
 	done

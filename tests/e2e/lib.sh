@@ -655,6 +655,26 @@ e2e_pm_as() {
 	timeout -k 5 60 "$E2E_CLUSTER/run-as" --cwd "$E2E_WORK" "$u" "$E2E_CLI" "$@" </dev/null
 }
 
+# e2e_pm_cfg USER ARGS...: the CLI as USER (e2e_pm_as) with the test's configuration file
+# $CFG; its output in $E2E_WORK/out and err, its exit status in $PMRC.  e2e_pm_out prints both.
+e2e_pm_cfg() {
+	PMRC=0
+	e2e_pm_as "$@" --config "$CFG" >"$E2E_WORK/out" 2>"$E2E_WORK/err" || PMRC=$?
+}
+e2e_pm_out() { cat "$E2E_WORK/out" "$E2E_WORK/err"; }
+
+# e2e_expired DIR: the job run in DIR expired an hour ago (its manifest says so, kept as
+# the store keeps it), its files two hours old: what `postmortem expire` removes.  The expiry
+# written in $past.
+e2e_expired() {
+	past=$(date -u -d '-1 hour' +%Y-%m-%dT%H:%M:%SZ)
+	jq --arg t "$past" '.expires = $t' "$1/manifest.json" >"$1/manifest.json.new"
+	chmod --reference="$1/manifest.json" "$1/manifest.json.new"
+	chown --reference="$1/manifest.json" "$1/manifest.json.new"
+	mv -f "$1/manifest.json.new" "$1/manifest.json"
+	find "$1" -exec touch -h -d '-2 hours' {} +
+}
+
 # e2e_pm_check JOB [RESTART]: what every scenario asserts besides its own verdict, as the
 # job's owner: `postmortem show --json` is the stored verdict, `show` prints it, the comment
 # in sacct is the verdict's line (after the user's comment, if any), `postmortem fetch`

@@ -30,13 +30,8 @@ CFG=$E2E_WORK/pm-cli.yaml
 	printf 'ledger: %s/ledger/decisions.jsonl\nledger_head: %s/head/decisions.head\n' "$E2E_WORK" "$E2E_WORK"
 } >"$CFG"
 chmod 644 "$CFG"
-pm() { # USER ARGS...: the CLI as USER with this test's configuration; output in $E2E_WORK/out
-	local u=$1
-	shift
-	PMRC=0
-	e2e_pm_as "$u" "$@" --config "$CFG" >"$E2E_WORK/out" 2>"$E2E_WORK/err" || PMRC=$?
-}
-out() { cat "$E2E_WORK/out" "$E2E_WORK/err"; }
+pm() { e2e_pm_cfg "$@"; } # USER ARGS...
+out() { e2e_pm_out; }
 
 # ---- show --timeline: as the owner and as an operator; refused to another user
 skew=$(sed -n 's/^ *skew_tolerance_ms: *\([0-9]*\).*/\1/p' "$PM_SRCDIR/rules/ruleset.yaml")

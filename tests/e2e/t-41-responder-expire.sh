@@ -40,12 +40,7 @@ assert_json "$E2E_WORK/timeline.json" '.[0] as $t | [$t.events[] | select(.withi
 	"watchdog timeouts on n1 and n2 within the skew tolerance marked as not ordered"
 
 # the old job's expiry moved into the past, its files as old as that
-past=$(date -u -d '-1 hour' +%Y-%m-%dT%H:%M:%SZ)
-jq --arg t "$past" '.expires = $t' "$dold/manifest.json" >"$dold/manifest.json.new"
-chmod --reference="$dold/manifest.json" "$dold/manifest.json.new"
-chown --reference="$dold/manifest.json" "$dold/manifest.json.new"
-mv -f "$dold/manifest.json.new" "$dold/manifest.json"
-find "$dold" -exec touch -h -d '-2 hours' {} +
+e2e_expired "$dold"
 
 # visible FILE: the lines a terminal shows for what script(1) recorded (each line as left by
 # its last carriage return, erase-line sequences applied)

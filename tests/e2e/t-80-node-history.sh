@@ -105,12 +105,7 @@ assert_json "$E2E_WORK/nodes2.json" '.[0].nodes[] | select(.node == "n2") | .job
 
 # expire: the third job's evidence removed, its record with it
 d3=$(e2e_jobdir "$j3")
-past=$(date -u -d '-1 hour' +%Y-%m-%dT%H:%M:%SZ)
-jq --arg t "$past" '.expires = $t' "$d3/manifest.json" >"$d3/manifest.json.new"
-chmod --reference="$d3/manifest.json" "$d3/manifest.json.new"
-chown --reference="$d3/manifest.json" "$d3/manifest.json.new"
-mv -f "$d3/manifest.json.new" "$d3/manifest.json"
-find "$d3" -exec touch -h -d '-2 hours' {} +
+e2e_expired "$d3"
 "$E2E_CLI" expire >"$E2E_WORK/expire.out" 2>&1 || e2e_fail "expire: $(cat "$E2E_WORK/expire.out")"
 assert_absent "$d3" "the third job's evidence after expire"
 if find "$E2E_STORE/.history/n2" -name "*.$E2E_CLUSTER_NAME.$j3.0.json" | grep -q .; then

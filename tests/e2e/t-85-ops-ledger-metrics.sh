@@ -42,13 +42,8 @@ CFG=$E2E_WORK/pm-cli.yaml
 	printf 'metrics_textfile: %s/tf/postmortem.prom\n' "$E2E_WORK"
 } >"$CFG"
 chmod 644 "$CFG"
-pm() { # USER ARGS...: the CLI as USER with this test's configuration; output in $E2E_WORK/out
-	local u=$1
-	shift
-	PMRC=0
-	e2e_pm_as "$u" "$@" --config "$CFG" >"$E2E_WORK/out" 2>"$E2E_WORK/err" || PMRC=$?
-}
-out() { cat "$E2E_WORK/out" "$E2E_WORK/err"; }
+pm() { e2e_pm_cfg "$@"; } # USER ARGS...
+out() { e2e_pm_out; }
 doctor() { "$E2E_CLI" doctor --offline --config "$CFG" >"$E2E_WORK/doctor" 2>&1 || true; }
 
 # ---- the ledger: refused at first, and said why; ledger init; then the operator appends
@@ -91,40 +86,14 @@ grep -E '^ok +metrics-timer +.*written [0-9]+ s ago' "$E2E_WORK/doctor" >/dev/nu
 	e2e_fail "doctor after the timer ran: $(grep -A1 metrics "$E2E_WORK/doctor")"
 if grep -E '^postmortem_[a-z_]+\{[^}]*job' "$P"; then e2e_fail "a job label"; fi
 
-listen_port() { # LOG
-	local p
-	for _ in $(seq 200); do
-		p=$(grep -o 'msg="Listening on" address=127.0.0.1:[0-9]*' "$1" 2>/dev/null | head -1 |
-			sed 's/.*://' || true)
-		[ -n "$p" ] && { echo "$p"; return 0; }
-		sleep 0.05
-	done
-	e2e_fail "no listening address in $1: $(tail -n 5 "$1")"
-}
-query() { # PORT PROMQL: one line per series, labels sorted, instance and job dropped
-	python3 - "$1" "$2" <<'EOF'
-import json, sys, urllib.parse, urllib.request
-u = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
-try:
-    for r in json.load(urllib.request.urlopen(u, timeout=2))["data"]["result"]:
-        m = dict(r["metric"])
-        name = m.pop("__name__", "")
-        m.pop("instance", None), m.pop("job", None)
-        print("%s{%s} %s" % (name, ",".join('%s="%s"' % kv for kv in sorted(m.items())), r["value"][1]))
-except Exception as e:
-    print("error: %s" % e, file=sys.stderr)
-EOF
-}
-prometheus-node-exporter --web.listen-address=127.0.0.1:0 --collector.disable-defaults \
-	--collector.textfile --collector.textfile.directory="$E2E_WORK/tf" >"$E2E_WORK/ne.log" 2>&1 &
-PIDS="$PIDS $!"
-NE=$(listen_port "$E2E_WORK/ne.log")
+# the node exporter and Prometheus as metrics-test.sh starts them, in this test's folder
+T=$E2E_WORK
+. "$PM_SRCDIR/tests/prom-lib.sh"
+fail() { e2e_fail "$*"; }
+node_exporter --collector.textfile --collector.textfile.directory="$E2E_WORK/tf"
 printf 'global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n  - job_name: node\n    static_configs: [{targets: ["127.0.0.1:%s"]}]\n' \
 	"$NE" >"$E2E_WORK/prom.yml"
-prometheus --config.file="$E2E_WORK/prom.yml" --storage.tsdb.path="$E2E_WORK/tsdb" \
-	--web.listen-address=127.0.0.1:0 >"$E2E_WORK/prom.log" 2>&1 &
-PIDS="$PIDS $!"
-PROM=$(listen_port "$E2E_WORK/prom.log")
+prometheus_start
 up() { [ -n "$(query "$PROM" 'postmortem_store_up == 1')" ]; }
 e2e_wait_for 30 up || e2e_fail "Prometheus has no postmortem_store_up 1: $(tail -n 3 "$E2E_WORK/ne.log")"
 assert_eq 'node_textfile_scrape_error{} 0' "$(query "$PROM" node_textfile_scrape_error)" "the textfile collector"
