@@ -390,13 +390,15 @@ static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, 
 }
 
 /* Apply the manifest to the members: add each listed file to EV with its kind.  Every entry
- * is checked first; EV is touched only when all of them hold.  MOUT, when not NULL, gets the
- * parsed manifest (a new reference) whether the bundle is accepted or not. */
+ * is checked first; EV is touched only when all of them hold.  PARSED, when not NULL, is the
+ * manifest text MTEXT already parsed (the plan's).  MOUT, when not NULL, gets the parsed
+ * manifest (a new reference) whether the bundle is accepted or not. */
 static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *mtext, size_t mlen,
-			  struct member *m, size_t nm, json_t **mout, char *err, size_t errlen)
+			  json_t *parsed, struct member *m, size_t nm, json_t **mout, char *err,
+			  size_t errlen)
 {
 	json_error_t je;
-	json_t *man = manifest_json(mtext, mlen, &je), *files, *x;
+	json_t *man = parsed ? json_incref(parsed) : manifest_json(mtext, mlen, &je), *files, *x;
 	const char *schema, *node;
 	struct checked *ck = NULL;
 	bool *taken = NULL;
@@ -766,7 +768,8 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 			rc = sysfail(err, errlen, rel);
 			goto out;
 		}
-	rc = apply_manifest(ev, rel, m[mi].data, m[mi].len, m, nm, mout, err, errlen);
+	/* the plan parsed the manifest already (when it is an object with a files list) */
+	rc = apply_manifest(ev, rel, m[mi].data, m[mi].len, pl.man, m, nm, mout, err, errlen);
 out:
 	saved = errno;
 	if (mout && !*mout && mi != (size_t)-1 && m[mi].len <= MANIFEST_MAX) {
@@ -892,7 +895,7 @@ int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel,
 			goto out;
 		}
 	}
-	rc = apply_manifest(ev, name, man.data, man.len, m, nm, NULL, err, errlen);
+	rc = apply_manifest(ev, name, man.data, man.len, NULL, m, nm, NULL, err, errlen);
 out:
 	json_decref(j);
 	free(man.name);
