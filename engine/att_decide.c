@@ -139,49 +139,24 @@ static bool node_degraded(const struct att *a, const char *node)
 	return false;
 }
 
-static bool kernel_coverage(const struct att *a)
+/* Whether every job node has a file HAS counts (no: when there is no node). */
+static bool every_node_has(const struct att *a, bool (*has)(const struct pm_file *f))
 {
 	const struct pm_evidence *ev = a->ev;
 	size_t n;
 	char **nodes = pm_att_nodes(a, &n);
-
-	if (!n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		bool ok = false;
-		for (size_t k = 0; k < ev->nfiles && !ok; k++) {
-			const struct pm_file *f = &ev->files[k];
-			ok = f->source == PM_SRC_KERNEL_LOG && f->status == PM_ST_OK && f->node &&
-			     !strcmp(f->node, nodes[i]);
-		}
-		if (!ok)
-			return false;
-	}
-	return true;
-}
-
-/* Every job node has at least one source its user cannot write that shows its hardware
- * (kernel log, GPU state, DCGM metrics): somebody looked at each node. */
-static bool trusted_view(const struct att *a)
-{
-	const struct pm_evidence *ev = a->ev;
-	size_t n;
-	char **nodes = pm_att_nodes(a, &n);
-
 	const char **seen;
 	size_t ns = 0;
 	bool all = true;
 
 	if (!n)
 		return false;
-	/* the nodes some trusted view covers, sorted: one look-up per job node */
+	/* the nodes such a file covers, sorted: one look-up per job node */
 	if (!(seen = malloc((ev->nfiles ? ev->nfiles : 1) * sizeof(*seen))))
 		return false;
 	for (size_t k = 0; k < ev->nfiles; k++) {
 		const struct pm_file *f = &ev->files[k];
-		if ((f->source == PM_SRC_KERNEL_LOG || f->source == PM_SRC_GPU_STATE ||
-		     f->format == PM_FMT_PROMETHEUS) &&
-		    (f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED) && f->node)
+		if (has(f) && f->node)
 			seen[ns++] = f->node;
 	}
 	if (ns > 1)
@@ -190,6 +165,33 @@ static bool trusted_view(const struct att *a)
 		all = nodes[i] && bsearch(&nodes[i], seen, ns, sizeof(*seen), pm_cmp_str_null);
 	free(seen);
 	return all;
+}
+
+static bool kernel_log_read(const struct pm_file *f)
+{
+	return f->source == PM_SRC_KERNEL_LOG && f->status == PM_ST_OK;
+}
+
+/* A source its user cannot write that shows its node's hardware (kernel log, GPU state, DCGM
+ * metrics), read. */
+static bool hardware_view(const struct pm_file *f)
+{
+	return (f->source == PM_SRC_KERNEL_LOG || f->source == PM_SRC_GPU_STATE ||
+		f->format == PM_FMT_PROMETHEUS) &&
+	       (f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED);
+}
+
+/* Every job node's kernel log was read whole. */
+static bool kernel_coverage(const struct att *a)
+{
+	return every_node_has(a, kernel_log_read);
+}
+
+/* Every job node has at least one source its user cannot write that shows its hardware
+ * (kernel log, GPU state, DCGM metrics): somebody looked at each node. */
+static bool trusted_view(const struct att *a)
+{
+	return every_node_has(a, hardware_view);
 }
 
 static bool has_source(const struct att *a, enum pm_source s)
