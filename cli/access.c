@@ -80,14 +80,9 @@ int cli_load_config(const char *file, const char *store, struct pm_config *cfg)
 		fprintf(stderr, "%s: %s\n", prog, err[0] ? err : strerror(errno));
 		return -1;
 	}
-	if (store) {
-		char *s = strdup(store);
-		if (!s) {
-			pm_config_free(cfg);
-			return -1;
-		}
-		free(cfg->store);
-		cfg->store = s;
+	if (store && pmu_strset(&cfg->store, store) < 0) {
+		pm_config_free(cfg);
+		return -1;
 	}
 	return 0;
 }

@@ -100,17 +100,6 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static int set_path(char **dst, const char *v)
-{
-	char *s = strdup(v);
-
-	if (!s)
-		return -1;
-	free(*dst);
-	*dst = s;
-	return 0;
-}
-
 /*
  * The configuration: the file (--config, else the default when it exists), then options.
  * 0, 1 when the file is bad and the defaults stand in (fail open: they still collect), or
@@ -129,8 +118,8 @@ static int configure(const struct opts *o, struct pm_config *cfg, char *err, siz
 		if (pm_config_load(NULL, cfg, none, sizeof(none)) < 0)
 			return -1;
 	}
-	if ((o->store && set_path(&cfg->store, o->store) < 0) ||
-	    (o->spool && set_path(&cfg->spool, o->spool) < 0)) {
+	if ((o->store && pmu_strset(&cfg->store, o->store) < 0) ||
+	    (o->spool && pmu_strset(&cfg->spool, o->spool) < 0)) {
 		pm_config_free(cfg);
 		return -1;
 	}

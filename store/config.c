@@ -14,6 +14,7 @@
 #include <yaml.h>
 
 #include "pmconfig.h"
+#include "pmutil.h"
 
 #define DURATION_MAX (100.0 * 365 * 86400) /* a century: beyond it, a typo */
 #define SIZE_MAX_CAP (1ULL << 30)	   /* a source keeps at most 1 GiB */
@@ -91,17 +92,6 @@ static void paths_free(char **p)
 	free(p);
 }
 
-static int set_str(char **dst, const char *v)
-{
-	char *s = v ? strdup(v) : NULL;
-
-	if (v && !s)
-		return -1;
-	free(*dst);
-	*dst = s;
-	return 0;
-}
-
 static int defaults(struct pm_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -111,12 +101,12 @@ static int defaults(struct pm_config *cfg)
 	cfg->merge_deadline = 60;
 	cfg->repeat_jobs = 2;		  /* store/history.h: PM_HISTORY_JOBS */
 	cfg->repeat_window = 7 * 86400.0; /* PM_HISTORY_WINDOW */
-	if (set_str(&cfg->store, "/shared/postmortem") < 0 ||
-	    set_str(&cfg->spool, "/var/spool/postmortem") < 0 ||
-	    set_str(&cfg->operators_group, "slurmops") < 0 ||
-	    set_str(&cfg->comment_field, "Comment") < 0 ||
-	    set_str(&cfg->service_user, "root") < 0 || set_str(&cfg->sacct, "sacct") < 0 ||
-	    set_str(&cfg->sacctmgr, "sacctmgr") < 0)
+	if (pmu_strset(&cfg->store, "/shared/postmortem") < 0 ||
+	    pmu_strset(&cfg->spool, "/var/spool/postmortem") < 0 ||
+	    pmu_strset(&cfg->operators_group, "slurmops") < 0 ||
+	    pmu_strset(&cfg->comment_field, "Comment") < 0 ||
+	    pmu_strset(&cfg->service_user, "root") < 0 || pmu_strset(&cfg->sacct, "sacct") < 0 ||
+	    pmu_strset(&cfg->sacctmgr, "sacctmgr") < 0)
 		return -1;
 	for (int i = 0; i < PM_CS__COUNT; i++) {
 		const struct source_default *d = &source_defaults[i];
@@ -125,7 +115,7 @@ static int defaults(struct pm_config *cfg)
 		s->enabled = true;
 		s->cap = d->cap;
 		s->timeout = d->timeout;
-		if (set_str(&s->command, d->command) < 0)
+		if (pmu_strset(&s->command, d->command) < 0)
 			return -1;
 		if (d->paths && !(s->paths = paths_dup(d->paths)))
 			return -1;
@@ -450,7 +440,7 @@ static int set_key(struct ctx *c, const struct key *k, const yaml_node_t *v)
 		return 0;
 	case K_PATH:
 		if (is_null(v))
-			return set_str(field, NULL);
+			return pmu_strset(field, NULL);
 		if (s[0] != '/')
 			return fail(c, v, "%s: '%s' is not an absolute path", k->name, s);
 		break;
@@ -464,7 +454,7 @@ static int set_key(struct ctx *c, const struct key *k, const yaml_node_t *v)
 			return fail(c, v, "%s: empty value", k->name);
 		break;
 	}
-	return set_str(field, s);
+	return pmu_strset(field, s);
 }
 
 static int parse_bool(const char *s, bool *out)
@@ -552,7 +542,7 @@ static int source_entry(struct ctx *c, enum pm_csource id, const yaml_node_t *m)
 			if (!s || !*s)
 				return fail(c, vn, "sources.%s.command: expected a command line",
 					    name);
-			if (set_str(&sc->command, s) < 0)
+			if (pmu_strset(&sc->command, s) < 0)
 				return -1;
 			has_cmd = true;
 		} else if (!strcmp(k, "path") || !strcmp(k, "paths")) {
@@ -651,7 +641,7 @@ static int http_url(struct ctx *c, const yaml_node_t *v, const char *key, char *
 
 	if (!scheme || !s[scheme] || s[scheme] == '/' || strpbrk(s, " \t\r\n"))
 		return fail(c, v, "%s: expected an http:// or https:// URL", key);
-	return set_str(dst, s);
+	return pmu_strset(dst, s);
 }
 
 static int abs_path(struct ctx *c, const yaml_node_t *v, const char *key, char **dst)
@@ -660,7 +650,7 @@ static int abs_path(struct ctx *c, const yaml_node_t *v, const char *key, char *
 
 	if (!s || s[0] != '/')
 		return fail(c, v, "%s: expected an absolute path", key);
-	return set_str(dst, s);
+	return pmu_strset(dst, s);
 }
 
 static int bounded_duration(struct ctx *c, const yaml_node_t *v, const char *key, double max,
@@ -984,7 +974,7 @@ int pm_config_load(const char *file, struct pm_config *cfg, char *err, size_t er
 		goto out_parser;
 	}
 	rc = top(&c, yaml_document_get_root_node(&doc));
-	if (rc == 0 && (rc = set_str(&cfg->path, file)) < 0)
+	if (rc == 0 && (rc = pmu_strset(&cfg->path, file)) < 0)
 		snprintf(err, errlen, "out of memory");
 	yaml_document_delete(&doc);
 out_parser:

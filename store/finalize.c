@@ -297,14 +297,10 @@ static int inspect(const struct job *j, const struct pm_ruleset *rs, struct pm_e
 	}
 	if (m) {
 		const char *n = json_string_value(json_object_get(m, "node"));
-		if (n && pm_node_ok(n, strlen(n)) && strcmp(n, b->node)) {
-			char *c = strdup(n);
-			if (!c) {
-				json_decref(m);
-				return -1;
-			}
-			free(b->node);
-			b->node = c;
+		if (n && pm_node_ok(n, strlen(n)) && strcmp(n, b->node) &&
+		    pmu_strset(&b->node, n) < 0) {
+			json_decref(m);
+			return -1;
 		}
 		b->deadline_hit = json_is_true(
 			json_object_get(json_object_get(m, "collected"), "deadline_hit"));

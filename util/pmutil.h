@@ -22,6 +22,10 @@ struct json_t; /* jansson's json_t, so that the plugin includes this without jan
 int pmu_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Replace the string *DST (freed) with a copy of V (NULL when V is NULL).  0, or -1 (ENOMEM)
+ * with *DST left as it was. */
+int pmu_strset(char **dst, const char *v);
+
 /* Write all LEN bytes of BUF to FD (a signal's EINTR retried).  0, or -1 with errno (a
  * write of 0 bytes leaves errno as write(2) left it). */
 int pmu_write_all(int fd, const void *buf, size_t len);

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "pmutil.h"
@@ -35,5 +37,16 @@ int pmu_write_all(int fd, const void *buf, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+int pmu_strset(char **dst, const char *v)
+{
+	char *s = v ? strdup(v) : NULL;
+
+	if (v && !s)
+		return -1;
+	free(*dst);
+	*dst = s;
 	return 0;
 }
