@@ -923,6 +923,51 @@ static size_t take_lines(const char *b, size_t n, uint64_t *left)
 	return (size_t)(p - b);
 }
 
+/* A bundle member or a buffer, uncompressed, with no line that could be too long: the chunks
+ * pm_file_read would give are its lines up to the last newline, then the rest; handed over
+ * from where the bytes are, without copies. */
+static int read_mem(struct pm_file *f, pm_chunk_fn *fn, void *arg)
+{
+	const char *m = f->mem, *nl = f->memlen ? memrchr(m, '\n', f->memlen) : NULL;
+	size_t end = nl ? (size_t)(nl - m) + 1 : 0;
+
+	if (!f->digested) { /* as reader_open digests it */
+		struct cdigest d;
+		cdigest_init(&d, true);
+		cdigest_update(&d, m, f->memlen);
+		cdigest_final(&d, f->digest);
+	}
+	f->bytes += f->memlen;
+	if (end && fn(arg, m, end, 0) < 0)
+		return -1;
+	if (end < f->memlen && fn(arg, m + end, f->memlen - end, end) < 0)
+		return -1;
+	return 0;
+}
+
+/* Why F was read only in part: its line limit (LINE_CUT), the reader's cut, OVERLONG lines. */
+static void read_reasons(struct pm_file *f, const struct reader *r, bool line_cut,
+			 unsigned long overlong)
+{
+	if (line_cut) {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "more than %llu lines: only its first %llu read (POSTMORTEM_INPUT_MAX / 16)",
+			 (unsigned long long)input_lines_max(),
+			 (unsigned long long)input_lines_max());
+		set_reason(f, PM_ST_TRUNCATED, why);
+	}
+	if (r->truncated)
+		set_reason(f, PM_ST_TRUNCATED, r->reason);
+	if (overlong) {
+		char why[96];
+		snprintf(why, sizeof(why), "%lu line(s) longer than %u bytes were cut", overlong,
+			 MAXLINE);
+		set_reason(f, PM_ST_TRUNCATED, why);
+	}
+}
+
 int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 {
 	struct reader r;
@@ -939,26 +984,8 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 	}
 	int rc = -1;
 
-	if (plain_mem(f) && f->memlen < MAXLINE) {
-		/* a bundle member or a buffer, uncompressed, with no line that could be too long:
-		 * the chunks below would be its lines up to the last newline, then the rest;
-		 * handed over from where the bytes are, without copies */
-		const char *m = f->mem, *nl = f->memlen ? memrchr(m, '\n', f->memlen) : NULL;
-		size_t end = nl ? (size_t)(nl - m) + 1 : 0;
-
-		if (!f->digested) { /* as reader_open digests it */
-			struct cdigest d;
-			cdigest_init(&d, true);
-			cdigest_update(&d, m, f->memlen);
-			cdigest_final(&d, f->digest);
-		}
-		f->bytes += f->memlen;
-		if (end && fn(arg, m, end, 0) < 0)
-			return -1;
-		if (end < f->memlen && fn(arg, m + end, f->memlen - end, end) < 0)
-			return -1;
-		return 0;
-	}
+	if (plain_mem(f) && f->memlen < MAXLINE)
+		return read_mem(f, fn, arg);
 
 	if (reader_open(&r, f, true) < 0) {
 		set_reason(f, errno == EACCES || errno == EPERM ? PM_ST_DENIED : PM_ST_UNREADABLE,
@@ -1049,23 +1076,7 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 			break;
 		}
 	}
-	if (line_cut) {
-		char why[160];
-
-		snprintf(why, sizeof(why),
-			 "more than %llu lines: only its first %llu read (POSTMORTEM_INPUT_MAX / 16)",
-			 (unsigned long long)input_lines_max(),
-			 (unsigned long long)input_lines_max());
-		set_reason(f, PM_ST_TRUNCATED, why);
-	}
-	if (r.truncated)
-		set_reason(f, PM_ST_TRUNCATED, r.reason);
-	if (overlong) {
-		char why[96];
-		snprintf(why, sizeof(why), "%lu line(s) longer than %u bytes were cut", overlong,
-			 MAXLINE);
-		set_reason(f, PM_ST_TRUNCATED, why);
-	}
+	read_reasons(f, &r, line_cut, overlong);
 	rc = 0;
 out:
 	if (r.hash)
