@@ -975,6 +975,63 @@ START_TEST(cli_show_and_refusal)
 }
 END_TEST
 
+/*
+ * A verdict that used the node history: `postmortem diagnose DIR/nodes DIR/sacct.txt` on its
+ * fetched copy applies the records the verdict used (its "node_history", the history as it
+ * stood at the job's end), as replay does, and gives the stored bytes.
+ */
+START_TEST(fetched_copy_with_history)
+{
+	struct pm_finalize_result r;
+	struct pm_fetch_result f;
+	char p[700], st[400], day[16], conf[700], args[2048], err[512], *stored;
+	static char out[262144];
+	size_t at;
+	time_t then = time(NULL) - 3600;
+	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = then}};
+	json_t *v;
+
+	pmt_put(T, "pm.yaml", "operators_group: slurmops\n", 0644);
+	snprintf(conf, sizeof(conf), "%s/pm.yaml", T);
+	setenv("POSTMORTEM_CONFIG", conf, 1);
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	/* an earlier job on gpu017, recorded when it ended (node_history_repeats) */
+	v = pmt_load(D, "verdict.json");
+	snprintf(p, sizeof(p), "%s/store/lab/4100/0", T);
+	mkdirs(p);
+	snprintf(st, sizeof(st), "%s/store", T);
+	ck_assert_int_eq(pm_history_record(st, p, v, (double)then, 1001, 0, NULL, 0), 1);
+	json_decref(v);
+	strftime(day, sizeof(day), "%Y-%m-%d", gmtime(&then));
+	snprintf(p, sizeof(p), "%s/%s/gpu017/%s/%010lld.lab.4100.0.json", st, PM_HISTORY_DIR, day,
+		 (long long)then);
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	ck_assert_int_eq(fin(true, &r), 0);
+	v = pmt_load(D, "verdict.json");
+	ck_assert(json_is_true(
+		json_object_get(json_object_get(json_object_get(v, "decision"), "repair"),
+				"justified")));
+	json_decref(v);
+
+	snprintf(p, sizeof(p), "%s/out", T);
+	ck_assert_msg(pm_jobdir_fetch(D, p, &f, err, sizeof(err)) == 0, "%s", err);
+	snprintf(args, sizeof(args), "diagnose --json --rules %s %s/nodes %s/sacct.txt", cfg.rules,
+		 p, p);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	stored = pmt_get(D, "verdict.json");
+	ck_assert_ptr_nonnull(stored);
+	for (at = 0; out[at] && out[at] == stored[at]; at++)
+		;
+	ck_assert_msg(!out[at] && !stored[at], "differs at byte %zu: [%.80s] stored [%.80s]", at,
+		      out + (at > 20 ? at - 20 : 0), stored + (at > 20 ? at - 20 : 0));
+	free(stored);
+}
+END_TEST
+
 /* ---- the merge's time budget ---- */
 
 static void hang(void)
@@ -1432,6 +1489,7 @@ static Suite *suite(void)
 	tcase_add_test(t, comment_already_there);
 	tcase_add_test(t, fetch_verifies);
 	tcase_add_test(t, cli_show_and_refusal);
+	tcase_add_test(t, fetched_copy_with_history);
 	tcase_add_test(t, merge_cut_by_deadline);
 	tcase_add_test(t, timer_cut_is_final);
 	tcase_add_test(t, merge_crash_still_gives_verdict);
