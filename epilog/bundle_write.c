@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "pmutil.h"
 #include "postmortem.h"
 
 #define SNIFF_BYTES 4096
@@ -27,17 +28,9 @@ static la_ssize_t mem_write(struct archive *a, void *arg, const void *buf, size_
 {
 	struct membuf *m = arg;
 
-	if (m->len + n > m->cap) {
-		size_t cap = m->cap ? m->cap : 65536;
-		char *b;
-		while (cap < m->len + n)
-			cap *= 2;
-		if (!(b = realloc(m->buf, cap))) {
-			archive_set_error(a, ENOMEM, "out of memory");
-			return -1;
-		}
-		m->buf = b;
-		m->cap = cap;
+	if (pmu_reserve(&m->buf, &m->cap, m->len + n, 65536) < 0) {
+		archive_set_error(a, ENOMEM, "out of memory");
+		return -1;
 	}
 	memcpy(m->buf + m->len, buf, n);
 	m->len += n;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "http.h"
+#include "pmutil.h"
 #include "prom.h"
 
 #define STATUS_MARGIN 0.2   /* seconds kept to write the status line before the deadline */
@@ -72,18 +73,9 @@ static void put(struct str *b, const char *s, size_t n)
 {
 	if (b->oom)
 		return;
-	if (b->len + n + 1 > b->alloc) {
-		size_t a = b->alloc ? b->alloc : 256;
-		char *p;
-
-		while (a < b->len + n + 1)
-			a *= 2;
-		if (!(p = realloc(b->s, a))) {
-			b->oom = true;
-			return;
-		}
-		b->s = p;
-		b->alloc = a;
+	if (pmu_reserve(&b->s, &b->alloc, b->len + n + 1, 256) < 0) {
+		b->oom = true;
+		return;
 	}
 	memcpy(b->s + b->len, s, n);
 	b->len += n;

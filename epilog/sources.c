@@ -31,6 +31,7 @@
 #include "collector.h"
 #include "http.h"
 #include "postmortem.h"
+#include "pmutil.h"
 #include "prom.h"
 
 #define CHUNK 65536
@@ -87,22 +88,6 @@ struct sink {
 	bool partial, pkeep, oom;
 };
 
-static int reserve(char **buf, size_t *alloc, size_t need)
-{
-	size_t a = *alloc ? *alloc : 4096;
-	char *b;
-
-	if (need <= *alloc)
-		return 0;
-	while (a < need)
-		a *= 2;
-	if (!(b = realloc(*buf, a)))
-		return -1;
-	*buf = b;
-	*alloc = a;
-	return 0;
-}
-
 static void sink_init(struct sink *s, uint64_t cap, line_fn *filter, void *fstate)
 {
 	memset(s, 0, sizeof(*s));
@@ -119,7 +104,7 @@ static void push(struct sink *s, const char *p, size_t n)
 	s->seen += n;
 	if (s->hlen < s->hcap) {
 		take = n < s->hcap - s->hlen ? n : (size_t)(s->hcap - s->hlen);
-		if (reserve(&s->head, &s->halloc, s->hlen + take) < 0) {
+		if (pmu_reserve(&s->head, &s->halloc, s->hlen + take, 4096) < 0) {
 			s->oom = true;
 			return;
 		}
@@ -131,7 +116,7 @@ static void push(struct sink *s, const char *p, size_t n)
 	if (!n || !s->tcap)
 		return;
 	if (n >= s->tcap) {
-		if (reserve(&s->tail, &s->talloc, s->tcap) < 0) {
+		if (pmu_reserve(&s->tail, &s->talloc, s->tcap, 4096) < 0) {
 			s->oom = true;
 			return;
 		}
@@ -144,7 +129,7 @@ static void push(struct sink *s, const char *p, size_t n)
 		memmove(s->tail, s->tail + s->tlen - keep, keep);
 		s->tlen = keep;
 	}
-	if (reserve(&s->tail, &s->talloc, s->tlen + n) < 0) {
+	if (pmu_reserve(&s->tail, &s->talloc, s->tlen + n, 4096) < 0) {
 		s->oom = true;
 		return;
 	}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "http.h"
+#include "pmutil.h"
 
 static bool curl_ready;
 
@@ -75,18 +76,9 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
 		s->over = true;
 		return 0; /* stops the transfer: CURLE_WRITE_ERROR */
 	}
-	if (s->len + add + 1 > s->alloc) {
-		size_t a = s->alloc ? s->alloc : 16384;
-		char *b;
-
-		while (a < s->len + add + 1)
-			a *= 2;
-		if (!(b = realloc(s->buf, a))) {
-			s->oom = true;
-			return 0;
-		}
-		s->buf = b;
-		s->alloc = a;
+	if (pmu_reserve(&s->buf, &s->alloc, s->len + add + 1, 16384) < 0) {
+		s->oom = true;
+		return 0;
 	}
 	memcpy(s->buf + s->len, p, add);
 	s->len += add;

@@ -26,6 +26,11 @@ int pmu_fail(char *err, size_t errlen, int e, const char *fmt, ...)
  * with *DST left as it was. */
 int pmu_strset(char **dst, const char *v);
 
+/* Make the buffer *BUF (*ALLOC bytes, may be NULL/0) hold at least NEED bytes: realloc'd to
+ * FIRST bytes (when empty), doubled until it does.  0, or -1 (ENOMEM) with *BUF and *ALLOC
+ * as they were. */
+int pmu_reserve(char **buf, size_t *alloc, size_t need, size_t first);
+
 /* Write all LEN bytes of BUF to FD (a signal's EINTR retried).  0, or -1 with errno (a
  * write of 0 bytes leaves errno as write(2) left it). */
 int pmu_write_all(int fd, const void *buf, size_t len);

@@ -50,3 +50,19 @@ int pmu_strset(char **dst, const char *v)
 	*dst = s;
 	return 0;
 }
+
+int pmu_reserve(char **buf, size_t *alloc, size_t need, size_t first)
+{
+	size_t a = *alloc ? *alloc : first;
+	char *b;
+
+	if (need <= *alloc)
+		return 0;
+	while (a < need)
+		a *= 2;
+	if (!(b = realloc(*buf, a)))
+		return -1;
+	*buf = b;
+	*alloc = a;
+	return 0;
+}
