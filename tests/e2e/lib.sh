@@ -190,6 +190,16 @@ e2e_job_by_name() {
 	done
 }
 
+# e2e_run_names TAG: for e2e_srun and e2e_sbatch, a fresh job name into their local $name, and
+# E2E_OUT, E2E_ERR (in $E2E_WORK, named by TAG) and E2E_RC 0.
+e2e_run_names() {
+	e2e_name
+	name=$E2E_NAME
+	E2E_OUT=$E2E_WORK/$1.out
+	E2E_ERR=$E2E_WORK/$1.err
+	E2E_RC=0
+}
+
 # e2e_srun TAG [SRUN-ARGS...]: srun as the test user.  Sets E2E_RC (srun's exit status),
 # E2E_JOB (the job id), E2E_OUT / E2E_ERR (srun's stdout and stderr, in $E2E_WORK) and
 # E2E_SECS (srun's wall time).
@@ -197,11 +207,7 @@ e2e_job_by_name() {
 e2e_srun() {
 	local tag=$1 name
 	shift
-	e2e_name
-	name=$E2E_NAME
-	E2E_OUT=$E2E_WORK/$tag.out
-	E2E_ERR=$E2E_WORK/$tag.err
-	E2E_RC=0
+	e2e_run_names "$tag"
 	local t0 t1
 	t0=$(date +%s%N)
 	e2e_as_user srun --job-name="$name" --time="$E2E_JOB_TIME" "$@" >"$E2E_OUT" 2>"$E2E_ERR" ||
@@ -219,11 +225,7 @@ e2e_srun() {
 e2e_sbatch() {
 	local tag=$1 name
 	shift
-	e2e_name
-	name=$E2E_NAME
-	E2E_OUT=$E2E_WORK/$tag.out
-	E2E_ERR=$E2E_WORK/$tag.err
-	E2E_RC=0
+	e2e_run_names "$tag"
 	e2e_as_user sbatch --wait --parsable --job-name="$name" --time="$E2E_JOB_TIME" \
 		-o "$E2E_OUT" "$@" >"$E2E_WORK/$tag.sbatch" 2>"$E2E_ERR" || E2E_RC=$?
 	[ "$E2E_RC" != 124 ] && [ "$E2E_RC" != 137 ] ||
@@ -582,15 +584,17 @@ e2e_submit() {
 	printf '%s\n' "${id%%;*}"
 }
 # e2e_train_submit PLAN [BATCH_ARG...]: the training script (e2e_train_py) submitted as a
-# 2-node batch job on n1 and n2, two ranks each, whose ranks do what PLAN says: PM_PLAN's
-# value, which may go on with ",VAR=VALUE" for more of the job's environment (",PM_WD=6").
-# BATCH_ARGs go to e2e_batch.  Output in $E2E_WORK/main.out; the id in $job.
+# batch job where E2E_TRAIN_ON says (sbatch's node arguments; by default n1 and n2, two ranks
+# each), whose ranks do what PLAN says: PM_PLAN's value, which may go on with ",VAR=VALUE"
+# for more of the job's environment (",PM_WD=6").  BATCH_ARGs go to e2e_batch.  Output in
+# $E2E_WORK/main.out; the id in $job.
+E2E_TRAIN_ON=(-N2 -n4 --ntasks-per-node=2 -w 'n[1-2]')
 e2e_train_submit() {
 	local plan=$1 script
 	shift
 	e2e_train_py >/dev/null
 	script=$(e2e_batch job.sh "$@")
-	job=$(e2e_submit main -N2 -n4 --ntasks-per-node=2 -w 'n[1-2]' --export=ALL,PM_PLAN="$plan" "$script")
+	job=$(e2e_submit main "${E2E_TRAIN_ON[@]}" --export=ALL,PM_PLAN="$plan" "$script")
 }
 # e2e_train_job PLAN [BATCH_ARG...]: e2e_train_submit, then wait for the job and its verdict
 # and check them (e2e_pm_check).

@@ -8,12 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on
-e2e_train_py >/dev/null
-script=$(e2e_batch job.sh)
-job=$(e2e_submit main -N1 -n2 -w n3 --export=ALL,PM_PLAN="1=xidprint;*=timeout",PM_WD=2 "$script")
-e2e_wait_job "$job"
-e2e_wait_verdict "$job"
-e2e_pm_check "$job"
+E2E_TRAIN_ON=(-N1 -n2 -w n3)
+e2e_train_job "1=xidprint;*=timeout,PM_WD=2"
 e2e_pm_rediag "$job"
 
 assert_contains "$E2E_WORK/main.out" "NVRM: Xid (PCI:0000:3b:00): 79" "the job printed the Xid"
