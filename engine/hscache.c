@@ -74,19 +74,16 @@ static bool entry_path(char *path, size_t len, const char *dir, const char *cons
 		       const unsigned *flags, const unsigned *ids, unsigned n, unsigned mode)
 {
 	struct pm_sha256 c;
-	hs_platform_info_t plat;
+	const hs_platform_info_t *plat = pm_hs_platform();
 	unsigned char d[32];
 	char hex[72];
 	const char *ver = hs_version();
 
-	memset(&plat, 0, sizeof(plat));
-	if (hs_populate_platform(&plat) != HS_SUCCESS)
-		return false;
 	pm_sha256_init(&c);
 	key_add(&c, MAGIC, MAGIC_LEN);
 	key_add(&c, ver, strlen(ver));
-	key_add(&c, &plat.tune, sizeof(plat.tune));
-	key_add(&c, &plat.cpu_features, sizeof(plat.cpu_features));
+	key_add(&c, &plat->tune, sizeof(plat->tune));
+	key_add(&c, &plat->cpu_features, sizeof(plat->cpu_features));
 	key_add(&c, &mode, sizeof(mode));
 	key_add(&c, &n, sizeof(n));
 	for (unsigned i = 0; i < n; i++) {
@@ -214,7 +211,7 @@ hs_error_t pm_hs_compile(const char *const *pats, const unsigned *flags, const u
 
 	if (cached && (*db = entry_read(path)))
 		return HS_SUCCESS;
-	rc = hs_compile_multi(pats, flags, ids, n, mode, NULL, db, ce);
+	rc = hs_compile_multi(pats, flags, ids, n, mode, pm_hs_platform(), db, ce);
 	if (rc == HS_SUCCESS && cached)
 		entry_write(dir, path, *db);
 	return rc;

@@ -1,23 +1,31 @@
 /* hsrun.c - scanning a chunk with Vectorscan so that a match is found wherever it lies.
  *
- * Vectorscan's fat-runtime build carries one implementation per CPU generation and picks the
- * newest the CPU has.  Debian 12's (5.4.9) AVX-512 one misses matches depending on where the
- * data lies in memory: the pattern `couldn't chdir to [^']*': [A-Za-z ]+: going to /tmp
- * instead` over one line of slurmstepd's is missed when the match's end falls at 9 of the 64
- * addresses modulo 64 (51 to 59), and found at the other 55 (the AVX2 implementation finds it
- * at all 64).  A buffer's address is whatever malloc gave, so the same evidence gave a
- * different verdict from one process to the next: the collector's merge, with a busier heap,
- * missed a line that `diagnose` of the same bundles found.  (Calling the library's AVX2 entry
- * points directly, which it exports as avx2_hs_scan and so on, is not an answer: they are not
- * its API, and scanning a stream through them crashed.)
+ * Vectorscan's fat-runtime build carries one implementation per CPU generation (core2,
+ * corei7, avx2, avx512) and its API's entry points dispatch to the newest the CPU has.
+ * Debian 12's (5.4.9) AVX-512 implementation misses matches depending on where the data lies
+ * in memory: the pattern `couldn't chdir to [^']*': [A-Za-z ]+: going to /tmp instead` over
+ * one line of slurmstepd's is missed when the match's end falls at 9 of the 64 addresses
+ * modulo 64 (51 to 59), and found at the other 55; the AVX2 implementation finds it at all
+ * 64.  A buffer's address is whatever malloc gave, so the same evidence gave a different
+ * verdict from one process to the next: the collector's merge, with a busier heap, missed a
+ * line that `diagnose` of the same bundles found.  Compiling for a platform without AVX-512
+ * does not help: the scanning code is chosen at run time.
  *
- * So, once per process, the library is probed with lines of that shape at every placement,
- * in block and in stream mode.  When it passes, a chunk is scanned once, where it lies.  When
- * it fails, every chunk is scanned twice, from copies at addresses 0 and 32 modulo 64, and the
- * hits of both, sorted by their end and without repeats, are handed on: a miss confined to
- * fewer than 32 placements cannot hide a match from both, and the result no longer depends on
- * where malloc put the chunk.  pm_scan_runtime() says which (doctor shows it).
+ * So, once per process, the dispatched implementation is probed with lines of that shape at
+ * every placement, in block and in stream mode:
+ *  - it passes: it scans, one scan a chunk, databases compiled for this CPU;
+ *  - it fails: the older generations the library exports under their own names (the
+ *    avx2_hs_scan ... that its dispatcher chooses from, with the API's prototypes) are tried,
+ *    newest first, each with databases compiled for its platform (an AVX2 implementation
+ *    cannot run a database built with AVX-512 engines: it crashes), and the first that
+ *    passes the same probe scans, one scan a chunk, every database compiled for its platform
+ *    (pm_hs_platform);
+ *  - none passes or none is exported: every chunk is scanned twice, from copies at addresses 0
+ *    and 32 modulo 64, and the hits of both, sorted by their end and without repeats, are
+ *    handed on: a miss confined to fewer than 32 placements cannot hide a match from both.
+ * pm_scan_runtime() says which (doctor shows it).
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,8 +35,28 @@
 #include "internal.h"
 #include "ruleset.h"
 
+typedef hs_error_t scan_fn(const hs_database_t *, const char *, unsigned, unsigned, hs_scratch_t *,
+			   match_event_handler, void *);
+typedef hs_error_t open_fn(const hs_database_t *, unsigned, hs_stream_t **);
+typedef hs_error_t scan_stream_fn(hs_stream_t *, const char *, unsigned, unsigned, hs_scratch_t *,
+				  match_event_handler, void *);
+typedef hs_error_t reset_fn(hs_stream_t *, unsigned, hs_scratch_t *, match_event_handler, void *);
+typedef hs_error_t close_fn(hs_stream_t *, hs_scratch_t *, match_event_handler, void *);
+
+/* One generation's entry points, and what its databases may use of the CPU. */
+struct impl {
+	scan_fn *scan;
+	open_fn *open;
+	scan_stream_fn *scan_stream;
+	reset_fn *reset;
+	close_fn *close;
+	unsigned long long drop; /* features its databases are compiled without */
+};
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static bool twice; /* the probe failed: two placements a chunk */
+static struct impl use;
+static hs_platform_info_t plat;
+static bool twice; /* nothing passed the probe: two placements a chunk */
 static char said[256];
 
 /* The library's version, without its build date. */
@@ -61,13 +89,24 @@ static int count_hit(unsigned id, unsigned long long from, unsigned long long to
 	return 0;
 }
 
-/* Whether the library finds both probe lines at every placement, in block and stream mode. */
-static bool passes(const hs_database_t *block, const hs_database_t *stream, hs_scratch_t *scratch)
+/* Whether IM finds both probe lines at every placement, in block and stream mode, with
+ * databases compiled for its platform; false when they cannot be made. */
+static bool passes(const struct impl *im)
 {
 	size_t len = 2 * (sizeof(probe_line) - 1);
+	hs_database_t *block = NULL, *stream = NULL;
+	hs_scratch_t *scratch = NULL;
+	hs_compile_error_t *ce = NULL;
+	hs_platform_info_t pl = {0};
 	char *mem = aligned_alloc(64, len + 2 * PLACEMENTS);
-	bool ok = mem != NULL;
+	bool ok = mem && hs_populate_platform(&pl) == HS_SUCCESS;
 
+	pl.cpu_features &= ~im->drop;
+	ok = ok && hs_compile(probe_pat, 0, HS_MODE_BLOCK, &pl, &block, &ce) == HS_SUCCESS &&
+	     hs_compile(probe_pat, 0, HS_MODE_STREAM, &pl, &stream, &ce) == HS_SUCCESS &&
+	     hs_alloc_scratch(block, &scratch) == HS_SUCCESS &&
+	     hs_alloc_scratch(stream, &scratch) == HS_SUCCESS;
+	hs_free_compile_error(ce);
 	for (int k = 0; ok && k < PLACEMENTS; k++) {
 		hs_stream_t *st = NULL;
 		int nb = 0, ns = 0;
@@ -75,52 +114,108 @@ static bool passes(const hs_database_t *block, const hs_database_t *stream, hs_s
 		memset(mem, '\n', len + 2 * PLACEMENTS);
 		memcpy(mem + k, probe_line, sizeof(probe_line) - 1);
 		memcpy(mem + k + sizeof(probe_line) - 1, probe_line, sizeof(probe_line) - 1);
-		ok = hs_scan(block, mem + k, (unsigned)len, 0, scratch, count_hit, &nb) ==
+		ok = im->scan(block, mem + k, (unsigned)len, 0, scratch, count_hit, &nb) ==
 			     HS_SUCCESS &&
-		     hs_open_stream(stream, 0, &st) == HS_SUCCESS;
+		     im->open(stream, 0, &st) == HS_SUCCESS;
 		if (!ok)
 			break;
-		ok = hs_scan_stream(st, mem + k, (unsigned)len, 0, scratch, count_hit, &ns) ==
+		ok = im->scan_stream(st, mem + k, (unsigned)len, 0, scratch, count_hit, &ns) ==
 			     HS_SUCCESS &&
-		     hs_reset_stream(st, 0, scratch, count_hit, &ns) == HS_SUCCESS;
-		hs_close_stream(st, NULL, NULL, NULL);
+		     im->reset(st, 0, scratch, count_hit, &ns) == HS_SUCCESS;
+		im->close(st, NULL, NULL, NULL);
 		ok = ok && nb == PROBE_HITS && ns == PROBE_HITS;
-	}
-	free(mem);
-	return ok;
-}
-
-static void choose(void)
-{
-	hs_database_t *block = NULL, *stream = NULL;
-	hs_scratch_t *scratch = NULL;
-	hs_compile_error_t *ce = NULL;
-
-	if (hs_compile(probe_pat, 0, HS_MODE_BLOCK, NULL, &block, &ce) != HS_SUCCESS ||
-	    hs_compile(probe_pat, 0, HS_MODE_STREAM, NULL, &stream, &ce) != HS_SUCCESS ||
-	    hs_alloc_scratch(block, &scratch) != HS_SUCCESS ||
-	    hs_alloc_scratch(stream, &scratch) != HS_SUCCESS) {
-		/* cannot probe: scan both ways, which is right whatever the library does */
-		twice = true;
-		snprintf(said, sizeof(said),
-			 "Vectorscan %.*s: not probed (%s); every chunk scanned at two placements",
-			 version_len(), hs_version(),
-			 ce ? "the probe did not compile" : "out of memory");
-		hs_free_compile_error(ce);
-	} else if (passes(block, stream, scratch)) {
-		snprintf(said, sizeof(said),
-			 "Vectorscan %.*s: finds a match wherever it lies; one scan a chunk",
-			 version_len(), hs_version());
-	} else {
-		twice = true;
-		snprintf(said, sizeof(said),
-			 "Vectorscan %.*s: misses matches by where the data lies on this CPU; "
-			 "every chunk scanned at two placements",
-			 version_len(), hs_version());
 	}
 	hs_free_scratch(scratch);
 	hs_free_database(block);
 	hs_free_database(stream);
+	free(mem);
+	return ok;
+}
+
+/* The entry points the library exports for generation GEN ("avx2") into IM, or false. */
+static bool exported(const char *gen, struct impl *im)
+{
+	static const char *const what[] = {"scan", "open_stream", "scan_stream", "reset_stream",
+					   "close_stream"};
+	void *fn[5];
+	char name[64];
+
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "%s_hs_%s", gen, what[i]);
+		if (!(fn[i] = dlsym(RTLD_DEFAULT, name)))
+			return false;
+	}
+	/* POSIX: a function's address read from dlsym's object pointer */
+	memcpy(&im->scan, &fn[0], sizeof(fn[0]));
+	memcpy(&im->open, &fn[1], sizeof(fn[1]));
+	memcpy(&im->scan_stream, &fn[2], sizeof(fn[2]));
+	memcpy(&im->reset, &fn[3], sizeof(fn[3]));
+	memcpy(&im->close, &fn[4], sizeof(fn[4]));
+	return true;
+}
+
+static void choose(void)
+{
+	static const struct {
+		const char *gen;
+		unsigned long long drop;
+	} older[] = {
+		{"avx2", HS_CPU_FEATURES_AVX512 | HS_CPU_FEATURES_AVX512VBMI},
+		{"corei7",
+		 HS_CPU_FEATURES_AVX2 | HS_CPU_FEATURES_AVX512 | HS_CPU_FEATURES_AVX512VBMI},
+	};
+	const struct impl dispatched = {hs_scan,	 hs_open_stream,  hs_scan_stream,
+					hs_reset_stream, hs_close_stream, 0};
+
+	use = dispatched;
+	if (hs_populate_platform(&plat) != HS_SUCCESS)
+		memset(&plat, 0, sizeof(plat));
+	if (passes(&dispatched)) {
+		snprintf(said, sizeof(said),
+			 "Vectorscan %.*s: finds a match wherever it lies; one scan a chunk",
+			 version_len(), hs_version());
+		return;
+	}
+	for (size_t i = 0; i < sizeof(older) / sizeof(older[0]); i++) {
+		struct impl im;
+
+		if (!exported(older[i].gen, &im))
+			continue;
+		im.drop = older[i].drop;
+		if (passes(&im)) {
+			use = im;
+			plat.cpu_features &= ~im.drop;
+			snprintf(said, sizeof(said),
+				 "Vectorscan %.*s: its own choice misses matches by where the data "
+				 "lies on this CPU; scanning with its %s implementation",
+				 version_len(), hs_version(), older[i].gen);
+			return;
+		}
+	}
+	twice = true;
+	snprintf(said, sizeof(said),
+		 "Vectorscan %.*s: misses matches by where the data lies on this CPU; every chunk "
+		 "scanned at two placements",
+		 version_len(), hs_version());
+}
+
+const hs_platform_info_t *pm_hs_platform(void)
+{
+	pthread_once(&once, choose);
+	return &plat;
+}
+
+hs_error_t pm_hs_open(const hs_database_t *db, hs_stream_t **st)
+{
+	pthread_once(&once, choose);
+	return use.open(db, 0, st);
+}
+
+void pm_hs_close(hs_stream_t *st)
+{
+	pthread_once(&once, choose);
+	if (st)
+		use.close(st, NULL, NULL, NULL);
 }
 
 void pm_hs_force(int how)
@@ -146,9 +241,9 @@ static hs_error_t once_at(const hs_database_t *db, hs_stream_t *st, const char *
 	hs_error_t e, r;
 
 	if (!st)
-		return hs_scan(db, buf, (unsigned)len, 0, scratch, cb, ctx);
-	e = hs_scan_stream(st, buf, (unsigned)len, 0, scratch, cb, ctx);
-	r = hs_reset_stream(st, 0, scratch, cb, ctx);
+		return use.scan(db, buf, (unsigned)len, 0, scratch, cb, ctx);
+	e = use.scan_stream(st, buf, (unsigned)len, 0, scratch, cb, ctx);
+	r = use.reset(st, 0, scratch, cb, ctx);
 	return e != HS_SUCCESS ? e : r;
 }
 

@@ -189,8 +189,8 @@ static void db_build(void)
 		flags[i] = trigs[i].caseless ? HS_FLAG_CASELESS : 0;
 		ids[i] = i;
 	}
-	if (hs_compile_lit_multi(lit, flags, ids, lens, NTRIG, HS_MODE_BLOCK, NULL, &db, &ce) !=
-	    HS_SUCCESS) {
+	if (hs_compile_lit_multi(lit, flags, ids, lens, NTRIG, HS_MODE_BLOCK, pm_hs_platform(), &db,
+				 &ce) != HS_SUCCESS) {
 		hs_free_compile_error(ce);
 		db = NULL;
 		db_errno = ENOMEM;

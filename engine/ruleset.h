@@ -104,8 +104,8 @@ const char *pm_cap_name(enum pm_cap c);
 /* The decision for CLS/SUBCLS, falling back to CLS; NULL if none. */
 const struct pm_decision *pm_ruleset_decision(const struct pm_ruleset *rs, const char *cls,
 					      const char *subcls);
-/* hs_compile_multi (no platform: this machine's), through the on-disk cache of compiled
- * databases (hscache.c): the same database, without the compile when an entry is there. */
+/* hs_compile_multi for pm_hs_platform(), through the on-disk cache of compiled databases
+ * (hscache.c): the same database, without the compile when an entry is there. */
 hs_error_t pm_hs_compile(const char *const *pats, const unsigned *flags, const unsigned *ids,
 			 unsigned n, unsigned mode, hs_database_t **db, hs_compile_error_t **ce);
 
@@ -115,6 +115,12 @@ hs_error_t pm_hs_compile(const char *const *pats, const unsigned *flags, const u
  * end.  Same returns as hs_scan. */
 hs_error_t pm_hs_chunk(const hs_database_t *db, hs_stream_t *st, const char *buf, size_t len,
 		       hs_scratch_t *scratch, match_event_handler cb, void *ctx);
+/* The platform every database is compiled for: this CPU's, less what the implementation
+ * hsrun.c chose cannot run. */
+const hs_platform_info_t *pm_hs_platform(void);
+/* hs_open_stream and hs_close_stream (no matches reported) of that implementation. */
+hs_error_t pm_hs_open(const hs_database_t *db, hs_stream_t **st);
+void pm_hs_close(hs_stream_t *st);
 /* Tests: PM_HS_TWICE scans every chunk at two placements whatever the probe said. */
 enum { PM_HS_CHOSEN, PM_HS_TWICE };
 void pm_hs_force(int how);

@@ -1136,11 +1136,10 @@ int pm_scan_all(struct pm_evidence *ev)
 		       (unsigned)f->source < sizeof(ev->rs->sdb) / sizeof(ev->rs->sdb[0]) ?
 				    ev->rs->sdb[f->source] :
 				    NULL;
-		if (s.db && !ev->rs->db && hs_open_stream(s.db, 0, &s.stream) != HS_SUCCESS)
+		if (s.db && !ev->rs->db && pm_hs_open(s.db, &s.stream) != HS_SUCCESS)
 			goto out;
 		int frc = pm_file_read(f, on_chunk, &s);
-		if (s.stream)
-			hs_close_stream(s.stream, NULL, NULL, NULL);
+		pm_hs_close(s.stream);
 		s.stream = NULL;
 		if (frc < 0 && f->status == PM_ST_OK)
 			goto out;
