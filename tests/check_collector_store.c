@@ -35,18 +35,41 @@
 
 /* ---- the store ---- */
 
-static bool can_as_nobody(const char *path, int flags)
+/* Can UID:GID open PATH with FLAGS (a child that becomes them)? */
+static bool can_as(uid_t uid, gid_t gid, const char *path, int flags)
 {
 	pid_t pid = fork();
 	int st;
 
 	if (pid == 0) {
-		if (setgid(NOGROUP) < 0 || setuid(NOBODY) < 0)
+		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
 			_exit(2);
-		_exit(open(path, flags) >= 0 ? 0 : 1);
+		_exit(open(path, flags, 0600) >= 0 ? 0 : 1);
 	}
 	waitpid(pid, &st, 0);
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/*
+ * Where the stored bundle PATH has an ACL (the file system keeps them), it names the job's
+ * owner (nobody here) with read only: nobody reads PATH, cannot write it, and cannot create
+ * NEW in the job's nodes folder.
+ */
+static void owner_reads_only(const char *path, const char *new)
+{
+	acl_t acl = acl_get_file(path, ACL_TYPE_ACCESS);
+	char *text;
+
+	if (!acl)
+		return;
+	text = acl_to_text(acl, NULL);
+	ck_assert_msg(strstr(text, "user:65534:r--") || strstr(text, "user:nobody:r--"), "%s",
+		      text);
+	acl_free(text);
+	acl_free(acl);
+	ck_assert(can_as(NOBODY, NOGROUP, path, O_RDONLY));
+	ck_assert(!can_as(NOBODY, NOGROUP, path, O_WRONLY));
+	ck_assert(!can_as(NOBODY, NOGROUP, new, O_WRONLY | O_CREAT));
 }
 
 START_TEST(store_permissions)
@@ -59,8 +82,6 @@ START_TEST(store_permissions)
 	void *buf;
 	size_t len;
 	struct stat st;
-	acl_t acl;
-	char *text;
 
 	if (geteuid() != 0)
 		return;
@@ -95,19 +116,8 @@ START_TEST(store_permissions)
 	ck_assert_int_eq(st.st_mode & 0777, 0750);
 	ck_assert_int_eq(access(pmt_path(tmp, "store/lab/4242/0/arrived/n1"), F_OK), 0);
 	ck_assert_msg(pm_bundle_verify(r.path, err, sizeof(err)) == 0, "%s", err);
-	acl = acl_get_file(r.path, ACL_TYPE_ACCESS);
-	if (acl) {
-		text = acl_to_text(acl, NULL);
-		ck_assert_msg(strstr(text, "user:65534:r--") || strstr(text, "user:nobody:r--"),
-			      "%s", text);
-		acl_free(text);
-		acl_free(acl);
-		/* the job's owner reads, and cannot write */
-		ck_assert(can_as_nobody(r.path, O_RDONLY));
-		ck_assert(!can_as_nobody(r.path, O_WRONLY));
-		ck_assert(!can_as_nobody(pmt_path(tmp, "store/lab/4242/0/nodes/x"),
-					 O_WRONLY | O_CREAT));
-	}
+	/* the job's owner reads, and cannot write */
+	owner_reads_only(r.path, pmt_path(tmp, "store/lab/4242/0/nodes/x"));
 	/* the spool folder stays for the caller to remove */
 	ck_assert_int_eq(pm_job_spool_remove(&j), 0);
 	ck_assert_int_eq(access(pmt_path(tmp, "spool/4242"), F_OK), -1);
@@ -365,21 +375,6 @@ START_TEST(store_marker_missing)
 }
 END_TEST
 
-/* Can UID:GID open PATH with FLAGS (a child that becomes them)? */
-static bool can_as(uid_t uid, gid_t gid, const char *path, int flags)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid == 0) {
-		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
-			_exit(2);
-		_exit(open(path, flags, 0600) >= 0 ? 0 : 1);
-	}
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
 /*
  * What root is on a root_squash NFS client, as far as a folder it does not own goes: no
  * CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_CHOWN (from every set, and the
@@ -470,8 +465,6 @@ START_TEST(store_root_squash)
 	void *buf;
 	size_t len;
 	struct stat st;
-	acl_t acl;
-	char *text;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "store_root_squash: skipped (needs root)\n");
@@ -540,18 +533,7 @@ START_TEST(store_root_squash)
 	ck_assert(can_as(54321, og, s.r.path, O_RDONLY));
 	ck_assert(!can_as(54321, 54321, s.r.path, O_RDONLY));
 	ck_assert(!can_as(54321, 54321, pmt_path(tmp, "store/lab/4242/0/nodes"), O_RDONLY));
-	acl = acl_get_file(s.r.path, ACL_TYPE_ACCESS);
-	if (acl) {
-		text = acl_to_text(acl, NULL);
-		ck_assert_msg(strstr(text, "user:65534:r--") || strstr(text, "user:nobody:r--"),
-			      "%s", text);
-		acl_free(text);
-		acl_free(acl);
-		ck_assert(can_as(NOBODY, NOGROUP, s.r.path, O_RDONLY));
-		ck_assert(!can_as(NOBODY, NOGROUP, s.r.path, O_WRONLY));
-		ck_assert(!can_as(NOBODY, NOGROUP, pmt_path(tmp, "store/lab/4242/0/nodes/x"),
-				  O_WRONLY | O_CREAT));
-	}
+	owner_reads_only(s.r.path, pmt_path(tmp, "store/lab/4242/0/nodes/x"));
 	free(buf);
 	pm_collection_free(&c);
 	pm_job_free(&j);
