@@ -67,6 +67,15 @@ static bool blanked(const char *s)
 	return true;
 }
 
+/* EV's slurmd log masks TEXT whole: only blanks and line ends are left. */
+static void slurmd_blanks(const struct pm_evidence *ev, const char *text)
+{
+	char *m = slurmd(ev, text);
+
+	ck_assert_msg(blanked(m), "not masked whole: %s", text);
+	free(m);
+}
+
 START_TEST(test_stderr_path)
 {
 	struct pm_evidence ev;
@@ -152,13 +161,10 @@ END_TEST
 START_TEST(test_job_line_outside_window)
 {
 	struct pm_evidence ev;
-	char *m;
 
 	job25(&ev);
-	m = slurmd(&ev, "[2026-11-30T10:30:00.000] [25.batch] error: *** JOB 25 ON n2 "
-			"UNCORRECTABLE MEMORY ERROR AT 2026-11-30T10:30:00 ***\n");
-	ck_assert(blanked(m));
-	free(m);
+	slurmd_blanks(&ev, "[2026-11-30T10:30:00.000] [25.batch] error: *** JOB 25 ON n2 "
+			   "UNCORRECTABLE MEMORY ERROR AT 2026-11-30T10:30:00 ***\n");
 }
 END_TEST
 
@@ -209,26 +215,18 @@ END_TEST
 START_TEST(test_other_job)
 {
 	struct pm_evidence ev;
-	char *m;
 
 	job25(&ev);
 	/* another job's line, even one of slurmd's own; a number of this job elsewhere in it
 	 * does not make it this job's */
-	m = slurmd(&ev, "[2026-12-01T10:30:00.000] [26.batch] error: *** JOB 26 ON n2 "
-			"UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:30:00 25 ***\n");
-	ck_assert(blanked(m));
-	free(m);
-	m = slurmd(&ev, "[2026-12-01T10:30:00.000] [261.batch] error: Could not open stderr file "
-			"/x/ERROR AT 25 ***/e: No such file or directory\n");
-	ck_assert(blanked(m));
-	free(m);
-	m = slurmd(&ev, "[2026-12-01T10:30:00.000] _run_prolog: prolog with lock for job 26 ran "
-			"for 0 seconds (25)\n");
-	ck_assert(blanked(m));
-	free(m);
-	m = slurmd(&ev, "[2026-12-01T10:30:00.000] Time limit exhausted for JobId=26\n");
-	ck_assert(blanked(m));
-	free(m);
+	slurmd_blanks(&ev, "[2026-12-01T10:30:00.000] [26.batch] error: *** JOB 26 ON n2 "
+			   "UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:30:00 25 ***\n");
+	slurmd_blanks(&ev,
+		      "[2026-12-01T10:30:00.000] [261.batch] error: Could not open stderr file "
+		      "/x/ERROR AT 25 ***/e: No such file or directory\n");
+	slurmd_blanks(&ev, "[2026-12-01T10:30:00.000] _run_prolog: prolog with lock for job 26 ran "
+			   "for 0 seconds (25)\n");
+	slurmd_blanks(&ev, "[2026-12-01T10:30:00.000] Time limit exhausted for JobId=26\n");
 }
 END_TEST
 
@@ -242,9 +240,7 @@ START_TEST(test_array_job_raw_id)
 
 	job25(&ev);
 	ev.job.id = "25_3";
-	m = slurmd(&ev, line);
-	ck_assert(blanked(m)); /* 27 is not known to be this job */
-	free(m);
+	slurmd_blanks(&ev, line); /* 27 is not known to be this job */
 	ev.facts = &raw;
 	ev.nfacts = 1;
 	m = slurmd(&ev, line);
@@ -260,23 +256,16 @@ START_TEST(test_window_and_node)
 
 	job25(&ev);
 	/* a node-level line from the day before: not this job's */
-	m = slurmd(&ev, "[2026-11-30T10:20:00.000] update_node: node n2 reason set to: NHC: "
-			"check_hw_ib: No IB port is ACTIVE\n");
-	ck_assert(blanked(m));
-	free(m);
+	slurmd_blanks(&ev, "[2026-11-30T10:20:00.000] update_node: node n2 reason set to: NHC: "
+			   "check_hw_ib: No IB port is ACTIVE\n");
 	/* a node outside the job */
-	m = slurmd(&ev, "[2026-12-01T10:20:00.000] update_node: node n3 reason set to: NHC: "
-			"check_hw_ib: No IB port is ACTIVE\n");
-	ck_assert(blanked(m));
-	free(m);
-	m = slurmd(&ev, "[2026-12-01T10:30:00.000] [25.batch] error: *** JOB 25 ON n3 "
-			"UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:30:00 ***\n");
-	ck_assert(blanked(m));
-	free(m);
+	slurmd_blanks(&ev, "[2026-12-01T10:20:00.000] update_node: node n3 reason set to: NHC: "
+			   "check_hw_ib: No IB port is ACTIVE\n");
+	slurmd_blanks(&ev, "[2026-12-01T10:30:00.000] [25.batch] error: *** JOB 25 ON n3 "
+			   "UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:30:00 ***\n");
 	/* a line slurm did not write (no stamp of its own) */
-	m = slurmd(&ev, "*** JOB 25 ON n2 UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:30:00 ***\n");
-	ck_assert(blanked(m));
-	free(m);
+	slurmd_blanks(&ev,
+		      "*** JOB 25 ON n2 UNCORRECTABLE MEMORY ERROR AT 2026-12-01T10:30:00 ***\n");
 	/* nothing known about the job: the user's fields are still masked */
 	memset(&ev, 0, sizeof(ev));
 	m = slurmd(&ev, "[2026-12-01T10:00:01.000] [25.batch] error: Could not open stderr file "
