@@ -413,6 +413,22 @@ static void rec_file(const char *node, const char *name, const char *text)
 	fclose(f);
 }
 
+/* Write n2's gpu_lost record of lab/JOB/0 at TIME (EXPIRES 0: never) in the flat folder, as
+ * an earlier version or another writer might have, its file named for NAMED (into NAME). */
+static void flat_gpu_lost(char *name, size_t len, const char *job, double named, double expires,
+			  double time)
+{
+	char text[400];
+
+	snprintf(name, len, "%010lld.lab.%s.0.json", (long long)named, job);
+	snprintf(text, sizeof(text),
+		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":%lld,"
+		 "\"node\":\"n2\",\"run\":\"lab/%s/0\",\"schema\":\"postmortem.history/1\","
+		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
+		 (long long)expires, job, (long long)time);
+	rec_file("n2", name, text);
+}
+
 /* The path of NODE's record NAME in its day folder (the day of T0 and the next few hours), or
  * (FLAT) where versions before the day folders wrote it. */
 static void rec_at(char *p, size_t len, const char *node, const char *name, bool flat)
@@ -458,7 +474,7 @@ static bool used_has(const json_t *v, const char *run)
 START_TEST(latest_first)
 {
 	const double B = T0 + 3 * 3600; /* the records' day is T0's */
-	char name[100], text[400];
+	char name[100];
 	json_t *v;
 
 	for (int i = 0; i < 20; i++) {
@@ -466,38 +482,20 @@ START_TEST(latest_first)
 		snprintf(job, sizeof(job), "%d", 700 + i);
 		record(job, 0, "n2", "gpu_hardware", true, B + i * 60);
 	}
-	snprintf(name, sizeof(name), "%010lld.lab.650.0.json", (long long)(B - 3600));
-	snprintf(text, sizeof(text),
-		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
-		 "\"node\":\"n2\",\"run\":\"lab/650/0\",\"schema\":\"postmortem.history/1\","
-		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
-		 (long long)(B + 1800));
-	rec_file("n2", name, text);
+	flat_gpu_lost(name, sizeof(name), "650", B - 3600, 0, B + 1800);
 	ck_assert_int_eq(judge("799", B + 3600, &v), 1);
 	ck_assert_int_eq(json_array_size(json_object_get(v, "node_history")), PM_HISTORY_USED_MAX);
 	ck_assert(!used_has(v, "lab/650/0"));
 	ck_assert(used_has(v, "lab/704/0") && used_has(v, "lab/719/0"));
 	json_decref(v);
 	/* an older record of a job among the latest, the same day, is still read */
-	snprintf(name, sizeof(name), "%010lld.lab.719.0.json", (long long)(B - 7200));
-	snprintf(text, sizeof(text),
-		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
-		 "\"node\":\"n2\",\"run\":\"lab/719/0\",\"schema\":\"postmortem.history/1\","
-		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
-		 (long long)(B - 7200));
-	rec_file("n2", name, text);
+	flat_gpu_lost(name, sizeof(name), "719", B - 7200, 0, B - 7200);
 	ck_assert_int_eq(judge("799", B + 3600, &v), 1);
 	ck_assert_int_eq(json_array_size(json_object_get(v, "node_history")),
 			 PM_HISTORY_USED_MAX + 1);
 	json_decref(v);
 	/* one the day before: that day's folder is not listed once the 16 are in */
-	snprintf(name, sizeof(name), "%010lld.lab.718.0.json", (long long)(T0 - 7200));
-	snprintf(text, sizeof(text),
-		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":0,"
-		 "\"node\":\"n2\",\"run\":\"lab/718/0\",\"schema\":\"postmortem.history/1\","
-		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
-		 (long long)(T0 - 7200));
-	rec_file("n2", name, text);
+	flat_gpu_lost(name, sizeof(name), "718", T0 - 7200, 0, T0 - 7200);
 	ck_assert_int_eq(judge("799", B + 3600, &v), 1);
 	ck_assert_int_eq(json_array_size(json_object_get(v, "node_history")),
 			 PM_HISTORY_USED_MAX + 1);
@@ -518,7 +516,7 @@ static bool exists(const char *p)
  * history is swept, and expire removes emptied day folders */
 START_TEST(day_folders)
 {
-	char p[700], name[100], text[400], d[600], err[256] = "";
+	char p[700], name[100], d[600], err[256] = "";
 	json_t *v;
 
 	record("1000", 0, "n2", "gpu_hardware", true, T0 + 60);
@@ -530,13 +528,7 @@ START_TEST(day_folders)
 		 (long long)(T0 - 60));
 	ck_assert_msg(exists(p), "%s", p);
 	/* an earlier version's flat record */
-	snprintf(name, sizeof(name), "%010lld.lab.1002.0.json", (long long)(T0 + 120));
-	snprintf(text, sizeof(text),
-		 "{\"class\":\"gpu_hardware\",\"confidence\":\"established\",\"expires\":%lld,"
-		 "\"node\":\"n2\",\"run\":\"lab/1002/0\",\"schema\":\"postmortem.history/1\","
-		 "\"subclass\":\"gpu_lost\",\"time\":%lld,\"uid\":7}\n",
-		 (long long)(T0 + 14 * DAY), (long long)(T0 + 120));
-	rec_file("n2", name, text);
+	flat_gpu_lost(name, sizeof(name), "1002", T0 + 120, T0 + 14 * DAY, T0 + 120);
 	rec_mtime("n2", name, true, T0 - 3600);
 	ck_assert_int_eq(node_count("n2", 0), 3);
 	ck_assert_int_eq(node_count("n2", T0), 2);
