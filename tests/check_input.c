@@ -317,38 +317,27 @@ const char DMESG[] =
 
 static Suite *input_suite(void)
 {
+	/* each part's tests, and its timeout in seconds where check's default is short (0: keep it) */
+	static const struct {
+		const char *name;
+		void (*add)(TCase *tc);
+		int timeout;
+	} parts[] = {
+		{"names", input_names_tests, 0},       {"sniff", input_sniff_tests, 0},
+		{"prefix", input_prefix_tests, 0},     {"time", input_time_tests, 0},
+		{"hostlist", input_hostlist_tests, 0}, {"compressed", input_compressed_tests, 60},
+		{"parsers", input_parsers_tests, 120},
+	};
 	Suite *s = suite_create("input");
-	TCase *tc;
 
-	tc = tcase_create("names");
-	input_names_tests(tc);
-	suite_add_tcase(s, tc);
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		TCase *tc = tcase_create(parts[i].name);
 
-	tc = tcase_create("sniff");
-	input_sniff_tests(tc);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("prefix");
-	input_prefix_tests(tc);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("time");
-	input_time_tests(tc);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("hostlist");
-	input_hostlist_tests(tc);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("compressed");
-	tcase_set_timeout(tc, 60);
-	input_compressed_tests(tc);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("parsers");
-	tcase_set_timeout(tc, 120);
-	input_parsers_tests(tc);
-	suite_add_tcase(s, tc);
+		if (parts[i].timeout)
+			tcase_set_timeout(tc, parts[i].timeout);
+		parts[i].add(tc);
+		suite_add_tcase(s, tc);
+	}
 	return s;
 }
 
