@@ -194,7 +194,7 @@ void sample(struct pm_config *cfg, struct pm_job *j, struct pm_collection *c)
 	ck_assert_int_eq(pm_collect(cfg, j, pm_mono() + 5, c), 0);
 }
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("collector");
 	TCase *t = tcase_create("collector");
@@ -206,9 +206,4 @@ static Suite *suite(void)
 	collector_store_tests(t);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	return pmt_run(suite());
 }

@@ -667,7 +667,7 @@ const char *KLOG_N1 = "2026-11-30T03:10:00,000100+00:00 mlx5_core 0000:3d:00.0: 
  * says so, and the same evidence gives the same bytes in any order.  Where no node's clock
  * is off, an event long after the job's end is still outside the window. */
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("engine");
 	TCase *t = tcase_create("engine");
@@ -690,9 +690,4 @@ static Suite *suite(void)
 	engine_attribution_tests(t);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	return pmt_run(suite());
 }

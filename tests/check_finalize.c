@@ -1468,7 +1468,7 @@ START_TEST(config_keys)
 }
 END_TEST
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("finalize");
 	TCase *t = tcase_create("protocol"), *p = tcase_create("pure");
@@ -1507,9 +1507,4 @@ static Suite *suite(void)
 	tcase_add_test(p, access_decision);
 	suite_add_tcase(s, p);
 	return s;
-}
-
-int main(void)
-{
-	return pmt_run(suite());
 }

@@ -146,7 +146,7 @@ START_TEST(test_runtime_said)
 }
 END_TEST
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("hsrun");
 	TCase *c = tcase_create("chosen"), *t = tcase_create("twice");
@@ -161,9 +161,4 @@ static Suite *suite(void)
 	tcase_add_test(t, test_twice_order_and_stop);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	return pmt_run(suite());
 }

@@ -735,7 +735,7 @@ START_TEST(webhook_given_up)
 }
 END_TEST
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("http");
 	TCase *c = tcase_create("config");
@@ -757,9 +757,4 @@ static Suite *suite(void)
 	tcase_add_test(n, webhook_given_up);
 	suite_add_tcase(s, n);
 	return s;
-}
-
-int main(void)
-{
-	return pmt_run(suite());
 }

@@ -322,7 +322,7 @@ START_TEST(text_dirty)
 }
 END_TEST
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("peel");
 	TCase *tc = tcase_create("peel");
@@ -337,9 +337,4 @@ static Suite *suite(void)
 	tcase_add_test(tc, text_dirty);
 	suite_add_tcase(s, tc);
 	return s;
-}
-
-int main(void)
-{
-	return pmt_run(suite());
 }

@@ -1049,7 +1049,7 @@ START_TEST(test_kind_names)
 }
 END_TEST
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("redact");
 	TCase *t = tcase_create("redact");
@@ -1078,9 +1078,4 @@ static Suite *suite(void)
 	tcase_add_test(t, test_truncated_everywhere);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	return pmt_run(suite());
 }

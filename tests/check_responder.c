@@ -421,7 +421,7 @@ void describe(const json_t *v, char *buf, size_t len)
 		 pmu_str(v, "confidence", "-"));
 }
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("responder");
 	TCase *m = tcase_create("store module"), *f = tcase_create("formats"),
@@ -438,9 +438,4 @@ static Suite *suite(void)
 	responder_replay_tests(r, u);
 	responder_verbs_tests(m, v);
 	return s;
-}
-
-int main(void)
-{
-	return pmt_run(suite());
 }

@@ -303,7 +303,7 @@ long long ms_now(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("spank");
 	TCase *t = tcase_create("pure");
@@ -320,9 +320,4 @@ static Suite *suite(void)
 	spank_callback_tests(c);
 	suite_add_tcase(s, c);
 	return s;
-}
-
-int main(void)
-{
-	return pmt_run(suite());
 }

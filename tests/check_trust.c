@@ -637,7 +637,7 @@ START_TEST(test_diagnose_own_report_counts)
 }
 END_TEST
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("trust");
 	TCase *u = tcase_create("fields");
@@ -666,9 +666,4 @@ static Suite *suite(void)
 	tcase_add_test(d, test_diagnose_own_report_counts);
 	suite_add_tcase(s, d);
 	return s;
-}
-
-int main(void)
-{
-	return pmt_run(suite());
 }

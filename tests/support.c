@@ -1,5 +1,5 @@
 /*
- * support.c - the check suites' shared runner and file helpers (support.h).
+ * support.c - the check suites' shared main() and file helpers (support.h).
  */
 #include <errno.h>
 #include <ftw.h>
@@ -10,9 +10,10 @@
 
 #include "support.h"
 
-int pmt_run(Suite *s)
+/* Every suite's program: run each test of the suite its file builds (CK_NORMAL). */
+int main(void)
 {
-	SRunner *sr = srunner_create(s);
+	SRunner *sr = srunner_create(pmt_suite());
 	int failed;
 
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,5 +1,5 @@
 /*
- * support.h - what the check suites share: the suite runner, small file helpers for a
+ * support.h - what the check suites share: their main(), small file helpers for a
  * test's temporary folder, and (support_bundle.c, libarchive) a node bundle writer.
  * Every helper fails the running test (ck_assert) rather than returning an error.
  */
@@ -12,8 +12,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Run every test of S (CK_NORMAL) and free it; EXIT_SUCCESS when none failed, for main(). */
-int pmt_run(Suite *s);
+/*
+ * The suite of the program's tests, which each suite's file defines: main() (support.c) runs
+ * all of it and exits EXIT_SUCCESS when none failed.
+ */
+Suite *pmt_suite(void);
 
 /* Write TEXT to ROOT/REL, making the folders below ROOT that REL names (mode 0755). */
 void pmt_mk(const char *root, const char *rel, const char *text);
