@@ -18,6 +18,7 @@
 #include "finalize_int.h"
 #include "history.h"
 #include "postmortem.h"
+#include "support.h"
 
 static char T[256];
 static char store[300];
@@ -659,7 +660,7 @@ START_TEST(parsed_when_not_plain)
 }
 END_TEST
 
-static Suite *suite(void)
+Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("history");
 	TCase *t = tcase_create("store");
@@ -681,15 +682,4 @@ static Suite *suite(void)
 	tcase_add_test(t, text_names_repeats);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *r = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
