@@ -623,22 +623,29 @@ void skew_bundle(const char *dir, const char *node, const char *klog, const char
 	free(m);
 }
 
+void job77(const char *dir, const char *exit, const char *step_end, const char *out)
+{
+	char rel[300], sacct[400];
+
+	snprintf(rel, sizeof(rel), "%s/sacct.txt", dir);
+	snprintf(sacct, sizeof(sacct),
+		 "JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
+		 "77|77|FAILED|%s|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|\n"
+		 "77.0|77.0|%s|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|4\n",
+		 exit, step_end);
+	pmt_mk(tmp, rel, sacct);
+	snprintf(rel, sizeof(rel), "%s/slurm-77.out", dir);
+	pmt_mk(tmp, rel, out);
+}
+
 /* The job ran 03:11:00-03:12:00 by the controller's clock, on n1 and n2; n1's ranks time out,
  * n2's fall silent. */
 void skew_job(const char *dir)
 {
-	char rel[300];
-
-	snprintf(rel, sizeof(rel), "%s/sacct.txt", dir);
-	pmt_mk(tmp, rel,
-	       "JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
-	       "77|77|FAILED|15:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|\n"
-	       "77.0|77.0|CANCELLED|0:15|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|4\n");
-	snprintf(rel, sizeof(rel), "%s/slurm-77.out", dir);
-	pmt_mk(tmp, rel,
-	       "0: hello\n1: hello\n2: hello\n3: hello\n"
-	       "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
-	       "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n");
+	job77(dir, "15:0", "CANCELLED|0:15",
+	      "0: hello\n1: hello\n2: hello\n3: hello\n"
+	      "0: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n"
+	      "1: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE\n");
 }
 
 bool why_has(const json_t *v, const char *a, const char *b)

@@ -33,6 +33,10 @@ void write_bundle(const char *path, const char *member, const char *data, const 
 
 /* A node's bundle NODE.tar.zst in DIR with kernel log KLOG, its collector started at CSTART. */
 void skew_bundle(const char *dir, const char *node, const char *klog, const char *cstart);
+/* Job 77 in DIR: sacct.txt says it ran 03:11:00-03:12:00 on n1 and n2 and FAILED with EXIT
+ * (sacct's "code:signal"), its step 77.0 (4 tasks) ended STEP_END ("STATE|code:signal");
+ * slurm-77.out holds OUT. */
+void job77(const char *dir, const char *exit, const char *step_end, const char *out);
 /* Job 77 in DIR on n1 and n2 (03:11-03:12 by the controller's clock): n1's ranks time out,
  * n2's fall silent. */
 void skew_job(const char *dir);

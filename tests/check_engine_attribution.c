@@ -103,13 +103,7 @@ static void stale_job(const char *dir, const char *out, const char *klog2)
 {
 	char rel[300];
 
-	snprintf(rel, sizeof(rel), "%s/sacct.txt", dir);
-	pmt_mk(tmp, rel,
-	       "JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
-	       "77|77|FAILED|1:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|\n"
-	       "77.0|77.0|FAILED|1:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n[1-2]|2|4\n");
-	snprintf(rel, sizeof(rel), "%s/slurm-77.out", dir);
-	pmt_mk(tmp, rel, out);
+	job77(dir, "1:0", "FAILED|1:0", out);
 	snprintf(rel, sizeof(rel), "%s/n1/kernel.log", dir);
 	pmt_mk(tmp, rel, KLOG_N1);
 	snprintf(rel, sizeof(rel), "%s/n2/kernel.log", dir);
