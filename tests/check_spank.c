@@ -206,6 +206,24 @@ void teardown(void)
 	pmt_rmtree(tmp);
 }
 
+bool tiny_spool(char *mnt, size_t len, const char *size, rlim_t limit)
+{
+	struct rlimit rl = {limit, limit};
+	char opts[64];
+	bool mounted;
+
+	snprintf(mnt, len, "%s/tiny", tmp);
+	mkdir(mnt, 0700);
+	snprintf(opts, sizeof(opts), "size=%s,mode=0700", size);
+	mounted = mount("tmpfs", mnt, "tmpfs", 0, opts) == 0;
+	snprintf(spool, sizeof(spool), "%s/spool", mounted ? mnt : tmp);
+	if (!mounted) {
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+	}
+	return mounted;
+}
+
 void handle(struct spank_handle *sp, uint32_t job, uint32_t step)
 {
 	memset(sp, 0, sizeof(*sp));

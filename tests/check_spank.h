@@ -8,8 +8,10 @@
 
 #include <check.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <slurm/spank.h>
 
@@ -43,6 +45,10 @@ extern char tmp[256];
 extern char spool[300];
 void setup(void);
 void teardown(void);
+/* Point spool at a tiny filesystem: a tmpfs of SIZE mounted on tmp/tiny (its path in MNT,
+ * LEN bytes; true) when we may mount one, else tmp/spool with RLIMIT_FSIZE at LIMIT and
+ * SIGXFSZ ignored (false).  The caller unmounts what it mounted. */
+bool tiny_spool(char *mnt, size_t len, const char *size, rlim_t limit);
 
 /* SP as slurmstepd has it for step STEP of job JOB on node 1, before the tasks exec. */
 void handle(struct spank_handle *sp, uint32_t job, uint32_t step);

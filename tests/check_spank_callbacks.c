@@ -212,17 +212,8 @@ START_TEST(test_remote_full_disk_logged_once)
 	static const int status[64] = {0};
 	struct spank_handle sp;
 	char opt[600], mnt[270], p[3100], pad[3000];
-	int mounted;
-	struct rlimit rl = {8000, 8000};
+	bool mounted = tiny_spool(mnt, sizeof(mnt), "16k", 8000);
 
-	snprintf(mnt, sizeof(mnt), "%s/tiny", tmp);
-	mkdir(mnt, 0700);
-	mounted = mount("tmpfs", mnt, "tmpfs", 0, "size=16k,mode=0700") == 0;
-	snprintf(spool, sizeof(spool), "%s/spool", mounted ? mnt : tmp);
-	if (!mounted) {
-		signal(SIGXFSZ, SIG_IGN);
-		setrlimit(RLIMIT_FSIZE, &rl);
-	}
 	snprintf(opt, sizeof(opt), "spool=%s", spool);
 	args(opt, "extras=torch_error_file", NULL);
 	handle(&sp, 80, 0);

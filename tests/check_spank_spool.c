@@ -166,17 +166,9 @@ END_TEST
 START_TEST(test_spool_full_disk)
 {
 	char line[2048], err[256], mnt[270];
-	int fd, i, rc = 0, e = 0, mounted;
-	struct rlimit rl = {40000, 40000};
+	int fd, i, rc = 0, e = 0;
+	bool mounted = tiny_spool(mnt, sizeof(mnt), "64k", 40000);
 
-	snprintf(mnt, sizeof(mnt), "%s/tiny", tmp);
-	mkdir(mnt, 0700);
-	mounted = mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0700") == 0;
-	snprintf(spool, sizeof(spool), "%s/spool", mounted ? mnt : tmp);
-	if (!mounted) {
-		signal(SIGXFSZ, SIG_IGN);
-		setrlimit(RLIMIT_FSIZE, &rl);
-	}
 	fd = pm_spool_open_job(spool, "9", 1, err, sizeof(err));
 	ck_assert_msg(fd >= 0, "%s", err);
 	memset(line, 'x', sizeof(line));
