@@ -598,14 +598,9 @@ void write_bundle(const char *path, const char *member, const char *data, const 
  * (the node's clock) in the manifest. */
 void skew_bundle(const char *dir, const char *node, const char *klog, const char *cstart)
 {
-	struct pm_sha256 c;
-	unsigned char d[32];
 	char hex[80], p[400], *m;
 
-	pm_sha256_init(&c);
-	pm_sha256_update(&c, klog, strlen(klog));
-	pm_sha256_final(&c, d);
-	pm_sha256_hex(d, hex);
+	pm_sha256_buf(klog, strlen(klog), hex);
 	ck_assert_int_ge(
 		asprintf(&m,
 			 "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\",\"job\":\"77\","

@@ -28,14 +28,9 @@
 
 static char *manifest_for(const char *member, const char *data, long bytes)
 {
-	struct pm_sha256 c;
-	unsigned char d[32];
 	char hex[80], *m;
 
-	pm_sha256_init(&c);
-	pm_sha256_update(&c, data, strlen(data));
-	pm_sha256_final(&c, d);
-	pm_sha256_hex(d, hex);
+	pm_sha256_buf(data, strlen(data), hex);
 	ck_assert_int_ge(
 		asprintf(&m,
 			 "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\","
@@ -119,16 +114,11 @@ static char *file_bytes(const char *p, size_t *n, char hex[80])
 {
 	FILE *f = fopen(p, "rb");
 	char *b = malloc(1 << 20);
-	struct pm_sha256 c;
-	unsigned char d[32];
 
 	ck_assert_ptr_nonnull(f);
 	*n = fread(b, 1, 1 << 20, f);
 	fclose(f);
-	pm_sha256_init(&c);
-	pm_sha256_update(&c, b, *n);
-	pm_sha256_final(&c, d);
-	pm_sha256_hex(d, hex);
+	pm_sha256_buf(b, *n, hex);
 	return b;
 }
 
@@ -276,14 +266,9 @@ START_TEST(test_manifest_forms)
 				  "nvidia-smi said \"no\" \u00e9t\u00e9"};
 	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
 	struct pm_evidence *ev;
-	struct pm_sha256 c;
-	unsigned char dg[32];
 	char hex[80];
 
-	pm_sha256_init(&c);
-	pm_sha256_update(&c, k, strlen(k));
-	pm_sha256_final(&c, dg);
-	pm_sha256_hex(dg, hex);
+	pm_sha256_buf(k, strlen(k), hex);
 	mkdir(strcat(strcpy(p, tmp), "/mf"), 0755);
 	snprintf(p, sizeof(p), "%s/mf/n2.tar.zst", tmp);
 	for (int i = 0; i < 3; i++) {

@@ -387,14 +387,9 @@ static void tar_put(FILE *f, const char *name, size_t size, const void *body, si
 /* The manifest of one member sources/app_log/a.log, claiming BYTES bytes of digest of SHA_OF. */
 static char *manifest_of(size_t bytes, const char *sha_of)
 {
-	struct pm_sha256 c;
-	unsigned char d[32];
 	char hex[80], *m;
 
-	pm_sha256_init(&c);
-	pm_sha256_update(&c, sha_of, strlen(sha_of));
-	pm_sha256_final(&c, d);
-	pm_sha256_hex(d, hex);
+	pm_sha256_buf(sha_of, strlen(sha_of), hex);
 	ck_assert_int_gt(
 		asprintf(&m,
 			 "{\"schema\": \"" PM_BUNDLE_SCHEMA "\", \"cluster\": \"lab\", "
