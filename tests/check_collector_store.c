@@ -681,6 +681,15 @@ static mode_t mode_of(const char *rel)
 START_TEST(fetch_private)
 {
 	static const mode_t masks[] = {0, 022, 0277};
+	/* the copy's folders and files, below outN, and the mode each must have */
+	static const struct {
+		const char *rel;
+		mode_t mode;
+	} want[] = {{"", 0700},
+		    {"/nodes", 0700},
+		    {"/nodes/n1.tar.zst", 0600},
+		    {"/sacct.txt", 0600},
+		    {"/manifest.json", 0600}};
 	char job[600], out[600], err[512], rel[64];
 	struct pm_fetch_result f;
 	mode_t old;
@@ -700,15 +709,12 @@ START_TEST(fetch_private)
 		umask(old);
 		ck_assert_msg(rc == 0, "umask %03o: %s", masks[i], err);
 		ck_assert_int_eq(f.files, 4);
-		ck_assert_int_eq(mode_of(rel), 0700);
-		snprintf(rel, sizeof(rel), "out%zu/nodes", i);
-		ck_assert_int_eq(mode_of(rel), 0700);
-		snprintf(rel, sizeof(rel), "out%zu/nodes/n1.tar.zst", i);
-		ck_assert_int_eq(mode_of(rel), 0600);
-		snprintf(rel, sizeof(rel), "out%zu/sacct.txt", i);
-		ck_assert_int_eq(mode_of(rel), 0600);
-		snprintf(rel, sizeof(rel), "out%zu/manifest.json", i);
-		ck_assert_int_eq(mode_of(rel), 0600);
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+			snprintf(rel, sizeof(rel), "out%zu%s", i, want[k].rel);
+			ck_assert_msg(mode_of(rel) == want[k].mode,
+				      "umask %03o: %s is %03o, not %03o", masks[i], rel,
+				      mode_of(rel), want[k].mode);
+		}
 	}
 	/* a folder that exists already keeps its mode; what lands in it is still 0600 */
 	mkdir(pmt_path(tmp, "mine"), 0755);
