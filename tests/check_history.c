@@ -1,5 +1,5 @@
 /*
- * check_history.c - the node history (store/history.c) against a temporary store: what is
+ * check_history.c - the node history (store/history.h) against a temporary store: what is
  * recorded and what is not, many writers at once, reading a node and the fleet, the ledger's
  * refutations, the policy, and a verdict left byte for byte as it was without history.
  */
