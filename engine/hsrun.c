@@ -98,7 +98,8 @@ static bool passes(const struct impl *im)
 	hs_scratch_t *scratch = NULL;
 	hs_compile_error_t *ce = NULL;
 	hs_platform_info_t pl = {0};
-	char *mem = aligned_alloc(64, len + 2 * PLACEMENTS);
+	/* aligned_alloc wants a size that is a multiple of the alignment */
+	char *mem = aligned_alloc(64, (len + 2 * PLACEMENTS + 63) / 64 * 64);
 	bool ok = mem && hs_populate_platform(&pl) == HS_SUCCESS;
 
 	pl.cpu_features &= ~im->drop;

@@ -51,7 +51,7 @@ static void every_placement(bool stream)
 	hs_database_t *db = NULL;
 	hs_scratch_t *scratch = NULL;
 	hs_compile_error_t *ce = NULL;
-	char *mem = aligned_alloc(64, len + 128);
+	char *mem = aligned_alloc(64, (len + 128 + 63) / 64 * 64);
 
 	ck_assert_ptr_nonnull(mem);
 	ck_assert_int_eq(hs_compile(pat, 0, stream ? HS_MODE_STREAM : HS_MODE_BLOCK,
