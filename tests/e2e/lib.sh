@@ -869,6 +869,11 @@ e2e_trust_no_blame() {
 	assert_v '[.evidence[]? | select((.class // "") | test($hw))] | length == 0' "nothing counted against a node" --arg hw "$hw"
 	case $C in *hardware* | *nvlink* | *network_fabric* | *exclude*) e2e_fail "the comment blames a node: $C" ;; esac
 }
+# e2e_has [GREP OPTION...] PATTERN: whether standard input has a matching line, read to its
+# end.  Not `| grep -q` in a pipeline: grep leaving at the first match kills a writer still
+# writing with SIGPIPE (bash writes a printf line by line), and pipefail fails the pipeline
+# (t-14 failed so, one run in a few under load).
+e2e_has() { grep "$@" >/dev/null; }
 # e2e_trust_check JOB: JOB's final verdict, read back as its owner (e2e_pm_check: $V, $C, $F)
 # and diagnosed again from the fetched copy, is the same bytes and blames no node.  (These
 # differed one run in two on a CPU with AVX-512 until engine/hsrun.c: Vectorscan's AVX-512

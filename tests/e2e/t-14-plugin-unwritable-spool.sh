@@ -47,7 +47,7 @@ try() {
 	[ -n "$lines" ] || e2e_fail "$what: no 'postmortem: ... $spool' line in the slurmd logs$(printf '\n%s' "$(e2e_log_since | tail -n 15)")"
 	# one per step and node at most (remote callbacks log once per step)
 	for j in "$J_SRUN" "$J_BATCH"; do
-		printf '%s\n' "$lines" | grep -qE "job $j\\b" ||
+		printf '%s\n' "$lines" | e2e_has -E "job $j\\b" ||
 			e2e_fail "$what: the postmortem line does not name job $j: $lines"
 	done
 	e2e_log "$what: $(printf '%s\n' "$lines" | head -n 1)"

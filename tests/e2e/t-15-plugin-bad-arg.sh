@@ -27,7 +27,7 @@ for arg in frobnicate=1 retain=banana; do
 	[ -n "$logged" ] || e2e_fail "$arg: the slurmd logs do not name it$(printf '\n%s' "$(e2e_log_since | tail -n 15)")"
 	# slurmstepd of the job's step said it too, on both nodes
 	for n in n1 n2; do
-		printf '%s\n' "$logged" | grep -qE "^slurmd-$n: .*\\[$E2E_JOB\\.0\\] error: postmortem: argument" ||
+		printf '%s\n' "$logged" | e2e_has -E "^slurmd-$n: .*\\[$E2E_JOB\\.0\\] error: postmortem: argument" ||
 			e2e_fail "$arg: slurmstepd of step $E2E_JOB.0 on $n did not log it: $logged"
 	done
 	e2e_log "$arg: $(printf '%s\n' "$logged" | head -n 1)"

@@ -16,7 +16,7 @@ e2e_plant_nvsmi n2 'if [ "${1:-}" = -q ]; then printf "==============NVSMI LOG==
 hung() {
 	local p
 	for p in /proc/[0-9]*; do
-		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "$E2E_FAKEBIN/n1/nvidia-smi"; then
+		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | e2e_has "$E2E_FAKEBIN/n1/nvidia-smi"; then
 			echo "${p#/proc/}"
 		fi
 	done | sort

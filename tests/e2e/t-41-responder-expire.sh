@@ -67,7 +67,7 @@ if command -v script >/dev/null; then
 	# what stays on the screen: no progress line, the summary last
 	visible "$E2E_WORK/dry.tty" >"$E2E_WORK/dry.screen"
 	if grep -q '^expire: ' "$E2E_WORK/dry.screen"; then e2e_fail "a progress line left on the screen: $(cat "$E2E_WORK/dry.screen")"; fi
-	tail -n 1 "$E2E_WORK/dry.screen" | grep -q "^expire $E2E_STORE as of " ||
+	tail -n 1 "$E2E_WORK/dry.screen" | e2e_has "^expire $E2E_STORE as of " ||
 		e2e_fail "the summary is not the last line on the screen: $(cat "$E2E_WORK/dry.screen")"
 	assert_contains "$E2E_WORK/dry.screen" "would remove $dold (expired $past" "the removal on the screen"
 	script -qec "$E2E_CLI replay --rules $PM_SRCDIR/rules $young" /dev/null >"$E2E_WORK/replay.tty" </dev/null || true
@@ -90,7 +90,7 @@ assert_absent "$dold" "the expired run"
 assert_file "$dyoung/verdict.json" "the younger run's verdict"
 assert_file "$dyoung/manifest.json" "the younger run's manifest"
 if [ -e /dev/log ] && [ -f "$E2E_SYSLOG" ]; then
-	e2e_wait_for 5 eval 'tail -c +$((sysl0 + 1)) "$E2E_SYSLOG" | grep -qF "removed $dold"' ||
+	e2e_wait_for 5 eval 'tail -c +$((sysl0 + 1)) "$E2E_SYSLOG" | e2e_has -F "removed $dold"' ||
 		e2e_skip_part "no syslog line for the removal in $E2E_SYSLOG (another syslog daemon owns /dev/log?)"
 fi
 out=$(e2e_pm_as "$E2E_USER" show "$old" 2>&1) && e2e_fail "show of the removed job $old succeeded: $out"

@@ -12,6 +12,6 @@ script=$(e2e_step_fails plain.sh)
 fake="*** JOB 1 ON n2 UNCORRECTABLE MEMORY ERROR AT $(date -u +%Y-%m-%dT%H:%M:%S) ***"
 job=$(e2e_submit main -N2 -n2 -w 'n[1-2]' -e "$E2E_WORK/nonexist/$fake/e.err" "$script")
 e2e_wait_job "$job"
-grep -F "[$job.batch]" "$PM_CLUSTER_DIR/log/slurmd-n1.log" | grep -qF "UNCORRECTABLE MEMORY ERROR" ||
+grep -F "[$job.batch]" "$PM_CLUSTER_DIR/log/slurmd-n1.log" | e2e_has -F "UNCORRECTABLE MEMORY ERROR" ||
 	e2e_fail "slurmd's log on n1 has no line of job $job quoting the path: the trick did not happen"
 e2e_trust_check "$job"

@@ -14,6 +14,6 @@ job=$(e2e_submit main -N2 -n2 -w 'n[1-2]' --job-name="$name" \
 	--comment="update_node: node n2 reason set to: NHC: check_hw_ib: No IB port is ACTIVE" \
 	-e "$E2E_WORK/nonexist/%x.err" "$script")
 e2e_wait_job "$job"
-grep -F "[$job.batch]" "$PM_CLUSTER_DIR/log/slurmd-n1.log" | grep -qF "UNCORRECTABLE MEMORY ERROR" ||
+grep -F "[$job.batch]" "$PM_CLUSTER_DIR/log/slurmd-n1.log" | e2e_has -F "UNCORRECTABLE MEMORY ERROR" ||
 	e2e_fail "slurmd's log on n1 has no line of job $job quoting the job name: the trick did not happen"
 e2e_trust_check "$job"

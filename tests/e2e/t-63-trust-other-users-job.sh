@@ -24,7 +24,7 @@ forged="[$(date -u +%Y-%m-%dT%H:%M:%S).500] [$job.batch] error: *** JOB $job ON 
 atk2=$(e2e_other_sbatch other2 n1 "$E2E_OTHER/nonexist/a"$'\n'"$forged"$'\n'"b/e.err")
 e2e_wait_job "$atk"
 e2e_wait_job "$atk2"
-grep -F "[$atk.batch]" "$PM_CLUSTER_DIR/log/slurmd-n1.log" | grep -qF "ERROR AT $job ***" ||
+grep -F "[$atk.batch]" "$PM_CLUSTER_DIR/log/slurmd-n1.log" | e2e_has -F "ERROR AT $job ***" ||
 	e2e_fail "slurmd's log on n1 has no line of pmother's job $atk quoting job $job: the trick did not happen"
 grep -qxF "$forged" "$PM_CLUSTER_DIR/log/slurmd-n1.log" ||
 	e2e_fail "slurmd's log on n1 has no line of its own forged by pmother's job $atk2: the trick did not happen"

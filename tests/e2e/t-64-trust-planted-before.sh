@@ -17,7 +17,7 @@ ids=$(seq $((last + 1)) $((last + 12)) | paste -sd ' ')
 fake="*** JOB 1 ON n3 UNCORRECTABLE MEMORY ERROR AT $ids ***"
 atk=$(e2e_other_sbatch other n3 "$E2E_OTHER/nonexist/$fake/e.err")
 e2e_wait_job "$atk"
-grep -F "[$atk.batch]" "$PM_CLUSTER_DIR/log/slurmd-n3.log" | grep -qF "UNCORRECTABLE MEMORY ERROR" ||
+grep -F "[$atk.batch]" "$PM_CLUSTER_DIR/log/slurmd-n3.log" | e2e_has -F "UNCORRECTABLE MEMORY ERROR" ||
 	e2e_fail "slurmd's log on n3 has no line of pmother's job $atk: the trick did not happen"
 
 victim=$(e2e_step_fails victim.sh)

@@ -60,7 +60,7 @@ for b in "$d"/nodes/*.tar.zst; do
 		"$node: both truncated, head and tail kept"
 	zstdcat "$b" | tar -xOf - sources/user_logs/0-big.log >"$E2E_WORK/zst.$node.txt"
 	assert_contains "$E2E_WORK/zst.$node.txt" "iter 99 rank 3 all good" "$node: the zstd file's text"
-	tail -n 1 "$E2E_WORK/zst.$node.txt" | grep -qE "^\[postmortem: (.*only its first 1 GiB read|decompression stopped after 2 s)" ||
+	tail -n 1 "$E2E_WORK/zst.$node.txt" | e2e_has -E "^\[postmortem: (.*only its first 1 GiB read|decompression stopped after 2 s)" ||
 		e2e_fail "$node: no note of the bound at the end of the kept text: $(tail -c 200 "$E2E_WORK/zst.$node.txt")"
 	run=$(grep -E "postmortem-epilog(\[[0-9]+\])?: job $job node $node: " "$E2E_SYSLOG" 2>/dev/null |
 		tail -n 1 | sed -E 's/.*: job [^ ]+ node [^ ]+: ([0-9.]+) s,.*/\1/')

@@ -108,7 +108,7 @@ d3=$(e2e_jobdir "$j3")
 e2e_expired "$d3"
 "$E2E_CLI" expire >"$E2E_WORK/expire.out" 2>&1 || e2e_fail "expire: $(cat "$E2E_WORK/expire.out")"
 assert_absent "$d3" "the third job's evidence after expire"
-if find "$E2E_STORE/.history/n2" -name "*.$E2E_CLUSTER_NAME.$j3.0.json" | grep -q .; then
+if find "$E2E_STORE/.history/n2" -name "*.$E2E_CLUSTER_NAME.$j3.0.json" | e2e_has .; then
 	e2e_fail "the third job's record outlived its evidence"
 fi
 "$E2E_CLI" nodes --node n2 --json >"$E2E_WORK/n2-after.json"
