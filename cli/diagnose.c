@@ -101,6 +101,7 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (!(rs = cli_load_rules(rules)) || !(ev = pm_evidence_create(rs)))
 		goto out;
+	pm_evidence_set_threads(ev, pm_threads_usable());
 	for (int i = optind; i < argc; i++) {
 		if (pm_evidence_add_path(ev, argv[i], err, sizeof(err)) < 0) {
 			fprintf(stderr, "%s diagnose: %s\n", prog, err);

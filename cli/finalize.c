@@ -97,7 +97,8 @@ static int one(const char *dir, void *arg)
 	struct pm_finalize_opts o = {.force = run->force,
 				     .budget = TIMER_BUDGET,
 				     .merge_budget = run->deadline,
-				     .cut_final = true};
+				     .cut_final = true,
+				     .threads = pm_threads_usable()};
 	enum pm_due due = run->pending_only ? PM_DUE_COMMENT : PM_DUE_MERGE;
 	char err[768] = "";
 	int rc;

@@ -389,20 +389,20 @@ static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, 
 	return 0;
 }
 
-/* Apply the manifest to the members: add each listed file to EV with its kind.  Every entry
- * is checked first; EV is touched only when all of them hold.  PARSED, when not NULL, is the
- * manifest text MTEXT already parsed (the plan's).  MOUT, when not NULL, gets the parsed
- * manifest (a new reference) whether the bundle is accepted or not. */
-static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *mtext, size_t mlen,
-			  json_t *parsed, struct member *m, size_t nm, json_t **mout, char *err,
-			  size_t errlen)
+/* Check the manifest MTEXT (MLEN bytes; PARSED, when not NULL, is it parsed already, the
+ * plan's) against the members M (NM of them): every entry, before anything is added.  On
+ * success *MANP gets the manifest (a new reference) and *CKP each entry's member and digest
+ * (free it).  MOUT, when not NULL, gets the parsed manifest (a new reference) whether the
+ * bundle is accepted or not.  0, or -1 with ERR filled (or errno ENOMEM). */
+static int check_manifest(const char *rel, const char *mtext, size_t mlen, json_t *parsed,
+			  const struct member *m, size_t nm, json_t **manp, struct checked **ckp,
+			  json_t **mout, char *err, size_t errlen)
 {
 	json_error_t je;
 	json_t *man = parsed ? json_incref(parsed) : manifest_json(mtext, mlen, &je), *files, *x;
-	const char *schema, *node;
+	const char *schema;
 	struct checked *ck = NULL;
 	bool *taken = NULL;
-	double boot;
 	size_t i;
 	int rc = -1;
 
@@ -419,8 +419,6 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		rc = bad(err, errlen, rel, "manifest schema is not " PM_BUNDLE_SCHEMA);
 		goto out;
 	}
-	node = json_string_value(json_object_get(man, "node"));
-	boot = iso_time(json_string_value(json_object_get(man, "boot_time")));
 	files = json_object_get(man, "files");
 	if (!json_is_array(files)) {
 		rc = bad(err, errlen, rel, "manifest has no 'files' list");
@@ -430,18 +428,38 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 	taken = calloc(nm + 1, sizeof(*taken));
 	if (!ck || !taken)
 		goto out;
-	/* first every check: nothing is added yet */
 	json_array_foreach(files, i, x)
 	{
 		if (check_entry(x, m, nm, taken, &ck[i], rel, err, errlen) < 0)
 			goto out;
 	}
+	*manp = json_incref(man);
+	*ckp = ck;
+	ck = NULL;
+	rc = 0;
+out:
+	free(ck);
+	free(taken);
+	json_decref(man);
+	return rc;
+}
+
+/* Add the members M that the manifest MAN lists (checked: CK) to EV, with what it says of
+ * them, its coverage and its collection start.  0, or -1 on ENOMEM. */
+static int add_manifest(struct pm_evidence *ev, const char *rel, const json_t *man,
+			const struct checked *ck, struct member *m)
+{
+	const char *node = json_string_value(json_object_get(man, "node"));
+	double boot = iso_time(json_string_value(json_object_get(man, "boot_time")));
+	json_t *x;
+	size_t i;
+
 	if (note_run(ev, man) < 0)
-		goto out;
-	json_array_foreach(files, i, x)
+		return -1;
+	json_array_foreach(json_object_get(man, "files"), i, x)
 	{
 		if (add_member(ev, rel, x, &m[ck[i].member], &ck[i], node, boot) < 0)
-			goto out;
+			return -1;
 	}
 	json_array_foreach(json_object_get(man, "coverage"), i, x)
 	{
@@ -450,19 +468,31 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 		if (src && st &&
 		    pm_ev_add_cov(ev, node, src, st,
 				  json_string_value(json_object_get(x, "reason"))) < 0)
-			goto out;
+			return -1;
 	}
 	{
 		double cs = iso_time(json_string_value(
 			json_object_get(json_object_get(man, "collected"), "start")));
 		if (node && cs > 0 && pm_ev_add_collect(ev, node, cs) < 0)
-			goto out;
+			return -1;
 	}
 	ev->nbundles++;
-	rc = 0;
-out:
+	return 0;
+}
+
+/* Apply the manifest to the members: add each listed file to EV with its kind.  Every entry
+ * is checked first; EV is touched only when all of them hold (check_manifest). */
+static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *mtext, size_t mlen,
+			  struct member *m, size_t nm, char *err, size_t errlen)
+{
+	json_t *man = NULL;
+	struct checked *ck = NULL;
+	int rc;
+
+	if (check_manifest(rel, mtext, mlen, NULL, m, nm, &man, &ck, NULL, err, errlen) < 0)
+		return -1;
+	rc = add_manifest(ev, rel, man, ck, m);
 	free(ck);
-	free(taken);
 	json_decref(man);
 	return rc;
 }
@@ -695,32 +725,51 @@ static int take_member(struct archive *ar, struct archive_entry *e, struct membe
 	return 0;
 }
 
-static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, const char *rel,
-		       json_t **mout, char *sha, uint64_t *bytes, char *err, size_t errlen)
+/* A bundle file read and checked, not added yet (load): what adding it takes. */
+struct pm_loaded {
+	const char *rel; /* the caller's */
+	int rc;		 /* 0: checked, to be added; -1: refused, ERR (or errno EN) says why */
+	int en;
+	char err[256];
+	struct member *m;
+	size_t nm;
+	json_t *man;	    /* rc 0: the manifest */
+	struct checked *ck; /* rc 0: its entries' members and digests */
+	json_t *mout;	    /* the manifest for the caller (asked for), NULL none */
+	char sha[72];	    /* the file's SHA-256 (asked for), "" none */
+	uint64_t bytes;
+};
+
+static struct zsrc *zsrc_new(void)
+{
+	struct zsrc *z = malloc(sizeof(*z));
+
+	if (z && !(z->zdc = ZSTD_createDCtx())) {
+		free(z);
+		z = NULL;
+	}
+	return z;
+}
+
+/* Read bundle file PATH (REL: its name in the set) through Z, once, and check it whole: the
+ * part of adding a bundle that touches no evidence set, so any thread may do it.  MAN: the
+ * manifest is wanted; SHA: the file's digest is.  L->rc says whether it can be added. */
+static void load(struct zsrc *z, const char *path, int oflags, const char *rel, bool man, bool sha,
+		 struct pm_loaded *L)
 {
 	struct archive *ar = NULL;
 	struct archive_entry *e;
 	struct member *m = NULL;
-	struct zsrc *z = ev->bundle_io;
 	struct pm_sha256 fsha = {0};
 	struct plan pl = {NULL, NULL};
 	size_t nm = 0, am = 0, mi = (size_t)-1;
 	uint64_t total = 0, max = pm_input_max();
+	char *err = L->err;
+	size_t errlen = sizeof(L->err);
+	json_t **mout = man ? &L->mout : NULL;
 	int rc = -1, r, saved;
 
-	err[0] = '\0';
-	if (mout)
-		*mout = NULL;
-	if (sha)
-		sha[0] = '\0';
-	if (!z) {
-		if (!(z = malloc(sizeof(*z))) || !(z->zdc = ZSTD_createDCtx())) {
-			free(z);
-			return -1;
-		}
-		ev->bundle_io = z;
-		ev->bundle_io_free = bundle_io_free;
-	}
+	L->rel = rel;
 	z->dc = NULL;
 	z->in.src = NULL;
 	z->in.size = z->in.pos = 0;
@@ -728,8 +777,11 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 	z->sha = NULL;
 	z->bytes = 0;
 	z->fd = open(path, O_RDONLY | O_CLOEXEC | oflags);
-	if (z->fd < 0)
-		return sysfail(err, errlen, rel);
+	if (z->fd < 0) {
+		L->rc = sysfail(err, errlen, rel);
+		L->en = errno;
+		return;
+	}
 	if (sha) {
 		pm_sha256_init(&fsha);
 		z->sha = &fsha;
@@ -769,11 +821,12 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 			goto out;
 		}
 	/* the plan parsed the manifest already (when it is an object with a files list) */
-	rc = apply_manifest(ev, rel, m[mi].data, m[mi].len, pl.man, m, nm, mout, err, errlen);
+	rc = check_manifest(rel, m[mi].data, m[mi].len, pl.man, m, nm, &L->man, &L->ck, mout, err,
+			    errlen);
 out:
 	saved = errno;
 	if (mout && !*mout && mi != (size_t)-1 && m[mi].len <= MANIFEST_MAX) {
-		/* refused before its manifest was applied (a bad member after it): the caller
+		/* refused before its manifest was checked (a bad member after it): the caller
 		 * still gets the manifest, as a separate read of it would have */
 		json_error_t je;
 		json_t *mj = manifest_json(m[mi].data, m[mi].len, &je);
@@ -789,9 +842,8 @@ out:
 				goto out_read;
 		unsigned char d[32];
 		pm_sha256_final(&fsha, d);
-		pm_sha256_hex(d, sha);
-		if (bytes)
-			*bytes = z->bytes;
+		pm_sha256_hex(d, L->sha);
+		L->bytes = z->bytes;
 	}
 	errno = saved;
 out_read:
@@ -811,11 +863,81 @@ out_read:
 		archive_read_free(ar);
 		close(z->fd);
 		z->fd = -1;
-		free_members(m, nm);
 		json_decref(pl.man);
-		errno = en;
+		if (rc < 0) {
+			free_members(m, nm);
+			m = NULL;
+			nm = 0;
+		}
+		L->m = m;
+		L->nm = nm;
+		L->rc = rc;
+		L->en = en;
 	}
+}
+
+static void loaded_free(struct pm_loaded *L)
+{
+	if (!L)
+		return;
+	free_members(L->m, L->nm);
+	free(L->ck);
+	json_decref(L->man);
+	json_decref(L->mout);
+	free(L);
+}
+
+/* Add the loaded bundle L to EV (when it was accepted), as pm_evidence_add_bundle says, and
+ * free L.  0, or -1 with ERR filled. */
+static int finish(struct pm_evidence *ev, struct pm_loaded *L, json_t **mout, char *sha,
+		  uint64_t *bytes, char *err, size_t errlen)
+{
+	int rc = L->rc, en;
+
+	if (rc == 0 && (rc = add_manifest(ev, L->rel, L->man, L->ck, L->m)) < 0) {
+		if (!errno)
+			errno = ENOMEM;
+		sysfail(err, errlen, L->rel);
+	} else if (rc < 0) {
+		snprintf(err, errlen, "%s", L->err);
+	} else {
+		err[0] = '\0';
+	}
+	en = rc < 0 && L->rc < 0 ? L->en : errno;
+	if (mout) {
+		*mout = L->mout;
+		L->mout = NULL;
+	}
+	if (sha)
+		snprintf(sha, 72, "%s", L->sha);
+	if (bytes && L->sha[0])
+		*bytes = L->bytes;
+	loaded_free(L);
+	errno = en;
 	return rc;
+}
+
+static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, const char *rel,
+		       json_t **mout, char *sha, uint64_t *bytes, char *err, size_t errlen)
+{
+	struct pm_loaded *L = calloc(1, sizeof(*L));
+
+	err[0] = '\0';
+	if (mout)
+		*mout = NULL;
+	if (sha)
+		sha[0] = '\0';
+	if (!L)
+		return -1;
+	if (!ev->bundle_io) {
+		if (!(ev->bundle_io = zsrc_new())) {
+			free(L);
+			return -1;
+		}
+		ev->bundle_io_free = bundle_io_free;
+	}
+	load(ev->bundle_io, path, oflags, rel, mout != NULL, sha != NULL, L);
+	return finish(ev, L, mout, sha, bytes, err, errlen);
 }
 
 int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel, char *err,
@@ -831,6 +953,121 @@ int pm_evidence_add_bundle(struct pm_evidence *ev, const char *path, json_t **ma
 
 	return read_bundle(ev, path, O_NOFOLLOW, base ? base + 1 : path, manifest, sha, bytes, err,
 			   errlen);
+}
+
+/* ---- many bundle files: read on worker threads, added in order ---- */
+
+struct batch {
+	struct pm_evidence *ev;
+	const struct pm_bundle_batch *b;
+	struct zsrc *z[8]; /* by worker; 0 is the set's own */
+};
+
+static void *batch_make(void *arg, unsigned w, size_t i)
+{
+	struct batch *bt = arg;
+	const struct pm_bundle_batch *b = bt->b;
+	struct pm_loaded *L = calloc(1, sizeof(*L));
+
+	if (!L)
+		return NULL;
+	if (!bt->z[w] && !(bt->z[w] = zsrc_new())) {
+		free(L);
+		return NULL;
+	}
+	load(bt->z[w], b->paths[i], b->oflags, b->rels[i], b->manifest, b->sha, L);
+	return L;
+}
+
+static int batch_take(void *arg, size_t i, void *item)
+{
+	struct batch *bt = arg;
+
+	if (!item) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return bt->b->take(bt->b->arg, i, item);
+}
+
+static void batch_drop(void *arg, void *item)
+{
+	(void)arg;
+	loaded_free(item);
+}
+
+int pm_bundle_batch(struct pm_evidence *ev, const struct pm_bundle_batch *b)
+{
+	struct batch bt = {.ev = ev, .b = b};
+	struct pm_work w = {batch_make, batch_take, batch_drop, &bt, 0};
+	int rc, en;
+
+	if (!ev->bundle_io) {
+		if (!(ev->bundle_io = zsrc_new()))
+			return -1;
+		ev->bundle_io_free = bundle_io_free;
+	}
+	bt.z[0] = ev->bundle_io;
+	rc = pm_work_run(&w, ev->threads, b->n);
+	en = errno;
+	for (size_t k = 1; k < sizeof(bt.z) / sizeof(bt.z[0]); k++)
+		bundle_io_free(bt.z[k]);
+	errno = en;
+	return rc;
+}
+
+int pm_bundle_finish(struct pm_evidence *ev, struct pm_loaded *L, json_t **mout, char *sha,
+		     uint64_t *bytes, char *err, size_t errlen)
+{
+	return finish(ev, L, mout, sha, bytes, err, errlen);
+}
+
+void pm_bundle_drop(struct pm_loaded *L)
+{
+	loaded_free(L);
+}
+
+struct add_many {
+	pm_bundle_fn *fn;
+	void *arg;
+	struct pm_evidence *ev;
+};
+
+static int add_many_take(void *arg, size_t i, struct pm_loaded *L)
+{
+	struct add_many *a = arg;
+	json_t *man = NULL;
+	char sha[72], err[256];
+	uint64_t bytes = 0;
+	int rc = finish(a->ev, L, &man, sha, &bytes, err, sizeof(err));
+
+	return a->fn(a->arg, i, rc, man, sha, bytes, err);
+}
+
+int pm_evidence_add_bundles(struct pm_evidence *ev, size_t n, const char *const *paths,
+			    pm_bundle_fn *fn, void *arg)
+{
+	struct add_many a = {fn, arg, ev};
+	const char **rels = calloc(n + 1, sizeof(*rels));
+	struct pm_bundle_batch b = {.n = n,
+				    .paths = paths,
+				    .oflags = O_NOFOLLOW,
+				    .manifest = true,
+				    .sha = true,
+				    .take = add_many_take,
+				    .arg = &a};
+	int rc;
+
+	if (!rels)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *base = strrchr(paths[i], '/');
+		rels[i] = base ? base + 1 : paths[i];
+	}
+	b.rels = rels;
+	rc = pm_bundle_batch(ev, &b);
+	free(rels);
+	return rc;
 }
 
 static int read_member(const char *dir, const char *name, struct member *mm)
@@ -895,7 +1132,7 @@ int pm_bundle_add_dir(struct pm_evidence *ev, const char *path, const char *rel,
 			goto out;
 		}
 	}
-	rc = apply_manifest(ev, name, man.data, man.len, NULL, m, nm, NULL, err, errlen);
+	rc = apply_manifest(ev, name, man.data, man.len, m, nm, err, errlen);
 out:
 	json_decref(j);
 	free(man.name);

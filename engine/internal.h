@@ -231,7 +231,27 @@ struct pm_evidence {
 	int nbundles;
 	void *bundle_io; /* bundle.c: the zstd context and buffers for every bundle file */
 	void (*bundle_io_free)(void *); /* bundle.c's, set with BUNDLE_IO */
+	unsigned threads;		/* threads the merge may use (workers.c); 0 or 1: none */
 };
+
+/*
+ * Items made on up to THREADS threads, taken in order on the caller's (workers.c).  MAKE(ARG,
+ * W, I) makes item I on worker W (0 to THREADS - 1, 0 being the caller; each worker runs one
+ * MAKE at a time, so per-worker state indexed by W needs no lock); it must touch nothing
+ * another MAKE or TAKE touches.  TAKE(ARG, I, ITEM) is called on the caller's thread for I =
+ * 0, 1, ... N - 1 in order, and owns ITEM; -1 stops the run (errno kept), and DROP frees
+ * the items made but not taken.  At most WINDOW items (0: 64 per thread) are made ahead of
+ * the last one taken.  With THREADS 1, or when no thread can be started, it is MAKE(I) then
+ * TAKE(I) on the caller's thread.  0, or -1 from TAKE.
+ */
+struct pm_work {
+	void *(*make)(void *arg, unsigned w, size_t i);
+	int (*take)(void *arg, size_t i, void *item);
+	void (*drop)(void *arg, void *item);
+	void *arg;
+	size_t window;
+};
+int pm_work_run(const struct pm_work *w, unsigned threads, size_t n);
 
 /*
  * Trust per line and per field (linetrust.c, TRUST.md): for a chunk BUF (LEN bytes, whole

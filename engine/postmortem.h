@@ -79,6 +79,18 @@ struct pm_evidence *pm_evidence_create(const struct pm_ruleset *rs);
 void pm_evidence_destroy(struct pm_evidence *ev);
 
 /*
+ * Let the merge of EV use up to N threads (at most 8; 1, the default: the caller's alone):
+ * bundle files are read and checked, and inputs scanned, on worker threads, and what each
+ * gives is added to EV in the same order as with one thread, so the verdict is the same
+ * bytes whatever N.  A thread that cannot be started leaves the work to the others.
+ */
+void pm_evidence_set_threads(struct pm_evidence *ev, unsigned n);
+
+/* The threads this process may use: the CPUs of its affinity mask, at most 8, or the
+ * environment's POSTMORTEM_THREADS (1 forces one thread). */
+unsigned pm_threads_usable(void);
+
+/*
  * Add PATH: a file, a folder (walked recursively in name order), an evidence bundle
  * (.tar.zst) or an unpacked bundle (a folder holding manifest.json).  Files that cannot be
  * read are recorded in the coverage, not errors.  Returns 0, or -1 with ERR filled when PATH
@@ -101,6 +113,20 @@ int pm_evidence_bundles(const struct pm_evidence *ev);
  */
 int pm_evidence_add_bundle(struct pm_evidence *ev, const char *path, json_t **manifest,
 			   char sha[72], uint64_t *bytes, char *err, size_t errlen);
+
+/*
+ * Add the N bundle files PATHS as pm_evidence_add_bundle adds each, read on the threads
+ * pm_evidence_set_threads allows and added in the order given, so that EV is the same
+ * whatever the threads.  After each, on the caller's thread and in order, FN(ARG, I, RC,
+ * MANIFEST, SHA, BYTES, ERR) gets what pm_evidence_add_bundle would have given for PATHS[I]
+ * (RC 0 or -1 with errno, MANIFEST a reference FN owns or NULL, SHA "" or the file's digest,
+ * ERR the reason of a refusal); FN returns 0, or -1 to stop.  Returns 0, or -1 when FN
+ * stopped it (errno kept) or on ENOMEM.
+ */
+typedef int pm_bundle_fn(void *arg, size_t i, int rc, json_t *manifest, const char *sha,
+			 uint64_t bytes, const char *err);
+int pm_evidence_add_bundles(struct pm_evidence *ev, size_t n, const char *const *paths,
+			    pm_bundle_fn *fn, void *arg);
 
 /*
  * Add one in-memory file NAME of LEN bytes (not NUL-terminated).  Its kind is detected from

@@ -84,6 +84,132 @@ static int add_entry(struct pm_evidence *ev, const char *path, const char *rel, 
 	return add_one(ev, path, rel, &st, err, errlen, depth, w);
 }
 
+/* Entries FROM to TO of NAMES, the sorted names in folder PATH (REL), in order.  0, or the
+ * first entry's error. */
+static int add_names(struct pm_evidence *ev, const char *path, const char *rel, char **names,
+		     size_t from, size_t to, char *err, size_t errlen, int depth, struct walk *w)
+{
+	int rc = 0;
+
+	for (size_t i = from; i < to && rc == 0; i++) {
+		char *p, *r;
+
+		if (asprintf(&p, "%s/%s", path, names[i]) < 0)
+			return -1;
+		if (asprintf(&r, "%s%s%s", rel, rel[0] ? "/" : "", names[i]) < 0) {
+			free(p);
+			return -1;
+		}
+		rc = add_entry(ev, p, r, names[i], err, errlen, depth + 1, w);
+		free(p);
+		free(r);
+	}
+	return rc;
+}
+
+/*
+ * The bundle files of a folder (a job's nodes/ holds thousands) are read on the set's
+ * threads (pm_bundle_batch) while the folder is walked as add_names walks it: each is added
+ * when the walk comes to it, after every entry before it, so the set is the same as with one
+ * thread.
+ */
+struct bwalk {
+	struct pm_evidence *ev;
+	const char *path, *rel;
+	char **names;
+	size_t *at;  /* each bundle's index in NAMES */
+	size_t next; /* the next name to walk */
+	char *err;
+	size_t errlen;
+	int depth;
+	struct walk *w;
+	int rc; /* an entry's error (the walk stops), 0 */
+};
+
+static bool bundle_name(const char *path, const char *name)
+{
+	char *p;
+	struct stat st;
+	bool yes;
+
+	if (name[0] == '.' || !(has_suffix(name, ".tar.zst") || has_suffix(name, ".tzst")))
+		return false;
+	if (asprintf(&p, "%s/%s", path, name) < 0)
+		return false;
+	yes = lstat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return yes;
+}
+
+static int bwalk_take(void *arg, size_t k, struct pm_loaded *l)
+{
+	struct bwalk *b = arg;
+
+	b->rc = add_names(b->ev, b->path, b->rel, b->names, b->next, b->at[k], b->err, b->errlen,
+			  b->depth, b->w);
+	b->next = b->at[k] + 1;
+	if (b->rc) {
+		pm_bundle_drop(l);
+		return -1;
+	}
+	/* add_entry's count, then add_one's pm_bundle_add_file */
+	if (b->w->entries >= WALK_ENTRIES_MAX) {
+		b->w->over++;
+		pm_bundle_drop(l);
+		return 0;
+	}
+	b->w->entries++;
+	b->rc = pm_bundle_finish(b->ev, l, NULL, NULL, NULL, b->err, b->errlen);
+	return b->rc ? -1 : 0;
+}
+
+static int add_bundles(struct pm_evidence *ev, const char *path, const char *rel, char **names,
+		       size_t n, char *err, size_t errlen, int depth, struct walk *w)
+{
+	struct bwalk b = {ev, path, rel, names, NULL, 0, err, errlen, depth, w, 0};
+	char **paths = calloc(n + 1, sizeof(*paths)), **rels = calloc(n + 1, sizeof(*rels));
+	size_t nb = 0;
+	int rc = -1;
+
+	if (!paths || !rels || !(b.at = calloc(n + 1, sizeof(*b.at))))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (!bundle_name(path, names[i]))
+			continue;
+		if (asprintf(&paths[nb], "%s/%s", path, names[i]) < 0)
+			goto out;
+		if (asprintf(&rels[nb], "%s%s%s", rel, rel[0] ? "/" : "", names[i]) < 0) {
+			free(paths[nb]);
+			paths[nb] = NULL;
+			goto out;
+		}
+		b.at[nb++] = i;
+	}
+	if (nb < 2) {
+		rc = add_names(ev, path, rel, names, 0, n, err, errlen, depth, w);
+		goto out;
+	}
+	struct pm_bundle_batch bb = {.n = nb,
+				     .paths = (const char *const *)paths,
+				     .rels = (const char *const *)rels,
+				     .take = bwalk_take,
+				     .arg = &b};
+	rc = pm_bundle_batch(ev, &bb);
+	if (rc < 0 && b.rc)
+		rc = b.rc;
+	else if (rc == 0)
+		rc = add_names(ev, path, rel, names, b.next, n, err, errlen, depth, w);
+out:
+	for (size_t i = 0; i < nb; i++) {
+		free(paths[i]);
+		free(rels[i]);
+	}
+	free(paths);
+	free(rels);
+	free(b.at);
+	return rc;
+}
+
 static int add_dir(struct pm_evidence *ev, const char *path, const char *rel, char *err,
 		   size_t errlen, int depth, struct walk *w)
 {
@@ -119,19 +245,10 @@ static int add_dir(struct pm_evidence *ev, const char *path, const char *rel, ch
 	d = NULL;
 	if (n > 1)
 		qsort(names, n, sizeof(char *), pm_cmp_str);
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		char *p, *r;
-
-		if (asprintf(&p, "%s/%s", path, names[i]) < 0)
-			goto oom;
-		if (asprintf(&r, "%s%s%s", rel, rel[0] ? "/" : "", names[i]) < 0) {
-			free(p);
-			goto oom;
-		}
-		rc = add_entry(ev, p, r, names[i], err, errlen, depth + 1, w);
-		free(p);
-		free(r);
-	}
+	if (ev->threads > 1)
+		rc = add_bundles(ev, path, rel, names, n, err, errlen, depth, w);
+	else
+		rc = add_names(ev, path, rel, names, 0, n, err, errlen, depth, w);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

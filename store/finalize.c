@@ -71,6 +71,7 @@ struct job {
 	double cut_budget;
 	char cut_why[120]; /* "" the merge ran out of time; else what became of it */
 	int stored_fd;	   /* a timed merge's child: told when the verdict is stored; -1 */
+	unsigned threads;  /* the merge's (pm_finalize_opts) */
 };
 
 /* ---- the expected nodes ---- */
@@ -278,20 +279,21 @@ static long long uid_of(const json_t *m)
 	return -1;
 }
 
-/* Hash, read the manifest of, and check bundle B, in one read; a good one goes into EV (the
+/* What the engine said of bundle I of J (pm_evidence_add_bundle's RC, manifest M, digest SHA
+ * and size BYTES, refusal ERR): the bundle's entry.  Called in order, once each bundle is
+ * hashed, its manifest read and checked, in one read; a good one is in the evidence set (the
  * engine adds nothing of a bundle it rejects). */
-static int inspect(const struct job *j, const struct pm_ruleset *rs, struct pm_evidence *ev,
-		   struct bundle *b)
+static int inspected(void *arg, size_t i, int rc, json_t *m, const char *sha, uint64_t bytes,
+		     const char *err)
 {
-	char p[4096], err[256] = "";
-	json_t *m = NULL;
-	int rc;
+	struct job *j = arg;
+	struct bundle *b = &j->b[i];
+	int en = errno;
 
-	(void)rs;
-	path(p, sizeof(p), j->dir, b->file);
-	rc = pm_evidence_add_bundle(ev, p, &m, b->sha, &b->bytes, err, sizeof(err));
+	snprintf(b->sha, sizeof(b->sha), "%s", sha);
+	b->bytes = bytes;
 	if (!b->sha[0]) {
-		snprintf(b->reason, sizeof(b->reason), "bundle unreadable: %s", strerror(errno));
+		snprintf(b->reason, sizeof(b->reason), "bundle unreadable: %s", strerror(en));
 		json_decref(m);
 		return 0;
 	}
@@ -311,25 +313,38 @@ static int inspect(const struct job *j, const struct pm_ruleset *rs, struct pm_e
 		snprintf(b->reason, sizeof(b->reason), "bundle rejected: %s", err);
 	else
 		b->ok = true;
+	if (b->ok && b->uid >= 0 && j->uid < 0)
+		j->uid = b->uid;
 	return 0;
 }
 
-static int bundles(struct job *j, const struct pm_ruleset *rs, struct pm_evidence *ev)
+/* Every bundle file of J into EV, read on the threads the options allow (in the order of the
+ * file names whatever the threads). */
+static int bundles(struct job *j, struct pm_evidence *ev)
 {
-	if (!(j->b = calloc(j->files.n + 1, sizeof(*j->b))))
+	char **paths;
+	int rc = -1;
+
+	if (!(j->b = calloc(j->files.n + 1, sizeof(*j->b))) ||
+	    !(paths = calloc(j->files.n + 1, sizeof(*paths))))
 		return -1;
 	for (size_t i = 0; i < j->files.n; i++) {
 		struct bundle *b = &j->b[j->nb];
+		char p[4096];
 		if (asprintf(&b->file, "nodes/%s.tar.zst", j->files.v[i]) < 0)
-			return -1;
+			goto out;
 		j->nb++;
 		b->uid = -1;
-		if (!(b->node = strdup(j->files.v[i])) || inspect(j, rs, ev, b) < 0)
-			return -1;
-		if (b->ok && b->uid >= 0 && j->uid < 0)
-			j->uid = b->uid;
+		path(p, sizeof(p), j->dir, b->file);
+		if (!(b->node = strdup(j->files.v[i])) || !(paths[i] = strdup(p)))
+			goto out;
 	}
-	return 0;
+	rc = pm_evidence_add_bundles(ev, j->nb, (const char *const *)paths, inspected, j);
+out:
+	for (size_t i = 0; i < j->files.n; i++)
+		free(paths[i]);
+	free(paths);
+	return rc;
 }
 
 /*
@@ -859,10 +874,11 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 
 	if (!rs || !(ev = pm_evidence_create(rs)))
 		goto out;
+	pm_evidence_set_threads(ev, j->threads);
 	/* Slurm's record first, with at most half the time: stored before the bundles are
 	 * read, it is there for the provisional verdict of a merge cut by its deadline */
 	if (scheduler(j, provisional, pm_fin_clock() + (deadline - pm_fin_clock()) / 2) < 0 ||
-	    bundles(j, rs, ev) < 0) {
+	    bundles(j, ev) < 0) {
 		pmu_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
 		goto out;
 	}
@@ -1205,6 +1221,8 @@ int pm_finalize_ex(const struct pm_config *cfg, const char *jobdir,
 			rc = -1;
 			break;
 		}
+		j.threads = o->threads;
+
 		all = complete(&j);
 		r.expected = j.expected.n;
 		r.present = j.arrived.n;

@@ -62,6 +62,9 @@ struct pm_finalize_opts {
 	bool (*stopped)(void);
 	/* Called in the child before it merges (tests: a merge that hangs); NULL. */
 	void (*child_hook)(void);
+	/* Threads the merge may use (pm_evidence_set_threads); 0 or 1: the caller's alone.  The
+	 * command gives pm_threads_usable(); the collector, a guest on the job's node, none. */
+	unsigned threads;
 };
 
 struct pm_finalize_result {

@@ -1,0 +1,165 @@
+/*
+ * workers.c - items made on worker threads, taken in order on the caller's thread.
+ *
+ * The merge of a large job reads thousands of bundles and scans tens of thousands of files;
+ * each item's work is independent of the others, but what it adds to the evidence set must
+ * be added in the same order whatever the threads did, for the same bytes out.  So the
+ * expensive, self-contained part of an item (MAKE) runs on any thread, at most WINDOW items
+ * ahead of the caller, who TAKEs each finished item in index order.  The caller makes items
+ * too while it waits.  With one thread, or when no thread can be started, it is the same
+ * loop on the caller's thread alone: MAKE(i) then TAKE(i).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define THREADS_MAX 8
+
+unsigned pm_threads_usable(void)
+{
+	const char *e = getenv("POSTMORTEM_THREADS");
+	cpu_set_t set;
+	int n;
+
+	if (e && *e) {
+		char *end;
+		long v = strtol(e, &end, 10);
+		if (!*end && v >= 1)
+			return v > THREADS_MAX ? THREADS_MAX : (unsigned)v;
+	}
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > THREADS_MAX ? THREADS_MAX : (unsigned)n;
+}
+
+void pm_evidence_set_threads(struct pm_evidence *ev, unsigned n)
+{
+	ev->threads = n < 1 ? 1 : n > THREADS_MAX ? THREADS_MAX : n;
+}
+
+struct pool {
+	const struct pm_work *w;
+	size_t n, window;
+	pthread_mutex_t mu;
+	pthread_cond_t made;  /* an item is finished */
+	pthread_cond_t space; /* the caller took one: the window moved */
+	size_t next;	      /* the next item to make */
+	size_t taken;	      /* items taken so far */
+	bool stop;
+	void **item;
+	bool *done;
+};
+
+/* Make the next item, on worker W; LOCKED on entry and on return.  False: none to make. */
+static bool make_next(struct pool *p, unsigned w)
+{
+	size_t i;
+	void *it;
+
+	if (p->stop || p->next >= p->n || p->next >= p->taken + p->window)
+		return false;
+	i = p->next++;
+	pthread_mutex_unlock(&p->mu);
+	it = p->w->make(p->w->arg, w, i);
+	pthread_mutex_lock(&p->mu);
+	p->item[i] = it;
+	p->done[i] = true;
+	pthread_cond_broadcast(&p->made);
+	return true;
+}
+
+struct worker {
+	struct pool *p;
+	unsigned w;
+};
+
+static void *run_worker(void *arg)
+{
+	struct worker *wk = arg;
+	struct pool *p = wk->p;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop && p->next < p->n)
+		if (!make_next(p, wk->w))
+			pthread_cond_wait(&p->space, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static int run_serial(const struct pm_work *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w->take(w->arg, i, w->make(w->arg, 0, i)) < 0)
+			return -1;
+	return 0;
+}
+
+int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
+{
+	struct pool p = {.w = w, .n = n};
+	pthread_t tid[THREADS_MAX];
+	struct worker wk[THREADS_MAX];
+	unsigned started = 0;
+	int rc = 0, en = 0;
+
+	if (threads > THREADS_MAX)
+		threads = THREADS_MAX;
+	if (threads < 2 || n < 2)
+		return run_serial(w, n);
+	p.window = w->window ? w->window : 64 * (size_t)threads;
+	p.item = calloc(n, sizeof(*p.item));
+	p.done = calloc(n, sizeof(*p.done));
+	if (!p.item || !p.done || pthread_mutex_init(&p.mu, NULL)) {
+		free(p.item);
+		free(p.done);
+		return run_serial(w, n);
+	}
+	pthread_cond_init(&p.made, NULL);
+	pthread_cond_init(&p.space, NULL);
+	/* worker 0 is the caller; a thread that cannot be started is one fewer */
+	for (unsigned t = 1; t < threads; t++) {
+		wk[started] = (struct worker){&p, t};
+		if (pthread_create(&tid[started], NULL, run_worker, &wk[started]))
+			break;
+		started++;
+	}
+	pthread_mutex_lock(&p.mu);
+	for (size_t i = 0; i < n; i++) {
+		void *it;
+
+		while (!p.done[i])
+			if (!make_next(&p, 0))
+				pthread_cond_wait(&p.made, &p.mu);
+		it = p.item[i];
+		p.item[i] = NULL;
+		pthread_mutex_unlock(&p.mu);
+		rc = w->take(w->arg, i, it);
+		en = errno;
+		pthread_mutex_lock(&p.mu);
+		p.taken = i + 1;
+		pthread_cond_broadcast(&p.space);
+		if (rc < 0)
+			break;
+	}
+	p.stop = true;
+	pthread_cond_broadcast(&p.space);
+	pthread_mutex_unlock(&p.mu);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	/* items made ahead of a take that failed */
+	for (size_t i = 0; i < n; i++)
+		if (p.item[i] && w->drop)
+			w->drop(w->arg, p.item[i]);
+	pthread_cond_destroy(&p.made);
+	pthread_cond_destroy(&p.space);
+	pthread_mutex_destroy(&p.mu);
+	free(p.item);
+	free(p.done);
+	errno = en;
+	return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,329 @@
+/*
+ * check_merge.c - the merge on worker threads (pm_evidence_set_threads): the same evidence
+ * gives the same verdict, byte for byte, with one thread and with several, read through a
+ * folder walk and through pm_evidence_add_bundles, a bad bundle among good ones included.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "postmortem.h"
+#include "support.h"
+
+#define NODES 48
+#define RPN 4
+#define BAD 17	   /* the node whose GPU falls off the bus */
+#define CORRUPT 30 /* the node whose bundle lies about a member's checksum */
+
+static char tmp[256];
+static struct pm_ruleset *rs;
+
+static void setup(void)
+{
+	char err[512];
+
+	snprintf(tmp, sizeof(tmp), "/tmp/pm-check-merge-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	rs = pm_ruleset_load(PM_TEST_SRCDIR "/rules", err, sizeof(err));
+	ck_assert_msg(rs != NULL, "%s", err);
+}
+
+static void teardown(void)
+{
+	pm_ruleset_destroy(rs);
+	pmt_rmtree(tmp);
+}
+
+/* Append the printf-style line to the growing text *S. */
+static void add(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(char **s, const char *fmt, ...)
+{
+	va_list ap;
+	char *line, *n;
+
+	va_start(ap, fmt);
+	ck_assert_int_ge(vasprintf(&line, fmt, ap), 0);
+	va_end(ap);
+	ck_assert_int_ge(asprintf(&n, "%s%s", *s ? *s : "", line), 0);
+	free(*s);
+	free(line);
+	*s = n;
+}
+
+/* A job of NODES nodes in DIR/nodes, as bench/gen_store.py writes one, small: each rank's
+ * progress, every rank but one timing out in NCCL's watchdog, one node's Xid 79; a few nodes
+ * name peers by an NCCL prefix, and one bundle is corrupt. */
+static void job(const char *dir)
+{
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	for (int n = 0; n < NODES; n++) {
+		char host[32], *rm = NULL, *te = NULL, *app = NULL, *kern = NULL, *man = NULL,
+			       hex[4][80];
+		struct pmt_member m[4];
+		const char *path[4] = {"sources/rank_map/rankmap.0.jsonl",
+				       "sources/rank_map/taskexit.0.jsonl",
+				       "sources/user_logs/train.log",
+				       "sources/kernel_log/dmesg.txt"};
+		const char *src[4] = {"rank_map", "task_exit", "app_log", "kernel_log"};
+
+		snprintf(host, sizeof(host), "gpu%05d", 10000 + n);
+		for (int l = 0; l < RPN; l++) {
+			int r = n * RPN + l;
+			bool stopped = n == BAD && l == 3;
+			add(&rm,
+			    "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"700001\",\"step\":\"0\","
+			    "\"restart\":0,\"node\":\"%s\",\"node_id\":%d,\"rank\":%d,\"local_rank\":%d,"
+			    "\"pid\":%d,\"gpus\":\"%d\",\"start\":1796010000.5}\n",
+			    host, n, r, l, 40000 + l, l);
+			add(&te,
+			    "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"700001\",\"step\":\"0\","
+			    "\"restart\":0,\"node\":\"%s\",\"node_id\":%d,\"rank\":%d,\"local_rank\":%d,"
+			    "\"pid\":%d,\"end\":1796016010.5,%s}\n",
+			    host, n, r, l, 40000 + l,
+			    stopped ? "\"status\":9,\"signal\":9,\"signal_name\":\"SIGKILL\"" :
+				      "\"status\":256,\"exit_code\":1");
+			for (int k = 0; k < 3; k++)
+				add(&app,
+				    "%d: [2026-11-30 04:%02d:%02d,%03d] iteration %8d/  500000 | "
+				    "lm loss: 2.113E+00 |\n",
+				    r, 9 + 30 * k, l, 10 * l, 2000 * (k + 1));
+			if (n % 7 == 2)
+				add(&app,
+				    "%s:%d:%d [%d] NCCL INFO Bootstrap : Using eth0:10.1.%d.%d<0>\n",
+				    host, 40000 + l, 40100 + l, l, n, l + 1);
+			if (!stopped)
+				add(&app,
+				    "%d: [rank%d]:[E ProcessGroupNCCL.cpp:616] [Rank %d] Watchdog "
+				    "caught collective operation timeout: WorkNCCL(SeqNum=731337, "
+				    "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600043 "
+				    "milliseconds before timing out.\n",
+				    r, r, r);
+		}
+		for (int i = 0; i < 4; i++)
+			add(&kern,
+			    "2026-11-30T03:%02d:00,000000+00:00 mlx5_core 0000:0c:00.0: link up\n",
+			    30 + i);
+		if (n == BAD)
+			add(&kern,
+			    "2026-11-30T05:10:00,000000+00:00 NVRM: Xid (PCI:0000:9a:00): 79, "
+			    "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n");
+		m[0] = (struct pmt_member){path[0], rm, strlen(rm)};
+		m[1] = (struct pmt_member){path[1], te, strlen(te)};
+		m[2] = (struct pmt_member){path[2], app, strlen(app)};
+		m[3] = (struct pmt_member){path[3], kern, strlen(kern)};
+		for (int i = 0; i < 4; i++)
+			pm_sha256_buf(m[i].data, m[i].len, hex[i]);
+		if (n == CORRUPT)
+			hex[2][10] = hex[2][10] == 'a' ? 'b' : 'a';
+		add(&man,
+		    "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"bench\",\"job\":\"700001\","
+		    "\"restart\":0,\"node\":\"%s\",\"boot_time\":\"2026-11-30T02:16:40.000Z\","
+		    "\"collected\":{\"start\":\"2026-11-30T05:21:%02d.000Z\",\"deadline_hit\":false},"
+		    "\"uid\":1000,\"files\":[",
+		    host, n % 60);
+		for (int i = 0; i < 4; i++)
+			add(&man,
+			    "%s{\"path\":\"%s\",\"source\":\"%s\",\"node\":\"%s\",\"bytes\":%zu,"
+			    "\"sha256\":\"%s\",\"status\":\"ok\","
+			    "\"observed_time\":\"2026-11-30T05:21:40.000Z\"}",
+			    i ? "," : "", path[i], src[i], host, m[i].len, hex[i] + 7);
+		add(&man,
+		    "],\"coverage\":[{\"source\":\"kernel_log\",\"status\":\"ok\"},"
+		    "{\"source\":\"gpu_state\",\"status\":\"%s\",\"reason\":\"%s\"}]}",
+		    n % 11 ? "ok" : "timed_out", n % 11 ? "" : "nvidia-smi did not answer");
+		pmt_bundle(dir, host, man, m, 4, 0);
+		free(rm);
+		free(te);
+		free(app);
+		free(kern);
+		free(man);
+	}
+}
+
+/* The verdict of the folder REL of tmp on THREADS threads, as JSON text (the caller's), or
+ * the error's text. */
+static char *diagnose(const char *rel, unsigned threads)
+{
+	struct pm_evidence *ev = pm_evidence_create(rs);
+	char err[512] = "", *out;
+	json_t *v = NULL;
+
+	ck_assert_ptr_nonnull(ev);
+	pm_evidence_set_threads(ev, threads);
+	if (pm_evidence_add_path(ev, pmt_path(tmp, rel), err, sizeof(err)) == 0 &&
+	    (v = pm_diagnose(ev, err, sizeof(err))))
+		out = pm_verdict_dump(v);
+	else
+		ck_assert_int_ge(asprintf(&out, "error: %s", err), 0);
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	return out;
+}
+
+START_TEST(test_walk_same_bytes)
+{
+	char *one, *many;
+
+	job(pmt_path(tmp, "job"));
+	unlink(pmt_path(tmp, "job/nodes/gpu10030.tar.zst")); /* the corrupt one: refused */
+	pmt_mk(tmp, "job/nodes/notes.txt", "gpu10004 was drained once\n");
+	one = diagnose("job", 1);
+	ck_assert_msg(!strncmp(one, "{", 1), "%s", one);
+	ck_assert_ptr_nonnull(strstr(one, "gpu_lost"));
+	for (unsigned t = 2; t <= 8; t *= 2) {
+		many = diagnose("job", t);
+		ck_assert_msg(!strcmp(one, many), "%u threads: a different verdict", t);
+		free(many);
+	}
+	free(one);
+}
+END_TEST
+
+START_TEST(test_walk_refused_same_error)
+{
+	char *one, *many;
+
+	job(pmt_path(tmp, "job"));
+	one = diagnose("job", 1);
+	ck_assert_msg(!strncmp(one, "error: nodes/gpu10030.tar.zst", 29), "%s", one);
+	many = diagnose("job", 4);
+	ck_assert_str_eq(one, many);
+	free(one);
+	free(many);
+}
+END_TEST
+
+/* pm_evidence_add_bundles: what each bundle gave, in order, and the verdict after. */
+struct seen {
+	char *text;
+};
+
+static int note(void *arg, size_t i, int rc, json_t *m, const char *sha, uint64_t bytes,
+		const char *err)
+{
+	struct seen *s = arg;
+
+	add(&s->text, "%zu %d %s %s %llu %s\n", i, rc,
+	    m ? json_string_value(json_object_get(m, "node")) : "-", sha, (unsigned long long)bytes,
+	    rc < 0 ? err : "");
+	json_decref(m);
+	return 0;
+}
+
+static char *add_bundles(unsigned threads)
+{
+	struct pm_evidence *ev = pm_evidence_create(rs);
+	struct seen s = {NULL};
+	char *paths[NODES], err[512] = "";
+	json_t *v;
+
+	ck_assert_ptr_nonnull(ev);
+	pm_evidence_set_threads(ev, threads);
+	for (int n = 0; n < NODES; n++)
+		ck_assert_int_ge(asprintf(&paths[n], "%s/job/nodes/gpu%05d.tar.zst", tmp,
+					  10000 + n),
+				 0);
+	ck_assert_int_eq(pm_evidence_add_bundles(ev, NODES, (const char *const *)paths, note, &s),
+			 0);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_msg(v != NULL, "%s", err);
+	{
+		char *d = pm_verdict_dump(v);
+		add(&s.text, "%s", d);
+		free(d);
+	}
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	for (int n = 0; n < NODES; n++)
+		free(paths[n]);
+	return s.text;
+}
+
+START_TEST(test_add_bundles_same_bytes)
+{
+	char *one, *many;
+
+	job(pmt_path(tmp, "job"));
+	one = add_bundles(1);
+	ck_assert_ptr_nonnull(strstr(one, "30 -1 gpu10030 sha256:"));
+	ck_assert_ptr_nonnull(strstr(one, "checksum differs"));
+	for (unsigned t = 2; t <= 8; t *= 2) {
+		many = add_bundles(t);
+		ck_assert_msg(!strcmp(one, many), "%u threads: different results", t);
+		free(many);
+	}
+	free(one);
+}
+END_TEST
+
+/* A folder of bundles the caller stops half-way: the rest are read ahead and dropped. */
+static int stop_at_9(void *arg, size_t i, int rc, json_t *m, const char *sha, uint64_t bytes,
+		     const char *err)
+{
+	(void)arg;
+	(void)rc;
+	(void)sha;
+	(void)bytes;
+	(void)err;
+	json_decref(m);
+	if (i == 9) {
+		errno = ECANCELED;
+		return -1;
+	}
+	return 0;
+}
+
+START_TEST(test_add_bundles_stopped)
+{
+	struct pm_evidence *ev = pm_evidence_create(rs);
+	char *paths[NODES];
+
+	job(pmt_path(tmp, "job"));
+	pm_evidence_set_threads(ev, 4);
+	for (int n = 0; n < NODES; n++)
+		ck_assert_int_ge(asprintf(&paths[n], "%s/job/nodes/gpu%05d.tar.zst", tmp,
+					  10000 + n),
+				 0);
+	ck_assert_int_eq(pm_evidence_add_bundles(ev, NODES, (const char *const *)paths, stop_at_9,
+						 NULL),
+			 -1);
+	ck_assert_int_eq(errno, ECANCELED);
+	ck_assert_int_eq(pm_evidence_bundles(ev), 10);
+	pm_evidence_destroy(ev);
+	for (int n = 0; n < NODES; n++)
+		free(paths[n]);
+}
+END_TEST
+
+START_TEST(test_threads_usable)
+{
+	setenv("POSTMORTEM_THREADS", "1", 1);
+	ck_assert_uint_eq(pm_threads_usable(), 1);
+	setenv("POSTMORTEM_THREADS", "99", 1);
+	ck_assert_uint_eq(pm_threads_usable(), 8);
+	unsetenv("POSTMORTEM_THREADS");
+	ck_assert_uint_ge(pm_threads_usable(), 1);
+	ck_assert_uint_le(pm_threads_usable(), 8);
+}
+END_TEST
+
+Suite *pmt_suite(void)
+{
+	Suite *s = suite_create("merge");
+	TCase *tc = tcase_create("threads");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_walk_same_bytes);
+	tcase_add_test(tc, test_walk_refused_same_error);
+	tcase_add_test(tc, test_add_bundles_same_bytes);
+	tcase_add_test(tc, test_add_bundles_stopped);
+	tcase_add_test(tc, test_threads_usable);
+	suite_add_tcase(s, tc);
+	return s;
+}
