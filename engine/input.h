@@ -270,6 +270,15 @@ struct pm_peel {
 void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_timectx *ctx,
 	     struct pm_peel *out);
 
+/*
+ * pm_time_parse in two steps, for a caller that has the line peeled already: the stamp at
+ * the line's start (CTX not NULL), else, with PE what pm_peel(PM_FMT_APP, LINE, LEN, CTX)
+ * gives, the first stamp among its wrappers.  1 and *T set when found, else 0.
+ */
+int pm_time_at(const char *line, size_t len, const struct pm_timectx *ctx, double *t);
+int pm_time_peeled(const char *line, size_t len, const struct pm_timectx *ctx,
+		   const struct pm_peel *pe, double *t);
+
 /* S without its ANSI escape sequences (colours, cursor moves, titles) and with each CRLF made
  * LF, into OUT, which has room for N bytes: the length written.  Every other newline is
  * kept, so the text keeps its lines. */

@@ -1097,19 +1097,31 @@ static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, doubl
 int pm_time_parse(const char *line, size_t len, const struct pm_timectx *ctx, double *t)
 {
 	static const struct pm_timectx none = {0, 0};
-	struct pm_prefix pf;
 	struct pm_peel pe;
 
 	if (!line)
 		return 0;
 	if (!ctx)
 		ctx = &none;
-	if (stamp_at(line, len, ctx, t))
+	if (pm_time_at(line, len, ctx, t))
 		return 1;
-	/* the first stamp among the wrappers: a logging framework's, a launcher's */
 	pm_peel(PM_FMT_APP, line, len, ctx, &pe);
-	if (pe.has_time) {
-		*t = pe.time;
+	return pm_time_peeled(line, len, ctx, &pe, t);
+}
+
+int pm_time_at(const char *line, size_t len, const struct pm_timectx *ctx, double *t)
+{
+	return stamp_at(line, len, ctx, t);
+}
+
+int pm_time_peeled(const char *line, size_t len, const struct pm_timectx *ctx,
+		   const struct pm_peel *pe, double *t)
+{
+	struct pm_prefix pf;
+
+	/* the first stamp among the wrappers: a logging framework's, a launcher's */
+	if (pe->has_time) {
+		*t = pe->time;
 		return 1;
 	}
 	pm_prefix_parse(PM_FMT_APP, line, len, &pf);

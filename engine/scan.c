@@ -26,6 +26,15 @@ struct hit {
 	unsigned long long to;
 };
 
+/* A line's wrappers as pm_peel gives them, for LEN bytes at LINE of the chunk being scanned,
+ * peeled as an application's line (APP) or as its file's format. */
+struct peeled {
+	const char *line;
+	size_t len;
+	bool app;
+	struct pm_peel pe;
+};
+
 struct group {
 	size_t rule;
 	int rank;
@@ -61,6 +70,15 @@ struct scan {
 	size_t nclean;
 	size_t *cmap; /* pairs: cleaned line start, chunk line start */
 	size_t ncmap, acmap;
+	/* the peel cache, valid while a chunk is scanned: the rank tally, the confirmation of
+	 * each rule that hit a line and the time stamp reader peel the same line, the same way;
+	 * each asks peel_cached.  PC: the lines with a hit that the tally peeled, in chunk order;
+	 * LAST: the line peeled last. */
+	bool pc_on;
+	struct peeled *pc;
+	size_t npc, apc;
+	struct peeled last;
+	bool has_last;
 };
 
 /* ---- groups ---- */
@@ -114,6 +132,64 @@ static struct group *gfind(struct scan *s, size_t rule, const char *node, int ra
 	*isnew = true;
 	s->ntab++;
 	return &s->tab[i];
+}
+
+/* ---- the peel cache ---- */
+
+static bool app_format(enum pm_format fmt)
+{
+	return fmt == PM_FMT_APP || fmt == PM_FMT_TORCHRUN || fmt == PM_FMT_PYSPY;
+}
+
+static bool peeled_is(const struct peeled *c, const char *line, size_t len, bool app)
+{
+	return c->line == line && c->len == len && c->app == app;
+}
+
+/* What pm_peel gives for LINE (LEN bytes) of the current file, as an application's line
+ * when APP, else as its format says: taken from the peel cache when the line was peeled
+ * already while this chunk is scanned (pm_peel reads nothing but the line, the file's
+ * format class and its time context, which do not change during a chunk). */
+static void peel_cached(struct scan *s, bool app, const char *line, size_t len, struct pm_peel *pe)
+{
+	struct pm_file *f = &s->ev->files[s->file];
+	enum pm_format fmt = app ? PM_FMT_APP : f->format;
+
+	app = app || app_format(f->format); /* pm_peel takes the three the same way */
+	if (!s->pc_on) {
+		pm_peel(fmt, line, len, &f->tctx, pe);
+		return;
+	}
+	if (s->has_last && peeled_is(&s->last, line, len, app)) {
+		*pe = s->last.pe;
+		return;
+	}
+	size_t lo = 0, hi = s->npc;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if ((uintptr_t)s->pc[mid].line < (uintptr_t)line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->npc && peeled_is(&s->pc[lo], line, len, app))
+		*pe = s->pc[lo].pe;
+	else
+		pm_peel(fmt, line, len, &f->tctx, pe);
+	s->last = (struct peeled){.line = line, .len = len, .app = app, .pe = *pe};
+	s->has_last = true;
+}
+
+/* The event time of LINE, as pm_time_parse reads it, the line peeled through the cache. */
+static int line_time(struct scan *s, const char *line, size_t len, double *t)
+{
+	struct pm_file *f = &s->ev->files[s->file];
+	struct pm_peel pe;
+
+	if (pm_time_at(line, len, &f->tctx, t))
+		return 1;
+	peel_cached(s, true, line, len, &pe);
+	return pm_time_peeled(line, len, &f->tctx, &pe, t);
 }
 
 /* ---- observations ---- */
@@ -323,7 +399,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	struct group *g;
 	bool isnew;
 	double t = 0;
-	int has_t;
+	int has_t = -1; /* -1: not read yet */
 	/* the node's name, on the stack until the observation is kept: most matched lines are
 	 * progress lines folded into their group */
 	char nbuf[256];
@@ -368,7 +444,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	bool tally = r->role == PM_ROLE_PROGRESS ||
 		     (r->role == PM_ROLE_CONTEXT && caps[PM_CAP_ADDR]);
 	if (tally) {
-		has_t = when > 0 ? (t = when, 1) : pm_time_parse(line, len, &f->tctx, &t);
+		has_t = when > 0 ? (t = when, 1) : line_time(s, line, len, &t);
 		if (caps[PM_CAP_ADDR] && o.node)
 			pm_ev_note_ip(ev, caps[PM_CAP_ADDR], capl[PM_CAP_ADDR], o.node,
 				      strlen(o.node));
@@ -391,7 +467,8 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	}
 	if (o.node == nbuf && !(o.node = strdup(nbuf)))
 		return -1;
-	has_t = when > 0 ? (t = when, 1) : pm_time_parse(line, len, &f->tctx, &t);
+	if (has_t < 0)
+		has_t = when > 0 ? (t = when, 1) : line_time(s, line, len, &t);
 	o.has_time = has_t == 1;
 	o.event_time = has_t == 1 ? t : 0;
 	o.observed_time = f->mtime;
@@ -506,9 +583,7 @@ static bool known_node(const struct pm_evidence *ev, const char *name, size_t le
 static void peel_line(struct scan *s, const char *line, size_t len, struct pm_peel *pe,
 		      struct pm_prefix *px)
 {
-	struct pm_file *f = &s->ev->files[s->file];
-
-	pm_peel(f->format, line, len, &f->tctx, pe);
+	peel_cached(s, false, line, len, pe);
 	if (pe->node_weak && !known_node(s->ev, pe->node, pe->node_len)) {
 		pe->node = NULL;
 		pe->node_len = 0;
@@ -635,6 +710,28 @@ static int label_rank(const char *s, size_t n)
 	return v;
 }
 
+/* The hit offset of hit I (scan_chunk's line_of reads the line around it). */
+static size_t hit_at(const struct scan *s, size_t i)
+{
+	return s->hits[i].to ? s->hits[i].to - 1 : 0;
+}
+
+/* Keep the peel just taken (s->last) of the line of L bytes at P in BUF for the rules that
+ * hit it, when one did: *H walks the chunk's sorted hits.  Keeping one too many only costs
+ * memory; the cache is looked up by the line's exact span. */
+static void keep_peel(struct scan *s, const char *buf, const char *p, size_t l, size_t *h)
+{
+	size_t ls = (size_t)(p - buf);
+
+	while (*h < s->nhits && hit_at(s, *h) < ls)
+		(*h)++;
+	if (*h >= s->nhits || hit_at(s, *h) > ls + l || !s->has_last || s->last.line != p)
+		return;
+	if (s->npc == s->apc && pm_grow((void **)&s->pc, &s->apc, sizeof(*s->pc)) < 0)
+		return; /* a cache: peeled again when asked */
+	s->pc[s->npc++] = s->last;
+}
+
 /* Tally which ranks spoke: cheap per-line prefix parsing of application output.  What is
  * used of it is the set of ranks (in the order first seen) and each rank's first node; a
  * line whose rank is known, with its node, only counts. */
@@ -642,7 +739,7 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
 {
 	struct pm_file *f = &s->ev->files[s->file];
 	const char *p = buf, *end = buf + len;
-	size_t fnodelen = f->node ? strlen(f->node) : 0;
+	size_t fnodelen = f->node ? strlen(f->node) : 0, h = 0;
 	uint64_t lines = 0;
 	bool labels = f->format == PM_FMT_APP || f->format == PM_FMT_TORCHRUN ||
 		      f->format == PM_FMT_PYSPY;
@@ -664,6 +761,7 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
 			continue;
 		}
 		peel_line(s, p, l, &pe, &px);
+		keep_peel(s, buf, p, l, &h);
 		if (px.rank < 0)
 			px.rank = f->rank;
 		if (px.rank >= 0) {
@@ -781,15 +879,22 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 {
 	size_t last_ls = (size_t)-1;
 	unsigned last_rule = (unsigned)-1;
+	int rc = 0;
 
-	tally_ranks(s, buf, len);
-	if (!s->db)
-		return 0;
+	/* the hits first, so that the tally keeps the peel of each line that has one */
 	s->nhits = 0;
-	if (scan_block(s, buf, len) < 0 && s->nhits == s->ahits)
-		return -1;
-	if (s->nhits > 1)
-		qsort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
+	s->npc = 0;
+	s->has_last = false;
+	s->pc_on = true;
+	if (s->db) {
+		if (scan_block(s, buf, len) < 0 && s->nhits == s->ahits)
+			rc = -1;
+		else if (s->nhits > 1)
+			qsort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
+	}
+	tally_ranks(s, buf, len);
+	if (!s->db || rc < 0)
+		goto out;
 	for (size_t i = 0; i < s->nhits; i++) {
 		size_t ls, le;
 		if (!line_of(buf, len, s->hits[i].to ? s->hits[i].to - 1 : 0, &ls, &le))
@@ -813,10 +918,16 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 		if (seen)
 			continue;
 		if (confirm(s, s->hits[i].rule, buf + ls, le - ls,
-			    off + (cleaned ? chunk_offset(s, ls) : ls)) < 0)
-			return -1;
+			    off + (cleaned ? chunk_offset(s, ls) : ls)) < 0) {
+			rc = -1;
+			break;
+		}
 	}
-	return 0;
+out:
+	s->pc_on = false; /* the chunk's buffer is not this chunk's any longer */
+	s->has_last = false;
+	s->npc = 0;
+	return rc;
 }
 
 /* ---- structured inputs ---- */
@@ -1167,6 +1278,7 @@ out:
 	free(s.rkey);
 	free(s.clean);
 	free(s.cmap);
+	free(s.pc);
 	pcre2_match_data_free(s.md);
 	hs_free_scratch(s.scratch);
 	pm_redact_scratch_free(s.rscratch);

@@ -557,6 +557,66 @@ START_TEST(test_silent_rank_is_suspect)
 }
 END_TEST
 
+/* The scan peels a line once and shares it between the rank tally, each rule that hit the
+ * line and the time stamp reader (scan.c's peel cache): every observation's rank and time
+ * are what the line says, whichever of them peeled it first.  Each line has a stamp of its
+ * own, so a peel taken for the wrong line would show; one line is hit by two rules, one is
+ * a progress bar redrawn (what is kept is the text after its carriage return), one has no
+ * stamp. */
+START_TEST(test_peel_cache_same_as_fresh)
+{
+	static const struct {
+		int rank;
+		const char *time; /* event_time, "" none */
+	} want[] = {
+		{0, "2026-11-30T03:11:51.000Z"}, {1, "2026-11-30T03:11:52.000Z"},
+		{2, "2026-11-30T03:11:57.000Z"}, {3, ""},
+		{5, "2026-11-30T03:11:55.000Z"},
+	};
+	char err[256];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	json_t *v, *evs;
+	size_t seen = 0, echo = 0;
+
+	pmt_mk(tmp, "ev/slurm.out",
+	       "0: hello\n1: hello\n"
+	       "0: [2026-11-30 03:11:51,000] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
+	       "1: [2026-11-30 03:11:52,000] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
+	       "2: 50%|#####     | 5/10\r2: [2026-11-30 03:11:57,000] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
+	       "3: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n"
+	       "5: [2026-11-30 03:11:55,000] NVRM: Xid seen; [Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE\n");
+	v = diagnose_dir(rs, "ev");
+	evs = json_object_get(v, "evidence");
+	for (size_t i = 0; i < json_array_size(evs); i++) {
+		json_t *e = json_array_get(evs, i), *t = json_object_get(e, "event_time");
+		const char *rule = json_string_value(json_object_get(e, "rule"));
+		int rank = (int)json_integer_value(json_object_get(e, "rank"));
+		size_t k = 0;
+
+		while (k < sizeof(want) / sizeof(want[0]) && want[k].rank != rank)
+			k++;
+		ck_assert_msg(k < sizeof(want) / sizeof(want[0]), "rank %d", rank);
+		if (!strcmp(rule, "xid-79-echo"))
+			echo++;
+		else
+			ck_assert_str_eq(rule, "watchdog");
+		if (want[k].time[0])
+			ck_assert_msg(json_is_string(t) &&
+					      !strcmp(json_string_value(t), want[k].time),
+				      "rank %d (%s): %s, want %s", rank, rule,
+				      json_is_string(t) ? json_string_value(t) : "none",
+				      want[k].time);
+		else
+			ck_assert_msg(json_is_null(t), "rank %d: a time", rank);
+		seen++;
+	}
+	ck_assert_int_eq(echo, 1);
+	ck_assert_int_eq(seen, 6);
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- the bundle writer and a node with a skewed clock (bundle and attribution tests) ---- */
 
 bool plain_tar; /* write_bundle: no zstd */
@@ -688,6 +748,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_empty_folder_is_an_error);
 	tcase_add_test(t, test_bad_files_reported_rest_diagnosed);
 	tcase_add_test(t, test_silent_rank_is_suspect);
+	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	engine_bundle_tests(t);
 	engine_attribution_tests(t);
 	suite_add_tcase(s, t);
