@@ -785,9 +785,12 @@ enum rkey {
 	K__COUNT
 };
 
-static const char *const rkeys[K__COUNT] = {"schema",	  "job",       "step",	 "node",  "rank",
-					    "local_rank", "pid",       "gpus",	 "start", "end",
-					    "status",	  "exit_code", "signal", "core"};
+static const struct {
+	const char *name;
+	size_t len;
+} rkeys[K__COUNT] = {{"schema", 6},	 {"job", 3},	   {"step", 4},	  {"node", 4},	{"rank", 4},
+		     {"local_rank", 10}, {"pid", 3},	   {"gpus", 4},	  {"start", 5}, {"end", 3},
+		     {"status", 6},	 {"exit_code", 9}, {"signal", 6}, {"core", 4}};
 
 struct rec {
 	struct rval v[K__COUNT];
@@ -851,10 +854,12 @@ static size_t flat_num(const char *l, size_t n, size_t i, bool *real)
 	return i;
 }
 
+/* Called for every key of every task record (eight a node, fourteen keys each): the
+ * length rules out most names before a compare. */
 static int rkey_of(const char *k, size_t n)
 {
 	for (int i = 0; i < K__COUNT; i++)
-		if (strlen(rkeys[i]) == n && !memcmp(rkeys[i], k, n))
+		if (rkeys[i].len == n && !memcmp(rkeys[i].name, k, n))
 			return i;
 	return -1;
 }
@@ -955,7 +960,7 @@ static void tree_record(const json_t *o, struct rec *r)
 {
 	memset(r, 0, sizeof(*r));
 	for (int k = 0; k < K__COUNT; k++) {
-		const json_t *j = json_object_get(o, rkeys[k]);
+		const json_t *j = json_object_get(o, rkeys[k].name);
 		struct rval *v = &r->v[k];
 		if (!j)
 			continue;
