@@ -221,8 +221,10 @@ int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 		c->current = true; /* read at collection: a state, not an old line */
 	if (o->rank >= 0 && pm_att_cand_addrank(c, o->rank) < 0)
 		return -1;
-	if (!c->summary[0])
-		snprintf(c->summary, sizeof(c->summary), "%s", o->summary);
+	if (!c->summary[0]) {
+		char sum[PM_OBS_SUMMARY_MAX];
+		snprintf(c->summary, sizeof(c->summary), "%s", pm_obs_summary(a->ev, o, sum));
+	}
 	if ((o->pci || o->gpu >= 0) && c->ngpus < 8) {
 		char g[160];
 		if (o->gpu >= 0 && o->pci)
@@ -292,7 +294,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	if (att_init(&a, ev) < 0 || pm_att_phase_ranks(&a) < 0)
 		goto out;
 	pm_att_place_obs(&a);
-	if (pm_att_phase_place(&a) < 0 || pm_obs_summaries(ev) < 0)
+	if (pm_att_phase_place(&a) < 0)
 		goto out;
 	pm_att_phase_outcome(&a);
 	if (pm_att_phase_clocks(&a) < 0 || pm_att_phase_origins(&a, true) < 0)

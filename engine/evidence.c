@@ -124,7 +124,6 @@ void pm_obs_free(struct pm_obs *o)
 	free(o->signal);
 	free(o->exc);
 	free(o->line);
-	free(o->summary);
 }
 
 void pm_evidence_destroy(struct pm_evidence *ev)

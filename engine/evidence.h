@@ -58,8 +58,12 @@ void pm_bundle_drop(struct pm_loaded *l);
 
 /* scan.c */
 int pm_scan_all(struct pm_evidence *ev);
-/* Fill every observation's summary from its rule and what it holds (after placement). */
-int pm_obs_summaries(struct pm_evidence *ev);
+/* Observation O's summary: its rule's, filled from what O holds, into BUF (512 bytes);
+ * BUF.  Made when asked, for the few observations a verdict shows (placement, which may
+ * change O's node, is done by then). */
+#define PM_OBS_SUMMARY_MAX 512
+const char *pm_obs_summary(const struct pm_evidence *ev, const struct pm_obs *o,
+			   char buf[PM_OBS_SUMMARY_MAX]);
 /* attribute.c */
 json_t *pm_attribute(struct pm_evidence *ev);
 

@@ -188,7 +188,6 @@ struct pm_obs {
 	double observed_time;
 	uint64_t offset;  /* of the line in the (decompressed) file */
 	char *line;	  /* the line, prefix included, at most 512 bytes */
-	char *summary;	  /* the rule's summary with captures filled in */
 	unsigned repeats; /* further matches folded into this one */
 };
 

@@ -194,14 +194,16 @@ static int line_time(struct scan *s, const char *line, size_t len, double *t)
 
 /* ---- observations ---- */
 
-/* The rule's summary with {name} filled from what the observation holds. */
-static char *fill_summary(const struct pm_rule *r, const struct pm_obs *o)
+/* The rule's summary with {name} filled from what the observation holds, into OUT (512
+ * bytes). */
+static void fill_summary(const struct pm_rule *r, const struct pm_obs *o,
+			 char out[PM_OBS_SUMMARY_MAX])
 {
-	char out[512], num[32];
+	char num[32];
 	size_t n = 0;
 	const char *p = r->summary;
 
-	while (*p && n < sizeof(out) - 1) {
+	while (*p && n < PM_OBS_SUMMARY_MAX - 1) {
 		const char *e = *p == '{' ? strchr(p, '}') : NULL, *val = NULL;
 		char name[32];
 		size_t l, vl;
@@ -240,14 +242,13 @@ static char *fill_summary(const struct pm_rule *r, const struct pm_obs *o)
 		if (!val)
 			val = num[0] ? num : "?";
 		vl = strlen(val);
-		if (vl > sizeof(out) - 1 - n)
-			vl = sizeof(out) - 1 - n;
+		if (vl > PM_OBS_SUMMARY_MAX - 1 - n)
+			vl = PM_OBS_SUMMARY_MAX - 1 - n;
 		memcpy(out + n, val, vl);
 		n += vl;
 		p = e + 1;
 	}
 	out[n] = '\0';
-	return strdup(out);
 }
 
 static long long capnum(const char *s, size_t l, long long dflt)
@@ -1285,14 +1286,10 @@ out:
 	return rc;
 }
 
-int pm_obs_summaries(struct pm_evidence *ev)
+const char *pm_obs_summary(const struct pm_evidence *ev, const struct pm_obs *o,
+			   char buf[PM_OBS_SUMMARY_MAX])
 {
-	for (size_t k = 0; k < ev->nobs; k++) {
-		struct pm_obs *o = &ev->obs[k];
-		free(o->summary);
-		if (!(o->summary = fill_summary(&ev->rs->rules[o->rule], o)))
-			return -1;
-		pm_utf8_clean(o->summary);
-	}
-	return 0;
+	fill_summary(&ev->rs->rules[o->rule], o, buf);
+	pm_utf8_clean(buf);
+	return buf;
 }

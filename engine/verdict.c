@@ -177,13 +177,14 @@ static json_t *obs_json(struct vb *b, size_t oi)
 	const struct pm_obs *o = &a->ev->obs[oi];
 	const struct pm_rule *r = R(a, oi);
 	json_t *e = json_object();
+	char sum[PM_OBS_SUMMARY_MAX];
 
 	json_object_set_new(e, "id", json_string(eid(b, oi)));
 	json_object_set_new(e, "rule", json_string(r->id));
 	json_object_set_new(e, "role", json_string(pm_role_name(r->role)));
 	json_object_set_new(e, "class", json_string(r->cls));
 	json_object_set_new(e, "subclass", json_string(r->subcls));
-	json_object_set_new(e, "summary", json_string(o->summary));
+	json_object_set_new(e, "summary", json_string(pm_obs_summary(a->ev, o, sum)));
 	json_object_set_new(e, "source", json_string(pm_source_name(o->source)));
 	json_object_set_new(e, "trusted", json_boolean(o->trusted));
 	json_object_set_new(e, "node", jstr_or_null(o->node));
