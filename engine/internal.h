@@ -110,6 +110,8 @@ struct pm_evidence;
  * (NULL at first) from one call to the next, and freed by pm_redact_scratch_free. */
 struct hs_scratch;
 char *pm_redact_text_reuse(const char *s, struct hs_scratch **scratch);
+/* The same for the LEN bytes at S (no NUL among them). */
+char *pm_redact_span_reuse(const char *s, size_t len, struct hs_scratch **scratch);
 void pm_redact_scratch_free(struct hs_scratch *scratch);
 
 /*

@@ -609,14 +609,19 @@ int pm_redact(const char *buf, size_t len, char **out, size_t *outlen, struct pm
 
 char *pm_redact_text_reuse(const char *s, struct hs_scratch **scratch)
 {
-	char *out;
-	size_t n;
-
 	if (!s) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (redact_with(s, strlen(s), &out, &n, NULL, scratch) < 0)
+	return pm_redact_span_reuse(s, strlen(s), scratch);
+}
+
+char *pm_redact_span_reuse(const char *s, size_t len, struct hs_scratch **scratch)
+{
+	char *out;
+	size_t n;
+
+	if (redact_with(s, len, &out, &n, NULL, scratch) < 0)
 		return NULL;
 	return out;
 }

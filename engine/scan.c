@@ -474,8 +474,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.event_time = has_t == 1 ? t : 0;
 	o.observed_time = f->mtime;
 	o.offset = off;
-	if (dupn(&o.line, line, len > LINE_KEEP ? LINE_KEEP : len) < 0 ||
-	    norm_pci(&o.pci, caps[PM_CAP_PCI], capl[PM_CAP_PCI]) < 0 ||
+	if (norm_pci(&o.pci, caps[PM_CAP_PCI], capl[PM_CAP_PCI]) < 0 ||
 	    dupn(&o.peer, caps[PM_CAP_PEER], capl[PM_CAP_PEER]) < 0 ||
 	    dupn(&o.signal, caps[PM_CAP_SIGNAL], capl[PM_CAP_SIGNAL]) < 0 ||
 	    dupn(&o.exc, caps[PM_CAP_EXC], capl[PM_CAP_EXC]) < 0) {
@@ -484,14 +483,14 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	}
 	/* the second line of defence: a line that reaches the verdict is redacted whatever its
 	 * source (a collector's bundle is redacted already; a hand folder is not).  Before
-	 * pm_utf8_clean, which would hide a colour code in front of a token. */
-	char *red = pm_redact_text_reuse(o.line, &s->rscratch);
-	if (!red) {
+	 * pm_utf8_clean, which would hide a colour code in front of a token.  Redacted from the
+	 * chunk, the line's kept head up to a NUL, with no copy of its own first. */
+	o.line = pm_redact_span_reuse(line, strnlen(line, len > LINE_KEEP ? LINE_KEEP : len),
+				      &s->rscratch);
+	if (!o.line) {
 		pm_obs_free(&o);
 		return -1;
 	}
-	free(o.line);
-	o.line = red;
 	pm_utf8_clean(o.line);
 	if (o.exc)
 		pm_utf8_clean(o.exc);
