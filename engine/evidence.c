@@ -858,11 +858,16 @@ static uint64_t input_lines_max(void)
 
 /* The newlines in the first *DONE bytes of B (N bytes), 32 bytes a step: a byte counter per
  * lane takes the compares (255 rounds at most), summed by SAD.  Eight bytes a step was still a
- * seventh of diagnose's time on large logs. */
+ * seventh of diagnose's time on large logs.  The same pass notes in *DIRTY whether those bytes
+ * hold an ESC, a CR or a 0xE2 (pm_text_dirty's bytes): the scan then need not read the chunk
+ * again to know it has nothing to clean. */
 __attribute__((target("avx2"))) static uint64_t count_newlines_avx2(const char *b, size_t n,
-								    size_t *done)
+								    size_t *done, bool *dirty)
 {
-	const __m256i nl = _mm256_set1_epi8('\n'), zero = _mm256_setzero_si256();
+	const __m256i nl = _mm256_set1_epi8('\n'), zero = _mm256_setzero_si256(),
+		      esc = _mm256_set1_epi8(0x1b), cr = _mm256_set1_epi8('\r'),
+		      e2 = _mm256_set1_epi8((char)0xe2);
+	__m256i odd = zero;
 	uint64_t c = 0, sum[4];
 	size_t i = 0;
 
@@ -871,11 +876,15 @@ __attribute__((target("avx2"))) static uint64_t count_newlines_avx2(const char *
 		for (int k = 0; k < 255 && i + 32 <= n; k++, i += 32) {
 			__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(b + i));
 			acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(v, nl));
+			odd = _mm256_or_si256(odd, _mm256_cmpeq_epi8(v, esc));
+			odd = _mm256_or_si256(odd, _mm256_cmpeq_epi8(v, cr));
+			odd = _mm256_or_si256(odd, _mm256_cmpeq_epi8(v, e2));
 		}
 		_mm256_storeu_si256((__m256i *)(void *)sum, _mm256_sad_epu8(acc, zero));
 		c += sum[0] + sum[1] + sum[2] + sum[3];
 	}
 	*done = i;
+	*dirty = _mm256_movemask_epi8(odd) != 0;
 	return c;
 }
 #endif
@@ -884,17 +893,27 @@ __attribute__((target("avx2"))) static uint64_t count_newlines_avx2(const char *
  * in each byte where B has a newline; ((X & 0x7f..) + 0x7f..) | X has its high bit clear
  * exactly there (no carry crosses a byte), and the product with 0x0101.. sums the per-byte
  * ones into the top byte.  A byte loop here was a fifth of diagnose's time on large logs
- * (GCC does not vectorise it at -O2); where the CPU has AVX2, the count above goes first. */
-static uint64_t count_newlines(const char *b, size_t n)
+ * (GCC does not vectorise it at -O2); where the CPU has AVX2, the count above goes first.
+ * *PLAIN: true when B is known to hold no byte pm_text_dirty looks for (AVX2 only). */
+static uint64_t count_newlines(const char *b, size_t n, bool *plain)
 {
 	const uint64_t nl = 0x0a0a0a0a0a0a0a0aULL, lo = 0x7f7f7f7f7f7f7f7fULL;
 	uint64_t c = 0, w;
 	size_t i = 0;
 
+	*plain = false;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-	if (__builtin_cpu_supports("avx2"))
-		c = count_newlines_avx2(b, n, &i);
+	if (__builtin_cpu_supports("avx2")) {
+		bool dirty;
+
+		c = count_newlines_avx2(b, n, &i, &dirty);
+		*plain = !dirty;
+	}
 #endif
+	if (*plain && i < n &&
+	    (memchr(b + i, 0x1b, n - i) || memchr(b + i, '\r', n - i) ||
+	     memchr(b + i, 0xe2, n - i)))
+		*plain = false;
 	for (; i + 8 <= n; i += 8) {
 		memcpy(&w, b + i, 8);
 		w ^= nl;
@@ -906,15 +925,17 @@ static uint64_t count_newlines(const char *b, size_t n)
 	return c;
 }
 
-/* Of B (N bytes), the length holding at most *LEFT lines; takes the lines kept off *LEFT. */
-static size_t take_lines(const char *b, size_t n, uint64_t *left)
+/* Of B (N bytes), the length holding at most *LEFT lines; takes the lines kept off *LEFT.
+ * *PLAIN as count_newlines says it of B (false where it was not asked). */
+static size_t take_lines(const char *b, size_t n, uint64_t *left, bool *plain)
 {
 	uint64_t c = 0;
 	const char *p = b, *nl;
 
+	*plain = false;
 	if (!*left)
 		return 0;
-	c = count_newlines(b, n); /* most chunks stop here */
+	c = count_newlines(b, n, plain); /* most chunks stop here */
 	if (c < *left) {
 		*left -= c;
 		return n;
@@ -1050,14 +1071,17 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 			}
 		}
 		if (end > start) {
-			size_t keep = take_lines(buf + start, end - start, &lines_left);
+			size_t keep = take_lines(buf + start, end - start, &lines_left, &f->plain);
 
 			if (keep < end - start) {
 				end = start + keep;
 				line_cut = true;
 			}
 		}
-		if (end > start && fn(arg, buf + start, end - start, off + start) < 0)
+		int frc = end > start ? fn(arg, buf + start, end - start, off + start) : 0;
+
+		f->plain = false;
+		if (frc < 0)
 			goto out;
 		if (line_cut)
 			break;

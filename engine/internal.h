@@ -156,6 +156,8 @@ struct pm_file {
 				   * file read from disk outside a bundle (evidence.c) */
 	bool digested; /* DIGEST is known already (a bundle member, checked on reading) */
 	bool released; /* in-memory content freed once scanned (pm_file_release): not read again */
+	bool plain;    /* while pm_file_read hands over a chunk: it is known to hold no ESC, CR
+			* or 0xE2 byte (pm_text_dirty false), seen as its lines were counted */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */

@@ -795,7 +795,7 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 	bool frames;
 
 	*cleaned = false;
-	if (!pm_text_dirty(buf, len))
+	if (s->ev->files[s->file].plain || !pm_text_dirty(buf, len))
 		return 0;
 	frames = pm_has_frame(buf, len);
 	if (!frames && !memchr(buf, 0x1b, len) && !memchr(buf, '\r', len))

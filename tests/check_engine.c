@@ -521,6 +521,37 @@ START_TEST(test_bad_files_reported_rest_diagnosed)
 }
 END_TEST
 
+/* The reader notes, as it counts a chunk's lines, whether the chunk holds a byte the scan must
+ * clean (ESC, CR, a box frame's 0xE2), and the scan trusts that note: colour codes at every
+ * place of the vector loop and of its byte tail are still cleaned off before matching. */
+START_TEST(test_colour_codes_anywhere_cleaned)
+{
+	char err[256], rel[64], body[256], pad[128];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+
+	ck_assert_ptr_nonnull(rs);
+	for (int n = 0; n < 72; n++) {
+		const char *cls;
+		json_t *v;
+
+		memset(pad, 'x', (size_t)n);
+		pad[n] = '\0';
+		snprintf(body, sizeof(body), "0: step %s\n3: \x1b[1;31mKeyError\x1b[0m: 'lr'\n",
+			 pad);
+		snprintf(rel, sizeof(rel), "c%d/slurm.out", n);
+		pmt_mk(tmp, rel, body);
+		snprintf(rel, sizeof(rel), "c%d", n);
+		v = diagnose_dir(rs, rel);
+		cls = json_string_value(json_object_get(json_object_get(v, "cause"), "class"));
+		ck_assert_msg(cls && !strcmp(cls, "application"),
+			      "padding %d: the coloured KeyError line was not read: %s", n,
+			      cls ? cls : "no class");
+		json_decref(v);
+	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- silence ---- */
 
 START_TEST(test_silent_rank_is_suspect)
@@ -747,6 +778,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_prom_sample_event_time);
 	tcase_add_test(t, test_empty_folder_is_an_error);
 	tcase_add_test(t, test_bad_files_reported_rest_diagnosed);
+	tcase_add_test(t, test_colour_codes_anywhere_cleaned);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	engine_bundle_tests(t);
