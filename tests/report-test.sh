@@ -6,7 +6,9 @@
 # Chromium dumps the rendered DOM and takes a screenshot; the test asserts that the page shows
 # the verdict's class, a swimlane for every node of the job, no external URL and no script,
 # and that markup in an evidence line arrives as text.  The screenshot is kept as
-# $PM_REPORT_RESULTS/report.png (default tests/e2e/results/).
+# $PM_REPORT_RESULTS/report.png (default tests/report-results/ in the build tree: a test run
+# leaves the source tree as it was; the tracked tests/e2e/results/report.png is refreshed by
+# PM_REPORT_RESULTS=tests/e2e/results).
 #
 # usage: tests/report-test.sh [FIXTURE]        exit 0 pass, 1 fail, 77 skipped (no chromium)
 # Environment: PM_SRCDIR, PM_BUILDDIR (make check sets both), PM_REPORT_RESULTS.
@@ -16,7 +18,7 @@ SRC=${PM_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${PM_BUILDDIR:-$SRC}
 PM=$BUILD/cli/postmortem
 FIXTURE=${1:-gpu-xid79-node2-watchdog-node1}
-RESULTS=${PM_REPORT_RESULTS:-$SRC/tests/e2e/results}
+RESULTS=${PM_REPORT_RESULTS:-$BUILD/tests/report-results}
 EV=$SRC/rules/fixtures/$FIXTURE/evidence
 
 say() { printf 'report-test: %s\n' "$*"; }
