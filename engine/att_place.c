@@ -206,15 +206,33 @@ enum {
 
 static unsigned line_keys(const char *p, const char *e)
 {
-	/* the bytes the key strings start with: any other is passed over at once */
-	static const bool first[256] =
-		{['L'] = 1, ['*'] = 1, ['s'] = 1, ['H'] = 1, ['h'] = 1, ['S'] = 1,
-		 ['N'] = 1, ['n'] = 1, [' '] = 1, ['r'] = 1, ['P'] = 1, ['@'] = 1};
+	/* a key string's first two bytes, each a bit of its own: a byte whose bits meet the
+	 * next byte's can start one ('@' alone is a key and starts it whatever follows).  Most
+	 * bytes of a line (blanks and common letters among them) are passed over by one AND. */
+	enum {
+		B_LI = 1,
+		B_ST = 2,
+		B_SR = 4,
+		B_HO = 8,
+		B_SL = 16,
+		B_NO = 32,
+		B_ON = 64,
+		B_RA = 128,
+		B_PR = 256,
+		B_AT = 512
+	};
+	static const unsigned short first[256] = {
+		['L'] = B_LI, ['*'] = B_ST, ['s'] = B_SR, ['H'] = B_HO, ['h'] = B_HO, ['S'] = B_SL,
+		['N'] = B_NO, ['n'] = B_NO, [' '] = B_ON, ['r'] = B_RA, ['P'] = B_PR, ['@'] = B_AT};
+	static const unsigned short second[256] =
+		{['i'] = B_LI, ['*'] = B_ST, ['r'] = B_SR | B_PR, ['o'] = B_HO | B_NO | B_ON,
+		 ['L'] = B_SL, ['a'] = B_RA};
 	unsigned k = 0;
 
 	for (; p < e; p++) {
 		size_t n = (size_t)(e - p);
-		if (!first[(unsigned char)*p])
+		unsigned b = first[(unsigned char)*p];
+		if (!(b & ((n > 1 ? second[(unsigned char)p[1]] : 0) | B_AT)))
 			continue;
 		switch (*p) {
 		case 'L':
