@@ -42,14 +42,6 @@ while time.time() < limit:
     time.sleep(0.0005)
 sys.exit(1)
 PY
-# final_verdict: the job's final verdict and its Comment.  A Comment the merge could not set yet
-# (comment.pending: sacctmgr's modify not taking on a loaded machine) is the finalize timer's to
-# retry; no timer runs here, so its pending pass is run while waiting.
-final_verdict() {
-	e2e_wait_for 60 eval '"$E2E_CLI" finalize --pending >/dev/null 2>&1; e2e_final_verdict "$job"' || true
-	e2e_wait_verdict "$job"
-}
-
 job=$(e2e_submit main -N2 -n2 --ntasks-per-node=1 -w 'n[1-2]' --export=ALL,PM_PLAN="1=exception;*=ok" "$script")
 d=$(e2e_jobdir "$job")
 killer=0
@@ -70,7 +62,7 @@ e2e_log "left in nodes/: $(ls -A "$d/nodes" | paste -sd ' ')"
 
 # the timer: the half-written file is not a bundle
 out=$(timeout 60 "$E2E_CLI" finalize "$job" --force 2>&1) || e2e_fail "postmortem finalize $job --force: $out"
-final_verdict
+e2e_wait_verdict "$job"
 e2e_pm_check "$job"
 assert_json "$d/manifest.json" '.[0].nodes.present == ["n2"] and ([.[0].bundles[].file] == ["nodes/n2.tar.zst"])' "only n2's whole bundle merged"
 assert_json "$d/manifest.json" '[.[0].nodes.missing[] | select(.node == "n1")] | length == 1' "n1 listed missing"
@@ -83,7 +75,7 @@ assert_v '.status == "unknown" and .cause == null' "verdict from n2's bundle alo
 e2e_epilog_again "$job" n1
 e2e_log "again: $(tail -n 1 "$E2E_WORK/again.$job.n1.err")"
 assert_file "$d/nodes/n1.tar.zst" "n1's bundle from the second run"
-final_verdict
+e2e_wait_verdict "$job"
 e2e_pm_check "$job"
 assert_json "$d/manifest.json" '.[0].nodes.present == ["n1","n2"] and .[0].nodes.missing == []' "both nodes now"
 parts=$(e2e_store_partials "$d")
