@@ -618,11 +618,15 @@ char *pm_redact_text_reuse(const char *s, struct hs_scratch **scratch)
 
 char *pm_redact_span_reuse(const char *s, size_t len, struct hs_scratch **scratch)
 {
-	char *out;
+	char *out, *fit;
 	size_t n;
 
 	if (redact_with(s, len, &out, &n, NULL, scratch) < 0)
 		return NULL;
+	/* kept as long as the evidence (a line of every observation): the room left for
+	 * replacements (len / 16 + 64 bytes) is given back */
+	if ((fit = realloc(out, n + 1)))
+		out = fit;
 	return out;
 }
 
