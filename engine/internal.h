@@ -170,29 +170,30 @@ struct pm_rankinfo {
 	double first_progress;
 };
 
-/* One matched line, or one structured condition that held. */
+/* One matched line, or one structured condition that held.  A merge keeps one for every
+ * group of lines (eight a node in a large job): the fields are ordered by size, no padding. */
 struct pm_obs {
-	size_t rule; /* index into the rule set */
-	size_t file;
-	enum pm_source source;
-	bool trusted;
 	char *node;
-	int rank;
-	int gpu;
 	char *pci;
-	int xid;
 	char *peer;
-	long long seq, seqdone;
-	int pid;
-	int code;
 	char *signal;
 	char *exc;
-	bool has_time;
+	char *line; /* the line, prefix included, at most 512 bytes */
 	double event_time;
 	double observed_time;
-	uint64_t offset;  /* of the line in the (decompressed) file */
-	char *line;	  /* the line, prefix included, at most 512 bytes */
+	uint64_t offset; /* of the line in the (decompressed) file */
+	long long seq, seqdone;
+	uint32_t rule; /* index into the rule set */
+	uint32_t file;
+	enum pm_source source;
+	int rank;
+	int gpu;
+	int xid;
+	int pid;
+	int code;
 	unsigned repeats; /* further matches folded into this one */
+	bool trusted;
+	bool has_time;
 };
 
 struct pm_rules; /* rules.c */

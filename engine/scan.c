@@ -35,11 +35,11 @@ struct peeled {
 	struct pm_peel pe;
 };
 
-struct group {
-	size_t rule;
-	int rank;
+struct group {		  /* 24 bytes: one for each observation kept (eight a node) */
 	const char *node; /* points into the obs */
-	size_t obs;	  /* first obs of the group */
+	uint32_t rule;
+	int rank;
+	uint32_t obs; /* first obs of the group */
 	unsigned kept;
 };
 
@@ -408,8 +408,8 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	size_t nlen = 0;
 
 	memset(&o, 0, sizeof(o));
-	o.rule = ri;
-	o.file = s->file;
+	o.rule = (uint32_t)ri;
+	o.file = (uint32_t)s->file;
 	o.source = f->source;
 	o.trusted = pm_source_trusted(f->source);
 	/* in a syslog file any local user can `logger` a line: only the kernel's own count */
@@ -498,16 +498,21 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		pm_utf8_clean(o.node);
 	if (o.peer)
 		pm_utf8_clean(o.peer);
+	if (ev->nobs >= UINT32_MAX) { /* struct group's index */
+		pm_obs_free(&o);
+		errno = ENOMEM;
+		return -1;
+	}
 	if (ev->nobs == ev->aobs && pm_grow((void **)&ev->obs, &ev->aobs, sizeof(*ev->obs)) < 0) {
 		pm_obs_free(&o);
 		return -1;
 	}
 	ev->obs[ev->nobs] = o;
 	if (isnew) {
-		g->rule = ri;
+		g->rule = (uint32_t)ri;
 		g->rank = tally ? -1 : o.rank;
 		g->node = tally ? NULL : ev->obs[ev->nobs].node;
-		g->obs = ev->nobs;
+		g->obs = (uint32_t)ev->nobs;
 	}
 	g->kept++;
 	ev->nobs++;
