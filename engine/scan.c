@@ -79,6 +79,9 @@ struct scan {
 	size_t npc, apc;
 	struct peeled last;
 	bool has_last;
+	/* the node noted last (note_node) */
+	char lnode[256];
+	size_t lnode_len;
 };
 
 /* ---- groups ---- */
@@ -193,6 +196,17 @@ static int line_time(struct scan *s, const char *line, size_t len, double *t)
 }
 
 /* ---- observations ---- */
+
+/* pm_ev_note_node, for the node of every line recorded: most are the one before. */
+static void note_node(struct scan *s, const char *name, size_t len)
+{
+	if (len && len == s->lnode_len && !memcmp(s->lnode, name, len))
+		return;
+	if (pm_ev_note_node(s->ev, name, len) == 0 && len < sizeof(s->lnode)) {
+		memcpy(s->lnode, name, len);
+		s->lnode_len = len;
+	}
+}
 
 /* The rule's summary with {name} filled from what the observation holds, into OUT (512
  * bytes). */
@@ -441,7 +455,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		return -1;
 	}
 	if (o.node)
-		pm_ev_note_node(ev, o.node, strlen(o.node));
+		note_node(s, o.node, strlen(o.node));
 	bool tally = r->role == PM_ROLE_PROGRESS ||
 		     (r->role == PM_ROLE_CONTEXT && caps[PM_CAP_ADDR]);
 	if (tally) {
