@@ -23,7 +23,9 @@
 
 struct hit {
 	unsigned rule;
+	bool ok; /* scan_chunk: the hit's line, once sorted: ok, from ls to le */
 	unsigned long long to;
+	size_t ls, le;
 };
 
 /* A line's wrappers as pm_peel gives them, for LEN bytes at LINE of the chunk being scanned,
@@ -915,17 +917,24 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 	if (!s->db || rc < 0)
 		goto out;
 	for (size_t i = 0; i < s->nhits; i++) {
-		size_t ls, le;
-		if (!line_of(buf, len, s->hits[i].to ? s->hits[i].to - 1 : 0, &ls, &le))
+		struct hit *h = &s->hits[i];
+		/* each hit's line found once: the earlier hits' are looked at again below */
+		if (i && h->to == h[-1].to) {
+			h->ok = h[-1].ok;
+			h->ls = h[-1].ls;
+			h->le = h[-1].le;
+		} else {
+			h->ok = line_of(buf, len, hit_at(s, i), &h->ls, &h->le);
+		}
+		if (!h->ok)
 			continue;
+		size_t ls = h->ls, le = h->le;
 		if (ls == last_ls && s->hits[i].rule == last_rule)
 			continue;
 		/* the same rule on the same line, reached through an earlier hit */
 		bool seen = false;
 		for (size_t k = i; k-- > 0;) {
-			size_t ls2, le2;
-			if (!line_of(buf, len, s->hits[k].to ? s->hits[k].to - 1 : 0, &ls2, &le2) ||
-			    ls2 != ls)
+			if (!s->hits[k].ok || s->hits[k].ls != ls)
 				break;
 			if (s->hits[k].rule == s->hits[i].rule) {
 				seen = true;
