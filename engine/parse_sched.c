@@ -902,6 +902,7 @@ static bool flat_record(const char *l, size_t n, struct rec *r)
 		i = skip_ws(l, n, i + 1);
 		if (i >= n)
 			return false;
+		key = rkey_of(k, kn);
 		if (l[i] == '"') {
 			if (!(e = flat_str(l, n, i)))
 				return false;
@@ -913,6 +914,13 @@ static bool flat_record(const char *l, size_t n, struct rec *r)
 			char num[64], *end;
 			if (!(e = flat_num(l, n, i, &real)) || e - i >= sizeof(num))
 				return false;
+			/* a field no one reads is only checked as jansson would: an integer of
+			 * up to 18 digits, a real without an exponent (at most 63 bytes) can be
+			 * neither too big nor too small */
+			if (key < 0 &&
+			    !(real ? memchr(l + i, 'e', e - i) || memchr(l + i, 'E', e - i) :
+				     e - i > 18))
+				goto next;
 			memcpy(num, l + i, e - i);
 			num[e - i] = '\0';
 			errno = 0;
@@ -940,8 +948,9 @@ static bool flat_record(const char *l, size_t n, struct rec *r)
 		} else {
 			return false; /* nested, or not JSON */
 		}
-		if ((key = rkey_of(k, kn)) >= 0)
+		if (key >= 0)
 			r->v[key] = v;
+next:
 		i = skip_ws(l, n, e);
 		if (i >= n)
 			return false;

@@ -628,7 +628,11 @@ START_TEST(tasks_flat_and_tree_agree)
 		"{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\",\"node\":\"gpu1\","
 		"\"rank\":3,\"local_rank\":3,\"pid\":10,\"gpus\":\"2\",\"start\":1796010000.5}\n"
 		"{ \"schema\" : \"postmortem.taskexit/1\" , \"node\":\"gpu1\", \"rank\" : 3, "
-		"\"status\":139,\"end\":1796010100,\"core\":true,\"x\":null,\"y\":-0.5e-3}\n";
+		"\"status\":139,\"end\":1796010100,\"core\":true,\"x\":null,\"y\":-0.5e-3,"
+		/* fields no one reads, only checked: an integer of 18 bytes, of 19, a real
+		 * without an exponent */
+		"\"u\":-12345678901234567,\"v\":1234567890123456789,"
+		"\"w\":123456789012345678901234567890.5}\n";
 	static const char *const tree =
 		"{\"schema\":\"postmortem.rankmap/1\",\"job\":\"7\\u0037\",\"step\":\"0\","
 		"\"node\":\"gpu\\u0031\",\"rank\":3,\"local_rank\":3,\"pid\":10,\"gpus\":\"2\","
@@ -645,6 +649,7 @@ START_TEST(tasks_flat_and_tree_agree)
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":10,\"status\":0,\"z\":\"a\tb\"}\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":11,\"status\":0,\"z\":1.}\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":12,\"status\":0,\"z\":99999999999999999999}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":15,\"status\":0,\"z\":1.5E999}\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":13,\"status\":0\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":14,\"status\":0}\n";
 	const char *texts[2] = {flat, tree};
