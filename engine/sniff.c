@@ -47,7 +47,17 @@ static bool is_binary(const char *buf, size_t len)
 
 	while (i < n) {
 		unsigned char c = s[i];
+		uint64_t w;
 
+		/* eight printable ASCII bytes (0x20-0x7e) at once: most of a text file */
+		if (i + 8 <= n) {
+			memcpy(&w, s + i, 8);
+			if (!(((w - 0x2020202020202020ULL) | (w + 0x0101010101010101ULL) | w) &
+			      0x8080808080808080ULL)) {
+				i += 8;
+				continue;
+			}
+		}
 		if (c == 0) {
 			nul++;
 		} else if (c >= 0x80) {

@@ -260,6 +260,20 @@ START_TEST(sniff_hostile)
 	b[100] = '\0';
 	ck_assert_int_eq(sniff_n(b, 4096), PM_FMT_APP);
 	ck_assert_int_eq(sniff("caf\xc3\xa9 na\xc3\xafve \xe2\x9c\x93 text\n"), PM_FMT_APP);
+	/* text is passed over eight bytes at a time: a control byte, a DEL or a NUL at any place
+	 * in each eight is still counted (one in eight is binary), and one in 64 is not */
+	for (int at = 0; at < 8; at++)
+		for (int k = 0; k < 3; k++) {
+			static const char odd[3] = {'\x01', '\x7f', '\0'};
+			memset(b, 'a', 4096);
+			for (i = (size_t)at; i < 4096; i += 8)
+				b[i] = odd[k];
+			ck_assert_int_eq(sniff_n(b, 4096), PM_FMT_BINARY);
+			memset(b, 'a', 4096);
+			for (i = (size_t)at; i < 4096; i += 64)
+				b[i] = k == 2 ? '\n' : odd[k];
+			ck_assert_int_eq(sniff_n(b, 4096), PM_FMT_APP);
+		}
 	/* 1 MB lines */
 	memset(b, 'x', big);
 	ck_assert_int_eq(sniff_n(b, big), PM_FMT_APP);
