@@ -84,6 +84,13 @@ struct scan {
 	/* the node noted last (note_node) */
 	char lnode[256];
 	size_t lnode_len;
+	/* a worker's scan of one file into an evidence set of its own (scan_make): the nodes
+	 * known are SNAP's alone, and what the file gives is merged in file order (scan_take) */
+	char *const *snap;
+	size_t nsnap;
+	bool unsure; /* the file's scan might differ from one in order: it is done again so */
+	bool *tally; /* per observation kept: counted as a tally (record) */
+	size_t atally;
 };
 
 /* ---- groups ---- */
@@ -391,7 +398,8 @@ static void note_rank(struct scan *s, int rank, const char *node, size_t nodelen
 	if (!ri)
 		return;
 	ri->lines++;
-	if (!ri->node && nodelen && pm_strset(&ri->node, node, nodelen) == 0)
+	/* a worker's rank notes its first node when it is merged, if it is the rank's first */
+	if (!ri->node && nodelen && pm_strset(&ri->node, node, nodelen) == 0 && !s->snap)
 		pm_ev_note_node(s->ev, node, nodelen);
 	if (t > ri->last_time)
 		ri->last_time = t;
@@ -401,6 +409,25 @@ static void note_rank(struct scan *s, int rank, const char *node, size_t nodelen
 		if (t > ri->last_progress)
 			ri->last_progress = t;
 	}
+}
+
+/* Whether pm_utf8_clean would change S. */
+static bool dirty(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80 || ((unsigned char)*s < 0x20 && *s != '\t'))
+			return true;
+	return false;
+}
+
+/* A worker's observation K (record) is a tally or not: its group's key, for the merge. */
+static int note_tally(struct scan *s, size_t k, bool tally)
+{
+	while (k >= s->atally)
+		if (pm_grow((void **)&s->tally, &s->atally, sizeof(*s->tally)) < 0)
+			return -1;
+	s->tally[k] = tally;
+	return 0;
 }
 
 /* One confirmed line of rule RI: record it (or count it into its group).  WHEN is the event
@@ -476,6 +503,10 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 			free(o.node);
 		return -1;
 	}
+	/* a node that pm_utf8_clean changes is grouped by its raw name, kept by its clean one:
+	 * a worker's groups could not be merged as in order */
+	if (s->snap && o.node && dirty(o.node))
+		s->unsure = true;
 	if (!isnew && (tally || g->kept >= s->rs->per_group)) {
 		ev->obs[g->obs].repeats++;
 		if (o.node != nbuf)
@@ -520,6 +551,10 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		return -1;
 	}
 	if (ev->nobs == ev->aobs && pm_grow((void **)&ev->obs, &ev->aobs, sizeof(*ev->obs)) < 0) {
+		pm_obs_free(&o);
+		return -1;
+	}
+	if (s->snap && note_tally(s, ev->nobs, tally) < 0) {
 		pm_obs_free(&o);
 		return -1;
 	}
@@ -587,15 +622,26 @@ static int cmpname(const void *a, const void *b)
 
 /* A weak name (a shell's or a container's prefix, prefix.c) names a node only when the
  * evidence already knows that node: a pod, a file or a word could read the same. */
-static bool known_node(const struct pm_evidence *ev, const char *name, size_t len)
+static bool known_node(struct scan *s, const char *name, size_t len)
 {
+	const struct pm_evidence *ev = s->ev;
 	char buf[64];
 	const char *key = buf;
 
-	if (!len || len >= sizeof(buf) || !ev->nnodes)
+	if (!len || len >= sizeof(buf))
 		return false;
 	memcpy(buf, name, len);
 	buf[len] = '\0';
+	/* a worker knows the nodes known before the scan; in order, nodes that earlier files
+	 * named would count too: a name outside them sends the file to be scanned in order */
+	if (s->snap) {
+		if (s->nsnap && bsearch(&key, s->snap, s->nsnap, sizeof(*s->snap), cmpname))
+			return true;
+		s->unsure = true;
+		return false;
+	}
+	if (!ev->nnodes)
+		return false;
 	return bsearch(&key, ev->nodes, ev->nnodes, sizeof(*ev->nodes), cmpname) != NULL;
 }
 
@@ -605,7 +651,7 @@ static void peel_line(struct scan *s, const char *line, size_t len, struct pm_pe
 		      struct pm_prefix *px)
 {
 	peel_cached(s, false, line, len, pe);
-	if (pe->node_weak && !known_node(s->ev, pe->node, pe->node_len)) {
+	if (pe->node_weak && !known_node(s, pe->node, pe->node_len)) {
 		pe->node = NULL;
 		pe->node_len = 0;
 	}
@@ -1224,6 +1270,392 @@ static int eval_conditions(struct scan *s)
 	return 0;
 }
 
+/* ---- the files: in order, or on worker threads ---- */
+
+static void scan_free(struct scan *s)
+{
+	free(s->tab);
+	free(s->hits);
+	free(s->rtab);
+	free(s->rkey);
+	free(s->clean);
+	free(s->cmap);
+	free(s->pc);
+	free(s->tally);
+	pcre2_match_data_free(s->md);
+	hs_free_scratch(s->scratch);
+	pm_redact_scratch_free(s->rscratch);
+}
+
+static bool scannable(const struct pm_file *f)
+{
+	if (f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED)
+		return false;
+	return !parser_for(f->format) || f->format == PM_FMT_NVSMI_Q; /* tables: their facts */
+}
+
+/* Scan file I of S's evidence.  0, or -1 (ENOMEM). */
+static int scan_file(struct scan *s, size_t i)
+{
+	const struct pm_ruleset *rs = s->rs;
+	struct pm_file *f = &s->ev->files[i];
+	int frc;
+
+	s->file = i;
+	s->db = rs->db							   ? rs->db :
+		(unsigned)f->source < sizeof(rs->sdb) / sizeof(rs->sdb[0]) ? rs->sdb[f->source] :
+									     NULL;
+	if (s->db && !rs->db && pm_hs_open(s->db, &s->stream) != HS_SUCCESS)
+		return -1;
+	frc = pm_file_read(f, on_chunk, s);
+	pm_hs_close(s->stream);
+	s->stream = NULL;
+	return frc < 0 && f->status == PM_ST_OK ? -1 : 0;
+}
+
+/*
+ * On worker threads, each file is scanned into an evidence set of the worker's own (the
+ * observations, ranks, nodes and addresses it gives; files, job and facts shared, read only)
+ * with groups of its own, and merged into the evidence in file order: every group and rank
+ * comes out as a scan in order makes it (an observation kept by the file's groups is counted
+ * into the group instead when the evidence's group is full; a rank's first node is the
+ * first file's).  What a file's scan reads of what earlier files gave is the nodes known (a
+ * weak node name counts only when known): the worker knows those known before the scan,
+ * and a file that looks up another name is scanned again, in order, when it is merged.
+ */
+struct scanned {
+	int rc; /* -1: the worker's scan failed */
+	bool skipped, unsure;
+	struct pm_evidence lev; /* what the file gave */
+	bool *tally;		/* per observation: a tally */
+	/* the file as it was before the worker read it */
+	enum pm_status status;
+	char *reason;
+	uint64_t bytes, lines;
+	unsigned char digest[32];
+	bool digested;
+};
+
+struct scanw {
+	struct scan s;
+	struct pm_evidence lev;
+};
+
+struct scanpar {
+	struct scan *s0;	 /* the evidence's scan, its groups and ranks */
+	struct pm_evidence tmpl; /* the evidence without observations, ranks, nodes, addresses */
+	char **snap;		 /* the nodes known before the scan */
+	struct pm_file *files;
+	size_t nfiles;
+	bool release;
+	struct scanw w[8];
+	unsigned nw;
+};
+
+static void lev_free(struct pm_evidence *l)
+{
+	for (size_t k = 0; k < l->nobs; k++)
+		pm_obs_free(&l->obs[k]);
+	free(l->obs);
+	for (size_t k = 0; k < l->nranks; k++)
+		free(l->ranks[k].node);
+	free(l->ranks);
+	for (size_t k = 0; k < l->nnodes; k++)
+		free(l->nodes[k]);
+	free(l->nodes);
+	for (size_t k = 0; k < l->nipmap; k++) {
+		free(l->ipmap[k].ip);
+		free(l->ipmap[k].node);
+	}
+	free(l->ipmap);
+}
+
+static void scanned_clear(struct scanned *r)
+{
+	lev_free(&r->lev);
+	free(r->tally);
+	free(r->reason);
+}
+
+/* A worker's tables, emptied for the next file: small ones cleared, large ones dropped. */
+static int scan_reset(struct scan *s)
+{
+	if (s->cap > 256) {
+		free(s->tab);
+		s->tab = NULL;
+		s->cap = 0;
+	} else if (s->ntab) {
+		memset(s->tab, 0, s->cap * sizeof(*s->tab));
+	}
+	if (!s->tab && !(s->tab = calloc(64, sizeof(*s->tab))))
+		return -1;
+	if (!s->cap)
+		s->cap = 64;
+	s->ntab = 0;
+	if (s->rcap > 1024) {
+		free(s->rtab);
+		free(s->rkey);
+		s->rtab = NULL;
+		s->rkey = NULL;
+		s->rcap = 0;
+	} else if (s->rcap) {
+		memset(s->rtab, 0, s->rcap * sizeof(*s->rtab));
+	}
+	s->last_ri = SIZE_MAX;
+	s->lnode_len = 0; /* noted in the worker's evidence of the file before */
+	s->unsure = false;
+	return 0;
+}
+
+/* File I scanned by worker WI into R. */
+static void scan_one(struct scanpar *p, unsigned wi, size_t i, struct scanned *r)
+{
+	struct scan *s = &p->w[wi].s;
+	struct pm_file *f = &p->files[i];
+
+	if (!scannable(f)) {
+		r->skipped = true;
+		return;
+	}
+	r->status = f->status;
+	r->bytes = f->bytes;
+	r->lines = f->lines;
+	memcpy(r->digest, f->digest, sizeof(r->digest));
+	r->digested = f->digested;
+	if ((f->reason && !(r->reason = strdup(f->reason))) || scan_reset(s) < 0) {
+		r->rc = -1;
+		return;
+	}
+	p->w[wi].lev = p->tmpl;
+	r->rc = scan_file(s, i);
+	r->unsure = s->unsure;
+	r->lev = p->w[wi].lev;
+	r->tally = s->tally;
+	s->tally = NULL;
+	s->atally = 0;
+}
+
+/* Files are made and taken a few at a time: fewer hand-overs between threads. */
+#define SCAN_BLOCK 8
+
+struct scanblk {
+	size_t n;
+	struct scanned r[SCAN_BLOCK];
+};
+
+static void *scan_make(void *arg, unsigned wi, size_t k)
+{
+	struct scanpar *p = arg;
+	struct scanblk *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	for (size_t i = k * SCAN_BLOCK; i < p->nfiles && b->n < SCAN_BLOCK; i++)
+		scan_one(p, wi, i, &b->r[b->n++]);
+	return b;
+}
+
+/* Merge R, file S->file's observations, ranks, nodes and addresses, into S's evidence as a
+ * scan in order would have made them.  0, or -1 on ENOMEM. */
+static int merge_file(struct scan *s, struct scanned *r)
+{
+	struct pm_evidence *ev = s->ev, *l = &r->lev;
+
+	for (size_t k = 0; k < l->nnodes; k++)
+		pm_ev_note_node(ev, l->nodes[k], strlen(l->nodes[k]));
+	for (size_t k = 0; k < l->nranks; k++) {
+		struct pm_rankinfo *lr = &l->ranks[k], *ri = rank_get(s, lr->rank);
+
+		if (!ri)
+			return -1;
+		ri->lines += lr->lines;
+		if (lr->last_time > ri->last_time)
+			ri->last_time = lr->last_time;
+		if (lr->first_progress > 0 &&
+		    (!ri->first_progress || lr->first_progress < ri->first_progress))
+			ri->first_progress = lr->first_progress;
+		if (lr->last_progress > ri->last_progress)
+			ri->last_progress = lr->last_progress;
+		if (!ri->node && lr->node) {
+			ri->node = lr->node;
+			lr->node = NULL;
+			pm_ev_note_node(ev, ri->node, strlen(ri->node));
+		}
+	}
+	for (size_t k = 0; k < l->nipmap; k++)
+		if (pm_ev_note_ip(ev, l->ipmap[k].ip, strlen(l->ipmap[k].ip), l->ipmap[k].node,
+				  strlen(l->ipmap[k].node)) < 0)
+			return -1;
+	for (size_t k = 0; k < l->nobs; k++) {
+		struct pm_obs *o = &l->obs[k];
+		bool tally = r->tally[k], isnew;
+		struct group *g =
+			gfind(s, o->rule, tally ? NULL : o->node, tally ? -1 : o->rank, &isnew);
+
+		if (!g)
+			return -1;
+		if (!isnew && (tally || g->kept >= s->rs->per_group)) {
+			ev->obs[g->obs].repeats += 1 + o->repeats;
+			continue;
+		}
+		if (ev->nobs == ev->aobs &&
+		    pm_grow((void **)&ev->obs, &ev->aobs, sizeof(*ev->obs)) < 0)
+			return -1;
+		if (!isnew) {
+			ev->obs[g->obs].repeats += o->repeats;
+			o->repeats = 0;
+		}
+		ev->obs[ev->nobs] = *o;
+		memset(o, 0, sizeof(*o)); /* the evidence's now */
+		if (isnew) {
+			g->rule = ev->obs[ev->nobs].rule;
+			g->rank = tally ? -1 : ev->obs[ev->nobs].rank;
+			g->node = tally ? NULL : ev->obs[ev->nobs].node;
+			g->obs = (uint32_t)ev->nobs;
+		}
+		g->kept++;
+		ev->nobs++;
+	}
+	return 0;
+}
+
+/* File I's scan R into the evidence: merged, or done again in order. */
+static int take_one(struct scanpar *p, size_t i, struct scanned *r)
+{
+	struct scan *s = p->s0;
+	struct pm_file *f = &p->files[i];
+	int rc = 0;
+
+	if (r->rc < 0) {
+		rc = -1;
+	} else if (r->unsure) {
+		/* as it was, then in order */
+		free(f->reason);
+		f->reason = r->reason;
+		r->reason = NULL;
+		f->status = r->status;
+		f->bytes = r->bytes;
+		f->lines = r->lines;
+		memcpy(f->digest, r->digest, sizeof(f->digest));
+		f->digested = r->digested;
+		rc = scan_file(s, i);
+	} else if (!r->skipped) {
+		rc = merge_file(s, r);
+	}
+	if (p->release)
+		pm_file_release(f);
+	return rc;
+}
+
+static void scan_drop(void *arg, void *item)
+{
+	struct scanblk *b = item;
+
+	(void)arg;
+	for (size_t j = 0; j < b->n; j++)
+		scanned_clear(&b->r[j]);
+	free(b);
+}
+
+static int scan_take(void *arg, size_t k, void *item)
+{
+	struct scanpar *p = arg;
+	struct scanblk *b = item;
+	int rc = 0;
+
+	if (!b) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t j = 0; j < b->n && rc == 0; j++)
+		rc = take_one(p, k * SCAN_BLOCK + j, &b->r[j]);
+	scan_drop(arg, b);
+	if (rc < 0)
+		errno = ENOMEM;
+	return rc;
+}
+
+static int scan_par(struct scan *s0)
+{
+	static char *const none[1]; /* no node known: a worker's SNAP all the same */
+	struct pm_evidence *ev = s0->ev;
+	struct scanpar *p = calloc(1, sizeof(*p));
+	struct pm_work w = {scan_make, scan_take, scan_drop, p, 0};
+	int rc = -1;
+
+	if (!p)
+		return -1;
+	p->s0 = s0;
+	p->files = ev->files;
+	p->nfiles = ev->nfiles;
+	p->release = ev->ntasks || ev->ncollect;
+	if (ev->nnodes && !(p->snap = malloc(ev->nnodes * sizeof(*p->snap))))
+		goto out;
+	if (ev->nnodes)
+		memcpy(p->snap, ev->nodes, ev->nnodes * sizeof(*p->snap));
+	p->tmpl = *ev;
+	p->tmpl.nodes = NULL;
+	p->tmpl.nnodes = p->tmpl.anodes = 0;
+	p->tmpl.ranks = NULL;
+	p->tmpl.nranks = p->tmpl.aranks = 0;
+	p->tmpl.obs = NULL;
+	p->tmpl.nobs = p->tmpl.aobs = 0;
+	p->tmpl.ipmap = NULL;
+	p->tmpl.nipmap = p->tmpl.aipmap = 0;
+	p->tmpl.bundle_io = NULL;
+	/* each worker's scratch is cloned here, before any thread runs */
+	p->nw = ev->threads > 8 ? 8 : ev->threads;
+	for (unsigned k = 0; k < p->nw; k++) {
+		struct scan *s = &p->w[k].s;
+
+		*s = (struct scan){.ev = &p->w[k].lev,
+				   .rs = ev->rs,
+				   .last_ri = SIZE_MAX,
+				   .snap = p->snap ? p->snap : none,
+				   .nsnap = ev->nnodes};
+		if ((ev->rs->scratch &&
+		     hs_clone_scratch(ev->rs->scratch, &s->scratch) != HS_SUCCESS) ||
+		    !(s->md = pcre2_match_data_create(32, NULL)))
+			goto out;
+	}
+	rc = pm_work_run(&w, p->nw, (ev->nfiles + SCAN_BLOCK - 1) / SCAN_BLOCK);
+out:
+	for (unsigned k = 0; k < p->nw; k++)
+		scan_free(&p->w[k].s);
+	free(p->snap);
+	free(p);
+	return rc;
+}
+
+/* Each file's format, from its head: on the set's threads, each file alone. */
+#define SNIFF_BLOCK 64
+
+static void *sniff_make(void *arg, unsigned w, size_t k)
+{
+	static char done;
+	struct pm_evidence *ev = arg;
+
+	(void)w;
+	for (size_t i = k * SNIFF_BLOCK; i < ev->nfiles && i < (k + 1) * SNIFF_BLOCK; i++)
+		sniff_file(ev, &ev->files[i]);
+	return &done;
+}
+
+static int sniff_take(void *arg, size_t k, void *item)
+{
+	(void)arg;
+	(void)k;
+	(void)item;
+	return 0;
+}
+
+static int sniff_all(struct pm_evidence *ev)
+{
+	struct pm_work w = {sniff_make, sniff_take, NULL, ev, 0};
+
+	return pm_work_run(&w, ev->threads, (ev->nfiles + SNIFF_BLOCK - 1) / SNIFF_BLOCK);
+}
+
 int pm_scan_all(struct pm_evidence *ev)
 {
 	struct scan s = {.ev = ev, .rs = ev->rs, .last_ri = SIZE_MAX};
@@ -1231,8 +1663,8 @@ int pm_scan_all(struct pm_evidence *ev)
 
 	if (ev->nfiles > 1)
 		qsort(ev->files, ev->nfiles, sizeof(*ev->files), cmpfile);
-	for (size_t i = 0; i < ev->nfiles; i++)
-		sniff_file(ev, &ev->files[i]);
+	if (sniff_all(ev) < 0)
+		return -1;
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (ev->files[i].status == PM_ST_OK && (ev->files[i].format == PM_FMT_SACCT_P ||
 							ev->files[i].format == PM_FMT_SACCT_TABLE ||
@@ -1258,33 +1690,23 @@ int pm_scan_all(struct pm_evidence *ev)
 	s.md = pcre2_match_data_create(32, NULL);
 	if (!s.md)
 		goto out;
-	for (size_t i = 0; i < ev->nfiles; i++) {
-		struct pm_file *f = &ev->files[i];
-		/* Once scanned, a bundle member's bytes are not read again when the evidence
-		 * has task records or collected bundles (placement reads file heads only for a
-		 * folder with neither, att_place.c): free them now, which keeps the peak of a
-		 * merge of thousands of bundles to their observations. */
-		if (i && (ev->ntasks || ev->ncollect))
-			pm_file_release(&ev->files[i - 1]);
-		if (f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED)
-			continue;
-		if (parser_for(f->format) && f->format != PM_FMT_NVSMI_Q)
-			continue; /* tables: their facts are what matters */
-		s.file = i;
-		s.db = ev->rs->db ? ev->rs->db :
-		       (unsigned)f->source < sizeof(ev->rs->sdb) / sizeof(ev->rs->sdb[0]) ?
-				    ev->rs->sdb[f->source] :
-				    NULL;
-		if (s.db && !ev->rs->db && pm_hs_open(s.db, &s.stream) != HS_SUCCESS)
+	/* Once scanned, a bundle member's bytes are not read again when the evidence has task
+	 * records or collected bundles (placement reads file heads only for a folder with
+	 * neither, att_place.c): they are freed then, which keeps the peak of a merge of
+	 * thousands of bundles to their observations. */
+	if (ev->threads > 1 && ev->nfiles > 1) {
+		if (scan_par(&s) < 0)
 			goto out;
-		int frc = pm_file_read(f, on_chunk, &s);
-		pm_hs_close(s.stream);
-		s.stream = NULL;
-		if (frc < 0 && f->status == PM_ST_OK)
-			goto out;
+	} else {
+		for (size_t i = 0; i < ev->nfiles; i++) {
+			if (i && (ev->ntasks || ev->ncollect))
+				pm_file_release(&ev->files[i - 1]);
+			if (scannable(&ev->files[i]) && scan_file(&s, i) < 0)
+				goto out;
+		}
+		if (ev->nfiles && (ev->ntasks || ev->ncollect))
+			pm_file_release(&ev->files[ev->nfiles - 1]);
 	}
-	if (ev->nfiles && (ev->ntasks || ev->ncollect))
-		pm_file_release(&ev->files[ev->nfiles - 1]);
 	if (eval_conditions(&s) < 0)
 		goto out;
 	/* node names learned while scanning (NCCL prefixes, syslog hosts) may name files that
@@ -1300,16 +1722,7 @@ int pm_scan_all(struct pm_evidence *ev)
 	}
 	rc = 0;
 out:
-	free(s.tab);
-	free(s.hits);
-	free(s.rtab);
-	free(s.rkey);
-	free(s.clean);
-	free(s.cmap);
-	free(s.pc);
-	pcre2_match_data_free(s.md);
-	hs_free_scratch(s.scratch);
-	pm_redact_scratch_free(s.rscratch);
+	scan_free(&s);
 	return rc;
 }
 

@@ -50,6 +50,8 @@ struct pool {
 	pthread_cond_t space; /* the caller took one: the window moved */
 	size_t next;	      /* the next item to make */
 	size_t taken;	      /* items taken so far */
+	size_t want;	      /* the item the caller waits for, or N */
+	unsigned idle;	      /* workers waiting for the window to move */
 	bool stop;
 	void **item;
 	bool *done;
@@ -69,7 +71,8 @@ static bool make_next(struct pool *p, unsigned w)
 	pthread_mutex_lock(&p->mu);
 	p->item[i] = it;
 	p->done[i] = true;
-	pthread_cond_broadcast(&p->made);
+	if (p->want == i)
+		pthread_cond_signal(&p->made);
 	return true;
 }
 
@@ -85,8 +88,11 @@ static void *run_worker(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop && p->next < p->n)
-		if (!make_next(p, wk->w))
+		if (!make_next(p, wk->w)) {
+			p->idle++;
 			pthread_cond_wait(&p->space, &p->mu);
+			p->idle--;
+		}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
@@ -101,7 +107,7 @@ static int run_serial(const struct pm_work *w, size_t n)
 
 int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 {
-	struct pool p = {.w = w, .n = n};
+	struct pool p = {.w = w, .n = n, .want = n};
 	pthread_t tid[THREADS_MAX];
 	struct worker wk[THREADS_MAX];
 	unsigned started = 0;
@@ -133,8 +139,11 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 		void *it;
 
 		while (!p.done[i])
-			if (!make_next(&p, 0))
+			if (!make_next(&p, 0)) {
+				p.want = i;
 				pthread_cond_wait(&p.made, &p.mu);
+				p.want = n;
+			}
 		it = p.item[i];
 		p.item[i] = NULL;
 		pthread_mutex_unlock(&p.mu);
@@ -142,7 +151,8 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 		en = errno;
 		pthread_mutex_lock(&p.mu);
 		p.taken = i + 1;
-		pthread_cond_broadcast(&p.space);
+		if (p.idle)
+			pthread_cond_broadcast(&p.space);
 		if (rc < 0)
 			break;
 	}

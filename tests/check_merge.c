@@ -1,7 +1,9 @@
 /*
  * check_merge.c - the merge on worker threads (pm_evidence_set_threads): the same evidence
  * gives the same verdict, byte for byte, with one thread and with several, read through a
- * folder walk and through pm_evidence_add_bundles, a bad bundle among good ones included.
+ * folder walk and through pm_evidence_add_bundles, a bad bundle among good ones included,
+ * and scanned on the threads (groups and ranks across files, a weak node name that only an
+ * earlier file makes known).
  */
 #include <check.h>
 #include <errno.h>
@@ -172,6 +174,19 @@ START_TEST(test_walk_same_bytes)
 	job(pmt_path(tmp, "job"));
 	unlink(pmt_path(tmp, "job/nodes/gpu10030.tar.zst")); /* the corrupt one: refused */
 	pmt_mk(tmp, "job/nodes/notes.txt", "gpu10004 was drained once\n");
+	/* a node that only a file's own prefix names, then a weak prefix naming it later (the
+	 * worker does not know it: that file is scanned again in order) */
+	pmt_mk(tmp, "job/extra/a.log",
+	       "[gpu20000:4242] 7: [rank7]:[E ProcessGroupNCCL.cpp:616] [Rank 7] Watchdog caught "
+	       "collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, "
+	       "Timeout(ms)=600000) ran for 600043 milliseconds before timing out.\n");
+	pmt_mk(tmp, "job/extra/b.log",
+	       "gpu20000: 9: [rank9]:[E ProcessGroupNCCL.cpp:616] [Rank 9] Watchdog caught "
+	       "collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, "
+	       "Timeout(ms)=600000) ran for 600043 milliseconds before timing out.\n"
+	       "gpu10007: 30: [rank30]:[E ProcessGroupNCCL.cpp:616] [Rank 30] Watchdog caught "
+	       "collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, "
+	       "Timeout(ms)=600000) ran for 600043 milliseconds before timing out.\n");
 	one = diagnose("job", 1);
 	ck_assert_msg(!strncmp(one, "{", 1), "%s", one);
 	ck_assert_ptr_nonnull(strstr(one, "gpu_lost"));
