@@ -131,6 +131,12 @@ int pm_parse_meminfo(struct pm_evidence *ev, size_t file, const char *buf, size_
 		     size_t rlen);
 int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		   size_t rlen); /* rank_map and task_exit JSON lines */
+/* The same in two steps: the records of BUF (LEN bytes, taken over) read on any thread (NULL
+ * on ENOMEM), then applied to EV in file order, as pm_parse_tasks returns. */
+struct pm_tasks;
+struct pm_tasks *pm_tasks_read(char *buf, size_t len);
+int pm_tasks_apply(struct pm_evidence *ev, const struct pm_tasks *t, char *reason, size_t rlen);
+void pm_tasks_free(struct pm_tasks *t);
 int pm_parse_prom(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		  size_t rlen); /* postmortem.prometheus/1 JSON lines */
 

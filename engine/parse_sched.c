@@ -1135,12 +1135,50 @@ static int task_record(struct pm_evidence *ev, const struct rec *r)
 	return 1;
 }
 
+/* Line L (N bytes) of a task file as a record into *R (*O: jansson's tree it points into,
+ * or NULL); 0: not a record (a bad line), 1. */
+static int line_rec(const char *l, size_t n, struct rec *r, json_t **o)
+{
+	json_error_t jerr;
+
+	*o = NULL;
+	if (n > MAX_JSON_LINE || l[0] != '{')
+		return 0;
+	if (!flat_record(l, n, r)) {
+		if (!(*o = json_loadb(l, n, JSON_REJECT_DUPLICATES, &jerr)) ||
+		    !json_is_object(*o)) {
+			json_decref(*o);
+			*o = NULL;
+			return 0;
+		}
+		tree_record(*o, r);
+	}
+	return 1;
+}
+
+static bool task_schema(const struct rec *r)
+{
+	return rec_is(r, K_SCHEMA, "postmortem.rankmap/1") ||
+	       rec_is(r, K_SCHEMA, "postmortem.taskexit/1");
+}
+
+/* The end of a task file: USED records used, PARSED of a task schema, BAD lines. */
+static int tasks_end(size_t used, size_t parsed, size_t bad, char *reason, size_t rlen)
+{
+	/* records of the batch script or extern steps only are fine: nothing to place */
+	if (used == 0 && parsed == 0)
+		return pm_in_fail(
+			reason, rlen,
+			"no postmortem.rankmap/1 or postmortem.taskexit/1 record (%zu bad lines)",
+			bad);
+	return 0;
+}
+
 int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		   size_t rlen)
 {
 	const char *l;
 	size_t pos = 0, n, used = 0, bad = 0, parsed = 0;
-	json_error_t jerr;
 	json_t *o;
 	struct rec r;
 	int rc;
@@ -1150,22 +1188,11 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		pm_in_trim(&l, &n);
 		if (n == 0)
 			continue;
-		if (n > MAX_JSON_LINE || l[0] != '{') {
+		if (!line_rec(l, n, &r, &o)) {
 			bad++;
 			continue;
 		}
-		o = NULL;
-		if (!flat_record(l, n, &r)) {
-			if (!(o = json_loadb(l, n, JSON_REJECT_DUPLICATES, &jerr)) ||
-			    !json_is_object(o)) {
-				json_decref(o);
-				bad++;
-				continue;
-			}
-			tree_record(o, &r);
-		}
-		if (rec_is(&r, K_SCHEMA, "postmortem.rankmap/1") ||
-		    rec_is(&r, K_SCHEMA, "postmortem.taskexit/1"))
+		if (task_schema(&r))
 			parsed++;
 		rc = task_record(ev, &r);
 		json_decref(o);
@@ -1173,11 +1200,72 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 			return nomem(reason, rlen);
 		used += (size_t)rc;
 	}
-	/* records of the batch script or extern steps only are fine: nothing to place */
-	if (used == 0 && parsed == 0)
-		return pm_in_fail(
-			reason, rlen,
-			"no postmortem.rankmap/1 or postmortem.taskexit/1 record (%zu bad lines)",
-			bad);
-	return 0;
+	return tasks_end(used, parsed, bad, reason, rlen);
+}
+
+/* A task file's records, read apart from any evidence set (on any thread). */
+struct pm_tasks {
+	char *buf; /* the records point into it */
+	struct rec *r;
+	json_t **o;
+	size_t n, a, bad, parsed;
+};
+
+struct pm_tasks *pm_tasks_read(char *buf, size_t len)
+{
+	struct pm_tasks *t = calloc(1, sizeof(*t));
+	const char *l;
+	size_t pos = 0, n;
+
+	if (!t) {
+		free(buf);
+		return NULL;
+	}
+	t->buf = buf;
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		pm_in_trim(&l, &n);
+		if (n == 0)
+			continue;
+		if (t->n == t->a) {
+			size_t a = t->a;
+			if (pm_grow((void **)&t->r, &a, sizeof(*t->r)) < 0 ||
+			    pm_grow((void **)&t->o, &t->a, sizeof(*t->o)) < 0) {
+				pm_tasks_free(t);
+				return NULL;
+			}
+		}
+		if (!line_rec(l, n, &t->r[t->n], &t->o[t->n])) {
+			t->bad++;
+			continue;
+		}
+		if (task_schema(&t->r[t->n]))
+			t->parsed++;
+		t->n++;
+	}
+	return t;
+}
+
+int pm_tasks_apply(struct pm_evidence *ev, const struct pm_tasks *t, char *reason, size_t rlen)
+{
+	size_t used = 0;
+
+	for (size_t k = 0; k < t->n; k++) {
+		int rc = task_record(ev, &t->r[k]);
+		if (rc < 0)
+			return nomem(reason, rlen);
+		used += (size_t)rc;
+	}
+	return tasks_end(used, t->parsed, t->bad, reason, rlen);
+}
+
+void pm_tasks_free(struct pm_tasks *t)
+{
+	if (!t)
+		return;
+	for (size_t k = 0; k < t->n; k++)
+		json_decref(t->o[k]);
+	free(t->r);
+	free(t->o);
+	free(t->buf);
+	free(t);
 }

@@ -1627,6 +1627,100 @@ out:
 	return rc;
 }
 
+/* A structured file parsed after Slurm's record. */
+static bool parsed_later(const struct pm_file *f)
+{
+	return f->status == PM_ST_OK && f->format != PM_FMT_SACCT_P &&
+	       f->format != PM_FMT_SACCT_TABLE && f->format != PM_FMT_SCONTROL_JOB;
+}
+
+/*
+ * The task files (a rank map and task exits in every bundle) read on the set's threads, their
+ * records applied in file order; the other structured files parsed in order as before.
+ */
+#define PARSE_BLOCK 16
+
+struct parsed {
+	size_t n;
+	struct pm_tasks *t[PARSE_BLOCK]; /* NULL: parsed in order */
+	bool failed;			 /* out of memory */
+};
+
+static bool task_file(const struct pm_file *f)
+{
+	return parsed_later(f) && (f->format == PM_FMT_RANK_MAP || f->format == PM_FMT_TASK_EXIT);
+}
+
+static void *parse_make(void *arg, unsigned w, size_t k)
+{
+	struct pm_evidence *ev = arg;
+	struct parsed *p = calloc(1, sizeof(*p));
+
+	(void)w;
+	if (!p)
+		return NULL;
+	for (size_t i = k * PARSE_BLOCK; i < ev->nfiles && p->n < PARSE_BLOCK; i++, p->n++) {
+		struct pm_file *f = &ev->files[i];
+		char *buf;
+		size_t len;
+
+		if (!task_file(f) || pm_file_slurp(f, STRUCT_CAP, &buf, &len) < 0)
+			continue; /* a slurp that failed is in the file's status */
+		if (!(p->t[p->n] = pm_tasks_read(buf, len)))
+			p->failed = true;
+	}
+	return p;
+}
+
+static void parse_drop(void *arg, void *item)
+{
+	struct parsed *p = item;
+
+	(void)arg;
+	for (size_t j = 0; j < p->n; j++)
+		pm_tasks_free(p->t[j]);
+	free(p);
+}
+
+static int parse_take(void *arg, size_t k, void *item)
+{
+	struct pm_evidence *ev = arg;
+	struct parsed *p = item;
+
+	if (!p || p->failed) {
+		if (p)
+			parse_drop(arg, p);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t j = 0; j < p->n; j++) {
+		size_t i = k * PARSE_BLOCK + j;
+		struct pm_file *f = &ev->files[i];
+		char reason[200] = "";
+
+		if (!p->t[j]) {
+			if (parsed_later(f) && !task_file(f))
+				parse_structured(ev, i);
+			continue;
+		}
+		if (pm_tasks_apply(ev, p->t[j], reason, sizeof(reason)) < 0 &&
+		    f->status == PM_ST_OK) {
+			f->status = PM_ST_UNREADABLE;
+			free(f->reason);
+			f->reason = strdup(reason[0] ? reason : "not what its format promised");
+		}
+	}
+	parse_drop(arg, p);
+	return 0;
+}
+
+static int parse_all(struct pm_evidence *ev)
+{
+	struct pm_work w = {parse_make, parse_take, parse_drop, ev, 0};
+
+	return pm_work_run(&w, ev->threads, (ev->nfiles + PARSE_BLOCK - 1) / PARSE_BLOCK);
+}
+
 /* Each file's format, from its head: on the set's threads, each file alone. */
 #define SNIFF_BLOCK 64
 
@@ -1679,11 +1773,14 @@ int pm_scan_all(struct pm_evidence *ev)
 		for (size_t i = 0; i < ev->nfiles; i++)
 			ev->files[i].tctx.year =
 				year_of(ev->job.start > 0 ? ev->job.start : ev->job.end);
-	for (size_t i = 0; i < ev->nfiles; i++)
-		if (ev->files[i].status == PM_ST_OK && ev->files[i].format != PM_FMT_SACCT_P &&
-		    ev->files[i].format != PM_FMT_SACCT_TABLE &&
-		    ev->files[i].format != PM_FMT_SCONTROL_JOB)
-			parse_structured(ev, i);
+	if (ev->threads > 1 && ev->nfiles > 1) {
+		if (parse_all(ev) < 0)
+			return -1;
+	} else {
+		for (size_t i = 0; i < ev->nfiles; i++)
+			if (parsed_later(&ev->files[i]))
+				parse_structured(ev, i);
+	}
 
 	if (ev->rs->scratch && hs_clone_scratch(ev->rs->scratch, &s.scratch) != HS_SUCCESS)
 		goto out;
