@@ -86,8 +86,9 @@ void pm_evidence_destroy(struct pm_evidence *ev);
  */
 void pm_evidence_set_threads(struct pm_evidence *ev, unsigned n);
 
-/* The threads this process may use: the CPUs of its affinity mask, at most 8, or the
- * environment's POSTMORTEM_THREADS (1 forces one thread). */
+/* The threads this process may use: the CPUs of its affinity mask less those busy with
+ * other work (the whole part of the load average), 1 to 8; or the environment's
+ * POSTMORTEM_THREADS (1 forces one thread, 2 to 8 that many whatever the load). */
 unsigned pm_threads_usable(void);
 
 /*

@@ -23,6 +23,7 @@ unsigned pm_threads_usable(void)
 {
 	const char *e = getenv("POSTMORTEM_THREADS");
 	cpu_set_t set;
+	double load;
 	int n;
 
 	if (e && *e) {
@@ -34,6 +35,10 @@ unsigned pm_threads_usable(void)
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return 1;
 	n = CPU_COUNT(&set);
+	/* CPUs busy with other work (the load average, whole ones) are not ours: a second
+	 * thread on a CPU that is busy costs more in hand-overs than it gives */
+	if (getloadavg(&load, 1) == 1 && load >= 1)
+		n -= load >= n ? n : (int)load;
 	return n < 1 ? 1 : n > THREADS_MAX ? THREADS_MAX : (unsigned)n;
 }
 
