@@ -50,6 +50,7 @@ void pm_evidence_set_threads(struct pm_evidence *ev, unsigned n)
 struct pool {
 	const struct pm_work *w;
 	size_t n, window;
+	size_t chunk; /* items made by one thread in a row: one hand-over for them all */
 	pthread_mutex_t mu;
 	pthread_cond_t made;  /* an item is finished */
 	pthread_cond_t space; /* the caller took one: the window moved */
@@ -62,21 +63,24 @@ struct pool {
 	bool *done;
 };
 
-/* Make the next item, on worker W; LOCKED on entry and on return.  False: none to make. */
+/* Make the next chunk of items, on worker W; LOCKED on entry and on return.  False: none to
+ * make.  An item is written before its DONE, under the lock, tells the caller of it. */
 static bool make_next(struct pool *p, unsigned w)
 {
-	size_t i;
-	void *it;
+	size_t i, e;
 
 	if (p->stop || p->next >= p->n || p->next >= p->taken + p->window)
 		return false;
-	i = p->next++;
+	i = p->next;
+	e = p->n - i > p->chunk ? i + p->chunk : p->n;
+	p->next = e;
 	pthread_mutex_unlock(&p->mu);
-	it = p->w->make(p->w->arg, w, i);
+	for (size_t k = i; k < e; k++)
+		p->item[k] = p->w->make(p->w->arg, w, k);
 	pthread_mutex_lock(&p->mu);
-	p->item[i] = it;
-	p->done[i] = true;
-	if (p->want == i)
+	for (size_t k = i; k < e; k++)
+		p->done[k] = true;
+	if (p->want >= i && p->want < e)
 		pthread_cond_signal(&p->made);
 	return true;
 }
@@ -122,7 +126,12 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 		threads = THREADS_MAX;
 	if (threads < 2 || n < 2)
 		return run_serial(w, n);
+	/* hand-overs cost a sleep and a wake-up each: about 16 chunks a thread */
+	p.chunk = n / (16 * (size_t)threads);
+	p.chunk = p.chunk < 1 ? 1 : p.chunk > 64 ? 64 : p.chunk;
 	p.window = w->window ? w->window : 64 * (size_t)threads;
+	if (p.window < 4 * p.chunk * threads)
+		p.window = 4 * p.chunk * threads;
 	p.item = calloc(n, sizeof(*p.item));
 	p.done = calloc(n, sizeof(*p.done));
 	if (!p.item || !p.done || pthread_mutex_init(&p.mu, NULL)) {
