@@ -91,12 +91,26 @@ static int place_ranks(struct att *a)
 	struct pm_evidence *ev = a->ev;
 	struct placed *sr = NULL;
 	const char **mapn = NULL;
+	struct hs_scratch *scratch = NULL;
 	size_t nsr = 0, asr = 0, nmap = 0, n = 0;
 	int rc = -1;
 
-	for (size_t i = 0; i < ev->nobs; i++)
-		if (ev->obs[i].line && srun_tasks(ev->obs[i].line, &sr, &nsr, &asr) < 0)
+	/* srun's task lines, as a verdict would show them (redacted): redaction and cleaning
+	 * never make the marker, so a line without it is passed over unredacted */
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		char *l;
+		int src;
+
+		if (!o->raw || !strstr(o->raw, "srun: error: "))
+			continue;
+		if (!(l = pm_obs_line(o, &scratch)))
 			goto out;
+		src = srun_tasks(l, &sr, &nsr, &asr);
+		free(l);
+		if (src < 0)
+			goto out;
+	}
 	if (!(ev->ntasks + ev->nranks + nsr)) {
 		rc = 0;
 		goto out;
@@ -138,6 +152,7 @@ static int place_ranks(struct att *a)
 out:
 	free(sr);
 	free(mapn);
+	pm_redact_scratch_free(scratch);
 	return rc;
 }
 

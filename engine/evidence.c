@@ -123,7 +123,7 @@ void pm_obs_free(struct pm_obs *o)
 	free(o->peer);
 	free(o->signal);
 	free(o->exc);
-	free(o->line);
+	free(o->raw);
 }
 
 void pm_evidence_destroy(struct pm_evidence *ev)

@@ -105,6 +105,7 @@ struct pm_task {
 };
 
 struct pm_evidence;
+struct pm_obs;
 
 /* pm_redact_text (redact.h) for many short lines: the Vectorscan scratch is kept in *SCRATCH
  * (NULL at first) from one call to the next, and freed by pm_redact_scratch_free. */
@@ -112,6 +113,14 @@ struct hs_scratch;
 char *pm_redact_text_reuse(const char *s, struct hs_scratch **scratch);
 /* The same for the LEN bytes at S (no NUL among them). */
 char *pm_redact_span_reuse(const char *s, size_t len, struct hs_scratch **scratch);
+
+/*
+ * Observation O's line as it may be shown: redacted (whatever its source: a collector's
+ * bundle is redacted already, a hand folder is not), then made valid UTF-8.  A new string
+ * (free it), or NULL on ENOMEM; *SCRATCH as for pm_redact_text_reuse.  Only the lines that
+ * reach a verdict are redacted (at most 16 a rule), not every kept one.
+ */
+char *pm_obs_line(const struct pm_obs *o, struct hs_scratch **scratch);
 void pm_redact_scratch_free(struct hs_scratch *scratch);
 
 /*
@@ -184,7 +193,9 @@ struct pm_obs {
 	char *peer;
 	char *signal;
 	char *exc;
-	char *line; /* the line, prefix included, at most 512 bytes */
+	/* the line as read, prefix included, at most 512 bytes, up to a NUL: NOT redacted.
+	 * Whatever shows or reads it takes pm_obs_line's copy, redacted and cleaned. */
+	char *raw;
 	double event_time;
 	double observed_time;
 	uint64_t offset; /* of the line in the (decompressed) file */

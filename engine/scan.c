@@ -50,7 +50,6 @@ struct scan {
 	const struct pm_ruleset *rs;
 	size_t file;
 	hs_scratch_t *scratch;
-	hs_scratch_t *rscratch; /* redaction's (pm_redact_text_reuse) */
 	pcre2_match_data *md;
 	struct hit *hits;
 	size_t nhits, ahits;
@@ -528,17 +527,11 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		pm_obs_free(&o);
 		return -1;
 	}
-	/* the second line of defence: a line that reaches the verdict is redacted whatever its
-	 * source (a collector's bundle is redacted already; a hand folder is not).  Before
-	 * pm_utf8_clean, which would hide a colour code in front of a token.  Redacted from the
-	 * chunk, the line's kept head up to a NUL, with no copy of its own first. */
-	o.line = pm_redact_span_reuse(line, strnlen(line, len > LINE_KEEP ? LINE_KEEP : len),
-				      &s->rscratch);
-	if (!o.line) {
+	/* the line's kept head, up to a NUL: redacted when shown (pm_obs_line) */
+	if (pm_strset(&o.raw, line, strnlen(line, len > LINE_KEEP ? LINE_KEEP : len)) < 0) {
 		pm_obs_free(&o);
 		return -1;
 	}
-	pm_utf8_clean(o.line);
 	if (o.exc)
 		pm_utf8_clean(o.exc);
 	if (o.node)
@@ -1284,7 +1277,6 @@ static void scan_free(struct scan *s)
 	free(s->tally);
 	pcre2_match_data_free(s->md);
 	hs_free_scratch(s->scratch);
-	pm_redact_scratch_free(s->rscratch);
 }
 
 static bool scannable(const struct pm_file *f)
@@ -1821,6 +1813,17 @@ int pm_scan_all(struct pm_evidence *ev)
 out:
 	scan_free(&s);
 	return rc;
+}
+
+char *pm_obs_line(const struct pm_obs *o, struct hs_scratch **scratch)
+{
+	/* the second line of defence: redacted before pm_utf8_clean, which would hide a colour
+	 * code in front of a token */
+	char *l = pm_redact_span_reuse(o->raw ? o->raw : "", o->raw ? strlen(o->raw) : 0, scratch);
+
+	if (l)
+		pm_utf8_clean(l);
+	return l;
 }
 
 const char *pm_obs_summary(const struct pm_evidence *ev, const struct pm_obs *o,

@@ -150,7 +150,8 @@ struct vb {
 	struct att *a;
 	json_t *evidence;
 	size_t nid;
-	size_t *shown; /* per rule of the set: observations given an id */
+	size_t *shown;		     /* per rule of the set: observations given an id */
+	struct hs_scratch *rscratch; /* pm_obs_line's */
 };
 
 static bool room(const struct vb *b, size_t oi)
@@ -194,7 +195,9 @@ static json_t *obs_json(struct vb *b, size_t oi)
 	json_object_set_new(e, "observed_time", time_json(o->observed_time > 0, o->observed_time));
 	json_object_set_new(e, "file", json_string(a->ev->files[o->file].name));
 	json_object_set_new(e, "offset", json_integer((json_int_t)o->offset));
-	json_object_set_new(e, "line", json_string(o->line));
+	char *line = pm_obs_line(o, &b->rscratch);
+	json_object_set_new(e, "line", json_string(line ? line : "")); /* "": ENOMEM */
+	free(line);
 	json_object_set_new(e, "repeats", json_integer(o->repeats));
 	return e;
 }
@@ -957,6 +960,7 @@ json_t *pm_verdict_build(struct att *a)
 	json_object_set_new(v, "input_digest", input_digest(a->ev));
 	json_object_set_new(v, "why", a->why);
 	a->why = NULL;
+	pm_redact_scratch_free(b.rscratch);
 	return v;
 }
 

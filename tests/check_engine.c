@@ -648,6 +648,47 @@ START_TEST(test_peel_cache_same_as_fresh)
 }
 END_TEST
 
+/* Only the lines a verdict shows are redacted (pm_obs_line), at most 16 a rule: a secret in
+ * any line, shown or left out, reaches no part of the verdict, and each shown line is
+ * redacted.  40 ranks time out, each with a token of its own on its line. */
+START_TEST(test_lazy_redaction_no_secret_out)
+{
+	char err[256], *text, *dump;
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	size_t n = 0, cap = 40 * 200, shown = 0;
+	json_t *v, *evs;
+
+	text = malloc(cap);
+	ck_assert_ptr_nonnull(text);
+	for (int r = 0; r < 40; r++)
+		n += (size_t)
+			snprintf(text + n, cap - n,
+				 "%d: [Rank %d] Watchdog caught collective operation timeout: "
+				 "WorkNCCL(SeqNum=77, OpType=ALLREDUCE GH_TOKEN=ghp_Q7mZp2Lk9Vt4Rx8"
+				 "Nw3Ys6Bd1Fh5Jc0Ge2K%03d\n",
+				 r, r, r);
+	pmt_mk(tmp, "ev/slurm.out", text);
+	free(text);
+	v = diagnose_dir(rs, "ev");
+	dump = json_dumps(v, JSON_SORT_KEYS);
+	ck_assert_ptr_nonnull(dump);
+	ck_assert_msg(!strstr(dump, "ghp_Q7mZp2Lk9Vt4Rx8"), "a token reached the verdict");
+	evs = json_object_get(v, "evidence");
+	for (size_t i = 0; i < json_array_size(evs); i++) {
+		json_t *e = json_array_get(evs, i);
+		if (strcmp(json_string_value(json_object_get(e, "rule")), "watchdog"))
+			continue;
+		ck_assert_ptr_nonnull(
+			strstr(json_string_value(json_object_get(e, "line")), "[REDACTED:"));
+		shown++;
+	}
+	ck_assert_uint_eq(shown, 16);
+	free(dump);
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- the bundle writer and a node with a skewed clock (bundle and attribution tests) ---- */
 
 bool plain_tar; /* write_bundle: no zstd */
@@ -781,6 +822,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_colour_codes_anywhere_cleaned);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
+	tcase_add_test(t, test_lazy_redaction_no_secret_out);
 	engine_bundle_tests(t);
 	engine_attribution_tests(t);
 	suite_add_tcase(s, t);
