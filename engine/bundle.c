@@ -887,8 +887,9 @@ static void loaded_free(struct pm_loaded *L)
 	free(L);
 }
 
-/* Add the loaded bundle L to EV (when it was accepted), as pm_evidence_add_bundle says, and
- * free L.  0, or -1 with ERR filled. */
+/* Add the loaded bundle L to EV (when it was accepted), as pm_evidence_add_bundle says: its
+ * members' bytes and the manifest (into *MOUT, a new reference) are moved out of L, the rest
+ * is left for loaded_free.  0, or -1 with ERR filled. */
 static int finish(struct pm_evidence *ev, struct pm_loaded *L, json_t **mout, char *sha,
 		  uint64_t *bytes, char *err, size_t errlen)
 {
@@ -904,15 +905,12 @@ static int finish(struct pm_evidence *ev, struct pm_loaded *L, json_t **mout, ch
 		err[0] = '\0';
 	}
 	en = rc < 0 && L->rc < 0 ? L->en : errno;
-	if (mout) {
-		*mout = L->mout;
-		L->mout = NULL;
-	}
+	if (mout)
+		*mout = json_incref(L->mout);
 	if (sha)
 		snprintf(sha, 72, "%s", L->sha);
 	if (bytes && L->sha[0])
 		*bytes = L->bytes;
-	loaded_free(L);
 	errno = en;
 	return rc;
 }
@@ -921,6 +919,7 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 		       json_t **mout, char *sha, uint64_t *bytes, char *err, size_t errlen)
 {
 	struct pm_loaded *L = calloc(1, sizeof(*L));
+	int rc, en;
 
 	err[0] = '\0';
 	if (mout)
@@ -937,7 +936,11 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 		ev->bundle_io_free = bundle_io_free;
 	}
 	load(ev->bundle_io, path, oflags, rel, mout != NULL, sha != NULL, L);
-	return finish(ev, L, mout, sha, bytes, err, errlen);
+	rc = finish(ev, L, mout, sha, bytes, err, errlen);
+	en = errno;
+	loaded_free(L);
+	errno = en;
+	return rc;
 }
 
 int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel, char *err,
@@ -999,7 +1002,7 @@ static void batch_drop(void *arg, void *item)
 int pm_bundle_batch(struct pm_evidence *ev, const struct pm_bundle_batch *b)
 {
 	struct batch bt = {.ev = ev, .b = b};
-	struct pm_work w = {batch_make, batch_take, batch_drop, &bt, 0};
+	struct pm_work w = {batch_make, batch_take, batch_drop, &bt, 0, true};
 	int rc, en;
 
 	if (!ev->bundle_io) {
@@ -1022,11 +1025,6 @@ int pm_bundle_finish(struct pm_evidence *ev, struct pm_loaded *L, json_t **mout,
 	return finish(ev, L, mout, sha, bytes, err, errlen);
 }
 
-void pm_bundle_drop(struct pm_loaded *L)
-{
-	loaded_free(L);
-}
-
 struct add_many {
 	pm_bundle_fn *fn;
 	void *arg;
@@ -1036,12 +1034,12 @@ struct add_many {
 static int add_many_take(void *arg, size_t i, struct pm_loaded *L)
 {
 	struct add_many *a = arg;
-	json_t *man = NULL;
 	char sha[72], err[256];
 	uint64_t bytes = 0;
-	int rc = finish(a->ev, L, &man, sha, &bytes, err, sizeof(err));
+	int rc = finish(a->ev, L, NULL, sha, &bytes, err, sizeof(err));
 
-	return a->fn(a->arg, i, rc, man, sha, bytes, err);
+	/* the manifest stays L's, freed on the thread that read it */
+	return a->fn(a->arg, i, rc, L->mout, sha, bytes, err);
 }
 
 int pm_evidence_add_bundles(struct pm_evidence *ev, size_t n, const char *const *paths,

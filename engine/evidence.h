@@ -36,8 +36,8 @@ int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel
 		       size_t errlen);
 
 /* Many bundle files, read and checked on the set's threads (bundle.c, workers.c), each handed
- * in order to TAKE(ARG, I, L) on the caller's thread: TAKE adds it with pm_bundle_finish or
- * frees it with pm_bundle_drop.  PATHS and RELS (the names in the set) outlive the batch;
+ * in order to TAKE(ARG, I, L) on the caller's thread: TAKE adds it with pm_bundle_finish, or
+ * not; the batch frees L afterwards.  PATHS and RELS (the names in the set) outlive the batch;
  * OFLAGS are open(2)'s; MANIFEST and SHA: pm_bundle_finish may ask for them.  0, or -1 when
  * TAKE said so (errno kept) or on ENOMEM. */
 struct pm_loaded;
@@ -51,10 +51,9 @@ struct pm_bundle_batch {
 	void *arg;
 };
 int pm_bundle_batch(struct pm_evidence *ev, const struct pm_bundle_batch *b);
-/* Add L to EV as pm_evidence_add_bundle does (L's file read), and free L. */
+/* Add L to EV as pm_evidence_add_bundle does (L's file read). */
 int pm_bundle_finish(struct pm_evidence *ev, struct pm_loaded *l, json_t **manifest, char *sha,
 		     uint64_t *bytes, char *err, size_t errlen);
-void pm_bundle_drop(struct pm_loaded *l);
 
 /* scan.c */
 int pm_scan_all(struct pm_evidence *ev);

@@ -260,8 +260,8 @@ struct pm_evidence {
  * W, I) makes item I on worker W (0 to THREADS - 1, 0 being the caller; each worker runs one
  * MAKE at a time, so per-worker state indexed by W needs no lock); it must touch nothing
  * another MAKE or TAKE touches.  TAKE(ARG, I, ITEM) is called on the caller's thread for I =
- * 0, 1, ... N - 1 in order, and owns ITEM; -1 stops the run (errno kept), and DROP frees
- * the items made but not taken.  At most WINDOW items (0: 64 per thread) are made ahead of
+ * 0, 1, ... N - 1 in order, and owns ITEM (unless KEEP); -1 stops the run (errno kept),
+ * and DROP frees the items made but not taken.  At most WINDOW items (0: 64 per thread) are made ahead of
  * the last one taken.  With THREADS 1, or when no thread can be started, it is MAKE(I) then
  * TAKE(I) on the caller's thread.  0, or -1 from TAKE.
  */
@@ -271,6 +271,11 @@ struct pm_work {
 	void (*drop)(void *arg, void *item);
 	void *arg;
 	size_t window;
+	/* TAKE only uses ITEM (moves out what it keeps): DROP frees it afterwards, on the
+	 * thread that made it while that one works on, so that memory goes back to the heap
+	 * (glibc's arena) it came from; freed on another thread's, a worker's heap filled with
+	 * small free chunks that every larger malloc there consolidated */
+	bool keep;
 };
 int pm_work_run(const struct pm_work *w, unsigned threads, size_t n);
 

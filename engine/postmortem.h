@@ -120,7 +120,8 @@ int pm_evidence_add_bundle(struct pm_evidence *ev, const char *path, json_t **ma
  * pm_evidence_set_threads allows and added in the order given, so that EV is the same
  * whatever the threads.  After each, on the caller's thread and in order, FN(ARG, I, RC,
  * MANIFEST, SHA, BYTES, ERR) gets what pm_evidence_add_bundle would have given for PATHS[I]
- * (RC 0 or -1 with errno, MANIFEST a reference FN owns or NULL, SHA "" or the file's digest,
+ * (RC 0 or -1 with errno, MANIFEST borrowed for the call (json_incref it to keep it) or NULL,
+ * SHA "" or the file's digest,
  * ERR the reason of a refusal); FN returns 0, or -1 to stop.  Returns 0, or -1 when FN
  * stopped it (errno kept) or on ENOMEM.
  */

@@ -1561,7 +1561,6 @@ static int scan_take(void *arg, size_t k, void *item)
 	}
 	for (size_t j = 0; j < b->n && rc == 0; j++)
 		rc = take_one(p, k * SCAN_BLOCK + j, &b->r[j]);
-	scan_drop(arg, b);
 	if (rc < 0)
 		errno = ENOMEM;
 	return rc;
@@ -1572,7 +1571,7 @@ static int scan_par(struct scan *s0)
 	static char *const none[1]; /* no node known: a worker's SNAP all the same */
 	struct pm_evidence *ev = s0->ev;
 	struct scanpar *p = calloc(1, sizeof(*p));
-	struct pm_work w = {scan_make, scan_take, scan_drop, p, 0};
+	struct pm_work w = {scan_make, scan_take, scan_drop, p, 0, true};
 	int rc = -1;
 
 	if (!p)
@@ -1680,8 +1679,6 @@ static int parse_take(void *arg, size_t k, void *item)
 	struct parsed *p = item;
 
 	if (!p || p->failed) {
-		if (p)
-			parse_drop(arg, p);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -1702,13 +1699,12 @@ static int parse_take(void *arg, size_t k, void *item)
 			f->reason = strdup(reason[0] ? reason : "not what its format promised");
 		}
 	}
-	parse_drop(arg, p);
 	return 0;
 }
 
 static int parse_all(struct pm_evidence *ev)
 {
-	struct pm_work w = {parse_make, parse_take, parse_drop, ev, 0};
+	struct pm_work w = {parse_make, parse_take, parse_drop, ev, 0, true};
 
 	return pm_work_run(&w, ev->threads, (ev->nfiles + PARSE_BLOCK - 1) / PARSE_BLOCK);
 }
@@ -1737,7 +1733,7 @@ static int sniff_take(void *arg, size_t k, void *item)
 
 static int sniff_all(struct pm_evidence *ev)
 {
-	struct pm_work w = {sniff_make, sniff_take, NULL, ev, 0};
+	struct pm_work w = {sniff_make, sniff_take, NULL, ev, 0, false};
 
 	return pm_work_run(&w, ev->threads, (ev->nfiles + SNIFF_BLOCK - 1) / SNIFF_BLOCK);
 }

@@ -148,14 +148,11 @@ static int bwalk_take(void *arg, size_t k, struct pm_loaded *l)
 	b->rc = add_names(b->ev, b->path, b->rel, b->names, b->next, b->at[k], b->err, b->errlen,
 			  b->depth, b->w);
 	b->next = b->at[k] + 1;
-	if (b->rc) {
-		pm_bundle_drop(l);
+	if (b->rc)
 		return -1;
-	}
 	/* add_entry's count, then add_one's pm_bundle_add_file */
 	if (b->w->entries >= WALK_ENTRIES_MAX) {
 		b->w->over++;
-		pm_bundle_drop(l);
 		return 0;
 	}
 	b->w->entries++;

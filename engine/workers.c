@@ -61,7 +61,32 @@ struct pool {
 	bool stop;
 	void **item;
 	bool *done;
+	/* KEEP: each item taken goes back to the thread that made it (MAKER), to be dropped
+	 * there, its memory back in that thread's heap: a list per worker through GNEXT */
+	unsigned char *maker;
+	size_t *gnext;
+	size_t ghead[THREADS_MAX];
 };
+
+#define NONE ((size_t)-1)
+
+/* Drop worker W's items taken since it last looked; LOCKED on entry and on return. */
+static void drop_taken(struct pool *p, unsigned w)
+{
+	size_t g = p->ghead[w];
+
+	if (g == NONE)
+		return;
+	p->ghead[w] = NONE;
+	pthread_mutex_unlock(&p->mu);
+	while (g != NONE) {
+		size_t nx = p->gnext[g];
+		p->w->drop(p->w->arg, p->item[g]);
+		p->item[g] = NULL;
+		g = nx;
+	}
+	pthread_mutex_lock(&p->mu);
+}
 
 /* Make the next chunk of items, on worker W; LOCKED on entry and on return.  False: none to
  * make.  An item is written before its DONE, under the lock, tells the caller of it. */
@@ -69,14 +94,17 @@ static bool make_next(struct pool *p, unsigned w)
 {
 	size_t i, e;
 
+	drop_taken(p, w);
 	if (p->stop || p->next >= p->n || p->next >= p->taken + p->window)
 		return false;
 	i = p->next;
 	e = p->n - i > p->chunk ? i + p->chunk : p->n;
 	p->next = e;
 	pthread_mutex_unlock(&p->mu);
-	for (size_t k = i; k < e; k++)
+	for (size_t k = i; k < e; k++) {
 		p->item[k] = p->w->make(p->w->arg, w, k);
+		p->maker[k] = (unsigned char)w;
+	}
 	pthread_mutex_lock(&p->mu);
 	for (size_t k = i; k < e; k++)
 		p->done[k] = true;
@@ -108,9 +136,16 @@ static void *run_worker(void *arg)
 
 static int run_serial(const struct pm_work *w, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (w->take(w->arg, i, w->make(w->arg, 0, i)) < 0)
+	for (size_t i = 0; i < n; i++) {
+		void *it = w->make(w->arg, 0, i);
+		int rc = w->take(w->arg, i, it), en = errno;
+
+		if (w->keep && it)
+			w->drop(w->arg, it);
+		errno = en;
+		if (rc < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -134,11 +169,17 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 		p.window = 4 * p.chunk * threads;
 	p.item = calloc(n, sizeof(*p.item));
 	p.done = calloc(n, sizeof(*p.done));
-	if (!p.item || !p.done || pthread_mutex_init(&p.mu, NULL)) {
+	p.maker = calloc(n, sizeof(*p.maker));
+	p.gnext = malloc(n * sizeof(*p.gnext));
+	if (!p.item || !p.done || !p.maker || !p.gnext || pthread_mutex_init(&p.mu, NULL)) {
 		free(p.item);
 		free(p.done);
+		free(p.maker);
+		free(p.gnext);
 		return run_serial(w, n);
 	}
+	for (unsigned t = 0; t < THREADS_MAX; t++)
+		p.ghead[t] = NONE;
 	pthread_cond_init(&p.made, NULL);
 	pthread_cond_init(&p.space, NULL);
 	/* worker 0 is the caller; a thread that cannot be started is one fewer */
@@ -159,11 +200,20 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 				p.want = n;
 			}
 		it = p.item[i];
-		p.item[i] = NULL;
+		if (!w->keep)
+			p.item[i] = NULL;
 		pthread_mutex_unlock(&p.mu);
 		rc = w->take(w->arg, i, it);
 		en = errno;
+		if (w->keep && it && p.maker[i] == 0) {
+			w->drop(w->arg, it);
+			p.item[i] = NULL;
+		}
 		pthread_mutex_lock(&p.mu);
+		if (w->keep && p.item[i]) {
+			p.gnext[i] = p.ghead[p.maker[i]];
+			p.ghead[p.maker[i]] = i;
+		}
 		p.taken = i + 1;
 		if (p.idle)
 			pthread_cond_broadcast(&p.space);
@@ -175,7 +225,12 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 	pthread_mutex_unlock(&p.mu);
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
-	/* items made ahead of a take that failed */
+	/* items taken that their makers did not come back for, then items made ahead of a
+	 * take that failed */
+	pthread_mutex_lock(&p.mu);
+	for (unsigned t = 0; t < THREADS_MAX; t++)
+		drop_taken(&p, t);
+	pthread_mutex_unlock(&p.mu);
 	for (size_t i = 0; i < n; i++)
 		if (p.item[i] && w->drop)
 			w->drop(w->arg, p.item[i]);
@@ -184,6 +239,8 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 	pthread_mutex_destroy(&p.mu);
 	free(p.item);
 	free(p.done);
+	free(p.maker);
+	free(p.gnext);
 	errno = en;
 	return rc < 0 ? -1 : 0;
 }

@@ -294,20 +294,16 @@ static int inspected(void *arg, size_t i, int rc, json_t *m, const char *sha, ui
 	b->bytes = bytes;
 	if (!b->sha[0]) {
 		snprintf(b->reason, sizeof(b->reason), "bundle unreadable: %s", strerror(en));
-		json_decref(m);
 		return 0;
 	}
 	if (m) {
 		const char *n = json_string_value(json_object_get(m, "node"));
 		if (n && pm_node_ok(n, strlen(n)) && strcmp(n, b->node) &&
-		    pmu_strset(&b->node, n) < 0) {
-			json_decref(m);
+		    pmu_strset(&b->node, n) < 0)
 			return -1;
-		}
 		b->deadline_hit = json_is_true(
 			json_object_get(json_object_get(m, "collected"), "deadline_hit"));
 		b->uid = uid_of(m);
-		json_decref(m);
 	}
 	if (rc < 0)
 		snprintf(b->reason, sizeof(b->reason), "bundle rejected: %s", err);

@@ -226,7 +226,6 @@ static int note(void *arg, size_t i, int rc, json_t *m, const char *sha, uint64_
 	add(&s->text, "%zu %d %s %s %llu %s\n", i, rc,
 	    m ? json_string_value(json_object_get(m, "node")) : "-", sha, (unsigned long long)bytes,
 	    rc < 0 ? err : "");
-	json_decref(m);
 	return 0;
 }
 
@@ -285,7 +284,7 @@ static int stop_at_9(void *arg, size_t i, int rc, json_t *m, const char *sha, ui
 	(void)sha;
 	(void)bytes;
 	(void)err;
-	json_decref(m);
+	(void)m;
 	if (i == 9) {
 		errno = ECANCELED;
 		return -1;
