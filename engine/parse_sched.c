@@ -855,11 +855,11 @@ static size_t flat_num(const char *l, size_t n, size_t i, bool *real)
 }
 
 /* Called for every key of every task record (eight a node, fourteen keys each): the
- * length rules out most names before a compare. */
+ * length and the first byte rule out most names before a compare. */
 static int rkey_of(const char *k, size_t n)
 {
 	for (int i = 0; i < K__COUNT; i++)
-		if (rkeys[i].len == n && !memcmp(rkeys[i].name, k, n))
+		if (rkeys[i].len == n && rkeys[i].name[0] == k[0] && !memcmp(rkeys[i].name, k, n))
 			return i;
 	return -1;
 }
@@ -890,7 +890,8 @@ static bool flat_record(const char *l, size_t n, struct rec *r)
 		k = l + i + 1;
 		kn = e - i - 2;
 		for (size_t s = 0; s < nseen; s++)
-			if (seen[s].n == kn && !memcmp(seen[s].k, k, kn))
+			if (seen[s].n == kn && (!kn || seen[s].k[0] == k[0]) &&
+			    !memcmp(seen[s].k, k, kn))
 				return false; /* jansson rejects duplicates */
 		if (nseen == FLAT_KEYS)
 			return false;

@@ -638,7 +638,9 @@ START_TEST(tasks_flat_and_tree_agree)
 		"\"node\":\"gpu\\u0031\",\"rank\":3,\"local_rank\":3,\"pid\":10,\"gpus\":\"2\","
 		"\"start\":1796010000.5,\"extra\":{\"a\":[1,2]}}\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"node\":\"gpu1\",\"rank\":3,\"status\":139,"
-		"\"end\":1796010100,\"core\":true,\"note\":\"caf\u00e9\"}\n";
+		"\"end\":1796010100,\"core\":true,\"note\":\"caf\u00e9\","
+		/* an escape past the first eight bytes of a string */
+		"\"long\":\"abcdefghijklmnop\\\"q\"}\n";
 	static const char *const refused =
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":04,\"status\":0}\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":5,\"status\":0} x\n"
@@ -647,6 +649,8 @@ START_TEST(tasks_flat_and_tree_agree)
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":8,\"status\":0,}\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":9,\"status\":0,\"z\":tru}\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":10,\"status\":0,\"z\":\"a\tb\"}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":16,\"status\":0,\"z\":\"abcdefghijk\tlmnopqrstuvwxyz\"}\n"
+		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":17,\"status\":0,\"z\":\"abcdefghijk\\xlmnopqrstuvwxyz\"}\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":11,\"status\":0,\"z\":1.}\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":12,\"status\":0,\"z\":99999999999999999999}\n"
 		"{\"schema\":\"postmortem.taskexit/1\",\"rank\":15,\"status\":0,\"z\":1.5E999}\n"
