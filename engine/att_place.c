@@ -204,71 +204,121 @@ enum {
 	K_AT = 1 << 8,	   /* '@' */
 };
 
-static unsigned line_keys(const char *p, const char *e)
+/* The key strings' first two bytes, each pair a bit of its own: a byte whose bits meet the
+ * next byte's can start one ('@' alone is a key and starts it whatever follows).  Most bytes
+ * of a line (blanks and common letters among them) are passed over by one AND. */
+enum {
+	B_LI = 1,
+	B_ST = 2,
+	B_SR = 4,
+	B_HO = 8,
+	B_SL = 16,
+	B_NO = 32,
+	B_ON = 64,
+	B_RA = 128,
+	B_PR = 256,
+	B_AT = 512
+};
+static const unsigned short key_first[256] =
+	{['L'] = B_LI, ['*'] = B_ST, ['s'] = B_SR, ['H'] = B_HO, ['h'] = B_HO, ['S'] = B_SL,
+	 ['N'] = B_NO, ['n'] = B_NO, [' '] = B_ON, ['r'] = B_RA, ['P'] = B_PR, ['@'] = B_AT};
+static const unsigned short key_second[256] =
+	{['i'] = B_LI, ['*'] = B_ST, ['r'] = B_SR | B_PR, ['o'] = B_HO | B_NO | B_ON,
+	 ['L'] = B_SL, ['a'] = B_RA};
+
+/* The key string that starts at P (N bytes to the line's end), as a K_ bit; 0 none. */
+static unsigned key_at(const char *p, size_t n)
 {
-	/* a key string's first two bytes, each a bit of its own: a byte whose bits meet the
-	 * next byte's can start one ('@' alone is a key and starts it whatever follows).  Most
-	 * bytes of a line (blanks and common letters among them) are passed over by one AND. */
-	enum {
-		B_LI = 1,
-		B_ST = 2,
-		B_SR = 4,
-		B_HO = 8,
-		B_SL = 16,
-		B_NO = 32,
-		B_ON = 64,
-		B_RA = 128,
-		B_PR = 256,
-		B_AT = 512
-	};
-	static const unsigned short first[256] = {
-		['L'] = B_LI, ['*'] = B_ST, ['s'] = B_SR, ['H'] = B_HO, ['h'] = B_HO, ['S'] = B_SL,
-		['N'] = B_NO, ['n'] = B_NO, [' '] = B_ON, ['r'] = B_RA, ['P'] = B_PR, ['@'] = B_AT};
-	static const unsigned short second[256] =
-		{['i'] = B_LI, ['*'] = B_ST, ['r'] = B_SR | B_PR, ['o'] = B_HO | B_NO | B_ON,
-		 ['L'] = B_SL, ['a'] = B_RA};
+	if (!(key_first[(unsigned char)*p] &
+	      ((n > 1 ? key_second[(unsigned char)p[1]] : 0) | B_AT)))
+		return 0;
+	switch (*p) {
+	case 'L':
+		return n >= 6 && !memcmp(p, "Linux ", 6) ? K_LINUX : 0;
+	case '*':
+		return n >= 4 && !memcmp(p, "*** ", 4) ? K_STARS : 0;
+	case 's':
+		return n >= 13 && !memcmp(p, "srun: error: ", 13) ? K_SRUN : 0;
+	case 'H':
+	case 'h':
+		return n >= 4 && !memcmp(p + 1, "ost", 3) ? K_HOST : 0;
+	case 'S':
+		return n >= 5 && !memcmp(p, "SLURM", 5) ? K_LIST : 0;
+	case 'N':
+	case 'n':
+		return n >= 4 && !memcmp(p + 1, "ode", 3) ? K_LIST : 0;
+	case ' ':
+		return n >= 9 && !memcmp(p, " on node ", 9) ? K_ONNODE : 0;
+	case 'r':
+		return n >= 4 && !memcmp(p, "rank", 4) ? K_RANK : 0;
+	case 'P':
+		return n >= 16 && !memcmp(p, "Process name: [[", 16) ? K_PROC : 0;
+	case '@':
+		return K_AT;
+	}
+	return 0;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+/*
+ * The positions of [P, E) where key_at could find a key, sixteen bytes at a time: each byte
+ * is given the pair bits its two nibbles allow (a superset of key_first's, and key_second's
+ * for the next byte), and a position is kept where the two meet or the byte is '@'.  Reads
+ * up to 17 bytes past E, which the caller keeps zero (PM_ATT_KEY_PAD).
+ */
+__attribute__((target("ssse3"))) static unsigned keys_ssse3(const char *p, const char *e)
+{
+	/* pair classes: 1 Li, 2 **, 4 sr/Pr, 8 Ho/ho/No/no/" o", 16 SL, 32 ra */
+	const __m128i f_lo =
+		_mm_setr_epi8(4 | 8, 0, 32, 4 | 16, 0, 0, 0, 0, 8, 0, 2, 0, 1, 0, 8, 0);
+	const __m128i f_hi =
+		_mm_setr_epi8(0, 0, 2 | 8, 0, 1 | 8, 4 | 16, 8, 4 | 32, 0, 0, 0, 0, 0, 0, 0, 0);
+	const __m128i s_lo = _mm_setr_epi8(0, 32, 4, 0, 0, 0, 0, 0, 0, 1, 2, 0, 16, 0, 0, 8);
+	const __m128i s_hi =
+		_mm_setr_epi8(0, 0, 2, 0, 16, 0, 1 | 8 | 32, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+	const __m128i nib = _mm_set1_epi8(0x0f), at = _mm_set1_epi8('@'),
+		      zero = _mm_setzero_si128();
 	unsigned k = 0;
 
-	for (; p < e; p++) {
-		size_t n = (size_t)(e - p);
-		unsigned b = first[(unsigned char)*p];
-		if (!(b & ((n > 1 ? second[(unsigned char)p[1]] : 0) | B_AT)))
-			continue;
-		switch (*p) {
-		case 'L':
-			k |= n >= 6 && !memcmp(p, "Linux ", 6) ? K_LINUX : 0;
-			break;
-		case '*':
-			k |= n >= 4 && !memcmp(p, "*** ", 4) ? K_STARS : 0;
-			break;
-		case 's':
-			k |= n >= 13 && !memcmp(p, "srun: error: ", 13) ? K_SRUN : 0;
-			break;
-		case 'H':
-		case 'h':
-			k |= n >= 4 && !memcmp(p + 1, "ost", 3) ? K_HOST : 0;
-			break;
-		case 'S':
-			k |= n >= 5 && !memcmp(p, "SLURM", 5) ? K_LIST : 0;
-			break;
-		case 'N':
-		case 'n':
-			k |= n >= 4 && !memcmp(p + 1, "ode", 3) ? K_LIST : 0;
-			break;
-		case ' ':
-			k |= n >= 9 && !memcmp(p, " on node ", 9) ? K_ONNODE : 0;
-			break;
-		case 'r':
-			k |= n >= 4 && !memcmp(p, "rank", 4) ? K_RANK : 0;
-			break;
-		case 'P':
-			k |= n >= 16 && !memcmp(p, "Process name: [[", 16) ? K_PROC : 0;
-			break;
-		case '@':
-			k |= K_AT;
-			break;
+	for (const char *q = p; q < e; q += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(q + 1));
+		__m128i f = _mm_and_si128(_mm_shuffle_epi8(f_lo, _mm_and_si128(v, nib)),
+					  _mm_shuffle_epi8(f_hi, _mm_and_si128(_mm_srli_epi16(v, 4),
+									       nib)));
+		__m128i g = _mm_and_si128(_mm_shuffle_epi8(s_lo, _mm_and_si128(w, nib)),
+					  _mm_shuffle_epi8(s_hi, _mm_and_si128(_mm_srli_epi16(w, 4),
+									       nib)));
+		unsigned m =
+			~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(f, g), zero)) |
+			(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, at));
+
+		m &= 0xffff;
+		if (e - q < 16)
+			m &= (1u << (e - q)) - 1;
+		for (; m; m &= m - 1) {
+			const char *c = q + __builtin_ctz(m);
+			k |= key_at(c, (size_t)(e - c));
 		}
 	}
+	return k;
+}
+#endif
+
+unsigned pm_att_line_keys(const char *p, const char *e, bool vector)
+{
+	unsigned k = 0;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	if (vector && __builtin_cpu_supports("ssse3"))
+		return keys_ssse3(p, e);
+#else
+	(void)vector;
+#endif
+	for (; p < e; p++)
+		k |= key_at(p, (size_t)(e - p));
 	return k;
 }
 
@@ -348,7 +398,7 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
 static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 {
 	const char *q, *s = skip_sp(p, e);
-	unsigned k = line_keys(p, e);
+	unsigned k = pm_att_line_keys(p, e, true);
 	size_t l;
 
 	/* uname -a: "Linux HOST 6.1.0-18-amd64 #1 SMP ..." */
@@ -458,7 +508,7 @@ static size_t clean(char *out, size_t len, const char *p, const char *e)
 static int file_hosts(struct att *a, struct pm_file *f)
 {
 	size_t cap = f->bytes < (4u << 20) ? (size_t)f->bytes : (4u << 20), len = 0;
-	char *buf, line[1024];
+	char *buf, line[1024 + PM_ATT_KEY_PAD];
 	const char *base = strrchr(f->name, '/');
 	/* host fields are read where the file is a system log by its format or its name */
 	bool syslog = f->format == PM_FMT_SYSLOG ||
@@ -487,7 +537,9 @@ static int file_hosts(struct att *a, struct pm_file *f)
 			rc = add_host(a, px.node, px.node_len, SP_OTHER);
 		if (!rc) {
 			size_t sk = px.skip < (size_t)(le - p) ? px.skip : 0;
-			size_t n = clean(line, sizeof(line), p + sk, le);
+			size_t n = clean(line, sizeof(line) - PM_ATT_KEY_PAD, p + sk, le);
+
+			memset(line + n, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
 			rc = line_hosts(a, line, line + n, syslog);
 		}
 		p = nl ? nl + 1 : e;

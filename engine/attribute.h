@@ -195,6 +195,11 @@ void pm_att_skew_notes(struct att *a);
 
 /* att_place.c: the nodes a hand-gathered folder names. */
 int pm_att_phase_place(struct att *a);
+/* The key strings line [P, E) holds, as placement's bits (att_place.c), found sixteen bytes
+ * at a time where VECTOR and the CPU allow, else byte by byte: the same bits either way.
+ * PM_ATT_KEY_PAD bytes after E are read and must be zero.  Exported for tests. */
+#define PM_ATT_KEY_PAD 32
+unsigned pm_att_line_keys(const char *p, const char *e, bool vector);
 void pm_att_place_one_host(struct att *a);
 bool pm_att_node_guessed(const struct att *a, const struct cand *c);
 

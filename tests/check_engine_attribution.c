@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "postmortem.h"
+#include "attribute.h"
 #include "fixture.h"
 #include "taxonomy.h"
 #include "support.h"
@@ -361,6 +362,111 @@ START_TEST(test_rank_placement)
 }
 END_TEST
 
+/* A hand-gathered folder's host, named at any column by each form placement reads (uname -a, a
+ * prompt, srun, Slurm's variables, Open MPI, mpirun, Slurm's step line): the key strings are
+ * found sixteen bytes at a time (att_place.c), so each is tried at every place of that block
+ * and across the line's end. */
+START_TEST(test_host_named_at_any_column)
+{
+	static const char *const forms[] = {
+		"Linux gpuq7 6.1.0-18-amd64 #1 SMP PREEMPT_DYNAMIC Debian x86_64\n",
+		"alice@gpuq7:~/run$ python train.py\n",
+		"srun: error: gpuq7: task 3: Exited with exit code 1\n",
+		"SLURM_JOB_NODELIST=gpuq7\n",
+		"Host: gpuq7\n",
+		"process rank 3 with PID 77 on node gpuq7 exited on signal 9\n",
+		"*** STEP 77.0 ON gpuq7 CANCELLED AT 2026-11-30T03:11:30 ***\n",
+	};
+	struct pm_ruleset *rs = load_more(-1);
+	char pad[48], body[256], rel[64];
+
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++)
+		for (int n = 0; n < 40; n++) {
+			json_t *v;
+
+			memset(pad, 'x', (size_t)n);
+			strcpy(pad + n, n ? " " : "");
+			snprintf(body, sizeof(body), "%s%s", pad, forms[f]);
+			strcat(body, "3: ValueError: bad shape\n");
+			snprintf(rel, sizeof(rel), "col%zu-%d/job.out", f, n);
+			pmt_mk(tmp, rel, body);
+			snprintf(rel, sizeof(rel), "col%zu-%d", f, n);
+			v = diagnose_dir(rs, rel);
+			ck_assert_msg(origin_is(v, "gpuq7"), "form %zu at column %d: %s", f, n,
+				      json_dumps(json_object_get(v, "origin"), 0));
+			json_decref(v);
+		}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* Placement's key strings found sixteen bytes at a time give the same bits as a byte-by-byte
+ * search, on lines built from the key strings, their first bytes, near misses and noise, at
+ * every length and offset. */
+START_TEST(test_line_keys_vector_same)
+{
+	static const char *const frag[] = {
+		"Linux ",
+		"Li",
+		"*** ",
+		"**",
+		"srun: error: ",
+		"sr",
+		"Host",
+		"host",
+		"Ho",
+		"SLURM",
+		"SL",
+		"node",
+		"Node",
+		"no",
+		" on node ",
+		" o",
+		"rank",
+		"ra",
+		"Process name: [[",
+		"Pr",
+		"@",
+		"x",
+		" ",
+		"L",
+		"s",
+		"r",
+		"P",
+		"n",
+		"h",
+		"\t",
+		"\xe2\x94\x82",
+		"0",
+		":",
+	};
+	const size_t nf = sizeof(frag) / sizeof(frag[0]);
+	char line[300 + PM_ATT_KEY_PAD];
+	unsigned seed = 12345, any = 0;
+
+	for (int round = 0; round < 20000; round++) {
+		size_t n = 0, want = (size_t)(round % 290);
+
+		while (n < want) {
+			seed = seed * 1103515245u + 12345u;
+			const char *f = frag[(seed >> 16) % nf];
+			size_t l = strlen(f);
+			if (n + l > want)
+				l = want - n;
+			memcpy(line + n, f, l);
+			n += l;
+		}
+		memset(line + n, 0, PM_ATT_KEY_PAD + 1);
+		unsigned a = pm_att_line_keys(line, line + n, true);
+		unsigned b = pm_att_line_keys(line, line + n, false);
+		ck_assert_msg(a == b, "round %d: vector %#x, bytes %#x for '%.*s'", round, a, b,
+			      (int)n, line);
+		any |= b;
+	}
+	ck_assert_uint_eq(any, 0x1ff); /* every key string was met */
+}
+END_TEST
+
 /* Both nodes' collectors began 33 s after the end, and both nodes' tasks exited 32 s after
  * it by the same clocks (processes that outlived SIGTERM): the job's teardown, not two
  * skewed clocks.  A node whose tasks, and collector, came 8 s later than the other's is
@@ -526,6 +632,8 @@ void engine_attribution_tests(TCase *t)
 	tcase_add_test(t, test_single_reporter);
 	tcase_add_test(t, test_error_explains_silence);
 	tcase_add_test(t, test_rank_placement);
+	tcase_add_test(t, test_host_named_at_any_column);
+	tcase_add_test(t, test_line_keys_vector_same);
 	tcase_add_test(t, test_skew_bounded_by_task_exits);
 	tcase_add_test(t, test_kernel_pid_link);
 	tcase_add_test(t, test_comment_line);
