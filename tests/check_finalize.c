@@ -406,6 +406,25 @@ START_TEST(fetched_copy_reproduces_verdict)
 }
 END_TEST
 
+/* An earlier job of another user on gpu017 (lab/4100/0), recorded with verdict V an hour
+ * before now, dated by the store's clock: its record's mtime (written now, it would be after
+ * this job's end once the clock has passed a second since the arrivals). */
+static void earlier_job_on_gpu017(json_t *v)
+{
+	time_t then = time(NULL) - 3600;
+	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = then}};
+	char p[700], st[400], day[16];
+
+	snprintf(p, sizeof(p), "%s/store/lab/4100/0", T);
+	mkdirs(p);
+	snprintf(st, sizeof(st), "%s/store", T);
+	ck_assert_int_eq(pm_history_record(st, p, v, (double)then, 1001, 0, NULL, 0), 1);
+	strftime(day, sizeof(day), "%Y-%m-%d", gmtime(&then));
+	snprintf(p, sizeof(p), "%s/%s/gpu017/%s/%010lld.lab.4100.0.json", st, PM_HISTORY_DIR, day,
+		 (long long)then);
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
 /*
  * The node history: the final verdict records its trusted origin node; with an earlier job's
  * record on that node (the same hardware class, an hour before) the merge again justifies the
@@ -415,9 +434,7 @@ END_TEST
 START_TEST(node_history_repeats)
 {
 	struct pm_finalize_result r;
-	char p[700], st[400], day[16], *digest;
-	time_t then = time(NULL) - 3600;
-	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = then}};
+	char p[700], *digest;
 	json_t *v, *rep;
 	FILE *f;
 
@@ -438,17 +455,7 @@ START_TEST(node_history_repeats)
 	snprintf(p, sizeof(p), "%s/store/%s/gpu016", T, PM_HISTORY_DIR);
 	ck_assert(!pmt_there(p, ""));
 
-	/* an earlier job of another user on gpu017, recorded when it ended (by the store's
-	 * clock: its record's mtime; written now, it would be after this job's end once the
-	 * clock has passed a second since the arrivals) */
-	snprintf(p, sizeof(p), "%s/store/lab/4100/0", T);
-	mkdirs(p);
-	snprintf(st, sizeof(st), "%s/store", T);
-	ck_assert_int_eq(pm_history_record(st, p, v, (double)then, 1001, 0, NULL, 0), 1);
-	strftime(day, sizeof(day), "%Y-%m-%d", gmtime(&then));
-	snprintf(p, sizeof(p), "%s/%s/gpu017/%s/%010lld.lab.4100.0.json", st, PM_HISTORY_DIR, day,
-		 (long long)then);
-	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	earlier_job_on_gpu017(v);
 	json_decref(v);
 	ck_assert_int_eq(fin(true, &r), 0);
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
@@ -980,11 +987,9 @@ START_TEST(fetched_copy_with_history)
 {
 	struct pm_finalize_result r;
 	struct pm_fetch_result f;
-	char p[700], st[400], day[16], conf[700], args[2048], err[512], *stored;
+	char p[700], conf[700], args[2048], err[512], *stored;
 	static char out[262144];
 	size_t at;
-	time_t then = time(NULL) - 3600;
-	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = then}};
 	json_t *v;
 
 	pmt_put(T, "pm.yaml", "operators_group: slurmops\n", 0644);
@@ -995,17 +1000,10 @@ START_TEST(fetched_copy_with_history)
 	bundle("gpu017", K17, 1000, false);
 	arrive("gpu017");
 	ck_assert_int_eq(fin(false, &r), 0);
-	/* an earlier job on gpu017, recorded when it ended (node_history_repeats) */
+	/* an earlier job on gpu017 */
 	v = pmt_load(D, "verdict.json");
-	snprintf(p, sizeof(p), "%s/store/lab/4100/0", T);
-	mkdirs(p);
-	snprintf(st, sizeof(st), "%s/store", T);
-	ck_assert_int_eq(pm_history_record(st, p, v, (double)then, 1001, 0, NULL, 0), 1);
+	earlier_job_on_gpu017(v);
 	json_decref(v);
-	strftime(day, sizeof(day), "%Y-%m-%d", gmtime(&then));
-	snprintf(p, sizeof(p), "%s/%s/gpu017/%s/%010lld.lab.4100.0.json", st, PM_HISTORY_DIR, day,
-		 (long long)then);
-	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
 	ck_assert_int_eq(fin(true, &r), 0);
 	v = pmt_load(D, "verdict.json");
 	ck_assert(json_is_true(
