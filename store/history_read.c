@@ -459,46 +459,84 @@ static int read_day_rec(const struct node_list *l, DIR *dd, const char *day, con
 	return read_rec(dirfd(l->d), p, node, r);
 }
 
-static int read_node(int top, const char *node, double since, double until, double now,
-		     char *const *refuted, struct recs *out)
+/* A record name of a node's walk (walk_node): in DAY, one of L's days, its folder open in DD
+ * (NULL: none).  0 goes on; 1 ends the walk once this day's names are all given; -1 ends it
+ * (errno set). */
+typedef int walk_fn(void *arg, const struct node_list *l, DIR *dd, const char *day,
+		    const char *name);
+
+/* Hand FN every record name of NODE (in TOP) in [SINCE, UNTIL), newest day first and newest
+ * first within a day (day_names).  0 (a node with no folder too), or -1 with errno. */
+static int walk_node(int top, const char *node, double since, double until, walk_fn *fn, void *arg)
 {
 	struct node_list l;
 	struct nlist nm = {0};
+	bool last = false;
 	int rc = 0;
 
-	out->n = 0;
 	if (list_node(top, node, since, until, &l) < 0)
 		return errno == ENOENT ? 0 : -1;
-	for (size_t k = 0; !rc && k < l.days.n; k++) {
+	for (size_t k = 0; !rc && !last && k < l.days.n; k++) {
 		DIR *dd;
 		if (day_names(&l, l.days.v[k], since, until, &nm, &dd) < 0) {
 			rc = -1;
 			break;
 		}
 		for (size_t i = 0; !rc && i < nm.n; i++) {
-			struct pm_history_rec r;
-			if (read_day_rec(&l, dd, l.days.v[k], nm.v[i], node, &r) < 0 ||
-			    (now > 0 && r.expires > 0 && r.expires <= now))
-				continue;
-			r.refuted = refuted_has(refuted, r.run);
-			if (out->n == out->cap) {
-				struct pm_history_rec *nv =
-					realloc(out->v, (out->cap = out->cap ? 2 * out->cap : 16) *
-								sizeof(*nv));
-				if (!nv) {
-					rc = -1;
-					errno = ENOMEM;
-					break;
-				}
-				out->v = nv;
-			}
-			out->v[out->n++] = r;
+			int r = fn(arg, &l, dd, l.days.v[k], nm.v[i]);
+			if (r < 0)
+				rc = -1;
+			else if (r > 0)
+				last = true;
 		}
 		if (dd)
 			closedir(dd);
 	}
 	nl_free(&nm);
 	node_list_free(&l);
+	return rc;
+}
+
+/* read_node's walk: every record not expired at NOW, marked refuted, into OUT. */
+struct read_walk {
+	const char *node;
+	double now;
+	char *const *refuted;
+	struct recs *out;
+};
+
+static int read_one(void *arg, const struct node_list *l, DIR *dd, const char *day,
+		    const char *name)
+{
+	struct read_walk *w = arg;
+	struct recs *out = w->out;
+	struct pm_history_rec r;
+
+	if (read_day_rec(l, dd, day, name, w->node, &r) < 0 ||
+	    (w->now > 0 && r.expires > 0 && r.expires <= w->now))
+		return 0;
+	r.refuted = refuted_has(w->refuted, r.run);
+	if (out->n == out->cap) {
+		struct pm_history_rec *nv =
+			realloc(out->v, (out->cap = out->cap ? 2 * out->cap : 16) * sizeof(*nv));
+		if (!nv) {
+			errno = ENOMEM;
+			return -1;
+		}
+		out->v = nv;
+	}
+	out->v[out->n++] = r;
+	return 0;
+}
+
+static int read_node(int top, const char *node, double since, double until, double now,
+		     char *const *refuted, struct recs *out)
+{
+	struct read_walk w = {.node = node, .now = now, .refuted = refuted, .out = out};
+	int rc;
+
+	out->n = 0;
+	rc = walk_node(top, node, since, until, read_one, &w);
 	if (out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), rec_cmp);
 	return rc;
@@ -772,6 +810,44 @@ static bool name_job(const char *name, char *out, size_t len)
 				(int)(r - 1 - j), j) < len;
 }
 
+/* gather_node's walk: the jobs gathered so far, and the time the last of the first
+ * PM_HISTORY_USED_MAX came in (-1 until then). */
+struct gather_walk {
+	const char *node;
+	char *const *refuted;
+	struct gather *g;
+	char **jobs;
+	size_t nj;
+	long long bound;
+};
+
+static int gather_name(void *arg, const struct node_list *l, DIR *dd, const char *day,
+		       const char *name)
+{
+	struct gather_walk *w = arg;
+	struct pm_history_rec r;
+	long long t = pm_hist_name_time(name);
+	size_t before = w->g->out.n;
+	char j[200];
+
+	if (w->bound >= 0 && t < w->bound && name_job(name, j, sizeof(j)) &&
+	    !pm_hist_strv_has(w->jobs, w->nj, j))
+		return 0; /* not one of the node's latest jobs */
+	if (read_day_rec(l, dd, day, name, w->node, &r) < 0)
+		return 0; /* removed meanwhile, or not a record */
+	r.refuted = refuted_has(w->refuted, r.run);
+	if (gather_one(&r, w->g) < 0)
+		return -1;
+	if (w->g->out.n == before)
+		return 0;
+	pm_hist_job_of(r.run, j, sizeof(j));
+	if (!pm_hist_strv_has(w->jobs, w->nj, j) && pm_hist_strv_add(&w->jobs, &w->nj, j) < 0)
+		return -1;
+	if (w->bound < 0 && w->nj >= PM_HISTORY_USED_MAX)
+		w->bound = t;
+	return w->bound >= 0; /* older days are not listed */
+}
+
 /* Gather NODE's records in [SINCE, UNTIL) into G, newest first (the day folders and the names
  * sort by time): once PM_HISTORY_USED_MAX distinct jobs are in, older files of that day are
  * opened only for those jobs and older days are not listed, so a node failing every minute
@@ -780,52 +856,10 @@ static bool name_job(const char *name, char *out, size_t len)
 static int gather_node(int top, const char *node, double since, double until, char *const *refuted,
 		       struct gather *g)
 {
-	struct node_list l;
-	struct nlist nm = {0};
-	char **jobs = NULL;
-	size_t nj = 0;
-	long long bound = -1; /* the time the last of those jobs came in */
-	int rc = 0;
+	struct gather_walk w = {.node = node, .refuted = refuted, .g = g, .bound = -1};
+	int rc = walk_node(top, node, since, until, gather_name, &w);
 
-	if (list_node(top, node, since, until, &l) < 0)
-		return errno == ENOENT ? 0 : -1;
-	for (size_t k = 0; !rc && bound < 0 && k < l.days.n; k++) {
-		DIR *dd;
-		if (day_names(&l, l.days.v[k], since, until, &nm, &dd) < 0) {
-			rc = -1;
-			break;
-		}
-		for (size_t i = 0; !rc && i < nm.n; i++) {
-			struct pm_history_rec r;
-			long long t = pm_hist_name_time(nm.v[i]);
-			size_t before = g->out.n;
-			char j[200];
-			if (bound >= 0 && t < bound && name_job(nm.v[i], j, sizeof(j)) &&
-			    !pm_hist_strv_has(jobs, nj, j))
-				continue; /* not one of the node's latest jobs */
-			if (read_day_rec(&l, dd, l.days.v[k], nm.v[i], node, &r) < 0)
-				continue; /* removed meanwhile, or not a record */
-			r.refuted = refuted_has(refuted, r.run);
-			if (gather_one(&r, g) < 0) {
-				rc = -1;
-				break;
-			}
-			if (g->out.n == before)
-				continue;
-			pm_hist_job_of(r.run, j, sizeof(j));
-			if (!pm_hist_strv_has(jobs, nj, j))
-				rc = pm_hist_strv_add(&jobs, &nj, j);
-			if (bound < 0 && nj >= PM_HISTORY_USED_MAX)
-				bound = t;
-		}
-		if (dd)
-			closedir(dd);
-	}
-	nl_free(&nm);
-	node_list_free(&l);
-	pm_history_strv_free(jobs);
-	if (rc < 0 && !g->oom)
-		errno = ENOMEM;
+	pm_history_strv_free(w.jobs);
 	return rc;
 }
 
