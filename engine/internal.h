@@ -179,7 +179,6 @@ struct pm_file {
 struct pm_rankinfo {
 	int rank;
 	char *node;
-	uint64_t lines;
 	double last_time;     /* last stamped line; 0 none */
 	double last_progress; /* last progress observation; 0 none */
 	double first_progress;

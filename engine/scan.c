@@ -396,7 +396,6 @@ static void note_rank(struct scan *s, int rank, const char *node, size_t nodelen
 
 	if (!ri)
 		return;
-	ri->lines++;
 	/* a worker's rank notes its first node when it is merged, if it is the rank's first */
 	if (!ri->node && nodelen && pm_strset(&ri->node, node, nodelen) == 0 && !s->snap)
 		pm_ev_note_node(s->ev, node, nodelen);
@@ -816,7 +815,6 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
 
 		lines++;
 		if (r >= 0 && (ri = rank_get(s, r)) && ri->node) {
-			ri->lines++;
 			p += l + 1;
 			continue;
 		}
@@ -826,9 +824,7 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
 			px.rank = f->rank;
 		if (px.rank >= 0) {
 			ri = rank_get(s, px.rank);
-			if (ri && ri->node)
-				ri->lines++;
-			else if (ri)
+			if (ri && !ri->node)
 				note_rank(s, px.rank, px.node ? px.node : f->node,
 					  px.node_len ? px.node_len : fnodelen, 0, false);
 		}
@@ -1460,7 +1456,6 @@ static int merge_file(struct scan *s, struct scanned *r)
 
 		if (!ri)
 			return -1;
-		ri->lines += lr->lines;
 		if (lr->last_time > ri->last_time)
 			ri->last_time = lr->last_time;
 		if (lr->first_progress > 0 &&
