@@ -124,8 +124,11 @@ static void *run_worker(void *arg)
 	struct pool *p = wk->p;
 
 	pthread_mutex_lock(&p->mu);
+	/* make_next may let go of the lock (dropping items, making them): the caller may have
+	 * stopped meanwhile, and its one broadcast is gone, so a worker waits only for what it
+	 * saw under the lock it holds now */
 	while (!p->stop && p->next < p->n)
-		if (!make_next(p, wk->w)) {
+		if (!make_next(p, wk->w) && !p->stop) {
 			p->idle++;
 			pthread_cond_wait(&p->space, &p->mu);
 			p->idle--;
@@ -194,7 +197,7 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 		void *it;
 
 		while (!p.done[i])
-			if (!make_next(&p, 0)) {
+			if (!make_next(&p, 0) && !p.done[i]) {
 				p.want = i;
 				pthread_cond_wait(&p.made, &p.mu);
 				p.want = n;
