@@ -913,8 +913,8 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 					     pm_fin_clock() + (deadline - pm_fin_clock()) / 2,
 					     r->webhook_why, sizeof(r->webhook_why));
 	if (!provisional)
-		r->comment = pm_fin_comment(j->cfg, j->dir, j->id, line ? line : "", deadline,
-					    r->comment_why, sizeof(r->comment_why));
+		r->comment = pm_fin_comment(j->cfg, j->dir, j->id, j->uid, line ? line : "",
+					    deadline, r->comment_why, sizeof(r->comment_why));
 	/* the copy operators alone can change; the timer's recheck retries it */
 	if (!provisional && j->cfg->admin_comment && r->comment != PM_COMMENT_PENDING &&
 	    strcmp(j->cfg->comment_field ? j->cfg->comment_field : "", "AdminComment"))
@@ -1037,7 +1037,7 @@ static int merge_cut(struct job *j, const struct pm_ruleset *rs, bool final, dou
 	snprintf(r->state, sizeof(r->state), "%s", j->sched.state);
 	r->present = 0;
 	if (final && v)
-		r->comment = pm_fin_comment(j->cfg, j->dir, j->id, line ? line : "", end,
+		r->comment = pm_fin_comment(j->cfg, j->dir, j->id, j->uid, line ? line : "", end,
 					    r->comment_why, sizeof(r->comment_why));
 	rc = 0;
 out:

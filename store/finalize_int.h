@@ -56,11 +56,16 @@ void pm_fin_sched_free(struct pm_sched *s);
 /* Read S->text (a sacct -P output with its header): JOB's state word, final or not, UID. */
 void pm_fin_sched_parse(struct pm_sched *s, const char *job);
 
-/* Apply our comment LINE ("" removes ours) to JOB through JOBDIR's comment files.  Returns
+/* OWNER of pm_fin_comment: the owner JOBDIR's stored manifest names, read from it. */
+#define PM_OWNER_STORED (-2LL)
+
+/* Apply our comment LINE ("" removes ours) to JOB through JOBDIR's comment files, JOB being
+ * OWNER's (a UID; -1 unknown; PM_OWNER_STORED: as JOBDIR's stored manifest says, for a caller
+ * that has not just written it: at 16,384 nodes it is 4.5 MB of JSON to read).  Returns
  * the state reached; WHY gets a reason when pending. */
 enum pm_comment_state pm_fin_comment(const struct pm_config *cfg, const char *jobdir,
-				     const char *job, const char *line, double deadline, char *why,
-				     size_t whylen);
+				     const char *job, long long owner, const char *line,
+				     double deadline, char *why, size_t whylen);
 
 /* ---- names.c: lists of node names ---- */
 

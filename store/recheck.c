@@ -372,8 +372,8 @@ static void recheck_restore(const struct pm_config *cfg, struct cand *c, double 
 		 * comment file, and a failure leaves the work for the next walk */
 		if (pm_fin_write(c->dir, "comment.pending", state, strlen(state)) == 0) {
 			c2.comment_field = c->field;
-			cs = pm_fin_comment(&c2, c->dir, c->job, c->line, pm_fin_clock() + budget,
-					    why, sizeof(why));
+			cs = pm_fin_comment(&c2, c->dir, c->job, PM_OWNER_STORED, c->line,
+					    pm_fin_clock() + budget, why, sizeof(why));
 			if (cs == PM_COMMENT_SET || cs == PM_COMMENT_PENDING) {
 				record_tampering(c, c->field, c->found, cs == PM_COMMENT_SET, now);
 				res->tampered++;

@@ -536,16 +536,19 @@ static bool same_file(const char *jobdir, const char *name, const char *text)
 }
 
 enum pm_comment_state pm_fin_comment(const struct pm_config *cfg, const char *jobdir,
-				     const char *job, const char *line, double deadline, char *why,
-				     size_t whylen)
+				     const char *job, long long owner, const char *line,
+				     double deadline, char *why, size_t whylen)
 {
 	char *want = state_text(cfg, line), pend[4096];
 	enum pm_comment_state res = PM_COMMENT_PENDING;
 	double delay = FIRST_DELAY;
-	long long owner = stored_owner(jobdir);
 	struct stat st;
 	int rc;
 
+	if (owner == PM_OWNER_STORED)
+		owner = stored_owner(jobdir);
+	else if (owner < 0 || owner >= 4294967295LL)
+		owner = -1; /* as stored_owner would read it back */
 	snprintf(pend, sizeof(pend), "%s/comment.pending", jobdir);
 	if (!want) {
 		snprintf(why, whylen, "out of memory");
@@ -668,7 +671,7 @@ int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double 
 	/* the field is the one configured when the line was made */
 	struct pm_config c = *cfg;
 	c.comment_field = buf;
-	cs = pm_fin_comment(&c, jobdir, job, line,
+	cs = pm_fin_comment(&c, jobdir, job, PM_OWNER_STORED, line,
 			    pm_fin_clock() + (budget > 0 ? budget : PM_SLURM_BUDGET), why,
 			    sizeof(why));
 	free(buf);
