@@ -71,6 +71,7 @@ struct job {
 	double cut_budget;
 	char cut_why[120]; /* "" the merge ran out of time; else what became of it */
 	int stored_fd;	   /* a timed merge's child: told when the verdict is stored; -1 */
+	bool child;	   /* merging in that child, which exits when the merge returns */
 	unsigned threads;  /* the merge's (pm_finalize_opts) */
 };
 
@@ -926,6 +927,8 @@ out:
 			 strerror(errno ? errno : ENOMEM));
 	free(line);
 	free(vtext);
+	if (j->child)
+		return rc; /* the exit frees it all: 8% of a merge of 16,384 nodes */
 	json_decref(man);
 	json_decref(v);
 	pm_evidence_destroy(ev);
@@ -1141,6 +1144,7 @@ static int merge_timed(struct job *j, const struct pm_ruleset *rs, const struct 
 		if (o->child_hook)
 			o->child_hook();
 		j->stored_fd = fds[1];
+		j->child = true;
 		m.rc = merge(j, rs, provisional, deadline, &m.r, m.err, sizeof(m.err));
 		(void)pmu_write_all(fds[1], &m, sizeof(m));
 		_exit(0);
