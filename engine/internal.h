@@ -278,6 +278,12 @@ struct pm_work {
 };
 int pm_work_run(const struct pm_work *w, unsigned threads, size_t n);
 
+/* What pm_work_run starts its threads with: pthread_create's signature and returns.  NULL
+ * puts pthread_create back.  For tests of a thread that cannot be started (root is not held
+ * to RLIMIT_NPROC, so that failure cannot be caused from outside). */
+typedef int pm_thread_start_fn(void *tid, void *(*fn)(void *), void *arg);
+void pm_work_set_start(pm_thread_start_fn *start);
+
 /*
  * Trust per line and per field (linetrust.c, TRUST.md): for a chunk BUF (LEN bytes, whole
  * lines) of F about to be scanned, *OUT is NULL when it can be scanned as it is, else a

@@ -152,6 +152,20 @@ static int run_serial(const struct pm_work *w, size_t n)
 	return 0;
 }
 
+static pm_thread_start_fn *start_fn;
+
+void pm_work_set_start(pm_thread_start_fn *start)
+{
+	__atomic_store_n(&start_fn, start, __ATOMIC_RELEASE);
+}
+
+static int start_thread(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	pm_thread_start_fn *start = __atomic_load_n(&start_fn, __ATOMIC_ACQUIRE);
+
+	return start ? start(tid, fn, arg) : pthread_create(tid, NULL, fn, arg);
+}
+
 int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 {
 	struct pool p = {.w = w, .n = n, .want = n};
@@ -188,7 +202,7 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 	/* worker 0 is the caller; a thread that cannot be started is one fewer */
 	for (unsigned t = 1; t < threads; t++) {
 		wk[started] = (struct worker){&p, t};
-		if (pthread_create(&tid[started], NULL, run_worker, &wk[started]))
+		if (start_thread(&tid[started], run_worker, &wk[started]))
 			break;
 		started++;
 	}

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "postmortem.h"
 #include "support.h"
 
@@ -275,6 +277,45 @@ START_TEST(test_add_bundles_same_bytes)
 }
 END_TEST
 
+/* Thread starts refused from the Nth on: as pthread_create fails when the process limit is
+ * reached. */
+static int starts_left;
+
+static int start_some(void *tid, void *(*fn)(void *), void *arg)
+{
+	if (__atomic_fetch_sub(&starts_left, 1, __ATOMIC_SEQ_CST) <= 0)
+		return EAGAIN;
+	return pthread_create(tid, NULL, fn, arg);
+}
+
+/* Threads that cannot be started are fewer workers, not a failure: with none of 7 started,
+ * or 2 of them, the merge gives the bytes one thread gives; reading the folder too. */
+START_TEST(test_threads_not_started)
+{
+	char *bundles_one, *walk_one, *many;
+
+	job(pmt_path(tmp, "job"));
+	bundles_one = add_bundles(1);
+	walk_one = diagnose("job", 1);
+	for (int left = 0; left <= 2; left += 2) {
+		starts_left = left;
+		pm_work_set_start(start_some);
+		many = add_bundles(8);
+		ck_assert_int_lt(starts_left, 0); /* a start was refused */
+		ck_assert_msg(!strcmp(bundles_one, many), "%d started: different results", left);
+		free(many);
+		starts_left = left;
+		many = diagnose("job", 8);
+		pm_work_set_start(NULL);
+		ck_assert_int_lt(starts_left, 0);
+		ck_assert_msg(!strcmp(walk_one, many), "%d started: a different verdict", left);
+		free(many);
+	}
+	free(bundles_one);
+	free(walk_one);
+}
+END_TEST
+
 /* A folder of bundles the caller stops half-way: the rest are read ahead and dropped. */
 static int stop_at_9(void *arg, size_t i, int rc, json_t *m, const char *sha, uint64_t bytes,
 		     const char *err)
@@ -337,6 +378,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, test_walk_refused_same_error);
 	tcase_add_test(tc, test_add_bundles_same_bytes);
 	tcase_add_test(tc, test_add_bundles_stopped);
+	tcase_add_test(tc, test_threads_not_started);
 	tcase_add_test(tc, test_threads_usable);
 	suite_add_tcase(s, tc);
 	return s;
