@@ -15,11 +15,13 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #include "evidence.h"
@@ -34,6 +36,44 @@ struct member {
 	size_t len;
 	bool hashed; /* D is its digest, checked against the manifest as it was read */
 	unsigned char d[32];
+	/* held back (DATA freed): at OFF in the bundle's tar, XX its XXH3-64, FMT its format */
+	bool defer;
+	uint64_t off, xx;
+	enum pm_format fmt;
+	unsigned slot;
+};
+
+/*
+ * A merge of thousands of bundles held every member decompressed from the bundle's reading to
+ * its scan: about 10 KiB a node of 12 KiB in a 1.6 KiB bundle, most of the merge's peak.  So
+ * the members that are scanned as text (not parsed: those are read before the scan) are held
+ * back: the bundle file's compressed bytes are kept instead, with each such member's place in
+ * the tar, and the first read of any of them decompresses the bundle once, up to the last of
+ * them, for all of them (the scan reads them one after the other).  Their format is told as
+ * the bundle is read; their digests are checked then as before.
+ */
+struct bslot {
+	uint64_t off, xx;
+	size_t len;
+	void *data;    /* decompressed, not taken yet */
+	bool attached; /* a file of the set holds it */
+	bool done;     /* taken or given up */
+};
+
+struct dpool { /* decompression contexts for held-back members, on any thread */
+	pthread_mutex_t mu;
+	ZSTD_DCtx *d[8];
+	unsigned n;
+};
+
+struct pm_bsrc {
+	pthread_mutex_t mu;
+	struct dpool *pool;
+	unsigned char *z; /* the bundle file's bytes (NULL once every member is out) */
+	size_t zlen;
+	size_t refs; /* files attached and not done, and the reading's own until it ends */
+	struct bslot *slot;
+	unsigned nslot;
 };
 
 static bool safe_name(const char *n)
@@ -338,10 +378,13 @@ static int note_run(struct pm_evidence *ev, const json_t *man)
 	return 0;
 }
 
+static void bsrc_unref(struct pm_bsrc *b);
+
 /* Add the member MM that manifest entry X lists (checked: CK) to EV, with what the entry
- * says of it (NODE and BOOT: the bundle's).  0, or -1 on ENOMEM. */
+ * says of it (NODE and BOOT: the bundle's; BS: where a member held back is).  0, or -1 on
+ * ENOMEM. */
 static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, struct member *mm,
-		      const struct checked *ck, const char *node, double boot)
+		      const struct checked *ck, const char *node, double boot, struct pm_bsrc *bs)
 {
 	const char *path = json_string_value(json_object_get(x, "path"));
 	const char *fnode = json_string_value(json_object_get(x, "node"));
@@ -353,9 +396,20 @@ static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, 
 	f = pm_ev_add_file(ev, name);
 	if (!f)
 		return -1;
-	f->mem = mm->data;
-	f->memlen = mm->len;
-	mm->data = NULL;
+	if (mm->defer && bs) {
+		pthread_mutex_lock(&bs->mu);
+		bs->slot[mm->slot].attached = true;
+		bs->refs++;
+		pthread_mutex_unlock(&bs->mu);
+		f->bsrc = bs;
+		f->bslot = mm->slot;
+		f->format = mm->fmt;
+		f->sniffed = true;
+	} else {
+		f->mem = mm->data;
+		f->memlen = mm->len;
+		mm->data = NULL;
+	}
 	memcpy(f->digest, ck->d, sizeof(f->digest)); /* just checked: not again */
 	f->digested = true;
 	f->source = ck->source;
@@ -447,7 +501,7 @@ out:
 /* Add the members M that the manifest MAN lists (checked: CK) to EV, with what it says of
  * them, its coverage and its collection start.  0, or -1 on ENOMEM. */
 static int add_manifest(struct pm_evidence *ev, const char *rel, const json_t *man,
-			const struct checked *ck, struct member *m)
+			const struct checked *ck, struct member *m, struct pm_bsrc *bs)
 {
 	const char *node = json_string_value(json_object_get(man, "node"));
 	double boot = iso_time(json_string_value(json_object_get(man, "boot_time")));
@@ -458,7 +512,7 @@ static int add_manifest(struct pm_evidence *ev, const char *rel, const json_t *m
 		return -1;
 	json_array_foreach(json_object_get(man, "files"), i, x)
 	{
-		if (add_member(ev, rel, x, &m[ck[i].member], &ck[i], node, boot) < 0)
+		if (add_member(ev, rel, x, &m[ck[i].member], &ck[i], node, boot, bs) < 0)
 			return -1;
 	}
 	json_array_foreach(json_object_get(man, "coverage"), i, x)
@@ -491,7 +545,7 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 
 	if (check_manifest(rel, mtext, mlen, NULL, m, nm, &man, &ck, NULL, err, errlen) < 0)
 		return -1;
-	rc = add_manifest(ev, rel, man, ck, m);
+	rc = add_manifest(ev, rel, man, ck, m, NULL);
 	free(ck);
 	json_decref(man);
 	return rc;
@@ -589,16 +643,35 @@ struct zsrc {
 	bool eof, failed;
 	struct pm_sha256 *sha; /* NULL: no file digest wanted */
 	uint64_t bytes;
+	/* for members held back: the file's bytes kept as read (KEEPING: while it is small), and
+	 * where in the tar OBUF's bytes are (OBASE, OLEN; OUT: all handed over so far) */
+	bool keeping;
+	unsigned char *keep;
+	size_t nkeep, akeep;
+	uint64_t obase, olen, out;
+	struct dpool *pool; /* the set's own zsrc's: the held-back members' contexts */
 	unsigned char ibuf[64u << 10];
 	unsigned char obuf[128u << 10];
 };
+
+/* A bundle file is kept for its members only while this small, and a member is held back only
+ * when it ends within this much of its tar: the read that brings them back is bounded. */
+#define KEEP_MAX (1u << 20)
 
 static void bundle_io_free(void *p)
 {
 	struct zsrc *z = p;
 
-	if (z)
-		ZSTD_freeDCtx(z->zdc);
+	if (!z)
+		return;
+	ZSTD_freeDCtx(z->zdc);
+	free(z->keep);
+	if (z->pool) {
+		for (unsigned k = 0; k < z->pool->n; k++)
+			ZSTD_freeDCtx(z->pool->d[k]);
+		pthread_mutex_destroy(&z->pool->mu);
+		free(z->pool);
+	}
 	free(z);
 }
 
@@ -627,6 +700,22 @@ static int zs_fill(struct archive *a, struct zsrc *z)
 	}
 	if (n == 0)
 		z->eof = true;
+	if (z->keeping && n > 0) {
+		size_t want = z->nkeep + (size_t)n;
+		unsigned char *k = z->keep;
+
+		if (want > KEEP_MAX) {
+			z->keeping = false;
+		} else if (want > z->akeep && !(k = realloc(z->keep, want < 8192 ? 8192 : want))) {
+			z->keeping = false;
+		} else {
+			if (want > z->akeep)
+				z->akeep = want < 8192 ? 8192 : want;
+			z->keep = k;
+			memcpy(k + z->nkeep, z->ibuf, (size_t)n);
+			z->nkeep = want;
+		}
+	}
 	if (z->sha)
 		pm_sha256_update(z->sha, z->ibuf, (size_t)n);
 	z->bytes += (uint64_t)n;
@@ -660,6 +749,9 @@ static la_ssize_t zs_read(struct archive *a, void *arg, const void **out)
 		}
 		if (o.pos) {
 			*out = z->obuf;
+			z->obase = z->out;
+			z->olen = o.pos;
+			z->out += o.pos;
 			return (la_ssize_t)o.pos;
 		}
 		if (z->eof && z->in.pos == z->in.size) {
@@ -672,13 +764,56 @@ static la_ssize_t zs_read(struct archive *a, void *arg, const void **out)
 	}
 }
 
+/* Hold member MM back, read and checked against its manifest entry WANT (its data freed,
+ * its place in the tar and its format noted, *NHELD counting it), when Z keeps the bundle's
+ * bytes, the member is scanned as text and its bytes are in the block of the tar just
+ * decompressed, after the header at the entry's start (a pax or GNU name header first,
+ * maybe): where they are is found by comparing them, so it is exact. */
+static void hold_back(struct archive *ar, struct zsrc *z, const json_t *want, struct member *mm,
+		      unsigned *nheld)
+{
+	const char *src = json_string_value(json_object_get(want, "source"));
+	la_int64_t h = archive_read_header_position(ar);
+	struct pm_file t = {.rank = -1};
+	enum pm_source s;
+	uint64_t off, last;
+
+	if (!z->dc || !z->keeping || !mm->len || h < 0 || !src || pm_source_parse(src, &s) < 0 ||
+	    !pm_source_scanned(s))
+		return;
+	last = (uint64_t)h + 16 * 512;
+	for (off = (uint64_t)h + 512; off <= last; off += 512)
+		if (off >= z->obase && off + mm->len <= z->obase + z->olen &&
+		    !memcmp(z->obuf + (off - z->obase), mm->data, mm->len))
+			break;
+	if (off > last || off + mm->len > KEEP_MAX)
+		return;
+	t.mem = mm->data;
+	t.memlen = mm->len;
+	t.source = s;
+	t.kind_given = true;
+	pm_sniff_given(&t); /* as the scan's sniffing would tell it */
+	if (t.status != PM_ST_OK || t.reason) {
+		free(t.reason);
+		return;
+	}
+	mm->fmt = t.format;
+	mm->off = off;
+	mm->xx = XXH3_64bits(mm->data, mm->len);
+	mm->defer = true;
+	mm->slot = (*nheld)++;
+	free(mm->data);
+	mm->data = NULL;
+}
+
 /* Take the member at E into *M (NM of them, room for AM), checked against the plan PL,
  * counting its size into *TOTAL; *MI becomes the manifest's index when it is the manifest.
- * A folder, or a member the manifest does not list, is skipped.  0, or -1 with ERR filled
- * (or errno ENOMEM). */
-static int take_member(struct archive *ar, struct archive_entry *e, struct member **m, size_t *nm,
-		       size_t *am, size_t *mi, struct plan *pl, uint64_t *total, uint64_t max,
-		       const char *rel, char *err, size_t errlen)
+ * A folder, or a member the manifest does not list, is skipped; a member may be held back
+ * (hold_back, *NHELD).  0, or -1 with ERR filled (or errno ENOMEM). */
+static int take_member(struct archive *ar, struct zsrc *z, struct archive_entry *e,
+		       struct member **m, size_t *nm, size_t *am, size_t *mi, unsigned *nheld,
+		       struct plan *pl, uint64_t *total, uint64_t max, const char *rel, char *err,
+		       size_t errlen)
 {
 	const char *name = archive_entry_pathname(e);
 	la_int64_t size = archive_entry_size(e);
@@ -717,6 +852,8 @@ static int take_member(struct archive *ar, struct archive_entry *e, struct membe
 	mm->len = (size_t)size;
 	if (want && plan_check(want, mm, rel, err, errlen) < 0)
 		return -1;
+	if (want)
+		hold_back(ar, z, want, mm, nheld);
 	if (!strcmp(name, "manifest.json")) {
 		*mi = *nm - 1;
 		if (mm->len <= MANIFEST_MAX && plan_set(pl, mm, max, rel, err, errlen) < 0)
@@ -738,7 +875,58 @@ struct pm_loaded {
 	json_t *mout;	    /* the manifest for the caller (asked for), NULL none */
 	char sha[72];	    /* the file's SHA-256 (asked for), "" none */
 	uint64_t bytes;
+	struct pm_bsrc *bsrc; /* rc 0: where the members held back are, NULL none */
 };
+
+/* The bundle Z read, for the NHELD members of M (NM) it holds back; NULL on ENOMEM. */
+static struct pm_bsrc *bsrc_new(struct zsrc *z, struct dpool *pool, const struct member *m,
+				size_t nm, unsigned nheld)
+{
+	struct pm_bsrc *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->slot = calloc(nheld, sizeof(*b->slot));
+	b->z = malloc(z->nkeep);
+	if (!b->slot || !b->z || pthread_mutex_init(&b->mu, NULL)) {
+		free(b->slot);
+		free(b->z);
+		free(b);
+		return NULL;
+	}
+	memcpy(b->z, z->keep, z->nkeep);
+	b->zlen = z->nkeep;
+	b->pool = pool;
+	b->refs = 1;
+	b->nslot = nheld;
+	for (size_t k = 0; k < nm; k++)
+		if (m[k].defer) {
+			b->slot[m[k].slot].off = m[k].off;
+			b->slot[m[k].slot].len = m[k].len;
+			b->slot[m[k].slot].xx = m[k].xx;
+		}
+	return b;
+}
+
+/* Drop a reference to B: freed with the last. */
+static void bsrc_unref(struct pm_bsrc *b)
+{
+	bool last;
+
+	if (!b)
+		return;
+	pthread_mutex_lock(&b->mu);
+	last = --b->refs == 0;
+	pthread_mutex_unlock(&b->mu);
+	if (!last)
+		return;
+	for (unsigned k = 0; k < b->nslot; k++)
+		free(b->slot[k].data);
+	free(b->slot);
+	free(b->z);
+	pthread_mutex_destroy(&b->mu);
+	free(b);
+}
 
 static struct zsrc *zsrc_new(void)
 {
@@ -748,14 +936,40 @@ static struct zsrc *zsrc_new(void)
 		free(z);
 		z = NULL;
 	}
+	if (z) {
+		z->keep = NULL;
+		z->nkeep = z->akeep = 0;
+		z->pool = NULL;
+	}
+	return z;
+}
+
+/* EV's own zsrc, made on its first bundle file, with the pool of contexts its members held
+ * back are read with.  NULL on ENOMEM. */
+static struct zsrc *ev_io(struct pm_evidence *ev)
+{
+	struct zsrc *z;
+
+	if (ev->bundle_io)
+		return ev->bundle_io;
+	if (!(z = zsrc_new()))
+		return NULL;
+	if (!(z->pool = calloc(1, sizeof(*z->pool))) || pthread_mutex_init(&z->pool->mu, NULL)) {
+		free(z->pool);
+		z->pool = NULL;
+		bundle_io_free(z);
+		return NULL;
+	}
+	ev->bundle_io = z;
+	ev->bundle_io_free = bundle_io_free;
 	return z;
 }
 
 /* Read bundle file PATH (REL: its name in the set) through Z, once, and check it whole: the
  * part of adding a bundle that touches no evidence set, so any thread may do it.  MAN: the
  * manifest is wanted; SHA: the file's digest is.  L->rc says whether it can be added. */
-static void load(struct zsrc *z, const char *path, int oflags, const char *rel, bool man, bool sha,
-		 struct pm_loaded *L)
+static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflags, const char *rel,
+		 bool man, bool sha, struct pm_loaded *L)
 {
 	struct archive *ar = NULL;
 	struct archive_entry *e;
@@ -763,6 +977,7 @@ static void load(struct zsrc *z, const char *path, int oflags, const char *rel, 
 	struct pm_sha256 fsha = {0};
 	struct plan pl = {NULL, NULL};
 	size_t nm = 0, am = 0, mi = (size_t)-1;
+	unsigned nheld = 0;
 	uint64_t total = 0, max = pm_input_max();
 	char *err = L->err;
 	size_t errlen = sizeof(L->err);
@@ -776,6 +991,9 @@ static void load(struct zsrc *z, const char *path, int oflags, const char *rel, 
 	z->eof = z->failed = false;
 	z->sha = NULL;
 	z->bytes = 0;
+	z->keeping = pool != NULL;
+	z->nkeep = 0;
+	z->obase = z->olen = z->out = 0;
 	z->fd = open(path, O_RDONLY | O_CLOEXEC | oflags);
 	if (z->fd < 0) {
 		L->rc = sysfail(err, errlen, rel);
@@ -792,6 +1010,8 @@ static void load(struct zsrc *z, const char *path, int oflags, const char *rel, 
 	if (z->in.size >= 4 && !memcmp(z->ibuf, "\x28\xb5\x2f\xfd", 4)) {
 		z->dc = z->zdc;
 		ZSTD_DCtx_reset(z->dc, ZSTD_reset_session_only);
+	} else {
+		z->keeping = false; /* a plain tar's members are its bytes */
 	}
 	if (!(ar = archive_read_new()))
 		goto out;
@@ -802,7 +1022,8 @@ static void load(struct zsrc *z, const char *path, int oflags, const char *rel, 
 		goto out;
 	}
 	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK)
-		if (take_member(ar, e, &m, &nm, &am, &mi, &pl, &total, max, rel, err, errlen) < 0)
+		if (take_member(ar, z, e, &m, &nm, &am, &mi, &nheld, &pl, &total, max, rel, err,
+				errlen) < 0)
 			goto out;
 	if (r != ARCHIVE_EOF) {
 		rc = bad(err, errlen, rel,
@@ -823,6 +1044,10 @@ static void load(struct zsrc *z, const char *path, int oflags, const char *rel, 
 	/* the plan parsed the manifest already (when it is an object with a files list) */
 	rc = check_manifest(rel, m[mi].data, m[mi].len, pl.man, m, nm, &L->man, &L->ck, mout, err,
 			    errlen);
+	if (rc == 0 && nheld && !(L->bsrc = bsrc_new(z, pool, m, nm, nheld))) {
+		errno = ENOMEM;
+		rc = -1;
+	}
 out:
 	saved = errno;
 	if (mout && !*mout && mi != (size_t)-1 && m[mi].len <= MANIFEST_MAX) {
@@ -884,6 +1109,7 @@ static void loaded_free(struct pm_loaded *L)
 	free(L->ck);
 	json_decref(L->man);
 	json_decref(L->mout);
+	bsrc_unref(L->bsrc);
 	free(L);
 }
 
@@ -895,7 +1121,7 @@ static int finish(struct pm_evidence *ev, struct pm_loaded *L, json_t **mout, ch
 {
 	int rc = L->rc, en;
 
-	if (rc == 0 && (rc = add_manifest(ev, L->rel, L->man, L->ck, L->m)) < 0) {
+	if (rc == 0 && (rc = add_manifest(ev, L->rel, L->man, L->ck, L->m, L->bsrc)) < 0) {
 		if (!errno)
 			errno = ENOMEM;
 		sysfail(err, errlen, L->rel);
@@ -928,14 +1154,12 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 		sha[0] = '\0';
 	if (!L)
 		return -1;
-	if (!ev->bundle_io) {
-		if (!(ev->bundle_io = zsrc_new())) {
-			free(L);
-			return -1;
-		}
-		ev->bundle_io_free = bundle_io_free;
+	if (!ev_io(ev)) {
+		free(L);
+		return -1;
 	}
-	load(ev->bundle_io, path, oflags, rel, mout != NULL, sha != NULL, L);
+	load(ev->bundle_io, ((struct zsrc *)ev->bundle_io)->pool, path, oflags, rel, mout != NULL,
+	     sha != NULL, L);
 	rc = finish(ev, L, mout, sha, bytes, err, errlen);
 	en = errno;
 	loaded_free(L);
@@ -978,7 +1202,7 @@ static void *batch_make(void *arg, unsigned w, size_t i)
 		free(L);
 		return NULL;
 	}
-	load(bt->z[w], b->paths[i], b->oflags, b->rels[i], b->manifest, b->sha, L);
+	load(bt->z[w], bt->z[0]->pool, b->paths[i], b->oflags, b->rels[i], b->manifest, b->sha, L);
 	return L;
 }
 
@@ -1005,11 +1229,8 @@ int pm_bundle_batch(struct pm_evidence *ev, const struct pm_bundle_batch *b)
 	struct pm_work w = {batch_make, batch_take, batch_drop, &bt, 0, true};
 	int rc, en;
 
-	if (!ev->bundle_io) {
-		if (!(ev->bundle_io = zsrc_new()))
-			return -1;
-		ev->bundle_io_free = bundle_io_free;
-	}
+	if (!ev_io(ev))
+		return -1;
 	bt.z[0] = ev->bundle_io;
 	rc = pm_work_run(&w, ev->threads, b->n);
 	en = errno;
@@ -1137,4 +1358,132 @@ out:
 	free(man.data);
 	free_members(m, nm);
 	return rc;
+}
+
+/* ---- members held back: read when first wanted ---- */
+
+/* Decompress B's bundle up to the end of its last member wanted (attached, not out yet) and
+ * give each such member its bytes, checked against the digest taken when the bundle was
+ * read; B locked.  0, or -1 (errno). */
+static int bsrc_fill(struct pm_bsrc *b)
+{
+	struct dpool *p = b->pool;
+	ZSTD_inBuffer in = {b->z, b->zlen, 0};
+	ZSTD_outBuffer o = {NULL, 0, 0};
+	ZSTD_DCtx *d = NULL;
+	uint64_t end = 0;
+	unsigned char *buf = NULL;
+	int rc = -1;
+
+	for (unsigned k = 0; k < b->nslot; k++)
+		if (b->slot[k].attached && !b->slot[k].done && !b->slot[k].data &&
+		    b->slot[k].off + b->slot[k].len > end)
+			end = b->slot[k].off + b->slot[k].len;
+	if (!end)
+		return 0;
+	errno = EIO;
+	if (!b->z || !p)
+		return -1;
+	pthread_mutex_lock(&p->mu);
+	if (p->n)
+		d = p->d[--p->n];
+	pthread_mutex_unlock(&p->mu);
+	if (!(buf = malloc((size_t)end)) || (!d && !(d = ZSTD_createDCtx()))) {
+		errno = ENOMEM;
+		goto out;
+	}
+	ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
+	o.dst = buf;
+	o.size = (size_t)end;
+	while (o.pos < o.size) {
+		size_t ip = in.pos, op = o.pos, r = ZSTD_decompressStream(d, &o, &in);
+
+		if (ZSTD_isError(r) || (in.pos == ip && o.pos == op)) {
+			errno = EIO; /* the bytes decompressed once already: never */
+			goto out;
+		}
+	}
+	for (unsigned k = 0; k < b->nslot; k++) {
+		struct bslot *sl = &b->slot[k];
+
+		if (!sl->attached || sl->done || sl->data)
+			continue;
+		if (XXH3_64bits(buf + sl->off, sl->len) != sl->xx) {
+			errno = EIO;
+			goto out;
+		}
+		if (!(sl->data = malloc(sl->len))) {
+			errno = ENOMEM;
+			goto out;
+		}
+		memcpy(sl->data, buf + sl->off, sl->len);
+	}
+	free(b->z); /* every member wanted is out */
+	b->z = NULL;
+	rc = 0;
+out:
+	free(buf);
+	if (d) {
+		pthread_mutex_lock(&p->mu);
+		if (p->n < sizeof(p->d) / sizeof(p->d[0]))
+			p->d[p->n++] = d;
+		else
+			ZSTD_freeDCtx(d);
+		pthread_mutex_unlock(&p->mu);
+	}
+	return rc;
+}
+
+int pm_bundle_member_load(struct pm_file *f)
+{
+	struct pm_bsrc *b = f->bsrc;
+	struct bslot *sl;
+	void *data;
+	size_t len;
+	int en = 0;
+
+	if (!b)
+		return 0;
+	pthread_mutex_lock(&b->mu);
+	sl = &b->slot[f->bslot];
+	if (!sl->data && !sl->done && bsrc_fill(b) < 0)
+		en = errno;
+	data = sl->data;
+	len = sl->len;
+	sl->data = NULL;
+	sl->done = true;
+	pthread_mutex_unlock(&b->mu);
+	f->bsrc = NULL;
+	bsrc_unref(b);
+	if (!data) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "its bundle could not be read again: %s",
+			 strerror(en ? en : EIO));
+		f->released = true; /* nothing to read */
+		if (f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED)
+			f->status = PM_ST_UNREADABLE;
+		if (!f->reason)
+			f->reason = strdup(why);
+		errno = en ? en : EIO;
+		return -1;
+	}
+	f->mem = data;
+	f->memlen = len;
+	return 0;
+}
+
+void pm_bundle_member_drop(struct pm_file *f)
+{
+	struct pm_bsrc *b = f->bsrc;
+
+	if (!b)
+		return;
+	pthread_mutex_lock(&b->mu);
+	free(b->slot[f->bslot].data);
+	b->slot[f->bslot].data = NULL;
+	b->slot[f->bslot].done = true;
+	pthread_mutex_unlock(&b->mu);
+	f->bsrc = NULL;
+	bsrc_unref(b);
 }

@@ -135,6 +135,7 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 		free(f->name);
 		free(f->path);
 		free(f->mem);
+		pm_bundle_member_drop(f);
 		free(f->node);
 		free(f->reason);
 	}
@@ -396,6 +397,16 @@ int pm_evidence_add_buffer(struct pm_evidence *ev, const char *name, const void 
 int pm_evidence_bundles(const struct pm_evidence *ev)
 {
 	return ev->nbundles;
+}
+
+size_t pm_evidence_held(const struct pm_evidence *ev)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (ev->files[i].mem)
+			n += ev->files[i].memlen;
+	return n;
 }
 
 /* ---- content digests ---- */
@@ -797,6 +808,10 @@ static bool plain_mem(const struct pm_file *f)
 
 void pm_file_release(struct pm_file *f)
 {
+	if (f->bsrc) {
+		pm_bundle_member_drop(f);
+		f->released = true;
+	}
 	if (!f->mem)
 		return;
 	free(f->mem);
@@ -815,6 +830,8 @@ int pm_file_head(struct pm_file *f, char *buf, size_t cap, size_t *len)
 		errno = ESTALE;
 		return -1;
 	}
+	if (pm_bundle_member_load(f) < 0)
+		return -1;
 	if (plain_mem(f)) { /* what the reader would copy, without its buffers */
 		*len = f->memlen < cap ? f->memlen : cap;
 		memcpy(buf, f->mem, *len);
@@ -1007,6 +1024,8 @@ int pm_file_read(struct pm_file *f, pm_chunk_fn *fn, void *arg)
 		errno = ESTALE;
 		return -1;
 	}
+	if (pm_bundle_member_load(f) < 0)
+		return -1;
 	int rc = -1;
 
 	if (plain_mem(f) && f->memlen < MAXLINE)
@@ -1130,6 +1149,8 @@ int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len)
 		errno = ESTALE;
 		return -1;
 	}
+	if (pm_bundle_member_load(f) < 0)
+		return -1;
 	if (reader_open(&r, f, true) < 0) {
 		set_reason(f, errno == EACCES || errno == EPERM ? PM_ST_DENIED : PM_ST_UNREADABLE,
 			   strerror(errno));

@@ -55,8 +55,19 @@ int pm_bundle_batch(struct pm_evidence *ev, const struct pm_bundle_batch *b);
 int pm_bundle_finish(struct pm_evidence *ev, struct pm_loaded *l, json_t **manifest, char *sha,
 		     uint64_t *bytes, char *err, size_t errlen);
 
+/* F's bytes, held back in its bundle's compressed bytes, into F->mem (pm_file_head, _read and
+ * _slurp do it first); 0, or -1 with F's status saying why. */
+int pm_bundle_member_load(struct pm_file *f);
+/* F's hold on its bundle's bytes given up: F released or freed before it was read. */
+void pm_bundle_member_drop(struct pm_file *f);
+
 /* scan.c */
 int pm_scan_all(struct pm_evidence *ev);
+/* The format of F, a file whose source its bundle's manifest gives (its head read when the
+ * source has formats to tell apart); sets F->sniffed.  True: F's source is one whose files are
+ * scanned as text, not parsed (a bundle may hold such a member back until it is scanned). */
+void pm_sniff_given(struct pm_file *f);
+bool pm_source_scanned(enum pm_source src);
 /* Observation O's summary: its rule's, filled from what O holds, into BUF (512 bytes);
  * BUF.  Made when asked, for the few observations a verdict shows (placement, which may
  * change O's node, is done by then). */

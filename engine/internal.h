@@ -169,9 +169,13 @@ struct pm_file {
 	uint64_t lines;
 	unsigned char digest[32]; /* of the bytes as given: SHA-256, or XXH3-128 and a tag for a
 				   * file read from disk outside a bundle (evidence.c) */
-	bool digested; /* DIGEST is known already (a bundle member, checked on reading) */
-	bool released; /* in-memory content freed once scanned (pm_file_release): not read again */
-	bool plain;    /* while pm_file_read hands over a chunk: it is known to hold no ESC, CR
+	bool digested;	/* DIGEST is known already (a bundle member, checked on reading) */
+	bool released;	/* in-memory content freed once scanned (pm_file_release): not read again */
+	bool sniffed;	/* FORMAT told already, from the head, when its bundle was read */
+	unsigned bslot; /* BSRC's member */
+	struct pm_bsrc *bsrc; /* a bundle member not held yet: its bundle's compressed bytes hold
+			       * it, decompressed when it is first read (bundle.c) */
+	bool plain; /* while pm_file_read hands over a chunk: it is known to hold no ESC, CR
 			* or 0xE2 byte (pm_text_dirty false), seen as its lines were counted */
 };
 

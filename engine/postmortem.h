@@ -102,6 +102,10 @@ int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, si
 /* How many evidence bundles (files or unpacked folders) the set has read so far. */
 int pm_evidence_bundles(const struct pm_evidence *ev);
 
+/* The bytes of input the set holds in memory, not read yet (bundle members, buffers): a
+ * bundle's members that are scanned as text stay compressed until the scan reads them. */
+size_t pm_evidence_held(const struct pm_evidence *ev);
+
 /*
  * Add the evidence bundle file PATH (.tar.zst; not a symbolic link), reading it once.  A
  * bundle that is rejected (-1, errno EINVAL, ERR filled) adds nothing to EV.  MANIFEST, when

@@ -1124,6 +1124,36 @@ static int head_of(struct pm_file *f, char *head, size_t size, size_t *len)
 	return 0;
 }
 
+bool pm_source_scanned(enum pm_source src)
+{
+	return src != PM_SRC_GPU_STATE && src != PM_SRC_SCHEDULER && src != PM_SRC_NODE_METRICS &&
+	       src != PM_SRC_RANK_MAP && src != PM_SRC_TASK_EXIT;
+}
+
+void pm_sniff_given(struct pm_file *f)
+{
+	char head[SNIFF_BYTES];
+	size_t len = 0;
+
+	f->sniffed = true;
+	if (!pm_source_scanned(f->source)) {
+		if (head_of(f, head, sizeof(head), &len) == 0) {
+			enum pm_format fmt = pm_sniff(head, len);
+			if (pm_format_source(fmt) == f->source)
+				f->format = fmt;
+		}
+	} else if (f->source == PM_SRC_KERNEL_LOG) {
+		f->format = PM_FMT_DMESG;
+		if (head_of(f, head, sizeof(head), &len) == 0) {
+			enum pm_format fmt = pm_sniff(head, len);
+			if (pm_format_source(fmt) == PM_SRC_KERNEL_LOG)
+				f->format = fmt;
+		}
+	} else {
+		f->format = PM_FMT_APP;
+	}
+}
+
 static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 {
 	char head[SNIFF_BYTES];
@@ -1133,24 +1163,8 @@ static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 		f->rank = pm_path_rank(f->name);
 	f->tctx.year = year_of(f->mtime);
 	if (f->kind_given) {
-		if (f->source == PM_SRC_GPU_STATE || f->source == PM_SRC_SCHEDULER ||
-		    f->source == PM_SRC_NODE_METRICS || f->source == PM_SRC_RANK_MAP ||
-		    f->source == PM_SRC_TASK_EXIT) {
-			if (head_of(f, head, sizeof(head), &len) == 0) {
-				enum pm_format fmt = pm_sniff(head, len);
-				if (pm_format_source(fmt) == f->source)
-					f->format = fmt;
-			}
-		} else if (f->source == PM_SRC_KERNEL_LOG) {
-			f->format = PM_FMT_DMESG;
-			if (head_of(f, head, sizeof(head), &len) == 0) {
-				enum pm_format fmt = pm_sniff(head, len);
-				if (pm_format_source(fmt) == PM_SRC_KERNEL_LOG)
-					f->format = fmt;
-			}
-		} else {
-			f->format = PM_FMT_APP;
-		}
+		if (!f->sniffed) /* a bundle member's may be told when its bundle was read */
+			pm_sniff_given(f);
 		return;
 	}
 	if (f->status != PM_ST_OK)

@@ -3,7 +3,7 @@
  * gives the same verdict, byte for byte, with one thread and with several, read through a
  * folder walk and through pm_evidence_add_bundles, a bad bundle among good ones included,
  * and scanned on the threads (groups and ranks across files, a weak node name that only an
- * earlier file makes known).
+ * earlier file makes known); and what adding bundles holds in memory.
  */
 #include <check.h>
 #include <errno.h>
@@ -355,6 +355,97 @@ START_TEST(test_add_bundles_stopped)
 }
 END_TEST
 
+/*
+ * Bundles whose text members are held back until the scan reads them (bundle.c): after adding
+ * 32 bundles of 56 KiB of job output and a kernel log each, on one thread and on four, none
+ * of that text is held in memory (pm_evidence_held), and the scan still reads every member
+ * (each node's watchdog line, the one Xid) to the same verdict.
+ */
+#define BIG 32
+
+static char *big_job(unsigned threads, size_t *held, size_t *text)
+{
+	struct pm_evidence *ev = pm_evidence_create(rs);
+	struct seen s = {NULL};
+	char *paths[BIG], err[512] = "", *out;
+	json_t *v;
+
+	*text = 0;
+	for (int n = 0; n < BIG; n++) {
+		char host[32], *app = NULL, *kern = NULL, *man = NULL, hex[2][80];
+		struct pmt_member m[2];
+
+		snprintf(host, sizeof(host), "gpu%05d", 10000 + n);
+		for (int k = 0; k < 700; k++)
+			add(&app,
+			    "%d: [2026-11-30 04:%02d:%02d,%03d] iteration %8d/  500000 | "
+			    "lm loss: 2.113E+00 |\n",
+			    n, 10 + k / 60, k % 60, k, 1000 + k);
+		add(&app,
+		    "%d: [rank%d]:[E ProcessGroupNCCL.cpp:616] [Rank %d] Watchdog caught "
+		    "collective operation timeout: WorkNCCL(SeqNum=731337, OpType=ALLREDUCE, "
+		    "Timeout(ms)=600000) ran for 600043 milliseconds before timing out.\n",
+		    n, n, n);
+		add(&kern, "2026-11-30T03:30:00,000000+00:00 mlx5_core 0000:0c:00.0: link up\n");
+		if (n == 5)
+			add(&kern,
+			    "2026-11-30T05:10:00,000000+00:00 NVRM: Xid (PCI:0000:9a:00): 79, "
+			    "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n");
+		m[0] = (struct pmt_member){"sources/user_logs/train.log", app, strlen(app)};
+		m[1] = (struct pmt_member){"sources/kernel_log/dmesg.txt", kern, strlen(kern)};
+		*text += m[0].len + m[1].len;
+		for (int i = 0; i < 2; i++)
+			pm_sha256_buf(m[i].data, m[i].len, hex[i]);
+		add(&man,
+		    "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"bench\",\"job\":\"700002\","
+		    "\"restart\":0,\"node\":\"%s\",\"collected\":{\"start\":"
+		    "\"2026-11-30T05:21:00.000Z\"},\"files\":[{\"path\":\"%s\",\"source\":"
+		    "\"app_log\",\"bytes\":%zu,\"sha256\":\"%s\"},{\"path\":\"%s\",\"source\":"
+		    "\"kernel_log\",\"bytes\":%zu,\"sha256\":\"%s\"}]}",
+		    host, m[0].name, m[0].len, hex[0] + 7, m[1].name, m[1].len, hex[1] + 7);
+		pmt_bundle(pmt_path(tmp, "big"), host, man, m, 2, 0);
+		ck_assert_int_ge(asprintf(&paths[n], "%s/big/nodes/%s.tar.zst", tmp, host), 0);
+		free(app);
+		free(kern);
+		free(man);
+	}
+	ck_assert_ptr_nonnull(ev);
+	pm_evidence_set_threads(ev, threads);
+	ck_assert_int_eq(pm_evidence_add_bundles(ev, BIG, (const char *const *)paths, note, &s), 0);
+	*held = pm_evidence_held(ev);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_msg(v != NULL, "%s", err);
+	out = pm_verdict_dump(v);
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	for (int n = 0; n < BIG; n++)
+		free(paths[n]);
+	free(s.text);
+	return out;
+}
+
+START_TEST(test_members_held_back)
+{
+	size_t held, text;
+	char *one, *four;
+
+	mkdir(pmt_path(tmp, "big"), 0755);
+	one = big_job(1, &held, &text);
+	ck_assert_uint_gt(text, (size_t)BIG * 50000);
+	ck_assert_msg(held == 0, "adding the bundles held %zu bytes of %zu of text", held, text);
+	ck_assert_ptr_nonnull(strstr(one, "gpu_lost"));
+	ck_assert_ptr_nonnull(strstr(one, "gpu10005"));
+	ck_assert_ptr_nonnull(strstr(one, "Watchdog caught"));
+	pmt_rmtree(pmt_path(tmp, "big"));
+	mkdir(pmt_path(tmp, "big"), 0755);
+	four = big_job(4, &held, &text);
+	ck_assert_msg(held == 0, "4 threads: %zu bytes held of %zu of text", held, text);
+	ck_assert_str_eq(one, four);
+	free(one);
+	free(four);
+}
+END_TEST
+
 START_TEST(test_threads_usable)
 {
 	setenv("POSTMORTEM_THREADS", "1", 1);
@@ -379,6 +470,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, test_add_bundles_same_bytes);
 	tcase_add_test(tc, test_add_bundles_stopped);
 	tcase_add_test(tc, test_threads_not_started);
+	tcase_add_test(tc, test_members_held_back);
 	tcase_add_test(tc, test_threads_usable);
 	suite_add_tcase(s, tc);
 	return s;
