@@ -60,9 +60,15 @@ struct bslot {
 	bool done;     /* taken or given up */
 };
 
+struct dctx { /* a context and its output buffer, for one bundle at a time */
+	ZSTD_DCtx *d;
+	unsigned char *buf;
+	size_t cap;
+};
+
 struct dpool { /* decompression contexts for held-back members, on any thread */
 	pthread_mutex_t mu;
-	ZSTD_DCtx *d[8];
+	struct dctx d[8];
 	unsigned n;
 };
 
@@ -667,8 +673,10 @@ static void bundle_io_free(void *p)
 	ZSTD_freeDCtx(z->zdc);
 	free(z->keep);
 	if (z->pool) {
-		for (unsigned k = 0; k < z->pool->n; k++)
-			ZSTD_freeDCtx(z->pool->d[k]);
+		for (unsigned k = 0; k < z->pool->n; k++) {
+			ZSTD_freeDCtx(z->pool->d[k].d);
+			free(z->pool->d[k].buf);
+		}
 		pthread_mutex_destroy(&z->pool->mu);
 		free(z->pool);
 	}
@@ -1368,11 +1376,10 @@ out:
 static int bsrc_fill(struct pm_bsrc *b)
 {
 	struct dpool *p = b->pool;
-	ZSTD_inBuffer in = {b->z, b->zlen, 0};
-	ZSTD_outBuffer o = {NULL, 0, 0};
-	ZSTD_DCtx *d = NULL;
+	struct dctx c = {NULL, NULL, 0};
 	uint64_t end = 0;
-	unsigned char *buf = NULL;
+	unsigned long long whole;
+	size_t need;
 	int rc = -1;
 
 	for (unsigned k = 0; k < b->nslot; k++)
@@ -1386,21 +1393,39 @@ static int bsrc_fill(struct pm_bsrc *b)
 		return -1;
 	pthread_mutex_lock(&p->mu);
 	if (p->n)
-		d = p->d[--p->n];
+		c = p->d[--p->n];
 	pthread_mutex_unlock(&p->mu);
-	if (!(buf = malloc((size_t)end)) || (!d && !(d = ZSTD_createDCtx()))) {
+	/* the whole frame in one call when its header gives its size (a collector's bundle):
+	 * no window to go through; else as a stream, up to END */
+	whole = ZSTD_getFrameContentSize(b->z, b->zlen);
+	need = whole >= end && whole <= 4 * KEEP_MAX ? (size_t)whole : (size_t)end;
+	if (c.cap < need) {
+		unsigned char *nb = realloc(c.buf, need);
+		if (!nb) {
+			errno = ENOMEM;
+			goto out;
+		}
+		c.buf = nb;
+		c.cap = need;
+	}
+	if (!c.d && !(c.d = ZSTD_createDCtx())) {
 		errno = ENOMEM;
 		goto out;
 	}
-	ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
-	o.dst = buf;
-	o.size = (size_t)end;
-	while (o.pos < o.size) {
-		size_t ip = in.pos, op = o.pos, r = ZSTD_decompressStream(d, &o, &in);
+	if (need == whole && !ZSTD_isError(ZSTD_decompressDCtx(c.d, c.buf, need, b->z, b->zlen))) {
+		; /* all of it */
+	} else {
+		ZSTD_inBuffer in = {b->z, b->zlen, 0};
+		ZSTD_outBuffer o = {c.buf, (size_t)end, 0};
 
-		if (ZSTD_isError(r) || (in.pos == ip && o.pos == op)) {
-			errno = EIO; /* the bytes decompressed once already: never */
-			goto out;
+		ZSTD_DCtx_reset(c.d, ZSTD_reset_session_only);
+		while (o.pos < o.size) {
+			size_t ip = in.pos, op = o.pos, r = ZSTD_decompressStream(c.d, &o, &in);
+
+			if (ZSTD_isError(r) || (in.pos == ip && o.pos == op)) {
+				errno = EIO; /* the bytes decompressed once already: never */
+				goto out;
+			}
 		}
 	}
 	for (unsigned k = 0; k < b->nslot; k++) {
@@ -1408,7 +1433,7 @@ static int bsrc_fill(struct pm_bsrc *b)
 
 		if (!sl->attached || sl->done || sl->data)
 			continue;
-		if (XXH3_64bits(buf + sl->off, sl->len) != sl->xx) {
+		if (XXH3_64bits(c.buf + sl->off, sl->len) != sl->xx) {
 			errno = EIO;
 			goto out;
 		}
@@ -1416,21 +1441,25 @@ static int bsrc_fill(struct pm_bsrc *b)
 			errno = ENOMEM;
 			goto out;
 		}
-		memcpy(sl->data, buf + sl->off, sl->len);
+		memcpy(sl->data, c.buf + sl->off, sl->len);
 	}
 	free(b->z); /* every member wanted is out */
 	b->z = NULL;
 	rc = 0;
 out:
-	free(buf);
-	if (d) {
-		pthread_mutex_lock(&p->mu);
-		if (p->n < sizeof(p->d) / sizeof(p->d[0]))
-			p->d[p->n++] = d;
-		else
-			ZSTD_freeDCtx(d);
-		pthread_mutex_unlock(&p->mu);
+	if (c.cap > 4 * KEEP_MAX) { /* a stream's END can be larger: not kept */
+		free(c.buf);
+		c.buf = NULL;
+		c.cap = 0;
 	}
+	pthread_mutex_lock(&p->mu);
+	if (p->n < sizeof(p->d) / sizeof(p->d[0])) {
+		p->d[p->n++] = c;
+	} else {
+		ZSTD_freeDCtx(c.d);
+		free(c.buf);
+	}
+	pthread_mutex_unlock(&p->mu);
 	return rc;
 }
 
