@@ -428,6 +428,21 @@ static int note_tally(struct scan *s, size_t k, bool tally)
 	return 0;
 }
 
+/* Room for one more observation in EV.  Each is written whole when added, so the room is not
+ * zeroed: the pages past the last observation are never touched (a merge of 16,384 nodes
+ * keeps just over 2^17, and the doubling to 2^18 was 16 MiB of zeroes resident).  0, or -1. */
+static int obs_grow(struct pm_evidence *ev)
+{
+	size_t na = ev->aobs ? 2 * ev->aobs : 16;
+	struct pm_obs *p = realloc(ev->obs, na * sizeof(*p));
+
+	if (!p)
+		return -1;
+	ev->obs = p;
+	ev->aobs = na;
+	return 0;
+}
+
 /* One confirmed line of rule RI: record it (or count it into its group).  WHEN is the event
  * time when the caller knows it (a fact's sample), else 0: the line's own stamp, if any. */
 static int record(struct scan *s, size_t ri, const char *line, size_t len,
@@ -542,7 +557,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		errno = ENOMEM;
 		return -1;
 	}
-	if (ev->nobs == ev->aobs && pm_grow((void **)&ev->obs, &ev->aobs, sizeof(*ev->obs)) < 0) {
+	if (ev->nobs == ev->aobs && obs_grow(ev) < 0) {
 		pm_obs_free(&o);
 		return -1;
 	}
@@ -1509,8 +1524,7 @@ static int merge_file(struct scan *s, struct scanned *r)
 			ev->obs[g->obs].repeats += 1 + o->repeats;
 			continue;
 		}
-		if (ev->nobs == ev->aobs &&
-		    pm_grow((void **)&ev->obs, &ev->aobs, sizeof(*ev->obs)) < 0)
+		if (ev->nobs == ev->aobs && obs_grow(ev) < 0)
 			return -1;
 		if (!isnew) {
 			ev->obs[g->obs].repeats += o->repeats;
@@ -1661,6 +1675,16 @@ static bool task_file(const struct pm_file *f)
 	return parsed_later(f) && (f->format == PM_FMT_RANK_MAP || f->format == PM_FMT_TASK_EXIT);
 }
 
+/* A task file of EV just parsed (F) is not read again when EV has task records or collected
+ * bundles (as the scan's release says): its bytes are freed before the scan, where the
+ * observations grow, instead of as the scan passes it. */
+static void parsed_release(const struct pm_evidence *ev, struct pm_file *f)
+{
+	if ((f->format == PM_FMT_RANK_MAP || f->format == PM_FMT_TASK_EXIT) &&
+	    (ev->ntasks || ev->ncollect))
+		pm_file_release(f);
+}
+
 static void *parse_make(void *arg, unsigned w, size_t k)
 {
 	struct pm_evidence *ev = arg;
@@ -1709,6 +1733,7 @@ static int parse_take(void *arg, size_t k, void *item)
 		if (!p->t[j]) {
 			if (parsed_later(f) && !task_file(f))
 				parse_structured(ev, i);
+			parsed_release(ev, f);
 			continue;
 		}
 		if (pm_tasks_apply(ev, p->t[j], reason, sizeof(reason)) < 0 &&
@@ -1717,6 +1742,7 @@ static int parse_take(void *arg, size_t k, void *item)
 			free(f->reason);
 			f->reason = strdup(reason[0] ? reason : "not what its format promised");
 		}
+		parsed_release(ev, f);
 	}
 	return 0;
 }
@@ -1784,9 +1810,11 @@ int pm_scan_all(struct pm_evidence *ev)
 		if (parse_all(ev) < 0)
 			return -1;
 	} else {
-		for (size_t i = 0; i < ev->nfiles; i++)
+		for (size_t i = 0; i < ev->nfiles; i++) {
 			if (parsed_later(&ev->files[i]))
 				parse_structured(ev, i);
+			parsed_release(ev, &ev->files[i]);
+		}
 	}
 
 	if (ev->rs->scratch && hs_clone_scratch(ev->rs->scratch, &s.scratch) != HS_SUCCESS)
