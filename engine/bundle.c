@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 #include <zstd.h>
 
 #include "evidence.h"
@@ -36,9 +35,9 @@ struct member {
 	size_t len;
 	bool hashed; /* D is its digest, checked against the manifest as it was read */
 	unsigned char d[32];
-	/* held back (DATA freed): at OFF in the bundle's tar, XX its XXH3-64, FMT its format */
+	/* held back (DATA freed): at OFF in the bundle's tar, FMT its format */
 	bool defer;
-	uint64_t off, xx;
+	uint64_t off;
 	enum pm_format fmt;
 	unsigned slot;
 };
@@ -53,7 +52,7 @@ struct member {
  * the bundle is read; their digests are checked then as before.
  */
 struct bslot {
-	uint64_t off, xx;
+	uint64_t off;
 	size_t len;
 	void *data;    /* decompressed, not taken yet */
 	bool attached; /* a file of the set holds it */
@@ -807,7 +806,6 @@ static void hold_back(struct archive *ar, struct zsrc *z, const json_t *want, st
 	}
 	mm->fmt = t.format;
 	mm->off = off;
-	mm->xx = XXH3_64bits(mm->data, mm->len);
 	mm->defer = true;
 	mm->slot = (*nheld)++;
 	free(mm->data);
@@ -911,7 +909,6 @@ static struct pm_bsrc *bsrc_new(struct zsrc *z, struct dpool *pool, const struct
 		if (m[k].defer) {
 			b->slot[m[k].slot].off = m[k].off;
 			b->slot[m[k].slot].len = m[k].len;
-			b->slot[m[k].slot].xx = m[k].xx;
 		}
 	return b;
 }
@@ -1371,8 +1368,9 @@ out:
 /* ---- members held back: read when first wanted ---- */
 
 /* Decompress B's bundle up to the end of its last member wanted (attached, not out yet) and
- * give each such member its bytes, checked against the digest taken when the bundle was
- * read; B locked.  0, or -1 (errno). */
+ * give each such member its bytes; B locked.  The bytes are those compared when the bundle
+ * was read (the same compressed bytes, decompressed the same way; a frame's own checksum,
+ * when it has one, is checked by the one call).  0, or -1 (errno). */
 static int bsrc_fill(struct pm_bsrc *b)
 {
 	struct dpool *p = b->pool;
@@ -1433,10 +1431,6 @@ static int bsrc_fill(struct pm_bsrc *b)
 
 		if (!sl->attached || sl->done || sl->data)
 			continue;
-		if (XXH3_64bits(c.buf + sl->off, sl->len) != sl->xx) {
-			errno = EIO;
-			goto out;
-		}
 		if (!(sl->data = malloc(sl->len))) {
 			errno = ENOMEM;
 			goto out;
