@@ -439,7 +439,10 @@ def baseline(cli, rules, fixdir):
         out = subprocess.run([cli, 'diagnose', '--json', '--rules', rules, ev],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         v = json.loads(out.stdout)
-        files = {c['file']: (c.get('source'), c.get('node')) for c in v.get('coverage', [])
+        # each input's kind and node: --inputs (a verdict's coverage is grouped by source)
+        out = subprocess.run([cli, 'diagnose', '--inputs', '--rules', rules, ev],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        files = {c['file']: (c.get('source'), c.get('node')) for c in json.loads(out.stdout)
                  if c.get('file')}
         return name, (verdict_key(v), files, hosts(v['job'].get('nodes')))
 
@@ -530,6 +533,8 @@ def check(build_dir, src_dir, styles):
                 if st == style and name not in cases and name in base:
                     print('  [%s] %s passes now: its KNOWN entry can go' % (style, name))
             print('%-14s %3d files wrapped: %s' % (style, n, m.group(0) if m else 'no summary'))
+            if not n:  # a style that wraps nothing tests nothing
+                bad.append('  [%s] no file was wrapped' % style)
             if not m or bad:
                 failed += 1
                 print('\n'.join(bad))
