@@ -253,6 +253,8 @@ static void kmsg_iso_prefix(const char *s, size_t n, struct pm_prefix *out)
 }
 
 /* "Nov 30 03:11:58 gpu016 kernel: [  12.345678] " or "2026-11-30T03:11:58+0000 gpu016 ". */
+static bool is_level(const char *s, size_t len, bool anycase);
+
 static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 {
 	struct pm_in_stamp st;
@@ -268,6 +270,11 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 	/* a copy with the host cut out ("Feb 23 03:28:16 kernel: ...") is the same log */
 	h = pm_in_starts(s + p, n - p, "kernel: ") ? 0 : host_at(s + p, n - p, ' ');
 	if (!h && !pm_in_starts(s + p, n - p, "kernel: "))
+		return;
+	/* "2026-11-30 03:11:58,404 ERROR trainer: ..." is a logging framework's line (Python's
+	 * "%(asctime)s %(levelname)s %(name)s: %(message)s"), not a host and a syslog tag: no
+	 * host is called ERROR.  Taken for syslog, a job's log was read as a kernel log. */
+	if (h && is_level(s + p, h, false))
 		return;
 	if (h) {
 		out->node = s + p;

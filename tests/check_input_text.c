@@ -181,6 +181,11 @@ START_TEST(sniff_logs)
 			       "Mar  4 11:02:41 trainer: epoch 4 loss 2.0\n"
 			       "Mar  4 11:02:42 trainer: epoch 5 loss 1.9\n"),
 			 PM_FMT_APP);
+	/* Python's "%(asctime)s %(levelname)s %(name)s: %(message)s": a level is no host */
+	ck_assert_int_eq(sniff("2026-11-30 03:11:50,101 INFO trainer: epoch 3\n"
+			       "2026-11-30 03:11:51,202 INFO trainer: step 100 loss 2.31\n"
+			       "2026-11-30 03:11:58,404 ERROR trainer: RuntimeError: CUDA error\n"),
+			 PM_FMT_APP);
 	ck_assert_int_eq(sniff("-- Logs begin at Mon 2026-11-30 00:00:00 UTC. --\n"
 			       "2026-11-30T03:11:58+0000 gpu016 kernel: NVRM: Xid 79\n"
 			       "2026-11-30T03:11:59+0000 gpu016 kernel: NVRM: GPU lost\n"),
