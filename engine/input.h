@@ -252,6 +252,9 @@ struct pm_peel {
 	size_t end;	  /* end of the text: a CRLF's CR and a right frame cut off */
 	size_t cr;	  /* start of the text after the last carriage return (0: none) */
 	size_t first;	  /* end of the outermost wrapper (0: none) */
+	size_t logger;	  /* where a logger's "name: " after a level word starts, when one was
+			   * peeled as such (Python's "%(levelname)s %(name)s: %(message)s"): the
+			   * text from there, if the line's own message starts "word: " (0: none) */
 	int rank;	  /* -1: no wrapper says */
 	int pid;	  /* -1: no wrapper says */
 	const char *node; /* points into the line; NULL: none */

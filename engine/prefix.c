@@ -396,6 +396,7 @@ enum {
 struct peel {
 	const struct pm_timectx *ctx;
 	struct pm_peel *out;
+	const char *line;
 	unsigned seen;
 };
 
@@ -730,8 +731,42 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 	return i + 2;
 }
 
+/*
+ * A logger's name and ": " at S, right after a level word and blanks: Python's
+ * "%(levelname)s %(name)s: %(message)s" ("ERROR torch.distributed.elastic: ").  Its length,
+ * ": " included; 0 when none.  Lower case only: "ERROR RuntimeError: ..." and "ERROR NCCL:
+ * ..." are messages, not loggers; and not a word that quotes an error ("caught: ", the
+ * exception rule's guard).
+ */
+static size_t logger_name(const char *s, size_t n)
+{
+	static const char *const quoting[] = {
+		"after",     "caught",	 "catching", "ignoring", "ignored",
+		"handled",   "handling", "retrying", "skipping", "suppressed",
+		"swallowed", "raised",	 "got",	     "error",	 "warning",
+	};
+	size_t t = 0;
+	bool lower = false;
+
+	for (; t < n && t < 96; t++) {
+		char c = s[t];
+		if (c >= 'a' && c <= 'z')
+			lower = true;
+		else if (!pm_in_isdigit(c) && !strchr("_.-<>", c))
+			break;
+	}
+	if (!lower || t + 1 >= n || s[t] != ':' || s[t + 1] != ' ')
+		return 0;
+	for (size_t i = 0; i < sizeof(quoting) / sizeof(quoting[0]); i++)
+		if (strlen(quoting[i]) == t && !memcmp(s, quoting[i], t))
+			return 0;
+	return t + 2;
+}
+
 /* A level word: "ERROR - ", "ERROR    | ", "ERROR: ", "ERROR " and Python's default
- * "ERROR:root:" / "WARNING:torch.distributed.run:". */
+ * "ERROR:root:" / "WARNING:torch.distributed.run:"; after "ERROR ", a logger's "name: "
+ * (logger_name), whose start pm_peel keeps: the text of the line, should it be a message
+ * of its own that starts "word: " ("ERROR srun: error: ..."). */
 static size_t level_layer(struct peel *w, const char *s, size_t n)
 {
 	size_t l = 0, k;
@@ -753,7 +788,12 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 	if (!blank(s[l]) && s[l] != ':')
 		return 0;
 	w->seen |= W_LOG | W_LEVEL;
-	return l + sep(s + l, n - l);
+	k = l + sep(s + l, n - l);
+	if (k == l + blanks(s + l, n - l, 32) && (l = logger_name(s + k, n - k))) {
+		w->out->logger = (size_t)(s + k - w->line);
+		k += l;
+	}
+	return k;
 }
 
 /* Name fields: pdsh's and clush's "host: ", docker compose's and kubectl's "name  | ",
@@ -910,7 +950,7 @@ static void peel_from(struct peel *w, const char *line, size_t *p, size_t head)
 void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_timectx *ctx,
 	     struct pm_peel *out)
 {
-	struct peel w = {.ctx = ctx, .out = out};
+	struct peel w = {.ctx = ctx, .out = out, .line = line};
 	size_t p = 0, c;
 
 	memset(out, 0, sizeof(*out));

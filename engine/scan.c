@@ -744,6 +744,11 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 		pe.skip = pe.end;
 	subj = line + pe.skip;
 	rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.skip, 0, 0, s->md, s->rs->mctx);
+	if (rc < 0 && pe.logger && pe.logger >= pe.cr && pe.logger < pe.skip) {
+		subj = line + pe.logger; /* "ERROR srun: error: ...": not a logger's name */
+		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.logger, 0, 0, s->md,
+				 s->rs->mctx);
+	}
 	if (rc < 0 && pe.skip > pe.cr) {
 		subj = line + pe.cr;
 		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.cr, 0, 0, s->md, s->rs->mctx);

@@ -92,6 +92,11 @@ START_TEST(peel_frameworks)
 		 "", T0311 + 0.002, 0},
 		/* grep -H's file name before a stamp */
 		{"train.log:2026-11-30 03:11:58,002 - ERROR - x", "x", -1, "", T0311 + 0.002, 0},
+		/* Python's "%(asctime)s %(levelname)s %(name)s: %(message)s", padded or not */
+		{"2026-11-30 03:11:58,002 ERROR torch.distributed.elastic: RuntimeError: x",
+		 "RuntimeError: x", -1, "", T0311 + 0.002, 0},
+		{"2026-11-30 03:11:58,002 WARNING  __main__: NCCL WARN x", "NCCL WARN x", -1, "",
+		 T0311 + 0.002, 0},
 		/* kernel lines quoted in the job's output */
 		{"[Mon Nov 30 03:11:58 2026] NVRM: Xid", "NVRM: Xid", -1, "", T0311, 0},
 		{"[ 5612.000001] NVRM: Xid", "NVRM: Xid", -1, "", 0, 0},
@@ -169,6 +174,45 @@ START_TEST(peel_terminal)
 END_TEST
 
 /* What is not a wrapper stays the program's text. */
+/* After a level, a lower-case "name: " is a logger's: peeled, its start kept (pm_peel.logger)
+ * for a line whose message itself starts "word: "; exception names, upper-case words and
+ * words that quote an error are the message's. */
+START_TEST(peel_logger_name)
+{
+	static const struct {
+		const char *line, *text, *from_logger;
+	} t[] = {
+		{"03:11:58,002 ERROR trainer: [rank3]: x", "x", "trainer: [rank3]: x"},
+		{"ERROR srun: error: gpu016: task 3: Killed", "error: gpu016: task 3: Killed",
+		 "srun: error: gpu016: task 3: Killed"},
+		{"ERROR RuntimeError: CUDA error: x", "RuntimeError: CUDA error: x", NULL},
+		{"ERROR NCCL: x", "NCCL: x", NULL},
+		{"ERROR caught: RuntimeError: x", "caught: RuntimeError: x", NULL},
+		{"ERROR - trainer: x", "trainer: x", NULL},
+		{"ERROR trainer:x", "trainer:x", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t n = strlen(t[i].line);
+		char *b = malloc(n);
+		struct pm_peel p;
+
+		ck_assert_ptr_nonnull(b);
+		memcpy(b, t[i].line, n);
+		pm_peel(PM_FMT_APP, b, n, &ctx2026, &p);
+		ck_assert_msg(p.end - p.skip == strlen(t[i].text) &&
+				      !memcmp(b + p.skip, t[i].text, p.end - p.skip),
+			      "'%s': text '%.*s'", t[i].line, (int)(p.end - p.skip), b + p.skip);
+		if (t[i].from_logger)
+			ck_assert_msg(p.logger && !strcmp(t[i].line + p.logger, t[i].from_logger),
+				      "'%s': logger at %zu", t[i].line, p.logger);
+		else
+			ck_assert_msg(!p.logger, "'%s': a logger at %zu", t[i].line, p.logger);
+		free(b);
+	}
+}
+END_TEST
+
 START_TEST(peel_not_wrappers)
 {
 	static const struct want t[] = {
@@ -331,6 +375,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_launchers);
 	tcase_add_test(tc, peel_stacked);
 	tcase_add_test(tc, peel_terminal);
+	tcase_add_test(tc, peel_logger_name);
 	tcase_add_test(tc, peel_not_wrappers);
 	tcase_add_test(tc, peel_hostile);
 	tcase_add_test(tc, text_clean);

@@ -154,6 +154,11 @@ def absl(ln, c, t):
     return 'E0000 00:00:%s 40074 train.cc:212] ' % ('%.6f' % t)
 
 
+def pylog_colon(ln, c, t):
+    """Python's "%(asctime)s %(levelname)s %(name)s: %(message)s", a dotted logger name."""
+    return iso()(ln, c, t) + ' ERROR torch.distributed.elastic: '
+
+
 def pybasic(ln, c, t):
     return 'ERROR:root:'
 
@@ -299,6 +304,7 @@ SQUASH = 'squashed'
 STYLES = {
     'pylog': (inner(pylog), None),
     'pylog-named': (inner(pylog_named), None),
+    'pylog-colon': (inner(pylog_colon), None),
     'glog': (inner(glog), None),
     'absl': (inner(absl), None),
     'pybasic': (inner(pybasic), None),
