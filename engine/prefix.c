@@ -593,6 +593,8 @@ static size_t glog_layer(struct peel *w, const char *s, size_t n)
 /* Bracketed layers: "[2026-11-30 03:11:58,002]", glog's "[E1130 ...]", PyTorch's
  * "[W socket.cpp:401]", Open MPI's "[host:pid]", and any "[field]" without a blank
  * ("[ERROR]", "[trainer]", "[gpu016]", "[pod/name/c]", "[10:00:00]"). */
+static size_t logger_after(struct peel *w, const char *s, size_t k, size_t n);
+
 static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 {
 	double t;
@@ -637,6 +639,10 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 		w->out->pid = (int)capped(s + 2 + h, i - 2 - h);
 	} else if (is_level(s + 1, i - 1, true)) {
 		w->seen |= W_LOG | W_LEVEL;
+		k = i + 1 + blanks(s + i + 1, n - i - 1, 32);
+		/* "[ERROR] trainer: " ("%(asctime)s [%(levelname)s] %(name)s: ") */
+		if (k > i + 1 && k == i + 1 + sep(s + i + 1, n - i - 1))
+			return logger_after(w, s, k, n);
 	} else if (h == i - 1) {
 		weak_node(w, s + 1, h);
 	}
@@ -763,6 +769,18 @@ static size_t logger_name(const char *s, size_t n)
 	return t + 2;
 }
 
+/* K, or past a logger's "name: " at S + K (logger_name), right after a level and blanks:
+ * its start kept for the confirmation (pm_peel.logger). */
+static size_t logger_after(struct peel *w, const char *s, size_t k, size_t n)
+{
+	size_t l = logger_name(s + k, n - k);
+
+	if (!l)
+		return k;
+	w->out->logger = (size_t)(s + k - w->line);
+	return k + l;
+}
+
 /* A level word: "ERROR - ", "ERROR    | ", "ERROR: ", "ERROR " and Python's default
  * "ERROR:root:" / "WARNING:torch.distributed.run:"; after "ERROR ", a logger's "name: "
  * (logger_name), whose start pm_peel keeps: the text of the line, should it be a message
@@ -789,11 +807,7 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 		return 0;
 	w->seen |= W_LOG | W_LEVEL;
 	k = l + sep(s + l, n - l);
-	if (k == l + blanks(s + l, n - l, 32) && (l = logger_name(s + k, n - k))) {
-		w->out->logger = (size_t)(s + k - w->line);
-		k += l;
-	}
-	return k;
+	return k == l + blanks(s + l, n - l, 32) ? logger_after(w, s, k, n) : k;
 }
 
 /* Name fields: pdsh's and clush's "host: ", docker compose's and kubectl's "name  | ",

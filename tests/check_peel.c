@@ -189,6 +189,10 @@ START_TEST(peel_logger_name)
 		{"ERROR NCCL: x", "NCCL: x", NULL},
 		{"ERROR caught: RuntimeError: x", "caught: RuntimeError: x", NULL},
 		{"ERROR - trainer: x", "trainer: x", NULL},
+		{"2026-11-30 03:11:58 [ERROR] finetune.loop: RuntimeError: x", "RuntimeError: x",
+		 "finetune.loop: RuntimeError: x"},
+		{"[ERROR] - trainer: x", "trainer: x", NULL},
+		{"[ERROR]: trainer: x", "trainer: x", NULL},
 		{"ERROR trainer:x", "trainer:x", NULL},
 	};
 

@@ -159,6 +159,11 @@ def pylog_colon(ln, c, t):
     return iso()(ln, c, t) + ' ERROR torch.distributed.elastic: '
 
 
+def pylog_bracket(ln, c, t):
+    """"%(asctime)s [%(levelname)s] %(name)s: %(message)s"."""
+    return iso(frac='')(ln, c, t) + ' [ERROR] finetune.loop: '
+
+
 def pybasic(ln, c, t):
     return 'ERROR:root:'
 
@@ -305,6 +310,7 @@ STYLES = {
     'pylog': (inner(pylog), None),
     'pylog-named': (inner(pylog_named), None),
     'pylog-colon': (inner(pylog_colon), None),
+    'pylog-bracket': (inner(pylog_bracket), None),
     'glog': (inner(glog), None),
     'absl': (inner(absl), None),
     'pybasic': (inner(pybasic), None),
