@@ -635,6 +635,24 @@ e2e_final_or_retry() {
 	timeout 60 "$E2E_CLI" finalize --pending >/dev/null 2>&1 || true
 	e2e_final_verdict "$1" "${2:-0}"
 }
+# e2e_slurm_record_or_retry JOB [RESTART]: the stored run has Slurm's final record; a merge
+# that ran before slurmdbd had the job's record (a job that fails at launch ends in
+# milliseconds) is merged again every 5 s, as the finalize timer would (`finalize JOB --force`).
+e2e_slurm_record_or_retry() {
+	local d
+	d=$(e2e_jobdir "$1" "${2:-0}")
+	[ "$(jq -r '.scheduler.final' "$d/manifest.json" 2>/dev/null)" = true ] && return 0
+	[ $((SECONDS - E2E_RETRIED)) -ge 5 ] || return 1
+	E2E_RETRIED=$SECONDS
+	timeout 60 "$E2E_CLI" finalize "$1" --restart "${2:-0}" --force >/dev/null 2>&1 || true
+	[ "$(jq -r '.scheduler.final' "$d/manifest.json" 2>/dev/null)" = true ]
+}
+# e2e_wait_slurm_record JOB [RESTART]: e2e_slurm_record_or_retry until it holds (60 s).
+e2e_wait_slurm_record() {
+	e2e_wait_for 60 e2e_slurm_record_or_retry "$1" "${2:-0}" ||
+		e2e_fail "job $1: no final Slurm record in the stored run after 60 s: $(jq -c .scheduler "$(e2e_jobdir "$1" "${2:-0}")/manifest.json" 2>&1)"
+	e2e_wait_verdict "$1" "${2:-0}" # the comment again, if the merge changed it
+}
 # e2e_wait_verdict JOB [RESTART] [SECONDS]: the job's final verdict is stored and in sacct.
 e2e_wait_verdict() {
 	local secs=${3:-60} d
@@ -892,6 +910,7 @@ e2e_has() { grep "$@" >/dev/null; }
 # code missed a match by where malloc had put the job's output.)
 e2e_trust_check() {
 	e2e_wait_verdict "$1"
+	e2e_wait_slurm_record "$1"
 	e2e_pm_check "$1"
 	e2e_pm_rediag "$1"
 	e2e_trust_no_blame
