@@ -252,9 +252,9 @@ static void kmsg_iso_prefix(const char *s, size_t n, struct pm_prefix *out)
 		out->skip = k + 1;
 }
 
-/* "Nov 30 03:11:58 gpu016 kernel: [  12.345678] " or "2026-11-30T03:11:58+0000 gpu016 ". */
 static bool is_level(const char *s, size_t len, bool anycase);
 
+/* "Nov 30 03:11:58 gpu016 kernel: [  12.345678] " or "2026-11-30T03:11:58+0000 gpu016 ". */
 static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 {
 	struct pm_in_stamp st;
@@ -590,11 +590,12 @@ static size_t glog_layer(struct peel *w, const char *s, size_t n)
 	return k + sep(s + k, n - k);
 }
 
-/* Bracketed layers: "[2026-11-30 03:11:58,002]", glog's "[E1130 ...]", PyTorch's
- * "[W socket.cpp:401]", Open MPI's "[host:pid]", and any "[field]" without a blank
- * ("[ERROR]", "[trainer]", "[gpu016]", "[pod/name/c]", "[10:00:00]"). */
 static size_t logger_after(struct peel *w, const char *s, size_t k, size_t n);
 
+/* Bracketed layers: "[2026-11-30 03:11:58,002]", glog's "[E1130 ...]", PyTorch's
+ * "[W socket.cpp:401]", Open MPI's "[host:pid]", and any "[field]" without a blank
+ * ("[ERROR]", "[trainer]", "[gpu016]", "[pod/name/c]", "[10:00:00]"); after a level and
+ * blanks, a logger's name (logger_after). */
 static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 {
 	double t;
@@ -758,7 +759,7 @@ static size_t logger_name(const char *s, size_t n)
 		char c = s[t];
 		if (c >= 'a' && c <= 'z')
 			lower = true;
-		else if (!pm_in_isdigit(c) && !strchr("_.-<>", c))
+		else if (!pm_in_isdigit(c) && (!c || !strchr("_.-<>", c)))
 			break;
 	}
 	if (!lower || t + 1 >= n || s[t] != ':' || s[t + 1] != ' ')

@@ -214,6 +214,18 @@ START_TEST(peel_logger_name)
 			ck_assert_msg(!p.logger, "'%s': a logger at %zu", t[i].line, p.logger);
 		free(b);
 	}
+	{ /* a NUL is no byte of a name */
+		static const char l[] = "ERROR tra\0ner: x";
+		char *b = malloc(sizeof(l) - 1);
+		struct pm_peel p;
+
+		ck_assert_ptr_nonnull(b);
+		memcpy(b, l, sizeof(l) - 1);
+		pm_peel(PM_FMT_APP, b, sizeof(l) - 1, &ctx2026, &p);
+		ck_assert_uint_eq(p.skip, 6);
+		ck_assert_uint_eq(p.logger, 0);
+		free(b);
+	}
 }
 END_TEST
 
