@@ -1156,21 +1156,16 @@ void pm_sniff_given(struct pm_file *f)
 	size_t len = 0;
 
 	f->sniffed = true;
-	if (!pm_source_scanned(f->source)) {
-		if (head_of(f, head, sizeof(head), &len) == 0) {
-			enum pm_format fmt = pm_sniff(head, len);
-			if (pm_format_source(fmt) == f->source)
-				f->format = fmt;
-		}
-	} else if (f->source == PM_SRC_KERNEL_LOG) {
-		f->format = PM_FMT_DMESG;
-		if (head_of(f, head, sizeof(head), &len) == 0) {
-			enum pm_format fmt = pm_sniff(head, len);
-			if (pm_format_source(fmt) == PM_SRC_KERNEL_LOG)
-				f->format = fmt;
-		}
-	} else {
+	if (f->source == PM_SRC_KERNEL_LOG)
+		f->format = PM_FMT_DMESG; /* unless its head says which kernel log format */
+	else if (pm_source_scanned(f->source)) {
 		f->format = PM_FMT_APP;
+		return;
+	}
+	if (head_of(f, head, sizeof(head), &len) == 0) {
+		enum pm_format fmt = pm_sniff(head, len);
+		if (pm_format_source(fmt) == f->source)
+			f->format = fmt;
 	}
 }
 
