@@ -339,14 +339,12 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		/* a node the folder's words only guessed is named, never excluded */
 		bool excl = any_hw && nodes[0] && !pm_att_node_guessed(a, c);
 		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
-		if (excl)
-			snprintf(buf, sizeof(buf),
-				 "retry the job excluding %s (cheap and reversible "
-				 "while the cause is open)",
-				 nodes);
-		else
-			snprintf(buf, sizeof(buf), "%s", u ? u->cont_action : "retry the job");
-		json_object_set_new(cont, "action", json_string(buf));
+		/* json_sprintf, not BUF: a long host list must not cut the sentence short */
+		json_object_set_new(cont, "action",
+				    excl ? json_sprintf("retry the job excluding %s (cheap and "
+							"reversible while the cause is open)",
+							nodes) :
+					   json_string(u ? u->cont_action : "retry the job"));
 		json_object_set_new(cont, "owner", json_string("user"));
 		json_object_set_new(cont, "reversible", json_true());
 		json_object_set_new(cont, "justified", json_true());
@@ -382,16 +380,14 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		 * no node at all (a kernel log of unknown origin in a hand folder: there is no
 		 * node to exclude or repair): retry; excluding the node is the user's choice */
 		json_object_set_new(cont, "id", json_string("retry"));
-		if (nodes[0])
-			snprintf(buf, sizeof(buf),
-				 "retry the job; excluding %s (--exclude=%s) is your reversible "
-				 "choice while nothing the user cannot write confirms it",
-				 nodes, nodes);
-		else
-			snprintf(buf, sizeof(buf),
-				 "retry the job; if it recurs, collect the kernel "
-				 "log and nvidia-smi -q of its nodes");
-		json_object_set_new(cont, "action", json_string(buf));
+		json_object_set_new(
+			cont, "action",
+			nodes[0] ? json_sprintf("retry the job; excluding %s (--exclude=%s) is "
+						"your reversible choice while nothing the user "
+						"cannot write confirms it",
+						nodes, nodes) :
+				   json_string("retry the job; if it recurs, collect the kernel "
+					       "log and nvidia-smi -q of its nodes"));
 		json_object_set_new(cont, "owner", json_string("user"));
 		json_object_set_new(cont, "reversible", json_true());
 		json_object_set_new(cont, "justified", json_true());
