@@ -398,12 +398,74 @@ static bool tied(const struct att *a, const struct cand *l, const struct cand *s
 	       pm_att_silent_support(a, l) == pm_att_silent_support(a, s);
 }
 
+/*
+ * The lead's hardware class on other nodes, each from that node's own evidence, as dated,
+ * as strong and as ranked as the lead (phase 8): two GPUs that fell off the bus in the same
+ * second on two nodes.  Each node had its event; the order between them is only their
+ * names', and calling one the origin and the other a bystander would tell operators to
+ * keep running on a node whose hardware failed.  Each is an origin (the first three in
+ * ALSO) and the verdict is ambiguous: separate faults, or one cause they share.  Returns
+ * how many there are.
+ */
+static size_t co_origins(struct att *a, struct cand *l)
+{
+	size_t n = 0;
+
+	if (!l->hardware || l->lead != LEAD_RULE || l->fallback || !l->node[0] || l->nalso)
+		return 0;
+	for (size_t i = 1; i < a->live; i++) {
+		const struct cand *c = &a->c[i];
+		if (c->dead || !c->hardware || c->lead != LEAD_RULE || c->fallback || !c->node[0] ||
+		    strcmp(c->cls, l->cls) || !strcmp(c->node, l->node) ||
+		    c->strength != l->strength || !c->has_t != !l->has_t ||
+		    !close_in_time(a, l, c) || cand_rank(c) != cand_rank(l) ||
+		    c->prestart != l->prestart || outcome_rank(a, c) != outcome_rank(a, l) ||
+		    pm_att_silent_support(a, c) != pm_att_silent_support(a, l))
+			continue;
+		if (l->nalso < sizeof(l->also) / sizeof(l->also[0]))
+			snprintf(l->also[l->nalso++], sizeof(l->also[0]), "%s", c->node);
+		/* and their ranks and the GPUs they lost (origin.ranks and .gpus; as many GPUs
+		 * as the lead keeps) */
+		for (size_t r = 0; r < c->nranks; r++)
+			if (pm_att_cand_addrank(l, c->ranks[r]) < 0)
+				return n;
+		for (size_t g = 0; g < c->ngpus && l->ngpus < 8; g++) {
+			bool have = false;
+			for (size_t k = 0; k < l->ngpus && !have; k++)
+				have = !strcmp(l->gpus[k], c->gpus[g]);
+			if (!have && (l->gpus[l->ngpus] = strdup(c->gpus[g])))
+				l->ngpus++;
+		}
+		n++;
+	}
+	return n;
+}
+
 /* What would separate an ambiguous verdict's candidates (ambiguity.test). */
 static void ambiguity_test(struct att *a)
 {
 	const struct cand *l = a->lead, *s = a->second;
 
-	if (a->ambiguous && l && s) {
+	if (a->ambiguous && l && a->nco) {
+		const struct pm_decision *d = pm_ruleset_decision(a->rs, l->cls, l->sub);
+		char nodes[512], t[600];
+		int k = snprintf(nodes, sizeof(nodes), "%s", l->node);
+
+		for (size_t i = 0; i < l->nalso && k > 0 && (size_t)k < sizeof(nodes); i++)
+			k += snprintf(nodes + k, sizeof(nodes) - (size_t)k, ",%s", l->also[i]);
+		if (a->nco > l->nalso && k > 0 && (size_t)k < sizeof(nodes))
+			snprintf(nodes + k, sizeof(nodes) - (size_t)k, " and %zu more",
+				 a->nco - l->nalso);
+		pm_subst(t, sizeof(t), d ? d->next_test : "", nodes);
+		snprintf(a->test, sizeof(a->test),
+			 "%s: a fault on each node fails it there; all passing points to one "
+			 "cause they share (power, cooling, a driver or firmware change)",
+			 t[0] ? t : "diagnostics on each node");
+		pm_att_why(a,
+			   "%s/%s on %zu nodes within the %.1f s skew tolerance (%s), each from "
+			   "the node's own evidence: nothing tells one of them for the cause.",
+			   l->cls, l->sub, a->nco + 1, a->rs->skew_s, nodes);
+	} else if (a->ambiguous && l && s) {
 		const struct pm_decision *d1 = pm_ruleset_decision(a->rs, l->cls, l->sub);
 		const struct pm_decision *d2 = pm_ruleset_decision(a->rs, s->cls, s->sub);
 		char t1[300], t2[300], wide[96] = "";
@@ -470,7 +532,7 @@ void pm_att_phase_status(struct att *a)
 		}
 	} else {
 		a->status = VS_ATTRIBUTED;
-		if (tied(a, l, a->second)) {
+		if (tied(a, l, a->second) || (a->nco = co_origins(a, l))) {
 			a->status = VS_AMBIGUOUS;
 			a->ambiguous = true;
 		}

@@ -128,6 +128,7 @@ struct att {
 	struct cand *lead, *second;
 	enum vstatus status;
 	bool ambiguous;
+	size_t nco;	/* the lead's class on so many other nodes at its time (co_origins) */
 	char test[768]; /* the observation that would separate the candidates */
 	const char *conf;
 };
