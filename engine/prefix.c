@@ -397,6 +397,7 @@ struct peel {
 	const struct pm_timectx *ctx;
 	struct pm_peel *out;
 	const char *line;
+	const char *after_level; /* where a level word's layer ended, no logger's name after it */
 	unsigned seen;
 };
 
@@ -592,6 +593,18 @@ static size_t glog_layer(struct peel *w, const char *s, size_t n)
 
 static size_t logger_after(struct peel *w, const char *s, size_t k, size_t n);
 
+/* A stamp of K bytes at S, the separator after it taken: right after a level word ("ERROR
+ * 2026-11-30 03:11:58,404 trainer: "), a logger's "name: " may follow blanks (logger_after),
+ * as it may follow the level itself. */
+static size_t stamp_end(struct peel *w, const char *s, size_t k, size_t n)
+{
+	size_t e = k + sep(s + k, n - k);
+
+	if (w->after_level == s && e > k && e == k + blanks(s + k, n - k, 32))
+		return logger_after(w, s, e, n);
+	return e;
+}
+
 /* Bracketed layers: "[2026-11-30 03:11:58,002]", glog's "[E1130 ...]", PyTorch's
  * "[W socket.cpp:401]", Open MPI's "[host:pid]", and any "[field]" without a blank
  * ("[ERROR]", "[trainer]", "[gpu016]", "[pod/name/c]", "[10:00:00]"); after a level and
@@ -606,7 +619,7 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 	if ((k = pm_in_bracket_iso(s, n, &t))) {
 		stamp(w, t);
 		w->seen |= W_LOG;
-		return k + sep(s + k, n - k);
+		return stamp_end(w, s, k, n);
 	}
 	if ((k = glog_layer(w, s, n)))
 		return k;
@@ -642,8 +655,12 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 		w->seen |= W_LOG | W_LEVEL;
 		k = i + 1 + blanks(s + i + 1, n - i - 1, 32);
 		/* "[ERROR] trainer: " ("%(asctime)s [%(levelname)s] %(name)s: ") */
-		if (k > i + 1 && k == i + 1 + sep(s + i + 1, n - i - 1))
-			return logger_after(w, s, k, n);
+		if (k > i + 1 && k == i + 1 + sep(s + i + 1, n - i - 1)) {
+			if ((h = logger_after(w, s, k, n)) > k)
+				return h;
+			w->after_level = s + k; /* "[ERROR] 2026-11-30T03:11:58Z trainer: " */
+			return k;
+		}
 	} else if (h == i - 1) {
 		weak_node(w, s + 1, h);
 	}
@@ -711,7 +728,7 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 		if (!k || (k < n && !blank(s[k]) && s[k] != ':' && s[k] != ']'))
 			return 0;
 		w->seen |= W_LOG;
-		return k + sep(s + k, n - k);
+		return stamp_end(w, s, k, n);
 	}
 	if ((k = glog_layer(w, s, n)))
 		return k;
@@ -788,7 +805,7 @@ static size_t logger_after(struct peel *w, const char *s, size_t k, size_t n)
  * of its own that starts "word: " ("ERROR srun: error: ..."). */
 static size_t level_layer(struct peel *w, const char *s, size_t n)
 {
-	size_t l = 0, k;
+	size_t l = 0, k, g;
 
 	while (l < n && l < 9 && s[l] >= 'A' && s[l] <= 'Z')
 		l++;
@@ -808,7 +825,10 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 		return 0;
 	w->seen |= W_LOG | W_LEVEL;
 	k = l + sep(s + l, n - l);
-	return k == l + blanks(s + l, n - l, 32) ? logger_after(w, s, k, n) : k;
+	if (k == l + blanks(s + l, n - l, 32) && (g = logger_after(w, s, k, n)) > k)
+		return g;
+	w->after_level = s + k; /* a stamp may follow, then a logger's name */
+	return k;
 }
 
 /* Name fields: pdsh's and clush's "host: ", docker compose's and kubectl's "name  | ",

@@ -229,6 +229,32 @@ START_TEST(peel_logger_name)
 }
 END_TEST
 
+/* A level before the stamp: the stamp is read, and a logger's "name: " after it as after a
+ * level ("%(levelname)s %(asctime)s %(name)s: %(message)s"). */
+START_TEST(peel_level_first)
+{
+	static const struct want t[] = {
+		{"ERROR 2026-11-30 03:11:58,404 trainer: RuntimeError: x", "RuntimeError: x", -1,
+		 "", T0311 + 0.404, 0},
+		{"ERROR 2026-11-30 03:11:58,404 RuntimeError: x", "RuntimeError: x", -1, "",
+		 T0311 + 0.404, 0},
+		{"[ERROR] 2026-11-30T03:11:58Z finetune.loop: x", "x", -1, "", T0311, 0},
+		{"WARNING 11-30 03:11:58 x", "x", -1, "", T0311, 0},
+		{"INFO 2026-11-30 03:11:58 [trainer] x", "x", -1, "", T0311, 0},
+		{"ERROR [2026-11-30 03:11:58,404] trainer: x", "x", -1, "", T0311 + 0.404, 0},
+		{"E1130 03:11:58.404123 12345 file.cc:42] msg", "msg", -1, "", T0311 + 0.404123, 0},
+		/* a word that quotes an error is the message's */
+		{"WARNING 2026-11-30 03:11:58 caught: RuntimeError: x", "caught: RuntimeError: x",
+		 -1, "", T0311, 0},
+		/* a stamp without a level before it: no logger's name after it */
+		{"2026-11-30 03:11:58 trainer: x", "trainer: x", -1, "", T0311, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+}
+END_TEST
+
 START_TEST(peel_not_wrappers)
 {
 	static const struct want t[] = {
@@ -295,6 +321,7 @@ START_TEST(peel_hostile)
 		"3: 10%|#  | 1/10\r 20%|## | 2/10\rx\r",
 		"\xe2\x94\x82 x \xe2\x94\x82",
 		"2026-11-30 03:11:58.002 | ERROR    | __main__:main:135 - x",
+		"ERROR 2026-11-30 03:11:58,404 trainer: x",
 	};
 	size_t big = 1 << 20;
 	struct pm_peel p;
@@ -392,6 +419,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_stacked);
 	tcase_add_test(tc, peel_terminal);
 	tcase_add_test(tc, peel_logger_name);
+	tcase_add_test(tc, peel_level_first);
 	tcase_add_test(tc, peel_not_wrappers);
 	tcase_add_test(tc, peel_hostile);
 	tcase_add_test(tc, text_clean);

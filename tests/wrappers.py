@@ -186,6 +186,11 @@ def vllm(ln, c, t):
     return '(APIServer pid=1) ERROR ' + d + ' [train.py:88] '
 
 
+def level_first(ln, c, t):
+    """The level before the stamp: "%(levelname)s %(asctime)s %(name)s: %(message)s"."""
+    return 'ERROR ' + iso()(ln, c, t) + ' trainer: '
+
+
 def host_colon(ln, c, t):
     h = c.host(ln)
     return h + ': ' if h else None
@@ -318,6 +323,7 @@ STYLES = {
     'zap-tabs': (inner(zap), None),
     'accelerate': (inner(accel), None),
     'vllm': (inner(vllm), None),
+    'level-first': (inner(level_first), None),
     'pdsh': (outer(host_colon), None),
     'host-bracket': (outer(host_bracket), None),
     'host-pipe': (outer(host_pipe), None),
