@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "attribute.h"
+#include "input.h"
 
 /* ---- phase: known ranks and progress ---- */
 
@@ -213,13 +214,37 @@ const char *pm_att_rank_node(const struct att *a, int rank)
 	return NULL;
 }
 
+/*
+ * Where the task that wrote observation O ran, when srun's label names a task other than the
+ * rank the line's own tag gives ("0: [rank1]: ..."): the rank map and Slurm's task lines number
+ * srun's tasks, and a tag inside the label is the program's numbering (torchrun's global rank
+ * under one agent a node, or any text the program printed), which must not place the line on
+ * the node of the task that has that number.  NULL: the label says nothing more.
+ */
+static const char *label_node(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_file *f = &a->ev->files[o->file];
+	struct pm_peel pe;
+
+	if (o->source != PM_SRC_APP_LOG || o->rank < 0 || !o->raw)
+		return NULL;
+	pm_peel(f->format, o->raw, strlen(o->raw), NULL, &pe);
+	if (pe.label < 0 || pe.label == o->rank)
+		return NULL;
+	return pm_att_rank_node(a, pe.label);
+}
+
 /* A line that names its rank ran where that rank ran: the rank map knows, not the node that
- * read the file (the job's output is read on the batch node only). */
+ * read the file (the job's output is read on the batch node only); its srun label, when it
+ * has one, says which task wrote it (label_node). */
 void pm_att_place_obs(struct att *a)
 {
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		struct pm_obs *o = &a->ev->obs[i];
-		const char *n = o->rank >= 0 ? pm_att_rank_node(a, o->rank) : NULL;
+		const char *n = label_node(a, o);
+
+		if (!n && o->rank >= 0)
+			n = pm_att_rank_node(a, o->rank);
 		if (n && (!o->node || strcmp(o->node, n))) {
 			char *d = strdup(n);
 			if (d) {

@@ -256,6 +256,8 @@ struct pm_peel {
 			   * peeled as such (Python's "%(levelname)s %(name)s: %(message)s"): the
 			   * text from there, if the line's own message starts "word: " (0: none) */
 	int rank;	  /* -1: no wrapper says */
+	int label;	  /* srun's label: the task that wrote the line, in the numbering of
+			   * Slurm's tasks and the rank map, whatever rank tag follows (-1: none) */
 	int pid;	  /* -1: no wrapper says */
 	const char *node; /* points into the line; NULL: none */
 	size_t node_len;

@@ -538,7 +538,7 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 	/* a stamp may come before srun's label (kubectl --timestamps, ts), a level may not */
 	if (!(w->seen & (W_LABEL | ranked | W_DEFAULT | W_LEVEL)) && (k = srun_label(s, n, &r))) {
 		w->seen |= W_LABEL;
-		w->out->rank = r;
+		w->out->rank = w->out->label = r;
 		return k;
 	}
 	if (n < 4 || s[0] != '[')
@@ -989,7 +989,7 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 	size_t p = 0, c;
 
 	memset(out, 0, sizeof(*out));
-	out->rank = -1;
+	out->rank = out->label = -1;
 	out->pid = -1;
 	out->end = len;
 	if (!line)
