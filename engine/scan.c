@@ -1169,6 +1169,31 @@ void pm_sniff_given(struct pm_file *f)
 	}
 }
 
+/*
+ * Whether NAME's last part is the name Slurm gives a job's output by default, slurm-%j.out or
+ * slurm-%A_%a.out: the job's user writes all of it, so it is the job's output whatever its
+ * first lines look like.  Read by its content, a file whose first lines the program shaped as
+ * dmesg's, or as an accounting table, was a trusted kernel log or Slurm's own record
+ * (TRUST.md, "The job's output").
+ */
+static bool slurm_output_name(const char *name)
+{
+	const char *b = strrchr(name, '/'), *p;
+
+	b = b ? b + 1 : name;
+	if (strncmp(b, "slurm-", 6))
+		return false;
+	p = b + 6;
+	if (!pm_in_isdigit(*p))
+		return false;
+	while (pm_in_isdigit(*p))
+		p++;
+	if (*p == '_' && pm_in_isdigit(p[1]))
+		for (p++; pm_in_isdigit(*p); p++)
+			;
+	return !strcmp(p, ".out");
+}
+
 static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 {
 	char head[SNIFF_BYTES];
@@ -1187,6 +1212,9 @@ static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 	if (head_of(f, head, sizeof(head), &len) < 0)
 		return;
 	f->format = pm_sniff(head, len);
+	if (f->format != PM_FMT_BINARY && f->format != PM_FMT_EMPTY &&
+	    pm_format_source(f->format) != PM_SRC_APP_LOG && slurm_output_name(f->name))
+		f->format = PM_FMT_APP;
 	f->source = pm_format_source(f->format);
 	if (f->format == PM_FMT_BINARY) {
 		f->status = PM_ST_BINARY;
