@@ -308,7 +308,8 @@ static int single_reporter(struct att *a)
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
 		const struct pm_rule *r = R(a, i);
-		if (r->role != PM_ROLE_CASCADE || !r->hardware || !o->node)
+		if (r->role != PM_ROLE_CASCADE || !r->hardware || !o->node ||
+		    !pm_att_peer_ok(a, o->node))
 			continue;
 		if (rep && strcmp(rep, o->node))
 			return 0;
@@ -323,7 +324,9 @@ static int single_reporter(struct att *a)
 	for (size_t k = 0; k < a->ev->nobs; k++) {
 		size_t i = a->order[k];
 		const struct pm_rule *r = R(a, i);
-		if (r->role == PM_ROLE_CASCADE && r->hardware && fallback_add(a, i, rep, note) < 0)
+		if (r->role == PM_ROLE_CASCADE && r->hardware &&
+		    (!a->ev->obs[i].node || pm_att_peer_ok(a, a->ev->obs[i].node)) &&
+		    fallback_add(a, i, rep, note) < 0)
 			return -1;
 	}
 	return 0;

@@ -32,6 +32,16 @@ static const char *peer_node(const struct att *a, const char *peer)
 	return pm_ev_ip_node(a->ev, ip);
 }
 
+/* Whether NODE may report or be named as a peer: one of the job's nodes, when Slurm's record
+ * lists them.  A host the job's output alone names (an NCCL prefix it printed) is neither:
+ * two lines prefixed with hosts outside the allocation made "3 distinct nodes" of a job of 2. */
+bool pm_att_peer_ok(const struct att *a, const char *node)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+
+	return !j->nnodes || bsearch(&node, j->nodes, j->nnodes, sizeof(*j->nodes), pm_cmp_str);
+}
+
 struct vote {
 	const char *node;
 	char reporters[16][128];
@@ -129,7 +139,8 @@ int pm_att_phase_votes(struct att *a)
 				if (!strncmp(o->peer, ev->nodes[k], strlen(ev->nodes[k])))
 					pn = ev->nodes[k];
 		}
-		if (!pn || (o->node && !strcmp(pn, o->node)))
+		if (!pn || (o->node && !strcmp(pn, o->node)) || !pm_att_peer_ok(a, o->node) ||
+		    !pm_att_peer_ok(a, pn))
 			continue;
 		for (k = 0; k < nv && strcmp(v[k].node, pn); k++)
 			;

@@ -176,6 +176,9 @@ int pm_att_phase_fallback(struct att *a);
 /* att_votes.c: peer votes, and one error on every rank. */
 int pm_att_phase_votes(struct att *a);
 void pm_att_phase_all_ranks(struct att *a);
+/* Whether NODE may report a peer or be named as one: a node of the job when Slurm's record
+ * lists them (a host only the job's output names takes no part). */
+bool pm_att_peer_ok(const struct att *a, const char *node);
 
 /* att_sched.c: what Slurm itself decided. */
 void pm_att_phase_scheduler(struct att *a);
