@@ -765,8 +765,10 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 			capl[c] = ov[2 * gno + 1] - ov[2 * gno];
 		}
 	}
-	/* what the terminal showed: a progress bar redrawn before the text is not kept */
-	if (pe.cr) {
+	/* what the terminal showed: a progress bar redrawn before the text is not kept, unless
+	 * srun's label before it names another task than the rank tag (att_ranks.c's label_node
+	 * reads the line kept to place it) */
+	if (pe.cr && (pe.label < 0 || pe.label == pe.rank)) {
 		px.skip -= pe.cr;
 		return record(s, ri, line + pe.cr, pe.end - pe.cr, &px, off, caps, capl, 0);
 	}

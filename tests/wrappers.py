@@ -511,6 +511,17 @@ def build(style, rules, fixdir, base, out):
 # Known gaps, each with its reason: listed as "known" and not counted; one that passes again
 # is reported so that its entry can go.
 KNOWN = {
+    ('ray', 'launch-driver-torchrun-agent-label'):
+        'the style puts Ray\'s prefix in the place of srun\'s label, the one word that says '
+        'which of Slurm\'s tasks (torchrun agents) wrote the line: PyTorch\'s rank tag alone '
+        'is left, and the rank map numbers tasks',
+    ('ray+pybasic', 'launch-driver-torchrun-agent-label'):
+        'as for ray: srun\'s label, the task that wrote the line, is replaced',
+    ('mpirun', 'launch-driver-torchrun-agent-label'):
+        'as for ray: srun\'s label, the task that wrote the line, is replaced by Open MPI\'s '
+        'tag of PyTorch\'s rank',
+    ('mpirun+loguru', 'launch-driver-torchrun-agent-label'):
+        'as for mpirun: srun\'s label, the task that wrote the line, is replaced',
     ('squashed', 'launch-data-file-missing-near-miss'):
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
