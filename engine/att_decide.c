@@ -546,10 +546,42 @@ void pm_att_phase_status(struct att *a)
 	}
 }
 
+/* Whether L's evidence is all the job's own output (its user can write every line of it). */
+static bool output_only(const struct att *a, const struct cand *l)
+{
+	for (size_t k = 0; k < l->nev; k++)
+		if (a->ev->obs[l->ev[k]].trusted)
+			return false;
+	return l->nev > 0;
+}
+
+/* A node other than NODE where the plugin saw a task fail (a non-zero exit or a signal), when
+ * it saw every task on NODE end with exit 0 and no signal; NULL when its records do not say so. */
+static const char *clean_exits(const struct att *a, const char *node)
+{
+	const char *other = NULL;
+	size_t mine = 0;
+
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *t = &a->ev->tasks[i];
+		if (!t->node)
+			continue;
+		if (!strcmp(t->node, node)) {
+			if (!t->exited || t->exit_code != 0 || t->signal)
+				return NULL;
+			mine++;
+		} else if (!other && t->exited && (t->exit_code > 0 || t->signal > 0)) {
+			other = t->node;
+		}
+	}
+	return mine ? other : NULL;
+}
+
 /* The lead's confidence (phase 11), with what the clocks take from it. */
 void pm_att_phase_confidence(struct att *a)
 {
 	const struct cand *l = a->lead, *s = a->second;
+	const char *other;
 	bool slurm_act, from_record, sched;
 
 	if (!l || a->status == VS_NONE || a->status == VS_UNKNOWN)
@@ -565,6 +597,17 @@ void pm_att_phase_confidence(struct att *a)
 		if (R(a, l->ev[k])->outcome && !strcmp(R(a, l->ev[k])->outcome, a->outcome))
 			sched = true;
 	a->conf = confidence(a, l, a->status != VS_ATTRIBUTED, sched, slurm_act);
+	/* the job's output placed the lead on a node whose tasks the plugin saw end cleanly,
+	 * while a task failed elsewhere: the records the user cannot write say otherwise */
+	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&
+	    (other = clean_exits(a, l->node))) {
+		a->conf = "hypothesis";
+		pm_att_why(a,
+			   "Only the job's output places %s/%s on %s, and the plugin's records say "
+			   "every task there exited 0, while a task on %s failed: confidence "
+			   "hypothesis.",
+			   l->cls, l->sub, l->node, other);
+	}
 	/* clocks that cannot be trusted: the lead's evidence counts only through its node's
 	 * skew (at most supported), or the lead's time alone put it before a rival on another
 	 * node by less than the skew could shift (hypothesis) */
