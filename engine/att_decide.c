@@ -398,6 +398,27 @@ static bool tied(const struct att *a, const struct cand *l, const struct cand *s
 	       pm_att_silent_support(a, l) == pm_att_silent_support(a, s);
 }
 
+bool pm_att_own_hw(const struct cand *c)
+{
+	return !c->dead && c->hardware && c->lead == LEAD_RULE && !c->fallback && !c->untrusted &&
+	       !c->prestart && (c->has_t || c->current) && c->node[0];
+}
+
+/* Other nodes whose hardware failed on their own beside an attributed lead: not bystanders
+ * (verdict.c), and said in why, for a node that should not run the next job unchecked. */
+static void note_own_hw(struct att *a, const struct cand *l)
+{
+	for (size_t i = 0; i < a->live; i++) {
+		const struct cand *c = &a->c[i];
+		if (c == l || !pm_att_own_hw(c) || !strcmp(c->node, l->node))
+			continue;
+		pm_att_why(a,
+			   "%s had a hardware failure of its own (%s/%s: %s), not a consequence "
+			   "of the origin's: check it before it runs another job.",
+			   c->node, c->cls, c->sub, c->summary);
+	}
+}
+
 /*
  * The lead's hardware class on other nodes, each from that node's own evidence, as dated,
  * as strong and as ranked as the lead (phase 8): two GPUs that fell off the bus in the same
@@ -535,6 +556,8 @@ void pm_att_phase_status(struct att *a)
 		if (tied(a, l, a->second) || (a->nco = co_origins(a, l))) {
 			a->status = VS_AMBIGUOUS;
 			a->ambiguous = true;
+		} else {
+			note_own_hw(a, l);
 		}
 	}
 	ambiguity_test(a);

@@ -765,14 +765,6 @@ static void verdict_cause(struct vb *b, json_t *v, json_t *cands, char *nodes, s
 	json_object_set_new(v, "origin", o);
 }
 
-/* A candidate that is a node's own hardware failure in the job's time, from evidence the
- * user cannot write: that node did not err only as a consequence of the origin. */
-static bool own_hw_failure(const struct cand *c)
-{
-	return !c->dead && c->hardware && c->lead == LEAD_RULE && !c->fallback && !c->untrusted &&
-	       !c->prestart && (c->has_t || c->current) && c->node[0];
-}
-
 /* bystanders: every node and rank with error evidence outside the origin (and, when
  * ambiguous, outside every candidate's origin: a suspect is not a bystander), and no node
  * whose hardware failed on its own in the job's time (a GPU that fell off the bus during the
@@ -798,7 +790,7 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 					  json_object_get(json_object_get(cj, "origin"), "ranks"));
 		}
 	for (size_t i = 0; i < a->live; i++)
-		if (own_hw_failure(&a->c[i]))
+		if (pm_att_own_hw(&a->c[i]))
 			json_array_append_new(on, json_string(a->c[i].node));
 	non = json_array_size(on);
 	ons = malloc((non ? non : 1) * sizeof(*ons));
