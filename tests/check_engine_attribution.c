@@ -237,6 +237,58 @@ START_TEST(test_later_event_keeps_subclass)
 }
 END_TEST
 
+/* Job 77 with an Xid 79 in each node's kernel log, at T1 on n1 and T2 on n2. */
+static void two_xids(const char *dir, const char *t1, const char *t2)
+{
+	char rel[300], line[200];
+
+	job77(dir, "1:0", "FAILED|1:0", "0: step 1\n");
+	snprintf(rel, sizeof(rel), "%s/n1/kernel.log", dir);
+	snprintf(line, sizeof(line),
+		 "2026-11-30T%s+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n", t1);
+	pmt_mk(tmp, rel, line);
+	snprintf(rel, sizeof(rel), "%s/n2/kernel.log", dir);
+	snprintf(line, sizeof(line),
+		 "2026-11-30T%s+00:00 NVRM: Xid (PCI:0000:86:00): 79, pid=9, x\n", t2);
+	pmt_mk(tmp, rel, line);
+}
+
+/* Two GPUs lost 0.4 s apart on two nodes: only their names would order them, and each node
+ * had its own event: both are the origin, ambiguous.  Minutes apart: the first is the
+ * origin, and the second node is no bystander (its hardware failed on its own): why names
+ * it. */
+START_TEST(test_same_class_hardware_on_two_nodes)
+{
+	struct pm_ruleset *rs = load_more(-1);
+	const json_t *on;
+	json_t *v;
+
+	two_xids("co", "03:11:30,000000", "03:11:30,400000");
+	v = diagnose_dir(rs, "co");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "ambiguous");
+	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
+	on = json_object_get(json_object_get(v, "origin"), "nodes");
+	ck_assert_int_eq(json_array_size(on), 2);
+	ck_assert_str_eq(json_string_value(json_array_get(on, 0)), "n1");
+	ck_assert_str_eq(json_string_value(json_array_get(on, 1)), "n2");
+	ck_assert_str_eq(vdec(v, "containment"), "retry-exclude-node");
+	ck_assert(why_has(v, "on 2 nodes within", "n1,n2"));
+	json_decref(v);
+
+	two_xids("apart", "03:11:10,000000", "03:11:50,000000");
+	v = diagnose_dir(rs, "apart");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
+	ck_assert(origin_is(v, "n1"));
+	ck_assert_msg(!strstr(json_string_value(
+				      json_object_get(json_object_get(v, "bystanders"), "nodes")),
+			      "n2"),
+		      "%s", json_dumps(json_object_get(v, "bystanders"), 0));
+	ck_assert(why_has(v, "n2 had a hardware failure of its own", NULL));
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* A hand folder with only the job's output: its hardware symptom leads at hypothesis, on
  * the rank (placed by srun's own task line), retry with no repair; a user-printed Xid
  * alone likewise.  Neither is unknown. */
@@ -637,5 +689,6 @@ void engine_attribution_tests(TCase *t)
 	tcase_add_test(t, test_skew_bounded_by_task_exits);
 	tcase_add_test(t, test_kernel_pid_link);
 	tcase_add_test(t, test_comment_line);
+	tcase_add_test(t, test_same_class_hardware_on_two_nodes);
 	tcase_add_test(t, test_fixture_compare);
 }
