@@ -578,28 +578,6 @@ static bool output_only(const struct att *a, const struct cand *l)
 	return l->nev > 0;
 }
 
-/* A node other than NODE where the plugin saw a task fail (a non-zero exit or a signal), when
- * it saw every task on NODE end with exit 0 and no signal; NULL when its records do not say so. */
-static const char *clean_exits(const struct att *a, const char *node)
-{
-	const char *other = NULL;
-	size_t mine = 0;
-
-	for (size_t i = 0; i < a->ev->ntasks; i++) {
-		const struct pm_task *t = &a->ev->tasks[i];
-		if (!t->node)
-			continue;
-		if (!strcmp(t->node, node)) {
-			if (!t->exited || t->exit_code != 0 || t->signal)
-				return NULL;
-			mine++;
-		} else if (!other && t->exited && (t->exit_code > 0 || t->signal > 0)) {
-			other = t->node;
-		}
-	}
-	return mine ? other : NULL;
-}
-
 /* The lead's confidence (phase 11), with what the clocks take from it. */
 void pm_att_phase_confidence(struct att *a)
 {
@@ -623,7 +601,7 @@ void pm_att_phase_confidence(struct att *a)
 	/* the job's output placed the lead on a node whose tasks the plugin saw end cleanly,
 	 * while a task failed elsewhere: the records the user cannot write say otherwise */
 	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&
-	    (other = clean_exits(a, l->node))) {
+	    (other = pm_att_clean_exits(a, l->node))) {
 		a->conf = "hypothesis";
 		pm_att_why(a,
 			   "Only the job's output places %s/%s on %s, and the plugin's records say "

@@ -259,6 +259,28 @@ void pm_att_place_obs(struct att *a)
 	}
 }
 
+/* A node other than NODE where the plugin saw a task fail (a non-zero exit or a signal), when
+ * it saw every task on NODE end with exit 0 and no signal; NULL when its records do not say so. */
+const char *pm_att_clean_exits(const struct att *a, const char *node)
+{
+	const char *other = NULL;
+	size_t mine = 0;
+
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *t = &a->ev->tasks[i];
+		if (!t->node)
+			continue;
+		if (!strcmp(t->node, node)) {
+			if (!t->exited || t->exit_code != 0 || t->signal)
+				return NULL;
+			mine++;
+		} else if (!other && t->exited && (t->exit_code > 0 || t->signal > 0)) {
+			other = t->node;
+		}
+	}
+	return mine ? other : NULL;
+}
+
 /* ---- phase: the ranks that used a failing GPU ---- */
 
 /* Bus ids as the kernel and nvidia-smi write them ("0000:3b:00", "0000:3B:00.0"): equal up

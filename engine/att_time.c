@@ -214,14 +214,19 @@ static int cand_pidlink(const struct att *a, const struct cand *c)
 }
 
 /* This job's own ranks on C's node failed in a way an event there explains: a hardware
- * symptom (a CUDA error naming the GPU's fault) or a failure at launch, within the job. */
+ * symptom (a CUDA error naming the GPU's fault) or a failure at launch, within the job.  A
+ * line of the job's output does not say so where the plugin's records show every task on
+ * that node ending cleanly while a task elsewhere failed (TRUST.md, "The job's output"). */
 static bool stale_explained(const struct att *a, const struct cand *c)
 {
+	bool clean = c->node[0] && pm_att_clean_exits(a, c->node);
+
 	for (size_t k = 0; k < a->ev->nobs && c->node[0]; k++) {
 		const struct pm_obs *o = &a->ev->obs[k];
 		const struct pm_rule *r = R(a, k);
 		if (!o->node || strcmp(o->node, c->node) ||
-		    (o->trusted && pm_att_obs_window(a, o, true) != WIN_IN))
+		    (o->trusted && pm_att_obs_window(a, o, true) != WIN_IN) ||
+		    (!o->trusted && clean))
 			continue;
 		if ((r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION) &&
 		    (r->hardware || r->launch))

@@ -144,6 +144,9 @@ enum win { WIN_OUT, WIN_BEFORE, WIN_IN };
 /* attribute.c */
 void pm_att_why(struct att *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *pm_att_rank_node(const struct att *a, int rank);
+/* A node other than NODE where the plugin's records show a task failing (a non-zero exit or
+ * a signal), when they show every task on NODE ending with exit 0 and no signal; else NULL. */
+const char *pm_att_clean_exits(const struct att *a, const char *node);
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r);
 void pm_rankset_done(int *v, size_t *n);
 bool pm_rankset_has(const int *v, size_t n, int r);
