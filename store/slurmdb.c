@@ -463,7 +463,7 @@ static int attempt(const struct pm_config *cfg, const char *job, long long owner
 					"AdminComment" :
 					"Comment";
 	const char *cmd = cfg->sacctmgr && *cfg->sacctmgr ? cfg->sacctmgr : "sacctmgr";
-	char *cur = NULL, *want = NULL, *out = NULL, where[96], set[1024];
+	char *cur = NULL, *want = NULL, *out = NULL, *set = NULL, where[96];
 	size_t len;
 	int rc, st;
 
@@ -488,7 +488,14 @@ static int attempt(const struct pm_config *cfg, const char *job, long long owner
 		if (*p == '"')
 			*p = '`'; /* what sacctmgr itself makes of a quote inside a value */
 	snprintf(where, sizeof(where), "jobid=%s", job);
-	snprintf(set, sizeof(set), "%s=\"%s\"", fieldname, want);
+	/* the whole value, however long the user's comment in front of ours: a fixed buffer
+	 * cut it, and our line and the closing quote with it */
+	if (asprintf(&set, "%s=\"%s\"", fieldname, want) < 0) {
+		set = NULL;
+		snprintf(why, whylen, "%s", strerror(ENOMEM));
+		rc = -1;
+		goto out;
+	}
 	const char *args[] = {"-i", "modify", "job", "where", where, "set", set, NULL};
 	if (pm_fin_run(cmd, args, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0) {
 		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
@@ -504,6 +511,7 @@ static int attempt(const struct pm_config *cfg, const char *job, long long owner
 		rc = -1;
 	}
 out:
+	free(set);
 	free(out);
 	free(want);
 	free(cur);
@@ -595,7 +603,7 @@ int pm_fin_admin_set(const struct pm_config *cfg, const char *job, const char *l
 	const char *sacct = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
 	const char *mgr = cfg->sacctmgr && *cfg->sacctmgr ? cfg->sacctmgr : "sacctmgr";
 	const char *q[] = {"-P", "-X", "-n", "-j", job, "-o", "AdminComment", NULL};
-	char *out = NULL, *want = NULL, where[96], set[1024];
+	char *out = NULL, *want = NULL, *set = NULL, where[96];
 	size_t len;
 	int st, rc = -1;
 
@@ -619,7 +627,12 @@ int pm_fin_admin_set(const struct pm_config *cfg, const char *job, const char *l
 	free(out);
 	out = NULL;
 	snprintf(where, sizeof(where), "jobid=%s", job);
-	snprintf(set, sizeof(set), "AdminComment=\"%s\"", want);
+	if (asprintf(&set, "AdminComment=\"%s\"", want) < 0) {
+		set = NULL;
+		snprintf(why, whylen, "%s", strerror(ENOMEM));
+		rc = -1;
+		goto out;
+	}
 	const char *m[] = {"-i", "modify", "job", "where", where, "set", set, NULL};
 	if (pm_fin_run(mgr, m, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0 ||
 	    strstr(out, "Nothing modified") || !WIFEXITED(st) || WEXITSTATUS(st)) {
@@ -629,6 +642,7 @@ int pm_fin_admin_set(const struct pm_config *cfg, const char *job, const char *l
 		rc = 1;
 	}
 out:
+	free(set);
 	free(out);
 	free(want);
 	return rc;

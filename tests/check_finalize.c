@@ -802,6 +802,31 @@ START_TEST(comment_already_there)
 }
 END_TEST
 
+/* A user's comment of any length stays in front of ours, and ours arrives whole: the value
+ * handed to sacctmgr was cut at 1 KiB, our line and its closing quote with it. */
+START_TEST(comment_after_long_user_comment)
+{
+	struct pm_finalize_result r;
+	char user[1501], *line, *want, *db;
+
+	memset(user, 'w', sizeof(user) - 1);
+	user[sizeof(user) - 1] = '\0';
+	ck_assert_int_ge(asprintf(&db, "%s\n", user), 0);
+	pmt_put(T, "db.Comment", db, 0644);
+	free(db);
+	pmt_put(D, "expected", "gpu017\n", 0644);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert_msg(r.comment == PM_COMMENT_SET, "comment %d: %s", (int)r.comment, r.comment_why);
+	line = expected_line();
+	ck_assert_int_ge(asprintf(&want, "%s | %s\n", user, line), 0);
+	db = pmt_get(T, "db.Comment");
+	ck_assert_str_eq(db, want);
+	free(line), free(want), free(db);
+}
+END_TEST
+
 /* ---- pure helpers ---- */
 
 START_TEST(compose)
@@ -1270,6 +1295,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, jobstats_admincomment_kept);
 	tcase_add_test(t, pending_comment_retried);
 	tcase_add_test(t, comment_already_there);
+	tcase_add_test(t, comment_after_long_user_comment);
 	tcase_add_test(t, fetch_verifies);
 	tcase_add_test(t, cli_show_and_refusal);
 	tcase_add_test(t, fetched_copy_with_history);
