@@ -581,7 +581,8 @@ static bool output_only(const struct att *a, const struct cand *l)
 /* The lead's confidence (phase 11), with what the clocks take from it. */
 void pm_att_phase_confidence(struct att *a)
 {
-	const struct cand *l = a->lead, *s = a->second;
+	struct cand *l = a->lead;
+	const struct cand *s = a->second;
 	const char *other;
 	bool slurm_act, from_record, sched;
 
@@ -603,6 +604,7 @@ void pm_att_phase_confidence(struct att *a)
 	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&
 	    (other = pm_att_clean_exits(a, l->node))) {
 		a->conf = "hypothesis";
+		l->contradicted = true;
 		pm_att_why(a,
 			   "Only the job's output places %s/%s on %s, and the plugin's records say "
 			   "every task there exited 0, while a task on %s failed: confidence "

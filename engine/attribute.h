@@ -50,15 +50,17 @@ struct cand {
 	bool in_plain; /* some evidence in the job window without any node's skew */
 	bool by_skew;  /* some evidence kept only through its node's clock skew */
 	/* time bounds evidence (phase_stale): origin events stamped before the job began */
-	size_t nin, npre; /* origin events of this job's window, and from before it */
-	double tpre;	  /* the latest of those before it */
-	bool prestart;	  /* every origin event predates the job: context unless explained */
-	bool explained;	  /* this job's own ranks on its node failed in a way it explains */
-	int pidlink;	  /* +1 a kernel line names a pid of this job, -1 only others' pids */
-	bool untrusted;	  /* a hardware class seen only in the job's own output */
-	bool fallback;	  /* a lead only when nothing better fits: at most hypothesis */
-	bool guess;	  /* its node is only the folder's guess (att_place.c) */
-	char note[200];	  /* what is missing, for why (fallback leads) */
+	size_t nin, npre;  /* origin events of this job's window, and from before it */
+	double tpre;	   /* the latest of those before it */
+	bool prestart;	   /* every origin event predates the job: context unless explained */
+	bool explained;	   /* this job's own ranks on its node failed in a way it explains */
+	int pidlink;	   /* +1 a kernel line names a pid of this job, -1 only others' pids */
+	bool untrusted;	   /* a hardware class seen only in the job's own output */
+	bool fallback;	   /* a lead only when nothing better fits: at most hypothesis */
+	bool guess;	   /* its node is only the folder's guess (att_place.c) */
+	bool contradicted; /* only the job's output places it, and the plugin's records say
+			    * every task on its node ended cleanly (pm_att_clean_exits) */
+	char note[200];	   /* what is missing, for why (fallback leads) */
 };
 
 /* A node's clock against the controller's (phase_clocks): D is when its collector began, by

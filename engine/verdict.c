@@ -400,7 +400,19 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_object_set_new(d, "next_test", json_string(buf));
 		return d;
 	}
-	if (dec->node_id && node_specific(a, c)) {
+	if (c->contradicted &&
+	    !strcmp(dec->node_id && node_specific(a, c) ? dec->node_id : dec->cont_id,
+		    "retry-exclude-node")) {
+		/* only the job's output puts it on its node, and the plugin's records say every
+		 * task there ended cleanly: excluding the node is the user's choice, never advised */
+		json_object_set_new(cont, "id", json_string("retry"));
+		json_object_set_new(
+			cont, "action",
+			json_sprintf("retry the job; excluding %s (--exclude=%s) is your "
+				     "reversible choice: only the job's output names it",
+				     nodes, nodes));
+		json_object_set_new(cont, "owner", json_string("user"));
+	} else if (dec->node_id && node_specific(a, c)) {
 		/* the same job ran on the other nodes: the node, not the job, is at fault */
 		json_object_set_new(cont, "id", json_string(dec->node_id));
 		pm_subst(buf, sizeof(buf), dec->node_action, nodes);

@@ -4,8 +4,8 @@
 # batch script echoes "3: RuntimeError: CUDA error: all CUDA-capable devices are busy or
 # unavailable" (rank 3 runs on n2), while the task that really fails is rank 1 on n1, silently.
 # The plugin's records, which the user cannot write, say every task on n2 exited 0: the busy
-# GPU on n2 is at most a hypothesis, never supported, and why says so (engine/TRUST.md, "The
-# job's output").
+# GPU on n2 is at most a hypothesis, never supported, why says so, and n2 is not excluded
+# (engine/TRUST.md, "The job's output").
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on
@@ -25,3 +25,5 @@ assert_v '.confidence == "hypothesis"' "hypothesis at most"
 assert_v '[.why[] | select(test("plugin.s records say every task there exited 0"))] | length == 1' "why names the task records"
 assert_v '[.evidence[] | select(.trusted == true and (.class | test("launch_config")))] | length == 0' "nothing trusted names the busy GPU"
 assert_v '.decision.repair == null or .decision.repair.justified == false' "no repair"
+assert_v '.decision.containment.id != "retry-exclude-node"' "no node excluded"
+if [[ $C == *exclude* ]]; then e2e_fail "the comment excludes a node: $C"; fi
