@@ -333,6 +333,34 @@ static int single_reporter(struct att *a)
 }
 
 /*
+ * With no other candidate at all, a kill or a teardown whose rule names its usual cause (a
+ * SIGKILL reported with nothing else, whose usual sender is the OOM killer; a DataLoader
+ * worker killed): that cause, unconfirmed.  A teardown of the collective class (a peer's
+ * failure seen from here) names none.  Below every other fallback.
+ */
+static int teardown_fallback(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead)
+			return 0;
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		size_t i = a->order[k];
+		const struct pm_obs *o = &a->ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		if (r->role != PM_ROLE_TEARDOWN || pm_is_kind(r->cls, NULL, PM_K_TIMEOUTS))
+			continue;
+		if (o->trusted ? pm_att_obs_window(a, o, true) == WIN_OUT :
+				 o->source != PM_SRC_APP_LOG)
+			continue;
+		if (fallback_add(a, i, o->node,
+				 "a process was killed and nothing else says why; this class is the "
+				 "usual reason, unconfirmed") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
  * Never unknown while a failure symptom fired: with no candidate that may lead, every
  * confirmation and every hardware symptom seen only in the job's own output becomes a
  * fallback candidate (hypothesis, phase 10), and so does a lone reporter of transport
@@ -361,5 +389,7 @@ int pm_att_phase_fallback(struct att *a)
 					 "user can write: no kernel log or GPU state shows it") < 0)
 			return -1;
 	}
-	return single_reporter(a);
+	if (single_reporter(a) < 0)
+		return -1;
+	return teardown_fallback(a);
 }
