@@ -424,9 +424,9 @@ static void note_own_hw(struct att *a, const struct cand *l)
  * as strong and as ranked as the lead (phase 8): two GPUs that fell off the bus in the same
  * second on two nodes.  Each node had its event; the order between them is only their
  * names', and calling one the origin and the other a bystander would tell operators to
- * keep running on a node whose hardware failed.  Each is an origin (the first three in
- * ALSO) and the verdict is ambiguous: separate faults, or one cause they share.  Returns
- * how many there are.
+ * keep running on a node whose hardware failed.  Each is an origin (marked CO; the lead's
+ * origin lists their nodes, verdict.c) and the verdict is ambiguous: separate faults, or one
+ * cause they share.  Returns how many there are.
  */
 static size_t co_origins(struct att *a, struct cand *l)
 {
@@ -435,7 +435,7 @@ static size_t co_origins(struct att *a, struct cand *l)
 	if (!l->hardware || l->lead != LEAD_RULE || l->fallback || !l->node[0] || l->nalso)
 		return 0;
 	for (size_t i = 1; i < a->live; i++) {
-		const struct cand *c = &a->c[i];
+		struct cand *c = &a->c[i];
 		if (c->dead || !c->hardware || c->lead != LEAD_RULE || c->fallback || !c->node[0] ||
 		    strcmp(c->cls, l->cls) || !strcmp(c->node, l->node) ||
 		    c->strength != l->strength || !c->has_t != !l->has_t ||
@@ -443,8 +443,7 @@ static size_t co_origins(struct att *a, struct cand *l)
 		    c->prestart != l->prestart || outcome_rank(a, c) != outcome_rank(a, l) ||
 		    pm_att_silent_support(a, c) != pm_att_silent_support(a, l))
 			continue;
-		if (l->nalso < sizeof(l->also) / sizeof(l->also[0]))
-			snprintf(l->also[l->nalso++], sizeof(l->also[0]), "%s", c->node);
+		c->co = true;
 		/* and their ranks and the GPUs they lost (origin.ranks and .gpus; as many GPUs
 		 * as the lead keeps) */
 		for (size_t r = 0; r < c->nranks; r++)
@@ -469,14 +468,21 @@ static void ambiguity_test(struct att *a)
 
 	if (a->ambiguous && l && a->nco) {
 		const struct pm_decision *d = pm_ruleset_decision(a->rs, l->cls, l->sub);
-		char nodes[512], t[600];
-		int k = snprintf(nodes, sizeof(nodes), "%s", l->node);
+		const char *names[MAXC];
+		char nodes[384], t[600], *hl;
+		size_t nn = 0;
 
-		for (size_t i = 0; i < l->nalso && k > 0 && (size_t)k < sizeof(nodes); i++)
-			k += snprintf(nodes + k, sizeof(nodes) - (size_t)k, ",%s", l->also[i]);
-		if (a->nco > l->nalso && k > 0 && (size_t)k < sizeof(nodes))
-			snprintf(nodes + k, sizeof(nodes) - (size_t)k, " and %zu more",
-				 a->nco - l->nalso);
+		names[nn++] = l->node;
+		for (size_t i = 0; i < a->live; i++)
+			if (a->c[i].co)
+				names[nn++] = a->c[i].node;
+		/* as a host list (gpu[016-017]), cut with a count if it is still long */
+		hl = pm_hostlist_compress(names, nn);
+		if (!hl || strlen(hl) >= sizeof(nodes))
+			snprintf(nodes, sizeof(nodes), "%s and %zu other nodes", l->node, nn - 1);
+		else
+			snprintf(nodes, sizeof(nodes), "%s", hl);
+		free(hl);
 		pm_subst(t, sizeof(t), d ? d->next_test : "", nodes);
 		snprintf(a->test, sizeof(a->test),
 			 "%s: a fault on each node fails it there; all passing points to one "

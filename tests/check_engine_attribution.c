@@ -272,7 +272,7 @@ START_TEST(test_same_class_hardware_on_two_nodes)
 	ck_assert_str_eq(json_string_value(json_array_get(on, 0)), "n1");
 	ck_assert_str_eq(json_string_value(json_array_get(on, 1)), "n2");
 	ck_assert_str_eq(vdec(v, "containment"), "retry-exclude-node");
-	ck_assert(why_has(v, "on 2 nodes within", "n1,n2"));
+	ck_assert(why_has(v, "on 2 nodes within", "(n[1-2])"));
 	json_decref(v);
 
 	two_xids("apart", "03:11:10,000000", "03:11:50,000000");
@@ -284,6 +284,23 @@ START_TEST(test_same_class_hardware_on_two_nodes)
 			      "n2"),
 		      "%s", json_dumps(json_object_get(v, "bystanders"), 0));
 	ck_assert(why_has(v, "n2 had a hardware failure of its own", NULL));
+	json_decref(v);
+
+	/* five nodes in one second: every one of them is the origin, none left out */
+	for (int i = 1; i <= 5; i++) {
+		char rel[64], line[160];
+		snprintf(rel, sizeof(rel), "five/gpu%03d/kernel.log", i);
+		snprintf(line, sizeof(line),
+			 "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:%02d:00): 79, pid=1, x\n",
+			 i);
+		pmt_mk(tmp, rel, line);
+	}
+	v = diagnose_dir(rs, "five");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "ambiguous");
+	on = json_object_get(json_object_get(v, "origin"), "nodes");
+	ck_assert_int_eq(json_array_size(on), 5);
+	ck_assert_str_eq(json_string_value(json_array_get(on, 4)), "gpu005");
+	ck_assert(why_has(v, "on 5 nodes within", "(gpu[001-005])"));
 	json_decref(v);
 	pm_ruleset_destroy(rs);
 }
