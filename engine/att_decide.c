@@ -486,7 +486,7 @@ static void ambiguity_test(struct att *a)
 		pm_subst(t, sizeof(t), d ? d->next_test : "", nodes);
 		snprintf(a->test, sizeof(a->test),
 			 "%s: a fault on each node fails it there; all passing points to one "
-			 "cause they share (power, cooling, a driver or firmware change)",
+			 "cause they share (a switch, power, cooling, a driver or firmware change)",
 			 t[0] ? t : "diagnostics on each node");
 		pm_att_why(a,
 			   "%s/%s on %zu nodes within the %.1f s skew tolerance (%s), each from "
