@@ -404,9 +404,18 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_object_set_new(d, "next_test", json_string(buf));
 		return d;
 	}
-	if (c->contradicted &&
-	    !strcmp(dec->node_id && node_specific(a, c) ? dec->node_id : dec->cont_id,
-		    "retry-exclude-node")) {
+	if (!nodes[0] && !strcmp(dec->cont_id, "retry-exclude-node")) {
+		/* no node to exclude (a line of the job's output that names none): "retry the job
+		 * excluding " with nothing after it */
+		json_object_set_new(cont, "id", json_string("retry"));
+		json_object_set_new(cont, "action",
+				    json_string("retry the job; if it recurs, note the node it "
+						"ran on"));
+		json_object_set_new(cont, "owner", json_string("user"));
+		nodes = "the job's nodes"; /* for the sentences below */
+	} else if (c->contradicted &&
+		   !strcmp(dec->node_id && node_specific(a, c) ? dec->node_id : dec->cont_id,
+			   "retry-exclude-node")) {
 		/* only the job's output puts it on its node, and the plugin's records say every
 		 * task there ended cleanly: excluding the node is the user's choice, never advised */
 		json_object_set_new(cont, "id", json_string("retry"));
