@@ -309,7 +309,7 @@ static int single_reporter(struct att *a)
 		const struct pm_obs *o = &a->ev->obs[i];
 		const struct pm_rule *r = R(a, i);
 		if (r->role != PM_ROLE_CASCADE || !r->hardware || !o->node ||
-		    !pm_att_peer_ok(a, o->node))
+		    !pm_att_job_node(a, o->node))
 			continue;
 		if (rep && strcmp(rep, o->node))
 			return 0;
@@ -325,7 +325,7 @@ static int single_reporter(struct att *a)
 		size_t i = a->order[k];
 		const struct pm_rule *r = R(a, i);
 		if (r->role == PM_ROLE_CASCADE && r->hardware &&
-		    (!a->ev->obs[i].node || pm_att_peer_ok(a, a->ev->obs[i].node)) &&
+		    (!a->ev->obs[i].node || pm_att_job_node(a, a->ev->obs[i].node)) &&
 		    fallback_add(a, i, rep, note) < 0)
 			return -1;
 	}

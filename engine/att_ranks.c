@@ -234,6 +234,47 @@ static const char *label_node(const struct att *a, const struct pm_obs *o)
 	return pm_att_rank_node(a, pe.label);
 }
 
+const char *pm_att_job_node(const struct att *a, const char *node)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	const char *const *hit;
+	size_t sl;
+
+	if (!j->nnodes || !node)
+		return node;
+	if ((hit = bsearch(&node, j->nodes, j->nnodes, sizeof(*j->nodes), pm_cmp_str)))
+		return *hit;
+	sl = strcspn(node, ".");
+	for (size_t i = 0; i < j->nnodes; i++)
+		if (strcspn(j->nodes[i], ".") == sl && !strncmp(j->nodes[i], node, sl))
+			return j->nodes[i];
+	return NULL;
+}
+
+/* The node a line of the job's output names (NCCL's "host:pid:tid", Open MPI's "[host:pid]",
+ * a shell's "host: ") is the job's own text: one of the job's nodes, spelt as Slurm's record
+ * spells it ("n2.cluster" is n2), or none, and then the line is placed as one without that
+ * prefix is (its file's node).  A host outside the allocation was named as a cause's origin. */
+static void own_node(struct att *a, struct pm_obs *o)
+{
+	const char *fn = a->ev->files[o->file].node, *n;
+	char *d;
+
+	/* a host list ("Nodes gpu[276-277] are still not ready") is Slurm's words, not a host */
+	if (o->trusted || !o->node || !a->ev->job.nnodes || strchr(o->node, '['))
+		return;
+	n = pm_att_job_node(a, o->node);
+	if (!n)
+		n = pm_att_job_node(a, fn);
+	if (n && !strcmp(n, o->node))
+		return;
+	d = n ? strdup(n) : NULL;
+	if (n && !d)
+		return; /* kept as it was */
+	free(o->node);
+	o->node = d;
+}
+
 /* A line that names its rank ran where that rank ran: the rank map knows, not the node that
  * read the file (the job's output is read on the batch node only); its srun label, when it
  * has one, says which task wrote it (label_node). */
@@ -241,7 +282,10 @@ void pm_att_place_obs(struct att *a)
 {
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		struct pm_obs *o = &a->ev->obs[i];
-		const char *n = label_node(a, o);
+		const char *n;
+
+		own_node(a, o);
+		n = label_node(a, o);
 
 		if (!n && o->rank >= 0)
 			n = pm_att_rank_node(a, o->rank);

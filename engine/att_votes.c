@@ -32,16 +32,6 @@ static const char *peer_node(const struct att *a, const char *peer)
 	return pm_ev_ip_node(a->ev, ip);
 }
 
-/* Whether NODE may report or be named as a peer: one of the job's nodes, when Slurm's record
- * lists them.  A host the job's output alone names (an NCCL prefix it printed) is neither:
- * two lines prefixed with hosts outside the allocation made "3 distinct nodes" of a job of 2. */
-bool pm_att_peer_ok(const struct att *a, const char *node)
-{
-	const struct pm_jobinfo *j = &a->ev->job;
-
-	return !j->nnodes || bsearch(&node, j->nodes, j->nnodes, sizeof(*j->nodes), pm_cmp_str);
-}
-
 struct vote {
 	const char *node;
 	char reporters[16][128];
@@ -61,7 +51,7 @@ static struct cand *vote_cand(struct att *a, const struct vote *vt, size_t n)
 		 vt->node, vt->status12 ? " (IB transport retries exhausted)" : "");
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
-		const char *pn = o->peer ? peer_node(a, o->peer) : NULL;
+		const char *pn = o->peer ? pm_att_job_node(a, peer_node(a, o->peer)) : NULL;
 		if (pn && !strcmp(pn, vt->node) && c->nev < 16)
 			pm_att_cand_add(a, c, i);
 	}
@@ -126,7 +116,7 @@ int pm_att_phase_votes(struct att *a)
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		const struct pm_rule *r = R(a, i);
-		const char *pn;
+		const char *pn, *rn;
 		size_t k;
 
 		if (!o->peer || (r->role != PM_ROLE_CASCADE && r->role != PM_ROLE_TEARDOWN))
@@ -139,8 +129,13 @@ int pm_att_phase_votes(struct att *a)
 				if (!strncmp(o->peer, ev->nodes[k], strlen(ev->nodes[k])))
 					pn = ev->nodes[k];
 		}
-		if (!pn || (o->node && !strcmp(pn, o->node)) || !pm_att_peer_ok(a, o->node) ||
-		    !pm_att_peer_ok(a, pn))
+		/* a reporter or a peer outside the job's nodes (a host only the job's output
+		 * names) takes no part: two lines prefixed with hosts outside the allocation made
+		 * "3 distinct nodes" of a job of 2 */
+		rn = pm_att_job_node(a, o->node);
+		if (pn)
+			pn = pm_att_job_node(a, pn);
+		if (!pn || !rn || !strcmp(pn, rn))
 			continue;
 		for (k = 0; k < nv && strcmp(v[k].node, pn); k++)
 			;
@@ -152,11 +147,10 @@ int pm_att_phase_votes(struct att *a)
 		if (pm_is_kind(r->cls, NULL, PM_K_PEER_LINK))
 			v[k].status12 = true;
 		size_t m;
-		for (m = 0; m < v[k].nrep && strcmp(v[k].reporters[m], o->node ? o->node : "?");
-		     m++)
+		for (m = 0; m < v[k].nrep && strcmp(v[k].reporters[m], rn); m++)
 			;
 		if (m == v[k].nrep && m < 16)
-			snprintf(v[k].reporters[v[k].nrep++], 128, "%s", o->node ? o->node : "?");
+			snprintf(v[k].reporters[v[k].nrep++], 128, "%s", rn);
 	}
 	for (size_t k = 0; k < nv; k++) {
 		if (v[k].nrep > best) {

@@ -151,6 +151,10 @@ const char *pm_att_rank_node(const struct att *a, int rank);
 /* A node other than NODE where the plugin's records show a task failing (a non-zero exit or
  * a signal), when they show every task on NODE ending with exit 0 and no signal; else NULL. */
 const char *pm_att_clean_exits(const struct att *a, const char *node);
+/* The job's node NODE names, its full or its short name ("n1.cluster" is n1), as Slurm's
+ * record spells it; NULL when the record lists the job's nodes and NODE is none of them;
+ * NODE itself when the record lists none. */
+const char *pm_att_job_node(const struct att *a, const char *node);
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r);
 void pm_rankset_done(int *v, size_t *n);
 bool pm_rankset_has(const int *v, size_t n, int r);
@@ -183,9 +187,6 @@ int pm_att_phase_fallback(struct att *a);
 /* att_votes.c: peer votes, and one error on every rank. */
 int pm_att_phase_votes(struct att *a);
 void pm_att_phase_all_ranks(struct att *a);
-/* Whether NODE may report a peer or be named as one: a node of the job when Slurm's record
- * lists them (a host only the job's output names takes no part). */
-bool pm_att_peer_ok(const struct att *a, const char *node);
 
 /* att_sched.c: what Slurm itself decided. */
 void pm_att_phase_scheduler(struct att *a);
