@@ -253,19 +253,19 @@ const char *pm_att_job_node(const struct att *a, const char *node)
 
 /* The node a line of the job's output names (NCCL's "host:pid:tid", Open MPI's "[host:pid]",
  * a shell's "host: ") is the job's own text: one of the job's nodes, spelt as Slurm's record
- * spells it ("n2.cluster" is n2), or none, and then the line is placed as one without that
- * prefix is (its file's node).  A host outside the allocation was named as a cause's origin. */
+ * spells it ("n2.cluster" is n2), or no node (the line is then placed by its rank, if it has
+ * one).  A host outside the allocation was named as a cause's origin.  Not the file's node
+ * instead: where Slurm's node names are not the hosts' own (NodeHostname), that would name a
+ * node where nothing may have happened. */
 static void own_node(struct att *a, struct pm_obs *o)
 {
-	const char *fn = a->ev->files[o->file].node, *n;
+	const char *n;
 	char *d;
 
 	/* a host list ("Nodes gpu[276-277] are still not ready") is Slurm's words, not a host */
 	if (o->trusted || !o->node || !a->ev->job.nnodes || strchr(o->node, '['))
 		return;
 	n = pm_att_job_node(a, o->node);
-	if (!n)
-		n = pm_att_job_node(a, fn);
 	if (n && !strcmp(n, o->node))
 		return;
 	d = n ? strdup(n) : NULL;
