@@ -237,18 +237,23 @@ static const char *label_node(const struct att *a, const struct pm_obs *o)
 const char *pm_att_job_node(const struct att *a, const char *node)
 {
 	const struct pm_jobinfo *j = &a->ev->job;
-	const char *const *hit;
+	const char *const *hit, *key = node;
+	char shrt[256];
 	size_t sl;
 
 	if (!j->nnodes || !node)
 		return node;
-	if ((hit = bsearch(&node, j->nodes, j->nnodes, sizeof(*j->nodes), pm_cmp_str)))
+	if ((hit = bsearch(&key, j->nodes, j->nnodes, sizeof(*j->nodes), pm_cmp_str)))
 		return *hit;
+	/* "n2.cluster.local" is n2: a lookup, not a walk (a line for every rank of a large job) */
 	sl = strcspn(node, ".");
-	for (size_t i = 0; i < j->nnodes; i++)
-		if (strcspn(j->nodes[i], ".") == sl && !strncmp(j->nodes[i], node, sl))
-			return j->nodes[i];
-	return NULL;
+	if (!node[sl] || sl >= sizeof(shrt))
+		return NULL;
+	memcpy(shrt, node, sl);
+	shrt[sl] = '\0';
+	key = shrt;
+	hit = bsearch(&key, j->nodes, j->nnodes, sizeof(*j->nodes), pm_cmp_str);
+	return hit ? *hit : NULL;
 }
 
 /* The node a line of the job's output names (NCCL's "host:pid:tid", Open MPI's "[host:pid]",

@@ -151,7 +151,7 @@ const char *pm_att_rank_node(const struct att *a, int rank);
 /* A node other than NODE where the plugin's records show a task failing (a non-zero exit or
  * a signal), when they show every task on NODE ending with exit 0 and no signal; else NULL. */
 const char *pm_att_clean_exits(const struct att *a, const char *node);
-/* The job's node NODE names, its full or its short name ("n1.cluster" is n1), as Slurm's
+/* The job's node NODE names, itself or by its short name ("n1.cluster" is n1), as Slurm's
  * record spells it; NULL when the record lists the job's nodes and NODE is none of them;
  * NODE itself when the record lists none. */
 const char *pm_att_job_node(const struct att *a, const char *node);
