@@ -605,16 +605,16 @@ void pm_att_phase_confidence(struct att *a)
 		if (R(a, l->ev[k])->outcome && !strcmp(R(a, l->ev[k])->outcome, a->outcome))
 			sched = true;
 	a->conf = confidence(a, l, a->status != VS_ATTRIBUTED, sched, slurm_act);
-	/* the job's output placed the lead on a node whose tasks the plugin saw end cleanly,
-	 * while a task failed elsewhere: the records the user cannot write say otherwise */
+	/* the job's output placed the lead on a node where the plugin saw no task fail of itself,
+	 * while one failed elsewhere: the records the user cannot write say otherwise */
 	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&
 	    (other = pm_att_clean_exits(a, l->node))) {
 		a->conf = "hypothesis";
 		l->contradicted = true;
 		pm_att_why(a,
 			   "Only the job's output places %s/%s on %s, and the plugin's records say "
-			   "every task there exited 0, while a task on %s failed: confidence "
-			   "hypothesis.",
+			   "no task failed there: each exited 0, or was ended after a task on %s "
+			   "failed; confidence hypothesis.",
 			   l->cls, l->sub, l->node, other);
 	}
 	/* clocks that cannot be trusted: the lead's evidence counts only through its node's

@@ -308,24 +308,43 @@ void pm_att_place_obs(struct att *a)
 	}
 }
 
-/* A node other than NODE where the plugin saw a task fail (a non-zero exit or a signal), when
- * it saw every task on NODE end with exit 0 and no signal; NULL when its records do not say so. */
+/* Whether task T failed of itself: a non-zero exit, or a signal other than the SIGTERM and
+ * SIGKILL with which Slurm ends a step's other tasks once one has failed. */
+static bool own_failure(const struct pm_task *t)
+{
+	return t->exited &&
+	       (t->exit_code > 0 || (t->signal > 0 && t->signal != 9 && t->signal != 15));
+}
+
 const char *pm_att_clean_exits(const struct att *a, const char *node)
 {
 	const char *other = NULL;
+	double first = 0, tol = a->rs ? a->rs->skew_s : 2;
 	size_t mine = 0;
 
+	/* the first task elsewhere that failed of itself */
 	for (size_t i = 0; i < a->ev->ntasks; i++) {
 		const struct pm_task *t = &a->ev->tasks[i];
-		if (!t->node)
+		if (!t->node || !strcmp(t->node, node) || !own_failure(t))
 			continue;
-		if (!strcmp(t->node, node)) {
-			if (!t->exited || t->exit_code != 0 || t->signal)
-				return NULL;
-			mine++;
-		} else if (!other && t->exited && (t->exit_code > 0 || t->signal > 0)) {
+		if (!other || (t->end > 0 && (first <= 0 || t->end < first))) {
 			other = t->node;
+			first = t->end;
 		}
+	}
+	if (!other)
+		return NULL;
+	/* every task on NODE ended cleanly, or was ended after it (--kill-on-bad-exit) */
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *t = &a->ev->tasks[i];
+		if (!t->node || strcmp(t->node, node))
+			continue;
+		if (!t->exited)
+			return NULL;
+		if (!(t->exit_code == 0 && !t->signal) &&
+		    !((t->signal == 9 || t->signal == 15) && first > 0 && t->end >= first - tol))
+			return NULL;
+		mine++;
 	}
 	return mine ? other : NULL;
 }

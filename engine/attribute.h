@@ -148,8 +148,9 @@ enum win { WIN_OUT, WIN_BEFORE, WIN_IN };
 /* attribute.c */
 void pm_att_why(struct att *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *pm_att_rank_node(const struct att *a, int rank);
-/* A node other than NODE where the plugin's records show a task failing (a non-zero exit or
- * a signal), when they show every task on NODE ending with exit 0 and no signal; else NULL. */
+/* A node other than NODE where the plugin's records show a task failing of itself (a non-zero
+ * exit, a signal but Slurm's SIGTERM or SIGKILL), when they show every task on NODE ending with
+ * exit 0, or ended by SIGTERM or SIGKILL after that failure; else NULL. */
 const char *pm_att_clean_exits(const struct att *a, const char *node);
 /* The job's node NODE names, itself or by its short name ("n1.cluster" is n1), as Slurm's
  * record spells it; NULL when the record lists the job's nodes and NODE is none of them;
