@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "attribute.h"
+#include "input.h"
 
 /* Generic words of file names and log fields that name no host. */
 static const char *const not_hosts[] = {
@@ -503,6 +504,45 @@ static size_t clean(char *out, size_t len, const char *p, const char *e)
 	return n;
 }
 
+#define RECORD_HEAD 4096 /* bytes of a record's message read for host fields */
+
+/* The host fields of the line [P, E) of a job's output when it is a structured logger's
+ * record (JSON lines, logfmt: pm_peel): in its message, its escapes undone, each of its lines
+ * read as one (a record's fields around it name no host here, as a shell's prefix does not).
+ * *TAKEN: it was one. */
+static int record_hosts(struct att *a, const struct pm_file *f, const char *p, const char *e,
+			char *line, size_t cap, bool syslog, bool *taken)
+{
+	size_t head = (size_t)(e - p) < 600 ? (size_t)(e - p) : 600, n;
+	char dec[RECORD_HEAD];
+	struct pm_peel pe;
+	int rc = 0;
+
+	*taken = false;
+	if ((f->format != PM_FMT_APP && f->format != PM_FMT_TORCHRUN &&
+	     f->format != PM_FMT_PYSPY) ||
+	    (!memchr(p, '{', head) && !memchr(p, '=', head)))
+		return 0;
+	pm_peel(f->format, p, (size_t)(e - p), NULL, &pe);
+	if (!(*taken = pe.record))
+		return 0;
+	n = pe.end - pe.skip < sizeof(dec) ? pe.end - pe.skip : sizeof(dec);
+	if (pe.quoted)
+		n = pm_unquote(p + pe.skip, n, dec);
+	else
+		memcpy(dec, p + pe.skip, n);
+	for (const char *q = dec, *end = dec + n, *nl; q < end && !rc; q = nl + 1) {
+		size_t l;
+
+		for (nl = q; nl < end && *nl != '\n' && *nl != '\r'; nl++)
+			;
+		l = clean(line, cap - PM_ATT_KEY_PAD, q, nl);
+		memset(line + l, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
+		rc = line_hosts(a, line, line + l, syslog);
+	}
+	return rc;
+}
+
 /* The hosts and ranks a file's lines name: its first 4 MiB, read again without touching its
  * coverage or digest (pm_file_head), NUL-terminated so no comparison runs past its end. */
 static int file_hosts(struct att *a, struct pm_file *f)
@@ -510,6 +550,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 	size_t cap = f->bytes < (4u << 20) ? (size_t)f->bytes : (4u << 20), len = 0;
 	char *buf, line[1024 + PM_ATT_KEY_PAD];
 	const char *base = strrchr(f->name, '/');
+	bool rec = false;
 	/* host fields are read where the file is a system log by its format or its name */
 	bool syslog = f->format == PM_FMT_SYSLOG ||
 		      has_node_word(base ? base + 1 : f->name, strlen(base ? base + 1 : f->name));
@@ -535,7 +576,9 @@ static int file_hosts(struct att *a, struct pm_file *f)
 		pm_prefix_parse(f->format, p, (size_t)(le - p), &px);
 		if (px.node_len)
 			rc = add_host(a, px.node, px.node_len, SP_OTHER);
-		if (!rc) {
+		if (!rc)
+			rc = record_hosts(a, f, p, le, line, sizeof(line), syslog, &rec);
+		if (!rc && !rec) {
 			size_t sk = px.skip < (size_t)(le - p) ? px.skip : 0;
 			size_t n = clean(line, sizeof(line) - PM_ATT_KEY_PAD, p + sk, le);
 

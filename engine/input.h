@@ -265,15 +265,31 @@ struct pm_peel {
 	bool has_time; /* TIME: the first (outermost) stamp that could be read */
 	double time;
 	unsigned layers; /* wrappers taken */
+	/* RECORD: the line is a structured logger's record (a JSON object, logfmt's key=value
+	 * pairs), the text its message's value, with escapes to undo (pm_unquote) before a
+	 * pattern sees it when QUOTED, a line break in it read as one; LINE[xskip, xend), when
+	 * not empty, the value of its exception field (a traceback), escaped the same way. */
+	bool record;
+	bool quoted;
+	size_t xskip, xend;
 };
 
 /*
  * Peel the wrappers of one line (LEN bytes, no newline, any bytes) of a file of format FMT.
- * Only a bounded head of the line is looked at.  CTX (may be NULL) gives the year of stamps
- * without one.  Kernel and daemon formats keep their own prefixes (pm_prefix_parse).
+ * Only a bounded head of the line is looked at, save a structured record's, which is read
+ * to its end in one pass.  CTX (may be NULL) gives the year of stamps without one.  Kernel
+ * and daemon formats keep their own prefixes (pm_prefix_parse).
  */
 void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_timectx *ctx,
 	     struct pm_peel *out);
+
+/*
+ * The value of a quoted string (N bytes at S, the quotes left out) with its escapes undone
+ * into OUT (N bytes at least; OUT may be S): JSON's (\" \\ \/ \b \f \n \r \t \uXXXX, a
+ * surrogate pair as one character, a lone one as U+FFFD) and Go's \xNN, \a, \v and
+ * \UXXXXXXXX (logfmt's).  An escape it does not know stays as it is.  The bytes written.
+ */
+size_t pm_unquote(const char *s, size_t n, char *out);
 
 /*
  * pm_time_parse in two steps, for a caller that has the line peeled already: the stamp at

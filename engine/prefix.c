@@ -391,12 +391,16 @@ enum {
 	W_LOG = 16,    /* a stamp or a level: a logging framework's fields may follow */
 	W_END = 32,    /* nothing more to peel */
 	W_LEVEL = 64,  /* a level or a logger's field: the program's own words are near */
+	W_REC = 128,   /* a structured record: its message's own wrappers may follow */
 };
 
 struct peel {
 	const struct pm_timectx *ctx;
 	struct pm_peel *out;
 	const char *line;
+	size_t len;		 /* the whole line's */
+	size_t lim;		 /* after a record: its message's end (0: none) */
+	size_t msg_head;	 /* a record's message's head, when it was just taken */
 	const char *after_level; /* where a level word's layer ended, no logger's name after it */
 	unsigned seen;
 };
@@ -931,13 +935,325 @@ static size_t grep_layer(struct peel *w, const char *s, size_t n)
 	return g + k;
 }
 
+/* ---- structured records: JSON lines, logfmt ---- */
+
+#define REC_FIELDS 256 /* fields of a record read at most */
+
+/* What a record's field says, by its key (any case): the message (the most specific key
+ * first: a record holding two takes the first of these), a traceback, a time, a host, a
+ * rank, a pid, a level (or Docker's stream: like a time, it tells a log's record from a
+ * line of data). */
+enum field { F_MSG, F_EXC, F_TIME, F_HOST, F_RANK, F_PID, F_LEVEL, F_OTHER };
+
+static const struct {
+	const char *key;
+	enum field f;
+} fields[] = {
+	{"message", F_MSG},   {"msg", F_MSG},	    {"log", F_MSG},	     {"text", F_MSG},
+	{"exc_info", F_EXC},  {"exception", F_EXC}, {"exc_text", F_EXC},     {"stack_trace", F_EXC},
+	{"traceback", F_EXC}, {"time", F_TIME},	    {"timestamp", F_TIME},   {"@timestamp", F_TIME},
+	{"ts", F_TIME},	      {"asctime", F_TIME},  {"host", F_HOST},	     {"hostname", F_HOST},
+	{"node", F_HOST},     {"rank", F_RANK},	    {"global_rank", F_RANK}, {"pid", F_PID},
+	{"level", F_LEVEL},   {"lvl", F_LEVEL},	    {"levelname", F_LEVEL},  {"severity", F_LEVEL},
+	{"stream", F_LEVEL},
+};
+
+/* A record's fields as read, kept apart until the whole record is known to be one.
+ * Offsets are from the record's start. */
+struct rec {
+	size_t msg, msg_end, exc, exc_end;
+	int msg_key; /* the message's key in fields[]; -1 none */
+	bool msg_quoted, framed, has_t;
+	double t;
+	const char *host;
+	size_t host_len;
+	int rank, pid;
+};
+
+/* The closing quote of the string opened at S[0]: its offset, 0 when the line ends first.
+ * A quote after an odd number of backslashes is escaped. */
+static size_t str_end(const char *s, size_t n)
+{
+	const char *q;
+	size_t i = 1, at, b;
+
+	while (i < n && (q = memchr(s + i, '"', n - i))) {
+		at = (size_t)(q - s);
+		for (b = 0; at - b > 1 && s[at - b - 1] == '\\'; b++)
+			;
+		if (!(b & 1))
+			return at;
+		i = at + 1;
+	}
+	return 0;
+}
+
+/* Epoch seconds written as a number ("ts": 1796008318.25, zap's and others'), or in
+ * milliseconds: false for anything else. */
+static bool epoch(const char *s, size_t n, double *t)
+{
+	size_t d = 0;
+	double v;
+
+	while (d < n && d < 14 && pm_in_isdigit(s[d]))
+		d++;
+
+	if (!pm_in_num(s, n, &v) || (d != 10 && d != 13))
+		return false;
+	*t = d == 13 ? v / 1000 : v;
+	return true;
+}
+
+/* Field KEY (KL bytes) = value V (VL bytes, quotes left out when QUOTED; STR: a string,
+ * which logfmt's values all are). */
+static void rec_field(struct rec *r, const char *base, const char *key, size_t kl, const char *v,
+		      size_t vl, bool quoted, bool str)
+{
+	struct pm_in_stamp st;
+	size_t i, k;
+	int x;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (pm_in_lower(key[0]) == fields[i].key[0] && pm_in_ieq(key, kl, fields[i].key))
+			break;
+	if (i == sizeof(fields) / sizeof(fields[0]))
+		return;
+	switch (fields[i].f) {
+	case F_MSG:
+		if (str && (r->msg_key < 0 || (int)i < r->msg_key)) {
+			r->msg_key = (int)i;
+			r->msg = (size_t)(v - base);
+			r->msg_end = r->msg + vl;
+			r->msg_quoted = quoted;
+		}
+		break;
+	case F_EXC:
+		if (str && quoted && !r->exc_end) {
+			r->exc = (size_t)(v - base);
+			r->exc_end = r->exc + vl;
+		}
+		break;
+	case F_TIME:
+		r->framed = true;
+		if (r->has_t)
+			break;
+		if ((k = pm_in_iso(v, vl, &st)) && k == vl) {
+			r->t = st.t;
+			r->has_t = true;
+		} else if (!quoted && epoch(v, vl, &r->t)) {
+			r->has_t = true;
+		}
+		break;
+	case F_HOST:
+		if (str && !r->host && vl && name_len(v, vl) == vl) {
+			r->host = v;
+			r->host_len = vl;
+		}
+		break;
+	case F_RANK:
+		if (r->rank < 0 && vl && rank_at(v, vl, &x) == vl)
+			r->rank = x;
+		break;
+	case F_PID:
+		if (r->pid < 0 && vl && pm_in_ndigits(v, vl) == vl && vl <= 9)
+			r->pid = (int)capped(v, vl);
+		break;
+	case F_LEVEL:
+		r->framed = true;
+		break;
+	case F_OTHER:
+		break;
+	}
+}
+
+/* The bytes of the JSON value at S (a string, a number, true, false, null, or an object or
+ * array read through its nested strings), 0 when none ends on the line. */
+static size_t json_value(const char *s, size_t n)
+{
+	size_t i, e, depth = 0;
+
+	if (!n)
+		return 0;
+	if (s[0] == '"')
+		return (e = str_end(s, n)) ? e + 1 : 0;
+	if (s[0] == '{' || s[0] == '[') {
+		for (i = 0; i < n; i++) {
+			if (s[i] == '"') {
+				if (!(e = str_end(s + i, n - i)))
+					return 0;
+				i += e;
+			} else if (s[i] == '{' || s[i] == '[') {
+				depth++;
+			} else if ((s[i] == '}' || s[i] == ']') && !--depth) {
+				return i + 1;
+			}
+		}
+		return 0;
+	}
+	for (i = 0; i < n && (pm_in_isalnum(s[i]) || s[i] == '-' || s[i] == '+' || s[i] == '.');
+	     i++)
+		;
+	return i;
+}
+
+/* Blanks, and a CR (a line end not cleaned yet). */
+static size_t json_ws(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (blank(s[i]) || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* A JSON object that is the whole rest of the line, "{" at S: its fields into R; false when
+ * it is none (cut, malformed, followed by more text). */
+static bool json_rec(const char *s, size_t n, struct rec *r)
+{
+	size_t p = 1, e, fl = 0;
+
+	p += json_ws(s + p, n - p);
+	while (p < n && s[p] == '"' && fl++ < REC_FIELDS) {
+		const char *key = s + p + 1;
+		size_t kl;
+
+		if (!(e = str_end(s + p, n - p)))
+			return false;
+		kl = e - 1;
+		p += e + 1;
+		p += json_ws(s + p, n - p);
+		if (p >= n || s[p] != ':')
+			return false;
+		p++;
+		p += json_ws(s + p, n - p);
+		if (!(e = json_value(s + p, n - p)))
+			return false;
+		if (s[p] == '"')
+			rec_field(r, s, key, kl, s + p + 1, e - 2, true, true);
+		else
+			rec_field(r, s, key, kl, s + p, e, false, false);
+		p += e;
+		p += json_ws(s + p, n - p);
+		if (p < n && s[p] == ',') {
+			p++;
+			p += json_ws(s + p, n - p);
+			continue;
+		}
+		if (p < n && s[p] == '}') {
+			p++;
+			return p + json_ws(s + p, n - p) == n;
+		}
+		return false;
+	}
+	return false;
+}
+
+static bool key_char(char c)
+{
+	return pm_in_isalnum(c) || c == '_' || c == '.' || c == '-' || c == '@' || c == '/';
+}
+
+/* logfmt's "key=value key=\"quoted value\" ..." as the whole rest of the line, at S: its
+ * fields into R; false when any word of it is no pair (prose that holds "level=" is no
+ * record). */
+static bool logfmt_rec(const char *s, size_t n, struct rec *r)
+{
+	size_t p = 0, k, v, e, pairs = 0;
+
+	if (!pm_in_isalpha(s[0]) && s[0] != '_' && s[0] != '@')
+		return false;
+	for (k = 1; k < 64 && k < n && key_char(s[k]); k++)
+		;
+	if (k >= n || s[k] != '=') /* most lines: a word, then no '=' */
+		return false;
+	while (n && (blank(s[n - 1]) || s[n - 1] == '\r'))
+		n--;
+	while (p < n) {
+		for (k = 0; k < 64 && p + k < n && key_char(s[p + k]); k++)
+			;
+		if (!k || k == 64 || p + k >= n || s[p + k] != '=' || ++pairs > REC_FIELDS)
+			return false;
+		v = p + k + 1;
+		if (v < n && s[v] == '"') {
+			if (!(e = str_end(s + v, n - v)))
+				return false;
+			rec_field(r, s, s + p, k, s + v + 1, e - 1, true, true);
+			p = v + e + 1;
+		} else {
+			for (e = v; e < n && !blank(s[e]) && s[e] != '"'; e++)
+				;
+			if (e < n && s[e] == '"')
+				return false;
+			rec_field(r, s, s + p, k, s + v, e - v, false, true);
+			p = e;
+		}
+		if (p < n && !blank(s[p]))
+			return false;
+		p += blanks(s + p, n - p, n);
+	}
+	return pairs >= 2;
+}
+
+/* Whether [S, S + N) ends in an escaped line break (Docker's "log" value, "...\n"). */
+static bool escaped_break(const char *s, size_t n)
+{
+	size_t b = 0;
+
+	if (n < 2 || s[n - 2] != '\\' || (s[n - 1] != 'n' && s[n - 1] != 'r'))
+		return false;
+	while (b + 2 < n && s[n - 3 - b] == '\\')
+		b++;
+	return !(b & 1);
+}
+
+/*
+ * A structured logger's record, the whole rest of the line: a JSON object (JSON lines,
+ * Docker's json-file driver) or logfmt's key=value pairs.  One with a message (message,
+ * msg, log or text) and a time or a level is taken whole: its time, host, rank and pid kept
+ * as other wrappers' are, the text is its message's value (without Docker's trailing line
+ * break), whose own wrappers are peeled next, and a traceback field is kept for the
+ * confirmation (pm_peel.xskip).  Anything else (cut, malformed, prose) is not a record: the
+ * line is read as it is.
+ */
+static size_t record_layer(struct peel *w, const char *s, size_t n)
+{
+	struct rec r = {.msg_key = -1, .rank = -1, .pid = -1};
+	size_t base = (size_t)(s - w->line), full = w->len - base;
+
+	(void)n;
+	if ((w->seen & W_REC) || !(s[0] == '{' ? json_rec(s, full, &r) : logfmt_rec(s, full, &r)))
+		return 0;
+	if (r.msg_key < 0 || !r.framed)
+		return 0;
+	while (r.msg_quoted && escaped_break(s + r.msg, r.msg_end - r.msg))
+		r.msg_end -= 2;
+	w->seen |= W_REC;
+	w->out->record = true;
+	if (r.has_t)
+		stamp(w, r.t);
+	if (r.host)
+		weak_node(w, r.host, r.host_len);
+	if (r.rank >= 0) /* the innermost rank wins: under torchrun srun's label numbers agents */
+		w->out->rank = r.rank;
+	if (r.pid >= 0 && w->out->pid < 0)
+		w->out->pid = r.pid;
+	w->out->quoted = r.msg_quoted && memchr(s + r.msg, '\\', r.msg_end - r.msg);
+	if (r.exc_end > r.exc) {
+		w->out->xskip = base + r.exc;
+		w->out->xend = base + r.exc_end;
+	}
+	w->lim = base + r.msg_end;
+	w->msg_head = r.msg_end - r.msg > PEEL_HEAD ? base + r.msg + PEEL_HEAD : w->lim;
+	return r.msg;
+}
+
 typedef size_t layer_fn(struct peel *w, const char *s, size_t n);
 
 /* The wrapper families, tried in this order at each layer; the first that recognises its
  * wrapper at S takes it.  A new family is one function and one entry here. */
 static layer_fn *const families[] = {
 	rank_layer,  nccl_layer,  bracket_layer, paren_layer, frame_layer,
-	stamp_layer, level_layer, name_layer,	 grep_layer,
+	stamp_layer, level_layer, name_layer,	 grep_layer,  record_layer,
 };
 
 /* One layer at S: its bytes, 0 when none. */
@@ -967,7 +1283,8 @@ static size_t last_cr(const char *s, size_t from, size_t n)
 	return at;
 }
 
-/* Layers from *P while they last, within LINE[0, HEAD). */
+/* Layers from *P while they last, within LINE[0, HEAD); after a record, within the head of
+ * its message. */
 static void peel_from(struct peel *w, const char *line, size_t *p, size_t head)
 {
 	size_t q, k;
@@ -979,13 +1296,17 @@ static void peel_from(struct peel *w, const char *line, size_t *p, size_t head)
 		*p = q + k;
 		if (!w->out->layers++)
 			w->out->first = *p;
+		if (w->msg_head) { /* a record's message: what wrappers it has are at its start */
+			head = w->msg_head;
+			w->msg_head = 0;
+		}
 	}
 }
 
 void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_timectx *ctx,
 	     struct pm_peel *out)
 {
-	struct peel w = {.ctx = ctx, .out = out, .line = line};
+	struct peel w = {.ctx = ctx, .out = out, .line = line, .len = len};
 	size_t p = 0, c;
 
 	memset(out, 0, sizeof(*out));
@@ -1006,13 +1327,13 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 		return;
 	}
 	peel_from(&w, line, &p, len < PEEL_HEAD ? len : PEEL_HEAD);
-	if ((c = last_cr(line, p, len)) > p) {
+	if (!w.lim && (c = last_cr(line, p, len)) > p) {
 		/* the text redrawn last may carry wrappers of its own */
 		out->cr = p = c;
 		peel_from(&w, line, &p, len - c < PEEL_HEAD ? len : c + PEEL_HEAD);
 	}
 	out->skip = p;
-	out->end = trim_end(line, p, len);
+	out->end = trim_end(line, p, w.lim ? w.lim : len);
 	if (!out->node || out->node_weak) { /* slurmstepd names its node: stronger */
 		struct pm_prefix px = {.rank = -1};
 		stepd_node(line + p, out->end - p, &px);
@@ -1022,6 +1343,116 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 			out->node_weak = false;
 		}
 	}
+}
+
+static int hex(char c)
+{
+	if (pm_in_isdigit(c))
+		return c - '0';
+	c = pm_in_lower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The number written in D hex digits at S, -1 when there are not D of them. */
+static long hex_at(const char *s, size_t n, size_t d)
+{
+	long v = 0;
+
+	if (n < d)
+		return -1;
+	for (size_t i = 0; i < d; i++) {
+		if (hex(s[i]) < 0)
+			return -1;
+		v = v * 16 + hex(s[i]);
+	}
+	return v;
+}
+
+/* Code point C in UTF-8 at O; its bytes. */
+static size_t put_utf8(char *o, long c)
+{
+	if (c < 0x80) {
+		o[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		o[0] = (char)(0xc0 | (c >> 6));
+		o[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		o[0] = (char)(0xe0 | (c >> 12));
+		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (c >> 18));
+	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* The escape "\\u..." at S: its code point (a surrogate pair's as one, a lone surrogate's
+ * U+FFFD) and its bytes in *USED; -1 when it is none. */
+static long unicode_escape(const char *s, size_t n, size_t *used)
+{
+	long c = hex_at(s + 2, n - 2, 4), lo;
+
+	*used = 6;
+	if (c < 0xd800 || c > 0xdfff)
+		return c;
+	if (c <= 0xdbff && n >= 12 && s[6] == '\\' && s[7] == 'u' &&
+	    (lo = hex_at(s + 8, n - 8, 4)) >= 0xdc00 && lo <= 0xdfff) {
+		*used = 12;
+		return 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+	}
+	return 0xfffd;
+}
+
+size_t pm_unquote(const char *s, size_t n, char *out)
+{
+	static const char simple[] = "\"\"\\\\//b\bf\fn\nr\rt\ta\av\v";
+	size_t i = 0, o = 0, used;
+	long c;
+
+	while (i < n) {
+		const char *b = memchr(s + i, '\\', n - i), *e;
+		size_t stop = b ? (size_t)(b - s) : n;
+
+		memmove(out + o, s + i, stop - i); /* OUT may be S: it never gets ahead */
+		o += stop - i;
+		if ((i = stop) + 1 >= n) {
+			if (i < n)
+				out[o++] = s[i++]; /* a backslash at the end stays */
+			break;
+		}
+		c = -1;
+		used = 2;
+		if (s[i + 1] && (e = strchr(simple, s[i + 1])) && (e - simple) % 2 == 0) {
+			c = (unsigned char)e[1];
+		} else if (s[i + 1] == 'x') {
+			c = hex_at(s + i + 2, n - i - 2, 2);
+			used = 4;
+		} else if (s[i + 1] == 'u') {
+			c = unicode_escape(s + i, n - i, &used);
+		} else if (s[i + 1] == 'U') {
+			c = hex_at(s + i + 2, n - i - 2, 8);
+			if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+				c = -1;
+			used = 10;
+		}
+		if (c < 0) {
+			out[o++] = s[i++]; /* not an escape it knows: kept */
+			continue;
+		}
+		if (s[i + 1] == 'x')
+			out[o++] = (char)c;
+		else
+			o += put_utf8(out + o, c);
+		i += used;
+	}
+	return o;
 }
 
 size_t pm_frame_end(const char *s, size_t n)

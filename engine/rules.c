@@ -643,9 +643,10 @@ oom:
 
 /* ---- the scanning database ---- */
 
-/* Vectorscan sees the pattern without a leading '^': lines keep their prefixes in the
- * buffer it scans, so the anchored form would miss them.  PCRE2 confirms on the stripped
- * line, where the anchor means what the author wrote.
+/* Vectorscan sees the pattern without a leading '^' and without any '$': lines keep their
+ * prefixes in the buffer it scans, and a structured record's fields follow its message (a
+ * JSON line's '"}'), so the anchored form would miss them.  PCRE2 confirms on the stripped
+ * line, where the anchors mean what the author wrote.
  *
  * One database per source kind, holding only the rules that apply to that source: the
  * scanner would drop any other rule's hit anyway, and a kernel-only pattern with a costly
@@ -661,6 +662,49 @@ oom:
  * thread, and scans then missed a job's first output line now and then; the thread was not
  * the cause, only a change of where malloc put the scanned chunks: Vectorscan 5.4.9's
  * AVX-512 implementation misses matches by the data's address (hsrun.c). */
+/* PATTERN as the scan's prefilter sees it (above): a copy without its leading '^' and
+ * without every '$' outside a character class, an escape or a \Q...\E quote: a superset of
+ * its matches, as a prefilter's must be.  NULL when out of memory. */
+static char *prefilter_form(const char *p)
+{
+	size_t o = 0;
+	char *out = malloc(strlen(p) + 1);
+	bool cls = false, quote = false;
+
+	if (!out)
+		return NULL;
+	if (p[0] == '^')
+		p++;
+	for (size_t i = 0; p[i]; i++) {
+		if (quote) {
+			quote = !(p[i] == '\\' && p[i + 1] == 'E');
+		} else if (p[i] == '\\' && p[i + 1]) {
+			quote = p[i + 1] == 'Q';
+			out[o++] = p[i++];
+		} else if (cls && p[i] == '[' && p[i + 1] == ':' && strstr(p + i, ":]")) {
+			size_t e = (size_t)(strstr(p + i, ":]") - p) + 1; /* "[:alpha:]" */
+			while (i < e)
+				out[o++] = p[i++];
+		} else if (cls) {
+			cls = p[i] != ']';
+		} else if (p[i] == '[') {
+			cls = true;
+			out[o++] = p[i];
+			/* "[]...]" and "[^]...]": the first ']' is a member */
+			if (p[i + 1] == '^')
+				out[o++] = p[++i];
+			if (p[i + 1] == ']')
+				out[o++] = p[++i];
+			continue;
+		} else if (p[i] == '$') {
+			continue;
+		}
+		out[o++] = p[i];
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_database_t **db, char *err,
 		       size_t errlen)
 {
@@ -679,7 +723,8 @@ static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_databas
 		const struct pm_rule *r = &rs->rules[i];
 		if (!r->pattern || r->deprecated || (src >= 0 && !(r->sources & (1u << src))))
 			continue;
-		pats[n] = r->pattern[0] == '^' ? r->pattern + 1 : r->pattern;
+		if (!(pats[n] = prefilter_form(r->pattern)))
+			goto out;
 		flags[n] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
 		ids[n] = (unsigned)i;
 		n++;
@@ -704,6 +749,8 @@ static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_databas
 	}
 	rc = 0;
 out:
+	for (unsigned i = 0; pats && i < n; i++)
+		free((char *)pats[i]);
 	free(pats);
 	free(flags);
 	free(ids);

@@ -71,6 +71,15 @@ struct scan {
 	size_t nclean;
 	size_t *cmap; /* pairs: cleaned line start, chunk line start */
 	size_t ncmap, acmap;
+	/* a structured record's value with its escapes undone (match_value), and the value of
+	 * a record inside that one (Docker's json-file around a JSON logger's line) */
+	char *dec[2];
+	size_t adec[2];
+	/* the values with escapes of a chunk's records, undone, to be scanned again */
+	char *rbuf;
+	size_t nrbuf, arbuf;
+	struct revalue *rv;
+	size_t nrv, arv;
 	/* the peel cache, valid while a chunk is scanned: the rank tally, the confirmation of
 	 * each rule that hit a line and the time stamp reader peel the same line, the same way;
 	 * each asks peel_cached.  PC: the lines with a hit that the tally peeled, in chunk order;
@@ -723,9 +732,66 @@ static int match_squashed(struct scan *s, const pcre2_code *re, const char *line
 	return rc;
 }
 
+/* The undone escapes of a structured record's value (pm_unquote) into s->dec[D]: its
+ * length, or SIZE_MAX when out of memory. */
+static size_t unquote(struct scan *s, int d, const char *v, size_t n)
+{
+	if (n > s->adec[d]) {
+		char *nb = realloc(s->dec[d], n);
+		if (!nb)
+			return SIZE_MAX;
+		s->dec[d] = nb;
+		s->adec[d] = n;
+	}
+	return pm_unquote(v, n, s->dec[d]);
+}
+
+/* A structured record's value, N bytes at V, its escapes undone when ESC (pm_unquote) into
+ * s->dec[D]: RE on each of its lines (a traceback's "\n" is a line break).  A value that is
+ * itself a record (a JSON logger's line in Docker's "log", a logfmt line in a JSON
+ * record's message) is read as one first: its message, then its traceback, its rank into
+ * *RANK (the innermost rank wins).  *SUBJ is where the match's offsets start. */
+static int match_value(struct scan *s, const pcre2_code *re, const char *v, size_t n, bool esc,
+		       int d, const char **subj, int *rank)
+{
+	const char *p, *end, *q;
+	int rc = PCRE2_ERROR_NOMATCH;
+	struct pm_peel in;
+
+	if (esc) {
+		if ((n = unquote(s, d, v, n)) == SIZE_MAX)
+			return PCRE2_ERROR_NOMEMORY;
+		v = s->dec[d];
+	}
+	if (d == 0 && n) {
+		pm_peel(PM_FMT_APP, v, n, NULL, &in);
+		if (in.record)
+			rc = match_value(s, re, v + in.skip, in.end - in.skip, in.quoted, 1, subj,
+					 rank);
+		if (in.record && rc < 0 && in.xend > in.xskip)
+			rc = match_value(s, re, v + in.xskip, in.xend - in.xskip,
+					 memchr(v + in.xskip, '\\', in.xend - in.xskip), 1, subj,
+					 rank);
+		if (rc >= 0 && in.rank >= 0)
+			*rank = in.rank;
+		if (rc >= 0)
+			return rc;
+	}
+	for (p = v, end = v + n; p < end && rc < 0; p = q + 1) {
+		for (q = p; q < end && *q != '\n' && *q != '\r'; q++)
+			;
+		if (q > p) {
+			*subj = p;
+			rc = pcre2_match(re, (PCRE2_SPTR)p, (size_t)(q - p), 0, 0, s->md,
+					 s->rs->mctx);
+		}
+	}
+	return rc;
+}
+
 /* Confirm rule RI on LINE: the pattern sees the text without its wrappers (pm_peel), then,
- * should that fail (a wrapper the pattern wanted), the whole line, then each part of a
- * squashed line. */
+ * should that fail (a wrapper the pattern wanted), the whole line, then a structured
+ * record's traceback, then each part of a squashed line. */
 static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint64_t off)
 {
 	const struct pm_rule *r = &s->rs->rules[ri];
@@ -743,7 +809,11 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	if (pe.skip > pe.end)
 		pe.skip = pe.end;
 	subj = line + pe.skip;
-	rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.skip, 0, 0, s->md, s->rs->mctx);
+	if (pe.record)
+		rc = match_value(s, r->re, subj, pe.end - pe.skip, pe.quoted, 0, &subj, &px.rank);
+	else
+		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.skip, 0, 0, s->md,
+				 s->rs->mctx);
 	if (rc < 0 && pe.logger && pe.logger >= pe.cr && pe.logger < pe.skip) {
 		subj = line + pe.logger; /* "ERROR srun: error: ...": not a logger's name */
 		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.logger, 0, 0, s->md,
@@ -753,6 +823,10 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 		subj = line + pe.cr;
 		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.cr, 0, 0, s->md, s->rs->mctx);
 	}
+	if (rc < 0 && pe.xend > pe.xskip)
+		rc = match_value(s, r->re, line + pe.xskip, pe.xend - pe.xskip,
+				 memchr(line + pe.xskip, '\\', pe.xend - pe.xskip), 0, &subj,
+				 &px.rank);
 	if (rc < 0 && pe.first)
 		rc = match_squashed(s, r->re, line, &pe, &subj);
 	if (rc < 0)
@@ -772,13 +846,15 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 		px.skip -= pe.cr;
 		return record(s, ri, line + pe.cr, pe.end - pe.cr, &px, off, caps, capl, 0);
 	}
-	return record(s, ri, line, pe.end, &px, off, caps, capl, 0);
+	/* a structured record is kept whole: its fields after the message too */
+	return record(s, ri, line, pe.record ? len : pe.end, &px, off, caps, capl, 0);
 }
 
 /* The rank of srun's label ("3: ", " 3: ") at the start of a line of the job's output, when
  * nothing after it can change it; -1: parse the line in full.  app_prefix (prefix.c) gives
  * such a line the label's rank: only a "[rankN]:" or "[defaultN]:" tag right after the label
- * overrides it, and both start with '['; an NCCL prefix there only ends the parse. */
+ * overrides it, and both start with '['; an NCCL prefix there only ends the parse.  A JSON
+ * record's "rank" field overrides it too (pm_peel). */
 static int label_rank(const char *s, size_t n)
 {
 	size_t p = 0, i = 0;
@@ -796,7 +872,7 @@ static int label_rank(const char *s, size_t n)
 	if (p + 1 >= n || s[p] != ':' || s[p + 1] != ' ')
 		return -1;
 	p += 2;
-	if (p < n && s[p] == '[')
+	if (p < n && (s[p] == '[' || s[p] == '{')) /* a structured record may say a rank too */
 		return -1;
 	return v;
 }
@@ -823,10 +899,103 @@ static void keep_peel(struct scan *s, const char *buf, const char *p, size_t l, 
 	s->pc[s->npc++] = s->last;
 }
 
+/* A structured record's value with escapes is in the chunk as written ("File \"t.py\"",
+ * "\nRuntimeError"), where a pattern's quote or line start is not seen: the chunk's such
+ * values are gathered with their escapes undone, one a line, and scanned again in one go,
+ * each hit put at its record's line (rescan_flush). */
+struct revalue {
+	size_t start;		 /* in s->rbuf */
+	unsigned long long line; /* the record's line's end in the chunk */
+};
+
+/* Value V (N bytes, escapes) of the record whose line ends at LINE, gathered: undone into
+ * s->rbuf; a record inside it (Docker's "log" holding a JSON logger's line), its values
+ * too. */
+static int rescan_value(struct scan *s, const char *v, size_t n, unsigned long long line, int d)
+{
+	struct pm_peel in;
+	size_t at;
+
+	if (!n || !memchr(v, '\\', n))
+		return 0;
+	/* room for the value and, undone from it, a record's two values inside it, which are no
+	 * longer than it together: V, inside s->rbuf then, does not move */
+	if (d > 0 && s->nrbuf + n + 1 > s->arbuf)
+		return 0;
+	if (s->nrbuf + 3 * n + 3 > s->arbuf) {
+		size_t na = s->arbuf ? s->arbuf : 4096;
+		char *nb;
+		while (na < s->nrbuf + 3 * n + 3)
+			na *= 2;
+		if (!(nb = realloc(s->rbuf, na)))
+			return -1;
+		s->rbuf = nb;
+		s->arbuf = na;
+	}
+	if (s->nrv == s->arv && pm_grow((void **)&s->rv, &s->arv, sizeof(*s->rv)) < 0)
+		return -1;
+	at = s->nrbuf;
+	s->rv[s->nrv++] = (struct revalue){at, line};
+	n = pm_unquote(v, n, s->rbuf + at);
+	s->nrbuf = at + n;
+	s->rbuf[s->nrbuf++] = '\n';
+	/* a record inside has a '{' or a '=' (most values have neither) */
+	if (d > 0 || (!memchr(s->rbuf + at, '{', n) && !memchr(s->rbuf + at, '=', n)))
+		return 0;
+	pm_peel(PM_FMT_APP, s->rbuf + at, n, NULL, &in);
+	if (!in.record)
+		return 0;
+	if (in.quoted && rescan_value(s, s->rbuf + at + in.skip, in.end - in.skip, line, 1) < 0)
+		return -1;
+	return rescan_value(s, s->rbuf + at + in.xskip, in.xend - in.xskip, line, 1);
+}
+
+/* The escaped values of the structured record at the line of L bytes at P in BUF, gathered
+ * (rescan_value). */
+static int rescan_record(struct scan *s, const char *buf, const char *p, size_t l,
+			 const struct pm_peel *pe)
+{
+	unsigned long long line = (unsigned long long)(p - buf) + l;
+
+	if (pe->quoted && rescan_value(s, p + pe->skip, pe->end - pe->skip, line, 0) < 0)
+		return -1;
+	return rescan_value(s, p + pe->xskip, pe->xend - pe->xskip, line, 0);
+}
+
+static int on_rehit(unsigned int id, unsigned long long from, unsigned long long to,
+		    unsigned int flags, void *ctx)
+{
+	struct scan *s = ctx;
+	size_t lo = 0, hi = s->nrv, at = to ? (size_t)to - 1 : 0;
+
+	while (hi - lo > 1) { /* the value the hit ends in */
+		size_t mid = (lo + hi) / 2;
+		if (s->rv[mid].start <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return on_hit(id, from, s->rv[lo].line, flags, s);
+}
+
+/* The values gathered from the chunk's records, scanned; their hits go after the chunk's
+ * sorted ones. */
+static int rescan_flush(struct scan *s)
+{
+	int rc = 0;
+
+	if (s->nrv &&
+	    pm_hs_chunk(s->db, s->stream, s->rbuf, s->nrbuf, s->scratch, on_rehit, s) != HS_SUCCESS)
+		rc = -1;
+	s->nrv = 0;
+	s->nrbuf = 0;
+	return rc;
+}
+
 /* Tally which ranks spoke: cheap per-line prefix parsing of application output.  What is
  * used of it is the set of ranks (in the order first seen) and each rank's first node; a
  * line whose rank is known, with its node, only counts. */
-static void tally_ranks(struct scan *s, const char *buf, size_t len)
+static int tally_ranks(struct scan *s, const char *buf, size_t len)
 {
 	struct pm_file *f = &s->ev->files[s->file];
 	const char *p = buf, *end = buf + len;
@@ -834,9 +1003,11 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
 	uint64_t lines = 0;
 	bool labels = f->format == PM_FMT_APP || f->format == PM_FMT_TORCHRUN ||
 		      f->format == PM_FMT_PYSPY;
+	/* a backslash: a structured record's value may hold escapes (rescan_record) */
+	bool esc = labels && s->db && memchr(buf, '\\', len);
 
 	if (f->source != PM_SRC_APP_LOG)
-		return;
+		return 0;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -844,14 +1015,19 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
 		struct pm_prefix px;
 		struct pm_rankinfo *ri;
 		int r = labels ? label_rank(p, l) : -1;
+		bool quoted = esc && memchr(p, '\\', l);
 
 		lines++;
-		if (r >= 0 && (ri = rank_get(s, r)) && ri->node) {
+		if (r >= 0 && !quoted && (ri = rank_get(s, r)) && ri->node) {
 			p += l + 1;
 			continue;
 		}
 		peel_line(s, p, l, &pe, &px);
 		keep_peel(s, buf, p, l, &h);
+		if (quoted && pe.record && rescan_record(s, buf, p, l, &pe) < 0) {
+			s->nrv = s->nrbuf = 0;
+			return -1;
+		}
 		if (px.rank < 0)
 			px.rank = f->rank;
 		if (px.rank >= 0) {
@@ -863,6 +1039,7 @@ static void tally_ranks(struct scan *s, const char *buf, size_t len)
 		p += l + 1;
 	}
 	f->lines += lines;
+	return esc ? rescan_flush(s) : 0;
 }
 
 /* Hits of the current file's database in BUF, a line-aligned chunk, as a block scan would
@@ -965,7 +1142,7 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 /* Scan BUF, a chunk at OFF of the file or, when CLEANED, its cleaned copy. */
 static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
 {
-	size_t last_ls = (size_t)-1;
+	size_t last_ls = (size_t)-1, nsorted;
 	unsigned last_rule = (unsigned)-1;
 	int rc = 0;
 
@@ -980,9 +1157,13 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 		else if (!hits_sorted(s))
 			qsort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
 	}
-	tally_ranks(s, buf, len);
+	nsorted = s->nhits;
+	if (tally_ranks(s, buf, len) < 0)
+		rc = -1;
 	if (!s->db || rc < 0)
 		goto out;
+	if (s->nhits > nsorted && !hits_sorted(s)) /* rescan_record's */
+		qsort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
 	for (size_t i = 0; i < s->nhits; i++) {
 		struct hit *h = &s->hits[i];
 		/* each hit's line found once: the earlier hits' are looked at again below */
@@ -1338,6 +1519,10 @@ static void scan_free(struct scan *s)
 	free(s->rkey);
 	free(s->clean);
 	free(s->cmap);
+	free(s->dec[0]);
+	free(s->dec[1]);
+	free(s->rbuf);
+	free(s->rv);
 	free(s->pc);
 	free(s->tally);
 	pcre2_match_data_free(s->md);

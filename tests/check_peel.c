@@ -255,6 +255,158 @@ START_TEST(peel_level_first)
 }
 END_TEST
 
+/* Structured records: JSON lines (Docker's json-file driver among them) and logfmt.  The
+ * text is the message's value; time, host, rank and pid are kept as other wrappers' are. */
+START_TEST(peel_records)
+{
+	static const struct want t[] = {
+		{"{\"log\":\"RuntimeError: x\\n\",\"stream\":\"stderr\",\"time\":\"2026-11-30T03:11:"
+		 "58.25Z\"}",
+		 "RuntimeError: x", -1, "", T0311 + 0.25, 0},
+		{"{\"time\": \"2026-11-30T03:11:58Z\", \"level\": \"ERROR\", \"logger\": \"trainer\", "
+		 "\"message\": \"RuntimeError: x\", \"host\": \"gpu017\", \"rank\": 3}",
+		 "RuntimeError: x", 3, "~gpu017", T0311, 0},
+		/* the message's own wrappers; the outermost time is the record's */
+		{"{\"log\":\"[rank3]: 2026-11-30 03:11:50,002 - ERROR - RuntimeError: x\\n\","
+		 "\"time\":\"2026-11-30T03:11:58Z\"}",
+		 "RuntimeError: x", 3, "", T0311, 0},
+		/* zap: epoch seconds, or milliseconds */
+		{"{\"level\":\"error\",\"ts\":1796008318.25,\"caller\":\"x.go:1\",\"msg\":\"boom\","
+		 "\"pid\":42}",
+		 "boom", -1, "", T0311 + 0.25, 42},
+		{"{\"level\":\"error\",\"ts\":1796008318250,\"msg\":\"boom\"}", "boom", -1, "",
+		 T0311 + 0.25, 0},
+		/* the most specific message key wins; nested values are read through */
+		{"{\"time\":\"2026-11-30T03:11:58Z\",\"log\":\"a\",\"ctx\":{\"a\":[1,{\"b\":\"}\\\"]\"}]},"
+		 "\"message\":\"b\"}",
+		 "b", -1, "", T0311, 0},
+		{"{\"@timestamp\":\"2026-11-30T03:11:58.000+00:00\",\"severity\":\"ERROR\","
+		 "\"MESSAGE\":\"x\"}\r",
+		 "x", -1, "", T0311, 0},
+		/* inside a launcher's and a container's prefixes */
+		{"[pod/trainer-0/main] 2: {\"level\":\"error\",\"msg\":\"x\"}", "x", 2, "", 0, 0},
+		/* the innermost rank wins: the record's over srun's label */
+		{"0: {\"level\":\"error\",\"msg\":\"x\",\"rank\":5}", "x", 5, "", 0, 0},
+		/* logfmt */
+		{"time=2026-11-30T03:11:58Z level=error msg=\"RuntimeError: CUDA out of memory. "
+		 "Tried to allocate 2.00 GiB\" rank=3 host=gpu017",
+		 "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB", 3, "~gpu017",
+		 T0311, 0},
+		{"level=error message=boom", "boom", -1, "", 0, 0},
+		{"ts=\"2026-11-30 03:11:58\" lvl=eror caller=main.go:42 msg=\"[rank1]: x\"", "x", 1,
+		 "", T0311, 0},
+		{"level=info msg=", "", -1, "", 0, 0},
+	};
+	/* not records: read as they are */
+	static const char *const raw[] = {
+		"{\"time\":\"2026-11-30T03:11:58Z\",\"level\":\"ERROR\",\"message\":\"RuntimeError: x",
+		"{\"time\":\"2026-11-30T03:11:58Z\",\"level\":\"ERROR\",\"loss\":1.5}",
+		"{\"text\": \"RuntimeError: x\"}", /* a data sample: no time, no level */
+		"{\"level\":\"error\",\"msg\":\"x\"} and more",
+		"{\"level\":\"error\",\"msg\":{\"a\":1}}",
+		"{\"level\" \"error\",\"msg\":\"x\"}",
+		"{\"level\":\"error\",,\"msg\":\"x\"}",
+		"{\"level\":\"error\",\"msg\":\"x\",}",
+		"{\"level\":\"error\",\"msg\":\"x\\\"}",
+		"{}",
+		"{",
+		"Setting level=debug msg=\"x\"",
+		"level=debug is the default",
+		"msg=\"x\" rank=3",
+		"level=error msg=\"cut",
+		"level=error msg=a\"b",
+		"level=error",
+		"=x level=error msg=y",
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+		struct want w = {raw[i], raw[i], -1, "", 0, 0};
+		size_t n = strlen(raw[i]);
+		char *b = malloc(n);
+		struct pm_peel p;
+
+		check_one(PM_FMT_APP, &w);
+		ck_assert_ptr_nonnull(b);
+		memcpy(b, raw[i], n);
+		pm_peel(PM_FMT_APP, b, n, &ctx2026, &p);
+		ck_assert_msg(!p.record && !p.quoted && !p.xend, "'%s': a record", raw[i]);
+		free(b);
+	}
+}
+END_TEST
+
+/* A record's value with escapes: the text is left quoted for the confirmation to undo
+ * (pm_unquote); a traceback field is kept beside the message. */
+START_TEST(peel_record_escapes)
+{
+	static const char l[] = "{\"level\":\"ERROR\",\"message\":\"step failed: \\\"x\\\"\","
+				"\"exc_info\":\"Traceback (most recent call last):\\n  File "
+				"\\\"t.py\\\", line 3\\nRuntimeError: x\"}";
+	static const char tb[] = "Traceback (most recent call last):\n  File \"t.py\", line 3\n"
+				 "RuntimeError: x";
+	char *b = malloc(sizeof(l) - 1), out[256];
+	struct pm_peel p;
+	size_t n;
+
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, l, sizeof(l) - 1);
+	pm_peel(PM_FMT_APP, b, sizeof(l) - 1, &ctx2026, &p);
+	ck_assert(p.record && p.quoted);
+	n = pm_unquote(b + p.skip, p.end - p.skip, out);
+	ck_assert_msg(n == 16 && !memcmp(out, "step failed: \"x\"", n), "'%.*s'", (int)n, out);
+	n = pm_unquote(b + p.xskip, p.xend - p.xskip, out);
+	ck_assert_msg(n == strlen(tb) && !memcmp(out, tb, n), "'%.*s'", (int)n, out);
+	free(b);
+	/* no escape: nothing to undo */
+	pm_peel(PM_FMT_APP, "level=error msg=\"a b\"", 21, &ctx2026, &p);
+	ck_assert(p.record && !p.quoted && p.end - p.skip == 3);
+}
+END_TEST
+
+START_TEST(unquote)
+{
+	static const struct {
+		const char *in, *out;
+		size_t outlen;
+	} t[] = {
+		{"a\\\"b\\\\c\\/d\\n\\t\\r\\b\\f", "a\"b\\c/d\n\t\r\b\f", 0},
+		{"\\u00e9\\u2014", "\xc3\xa9\xe2\x80\x94", 0},
+		{"\\ud83d\\ude00!", "\xf0\x9f\x98\x80!", 0},
+		{"\\uD83D\\uDE00", "\xf0\x9f\x98\x80", 0},
+		{"\\ud83d x", "\xef\xbf\xbd x", 0}, /* a lone high surrogate */
+		{"\\ude00", "\xef\xbf\xbd", 0},	    /* a lone low one */
+		{"\\ud83d\\u0041",
+		 "\xef\xbf\xbd"
+		 "A",
+		 0},		       /* a high one, no low one after */
+		{"\\u12", "\\u12", 0}, /* cut */
+		{"\\uzzzz", "\\uzzzz", 0},
+		{"\\q", "\\q", 0},
+		{"a\\", "a\\", 0},
+		{"\\\\\\", "\\\\", 0},
+		{"\\x41\\U0001F600\\a\\v", "A\xf0\x9f\x98\x80\a\v", 0},
+		{"\\U00110000", "\\U00110000", 0},
+		{"\\u0000x", "\0x", 2},
+		{"", "", 0},
+	};
+	char out[64], in[64];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t want = t[i].outlen ? t[i].outlen : strlen(t[i].out);
+		size_t l = strlen(t[i].in);
+		size_t n = pm_unquote(t[i].in, l, out);
+
+		ck_assert_msg(n <= l && n == want && !memcmp(out, t[i].out, n), "case %zu: '%.*s'",
+			      i, (int)n, out);
+		memcpy(in, t[i].in, l); /* in place */
+		n = pm_unquote(in, l, in);
+		ck_assert_msg(n == want && !memcmp(in, t[i].out, n), "case %zu in place", i);
+	}
+}
+END_TEST
+
 START_TEST(peel_not_wrappers)
 {
 	static const struct want t[] = {
@@ -321,6 +473,9 @@ START_TEST(peel_hostile)
 		"3: 10%|#  | 1/10\r 20%|## | 2/10\rx\r",
 		"\xe2\x94\x82 x \xe2\x94\x82",
 		"2026-11-30 03:11:58.002 | ERROR    | __main__:main:135 - x",
+		"{\"log\":\"[rank3]: x\\n\",\"time\":\"2026-11-30T03:11:58Z\",\"a\":[{\"b\":1}]}",
+		"{\"level\":\"ERROR\",\"msg\":\"a\\\"b\\u12\",\"exc_info\":\"x\\ny\\\\\"}",
+		"time=2026-11-30T03:11:58Z level=error msg=\"a \\\"b\\\" c\" rank=3 host=gpu017",
 		"ERROR 2026-11-30 03:11:58,404 trainer: x",
 	};
 	size_t big = 1 << 20;
@@ -352,6 +507,22 @@ START_TEST(peel_hostile)
 	memset(b, 0, big);
 	pm_peel(PM_FMT_APP, b, big, &ctx2026, &p);
 	ck_assert_uint_eq(p.skip, 0);
+	/* a megabyte-long message, one of backslashes, a megabyte of nesting */
+	memcpy(b, "{\"level\":\"error\",\"msg\":\"", 24);
+	memset(b + 24, 'a', big - 26);
+	memcpy(b + big - 2, "\"}", 2);
+	pm_peel(PM_FMT_APP, b, big, &ctx2026, &p);
+	ck_assert(p.record && p.skip == 24 && p.end == big - 2);
+	memset(b + 24, '\\', big - 26);
+	pm_peel(PM_FMT_APP, b, big, &ctx2026, &p);
+	ck_assert(p.record && p.quoted && p.end == big - 2);
+	memset(b + 24, '[', big - 26);
+	pm_peel(PM_FMT_APP, b, big, &ctx2026, &p);
+	ck_assert(p.record);
+	memcpy(b, "{\"level\":\"error\",\"x\":", 21);
+	memset(b + 21, '[', big - 21);
+	pm_peel(PM_FMT_APP, b, big, &ctx2026, &p);
+	ck_assert(!p.record && p.skip == 0);
 	pm_peel(PM_FMT_APP, NULL, 0, &ctx2026, &p);
 	ck_assert_int_eq(p.rank, -1);
 	free(b);
@@ -420,6 +591,9 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_terminal);
 	tcase_add_test(tc, peel_logger_name);
 	tcase_add_test(tc, peel_level_first);
+	tcase_add_test(tc, peel_records);
+	tcase_add_test(tc, peel_record_escapes);
+	tcase_add_test(tc, unquote);
 	tcase_add_test(tc, peel_not_wrappers);
 	tcase_add_test(tc, peel_hostile);
 	tcase_add_test(tc, text_clean);

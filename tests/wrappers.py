@@ -6,7 +6,8 @@
   tests/wrappers.py wrap STYLE FILE NODES_JSON NODE    one job-output file, wrapped
 
 Real job output reaches the engine inside wrappers: logging frameworks' prefixes, the
-per-host prefixes of parallel shells and launchers, container prefixes, colour codes,
+per-host prefixes of parallel shells and launchers, container prefixes, structured records
+(logfmt, JSON lines, Docker's json-file) with the line as a quoted value, colour codes,
 progress bars redrawn with carriage returns, box frames, CRLF, and pastes that lost their
 line breaks.  Each style below rewrites a log the way one of them would; a style is one
 entry of STYLES, built from small prefix generators, so a new style costs one line.
@@ -191,6 +192,64 @@ def level_first(ln, c, t):
     return 'ERROR ' + iso()(ln, c, t) + ' trainer: '
 
 
+def logfmt_quote(text):
+    """A logfmt value as Go's logfmt encoders quote it: backslashes, quotes and control
+    bytes escaped."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append('\\' + ch)
+        elif ch == '\n':
+            out.append('\\n')
+        elif ch == '\r':
+            out.append('\\r')
+        elif ch == '\t':
+            out.append('\\t')
+        elif ord(ch) < 0x20:
+            out.append('\\u%04x' % ord(ch))
+        else:
+            out.append(ch)
+    return '"' + ''.join(out) + '"'
+
+
+def record_fields(ln, c, t):
+    """What a structured record says beside its message: its time (a line the engine cannot
+    date gets none), the rank the line carries, the node it came from."""
+    r, h = ln.global_rank(c.one_node), c.host(ln)
+    return (fmt(t, '%Y-%m-%dT%H:%M:%S.{f}Z') if t is not None else None, r, h)
+
+
+def logfmt(ln, c, t):
+    """Go's logfmt (logrus, go-kit, slog), inside the launcher's prefixes (srun's label names
+    the task that wrote the line); the rank and the host are fields of the record too."""
+    when, r, h = record_fields(ln, c, t)
+    pairs = (['time=' + when] if when else []) + ['level=error', 'msg=' + logfmt_quote(ln.body)]
+    pairs += (['rank=%d' % r] if r is not None else []) + (['host=' + h] if h else [])
+    return ln.lead + ' '.join(pairs)
+
+
+def jsonl(ln, c, t):
+    """One JSON object a line (python-json-logger, structlog), inside the launcher's prefixes
+    as logfmt's: non-ASCII as \\u escapes."""
+    when, r, h = record_fields(ln, c, t)
+    rec = {'time': when} if when else {}
+    rec.update(level='ERROR', logger='trainer', message=ln.body)
+    if r is not None:
+        rec['rank'] = r
+    if h:
+        rec['host'] = h
+    return ln.lead + json.dumps(rec)
+
+
+def docker_json(ln, c, t):
+    """Docker's json-file driver: the whole line, its line break kept, and the stream."""
+    when, _, _ = record_fields(ln, c, t)
+    rec = {'log': ln.text + '\n', 'stream': 'stderr'}
+    if when:
+        rec['time'] = when
+    return json.dumps(rec, separators=(',', ':'))
+
+
 def host_colon(ln, c, t):
     h = c.host(ln)
     return h + ': ' if h else None
@@ -309,6 +368,7 @@ def kernel_ansi(ln, c, t):
 
 
 SQUASH = 'squashed'
+EXC = 'jsonl-exc'
 
 # name: (what job output gets, what a kernel log gets or None)
 STYLES = {
@@ -324,6 +384,10 @@ STYLES = {
     'accelerate': (inner(accel), None),
     'vllm': (inner(vllm), None),
     'level-first': (inner(level_first), None),
+    'logfmt': (logfmt, None),
+    'jsonl': (jsonl, None),
+    'docker-json': (docker_json, None),
+    EXC: (None, None),
     'pdsh': (outer(host_colon), None),
     'host-bracket': (outer(host_bracket), None),
     'host-pipe': (outer(host_pipe), None),
@@ -385,6 +449,35 @@ def squash(lines):
     return out
 
 
+TRACEBACK = re.compile(HOSTPID + r'Traceback \(most recent call last\):')
+
+
+def exc_records(lines, c):
+    """python-json-logger's logger.exception(): each Python traceback (per lead) one record,
+    its lines in "exc_info" (a JSON string: line breaks as \\n); every other line a record
+    of its own, as jsonl writes it."""
+    out, i = [], 0
+    while i < len(lines):
+        ln = lines[i]
+        if not ln.text.strip() or not TRACEBACK.match(ln.body):
+            out.append(jsonl(ln, c, c.times[i]) if ln.text.strip() else ln.text)
+            i += 1
+            continue
+        block, j = [ln], i + 1
+        while j < len(lines) and lines[j].lead == ln.lead and len(block) < 60:
+            b = lines[j].body
+            block.append(lines[j])
+            j += 1
+            if not BLOCK_MORE.match(b) and not BLOCK_START.match(b):
+                break
+        rec = json.loads(jsonl(ln, c, c.times[i])[len(ln.lead):])
+        rec['message'] = 'unhandled exception'
+        rec['exc_info'] = '\n'.join(x.body for x in block)
+        out.append(ln.lead + json.dumps(rec))
+        i = j
+    return out
+
+
 def wrap(style, text, nodes, file_node, kind):
     raw = text.split('\n')
     final = raw[-1] == ''
@@ -395,6 +488,10 @@ def wrap(style, text, nodes, file_node, kind):
         if kind != 'app_log':
             return text
         out = squash(lines)
+    elif style == EXC:
+        if kind != 'app_log':
+            return text
+        out = exc_records(lines, Ctx(lines, nodes, file_node))
     else:
         app, kern = STYLES[style]
         gen = app if kind == 'app_log' else kern

@@ -1,12 +1,13 @@
 /*
  * fuzz_sniff_prefix_time.c - the line-level input code: format sniffing, rank/host prefixes
- * under every format, time stamps, rank tokens in paths and Slurm hostlists.
+ * under every format, the reader's wrappers (structured records' escapes too), time stamps,
+ * rank tokens in paths and Slurm hostlists.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
-#include "internal.h"
+#include "input.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -31,6 +32,19 @@ static void lines(const char *buf, size_t len)
 			if (px.skip > n ||
 			    (px.node_len && (px.node < p || px.node + px.node_len > p + n)))
 				abort();
+		}
+		/* the reader's layers, a structured record's spans and their escapes undone */
+		struct pm_peel pe;
+		pm_peel(PM_FMT_APP, p, n, &ctx[0], &pe);
+		if (pe.skip > pe.end || pe.end > n || pe.xskip > pe.xend || pe.xend > n ||
+		    (pe.node_len && (pe.node < p || pe.node + pe.node_len > p + n)))
+			abort();
+		if (pe.quoted || pe.xend > pe.xskip) {
+			size_t a = pe.quoted ? pe.skip : pe.xskip, b = pe.quoted ? pe.end : pe.xend;
+			char *u = malloc(b - a + 1);
+			if (u && pm_unquote(p + a, b - a, u) > b - a)
+				abort();
+			free(u);
 		}
 		for (size_t c = 0; c < sizeof(ctx) / sizeof(ctx[0]); c++) {
 			double t;
