@@ -263,10 +263,22 @@ void pm_att_phase_order(struct att *a)
 	a->second = a->live > 1 ? &a->c[1] : NULL;
 }
 
+/* Observation I is a collective timeout: a cascade with the collective's sequence number,
+ * or one of the collective-timeout kind without it (PyTorch before 1.13 printed the
+ * watchdog's "WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=...)" with no SeqNum; Gloo's timeouts
+ * have none). */
+static bool coll_timeout(const struct att *a, size_t i)
+{
+	const struct pm_rule *r = R(a, i);
+
+	return r->role == PM_ROLE_CASCADE &&
+	       (a->ev->obs[i].seq >= 0 || pm_is_kind(r->cls, r->subcls, PM_K_TIMEOUTS));
+}
+
 static bool timeouts_fired(const struct att *a)
 {
 	for (size_t i = 0; i < a->ev->nobs; i++)
-		if (R(a, i)->role == PM_ROLE_CASCADE && a->ev->obs[i].seq >= 0)
+		if (coll_timeout(a, i))
 			return true;
 	return false;
 }
@@ -285,7 +297,7 @@ static int lone_reporter(struct att *a, struct cand *l)
 		return -1;
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
-		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0)
+		if (!coll_timeout(a, i))
 			continue;
 		if (o->rank < 0 || (r >= 0 && o->rank != r))
 			return -1;
@@ -364,7 +376,7 @@ static void timeouts_lead(struct att *a)
 			 "collective timeouts on every "
 			 "rank with no hardware event, no silent rank and no peer majority");
 		for (size_t i = 0; i < a->ev->nobs && l->nev < 8; i++)
-			if (R(a, i)->role == PM_ROLE_CASCADE && a->ev->obs[i].seq >= 0)
+			if (coll_timeout(a, i))
 				pm_att_cand_add(a, l, i);
 		pm_att_cand_ranks_clear(l);
 		pm_att_fewest_completed(a, l);
