@@ -423,6 +423,23 @@ BLOCK_MORE = re.compile(HOSTPID + r'(\s|\[\d+\]:|={5,}|-{5,}|<NO_OTHER_FAILURES>
 BOX = re.compile(r'^-{20,}\s*$')
 
 
+def block_ends(body):
+    """A line that neither continues a multi-line symptom nor starts one ends it."""
+    return not BLOCK_MORE.match(body) and not BLOCK_START.match(body)
+
+
+def symptom(lines, i, ends):
+    """The multi-line symptom starting at line I: the lines of its lead (labelled ranks
+    interleave), at most 60, through the first whose body ENDS it; and the index after."""
+    block, j = [lines[i]], i + 1
+    while j < len(lines) and lines[j].lead == lines[i].lead and len(block) < 60:
+        block.append(lines[j])
+        j += 1
+        if ends(lines[j - 1].body):
+            break
+    return block, j
+
+
 def squash(lines):
     """Join each multi-line symptom (per lead: labelled ranks interleave) onto one line, as a
     paste that lost its line breaks shows it; everything else stays."""
@@ -434,16 +451,7 @@ def squash(lines):
             out.append(ln.text)
             i += 1
             continue
-        block, j = [ln], i + 1
-        while j < len(lines) and lines[j].lead == ln.lead and len(block) < 60:
-            b = lines[j].body
-            block.append(lines[j])
-            j += 1
-            if box:
-                if BOX.match(b):
-                    break
-            elif not BLOCK_MORE.match(b) and not BLOCK_START.match(b):
-                break
+        block, j = symptom(lines, i, BOX.match if box else block_ends)
         out.append(' '.join(x.text for x in block))
         i = j
     return out
@@ -463,13 +471,7 @@ def exc_records(lines, c):
             out.append(jsonl(ln, c, c.times[i]) if ln.text.strip() else ln.text)
             i += 1
             continue
-        block, j = [ln], i + 1
-        while j < len(lines) and lines[j].lead == ln.lead and len(block) < 60:
-            b = lines[j].body
-            block.append(lines[j])
-            j += 1
-            if not BLOCK_MORE.match(b) and not BLOCK_START.match(b):
-                break
+        block, j = symptom(lines, i, block_ends)
         rec = json.loads(jsonl(ln, c, c.times[i])[len(ln.lead):])
         rec['message'] = 'unhandled exception'
         rec['exc_info'] = '\n'.join(x.body for x in block)
