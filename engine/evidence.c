@@ -280,6 +280,7 @@ int pm_ev_note_node(struct pm_evidence *ev, const char *name, size_t len)
 	size_t pos;
 	char *s = NULL;
 
+	len = strnlen(name, len); /* a name ends at its first NUL, as every lookup reads it */
 	if (!len || len > 255)
 		return 0;
 	if (find_sorted(ev->nodes, ev->nnodes, name, len, &pos))
@@ -296,7 +297,7 @@ bool pm_ev_is_node(const struct pm_evidence *ev, const char *name, size_t len)
 {
 	size_t pos;
 
-	return find_sorted(ev->nodes, ev->nnodes, name, len, &pos);
+	return find_sorted(ev->nodes, ev->nnodes, name, strnlen(name, len), &pos);
 }
 
 int pm_ev_note_ip(struct pm_evidence *ev, const char *ip, size_t iplen, const char *node,
