@@ -37,13 +37,21 @@ struct peeled {
 	struct pm_peel pe;
 };
 
-struct group {		  /* 24 bytes: one for each observation kept (eight a node) */
+struct group {		  /* 32 bytes: one for each observation kept (eight a node) */
 	const char *node; /* points into the obs */
 	uint32_t rule;
 	int rank;
 	uint32_t obs; /* first obs of the group */
 	unsigned kept;
+	uint32_t file; /* NOFILE, or the file of a node-level file's lines of no node */
 };
+
+/* A node-level file (a kernel log, GPU state) whose node is not known while it is scanned
+ * is placed later by its name (HOST.dmesg in a hand-gathered folder): its lines are grouped
+ * per file, so that the same line in 38 hosts' files stays 38 observations to place rather
+ * than three kept and 35 counted under the first file's node.  The job's output never names
+ * a node by its file name, and tallies are counted across files: both group as before. */
+#define NOFILE UINT32_MAX
 
 struct scan {
 	struct pm_evidence *ev;
@@ -103,9 +111,9 @@ struct scan {
 
 /* ---- groups ---- */
 
-static uint64_t ghash(size_t rule, const char *node, int rank)
+static uint64_t ghash(size_t rule, const char *node, int rank, uint32_t file)
 {
-	uint64_t h = 1469598103934665603ULL ^ rule;
+	uint64_t h = (1469598103934665603ULL ^ rule) * 1099511628211ULL ^ file;
 
 	for (const char *p = node ? node : ""; *p; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
@@ -113,13 +121,14 @@ static uint64_t ghash(size_t rule, const char *node, int rank)
 	return h;
 }
 
-static bool geq(const struct group *g, size_t rule, const char *node, int rank)
+static bool geq(const struct group *g, size_t rule, const char *node, int rank, uint32_t file)
 {
-	return g->rule == rule && g->rank == rank &&
+	return g->rule == rule && g->rank == rank && g->file == file &&
 	       ((!g->node && !node) || (g->node && node && !strcmp(g->node, node)));
 }
 
-static struct group *gfind(struct scan *s, size_t rule, const char *node, int rank, bool *isnew)
+static struct group *gfind(struct scan *s, size_t rule, const char *node, int rank, uint32_t file,
+			   bool *isnew)
 {
 	size_t i;
 
@@ -132,7 +141,7 @@ static struct group *gfind(struct scan *s, size_t rule, const char *node, int ra
 			struct group *g = &s->tab[k];
 			if (!g->kept)
 				continue;
-			i = ghash(g->rule, g->node, g->rank) & (nc - 1);
+			i = ghash(g->rule, g->node, g->rank, g->file) & (nc - 1);
 			while (nt[i].kept)
 				i = (i + 1) & (nc - 1);
 			nt[i] = *g;
@@ -141,9 +150,9 @@ static struct group *gfind(struct scan *s, size_t rule, const char *node, int ra
 		s->tab = nt;
 		s->cap = nc;
 	}
-	i = ghash(rule, node, rank) & (s->cap - 1);
+	i = ghash(rule, node, rank, file) & (s->cap - 1);
 	while (s->tab[i].kept) {
-		if (geq(&s->tab[i], rule, node, rank)) {
+		if (geq(&s->tab[i], rule, node, rank, file)) {
 			*isnew = false;
 			return &s->tab[i];
 		}
@@ -159,6 +168,11 @@ static struct group *gfind(struct scan *s, size_t rule, const char *node, int ra
 static bool app_format(enum pm_format fmt)
 {
 	return fmt == PM_FMT_APP || fmt == PM_FMT_TORCHRUN || fmt == PM_FMT_PYSPY;
+}
+
+static uint32_t group_file(enum pm_format fmt, const char *node, bool tally, size_t file)
+{
+	return tally || node || app_format(fmt) ? NOFILE : (uint32_t)file;
 }
 
 static bool peeled_is(const struct peeled *c, const char *line, size_t len, bool app)
@@ -464,6 +478,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	struct pm_obs o;
 	struct group *g;
 	bool isnew;
+	uint32_t gfile;
 	double t = 0;
 	int has_t = -1; /* -1: not read yet */
 	/* the node's name, on the stack until the observation is kept: most matched lines are
@@ -519,7 +534,9 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 				  true);
 	}
 	/* progress and address lines are many: the first is listed, the rest counted */
-	g = tally ? gfind(s, ri, NULL, -1, &isnew) : gfind(s, ri, o.node, o.rank, &isnew);
+	gfile = group_file(f->format, o.node, tally, s->file);
+	g = tally ? gfind(s, ri, NULL, -1, NOFILE, &isnew) :
+		    gfind(s, ri, o.node, o.rank, gfile, &isnew);
 	if (!g) {
 		if (o.node != nbuf)
 			free(o.node);
@@ -579,6 +596,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		g->rule = (uint32_t)ri;
 		g->rank = tally ? -1 : o.rank;
 		g->node = tally ? NULL : ev->obs[ev->nobs].node;
+		g->file = tally ? NOFILE : gfile;
 		g->obs = (uint32_t)ev->nobs;
 	}
 	g->kept++;
@@ -1735,8 +1753,9 @@ static int merge_file(struct scan *s, struct scanned *r)
 	for (size_t k = 0; k < l->nobs; k++) {
 		struct pm_obs *o = &l->obs[k];
 		bool tally = r->tally[k], isnew;
-		struct group *g =
-			gfind(s, o->rule, tally ? NULL : o->node, tally ? -1 : o->rank, &isnew);
+		uint32_t gfile = group_file(ev->files[o->file].format, o->node, tally, o->file);
+		struct group *g = gfind(s, o->rule, tally ? NULL : o->node, tally ? -1 : o->rank,
+					gfile, &isnew);
 
 		if (!g)
 			return -1;
@@ -1756,6 +1775,7 @@ static int merge_file(struct scan *s, struct scanned *r)
 			g->rule = ev->obs[ev->nobs].rule;
 			g->rank = tally ? -1 : ev->obs[ev->nobs].rank;
 			g->node = tally ? NULL : ev->obs[ev->nobs].node;
+			g->file = gfile;
 			g->obs = (uint32_t)ev->nobs;
 		}
 		g->kept++;
