@@ -43,19 +43,29 @@ void pm_att_phase_outcome(struct att *a)
 						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
 						 NULL};
 	const char *best = NULL;
-	bool anyerr = false;
+	bool anyerr = false, task_failed = false;
 
 	a->outcome = pm_att_outcome_from_state(ev->job.state);
 	if (a->outcome) {
 		pm_att_why(a, "Slurm's accounting record says %s.", ev->job.state);
 		return;
 	}
+	/* a task that ended of itself with an error code ("srun: error: n3: task 5: Exited with
+	 * exit code 1"): the launcher then cancels the rest of the step, whose plain "STEP ...
+	 * CANCELLED" line (a confirmation) says nothing of a cancel by anyone */
+	for (size_t i = 0; i < ev->nobs; i++)
+		if (R(a, i)->role == PM_ROLE_TEARDOWN && ev->obs[i].code > 0)
+			task_failed = true;
+	a->task_failed = task_failed;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
 		if (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
 		    r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION)
 			anyerr = true;
 		if (!r->outcome)
+			continue;
+		if (task_failed && r->role == PM_ROLE_CONFIRMATION &&
+		    !strcmp(r->outcome, "CANCELLED"))
 			continue;
 		for (size_t k = 0; rank_order[k]; k++) {
 			if (!strcmp(r->outcome, rank_order[k])) {
@@ -376,6 +386,9 @@ int pm_att_phase_fallback(struct att *a)
 		const struct pm_rule *r = R(a, i);
 		if (r->role != PM_ROLE_CONFIRMATION &&
 		    !(r->role == PM_ROLE_ORIGIN && r->hardware && !o->trusted))
+			continue;
+		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
+		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
 			continue;
 		/* the job's output, or a trusted source within the job: not a line any local
 		 * user can forge into a system log (syslog lines not tagged kernel:) */
