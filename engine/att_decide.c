@@ -444,15 +444,16 @@ static size_t co_origins(struct att *a, struct cand *l)
 {
 	size_t n = 0;
 
-	if (!l->hardware || l->lead != LEAD_RULE || l->fallback || !l->node[0] || l->nalso)
+	if (!l->hardware || l->lead != LEAD_RULE || !l->node[0] || l->nalso)
 		return 0;
 	for (size_t i = 1; i < a->live; i++) {
 		struct cand *c = &a->c[i];
-		if (c->dead || !c->hardware || c->lead != LEAD_RULE || c->fallback || !c->node[0] ||
-		    strcmp(c->cls, l->cls) || !strcmp(c->node, l->node) ||
-		    c->strength != l->strength || !c->has_t != !l->has_t ||
-		    !close_in_time(a, l, c) || cand_rank(c) != cand_rank(l) ||
-		    c->prestart != l->prestart || outcome_rank(a, c) != outcome_rank(a, l) ||
+		if (c->dead || !c->hardware || c->lead != LEAD_RULE || c->fallback != l->fallback ||
+		    c->untrusted != l->untrusted || !c->node[0] || strcmp(c->cls, l->cls) ||
+		    !strcmp(c->node, l->node) || c->strength != l->strength ||
+		    !c->has_t != !l->has_t || !close_in_time(a, l, c) ||
+		    cand_rank(c) != cand_rank(l) || c->prestart != l->prestart ||
+		    outcome_rank(a, c) != outcome_rank(a, l) ||
 		    pm_att_silent_support(a, c) != pm_att_silent_support(a, l))
 			continue;
 		c->co = true;
@@ -500,10 +501,19 @@ static void ambiguity_test(struct att *a)
 			 "%s: a fault on each node fails it there; all passing points to one "
 			 "cause they share (a switch, power, cooling, a driver or firmware change)",
 			 t[0] ? t : "diagnostics on each node");
-		pm_att_why(a,
-			   "%s/%s on %zu nodes within the %.1f s skew tolerance (%s), each from "
-			   "the node's own evidence: nothing tells one of them for the cause.",
-			   l->cls, l->sub, a->nco + 1, a->rs->skew_s, nodes);
+		/* the same wording for undated lines and for the job's output would claim a
+		 * time and a source the evidence does not have */
+		if (l->has_t)
+			snprintf(t, sizeof(t), " within the %.1f s skew tolerance", a->rs->skew_s);
+		else
+			t[0] = '\0';
+		pm_att_why(
+			a,
+			"%s/%s on %zu nodes%s (%s), each from %s: nothing tells one of them for the cause.",
+			l->cls, l->sub, a->nco + 1, t, nodes,
+			l->untrusted ?
+				"the job's output on that node, none from a source the job cannot write" :
+				"the node's own evidence");
 	} else if (a->ambiguous && l && s) {
 		const struct pm_decision *d1 = pm_ruleset_decision(a->rs, l->cls, l->sub);
 		const struct pm_decision *d2 = pm_ruleset_decision(a->rs, s->cls, s->sub);

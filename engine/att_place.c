@@ -635,6 +635,43 @@ static int unify_case(struct att *a)
 }
 
 /*
+ * The host a kept line's weak prefix names (a parallel shell's "host: ", pm_peel): the scan
+ * drops such a name unless the evidence knows the node (a word could read the same), and in
+ * a hand-gathered folder nothing lists the job's nodes.  The line named that host, not the
+ * folder's one host: placing it there would put another node's GPU on it.  OUT gets the
+ * name; false when the line has none.
+ */
+static bool prefix_host(const struct pm_evidence *ev, const struct pm_obs *o, char *out, size_t cap)
+{
+	const struct pm_file *f = &ev->files[o->file];
+	struct pm_peel pe;
+
+	if (!o->raw)
+		return false;
+	pm_peel(f->format, o->raw, strlen(o->raw), NULL, &pe);
+	if (!pe.node || !pe.node_weak || pe.node_len >= cap)
+		return false;
+	memcpy(out, pe.node, pe.node_len);
+	out[pe.node_len] = '\0';
+	return true;
+}
+
+/* Whether NAME is spelt as one of the first N hosts: the same letters before its first
+ * digit (gpu32 beside gpu31, hgx-b07 beside hgx-b12), two at least. */
+static bool stem_of_host(const struct att *a, size_t n, const char *name)
+{
+	size_t l = strcspn(name, "0123456789");
+
+	if (l < 2 || !name[l])
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strcspn(a->hosts[i].name, "0123456789") == l &&
+		    !strncasecmp(a->hosts[i].name, name, l))
+			return true;
+	return false;
+}
+
+/*
  * A hand-gathered folder (no plugin records, no bundle): each node-level file's host names
  * the node of what it holds; the folder's lines name hosts; when every host named is one,
  * what has no node happened on it.  Runs before the candidates are made, so their
@@ -645,7 +682,7 @@ int pm_att_phase_place(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
 	char h[128];
-	size_t one = 0;
+	size_t one = 0, nknown;
 
 	if (ev->ntasks || ev->ncollect)
 		return 0;
@@ -661,6 +698,14 @@ int pm_att_phase_place(struct att *a)
 	for (size_t i = 0; a->placed && i < a->nplaced; i++)
 		if (add_host(a, a->placed[i].node, strlen(a->placed[i].node), SP_TASK) < 0)
 			return -1;
+	/* a kept line's shell prefix ("gpu32: ..." from pdsh or clush) names a host too, when
+	 * it is spelt as the folder's hosts are (gpu32 beside gpu31): "python3: can't open
+	 * file" names a program */
+	nknown = a->nhosts;
+	for (size_t i = 0; i < ev->nobs; i++)
+		if (!ev->obs[i].node && prefix_host(ev, &ev->obs[i], h, sizeof(h)) &&
+		    stem_of_host(a, nknown, h) && add_host(a, h, strlen(h), SP_OTHER) < 0)
+			return -1;
 	if (unify_case(a) < 0)
 		return -1;
 	for (size_t i = 0; i < ev->nobs; i++) {
@@ -670,6 +715,8 @@ int pm_att_phase_place(struct att *a)
 			continue;
 		if (file_host(&ev->files[o->file], h, sizeof(h)))
 			n = host_of(a, h);
+		else if (prefix_host(ev, o, h, sizeof(h)) && (n = host_of(a, h)))
+			;
 		else if (a->nhosts == 1 && (n = a->hosts[0].name))
 			one++;
 		if (n && pm_strset(&o->node, n, strlen(n)) < 0)

@@ -778,8 +778,21 @@ static void verdict_cause(struct vb *b, json_t *v, json_t *cands, char *nodes, s
 		if (a->status == VS_ATTRIBUTED)
 			pm_att_why(a, "Leading explanation: %s/%s%s%s (%s).", l->cls, l->sub,
 				   nodes[0] ? " on " : "", nodes, l->summary);
-		if (l->fallback)
-			fallback_why(a, l, nodes);
+		if (l->fallback) {
+			/* the test's nodes as a host list: co-origins can be many */
+			size_t nn = json_array_size(json_object_get(o, "nodes"));
+			const char **names = nn ? calloc(nn, sizeof(*names)) : NULL;
+			char *hl = NULL;
+
+			for (size_t i = 0; names && i < nn; i++)
+				names[i] = json_string_value(
+					json_array_get(json_object_get(o, "nodes"), i));
+			if (names)
+				hl = pm_hostlist_compress(names, nn);
+			fallback_why(a, l, hl ? hl : nodes);
+			free(hl);
+			free(names);
+		}
 		return;
 	}
 	o = json_object();
