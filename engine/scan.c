@@ -43,14 +43,13 @@ struct group {		  /* 32 bytes: one for each observation kept (eight a node) */
 	int rank;
 	uint32_t obs; /* first obs of the group */
 	unsigned kept;
-	uint32_t file; /* NOFILE, or the file of a node-level file's lines of no node */
+	uint32_t file; /* NOFILE, or the file of lines of no node */
 };
 
-/* A node-level file (a kernel log, GPU state) whose node is not known while it is scanned
- * is placed later by its name (HOST.dmesg in a hand-gathered folder): its lines are grouped
- * per file, so that the same line in 38 hosts' files stays 38 observations to place rather
- * than three kept and 35 counted under the first file's node.  The job's output never names
- * a node by its file name, and tallies are counted across files: both group as before. */
+/* A file whose lines name no node may be placed later by its name or its folder (HOST.dmesg,
+ * gpu017/train.log in a folder gathered by hand): such lines are grouped per file, so that
+ * the same line in 38 hosts' files stays 38 observations to place rather than three kept
+ * and 35 counted under the first file's node.  Tallies are counted across files. */
 #define NOFILE UINT32_MAX
 
 struct scan {
@@ -170,9 +169,9 @@ static bool app_format(enum pm_format fmt)
 	return fmt == PM_FMT_APP || fmt == PM_FMT_TORCHRUN || fmt == PM_FMT_PYSPY;
 }
 
-static uint32_t group_file(enum pm_format fmt, const char *node, bool tally, size_t file)
+static uint32_t group_file(const char *node, bool tally, size_t file)
 {
-	return tally || node || app_format(fmt) ? NOFILE : (uint32_t)file;
+	return tally || node ? NOFILE : (uint32_t)file;
 }
 
 static bool peeled_is(const struct peeled *c, const char *line, size_t len, bool app)
@@ -534,7 +533,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 				  true);
 	}
 	/* progress and address lines are many: the first is listed, the rest counted */
-	gfile = group_file(f->format, o.node, tally, s->file);
+	gfile = group_file(o.node, tally, s->file);
 	g = tally ? gfind(s, ri, NULL, -1, NOFILE, &isnew) :
 		    gfind(s, ri, o.node, o.rank, gfile, &isnew);
 	if (!g) {
@@ -1753,7 +1752,7 @@ static int merge_file(struct scan *s, struct scanned *r)
 	for (size_t k = 0; k < l->nobs; k++) {
 		struct pm_obs *o = &l->obs[k];
 		bool tally = r->tally[k], isnew;
-		uint32_t gfile = group_file(ev->files[o->file].format, o->node, tally, o->file);
+		uint32_t gfile = group_file(o->node, tally, o->file);
 		struct group *g = gfind(s, o->rule, tally ? NULL : o->node, tally ? -1 : o->rank,
 					gfile, &isnew);
 
