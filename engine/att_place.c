@@ -15,7 +15,8 @@
 #include "attribute.h"
 #include "input.h"
 
-/* Generic words of file names and log fields that name no host. */
+/* Generic words of file names and log fields that name no host (and what a kernel's or a
+ * console's capture is named for: "console.log" names no host). */
 static const char *const not_hosts[] = {
 	"dmesg",  "kernel", "kern",    "syslog",  "messages", "journal",   "journalctl",
 	"nvidia", "smi",    "nvsmi",   "node",	  "nodes",    "host",	   "hosts",
@@ -27,7 +28,10 @@ static const char *const not_hosts[] = {
 	"test",	  "tmp",    "debug",   "info",	  "all",      "gpu",	   "gpus",
 	"cuda",	  "nccl",   "mpi",     "mpirun",  "launcher", "torchrun",  "srun",
 	"sbatch", "python", "unknown", "none",	  "null",     "ubuntu",	   "root",
-	"user",	  "admin",  "server",  "machine", "local",    "linux",	   NULL,
+	"user",	  "admin",  "server",  "machine", "local",    "linux",	   "console",
+	"serial", "crash",  "panic",   "oops",	  "boot",     "pstore",	   "vmcore",
+	"kmsg",	  "klog",   "trace",   "excerpt", "hardware", "paste",	   "netconsole",
+	"full",	  "system", "snippet", NULL,
 };
 
 /* Words of a file name that say it holds a node-level source. */
