@@ -113,7 +113,7 @@ static void sched_external(struct att *a, const char *o)
 
 /* NODE_FAIL: the node the record names, or (sacct before 23.02 has no FailedNode) the
  * job's node that srun saw fail, whose words are in the job's output: a lead, at
- * hypothesis. */
+ * hypothesis; else, when the record says NODE_FAIL, the class alone, naming no node. */
 static void sched_node_fail(struct att *a)
 {
 	const struct pm_jobinfo *j = &a->ev->job;
@@ -141,8 +141,14 @@ static void sched_node_fail(struct att *a)
 			if (j->nodes[k] && !strcmp(j->nodes[k], n))
 				fn = n;
 	}
-	if (!fn)
+	if (!fn) {
+		/* the record says a node failed, and nothing says which: the class without a
+		 * node (sacct before 23.02, a table without FailedNode) */
+		if (pm_att_outcome_from_state(j->state))
+			synth(a, PM_K_NODE_FAIL, NULL,
+			      "a node of the job failed (NODE_FAIL); the record names none");
 		return;
+	}
 	snprintf(buf, sizeof(buf),
 		 "%s failed while running the job (NODE_FAIL; "
 		 "named by srun, the accounting record names no node)",
