@@ -16,7 +16,8 @@
 #include "input.h"
 
 /* Generic words of file names and log fields that name no host (and what a kernel's or a
- * console's capture is named for: "console.log" names no host). */
+ * console's capture is named for: "console.log" names no host; the tool that gathered it:
+ * "pdsh-dmesg.txt" neither). */
 static const char *const not_hosts[] = {
 	"dmesg",  "kernel", "kern",    "syslog",  "messages", "journal",   "journalctl",
 	"nvidia", "smi",    "nvsmi",   "node",	  "nodes",    "host",	   "hosts",
@@ -31,7 +32,7 @@ static const char *const not_hosts[] = {
 	"user",	  "admin",  "server",  "machine", "local",    "linux",	   "console",
 	"serial", "crash",  "panic",   "oops",	  "boot",     "pstore",	   "vmcore",
 	"kmsg",	  "klog",   "trace",   "excerpt", "hardware", "paste",	   "netconsole",
-	"full",	  "system", "snippet", NULL,
+	"full",	  "system", "snippet", "pdsh",	  "clush",    "dsh",	   NULL,
 };
 
 /* Words of a file name that say it holds a node-level source. */
