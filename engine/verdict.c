@@ -1113,6 +1113,27 @@ static void list(struct buf *b, const json_t *arr)
 	}
 }
 
+/* Node names as a host list (gpu[016-017,031]): an origin of many co-origins reads as
+ * Slurm writes nodes; anything else as list() shows it. */
+static void hosts(struct buf *b, const json_t *arr)
+{
+	size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+	const char **names = n > 1 ? calloc(n, sizeof(*names)) : NULL;
+	char *hl = NULL;
+	size_t i;
+
+	for (i = 0; names && i < n && json_is_string(json_array_get(arr, i)); i++)
+		names[i] = json_string_value(json_array_get(arr, i));
+	if (names && i == n)
+		hl = pm_hostlist_compress(names, n);
+	if (hl)
+		put(b, "%s", hl);
+	else
+		list(b, arr);
+	free(hl);
+	free(names);
+}
+
 static const json_t *find_ev(const json_t *v, const char *id)
 {
 	size_t i;
@@ -1213,7 +1234,7 @@ static char *verdict_text(const json_t *v)
 	if (json_is_object(cause))
 		put(&b, "  cause:      %s\n", S(cause, "summary"));
 	put(&b, "  origin:     nodes ");
-	list(&b, json_object_get(json_object_get(v, "origin"), "nodes"));
+	hosts(&b, json_object_get(json_object_get(v, "origin"), "nodes"));
 	put(&b, "  ranks ");
 	list(&b, json_object_get(json_object_get(v, "origin"), "ranks"));
 	if (json_array_size(json_object_get(json_object_get(v, "origin"), "gpus"))) {

@@ -794,6 +794,35 @@ const char *vstr(const json_t *v, const char *obj, const char *key)
 	return json_string_value(json_object_get(obj ? json_object_get(v, obj) : v, key));
 }
 
+/* The text shows an origin of several nodes as Slurm writes a host list; a single node, and
+ * names that are no host list, as they are. */
+START_TEST(test_text_origin_nodes_as_host_list)
+{
+	const char *cases[][2] = {
+		{"[\"gpu016\",\"gpu017\",\"gpu031\"]", "origin:     nodes gpu[016-017,031]  ranks"},
+		{"[\"gpu016\"]", "origin:     nodes gpu016  ranks"},
+		{"[]", "origin:     nodes -  ranks"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char js[512];
+		json_t *v;
+		char *t;
+
+		snprintf(js, sizeof(js),
+			 "{\"schema\":\"postmortem.verdict/2\",\"job\":{\"id\":\"7\"},"
+			 "\"outcome\":\"FAILED\",\"status\":\"ambiguous\",\"origin\":{\"nodes\":%s,"
+			 "\"ranks\":[]},\"bystanders\":{\"nodes\":\"\",\"ranks\":\"\"},\"why\":[]}",
+			 cases[i][0]);
+		ck_assert_ptr_nonnull(v = json_loads(js, 0, NULL));
+		ck_assert_ptr_nonnull(t = pm_verdict_text(v));
+		ck_assert_msg(strstr(t, cases[i][1]), "case %zu: %s", i, t);
+		free(t);
+		json_decref(v);
+	}
+}
+END_TEST
+
 const char *KLOG_N1 = "2026-11-30T03:10:00,000100+00:00 mlx5_core 0000:3d:00.0: Link up\n";
 
 /* A node whose clock is ahead stamps its GPU's loss after the job's end: its collector's
@@ -823,6 +852,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	tcase_add_test(t, test_lazy_redaction_no_secret_out);
+	tcase_add_test(t, test_text_origin_nodes_as_host_list);
 	engine_bundle_tests(t);
 	engine_attribution_tests(t);
 	suite_add_tcase(s, t);
