@@ -740,8 +740,21 @@ static void fallback_why(struct att *a, const struct cand *c, const char *nodes)
 
 static void join_nodes(json_t *nodes, char *out, size_t len)
 {
-	size_t n = 0;
+	size_t n = 0, nn = json_array_size(nodes);
+	const char **names = nn > 1 ? calloc(nn, sizeof(*names)) : NULL;
+	char *hl = NULL;
 
+	/* several as a host list (gpu[016-017]): what sbatch --exclude takes, and it fits */
+	for (size_t i = 0; names && i < nn; i++)
+		names[i] = json_string_value(json_array_get(nodes, i));
+	if (names && (hl = pm_hostlist_compress(names, nn)) && strlen(hl) < len) {
+		memcpy(out, hl, strlen(hl) + 1);
+		free(hl);
+		free(names);
+		return;
+	}
+	free(hl);
+	free(names);
 	out[0] = '\0';
 	for (size_t i = 0; i < json_array_size(nodes) && n + 1 < len; i++)
 		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? "," : "",
@@ -757,7 +770,7 @@ static const char *const vstatus_names[] = {
 	[VS_UNKNOWN] = "unknown",
 };
 
-/* cause, origin and candidates; NODES gets the origin's nodes, comma-separated */
+/* cause, origin and candidates; NODES gets the origin's nodes, as a host list when several */
 static void verdict_cause(struct vb *b, json_t *v, json_t *cands, char *nodes, size_t nlen)
 {
 	struct att *a = b->a;
@@ -778,21 +791,8 @@ static void verdict_cause(struct vb *b, json_t *v, json_t *cands, char *nodes, s
 		if (a->status == VS_ATTRIBUTED)
 			pm_att_why(a, "Leading explanation: %s/%s%s%s (%s).", l->cls, l->sub,
 				   nodes[0] ? " on " : "", nodes, l->summary);
-		if (l->fallback) {
-			/* the test's nodes as a host list: co-origins can be many */
-			size_t nn = json_array_size(json_object_get(o, "nodes"));
-			const char **names = nn ? calloc(nn, sizeof(*names)) : NULL;
-			char *hl = NULL;
-
-			for (size_t i = 0; names && i < nn; i++)
-				names[i] = json_string_value(
-					json_array_get(json_object_get(o, "nodes"), i));
-			if (names)
-				hl = pm_hostlist_compress(names, nn);
-			fallback_why(a, l, hl ? hl : nodes);
-			free(hl);
-			free(names);
-		}
+		if (l->fallback)
+			fallback_why(a, l, nodes);
 		return;
 	}
 	o = json_object();
