@@ -35,7 +35,9 @@ static int res_cmp(const void *a, const void *b)
 }
 
 /* The string value of member KEY in the one-line JSON object LINE (LEN bytes) into OUT, when
- * it holds no escape; 1 found, 0 absent, -1 not plain (the caller parses the line). */
+ * it holds no escape and no control byte; 1 found, 0 absent, -1 not plain (the caller parses
+ * the line).  A NUL inside the value would end OUT early: "n1<NUL>x" read as n1, where the
+ * parser refuses the line. */
 static int plain_member(const char *line, size_t len, const char *key, char *out, size_t outlen)
 {
 	char pat[32];
@@ -52,9 +54,9 @@ static int plain_member(const char *line, size_t len, const char *key, char *out
 			;
 		if (q >= end || *q != '"')
 			return -1;
-		for (v = ++q; q < end && *q != '"' && *q != '\\'; q++)
+		for (v = ++q; q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20; q++)
 			;
-		if (q >= end || *q == '\\' || (size_t)(q - v) >= outlen)
+		if (q >= end || *q != '"' || (size_t)(q - v) >= outlen)
 			return -1;
 		memcpy(out, v, (size_t)(q - v));
 		out[q - v] = '\0';
@@ -201,20 +203,29 @@ out:
 	return rc;
 }
 
-/* Member KEY of one-line object LINE as an integer, plainly: 1 found, 0 absent, -1 not plain. */
+/* Member KEY of one-line object LINE as an integer, plainly: 1 found, 0 absent, -1 not plain.
+ * LINE has no terminator (a record is read into a buffer of its size): the digits are taken
+ * within LEN, never by strtoll from LINE, which ran past a record that ends in them. */
 static int plain_int(const char *line, size_t len, const char *key, long long *out)
 {
-	char pat[32], *e;
-	const char *p, *end = line + len;
+	char pat[32], num[24];
+	const char *p, *d, *end = line + len;
 	size_t k = (size_t)snprintf(pat, sizeof(pat), "\"%s\":", key);
 
 	if (!(p = memmem(line, len, pat, k)))
 		return 0;
 	p += k;
-	if (p >= end || !((*p >= '0' && *p <= '9') || *p == '-'))
+	d = p < end && *p == '-' ? p + 1 : p;
+	while (d < end && *d >= '0' && *d <= '9')
+		d++;
+	/* 18 characters at most: within long long; a longer number is the parser's */
+	if (d == p || (*p == '-' && d == p + 1) || (size_t)(d - p) >= 19 || d >= end ||
+	    (*d != ',' && *d != '}'))
 		return -1;
-	*out = strtoll(p, &e, 10);
-	return e < end && (*e == ',' || *e == '}') ? 1 : -1;
+	memcpy(num, p, (size_t)(d - p));
+	num[d - p] = '\0';
+	*out = strtoll(num, NULL, 10);
+	return 1;
 }
 
 /* A record as the writers write it (compact, sorted, no escapes) is read without a JSON

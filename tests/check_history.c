@@ -660,6 +660,62 @@ START_TEST(parsed_when_not_plain)
 }
 END_TEST
 
+/* A record file with no terminator: the plain reader stays within the bytes read (digits that
+ * end the buffer were read on past it), and a value holding a NUL or a control byte is not
+ * read as a shorter one ("n7<NUL>x" was n7's) but handed to the parser, which refuses it. */
+static void raw_record(const char *node, const char *name, const char *text, size_t len)
+{
+	char p[600];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", store, PM_HISTORY_DIR);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/%s/%s", store, PM_HISTORY_DIR, node);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
+	ck_assert_ptr_nonnull(f = fopen(p, "w"));
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	fclose(f);
+}
+
+START_TEST(plain_reader_stays_in_record)
+{
+	static const char head[] = "{\"class\":\"gpu_hardware\",\"confidence\":\"established\","
+				   "\"expires\":0,\"node\":\"n6\",\"pad\":\"";
+	static const char tail[] = "\",\"run\":\"lab/901/0\",\"schema\":\"postmortem.history/1\","
+				   "\"subclass\":\"gpu_lost\",\"uid\":7,\"time\":1796000000";
+	static const char nul[] = "{\"class\":\"gpu_hardware\",\"confidence\":\"established\","
+				  "\"expires\":0,\"node\":\"n7\0x\",\"run\":\"lab/902/0\","
+				  "\"schema\":\"postmortem.history/1\",\"subclass\":\"gpu_lost\","
+				  "\"time\":1796000000,\"uid\":7}\n";
+	static const char ctl[] =
+		"{\"class\":\"gpu_hardware\",\"confidence\":\"established\","
+		"\"expires\":0,\"node\":\"n8\",\"run\":\"lab/903/0\","
+		"\"schema\":\"postmortem.history/1\",\"subclass\":\"gpu\x01lost\","
+		"\"time\":1796000000,\"uid\":7}\n";
+	static const char ok[] = "{\"class\":\"gpu_hardware\",\"confidence\":\"established\","
+				 "\"expires\":0,\"node\":\"n9\",\"run\":\"lab/904/0\","
+				 "\"schema\":\"postmortem.history/1\",\"subclass\":\"gpu_lost\","
+				 "\"time\":1796000000,\"uid\":7}\n";
+	char rec[4096];
+	size_t pad = sizeof(rec) - (sizeof(head) - 1) - (sizeof(tail) - 1);
+
+	/* exactly the reader's 4096 bytes, the last of them the time's digits */
+	memcpy(rec, head, sizeof(head) - 1);
+	memset(rec + sizeof(head) - 1, 'x', pad);
+	memcpy(rec + sizeof(head) - 1 + pad, tail, sizeof(tail) - 1);
+	raw_record("n6", "1796000000.lab.901.0.json", rec, sizeof(rec));
+	ck_assert_uint_eq(node_count("n6", 0), 0);
+	raw_record("n7", "1796000000.lab.902.0.json", nul, sizeof(nul) - 1);
+	ck_assert_uint_eq(node_count("n7", 0), 0);
+	raw_record("n8", "1796000000.lab.903.0.json", ctl, sizeof(ctl) - 1);
+	ck_assert_uint_eq(node_count("n8", 0), 0);
+	/* the same record without the NUL is read */
+	raw_record("n9", "1796000000.lab.904.0.json", ok, sizeof(ok) - 1);
+	ck_assert_uint_eq(node_count("n9", 0), 1);
+}
+END_TEST
+
 Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("history");
@@ -676,6 +732,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, policy_counts);
 	tcase_add_test(t, used_bounded);
 	tcase_add_test(t, parsed_when_not_plain);
+	tcase_add_test(t, plain_reader_stays_in_record);
 	tcase_add_test(t, latest_first);
 	tcase_add_test(t, recorded_by_end);
 	tcase_add_test(t, day_folders);
