@@ -189,7 +189,8 @@ static bool final_state(const char *s)
 	return false;
 }
 
-/* Field I of a '|' separated line (LEN bytes) into OUT. */
+/* Field I of a '|' separated line (LEN bytes) into OUT; "" when it holds a NUL or does not
+ * fit: cut, "4242<NUL>.batch" compared equal to job 4242 and its state was taken as the job's. */
 static void field(const char *l, size_t len, int i, char *out, size_t outlen)
 {
 	const char *end = l + len, *p = l;
@@ -205,8 +206,8 @@ static void field(const char *l, size_t len, int i, char *out, size_t outlen)
 		return;
 	const char *c = memchr(p, '|', (size_t)(end - p));
 	size_t n = (size_t)((c ? c : end) - p);
-	if (n >= outlen)
-		n = outlen - 1;
+	if (n >= outlen || memchr(p, '\0', n))
+		return;
 	memcpy(out, p, n);
 	out[n] = '\0';
 }

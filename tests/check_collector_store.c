@@ -668,6 +668,25 @@ START_TEST(sacct_owner_record)
 }
 END_TEST
 
+/* A field that holds a NUL says nothing: "4242<NUL>.batch" compared equal to job 4242, and the
+ * step's state and owner were taken as the job's; "FAILED<NUL>x" is no final state. */
+START_TEST(sacct_field_with_nul)
+{
+	static const char step[] = "JobID|State|UID\n4242|FAILED|2001\n4242\0.batch|COMPLETED|0\n";
+	static const char state[] = "JobID|State|UID\n4242|FAILED\0x|2001\n";
+	struct pm_sched s = {.text = (char *)step, .len = sizeof(step) - 1, .uid = -1};
+
+	pm_fin_sched_parse(&s, "4242");
+	ck_assert_str_eq(s.state, "FAILED");
+	ck_assert(s.final);
+	ck_assert_int_eq(s.uid, 2001);
+	s = (struct pm_sched){.text = (char *)state, .len = sizeof(state) - 1, .uid = -1};
+	pm_fin_sched_parse(&s, "4242");
+	ck_assert_str_eq(s.state, "");
+	ck_assert(!s.final);
+}
+END_TEST
+
 static mode_t mode_of(const char *rel)
 {
 	struct stat st;
@@ -736,5 +755,6 @@ void collector_store_tests(TCase *t)
 	tcase_add_test(t, store_run_conflict);
 	tcase_add_test(t, fetch_private);
 	tcase_add_test(t, sacct_owner_record);
+	tcase_add_test(t, sacct_field_with_nul);
 	tcase_add_test(t, bundle_input_bound);
 }
