@@ -303,6 +303,10 @@ bool pm_ev_is_node(const struct pm_evidence *ev, const char *name, size_t len)
 int pm_ev_note_ip(struct pm_evidence *ev, const char *ip, size_t iplen, const char *node,
 		  size_t nodelen)
 {
+	/* as a node name: an address ends at its first NUL, as the strlen below and every
+	 * lookup read it (a copy holding one never compared equal: one more entry each time) */
+	iplen = strnlen(ip, iplen);
+	nodelen = strnlen(node, nodelen);
 	for (size_t i = 0; i < ev->nipmap; i++)
 		if (strlen(ev->ipmap[i].ip) == iplen && !memcmp(ev->ipmap[i].ip, ip, iplen))
 			return 0;

@@ -461,6 +461,21 @@ START_TEST(sacct_hostile)
 }
 END_TEST
 
+/* An address or node noted with a NUL inside its length ends there: the copy that kept it
+ * never compared equal to the next one, and each was one more entry. */
+START_TEST(ip_map_name_ends_at_nul)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+
+	ck_assert_int_eq(pm_ev_note_ip(ev, "10.0.0.1\0a", 10, "n1\0x", 4), 0);
+	ck_assert_int_eq(pm_ev_note_ip(ev, "10.0.0.1\0b", 10, "n2", 2), 0);
+	ck_assert_int_eq(pm_ev_note_ip(ev, "10.0.0.1", 8, "n3", 2), 0);
+	ck_assert_uint_eq(ev->nipmap, 1);
+	ck_assert_str_eq(pm_ev_ip_node(ev, "10.0.0.1"), "n1");
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
 START_TEST(scontrol_job)
 {
 	struct pm_evidence *ev = ev_new(NULL);
@@ -697,6 +712,7 @@ void input_parsers_tests(TCase *tc)
 	tcase_add_test(tc, sacct_columns);
 	tcase_add_test(tc, sacct_table);
 	tcase_add_test(tc, sacct_hostile);
+	tcase_add_test(tc, ip_map_name_ends_at_nul);
 	tcase_add_test(tc, scontrol_job);
 	tcase_add_test(tc, scontrol_variants);
 	tcase_add_test(tc, meminfo);
