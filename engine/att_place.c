@@ -639,28 +639,6 @@ static int unify_case(struct att *a)
 	return 0;
 }
 
-/*
- * The host a kept line's weak prefix names (a parallel shell's "host: ", pm_peel): the scan
- * drops such a name unless the evidence knows the node (a word could read the same), and in
- * a hand-gathered folder nothing lists the job's nodes.  The line named that host, not the
- * folder's one host: placing it there would put another node's GPU on it.  OUT gets the
- * name; false when the line has none.
- */
-static bool prefix_host(const struct pm_evidence *ev, const struct pm_obs *o, char *out, size_t cap)
-{
-	const struct pm_file *f = &ev->files[o->file];
-	struct pm_peel pe;
-
-	if (!o->raw)
-		return false;
-	pm_peel(f->format, o->raw, strlen(o->raw), NULL, &pe);
-	if (!pe.node || !pe.node_weak || pe.node_len >= cap)
-		return false;
-	memcpy(out, pe.node, pe.node_len);
-	out[pe.node_len] = '\0';
-	return true;
-}
-
 /* Whether NAME is spelt as one of the first N hosts: the same letters before its first
  * digit (gpu32 beside gpu31, hgx-b07 beside hgx-b12), two at least. */
 static bool stem_of_host(const struct att *a, size_t n, const char *name)
@@ -673,6 +651,37 @@ static bool stem_of_host(const struct att *a, size_t n, const char *name)
 		if (strcspn(a->hosts[i].name, "0123456789") == l &&
 		    !strncasecmp(a->hosts[i].name, name, l))
 			return true;
+	return false;
+}
+
+/*
+ * The host a kept line's weak prefixes name (a parallel shell's "host: ", pm_peel): the scan
+ * drops such a name unless the evidence knows the node (a word could read the same), and in
+ * a hand-gathered folder nothing lists the job's nodes.  The line named that host, not the
+ * folder's one host: placing it there would put another node's GPU on it.  The first weak
+ * name of the line's stack spelt as one of the first N hosts (stem_of_host: a container's
+ * name before pdsh's host, "trainer-1  | gpu32: ...", is passed over) goes to OUT; false
+ * when there is none.
+ */
+static bool prefix_host(const struct att *a, size_t n, const struct pm_obs *o, char *out,
+			size_t cap)
+{
+	const struct pm_file *f = &a->ev->files[o->file];
+	const char *p = o->raw, *end = o->raw ? o->raw + strlen(o->raw) : NULL;
+	struct pm_peel pe;
+
+	for (int k = 0; p && p < end && k < 4; k++) {
+		pm_peel(f->format, p, (size_t)(end - p), NULL, &pe);
+		if (!pe.node || !pe.node_weak || pe.node < p || pe.node_len >= cap)
+			return false;
+		memcpy(out, pe.node, pe.node_len);
+		out[pe.node_len] = '\0';
+		if (stem_of_host(a, n, out))
+			return true;
+		/* the next layer: past the name and its separator (": ", "  | ") */
+		for (p = pe.node + pe.node_len; p < end && strchr(": |\t", *p); p++)
+			;
+	}
 	return false;
 }
 
@@ -708,8 +717,8 @@ int pm_att_phase_place(struct att *a)
 	 * file" names a program */
 	nknown = a->nhosts;
 	for (size_t i = 0; i < ev->nobs; i++)
-		if (!ev->obs[i].node && prefix_host(ev, &ev->obs[i], h, sizeof(h)) &&
-		    stem_of_host(a, nknown, h) && add_host(a, h, strlen(h), SP_OTHER) < 0)
+		if (!ev->obs[i].node && prefix_host(a, nknown, &ev->obs[i], h, sizeof(h)) &&
+		    add_host(a, h, strlen(h), SP_OTHER) < 0)
 			return -1;
 	if (unify_case(a) < 0)
 		return -1;
@@ -720,7 +729,7 @@ int pm_att_phase_place(struct att *a)
 			continue;
 		if (file_host(&ev->files[o->file], h, sizeof(h)))
 			n = host_of(a, h);
-		else if (prefix_host(ev, o, h, sizeof(h)) && (n = host_of(a, h)))
+		else if (prefix_host(a, a->nhosts, o, h, sizeof(h)) && (n = host_of(a, h)))
 			;
 		else if (a->nhosts == 1 && (n = a->hosts[0].name))
 			one++;
