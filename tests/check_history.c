@@ -398,10 +398,10 @@ START_TEST(used_bounded)
 }
 END_TEST
 
-/* Write record file NAME of NODE holding TEXT, as another writer might have. */
-static void rec_file(const char *node, const char *name, const char *text)
+/* Write record file NAME of NODE holding LEN bytes of TEXT, as another writer might have. */
+static void raw_record(const char *node, const char *name, const char *text, size_t len)
 {
-	char p[700];
+	char p[600];
 	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/%s", store, PM_HISTORY_DIR);
@@ -410,8 +410,13 @@ static void rec_file(const char *node, const char *name, const char *text)
 	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
 	ck_assert_ptr_nonnull(f = fopen(p, "w"));
-	fputs(text, f);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
 	fclose(f);
+}
+
+static void rec_file(const char *node, const char *name, const char *text)
+{
+	raw_record(node, name, text, strlen(text));
 }
 
 /* Write n2's gpu_lost record of lab/JOB/0 at TIME (EXPIRES 0: never) in the flat folder, as
@@ -663,20 +668,6 @@ END_TEST
 /* A record file with no terminator: the plain reader stays within the bytes read (digits that
  * end the buffer were read on past it), and a value holding a NUL or a control byte is not
  * read as a shorter one ("n7<NUL>x" was n7's) but handed to the parser, which refuses it. */
-static void raw_record(const char *node, const char *name, const char *text, size_t len)
-{
-	char p[600];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", store, PM_HISTORY_DIR);
-	mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/%s/%s", store, PM_HISTORY_DIR, node);
-	mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/%s/%s/%s", store, PM_HISTORY_DIR, node, name);
-	ck_assert_ptr_nonnull(f = fopen(p, "w"));
-	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
-	fclose(f);
-}
 
 START_TEST(plain_reader_stays_in_record)
 {
