@@ -1162,6 +1162,10 @@ int pm_file_slurp(struct pm_file *f, size_t cap, char **out, size_t *len)
 		reader_close(&r);
 		return -1;
 	}
+	/* a plain member in memory is read whole into a buffer of its size (a task file is 2 KB
+	 * where 64 KiB were taken, times two files a node, all held by the merge's workers) */
+	if (f->mem && r.codec == C_NONE && f->memlen < cap)
+		a = f->memlen + 1;
 	buf = malloc(a);
 	while (buf) {
 		if (*len == a) {

@@ -1223,6 +1223,17 @@ struct pm_tasks *pm_tasks_read(char *buf, size_t len)
 		return NULL;
 	}
 	t->buf = buf;
+	/* the arrays sized for the lines at once: a record is about 800 bytes, and growing by
+	 * doubling zeroed twice what eight records need */
+	for (const char *p = buf, *e = buf + len; p < e; t->a++) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		p = nl ? nl + 1 : e;
+	}
+	if (t->a &&
+	    (!(t->r = malloc(t->a * sizeof(*t->r))) || !(t->o = malloc(t->a * sizeof(*t->o))))) {
+		pm_tasks_free(t);
+		return NULL;
+	}
 	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
 		pm_in_trim(&l, &n);
 		if (n == 0)
