@@ -36,6 +36,30 @@ const char *pm_att_outcome_from_state(const char *st)
 	return NULL;
 }
 
+/* A signal a process raises on itself when it crashes or aborts, as srun and the launchers
+ * name it (strsignal's words or the SIG name): not one sent from outside (Terminated,
+ * Killed, Interrupt, Hangup), which a cancel or a limit also delivers. */
+static bool self_signal(const char *sig)
+{
+	static const char *const own[] = {"Segmentation fault",
+					  "Bus error",
+					  "Aborted",
+					  "Illegal instruction",
+					  "Floating point exception",
+					  "SIGSEGV",
+					  "SIGBUS",
+					  "SIGABRT",
+					  "SIGILL",
+					  "SIGFPE",
+					  NULL};
+	if (!sig)
+		return false;
+	for (size_t i = 0; own[i]; i++)
+		if (!strcmp(sig, own[i]))
+			return true;
+	return false;
+}
+
 void pm_att_phase_outcome(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -51,10 +75,12 @@ void pm_att_phase_outcome(struct att *a)
 		return;
 	}
 	/* a task that ended of itself with an error code ("srun: error: n3: task 5: Exited with
-	 * exit code 1"): the launcher then cancels the rest of the step, whose plain "STEP ...
-	 * CANCELLED" line (a confirmation) says nothing of a cancel by anyone */
+	 * exit code 1") or a signal it raised itself ("task 3: Segmentation fault (core
+	 * dumped)", "Aborted"): the launcher then cancels the rest of the step, whose plain
+	 * "STEP ... CANCELLED" line (a confirmation) says nothing of a cancel by anyone */
 	for (size_t i = 0; i < ev->nobs; i++)
-		if (R(a, i)->role == PM_ROLE_TEARDOWN && ev->obs[i].code > 0)
+		if (R(a, i)->role == PM_ROLE_TEARDOWN &&
+		    (ev->obs[i].code > 0 || self_signal(ev->obs[i].signal)))
 			task_failed = true;
 	a->task_failed = task_failed;
 	for (size_t i = 0; i < ev->nobs; i++) {

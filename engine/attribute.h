@@ -98,7 +98,7 @@ struct att {
 	json_t *why;
 	const char *outcome;
 	bool cancel_by_limit; /* the job's CANCELLED line follows a kill for its memory */
-	bool task_failed;     /* a task exited with an error code of its own (phase_outcome) */
+	bool task_failed;     /* a task ended of itself: error code, crash signal (phase_outcome) */
 	double first_progress, last_progress;
 	bool any_progress;
 	int *known; /* known ranks, sorted */
