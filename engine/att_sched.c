@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "attribute.h"
+#include "input.h"
 #include "taxonomy.h"
 
 /* ---- phase: what Slurm itself decided ---- */
@@ -52,6 +53,22 @@ static bool has_kind(const struct att *a, enum pm_kind k, bool class_only)
 	return false;
 }
 
+/* The time slurmstepd's cancel line gives in its own words, "*** JOB 7 ON n1 CANCELLED AT
+ * 2026-03-01T18:00:00 DUE TO TIME LIMIT ***": the line carries no stamp of its own in a
+ * job's output, so the scanner gives it no event time.  Slurm writes the node's local time
+ * without a zone, as most training logs write theirs; 0 when the line has none. */
+static double cancelled_at(const struct pm_obs *o)
+{
+	static const char lit[] = "CANCELLED AT ";
+	const char *q = o->raw ? strstr(o->raw, lit) : NULL;
+	struct pm_in_stamp st;
+
+	if (!q)
+		return 0;
+	q += sizeof(lit) - 1;
+	return pm_in_iso(q, strlen(q), &st) && !st.zone ? st.t : 0;
+}
+
 /* A TIMEOUT: a stall when progress stopped long before the end (the time limit only ended
  * it), else the time limit itself when the record says so. */
 static void sched_timeout(struct att *a, bool from_sacct)
@@ -59,11 +76,15 @@ static void sched_timeout(struct att *a, bool from_sacct)
 	const struct pm_evidence *ev = a->ev;
 	double end = ev->job.end > 0 ? ev->job.end : 0;
 
-	/* without the accounting record, the time-limit line itself says when it ended */
+	/* without the accounting record, the time-limit line itself says when it ended: its
+	 * stamp, else the time in its words */
 	for (size_t i = 0; !end && i < ev->nobs; i++)
 		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "TIMEOUT") &&
 		    ev->obs[i].has_time && ev->obs[i].event_time > end)
 			end = ev->obs[i].event_time;
+	for (size_t i = 0; !end && i < ev->nobs; i++)
+		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "TIMEOUT"))
+			end = cancelled_at(&ev->obs[i]);
 	if (a->any_progress && end > 0 && end - a->last_progress > a->rs->progress_stall_s) {
 		a->stalled = true;
 		pm_att_why(a,
