@@ -296,6 +296,12 @@ void pm_att_phase_confirm(struct att *a)
 			const char *on = guessed(a, k) ? NULL : o->node;
 			if (r->role != PM_ROLE_CONFIRMATION || strcmp(r->cls, c->cls))
 				continue;
+			/* a process seen blocked (a stack dump) corroborates a hang, not a crash
+			 * of another rank: the dumps of its peers, taken as they were torn down,
+			 * would join them to its origin */
+			if (pm_is_kind(r->cls, r->subcls, PM_K_HANG) &&
+			    !pm_is_kind(c->cls, c->sub, PM_K_HANG))
+				continue;
 			if (c->node[0] && (!on || strcmp(on, c->node)))
 				continue;
 			if (o->source != first)

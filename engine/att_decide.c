@@ -400,6 +400,31 @@ static void timeouts_lead(struct att *a)
 		      "communication failure cannot be attributed.");
 }
 
+/* A hang seen only as processes blocked in a collective (stack dumps, a confirmation that
+ * leads for want of anything else, phase 10): every dumped process waits for a peer, so the
+ * ranks and the node the dumps came from are where the hang was seen, not where it began.
+ * No origin; ambiguous between the job's own code (a rank elsewhere, or calls that differ)
+ * and the communication library or fabric. */
+static void dumps_lead(struct att *a, struct cand *l)
+{
+	a->status = VS_AMBIGUOUS;
+	a->ambiguous = true;
+	pm_att_cand_ranks_clear(l);
+	l->node[0] = '\0';
+	l->nalso = 0;
+	snprintf(l->summary, sizeof(l->summary),
+		 "stack dumps show processes blocked in a collective, with no error: the job "
+		 "hung, and the dumps do not say where it began");
+	snprintf(a->test, sizeof(a->test),
+		 "py-spy dump --native (or gdb thread apply all bt) on every rank while it hangs, "
+		 "or TORCH_NCCL_DUMP_ON_TIMEOUT=1: a rank outside the collective, or one that "
+		 "never reached it, is where the job stopped; every rank inside it points to the "
+		 "communication library or the fabric (NCCL_DEBUG=INFO, nccl-tests across the "
+		 "job's nodes)");
+	pm_att_why(a, "The only evidence is processes waiting in a collective: a hang with no "
+		      "origin, its dumped ranks not blamed.");
+}
+
 /* The first two candidates tie (phase 8): different classes on different nodes, within the
  * tolerance, of the same standing. */
 static bool tied(const struct att *a, const struct cand *l, const struct cand *s)
@@ -579,6 +604,8 @@ void pm_att_phase_status(struct att *a)
 		default:
 			pm_att_why(a, "No rule fired that could explain the failure.");
 		}
+	} else if (l->fallback && pm_is_kind(l->cls, l->sub, PM_K_HANG)) {
+		dumps_lead(a, l);
 	} else {
 		a->status = VS_ATTRIBUTED;
 		if (tied(a, l, a->second) || (a->nco = co_origins(a, l))) {
