@@ -408,8 +408,67 @@ static int teardown_fallback(struct att *a)
  * fallback candidate (hypothesis, phase 10), and so does a lone reporter of transport
  * failures.  Ordered like the others, below every candidate that may lead.
  */
+/* Lines that announce one process's rank, printed once by each process as it sets up (a
+ * context rule of a cause class that captures the rank: Lightning's "GLOBAL_RANK: 1,
+ * MEMBER: 2/8"). The same rank announced twice in one file, before any progress, is two
+ * processes that took the same rank: the process group can never fill, and the job hangs
+ * at its set-up. A candidate of the rule's class, job-wide, naming no rank: every process
+ * waited alike. Two copies of one log are two files, not a duplicate. */
+static int dup_ranks(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	struct cand *c = NULL;
+	int dup = -1;
+
+	if (a->any_progress)
+		return 0;
+	for (size_t i = 0; i < ev->nobs && dup < 0; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		unsigned n = 0;
+
+		if (r->role != PM_ROLE_CONTEXT || o->rank < 0 || o->source != PM_SRC_APP_LOG ||
+		    pm_is_kind(r->cls, NULL, PM_K_NONE))
+			continue;
+		for (size_t k = 0; k < ev->nobs; k++)
+			if (ev->obs[k].rule == o->rule && ev->obs[k].rank == o->rank &&
+			    ev->obs[k].file == o->file)
+				n += 1 + ev->obs[k].repeats;
+		if (n >= 2)
+			dup = (int)i;
+	}
+	if (dup < 0)
+		return 0;
+	c = pm_att_cand_get(a, R(a, (size_t)dup)->cls, R(a, (size_t)dup)->subcls, NULL, LEAD_RULE);
+	if (!c)
+		return 0;
+	for (size_t k = 0; k < ev->nobs && c->nev < 8; k++)
+		if (ev->obs[k].rule == ev->obs[dup].rule && pm_att_cand_add(a, c, k) < 0)
+			return -1;
+	pm_att_cand_ranks_clear(c);
+	c->strength = PM_MEDIUM;
+	snprintf(c->summary, sizeof(c->summary),
+		 "rank %d was taken by more than one process: the job started its processes "
+		 "twice over (tasks per node, or ranks numbered per node), and its process group "
+		 "could not form",
+		 ev->obs[dup].rank);
+	pm_att_why(a,
+		   "Rank %d was announced twice in one file before any progress: two processes "
+		   "took the same rank.",
+		   ev->obs[dup].rank);
+	/* a time limit only ended the wait of a group that could never form */
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_TIME_LIMIT)) {
+			a->c[i].dead = true;
+			pm_att_why(a, "The time limit only ended that wait.");
+		}
+	return 0;
+}
+
 int pm_att_phase_fallback(struct att *a)
 {
+	if (dup_ranks(a) < 0)
+		return -1;
 	if (has_lead(a))
 		return 0;
 	for (size_t k = 0; k < a->ev->nobs; k++) {
