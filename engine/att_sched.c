@@ -69,6 +69,16 @@ static double cancelled_at(const struct pm_obs *o)
 	return pm_in_iso(q, strlen(q), &st) && !st.zone ? st.t : 0;
 }
 
+/* A process seen blocked: a confirmation of a hang (a stack dump in a collective). */
+static bool blocked_seen(const struct att *a)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (R(a, i)->role == PM_ROLE_CONFIRMATION &&
+		    pm_is_kind(R(a, i)->cls, R(a, i)->subcls, PM_K_HANG))
+			return true;
+	return false;
+}
+
 /* A TIMEOUT: a stall when progress stopped long before the end (the time limit only ended
  * it), else the time limit itself when the record says so. */
 static void sched_timeout(struct att *a, bool from_sacct)
@@ -104,6 +114,15 @@ static void sched_timeout(struct att *a, bool from_sacct)
 					 end - a->last_progress);
 			}
 		}
+	} else if (!a->any_progress && blocked_seen(a)) {
+		/* no progress to time a stall by, but its processes were seen blocked: the
+		 * dumps' hang leads, with no origin (phase 10, att_decide.c) */
+		a->stalled = true;
+		pm_att_why(a, "No progress was seen, and stack dumps show the job's processes "
+			      "blocked in a collective: it hung; the time limit only ended it.");
+		for (size_t i = 0; i < a->nc; i++)
+			if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_TIME_LIMIT))
+				a->c[i].dead = true;
 	} else if (!has_kind(a, PM_K_TIME_LIMIT, false) && from_sacct) {
 		synth(a, PM_K_TIME_LIMIT, NULL,
 		      "the job reached its time limit while still making progress");
