@@ -300,10 +300,39 @@ int pm_time_at(const char *line, size_t len, const struct pm_timectx *ctx, doubl
 int pm_time_peeled(const char *line, size_t len, const struct pm_timectx *ctx,
 		   const struct pm_peel *pe, double *t);
 
-/* S without its ANSI escape sequences (colours, cursor moves, titles) and with each CRLF made
- * LF, into OUT, which has room for N bytes: the length written.  Every other newline is
- * kept, so the text keeps its lines. */
+/* S without its ANSI escape sequences (colours, cursor moves, titles), with each CRLF made
+ * LF and typographic quotes and dashes (U+2018, U+2019, U+201C, U+201D, U+2013, U+2014: what
+ * forum software and GCC in a UTF-8 locale print for ' " -) made ASCII, into OUT, which has
+ * room for N bytes: the length written.  Every other newline is kept, so the text keeps its
+ * lines. */
 size_t pm_text_clean(const char *s, size_t n, char *out);
+
+/* True when S holds a typographic quote or dash pm_text_clean makes ASCII. */
+bool pm_text_typographic(const char *s, size_t n);
+
+/*
+ * A pasted file's indentation: a log pasted as a Markdown code block (every line indented)
+ * or a quote (every line after "> "), which hides a line's start from the reader and the
+ * rules.  pm_paste_shape reads it off the head of a file (S, N bytes: its lines that are
+ * whole): NUMBERED when every line, at least three, starts with its number counting up by
+ * one, then blanks; QUOTED when every line that is not blank starts (after that) with '>',
+ * INDENT the blanks every one of them starts with after that (0 to 64).  Neither of the last
+ * two with fewer than two such lines.  pm_paste_skip: the bytes of LINE (N bytes) that the
+ * shape takes off its start: its number and the blanks after it, its quote markers ('>' and
+ * the blank after each), then up to INDENT blanks; never its newline.
+ */
+struct pm_paste {
+	unsigned char indent;
+	bool quoted;
+	bool numbered; /* every line after its number (`cat -n`, a viewer's copy) */
+};
+void pm_paste_shape(const char *s, size_t n, struct pm_paste *out);
+size_t pm_paste_skip(const char *line, size_t n, const struct pm_paste *shape);
+
+/* S (N bytes, whole lines) with pm_paste_skip taken off each line and without the Markdown
+ * fences around a code block (a line that starts with ``` or ~~~), into OUT (room for N
+ * bytes, may be S): the length written.  For the head a format is told from. */
+size_t pm_paste_strip(const char *s, size_t n, const struct pm_paste *shape, char *out);
 
 /* The length of the line S (N bytes, no newline) without a box frame's right side
  * ("text   │", "───╯"), trailing blanks and a CR. */

@@ -177,6 +177,10 @@ struct pm_file {
 			       * it, decompressed when it is first read (bundle.c) */
 	bool plain; /* while pm_file_read hands over a chunk: it is known to hold no ESC, CR
 			* or 0xE2 byte (pm_text_dirty false), seen as its lines were counted */
+	unsigned char paste_indent; /* a pasted file's indentation, from its head (pm_paste_shape):
+				     * blanks the scan takes off each line */
+	bool paste_quoted;	    /* ... its quote markers ("> ") */
+	bool paste_numbered;	    /* ... and its line numbers */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */

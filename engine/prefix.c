@@ -1249,11 +1249,23 @@ static size_t record_layer(struct peel *w, const char *s, size_t n)
 
 typedef size_t layer_fn(struct peel *w, const char *s, size_t n);
 
+static size_t quote_markers(const char *s, size_t n);
+
+/* A Markdown or e-mail quote's markers ("> ", "> > ", ">> "): a paste quoted by a person,
+ * outside every wrapper the log had (a whole file quoted is taken off by its paste shape). */
+static size_t quote_layer(struct peel *w, const char *s, size_t n)
+{
+	size_t k = quote_markers(s, n);
+
+	(void)w;
+	return k && (s[k - 1] == ' ' || s[k - 1] == '\t') ? k : 0;
+}
+
 /* The wrapper families, tried in this order at each layer; the first that recognises its
  * wrapper at S takes it.  A new family is one function and one entry here. */
 static layer_fn *const families[] = {
-	rank_layer,  nccl_layer,  bracket_layer, paren_layer, frame_layer,
-	stamp_layer, level_layer, name_layer,	 grep_layer,  record_layer,
+	rank_layer,  nccl_layer, bracket_layer, paren_layer,  frame_layer, stamp_layer,
+	level_layer, name_layer, grep_layer,	record_layer, quote_layer,
 };
 
 /* One layer at S: its bytes, 0 when none. */
@@ -1551,27 +1563,202 @@ static size_t ansi_len(const char *s, size_t n)
 	return 2;
 }
 
+/* The ASCII for the typographic character at S (N bytes), or 0: U+2018/U+2019 are E2 80 98/99,
+ * U+201C/U+201D E2 80 9C/9D, U+2013/U+2014 E2 80 93/94. */
+static char typographic(const char *s, size_t n)
+{
+	if (n < 3 || (unsigned char)s[0] != 0xe2 || (unsigned char)s[1] != 0x80)
+		return 0;
+	switch ((unsigned char)s[2]) {
+	case 0x98:
+	case 0x99:
+		return '\'';
+	case 0x9c:
+	case 0x9d:
+		return '"';
+	case 0x93:
+	case 0x94:
+		return '-';
+	default:
+		return 0;
+	}
+}
+
+bool pm_text_typographic(const char *s, size_t n)
+{
+	for (const char *p = s, *end = s + n; (p = memchr(p, 0xe2, (size_t)(end - p))); p++)
+		if (typographic(p, (size_t)(end - p)))
+			return true;
+	return false;
+}
+
 size_t pm_text_clean(const char *s, size_t n, char *out)
 {
 	size_t i = 0, o = 0;
 
 	while (i < n) {
 		const char *e = memchr(s + i, 0x1b, n - i);
-		const char *r = memchr(s + i, '\r', (e ? (size_t)(e - s) : n) - i);
-		size_t stop = r ? (size_t)(r - s) : e ? (size_t)(e - s) : n;
+		size_t lim = e ? (size_t)(e - s) : n;
+		const char *r = memchr(s + i, '\r', lim - i);
+		const char *q;
+		size_t stop;
 
+		lim = r ? (size_t)(r - s) : lim;
+		q = memchr(s + i, 0xe2, lim - i);
+		while (q && !typographic(q, n - (size_t)(q - s)))
+			q = memchr(q + 1, 0xe2, lim - (size_t)(q + 1 - s));
+		stop = q ? (size_t)(q - s) : lim;
 		memmove(out + o, s + i, stop - i); /* OUT may be S */
 		o += stop - i;
 		i = stop;
 		if (i >= n)
 			break;
-		if (s[i] == '\r') {
+		if (q) {
+			out[o++] = typographic(s + i, n - i);
+			i += 3;
+		} else if (s[i] == '\r') {
 			if (!(i + 1 < n && s[i + 1] == '\n'))
 				out[o++] = '\r';
 			i++;
 		} else {
 			i += ansi_len(s + i, n - i);
 		}
+	}
+	return o;
+}
+
+#define PASTE_INDENT_MAX 64
+
+/* A Markdown fence at S (N bytes, after a paste's indentation): ``` or ~~~. */
+static bool fence(const char *s, size_t n)
+{
+	return n >= 3 && (!memcmp(s, "```", 3) || !memcmp(s, "~~~", 3));
+}
+
+static size_t quote_markers(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && s[i] == '>') {
+		i++;
+		if (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+	}
+	return i;
+}
+
+/* A viewer's line number at S (N bytes, a line without its newline): blanks, 1 to 7 digits,
+ * then blanks or the line's end; its bytes (0: none) and *NUM. */
+static size_t line_number(const char *s, size_t n, long *num)
+{
+	size_t i = 0, d;
+
+	while (i < n && i < 8 && s[i] == ' ')
+		i++;
+	for (d = i; d < n && d - i < 8 && s[d] >= '0' && s[d] <= '9'; d++)
+		;
+	if (d == i || d - i > 7 || (d < n && s[d] != ' ' && s[d] != '\t'))
+		return 0;
+	*num = capped(s + i, d - i);
+	while (d < n && (s[d] == ' ' || s[d] == '\t'))
+		d++;
+	return d;
+}
+
+/* True when every line of S (N bytes) up to its last newline, at least three, starts with
+ * its number, counting up by one (`cat -n`, `nl -ba`, a log viewer's copy). */
+static bool numbered(const char *s, size_t n)
+{
+	size_t i = 0, lines = 0;
+	long last = 0, num;
+
+	while (i < n) {
+		const char *nl = memchr(s + i, '\n', n - i);
+
+		if (!nl)
+			break;
+		if (!line_number(s + i, (size_t)(nl - s) - i, &num) || (lines && num != last + 1))
+			return false;
+		last = num;
+		lines++;
+		i = (size_t)(nl - s) + 1;
+	}
+	return lines >= 3;
+}
+
+void pm_paste_shape(const char *s, size_t n, struct pm_paste *out)
+{
+	size_t i = 0, lines = 0, quoted = 0, indent = PASTE_INDENT_MAX;
+	long num;
+
+	memset(out, 0, sizeof(*out));
+	out->numbered = numbered(s, n);
+	while (i < n) {
+		const char *nl = memchr(s + i, '\n', n - i);
+		size_t e, b, q;
+
+		if (!nl)
+			break; /* the head's last line may be cut */
+		e = (size_t)(nl - s);
+		if (out->numbered)
+			i += line_number(s + i, e - i, &num);
+		b = i;
+		while (b < e && (s[b] == ' ' || s[b] == '\t'))
+			b++;
+		if (b < e && !fence(s + b, e - b)) {
+			lines++;
+			q = i + quote_markers(s + i, e - i);
+			if (q > i)
+				quoted++;
+			else
+				q = i;
+			b = q;
+			while (b < e && b - q < indent && (s[b] == ' ' || s[b] == '\t'))
+				b++;
+			if (b < e && b - q < indent)
+				indent = b - q;
+		}
+		i = e + 1;
+	}
+	if (lines < 2)
+		return;
+	out->quoted = quoted == lines;
+	if (!out->quoted && quoted) /* some lines quoted: their blanks are not the paste's */
+		return;
+	out->indent = (unsigned char)(indent >= 2 && indent < PASTE_INDENT_MAX ? indent : 0);
+}
+
+size_t pm_paste_skip(const char *line, size_t n, const struct pm_paste *shape)
+{
+	size_t i = 0, b;
+
+	long num;
+
+	if (n && line[n - 1] == '\n')
+		n--;
+	if (shape->numbered)
+		i = line_number(line, n, &num);
+	if (shape->quoted)
+		i += quote_markers(line + i, n - i);
+	for (b = i; b < n && b - i < shape->indent && (line[b] == ' ' || line[b] == '\t'); b++)
+		;
+	return b;
+}
+
+size_t pm_paste_strip(const char *s, size_t n, const struct pm_paste *shape, char *out)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		const char *nl = memchr(s + i, '\n', n - i);
+		size_t e = nl ? (size_t)(nl - s) + 1 : n;
+		size_t k = pm_paste_skip(s + i, e - i, shape);
+
+		if (!fence(s + i + k, e - i - k)) {
+			memmove(out + o, s + i + k, e - i - k); /* OUT may be S */
+			o += e - i - k;
+		}
+		i = e;
 	}
 	return o;
 }

@@ -1073,14 +1073,18 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
  * a message's words or a pattern's line end from the scan: true when it did. */
 static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleaned)
 {
+	const struct pm_file *f = &s->ev->files[s->file];
+	const struct pm_paste paste = {f->paste_indent, f->paste_quoted, f->paste_numbered};
 	size_t i = 0, o = 0;
 	bool frames;
 
 	*cleaned = false;
-	if (s->ev->files[s->file].plain || !pm_text_dirty(buf, len))
+	if (!paste.indent && !paste.quoted && !paste.numbered &&
+	    (s->ev->files[s->file].plain || !pm_text_dirty(buf, len)))
 		return 0;
 	frames = pm_has_frame(buf, len);
-	if (!frames && !memchr(buf, 0x1b, len) && !memchr(buf, '\r', len))
+	if (!frames && !paste.indent && !paste.quoted && !paste.numbered &&
+	    !memchr(buf, 0x1b, len) && !memchr(buf, '\r', len) && !pm_text_typographic(buf, len))
 		return 0;
 	if (len > s->aclean) {
 		char *nb = realloc(s->clean, len);
@@ -1105,6 +1109,11 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 		s->cmap[s->ncmap++] = o;
 		s->cmap[s->ncmap++] = i;
 		size_t l = pm_text_clean(buf + i, e - i, s->clean + o);
+		if (paste.indent || paste.quoted || paste.numbered) {
+			size_t k = pm_paste_skip(s->clean + o, l, &paste);
+			memmove(s->clean + o, s->clean + o + k, l - k);
+			l -= k;
+		}
 		if (frames && nl) {
 			/* a frame's right side would hide the line's end from a pattern's '$' */
 			l = pm_frame_end(s->clean + o, l - 1);
@@ -1335,13 +1344,45 @@ static int year_of(double t)
 }
 
 /* The head of F, as the format is told from it: colour codes and CRLFs hide a format as they
- * hide a message (on_chunk). */
+ * hide a message (on_chunk), and so does a paste's indentation, which is read off it here
+ * (F's paste shape). */
 static int head_of(struct pm_file *f, char *head, size_t size, size_t *len)
 {
+	struct pm_paste shape;
+
 	if (pm_file_head(f, head, size, len) < 0)
 		return -1;
 	*len = pm_text_clean(head, *len, head);
+	pm_paste_shape(head, *len, &shape);
+	f->paste_indent = shape.indent;
+	f->paste_quoted = shape.quoted;
+	f->paste_numbered = shape.numbered;
+	*len = pm_paste_strip(head, *len, &shape, head);
 	return 0;
+}
+
+/* The format of F told from its head.  A paste's shape is for text that is scanned: a
+ * structured format (nvidia-smi, sacct, ...) is parsed from the file as it is, so it counts
+ * only as the head without the shape tells it. */
+static enum pm_format sniff_head(struct pm_file *f)
+{
+	char head[SNIFF_BYTES];
+	size_t len = 0;
+	enum pm_format fmt;
+
+	if (head_of(f, head, sizeof(head), &len) < 0)
+		return PM_FMT__COUNT;
+	fmt = pm_sniff(head, len);
+	if ((f->paste_indent || f->paste_quoted || f->paste_numbered) &&
+	    !pm_source_scanned(pm_format_source(fmt))) {
+		f->paste_indent = 0;
+		f->paste_quoted = false;
+		f->paste_numbered = false;
+		if (pm_file_head(f, head, sizeof(head), &len) < 0)
+			return PM_FMT__COUNT;
+		fmt = pm_sniff(head, pm_text_clean(head, len, head));
+	}
+	return fmt;
 }
 
 bool pm_source_scanned(enum pm_source src)
@@ -1352,8 +1393,7 @@ bool pm_source_scanned(enum pm_source src)
 
 void pm_sniff_given(struct pm_file *f)
 {
-	char head[SNIFF_BYTES];
-	size_t len = 0;
+	enum pm_format fmt;
 
 	f->sniffed = true;
 	if (f->source == PM_SRC_KERNEL_LOG)
@@ -1362,11 +1402,9 @@ void pm_sniff_given(struct pm_file *f)
 		f->format = PM_FMT_APP;
 		return;
 	}
-	if (head_of(f, head, sizeof(head), &len) == 0) {
-		enum pm_format fmt = pm_sniff(head, len);
-		if (pm_format_source(fmt) == f->source)
-			f->format = fmt;
-	}
+	fmt = sniff_head(f);
+	if (fmt != PM_FMT__COUNT && pm_format_source(fmt) == f->source)
+		f->format = fmt;
 }
 
 /*
@@ -1396,8 +1434,7 @@ static bool slurm_output_name(const char *name)
 
 static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 {
-	char head[SNIFF_BYTES];
-	size_t len = 0;
+	enum pm_format fmt;
 
 	if (f->rank < 0)
 		f->rank = pm_path_rank(f->name);
@@ -1409,9 +1446,9 @@ static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 	}
 	if (f->status != PM_ST_OK)
 		return;
-	if (head_of(f, head, sizeof(head), &len) < 0)
+	if ((fmt = sniff_head(f)) == PM_FMT__COUNT)
 		return;
-	f->format = pm_sniff(head, len);
+	f->format = fmt;
 	if (f->format != PM_FMT_BINARY && f->format != PM_FMT_EMPTY &&
 	    pm_format_source(f->format) != PM_SRC_APP_LOG && slurm_output_name(f->name))
 		f->format = PM_FMT_APP;

@@ -156,6 +156,10 @@ END_TEST
 START_TEST(peel_terminal)
 {
 	static const struct want t[] = {
+		/* a person's quote around what the launcher wrote */
+		{"> 3: [rank3]: RuntimeError: boom", "RuntimeError: boom", 3, "", 0, 0},
+		{"> > RuntimeError: boom", "RuntimeError: boom", -1, "", 0, 0},
+		{">RuntimeError: boom", ">RuntimeError: boom", -1, "", 0, 0},
 		/* a progress bar redrawn in place: the text after the last CR with content */
 		{"3: 10%|#  | 1/10\r 20%|## | 2/10\rRuntimeError: boom\r", "RuntimeError: boom", 3,
 		 "", 0, 0},
@@ -541,6 +545,16 @@ START_TEST(text_clean)
 		{"\x1b(Bx", "x"},
 		{"\x1b[", ""},
 		{"\x1b", ""},
+		/* typographic quotes and dashes, as forums and GCC in a UTF-8 locale print them */
+		{"No module named \xe2\x80\x98"
+		 "apex\xe2\x80\x99\n",
+		 "No module named 'apex'\n"},
+		{"\xe2\x80\x9cx\xe2\x80\x9d \xe2\x80\x93 y \xe2\x80\x94 z", "\"x\" - y - z"},
+		{"\x1b[31m\xe2\x80\x98"
+		 "a\xe2\x80\x99\x1b[0m\r\n",
+		 "'a'\n"},
+		/* other characters of the block, a box frame and a cut sequence stay */
+		{"\xe2\x80\xa6 \xe2\x94\x82 \xe2\x80", "\xe2\x80\xa6 \xe2\x94\x82 \xe2\x80"},
 	};
 	char out[64];
 
@@ -549,6 +563,107 @@ START_TEST(text_clean)
 		ck_assert_msg(n == strlen(t[i].out) && !memcmp(out, t[i].out, n),
 			      "case %zu: '%.*s'", i, (int)n, out);
 	}
+}
+END_TEST
+
+/* A paste's indentation, read off a file's head and taken off each line. */
+START_TEST(paste_shape)
+{
+	static const struct {
+		const char *head;
+		int indent, quoted;
+		const char *line, *after; /* a line of the file, and what is left of it */
+	} t[] = {
+		/* a Markdown code block: every line indented, blank lines aside */
+		{"    [  12.5] NVRM: Xid (PCI:0000:3b:00): 79\n\n    [  12.6] x\n", 4, 0,
+		 "    [  12.7] y\n", "[  12.7] y\n"},
+		{"\t\ta\n\t\t  b\n", 2, 0, "\t\t  c", "  c"},
+		/* a quote, with the indentation inside it */
+		{"> Traceback (most recent call last):\n>   File \"x.py\"\n> OSError: x\n", 0, 1,
+		 "> OSError: y\n", "OSError: y\n"},
+		{"> > a\n>> b\n", 0, 1, ">>   c", "  c"},
+		{">    a\n>    b\n", 3, 1, ">      c\n", "  c\n"},
+		/* fences are not the paste's lines */
+		{"```\n    a\n    b\n```\n", 4, 0, "    a", "a"},
+		/* not a paste: a traceback's own indentation, one line, a quote in some lines only,
+		 * a cut last line */
+		{"Traceback (most recent call last):\n  File \"x.py\", line 1\n", 0, 0, "  x",
+		 "  x"},
+		{"    only one line\n", 0, 0, "    x", "    x"},
+		{"> a\n  b\n  c\n", 0, 0, "  x", "  x"},
+		{"  a\n  b\nc", 2, 0, "  x", "x"},
+		{" a\n b\n", 0, 0, " x", " x"},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct pm_paste sh;
+		size_t n = strlen(t[i].line), k;
+		char *b = malloc(n ? n : 1);
+
+		pm_paste_shape(t[i].head, strlen(t[i].head), &sh);
+		ck_assert_msg(sh.indent == t[i].indent && sh.quoted == t[i].quoted,
+			      "case %zu: indent %d quoted %d", i, sh.indent, sh.quoted);
+		ck_assert_ptr_nonnull(b);
+		memcpy(b, t[i].line, n);
+		k = pm_paste_skip(b, n, &sh);
+		ck_assert_msg(n - k == strlen(t[i].after) && !memcmp(b + k, t[i].after, n - k),
+			      "case %zu: '%.*s'", i, (int)(n - k), b + k);
+		free(b);
+	}
+}
+END_TEST
+
+/* Line numbers in front of every line (`cat -n`, a viewer's copy): counting up by one, at
+ * least three lines; srun's labels and a column of numbers that does not count are not. */
+START_TEST(paste_numbered)
+{
+	static const struct {
+		const char *head;
+		int numbered;
+		const char *line, *after;
+	} t[] = {
+		{"     1\t[  12.5] NVRM: x\n     2\t\n     3\t[  12.6] y\n", 1,
+		 "    14\t[ 1.0] z\n", "[ 1.0] z\n"},
+		{"9  a\n10  b\n11  > c\n12  d\n", 1, "13  > > e", "e"},
+		{"0: a\n1: b\n2: c\n", 0, "3: d", "3: d"},
+		{"1 a\n2 b\n", 0, "3 c", "3 c"},
+		{"1 a\n2 b\n4 c\n", 0, "5 d", "5 d"},
+		{"1 a\nb\n2 c\n", 0, "3 d", "3 d"},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct pm_paste sh;
+		size_t n = strlen(t[i].line), k;
+		char *b = malloc(n ? n : 1);
+
+		pm_paste_shape(t[i].head, strlen(t[i].head), &sh);
+		ck_assert_msg(sh.numbered == t[i].numbered, "case %zu: numbered %d", i,
+			      sh.numbered);
+		if (i == 1)
+			sh.quoted = true; /* one line quoted of three: the test's own */
+		ck_assert_ptr_nonnull(b);
+		memcpy(b, t[i].line, n);
+		k = pm_paste_skip(b, n, &sh);
+		ck_assert_msg(n - k == strlen(t[i].after) && !memcmp(b + k, t[i].after, n - k),
+			      "case %zu: '%.*s'", i, (int)(n - k), b + k);
+		free(b);
+	}
+}
+END_TEST
+
+/* The head a format is told from: the paste's indentation and its fences gone. */
+START_TEST(paste_strip)
+{
+	const char *in = "```text\n    [  1.0] a\n\n    [  2.0] b\n```\n";
+	char out[64];
+	struct pm_paste sh;
+	size_t n;
+
+	pm_paste_shape(in, strlen(in), &sh);
+	n = pm_paste_strip(in, strlen(in), &sh, out);
+	ck_assert_msg(n == strlen("[  1.0] a\n\n[  2.0] b\n") &&
+			      !memcmp(out, "[  1.0] a\n\n[  2.0] b\n", n),
+		      "'%.*s'", (int)n, out);
 }
 END_TEST
 
@@ -598,6 +713,9 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_hostile);
 	tcase_add_test(tc, text_clean);
 	tcase_add_test(tc, text_dirty);
+	tcase_add_test(tc, paste_shape);
+	tcase_add_test(tc, paste_strip);
+	tcase_add_test(tc, paste_numbered);
 	suite_add_tcase(s, tc);
 	return s;
 }

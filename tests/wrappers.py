@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 
+QUOTE = re.compile(r'^((?:> ?)*> )')  # a person's quote: outside every wrapper
 LABEL = re.compile(r'^( *\d{1,7}: )')
 RANKTAG = re.compile(r'^(\[rank(\d{1,7})\]: ?)')
 DEFAULT = re.compile(r'^(\[default(\d{1,7})\]: ?)')
@@ -48,6 +49,10 @@ class Line:
         self.rank = None
         self.default = None
         rest = text
+        m = QUOTE.match(rest)
+        if m:
+            self.lead += m.group(1)
+            rest = rest[len(m.group(1)):]
         m = LABEL.match(rest)
         if m:
             self.label = int(m.group(1).strip()[:-1])
