@@ -467,6 +467,12 @@ static int dup_ranks(struct att *a)
 
 int pm_att_phase_fallback(struct att *a)
 {
+	bool timeouts = false;
+
+	for (size_t i = 0; i < a->ev->nobs && !timeouts; i++)
+		timeouts = R(a, i)->role == PM_ROLE_CASCADE &&
+			   (a->ev->obs[i].seq >= 0 ||
+			    pm_is_kind(R(a, i)->cls, R(a, i)->subcls, PM_K_TIMEOUTS));
 	if (dup_ranks(a) < 0)
 		return -1;
 	if (has_lead(a))
@@ -480,6 +486,10 @@ int pm_att_phase_fallback(struct att *a)
 			continue;
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
+			continue;
+		/* processes seen blocked (stack dumps) beside collective timeouts: the timeouts
+		 * tell that story, with their sequence numbers (phase 9) */
+		if (pm_is_kind(r->cls, r->subcls, PM_K_HANG) && timeouts)
 			continue;
 		/* the job's output, or a trusted source within the job: not a line any local
 		 * user can forge into a system log (syslog lines not tagged kernel:) */
