@@ -287,7 +287,9 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
  * The value of a quoted string (N bytes at S, the quotes left out) with its escapes undone
  * into OUT (N bytes at least; OUT may be S): JSON's (\" \\ \/ \b \f \n \r \t \uXXXX, a
  * surrogate pair as one character, a lone one as U+FFFD) and Go's \xNN, \a, \v and
- * \UXXXXXXXX (logfmt's).  An escape it does not know stays as it is.  The bytes written.
+ * \UXXXXXXXX (logfmt's).  An escape it does not know stays as it is.  A typographic quote or
+ * dash escaped (Python's json.dumps writes \u2019) is written as pm_text_clean makes it: ' " -.
+ * The bytes written.
  */
 size_t pm_unquote(const char *s, size_t n, char *out);
 

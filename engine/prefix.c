@@ -1460,6 +1460,12 @@ size_t pm_unquote(const char *s, size_t n, char *out)
 		}
 		if (s[i + 1] == 'x')
 			out[o++] = (char)c;
+		else if (c == 0x2018 || c == 0x2019) /* typographic, as pm_text_clean makes them */
+			out[o++] = '\'';
+		else if (c == 0x201c || c == 0x201d)
+			out[o++] = '"';
+		else if (c == 0x2013 || c == 0x2014)
+			out[o++] = '-';
 		else
 			o += put_utf8(out + o, c);
 		i += used;

@@ -376,7 +376,9 @@ START_TEST(unquote)
 		size_t outlen;
 	} t[] = {
 		{"a\\\"b\\\\c\\/d\\n\\t\\r\\b\\f", "a\"b\\c/d\n\t\r\b\f", 0},
-		{"\\u00e9\\u2014", "\xc3\xa9\xe2\x80\x94", 0},
+		{"\\u00e9\\u2014", "\xc3\xa9-", 0}, /* a dash made ASCII, as pm_text_clean does */
+		{"can\\u2019t \\u2018x\\u2019 \\u201cy\\u201d \\u2013", "can't 'x' \"y\" -", 0},
+		{"\\u2026", "\xe2\x80\xa6", 0},
 		{"\\ud83d\\ude00!", "\xf0\x9f\x98\x80!", 0},
 		{"\\uD83D\\uDE00", "\xf0\x9f\x98\x80", 0},
 		{"\\ud83d x", "\xef\xbf\xbd x", 0}, /* a lone high surrogate */
