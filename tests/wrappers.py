@@ -626,6 +626,12 @@ KNOWN = {
         'tag of PyTorch\'s rank',
     ('mpirun+loguru', 'launch-driver-torchrun-agent-label'):
         'as for mpirun: srun\'s label, the task that wrote the line, is replaced',
+    ('ray', 'app-glibc-heap-abort'):
+        'the style puts Ray\'s prefix in the place of torchrun\'s [default1] tag, the one word '
+        'that says which rank printed the abort; torchrun\'s summary names rank 1 and its pid, '
+        'and no line of the crash carries that pid',
+    ('ray+pybasic', 'app-glibc-heap-abort'):
+        'as for ray: torchrun\'s tag, the rank that printed the abort, is replaced',
     ('squashed', 'launch-data-file-missing-near-miss'):
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
