@@ -568,6 +568,20 @@ START_TEST(text_clean)
 }
 END_TEST
 
+/* What SH takes off LINE (an exact-size heap copy) leaves AFTER; I names the case. */
+static void check_skip(size_t i, const struct pm_paste *sh, const char *line, const char *after)
+{
+	size_t n = strlen(line), k;
+	char *b = malloc(n ? n : 1);
+
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, line, n);
+	k = pm_paste_skip(b, n, sh);
+	ck_assert_msg(n - k == strlen(after) && !memcmp(b + k, after, n - k), "case %zu: '%.*s'", i,
+		      (int)(n - k), b + k);
+	free(b);
+}
+
 /* A paste's indentation, read off a file's head and taken off each line. */
 START_TEST(paste_shape)
 {
@@ -599,18 +613,11 @@ START_TEST(paste_shape)
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct pm_paste sh;
-		size_t n = strlen(t[i].line), k;
-		char *b = malloc(n ? n : 1);
 
 		pm_paste_shape(t[i].head, strlen(t[i].head), &sh);
 		ck_assert_msg(sh.indent == t[i].indent && sh.quoted == t[i].quoted,
 			      "case %zu: indent %d quoted %d", i, sh.indent, sh.quoted);
-		ck_assert_ptr_nonnull(b);
-		memcpy(b, t[i].line, n);
-		k = pm_paste_skip(b, n, &sh);
-		ck_assert_msg(n - k == strlen(t[i].after) && !memcmp(b + k, t[i].after, n - k),
-			      "case %zu: '%.*s'", i, (int)(n - k), b + k);
-		free(b);
+		check_skip(i, &sh, t[i].line, t[i].after);
 	}
 }
 END_TEST
@@ -635,20 +642,13 @@ START_TEST(paste_numbered)
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct pm_paste sh;
-		size_t n = strlen(t[i].line), k;
-		char *b = malloc(n ? n : 1);
 
 		pm_paste_shape(t[i].head, strlen(t[i].head), &sh);
 		ck_assert_msg(sh.numbered == t[i].numbered, "case %zu: numbered %d", i,
 			      sh.numbered);
 		if (i == 1)
 			sh.quoted = true; /* one line quoted of three: the test's own */
-		ck_assert_ptr_nonnull(b);
-		memcpy(b, t[i].line, n);
-		k = pm_paste_skip(b, n, &sh);
-		ck_assert_msg(n - k == strlen(t[i].after) && !memcmp(b + k, t[i].after, n - k),
-			      "case %zu: '%.*s'", i, (int)(n - k), b + k);
-		free(b);
+		check_skip(i, &sh, t[i].line, t[i].after);
 	}
 }
 END_TEST
