@@ -60,6 +60,17 @@ static bool self_signal(const char *sig)
 	return false;
 }
 
+/* True when the job's own output was read (a file of it, not empty): then that it printed no
+ * error says something. */
+static bool job_output_read(const struct pm_evidence *ev)
+{
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (ev->files[i].source == PM_SRC_APP_LOG && ev->files[i].status == PM_ST_OK &&
+		    ev->files[i].lines > 0)
+			return true;
+	return false;
+}
+
 void pm_att_phase_outcome(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -67,7 +78,7 @@ void pm_att_phase_outcome(struct att *a)
 						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
 						 NULL};
 	const char *best = NULL;
-	bool anyerr = false, task_failed = false;
+	bool anyerr = false, weak = false, task_failed = false;
 
 	a->outcome = pm_att_outcome_from_state(ev->job.state);
 	if (a->outcome) {
@@ -85,8 +96,14 @@ void pm_att_phase_outcome(struct att *a)
 	a->task_failed = task_failed;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
-		if (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
-		    r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION)
+		/* a weak origin in a node's own log (a NIC's carrier lost) is a sign, not an
+		 * error: beside the job's own output with no error in it, it does not say that the
+		 * job failed (a node's log gathered alone was gathered for a failure) */
+		if (r->role == PM_ROLE_ORIGIN && r->strength == PM_WEAK &&
+		    pm_source_trusted(ev->obs[i].source))
+			weak = true;
+		else if (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
+			 r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION)
 			anyerr = true;
 		if (!r->outcome)
 			continue;
@@ -107,10 +124,17 @@ void pm_att_phase_outcome(struct att *a)
 	if (best) {
 		a->outcome = best;
 		pm_att_why(a, "No accounting record; the job's own Slurm lines say %s.", best);
-	} else if (anyerr) {
+	} else if (anyerr || (weak && !job_output_read(ev))) {
 		a->outcome = "FAILED";
 		pm_att_why(a,
 			   "No accounting record; errors in the evidence make the outcome FAILED.");
+	} else if (weak) {
+		a->outcome = "UNKNOWN";
+		a->weak_only = true;
+		pm_att_why(a,
+			   "No accounting record, and no error in the job's output: only a weak "
+			   "sign in a node's log, which does not say the job failed; the outcome is "
+			   "unknown.");
 	} else {
 		a->outcome = "UNKNOWN";
 		pm_att_why(a, "No accounting record and no error: the outcome is unknown.");

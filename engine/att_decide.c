@@ -578,6 +578,13 @@ void pm_att_phase_status(struct att *a)
 		a->lead = NULL;
 		pm_att_why(a, "The job completed: nothing to attribute; any symptoms are listed as "
 			      "evidence only.");
+	} else if (a->weak_only) {
+		/* nothing says the job failed: a weak sign names no cause, nor a node */
+		a->status = VS_UNKNOWN;
+		a->lead = NULL;
+		pm_att_why(a,
+			   "Nothing says the job failed; a weak sign alone names no cause: it is "
+			   "listed as evidence only.");
 	} else if (a->votes_split && l && l->lead == LEAD_VOTES) {
 		a->status = VS_AMBIGUOUS;
 		a->ambiguous = true;

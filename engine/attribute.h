@@ -99,6 +99,7 @@ struct att {
 	const char *outcome;
 	bool cancel_by_limit; /* the job's CANCELLED line follows a kill for its memory */
 	bool task_failed;     /* a task ended of itself: error code, crash signal (phase_outcome) */
+	bool weak_only;	      /* no record and no error, only weak origins (phase_outcome) */
 	double first_progress, last_progress;
 	bool any_progress;
 	int *known; /* known ranks, sorted */
