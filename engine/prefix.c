@@ -1422,6 +1422,8 @@ static long unicode_escape(const char *s, size_t n, size_t *used)
 	return 0xfffd;
 }
 
+static char typographic_cp(long c);
+
 size_t pm_unquote(const char *s, size_t n, char *out)
 {
 	static const char simple[] = "\"\"\\\\//b\bf\fn\nr\rt\ta\av\v";
@@ -1460,12 +1462,8 @@ size_t pm_unquote(const char *s, size_t n, char *out)
 		}
 		if (s[i + 1] == 'x')
 			out[o++] = (char)c;
-		else if (c == 0x2018 || c == 0x2019) /* typographic, as pm_text_clean makes them */
-			out[o++] = '\'';
-		else if (c == 0x201c || c == 0x201d)
-			out[o++] = '"';
-		else if (c == 0x2013 || c == 0x2014)
-			out[o++] = '-';
+		else if (typographic_cp(c)) /* as pm_text_clean makes them */
+			out[o++] = typographic_cp(c);
 		else
 			o += put_utf8(out + o, c);
 		i += used;
@@ -1569,25 +1567,31 @@ static size_t ansi_len(const char *s, size_t n)
 	return 2;
 }
 
-/* The ASCII for the typographic character at S (N bytes), or 0: U+2018/U+2019 are E2 80 98/99,
- * U+201C/U+201D E2 80 9C/9D, U+2013/U+2014 E2 80 93/94. */
-static char typographic(const char *s, size_t n)
+/* The ASCII for a typographic quote or dash, code point C (U+2018, U+2019, U+201C, U+201D,
+ * U+2013, U+2014), or 0. */
+static char typographic_cp(long c)
 {
-	if (n < 3 || (unsigned char)s[0] != 0xe2 || (unsigned char)s[1] != 0x80)
-		return 0;
-	switch ((unsigned char)s[2]) {
-	case 0x98:
-	case 0x99:
+	switch (c) {
+	case 0x2018:
+	case 0x2019:
 		return '\'';
-	case 0x9c:
-	case 0x9d:
+	case 0x201c:
+	case 0x201d:
 		return '"';
-	case 0x93:
-	case 0x94:
+	case 0x2013:
+	case 0x2014:
 		return '-';
 	default:
 		return 0;
 	}
+}
+
+/* The same for the UTF-8 at S (N bytes): E2 80 xx is U+2000 + xx - 0x80. */
+static char typographic(const char *s, size_t n)
+{
+	if (n < 3 || (unsigned char)s[0] != 0xe2 || (unsigned char)s[1] != 0x80)
+		return 0;
+	return typographic_cp(0x2000 + (long)((unsigned char)s[2] - 0x80));
 }
 
 bool pm_text_typographic(const char *s, size_t n)
