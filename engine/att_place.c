@@ -556,6 +556,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 	char *buf, line[1024 + PM_ATT_KEY_PAD];
 	const char *base = strrchr(f->name, '/');
 	bool rec = false;
+	struct pm_paste shape;
 	/* host fields are read where the file is a system log by its format or its name */
 	bool syslog = f->format == PM_FMT_SYSLOG ||
 		      has_node_word(base ? base + 1 : f->name, strlen(base ? base + 1 : f->name));
@@ -571,11 +572,15 @@ static int file_hosts(struct att *a, struct pm_file *f)
 		return 0; /* the scan read it: nothing more to say */
 	}
 	buf[len] = '\0';
+	pm_file_paste(f, &shape);
 	for (const char *p = buf, *e = buf + len; p < e && rc == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		const char *le = nl ? nl : e;
 		if (le > p && le[-1] == '\r')
 			le--;
+		const char *next = nl ? nl + 1 : e;
+		/* as the scan reads it: without the paste's shape (a quote, line numbers) */
+		p += pm_paste_skip(p, (size_t)(le - p), &shape);
 		struct pm_prefix px;
 		/* past the prefixes the scanner strips (pdsh's "host: ", a launcher's rank) */
 		pm_prefix_parse(f->format, p, (size_t)(le - p), &px);
@@ -590,7 +595,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 			memset(line + n, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
 			rc = line_hosts(a, line, line + n, syslog);
 		}
-		p = nl ? nl + 1 : e;
+		p = next;
 	}
 	free(buf);
 	return rc;

@@ -68,6 +68,10 @@ int pm_scan_all(struct pm_evidence *ev);
  * scanned as text, not parsed (a bundle may hold such a member back until it is scanned). */
 void pm_sniff_given(struct pm_file *f);
 bool pm_source_scanned(enum pm_source src);
+/* F's paste shape, as told from its head when its format was (input.h, struct pm_paste): what
+ * every reader of F's lines takes off each line before reading it. */
+struct pm_paste;
+void pm_file_paste(const struct pm_file *f, struct pm_paste *out);
 /* Observation O's summary: its rule's, filled from what O holds, into BUF (512 bytes);
  * BUF.  Made when asked, for the few observations a verdict shows (placement, which may
  * change O's node, is done by then). */

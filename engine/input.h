@@ -318,15 +318,21 @@ bool pm_text_typographic(const char *s, size_t n);
  * rules.  pm_paste_shape reads it off the head of a file (S, N bytes: its lines that are
  * whole): NUMBERED when every line, at least three, starts with its number counting up by
  * one, then blanks; QUOTED when every line that is not blank starts (after that) with '>',
- * INDENT the blanks every one of them starts with after that (0 to 64).  Neither of the last
- * two with fewer than two such lines.  pm_paste_skip: the bytes of LINE (N bytes) that the
- * shape takes off its start: its number and the blanks after it, its quote markers ('>' and
- * the blank after each), then up to INDENT blanks; never its newline.
+ * INDENT the blanks every one of them starts with after that (0 to 64); STAMPED when each of
+ * them then starts with an RFC 3339 stamp (a date, 'T', a time, a zone) and a blank: a log
+ * collector's stamp put before every line it kept (docker logs -t, kubectl logs --timestamps,
+ * a CI runner's log).  None of the last three with fewer than two such lines.  STAMPED is
+ * only a candidate here: whether the stamp is a layer around another log's lines or the log's
+ * own (an ISO syslog, dmesg --time-format iso) is told by what the lines are without it
+ * (scan.c, sniff_head).  pm_paste_skip: the bytes of LINE (N bytes) that the shape takes off
+ * its start: its number and the blanks after it, its quote markers ('>' and the blank after
+ * each), up to INDENT blanks, then the stamp and its blank; never its newline.
  */
 struct pm_paste {
 	unsigned char indent;
 	bool quoted;
 	bool numbered; /* every line after its number (`cat -n`, a viewer's copy) */
+	bool stamped;  /* every line after a collector's stamp */
 };
 void pm_paste_shape(const char *s, size_t n, struct pm_paste *out);
 size_t pm_paste_skip(const char *line, size_t n, const struct pm_paste *shape);

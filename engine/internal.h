@@ -180,7 +180,8 @@ struct pm_file {
 	unsigned char paste_indent; /* a pasted file's indentation, from its head (pm_paste_shape):
 				     * blanks the scan takes off each line */
 	bool paste_quoted;	    /* ... its quote markers ("> ") */
-	bool paste_numbered;	    /* ... and its line numbers */
+	bool paste_numbered;	    /* ... its line numbers */
+	bool paste_stamped;	    /* ... and a log collector's stamps */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */

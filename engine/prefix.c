@@ -1696,9 +1696,19 @@ static bool numbered(const char *s, size_t n)
 	return lines >= 3;
 }
 
+/* An RFC 3339 stamp at S (N bytes) and the blank after it, as a log collector puts it before
+ * each line: its length with the blank, 0 when there is none. */
+static size_t collector_stamp(const char *s, size_t n)
+{
+	struct pm_in_stamp st;
+	size_t k = pm_in_iso(s, n, &st);
+
+	return k && st.t_sep && st.zone && k < n && s[k] == ' ' ? k + 1 : 0;
+}
+
 void pm_paste_shape(const char *s, size_t n, struct pm_paste *out)
 {
-	size_t i = 0, lines = 0, quoted = 0, indent = PASTE_INDENT_MAX;
+	size_t i = 0, lines = 0, quoted = 0, stamped = 0, indent = PASTE_INDENT_MAX;
 	long num;
 
 	memset(out, 0, sizeof(*out));
@@ -1727,11 +1737,15 @@ void pm_paste_shape(const char *s, size_t n, struct pm_paste *out)
 				b++;
 			if (b < e && b - q < indent)
 				indent = b - q;
+			while (b < e && (s[b] == ' ' || s[b] == '\t'))
+				b++;
+			stamped += collector_stamp(s + b, e - b) > 0;
 		}
 		i = e + 1;
 	}
 	if (lines < 2)
 		return;
+	out->stamped = stamped == lines;
 	out->quoted = quoted == lines;
 	if (!out->quoted && quoted) /* some lines quoted: their blanks are not the paste's */
 		return;
@@ -1752,6 +1766,14 @@ size_t pm_paste_skip(const char *line, size_t n, const struct pm_paste *shape)
 		i += quote_markers(line + i, n - i);
 	for (b = i; b < n && b - i < shape->indent && (line[b] == ' ' || line[b] == '\t'); b++)
 		;
+	if (shape->stamped) {
+		size_t k;
+
+		for (i = b; i < n && (line[i] == ' ' || line[i] == '\t'); i++)
+			;
+		if ((k = collector_stamp(line + i, n - i)))
+			b = i + k;
+	}
 	return b;
 }
 

@@ -1074,17 +1074,18 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleaned)
 {
 	const struct pm_file *f = &s->ev->files[s->file];
-	const struct pm_paste paste = {f->paste_indent, f->paste_quoted, f->paste_numbered};
+	struct pm_paste paste;
 	size_t i = 0, o = 0;
-	bool frames;
+	bool frames, shaped;
 
+	pm_file_paste(f, &paste);
+	shaped = paste.indent || paste.quoted || paste.numbered || paste.stamped;
 	*cleaned = false;
-	if (!paste.indent && !paste.quoted && !paste.numbered &&
-	    (s->ev->files[s->file].plain || !pm_text_dirty(buf, len)))
+	if (!shaped && (s->ev->files[s->file].plain || !pm_text_dirty(buf, len)))
 		return 0;
 	frames = pm_has_frame(buf, len);
-	if (!frames && !paste.indent && !paste.quoted && !paste.numbered &&
-	    !memchr(buf, 0x1b, len) && !memchr(buf, '\r', len) && !pm_text_typographic(buf, len))
+	if (!frames && !shaped && !memchr(buf, 0x1b, len) && !memchr(buf, '\r', len) &&
+	    !pm_text_typographic(buf, len))
 		return 0;
 	if (len > s->aclean) {
 		char *nb = realloc(s->clean, len);
@@ -1109,7 +1110,7 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 		s->cmap[s->ncmap++] = o;
 		s->cmap[s->ncmap++] = i;
 		size_t l = pm_text_clean(buf + i, e - i, s->clean + o);
-		if (paste.indent || paste.quoted || paste.numbered) {
+		if (shaped) {
 			size_t k = pm_paste_skip(s->clean + o, l, &paste);
 			memmove(s->clean + o, s->clean + o + k, l - k);
 			l -= k;
@@ -1343,45 +1344,70 @@ static int year_of(double t)
 	return tm.tm_year + 1900;
 }
 
-/* The head of F, as the format is told from it: colour codes and CRLFs hide a format as they
- * hide a message (on_chunk), and so does a paste's indentation, which is read off it here
- * (F's paste shape). */
-static int head_of(struct pm_file *f, char *head, size_t size, size_t *len)
+void pm_file_paste(const struct pm_file *f, struct pm_paste *out)
 {
-	struct pm_paste shape;
-
-	if (pm_file_head(f, head, size, len) < 0)
-		return -1;
-	*len = pm_text_clean(head, *len, head);
-	pm_paste_shape(head, *len, &shape);
-	f->paste_indent = shape.indent;
-	f->paste_quoted = shape.quoted;
-	f->paste_numbered = shape.numbered;
-	*len = pm_paste_strip(head, *len, &shape, head);
-	return 0;
+	out->indent = f->paste_indent;
+	out->quoted = f->paste_quoted;
+	out->numbered = f->paste_numbered;
+	out->stamped = f->paste_stamped;
 }
 
-/* The format of F told from its head.  A paste's shape is for text that is scanned: a
- * structured format (nvidia-smi, sacct, ...) is parsed from the file as it is, so it counts
- * only as the head without the shape tells it. */
+static void set_paste(struct pm_file *f, const struct pm_paste *shape)
+{
+	f->paste_indent = shape->indent;
+	f->paste_quoted = shape->quoted;
+	f->paste_numbered = shape->numbered;
+	f->paste_stamped = shape->stamped;
+}
+
+/* Whether FMT is a system's log (a kernel log, slurmd's or slurmctld's). */
+static bool system_log(enum pm_format fmt)
+{
+	return fmt == PM_FMT_DMESG || fmt == PM_FMT_KMSG_ISO || fmt == PM_FMT_SYSLOG ||
+	       fmt == PM_FMT_SLURMD_LOG || fmt == PM_FMT_SLURMCTLD_LOG;
+}
+
+/*
+ * The format of F told from its head, and F's paste shape (pm_paste_shape).  Colour codes and
+ * CRLFs hide a format as they hide a message (on_chunk), and so does a paste's shape, which
+ * the head is read without.  Two parts of the shape depend on the format they uncover:
+ * - a structured format (nvidia-smi, sacct, ...) is parsed from the file as it is, so it
+ *   counts only as the head with no shape taken off tells it (and then F has none);
+ * - a stamp before every line is a collector's layer only when the lines without it are a
+ *   system's log that the stamp hid (a kernel log kept by `kubectl logs --timestamps`); where
+ *   the lines are a program's output either way, the stamp is read as that output's own
+ *   (the reader peels it, and its time counts), and where the stamped lines are a log already
+ *   (an ISO syslog, dmesg --time-format iso) it is that log's stamp.
+ */
 static enum pm_format sniff_head(struct pm_file *f)
 {
-	char head[SNIFF_BYTES];
-	size_t len = 0;
+	char raw[SNIFF_BYTES], head[SNIFF_BYTES];
+	size_t rlen = 0, len;
+	struct pm_paste shape;
 	enum pm_format fmt;
 
-	if (head_of(f, head, sizeof(head), &len) < 0)
+	if (pm_file_head(f, raw, sizeof(raw), &rlen) < 0)
 		return PM_FMT__COUNT;
-	fmt = pm_sniff(head, len);
-	if ((f->paste_indent || f->paste_quoted || f->paste_numbered) &&
-	    !pm_source_scanned(pm_format_source(fmt))) {
-		f->paste_indent = 0;
-		f->paste_quoted = false;
-		f->paste_numbered = false;
-		if (pm_file_head(f, head, sizeof(head), &len) < 0)
-			return PM_FMT__COUNT;
-		fmt = pm_sniff(head, pm_text_clean(head, len, head));
+	rlen = pm_text_clean(raw, rlen, raw);
+	pm_paste_shape(raw, rlen, &shape);
+	if (shape.stamped) {
+		enum pm_format bare;
+
+		len = pm_paste_strip(raw, rlen, &shape, head);
+		bare = pm_sniff(head, len);
+		shape.stamped = false;
+		len = pm_paste_strip(raw, rlen, &shape, head);
+		fmt = pm_sniff(head, len);
+		shape.stamped = system_log(bare) && !system_log(fmt);
 	}
+	len = pm_paste_strip(raw, rlen, &shape, head);
+	fmt = pm_sniff(head, len);
+	if ((shape.indent || shape.quoted || shape.numbered || shape.stamped) &&
+	    !pm_source_scanned(pm_format_source(fmt))) {
+		memset(&shape, 0, sizeof(shape));
+		fmt = pm_sniff(raw, rlen);
+	}
+	set_paste(f, &shape);
 	return fmt;
 }
 

@@ -360,11 +360,14 @@ static const struct {
 	{PM_FMT_PYSPY, is_pyspy},
 };
 
-/* A syslog tag after the host: "kernel:", "slurmd[1234]:". */
-static bool syslog_tag(const char *s, size_t n)
+/* A syslog tag after the host: "kernel:", "slurmd[1234]:".  With ONLY_DAEMON, only the kernel's
+ * or one with a process id: a syslog daemon's tags. */
+static bool syslog_tag(const char *s, size_t n, bool only_daemon)
 {
 	size_t i = 0;
 
+	if (only_daemon && !pm_in_starts(s, n, "kernel:") && !memchr(s, '[', n < 66 ? n : 66))
+		return false;
 	while (i < n && i < 64 && (pm_in_isalnum(s[i]) || strchr("_.-/@", s[i])) && s[i])
 		i++;
 	if (i == 0 || i >= n)
@@ -392,10 +395,16 @@ static enum pm_format line_kind(const char *s, size_t n)
 	if (k && k < n && s[k] == ' ' && st.t_sep && st.frac_sep == ',' && st.frac_digits == 6 &&
 	    st.colon_zone)
 		return PM_FMT_KMSG_ISO;
+	/* A stamp in UTC written with 'Z' is a log collector's (docker, kubectl, a CI runner):
+	 * syslog daemons and journald write an offset.  Behind it, a program's line "GPU
+	 * available: True" reads as a host and a tag; a syslog line behind it has the kernel's
+	 * tag or a daemon's process id. */
+	bool zulu = k && st.zone && s[k - 1] == 'Z';
+
 	pm_prefix_parse(PM_FMT_SYSLOG, s, n, &pf);
 	if (pf.node) {
 		k = (size_t)(pf.node - s) + pf.node_len + 1;
-		if (syslog_tag(s + k, n - k))
+		if (syslog_tag(s + k, n - k, zulu))
 			return PM_FMT_SYSLOG;
 	} else if (pf.skip) {
 		/* a copy with the host cut out: the parser takes it only before "kernel: " */

@@ -186,6 +186,19 @@ START_TEST(sniff_logs)
 			       "2026-11-30 03:11:51,202 INFO trainer: step 100 loss 2.31\n"
 			       "2026-11-30 03:11:58,404 ERROR trainer: RuntimeError: CUDA error\n"),
 			 PM_FMT_APP);
+	/* a collector's stamp in UTC ('Z') before a program's "Word word: value" lines: no
+	 * host and no syslog tag; a syslog behind it has the kernel's tag or a daemon's pid */
+	ck_assert_int_eq(sniff("2026-11-30T03:11:50.1Z worker ready: rank 0 of 4\n"
+			       "2026-11-30T03:11:51.22Z worker ready: rank 1 of 4\n"
+			       "2026-11-30T03:11:58.404Z Checkpoint written: /ckpt/step-0\n"),
+			 PM_FMT_APP);
+	ck_assert_int_eq(sniff("2026-11-30T03:11:50.101Z gpu016 systemd[1]: Started Session 4.\n"
+			       "2026-11-30T03:11:58.404Z gpu016 kernel: NVRM: Xid 79\n"
+			       "2026-11-30T03:11:58.405Z gpu016 kernel: NVRM: GPU lost\n"),
+			 PM_FMT_SYSLOG);
+	ck_assert_int_eq(sniff("2026-11-30T03:11:50+00:00 gpu016 trainer: epoch 3\n"
+			       "2026-11-30T03:11:58+00:00 gpu016 trainer: epoch 4\n"),
+			 PM_FMT_SYSLOG);
 	ck_assert_int_eq(sniff("-- Logs begin at Mon 2026-11-30 00:00:00 UTC. --\n"
 			       "2026-11-30T03:11:58+0000 gpu016 kernel: NVRM: Xid 79\n"
 			       "2026-11-30T03:11:59+0000 gpu016 kernel: NVRM: GPU lost\n"),

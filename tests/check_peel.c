@@ -653,6 +653,40 @@ START_TEST(paste_numbered)
 }
 END_TEST
 
+/* A collector's stamp before every line (kubectl logs --timestamps, docker logs -t, a CI
+ * runner): a candidate the sniff keeps or drops (scan.c); taken off as one layer, after the
+ * paste's other parts, with its one blank. */
+START_TEST(paste_stamped)
+{
+	static const struct {
+		const char *head;
+		int stamped;
+		const char *line, *after;
+	} t[] = {
+		{"2026-11-27T02:41:07.318204556Z [  12.5] NVRM: x\n"
+		 "2026-11-27T02:41:07.3182Z [  12.6] y\n",
+		 1, "2026-11-27T02:41:08Z [ 13.0] z\n", "[ 13.0] z\n"},
+		{"    2026-11-27T02:41:07.1234567Z a\n    2026-11-27T02:41:08.1234567Z b\n", 1,
+		 "    2026-11-27T02:41:09.1234567Z  c", " c"},
+		{"2026-11-27T02:41:07+00:00 gpu1 kernel: a\n2026-11-27T02:41:08+00:00 gpu1 kernel: b\n",
+		 1, "2026-11-27T02:41:09+0000 gpu1 kernel: c", "gpu1 kernel: c"},
+		/* no zone, a space for 'T', one line of two without: no stamp shape */
+		{"2026-11-27T02:41:07.12 a\n2026-11-27T02:41:08.12 b\n", 0, "x", "x"},
+		{"2026-11-27 02:41:07Z a\n2026-11-27 02:41:08Z b\n", 0, "x", "x"},
+		{"2026-11-27T02:41:07Z a\nb\n", 0, "x", "x"},
+		{"2026-11-27T02:41:07Z a\n", 0, "x", "x"},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct pm_paste sh;
+
+		pm_paste_shape(t[i].head, strlen(t[i].head), &sh);
+		ck_assert_msg(sh.stamped == t[i].stamped, "case %zu: stamped %d", i, sh.stamped);
+		check_skip(i, &sh, t[i].line, t[i].after);
+	}
+}
+END_TEST
+
 /* The head a format is told from: the paste's indentation and its fences gone. */
 START_TEST(paste_strip)
 {
@@ -718,6 +752,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, paste_shape);
 	tcase_add_test(tc, paste_strip);
 	tcase_add_test(tc, paste_numbered);
+	tcase_add_test(tc, paste_stamped);
 	suite_add_tcase(s, tc);
 	return s;
 }
