@@ -217,7 +217,8 @@ struct pm_in_stamp {
 
 /* "2026-11-30T03:11:58,123+00:00" and its variants; not followed by a letter or digit. */
 size_t pm_in_iso(const char *s, size_t n, struct pm_in_stamp *st);
-/* "Nov 30 03:11:58"; *T is set only when YEAR > 0. */
+/* "Nov 30 03:11:58", its seconds with a fraction of up to nine digits or none ("Nov 30
+ * 03:11:58.123456", journalctl -o short-precise); *T is set only when YEAR > 0. */
 size_t pm_in_syslog(const char *s, size_t n, int year, double *t);
 /* "[  123.456789]" (six fraction digits): seconds since boot in *MONO. */
 size_t pm_in_dmesg_mono(const char *s, size_t n, double *mono);

@@ -197,8 +197,9 @@ size_t pm_in_iso(const char *s, size_t n, struct pm_in_stamp *st)
 /* See input.h. */
 size_t pm_in_syslog(const char *s, size_t n, int year, double *t)
 {
-	int mo, d = 0, h, mi, sec;
+	int mo, d = 0, h, mi, sec, nd;
 	size_t p, k;
+	double f = 0;
 
 	mo = name3(s, n, months, 12);
 	if (mo < 0 || n < 4 || s[3] != ' ')
@@ -214,12 +215,21 @@ size_t pm_in_syslog(const char *s, size_t n, int year, double *t)
 	if (!clock_at(s + p, n - p, &h, &mi, &sec))
 		return 0;
 	p += 8;
+	/* journalctl -o short-precise's microseconds, rsyslog's high-precision ones */
+	if (p + 1 < n && s[p] == '.' && pm_in_isdigit(s[p + 1])) {
+		k = frac_at(s + p + 1, n - p - 1, &f, &nd);
+		if (nd > 9)
+			return 0;
+		p += 1 + k;
+	}
 	if (p < n && s[p] != ' ')
 		return 0;
 	if (d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
 		return 0;
 	if (year > 0 && civil(year, mo + 1, d, h, mi, sec, t) < 0)
 		return 0;
+	if (year > 0)
+		*t += f;
 	return p;
 }
 

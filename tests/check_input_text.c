@@ -166,6 +166,9 @@ START_TEST(sniff_logs)
 	ck_assert_int_eq(sniff("2026-11-30T03:11:58,123456+00:00 NVRM: Xid (PCI:0000:18:00): 79\n"
 			       "2026-11-30T03:11:59,000001+00:00 mlx5_core 0000:0c:00.0: up\n"),
 			 PM_FMT_KMSG_ISO);
+	ck_assert_int_eq(sniff("Nov 30 03:11:58.104881 gpu016 kernel: NVRM: Xid 79\n"
+			       "Nov 30 03:11:59.000012 gpu016 systemd[1]: Started Session 4.\n"),
+			 PM_FMT_SYSLOG);
 	ck_assert_int_eq(sniff("Nov 30 03:11:58 gpu016 kernel: NVRM: Xid (PCI:0000:18:00): 79\n"
 			       "Nov  3 03:11:59 gpu016 systemd[1]: Started Session 4.\n"
 			       "Nov 30 03:12:00 gpu016 kernel: [ 5612.000001] NVRM: GPU lost\n"),
@@ -547,6 +550,7 @@ START_TEST(time_forms)
 	TIME_IS("2026-11-30T03:11:58+0000 gpu016 kernel: NVRM: x", 0, 0, T0311);
 	TIME_IS("Nov 30 03:11:58 gpu016 kernel: NVRM: x", 2026, 0, T0311);
 	TIME_IS("Nov  3 00:00:00 gpu016 kernel: x", 2026, 0, 1793664000.0);
+	TIME_IS("Nov 30 03:11:58.250117 gpu016 kernel: NVRM: x", 2026, 0, T0311 + 0.250117);
 	TIME_IS("[Mon Nov 30 03:11:58 2026] NVRM: Xid", 0, 0, T0311);
 	TIME_IS("[Tue Nov  3 00:00:00 2026] x", 0, 0, 1793664000.0);
 	TIME_IS("[2026-11-30T03:11:58.002] error: x", 0, 0, T0311 + 0.002);
@@ -584,6 +588,8 @@ START_TEST(time_refused)
 	NO_TIME("[Xyz Nov 30 03:11:58 2026] x", 0, 0);
 	NO_TIME("Foo 30 03:11:58 x", 2026, 0);
 	NO_TIME("Nov 32 03:11:58 x", 2026, 0);
+	NO_TIME("Nov 30 03:11:58.1234567890 x", 2026, 0); /* more than nanoseconds */
+	NO_TIME("Nov 30 03:11:58.5x gpu016 kernel: x", 2026, 0);
 	NO_TIME("gpu016:40000:40113 [0] NCCL WARN x", 2026, 1.0);
 	NO_TIME("loss at 2026-11-30T03:11:58Z", 2026, 1.0);
 	NO_TIME("", 2026, 1.0);
