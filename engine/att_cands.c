@@ -451,8 +451,9 @@ static int dup_ranks(struct att *a)
 		const struct pm_rule *r = R(a, i);
 		unsigned n = 0;
 
+		/* a dump's head is printed once per thread, not once per process */
 		if (r->role != PM_ROLE_CONTEXT || o->rank < 0 || o->source != PM_SRC_APP_LOG ||
-		    pm_is_kind(r->cls, NULL, PM_K_NONE))
+		    pm_is_kind(r->cls, NULL, PM_K_NONE) || pm_is_kind(r->cls, r->subcls, PM_K_HANG))
 			continue;
 		for (size_t k = 0; k < ev->nobs; k++)
 			if (ev->obs[k].rule == o->rule && ev->obs[k].rank == o->rank &&

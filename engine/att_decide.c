@@ -405,8 +405,79 @@ static void timeouts_lead(struct att *a)
  * ranks and the node the dumps came from are where the hang was seen, not where it began.
  * No origin; ambiguous between the job's own code (a rank elsewhere, or calls that differ)
  * and the communication library or fabric. */
+/* Every rank of the job dumped (a dump's head, a context rule of the hang kind), some of
+ * them blocked in a collective and the others in no collective at all: the others are where
+ * the job stopped, the likely origin of the hang (a hypothesis: a dump is a moment, and a
+ * dump cut short may hide its collective frame). L then names those ranks. False, L
+ * untouched, when a rank was not dumped (it may be the one elsewhere), when no rank or every
+ * rank waits in a collective, or when as many ranks are outside as inside. */
+static bool dumps_outside(struct att *a, struct cand *l)
+{
+	const struct pm_evidence *ev = a->ev;
+	int *hd = NULL, *in = NULL, *out = NULL;
+	size_t nhd = 0, ahd = 0, nin = 0, ain = 0, nout = 0, aout = 0;
+	const char *node = NULL;
+	bool ok = false, one_node = true;
+
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+
+		if (o->rank < 0 || o->source != PM_SRC_APP_LOG ||
+		    !pm_is_kind(r->cls, r->subcls, PM_K_HANG))
+			continue;
+		if (r->role == PM_ROLE_CONTEXT && pm_rankset_push(&hd, &nhd, &ahd, o->rank) < 0)
+			goto done;
+		if (r->role == PM_ROLE_CONFIRMATION &&
+		    pm_rankset_push(&in, &nin, &ain, o->rank) < 0)
+			goto done;
+	}
+	pm_rankset_done(hd, &nhd);
+	pm_rankset_done(in, &nin);
+	for (size_t i = 0; i < nhd; i++)
+		if (!pm_rankset_has(in, nin, hd[i]) &&
+		    pm_rankset_push(&out, &nout, &aout, hd[i]) < 0)
+			goto done;
+	if (!nout || !nin || nout >= nin)
+		goto done;
+	/* every known rank dumped: an undumped one may be the one elsewhere */
+	for (size_t i = 0; i < a->nknown; i++)
+		if (!pm_rankset_has(hd, nhd, a->known[i]) && !pm_rankset_has(in, nin, a->known[i]))
+			goto done;
+	pm_att_cand_ranks_clear(l);
+	for (size_t i = 0; i < nout; i++) {
+		const char *n = pm_att_rank_node(a, out[i]);
+		if (pm_att_cand_addrank(l, out[i]) < 0)
+			goto done;
+		if (!n || (node && strcmp(node, n)))
+			one_node = false;
+		node = n;
+	}
+	snprintf(l->node, sizeof(l->node), "%s", one_node && node ? node : "");
+	l->nalso = 0;
+	snprintf(l->summary, sizeof(l->summary),
+		 "rank%s %d%s %s dumped outside the collective %zu other rank%s wait in: the job "
+		 "likely stopped there",
+		 nout > 1 ? "s" : "", out[0], nout > 1 ? " and more" : "",
+		 nout > 1 ? "were" : "was", nin, nin > 1 ? "s" : "");
+	pm_att_why(a,
+		   "Every rank's stacks were dumped: %zu wait in a collective, %zu (rank %d%s) in "
+		   "none: the rank%s outside it likely stopped the job (a dump is a moment; one "
+		   "cut short may hide its collective frame).",
+		   nin, nout, out[0], nout > 1 ? " and more" : "", nout > 1 ? "s" : "");
+	a->status = VS_ATTRIBUTED;
+	ok = true;
+done:
+	free(hd);
+	free(in);
+	free(out);
+	return ok;
+}
+
 static void dumps_lead(struct att *a, struct cand *l)
 {
+	if (dumps_outside(a, l))
+		return;
 	a->status = VS_AMBIGUOUS;
 	a->ambiguous = true;
 	pm_att_cand_ranks_clear(l);
