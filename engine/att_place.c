@@ -407,10 +407,11 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 	unsigned k = pm_att_line_keys(p, e, true);
 	size_t l;
 
-	/* uname -a: "Linux HOST 6.1.0-18-amd64 #1 SMP ..." */
+	/* uname -a: "Linux HOST 6.1.0-18-amd64 #1 SMP ...", not the kernel's boot banner at the
+	 * head of every dmesg, "Linux version 6.8.0-49-generic (buildd@lcy02) ... #49-Ubuntu" */
 	if ((k & K_LINUX) && (q = word(s, e, "Linux ")) && (l = tok(q + 6, e)) && q + 7 + l < e &&
-	    q[6 + l] == ' ' && q[7 + l] >= '0' && q[7 + l] <= '9' &&
-	    memmem(q + 7 + l, (size_t)(e - q - 7 - l), " #", 2) &&
+	    !(l == 7 && !memcmp(q + 6, "version", 7)) && q[6 + l] == ' ' && q[7 + l] >= '0' &&
+	    q[7 + l] <= '9' && memmem(q + 7 + l, (size_t)(e - q - 7 - l), " #", 2) &&
 	    add_host(a, q + 6, l, SP_OTHER) < 0)
 		return -1;
 	if ((k & K_STARS) && (q = memmem(p, (size_t)(e - p), "*** ", 4)) &&
