@@ -327,7 +327,8 @@ bool pm_text_typographic(const char *s, size_t n);
  * own (an ISO syslog, dmesg --time-format iso) is told by what the lines are without it
  * (scan.c, sniff_head).  pm_paste_skip: the bytes of LINE (N bytes) that the shape takes off
  * its start: its number and the blanks after it, its quote markers ('>' and the blank after
- * each), up to INDENT blanks, then the stamp and its blank; never its newline.
+ * each), up to INDENT blanks, then the stamp and its blank (one: what follows may be the
+ * log's own, as dmesg --time-format iso's); never its newline.
  */
 struct pm_paste {
 	unsigned char indent;

@@ -287,6 +287,11 @@ def stamp_outer(ln, c, t):
     return iso('T', '.{f}', 'Z')(ln, c, t) + ' '
 
 
+def shipper(ln, c, t):
+    # a log shipper's or kubectl's stamp: when it kept the line, not when the line says
+    return '2026-12-01T06:00:%02d.%09dZ ' % (len(ln.text) % 60, 104417000 + len(ln.text))
+
+
 def syslog_date(ln, c, t):
     return fmt(t, '%b %d %H:%M:%S ') if t is not None else None
 
@@ -401,6 +406,7 @@ STYLES = {
     'compose': (outer(compose), None),
     'kubectl': (outer(kubectl), None),
     'kubectl-ts': (outer(stamp_outer), None),
+    'shipper-kernel': (None, outer(shipper)),
     'mpirun': (replace_label(mpirun), None),
     'ray': (replace_label(ray), None),
     'deepspeed': (replace_label(deepspeed), None),
@@ -615,6 +621,13 @@ def build(style, rules, fixdir, base, out):
 # Known gaps, each with its reason: listed as "known" and not counted; one that passes again
 # is reported so that its entry can go.
 KNOWN = {
+    ('shipper-kernel', 'read-paste-collector-stamped-kernel-log'):
+        'the style stamps a kernel log that a collector stamped already: one collector\'s '
+        'stamp is a paste\'s shape, not two (what follows one may be the log\'s own, as '
+        'dmesg --time-format iso\'s)',
+    ('shipper-kernel', 'read-paste-quoted-folder-one-host'):
+        'the style stamps the quoted syslog outside its quote: a collector stamps what a '
+        'program wrote, and a person quotes what the collector kept, so the quote is outermost',
     ('ray', 'launch-driver-torchrun-agent-label'):
         'the style puts Ray\'s prefix in the place of srun\'s label, the one word that says '
         'which of Slurm\'s tasks (torchrun agents) wrote the line: PyTorch\'s rank tag alone '
