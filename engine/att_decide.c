@@ -400,11 +400,6 @@ static void timeouts_lead(struct att *a)
 		      "communication failure cannot be attributed.");
 }
 
-/* A hang seen only as processes blocked in a collective (stack dumps, a confirmation that
- * leads for want of anything else, phase 10): every dumped process waits for a peer, so the
- * ranks and the node the dumps came from are where the hang was seen, not where it began.
- * No origin; ambiguous between the job's own code (a rank elsewhere, or calls that differ)
- * and the communication library or fabric. */
 /* Every rank of the job dumped (a dump's head, a context rule of the hang kind), some of
  * them blocked in a collective and the others in no collective at all: the others are where
  * the job stopped, the likely origin of the hang (a hypothesis: a dump is a moment, and a
@@ -474,6 +469,12 @@ done:
 	return ok;
 }
 
+/* A hang seen only as processes blocked in a collective (stack dumps, a confirmation that
+ * leads for want of anything else, phase 10): every dumped process waits for a peer, so the
+ * ranks and the node the dumps came from are where the hang was seen, not where it began.
+ * No origin; ambiguous between the job's own code (a rank elsewhere, or calls that differ)
+ * and the communication library or fabric, unless the dumps single out ranks outside it
+ * (dumps_outside). */
 static void dumps_lead(struct att *a, struct cand *l)
 {
 	if (dumps_outside(a, l))
