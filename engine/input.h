@@ -115,6 +115,25 @@ static inline bool pm_in_contains(const char *s, size_t n, const char *lit)
 	return false;
 }
 
+/* A line a pasted accounting table may have above its header: a Markdown fence (``` or ~~~)
+ * or the command line that printed it ("$ sacct -j 4412390", "[u@login1 ~]$ sacct ...",
+ * "/usr/bin/sacct -o JobID,State%30"): the word sacct, after the line's start, a blank, a
+ * prompt's '$', '#' or '>', or a path's '/', and before a blank or the line's end. */
+static inline bool pm_in_sacct_lead(const char *s, size_t n)
+{
+	while (n > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	if (n >= 3 && (!memcmp(s, "```", 3) || !memcmp(s, "~~~", 3)))
+		return true;
+	for (size_t i = 0; i + 5 <= n; i++)
+		if (!memcmp(s + i, "sacct", 5) && (i == 0 || strchr(" \t$#>/", s[i - 1])) &&
+		    (i + 5 == n || s[i + 5] == ' ' || s[i + 5] == '\t'))
+			return true;
+	return false;
+}
+
 /*
  * Parse all of (S, N) as a decimal integer with an optional sign.  Returns false for an
  * empty string, any other character, or a value outside [-10^18, 10^18].

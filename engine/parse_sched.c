@@ -111,19 +111,48 @@ static int set_nodelist(struct pm_evidence *ev, struct pm_jobinfo *job, const ch
 	return rc;
 }
 
-/* "COMPLETED", "CANCELLED by 1000", "CANCELLED+" (cut). -1 on ENOMEM. */
+/* The job state a value cut by sacct's column width begins ("OUT_OF_ME" in the default
+ * width of ten, "NODE_F" in State%7): the one state of Slurm's list it begins, or NULL when it
+ * begins none or several ("C", "RE"), which is then kept as it was printed. */
+static const char *state_uncut(const char *s, size_t n)
+{
+	static const char *const states[] = {"BOOT_FAIL",    "CANCELLED",   "COMPLETED",
+					     "COMPLETING",   "CONFIGURING", "DEADLINE",
+					     "FAILED",	     "NODE_FAIL",   "OUT_OF_MEMORY",
+					     "PENDING",	     "PREEMPTED",   "REQUEUED",
+					     "RESIZING",     "REVOKED",	    "RUNNING",
+					     "SPECIAL_EXIT", "STOPPED",	    "SUSPENDED",
+					     "TIMEOUT",	     NULL};
+	const char *hit = NULL;
+
+	for (size_t i = 0; states[i]; i++) {
+		if (strlen(states[i]) < n || strncmp(states[i], s, n) != 0)
+			continue;
+		if (strlen(states[i]) == n)
+			return states[i];
+		if (hit)
+			return NULL;
+		hit = states[i];
+	}
+	return hit;
+}
+
+/* "COMPLETED", "CANCELLED by 1000", "CANCELLED+" and "OUT_OF_ME+" (cut). -1 on ENOMEM. */
 static int set_state(struct pm_jobinfo *job, const char *s, size_t n)
 {
 	size_t w = 0, b;
+	const char *full = NULL;
 
 	pm_in_trim(&s, &n);
 	while (w < n && !pm_in_isspace(s[w]))
 		w++;
-	if (w > 0 && s[w - 1] == '+')
+	if (w > 0 && s[w - 1] == '+') {
 		w--;
+		full = state_uncut(s, w);
+	}
 	if (w == 0)
 		return 0;
-	if (pm_strset(&job->state, s, w))
+	if (full ? pm_strset(&job->state, full, strlen(full)) : pm_strset(&job->state, s, w))
 		return -1;
 	b = w;
 	while (b < n && pm_in_isspace(s[b]))
@@ -344,12 +373,13 @@ static int sacct_header(const char *buf, size_t len, struct table *t)
 {
 	struct field f[MAX_COLS];
 	const char *l, *d;
-	size_t pos = 0, n, dn, nf, i, j;
+	size_t pos = 0, n, dn, nf, i, j, skip = 0;
 
+	/* blank lines, and those a paste has above a table (a fence, the sacct command) */
 	do {
 		if (!pm_in_next_line(buf, len, &pos, &l, &n))
 			return -1;
-	} while (only(l, n, " \t"));
+	} while (only(l, n, " \t") || (skip < 2 && pm_in_sacct_lead(l, n) && ++skip));
 	t->piped = memchr(l, '|', n) != NULL;
 	if (!t->piped) {
 		if (!pm_in_next_line(buf, len, &pos, &d, &dn))

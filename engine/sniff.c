@@ -261,18 +261,22 @@ static bool has_word(const char *s, size_t n, const char *word)
 	return false;
 }
 
+/* sacct's table under its header; above the header, a paste may have the command line that
+ * printed it and a Markdown fence (pm_in_sacct_lead, which the parser skips too). */
 static bool is_sacct_table(const struct lines *ls)
 {
-	size_t i;
+	size_t i, h = 0;
 	bool dash = false;
 
-	if (ls->count < 2 || !has_word(ls->s[0], ls->n[0], "State") ||
-	    !(has_word(ls->s[0], ls->n[0], "JobID") || has_word(ls->s[0], ls->n[0], "JobIDRaw")))
+	while (h < 2 && h < ls->count && pm_in_sacct_lead(ls->s[h], ls->n[h]))
+		h++;
+	if (ls->count < h + 2 || !has_word(ls->s[h], ls->n[h], "State") ||
+	    !(has_word(ls->s[h], ls->n[h], "JobID") || has_word(ls->s[h], ls->n[h], "JobIDRaw")))
 		return false;
-	for (i = 0; i < ls->n[1]; i++) {
-		if (ls->s[1][i] == '-')
+	for (i = 0; i < ls->n[h + 1]; i++) {
+		if (ls->s[h + 1][i] == '-')
 			dash = true;
-		else if (ls->s[1][i] != ' ')
+		else if (ls->s[h + 1][i] != ' ')
 			return false;
 	}
 	return dash;
