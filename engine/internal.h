@@ -182,6 +182,8 @@ struct pm_file {
 	bool paste_quoted;	    /* ... its quote markers ("> ") */
 	bool paste_numbered;	    /* ... its line numbers */
 	bool paste_stamped;	    /* ... and a log collector's stamps */
+	int head_year; /* the year of the first line of its head stamped with a whole date
+			* (2026-11-30T..., [Mon Nov 30 ... 2026]); 0 none (sniff_head) */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */

@@ -1360,6 +1360,22 @@ static void set_paste(struct pm_file *f, const struct pm_paste *shape)
 	f->paste_stamped = shape->stamped;
 }
 
+/* The year of the first line of HEAD (LEN bytes) that starts with a stamp of a whole date, 0
+ * when none does: what a stamp without a year (a syslog's, glog's) in the same folder most
+ * likely had. */
+static int head_year(const char *head, size_t len)
+{
+	const struct pm_timectx none = {0, 0};
+	size_t pos = 0, n;
+	const char *line;
+	double t;
+
+	while (pm_in_next_line(head, len, &pos, &line, &n))
+		if (pm_time_at(line, n, &none, &t) == 1)
+			return year_of(t);
+	return 0;
+}
+
 /* Whether FMT is a system's log (a kernel log, slurmd's or slurmctld's). */
 static bool system_log(enum pm_format fmt)
 {
@@ -1408,6 +1424,7 @@ static enum pm_format sniff_head(struct pm_file *f)
 		fmt = pm_sniff(raw, rlen);
 	}
 	set_paste(f, &shape);
+	f->head_year = head_year(head, len);
 	return fmt;
 }
 
@@ -2086,6 +2103,23 @@ static int sniff_all(struct pm_evidence *ev)
 	return pm_work_run(&w, ev->threads, (ev->nfiles + SNIFF_BLOCK - 1) / SNIFF_BLOCK);
 }
 
+/* Without an accounting record, a stamp without a year takes the year its own file's head
+ * dates a line with, else the earliest year any file's head does (a folder holds one job's
+ * logs), else the file's modification time's (sniff_file): a copied or pasted log's
+ * modification time is when it was copied, and a syslog's 'Nov 30' a year or two off moves
+ * the kernel's events away from the job's. */
+static void year_from_heads(struct pm_evidence *ev)
+{
+	int folder = 0;
+
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (ev->files[i].head_year > 0 && (!folder || ev->files[i].head_year < folder))
+			folder = ev->files[i].head_year;
+	for (size_t i = 0; folder && i < ev->nfiles; i++)
+		ev->files[i].tctx.year = ev->files[i].head_year > 0 ? ev->files[i].head_year :
+								      folder;
+}
+
 int pm_scan_all(struct pm_evidence *ev)
 {
 	struct scan s = {.ev = ev, .rs = ev->rs, .last_ri = SIZE_MAX};
@@ -2109,6 +2143,8 @@ int pm_scan_all(struct pm_evidence *ev)
 		for (size_t i = 0; i < ev->nfiles; i++)
 			ev->files[i].tctx.year =
 				year_of(ev->job.start > 0 ? ev->job.start : ev->job.end);
+	else
+		year_from_heads(ev);
 	if (ev->threads > 1 && ev->nfiles > 1) {
 		if (parse_all(ev) < 0)
 			return -1;
