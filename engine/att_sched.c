@@ -129,6 +129,43 @@ static void sched_timeout(struct att *a, bool from_sacct)
 	}
 }
 
+/*
+ * A job that requeued itself on the signal Slurm sends ahead of its time limit (sbatch
+ * --signal=USR2@120: submitit's and Lightning's handlers requeue the job on it): the job's
+ * handler says it caught that signal (a context rule of the time limit's kind), and the
+ * requeue that follows is the time limit's.  The requeue's candidates give way to the time
+ * limit, at medium strength: Slurm also sends the signal on a preemption where
+ * PreemptParameters=send_user_signal, which sacct's Elapsed against Timelimit tells apart.
+ * False when no handler caught it.
+ */
+static bool requeued_on_warning(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	struct cand *c = NULL;
+
+	for (size_t i = 0; i < ev->nobs && !c; i++)
+		if (R(a, i)->role == PM_ROLE_CONTEXT &&
+		    pm_is_kind(R(a, i)->cls, R(a, i)->subcls, PM_K_TIME_LIMIT)) {
+			if (!(c = pm_att_kind_get(a, PM_K_TIME_LIMIT, NULL, LEAD_RULE)) ||
+			    pm_att_cand_add(a, c, i) < 0)
+				return false;
+		}
+	if (!c)
+		return false;
+	for (size_t i = 0; i < a->nc; i++)
+		if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_REQUEUED))
+			a->c[i].dead = true;
+	c->strength = PM_MEDIUM;
+	snprintf(c->summary, sizeof(c->summary),
+		 "the job requeued itself on the signal Slurm sends ahead of its time limit "
+		 "(sbatch --signal): it reached its time limit");
+	pm_att_why(a, "The job's own handler caught the signal Slurm sends ahead of the time "
+		      "limit, and the job was requeued: the requeue is the time limit's (unless "
+		      "the site sends that signal on preemption too: sacct's Elapsed against "
+		      "Timelimit tells).");
+	return true;
+}
+
 /* A cancel, a preemption or a requeue: the external end, by whom when known. */
 static void sched_external(struct att *a, const char *o)
 {
@@ -138,6 +175,8 @@ static void sched_external(struct att *a, const char *o)
 						   PM_K_USER_CANCEL;
 	char buf[256];
 
+	if (k == PM_K_REQUEUED && requeued_on_warning(a))
+		return;
 	if (!strcmp(o, "CANCELLED") && j->cancelled_by && j->user_uid >= 0 &&
 	    atoi(j->cancelled_by) != j->user_uid)
 		k = PM_K_ADMIN_CANCEL;
