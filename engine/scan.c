@@ -1400,24 +1400,27 @@ static enum pm_format sniff_head(struct pm_file *f)
 	char raw[SNIFF_BYTES], head[SNIFF_BYTES];
 	size_t rlen = 0, len;
 	struct pm_paste shape;
-	enum pm_format fmt;
+	enum pm_format fmt, bare;
+	bool stamped;
 
 	if (pm_file_head(f, raw, sizeof(raw), &rlen) < 0)
 		return PM_FMT__COUNT;
 	rlen = pm_text_clean(raw, rlen, raw);
 	pm_paste_shape(raw, rlen, &shape);
-	if (shape.stamped) {
-		enum pm_format bare;
-
-		len = pm_paste_strip(raw, rlen, &shape, head);
-		bare = pm_sniff(head, len);
-		shape.stamped = false;
-		len = pm_paste_strip(raw, rlen, &shape, head);
-		fmt = pm_sniff(head, len);
-		shape.stamped = system_log(bare) && !system_log(fmt);
-	}
+	stamped = shape.stamped;
+	shape.stamped = false;
 	len = pm_paste_strip(raw, rlen, &shape, head);
 	fmt = pm_sniff(head, len);
+	if (stamped && !system_log(fmt)) {
+		shape.stamped = true;
+		len = pm_paste_strip(raw, rlen, &shape, head);
+		if (system_log(bare = pm_sniff(head, len))) {
+			fmt = bare;
+		} else {
+			shape.stamped = false;
+			len = pm_paste_strip(raw, rlen, &shape, head);
+		}
+	}
 	if ((shape.indent || shape.quoted || shape.numbered || shape.stamped) &&
 	    !pm_source_scanned(pm_format_source(fmt))) {
 		memset(&shape, 0, sizeof(shape));
