@@ -185,6 +185,21 @@ static const char *word(const char *p, const char *e, const char *lit)
 	return NULL;
 }
 
+/* Q starts a field of the line S, not a sentence's words: "Failed to connect to remote host:
+ * Connection refused" (gRPC's, curl's) has a lower-case word before it, where Open MPI's
+ * fields ("Host:", "Local host:"), torchrun's table and a logger's or a paste's prefix before
+ * them ("- ERROR - ", a time, a sentence's full stop when lines are squashed) have none. */
+static bool field_start(const char *s, const char *q)
+{
+	const char *w;
+
+	while (q > s && (q[-1] == ' ' || q[-1] == '\t'))
+		q--;
+	for (w = q; w > s && w[-1] >= 'a' && w[-1] <= 'z'; w--)
+		;
+	return w == q || (w > s && w[-1] != ' ' && w[-1] != '\t');
+}
+
 static int add_rank(struct att *a, long r)
 {
 	if (r < 0 || r >= 1 << 20)
@@ -425,8 +440,10 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 	    (l = tok(q + 13, e)) && !strncmp(q + 13 + l, ": task", 6) &&
 	    add_host(a, q + 13, l, SP_TASK) < 0)
 		return -1;
+	/* a field: at the line's head or after another field's separator, never a sentence's
+	 * words ("Failed to connect to remote host: Connection refused", gRPC's and curl's) */
 	if ((k & K_HOST) && ((q = word(s, e, "Host")) || (q = word(s, e, "host"))) &&
-	    (q = skip_sp(q + 4, e)) < e && *q == ':') {
+	    field_start(s, q) && (q = skip_sp(q + 4, e)) < e && *q == ':') {
 		q = skip_sp(q + 1, e);
 		l = tok(q, e);
 		if (l && (q + l == e || q[l] == ' ') && add_host(a, q, l, SP_OTHER) < 0)
