@@ -558,8 +558,23 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 		w->seen |= W_DEFAULT;
 		return k;
 	}
-	/* Open MPI --tag-output: "[1,3]<stderr>:" */
-	if ((w->seen & ranked) || !(k = rank_at(s + 1, n - 1, &j)) || 1 + k >= n || s[1 + k] != ',')
+	/* Open MPI --tag-output: "[1,3]<stderr>:"; horovodrun's own (Gloo) launcher tags a rank
+	 * alone, "[3]<stderr>:", its stream required */
+	if ((w->seen & ranked) || !(k = rank_at(s + 1, n - 1, &j)) || 1 + k >= n)
+		return 0;
+	if (s[1 + k] == ']') {
+		p = 2 + k;
+		if (!pm_in_starts(s + p, n - p, "<stdout>") &&
+		    !pm_in_starts(s + p, n - p, "<stderr>"))
+			return 0;
+		p += 8;
+		if (p >= n || s[p] != ':')
+			return 0;
+		w->seen |= W_RANK;
+		w->out->rank = j;
+		return p + 1;
+	}
+	if (s[1 + k] != ',')
 		return 0;
 	p = 2 + k;
 	if (!(k = rank_at(s + p, n - p, &r)))
