@@ -457,6 +457,20 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 		return -1;
 	if ((k & (K_RANK | K_PROC)) && line_rank(a, p, e, s, k) < 0)
 		return -1;
+	/* pdsh's report of a remote command that failed: "pdsh@HOST: HOST2: ssh exited with
+	 * exit code N" (the host pdsh ran on, the host whose command exited) */
+	if ((k & K_AT) && (q = word(s, e, "pdsh@")) && (l = tok(q + 5, e)) && q + 5 + l + 2 < e &&
+	    !strncmp(q + 5 + l, ": ", 2)) {
+		const char *h2 = q + 5 + l + 2;
+		size_t l2 = tok(h2, e);
+
+		if (add_host(a, q + 5, l, SP_OTHER) < 0)
+			return -1;
+		if (l2 && h2 + l2 + 2 < e &&
+		    !strncmp(h2 + l2, ": ssh exited with exit code ", 28) &&
+		    add_host(a, h2, l2, SP_OTHER) < 0)
+			return -1;
+	}
 	/* a prompt: user@HOST:~/path$ or user@HOST:/path# */
 	for (q = p; (k & K_AT) && (q = memchr(q, '@', (size_t)(e - q))); q++) {
 		if (q == p || !(alnum(q[-1]) || q[-1] == '_'))
