@@ -348,15 +348,28 @@ bool pm_text_typographic(const char *s, size_t n);
  * its start: its number and the blanks after it, its quote markers ('>' and the blank after
  * each), up to INDENT blanks, then the stamp and its blank (one: what follows may be the
  * log's own, as dmesg --time-format iso's); never its newline.
+ *
+ * WRAP: the width (in characters) at which a terminal's or a viewer's copy broke every longer
+ * line into lines of exactly that width, 0 when the head shows none.  It is told from the
+ * head's longest lines (60 to 512 characters): at least two of them, not ending in a blank
+ * or a frame's character, are each followed by a line that continues them (pm_paste_joins),
+ * and one such continuation is shorter, the end of a broken line.  Lines of one length that
+ * each start with a wrapper of their own (every rank's same message) are records, not pieces.
+ * pm_paste_joins: LINE (N bytes, its newline may follow) is such a piece and NEXT (NN bytes)
+ * its continuation, to be read as one line with it: LINE is WRAP characters long and ends
+ * inside the text, and NEXT, its shape taken off, is not blank and starts with no wrapper.
  */
 struct pm_paste {
 	unsigned char indent;
 	bool quoted;
-	bool numbered; /* every line after its number (`cat -n`, a viewer's copy) */
-	bool stamped;  /* every line after a collector's stamp */
+	bool numbered;	     /* every line after its number (`cat -n`, a viewer's copy) */
+	bool stamped;	     /* every line after a collector's stamp */
+	unsigned short wrap; /* longer lines broken at this width (a terminal's copy) */
 };
 void pm_paste_shape(const char *s, size_t n, struct pm_paste *out);
 size_t pm_paste_skip(const char *line, size_t n, const struct pm_paste *shape);
+bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
+		    const struct pm_paste *shape);
 
 /* S (N bytes, whole lines) with pm_paste_skip taken off each line and without the Markdown
  * fences around a code block (a line that starts with ``` or ~~~), into OUT (room for N

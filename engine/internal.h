@@ -182,6 +182,7 @@ struct pm_file {
 	bool paste_quoted;	    /* ... its quote markers ("> ") */
 	bool paste_numbered;	    /* ... its line numbers */
 	bool paste_stamped;	    /* ... and a log collector's stamps */
+	unsigned short paste_wrap;  /* ... and the width its longer lines were broken at */
 	int head_year; /* the year of the first line of its head stamped with a whole date
 			* (2026-11-30T..., [Mon Nov 30 ... 2026]); 0 none (sniff_head) */
 };

@@ -1721,20 +1721,33 @@ static size_t collector_stamp(const char *s, size_t n)
 	return k && st.t_sep && st.zone && k < n && s[k] == ' ' ? k + 1 : 0;
 }
 
-void pm_paste_shape(const char *s, size_t n, struct pm_paste *out)
+/* OUT told from the head S (N bytes), OUT's WRAP kept: with a width, a line that continues a
+ * broken one is part of it, and says nothing of the paste's indentation, quotes or stamps. */
+static void shape_of(const char *s, size_t n, struct pm_paste *out)
 {
 	size_t i = 0, lines = 0, quoted = 0, stamped = 0, indent = PASTE_INDENT_MAX;
+	size_t pls = 0, ple = 0;
+	unsigned short wrap = out->wrap;
 	long num;
 
 	memset(out, 0, sizeof(*out));
 	out->numbered = numbered(s, n);
+	out->wrap = wrap;
 	while (i < n) {
 		const char *nl = memchr(s + i, '\n', n - i);
 		size_t e, b, q;
+		bool cont;
 
 		if (!nl)
 			break; /* the head's last line may be cut */
 		e = (size_t)(nl - s);
+		cont = wrap && ple > pls && pm_paste_joins(s + pls, ple - pls, s + i, e - i, out);
+		pls = i;
+		ple = e;
+		if (cont) {
+			i = e + 1;
+			continue;
+		}
 		if (out->numbered)
 			i += line_number(s + i, e - i, &num);
 		b = i;
@@ -1767,6 +1780,125 @@ void pm_paste_shape(const char *s, size_t n, struct pm_paste *out)
 	out->indent = (unsigned char)(indent >= 2 && indent < PASTE_INDENT_MAX ? indent : 0);
 }
 
+/* ---- a terminal's copy: longer lines broken at its width ---- */
+
+#define WRAP_MIN 60
+#define WRAP_MAX 512
+
+/* The characters of line S (N bytes), without its newline and CR. */
+static size_t line_cols(const char *s, size_t n)
+{
+	size_t c = 0;
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return c;
+}
+
+/* Line S (N bytes) ends inside its text, as a piece a width cut off does: not in a frame's
+ * side (a table's row), a multibyte character or padding (one blank after a word is the width
+ * falling after it), and it is no rule (a separator, a frame's top: only '-', '=', '+', ...). */
+static bool piece_end(const char *s, size_t n)
+{
+	size_t i;
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	if (n > 1 && s[n - 1] == ' ')
+		n--;
+	if (!n || ((unsigned char)s[n - 1] & 0x80) || strchr(" \t|", s[n - 1]))
+		return false;
+	for (i = 0; i < n && strchr(" \t-=+*#_~|", s[i]); i++)
+		;
+	return i < n;
+}
+
+static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, double *t);
+
+bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
+		    const struct pm_paste *shape)
+{
+	static const struct pm_timectx any_year = {.year = 2000, .boot_time = 1};
+	struct pm_peel pe;
+	double t;
+	size_t k;
+
+	if (!shape->wrap || line_cols(line, n) != shape->wrap || !piece_end(line, n))
+		return false;
+	while (nn && (next[nn - 1] == '\n' || next[nn - 1] == '\r'))
+		nn--;
+	k = pm_paste_skip(next, nn, shape);
+	/* one blank: the width fell before a word; more, or a tab: an indented line of its own
+	 * (a traceback's frame) */
+	if (k < nn && next[k] == ' ')
+		k++;
+	if (k >= nn || next[k] == ' ' || next[k] == '\t')
+		return false;
+	/* a wrapper of a program's line, or a stamp of any log's (a kernel log's, a syslog's,
+	 * glog's): the format is not known yet when the head's shape is told */
+	pm_peel(PM_FMT_APP, next + k, nn - k, NULL, &pe);
+	return !pe.layers && !stamp_at(next + k, nn - k, &any_year, &t);
+}
+
+/* A terminal's width of its own accord: its default, or one of the usual wide ones. */
+static bool usual_width(size_t w)
+{
+	return w == 80 || w == 100 || w == 120 || w == 132 || w == 160 || w == 200;
+}
+
+/* SHAPE's WRAP told from the head S (N bytes; see input.h).  A paste of a few lines may hold a
+ * single broken line: it counts when the width is a usual one.  In a longer file a single
+ * line of a usual width before one of no wrapper is as likely chance. */
+#define WRAP_FEW 10
+static unsigned short wrap_width(const char *s, size_t n, struct pm_paste *shape)
+{
+	size_t i = 0, w = 0, pieces = 0, lines = 0;
+	bool tail = false;
+
+	while (i < n) {
+		const char *nl = memchr(s + i, '\n', n - i);
+		size_t c;
+
+		if (!nl)
+			break;
+		if ((c = line_cols(s + i, (size_t)(nl - s) - i)) > w)
+			w = c;
+		lines += c > 0;
+		i = (size_t)(nl - s) + 1;
+	}
+	if (w < WRAP_MIN || w > WRAP_MAX)
+		return 0;
+	shape->wrap = (unsigned short)w;
+	for (i = 0; i < n;) {
+		const char *nl = memchr(s + i, '\n', n - i), *nx;
+		size_t e, ne;
+
+		if (!nl || !(nx = memchr(nl + 1, '\n', n - (size_t)(nl + 1 - s))))
+			break;
+		e = (size_t)(nl - s);
+		ne = (size_t)(nx - s);
+		if (pm_paste_joins(s + i, e - i, s + e + 1, ne - e - 1, shape)) {
+			pieces++;
+			tail |= line_cols(s + e + 1, ne - e - 1) < w;
+		}
+		i = e + 1;
+	}
+	shape->wrap = 0;
+	if (!tail || !pieces || (pieces == 1 && (!usual_width(w) || lines > WRAP_FEW)))
+		return 0;
+	return (unsigned short)w;
+}
+
+void pm_paste_shape(const char *s, size_t n, struct pm_paste *out)
+{
+	out->wrap = 0;
+	shape_of(s, n, out);
+	if ((out->wrap = wrap_width(s, n, out)))
+		shape_of(s, n, out);
+}
+
 size_t pm_paste_skip(const char *line, size_t n, const struct pm_paste *shape)
 {
 	size_t i = 0, b;
@@ -1797,13 +1929,17 @@ size_t pm_paste_strip(const char *s, size_t n, const struct pm_paste *shape, cha
 	size_t i = 0, o = 0;
 
 	while (i < n) {
-		const char *nl = memchr(s + i, '\n', n - i);
+		const char *nl = memchr(s + i, '\n', n - i), *nx;
 		size_t e = nl ? (size_t)(nl - s) + 1 : n;
 		size_t k = pm_paste_skip(s + i, e - i, shape);
+		/* a broken line's piece: its continuation follows in place of its newline (told
+		 * before the piece is moved: OUT may be S) */
+		bool join = nl && (nx = memchr(s + e, '\n', n - e)) &&
+			    pm_paste_joins(s + i, e - i, s + e, (size_t)(nx - s) - e, shape);
 
 		if (!fence(s + i + k, e - i - k)) {
 			memmove(out + o, s + i + k, e - i - k); /* OUT may be S */
-			o += e - i - k;
+			o += e - i - k - join;
 		}
 		i = e;
 	}

@@ -1076,10 +1076,10 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 	const struct pm_file *f = &s->ev->files[s->file];
 	struct pm_paste paste;
 	size_t i = 0, o = 0;
-	bool frames, shaped;
+	bool frames, shaped, joined = false;
 
 	pm_file_paste(f, &paste);
-	shaped = paste.indent || paste.quoted || paste.numbered || paste.stamped;
+	shaped = paste.indent || paste.quoted || paste.numbered || paste.stamped || paste.wrap;
 	*cleaned = false;
 	if (!shaped && (s->ev->files[s->file].plain || !pm_text_dirty(buf, len)))
 		return 0;
@@ -1096,8 +1096,9 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 	}
 	s->ncmap = 0;
 	while (i < len) {
-		const char *nl = memchr(buf + i, '\n', len - i);
+		const char *nl = memchr(buf + i, '\n', len - i), *nx;
 		size_t e = nl ? (size_t)(nl - buf) + 1 : len;
+		bool join;
 
 		if (s->ncmap + 2 > s->acmap) {
 			size_t na = s->acmap ? 2 * s->acmap : 1024;
@@ -1107,9 +1108,14 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 			s->cmap = nm;
 			s->acmap = na;
 		}
-		s->cmap[s->ncmap++] = o;
-		s->cmap[s->ncmap++] = i;
+		/* a line a terminal's width broke is read as one, where its first piece starts */
+		if (!joined) {
+			s->cmap[s->ncmap++] = o;
+			s->cmap[s->ncmap++] = i;
+		}
 		size_t l = pm_text_clean(buf + i, e - i, s->clean + o);
+		join = paste.wrap && nl && (nx = memchr(buf + e, '\n', len - e)) &&
+		       pm_paste_joins(s->clean + o, l, buf + e, (size_t)(nx - buf) - e, &paste);
 		if (shaped) {
 			size_t k = pm_paste_skip(s->clean + o, l, &paste);
 			memmove(s->clean + o, s->clean + o + k, l - k);
@@ -1120,6 +1126,8 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 			l = pm_frame_end(s->clean + o, l - 1);
 			s->clean[o + l++] = '\n';
 		}
+		if ((joined = join && l && s->clean[o + l - 1] == '\n'))
+			l--;
 		o += l;
 		i = e;
 	}
@@ -1350,6 +1358,7 @@ void pm_file_paste(const struct pm_file *f, struct pm_paste *out)
 	out->quoted = f->paste_quoted;
 	out->numbered = f->paste_numbered;
 	out->stamped = f->paste_stamped;
+	out->wrap = f->paste_wrap;
 }
 
 static void set_paste(struct pm_file *f, const struct pm_paste *shape)
@@ -1358,6 +1367,7 @@ static void set_paste(struct pm_file *f, const struct pm_paste *shape)
 	f->paste_quoted = shape->quoted;
 	f->paste_numbered = shape->numbered;
 	f->paste_stamped = shape->stamped;
+	f->paste_wrap = shape->wrap;
 }
 
 /* The year of the first line of HEAD (LEN bytes) that starts with a stamp of a whole date, 0

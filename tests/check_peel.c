@@ -690,6 +690,75 @@ START_TEST(paste_stamped)
 }
 END_TEST
 
+/* A terminal's copy that broke every longer line at its width: told from the head's longest
+ * lines, each followed by a line that continues it; pm_paste_strip reads each broken line as
+ * one.  Records of one length that each start with a wrapper, a table's rows, padding and a
+ * long file's one line of a usual width are no such copy. */
+static void repeat(char *out, size_t n, const char *unit)
+{
+	size_t k = strlen(unit), o = 0;
+
+	while (o + k <= n) {
+		memcpy(out + o, unit, k);
+		o += k;
+	}
+	memcpy(out + o, unit, n - o);
+	out[n] = '\0';
+}
+
+START_TEST(paste_wrap)
+{
+	char a[8192], l90[91], l80[81], l160[161], line[256], out[8192];
+	struct pm_paste sh;
+	size_t n;
+
+	repeat(l90, 90, "abc def ");
+	/* three lines broken at 90: two pieces ending inside a word or after one, a shorter
+	 * tail; a continuation may start with one blank */
+	snprintf(a, sizeof(a), "[  1.0] start\n%s\ntail of it\n%s\n more\nshort\n", l90, l90);
+	pm_paste_shape(a, strlen(a), &sh);
+	ck_assert_int_eq(sh.wrap, 90);
+	n = pm_paste_strip(a, strlen(a), &sh, out);
+	out[n] = '\0';
+	ck_assert_msg(strstr(out, "tail of it") == out + 14 + 90 && strstr(out, "def ab more\n"),
+		      "strip: %s", out);
+	/* a continuation that starts with a wrapper, or indented, is a line of its own */
+	snprintf(line, sizeof(line), "%s", l90);
+	ck_assert(pm_paste_joins(line, 90, "tail", 4, &sh));
+	ck_assert(!pm_paste_joins(line, 90, "[   12.345678] next", 19, &sh));
+	ck_assert(!pm_paste_joins(line, 90, "Jun 17 20:18:08 gpu1 kernel: x", 30, &sh));
+	ck_assert(!pm_paste_joins(line, 90, "3: next", 7, &sh));
+	ck_assert(!pm_paste_joins(line, 90, "  File \"x.py\"", 14, &sh));
+	ck_assert(!pm_paste_joins(line, 89, "tail", 4, &sh));
+	/* records of one length, each with its rank's label: no copy of a terminal */
+	snprintf(a, sizeof(a), "0: %s\n1: %s\n2: %s\n3: done\n", l90, l90, l90);
+	pm_paste_shape(a, strlen(a), &sh);
+	ck_assert_int_eq(sh.wrap, 0);
+	/* a table's rows end in its frame; padded lines end in blanks */
+	snprintf(a, sizeof(a), "|%s|\n|%s|\n|%s|\nx\n", l90, l90, l90);
+	pm_paste_shape(a, strlen(a), &sh);
+	ck_assert_int_eq(sh.wrap, 0);
+	snprintf(a, sizeof(a), "%.88s  \nnext\n%.88s  \nnext\nx\n", l90, l90);
+	pm_paste_shape(a, strlen(a), &sh);
+	ck_assert_int_eq(sh.wrap, 0);
+	/* one broken line: in a short paste at a usual width, yes; at another width, or in a
+	 * long file, no */
+	repeat(l80, 80, "Assertion ");
+	snprintf(a, sizeof(a), "line one\n%s\nfailed.\n", l80);
+	pm_paste_shape(a, strlen(a), &sh);
+	ck_assert_int_eq(sh.wrap, 80);
+	snprintf(a, sizeof(a), "line one\n%.79s\nfailed.\n", l80);
+	pm_paste_shape(a, strlen(a), &sh);
+	ck_assert_int_eq(sh.wrap, 0);
+	repeat(l160, 160, "binary: /opt/python3 ");
+	n = (size_t)snprintf(a, sizeof(a), "%s\nChildFailedError:\n", l160);
+	for (int i = 0; i < 12; i++)
+		n += (size_t)snprintf(a + n, sizeof(a) - n, "  line %d\n", i);
+	pm_paste_shape(a, strlen(a), &sh);
+	ck_assert_int_eq(sh.wrap, 0);
+}
+END_TEST
+
 /* The head a format is told from: the paste's indentation and its fences gone. */
 START_TEST(paste_strip)
 {
@@ -756,6 +825,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, paste_strip);
 	tcase_add_test(tc, paste_numbered);
 	tcase_add_test(tc, paste_stamped);
+	tcase_add_test(tc, paste_wrap);
 	suite_add_tcase(s, tc);
 	return s;
 }
