@@ -8,9 +8,10 @@
 Real job output reaches the engine inside wrappers: logging frameworks' prefixes, the
 per-host prefixes of parallel shells and launchers, container prefixes, structured records
 (logfmt, JSON lines, Docker's json-file) with the line as a quoted value, colour codes,
-progress bars redrawn with carriage returns, box frames, CRLF, and pastes that lost their
-line breaks.  Each style below rewrites a log the way one of them would; a style is one
-entry of STYLES, built from small prefix generators, so a new style costs one line.
+progress bars redrawn with carriage returns, box frames, CRLF, pastes that lost their line
+breaks, and copies out of a terminal that broke the longer lines at its width.  Each style
+below rewrites a log the way one of them would; a style is one entry of STYLES, built from
+small prefix generators, so a new style costs one line.
 
 What a wrapper says must agree with what the fixture means, so that the verdict must not
 change: a host prefix names the node the line came from (the file's node, or the node
@@ -379,6 +380,8 @@ def kernel_ansi(ln, c, t):
 
 SQUASH = 'squashed'
 EXC = 'jsonl-exc'
+TERMWRAP = 'termwrap'
+TERM_WIDTH = 100
 
 # name: (what job output gets, what a kernel log gets or None)
 STYLES = {
@@ -423,6 +426,7 @@ STYLES = {
                     None),
     'ansi+pdsh': (lambda ln, c, t: ansi(Line(outer(host_colon)(ln, c, t)), c, t), None),
     SQUASH: (None, None),
+    TERMWRAP: (None, None),
 }
 
 # The first line of a multi-line symptom, its continuation, its last line: Python's
@@ -491,6 +495,19 @@ def exc_records(lines, c):
     return out
 
 
+def termwrap(lines):
+    """Every line longer than the terminal broken into lines of its width, as a copy out
+    of a pager or a multiplexer keeps them (the job's output and the kernel log alike)."""
+    out = []
+    for ln in lines:
+        t = ln.text
+        while len(t) > TERM_WIDTH:
+            out.append(t[:TERM_WIDTH])
+            t = t[TERM_WIDTH:]
+        out.append(t)
+    return out
+
+
 def wrap(style, text, nodes, file_node, kind):
     raw = text.split('\n')
     final = raw[-1] == ''
@@ -501,6 +518,8 @@ def wrap(style, text, nodes, file_node, kind):
         if kind != 'app_log':
             return text
         out = squash(lines)
+    elif style == TERMWRAP:
+        out = termwrap(lines)
     elif style == EXC:
         if kind != 'app_log':
             return text
@@ -592,6 +611,12 @@ def link_tree(src, dst):
                 shutil.copy2(os.path.join(root, f), os.path.join(dst, rel, f))
 
 
+# Pastes a terminal's width broke already: a wrapper goes on each line a program wrote, before
+# the terminal broke it, and a style that puts one on each broken piece makes records of the
+# pieces.  Their files are left as they are (their verdict must still hold).
+AS_COPIED = {'read-paste-terminal-wrapped-job-output', 'read-paste-terminal-wrapped-kernel-log'}
+
+
 def build(style, rules, fixdir, base, out):
     """OUT/rules: the rule set, each fixture's evidence wrapped in STYLE, and the unwrapped
     verdict as what to expect.  The number of files that changed."""
@@ -605,6 +630,8 @@ def build(style, rules, fixdir, base, out):
             json.dump(key, f)
         for rel, (kind, node) in files.items():
             path = os.path.join(dst, rel)
+            if name in AS_COPIED:
+                continue
             if kind not in ('app_log', 'kernel_log') or not os.path.isfile(path):
                 continue
             text, gz = read(path)
@@ -645,6 +672,11 @@ KNOWN = {
         'and no line of the crash carries that pid',
     ('ray+pybasic', 'app-glibc-heap-abort'):
         'as for ray: torchrun\'s tag, the rank that printed the abort, is replaced',
+    ('termwrap', 'place-launcher-names-rank'):
+        'one line of thirteen is longer than the terminal: a single broken line is read back '
+        'only in a paste of at most ten lines, as one line of a usual width before an '
+        'unwrapped one is as likely chance in a longer file (read-paste-long-line-usual-width-'
+        'near-miss)',
     ('squashed', 'launch-data-file-missing-near-miss'):
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '

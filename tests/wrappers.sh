@@ -2,8 +2,8 @@
 # Invariance under wrappers (issue 14; engine/READING.md): every bundled fixture, its job
 # output wrapped as real logs wrap it (tests/wrappers.py, one style per entry of its table:
 # logging frameworks, parallel shells and launchers, containers, colour codes, progress bars,
-# box frames, CRLF, two stacked, squashed pastes), must keep the unwrapped verdict's
-# outcome, status, class, subclass and origin.  A failure names the fixture and the style.
+# box frames, CRLF, two stacked, squashed pastes, a terminal's width), must keep the
+# unwrapped verdict's outcome, status, class, subclass and origin.  A failure names the fixture and the style.
 #   tests/wrappers.sh [STYLE...]
 # PM_WRAPPER_STYLES (space-separated), when no STYLE is given: only those styles.  .ci/run's
 # sanitizer and distcheck stages set it to a cross-section of the reader's layers; the check
