@@ -240,6 +240,14 @@ static void dmesg_prefix(const char *s, size_t n, struct pm_prefix *out)
 	p += k;
 	if (p < n && s[p] == ' ')
 		p++;
+	/* journalctl -k -o short-monotonic: "[81234.112233] gpu037 kernel: ...", the stamp
+	 * dmesg's and the host and tag syslog's: the host names the node, as in syslog. */
+	k = host_at(s + p, n - p, ' ');
+	if (k && pm_in_starts(s + p + k + 1, n - p - k - 1, "kernel: ")) {
+		out->node = s + p;
+		out->node_len = k;
+		p += k + 1 + 8;
+	}
 	out->skip = p;
 }
 
