@@ -1807,13 +1807,17 @@ static size_t line_cols(const char *s, size_t n)
 
 /* Line S (N bytes) ends inside its text, as a piece a width cut off does: not in a frame's
  * side (a table's row), a multibyte character or padding (one blank after a word is the width
- * falling after it), and it is no rule (a separator, a frame's top: only '-', '=', '+', ...). */
+ * falling after it), and it is no rule (a separator, a frame's top: only '-', '=', '+', ...).
+ * A carriage return inside it (a progress bar redrawn) is a program's own output, which no
+ * terminal's copy holds. */
 static bool piece_end(const char *s, size_t n)
 {
 	size_t i;
 
 	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
 		n--;
+	if (memchr(s, '\r', n))
+		return false;
 	if (n > 1 && s[n - 1] == ' ')
 		n--;
 	if (!n || ((unsigned char)s[n - 1] & 0x80) || strchr(" \t|", s[n - 1]))
@@ -1842,7 +1846,7 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 	 * (a traceback's frame) */
 	if (k < nn && next[k] == ' ')
 		k++;
-	if (k >= nn || next[k] == ' ' || next[k] == '\t')
+	if (k >= nn || next[k] == ' ' || next[k] == '\t' || memchr(next + k, '\r', nn - k))
 		return false;
 	/* a wrapper of a program's line, or a stamp of any log's (a kernel log's, a syslog's,
 	 * glog's): the format is not known yet when the head's shape is told */

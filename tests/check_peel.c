@@ -730,6 +730,11 @@ START_TEST(paste_wrap)
 	ck_assert(!pm_paste_joins(line, 90, "3: next", 7, &sh));
 	ck_assert(!pm_paste_joins(line, 90, "  File \"x.py\"", 14, &sh));
 	ck_assert(!pm_paste_joins(line, 89, "tail", 4, &sh));
+	/* a progress bar redrawn with carriage returns: a program's own line, no piece */
+	line[40] = '\r';
+	ck_assert(!pm_paste_joins(line, 90, "tail", 4, &sh));
+	line[40] = 'x';
+	ck_assert(!pm_paste_joins(line, 90, " 40%|##  | 4/10\rtail", 19, &sh));
 	/* records of one length, each with its rank's label: no copy of a terminal */
 	snprintf(a, sizeof(a), "0: %s\n1: %s\n2: %s\n3: done\n", l90, l90, l90);
 	pm_paste_shape(a, strlen(a), &sh);
