@@ -346,7 +346,8 @@ unsigned pm_att_line_keys(const char *p, const char *e, bool vector)
 /*
  * The rank a launcher's failure report names: Open MPI's "Process name: [[J,S],R]" (the
  * first process that exited non-zero), mpirun's "rank N with PID P on node HOST exited",
- * torchrun's summary "rank : R".  S is the line without its leading blanks.
+ * Open MPI's "MPI_ABORT was invoked on rank N in communicator ..." (the rank that aborted
+ * the job), torchrun's summary "rank : R".  S is the line without its leading blanks.
  */
 static int line_rank(struct att *a, const char *p, const char *e, const char *s, unsigned k)
 {
@@ -358,6 +359,12 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 	    (q = memchr(q, ']', (size_t)(e - q))) && q + 1 < e && q[1] == ',') {
 		r = strtol(q + 2, &x, 10);
 		if (x > q + 2 && x < e && *x == ']')
+			return add_rank(a, r);
+	}
+	if ((k & K_RANK) &&
+	    (q = memmem(p, (size_t)(e - p), "MPI_ABORT was invoked on rank ", 30))) {
+		r = strtol(q + 30, &x, 10);
+		if (x > q + 30 && x < e && !strncmp(x, " in communicator ", 17))
 			return add_rank(a, r);
 	}
 	if ((k & K_RANK) && (q = memmem(p, (size_t)(e - p), "rank ", 5)) &&
