@@ -1431,7 +1431,7 @@ static enum pm_format sniff_head(struct pm_file *f)
 			len = pm_paste_strip(raw, rlen, &shape, head);
 		}
 	}
-	if ((shape.indent || shape.quoted || shape.numbered || shape.stamped) &&
+	if ((shape.indent || shape.quoted || shape.numbered || shape.stamped || shape.wrap) &&
 	    !pm_source_scanned(pm_format_source(fmt))) {
 		memset(&shape, 0, sizeof(shape));
 		fmt = pm_sniff(raw, rlen);
