@@ -351,13 +351,16 @@ bool pm_text_typographic(const char *s, size_t n);
  *
  * WRAP: the width (in characters) at which a terminal's or a viewer's copy broke every longer
  * line into lines of exactly that width, 0 when the head shows none.  It is told from the
- * head's longest lines (60 to 512 characters): at least two of them, not ending in a blank
- * or a frame's character, are each followed by a line that continues them (pm_paste_joins),
- * and one such continuation is shorter, the end of a broken line.  Lines of one length that
- * each start with a wrapper of their own (every rank's same message) are records, not pieces.
- * pm_paste_joins: LINE (N bytes, its newline may follow) is such a piece and NEXT (NN bytes)
- * its continuation, to be read as one line with it: LINE is WRAP characters long and ends
- * inside the text, and NEXT, its shape taken off, is not blank and starts with no wrapper.
+ * head's longest lines (60 to 512 characters): at least two of them are each followed by a
+ * line that continues them (pm_paste_joins), one such continuation shorter, the end of a
+ * broken line; or one, in a head of at most ten lines, at a usual width (80, 100, 120, 132,
+ * 160, 200).  Lines of one length that each start with a wrapper of their own (every rank's
+ * same message) are records, not pieces.  The indentation, quotes and stamps are told from
+ * the lines that continue none.  pm_paste_joins: LINE (N bytes, its newline may follow) is
+ * such a piece and NEXT (NN bytes) its continuation, to be read as one line with it: LINE is
+ * WRAP characters long and ends inside the text (not in a table's '|', padding or a
+ * multibyte character; no separator; no carriage return inside), and NEXT, its shape taken
+ * off and one blank after that, is not blank and starts with no wrapper and no log's stamp.
  */
 struct pm_paste {
 	unsigned char indent;
