@@ -538,6 +538,14 @@ static int year(const struct peel *w)
 	return w->ctx ? w->ctx->year : 0;
 }
 
+/* Open MPI's stream tag at S (N bytes), after a rank's "]": its length, 0 when none. */
+static size_t stream_tag(const char *s, size_t n)
+{
+	if (pm_in_starts(s, n, "<stdout>") || pm_in_starts(s, n, "<stderr>"))
+		return 8;
+	return pm_in_starts(s, n, "<stddiag>") ? 9 : 0;
+}
+
 /* The rank layers: srun's label, "[rankN]:", "[defaultN]:", Open MPI's "[J,R]<stdout>:".
  * The innermost rank wins (under torchrun srun's label numbers the agents); torchrun's
  * [defaultN] is a local rank: the rank only when no [rankN] and no srun label says more. */
@@ -570,31 +578,20 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 	 * alone, "[3]<stderr>:", its stream required */
 	if ((w->seen & ranked) || !(k = rank_at(s + 1, n - 1, &j)) || 1 + k >= n)
 		return 0;
-	if (s[1 + k] == ']') {
-		p = 2 + k;
-		if (!pm_in_starts(s + p, n - p, "<stdout>") &&
-		    !pm_in_starts(s + p, n - p, "<stderr>"))
-			return 0;
-		p += 8;
-		if (p >= n || s[p] != ':')
-			return 0;
-		w->seen |= W_RANK;
-		w->out->rank = j;
-		return p + 1;
-	}
-	if (s[1 + k] != ',')
-		return 0;
 	p = 2 + k;
-	if (!(k = rank_at(s + p, n - p, &r)))
-		return 0;
+	if (s[1 + k] == ']') {
+		if (!(k = stream_tag(s + p, n - p)))
+			return 0;
+		r = j;
+	} else {
+		if (s[1 + k] != ',' || !(k = rank_at(s + p, n - p, &r)))
+			return 0;
+		p += k;
+		if (p >= n || s[p] != ']')
+			return 0;
+		k = 1 + stream_tag(s + p + 1, n - p - 1);
+	}
 	p += k;
-	if (p >= n || s[p] != ']')
-		return 0;
-	p++;
-	if (pm_in_starts(s + p, n - p, "<stdout>") || pm_in_starts(s + p, n - p, "<stderr>"))
-		p += 8;
-	else if (pm_in_starts(s + p, n - p, "<stddiag>"))
-		p += 9;
 	if (p >= n || s[p] != ':')
 		return 0;
 	w->seen |= W_RANK;
