@@ -223,6 +223,7 @@ enum {
 	K_RANK = 1 << 6,   /* "rank" */
 	K_PROC = 1 << 7,   /* "Process name: [[" */
 	K_AT = 1 << 8,	   /* '@' */
+	K_MPI = 1 << 9,	   /* "MPI_Abort(" */
 };
 
 /* The key strings' first two bytes, each pair a bit of its own: a byte whose bits meet the
@@ -238,14 +239,16 @@ enum {
 	B_ON = 64,
 	B_RA = 128,
 	B_PR = 256,
-	B_AT = 512
+	B_AT = 512,
+	B_MP = 1024
 };
 static const unsigned short key_first[256] =
-	{['L'] = B_LI, ['*'] = B_ST, ['s'] = B_SR, ['H'] = B_HO, ['h'] = B_HO, ['S'] = B_SL,
-	 ['N'] = B_NO, ['n'] = B_NO, [' '] = B_ON, ['r'] = B_RA, ['P'] = B_PR, ['@'] = B_AT};
+	{['L'] = B_LI, ['*'] = B_ST, ['s'] = B_SR, ['H'] = B_HO, ['h'] = B_HO,
+	 ['S'] = B_SL, ['N'] = B_NO, ['n'] = B_NO, [' '] = B_ON, ['r'] = B_RA,
+	 ['P'] = B_PR, ['@'] = B_AT, ['M'] = B_MP};
 static const unsigned short key_second[256] =
 	{['i'] = B_LI, ['*'] = B_ST, ['r'] = B_SR | B_PR, ['o'] = B_HO | B_NO | B_ON,
-	 ['L'] = B_SL, ['a'] = B_RA};
+	 ['L'] = B_SL, ['a'] = B_RA, ['P'] = B_MP};
 
 /* The key string that starts at P (N bytes to the line's end), as a K_ bit; 0 none. */
 static unsigned key_at(const char *p, size_t n)
@@ -276,6 +279,8 @@ static unsigned key_at(const char *p, size_t n)
 		return n >= 16 && !memcmp(p, "Process name: [[", 16) ? K_PROC : 0;
 	case '@':
 		return K_AT;
+	case 'M':
+		return n >= 10 && !memcmp(p, "MPI_Abort(", 10) ? K_MPI : 0;
 	}
 	return 0;
 }
@@ -291,14 +296,14 @@ static unsigned key_at(const char *p, size_t n)
  */
 __attribute__((target("ssse3"))) static unsigned keys_ssse3(const char *p, const char *e)
 {
-	/* pair classes: 1 Li, 2 **, 4 sr/Pr, 8 Ho/ho/No/no/" o", 16 SL, 32 ra */
+	/* pair classes: 1 Li, 2 **, 4 sr/Pr, 8 Ho/ho/No/no/" o", 16 SL, 32 ra, 64 MP */
 	const __m128i f_lo =
-		_mm_setr_epi8(4 | 8, 0, 32, 4 | 16, 0, 0, 0, 0, 8, 0, 2, 0, 1, 0, 8, 0);
-	const __m128i f_hi =
-		_mm_setr_epi8(0, 0, 2 | 8, 0, 1 | 8, 4 | 16, 8, 4 | 32, 0, 0, 0, 0, 0, 0, 0, 0);
-	const __m128i s_lo = _mm_setr_epi8(0, 32, 4, 0, 0, 0, 0, 0, 0, 1, 2, 0, 16, 0, 0, 8);
+		_mm_setr_epi8(4 | 8, 0, 32, 4 | 16, 0, 0, 0, 0, 8, 0, 2, 0, 1, 64, 8, 0);
+	const __m128i f_hi = _mm_setr_epi8(0, 0, 2 | 8, 0, 1 | 8 | 64, 4 | 16, 8, 4 | 32, 0, 0, 0,
+					   0, 0, 0, 0, 0);
+	const __m128i s_lo = _mm_setr_epi8(64, 32, 4, 0, 0, 0, 0, 0, 0, 1, 2, 0, 16, 0, 0, 8);
 	const __m128i s_hi =
-		_mm_setr_epi8(0, 0, 2, 0, 16, 0, 1 | 8 | 32, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+		_mm_setr_epi8(0, 0, 2, 0, 16, 64, 1 | 8 | 32, 4, 0, 0, 0, 0, 0, 0, 0, 0);
 	const __m128i nib = _mm_set1_epi8(0x0f), at = _mm_set1_epi8('@'),
 		      zero = _mm_setzero_si128();
 	unsigned k = 0;
@@ -346,8 +351,10 @@ unsigned pm_att_line_keys(const char *p, const char *e, bool vector)
 /*
  * The rank a launcher's failure report names: Open MPI's "Process name: [[J,S],R]" (the
  * first process that exited non-zero), mpirun's "rank N with PID P on node HOST exited",
- * Open MPI's "MPI_ABORT was invoked on rank N in communicator ..." (the rank that aborted
- * the job), torchrun's summary "rank : R".  S is the line without its leading blanks.
+ * Open MPI's "MPI_ABORT was invoked on rank N in communicator ..." and MPICH's (and Intel
+ * MPI's, Cray MPICH's) "application called MPI_Abort(COMM, CODE) - process N" (the rank
+ * that aborted the job), torchrun's summary "rank : R".  S is the line without its leading
+ * blanks.
  */
 static int line_rank(struct att *a, const char *p, const char *e, const char *s, unsigned k)
 {
@@ -365,6 +372,12 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 	    (q = memmem(p, (size_t)(e - p), "MPI_ABORT was invoked on rank ", 30))) {
 		r = strtol(q + 30, &x, 10);
 		if (x > q + 30 && x < e && !strncmp(x, " in communicator ", 17))
+			return add_rank(a, r);
+	}
+	if ((k & K_MPI) && (q = memmem(p, (size_t)(e - p), "MPI_Abort(", 10)) &&
+	    (q = memmem(q, (size_t)(e - q), ") - process ", 12))) {
+		r = strtol(q + 12, &x, 10);
+		if (x > q + 12 && skip_sp(x, e) == e)
 			return add_rank(a, r);
 	}
 	if ((k & K_RANK) && (q = memmem(p, (size_t)(e - p), "rank ", 5)) &&
