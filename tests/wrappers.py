@@ -614,7 +614,8 @@ def link_tree(src, dst):
 # Pastes a terminal's width broke already: a wrapper goes on each line a program wrote, before
 # the terminal broke it, and a style that puts one on each broken piece makes records of the
 # pieces.  Their files are left as they are (their verdict must still hold).
-AS_COPIED = {'read-paste-terminal-wrapped-job-output', 'read-paste-terminal-wrapped-kernel-log'}
+AS_COPIED = {'read-paste-terminal-wrapped-job-output', 'read-paste-terminal-wrapped-kernel-log',
+             'place-abort-report-terminal-wrapped'}
 
 
 def build(style, rules, fixdir, base, out):
