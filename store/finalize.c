@@ -418,8 +418,12 @@ static int scheduler(struct job *j, bool provisional, double deadline)
 	char p[4096], *buf;
 	size_t len;
 
-	pm_fin_sacct_owner(j->cfg, j->id, owner(j), provisional ? pm_fin_clock() : deadline,
-			   &j->sched);
+	/* a provisional verdict asks once, the record not final yet; the command still has
+	 * its time (a loaded slurmdbd answers in seconds, and half a second lost the record) */
+	if (provisional)
+		pm_fin_sacct_once(j->cfg, j->id, owner(j), deadline, &j->sched);
+	else
+		pm_fin_sacct_owner(j->cfg, j->id, owner(j), deadline, &j->sched);
 	path(p, sizeof(p), j->dir, "sacct.txt");
 	if (j->sched.text && j->sched.state[0]) {
 		j->sched_status = "ok";

@@ -52,6 +52,10 @@ void pm_fin_sacct(const struct pm_config *cfg, const char *job, double deadline,
 /* The same for the job of user OWNER (its uid, -1 unknown), when not in the job's epilog. */
 void pm_fin_sacct_owner(const struct pm_config *cfg, const char *job, long long owner,
 			double deadline, struct pm_sched *s);
+/* The same, asked once (the state need not be final: a provisional verdict's record), the
+ * command given what DEADLINE leaves (CMD_TIMEOUT at most), not the least a retry gets. */
+void pm_fin_sacct_once(const struct pm_config *cfg, const char *job, long long owner,
+		       double deadline, struct pm_sched *s);
 void pm_fin_sched_free(struct pm_sched *s);
 /* Read S->text (a sacct -P output with its header): JOB's state word, final or not, UID. */
 void pm_fin_sched_parse(struct pm_sched *s, const char *job);

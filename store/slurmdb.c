@@ -308,8 +308,8 @@ void pm_fin_sacct(const struct pm_config *cfg, const char *job, double deadline,
 	pm_fin_sacct_owner(cfg, job, -1, deadline, s);
 }
 
-void pm_fin_sacct_owner(const struct pm_config *cfg, const char *job, long long owner,
-			double deadline, struct pm_sched *s)
+static void sacct_ask(const struct pm_config *cfg, const char *job, long long owner,
+		      double deadline, bool once, struct pm_sched *s)
 {
 	/* Job ids come back (a controller whose state was reset; the database keeps the old
 	 * jobs), and `sacct -j N` alone searches from 1970 and gives the most recently
@@ -365,11 +365,23 @@ void pm_fin_sacct_owner(const struct pm_config *cfg, const char *job, long long 
 				 s->state);
 		}
 		free(out);
-		if (pm_fin_clock() + delay > deadline)
+		if (once || pm_fin_clock() + delay > deadline)
 			return;
 		pm_fin_nap(delay);
 		delay *= 2;
 	}
+}
+
+void pm_fin_sacct_owner(const struct pm_config *cfg, const char *job, long long owner,
+			double deadline, struct pm_sched *s)
+{
+	sacct_ask(cfg, job, owner, deadline, false, s);
+}
+
+void pm_fin_sacct_once(const struct pm_config *cfg, const char *job, long long owner,
+		       double deadline, struct pm_sched *s)
+{
+	sacct_ask(cfg, job, owner, deadline, true, s);
 }
 
 /* ---- the comment ---- */

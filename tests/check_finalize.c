@@ -61,7 +61,9 @@ static const char FAKE_SACCT[] =
 	"   [ -f \"$D/db.extra\" ] && cat \"$D/db.extra\" ;;\n"
 	/* the start of the latest job of an id */
 	"*' -o Start '*) cat \"$D/db.start\" 2>/dev/null || echo 2026-11-30T03:00:00 ;;\n"
-	"*) if [ -f \"$D/db.first\" ]; then cat \"$D/db.first\"; rm -f \"$D/db.first\";\n"
+	/* the job's record, after db.delay seconds (a loaded slurmdbd) */
+	"*) [ -f \"$D/db.delay\" ] && sleep \"$(cat \"$D/db.delay\")\"\n"
+	"   if [ -f \"$D/db.first\" ]; then cat \"$D/db.first\"; rm -f \"$D/db.first\";\n"
 	"   else cat \"$D/db.sacct\"; fi ;;\n"
 	"esac\n"
 	"exit 0\n";
@@ -219,6 +221,29 @@ char *expected_line(void)
 }
 
 /* ---- the protocol ---- */
+
+/* The first node's provisional verdict asks for Slurm's record once: when sacct takes a second
+ * to answer (a loaded slurmdbd), the answer still counts.  Before, the one question had half a
+ * second, and the provisional manifest had no record of the job's state. */
+START_TEST(provisional_slow_sacct)
+{
+	struct pm_finalize_result r;
+	json_t *m;
+
+	pmt_put(T, "db.delay", "1.2\n", 0644);
+	pmt_put(T, "db.first", SACCT("COMPLETING"), 0644);
+	bundle("gpu016", K16, 1000, true);
+	arrive("gpu016");
+	ck_assert_int_eq(fin(false, &r), 1);
+	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
+	m = pmt_load(D, "manifest.json");
+	ck_assert(json_is_true(json_object_get(m, "provisional")));
+	ck_assert_str_eq(jstr(m, "scheduler.state"), "COMPLETING");
+	ck_assert(!json_is_true(json_object_get(json_object_get(m, "scheduler"), "final")));
+	ck_assert_int_eq(lines(T, "sacct.log"), 1); /* asked once: not final, not asked again */
+	json_decref(m);
+}
+END_TEST
 
 START_TEST(provisional_then_final)
 {
@@ -1286,6 +1311,7 @@ Suite *pmt_suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, provisional_then_final);
+	tcase_add_test(t, provisional_slow_sacct);
 	tcase_add_test(t, fetched_copy_reproduces_verdict);
 	tcase_add_test(t, node_history_repeats);
 	tcase_add_test(t, preloaded_ruleset);
