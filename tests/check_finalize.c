@@ -222,6 +222,22 @@ char *expected_line(void)
 
 /* ---- the protocol ---- */
 
+/* The first of the job's two nodes arrives while Slurm's record says COMPLETING: a provisional
+ * verdict; its manifest, loaded. */
+static json_t *first_of_two(struct pm_finalize_result *r)
+{
+	json_t *m;
+
+	pmt_put(T, "db.first", SACCT("COMPLETING"), 0644);
+	bundle("gpu016", K16, 1000, true);
+	arrive("gpu016");
+	ck_assert_int_eq(fin(false, r), 1);
+	ck_assert_int_eq(r->what, PM_FIN_PROVISIONAL);
+	m = pmt_load(D, "manifest.json");
+	ck_assert(json_is_true(json_object_get(m, "provisional")));
+	return m;
+}
+
 /* The first node's provisional verdict asks for Slurm's record once: when sacct takes a second
  * to answer (a loaded slurmdbd), the answer still counts.  Before, the one question had half a
  * second, and the provisional manifest had no record of the job's state. */
@@ -231,13 +247,7 @@ START_TEST(provisional_slow_sacct)
 	json_t *m;
 
 	pmt_put(T, "db.delay", "1.2\n", 0644);
-	pmt_put(T, "db.first", SACCT("COMPLETING"), 0644);
-	bundle("gpu016", K16, 1000, true);
-	arrive("gpu016");
-	ck_assert_int_eq(fin(false, &r), 1);
-	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
-	m = pmt_load(D, "manifest.json");
-	ck_assert(json_is_true(json_object_get(m, "provisional")));
+	m = first_of_two(&r);
 	ck_assert_str_eq(jstr(m, "scheduler.state"), "COMPLETING");
 	ck_assert(!json_is_true(json_object_get(json_object_get(m, "scheduler"), "final")));
 	ck_assert_int_eq(lines(T, "sacct.log"), 1); /* asked once: not final, not asked again */
@@ -256,16 +266,10 @@ START_TEST(provisional_then_final)
 		"ev=lab/4242/0\n",
 		0644);
 	pmt_put(T, "mgr.fails", "2\n", 0644);
-	pmt_put(T, "db.first", SACCT("COMPLETING"), 0644);
 
 	/* the first node: a provisional verdict, the other node missing */
-	bundle("gpu016", K16, 1000, true);
-	arrive("gpu016");
-	ck_assert_int_eq(fin(false, &r), 1);
-	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
-	m = pmt_load(D, "manifest.json");
+	m = first_of_two(&r);
 	ck_assert_str_eq(jstr(m, "schema"), PM_MANIFEST_SCHEMA);
-	ck_assert(json_is_true(json_object_get(m, "provisional")));
 	ck_assert_str_eq(jstr(m, "nodes.expected_from"), "bundle manifest");
 	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(m, "nodes"), "missing")),
 			 1);
