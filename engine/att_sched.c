@@ -177,9 +177,16 @@ static void sched_external(struct att *a, const char *o)
 
 	if (k == PM_K_REQUEUED && requeued_on_warning(a))
 		return;
-	if (!strcmp(o, "CANCELLED") && j->cancelled_by && j->user_uid >= 0 &&
-	    atoi(j->cancelled_by) != j->user_uid)
+	/* by another uid than the job's; without the job's uid (sacct's User column is a
+	 * name), by root (uid 0): root's cancel of a job is an admin's */
+	if (!strcmp(o, "CANCELLED") && j->cancelled_by &&
+	    (j->user_uid >= 0 ? atoi(j->cancelled_by) != j->user_uid :
+				!strcmp(j->cancelled_by, "0")))
 		k = PM_K_ADMIN_CANCEL;
+	/* slurmstepd's cancel line says a cancel, not whose: the record's uid says an admin's */
+	for (size_t i = 0; k == PM_K_ADMIN_CANCEL && i < a->nc; i++)
+		if (!a->c[i].dead && pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_USER_CANCEL))
+			a->c[i].sub = "admin_cancel";
 	if (has_kind(a, k, true))
 		return;
 	snprintf(buf, sizeof(buf), "the job was %s%s%s",
