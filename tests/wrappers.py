@@ -678,6 +678,10 @@ KNOWN = {
         'only in a paste of at most ten lines, as one line of a usual width before an '
         'unwrapped one is as likely chance in a longer file (read-paste-long-line-usual-width-'
         'near-miss)',
+    ('termwrap', 'sto-torch-save-central-directory'):
+        'as for place-launcher-names-rank: one line of thirteen (the RuntimeError) is longer '
+        'than the terminal, and a single broken line is read back only in a paste of at most '
+        'ten lines',
     ('squashed', 'launch-data-file-missing-near-miss'):
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
