@@ -600,29 +600,6 @@ static int record_hosts(struct att *a, const struct pm_file *f, const char *p, c
 	return rc;
 }
 
-/* S (N bytes) with each line a terminal's width broke read as one, as the scan reads it
- * (pm_paste_joins): a piece's continuation, its paste's shape taken off, in place of the
- * piece's newline.  In place; the length left. */
-static size_t join_pieces(char *s, size_t n, const struct pm_paste *shape)
-{
-	size_t i = 0, o = 0;
-	bool cont = false;
-
-	while (i < n) {
-		const char *nl = memchr(s + i, '\n', n - i), *nx;
-		size_t e = nl ? (size_t)(nl - s) + 1 : n;
-		size_t k = cont ? pm_paste_skip(s + i, e - i, shape) : 0;
-		bool join = nl && (nx = memchr(s + e, '\n', n - e)) &&
-			    pm_paste_joins(s + i, e - i, s + e, (size_t)(nx - s) - e, shape);
-
-		memmove(s + o, s + i + k, e - i - k);
-		o += e - i - k - join;
-		cont = join;
-		i = e;
-	}
-	return o;
-}
-
 /* The hosts and ranks a file's lines name: its first 4 MiB, read again without touching its
  * coverage or digest (pm_file_head), NUL-terminated so no comparison runs past its end. */
 static int file_hosts(struct att *a, struct pm_file *f)
@@ -647,8 +624,12 @@ static int file_hosts(struct att *a, struct pm_file *f)
 		return 0; /* the scan read it: nothing more to say */
 	}
 	pm_file_paste(f, &shape);
-	if (shape.wrap)
-		len = join_pieces(buf, len, &shape);
+	if (shape.wrap) {
+		/* a line a terminal's width broke is read as one, as the scan reads it: the
+		 * paste's shape is taken off every line here, and none is left to take off */
+		len = pm_paste_strip(buf, len, &shape, buf);
+		shape = (struct pm_paste){0};
+	}
 	buf[len] = '\0';
 	for (const char *p = buf, *e = buf + len; p < e && rc == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
