@@ -200,6 +200,25 @@ static bool field_start(const char *s, const char *q)
 	return w == q || (w > s && w[-1] != ' ' && w[-1] != '\t');
 }
 
+/* The field at Q names the other end of a connection, not the host that reports: Open MPI's
+ * help texts put "Peer host:" or "Remote host:" beside the reporter's "Local host:" (the
+ * openib BTL's retry count exceeded, the TCP BTL's failed connect), and a paste may keep the
+ * peer's line alone.  That host did not print the message: the report is not placed on it. */
+static bool peer_field(const char *s, const char *q)
+{
+	static const char *const words[] = {"Peer", "peer", "Remote", "remote"};
+	const char *w;
+
+	while (q > s && (q[-1] == ' ' || q[-1] == '\t'))
+		q--;
+	for (w = q; w > s && alnum(w[-1]); w--)
+		;
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if ((size_t)(q - w) == strlen(words[i]) && !memcmp(w, words[i], (size_t)(q - w)))
+			return true;
+	return false;
+}
+
 static int add_rank(struct att *a, long r)
 {
 	if (r < 0 || r >= 1 << 20)
@@ -463,7 +482,7 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 	/* a field: at the line's head or after another field's separator, never a sentence's
 	 * words ("Failed to connect to remote host: Connection refused", gRPC's and curl's) */
 	if ((k & K_HOST) && ((q = word(s, e, "Host")) || (q = word(s, e, "host"))) &&
-	    field_start(s, q) && (q = skip_sp(q + 4, e)) < e && *q == ':') {
+	    field_start(s, q) && !peer_field(s, q) && (q = skip_sp(q + 4, e)) < e && *q == ':') {
 		q = skip_sp(q + 1, e);
 		l = tok(q, e);
 		if (l && (q + l == e || q[l] == ' ') && add_host(a, q, l, SP_OTHER) < 0)
