@@ -969,13 +969,15 @@ static const struct {
 	const char *key;
 	enum field f;
 } fields[] = {
-	{"message", F_MSG},   {"msg", F_MSG},	    {"log", F_MSG},	     {"text", F_MSG},
-	{"exc_info", F_EXC},  {"exception", F_EXC}, {"exc_text", F_EXC},     {"stack_trace", F_EXC},
-	{"traceback", F_EXC}, {"time", F_TIME},	    {"timestamp", F_TIME},   {"@timestamp", F_TIME},
-	{"ts", F_TIME},	      {"asctime", F_TIME},  {"host", F_HOST},	     {"hostname", F_HOST},
-	{"node", F_HOST},     {"rank", F_RANK},	    {"global_rank", F_RANK}, {"pid", F_PID},
-	{"level", F_LEVEL},   {"lvl", F_LEVEL},	    {"levelname", F_LEVEL},  {"severity", F_LEVEL},
-	{"stream", F_LEVEL},
+	{"message", F_MSG},	 {"msg", F_MSG},	  {"log", F_MSG},
+	{"text", F_MSG},	 {"exc_info", F_EXC},	  {"exception", F_EXC},
+	{"exc_text", F_EXC},	 {"stack_trace", F_EXC},  {"traceback", F_EXC},
+	{"py_callstack", F_EXC}, {"time", F_TIME},	  {"timestamp", F_TIME},
+	{"@timestamp", F_TIME},	 {"ts", F_TIME},	  {"asctime", F_TIME},
+	{"host", F_HOST},	 {"hostname", F_HOST},	  {"node", F_HOST},
+	{"rank", F_RANK},	 {"global_rank", F_RANK}, {"pid", F_PID},
+	{"level", F_LEVEL},	 {"lvl", F_LEVEL},	  {"levelname", F_LEVEL},
+	{"severity", F_LEVEL},	 {"stream", F_LEVEL},
 };
 
 /* A record's fields as read, kept apart until the whole record is known to be one.
@@ -1168,6 +1170,49 @@ static bool json_rec(const char *s, size_t n, struct rec *r)
 	return false;
 }
 
+/* One member of a pretty-printed JSON object alone on its line, `"message": "...",` (an
+ * error report dumped with an indent, as torchelastic's failure summary shows a rank's error
+ * file): a message or traceback member is taken as a record whose text is its value, framed
+ * by its shape; any other member, or anything after the value but a comma, is none. */
+static bool member_rec(const char *s, size_t n, struct rec *r)
+{
+	size_t p, e, kl, v;
+	const char *key = s + 1;
+
+	if (!(e = str_end(s, n)))
+		return false;
+	kl = e - 1;
+	p = e + 1;
+	p += json_ws(s + p, n - p);
+	if (p >= n || s[p] != ':')
+		return false;
+	p++;
+	p += json_ws(s + p, n - p);
+	if (p >= n || s[p] != '"' || !(e = str_end(s + p, n - p)))
+		return false;
+	v = p + 1;
+	p += e + 1;
+	p += json_ws(s + p, n - p);
+	if (p < n && s[p] == ',')
+		p += 1 + json_ws(s + p + 1, n - p - 1);
+	if (p != n)
+		return false;
+	if (pm_in_ieq(key, kl, "log") || pm_in_ieq(key, kl, "text"))
+		return false; /* a data object's members as often as a log's */
+	rec_field(r, s, key, kl, s + v, e - 1, true, true);
+	if (r->exc_end > r->exc) { /* a traceback alone: it is the text */
+		r->msg_key = 0;
+		r->msg = r->exc;
+		r->msg_end = r->exc_end;
+		r->msg_quoted = true;
+		r->exc = r->exc_end = 0;
+	}
+	if (r->msg_key < 0)
+		return false;
+	r->framed = true;
+	return true;
+}
+
 static bool key_char(char c)
 {
 	return pm_in_isalnum(c) || c == '_' || c == '.' || c == '-' || c == '@' || c == '/';
@@ -1229,7 +1274,8 @@ static bool escaped_break(const char *s, size_t n)
 /*
  * A structured logger's record, the whole rest of the line: a JSON object (JSON lines,
  * Docker's json-file driver) or logfmt's key=value pairs.  One with a message (message,
- * msg, log or text) and a time or a level is taken whole: its time, host, rank and pid kept
+ * msg, log or text) and a time or a level is taken whole (so is one member of a
+ * pretty-printed object, a message or a traceback: member_rec): its time, host, rank and pid kept
  * as other wrappers' are, the text is its message's value (without Docker's trailing line
  * break), whose own wrappers are peeled next, and a traceback field is kept for the
  * confirmation (pm_peel.xskip).  Anything else (cut, malformed, prose) is not a record: the
@@ -1241,7 +1287,9 @@ static size_t record_layer(struct peel *w, const char *s, size_t n)
 	size_t base = (size_t)(s - w->line), full = w->len - base;
 
 	(void)n;
-	if ((w->seen & W_REC) || !(s[0] == '{' ? json_rec(s, full, &r) : logfmt_rec(s, full, &r)))
+	if ((w->seen & W_REC) || !(s[0] == '{' ? json_rec(s, full, &r) :
+				   s[0] == '"' ? member_rec(s, full, &r) :
+						 logfmt_rec(s, full, &r)))
 		return 0;
 	if (r.msg_key < 0 || !r.framed)
 		return 0;

@@ -369,6 +369,48 @@ START_TEST(peel_record_escapes)
 }
 END_TEST
 
+/* One member of a pretty-printed object alone on its line (torchelastic's error file in its
+ * failure summary): a message or a traceback is a record; a data object's members are not. */
+START_TEST(peel_record_members)
+{
+	static const struct want t[] = {
+		{"    \"message\": \"RuntimeError: x\",", "RuntimeError: x", -1, "", 0, 0},
+		{"  \"msg\" : \"RuntimeError: x\"", "RuntimeError: x", -1, "", 0, 0},
+		{"\"Message\": \"x\" ,\r", "x", -1, "", 0, 0},
+		{"[rank4]: 2026-11-30 03:11:58 ERROR    \"message\": \"x\",", "x", 4, "", T0311, 0},
+		{"      \"py_callstack\": \"Traceback (most recent call last):\\nValueError: v\\n\",",
+		 "Traceback (most recent call last):\\nValueError: v", -1, "", 0, 0},
+		{"\"traceback\": \"t\"", "t", -1, "", 0, 0},
+	};
+	static const char *const raw[] = {
+		"    \"text\": \"RuntimeError: x\",", /* a data sample's */
+		"\"log\": \"RuntimeError: x\"",
+		"\"label\": \"RuntimeError: x\",",
+		"\"message\": \"x\", retried",
+		"\"message\": \"x\",,",
+		"\"message\": 3,",
+		"\"message\": {",
+		"\"message\": \"cut",
+		"\"message\" \"x\"",
+		"\"message\":",
+		"\"",
+	};
+	struct pm_peel p;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+	pm_peel(PM_FMT_APP, t[4].line, strlen(t[4].line), &ctx2026, &p);
+	ck_assert(p.record && p.quoted && !p.xend);
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+		struct want w = {raw[i], raw[i], -1, "", 0, 0};
+
+		check_one(PM_FMT_APP, &w);
+		pm_peel(PM_FMT_APP, raw[i], strlen(raw[i]), &ctx2026, &p);
+		ck_assert_msg(!p.record && !p.quoted && !p.xend, "'%s': a record", raw[i]);
+	}
+}
+END_TEST
+
 START_TEST(unquote)
 {
 	static const struct {
@@ -821,6 +863,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_level_first);
 	tcase_add_test(tc, peel_records);
 	tcase_add_test(tc, peel_record_escapes);
+	tcase_add_test(tc, peel_record_members);
 	tcase_add_test(tc, unquote);
 	tcase_add_test(tc, peel_not_wrappers);
 	tcase_add_test(tc, peel_hostile);

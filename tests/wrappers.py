@@ -686,6 +686,10 @@ KNOWN = {
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
         'against quoted errors), and this source line ends with ":"',
+    ('squashed', 'res-gpu-oom-elastic-error-file'):
+        'the error file\'s members are read as records only alone on their lines; squashed, '
+        'the OOM is text in quotes in the middle of a line, which the rules refuse on purpose '
+        '(a quoted error is as often a message about one)',
 }
 
 
