@@ -407,12 +407,20 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 		    memmem(x, (size_t)(e - x), " exited", 7))
 			return add_rank(a, r);
 	}
-	if ((k & K_RANK) && e - s > 4 && !strncmp(s, "rank", 4) && (q = skip_sp(s + 4, e)) < e &&
-	    *q == ':') {
-		q = skip_sp(q + 1, e);
-		r = strtol(q, &x, 10);
-		if (x > q && (x == e || *x == ' '))
-			return add_rank(a, r);
+	/* torchrun's summary "rank : R (local_rank: L)": at the line's head, or after a logger's
+	 * prefix (a field's start) when the local rank follows, the table's own shape */
+	if ((k & K_RANK) && (q = word(s, e, "rank")) && e - q > 4 &&
+	    (q == s || field_start(s, q))) {
+		bool head = q == s;
+		const char *v = skip_sp(q + 4, e);
+
+		if (v < e && *v == ':') {
+			v = skip_sp(v + 1, e);
+			r = strtol(v, &x, 10);
+			if (x > v && (head ? x == e || *x == ' ' :
+					     e - x >= 14 && !strncmp(x, " (local_rank: ", 14)))
+				return add_rank(a, r);
+		}
 	}
 	return 0;
 }

@@ -431,6 +431,41 @@ START_TEST(test_rank_placement)
 }
 END_TEST
 
+/* torchrun's failure summary names the rank that failed ("rank : R (local_rank: L)"), at the
+ * line's head or after a logger's prefix; a progress line that starts "rank : R" after a
+ * prefix names no rank, as the table's shape (the local rank) does not follow. */
+START_TEST(test_torchrun_rank_after_prefix)
+{
+	static const struct {
+		const char *line;
+		int rank; /* -1: none placed */
+	} t[] = {
+		{"  rank      : 13 (local_rank: 5)\n", 13},
+		{"2026-11-30 03:11:58,000 - ERROR -   rank      : 13 (local_rank: 5)\n", 13},
+		{"[E 03:11:58 agent] rank: 13 (local_rank: 5)\n", 13},
+		{"2026-11-30 03:11:58,000 - INFO - rank : 13 step 400 loss 2.1\n", -1},
+		{"the failing rank: 13 (local_rank: 5)\n", -1},
+	};
+	struct pm_ruleset *rs = load_more(-1);
+	char body[256], rel[64];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		json_t *v;
+
+		snprintf(body, sizeof(body), "%sValueError: bad shape\n", t[i].line);
+		snprintf(rel, sizeof(rel), "trank%zu/job.out", i);
+		pmt_mk(tmp, rel, body);
+		snprintf(rel, sizeof(rel), "trank%zu", i);
+		v = diagnose_dir(rs, rel);
+		ck_assert_msg(t[i].rank < 0 ? !origin_has_rank(v, 13) :
+					      origin_has_rank(v, t[i].rank),
+			      "'%s': %s", t[i].line, json_dumps(json_object_get(v, "origin"), 0));
+		json_decref(v);
+	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* A hand-gathered folder's host, named at any column by each form placement reads (uname -a, a
  * prompt, srun, Slurm's variables, Open MPI, mpirun, Slurm's step line): the key strings are
  * found sixteen bytes at a time (att_place.c), so each is tried at every place of that block
@@ -705,6 +740,7 @@ void engine_attribution_tests(TCase *t)
 	tcase_add_test(t, test_single_reporter);
 	tcase_add_test(t, test_error_explains_silence);
 	tcase_add_test(t, test_rank_placement);
+	tcase_add_test(t, test_torchrun_rank_after_prefix);
 	tcase_add_test(t, test_host_named_at_any_column);
 	tcase_add_test(t, test_line_keys_vector_same);
 	tcase_add_test(t, test_skew_bounded_by_task_exits);
