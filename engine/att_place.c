@@ -226,6 +226,21 @@ static int add_rank(struct att *a, long r)
 	return pm_rankset_push(&a->hranks, &a->nhranks, &a->ahranks, (int)r);
 }
 
+/* Rank R, named by a failure report that names its host H too (L bytes). */
+static int add_rank_host(struct att *a, long r, const char *h, size_t l)
+{
+	if (add_rank(a, r) < 0)
+		return -1;
+	if (r < 0 || r >= 1 << 20 || !l || l >= sizeof(a->rhost[0].host) || !hostname_ok(h, l))
+		return 0;
+	if (a->nrhost == a->arhost &&
+	    pm_grow((void **)&a->rhost, &a->arhost, sizeof(*a->rhost)) < 0)
+		return -1;
+	a->rhost[a->nrhost].rank = (int)r;
+	snprintf(a->rhost[a->nrhost++].host, sizeof(a->rhost[0].host), "%.*s", (int)l, h);
+	return 0;
+}
+
 /*
  * The key strings of line_hosts and line_rank that [P, E) holds, a K_ bit each, found in one
  * pass: most lines hold none, and a search for each (some fifteen memmem a line) was most of
@@ -401,11 +416,13 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 	}
 	if ((k & K_RANK) && (q = memmem(p, (size_t)(e - p), "rank ", 5)) &&
 	    (q == p || q[-1] == ' ')) {
+		const char *on;
+
 		r = strtol(q + 5, &x, 10);
 		if (x > q + 5 && x < e && !strncmp(x, " with PID ", 10) &&
-		    memmem(x, (size_t)(e - x), " on node ", 9) &&
+		    (on = memmem(x, (size_t)(e - x), " on node ", 9)) &&
 		    memmem(x, (size_t)(e - x), " exited", 7))
-			return add_rank(a, r);
+			return add_rank_host(a, r, on + 9, tok(on + 9, e));
 	}
 	/* torchrun's summary "rank : R (local_rank: L)": at the line's head, or after a logger's
 	 * prefix (a field's start) when the local rank follows, the table's own shape */
@@ -417,9 +434,10 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 		if (v < e && *v == ':') {
 			v = skip_sp(v + 1, e);
 			r = strtol(v, &x, 10);
+			/* the table's host is the line before its rank */
 			if (x > v && (head ? x == e || *x == ' ' :
 					     e - x >= 14 && !strncmp(x, " (local_rank: ", 14)))
-				return add_rank(a, r);
+				return add_rank_host(a, r, a->hfield[0], strlen(a->hfield[0]));
 		}
 	}
 	return 0;
@@ -469,6 +487,9 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 	unsigned k = pm_att_line_keys(p, e, true);
 	size_t l;
 
+	memcpy(a->hfield[0], a->hfield[1], sizeof(a->hfield[0]));
+	a->hfield[1][0] = '\0';
+
 	/* uname -a: "Linux HOST 6.1.0-18-amd64 #1 SMP ...", not the kernel's boot banner at the
 	 * head of every dmesg, "Linux version 6.8.0-49-generic (buildd@lcy02) ... #49-Ubuntu" */
 	if ((k & K_LINUX) && (q = word(s, e, "Linux ")) && (l = tok(q + 6, e)) && q + 7 + l < e &&
@@ -495,6 +516,8 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 		l = tok(q, e);
 		if (l && (q + l == e || q[l] == ' ') && add_host(a, q, l, SP_OTHER) < 0)
 			return -1;
+		if (l && l < sizeof(a->hfield[1]) && (q + l == e || q[l] == ' '))
+			snprintf(a->hfield[1], sizeof(a->hfield[1]), "%.*s", (int)l, q);
 	}
 	if ((k & K_LIST) && nodelist_host(a, s, e) < 0)
 		return -1;
@@ -658,6 +681,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 		shape = (struct pm_paste){0};
 	}
 	buf[len] = '\0';
+	a->hfield[0][0] = a->hfield[1][0] = '\0';
 	for (const char *p = buf, *e = buf + len; p < e && rc == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		const char *le = nl ? nl : e;
@@ -836,8 +860,24 @@ int pm_att_phase_place(struct att *a)
 	return 0;
 }
 
+/* The one host the failure reports name for rank R (torchrun's table, mpirun's "on node"),
+ * spelt as the folder spells it; NULL when none names one, or they differ. */
+static const char *rank_host(const struct att *a, int r)
+{
+	const char *h = NULL, *x;
+
+	for (size_t i = 0; i < a->nrhost; i++) {
+		if (a->rhost[i].rank != r || !(x = host_of(a, a->rhost[i].host)))
+			continue;
+		if (h && strcasecmp(h, x))
+			return NULL;
+		h = x;
+	}
+	return h;
+}
+
 /* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank
- * is that rank's.  Whose files name one host: a cause made without a node (Slurm's own end
+ * is that rank's, and the host the report names for it (when it names one) that cause's.  Whose files name one host: a cause made without a node (Slurm's own end
  * of the job, read from its lines) happened on it.  Causes of many ranks (silence, timeouts,
  * votes) get neither. */
 void pm_att_place_one_host(struct att *a)
@@ -845,16 +885,29 @@ void pm_att_place_one_host(struct att *a)
 	if (a->ev->ntasks || a->ev->ncollect)
 		return;
 	pm_rankset_done(a->hranks, &a->nhranks);
-	if (a->nhranks == 1)
+	if (a->nhranks == 1) {
+		const char *h = rank_host(a, a->hranks[0]);
+
 		for (size_t i = 0; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
-			if (!c->dead && !c->nranks && c->lead == LEAD_RULE && !c->all_ranks &&
-			    pm_att_cand_addrank(c, a->hranks[0]) == 0)
+			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
+			    pm_att_cand_addrank(c, a->hranks[0]) < 0)
+				continue;
+			if (h && !c->node[0] && a->nhosts != 1) {
+				snprintf(c->node, sizeof(c->node), "%s", h);
+				c->guess = true;
+				pm_att_why(a,
+					   "The launcher's failure report names rank %d on %s: "
+					   "%s/%s is placed there.",
+					   a->hranks[0], h, c->cls, c->sub);
+			} else {
 				pm_att_why(a,
 					   "The launcher's failure report names rank %d: %s/%s is "
 					   "placed on it.",
 					   a->hranks[0], c->cls, c->sub);
+			}
 		}
+	}
 	if (a->nhosts != 1)
 		return;
 	for (size_t i = 0; i < a->nc; i++) {

@@ -282,6 +282,7 @@ static void att_free(struct att *a)
 	free(a->hosts);
 	free(a->guessed);
 	free(a->hranks);
+	free(a->rhost);
 	free(a->suspects);
 	free(a->clk);
 }

@@ -118,6 +118,12 @@ struct att {
 	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
 	int *hranks;   /* the ranks a launcher's failure report names (att_place.c) */
 	size_t nhranks, ahranks;
+	struct rank_host {
+		int rank;
+		char host[128];
+	} * rhost; /* a failure report's rank and the host it names for it (att_place.c) */
+	size_t nrhost, arhost;
+	char hfield[2][128]; /* the host field of the line before, and of this one (att_place.c) */
 	int *suspects;
 	size_t nsuspects;
 	char vote_nodes[4][128];

@@ -466,6 +466,51 @@ START_TEST(test_torchrun_rank_after_prefix)
 }
 END_TEST
 
+/* Where the folder names several hosts, the host a failure report names for its one rank
+ * is the cause's: torchrun's table (its host the line before its rank) and mpirun's "rank N
+ * with PID P on node HOST exited".  A host that is not the rank's own field, or two reports
+ * naming the rank on two hosts, place no node. */
+START_TEST(test_report_names_rank_host)
+{
+	static const struct {
+		const char *body;
+		const char *node; /* NULL: none placed */
+	} t[] = {
+		{"srun: error: gpq1: task 0: Exited with exit code 1\n"
+		 "  host      : gpq2\n  rank      : 13 (local_rank: 5)\n",
+		 "gpq2"},
+		{"srun: error: gpq1: task 0: Exited with exit code 1\n"
+		 "INFO - host : gpq2\nINFO - rank : 13 (local_rank: 5)\n",
+		 "gpq2"},
+		{"srun: error: gpq1: task 0: Exited with exit code 1\n"
+		 "process rank 13 with PID 77 on node gpq2 exited on signal 9\n",
+		 "gpq2"},
+		{"srun: error: gpq1: task 0: Exited with exit code 1\n"
+		 "  host      : gpq2\n  exitcode  : 1\n  rank      : 13 (local_rank: 5)\n",
+		 NULL},
+		{"  host      : gpq1\n  rank      : 13 (local_rank: 5)\n"
+		 "process rank 13 with PID 77 on node gpq2 exited on signal 9\n",
+		 NULL},
+	};
+	struct pm_ruleset *rs = load_more(-1);
+	char body[512], rel[64];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		json_t *v;
+
+		snprintf(body, sizeof(body), "%sValueError: bad shape\n", t[i].body);
+		snprintf(rel, sizeof(rel), "rhost%zu/job.out", i);
+		pmt_mk(tmp, rel, body);
+		snprintf(rel, sizeof(rel), "rhost%zu", i);
+		v = diagnose_dir(rs, rel);
+		ck_assert_msg(origin_has_rank(v, 13) && origin_is(v, t[i].node), "case %zu: %s", i,
+			      json_dumps(json_object_get(v, "origin"), 0));
+		json_decref(v);
+	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* A hand-gathered folder's host, named at any column by each form placement reads (uname -a, a
  * prompt, srun, Slurm's variables, Open MPI, mpirun, Slurm's step line): the key strings are
  * found sixteen bytes at a time (att_place.c), so each is tried at every place of that block
@@ -741,6 +786,7 @@ void engine_attribution_tests(TCase *t)
 	tcase_add_test(t, test_error_explains_silence);
 	tcase_add_test(t, test_rank_placement);
 	tcase_add_test(t, test_torchrun_rank_after_prefix);
+	tcase_add_test(t, test_report_names_rank_host);
 	tcase_add_test(t, test_host_named_at_any_column);
 	tcase_add_test(t, test_line_keys_vector_same);
 	tcase_add_test(t, test_skew_bounded_by_task_exits);
