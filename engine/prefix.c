@@ -262,13 +262,133 @@ static void kmsg_iso_prefix(const char *s, size_t n, struct pm_prefix *out)
 
 static bool is_level(const char *s, size_t len, bool anycase);
 
-/* "Nov 30 03:11:58 gpu016 kernel: [  12.345678] " or "2026-11-30T03:11:58+0000 gpu016 ". */
+/* A syslog priority, "<N>" (0-191), as a forwarder keeps it before the stamp: its length,
+ * N in *PRI; with RFC 5424's version after it ("<4>1 "), *V5424 is set and the blank
+ * counted. */
+static size_t syslog_pri(const char *s, size_t n, bool *v5424, unsigned *pri)
+{
+	size_t i = 1;
+	unsigned v = 0;
+
+	*v5424 = false;
+	*pri = 0;
+	if (n < 3 || s[0] != '<')
+		return 0;
+	while (i < n && i < 4 && pm_in_isdigit(s[i]))
+		v = v * 10 + (unsigned)(s[i++] - '0');
+	if (i == 1 || i >= n || s[i] != '>' || v > 191)
+		return 0;
+	*pri = v;
+	i++;
+	if (n - i >= 2 && s[i] == '1' && s[i + 1] == ' ') {
+		*v5424 = true;
+		i += 2;
+	}
+	return i;
+}
+
+/* A token of an RFC 5424 header at S, up to its blank: its length, 0 when none. */
+static size_t token5424(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && i < 256 && s[i] > ' ' && s[i] < 127)
+		i++;
+	return i < n && s[i] == ' ' ? i : 0;
+}
+
+/* RFC 5424's structured data at S: "-" or one or more "[id k=\"v\" ...]" (a ']' inside a
+ * quoted value escaped); its length, 0 when it is neither. */
+static size_t sd5424(const char *s, size_t n)
+{
+	size_t i = 0;
+	bool q = false;
+
+	if (n && s[0] == '-')
+		return 1;
+	while (i < n && s[i] == '[') {
+		for (i++; i < n && (q || s[i] != ']'); i++) {
+			if (s[i] == '\\' && i + 1 < n)
+				i++;
+			else if (s[i] == '"')
+				q = !q;
+		}
+		if (i >= n)
+			return 0;
+		i++;
+	}
+	return i;
+}
+
+/* "<4>1 2026-11-30T03:11:58.120981+00:00 gpu016 kernel - - - [  12.345678] msg": RFC 5424,
+ * the stamp (or "-"), HOST, APP-NAME, PROCID, MSGID and structured data before the message.
+ * The kernel's lines are marked (OUT->kernel): the scan trusts a syslog line only when the
+ * kernel wrote it, its APP-NAME the kernel's and its facility (PRI / 8) the kernel's, 0,
+ * which a program's syslog(3) cannot send (a facility of 0 is its default's). */
+static void rfc5424_prefix(const char *s, size_t n, size_t p, unsigned pri, struct pm_prefix *out)
+{
+	struct pm_in_stamp st;
+	size_t h, app, k;
+	double v;
+
+	if (p < n && s[p] == '-')
+		k = 1;
+	else
+		k = pm_in_iso(s + p, n - p, &st);
+	if (!k || p + k >= n || s[p + k] != ' ')
+		return;
+	p += k + 1;
+	if (!(h = host_at(s + p, n - p, ' ')))
+		return;
+	out->node = s + p;
+	out->node_len = h;
+	p += h + 1;
+	if (!(app = token5424(s + p, n - p)))
+		goto none;
+	out->kernel = app == 6 && !memcmp(s + p, "kernel", 6) && pri < 8;
+	p += app + 1;
+	for (int f = 0; f < 2; f++) { /* PROCID, MSGID */
+		if (!(k = token5424(s + p, n - p)))
+			goto none;
+		p += k + 1;
+	}
+	if (!(k = sd5424(s + p, n - p)))
+		goto none;
+	p += k;
+	if (p < n && s[p] == ' ')
+		p++;
+	if (n - p >= 3 && !memcmp(s + p, "\xef\xbb\xbf", 3))
+		p += 3;
+	if (out->kernel && (k = pm_in_dmesg_mono(s + p, n - p, &v)))
+		p += k + (p + k < n && s[p + k] == ' ');
+	out->skip = p;
+	return;
+none:
+	out->node = NULL;
+	out->node_len = 0;
+	out->kernel = false;
+}
+
+/* "Nov 30 03:11:58 gpu016 kernel: [  12.345678] " or "2026-11-30T03:11:58+0000 gpu016 ", a
+ * forwarder's priority before either ("<6>"); RFC 5424's form (rfc5424_prefix). */
 static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 {
 	struct pm_in_stamp st;
-	size_t p, h;
+	size_t p, h, b;
+	bool v5424;
+	unsigned pri;
 	double v;
 
+	if ((b = syslog_pri(s, n, &v5424, &pri))) {
+		if (v5424) {
+			rfc5424_prefix(s, n, b, pri, out);
+			return;
+		}
+		syslog_prefix(s + b, n - b, out);
+		if (out->skip)
+			out->skip += b;
+		return;
+	}
 	p = pm_in_syslog(s, n, 0, &v);
 	if (!p)
 		p = pm_in_iso(s, n, &st);
@@ -338,6 +458,7 @@ void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm
 	out->node = NULL;
 	out->node_len = 0;
 	out->skip = 0;
+	out->kernel = false;
 	if (!line || (unsigned)fmt >= PM_FMT__COUNT || !handlers[fmt])
 		return;
 	handlers[fmt](line, len, out);
@@ -1403,6 +1524,7 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 		out->rank = px.rank;
 		out->node = px.node;
 		out->node_len = px.node_len;
+		out->kernel = px.kernel;
 		out->end = trim_end(line, out->skip, len);
 		return;
 	}
@@ -2013,8 +2135,15 @@ static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, doubl
 	size_t i = 0;
 	bool has_t;
 
+	bool v5424;
+	unsigned pri;
+
 	while (i < n && i < 32 && (s[i] == ' ' || s[i] == '\t'))
 		i++;
+	s += i;
+	n -= i;
+	/* a syslog forwarder's priority, RFC 5424's version after it */
+	i = syslog_pri(s, n, &v5424, &pri);
 	s += i;
 	n -= i;
 	if (pm_in_iso(s, n, &st)) {

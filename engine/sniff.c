@@ -406,6 +406,8 @@ static enum pm_format line_kind(const char *s, size_t n)
 	bool zulu = k && st.zone && s[k - 1] == 'Z';
 
 	pm_prefix_parse(PM_FMT_SYSLOG, s, n, &pf);
+	if (pf.node && pf.skip && s[0] == '<') /* RFC 5424's whole header */
+		return PM_FMT_SYSLOG;
 	if (pf.node) {
 		k = (size_t)(pf.node - s) + pf.node_len + 1;
 		if (syslog_tag(s + k, n - k, zulu))

@@ -169,6 +169,10 @@ START_TEST(sniff_logs)
 	ck_assert_int_eq(sniff("Nov 30 03:11:58.104881 gpu016 kernel: NVRM: Xid 79\n"
 			       "Nov 30 03:11:59.000012 gpu016 systemd[1]: Started Session 4.\n"),
 			 PM_FMT_SYSLOG);
+	ck_assert_int_eq(
+		sniff("<4>1 2026-11-30T03:11:58.1+00:00 gpu016 kernel - - - NVRM: Xid 79\n"
+		      "<30>1 2026-11-30T03:11:59.2+00:00 gpu016 systemd 1 - - Started Session 4.\n"),
+		PM_FMT_SYSLOG);
 	ck_assert_int_eq(sniff("Nov 30 03:11:58 gpu016 kernel: NVRM: Xid (PCI:0000:18:00): 79\n"
 			       "Nov  3 03:11:59 gpu016 systemd[1]: Started Session 4.\n"
 			       "Nov 30 03:12:00 gpu016 kernel: [ 5612.000001] NVRM: GPU lost\n"),
@@ -417,7 +421,35 @@ START_TEST(prefix_logs)
 	   "NVRM: x");
 	PX(PM_FMT_SYSLOG, "2026-11-30T03:11:58.123456+00:00 gpu016.lab kernel: y", -1, "gpu016.lab",
 	   "y");
+	/* a forwarder's priority; RFC 5424's header, up to the kernel's monotonic stamp */
+	PX(PM_FMT_SYSLOG, "<6>Nov 30 03:11:58 gpu016 kernel: x", -1, "gpu016", "x");
+	PX(PM_FMT_SYSLOG,
+	   "<4>1 2026-11-30T03:11:58.120981+00:00 gpu016 kernel - - - [ 5612.000001] NVRM: x", -1,
+	   "gpu016", "NVRM: x");
+	PX(PM_FMT_SYSLOG, "<30>1 2026-11-30T03:11:58Z gpu016 slurmd 881 - [m a=\"]\\]\"] y", -1,
+	   "gpu016", "y");
+	PX(PM_FMT_SYSLOG, "<30>1 - gpu016 app - - -", -1, "gpu016", "");
+	PX(PM_FMT_SYSLOG, "<30>1 2026-11-30T03:11:58Z gpu016 app - - [cut", -1, "",
+	   "<30>1 2026-11-30T03:11:58Z gpu016 app - - [cut");
+	PX(PM_FMT_SYSLOG, "<999>1 2026-11-30T03:11:58Z gpu016 kernel - - - x", -1, "",
+	   "<999>1 2026-11-30T03:11:58Z gpu016 kernel - - - x");
 	PX(PM_FMT_SYSLOG, "not a syslog line", -1, "", "not a syslog line");
+	/* who wrote an RFC 5424 line: its APP-NAME, the kernel's alone marked */
+	{
+		static const char *const l[] = {
+			"<4>1 2026-11-30T03:11:58Z gpu016 kernel - - - x",
+			"<13>1 2026-11-30T03:11:58Z gpu016 kernel2 - - - x",
+			"<13>1 2026-11-30T03:11:58Z gpu016 alice 77 - - kernel: x",
+			"<14>1 2026-11-30T03:11:58Z gpu016 kernel - - - x", /* logger -t kernel */
+			"Nov 30 03:11:58 gpu016 kernel: x",
+		};
+		struct pm_prefix k;
+
+		for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
+			pm_prefix_parse(PM_FMT_SYSLOG, l[i], strlen(l[i]), &k);
+			ck_assert_msg(k.kernel == (i == 0), "'%s'", l[i]);
+		}
+	}
 	PX(PM_FMT_DMESG, "[ 5612.000001] NVRM: Xid", -1, "", "NVRM: Xid");
 	PX(PM_FMT_DMESG, "[    0.000000] Linux", -1, "", "Linux");
 	PX(PM_FMT_DMESG, "[Mon Nov 30 03:11:58 2026] NVRM: Xid", -1, "", "NVRM: Xid");

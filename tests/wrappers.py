@@ -378,6 +378,22 @@ def kernel_ansi(ln, c, t):
     return '\x1b[32m' + m.group(1) + '\x1b[0m' + ln.text[len(m.group(1)):]
 
 
+SYSLOG_ISO = re.compile(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) '
+                        r'([A-Za-z][\w.-]*) ([\w./@-]+)(?:\[(\d+)\])?: (.*)$')
+
+
+def rfc5424(ln, c, t):
+    """A forwarder's RFC 5424 line for a syslog line with a full stamp: the priority and
+    version, the stamp and host as they were, the tag as APP-NAME (its pid as PROCID), no
+    MSGID and no structured data."""
+    m = SYSLOG_ISO.match(ln.text)
+    if not m:
+        return ln.text
+    pri = '<4>' if m.group(3) == 'kernel' else '<30>'
+    return '%s1 %s %s %s %s - - %s' % (pri, m.group(1), m.group(2), m.group(3),
+                                       m.group(4) or '-', m.group(5))
+
+
 SQUASH = 'squashed'
 EXC = 'jsonl-exc'
 TERMWRAP = 'termwrap'
@@ -410,6 +426,7 @@ STYLES = {
     'kubectl': (outer(kubectl), None),
     'kubectl-ts': (outer(stamp_outer), None),
     'shipper-kernel': (None, outer(shipper)),
+    'rfc5424': (None, rfc5424),
     'mpirun': (replace_label(mpirun), None),
     'ray': (replace_label(ray), None),
     'deepspeed': (replace_label(deepspeed), None),
