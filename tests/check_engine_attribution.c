@@ -431,6 +431,20 @@ START_TEST(test_rank_placement)
 }
 END_TEST
 
+/* BODY and then a cause that names no rank ("ValueError: bad shape"), the one file of folder
+ * NAME<I>: its verdict. */
+static json_t *diagnose_with_cause(struct pm_ruleset *rs, const char *name, size_t i,
+				   const char *body)
+{
+	char text[512], rel[64];
+
+	snprintf(text, sizeof(text), "%sValueError: bad shape\n", body);
+	snprintf(rel, sizeof(rel), "%s%zu/job.out", name, i);
+	pmt_mk(tmp, rel, text);
+	snprintf(rel, sizeof(rel), "%s%zu", name, i);
+	return diagnose_dir(rs, rel);
+}
+
 /* torchrun's failure summary names the rank that failed ("rank : R (local_rank: L)"), at the
  * line's head or after a logger's prefix; a progress line that starts "rank : R" after a
  * prefix names no rank, as the table's shape (the local rank) does not follow. */
@@ -447,16 +461,10 @@ START_TEST(test_torchrun_rank_after_prefix)
 		{"the failing rank: 13 (local_rank: 5)\n", -1},
 	};
 	struct pm_ruleset *rs = load_more(-1);
-	char body[256], rel[64];
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		json_t *v;
+		json_t *v = diagnose_with_cause(rs, "trank", i, t[i].line);
 
-		snprintf(body, sizeof(body), "%sValueError: bad shape\n", t[i].line);
-		snprintf(rel, sizeof(rel), "trank%zu/job.out", i);
-		pmt_mk(tmp, rel, body);
-		snprintf(rel, sizeof(rel), "trank%zu", i);
-		v = diagnose_dir(rs, rel);
 		ck_assert_msg(t[i].rank < 0 ? !origin_has_rank(v, 13) :
 					      origin_has_rank(v, t[i].rank),
 			      "'%s': %s", t[i].line, json_dumps(json_object_get(v, "origin"), 0));
@@ -493,16 +501,10 @@ START_TEST(test_report_names_rank_host)
 		 NULL},
 	};
 	struct pm_ruleset *rs = load_more(-1);
-	char body[512], rel[64];
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		json_t *v;
+		json_t *v = diagnose_with_cause(rs, "rhost", i, t[i].body);
 
-		snprintf(body, sizeof(body), "%sValueError: bad shape\n", t[i].body);
-		snprintf(rel, sizeof(rel), "rhost%zu/job.out", i);
-		pmt_mk(tmp, rel, body);
-		snprintf(rel, sizeof(rel), "rhost%zu", i);
-		v = diagnose_dir(rs, rel);
 		ck_assert_msg(origin_has_rank(v, 13) && origin_is(v, t[i].node), "case %zu: %s", i,
 			      json_dumps(json_object_get(v, "origin"), 0));
 		json_decref(v);
