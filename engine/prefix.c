@@ -379,16 +379,12 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 	unsigned pri;
 	double v;
 
-	if ((b = syslog_pri(s, n, &v5424, &pri))) {
-		if (v5424) {
-			rfc5424_prefix(s, n, b, pri, out);
-			return;
-		}
-		syslog_prefix(s + b, n - b, out);
-		if (out->skip)
-			out->skip += b;
+	if ((b = syslog_pri(s, n, &v5424, &pri)) && v5424) {
+		rfc5424_prefix(s, n, b, pri, out);
 		return;
 	}
+	s += b; /* a priority before the older form: taken off once */
+	n -= b;
 	p = pm_in_syslog(s, n, 0, &v);
 	if (!p)
 		p = pm_in_iso(s, n, &st);
@@ -415,7 +411,7 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 		if (h)
 			p += h + (p + h < n && s[p + h] == ' ');
 	}
-	out->skip = p;
+	out->skip = b + p;
 }
 
 static void slurm_prefix(const char *s, size_t n, struct pm_prefix *out)

@@ -434,6 +434,20 @@ START_TEST(prefix_logs)
 	PX(PM_FMT_SYSLOG, "<999>1 2026-11-30T03:11:58Z gpu016 kernel - - - x", -1, "",
 	   "<999>1 2026-11-30T03:11:58Z gpu016 kernel - - - x");
 	PX(PM_FMT_SYSLOG, "not a syslog line", -1, "", "not a syslog line");
+	/* a megabyte of priorities: one is taken off, once */
+	{
+		size_t n = (size_t)1 << 20;
+		char *h = malloc(n);
+		struct pm_prefix k;
+
+		ck_assert_ptr_nonnull(h);
+		for (size_t i = 0; i < n; i++)
+			h[i] = "<1>"[i % 3];
+		pm_prefix_parse(PM_FMT_SYSLOG, h, n, &k);
+		ck_assert(!k.node && !k.skip);
+		ck_assert_int_eq(sniff_n(h, n), PM_FMT_APP);
+		free(h);
+	}
 	/* who wrote an RFC 5424 line: its APP-NAME, the kernel's alone marked */
 	{
 		static const char *const l[] = {
