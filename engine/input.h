@@ -292,7 +292,7 @@ struct pm_peel {
 	bool record;
 	bool quoted;
 	size_t xskip, xend;
-	bool kernel; /* an RFC 5424 syslog line the kernel wrote (pm_prefix.kernel) */
+	bool kernel; /* a syslog line the kernel wrote (pm_prefix.kernel) */
 };
 
 /*

@@ -49,7 +49,7 @@ struct pm_prefix {
 	const char *node; /* points into the line; not NUL-terminated */
 	size_t node_len;
 	size_t skip; /* bytes of prefix to remove before matching */
-	bool kernel; /* an RFC 5424 syslog line whose APP-NAME is the kernel's (syslog_prefix) */
+	bool kernel; /* a syslog line the kernel wrote: its tag or APP-NAME (syslog_prefix) */
 };
 
 /*

@@ -370,7 +370,8 @@ none:
 }
 
 /* "Nov 30 03:11:58 gpu016 kernel: [  12.345678] " or "2026-11-30T03:11:58+0000 gpu016 ", a
- * forwarder's priority before either ("<6>"); RFC 5424's form (rfc5424_prefix). */
+ * forwarder's priority before either ("<6>"); RFC 5424's form (rfc5424_prefix).  A line
+ * with the kernel's tag is marked (OUT->kernel). */
 static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 {
 	struct pm_in_stamp st;
@@ -406,6 +407,7 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 		p += h + 1;
 	}
 	if (pm_in_starts(s + p, n - p, "kernel: ")) {
+		out->kernel = true;
 		p += 8;
 		h = pm_in_dmesg_mono(s + p, n - p, &v);
 		if (h)

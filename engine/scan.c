@@ -492,8 +492,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.source = f->source;
 	o.trusted = pm_source_trusted(f->source);
 	/* in a syslog file any local user can `logger` a line: only the kernel's own count */
-	if (o.trusted && f->format == PM_FMT_SYSLOG && !px->kernel &&
-	    !memmem(line, px->skip, "kernel:", 7))
+	if (o.trusted && f->format == PM_FMT_SYSLOG && !px->kernel)
 		o.trusted = false;
 	o.rank = (int)capnum(caps[PM_CAP_RANK], capl[PM_CAP_RANK],
 			     px->rank >= 0 ? px->rank : f->rank);

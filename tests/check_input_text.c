@@ -448,7 +448,7 @@ START_TEST(prefix_logs)
 		ck_assert_int_eq(sniff_n(h, n), PM_FMT_APP);
 		free(h);
 	}
-	/* who wrote an RFC 5424 line: its APP-NAME, the kernel's alone marked */
+	/* who wrote a syslog line: its APP-NAME (and facility) or its tag, the kernel's alone marked */
 	{
 		static const char *const l[] = {
 			"<4>1 2026-11-30T03:11:58Z gpu016 kernel - - - x",
@@ -456,12 +456,13 @@ START_TEST(prefix_logs)
 			"<13>1 2026-11-30T03:11:58Z gpu016 alice 77 - - kernel: x",
 			"<14>1 2026-11-30T03:11:58Z gpu016 kernel - - - x", /* logger -t kernel */
 			"Nov 30 03:11:58 gpu016 kernel: x",
+			"Nov 30 03:11:58 gpu016 systemd[1]: kernel: x",
 		};
 		struct pm_prefix k;
 
 		for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
 			pm_prefix_parse(PM_FMT_SYSLOG, l[i], strlen(l[i]), &k);
-			ck_assert_msg(k.kernel == (i == 0), "'%s'", l[i]);
+			ck_assert_msg(k.kernel == (i == 0 || i == 4), "'%s'", l[i]);
 		}
 	}
 	PX(PM_FMT_DMESG, "[ 5612.000001] NVRM: Xid", -1, "", "NVRM: Xid");
