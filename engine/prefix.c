@@ -1247,6 +1247,31 @@ static size_t json_ws(const char *s, size_t n)
 	return i;
 }
 
+/* One member of a JSON object, `"key": value`, at S + P (S[P] the key's quote): what it says
+ * into R (rec_field); the bytes it takes, 0 when it is none. */
+static size_t json_member(const char *s, size_t p, size_t n, struct rec *r)
+{
+	const char *key = s + p + 1;
+	size_t kl, e, q = p;
+
+	if (!(e = str_end(s + p, n - p)))
+		return 0;
+	kl = e - 1;
+	p += e + 1;
+	p += json_ws(s + p, n - p);
+	if (p >= n || s[p] != ':')
+		return 0;
+	p++;
+	p += json_ws(s + p, n - p);
+	if (!(e = json_value(s + p, n - p)))
+		return 0;
+	if (s[p] == '"')
+		rec_field(r, s, key, kl, s + p + 1, e - 2, true, true);
+	else
+		rec_field(r, s, key, kl, s + p, e, false, false);
+	return p + e - q;
+}
+
 /* A JSON object that is the whole rest of the line, "{" at S: its fields into R; false when
  * it is none (cut, malformed, followed by more text). */
 static bool json_rec(const char *s, size_t n, struct rec *r)
@@ -1255,24 +1280,8 @@ static bool json_rec(const char *s, size_t n, struct rec *r)
 
 	p += json_ws(s + p, n - p);
 	while (p < n && s[p] == '"' && fl++ < REC_FIELDS) {
-		const char *key = s + p + 1;
-		size_t kl;
-
-		if (!(e = str_end(s + p, n - p)))
+		if (!(e = json_member(s, p, n, r)))
 			return false;
-		kl = e - 1;
-		p += e + 1;
-		p += json_ws(s + p, n - p);
-		if (p >= n || s[p] != ':')
-			return false;
-		p++;
-		p += json_ws(s + p, n - p);
-		if (!(e = json_value(s + p, n - p)))
-			return false;
-		if (s[p] == '"')
-			rec_field(r, s, key, kl, s + p + 1, e - 2, true, true);
-		else
-			rec_field(r, s, key, kl, s + p, e, false, false);
 		p += e;
 		p += json_ws(s + p, n - p);
 		if (p < n && s[p] == ',') {
@@ -1295,30 +1304,18 @@ static bool json_rec(const char *s, size_t n, struct rec *r)
  * by its shape; any other member, or anything after the value but a comma, is none. */
 static bool member_rec(const char *s, size_t n, struct rec *r)
 {
-	size_t p, e, kl, v;
-	const char *key = s + 1;
+	size_t e = str_end(s, n), p;
 
-	if (!(e = str_end(s, n)))
+	/* a data object's members as often as a log's */
+	if (e && (pm_in_ieq(s + 1, e - 1, "log") || pm_in_ieq(s + 1, e - 1, "text")))
 		return false;
-	kl = e - 1;
-	p = e + 1;
-	p += json_ws(s + p, n - p);
-	if (p >= n || s[p] != ':')
+	if (!(p = json_member(s, 0, n, r)) || s[p - 1] != '"')
 		return false;
-	p++;
-	p += json_ws(s + p, n - p);
-	if (p >= n || s[p] != '"' || !(e = str_end(s + p, n - p)))
-		return false;
-	v = p + 1;
-	p += e + 1;
 	p += json_ws(s + p, n - p);
 	if (p < n && s[p] == ',')
 		p += 1 + json_ws(s + p + 1, n - p - 1);
 	if (p != n)
 		return false;
-	if (pm_in_ieq(key, kl, "log") || pm_in_ieq(key, kl, "text"))
-		return false; /* a data object's members as often as a log's */
-	rec_field(r, s, key, kl, s + v, e - 1, true, true);
 	if (r->exc_end > r->exc) { /* a traceback alone: it is the text */
 		r->msg_key = 0;
 		r->msg = r->exc;
