@@ -133,7 +133,7 @@ static const struct {
 	{"storage", false, {"lustre", "nfs", "io_error", "full"}},
 	{"resource_limit",
 	 false,
-	 {"host_oom", "gpu_oom", "shm", "time_limit", "disk_quota", "open_files"}},
+	 {"host_oom", "gpu_oom", "shm", "time_limit", "disk_quota", "open_files", "processes"}},
 	{"application",
 	 false,
 	 {"python_exception", "cuda_fault", "native_crash", "nan", "hang", "collective_mismatch"}},
