@@ -472,6 +472,7 @@ static int dup_ranks(struct att *a)
 			return -1;
 	pm_att_cand_ranks_clear(c);
 	c->strength = PM_MEDIUM;
+	c->sumobs = 0;
 	snprintf(c->summary, sizeof(c->summary),
 		 "rank %d was taken by more than one process: the job started its processes "
 		 "twice over (tasks per node, or ranks numbered per node), and its process group "

@@ -550,6 +550,7 @@ void pm_att_phase_silence_lead(struct att *a)
 	c->strength = PM_WEAK;
 	for (size_t k = 0; k < a->nsuspects; k++)
 		pm_att_cand_addrank(c, a->suspects[k]);
+	c->sumobs = 0;
 	snprintf(c->summary, sizeof(c->summary),
 		 "rank %d%s stopped without an error while its "
 		 "peers timed out waiting for it",

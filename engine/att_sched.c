@@ -108,6 +108,7 @@ static void sched_timeout(struct att *a, bool from_sacct)
 			struct cand *c = pm_att_kind_get(a, PM_K_HANG, NULL, LEAD_SILENCE);
 			if (c) {
 				c->strength = PM_WEAK;
+				c->sumobs = 0;
 				snprintf(c->summary, sizeof(c->summary),
 					 "the job stopped making "
 					 "progress %.0f s before its time limit, with no error",
@@ -156,6 +157,7 @@ static bool requeued_on_warning(struct att *a)
 		if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_REQUEUED))
 			a->c[i].dead = true;
 	c->strength = PM_MEDIUM;
+	c->sumobs = 0;
 	snprintf(c->summary, sizeof(c->summary),
 		 "the job requeued itself on the signal Slurm sends ahead of its time limit "
 		 "(sbatch --signal): it reached its time limit");

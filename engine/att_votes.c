@@ -47,6 +47,7 @@ static struct cand *vote_cand(struct att *a, const struct vote *vt, size_t n)
 
 	if (!c)
 		return NULL;
+	c->sumobs = 0;
 	snprintf(c->summary, sizeof(c->summary), "%zu nodes report %s%s as the failing peer", n,
 		 vt->node, vt->status12 ? " (IB transport retries exhausted)" : "");
 	for (size_t i = 0; i < ev->nobs; i++) {
@@ -86,6 +87,7 @@ static int reporter_link(struct att *a, const struct vote *v, size_t nv)
 	c = pm_att_kind_get(a, PM_K_PEER_LINK, rep, LEAD_VOTES);
 	if (!c)
 		return 0;
+	c->sumobs = 0;
 	snprintf(c->summary, sizeof(c->summary),
 		 "%s alone reports IB transport failures towards "
 		 "%zu different nodes: its own link is the suspect",

@@ -224,6 +224,7 @@ int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 	if (!c->summary[0]) {
 		char sum[PM_OBS_SUMMARY_MAX];
 		snprintf(c->summary, sizeof(c->summary), "%s", pm_obs_summary(a->ev, o, sum));
+		c->sumobs = oi + 1;
 	}
 	if ((o->pci || o->gpu >= 0) && c->ngpus < 8) {
 		char g[160];
@@ -242,6 +243,35 @@ int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 			c->ngpus++;
 	}
 	return 0;
+}
+
+void pm_att_phase_summaries(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		bool one = c->node[0] && !c->nalso;
+		struct pm_obs o;
+		char sum[PM_OBS_SUMMARY_MAX];
+
+		if (c->dead || !c->sumobs)
+			continue;
+		o = a->ev->obs[c->sumobs - 1];
+		if (!o.node && one)
+			o.node = c->node;
+		if (o.rank < 0 && c->nranks == 1 && !c->all_ranks)
+			o.rank = c->ranks[0];
+		snprintf(c->summary, sizeof(c->summary), "%s", pm_obs_summary(a->ev, &o, sum));
+		for (size_t k = 0; one && k < c->ngpus; k++) {
+			char g[160], *x;
+			if (c->gpus[k][0] != '?' || (c->gpus[k][1] != ':' && c->gpus[k][1] != ' '))
+				continue;
+			snprintf(g, sizeof(g), "%s%s", c->node, c->gpus[k] + 1);
+			if ((x = strdup(g))) {
+				free(c->gpus[k]);
+				c->gpus[k] = x;
+			}
+		}
+	}
 }
 
 /* ---- the phases, in order (engine/ATTRIBUTION.md) ---- */
@@ -317,6 +347,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	pm_att_phase_all_ranks(&a);
 	pm_att_phase_scheduler(&a);
 	pm_att_place_one_host(&a);
+	pm_att_phase_summaries(&a);
 	if (pm_att_phase_fallback(&a) < 0)
 		goto out;
 	pm_att_phase_silence_lead(&a);

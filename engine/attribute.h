@@ -44,6 +44,7 @@ struct cand {
 	char *gpus[8];
 	size_t ngpus;
 	char summary[256];
+	size_t sumobs; /* the observation SUMMARY was made from, plus one; 0: a phase's own words */
 	bool corroborated;
 	bool current; /* a state read at collection (nvidia-smi): now, not undated */
 	bool all_ranks;
@@ -226,6 +227,10 @@ int pm_att_phase_place(struct att *a);
 #define PM_ATT_KEY_PAD 32
 unsigned pm_att_line_keys(const char *p, const char *e, bool vector);
 void pm_att_place_one_host(struct att *a);
+/* Every candidate's summary made again from its observation once placement is done, its
+ * origin's one node and one rank filling what the observation lacks, and its GPUs named on
+ * that node (attribute.c). */
+void pm_att_phase_summaries(struct att *a);
 bool pm_att_node_guessed(const struct att *a, const struct cand *c);
 
 /* att_ranks.c: where ranks ran, the GPUs' ranks, silence, and a timeout's suspects. */

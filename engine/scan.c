@@ -238,6 +238,72 @@ static void note_node(struct scan *s, const char *name, size_t len)
 	}
 }
 
+/* The word that ends OUT's N bytes when a space follows it ("on " in "failed on "): its start,
+ * or N when there is none. */
+static size_t word_before(const char *out, size_t n)
+{
+	size_t b;
+
+	if (n < 2 || out[n - 1] != ' ')
+		return n;
+	for (b = n - 1; b > 0 && ((out[b - 1] | 32) >= 'a' && (out[b - 1] | 32) <= 'z'); b--)
+		;
+	return b < n - 1 ? b : n;
+}
+
+static bool word_is(const char *out, size_t b, size_t n, const char *const *list)
+{
+	for (; *list; list++)
+		if (strlen(*list) == n - 1 - b && !memcmp(out + b, *list, n - 1 - b))
+			return true;
+	return false;
+}
+
+/*
+ * A value the observation does not hold, in a summary being filled (OUT, *N bytes so far;
+ * *P at the template's text after the placeholder): its phrase is left out where the
+ * template's words allow, rather than shown as "?".  "rank {rank}" after a preposition or a
+ * verb, or opening the summary, becomes "a rank"; "an AMD GPU {pci}" and "collective SeqNum
+ * {seq}" lose the value; "on {node}", "(rank {rank})" and ", process {pid}" go; anything else
+ * is "?".  NUMERIC: the placeholder is a number (a rank, a pid).
+ */
+static void fill_unknown(char *out, size_t *n, const char **p, bool numeric)
+{
+	static const char *const nouns[] = {"rank", "worker", "process", "task",
+					    "pid",  "GPU",    NULL};
+	static const char *const labels[] = {"SeqNum", "Xid", NULL};
+	static const char *const preps[] = {"on", "of", "to", "at", "from", "in", NULL};
+	static const char *const lead[] = {"on", "of", "to", "at", "from", "in", "by", "saw", NULL};
+	size_t b = word_before(out, *n), a;
+
+	if (b < *n && word_is(out, b, *n, nouns)) {
+		if (numeric && b && out[b - 1] == '(' && **p == ')') { /* "(rank ?)": gone */
+			*n = b - 1 - (b > 1 && out[b - 2] == ' ');
+			(*p)++;
+		} else if (numeric && b > 1 && out[b - 1] == ' ' && out[b - 2] == ',' &&
+			   (**p == ')' || **p == ',')) { /* "(soft lockup, process ?)" */
+			*n = b - 2;
+		} else if (numeric &&
+			   (!b || (b > 1 && out[b - 1] == ' ' && (a = word_before(out, b)) < b &&
+				   word_is(out, a, b, lead)))) {
+			if (*n + 1 < PM_OBS_SUMMARY_MAX - 1) { /* "of rank ?": "of a rank" */
+				memmove(out + b + 2, out + b, *n - 1 - b);
+				memcpy(out + b, "a ", 2);
+				*n += 1;
+			}
+		} else { /* "an AMD GPU ?": "an AMD GPU" */
+			*n -= 1;
+		}
+		return;
+	}
+	if (b < *n && b > 0 && out[b - 1] == ' ' &&
+	    (numeric ? word_is(out, b, *n, labels) : word_is(out, b, *n, preps))) {
+		*n = b - 1; /* " on ?", " SeqNum ?": gone */
+		return;
+	}
+	out[(*n)++] = '?';
+}
+
 /* The rule's summary with {name} filled from what the observation holds, into OUT (512
  * bytes). */
 static void fill_summary(const struct pm_rule *r, const struct pm_obs *o,
@@ -251,6 +317,7 @@ static void fill_summary(const struct pm_rule *r, const struct pm_obs *o,
 		const char *e = *p == '{' ? strchr(p, '}') : NULL, *val = NULL;
 		char name[32];
 		size_t l, vl;
+		bool numeric = false;
 
 		if (!e || (l = (size_t)(e - p - 1)) >= sizeof(name)) {
 			out[n++] = *p++;
@@ -283,14 +350,20 @@ static void fill_summary(const struct pm_rule *r, const struct pm_obs *o,
 			snprintf(num, sizeof(num), "%lld", o->seq);
 		else if (!strcmp(name, "seqdone") && o->seqdone >= 0)
 			snprintf(num, sizeof(num), "%lld", o->seqdone);
+		numeric = !val && strcmp(name, "node") && strcmp(name, "pci") &&
+			  strcmp(name, "peer") && strcmp(name, "signal") && strcmp(name, "exc");
+		p = e + 1;
+		if (!val && !num[0]) {
+			fill_unknown(out, &n, &p, numeric);
+			continue;
+		}
 		if (!val)
-			val = num[0] ? num : "?";
+			val = num;
 		vl = strlen(val);
 		if (vl > PM_OBS_SUMMARY_MAX - 1 - n)
 			vl = PM_OBS_SUMMARY_MAX - 1 - n;
 		memcpy(out + n, val, vl);
 		n += vl;
-		p = e + 1;
 	}
 	out[n] = '\0';
 }
