@@ -296,6 +296,75 @@ void pm_att_phase_join(struct att *a)
 	}
 }
 
+/* Whether kernel line K, the program's own GPU fault (Xid 13/31/43, amdgpu's page fault),
+ * can be what hung the GPU that hang line H reports (Xid 69/109, amdgpu's ring timeout): the
+ * same GPU and process where both lines name them, and K not after H nor more than
+ * CONSEQUENCE_S before it where both are dated. */
+#define CONSEQUENCE_S 120.0
+static bool hung_by(const struct pm_obs *k, const struct pm_obs *h)
+{
+	if (k->pci && h->pci && strcmp(k->pci, h->pci))
+		return false;
+	if (k->pid > 0 && h->pid > 0 && k->pid != h->pid)
+		return false;
+	if (k->has_time && h->has_time &&
+	    (k->event_time > h->event_time || h->event_time - k->event_time > CONSEQUENCE_S))
+		return false;
+	return true;
+}
+
+/* Of candidate F's evidence, the kernel's own record of the program's fault that can have
+ * hung the GPU of H's line: its index, or SIZE_MAX. */
+static size_t fault_before(const struct att *a, const struct cand *f, const struct pm_obs *h)
+{
+	for (size_t m = 0; m < f->nev; m++) {
+		const struct pm_obs *k = &a->ev->obs[f->ev[m]];
+		if (k->trusted && k->source == PM_SRC_KERNEL_LOG && hung_by(k, h))
+			return f->ev[m];
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * A GPU that hung after the program's own fault on it: the kernel's weak hang lines (Xid 69
+ * and 109, amdgpu's ring timeout: the driver's timeout on the work the fault left stuck)
+ * beside its record of the program's fault on that GPU (Xid 13/31/43, amdgpu's page fault)
+ * on the same node, not after it and within two minutes, for the same process where both
+ * name one.  The hang is that fault's consequence: it leads nothing, and the program's fault
+ * is left to lead.  A hang line with no such fault before it keeps its weak lead.
+ */
+void pm_att_phase_consequence(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *h = &a->c[i], *f = NULL;
+		size_t k = SIZE_MAX;
+
+		if (h->dead || !h->node[0] || !h->nev || h->lead != LEAD_RULE ||
+		    h->strength != PM_WEAK || strcmp(h->cls, "gpu_hardware") ||
+		    strcmp(h->sub, "other"))
+			continue;
+		for (size_t j = 0; j < a->nc && !f; j++) {
+			struct cand *c = &a->c[j];
+			if (c->dead || c->lead != LEAD_RULE || strcmp(c->node, h->node) ||
+			    strcmp(c->cls, "application") || strcmp(c->sub, "cuda_fault"))
+				continue;
+			size_t m = 0;
+			for (; m < h->nev; m++)
+				if ((k = fault_before(a, c, &a->ev->obs[h->ev[m]])) == SIZE_MAX)
+					break;
+			if (m == h->nev)
+				f = c;
+		}
+		if (!f)
+			continue;
+		h->dead = true;
+		pm_att_why(a,
+			   "%s: the GPU hung after the program's own fault on it (%s), a "
+			   "consequence of that fault, not a hardware lead.",
+			   h->summary, f->summary);
+	}
+}
+
 static bool guessed(const struct att *a, size_t o)
 {
 	return a->guessed && a->guessed[o];

@@ -340,6 +340,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		goto out;
 	pm_att_phase_merge(&a);
 	pm_att_phase_join(&a);
+	pm_att_phase_consequence(&a);
 	pm_att_phase_confirm(&a);
 	pm_att_phase_stale(&a);
 	if (pm_att_phase_gpu_ranks(&a) < 0)
