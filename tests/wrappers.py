@@ -684,12 +684,6 @@ KNOWN = {
         'tag of PyTorch\'s rank',
     ('mpirun+loguru', 'launch-driver-torchrun-agent-label'):
         'as for mpirun: srun\'s label, the task that wrote the line, is replaced',
-    ('ray', 'app-glibc-heap-abort'):
-        'the style puts Ray\'s prefix in the place of torchrun\'s [default1] tag, the one word '
-        'that says which rank printed the abort; torchrun\'s summary names rank 1 and its pid, '
-        'and no line of the crash carries that pid',
-    ('ray+pybasic', 'app-glibc-heap-abort'):
-        'as for ray: torchrun\'s tag, the rank that printed the abort, is replaced',
     ('termwrap', 'place-launcher-names-rank'):
         'one line of thirteen is longer than the terminal: a single broken line is read back '
         'only in a paste of at most ten lines, as one line of a usual width before an '
