@@ -313,16 +313,16 @@ static bool hung_by(const struct pm_obs *k, const struct pm_obs *h)
 	return true;
 }
 
-/* Of candidate F's evidence, the kernel's own record of the program's fault that can have
- * hung the GPU of H's line: its index, or SIZE_MAX. */
-static size_t fault_before(const struct att *a, const struct cand *f, const struct pm_obs *h)
+/* Whether candidate F's evidence holds the kernel's own record of the program's fault that
+ * can have hung the GPU of H's line. */
+static bool fault_before(const struct att *a, const struct cand *f, const struct pm_obs *h)
 {
 	for (size_t m = 0; m < f->nev; m++) {
 		const struct pm_obs *k = &a->ev->obs[f->ev[m]];
 		if (k->trusted && k->source == PM_SRC_KERNEL_LOG && hung_by(k, h))
-			return f->ev[m];
+			return true;
 	}
-	return SIZE_MAX;
+	return false;
 }
 
 /*
@@ -337,7 +337,6 @@ void pm_att_phase_consequence(struct att *a)
 {
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *h = &a->c[i], *f = NULL;
-		size_t k = SIZE_MAX;
 
 		if (h->dead || !h->node[0] || !h->nev || h->lead != LEAD_RULE ||
 		    h->strength != PM_WEAK || strcmp(h->cls, "gpu_hardware") ||
@@ -349,9 +348,8 @@ void pm_att_phase_consequence(struct att *a)
 			    strcmp(c->cls, "application") || strcmp(c->sub, "cuda_fault"))
 				continue;
 			size_t m = 0;
-			for (; m < h->nev; m++)
-				if ((k = fault_before(a, c, &a->ev->obs[h->ev[m]])) == SIZE_MAX)
-					break;
+			while (m < h->nev && fault_before(a, c, &a->ev->obs[h->ev[m]]))
+				m++;
 			if (m == h->nev)
 				f = c;
 		}
