@@ -1478,6 +1478,10 @@ static bool system_log(enum pm_format fmt)
  *   the lines are a program's output either way, the stamp is read as that output's own
  *   (the reader peels it, and its time counts), and where the stamped lines are a log already
  *   (an ISO syslog, dmesg --time-format iso) it is that log's stamp.
+ * A file a manifest names (a bundle's member) has no shape: its collector copied the bytes its
+ * program or the kernel wrote, which no terminal broke at its width and no viewer numbered or
+ * quoted.  Told from its head as it is, wherever the member lies in its bundle (bundle.c's
+ * held-back members are told as they are read, and keep only their format).
  */
 static enum pm_format sniff_head(struct pm_file *f)
 {
@@ -1490,6 +1494,10 @@ static enum pm_format sniff_head(struct pm_file *f)
 	if (pm_file_head(f, raw, sizeof(raw), &rlen) < 0)
 		return PM_FMT__COUNT;
 	rlen = pm_text_clean(raw, rlen, raw);
+	if (f->kind_given) {
+		f->head_year = head_year(raw, rlen);
+		return pm_sniff(raw, rlen);
+	}
 	pm_paste_shape(raw, rlen, &shape);
 	stamped = shape.stamped;
 	shape.stamped = false;

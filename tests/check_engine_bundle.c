@@ -317,6 +317,108 @@ START_TEST(test_manifest_forms)
 }
 END_TEST
 
+/* A bundle at PATH of MANIFEST and the N members NAMES holding DATA, in that order. */
+static void write_members(const char *path, const char *manifest, const char *const *names,
+			  const char *const *data, size_t n)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e;
+
+	archive_write_add_filter_zstd(a);
+	archive_write_set_format_pax_restricted(a);
+	ck_assert_int_eq(archive_write_open_filename(a, path), ARCHIVE_OK);
+	for (size_t i = 0; i <= n; i++) {
+		const char *name = i ? names[i - 1] : "manifest.json",
+			   *d = i ? data[i - 1] : manifest;
+
+		e = archive_entry_new();
+		archive_entry_set_pathname(e, name);
+		archive_entry_set_size(e, (la_int64_t)strlen(d));
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0600);
+		ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
+		ck_assert_int_eq(archive_write_data(a, d, strlen(d)), (la_ssize_t)strlen(d));
+		archive_entry_free(e);
+	}
+	archive_write_close(a);
+	archive_write_free(a);
+}
+
+/* The verdict on a bundle of n1 whose job output OUT comes after a job output of FILLER
+ * bytes (none: OUT alone). */
+static json_t *bundle_with(struct pm_ruleset *rs, const char *rel, const char *out, size_t filler)
+{
+	char hex[2][80], files[2][400] = {"", ""}, p[400], err[256], *m;
+	char *pad = malloc(filler + 2);
+	struct pm_evidence *ev;
+	const char *names[2] = {"sources/app_log/slurm-41.out", "sources/app_log/slurm-42.out"};
+	const char *data[2] = {pad, out};
+	size_t k = filler ? 0 : 1;
+	json_t *v;
+
+	for (size_t i = 0; i < filler; i++)
+		pad[i] = i % 64 == 63 ? '\n' : 'a' + (char)(i % 26);
+	pad[filler] = '\n';
+	pad[filler + 1] = 0;
+	for (size_t i = k; i < 2; i++)
+		pm_sha256_buf(data[i], strlen(data[i]), hex[i]);
+	for (size_t i = k; i < 2; i++)
+		snprintf(files[i], sizeof(files[i]),
+			 "{\"path\":\"%s\",\"source\":\"app_log\",\"node\":\"n1\",\"bytes\":%zu,"
+			 "\"sha256\":\"%s\",\"status\":\"ok\"}%s",
+			 names[i], strlen(data[i]), hex[i] + 7, i ? "" : ",");
+	ck_assert_int_ge(asprintf(&m,
+				  "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\",\"job\":"
+				  "\"42\",\"restart\":0,\"node\":\"n1\",\"files\":[%s%s]}",
+				  files[0], files[1]),
+			 0);
+	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
+	mkdir(p, 0755);
+	strcat(p, "/n1.tar.zst");
+	write_members(p, m, names + k, data + k, 2 - k);
+	ev = pm_evidence_create(rs);
+	ck_assert_msg(pm_evidence_add_path(ev, p, err, sizeof(err)) == 0, "%s", err);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_msg(v != NULL, "%s", err);
+	pm_evidence_destroy(ev);
+	free(m);
+	free(pad);
+	return v;
+}
+
+/* A line of a collected file that happens to be as wide as the file's widest is the program's
+ * own line, not a piece a terminal's width cut off: the collector copied the bytes the program
+ * wrote.  So a member's lines are read as they are, wherever it lies in its bundle (the
+ * members of the first MiB are told as the bundle is read, the others when the scan reaches
+ * them); the same text gathered by hand is read as a terminal's copy, its 100-column line
+ * joined to the next. */
+START_TEST(test_bundle_member_not_a_paste)
+{
+	char err[256];
+	const char *out = "epoch 3 step 1200 loss 2.3137 lr 0.0003 grad-norm 0.912 tokens/s 41250 "
+			  "mem 61.2GiB eta 00:41:10 done\n"
+			  "ValueError: shapes (4,8) and (9,) not aligned\n";
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	json_t *v;
+
+	ck_assert_uint_eq(strchr(out, '\n') - out, 100);
+	for (int far = 0; far < 2; far++) {
+		v = bundle_with(rs, far ? "far" : "near", out, far ? 3u << 19 : 0);
+		ck_assert_str_eq(vstr(v, "cause", "class"), "application");
+		ck_assert_str_eq(vstr(v, "cause", "subclass"), "python_exception");
+		json_decref(v);
+	}
+
+	/* the control: by hand, the two lines are one broken line, which starts with no error */
+	pmt_mk(tmp, "hand/slurm-42.out", out);
+	v = diagnose_dir(rs, "hand");
+	ck_assert_str_eq(vstr(v, NULL, "status"), "unknown");
+	ck_assert_ptr_null(vstr(v, "cause", "subclass"));
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- clock skew between nodes ---- */
 
 START_TEST(test_clock_skew_ahead)
@@ -444,6 +546,7 @@ void engine_bundle_tests(TCase *t)
 	tcase_add_test(t, test_bundle_read_and_rejected);
 	tcase_add_test(t, test_bundle_read_once);
 	tcase_add_test(t, test_manifest_forms);
+	tcase_add_test(t, test_bundle_member_not_a_paste);
 	tcase_add_test(t, test_clock_skew_ahead);
 	tcase_add_test(t, test_clock_skew_ordering);
 }
