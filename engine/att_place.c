@@ -877,10 +877,12 @@ static const char *rank_host(const struct att *a, int r)
 }
 
 /* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank
- * is that rank's, and the host the report names for it (when it names one) that cause's.  Whose files name one host: a cause made without a node (Slurm's own end
- * of the job, read from its lines) happened on it.  Causes of many ranks (silence, timeouts,
- * votes) get neither. */
-void pm_att_place_one_host(struct att *a)
+ * is that rank's, and the host the report names for it (when it names one) that cause's.
+ * Whose files name one host: a cause made without a node (Slurm's own end of the job, read
+ * from its lines) happened on it.  Causes of many ranks (silence, timeouts, votes) get
+ * neither.  The candidates from FROM on; with LATE, only fallback leads (phase 10's, made
+ * after the others were placed). */
+void pm_att_place_one_host(struct att *a, size_t from, bool late)
 {
 	if (a->ev->ntasks || a->ev->ncollect)
 		return;
@@ -888,10 +890,10 @@ void pm_att_place_one_host(struct att *a)
 	if (a->nhranks == 1) {
 		const char *h = rank_host(a, a->hranks[0]);
 
-		for (size_t i = 0; i < a->nc; i++) {
+		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
-			    pm_att_cand_addrank(c, a->hranks[0]) < 0)
+			    (late && !c->fallback) || pm_att_cand_addrank(c, a->hranks[0]) < 0)
 				continue;
 			if (h && !c->node[0] && a->nhosts != 1) {
 				snprintf(c->node, sizeof(c->node), "%s", h);
@@ -910,9 +912,10 @@ void pm_att_place_one_host(struct att *a)
 	}
 	if (a->nhosts != 1)
 		return;
-	for (size_t i = 0; i < a->nc; i++) {
+	for (size_t i = from; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
-		if (!c->dead && !c->node[0] && c->lead == LEAD_RULE && !c->all_ranks) {
+		if (!c->dead && !c->node[0] && c->lead == LEAD_RULE && !c->all_ranks &&
+		    (!late || c->fallback)) {
 			snprintf(c->node, sizeof(c->node), "%s", a->hosts[0].name);
 			c->guess = true;
 		}

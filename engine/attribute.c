@@ -321,6 +321,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 {
 	struct att a;
 	json_t *v = NULL;
+	size_t placed;
 
 	if (att_init(&a, ev) < 0 || pm_att_phase_ranks(&a) < 0)
 		goto out;
@@ -347,10 +348,17 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		goto out;
 	pm_att_phase_all_ranks(&a);
 	pm_att_phase_scheduler(&a);
-	pm_att_place_one_host(&a);
+	pm_att_place_one_host(&a, 0, false);
 	pm_att_phase_summaries(&a);
+	placed = a.nc;
 	if (pm_att_phase_fallback(&a) < 0)
 		goto out;
+	/* the fallback leads made just now, placed alike (a node so placed is only a guess,
+	 * never one to exclude), their summaries made again */
+	if (a.nc > placed) {
+		pm_att_place_one_host(&a, placed, true);
+		pm_att_phase_summaries(&a);
+	}
 	pm_att_phase_silence_lead(&a);
 	pm_att_phase_order(&a);
 	pm_att_phase_status(&a);

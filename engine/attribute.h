@@ -229,7 +229,7 @@ int pm_att_phase_place(struct att *a);
  * PM_ATT_KEY_PAD bytes after E are read and must be zero.  Exported for tests. */
 #define PM_ATT_KEY_PAD 32
 unsigned pm_att_line_keys(const char *p, const char *e, bool vector);
-void pm_att_place_one_host(struct att *a);
+void pm_att_place_one_host(struct att *a, size_t from, bool late);
 /* Every candidate's summary made again from its observation once placement is done, its
  * origin's one node and one rank filling what the observation lacks, and its GPUs named on
  * that node (attribute.c). */
