@@ -2003,6 +2003,12 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 		return false;
 	while (nn && (next[nn - 1] == '\n' || next[nn - 1] == '\r'))
 		nn--;
+	/* the same line again is a message repeated (a retry's warning), not a piece and its
+	 * continuation */
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		n--;
+	if (n == nn && !memcmp(line, next, n))
+		return false;
 	k = pm_paste_skip(next, nn, shape);
 	/* one blank: the width fell before a word; more, or a tab: an indented line of its own
 	 * (a traceback's frame) */

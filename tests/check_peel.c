@@ -788,6 +788,13 @@ START_TEST(paste_wrap)
 	snprintf(a, sizeof(a), "%.88s  \nnext\n%.88s  \nnext\nx\n", l90, l90);
 	pm_paste_shape(a, strlen(a), &sh);
 	ck_assert_int_eq(sh.wrap, 0);
+	/* a message repeated (a retry's warning, each line as wide as the widest): the same
+	 * line again is no continuation, and one piece left at a width no terminal keeps of its
+	 * own is no copy of one */
+	ck_assert(!pm_paste_joins(line, 90, line, 90, &sh));
+	snprintf(a, sizeof(a), "%s\n%s\n%s\nend\n", l90, l90, l90);
+	pm_paste_shape(a, strlen(a), &sh);
+	ck_assert_int_eq(sh.wrap, 0);
 	/* one broken line: in a short paste at a usual width, yes; at another width, or in a
 	 * long file, no */
 	repeat(l80, 80, "Assertion ");
