@@ -1991,6 +1991,18 @@ static bool piece_end(const char *s, size_t n)
 
 static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, double *t);
 
+/* S (N bytes) starts as a line of Slurm's own tools does: "srun: ", "slurmstepd: ", ... */
+static bool slurm_tool_line(const char *s, size_t n)
+{
+	static const char *const tools[] = {"srun: ",	"slurmstepd: ", "sbatch: ", "salloc: ",
+					    "slurmd: ", "slurmstepd[",	"srun["};
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (n >= strlen(tools[i]) && !memcmp(s, tools[i], strlen(tools[i])))
+			return true;
+	return false;
+}
+
 bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 		    const struct pm_paste *shape)
 {
@@ -2015,6 +2027,10 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 	if (k < nn && next[k] == ' ')
 		k++;
 	if (k >= nn || next[k] == ' ' || next[k] == '\t' || memchr(next + k, '\r', nn - k))
+		return false;
+	/* Slurm's own tools write whole lines: "srun: error: ..." after a line as wide as the
+	 * widest starts a line of its own */
+	if (slurm_tool_line(next + k, nn - k))
 		return false;
 	/* a wrapper of a program's line, or a stamp of any log's (a kernel log's, a syslog's,
 	 * glog's): the format is not known yet when the head's shape is told */

@@ -792,6 +792,12 @@ START_TEST(paste_wrap)
 	 * line again is no continuation, and one piece left at a width no terminal keeps of its
 	 * own is no copy of one */
 	ck_assert(!pm_paste_joins(line, 90, line, 90, &sh));
+	/* Slurm's tools write whole lines: srun's report after a line of the width is its own */
+	ck_assert(!pm_paste_joins(line, 90, "srun: error: cn004: task 12: Aborted", 36, &sh));
+	ck_assert(!pm_paste_joins(line, 90, "slurmstepd: error: *** STEP 7.0 ON n1", 37, &sh));
+	snprintf(a, sizeof(a), "line one\n%s\nsrun: error: cn004: task 1: Exited\n", l80);
+	pm_paste_shape(a, strlen(a), &sh);
+	ck_assert_int_eq(sh.wrap, 0);
 	snprintf(a, sizeof(a), "%s\n%s\n%s\nend\n", l90, l90, l90);
 	pm_paste_shape(a, strlen(a), &sh);
 	ck_assert_int_eq(sh.wrap, 0);
