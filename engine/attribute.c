@@ -317,11 +317,20 @@ static void att_free(struct att *a)
 	free(a->clk);
 }
 
+/* Whether a candidate that hardware evidence leads is still standing. */
+static bool live_hardware(const struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && a->c[i].hardware)
+			return true;
+	return false;
+}
+
 json_t *pm_attribute(struct pm_evidence *ev)
 {
 	struct att a;
 	json_t *v = NULL;
-	size_t placed;
+	size_t placed, hwline;
 
 	if (att_init(&a, ev) < 0 || pm_att_phase_ranks(&a) < 0)
 		goto out;
@@ -332,6 +341,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	if (pm_att_phase_clocks(&a) < 0 || pm_att_phase_origins(&a, true) < 0)
 		goto out;
 	pm_att_skew_notes(&a);
+	hwline = a.nc ? json_array_size(a.why) : SIZE_MAX;
 	if (a.nc)
 		pm_att_why(&a,
 			   "Hardware evidence from a source the job cannot write, in the job window: "
@@ -342,6 +352,10 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	pm_att_phase_merge(&a);
 	pm_att_phase_join(&a);
 	pm_att_phase_consequence(&a);
+	/* every such candidate set aside as the program's own fault's consequence: that line
+	 * would say what the verdict does not */
+	if (hwline != SIZE_MAX && !live_hardware(&a))
+		json_array_remove(a.why, hwline);
 	pm_att_phase_confirm(&a);
 	pm_att_phase_stale(&a);
 	if (pm_att_phase_gpu_ranks(&a) < 0)
