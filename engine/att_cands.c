@@ -430,26 +430,51 @@ static int fallback_add(struct att *a, size_t i, const char *node, const char *n
 	return c->nev < 16 ? pm_att_cand_add(a, c, i) : 0;
 }
 
+/* Transport failures (network_fabric cascades: retries exceeded towards a peer) of no node
+ * (a hand-gathered file whose lines name none): the fabric they name is the lead, on no node,
+ * since neither the reporter nor the peer is known. */
+static int anon_reporter(struct att *a)
+{
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		size_t i = a->order[k];
+		const struct pm_rule *r = R(a, i);
+		if (r->role == PM_ROLE_CASCADE && !strcmp(r->cls, "network_fabric") &&
+		    !a->ev->obs[i].node &&
+		    fallback_add(a, i, NULL,
+				 "transport failures are reported and no line names the node that "
+				 "reported them, nor a peer's node: the fabric is the suspect, on no "
+				 "node") < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Transport failures (a hardware class in a cascade: retries exhausted, not the flush
  * errors that follow another failure) reported by one node alone, with no peer votes:
  * that reporter's own link is the suspect. */
 static int single_reporter(struct att *a)
 {
 	const char *rep = NULL;
+	bool anon = false;
 	char note[200];
 
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
 		const struct pm_rule *r = R(a, i);
-		if (r->role != PM_ROLE_CASCADE || !r->hardware || !o->node ||
-		    !pm_att_job_node(a, o->node))
+		if (r->role != PM_ROLE_CASCADE || !r->hardware)
+			continue;
+		if (!o->node) {
+			anon |= !strcmp(r->cls, "network_fabric");
+			continue;
+		}
+		if (!pm_att_job_node(a, o->node))
 			continue;
 		if (rep && strcmp(rep, o->node))
 			return 0;
 		rep = o->node;
 	}
 	if (!rep)
-		return 0;
+		return anon ? anon_reporter(a) : 0;
 	snprintf(note, sizeof(note),
 		 "only %s reports transport failures, no other node votes, and its own "
 		 "port was not seen",
