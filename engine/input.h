@@ -275,6 +275,9 @@ struct pm_peel {
 	size_t logger;	  /* where a logger's "name: " after a level word starts, when one was
 			   * peeled as such (Python's "%(levelname)s %(name)s: %(message)s"): the
 			   * text from there, if the line's own message starts "word: " (0: none) */
+	size_t level;	  /* where the last level word peeled starts ("0: ERROR: Lost atoms..."):
+			   * the text from there, if the program's own message starts with a level
+			   * word, as LAMMPS' "ERROR: " (0: none) */
 	int rank;	  /* -1: no wrapper says */
 	int label;	  /* srun's label: the task that wrote the line, in the numbering of
 			   * Slurm's tasks and the rank map, whatever rank tag follows (-1: none) */

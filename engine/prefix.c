@@ -960,6 +960,7 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 			;
 		if (k < n && s[k] == ':') {
 			w->seen |= W_LOG | W_LEVEL;
+			w->out->level = (size_t)(s - w->line);
 			return k + 1 + blanks(s + k + 1, n - k - 1, 32);
 		}
 		return 0;
@@ -967,6 +968,7 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 	if (!blank(s[l]) && s[l] != ':')
 		return 0;
 	w->seen |= W_LOG | W_LEVEL;
+	w->out->level = (size_t)(s - w->line);
 	k = l + sep(s + l, n - l);
 	if (k == l + blanks(s + l, n - l, 32) && (g = logger_after(w, s, k, n)) > k)
 		return g;

@@ -662,20 +662,44 @@ oom:
  * thread, and scans then missed a job's first output line now and then; the thread was not
  * the cause, only a change of where malloc put the scanned chunks: Vectorscan 5.4.9's
  * AVX-512 implementation misses matches by the data's address (hsrun.c). */
-/* PATTERN as the scan's prefilter sees it (above): a copy without its leading '^' and
- * without every '$' outside a character class, an escape or a \Q...\E quote: a superset of
- * its matches, as a prefilter's must be.  NULL when out of memory. */
+/* PATTERN as the scan's prefilter sees it (above): a copy without every '^' and '$' outside a
+ * character class, an escape or a \Q...\E quote: a superset of its matches, as a
+ * prefilter's must be.  An anchor inside a negative lookaround stays (without it the
+ * lookaround would refuse more), and so does a '^' of an option group, "(?^i)".  So an
+ * alternative anchored at a message's start ("...|^No devices were found") is found behind a
+ * prefix too (srun's label, a logger's), which the confirmation peels.  NULL when out of
+ * memory. */
+#define PREFILTER_DEPTH 64
 static char *prefilter_form(const char *p)
 {
-	size_t o = 0;
+	size_t o = 0, depth = 0, neg = 0; /* groups open; of them, negative lookarounds */
+	bool isneg[PREFILTER_DEPTH];
 	char *out = malloc(strlen(p) + 1);
 	bool cls = false, quote = false;
 
 	if (!out)
 		return NULL;
-	if (p[0] == '^')
-		p++;
 	for (size_t i = 0; p[i]; i++) {
+		if (!quote && !cls && p[i] == '(') {
+			bool n = p[i + 1] == '?' &&
+				 (p[i + 2] == '!' || (p[i + 2] == '<' && p[i + 3] == '!'));
+			if (depth < PREFILTER_DEPTH)
+				isneg[depth] = n;
+			depth++;
+			neg += n;
+			out[o++] = p[i];
+			continue;
+		}
+		if (!quote && !cls && p[i] == ')' && depth) {
+			depth--;
+			if (depth < PREFILTER_DEPTH && isneg[depth])
+				neg--;
+			out[o++] = p[i];
+			continue;
+		}
+		if (!quote && !cls && p[i] == '^' && !neg &&
+		    !(i >= 2 && p[i - 1] == '?' && p[i - 2] == '('))
+			continue;
 		if (quote) {
 			quote = !(p[i] == '\\' && p[i + 1] == 'E');
 		} else if (p[i] == '\\' && p[i + 1]) {
@@ -696,7 +720,7 @@ static char *prefilter_form(const char *p)
 			if (p[i + 1] == ']')
 				out[o++] = p[++i];
 			continue;
-		} else if (p[i] == '$') {
+		} else if (p[i] == '$' && !neg) {
 			continue;
 		}
 		out[o++] = p[i];

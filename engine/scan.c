@@ -910,6 +910,11 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.logger, 0, 0, s->md,
 				 s->rs->mctx);
 	}
+	if (rc < 0 && pe.level && pe.level >= pe.cr && pe.level < pe.skip) {
+		subj = line + pe.level; /* "0: ERROR: ...": the program's own level word */
+		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.level, 0, 0, s->md,
+				 s->rs->mctx);
+	}
 	if (rc < 0 && pe.skip > pe.cr) {
 		subj = line + pe.cr;
 		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.cr, 0, 0, s->md, s->rs->mctx);

@@ -552,6 +552,51 @@ START_TEST(test_colour_codes_anywhere_cleaned)
 }
 END_TEST
 
+/* A rule's alternative anchored at a message's start, not first in its pattern, is read
+ * behind a prefix (srun's label, a logger's stamp and level): the scan's prefilter drops
+ * every anchor outside a negative lookaround, and the confirmation anchors on the peeled
+ * text.  And a program's own level word ("ERROR: ", as LAMMPS prints it) behind another
+ * wrapper is where such a pattern may start. */
+START_TEST(test_anchors_behind_wrappers)
+{
+	static const char *const lines[] = {
+		"3: Alpha bravo\n",
+		"2026-11-30 10:00:01,123 - ERROR - Alpha bravo\n",
+		"3: ERROR: charlie delta\n",
+		"2026-11-30 10:00:01,123 - ERROR - ERROR: charlie delta\n",
+	};
+	char err[256], rel[64], body[256];
+	struct pm_ruleset *rs = load("rules:\n"
+				     "  - id: anchored\n"
+				     "    class: application\n"
+				     "    subclass: python_exception\n"
+				     "    role: origin\n"
+				     "    strength: medium\n"
+				     "    sources: [app_log]\n"
+				     "    pattern: 'zzz qqq|^Alpha bravo$|^ERROR: charlie delta$'\n"
+				     "    summary: 'x'\n",
+				     err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		const char *cls;
+		json_t *v;
+
+		snprintf(body, sizeof(body), "%.*s step 1\n%s", (int)strcspn(lines[i], "AEc"),
+			 lines[i], lines[i]);
+		snprintf(rel, sizeof(rel), "a%zu/slurm.out", i);
+		pmt_mk(tmp, rel, body);
+		snprintf(rel, sizeof(rel), "a%zu", i);
+		v = diagnose_dir(rs, rel);
+		cls = json_string_value(json_object_get(json_object_get(v, "cause"), "class"));
+		ck_assert_msg(cls && !strcmp(cls, "application"), "%s: not read (%s)", lines[i],
+			      cls ? cls : "no class");
+		json_decref(v);
+	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- silence ---- */
 
 START_TEST(test_silent_rank_is_suspect)
@@ -849,6 +894,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_empty_folder_is_an_error);
 	tcase_add_test(t, test_bad_files_reported_rest_diagnosed);
 	tcase_add_test(t, test_colour_codes_anywhere_cleaned);
+	tcase_add_test(t, test_anchors_behind_wrappers);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	tcase_add_test(t, test_lazy_redaction_no_secret_out);
