@@ -697,6 +697,10 @@ KNOWN = {
         'as for place-launcher-names-rank: one line of eleven (Intel MPI\'s abort report) is '
         'longer than the terminal, its cut falls inside the process number, and a single '
         'broken line is read back only in a paste of at most ten lines',
+    ('termwrap', 'app-c-assert-srun-abort'):
+        'as for place-launcher-names-rank: one line of twelve (the assertion) is longer than '
+        'the terminal, and a single broken line is read back only in a paste of at most ten '
+        'lines',
     ('squashed', 'launch-data-file-missing-near-miss'):
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
