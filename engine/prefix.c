@@ -1993,14 +1993,15 @@ static bool piece_end(const char *s, size_t n)
 
 static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, double *t);
 
-/* S (N bytes) starts as a line of Slurm's own tools does: "srun: ", "slurmstepd: ", ... */
+/* S (N bytes) starts as a line of Slurm's own tools does: "srun: ", "slurmstepd: ",
+ * "slurmstepd-gpu016: ", ... */
 static bool slurm_tool_line(const char *s, size_t n)
 {
-	static const char *const tools[] = {"srun: ",	"slurmstepd: ", "sbatch: ", "salloc: ",
-					    "slurmd: ", "slurmstepd[",	"srun["};
+	static const char *const tools[] = {"srun: ",	"srun[",    "slurmstepd",
+					    "sbatch: ", "salloc: ", "slurmd: "};
 
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		if (n >= strlen(tools[i]) && !memcmp(s, tools[i], strlen(tools[i])))
+		if (pm_in_starts(s, n, tools[i]))
 			return true;
 	return false;
 }
