@@ -2006,6 +2006,23 @@ static bool slurm_tool_line(const char *s, size_t n)
 	return false;
 }
 
+/* A (N bytes) and B (M bytes) start with the same head of at least six bytes ending in ": "
+ * within their first 128 bytes ("/var/spool/slurmd/job7/slurm_script: line 8: "). */
+static bool same_head(const char *a, size_t n, const char *b, size_t m)
+{
+	size_t lim = n < m ? n : m;
+
+	if (lim > 128)
+		lim = 128;
+	for (size_t i = 0; i + 1 < lim; i++) {
+		if (a[i] != b[i])
+			return false;
+		if (i >= 6 && a[i] == ':' && a[i + 1] == ' ' && b[i + 1] == ' ')
+			return true;
+	}
+	return false;
+}
+
 bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 		    const struct pm_paste *shape)
 {
@@ -2034,6 +2051,11 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 	/* Slurm's own tools write whole lines: "srun: error: ..." after a line as wide as the
 	 * widest starts a line of its own */
 	if (slurm_tool_line(next + k, nn - k))
+		return false;
+	/* a line that starts with the same "head: " as the piece (a shell's script path and
+	 * line, a program's name) is that program's next message, not a continuation */
+	if (same_head(line + pm_paste_skip(line, n, shape), n - pm_paste_skip(line, n, shape),
+		      next + k, nn - k))
 		return false;
 	/* a wrapper of a program's line, or a stamp of any log's (a kernel log's, a syslog's,
 	 * glog's): the format is not known yet when the head's shape is told */

@@ -792,6 +792,17 @@ START_TEST(paste_wrap)
 	 * line again is no continuation, and one piece left at a width no terminal keeps of its
 	 * own is no copy of one */
 	ck_assert(!pm_paste_joins(line, 90, line, 90, &sh));
+	/* a shell's messages, each after the script's path and line: the next message, not a
+	 * continuation */
+	snprintf(a, sizeof(a), "%s",
+		 "/var/spool/slurmd/job4410/slurm_script: line 8: module: "
+		 "command not found\n"
+		 "/var/spool/slurmd/job4410/slurm_script: line 9: module: "
+		 "command not found\n"
+		 "/var/spool/slurmd/job4410/slurm_script: line 10: pip3: "
+		 "command not found\n");
+	pm_paste_shape(a, strlen(a), &sh);
+	ck_assert_int_eq(sh.wrap, 0);
 	/* Slurm's tools write whole lines: srun's report after a line of the width is its own */
 	ck_assert(!pm_paste_joins(line, 90, "srun: error: cn004: task 12: Aborted", 36, &sh));
 	ck_assert(!pm_paste_joins(line, 90, "slurmstepd: error: *** STEP 7.0 ON n1", 37, &sh));
