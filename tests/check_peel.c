@@ -545,6 +545,7 @@ START_TEST(peel_hostile)
 	}
 	b = malloc(big);
 	ck_assert_ptr_nonnull(b);
+	memset(b, ']', big); /* the bytes after the last whole "[a]" */
 	for (size_t i = 0; i + 3 <= big; i += 3)
 		memcpy(b + i, "[a]", 3); /* a wrapper after a wrapper, forever */
 	pm_peel(PM_FMT_APP, b, big, &ctx2026, &p);
@@ -806,6 +807,7 @@ START_TEST(paste_wrap)
 	/* Slurm's tools write whole lines: srun's report after a line of the width is its own */
 	ck_assert(!pm_paste_joins(line, 90, "srun: error: cn004: task 12: Aborted", 36, &sh));
 	ck_assert(!pm_paste_joins(line, 90, "slurmstepd: error: *** STEP 7.0 ON n1", 37, &sh));
+	repeat(l80, 80, "Assertion ");
 	snprintf(a, sizeof(a), "line one\n%s\nsrun: error: cn004: task 1: Exited\n", l80);
 	pm_paste_shape(a, strlen(a), &sh);
 	ck_assert_int_eq(sh.wrap, 0);
