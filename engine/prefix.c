@@ -2029,7 +2029,7 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 	static const struct pm_timectx any_year = {.year = 2000, .boot_time = 1};
 	struct pm_peel pe;
 	double t;
-	size_t k;
+	size_t k, ls;
 
 	if (!shape->wrap || line_cols(line, n) != shape->wrap || !piece_end(line, n))
 		return false;
@@ -2054,8 +2054,8 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 		return false;
 	/* a line that starts with the same "head: " as the piece (a shell's script path and
 	 * line, a program's name) is that program's next message, not a continuation */
-	if (same_head(line + pm_paste_skip(line, n, shape), n - pm_paste_skip(line, n, shape),
-		      next + k, nn - k))
+	ls = pm_paste_skip(line, n, shape);
+	if (same_head(line + ls, n - ls, next + k, nn - k))
 		return false;
 	/* a wrapper of a program's line, or a stamp of any log's (a kernel log's, a syslog's,
 	 * glog's): the format is not known yet when the head's shape is told */

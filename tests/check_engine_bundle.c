@@ -317,33 +317,6 @@ START_TEST(test_manifest_forms)
 }
 END_TEST
 
-/* A bundle at PATH of MANIFEST and the N members NAMES holding DATA, in that order. */
-static void write_members(const char *path, const char *manifest, const char *const *names,
-			  const char *const *data, size_t n)
-{
-	struct archive *a = archive_write_new();
-	struct archive_entry *e;
-
-	archive_write_add_filter_zstd(a);
-	archive_write_set_format_pax_restricted(a);
-	ck_assert_int_eq(archive_write_open_filename(a, path), ARCHIVE_OK);
-	for (size_t i = 0; i <= n; i++) {
-		const char *name = i ? names[i - 1] : "manifest.json",
-			   *d = i ? data[i - 1] : manifest;
-
-		e = archive_entry_new();
-		archive_entry_set_pathname(e, name);
-		archive_entry_set_size(e, (la_int64_t)strlen(d));
-		archive_entry_set_filetype(e, AE_IFREG);
-		archive_entry_set_perm(e, 0600);
-		ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
-		ck_assert_int_eq(archive_write_data(a, d, strlen(d)), (la_ssize_t)strlen(d));
-		archive_entry_free(e);
-	}
-	archive_write_close(a);
-	archive_write_free(a);
-}
-
 /* The verdict on a bundle of n1 whose job output OUT comes after a job output of FILLER
  * bytes (none: OUT alone). */
 static json_t *bundle_with(struct pm_ruleset *rs, const char *rel, const char *out, size_t filler)
@@ -353,6 +326,7 @@ static json_t *bundle_with(struct pm_ruleset *rs, const char *rel, const char *o
 	struct pm_evidence *ev;
 	const char *names[2] = {"sources/app_log/slurm-41.out", "sources/app_log/slurm-42.out"};
 	const char *data[2] = {pad, out};
+	struct pmt_member mem[2];
 	size_t k = filler ? 0 : 1;
 	json_t *v;
 
@@ -374,8 +348,10 @@ static json_t *bundle_with(struct pm_ruleset *rs, const char *rel, const char *o
 			 0);
 	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
 	mkdir(p, 0755);
-	strcat(p, "/n1.tar.zst");
-	write_members(p, m, names + k, data + k, 2 - k);
+	for (size_t i = k; i < 2; i++)
+		mem[i] = (struct pmt_member){names[i], data[i], strlen(data[i])};
+	pmt_bundle(p, "n1", m, mem + k, 2 - k, 0);
+	strcat(p, "/nodes/n1.tar.zst");
 	ev = pm_evidence_create(rs);
 	ck_assert_msg(pm_evidence_add_path(ev, p, err, sizeof(err)) == 0, "%s", err);
 	v = pm_diagnose(ev, err, sizeof(err));
