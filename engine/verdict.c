@@ -803,22 +803,33 @@ static void verdict_cause(struct vb *b, json_t *v, json_t *cands, char *nodes, s
 	json_object_set_new(v, "origin", o);
 }
 
+/* The nodes of ORIGIN (an origin object) that it names without a rank onto WHOLE. */
+static void rankless_nodes(json_t *whole, json_t *origin)
+{
+	if (!json_array_size(json_object_get(origin, "ranks")))
+		json_array_extend(whole, json_object_get(origin, "nodes"));
+}
+
 /* bystanders: every node and rank with error evidence outside the origin (and, when
  * ambiguous, outside every candidate's origin: a suspect is not a bystander), and no node
  * whose hardware failed on its own in the job's time (a GPU that fell off the bus during the
  * teardown: a bystander is what erred only as a consequence, and such a node is not one to
- * keep in service) */
+ * keep in service). An origin that names a node but no rank (a program's error with no rank
+ * label, srun's "task 2: Exited with exit code 137" naming only the node for the kill) holds
+ * every rank of that node: which of them erred first is not known, so none is a bystander. */
 static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 {
 	const struct pm_evidence *ev = a->ev;
 	json_t *on = json_deep_copy(json_object_get(json_object_get(v, "origin"), "nodes"));
 	json_t * or = json_deep_copy(json_object_get(json_object_get(v, "origin"), "ranks"));
+	json_t *whole = json_array();
 	json_t *bys = json_object(), *bys_n = json_array(), *cj;
 	int *rs = NULL, *ors = NULL;
-	size_t nrs = 0, ars = 0, nors = 0, aors = 0, non, ci;
-	const char **ons;
+	size_t nrs = 0, ars = 0, nors = 0, aors = 0, non, nwh, ci;
+	const char **ons, **whs;
 	bool completed = a->status == VS_NONE;
 
+	rankless_nodes(whole, json_object_get(v, "origin"));
 	if (a->status != VS_ATTRIBUTED)
 		json_array_foreach(cands, ci, cj)
 		{
@@ -826,6 +837,7 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 					  json_object_get(json_object_get(cj, "origin"), "nodes"));
 			json_array_extend(or,
 					  json_object_get(json_object_get(cj, "origin"), "ranks"));
+			rankless_nodes(whole, json_object_get(cj, "origin"));
 		}
 	for (size_t i = 0; i < a->live; i++)
 		if (pm_att_own_hw(&a->c[i]))
@@ -837,6 +849,12 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 		ons[k] = json_string_value(json_array_get(on, k));
 	if (ons && non > 1)
 		qsort(ons, non, sizeof(*ons), pm_cmp_str_null);
+	nwh = json_array_size(whole);
+	whs = malloc((nwh ? nwh : 1) * sizeof(*whs));
+	for (size_t k = 0; whs && k < nwh; k++)
+		whs[k] = json_string_value(json_array_get(whole, k));
+	if (whs && nwh > 1)
+		qsort(whs, nwh, sizeof(*whs), pm_cmp_str_null);
 	for (size_t k = 0; k < json_array_size(or); k++)
 		if (json_is_integer(json_array_get(or, k)) &&
 		    json_integer_value(json_array_get(or, k)) >= INT_MIN &&
@@ -850,7 +868,9 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 			continue;
 		if (o->node && !bsearch(&o->node, ons, non, sizeof(*ons), pm_cmp_str_null))
 			json_array_append_new(bys_n, json_string(o->node));
-		if (o->rank >= 0 && !pm_rankset_has(ors, nors, o->rank))
+		if (o->rank >= 0 && !pm_rankset_has(ors, nors, o->rank) &&
+		    !(o->node && whs &&
+		      bsearch(&o->node, whs, nwh, sizeof(*whs), pm_cmp_str_null)))
 			pm_rankset_push(&rs, &nrs, &ars, o->rank);
 	}
 	pm_rankset_done(rs, &nrs);
@@ -859,8 +879,10 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	free(rs);
 	free(ors);
 	free(ons);
+	free(whs);
 	json_decref(on);
 	json_decref(or);
+	json_decref(whole);
 	return bys;
 }
 
