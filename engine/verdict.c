@@ -816,7 +816,8 @@ static void rankless_nodes(json_t *whole, json_t *origin)
  * teardown: a bystander is what erred only as a consequence, and such a node is not one to
  * keep in service). An origin that names a node but no rank (a program's error with no rank
  * label, srun's "task 2: Exited with exit code 137" naming only the node for the kill) holds
- * every rank of that node: which of them erred first is not known, so none is a bystander. */
+ * every rank of that node: which of them erred first is not known, so none is a bystander.
+ * An unknown verdict has none: its cause, and so its origin, is not known. */
 static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 {
 	const struct pm_evidence *ev = a->ev;
@@ -827,7 +828,9 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	int *rs = NULL, *ors = NULL;
 	size_t nrs = 0, ars = 0, nors = 0, aors = 0, non, nwh, ci;
 	const char **ons, **whs;
-	bool completed = a->status == VS_NONE;
+	/* nothing to attribute, or no cause known: no one erred "only as a consequence" of
+	 * it, and a node called a bystander of an unknown cause could be its origin */
+	bool completed = a->status == VS_NONE || a->status == VS_UNKNOWN;
 
 	rankless_nodes(whole, json_object_get(v, "origin"));
 	if (a->status != VS_ATTRIBUTED)
