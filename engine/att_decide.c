@@ -497,11 +497,33 @@ static void dumps_lead(struct att *a, struct cand *l)
 		      "origin, its dumped ranks not blamed.");
 }
 
+/* L and S name the same process: no node named, and the same one rank (a traceback and the
+ * error detail under it, both behind "[rank1]: ") */
+static bool same_rank_no_node(const struct cand *l, const struct cand *s)
+{
+	return !l->node[0] && !s->node[0] && l->nranks == 1 && s->nranks == 1 &&
+	       l->ranks[0] == s->ranks[0];
+}
+
+/* Where C is, for a why line ("on gpu01"): its node; with none named, its one rank, or
+ * several nodes. */
+static const char *cand_where(const struct cand *c, char *buf, size_t n)
+{
+	if (c->node[0])
+		snprintf(buf, n, "on %s", c->node);
+	else if (c->nranks == 1)
+		snprintf(buf, n, "on rank %d (no node named)", c->ranks[0]);
+	else
+		snprintf(buf, n, "%s", c->nranks ? "on several nodes" : "with no node named");
+	return buf;
+}
+
 /* The first two candidates tie (phase 8): different classes on different nodes, within the
- * tolerance, of the same standing. */
+ * tolerance, of the same standing.  Two on one rank are one process's: not different nodes. */
 static bool tied(const struct att *a, const struct cand *l, const struct cand *s)
 {
-	return s && strcmp(l->cls, s->cls) && (strcmp(l->node, s->node) || !l->node[0]) &&
+	return s && strcmp(l->cls, s->cls) &&
+	       (strcmp(l->node, s->node) || !l->node[0]) && !same_rank_no_node(l, s) &&
 	       close_in_time(a, l, s) && outcome_rank(a, l) == outcome_rank(a, s) &&
 	       cand_rank(l) == cand_rank(s) && l->prestart == s->prestart &&
 	       pm_att_silent_support(a, l) == pm_att_silent_support(a, s);
@@ -614,7 +636,7 @@ static void ambiguity_test(struct att *a)
 	} else if (a->ambiguous && l && s) {
 		const struct pm_decision *d1 = pm_ruleset_decision(a->rs, l->cls, l->sub);
 		const struct pm_decision *d2 = pm_ruleset_decision(a->rs, s->cls, s->sub);
-		char t1[300], t2[300], wide[96] = "";
+		char t1[300], t2[300], wide[96] = "", w1[160], w2[160];
 		double tol = pm_att_pair_tol(a, l, s);
 
 		pm_subst(t1, sizeof(t1), d1 ? d1->next_test : "",
@@ -627,11 +649,10 @@ static void ambiguity_test(struct att *a)
 			snprintf(wide, sizeof(wide),
 				 ", widened to %.1f s by the nodes' apparent clock skew", tol);
 		pm_att_why(a,
-			   "Two explanations fit within the %.1f s skew tolerance%s: %s/%s on %s and "
-			   "%s/%s on %s.",
-			   a->rs->skew_s, wide, l->cls, l->sub,
-			   l->node[0] ? l->node : "several nodes", s->cls, s->sub,
-			   s->node[0] ? s->node : "several nodes");
+			   "Two explanations fit within the %.1f s skew tolerance%s: %s/%s %s and "
+			   "%s/%s %s.",
+			   a->rs->skew_s, wide, l->cls, l->sub, cand_where(l, w1, sizeof(w1)),
+			   s->cls, s->sub, cand_where(s, w2, sizeof(w2)));
 	} else if (a->ambiguous && a->votes_split) {
 		snprintf(a->test, sizeof(a->test),
 			 "ibstat and port counters on %s and %s; ib_write_bw "
@@ -757,12 +778,14 @@ void pm_att_phase_confidence(struct att *a)
 			   l->cls, l->sub, l->node, l->node);
 	}
 	if (a->status == VS_ATTRIBUTED && s && order_by_skewed_clocks(a, l, s)) {
+		char w1[160], w2[160];
+
 		a->conf = "hypothesis";
 		pm_att_why(a,
-			   "%s/%s on %s comes before %s/%s on %s only by their times, %.1f s "
+			   "%s/%s %s comes before %s/%s %s only by their times, %.1f s "
 			   "apart: less than the nodes' apparent clock skew could shift; "
 			   "confidence hypothesis.",
-			   l->cls, l->sub, l->node[0] ? l->node : "several nodes", s->cls, s->sub,
-			   s->node[0] ? s->node : "several nodes", fabs(l->t - s->t));
+			   l->cls, l->sub, cand_where(l, w1, sizeof(w1)), s->cls, s->sub,
+			   cand_where(s, w2, sizeof(w2)), fabs(l->t - s->t));
 	}
 }
