@@ -803,6 +803,21 @@ static void verdict_cause(struct vb *b, json_t *v, json_t *cands, char *nodes, s
 	json_object_set_new(v, "origin", o);
 }
 
+/* The strings of ARR (N of them), sorted for bsearch; NULL when out of memory. */
+static const char **sorted_names(json_t *arr, size_t *n)
+{
+	const char **v;
+
+	*n = json_array_size(arr);
+	if (!(v = malloc((*n ? *n : 1) * sizeof(*v))))
+		return NULL;
+	for (size_t k = 0; k < *n; k++)
+		v[k] = json_string_value(json_array_get(arr, k));
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), pm_cmp_str_null);
+	return v;
+}
+
 /* The nodes of ORIGIN (an origin object) that it names without a rank onto WHOLE. */
 static void rankless_nodes(json_t *whole, json_t *origin)
 {
@@ -845,19 +860,9 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	for (size_t i = 0; i < a->live; i++)
 		if (pm_att_own_hw(&a->c[i]))
 			json_array_append_new(on, json_string(a->c[i].node));
-	non = json_array_size(on);
-	ons = malloc((non ? non : 1) * sizeof(*ons));
 	/* the origins as sorted sets: a job of thousands of ranks has as many lines */
-	for (size_t k = 0; ons && k < non; k++)
-		ons[k] = json_string_value(json_array_get(on, k));
-	if (ons && non > 1)
-		qsort(ons, non, sizeof(*ons), pm_cmp_str_null);
-	nwh = json_array_size(whole);
-	whs = malloc((nwh ? nwh : 1) * sizeof(*whs));
-	for (size_t k = 0; whs && k < nwh; k++)
-		whs[k] = json_string_value(json_array_get(whole, k));
-	if (whs && nwh > 1)
-		qsort(whs, nwh, sizeof(*whs), pm_cmp_str_null);
+	ons = sorted_names(on, &non);
+	whs = sorted_names(whole, &nwh);
 	for (size_t k = 0; k < json_array_size(or); k++)
 		if (json_is_integer(json_array_get(or, k)) &&
 		    json_integer_value(json_array_get(or, k)) >= INT_MIN &&
