@@ -92,6 +92,17 @@ const char *pm_format_name(enum pm_format f)
 	return formats[f].name;
 }
 
+/* Look a format up by NAME (NUL-terminated); 0, or -1 when unknown or NULL. */
+int pm_format_parse(const char *name, enum pm_format *out)
+{
+	for (int i = 0; name && i < PM_FMT__COUNT; i++)
+		if (formats[i].name && !strcmp(formats[i].name, name)) {
+			*out = (enum pm_format)i;
+			return 0;
+		}
+	return -1;
+}
+
 /* The source kind that format F belongs to; app_log for binary, empty and out of range. */
 enum pm_source pm_format_source(enum pm_format f)
 {

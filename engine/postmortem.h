@@ -237,6 +237,7 @@ enum pm_status {
 
 const char *pm_source_name(enum pm_source s);
 int pm_source_parse(const char *name, enum pm_source *out); /* 0 or -1 */
+int pm_format_parse(const char *name, enum pm_format *out); /* 0 or -1 */
 const char *pm_format_name(enum pm_format f);
 enum pm_source pm_format_source(enum pm_format f);
 bool pm_source_trusted(enum pm_source s); /* false only for app_log */

@@ -271,6 +271,38 @@ static int parse_sources(struct loader *ld, yaml_document_t *doc, yaml_node_t *n
 	return 0;
 }
 
+/* 'formats' (optional, after 'sources'): formats of the rule's own sources. A source with a
+ * format listed is read only in those formats (slurmctld's "update_node:" lines, which
+ * slurmd never writes: a slurmd log that holds one had it planted through a path). */
+_Static_assert(PM_FMT__COUNT <= 64, "a rule's formats are bits of an unsigned long long");
+
+static int parse_formats(struct loader *ld, yaml_document_t *doc, yaml_node_t *n, struct pm_rule *r)
+{
+	yaml_node_item_t *it;
+
+	if (!n)
+		return 0;
+	if (n->type != YAML_SEQUENCE_NODE || n->data.sequence.items.start == n->data.sequence.items.top)
+		return fail(ld, n, "rule %s: 'formats' must be a non-empty list of formats", r->id);
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *s = yaml_document_get_node(doc, *it);
+		enum pm_format f;
+		enum pm_source src;
+
+		if (!scalar(s) || pm_format_parse(scalar(s), &f) < 0 || f == PM_FMT_BINARY ||
+		    f == PM_FMT_EMPTY)
+			return fail(ld, s, "rule %s: unknown format '%s'", r->id,
+				    scalar(s) ? scalar(s) : "?");
+		src = pm_format_source(f);
+		if (!(r->sources & (1u << src)))
+			return fail(ld, s, "rule %s: format '%s' is of source '%s', not in its sources",
+				    r->id, scalar(s), pm_source_name(src));
+		r->fmt_sources |= 1u << src;
+		r->formats |= 1ull << f;
+	}
+	return 0;
+}
+
 static int enum_lookup(const char *s, const char *const *names, int count)
 {
 	for (int i = 0; s && i < count; i++)
@@ -284,7 +316,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	static const char *const keys[] = {"id",       "class",	  "subclass", "role",
 					   "strength", "sources", "pattern",  "condition",
 					   "summary",  "outcome", "launch",   "deprecated",
-					   NULL};
+					   "formats",  NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -345,7 +377,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		     r->id, r->outcome);
 		goto out;
 	}
-	if (parse_sources(ld, doc, map_get(doc, m, "sources"), r) < 0)
+	if (parse_sources(ld, doc, map_get(doc, m, "sources"), r) < 0 ||
+	    parse_formats(ld, doc, map_get(doc, m, "formats"), r) < 0)
 		goto out;
 	r->hardware = pm_class_hardware(r->cls);
 	if (r->hardware && r->role == PM_ROLE_ORIGIN && (r->sources & ~trusted)) {

@@ -11,6 +11,8 @@
 #include <pcre2.h>
 #include <hs/hs.h>
 
+#include "postmortem.h"
+
 enum pm_role {
 	PM_ROLE_ORIGIN,
 	PM_ROLE_CASCADE,
@@ -58,6 +60,10 @@ struct pm_rule {
 	enum pm_role role;
 	enum pm_strength strength;
 	unsigned sources; /* bit (1 << enum pm_source) */
+	/* 'formats': for the sources in FMT_SOURCES, only the formats in FORMATS (bit
+	 * 1 << enum pm_format); any other source of the rule reads every format */
+	unsigned fmt_sources;
+	unsigned long long formats;
 	char *pattern;	  /* NULL for condition rules */
 	pcre2_code *re;
 	int cap[PM_CAP__COUNT]; /* group number, 0 when not captured */
@@ -77,6 +83,14 @@ struct pm_decision {
 	char *overturn, *next_test;
 	char *node_id, *node_action, *node_owner; /* containment when confined to one node */
 };
+
+/* Whether rule R reads file F: one of its sources, and in a format it allows. */
+static inline bool pm_rule_reads(const struct pm_rule *r, enum pm_source src, enum pm_format fmt)
+{
+	return (r->sources & (1u << src)) &&
+	       (!(r->fmt_sources & (1u << src)) ||
+		((unsigned)fmt < 64 && (r->formats & (1ull << fmt))));
+}
 
 struct pm_ruleset {
 	char *dir;

@@ -894,7 +894,7 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	PCRE2_SIZE *ov;
 	int rc;
 
-	if (!(r->sources & (1u << f->source)) || r->deprecated || !r->re)
+	if (!pm_rule_reads(r, f->source, f->format) || r->deprecated || !r->re)
 		return 0;
 	peel_line(s, line, len, &pe, &px);
 	if (pe.skip > pe.end)
@@ -1664,7 +1664,7 @@ static int eval_conditions(struct scan *s)
 			size_t capl[PM_CAP__COUNT] = {0};
 			struct pm_prefix px = {.rank = -1};
 
-			if (strcmp(fa->name, r->cond.fact) || !(r->sources & (1u << f->source)))
+			if (strcmp(fa->name, r->cond.fact) || !pm_rule_reads(r, f->source, f->format))
 				continue;
 			if (r->cond.rhs_fact && !lookup_fact(ev, r->cond.rhs_fact, fa->node, &rhs))
 				continue;

@@ -179,6 +179,18 @@ START_TEST(test_load_errors)
 			  "    role: origin\n    strength: strong\n    sources: [app_log]\n"
 			  "    pattern: 'y'\n    summary: s\n",
 			  "already used at a.yaml:2");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: strong\n    sources: [scheduler]\n"
+			  "    formats: [slurmctl_log]\n    pattern: 'x'\n    summary: s\n",
+			  "unknown format 'slurmctl_log'");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: strong\n    sources: [scheduler]\n"
+			  "    formats: [dmesg]\n    pattern: 'x'\n    summary: s\n",
+			  "format 'dmesg' is of source 'kernel_log', not in its sources");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: strong\n    sources: [scheduler]\n"
+			  "    formats: []\n    pattern: 'x'\n    summary: s\n",
+			  "'formats' must be a non-empty list");
 	expect_load_error("rules:\n  - id: a\n    class: [oops\n", "a.yaml:");
 	expect_load_error("rules:\n  - id: Bad_Id\n", "must match");
 	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: ecc\n"
