@@ -325,6 +325,74 @@ static bool fault_before(const struct att *a, const struct cand *f, const struct
 	return false;
 }
 
+/* Whether observation O came after the job's progress began: dated later than the first
+ * progress by more than the skew tolerance, or undated after a progress line of its own file
+ * (FIRST: each file's first progress offset + 1, 0 for none). */
+static bool after_progress(const struct att *a, const struct pm_obs *o, const uint64_t *first)
+{
+	if (o->has_time && a->first_progress > 0)
+		return o->event_time > a->first_progress + a->rs->skew_s;
+	return first && o->file < a->ev->nfiles && first[o->file] && first[o->file] - 1 < o->offset;
+}
+
+/* A set-up class (an NCCL communicator or the rendezvous failing to form) seen only after the
+ * job had made progress: the group had formed.  What NCCL before 2.12 reported as "unhandled
+ * system error" (and 2.19 as a socket closed by the peer behind it) and torchelastic as a
+ * RendezvousConnectionError then is a peer gone, the consequence of another origin of this
+ * job (an OOM, an exception), not a failure to set up.  Set aside, so that origin leads,
+ * when one is there; alone it stays the lead, marked (a communicator made late, for
+ * evaluation or a new process group, can fail to form), and the confidence phase keeps it
+ * from excluding the node of the ranks that reported it. */
+static void setup_after_progress(struct att *a)
+{
+	uint64_t *first;
+	const struct cand *other = NULL;
+	bool any = a->any_progress;
+
+	if (!(first = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*first))))
+		return;
+	/* undated progress counts here by its place in its file (NCCL's "Init COMPLETE") */
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		const struct pm_obs *o = &a->ev->obs[k];
+		if (R(a, k)->role == PM_ROLE_PROGRESS && o->file < a->ev->nfiles &&
+		    (!first[o->file] || o->offset + 1 < first[o->file])) {
+			first[o->file] = o->offset + 1;
+			any = true;
+		}
+	}
+	if (!any) {
+		free(first);
+		return;
+	}
+	for (size_t i = 0; i < a->nc && !other; i++) {
+		const struct cand *c = &a->c[i];
+		if (!c->dead && c->lead == LEAD_RULE && c->nin && strcmp(c->cls, "launch_config"))
+			other = c;
+	}
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		size_t m = 0;
+
+		if (c->dead || c->lead != LEAD_RULE || !c->nev || strcmp(c->cls, "launch_config") ||
+		    (strcmp(c->sub, "nccl_init") && strcmp(c->sub, "rendezvous")))
+			continue;
+		while (m < c->nev && after_progress(a, &a->ev->obs[c->ev[m]], first))
+			m++;
+		if (m < c->nev)
+			continue;
+		if (!other) {
+			c->late_setup = true;
+			continue;
+		}
+		c->dead = true;
+		pm_att_why(a,
+			   "%s: after the job had made progress its group had formed, so this is a "
+			   "peer gone, a consequence (%s leads), not a failure to set up.",
+			   c->summary, other->summary);
+	}
+	free(first);
+}
+
 /*
  * A GPU that hung after the program's own fault on it: the kernel's weak hang lines (Xid 69
  * and 109, amdgpu's ring timeout: the driver's timeout on the work the fault left stuck)
@@ -361,6 +429,7 @@ void pm_att_phase_consequence(struct att *a)
 			   "consequence of that fault, not a hardware lead.",
 			   h->summary, f->summary);
 	}
+	setup_after_progress(a);
 }
 
 static bool guessed(const struct att *a, size_t o)

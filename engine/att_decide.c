@@ -718,6 +718,7 @@ void pm_att_phase_status(struct att *a)
 	ambiguity_test(a);
 	l = a->lead;
 	if (l && a->status == VS_ATTRIBUTED && !strcmp(a->outcome, "FAILED") && l->launch &&
+	    !l->late_setup &&
 	    (!a->any_progress || (l->has_t && a->first_progress > 0 && l->t < a->first_progress))) {
 		a->outcome = "LAUNCH_FAILED";
 		pm_att_why(a, "The failure came before any progress: the job failed at launch.");
@@ -765,6 +766,17 @@ void pm_att_phase_confidence(struct att *a)
 			   "no task failed there: each exited 0, or was ended after a task on %s "
 			   "failed; confidence hypothesis.",
 			   l->cls, l->sub, l->node, other);
+	}
+	/* a set-up failure reported only after the job had made progress: most likely a peer
+	 * gone silent, seen from the ranks that report it; their node is no suspect */
+	if (a->status == VS_ATTRIBUTED && l->late_setup) {
+		a->conf = "hypothesis";
+		l->contradicted = true;
+		pm_att_why(a,
+			   "%s/%s is reported only after the job had made progress, when its group "
+			   "had formed: most likely a peer that went away without a word here, not a "
+			   "failure to set up; confidence hypothesis.",
+			   l->cls, l->sub);
 	}
 	/* clocks that cannot be trusted: the lead's evidence counts only through its node's
 	 * skew (at most supported), or the lead's time alone put it before a rival on another
