@@ -559,6 +559,26 @@ static void mask_comm_pid(struct lt *c, size_t off, const struct bytes *by, cons
 		mask_comm_before(c, off, s, k + l, p - 1);
 }
 
+/* "HOST TAG[PID]: " at S: a process's own line as the journal keeps it (journalctl -o
+ * short-monotonic without -k shows every unit's lines beside the kernel's, which read "HOST
+ * kernel: ").  The kernel writes no host before a "comm[pid]: " of its own. */
+static bool journal_process_line(const char *s, size_t n)
+{
+	size_t i = 0, t;
+
+	while (i < n && i < 64 && (pm_in_isalnum(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_'))
+		i++;
+	if (!i || i >= n || s[i] != ' ')
+		return false;
+	for (t = ++i; i < n && i < t + 64 && s[i] != ' ' && s[i] != '[' && s[i] != ':'; i++)
+		;
+	if (i == t || i >= n || s[i] != '[')
+		return false;
+	for (t = ++i; i < n && pm_in_isdigit(s[i]); i++)
+		;
+	return i > t && i + 2 < n && s[i] == ']' && s[i + 1] == ':' && s[i + 2] == ' ';
+}
+
 static void kernel_line(struct lt *c, size_t off, const char *s, size_t n)
 {
 	struct pm_prefix px;
@@ -567,6 +587,11 @@ static void kernel_line(struct lt *c, size_t off, const char *s, size_t n)
 
 	pm_prefix_parse(c->f->format, s, n, &px);
 	b = px.skip < n ? px.skip : n;
+	if (c->f->format == PM_FMT_DMESG && !px.node && b < n &&
+	    journal_process_line(s + b, n - b)) {
+		blank(c, off, n); /* any local user's: logger, or a unit's own output */
+		return;
+	}
 	bytes_of(&by, s, n, b);
 	/* "comm[pid]: segfault at ... in lib.so[7f..+1000]", "traps: comm[pid] general
 	 * protection fault ... in lib.so[...]": the name, and the library's file name (any
