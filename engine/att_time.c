@@ -225,7 +225,7 @@ static bool stale_explained(const struct att *a, const struct cand *c)
 		const struct pm_obs *o = &a->ev->obs[k];
 		const struct pm_rule *r = R(a, k);
 		if (!o->node || strcmp(o->node, c->node) ||
-		    (o->trusted && pm_att_obs_window(a, o, true) != WIN_IN) ||
+		    (o->trusted && (!o->has_time || pm_att_obs_window(a, o, true) != WIN_IN)) ||
 		    (!o->trusted && clean))
 			continue;
 		if ((r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION) &&
@@ -233,6 +233,16 @@ static bool stale_explained(const struct att *a, const struct cand *c)
 			return true;
 	}
 	return false;
+}
+
+/* C is a GPU's hardware fault (gpu_hardware, nvlink) from the kernel's own log whose every
+ * line is undated: no time, not a state read at collection.  Only this job's CUDA errors on
+ * its node show a failure it explains; a disk's or a link's undated event explains more (an
+ * I/O error, its peers' votes, the node's failure) and keeps its lead at hypothesis. */
+static bool undated_hw(const struct cand *c)
+{
+	return c->hardware && !c->has_t && !c->current && !c->untrusted && c->nin &&
+	       (!strcmp(c->cls, "gpu_hardware") || !strcmp(c->cls, "nvlink"));
 }
 
 /*
@@ -257,6 +267,25 @@ void pm_att_phase_stale(struct att *a)
 			snprintf(what, sizeof(what), "Xid %d (%s)", o->xid, c->summary);
 		else
 			snprintf(what, sizeof(what), "%s/%s (%s)", c->cls, c->sub, c->summary);
+		if (!c->prestart && undated_hw(c)) {
+			/* its time unknown (a monotonic stamp with no boot time): it may be from
+			 * before the job as well, so it leads as such an event does */
+			c->explained = c->node[0] && (c->pidlink > 0 || stale_explained(a, c));
+			c->fallback = !c->explained;
+			if (c->fallback) {
+				pm_att_why(a,
+					   "%s logged %s at a time the log does not give (no boot "
+					   "time for its stamps): context, not this job's origin by "
+					   "itself; nothing this job's ranks did there shows a failure "
+					   "it explains.",
+					   c->node[0] ? c->node : "A node", what);
+				snprintf(c->note, sizeof(c->note),
+					 "its event is undated and nothing of this job on %s shows a "
+					 "failure it explains",
+					 c->node[0] ? c->node : "that node");
+			}
+			continue;
+		}
 		if (!c->prestart) {
 			if (c->pidlink < 0)
 				pm_att_why(

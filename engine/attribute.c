@@ -321,7 +321,7 @@ static void att_free(struct att *a)
 static bool live_hardware(const struct att *a)
 {
 	for (size_t i = 0; i < a->nc; i++)
-		if (!a->c[i].dead && a->c[i].hardware)
+		if (!a->c[i].dead && a->c[i].hardware && !a->c[i].fallback)
 			return true;
 	return false;
 }
@@ -352,12 +352,12 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	pm_att_phase_merge(&a);
 	pm_att_phase_join(&a);
 	pm_att_phase_consequence(&a);
-	/* every such candidate set aside as the program's own fault's consequence: that line
-	 * would say what the verdict does not */
-	if (hwline != SIZE_MAX && !live_hardware(&a))
-		json_array_remove(a.why, hwline);
 	pm_att_phase_confirm(&a);
 	pm_att_phase_stale(&a);
+	/* every such candidate set aside (the program's own fault's consequence, an undated
+	 * event nothing of this job explains): that line would say what the verdict does not */
+	if (hwline != SIZE_MAX && !live_hardware(&a))
+		json_array_remove(a.why, hwline);
 	if (pm_att_phase_gpu_ranks(&a) < 0)
 		goto out;
 	pm_att_phase_all_ranks(&a);
