@@ -77,7 +77,7 @@ void pm_att_phase_outcome(struct att *a)
 	static const char *const rank_order[] = {"NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
 						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
 						 NULL};
-	const char *best = NULL;
+	const char *best = NULL, *said = "";
 	bool anyerr = false, weak = false, task_failed = false;
 
 	a->outcome = pm_att_outcome_from_state(ev->job.state);
@@ -116,14 +116,18 @@ void pm_att_phase_outcome(struct att *a)
 				for (size_t m = 0; best && rank_order[m]; m++)
 					if (!strcmp(best, rank_order[m]))
 						cur = m;
-				if (k < cur)
+				if (k < cur) {
 					best = rank_order[k];
+					said = r->id;
+				}
 			}
 		}
 	}
 	if (best) {
 		a->outcome = best;
-		pm_att_why(a, "No accounting record; the job's own Slurm lines say %s.", best);
+		/* Slurm's own lines, a container platform's or a cloud's: the rule says which */
+		pm_att_why(a, "No accounting record; a line of the evidence says %s (%s).", best,
+			   said);
 	} else if (anyerr || (weak && !job_output_read(ev))) {
 		a->outcome = "FAILED";
 		pm_att_why(a,
