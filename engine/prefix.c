@@ -693,8 +693,10 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 		w->seen |= W_DEFAULT;
 		return k;
 	}
-	/* Open MPI --tag-output: "[1,3]<stderr>:"; horovodrun's own (Gloo) launcher tags a rank
-	 * alone, "[3]<stderr>:", its stream required */
+	/* Open MPI --tag-output: "[1,3]<stderr>:", and with the rank named and its host after
+	 * it, "[1,mpirank:3,algo-2]<stderr>:" (Open MPI 4 as SageMaker's MPI jobs print it);
+	 * horovodrun's own (Gloo) launcher tags a rank alone, "[3]<stderr>:", its stream
+	 * required */
 	if ((w->seen & ranked) || !(k = rank_at(s + 1, n - 1, &j)) || 1 + k >= n)
 		return 0;
 	p = 2 + k;
@@ -703,12 +705,33 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 			return 0;
 		r = j;
 	} else {
-		if (s[1 + k] != ',' || !(k = rank_at(s + p, n - p, &r)))
+		const char *host = NULL;
+		size_t hlen = 0;
+
+		if (s[1 + k] != ',')
+			return 0;
+		if (pm_in_starts(s + p, n - p, "mpirank:"))
+			p += 8;
+		if (!(k = rank_at(s + p, n - p, &r)))
 			return 0;
 		p += k;
+		if (p < n && s[p] == ',') {
+			size_t h = ++p;
+			while (p < n && p < h + 64 &&
+			       (pm_in_isalnum(s[p]) || s[p] == '-' || s[p] == '.' || s[p] == '_'))
+				p++;
+			if (p == h)
+				return 0;
+			host = s + h;
+			hlen = p - h;
+		}
 		if (p >= n || s[p] != ']')
 			return 0;
 		k = 1 + stream_tag(s + p + 1, n - p - 1);
+		if (host && !w->out->node) {
+			w->out->node = host;
+			w->out->node_len = hlen;
+		}
 	}
 	p += k;
 	if (p >= n || s[p] != ':')

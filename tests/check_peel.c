@@ -113,6 +113,11 @@ START_TEST(peel_launchers)
 		{"3: hello", "hello", 3, "", 0, 0},
 		{"[1,3]<stderr>:RuntimeError: x", "RuntimeError: x", 3, "", 0, 0},
 		{"[1,3]<stdout>:x", "x", 3, "", 0, 0},
+		/* Open MPI 4's tag with the rank named and its host (SageMaker's MPI jobs) */
+		{"[1,mpirank:3,algo-2]<stderr>:RuntimeError: x", "RuntimeError: x", 3, "algo-2", 0,
+		 0},
+		{"[1,mpirank:12,ip-10-0-1-7.ec2.internal]<stdout>:x", "x", 12,
+		 "ip-10-0-1-7.ec2.internal", 0, 0},
 		{"[cuda-24-0.local:08642] 2 more processes", "2 more processes", -1,
 		 "cuda-24-0.local", 0, 8642},
 		{"(pid=123, ip=10.0.0.1) RuntimeError: x", "RuntimeError: x", -1, "", 0, 123},
