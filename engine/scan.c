@@ -1575,6 +1575,33 @@ static bool slurm_output_name(const char *name)
 	return !strcmp(p, ".out");
 }
 
+/*
+ * Whether NAME's last part is named as a job's output is (Slurm's --output and --error, and
+ * the names users give them: "train-gn12.out", "job.err"), and names no system source: a
+ * file "*.out" or "*.err" without "dmesg", "kern", "syslog", "messages", "journal",
+ * "nvidia-smi", "nvsmi", "sacct", "scontrol" or "slurm" (slurmd's, slurmctld's) in its name.
+ * Gathered by hand into a node's folder, its lines shaped as dmesg's were read as that node's
+ * kernel log, and a printed Xid as the node's own (TRUST.md, "The job's output").
+ */
+static bool job_output_name(const char *name)
+{
+	static const char *const sys[] = {"dmesg", "kern",	 "syslog", "messages", "journal",
+					  "nvidia-smi", "nvsmi", "sacct",  "scontrol", "slurm"};
+	const char *b = strrchr(name, '/');
+	size_t n;
+
+	b = b ? b + 1 : name;
+	if (slurm_output_name(b))
+		return true;
+	n = strlen(b);
+	if (n < 5 || (strcmp(b + n - 4, ".out") && strcmp(b + n - 4, ".err")))
+		return false;
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (strcasestr(b, sys[i]))
+			return false;
+	return true;
+}
+
 static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 {
 	enum pm_format fmt;
@@ -1593,7 +1620,7 @@ static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 		return;
 	f->format = fmt;
 	if (f->format != PM_FMT_BINARY && f->format != PM_FMT_EMPTY &&
-	    pm_format_source(f->format) != PM_SRC_APP_LOG && slurm_output_name(f->name))
+	    pm_format_source(f->format) != PM_SRC_APP_LOG && job_output_name(f->name))
 		f->format = PM_FMT_APP;
 	f->source = pm_format_source(f->format);
 	if (f->format == PM_FMT_BINARY) {
