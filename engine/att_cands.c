@@ -403,7 +403,8 @@ static void setup_after_progress(struct att *a)
  * beside its record of the program's fault on that GPU (Xid 13/31/43, amdgpu's page fault)
  * on the same node, not after it and within two minutes, for the same process where both
  * name one.  The hang is that fault's consequence: it leads nothing, and the program's fault
- * is left to lead.  A hang line with no such fault before it keeps its weak lead.
+ * is left to lead.  A hang line with no such fault before it keeps its weak lead.  Then the
+ * set-up failures reported after the job's progress began (setup_after_progress).
  */
 void pm_att_phase_consequence(struct att *a)
 {

@@ -194,7 +194,8 @@ int pm_att_phase_origins(struct att *a, bool hardware);
 void pm_att_phase_merge(struct att *a);
 void pm_att_phase_join(struct att *a);
 /* A GPU's weak hang lines set aside beside the kernel's record of the program's own fault on
- * that GPU before them (att_cands.c). */
+ * that GPU before them, and set-up failures reported after the job's progress began beside
+ * another origin (att_cands.c). */
 void pm_att_phase_consequence(struct att *a);
 void pm_att_phase_confirm(struct att *a);
 int pm_att_phase_fallback(struct att *a);
