@@ -522,10 +522,10 @@ static const char *cand_where(const struct cand *c, char *buf, size_t n)
  * tolerance, of the same standing.  Two on one rank are one process's: not different nodes. */
 static bool tied(const struct att *a, const struct cand *l, const struct cand *s)
 {
-	return s && strcmp(l->cls, s->cls) &&
-	       (strcmp(l->node, s->node) || !l->node[0]) && !same_rank_no_node(l, s) &&
-	       close_in_time(a, l, s) && outcome_rank(a, l) == outcome_rank(a, s) &&
-	       cand_rank(l) == cand_rank(s) && l->prestart == s->prestart &&
+	return s && strcmp(l->cls, s->cls) && (strcmp(l->node, s->node) || !l->node[0]) &&
+	       !same_rank_no_node(l, s) && close_in_time(a, l, s) &&
+	       outcome_rank(a, l) == outcome_rank(a, s) && cand_rank(l) == cand_rank(s) &&
+	       l->prestart == s->prestart &&
 	       pm_att_silent_support(a, l) == pm_att_silent_support(a, s);
 }
 

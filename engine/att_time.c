@@ -273,12 +273,13 @@ void pm_att_phase_stale(struct att *a)
 			c->explained = c->node[0] && (c->pidlink > 0 || stale_explained(a, c));
 			c->fallback = !c->explained;
 			if (c->fallback) {
-				pm_att_why(a,
-					   "%s logged %s at a time the log does not give (no boot "
-					   "time for its stamps): context, not this job's origin by "
-					   "itself; nothing this job's ranks did there shows a failure "
-					   "it explains.",
-					   c->node[0] ? c->node : "A node", what);
+				pm_att_why(
+					a,
+					"%s logged %s at a time the log does not give (no boot "
+					"time for its stamps): context, not this job's origin by "
+					"itself; nothing this job's ranks did there shows a failure "
+					"it explains.",
+					c->node[0] ? c->node : "A node", what);
 				snprintf(c->note, sizeof(c->note),
 					 "its event is undated and nothing of this job on %s shows a "
 					 "failure it explains",

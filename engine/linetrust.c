@@ -566,7 +566,8 @@ static bool journal_process_line(const char *s, size_t n)
 {
 	size_t i = 0, t;
 
-	while (i < n && i < 64 && (pm_in_isalnum(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_'))
+	while (i < n && i < 64 &&
+	       (pm_in_isalnum(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_'))
 		i++;
 	if (!i || i >= n || s[i] != ' ')
 		return false;

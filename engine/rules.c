@@ -282,7 +282,8 @@ static int parse_formats(struct loader *ld, yaml_document_t *doc, yaml_node_t *n
 
 	if (!n)
 		return 0;
-	if (n->type != YAML_SEQUENCE_NODE || n->data.sequence.items.start == n->data.sequence.items.top)
+	if (n->type != YAML_SEQUENCE_NODE ||
+	    n->data.sequence.items.start == n->data.sequence.items.top)
 		return fail(ld, n, "rule %s: 'formats' must be a non-empty list of formats", r->id);
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
 		yaml_node_t *s = yaml_document_get_node(doc, *it);
@@ -295,7 +296,8 @@ static int parse_formats(struct loader *ld, yaml_document_t *doc, yaml_node_t *n
 				    scalar(s) ? scalar(s) : "?");
 		src = pm_format_source(f);
 		if (!(r->sources & (1u << src)))
-			return fail(ld, s, "rule %s: format '%s' is of source '%s', not in its sources",
+			return fail(ld, s,
+				    "rule %s: format '%s' is of source '%s', not in its sources",
 				    r->id, scalar(s), pm_source_name(src));
 		r->fmt_sources |= 1u << src;
 		r->formats |= 1ull << f;

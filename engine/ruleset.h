@@ -64,7 +64,7 @@ struct pm_rule {
 	 * 1 << enum pm_format); any other source of the rule reads every format */
 	unsigned fmt_sources;
 	unsigned long long formats;
-	char *pattern;	  /* NULL for condition rules */
+	char *pattern; /* NULL for condition rules */
 	pcre2_code *re;
 	int cap[PM_CAP__COUNT]; /* group number, 0 when not captured */
 	bool has_cond;
@@ -87,9 +87,8 @@ struct pm_decision {
 /* Whether rule R reads file F: one of its sources, and in a format it allows. */
 static inline bool pm_rule_reads(const struct pm_rule *r, enum pm_source src, enum pm_format fmt)
 {
-	return (r->sources & (1u << src)) &&
-	       (!(r->fmt_sources & (1u << src)) ||
-		((unsigned)fmt < 64 && (r->formats & (1ull << fmt))));
+	return (r->sources & (1u << src)) && (!(r->fmt_sources & (1u << src)) ||
+					      ((unsigned)fmt < 64 && (r->formats & (1ull << fmt))));
 }
 
 struct pm_ruleset {

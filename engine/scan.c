@@ -1585,7 +1585,7 @@ static bool slurm_output_name(const char *name)
  */
 static bool job_output_name(const char *name)
 {
-	static const char *const sys[] = {"dmesg", "kern",	 "syslog", "messages", "journal",
+	static const char *const sys[] = {"dmesg",	"kern",	 "syslog", "messages", "journal",
 					  "nvidia-smi", "nvsmi", "sacct",  "scontrol", "slurm"};
 	const char *b = strrchr(name, '/');
 	size_t n;
@@ -1691,7 +1691,8 @@ static int eval_conditions(struct scan *s)
 			size_t capl[PM_CAP__COUNT] = {0};
 			struct pm_prefix px = {.rank = -1};
 
-			if (strcmp(fa->name, r->cond.fact) || !pm_rule_reads(r, f->source, f->format))
+			if (strcmp(fa->name, r->cond.fact) ||
+			    !pm_rule_reads(r, f->source, f->format))
 				continue;
 			if (r->cond.rhs_fact && !lookup_fact(ev, r->cond.rhs_fact, fa->node, &rhs))
 				continue;

@@ -877,8 +877,7 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 		if (o->node && !bsearch(&o->node, ons, non, sizeof(*ons), pm_cmp_str_null))
 			json_array_append_new(bys_n, json_string(o->node));
 		if (o->rank >= 0 && !pm_rankset_has(ors, nors, o->rank) &&
-		    !(o->node && whs &&
-		      bsearch(&o->node, whs, nwh, sizeof(*whs), pm_cmp_str_null)))
+		    !(o->node && whs && bsearch(&o->node, whs, nwh, sizeof(*whs), pm_cmp_str_null)))
 			pm_rankset_push(&rs, &nrs, &ars, o->rank);
 	}
 	pm_rankset_done(rs, &nrs);
