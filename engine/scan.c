@@ -1579,14 +1579,16 @@ static bool slurm_output_name(const char *name)
  * Whether NAME's last part is named as a job's output is (Slurm's --output and --error, and
  * the names users give them: "train-gn12.out", "job.err"), and names no system source: a
  * file "*.out" or "*.err" without "dmesg", "kern", "syslog", "messages", "journal",
- * "nvidia-smi", "nvsmi", "sacct", "scontrol" or "slurm" (slurmd's, slurmctld's) in its name.
+ * "nvidia-smi", "nvsmi", "sacct", "scontrol", "slurmd" or "slurmctld" in its name
+ * ("slurm-%j.err", an --error file, is the job's).
  * Gathered by hand into a node's folder, its lines shaped as dmesg's were read as that node's
  * kernel log, and a printed Xid as the node's own (TRUST.md, "The job's output").
  */
 static bool job_output_name(const char *name)
 {
-	static const char *const sys[] = {"dmesg",	"kern",	 "syslog", "messages", "journal",
-					  "nvidia-smi", "nvsmi", "sacct",  "scontrol", "slurm"};
+	static const char *const sys[] = {"dmesg",    "kern",	    "syslog",	"messages",
+					  "journal",  "nvidia-smi", "nvsmi",	"sacct",
+					  "scontrol", "slurmd",	    "slurmctld"};
 	const char *b = strrchr(name, '/');
 	size_t n;
 
