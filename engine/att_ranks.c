@@ -446,6 +446,20 @@ int pm_att_phase_silence(struct att *a)
 		if (o->seq > maxseq)
 			maxseq = o->seq;
 	}
+	/* where no timeout carries a sequence number (PyTorch before 1.10, the blocking wait's
+	 * old form, Gloo), the timeouts of the collective-timeout kind tell who waited, not how
+	 * far: the known ranks that printed none are the suspects */
+	for (size_t i = 0; i < ev->nobs && !n; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		if (r->role == PM_ROLE_CASCADE && o->rank >= 0 &&
+		    pm_is_kind(r->cls, r->subcls, PM_K_TIMEOUTS))
+			t[nt++] = (struct rseq){o->rank, -1};
+	}
+	if (!n) {
+		n = nt;
+		nt = 0;
+	}
 	if (!n) {
 		rc = 0;
 		goto out;
@@ -468,7 +482,7 @@ int pm_att_phase_silence(struct att *a)
 	/* a rank whose last enqueued collective is behind its peers' never reached it: per
 	 * rank, the highest sequence number it reported is what counts */
 	for (size_t k = 0; k < nt; k++)
-		if (t[k].seq < maxseq &&
+		if (t[k].seq >= 0 && t[k].seq < maxseq &&
 		    pm_rankset_push(&a->suspects, &a->nsuspects, &as, t[k].rank) < 0)
 			goto out;
 	pm_rankset_done(a->suspects, &a->nsuspects);
