@@ -339,6 +339,13 @@ static bool after_progress(const struct att *a, const struct pm_obs *o, const ui
 	return first && o->file < a->ev->nfiles && first[o->file] && first[o->file] - 1 < o->offset;
 }
 
+/* a live rule candidate of the set-up kinds that a peer's loss also prints */
+static bool is_setup(const struct cand *c)
+{
+	return !c->dead && c->lead == LEAD_RULE && c->nev && !strcmp(c->cls, "launch_config") &&
+	       (!strcmp(c->sub, "nccl_init") || !strcmp(c->sub, "rendezvous"));
+}
+
 /* A set-up class (an NCCL communicator or the rendezvous failing to form) seen only after the
  * job had made progress: the group had formed.  What NCCL before 2.12 reported as "unhandled
  * system error" (and 2.19 as a socket closed by the peer behind it) and torchelastic as a
@@ -352,7 +359,13 @@ static void setup_after_progress(struct att *a)
 	uint64_t *first;
 	const struct cand *other = NULL;
 	bool any = a->any_progress;
+	bool setup = false;
 
+	/* most merges have no set-up candidate: skip the pass over every observation */
+	for (size_t i = 0; i < a->nc && !setup; i++)
+		setup = is_setup(&a->c[i]);
+	if (!setup)
+		return;
 	if (!(first = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*first))))
 		return;
 	/* undated progress counts here by its place in its file (NCCL's "Init COMPLETE") */
@@ -377,8 +390,7 @@ static void setup_after_progress(struct att *a)
 		struct cand *c = &a->c[i];
 		size_t m = 0;
 
-		if (c->dead || c->lead != LEAD_RULE || !c->nev || strcmp(c->cls, "launch_config") ||
-		    (strcmp(c->sub, "nccl_init") && strcmp(c->sub, "rendezvous")))
+		if (!is_setup(c))
 			continue;
 		while (m < c->nev && after_progress(a, &a->ev->obs[c->ev[m]], first))
 			m++;
