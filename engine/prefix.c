@@ -207,29 +207,33 @@ static size_t dmesg_human(const char *s, size_t n)
 	return p + 7;
 }
 
+/* dmesg -x's facility and level at S, "kern  :err   : ": their length, 0 when none. */
+static size_t dmesg_x(const char *s, size_t n)
+{
+	size_t i, q;
+
+	for (i = 0; i < n && i < 8 && pm_in_isalpha(s[i]); i++)
+		;
+	if (i == 0 || i >= n || (s[i] != ' ' && s[i] != ':'))
+		return 0;
+	for (q = i; q < n && s[q] == ' '; q++)
+		;
+	if (q >= n || s[q] != ':')
+		return 0;
+	for (q++; q < n && q < i + 16 && (pm_in_isalpha(s[q]) || s[q] == ' '); q++)
+		;
+	return q + 1 < n && s[q] == ':' && s[q + 1] == ' ' ? q + 2 : 0;
+}
+
 /* dmesg: optional "<6>" level, optional "kern  :err   : " (dmesg -x), then the stamp. */
 static void dmesg_prefix(const char *s, size_t n, struct pm_prefix *out)
 {
-	size_t p = 0, k, i;
+	size_t p = 0, k;
 	double v;
 
 	if (n >= 3 && s[0] == '<' && (k = num_then(s + 1, n - 1, '>')) && k <= 4)
 		p = 1 + k;
-	for (i = p; i < n && i < p + 8 && pm_in_isalpha(s[i]); i++)
-		;
-	if (i > p && i < n && (s[i] == ' ' || s[i] == ':')) {
-		size_t q = i;
-
-		while (q < n && s[q] == ' ')
-			q++;
-		if (q < n && s[q] == ':') {
-			q++;
-			while (q < n && q < i + 16 && (pm_in_isalpha(s[q]) || s[q] == ' '))
-				q++;
-			if (q + 1 < n && s[q] == ':' && s[q + 1] == ' ')
-				p = q + 2;
-		}
-	}
+	p += dmesg_x(s + p, n - p);
 	k = pm_in_dmesg_mono(s + p, n - p, &v);
 	if (!k)
 		k = pm_in_dmesg_T(s + p, n - p, &v);
@@ -2217,6 +2221,10 @@ static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, doubl
 	}
 	if (pm_in_syslog(s, n, ctx->year, &v))
 		return ctx->year > 0 ? (*t = v, 1) : 0;
+	/* dmesg -x -T: "kern  :err   : [Thu Dec  3 10:11:12 2026] " */
+	i = dmesg_x(s, n);
+	s += i;
+	n -= i;
 	if (n == 0 || s[0] != '[')
 		return 0;
 	if (pm_in_bracket_iso(s, n, t) || pm_in_dmesg_T(s, n, t))

@@ -609,6 +609,10 @@ START_TEST(time_forms)
 	TIME_IS("0: [rank0]:[E1130 03:44:00.123456 40074 ProcessGroupNCCL.cpp:616] [Rank 0] x",
 		2026, 0, BASE + 240.123456);
 	TIME_IS("[  123.456789] NVRM: Xid", 0, 1796000000.0, 1796000123.456789);
+	/* dmesg -x: the facility and level before the stamp */
+	TIME_IS("kern  :warn  : [Mon Nov 30 03:11:58 2026] NVRM: Xid", 0, 0, T0311);
+	TIME_IS("kern  :err   : [  123.456789] NVRM: Xid", 0, 1796000000.0, 1796000123.456789);
+	TIME_IS("<4>kern  :warn  : [Mon Nov 30 03:11:58 2026] NVRM: Xid", 0, 0, T0311);
 	TIME_IS("2024-02-29T00:00:00Z", 0, 0, 1709164800.0);
 	TIME_IS("1970-01-01T00:00:00Z", 0, 0, 0.0);
 	TIME_IS("2026-12-31T23:59:60Z", 0, 0, 1798761600.0);
@@ -619,7 +623,9 @@ START_TEST(time_refused)
 {
 	NO_TIME("Nov 30 03:11:58 gpu016 kernel: x", 0, 0); /* no year known */
 	NO_TIME("[  123.456789] NVRM: Xid", 2026, 0);	   /* boot time unknown */
-	NO_TIME("[  123.456] x", 2026, 1796000000.0);	   /* not a dmesg stamp */
+	NO_TIME("kern  :warn  : [  1.5] x", 2026, 1796000000.0);
+	NO_TIME("kern  :warn  [Mon Nov 30 03:11:58 2026] x", 0, 0);
+	NO_TIME("[  123.456] x", 2026, 1796000000.0); /* not a dmesg stamp */
 	NO_TIME("[E1130 03:44:00.123456 40074 x.cpp:1] x", 0, 0);
 	NO_TIME("2026-02-30T00:00:00Z", 0, 0);
 	NO_TIME("2025-02-29T00:00:00Z", 0, 0);
