@@ -178,13 +178,19 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 			"limit's consequence, not a cause.");
 	}
 
+	if (!hardware && a->yield_gen)
+		pm_att_why(a,
+			   "A line that %s read is %s's too: that rule's reading of it stands, not "
+			   "the generic one.",
+			   a->yield_gen, a->yield_spec);
 	for (size_t k = 0; k < ev->nobs; k++) {
 		size_t i = a->order[k];
 		const struct pm_obs *o = &ev->obs[i];
 		const struct pm_rule *r = R(a, i);
 		struct cand *c;
 
-		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware)
+		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware ||
+		    (a->yielded && a->yielded[i]))
 			continue;
 		bool plain = true;
 		enum win w = o->trusted ? pm_att_obs_window(a, o, true) : WIN_IN;

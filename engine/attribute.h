@@ -119,7 +119,9 @@ struct att {
 	} * hosts;	   /* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
 	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
-	int *hranks;   /* the ranks a launcher's failure report names (att_place.c) */
+	bool *yielded; /* obs -> a generic rule's, on a line a specific rule read (att_init) */
+	const char *yield_gen, *yield_spec; /* the first such pair of rule ids, for why */
+	int *hranks; /* the ranks a launcher's failure report names (att_place.c) */
 	size_t nhranks, ahranks;
 	struct rank_host {
 		int rank;

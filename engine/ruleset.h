@@ -70,6 +70,9 @@ struct pm_rule {
 	bool has_cond;
 	struct pm_cond cond;
 	bool launch, deprecated, hardware;
+	/* 'generic': names only a line's kind (any exception's last line); where a specific
+	 * rule reads the same line, that reading stands (pm_attribute) */
+	bool generic;
 	char *file;
 	int line;
 };

@@ -191,6 +191,15 @@ START_TEST(test_load_errors)
 			  "    role: origin\n    strength: strong\n    sources: [scheduler]\n"
 			  "    formats: []\n    pattern: 'x'\n    summary: s\n",
 			  "'formats' must be a non-empty list");
+	expect_load_error(
+		"rules:\n  - id: a\n    class: communication_unattributed\n"
+		"    subclass: remote_error\n    role: cascade\n    strength: weak\n"
+		"    sources: [app_log]\n    generic: true\n    pattern: 'x'\n    summary: s\n",
+		"'generic' is for software origin rules");
+	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: gpu_lost\n"
+			  "    role: origin\n    strength: strong\n    sources: [kernel_log]\n"
+			  "    generic: true\n    pattern: 'x'\n    summary: s\n",
+			  "'generic' is for software origin rules");
 	expect_load_error("rules:\n  - id: a\n    class: [oops\n", "a.yaml:");
 	expect_load_error("rules:\n  - id: Bad_Id\n", "must match");
 	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: ecc\n"
@@ -609,6 +618,72 @@ START_TEST(test_anchors_behind_wrappers)
 }
 END_TEST
 
+/* ---- one line read by a generic and a specific rule ---- */
+
+static const char *cause_of(const json_t *v, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(v, "cause"), key));
+}
+
+/* The specific rule's reading of a line stands over a generic rule's reading of the same line,
+ * whatever the specific rule's role; on another line, the generic rule's reading is its own. */
+START_TEST(test_generic_yields_on_its_line)
+{
+	static const char rules[] = "rules:\n"
+				    "  - id: any-exc\n"
+				    "    class: application\n"
+				    "    subclass: python_exception\n"
+				    "    role: origin\n"
+				    "    strength: medium\n"
+				    "    generic: true\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: '^(?<exc>[A-Za-z_.]*Error): '\n"
+				    "    summary: '{exc}'\n"
+				    "  - id: port-taken\n"
+				    "    class: launch_config\n"
+				    "    subclass: rendezvous\n"
+				    "    role: origin\n"
+				    "    strength: strong\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: 'failed to bind to \\S+ \\(errno: 98'\n"
+				    "    summary: 'port taken'\n"
+				    "  - id: peer-gone\n"
+				    "    class: communication_unattributed\n"
+				    "    subclass: remote_error\n"
+				    "    role: cascade\n"
+				    "    strength: weak\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: 'closed by peer'\n"
+				    "    summary: 'peer gone'\n";
+	char err[256];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	/* an origin on the same line: it leads alone, no tie with the generic reading */
+	pmt_mk(tmp, "g1/slurm.out",
+	       "step 1\nRuntimeError: The server socket failed to bind to [::]:29500 (errno: 98 - "
+	       "Address already in use).\n");
+	v = diagnose_dir(rs, "g1");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
+	ck_assert_str_eq(cause_of(v, "subclass"), "rendezvous");
+	json_decref(v);
+	/* a cascade on the same line: the line is a consequence, no exception leads */
+	pmt_mk(tmp, "g2/slurm.out", "step 1\nRuntimeError: connection closed by peer\n");
+	v = diagnose_dir(rs, "g2");
+	ck_assert_str_ne(json_string_value(json_object_get(v, "status")), "attributed");
+	json_decref(v);
+	/* the same words on two lines: the exception is its own reading, and leads */
+	pmt_mk(tmp, "g3/slurm.out",
+	       "step 1\nValueError: bad shape\nwarning: connection closed by peer\n");
+	v = diagnose_dir(rs, "g3");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
+	ck_assert_str_eq(cause_of(v, "subclass"), "python_exception");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- silence ---- */
 
 START_TEST(test_silent_rank_is_suspect)
@@ -907,6 +982,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_bad_files_reported_rest_diagnosed);
 	tcase_add_test(t, test_colour_codes_anywhere_cleaned);
 	tcase_add_test(t, test_anchors_behind_wrappers);
+	tcase_add_test(t, test_generic_yields_on_its_line);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	tcase_add_test(t, test_lazy_redaction_no_secret_out);
