@@ -178,10 +178,16 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 			"limit's consequence, not a cause.");
 	}
 
-	if (!hardware && a->yield_gen)
+	if (!hardware && a->yield_gen && !a->yield_chain)
 		pm_att_why(a,
 			   "A line that %s read is %s's too: that rule's reading of it stands, not "
 			   "the generic one.",
+			   a->yield_gen, a->yield_spec);
+	else if (!hardware && a->yield_gen)
+		pm_att_why(a,
+			   "An exception that %s read is chained in one traceback to a failure that "
+			   "%s reads: one failure, and that rule's reading stands, not the generic "
+			   "one.",
 			   a->yield_gen, a->yield_spec);
 	for (size_t k = 0; k < ev->nobs; k++) {
 		size_t i = a->order[k];

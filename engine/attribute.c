@@ -276,69 +276,6 @@ void pm_att_phase_summaries(struct att *a)
 
 /* ---- the phases, in order (engine/ATTRIBUTION.md) ---- */
 
-static int cmpline(const void *x, const void *y, void *arg)
-{
-	const struct pm_evidence *ev = arg;
-	const struct pm_obs *a = &ev->obs[*(const size_t *)x], *b = &ev->obs[*(const size_t *)y];
-
-	if (a->file != b->file)
-		return a->file < b->file ? -1 : 1;
-	return a->offset < b->offset ? -1 : a->offset > b->offset;
-}
-
-static bool speaks(const struct pm_rule *r)
-{
-	return !r->generic && (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
-			       r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION);
-}
-
-/* One line read two ways: a generic rule's reading (py-exception: any exception's last line)
- * and a specific rule's (the rendezvous's port in use, a peer's store error, a CUDA error a
- * confirmation reads) on the same line of the same file.  The line is one event and the
- * specific rule says what it is: the generic reading is set aside (phase 7 skips it), whatever
- * the specific rule's role.  Without this, the two made two candidates of one line, a tie. */
-static int mark_yielded(struct att *a)
-{
-	const struct pm_evidence *ev = a->ev;
-	const char *gen = NULL, *spec = NULL;
-	size_t *ix, n = ev->nobs, e;
-	bool any = false;
-
-	for (size_t i = 0; i < n && !any; i++)
-		any = R(a, i)->generic;
-	if (!any)
-		return 0;
-	a->yielded = calloc(n, sizeof(*a->yielded));
-	ix = malloc(n * sizeof(*ix));
-	if (!a->yielded || !ix) {
-		free(ix);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		ix[i] = i;
-	qsort_r(ix, n, sizeof(*ix), cmpline, (void *)ev);
-	for (size_t s = 0; s < n; s = e) {
-		const struct pm_rule *sp = NULL;
-
-		for (e = s; e < n && !cmpline(&ix[s], &ix[e], (void *)ev); e++)
-			if (!sp && speaks(R(a, ix[e])))
-				sp = R(a, ix[e]);
-		for (size_t k = s; sp && k < e; k++) {
-			if (!R(a, ix[k])->generic)
-				continue;
-			a->yielded[ix[k]] = true;
-			if (!gen) {
-				gen = R(a, ix[k])->id;
-				spec = sp->id;
-			}
-		}
-	}
-	free(ix);
-	a->yield_gen = gen;
-	a->yield_spec = spec;
-	return 0;
-}
-
 static int att_init(struct att *a, struct pm_evidence *ev)
 {
 	memset(a, 0, sizeof(*a));
@@ -353,7 +290,7 @@ static int att_init(struct att *a, struct pm_evidence *ev)
 		a->order[i] = i;
 	if (ev->nobs > 1)
 		qsort_r(a->order, ev->nobs, sizeof(size_t), cmpobs, ev);
-	return mark_yielded(a);
+	return pm_att_yield(a);
 }
 
 static void att_free(struct att *a)

@@ -119,8 +119,9 @@ struct att {
 	} * hosts;	   /* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
 	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
-	bool *yielded; /* obs -> a generic rule's, on a line a specific rule read (att_init) */
+	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
 	const char *yield_gen, *yield_spec; /* the first such pair of rule ids, for why */
+	bool yield_chain;		    /* that pair was joined by a chained traceback */
 	int *hranks; /* the ranks a launcher's failure report names (att_place.c) */
 	size_t nhranks, ahranks;
 	struct rank_host {
@@ -157,6 +158,9 @@ static inline const struct pm_rule *R(const struct att *a, size_t o)
 
 /* Where an event falls against the job window (pm_att_obs_window). */
 enum win { WIN_OUT, WIN_BEFORE, WIN_IN };
+
+/* att_yield.c: the generic readings that yield to a specific one (phase 7) */
+int pm_att_yield(struct att *a);
 
 /* attribute.c */
 void pm_att_why(struct att *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -318,7 +318,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	static const char *const keys[] = {"id",       "class",	  "subclass", "role",
 					   "strength", "sources", "pattern",  "condition",
 					   "summary",  "outcome", "launch",   "deprecated",
-					   "formats",  "generic", NULL};
+					   "formats",  "generic", "chain",    NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -347,7 +347,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_str(ld, doc, m, "outcome", false, &r->outcome) < 0 ||
 	    get_bool(ld, doc, m, "launch", &r->launch) < 0 ||
 	    get_bool(ld, doc, m, "deprecated", &r->deprecated) < 0 ||
-	    get_bool(ld, doc, m, "generic", &r->generic) < 0)
+	    get_bool(ld, doc, m, "generic", &r->generic) < 0 ||
+	    get_bool(ld, doc, m, "chain", &r->chain) < 0)
 		goto out;
 	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {
 		fail(ld, m, "rule %s: missing 'subclass'", r->id);
@@ -396,6 +397,11 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'generic' is for software origin rules (a line's kind, which a "
 		     "specific rule's reading of the same line overrides)",
+		     r->id);
+		goto out;
+	}
+	if (r->chain && r->role != PM_ROLE_CONTEXT) {
+		fail(ld, m, "rule %s: 'chain' is for context rules (a line between two failures)",
 		     r->id);
 		goto out;
 	}

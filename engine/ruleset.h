@@ -73,6 +73,9 @@ struct pm_rule {
 	/* 'generic': names only a line's kind (any exception's last line); where a specific
 	 * rule reads the same line, that reading stands (pm_attribute) */
 	bool generic;
+	/* 'chain': a context line that joins the failures before and after it into one (a
+	 * chained traceback's "During handling of the above exception ...") */
+	bool chain;
 	char *file;
 	int line;
 };

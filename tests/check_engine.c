@@ -200,6 +200,10 @@ START_TEST(test_load_errors)
 			  "    role: origin\n    strength: strong\n    sources: [kernel_log]\n"
 			  "    generic: true\n    pattern: 'x'\n    summary: s\n",
 			  "'generic' is for software origin rules");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
+			  "    chain: true\n    pattern: 'x'\n    summary: s\n",
+			  "'chain' is for context rules");
 	expect_load_error("rules:\n  - id: a\n    class: [oops\n", "a.yaml:");
 	expect_load_error("rules:\n  - id: Bad_Id\n", "must match");
 	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: ecc\n"
@@ -684,6 +688,67 @@ START_TEST(test_generic_yields_on_its_line)
 }
 END_TEST
 
+/* Exceptions joined by a chain line are one failure: a generic one yields to a specific
+ * reading across the chain, in either direction; without the chain line, two stay two. */
+START_TEST(test_chain_joins_one_failure)
+{
+	static const char rules[] = "rules:\n"
+				    "  - id: any-exc\n"
+				    "    class: application\n"
+				    "    subclass: python_exception\n"
+				    "    role: origin\n"
+				    "    strength: medium\n"
+				    "    generic: true\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: '^(?<exc>[A-Za-z_.]*Error): '\n"
+				    "    summary: '{exc}'\n"
+				    "  - id: gpu-oom\n"
+				    "    class: resource_limit\n"
+				    "    subclass: gpu_oom\n"
+				    "    role: origin\n"
+				    "    strength: strong\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: 'CUDA out of memory'\n"
+				    "    summary: 'gpu oom'\n"
+				    "  - id: chained\n"
+				    "    class: none\n"
+				    "    role: context\n"
+				    "    strength: weak\n"
+				    "    chain: true\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: '^During handling of the above exception'\n"
+				    "    summary: 'chain'\n";
+	static const char *const logs[] = {
+		/* the specific one first, the generic one after the chain line */
+		"step 1\nRuntimeError: CUDA out of memory\n\nDuring handling of the above "
+		"exception, another exception occurred:\n\n  File \"a.py\", line 3\nKeyError: 'k'\n",
+		/* the generic one first */
+		"step 1\nKeyError: 'k'\nDuring handling of the above exception, another exception "
+		"occurred:\nRuntimeError: CUDA out of memory\n",
+	};
+	char err[256], rel[32];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		snprintf(rel, sizeof(rel), "c%zu/slurm.out", i);
+		pmt_mk(tmp, rel, logs[i]);
+		snprintf(rel, sizeof(rel), "c%zu", i);
+		v = diagnose_dir(rs, rel);
+		ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
+		ck_assert_str_eq(cause_of(v, "subclass"), "gpu_oom");
+		json_decref(v);
+	}
+	/* no chain line: two tracebacks, two candidates, a tie */
+	pmt_mk(tmp, "c9/slurm.out", "step 1\nRuntimeError: CUDA out of memory\nKeyError: 'k'\n");
+	v = diagnose_dir(rs, "c9");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "ambiguous");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- silence ---- */
 
 START_TEST(test_silent_rank_is_suspect)
@@ -983,6 +1048,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_colour_codes_anywhere_cleaned);
 	tcase_add_test(t, test_anchors_behind_wrappers);
 	tcase_add_test(t, test_generic_yields_on_its_line);
+	tcase_add_test(t, test_chain_joins_one_failure);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	tcase_add_test(t, test_lazy_redaction_no_secret_out);

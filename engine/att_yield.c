@@ -1,0 +1,151 @@
+/*
+ * att_yield.c - a generic rule's reading set aside where a specific rule says what the same
+ * failure is (engine/ATTRIBUTION.md phase 7).
+ *
+ * A generic rule (`generic: true`: py-exception, any exception's last line) names only the
+ * kind of a line.  Two places where it meets a specific reading of the same failure:
+ *   - the same line, read by both (PyTorch 2.0's "RuntimeError: The server socket has failed
+ *     to listen ..." is a port in use, and a RuntimeError);
+ *   - one chained traceback: exceptions joined by Python's "During handling of the above
+ *     exception, another exception occurred:" or "The above exception was the direct cause of
+ *     the following exception:", or TorchScript's "Traceback of TorchScript" under its
+ *     wrapper (a rule with `chain: true` reads those lines).  A CUDA OOM and the
+ *     AttributeError its handler then raised are one failure, told twice.
+ * In both, the generic reading is set aside (pm_att_phase_origins skips it) and the specific
+ * one stands.  Where nothing specific is there, the generic readings stay as they were.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attribute.h"
+
+static int cmpline(const void *x, const void *y, void *arg)
+{
+	const struct pm_evidence *ev = arg;
+	const struct pm_obs *a = &ev->obs[*(const size_t *)x], *b = &ev->obs[*(const size_t *)y];
+
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+/* A specific reading of a failure: not generic, and of a role that says what a line is. */
+static bool speaks(const struct pm_rule *r)
+{
+	return !r->generic && (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
+			       r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION);
+}
+
+/* One line of a file and its readings, IX[s, e) */
+struct line {
+	size_t s, e;
+	size_t up; /* union-find parent: the chain the line is in */
+	const struct pm_rule *spec;
+	bool gen, chain;
+};
+
+static size_t root(struct line *l, size_t i)
+{
+	while (l[i].up != i)
+		i = l[i].up = l[l[i].up].up;
+	return i;
+}
+
+/* The nearest line before (DIR -1) or after (+1) line K of its file and rank that holds a
+ * failure's reading, at most a few lines away; (size_t)-1 when none. */
+static size_t neighbour(const struct att *a, const struct line *l, size_t nl, const size_t *ix,
+			size_t k, int dir)
+{
+	const struct pm_obs *o = &a->ev->obs[ix[l[k].s]];
+
+	for (size_t i = k, hops = 0; hops < 64; hops++) {
+		if ((dir < 0 && i == 0) || (dir > 0 && i + 1 >= nl))
+			break;
+		i += (size_t)(ptrdiff_t)dir;
+		const struct pm_obs *p = &a->ev->obs[ix[l[i].s]];
+		if (p->file != o->file)
+			break;
+		if (p->rank == o->rank && (l[i].gen || l[i].spec))
+			return i;
+	}
+	return (size_t)-1;
+}
+
+static void yield_line(struct att *a, const struct line *ln, const size_t *ix,
+		       const struct pm_rule *sp, bool chain)
+{
+	for (size_t k = ln->s; k < ln->e; k++) {
+		if (!R(a, ix[k])->generic)
+			continue;
+		a->yielded[ix[k]] = true;
+		if (!a->yield_gen) {
+			a->yield_gen = R(a, ix[k])->id;
+			a->yield_spec = sp->id;
+			a->yield_chain = chain;
+		}
+	}
+}
+
+int pm_att_yield(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	size_t *ix, n = ev->nobs, nl = 0;
+	struct line *l;
+	const struct pm_rule **spec;
+	bool any = false;
+
+	for (size_t i = 0; i < n && !any; i++)
+		any = R(a, i)->generic;
+	if (!any)
+		return 0;
+	a->yielded = calloc(n, sizeof(*a->yielded));
+	ix = malloc(n * sizeof(*ix));
+	l = calloc(n, sizeof(*l));
+	spec = calloc(n, sizeof(*spec));
+	if (!a->yielded || !ix || !l || !spec) {
+		free(ix);
+		free(l);
+		free(spec);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		ix[i] = i;
+	qsort_r(ix, n, sizeof(*ix), cmpline, (void *)ev);
+	for (size_t s = 0, e; s < n; s = e) {
+		struct line *ln = &l[nl];
+
+		ln->s = s;
+		ln->up = nl++;
+		for (e = s; e < n && !cmpline(&ix[s], &ix[e], (void *)ev); e++) {
+			const struct pm_rule *r = R(a, ix[e]);
+			ln->gen |= r->generic;
+			ln->chain |= r->chain;
+			if (!ln->spec && speaks(r))
+				ln->spec = r;
+		}
+		ln->e = e;
+		/* one line read both ways */
+		if (ln->spec && ln->gen)
+			yield_line(a, ln, ix, ln->spec, false);
+	}
+	/* one chained traceback: the failures on either side of each marker are one */
+	for (size_t k = 0; k < nl; k++) {
+		size_t p, q;
+
+		if (!l[k].chain || (p = neighbour(a, l, nl, ix, k, -1)) == (size_t)-1 ||
+		    (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1)
+			continue;
+		l[root(l, q)].up = root(l, p);
+	}
+	for (size_t k = 0; k < nl; k++)
+		if (l[k].spec && !spec[root(l, k)])
+			spec[root(l, k)] = l[k].spec;
+	for (size_t k = 0; k < nl; k++)
+		if (l[k].gen && !l[k].spec && spec[root(l, k)])
+			yield_line(a, &l[k], ix, spec[root(l, k)], true);
+	free(ix);
+	free(l);
+	free(spec);
+	return 0;
+}
