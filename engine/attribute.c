@@ -5,7 +5,8 @@
  * Everything is ordered deterministically: by time, then file name, then offset.
  *
  * This file holds the phases' order (pm_attribute), the why, rank sets and the candidates'
- * common parts; the phases themselves are in att_cands.c (the outcome and the candidates),
+ * common parts; the phases themselves are in att_yield.c (generic readings set aside for a
+ * specific one), att_cands.c (the outcome and the candidates),
  * att_votes.c (peer votes, one error on every rank), att_sched.c (what Slurm decided),
  * att_decide.c (order, status, confidence), att_time.c, att_ranks.c and att_place.c.
  */
