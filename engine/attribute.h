@@ -1,7 +1,7 @@
 /*
  * attribute.h - the attribution's state, shared by its phases (attribute.c, att_yield.c,
- * att_cands.c, att_votes.c, att_sched.c, att_decide.c, att_time.c, att_ranks.c, att_place.c) and the
- * building of the verdict from it (verdict.c).  Not installed.
+ * att_cands.c, att_votes.c, att_sched.c, att_decide.c, att_time.c, att_ranks.c,
+ * att_place.c) and the building of the verdict from it (verdict.c).  Not installed.
  */
 #ifndef PM_ATTRIBUTE_H
 #define PM_ATTRIBUTE_H
