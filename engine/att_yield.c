@@ -12,7 +12,8 @@
  *     wrapper (a rule with `chain: true` reads those lines).  A CUDA OOM and the
  *     AttributeError its handler then raised are one failure, told twice.
  * In both, the generic reading is set aside (pm_att_phase_origins skips it) and the specific
- * one stands.  Where nothing specific is there, the generic readings stay as they were.
+ * one stands (in a chain, by the direction rule below).  Where nothing specific is there, the
+ * generic readings stay as they were.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -40,17 +41,11 @@ static bool speaks(const struct pm_rule *r)
 /* One line of a file and its readings, IX[s, e) */
 struct line {
 	size_t s, e;
-	size_t up; /* union-find parent: the chain the line is in */
-	const struct pm_rule *spec;
+	const struct pm_rule *spec; /* the line's first specific reading */
+	/* along a chain: a specific reading before the line, and a specific origin after it */
+	const struct pm_rule *before, *after;
 	bool gen, chain;
 };
-
-static size_t root(struct line *l, size_t i)
-{
-	while (l[i].up != i)
-		i = l[i].up = l[l[i].up].up;
-	return i;
-}
 
 /* The nearest line before (DIR -1) or after (+1) line K of its file and rank that holds a
  * failure's reading, at most a few lines away; (size_t)-1 when none. */
@@ -90,9 +85,8 @@ static void yield_line(struct att *a, const struct line *ln, const size_t *ix,
 int pm_att_yield(struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
-	size_t *ix, n = ev->nobs, nl = 0;
+	size_t *ix, *pq, n = ev->nobs, nl = 0, np = 0;
 	struct line *l;
-	const struct pm_rule **spec;
 	bool any = false;
 
 	for (size_t i = 0; i < n && !any; i++)
@@ -102,11 +96,11 @@ int pm_att_yield(struct att *a)
 	a->yielded = calloc(n, sizeof(*a->yielded));
 	ix = malloc(n * sizeof(*ix));
 	l = calloc(n, sizeof(*l));
-	spec = calloc(n, sizeof(*spec));
-	if (!a->yielded || !ix || !l || !spec) {
+	pq = malloc(2 * n * sizeof(*pq));
+	if (!a->yielded || !ix || !l || !pq) {
 		free(ix);
 		free(l);
-		free(spec);
+		free(pq);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -116,7 +110,7 @@ int pm_att_yield(struct att *a)
 		struct line *ln = &l[nl];
 
 		ln->s = s;
-		ln->up = nl++;
+		nl++;
 		for (e = s; e < n && !cmpline(&ix[s], &ix[e], (void *)ev); e++) {
 			const struct pm_rule *r = R(a, ix[e]);
 			ln->gen |= r->generic;
@@ -129,23 +123,41 @@ int pm_att_yield(struct att *a)
 		if (ln->spec && ln->gen)
 			yield_line(a, ln, ix, ln->spec, false);
 	}
-	/* one chained traceback: the failures on either side of each marker are one */
+	/*
+	 * One chained traceback, the failure lines P and Q on either side of each chain line.
+	 * A generic exception after the chain line yields to any specific reading before it
+	 * (a wrapper raised from a store error, a handler's own error after an OOM: the same
+	 * failure, or its consequence).  A generic exception before it yields only to a
+	 * specific origin after it (TorchScript's wrapper over the OOM it reports): an
+	 * exception raised while handling a KeyError, a peer's collective error say, does not
+	 * make the KeyError a consequence.  Forward in file order, then backward, so that a
+	 * chain of three passes what it knows along.
+	 */
 	for (size_t k = 0; k < nl; k++) {
 		size_t p, q;
 
 		if (!l[k].chain || (p = neighbour(a, l, nl, ix, k, -1)) == (size_t)-1 ||
 		    (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1)
 			continue;
-		l[root(l, q)].up = root(l, p);
+		pq[2 * np] = p;
+		pq[2 * np + 1] = q;
+		np++;
+	}
+	for (size_t m = 0; m < np; m++) {
+		struct line *p = &l[pq[2 * m]], *q = &l[pq[2 * m + 1]];
+		if (!q->before)
+			q->before = p->spec ? p->spec : p->before;
+	}
+	for (size_t m = np; m-- > 0;) {
+		struct line *p = &l[pq[2 * m]], *q = &l[pq[2 * m + 1]];
+		if (!p->after)
+			p->after = q->spec && q->spec->role == PM_ROLE_ORIGIN ? q->spec : q->after;
 	}
 	for (size_t k = 0; k < nl; k++)
-		if (l[k].spec && !spec[root(l, k)])
-			spec[root(l, k)] = l[k].spec;
-	for (size_t k = 0; k < nl; k++)
-		if (l[k].gen && !l[k].spec && spec[root(l, k)])
-			yield_line(a, &l[k], ix, spec[root(l, k)], true);
+		if (l[k].gen && !l[k].spec && (l[k].before || l[k].after))
+			yield_line(a, &l[k], ix, l[k].before ? l[k].before : l[k].after, true);
 	free(ix);
 	free(l);
-	free(spec);
+	free(pq);
 	return 0;
 }

@@ -688,8 +688,9 @@ START_TEST(test_generic_yields_on_its_line)
 }
 END_TEST
 
-/* Exceptions joined by a chain line are one failure: a generic one yields to a specific
- * reading across the chain, in either direction; without the chain line, two stay two. */
+/* Exceptions joined by a chain line are one failure: a generic one after the chain line
+ * yields to a specific reading before it, a generic one before it only to a specific origin
+ * after it; without the chain line, two stay two. */
 START_TEST(test_chain_joins_one_failure)
 {
 	static const char rules[] = "rules:\n"
@@ -710,6 +711,14 @@ START_TEST(test_chain_joins_one_failure)
 				    "    sources: [app_log]\n"
 				    "    pattern: 'CUDA out of memory'\n"
 				    "    summary: 'gpu oom'\n"
+				    "  - id: peer-gone\n"
+				    "    class: communication_unattributed\n"
+				    "    subclass: remote_error\n"
+				    "    role: cascade\n"
+				    "    strength: weak\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: 'closed by peer'\n"
+				    "    summary: 'peer gone'\n"
 				    "  - id: chained\n"
 				    "    class: none\n"
 				    "    role: context\n"
@@ -740,6 +749,21 @@ START_TEST(test_chain_joins_one_failure)
 		ck_assert_str_eq(cause_of(v, "subclass"), "gpu_oom");
 		json_decref(v);
 	}
+	/* a peer's error raised while handling a KeyError: the KeyError stays the failure */
+	pmt_mk(tmp, "c7/slurm.out",
+	       "step 1\nKeyError: 'k'\nDuring handling of the above exception, another exception "
+	       "occurred:\nRuntimeError: connection closed by peer\n");
+	v = diagnose_dir(rs, "c7");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
+	ck_assert_str_eq(cause_of(v, "subclass"), "python_exception");
+	json_decref(v);
+	/* a KeyError raised while handling a peer's error: the peer's loss, only consequences */
+	pmt_mk(tmp, "c8/slurm.out",
+	       "step 1\nRuntimeError: connection closed by peer\nDuring handling of the above "
+	       "exception, another exception occurred:\nKeyError: 'k'\n");
+	v = diagnose_dir(rs, "c8");
+	ck_assert_str_ne(json_string_value(json_object_get(v, "status")), "attributed");
+	json_decref(v);
 	/* no chain line: two tracebacks, two candidates, a tie */
 	pmt_mk(tmp, "c9/slurm.out", "step 1\nRuntimeError: CUDA out of memory\nKeyError: 'k'\n");
 	v = diagnose_dir(rs, "c9");
