@@ -15,7 +15,6 @@
  * one stands (in a chain, by the direction rule below).  Where nothing specific is there, the
  * generic readings stay as they were.
  */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +47,7 @@ struct line {
 };
 
 /* The nearest line before (DIR -1) or after (+1) line K of its file and rank that holds a
- * failure's reading, at most a few lines away; (size_t)-1 when none. */
+ * failure's reading, at most 64 such lines away; (size_t)-1 when none. */
 static size_t neighbour(const struct att *a, const struct line *l, size_t nl, const size_t *ix,
 			size_t k, int dir)
 {
@@ -57,7 +56,7 @@ static size_t neighbour(const struct att *a, const struct line *l, size_t nl, co
 	for (size_t i = k, hops = 0; hops < 64; hops++) {
 		if ((dir < 0 && i == 0) || (dir > 0 && i + 1 >= nl))
 			break;
-		i += (size_t)(ptrdiff_t)dir;
+		i = dir < 0 ? i - 1 : i + 1;
 		const struct pm_obs *p = &a->ev->obs[ix[l[i].s]];
 		if (p->file != o->file)
 			break;
