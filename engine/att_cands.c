@@ -96,6 +96,10 @@ void pm_att_phase_outcome(struct att *a)
 	a->task_failed = task_failed;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
+		/* a generic reading set aside (att_yield.c): the line is the specific rule's, or
+		 * an exception Python printed as not fatal */
+		if (a->yielded && a->yielded[i])
+			continue;
 		/* a weak origin in a node's own log (a NIC's carrier lost) is a sign, not an
 		 * error: beside the job's own output with no error in it, it does not say that the
 		 * job failed (a node's log gathered alone was gathered for a failure) */
@@ -178,16 +182,21 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 			"limit's consequence, not a cause.");
 	}
 
-	if (!hardware && a->yield_gen && !a->yield_chain)
+	if (!hardware && a->yield_gen && a->yield_kind == YIELD_LINE)
 		pm_att_why(a,
 			   "A line that %s read is %s's too: that rule's reading of it stands, not "
 			   "the generic one.",
 			   a->yield_gen, a->yield_spec);
-	else if (!hardware && a->yield_gen)
+	else if (!hardware && a->yield_gen && a->yield_kind == YIELD_CHAIN)
 		pm_att_why(a,
 			   "An exception that %s read is chained in one traceback to a failure that "
 			   "%s reads: one failure, and that rule's reading stands, not the generic "
 			   "one.",
+			   a->yield_gen, a->yield_spec);
+	else if (!hardware && a->yield_gen)
+		pm_att_why(a,
+			   "An exception that %s read was printed as not fatal (%s): it did not end "
+			   "the job, and is set aside.",
 			   a->yield_gen, a->yield_spec);
 	for (size_t k = 0; k < ev->nobs; k++) {
 		size_t i = a->order[k];

@@ -43,6 +43,7 @@ struct line {
 	const struct pm_rule *spec; /* the line's first specific reading */
 	/* along a chain: a specific reading before the line, and a specific origin after it */
 	const struct pm_rule *before, *after;
+	const struct pm_rule *nonfatal; /* a reading that says the next failure was not fatal */
 	bool gen, chain;
 };
 
@@ -67,7 +68,7 @@ static size_t neighbour(const struct att *a, const struct line *l, size_t nl, co
 }
 
 static void yield_line(struct att *a, const struct line *ln, const size_t *ix,
-		       const struct pm_rule *sp, bool chain)
+		       const struct pm_rule *sp, enum yield_kind kind)
 {
 	for (size_t k = ln->s; k < ln->e; k++) {
 		if (!R(a, ix[k])->generic)
@@ -76,7 +77,7 @@ static void yield_line(struct att *a, const struct line *ln, const size_t *ix,
 		if (!a->yield_gen) {
 			a->yield_gen = R(a, ix[k])->id;
 			a->yield_spec = sp->id;
-			a->yield_chain = chain;
+			a->yield_kind = kind;
 		}
 	}
 }
@@ -114,13 +115,15 @@ int pm_att_yield(struct att *a)
 			const struct pm_rule *r = R(a, ix[e]);
 			ln->gen |= r->generic;
 			ln->chain |= r->chain;
+			if (!ln->nonfatal && r->nonfatal)
+				ln->nonfatal = r;
 			if (!ln->spec && speaks(r))
 				ln->spec = r;
 		}
 		ln->e = e;
 		/* one line read both ways */
 		if (ln->spec && ln->gen)
-			yield_line(a, ln, ix, ln->spec, false);
+			yield_line(a, ln, ix, ln->spec, YIELD_LINE);
 	}
 	/*
 	 * One chained traceback, the failure lines P and Q on either side of each chain line.
@@ -154,7 +157,18 @@ int pm_att_yield(struct att *a)
 	}
 	for (size_t k = 0; k < nl; k++)
 		if (l[k].gen && !l[k].spec && (l[k].before || l[k].after))
-			yield_line(a, &l[k], ix, l[k].before ? l[k].before : l[k].after, true);
+			yield_line(a, &l[k], ix, l[k].before ? l[k].before : l[k].after,
+				   YIELD_CHAIN);
+	/* an exception printed as not fatal ("Exception ignored in: ..."): the generic reading
+	 * of the next failure line, where nothing specific reads it, is not the job's end */
+	for (size_t k = 0; k < nl; k++) {
+		size_t q;
+
+		if (!l[k].nonfatal || (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1)
+			continue;
+		if (l[q].gen && !l[q].spec)
+			yield_line(a, &l[q], ix, l[k].nonfatal, YIELD_IGNORED);
+	}
 	free(ix);
 	free(l);
 	free(pq);

@@ -121,7 +121,11 @@ struct att {
 	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
 	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
 	const char *yield_gen, *yield_spec; /* the first such pair of rule ids, for why */
-	bool yield_chain;		    /* that pair was joined by a chained traceback */
+	enum yield_kind {
+		YIELD_LINE,   /* both read one line */
+		YIELD_CHAIN,  /* one chained traceback */
+		YIELD_IGNORED /* printed as not fatal */
+	} yield_kind;
 	int *hranks; /* the ranks a launcher's failure report names (att_place.c) */
 	size_t nhranks, ahranks;
 	struct rank_host {

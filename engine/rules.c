@@ -318,7 +318,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	static const char *const keys[] = {"id",       "class",	  "subclass", "role",
 					   "strength", "sources", "pattern",  "condition",
 					   "summary",  "outcome", "launch",   "deprecated",
-					   "formats",  "generic", "chain",    NULL};
+					   "formats",  "generic", "chain",    "nonfatal",
+					   NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -348,7 +349,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "launch", &r->launch) < 0 ||
 	    get_bool(ld, doc, m, "deprecated", &r->deprecated) < 0 ||
 	    get_bool(ld, doc, m, "generic", &r->generic) < 0 ||
-	    get_bool(ld, doc, m, "chain", &r->chain) < 0)
+	    get_bool(ld, doc, m, "chain", &r->chain) < 0 ||
+	    get_bool(ld, doc, m, "nonfatal", &r->nonfatal) < 0)
 		goto out;
 	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {
 		fail(ld, m, "rule %s: missing 'subclass'", r->id);
@@ -400,9 +402,9 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		     r->id);
 		goto out;
 	}
-	if (r->chain && r->role != PM_ROLE_CONTEXT) {
-		fail(ld, m, "rule %s: 'chain' is for context rules (a line between two failures)",
-		     r->id);
+	if ((r->chain || r->nonfatal) && r->role != PM_ROLE_CONTEXT) {
+		fail(ld, m, "rule %s: '%s' is for context rules (a line beside a failure's)", r->id,
+		     r->chain ? "chain" : "nonfatal");
 		goto out;
 	}
 	if (!!r->pattern == !!cond) {

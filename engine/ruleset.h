@@ -76,6 +76,9 @@ struct pm_rule {
 	/* 'chain': a context line that joins the failures before and after it into one (a
 	 * chained traceback's "During handling of the above exception ...") */
 	bool chain;
+	/* 'nonfatal': a context line that says the exception after it was not fatal (Python's
+	 * "Exception ignored in: ...") */
+	bool nonfatal;
 	char *file;
 	int line;
 };

@@ -204,6 +204,10 @@ START_TEST(test_load_errors)
 			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
 			  "    chain: true\n    pattern: 'x'\n    summary: s\n",
 			  "'chain' is for context rules");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
+			  "    nonfatal: true\n    pattern: 'x'\n    summary: s\n",
+			  "'nonfatal' is for context rules");
 	expect_load_error("rules:\n  - id: a\n    class: [oops\n", "a.yaml:");
 	expect_load_error("rules:\n  - id: Bad_Id\n", "must match");
 	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: ecc\n"
@@ -773,6 +777,52 @@ START_TEST(test_chain_joins_one_failure)
 }
 END_TEST
 
+/* An exception printed as not fatal is set aside where a generic rule reads it, and makes no
+ * error for the outcome; the same exception without the head leads. */
+START_TEST(test_nonfatal_sets_aside)
+{
+	static const char rules[] = "rules:\n"
+				    "  - id: any-exc\n"
+				    "    class: application\n"
+				    "    subclass: python_exception\n"
+				    "    role: origin\n"
+				    "    strength: medium\n"
+				    "    generic: true\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: '^(?<exc>[A-Za-z_.]*Error): '\n"
+				    "    summary: '{exc}'\n"
+				    "  - id: ignored\n"
+				    "    class: none\n"
+				    "    role: context\n"
+				    "    strength: weak\n"
+				    "    nonfatal: true\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: '^Exception ignored in'\n"
+				    "    summary: 'ignored'\n";
+	char err[256];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	pmt_mk(tmp, "n1/slurm.out",
+	       "step 9 done\nException ignored in: <function X.__del__ at 0x1>\nTraceback (most "
+	       "recent call last):\n  File \"x.py\", line 2, in __del__\nAttributeError: 'X' "
+	       "object has no attribute 'h'\n");
+	v = diagnose_dir(rs, "n1");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "unknown");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "outcome")), "UNKNOWN");
+	json_decref(v);
+	pmt_mk(tmp, "n2/slurm.out",
+	       "step 9 done\nTraceback (most recent call last):\n  File \"x.py\", line 2, in "
+	       "f\nAttributeError: 'X' object has no attribute 'h'\n");
+	v = diagnose_dir(rs, "n2");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "outcome")), "FAILED");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- silence ---- */
 
 START_TEST(test_silent_rank_is_suspect)
@@ -1073,6 +1123,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_anchors_behind_wrappers);
 	tcase_add_test(t, test_generic_yields_on_its_line);
 	tcase_add_test(t, test_chain_joins_one_failure);
+	tcase_add_test(t, test_nonfatal_sets_aside);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	tcase_add_test(t, test_lazy_redaction_no_secret_out);
