@@ -129,6 +129,7 @@ void pm_redact_scratch_free(struct hs_scratch *scratch);
  * facts, job information or tasks to EV.  They return 0, or -1 when the text is not what the
  * format promises (the file is then reported in coverage as unreadable with REASON filled).
  */
+bool pm_nvsmi_q_mixed(const char *buf, size_t len);
 int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		     size_t rlen);
 int pm_parse_nvsmi_csv(struct pm_evidence *ev, size_t file, const char *buf, size_t len,

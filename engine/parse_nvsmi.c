@@ -218,6 +218,36 @@ static bool split_kv(const char *s, size_t n, const char **k, size_t *kn, const 
 	return true;
 }
 
+/*
+ * Whether BUF, told nvidia-smi -q's by its head, goes on with other text: at least three lines
+ * after its first that start in the first column and are none of nvidia-smi's (its banner, a
+ * GPU's bus id, a "Key : value" line, a "WARNING: ..." of its own).  A job that runs
+ * nvidia-smi -q first and then its program writes such a file; its report is the job's
+ * output, which the job's user could write, not a state read from the GPUs.
+ */
+bool pm_nvsmi_q_mixed(const char *buf, size_t len)
+{
+	const char *l, *k, *v;
+	size_t pos = 0, n, kn, vn, other = 0;
+	bool seen = false;
+
+	while (other < 3 && pm_in_next_line(buf, len, &pos, &l, &n)) {
+		if (!n || l[0] == ' ' || l[0] == '\t')
+			continue;
+		pm_in_trim(&l, &n);
+		if (!n)
+			continue;
+		if (pm_in_starts(l, n, "==============NVSMI LOG") ||
+		    (n > 4 && pm_in_starts(l, n, "GPU ") && !split_kv(l, n, &k, &kn, &v, &vn))) {
+			seen = true;
+			continue;
+		}
+		if (seen && !split_kv(l, n, &k, &kn, &v, &vn) && !pm_in_starts(l, n, "WARNING: "))
+			other++;
+	}
+	return other >= 3;
+}
+
 int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		     size_t rlen)
 {

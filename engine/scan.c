@@ -1360,6 +1360,15 @@ static int parse_structured(struct pm_evidence *ev, size_t i)
 		return 0;
 	if (pm_file_slurp(f, STRUCT_CAP, &buf, &len) < 0)
 		return 0; /* recorded in the file's status */
+	/* a hand-gathered file that begins with nvidia-smi -q and goes on with a program's
+	 * output is that program's output (the job's, which its user writes): scanned as such,
+	 * its GPU report neither a state nor trusted */
+	if (f->format == PM_FMT_NVSMI_Q && !f->kind_given && pm_nvsmi_q_mixed(buf, len)) {
+		free(buf);
+		f->format = PM_FMT_APP;
+		f->source = PM_SRC_APP_LOG;
+		return 0;
+	}
 	rc = fn(ev, i, buf, len, reason, sizeof(reason));
 	free(buf);
 	if (rc < 0 && f->status == PM_ST_OK) {
