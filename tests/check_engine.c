@@ -628,66 +628,72 @@ END_TEST
 
 /* ---- one line read by a generic and a specific rule ---- */
 
+/* rules the tests of generic readings share: any exception's last line, a peer's loss */
+#define ANY_EXC_RULE                                                                          \
+	"  - id: any-exc\n    class: application\n    subclass: python_exception\n"           \
+	"    role: origin\n    strength: medium\n    generic: true\n    sources: [app_log]\n" \
+	"    pattern: '^(?<exc>[A-Za-z_.]*Error): '\n    summary: '{exc}'\n"
+#define PEER_GONE_RULE                                                                           \
+	"  - id: peer-gone\n    class: communication_unattributed\n    subclass: remote_error\n" \
+	"    role: cascade\n    strength: weak\n    sources: [app_log]\n"                        \
+	"    pattern: 'closed by peer'\n    summary: 'peer gone'\n"
+
 static const char *cause_of(const json_t *v, const char *key)
 {
 	return json_string_value(json_object_get(json_object_get(v, "cause"), key));
+}
+
+/* LOG as DIR/slurm.out, diagnosed under RS: its status is STATUS ("!x": anything but x), its
+ * cause's subclass SUB and its outcome OUTCOME where not NULL. */
+static void expect_case(struct pm_ruleset *rs, const char *dir, const char *log, const char *status,
+			const char *sub, const char *outcome)
+{
+	char rel[64];
+	json_t *v;
+	const char *st;
+
+	snprintf(rel, sizeof(rel), "%s/slurm.out", dir);
+	pmt_mk(tmp, rel, log);
+	v = diagnose_dir(rs, dir);
+	st = json_string_value(json_object_get(v, "status"));
+	if (status[0] == '!')
+		ck_assert_msg(strcmp(st, status + 1), "%s: status %s", dir, st);
+	else
+		ck_assert_msg(!strcmp(st, status), "%s: status %s, not %s", dir, st, status);
+	if (sub)
+		ck_assert_str_eq(cause_of(v, "subclass"), sub);
+	if (outcome)
+		ck_assert_str_eq(json_string_value(json_object_get(v, "outcome")), outcome);
+	json_decref(v);
 }
 
 /* The specific rule's reading of a line stands over a generic rule's reading of the same line,
  * whatever the specific rule's role; on another line, the generic rule's reading is its own. */
 START_TEST(test_generic_yields_on_its_line)
 {
-	static const char rules[] = "rules:\n"
-				    "  - id: any-exc\n"
-				    "    class: application\n"
-				    "    subclass: python_exception\n"
-				    "    role: origin\n"
-				    "    strength: medium\n"
-				    "    generic: true\n"
-				    "    sources: [app_log]\n"
-				    "    pattern: '^(?<exc>[A-Za-z_.]*Error): '\n"
-				    "    summary: '{exc}'\n"
-				    "  - id: port-taken\n"
+	static const char rules[] = "rules:\n" ANY_EXC_RULE "  - id: port-taken\n"
 				    "    class: launch_config\n"
 				    "    subclass: rendezvous\n"
 				    "    role: origin\n"
 				    "    strength: strong\n"
 				    "    sources: [app_log]\n"
 				    "    pattern: 'failed to bind to \\S+ \\(errno: 98'\n"
-				    "    summary: 'port taken'\n"
-				    "  - id: peer-gone\n"
-				    "    class: communication_unattributed\n"
-				    "    subclass: remote_error\n"
-				    "    role: cascade\n"
-				    "    strength: weak\n"
-				    "    sources: [app_log]\n"
-				    "    pattern: 'closed by peer'\n"
-				    "    summary: 'peer gone'\n";
+				    "    summary: 'port taken'\n" PEER_GONE_RULE;
 	char err[256];
 	struct pm_ruleset *rs = load(rules, err, sizeof(err));
-	json_t *v;
 
 	ck_assert_msg(rs != NULL, "%s", err);
 	/* an origin on the same line: it leads alone, no tie with the generic reading */
-	pmt_mk(tmp, "g1/slurm.out",
-	       "step 1\nRuntimeError: The server socket failed to bind to [::]:29500 (errno: 98 - "
-	       "Address already in use).\n");
-	v = diagnose_dir(rs, "g1");
-	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
-	ck_assert_str_eq(cause_of(v, "subclass"), "rendezvous");
-	json_decref(v);
+	expect_case(rs, "g1",
+		    "step 1\nRuntimeError: The server socket failed to bind to [::]:29500 (errno: "
+		    "98 - Address already in use).\n",
+		    "attributed", "rendezvous", NULL);
 	/* a cascade on the same line: the line is a consequence, no exception leads */
-	pmt_mk(tmp, "g2/slurm.out", "step 1\nRuntimeError: connection closed by peer\n");
-	v = diagnose_dir(rs, "g2");
-	ck_assert_str_ne(json_string_value(json_object_get(v, "status")), "attributed");
-	json_decref(v);
+	expect_case(rs, "g2", "step 1\nRuntimeError: connection closed by peer\n", "!attributed",
+		    NULL, NULL);
 	/* the same words on two lines: the exception is its own reading, and leads */
-	pmt_mk(tmp, "g3/slurm.out",
-	       "step 1\nValueError: bad shape\nwarning: connection closed by peer\n");
-	v = diagnose_dir(rs, "g3");
-	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
-	ck_assert_str_eq(cause_of(v, "subclass"), "python_exception");
-	json_decref(v);
+	expect_case(rs, "g3", "step 1\nValueError: bad shape\nwarning: connection closed by peer\n",
+		    "attributed", "python_exception", NULL);
 	pm_ruleset_destroy(rs);
 }
 END_TEST
@@ -697,33 +703,14 @@ END_TEST
  * after it; without the chain line, two stay two. */
 START_TEST(test_chain_joins_one_failure)
 {
-	static const char rules[] = "rules:\n"
-				    "  - id: any-exc\n"
-				    "    class: application\n"
-				    "    subclass: python_exception\n"
-				    "    role: origin\n"
-				    "    strength: medium\n"
-				    "    generic: true\n"
-				    "    sources: [app_log]\n"
-				    "    pattern: '^(?<exc>[A-Za-z_.]*Error): '\n"
-				    "    summary: '{exc}'\n"
-				    "  - id: gpu-oom\n"
+	static const char rules[] = "rules:\n" ANY_EXC_RULE "  - id: gpu-oom\n"
 				    "    class: resource_limit\n"
 				    "    subclass: gpu_oom\n"
 				    "    role: origin\n"
 				    "    strength: strong\n"
 				    "    sources: [app_log]\n"
 				    "    pattern: 'CUDA out of memory'\n"
-				    "    summary: 'gpu oom'\n"
-				    "  - id: peer-gone\n"
-				    "    class: communication_unattributed\n"
-				    "    subclass: remote_error\n"
-				    "    role: cascade\n"
-				    "    strength: weak\n"
-				    "    sources: [app_log]\n"
-				    "    pattern: 'closed by peer'\n"
-				    "    summary: 'peer gone'\n"
-				    "  - id: chained\n"
+				    "    summary: 'gpu oom'\n" PEER_GONE_RULE "  - id: chained\n"
 				    "    class: none\n"
 				    "    role: context\n"
 				    "    strength: weak\n"
@@ -731,48 +718,34 @@ START_TEST(test_chain_joins_one_failure)
 				    "    sources: [app_log]\n"
 				    "    pattern: '^During handling of the above exception'\n"
 				    "    summary: 'chain'\n";
-	static const char *const logs[] = {
-		/* the specific one first, the generic one after the chain line */
-		"step 1\nRuntimeError: CUDA out of memory\n\nDuring handling of the above "
-		"exception, another exception occurred:\n\n  File \"a.py\", line 3\nKeyError: 'k'\n",
-		/* the generic one first */
-		"step 1\nKeyError: 'k'\nDuring handling of the above exception, another exception "
-		"occurred:\nRuntimeError: CUDA out of memory\n",
-	};
-	char err[256], rel[32];
+	char err[256];
 	struct pm_ruleset *rs = load(rules, err, sizeof(err));
-	json_t *v;
 
 	ck_assert_msg(rs != NULL, "%s", err);
-	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
-		snprintf(rel, sizeof(rel), "c%zu/slurm.out", i);
-		pmt_mk(tmp, rel, logs[i]);
-		snprintf(rel, sizeof(rel), "c%zu", i);
-		v = diagnose_dir(rs, rel);
-		ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
-		ck_assert_str_eq(cause_of(v, "subclass"), "gpu_oom");
-		json_decref(v);
-	}
+	/* the specific one first, the generic one after the chain line */
+	expect_case(rs, "c0",
+		    "step 1\nRuntimeError: CUDA out of memory\n\nDuring handling of the above "
+		    "exception, another exception occurred:\n\n  File \"a.py\", line 3\nKeyError: "
+		    "'k'\n",
+		    "attributed", "gpu_oom", NULL);
+	/* the generic one first, a specific origin after it */
+	expect_case(rs, "c1",
+		    "step 1\nKeyError: 'k'\nDuring handling of the above exception, another "
+		    "exception occurred:\nRuntimeError: CUDA out of memory\n",
+		    "attributed", "gpu_oom", NULL);
 	/* a peer's error raised while handling a KeyError: the KeyError stays the failure */
-	pmt_mk(tmp, "c7/slurm.out",
-	       "step 1\nKeyError: 'k'\nDuring handling of the above exception, another exception "
-	       "occurred:\nRuntimeError: connection closed by peer\n");
-	v = diagnose_dir(rs, "c7");
-	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
-	ck_assert_str_eq(cause_of(v, "subclass"), "python_exception");
-	json_decref(v);
+	expect_case(rs, "c7",
+		    "step 1\nKeyError: 'k'\nDuring handling of the above exception, another "
+		    "exception occurred:\nRuntimeError: connection closed by peer\n",
+		    "attributed", "python_exception", NULL);
 	/* a KeyError raised while handling a peer's error: the peer's loss, only consequences */
-	pmt_mk(tmp, "c8/slurm.out",
-	       "step 1\nRuntimeError: connection closed by peer\nDuring handling of the above "
-	       "exception, another exception occurred:\nKeyError: 'k'\n");
-	v = diagnose_dir(rs, "c8");
-	ck_assert_str_ne(json_string_value(json_object_get(v, "status")), "attributed");
-	json_decref(v);
+	expect_case(rs, "c8",
+		    "step 1\nRuntimeError: connection closed by peer\nDuring handling of the above "
+		    "exception, another exception occurred:\nKeyError: 'k'\n",
+		    "!attributed", NULL, NULL);
 	/* no chain line: two tracebacks, two candidates, a tie */
-	pmt_mk(tmp, "c9/slurm.out", "step 1\nRuntimeError: CUDA out of memory\nKeyError: 'k'\n");
-	v = diagnose_dir(rs, "c9");
-	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "ambiguous");
-	json_decref(v);
+	expect_case(rs, "c9", "step 1\nRuntimeError: CUDA out of memory\nKeyError: 'k'\n",
+		    "ambiguous", NULL, NULL);
 	pm_ruleset_destroy(rs);
 }
 END_TEST
@@ -781,17 +754,7 @@ END_TEST
  * error for the outcome; the same exception without the head leads. */
 START_TEST(test_nonfatal_sets_aside)
 {
-	static const char rules[] = "rules:\n"
-				    "  - id: any-exc\n"
-				    "    class: application\n"
-				    "    subclass: python_exception\n"
-				    "    role: origin\n"
-				    "    strength: medium\n"
-				    "    generic: true\n"
-				    "    sources: [app_log]\n"
-				    "    pattern: '^(?<exc>[A-Za-z_.]*Error): '\n"
-				    "    summary: '{exc}'\n"
-				    "  - id: ignored\n"
+	static const char rules[] = "rules:\n" ANY_EXC_RULE "  - id: ignored\n"
 				    "    class: none\n"
 				    "    role: context\n"
 				    "    strength: weak\n"
@@ -801,24 +764,17 @@ START_TEST(test_nonfatal_sets_aside)
 				    "    summary: 'ignored'\n";
 	char err[256];
 	struct pm_ruleset *rs = load(rules, err, sizeof(err));
-	json_t *v;
 
 	ck_assert_msg(rs != NULL, "%s", err);
-	pmt_mk(tmp, "n1/slurm.out",
-	       "step 9 done\nException ignored in: <function X.__del__ at 0x1>\nTraceback (most "
-	       "recent call last):\n  File \"x.py\", line 2, in __del__\nAttributeError: 'X' "
-	       "object has no attribute 'h'\n");
-	v = diagnose_dir(rs, "n1");
-	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "unknown");
-	ck_assert_str_eq(json_string_value(json_object_get(v, "outcome")), "UNKNOWN");
-	json_decref(v);
-	pmt_mk(tmp, "n2/slurm.out",
-	       "step 9 done\nTraceback (most recent call last):\n  File \"x.py\", line 2, in "
-	       "f\nAttributeError: 'X' object has no attribute 'h'\n");
-	v = diagnose_dir(rs, "n2");
-	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
-	ck_assert_str_eq(json_string_value(json_object_get(v, "outcome")), "FAILED");
-	json_decref(v);
+	expect_case(rs, "n1",
+		    "step 9 done\nException ignored in: <function X.__del__ at 0x1>\nTraceback "
+		    "(most recent call last):\n  File \"x.py\", line 2, in __del__\nAttributeError: "
+		    "'X' object has no attribute 'h'\n",
+		    "unknown", NULL, "UNKNOWN");
+	expect_case(rs, "n2",
+		    "step 9 done\nTraceback (most recent call last):\n  File \"x.py\", line 2, in "
+		    "f\nAttributeError: 'X' object has no attribute 'h'\n",
+		    "attributed", NULL, "FAILED");
 	pm_ruleset_destroy(rs);
 }
 END_TEST
