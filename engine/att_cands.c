@@ -93,6 +93,12 @@ void pm_att_phase_outcome(struct att *a)
 		if (R(a, i)->role == PM_ROLE_TEARDOWN &&
 		    (ev->obs[i].code > 0 || self_signal(ev->obs[i].signal)))
 			task_failed = true;
+	/* a launch that failed of itself (srun's PMI wire-up, a rendezvous, a missing program):
+	 * srun then cancels the step as it does after a task's error */
+	for (size_t i = 0; i < ev->nobs && !task_failed; i++)
+		if (R(a, i)->role == PM_ROLE_ORIGIN && R(a, i)->launch &&
+		    ev->obs[i].source == PM_SRC_APP_LOG && !(a->yielded && a->yielded[i]))
+			task_failed = true;
 	a->task_failed = task_failed;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
