@@ -1633,6 +1633,13 @@ static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
 	if (f->format != PM_FMT_BINARY && f->format != PM_FMT_EMPTY &&
 	    pm_format_source(f->format) != PM_SRC_APP_LOG && job_output_name(f->name))
 		f->format = PM_FMT_APP;
+	/* slurmctld's and slurmd's lines share their stamps and are told apart by their words
+	 * (sniff.c, slurm_kind); a short excerpt has few, and its name says whose it is */
+	if (f->format == PM_FMT_SLURMD_LOG && strcasestr(f->name, "slurmctld"))
+		f->format = PM_FMT_SLURMCTLD_LOG;
+	else if (f->format == PM_FMT_SLURMCTLD_LOG && strcasestr(f->name, "slurmd") &&
+		 !strcasestr(f->name, "slurmctld"))
+		f->format = PM_FMT_SLURMD_LOG;
 	f->source = pm_format_source(f->format);
 	if (f->format == PM_FMT_BINARY) {
 		f->status = PM_ST_BINARY;
