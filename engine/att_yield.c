@@ -3,17 +3,20 @@
  * failure is (engine/ATTRIBUTION.md phase 7).
  *
  * A generic rule (`generic: true`: py-exception, any exception's last line) names only the
- * kind of a line.  Two places where it meets a specific reading of the same failure:
+ * kind of a line.  Where it meets a specific reading of the same failure, or a report that
+ * the exception was not fatal:
  *   - the same line, read by both (PyTorch 2.0's "RuntimeError: The server socket has failed
  *     to listen ..." is a port in use, and a RuntimeError);
  *   - one chained traceback: exceptions joined by Python's "During handling of the above
  *     exception, another exception occurred:" or "The above exception was the direct cause of
  *     the following exception:", or TorchScript's "Traceback of TorchScript" under its
  *     wrapper (a rule with `chain: true` reads those lines).  A CUDA OOM and the
- *     AttributeError its handler then raised are one failure, told twice.
- * In both, the generic reading is set aside (pm_att_phase_origins skips it) and the specific
- * one stands (in a chain, by the direction rule below).  Where nothing specific is there, the
- * generic readings stay as they were.
+ *     AttributeError its handler then raised are one failure, told twice;
+ *   - Python's "Exception ignored in: ..." before a traceback (a rule with `nonfatal: true`):
+ *     a destructor's exception at shutdown did not end the program.
+ * The generic reading is set aside (pm_att_phase_origins skips it, and it counts as no error
+ * for the outcome) and the specific one stands (in a chain, by the direction rule below).
+ * Where nothing specific is there, the generic readings stay as they were.
  */
 #include <stdlib.h>
 #include <string.h>
