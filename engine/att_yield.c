@@ -12,6 +12,8 @@
  *     the following exception:", or TorchScript's "Traceback of TorchScript" under its
  *     wrapper (a rule with `chain: true` reads those lines).  A CUDA OOM and the
  *     AttributeError its handler then raised are one failure, told twice;
+ *   - a generic head with `chain: true` whose reason is on the next lines (GROMACS' "Fatal
+ *     error:" alone on its line), joined to the failure after it;
  *   - Python's "Exception ignored in: ..." before a traceback (a rule with `nonfatal: true`):
  *     a destructor's exception at shutdown did not end the program.
  * The generic reading is set aside (pm_att_phase_origins skips it, and it counts as no error
@@ -141,8 +143,12 @@ int pm_att_yield(struct att *a)
 	for (size_t k = 0; k < nl; k++) {
 		size_t p, q;
 
-		if (!l[k].chain || (p = neighbour(a, l, nl, ix, k, -1)) == (size_t)-1 ||
-		    (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1)
+		if (!l[k].chain)
+			continue;
+		/* a generic head whose reason is on the lines after it ("Fatal error:" alone) is
+		 * the failure before its own chain */
+		p = l[k].gen || l[k].spec ? k : neighbour(a, l, nl, ix, k, -1);
+		if (p == (size_t)-1 || (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1)
 			continue;
 		pq[2 * np] = p;
 		pq[2 * np + 1] = q;

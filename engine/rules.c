@@ -402,9 +402,11 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		     r->id);
 		goto out;
 	}
-	if ((r->chain || r->nonfatal) && r->role != PM_ROLE_CONTEXT) {
-		fail(ld, m, "rule %s: '%s' is for context rules (a line beside a failure's)", r->id,
-		     r->chain ? "chain" : "nonfatal");
+	if ((r->nonfatal && r->role != PM_ROLE_CONTEXT) ||
+	    (r->chain && r->role != PM_ROLE_CONTEXT && !r->generic)) {
+		fail(ld, m, "rule %s: '%s' is for context rules (a line beside a failure's)%s",
+		     r->id, r->nonfatal ? "nonfatal" : "chain",
+		     r->nonfatal ? "" : " or generic ones (a head whose reason follows)");
 		goto out;
 	}
 	if (!!r->pattern == !!cond) {

@@ -717,7 +717,17 @@ START_TEST(test_chain_joins_one_failure)
 				    "    chain: true\n"
 				    "    sources: [app_log]\n"
 				    "    pattern: '^During handling of the above exception'\n"
-				    "    summary: 'chain'\n";
+				    "    summary: 'chain'\n"
+				    "  - id: head\n"
+				    "    class: application\n"
+				    "    subclass: python_exception\n"
+				    "    role: origin\n"
+				    "    strength: medium\n"
+				    "    generic: true\n"
+				    "    chain: true\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: '^Fatal error:$'\n"
+				    "    summary: 'fatal'\n";
 	char err[256];
 	struct pm_ruleset *rs = load(rules, err, sizeof(err));
 
@@ -743,6 +753,12 @@ START_TEST(test_chain_joins_one_failure)
 		    "step 1\nRuntimeError: connection closed by peer\nDuring handling of the above "
 		    "exception, another exception occurred:\nKeyError: 'k'\n",
 		    "!attributed", NULL, NULL);
+	/* a generic head whose reason follows ("Fatal error:" alone): a specific origin in
+	 * the reason leads; with none, the head is the failure */
+	expect_case(rs, "c5", "step 1\nFatal error:\nCUDA out of memory in the pair kernel\n",
+		    "attributed", "gpu_oom", NULL);
+	expect_case(rs, "c6", "step 1\nFatal error:\nno decomposition for 12 ranks\n", "attributed",
+		    "python_exception", NULL);
 	/* no chain line: two tracebacks, two candidates, a tie */
 	expect_case(rs, "c9", "step 1\nRuntimeError: CUDA out of memory\nKeyError: 'k'\n",
 		    "ambiguous", NULL, NULL);
