@@ -31,6 +31,55 @@ static int cand_rank(const struct cand *c)
 	return 2;
 }
 
+/*
+ * A program's own logic error: every piece of C's evidence an exception, of a type no
+ * hardware fault raises (a missing key, a wrong type or value, a failed assertion, a missing
+ * file or module, a syntax error).  A GPU, a link or a disk that failed makes the program fail
+ * in other words (a CUDA error, a collective timeout, an I/O error); beside such an exception
+ * a hardware event is the node's own, not this failure's cause.
+ */
+static bool logic_error(const struct att *at, const struct cand *c)
+{
+	static const char *const types[] = {
+		"KeyError",
+		"ValueError",
+		"TypeError",
+		"IndexError",
+		"AttributeError",
+		"NameError",
+		"AssertionError",
+		"FileNotFoundError",
+		"ZeroDivisionError",
+		"NotImplementedError",
+		"ModuleNotFoundError",
+		"SyntaxError",
+		"IndentationError",
+		"UnboundLocalError",
+		"JSONDecodeError",
+		"FileExistsError",
+		"IsADirectoryError",
+		"NotADirectoryError",
+	};
+
+	if (c->hardware || !c->nev || strcmp(c->cls, "application") ||
+	    strcmp(c->sub, "python_exception"))
+		return false;
+	for (size_t i = 0; i < c->nev; i++) {
+		const char *e = at->ev->obs[c->ev[i]].exc, *d;
+		bool known = false;
+
+		if (!e)
+			return false;
+		d = strrchr(e, '.');
+		d = d ? d + 1 : e;
+		for (size_t k = 0; k < sizeof(types) / sizeof(types[0]) && !known; k++)
+			known = !strcmp(d, types[k]);
+		if (!known)
+			return false;
+	}
+	return true;
+}
+
 static int cmpcand(const void *x, const void *y, void *arg)
 {
 	const struct att *at = arg;
@@ -39,6 +88,9 @@ static int cmpcand(const void *x, const void *y, void *arg)
 
 	if (a->dead != b->dead)
 		return a->dead ? 1 : -1;
+	/* the program's own logic error leads over hardware that could not have raised it */
+	if (ra != rb && (ra == 0 || rb == 0) && logic_error(at, ra == 0 ? b : a))
+		return ra == 0 ? 1 : -1;
 	if (ra != rb)
 		return ra - rb;
 	/* an event from before the job leads over what it explains on its own node, never
@@ -552,6 +604,25 @@ static void note_own_hw(struct att *a, const struct cand *l)
 	}
 }
 
+/* The lead is the program's own logic error and hardware stood beside it (cmpcand): say why
+ * the hardware does not lead, and that its node should be checked. */
+static void note_logic_over_hw(struct att *a, const struct cand *l)
+{
+	for (size_t i = 0; i < a->live; i++) {
+		const struct cand *c = &a->c[i];
+		if (c == l || c->dead || cand_rank(c) != 0 || !logic_error(a, l))
+			continue;
+		a->logic_over_hw = true;
+		pm_att_why(a,
+			   "The program's own error (%s) is of a kind no hardware fault raises: it "
+			   "leads over %s/%s%s%s (%s), which is that node's own event: check it "
+			   "before it runs another job.",
+			   l->summary, c->cls, c->sub, c->node[0] ? " on " : "", c->node,
+			   c->summary);
+		return;
+	}
+}
+
 /*
  * The lead's hardware class on other nodes, each from that node's own evidence, as dated,
  * as strong and as ranked as the lead (phase 8): two GPUs that fell off the bus in the same
@@ -714,6 +785,7 @@ void pm_att_phase_status(struct att *a)
 			a->status = VS_AMBIGUOUS;
 			a->ambiguous = true;
 		} else {
+			note_logic_over_hw(a, l);
 			note_own_hw(a, l);
 		}
 	}
