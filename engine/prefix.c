@@ -821,7 +821,8 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 	    hostish(s + 1, h)) {
 		strong_node(w, s + 1, h); /* Open MPI's own "[host:pid]" */
 		w->out->pid = (int)capped(s + 2 + h, i - 2 - h);
-	} else if (is_level(s + 1, i - 1, true)) {
+	} else if (is_level(s + 1, i - 1, true) ||
+		   (i == 2 && s[1] && strchr("EWIFDV", s[1]))) { /* TensorRT's "[E] " */
 		w->seen |= W_LOG | W_LEVEL;
 		k = i + 1 + blanks(s + i + 1, n - i - 1, 32);
 		/* "[ERROR] trainer: " ("%(asctime)s [%(levelname)s] %(name)s: ") */

@@ -76,6 +76,9 @@ START_TEST(peel_frameworks)
 		{"[W socket.cpp:401] [c10d] The server socket", "The server socket", -1, "~c10d", 0,
 		 0},
 		{"ERROR:root:RuntimeError: x", "RuntimeError: x", -1, "", 0, 0},
+		/* TensorRT's logger: "[E]" is a level, so its error code is no srun label */
+		{"[TRT] [E] 6: The engine plan file is not compatible",
+		 "6: The engine plan file is not compatible", -1, "", 0, 0},
 		{"WARNING:torch.distributed.run:msg", "msg", -1, "", 0, 0},
 		{"2026-11-30 03:11:58.002 | ERROR    | __main__:main:135 - CUDA error: x",
 		 "CUDA error: x", -1, "", T0311 + 0.002, 0},
