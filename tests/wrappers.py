@@ -670,6 +670,13 @@ KNOWN = {
         'the style stamps a kernel log that a collector stamped already: one collector\'s '
         'stamp is a paste\'s shape, not two (what follows one may be the log\'s own, as '
         'dmesg --time-format iso\'s)',
+    ('shipper-kernel', 'app-logic-error-beside-link-flap-near-miss'):
+        'the shipper\'s stamp, hours after the job\'s own lines, is taken for the kernel '
+        'line\'s time: the port\'s loss falls outside the job\'s window, and the job\'s own IB '
+        'completion error leads at hypothesis (network_fabric/ib_link on its rank)',
+    ('squashed', 'app-prterun-sigterm-near-miss'):
+        'squashed, prterun\'s wrapped report is Open MPI 4\'s one-line form, a launcher\'s '
+        'teardown line: an error, so the outcome is FAILED (the cause stays unknown)',
     ('shipper-kernel', 'read-paste-quoted-folder-one-host'):
         'the style stamps the quoted syslog outside its quote: a collector stamps what a '
         'program wrote, and a person quotes what the collector kept, so the quote is outermost',
@@ -705,6 +712,9 @@ KNOWN = {
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
         'against quoted errors), and this source line ends with ":"',
+    ('squashed', 'app-gromacs-fatal-error'):
+        'GROMACS\' head is read only alone on its line ("Fatal error:" inside a line is as '
+        'often a program\'s message about one); squashed, the head and its reason are one line',
     ('squashed', 'res-gpu-oom-elastic-error-file'):
         'the error file\'s members are read as records only alone on their lines; squashed, '
         'the OOM is text in quotes in the middle of a line, which the rules refuse on purpose '
