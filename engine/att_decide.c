@@ -88,9 +88,6 @@ static int cmpcand(const void *x, const void *y, void *arg)
 
 	if (a->dead != b->dead)
 		return a->dead ? 1 : -1;
-	/* the program's own logic error leads over hardware that could not have raised it */
-	if (ra != rb && (ra == 0 || rb == 0) && logic_error(at, ra == 0 ? b : a))
-		return ra == 0 ? 1 : -1;
 	if (ra != rb)
 		return ra - rb;
 	/* an event from before the job leads over what it explains on its own node, never
@@ -576,6 +573,10 @@ static const char *cand_where(const struct cand *c, char *buf, size_t n)
  * tolerance, of the same standing.  Two on one rank are one process's: not different nodes. */
 static bool tied(const struct att *a, const struct cand *l, const struct cand *s)
 {
+	/* trusted hardware beside the program's own logic error, which no hardware fault
+	 * raises: neither explains the other, and the evidence cannot say which ended the job */
+	if (s && cand_rank(l) == 0 && logic_error(a, s))
+		return true;
 	return s && strcmp(l->cls, s->cls) && (strcmp(l->node, s->node) || !l->node[0]) &&
 	       !same_rank_no_node(l, s) && close_in_time(a, l, s) &&
 	       outcome_rank(a, l) == outcome_rank(a, s) && cand_rank(l) == cand_rank(s) &&
@@ -601,25 +602,6 @@ static void note_own_hw(struct att *a, const struct cand *l)
 			   "%s had a hardware failure of its own (%s/%s: %s), not a consequence "
 			   "of the origin's: check it before it runs another job.",
 			   c->node, c->cls, c->sub, c->summary);
-	}
-}
-
-/* The lead is the program's own logic error and hardware stood beside it (cmpcand): say why
- * the hardware does not lead, and that its node should be checked. */
-static void note_logic_over_hw(struct att *a, const struct cand *l)
-{
-	for (size_t i = 0; i < a->live; i++) {
-		const struct cand *c = &a->c[i];
-		if (c == l || c->dead || cand_rank(c) != 0 || !logic_error(a, l))
-			continue;
-		a->logic_over_hw = true;
-		pm_att_why(a,
-			   "The program's own error (%s) is of a kind no hardware fault raises: it "
-			   "leads over %s/%s%s%s (%s), which is that node's own event: check it "
-			   "before it runs another job.",
-			   l->summary, c->cls, c->sub, c->node[0] ? " on " : "", c->node,
-			   c->summary);
-		return;
 	}
 }
 
@@ -721,11 +703,20 @@ static void ambiguity_test(struct att *a)
 		if (tol > a->rs->skew_s)
 			snprintf(wide, sizeof(wide),
 				 ", widened to %.1f s by the nodes' apparent clock skew", tol);
-		pm_att_why(a,
-			   "Two explanations fit within the %.1f s skew tolerance%s: %s/%s %s and "
-			   "%s/%s %s.",
-			   a->rs->skew_s, wide, l->cls, l->sub, cand_where(l, w1, sizeof(w1)),
-			   s->cls, s->sub, cand_where(s, w2, sizeof(w2)));
+		if (cand_rank(l) == 0 && logic_error(a, s))
+			pm_att_why(a,
+				   "%s/%s %s (%s) beside the program's own error (%s), of a kind no "
+				   "hardware fault raises: neither explains the other, and the "
+				   "evidence cannot say which ended the job.",
+				   l->cls, l->sub, cand_where(l, w1, sizeof(w1)), l->summary,
+				   s->summary);
+		else
+			pm_att_why(a,
+				   "Two explanations fit within the %.1f s skew tolerance%s: %s/%s "
+				   "%s and %s/%s %s.",
+				   a->rs->skew_s, wide, l->cls, l->sub,
+				   cand_where(l, w1, sizeof(w1)), s->cls, s->sub,
+				   cand_where(s, w2, sizeof(w2)));
 	} else if (a->ambiguous && a->votes_split) {
 		snprintf(a->test, sizeof(a->test),
 			 "ibstat and port counters on %s and %s; ib_write_bw "
@@ -785,7 +776,6 @@ void pm_att_phase_status(struct att *a)
 			a->status = VS_AMBIGUOUS;
 			a->ambiguous = true;
 		} else {
-			note_logic_over_hw(a, l);
 			note_own_hw(a, l);
 		}
 	}

@@ -378,9 +378,6 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	pm_att_phase_silence_lead(&a);
 	pm_att_phase_order(&a);
 	pm_att_phase_status(&a);
-	/* the hardware line said it outranks software: not over the program's own logic error */
-	if (a.logic_over_hw && hwline != SIZE_MAX && hwline < json_array_size(a.why))
-		json_array_remove(a.why, hwline);
 	pm_att_phase_confidence(&a);
 	v = pm_verdict_build(&a);
 out:

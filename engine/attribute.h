@@ -102,7 +102,6 @@ struct att {
 	const char *outcome;
 	bool cancel_by_limit; /* the job's CANCELLED line follows a kill for its memory */
 	bool task_failed;     /* a task ended of itself: error code, crash signal (phase_outcome) */
-	bool logic_over_hw;   /* a program's logic error leads over hardware (att_decide.c) */
 	bool weak_only;	      /* no record and no error, only weak origins (phase_outcome) */
 	double first_progress, last_progress;
 	bool any_progress;
