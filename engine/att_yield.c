@@ -35,10 +35,17 @@ static int cmpline(const void *x, const void *y, void *arg)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
+/* A generic reading: an origin that names only a line's kind (`generic` on another role, an
+ * origin demoted in a revised rule set, is inert). */
+static bool generic(const struct pm_rule *r)
+{
+	return r->generic && r->role == PM_ROLE_ORIGIN;
+}
+
 /* A specific reading of a failure: not generic, and of a role that says what a line is. */
 static bool speaks(const struct pm_rule *r)
 {
-	return !r->generic && (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
+	return !generic(r) && (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
 			       r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION);
 }
 
@@ -76,7 +83,7 @@ static void yield_line(struct att *a, const struct line *ln, const size_t *ix,
 		       const struct pm_rule *sp, enum yield_kind kind)
 {
 	for (size_t k = ln->s; k < ln->e; k++) {
-		if (!R(a, ix[k])->generic)
+		if (!generic(R(a, ix[k])))
 			continue;
 		a->yielded[ix[k]] = true;
 		if (!a->yield_gen) {
@@ -95,7 +102,7 @@ int pm_att_yield(struct att *a)
 	bool any = false;
 
 	for (size_t i = 0; i < n && !any; i++)
-		any = R(a, i)->generic;
+		any = generic(R(a, i));
 	if (!any)
 		return 0;
 	a->yielded = calloc(n, sizeof(*a->yielded));
@@ -118,7 +125,7 @@ int pm_att_yield(struct att *a)
 		nl++;
 		for (e = s; e < n && !cmpline(&ix[s], &ix[e], (void *)ev); e++) {
 			const struct pm_rule *r = R(a, ix[e]);
-			ln->gen |= r->generic;
+			ln->gen |= generic(r);
 			ln->chain |= r->chain;
 			if (!ln->nonfatal && r->nonfatal)
 				ln->nonfatal = r;

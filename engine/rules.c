@@ -395,10 +395,12 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		     r->id);
 		goto out;
 	}
-	if (r->generic && (r->role != PM_ROLE_ORIGIN || r->hardware)) {
+	/* on a software rule of another role (an origin demoted to context in a revised set)
+	 * it is inert: only an origin's reading is ever set aside */
+	if (r->generic && r->hardware) {
 		fail(ld, m,
-		     "rule %s: 'generic' is for software origin rules (a line's kind, which a "
-		     "specific rule's reading of the same line overrides)",
+		     "rule %s: 'generic' is for software rules (a line's kind, which a specific "
+		     "rule's reading of the same line overrides), not hardware ones",
 		     r->id);
 		goto out;
 	}

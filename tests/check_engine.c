@@ -191,15 +191,10 @@ START_TEST(test_load_errors)
 			  "    role: origin\n    strength: strong\n    sources: [scheduler]\n"
 			  "    formats: []\n    pattern: 'x'\n    summary: s\n",
 			  "'formats' must be a non-empty list");
-	expect_load_error(
-		"rules:\n  - id: a\n    class: communication_unattributed\n"
-		"    subclass: remote_error\n    role: cascade\n    strength: weak\n"
-		"    sources: [app_log]\n    generic: true\n    pattern: 'x'\n    summary: s\n",
-		"'generic' is for software origin rules");
 	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: gpu_lost\n"
 			  "    role: origin\n    strength: strong\n    sources: [kernel_log]\n"
 			  "    generic: true\n    pattern: 'x'\n    summary: s\n",
-			  "'generic' is for software origin rules");
+			  "'generic' is for software rules");
 	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
 			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
 			  "    chain: true\n    pattern: 'x'\n    summary: s\n",
@@ -209,6 +204,18 @@ START_TEST(test_load_errors)
 			  "    nonfatal: true\n    pattern: 'x'\n    summary: s\n",
 			  "'nonfatal' is for context rules");
 	expect_load_error("rules:\n  - id: a\n    class: [oops\n", "a.yaml:");
+	{
+		/* a generic origin demoted to context in a revised set loads; it is inert there */
+		char e[512] = "";
+		struct pm_ruleset *rs =
+			load("rules:\n  - id: a\n    class: application\n"
+			     "    subclass: python_exception\n    role: context\n"
+			     "    strength: weak\n    generic: true\n"
+			     "    sources: [app_log]\n    pattern: 'x'\n    summary: s\n",
+			     e, sizeof(e));
+		ck_assert_msg(rs != NULL, "%s", e);
+		pm_ruleset_destroy(rs);
+	}
 	expect_load_error("rules:\n  - id: Bad_Id\n", "must match");
 	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: ecc\n"
 			  "    role: origin\n    strength: strong\n    sources: [gpu_state]\n"
