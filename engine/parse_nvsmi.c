@@ -225,22 +225,6 @@ static bool split_kv(const char *s, size_t n, const char **k, size_t *kn, const 
  * nvidia-smi -q first and then its program writes such a file; its report is the job's
  * output, which the job's user could write, not a state read from the GPUs.
  */
-/* L without its CSI sequences ("\033[1;31m", "\033[K") into OUT, at most CAP bytes: its length. */
-static size_t no_csi(const char *l, size_t n, char *out, size_t cap)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && o < cap; i++) {
-		if (l[i] == '\033' && i + 1 < n && l[i + 1] == '[') {
-			for (i += 2; i < n && ((l[i] >= '0' && l[i] <= '9') || l[i] == ';'); i++)
-				;
-			continue; /* the final letter, skipped by the loop */
-		}
-		out[o++] = l[i];
-	}
-	return o;
-}
-
 bool pm_nvsmi_q_mixed(const char *buf, size_t len)
 {
 	char clean[256];
@@ -249,8 +233,9 @@ bool pm_nvsmi_q_mixed(const char *buf, size_t len)
 	bool seen = false;
 
 	while (other < 3 && pm_in_next_line(buf, len, &pos, &l, &n)) {
-		/* a terminal's colour codes (a pasted, coloured log): read without them */
-		n = no_csi(l, n, clean, sizeof(clean));
+		/* a terminal's colour codes (a pasted, coloured log): read without them, as the
+		 * sniffer read the head */
+		n = pm_text_clean(l, n < sizeof(clean) ? n : sizeof(clean), clean);
 		l = clean;
 		if (!n || l[0] == ' ' || l[0] == '\t')
 			continue;
