@@ -35,8 +35,8 @@ static int cand_rank(const struct cand *c)
  * A program's own logic error: every piece of C's evidence an exception, of a type no
  * hardware fault raises (a missing key, a wrong type or value, a failed assertion, a missing
  * file or module, a syntax error).  A GPU, a link or a disk that failed makes the program fail
- * in other words (a CUDA error, a collective timeout, an I/O error); beside such an exception
- * a hardware event is the node's own, not this failure's cause.
+ * in other words (a CUDA error, a collective timeout, an I/O error): beside such an exception
+ * a hardware event neither explains it nor is explained by it, a tie (tied()).
  */
 static bool logic_error(const struct att *at, const struct cand *c)
 {
