@@ -258,6 +258,7 @@ enum {
 	K_PROC = 1 << 7,   /* "Process name: [[" */
 	K_AT = 1 << 8,	   /* '@' */
 	K_MPI = 1 << 9,	   /* "MPI_Abort(" */
+	K_HYDRA = 1 << 10, /* "RUNNING AT " */
 };
 
 /* The key strings' first two bytes, each pair a bit of its own: a byte whose bits meet the
@@ -274,15 +275,16 @@ enum {
 	B_RA = 128,
 	B_PR = 256,
 	B_AT = 512,
-	B_MP = 1024
+	B_MP = 1024,
+	B_RU = 2048
 };
 static const unsigned short key_first[256] =
 	{['L'] = B_LI, ['*'] = B_ST, ['s'] = B_SR, ['H'] = B_HO, ['h'] = B_HO,
 	 ['S'] = B_SL, ['N'] = B_NO, ['n'] = B_NO, [' '] = B_ON, ['r'] = B_RA,
-	 ['P'] = B_PR, ['@'] = B_AT, ['M'] = B_MP};
+	 ['P'] = B_PR, ['@'] = B_AT, ['M'] = B_MP, ['R'] = B_RU};
 static const unsigned short key_second[256] =
 	{['i'] = B_LI, ['*'] = B_ST, ['r'] = B_SR | B_PR, ['o'] = B_HO | B_NO | B_ON,
-	 ['L'] = B_SL, ['a'] = B_RA, ['P'] = B_MP};
+	 ['L'] = B_SL, ['a'] = B_RA, ['P'] = B_MP,	  ['U'] = B_RU};
 
 /* The key string that starts at P (N bytes to the line's end), as a K_ bit; 0 none. */
 static unsigned key_at(const char *p, size_t n)
@@ -315,6 +317,8 @@ static unsigned key_at(const char *p, size_t n)
 		return K_AT;
 	case 'M':
 		return n >= 10 && !memcmp(p, "MPI_Abort(", 10) ? K_MPI : 0;
+	case 'R':
+		return n >= 11 && !memcmp(p, "RUNNING AT ", 11) ? K_HYDRA : 0;
 	}
 	return 0;
 }
@@ -330,14 +334,15 @@ static unsigned key_at(const char *p, size_t n)
  */
 __attribute__((target("ssse3"))) static unsigned keys_ssse3(const char *p, const char *e)
 {
-	/* pair classes: 1 Li, 2 **, 4 sr/Pr, 8 Ho/ho/No/no/" o", 16 SL, 32 ra, 64 MP */
+	/* pair classes: 1 Li, 2 **, 4 sr/Pr, 8 Ho/ho/No/no/" o", 16 SL, 32 ra, 64 MP, 128 RU
+	 * (as a signed char, -128) */
 	const __m128i f_lo =
-		_mm_setr_epi8(4 | 8, 0, 32, 4 | 16, 0, 0, 0, 0, 8, 0, 2, 0, 1, 64, 8, 0);
-	const __m128i f_hi = _mm_setr_epi8(0, 0, 2 | 8, 0, 1 | 8 | 64, 4 | 16, 8, 4 | 32, 0, 0, 0,
-					   0, 0, 0, 0, 0);
-	const __m128i s_lo = _mm_setr_epi8(64, 32, 4, 0, 0, 0, 0, 0, 0, 1, 2, 0, 16, 0, 0, 8);
+		_mm_setr_epi8(4 | 8, 0, 32 | -128, 4 | 16, 0, 0, 0, 0, 8, 0, 2, 0, 1, 64, 8, 0);
+	const __m128i f_hi = _mm_setr_epi8(0, 0, 2 | 8, 0, 1 | 8 | 64, 4 | 16 | -128, 8, 4 | 32, 0,
+					   0, 0, 0, 0, 0, 0, 0);
+	const __m128i s_lo = _mm_setr_epi8(64, 32, 4, 0, 0, -128, 0, 0, 0, 1, 2, 0, 16, 0, 0, 8);
 	const __m128i s_hi =
-		_mm_setr_epi8(0, 0, 2, 0, 16, 64, 1 | 8 | 32, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+		_mm_setr_epi8(0, 0, 2, 0, 16, 64 | -128, 1 | 8 | 32, 4, 0, 0, 0, 0, 0, 0, 0, 0);
 	const __m128i nib = _mm_set1_epi8(0x0f), at = _mm_set1_epi8('@'),
 		      zero = _mm_setzero_si128();
 	unsigned k = 0;
@@ -444,6 +449,44 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 }
 
 /*
+ * MPICH's launcher, hydra (also Intel MPI's and MVAPICH2's mpiexec), reports each process
+ * that ended badly in a banner of '=' lines: "=   RANK 13 PID 48211 RUNNING AT cn0417", then
+ * the signal or exit code.  The rank and its host, named together; older releases print the
+ * PID and host alone ("=   PID 48211 RUNNING AT cn0417"): the host only.  Q is where
+ * "RUNNING AT " starts in the line [S, E); what precedes it is read backwards, so that a
+ * logger's prefix before the banner's '=' does not matter.
+ */
+static int hydra_rank(struct att *a, const char *s, const char *q, const char *e)
+{
+	const char *h = q + 11, *b = q - 1, *x;
+	size_t l = tok(h, e);
+	long r = -1;
+
+	if (!l || skip_sp(h + l, e) != e || b <= s || *b != ' ')
+		return 0;
+	for (x = b; x > s && x[-1] >= '0' && x[-1] <= '9'; x--)
+		;
+	if (x == b || x - s < 4 || memcmp(x - 4, "PID ", 4))
+		return 0;
+	b = x - 4; /* "PID " */
+	if (b - s >= 7 && b[-1] == ' ') {
+		for (x = b - 1; x > s && x[-1] >= '0' && x[-1] <= '9'; x--)
+			;
+		if (x < b - 1 && x - s >= 5 && !memcmp(x - 5, "RANK ", 5)) {
+			r = strtol(x, NULL, 10);
+			b = x - 5;
+		}
+	}
+	while (b > s && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	if (b == s || b[-1] != '=')
+		return 0;
+	if (add_host(a, h, l, SP_OTHER) < 0)
+		return -1;
+	return r >= 0 ? add_rank_host(a, r, h, l) : 0;
+}
+
+/*
  * A job script's echo of its allocation, when it is one host: Slurm's variables
  * (SLURM_JOB_NODELIST, SLURM_NODELIST, SLURMD_NODENAME, as `NAME=HOST` or `NAME: HOST`) and
  * the words a script prints before them ("node(s): HOST", "nodelist: HOST").  A list or a
@@ -526,6 +569,9 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 	    !strncmp(q + 9 + l, " exited", 7) && add_host(a, q + 9, l, SP_OTHER) < 0)
 		return -1;
 	if ((k & (K_RANK | K_PROC)) && line_rank(a, p, e, s, k) < 0)
+		return -1;
+	if ((k & K_HYDRA) && (q = memmem(s, (size_t)(e - s), "RUNNING AT ", 11)) &&
+	    hydra_rank(a, s, q, e) < 0)
 		return -1;
 	/* pdsh's report of a remote command that failed: "pdsh@HOST: HOST2: ssh exited with
 	 * exit code N" (the host pdsh ran on, the host whose command exited) */
