@@ -721,8 +721,9 @@ static int store(const struct job *j, json_t *man, const char *vtext, struct pm_
 	if (pm_fin_read(p, 64u << 20, &ov, NULL) < 0)
 		ov = NULL;
 	vchanged = vtext && (!ov || strcmp(ov, vtext));
+	/* the first merge has nothing to compare: no copy of a manifest that lists every bundle */
 	a = old ? essence(old) : NULL;
-	b = essence(man);
+	b = a ? essence(man) : NULL;
 	mchanged = !a || !json_equal(a, b);
 	if (!vchanged && !mchanged) {
 		r->what = PM_FIN_UNCHANGED;
