@@ -37,9 +37,10 @@ static const char *const not_hosts[] = {
 
 /* Words of a file name that say it holds a node-level source. */
 static const char *const node_words[] = {
-	"dmesg",     "kern", "syslog", "messages", "journal", "nvidia-smi", "nvidia_smi",
-	"nvsmi",     "bmc",  "sel",    "ipmi",	   "lspci",   "ps",	    "dimm",
-	"dmidecode", "edac", "mcelog", "uname",	   NULL,
+	"dmesg",      "kern",	"syslog",    "messages",    "journal",	 "nvidia-smi",
+	"nvidia_smi", "nvsmi",	"bmc",	     "sel",	    "ipmi",	 "lspci",
+	"ps",	      "dimm",	"dmidecode", "edac",	    "edac-util", "mcelog",
+	"uname",      "ibstat", "ibstatus",  "ibv_devinfo", NULL,
 };
 
 static bool alnum(char c)
@@ -62,15 +63,23 @@ static bool hostname_ok(const char *s, size_t l)
 	return !(l > 4 && !strncasecmp(s, "rank", 4) && s[4] >= '0' && s[4] <= '9');
 }
 
-/* Whether the text at P starts with a node-level word, bounded on the right. */
-static bool node_word_at(const char *p)
+/* The length of the longest node-level word the text at P starts with, bounded on the
+ * right (edac-util before edac); 0 none. */
+static size_t node_word_len(const char *p)
 {
+	size_t best = 0;
+
 	for (size_t i = 0; node_words[i]; i++) {
 		size_t l = strlen(node_words[i]);
-		if (!strncasecmp(p, node_words[i], l) && !alnum(p[l]))
-			return true;
+		if (l > best && !strncasecmp(p, node_words[i], l) && !alnum(p[l]))
+			best = l;
 	}
-	return false;
+	return best;
+}
+
+static bool node_word_at(const char *p)
+{
+	return node_word_len(p) > 0;
 }
 
 /* Whether S (L bytes) holds a node-level word as one of its parts (dmesg-output). */
@@ -87,6 +96,7 @@ static bool has_node_word(const char *s, size_t l)
  * The host a node-level file's name gives: HOST.WORD..., HOST-WORD..., HOST_WORD... or
  * HOST/WORD... where WORD names a node-level source (or, for a file read as a kernel log or
  * GPU state, HOST.EXT).  The job's output files name no host (train.log is not one).
+ * WORD-HOST names are word_host's.
  */
 static bool file_host(const struct pm_file *f, char *out, size_t len)
 {
@@ -764,6 +774,50 @@ static const char *host_of(const struct att *a, const char *node)
 	return NULL;
 }
 
+/*
+ * The host a node-level file's name gives after its word: WORD-HOST or WORD_HOST, with an
+ * extension or none (dmesg-gpu07.txt, ibstat_node13.log, edac-util-hpc-r3n17.txt).  What
+ * follows the word may hold more of a tool's name or words of the gatherer's own
+ * (dmesg-full-...), so a host the folder names otherwise is looked for at each part's start,
+ * the longest first; failing that, the rest is taken as a host only when it is one part
+ * with a letter and a digit, as a cluster's node names have (dmesg-before.txt and
+ * dmesg-2024-05-01.txt name none).  Into OUT as the folder spells it; false when none.
+ */
+static bool word_host(const struct att *a, const struct pm_file *f, char *out, size_t len)
+{
+	const char *base = strrchr(f->name, '/'), *h, *e;
+	size_t l, digits = 0, letters = 0;
+	char name[128];
+
+	base = base ? base + 1 : f->name;
+	if (!(l = node_word_len(base)) || (base[l] != '-' && base[l] != '_'))
+		return false;
+	h = base + l + 1;
+	e = h + strcspn(h, ".");
+	for (const char *q = h; q < e; q++) {
+		const char *x;
+		if (q != h && q[-1] != '-' && q[-1] != '_')
+			continue;
+		if ((size_t)(e - q) >= sizeof(name) || !hostname_ok(q, (size_t)(e - q)))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(e - q), q);
+		if ((x = host_of(a, name)) && strlen(x) < len) {
+			snprintf(out, len, "%s", x);
+			return true;
+		}
+	}
+	for (const char *q = h; q < e; q++) {
+		if (*q == '-' || *q == '_')
+			return false;
+		digits += *q >= '0' && *q <= '9';
+		letters += (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z');
+	}
+	if (!digits || !letters || !hostname_ok(h, (size_t)(e - h)) || (size_t)(e - h) >= len)
+		return false;
+	snprintf(out, len, "%.*s", (int)(e - h), h);
+	return true;
+}
+
 /* Spell NODE (in place: the same length) as the one spelling of its host. */
 static void respell(const struct att *a, char *node)
 {
@@ -869,6 +923,12 @@ int pm_att_phase_place(struct att *a)
 		if (file_hosts(a, &ev->files[i]) < 0)
 			return -1;
 	}
+	/* WORD-HOST names last: a host the files' lines name is what they are read for */
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (!file_host(&ev->files[i], h, sizeof(h)) &&
+		    word_host(a, &ev->files[i], h, sizeof(h)) &&
+		    add_host(a, h, strlen(h), SP_OTHER) < 0)
+			return -1;
 	for (size_t i = 0; a->placed && i < a->nplaced; i++)
 		if (add_host(a, a->placed[i].node, strlen(a->placed[i].node), SP_TASK) < 0)
 			return -1;
@@ -887,7 +947,8 @@ int pm_att_phase_place(struct att *a)
 		const char *n = NULL;
 		if (o->node)
 			continue;
-		if (file_host(&ev->files[o->file], h, sizeof(h)))
+		if (file_host(&ev->files[o->file], h, sizeof(h)) ||
+		    word_host(a, &ev->files[o->file], h, sizeof(h)))
 			n = host_of(a, h);
 		else if (prefix_host(a, a->nhosts, o, h, sizeof(h)) && (n = host_of(a, h)))
 			;
