@@ -66,6 +66,9 @@ struct scan {
 	/* the current file's database, and its stream when it is a stream-mode one */
 	const hs_database_t *db;
 	hs_stream_t *stream;
+	/* the second pass over a syslog file's program lines, read as the job's output is
+	 * (scan_daemon) */
+	bool daemon;
 	/* ev->ranks by rank: open addressing, slot = index + 1 (0 empty) */
 	uint32_t *rtab;
 	int *rkey;
@@ -562,8 +565,8 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	memset(&o, 0, sizeof(o));
 	o.rule = (uint32_t)ri;
 	o.file = (uint32_t)s->file;
-	o.source = f->source;
-	o.trusted = pm_source_trusted(f->source);
+	o.source = s->daemon ? PM_SRC_APP_LOG : f->source;
+	o.trusted = !s->daemon && pm_source_trusted(f->source);
 	/* in a syslog file any local user can `logger` a line: only the kernel's own count */
 	if (o.trusted && f->format == PM_FMT_SYSLOG && !px->kernel)
 		o.trusted = false;
@@ -894,7 +897,13 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	PCRE2_SIZE *ov;
 	int rc;
 
-	if (!pm_rule_reads(r, f->source, f->format) || r->deprecated || !r->re)
+	if (r->deprecated || !r->re)
+		return 0;
+	/* the second pass over a syslog's program lines (scan_daemon): the job output's rules
+	 * that the first pass did not ask, generic ones aside */
+	if (s->daemon ? r->generic || !pm_rule_reads(r, PM_SRC_APP_LOG, PM_FMT_APP) ||
+				pm_rule_reads(r, f->source, f->format) :
+			!pm_rule_reads(r, f->source, f->format))
 		return 0;
 	peel_line(s, line, len, &pe, &px);
 	if (pe.skip > pe.end)
@@ -1147,6 +1156,7 @@ static int scan_block(struct scan *s, const char *buf, size_t len)
 }
 
 static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned);
+static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned);
 
 /* Clean BUF into s->clean when it holds ANSI escapes, CRLFs or box frames, which would hide
  * a message's words or a pattern's line end from the scan: true when it did. */
@@ -1250,6 +1260,67 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 		return -1;
 	rc = scan_chunk(s, masked ? masked : buf, len, off, cleaned);
 	free(masked);
+	if (rc == 0 && s->ev->files[s->file].format == PM_FMT_SYSLOG &&
+	    s->ev->files[s->file].source == PM_SRC_KERNEL_LOG)
+		rc = scan_daemon(s, buf, len, off, cleaned);
+	return rc;
+}
+
+/*
+ * A syslog file's lines that are not the kernel's are programs' own: slurmstepd's OOM
+ * report, a unit's Python traceback, the fabric manager's switch errors.  The first pass
+ * reads them with the kernel's rules, untrusted (record: any local user can write them
+ * with logger), and nothing else; this second pass reads them as the job's output is read,
+ * with the rules of the job's output (untrusted as that output is), the kernel's lines and
+ * lines that are no syslog line blanked.  A rule that reads kernel logs too read them in
+ * the first pass and is not asked again.  Generic rules are not asked: a daemon's own
+ * wording has the shape of an exception's last line ("LustreError: 167-0: ...", a logger
+ * line's copy of the kernel's) far more often than a unit's Python prints a traceback there,
+ * and only a specific rule's reading says what failed.
+ */
+static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
+{
+	struct pm_file *f = &s->ev->files[s->file];
+	const hs_database_t *db = s->db;
+	hs_stream_t *st = s->stream;
+	size_t pos = 0;
+	bool any = false;
+	char *copy;
+	int rc;
+
+	if (!s->rs->sdb[PM_SRC_APP_LOG] || !(copy = malloc(len ? len : 1)))
+		return s->rs->sdb[PM_SRC_APP_LOG] ? -1 : 0;
+	memcpy(copy, buf, len);
+	while (pos < len) {
+		const char *nl = memchr(copy + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - copy) - pos : len - pos;
+		struct pm_prefix px;
+
+		pm_prefix_parse(f->format, copy + pos, n, &px);
+		if (px.kernel || !px.skip || px.skip >= n)
+			memset(copy + pos, ' ', n);
+		else
+			any = true;
+		pos += n + 1;
+	}
+	rc = 0;
+	if (any) {
+		s->db = s->rs->sdb[PM_SRC_APP_LOG];
+		s->stream = NULL;
+		if (pm_hs_open(s->db, &s->stream) != HS_SUCCESS) {
+			s->stream = st;
+			s->db = db;
+			free(copy);
+			return -1;
+		}
+		s->daemon = true;
+		rc = scan_chunk(s, copy, len, off, cleaned);
+		s->daemon = false;
+		pm_hs_close(s->stream);
+		s->stream = st;
+		s->db = db;
+	}
+	free(copy);
 	return rc;
 }
 
