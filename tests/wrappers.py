@@ -696,6 +696,10 @@ KNOWN = {
         'only in a paste of at most ten lines, as one line of a usual width before an '
         'unwrapped one is as likely chance in a longer file (read-paste-long-line-usual-width-'
         'near-miss)',
+    ('termwrap', 'launch-container-cli-nvml-mismatch-pyxis'):
+        'as for place-launcher-names-rank: one line of ten (the container CLI\'s error under '
+        'pyxis\'s prefix, 117 columns) is longer than the terminal, and a single broken line '
+        'is read back only in a paste of at most ten lines',
     ('termwrap', 'sto-torch-save-central-directory'):
         'as for place-launcher-names-rank: one line of thirteen (the RuntimeError) is longer '
         'than the terminal, and a single broken line is read back only in a paste of at most '
