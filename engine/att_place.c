@@ -899,6 +899,18 @@ static bool prefix_host(const struct att *a, size_t n, const struct pm_obs *o, c
 	return false;
 }
 
+/* The one host what has no node happened on: the folder's only host, else the one node of
+ * a job whose accounting record names one (other hosts the files name are where those
+ * files' lines happened, not the job's output); NULL when neither. */
+static const char *only_host(const struct att *a)
+{
+	if (a->nhosts == 1)
+		return a->hosts[0].name;
+	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
+		return host_of(a, a->ev->job.nodes[0]);
+	return NULL;
+}
+
 /*
  * A hand-gathered folder (no plugin records, no bundle): each node-level file's host names
  * the node of what it holds; the folder's lines name hosts; when every host named is one,
@@ -932,6 +944,10 @@ int pm_att_phase_place(struct att *a)
 	for (size_t i = 0; a->placed && i < a->nplaced; i++)
 		if (add_host(a, a->placed[i].node, strlen(a->placed[i].node), SP_TASK) < 0)
 			return -1;
+	/* a job of one node, by its accounting record: that node, spelt as Slurm spells it */
+	if (ev->job.nnodes == 1 && ev->job.nodes[0] &&
+	    add_host(a, ev->job.nodes[0], strlen(ev->job.nodes[0]), SP_STEP) < 0)
+		return -1;
 	/* a kept line's shell prefix ("gpu32: ..." from pdsh or clush) names a host too, when
 	 * it is spelt as the folder's hosts are (gpu32 beside gpu31): "python3: can't open
 	 * file" names a program */
@@ -952,18 +968,27 @@ int pm_att_phase_place(struct att *a)
 			n = host_of(a, h);
 		else if (prefix_host(a, a->nhosts, o, h, sizeof(h)) && (n = host_of(a, h)))
 			;
-		else if (a->nhosts == 1 && (n = a->hosts[0].name))
+		else if ((n = only_host(a)))
 			one++;
 		if (n && pm_strset(&o->node, n, strlen(n)) < 0)
 			return -1;
 		if (n)
 			a->guessed[i] = true;
 	}
-	if (one)
-		pm_att_why(a,
-			   "The folder's files name one host, %s: what they report without a node "
-			   "happened there.",
-			   a->hosts[0].name);
+	if (one) {
+		const char *oh = only_host(a);
+
+		if (ev->job.nnodes == 1 && ev->job.nodes[0] && !strcasecmp(oh, ev->job.nodes[0]))
+			pm_att_why(a,
+				   "The accounting record names one node for the job, %s: what the "
+				   "files report without a node happened there.",
+				   oh);
+		else
+			pm_att_why(a,
+				   "The folder's files name one host, %s: what they report without a "
+				   "node happened there.",
+				   oh);
+	}
 	return 0;
 }
 
@@ -991,6 +1016,8 @@ static const char *rank_host(const struct att *a, int r)
  * after the others were placed). */
 void pm_att_place_one_host(struct att *a, size_t from, bool late)
 {
+	const char *one;
+
 	if (a->ev->ntasks || a->ev->ncollect)
 		return;
 	pm_rankset_done(a->hranks, &a->nhranks);
@@ -1017,13 +1044,13 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			}
 		}
 	}
-	if (a->nhosts != 1)
+	if (!(one = only_host(a)))
 		return;
 	for (size_t i = from; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
 		if (!c->dead && !c->node[0] && c->lead == LEAD_RULE && !c->all_ranks &&
 		    (!late || c->fallback)) {
-			snprintf(c->node, sizeof(c->node), "%s", a->hosts[0].name);
+			snprintf(c->node, sizeof(c->node), "%s", one);
 			c->guess = true;
 		}
 	}
