@@ -883,6 +883,27 @@ static int match_value(struct scan *s, const pcre2_code *re, const char *v, size
 	return rc;
 }
 
+/* Whether the syslog LINE of F is a Python interpreter's own (its tag python, python3,
+ * python3.11: "gpu12 python3[48812]: ..."), whose lines the generic exception rules may read
+ * in scan_daemon's pass. */
+static bool python_tag(const struct pm_file *f, const char *line, size_t len)
+{
+	struct pm_prefix px;
+	const char *t;
+	size_t n;
+
+	pm_prefix_parse(f->format, line, len, &px);
+	if (px.kernel || px.skip >= len)
+		return false;
+	t = line + px.skip;
+	n = len - px.skip;
+	if (n < 7 || memcmp(t, "python", 6))
+		return false;
+	for (t += 6, n -= 6; n && ((*t >= '0' && *t <= '9') || *t == '.'); t++, n--)
+		;
+	return n && (*t == '[' || *t == ':');
+}
+
 /* Confirm rule RI on LINE: the pattern sees the text without its wrappers (pm_peel), then,
  * should that fail (a wrapper the pattern wanted), the whole line, then a structured
  * record's traceback, then each part of a squashed line. */
@@ -900,8 +921,9 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	if (r->deprecated || !r->re)
 		return 0;
 	/* the second pass over a syslog's program lines (scan_daemon): the job output's rules
-	 * that the first pass did not ask, generic ones aside */
-	if (s->daemon ? r->generic || !pm_rule_reads(r, PM_SRC_APP_LOG, PM_FMT_APP) ||
+	 * that the first pass did not ask, generic ones only on a Python program's lines */
+	if (s->daemon ? (r->generic && !python_tag(f, line, len)) ||
+				!pm_rule_reads(r, PM_SRC_APP_LOG, PM_FMT_APP) ||
 				pm_rule_reads(r, f->source, f->format) :
 			!pm_rule_reads(r, f->source, f->format))
 		return 0;
@@ -1273,10 +1295,10 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
  * with logger), and nothing else; this second pass reads them as the job's output is read,
  * with the rules of the job's output (untrusted as that output is), the kernel's lines and
  * lines that are no syslog line blanked.  A rule that reads kernel logs too read them in
- * the first pass and is not asked again.  Generic rules are not asked: a daemon's own
- * wording has the shape of an exception's last line ("LustreError: 167-0: ...", a logger
- * line's copy of the kernel's) far more often than a unit's Python prints a traceback there,
- * and only a specific rule's reading says what failed.
+ * the first pass and is not asked again.  Generic rules are asked only on the lines of a
+ * Python interpreter (its tag: python3[pid]): a daemon's own wording has the shape of an
+ * exception's last line ("LdapError: Can't contact LDAP server", a logger line's copy of the
+ * kernel's "LustreError: 167-0: ...") far more often than it ends a traceback.
  */
 static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
 {
