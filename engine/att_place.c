@@ -497,6 +497,74 @@ static int hydra_rank(struct att *a, const char *s, const char *q, const char *e
 }
 
 /*
+ * A job script's echo of the host it runs on, at the line's start: "Hostname: HOST",
+ * "hostname = HOST", "HOSTNAME=HOST", "Host name: HOST"; "Running on HOST", "Running on host
+ * HOST", "Running on node HOST" (either case first).  After "Running on" the name must start
+ * with a lower-case letter and hold a digit, as a cluster's node names do: "Running on CPU",
+ * "Running on 4 nodes", "Running on A100", "Running on 8xA100" name none.  The name ends the
+ * line, a word or a clause; a range (gpu[01-04]) names none.
+ */
+static int script_host(struct att *a, const char *s, const char *e, unsigned k)
+{
+	static const char *const named[] = {"hostname", "host name", NULL};
+	static const char *const running[] = {"running on host ", "running on node ", "running on ",
+					      NULL};
+	const char *q = NULL, *at = s;
+	size_t l, digits = 0;
+	bool run = false;
+
+	/* at a field's start: the line's, or after a logger's prefix ("INFO root: Hostname:") */
+	if (!strchr("HhRr", *s)) {
+		const char *w = NULL;
+		if (k & K_HOST)
+			for (size_t i = 0; named[i] && !w; i++) {
+				char cap[16];
+				snprintf(cap, sizeof(cap), "%c%s", 'H', named[i] + 1);
+				if (((w = word(s, e, named[i])) || (w = word(s, e, cap))) &&
+				    !field_start(s, w))
+					w = NULL;
+			}
+		if (!w) {
+			const char *u = memmem(s, (size_t)(e - s), "unning on ", 10);
+			if (u && u > s && (u[-1] == 'R' || u[-1] == 'r') && field_start(s, u - 1))
+				w = u - 1;
+		}
+		if (!w)
+			return 0;
+		at = w;
+	}
+	for (size_t i = 0; named[i] && !q; i++) {
+		size_t kl = strlen(named[i]);
+		if ((size_t)(e - at) > kl && !strncasecmp(at, named[i], kl)) {
+			q = skip_sp(at + kl, e);
+			q = q < e && (*q == ':' || *q == '=') ? skip_sp(q + 1, e) : NULL;
+			if (!q)
+				return 0;
+		}
+	}
+	for (size_t i = 0; running[i] && !q; i++) {
+		size_t kl = strlen(running[i]);
+		if ((size_t)(e - at) > kl && !strncasecmp(at, running[i], kl)) {
+			q = at + kl;
+			run = true;
+		}
+	}
+	if (!q || !(l = tok(q, e)))
+		return 0;
+	if (q + l < e && !strchr(" \t,.;:", q[l]))
+		return 0;
+	if (run) {
+		if (*q < 'a' || *q > 'z')
+			return 0;
+		for (size_t i = 0; i < l; i++)
+			digits += q[i] >= '0' && q[i] <= '9';
+		if (!digits)
+			return 0;
+	}
+	return add_host(a, q, l, SP_OTHER);
+}
+
+/*
  * A job script's echo of its allocation, when it is one host: Slurm's variables
  * (SLURM_JOB_NODELIST, SLURM_NODELIST, SLURMD_NODENAME, as `NAME=HOST` or `NAME: HOST`) and
  * the words a script prints before them ("node(s): HOST", "nodelist: HOST").  A list or a
@@ -573,6 +641,8 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 			snprintf(a->hfield[1], sizeof(a->hfield[1]), "%.*s", (int)l, q);
 	}
 	if ((k & K_LIST) && nodelist_host(a, s, e) < 0)
+		return -1;
+	if (s < e && script_host(a, s, e, k) < 0)
 		return -1;
 	if ((k & K_ONNODE) && (q = memmem(p, (size_t)(e - p), " on node ", 9)) &&
 	    (l = tok(q + 9, e)) && (size_t)(e - q) > 9 + l + 7 &&
