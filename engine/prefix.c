@@ -1109,24 +1109,26 @@ static size_t grep_layer(struct peel *w, const char *s, size_t n)
 #define REC_FIELDS 256 /* fields of a record read at most */
 
 /* What a record's field says, by its key (any case): the message (the most specific key
- * first: a record holding two takes the first of these), a traceback, a time, a host, a
- * rank, a pid, a level (or Docker's stream: like a time, it tells a log's record from a
- * line of data). */
+ * first: a record holding two takes the first of these), a traceback (the same: a logger's
+ * traceback fields, then the error's text a Go or Node logger keeps beside its message,
+ * `error` or `err`), a time, a host, a rank, a pid, a level (or Docker's stream: like a
+ * time, it tells a log's record from a line of data). */
 enum field { F_MSG, F_EXC, F_TIME, F_HOST, F_RANK, F_PID, F_LEVEL, F_OTHER };
 
 static const struct {
 	const char *key;
 	enum field f;
 } fields[] = {
-	{"message", F_MSG},	 {"msg", F_MSG},	  {"log", F_MSG},
-	{"text", F_MSG},	 {"exc_info", F_EXC},	  {"exception", F_EXC},
-	{"exc_text", F_EXC},	 {"stack_trace", F_EXC},  {"traceback", F_EXC},
-	{"py_callstack", F_EXC}, {"time", F_TIME},	  {"timestamp", F_TIME},
-	{"@timestamp", F_TIME},	 {"ts", F_TIME},	  {"asctime", F_TIME},
-	{"host", F_HOST},	 {"hostname", F_HOST},	  {"node", F_HOST},
-	{"rank", F_RANK},	 {"global_rank", F_RANK}, {"pid", F_PID},
-	{"level", F_LEVEL},	 {"lvl", F_LEVEL},	  {"levelname", F_LEVEL},
-	{"severity", F_LEVEL},	 {"stream", F_LEVEL},
+	{"message", F_MSG},	 {"msg", F_MSG},	 {"log", F_MSG},
+	{"text", F_MSG},	 {"exc_info", F_EXC},	 {"exception", F_EXC},
+	{"exc_text", F_EXC},	 {"stack_trace", F_EXC}, {"traceback", F_EXC},
+	{"py_callstack", F_EXC}, {"error", F_EXC},	 {"err", F_EXC},
+	{"time", F_TIME},	 {"timestamp", F_TIME},	 {"@timestamp", F_TIME},
+	{"ts", F_TIME},		 {"asctime", F_TIME},	 {"host", F_HOST},
+	{"hostname", F_HOST},	 {"node", F_HOST},	 {"rank", F_RANK},
+	{"global_rank", F_RANK}, {"pid", F_PID},	 {"level", F_LEVEL},
+	{"lvl", F_LEVEL},	 {"levelname", F_LEVEL}, {"severity", F_LEVEL},
+	{"stream", F_LEVEL},
 };
 
 /* A record's fields as read, kept apart until the whole record is known to be one.
@@ -1134,6 +1136,7 @@ static const struct {
 struct rec {
 	size_t msg, msg_end, exc, exc_end;
 	int msg_key; /* the message's key in fields[]; -1 none */
+	int exc_key; /* the traceback's key in fields[], plus one; 0 none */
 	bool msg_quoted, framed, has_t;
 	double t;
 	const char *host;
@@ -1199,7 +1202,9 @@ static void rec_field(struct rec *r, const char *base, const char *key, size_t k
 		}
 		break;
 	case F_EXC:
-		if (str && quoted && !r->exc_end) {
+		/* the most specific key, as for the message: a traceback's before an error's */
+		if (str && quoted && (!r->exc_key || (int)i + 1 < r->exc_key)) {
+			r->exc_key = (int)i + 1;
 			r->exc = (size_t)(v - base);
 			r->exc_end = r->exc + vl;
 		}

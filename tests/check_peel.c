@@ -377,6 +377,32 @@ START_TEST(peel_record_escapes)
 }
 END_TEST
 
+/* A Go or Node logger's error text beside its message (zap's, logrus', pino's "error", "err")
+ * is read as a traceback field; a logger's own traceback field wins over it, whatever their
+ * order in the record. */
+START_TEST(peel_record_error_field)
+{
+	static const char *const l[] = {
+		"{\"level\":\"error\",\"msg\":\"step failed\",\"error\":\"CUDA out of memory\"}",
+		"{\"level\":\"error\",\"msg\":\"step failed\",\"err\":\"CUDA out of memory\"}",
+		"{\"level\":\"error\",\"msg\":\"step failed\",\"error\":\"wrapped\","
+		"\"exception\":\"CUDA out of memory\"}",
+		"{\"level\":\"error\",\"msg\":\"step failed\",\"exc_info\":\"CUDA out of memory\","
+		"\"err\":\"wrapped\"}",
+	};
+	struct pm_peel p;
+
+	for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
+		pm_peel(PM_FMT_APP, l[i], strlen(l[i]), &ctx2026, &p);
+		ck_assert_msg(p.record, "'%s': not a record", l[i]);
+		ck_assert_msg(p.xend - p.xskip == 18 &&
+				      !memcmp(l[i] + p.xskip, "CUDA out of memory", 18),
+			      "'%s': traceback '%.*s'", l[i], (int)(p.xend - p.xskip),
+			      l[i] + p.xskip);
+	}
+}
+END_TEST
+
 /* One member of a pretty-printed object alone on its line (torchelastic's error file in its
  * failure summary): a message or a traceback is a record; a data object's members are not. */
 START_TEST(peel_record_members)
@@ -897,6 +923,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_level_first);
 	tcase_add_test(tc, peel_records);
 	tcase_add_test(tc, peel_record_escapes);
+	tcase_add_test(tc, peel_record_error_field);
 	tcase_add_test(tc, peel_record_members);
 	tcase_add_test(tc, unquote);
 	tcase_add_test(tc, peel_not_wrappers);
