@@ -904,6 +904,34 @@ static bool python_tag(const struct pm_file *f, const char *line, size_t len)
 	return n && (*t == '[' || *t == ':');
 }
 
+/* Whether the level word a logger wrote before LINE's text (PE's) is a warning's or lower:
+ * WARNING, WARN, INFO, DEBUG, TRACE, NOTICE, and their one-letter forms in brackets
+ * ("[W] "). */
+static bool quiet_level(const char *line, const struct pm_peel *pe)
+{
+	static const char *const quiet[] = {"WARNING", "WARN", "INFO", "DEBUG", "TRACE",
+					    "NOTICE",  "W",    "I",    "D"};
+	const char *p;
+	size_t n = 0;
+
+	if (pe->level && pe->level >= pe->cr && pe->level < pe->skip)
+		p = line + pe->level;
+	else if (!pe->level && pe->first && !pe->cr)
+		p = line; /* the outermost wrapper: "WARNING:root:", "[W] ", "WARN: " */
+	else
+		return false;
+	if (*p == '[')
+		p++;
+	while (n < 8 && ((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z')))
+		n++;
+	if ((size_t)(p + n - line) > (pe->level ? pe->skip : pe->first))
+		return false;
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		if (strlen(quiet[i]) == n && !strncasecmp(p, quiet[i], n))
+			return true;
+	return false;
+}
+
 /* Confirm rule RI on LINE: the pattern sees the text without its wrappers (pm_peel), then,
  * should that fail (a wrapper the pattern wanted), the whole line, then a structured
  * record's traceback, then each part of a squashed line. */
@@ -930,6 +958,10 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	peel_line(s, line, len, &pe, &px);
 	if (pe.skip > pe.end)
 		pe.skip = pe.end;
+	/* an exception a logger wrote at a warning's level or lower was handled: the program
+	 * went on (a retry, a skipped shard); a generic reading leaves it */
+	if (r->generic && quiet_level(line, &pe))
+		return 0;
 	subj = line + pe.skip;
 	if (pe.record)
 		rc = match_value(s, r->re, subj, pe.end - pe.skip, pe.quoted, 0, &subj, &px.rank);
