@@ -294,6 +294,7 @@ struct pm_peel {
 	 * not empty, the value of its exception field (a traceback), escaped the same way. */
 	bool record;
 	bool quoted;
+	bool quiet; /* RECORD's level field is a warning's or lower (warning, info, debug ...) */
 	size_t xskip, xend;
 	bool kernel; /* a syslog line the kernel wrote (pm_prefix.kernel) */
 };

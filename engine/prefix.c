@@ -1131,12 +1131,17 @@ static const struct {
 	{"stream", F_LEVEL},
 };
 
+/* A level field's values that say the record is a warning's or lower (structlog's, zap's,
+ * logrus', Python's names, any case) */
+static const char *const quiet_levels[] = {"warning", "warn", "info", "debug", "trace", "notice"};
+
 /* A record's fields as read, kept apart until the whole record is known to be one.
  * Offsets are from the record's start. */
 struct rec {
 	size_t msg, msg_end, exc, exc_end;
 	int msg_key; /* the message's key in fields[]; -1 none */
 	int exc_key; /* the traceback's key in fields[], plus one; 0 none */
+	bool quiet;  /* its level a warning's or lower */
 	bool msg_quoted, framed, has_t;
 	double t;
 	const char *host;
@@ -1236,6 +1241,10 @@ static void rec_field(struct rec *r, const char *base, const char *key, size_t k
 		break;
 	case F_LEVEL:
 		r->framed = true;
+		if (str && vl <= 7)
+			for (k = 0; k < sizeof(quiet_levels) / sizeof(quiet_levels[0]); k++)
+				if (pm_in_ieq(v, vl, quiet_levels[k]))
+					r->quiet = true;
 		break;
 	case F_OTHER:
 		break;
@@ -1457,6 +1466,7 @@ static size_t record_layer(struct peel *w, const char *s, size_t n)
 	if (r.pid >= 0 && w->out->pid < 0)
 		w->out->pid = r.pid;
 	w->out->quoted = r.msg_quoted && memchr(s + r.msg, '\\', r.msg_end - r.msg);
+	w->out->quiet = r.quiet;
 	if (r.exc_end > r.exc) {
 		w->out->xskip = base + r.exc;
 		w->out->xend = base + r.exc_end;

@@ -906,7 +906,7 @@ static bool python_tag(const struct pm_file *f, const char *line, size_t len)
 
 /* Whether the level word a logger wrote before LINE's text (PE's) is a warning's or lower:
  * WARNING, WARN, INFO, DEBUG, TRACE, NOTICE, and their one-letter forms in brackets
- * ("[W] "). */
+ * ("[W] "), or a structured record's level field says so. */
 static bool quiet_level(const char *line, const struct pm_peel *pe)
 {
 	static const char *const quiet[] = {"WARNING", "WARN", "INFO", "DEBUG", "TRACE",
@@ -914,6 +914,8 @@ static bool quiet_level(const char *line, const struct pm_peel *pe)
 	const char *p;
 	size_t n = 0;
 
+	if (pe->quiet) /* a structured record's level field */
+		return true;
 	if (pe->level && pe->level >= pe->cr && pe->level < pe->skip)
 		p = line + pe->level;
 	else if (!pe->level && pe->first && !pe->cr)

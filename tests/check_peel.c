@@ -403,6 +403,33 @@ START_TEST(peel_record_error_field)
 }
 END_TEST
 
+/* A record's level field says whether it is a warning's or lower (scan.c's generic rules
+ * leave such a record's exception: it was handled). */
+START_TEST(peel_record_quiet_level)
+{
+	static const char *const quiet[] = {
+		"{\"level\":\"warning\",\"msg\":\"ValueError: x, skipping\"}",
+		"{\"severity\":\"INFO\",\"message\":\"retrying\"}",
+		"level=warn msg=\"TimeoutError: y\"",
+	};
+	static const char *const loud[] = {
+		"{\"level\":\"error\",\"msg\":\"ValueError: x\"}",
+		"{\"levelname\":\"CRITICAL\",\"message\":\"ValueError: x\"}",
+		"{\"stream\":\"stderr\",\"log\":\"ValueError: x\\n\"}",
+	};
+	struct pm_peel p;
+
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+		pm_peel(PM_FMT_APP, quiet[i], strlen(quiet[i]), &ctx2026, &p);
+		ck_assert_msg(p.record && p.quiet, "'%s': not a quiet record", quiet[i]);
+	}
+	for (size_t i = 0; i < sizeof(loud) / sizeof(loud[0]); i++) {
+		pm_peel(PM_FMT_APP, loud[i], strlen(loud[i]), &ctx2026, &p);
+		ck_assert_msg(p.record && !p.quiet, "'%s': quiet", loud[i]);
+	}
+}
+END_TEST
+
 /* One member of a pretty-printed object alone on its line (torchelastic's error file in its
  * failure summary): a message or a traceback is a record; a data object's members are not. */
 START_TEST(peel_record_members)
@@ -924,6 +951,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_records);
 	tcase_add_test(tc, peel_record_escapes);
 	tcase_add_test(tc, peel_record_error_field);
+	tcase_add_test(tc, peel_record_quiet_level);
 	tcase_add_test(tc, peel_record_members);
 	tcase_add_test(tc, unquote);
 	tcase_add_test(tc, peel_not_wrappers);
