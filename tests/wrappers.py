@@ -716,6 +716,10 @@ KNOWN = {
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
         'against quoted errors), and this source line ends with ":"',
+    ('squashed', 'launch-ompi-mtl-ofi-call-failed'):
+        'Open MPI\'s help texts are read only from the start of their line (inside a line '
+        'they are as often quoted back); squashed without wrappers, the help text is the '
+        'middle of one line',
     ('squashed', 'app-gromacs-fatal-error'):
         'GROMACS\' head is read only alone on its line ("Fatal error:" inside a line is as '
         'often a program\'s message about one); squashed, the head and its reason are one line',
