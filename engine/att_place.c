@@ -496,59 +496,60 @@ static int hydra_rank(struct att *a, const char *s, const char *q, const char *e
 	return r >= 0 ? add_rank_host(a, r, h, l) : 0;
 }
 
-/*
- * A job script's echo of the host it runs on, at the line's start: "Hostname: HOST",
- * "hostname = HOST", "HOSTNAME=HOST", "Host name: HOST"; "Running on HOST", "Running on host
- * HOST", "Running on node HOST" (either case first).  After "Running on" the name must start
- * with a lower-case letter and hold a digit, as a cluster's node names do: "Running on CPU",
- * "Running on 4 nodes", "Running on A100", "Running on 8xA100" name none.  The name ends the
- * line, a word or a clause; a range (gpu[01-04]) names none.
- */
-static int script_host(struct att *a, const char *s, const char *e, unsigned k)
+/* Where the host's name starts after AT (the text to E): past "hostname" / "host name" and a ':'
+ * or '=', or past "running on [host |node ]"; with *RUN set for the latter; NULL when
+ * neither. */
+static const char *host_key(const char *at, const char *e, bool *run)
 {
 	static const char *const named[] = {"hostname", "host name", NULL};
 	static const char *const running[] = {"running on host ", "running on node ", "running on ",
 					      NULL};
-	const char *q = NULL, *at = s;
-	size_t l, digits = 0;
-	bool run = false;
+	size_t n = (size_t)(e - at);
 
-	/* at a field's start: the line's, or after a logger's prefix ("INFO root: Hostname:") */
-	if (!strchr("HhRr", *s)) {
-		const char *w = NULL;
-		if (k & K_HOST)
-			for (size_t i = 0; named[i] && !w; i++) {
-				char cap[16];
-				snprintf(cap, sizeof(cap), "%c%s", 'H', named[i] + 1);
-				if (((w = word(s, e, named[i])) || (w = word(s, e, cap))) &&
-				    !field_start(s, w))
-					w = NULL;
-			}
-		if (!w) {
-			const char *u = memmem(s, (size_t)(e - s), "unning on ", 10);
-			if (u && u > s && (u[-1] == 'R' || u[-1] == 'r') && field_start(s, u - 1))
-				w = u - 1;
-		}
-		if (!w)
-			return 0;
-		at = w;
-	}
-	for (size_t i = 0; named[i] && !q; i++) {
+	for (size_t i = 0; named[i]; i++) {
 		size_t kl = strlen(named[i]);
-		if ((size_t)(e - at) > kl && !strncasecmp(at, named[i], kl)) {
-			q = skip_sp(at + kl, e);
-			q = q < e && (*q == ':' || *q == '=') ? skip_sp(q + 1, e) : NULL;
-			if (!q)
-				return 0;
+		if (n > kl && !strncasecmp(at, named[i], kl)) {
+			const char *q = skip_sp(at + kl, e);
+			*run = false;
+			return q < e && (*q == ':' || *q == '=') ? skip_sp(q + 1, e) : NULL;
 		}
 	}
-	for (size_t i = 0; running[i] && !q; i++) {
+	for (size_t i = 0; running[i]; i++) {
 		size_t kl = strlen(running[i]);
-		if ((size_t)(e - at) > kl && !strncasecmp(at, running[i], kl)) {
-			q = at + kl;
-			run = true;
+		if (n > kl && !strncasecmp(at, running[i], kl)) {
+			*run = true;
+			return at + kl;
 		}
 	}
+	return NULL;
+}
+
+/*
+ * A job script's echo of the host it runs on: "Hostname: HOST", "hostname = HOST",
+ * "HOSTNAME=HOST", "Host name: HOST"; "Running on HOST", "Running on host HOST", "Running on
+ * node HOST" (either case first), at the line's start or a field's (after a logger's
+ * prefix).  After "Running on" the name must start with a lower-case letter and hold a
+ * digit, as a cluster's node names do: "Running on CPU", "Running on 4 nodes", "Running on
+ * A100", "Running on 8xA100" name none.  The name ends the line, a word or a clause; a range
+ * (gpu[01-04]) names none.
+ */
+static int script_host(struct att *a, const char *s, const char *e, unsigned k)
+{
+	bool run = false;
+	const char *q = host_key(s, e, &run), *w = NULL;
+	size_t l, digits = 0;
+
+	/* at a field's start: after a logger's prefix ("INFO root: Hostname: ...") */
+	if (!q && (k & K_HOST)) {
+		static const char *const keys[] = {"hostname", "Hostname", "host name", "Host name",
+						   NULL};
+		for (size_t i = 0; keys[i] && !q; i++)
+			if ((w = word(s, e, keys[i])) && w > s && field_start(s, w))
+				q = host_key(w, e, &run);
+	}
+	if (!q && (w = memmem(s, (size_t)(e - s), "unning on ", 10)) && w > s + 1 &&
+	    (w[-1] == 'R' || w[-1] == 'r') && field_start(s, w - 1))
+		q = host_key(w - 1, e, &run);
 	if (!q || !(l = tok(q, e)))
 		return 0;
 	if (q + l < e && !strchr(" \t,.;:", q[l]))
