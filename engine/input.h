@@ -337,6 +337,10 @@ size_t pm_text_clean(const char *s, size_t n, char *out);
 /* True when S holds a typographic quote or dash pm_text_clean makes ASCII. */
 bool pm_text_typographic(const char *s, size_t n);
 
+/* Whether the level word S (N bytes, any case) is a warning's or lower: warning, warn, info,
+ * debug, trace, notice, or the one-letter w, i, d of a bracketed level ("[W] "). */
+bool pm_level_quiet(const char *s, size_t n);
+
 /*
  * A pasted file's indentation: a log pasted as a Markdown code block (every line indented)
  * or a quote (every line after "> "), which hides a line's start from the reader and the

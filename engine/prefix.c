@@ -1131,9 +1131,16 @@ static const struct {
 	{"stream", F_LEVEL},
 };
 
-/* A level field's values that say the record is a warning's or lower (structlog's, zap's,
- * logrus', Python's names, any case) */
-static const char *const quiet_levels[] = {"warning", "warn", "info", "debug", "trace", "notice"};
+bool pm_level_quiet(const char *s, size_t n)
+{
+	static const char *const quiet[] = {"warning", "warn", "info", "debug", "trace",
+					    "notice",  "w",    "i",    "d"};
+
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		if (pm_in_ieq(s, n, quiet[i]))
+			return true;
+	return false;
+}
 
 /* A record's fields as read, kept apart until the whole record is known to be one.
  * Offsets are from the record's start. */
@@ -1241,10 +1248,8 @@ static void rec_field(struct rec *r, const char *base, const char *key, size_t k
 		break;
 	case F_LEVEL:
 		r->framed = true;
-		if (str && vl <= 7)
-			for (k = 0; k < sizeof(quiet_levels) / sizeof(quiet_levels[0]); k++)
-				if (pm_in_ieq(v, vl, quiet_levels[k]))
-					r->quiet = true;
+		if (str && vl > 1 && pm_level_quiet(v, vl))
+			r->quiet = true;
 		break;
 	case F_OTHER:
 		break;

@@ -909,8 +909,6 @@ static bool python_tag(const struct pm_file *f, const char *line, size_t len)
  * ("[W] "), or a structured record's level field says so. */
 static bool quiet_level(const char *line, const struct pm_peel *pe)
 {
-	static const char *const quiet[] = {"WARNING", "WARN", "INFO", "DEBUG", "TRACE",
-					    "NOTICE",  "W",    "I",    "D"};
 	const char *p;
 	size_t n = 0;
 
@@ -928,10 +926,7 @@ static bool quiet_level(const char *line, const struct pm_peel *pe)
 		n++;
 	if ((size_t)(p + n - line) > (pe->level ? pe->skip : pe->first))
 		return false;
-	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
-		if (strlen(quiet[i]) == n && !strncasecmp(p, quiet[i], n))
-			return true;
-	return false;
+	return n && pm_level_quiet(p, n);
 }
 
 /* Confirm rule RI on LINE: the pattern sees the text without its wrappers (pm_peel), then,
@@ -1344,8 +1339,10 @@ static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off
 	char *copy;
 	int rc;
 
-	if (!s->rs->sdb[PM_SRC_APP_LOG] || !(copy = malloc(len ? len : 1)))
-		return s->rs->sdb[PM_SRC_APP_LOG] ? -1 : 0;
+	if (!s->rs->sdb[PM_SRC_APP_LOG]) /* the single-database fallback: one pass only */
+		return 0;
+	if (!(copy = malloc(len ? len : 1)))
+		return -1;
 	memcpy(copy, buf, len);
 	while (pos < len) {
 		const char *nl = memchr(copy + pos, '\n', len - pos);
