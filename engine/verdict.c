@@ -413,17 +413,21 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 						"ran on"));
 		json_object_set_new(cont, "owner", json_string("user"));
 		nodes = "the job's nodes"; /* for the sentences below */
-	} else if (c->contradicted &&
+	} else if ((c->contradicted || pm_att_node_guessed(a, c)) &&
 		   !strcmp(dec->node_id && node_specific(a, c) ? dec->node_id : dec->cont_id,
 			   "retry-exclude-node")) {
 		/* only the job's output puts it on its node, and the plugin's records say every
-		 * task there ended cleanly: excluding the node is the user's choice, never advised */
+		 * task there ended cleanly; or only the folder's words (a file's name, a script's
+		 * echo, a one-node job's record) put it there: excluding the node is the user's
+		 * choice, never advised */
 		json_object_set_new(cont, "id", json_string("retry"));
 		json_object_set_new(
 			cont, "action",
 			json_sprintf("retry the job; excluding %s (--exclude=%s) is your "
-				     "reversible choice: only the job's output names it",
-				     nodes, nodes));
+				     "reversible choice: %s",
+				     nodes, nodes,
+				     c->contradicted ? "only the job's output names it" :
+						       "only the folder's words name it"));
 		json_object_set_new(cont, "owner", json_string("user"));
 	} else if (dec->node_id && node_specific(a, c)) {
 		/* the same job ran on the other nodes: the node, not the job, is at fault */
