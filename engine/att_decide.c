@@ -548,6 +548,112 @@ static void dumps_lead(struct att *a, struct cand *l)
 		      "origin, its dumped ranks not blamed.");
 }
 
+/*
+ * A set-up failure whose lines give no reason (a `reasonless` rule: NCCL's "unhandled
+ * system error") on a node whose own lines say a peer refused or never answered its
+ * connection (a cascade that names the peer: "Connect to 10.0.0.7<41233> failed :
+ * Connection refused"): the rank that printed it is where the failure was seen, not where
+ * it began.  The peer's process may have gone or not be listening, the network to it may
+ * be down, or NCCL dialled an address the peer cannot be reached on (its interface
+ * settings): the evidence of one side cannot tell these apart.  The observation of that
+ * refusal, or SIZE_MAX when L is not so: a reason of its own kind on that node (NCCL on a
+ * container's bridge interfaces) or another candidate keeps L as it is.
+ */
+static size_t refusal_for(const struct att *a, const struct cand *l)
+{
+	size_t found = SIZE_MAX;
+
+	if (!l || l->lead != LEAD_RULE || !l->nev || l->late_setup || a->live > 1)
+		return SIZE_MAX;
+	for (size_t k = 0; k < l->nev; k++)
+		if (!R(a, l->ev[k])->reasonless)
+			return SIZE_MAX;
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		const struct pm_obs *o = &a->ev->obs[k];
+		const struct pm_rule *r = R(a, k);
+		bool here = l->node[0] ? o->node && !strcasecmp(o->node, l->node) :
+					 !o->node && o->file == a->ev->obs[l->ev[0]].file;
+
+		if (!here)
+			continue;
+		if (!strcmp(r->cls, l->cls) && !strcmp(r->subcls, l->sub) && !r->reasonless &&
+		    r->role != PM_ROLE_CONTEXT)
+			return SIZE_MAX;
+		if (r->role == PM_ROLE_CASCADE && o->peer && found == SIZE_MAX)
+			found = k;
+	}
+	return found;
+}
+
+static void refused_lead(struct att *a, struct cand *l, size_t k)
+{
+	const struct pm_obs *o = &a->ev->obs[k];
+	char ip[48], where[48], peer[112];
+	size_t n = strcspn(o->peer, "<"), im, il;
+	const char *pn, *jn;
+	struct cand *m;
+
+	snprintf(ip, sizeof(ip), "%.*s", (int)(n < sizeof(ip) ? n : sizeof(ip) - 1), o->peer);
+	pn = pm_ev_ip_node(a->ev, ip);
+	jn = pn ? pm_att_job_node(a, pn) : NULL;
+	if (pn && strcasecmp(pn, ip))
+		snprintf(peer, sizeof(peer), "%s (%.60s)", ip, pn);
+	else
+		snprintf(peer, sizeof(peer), "%s", ip);
+	if (l->node[0])
+		snprintf(where, sizeof(where), "%.47s", l->node);
+	else if (l->nranks == 1)
+		snprintf(where, sizeof(where), "rank %d", l->ranks[0]);
+	else
+		snprintf(where, sizeof(where), "a rank");
+	/* the peer's side: its node when the job's nodes include it, else none named */
+	if (!(m = pm_att_kind_get(a, PM_K_REMOTE_ERROR, jn, LEAD_VOTES)))
+		return;
+	pm_att_cand_add(a, m, k);
+	pm_att_cand_ranks_clear(m);
+	m->strength = PM_WEAK;
+	m->sumobs = 0;
+	snprintf(m->summary, sizeof(m->summary),
+		 "the peer at %.80s refused or never answered NCCL's connection from %.40s: its "
+		 "process gone or not listening, or the network to it",
+		 peer, where);
+	/* the settings' side: this node's NCCL dialling an address the peer is not on */
+	snprintf(l->summary, sizeof(l->summary),
+		 "NCCL on %.40s dialled its peer %.80s on an address the peer cannot be reached "
+		 "on (NCCL_SOCKET_IFNAME)",
+		 where, peer);
+	l->sumobs = 0;
+	pm_att_cand_ranks_clear(l);
+	l->node[0] = '\0';
+	l->nalso = 0;
+	a->status = VS_AMBIGUOUS;
+	a->ambiguous = true;
+	a->refused = true;
+	pm_att_why(a,
+		   "%s reported the set-up failure, and its own lines say the peer %s refused or "
+		   "never answered its connection: it is where the failure was seen, not where it "
+		   "began, and is not blamed.",
+		   where, peer);
+	snprintf(a->test, sizeof(a->test),
+		 "the log of the peer at %s for an error before this one (a process that died "
+		 "or never started), and NCCL_DEBUG=INFO's \"Bootstrap : Using\" and \"NET/Socket : "
+		 "Using\" lines on both nodes: a peer that failed first is the cause; a peer "
+		 "alive but on another interface than the one dialled is NCCL's settings "
+		 "(NCCL_SOCKET_IFNAME); a peer alive on that interface points to the network "
+		 "between them (ping, nccl-tests between the two)",
+		 peer);
+	/* the two leads first, the peer's side before the settings' */
+	im = (size_t)(m - a->c);
+	il = (size_t)(l - a->c);
+	cand_swap(&a->c[0], &a->c[im]);
+	if (il == 0)
+		il = im;
+	cand_swap(&a->c[1], &a->c[il]);
+	a->lead = &a->c[0];
+	a->second = &a->c[1];
+	a->live = 2;
+}
+
 /* L and S name the same process: no node named, and the same one rank (a traceback and the
  * error detail under it, both behind "[rank1]: ") */
 static bool same_rank_no_node(const struct cand *l, const struct cand *s)
@@ -653,6 +759,8 @@ static void ambiguity_test(struct att *a)
 {
 	const struct cand *l = a->lead, *s = a->second;
 
+	if (a->refused)
+		return; /* refused_lead's own test */
 	if (a->ambiguous && l && a->nco) {
 		const struct pm_decision *d = pm_ruleset_decision(a->rs, l->cls, l->sub);
 		const char *names[MAXC];
@@ -729,6 +837,7 @@ static void ambiguity_test(struct att *a)
 void pm_att_phase_status(struct att *a)
 {
 	struct cand *l = a->lead;
+	size_t refused;
 
 	if (!strcmp(a->outcome, "COMPLETED")) {
 		a->status = VS_NONE;
@@ -770,6 +879,8 @@ void pm_att_phase_status(struct att *a)
 		}
 	} else if (l->fallback && pm_is_kind(l->cls, l->sub, PM_K_HANG)) {
 		dumps_lead(a, l);
+	} else if ((refused = refusal_for(a, l)) != SIZE_MAX) {
+		refused_lead(a, l, refused);
 	} else {
 		a->status = VS_ATTRIBUTED;
 		if (tied(a, l, a->second) || (a->nco = co_origins(a, l))) {

@@ -319,7 +319,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "strength", "sources", "pattern",  "condition",
 					   "summary",  "outcome", "launch",   "deprecated",
 					   "formats",  "generic", "chain",    "nonfatal",
-					   NULL};
+					   "reasonless", NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -350,7 +350,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "deprecated", &r->deprecated) < 0 ||
 	    get_bool(ld, doc, m, "generic", &r->generic) < 0 ||
 	    get_bool(ld, doc, m, "chain", &r->chain) < 0 ||
-	    get_bool(ld, doc, m, "nonfatal", &r->nonfatal) < 0)
+	    get_bool(ld, doc, m, "nonfatal", &r->nonfatal) < 0 ||
+	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0)
 		goto out;
 	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {
 		fail(ld, m, "rule %s: missing 'subclass'", r->id);
@@ -401,6 +402,14 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'generic' is for software rules (a line's kind, which a specific "
 		     "rule's reading of the same line overrides), not hardware ones",
+		     r->id);
+		goto out;
+	}
+	/* inert on another role, as 'generic' */
+	if (r->reasonless && r->hardware) {
+		fail(ld, m,
+		     "rule %s: 'reasonless' is for software rules (a set-up failure whose line "
+		     "gives no reason, which a peer's refusal beside it explains)",
 		     r->id);
 		goto out;
 	}

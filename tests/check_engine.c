@@ -195,6 +195,14 @@ START_TEST(test_load_errors)
 			  "    role: origin\n    strength: strong\n    sources: [kernel_log]\n"
 			  "    generic: true\n    pattern: 'x'\n    summary: s\n",
 			  "'generic' is for software rules");
+	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: gpu_lost\n"
+			  "    role: origin\n    strength: strong\n    sources: [kernel_log]\n"
+			  "    reasonless: true\n    pattern: 'x'\n    summary: s\n",
+			  "'reasonless' is for software rules");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
+			  "    reasonless: yes please\n    pattern: 'x'\n    summary: s\n",
+			  "reasonless");
 	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
 			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
 			  "    chain: true\n    pattern: 'x'\n    summary: s\n",
