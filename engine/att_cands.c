@@ -715,6 +715,9 @@ int pm_att_phase_fallback(struct att *a)
 		if (r->role != PM_ROLE_CONFIRMATION &&
 		    !(r->role == PM_ROLE_ORIGIN && r->hardware && !o->trusted))
 			continue;
+		/* a generic reading set aside (att_yield.c): another rule reads its line */
+		if (a->yielded && a->yielded[i])
+			continue;
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
 			continue;

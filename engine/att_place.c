@@ -598,6 +598,49 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
 }
 
 /*
+ * srun's report of a task that failed of itself: "srun: error: HOST: task N: Exited with
+ * exit code C" (C not 0) or a crash signal ("Segmentation fault", "Aborted", "Bus error",
+ * "Floating point exception", "Illegal instruction"), T at "task".  Not "Terminated" nor
+ * "Killed": srun's own teardown of the others once one failed.  Several tasks in one report
+ * ("tasks 0-3: ..."), or reports on two hosts, name no one host.
+ */
+static void srun_failed(struct att *a, const char *h, size_t l, const char *t, const char *e)
+{
+	static const char *const sig[] = {"Segmentation fault", "Aborted", "Bus error",
+					  "Floating point exception", "Illegal instruction"};
+	const char *m;
+	char *x;
+	long n;
+	bool failed = false;
+
+	if (e - t > 6 && !strncmp(t, "tasks ", 6)) {
+		m = memmem(t, (size_t)(e - t), ": ", 2);
+		if (m && (!strncmp(m + 2, "Exited with exit code ", 22) || m[2] == 'S' ||
+			  m[2] == 'A' || m[2] == 'B' || m[2] == 'F' || m[2] == 'I'))
+			a->srun_many = true;
+		return;
+	}
+	if (e - t < 6 || strncmp(t, "task ", 5))
+		return;
+	n = strtol(t + 5, &x, 10);
+	if (x == t + 5 || e - x < 2 || strncmp(x, ": ", 2) || n < 0 || n >= 1 << 20)
+		return;
+	m = x + 2;
+	if (e - m > 22 && !strncmp(m, "Exited with exit code ", 22))
+		failed = strtol(m + 22, NULL, 10) != 0;
+	for (size_t i = 0; i < sizeof(sig) / sizeof(sig[0]) && !failed; i++)
+		failed = (size_t)(e - m) >= strlen(sig[i]) && !strncmp(m, sig[i], strlen(sig[i]));
+	if (!failed || l >= sizeof(a->srun_host) || !hostname_ok(h, l))
+		return;
+	if (a->srun_host[0] && (strlen(a->srun_host) != l || strncasecmp(a->srun_host, h, l)))
+		a->srun_many = true;
+	else if (a->srun_host[0] && a->srun_task != (int)n)
+		a->srun_many = true;
+	snprintf(a->srun_host, sizeof(a->srun_host), "%.*s", (int)l, h);
+	a->srun_task = (int)n;
+}
+
+/*
  * The host one line names, the forms a hand-gathered folder holds: `uname -a` (Linux HOST
  * VERSION), a shell prompt (user@HOST:path$), Slurm's "*** STEP|JOB N ON HOST" and "srun:
  * error: HOST: task", Open MPI's and torchrun's "Host: HOST" / "host : HOST", mpirun's "on
@@ -627,9 +670,11 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 			return -1;
 	}
 	if ((k & K_SRUN) && (q = memmem(p, (size_t)(e - p), "srun: error: ", 13)) &&
-	    (l = tok(q + 13, e)) && !strncmp(q + 13 + l, ": task", 6) &&
-	    add_host(a, q + 13, l, SP_TASK) < 0)
-		return -1;
+	    (l = tok(q + 13, e)) && !strncmp(q + 13 + l, ": task", 6)) {
+		if (add_host(a, q + 13, l, SP_TASK) < 0)
+			return -1;
+		srun_failed(a, q + 13, l, q + 13 + l + 2, e);
+	}
 	/* a field: at the line's head or after another field's separator, never a sentence's
 	 * words ("Failed to connect to remote host: Connection refused", gRPC's and curl's) */
 	if ((k & K_HOST) && ((q = word(s, e, "Host")) || (q = word(s, e, "host"))) &&
@@ -1113,6 +1158,22 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 					   "placed on it.",
 					   a->hranks[0], c->cls, c->sub);
 			}
+		}
+	}
+	if (!a->nhranks && a->srun_host[0] && !a->srun_many && a->nhosts != 1 &&
+	    (one = host_of(a, a->srun_host))) {
+		/* srun names one task that failed of itself, on one host (srun_failed) */
+		for (size_t i = from; i < a->nc; i++) {
+			struct cand *c = &a->c[i];
+			if (c->dead || c->node[0] || c->nranks || c->lead != LEAD_RULE ||
+			    c->all_ranks || (late && !c->fallback))
+				continue;
+			snprintf(c->node, sizeof(c->node), "%s", one);
+			c->guess = true;
+			pm_att_why(a,
+				   "srun reports task %d on %s as the one task that failed of "
+				   "itself: %s/%s is placed there.",
+				   a->srun_task, one, c->cls, c->sub);
 		}
 	}
 	if (!(one = only_host(a)))

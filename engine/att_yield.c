@@ -35,11 +35,11 @@ static int cmpline(const void *x, const void *y, void *arg)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
-/* A generic reading: an origin that names only a line's kind (`generic` on another role, an
- * origin demoted in a revised rule set, is inert). */
+/* A generic reading: an origin or a confirmation that names only a line's kind (`generic`
+ * on another role, an origin demoted to context in a revised rule set, is inert). */
 static bool generic(const struct pm_rule *r)
 {
-	return r->generic && r->role == PM_ROLE_ORIGIN;
+	return r->generic && (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION);
 }
 
 /* A specific reading of a failure: not generic, and of a role that says what a line is. */

@@ -134,6 +134,11 @@ struct att {
 	} * rhost; /* a failure report's rank and the host it names for it (att_place.c) */
 	size_t nrhost, arhost;
 	char hfield[2][128]; /* the host field of the line before, and of this one (att_place.c) */
+	/* the host of the one task srun reports as failed of itself ("srun: error: HOST: task
+	 * N: Exited with exit code C", a crash signal), and whether reports name several */
+	char srun_host[128];
+	int srun_task;
+	bool srun_many;
 	int *suspects;
 	size_t nsuspects;
 	char vote_nodes[4][128];
