@@ -396,8 +396,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		     r->id);
 		goto out;
 	}
-	/* on a software rule of another role (an origin demoted to context in a revised set)
-	 * it is inert: only an origin's reading is ever set aside */
+	/* on a software rule of another role than origin or confirmation (an origin demoted
+	 * to context in a revised set) it is inert: only those readings are ever set aside */
 	if (r->generic && r->hardware) {
 		fail(ld, m,
 		     "rule %s: 'generic' is for software rules (a line's kind, which a specific "
