@@ -327,8 +327,10 @@ static size_t sd5424(const char *s, size_t n)
 /* "<4>1 2026-11-30T03:11:58.120981+00:00 gpu016 kernel - - - [  12.345678] msg": RFC 5424,
  * the stamp (or "-"), HOST, APP-NAME, PROCID, MSGID and structured data before the message.
  * The kernel's lines are marked (OUT->kernel): the scan trusts a syslog line only when the
- * kernel wrote it, its APP-NAME the kernel's and its facility (PRI / 8) the kernel's, 0,
- * which a program's syslog(3) cannot send (a facility of 0 is its default's). */
+ * kernel wrote it, its APP-NAME the kernel's, its facility (PRI / 8) the kernel's, 0,
+ * which a program's syslog(3) cannot send (a facility of 0 is its default's), and no PROCID:
+ * journald forwards a user's entry with SYSLOG_IDENTIFIER=kernel and SYSLOG_FACILITY=0 as
+ * "kernel 88307", its writer's pid (trust-rfc5424-kernel-appname-with-procid). */
 static void rfc5424_prefix(const char *s, size_t n, size_t p, unsigned pri, struct pm_prefix *out)
 {
 	struct pm_in_stamp st;
@@ -354,6 +356,10 @@ static void rfc5424_prefix(const char *s, size_t n, size_t p, unsigned pri, stru
 	for (int f = 0; f < 2; f++) { /* PROCID, MSGID */
 		if (!(k = token5424(s + p, n - p)))
 			goto none;
+		/* the kernel has no PROCID ("-"): a journal entry whose SYSLOG_IDENTIFIER and
+		 * SYSLOG_FACILITY a user set, forwarded, carries the writer's pid */
+		if (!f && !(k == 1 && s[p] == '-'))
+			out->kernel = false;
 		p += k + 1;
 	}
 	if (!(k = sd5424(s + p, n - p)))
