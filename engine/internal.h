@@ -59,6 +59,13 @@ struct pm_prefix {
  */
 void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm_prefix *out);
 
+/* Whether M (N bytes: a line's message after its "kernel: " tag) is a process's line whose
+ * identifier began with "kernel: ": a "[pid]: " after the message's first blank.  journald
+ * prints an entry as "IDENTIFIER[PID]: MESSAGE", and any local user sets the identifier
+ * (systemd-cat -t, SYSLOG_IDENTIFIER); the kernel writes a "comm[pid]: " only at its
+ * message's start, before any blank. */
+bool pm_prefix_forged_kernel(const char *m, size_t n);
+
 /* ---- structured inputs (parse_*.c) ---- */
 
 /* One number from a structured source: per node, per GPU (gpu >= 0) or per job (node NULL). */

@@ -417,13 +417,30 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 		p += h + 1;
 	}
 	if (pm_in_starts(s + p, n - p, "kernel: ")) {
-		out->kernel = true;
+		out->kernel = !pm_prefix_forged_kernel(s + p + 8, n - p - 8);
 		p += 8;
 		h = pm_in_dmesg_mono(s + p, n - p, &v);
 		if (h)
 			p += h + (p + h < n && s[p + h] == ' ');
 	}
 	out->skip = b + p;
+}
+
+bool pm_prefix_forged_kernel(const char *m, size_t n)
+{
+	const char *sp = memchr(m, ' ', n), *e = m + n, *q;
+
+	for (q = sp; q && q < e; q++) {
+		const char *d;
+
+		if (!(q = memchr(q, '[', (size_t)(e - q))))
+			break;
+		for (d = q + 1; d < e && pm_in_isdigit(*d); d++)
+			;
+		if (d > q + 1 && e - d >= 3 && d[0] == ']' && d[1] == ':' && d[2] == ' ')
+			return true;
+	}
+	return false;
 }
 
 static void slurm_prefix(const char *s, size_t n, struct pm_prefix *out)

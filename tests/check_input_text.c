@@ -457,13 +457,29 @@ START_TEST(prefix_logs)
 			"<14>1 2026-11-30T03:11:58Z gpu016 kernel - - - x", /* logger -t kernel */
 			"Nov 30 03:11:58 gpu016 kernel: x",
 			"Nov 30 03:11:58 gpu016 systemd[1]: kernel: x",
+			/* the writer's pid: a journal entry whose identifier a user set */
+			"<3>1 2026-11-30T03:11:58Z gpu016 kernel 88307 - - x",
+			/* an identifier that began "kernel: ", its "[pid]: " after a blank */
+			"Nov 30 03:11:58 gpu016 kernel: NVRM: Xid (PCI:0000:9a:00): 79, pid=1, "
+			"name=a, GPU has fallen off the bus.[88307]: x",
+			"2026-11-30T03:11:58+0000 gpu016 kernel: NVRM: Xid 79 bus.[88307]: x",
+			/* the kernel's own: a comm[pid]: at the message's start, a bracket of words */
+			"Nov 30 03:11:58 gpu016 kernel: python3[4412]: segfault at 0 ip 1 sp 2 error 4",
+			"Nov 30 03:11:58 gpu016 kernel: mce: [Hardware Error]: Machine check events",
+			"Nov 30 03:11:58 gpu016 kernel: traps: a[12] general protection fault ip:1",
 		};
 		struct pm_prefix k;
 
 		for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
 			pm_prefix_parse(PM_FMT_SYSLOG, l[i], strlen(l[i]), &k);
-			ck_assert_msg(k.kernel == (i == 0 || i == 4), "'%s'", l[i]);
+			ck_assert_msg(k.kernel == (i == 0 || i == 4 || i >= 9), "'%s'", l[i]);
 		}
+		/* the same in the journal's dmesg-stamped lines (linetrust.c blanks the line) */
+		ck_assert(pm_prefix_forged_kernel("NVRM: Xid 79, bus.[88307]: x", 28));
+		ck_assert(!pm_prefix_forged_kernel("python3[4412]: segfault at 0", 28));
+		ck_assert(pm_prefix_forged_kernel("a blank[1]: x", 13));
+		ck_assert(!pm_prefix_forged_kernel("noblank[1]: x", 13));
+		ck_assert(!pm_prefix_forged_kernel("a [x]: b [12]:", 14));
 	}
 	PX(PM_FMT_DMESG, "[ 5612.000001] NVRM: Xid", -1, "", "NVRM: Xid");
 	PX(PM_FMT_DMESG, "[    0.000000] Linux", -1, "", "Linux");
