@@ -1711,17 +1711,19 @@ static bool slurm_output_name(const char *name)
 /*
  * Whether NAME's last part is named as a job's output is (Slurm's --output and --error, and
  * the names users give them: "train-gn12.out", "job.err"), and names no system source: a
- * file "*.out" or "*.err" without "dmesg", "kern", "syslog", "messages", "journal",
- * "nvidia-smi", "nvsmi", "sacct", "scontrol", "slurmd" or "slurmctld" in its name
- * ("slurm-%j.err", an --error file, is the job's).
+ * file "*.out" or "*.err" without "dmesg", "kern", "kernel", "syslog", "messages",
+ * "journal", "nvidia-smi", "nvsmi", "sacct", "scontrol", "slurmd" or "slurmctld" as a word
+ * of its name, between separators ("kern.log.out", "gn12-dmesg.out"; not "fused-kernels-%j.out",
+ * a job named for its kernels: trust-job-output-name-kernels-word) ("slurm-%j.err", an
+ * --error file, is the job's).
  * Gathered by hand into a node's folder, its lines shaped as dmesg's were read as that node's
  * kernel log, and a printed Xid as the node's own (TRUST.md, "The job's output").
  */
 static bool job_output_name(const char *name)
 {
-	static const char *const sys[] = {"dmesg",    "kern",	    "syslog",	"messages",
-					  "journal",  "nvidia-smi", "nvsmi",	"sacct",
-					  "scontrol", "slurmd",	    "slurmctld"};
+	static const char *const sys[] = {"dmesg",   "kern",  "kernel",   "syslog",
+					  "messages", "journal", "nvidia-smi", "nvsmi",
+					  "sacct",   "scontrol", "slurmd", "slurmctld"};
 	const char *b = strrchr(name, '/');
 	size_t n;
 
@@ -1731,9 +1733,12 @@ static bool job_output_name(const char *name)
 	n = strlen(b);
 	if (n < 5 || (strcmp(b + n - 4, ".out") && strcmp(b + n - 4, ".err")))
 		return false;
-	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
-		if (strcasestr(b, sys[i]))
-			return false;
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++) {
+		size_t l = strlen(sys[i]);
+		for (const char *q = b; (q = strcasestr(q, sys[i])); q++)
+			if ((q == b || !pm_in_isalnum(q[-1])) && !pm_in_isalnum(q[l]))
+				return false;
+	}
 	return true;
 }
 
