@@ -106,6 +106,11 @@ void pm_att_phase_outcome(struct att *a)
 		 * an exception Python printed as not fatal */
 		if (a->yielded && a->yielded[i])
 			continue;
+		/* a syslog program's line about another job is not this job's at all; one that
+		 * names no job tells no outcome of this job's (anyone's words: scan_daemon) */
+		int dj = ev->obs[i].daemon ? pm_att_daemon_job(a, &ev->obs[i]) : 1;
+		if (dj < 0)
+			continue;
 		/* a weak origin in a node's own log (a NIC's carrier lost) is a sign, not an
 		 * error: beside the job's own output with no error in it, it does not say that the
 		 * job failed (a node's log gathered alone was gathered for a failure) */
@@ -115,7 +120,7 @@ void pm_att_phase_outcome(struct att *a)
 		else if (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
 			 r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION)
 			anyerr = true;
-		if (!r->outcome)
+		if (!r->outcome || !dj)
 			continue;
 		if (task_failed && r->role == PM_ROLE_CONFIRMATION &&
 		    !strcmp(r->outcome, "CANCELLED"))
@@ -172,6 +177,31 @@ static bool memory_kill(const struct att *a)
 	return false;
 }
 
+/* The job a syslog program's line names (Slurm's daemons: "StepId=J.S", "JobId=J", a
+ * slurmstepd's "[J.S]" or "[J.batch]"): 1 this job, or a job while this job's id is not
+ * known (no record: the line is about a job, and nothing says it is another); -1 another
+ * job; 0 none. */
+int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
+{
+	static const char *const keys[] = {"StepId=", "JobId=", "["};
+	const char *id = a->ev->job.id, *raw = o->raw;
+	size_t il = id ? strspn(id, "0123456789") : 0;
+
+	if (!raw)
+		return 0;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t kl = strlen(keys[i]);
+		for (const char *q = raw; (q = strstr(q, keys[i])); q++) {
+			const char *d = q + kl;
+			size_t dl = strspn(d, "0123456789");
+			if (!dl || (i == 2 && d[dl] != '.'))
+				continue;
+			return !il || (dl == il && !strncmp(d, id, il)) ? 1 : -1;
+		}
+	}
+	return 0;
+}
+
 int pm_att_phase_origins(struct att *a, bool hardware)
 {
 	struct pm_evidence *ev = a->ev;
@@ -212,6 +242,11 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 
 		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware ||
 		    (a->yielded && a->yielded[i]))
+			continue;
+		/* a syslog program's line is anyone's words, not this job's: it leads only where
+		 * it names this job (slurmstepd's OOM report for its step); else it is a fallback
+		 * (phase_fallback), and one that names another job is none */
+		if (o->daemon && pm_att_daemon_job(a, o) != 1)
 			continue;
 		bool plain = true;
 		enum win w = o->trusted ? pm_att_obs_window(a, o, true) : WIN_IN;
@@ -713,10 +748,12 @@ int pm_att_phase_fallback(struct att *a)
 		const struct pm_obs *o = &a->ev->obs[i];
 		const struct pm_rule *r = R(a, i);
 		if (r->role != PM_ROLE_CONFIRMATION &&
-		    !(r->role == PM_ROLE_ORIGIN && r->hardware && !o->trusted))
+		    !(r->role == PM_ROLE_ORIGIN && ((r->hardware && !o->trusted) || o->daemon)))
 			continue;
 		/* a generic reading set aside (att_yield.c): another rule reads its line */
 		if (a->yielded && a->yielded[i])
+			continue;
+		if (o->daemon && pm_att_daemon_job(a, o) < 0) /* another job's daemon line */
 			continue;
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
@@ -731,10 +768,13 @@ int pm_att_phase_fallback(struct att *a)
 				 o->source != PM_SRC_APP_LOG)
 			continue;
 		if (fallback_add(a, i, o->node,
-				 o->trusted ?
-					 "a confirming symptom with no origin event beside it" :
-					 "it is seen only in the job's own output, which its "
-					 "user can write: no kernel log or GPU state shows it") < 0)
+				 o->trusted ? "a confirming symptom with no origin event beside it" :
+				 o->daemon ?
+					      "it is seen only in a system log's program lines, which "
+					      "any local user can write, and they name no job of "
+					      "theirs" :
+					      "it is seen only in the job's own output, which its "
+					      "user can write: no kernel log or GPU state shows it") < 0)
 			return -1;
 	}
 	if (single_reporter(a) < 0)

@@ -231,6 +231,7 @@ struct pm_obs {
 	unsigned repeats; /* further matches folded into this one */
 	bool trusted;
 	bool has_time;
+	bool daemon; /* a syslog program's line, read as job output (scan.c, scan_daemon) */
 };
 
 struct pm_rules; /* rules.c */

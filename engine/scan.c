@@ -567,6 +567,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.file = (uint32_t)s->file;
 	o.source = s->daemon ? PM_SRC_APP_LOG : f->source;
 	o.trusted = !s->daemon && pm_source_trusted(f->source);
+	o.daemon = s->daemon;
 	/* in a syslog file any local user can `logger` a line: only the kernel's own count */
 	if (o.trusted && f->format == PM_FMT_SYSLOG && !px->kernel)
 		o.trusted = false;
