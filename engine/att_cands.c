@@ -202,6 +202,22 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 	return 0;
 }
 
+/* A trusted line of a host outside the job: the accounting record lists the job's nodes,
+ * the evidence names at least one of them by the record's own names (so a host's name is
+ * its node's, not a NodeHostname of its own), and O's host is none of them.  A central
+ * loghost's file holds every node's kernel lines; another node's Xid is another job's. */
+bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	if (!o->trusted || !o->node || !ev->job.nnodes || pm_att_job_node(a, o->node))
+		return false;
+	for (size_t i = 0; i < ev->nnodes; i++)
+		if (ev->nodes[i] && pm_att_job_node(a, ev->nodes[i]))
+			return true;
+	return false;
+}
+
 int pm_att_phase_origins(struct att *a, bool hardware)
 {
 	struct pm_evidence *ev = a->ev;
@@ -247,6 +263,8 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 		 * it names this job (slurmstepd's OOM report for its step); else it is a fallback
 		 * (phase_fallback), and one that names another job is none */
 		if (o->daemon && pm_att_daemon_job(a, o) != 1)
+			continue;
+		if (pm_att_other_node(a, o)) /* another node's line in a loghost's file */
 			continue;
 		bool plain = true;
 		enum win w = o->trusted ? pm_att_obs_window(a, o, true) : WIN_IN;
@@ -753,8 +771,8 @@ int pm_att_phase_fallback(struct att *a)
 		/* a generic reading set aside (att_yield.c): another rule reads its line */
 		if (a->yielded && a->yielded[i])
 			continue;
-		if (o->daemon && pm_att_daemon_job(a, o) < 0) /* another job's daemon line */
-			continue;
+		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o))
+			continue; /* another job's daemon line, another node's kernel line */
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
 			continue;

@@ -211,6 +211,8 @@ int pm_att_phase_origins(struct att *a, bool hardware);
 /* The job a syslog program's line (scan_daemon's) names: 1 this job (or any job, this
  * job's id unknown), -1 another, 0 none. */
 int pm_att_daemon_job(const struct att *a, const struct pm_obs *o);
+/* Whether O is a trusted line of a host outside the job's nodes (a loghost's file). */
+bool pm_att_other_node(const struct att *a, const struct pm_obs *o);
 void pm_att_phase_merge(struct att *a);
 void pm_att_phase_join(struct att *a);
 /* A GPU's weak hang lines set aside beside the kernel's record of the program's own fault on
