@@ -213,6 +213,16 @@ static int cand_pidlink(const struct att *a, const struct cand *c)
 	return link;
 }
 
+/* A folder gathered by hand with no accounting record (and no task record, no bundle): the
+ * job's time is not known, so a dated kernel line is, to this job, what an undated one is:
+ * it may predate the job (trust-no-record-earlier-day-xid). */
+static bool no_window(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	return ev->job.start <= 0 && ev->job.end <= 0 && !ev->ntasks && !ev->ncollect;
+}
+
 /* This job's own ranks on C's node failed in a way an event there explains: a hardware
  * symptom (a CUDA error naming the GPU's fault) or a failure at launch, within the job.  A
  * line of the job's output does not say so where the plugin's records show every task on
@@ -221,11 +231,14 @@ static bool stale_explained(const struct att *a, const struct cand *c)
 {
 	bool clean = c->node[0] && pm_att_clean_exits(a, c->node);
 
-	for (size_t k = 0; k < a->ev->nobs && c->node[0]; k++) {
+	/* a folder that names no host: the kernel log's node and the job's lines' are one as
+	 * far as it says (a job's symptom with no node beside a node's log with none) */
+	for (size_t k = 0; k < a->ev->nobs && (c->node[0] || no_window(a)); k++) {
 		const struct pm_obs *o = &a->ev->obs[k];
 		const struct pm_rule *r = R(a, k);
-		if (!o->node || strcmp(o->node, c->node) ||
-		    (o->trusted && ((!o->has_time && o->source == PM_SRC_KERNEL_LOG) ||
+		if ((c->node[0] ? !o->node || strcmp(o->node, c->node) : o->node != NULL) ||
+		    (o->trusted && (((!o->has_time || no_window(a)) &&
+				     o->source == PM_SRC_KERNEL_LOG) ||
 				    pm_att_obs_window(a, o, true) != WIN_IN)) ||
 		    (!o->trusted && clean))
 			continue;
@@ -240,10 +253,10 @@ static bool stale_explained(const struct att *a, const struct cand *c)
  * line is undated: no time, not a state read at collection.  Only this job's CUDA errors on
  * its node show a failure it explains; a disk's or a link's undated event explains more (an
  * I/O error, its peers' votes, the node's failure) and keeps its lead at hypothesis. */
-static bool undated_hw(const struct cand *c)
+static bool undated_hw(const struct att *a, const struct cand *c)
 {
-	return c->hardware && !c->has_t && !c->current && !c->untrusted && c->nin &&
-	       (!strcmp(c->cls, "gpu_hardware") || !strcmp(c->cls, "nvlink"));
+	return c->hardware && (!c->has_t || no_window(a)) && !c->current && !c->untrusted &&
+	       c->nin && (!strcmp(c->cls, "gpu_hardware") || !strcmp(c->cls, "nvlink"));
 }
 
 /*
@@ -268,22 +281,34 @@ void pm_att_phase_stale(struct att *a)
 			snprintf(what, sizeof(what), "Xid %d (%s)", o->xid, c->summary);
 		else
 			snprintf(what, sizeof(what), "%s/%s (%s)", c->cls, c->sub, c->summary);
-		if (!c->prestart && undated_hw(c)) {
+		if (!c->prestart && undated_hw(a, c)) {
 			/* its time unknown (a monotonic stamp with no boot time): it may be from
 			 * before the job as well, so it leads as such an event does */
-			c->explained = c->node[0] && (c->pidlink > 0 || stale_explained(a, c));
+			c->explained = (c->node[0] || no_window(a)) &&
+				       (c->pidlink > 0 || stale_explained(a, c));
 			c->fallback = !c->explained;
 			if (c->fallback) {
-				pm_att_why(
-					a,
-					"%s logged %s at a time the log does not give (no boot "
-					"time for its stamps): context, not this job's origin by "
-					"itself; nothing this job's ranks did there shows a failure "
-					"it explains.",
-					c->node[0] ? c->node : "A node", what);
+				if (c->has_t)
+					pm_att_why(
+						a,
+						"%s logged %s, and with no accounting record this "
+						"job's time is not known: context, not this job's "
+						"origin by itself; nothing this job's ranks did there "
+						"shows a failure it explains.",
+						c->node[0] ? c->node : "A node", what);
+				else
+					pm_att_why(
+						a,
+						"%s logged %s at a time the log does not give (no "
+						"boot time for its stamps): context, not this job's "
+						"origin by itself; nothing this job's ranks did there "
+						"shows a failure it explains.",
+						c->node[0] ? c->node : "A node", what);
 				snprintf(c->note, sizeof(c->note),
-					 "its event is undated and nothing of this job on %s shows a "
+					 "its event is %s and nothing of this job on %s shows a "
 					 "failure it explains",
+					 c->has_t ? "of a time this job's is not known against" :
+						    "undated",
 					 c->node[0] ? c->node : "that node");
 			}
 			continue;

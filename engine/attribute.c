@@ -346,8 +346,11 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	hwline = a.nc ? json_array_size(a.why) : SIZE_MAX;
 	if (a.nc)
 		pm_att_why(&a,
-			   "Hardware evidence from a source the job cannot write, in the job window: "
-			   "it outranks software errors elsewhere.");
+			   "Hardware evidence from a source the job cannot write, %s: it outranks "
+			   "software errors elsewhere.",
+			   ev->job.start > 0 || ev->job.end > 0 || ev->ntasks || ev->ncollect ?
+				   "in the job window" :
+				   "with no record of the job's time");
 	if (pm_att_phase_silence(&a) < 0 || pm_att_phase_votes(&a) < 0 ||
 	    pm_att_phase_origins(&a, false) < 0)
 		goto out;

@@ -283,10 +283,14 @@ START_TEST(test_user_printed_xid_blames_no_node)
 	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(v, "origin"), "gpus")), 0);
 	json_decref(v);
 
-	/* the same line in a kernel log does blame the node */
+	/* the same line in a kernel log does blame the node, within the job's time (the
+	 * accounting record's: with none, a dated kernel line may predate the job) */
 	pmt_mk(tmp, "ev2/gpu017/kernel.log",
 	       "[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n");
 	pmt_mk(tmp, "ev2/slurm-7.out", "1: ValueError: bad shape\n");
+	pmt_mk(tmp, "ev2/sacct.txt",
+	       "JobID|State|ExitCode|Start|End|NodeList|NNodes\n"
+	       "7|FAILED|1:0|2026-11-30T03:01:00|2026-11-30T03:12:30|gpu017|1\n");
 	v = diagnose_dir(rs, "ev2");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "cause"), "class")),
 			 "gpu_hardware");
