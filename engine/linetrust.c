@@ -593,6 +593,11 @@ static void kernel_line(struct lt *c, size_t off, const char *s, size_t n)
 		blank(c, off, n); /* any local user's: logger, or a unit's own output */
 		return;
 	}
+	/* grep -H's "/home/x/fake.log:" before it: a line of a user's file */
+	if (px.foreign) {
+		blank(c, off, n);
+		return;
+	}
 	/* "HOST kernel: ... bus.[88307]: notice": an identifier a user began with "kernel: " */
 	if (c->f->format == PM_FMT_DMESG && px.node && pm_prefix_forged_kernel(s + b, n - b)) {
 		blank(c, off, n);

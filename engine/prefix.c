@@ -8,6 +8,7 @@
  * bounded head of the line only, so a 1 MB line costs what a short one does.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "input.h"
 #include "internal.h"
@@ -475,6 +476,30 @@ static size_t grep_name(const char *s, size_t n)
 	return i;
 }
 
+/* Whether the file name grep -H put before a line (N bytes, up to its ':') is a system log's:
+ * under /var/log/, or a name whose words hold messages, syslog, kern, kernel, dmesg or
+ * journal ("messages", "kern.log", "gpu17-dmesg.txt").  "/home/x/fake.log:" before a kernel
+ * line is a user's file that holds one. */
+static bool system_log_name(const char *s, size_t n)
+{
+	static const char *const w[] = {"messages", "syslog", "kern",
+					"kernel",   "dmesg",  "journal"};
+	size_t b = n;
+
+	if (n >= 9 && !memcmp(s, "/var/log/", 9))
+		return true;
+	while (b && s[b - 1] != '/')
+		b--;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		size_t l = strlen(w[i]);
+		for (size_t k = b; k + l <= n; k++)
+			if (!strncasecmp(s + k, w[i], l) && (k == b || !pm_in_isalnum(s[k - 1])) &&
+			    (k + l == n || !pm_in_isalnum(s[k + l])))
+				return true;
+	}
+	return false;
+}
+
 void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm_prefix *out)
 {
 	size_t g;
@@ -484,16 +509,23 @@ void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm
 	out->node_len = 0;
 	out->skip = 0;
 	out->kernel = false;
+	out->foreign = false;
 	if (!line || (unsigned)fmt >= PM_FMT__COUNT || !handlers[fmt])
 		return;
 	handlers[fmt](line, len, out);
-	/* a kernel log found with grep -H ("messages:Jun 17 20:18:08 host kernel: ...") */
+	/* a kernel log found with grep -H ("messages:Jun 17 20:18:08 host kernel: ..."); a
+	 * line grep found in another file than a system log's is that file's, whatever it
+	 * says (trust: the kernel's lines are only a system log's) */
 	if (!out->skip && !out->node &&
 	    (fmt == PM_FMT_DMESG || fmt == PM_FMT_KMSG_ISO || fmt == PM_FMT_SYSLOG) &&
 	    (g = grep_name(line, len))) {
 		handlers[fmt](line + g, len - g, out);
 		if (out->skip || out->node)
 			out->skip += g;
+		if (!system_log_name(line, strcspn(line, ":"))) {
+			out->kernel = false;
+			out->foreign = true;
+		}
 	}
 }
 
