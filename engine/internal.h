@@ -72,6 +72,10 @@ struct pm_fact {
 	double time; /* event time of the sample it comes from (epoch s); 0 none */
 };
 
+/* Whether NAME's last part is Slurm's default output name, slurm-%j.out or slurm-%A_%a.out;
+ * ID and N (when ID is not NULL) the job id it carries, "7741877" or "25_3" (scan.c). */
+bool pm_slurm_output_id(const char *name, const char **id, size_t *n);
+
 /* What the scheduler's records say about the job. */
 struct pm_jobinfo {
 	char *id;

@@ -1690,7 +1690,7 @@ void pm_sniff_given(struct pm_file *f)
  * dmesg's, or as an accounting table, was a trusted kernel log or Slurm's own record
  * (TRUST.md, "The job's output").
  */
-static bool slurm_output_name(const char *name)
+bool pm_slurm_output_id(const char *name, const char **id, size_t *n)
 {
 	const char *b = strrchr(name, '/'), *p;
 
@@ -1705,7 +1705,18 @@ static bool slurm_output_name(const char *name)
 	if (*p == '_' && pm_in_isdigit(p[1]))
 		for (p++; pm_in_isdigit(*p); p++)
 			;
-	return !strcmp(p, ".out");
+	if (strcmp(p, ".out"))
+		return false;
+	if (id) {
+		*id = b + 6;
+		*n = (size_t)(p - (b + 6));
+	}
+	return true;
+}
+
+static bool slurm_output_name(const char *name)
+{
+	return pm_slurm_output_id(name, NULL, NULL);
 }
 
 /*
