@@ -191,6 +191,7 @@ struct pm_file {
 	unsigned short paste_wrap;  /* ... and the width its longer lines were broken at */
 	int head_year; /* the year of the first line of its head stamped with a whole date
 			* (2026-11-30T..., [Mon Nov 30 ... 2026]); 0 none (sniff_head) */
+	bool other_job;	 /* named as Slurm names another job's output: set aside (pm_scan_all) */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */

@@ -2401,6 +2401,58 @@ static void year_from_heads(struct pm_evidence *ev)
 								      folder;
 }
 
+/* The record's job id, raw id (JobIDRaw, %j of an array task) or array job id (%A): whether
+ * ID (N bytes, from a slurm-N.out name) is one of them. */
+static bool record_job_id(const struct pm_evidence *ev, const char *id, size_t n)
+{
+	const char *j = ev->job.id, *u = strchr(j, '_');
+	char raw[32];
+
+	if (strlen(j) == n && !memcmp(j, id, n))
+		return true;
+	if (u && (size_t)(u - j) == n && !memcmp(j, id, n))
+		return true;
+	for (size_t i = 0; i < ev->nfacts; i++)
+		if (!ev->facts[i].node && !strcmp(ev->facts[i].name, "job.id_raw") &&
+		    ev->facts[i].value > 0) {
+			snprintf(raw, sizeof(raw), "%.0f", ev->facts[i].value);
+			if (strlen(raw) == n && !memcmp(raw, id, n))
+				return true;
+		}
+	return false;
+}
+
+/*
+ * Once the accounting record names the job, a file named as Slurm names another job's output
+ * (slurm-N.out, slurm-A_T.out: a user's earlier job, gathered into the folder with this one's)
+ * is set aside: listed in the coverage with the reason, never scanned as this job's.  A
+ * bundle's members are the collector's, for its job.  No record, no job id: nothing set aside.
+ */
+static int set_aside_other_jobs(struct pm_evidence *ev)
+{
+	char why[256];
+	const char *id;
+	size_t n;
+
+	if (!ev->job.id || !ev->job.id[0])
+		return 0;
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		struct pm_file *f = &ev->files[i];
+		if (f->kind_given || f->status != PM_ST_OK ||
+		    !pm_slurm_output_id(f->name, &id, &n) || record_job_id(ev, id, n))
+			continue;
+		snprintf(why, sizeof(why),
+			 "left out: named as Slurm names job %.*s's output, and the accounting record "
+			 "is job %s's: another job's output, not read as this one's",
+			 (int)n, id, ev->job.id);
+		f->status = PM_ST_UNREADABLE;
+		f->other_job = true;
+		if (pm_strset(&f->reason, why, strlen(why)))
+			return -1;
+	}
+	return 0;
+}
+
 int pm_scan_all(struct pm_evidence *ev)
 {
 	struct scan s = {.ev = ev, .rs = ev->rs, .last_ri = SIZE_MAX};
@@ -2418,6 +2470,8 @@ int pm_scan_all(struct pm_evidence *ev)
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (!ev->files[i].node && node_from_path(ev, &ev->files[i]) < 0)
 			return -1;
+	if (set_aside_other_jobs(ev) < 0)
+		return -1;
 	/* syslog stamps have no year: the job's, when the accounting record gives it, is a
 	 * better guess than the file's modification time (copies and checkouts reset that) */
 	if (ev->job.start > 0 || ev->job.end > 0)
