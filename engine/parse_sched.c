@@ -3,7 +3,8 @@
  * forms), scontrol show job, /proc/meminfo, and the plugin's rank_map / task_exit records.
  *
  * Scheduler times carry no zone (Slurm prints local time): they are read as UTC, as every
- * stamp without an offset is (FORMATS.md).  Fields are found by name, never by position.
+ * stamp without an offset is (FORMATS.md), and marked so (local_times): where the node's own
+ * logs stamp their lines with an offset, pm_scan_all reads them in it.  Fields are found by name, never by position.
  * A parser sets only what its file tells: an absent or unreadable field leaves the job
  * information as it was.
  *
@@ -183,7 +184,7 @@ static void set_exit(struct pm_jobinfo *job, const char *s, size_t n)
 }
 
 /* A whole field that is an ISO time ("2026-11-30T03:40:00"); "Unknown", "None" are not. */
-static bool stamp(const char *s, size_t n, double *t)
+static bool stamp(const char *s, size_t n, double *t, struct pm_jobinfo *job)
 {
 	struct pm_in_stamp st;
 
@@ -191,6 +192,7 @@ static bool stamp(const char *s, size_t n, double *t)
 	if (n == 0 || pm_in_iso(s, n, &st) != n)
 		return false;
 	*t = st.t;
+	job->local_times = !st.zone;
 	return true;
 }
 
@@ -530,9 +532,9 @@ static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo 
 	v = col(t, f, nf, SC_EXIT);
 	set_exit(job, v.s, v.n);
 	v = col(t, f, nf, SC_START);
-	stamp(v.s, v.n, &job->start);
+	stamp(v.s, v.n, &job->start, job);
 	v = col(t, f, nf, SC_END);
-	stamp(v.s, v.n, &job->end);
+	stamp(v.s, v.n, &job->end, job);
 	v = col(t, f, nf, SC_NODELIST);
 	if (set_nodelist(ev, job, v.s, v.n, &cnt))
 		return -1;
@@ -762,8 +764,8 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 	    set_state(job, v[SK_STATE].s, v[SK_STATE].n) || field_str(&job->reason, &v[SK_REASON]))
 		return nomem(reason, rlen);
 	set_exit(job, v[SK_EXIT].s, v[SK_EXIT].n);
-	stamp(v[SK_START].s, v[SK_START].n, &job->start);
-	stamp(v[SK_END].s, v[SK_END].n, &job->end);
+	stamp(v[SK_START].s, v[SK_START].n, &job->start, job);
+	stamp(v[SK_END].s, v[SK_END].n, &job->end, job);
 	if (set_nodelist(ev, job, v[SK_NODELIST].s, v[SK_NODELIST].n, &cnt))
 		return nomem(reason, rlen);
 	if (field_int(&v[SK_NTASKS], 0, 100000000, &x))
