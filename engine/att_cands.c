@@ -80,6 +80,13 @@ void pm_att_phase_outcome(struct att *a)
 	const char *best = NULL, *said = "";
 	bool anyerr = false, weak = false, task_failed = false;
 
+	if (ev->job.local_zone) {
+		int z = ev->job.local_zone < 0 ? -ev->job.local_zone : ev->job.local_zone;
+		pm_att_why(a,
+			   "The accounting record's times carry no zone: they are read in "
+			   "UTC%c%02d:%02d, the offset the nodes' own logs stamp their lines with.",
+			   ev->job.local_zone < 0 ? '-' : '+', z / 3600, z % 3600 / 60);
+	}
 	a->outcome = pm_att_outcome_from_state(ev->job.state);
 	if (a->outcome) {
 		pm_att_why(a, "Slurm's accounting record says %s.", ev->job.state);

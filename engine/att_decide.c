@@ -172,7 +172,7 @@ static bool node_degraded(const struct att *a, const char *node)
 {
 	for (size_t i = 0; i < a->ev->nfiles; i++) {
 		const struct pm_file *f = &a->ev->files[i];
-		if (!f->node || strcmp(f->node, node))
+		if (!f->node || strcmp(f->node, node) || f->other_job)
 			continue;
 		if (f->status == PM_ST_TRUNCATED || f->status == PM_ST_LAGGING ||
 		    f->status == PM_ST_UNREADABLE || f->status == PM_ST_DENIED ||

@@ -40,6 +40,8 @@ struct member {
 	uint64_t off;
 	enum pm_format fmt;
 	unsigned slot;
+	bool zoned; /* ... and the offset its head's stamps carry (struct pm_file, head_zone) */
+	int zone;
 };
 
 /*
@@ -409,6 +411,8 @@ static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, 
 		f->bsrc = bs;
 		f->bslot = mm->slot;
 		f->format = mm->fmt;
+		f->head_zoned = mm->zoned;
+		f->head_zone = mm->zone;
 		f->sniffed = true;
 	} else {
 		f->mem = mm->data;
@@ -805,6 +809,8 @@ static void hold_back(struct archive *ar, struct zsrc *z, const json_t *want, st
 		return;
 	}
 	mm->fmt = t.format;
+	mm->zoned = t.head_zoned;
+	mm->zone = t.head_zone;
 	mm->off = off;
 	mm->defer = true;
 	mm->slot = (*nheld)++;

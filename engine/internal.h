@@ -80,6 +80,10 @@ struct pm_fact {
 	double time; /* event time of the sample it comes from (epoch s); 0 none */
 };
 
+/* Whether NAME's last part is Slurm's default output name, slurm-%j.out or slurm-%A_%a.out;
+ * ID and N (when ID is not NULL) the job id it carries, "7741877" or "25_3" (scan.c). */
+bool pm_slurm_output_id(const char *name, const char **id, size_t *n);
+
 /* What the scheduler's records say about the job. */
 struct pm_jobinfo {
 	char *id;
@@ -96,6 +100,10 @@ struct pm_jobinfo {
 	double start, end;	    /* epoch seconds, 0 unknown */
 	int exit_code, exit_signal; /* -1 unknown */
 	int user_uid;		    /* -1 unknown */
+	bool local_times;	    /* START and END read from stamps without a zone (Slurm's
+				     * local time), as if UTC: pm_scan_all moves them by the
+				     * offset the node's own stamps carry */
+	int local_zone;		    /* ... that offset, seconds east of UTC; 0 none applied */
 };
 
 /* A task record from the plugin (rank_map / task_exit) or a torchrun summary. */
@@ -193,8 +201,11 @@ struct pm_file {
 	bool paste_numbered;	    /* ... its line numbers */
 	bool paste_stamped;	    /* ... and a log collector's stamps */
 	unsigned short paste_wrap;  /* ... and the width its longer lines were broken at */
-	int head_year; /* the year of the first line of its head stamped with a whole date
+	int head_year;	 /* the year of the first line of its head stamped with a whole date
 			* (2026-11-30T..., [Mon Nov 30 ... 2026]); 0 none (sniff_head) */
+	bool head_zoned; /* a line of its head starts with an ISO stamp with an offset ("Z" too) */
+	int head_zone;	 /* ... that offset, seconds east of UTC (-18000 for -05:00) */
+	bool other_job;	 /* named as Slurm names another job's output: set aside (pm_scan_all) */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */

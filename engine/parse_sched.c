@@ -3,7 +3,8 @@
  * forms), scontrol show job, /proc/meminfo, and the plugin's rank_map / task_exit records.
  *
  * Scheduler times carry no zone (Slurm prints local time): they are read as UTC, as every
- * stamp without an offset is (FORMATS.md).  Fields are found by name, never by position.
+ * stamp without an offset is (FORMATS.md), and marked so (local_times): where the node's own
+ * logs stamp their lines with an offset, pm_scan_all reads them in it.  Fields are found by name, never by position.
  * A parser sets only what its file tells: an absent or unreadable field leaves the job
  * information as it was.
  *
@@ -183,7 +184,7 @@ static void set_exit(struct pm_jobinfo *job, const char *s, size_t n)
 }
 
 /* A whole field that is an ISO time ("2026-11-30T03:40:00"); "Unknown", "None" are not. */
-static bool stamp(const char *s, size_t n, double *t)
+static bool stamp(const char *s, size_t n, double *t, struct pm_jobinfo *job)
 {
 	struct pm_in_stamp st;
 
@@ -191,6 +192,7 @@ static bool stamp(const char *s, size_t n, double *t)
 	if (n == 0 || pm_in_iso(s, n, &st) != n)
 		return false;
 	*t = st.t;
+	job->local_times = !st.zone;
 	return true;
 }
 
@@ -441,14 +443,35 @@ static struct field col(const struct table *t, const struct field *f, size_t nf,
 	return e;
 }
 
-/* The job row of the last run: JOB (its id) and ROW (its line offset). */
-static int sacct_find_job(const char *buf, size_t len, const struct table *t, struct field *job,
-			  size_t *row)
+/* Whether ID (or RAW, the row's JobIDRaw) is the job a Slurm output file of the folder is
+ * named for (slurm-%j.out, slurm-%A_%a.out: pm_slurm_output_id). */
+static bool named_by_folder(const struct pm_evidence *ev, struct field id, struct field raw)
 {
-	struct field f[MAX_COLS], id;
+	const char *x;
+	size_t n;
+
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (pm_slurm_output_id(ev->files[i].name, &x, &n) &&
+		    ((n == id.n && !memcmp(x, id.s, n)) || (n == raw.n && !memcmp(x, raw.s, n))))
+			return true;
+	return false;
+}
+
+/*
+ * The job row of the last run: JOB (its id) and ROW (its line offset).  A listing of one
+ * job (its runs, its steps) gives that job's.  A listing of several (sacct -u USER -S ...)
+ * gives the one a Slurm output file of the folder is named for; when none is, or more than
+ * one is, no row: the first job of a user's listing is an earlier job, and its state, times
+ * and nodes are not this one's.  WHY says which, for the file's coverage.
+ */
+static int sacct_find_job(const struct pm_evidence *ev, const char *buf, size_t len,
+			  const struct table *t, struct field *job, size_t *row, char *why,
+			  size_t wlen)
+{
+	struct field f[MAX_COLS], id, prev = {0}, named = {0};
 	const char *l;
-	size_t pos = t->body, at, n, nf;
-	bool found = false;
+	size_t pos = t->body, at, n, nf, jobs = 0, named_row = 0;
+	bool found = false, several_named = false;
 
 	for (at = pos; pm_in_next_line(buf, len, &pos, &l, &n); at = pos) {
 		nf = row_fields(t, l, n, f);
@@ -456,13 +479,35 @@ static int sacct_find_job(const char *buf, size_t len, const struct table *t, st
 		if (id.n == 0 || memchr(id.s, '.', id.n) || pm_in_ieq(id.s, id.n, "JobID") ||
 		    id.s[id.n - 1] == '+' || only(id.s, id.n, "-"))
 			continue;
+		if (!jobs || id.n != prev.n || memcmp(id.s, prev.s, id.n) != 0)
+			jobs++;
+		prev = id;
+		if (named_by_folder(ev, id, col(t, f, nf, SC_JOBIDRAW))) {
+			if (named.n && (id.n != named.n || memcmp(id.s, named.s, id.n) != 0))
+				several_named = true;
+			named = id;
+			named_row = at;
+		}
 		if (found && (id.n != job->n || memcmp(id.s, job->s, id.n) != 0))
 			continue;
 		*job = id;
 		*row = at;
 		found = true;
 	}
-	return found ? 0 : -1;
+	if (!found || jobs < 2)
+		return found ? 0 : -1;
+	if (named.n && !several_named) {
+		*job = named;
+		*row = named_row;
+		return 0;
+	}
+	snprintf(why, wlen,
+		 "a listing of several jobs, and %s: no record taken (the first job of a "
+		 "user's listing is an earlier one)",
+		 several_named ?
+			 "the folder's Slurm output files name more than one of them" :
+			 "no Slurm output file of the folder (slurm-N.out) names one of them");
+	return -1;
 }
 
 static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo *job,
@@ -487,9 +532,9 @@ static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo 
 	v = col(t, f, nf, SC_EXIT);
 	set_exit(job, v.s, v.n);
 	v = col(t, f, nf, SC_START);
-	stamp(v.s, v.n, &job->start);
+	stamp(v.s, v.n, &job->start, job);
 	v = col(t, f, nf, SC_END);
-	stamp(v.s, v.n, &job->end);
+	stamp(v.s, v.n, &job->end, job);
 	v = col(t, f, nf, SC_NODELIST);
 	if (set_nodelist(ev, job, v.s, v.n, &cnt))
 		return -1;
@@ -531,14 +576,16 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	struct field f[MAX_COLS], jobid = {0}, id;
 	struct pm_jobinfo *job;
 	const char *l;
+	char why[200] = "";
 	size_t pos, at, n, nf, row = 0;
 	long long gpus = -1;
 	int nnodes = 0, steps_max = -1, x;
 
 	if (sacct_header(buf, len, &t))
 		return pm_in_fail(reason, rlen, "no sacct header with a JobID column");
-	if (sacct_find_job(buf, len, &t, &jobid, &row))
-		return pm_in_fail(reason, rlen, "no job record (only steps, or no rows)");
+	if (sacct_find_job(ev, buf, len, &t, &jobid, &row, why, sizeof(why)))
+		return pm_in_fail(reason, rlen, "%s",
+				  why[0] ? why : "no job record (only steps, or no rows)");
 	if (!(job = pm_ev_job(ev)))
 		return nomem(reason, rlen);
 	for (pos = t.body, at = pos; pm_in_next_line(buf, len, &pos, &l, &n); at = pos) {
@@ -717,8 +764,8 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 	    set_state(job, v[SK_STATE].s, v[SK_STATE].n) || field_str(&job->reason, &v[SK_REASON]))
 		return nomem(reason, rlen);
 	set_exit(job, v[SK_EXIT].s, v[SK_EXIT].n);
-	stamp(v[SK_START].s, v[SK_START].n, &job->start);
-	stamp(v[SK_END].s, v[SK_END].n, &job->end);
+	stamp(v[SK_START].s, v[SK_START].n, &job->start, job);
+	stamp(v[SK_END].s, v[SK_END].n, &job->end, job);
 	if (set_nodelist(ev, job, v[SK_NODELIST].s, v[SK_NODELIST].n, &cnt))
 		return nomem(reason, rlen);
 	if (field_int(&v[SK_NTASKS], 0, 100000000, &x))

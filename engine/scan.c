@@ -6,6 +6,7 @@
  * bounded however large the logs are.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1599,6 +1600,27 @@ static int head_year(const char *head, size_t len)
 	return 0;
 }
 
+/* The offset of the first line of HEAD (LEN bytes) that starts with an ISO stamp carrying one
+ * (dmesg --time-format iso, an RFC 3339 syslog: "2026-12-03T04:02:50.100417-05:00"; "Z" is
+ * +00:00) into F: the zone the node's clock writes its local time in. */
+static void head_zone(struct pm_file *f, const char *head, size_t len)
+{
+	size_t pos = 0, n;
+	const char *line;
+	struct pm_in_stamp st, local;
+
+	f->head_zoned = false;
+	f->head_zone = 0;
+	while (pm_in_next_line(head, len, &pos, &line, &n)) {
+		if (!pm_in_iso(line, n, &st) || !st.zone || pm_in_iso(line, 19, &local) != 19)
+			continue;
+		/* the wall clock read as UTC, less the instant: the offset, whole minutes */
+		f->head_zone = (int)(local.t - floor(st.t));
+		f->head_zoned = true;
+		return;
+	}
+}
+
 /* Whether FMT is a system's log (a kernel log, slurmd's or slurmctld's). */
 static bool system_log(enum pm_format fmt)
 {
@@ -1635,6 +1657,7 @@ static enum pm_format sniff_head(struct pm_file *f)
 	rlen = pm_text_clean(raw, rlen, raw);
 	if (f->kind_given) {
 		f->head_year = head_year(raw, rlen);
+		head_zone(f, raw, rlen);
 		return pm_sniff(raw, rlen);
 	}
 	pm_paste_shape(raw, rlen, &shape);
@@ -1659,6 +1682,7 @@ static enum pm_format sniff_head(struct pm_file *f)
 	}
 	set_paste(f, &shape);
 	f->head_year = head_year(head, len);
+	head_zone(f, head, len);
 	return fmt;
 }
 
@@ -1691,7 +1715,7 @@ void pm_sniff_given(struct pm_file *f)
  * dmesg's, or as an accounting table, was a trusted kernel log or Slurm's own record
  * (TRUST.md, "The job's output").
  */
-static bool slurm_output_name(const char *name)
+bool pm_slurm_output_id(const char *name, const char **id, size_t *n)
 {
 	const char *b = strrchr(name, '/'), *p;
 
@@ -1706,7 +1730,18 @@ static bool slurm_output_name(const char *name)
 	if (*p == '_' && pm_in_isdigit(p[1]))
 		for (p++; pm_in_isdigit(*p); p++)
 			;
-	return !strcmp(p, ".out");
+	if (strcmp(p, ".out"))
+		return false;
+	if (id) {
+		*id = b + 6;
+		*n = (size_t)(p - (b + 6));
+	}
+	return true;
+}
+
+static bool slurm_output_name(const char *name)
+{
+	return pm_slurm_output_id(name, NULL, NULL);
 }
 
 /*
@@ -2396,6 +2431,101 @@ static void year_from_heads(struct pm_evidence *ev)
 								      folder;
 }
 
+/* The record's job id, raw id (JobIDRaw, %j of an array task) or array job id (%A): whether
+ * ID (N bytes, from a slurm-N.out name) is one of them. */
+static bool record_job_id(const struct pm_evidence *ev, const char *id, size_t n)
+{
+	const char *j = ev->job.id, *u = strchr(j, '_');
+	char raw[32];
+
+	if (strlen(j) == n && !memcmp(j, id, n))
+		return true;
+	if (u && (size_t)(u - j) == n && !memcmp(j, id, n))
+		return true;
+	for (size_t i = 0; i < ev->nfacts; i++)
+		if (!ev->facts[i].node && !strcmp(ev->facts[i].name, "job.id_raw") &&
+		    ev->facts[i].value > 0) {
+			snprintf(raw, sizeof(raw), "%.0f", ev->facts[i].value);
+			if (strlen(raw) == n && !memcmp(raw, id, n))
+				return true;
+		}
+	return false;
+}
+
+/*
+ * Once the accounting record names the job, a file named as Slurm names another job's output
+ * (slurm-N.out, slurm-A_T.out: a user's earlier job, gathered into the folder with this one's)
+ * is set aside: listed in the coverage with the reason, never scanned as this job's.  A
+ * bundle's members are the collector's, for its job.  No record, no job id: nothing set aside.
+ */
+static int set_aside_other_jobs(struct pm_evidence *ev)
+{
+	char why[256];
+	const char *id;
+	size_t n;
+
+	if (!ev->job.id || !ev->job.id[0])
+		return 0;
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		struct pm_file *f = &ev->files[i];
+		if (f->kind_given || f->status != PM_ST_OK ||
+		    !pm_slurm_output_id(f->name, &id, &n) || record_job_id(ev, id, n))
+			continue;
+		snprintf(why, sizeof(why),
+			 "left out: named as Slurm names job %.*s's output, and the accounting record "
+			 "is job %s's: another job's output, not read as this one's",
+			 (int)n, id, ev->job.id);
+		f->status = PM_ST_UNREADABLE;
+		f->other_job = true;
+		if (pm_strset(&f->reason, why, strlen(why)))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Slurm writes the record's times in the cluster's local time, without a zone; they were read
+ * as UTC (parse_sched.c).  Where the node's own logs stamp their lines with an offset (dmesg
+ * --time-format iso, an RFC 3339 syslog), that is the local zone: the record's start and end
+ * are read in it, the offset most of those logs carry.  Read as UTC, a site west of UTC saw
+ * the kernel's lines of the hours before the job in its window (and a collector's start, in
+ * UTC, hours after its end: a clock skew that was the zone).  No offset-stamped system log, or
+ * a record with its own zone: as before.
+ */
+static void record_in_local_zone(struct pm_evidence *ev)
+{
+	int zone[8], count[8], best = -1;
+	size_t nz = 0, k;
+
+	if (!ev->job.local_times || (ev->job.start <= 0 && ev->job.end <= 0))
+		return;
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		const struct pm_file *f = &ev->files[i];
+		if (!f->head_zoned || (f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED) ||
+		    (!system_log(f->format) && f->source != PM_SRC_KERNEL_LOG))
+			continue;
+		for (k = 0; k < nz && zone[k] != f->head_zone; k++)
+			;
+		if (k == nz) {
+			if (nz == sizeof(zone) / sizeof(zone[0]))
+				continue;
+			zone[nz] = f->head_zone;
+			count[nz++] = 0;
+		}
+		count[k]++;
+	}
+	for (k = 0; k < nz; k++)
+		if (best < 0 || count[k] > count[best])
+			best = (int)k;
+	if (best < 0 || zone[best] == 0)
+		return;
+	if (ev->job.start > 0)
+		ev->job.start -= zone[best];
+	if (ev->job.end > 0)
+		ev->job.end -= zone[best];
+	ev->job.local_zone = zone[best];
+}
+
 int pm_scan_all(struct pm_evidence *ev)
 {
 	struct scan s = {.ev = ev, .rs = ev->rs, .last_ri = SIZE_MAX};
@@ -2413,6 +2543,9 @@ int pm_scan_all(struct pm_evidence *ev)
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (!ev->files[i].node && node_from_path(ev, &ev->files[i]) < 0)
 			return -1;
+	if (set_aside_other_jobs(ev) < 0)
+		return -1;
+	record_in_local_zone(ev);
 	/* syslog stamps have no year: the job's, when the accounting record gives it, is a
 	 * better guess than the file's modification time (copies and checkouts reset that) */
 	if (ev->job.start > 0 || ev->job.end > 0)

@@ -574,7 +574,8 @@ static json_t *coverage_json(const struct att *a)
 
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		const struct pm_file *f = &ev->files[i];
-		const char *src = f->status == PM_ST_BINARY || f->status == PM_ST_UNREADABLE ?
+		const char *src = (f->status == PM_ST_BINARY || f->status == PM_ST_UNREADABLE) &&
+						  !f->other_job ?
 					  "unknown" :
 					  pm_source_name(f->source);
 		json_t *c;

@@ -463,6 +463,49 @@ START_TEST(test_clock_skew_ahead)
 }
 END_TEST
 
+/* A site five hours west of UTC: the record's zone-less times are its local time, the nodes'
+ * kernel logs stamp their lines with -05:00 and the collectors' starts are UTC.  The record is
+ * read in the zone the nodes' stamps carry (scan.c, record_in_local_zone): no clock skew of
+ * five hours, n2's Xid in the job is the job's, and one five hours before it is not. */
+START_TEST(test_clock_zone_not_skew)
+{
+	char err[256];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	json_t *v;
+
+	skew_job("tz");
+	skew_bundle("tz", "n1",
+		    "2026-11-30T03:10:00,000100-05:00 mlx5_core 0000:3d:00.0: Link up\n",
+		    "2026-11-30T08:12:00.400Z");
+	skew_bundle("tz", "n2",
+		    "2026-11-30T03:11:59,500000-05:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n",
+		    "2026-11-30T08:12:00.600Z");
+	v = diagnose_dir(rs, "tz");
+	ck_assert_msg(!why_has(v, "skew", NULL), "a zone taken for a clock skew: %s",
+		      json_dumps(json_object_get(v, "why"), 0));
+	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert_str_eq(json_string_value(json_array_get(
+				 json_object_get(json_object_get(v, "origin"), "nodes"), 0)),
+			 "n2");
+	json_decref(v);
+
+	/* an earlier job's Xid, at the record's wall-clock time but in UTC (03:11:59.5Z is
+	 * 22:11:59.5 local the day before): not the job's */
+	skew_job("tz2");
+	skew_bundle("tz2", "n1",
+		    "2026-11-30T03:10:00,000100-05:00 mlx5_core 0000:3d:00.0: Link up\n",
+		    "2026-11-30T08:12:00.400Z");
+	skew_bundle("tz2", "n2",
+		    "2026-11-29T22:11:59,500000-05:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=9, x\n",
+		    "2026-11-30T08:12:00.600Z");
+	v = diagnose_dir(rs, "tz2");
+	ck_assert_str_ne(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert(!why_has(v, "skew", NULL));
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* Two hardware events of different classes on two nodes, 6 s apart by their clocks: beyond
  * the 2 s tolerance, the earlier one leads; when one node's clock may be 9 s ahead, their
  * order is not known and the verdict says it cannot choose. */
@@ -525,4 +568,5 @@ void engine_bundle_tests(TCase *t)
 	tcase_add_test(t, test_bundle_member_not_a_paste);
 	tcase_add_test(t, test_clock_skew_ahead);
 	tcase_add_test(t, test_clock_skew_ordering);
+	tcase_add_test(t, test_clock_zone_not_skew);
 }

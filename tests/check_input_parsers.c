@@ -368,9 +368,47 @@ START_TEST(sacct_columns)
 	nodes_are(j, "n1 n2 n3");
 	pm_evidence_destroy(ev);
 
+	/* a listing of several jobs that no file of the folder names: no record (the first job
+	 * of a user's listing is an earlier one) */
+	ev = ev_new(NULL);
+	j = &ev->job;
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|ExitCode|NodeList|NNodes|AllocTRES\n"
+			     "9|NODE_FAIL|0:0|a1|1|gres/gpu=4\n"
+			     "9.0|CANCELLED|0:9|a1|1|gres/gpu=4\n"
+			     "10|COMPLETED|0:0|zz|1|\n"
+			     "9|TIMEOUT|0:0|b[1-2]|2|gres/gpu=3\n",
+			     reason),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(reason, "several jobs"));
+	ck_assert_ptr_null(j->id);
+	pm_evidence_destroy(ev);
+
+	/* ... and the one the folder's Slurm output file is named for, by JobID or JobIDRaw */
+	ev = ev_new(NULL);
+	j = &ev->job;
+	ev->files[1].name = strdup("out/slurm-31.out");
+	ev->files[1].rank = -1;
+	ev->nfiles = 2;
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|JobIDRaw|State|ExitCode|NodeList\n"
+			     "25_2|30|COMPLETED|0:0|a1\n"
+			     "25_3|31|FAILED|1:0|a2\n"
+			     "25_3.0|31.0|FAILED|1:0|a2\n"
+			     "26|32|COMPLETED|0:0|a3\n",
+			     reason),
+			 0);
+	ck_assert_str_eq(j->id, "25_3");
+	ck_assert_str_eq(j->state, "FAILED");
+	nodes_are(j, "a2");
+	pm_evidence_destroy(ev);
+
 	/* requeued (sacct -D): the last run's row wins; uneven GPUs give no per-node count */
 	ev = ev_new(NULL);
 	j = &ev->job;
+	ev->files[1].name = strdup("slurm-9.out");
+	ev->files[1].rank = -1;
+	ev->nfiles = 2;
 	ck_assert_int_eq(run(pm_parse_sacct, ev,
 			     "JobID|State|ExitCode|NodeList|NNodes|AllocTRES\n"
 			     "9|NODE_FAIL|0:0|a1|1|gres/gpu=4\n"
