@@ -266,6 +266,9 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 		return "hypothesis";
 	if (c->hardware && !c->has_t && !c->current && !c->tpre)
 		return "hypothesis"; /* undated: it may predate the job */
+	if (pm_att_no_window(a) && !c->current &&
+	    (!strcmp(c->cls, "gpu_hardware") || !strcmp(c->cls, "nvlink")))
+		return "hypothesis"; /* a GPU's event, and no record of the job's time */
 	if (c->node[0] && node_degraded(a, c->node))
 		return "hypothesis";
 	if (c->hardware && !slurm_act && !trusted_view(a) &&

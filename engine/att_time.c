@@ -216,7 +216,7 @@ static int cand_pidlink(const struct att *a, const struct cand *c)
 /* A folder gathered by hand with no accounting record (and no task record, no bundle): the
  * job's time is not known, so a dated kernel line is, to this job, what an undated one is:
  * it may predate the job (trust-no-record-earlier-day-xid). */
-static bool no_window(const struct att *a)
+bool pm_att_no_window(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
 
@@ -233,11 +233,11 @@ static bool stale_explained(const struct att *a, const struct cand *c)
 
 	/* a folder that names no host: the kernel log's node and the job's lines' are one as
 	 * far as it says (a job's symptom with no node beside a node's log with none) */
-	for (size_t k = 0; k < a->ev->nobs && (c->node[0] || no_window(a)); k++) {
+	for (size_t k = 0; k < a->ev->nobs && (c->node[0] || pm_att_no_window(a)); k++) {
 		const struct pm_obs *o = &a->ev->obs[k];
 		const struct pm_rule *r = R(a, k);
 		if ((c->node[0] ? !o->node || strcmp(o->node, c->node) : o->node != NULL) ||
-		    (o->trusted && (((!o->has_time || no_window(a)) &&
+		    (o->trusted && (((!o->has_time || pm_att_no_window(a)) &&
 				     o->source == PM_SRC_KERNEL_LOG) ||
 				    pm_att_obs_window(a, o, true) != WIN_IN)) ||
 		    (!o->trusted && clean))
@@ -255,7 +255,7 @@ static bool stale_explained(const struct att *a, const struct cand *c)
  * I/O error, its peers' votes, the node's failure) and keeps its lead at hypothesis. */
 static bool undated_hw(const struct att *a, const struct cand *c)
 {
-	return c->hardware && (!c->has_t || no_window(a)) && !c->current && !c->untrusted &&
+	return c->hardware && (!c->has_t || pm_att_no_window(a)) && !c->current && !c->untrusted &&
 	       c->nin && (!strcmp(c->cls, "gpu_hardware") || !strcmp(c->cls, "nvlink"));
 }
 
@@ -284,7 +284,7 @@ void pm_att_phase_stale(struct att *a)
 		if (!c->prestart && undated_hw(a, c)) {
 			/* its time unknown (a monotonic stamp with no boot time): it may be from
 			 * before the job as well, so it leads as such an event does */
-			c->explained = (c->node[0] || no_window(a)) &&
+			c->explained = (c->node[0] || pm_att_no_window(a)) &&
 				       (c->pidlink > 0 || stale_explained(a, c));
 			c->fallback = !c->explained;
 			if (c->fallback) {

@@ -213,6 +213,9 @@ int pm_att_phase_origins(struct att *a, bool hardware);
 int pm_att_daemon_job(const struct att *a, const struct pm_obs *o);
 /* Whether O is a trusted line of a host outside the job's nodes (a loghost's file). */
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o);
+/* A folder with no accounting record, task record or bundle: the job's time is not known
+ * (att_time.c). */
+bool pm_att_no_window(const struct att *a);
 void pm_att_phase_merge(struct att *a);
 void pm_att_phase_join(struct att *a);
 /* A GPU's weak hang lines set aside beside the kernel's record of the program's own fault on
