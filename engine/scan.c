@@ -1612,7 +1612,19 @@ static void head_zone(struct pm_file *f, const char *head, size_t len)
 	f->head_zoned = false;
 	f->head_zone = 0;
 	while (pm_in_next_line(head, len, &pos, &line, &n)) {
-		if (!pm_in_iso(line, n, &st) || !st.zone || pm_in_iso(line, 19, &local) != 19)
+		size_t p = 0;
+		/* a forwarder's priority and RFC 5424's version before the stamp ("<4>1 ") */
+		if (n > 3 && line[0] == '<') {
+			while (p + 1 < n && p < 5 && line[p] != '>')
+				p++;
+			p = line[p] == '>' ? p + 1 : 0;
+			if (p && p + 1 < n && line[p] == '1' && line[p + 1] == ' ')
+				p += 2;
+		}
+		line += p;
+		n -= p;
+		if (!pm_in_iso(line, n, &st) || !st.zone || n < 19 ||
+		    pm_in_iso(line, 19, &local) != 19)
 			continue;
 		/* the wall clock read as UTC, less the instant: the offset, whole minutes */
 		f->head_zone = (int)(local.t - floor(st.t));
