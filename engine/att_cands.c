@@ -793,13 +793,14 @@ int pm_att_phase_fallback(struct att *a)
 				 o->source != PM_SRC_APP_LOG)
 			continue;
 		if (fallback_add(a, i, o->node,
-				 o->trusted ? "a confirming symptom with no origin event beside it" :
+				 o->trusted ?
+					 "a confirming symptom with no origin event beside it" :
 				 o->daemon ?
-					      "it is seen only in a system log's program lines, which "
-					      "any local user can write, and they name no job of "
-					      "theirs" :
-					      "it is seen only in the job's own output, which its "
-					      "user can write: no kernel log or GPU state shows it") < 0)
+					 "it is seen only in a system log's program lines, which "
+					 "any local user can write, and they name no job of "
+					 "theirs" :
+					 "it is seen only in the job's own output, which its "
+					 "user can write: no kernel log or GPU state shows it") < 0)
 			return -1;
 	}
 	if (single_reporter(a) < 0)

@@ -237,9 +237,9 @@ static bool stale_explained(const struct att *a, const struct cand *c)
 		const struct pm_obs *o = &a->ev->obs[k];
 		const struct pm_rule *r = R(a, k);
 		if ((c->node[0] ? !o->node || strcmp(o->node, c->node) : o->node != NULL) ||
-		    (o->trusted && (((!o->has_time || pm_att_no_window(a)) &&
-				     o->source == PM_SRC_KERNEL_LOG) ||
-				    pm_att_obs_window(a, o, true) != WIN_IN)) ||
+		    (o->trusted &&
+		     (((!o->has_time || pm_att_no_window(a)) && o->source == PM_SRC_KERNEL_LOG) ||
+		      pm_att_obs_window(a, o, true) != WIN_IN)) ||
 		    (!o->trusted && clean))
 			continue;
 		if ((r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION) &&

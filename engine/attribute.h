@@ -144,7 +144,7 @@ struct att {
 	char vote_nodes[4][128];
 	size_t nvote;
 	bool votes_split;
-	bool refused; /* the lead is a peer's refusal beside a reasonless set-up failure, its
+	bool refused;	 /* the lead is a peer's refusal beside a reasonless set-up failure, its
 		       * ambiguity and test made (att_decide.c, refused_lead) */
 	struct clk *clk; /* sorted by node */
 	size_t nclk;

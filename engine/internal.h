@@ -48,8 +48,8 @@ struct pm_prefix {
 	int rank;
 	const char *node; /* points into the line; not NUL-terminated */
 	size_t node_len;
-	size_t skip; /* bytes of prefix to remove before matching */
-	bool kernel; /* a syslog line the kernel wrote: its tag or APP-NAME (syslog_prefix) */
+	size_t skip;  /* bytes of prefix to remove before matching */
+	bool kernel;  /* a syslog line the kernel wrote: its tag or APP-NAME (syslog_prefix) */
 	bool foreign; /* grep -H's name of another file than a system log's before it */
 };
 

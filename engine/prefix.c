@@ -482,8 +482,7 @@ static size_t grep_name(const char *s, size_t n)
  * line is a user's file that holds one. */
 static bool system_log_name(const char *s, size_t n)
 {
-	static const char *const w[] = {"messages", "syslog", "kern",
-					"kernel",   "dmesg",  "journal"};
+	static const char *const w[] = {"messages", "syslog", "kern", "kernel", "dmesg", "journal"};
 	size_t b = n;
 
 	if (n >= 9 && !memcmp(s, "/var/log/", 9))

@@ -1769,9 +1769,9 @@ static bool slurm_output_name(const char *name)
  */
 static bool job_output_name(const char *name)
 {
-	static const char *const sys[] = {"dmesg",   "kern",  "kernel",   "syslog",
-					  "messages", "journal", "nvidia-smi", "nvsmi",
-					  "sacct",   "scontrol", "slurmd", "slurmctld"};
+	static const char *const sys[] = {"dmesg",    "kern",	  "kernel",	"syslog",
+					  "messages", "journal",  "nvidia-smi", "nvsmi",
+					  "sacct",    "scontrol", "slurmd",	"slurmctld"};
 	const char *b = strrchr(name, '/');
 	size_t n;
 
