@@ -380,6 +380,21 @@ static void cand_swap(struct cand *x, struct cand *y)
 	*y = t;
 }
 
+/* M and L the two leads, in this order, first among the candidates (whatever was merged
+ * away stays behind). */
+static void two_leads(struct att *a, struct cand *m, struct cand *l)
+{
+	size_t im = (size_t)(m - a->c), il = (size_t)(l - a->c);
+
+	cand_swap(&a->c[0], &a->c[im]);
+	if (il == 0)
+		il = im;
+	cand_swap(&a->c[1], &a->c[il]);
+	a->lead = &a->c[0];
+	a->second = &a->c[1];
+	a->live = 2;
+}
+
 /* Peers that never entered a collective one rank waits in were elsewhere in the program:
  * the ranks' collectives diverged (a call skipped or added on some ranks, sizes that
  * differ), an application fault.  It leads; the unattributed timeout stays beside it, for
@@ -388,7 +403,6 @@ static void mismatch_lead(struct att *a, struct cand *l, int r)
 {
 	struct cand *m =
 		pm_att_kind_get(a, PM_K_MISMATCH, l->node[0] ? l->node : NULL, LEAD_TIMEOUTS);
-	size_t im, il;
 
 	if (!m)
 		return;
@@ -406,16 +420,7 @@ static void mismatch_lead(struct att *a, struct cand *l, int r)
 		   "Its peers went on without it: the ranks' collectives diverged (a call made on "
 		   "some ranks only, or sizes that differ), unless a peer died in a way this "
 		   "evidence does not show.");
-	/* the two leads first, in this order (whatever was merged away stays behind) */
-	im = (size_t)(m - a->c);
-	il = (size_t)(l - a->c);
-	cand_swap(&a->c[0], &a->c[im]);
-	if (il == 0)
-		il = im;
-	cand_swap(&a->c[1], &a->c[il]);
-	a->lead = &a->c[0];
-	a->second = &a->c[1];
-	a->live = 2;
+	two_leads(a, m, l);
 }
 
 static void timeouts_lead(struct att *a)
@@ -592,7 +597,7 @@ static void refused_lead(struct att *a, struct cand *l, size_t k)
 {
 	const struct pm_obs *o = &a->ev->obs[k];
 	char ip[48], where[48], peer[112];
-	size_t n = strcspn(o->peer, "<"), im, il;
+	size_t n = strcspn(o->peer, "<");
 	const char *pn, *jn;
 	struct cand *m;
 
@@ -645,16 +650,7 @@ static void refused_lead(struct att *a, struct cand *l, size_t k)
 		 "(NCCL_SOCKET_IFNAME); a peer alive on that interface points to the network "
 		 "between them (ping, nccl-tests between the two)",
 		 peer);
-	/* the two leads first, the peer's side before the settings' */
-	im = (size_t)(m - a->c);
-	il = (size_t)(l - a->c);
-	cand_swap(&a->c[0], &a->c[im]);
-	if (il == 0)
-		il = im;
-	cand_swap(&a->c[1], &a->c[il]);
-	a->lead = &a->c[0];
-	a->second = &a->c[1];
-	a->live = 2;
+	two_leads(a, m, l); /* the peer's side before the settings' */
 }
 
 /* L and S name the same process: no node named, and the same one rank (a traceback and the

@@ -341,6 +341,24 @@ START_TEST(sacct_piped)
 }
 END_TEST
 
+/* sacct -D of a requeued job 9 with job 10 between its runs */
+static const char REQUEUED[] = "JobID|State|ExitCode|NodeList|NNodes|AllocTRES\n"
+			       "9|NODE_FAIL|0:0|a1|1|gres/gpu=4\n"
+			       "9.0|CANCELLED|0:9|a1|1|gres/gpu=4\n"
+			       "10|COMPLETED|0:0|zz|1|\n"
+			       "9|TIMEOUT|0:0|b[1-2]|2|gres/gpu=3\n";
+
+/* A folder of one input and a second file named NAME (a Slurm output file's name). */
+static struct pm_evidence *ev_named(const char *name)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+
+	ev->files[1].name = strdup(name);
+	ev->files[1].rank = -1;
+	ev->nfiles = 2;
+	return ev;
+}
+
 START_TEST(sacct_columns)
 {
 	struct pm_evidence *ev = ev_new(NULL);
@@ -372,24 +390,14 @@ START_TEST(sacct_columns)
 	 * of a user's listing is an earlier one) */
 	ev = ev_new(NULL);
 	j = &ev->job;
-	ck_assert_int_eq(run(pm_parse_sacct, ev,
-			     "JobID|State|ExitCode|NodeList|NNodes|AllocTRES\n"
-			     "9|NODE_FAIL|0:0|a1|1|gres/gpu=4\n"
-			     "9.0|CANCELLED|0:9|a1|1|gres/gpu=4\n"
-			     "10|COMPLETED|0:0|zz|1|\n"
-			     "9|TIMEOUT|0:0|b[1-2]|2|gres/gpu=3\n",
-			     reason),
-			 -1);
+	ck_assert_int_eq(run(pm_parse_sacct, ev, REQUEUED, reason), -1);
 	ck_assert_ptr_nonnull(strstr(reason, "several jobs"));
 	ck_assert_ptr_null(j->id);
 	pm_evidence_destroy(ev);
 
 	/* ... and the one the folder's Slurm output file is named for, by JobID or JobIDRaw */
-	ev = ev_new(NULL);
+	ev = ev_named("out/slurm-31.out");
 	j = &ev->job;
-	ev->files[1].name = strdup("out/slurm-31.out");
-	ev->files[1].rank = -1;
-	ev->nfiles = 2;
 	ck_assert_int_eq(run(pm_parse_sacct, ev,
 			     "JobID|JobIDRaw|State|ExitCode|NodeList\n"
 			     "25_2|30|COMPLETED|0:0|a1\n"
@@ -404,19 +412,9 @@ START_TEST(sacct_columns)
 	pm_evidence_destroy(ev);
 
 	/* requeued (sacct -D): the last run's row wins; uneven GPUs give no per-node count */
-	ev = ev_new(NULL);
+	ev = ev_named("slurm-9.out");
 	j = &ev->job;
-	ev->files[1].name = strdup("slurm-9.out");
-	ev->files[1].rank = -1;
-	ev->nfiles = 2;
-	ck_assert_int_eq(run(pm_parse_sacct, ev,
-			     "JobID|State|ExitCode|NodeList|NNodes|AllocTRES\n"
-			     "9|NODE_FAIL|0:0|a1|1|gres/gpu=4\n"
-			     "9.0|CANCELLED|0:9|a1|1|gres/gpu=4\n"
-			     "10|COMPLETED|0:0|zz|1|\n"
-			     "9|TIMEOUT|0:0|b[1-2]|2|gres/gpu=3\n",
-			     reason),
-			 0);
+	ck_assert_int_eq(run(pm_parse_sacct, ev, REQUEUED, reason), 0);
 	ck_assert_str_eq(j->id, "9");
 	ck_assert_str_eq(j->state, "TIMEOUT");
 	nodes_are(j, "b1 b2");
