@@ -192,7 +192,6 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 {
 	static const char *const keys[] = {"StepId=", "JobId=", "["};
 	const char *id = a->ev->job.id, *raw = o->raw;
-	size_t il = id ? strspn(id, "0123456789") : 0;
 
 	if (!raw)
 		return 0;
@@ -201,27 +200,34 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 		for (const char *q = raw; (q = strstr(q, keys[i])); q++) {
 			const char *d = q + kl;
 			size_t dl = strspn(d, "0123456789");
+			if (dl && d[dl] == '_' && d[dl + 1] >= '0' &&
+			    d[dl + 1] <= '9') /* an array task */
+				dl += 1 + strspn(d + dl + 1, "0123456789");
 			if (!dl || (i == 2 && d[dl] != '.'))
 				continue;
-			return !il || (dl == il && !strncmp(d, id, il)) ? 1 : -1;
+			/* slurmstepd names an array task by its raw id: the record's JobIDRaw */
+			return !id || !id[0] || pm_record_job_id(a->ev, d, dl) ? 1 : -1;
 		}
 	}
 	return 0;
 }
 
 /* A trusted line of a host outside the job: the accounting record lists the job's nodes,
- * the evidence names at least one of them by the record's own names (so a host's name is
- * its node's, not a NodeHostname of its own), and O's host is none of them.  A central
- * loghost's file holds every node's kernel lines; another node's Xid is another job's. */
+ * O's file holds a line of one of them under the record's own name (a central loghost's
+ * file, which holds every node's kernel lines; and so the hosts' names are the nodes', not
+ * NodeHostnames of their own), and O's host is none of them: another node's Xid is another
+ * job's.  A file with no line of a job node proves nothing, and is kept. */
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 {
 	const struct pm_evidence *ev = a->ev;
 
 	if (!o->trusted || !o->node || !ev->job.nnodes || pm_att_job_node(a, o->node))
 		return false;
-	for (size_t i = 0; i < ev->nnodes; i++)
-		if (ev->nodes[i] && pm_att_job_node(a, ev->nodes[i]))
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *p = &ev->obs[i];
+		if (p->file == o->file && p->trusted && p->node && pm_att_job_node(a, p->node))
 			return true;
+	}
 	return false;
 }
 

@@ -593,7 +593,7 @@ static size_t refusal_for(const struct att *a, const struct cand *l)
 	return found;
 }
 
-static void refused_lead(struct att *a, struct cand *l, size_t k)
+static bool refused_lead(struct att *a, struct cand *l, size_t k)
 {
 	const struct pm_obs *o = &a->ev->obs[k];
 	char ip[48], where[48], peer[112];
@@ -615,9 +615,9 @@ static void refused_lead(struct att *a, struct cand *l, size_t k)
 	else
 		snprintf(where, sizeof(where), "a rank");
 	/* the peer's side: its node when the job's nodes include it, else none named */
-	if (!(m = pm_att_kind_get(a, PM_K_REMOTE_ERROR, jn, LEAD_VOTES)))
-		return;
-	pm_att_cand_add(a, m, k);
+	if (!(m = pm_att_kind_get(a, PM_K_REMOTE_ERROR, jn, LEAD_VOTES)) ||
+	    pm_att_cand_add(a, m, k) < 0)
+		return false; /* no room: L leads as it is */
 	pm_att_cand_ranks_clear(m);
 	m->strength = PM_WEAK;
 	m->sumobs = 0;
@@ -651,6 +651,7 @@ static void refused_lead(struct att *a, struct cand *l, size_t k)
 		 "between them (ping, nccl-tests between the two)",
 		 peer);
 	two_leads(a, m, l); /* the peer's side before the settings' */
+	return true;
 }
 
 /* L and S name the same process: no node named, and the same one rank (a traceback and the
@@ -878,8 +879,8 @@ void pm_att_phase_status(struct att *a)
 		}
 	} else if (l->fallback && pm_is_kind(l->cls, l->sub, PM_K_HANG)) {
 		dumps_lead(a, l);
-	} else if ((refused = refusal_for(a, l)) != SIZE_MAX) {
-		refused_lead(a, l, refused);
+	} else if ((refused = refusal_for(a, l)) != SIZE_MAX && refused_lead(a, l, refused)) {
+		/* ambiguous between the peer's side and the settings' (refused_lead) */
 	} else {
 		a->status = VS_ATTRIBUTED;
 		if (tied(a, l, a->second) || (a->nco = co_origins(a, l))) {

@@ -42,6 +42,7 @@ struct member {
 	unsigned slot;
 	bool zoned; /* ... and the offset its head's stamps carry (struct pm_file, head_zone) */
 	int zone;
+	bool zoneless;
 };
 
 /*
@@ -413,6 +414,7 @@ static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, 
 		f->format = mm->fmt;
 		f->head_zoned = mm->zoned;
 		f->head_zone = mm->zone;
+		f->head_zoneless = mm->zoneless;
 		f->sniffed = true;
 	} else {
 		f->mem = mm->data;
@@ -811,6 +813,7 @@ static void hold_back(struct archive *ar, struct zsrc *z, const json_t *want, st
 	mm->fmt = t.format;
 	mm->zoned = t.head_zoned;
 	mm->zone = t.head_zone;
+	mm->zoneless = t.head_zoneless;
 	mm->off = off;
 	mm->defer = true;
 	mm->slot = (*nheld)++;

@@ -67,6 +67,10 @@ void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm
  * message's start, before any blank. */
 bool pm_prefix_forged_kernel(const char *m, size_t n);
 
+/* Whether ID (N bytes: "4471902", "4471899_3") is the accounting record's job: its JobID, its
+ * array's id, or its JobIDRaw (scan.c). */
+bool pm_record_job_id(const struct pm_evidence *ev, const char *id, size_t n);
+
 /* ---- structured inputs (parse_*.c) ---- */
 
 /* One number from a structured source: per node, per GPU (gpu >= 0) or per job (node NULL). */
@@ -205,7 +209,9 @@ struct pm_file {
 			* (2026-11-30T..., [Mon Nov 30 ... 2026]); 0 none (sniff_head) */
 	bool head_zoned; /* a line of its head starts with an ISO stamp with an offset ("Z" too) */
 	int head_zone;	 /* ... that offset, seconds east of UTC (-18000 for -05:00) */
-	bool other_job;	 /* named as Slurm names another job's output: set aside (pm_scan_all) */
+	bool head_zoneless; /* its head's first stamp is absolute with no zone (dmesg -T,
+			     * a BSD syslog's, slurmd's "[2026-...]", ISO without offset) */
+	bool other_job;	    /* named as Slurm names another job's output: set aside (pm_scan_all) */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */

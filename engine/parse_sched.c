@@ -479,9 +479,13 @@ static int sacct_find_job(const struct pm_evidence *ev, const char *buf, size_t 
 		if (id.n == 0 || memchr(id.s, '.', id.n) || pm_in_ieq(id.s, id.n, "JobID") ||
 		    id.s[id.n - 1] == '+' || only(id.s, id.n, "-"))
 			continue;
-		if (!jobs || id.n != prev.n || memcmp(id.s, prev.s, id.n) != 0)
+		/* a heterogeneous job's components (7700100+0, 7700100+1) are one job */
+		const char *plus = memchr(id.s, '+', id.n);
+		size_t hn = plus ? (size_t)(plus - id.s) : id.n;
+		if (!jobs || hn != prev.n || memcmp(id.s, prev.s, hn) != 0)
 			jobs++;
 		prev = id;
+		prev.n = hn;
 		if (named_by_folder(ev, id, col(t, f, nf, SC_JOBIDRAW))) {
 			if (named.n && (id.n != named.n || memcmp(id.s, named.s, id.n) != 0))
 				several_named = true;

@@ -418,11 +418,12 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 		p += h + 1;
 	}
 	if (pm_in_starts(s + p, n - p, "kernel: ")) {
-		out->kernel = !pm_prefix_forged_kernel(s + p + 8, n - p - 8);
 		p += 8;
 		h = pm_in_dmesg_mono(s + p, n - p, &v);
 		if (h)
 			p += h + (p + h < n && s[p + h] == ' ');
+		/* the message after the kernel's own stamp ("[ 3260.123456] python[40259]: ...") */
+		out->kernel = !pm_prefix_forged_kernel(s + p, n - p);
 	}
 	out->skip = b + p;
 }
@@ -521,7 +522,7 @@ void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm
 		handlers[fmt](line + g, len - g, out);
 		if (out->skip || out->node)
 			out->skip += g;
-		if (!system_log_name(line, strcspn(line, ":"))) {
+		if (!system_log_name(line, (size_t)((const char *)memchr(line, ':', g) - line))) {
 			out->kernel = false;
 			out->foreign = true;
 		}

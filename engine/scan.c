@@ -1611,7 +1611,9 @@ static void head_zone(struct pm_file *f, const char *head, size_t len)
 
 	f->head_zoned = false;
 	f->head_zone = 0;
+	f->head_zoneless = false;
 	while (pm_in_next_line(head, len, &pos, &line, &n)) {
+		double v;
 		size_t p = 0;
 		/* a forwarder's priority and RFC 5424's version before the stamp ("<4>1 ") */
 		if (n > 3 && line[0] == '<') {
@@ -1623,6 +1625,15 @@ static void head_zone(struct pm_file *f, const char *head, size_t len)
 		}
 		line += p;
 		n -= p;
+		if (pm_in_iso(line, n, &st) && !st.zone) {
+			f->head_zoneless = true;
+			return;
+		}
+		if (pm_in_dmesg_T(line, n, &v) || pm_in_syslog(line, n, 0, &v) ||
+		    pm_in_bracket_iso(line, n, &v)) {
+			f->head_zoneless = true; /* the first stamp says the file's kind */
+			return;
+		}
 		if (!pm_in_iso(line, n, &st) || !st.zone || n < 19 ||
 		    pm_in_iso(line, 19, &local) != 19)
 			continue;
@@ -1727,6 +1738,21 @@ void pm_sniff_given(struct pm_file *f)
  * dmesg's, or as an accounting table, was a trusted kernel log or Slurm's own record
  * (TRUST.md, "The job's output").
  */
+/* NAME's length without a compressor's suffix (".gz", ".xz", ".zst", ".bz2", ".lz4"): a
+ * gathered file compressed is read as it was. */
+static size_t plain_len(const char *name)
+{
+	static const char *const z[] = {".gz", ".xz", ".zst", ".bz2", ".lz4"};
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++) {
+		size_t l = strlen(z[i]);
+		if (n > l && !strcmp(name + n - l, z[i]))
+			return n - l;
+	}
+	return n;
+}
+
 bool pm_slurm_output_id(const char *name, const char **id, size_t *n)
 {
 	const char *b = strrchr(name, '/'), *p;
@@ -1742,7 +1768,7 @@ bool pm_slurm_output_id(const char *name, const char **id, size_t *n)
 	if (*p == '_' && pm_in_isdigit(p[1]))
 		for (p++; pm_in_isdigit(*p); p++)
 			;
-	if (strcmp(p, ".out"))
+	if ((size_t)(b + plain_len(b) - p) != 4 || strncmp(p, ".out", 4))
 		return false;
 	if (id) {
 		*id = b + 6;
@@ -1778,8 +1804,8 @@ static bool job_output_name(const char *name)
 	b = b ? b + 1 : name;
 	if (slurm_output_name(b))
 		return true;
-	n = strlen(b);
-	if (n < 5 || (strcmp(b + n - 4, ".out") && strcmp(b + n - 4, ".err")))
+	n = plain_len(b);
+	if (n < 5 || (strncmp(b + n - 4, ".out", 4) && strncmp(b + n - 4, ".err", 4)))
 		return false;
 	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++) {
 		size_t l = strlen(sys[i]);
@@ -2445,7 +2471,7 @@ static void year_from_heads(struct pm_evidence *ev)
 
 /* The record's job id, raw id (JobIDRaw, %j of an array task) or array job id (%A): whether
  * ID (N bytes, from a slurm-N.out name) is one of them. */
-static bool record_job_id(const struct pm_evidence *ev, const char *id, size_t n)
+bool pm_record_job_id(const struct pm_evidence *ev, const char *id, size_t n)
 {
 	const char *j = ev->job.id, *u = strchr(j, '_');
 	char raw[32];
@@ -2481,7 +2507,7 @@ static int set_aside_other_jobs(struct pm_evidence *ev)
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		struct pm_file *f = &ev->files[i];
 		if (f->kind_given || f->status != PM_ST_OK ||
-		    !pm_slurm_output_id(f->name, &id, &n) || record_job_id(ev, id, n))
+		    !pm_slurm_output_id(f->name, &id, &n) || pm_record_job_id(ev, id, n))
 			continue;
 		snprintf(why, sizeof(why),
 			 "left out: named as Slurm names job %.*s's output, and the accounting record "
@@ -2513,8 +2539,14 @@ static void record_in_local_zone(struct pm_evidence *ev)
 		return;
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		const struct pm_file *f = &ev->files[i];
-		if (!f->head_zoned || (f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED) ||
+		if ((f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED) ||
 		    (!system_log(f->format) && f->source != PM_SRC_KERNEL_LOG))
+			continue;
+		/* a system log stamped in local time with no zone agrees with the record as it
+		 * is: moving the record would set that log hours off instead */
+		if (f->head_zoneless)
+			return;
+		if (!f->head_zoned)
 			continue;
 		for (k = 0; k < nz && zone[k] != f->head_zone; k++)
 			;

@@ -467,6 +467,8 @@ START_TEST(prefix_logs)
 			"Nov 30 03:11:58 gpu016 kernel: python3[4412]: segfault at 0 ip 1 sp 2 error 4",
 			"Nov 30 03:11:58 gpu016 kernel: mce: [Hardware Error]: Machine check events",
 			"Nov 30 03:11:58 gpu016 kernel: traps: a[12] general protection fault ip:1",
+			/* kern.log's form: the printk stamp before the kernel's own comm[pid]: */
+			"Nov 30 03:11:58 gpu016 kernel: [ 3260.123456] python[40259]: segfault at 0",
 		};
 		struct pm_prefix k;
 
