@@ -373,6 +373,16 @@ void pm_rd_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		return;
 	if (!(colon = memchr(x->b + a, ':', at - a)))
 		return;
+	/* a placeholder's own colon ("[REDACTED:gitlab_token].x@host", a token redacted
+	 * before) is no user:password separator: the next colon after it, if any */
+	while (colon && (size_t)(colon - x->b) >= a + 9 && !memcmp(colon - 9, "[REDACTED", 9)) {
+		const char *end = memchr(colon, ']', (size_t)(x->b + at - colon));
+		if (!end)
+			return;
+		colon = memchr(end, ':', (size_t)(x->b + at - end));
+	}
+	if (!colon)
+		return;
 	ps = (size_t)(colon - x->b) + 1;
 	if (ps < at && at - ps > 10 && !memcmp(x->b + ps, "[REDACTED:", 10)) {
 		/* redacted already: the words before it are looked at no more than they were

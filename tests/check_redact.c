@@ -709,6 +709,10 @@ START_TEST(test_later_hit_in_turned_down_run)
 	twice("SG.0123456789abcdefghij0123456789abcdefghij-SG.0123456789abcdefghij."
 	      "0123456789abcdefghij0123456789ab",
 	      "SG.0123456789abcdefghij0123456789abcdefghij-[REDACTED:sendgrid_api_key]");
+	/* a token redacted in a URL's user part: its tag's colon is no user:password one
+	 * (the fuzzer's find: a second pass took the rest for a password) */
+	twice("https://glpat-Ab3dE5gH7jK9mN1pQ3sT.q7Lw2pX9.c4Rt8@git.example.org/x",
+	      "https://[REDACTED:gitlab_token].q7Lw2pX9.c4Rt8@git.example.org/x");
 	/* look-alikes: the glued hit alone, a later one glued too */
 	twice("cfgya29.A0bcDefGhij_klmnOpqrStuv-wx", "cfgya29.A0bcDefGhij_klmnOpqrStuv-wx");
 	twice("cfgya29.oldya29.A0bcDefGhij_klmnOpqrStuv-wx",
