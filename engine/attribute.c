@@ -348,9 +348,8 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		pm_att_why(&a,
 			   "Hardware evidence from a source the job cannot write, %s: it outranks "
 			   "software errors elsewhere.",
-			   ev->job.start > 0 || ev->job.end > 0 || ev->ntasks || ev->ncollect ?
-				   "in the job window" :
-				   "with no record of the job's time");
+			   pm_att_no_window(&a) ? "with no record of the job's time" :
+						  "in the job window");
 	if (pm_att_phase_silence(&a) < 0 || pm_att_phase_votes(&a) < 0 ||
 	    pm_att_phase_origins(&a, false) < 0)
 		goto out;

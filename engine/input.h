@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static inline bool pm_in_isdigit(char c)
 {
@@ -111,6 +112,20 @@ static inline bool pm_in_contains(const char *s, size_t n, const char *lit)
 		if (memcmp(q, lit, l) == 0)
 			return true;
 		p = q + 1;
+	}
+	return false;
+}
+
+/* Whether (S, N) holds one of the NW words W, ignoring case, as a whole word: not between
+ * letters or digits ("gn12-dmesg.out" holds dmesg; "fused-kernels.out" holds no kernel). */
+static inline bool pm_in_has_word(const char *s, size_t n, const char *const *w, size_t nw)
+{
+	for (size_t i = 0; i < nw; i++) {
+		size_t l = strlen(w[i]);
+		for (size_t k = 0; k + l <= n; k++)
+			if (!strncasecmp(s + k, w[i], l) && (k == 0 || !pm_in_isalnum(s[k - 1])) &&
+			    (k + l == n || !pm_in_isalnum(s[k + l])))
+				return true;
 	}
 	return false;
 }

@@ -490,14 +490,7 @@ static bool system_log_name(const char *s, size_t n)
 		return true;
 	while (b && s[b - 1] != '/')
 		b--;
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
-		size_t l = strlen(w[i]);
-		for (size_t k = b; k + l <= n; k++)
-			if (!strncasecmp(s + k, w[i], l) && (k == b || !pm_in_isalnum(s[k - 1])) &&
-			    (k + l == n || !pm_in_isalnum(s[k + l])))
-				return true;
-	}
-	return false;
+	return pm_in_has_word(s + b, n - b, w, sizeof(w) / sizeof(w[0]));
 }
 
 void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm_prefix *out)

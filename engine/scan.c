@@ -1807,13 +1807,7 @@ static bool job_output_name(const char *name)
 	n = plain_len(b);
 	if (n < 5 || (strncmp(b + n - 4, ".out", 4) && strncmp(b + n - 4, ".err", 4)))
 		return false;
-	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++) {
-		size_t l = strlen(sys[i]);
-		for (const char *q = b; (q = strcasestr(q, sys[i])); q++)
-			if ((q == b || !pm_in_isalnum(q[-1])) && !pm_in_isalnum(q[l]))
-				return false;
-	}
-	return true;
+	return !pm_in_has_word(b, strlen(b), sys, sizeof(sys) / sizeof(sys[0]));
 }
 
 static void sniff_file(struct pm_evidence *ev, struct pm_file *f)
