@@ -707,10 +707,8 @@ oom:
 
 /* ---- the scanning database ---- */
 
-/* Vectorscan sees the pattern without a leading '^' and without any '$': lines keep their
- * prefixes in the buffer it scans, and a structured record's fields follow its message (a
- * JSON line's '"}'), so the anchored form would miss them.  PCRE2 confirms on the stripped
- * line, where the anchors mean what the author wrote.
+/*
+ * What Vectorscan compiles of each rule: prefilter.c.
  *
  * One database per source kind, holding only the rules that apply to that source: the
  * scanner would drop any other rule's hit anyway, and a kernel-only pattern with a costly
@@ -719,103 +717,61 @@ oom:
  * for the same patterns; the scanner resets the stream after every line-aligned chunk, so
  * each chunk is matched exactly as a block scan would match it.  If any of them cannot be
  * compiled, the single block-mode database of every pattern is compiled as before, and its
- * error (or, should it compile, the database itself) is what the caller gets.
+ * error (or, should it compile, the database itself) is what the caller gets.  Each is
+ * compiled from the rules' cut expressions first and, should that fail, from their whole
+ * prefilter forms (WHOLE), whose errors name the pattern as its author wrote it.
  *
  * The databases are compiled one after the other (the on-disk cache, hscache.c, pays the
  * compile once per rule set).  This file once compiled the job output's database in a second
  * thread, and scans then missed a job's first output line now and then; the thread was not
  * the cause, only a change of where malloc put the scanned chunks: Vectorscan 5.4.9's
  * AVX-512 implementation misses matches by the data's address (hsrun.c). */
-/* PATTERN as the scan's prefilter sees it (above): a copy without every '^' and '$' outside a
- * character class, an escape or a \Q...\E quote: a superset of its matches, as a
- * prefilter's must be.  An anchor inside a negative lookaround stays (without it the
- * lookaround would refuse more), and so does a '^' of an option group, "(?^i)".  So an
- * alternative anchored at a message's start ("...|^No devices were found") is found behind a
- * prefix too (srun's label, a logger's), which the confirmation peels.  NULL when out of
- * memory. */
-#define PREFILTER_DEPTH 64
-static char *prefilter_form(const char *p)
-{
-	size_t o = 0, depth = 0, neg = 0; /* groups open; of them, negative lookarounds */
-	bool isneg[PREFILTER_DEPTH];
-	char *out = malloc(strlen(p) + 1);
-	bool cls = false, quote = false;
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; p[i]; i++) {
-		if (!quote && !cls && p[i] == '(') {
-			bool n = p[i + 1] == '?' &&
-				 (p[i + 2] == '!' || (p[i + 2] == '<' && p[i + 3] == '!'));
-			if (depth < PREFILTER_DEPTH)
-				isneg[depth] = n;
-			depth++;
-			neg += n;
-			out[o++] = p[i];
-			continue;
-		}
-		if (!quote && !cls && p[i] == ')' && depth) {
-			depth--;
-			if (depth < PREFILTER_DEPTH && isneg[depth])
-				neg--;
-			out[o++] = p[i];
-			continue;
-		}
-		if (!quote && !cls && p[i] == '^' && !neg &&
-		    !(i >= 2 && p[i - 1] == '?' && p[i - 2] == '('))
-			continue;
-		if (quote) {
-			quote = !(p[i] == '\\' && p[i + 1] == 'E');
-		} else if (p[i] == '\\' && p[i + 1]) {
-			quote = p[i + 1] == 'Q';
-			out[o++] = p[i++];
-		} else if (cls && p[i] == '[' && p[i + 1] == ':' && strstr(p + i, ":]")) {
-			size_t e = (size_t)(strstr(p + i, ":]") - p) + 1; /* "[:alpha:]" */
-			while (i < e)
-				out[o++] = p[i++];
-		} else if (cls) {
-			cls = p[i] != ']';
-		} else if (p[i] == '[') {
-			cls = true;
-			out[o++] = p[i];
-			/* "[]...]" and "[^]...]": the first ']' is a member */
-			if (p[i + 1] == '^')
-				out[o++] = p[++i];
-			if (p[i + 1] == ']')
-				out[o++] = p[++i];
-			continue;
-		} else if (p[i] == '$' && !neg) {
-			continue;
-		}
-		out[o++] = p[i];
-	}
-	out[o] = '\0';
-	return out;
-}
-
-static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, hs_database_t **db, char *err,
-		       size_t errlen)
+static int compile_one(struct pm_ruleset *rs, int src, unsigned mode, bool whole,
+		       hs_database_t **db, char *err, size_t errlen)
 {
 	const char **pats = NULL;
-	unsigned *flags = NULL, *ids = NULL, n = 0;
+	unsigned *flags = NULL, *ids = NULL, n = 0, a = 0;
 	hs_compile_error_t *ce = NULL;
 	int rc = -1;
 
 	*db = NULL;
-	pats = calloc(rs->nrules + 1, sizeof(*pats));
-	flags = calloc(rs->nrules + 1, sizeof(*flags));
-	ids = calloc(rs->nrules + 1, sizeof(*ids));
-	if (!pats || !flags || !ids)
-		goto out;
 	for (size_t i = 0; i < rs->nrules; i++) {
 		const struct pm_rule *r = &rs->rules[i];
+		size_t ne;
+		char **e;
 		if (!r->pattern || r->deprecated || (src >= 0 && !(r->sources & (1u << src))))
 			continue;
-		if (!(pats[n] = prefilter_form(r->pattern)))
+		if (!(e = whole ? calloc(1, sizeof(*e)) : pm_prefilter_exprs(r->pattern, &ne)))
 			goto out;
-		flags[n] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
-		ids[n] = (unsigned)i;
-		n++;
+		if (whole && !(e[0] = pm_prefilter_form(r->pattern))) {
+			free(e);
+			goto out;
+		}
+		ne = whole ? 1 : ne;
+		if (n + ne > a) {
+			unsigned na = a ? 2 * a : 256;
+			while (na < n + ne)
+				na *= 2;
+			const char **np = realloc(pats, na * sizeof(*pats));
+			pats = np ? np : pats;
+			unsigned *nf = np ? realloc(flags, na * sizeof(*flags)) : NULL;
+			flags = nf ? nf : flags;
+			unsigned *ni = nf ? realloc(ids, na * sizeof(*ids)) : NULL;
+			ids = ni ? ni : ids;
+			if (!ni) {
+				for (size_t k = 0; k < ne; k++)
+					free(e[k]);
+				free(e);
+				goto out;
+			}
+			a = na;
+		}
+		for (size_t k = 0; k < ne; k++, n++) {
+			pats[n] = e[k];
+			flags[n] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
+			ids[n] = (unsigned)i;
+		}
+		free(e);
 	}
 	if (!n) {
 		rc = 0;
@@ -869,7 +825,8 @@ static int compile_db(struct pm_ruleset *rs, char *err, size_t errlen)
 	int src, ok = 1;
 
 	for (src = 0; src < PM_SRC__COUNT && ok; src++)
-		ok = compile_one(rs, src, HS_MODE_STREAM, &rs->sdb[src], err, errlen) == 0;
+		ok = compile_one(rs, src, HS_MODE_STREAM, false, &rs->sdb[src], err, errlen) == 0 ||
+		     compile_one(rs, src, HS_MODE_STREAM, true, &rs->sdb[src], err, errlen) == 0;
 	if (ok)
 		return alloc_scratch(rs, err, errlen);
 	for (src = 0; src < PM_SRC__COUNT; src++) {
@@ -877,7 +834,7 @@ static int compile_db(struct pm_ruleset *rs, char *err, size_t errlen)
 		rs->sdb[src] = NULL;
 	}
 	err[0] = '\0';
-	if (compile_one(rs, -1, HS_MODE_BLOCK, &rs->db, err, errlen) < 0)
+	if (compile_one(rs, -1, HS_MODE_BLOCK, true, &rs->db, err, errlen) < 0)
 		return -1;
 	return alloc_scratch(rs, err, errlen);
 }

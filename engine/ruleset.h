@@ -130,6 +130,13 @@ const char *pm_cap_name(enum pm_cap c);
 /* The decision for CLS/SUBCLS, falling back to CLS; NULL if none. */
 const struct pm_decision *pm_ruleset_decision(const struct pm_ruleset *rs, const char *cls,
 					      const char *subcls);
+/* PATTERN without its anchors, as the scan's prefilter sees it (prefilter.c); NULL when out
+ * of memory. */
+char *pm_prefilter_form(const char *pattern);
+/* The expressions Vectorscan compiles for PATTERN (prefilter.c): *N of them, whose matches
+ * end together wherever pm_prefilter_form(PATTERN)'s do, cheaper to scan for.  Each and the
+ * array are the caller's to free; NULL when out of memory. */
+char **pm_prefilter_exprs(const char *pattern, size_t *n);
 /* hs_compile_multi for pm_hs_platform(), through the on-disk cache of compiled databases
  * (hscache.c): the same database, without the compile when an entry is there. */
 hs_error_t pm_hs_compile(const char *const *pats, const unsigned *flags, const unsigned *ids,

@@ -7,6 +7,9 @@
  * older one the library exports, or two placements), and with two placements forced.  On a CPU without
  * AVX-512 the library is right to begin with and these pass either way; on one with it, the
  * "chosen" tests fail when pm_hs_chunk scans once (tests/scan-placement.sh too).
+ *
+ * The "prefilter" tests: what Vectorscan is given of a rule's pattern, cut where it can be
+ * without losing a line the pattern matches (engine/prefilter.c).
  */
 #include <check.h>
 #include <stdio.h>
@@ -146,6 +149,129 @@ START_TEST(test_runtime_said)
 }
 END_TEST
 
+/* ---- what Vectorscan is given of a rule (engine/prefilter.c) ---- */
+
+struct cutcase {
+	const char *pattern;
+	const char *want[4]; /* the expressions, in order; NULL-ended */
+};
+
+static const struct cutcase cuts[] = {
+	/* an exception's optional name and its message's lead-ins before the literal */
+	{"^(?!.*\\b(?:retrying|retried)\\b).*?(?:(?<exc>\\b[A-Za-z]*(?:OS|IO)Error): )?"
+	 "(?:(?:\\[Errno 116\\] |: |; |\\bwhat\\(\\): +)Stale (?:file|NFS file) handle|"
+	 ": stale NFS file handle|\\berrno = 116, error message = )$",
+	 {"Stale (?:file|NFS file) handle", ": stale NFS file handle",
+	  "errno = 116, error message = ", NULL}},
+	/* classes and optional groups before a literal */
+	{"(?:\\bNCCL WARN |)(?:\\w+: )?(?:Call to \\w+|Accept|[A-Za-z]\\w*) failed ?: Too many "
+	 "open files\\s*",
+	 {" failed ?: Too many open files\\s*", NULL}},
+	/* a pattern that begins with its literal is left as it is */
+	{"iteration +[0-9]+/ *[0-9]+ \\| consumed",
+	 {"iteration +[0-9]+/ *[0-9]+ \\| consumed", NULL}},
+	/* top-level alternatives are split only when one of them is cut */
+	{"abc|(?:x)?defghijk", {"abc", "defghijk", NULL}},
+	{"abc|defghijk", {"abc|defghijk", NULL}},
+	/* dropping what is before a group of short alternatives would find them everywhere */
+	{"foo(?:: |\\s*)", {"foo(?:: |\\s*)", NULL}},
+	/* an inline option reaches past what would be dropped: whole */
+	{"(?i)abc|x?defghijk", {"(?i)abc|x?defghijk", NULL}},
+	{"x?(?i)defghijk", {"x?(?i)defghijk", NULL}},
+	/* a back reference to a group the cut would drop: whole */
+	{"(?<q>['\"])x?\\k<q>defghijk", {"(?<q>['\"])x?\\k<q>defghijk", NULL}},
+	{"(a)x?\\1defghijk", {"(a)x?\\1defghijk", NULL}},
+	/* an empty alternative matches everywhere, as it did */
+	{"abc|", {"abc|", NULL}},
+	/* a quantified literal is not a literal run: "x+" is one x at least */
+	{"[a-z]+ ab+cdefgh", {"cdefgh", NULL}},
+};
+
+START_TEST(test_prefilter_cuts)
+{
+	const struct cutcase *c = &cuts[_i];
+	size_t n = 0, k;
+	char **e = pm_prefilter_exprs(c->pattern, &n);
+
+	ck_assert_ptr_nonnull(e);
+	for (k = 0; k < n && c->want[k]; k++)
+		ck_assert_msg(!strcmp(e[k], c->want[k]), "%s: expression %zu is '%s', want '%s'",
+			      c->pattern, k, e[k], c->want[k]);
+	ck_assert_msg(k == n && !c->want[k], "%s: %zu expressions", c->pattern, n);
+	for (k = 0; k < n; k++) {
+		hs_database_t *db = NULL;
+		hs_compile_error_t *ce = NULL;
+		/* each compiles as the scan compiles it */
+		ck_assert_msg(hs_compile(e[k],
+					 HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY,
+					 HS_MODE_STREAM, pm_hs_platform(), &db, &ce) == HS_SUCCESS,
+			      "%s: %s", e[k], ce ? ce->message : "?");
+		hs_free_database(db);
+		free(e[k]);
+	}
+	free(e);
+}
+END_TEST
+
+/* Whether PATTERN (PCRE2, multi-line) matches in TEXT. */
+static bool pcre_in(const char *pattern, const char *text)
+{
+	int err;
+	PCRE2_SIZE off;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE,
+				       &err, &off, NULL);
+	pcre2_match_data *md;
+	int rc;
+
+	ck_assert_msg(re != NULL, "%s does not compile", pattern);
+	md = pcre2_match_data_create_from_pattern(re, NULL);
+	rc = pcre2_match(re, (PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL);
+	pcre2_match_data_free(md);
+	pcre2_code_free(re);
+	return rc >= 0;
+}
+
+/* Wherever a pattern matches a line, one of its expressions does: the cuts lose no line. */
+START_TEST(test_prefilter_loses_no_line)
+{
+	static const char *const texts[] = {
+		"OSError: [Errno 116] Stale file handle: '/gpfs/x'",
+		"3: [rank3]: RuntimeError: what():  Stale NFS file handle",
+		"IOError: ; Stale file handle",
+		"cp: cannot stat 'a': stale NFS file handle",
+		"native: errno = 116, error message = stale",
+		"NCCL WARN Call to accept failed : Too many open files",
+		"gn12:4411:4520 [0] misc/socket.cc:50 NCCL WARN Accept failed: Too many open files",
+		"iteration     2000/  500000 | consumed samples: 1024",
+		"abc",
+		"xdefghijk",
+		"word abbbcdefgh",
+		"retrying after OSError: [Errno 116] Stale file handle",
+	};
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		size_t n = 0;
+		char **e = pm_prefilter_exprs(cuts[i].pattern, &n);
+		char *form = pm_prefilter_form(cuts[i].pattern);
+
+		ck_assert_ptr_nonnull(e);
+		ck_assert_ptr_nonnull(form);
+		for (size_t l = 0; l < sizeof(texts) / sizeof(texts[0]); l++) {
+			bool any = false;
+			if (!pcre_in(form, texts[l]))
+				continue;
+			for (size_t k = 0; k < n && !any; k++)
+				any = pcre_in(e[k], texts[l]);
+			ck_assert_msg(any, "%s matches '%s', its expressions do not", form,
+				      texts[l]);
+		}
+		for (size_t k = 0; k < n; k++)
+			free(e[k]);
+		free(e);
+		free(form);
+	}
+}
+END_TEST
+
 Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("hsrun");
@@ -160,5 +286,9 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_twice_stream);
 	tcase_add_test(t, test_twice_order_and_stop);
 	suite_add_tcase(s, t);
+	TCase *p = tcase_create("prefilter");
+	tcase_add_loop_test(p, test_prefilter_cuts, 0, (int)(sizeof(cuts) / sizeof(cuts[0])));
+	tcase_add_test(p, test_prefilter_loses_no_line);
+	suite_add_tcase(s, p);
 	return s;
 }
