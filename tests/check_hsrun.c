@@ -25,6 +25,18 @@ static const char pat[] = "couldn't chdir to [`'][^']*': [A-Za-z ]+: going to /t
 static const char line[] = "slurmstepd-gpu112: error: couldn't chdir to `/gpfs/proj/climate/"
 			   "ensemble-member-0042/output folder that was removed': No such file "
 			   "or directory: going to /tmp instead\n";
+/* rules/gpu.yaml's dcgmi-diag-fail-app, as the rule set's pattern has it, on DCGM 4's table
+ * (its rule line, then a failed row): the library's AVX2 and AVX-512 code miss the row at
+ * every placement */
+static const char table_pat[] =
+	"\\|\\s*(?:GPU Memory|Memory|Memory Bandwidth|Memtest|PCIe|SM Stress|Targeted Stress|"
+	"Targeted Power|Diagnostic|Pulse Test|EUD|NVBandwidth|Page Retirement/Row Remap|Context "
+	"Create|Graphics Processes|Inforom|memory|memory_bandwidth|memtest|pcie|sm_stress|"
+	"targeted_stress|targeted_power|diagnostic|pulse_test|eud|nvbandwidth|context_create)"
+	"\\s*\\|\\s*Fail\\b";
+static const char table_text[] =
+	"+-----  Hardware  ----------+------------------------------------------------+\n"
+	"| memory                    | Fail                                           |\n";
 
 struct seen {
 	unsigned long long to[8];
@@ -46,18 +58,19 @@ static int on_hit(unsigned id, unsigned long long from, unsigned long long to, u
 	return s->stop_after && s->n >= s->stop_after;
 }
 
-/* Scan two copies of LINE at each of 64 placements (stream mode when STREAM); fail
- * the test at the first placement without both matches, in order. */
-static void every_placement(bool stream)
+/* Scan two copies of TEXT at each of 64 placements for PATTERN (stream mode when STREAM), its
+ * match ending at END in each; fail the test at the first placement without both matches, in
+ * order. */
+static void placements(const char *pattern, const char *text, size_t end, bool stream)
 {
-	size_t one = sizeof(line) - 1, len = 2 * one;
+	size_t one = strlen(text), len = 2 * one;
 	hs_database_t *db = NULL;
 	hs_scratch_t *scratch = NULL;
 	hs_compile_error_t *ce = NULL;
 	char *mem = aligned_alloc(64, (len + 128 + 63) / 64 * 64);
 
 	ck_assert_ptr_nonnull(mem);
-	ck_assert_int_eq(hs_compile(pat, 0, stream ? HS_MODE_STREAM : HS_MODE_BLOCK,
+	ck_assert_int_eq(hs_compile(pattern, 0, stream ? HS_MODE_STREAM : HS_MODE_BLOCK,
 				    pm_hs_platform(), &db, &ce),
 			 HS_SUCCESS);
 	ck_assert_int_eq(hs_alloc_scratch(db, &scratch), HS_SUCCESS);
@@ -66,27 +79,42 @@ static void every_placement(bool stream)
 		hs_stream_t *st = NULL;
 
 		memset(mem, 'x', len + 128);
-		memcpy(mem + k, line, one);
-		memcpy(mem + k + one, line, one);
+		memcpy(mem + k, text, one);
+		memcpy(mem + k + one, text, one);
 		if (stream)
 			ck_assert_int_eq(pm_hs_open(db, &st), HS_SUCCESS);
 		ck_assert_int_eq(pm_hs_chunk(db, st, mem + k, len, scratch, on_hit, &s),
 				 HS_SUCCESS);
 		pm_hs_close(st);
-		ck_assert_msg(s.n == 2 && s.to[0] == one - 1 && s.to[1] == len - 1,
+		ck_assert_msg(s.n == 2 && s.to[0] == end && s.to[1] == one + end,
 			      "%s mode, data at address %% 64 = %d: %d match(es), ends %llu %llu "
 			      "(want %zu %zu; %s)",
 			      stream ? "stream" : "block", (int)((unsigned long)(mem + k) % 64),
-			      s.n, s.to[0], s.to[1], one - 1, len - 1, pm_scan_runtime());
+			      s.n, s.to[0], s.to[1], end, one + end, pm_scan_runtime());
 	}
 	hs_free_scratch(scratch);
 	hs_free_database(db);
 	free(mem);
 }
 
+static void every_placement(bool stream)
+{
+	placements(pat, line, sizeof(line) - 2, stream);
+}
+
 START_TEST(test_chosen_block)
 {
 	every_placement(false);
+}
+END_TEST
+
+/* The table's row, through the implementation the probe chose. */
+START_TEST(test_chosen_table_row)
+{
+	size_t end = (size_t)(strstr(table_text, "Fail") - table_text) + 4;
+
+	placements(table_pat, table_text, end, false);
+	placements(table_pat, table_text, end, true);
 }
 END_TEST
 
@@ -281,6 +309,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(c, test_runtime_said);
 	tcase_add_test(c, test_chosen_block);
 	tcase_add_test(c, test_chosen_stream);
+	tcase_add_test(c, test_chosen_table_row);
 	suite_add_tcase(s, c);
 	tcase_add_test(t, test_twice_block);
 	tcase_add_test(t, test_twice_stream);
