@@ -923,6 +923,103 @@ static size_t paren_layer(struct peel *w, const char *s, size_t n)
 	return i + 1 + sep(s + i + 1, n - i - 1);
 }
 
+/* A process's "tag[pid]: " at S + I after a host, the syslog way: its end, 0 when none;
+ * the pid kept.  REQUIRE_PID: the tag alone ("prog: ") is not enough. */
+static size_t host_tag(struct peel *w, const char *s, size_t k, size_t n, bool require_pid)
+{
+	size_t h = name_len(s + k, n - k), i;
+
+	if (!h || k + h >= n || s[k + h] != ' ')
+		return 0;
+	i = k + h + 1;
+	while (i < n && i < k + h + 65 && (host_char(s[i]) || s[i] == '/' || s[i] == '@'))
+		i++;
+	if (i < n && s[i] == '[' && num_then(s + i + 1, n - i - 1, ']')) {
+		w->out->pid = (int)capped(s + i + 1, pm_in_ndigits(s + i + 1, n - i - 1));
+		i += 1 + num_then(s + i + 1, n - i - 1, ']');
+	} else if (require_pid) {
+		return 0;
+	}
+	if (i + 1 >= n || s[i] != ':' || s[i + 1] != ' ')
+		return 0;
+	weak_node(w, s + k, h);
+	return i + 2;
+}
+
+static size_t str_end(const char *s, size_t n);
+
+/* Loki's label set as logcli prints it before a line, `{job="slurm", stream="stderr"} `, at
+ * S + P: its end with the blank after it, 0 when none.  Its values are the shipper's
+ * (a host among them names the machine that shipped the file): none is read. */
+static size_t label_set(const char *s, size_t p, size_t n)
+{
+	size_t i = p + 1, k, e;
+
+	while (i < n) {
+		for (k = i; k < n && k < i + 64 && (pm_in_isalnum(s[k]) || s[k] == '_'); k++)
+			;
+		if (k == i || k + 1 >= n || s[k] != '=' || s[k + 1] != '"' ||
+		    !(e = str_end(s + k + 1, n - k - 1)))
+			return 0;
+		i = k + 1 + e + 1;
+		if (i + 1 < n && s[i] == '}' && s[i + 1] == ' ')
+			return i + 2;
+		if (i + 1 >= n || s[i] != ',')
+			return 0;
+		i += 1 + blanks(s + i + 1, n - i - 1, 1);
+	}
+	return 0;
+}
+
+/*
+ * What a log collector writes after its own stamp, the ISO stamp of K bytes at S before
+ * any stamp, level, label or rank of the job's (a host or a pod's name may come first:
+ * pdsh, kubectl --prefix): a container runtime's (CRI: containerd, CRI-O; what a Kubernetes
+ * node's /var/log/pods holds and Loki, Fluent Bit or Vector ship) stream and tag,
+ * "2026-12-01T03:11:58.002Z stderr F " (F a full line, P a part of one); journalctl -o
+ * short-iso's "host tag[pid]: " (its pid required: "2026-... word: " is a message as
+ * often); Loki's label set (label_set).  The bytes through them, 0 when none follows.  A
+ * program's own stamp after its label ("3: 2026-... stderr F") is followed by its words.
+ */
+static size_t collector_fields(struct peel *w, const char *s, size_t k, size_t n)
+{
+	size_t p;
+
+	if (k >= n || s[k] != ' ')
+		return 0;
+	p = k + 1;
+	if ((pm_in_starts(s + p, n - p, "stdout ") || pm_in_starts(s + p, n - p, "stderr ")) &&
+	    p + 8 <= n && (s[p + 7] == 'F' || s[p + 7] == 'P') && (p + 8 == n || s[p + 8] == ' '))
+		return p + 8 + (p + 8 < n);
+	if (s[p] == '{')
+		return label_set(s, p, n);
+	return host_tag(w, s, p, n, true);
+}
+
+/* Open MPI's --timestamp-output: ctime's "Mon Nov 30 03:41:02 2026" glued to the tag that
+ * follows, "[1,5]<stderr>:" (--tag-output) or a stream alone: the stamp's 24 bytes when a
+ * tag follows, 0 else (rank_layer reads the tag). */
+static size_t ompi_stamp(struct peel *w, const char *s, size_t n)
+{
+	char b[26];
+	double t;
+	const char *gt;
+
+	if (n < 30 || s[24] != '[' || !pm_in_isalpha(s[0]))
+		return 0;
+	b[0] = '[';
+	memcpy(b + 1, s, 24);
+	b[25] = ']';
+	if (pm_in_dmesg_T(b, sizeof(b), &t) != sizeof(b))
+		return 0;
+	if (!(gt = memchr(s + 25, ']', n - 25 < 40 ? n - 25 : 40)) ||
+	    !stream_tag(gt + 1, n - (size_t)(gt + 1 - s)))
+		return 0;
+	stamp(w, t);
+	w->seen |= W_LOG;
+	return 24;
+}
+
 /* Stamps at the start of a field: ISO 8601 / RFC 3339, "09/04/2026 02:49:57",
  * "09-05 01:24:34", a bare "10:00:00.123", glog's "E1130 03:44:00.123 40074 f.cc:12]" and
  * syslog's "Nov 30 03:11:58 host prog[pid]: " (journald's short format). */
@@ -931,10 +1028,13 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 	struct pm_in_stamp st;
 	double t;
 	bool has_t;
-	size_t k, h, i;
+	size_t k, h;
+
+	unsigned seen = w->seen;
 
 	if (!pm_in_isdigit(s[0]) && !(s[0] >= 'A' && s[0] <= 'Z'))
 		return 0;
+	st.len = 0;
 	if (pm_in_isdigit(s[0])) {
 		if ((k = pm_in_iso(s, n, &st)))
 			stamp(w, st.t);
@@ -954,8 +1054,15 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 		if (!k || (k < n && !blank(s[k]) && s[k] != ':' && s[k] != ']'))
 			return 0;
 		w->seen |= W_LOG;
+		/* a collector's stamp, before every stamp, level, label and rank of the job's:
+		 * its own fields may follow (collector_fields) */
+		if (!(seen & (W_LOG | W_LABEL | W_RANK | W_DEFAULT | W_REC)) && st.len == k &&
+		    (h = collector_fields(w, s, k, n)))
+			return h;
 		return stamp_end(w, s, k, n);
 	}
+	if ((k = ompi_stamp(w, s, n)))
+		return k;
 	if ((k = glog_layer(w, s, n)))
 		return k;
 	if (!(k = pm_in_syslog(s, n, year(w), &t)) || k >= n)
@@ -965,20 +1072,7 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 	w->seen |= W_LOG;
 	k++;
 	/* the host and the program's tag, "prog:" or "prog[pid]:" */
-	h = name_len(s + k, n - k);
-	if (!h || k + h >= n || s[k + h] != ' ')
-		return k;
-	i = k + h + 1;
-	while (i < n && i < k + h + 65 && (host_char(s[i]) || s[i] == '/' || s[i] == '@'))
-		i++;
-	if (i < n && s[i] == '[' && num_then(s + i + 1, n - i - 1, ']')) {
-		w->out->pid = (int)capped(s + i + 1, pm_in_ndigits(s + i + 1, n - i - 1));
-		i += 1 + num_then(s + i + 1, n - i - 1, ']');
-	}
-	if (i + 1 >= n || s[i] != ':' || s[i + 1] != ' ')
-		return k;
-	weak_node(w, s + k, h);
-	return i + 2;
+	return (h = host_tag(w, s, k, n, false)) ? h : k;
 }
 
 /*
@@ -1183,7 +1277,8 @@ static const struct {
 	{"hostname", F_HOST},	 {"node", F_HOST},	 {"rank", F_RANK},
 	{"global_rank", F_RANK}, {"pid", F_PID},	 {"level", F_LEVEL},
 	{"lvl", F_LEVEL},	 {"levelname", F_LEVEL}, {"severity", F_LEVEL},
-	{"stream", F_LEVEL},
+	{"stream", F_LEVEL},	 {"__realtime_timestamp", F_TIME},
+	{"_hostname", F_HOST},	 {"_pid", F_PID},
 };
 
 bool pm_level_quiet(const char *s, size_t n)
@@ -1230,18 +1325,19 @@ static size_t str_end(const char *s, size_t n)
 }
 
 /* Epoch seconds written as a number ("ts": 1796008318.25, zap's and others'), or in
- * milliseconds: false for anything else. */
+ * milliseconds, or in microseconds (journalctl -o json's __REALTIME_TIMESTAMP, a quoted
+ * string that rec_field reads for that key alone): false for anything else. */
 static bool epoch(const char *s, size_t n, double *t)
 {
 	size_t d = 0;
 	double v;
 
-	while (d < n && d < 14 && pm_in_isdigit(s[d]))
+	while (d < n && d < 17 && pm_in_isdigit(s[d]))
 		d++;
 
-	if (!pm_in_num(s, n, &v) || (d != 10 && d != 13))
+	if (!pm_in_num(s, n, &v) || (d != 10 && d != 13 && d != 16))
 		return false;
-	*t = d == 13 ? v / 1000 : v;
+	*t = d == 16 ? v / 1e6 : d == 13 ? v / 1000 : v;
 	return true;
 }
 
@@ -1283,8 +1379,8 @@ static void rec_field(struct rec *r, const char *base, const char *key, size_t k
 		if ((k = pm_in_iso(v, vl, &st)) && k == vl) {
 			r->t = st.t;
 			r->has_t = true;
-		} else if (!quoted && epoch(v, vl, &r->t)) {
-			r->has_t = true;
+		} else if ((!quoted || key[0] == '_') && epoch(v, vl, &r->t)) {
+			r->has_t = true; /* journalctl -o json: microseconds, quoted */
 		}
 		break;
 	case F_HOST:
