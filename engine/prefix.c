@@ -578,6 +578,7 @@ enum {
 	W_END = 32,    /* nothing more to peel */
 	W_LEVEL = 64,  /* a level or a logger's field: the program's own words are near */
 	W_REC = 128,   /* a structured record: its message's own wrappers may follow */
+	W_RAY = 256,   /* Ray's worker prefix: its "[repeated Nx across cluster]" may end the line */
 };
 
 struct peel {
@@ -896,8 +897,45 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 	return k + sep(s + k, n - k);
 }
 
-/* Ray's "(pid=123, ip=10.0.0.1)", "(RayTrainWorker pid=123, ip=...)", vLLM's
- * "(APIServer pid=1)", and a stamp in parentheses. */
+/* Ray's own processes' prefixes, which carry no pid: "(raylet)", "(raylet, ip=10.0.3.7)",
+ * "(gcs_server)", "(autoscaler +1m9s)", "(monitor)", "(dashboard_agent, ip=...)": the name
+ * first, then nothing, Ray's ", ip=ADDR" or the autoscaler's " +TIME"; the bytes between
+ * the parentheses (L), 0 when none.  The ip names no node (a worker's address, which the
+ * job's records do not map to a node): it is only taken off. */
+static size_t ray_component(const char *s, size_t l)
+{
+	static const char *const names[] = {"raylet",	 "gcs_server",	    "autoscaler",
+					    "monitor",	 "dashboard_agent", "dashboard",
+					    "log_monitor", "runtime_env_agent"};
+	size_t k, i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		k = strlen(names[i]);
+		if (l >= k && !memcmp(s, names[i], k) && (l == k || s[k] == ',' || s[k] == ' '))
+			break;
+	}
+	if (i == sizeof(names) / sizeof(names[0]))
+		return 0;
+	if (l == k)
+		return l;
+	if (pm_in_starts(s + k, l - k, ", ip=")) {
+		for (i = k + 5; i < l && (pm_in_isalnum(s[i]) || s[i] == '.' || s[i] == ':'); i++)
+			;
+		return i == l && i > k + 5 ? l : 0;
+	}
+	if (pm_in_starts(s + k, l - k, " +")) { /* "(autoscaler +1m9s)", "+2h3m1s" */
+		for (i = k + 2; i < l && (pm_in_isdigit(s[i]) || strchr("hms", s[i])); i++)
+			;
+		return i == l && i > k + 2 && s[l - 1] == 's' ? l : 0;
+	}
+	return 0;
+}
+
+/* Ray's "(pid=123, ip=10.0.0.1)", "(RayTrainWorker pid=123, ip=...)", its own processes'
+ * "(raylet, ip=...)" (ray_component), vLLM's "(APIServer pid=1)", "(VllmWorker rank=1
+ * pid=7)" (a worker's number among its engine's, no task's: not read), and a stamp in
+ * parentheses.  The ip is never read as a node: nothing in the job's records maps an
+ * address to a node name. */
 static size_t paren_layer(struct peel *w, const char *s, size_t n)
 {
 	struct pm_in_stamp st;
@@ -913,6 +951,10 @@ static size_t paren_layer(struct peel *w, const char *s, size_t n)
 	}
 	for (i = 1; i < n && i < 128 && s[i] != ')' && s[i] != '('; i++)
 		;
+	if (i < n && s[i] == ')' && (k = ray_component(s + 1, i - 1))) {
+		w->seen |= W_RAY;
+		return i + 1 + sep(s + i + 1, n - i - 1);
+	}
 	if (i >= n || s[i] != ')' || !(pid = memmem(s + 1, i - 1, "pid=", 4)) ||
 	    (pid > s + 1 && pid[-1] != ' ' && pid[-1] != ','))
 		return 0;
@@ -920,6 +962,7 @@ static size_t paren_layer(struct peel *w, const char *s, size_t n)
 	if (!pm_in_ndigits(s + k, i - k))
 		return 0;
 	w->out->pid = (int)capped(s + k, pm_in_ndigits(s + k, i - k));
+	w->seen |= W_RAY;
 	return i + 1 + sep(s + i + 1, n - i - 1);
 }
 
@@ -1700,6 +1743,32 @@ static void peel_from(struct peel *w, const char *line, size_t *p, size_t head)
 	}
 }
 
+/* Ray's log deduplication ends the first line of a message repeated by other workers with
+ * " [repeated 7x across cluster]", the first such line with its note after it ("(Ray
+ * deduplicates logs by default. ...)"): where LINE[from, end) ends so, where the message
+ * ends; else END.  Only after Ray's worker prefix: a program's own text keeps its words. */
+static size_t ray_repeated(const char *line, size_t from, size_t end)
+{
+	static const char tag[] = " [repeated ", tail[] = "x across cluster]";
+	const char *s = line + from, *at = NULL, *q;
+	size_t n = end - from, i, d;
+
+	for (i = 0; i + sizeof(tag) - 1 <= n && (q = memmem(s + i, n - i, tag, sizeof(tag) - 1));
+	     i = (size_t)(q - s) + 1)
+		at = q;
+	if (!at)
+		return end;
+	i = (size_t)(at - s) + sizeof(tag) - 1;
+	d = pm_in_ndigits(s + i, n - i);
+	if (!d || !pm_in_starts(s + i + d, n - i - d, tail))
+		return end;
+	i += d + sizeof(tail) - 1;
+	i += blanks(s + i, n - i, 8);
+	if (i < n && !pm_in_starts(s + i, n - i, "(Ray deduplicates logs"))
+		return end;
+	return from + (size_t)(at - s);
+}
+
 void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_timectx *ctx,
 	     struct pm_peel *out)
 {
@@ -1732,6 +1801,8 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 	}
 	out->skip = p;
 	out->end = trim_end(line, p, w.lim ? w.lim : len);
+	if (w.seen & W_RAY)
+		out->end = trim_end(line, p, ray_repeated(line, p, out->end));
 	if (!out->node || out->node_weak) { /* slurmstepd names its node: stronger */
 		struct pm_prefix px = {.rank = -1};
 		stepd_node(line + p, out->end - p, &px);

@@ -203,6 +203,41 @@ START_TEST(peel_collectors)
 }
 END_TEST
 
+/* Ray's own processes' prefixes (no pid) and its log deduplication's suffix; the ip in a
+ * prefix is taken off, never read as a node. */
+START_TEST(peel_ray)
+{
+	static const struct want t[] = {
+		{"(raylet, ip=10.0.3.7) Segmentation fault", "Segmentation fault", -1, "", 0, 0},
+		{"(raylet) x", "x", -1, "", 0, 0},
+		{"(gcs_server) x", "x", -1, "", 0, 0},
+		{"(autoscaler +2m3s) x", "x", -1, "", 0, 0},
+		{"(RayWorkerWrapper pid=4121, ip=10.0.3.7) x [repeated 7x across cluster]", "x", -1,
+		 "", 0, 4121},
+		{"(pid=4121) x [repeated 12x across cluster] (Ray deduplicates logs by default. Set "
+		 "RAY_DEDUP_LOGS=0 to disable log deduplication.)",
+		 "x", -1, "", 0, 4121},
+		{"(VllmWorker rank=1 pid=4121) ERROR 11-30 03:11:58 [executor.py:527] x", "x", -1, "",
+		 T0311, 4121},
+	};
+	static const struct want nm[] = {
+		/* a Ray word that is no component, a tuple the program printed */
+		{"(raylets, ip=10.0.3.7) x", "(raylets, ip=10.0.3.7) x", -1, "", 0, 0},
+		{"(raylet, ip=gpu016 x) y", "(raylet, ip=gpu016 x) y", -1, "", 0, 0},
+		{"3: worker (pid=3) exited", "worker (pid=3) exited", 3, "", 0, 0},
+		/* the suffix stays the program's without Ray's prefix, and mid-line */
+		{"3: x [repeated 7x across cluster]", "x [repeated 7x across cluster]", 3, "", 0, 0},
+		{"(pid=4121) x [repeated 7x across cluster] and more",
+		 "x [repeated 7x across cluster] and more", -1, "", 0, 4121},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+	for (size_t i = 0; i < sizeof(nm) / sizeof(nm[0]); i++)
+		check_one(PM_FMT_APP, &nm[i]);
+}
+END_TEST
+
 START_TEST(peel_stacked)
 {
 	static const struct want t[] = {
@@ -1004,6 +1039,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_launchers);
 	tcase_add_test(tc, peel_stacked);
 	tcase_add_test(tc, peel_collectors);
+	tcase_add_test(tc, peel_ray);
 	tcase_add_test(tc, peel_terminal);
 	tcase_add_test(tc, peel_logger_name);
 	tcase_add_test(tc, peel_level_first);

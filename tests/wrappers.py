@@ -721,6 +721,9 @@ KNOWN = {
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
         'against quoted errors), and this source line ends with ":"',
+    ('squashed', 'read-ray-dedup-words-without-prefix-near-miss'):
+        'as for launch-data-file-missing-near-miss: squashed, the FileNotFoundError follows '
+        'the last frame\'s source line, which ends with ":"',
     ('squashed', 'launch-ompi-mtl-ofi-call-failed'):
         'Open MPI\'s help texts are read only from the start of their line (inside a line '
         'they are as often quoted back); squashed without wrappers, the help text is the '
