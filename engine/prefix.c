@@ -578,7 +578,7 @@ enum {
 	W_END = 32,    /* nothing more to peel */
 	W_LEVEL = 64,  /* a level or a logger's field: the program's own words are near */
 	W_REC = 128,   /* a structured record: its message's own wrappers may follow */
-	W_RAY = 256,   /* Ray's worker prefix: its "[repeated Nx across cluster]" may end the line */
+	W_RAY = 256, /* Ray's worker prefix: its "[repeated Nx across cluster]" may end the line */
 };
 
 struct peel {
@@ -904,8 +904,8 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
  * job's records do not map to a node): it is only taken off. */
 static size_t ray_component(const char *s, size_t l)
 {
-	static const char *const names[] = {"raylet",	 "gcs_server",	    "autoscaler",
-					    "monitor",	 "dashboard_agent", "dashboard",
+	static const char *const names[] = {"raylet",	   "gcs_server",       "autoscaler",
+					    "monitor",	   "dashboard_agent",  "dashboard",
 					    "log_monitor", "runtime_env_agent"};
 	size_t k, i;
 
@@ -1311,17 +1311,37 @@ static const struct {
 	const char *key;
 	enum field f;
 } fields[] = {
-	{"message", F_MSG},	 {"msg", F_MSG},	 {"log", F_MSG},
-	{"text", F_MSG},	 {"exc_info", F_EXC},	 {"exception", F_EXC},
-	{"exc_text", F_EXC},	 {"stack_trace", F_EXC}, {"traceback", F_EXC},
-	{"py_callstack", F_EXC}, {"error", F_EXC},	 {"err", F_EXC},
-	{"time", F_TIME},	 {"timestamp", F_TIME},	 {"@timestamp", F_TIME},
-	{"ts", F_TIME},		 {"asctime", F_TIME},	 {"host", F_HOST},
-	{"hostname", F_HOST},	 {"node", F_HOST},	 {"rank", F_RANK},
-	{"global_rank", F_RANK}, {"pid", F_PID},	 {"level", F_LEVEL},
-	{"lvl", F_LEVEL},	 {"levelname", F_LEVEL}, {"severity", F_LEVEL},
-	{"stream", F_LEVEL},	 {"__realtime_timestamp", F_TIME},
-	{"_hostname", F_HOST},	 {"_pid", F_PID},
+	{"message", F_MSG},
+	{"msg", F_MSG},
+	{"log", F_MSG},
+	{"text", F_MSG},
+	{"exc_info", F_EXC},
+	{"exception", F_EXC},
+	{"exc_text", F_EXC},
+	{"stack_trace", F_EXC},
+	{"traceback", F_EXC},
+	{"py_callstack", F_EXC},
+	{"error", F_EXC},
+	{"err", F_EXC},
+	{"time", F_TIME},
+	{"timestamp", F_TIME},
+	{"@timestamp", F_TIME},
+	{"ts", F_TIME},
+	{"asctime", F_TIME},
+	{"host", F_HOST},
+	{"hostname", F_HOST},
+	{"node", F_HOST},
+	{"rank", F_RANK},
+	{"global_rank", F_RANK},
+	{"pid", F_PID},
+	{"level", F_LEVEL},
+	{"lvl", F_LEVEL},
+	{"levelname", F_LEVEL},
+	{"severity", F_LEVEL},
+	{"stream", F_LEVEL},
+	{"__realtime_timestamp", F_TIME},
+	{"_hostname", F_HOST},
+	{"_pid", F_PID},
 };
 
 bool pm_level_quiet(const char *s, size_t n)

@@ -160,10 +160,11 @@ START_TEST(peel_collectors)
 		 T0311, 0},
 		{"2026-11-30T03:11:58Z stdout F [2026-11-30 03:11:58] 3: [rank3]: x", "x", 3, "",
 		 T0311, 0},
-		{"2026-11-30T03:11:58+0000 gpu016 slurm-job[4121]: 3: [rank3]: x", "x", 3, "~gpu016",
-		 T0311, 4121},
+		{"2026-11-30T03:11:58+0000 gpu016 slurm-job[4121]: 3: [rank3]: x", "x", 3,
+		 "~gpu016", T0311, 4121},
 		/* a host's or a pod's name before the runtime's stamp (pdsh, kubectl --prefix) */
-		{"gpu016: 2026-11-30T03:11:58Z stderr F 3: [rank3]: x", "x", 3, "~gpu016", T0311, 0},
+		{"gpu016: 2026-11-30T03:11:58Z stderr F 3: [rank3]: x", "x", 3, "~gpu016", T0311,
+		 0},
 		{"[pod/train-0/main] 2026-11-30T03:11:58Z stderr F 3: x", "x", 3, "", T0311, 0},
 		{"Mon Nov 30 03:11:58 2026[1,3]<stderr>:RuntimeError: x", "RuntimeError: x", 3, "",
 		 T0311, 0},
@@ -187,8 +188,8 @@ START_TEST(peel_collectors)
 		{"2026-11-30T03:11:58Z gpu016 trainer: x", "gpu016 trainer: x", -1, "", T0311, 0},
 		/* ctime not glued to an Open MPI tag */
 		{"Mon Nov 30 03:11:58 2026 x", "Mon Nov 30 03:11:58 2026 x", -1, "", 0, 0},
-		{"Mon Nov 30 03:11:58 2026[ERROR] x", "Mon Nov 30 03:11:58 2026[ERROR] x", -1, "", 0,
-		 0},
+		{"Mon Nov 30 03:11:58 2026[ERROR] x", "Mon Nov 30 03:11:58 2026[ERROR] x", -1, "",
+		 0, 0},
 		/* braces the program printed: no label set */
 		{"2026-11-30T03:11:58Z {job=slurm} x", "{job=slurm} x", -1, "", T0311, 0},
 		/* a journal record needs its time: a message and a host alone are data */
@@ -217,8 +218,8 @@ START_TEST(peel_ray)
 		{"(pid=4121) x [repeated 12x across cluster] (Ray deduplicates logs by default. Set "
 		 "RAY_DEDUP_LOGS=0 to disable log deduplication.)",
 		 "x", -1, "", 0, 4121},
-		{"(VllmWorker rank=1 pid=4121) ERROR 11-30 03:11:58 [executor.py:527] x", "x", -1, "",
-		 T0311, 4121},
+		{"(VllmWorker rank=1 pid=4121) ERROR 11-30 03:11:58 [executor.py:527] x", "x", -1,
+		 "", T0311, 4121},
 	};
 	static const struct want nm[] = {
 		/* a Ray word that is no component, a tuple the program printed */
@@ -226,7 +227,8 @@ START_TEST(peel_ray)
 		{"(raylet, ip=gpu016 x) y", "(raylet, ip=gpu016 x) y", -1, "", 0, 0},
 		{"3: worker (pid=3) exited", "worker (pid=3) exited", 3, "", 0, 0},
 		/* the suffix stays the program's without Ray's prefix, and mid-line */
-		{"3: x [repeated 7x across cluster]", "x [repeated 7x across cluster]", 3, "", 0, 0},
+		{"3: x [repeated 7x across cluster]", "x [repeated 7x across cluster]", 3, "", 0,
+		 0},
 		{"(pid=4121) x [repeated 7x across cluster] and more",
 		 "x [repeated 7x across cluster] and more", -1, "", 0, 4121},
 	};
