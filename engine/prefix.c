@@ -579,6 +579,7 @@ enum {
 	W_LEVEL = 64,  /* a level or a logger's field: the program's own words are near */
 	W_REC = 128,   /* a structured record: its message's own wrappers may follow */
 	W_RAY = 256, /* Ray's worker prefix: its "[repeated Nx across cluster]" may end the line */
+	W_SHIPPED = 512, /* a shipper's stamp and tag: the JSON object after them is its record */
 };
 
 struct peel {
@@ -1021,13 +1022,22 @@ static size_t label_set(const char *s, size_t p, size_t n)
  * node's /var/log/pods holds and Loki, Fluent Bit or Vector ship) stream and tag,
  * "2026-12-01T03:11:58.002Z stderr F " (F a full line, P a part of one); journalctl -o
  * short-iso's "host tag[pid]: " (its pid required: "2026-... word: " is a message as
- * often); Loki's label set (label_set).  The bytes through them, 0 when none follows.  A
+ * often); Loki's label set (label_set); fluentd's file output, "stamp\ttag\t{...}", its record
+ * then read though it has no time or level of its own (W_SHIPPED).  The bytes through them, 0 when none follows.  A
  * program's own stamp after its label ("3: 2026-... stderr F") is followed by its words.
  */
 static size_t collector_fields(struct peel *w, const char *s, size_t k, size_t n)
 {
 	size_t p;
 
+	if (k < n && s[k] == '\t') { /* fluentd's file output: "stamp\ttag\t{record}" */
+		for (p = k + 1; p < n && p < k + 129 && (host_char(s[p]) || s[p] == '*'); p++)
+			;
+		if (p == k + 1 || p + 1 >= n || s[p] != '\t' || s[p + 1] != '{')
+			return 0;
+		w->seen |= W_SHIPPED;
+		return p + 1;
+	}
 	if (k >= n || s[k] != ' ')
 		return 0;
 	p = k + 1;
@@ -1339,6 +1349,7 @@ static const struct {
 	{"levelname", F_LEVEL},
 	{"severity", F_LEVEL},
 	{"stream", F_LEVEL},
+	{"date", F_TIME}, /* Fluent Bit's json_date_key */
 	{"__realtime_timestamp", F_TIME},
 	{"_hostname", F_HOST},
 	{"_pid", F_PID},
@@ -1670,7 +1681,7 @@ static size_t record_layer(struct peel *w, const char *s, size_t n)
 				   s[0] == '"' ? member_rec(s, full, &r) :
 						 logfmt_rec(s, full, &r)))
 		return 0;
-	if (r.msg_key < 0 || !r.framed)
+	if (r.msg_key < 0 || (!r.framed && !(w->seen & W_SHIPPED)))
 		return 0;
 	while (r.msg_quoted && escaped_break(s + r.msg, r.msg_end - r.msg))
 		r.msg_end -= 2;
@@ -1709,11 +1720,18 @@ static size_t quote_layer(struct peel *w, const char *s, size_t n)
 	return k && (s[k - 1] == ' ' || s[k - 1] == '\t') ? k : 0;
 }
 
+/* journalctl -o export's and -o verbose's (indented) "MESSAGE=" before a message's text: the
+ * first layer only, upper case; its other fields are lines of their own. */
+static size_t journal_field_layer(struct peel *w, const char *s, size_t n)
+{
+	return !w->out->layers && pm_in_starts(s, n, "MESSAGE=") ? 8 : 0;
+}
+
 /* The wrapper families, tried in this order at each layer; the first that recognises its
  * wrapper at S takes it.  A new family is one function and one entry here. */
 static layer_fn *const families[] = {
 	rank_layer,  nccl_layer, bracket_layer, paren_layer,  frame_layer, stamp_layer,
-	level_layer, name_layer, grep_layer,	record_layer, quote_layer,
+	level_layer, name_layer, grep_layer,	record_layer, quote_layer, journal_field_layer,
 };
 
 /* One layer at S: its bytes, 0 when none. */

@@ -175,6 +175,15 @@ START_TEST(peel_collectors)
 		{"{\"__REALTIME_TIMESTAMP\":\"1796008318002000\",\"_HOSTNAME\":\"gpu016\","
 		 "\"_PID\":\"4121\",\"MESSAGE\":\"3: [rank3]: x\"}",
 		 "x", 3, "~gpu016", T0311 + 0.002, 4121},
+		/* fluentd's file output: stamp, tag, the record (no time of its own) */
+		{"2026-11-30T03:11:58+00:00\tslurm.job\t{\"log\":\"3: [rank3]: x\"}", "x", 3, "",
+		 T0311, 0},
+		/* Fluent Bit's date key */
+		{"{\"date\":\"2026-11-30T03:11:58Z\",\"log\":\"3: [rank3]: x\"}", "x", 3, "", T0311,
+		 0},
+		/* journalctl -o export and -o verbose */
+		{"MESSAGE=3: [rank3]: x", "x", 3, "", 0, 0},
+		{"    MESSAGE=3: [rank3]: x", "x", 3, "", 0, 0},
 	};
 	/* near misses: the program's own text */
 	static const struct want nm[] = {
@@ -195,6 +204,11 @@ START_TEST(peel_collectors)
 		/* a journal record needs its time: a message and a host alone are data */
 		{"{\"_HOSTNAME\":\"gpu016\",\"MESSAGE\":\"x\"}",
 		 "{\"_HOSTNAME\":\"gpu016\",\"MESSAGE\":\"x\"}", -1, "", 0, 0},
+		/* a stamp and a JSON object, no shipper's tag between them: no record */
+		{"2026-11-30T03:11:58Z {\"log\":\"x\"}", "{\"log\":\"x\"}", -1, "", T0311, 0},
+		/* another journal field; MESSAGE= after a wrapper is the program's */
+		{"MESSAGE_ID=8d45620c", "MESSAGE_ID=8d45620c", -1, "", 0, 0},
+		{"3: MESSAGE=x", "MESSAGE=x", 3, "", 0, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)

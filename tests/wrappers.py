@@ -633,11 +633,11 @@ def link_tree(src, dst):
 # pieces.  Their files are left as they are (their verdict must still hold).
 AS_COPIED = {'read-paste-terminal-wrapped-job-output', 'read-paste-terminal-wrapped-kernel-log',
              'place-abort-report-terminal-wrapped'}
-# Files a log collector wrapped already, its stamp and fields outermost (a container runtime's
-# CRI "stderr F "): a style's wrappers would go inside the collector's, after srun's label
-# the style cannot see there, and put a program's prefix before the runtime's.  Left as
-# they are, as AS_COPIED.
-COLLECTED = {'read-cri-runtime-four-layers'}
+# Files a log collector wrapped already, its stamp and fields outermost (a container
+# runtime's CRI "stderr F ", fluentd's "stamp\ttag\t{record}"): a style's wrappers would go
+# inside the collector's, after srun's label the style cannot see there, and put a
+# program's prefix before the runtime's.  Left as they are, as AS_COPIED.
+COLLECTED = {'read-cri-runtime-four-layers', 'read-fluentd-file-output-records'}
 
 
 def build(style, rules, fixdir, base, out):
