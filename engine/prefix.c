@@ -899,15 +899,16 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 }
 
 /* Ray's own processes' prefixes, which carry no pid: "(raylet)", "(raylet, ip=10.0.3.7)",
- * "(gcs_server)", "(autoscaler +1m9s)", "(monitor)", "(dashboard_agent, ip=...)": the name
- * first, then nothing, Ray's ", ip=ADDR" or the autoscaler's " +TIME"; the bytes between
- * the parentheses (L), 0 when none.  The ip names no node (a worker's address, which the
+ * "(gcs_server)", "(autoscaler +1m9s)", "(scheduler +8s)", "(monitor)", "(dashboard_agent,
+ * ip=...)": the name first, then nothing, Ray's ", ip=ADDR" or the autoscaler's and the
+ * scheduler's " +TIME" (the scheduler's always: "(scheduler)" alone is a program's word);
+ * the bytes between the parentheses (L), 0 when none.  The ip names no node (a worker's address, which the
  * job's records do not map to a node): it is only taken off. */
 static size_t ray_component(const char *s, size_t l)
 {
-	static const char *const names[] = {"raylet",	   "gcs_server",       "autoscaler",
-					    "monitor",	   "dashboard_agent",  "dashboard",
-					    "log_monitor", "runtime_env_agent"};
+	static const char *const names[] = {"raylet",	   "gcs_server",	"autoscaler",
+					    "monitor",	   "dashboard_agent",	"dashboard",
+					    "log_monitor", "runtime_env_agent", "scheduler"};
 	size_t k, i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -918,7 +919,7 @@ static size_t ray_component(const char *s, size_t l)
 	if (i == sizeof(names) / sizeof(names[0]))
 		return 0;
 	if (l == k)
-		return l;
+		return strcmp(names[i], "scheduler") ? l : 0;
 	if (pm_in_starts(s + k, l - k, ", ip=")) {
 		for (i = k + 5; i < l && (pm_in_isalnum(s[i]) || s[i] == '.' || s[i] == ':'); i++)
 			;

@@ -227,6 +227,8 @@ START_TEST(peel_ray)
 		{"(raylet) x", "x", -1, "", 0, 0},
 		{"(gcs_server) x", "x", -1, "", 0, 0},
 		{"(autoscaler +2m3s) x", "x", -1, "", 0, 0},
+		{"(scheduler +8s) Warning: The following resource request cannot be scheduled",
+		 "Warning: The following resource request cannot be scheduled", -1, "", 0, 0},
 		{"(RayWorkerWrapper pid=4121, ip=10.0.3.7) x [repeated 7x across cluster]", "x", -1,
 		 "", 0, 4121},
 		{"(pid=4121) x [repeated 12x across cluster] (Ray deduplicates logs by default. Set "
@@ -238,6 +240,8 @@ START_TEST(peel_ray)
 	static const struct want nm[] = {
 		/* a Ray word that is no component, a tuple the program printed */
 		{"(raylets, ip=10.0.3.7) x", "(raylets, ip=10.0.3.7) x", -1, "", 0, 0},
+		{"(scheduler) x", "(scheduler) x", -1, "", 0, 0},
+		{"(scheduler +8 s) x", "(scheduler +8 s) x", -1, "", 0, 0},
 		{"(raylet, ip=gpu016 x) y", "(raylet, ip=gpu016 x) y", -1, "", 0, 0},
 		{"3: worker (pid=3) exited", "worker (pid=3) exited", 3, "", 0, 0},
 		/* the suffix stays the program's without Ray's prefix, and mid-line */
