@@ -1045,7 +1045,7 @@ static size_t collector_fields(struct peel *w, const char *s, size_t k, size_t n
 	if ((pm_in_starts(s + p, n - p, "stdout ") || pm_in_starts(s + p, n - p, "stderr ")) &&
 	    p + 8 <= n && (s[p + 7] == 'F' || s[p + 7] == 'P') && (p + 8 == n || s[p + 8] == ' '))
 		return p + 8 + (p + 8 < n);
-	if (s[p] == '{')
+	if (p < n && s[p] == '{')
 		return label_set(s, p, n);
 	return host_tag(w, s, p, n, true);
 }

@@ -699,6 +699,16 @@ START_TEST(peel_hostile)
 		"{\"level\":\"ERROR\",\"msg\":\"a\\\"b\\u12\",\"exc_info\":\"x\\ny\\\\\"}",
 		"time=2026-11-30T03:11:58Z level=error msg=\"a \\\"b\\\" c\" rank=3 host=gpu017",
 		"ERROR 2026-11-30 03:11:58,404 trainer: x",
+		"2026-11-30T03:11:58.002Z stderr F 3: [rank3]: x",
+		"2026-11-30T03:11:58Z {job=\"a\", stream=\"stderr\"} 3: x",
+		"2026-11-30T03:11:58+0000 gpu016 slurm-job[4121]: 3: x",
+		"2026-11-30T03:11:58+00:00\tslurm.job\t{\"message\":\"3: x\"}",
+		"Mon Nov 30 03:11:58 2026[1,3]<stderr>:x",
+		"(raylet, ip=10.0.3.7) x",
+		"(autoscaler +2m3s) x",
+		"(pid=4121) x [repeated 12x across cluster] (Ray deduplicates logs by default.)",
+		"{\"__REALTIME_TIMESTAMP\":\"1796008318002000\",\"MESSAGE\":\"x\"}",
+		"    MESSAGE=3: x",
 	};
 	size_t big = 1 << 20;
 	struct pm_peel p;
