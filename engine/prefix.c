@@ -571,6 +571,8 @@ enum {
 	W_END = 32,    /* nothing more to peel */
 	W_LEVEL = 64,  /* a level or a logger's field: the program's own words are near */
 	W_REC = 128,   /* a structured record: its message's own wrappers may follow */
+	W_RAY = 256, /* Ray's worker prefix: its "[repeated Nx across cluster]" may end the line */
+	W_SHIPPED = 512, /* a shipper's stamp and tag: the JSON object after them is its record */
 };
 
 struct peel {
@@ -889,8 +891,46 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 	return k + sep(s + k, n - k);
 }
 
-/* Ray's "(pid=123, ip=10.0.0.1)", "(RayTrainWorker pid=123, ip=...)", vLLM's
- * "(APIServer pid=1)", and a stamp in parentheses. */
+/* Ray's own processes' prefixes, which carry no pid: "(raylet)", "(raylet, ip=10.0.3.7)",
+ * "(gcs_server)", "(autoscaler +1m9s)", "(scheduler +8s)", "(monitor)", "(dashboard_agent,
+ * ip=...)": the name first, then nothing, Ray's ", ip=ADDR" or the autoscaler's and the
+ * scheduler's " +TIME" (the scheduler's always: "(scheduler)" alone is a program's word);
+ * the bytes between the parentheses (L), 0 when none.  The ip names no node (a worker's address, which the
+ * job's records do not map to a node): it is only taken off. */
+static size_t ray_component(const char *s, size_t l)
+{
+	static const char *const names[] = {"raylet",	   "gcs_server",	"autoscaler",
+					    "monitor",	   "dashboard_agent",	"dashboard",
+					    "log_monitor", "runtime_env_agent", "scheduler"};
+	size_t k, i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		k = strlen(names[i]);
+		if (l >= k && !memcmp(s, names[i], k) && (l == k || s[k] == ',' || s[k] == ' '))
+			break;
+	}
+	if (i == sizeof(names) / sizeof(names[0]))
+		return 0;
+	if (l == k)
+		return strcmp(names[i], "scheduler") ? l : 0;
+	if (pm_in_starts(s + k, l - k, ", ip=")) {
+		for (i = k + 5; i < l && (pm_in_isalnum(s[i]) || s[i] == '.' || s[i] == ':'); i++)
+			;
+		return i == l && i > k + 5 ? l : 0;
+	}
+	if (pm_in_starts(s + k, l - k, " +")) { /* "(autoscaler +1m9s)", "+2h3m1s" */
+		for (i = k + 2; i < l && (pm_in_isdigit(s[i]) || strchr("hms", s[i])); i++)
+			;
+		return i == l && i > k + 2 && s[l - 1] == 's' ? l : 0;
+	}
+	return 0;
+}
+
+/* Ray's "(pid=123, ip=10.0.0.1)", "(RayTrainWorker pid=123, ip=...)", its own processes'
+ * "(raylet, ip=...)" (ray_component), vLLM's "(APIServer pid=1)", "(VllmWorker rank=1
+ * pid=7)" (a worker's number among its engine's, no task's: not read), and a stamp in
+ * parentheses.  The ip is never read as a node: nothing in the job's records maps an
+ * address to a node name. */
 static size_t paren_layer(struct peel *w, const char *s, size_t n)
 {
 	struct pm_in_stamp st;
@@ -906,6 +946,10 @@ static size_t paren_layer(struct peel *w, const char *s, size_t n)
 	}
 	for (i = 1; i < n && i < 128 && s[i] != ')' && s[i] != '('; i++)
 		;
+	if (i < n && s[i] == ')' && (k = ray_component(s + 1, i - 1))) {
+		w->seen |= W_RAY;
+		return i + 1 + sep(s + i + 1, n - i - 1);
+	}
 	if (i >= n || s[i] != ')' || !(pid = memmem(s + 1, i - 1, "pid=", 4)) ||
 	    (pid > s + 1 && pid[-1] != ' ' && pid[-1] != ','))
 		return 0;
@@ -913,7 +957,114 @@ static size_t paren_layer(struct peel *w, const char *s, size_t n)
 	if (!pm_in_ndigits(s + k, i - k))
 		return 0;
 	w->out->pid = (int)capped(s + k, pm_in_ndigits(s + k, i - k));
+	w->seen |= W_RAY;
 	return i + 1 + sep(s + i + 1, n - i - 1);
+}
+
+/* A process's "tag[pid]: " at S + I after a host, the syslog way: its end, 0 when none;
+ * the pid kept.  REQUIRE_PID: the tag alone ("prog: ") is not enough. */
+static size_t host_tag(struct peel *w, const char *s, size_t k, size_t n, bool require_pid)
+{
+	size_t h = name_len(s + k, n - k), i;
+
+	if (!h || k + h >= n || s[k + h] != ' ')
+		return 0;
+	i = k + h + 1;
+	while (i < n && i < k + h + 65 && (host_char(s[i]) || s[i] == '/' || s[i] == '@'))
+		i++;
+	if (i < n && s[i] == '[' && num_then(s + i + 1, n - i - 1, ']')) {
+		w->out->pid = (int)capped(s + i + 1, pm_in_ndigits(s + i + 1, n - i - 1));
+		i += 1 + num_then(s + i + 1, n - i - 1, ']');
+	} else if (require_pid) {
+		return 0;
+	}
+	if (i + 1 >= n || s[i] != ':' || s[i + 1] != ' ')
+		return 0;
+	weak_node(w, s + k, h);
+	return i + 2;
+}
+
+static size_t str_end(const char *s, size_t n);
+
+/* Loki's label set as logcli prints it before a line, `{job="slurm", stream="stderr"} `, at
+ * S + P: its end with the blank after it, 0 when none.  Its values are the shipper's
+ * (a host among them names the machine that shipped the file): none is read. */
+static size_t label_set(const char *s, size_t p, size_t n)
+{
+	size_t i = p + 1, k, e;
+
+	while (i < n) {
+		for (k = i; k < n && k < i + 64 && (pm_in_isalnum(s[k]) || s[k] == '_'); k++)
+			;
+		if (k == i || k + 1 >= n || s[k] != '=' || s[k + 1] != '"' ||
+		    !(e = str_end(s + k + 1, n - k - 1)))
+			return 0;
+		i = k + 1 + e + 1;
+		if (i + 1 < n && s[i] == '}' && s[i + 1] == ' ')
+			return i + 2;
+		if (i + 1 >= n || s[i] != ',')
+			return 0;
+		i += 1 + blanks(s + i + 1, n - i - 1, 1);
+	}
+	return 0;
+}
+
+/*
+ * What a log collector writes after its own stamp, the ISO stamp of K bytes at S before
+ * any stamp, level, label or rank of the job's (a host or a pod's name may come first:
+ * pdsh, kubectl --prefix): a container runtime's (CRI: containerd, CRI-O; what a Kubernetes
+ * node's /var/log/pods holds and Loki, Fluent Bit or Vector ship) stream and tag,
+ * "2026-12-01T03:11:58.002Z stderr F " (F a full line, P a part of one); journalctl -o
+ * short-iso's "host tag[pid]: " (its pid required: "2026-... word: " is a message as
+ * often); Loki's label set (label_set); fluentd's file output, "stamp\ttag\t{...}", its record
+ * then read though it has no time or level of its own (W_SHIPPED).  The bytes through them, 0 when none follows.  A
+ * program's own stamp after its label ("3: 2026-... stderr F") is followed by its words.
+ */
+static size_t collector_fields(struct peel *w, const char *s, size_t k, size_t n)
+{
+	size_t p;
+
+	if (k < n && s[k] == '\t') { /* fluentd's file output: "stamp\ttag\t{record}" */
+		for (p = k + 1; p < n && p < k + 129 && (host_char(s[p]) || s[p] == '*'); p++)
+			;
+		if (p == k + 1 || p + 1 >= n || s[p] != '\t' || s[p + 1] != '{')
+			return 0;
+		w->seen |= W_SHIPPED;
+		return p + 1;
+	}
+	if (k >= n || s[k] != ' ')
+		return 0;
+	p = k + 1;
+	if ((pm_in_starts(s + p, n - p, "stdout ") || pm_in_starts(s + p, n - p, "stderr ")) &&
+	    p + 8 <= n && (s[p + 7] == 'F' || s[p + 7] == 'P') && (p + 8 == n || s[p + 8] == ' '))
+		return p + 8 + (p + 8 < n);
+	if (p < n && s[p] == '{')
+		return label_set(s, p, n);
+	return host_tag(w, s, p, n, true);
+}
+
+/* Open MPI's --timestamp-output: ctime's "Mon Nov 30 03:41:02 2026" glued to the tag that
+ * follows, "[1,5]<stderr>:" (--tag-output) or a stream alone: the stamp's 24 bytes when a
+ * tag follows, 0 else (rank_layer reads the tag). */
+static size_t ompi_stamp(struct peel *w, const char *s, size_t n)
+{
+	char b[26];
+	double t;
+	const char *gt;
+
+	if (n < 30 || s[24] != '[' || !pm_in_isalpha(s[0]))
+		return 0;
+	b[0] = '[';
+	memcpy(b + 1, s, 24);
+	b[25] = ']';
+	if (pm_in_dmesg_T(b, sizeof(b), &t) != sizeof(b))
+		return 0;
+	if (!(gt = memchr(s + 25, ']', n - 25 < 40 ? n - 25 : 40)) ||
+	    !stream_tag(gt + 1, n - (size_t)(gt + 1 - s)))
+		return 0;
+	stamp(w, t);
+	w->seen |= W_LOG;
+	return 24;
 }
 
 /* Stamps at the start of a field: ISO 8601 / RFC 3339, "09/04/2026 02:49:57",
@@ -924,10 +1075,13 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 	struct pm_in_stamp st;
 	double t;
 	bool has_t;
-	size_t k, h, i;
+	size_t k, h;
+
+	unsigned seen = w->seen;
 
 	if (!pm_in_isdigit(s[0]) && !(s[0] >= 'A' && s[0] <= 'Z'))
 		return 0;
+	st.len = 0;
 	if (pm_in_isdigit(s[0])) {
 		if ((k = pm_in_iso(s, n, &st)))
 			stamp(w, st.t);
@@ -947,8 +1101,15 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 		if (!k || (k < n && !blank(s[k]) && s[k] != ':' && s[k] != ']'))
 			return 0;
 		w->seen |= W_LOG;
+		/* a collector's stamp, before every stamp, level, label and rank of the job's:
+		 * its own fields may follow (collector_fields) */
+		if (!(seen & (W_LOG | W_LABEL | W_RANK | W_DEFAULT | W_REC)) && st.len == k &&
+		    (h = collector_fields(w, s, k, n)))
+			return h;
 		return stamp_end(w, s, k, n);
 	}
+	if ((k = ompi_stamp(w, s, n)))
+		return k;
 	if ((k = glog_layer(w, s, n)))
 		return k;
 	if (!(k = pm_in_syslog(s, n, year(w), &t)) || k >= n)
@@ -958,20 +1119,7 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 	w->seen |= W_LOG;
 	k++;
 	/* the host and the program's tag, "prog:" or "prog[pid]:" */
-	h = name_len(s + k, n - k);
-	if (!h || k + h >= n || s[k + h] != ' ')
-		return k;
-	i = k + h + 1;
-	while (i < n && i < k + h + 65 && (host_char(s[i]) || s[i] == '/' || s[i] == '@'))
-		i++;
-	if (i < n && s[i] == '[' && num_then(s + i + 1, n - i - 1, ']')) {
-		w->out->pid = (int)capped(s + i + 1, pm_in_ndigits(s + i + 1, n - i - 1));
-		i += 1 + num_then(s + i + 1, n - i - 1, ']');
-	}
-	if (i + 1 >= n || s[i] != ':' || s[i + 1] != ' ')
-		return k;
-	weak_node(w, s + k, h);
-	return i + 2;
+	return (h = host_tag(w, s, k, n, false)) ? h : k;
 }
 
 /*
@@ -1167,16 +1315,38 @@ static const struct {
 	const char *key;
 	enum field f;
 } fields[] = {
-	{"message", F_MSG},	 {"msg", F_MSG},	 {"log", F_MSG},
-	{"text", F_MSG},	 {"exc_info", F_EXC},	 {"exception", F_EXC},
-	{"exc_text", F_EXC},	 {"stack_trace", F_EXC}, {"traceback", F_EXC},
-	{"py_callstack", F_EXC}, {"error", F_EXC},	 {"err", F_EXC},
-	{"time", F_TIME},	 {"timestamp", F_TIME},	 {"@timestamp", F_TIME},
-	{"ts", F_TIME},		 {"asctime", F_TIME},	 {"host", F_HOST},
-	{"hostname", F_HOST},	 {"node", F_HOST},	 {"rank", F_RANK},
-	{"global_rank", F_RANK}, {"pid", F_PID},	 {"level", F_LEVEL},
-	{"lvl", F_LEVEL},	 {"levelname", F_LEVEL}, {"severity", F_LEVEL},
+	{"message", F_MSG},
+	{"msg", F_MSG},
+	{"log", F_MSG},
+	{"text", F_MSG},
+	{"exc_info", F_EXC},
+	{"exception", F_EXC},
+	{"exc_text", F_EXC},
+	{"stack_trace", F_EXC},
+	{"traceback", F_EXC},
+	{"py_callstack", F_EXC},
+	{"error", F_EXC},
+	{"err", F_EXC},
+	{"time", F_TIME},
+	{"timestamp", F_TIME},
+	{"@timestamp", F_TIME},
+	{"ts", F_TIME},
+	{"asctime", F_TIME},
+	{"host", F_HOST},
+	{"hostname", F_HOST},
+	{"node", F_HOST},
+	{"rank", F_RANK},
+	{"global_rank", F_RANK},
+	{"pid", F_PID},
+	{"level", F_LEVEL},
+	{"lvl", F_LEVEL},
+	{"levelname", F_LEVEL},
+	{"severity", F_LEVEL},
 	{"stream", F_LEVEL},
+	{"date", F_TIME}, /* Fluent Bit's json_date_key */
+	{"__realtime_timestamp", F_TIME},
+	{"_hostname", F_HOST},
+	{"_pid", F_PID},
 };
 
 bool pm_level_quiet(const char *s, size_t n)
@@ -1223,18 +1393,19 @@ static size_t str_end(const char *s, size_t n)
 }
 
 /* Epoch seconds written as a number ("ts": 1796008318.25, zap's and others'), or in
- * milliseconds: false for anything else. */
+ * milliseconds, or in microseconds (journalctl -o json's __REALTIME_TIMESTAMP, a quoted
+ * string that rec_field reads for that key alone): false for anything else. */
 static bool epoch(const char *s, size_t n, double *t)
 {
 	size_t d = 0;
 	double v;
 
-	while (d < n && d < 14 && pm_in_isdigit(s[d]))
+	while (d < n && d < 17 && pm_in_isdigit(s[d]))
 		d++;
 
-	if (!pm_in_num(s, n, &v) || (d != 10 && d != 13))
+	if (!pm_in_num(s, n, &v) || (d != 10 && d != 13 && d != 16))
 		return false;
-	*t = d == 13 ? v / 1000 : v;
+	*t = d == 16 ? v / 1e6 : d == 13 ? v / 1000 : v;
 	return true;
 }
 
@@ -1276,8 +1447,8 @@ static void rec_field(struct rec *r, const char *base, const char *key, size_t k
 		if ((k = pm_in_iso(v, vl, &st)) && k == vl) {
 			r->t = st.t;
 			r->has_t = true;
-		} else if (!quoted && epoch(v, vl, &r->t)) {
-			r->has_t = true;
+		} else if ((!quoted || key[0] == '_') && epoch(v, vl, &r->t)) {
+			r->has_t = true; /* journalctl -o json: microseconds, quoted */
 		}
 		break;
 	case F_HOST:
@@ -1504,7 +1675,7 @@ static size_t record_layer(struct peel *w, const char *s, size_t n)
 				   s[0] == '"' ? member_rec(s, full, &r) :
 						 logfmt_rec(s, full, &r)))
 		return 0;
-	if (r.msg_key < 0 || !r.framed)
+	if (r.msg_key < 0 || (!r.framed && !(w->seen & W_SHIPPED)))
 		return 0;
 	while (r.msg_quoted && escaped_break(s + r.msg, r.msg_end - r.msg))
 		r.msg_end -= 2;
@@ -1543,11 +1714,18 @@ static size_t quote_layer(struct peel *w, const char *s, size_t n)
 	return k && (s[k - 1] == ' ' || s[k - 1] == '\t') ? k : 0;
 }
 
+/* journalctl -o export's and -o verbose's (indented) "MESSAGE=" before a message's text: the
+ * first layer only, upper case; its other fields are lines of their own. */
+static size_t journal_field_layer(struct peel *w, const char *s, size_t n)
+{
+	return !w->out->layers && pm_in_starts(s, n, "MESSAGE=") ? 8 : 0;
+}
+
 /* The wrapper families, tried in this order at each layer; the first that recognises its
  * wrapper at S takes it.  A new family is one function and one entry here. */
 static layer_fn *const families[] = {
 	rank_layer,  nccl_layer, bracket_layer, paren_layer,  frame_layer, stamp_layer,
-	level_layer, name_layer, grep_layer,	record_layer, quote_layer,
+	level_layer, name_layer, grep_layer,	record_layer, quote_layer, journal_field_layer,
 };
 
 /* One layer at S: its bytes, 0 when none. */
@@ -1597,6 +1775,32 @@ static void peel_from(struct peel *w, const char *line, size_t *p, size_t head)
 	}
 }
 
+/* Ray's log deduplication ends the first line of a message repeated by other workers with
+ * " [repeated 7x across cluster]", the first such line with its note after it ("(Ray
+ * deduplicates logs by default. ...)"): where LINE[from, end) ends so, where the message
+ * ends; else END.  Only after Ray's worker prefix: a program's own text keeps its words. */
+static size_t ray_repeated(const char *line, size_t from, size_t end)
+{
+	static const char tag[] = " [repeated ", tail[] = "x across cluster]";
+	const char *s = line + from, *at = NULL, *q;
+	size_t n = end - from, i, d;
+
+	for (i = 0; i + sizeof(tag) - 1 <= n && (q = memmem(s + i, n - i, tag, sizeof(tag) - 1));
+	     i = (size_t)(q - s) + 1)
+		at = q;
+	if (!at)
+		return end;
+	i = (size_t)(at - s) + sizeof(tag) - 1;
+	d = pm_in_ndigits(s + i, n - i);
+	if (!d || !pm_in_starts(s + i + d, n - i - d, tail))
+		return end;
+	i += d + sizeof(tail) - 1;
+	i += blanks(s + i, n - i, 8);
+	if (i < n && !pm_in_starts(s + i, n - i, "(Ray deduplicates logs"))
+		return end;
+	return from + (size_t)(at - s);
+}
+
 void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_timectx *ctx,
 	     struct pm_peel *out)
 {
@@ -1629,6 +1833,8 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 	}
 	out->skip = p;
 	out->end = trim_end(line, p, w.lim ? w.lim : len);
+	if (w.seen & W_RAY)
+		out->end = trim_end(line, p, ray_repeated(line, p, out->end));
 	if (!out->node || out->node_weak) { /* slurmstepd names its node: stronger */
 		struct pm_prefix px = {.rank = -1};
 		stepd_node(line + p, out->end - p, &px);

@@ -145,6 +145,119 @@ START_TEST(peel_launchers)
 }
 END_TEST
 
+/* What collectors put around a launcher's wrappers: a container runtime's CRI stream and
+ * tag after its stamp, journalctl -o short-iso's host and tag, Loki's label set,
+ * journalctl -o json, Open MPI's --timestamp-output glued to its tag; and the text that
+ * only looks like them. */
+START_TEST(peel_collectors)
+{
+	static const struct want t[] = {
+		/* four layers: the runtime's stamp and stream, srun's label, the rank tag */
+		{"2026-11-30T03:11:58.002Z stderr F 3: [rank3]: RuntimeError: x", "RuntimeError: x",
+		 3, "", T0311 + 0.002, 0},
+		{"2026-11-30T03:11:58.002Z stdout P 3: x", "x", 3, "", T0311 + 0.002, 0},
+		{"2026-11-30T03:11:58Z stderr F 2026-11-30 03:11:58,002 3: [rank3]: x", "x", 3, "",
+		 T0311, 0},
+		{"2026-11-30T03:11:58Z stdout F [2026-11-30 03:11:58] 3: [rank3]: x", "x", 3, "",
+		 T0311, 0},
+		{"2026-11-30T03:11:58+0000 gpu016 slurm-job[4121]: 3: [rank3]: x", "x", 3,
+		 "~gpu016", T0311, 4121},
+		/* a host's or a pod's name before the runtime's stamp (pdsh, kubectl --prefix) */
+		{"gpu016: 2026-11-30T03:11:58Z stderr F 3: [rank3]: x", "x", 3, "~gpu016", T0311,
+		 0},
+		{"[pod/train-0/main] 2026-11-30T03:11:58Z stderr F 3: x", "x", 3, "", T0311, 0},
+		{"Mon Nov 30 03:11:58 2026[1,3]<stderr>:RuntimeError: x", "RuntimeError: x", 3, "",
+		 T0311, 0},
+		/* logcli's label set: its host label names the shipper's machine, not read */
+		{"2026-11-30T03:11:58Z {host=\"gpu016\", stream=\"stderr\"} 3: [rank3]: x", "x", 3,
+		 "", T0311, 0},
+		/* journalctl -o json: the time in quoted microseconds, the journal's host and pid */
+		{"{\"__REALTIME_TIMESTAMP\":\"1796008318002000\",\"_HOSTNAME\":\"gpu016\","
+		 "\"_PID\":\"4121\",\"MESSAGE\":\"3: [rank3]: x\"}",
+		 "x", 3, "~gpu016", T0311 + 0.002, 4121},
+		/* fluentd's file output: stamp, tag, the record (no time of its own) */
+		{"2026-11-30T03:11:58+00:00\tslurm.job\t{\"log\":\"3: [rank3]: x\"}", "x", 3, "",
+		 T0311, 0},
+		/* Fluent Bit's date key */
+		{"{\"date\":\"2026-11-30T03:11:58Z\",\"log\":\"3: [rank3]: x\"}", "x", 3, "", T0311,
+		 0},
+		/* journalctl -o export and -o verbose */
+		{"MESSAGE=3: [rank3]: x", "x", 3, "", 0, 0},
+		{"    MESSAGE=3: [rank3]: x", "x", 3, "", 0, 0},
+	};
+	/* near misses: the program's own text */
+	static const struct want nm[] = {
+		/* a stamp the program printed, then its words: no runtime stream follows */
+		{"2026-11-30T03:11:58Z stdout Flushed 3 files", "stdout Flushed 3 files", -1, "",
+		 T0311, 0},
+		/* not outermost: a runtime's fields follow no program's stamp */
+		{"3: 2026-11-30T03:11:58Z stderr F x", "stderr F x", 3, "", T0311, 0},
+		{"ERROR 2026-11-30T03:11:58Z stderr F x", "stderr F x", -1, "", T0311, 0},
+		/* "word: " after a stamp is a message, not a journal's host and tag */
+		{"2026-11-30T03:11:58Z gpu016 trainer: x", "gpu016 trainer: x", -1, "", T0311, 0},
+		/* ctime not glued to an Open MPI tag */
+		{"Mon Nov 30 03:11:58 2026 x", "Mon Nov 30 03:11:58 2026 x", -1, "", 0, 0},
+		{"Mon Nov 30 03:11:58 2026[ERROR] x", "Mon Nov 30 03:11:58 2026[ERROR] x", -1, "",
+		 0, 0},
+		/* braces the program printed: no label set */
+		{"2026-11-30T03:11:58Z {job=slurm} x", "{job=slurm} x", -1, "", T0311, 0},
+		/* a journal record needs its time: a message and a host alone are data */
+		{"{\"_HOSTNAME\":\"gpu016\",\"MESSAGE\":\"x\"}",
+		 "{\"_HOSTNAME\":\"gpu016\",\"MESSAGE\":\"x\"}", -1, "", 0, 0},
+		/* a stamp and a JSON object, no shipper's tag between them: no record */
+		{"2026-11-30T03:11:58Z {\"log\":\"x\"}", "{\"log\":\"x\"}", -1, "", T0311, 0},
+		/* another journal field; MESSAGE= after a wrapper is the program's */
+		{"MESSAGE_ID=8d45620c", "MESSAGE_ID=8d45620c", -1, "", 0, 0},
+		{"3: MESSAGE=x", "MESSAGE=x", 3, "", 0, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+	for (size_t i = 0; i < sizeof(nm) / sizeof(nm[0]); i++)
+		check_one(PM_FMT_APP, &nm[i]);
+}
+END_TEST
+
+/* Ray's own processes' prefixes (no pid) and its log deduplication's suffix; the ip in a
+ * prefix is taken off, never read as a node. */
+START_TEST(peel_ray)
+{
+	static const struct want t[] = {
+		{"(raylet, ip=10.0.3.7) Segmentation fault", "Segmentation fault", -1, "", 0, 0},
+		{"(raylet) x", "x", -1, "", 0, 0},
+		{"(gcs_server) x", "x", -1, "", 0, 0},
+		{"(autoscaler +2m3s) x", "x", -1, "", 0, 0},
+		{"(scheduler +8s) Warning: The following resource request cannot be scheduled",
+		 "Warning: The following resource request cannot be scheduled", -1, "", 0, 0},
+		{"(RayWorkerWrapper pid=4121, ip=10.0.3.7) x [repeated 7x across cluster]", "x", -1,
+		 "", 0, 4121},
+		{"(pid=4121) x [repeated 12x across cluster] (Ray deduplicates logs by default. Set "
+		 "RAY_DEDUP_LOGS=0 to disable log deduplication.)",
+		 "x", -1, "", 0, 4121},
+		{"(VllmWorker rank=1 pid=4121) ERROR 11-30 03:11:58 [executor.py:527] x", "x", -1,
+		 "", T0311, 4121},
+	};
+	static const struct want nm[] = {
+		/* a Ray word that is no component, a tuple the program printed */
+		{"(raylets, ip=10.0.3.7) x", "(raylets, ip=10.0.3.7) x", -1, "", 0, 0},
+		{"(scheduler) x", "(scheduler) x", -1, "", 0, 0},
+		{"(scheduler +8 s) x", "(scheduler +8 s) x", -1, "", 0, 0},
+		{"(raylet, ip=gpu016 x) y", "(raylet, ip=gpu016 x) y", -1, "", 0, 0},
+		{"3: worker (pid=3) exited", "worker (pid=3) exited", 3, "", 0, 0},
+		/* the suffix stays the program's without Ray's prefix, and mid-line */
+		{"3: x [repeated 7x across cluster]", "x [repeated 7x across cluster]", 3, "", 0,
+		 0},
+		{"(pid=4121) x [repeated 7x across cluster] and more",
+		 "x [repeated 7x across cluster] and more", -1, "", 0, 4121},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		check_one(PM_FMT_APP, &t[i]);
+	for (size_t i = 0; i < sizeof(nm) / sizeof(nm[0]); i++)
+		check_one(PM_FMT_APP, &nm[i]);
+}
+END_TEST
+
 START_TEST(peel_stacked)
 {
 	static const struct want t[] = {
@@ -586,6 +699,16 @@ START_TEST(peel_hostile)
 		"{\"level\":\"ERROR\",\"msg\":\"a\\\"b\\u12\",\"exc_info\":\"x\\ny\\\\\"}",
 		"time=2026-11-30T03:11:58Z level=error msg=\"a \\\"b\\\" c\" rank=3 host=gpu017",
 		"ERROR 2026-11-30 03:11:58,404 trainer: x",
+		"2026-11-30T03:11:58.002Z stderr F 3: [rank3]: x",
+		"2026-11-30T03:11:58Z {job=\"a\", stream=\"stderr\"} 3: x",
+		"2026-11-30T03:11:58+0000 gpu016 slurm-job[4121]: 3: x",
+		"2026-11-30T03:11:58+00:00\tslurm.job\t{\"message\":\"3: x\"}",
+		"Mon Nov 30 03:11:58 2026[1,3]<stderr>:x",
+		"(raylet, ip=10.0.3.7) x",
+		"(autoscaler +2m3s) x",
+		"(pid=4121) x [repeated 12x across cluster] (Ray deduplicates logs by default.)",
+		"{\"__REALTIME_TIMESTAMP\":\"1796008318002000\",\"MESSAGE\":\"x\"}",
+		"    MESSAGE=3: x",
 	};
 	size_t big = 1 << 20;
 	struct pm_peel p;
@@ -945,6 +1068,8 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_frameworks);
 	tcase_add_test(tc, peel_launchers);
 	tcase_add_test(tc, peel_stacked);
+	tcase_add_test(tc, peel_collectors);
+	tcase_add_test(tc, peel_ray);
 	tcase_add_test(tc, peel_terminal);
 	tcase_add_test(tc, peel_logger_name);
 	tcase_add_test(tc, peel_level_first);

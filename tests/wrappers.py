@@ -633,6 +633,11 @@ def link_tree(src, dst):
 # pieces.  Their files are left as they are (their verdict must still hold).
 AS_COPIED = {'read-paste-terminal-wrapped-job-output', 'read-paste-terminal-wrapped-kernel-log',
              'place-abort-report-terminal-wrapped'}
+# Files a log collector wrapped already, its stamp and fields outermost (a container
+# runtime's CRI "stderr F ", fluentd's "stamp\ttag\t{record}"): a style's wrappers would go
+# inside the collector's, after srun's label the style cannot see there, and put a
+# program's prefix before the runtime's.  Left as they are, as AS_COPIED.
+COLLECTED = {'read-cri-runtime-four-layers', 'read-fluentd-file-output-records'}
 
 
 def build(style, rules, fixdir, base, out):
@@ -648,7 +653,7 @@ def build(style, rules, fixdir, base, out):
             json.dump(key, f)
         for rel, (kind, node) in files.items():
             path = os.path.join(dst, rel)
-            if name in AS_COPIED:
+            if name in AS_COPIED or name in COLLECTED:
                 continue
             if kind not in ('app_log', 'kernel_log') or not os.path.isfile(path):
                 continue
@@ -716,6 +721,9 @@ KNOWN = {
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
         'against quoted errors), and this source line ends with ":"',
+    ('squashed', 'read-ray-dedup-words-without-prefix-near-miss'):
+        'as for launch-data-file-missing-near-miss: squashed, the FileNotFoundError follows '
+        'the last frame\'s source line, which ends with ":"',
     ('squashed', 'launch-ompi-mtl-ofi-call-failed'):
         'Open MPI\'s help texts are read only from the start of their line (inside a line '
         'they are as often quoted back); squashed without wrappers, the help text is the '
