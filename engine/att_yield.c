@@ -13,7 +13,9 @@
  *     wrapper (a rule with `chain: true` reads those lines).  A CUDA OOM and the
  *     AttributeError its handler then raised are one failure, told twice;
  *   - a generic head with `chain: true` whose reason is on the next lines (GROMACS' "Fatal
- *     error:" alone on its line), joined to the failure after it;
+ *     error:" alone on its line, the JVM's "Exception in thread", libstdc++'s "terminate
+ *     called after throwing"), joined to the failure after it: a specific origin there, or
+ *     a peer's failure this rank noticed (a cascade), says what the head was;
  *   - Python's "Exception ignored in: ..." before a traceback (a rule with `nonfatal: true`):
  *     a destructor's exception at shutdown did not end the program.
  * The generic reading is set aside (pm_att_phase_origins skips it, and it counts as no error
@@ -79,6 +81,30 @@ static size_t neighbour(const struct att *a, const struct line *l, size_t nl, co
 	return (size_t)-1;
 }
 
+/* Whether a generic line before a chain yields to SP, the specific reading of the failure
+ * line Q after it: a specific origin always; a cascade (a peer's failure this rank noticed)
+ * only where the generic line P is the chain's own head, whose reason is the next failure
+ * line, and only where Q is part of the same report: a line with no time of its own (the
+ * "Caused by:" under the JVM's head, libstdc++'s "what():"), or one stamped within a second
+ * of a stamped head (a collector's time on every line).  A logger's stamped record after an
+ * unstamped head is a later event of its own (a shutdown's closed socket after the program's
+ * own exception).  Not a teardown: srun's "task 0: Exited with exit code 1" and Slurm's step
+ * teardown are teardowns, and are the next failure line after every head whose cause no rule
+ * reads; nor a cascade after a context chain line (a peer's error raised while a KeyError was
+ * handled leaves the KeyError the failure). */
+static bool gives_way(const struct pm_rule *sp, bool head, const struct pm_obs *p,
+		      const struct pm_obs *q)
+{
+	if (!sp)
+		return false;
+	if (sp->role == PM_ROLE_ORIGIN)
+		return true;
+	if (!head || sp->role != PM_ROLE_CASCADE)
+		return false;
+	return !q->has_time || (p->has_time && q->event_time >= p->event_time &&
+				q->event_time - p->event_time <= 1.0);
+}
+
 static void yield_line(struct att *a, const struct line *ln, const size_t *ix,
 		       const struct pm_rule *sp, enum yield_kind kind)
 {
@@ -108,7 +134,7 @@ int pm_att_yield(struct att *a)
 	a->yielded = calloc(n, sizeof(*a->yielded));
 	ix = malloc(n * sizeof(*ix));
 	l = calloc(n, sizeof(*l));
-	pq = malloc(2 * n * sizeof(*pq));
+	pq = malloc(3 * n * sizeof(*pq));
 	if (!a->yielded || !ix || !l || !pq) {
 		free(ix);
 		free(l);
@@ -144,8 +170,13 @@ int pm_att_yield(struct att *a)
 	 * failure, or its consequence).  A generic exception before it yields only to a
 	 * specific origin after it (TorchScript's wrapper over the OOM it reports): an
 	 * exception raised while handling a KeyError, a peer's collective error say, does not
-	 * make the KeyError a consequence.  Forward in file order, then backward, so that a
-	 * chain of three passes what it knows along.
+	 * make the KeyError a consequence.  A generic head of its own chain (the JVM's
+	 * "Exception in thread "main" X", libstdc++'s "terminate called after throwing ...")
+	 * names no reason of its own: its cause is the next failure line, and a peer's failure
+	 * read there (a cascade: NCCL's remote error, a reset socket, a watchdog's timeout)
+	 * makes the head that rank's report of it, not the program's error (gives_way).
+	 * Forward in file order, then backward, so that a chain of three passes what it knows
+	 * along.
 	 */
 	for (size_t k = 0; k < nl; k++) {
 		size_t p, q;
@@ -157,19 +188,23 @@ int pm_att_yield(struct att *a)
 		p = l[k].gen || l[k].spec ? k : neighbour(a, l, nl, ix, k, -1);
 		if (p == (size_t)-1 || (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1)
 			continue;
-		pq[2 * np] = p;
-		pq[2 * np + 1] = q;
+		pq[3 * np] = p;
+		pq[3 * np + 1] = q;
+		pq[3 * np + 2] = p == k;
 		np++;
 	}
 	for (size_t m = 0; m < np; m++) {
-		struct line *p = &l[pq[2 * m]], *q = &l[pq[2 * m + 1]];
+		struct line *p = &l[pq[3 * m]], *q = &l[pq[3 * m + 1]];
 		if (!q->before)
 			q->before = p->spec ? p->spec : p->before;
 	}
 	for (size_t m = np; m-- > 0;) {
-		struct line *p = &l[pq[2 * m]], *q = &l[pq[2 * m + 1]];
+		struct line *p = &l[pq[3 * m]], *q = &l[pq[3 * m + 1]];
 		if (!p->after)
-			p->after = q->spec && q->spec->role == PM_ROLE_ORIGIN ? q->spec : q->after;
+			p->after = gives_way(q->spec, pq[3 * m + 2], &ev->obs[ix[p->s]],
+					     &ev->obs[ix[q->s]]) ?
+					   q->spec :
+					   q->after;
 	}
 	for (size_t k = 0; k < nl; k++)
 		if (l[k].gen && !l[k].spec && (l[k].before || l[k].after))

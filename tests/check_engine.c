@@ -721,7 +721,8 @@ END_TEST
 
 /* Exceptions joined by a chain line are one failure: a generic one after the chain line
  * yields to a specific reading before it, a generic one before it only to a specific origin
- * after it; without the chain line, two stay two. */
+ * after it (a generic head of its own chain to a cascade too); without the chain line, two
+ * stay two. */
 START_TEST(test_chain_joins_one_failure)
 {
 	static const char rules[] = "rules:\n" ANY_EXC_RULE "  - id: gpu-oom\n"
@@ -748,7 +749,15 @@ START_TEST(test_chain_joins_one_failure)
 				    "    chain: true\n"
 				    "    sources: [app_log]\n"
 				    "    pattern: '^Fatal error:$'\n"
-				    "    summary: 'fatal'\n";
+				    "    summary: 'fatal'\n"
+				    "  - id: task-exit\n"
+				    "    class: communication_unattributed\n"
+				    "    subclass: remote_error\n"
+				    "    role: teardown\n"
+				    "    strength: weak\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: 'srun: error: \\S+: task [0-9]+: Exited'\n"
+				    "    summary: 'task exit'\n";
 	char err[256];
 	struct pm_ruleset *rs = load(rules, err, sizeof(err));
 
@@ -780,6 +789,22 @@ START_TEST(test_chain_joins_one_failure)
 		    "attributed", "gpu_oom", NULL);
 	expect_case(rs, "c6", "step 1\nFatal error:\nno decomposition for 12 ranks\n", "attributed",
 		    "python_exception", NULL);
+	/* a head whose reason is a peer's failure this rank noticed (a cascade): the rank's
+	 * report of the peer's loss, not its own error; a teardown after a head with no reason
+	 * (srun's task line) is no reason, and the head stays the failure */
+	expect_case(rs, "c10", "step 1\nFatal error:\nsocket closed by peer 10.0.0.7\n",
+		    "!attributed", NULL, NULL);
+	expect_case(rs, "c11",
+		    "step 1\nFatal error:\nno decomposition for 12 ranks\nsrun: error: n1: task 0: "
+		    "Exited with exit code 1\n",
+		    "attributed", "python_exception", NULL);
+	/* a logger's stamped record after an unstamped head is a later event, not its reason */
+	expect_case(rs, "c13",
+		    "step 1\nFatal error:\n[2026-12-02 13:00:11] shutdown: socket closed by peer\n",
+		    "attributed", "python_exception", NULL);
+	expect_case(rs, "c12",
+		    "step 1\nFatal error:\nsrun: error: n1: task 0: Exited with exit code 1\n",
+		    "attributed", "python_exception", NULL);
 	/* no chain line: two tracebacks, two candidates, a tie */
 	expect_case(rs, "c9", "step 1\nRuntimeError: CUDA out of memory\nKeyError: 'k'\n",
 		    "ambiguous", NULL, NULL);
