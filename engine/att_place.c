@@ -1108,6 +1108,31 @@ int pm_att_phase_place(struct att *a)
 	return 0;
 }
 
+/* The host srun's own report on C's lines names ("srun: error: HOST: task N: Killed"), where
+ * the lead was read on such a line: that line says where its task ran.  NULL when none, or
+ * when they name two hosts. */
+static const char *srun_line_host(const struct att *a, const struct cand *c)
+{
+	const char *one = NULL;
+
+	for (size_t k = 0; k < c->nev; k++) {
+		const char *r = a->ev->obs[c->ev[k]].raw, *q, *h;
+		char name[sizeof(a->srun_host)];
+		size_t l;
+
+		if (!r || !(q = strstr(r, "srun: error: ")))
+			continue;
+		q += 13;
+		l = strcspn(q, ": \t");
+		if (!l || l >= sizeof(name) || strncmp(q + l, ": task", 6))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)l, q);
+		if (!(h = host_of(a, name)) || (one && one != h))
+			return NULL;
+		one = h;
+	}
+	return one;
+}
 /* The one host the failure reports name for rank R (torchrun's table, mpirun's "on node"),
  * spelt as the folder spells it; NULL when none names one, or they differ. */
 static const char *rank_host(const struct att *a, int r)
@@ -1168,6 +1193,17 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			if (c->dead || c->node[0] || c->nranks || c->lead != LEAD_RULE ||
 			    c->all_ranks || (late && !c->fallback))
 				continue;
+			const char *own = srun_line_host(a, c);
+			if (own && own != one) {
+				/* the lead is srun's report of another task (task 1: Killed) */
+				snprintf(c->node, sizeof(c->node), "%s", own);
+				c->guess = true;
+				pm_att_why(a,
+					   "srun's own report that %s/%s was read on names its "
+					   "task's host, %s: it is placed there.",
+					   c->cls, c->sub, own);
+				continue;
+			}
 			snprintf(c->node, sizeof(c->node), "%s", one);
 			c->guess = true;
 			pm_att_why(a,
