@@ -613,6 +613,16 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 	long n;
 	bool failed = false;
 
+	/* "tasks 0-3: Terminated", "task 4: Killed": the host's tasks Slurm ended once
+	 * another failed (prefix_gainsaid) */
+	if ((m = memmem(t, (size_t)(e - t), ": ", 2)) &&
+	    ((e - m >= 12 && !strncmp(m + 2, "Terminated", 10)) ||
+	     (e - m >= 8 && !strncmp(m + 2, "Killed", 6)))) {
+		for (size_t i = 0; i < a->nhosts; i++)
+			if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, h, l))
+				a->hosts[i].ended = true;
+		return;
+	}
 	if (e - t > 6 && !strncmp(t, "tasks ", 6)) {
 		m = memmem(t, (size_t)(e - t), ": ", 2);
 		if (m && (!strncmp(m + 2, "Exited with exit code ", 22) || m[2] == 'S' ||
@@ -1015,6 +1025,93 @@ static bool prefix_host(const struct att *a, size_t n, const struct pm_obs *o, c
 	return false;
 }
 
+/* Whether X and Y name one host: case aside, and "n2.cluster" is n2. */
+static bool same_host(const char *x, const char *y)
+{
+	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
+
+	return !strcasecmp(x, y) || (lx == ly && (!x[lx] || !y[ly]) && !strncasecmp(x, y, lx));
+}
+
+/* Whether O is a line of the job's own output: untrusted, in a file whose name names no
+ * node-level source (an operator's "pdsh dmesg > dmesg-all.txt" is the gatherer's, its
+ * prefixes pdsh's). */
+static bool job_text(const struct att *a, const struct pm_obs *o)
+{
+	const char *n = a->ev->files[o->file].name, *base = strrchr(n, '/');
+
+	base = base ? base + 1 : n;
+	return !o->trusted && !has_node_word(base, strlen(base));
+}
+
+/* Whether O's node is named only by a weak prefix of the job's output (a parallel shell's
+ * "host: ", pm_peel), the job's own text: no rank, no stronger prefix, not a trusted
+ * source's. */
+static bool prefix_only_node(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_file *f = &a->ev->files[o->file];
+	const char *p = o->raw, *end = o->raw ? o->raw + strlen(o->raw) : NULL;
+	struct pm_peel pe;
+	char h[128];
+
+	if (!job_text(a, o) || !o->node || o->rank >= 0)
+		return false;
+	for (int k = 0; p && p < end && k < 4; k++) {
+		pm_peel(f->format, p, (size_t)(end - p), NULL, &pe);
+		if (!pe.node || !pe.node_weak || pe.node < p || pe.node_len >= sizeof(h))
+			return false;
+		memcpy(h, pe.node, pe.node_len);
+		h[pe.node_len] = '\0';
+		if (same_host(h, o->node))
+			return true;
+		for (p = pe.node + pe.node_len; p < end && strchr(": |\t", *p); p++)
+			;
+	}
+	return false;
+}
+
+/* Whether srun reports H's tasks as ended by Slurm (srun_failed). */
+static bool host_ended(const struct att *a, const char *h)
+{
+	for (size_t i = 0; i < a->nhosts; i++)
+		if (a->hosts[i].ended && same_host(a->hosts[i].name, h))
+			return true;
+	return false;
+}
+
+/*
+ * Whether Slurm gainsays host H that only a prefix of the job's output names: the
+ * accounting record lists the job's nodes and H is none of them, or srun reports one task
+ * that failed of itself (srun_failed), on another host, and H's tasks as ended by Slurm
+ * ("Terminated", "Killed": --kill-on-bad-exit's teardown).  The prefix is text the job
+ * prints (pdsh's "host: ", or an echo): it must not place a line, a hardware error's above
+ * all, on a node whose tasks Slurm only ended.  A host srun says nothing of keeps the
+ * prefix (a script's pdsh over nodes its tasks did not fail on).  Said in `why` once.
+ */
+static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
+{
+	bool out = a->ev->job.nnodes && !pm_att_job_node(a, h);
+
+	if (!out &&
+	    (!a->srun_host[0] || a->srun_many || same_host(a->srun_host, h) || !host_ended(a, h)))
+		return false;
+	if (!*said && out)
+		pm_att_why(a,
+			   "A line of the job's output names %s in its host prefix, text the job "
+			   "prints, and Slurm's record lists no such node for the job: the line is "
+			   "not placed on %s.",
+			   h, h);
+	else if (!*said)
+		pm_att_why(a,
+			   "A line of the job's output names %s in its host prefix, text the job "
+			   "prints, while srun reports task %d on %s as the one task that failed of "
+			   "itself and %s's tasks as ended by Slurm: the line is not placed on %s.",
+			   host_of(a, h) ? host_of(a, h) : h, a->srun_task, a->srun_host,
+			   host_of(a, h) ? host_of(a, h) : h, host_of(a, h) ? host_of(a, h) : h);
+	*said = true;
+	return true;
+}
+
 /* The one host what has no node happened on: the folder's only host, else the one node of
  * a job whose accounting record names one (other hosts the files name are where those
  * files' lines happened, not the job's output); NULL when neither. */
@@ -1039,6 +1136,7 @@ int pm_att_phase_place(struct att *a)
 	struct pm_evidence *ev = a->ev;
 	char h[128];
 	size_t one = 0, nknown;
+	bool said = false;
 
 	if (ev->ntasks || ev->ncollect)
 		return 0;
@@ -1070,8 +1168,20 @@ int pm_att_phase_place(struct att *a)
 	nknown = a->nhosts;
 	for (size_t i = 0; i < ev->nobs; i++)
 		if (!ev->obs[i].node && prefix_host(a, nknown, &ev->obs[i], h, sizeof(h)) &&
+		    (!job_text(a, &ev->obs[i]) || !prefix_gainsaid(a, h, &said)) &&
 		    add_host(a, h, strlen(h), SP_OTHER) < 0)
 			return -1;
+	/* a line of the job's output the scan placed by its prefix alone, on a host Slurm
+	 * gainsays, is placed as a line of no node: by srun's report, if anything
+	 * (pm_att_place_one_host).  A node log's prefix (an operator's pdsh over the nodes'
+	 * dmesg, trusted or not) is its gatherer's, and kept (job_text). */
+	for (size_t i = 0; i < ev->nobs; i++) {
+		struct pm_obs *o = &ev->obs[i];
+		if (prefix_only_node(a, o) && prefix_gainsaid(a, o->node, &said)) {
+			free(o->node);
+			o->node = NULL;
+		}
+	}
 	if (unify_case(a) < 0)
 		return -1;
 	for (size_t i = 0; i < ev->nobs; i++) {
@@ -1082,7 +1192,8 @@ int pm_att_phase_place(struct att *a)
 		if (file_host(&ev->files[o->file], h, sizeof(h)) ||
 		    word_host(a, &ev->files[o->file], h, sizeof(h)))
 			n = host_of(a, h);
-		else if (prefix_host(a, a->nhosts, o, h, sizeof(h)) && (n = host_of(a, h)))
+		else if (prefix_host(a, a->nhosts, o, h, sizeof(h)) &&
+			 (!job_text(a, o) || !prefix_gainsaid(a, h, &said)) && (n = host_of(a, h)))
 			;
 		else if ((n = only_host(a)))
 			one++;

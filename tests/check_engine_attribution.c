@@ -513,6 +513,63 @@ START_TEST(test_report_names_rank_host)
 }
 END_TEST
 
+/* A host only a line's prefix names (pdsh's "host: ", the job's own text) does not outrank
+ * srun: where srun reports one task that failed of itself on another host and the prefix's
+ * host's tasks as ended by Slurm ("Terminated", "Killed"), the line is not placed on the
+ * prefix's host (the cause goes to srun's host, a guess), and `why` says so.  A prefix that
+ * agrees with srun, or names a host srun says nothing of (a script's pdsh over other
+ * nodes), or srun's failures on two hosts, keep the prefix's host. */
+START_TEST(test_prefix_host_gainsaid_by_srun)
+{
+	static const struct {
+		const char *body;
+		const char *node;
+		bool said;
+	} t[] = {
+		{"gpq1: ValueError: bad shape\n"
+		 "srun: error: gpq2: task 5: Exited with exit code 1\n"
+		 "srun: error: gpq1: tasks 0-3: Terminated\n",
+		 "gpq2", true},
+		{"gpq1: ValueError: bad shape\n"
+		 "srun: error: gpq1: task 0: Killed\n"
+		 "srun: error: gpq2: task 5: Exited with exit code 1\n",
+		 "gpq2", true},
+		{"gpq2: ValueError: bad shape\n"
+		 "srun: error: gpq2: task 5: Exited with exit code 1\n"
+		 "srun: error: gpq1: tasks 0-3: Terminated\n",
+		 "gpq2", false},
+		{"gpq1: ValueError: bad shape\n"
+		 "srun: error: gpq2: task 5: Exited with exit code 1\n",
+		 "gpq1", false},
+		{"gpq1: ValueError: bad shape\n"
+		 "srun: error: gpq2: task 5: Exited with exit code 1\n"
+		 "srun: error: gpq1: task 0: Exited with exit code 1\n"
+		 "srun: error: gpq1: tasks 1-3: Terminated\n",
+		 "gpq1", false},
+	};
+	struct pm_ruleset *rs = load_more(-1);
+	char rel[64];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		json_t *v, *w;
+		size_t k;
+		bool said = false;
+
+		snprintf(rel, sizeof(rel), "pgain%zu/job.out", i);
+		pmt_mk(tmp, rel, t[i].body);
+		snprintf(rel, sizeof(rel), "pgain%zu", i);
+		v = diagnose_dir(rs, rel);
+		json_array_foreach(json_object_get(v, "why"), k,
+				   w) if (strstr(json_string_value(w) ?: "", "in its host prefix"))
+			said = true;
+		ck_assert_msg(origin_is(v, t[i].node) && said == t[i].said, "case %zu: %s", i,
+			      json_dumps(v, 0));
+		json_decref(v);
+	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* A hand-gathered folder's host, named at any column by each form placement reads (uname -a, a
  * prompt, srun, Slurm's variables, Open MPI, mpirun, Slurm's step line): the key strings are
  * found sixteen bytes at a time (att_place.c), so each is tried at every place of that block
@@ -795,6 +852,7 @@ void engine_attribution_tests(TCase *t)
 	tcase_add_test(t, test_rank_placement);
 	tcase_add_test(t, test_torchrun_rank_after_prefix);
 	tcase_add_test(t, test_report_names_rank_host);
+	tcase_add_test(t, test_prefix_host_gainsaid_by_srun);
 	tcase_add_test(t, test_host_named_at_any_column);
 	tcase_add_test(t, test_line_keys_vector_same);
 	tcase_add_test(t, test_skew_bounded_by_task_exits);
