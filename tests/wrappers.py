@@ -717,6 +717,10 @@ KNOWN = {
         'as for place-launcher-names-rank: one line of twelve (the assertion) is longer than '
         'the terminal, and a single broken line is read back only in a paste of at most ten '
         'lines',
+    ('termwrap', 'app-cxx-chain-head-remote-error'):
+        'as for place-launcher-names-rank: one line of ten (libstdc++\'s what() with NCCL\'s '
+        'remote error) is longer than the terminal, its cut falls inside "network error", and a '
+        'single broken line is read back only in a paste of at most ten lines',
     ('squashed', 'launch-data-file-missing-near-miss'):
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
