@@ -37,6 +37,19 @@
 #define MIN_LIT 6    /* literal characters a cut must leave at its front */
 #define MAX_EXPRS 64 /* expressions one pattern may become */
 
+/* The length of the POSIX class at P ("[:alpha:]", "[:^digit:]"), as PCRE2 reads one: 0 when
+ * a ']' comes before its ":]" ("[[:]x]" is a class of '[' and ':', then "x]"). */
+static size_t posix_class(const char *p)
+{
+	size_t i = 2;
+
+	if (p[i] == '^')
+		i++;
+	while (pm_in_isalpha(p[i]))
+		i++;
+	return p[i] == ':' && p[i + 1] == ']' ? i + 2 : 0;
+}
+
 /* Vectorscan sees the pattern without a leading '^' and without any '$': lines keep their
  * prefixes in the buffer it scans, and a structured record's fields follow its message (a
  * JSON line's '"}'), so the anchored form would miss them.  PCRE2 confirms on the stripped
@@ -84,8 +97,8 @@ char *pm_prefilter_form(const char *p)
 		} else if (p[i] == '\\' && p[i + 1]) {
 			quote = p[i + 1] == 'Q';
 			out[o++] = p[i++];
-		} else if (cls && p[i] == '[' && p[i + 1] == ':' && strstr(p + i, ":]")) {
-			size_t e = (size_t)(strstr(p + i, ":]") - p) + 1; /* "[:alpha:]" */
+		} else if (cls && p[i] == '[' && p[i + 1] == ':' && posix_class(p + i)) {
+			size_t e = i + posix_class(p + i) - 1; /* "[:alpha:]" */
 			while (i < e)
 				out[o++] = p[i++];
 		} else if (cls) {
@@ -226,8 +239,13 @@ static int pieces(const char *p, size_t n, struct pc *v, size_t max, size_t *nv)
 			else if (p[i + 2] == '=' || p[i + 2] == '!' ||
 				 (p[i + 2] == '<' && (p[i + 3] == '=' || p[i + 3] == '!')))
 				c.kind = P_ZERO;
-			else if (p[i + 2] == '<' || (p[i + 2] == 'P' && p[i + 3] == '<'))
+			else if ((p[i + 2] == '<' &&
+				  (pm_in_isalpha(p[i + 3]) || p[i + 3] == '_')) ||
+				 (p[i + 2] == 'P' && p[i + 3] == '<' &&
+				  (pm_in_isalpha(p[i + 4]) || p[i + 4] == '_')))
 				c.kind = P_GROUP; /* named */
+			else if (p[i + 2] == '<' || p[i + 2] == 'P')
+				return -1; /* "(?<*", a non-atomic lookbehind, and the like: whole */
 			else if (p[i + 2] == '>')
 				c.kind = P_OTHER; /* atomic: dropped, never opened */
 			else if (pm_in_isalpha(p[i + 2]) || p[i + 2] == '^' || p[i + 2] == '-')
@@ -340,11 +358,13 @@ static bool cut(const char *p, size_t n, struct out *o, int depth)
 			size_t b = v[k].at + 1, e = v[k].end - 1, at[MAX_EXPRS][2], na;
 			size_t mark = o->n, mcuts = o->cuts;
 			bool good = true;
-			if (p[b] == '?')
-				b = p[b + 1] == ':' ?
-					    b + 2 :
-					    (size_t)((const char *)memchr(p + b, '>', e - b) - p) +
-						    1;
+			const char *gt;
+			if (p[b] == '?' && p[b + 1] == ':')
+				b += 2;
+			else if (p[b] == '?' && (gt = memchr(p + b, '>', e - b)))
+				b = (size_t)(gt - p) + 1; /* after a name's '>' */
+			else if (p[b] == '?')
+				break;
 			if (alternatives(p + b, e - b, at, MAX_EXPRS, &na) < 0)
 				break;
 			for (size_t a = 0; a < na; a++)

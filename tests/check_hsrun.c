@@ -241,6 +241,30 @@ START_TEST(test_prefilter_cuts)
 }
 END_TEST
 
+/* Shapes the cuts do not understand are left whole, and read no byte past the pattern; a
+ * class's '[:' that is no POSIX class does not hide the anchors after the class. */
+START_TEST(test_prefilter_odd_shapes)
+{
+	static const char *const whole[] = {"abcdefgh|(?<*xy)", "zz: Stale file handle|(?<*ab|c>d)",
+					    "abcdefgh|(?P", "abcdefgh|(?<", "x?(?'n'abcdefgh)"};
+	char *f;
+
+	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
+		size_t n = 0;
+		char **e = pm_prefilter_exprs(whole[i], &n);
+		ck_assert_ptr_nonnull(e);
+		ck_assert_msg(n == 1 && !strcmp(e[0], whole[i]), "%s: %zu expressions, first '%s'",
+			      whole[i], n, n ? e[0] : "");
+		free(e[0]);
+		free(e);
+	}
+	ck_assert_str_eq(f = pm_prefilter_form("^[[:]x|^error: y$"), "[[:]x|error: y");
+	free(f);
+	ck_assert_str_eq(f = pm_prefilter_form("^[[:alpha:]]+: lost$"), "[[:alpha:]]+: lost");
+	free(f);
+}
+END_TEST
+
 /* Whether PATTERN (PCRE2, multi-line) matches in TEXT. */
 static bool pcre_in(const char *pattern, const char *text)
 {
@@ -318,6 +342,7 @@ Suite *pmt_suite(void)
 	TCase *p = tcase_create("prefilter");
 	tcase_add_loop_test(p, test_prefilter_cuts, 0, (int)(sizeof(cuts) / sizeof(cuts[0])));
 	tcase_add_test(p, test_prefilter_loses_no_line);
+	tcase_add_test(p, test_prefilter_odd_shapes);
 	suite_add_tcase(s, p);
 	return s;
 }
