@@ -117,7 +117,7 @@ struct att {
 		char name[128];
 		int spell;  /* how its spelling was learnt (att_place.c) */
 		bool ended; /* srun reports its tasks ended by Slurm: "Terminated", "Killed" */
-	} * hosts;	   /* the hosts a hand-gathered folder names (att_place.c) */
+	} * hosts;	    /* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
 	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
 	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
