@@ -650,6 +650,18 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 	a->srun_task = (int)n;
 }
 
+/* The host srun's report of a task names in P..E ("srun: error: HOST: task N: ..."), *L
+ * bytes; NULL when the line holds none. */
+static const char *srun_task_host(const char *p, const char *e, size_t *l)
+{
+	const char *q = memmem(p, (size_t)(e - p), "srun: error: ", 13);
+
+	if (!q || !(*l = tok(q + 13, e)) || (size_t)(e - (q + 13)) < *l + 6 ||
+	    strncmp(q + 13 + *l, ": task", 6))
+		return NULL;
+	return q + 13;
+}
+
 /*
  * The host one line names, the forms a hand-gathered folder holds: `uname -a` (Linux HOST
  * VERSION), a shell prompt (user@HOST:path$), Slurm's "*** STEP|JOB N ON HOST" and "srun:
@@ -679,11 +691,10 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 		    add_host(a, on + 4, l, SP_STEP) < 0)
 			return -1;
 	}
-	if ((k & K_SRUN) && (q = memmem(p, (size_t)(e - p), "srun: error: ", 13)) &&
-	    (l = tok(q + 13, e)) && !strncmp(q + 13 + l, ": task", 6)) {
-		if (add_host(a, q + 13, l, SP_TASK) < 0)
+	if ((k & K_SRUN) && (q = srun_task_host(p, e, &l))) {
+		if (add_host(a, q, l, SP_TASK) < 0)
 			return -1;
-		srun_failed(a, q + 13, l, q + 13 + l + 2, e);
+		srun_failed(a, q, l, q + l + 2, e);
 	}
 	/* a field: at the line's head or after another field's separator, never a sentence's
 	 * words ("Failed to connect to remote host: Connection refused", gRPC's and curl's) */
@@ -1091,6 +1102,7 @@ static bool host_ended(const struct att *a, const char *h)
 static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
 {
 	bool out = a->ev->job.nnodes && !pm_att_job_node(a, h);
+	const char *n = host_of(a, h) ? host_of(a, h) : h;
 
 	if (!out &&
 	    (!a->srun_host[0] || a->srun_many || same_host(a->srun_host, h) || !host_ended(a, h)))
@@ -1106,8 +1118,7 @@ static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
 			   "A line of the job's output names %s in its host prefix, text the job "
 			   "prints, while srun reports task %d on %s as the one task that failed of "
 			   "itself and %s's tasks as ended by Slurm: the line is not placed on %s.",
-			   host_of(a, h) ? host_of(a, h) : h, a->srun_task, a->srun_host,
-			   host_of(a, h) ? host_of(a, h) : h, host_of(a, h) ? host_of(a, h) : h);
+			   n, a->srun_task, a->srun_host, n, n);
 	*said = true;
 	return true;
 }
@@ -1231,11 +1242,7 @@ static const char *srun_line_host(const struct att *a, const struct cand *c)
 		char name[sizeof(a->srun_host)];
 		size_t l;
 
-		if (!r || !(q = strstr(r, "srun: error: ")))
-			continue;
-		q += 13;
-		l = strcspn(q, ": \t");
-		if (!l || l >= sizeof(name) || strncmp(q + l, ": task", 6))
+		if (!r || !(q = srun_task_host(r, r + strlen(r), &l)) || l >= sizeof(name))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)l, q);
 		if (!(h = host_of(a, name)) || (one && one != h))
@@ -1244,6 +1251,7 @@ static const char *srun_line_host(const struct att *a, const struct cand *c)
 	}
 	return one;
 }
+
 /* The one host the failure reports name for rank R (torchrun's table, mpirun's "on node"),
  * spelt as the folder spells it; NULL when none names one, or they differ. */
 static const char *rank_host(const struct att *a, int r)
