@@ -122,7 +122,7 @@ static int place_ranks(struct att *a)
 		if (ev->tasks[i].node)
 			mapn[nmap++] = ev->tasks[i].node;
 	if (nmap > 1)
-		qsort(mapn, nmap, sizeof(*mapn), pm_cmp_str);
+		pm_sort(mapn, nmap, sizeof(*mapn), pm_cmp_str);
 	a->rnode = malloc((ev->ntasks + ev->nranks + nsr) * sizeof(*a->rnode));
 	if (!a->rnode)
 		goto out;
@@ -138,7 +138,7 @@ static int place_ranks(struct att *a)
 			a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + nsr + i,
 						       ev->ranks[i].node};
 	if (n > 1)
-		qsort(a->rnode, n, sizeof(*a->rnode), cmprnode);
+		pm_sort(a->rnode, n, sizeof(*a->rnode), cmprnode);
 	a->nrnode = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!a->nrnode || a->rnode[a->nrnode - 1].rank != a->rnode[i].rank)

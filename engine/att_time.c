@@ -107,7 +107,7 @@ int pm_att_phase_clocks(struct att *a)
 	for (size_t i = 0; i < ev->ncollect; i++)
 		a->clk[i] = (struct clk){.node = ev->collect[i].node,
 					 .d = ev->collect[i].start - ev->job.end};
-	qsort(a->clk, ev->ncollect, sizeof(*a->clk), cmpclk);
+	pm_sort(a->clk, ev->ncollect, sizeof(*a->clk), cmpclk);
 	for (size_t i = 0; i < ev->ncollect; i++)
 		if (!n || strcmp(a->clk[n - 1].node, a->clk[i].node))
 			a->clk[n++] = a->clk[i]; /* the earliest: sorted by D within a node */

@@ -143,7 +143,7 @@ int pm_att_yield(struct att *a)
 	}
 	for (size_t i = 0; i < n; i++)
 		ix[i] = i;
-	qsort_r(ix, n, sizeof(*ix), cmpline, (void *)ev);
+	pm_sort_r(ix, n, sizeof(*ix), cmpline, (void *)ev);
 	for (size_t s = 0, e; s < n; s = e) {
 		struct line *ln = &l[nl];
 

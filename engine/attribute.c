@@ -68,7 +68,7 @@ void pm_rankset_done(int *v, size_t *n)
 
 	if (*n < 2)
 		return;
-	qsort(v, *n, sizeof(int), pm_cmp_int);
+	pm_sort(v, *n, sizeof(int), pm_cmp_int);
 	for (size_t i = 0; i < *n; i++)
 		if (!k || v[i] != v[k - 1])
 			v[k++] = v[i];
@@ -290,7 +290,7 @@ static int att_init(struct att *a, struct pm_evidence *ev)
 	for (size_t i = 0; i < ev->nobs; i++)
 		a->order[i] = i;
 	if (ev->nobs > 1)
-		qsort_r(a->order, ev->nobs, sizeof(size_t), cmpobs, ev);
+		pm_sort_r(a->order, ev->nobs, sizeof(size_t), cmpobs, ev);
 	return pm_att_yield(a);
 }
 

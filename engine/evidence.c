@@ -42,6 +42,29 @@ int pm_grow(void **arr, size_t *alloc, size_t elem)
 	return 0;
 }
 
+void pm_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = v;
+	size_t i = 1;
+
+	while (i < n && cmp(p + (i - 1) * size, p + i * size) <= 0)
+		i++;
+	if (i < n)
+		qsort(v, n, size, cmp);
+}
+
+void pm_sort_r(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+	       void *arg)
+{
+	const char *p = v;
+	size_t i = 1;
+
+	while (i < n && cmp(p + (i - 1) * size, p + i * size, arg) <= 0)
+		i++;
+	if (i < n)
+		qsort_r(v, n, size, cmp, arg);
+}
+
 /* Replace every byte that is not part of valid UTF-8 (or is a control character other than
  * tab) with '?', in place: evidence lines go into JSON, which must be valid UTF-8. */
 void pm_utf8_clean(char *s)
@@ -76,9 +99,12 @@ void pm_utf8_clean(char *s)
 
 int pm_strset(char **dst, const char *src, size_t len)
 {
-	char *s = malloc(len + 1);
+	char *s;
 
-	if (!s)
+	/* the same text again (a task file names its node on every record): kept */
+	if (*dst && strlen(*dst) == len && !memcmp(*dst, src, len))
+		return 0;
+	if (!(s = malloc(len + 1)))
 		return -1;
 	memcpy(s, src, len);
 	s[len] = '\0';
@@ -283,13 +309,19 @@ int pm_ev_note_node(struct pm_evidence *ev, const char *name, size_t len)
 	len = strnlen(name, len); /* a name ends at its first NUL, as every lookup reads it */
 	if (!len || len > 255)
 		return 0;
-	if (find_sorted(ev->nodes, ev->nnodes, name, len, &pos))
+	if (ev->node_hint < ev->nnodes && !strncmp(ev->nodes[ev->node_hint], name, len) &&
+	    !ev->nodes[ev->node_hint][len])
 		return 0;
+	if (find_sorted(ev->nodes, ev->nnodes, name, len, &pos)) {
+		ev->node_hint = pos;
+		return 0;
+	}
 	if (GROW(ev->nodes, ev->nnodes, ev->anodes) < 0 || pm_strset(&s, name, len) < 0)
 		return -1;
 	memmove(&ev->nodes[pos + 1], &ev->nodes[pos], (ev->nnodes - pos) * sizeof(char *));
 	ev->nodes[pos] = s;
 	ev->nnodes++;
+	ev->node_hint = pos;
 	return 0;
 }
 

@@ -273,7 +273,7 @@ int pm_hostlist_expand(const char *list, size_t len, char ***names, size_t *n)
 		i = j;
 	}
 	if (all.n > 1)
-		qsort(all.v, all.n, sizeof(*all.v), pm_cmp_str);
+		pm_sort(all.v, all.n, sizeof(*all.v), pm_cmp_str);
 	for (i = 0, k = 0; i < all.n; i++) {
 		if (k > 0 && strcmp(all.v[k - 1], all.v[i]) == 0)
 			free(all.v[i]);
@@ -378,7 +378,7 @@ char *pm_hostlist_compress(const char *const *names, size_t n)
 		m++;
 	}
 	if (m > 1)
-		qsort(h, m, sizeof(*h), hcmp);
+		pm_sort(h, m, sizeof(*h), hcmp);
 	for (i = 0; i < m;) {
 		size_t k = i + 1, end;
 		/* duplicates collapse */

@@ -41,6 +41,15 @@ static inline int pm_cmp_str_null(const void *x, const void *y)
  * (evidence.c) */
 int pm_grow(void **arr, size_t *alloc, size_t elem);
 
+/* qsort and qsort_r, which first look whether the N elements are in order already and leave
+ * them as they are then (glibc's qsort is a merge sort, stable: the result is the same).  The
+ * arrays a merge sorts mostly come in order (bundles, nodes and ranks are listed by name and
+ * number), and sorting 16,384 names that are in order still costs a merge sort's compares.
+ * (evidence.c) */
+void pm_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void pm_sort_r(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+	       void *arg);
+
 /* ---- prefixes (prefix.c) ---- */
 
 /* What a line's prefix says.  rank -1 and node_len 0 when absent. */
@@ -267,6 +276,7 @@ struct pm_evidence {
 	size_t ataskix;
 	char **nodes; /* node names learned from any source, sorted unique */
 	size_t nnodes, anodes;
+	size_t node_hint; /* where the last name noted is in NODES: task files repeat theirs */
 	struct {
 		char *ip;
 		char *node;

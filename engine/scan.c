@@ -1395,7 +1395,7 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 		if (scan_block(s, buf, len) < 0 && s->nhits == s->ahits)
 			rc = -1;
 		else if (!hits_sorted(s))
-			qsort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
+			pm_sort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
 	}
 	nsorted = s->nhits;
 	if (tally_ranks(s, buf, len) < 0)
@@ -1403,7 +1403,7 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 	if (!s->db || rc < 0)
 		goto out;
 	if (s->nhits > nsorted && !hits_sorted(s)) /* rescan_record's */
-		qsort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
+		pm_sort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
 	for (size_t i = 0; i < s->nhits; i++) {
 		struct hit *h = &s->hits[i];
 		/* each hit's line found once: the earlier hits' are looked at again below */
@@ -2570,7 +2570,7 @@ int pm_scan_all(struct pm_evidence *ev)
 	int rc = -1;
 
 	if (ev->nfiles > 1)
-		qsort(ev->files, ev->nfiles, sizeof(*ev->files), cmpfile);
+		pm_sort(ev->files, ev->nfiles, sizeof(*ev->files), cmpfile);
 	if (sniff_all(ev) < 0)
 		return -1;
 	for (size_t i = 0; i < ev->nfiles; i++)

@@ -60,7 +60,7 @@ static int *sorted_ranks(const int *r, size_t n)
 	if (s) {
 		if (n)
 			memcpy(s, r, n * sizeof(int));
-		qsort(s, n, sizeof(int), pm_cmp_int);
+		pm_sort(s, n, sizeof(int), pm_cmp_int);
 	}
 	return s;
 }
@@ -131,7 +131,7 @@ static json_t *sorted_strings(json_t *arr)
 	for (size_t i = 0; v && i < n; i++)
 		v[i] = json_string_value(json_array_get(arr, i));
 	if (v)
-		qsort(v, n, sizeof(char *), pm_cmp_str);
+		pm_sort(v, n, sizeof(char *), pm_cmp_str);
 	for (size_t i = 0; v && i < n; i++)
 		if (!i || strcmp(v[i], v[i - 1]))
 			json_array_append_new(out, json_string(v[i]));
@@ -707,7 +707,7 @@ static json_t *input_digest(const struct pm_evidence *ev)
 	for (size_t i = 0; i < ev->nfiles; i++)
 		v[i] = &ev->files[i];
 	if (ev->nfiles > 1)
-		qsort(v, ev->nfiles, sizeof(*v), cmpdigest);
+		pm_sort(v, ev->nfiles, sizeof(*v), cmpdigest);
 	pm_sha256_init(&d);
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		pm_sha256_update(&d, v[i]->name, strlen(v[i]->name) + 1);
@@ -819,7 +819,7 @@ static const char **sorted_names(json_t *arr, size_t *n)
 	for (size_t k = 0; k < *n; k++)
 		v[k] = json_string_value(json_array_get(arr, k));
 	if (*n > 1)
-		qsort(v, *n, sizeof(*v), pm_cmp_str_null);
+		pm_sort(v, *n, sizeof(*v), pm_cmp_str_null);
 	return v;
 }
 

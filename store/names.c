@@ -67,12 +67,16 @@ void pm_names_free(struct names *l)
 
 void pm_names_sort(struct names *l)
 {
-	size_t k = 0;
+	size_t k = 0, i = 1;
 
 	if (!l->n)
 		return;
-	qsort(l->v, l->n, sizeof(*l->v), cmpstr);
-	for (size_t i = 0; i < l->n; i++) {
+	/* a folder's names mostly come in order: a sorted list costs one compare a name */
+	while (i < l->n && strcmp(l->v[i - 1], l->v[i]) <= 0)
+		i++;
+	if (i < l->n)
+		qsort(l->v, l->n, sizeof(*l->v), cmpstr);
+	for (i = 0; i < l->n; i++) {
 		if (k && !strcmp(l->v[k - 1], l->v[i]))
 			free(l->v[i]);
 		else

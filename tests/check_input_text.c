@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "attribute.h"
 #include "evidence.h"
 #include "postmortem.h"
 #include "support.h"
@@ -887,8 +888,64 @@ void input_time_tests(TCase *tc)
 	tcase_add_test(tc, time_format);
 }
 
+/* pm_sort sorts what is out of order, and leaves an array in order as a stable sort would
+ * (equal keys in their order); pm_strset keeps a string that is set to the same text. */
+struct keyed {
+	int key, tag;
+};
+
+static int cmp_key(const void *x, const void *y)
+{
+	return pm_cmp_int(&((const struct keyed *)x)->key, &((const struct keyed *)y)->key);
+}
+
+static int cmp_key_r(const void *x, const void *y, void *arg)
+{
+	ck_assert_ptr_eq(arg, (void *)cmp_key);
+	return cmp_key(x, y);
+}
+
+START_TEST(sort_in_order_kept)
+{
+	struct keyed mixed[] = {{3, 0}, {1, 1}, {2, 2}, {1, 3}},
+		     ordered[] = {{1, 0}, {1, 1}, {2, 2}, {2, 3}, {5, 4}};
+	int r[] = {9, 4, 4, 1, 7}, want[] = {1, 4, 4, 7, 9};
+	size_t n = 5;
+	char *s = NULL, *was;
+
+	pm_sort(mixed, 4, sizeof(*mixed), cmp_key);
+	ck_assert_int_eq(mixed[0].key, 1);
+	ck_assert_int_eq(mixed[0].tag, 1); /* stable: the first 1 stays first */
+	ck_assert_int_eq(mixed[1].tag, 3);
+	ck_assert_int_eq(mixed[2].key, 2);
+	ck_assert_int_eq(mixed[3].key, 3);
+	pm_sort_r(ordered, 5, sizeof(*ordered), cmp_key_r, (void *)cmp_key);
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(ordered[i].tag, i);
+	pm_sort(r, 5, sizeof(*r), pm_cmp_int);
+	ck_assert_mem_eq(r, want, sizeof(want));
+	pm_sort(r, 0, sizeof(*r), pm_cmp_int); /* nothing to look at */
+	pm_rankset_done(r, &n);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(r[1], 4);
+	ck_assert_int_eq(r[2], 7);
+
+	ck_assert_int_eq(pm_strset(&s, "gpu0001x", 7), 0);
+	ck_assert_str_eq(s, "gpu0001");
+	was = s;
+	ck_assert_int_eq(pm_strset(&s, "gpu0001", 7), 0);
+	ck_assert_ptr_eq(s, was); /* the same text: kept */
+	ck_assert_int_eq(pm_strset(&s, "gpu000", 6), 0);
+	ck_assert_str_eq(s, "gpu000");
+	ck_assert_int_eq(pm_strset(&s, "gpu000\0z", 8), 0); /* a NUL inside: a new copy */
+	ck_assert_str_eq(s, "gpu000");
+	free(s);
+}
+END_TEST
+
 void input_hostlist_tests(TCase *tc)
 {
 	tcase_add_test(tc, hostlist_forms);
 	tcase_add_test(tc, hostlist_refused);
+	tcase_add_test(tc, sort_in_order_kept);
 }
