@@ -228,7 +228,11 @@ static const char *label_node(const struct att *a, const struct pm_obs *o)
 
 	if (o->source != PM_SRC_APP_LOG || o->rank < 0 || !o->raw)
 		return NULL;
-	pm_peel(f->format, o->raw, strlen(o->raw), NULL, &pe);
+	if (o->has_label) {
+		pe.label = o->label;
+	} else {
+		pm_peel(f->format, o->raw, strlen(o->raw), NULL, &pe);
+	}
 	if (pe.label < 0 || pe.label == o->rank)
 		return NULL;
 	return pm_att_rank_node(a, pe.label);

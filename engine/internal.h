@@ -259,6 +259,10 @@ struct pm_obs {
 	bool trusted;
 	bool has_time;
 	bool daemon; /* a syslog program's line, read as job output (scan.c, scan_daemon) */
+	/* srun's label on RAW as pm_peel reads it (-1: none), taken on the scan's threads for
+	 * the job's output: placement asks it of every observation (att_ranks.c, label_node) */
+	bool has_label;
+	int label;
 };
 
 struct pm_rules; /* rules.c */

@@ -649,6 +649,12 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		pm_obs_free(&o);
 		return -1;
 	}
+	if (o.source == PM_SRC_APP_LOG) {
+		struct pm_peel lp;
+		pm_peel(f->format, o.raw, strlen(o.raw), NULL, &lp);
+		o.has_label = true;
+		o.label = lp.label;
+	}
 	if (o.exc)
 		pm_utf8_clean(o.exc);
 	if (o.node)
