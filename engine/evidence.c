@@ -247,6 +247,35 @@ static size_t task_slot(const uint32_t *ix, size_t cap, const struct pm_task *ta
 	return i;
 }
 
+int pm_ev_task_reserve(struct pm_evidence *ev, size_t n)
+{
+	size_t nc = ev->ataskix ? ev->ataskix : 64;
+	struct pm_task *t;
+	uint32_t *nx;
+
+	if (n >= UINT32_MAX / 2)
+		return 0; /* a hint: pm_ev_task refuses that many anyway */
+	while (nc < 2 * n + 2)
+		nc *= 2;
+	if (nc > ev->ataskix) {
+		if (!(nx = calloc(nc, sizeof(*nx))))
+			return -1;
+		for (size_t k = 0; k < ev->ntasks; k++)
+			nx[task_slot(nx, nc, ev->tasks, ev->tasks[k].rank)] = (uint32_t)k + 1;
+		free(ev->taskix);
+		ev->taskix = nx;
+		ev->ataskix = nc;
+	}
+	/* not zero-filled: pm_ev_task clears each task it adds, and nothing reads past ntasks */
+	if (n > ev->atasks) {
+		if (!(t = realloc(ev->tasks, n * sizeof(*t))))
+			return -1;
+		ev->tasks = t;
+		ev->atasks = n;
+	}
+	return 0;
+}
+
 /* The task of RANK, created when new; a job of many thousand ranks has as many records, so
  * they are found by a hash of the rank rather than by a walk through the list. */
 struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank)

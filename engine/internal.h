@@ -177,6 +177,7 @@ struct pm_tasks;
 struct pm_tasks *pm_tasks_read(char *buf, size_t len);
 int pm_tasks_apply(struct pm_evidence *ev, const struct pm_tasks *t, char *reason, size_t rlen);
 void pm_tasks_free(struct pm_tasks *t);
+size_t pm_tasks_count(const struct pm_tasks *t); /* its records */
 int pm_parse_prom(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		  size_t rlen); /* postmortem.prometheus/1 JSON lines */
 
@@ -353,6 +354,9 @@ struct pm_fact *pm_ev_add_fact(struct pm_evidence *ev, size_t file, const char *
 			       const char *name, double value, const char *pci);
 struct pm_jobinfo *pm_ev_job(struct pm_evidence *ev);
 struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank); /* find or create */
+/* Room for N tasks, made at once (pm_ev_task grows by doubling, copying what it has each
+ * time): 0, or -1 when out of memory (nothing changed). */
+int pm_ev_task_reserve(struct pm_evidence *ev, size_t n);
 int pm_ev_note_node(struct pm_evidence *ev, const char *name, size_t len);
 int pm_ev_note_ip(struct pm_evidence *ev, const char *ip, size_t iplen, const char *node,
 		  size_t nodelen);

@@ -1351,6 +1351,11 @@ int pm_tasks_apply(struct pm_evidence *ev, const struct pm_tasks *t, char *reaso
 	return tasks_end(used, t->parsed, t->bad, reason, rlen);
 }
 
+size_t pm_tasks_count(const struct pm_tasks *t)
+{
+	return t->n;
+}
+
 void pm_tasks_free(struct pm_tasks *t)
 {
 	if (!t)

@@ -2331,6 +2331,7 @@ static bool parsed_later(const struct pm_file *f)
  * records applied in file order; the other structured files parsed in order as before.
  */
 #define PARSE_BLOCK 16
+#define RESERVE_MAX (1u << 20) /* tasks reserve_tasks makes room for at most */
 
 struct parsed {
 	size_t n;
@@ -2387,6 +2388,23 @@ static void parse_drop(void *arg, void *item)
 	free(p);
 }
 
+/* Room for the tasks the first task file applied (N records) suggests: a rank map and a task
+ * exit file a node, each naming the node's ranks.  A guess, capped: the tasks a large job's
+ * records add are then made without copying the list as it doubles. */
+static int reserve_tasks(struct pm_evidence *ev, size_t n)
+{
+	size_t files = 0;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < ev->nfiles; i++)
+		files += task_file(&ev->files[i]);
+	if (files < 4)
+		return 0;
+	return pm_ev_task_reserve(ev,
+				  n * (files / 2) > RESERVE_MAX ? RESERVE_MAX : n * (files / 2));
+}
+
 static int parse_take(void *arg, size_t k, void *item)
 {
 	struct pm_evidence *ev = arg;
@@ -2405,6 +2423,10 @@ static int parse_take(void *arg, size_t k, void *item)
 			if (parsed_later(f) && !task_file(f))
 				parse_structured(ev, i);
 			continue;
+		}
+		if (!ev->atasks && reserve_tasks(ev, pm_tasks_count(p->t[j])) < 0) {
+			errno = ENOMEM;
+			return -1;
 		}
 		if (pm_tasks_apply(ev, p->t[j], reason, sizeof(reason)) < 0 &&
 		    f->status == PM_ST_OK) {
