@@ -42,6 +42,18 @@ int pm_grow(void **arr, size_t *alloc, size_t elem)
 	return 0;
 }
 
+int pm_grow_raw(void **arr, size_t *alloc, size_t elem)
+{
+	size_t na = *alloc ? 2 * *alloc : 16;
+	void *p = realloc(*arr, na * elem);
+
+	if (!p)
+		return -1;
+	*arr = p;
+	*alloc = na;
+	return 0;
+}
+
 void pm_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	const char *p = v;
@@ -297,7 +309,8 @@ struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank)
 	slot = task_slot(ev->taskix, ev->ataskix, ev->tasks, rank);
 	if (ev->taskix[slot])
 		return &ev->tasks[ev->taskix[slot] - 1];
-	if (GROW(ev->tasks, ev->ntasks, ev->atasks) < 0)
+	if (ev->ntasks == ev->atasks &&
+	    pm_grow_raw((void **)&ev->tasks, &ev->atasks, sizeof(*ev->tasks)) < 0)
 		return NULL;
 	t = &ev->tasks[ev->ntasks++];
 	memset(t, 0, sizeof(*t));
@@ -421,7 +434,8 @@ struct pm_file *pm_ev_add_file(struct pm_evidence *ev, const char *name)
 {
 	struct pm_file *f;
 
-	if (GROW(ev->files, ev->nfiles, ev->afiles) < 0)
+	if (ev->nfiles == ev->afiles &&
+	    pm_grow_raw((void **)&ev->files, &ev->afiles, sizeof(*ev->files)) < 0)
 		return NULL;
 	f = &ev->files[ev->nfiles];
 	memset(f, 0, sizeof(*f));

@@ -532,14 +532,7 @@ static int note_tally(struct scan *s, size_t k, bool tally)
  * keeps just over 2^17, and the doubling to 2^18 was 16 MiB of zeroes resident).  0, or -1. */
 static int obs_grow(struct pm_evidence *ev)
 {
-	size_t na = ev->aobs ? 2 * ev->aobs : 16;
-	struct pm_obs *p = realloc(ev->obs, na * sizeof(*p));
-
-	if (!p)
-		return -1;
-	ev->obs = p;
-	ev->aobs = na;
-	return 0;
+	return pm_grow_raw((void **)&ev->obs, &ev->aobs, sizeof(*ev->obs));
 }
 
 /* One confirmed line of rule RI: record it (or count it into its group).  WHEN is the event
