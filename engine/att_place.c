@@ -611,18 +611,20 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 	const char *m;
 	char *x;
 	long n;
-	bool failed = false;
+	bool failed = false, ended;
 
 	/* "tasks 0-3: Terminated", "task 4: Killed": the host's tasks Slurm ended once
 	 * another failed (prefix_gainsaid) */
-	if ((m = memmem(t, (size_t)(e - t), ": ", 2)) &&
-	    ((e - m >= 12 && !strncmp(m + 2, "Terminated", 10)) ||
-	     (e - m >= 8 && !strncmp(m + 2, "Killed", 6)))) {
-		for (size_t i = 0; i < a->nhosts; i++)
-			if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, h, l))
-				a->hosts[i].ended = true;
+	m = memmem(t, (size_t)(e - t), ": ", 2);
+	ended = m && ((e - m >= 12 && !strncmp(m + 2, "Terminated", 10)) ||
+		      (e - m >= 8 && !strncmp(m + 2, "Killed", 6)));
+	for (size_t i = 0; i < a->nhosts; i++)
+		if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, h, l)) {
+			a->hosts[i].srun = true;
+			a->hosts[i].ended |= ended;
+		}
+	if (ended)
 		return;
-	}
 	if (e - t > 6 && !strncmp(t, "tasks ", 6)) {
 		m = memmem(t, (size_t)(e - t), ": ", 2);
 		if (m && (!strncmp(m + 2, "Exited with exit code ", 22) || m[2] == 'S' ||
@@ -1081,11 +1083,20 @@ static bool prefix_only_node(const struct att *a, const struct pm_obs *o)
 	return false;
 }
 
-/* Whether srun reports H's tasks as ended by Slurm (srun_failed). */
+/* Whether srun reports H's tasks as ended by Slurm (srun_failed); with H NULL, any host's. */
 static bool host_ended(const struct att *a, const char *h)
 {
 	for (size_t i = 0; i < a->nhosts; i++)
-		if (a->hosts[i].ended && same_host(a->hosts[i].name, h))
+		if (a->hosts[i].ended && (!h || same_host(a->hosts[i].name, h)))
+			return true;
+	return false;
+}
+
+/* Whether srun reports a task on H, whatever its end (srun_failed). */
+static bool host_in_srun(const struct att *a, const char *h)
+{
+	for (size_t i = 0; i < a->nhosts; i++)
+		if (a->hosts[i].srun && same_host(a->hosts[i].name, h))
 			return true;
 	return false;
 }
@@ -1094,18 +1105,21 @@ static bool host_ended(const struct att *a, const char *h)
  * Whether Slurm gainsays host H that only a prefix of the job's output names: the
  * accounting record lists the job's nodes and H is none of them, or srun reports one task
  * that failed of itself (srun_failed), on another host, and H's tasks as ended by Slurm
- * ("Terminated", "Killed": --kill-on-bad-exit's teardown).  The prefix is text the job
- * prints (pdsh's "host: ", or an echo): it must not place a line, a hardware error's above
- * all, on a node whose tasks Slurm only ended.  A host srun says nothing of keeps the
- * prefix (a script's pdsh over nodes its tasks did not fail on).  Said in `why` once.
+ * ("Terminated", "Killed": --kill-on-bad-exit's teardown), or the step's teardown on other
+ * hosts and no task at all on H.  The prefix is text the job prints (pdsh's "host: ", or an
+ * echo): it must not place a line, a hardware error's above all, on a node whose tasks
+ * Slurm only ended, nor on one where srun, which reports every task the teardown ended,
+ * saw none.  Without a teardown, a host srun says nothing of keeps the prefix (a script's
+ * pdsh over nodes its tasks did not fail on).  Said in `why` once.
  */
 static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
 {
-	bool out = a->ev->job.nnodes && !pm_att_job_node(a, h);
+	bool out = a->ev->job.nnodes && !pm_att_job_node(a, h), unsaid = false;
 	const char *n = host_of(a, h) ? host_of(a, h) : h;
 
-	if (!out &&
-	    (!a->srun_host[0] || a->srun_many || same_host(a->srun_host, h) || !host_ended(a, h)))
+	if (!out && (!a->srun_host[0] || a->srun_many || same_host(a->srun_host, h)))
+		return false;
+	if (!out && !host_ended(a, h) && !(unsaid = host_ended(a, NULL) && !host_in_srun(a, h)))
 		return false;
 	if (!*said && out)
 		pm_att_why(a,
@@ -1113,6 +1127,13 @@ static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
 			   "prints, and Slurm's record lists no such node for the job: the line is "
 			   "not placed on %s.",
 			   h, h);
+	else if (!*said && unsaid)
+		pm_att_why(a,
+			   "A line of the job's output names %s in its host prefix, text the job "
+			   "prints, while srun reports task %d on %s as the one task that failed of "
+			   "itself, the step's other tasks as ended by Slurm, and no task on %s: the "
+			   "line is not placed on %s.",
+			   n, a->srun_task, a->srun_host, n, n);
 	else if (!*said)
 		pm_att_why(a,
 			   "A line of the job's output names %s in its host prefix, text the job "

@@ -117,6 +117,7 @@ struct att {
 		char name[128];
 		int spell;  /* how its spelling was learnt (att_place.c) */
 		bool ended; /* srun reports its tasks ended by Slurm: "Terminated", "Killed" */
+		bool srun;  /* srun reports a task of it, whatever its end */
 	} * hosts;	    /* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
 	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
