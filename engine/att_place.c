@@ -1144,15 +1144,18 @@ static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
 	return true;
 }
 
-/* The one host what has no node happened on: the folder's only host, else the one node of
- * a job whose accounting record names one (other hosts the files name are where those
- * files' lines happened, not the job's output); NULL when neither. */
+/* The one host what has no node happened on: the one node of a job whose accounting record
+ * names one (other hosts the files name are where those files' lines happened, not the job's
+ * output), else the folder's only host, unless the record names more nodes than one: the
+ * job ran on all of them, and the one the folder's words name (the batch script's echo of
+ * its host, a prompt) is no more where a line of no node happened than the others; NULL
+ * when none. */
 static const char *only_host(const struct att *a)
 {
-	if (a->nhosts == 1)
-		return a->hosts[0].name;
 	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
 		return host_of(a, a->ev->job.nodes[0]);
+	if (a->nhosts == 1 && a->ev->job.nnodes < 2)
+		return a->hosts[0].name;
 	return NULL;
 }
 
@@ -1310,7 +1313,7 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
 			    (late && !c->fallback) || pm_att_cand_addrank(c, a->hranks[0]) < 0)
 				continue;
-			if (h && !c->node[0] && a->nhosts != 1) {
+			if (h && !c->node[0] && !only_host(a)) {
 				snprintf(c->node, sizeof(c->node), "%s", h);
 				c->guess = true;
 				pm_att_why(a,
@@ -1325,7 +1328,7 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			}
 		}
 	}
-	if (!a->nhranks && a->srun_host[0] && !a->srun_many && a->nhosts != 1 &&
+	if (!a->nhranks && a->srun_host[0] && !a->srun_many && !only_host(a) &&
 	    (one = host_of(a, a->srun_host))) {
 		/* srun names one task that failed of itself, on one host (srun_failed) */
 		for (size_t i = from; i < a->nc; i++) {
