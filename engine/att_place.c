@@ -1311,7 +1311,8 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
-			    (late && !c->fallback) || pm_att_cand_addrank(c, a->hranks[0]) < 0)
+			    (late && !c->fallback) || pm_cause_slurm_act(c->cls, c->sub) ||
+			    pm_att_cand_addrank(c, a->hranks[0]) < 0)
 				continue;
 			if (h && !c->node[0] && !only_host(a)) {
 				snprintf(c->node, sizeof(c->node), "%s", h);
@@ -1333,8 +1334,11 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 		/* srun names one task that failed of itself, on one host (srun_failed) */
 		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
+			/* Slurm's own end of the job (a cancel, the time limit) is the job's,
+			 * not the failed task's host's */
 			if (c->dead || c->node[0] || c->nranks || c->lead != LEAD_RULE ||
-			    c->all_ranks || (late && !c->fallback))
+			    c->all_ranks || (late && !c->fallback) ||
+			    pm_cause_slurm_act(c->cls, c->sub))
 				continue;
 			const char *own = srun_line_host(a, c);
 			if (own && own != one) {
