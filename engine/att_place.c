@@ -1129,10 +1129,10 @@ static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
 			   h, h);
 	else if (!*said && unsaid)
 		pm_att_why(a,
-			   "A line of the job's output names %s in its host prefix, text the job "
-			   "prints, while srun reports task %d on %s as the one task that failed of "
-			   "itself, the step's other tasks as ended by Slurm, and no task on %s: the "
-			   "line is not placed on %s.",
+			   "A line of the job's output names %s in its host prefix, text the "
+			   "job prints, while srun reports task %d on %s as the one task that "
+			   "failed of itself, the step's other tasks as ended by Slurm, and no "
+			   "task on %s: the line is not placed on %s.",
 			   n, a->srun_task, a->srun_host, n, n);
 	else if (!*said)
 		pm_att_why(a,
