@@ -942,6 +942,19 @@ void pm_att_phase_confidence(struct att *a)
 			   "failed; confidence hypothesis.",
 			   l->cls, l->sub, l->node, other);
 	}
+	/* the same in a hand-gathered folder: the job's output names the lead's node (NCCL's
+	 * or Open MPI's host prefix), while srun reports that node's tasks as ended by Slurm
+	 * and one task elsewhere as failed of itself */
+	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&
+	    (other = pm_att_srun_ended(a, l->node))) {
+		a->conf = "hypothesis";
+		l->contradicted = true;
+		pm_att_why(a,
+			   "Only the job's output places %s/%s on %s, and srun reports %s's tasks "
+			   "as ended by Slurm after task %d on %s failed of itself; confidence "
+			   "hypothesis.",
+			   l->cls, l->sub, l->node, l->node, a->srun_task, other);
+	}
 	/* a set-up failure reported only after the job had made progress: most likely a peer
 	 * gone silent, seen from the ranks that report it; their node is no suspect */
 	if (a->status == VS_ATTRIBUTED && l->late_setup) {

@@ -1394,3 +1394,11 @@ bool pm_att_node_guessed(const struct att *a, const struct cand *c)
 	}
 	return any;
 }
+
+const char *pm_att_srun_ended(const struct att *a, const char *node)
+{
+	if (a->ev->ntasks || a->ev->ncollect || !node || !node[0] || !a->srun_host[0] ||
+	    a->srun_many || same_host(a->srun_host, node) || !host_ended(a, node))
+		return NULL;
+	return host_of(a, a->srun_host) ? host_of(a, a->srun_host) : a->srun_host;
+}

@@ -265,6 +265,10 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late);
  * that node (attribute.c). */
 void pm_att_phase_summaries(struct att *a);
 bool pm_att_node_guessed(const struct att *a, const struct cand *c);
+/* In a hand-gathered folder: the host of the one task srun reports as failed of itself when
+ * it reports NODE's tasks as ended by Slurm ("Terminated", "Killed"), the folder's analog of
+ * pm_att_clean_exits; NULL otherwise. */
+const char *pm_att_srun_ended(const struct att *a, const char *node);
 
 /* att_ranks.c: where ranks ran, the GPUs' ranks, silence, and a timeout's suspects. */
 int pm_att_phase_ranks(struct att *a);
