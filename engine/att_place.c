@@ -569,7 +569,10 @@ static int script_host(struct att *a, const char *s, const char *e, unsigned k)
  * A job script's echo of its allocation, when it is one host: Slurm's variables
  * (SLURM_JOB_NODELIST, SLURM_NODELIST, SLURMD_NODENAME, as `NAME=HOST` or `NAME: HOST`) and
  * the words a script prints before them ("node(s): HOST", "nodelist: HOST").  A list or a
- * range (gpu[01-04], a,b) names no single host: the name must end the line or a word.
+ * range (gpu[01-04], a,b) names no single host: the name must end the line or a word; such
+ * an echo, or a node count above one (SLURM_NNODES=2), says the job ran on several nodes
+ * (echo_many): the folder's one host is then not where everything happened (only_host).
+ * The job's own text, it can only withhold a placement, never make one.
  */
 static int nodelist_host(struct att *a, const char *s, const char *e)
 {
@@ -577,6 +580,7 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
 					   "SLURMD_NODENAME",	 "node(s)",
 					   "nodelist",		 "Nodelist",
 					   "NodeList",		 NULL};
+	static const char *const counts[] = {"SLURM_NNODES=", "SLURM_JOB_NUM_NODES=", NULL};
 	const char *q;
 	size_t l;
 
@@ -593,7 +597,14 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
 		l = tok(q, e);
 		if (l && (q + l == e || q[l] == ' ' || q[l] == '\t'))
 			return add_host(a, q, l, SP_OTHER);
+		/* a range or a list (gpu[01-04], a,b): several nodes */
+		if (l && q + l < e && (q[l] == '[' || q[l] == ','))
+			a->echo_many = true;
 	}
+	/* SLURM_NNODES=2, SLURM_JOB_NUM_NODES=4 */
+	for (size_t i = 0; counts[i]; i++)
+		if ((q = word(s, e, counts[i])) && strtol(q + strlen(counts[i]), NULL, 10) > 1)
+			a->echo_many = true;
 	return 0;
 }
 
@@ -1154,7 +1165,7 @@ static const char *only_host(const struct att *a)
 {
 	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
 		return host_of(a, a->ev->job.nodes[0]);
-	if (a->nhosts == 1 && a->ev->job.nnodes < 2)
+	if (a->nhosts == 1 && a->ev->job.nnodes < 2 && !a->echo_many)
 		return a->hosts[0].name;
 	return NULL;
 }

@@ -141,6 +141,7 @@ struct att {
 	char srun_host[128];
 	int srun_task;
 	bool srun_many;
+	bool echo_many; /* the job's echo of its allocation names several nodes (att_place.c) */
 	int *suspects;
 	size_t nsuspects;
 	char vote_nodes[4][128];
