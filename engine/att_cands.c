@@ -789,6 +789,11 @@ int pm_att_phase_fallback(struct att *a)
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
 			continue;
+		/* an external end Slurm's record contradicts (a plain cancel line in a job the
+		 * record says FAILED): a consequence, as for the origins (phase_cands) */
+		if (r->outcome && pm_class_external(r->cls) && a->outcome &&
+		    pm_att_outcome_from_state(a->ev->job.state) && strcmp(r->outcome, a->outcome))
+			continue;
 		/* processes seen blocked (stack dumps) beside collective timeouts: the timeouts
 		 * tell that story, with their sequence numbers (phase 9) */
 		if (pm_is_kind(r->cls, r->subcls, PM_K_HANG) && timeouts)

@@ -675,6 +675,23 @@ static const char *cand_where(const struct cand *c, char *buf, size_t n)
 	return buf;
 }
 
+/* Whether every origin line of C is a generic rule's reading (py-exception: an exception's
+ * last line, whatever it says). */
+static bool generic_only(const struct att *a, const struct cand *c)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_rule *r = R(a, c->ev[k]);
+		if (r->role != PM_ROLE_ORIGIN)
+			continue;
+		if (!r->generic)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
 /* The first two candidates tie (phase 8): different classes on different nodes, within the
  * tolerance, of the same standing.  Two on one rank are one process's: not different nodes. */
 static bool tied(const struct att *a, const struct cand *l, const struct cand *s)
@@ -683,10 +700,17 @@ static bool tied(const struct att *a, const struct cand *l, const struct cand *s
 	 * raises: neither explains the other, and the evidence cannot say which ended the job */
 	if (s && cand_rank(l) == 0 && logic_error(a, s))
 		return true;
-	return s && strcmp(l->cls, s->cls) && (strcmp(l->node, s->node) || !l->node[0]) &&
-	       !same_rank_no_node(l, s) && close_in_time(a, l, s) &&
-	       outcome_rank(a, l) == outcome_rank(a, s) && cand_rank(l) == cand_rank(s) &&
-	       l->prestart == s->prestart &&
+	/* two exceptions only a generic rule reads, on two nodes, tie too whatever their class:
+	 * neither is dated before the other, and such a reading cannot tell a program's own
+	 * error from a peer's loss seen by a bystander (EOFError, ConnectionRefusedError on
+	 * the node whose peer died) */
+	bool cls = strcmp(l->cls, s ? s->cls : l->cls) ||
+		   (s && l->node[0] && s->node[0] && strcasecmp(l->node, s->node) &&
+		    generic_only(a, l) && generic_only(a, s));
+
+	return s && cls && (strcmp(l->node, s->node) || !l->node[0]) && !same_rank_no_node(l, s) &&
+	       close_in_time(a, l, s) && outcome_rank(a, l) == outcome_rank(a, s) &&
+	       cand_rank(l) == cand_rank(s) && l->prestart == s->prestart &&
 	       pm_att_silent_support(a, l) == pm_att_silent_support(a, s);
 }
 
@@ -941,6 +965,19 @@ void pm_att_phase_confidence(struct att *a)
 			   "no task failed there: each exited 0, or was ended after a task on %s "
 			   "failed; confidence hypothesis.",
 			   l->cls, l->sub, l->node, other);
+	}
+	/* the same in a hand-gathered folder: the job's output names the lead's node (NCCL's
+	 * or Open MPI's host prefix), while srun reports that node's tasks as ended by Slurm
+	 * and one task elsewhere as failed of itself */
+	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&
+	    (other = pm_att_srun_ended(a, l->node))) {
+		a->conf = "hypothesis";
+		l->contradicted = true;
+		pm_att_why(a,
+			   "Only the job's output places %s/%s on %s, and srun reports %s's tasks "
+			   "as ended by Slurm after task %d on %s failed of itself; confidence "
+			   "hypothesis.",
+			   l->cls, l->sub, l->node, l->node, a->srun_task, other);
 	}
 	/* a set-up failure reported only after the job had made progress: most likely a peer
 	 * gone silent, seen from the ranks that report it; their node is no suspect */

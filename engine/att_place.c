@@ -569,7 +569,10 @@ static int script_host(struct att *a, const char *s, const char *e, unsigned k)
  * A job script's echo of its allocation, when it is one host: Slurm's variables
  * (SLURM_JOB_NODELIST, SLURM_NODELIST, SLURMD_NODENAME, as `NAME=HOST` or `NAME: HOST`) and
  * the words a script prints before them ("node(s): HOST", "nodelist: HOST").  A list or a
- * range (gpu[01-04], a,b) names no single host: the name must end the line or a word.
+ * range (gpu[01-04], a,b) names no single host: the name must end the line or a word; such
+ * an echo, or a node count above one (SLURM_NNODES=2), says the job ran on several nodes
+ * (echo_many): the folder's one host is then not where everything happened (only_host).
+ * The job's own text, it can only withhold a placement, never make one.
  */
 static int nodelist_host(struct att *a, const char *s, const char *e)
 {
@@ -577,6 +580,7 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
 					   "SLURMD_NODENAME",	 "node(s)",
 					   "nodelist",		 "Nodelist",
 					   "NodeList",		 NULL};
+	static const char *const counts[] = {"SLURM_NNODES=", "SLURM_JOB_NUM_NODES=", NULL};
 	const char *q;
 	size_t l;
 
@@ -593,7 +597,14 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
 		l = tok(q, e);
 		if (l && (q + l == e || q[l] == ' ' || q[l] == '\t'))
 			return add_host(a, q, l, SP_OTHER);
+		/* a range or a list (gpu[01-04], a,b): several nodes */
+		if (l && q + l < e && (q[l] == '[' || q[l] == ','))
+			a->echo_many = true;
 	}
+	/* SLURM_NNODES=2, SLURM_JOB_NUM_NODES=4 */
+	for (size_t i = 0; counts[i]; i++)
+		if ((q = word(s, e, counts[i])) && strtol(q + strlen(counts[i]), NULL, 10) > 1)
+			a->echo_many = true;
 	return 0;
 }
 
@@ -611,18 +622,20 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 	const char *m;
 	char *x;
 	long n;
-	bool failed = false;
+	bool failed = false, ended;
 
 	/* "tasks 0-3: Terminated", "task 4: Killed": the host's tasks Slurm ended once
 	 * another failed (prefix_gainsaid) */
-	if ((m = memmem(t, (size_t)(e - t), ": ", 2)) &&
-	    ((e - m >= 12 && !strncmp(m + 2, "Terminated", 10)) ||
-	     (e - m >= 8 && !strncmp(m + 2, "Killed", 6)))) {
-		for (size_t i = 0; i < a->nhosts; i++)
-			if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, h, l))
-				a->hosts[i].ended = true;
+	m = memmem(t, (size_t)(e - t), ": ", 2);
+	ended = m && ((e - m >= 12 && !strncmp(m + 2, "Terminated", 10)) ||
+		      (e - m >= 8 && !strncmp(m + 2, "Killed", 6)));
+	for (size_t i = 0; i < a->nhosts; i++)
+		if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, h, l)) {
+			a->hosts[i].srun = true;
+			a->hosts[i].ended |= ended;
+		}
+	if (ended)
 		return;
-	}
 	if (e - t > 6 && !strncmp(t, "tasks ", 6)) {
 		m = memmem(t, (size_t)(e - t), ": ", 2);
 		if (m && (!strncmp(m + 2, "Exited with exit code ", 22) || m[2] == 'S' ||
@@ -1081,11 +1094,20 @@ static bool prefix_only_node(const struct att *a, const struct pm_obs *o)
 	return false;
 }
 
-/* Whether srun reports H's tasks as ended by Slurm (srun_failed). */
+/* Whether srun reports H's tasks as ended by Slurm (srun_failed); with H NULL, any host's. */
 static bool host_ended(const struct att *a, const char *h)
 {
 	for (size_t i = 0; i < a->nhosts; i++)
-		if (a->hosts[i].ended && same_host(a->hosts[i].name, h))
+		if (a->hosts[i].ended && (!h || same_host(a->hosts[i].name, h)))
+			return true;
+	return false;
+}
+
+/* Whether srun reports a task on H, whatever its end (srun_failed). */
+static bool host_in_srun(const struct att *a, const char *h)
+{
+	for (size_t i = 0; i < a->nhosts; i++)
+		if (a->hosts[i].srun && same_host(a->hosts[i].name, h))
 			return true;
 	return false;
 }
@@ -1094,18 +1116,21 @@ static bool host_ended(const struct att *a, const char *h)
  * Whether Slurm gainsays host H that only a prefix of the job's output names: the
  * accounting record lists the job's nodes and H is none of them, or srun reports one task
  * that failed of itself (srun_failed), on another host, and H's tasks as ended by Slurm
- * ("Terminated", "Killed": --kill-on-bad-exit's teardown).  The prefix is text the job
- * prints (pdsh's "host: ", or an echo): it must not place a line, a hardware error's above
- * all, on a node whose tasks Slurm only ended.  A host srun says nothing of keeps the
- * prefix (a script's pdsh over nodes its tasks did not fail on).  Said in `why` once.
+ * ("Terminated", "Killed": --kill-on-bad-exit's teardown), or the step's teardown on other
+ * hosts and no task at all on H.  The prefix is text the job prints (pdsh's "host: ", or an
+ * echo): it must not place a line, a hardware error's above all, on a node whose tasks
+ * Slurm only ended, nor on one where srun, which reports every task the teardown ended,
+ * saw none.  Without a teardown, a host srun says nothing of keeps the prefix (a script's
+ * pdsh over nodes its tasks did not fail on).  Said in `why` once.
  */
 static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
 {
-	bool out = a->ev->job.nnodes && !pm_att_job_node(a, h);
+	bool out = a->ev->job.nnodes && !pm_att_job_node(a, h), unsaid = false;
 	const char *n = host_of(a, h) ? host_of(a, h) : h;
 
-	if (!out &&
-	    (!a->srun_host[0] || a->srun_many || same_host(a->srun_host, h) || !host_ended(a, h)))
+	if (!out && (!a->srun_host[0] || a->srun_many || same_host(a->srun_host, h)))
+		return false;
+	if (!out && !host_ended(a, h) && !(unsaid = host_ended(a, NULL) && !host_in_srun(a, h)))
 		return false;
 	if (!*said && out)
 		pm_att_why(a,
@@ -1113,6 +1138,13 @@ static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
 			   "prints, and Slurm's record lists no such node for the job: the line is "
 			   "not placed on %s.",
 			   h, h);
+	else if (!*said && unsaid)
+		pm_att_why(a,
+			   "A line of the job's output names %s in its host prefix, text the "
+			   "job prints, while srun reports task %d on %s as the one task that "
+			   "failed of itself, the step's other tasks as ended by Slurm, and no "
+			   "task on %s: the line is not placed on %s.",
+			   n, a->srun_task, a->srun_host, n, n);
 	else if (!*said)
 		pm_att_why(a,
 			   "A line of the job's output names %s in its host prefix, text the job "
@@ -1123,15 +1155,18 @@ static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
 	return true;
 }
 
-/* The one host what has no node happened on: the folder's only host, else the one node of
- * a job whose accounting record names one (other hosts the files name are where those
- * files' lines happened, not the job's output); NULL when neither. */
+/* The one host what has no node happened on: the one node of a job whose accounting record
+ * names one (other hosts the files name are where those files' lines happened, not the job's
+ * output), else the folder's only host, unless the record names more nodes than one: the
+ * job ran on all of them, and the one the folder's words name (the batch script's echo of
+ * its host, a prompt) is no more where a line of no node happened than the others; NULL
+ * when none. */
 static const char *only_host(const struct att *a)
 {
-	if (a->nhosts == 1)
-		return a->hosts[0].name;
 	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
 		return host_of(a, a->ev->job.nodes[0]);
+	if (a->nhosts == 1 && a->ev->job.nnodes < 2 && !a->echo_many)
+		return a->hosts[0].name;
 	return NULL;
 }
 
@@ -1287,9 +1322,10 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
-			    (late && !c->fallback) || pm_att_cand_addrank(c, a->hranks[0]) < 0)
+			    (late && !c->fallback) || pm_cause_slurm_act(c->cls, c->sub) ||
+			    pm_att_cand_addrank(c, a->hranks[0]) < 0)
 				continue;
-			if (h && !c->node[0] && a->nhosts != 1) {
+			if (h && !c->node[0] && !only_host(a)) {
 				snprintf(c->node, sizeof(c->node), "%s", h);
 				c->guess = true;
 				pm_att_why(a,
@@ -1304,13 +1340,16 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			}
 		}
 	}
-	if (!a->nhranks && a->srun_host[0] && !a->srun_many && a->nhosts != 1 &&
+	if (!a->nhranks && a->srun_host[0] && !a->srun_many && !only_host(a) &&
 	    (one = host_of(a, a->srun_host))) {
 		/* srun names one task that failed of itself, on one host (srun_failed) */
 		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
+			/* Slurm's own end of the job (a cancel, the time limit) is the job's,
+			 * not the failed task's host's */
 			if (c->dead || c->node[0] || c->nranks || c->lead != LEAD_RULE ||
-			    c->all_ranks || (late && !c->fallback))
+			    c->all_ranks || (late && !c->fallback) ||
+			    pm_cause_slurm_act(c->cls, c->sub))
 				continue;
 			const char *own = srun_line_host(a, c);
 			if (own && own != one) {
@@ -1365,4 +1404,12 @@ bool pm_att_node_guessed(const struct att *a, const struct cand *c)
 		any = true;
 	}
 	return any;
+}
+
+const char *pm_att_srun_ended(const struct att *a, const char *node)
+{
+	if (a->ev->ntasks || a->ev->ncollect || !node || !node[0] || !a->srun_host[0] ||
+	    a->srun_many || same_host(a->srun_host, node) || !host_ended(a, node))
+		return NULL;
+	return host_of(a, a->srun_host) ? host_of(a, a->srun_host) : a->srun_host;
 }

@@ -105,11 +105,14 @@ static bool gives_way(const struct pm_rule *sp, bool head, const struct pm_obs *
 				q->event_time - p->event_time <= 1.0);
 }
 
+/* Set aside the generic readings of line LN, for SP's; with YIELD_IGNORED its confirmations
+ * too (a peer's loss that Python printed as not fatal confirms nothing of the job's end). */
 static void yield_line(struct att *a, const struct line *ln, const size_t *ix,
 		       const struct pm_rule *sp, enum yield_kind kind)
 {
 	for (size_t k = ln->s; k < ln->e; k++) {
-		if (!generic(R(a, ix[k])))
+		const struct pm_rule *r = R(a, ix[k]);
+		if (!generic(r) && !(kind == YIELD_IGNORED && r->role == PM_ROLE_CONFIRMATION))
 			continue;
 		a->yielded[ix[k]] = true;
 		if (!a->yield_gen) {
@@ -217,7 +220,7 @@ int pm_att_yield(struct att *a)
 
 		if (!l[k].nonfatal || (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1)
 			continue;
-		if (l[q].gen && !l[q].spec)
+		if (l[q].gen && (!l[q].spec || l[q].spec->role == PM_ROLE_CONFIRMATION))
 			yield_line(a, &l[q], ix, l[k].nonfatal, YIELD_IGNORED);
 	}
 	free(ix);

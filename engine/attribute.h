@@ -117,6 +117,7 @@ struct att {
 		char name[128];
 		int spell;  /* how its spelling was learnt (att_place.c) */
 		bool ended; /* srun reports its tasks ended by Slurm: "Terminated", "Killed" */
+		bool srun;  /* srun reports a task of it, whatever its end */
 	} * hosts;	    /* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
 	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
@@ -140,6 +141,7 @@ struct att {
 	char srun_host[128];
 	int srun_task;
 	bool srun_many;
+	bool echo_many; /* the job's echo of its allocation names several nodes (att_place.c) */
 	int *suspects;
 	size_t nsuspects;
 	char vote_nodes[4][128];
@@ -264,6 +266,10 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late);
  * that node (attribute.c). */
 void pm_att_phase_summaries(struct att *a);
 bool pm_att_node_guessed(const struct att *a, const struct cand *c);
+/* In a hand-gathered folder: the host of the one task srun reports as failed of itself when
+ * it reports NODE's tasks as ended by Slurm ("Terminated", "Killed"), the folder's analog of
+ * pm_att_clean_exits; NULL otherwise. */
+const char *pm_att_srun_ended(const struct att *a, const char *node);
 
 /* att_ranks.c: where ranks ran, the GPUs' ranks, silence, and a timeout's suspects. */
 int pm_att_phase_ranks(struct att *a);
