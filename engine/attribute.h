@@ -92,6 +92,7 @@ struct rnode {
 };
 
 struct att {
+	int commw; /* the size of the job's communicator its set-up lines name (att_ranks.c) */
 	struct pm_evidence *ev;
 	const struct pm_ruleset *rs;
 	size_t *order; /* obs sorted */
