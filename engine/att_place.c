@@ -786,6 +786,31 @@ static void torchrun_section(struct att *a, const char *s, const char *e)
 }
 
 /*
+ * The tasks a JAX (XLA, TensorFlow) coordination service lists as the ones that failed it,
+ * one "/job:NAME/replica:R/task:T" a line after its head: the barrier's "Some timed out
+ * task names:" (the tasks that never reached it) and the heartbeat's "The following tasks
+ * are unhealthy (stopped sending heartbeats):".  Task T is process T of the job, its rank.
+ * Any other line ends the list.
+ */
+static int coord_tasks(struct att *a, const char *s, const char *e)
+{
+	size_t n = (size_t)(e - s);
+	char *x;
+
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (a->tlist && n > 20 && !memcmp(s, "/job:", 5)) {
+		const char *t = memmem(s, n, "/task:", 6);
+		long r = t ? strtol(t + 6, &x, 10) : -1;
+		if (t && x > t + 6 && x == s + n && memmem(s, (size_t)(t - s), "/replica:", 9))
+			return add_rank(a, r);
+	}
+	a->tlist = (n > 26 && !memcmp(s + n - 26, "Some timed out task names:", 26)) ||
+		   (n > 29 && !memcmp(s + n - 29, "(stopped sending heartbeats):", 29));
+	return 0;
+}
+
+/*
  * The host one line names, the forms a hand-gathered folder holds: `uname -a` (Linux HOST
  * VERSION), a shell prompt (user@HOST:path$), Slurm's "*** STEP|JOB N ON HOST" and "srun:
  * error: HOST: task", Open MPI's and torchrun's "Host: HOST" / "host : HOST", mpirun's "on
@@ -800,6 +825,8 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 	memcpy(a->hfield[0], a->hfield[1], sizeof(a->hfield[0]));
 	a->hfield[1][0] = '\0';
 	torchrun_section(a, s, e);
+	if (coord_tasks(a, s, e) < 0)
+		return -1;
 
 	/* uname -a: "Linux HOST 6.1.0-18-amd64 #1 SMP ...", not the kernel's boot banner at the
 	 * head of every dmesg, "Linux version 6.8.0-49-generic (buildd@lcy02) ... #49-Ubuntu" */
@@ -1001,6 +1028,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 	a->hfield[0][0] = a->hfield[1][0] = '\0';
 	a->tsect = TSECT_NONE;
 	a->ttime = 0;
+	a->tlist = false;
 	for (const char *p = buf, *e = buf + len; p < e && rc == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		const char *le = nl ? nl : e;
