@@ -404,7 +404,7 @@ unsigned pm_att_line_keys(const char *p, const char *e, bool vector)
 }
 
 /* Whether Q, the ") on node " of MPICH's abort report in the line from P, closes its head
- * "Abort(CODE": at the line's start or after a blank, the code a number. */
+ * "Abort(CODE": the code a number, "Abort" a word of its own (not MPI_Abort's end). */
 static bool world_abort(const char *p, const char *q)
 {
 	const char *d = q;
@@ -414,7 +414,7 @@ static bool world_abort(const char *p, const char *q)
 	if (d > p && d[-1] == '-')
 		d--;
 	return d < q && d - p >= 6 && !memcmp(d - 6, "Abort(", 6) &&
-	       (d - 6 == p || d[-7] == ' ' || d[-7] == ':');
+	       (d - 6 == p || !(alnum(d[-7]) || d[-7] == '_'));
 }
 
 /*
@@ -811,6 +811,30 @@ static int coord_tasks(struct att *a, const char *s, const char *e)
 }
 
 /*
+ * The text of the line [P, E) that torchrun's summary and a coordination service's task list
+ * are read from (torchrun_section, coord_tasks): its wrappers peeled, as the scan peels them
+ * (a logger's prefix before each line of the summary).  Only a line that may be one of
+ * theirs: inside a summary or a list, or whose text ends as their heads do (':', "FAILED";
+ * '|', a box frame's); false for the others, which change nothing there.
+ */
+static bool summary_text(const struct att *a, const char *p, const char *e, const char **ts,
+			 const char **te)
+{
+	const char *x = e;
+	struct pm_peel pe;
+
+	while (x > p && (x[-1] == ' ' || x[-1] == '\t'))
+		x--;
+	if (a->tsect == TSECT_NONE && !a->tlist &&
+	    (x == p || (x[-1] != ':' && x[-1] != 'D' && x[-1] != '|')))
+		return false;
+	pm_peel(PM_FMT_APP, p, (size_t)(e - p), NULL, &pe);
+	*ts = skip_sp(p + pe.skip, p + pe.end);
+	*te = p + pe.end;
+	return true;
+}
+
+/*
  * The host one line names, the forms a hand-gathered folder holds: `uname -a` (Linux HOST
  * VERSION), a shell prompt (user@HOST:path$), Slurm's "*** STEP|JOB N ON HOST" and "srun:
  * error: HOST: task", Open MPI's and torchrun's "Host: HOST" / "host : HOST", mpirun's "on
@@ -818,15 +842,17 @@ static int coord_tasks(struct att *a, const char *s, const char *e)
  */
 static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 {
-	const char *q, *s = skip_sp(p, e);
+	const char *q, *s = skip_sp(p, e), *ts, *te;
 	unsigned k = pm_att_line_keys(p, e, true);
 	size_t l;
 
 	memcpy(a->hfield[0], a->hfield[1], sizeof(a->hfield[0]));
 	a->hfield[1][0] = '\0';
-	torchrun_section(a, s, e);
-	if (coord_tasks(a, s, e) < 0)
-		return -1;
+	if (summary_text(a, p, e, &ts, &te)) {
+		torchrun_section(a, ts, te);
+		if (coord_tasks(a, ts, te) < 0)
+			return -1;
+	}
 
 	/* uname -a: "Linux HOST 6.1.0-18-amd64 #1 SMP ...", not the kernel's boot banner at the
 	 * head of every dmesg, "Linux version 6.8.0-49-generic (buildd@lcy02) ... #49-Ubuntu" */
