@@ -236,11 +236,9 @@ static int add_rank(struct att *a, long r)
 	return pm_rankset_push(&a->hranks, &a->nhranks, &a->ahranks, (int)r);
 }
 
-/* Rank R, named by a failure report that names its host H too (L bytes). */
-static int add_rank_host(struct att *a, long r, const char *h, size_t l)
+/* Rank R's host H (L bytes), as a failure report names it (rank_host). */
+static int note_rank_host(struct att *a, long r, const char *h, size_t l)
 {
-	if (add_rank(a, r) < 0)
-		return -1;
 	if (r < 0 || r >= 1 << 20 || !l || l >= sizeof(a->rhost[0].host) || !hostname_ok(h, l))
 		return 0;
 	if (a->nrhost == a->arhost &&
@@ -249,6 +247,14 @@ static int add_rank_host(struct att *a, long r, const char *h, size_t l)
 	a->rhost[a->nrhost].rank = (int)r;
 	snprintf(a->rhost[a->nrhost++].host, sizeof(a->rhost[0].host), "%.*s", (int)l, h);
 	return 0;
+}
+
+/* Rank R, named by a failure report that names its host H too (L bytes). */
+static int add_rank_host(struct att *a, long r, const char *h, size_t l)
+{
+	if (add_rank(a, r) < 0)
+		return -1;
+	return note_rank_host(a, r, h, l);
 }
 
 /*
@@ -265,7 +271,7 @@ enum {
 	K_LIST = 1 << 4,   /* "SLURM", "node", "Node": in each of nodelist_host's keys */
 	K_ONNODE = 1 << 5, /* " on node " */
 	K_RANK = 1 << 6,   /* "rank" */
-	K_PROC = 1 << 7,   /* "Process name: [[" */
+	K_PROC = 1 << 7,   /* "Process name: [" */
 	K_AT = 1 << 8,	   /* '@' */
 	K_MPI = 1 << 9,	   /* "MPI_Abort(" */
 	K_HYDRA = 1 << 10, /* "RUNNING AT " */
@@ -322,7 +328,7 @@ static unsigned key_at(const char *p, size_t n)
 	case 'r':
 		return n >= 4 && !memcmp(p, "rank", 4) ? K_RANK : 0;
 	case 'P':
-		return n >= 16 && !memcmp(p, "Process name: [[", 16) ? K_PROC : 0;
+		return n >= 15 && !memcmp(p, "Process name: [", 15) ? K_PROC : 0;
 	case '@':
 		return K_AT;
 	case 'M':
@@ -397,13 +403,29 @@ unsigned pm_att_line_keys(const char *p, const char *e, bool vector)
 	return k;
 }
 
+/* Whether Q, the ") on node " of MPICH's abort report in the line from P, closes its head
+ * "Abort(CODE": the code a number, "Abort" a word of its own (not MPI_Abort's end). */
+static bool world_abort(const char *p, const char *q)
+{
+	const char *d = q;
+
+	while (d > p && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	if (d > p && d[-1] == '-')
+		d--;
+	return d < q && d - p >= 6 && !memcmp(d - 6, "Abort(", 6) &&
+	       (d - 6 == p || !(alnum(d[-7]) || d[-7] == '_'));
+}
+
 /*
  * The rank a launcher's failure report names: Open MPI's "Process name: [[J,S],R]" (the
- * first process that exited non-zero), mpirun's "rank N with PID P on node HOST exited",
+ * first process that exited non-zero; Open MPI 5's PRRTE names the job by its namespace,
+ * "[prterun-HOST-PID@J,R]"), mpirun's "rank N with PID P on node HOST exited",
  * Open MPI's "MPI_ABORT was invoked on rank N in communicator ..." and MPICH's (and Intel
  * MPI's, Cray MPICH's) "application called MPI_Abort(COMM, CODE) - process N" (the rank
- * that aborted the job), torchrun's summary "rank : R".  S is the line without its leading
- * blanks.
+ * that aborted the job), MPICH's and Intel MPI's "Abort(CODE) on node N (rank M in comm C):"
+ * (N the rank in the world, M in the communicator), torchrun's summary "rank : R" (a root
+ * cause's, not its other failures').  S is the line without its leading blanks.
  */
 static int line_rank(struct att *a, const char *p, const char *e, const char *s, unsigned k)
 {
@@ -411,10 +433,33 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 	char *x;
 	long r;
 
-	if ((k & K_PROC) && (q = word(s, e, "Process name: [[")) &&
-	    (q = memchr(q, ']', (size_t)(e - q))) && q + 1 < e && q[1] == ',') {
-		r = strtol(q + 2, &x, 10);
-		if (x > q + 2 && x < e && *x == ']')
+	if ((k & K_PROC) && (q = word(s, e, "Process name: [")) && (q += 15) < e) {
+		const char *c = NULL;
+
+		if (*q == '[') { /* [[J,S],R] */
+			q = memchr(q, ']', (size_t)(e - q));
+			c = q && q + 1 < e && q[1] == ',' ? q + 1 : NULL;
+		} else { /* [NSPACE@J,R]: a namespace of a name's characters, '@', the job */
+			const char *at = q + tok(q, e);
+			if (at > q && at < e && *at == '@') {
+				for (c = at + 1; c < e && *c >= '0' && *c <= '9'; c++)
+					;
+				c = c > at + 1 && c < e && *c == ',' ? c : NULL;
+			}
+		}
+		if (c) {
+			r = strtol(c + 1, &x, 10);
+			if (x > c + 1 && x < e && *x == ']')
+				return add_rank(a, r);
+		}
+	}
+	if ((k & K_ONNODE) && (q = memmem(p, (size_t)(e - p), ") on node ", 10)) &&
+	    world_abort(p, q)) {
+		long m;
+
+		r = strtol(q + 10, &x, 10);
+		if (x > q + 10 && e - x > 7 && !strncmp(x, " (rank ", 7) &&
+		    (m = strtol(x + 7, &x, 10)) >= 0 && e - x > 9 && !strncmp(x, " in comm ", 9))
 			return add_rank(a, r);
 	}
 	if ((k & K_RANK) &&
@@ -449,10 +494,25 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 		if (v < e && *v == ':') {
 			v = skip_sp(v + 1, e);
 			r = strtol(v, &x, 10);
-			/* the table's host is the line before its rank */
+			/* the table's host is the line before its rank; an entry of its
+			 * sections is named once they are all read (torchrun_named) */
 			if (x > v && (head ? x == e || *x == ' ' :
-					     e - x >= 14 && !strncmp(x, " (local_rank: ", 14)))
+					     e - x >= 14 && !strncmp(x, " (local_rank: ", 14))) {
+				if (a->tsect != TSECT_NONE && r >= 0 && r < 1 << 20) {
+					if (a->ntroot == a->atroot &&
+					    pm_grow((void **)&a->troot, &a->atroot,
+						    sizeof(*a->troot)) < 0)
+						return -1;
+					a->troot[a->ntroot++] =
+						(struct troot){.rank = (int)r,
+							       .sum = a->tsum,
+							       .other = a->tsect == TSECT_OTHER,
+							       .time = a->ttime};
+					return note_rank_host(a, r, a->hfield[0],
+							      strlen(a->hfield[0]));
+				}
 				return add_rank_host(a, r, a->hfield[0], strlen(a->hfield[0]));
+			}
 		}
 	}
 	return 0;
@@ -675,6 +735,118 @@ static const char *srun_task_host(const char *p, const char *e, size_t *l)
 	return q + 13;
 }
 
+/* Days from 1970-01-01 to the civil date Y-M-D (Howard Hinnant's days_from_civil). */
+static long days_civil(long y, long m, long d)
+{
+	y -= m <= 2;
+	long era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+	long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+/*
+ * torchrun's failure summary, line by line: which section of its table [S, E) is in (its
+ * "Root Cause (first observed failure):", 1.9's "Root Cause:"; "Failures:", 1.9's "Other
+ * Failures:"; a rule of '=', '-' or '*' ends either), and an entry's "time : Y-M-D_H:M:S"
+ * (the agent's clock, whole seconds), kept for the entry's rank (line_rank).
+ */
+static void torchrun_section(struct att *a, const char *s, const char *e)
+{
+	size_t n = (size_t)(e - s);
+	const char *q;
+	int f[6];
+
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (!n)
+		return;
+	if (n > 7 && !memcmp(s + n - 7, " FAILED", 7) && !memchr(s, ' ', n - 7)) {
+		a->tsum++; /* "train.py FAILED": a summary's head */
+		a->tsect = TSECT_NONE;
+	} else if (n >= 11 && !memcmp(s, "Root Cause", 10) && s[n - 1] == ':') {
+		a->tsect = TSECT_ROOT;
+		a->ttime = 0;
+	} else if ((n == 9 && !memcmp(s, "Failures:", 9)) ||
+		   (n == 15 && !memcmp(s, "Other Failures:", 15))) {
+		a->tsect = TSECT_OTHER;
+		a->ttime = 0;
+	} else if (n >= 10 && (*s == '=' || *s == '-' || *s == '*')) {
+		size_t i = 1;
+		while (i < n && s[i] == *s)
+			i++;
+		if (i == n)
+			a->tsect = TSECT_NONE;
+	} else if (a->tsect != TSECT_NONE && n > 10 && !memcmp(s, "exitcode", 8) &&
+		   *(q = skip_sp(s + 8, s + n)) == ':') {
+		/* the entry's exit code, after its rank: -15 is the agent's SIGTERM */
+		q = skip_sp(q + 1, s + n);
+		if (a->ntroot && a->troot[a->ntroot - 1].sum == a->tsum && s + n - q >= 3 &&
+		    !memcmp(q, "-15", 3) && (s + n - q == 3 || q[3] == ' '))
+			a->troot[a->ntroot - 1].stopped = true;
+	} else if (a->tsect != TSECT_NONE && *s == '[' && s[n - 1] == ':') {
+		a->ttime = 0; /* "[1]:", an entry */
+	} else if (a->tsect != TSECT_NONE && n > 24 && !memcmp(s, "time", 4) &&
+		   *(q = skip_sp(s + 4, s + n)) == ':') {
+		q = skip_sp(q + 1, s + n);
+		if (s + n - q == 19 &&
+		    sscanf(q, "%4d-%2d-%2d_%2d:%2d:%2d", &f[0], &f[1], &f[2], &f[3], &f[4],
+			   &f[5]) == 6 &&
+		    f[1] >= 1 && f[1] <= 12 && f[2] >= 1 && f[2] <= 31 && f[3] < 24 && f[4] < 60 &&
+		    f[5] < 61)
+			a->ttime = (double)days_civil(f[0], f[1], f[2]) * 86400 + f[3] * 3600 +
+				   f[4] * 60 + f[5];
+	}
+}
+
+/*
+ * The tasks a JAX (XLA, TensorFlow) coordination service lists as the ones that failed it,
+ * one "/job:NAME/replica:R/task:T" a line after its head: the barrier's "Some timed out
+ * task names:" (the tasks that never reached it) and the heartbeat's "The following tasks
+ * are unhealthy (stopped sending heartbeats):".  Task T is process T of the job, its rank.
+ * Any other line ends the list.
+ */
+static int coord_tasks(struct att *a, const char *s, const char *e)
+{
+	size_t n = (size_t)(e - s);
+	char *x;
+
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (a->tlist && n > 20 && !memcmp(s, "/job:", 5)) {
+		const char *t = memmem(s, n, "/task:", 6);
+		long r = t ? strtol(t + 6, &x, 10) : -1;
+		if (t && x > t + 6 && x == s + n && memmem(s, (size_t)(t - s), "/replica:", 9))
+			return add_rank(a, r);
+	}
+	a->tlist = (n > 26 && !memcmp(s + n - 26, "Some timed out task names:", 26)) ||
+		   (n > 29 && !memcmp(s + n - 29, "(stopped sending heartbeats):", 29));
+	return 0;
+}
+
+/*
+ * The text of the line [P, E) that torchrun's summary and a coordination service's task list
+ * are read from (torchrun_section, coord_tasks): its wrappers peeled, as the scan peels them
+ * (a logger's prefix before each line of the summary).  Only a line that may be one of
+ * theirs: inside a summary or a list, or whose text ends as their heads do (':', "FAILED";
+ * '|', a box frame's); false for the others, which change nothing there.
+ */
+static bool summary_text(const struct att *a, const char *p, const char *e, const char **ts,
+			 const char **te)
+{
+	const char *x = e;
+	struct pm_peel pe;
+
+	while (x > p && (x[-1] == ' ' || x[-1] == '\t'))
+		x--;
+	if (a->tsect == TSECT_NONE && !a->tlist &&
+	    (x == p || (x[-1] != ':' && x[-1] != 'D' && x[-1] != '|')))
+		return false;
+	pm_peel(PM_FMT_APP, p, (size_t)(e - p), NULL, &pe);
+	*ts = skip_sp(p + pe.skip, p + pe.end);
+	*te = p + pe.end;
+	return true;
+}
+
 /*
  * The host one line names, the forms a hand-gathered folder holds: `uname -a` (Linux HOST
  * VERSION), a shell prompt (user@HOST:path$), Slurm's "*** STEP|JOB N ON HOST" and "srun:
@@ -683,12 +855,17 @@ static const char *srun_task_host(const char *p, const char *e, size_t *l)
  */
 static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 {
-	const char *q, *s = skip_sp(p, e);
+	const char *q, *s = skip_sp(p, e), *ts, *te;
 	unsigned k = pm_att_line_keys(p, e, true);
 	size_t l;
 
 	memcpy(a->hfield[0], a->hfield[1], sizeof(a->hfield[0]));
 	a->hfield[1][0] = '\0';
+	if (summary_text(a, p, e, &ts, &te)) {
+		torchrun_section(a, ts, te);
+		if (coord_tasks(a, ts, te) < 0)
+			return -1;
+	}
 
 	/* uname -a: "Linux HOST 6.1.0-18-amd64 #1 SMP ...", not the kernel's boot banner at the
 	 * head of every dmesg, "Linux version 6.8.0-49-generic (buildd@lcy02) ... #49-Ubuntu" */
@@ -888,6 +1065,9 @@ static int file_hosts(struct att *a, struct pm_file *f)
 	}
 	buf[len] = '\0';
 	a->hfield[0][0] = a->hfield[1][0] = '\0';
+	a->tsect = TSECT_NONE;
+	a->ttime = 0;
+	a->tlist = false;
 	for (const char *p = buf, *e = buf + len; p < e && rc == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		const char *le = nl ? nl : e;
@@ -1303,6 +1483,91 @@ static const char *rank_host(const struct att *a, int r)
 	return h;
 }
 
+/*
+ * The ranks torchrun's summaries name, among HRANKS.  A summary's root cause ("Root Cause
+ * (first observed failure)") is named, and so is each of its other failures ("Failures:")
+ * seen in the same second or without a time: the agent picked one of them as the first,
+ * not the evidence; one seen later (the agent's clock, whole seconds) failed after it, and
+ * one that exited -15 was stopped by the agent (1.9 lists them): neither is named.  Where several summaries (an agent a node) each name one rank, the one whose
+ * root cause is the earliest by more than the skew tolerance plus the field's second is
+ * named alone (the agents' clocks may differ); else all are.
+ */
+static int torchrun_named(struct att *a)
+{
+	int ngroups = 0, one = -1, m = -1;
+	double mt = 0;
+	bool single = true;
+
+	a->tnamed = true;
+	for (size_t i = 0, j; i < a->ntroot; i = j) {
+		double rt = 0;
+		bool untimed = false;
+		int first = -1, n = 0;
+
+		for (j = i; j < a->ntroot && a->troot[j].sum == a->troot[i].sum; j++)
+			if (!a->troot[j].other) {
+				untimed |= a->troot[j].time <= 0;
+				if (!rt || a->troot[j].time < rt)
+					rt = a->troot[j].time;
+			}
+		if (untimed)
+			rt = 0;
+		for (size_t k = i; k < j; k++) {
+			const struct troot *t = &a->troot[k];
+			if (t->other && (t->stopped || (rt > 0 && t->time > rt)))
+				continue;
+			if (first < 0) {
+				first = t->rank;
+				n = 1;
+			} else if (t->rank != first) {
+				n = 2;
+			}
+		}
+		if (first < 0)
+			continue;
+		ngroups++;
+		if (n != 1 || rt <= 0)
+			single = false;
+		else if (m < 0 || rt < mt) {
+			m = first;
+			mt = rt;
+		}
+	}
+	/* several summaries, one rank each: the earliest, when it is clearly first */
+	if (ngroups > 1 && single && m >= 0) {
+		one = m;
+		for (size_t i = 0, j; i < a->ntroot && one >= 0; i = j) {
+			for (j = i; j < a->ntroot && a->troot[j].sum == a->troot[i].sum; j++)
+				if (!a->troot[j].other && a->troot[j].rank != m &&
+				    a->troot[j].time <= mt + a->rs->skew_s + 1)
+					one = -1;
+		}
+	}
+	if (one >= 0) {
+		a->tfirst = true;
+		return add_rank(a, one);
+	}
+	for (size_t i = 0, j; i < a->ntroot; i = j) {
+		double rt = 0;
+		bool untimed = false;
+
+		for (j = i; j < a->ntroot && a->troot[j].sum == a->troot[i].sum; j++)
+			if (!a->troot[j].other) {
+				untimed |= a->troot[j].time <= 0;
+				if (!rt || a->troot[j].time < rt)
+					rt = a->troot[j].time;
+			}
+		if (untimed)
+			rt = 0;
+		for (size_t k = i; k < j; k++)
+			if (!(a->troot[k].other &&
+			      (a->troot[k].stopped || (rt > 0 && a->troot[k].time > rt))) &&
+			    add_rank(a, a->troot[k].rank) < 0)
+				return -1;
+	}
+	return 0;
+}
+
 /* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank
  * is that rank's, and the host the report names for it (when it names one) that cause's.
  * Whose files name one host: a cause made without a node (Slurm's own end of the job, read
@@ -1315,28 +1580,30 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 
 	if (a->ev->ntasks || a->ev->ncollect)
 		return;
+	if (!a->tnamed && torchrun_named(a) < 0)
+		return;
 	pm_rankset_done(a->hranks, &a->nhranks);
-	if (a->nhranks == 1) {
-		const char *h = rank_host(a, a->hranks[0]);
+	int one_rank = a->nhranks == 1 ? a->hranks[0] : -1;
+	if (one_rank >= 0) {
+		const char *h = rank_host(a, one_rank);
+		const char *rep = !a->tfirst ? "The launcher's failure report names" :
+					       "The earliest root cause torchrun's summaries "
+					       "name is";
 
 		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
 			    (late && !c->fallback) || pm_cause_slurm_act(c->cls, c->sub) ||
-			    pm_att_cand_addrank(c, a->hranks[0]) < 0)
+			    pm_att_cand_addrank(c, one_rank) < 0)
 				continue;
 			if (h && !c->node[0] && !only_host(a)) {
 				snprintf(c->node, sizeof(c->node), "%s", h);
 				c->guess = true;
-				pm_att_why(a,
-					   "The launcher's failure report names rank %d on %s: "
-					   "%s/%s is placed there.",
-					   a->hranks[0], h, c->cls, c->sub);
+				pm_att_why(a, "%s rank %d on %s: %s/%s is placed there.", rep,
+					   one_rank, h, c->cls, c->sub);
 			} else {
-				pm_att_why(a,
-					   "The launcher's failure report names rank %d: %s/%s is "
-					   "placed on it.",
-					   a->hranks[0], c->cls, c->sub);
+				pm_att_why(a, "%s rank %d: %s/%s is placed on it.", rep, one_rank,
+					   c->cls, c->sub);
 			}
 		}
 	}

@@ -74,6 +74,9 @@ static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al
 	return 0;
 }
 
+static bool comm_line(const struct att *a, size_t i, int w);
+static bool comm_split(const struct att *a, int r, const char *node);
+
 /* Whether the rank map names ranks on NODE: then it names every rank that ran there. */
 static bool rankmap_node(const char **nodes, size_t n, const char *node)
 {
@@ -83,7 +86,9 @@ static bool rankmap_node(const char **nodes, size_t n, const char *node)
 /*
  * rank -> node, from every source that places ranks, the first that knows a rank winning:
  * the plugin's rank map, then Slurm's task lines (srun_tasks), then the scanner's prefixes
- * (launchers and NCCL lines that carry both host and rank).  A node the rank map covers
+ * (launchers and NCCL lines that carry both host and rank), then the set-up lines of the
+ * job's communicator (comm_ranks: NCCL's host prefix and the rank it numbers in the largest
+ * communicator, where no two of them put one rank on two hosts).  A node the rank map covers
  * gets no further rank from the other sources: a provisional verdict, with one node's
  * bundle still out, must not place that node's ranks where the job's output was read.
  */
@@ -112,7 +117,10 @@ static int place_ranks(struct att *a)
 		if (src < 0)
 			goto out;
 	}
-	if (!(ev->ntasks + ev->nranks + nsr)) {
+	size_t ncomm = 0;
+	for (size_t i = 0; i < ev->nobs && a->commw; i++)
+		ncomm += comm_line(a, i, a->commw) && ev->obs[i].node;
+	if (!(ev->ntasks + ev->nranks + nsr + ncomm)) {
 		rc = 0;
 		goto out;
 	}
@@ -123,7 +131,7 @@ static int place_ranks(struct att *a)
 			mapn[nmap++] = ev->tasks[i].node;
 	if (nmap > 1)
 		pm_sort(mapn, nmap, sizeof(*mapn), pm_cmp_str);
-	a->rnode = malloc((ev->ntasks + ev->nranks + nsr) * sizeof(*a->rnode));
+	a->rnode = malloc((ev->ntasks + ev->nranks + nsr + ncomm) * sizeof(*a->rnode));
 	if (!a->rnode)
 		goto out;
 	for (size_t i = 0; i < ev->ntasks; i++)
@@ -137,6 +145,13 @@ static int place_ranks(struct att *a)
 		if (ev->ranks[i].node && !rankmap_node(mapn, nmap, ev->ranks[i].node))
 			a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + nsr + i,
 						       ev->ranks[i].node};
+	for (size_t i = 0; i < ev->nobs && ncomm; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (comm_line(a, i, a->commw) && o->node && !rankmap_node(mapn, nmap, o->node) &&
+		    !comm_split(a, o->rank, o->node))
+			a->rnode[n++] =
+				(struct rnode){o->rank, ev->ntasks + nsr + ev->nranks + i, o->node};
+	}
 	if (n > 1)
 		pm_sort(a->rnode, n, sizeof(*a->rnode), cmprnode);
 	a->nrnode = 0;
@@ -157,6 +172,51 @@ out:
 	return rc;
 }
 
+/*
+ * The ranks a communicator's set-up line names (a context rule of no class that captures
+ * the rank and the communicator's size: NCCL's "rank R nranks N ... Init COMPLETE"), in the
+ * largest communicator the folder shows: the job's own (a group split off it numbers its
+ * ranks from 0 again).  Each is a rank whose output the evidence holds, whether or not a
+ * prefix names it: a rank that set up and then printed no timeout while its peers did is
+ * silent (phase 5), not unknown.  Never where it ran: the line's host is the communicator
+ * member's, its rank maybe a group's.
+ */
+static bool comm_line(const struct att *a, size_t i, int w)
+{
+	const struct pm_obs *o = &a->ev->obs[i];
+	const struct pm_rule *r = R(a, i);
+
+	return r->role == PM_ROLE_CONTEXT && pm_is_kind(r->cls, NULL, PM_K_NONE) && o->rank >= 0 &&
+	       o->rank < o->nranks && o->nranks <= 1 << 20 && (w ? o->nranks == w : true);
+}
+
+static int comm_ranks(struct att *a, size_t *al)
+{
+	const struct pm_evidence *ev = a->ev;
+	int w = 0;
+
+	for (size_t i = 0; i < ev->nobs; i++)
+		if (comm_line(a, i, 0) && ev->obs[i].nranks > w)
+			w = ev->obs[i].nranks;
+	a->commw = w;
+	for (size_t i = 0; i < ev->nobs && w; i++)
+		if (comm_line(a, i, w) &&
+		    pm_rankset_push(&a->known, &a->nknown, al, ev->obs[i].rank) < 0)
+			return -1;
+	return 0;
+}
+
+/* Whether the job's communicator's set-up lines (comm_ranks) place rank R on two hosts. */
+static bool comm_split(const struct att *a, int r, const char *node)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->rank == r && o->node && strcmp(o->node, node) && comm_line(a, i, a->commw))
+			return true;
+	}
+	return false;
+}
+
 int pm_att_phase_ranks(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -174,6 +234,8 @@ int pm_att_phase_ranks(struct att *a)
 		if (ev->tasks[i].rank >= 0 &&
 		    pm_rankset_push(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
 			return -1;
+	if (comm_ranks(a, &al) < 0)
+		return -1;
 	pm_rankset_done(a->known, &a->nknown);
 	if (place_ranks(a) < 0)
 		return -1;

@@ -315,6 +315,7 @@ static void att_free(struct att *a)
 	free(a->yielded);
 	free(a->hranks);
 	free(a->rhost);
+	free(a->troot);
 	free(a->suspects);
 	free(a->clk);
 }

@@ -92,6 +92,7 @@ struct rnode {
 };
 
 struct att {
+	int commw; /* the size of the job's communicator its set-up lines name (att_ranks.c) */
 	struct pm_evidence *ev;
 	const struct pm_ruleset *rs;
 	size_t *order; /* obs sorted */
@@ -136,6 +137,22 @@ struct att {
 	} * rhost; /* a failure report's rank and the host it names for it (att_place.c) */
 	size_t nrhost, arhost;
 	char hfield[2][128]; /* the host field of the line before, and of this one (att_place.c) */
+	/* torchrun's failure summary being read (att_place.c): the section of its table the
+	 * lines are in, and the time field of the entry */
+	enum { TSECT_NONE, TSECT_ROOT, TSECT_OTHER } tsect;
+	double ttime; /* the entry's "time : YYYY-MM-DD_HH:MM:SS", seconds; 0 none */
+	bool tlist;   /* the lines being read list a coordination service's failed tasks */
+	int tsum;     /* the summaries read so far ("train.py FAILED" heads each) */
+	bool tnamed;  /* their ranks are among HRANKS (pm_att_place_one_host) */
+	bool tfirst;  /* of several summaries, the earliest root cause's rank is named */
+	struct troot {
+		int rank;
+		int sum;      /* its summary */
+		bool other;   /* under "Failures:", not the root cause */
+		bool stopped; /* exitcode -15: the agent's own SIGTERM after the first failure */
+		double time;  /* 0 unknown */
+	} * troot;	      /* every entry of the summaries read, in order */
+	size_t ntroot, atroot;
 	/* the host of the one task srun reports as failed of itself ("srun: error: HOST: task
 	 * N: Exited with exit code C", a crash signal), and whether reports name several */
 	char srun_host[128];

@@ -40,6 +40,7 @@ enum pm_cap {
 	PM_CAP_SIGNAL,
 	PM_CAP_EXC,
 	PM_CAP_ADDR,
+	PM_CAP_NRANKS,
 	PM_CAP__COUNT
 };
 

@@ -350,6 +350,8 @@ static void fill_summary(const struct pm_rule *r, const struct pm_obs *o,
 			snprintf(num, sizeof(num), "%d", o->pid);
 		else if (!strcmp(name, "code") && o->code >= 0)
 			snprintf(num, sizeof(num), "%d", o->code);
+		else if (!strcmp(name, "nranks") && o->nranks >= 0)
+			snprintf(num, sizeof(num), "%d", o->nranks);
 		else if (!strcmp(name, "seq") && o->seq >= 0)
 			snprintf(num, sizeof(num), "%lld", o->seq);
 		else if (!strcmp(name, "seqdone") && o->seqdone >= 0)
@@ -573,6 +575,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.seqdone = capnum(caps[PM_CAP_SEQDONE], capl[PM_CAP_SEQDONE], -1);
 	o.pid = (int)capnum(caps[PM_CAP_PID], capl[PM_CAP_PID], -1);
 	o.code = (int)capnum(caps[PM_CAP_CODE], capl[PM_CAP_CODE], -1);
+	o.nranks = (int)capnum(caps[PM_CAP_NRANKS], capl[PM_CAP_NRANKS], -1);
 	if (caps[PM_CAP_NODE] && capl[PM_CAP_NODE]) {
 		nsrc = caps[PM_CAP_NODE];
 		nlen = capl[PM_CAP_NODE];

@@ -735,6 +735,14 @@ KNOWN = {
     ('squashed', 'app-gromacs-fatal-error'):
         'GROMACS\' head is read only alone on its line ("Fatal error:" inside a line is as '
         'often a program\'s message about one); squashed, the head and its reason are one line',
+    ('squashed', 'place-torchrun-other-failures-not-named'):
+        'torchrun\'s summary is read by its sections, one line each (its "Failures:" and its '
+        '"Root Cause" heads, an entry\'s time and exit code); squashed into one line, they '
+        'are not told apart, and no rank is named',
+    ('squashed', 'place-torchrun-earliest-root-cause'):
+        'torchrun\'s summary is read by its sections, one line each (its "Root Cause" head, '
+        'an entry\'s time); squashed into one line, the root cause\'s time is not read, and '
+        'of the two summaries\' ranks none is named',
     ('squashed', 'res-gpu-oom-elastic-error-file'):
         'the error file\'s members are read as records only alone on their lines; squashed, '
         'the OOM is text in quotes in the middle of a line, which the rules refuse on purpose '
