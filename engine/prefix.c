@@ -848,34 +848,32 @@ static size_t stamp_end(struct peel *w, const char *s, size_t k, size_t n)
 
 /*
  * A bracketed level with blanks inside: structlog's console "[warning  ]" (the word padded,
- * any case) and env_logger's "[2026-11-30T03:11:58Z WARN  trainer::loop]" (an ISO stamp, the
- * level in upper case, padded, and an optional target): its length with the separator after
- * it, 0 when S has none.
+ * any case) and env_logger's "[2026-11-30T03:11:58Z WARN  trainer::loop]" (an optional ISO
+ * stamp, the level in upper case, padded, and an optional target; "[ERROR trainer::loop]"
+ * with its stamp turned off): its length with the separator after it, 0 when S has none.
  */
 static size_t bracket_level(struct peel *w, const char *s, size_t n)
 {
 	struct pm_in_stamp st;
 	size_t p = 1, l = 0, b, k;
+	bool upper = true;
 
-	if ((k = pm_in_iso(s + 1, n - 1, &st)) && 1 + k < n && s[1 + k] == ' ') {
+	if ((k = pm_in_iso(s + 1, n - 1, &st)) && 1 + k < n && s[1 + k] == ' ')
 		p = 2 + k;
-		while (p + l < n && l < 9 && s[p + l] >= 'A' && s[p + l] <= 'Z')
-			l++;
-		if (!is_level(s + p, l, false))
-			return 0;
-	} else {
+	else
 		k = 0;
-		while (p + l < n && l < 9 && pm_in_isalpha(s[p + l]))
-			l++;
-		if (!is_level(s + p, l, true))
-			return 0;
+	while (p + l < n && l < 9 && pm_in_isalpha(s[p + l])) {
+		upper = upper && s[p + l] >= 'A' && s[p + l] <= 'Z';
+		l++;
 	}
-	b = blanks(s + p + l, n - p - l, 16);
-	if (!b && k)
+	if (!is_level(s + p, l, !k))
 		return 0;
-	for (p += l + b; k && p < n && p < 256 && s[p] != ']' && !blank(s[p]); p++)
-		;
-	if (p >= n || s[p] != ']' || (!k && !b))
+	b = blanks(s + p + l, n - p - l, 16);
+	p += l + b;
+	if (b && upper) /* env_logger's target */
+		for (; p < n && p < 256 && s[p] != ']' && !blank(s[p]); p++)
+			;
+	if (p >= n || s[p] != ']' || (!b && !k))
 		return 0;
 	if (k)
 		stamp(w, st.t);

@@ -564,6 +564,8 @@ START_TEST(peel_severity)
 		{{"[2026-11-30T03:11:58Z WARN  trainer::loop] x", "x", -1, "", T0311, 0}, 2},
 		{{"[2026-11-30T03:11:58Z ERROR trainer] x", "x", -1, "", T0311, 0}, 1},
 		{{"[2026-11-30T03:11:58Z INFO ] x", "x", -1, "", T0311, 0}, 2},
+		{{"[ERROR trainer::loop] x", "x", -1, "", 0, 0}, 1},
+		{{"[DEBUG trainer] x", "x", -1, "", 0, 0}, 2},
 		{{"2026-11-30T03:11:58.5Z  WARN trainer::loop: x", "x", -1, "", T0311 + 0.5, 0}, 2},
 		{{"2026-11-30T03:11:58.5Z ERROR trainer::data::shard: x", "x", -1, "", T0311 + 0.5,
 		  0},
@@ -595,6 +597,8 @@ START_TEST(peel_severity)
 		/* not levels: a word in brackets with blanks, a time without its AM, a bracket
 		 * with a stamp but no level, a level word glued to a field that is no count */
 		{{"[errors   ] x", "[errors   ] x", -1, "", 0, 0}, 0},
+		{{"[Error handling] x", "[Error handling] x", -1, "", 0, 0}, 0},
+		{{"[INFO some words] x", "[INFO some words] x", -1, "", 0, 0}, 0},
 		{{"10:00 AM WRN x", "10:00 AM WRN x", -1, "", 0, 0}, 0},
 		{{"[2026-11-30T03:11:58Z trainer] x", "[2026-11-30T03:11:58Z trainer] x", -1, "", 0,
 		  0},

@@ -209,8 +209,10 @@ def structlog(ln, c, t):
 
 
 def env_logger(ln, c, t):
-    """Rust's env_logger: "[stamp LEVEL target] "."""
-    return '[' + iso('T', '', 'Z')(ln, c, t) + ' ERROR trainer::loop] '
+    """Rust's env_logger: "[stamp LEVEL target] "; a line without a date gets the form with
+    its stamp turned off, "[LEVEL target] "."""
+    return ('[' + iso('T', '', 'Z')(ln, c, t) + ' ERROR trainer::loop] ' if t is not None
+            else '[ERROR trainer::loop] ')
 
 
 def tracing(ln, c, t):
