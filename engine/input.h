@@ -310,6 +310,13 @@ struct pm_peel {
 	bool record;
 	bool quoted;
 	bool quiet; /* RECORD's level field is a warning's or lower (warning, info, debug ...) */
+	/* SEV: a logging framework's level word was peeled, whatever its family ("ERROR - ",
+	 * "[WARNING]", glog's "W1130", loguru's "| INFO |", logrus' "WARN[0042]", zerolog's
+	 * "WRN"): LINE[sev_at] is where the last one starts, SEV_QUIET whether it is a
+	 * warning's or lower (pm_level_quiet) */
+	bool sev;
+	bool sev_quiet;
+	size_t sev_at;
 	size_t xskip, xend;
 	bool kernel; /* a syslog line the kernel wrote (pm_prefix.kernel) */
 };
@@ -353,7 +360,9 @@ size_t pm_text_clean(const char *s, size_t n, char *out);
 bool pm_text_typographic(const char *s, size_t n);
 
 /* Whether the level word S (N bytes, any case) is a warning's or lower: warning, warn, info,
- * debug, trace, notice, or the one-letter w, i, d of a bracketed level ("[W] "). */
+ * debug, trace, notice, verbose, loguru's success, their three-letter forms (wrn, inf, dbg,
+ * trc: zerolog, .NET), logrus' four-letter debu and trac, or the one-letter w, i, d, v of a
+ * bracketed level ("[W] ") or glog's header. */
 bool pm_level_quiet(const char *s, size_t n);
 
 /*

@@ -623,9 +623,11 @@ static size_t sep(const char *s, size_t n)
 	return p;
 }
 
+/* Level words: Python's, Java's, Go's and Rust's; loguru's SUCCESS; zerolog's and .NET's
+ * three-letter forms (ERR, WRN, INF, DBG, FTL, TRC). */
 static const char *const levels[] = {
-	"CRITICAL", "ERROR", "WARNING", "WARN",	  "INFO",
-	"DEBUG",    "FATAL", "TRACE",	"NOTICE", "SEVERE",
+	"CRITICAL", "ERROR",   "WARNING", "WARN", "INFO", "DEBUG", "FATAL", "TRACE", "NOTICE",
+	"SEVERE",   "SUCCESS", "ERR",	  "WRN",  "INF",  "DBG",   "FTL",   "TRC",
 };
 
 /* A level word of LEN bytes at S: upper case, or any case when ANYCASE (inside brackets). */
@@ -638,6 +640,16 @@ static bool is_level(const char *s, size_t len, bool anycase)
 			return true;
 	}
 	return false;
+}
+
+/* A logger's level word of L bytes at S was peeled: the last one peeled is the line's
+ * (pm_peel.sev; scan.c leaves a generic rule's line that a logger wrote at a warning's
+ * level or lower). */
+static void severity(struct peel *w, const char *s, size_t l)
+{
+	w->out->sev = true;
+	w->out->sev_at = (size_t)(s - w->line);
+	w->out->sev_quiet = pm_level_quiet(s, l);
 }
 
 /* A token of host-name bytes at S; its length (0 when none or longer than 63). */
@@ -741,6 +753,14 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 		w->out->rank = r;
 		return k;
 	}
+	/* Lightning's "[rank: 1] " (its global rank), before or after a logger's level */
+	if (!(w->seen & ranked) && pm_in_starts(s, n, "[rank: ") &&
+	    (k = rank_at(s + 7, n - 7, &r)) && 7 + k + 1 < n && s[7 + k] == ']' &&
+	    blank(s[8 + k])) {
+		w->seen |= W_RANK;
+		w->out->rank = r;
+		return 8 + k + 1;
+	}
 	if (!(w->seen & (W_DEFAULT | W_NCCL)) && (k = bracket_rank(s, n, "default", &r))) {
 		if (!(w->seen & W_RANK))
 			w->out->rank = (w->seen & W_LABEL) ? -1 : r;
@@ -807,6 +827,7 @@ static size_t glog_layer(struct peel *w, const char *s, size_t n)
 		return 0;
 	if (has_t)
 		stamp(w, t);
+	severity(w, s + (s[0] == '['), 1);
 	w->seen |= W_LOG | W_LEVEL;
 	return k + sep(s + k, n - k);
 }
@@ -823,6 +844,42 @@ static size_t stamp_end(struct peel *w, const char *s, size_t k, size_t n)
 	if (w->after_level == s && e > k && e == k + blanks(s + k, n - k, 32))
 		return logger_after(w, s, e, n);
 	return e;
+}
+
+/*
+ * A bracketed level with blanks inside: structlog's console "[warning  ]" (the word padded,
+ * any case) and env_logger's "[2026-11-30T03:11:58Z WARN  trainer::loop]" (an optional ISO
+ * stamp, the level in upper case, padded, and an optional target; "[ERROR trainer::loop]"
+ * with its stamp turned off): its length with the separator after it, 0 when S has none.
+ */
+static size_t bracket_level(struct peel *w, const char *s, size_t n)
+{
+	struct pm_in_stamp st;
+	size_t p = 1, l = 0, b, k;
+	bool upper = true;
+
+	if ((k = pm_in_iso(s + 1, n - 1, &st)) && 1 + k < n && s[1 + k] == ' ')
+		p = 2 + k;
+	else
+		k = 0;
+	while (p + l < n && l < 9 && pm_in_isalpha(s[p + l])) {
+		upper = upper && s[p + l] >= 'A' && s[p + l] <= 'Z';
+		l++;
+	}
+	if (!is_level(s + p, l, !k))
+		return 0;
+	b = blanks(s + p + l, n - p - l, 16);
+	p += l + b;
+	if (b && upper) /* env_logger's target */
+		for (; p < n && p < 256 && s[p] != ']' && !blank(s[p]); p++)
+			;
+	if (p >= n || s[p] != ']' || (!b && !k))
+		return 0;
+	if (k)
+		stamp(w, st.t);
+	severity(w, s + 1 + (k ? k + 1 : 0), l);
+	w->seen |= W_LOG | W_LEVEL;
+	return p + 1 + sep(s + p + 1, n - p - 1);
 }
 
 /* Bracketed layers: "[2026-11-30 03:11:58,002]", glog's "[E1130 ...]", PyTorch's
@@ -853,11 +910,14 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 	}
 	if ((k = pm_in_dmesg_mono(s, n, &t)))
 		return k + blanks(s + k, n - k, 1);
+	if ((k = bracket_level(w, s, n)))
+		return k;
 	/* "[W socket.cpp:401]" */
 	if (n > 5 && strchr("IWEF", s[1]) && s[1] && s[2] == ' ') {
 		for (i = 3; i < n && i < 128 && s[i] != ']' && !blank(s[i]); i++)
 			;
 		if (i > 3 && i < n && s[i] == ']' && memchr(s + 3, ':', i - 3)) {
+			severity(w, s + 1, 1);
 			w->seen |= W_LOG | W_LEVEL;
 			return i + 1 + sep(s + i + 1, n - i - 1);
 		}
@@ -873,6 +933,7 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 		w->out->pid = (int)capped(s + 2 + h, i - 2 - h);
 	} else if (is_level(s + 1, i - 1, true) ||
 		   (i == 2 && s[1] && strchr("EWIFDV", s[1]))) { /* TensorRT's "[E] " */
+		severity(w, s + 1, i - 1);
 		w->seen |= W_LOG | W_LEVEL;
 		k = i + 1 + blanks(s + i + 1, n - i - 1, 32);
 		/* "[ERROR] trainer: " ("%(asctime)s [%(levelname)s] %(name)s: ") */
@@ -1067,6 +1128,18 @@ static size_t ompi_stamp(struct peel *w, const char *s, size_t n)
 	return 24;
 }
 
+/* A clock time of day in Go's Kitchen layout, "3:04PM" or "10:00AM" (zerolog's console
+ * writer): its length, 0 when none. */
+static size_t kitchen(const char *s, size_t n)
+{
+	size_t h = pm_in_ndigits(s, n);
+
+	if ((h != 1 && h != 2) || h + 5 > n || s[h] != ':' || pm_in_ndigits(s + h + 1, 2) != 2 ||
+	    (s[h + 3] != 'A' && s[h + 3] != 'P') || s[h + 4] != 'M')
+		return 0;
+	return h + 5;
+}
+
 /* Stamps at the start of a field: ISO 8601 / RFC 3339, "09/04/2026 02:49:57",
  * "09-05 01:24:34", a bare "10:00:00.123", glog's "E1130 03:44:00.123 40074 f.cc:12]" and
  * syslog's "Nov 30 03:11:58 host prog[pid]: " (journald's short format). */
@@ -1089,6 +1162,8 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 			stamp(w, t);
 		else if ((k = pm_in_mmdd(s, n, year(w), &t, &has_t)) && has_t)
 			stamp(w, t);
+		else if (!k && (k = kitchen(s, n)))
+			; /* a time of day without a date: no time */
 		else if (!k && n >= 9 && s[2] == ':' && s[5] == ':' && pm_in_isdigit(s[1]) &&
 			 pm_in_isdigit(s[3]) && pm_in_isdigit(s[4]) && pm_in_isdigit(s[6]) &&
 			 pm_in_isdigit(s[7])) {
@@ -1141,6 +1216,10 @@ static size_t logger_name(const char *s, size_t n)
 
 	for (; t < n && t < 96; t++) {
 		char c = s[t];
+		if (c == ':' && t + 2 < n && s[t + 1] == ':' && s[t + 2] != ' ') {
+			t++; /* a Rust module path, tracing's "trainer::loop: " */
+			continue;
+		}
 		if (c >= 'a' && c <= 'z')
 			lower = true;
 		else if (!pm_in_isdigit(c) && (!c || !strchr("_.-<>", c)))
@@ -1176,6 +1255,16 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 
 	while (l < n && l < 9 && s[l] >= 'A' && s[l] <= 'Z')
 		l++;
+	/* logrus' text format on a terminal: "WARN[0042] ", the seconds since it started */
+	if (l == 4 && l + 2 < n && s[l] == '[' && (k = num_then(s + 5, n - 5, ']')) && 5 + k < n &&
+	    blank(s[5 + k]) &&
+	    (is_level(s, 4, false) || pm_in_starts(s, 4, "PANI") || pm_in_starts(s, 4, "FATA") ||
+	     pm_in_starts(s, 4, "ERRO") || pm_in_starts(s, 4, "DEBU") ||
+	     pm_in_starts(s, 4, "TRAC"))) {
+		severity(w, s, l);
+		w->seen |= W_LOG | W_LEVEL;
+		return 5 + k + blanks(s + 5 + k, n - 5 - k, 32);
+	}
 	if (!is_level(s, l, false) || l >= n)
 		return 0;
 	if (s[l] == ':' && l + 1 < n && !blank(s[l + 1])) {
@@ -1183,6 +1272,7 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 		     k < n && k < l + 96 && (host_char(s[k]) || s[k] == '<' || s[k] == '>'); k++)
 			;
 		if (k < n && s[k] == ':') {
+			severity(w, s, l);
 			w->seen |= W_LOG | W_LEVEL;
 			w->out->level = (size_t)(s - w->line);
 			return k + 1 + blanks(s + k + 1, n - k - 1, 32);
@@ -1191,6 +1281,7 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 	}
 	if (!blank(s[l]) && s[l] != ':')
 		return 0;
+	severity(w, s, l);
 	w->seen |= W_LOG | W_LEVEL;
 	w->out->level = (size_t)(s - w->line);
 	k = l + sep(s + l, n - l);
@@ -1213,9 +1304,10 @@ static size_t name_layer(struct peel *w, const char *s, size_t n)
 	if (h) {
 		p = h + blanks(s + h, n - h, 32);
 		if (p > h && p + 1 < n && s[p] == '|' && blank(s[p + 1])) {
-			if (is_level(s, h, false))
+			if (is_level(s, h, false)) {
+				severity(w, s, h);
 				w->seen |= W_LOG | W_LEVEL;
-			else
+			} else
 				weak_node(w, s, h);
 			return p + 1 + blanks(s + p + 1, n - p - 1, 32);
 		}
@@ -1227,6 +1319,7 @@ static size_t name_layer(struct peel *w, const char *s, size_t n)
 			l++;
 		p = h + 1 + l;
 		if (is_level(s + h + 1, l, false) && p + 1 < n && s[p] == ' ' && s[p + 1] == '(') {
+			severity(w, s + h + 1, l);
 			w->seen |= W_LOG | W_LEVEL;
 			return p + 1;
 		}
@@ -1351,8 +1444,10 @@ static const struct {
 
 bool pm_level_quiet(const char *s, size_t n)
 {
-	static const char *const quiet[] = {"warning", "warn", "info", "debug", "trace",
-					    "notice",  "w",    "i",    "d"};
+	static const char *const quiet[] = {
+		"warning", "warn", "info", "debug", "trace", "notice", "verbose", "success", "wrn",
+		"inf",	   "dbg",  "trc",  "debu",  "trac",  "w",      "i",	  "d",	     "v",
+	};
 
 	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
 		if (pm_in_ieq(s, n, quiet[i]))

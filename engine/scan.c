@@ -909,28 +909,13 @@ static bool python_tag(const struct pm_file *f, const char *line, size_t len)
 }
 
 /* Whether the level word a logger wrote before LINE's text (PE's) is a warning's or lower:
- * WARNING, WARN, INFO, DEBUG, TRACE, NOTICE, and their one-letter forms in brackets
- * ("[W] "), or a structured record's level field says so. */
-static bool quiet_level(const char *line, const struct pm_peel *pe)
+ * the last one peeled, whatever its family (pm_peel.sev: "WARNING - ", "[W] ", glog's
+ * "W1130", hydra's "[trainer][INFO] - ", loguru's "| DEBUG |", zerolog's "WRN"), when it
+ * is the text's (not a progress bar's before a carriage return), or a structured record's
+ * level field says so. */
+static bool quiet_level(const struct pm_peel *pe)
 {
-	const char *p;
-	size_t n = 0;
-
-	if (pe->quiet) /* a structured record's level field */
-		return true;
-	if (pe->level && pe->level >= pe->cr && pe->level < pe->skip)
-		p = line + pe->level;
-	else if (!pe->level && pe->first && !pe->cr)
-		p = line; /* the outermost wrapper: "WARNING:root:", "[W] ", "WARN: " */
-	else
-		return false;
-	if (*p == '[')
-		p++;
-	while (n < 8 && ((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z')))
-		n++;
-	if ((size_t)(p + n - line) > (pe->level ? pe->skip : pe->first))
-		return false;
-	return n && pm_level_quiet(p, n);
+	return pe->quiet || (pe->sev && pe->sev_quiet && pe->sev_at >= pe->cr);
 }
 
 /* Confirm rule RI on LINE: the pattern sees the text without its wrappers (pm_peel), then,
@@ -961,7 +946,7 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 		pe.skip = pe.end;
 	/* an exception a logger wrote at a warning's level or lower was handled: the program
 	 * went on (a retry, a skipped shard); a generic reading leaves it */
-	if (r->generic && quiet_level(line, &pe))
+	if (r->generic && quiet_level(&pe))
 		return 0;
 	subj = line + pe.skip;
 	if (pe.record)

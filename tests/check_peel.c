@@ -543,6 +543,88 @@ START_TEST(peel_record_quiet_level)
 }
 END_TEST
 
+/* The level word a logger wrote, whatever its family (pm_peel.sev): where it is and whether it
+ * is a warning's or lower (scan.c's generic rules leave such a line's exception); and the
+ * families that carry one: hydra's "[name][LEVEL] - ", structlog's "[warning  ]",
+ * env_logger's "[stamp LEVEL target]", tracing's "LEVEL a::b: ", logrus' "WARN[0042]",
+ * zerolog's "3:04PM WRN", Lightning's "[rank: N]". */
+START_TEST(peel_severity)
+{
+	static const struct {
+		struct want w;
+		int sev; /* 0 none, 1 loud, 2 quiet */
+	} t[] = {
+		{{"[2026-11-30 03:11:58,002][trainer.loop][WARNING] - x", "x", -1, "",
+		  T0311 + 0.002, 0},
+		 2},
+		{{"[trainer.loop][INFO] - x", "x", -1, "", 0, 0}, 2},
+		{{"[trainer.loop][ERROR] - x", "x", -1, "", 0, 0}, 1},
+		{{"2026-11-30T03:11:58.25Z [warning  ] x", "x", -1, "", T0311 + 0.25, 0}, 2},
+		{{"2026-11-30T03:11:58Z [error    ] x k=v", "x k=v", -1, "", T0311, 0}, 1},
+		{{"[2026-11-30T03:11:58Z WARN  trainer::loop] x", "x", -1, "", T0311, 0}, 2},
+		{{"[2026-11-30T03:11:58Z ERROR trainer] x", "x", -1, "", T0311, 0}, 1},
+		{{"[2026-11-30T03:11:58Z INFO ] x", "x", -1, "", T0311, 0}, 2},
+		{{"[ERROR trainer::loop] x", "x", -1, "", 0, 0}, 1},
+		{{"[DEBUG trainer] x", "x", -1, "", 0, 0}, 2},
+		{{"2026-11-30T03:11:58.5Z  WARN trainer::loop: x", "x", -1, "", T0311 + 0.5, 0}, 2},
+		{{"2026-11-30T03:11:58.5Z ERROR trainer::data::shard: x", "x", -1, "", T0311 + 0.5,
+		  0},
+		 1},
+		{{"WARN[0042] x", "x", -1, "", 0, 0}, 2},
+		{{"DEBU[0000] x", "x", -1, "", 0, 0}, 2},
+		{{"ERRO[0042] x", "x", -1, "", 0, 0}, 1},
+		{{"FATA[12345] x", "x", -1, "", 0, 0}, 1},
+		{{"3:04PM WRN x", "x", -1, "", 0, 0}, 2},
+		{{"10:00AM ERR x", "x", -1, "", 0, 0}, 1},
+		{{"[INF] x", "x", -1, "", 0, 0}, 2},
+		{{"[rank: 3] INFO: x", "x", 3, "", 0, 0}, 2},
+		{{"INFO: [rank: 3] x", "x", 3, "", 0, 0}, 2},
+		{{"1: W1130 03:11:58.123456 40074 f.cc:12] x", "x", 1, "", T0311 + 0.123456, 0}, 2},
+		{{"[rank1]:[W1130 03:11:58.123456 40074 f.cc:12] x", "x", 1, "", T0311 + 0.123456,
+		  0},
+		 2},
+		{{"E1130 03:11:58.123456 40074 f.cc:12] x", "x", -1, "", T0311 + 0.123456, 0}, 1},
+		{{"2026-11-30 03:11:58.123 | SUCCESS  | m:f:1 - x", "x", -1, "", T0311 + 0.123, 0},
+		 2},
+		{{"2026-11-30 03:11:58.123 | ERROR    | m:f:1 - x", "x", -1, "", T0311 + 0.123, 0},
+		 1},
+		{{"[W] x", "x", -1, "", 0, 0}, 2},
+		{{"[E] x", "x", -1, "", 0, 0}, 1},
+		/* the innermost level is the line's: a relay's INFO around the program's ERROR */
+		{{"INFO ERROR:root:x", "x", -1, "", 0, 0}, 1},
+		/* no level: no severity */
+		{{"2026-11-30 03:11:58 - trainer - x", "x", -1, "", T0311, 0}, 0},
+		/* not levels: a word in brackets with blanks, a time without its AM, a bracket
+		 * with a stamp but no level, a level word glued to a field that is no count */
+		{{"[errors   ] x", "[errors   ] x", -1, "", 0, 0}, 0},
+		{{"[Error handling] x", "[Error handling] x", -1, "", 0, 0}, 0},
+		{{"[INFO some words] x", "[INFO some words] x", -1, "", 0, 0}, 0},
+		{{"10:00 AM WRN x", "10:00 AM WRN x", -1, "", 0, 0}, 0},
+		{{"[2026-11-30T03:11:58Z trainer] x", "[2026-11-30T03:11:58Z trainer] x", -1, "", 0,
+		  0},
+		 0},
+		{{"WARN[abc] x", "WARN[abc] x", -1, "", 0, 0}, 0},
+		{{"[rank:3] x", "x", -1, "", 0, 0}, 0},
+	};
+	struct pm_peel p;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *l = t[i].w.line;
+		check_one(PM_FMT_APP, &t[i].w);
+		pm_peel(PM_FMT_APP, l, strlen(l), &ctx2026, &p);
+		ck_assert_msg(p.sev == (t[i].sev != 0), "'%s': sev %d", l, p.sev);
+		ck_assert_msg(!p.sev || p.sev_quiet == (t[i].sev == 2), "'%s': quiet %d", l,
+			      p.sev_quiet);
+		ck_assert_msg(!p.sev || p.sev_at < p.skip, "'%s': sev_at %zu", l, p.sev_at);
+	}
+	/* a progress bar's level is not the text's: the text after the carriage return has
+	 * none, and the one before it lies before pm_peel.cr */
+	static const char bar[] = "INFO step 3 \rValueError: x";
+	pm_peel(PM_FMT_APP, bar, sizeof(bar) - 1, &ctx2026, &p);
+	ck_assert(p.cr > 0 && p.sev && p.sev_at < p.cr);
+}
+END_TEST
+
 /* One member of a pretty-printed object alone on its line (torchelastic's error file in its
  * failure summary): a message or a traceback is a record; a data object's members are not. */
 START_TEST(peel_record_members)
@@ -1077,6 +1159,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_record_escapes);
 	tcase_add_test(tc, peel_record_error_field);
 	tcase_add_test(tc, peel_record_quiet_level);
+	tcase_add_test(tc, peel_severity);
 	tcase_add_test(tc, peel_record_members);
 	tcase_add_test(tc, unquote);
 	tcase_add_test(tc, peel_not_wrappers);

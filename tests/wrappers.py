@@ -198,6 +198,34 @@ def level_first(ln, c, t):
     return 'ERROR ' + iso()(ln, c, t) + ' trainer: '
 
 
+def hydra(ln, c, t):
+    """hydra's job logging: "[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"."""
+    return '[' + iso()(ln, c, t) + '][trainer.loop][ERROR] - '
+
+
+def structlog(ln, c, t):
+    """structlog's console renderer: the level padded in brackets."""
+    return iso('T', '.{f}', 'Z')(ln, c, t) + ' [error    ] '
+
+
+def env_logger(ln, c, t):
+    """Rust's env_logger: "[stamp LEVEL target] "; a line without a date gets the form with
+    its stamp turned off, "[LEVEL target] "."""
+    return ('[' + iso('T', '', 'Z')(ln, c, t) + ' ERROR trainer::loop] ' if t is not None
+            else '[ERROR trainer::loop] ')
+
+
+def tracing(ln, c, t):
+    """Rust's tracing_subscriber::fmt: the stamp, the level, the target with its "::"."""
+    return iso('T', '.{f}', 'Z')(ln, c, t) + ' ERROR trainer::loop: '
+
+
+def logrus(ln, c, t):
+    """Go's logrus on a terminal: "ERRO[0042] ", seconds since start, no stamp: a stamp
+    outside it keeps the line's time."""
+    return iso()(ln, c, t) + ' ERRO[0042] '
+
+
 def logfmt_quote(text):
     """A logfmt value as Go's logfmt encoders quote it: backslashes, quotes and control
     bytes escaped."""
@@ -413,6 +441,11 @@ STYLES = {
     'accelerate': (inner(accel), None),
     'vllm': (inner(vllm), None),
     'level-first': (inner(level_first), None),
+    'hydra': (inner(hydra), None),
+    'structlog': (inner(structlog), None),
+    'env-logger': (inner(env_logger), None),
+    'tracing': (inner(tracing), None),
+    'logrus-tty': (inner(logrus), None),
     'logfmt': (logfmt, None),
     'jsonl': (jsonl, None),
     'docker-json': (docker_json, None),
