@@ -693,6 +693,7 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 		if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, h, l)) {
 			a->hosts[i].srun = true;
 			a->hosts[i].ended |= ended;
+			a->td_hit |= ended;
 		}
 	if (ended)
 		return;
@@ -1040,7 +1041,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 	size_t cap = f->bytes < (4u << 20) ? (size_t)f->bytes : (4u << 20), len = 0;
 	char *buf, line[1024 + PM_ATT_KEY_PAD];
 	const char *base = strrchr(f->name, '/');
-	bool rec = false;
+	bool rec = false, wrapped;
 	struct pm_paste shape;
 	/* host fields are read where the file is a system log by its format or its name */
 	bool syslog = f->format == PM_FMT_SYSLOG ||
@@ -1057,6 +1058,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 		return 0; /* the scan read it: nothing more to say */
 	}
 	pm_file_paste(f, &shape);
+	wrapped = shape.wrap;
 	if (shape.wrap) {
 		/* a line a terminal's width broke is read as one, as the scan reads it: the
 		 * paste's shape is taken off every line here, and none is left to take off */
@@ -1074,6 +1076,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 		if (le > p && le[-1] == '\r')
 			le--;
 		const char *next = nl ? nl + 1 : e;
+		uint64_t at = (uint64_t)(p - buf);
 		/* as the scan reads it: without the paste's shape (a quote, line numbers) */
 		p += pm_paste_skip(p, (size_t)(le - p), &shape);
 		struct pm_prefix px;
@@ -1089,6 +1092,11 @@ static int file_hosts(struct att *a, struct pm_file *f)
 
 			memset(line + n, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
 			rc = line_hosts(a, line, line + n, syslog);
+		}
+		if (!a->td_seen && a->td_hit) {
+			a->td_seen = true;
+			a->td_file = (size_t)(f - a->ev->files);
+			a->td_off = wrapped ? UINT64_MAX : at;
 		}
 		p = next;
 	}
@@ -1293,6 +1301,20 @@ static bool host_in_srun(const struct att *a, const char *h)
 }
 
 /*
+ * Whether a line O that names H in its prefix, a host srun reports no task on, was printed
+ * while the step ran: before srun's first report of its teardown in the same file.  A line
+ * after it (a script's pdsh over other nodes once the step ended) is not a task of the step,
+ * and a host the accounting record lists is the job's own: neither is gainsaid by srun's
+ * silence.
+ */
+static bool during_step(const struct att *a, const char *h, const struct pm_obs *o)
+{
+	if (a->ev->job.nnodes && pm_att_job_node(a, h))
+		return false;
+	return o && a->td_seen && o->file == a->td_file && o->offset < a->td_off;
+}
+
+/*
  * Whether Slurm gainsays host H that only a prefix of the job's output names: the
  * accounting record lists the job's nodes and H is none of them, or srun reports one task
  * that failed of itself (srun_failed), on another host, and H's tasks as ended by Slurm
@@ -1303,14 +1325,15 @@ static bool host_in_srun(const struct att *a, const char *h)
  * saw none.  Without a teardown, a host srun says nothing of keeps the prefix (a script's
  * pdsh over nodes its tasks did not fail on).  Said in `why` once.
  */
-static bool prefix_gainsaid(struct att *a, const char *h, bool *said)
+static bool prefix_gainsaid(struct att *a, const char *h, const struct pm_obs *o, bool *said)
 {
 	bool out = a->ev->job.nnodes && !pm_att_job_node(a, h), unsaid = false;
 	const char *n = host_of(a, h) ? host_of(a, h) : h;
 
 	if (!out && (!a->srun_host[0] || a->srun_many || same_host(a->srun_host, h)))
 		return false;
-	if (!out && !host_ended(a, h) && !(unsaid = host_ended(a, NULL) && !host_in_srun(a, h)))
+	if (!out && !host_ended(a, h) &&
+	    !(unsaid = host_ended(a, NULL) && !host_in_srun(a, h) && during_step(a, h, o)))
 		return false;
 	if (!*said && out)
 		pm_att_why(a,
@@ -1350,6 +1373,21 @@ static const char *only_host(const struct att *a)
 	return NULL;
 }
 
+/* The same for observation O: a line of a node's own log (not the job's text) is where that
+ * log's one host is, whatever the job printed of its nodes or the record lists (only_host's
+ * withholding is for the job's output, which any of the nodes may have written); NULL when
+ * none. */
+static const char *only_host_of(const struct att *a, const struct pm_obs *o)
+{
+	if (job_text(a, o))
+		return only_host(a);
+	if (a->nhosts == 1)
+		return a->hosts[0].name;
+	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
+		return host_of(a, a->ev->job.nodes[0]);
+	return NULL;
+}
+
 /*
  * A hand-gathered folder (no plugin records, no bundle): each node-level file's host names
  * the node of what it holds; the folder's lines name hosts; when every host named is one,
@@ -1361,7 +1399,8 @@ int pm_att_phase_place(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
 	char h[128];
-	size_t one = 0, nknown;
+	const char *one = NULL; /* the one host what had no node was placed on, if any */
+	size_t nknown;
 	bool said = false;
 
 	if (ev->ntasks || ev->ncollect)
@@ -1394,7 +1433,7 @@ int pm_att_phase_place(struct att *a)
 	nknown = a->nhosts;
 	for (size_t i = 0; i < ev->nobs; i++)
 		if (!ev->obs[i].node && prefix_host(a, nknown, &ev->obs[i], h, sizeof(h)) &&
-		    (!job_text(a, &ev->obs[i]) || !prefix_gainsaid(a, h, &said)) &&
+		    (!job_text(a, &ev->obs[i]) || !prefix_gainsaid(a, h, &ev->obs[i], &said)) &&
 		    add_host(a, h, strlen(h), SP_OTHER) < 0)
 			return -1;
 	/* a line of the job's output the scan placed by its prefix alone, on a host Slurm
@@ -1403,7 +1442,7 @@ int pm_att_phase_place(struct att *a)
 	 * dmesg, trusted or not) is its gatherer's, and kept (job_text). */
 	for (size_t i = 0; i < ev->nobs; i++) {
 		struct pm_obs *o = &ev->obs[i];
-		if (prefix_only_node(a, o) && prefix_gainsaid(a, o->node, &said)) {
+		if (prefix_only_node(a, o) && prefix_gainsaid(a, o->node, o, &said)) {
 			free(o->node);
 			o->node = NULL;
 		}
@@ -1419,17 +1458,18 @@ int pm_att_phase_place(struct att *a)
 		    word_host(a, &ev->files[o->file], h, sizeof(h)))
 			n = host_of(a, h);
 		else if (prefix_host(a, a->nhosts, o, h, sizeof(h)) &&
-			 (!job_text(a, o) || !prefix_gainsaid(a, h, &said)) && (n = host_of(a, h)))
+			 (!job_text(a, o) || !prefix_gainsaid(a, h, o, &said)) &&
+			 (n = host_of(a, h)))
 			;
-		else if ((n = only_host(a)))
-			one++;
+		else if ((n = only_host_of(a, o)))
+			one = one ? one : n;
 		if (n && pm_strset(&o->node, n, strlen(n)) < 0)
 			return -1;
 		if (n)
 			a->guessed[i] = true;
 	}
 	if (one) {
-		const char *oh = only_host(a);
+		const char *oh = one;
 
 		if (ev->job.nnodes == 1 && ev->job.nodes[0] && !strcasecmp(oh, ev->job.nodes[0]))
 			pm_att_why(a,

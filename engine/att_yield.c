@@ -106,13 +106,15 @@ static bool gives_way(const struct pm_rule *sp, bool head, const struct pm_obs *
 }
 
 /* Set aside the generic readings of line LN, for SP's; with YIELD_IGNORED its confirmations
- * too (a peer's loss that Python printed as not fatal confirms nothing of the job's end). */
+ * of a peer's loss too (a peer's loss that Python printed as not fatal confirms nothing of
+ * the job's end; a specific reading there, a CUDA error a destructor met, stands). */
 static void yield_line(struct att *a, const struct line *ln, const size_t *ix,
 		       const struct pm_rule *sp, enum yield_kind kind)
 {
 	for (size_t k = ln->s; k < ln->e; k++) {
 		const struct pm_rule *r = R(a, ix[k]);
-		if (!generic(r) && !(kind == YIELD_IGNORED && r->role == PM_ROLE_CONFIRMATION))
+		if (!generic(r) && !(kind == YIELD_IGNORED && r->role == PM_ROLE_CONFIRMATION &&
+				     !strcmp(r->cls, "communication_unattributed")))
 			continue;
 		a->yielded[ix[k]] = true;
 		if (!a->yield_gen) {

@@ -159,6 +159,12 @@ struct att {
 	int srun_task;
 	bool srun_many;
 	bool echo_many; /* the job's echo of its allocation names several nodes (att_place.c) */
+	/* where srun first reports a host's tasks as ended by Slurm: the file and the line's
+	 * offset (td_off UINT64_MAX: after every line, where a terminal's width broke the file's
+	 * lines and offsets are not the scan's) */
+	size_t td_file;
+	uint64_t td_off;
+	bool td_seen, td_hit; /* td_hit: srun_failed read such a report (file_hosts reads on) */
 	int *suspects;
 	size_t nsuspects;
 	char vote_nodes[4][128];

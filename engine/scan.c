@@ -2405,10 +2405,8 @@ static int parse_take(void *arg, size_t k, void *item)
 				parse_structured(ev, i);
 			continue;
 		}
-		if (!ev->atasks && reserve_tasks(ev, pm_tasks_count(p->t[j])) < 0) {
-			errno = ENOMEM;
-			return -1;
-		}
+		if (!ev->atasks)
+			(void)reserve_tasks(ev, pm_tasks_count(p->t[j])); /* a guess: may fail */
 		if (pm_tasks_apply(ev, p->t[j], reason, sizeof(reason)) < 0 &&
 		    f->status == PM_ST_OK) {
 			f->status = PM_ST_UNREADABLE;
