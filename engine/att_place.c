@@ -672,7 +672,9 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
  * srun's report of a task that failed of itself: "srun: error: HOST: task N: Exited with
  * exit code C" (C not 0) or a crash signal ("Segmentation fault", "Aborted", "Bus error",
  * "Floating point exception", "Illegal instruction"), T at "task".  Not "Terminated" nor
- * "Killed": srun's own teardown of the others once one failed.  Several tasks in one report
+ * "Killed": srun's own teardown of the others once one failed; nor "Exited with exit code
+ * 143" or "137", a wrapper shell's 128 + SIGTERM or SIGKILL, the same teardown seen through
+ * the shell that ran the task (pm_att_slurm_signal_exit).  Several tasks in one report
  * ("tasks 0-3: ..."), or reports on two hosts, name no one host.
  */
 static void srun_failed(struct att *a, const char *h, size_t l, const char *t, const char *e)
@@ -688,7 +690,9 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 	 * another failed (prefix_gainsaid) */
 	m = memmem(t, (size_t)(e - t), ": ", 2);
 	ended = m && ((e - m >= 12 && !strncmp(m + 2, "Terminated", 10)) ||
-		      (e - m >= 8 && !strncmp(m + 2, "Killed", 6)));
+		      (e - m >= 8 && !strncmp(m + 2, "Killed", 6)) ||
+		      (e - m > 24 && !strncmp(m + 2, "Exited with exit code ", 22) &&
+		       pm_att_slurm_signal_exit(strtol(m + 24, NULL, 10))));
 	for (size_t i = 0; i < a->nhosts; i++)
 		if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, h, l)) {
 			a->hosts[i].srun = true;
