@@ -1572,6 +1572,26 @@ static int torchrun_named(struct att *a)
 	return 0;
 }
 
+/* Whether C's one rank is only srun's --label on its lines (the task id: torchrun starts one
+ * task per node, so it is no rank of the program), while torchrun's summaries name ranks: the
+ * summary's rank is the one to place. */
+static bool label_rank_only(const struct att *a, const struct cand *c)
+{
+	bool any = false;
+
+	if (!a->ntroot || c->nranks != 1)
+		return false;
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		if (o->rank < 0)
+			continue;
+		if (!o->has_label || o->label != o->rank || o->rank != c->ranks[0])
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank
  * is that rank's, and the host the report names for it (when it names one) that cause's.
  * Whose files name one host: a cause made without a node (Slurm's own end of the job, read
@@ -1596,6 +1616,14 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 
 		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
+			/* srun's task id read as a rank gives way to torchrun's rank */
+			if (!c->dead && c->lead == LEAD_RULE && label_rank_only(a, c) &&
+			    c->ranks[0] != one_rank) {
+				if (c->ranks[0] >= 0 && c->ranks[0] < 1 << 24 &&
+				    (size_t)c->ranks[0] >> 6 < c->nrbits)
+					c->rbits[c->ranks[0] >> 6] &= ~(1ULL << (c->ranks[0] & 63));
+				c->nranks = 0;
+			}
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
 			    (late && !c->fallback) || pm_cause_slurm_act(c->cls, c->sub) ||
 			    pm_att_cand_addrank(c, one_rank) < 0)
