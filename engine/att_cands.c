@@ -98,7 +98,8 @@ void pm_att_phase_outcome(struct att *a)
 	 * "STEP ... CANCELLED" line (a confirmation) says nothing of a cancel by anyone */
 	for (size_t i = 0; i < ev->nobs; i++)
 		if (R(a, i)->role == PM_ROLE_TEARDOWN &&
-		    (ev->obs[i].code > 0 || self_signal(ev->obs[i].signal)))
+		    ((ev->obs[i].code > 0 && !pm_att_slurm_signal_exit(ev->obs[i].code)) ||
+		     self_signal(ev->obs[i].signal)))
 			task_failed = true;
 	/* a launch that failed of itself (srun's PMI wire-up, a rendezvous, a missing program):
 	 * srun then cancels the step as it does after a task's error */

@@ -294,6 +294,13 @@ static int fired_kind(const struct att *a)
 		enum pm_role r = R(a, i)->role;
 		if (a->yielded && a->yielded[i]) /* a generic reading set aside (att_yield.c) */
 			continue;
+		/* the step's plain cancel line after a task failed of itself is srun's teardown
+		 * (phase_outcome), a consequence, not a symptom outside the job's time */
+		if (r == PM_ROLE_CONFIRMATION && a->task_failed && R(a, i)->outcome &&
+		    !strcmp(R(a, i)->outcome, "CANCELLED")) {
+			k = 1;
+			continue;
+		}
 		if (r == PM_ROLE_ORIGIN || r == PM_ROLE_CONFIRMATION)
 			return 2;
 		if (r == PM_ROLE_CASCADE || r == PM_ROLE_TEARDOWN)

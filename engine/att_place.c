@@ -672,7 +672,9 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
  * srun's report of a task that failed of itself: "srun: error: HOST: task N: Exited with
  * exit code C" (C not 0) or a crash signal ("Segmentation fault", "Aborted", "Bus error",
  * "Floating point exception", "Illegal instruction"), T at "task".  Not "Terminated" nor
- * "Killed": srun's own teardown of the others once one failed.  Several tasks in one report
+ * "Killed": srun's own teardown of the others once one failed; nor "Exited with exit code
+ * 143" or "137", a wrapper shell's 128 + SIGTERM or SIGKILL, the same teardown seen through
+ * the shell that ran the task (pm_att_slurm_signal_exit).  Several tasks in one report
  * ("tasks 0-3: ..."), or reports on two hosts, name no one host.
  */
 static void srun_failed(struct att *a, const char *h, size_t l, const char *t, const char *e)
@@ -688,7 +690,9 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 	 * another failed (prefix_gainsaid) */
 	m = memmem(t, (size_t)(e - t), ": ", 2);
 	ended = m && ((e - m >= 12 && !strncmp(m + 2, "Terminated", 10)) ||
-		      (e - m >= 8 && !strncmp(m + 2, "Killed", 6)));
+		      (e - m >= 8 && !strncmp(m + 2, "Killed", 6)) ||
+		      (e - m > 24 && !strncmp(m + 2, "Exited with exit code ", 22) &&
+		       pm_att_slurm_signal_exit(strtol(m + 24, NULL, 10))));
 	for (size_t i = 0; i < a->nhosts; i++)
 		if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, h, l)) {
 			a->hosts[i].srun = true;
@@ -1608,6 +1612,26 @@ static int torchrun_named(struct att *a)
 	return 0;
 }
 
+/* Whether C's one rank is only srun's --label on its lines (the task id: torchrun starts one
+ * task per node, so it is no rank of the program), while torchrun's summaries name ranks: the
+ * summary's rank is the one to place. */
+static bool label_rank_only(const struct att *a, const struct cand *c)
+{
+	bool any = false;
+
+	if (!a->ntroot || c->nranks != 1)
+		return false;
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		if (o->rank < 0)
+			continue;
+		if (!o->has_label || o->label != o->rank || o->rank != c->ranks[0])
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank
  * is that rank's, and the host the report names for it (when it names one) that cause's.
  * Whose files name one host: a cause made without a node (Slurm's own end of the job, read
@@ -1632,6 +1656,14 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 
 		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
+			/* srun's task id read as a rank gives way to torchrun's rank */
+			if (!c->dead && c->lead == LEAD_RULE && label_rank_only(a, c) &&
+			    c->ranks[0] != one_rank) {
+				if (c->ranks[0] >= 0 && c->ranks[0] < 1 << 24 &&
+				    (size_t)c->ranks[0] >> 6 < c->nrbits)
+					c->rbits[c->ranks[0] >> 6] &= ~(1ULL << (c->ranks[0] & 63));
+				c->nranks = 0;
+			}
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
 			    (late && !c->fallback) || pm_cause_slurm_act(c->cls, c->sub) ||
 			    pm_att_cand_addrank(c, one_rank) < 0)

@@ -374,12 +374,35 @@ void pm_att_place_obs(struct att *a)
 	}
 }
 
+/* Whether exit code C is a shell's report of its child ended by SIGTERM or SIGKILL (128 + 15,
+ * 128 + 9): a task that was a shell (a wrapper script, "bash -c") exits so when Slurm ends
+ * the step's tasks, where the program itself would have shown the signal.  A program's own
+ * exit(143) or exit(137) is rare enough to be read as the signal. */
+bool pm_att_slurm_signal_exit(long c)
+{
+	return c == 128 + 15 || c == 128 + 9;
+}
+
+/* Task T's signal, or the one its exit code stands for (pm_att_slurm_signal_exit). */
+static int task_signal(const struct pm_task *t)
+{
+	if (!t->signal && pm_att_slurm_signal_exit(t->exit_code))
+		return t->exit_code - 128;
+	return t->signal;
+}
+
 /* Whether task T failed of itself: a non-zero exit, or a signal other than the SIGTERM and
- * SIGKILL with which Slurm ends a step's other tasks once one has failed. */
+ * SIGKILL with which Slurm ends a step's other tasks once one has failed (a shell's exit
+ * 143 or 137 is that signal). */
 static bool own_failure(const struct pm_task *t)
 {
-	return t->exited &&
-	       (t->exit_code > 0 || (t->signal > 0 && t->signal != 9 && t->signal != 15));
+	int sig = task_signal(t);
+
+	if (!t->exited)
+		return false;
+	if (sig == 9 || sig == 15)
+		return false;
+	return t->exit_code > 0 || sig > 0;
 }
 
 const char *pm_att_clean_exits(const struct att *a, const char *node)
@@ -408,7 +431,8 @@ const char *pm_att_clean_exits(const struct att *a, const char *node)
 		if (!t->exited)
 			return NULL;
 		if (!(t->exit_code == 0 && !t->signal) &&
-		    !((t->signal == 9 || t->signal == 15) && first > 0 && t->end >= first - tol))
+		    !((task_signal(t) == 9 || task_signal(t) == 15) && first > 0 &&
+		      t->end >= first - tol))
 			return NULL;
 		mine++;
 	}

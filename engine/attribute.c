@@ -259,7 +259,9 @@ void pm_att_phase_summaries(struct att *a)
 		o = a->ev->obs[c->sumobs - 1];
 		if (!o.node && one)
 			o.node = c->node;
-		if (o.rank < 0 && c->nranks == 1 && !c->all_ranks)
+		/* a rank placed over srun's task id (att_place.c, label_rank_only) */
+		if ((o.rank < 0 || (o.has_label && o.rank == o.label)) && c->nranks == 1 &&
+		    !c->all_ranks)
 			o.rank = c->ranks[0];
 		snprintf(c->summary, sizeof(c->summary), "%s", pm_obs_summary(a->ev, &o, sum));
 		for (size_t k = 0; one && k < c->ngpus; k++) {

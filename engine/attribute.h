@@ -293,6 +293,9 @@ bool pm_att_node_guessed(const struct att *a, const struct cand *c);
  * it reports NODE's tasks as ended by Slurm ("Terminated", "Killed"), the folder's analog of
  * pm_att_clean_exits; NULL otherwise. */
 const char *pm_att_srun_ended(const struct att *a, const char *node);
+/* Whether exit code C is a shell's 128 + SIGTERM or SIGKILL (143, 137): the task was ended by
+ * a signal, as Slurm ends a step's other tasks, not failing of itself (att_ranks.c). */
+bool pm_att_slurm_signal_exit(long c);
 
 /* att_ranks.c: where ranks ran, the GPUs' ranks, silence, and a timeout's suspects. */
 int pm_att_phase_ranks(struct att *a);
