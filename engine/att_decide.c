@@ -570,15 +570,17 @@ static void dumps_lead(struct att *a, struct cand *l)
  * Connection refused"): the rank that printed it is where the failure was seen, not where
  * it began.  The peer's process may have gone or not be listening, the network to it may
  * be down, or NCCL dialled an address the peer cannot be reached on (its interface
- * settings): the evidence of one side cannot tell these apart.  The observation of that
- * refusal, or SIZE_MAX when L is not so: a reason of its own kind on that node (NCCL on a
- * container's bridge interfaces) or another candidate keeps L as it is.
+ * settings): the evidence of one side cannot tell these apart.  A set-up failure seen only
+ * after progress (late_setup: the group had formed, so the address was reachable then) is
+ * one too, the peer's side the more likely.  The observation of that refusal, or SIZE_MAX
+ * when L is not so: a reason of its own kind on that node (NCCL on a container's bridge
+ * interfaces) or another candidate keeps L as it is.
  */
 static size_t refusal_for(const struct att *a, const struct cand *l)
 {
 	size_t found = SIZE_MAX;
 
-	if (!l || l->lead != LEAD_RULE || !l->nev || l->late_setup || a->live > 1)
+	if (!l || l->lead != LEAD_RULE || !l->nev || a->live > 1)
 		return SIZE_MAX;
 	for (size_t k = 0; k < l->nev; k++)
 		if (!R(a, l->ev[k])->reasonless)
@@ -649,6 +651,9 @@ static bool refused_lead(struct att *a, struct cand *l, size_t k)
 		   "never answered its connection: it is where the failure was seen, not where it "
 		   "began, and is not blamed.",
 		   where, peer);
+	if (l->late_setup)
+		pm_att_why(a, "The job had made progress before it: its group had formed over "
+			      "these addresses, so the peer's side is the likelier.");
 	snprintf(a->test, sizeof(a->test),
 		 "the log of the peer at %s for an error before this one (a process that died "
 		 "or never started), and NCCL_DEBUG=INFO's \"Bootstrap : Using\" and \"NET/Socket : "
