@@ -1527,14 +1527,40 @@ static const char *rank_host(const struct att *a, int r)
 	return h;
 }
 
+/* The summary whose entries start at I: its end (*END) and its root cause's time, 0 when an
+ * entry of it has none (the earliest root cause's, where several are listed). */
+static double summary_time(const struct att *a, size_t i, size_t *end)
+{
+	double rt = 0;
+	bool untimed = false;
+	size_t j;
+
+	for (j = i; j < a->ntroot && a->troot[j].sum == a->troot[i].sum; j++)
+		if (!a->troot[j].other) {
+			untimed |= a->troot[j].time <= 0;
+			if (!rt || a->troot[j].time < rt)
+				rt = a->troot[j].time;
+		}
+	*end = j;
+	return untimed ? 0 : rt;
+}
+
+/* Whether entry T of a summary whose root cause is at RT is named: not a later or stopped
+ * other failure. */
+static bool summary_named(const struct troot *t, double rt)
+{
+	return !(t->other && (t->stopped || (rt > 0 && t->time > rt)));
+}
+
 /*
  * The ranks torchrun's summaries name, among HRANKS.  A summary's root cause ("Root Cause
  * (first observed failure)") is named, and so is each of its other failures ("Failures:")
  * seen in the same second or without a time: the agent picked one of them as the first,
  * not the evidence; one seen later (the agent's clock, whole seconds) failed after it, and
- * one that exited -15 was stopped by the agent (1.9 lists them): neither is named.  Where several summaries (an agent a node) each name one rank, the one whose
- * root cause is the earliest by more than the skew tolerance plus the field's second is
- * named alone (the agents' clocks may differ); else all are.
+ * one that exited -15 was stopped by the agent (1.9 lists them): neither is named.  Where
+ * several summaries (an agent a node) each name one rank, the one whose root cause is the
+ * earliest by more than the skew tolerance plus the field's second is named alone (the
+ * agents' clocks may differ); else all are.
  */
 static int torchrun_named(struct att *a)
 {
@@ -1544,21 +1570,12 @@ static int torchrun_named(struct att *a)
 
 	a->tnamed = true;
 	for (size_t i = 0, j; i < a->ntroot; i = j) {
-		double rt = 0;
-		bool untimed = false;
+		double rt = summary_time(a, i, &j);
 		int first = -1, n = 0;
 
-		for (j = i; j < a->ntroot && a->troot[j].sum == a->troot[i].sum; j++)
-			if (!a->troot[j].other) {
-				untimed |= a->troot[j].time <= 0;
-				if (!rt || a->troot[j].time < rt)
-					rt = a->troot[j].time;
-			}
-		if (untimed)
-			rt = 0;
 		for (size_t k = i; k < j; k++) {
 			const struct troot *t = &a->troot[k];
-			if (t->other && (t->stopped || (rt > 0 && t->time > rt)))
+			if (!summary_named(t, rt))
 				continue;
 			if (first < 0) {
 				first = t->rank;
@@ -1592,21 +1609,10 @@ static int torchrun_named(struct att *a)
 		return add_rank(a, one);
 	}
 	for (size_t i = 0, j; i < a->ntroot; i = j) {
-		double rt = 0;
-		bool untimed = false;
+		double rt = summary_time(a, i, &j);
 
-		for (j = i; j < a->ntroot && a->troot[j].sum == a->troot[i].sum; j++)
-			if (!a->troot[j].other) {
-				untimed |= a->troot[j].time <= 0;
-				if (!rt || a->troot[j].time < rt)
-					rt = a->troot[j].time;
-			}
-		if (untimed)
-			rt = 0;
 		for (size_t k = i; k < j; k++)
-			if (!(a->troot[k].other &&
-			      (a->troot[k].stopped || (rt > 0 && a->troot[k].time > rt))) &&
-			    add_rank(a, a->troot[k].rank) < 0)
+			if (summary_named(&a->troot[k], rt) && add_rank(a, a->troot[k].rank) < 0)
 				return -1;
 	}
 	return 0;

@@ -704,6 +704,18 @@ def build(style, rules, fixdir, base, out):
 # Known gaps, each with its reason: listed as "known" and not counted; one that passes again
 # is reported so that its entry can go.
 KNOWN = {
+    ('mpirun', 'place-torchrun-summary-srun-label-rank'):
+        "torchrun's summary rank takes the place of srun's --label rank only where the label is srun's (a task id: torchrun runs one task a node); this style puts another launcher's prefix in its place, so the line is not one srun labelled and keeps the rank it is read with (1); the node, gx02, is right either way",
+    ('mpirun+loguru', 'place-torchrun-summary-srun-label-rank'):
+        "torchrun's summary rank takes the place of srun's --label rank only where the label is srun's (a task id: torchrun runs one task a node); this style puts another launcher's prefix in its place, so the line is not one srun labelled and keeps the rank it is read with (1); the node, gx02, is right either way",
+    ('ray', 'place-torchrun-summary-srun-label-rank'):
+        "torchrun's summary rank takes the place of srun's --label rank only where the label is srun's (a task id: torchrun runs one task a node); this style puts another launcher's prefix in its place, so the line is not one srun labelled and keeps the rank it is read with (1); the node, gx02, is right either way",
+    ('ray+pybasic', 'place-torchrun-summary-srun-label-rank'):
+        "torchrun's summary rank takes the place of srun's --label rank only where the label is srun's (a task id: torchrun runs one task a node); this style puts another launcher's prefix in its place, so the line is not one srun labelled and keeps the rank it is read with (1); the node, gx02, is right either way",
+    ('progress-cr', 'place-torchrun-summary-srun-label-rank'):
+        "the bar this style redraws before each line stands between srun's label and the text, and the kept line is not read as labelled by srun alone: the summary's rank 13 does not replace the label's 1 (the node, gx02, is right either way)",
+    ('squashed', 'place-torchrun-summary-srun-label-rank'):
+        "torchrun's summary is read by its sections, one line each; squashed into one line the summary's rank is not read, and the label's rank stays",
     ('jsonl-exc', 'app-generic-exceptions-two-nodes-dated-near-miss'):
         'the two exceptions are told apart only by the stamps on their last lines; the style '
         'folds each traceback, stamp and all, into one record\'s exc_info string, where no '
