@@ -259,25 +259,32 @@ static size_t task_slot(const uint32_t *ix, size_t cap, const struct pm_task *ta
 	return i;
 }
 
+/* The tasks' index rebuilt with NC slots (a power of two): 0, or -1 when out of memory. */
+static int taskix_resize(struct pm_evidence *ev, size_t nc)
+{
+	uint32_t *nx = calloc(nc, sizeof(*nx));
+
+	if (!nx)
+		return -1;
+	for (size_t k = 0; k < ev->ntasks; k++)
+		nx[task_slot(nx, nc, ev->tasks, ev->tasks[k].rank)] = (uint32_t)k + 1;
+	free(ev->taskix);
+	ev->taskix = nx;
+	ev->ataskix = nc;
+	return 0;
+}
+
 int pm_ev_task_reserve(struct pm_evidence *ev, size_t n)
 {
 	size_t nc = ev->ataskix ? ev->ataskix : 64;
 	struct pm_task *t;
-	uint32_t *nx;
 
 	if (n >= UINT32_MAX / 2)
 		return 0; /* a hint: pm_ev_task refuses that many anyway */
 	while (nc < 2 * n + 2)
 		nc *= 2;
-	if (nc > ev->ataskix) {
-		if (!(nx = calloc(nc, sizeof(*nx))))
-			return -1;
-		for (size_t k = 0; k < ev->ntasks; k++)
-			nx[task_slot(nx, nc, ev->tasks, ev->tasks[k].rank)] = (uint32_t)k + 1;
-		free(ev->taskix);
-		ev->taskix = nx;
-		ev->ataskix = nc;
-	}
+	if (nc > ev->ataskix && taskix_resize(ev, nc) < 0)
+		return -1;
 	/* not zero-filled: pm_ev_task clears each task it adds, and nothing reads past ntasks */
 	if (n > ev->atasks) {
 		if (!(t = realloc(ev->tasks, n * sizeof(*t))))
@@ -295,17 +302,10 @@ struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank)
 	struct pm_task *t;
 	size_t slot;
 
-	if ((ev->ntasks + 1) * 2 > ev->ataskix) {
-		size_t nc = ev->ataskix ? 2 * ev->ataskix : 64;
-		uint32_t *nx;
-		if (ev->ntasks >= UINT32_MAX / 2 || !(nx = calloc(nc, sizeof(*nx))))
-			return NULL;
-		for (size_t k = 0; k < ev->ntasks; k++)
-			nx[task_slot(nx, nc, ev->tasks, ev->tasks[k].rank)] = (uint32_t)k + 1;
-		free(ev->taskix);
-		ev->taskix = nx;
-		ev->ataskix = nc;
-	}
+	if ((ev->ntasks + 1) * 2 > ev->ataskix &&
+	    (ev->ntasks >= UINT32_MAX / 2 ||
+	     taskix_resize(ev, ev->ataskix ? 2 * ev->ataskix : 64) < 0))
+		return NULL;
 	slot = task_slot(ev->taskix, ev->ataskix, ev->tasks, rank);
 	if (ev->taskix[slot])
 		return &ev->tasks[ev->taskix[slot] - 1];
