@@ -625,18 +625,27 @@ static size_t sep(const char *s, size_t n)
 
 /* Level words: Python's, Java's, Go's and Rust's; loguru's SUCCESS; zerolog's and .NET's
  * three-letter forms (ERR, WRN, INF, DBG, FTL, TRC). */
-static const char *const levels[] = {
-	"CRITICAL", "ERROR",   "WARNING", "WARN", "INFO", "DEBUG", "FATAL", "TRACE", "NOTICE",
-	"SEVERE",   "SUCCESS", "ERR",	  "WRN",  "INF",  "DBG",   "FTL",   "TRC",
+/* clang-format off */
+#define WORD(w) {(w), sizeof(w) - 1} /* a literal word and its length */
+/* clang-format on */
+struct word {
+	const char *w;
+	size_t n;
+};
+static const struct word levels[] = {
+	WORD("CRITICAL"), WORD("ERROR"), WORD("WARNING"), WORD("WARN"),	  WORD("INFO"),
+	WORD("DEBUG"),	  WORD("FATAL"), WORD("TRACE"),	  WORD("NOTICE"), WORD("SEVERE"),
+	WORD("SUCCESS"),  WORD("ERR"),	 WORD("WRN"),	  WORD("INF"),	  WORD("DBG"),
+	WORD("FTL"),	  WORD("TRC"),
 };
 
 /* A level word of LEN bytes at S: upper case, or any case when ANYCASE (inside brackets). */
 static bool is_level(const char *s, size_t len, bool anycase)
 {
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
-		if (strlen(levels[i]) != len)
+		if (levels[i].n != len)
 			continue;
-		if (anycase ? pm_in_ieq(s, len, levels[i]) : !memcmp(s, levels[i], len))
+		if (anycase ? pm_in_ieq(s, len, levels[i].w) : !memcmp(s, levels[i].w, len))
 			return true;
 	}
 	return false;
@@ -665,12 +674,14 @@ static size_t name_len(const char *s, size_t n)
 /* Source files are not hosts: "[serving.py:908]", "[socket.cpp:401]". */
 static bool source_file(const char *s, size_t l)
 {
-	static const char *const ext[] = {".py",  ".c",	 ".cc", ".cpp",	 ".cu",	   ".h",
-					  ".hpp", ".rs", ".go", ".java", ".scala", ".js"};
+	static const struct word ext[] = {
+		WORD(".py"),  WORD(".c"),  WORD(".cc"), WORD(".cpp"),  WORD(".cu"),    WORD(".h"),
+		WORD(".hpp"), WORD(".rs"), WORD(".go"), WORD(".java"), WORD(".scala"), WORD(".js"),
+	};
 
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-		size_t e = strlen(ext[i]);
-		if (l > e && !memcmp(s + l - e, ext[i], e))
+		size_t e = ext[i].n;
+		if (l > e && !memcmp(s + l - e, ext[i].w, e))
 			return true;
 	}
 	return false;
