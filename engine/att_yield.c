@@ -37,20 +37,6 @@ static int cmpline(const void *x, const void *y, void *arg)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
-/* A generic reading: an origin or a confirmation that names only a line's kind (`generic`
- * on another role, an origin demoted to context in a revised rule set, is inert). */
-static bool generic(const struct pm_rule *r)
-{
-	return r->generic && (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION);
-}
-
-/* A specific reading of a failure: not generic, and of a role that says what a line is. */
-static bool speaks(const struct pm_rule *r)
-{
-	return !generic(r) && (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
-			       r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION);
-}
-
 /* One line of a file and its readings, IX[s, e) */
 struct line {
 	size_t s, e;
@@ -113,8 +99,9 @@ static void yield_line(struct att *a, const struct line *ln, const size_t *ix,
 {
 	for (size_t k = ln->s; k < ln->e; k++) {
 		const struct pm_rule *r = R(a, ix[k]);
-		if (!generic(r) && !(kind == YIELD_IGNORED && r->role == PM_ROLE_CONFIRMATION &&
-				     !strcmp(r->cls, "communication_unattributed")))
+		if (!pm_rule_generic(r) &&
+		    !(kind == YIELD_IGNORED && r->role == PM_ROLE_CONFIRMATION &&
+		      !strcmp(r->cls, "communication_unattributed")))
 			continue;
 		a->yielded[ix[k]] = true;
 		if (!a->yield_gen) {
@@ -133,7 +120,7 @@ int pm_att_yield(struct att *a)
 	bool any = false;
 
 	for (size_t i = 0; i < n && !any; i++)
-		any = generic(R(a, i));
+		any = pm_rule_generic(R(a, i));
 	if (!any)
 		return 0;
 	a->yielded = calloc(n, sizeof(*a->yielded));
@@ -156,11 +143,11 @@ int pm_att_yield(struct att *a)
 		nl++;
 		for (e = s; e < n && !cmpline(&ix[s], &ix[e], (void *)ev); e++) {
 			const struct pm_rule *r = R(a, ix[e]);
-			ln->gen |= generic(r);
+			ln->gen |= pm_rule_generic(r);
 			ln->chain |= r->chain;
 			if (!ln->nonfatal && r->nonfatal)
 				ln->nonfatal = r;
-			if (!ln->spec && speaks(r))
+			if (!ln->spec && pm_rule_speaks(r))
 				ln->spec = r;
 		}
 		ln->e = e;

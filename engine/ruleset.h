@@ -105,6 +105,21 @@ static inline bool pm_rule_reads(const struct pm_rule *r, enum pm_source src, en
 					      ((unsigned)fmt < 64 && (r->formats & (1ull << fmt))));
 }
 
+/* A generic reading: an origin or a confirmation that names only a line's kind (`generic`
+ * on another role, an origin demoted to context in a revised rule set, is inert). */
+static inline bool pm_rule_generic(const struct pm_rule *r)
+{
+	return r->generic && (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION);
+}
+
+/* A specific reading of a failure: not generic, and of a role that says what a line is. */
+static inline bool pm_rule_speaks(const struct pm_rule *r)
+{
+	return !pm_rule_generic(r) &&
+	       (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
+		r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION);
+}
+
 struct pm_ruleset {
 	char *dir;
 	char *id, *version;

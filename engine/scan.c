@@ -96,6 +96,9 @@ struct scan {
 	 * each asks peel_cached.  PC: the lines with a hit that the tally peeled, in chunk order;
 	 * LAST: the line peeled last. */
 	bool pc_on;
+	/* the line being confirmed holds a generic reading that will yield to a specific one:
+	 * its specific readings are kept past their group's cap (scan_chunk, record) */
+	bool line_yields;
 	struct peeled *pc;
 	size_t npc, apc;
 	struct peeled last;
@@ -619,7 +622,8 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	 * a worker's groups could not be merged as in order */
 	if (s->snap && o.node && dirty(o.node))
 		s->unsure = true;
-	if (!isnew && (tally || g->kept >= s->rs->per_group)) {
+	o.past_cap = s->line_yields && pm_rule_speaks(r);
+	if (!isnew && (tally || (g->kept >= s->rs->per_group && !o.past_cap))) {
 		ev->obs[g->obs].repeats++;
 		if (o.node != nbuf)
 			free(o.node);
@@ -921,10 +925,71 @@ static bool quiet_level(const struct pm_peel *pe)
 /* Confirm rule RI on LINE: the pattern sees the text without its wrappers (pm_peel), then,
  * should that fail (a wrapper the pattern wanted), the whole line, then a structured
  * record's traceback, then each part of a squashed line. */
+/* Whether rule R is asked of a line of the current file. */
+static bool asks(const struct scan *s, const struct pm_rule *r, const char *line, size_t len)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+
+	if (r->deprecated || !r->re)
+		return false;
+	/* the second pass over a syslog's program lines (scan_daemon): the job output's rules
+	 * that the first pass did not ask, generic ones only on a Python program's lines */
+	if (s->daemon)
+		return !(r->generic && !python_tag(f, line, len)) &&
+		       pm_rule_reads(r, PM_SRC_APP_LOG, PM_FMT_APP) &&
+		       !pm_rule_reads(r, f->source, f->format);
+	return pm_rule_reads(r, f->source, f->format);
+}
+
+/* Match rule R on the LEN bytes at LINE, its wrappers peeled into PE and PX: the match's
+ * count (s->md holds it, *SUBJ the text its offsets count from), or < 0 when R does not
+ * read the line. */
+static int match_line(struct scan *s, const struct pm_rule *r, const char *line, size_t len,
+		      struct pm_peel *pe, struct pm_prefix *px, const char **subj)
+{
+	int rc;
+
+	peel_line(s, line, len, pe, px);
+	if (pe->skip > pe->end)
+		pe->skip = pe->end;
+	/* an exception a logger wrote at a warning's level or lower was handled: the program
+	 * went on (a retry, a skipped shard); a generic reading leaves it */
+	if (r->generic && quiet_level(pe))
+		return -1;
+	*subj = line + pe->skip;
+	if (pe->record)
+		rc = match_value(s, r->re, *subj, pe->end - pe->skip, pe->quoted, 0, subj,
+				 &px->rank);
+	else
+		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->skip, 0, 0, s->md,
+				 s->rs->mctx);
+	if (rc < 0 && pe->logger && pe->logger >= pe->cr && pe->logger < pe->skip) {
+		*subj = line + pe->logger; /* "ERROR srun: error: ...": not a logger's name */
+		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->logger, 0, 0, s->md,
+				 s->rs->mctx);
+	}
+	if (rc < 0 && pe->level && pe->level >= pe->cr && pe->level < pe->skip) {
+		*subj = line + pe->level; /* "0: ERROR: ...": the program's own level word */
+		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->level, 0, 0, s->md,
+				 s->rs->mctx);
+	}
+	if (rc < 0 && pe->skip > pe->cr) {
+		*subj = line + pe->cr;
+		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->cr, 0, 0, s->md,
+				 s->rs->mctx);
+	}
+	if (rc < 0 && pe->xend > pe->xskip)
+		rc = match_value(s, r->re, line + pe->xskip, pe->xend - pe->xskip,
+				 memchr(line + pe->xskip, '\\', pe->xend - pe->xskip), 0, subj,
+				 &px->rank);
+	if (rc < 0 && pe->first)
+		rc = match_squashed(s, r->re, line, pe, subj);
+	return rc;
+}
+
 static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint64_t off)
 {
 	const struct pm_rule *r = &s->rs->rules[ri];
-	struct pm_file *f = &s->ev->files[s->file];
 	struct pm_peel pe;
 	struct pm_prefix px;
 	const char *caps[PM_CAP__COUNT] = {0}, *subj;
@@ -932,49 +997,7 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	PCRE2_SIZE *ov;
 	int rc;
 
-	if (r->deprecated || !r->re)
-		return 0;
-	/* the second pass over a syslog's program lines (scan_daemon): the job output's rules
-	 * that the first pass did not ask, generic ones only on a Python program's lines */
-	if (s->daemon ? (r->generic && !python_tag(f, line, len)) ||
-				!pm_rule_reads(r, PM_SRC_APP_LOG, PM_FMT_APP) ||
-				pm_rule_reads(r, f->source, f->format) :
-			!pm_rule_reads(r, f->source, f->format))
-		return 0;
-	peel_line(s, line, len, &pe, &px);
-	if (pe.skip > pe.end)
-		pe.skip = pe.end;
-	/* an exception a logger wrote at a warning's level or lower was handled: the program
-	 * went on (a retry, a skipped shard); a generic reading leaves it */
-	if (r->generic && quiet_level(&pe))
-		return 0;
-	subj = line + pe.skip;
-	if (pe.record)
-		rc = match_value(s, r->re, subj, pe.end - pe.skip, pe.quoted, 0, &subj, &px.rank);
-	else
-		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.skip, 0, 0, s->md,
-				 s->rs->mctx);
-	if (rc < 0 && pe.logger && pe.logger >= pe.cr && pe.logger < pe.skip) {
-		subj = line + pe.logger; /* "ERROR srun: error: ...": not a logger's name */
-		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.logger, 0, 0, s->md,
-				 s->rs->mctx);
-	}
-	if (rc < 0 && pe.level && pe.level >= pe.cr && pe.level < pe.skip) {
-		subj = line + pe.level; /* "0: ERROR: ...": the program's own level word */
-		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.level, 0, 0, s->md,
-				 s->rs->mctx);
-	}
-	if (rc < 0 && pe.skip > pe.cr) {
-		subj = line + pe.cr;
-		rc = pcre2_match(r->re, (PCRE2_SPTR)subj, pe.end - pe.cr, 0, 0, s->md, s->rs->mctx);
-	}
-	if (rc < 0 && pe.xend > pe.xskip)
-		rc = match_value(s, r->re, line + pe.xskip, pe.xend - pe.xskip,
-				 memchr(line + pe.xskip, '\\', pe.xend - pe.xskip), 0, &subj,
-				 &px.rank);
-	if (rc < 0 && pe.first)
-		rc = match_squashed(s, r->re, line, &pe, &subj);
-	if (rc < 0)
+	if (!asks(s, r, line, len) || (rc = match_line(s, r, line, len, &pe, &px, &subj)) < 0)
 		return 0;
 	ov = pcre2_get_ovector_pointer(s->md);
 	for (int c = 0; c < PM_CAP__COUNT; c++) {
@@ -1367,6 +1390,36 @@ static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off
 }
 
 /* Scan BUF, a chunk at OFF of the file or, when CLEANED, its cleaned copy. */
+/*
+ * Whether the line from LS to LE of BUF, whose hits start at hit I, holds a generic reading
+ * that a specific one there will set aside (att_yield.c): a rule of each kind hit it, and a
+ * generic one matches.  The specific readings of such a line are then kept past their
+ * group's cap, which otherwise drops all but the first few lines of a rule in a file: the
+ * generic reading of the fourth "RuntimeError: The server socket has failed to listen ..."
+ * would stand alone, and compete as a program's own error.
+ */
+static bool line_yields(struct scan *s, const char *buf, size_t ls, size_t le, size_t i)
+{
+	const struct pm_rule *gen = NULL;
+	bool spec = false;
+	struct pm_peel pe;
+	struct pm_prefix px;
+	const char *subj;
+
+	for (size_t k = i; k < s->nhits && hit_at(s, k) <= le; k++) {
+		const struct pm_rule *r = &s->rs->rules[s->hits[k].rule];
+		if (hit_at(s, k) < ls || !asks(s, r, buf + ls, le - ls))
+			continue;
+		if (pm_rule_generic(r)) {
+			if (!gen)
+				gen = r;
+		} else if (pm_rule_speaks(r)) {
+			spec = true;
+		}
+	}
+	return gen && spec && match_line(s, gen, buf + ls, le - ls, &pe, &px, &subj) >= 0;
+}
+
 static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
 {
 	size_t last_ls = (size_t)-1, nsorted;
@@ -1416,6 +1469,8 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 				break;
 			}
 		}
+		if (ls != last_ls)
+			s->line_yields = line_yields(s, buf, ls, le, i);
 		last_ls = ls;
 		last_rule = s->hits[i].rule;
 		if (seen)
@@ -1427,6 +1482,7 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 		}
 	}
 out:
+	s->line_yields = false;
 	s->pc_on = false; /* the chunk's buffer is not this chunk's any longer */
 	s->has_last = false;
 	s->npc = 0;
@@ -2168,7 +2224,7 @@ static int merge_file(struct scan *s, struct scanned *r)
 
 		if (!g)
 			return -1;
-		if (!isnew && (tally || g->kept >= s->rs->per_group)) {
+		if (!isnew && (tally || (g->kept >= s->rs->per_group && !o->past_cap))) {
 			ev->obs[g->obs].repeats += 1 + o->repeats;
 			continue;
 		}
