@@ -930,7 +930,8 @@ void pm_att_phase_status(struct att *a)
 	l = a->lead;
 	if (l && a->status == VS_ATTRIBUTED && !strcmp(a->outcome, "FAILED") && l->launch &&
 	    !l->late_setup &&
-	    (!a->any_progress || (l->has_t && a->first_progress > 0 && l->t < a->first_progress))) {
+	    (!a->any_progress || (l->has_t && a->first_progress > 0 && l->t < a->first_progress)) &&
+	    !pm_att_cand_after_progress(a, l)) {
 		a->outcome = "LAUNCH_FAILED";
 		pm_att_why(a, "The failure came before any progress: the job failed at launch.");
 	}

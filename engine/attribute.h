@@ -248,6 +248,10 @@ void pm_att_phase_join(struct att *a);
  * that GPU before them, and set-up failures reported after the job's progress began beside
  * another origin (att_cands.c). */
 void pm_att_phase_consequence(struct att *a);
+/* Whether every line of C came after the job's progress began: dated later than the first
+ * progress by more than the skew tolerance, or undated after a progress line of its own file
+ * (a tqdm bar, NCCL's "Init COMPLETE", which carry no time).  False with no progress. */
+bool pm_att_cand_after_progress(const struct att *a, const struct cand *c);
 void pm_att_phase_confirm(struct att *a);
 int pm_att_phase_fallback(struct att *a);
 
