@@ -678,7 +678,9 @@ void pm_att_phase_silence_lead(struct att *a)
 size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char **node)
 {
 	const struct pm_evidence *ev = a->ev;
-	double last = 0, first = 0;
+	/* a node whose clock is seen off (its bundle's start against the record's end)
+	 * widens the tolerance, as every comparison of two nodes' times does (phase 8) */
+	double last = 0, first = 0, tol = a->rs->skew_s + a->maxskew;
 	size_t np = 0, n = 0;
 
 	*node = NULL;
@@ -691,7 +693,7 @@ size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char *
 	/* the peers that went on: when the first of them began */
 	for (size_t i = 0; i < ev->nranks; i++) {
 		const struct pm_rankinfo *ri = &ev->ranks[i];
-		if (ri->rank >= 0 && ri->last_progress >= last - a->rs->skew_s &&
+		if (ri->rank >= 0 && ri->last_progress >= last - tol &&
 		    (!first || ri->first_progress < first))
 			first = ri->first_progress;
 	}
@@ -699,7 +701,7 @@ size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char *
 		const struct pm_rankinfo *ri = &ev->ranks[i];
 		const char *rn;
 
-		if (ri->rank < 0 || !ri->last_progress || ri->last_progress >= last - a->rs->skew_s)
+		if (ri->rank < 0 || !ri->last_progress || ri->last_progress >= last - tol)
 			continue;
 		if (n == max || ri->first_progress >= ri->last_progress ||
 		    ri->last_progress <= first)
