@@ -433,6 +433,39 @@ static bool after_progress(const struct att *a, const struct pm_obs *o, const ui
 	return first && o->file < a->ev->nfiles && first[o->file] && first[o->file] - 1 < o->offset;
 }
 
+/* Each file's first progress offset + 1 (0 for none), for after_progress: undated progress
+ * counts by its place in its file (NCCL's "Init COMPLETE", a tqdm bar).  *ANY is set when
+ * there is any.  NULL on ENOMEM. */
+static uint64_t *progress_starts(const struct att *a, bool *any)
+{
+	uint64_t *first = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*first));
+
+	for (size_t k = 0; first && k < a->ev->nobs; k++) {
+		const struct pm_obs *o = &a->ev->obs[k];
+		if (R(a, k)->role == PM_ROLE_PROGRESS && o->file < a->ev->nfiles &&
+		    (!first[o->file] || o->offset + 1 < first[o->file])) {
+			first[o->file] = o->offset + 1;
+			*any = true;
+		}
+	}
+	return first;
+}
+
+bool pm_att_cand_after_progress(const struct att *a, const struct cand *c)
+{
+	bool any = a->any_progress, after = c->nev > 0;
+	uint64_t *first = progress_starts(a, &any);
+
+	if (!first || !any) {
+		free(first);
+		return false;
+	}
+	for (size_t m = 0; m < c->nev && after; m++)
+		after = after_progress(a, &a->ev->obs[c->ev[m]], first);
+	free(first);
+	return after;
+}
+
 /* a live rule candidate of the set-up kinds that a peer's loss also prints */
 static bool is_setup(const struct cand *c)
 {
@@ -460,17 +493,8 @@ static void setup_after_progress(struct att *a)
 		setup = is_setup(&a->c[i]);
 	if (!setup)
 		return;
-	if (!(first = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*first))))
+	if (!(first = progress_starts(a, &any)))
 		return;
-	/* undated progress counts here by its place in its file (NCCL's "Init COMPLETE") */
-	for (size_t k = 0; k < a->ev->nobs; k++) {
-		const struct pm_obs *o = &a->ev->obs[k];
-		if (R(a, k)->role == PM_ROLE_PROGRESS && o->file < a->ev->nfiles &&
-		    (!first[o->file] || o->offset + 1 < first[o->file])) {
-			first[o->file] = o->offset + 1;
-			any = true;
-		}
-	}
 	if (!any) {
 		free(first);
 		return;

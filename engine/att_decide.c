@@ -430,6 +430,29 @@ static void mismatch_lead(struct att *a, struct cand *l, int r)
 	two_leads(a, m, l);
 }
 
+/* Timeouts that tell no rank apart, beside progress lines that do: the ranks whose own
+ * progress stopped before their peers' (pm_att_stragglers) are listed as the origin, a
+ * hypothesis; still ambiguous, the fabric between them not ruled out. */
+static void timeout_stragglers(struct att *a, struct cand *l)
+{
+	int r[8];
+	const char *node;
+	size_t n = pm_att_stragglers(a, r, sizeof(r) / sizeof(r[0]), &node);
+
+	if (!n)
+		return;
+	for (size_t k = 0; k < n; k++)
+		pm_att_cand_addrank(l, r[k]);
+	if (node)
+		snprintf(l->node, sizeof(l->node), "%s", node);
+	pm_att_why(a,
+		   "Rank %d%s%s%s logged its last progress %.0f s before the other ranks' last: "
+		   "the one the others most likely waited for (a straggler, a hypothesis), unless "
+		   "the fabric between them failed.",
+		   r[0], n > 1 ? " and others" : "", node ? " on " : "", node ? node : "",
+		   a->last_progress - pm_att_straggled(a, r, n));
+}
+
 static void timeouts_lead(struct att *a)
 {
 	struct cand *l = pm_att_kind_get(a, PM_K_TIMEOUTS, NULL, LEAD_TIMEOUTS);
@@ -446,6 +469,8 @@ static void timeouts_lead(struct att *a)
 				pm_att_cand_add(a, l, i);
 		pm_att_cand_ranks_clear(l);
 		pm_att_fewest_completed(a, l);
+		if (!l->nranks)
+			timeout_stragglers(a, l);
 		r = lone_reporter(a, l);
 		a->live = 1;
 		if (r >= 0)
@@ -930,7 +955,8 @@ void pm_att_phase_status(struct att *a)
 	l = a->lead;
 	if (l && a->status == VS_ATTRIBUTED && !strcmp(a->outcome, "FAILED") && l->launch &&
 	    !l->late_setup &&
-	    (!a->any_progress || (l->has_t && a->first_progress > 0 && l->t < a->first_progress))) {
+	    (!a->any_progress || (l->has_t && a->first_progress > 0 && l->t < a->first_progress)) &&
+	    !pm_att_cand_after_progress(a, l)) {
 		a->outcome = "LAUNCH_FAILED";
 		pm_att_why(a, "The failure came before any progress: the job failed at launch.");
 	}

@@ -663,6 +663,74 @@ void pm_att_phase_silence_lead(struct att *a)
 
 /* ---- the suspects of a timeout nobody can attribute ---- */
 
+/*
+ * A stall's straggler: the ranks whose own progress stopped while their peers' went on.  Of
+ * the ranks that logged progress under their own rank (a launcher's label, a rank tag, a
+ * file of their own), those whose last progress came before the latest by more than the
+ * skew tolerance, where they are fewer than the rest and at least three peers went on
+ * (every peer logged its last within the tolerance of the latest), all on one node or one
+ * rank alone, each having logged progress more than once and stopped after its peers had
+ * begun (they ran side by side).  In a synchronous job the others reach the next collective and wait there for
+ * them: the rank that stopped first is where the job stopped, as a hypothesis (it may have
+ * waited on something no log shows).  Their ranks into OUT (at most MAX), their node, when
+ * known, into *NODE; the count, 0 for none.
+ */
+size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char **node)
+{
+	const struct pm_evidence *ev = a->ev;
+	/* a node whose clock is seen off (its bundle's start against the record's end)
+	 * widens the tolerance, as every comparison of two nodes' times does (phase 8) */
+	double last = 0, first = 0, tol = a->rs->skew_s + a->maxskew;
+	size_t np = 0, n = 0;
+
+	*node = NULL;
+	for (size_t i = 0; i < ev->nranks; i++)
+		if (ev->ranks[i].rank >= 0 && ev->ranks[i].last_progress > 0) {
+			np++;
+			if (ev->ranks[i].last_progress > last)
+				last = ev->ranks[i].last_progress;
+		}
+	/* the peers that went on: when the first of them began */
+	for (size_t i = 0; i < ev->nranks; i++) {
+		const struct pm_rankinfo *ri = &ev->ranks[i];
+		if (ri->rank >= 0 && ri->last_progress >= last - tol &&
+		    (!first || ri->first_progress < first))
+			first = ri->first_progress;
+	}
+	for (size_t i = 0; i < ev->nranks; i++) {
+		const struct pm_rankinfo *ri = &ev->ranks[i];
+		const char *rn;
+
+		if (ri->rank < 0 || !ri->last_progress || ri->last_progress >= last - tol)
+			continue;
+		if (n == max || ri->first_progress >= ri->last_progress ||
+		    ri->last_progress <= first)
+			return 0;
+		rn = pm_att_rank_node(a, ri->rank);
+		if (n && (!rn || !*node || strcmp(rn, *node)))
+			return 0;
+		*node = rn;
+		out[n++] = ri->rank;
+	}
+	if (!n || np < n + 3 || 2 * n >= np)
+		n = 0;
+	if (!n)
+		*node = NULL;
+	return n;
+}
+
+/* The latest last progress of the ranks R[0..N). */
+double pm_att_straggled(const struct att *a, const int *r, size_t n)
+{
+	double t = 0;
+
+	for (size_t i = 0; i < a->ev->nranks; i++)
+		for (size_t k = 0; k < n; k++)
+			if (a->ev->ranks[i].rank == r[k] && a->ev->ranks[i].last_progress > t)
+				t = a->ev->ranks[i].last_progress;
+	return t;
+}
+
 /* The ranks with the fewest completed collectives are the suspects of a timeout nobody
  * can attribute (phase 9): listed as its origin, still ambiguous. */
 void pm_att_fewest_completed(struct att *a, struct cand *c)

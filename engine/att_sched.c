@@ -79,6 +79,40 @@ static bool blocked_seen(const struct att *a)
 	return false;
 }
 
+/* A stall with no error: the hang, on its straggler where one stopped before its peers. */
+static void stall_lead(struct att *a, double end)
+{
+	int r[8];
+	const char *node;
+	size_t n = pm_att_stragglers(a, r, sizeof(r) / sizeof(r[0]), &node);
+	struct cand *c = pm_att_kind_get(a, PM_K_HANG, n ? node : NULL, LEAD_SILENCE);
+
+	if (!c)
+		return;
+	c->strength = PM_WEAK;
+	c->sumobs = 0;
+	if (!n) {
+		snprintf(c->summary, sizeof(c->summary),
+			 "the job stopped making progress %.0f s before its time limit, with no "
+			 "error",
+			 end - a->last_progress);
+		return;
+	}
+	for (size_t k = 0; k < n; k++)
+		pm_att_cand_addrank(c, r[k]);
+	snprintf(c->summary, sizeof(c->summary),
+		 "rank %d%s%s%s stopped making progress before its peers, with no error; the job "
+		 "stalled %.0f s before its time limit",
+		 r[0], n > 1 ? " and others" : "", node ? " on " : "", node ? node : "",
+		 end - a->last_progress);
+	pm_att_why(a,
+		   "Rank %d%s%s%s logged its last progress %.0f s before the other ranks' last, "
+		   "which waited for it from then on: where the job most likely stopped, a "
+		   "hypothesis (it may itself have waited on something no log shows).",
+		   r[0], n > 1 ? " and others" : "", node ? " on " : "", node ? node : "",
+		   a->last_progress - pm_att_straggled(a, r, n));
+}
+
 /* A TIMEOUT: a stall when progress stopped long before the end (the time limit only ended
  * it), else the time limit itself when the record says so. */
 static void sched_timeout(struct att *a, bool from_sacct)
@@ -104,17 +138,8 @@ static void sched_timeout(struct att *a, bool from_sacct)
 		for (size_t i = 0; i < a->nc; i++)
 			if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_TIME_LIMIT))
 				a->c[i].dead = true;
-		if (!has_live(a)) {
-			struct cand *c = pm_att_kind_get(a, PM_K_HANG, NULL, LEAD_SILENCE);
-			if (c) {
-				c->strength = PM_WEAK;
-				c->sumobs = 0;
-				snprintf(c->summary, sizeof(c->summary),
-					 "the job stopped making "
-					 "progress %.0f s before its time limit, with no error",
-					 end - a->last_progress);
-			}
-		}
+		if (!has_live(a))
+			stall_lead(a, end);
 	} else if (!a->any_progress && blocked_seen(a)) {
 		/* no progress to time a stall by, but its processes were seen blocked: the
 		 * dumps' hang leads, with no origin (phase 10, att_decide.c) */

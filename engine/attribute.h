@@ -248,6 +248,10 @@ void pm_att_phase_join(struct att *a);
  * that GPU before them, and set-up failures reported after the job's progress began beside
  * another origin (att_cands.c). */
 void pm_att_phase_consequence(struct att *a);
+/* Whether every line of C came after the job's progress began: dated later than the first
+ * progress by more than the skew tolerance, or undated after a progress line of its own file
+ * (a tqdm bar, NCCL's "Init COMPLETE", which carry no time).  False with no progress. */
+bool pm_att_cand_after_progress(const struct att *a, const struct cand *c);
 void pm_att_phase_confirm(struct att *a);
 int pm_att_phase_fallback(struct att *a);
 
@@ -305,6 +309,12 @@ int pm_att_phase_silence(struct att *a);
 size_t pm_att_silent_support(const struct att *a, const struct cand *c);
 void pm_att_phase_silence_lead(struct att *a);
 void pm_att_fewest_completed(struct att *a, struct cand *c);
+/* A stall's straggler: the ranks whose own progress stopped more than the skew tolerance
+ * before their peers' (fewer than the rest, at least three peers, one rank or one node).
+ * Their ranks into OUT (at most MAX), their node, when known, into *NODE; the count. */
+size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char **node);
+/* The latest last progress of the ranks R[0..N). */
+double pm_att_straggled(const struct att *a, const int *r, size_t n);
 
 /* verdict.c: TMPL with each "{node}" replaced by NODE, into OUT. */
 void pm_subst(char *out, size_t len, const char *tmpl, const char *node);
