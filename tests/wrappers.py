@@ -759,6 +759,11 @@ KNOWN = {
         'as for place-launcher-names-rank: one line of ten (the container CLI\'s error under '
         'pyxis\'s prefix, 117 columns) is longer than the terminal, and a single broken line '
         'is read back only in a paste of at most ten lines',
+    ('termwrap', 'app-tqdm-bar-advanced-then-late-import'):
+        'the bars are one line of 1,041 columns joined by carriage returns, as tqdm writes a '
+        'file; a terminal redraws them in place, so no terminal or pager copy holds that line '
+        'broken at its width, and the pieces cut each bar apart (the progress that makes the '
+        'outcome FAILED is not read: LAUNCH_FAILED)',
     ('termwrap', 'sto-torch-save-central-directory'):
         'as for place-launcher-names-rank: one line of thirteen (the RuntimeError) is longer '
         'than the terminal, and a single broken line is read back only in a paste of at most '
