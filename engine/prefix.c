@@ -66,6 +66,29 @@ static size_t bracket_rank(const char *s, size_t n, const char *word, int *rank)
 	return p;
 }
 
+/* "[Rank 3] ", "[RANK 3]: ", "[rank 3] " at S, or where BARE is true "rank 3: ", "RANK 3: "
+ * (the colon required): its length with the blank after it, 0 when S has none. */
+static size_t spaced_rank(const char *s, size_t n, bool bare, int *rank)
+{
+	size_t b = s[0] == '[', p = b + 5, k;
+
+	if (n < p + 3 || (!b && !bare) || !pm_in_ieq(s + b, 4, "rank") || s[b + 4] != ' ' ||
+	    !(k = rank_at(s + p, n - p, rank)))
+		return 0;
+	p += k;
+	if (b && p < n && s[p] == ']')
+		p++;
+	else if (b)
+		return 0;
+	if (p < n && s[p] == ':')
+		p++;
+	else if (!b)
+		return 0;
+	if (p < n && s[p] != ' ' && s[p] != '\t')
+		return 0;
+	return p + (p < n);
+}
+
 static bool host_char(char c)
 {
 	return pm_in_isalnum(c) || c == '-' || c == '_' || c == '.';
@@ -744,6 +767,16 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 	if (!(w->seen & (W_LABEL | ranked | W_DEFAULT | W_LEVEL)) && (k = srun_label(s, n, &r))) {
 		w->seen |= W_LABEL;
 		w->out->rank = w->out->label = r;
+		return k;
+	}
+	/* DeepSpeed's "[Rank 0] ", accelerate's and scripts' "[RANK 3] ", "[rank 3]: ", and
+	 * unbracketed before any level "RANK 3: ", "rank 3: " (the word in any case, one
+	 * blank).  Never inside another rank's wrapper: PyTorch's c10d prints "[Rank 1]" for a
+	 * process group's rank, which srun's label or "[rank9]:" outside it does not repeat */
+	if (!(w->seen & (ranked | W_LABEL | W_DEFAULT)) &&
+	    (k = spaced_rank(s, n, !(w->seen & W_LEVEL), &r))) {
+		w->seen |= W_RANK;
+		w->out->rank = r;
 		return k;
 	}
 	if (n < 4 || s[0] != '[')
@@ -1816,11 +1849,40 @@ static size_t journal_field_layer(struct peel *w, const char *s, size_t n)
 	return !w->out->layers && pm_in_starts(s, n, "MESSAGE=") ? 8 : 0;
 }
 
+/* A level in angle brackets or parentheses: "<E> ", "<W> ", "(I) " (the letters E, W, I, F,
+ * D, V in upper case, as TensorRT's "[E]"), "<warning> ", "(ERROR) " (a level word, any
+ * case): its length with the separator after it, 0 when S has none.  Digits are a syslog
+ * priority's ("<6>"), not a level. */
+static size_t mark_layer(struct peel *w, const char *s, size_t n)
+{
+	char close;
+	size_t i, k, h;
+
+	if (n < 4 || (s[0] != '<' && s[0] != '('))
+		return 0;
+	close = s[0] == '<' ? '>' : ')';
+	for (i = 1; i < n && i < 10 && pm_in_isalpha(s[i]); i++)
+		;
+	if (i == 1 || i + 1 >= n || s[i] != close || !blank(s[i + 1]))
+		return 0;
+	if (!(i == 2 && strchr("EWIFDV", s[1])) && !is_level(s + 1, i - 1, true))
+		return 0;
+	severity(w, s + 1, i - 1);
+	w->seen |= W_LOG | W_LEVEL;
+	k = i + 1 + sep(s + i + 1, n - i - 1);
+	/* "<E> solver: ", "<E> 2026-11-30 03:11:58 solver: ", as after "[ERROR] " */
+	if ((h = logger_after(w, s, k, n)) > k)
+		return h;
+	w->after_level = s + k;
+	return k;
+}
+
 /* The wrapper families, tried in this order at each layer; the first that recognises its
  * wrapper at S takes it.  A new family is one function and one entry here. */
 static layer_fn *const families[] = {
-	rank_layer,  nccl_layer, bracket_layer, paren_layer,  frame_layer, stamp_layer,
-	level_layer, name_layer, grep_layer,	record_layer, quote_layer, journal_field_layer,
+	rank_layer,  nccl_layer,  bracket_layer, mark_layer,   paren_layer, frame_layer,
+	stamp_layer, level_layer, name_layer,	 grep_layer,   record_layer, quote_layer,
+	journal_field_layer,
 };
 
 /* One layer at S: its bytes, 0 when none. */
