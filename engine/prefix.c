@@ -1173,8 +1173,8 @@ static size_t kitchen(const char *s, size_t n)
 	return h + 5;
 }
 
-/* Stamps at the start of a field: ISO 8601 / RFC 3339, "09/04/2026 02:49:57",
- * "09-05 01:24:34", a bare "10:00:00.123", glog's "E1130 03:44:00.123 40074 f.cc:12]" and
+/* Stamps at the start of a field: ISO 8601 / RFC 3339, "09/04/2026 02:49:57", Spark's
+ * log4j "26/11/30 03:11:58", "09-05 01:24:34", a bare "10:00:00.123", glog's "E1130 03:44:00.123 40074 f.cc:12]" and
  * syslog's "Nov 30 03:11:58 host prog[pid]: " (journald's short format). */
 static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 {
@@ -1192,6 +1192,8 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 		if ((k = pm_in_iso(s, n, &st)))
 			stamp(w, st.t);
 		else if ((k = pm_in_usdate(s, n, &t)))
+			stamp(w, t);
+		else if ((k = pm_in_yymmdd(s, n, &t)))
 			stamp(w, t);
 		else if ((k = pm_in_mmdd(s, n, year(w), &t, &has_t)) && has_t)
 			stamp(w, t);

@@ -606,6 +606,10 @@ START_TEST(peel_severity)
 		{{"(ERROR) x", "x", -1, "", 0, 0}, 1},
 		{{"1: <W> 2026-11-30 03:11:58 x", "x", 1, "", T0311, 0}, 2},
 		{{"<E> 2026-11-30 03:11:58 solver: x", "x", -1, "", T0311, 0}, 1},
+		/* log4j's yy/MM/dd stamp (Spark's default layout) before its level */
+		{{"26/11/30 03:11:58 WARN TaskSetManager: x", "TaskSetManager: x", -1, "", T0311, 0},
+		 2},
+		{{"26/11/30 03:11:58 ERROR Executor: x", "Executor: x", -1, "", T0311, 0}, 1},
 		{{"[E] x", "x", -1, "", 0, 0}, 1},
 		/* the innermost level is the line's: a relay's INFO around the program's ERROR */
 		{{"INFO ERROR:root:x", "x", -1, "", 0, 0}, 1},
@@ -745,6 +749,7 @@ START_TEST(peel_not_wrappers)
 		{"<6> x", "<6> x", -1, "", 0, 0},
 		{"<stdin> x", "<stdin> x", -1, "", 0, 0},
 		{"(e) x", "(e) x", -1, "", 0, 0},
+		{"26/13/30 03:11:58 x", "26/13/30 03:11:58 x", -1, "", 0, 0},
 		{"NCCL WARN x", "NCCL WARN x", -1, "", 0, 0},
 		{"[serving.py:908] x", "x", -1, "", 0, 0},
 		{"", "", -1, "", 0, 0},
