@@ -1882,9 +1882,9 @@ static size_t mark_layer(struct peel *w, const char *s, size_t n)
 /* The wrapper families, tried in this order at each layer; the first that recognises its
  * wrapper at S takes it.  A new family is one function and one entry here. */
 static layer_fn *const families[] = {
-	rank_layer,  nccl_layer,  bracket_layer, mark_layer,   paren_layer, frame_layer,
-	stamp_layer, level_layer, name_layer,	 grep_layer,   record_layer, quote_layer,
-	journal_field_layer,
+	rank_layer,   nccl_layer,  bracket_layer,	mark_layer, paren_layer,
+	frame_layer,  stamp_layer, level_layer,		name_layer, grep_layer,
+	record_layer, quote_layer, journal_field_layer,
 };
 
 /* One layer at S: its bytes, 0 when none. */

@@ -394,8 +394,8 @@ size_t pm_in_yymmdd(const char *s, size_t n, double *t)
 	y = digits(s, n, 2);
 	mo = digits(s + 3, n - 3, 2);
 	d = digits(s + 6, n - 6, 2);
-	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || !clock_at(s + 9, n - 9, &h, &mi, &sec) ||
-	    civil(2000 + y, mo, d, h, mi, sec, t) < 0)
+	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	    !clock_at(s + 9, n - 9, &h, &mi, &sec) || civil(2000 + y, mo, d, h, mi, sec, t) < 0)
 		return 0;
 	if (17 < n && pm_in_isalnum(s[17]))
 		return 0;

@@ -607,7 +607,8 @@ START_TEST(peel_severity)
 		{{"1: <W> 2026-11-30 03:11:58 x", "x", 1, "", T0311, 0}, 2},
 		{{"<E> 2026-11-30 03:11:58 solver: x", "x", -1, "", T0311, 0}, 1},
 		/* log4j's yy/MM/dd stamp (Spark's default layout) before its level */
-		{{"26/11/30 03:11:58 WARN TaskSetManager: x", "TaskSetManager: x", -1, "", T0311, 0},
+		{{"26/11/30 03:11:58 WARN TaskSetManager: x", "TaskSetManager: x", -1, "", T0311,
+		  0},
 		 2},
 		{{"26/11/30 03:11:58 ERROR Executor: x", "Executor: x", -1, "", T0311, 0}, 1},
 		{{"[E] x", "x", -1, "", 0, 0}, 1},
