@@ -18,7 +18,8 @@
  *     a peer's failure this rank noticed (a cascade), says what the head was;
  *   - Python's "Exception ignored in: ..." before a traceback (a rule with `nonfatal: true`):
  *     a destructor's exception at shutdown did not end the program; a Java logger's record
- *     "... will retry" before the throwable it logged under it (same_report).
+ *     "... will retry" before the throwable it logged under it, the line right after it
+ *     (`attached`, right_after).
  * The generic reading is set aside (pm_att_phase_origins skips it, and it counts as no error
  * for the outcome) and the specific one stands (in a chain, by the direction rule below).
  * Where nothing specific is there, the generic readings stay as they were.
@@ -106,21 +107,15 @@ static bool gives_way(const struct pm_rule *sp, bool head, const struct pm_obs *
 				q->event_time - p->event_time <= 1.0);
 }
 
-/* Whether Q, the next failure line after K's report that the failure was not fatal, is part
- * of that report: K has no time of its own (Python's "Exception ignored in:" before its
- * traceback), Q is stamped within a second of K (a collector's time on every line), or Q is
- * the line right after K (a logger's record "... will retry" and the throwable it logged
- * under it).  Not an untimed exception further on after a stamped record: the JVM's
- * uncaught "Exception in thread" after a retry that went well is the job's end. */
-static bool same_report(const struct pm_obs *k, const struct pm_obs *q)
+/* Whether Q, the next failure line after K, is the line right after it (an `attached`
+ * nonfatal rule: a logger's record "... will retry" and the throwable it printed under it;
+ * an exception further on, the JVM's uncaught "Exception in thread" after a retry that went
+ * well, is the job's end).  K's line must be whole to tell (RAW keeps at most 511 bytes). */
+static bool right_after(const struct pm_obs *k, const struct pm_obs *q)
 {
 	size_t len;
 
-	if (!k->has_time)
-		return true;
-	if (q->has_time && q->event_time >= k->event_time && q->event_time - k->event_time <= 1.0)
-		return true;
-	if (!k->raw || (len = strnlen(k->raw, 512)) >= 512)
+	if (!k->raw || (len = strnlen(k->raw, 512)) >= 511)
 		return false;
 	return q->offset > k->offset + len && q->offset <= k->offset + len + 2;
 }
@@ -241,7 +236,8 @@ int pm_att_yield(struct att *a)
 		size_t q;
 
 		if (!l[k].nonfatal || (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1 ||
-		    !same_report(&ev->obs[ix[l[k].s]], &ev->obs[ix[l[q].s]]))
+		    (l[k].nonfatal->attached &&
+		     !right_after(&ev->obs[ix[l[k].s]], &ev->obs[ix[l[q].s]])))
 			continue;
 		if (l[q].gen && (!l[q].spec || l[q].spec->role == PM_ROLE_CONFIRMATION))
 			yield_line(a, &l[q], ix, l[k].nonfatal, YIELD_IGNORED);
