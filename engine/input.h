@@ -298,6 +298,7 @@ struct pm_peel {
 			   * the text from there, if the program's own message starts with a level
 			   * word, as LAMMPS' "ERROR: " (0: none) */
 	int rank;	  /* -1: no wrapper says */
+	bool rank_weak;	  /* RANK is a spaced tag's ("[Rank 0] "): a file's name says more */
 	int label;	  /* srun's label: the task that wrote the line, in the numbering of
 			   * Slurm's tasks and the rank map, whatever rank tag follows (-1: none) */
 	int pid;	  /* -1: no wrapper says */

@@ -772,11 +772,13 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 	/* DeepSpeed's "[Rank 0] ", accelerate's and scripts' "[RANK 3] ", "[rank 3]: ", and
 	 * unbracketed before any level "RANK 3: ", "rank 3: " (the word in any case, one
 	 * blank).  Never inside another rank's wrapper: PyTorch's c10d prints "[Rank 1]" for a
-	 * process group's rank, which srun's label or "[rank9]:" outside it does not repeat */
+	 * process group's rank, which srun's label or "[rank9]:" outside it does not repeat;
+	 * and weak: a rank the file's name gives ("rank5-stderr.log") wins (scan.c) */
 	if (!(w->seen & (ranked | W_LABEL | W_DEFAULT)) &&
 	    (k = spaced_rank(s, n, !(w->seen & W_LEVEL), &r))) {
 		w->seen |= W_RANK;
 		w->out->rank = r;
+		w->out->rank_weak = true;
 		return k;
 	}
 	if (n < 4 || s[0] != '[')
