@@ -596,6 +596,7 @@ enum {
 	W_REC = 128,   /* a structured record: its message's own wrappers may follow */
 	W_RAY = 256, /* Ray's worker prefix: its "[repeated Nx across cluster]" may end the line */
 	W_SHIPPED = 512, /* a shipper's stamp and tag: the JSON object after them is its record */
+	W_CXX = 1024, /* glog's or PyTorch's C++ header: c10d's "[Rank N]" after it is a group's */
 };
 
 struct peel {
@@ -772,9 +773,10 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 	/* DeepSpeed's "[Rank 0] ", accelerate's and scripts' "[RANK 3] ", "[rank 3]: ", and
 	 * unbracketed before any level "RANK 3: ", "rank 3: " (the word in any case, one
 	 * blank).  Never inside another rank's wrapper: PyTorch's c10d prints "[Rank 1]" for a
-	 * process group's rank, which srun's label or "[rank9]:" outside it does not repeat;
+	 * process group's rank, which srun's label or "[rank9]:" outside it does not repeat,
+	 * nor after its C++ logger's header ("[E ProcessGroupNCCL.cpp:458] [Rank 7] ...");
 	 * and weak: a rank the file's name gives ("rank5-stderr.log") wins (scan.c) */
-	if (!(w->seen & (ranked | W_LABEL | W_DEFAULT)) &&
+	if (!(w->seen & (ranked | W_LABEL | W_DEFAULT | W_CXX)) &&
 	    (k = spaced_rank(s, n, !(w->seen & W_LEVEL), &r))) {
 		w->seen |= W_RANK;
 		w->out->rank = r;
@@ -863,7 +865,7 @@ static size_t glog_layer(struct peel *w, const char *s, size_t n)
 	if (has_t)
 		stamp(w, t);
 	severity(w, s + (s[0] == '['), 1);
-	w->seen |= W_LOG | W_LEVEL;
+	w->seen |= W_LOG | W_LEVEL | W_CXX;
 	return k + sep(s + k, n - k);
 }
 
@@ -953,7 +955,7 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 			;
 		if (i > 3 && i < n && s[i] == ']' && memchr(s + 3, ':', i - 3)) {
 			severity(w, s + 1, 1);
-			w->seen |= W_LOG | W_LEVEL;
+			w->seen |= W_LOG | W_LEVEL | W_CXX;
 			return i + 1 + sep(s + i + 1, n - i - 1);
 		}
 	}

@@ -148,6 +148,9 @@ START_TEST(peel_launchers)
 		{"[2026-11-30 03:11:58,002] [ERROR] [Rank 4] x", "x", 4, "", T0311 + 0.002, 0},
 		{"3: [Rank 1] x", "[Rank 1] x", 3, "", 0, 0},
 		{"[rank9]: [Rank 1] x", "[Rank 1] x", 9, "", 0, 0},
+		{"[E ProcessGroupNCCL.cpp:458] [Rank 7] x", "[Rank 7] x", -1, "", 0, 0},
+		{"E1130 03:11:58.123456 40074 ProcessGroupNCCL.cpp:458] [Rank 7] x", "[Rank 7] x",
+		 -1, "", T0311 + 0.123456, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
