@@ -17,7 +17,9 @@
  *     called after throwing"), joined to the failure after it: a specific origin there, or
  *     a peer's failure this rank noticed (a cascade), says what the head was;
  *   - Python's "Exception ignored in: ..." before a traceback (a rule with `nonfatal: true`):
- *     a destructor's exception at shutdown did not end the program.
+ *     a destructor's exception at shutdown did not end the program; a Java logger's record
+ *     "... will retry" before the throwable it logged under it, the line right after it
+ *     (`attached`, right_after).
  * The generic reading is set aside (pm_att_phase_origins skips it, and it counts as no error
  * for the outcome) and the specific one stands (in a chain, by the direction rule below).
  * Where nothing specific is there, the generic readings stay as they were.
@@ -89,6 +91,19 @@ static bool gives_way(const struct pm_rule *sp, bool head, const struct pm_obs *
 		return false;
 	return !q->has_time || (p->has_time && q->event_time >= p->event_time &&
 				q->event_time - p->event_time <= 1.0);
+}
+
+/* Whether Q, the next failure line after K, is the line right after it (an `attached`
+ * nonfatal rule: a logger's record "... will retry" and the throwable it printed under it;
+ * an exception further on, the JVM's uncaught "Exception in thread" after a retry that went
+ * well, is the job's end).  K's line must be whole to tell (RAW keeps at most 511 bytes). */
+static bool right_after(const struct pm_obs *k, const struct pm_obs *q)
+{
+	size_t len;
+
+	if (!k->raw || (len = strnlen(k->raw, 512)) >= 511)
+		return false;
+	return q->offset > k->offset + len && q->offset <= k->offset + len + 2;
 }
 
 /* Set aside the generic readings of line LN, for SP's; with YIELD_IGNORED its confirmations
@@ -207,7 +222,9 @@ int pm_att_yield(struct att *a)
 	for (size_t k = 0; k < nl; k++) {
 		size_t q;
 
-		if (!l[k].nonfatal || (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1)
+		if (!l[k].nonfatal || (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1 ||
+		    (l[k].nonfatal->attached &&
+		     !right_after(&ev->obs[ix[l[k].s]], &ev->obs[ix[l[q].s]])))
 			continue;
 		if (l[q].gen && (!l[q].spec || l[q].spec->role == PM_ROLE_CONFIRMATION))
 			yield_line(a, &l[q], ix, l[k].nonfatal, YIELD_IGNORED);

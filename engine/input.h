@@ -268,6 +268,10 @@ size_t pm_in_bracket_iso(const char *s, size_t n, double *t);
 size_t pm_in_glog(const char *s, size_t n, int year, double *t, bool *has_t);
 /* "09/04/2026 02:49:57,123" (month/day/year) */
 size_t pm_in_usdate(const char *s, size_t n, double *t);
+
+/* log4j's "yy/MM/dd HH:mm:ss" at S ("26/11/30 03:11:58", Spark's default layout; the year is
+ * 2000 + yy): its length (17) with *T set, 0 when S has none. */
+size_t pm_in_yymmdd(const char *s, size_t n, double *t);
 /* "09-05 01:24:34" (month-day, no year): *HAS_T when YEAR > 0 */
 size_t pm_in_mmdd(const char *s, size_t n, int year, double *t, bool *has_t);
 
@@ -294,6 +298,7 @@ struct pm_peel {
 			   * the text from there, if the program's own message starts with a level
 			   * word, as LAMMPS' "ERROR: " (0: none) */
 	int rank;	  /* -1: no wrapper says */
+	bool rank_weak;	  /* RANK is a spaced tag's ("[Rank 0] "): a file's name says more */
 	int label;	  /* srun's label: the task that wrote the line, in the numbering of
 			   * Slurm's tasks and the rank map, whatever rank tag follows (-1: none) */
 	int pid;	  /* -1: no wrapper says */

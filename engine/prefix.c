@@ -66,6 +66,29 @@ static size_t bracket_rank(const char *s, size_t n, const char *word, int *rank)
 	return p;
 }
 
+/* "[Rank 3] ", "[RANK 3]: ", "[rank 3] " at S, or where BARE is true "rank 3: ", "RANK 3: "
+ * (the colon required): its length with the blank after it, 0 when S has none. */
+static size_t spaced_rank(const char *s, size_t n, bool bare, int *rank)
+{
+	size_t b = s[0] == '[', p = b + 5, k;
+
+	if (n < p + 3 || (!b && !bare) || !pm_in_ieq(s + b, 4, "rank") || s[b + 4] != ' ' ||
+	    !(k = rank_at(s + p, n - p, rank)))
+		return 0;
+	p += k;
+	if (b && p < n && s[p] == ']')
+		p++;
+	else if (b)
+		return 0;
+	if (p < n && s[p] == ':')
+		p++;
+	else if (!b)
+		return 0;
+	if (p < n && s[p] != ' ' && s[p] != '\t')
+		return 0;
+	return p + (p < n);
+}
+
 static bool host_char(char c)
 {
 	return pm_in_isalnum(c) || c == '-' || c == '_' || c == '.';
@@ -573,6 +596,7 @@ enum {
 	W_REC = 128,   /* a structured record: its message's own wrappers may follow */
 	W_RAY = 256, /* Ray's worker prefix: its "[repeated Nx across cluster]" may end the line */
 	W_SHIPPED = 512, /* a shipper's stamp and tag: the JSON object after them is its record */
+	W_CXX = 1024, /* glog's or PyTorch's C++ header: c10d's "[Rank N]" after it is a group's */
 };
 
 struct peel {
@@ -757,6 +781,19 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 		w->out->rank = w->out->label = r;
 		return k;
 	}
+	/* DeepSpeed's "[Rank 0] ", accelerate's and scripts' "[RANK 3] ", "[rank 3]: ", and
+	 * unbracketed before any level "RANK 3: ", "rank 3: " (the word in any case, one
+	 * blank).  Never inside another rank's wrapper: PyTorch's c10d prints "[Rank 1]" for a
+	 * process group's rank, which srun's label or "[rank9]:" outside it does not repeat,
+	 * nor after its C++ logger's header ("[E ProcessGroupNCCL.cpp:458] [Rank 7] ...");
+	 * and weak: a rank the file's name gives ("rank5-stderr.log") wins (scan.c) */
+	if (!(w->seen & (ranked | W_LABEL | W_DEFAULT | W_CXX)) &&
+	    (k = spaced_rank(s, n, !(w->seen & W_LEVEL), &r))) {
+		w->seen |= W_RANK;
+		w->out->rank = r;
+		w->out->rank_weak = true;
+		return k;
+	}
 	if (n < 4 || s[0] != '[')
 		return 0;
 	if (!(w->seen & ranked) && (k = bracket_rank(s, n, "rank", &r))) {
@@ -839,7 +876,7 @@ static size_t glog_layer(struct peel *w, const char *s, size_t n)
 	if (has_t)
 		stamp(w, t);
 	severity(w, s + (s[0] == '['), 1);
-	w->seen |= W_LOG | W_LEVEL;
+	w->seen |= W_LOG | W_LEVEL | W_CXX;
 	return k + sep(s + k, n - k);
 }
 
@@ -929,7 +966,7 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 			;
 		if (i > 3 && i < n && s[i] == ']' && memchr(s + 3, ':', i - 3)) {
 			severity(w, s + 1, 1);
-			w->seen |= W_LOG | W_LEVEL;
+			w->seen |= W_LOG | W_LEVEL | W_CXX;
 			return i + 1 + sep(s + i + 1, n - i - 1);
 		}
 	}
@@ -1151,8 +1188,8 @@ static size_t kitchen(const char *s, size_t n)
 	return h + 5;
 }
 
-/* Stamps at the start of a field: ISO 8601 / RFC 3339, "09/04/2026 02:49:57",
- * "09-05 01:24:34", a bare "10:00:00.123", glog's "E1130 03:44:00.123 40074 f.cc:12]" and
+/* Stamps at the start of a field: ISO 8601 / RFC 3339, "09/04/2026 02:49:57", Spark's
+ * log4j "26/11/30 03:11:58", "09-05 01:24:34", a bare "10:00:00.123", glog's "E1130 03:44:00.123 40074 f.cc:12]" and
  * syslog's "Nov 30 03:11:58 host prog[pid]: " (journald's short format). */
 static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 {
@@ -1170,6 +1207,8 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 		if ((k = pm_in_iso(s, n, &st)))
 			stamp(w, st.t);
 		else if ((k = pm_in_usdate(s, n, &t)))
+			stamp(w, t);
+		else if ((k = pm_in_yymmdd(s, n, &t)))
 			stamp(w, t);
 		else if ((k = pm_in_mmdd(s, n, year(w), &t, &has_t)) && has_t)
 			stamp(w, t);
@@ -1827,11 +1866,40 @@ static size_t journal_field_layer(struct peel *w, const char *s, size_t n)
 	return !w->out->layers && pm_in_starts(s, n, "MESSAGE=") ? 8 : 0;
 }
 
+/* A level in angle brackets or parentheses: "<E> ", "<W> ", "(I) " (the letters E, W, I, F,
+ * D, V in upper case, as TensorRT's "[E]"), "<warning> ", "(ERROR) " (a level word, any
+ * case): its length with the separator after it, 0 when S has none.  Digits are a syslog
+ * priority's ("<6>"), not a level. */
+static size_t mark_layer(struct peel *w, const char *s, size_t n)
+{
+	char close;
+	size_t i, k, h;
+
+	if (n < 4 || (s[0] != '<' && s[0] != '('))
+		return 0;
+	close = s[0] == '<' ? '>' : ')';
+	for (i = 1; i < n && i < 10 && pm_in_isalpha(s[i]); i++)
+		;
+	if (i == 1 || i + 1 >= n || s[i] != close || !blank(s[i + 1]))
+		return 0;
+	if (!(i == 2 && strchr("EWIFDV", s[1])) && !is_level(s + 1, i - 1, true))
+		return 0;
+	severity(w, s + 1, i - 1);
+	w->seen |= W_LOG | W_LEVEL;
+	k = i + 1 + sep(s + i + 1, n - i - 1);
+	/* "<E> solver: ", "<E> 2026-11-30 03:11:58 solver: ", as after "[ERROR] " */
+	if ((h = logger_after(w, s, k, n)) > k)
+		return h;
+	w->after_level = s + k;
+	return k;
+}
+
 /* The wrapper families, tried in this order at each layer; the first that recognises its
  * wrapper at S takes it.  A new family is one function and one entry here. */
 static layer_fn *const families[] = {
-	rank_layer,  nccl_layer, bracket_layer, paren_layer,  frame_layer, stamp_layer,
-	level_layer, name_layer, grep_layer,	record_layer, quote_layer, journal_field_layer,
+	rank_layer,   nccl_layer,  bracket_layer,	mark_layer, paren_layer,
+	frame_layer,  stamp_layer, level_layer,		name_layer, grep_layer,
+	record_layer, quote_layer, journal_field_layer,
 };
 
 /* One layer at S: its bytes, 0 when none. */

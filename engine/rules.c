@@ -315,11 +315,11 @@ static int enum_lookup(const char *s, const char *const *names, int count)
 
 static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, struct pm_rule *r)
 {
-	static const char *const keys[] = {"id",	 "class",   "subclass", "role",
-					   "strength",	 "sources", "pattern",	"condition",
-					   "summary",	 "outcome", "launch",	"deprecated",
-					   "formats",	 "generic", "chain",	"nonfatal",
-					   "reasonless", NULL};
+	static const char *const keys[] = {"id",	 "class",    "subclass", "role",
+					   "strength",	 "sources",  "pattern",	 "condition",
+					   "summary",	 "outcome",  "launch",	 "deprecated",
+					   "formats",	 "generic",  "chain",	 "nonfatal",
+					   "reasonless", "attached", NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -351,7 +351,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "generic", &r->generic) < 0 ||
 	    get_bool(ld, doc, m, "chain", &r->chain) < 0 ||
 	    get_bool(ld, doc, m, "nonfatal", &r->nonfatal) < 0 ||
-	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0)
+	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0 ||
+	    get_bool(ld, doc, m, "attached", &r->attached) < 0)
 		goto out;
 	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {
 		fail(ld, m, "rule %s: missing 'subclass'", r->id);
@@ -410,6 +411,11 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'reasonless' is for software rules (a set-up failure whose line "
 		     "gives no reason, which a peer's refusal beside it explains)",
+		     r->id);
+		goto out;
+	}
+	if (r->attached && !r->nonfatal) {
+		fail(ld, m, "rule %s: 'attached' goes with 'nonfatal' (the failure line under it)",
 		     r->id);
 		goto out;
 	}

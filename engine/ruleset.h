@@ -80,6 +80,7 @@ struct pm_rule {
 	/* 'nonfatal': a context line that says the exception after it was not fatal (Python's
 	 * "Exception ignored in: ...") */
 	bool nonfatal;
+	bool attached; /* with nonfatal: only the failure line right after it */
 	/* 'reasonless': an origin whose line says a set-up failed but not why (NCCL's
 	 * "unhandled system error"); a peer's refusal read beside it is its reason
 	 * (att_decide.c, refused_lead) */

@@ -782,7 +782,8 @@ static void peel_line(struct scan *s, const char *line, size_t len, struct pm_pe
 		pe->node = NULL;
 		pe->node_len = 0;
 	}
-	px->rank = pe->rank;
+	/* a spaced rank tag ("[Rank 0] ") yields to the rank the file's name gives */
+	px->rank = pe->rank_weak && s->ev->files[s->file].rank >= 0 ? -1 : pe->rank;
 	px->node = pe->node;
 	px->node_len = pe->node_len;
 	px->skip = pe->skip;

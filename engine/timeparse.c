@@ -384,6 +384,24 @@ size_t pm_in_usdate(const char *s, size_t n, double *t)
 	return p;
 }
 
+/* See input.h: "26/11/30 03:11:58" (log4j's yy/MM/dd, Spark's default layout). */
+size_t pm_in_yymmdd(const char *s, size_t n, double *t)
+{
+	int y, mo, d, h, mi, sec;
+
+	if (n < 17 || s[2] != '/' || s[5] != '/' || s[8] != ' ')
+		return 0;
+	y = digits(s, n, 2);
+	mo = digits(s + 3, n - 3, 2);
+	d = digits(s + 6, n - 6, 2);
+	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	    !clock_at(s + 9, n - 9, &h, &mi, &sec) || civil(2000 + y, mo, d, h, mi, sec, t) < 0)
+		return 0;
+	if (17 < n && pm_in_isalnum(s[17]))
+		return 0;
+	return 17;
+}
+
 /* See input.h: "09-05 01:24:34" (no year, as vLLM's logging writes it). */
 size_t pm_in_mmdd(const char *s, size_t n, int year, double *t, bool *has_t)
 {

@@ -211,6 +211,10 @@ START_TEST(test_load_errors)
 			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
 			  "    nonfatal: true\n    pattern: 'x'\n    summary: s\n",
 			  "'nonfatal' is for context rules");
+	expect_load_error("rules:\n  - id: a\n    class: none\n    role: context\n"
+			  "    strength: weak\n    sources: [app_log]\n"
+			  "    attached: true\n    pattern: 'x'\n    summary: s\n",
+			  "'attached' goes with 'nonfatal'");
 	expect_load_error("rules:\n  - id: a\n    class: [oops\n", "a.yaml:");
 	{
 		/* a generic origin demoted to context in a revised set loads; it is inert there */
@@ -841,6 +845,35 @@ START_TEST(test_nonfatal_sets_aside)
 }
 END_TEST
 
+/* An attached nonfatal head (a logger's record "... will retry") sets aside only the
+ * exception on the line right after it, not one further on. */
+START_TEST(test_nonfatal_attached)
+{
+	static const char rules[] = "rules:\n" ANY_EXC_RULE "  - id: retry\n"
+				    "    class: none\n"
+				    "    role: context\n"
+				    "    strength: weak\n"
+				    "    nonfatal: true\n"
+				    "    attached: true\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: 'will retry$'\n"
+				    "    summary: 'retry'\n";
+	char err[256];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	expect_case(rs, "a1",
+		    "2026-11-30 03:10:12,550 ERROR fetch failed, will retry\n"
+		    "java.net.ConnectError: Connection refused\nfetched\n",
+		    "unknown", NULL, "UNKNOWN");
+	expect_case(rs, "a2",
+		    "2026-11-30 03:10:12,550 ERROR fetch failed, will retry\nfetched\nmerging\n"
+		    "java.lang.IllegalStateError: partition 5 has no schema\n",
+		    "attributed", NULL, "FAILED");
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- silence ---- */
 
 START_TEST(test_silent_rank_is_suspect)
@@ -1142,6 +1175,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_generic_yields_on_its_line);
 	tcase_add_test(t, test_chain_joins_one_failure);
 	tcase_add_test(t, test_nonfatal_sets_aside);
+	tcase_add_test(t, test_nonfatal_attached);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	tcase_add_test(t, test_lazy_redaction_no_secret_out);

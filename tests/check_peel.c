@@ -138,6 +138,19 @@ START_TEST(peel_launchers)
 		{"[pod/trainer-0/main] x", "x", -1, "", 0, 0},
 		/* the text after a level is the program's: no srun label there */
 		{"ERROR - 3: x", "3: x", -1, "", 0, 0},
+		/* DeepSpeed's "[Rank 0]", other launchers' and scripts' spaced rank tags; a
+		 * process group's "[Rank 1]" inside an outer rank's wrapper is not the rank */
+		{"[Rank 0] Watchdog caught", "Watchdog caught", 0, "", 0, 0},
+		{"[RANK 7] x", "x", 7, "", 0, 0},
+		{"[rank 2]: x", "x", 2, "", 0, 0},
+		{"rank 5: x", "x", 5, "", 0, 0},
+		{"RANK 12: x", "x", 12, "", 0, 0},
+		{"[2026-11-30 03:11:58,002] [ERROR] [Rank 4] x", "x", 4, "", T0311 + 0.002, 0},
+		{"3: [Rank 1] x", "[Rank 1] x", 3, "", 0, 0},
+		{"[rank9]: [Rank 1] x", "[Rank 1] x", 9, "", 0, 0},
+		{"[E ProcessGroupNCCL.cpp:458] [Rank 7] x", "[Rank 7] x", -1, "", 0, 0},
+		{"E1130 03:11:58.123456 40074 ProcessGroupNCCL.cpp:458] [Rank 7] x", "[Rank 7] x",
+		 -1, "", T0311 + 0.123456, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -589,6 +602,18 @@ START_TEST(peel_severity)
 		{{"2026-11-30 03:11:58.123 | ERROR    | m:f:1 - x", "x", -1, "", T0311 + 0.123, 0},
 		 1},
 		{{"[W] x", "x", -1, "", 0, 0}, 2},
+		{{"<W> x", "x", -1, "", 0, 0}, 2},
+		{{"<E> x", "x", -1, "", 0, 0}, 1},
+		{{"(I) x", "x", -1, "", 0, 0}, 2},
+		{{"<warning> x", "x", -1, "", 0, 0}, 2},
+		{{"(ERROR) x", "x", -1, "", 0, 0}, 1},
+		{{"1: <W> 2026-11-30 03:11:58 x", "x", 1, "", T0311, 0}, 2},
+		{{"<E> 2026-11-30 03:11:58 solver: x", "x", -1, "", T0311, 0}, 1},
+		/* log4j's yy/MM/dd stamp (Spark's default layout) before its level */
+		{{"26/11/30 03:11:58 WARN TaskSetManager: x", "TaskSetManager: x", -1, "", T0311,
+		  0},
+		 2},
+		{{"26/11/30 03:11:58 ERROR Executor: x", "Executor: x", -1, "", T0311, 0}, 1},
 		{{"[E] x", "x", -1, "", 0, 0}, 1},
 		/* the innermost level is the line's: a relay's INFO around the program's ERROR */
 		{{"INFO ERROR:root:x", "x", -1, "", 0, 0}, 1},
@@ -722,7 +747,13 @@ START_TEST(peel_not_wrappers)
 		 "gpu016", 0, 0},
 		{"ValueError2: x", "ValueError2: x", -1, "", 0, 0},
 		{"[Proxy Service 3] Failed", "[Proxy Service 3] Failed", -1, "", 0, 0},
-		{"[Rank 0] Watchdog caught", "[Rank 0] Watchdog caught", -1, "", 0, 0},
+		{"rank 3 of 8: x", "rank 3 of 8: x", -1, "", 0, 0},
+		{"ranked 3: x", "ranked 3: x", -1, "", 0, 0},
+		{"ERROR rank 3: x", "rank 3: x", -1, "", 0, 0},
+		{"<6> x", "<6> x", -1, "", 0, 0},
+		{"<stdin> x", "<stdin> x", -1, "", 0, 0},
+		{"(e) x", "(e) x", -1, "", 0, 0},
+		{"26/13/30 03:11:58 x", "26/13/30 03:11:58 x", -1, "", 0, 0},
 		{"NCCL WARN x", "NCCL WARN x", -1, "", 0, 0},
 		{"[serving.py:908] x", "x", -1, "", 0, 0},
 		{"", "", -1, "", 0, 0},
