@@ -254,6 +254,12 @@ size_t pm_in_iso(const char *s, size_t n, struct pm_in_stamp *st);
 /* "Nov 30 03:11:58", its seconds with a fraction of up to nine digits or none ("Nov 30
  * 03:11:58.123456", journalctl -o short-precise); *T is set only when YEAR > 0. */
 size_t pm_in_syslog(const char *s, size_t n, int year, double *t);
+/* journalctl -o short-full's "Tue 2026-12-01 04:10:29 UTC": a weekday, the date and time and
+ * the zone's abbreviation; ST->zone only for UTC (GMT), any other name being local time. */
+size_t pm_in_journal_full(const char *s, size_t n, struct pm_in_stamp *st);
+/* journalctl -o short-unix's "1796098229.123456" (epoch seconds, six fraction digits), a
+ * blank or the end after it. */
+size_t pm_in_unix(const char *s, size_t n, double *t);
 /* "[  123.456789]" (six fraction digits): seconds since boot in *MONO. */
 size_t pm_in_dmesg_mono(const char *s, size_t n, double *mono);
 /* "[Mon Nov 30 03:11:58 2026]" */

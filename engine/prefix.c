@@ -423,6 +423,10 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 	p = pm_in_syslog(s, n, 0, &v);
 	if (!p)
 		p = pm_in_iso(s, n, &st);
+	if (!p) /* journalctl -o short-full, -o short-unix */
+		p = pm_in_journal_full(s, n, &st);
+	if (!p)
+		p = pm_in_unix(s, n, &v);
 	if (!p || p >= n || s[p] != ' ')
 		return;
 	p++;
@@ -2670,6 +2674,15 @@ static int stamp_at(const char *s, size_t n, const struct pm_timectx *ctx, doubl
 	}
 	if (pm_in_syslog(s, n, ctx->year, &v))
 		return ctx->year > 0 ? (*t = v, 1) : 0;
+	/* journalctl -o short-full ("Tue 2026-12-01 04:10:29 UTC"), -o short-unix */
+	if (pm_in_journal_full(s, n, &st)) {
+		*t = st.t;
+		return 1;
+	}
+	if (pm_in_unix(s, n, &v) && v >= 1e9) {
+		*t = v;
+		return 1;
+	}
 	/* dmesg -x -T: "kern  :err   : [Thu Dec  3 10:11:12 2026] " */
 	i = dmesg_x(s, n);
 	s += i;

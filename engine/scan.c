@@ -1673,6 +1673,12 @@ static void head_zone(struct pm_file *f, const char *head, size_t len)
 			f->head_zoneless = true;
 			return;
 		}
+		if (pm_in_journal_full(line, n, &st)) {
+			/* journalctl -o short-full: UTC's name is a zone, another is local time */
+			f->head_zoned = st.zone;
+			f->head_zoneless = !st.zone;
+			return;
+		}
 		if (pm_in_dmesg_T(line, n, &v) || pm_in_syslog(line, n, 0, &v) ||
 		    pm_in_bracket_iso(line, n, &v)) {
 			f->head_zoneless = true; /* the first stamp says the file's kind */

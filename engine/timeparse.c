@@ -234,6 +234,50 @@ size_t pm_in_syslog(const char *s, size_t n, int year, double *t)
 }
 
 /* See input.h. */
+size_t pm_in_journal_full(const char *s, size_t n, struct pm_in_stamp *st)
+{
+	size_t p = 4, k, z = 0;
+
+	if (n < 5 || name3(s, n, wdays, 7) < 0 || s[3] != ' ')
+		return 0;
+	k = pm_in_iso(s + p, n - p, st);
+	/* journalctl writes the local zone's abbreviation, never a 'T' or an offset */
+	if (!k || st->t_sep || st->zone || p + k + 1 >= n || s[p + k] != ' ')
+		return 0;
+	p += k + 1;
+	while (p + z < n && z < 6 && s[p + z] >= 'A' && s[p + z] <= 'Z')
+		z++;
+	if (z < 2 || z > 5 || (p + z < n && s[p + z] != ' '))
+		return 0;
+	/* only UTC's name gives the instant; "CET" is read as the node's local time */
+	st->zone = z == 3 && (!memcmp(s + p, "UTC", 3) || !memcmp(s + p, "GMT", 3));
+	st->len = p + z;
+	return p + z;
+}
+
+/* See input.h. */
+size_t pm_in_unix(const char *s, size_t n, double *t)
+{
+	size_t p = 0, k;
+	double v = 0, f;
+	int nd;
+
+	while (p < n && p < 11 && pm_in_isdigit(s[p]))
+		v = v * 10 + (s[p++] - '0');
+	if (p < 9 || p > 10 || p >= n || s[p] != '.')
+		return 0;
+	p++;
+	k = frac_at(s + p, n - p, &f, &nd);
+	if (nd != 6)
+		return 0;
+	p += k;
+	if (p < n && s[p] != ' ')
+		return 0;
+	*t = v + f;
+	return p;
+}
+
+/* See input.h. */
 size_t pm_in_dmesg_mono(const char *s, size_t n, double *mono)
 {
 	size_t p = 1, k, start;

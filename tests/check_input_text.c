@@ -221,6 +221,18 @@ START_TEST(sniff_logs)
 		      "[2026-11-30T04:40:00.120] _job_complete: JobId=4242 WEXITSTATUS 1\n"
 		      "[2026-11-30T04:40:00.121] _job_complete: JobId=4242 done\n"),
 		PM_FMT_SLURMCTLD_LOG);
+	/* journalctl -o short-full and -o short-unix: the same log under other stamps */
+	ck_assert_int_eq(
+		sniff("Mon 2026-11-30 03:11:58 UTC gpu016 kernel: NVRM: Xid 79\n"
+		      "Mon 2026-11-30 03:11:59 UTC gpu016 systemd[1]: Started Session 4.\n"),
+		PM_FMT_SYSLOG);
+	ck_assert_int_eq(sniff("1796008318.104881 gpu016 kernel: NVRM: Xid 79\n"
+			       "1796008319.000012 gpu016 systemd[1]: Started Session 4.\n"),
+			 PM_FMT_SYSLOG);
+	/* ... but a number and a word before a program's "name: " is the job's text */
+	ck_assert_int_eq(sniff("1796008318.104881 loss: 2.31\n"
+			       "1796008319.000012 loss: 2.30\n"),
+			 PM_FMT_APP);
 	/* CRLF, a BOM, and a few odd lines among many stamped ones */
 	ck_assert_int_eq(sniff("\xef\xbb\xbf[    1.000000] a\r\n[    2.000000] b\r\nplain\r\n"),
 			 PM_FMT_DMESG);
@@ -632,6 +644,11 @@ START_TEST(time_forms)
 	TIME_IS("kern  :warn  : [Mon Nov 30 03:11:58 2026] NVRM: Xid", 0, 0, T0311);
 	TIME_IS("kern  :err   : [  123.456789] NVRM: Xid", 0, 1796000000.0, 1796000123.456789);
 	TIME_IS("<4>kern  :warn  : [Mon Nov 30 03:11:58 2026] NVRM: Xid", 0, 0, T0311);
+	/* journalctl -o short-full (UTC's name is a zone; another is local time, read as the
+	 * zone-less stamps are) and -o short-unix */
+	TIME_IS("Mon 2026-11-30 03:11:58 UTC gpu016 kernel: NVRM: x", 0, 0, T0311);
+	TIME_IS("Mon 2026-11-30 03:11:58 CET gpu016 kernel: NVRM: x", 0, 0, T0311);
+	TIME_IS("1796008318.250117 gpu016 kernel: NVRM: x", 0, 0, 1796008318.250117);
 	TIME_IS("2024-02-29T00:00:00Z", 0, 0, 1709164800.0);
 	TIME_IS("1970-01-01T00:00:00Z", 0, 0, 0.0);
 	TIME_IS("2026-12-31T23:59:60Z", 0, 0, 1798761600.0);
@@ -662,6 +679,11 @@ START_TEST(time_refused)
 	NO_TIME("Nov 32 03:11:58 x", 2026, 0);
 	NO_TIME("Nov 30 03:11:58.1234567890 x", 2026, 0); /* more than nanoseconds */
 	NO_TIME("Nov 30 03:11:58.5x gpu016 kernel: x", 2026, 0);
+	NO_TIME("Mon 2026-11-30T03:11:58 UTC x", 0, 0);	  /* journalctl writes no 'T' */
+	NO_TIME("Mon 2026-11-30 03:11:58 utc x", 0, 0);	  /* nor a lower-case zone */
+	NO_TIME("Mon 2026-11-30 03:11:58 UTC+1 x", 0, 0); /* nor a zone run on */
+	NO_TIME("1796008318.25 x", 0, 0);		  /* short-unix has microseconds */
+	NO_TIME("12345678.250117 x", 0, 0);		  /* and ten digits */
 	NO_TIME("gpu016:40000:40113 [0] NCCL WARN x", 2026, 1.0);
 	NO_TIME("loss at 2026-11-30T03:11:58Z", 2026, 1.0);
 	NO_TIME("", 2026, 1.0);
