@@ -674,6 +674,12 @@ void pm_att_phase_silence_lead(struct att *a)
  * them: the rank that stopped first is where the job stopped, as a hypothesis (it may have
  * waited on something no log shows).  Their ranks into OUT (at most MAX), their node, when
  * known, into *NODE; the count, 0 for none.
+ *
+ * What else makes one rank's last line early is refused: a clock that runs behind shifts the
+ * rank's first progress as much as its last, so its first must lie within the tolerance of
+ * its peers' firsts; a rank that logs less often than its peers (every 50 steps where they
+ * log every step) stops writing up to one of its own intervals before them, so its interval
+ * between lines must be its peers' within half again.
  */
 size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char **node)
 {
@@ -690,12 +696,24 @@ size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char *
 			if (ev->ranks[i].last_progress > last)
 				last = ev->ranks[i].last_progress;
 		}
-	/* the peers that went on: when the first of them began */
+	/* the peers that went on: when the first and the last of them began, and the shortest
+	 * and the longest of their intervals between progress lines */
+	double late = 0, imin = 0, imax = 0;
 	for (size_t i = 0; i < ev->nranks; i++) {
 		const struct pm_rankinfo *ri = &ev->ranks[i];
-		if (ri->rank >= 0 && ri->last_progress >= last - tol &&
-		    (!first || ri->first_progress < first))
+		if (ri->rank < 0 || !ri->last_progress || ri->last_progress < last - tol)
+			continue;
+		if (!first || ri->first_progress < first)
 			first = ri->first_progress;
+		if (ri->first_progress > late)
+			late = ri->first_progress;
+		if (ri->nprogress >= 2 && ri->last_progress > ri->first_progress) {
+			double iv = (ri->last_progress - ri->first_progress) / (ri->nprogress - 1);
+			if (!imin || iv < imin)
+				imin = iv;
+			if (iv > imax)
+				imax = iv;
+		}
 	}
 	for (size_t i = 0; i < ev->nranks; i++) {
 		const struct pm_rankinfo *ri = &ev->ranks[i];
@@ -705,6 +723,13 @@ size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char *
 			continue;
 		if (n == max || ri->first_progress >= ri->last_progress ||
 		    ri->last_progress <= first)
+			return 0;
+		/* a clock behind, or a rank that logs less often than its peers */
+		double iv = ri->nprogress >= 2 ?
+				    (ri->last_progress - ri->first_progress) / (ri->nprogress - 1) :
+				    0;
+		if (ri->first_progress < first - tol || ri->first_progress > late + tol || !imax ||
+		    !iv || iv > 1.5 * imax || 1.5 * iv < imin)
 			return 0;
 		rn = pm_att_rank_node(a, ri->rank);
 		if (n && (!rn || !*node || strcmp(rn, *node)))

@@ -235,6 +235,7 @@ struct pm_rankinfo {
 	double last_time;     /* last stamped line; 0 none */
 	double last_progress; /* last progress observation; 0 none */
 	double first_progress;
+	unsigned nprogress; /* dated progress lines: with the two above, the rank's cadence */
 };
 
 /* One matched line, or one structured condition that held.  A merge keeps one for every

@@ -506,11 +506,21 @@ static void note_rank(struct scan *s, int rank, const char *node, size_t nodelen
 	if (t > ri->last_time)
 		ri->last_time = t;
 	if (progress && t > 0) {
+		ri->nprogress++;
 		if (!ri->first_progress || t < ri->first_progress)
 			ri->first_progress = t;
 		if (t > ri->last_progress)
 			ri->last_progress = t;
 	}
+}
+
+/* Whether group G, full, still keeps a reading past its cap (PAST: one whose line a generic
+ * reading shares, line_yields): as many again as the cap.  A generic reading keeps no more
+ * lines than that of one node, rank and file either, so each it keeps finds the specific
+ * one; a retry loop's thousands of such lines are counted past that. */
+static bool past_room(const struct scan *s, const struct group *g, bool past)
+{
+	return past && g->kept < 2 * s->rs->per_group;
 }
 
 /* Whether pm_utf8_clean would change S. */
@@ -623,7 +633,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	if (s->snap && o.node && dirty(o.node))
 		s->unsure = true;
 	o.past_cap = s->line_yields && pm_rule_speaks(r);
-	if (!isnew && (tally || (g->kept >= s->rs->per_group && !o.past_cap))) {
+	if (!isnew && (tally || (g->kept >= s->rs->per_group && !past_room(s, g, o.past_cap)))) {
 		ev->obs[g->obs].repeats++;
 		if (o.node != nbuf)
 			free(o.node);
@@ -2212,6 +2222,7 @@ static int merge_file(struct scan *s, struct scanned *r)
 			ri->first_progress = lr->first_progress;
 		if (lr->last_progress > ri->last_progress)
 			ri->last_progress = lr->last_progress;
+		ri->nprogress += lr->nprogress;
 		if (!ri->node && lr->node) {
 			ri->node = lr->node;
 			lr->node = NULL;
@@ -2231,7 +2242,8 @@ static int merge_file(struct scan *s, struct scanned *r)
 
 		if (!g)
 			return -1;
-		if (!isnew && (tally || (g->kept >= s->rs->per_group && !o->past_cap))) {
+		if (!isnew &&
+		    (tally || (g->kept >= s->rs->per_group && !past_room(s, g, o->past_cap)))) {
 			ev->obs[g->obs].repeats += 1 + o->repeats;
 			continue;
 		}

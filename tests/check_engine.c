@@ -719,6 +719,60 @@ START_TEST(test_generic_yields_on_its_line)
 	/* the same words on two lines: the exception is its own reading, and leads */
 	expect_case(rs, "g3", "step 1\nValueError: bad shape\nwarning: connection closed by peer\n",
 		    "attributed", "python_exception", NULL);
+	/* the origin's group is full (three lines kept a node, rank and file) before the
+	 * exception's line: its reading there is kept past the cap, and still stands */
+	expect_case(rs, "g4",
+		    "step 1\n[W] failed to bind to [::]:29500 (errno: 98)\n"
+		    "[W] failed to bind to 0.0.0.0:29500 (errno: 98)\n"
+		    "[W] failed to bind to [::]:29500 (errno: 98)\n"
+		    "RuntimeError: The server socket failed to bind to [::]:29500 (errno: 98 - "
+		    "Address already in use).\n",
+		    "attributed", "rendezvous", NULL);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* What is kept past a group's cap for a generic reading to yield to is bounded: a retry
+ * loop's thousand exception lines of a port in use keep at most as many again as the cap
+ * (three), and the rest are counted on the group's first line. */
+START_TEST(test_past_cap_bounded)
+{
+	static const char rules[] = "rules:\n" ANY_EXC_RULE "  - id: port-taken\n"
+				    "    class: launch_config\n"
+				    "    subclass: rendezvous\n"
+				    "    role: origin\n"
+				    "    strength: strong\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: 'failed to bind to \\S+ \\(errno: 98'\n"
+				    "    summary: 'port taken'\n";
+	static const char line[] = "RuntimeError: The server socket failed to bind to [::]:29500 "
+				   "(errno: 98 - Address already in use).\n";
+	char err[256];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+	size_t n = 1000, kept = 0, counted = 0;
+	char *log = malloc(n * sizeof(line) + 16), *p;
+	json_t *v, *e;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	ck_assert_ptr_nonnull(log);
+	p = log + sprintf(log, "step 1\n");
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s", line);
+	pmt_mk(tmp, "cap/slurm.out", log);
+	free(log);
+	v = diagnose_dir(rs, "cap");
+	ck_assert_str_eq(cause_of(v, "subclass"), "rendezvous");
+	json_array_foreach(json_object_get(v, "evidence"), n, e)
+	{
+		if (strcmp(json_string_value(json_object_get(e, "rule")), "port-taken"))
+			continue;
+		kept++;
+		counted += 1 + (size_t)json_integer_value(json_object_get(e, "repeats"));
+	}
+	ck_assert_uint_le(kept, 6);
+	ck_assert_uint_ge(kept, 3);
+	ck_assert_uint_eq(counted, 1000);
+	json_decref(v);
 	pm_ruleset_destroy(rs);
 }
 END_TEST
@@ -1176,6 +1230,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_chain_joins_one_failure);
 	tcase_add_test(t, test_nonfatal_sets_aside);
 	tcase_add_test(t, test_nonfatal_attached);
+	tcase_add_test(t, test_past_cap_bounded);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	tcase_add_test(t, test_lazy_redaction_no_secret_out);
