@@ -96,14 +96,11 @@ static bool gives_way(const struct pm_rule *sp, bool head, const struct pm_obs *
 /* Whether Q, the next failure line after K, is the line right after it (an `attached`
  * nonfatal rule: a logger's record "... will retry" and the throwable it printed under it;
  * an exception further on, the JVM's uncaught "Exception in thread" after a retry that went
- * well, is the job's end).  K's line must be whole to tell (RAW keeps at most 511 bytes). */
+ * well, is the job's end).  By the file's offsets, which the scan takes as the line was
+ * written: a cleaned line (colour codes, a carriage return) is shorter than its span. */
 static bool right_after(const struct pm_obs *k, const struct pm_obs *q)
 {
-	size_t len;
-
-	if (!k->raw || (len = strnlen(k->raw, 512)) >= 511)
-		return false;
-	return q->offset > k->offset + len && q->offset <= k->offset + len + 2;
+	return k->next && q->offset == k->next;
 }
 
 /* Set aside the generic readings of line LN, for SP's; with YIELD_IGNORED its confirmations
@@ -222,9 +219,12 @@ int pm_att_yield(struct att *a)
 	for (size_t k = 0; k < nl; k++) {
 		size_t q;
 
+		/* an attached record's is the line right under it, and not the head of an
+		 * uncaught exception there (the JVM's "Exception in thread ...": the program
+		 * died of what it had just logged as retried) */
 		if (!l[k].nonfatal || (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1 ||
 		    (l[k].nonfatal->attached &&
-		     !right_after(&ev->obs[ix[l[k].s]], &ev->obs[ix[l[q].s]])))
+		     (l[q].chain || !right_after(&ev->obs[ix[l[k].s]], &ev->obs[ix[l[q].s]]))))
 			continue;
 		if (l[q].gen && (!l[q].spec || l[q].spec->role == PM_ROLE_CONFIRMATION))
 			yield_line(a, &l[q], ix, l[k].nonfatal, YIELD_IGNORED);

@@ -252,6 +252,7 @@ struct pm_obs {
 	double event_time;
 	double observed_time;
 	uint64_t offset; /* of the line in the (decompressed) file */
+	uint64_t next;	 /* of the line after it in the file; 0 when not known */
 	long long seq, seqdone;
 	uint32_t rule; /* index into the rule set */
 	uint32_t file;

@@ -679,6 +679,18 @@ static bool is_level(const char *s, size_t len, bool anycase)
 	return false;
 }
 
+/* A level word after blanks at S (N bytes): log4j's yy/MM/dd stamp (Spark's layout) is read
+ * only with its record's level after it; alone, "12/01/26 04:10:30" is as likely a script's
+ * MM/dd/yy (date +%D) or a dd/MM/yy. */
+static bool level_after(const char *s, size_t n)
+{
+	size_t b = blanks(s, n, 4), w = b;
+
+	while (w < n && s[w] >= 'A' && s[w] <= 'Z')
+		w++;
+	return b && w > b && (w == n || blank(s[w])) && is_level(s + b, w - b, false);
+}
+
 /* A logger's level word of L bytes at S was peeled: the last one peeled is the line's
  * (pm_peel.sev; scan.c leaves a generic rule's line that a logger wrote at a warning's
  * level or lower). */
@@ -1212,7 +1224,7 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 			stamp(w, st.t);
 		else if ((k = pm_in_usdate(s, n, &t)))
 			stamp(w, t);
-		else if ((k = pm_in_yymmdd(s, n, &t)))
+		else if ((k = pm_in_yymmdd(s, n, &t)) && level_after(s + k, n - k))
 			stamp(w, t);
 		else if ((k = pm_in_mmdd(s, n, year(w), &t, &has_t)) && has_t)
 			stamp(w, t);

@@ -99,6 +99,10 @@ struct scan {
 	/* the line being confirmed holds a generic reading that will yield to a specific one:
 	 * its specific readings are kept past their group's cap (scan_chunk, record) */
 	bool line_yields;
+	/* the file offset of the line after the one being confirmed (pm_obs.next), and the
+	 * chunk's length as read, before cleaning */
+	uint64_t line_next;
+	size_t chunk_len;
 	struct peeled *pc;
 	size_t npc, apc;
 	struct peeled last;
@@ -647,6 +651,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.event_time = has_t == 1 ? t : 0;
 	o.observed_time = f->mtime;
 	o.offset = off;
+	o.next = s->line_next;
 	if (norm_pci(&o.pci, caps[PM_CAP_PCI], capl[PM_CAP_PCI]) < 0 ||
 	    dupn(&o.peer, caps[PM_CAP_PEER], capl[PM_CAP_PEER]) < 0 ||
 	    dupn(&o.signal, caps[PM_CAP_SIGNAL], capl[PM_CAP_SIGNAL]) < 0 ||
@@ -1324,6 +1329,7 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 	bool cleaned;
 	int rc;
 
+	s->chunk_len = len;
 	if (clean_chunk(s, buf, len, &cleaned) < 0)
 		return -1;
 	if (cleaned) {
@@ -1480,8 +1486,13 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 				break;
 			}
 		}
-		if (ls != last_ls)
+		if (ls != last_ls) {
 			s->line_yields = line_yields(s, buf, ls, le, i);
+			/* where the next line starts in the file: a cleaned line is shorter */
+			s->line_next = off + (le + 1 >= len ? s->chunk_len :
+					      cleaned	    ? chunk_offset(s, le + 1) :
+							      le + 1);
+		}
 		last_ls = ls;
 		last_rule = s->hits[i].rule;
 		if (seen)
@@ -1494,6 +1505,7 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 	}
 out:
 	s->line_yields = false;
+	s->line_next = 0;
 	s->pc_on = false; /* the chunk's buffer is not this chunk's any longer */
 	s->has_last = false;
 	s->npc = 0;

@@ -614,6 +614,10 @@ START_TEST(peel_severity)
 		  0},
 		 2},
 		{{"26/11/30 03:11:58 ERROR Executor: x", "Executor: x", -1, "", T0311, 0}, 1},
+		/* ... and only there: a script's MM/dd/yy (date '+%D %T') or dd/MM/yy is no such
+		 * stamp (12/01/26 is not 2012-01-26) */
+		{{"12/01/26 03:11:58 step 3 done", "12/01/26 03:11:58 step 3 done", -1, "", 0, 0},
+		 0},
 		{{"[E] x", "x", -1, "", 0, 0}, 1},
 		/* the innermost level is the line's: a relay's INFO around the program's ERROR */
 		{{"INFO ERROR:root:x", "x", -1, "", 0, 0}, 1},
