@@ -759,6 +759,12 @@ KNOWN = {
         'as for place-launcher-names-rank: one line of ten (the container CLI\'s error under '
         'pyxis\'s prefix, 117 columns) is longer than the terminal, and a single broken line '
         'is read back only in a paste of at most ten lines',
+    ('glog', 'read-spaced-rank-tags'):
+        'the style puts a C++ logger\'s header (glog\'s "I1130 03:10:40.000000 123 file.cc:12] ") before each line, and a spaced "[Rank N]" after such a header is c10d\'s, a process group\'s rank, not the job\'s: it is not read there (prefix.c), so the rank the fixture names is not placed (its class and node are right)',
+    ('absl', 'read-spaced-rank-tags'):
+        'the style puts a C++ logger\'s header (glog\'s "I1130 03:10:40.000000 123 file.cc:12] ") before each line, and a spaced "[Rank N]" after such a header is c10d\'s, a process group\'s rank, not the job\'s: it is not read there (prefix.c), so the rank the fixture names is not placed (its class and node are right)',
+    ('compose+glog', 'read-spaced-rank-tags'):
+        'the style puts a C++ logger\'s header (glog\'s "I1130 03:10:40.000000 123 file.cc:12] ") before each line, and a spaced "[Rank N]" after such a header is c10d\'s, a process group\'s rank, not the job\'s: it is not read there (prefix.c), so the rank the fixture names is not placed (its class and node are right)',
     ('termwrap', 'app-tqdm-bar-advanced-then-late-import'):
         'the bars are one line of 1,041 columns joined by carriage returns, as tqdm writes a '
         'file; a terminal redraws them in place, so no terminal or pager copy holds that line '
