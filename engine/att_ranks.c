@@ -518,11 +518,66 @@ static int cmprseq(const void *x, const void *y)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
+static int cmprank(const void *x, const void *y)
+{
+	const struct rseq *a = x, *b = y;
+
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int cmpint(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The ranks that logged progress past where every rank that timed out stopped (T[0..NT), by
+ * rank): they went on, so they are not what the others waited for (a rank that finished its
+ * loop while one peer still sat in a collective).  Sorted into *AHEAD; -1 on ENOMEM.  None
+ * where a rank that timed out logged no dated progress (nothing to compare). */
+static int ranks_ahead(const struct att *a, const struct rseq *t, size_t nt, int **ahead,
+		       size_t *nahead)
+{
+	const struct pm_evidence *ev = a->ev;
+	double rep = 0, tol = a->rs->skew_s + a->maxskew;
+	size_t seen = 0, n = 0;
+
+	*ahead = NULL;
+	*nahead = 0;
+	for (size_t i = 0; i < ev->nranks; i++) {
+		const struct pm_rankinfo *ri = &ev->ranks[i];
+		struct rseq key = {ri->rank, -1};
+		if (ri->rank < 0 || !bsearch(&key, t, nt, sizeof(*t), cmprank))
+			continue;
+		if (!ri->last_progress)
+			return 0;
+		seen++;
+		if (ri->last_progress > rep)
+			rep = ri->last_progress;
+	}
+	if (seen < nt || !rep)
+		return 0;
+	for (size_t i = 0; i < ev->nranks; i++) {
+		const struct pm_rankinfo *ri = &ev->ranks[i];
+		if (ri->rank < 0 || ri->last_progress <= rep + tol)
+			continue;
+		if (!*ahead && !(*ahead = malloc(ev->nranks * sizeof(**ahead))))
+			return -1;
+		(*ahead)[n++] = ri->rank;
+	}
+	if (n > 1)
+		qsort(*ahead, n, sizeof(**ahead), cmpint);
+	*nahead = n;
+	return 0;
+}
+
 int pm_att_phase_silence(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
 	struct rseq *t = NULL; /* (rank, sequence number) of every timed-out collective */
-	size_t n = 0, nt = 0, as = a->nsuspects;
+	size_t n = 0, nt = 0, as = a->nsuspects, nahead = 0;
+	int *ahead = NULL;
 	long long maxseq = -1;
 	int rc = -1;
 
@@ -561,12 +616,18 @@ int pm_att_phase_silence(struct att *a)
 			continue;
 		t[nt++] = t[i];
 	}
-	/* the known ranks that reported no timeout: the walk of two sorted lists */
+	/* the known ranks that reported no timeout: the walk of two sorted lists; not those
+	 * that went on past where the others stopped */
+	if (ranks_ahead(a, t, nt, &ahead, &nahead) < 0)
+		goto out;
 	for (size_t i = 0, k = 0; i < a->nknown; i++) {
 		while (k < nt && t[k].rank < a->known[i])
 			k++;
-		if ((k == nt || t[k].rank != a->known[i]) &&
-		    pm_rankset_push(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
+		if (k < nt && t[k].rank == a->known[i])
+			continue;
+		if (nahead && bsearch(&a->known[i], ahead, nahead, sizeof(*ahead), cmpint))
+			continue;
+		if (pm_rankset_push(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
 			goto out;
 	}
 	/* a rank whose last enqueued collective is behind its peers' never reached it: per
@@ -593,6 +654,7 @@ int pm_att_phase_silence(struct att *a)
 	}
 	rc = 0;
 out:
+	free(ahead);
 	free(t);
 	return rc;
 }
