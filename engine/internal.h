@@ -64,6 +64,10 @@ struct pm_prefix {
 	size_t skip;  /* bytes of prefix to remove before matching */
 	bool kernel;  /* a syslog line the kernel wrote: its tag or APP-NAME (syslog_prefix) */
 	bool foreign; /* grep -H's name of another file than a system log's before it */
+	/* a syslog line tagged "kernel: " that is a process's (pm_prefix_forged_kernel), and
+	 * where that tag begins */
+	bool forged;
+	size_t tag;
 };
 
 /*
@@ -74,7 +78,8 @@ struct pm_prefix {
 void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm_prefix *out);
 
 /* Whether M (N bytes: a line's message after its "kernel: " tag) is a process's line whose
- * identifier began with "kernel: ": a "[pid]: " after the message's first blank.  journald
+ * identifier began with "kernel: ": a "[pid]: " after the message's first blank, or a
+ * "[pid]:" that ends the line (an entry with an empty message).  journald
  * prints an entry as "IDENTIFIER[PID]: MESSAGE", and any local user sets the identifier
  * (systemd-cat -t, SYSLOG_IDENTIFIER); the kernel writes a "comm[pid]: " only at its
  * message's start, before any blank. */

@@ -603,6 +603,12 @@ static void kernel_line(struct lt *c, size_t off, const char *s, size_t n)
 		blank(c, off, n);
 		return;
 	}
+	/* the same in a syslog file, whose lines the scan trusts by the tag it reads on this
+	 * masked copy (record): the masks below may cover the "[pid]: " (an identifier that
+	 * ends inside NVRM's "name=" field, or in an "exe=" the line goes on to), so the tag is
+	 * taken off here, decided on the line as written; the line is still read, untrusted */
+	if (c->f->format == PM_FMT_SYSLOG && px.forged)
+		mask(c, off, px.tag, px.tag + 6);
 	bytes_of(&by, s, n, b);
 	/* "comm[pid]: segfault at ... in lib.so[7f..+1000]", "traps: comm[pid] general
 	 * protection fault ... in lib.so[...]": the name, and the library's file name (any

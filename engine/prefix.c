@@ -445,12 +445,14 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 		p += h + 1;
 	}
 	if (pm_in_starts(s + p, n - p, "kernel: ")) {
+		out->tag = b + p;
 		p += 8;
 		h = pm_in_dmesg_mono(s + p, n - p, &v);
 		if (h)
 			p += h + (p + h < n && s[p + h] == ' ');
 		/* the message after the kernel's own stamp ("[ 3260.123456] python[40259]: ...") */
 		out->kernel = !pm_prefix_forged_kernel(s + p, n - p);
+		out->forged = !out->kernel;
 	}
 	out->skip = b + p;
 }
@@ -466,7 +468,9 @@ bool pm_prefix_forged_kernel(const char *m, size_t n)
 			break;
 		for (d = q + 1; d < e && pm_in_isdigit(*d); d++)
 			;
-		if (d > q + 1 && e - d >= 3 && d[0] == ']' && d[1] == ':' && d[2] == ' ')
+		/* "...bus.[88307]: notice", or "...bus.[88307]:" for an empty message */
+		if (d > q + 1 && e - d >= 2 && d[0] == ']' && d[1] == ':' &&
+		    (e - d == 2 || d[2] == ' '))
 			return true;
 	}
 	return false;
@@ -530,6 +534,8 @@ void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm
 	out->skip = 0;
 	out->kernel = false;
 	out->foreign = false;
+	out->forged = false;
+	out->tag = 0;
 	if (!line || (unsigned)fmt >= PM_FMT__COUNT || !handlers[fmt])
 		return;
 	handlers[fmt](line, len, out);
@@ -542,6 +548,7 @@ void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm
 		handlers[fmt](line + g, len - g, out);
 		if (out->skip || out->node)
 			out->skip += g;
+		out->tag += g;
 		if (!system_log_name(line, (size_t)((const char *)memchr(line, ':', g) - line))) {
 			out->kernel = false;
 			out->foreign = true;

@@ -494,7 +494,16 @@ START_TEST(prefix_logs)
 		ck_assert(!pm_prefix_forged_kernel("python3[4412]: segfault at 0", 28));
 		ck_assert(pm_prefix_forged_kernel("a blank[1]: x", 13));
 		ck_assert(!pm_prefix_forged_kernel("noblank[1]: x", 13));
-		ck_assert(!pm_prefix_forged_kernel("a [x]: b [12]:", 14));
+		ck_assert(!pm_prefix_forged_kernel("a [x]: b [12]:c", 15));
+		/* an entry with an empty message: its "[pid]:" ends the line */
+		ck_assert(pm_prefix_forged_kernel("a [x]: b [12]:", 14));
+		ck_assert(pm_prefix_forged_kernel("a bus.[88307]:", 14));
+		ck_assert(!pm_prefix_forged_kernel("bus.[88307]:", 12));
+		/* the forged tag and where it begins (linetrust.c masks it in the copy it reads) */
+		pm_prefix_parse(PM_FMT_SYSLOG, l[7], strlen(l[7]), &k);
+		ck_assert(k.forged && k.tag == 23 && !memcmp(l[7] + k.tag, "kernel: ", 8));
+		pm_prefix_parse(PM_FMT_SYSLOG, l[4], strlen(l[4]), &k);
+		ck_assert(!k.forged);
 	}
 	PX(PM_FMT_DMESG, "[ 5612.000001] NVRM: Xid", -1, "", "NVRM: Xid");
 	PX(PM_FMT_DMESG, "[    0.000000] Linux", -1, "", "Linux");

@@ -333,6 +333,41 @@ START_TEST(test_kernel_process_names)
 }
 END_TEST
 
+/* A syslog line tagged "kernel: " that is a process's journal entry (its "[pid]:" after a
+ * blank) loses the tag in the masked copy, decided before the masks that would cover the mark;
+ * the kernel's own line with a name= field keeps it. */
+START_TEST(test_syslog_forged_tag_under_mask)
+{
+	static const char *const forged[] = {
+		"Dec 01 10:30:00 n2 kernel: NVRM: Xid (PCI:0000:c1:00): 79, pid=1, GPU has fallen "
+		"off the bus. exe=x[88412]: ok\n",
+		"Dec 01 10:30:00 n2 kernel: NVRM: Xid (PCI:0000:c1:00): 79, pid=1, "
+		"name=python,[88412]: GPU has fallen off the bus.\n",
+		"Dec 01 10:30:00 n2 kernel: NVRM: Xid (PCI:0000:c1:00): 79, pid=1, GPU has fallen "
+		"off the bus.[88412]:\n",
+	};
+	struct pm_evidence ev;
+	struct pm_prefix px;
+	char *m;
+
+	job25(&ev);
+	for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+		m = masked_as(&ev, PM_SRC_KERNEL_LOG, PM_FMT_SYSLOG, forged[i]);
+		ck_assert_msg(!strstr(m, "kernel: "), "'%s'", m);
+		pm_prefix_parse(PM_FMT_SYSLOG, m, strlen(m) - 1, &px);
+		ck_assert_msg(!px.kernel, "'%s'", m);
+		free(m);
+	}
+	m = masked_as(&ev, PM_SRC_KERNEL_LOG, PM_FMT_SYSLOG,
+		      "Dec 01 10:30:00 n2 kernel: NVRM: Xid (PCI:0000:c1:00): 79, pid=1, "
+		      "name=python, GPU has fallen off the bus.\n");
+	ck_assert_ptr_null(strstr(m, "python"));
+	pm_prefix_parse(PM_FMT_SYSLOG, m, strlen(m) - 1, &px);
+	ck_assert(px.kernel);
+	free(m);
+}
+END_TEST
+
 START_TEST(test_nvsmi_process_name)
 {
 	struct pm_evidence ev;
@@ -654,6 +689,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(u, test_array_job_raw_id);
 	tcase_add_test(u, test_window_and_node);
 	tcase_add_test(u, test_kernel_process_names);
+	tcase_add_test(u, test_syslog_forged_tag_under_mask);
 	tcase_add_test(u, test_nvsmi_process_name);
 	tcase_add_test(u, test_mask_keeps_lines);
 	tcase_add_test(u, test_scontrol_user_keys);
