@@ -387,7 +387,9 @@ def ansi(ln, c, t):
 
 
 def progress(ln, c, t):
-    bar = ' 40%|####      | 4/10 [00:04<00:06,  1.01it/s]'
+    # a download's bar: a bare bar that advanced is a training loop's progress
+    # (progress-tqdm-bar), which a wrapper must not add
+    bar = 'Downloading: 40%|####      | 4/10 [00:04<00:06,  1.01it/s]'
     return ln.lead + bar + '\r' + bar.replace('40%', '50%') + '\r' + ln.body
 
 
@@ -817,6 +819,19 @@ KNOWN = {
         'the OOM is text in quotes in the middle of a line, which the rules refuse on purpose '
         '(a quoted error is as often a message about one)',
 }
+# A bare "rank N: " is read as the program's rank tag only where it starts the text (prefix.c,
+# spaced_rank): after a logger's level it is as often the message's own words ("INFO - rank
+# 3: loaded shard 12"). launch-pmix-prose-near-miss's solver prints "rank 3: ERROR: CFL
+# condition violated ...": unwrapped, the tag is taken off and program-error-line reads the
+# program's own ERROR: at the text's start (the fallback lead, rank 3, hypothesis); under a
+# logger's record the words stay, nothing reads the line, and the verdict is unknown, as it
+# was for every style before spaced rank tags were read.
+for _style in ('pylog', 'pylog-named', 'pylog-colon', 'pylog-bracket', 'glog', 'absl', 'pybasic', 'loguru', 'zap-tabs', 'accelerate', 'vllm', 'level-first', 'hydra', 'structlog', 'env-logger', 'tracing', 'logrus-tty', 'mpirun+loguru', 'compose+glog', 'ray+pybasic'):
+    KNOWN[(_style, 'launch-pmix-prose-near-miss')] = (
+        'a bare "rank 3: " is a rank tag only where it starts the text; under this style\'s '
+        'record it stays message words, so program-error-line does not read the solver\'s '
+        'ERROR: and the verdict is unknown (the fixture asserts only that mpi-launch-failed '
+        'does not fire)')
 
 
 def check(build_dir, src_dir, styles):
