@@ -3,7 +3,8 @@
 # what exists: every verb of the command's table in postmortem(1), every plugstack argument
 # and extra of plugstack/args.c in postmortem.so(8), every option of the collector and every
 # configuration key and source of store/config.c in postmortem-epilog(8), every field of
-# the verdict schema in postmortem-verdict(7), every class of the taxonomy in the rules and
+# the verdict schema in postmortem-verdict(7), every key a rule may hold in
+# postmortem-rules(5), every class of the taxonomy in the rules and
 # verdict pages.
 set -u
 : "${PM_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -85,6 +86,12 @@ print("\n".join(sorted(out)))' "$PM_SRCDIR/schema/verdict.schema.json")
 		need postmortem-verdict.7 "the field $k" "^\\.(B|BR|TP) $k( |\$)|^\\.B $k\$"
 	done
 fi
+# postmortem-rules(5): every key a rule may hold (parse_rule's table in engine/rules.c)
+keys=$(sed -n '/^static int parse_rule(/,/NULL};/p' "$PM_SRCDIR/engine/rules.c" | grep -o '"[a-z_]*"' | tr -d '"')
+[ -n "$keys" ] || { echo "engine/rules.c: parse_rule's key table not found"; fail=1; }
+for k in $keys; do
+	need postmortem-rules.5 "the rule key $k" "^\\.BR? $k( |\$)"
+done
 for c in gpu_hardware nvlink network_fabric host_hardware storage resource_limit application \
 	launch_config communication_unattributed external; do
 	need postmortem-verdict.7 "the class $c" "^$c	"
