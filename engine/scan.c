@@ -1406,7 +1406,6 @@ static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off
 	return rc;
 }
 
-/* Scan BUF, a chunk at OFF of the file or, when CLEANED, its cleaned copy. */
 /*
  * Whether the line from LS to LE of BUF, whose hits start at hit I, holds a generic reading
  * that a specific one there will set aside (att_yield.c): a rule of each kind hit it, and a
@@ -1417,26 +1416,32 @@ static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off
  */
 static bool line_yields(struct scan *s, const char *buf, size_t ls, size_t le, size_t i)
 {
-	const struct pm_rule *gen = NULL;
-	bool spec = false;
 	struct pm_peel pe;
 	struct pm_prefix px;
 	const char *subj;
+	size_t k, end;
+	bool spec = false;
 
-	for (size_t k = i; k < s->nhits && hit_at(s, k) <= le; k++) {
-		const struct pm_rule *r = &s->rs->rules[s->hits[k].rule];
-		if (hit_at(s, k) < ls || !asks(s, r, buf + ls, le - ls))
-			continue;
-		if (pm_rule_generic(r)) {
-			if (!gen)
-				gen = r;
-		} else if (pm_rule_speaks(r)) {
+	for (end = i; end < s->nhits && hit_at(s, end) <= le; end++) {
+		const struct pm_rule *r = &s->rs->rules[s->hits[end].rule];
+		if (!pm_rule_generic(r) && pm_rule_speaks(r) && hit_at(s, end) >= ls &&
+		    asks(s, r, buf + ls, le - ls))
 			spec = true;
-		}
 	}
-	return gen && spec && match_line(s, gen, buf + ls, le - ls, &pe, &px, &subj) >= 0;
+	if (!spec)
+		return false;
+	/* each generic rule that hit, until one reads the line: the first need not */
+	for (k = i; k < end; k++) {
+		const struct pm_rule *r = &s->rs->rules[s->hits[k].rule];
+		if (hit_at(s, k) < ls || !pm_rule_generic(r) || !asks(s, r, buf + ls, le - ls))
+			continue;
+		if (match_line(s, r, buf + ls, le - ls, &pe, &px, &subj) >= 0)
+			return true;
+	}
+	return false;
 }
 
+/* Scan BUF, a chunk at OFF of the file or, when CLEANED, its cleaned copy. */
 static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
 {
 	size_t last_ls = (size_t)-1, nsorted;

@@ -777,6 +777,63 @@ START_TEST(test_past_cap_bounded)
 }
 END_TEST
 
+/* A line that a specific reading and two generic ones read, the first generic rule to hit
+ * it not matching it (its anchor is not met), still yields: the specific reading is kept
+ * past its group's cap (three warnings filled it), and the second generic reading is set
+ * aside for it.  Without that the verdict was a tie. */
+START_TEST(test_yield_past_cap_second_generic)
+{
+	static const char rules[] = "rules:\n"
+				    "  - id: anchored-exc\n"
+				    "    class: application\n"
+				    "    subclass: python_exception\n"
+				    "    role: origin\n"
+				    "    strength: medium\n"
+				    "    generic: true\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: '^(?<exc>RuntimeError): '\n"
+				    "    summary: '{exc}'\n"
+				    "  - id: socket-failed\n"
+				    "    class: application\n"
+				    "    subclass: python_exception\n"
+				    "    role: origin\n"
+				    "    strength: medium\n"
+				    "    generic: true\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: 'socket failed to \\w+'\n"
+				    "    summary: 'socket failed'\n"
+				    "  - id: port-taken\n"
+				    "    class: launch_config\n"
+				    "    subclass: rendezvous\n"
+				    "    role: origin\n"
+				    "    strength: strong\n"
+				    "    sources: [app_log]\n"
+				    "    pattern: 'failed to bind to \\S+ \\(errno: 98'\n"
+				    "    summary: 'port taken'\n";
+	static const char log[] =
+		"step 1\n"
+		"[W410 socket.cpp:464] The server socket has failed to bind to [::]:29500 (errno: 98 "
+		"- Address already in use).\n"
+		"[W410 socket.cpp:464] The server socket has failed to bind to 0.0.0.0:29500 (errno: "
+		"98 - Address already in use).\n"
+		"[E410 socket.cpp:502] The server socket has failed to bind to 127.0.0.1:29500 (errno: "
+		"98 - Address already in use).\n"
+		"worker3 RuntimeError: The server socket failed to bind to [::]:29500 (errno: 98 - "
+		"Address already in use).\n";
+	char err[256];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	pmt_mk(tmp, "yield2/slurm.out", log);
+	v = diagnose_dir(rs, "yield2");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
+	ck_assert_str_eq(cause_of(v, "subclass"), "rendezvous");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* Exceptions joined by a chain line are one failure: a generic one after the chain line
  * yields to a specific reading before it, a generic one before it only to a specific origin
  * after it (a generic head of its own chain to a cascade too); without the chain line, two
@@ -1231,6 +1288,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_nonfatal_sets_aside);
 	tcase_add_test(t, test_nonfatal_attached);
 	tcase_add_test(t, test_past_cap_bounded);
+	tcase_add_test(t, test_yield_past_cap_second_generic);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	tcase_add_test(t, test_lazy_redaction_no_secret_out);
