@@ -275,9 +275,6 @@ struct pm_obs {
 	/* srun's label on RAW as pm_peel reads it (-1: none), taken on the scan's threads for
 	 * the job's output: placement asks it of every observation (att_ranks.c, label_node) */
 	bool has_label;
-	/* kept past its group's cap: a generic reading of the same line must find it to yield
-	 * to it (scan.c, line_yields; att_yield.c) */
-	bool past_cap;
 	int label;
 };
 

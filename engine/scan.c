@@ -115,8 +115,11 @@ struct scan {
 	char *const *snap;
 	size_t nsnap;
 	bool unsure; /* the file's scan might differ from one in order: it is done again so */
-	bool *tally; /* per observation kept: counted as a tally (record) */
-	size_t atally;
+	/* per observation kept (record), for the merge (scan_take): KEPT_TALLY, counted as a
+	 * tally; KEPT_PAST, kept past its group's cap for a generic reading of its line to
+	 * yield to (line_yields) */
+	unsigned char *kept;
+	size_t akept;
 };
 
 /* ---- groups ---- */
@@ -536,13 +539,15 @@ static bool dirty(const char *s)
 	return false;
 }
 
-/* A worker's observation K (record) is a tally or not: its group's key, for the merge. */
-static int note_tally(struct scan *s, size_t k, bool tally)
+enum { KEPT_TALLY = 1, KEPT_PAST = 2 };
+
+/* How a worker's observation K (record) was kept, KEPT_*: its group's key, for the merge. */
+static int note_kept(struct scan *s, size_t k, unsigned flags)
 {
-	while (k >= s->atally)
-		if (pm_grow((void **)&s->tally, &s->atally, sizeof(*s->tally)) < 0)
+	while (k >= s->akept)
+		if (pm_grow((void **)&s->kept, &s->akept, sizeof(*s->kept)) < 0)
 			return -1;
-	s->tally[k] = tally;
+	s->kept[k] = (unsigned char)flags;
 	return 0;
 }
 
@@ -636,8 +641,8 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	 * a worker's groups could not be merged as in order */
 	if (s->snap && o.node && dirty(o.node))
 		s->unsure = true;
-	o.past_cap = s->line_yields && pm_rule_speaks(r);
-	if (!isnew && (tally || (g->kept >= s->rs->per_group && !past_room(s, g, o.past_cap)))) {
+	bool past = s->line_yields && pm_rule_speaks(r);
+	if (!isnew && (tally || (g->kept >= s->rs->per_group && !past_room(s, g, past)))) {
 		ev->obs[g->obs].repeats++;
 		if (o.node != nbuf)
 			free(o.node);
@@ -685,7 +690,8 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		pm_obs_free(&o);
 		return -1;
 	}
-	if (s->snap && note_tally(s, ev->nobs, tally) < 0) {
+	if (s->snap &&
+	    note_kept(s, ev->nobs, (tally ? KEPT_TALLY : 0u) | (past ? KEPT_PAST : 0u)) < 0) {
 		pm_obs_free(&o);
 		return -1;
 	}
@@ -2041,7 +2047,7 @@ static void scan_free(struct scan *s)
 	free(s->rbuf);
 	free(s->rv);
 	free(s->pc);
-	free(s->tally);
+	free(s->kept);
 	pcre2_match_data_free(s->md);
 	hs_free_scratch(s->scratch);
 }
@@ -2086,7 +2092,7 @@ struct scanned {
 	int rc; /* -1: the worker's scan failed */
 	bool skipped, unsure;
 	struct pm_evidence lev; /* what the file gave */
-	bool *tally;		/* per observation: a tally */
+	unsigned char *kept;	/* per observation: KEPT_* (note_kept) */
 	/* the file as it was before the worker read it */
 	enum pm_status status;
 	char *reason;
@@ -2132,7 +2138,7 @@ static void lev_free(struct pm_evidence *l)
 static void scanned_clear(struct scanned *r)
 {
 	lev_free(&r->lev);
-	free(r->tally);
+	free(r->kept);
 	free(r->reason);
 }
 
@@ -2194,9 +2200,9 @@ static void scan_one(struct scanpar *p, unsigned wi, size_t i, struct scanned *r
 	if (p->release && r->rc == 0 && !r->unsure)
 		pm_file_release(f);
 	r->lev = p->w[wi].lev;
-	r->tally = s->tally;
-	s->tally = NULL;
-	s->atally = 0;
+	r->kept = s->kept;
+	s->kept = NULL;
+	s->akept = 0;
 }
 
 /* Files are made and taken a few at a time: fewer hand-overs between threads. */
@@ -2252,15 +2258,15 @@ static int merge_file(struct scan *s, struct scanned *r)
 			return -1;
 	for (size_t k = 0; k < l->nobs; k++) {
 		struct pm_obs *o = &l->obs[k];
-		bool tally = r->tally[k], isnew;
+		bool tally = r->kept[k] & KEPT_TALLY, isnew;
 		uint32_t gfile = group_file(o->node, tally, o->file);
 		struct group *g = gfind(s, o->rule, tally ? NULL : o->node, tally ? -1 : o->rank,
 					gfile, &isnew);
 
 		if (!g)
 			return -1;
-		if (!isnew &&
-		    (tally || (g->kept >= s->rs->per_group && !past_room(s, g, o->past_cap)))) {
+		if (!isnew && (tally || (g->kept >= s->rs->per_group &&
+					 !past_room(s, g, r->kept[k] & KEPT_PAST)))) {
 			ev->obs[g->obs].repeats += 1 + o->repeats;
 			continue;
 		}
