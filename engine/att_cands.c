@@ -434,35 +434,35 @@ static bool after_progress(const struct att *a, const struct pm_obs *o, const ui
 }
 
 /* Each file's first progress offset + 1 (0 for none), for after_progress: undated progress
- * counts by its place in its file (NCCL's "Init COMPLETE", a tqdm bar).  *ANY is set when
- * there is any.  NULL on ENOMEM. */
-static uint64_t *progress_starts(const struct att *a, bool *any)
+ * counts by its place in its file (NCCL's "Init COMPLETE", a tqdm bar), made once per
+ * attribution.  *ANY is set when there is any progress, in a file or dated.  NULL on ENOMEM. */
+static const uint64_t *progress_starts(struct att *a, bool *any)
 {
-	uint64_t *first = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*first));
-
-	for (size_t k = 0; first && k < a->ev->nobs; k++) {
-		const struct pm_obs *o = &a->ev->obs[k];
-		if (R(a, k)->role == PM_ROLE_PROGRESS && o->file < a->ev->nfiles &&
-		    (!first[o->file] || o->offset + 1 < first[o->file])) {
-			first[o->file] = o->offset + 1;
-			*any = true;
+	if (!a->pstart_made) {
+		a->pstart = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*a->pstart));
+		for (size_t k = 0; a->pstart && k < a->ev->nobs; k++) {
+			const struct pm_obs *o = &a->ev->obs[k];
+			if (R(a, k)->role == PM_ROLE_PROGRESS && o->file < a->ev->nfiles &&
+			    (!a->pstart[o->file] || o->offset + 1 < a->pstart[o->file])) {
+				a->pstart[o->file] = o->offset + 1;
+				a->pstart_any = true;
+			}
 		}
+		a->pstart_made = a->pstart != NULL;
 	}
-	return first;
+	*any = a->any_progress || a->pstart_any;
+	return a->pstart;
 }
 
-bool pm_att_cand_after_progress(const struct att *a, const struct cand *c)
+bool pm_att_cand_after_progress(struct att *a, const struct cand *c)
 {
-	bool any = a->any_progress, after = c->nev > 0;
-	uint64_t *first = progress_starts(a, &any);
+	bool any, after = c->nev > 0;
+	const uint64_t *first = progress_starts(a, &any);
 
-	if (!first || !any) {
-		free(first);
+	if (!first || !any)
 		return false;
-	}
 	for (size_t m = 0; m < c->nev && after; m++)
 		after = after_progress(a, &a->ev->obs[c->ev[m]], first);
-	free(first);
 	return after;
 }
 
@@ -483,9 +483,9 @@ static bool is_setup(const struct cand *c)
  * from excluding the node of the ranks that reported it. */
 static void setup_after_progress(struct att *a)
 {
-	uint64_t *first;
+	const uint64_t *first;
 	const struct cand *other = NULL;
-	bool any = a->any_progress;
+	bool any;
 	bool setup = false;
 
 	/* most merges have no set-up candidate: skip the pass over every observation */
@@ -493,12 +493,8 @@ static void setup_after_progress(struct att *a)
 		setup = is_setup(&a->c[i]);
 	if (!setup)
 		return;
-	if (!(first = progress_starts(a, &any)))
+	if (!(first = progress_starts(a, &any)) || !any)
 		return;
-	if (!any) {
-		free(first);
-		return;
-	}
 	for (size_t i = 0; i < a->nc && !other; i++) {
 		const struct cand *c = &a->c[i];
 		if (!c->dead && c->lead == LEAD_RULE && c->nin && strcmp(c->cls, "launch_config"))
@@ -524,7 +520,6 @@ static void setup_after_progress(struct att *a)
 			   "peer gone, a consequence (%s leads), not a failure to set up.",
 			   c->summary, other->summary);
 	}
-	free(first);
 }
 
 /*

@@ -308,6 +308,7 @@ static void att_free(struct att *a)
 	}
 	free(a->order);
 	free(a->eid);
+	free(a->pstart);
 	free(a->known);
 	free(a->rnode);
 	free(a->mapn);

@@ -106,6 +106,10 @@ struct att {
 	bool weak_only;	      /* no record and no error, only weak origins (phase_outcome) */
 	double first_progress, last_progress;
 	bool any_progress;
+	/* each file's first progress offset + 1, 0 for none (att_cands.c, progress_starts):
+	 * made once, when first asked */
+	uint64_t *pstart;
+	bool pstart_made, pstart_any;
 	int *known; /* known ranks, sorted */
 	size_t nknown;
 	struct rnode *rnode; /* rank -> node, sorted by rank (place_ranks) */
@@ -251,7 +255,7 @@ void pm_att_phase_consequence(struct att *a);
 /* Whether every line of C came after the job's progress began: dated later than the first
  * progress by more than the skew tolerance, or undated after a progress line of its own file
  * (a tqdm bar, NCCL's "Init COMPLETE", which carry no time).  False with no progress. */
-bool pm_att_cand_after_progress(const struct att *a, const struct cand *c);
+bool pm_att_cand_after_progress(struct att *a, const struct cand *c);
 void pm_att_phase_confirm(struct att *a);
 int pm_att_phase_fallback(struct att *a);
 
