@@ -176,6 +176,7 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 		pm_bundle_member_drop(f);
 		free(f->node);
 		free(f->reason);
+		free(f->zchg);
 	}
 	free(ev->files);
 	if (ev->bundle_io_free)

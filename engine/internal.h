@@ -126,6 +126,7 @@ struct pm_jobinfo {
 				     * local time), as if UTC: pm_scan_all moves them by the
 				     * offset the node's own stamps carry */
 	int local_zone;		    /* ... that offset, seconds east of UTC; 0 none applied */
+	bool zone_read;		    /* ... taken from those stamps (+00:00 too) */
 };
 
 /* A task record from the plugin (rank_map / task_exit) or a torchrun summary. */
@@ -230,7 +231,17 @@ struct pm_file {
 	int head_zone;	 /* ... that offset, seconds east of UTC (-18000 for -05:00) */
 	bool head_zoneless; /* its head's first stamp is absolute with no zone (dmesg -T,
 			     * a BSD syslog's, slurmd's "[2026-...]", ISO without offset) */
-	bool other_job;	    /* named as Slurm names another job's output: set aside (pm_scan_all) */
+	/* where the offsets of a zoned system log's stamps change (a daylight saving change:
+	 * -04:00 to -05:00), in file order (scan.c, zone_walk); ZMIXED: too many to list, the
+	 * lines of hosts in several zones interleaved */
+	struct pm_zchange {
+		double before, after; /* the instants of the last line in the old offset and the
+				       * first in the new */
+		int zbefore, zafter;  /* the offsets, seconds east of UTC */
+	} * zchg;
+	unsigned nzchg;
+	bool zmixed;
+	bool other_job; /* named as Slurm names another job's output: set aside (pm_scan_all) */
 };
 
 /* Per (node, rank): what the scanner saw; the engine's view of who ran and who fell silent. */

@@ -120,6 +120,12 @@ struct scan {
 	 * yield to (line_yields) */
 	unsigned char *kept;
 	size_t akept;
+	/* zone_walk: the offset token of the last zoned stamp of the file ("-04:00"), and the
+	 * head of the line it ended, kept past its chunk */
+	char ztok[8];
+	size_t ztl;
+	char zprev[64];
+	size_t zprevn;
 };
 
 /* ---- groups ---- */
@@ -1328,6 +1334,134 @@ static size_t chunk_offset(const struct scan *s, size_t ls)
 /* What is scanned of a trusted source: cleaned of colour codes and CRLFs (clean_chunk), its
  * user-chosen fields masked, the lines that are not its own or not this job's blanked
  * (linetrust.c). */
+/* ---- the offsets of a zoned system log ---- */
+
+static bool system_log(enum pm_format fmt);
+
+/* Whether F is a system's log whose stamps carry their offset (record_in_local_zone). */
+static bool zoned_system_log(const struct pm_file *f)
+{
+	return f->head_zoned && (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG);
+}
+
+/* The length of a forwarder's priority and RFC 5424's version before a line's stamp ("<4>1 "),
+ * 0 for none. */
+static size_t priority_len(const char *line, size_t n)
+{
+	size_t p = 0;
+
+	if (n <= 3 || line[0] != '<')
+		return 0;
+	while (p + 1 < n && p < 5 && line[p] != '>')
+		p++;
+	p = line[p] == '>' ? p + 1 : 0;
+	if (p && p + 1 < n && line[p] == '1' && line[p + 1] == ' ')
+		p += 2;
+	return p;
+}
+
+/* The instant and the offset of the ISO stamp with an offset that starts LINE (after its
+ * priority): true, or false where it has none. */
+static bool iso_zone(const char *line, size_t n, double *t, int *zone)
+{
+	struct pm_in_stamp st, local;
+	size_t p = priority_len(line, n);
+
+	line += p;
+	n -= p;
+	if (!pm_in_iso(line, n, &st) || !st.zone || n < 19 || pm_in_iso(line, 19, &local) != 19)
+		return false;
+	*t = st.t;
+	/* the wall clock read as UTC, less the instant: the offset, whole minutes */
+	*zone = (int)(local.t - floor(st.t));
+	return true;
+}
+
+/* The token that ends the ISO stamp starting LINE, its offset ("-05:00", "+0100", "Z"), found
+ * without reading the stamp: its length, 0 where the line starts with no such stamp. */
+static size_t zone_token(const char *line, size_t n, const char **tok)
+{
+	size_t p = priority_len(line, n), e, k;
+	const char *sp;
+
+	if (n < p + 20 || line[p + 10] != 'T' || line[p] < '0' || line[p] > '9')
+		return 0;
+	sp = memchr(line + p + 19, ' ', n - p - 19 < 24 ? n - p - 19 : 24);
+	if (!sp)
+		return 0;
+	e = (size_t)(sp - line);
+	if (line[e - 1] == 'Z') {
+		*tok = line + e - 1;
+		return 1;
+	}
+	for (k = e - 1; k > p + 18 && line[k] != '+' && line[k] != '-'; k--)
+		;
+	if (k == p + 18 || e - k > 7)
+		return 0;
+	*tok = line + k;
+	return e - k;
+}
+
+/* The change of offset between the line PREV (of PN bytes) and LINE, both of a zoned system
+ * log, noted in the file being scanned: -1 on ENOMEM. */
+static int zone_change(struct scan *s, const char *prev, size_t pn, const char *line, size_t n)
+{
+	struct pm_file *f = &s->ev->files[s->file];
+	struct pm_zchange c;
+
+	if (!iso_zone(prev, pn, &c.before, &c.zbefore) || !iso_zone(line, n, &c.after, &c.zafter) ||
+	    c.zbefore == c.zafter)
+		return 0;
+	if (f->nzchg == 8) { /* more than daylight saving makes: hosts of several zones */
+		f->zmixed = true;
+		return 0;
+	}
+	if (!(f->nzchg & (f->nzchg - 1))) {
+		struct pm_zchange *z = realloc(f->zchg, (f->nzchg ? 2 * f->nzchg : 1) * sizeof(*z));
+		if (!z)
+			return -1;
+		f->zchg = z;
+	}
+	f->zchg[f->nzchg++] = c;
+	return 0;
+}
+
+/*
+ * The offsets of a zoned system log's stamps as they change through the file (BUF, one chunk
+ * of LEN bytes of whole lines): a file that spans a daylight saving change writes its local
+ * time in two offsets, and the accounting record's times, local with no zone, are read in
+ * the offset of their own moment (record_zone_refine), not in the head's.  Each line's offset
+ * is compared as text with the last; only a change is read.  -1 on ENOMEM.
+ */
+static int zone_walk(struct scan *s, const char *buf, size_t len)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	const char *prev = NULL, *tok;
+	size_t pos = 0, pn = 0, tl, n;
+
+	while (pos < len && !f->zmixed) {
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
+		n = nl ? (size_t)(nl - line) : len - pos;
+		pos += n + 1;
+		if (!(tl = zone_token(line, n, &tok)))
+			continue;
+		if (s->ztl && (tl != s->ztl || memcmp(tok, s->ztok, tl))) {
+			if (zone_change(s, prev ? prev : s->zprev, prev ? pn : s->zprevn, line, n) <
+			    0)
+				return -1;
+		}
+		memcpy(s->ztok, tok, tl);
+		s->ztl = tl;
+		prev = line;
+		pn = n;
+	}
+	if (prev) {
+		s->zprevn = pn < sizeof(s->zprev) ? pn : sizeof(s->zprev);
+		memcpy(s->zprev, prev, s->zprevn);
+	}
+	return 0;
+}
+
 static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 {
 	struct scan *s = arg;
@@ -1342,6 +1476,8 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 		buf = s->clean;
 		len = s->nclean;
 	}
+	if (zoned_system_log(&s->ev->files[s->file]) && zone_walk(s, buf, len) < 0)
+		return -1;
 	if (pm_trust_mask(s->ev, &s->ev->files[s->file], buf, len, &masked) < 0)
 		return -1;
 	rc = scan_chunk(s, masked ? masked : buf, len, off, cleaned);
@@ -1691,15 +1827,8 @@ static void head_zone(struct pm_file *f, const char *head, size_t len)
 	f->head_zoneless = false;
 	while (pm_in_next_line(head, len, &pos, &line, &n)) {
 		double v;
-		size_t p = 0;
 		/* a forwarder's priority and RFC 5424's version before the stamp ("<4>1 ") */
-		if (n > 3 && line[0] == '<') {
-			while (p + 1 < n && p < 5 && line[p] != '>')
-				p++;
-			p = line[p] == '>' ? p + 1 : 0;
-			if (p && p + 1 < n && line[p] == '1' && line[p + 1] == ' ')
-				p += 2;
-		}
+		size_t p = priority_len(line, n);
 		line += p;
 		n -= p;
 		if (pm_in_iso(line, n, &st) && !st.zone) {
@@ -2067,6 +2196,11 @@ static int scan_file(struct scan *s, size_t i)
 	int frc;
 
 	s->file = i;
+	s->ztl = s->zprevn = 0;
+	free(f->zchg);
+	f->zchg = NULL;
+	f->nzchg = 0;
+	f->zmixed = false;
 	s->db = rs->db							   ? rs->db :
 		(unsigned)f->source < sizeof(rs->sdb) / sizeof(rs->sdb[0]) ? rs->sdb[f->source] :
 									     NULL;
@@ -2660,6 +2794,8 @@ static void record_in_local_zone(struct pm_evidence *ev)
 	for (k = 0; k < nz; k++)
 		if (best < 0 || count[k] > count[best])
 			best = (int)k;
+	if (best >= 0)
+		ev->job.zone_read = true;
 	if (best < 0 || zone[best] == 0)
 		return;
 	if (ev->job.start > 0)
@@ -2667,6 +2803,75 @@ static void record_in_local_zone(struct pm_evidence *ev)
 	if (ev->job.end > 0)
 		ev->job.end -= zone[best];
 	ev->job.local_zone = zone[best];
+}
+
+static void widen(int z, int *lo, int *hi, bool *any)
+{
+	if (!*any || z < *lo)
+		*lo = z;
+	if (!*any || z > *hi)
+		*hi = z;
+	*any = true;
+}
+
+/* The offsets that file F's stamps could have had at the local time T (read as UTC), into
+ * *LO and *HI (widened, *ANY set): each in force where T less it falls in the stretch of the
+ * file stamped in it (both in the hour a change back repeats), and both of a change where T
+ * falls between the change's two lines. */
+static void zones_at(const struct pm_file *f, double t, int *lo, int *hi, bool *any)
+{
+	for (unsigned k = 0; k <= f->nzchg; k++) {
+		int z = k ? f->zchg[k - 1].zafter : f->zchg[0].zbefore;
+		double u = t - z;
+		if ((!k || u >= f->zchg[k - 1].after) && (k == f->nzchg || u <= f->zchg[k].before))
+			widen(z, lo, hi, any);
+	}
+	for (unsigned k = 0; k < f->nzchg; k++) {
+		const struct pm_zchange *c = &f->zchg[k];
+		if ((t - c->zbefore > c->before && t - c->zbefore < c->after) ||
+		    (t - c->zafter > c->before && t - c->zafter < c->after)) {
+			widen(c->zbefore, lo, hi, any);
+			widen(c->zafter, lo, hi, any);
+		}
+	}
+}
+
+/*
+ * The record's local times read in the offset of their own moment where the node's logs
+ * change offset (a daylight saving change inside them, zone_walk): record_in_local_zone read
+ * both in the offset the logs' heads carry, an hour off for a job after the change (an earlier
+ * job's kernel line in its window).  Where a moment could have either offset (the hour a change
+ * back repeats), the window is the narrower: the start the later instant, the end the
+ * earlier, so that no line outside the job falls in it.
+ */
+static void record_zone_refine(struct pm_evidence *ev)
+{
+	double t[2] = {ev->job.start, ev->job.end};
+	int lo[2], hi[2];
+	bool any[2] = {false, false};
+
+	if (!ev->job.zone_read)
+		return;
+	for (int e = 0; e < 2; e++) {
+		if (t[e] <= 0)
+			continue;
+		t[e] += ev->job.local_zone; /* the record's own figure again */
+		for (size_t i = 0; i < ev->nfiles; i++) {
+			const struct pm_file *f = &ev->files[i];
+			if ((f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED) &&
+			    zoned_system_log(f) && f->nzchg && !f->zmixed)
+				zones_at(f, t[e], &lo[e], &hi[e], &any[e]);
+		}
+	}
+	/* a job wholly inside the repeated hour: no narrower window holds it, the heads' stays */
+	if (any[0] && any[1] && t[0] - lo[0] > t[1] - hi[1])
+		return;
+	if (any[0]) {
+		ev->job.start = t[0] - lo[0];
+		ev->job.local_zone = lo[0];
+	}
+	if (any[1])
+		ev->job.end = t[1] - hi[1];
 }
 
 int pm_scan_all(struct pm_evidence *ev)
@@ -2732,6 +2937,7 @@ int pm_scan_all(struct pm_evidence *ev)
 		if (ev->nfiles && (ev->ntasks || ev->ncollect))
 			pm_file_release(&ev->files[ev->nfiles - 1]);
 	}
+	record_zone_refine(ev);
 	if (eval_conditions(&s) < 0)
 		goto out;
 	/* node names learned while scanning (NCCL prefixes, syslog hosts) may name files that

@@ -834,6 +834,60 @@ START_TEST(test_yield_past_cap_second_generic)
 }
 END_TEST
 
+/* The record's local times in a log whose offset changes (a daylight saving change back):
+ * a start in the hour the change repeats is read as the later of its two instants, so that
+ * a GPU lost in the first pass of that hour, an earlier job's, is not in the window; the same
+ * Xid after the start's later instant is. */
+START_TEST(test_record_zone_repeated_hour)
+{
+	static const char sacct[] =
+		"JobID|JobName|User|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
+		"881|t|u|FAILED|1:0|2026-10-25T02:30:00|2026-10-25T03:10:00|fe07|1|\n";
+	static const char out[] = "Traceback (most recent call last):\n"
+				  "ValueError: bad threshold\n";
+	static const char *const xid[] = {"2026-10-25T02:40:00.000000+02:00",  /* 00:40Z */
+					  "2026-10-25T02:40:00.000000+01:00"}; /* 01:40Z */
+	static const char *const want[] = {"python_exception", "gpu_lost"};
+	char err[256], log[1024], path[64];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	for (int k = 0; k < 2; k++) {
+		json_t *v;
+
+		snprintf(log, sizeof(log),
+			 "2026-10-25T02:10:00.000000+02:00 fe07 CRON[1]: (root) CMD (true)\n"
+			 "%s fe07 kernel: NVRM: Xid (PCI:0000:c1:00): 79, pid=9, GPU has fallen off "
+			 "the bus.\n"
+			 "2026-10-25T02:59:59.000000+02:00 fe07 CRON[2]: (root) CMD (true)\n"
+			 "2026-10-25T02:00:01.000000+01:00 fe07 CRON[3]: (root) CMD (true)\n"
+			 "2026-10-25T03:30:00.000000+01:00 fe07 CRON[4]: (root) CMD (true)\n",
+			 xid[k]);
+		if (k) /* in file order: after the change */
+			snprintf(
+				log, sizeof(log),
+				"2026-10-25T02:10:00.000000+02:00 fe07 CRON[1]: (root) CMD (true)\n"
+				"2026-10-25T02:59:59.000000+02:00 fe07 CRON[2]: (root) CMD (true)\n"
+				"2026-10-25T02:00:01.000000+01:00 fe07 CRON[3]: (root) CMD (true)\n"
+				"%s fe07 kernel: NVRM: Xid (PCI:0000:c1:00): 79, pid=9, GPU has "
+				"fallen off the bus.\n"
+				"2026-10-25T03:30:00.000000+01:00 fe07 CRON[4]: (root) CMD (true)\n",
+				xid[k]);
+		snprintf(path, sizeof(path), "zr%d/sacct.txt", k);
+		pmt_mk(tmp, path, sacct);
+		snprintf(path, sizeof(path), "zr%d/slurm-881.out", k);
+		pmt_mk(tmp, path, out);
+		snprintf(path, sizeof(path), "zr%d/fe07-syslog", k);
+		pmt_mk(tmp, path, log);
+		snprintf(path, sizeof(path), "zr%d", k);
+		v = diagnose_dir(rs, path);
+		ck_assert_str_eq(cause_of(v, "subclass"), want[k]);
+		json_decref(v);
+	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* Exceptions joined by a chain line are one failure: a generic one after the chain line
  * yields to a specific reading before it, a generic one before it only to a specific origin
  * after it (a generic head of its own chain to a cascade too); without the chain line, two
@@ -1289,6 +1343,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_nonfatal_attached);
 	tcase_add_test(t, test_past_cap_bounded);
 	tcase_add_test(t, test_yield_past_cap_second_generic);
+	tcase_add_test(t, test_record_zone_repeated_hour);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	tcase_add_test(t, test_lazy_redaction_no_secret_out);
