@@ -839,7 +839,11 @@ void pm_att_phase_silence_lead(struct att *a)
  * rank's first progress as much as its last, so its first must lie within the tolerance of
  * its peers' firsts; a rank that logs less often than its peers (every 50 steps where they
  * log every step) stops writing up to one of its own intervals before them, so its interval
- * between lines must be its peers' within half again.
+ * between lines must be its peers' within half again.  A rank whose last line a buffer kept
+ * from the log at the kill looks the same as one that stalled, one interval behind, and is
+ * not refused: the kill came long after the last progress, so only a writer of whole blocks
+ * loses it, and that loses a different tail on each rank, whose ends then scatter
+ * (engine/ATTRIBUTION.md phase 10).
  */
 size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char **node)
 {
