@@ -344,18 +344,11 @@ static bool timeouts_fired(const struct att *a)
 	return false;
 }
 
-/* Collective timeouts with nothing else (phase 9): communication_unattributed, its origin
- * the ranks with the fewest completed collectives. */
-/* One rank alone reported the timeout and no other rank is known silent: it waited in a
- * collective the others never entered (they went on, or finished), so the log names it as
- * the timeout's origin rank.  Returns that rank, or -1. */
-static int lone_reporter(struct att *a, struct cand *l)
+/* The one rank that reported every collective timeout, or -1 (none with a rank, or two). */
+static int lone_rank(const struct att *a)
 {
 	int r = -1;
-	const char *n;
 
-	if (l->nranks)
-		return -1;
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
 		if (!coll_timeout(a, i))
@@ -364,7 +357,17 @@ static int lone_reporter(struct att *a, struct cand *l)
 			return -1;
 		r = o->rank;
 	}
-	if (r < 0 || pm_att_cand_addrank(l, r) < 0)
+	return r;
+}
+
+/* Rank R alone reported the timeout and no other rank is known silent: it waited in a
+ * collective the others never entered (they went on, or finished), so the log names it as
+ * the timeout's origin rank.  Returns R, or -1. */
+static int lone_reporter(struct att *a, struct cand *l, int r)
+{
+	const char *n;
+
+	if (r < 0 || l->nranks || pm_att_cand_addrank(l, r) < 0)
 		return -1;
 	if ((n = pm_att_rank_node(a, r)))
 		snprintf(l->node, sizeof(l->node), "%s", n);
@@ -430,15 +433,13 @@ static void mismatch_lead(struct att *a, struct cand *l, int r)
 	two_leads(a, m, l);
 }
 
-/* Timeouts that tell no rank apart, beside progress lines that do: the ranks whose own
- * progress stopped before their peers' (pm_att_stragglers) are listed as the origin, a
- * hypothesis; still ambiguous, the fabric between them not ruled out. */
-static void timeout_stragglers(struct att *a, struct cand *l)
+/* Timeouts that tell no rank apart, beside progress lines that do: the ranks R[0..N) whose
+ * own progress stopped before their peers' (pm_att_stragglers, on NODE where one) are
+ * listed as the origin, a hypothesis; still ambiguous, the fabric between them not ruled
+ * out. */
+static void timeout_stragglers(struct att *a, struct cand *l, const int *r, size_t n,
+			       const char *node)
 {
-	int r[8];
-	const char *node;
-	size_t n = pm_att_stragglers(a, r, sizeof(r) / sizeof(r[0]), &node);
-
 	if (!n)
 		return;
 	for (size_t k = 0; k < n; k++)
@@ -453,6 +454,32 @@ static void timeout_stragglers(struct att *a, struct cand *l)
 		   a->last_progress - pm_att_straggled(a, r, n));
 }
 
+/*
+ * Which reading names the timeout's rank, when no figure of completed collectives does: the
+ * lone reporter before the straggler of the progress lines.  Here every rank but the
+ * reporter went on past where it stopped (else phase 5 made suspects of them, and the hang
+ * leads): the peers did not wait for anyone, so the fabric between them is no reading, and
+ * a peer seen one interval behind beside the reporter (its last line kept from the log by
+ * a buffer at the kill) is not what it waited for.  Returns the lone reporter's rank, or -1.
+ */
+static int timeout_rank(struct att *a, struct cand *l)
+{
+	int s[8], r;
+	const char *node;
+	size_t n;
+
+	if (l->nranks)
+		return -1;
+	if ((r = lone_reporter(a, l, lone_rank(a))) >= 0)
+		return r;
+	n = pm_att_stragglers(a, s, sizeof(s) / sizeof(s[0]), &node);
+	timeout_stragglers(a, l, s, n, node);
+	return -1;
+}
+
+/* Collective timeouts with nothing else (phase 9): communication_unattributed, its origin
+ * the ranks with the fewest completed collectives, else the lone reporter or the
+ * straggler (timeout_rank). */
 static void timeouts_lead(struct att *a)
 {
 	struct cand *l = pm_att_kind_get(a, PM_K_TIMEOUTS, NULL, LEAD_TIMEOUTS);
@@ -469,9 +496,7 @@ static void timeouts_lead(struct att *a)
 				pm_att_cand_add(a, l, i);
 		pm_att_cand_ranks_clear(l);
 		pm_att_fewest_completed(a, l);
-		if (!l->nranks)
-			timeout_stragglers(a, l);
-		r = lone_reporter(a, l);
+		r = timeout_rank(a, l);
 		a->live = 1;
 		if (r >= 0)
 			mismatch_lead(a, l, r);

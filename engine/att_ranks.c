@@ -504,18 +504,35 @@ int pm_att_phase_gpu_ranks(struct att *a)
 
 /* ---- phase: silence (R-NCCL-2) ---- */
 
+/* A rank's sequence number in one process group (PG: pm_obs.pg, -1 where the line names
+ * none).  BEHIND: lower than the highest of its group. */
 struct rseq {
 	int rank;
+	int pg;
 	long long seq;
+	bool behind;
 };
 
+/* by group, then rank, then sequence number */
+static int cmppgseq(const void *x, const void *y)
+{
+	const struct rseq *a = x, *b = y;
+
+	if (a->pg != b->pg)
+		return (a->pg > b->pg) - (a->pg < b->pg);
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* by rank, the ranks behind first */
 static int cmprseq(const void *x, const void *y)
 {
 	const struct rseq *a = x, *b = y;
 
 	if (a->rank != b->rank)
 		return (a->rank > b->rank) - (a->rank < b->rank);
-	return (a->seq > b->seq) - (a->seq < b->seq);
+	return (int)b->behind - (int)a->behind;
 }
 
 static int cmprank(const void *x, const void *y)
@@ -547,7 +564,7 @@ static int ranks_ahead(const struct att *a, const struct rseq *t, size_t nt, int
 	*nahead = 0;
 	for (size_t i = 0; i < ev->nranks; i++) {
 		const struct pm_rankinfo *ri = &ev->ranks[i];
-		struct rseq key = {ri->rank, -1};
+		struct rseq key = {ri->rank, -1, -1, false};
 		if (ri->rank < 0 || !bsearch(&key, t, nt, sizeof(*t), cmprank))
 			continue;
 		if (!ri->last_progress)
@@ -572,13 +589,98 @@ static int ranks_ahead(const struct att *a, const struct rseq *t, size_t nt, int
 	return 0;
 }
 
+/* A rank's highest figure on lines that name no process group, and on lines that name one. */
+struct rother {
+	int rank;
+	long long unnamed, named;
+};
+
+static int cmprother(const void *x, const void *y)
+{
+	const struct rother *a = x, *b = y;
+
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The highest figure of E's rank on lines of the other kind (named group or none); -1 none. */
+static long long other(const struct rother *o, size_t no, const struct rseq *e)
+{
+	struct rother key = {e->rank, -1, -1};
+	const struct rother *x = bsearch(&key, o, no, sizeof(*o), cmprother);
+
+	return !x ? -1 : e->pg < 0 ? x->named : x->unnamed;
+}
+
+/*
+ * Mark in T[0..N) the ranks behind their peers.  Per rank and process group the highest
+ * figure it reported counts (the last of its run: a timeout's SeqNum is only its oldest
+ * pending collective, the work status line's last enqueued is higher), and it is compared
+ * only with the others of its group: each group numbers its own collectives, so a
+ * sub-group's figures say nothing of the default group's.  Lines that name no group (the
+ * timeout's own text, "[Rank N] Watchdog caught ...", beside a work status line that names
+ * one; every line of PyTorch before 2.2) are one group of their own, and never blame a rank
+ * against a named group: a rank is not behind in a named group where a figure of its own
+ * on a line that names none reaches the group's highest (that line may be of the same
+ * group), and the figures of a rank that also reported a named group's (its lines that name
+ * none may be of any of its groups) are not compared among those that name none.
+ * FEWEST: behind only at the group's lowest (the fewest completed collectives).  *N becomes
+ * the count left, one a rank and group, sorted by group and rank.  0, or -1 on ENOMEM.
+ */
+static int behind(struct rseq *t, size_t *n, bool fewest)
+{
+	struct rother *o = NULL;
+	size_t m = 0, no = 0;
+
+	qsort(t, *n, sizeof(*t), cmppgseq);
+	for (size_t i = 0; i < *n; i++)
+		if (i + 1 == *n || t[i + 1].pg != t[i].pg || t[i + 1].rank != t[i].rank)
+			t[m++] = t[i];
+	*n = m;
+	if (!m)
+		return 0;
+	if (!(o = malloc(m * sizeof(*o))))
+		return -1;
+	for (size_t i = 0; i < m; i++)
+		o[i] = (struct rother){t[i].rank, t[i].pg < 0 ? t[i].seq : -1,
+				       t[i].pg < 0 ? -1 : t[i].seq};
+	qsort(o, m, sizeof(*o), cmprother);
+	for (size_t i = 0; i < m; i++) {
+		if (no && o[no - 1].rank == o[i].rank) {
+			if (o[i].unnamed > o[no - 1].unnamed)
+				o[no - 1].unnamed = o[i].unnamed;
+			if (o[i].named > o[no - 1].named)
+				o[no - 1].named = o[i].named;
+			continue;
+		}
+		o[no++] = o[i];
+	}
+	for (size_t i = 0, j; i < m; i = j) {
+		long long hi = -1, lo = -1;
+		for (j = i; j < m && t[j].pg == t[i].pg; j++) {
+			if (t[j].pg < 0 && other(o, no, &t[j]) >= 0)
+				continue;
+			if (t[j].seq > hi)
+				hi = t[j].seq;
+			if (t[j].seq >= 0 && (lo < 0 || t[j].seq < lo))
+				lo = t[j].seq;
+		}
+		for (size_t k = i; k < j; k++) {
+			long long x = other(o, no, &t[k]);
+			t[k].behind = t[k].seq >= 0 && t[k].seq < hi &&
+				      (t[k].pg < 0 ? x < 0 : x < hi) && (!fewest || t[k].seq == lo);
+		}
+	}
+	free(o);
+	return 0;
+}
+
 int pm_att_phase_silence(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
-	struct rseq *t = NULL; /* (rank, sequence number) of every timed-out collective */
+	/* (rank, group, sequence number) of every timed-out collective */
+	struct rseq *t = NULL;
 	size_t n = 0, nt = 0, as = a->nsuspects, nahead = 0;
 	int *ahead = NULL;
-	long long maxseq = -1;
 	int rc = -1;
 
 	if (ev->nobs && !(t = malloc(ev->nobs * sizeof(*t))))
@@ -587,9 +689,7 @@ int pm_att_phase_silence(struct att *a)
 		const struct pm_obs *o = &ev->obs[i];
 		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0 || o->rank < 0)
 			continue;
-		t[n++] = (struct rseq){o->rank, o->seq};
-		if (o->seq > maxseq)
-			maxseq = o->seq;
+		t[n++] = (struct rseq){o->rank, o->pg, o->seq, false};
 	}
 	/* where no timeout carries a sequence number (PyTorch before 1.10, the blocking wait's
 	 * old form, Gloo), the timeouts of the collective-timeout kind tell who waited, not how
@@ -599,7 +699,7 @@ int pm_att_phase_silence(struct att *a)
 		const struct pm_rule *r = R(a, i);
 		if (r->role == PM_ROLE_CASCADE && o->rank >= 0 &&
 		    pm_is_kind(r->cls, r->subcls, PM_K_TIMEOUTS))
-			t[nt++] = (struct rseq){o->rank, -1};
+			t[nt++] = (struct rseq){o->rank, -1, -1, false};
 	}
 	if (!n) {
 		n = nt;
@@ -609,13 +709,13 @@ int pm_att_phase_silence(struct att *a)
 		rc = 0;
 		goto out;
 	}
-	/* per rank, the highest sequence number it reported: the last of its run */
+	if (behind(t, &n, false) < 0)
+		goto out;
+	/* one entry a rank, behind when it is behind in any group */
 	qsort(t, n, sizeof(*t), cmprseq);
-	for (size_t i = 0; i < n; i++) {
-		if (i + 1 < n && t[i + 1].rank == t[i].rank)
-			continue;
-		t[nt++] = t[i];
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!nt || t[nt - 1].rank != t[i].rank)
+			t[nt++] = t[i];
 	/* the known ranks that reported no timeout: the walk of two sorted lists; not those
 	 * that went on past where the others stopped */
 	if (ranks_ahead(a, t, nt, &ahead, &nahead) < 0)
@@ -630,11 +730,9 @@ int pm_att_phase_silence(struct att *a)
 		if (pm_rankset_push(&a->suspects, &a->nsuspects, &as, a->known[i]) < 0)
 			goto out;
 	}
-	/* a rank whose last enqueued collective is behind its peers' never reached it: per
-	 * rank, the highest sequence number it reported is what counts */
+	/* a rank whose last enqueued collective is behind its peers' never reached it */
 	for (size_t k = 0; k < nt; k++)
-		if (t[k].seq >= 0 && t[k].seq < maxseq &&
-		    pm_rankset_push(&a->suspects, &a->nsuspects, &as, t[k].rank) < 0)
+		if (t[k].behind && pm_rankset_push(&a->suspects, &a->nsuspects, &as, t[k].rank) < 0)
 			goto out;
 	pm_rankset_done(a->suspects, &a->nsuspects);
 	if (a->nsuspects && a->nsuspects < a->nknown) {
@@ -741,7 +839,11 @@ void pm_att_phase_silence_lead(struct att *a)
  * rank's first progress as much as its last, so its first must lie within the tolerance of
  * its peers' firsts; a rank that logs less often than its peers (every 50 steps where they
  * log every step) stops writing up to one of its own intervals before them, so its interval
- * between lines must be its peers' within half again.
+ * between lines must be its peers' within half again.  A rank whose last line a buffer kept
+ * from the log at the kill looks the same as one that stalled, one interval behind, and is
+ * not refused: the kill came long after the last progress, so only a writer of whole blocks
+ * loses it, and that loses a different tail on each rank, whose ends then scatter
+ * (engine/ATTRIBUTION.md phase 10).
  */
 size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char **node)
 {
@@ -819,28 +921,49 @@ double pm_att_straggled(const struct att *a, const int *r, size_t n)
 }
 
 /* The ranks with the fewest completed collectives are the suspects of a timeout nobody
- * can attribute (phase 9): listed as its origin, still ambiguous. */
+ * can attribute (phase 9): listed as its origin, still ambiguous.  Counts are compared
+ * within one process group only (as in phase 5), lines naming none being a group of
+ * their own. */
 void pm_att_fewest_completed(struct att *a, struct cand *c)
 {
 	const struct pm_evidence *ev = a->ev;
+	struct rseq *t = NULL;
 	long long lo = -1, hi = -1;
+	size_t nt = 0, ngroups = 0;
 
-	for (size_t i = 0; i < ev->nobs; i++) {
-		const struct pm_obs *o = &ev->obs[i];
-		if (o->seqdone < 0 || o->rank < 0)
-			continue;
-		if (lo < 0 || o->seqdone < lo)
-			lo = o->seqdone;
-		if (o->seqdone > hi)
-			hi = o->seqdone;
-	}
-	if (lo < 0 || lo == hi)
+	for (size_t i = 0; i < ev->nobs; i++)
+		nt += ev->obs[i].seqdone >= 0 && ev->obs[i].rank >= 0;
+	if (!nt || !(t = malloc(nt * sizeof(*t))))
 		return;
+	nt = 0;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
-		if (o->seqdone == lo && o->rank >= 0)
-			pm_att_cand_addrank(c, o->rank);
+		if (o->seqdone >= 0 && o->rank >= 0)
+			t[nt++] = (struct rseq){o->rank, o->pg, o->seqdone, false};
 	}
+	if (behind(t, &nt, true) < 0) {
+		free(t);
+		return;
+	}
+	for (size_t i = 0, j; i < nt; i = j) {
+		bool named = false;
+		long long ghi = t[i].seq;
+		for (j = i; j < nt && t[j].pg == t[i].pg; j++)
+			if (t[j].seq > ghi)
+				ghi = t[j].seq;
+		for (size_t k = i; k < j; k++)
+			if (t[k].behind) {
+				pm_att_cand_addrank(c, t[k].rank);
+				if (!named && !ngroups++) {
+					lo = t[k].seq;
+					hi = ghi;
+				}
+				named = true;
+			}
+	}
+	free(t);
+	if (!ngroups)
+		return;
 	/* one node holding every suspect is named; several stay job-wide */
 	const char *n = NULL;
 	for (size_t i = 0; i < c->nranks; i++) {
@@ -853,8 +976,14 @@ void pm_att_fewest_completed(struct att *a, struct cand *c)
 	}
 	if (n)
 		snprintf(c->node, sizeof(c->node), "%s", n);
-	pm_att_why(a,
-		   "Rank(s) with the fewest completed collectives (%lld, against %lld elsewhere) are "
-		   "the suspects.",
-		   lo, hi);
+	if (ngroups > 1)
+		pm_att_why(a,
+			   "Rank(s) with the fewest completed collectives of their process group "
+			   "(%zu groups; %lld against %lld in the first) are the suspects.",
+			   ngroups, lo, hi);
+	else
+		pm_att_why(a,
+			   "Rank(s) with the fewest completed collectives (%lld, against %lld "
+			   "elsewhere) are the suspects.",
+			   lo, hi);
 }

@@ -278,7 +278,8 @@ struct pm_obs {
 	int xid;
 	int pid;
 	int code;
-	int nranks;	  /* the size of the communicator the line names its rank in; -1 none */
+	int nranks; /* the size of the communicator the line names its rank in; -1 none */
+	int pg;	    /* the process group of seq and seqdone: its name's key (scan.c); -1 none */
 	unsigned repeats; /* further matches folded into this one */
 	bool trusted;
 	bool has_time;

@@ -20,8 +20,8 @@ static const char *const role_names[PM_ROLE__COUNT] = {
 };
 
 static const char *const cap_names[PM_CAP__COUNT] = {
-	"rank",	   "node", "gpu",  "pci",    "xid", "peer", "seq",
-	"seqdone", "pid",  "code", "signal", "exc", "addr", "nranks",
+	"rank", "node", "gpu",	  "pci", "xid",	 "peer",   "seq", "seqdone",
+	"pid",	"code", "signal", "exc", "addr", "nranks", "pg",
 };
 
 static const char *const outcomes[] = {

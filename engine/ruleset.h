@@ -41,6 +41,7 @@ enum pm_cap {
 	PM_CAP_EXC,
 	PM_CAP_ADDR,
 	PM_CAP_NRANKS,
+	PM_CAP_PG, /* a process group's name: sequence numbers count within one */
 	PM_CAP__COUNT
 };
 

@@ -404,6 +404,19 @@ static long long capnum(const char *s, size_t l, long long dflt)
 	return v;
 }
 
+/* A process group's name as a key (-1: none): names are compared, never read, so a hash of
+ * the bytes (FNV-1a, folded to 31 bits) stands for the name. */
+static int pgkey(const char *s, size_t l)
+{
+	uint32_t h = 2166136261u;
+
+	if (!s || !l)
+		return -1;
+	for (size_t i = 0; i < l; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return (int)(h & 0x7fffffff);
+}
+
 static int dupn(char **dst, const char *s, size_t l)
 {
 	return s ? pm_strset(dst, s, l) : 0;
@@ -604,6 +617,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.pid = (int)capnum(caps[PM_CAP_PID], capl[PM_CAP_PID], -1);
 	o.code = (int)capnum(caps[PM_CAP_CODE], capl[PM_CAP_CODE], -1);
 	o.nranks = (int)capnum(caps[PM_CAP_NRANKS], capl[PM_CAP_NRANKS], -1);
+	o.pg = pgkey(caps[PM_CAP_PG], capl[PM_CAP_PG]);
 	if (caps[PM_CAP_NODE] && capl[PM_CAP_NODE]) {
 		nsrc = caps[PM_CAP_NODE];
 		nlen = capl[PM_CAP_NODE];

@@ -1075,6 +1075,147 @@ START_TEST(test_silent_rank_is_suspect)
 }
 END_TEST
 
+/* A job's output from N lines {rank, process group (-1: none named), the watchdog's SeqNum
+ * (-1: no timeout line), last enqueued, last completed (-1: no status line)}, each behind
+ * srun's label; a static buffer. */
+static const char *seqlog(const long (*l)[5], size_t n)
+{
+	static char b[4096];
+	size_t m = 0;
+
+	for (size_t i = 0; i < n && m < sizeof(b) - 256; i++) {
+		char pg[32] = "";
+		if (l[i][1] >= 0)
+			snprintf(pg, sizeof(pg), "PG %ld ", l[i][1]);
+		if (l[i][2] >= 0)
+			m += (size_t)snprintf(b + m, sizeof(b) - m,
+					      "%ld: [%sRank 0] Watchdog caught collective operation "
+					      "timeout: WorkNCCL(SeqNum=%ld, OpType=ALLREDUCE\n",
+					      l[i][0], pg, l[i][2]);
+		if (l[i][3] >= 0)
+			m += (size_t)snprintf(b + m, sizeof(b) - m,
+					      "%ld: [%sRank 0] last enqueued NCCL work: %ld, last "
+					      "completed NCCL work: %ld\n",
+					      l[i][0], pg, l[i][3], l[i][4]);
+	}
+	return b;
+}
+
+/* The origin's ranks of DIR's verdict (LOG as DIR/slurm.out under RS), as "1,2" ("" none),
+ * and its cause's subclass SUB. */
+static void expect_ranks(struct pm_ruleset *rs, const char *dir, const char *log, const char *sub,
+			 const char *ranks)
+{
+	char rel[64], got[64] = "";
+	size_t m = 0;
+	json_t *v, *r;
+
+	snprintf(rel, sizeof(rel), "%s/slurm.out", dir);
+	pmt_mk(tmp, rel, log);
+	v = diagnose_dir(rs, dir);
+	ck_assert_msg(!strcmp(cause_of(v, "subclass"), sub), "%s: cause %s, not %s", dir,
+		      cause_of(v, "subclass"), sub);
+	r = json_object_get(json_object_get(v, "origin"), "ranks");
+	for (size_t i = 0; i < json_array_size(r) && m < sizeof(got) - 12; i++)
+		m += (size_t)snprintf(got + m, sizeof(got) - m, "%s%lld", i ? "," : "",
+				      (long long)json_integer_value(json_array_get(r, i)));
+	ck_assert_msg(!strcmp(got, ranks), "%s: origin ranks [%s], not [%s]", dir, got, ranks);
+	json_decref(v);
+}
+
+/* Sequence numbers count within one process group: a sub-group's lower figures blame no
+ * rank against the default group's; a rank behind within its own group is still the
+ * suspect; a figure on a line that names no group (the timeout's own text) is set against
+ * no named group's; the fewest completed collectives are counted within a group too. */
+START_TEST(test_seq_within_process_group)
+{
+	static const char rules[] =
+		"rules:\n"
+		"  - id: wd\n    class: communication_unattributed\n    subclass: collective_timeout\n"
+		"    role: cascade\n    strength: weak\n    sources: [app_log]\n"
+		"    pattern: '(?:\\[(?=PG (?<pg>[0-9]+))?(?:PG [0-9]+ )?Rank [0-9]+\\] )?Watchdog "
+		"caught collective operation timeout: WorkNCCL\\(SeqNum=(?<seq>[0-9]+)'\n"
+		"    summary: 'timeout'\n"
+		"  - id: ws\n    class: communication_unattributed\n    subclass: collective_timeout\n"
+		"    role: cascade\n    strength: weak\n    sources: [app_log]\n"
+		"    pattern: '(?:\\[(?=PG (?<pg>[0-9]+))?(?:PG [0-9]+ )?Rank [0-9]+\\] )?last "
+		"enqueued NCCL work: (?<seq>[0-9]+), last completed NCCL work: (?<seqdone>[0-9]+)'\n"
+		"    summary: 'status'\n";
+	char err[256];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	/* ranks 2 and 3 report their sub-group's figures only: nobody is behind */
+	expect_ranks(rs, "p1",
+		     seqlog((const long[][5]){{0, 0, 100, 101, 99},
+					      {1, 0, 100, 101, 99},
+					      {2, 2, 40, 41, 39},
+					      {3, 2, 40, 41, 39}},
+			    4),
+		     "collective_timeout", "");
+	/* rank 1 is behind in the default group: it alone is the suspect */
+	expect_ranks(rs, "p2",
+		     seqlog((const long[][5]){{0, 0, 100, 101, 99},
+					      {1, 0, 100, 100, 99},
+					      {2, 2, 40, 41, 39},
+					      {3, 2, 40, 41, 39}},
+			    4),
+		     "hang", "1");
+	/* the timeouts name no group (-1), the status lines do: the groups' figures meet
+	 * nowhere */
+	expect_ranks(rs, "p3",
+		     seqlog((const long[][5]){{0, -1, 100, -1, -1},
+					      {0, 0, -1, 101, 99},
+					      {1, -1, 100, -1, -1},
+					      {1, 0, -1, 101, 99},
+					      {2, -1, 40, -1, -1},
+					      {2, 2, -1, 41, 39},
+					      {3, -1, 40, -1, -1},
+					      {3, 2, -1, 41, 39}},
+			    8),
+		     "collective_timeout", "");
+	/* a timeout's SeqNum (its oldest pending) beside a status line of a named group: the
+	 * last enqueued counts, rank 3 is not behind; its fewer completed collectives are */
+	expect_ranks(rs, "p4",
+		     seqlog((const long[][5]){{0, -1, 101, -1, -1},
+					      {0, 0, -1, 101, 100},
+					      {1, -1, 101, -1, -1},
+					      {1, 0, -1, 101, 100},
+					      {2, -1, 101, -1, -1},
+					      {2, 0, -1, 101, 100},
+					      {3, -1, 100, -1, -1},
+					      {3, 0, -1, 101, 99}},
+			    8),
+		     "collective_timeout", "3");
+	/* every rank enqueued as far; the sub-group completed fewer than the default group,
+	 * which tells nothing: no rank of either is named */
+	expect_ranks(rs, "p5",
+		     seqlog((const long[][5]){{0, 0, -1, 50, 49},
+					      {1, 0, -1, 50, 49},
+					      {2, 2, -1, 50, 47},
+					      {3, 2, -1, 50, 47}},
+			    4),
+		     "collective_timeout", "");
+	/* within the sub-group, rank 3 completed fewer: it is named */
+	expect_ranks(rs, "p6",
+		     seqlog((const long[][5]){{0, 0, -1, 50, 49},
+					      {1, 0, -1, 50, 49},
+					      {2, 2, -1, 50, 47},
+					      {3, 2, -1, 50, 46}},
+			    4),
+		     "collective_timeout", "3");
+	/* no line names a group (PyTorch before 2.2): one group, compared as before */
+	expect_ranks(rs, "p7",
+		     seqlog((const long[][5]){{0, -1, 100, -1, -1},
+					      {1, -1, 100, -1, -1},
+					      {2, -1, 99, -1, -1},
+					      {3, -1, 100, -1, -1}},
+			    4),
+		     "hang", "2");
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* The scan peels a line once and shares it between the rank tally, each rule that hit the
  * line and the time stamp reader (scan.c's peel cache): every observation's rank and time
  * are what the line says, whichever of them peeled it first.  Each line has a stamp of its
@@ -1345,6 +1486,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_yield_past_cap_second_generic);
 	tcase_add_test(t, test_record_zone_repeated_hour);
 	tcase_add_test(t, test_silent_rank_is_suspect);
+	tcase_add_test(t, test_seq_within_process_group);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
 	tcase_add_test(t, test_lazy_redaction_no_secret_out);
 	tcase_add_test(t, test_text_origin_nodes_as_host_list);
