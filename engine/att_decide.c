@@ -440,18 +440,20 @@ static void mismatch_lead(struct att *a, struct cand *l, int r)
 static void timeout_stragglers(struct att *a, struct cand *l, const int *r, size_t n,
 			       const char *node)
 {
+	char who[128];
+
 	if (!n)
 		return;
 	for (size_t k = 0; k < n; k++)
 		pm_att_cand_addrank(l, r[k]);
 	if (node)
 		snprintf(l->node, sizeof(l->node), "%s", node);
+	pm_att_straggler_name(who, sizeof(who), r, n, node);
 	pm_att_why(a,
-		   "Rank %d%s%s%s logged its last progress %.0f s before the other ranks' last: "
-		   "the one the others most likely waited for (a straggler, a hypothesis), unless "
-		   "the fabric between them failed.",
-		   r[0], n > 1 ? " and others" : "", node ? " on " : "", node ? node : "",
-		   a->last_progress - pm_att_straggled(a, r, n));
+		   "Rank %s logged its last progress %.0f s before the other ranks' last: the one "
+		   "the others most likely waited for (a straggler, a hypothesis), unless the "
+		   "fabric between them failed.",
+		   who, a->last_progress - pm_att_straggled(a, r, n));
 }
 
 /*

@@ -920,6 +920,12 @@ double pm_att_straggled(const struct att *a, const int *r, size_t n)
 	return t;
 }
 
+void pm_att_straggler_name(char *out, size_t len, const int *r, size_t n, const char *node)
+{
+	snprintf(out, len, "%d%s%s%s", n ? r[0] : -1, n > 1 ? " and others" : "",
+		 node ? " on " : "", node ? node : "");
+}
+
 /* The ranks with the fewest completed collectives are the suspects of a timeout nobody
  * can attribute (phase 9): listed as its origin, still ambiguous.  Counts are compared
  * within one process group only (as in phase 5), lines naming none being a group of

@@ -84,6 +84,7 @@ static void stall_lead(struct att *a, double end)
 {
 	int r[8];
 	const char *node;
+	char who[128];
 	size_t n = pm_att_stragglers(a, r, sizeof(r) / sizeof(r[0]), &node);
 	struct cand *c = pm_att_kind_get(a, PM_K_HANG, n ? node : NULL, LEAD_SILENCE);
 
@@ -100,17 +101,16 @@ static void stall_lead(struct att *a, double end)
 	}
 	for (size_t k = 0; k < n; k++)
 		pm_att_cand_addrank(c, r[k]);
+	pm_att_straggler_name(who, sizeof(who), r, n, node);
 	snprintf(c->summary, sizeof(c->summary),
-		 "rank %d%s%s%s stopped making progress before its peers, with no error; the job "
+		 "rank %s stopped making progress before its peers, with no error; the job "
 		 "stalled %.0f s before its time limit",
-		 r[0], n > 1 ? " and others" : "", node ? " on " : "", node ? node : "",
-		 end - a->last_progress);
+		 who, end - a->last_progress);
 	pm_att_why(a,
-		   "Rank %d%s%s%s logged its last progress %.0f s before the other ranks' last, "
+		   "Rank %s logged its last progress %.0f s before the other ranks' last, "
 		   "which waited for it from then on: where the job most likely stopped, a "
 		   "hypothesis (it may itself have waited on something no log shows).",
-		   r[0], n > 1 ? " and others" : "", node ? " on " : "", node ? node : "",
-		   a->last_progress - pm_att_straggled(a, r, n));
+		   who, a->last_progress - pm_att_straggled(a, r, n));
 }
 
 /* A TIMEOUT: a stall when progress stopped long before the end (the time limit only ended

@@ -319,6 +319,9 @@ void pm_att_fewest_completed(struct att *a, struct cand *c);
 size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char **node);
 /* The latest last progress of the ranks R[0..N). */
 double pm_att_straggled(const struct att *a, const int *r, size_t n);
+/* The stragglers R[0..N) on NODE (NULL: not known) as a message names them after "rank":
+ * "5", "5 and others", "5 on gpu07". */
+void pm_att_straggler_name(char *out, size_t len, const int *r, size_t n, const char *node);
 
 /* verdict.c: TMPL with each "{node}" replaced by NODE, into OUT. */
 void pm_subst(char *out, size_t len, const char *tmpl, const char *node);
