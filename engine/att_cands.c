@@ -213,23 +213,79 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 	return 0;
 }
 
-/* A trusted line of a host outside the job: the accounting record lists the job's nodes,
- * O's file holds a line of one of them under the record's own name (a central loghost's
- * file, which holds every node's kernel lines; and so the hosts' names are the nodes', not
- * NodeHostnames of their own), and O's host is none of them: another node's Xid is another
- * job's.  A file with no line of a job node proves nothing, and is kept. */
+/* Whether HOST is one of the job's nodes as Slurm's record spells them, or their short name
+ * ("n2" for a record listing "n2.cluster"; pm_att_job_node takes "n2.cluster" for n2). */
+static bool job_host(const struct att *a, const char *host)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	size_t hl = strcspn(host, ".");
+
+	if (pm_att_job_node(a, host))
+		return true;
+	for (size_t i = 0; i < j->nnodes; i++)
+		if (strlen(j->nodes[i]) > hl && j->nodes[i][hl] == '.' &&
+		    !strncmp(j->nodes[i], host, hl))
+			return true;
+	return false;
+}
+
+/* A trusted line of a host outside the job: the accounting record lists the job's nodes
+ * (NodeList, expanded) and O's host is none of them, by name or short name.  Another node's
+ * Xid is another job's, whatever file holds it: a central loghost's (every node's kernel
+ * lines), a grep of one (only the other node's lines), a file named for that host
+ * (gpu-b07.dmesg).  One exception: a file named for a job node (gn041-syslog) that holds no
+ * line of a job node under the record's name is that node's own log, written under its host
+ * name (a site whose NodeHostname differs from its NodeName): kept.  With no record of the
+ * job's nodes nothing is set aside. */
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 {
 	const struct pm_evidence *ev = a->ev;
+	const struct pm_file *f;
 
-	if (!o->trusted || !o->node || !ev->job.nnodes || pm_att_job_node(a, o->node))
+	if (!o->trusted || !o->node || !ev->job.nnodes || job_host(a, o->node))
 		return false;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *p = &ev->obs[i];
 		if (p->file == o->file && p->trusted && p->node && pm_att_job_node(a, p->node))
-			return true;
+			return true; /* a loghost's file: the job's nodes go by the record's names */
 	}
-	return false;
+	f = o->file < ev->nfiles ? &ev->files[o->file] : NULL;
+	return !(f && f->node && pm_att_job_node(a, f->node));
+}
+
+/* Say once why trusted lines of hosts outside the job's nodes were set aside (phase 4). */
+static void other_node_why(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	const struct pm_obs *first = NULL;
+	size_t n = 0;
+	char nodes[256];
+
+	for (size_t k = 0; k < ev->nobs; k++) {
+		const struct pm_obs *o = &ev->obs[a->order[k]];
+		const struct pm_rule *r = R(a, a->order[k]);
+		if ((r->role != PM_ROLE_ORIGIN && r->role != PM_ROLE_CONFIRMATION) ||
+		    !pm_att_other_node(a, o))
+			continue;
+		if (!first)
+			first = &ev->obs[a->order[k]];
+		n++;
+	}
+	if (!first)
+		return;
+	nodes[0] = '\0';
+	for (size_t i = 0, l = 0; i < ev->job.nnodes && l + 2 < sizeof(nodes); i++) {
+		int w = snprintf(nodes + l, sizeof(nodes) - l, "%s%s", i ? ", " : "",
+				 i == 4 && ev->job.nnodes > 5 ? "..." : ev->job.nodes[i]);
+		if (w < 0 || (size_t)w >= sizeof(nodes) - l || (i == 4 && ev->job.nnodes > 5))
+			break;
+		l += (size_t)w;
+	}
+	pm_att_why(a,
+		   "The system logs' lines of hosts outside the job's node list in Slurm's record "
+		   "(%s) are other nodes' (%zu, the first %s's %s): context only, neither this "
+		   "job's origin nor a node to exclude.",
+		   nodes, n, first->node, R(a, (size_t)(first - ev->obs))->id);
 }
 
 int pm_att_phase_origins(struct att *a, bool hardware)
@@ -264,6 +320,8 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 			   "An exception that %s read was printed as not fatal (%s): it did not end "
 			   "the job, and is set aside.",
 			   a->yield_gen, a->yield_spec);
+	if (hardware)
+		other_node_why(a);
 	for (size_t k = 0; k < ev->nobs; k++) {
 		size_t i = a->order[k];
 		const struct pm_obs *o = &ev->obs[i];

@@ -914,6 +914,8 @@ static json_t *verdict_first_error(struct vb *b)
 		if (!o->has_time ||
 		    (r != PM_ROLE_ORIGIN && r != PM_ROLE_CASCADE && r != PM_ROLE_TEARDOWN))
 			continue;
+		if (pm_att_other_node(a, o)) /* another node's line: not this job's error */
+			continue;
 		agrees = l && ((l->node[0] && o->node && !strcmp(o->node, l->node)) ||
 			       (!l->node[0] && r == PM_ROLE_ORIGIN));
 		fe = json_object();
