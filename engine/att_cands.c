@@ -253,6 +253,92 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 	return !(f && f->node && pm_att_job_node(a, f->node));
 }
 
+/* The node's index of the GPU trusted line O names: by its bus id through nvidia-smi's
+ * table, else the index a GPU state or a DCGM sample gives; -1 unknown. */
+static int obs_gpu_index(const struct att *a, const struct pm_obs *o)
+{
+	int idx = o->pci ? pm_att_pci_index(a, o->node, o->pci) : -1;
+
+	if (idx < 0 && o->gpu >= 0 &&
+	    (o->source == PM_SRC_GPU_STATE || o->source == PM_SRC_NODE_METRICS))
+		idx = o->gpu;
+	return idx;
+}
+
+/* The GPUs the job held on a shared node are the plugin's records' lists (SLURM_STEP_GPUS,
+ * the node's indexes) of every task there; a line naming another GPU is another job's, unless
+ * a line of that GPU names a pid of one of the job's tasks there.  Unknown (false) where a task there has no
+ * list, or one CUDA_VISIBLE_DEVICES gave (a cgroup numbers the GPUs it shows from 0). */
+bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_evidence *ev = a->ev;
+	bool any = false, held = false;
+	int idx;
+
+	if (!o->trusted || !o->node || (!o->pci && o->gpu < 0) || (idx = obs_gpu_index(a, o)) < 0)
+		return false;
+	for (size_t i = 0; i < ev->ntasks; i++) {
+		const struct pm_task *t = &ev->tasks[i];
+		if (!t->node || strcmp(t->node, o->node))
+			continue;
+		if (!t->gpus || !t->gpus[0] || t->gpus_relative ||
+		    t->gpus[strspn(t->gpus, "0123456789,")])
+			return false;
+		any = true;
+		held |= pm_att_gpus_has(t->gpus, idx);
+	}
+	if (!any || held)
+		return false;
+	/* a line of that GPU naming a pid of the job's tasks there: the job's own process used
+	 * it, whatever the lists say, and every line of that GPU is the job's */
+	for (size_t k = 0; k < ev->nobs; k++) {
+		const struct pm_obs *p = &ev->obs[k];
+		if (p->pid <= 0 || !p->trusted || !p->node || strcmp(p->node, o->node) ||
+		    obs_gpu_index(a, p) != idx)
+			continue;
+		for (size_t i = 0; i < ev->ntasks; i++)
+			if (ev->tasks[i].pid == p->pid && ev->tasks[i].node &&
+			    !strcmp(ev->tasks[i].node, o->node))
+				return false;
+	}
+	return true;
+}
+
+/* Say once why lines of GPUs the job did not hold were set aside (phase 4). */
+static void other_gpu_why(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	for (size_t k = 0; k < ev->nobs; k++) {
+		const struct pm_obs *o = &ev->obs[a->order[k]];
+		const struct pm_rule *r = R(a, a->order[k]);
+		char held[128] = "";
+		if (!r->hardware ||
+		    (r->role != PM_ROLE_ORIGIN && r->role != PM_ROLE_CONFIRMATION) ||
+		    !pm_att_other_gpu(a, o))
+			continue;
+		for (size_t i = 0, l = 0; i < ev->ntasks && l + 16 < sizeof(held); i++) {
+			const struct pm_task *t = &ev->tasks[i];
+			int w;
+			if (!t->node || strcmp(t->node, o->node) || !t->gpus ||
+			    (l && strstr(held, t->gpus)))
+				continue;
+			w = snprintf(held + l, sizeof(held) - l, "%s%s", l ? "," : "", t->gpus);
+			if (w < 0 || (size_t)w >= sizeof(held) - l)
+				break;
+			l += (size_t)w;
+		}
+		pm_att_why(a,
+			   "%s on %s names GPU %d%s%s%s, which the job did not hold there (the "
+			   "plugin's records give its tasks GPUs %s): another job's GPU on a shared "
+			   "node, context only: not this job's origin, and no reason to exclude the "
+			   "node for this job.",
+			   r->id, o->node, obs_gpu_index(a, o), o->pci ? " (" : "",
+			   o->pci ? o->pci : "", o->pci ? ")" : "", held);
+		return;
+	}
+}
+
 /* Say once why trusted lines of hosts outside the job's nodes were set aside (phase 4). */
 static void other_node_why(struct att *a)
 {
@@ -320,8 +406,10 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 			   "An exception that %s read was printed as not fatal (%s): it did not end "
 			   "the job, and is set aside.",
 			   a->yield_gen, a->yield_spec);
-	if (hardware)
+	if (hardware) {
 		other_node_why(a);
+		other_gpu_why(a);
+	}
 	for (size_t k = 0; k < ev->nobs; k++) {
 		size_t i = a->order[k];
 		const struct pm_obs *o = &ev->obs[i];
@@ -337,6 +425,8 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 		if (o->daemon && pm_att_daemon_job(a, o) != 1)
 			continue;
 		if (pm_att_other_node(a, o)) /* another node's line in a loghost's file */
+			continue;
+		if (hardware && pm_att_other_gpu(a, o)) /* another job's GPU on a shared node */
 			continue;
 		bool plain = true;
 		enum win w = o->trusted ? pm_att_obs_window(a, o, true) : WIN_IN;
@@ -862,8 +952,9 @@ int pm_att_phase_fallback(struct att *a)
 		/* a generic reading set aside (att_yield.c): another rule reads its line */
 		if (a->yielded && a->yielded[i])
 			continue;
-		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o))
-			continue; /* another job's daemon line, another node's kernel line */
+		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o) ||
+		    (r->hardware && pm_att_other_gpu(a, o)))
+			continue; /* another job's daemon line, another node's or GPU's line */
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
 			continue;
