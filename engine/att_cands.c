@@ -267,8 +267,9 @@ static int obs_gpu_index(const struct att *a, const struct pm_obs *o)
 
 /* The GPUs the job held on a shared node are the plugin's records' lists (SLURM_STEP_GPUS,
  * the node's indexes) of every task there; a line naming another GPU is another job's, unless
- * a line of that GPU names a pid of one of the job's tasks there.  Unknown (false) where a task there has no
- * list, or one CUDA_VISIBLE_DEVICES gave (a cgroup numbers the GPUs it shows from 0). */
+ * a line of that GPU names a pid of one of the job's tasks there.  Unknown (false) where a
+ * task there has no list, or one CUDA_VISIBLE_DEVICES gave (a cgroup numbers the GPUs it
+ * shows from 0). */
 bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o)
 {
 	const struct pm_evidence *ev = a->ev;
