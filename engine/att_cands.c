@@ -242,7 +242,10 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 	const struct pm_evidence *ev = a->ev;
 	const struct pm_file *f;
 
-	if (!o->trusted || !o->node || !ev->job.nnodes || job_host(a, o->node))
+	/* a host list ("Nodes gpu[276-277] are still not ready") is Slurm's words about
+	 * several nodes, not one host's line */
+	if (!o->trusted || !o->node || !ev->job.nnodes || strchr(o->node, '[') ||
+	    job_host(a, o->node))
 		return false;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *p = &ev->obs[i];
