@@ -213,23 +213,169 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 	return 0;
 }
 
-/* A trusted line of a host outside the job: the accounting record lists the job's nodes,
- * O's file holds a line of one of them under the record's own name (a central loghost's
- * file, which holds every node's kernel lines; and so the hosts' names are the nodes', not
- * NodeHostnames of their own), and O's host is none of them: another node's Xid is another
- * job's.  A file with no line of a job node proves nothing, and is kept. */
+/* Whether HOST is one of the job's nodes as Slurm's record spells them, or their short name
+ * ("n2" for a record listing "n2.cluster"; pm_att_job_node takes "n2.cluster" for n2). */
+static bool job_host(const struct att *a, const char *host)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	size_t hl = strcspn(host, ".");
+
+	if (pm_att_job_node(a, host))
+		return true;
+	for (size_t i = 0; i < j->nnodes; i++)
+		if (strlen(j->nodes[i]) > hl && j->nodes[i][hl] == '.' &&
+		    !strncmp(j->nodes[i], host, hl))
+			return true;
+	return false;
+}
+
+/* A trusted line of a host outside the job: the accounting record lists the job's nodes
+ * (NodeList, expanded) and O's host is none of them, by name or short name.  Another node's
+ * Xid is another job's, whatever file holds it: a central loghost's (every node's kernel
+ * lines), a grep of one (only the other node's lines), a file named for that host
+ * (gpu-b07.dmesg).  One exception: a file named for a job node (gn041-syslog) that holds no
+ * line of a job node under the record's name is that node's own log, written under its host
+ * name (a site whose NodeHostname differs from its NodeName): kept.  With no record of the
+ * job's nodes nothing is set aside. */
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 {
 	const struct pm_evidence *ev = a->ev;
+	const struct pm_file *f;
 
-	if (!o->trusted || !o->node || !ev->job.nnodes || pm_att_job_node(a, o->node))
+	/* a host list ("Nodes gpu[276-277] are still not ready") is Slurm's words about
+	 * several nodes, not one host's line */
+	if (!o->trusted || !o->node || !ev->job.nnodes || strchr(o->node, '[') ||
+	    job_host(a, o->node))
 		return false;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *p = &ev->obs[i];
 		if (p->file == o->file && p->trusted && p->node && pm_att_job_node(a, p->node))
-			return true;
+			return true; /* a loghost's file: the job's nodes go by the record's names */
 	}
-	return false;
+	f = o->file < ev->nfiles ? &ev->files[o->file] : NULL;
+	return !(f && f->node && pm_att_job_node(a, f->node));
+}
+
+/* The node's index of the GPU trusted line O names: by its bus id through nvidia-smi's
+ * table, else the index a GPU state or a DCGM sample gives; -1 unknown. */
+static int obs_gpu_index(const struct att *a, const struct pm_obs *o)
+{
+	int idx = o->pci ? pm_att_pci_index(a, o->node, o->pci) : -1;
+
+	if (idx < 0 && o->gpu >= 0 &&
+	    (o->source == PM_SRC_GPU_STATE || o->source == PM_SRC_NODE_METRICS))
+		idx = o->gpu;
+	return idx;
+}
+
+/* The GPUs the job held on a shared node are the plugin's records' lists (SLURM_STEP_GPUS,
+ * the node's indexes) of every task there; a line naming another GPU is another job's, unless
+ * a line of that GPU names a pid of one of the job's tasks there.  Unknown (false) where a
+ * task there has no list, or one CUDA_VISIBLE_DEVICES gave (a cgroup numbers the GPUs it
+ * shows from 0). */
+bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_evidence *ev = a->ev;
+	bool any = false, held = false;
+	int idx;
+
+	if (!o->trusted || !o->node || (!o->pci && o->gpu < 0) || (idx = obs_gpu_index(a, o)) < 0)
+		return false;
+	for (size_t i = 0; i < ev->ntasks; i++) {
+		const struct pm_task *t = &ev->tasks[i];
+		if (!t->node || strcmp(t->node, o->node))
+			continue;
+		if (!t->gpus || !t->gpus[0] || t->gpus_relative ||
+		    t->gpus[strspn(t->gpus, "0123456789,")])
+			return false;
+		any = true;
+		held |= pm_att_gpus_has(t->gpus, idx);
+	}
+	if (!any || held)
+		return false;
+	/* a line of that GPU naming a pid of the job's tasks there: the job's own process used
+	 * it, whatever the lists say, and every line of that GPU is the job's */
+	for (size_t k = 0; k < ev->nobs; k++) {
+		const struct pm_obs *p = &ev->obs[k];
+		if (p->pid <= 0 || !p->trusted || !p->node || strcmp(p->node, o->node) ||
+		    obs_gpu_index(a, p) != idx)
+			continue;
+		for (size_t i = 0; i < ev->ntasks; i++)
+			if (ev->tasks[i].pid == p->pid && ev->tasks[i].node &&
+			    !strcmp(ev->tasks[i].node, o->node))
+				return false;
+	}
+	return true;
+}
+
+/* Say once why lines of GPUs the job did not hold were set aside (phase 4). */
+static void other_gpu_why(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	for (size_t k = 0; k < ev->nobs; k++) {
+		const struct pm_obs *o = &ev->obs[a->order[k]];
+		const struct pm_rule *r = R(a, a->order[k]);
+		char held[128] = "";
+		if (!r->hardware ||
+		    (r->role != PM_ROLE_ORIGIN && r->role != PM_ROLE_CONFIRMATION) ||
+		    !pm_att_other_gpu(a, o))
+			continue;
+		for (size_t i = 0, l = 0; i < ev->ntasks && l + 16 < sizeof(held); i++) {
+			const struct pm_task *t = &ev->tasks[i];
+			int w;
+			if (!t->node || strcmp(t->node, o->node) || !t->gpus ||
+			    (l && strstr(held, t->gpus)))
+				continue;
+			w = snprintf(held + l, sizeof(held) - l, "%s%s", l ? "," : "", t->gpus);
+			if (w < 0 || (size_t)w >= sizeof(held) - l)
+				break;
+			l += (size_t)w;
+		}
+		pm_att_why(a,
+			   "%s on %s names GPU %d%s%s%s, which the job did not hold there (the "
+			   "plugin's records give its tasks GPUs %s): another job's GPU on a shared "
+			   "node, context only: not this job's origin, and no reason to exclude the "
+			   "node for this job.",
+			   r->id, o->node, obs_gpu_index(a, o), o->pci ? " (" : "",
+			   o->pci ? o->pci : "", o->pci ? ")" : "", held);
+		return;
+	}
+}
+
+/* Say once why trusted lines of hosts outside the job's nodes were set aside (phase 4). */
+static void other_node_why(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	const struct pm_obs *first = NULL;
+	size_t n = 0;
+	char nodes[256];
+
+	for (size_t k = 0; k < ev->nobs; k++) {
+		const struct pm_obs *o = &ev->obs[a->order[k]];
+		const struct pm_rule *r = R(a, a->order[k]);
+		if ((r->role != PM_ROLE_ORIGIN && r->role != PM_ROLE_CONFIRMATION) ||
+		    !pm_att_other_node(a, o))
+			continue;
+		if (!first)
+			first = &ev->obs[a->order[k]];
+		n++;
+	}
+	if (!first)
+		return;
+	nodes[0] = '\0';
+	for (size_t i = 0, l = 0; i < ev->job.nnodes && l + 2 < sizeof(nodes); i++) {
+		int w = snprintf(nodes + l, sizeof(nodes) - l, "%s%s", i ? ", " : "",
+				 i == 4 && ev->job.nnodes > 5 ? "..." : ev->job.nodes[i]);
+		if (w < 0 || (size_t)w >= sizeof(nodes) - l || (i == 4 && ev->job.nnodes > 5))
+			break;
+		l += (size_t)w;
+	}
+	pm_att_why(a,
+		   "The system logs' lines of hosts outside the job's node list in Slurm's record "
+		   "(%s) are other nodes' (%zu, the first %s's %s): context only, neither this "
+		   "job's origin nor a node to exclude.",
+		   nodes, n, first->node, R(a, (size_t)(first - ev->obs))->id);
 }
 
 int pm_att_phase_origins(struct att *a, bool hardware)
@@ -264,6 +410,10 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 			   "An exception that %s read was printed as not fatal (%s): it did not end "
 			   "the job, and is set aside.",
 			   a->yield_gen, a->yield_spec);
+	if (hardware) {
+		other_node_why(a);
+		other_gpu_why(a);
+	}
 	for (size_t k = 0; k < ev->nobs; k++) {
 		size_t i = a->order[k];
 		const struct pm_obs *o = &ev->obs[i];
@@ -279,6 +429,8 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 		if (o->daemon && pm_att_daemon_job(a, o) != 1)
 			continue;
 		if (pm_att_other_node(a, o)) /* another node's line in a loghost's file */
+			continue;
+		if (hardware && pm_att_other_gpu(a, o)) /* another job's GPU on a shared node */
 			continue;
 		bool plain = true;
 		enum win w = o->trusted ? pm_att_obs_window(a, o, true) : WIN_IN;
@@ -804,8 +956,9 @@ int pm_att_phase_fallback(struct att *a)
 		/* a generic reading set aside (att_yield.c): another rule reads its line */
 		if (a->yielded && a->yielded[i])
 			continue;
-		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o))
-			continue; /* another job's daemon line, another node's kernel line */
+		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o) ||
+		    (r->hardware && pm_att_other_gpu(a, o)))
+			continue; /* another job's daemon line, another node's or GPU's line */
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
 			continue;

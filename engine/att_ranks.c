@@ -451,7 +451,7 @@ static bool pci_eq(const char *x, const char *y)
 }
 
 /* Whether a rank map's GPU list ("0,1") holds index IDX. */
-static bool gpus_has(const char *list, int idx)
+bool pm_att_gpus_has(const char *list, int idx)
 {
 	for (const char *p = list; p && *p;) {
 		char *e;
@@ -464,8 +464,7 @@ static bool gpus_has(const char *list, int idx)
 	return false;
 }
 
-/* The GPU's index on NODE for bus id PCI, from nvidia-smi's table; -1 unknown. */
-static int pci_index(const struct att *a, const char *node, const char *pci)
+int pm_att_pci_index(const struct att *a, const char *node, const char *pci)
 {
 	for (size_t i = 0; i < a->ev->nfacts; i++) {
 		const struct pm_fact *f = &a->ev->facts[i];
@@ -490,11 +489,12 @@ int pm_att_phase_gpu_ranks(struct att *a)
 			if (!o->trusted || !o->node || strcmp(o->node, c->node))
 				continue;
 			if (idx < 0 && o->pci)
-				idx = pci_index(a, c->node, o->pci);
+				idx = pm_att_pci_index(a, c->node, o->pci);
 			for (size_t t = 0; idx >= 0 && t < a->ev->ntasks; t++) {
 				const struct pm_task *tk = &a->ev->tasks[t];
 				if (tk->node && !strcmp(tk->node, c->node) && tk->gpus &&
-				    gpus_has(tk->gpus, idx) && pm_att_cand_addrank(c, tk->rank) < 0)
+				    pm_att_gpus_has(tk->gpus, idx) &&
+				    pm_att_cand_addrank(c, tk->rank) < 0)
 					return -1;
 			}
 		}

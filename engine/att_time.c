@@ -239,7 +239,7 @@ static bool stale_explained(const struct att *a, const struct cand *c)
 		if ((c->node[0] ? !o->node || strcmp(o->node, c->node) : o->node != NULL) ||
 		    (o->trusted &&
 		     (((!o->has_time || pm_att_no_window(a)) && o->source == PM_SRC_KERNEL_LOG) ||
-		      pm_att_obs_window(a, o, true) != WIN_IN)) ||
+		      r->counter || pm_att_obs_window(a, o, true) != WIN_IN)) ||
 		    (!o->trusted && clean))
 			continue;
 		if ((r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION) &&
@@ -250,13 +250,23 @@ static bool stale_explained(const struct att *a, const struct cand *c)
 }
 
 /* C is a GPU's hardware fault (gpu_hardware, nvlink) from the kernel's own log whose every
- * line is undated: no time, not a state read at collection.  Only this job's CUDA errors on
+ * line is undated: no time, not a state read at collection (a count with no baseline, a
+ * `counter` rule's, is undated too).  Only this job's CUDA errors on
  * its node show a failure it explains; a disk's or a link's undated event explains more (an
  * I/O error, its peers' votes, the node's failure) and keeps its lead at hypothesis. */
 static bool undated_hw(const struct att *a, const struct cand *c)
 {
 	return c->hardware && (!c->has_t || pm_att_no_window(a)) && !c->current && !c->untrusted &&
 	       c->nin && (!strcmp(c->cls, "gpu_hardware") || !strcmp(c->cls, "nvlink"));
+}
+
+/* C's origin evidence is undated and holds a count read at collection (a `counter` rule's). */
+static bool counted(const struct att *a, const struct cand *c)
+{
+	for (size_t k = 0; k < c->nev; k++)
+		if (R(a, c->ev[k])->counter)
+			return true;
+	return false;
 }
 
 /*
@@ -296,6 +306,24 @@ void pm_att_phase_stale(struct att *a)
 						"origin by itself; nothing this job's ranks did there "
 						"shows a failure it explains.",
 						c->node[0] ? c->node : "A node", what);
+				else if (counted(a, c) && c->tpre)
+					pm_att_why(
+						a,
+						"%s logged %s %.0f s before this job began; nvidia-smi's "
+						"count of such errors, read at collection with no "
+						"baseline, does not date one within the job: context, "
+						"not this job's origin by itself; nothing this job's "
+						"ranks did there shows a failure it explains.",
+						c->node[0] ? c->node : "A node", what,
+						a->ev->job.start - c->tpre);
+				else if (counted(a, c))
+					pm_att_why(
+						a,
+						"%s: a count read at collection with no "
+						"baseline says an error happened on %s, not when (before this job as well as in it): "
+						"context, not this job's origin by itself; nothing this "
+						"job's ranks did there shows a failure it explains.",
+						what, c->node[0] ? c->node : "its node");
 				else
 					pm_att_why(
 						a,

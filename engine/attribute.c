@@ -218,8 +218,10 @@ int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 	}
 	if (r->launch)
 		c->launch = true;
-	if (r->has_cond || o->source == PM_SRC_GPU_STATE)
-		c->current = true; /* read at collection: a state, not an old line */
+	/* read at collection: a state, not an old line; but a count with no baseline (since the
+	 * driver loaded) says an error happened, not when: undated */
+	if ((r->has_cond || o->source == PM_SRC_GPU_STATE) && !r->counter)
+		c->current = true;
 	if (o->rank >= 0 && pm_att_cand_addrank(c, o->rank) < 0)
 		return -1;
 	if (!c->summary[0]) {
@@ -326,8 +328,11 @@ static void att_free(struct att *a)
 /* Whether a candidate that hardware evidence leads is still standing. */
 static bool live_hardware(const struct att *a)
 {
+	/* an undated one (a monotonic stamp, a count with no baseline) that leads, explained by
+	 * this job's errors on its node, is not known to be in the job window */
 	for (size_t i = 0; i < a->nc; i++)
-		if (!a->c[i].dead && a->c[i].hardware && !a->c[i].fallback)
+		if (!a->c[i].dead && a->c[i].hardware && !a->c[i].fallback &&
+		    (a->c[i].has_t || a->c[i].current || pm_att_no_window(a)))
 			return true;
 	return false;
 }

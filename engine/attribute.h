@@ -243,6 +243,9 @@ int pm_att_phase_origins(struct att *a, bool hardware);
 int pm_att_daemon_job(const struct att *a, const struct pm_obs *o);
 /* Whether O is a trusted line of a host outside the job's nodes (a loghost's file). */
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o);
+/* Whether O, a trusted line on a node where the job's GPUs are known, names a GPU the job
+ * did not hold there (another job's, on a shared node) and no pid of the job's tasks. */
+bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o);
 /* A folder with no accounting record, task record or bundle: the job's time is not known
  * (att_time.c). */
 bool pm_att_no_window(const struct att *a);
@@ -309,6 +312,10 @@ bool pm_att_slurm_signal_exit(long c);
 int pm_att_phase_ranks(struct att *a);
 void pm_att_place_obs(struct att *a);
 int pm_att_phase_gpu_ranks(struct att *a);
+/* The GPU's index on NODE for bus id PCI, from nvidia-smi's table; -1 unknown. */
+int pm_att_pci_index(const struct att *a, const char *node, const char *pci);
+/* Whether a rank map's GPU list ("0,1") holds index IDX. */
+bool pm_att_gpus_has(const char *list, int idx);
 int pm_att_phase_silence(struct att *a);
 size_t pm_att_silent_support(const struct att *a, const struct cand *c);
 void pm_att_phase_silence_lead(struct att *a);

@@ -134,7 +134,8 @@ struct pm_task {
 	int rank;
 	char *node;
 	int local_rank;
-	char *gpus; /* "0,1" or NULL */
+	char *gpus;	    /* "0,1" or NULL */
+	bool gpus_relative; /* GPUS is CUDA_VISIBLE_DEVICES' (gpus_from): maybe renumbered */
 	int pid;
 	double start; /* 0 unknown */
 	double end;

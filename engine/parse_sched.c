@@ -857,6 +857,7 @@ enum rkey {
 	K_LOCAL_RANK,
 	K_PID,
 	K_GPUS,
+	K_GPUS_FROM,
 	K_START,
 	K_END,
 	K_STATUS,
@@ -869,9 +870,10 @@ enum rkey {
 static const struct {
 	const char *name;
 	size_t len;
-} rkeys[K__COUNT] = {{"schema", 6},	 {"job", 3},	   {"step", 4},	  {"node", 4},	{"rank", 4},
-		     {"local_rank", 10}, {"pid", 3},	   {"gpus", 4},	  {"start", 5}, {"end", 3},
-		     {"status", 6},	 {"exit_code", 9}, {"signal", 6}, {"core", 4}};
+} rkeys[K__COUNT] = {{"schema", 6},    {"job", 3},	   {"step", 4}, {"node", 4},
+		     {"rank", 4},      {"local_rank", 10}, {"pid", 3},	{"gpus", 4},
+		     {"gpus_from", 9}, {"start", 5},	   {"end", 3},	{"status", 6},
+		     {"exit_code", 9}, {"signal", 6},	   {"core", 4}};
 
 struct rec {
 	struct rval v[K__COUNT];
@@ -1147,6 +1149,11 @@ static int rankmap_record(const struct rec *r, struct pm_task *t)
 		t->pid = x;
 	if (g->t == R_STR && g->n <= 255 && pm_strset(&t->gpus, g->s, g->n))
 		return -1;
+	/* CUDA_VISIBLE_DEVICES (GPU_DEVICE_ORDINAL) numbers the GPUs a cgroup lets the task
+	 * see from 0: not the node's indexes (the plugin takes SLURM_STEP_GPUS first) */
+	if (g->t == R_STR)
+		t->gpus_relative = rec_is(r, K_GPUS_FROM, "CUDA_VISIBLE_DEVICES") ||
+				   rec_is(r, K_GPUS_FROM, "GPU_DEVICE_ORDINAL");
 	if (rec_time(r, K_START) > 0)
 		t->start = rec_time(r, K_START);
 	return 0;

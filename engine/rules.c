@@ -319,7 +319,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "strength",	 "sources",  "pattern",	 "condition",
 					   "summary",	 "outcome",  "launch",	 "deprecated",
 					   "formats",	 "generic",  "chain",	 "nonfatal",
-					   "reasonless", "attached", NULL};
+					   "reasonless", "attached", "counter",	 NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -352,7 +352,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "chain", &r->chain) < 0 ||
 	    get_bool(ld, doc, m, "nonfatal", &r->nonfatal) < 0 ||
 	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0 ||
-	    get_bool(ld, doc, m, "attached", &r->attached) < 0)
+	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
+	    get_bool(ld, doc, m, "counter", &r->counter) < 0)
 		goto out;
 	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {
 		fail(ld, m, "rule %s: missing 'subclass'", r->id);
@@ -428,6 +429,13 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	}
 	if (!!r->pattern == !!cond) {
 		fail(ld, m, "rule %s: needs exactly one of 'pattern' and 'condition'", r->id);
+		goto out;
+	}
+	if (r->counter && !cond) {
+		fail(ld, m,
+		     "rule %s: 'counter' is for condition rules (a count read at collection, with "
+		     "no baseline to date it)",
+		     r->id);
 		goto out;
 	}
 	if (cond) {

@@ -86,6 +86,10 @@ struct pm_rule {
 	 * "unhandled system error"); a peer's refusal read beside it is its reason
 	 * (att_decide.c, refused_lead) */
 	bool reasonless;
+	/* 'counter': a condition on a count read at collection with no baseline (nvidia-smi's
+	 * volatile ECC count, since the driver loaded): it cannot date the error, so it is not a
+	 * state of now but an undated event (attribute.c, pm_att_cand_add) */
+	bool counter;
 	char *file;
 	int line;
 };

@@ -914,6 +914,9 @@ static json_t *verdict_first_error(struct vb *b)
 		if (!o->has_time ||
 		    (r != PM_ROLE_ORIGIN && r != PM_ROLE_CASCADE && r != PM_ROLE_TEARDOWN))
 			continue;
+		/* another node's line, another job's GPU: not this job's error */
+		if (pm_att_other_node(a, o) || (R(a, i)->hardware && pm_att_other_gpu(a, o)))
+			continue;
 		agrees = l && ((l->node[0] && o->node && !strcmp(o->node, l->node)) ||
 			       (!l->node[0] && r == PM_ROLE_ORIGIN));
 		fe = json_object();

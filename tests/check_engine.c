@@ -203,6 +203,10 @@ START_TEST(test_load_errors)
 			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
 			  "    reasonless: yes please\n    pattern: 'x'\n    summary: s\n",
 			  "reasonless");
+	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: ecc\n"
+			  "    role: origin\n    strength: strong\n    sources: [kernel_log]\n"
+			  "    counter: true\n    pattern: 'x'\n    summary: s\n",
+			  "'counter' is for condition rules");
 	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
 			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
 			  "    chain: true\n    pattern: 'x'\n    summary: s\n",
