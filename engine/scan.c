@@ -126,6 +126,15 @@ struct scan {
 	size_t ztl;
 	char zprev[64];
 	size_t zprevn;
+	/* a kernel log of several hosts' files one after the other, each under a header of
+	 * head's or tail's ("==> gpu07/dmesg.txt <==", sections): where each header starts, and
+	 * the host its path names (section_node) */
+	bool sectioned;
+	struct section {
+		uint64_t off;
+		char node[64]; /* "" none */
+	} * sect;
+	size_t nsect, asect;
 };
 
 /* ---- groups ---- */
@@ -578,6 +587,8 @@ static int obs_grow(struct pm_evidence *ev)
 	return pm_grow_raw((void **)&ev->obs, &ev->aobs, sizeof(*ev->obs));
 }
 
+static const char *section_at(const struct scan *s, uint64_t off);
+
 /* One confirmed line of rule RI: record it (or count it into its group).  WHEN is the event
  * time when the caller knows it (a fact's sample), else 0: the line's own stamp, if any. */
 static int record(struct scan *s, size_t ri, const char *line, size_t len,
@@ -624,6 +635,8 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	} else if (px->node_len) {
 		nsrc = px->node;
 		nlen = px->node_len;
+	} else if (s->nsect && (nsrc = section_at(s, off))) {
+		nlen = strlen(nsrc);
 	} else if (f->node) {
 		nsrc = f->node;
 		nlen = strlen(f->node);
@@ -1351,6 +1364,7 @@ static size_t chunk_offset(const struct scan *s, size_t ls)
 /* ---- the offsets of a zoned system log ---- */
 
 static bool system_log(enum pm_format fmt);
+static bool is_hostish(const char *s, size_t l);
 
 /* Whether F is a system's log whose stamps carry their offset (record_in_local_zone). */
 static bool zoned_system_log(const struct pm_file *f)
@@ -1476,6 +1490,95 @@ static int zone_walk(struct scan *s, const char *buf, size_t len)
 	return 0;
 }
 
+/* ---- sections ---- */
+
+/* Whether LINE (N bytes) is a header head(1) and tail(1) write before each file they print
+ * of several: "==> PATH <==".  Its path into *P, *PN. */
+static bool section_header(const char *line, size_t n, const char **p, size_t *pn)
+{
+	if (n < 9 || memcmp(line, "==> ", 4) || memcmp(line + n - 4, " <==", 4))
+		return false;
+	*p = line + 4;
+	*pn = n - 8;
+	return true;
+}
+
+/* The host a header's PATH (PN bytes) names: the folder that holds the file, else the file
+ * name's first word ("gpu07.dmesg"), where it has a host name's shape (is_hostish); "" for
+ * none.  Known nodes are not asked: a worker's scan of the file reads it as a scan in order. */
+static void section_node(const char *path, size_t pn, char *out, size_t outlen)
+{
+	const char *base = path, *dir = NULL;
+	size_t dl = 0, bl;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < pn; i++)
+		if (path[i] == '/' && i + 1 < pn) {
+			dir = base;
+			dl = (size_t)(path + i - base);
+			base = path + i + 1;
+		}
+	for (bl = 0; base + bl < path + pn && !strchr("._", base[bl]); bl++)
+		;
+	if (dir && is_hostish(dir, dl) && dl < outlen) {
+		memcpy(out, dir, dl);
+		out[dl] = '\0';
+	} else if (is_hostish(base, bl) && bl < outlen) {
+		memcpy(out, base, bl);
+		out[bl] = '\0';
+	}
+}
+
+/*
+ * A kernel log that begins with head's or tail's header is several hosts' logs one after the
+ * other (`tail -n 200 gpu07/dmesg.txt gpu08/dmesg.txt > all.txt`): each line is the host's
+ * whose header is above it, not the file's (with a one-node record, the job's node: another
+ * host's Xid would be placed there).  The headers of BUF (LEN bytes of whole lines at OFF in
+ * the file, as read) are noted; record places each line by them.  Only in a system's log: a
+ * job's output is the user's text, and a line it prints places nothing.  -1 on ENOMEM.
+ */
+static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t off)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	size_t pos = 0;
+
+	if (!off)
+		s->sectioned = (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG) &&
+			       len >= 4 && !memcmp(buf, "==> ", 4);
+	while (s->sectioned && pos < len) {
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos), *p;
+		size_t n = nl ? (size_t)(nl - line) : len - pos, pn;
+
+		if (n && line[n - 1] == '\r')
+			n--;
+		if (section_header(line, n, &p, &pn)) {
+			if (s->nsect == s->asect &&
+			    pm_grow((void **)&s->sect, &s->asect, sizeof(*s->sect)) < 0)
+				return -1;
+			s->sect[s->nsect].off = off + pos;
+			section_node(p, pn, s->sect[s->nsect].node, sizeof(s->sect->node));
+			s->nsect++;
+		}
+		pos += (nl ? (size_t)(nl - line) : len - pos) + 1;
+	}
+	return 0;
+}
+
+/* The host of the section the line at OFF is in, NULL for none (section_walk). */
+static const char *section_at(const struct scan *s, uint64_t off)
+{
+	size_t lo = 0, hi = s->nsect;
+
+	while (lo < hi) { /* the first header after OFF */
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->sect[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && s->sect[lo - 1].node[0] ? s->sect[lo - 1].node : NULL;
+}
+
 static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 {
 	struct scan *s = arg;
@@ -1484,6 +1587,8 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 	int rc;
 
 	s->chunk_len = len;
+	if (section_walk(s, buf, len, off) < 0)
+		return -1;
 	if (clean_chunk(s, buf, len, &cleaned) < 0)
 		return -1;
 	if (cleaned) {
@@ -2191,6 +2296,7 @@ static void scan_free(struct scan *s)
 	free(s->rv);
 	free(s->pc);
 	free(s->kept);
+	free(s->sect);
 	pcre2_match_data_free(s->md);
 	hs_free_scratch(s->scratch);
 }
@@ -2211,6 +2317,8 @@ static int scan_file(struct scan *s, size_t i)
 
 	s->file = i;
 	s->ztl = s->zprevn = 0;
+	s->sectioned = false;
+	s->nsect = 0;
 	free(f->zchg);
 	f->zchg = NULL;
 	f->nzchg = 0;
