@@ -195,18 +195,25 @@ static bool every_node_has(const struct att *a, bool (*has)(const struct pm_file
 	size_t n;
 	char **nodes = pm_att_nodes(a, &n);
 	const char **seen;
-	size_t ns = 0;
+	size_t ns = 0, room = ev->nfiles ? ev->nfiles : 1;
 	bool all = true;
 
 	if (!n)
 		return false;
-	/* the nodes such a file covers, sorted: one look-up per job node */
-	if (!(seen = malloc((ev->nfiles ? ev->nfiles : 1) * sizeof(*seen))))
+	for (size_t k = 0; k < ev->nfiles; k++)
+		room += ev->files[k].nshosts;
+	/* the nodes such a file covers (its sections' hosts too), sorted: one look-up per job
+	 * node */
+	if (!(seen = malloc(room * sizeof(*seen))))
 		return false;
 	for (size_t k = 0; k < ev->nfiles; k++) {
 		const struct pm_file *f = &ev->files[k];
-		if (has(f) && f->node)
+		if (!has(f))
+			continue;
+		if (f->node)
 			seen[ns++] = f->node;
+		for (unsigned h = 0; h < f->nshosts; h++)
+			seen[ns++] = f->shosts[h];
 	}
 	if (ns > 1)
 		qsort(seen, ns, sizeof(*seen), pm_cmp_str_null);

@@ -177,6 +177,9 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 		free(f->node);
 		free(f->reason);
 		free(f->zchg);
+		for (unsigned k = 0; k < f->nshosts; k++)
+			free(f->shosts[k]);
+		free(f->shosts);
 	}
 	free(ev->files);
 	if (ev->bundle_io_free)

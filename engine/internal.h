@@ -242,6 +242,10 @@ struct pm_file {
 	} * zchg;
 	unsigned nzchg;
 	bool zmixed;
+	/* a kernel log of several hosts' files under head's or tail's headers: the hosts its
+	 * sections name (scan.c, section_walk), whose kernel log it is too */
+	char **shosts;
+	unsigned nshosts;
 	bool other_job; /* named as Slurm names another job's output: set aside (pm_scan_all) */
 };
 

@@ -1529,6 +1529,26 @@ static void section_node(const char *path, size_t pn, char *out, size_t outlen)
 	}
 }
 
+/* NODE ("" none), a section's host, noted in the file being scanned.  -1 on ENOMEM. */
+static int section_host(struct scan *s, const char *node)
+{
+	struct pm_file *f = &s->ev->files[s->file];
+	char **v;
+
+	if (!node[0])
+		return 0;
+	for (unsigned k = 0; k < f->nshosts; k++)
+		if (!strcmp(f->shosts[k], node))
+			return 0;
+	if (!(v = realloc(f->shosts, (f->nshosts + 1) * sizeof(*v))))
+		return -1;
+	f->shosts = v;
+	if (!(v[f->nshosts] = strdup(node)))
+		return -1;
+	f->nshosts++;
+	return 0;
+}
+
 /*
  * A kernel log that begins with head's or tail's header is several hosts' logs one after the
  * other (`tail -n 200 gpu07/dmesg.txt gpu08/dmesg.txt > all.txt`): each line is the host's
@@ -1557,6 +1577,8 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 				return -1;
 			s->sect[s->nsect].off = off + pos;
 			section_node(p, pn, s->sect[s->nsect].node, sizeof(s->sect->node));
+			if (section_host(s, s->sect[s->nsect].node) < 0)
+				return -1;
 			s->nsect++;
 		}
 		pos += (nl ? (size_t)(nl - line) : len - pos) + 1;
@@ -2319,6 +2341,11 @@ static int scan_file(struct scan *s, size_t i)
 	s->ztl = s->zprevn = 0;
 	s->sectioned = false;
 	s->nsect = 0;
+	for (unsigned k = 0; k < f->nshosts; k++)
+		free(f->shosts[k]);
+	free(f->shosts);
+	f->shosts = NULL;
+	f->nshosts = 0;
 	free(f->zchg);
 	f->zchg = NULL;
 	f->nzchg = 0;

@@ -605,13 +605,21 @@ static json_t *coverage_json(const struct att *a)
 		json_object_set_new(c, "reason", json_string(ev->cov[i].reason));
 		cov_entry(idx, c);
 	}
-	if (nodes && !(klog = malloc((ev->nfiles + ev->ncov + 1) * sizeof(*klog)))) {
+	size_t room = ev->nfiles + ev->ncov + 1;
+	for (size_t k = 0; k < ev->nfiles; k++)
+		room += ev->files[k].nshosts;
+	if (nodes && !(klog = malloc(room * sizeof(*klog)))) {
 		json_decref(idx);
 		return NULL;
 	}
-	for (size_t k = 0; nodes && k < ev->nfiles; k++)
-		if (ev->files[k].source == PM_SRC_KERNEL_LOG && ev->files[k].node)
+	for (size_t k = 0; nodes && k < ev->nfiles; k++) {
+		if (ev->files[k].source != PM_SRC_KERNEL_LOG)
+			continue;
+		if (ev->files[k].node)
 			klog[nk++] = ev->files[k].node;
+		for (unsigned h = 0; h < ev->files[k].nshosts; h++) /* its sections' hosts */
+			klog[nk++] = ev->files[k].shosts[h];
+	}
 	for (size_t k = 0; nodes && k < ev->ncov; k++)
 		if (ev->cov[k].node && !strcmp(ev->cov[k].source, "kernel_log"))
 			klog[nk++] = ev->cov[k].node;
