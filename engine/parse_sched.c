@@ -357,12 +357,12 @@ static size_t row_fields(const struct table *t, const char *l, size_t n, struct 
  * column after it (sacct does not escape it). */
 static bool user_column(const char *s, size_t n)
 {
-	static const char *const names[] = {"JobName",	    "Comment",
-					    "WorkDir",	    "SubmitLine",
-					    "Constraints",  "Reservation",
-					    "AdminComment", "SystemComment",
-					    "Container",    "Account",
-					    "QOS"};
+	static const char *const names[] = {"JobName",	    "Comment",	     "WorkDir",
+					    "SubmitLine",   "Constraints",   "Reservation",
+					    "AdminComment", "SystemComment", "Container",
+					    "Account",	    "QOS",	     "StdOut",
+					    "StdErr",	    "StdIn",	     "Extra",
+					    "WCKey"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (pm_in_ieq(s, n, names[i]))
@@ -443,6 +443,81 @@ static struct field col(const struct table *t, const struct field *f, size_t nf,
 	return e;
 }
 
+/* Whether ID is shaped as sacct prints a job's or a step's id: 25, 25_3, 25_[4-9%2], 25+1,
+ * 25.batch, 25.0, 25+1.extern. */
+static bool id_shaped(struct field id)
+{
+	if (id.n == 0 || !pm_in_isdigit(id.s[0]))
+		return false;
+	for (size_t i = 1; i < id.n; i++)
+		if (!pm_in_isalpha(id.s[i]) && !pm_in_isdigit(id.s[i]) &&
+		    !strchr("_+.[]-,%", id.s[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Whether every row of a -P listing that shows a column a user writes (JobName, Comment,
+ * WorkDir, SubmitLine...) is whole.  sacct prints such a value as it is: a '|' in it adds
+ * fields to its row (col reads nothing after it), and a line break in it splits its row
+ * into physical lines, of which the user writes all but the first part's JobID and the last
+ * part's Slurm columns, and may write whole rows between them (a job name
+ * "x\n25|train|NODE_FAIL|...|n2\ny").  Which line is Slurm's then cannot be told, so the
+ * listing is refused, never half-read: a row with fewer fields than the header (a part of a
+ * broken row), a line without '|' followed by rows, a row whose JobID is not an id, or a
+ * row with extra fields whose JobID follows the user's column (its JobID cannot be read).
+ * WHY says which, for the file's coverage.
+ */
+static bool sacct_rows_whole(const char *buf, size_t len, const struct table *t, char *why,
+			     size_t wlen)
+{
+	struct field f[MAX_COLS], id;
+	const char *l;
+	size_t pos = t->body, n, nf, line = 0;
+	bool loose = false;
+
+	if (!t->piped || t->user_col == MAX_COLS)
+		return true;
+	for (size_t i = 0; i < t->body; i++) /* the header's line number */
+		line += buf[i] == '\n';
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		line++;
+		if (only(l, n, " \t"))
+			continue;
+		nf = row_fields(t, l, n, f);
+		if (nf == 1) { /* a fence or a prompt under the listing, if no row follows */
+			loose = true;
+			continue;
+		}
+		if (loose || nf < t->nhead) {
+			snprintf(why, wlen,
+				 "line %zu has %s fields than the header: a value of a column the "
+				 "user writes held a line break, and which lines are Slurm's cannot "
+				 "be told; no record taken",
+				 line, loose ? "other" : "fewer");
+			return false;
+		}
+		if (nf != t->nhead && t->col[SC_JOBID] > (int)t->user_col) {
+			snprintf(why, wlen,
+				 "line %zu has more fields than the header and its JobID follows a "
+				 "column the user writes: whose row it is cannot be told; no record "
+				 "taken",
+				 line);
+			return false;
+		}
+		id = col(t, f, nf, SC_JOBID);
+		if (!id_shaped(id) && !pm_in_ieq(id.s, id.n, "JobID") &&
+		    !pm_in_ieq(id.s, id.n, "JobIDRaw") && !(id.n > 0 && only(id.s, id.n, "-"))) {
+			snprintf(why, wlen,
+				 "line %zu holds no job id where the header puts JobID: a value of a "
+				 "column the user writes broke a row; no record taken",
+				 line);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Whether ID (or RAW, the row's JobIDRaw) is the job a Slurm output file of the folder is
  * named for (slurm-%j.out, slurm-%A_%a.out: pm_slurm_output_id). */
 static bool named_by_folder(const struct pm_evidence *ev, struct field id, struct field raw)
@@ -454,6 +529,36 @@ static bool named_by_folder(const struct pm_evidence *ev, struct field id, struc
 		if (pm_slurm_output_id(ev->files[i].name, &x, &n) &&
 		    ((n == id.n && !memcmp(x, id.s, n)) || (n == raw.n && !memcmp(x, raw.s, n))))
 			return true;
+	return false;
+}
+
+/*
+ * Whether JOB has one row in a listing that shows a column the user writes.  A second row
+ * of the same id may be one the user wrote, whole, inside a value with line breaks (the
+ * first row's JobName ending where the second starts), and which one is Slurm's cannot be
+ * told: so a listing of a job's runs (sacct -D) with JobName is refused as well.
+ */
+static bool sacct_one_row(const char *buf, size_t len, const struct table *t,
+			  const struct field *job, char *why, size_t wlen)
+{
+	struct field f[MAX_COLS], id;
+	const char *l;
+	size_t pos = t->body, n, nf, rows = 0;
+
+	if (!t->piped || t->user_col == MAX_COLS)
+		return true;
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		nf = row_fields(t, l, n, f);
+		id = col(t, f, nf, SC_JOBID);
+		rows += id.n == job->n && memcmp(id.s, job->s, id.n) == 0;
+	}
+	if (rows < 2)
+		return true;
+	snprintf(why, wlen,
+		 "the job's row appears %zu times in a listing with a column the user writes: "
+		 "a value with line breaks can hold a whole row, and which is Slurm's cannot be "
+		 "told; no record taken",
+		 rows);
 	return false;
 }
 
@@ -473,6 +578,8 @@ static int sacct_find_job(const struct pm_evidence *ev, const char *buf, size_t 
 	size_t pos = t->body, at, n, nf, jobs = 0, named_row = 0;
 	bool found = false, several_named = false;
 
+	if (!sacct_rows_whole(buf, len, t, why, wlen))
+		return -1;
 	for (at = pos; pm_in_next_line(buf, len, &pos, &l, &n); at = pos) {
 		nf = row_fields(t, l, n, f);
 		id = col(t, f, nf, SC_JOBID);
@@ -498,13 +605,14 @@ static int sacct_find_job(const struct pm_evidence *ev, const char *buf, size_t 
 		*row = at;
 		found = true;
 	}
-	if (!found || jobs < 2)
-		return found ? 0 : -1;
-	if (named.n && !several_named) {
+	if (!found)
+		return -1;
+	if (jobs >= 2 && named.n && !several_named) {
 		*job = named;
 		*row = named_row;
-		return 0;
 	}
+	if (jobs < 2 || (named.n && !several_named))
+		return sacct_one_row(buf, len, t, job, why, wlen) ? 0 : -1;
 	snprintf(why, wlen,
 		 "a listing of several jobs, and %s: no record taken (the first job of a "
 		 "user's listing is an earlier one)",
