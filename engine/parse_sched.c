@@ -196,6 +196,66 @@ static bool stamp(const char *s, size_t n, double *t, struct pm_jobinfo *job)
 	return true;
 }
 
+/* A duration as sacct's Elapsed and scontrol's RunTime print it: "[D-]HH:MM:SS", "MM:SS". */
+static bool duration(const char *s, size_t n, double *secs)
+{
+	long long part[3] = {0, 0, 0}, days = 0, v;
+	size_t np = 0, i = 0, j;
+	const char *dash;
+
+	pm_in_trim(&s, &n);
+	if ((dash = memchr(s, '-', n))) {
+		if (!pm_in_int(s, (size_t)(dash - s), &days) || days < 0 || days > 100000)
+			return false;
+		i = (size_t)(dash - s) + 1;
+	}
+	while (i < n && np < 3) {
+		for (j = i; j < n && s[j] != ':'; j++)
+			;
+		if (j == i || !pm_in_int(s + i, j - i, &v) || v < 0 || (np > 0 && v > 59))
+			return false;
+		part[np++] = v;
+		i = j + 1;
+		if (j == n)
+			break;
+	}
+	if (np < 2 || i <= n - 1 || (dash && np != 3))
+		return false;
+	*secs = (double)days * 86400 +
+		(np == 3 ? part[0] * 3600 + part[1] * 60 + part[2] : part[0] * 60 + part[1]);
+	return true;
+}
+
+/* Whether the job's state is one it ended in (its Elapsed then spans its whole run). */
+static bool state_final(const char *state)
+{
+	static const char *const live[] = {"RUNNING",	"PENDING",    "SUSPENDED",   "REQUEUED",
+					   "RESIZING",	"COMPLETING", "CONFIGURING", "STOPPED",
+					   "SIGNALING", "STAGE_OUT",  NULL};
+
+	if (!state)
+		return false;
+	for (size_t i = 0; live[i]; i++)
+		if (!strcmp(state, live[i]))
+			return false;
+	return true;
+}
+
+/* A record with one of Start and End and the job's run time (Elapsed, RunTime) gives the
+ * other: End = Start + Elapsed once the job has ended, Start = End - Elapsed.  Without it the
+ * window stays open on that side (pm_att_no_window). */
+static void window_from_elapsed(struct pm_jobinfo *job, const char *s, size_t n)
+{
+	double el;
+
+	if ((job->start > 0) == (job->end > 0) || !duration(s, n, &el))
+		return;
+	if (job->end > 0 && job->end - el > 0)
+		job->start = job->end - el;
+	else if (job->start > 0 && state_final(job->state))
+		job->end = job->start + el;
+}
+
 /* gres/gpu in a TRES list: "cpu=8,gres/gpu=16,mem=64G"; a typed "gres/gpu:h100=16" if alone. */
 static bool tres_gpus(const char *s, size_t n, long long *gpus)
 {
@@ -302,6 +362,7 @@ enum scol {
 	SC_CLUSTER,
 	SC_UID,
 	SC_REASON,
+	SC_ELAPSED,
 	SC__COUNT
 };
 
@@ -314,7 +375,7 @@ static const char *const scol_names[SC__COUNT] = {
 	[SC_REQTRES] = "ReqTRES",   [SC_FAILED] = "FailedNode",
 	[SC_RESTARTS] = "Restarts", [SC_REQUEUE] = "Requeue",
 	[SC_CLUSTER] = "Cluster",   [SC_UID] = "UID",
-	[SC_REASON] = "Reason",
+	[SC_REASON] = "Reason",	    [SC_ELAPSED] = "Elapsed",
 };
 
 struct table {
@@ -647,6 +708,8 @@ static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo 
 	stamp(v.s, v.n, &job->start, job);
 	v = col(t, f, nf, SC_END);
 	stamp(v.s, v.n, &job->end, job);
+	v = col(t, f, nf, SC_ELAPSED);
+	window_from_elapsed(job, v.s, v.n);
 	v = col(t, f, nf, SC_NODELIST);
 	if (set_nodelist(ev, job, v.s, v.n, &cnt))
 		return -1;
@@ -738,6 +801,7 @@ enum skey {
 	SK_TRES_PER_NODE,
 	SK_RESTARTS,
 	SK_USERID,
+	SK_RUNTIME,
 	SK__COUNT
 };
 
@@ -755,6 +819,7 @@ static const char *const skey_names[SK__COUNT] = {
 	[SK_TRES_PER_NODE] = "TresPerNode",
 	[SK_RESTARTS] = "Restarts",
 	[SK_USERID] = "UserId",
+	[SK_RUNTIME] = "RunTime",
 };
 
 static bool key_char(char c, bool first)
@@ -878,6 +943,7 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 	set_exit(job, v[SK_EXIT].s, v[SK_EXIT].n);
 	stamp(v[SK_START].s, v[SK_START].n, &job->start, job);
 	stamp(v[SK_END].s, v[SK_END].n, &job->end, job);
+	window_from_elapsed(job, v[SK_RUNTIME].s, v[SK_RUNTIME].n);
 	if (set_nodelist(ev, job, v[SK_NODELIST].s, v[SK_NODELIST].n, &cnt))
 		return nomem(reason, rlen);
 	if (field_int(&v[SK_NTASKS], 0, 100000000, &x))

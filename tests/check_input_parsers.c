@@ -424,6 +424,63 @@ START_TEST(sacct_columns)
 }
 END_TEST
 
+/* A record with one bound of the job's window and its Elapsed (RunTime) gives the other; a
+ * running job's Elapsed, or a record without one, leaves it open. */
+START_TEST(sacct_elapsed)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|Start|Elapsed|NodeList\n"
+			     "8|FAILED|2026-11-30T03:40:00|1-01:02:03|a1\n",
+			     reason),
+			 0);
+	ck_assert(ev->job.start == BASE);
+	ck_assert(ev->job.end == BASE + 86400 + 3723);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|End|Elapsed|NodeList\n"
+			     "8|FAILED|2026-11-30T04:40:00|01:00:00|a1\n",
+			     reason),
+			 0);
+	ck_assert(ev->job.start == BASE);
+	ck_assert(ev->job.end == BASE + 3600);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL); /* still running: its window has no end yet */
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|Start|End|Elapsed\n"
+			     "8|RUNNING|2026-11-30T03:40:00|Unknown|00:10:00\n",
+			     reason),
+			 0);
+	ck_assert(ev->job.start == BASE);
+	ck_assert(ev->job.end == 0);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_scontrol, ev,
+			     "JobId=8 JobName=x JobState=TIMEOUT Reason=TimeLimit\n"
+			     "   RunTime=00:20:00 TimeLimit=00:20:00\n"
+			     "   StartTime=2026-11-30T03:40:00 EndTime=Unknown NodeList=a1\n",
+			     reason),
+			 0);
+	ck_assert(ev->job.end == BASE + 1200);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL); /* a value that is no duration */
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|Start|Elapsed\n"
+			     "8|FAILED|2026-11-30T03:40:00|10:99:00\n",
+			     reason),
+			 0);
+	ck_assert(ev->job.end == 0);
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
 START_TEST(sacct_table)
 {
 	struct pm_evidence *ev = ev_new(NULL);
@@ -748,6 +805,7 @@ void input_parsers_tests(TCase *tc)
 	tcase_add_test(tc, sacct_columns);
 	tcase_add_test(tc, sacct_table);
 	tcase_add_test(tc, sacct_hostile);
+	tcase_add_test(tc, sacct_elapsed);
 	tcase_add_test(tc, ip_map_name_ends_at_nul);
 	tcase_add_test(tc, scontrol_job);
 	tcase_add_test(tc, scontrol_variants);
