@@ -256,6 +256,36 @@ static void window_from_elapsed(struct pm_jobinfo *job, const char *s, size_t n)
 		job->end = job->start + el;
 }
 
+/* Whether a gres type names a MIG profile ("1g.10gb", "a100_3g.40gb", "1g.5gb+me"): Slurm
+ * then counts MIG instances, not GPUs. */
+static bool mig_type(const char *s, size_t n)
+{
+	for (size_t i = 1; i + 3 < n; i++)
+		if (s[i] == 'g' && s[i + 1] == '.' && pm_in_isdigit(s[i - 1]) &&
+		    pm_in_isdigit(s[i + 2]))
+			return true;
+	return false;
+}
+
+/* Whether a TRES list holds a typed gpu gres of a MIG profile. */
+static bool tres_mig(const char *s, size_t n)
+{
+	const char *c;
+	size_t f;
+
+	while (n > 0) {
+		c = memchr(s, ',', n);
+		f = c ? (size_t)(c - s) : n;
+		if (pm_in_starts(s, f, "gres/gpu:") && mig_type(s + 9, f - 9))
+			return true;
+		if (!c)
+			break;
+		n -= f + 1;
+		s = c + 1;
+	}
+	return false;
+}
+
 /* gres/gpu in a TRES list: "cpu=8,gres/gpu=16,mem=64G"; a typed "gres/gpu:h100=16" if alone. */
 static bool tres_gpus(const char *s, size_t n, long long *gpus)
 {
@@ -324,8 +354,16 @@ static int field_str(char **dst, const struct field *f)
 	return pm_strset(dst, s, n);
 }
 
-/* job.gpus_per_node and job.nodes facts, from what the record said. */
-static int job_facts(struct pm_evidence *ev, size_t file, long long gpus, int nnodes)
+/*
+ * job.gpus_per_node and job.nodes facts, from what the record said.  GPUS is the job's
+ * total, PER a count per node the record gives as such (scontrol's TresPerNode), or -1.  A
+ * total is a count per node only on one node: --gpus=12 on two nodes may be 8 + 4, and its
+ * mean would make the node given 4 one that "lost" 2 (gpu-count-uneven-nodes-near-miss); a
+ * node's own count from the batch step is a fact of that node (sacct_node_gpus).  MIG: the
+ * gres counts MIG instances, no GPU count at all.
+ */
+static int job_facts(struct pm_evidence *ev, size_t file, long long gpus, long long per, int nnodes,
+		     bool mig)
 {
 	struct pm_jobinfo *job = pm_ev_job(ev);
 
@@ -333,8 +371,12 @@ static int job_facts(struct pm_evidence *ev, size_t file, long long gpus, int nn
 		return -1;
 	if (nnodes > 0 && !pm_ev_add_fact(ev, file, NULL, -1, "job.nodes", nnodes, NULL))
 		return -1;
-	if (gpus >= 0 && nnodes > 0 && gpus % nnodes == 0) {
-		job->gpus_per_node = (int)(gpus / nnodes);
+	if (mig)
+		return 0;
+	if (per < 0 && nnodes == 1)
+		per = gpus;
+	if (per >= 0 && per < 1000000) {
+		job->gpus_per_node = (int)per;
 		if (!pm_ev_add_fact(ev, file, NULL, -1, "job.gpus_per_node", job->gpus_per_node,
 				    NULL))
 			return -1;
@@ -685,7 +727,7 @@ static int sacct_find_job(const struct pm_evidence *ev, const char *buf, size_t 
 
 static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo *job,
 			 const struct table *t, const struct field *f, size_t nf, long long *gpus,
-			 int *nnodes)
+			 int *nnodes, bool *mig)
 {
 	struct field v;
 	size_t cnt = 0;
@@ -719,8 +761,10 @@ static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo 
 	if (field_int(&v, 0, 100000000, &x))
 		job->ntasks = x;
 	v = col(t, f, nf, SC_ALLOCTRES);
+	*mig = tres_mig(v.s, v.n);
 	if (!tres_gpus(v.s, v.n, gpus)) {
 		v = col(t, f, nf, SC_REQTRES);
+		*mig = *mig || tres_mig(v.s, v.n);
 		if (!tres_gpus(v.s, v.n, gpus))
 			*gpus = -1;
 	}
@@ -744,6 +788,37 @@ static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo 
 	return field_str(&job->reason, &v);
 }
 
+/*
+ * The GPUs of single nodes, where the record gives them exactly: the batch step holds the
+ * job's whole allocation on its node (the first of the job's), so its AllocTRES is that
+ * node's count; on a job of two nodes the other one has the rest of the total.  Each is a
+ * "job.gpus_on_node" fact of its node, which job.gpus_per_node reads for that node (scan.c
+ * lookup_fact).  -1 on ENOMEM.
+ */
+static int sacct_node_gpus(struct pm_evidence *ev, size_t file, const struct pm_jobinfo *job,
+			   long long gpus, struct field node, long long on_node)
+{
+	char name[256];
+	size_t k;
+
+	if (on_node < 0 || node.n == 0 || node.n >= sizeof(name) ||
+	    strcspn(node.s, "[,( ") < node.n || (gpus >= 0 && on_node > gpus))
+		return 0;
+	memcpy(name, node.s, node.n);
+	name[node.n] = 0;
+	for (k = 0; k < job->nnodes && strcmp(job->nodes[k], name); k++)
+		;
+	if (k == job->nnodes)
+		return 0; /* not a node of the job's list */
+	if (!pm_ev_add_fact(ev, file, name, -1, "job.gpus_on_node", (double)on_node, NULL))
+		return -1;
+	if (job->nnodes == 2 && gpus >= 0 &&
+	    !pm_ev_add_fact(ev, file, job->nodes[1 - k], -1, "job.gpus_on_node",
+			    (double)(gpus - on_node), NULL))
+		return -1;
+	return 0;
+}
+
 int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		   size_t rlen)
 {
@@ -753,8 +828,10 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	const char *l;
 	char why[200] = "";
 	size_t pos, at, n, nf, row = 0;
-	long long gpus = -1;
+	long long gpus = -1, batch_gpus = -1;
+	struct field batch_node = {"", 0};
 	int nnodes = 0, steps_max = -1, x;
+	bool mig = false;
 
 	if (sacct_header(buf, len, &t))
 		return pm_in_fail(reason, rlen, "no sacct header with a JobID column");
@@ -767,7 +844,7 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		nf = row_fields(&t, l, n, f);
 		id = col(&t, f, nf, SC_JOBID);
 		if (at == row) {
-			if (sacct_job_row(ev, file, job, &t, f, nf, &gpus, &nnodes))
+			if (sacct_job_row(ev, file, job, &t, f, nf, &gpus, &nnodes, &mig))
 				return nomem(reason, rlen);
 		} else if (id.n > jobid.n && memcmp(id.s, jobid.s, jobid.n) == 0 &&
 			   id.s[jobid.n] == '.') {
@@ -775,12 +852,19 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 
 			if (field_int(&v, 0, 100000000, &x) && x > steps_max)
 				steps_max = x;
+			v = col(&t, f, nf, SC_ALLOCTRES);
+			if (pm_in_ieq(id.s + jobid.n + 1, id.n - jobid.n - 1, "batch") &&
+			    !tres_gpus(v.s, v.n, &batch_gpus))
+				batch_gpus = -1;
+			if (pm_in_ieq(id.s + jobid.n + 1, id.n - jobid.n - 1, "batch"))
+				batch_node = col(&t, f, nf, SC_NODELIST);
 		}
 	}
 	/* the job row's NTasks is empty for batch jobs: the widest step ran the ranks */
 	if (job->ntasks < 0 && steps_max >= 0)
 		job->ntasks = steps_max;
-	if (job_facts(ev, file, gpus, nnodes))
+	if (job_facts(ev, file, gpus, -1, nnodes, mig) ||
+	    (!mig && sacct_node_gpus(ev, file, job, gpus, batch_node, batch_gpus)))
 		return nomem(reason, rlen);
 	return 0;
 }
@@ -956,10 +1040,12 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 		job->restart = x;
 	if (v[SK_USERID].n > 0)
 		set_uid(job, &v[SK_USERID]);
-	if (!tres_gpus(v[SK_TRES].s, v[SK_TRES].n, &gpus) &&
-	    per_node_gpus(&v[SK_TRES_PER_NODE], &per) && nnodes > 0)
-		gpus = per * nnodes;
-	if (job_facts(ev, file, gpus, nnodes))
+	tres_gpus(v[SK_TRES].s, v[SK_TRES].n, &gpus);
+	if (!per_node_gpus(&v[SK_TRES_PER_NODE], &per))
+		per = -1;
+	if (job_facts(ev, file, gpus, per, nnodes,
+		      tres_mig(v[SK_TRES].s, v[SK_TRES].n) ||
+			      mig_type(v[SK_TRES_PER_NODE].s, v[SK_TRES_PER_NODE].n)))
 		return nomem(reason, rlen);
 	return 0;
 }
