@@ -579,7 +579,7 @@ static bool sacct_rows_whole(const char *buf, size_t len, const struct table *t,
 	size_t pos = t->body, n, nf, line = 0;
 	bool loose = false;
 
-	if (!t->piped || t->user_col == MAX_COLS)
+	if (t->user_col == MAX_COLS)
 		return true;
 	for (size_t i = 0; i < t->body; i++) /* the header's line number */
 		line += buf[i] == '\n';
@@ -588,6 +588,25 @@ static bool sacct_rows_whole(const char *buf, size_t len, const struct table *t,
 		if (only(l, n, " \t"))
 			continue;
 		nf = row_fields(t, l, n, f);
+		if (!t->piped) {
+			/* the table: a value wider than its column is cut, but one given a wide
+			 * column (JobName%100) is printed whole, line breaks too; the part after
+			 * the last one starts a line, where JobID is */
+			id = col(t, f, nf, SC_JOBID);
+			if (!id_shaped(id) && !pm_in_ieq(id.s, id.n, "JobID") &&
+			    !pm_in_ieq(id.s, id.n, "JobIDRaw") && !only(id.s, id.n, "-")) {
+				loose = true; /* a fence or a prompt, if no row follows */
+				continue;
+			}
+			if (!loose)
+				continue;
+			snprintf(why, wlen,
+				 "line %zu follows a line with no job id where the header puts "
+				 "JobID: a value of a column the user writes held a line break; no "
+				 "record taken",
+				 line);
+			return false;
+		}
 		if (nf == 1) { /* a fence or a prompt under the listing, if no row follows */
 			loose = true;
 			continue;
@@ -648,7 +667,7 @@ static bool sacct_one_row(const char *buf, size_t len, const struct table *t,
 	const char *l;
 	size_t pos = t->body, n, nf, rows = 0;
 
-	if (!t->piped || t->user_col == MAX_COLS)
+	if (t->user_col == MAX_COLS)
 		return true;
 	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
 		nf = row_fields(t, l, n, f);

@@ -528,6 +528,20 @@ START_TEST(test_sacct_newline_in_user_field)
 		"91001|t|NODE_FAIL|0:0|gn[01-02]|gn02\n"
 		"y\n"
 		"z|x|FAILED|1:0|gn[01-02]|\n",
+		/* sacct's table with a wide JobName (JobName%30): the name's last part
+		 * starts a line, where JobID is, and rows follow */
+		"JobID        JobName                        State      NodeList   FailedNode\n"
+		"------------ ------------------------------ ---------- ---------- ----------\n"
+		"91001        x\n"
+		"91001        t                               NODE_FAIL gn[01-02]        gn02\n"
+		"y                                               FAILED gn[01-02]\n"
+		"91001.batch  batch                              FAILED      gn01\n",
+		/* ... and with no row after it (sacct -X): the job's row twice */
+		"JobID        JobName                        State      NodeList   FailedNode\n"
+		"------------ ------------------------------ ---------- ---------- ----------\n"
+		"91001        x\n"
+		"91001        t                               NODE_FAIL gn[01-02]        gn02\n"
+		"y                                               FAILED gn[01-02]\n",
 		/* JobID after the name, its row split with extra '|': its id cannot be read */
 		"JobName|JobID|State|ExitCode|NodeList|FailedNode\n"
 		"x|1|2|3|4|5\n"
