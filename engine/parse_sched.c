@@ -554,7 +554,7 @@ static bool id_shaped(struct field id)
 		return false;
 	for (size_t i = 1; i < id.n; i++)
 		if (!pm_in_isalpha(id.s[i]) && !pm_in_isdigit(id.s[i]) &&
-		    !strchr("_+.[]-,%", id.s[i]))
+		    (!id.s[i] || !strchr("_+.[]-,%", id.s[i])))
 			return false;
 	return true;
 }
@@ -569,6 +569,7 @@ static bool id_shaped(struct field id)
  * listing is refused, never half-read: a row with fewer fields than the header (a part of a
  * broken row), a line without '|' followed by rows, a row whose JobID is not an id, or a
  * row with extra fields whose JobID follows the user's column (its JobID cannot be read).
+ * So for the table form, where a line with no job id where JobID is has rows after it.
  * WHY says which, for the file's coverage.
  */
 static bool sacct_rows_whole(const char *buf, size_t len, const struct table *t, char *why,
