@@ -276,6 +276,8 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 	if (pm_att_no_window(a) && !c->current &&
 	    (!strcmp(c->cls, "gpu_hardware") || !strcmp(c->cls, "nvlink")))
 		return "hypothesis"; /* a GPU's event, and no record of the job's time */
+	if (pm_att_open_side(a, c))
+		return "hypothesis"; /* a hardware event where the record leaves the window open */
 	if (c->node[0] && node_degraded(a, c->node))
 		return "hypothesis";
 	if (c->hardware && !slurm_act && !trusted_view(a) &&

@@ -215,12 +215,32 @@ static int cand_pidlink(const struct att *a, const struct cand *c)
 
 /* A folder gathered by hand with no accounting record (and no task record, no bundle): the
  * job's time is not known, so a dated kernel line is, to this job, what an undated one is:
- * it may predate the job (trust-no-record-earlier-day-xid). */
+ * it may predate the job (trust-no-record-earlier-day-xid).  So with a record that gives
+ * only one of its bounds (no End, or no Start, and no Elapsed to give it: parse_sched.c):
+ * the window is open on one side, where every event it keeps lies, and a line there may be
+ * of an earlier or a later job (pm_att_half_window; trust-record-no-end-later-xid). */
 bool pm_att_no_window(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
 
-	return ev->job.start <= 0 && ev->job.end <= 0 && !ev->ntasks && !ev->ncollect;
+	return ((ev->job.start <= 0 && ev->job.end <= 0) || pm_att_half_window(a)) && !ev->ntasks &&
+	       !ev->ncollect;
+}
+
+/* The record gives the job's start or its end, not both. */
+bool pm_att_half_window(const struct att *a)
+{
+	return (a->ev->job.start > 0) != (a->ev->job.end > 0);
+}
+
+/* C is a hardware event from a source the user cannot write, kept only because the record
+ * leaves the job's window open on its side (pm_att_no_window): it may be another job's,
+ * hours after this one ended or before it began.  It leads as an undated event does
+ * (pm_att_phase_stale), at most at hypothesis, and its node's exclusion is only offered. */
+bool pm_att_open_side(const struct att *a, const struct cand *c)
+{
+	return c->hardware && !c->current && !c->untrusted && pm_att_half_window(a) &&
+	       pm_att_no_window(a);
 }
 
 /* This job's own ranks on C's node failed in a way an event there explains: a hardware
@@ -291,14 +311,24 @@ void pm_att_phase_stale(struct att *a)
 			snprintf(what, sizeof(what), "Xid %d (%s)", o->xid, c->summary);
 		else
 			snprintf(what, sizeof(what), "%s/%s (%s)", c->cls, c->sub, c->summary);
-		if (!c->prestart && undated_hw(a, c)) {
+		if (!c->prestart && (undated_hw(a, c) || pm_att_open_side(a, c))) {
 			/* its time unknown (a monotonic stamp with no boot time): it may be from
 			 * before the job as well, so it leads as such an event does */
 			c->explained = (c->node[0] || pm_att_no_window(a)) &&
 				       (c->pidlink > 0 || stale_explained(a, c));
 			c->fallback = !c->explained;
 			if (c->fallback) {
-				if (c->has_t)
+				if (c->has_t && pm_att_half_window(a))
+					pm_att_why(
+						a,
+						"%s logged %s, and the accounting record gives no %s "
+						"of this job (nor its Elapsed): the event may be "
+						"another job's; context, not this job's origin by "
+						"itself; nothing this job's ranks did there shows a "
+						"failure it explains.",
+						c->node[0] ? c->node : "A node", what,
+						a->ev->job.end > 0 ? "start" : "end");
+				else if (c->has_t)
 					pm_att_why(
 						a,
 						"%s logged %s, and with no accounting record this "

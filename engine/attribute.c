@@ -357,8 +357,11 @@ json_t *pm_attribute(struct pm_evidence *ev)
 		pm_att_why(&a,
 			   "Hardware evidence from a source the job cannot write, %s: it outranks "
 			   "software errors elsewhere.",
-			   pm_att_no_window(&a) ? "with no record of the job's time" :
-						  "in the job window");
+			   !pm_att_no_window(&a) ? "in the job window" :
+			   pm_att_half_window(&a) ?
+						   "on the side the record leaves the job's window "
+						   "open (no start, or no end)" :
+						   "with no record of the job's time");
 	if (pm_att_phase_silence(&a) < 0 || pm_att_phase_votes(&a) < 0 ||
 	    pm_att_phase_origins(&a, false) < 0)
 		goto out;

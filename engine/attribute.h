@@ -249,6 +249,10 @@ bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o);
 /* A folder with no accounting record, task record or bundle: the job's time is not known
  * (att_time.c). */
 bool pm_att_no_window(const struct att *a);
+/* The record gives only one of the job's start and end: its window is open on one side. */
+bool pm_att_half_window(const struct att *a);
+/* C is a hardware event kept only on the side the record leaves the window open (att_time.c). */
+bool pm_att_open_side(const struct att *a, const struct cand *c);
 void pm_att_phase_merge(struct att *a);
 void pm_att_phase_join(struct att *a);
 /* A GPU's weak hang lines set aside beside the kernel's record of the program's own fault on

@@ -253,6 +253,24 @@ bool pm_nvsmi_q_mixed(const char *buf, size_t len)
 	return other >= 3;
 }
 
+/*
+ * node.gpu_count from a report's "Attached GPUs", unless a GPU of it has MIG enabled ("MIG
+ * Mode" / "Current : Enabled", or a "MIG Devices" section listing its instances): Slurm then
+ * counts each MIG instance a GPU of the job's gres, and four GPUs cut into eight instances are
+ * no missing GPU (gpu-count-mig-instances-near-miss).  -1 on ENOMEM.
+ */
+static int count_flush(struct pm_evidence *ev, size_t file, double *attached, bool *mig)
+{
+	int rc = 0;
+
+	if (*attached > 0 && !*mig &&
+	    !pm_ev_add_fact(ev, file, file_node(ev, file), -1, "node.gpu_count", *attached, NULL))
+		rc = -1;
+	*attached = -1;
+	*mig = false;
+	return rc;
+}
+
 int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		     size_t rlen)
 {
@@ -261,8 +279,8 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 	const char *l, *k, *v;
 	size_t pos = 0, n, kn, vn, indent;
 	int ngpus = 0;
-	bool seen = false;
-	double x;
+	bool seen = false, mig = false;
+	double x, attached = -1;
 
 	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
 		for (indent = 0; indent < n && (l[indent] == ' ' || l[indent] == '\t'); indent++)
@@ -271,7 +289,7 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 		if (n == 0)
 			continue;
 		if (pm_in_starts(l, n, "==============NVSMI LOG")) {
-			if (gpu_flush(ev, file, &g))
+			if (gpu_flush(ev, file, &g) || count_flush(ev, file, &attached, &mig))
 				goto nomem;
 			ngpus = 0;
 			q.depth = 0;
@@ -293,20 +311,24 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 		while (q.depth > 0 && q.st[q.depth - 1].indent >= indent)
 			q.depth--;
 		if (!split_kv(l, n, &k, &kn, &v, &vn)) {
+			if (pm_in_ieq(l, n, "MIG Devices"))
+				mig = true;
 			if (q.depth < MAX_DEPTH)
 				q.st[q.depth++] = (struct section){indent, l, n};
 			continue;
 		}
+		if (inner_is(&q, "MIG Mode") && pm_in_ieq(k, kn, "Current") &&
+		    pm_in_ieq(v, vn, "Enabled"))
+			mig = true;
 		if (pm_in_ieq(k, kn, "Attached GPUs")) {
 			seen = true;
-			if (value(v, vn, &x) > 0 && !pm_ev_add_fact(ev, file, file_node(ev, file),
-								    -1, "node.gpu_count", x, NULL))
-				goto nomem;
+			if (value(v, vn, &x) > 0)
+				attached = x;
 		} else if (g.idx >= 0) {
 			gpu_field(&q, &g, k, kn, v, vn);
 		}
 	}
-	if (gpu_flush(ev, file, &g))
+	if (gpu_flush(ev, file, &g) || count_flush(ev, file, &attached, &mig))
 		goto nomem;
 	if (!seen)
 		return pm_in_fail(reason, rlen,
@@ -330,6 +352,7 @@ enum col {
 	COL_TEMP,
 	COL_REMAP_PENDING,
 	COL_REMAP_FAILURE,
+	COL_MIG,
 };
 
 static const struct {
@@ -348,6 +371,7 @@ static const struct {
 	{"temperature.gpu", COL_TEMP, "gpu.temperature"},
 	{"remapped_rows.pending", COL_REMAP_PENDING, "gpu.remap_pending"},
 	{"remapped_rows.failure", COL_REMAP_FAILURE, "gpu.remap_failure"},
+	{"mig.mode.current", COL_MIG, NULL},
 };
 
 struct field {
@@ -433,7 +457,7 @@ int pm_parse_nvsmi_csv(struct pm_evidence *ev, size_t file, const char *buf, siz
 	const char *l;
 	size_t pos = 0, n, nf, ncols = 0, j;
 	int rows = 0, gpu_rows = -1;
-	bool gpu_table = false, any = false;
+	bool gpu_table = false, any = false, mig = false;
 
 	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
 		pm_in_trim(&l, &n);
@@ -460,13 +484,17 @@ int pm_parse_nvsmi_csv(struct pm_evidence *ev, size_t file, const char *buf, siz
 			continue;
 		if (csv_row(ev, file, f, nf, map, ncols, rows))
 			goto nomem;
+		for (j = 0; j < nf && j < ncols; j++) /* a MIG GPU: no count (count_flush) */
+			if (map[j] && csv_cols[map[j] - 1].col == COL_MIG &&
+			    pm_in_ieq(f[j].s, f[j].n, "Enabled"))
+				mig = true;
 		rows++;
 		if (gpu_table && rows > gpu_rows)
 			gpu_rows = rows;
 	}
 	if (!any)
 		return pm_in_fail(reason, rlen, "empty: no nvidia-smi CSV header");
-	if (gpu_rows >= 0 &&
+	if (gpu_rows >= 0 && !mig &&
 	    !pm_ev_add_fact(ev, file, file_node(ev, file), -1, "node.gpu_count", gpu_rows, NULL))
 		goto nomem;
 	return 0;

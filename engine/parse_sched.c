@@ -196,6 +196,96 @@ static bool stamp(const char *s, size_t n, double *t, struct pm_jobinfo *job)
 	return true;
 }
 
+/* A duration as sacct's Elapsed and scontrol's RunTime print it: "[D-]HH:MM:SS", "MM:SS". */
+static bool duration(const char *s, size_t n, double *secs)
+{
+	long long part[3] = {0, 0, 0}, days = 0, v;
+	size_t np = 0, i = 0, j;
+	const char *dash;
+
+	pm_in_trim(&s, &n);
+	if ((dash = memchr(s, '-', n))) {
+		if (!pm_in_int(s, (size_t)(dash - s), &days) || days < 0 || days > 100000)
+			return false;
+		i = (size_t)(dash - s) + 1;
+	}
+	while (i < n && np < 3) {
+		for (j = i; j < n && s[j] != ':'; j++)
+			;
+		if (j == i || !pm_in_int(s + i, j - i, &v) || v < 0 || (np > 0 && v > 59))
+			return false;
+		part[np++] = v;
+		i = j + 1;
+		if (j == n)
+			break;
+	}
+	if (np < 2 || i <= n - 1 || (dash && np != 3))
+		return false;
+	*secs = (double)days * 86400 +
+		(np == 3 ? part[0] * 3600 + part[1] * 60 + part[2] : part[0] * 60 + part[1]);
+	return true;
+}
+
+/* Whether the job's state is one it ended in (its Elapsed then spans its whole run). */
+static bool state_final(const char *state)
+{
+	static const char *const live[] = {"RUNNING",	"PENDING",    "SUSPENDED",   "REQUEUED",
+					   "RESIZING",	"COMPLETING", "CONFIGURING", "STOPPED",
+					   "SIGNALING", "STAGE_OUT",  NULL};
+
+	if (!state)
+		return false;
+	for (size_t i = 0; live[i]; i++)
+		if (!strcmp(state, live[i]))
+			return false;
+	return true;
+}
+
+/* A record with one of Start and End and the job's run time (Elapsed, RunTime) gives the
+ * other: End = Start + Elapsed once the job has ended, Start = End - Elapsed.  Without it the
+ * window stays open on that side (pm_att_no_window). */
+static void window_from_elapsed(struct pm_jobinfo *job, const char *s, size_t n)
+{
+	double el;
+
+	if ((job->start > 0) == (job->end > 0) || !duration(s, n, &el))
+		return;
+	if (job->end > 0 && job->end - el > 0)
+		job->start = job->end - el;
+	else if (job->start > 0 && state_final(job->state))
+		job->end = job->start + el;
+}
+
+/* Whether a gres type names a MIG profile ("1g.10gb", "a100_3g.40gb", "1g.5gb+me"): Slurm
+ * then counts MIG instances, not GPUs. */
+static bool mig_type(const char *s, size_t n)
+{
+	for (size_t i = 1; i + 3 < n; i++)
+		if (s[i] == 'g' && s[i + 1] == '.' && pm_in_isdigit(s[i - 1]) &&
+		    pm_in_isdigit(s[i + 2]))
+			return true;
+	return false;
+}
+
+/* Whether a TRES list holds a typed gpu gres of a MIG profile. */
+static bool tres_mig(const char *s, size_t n)
+{
+	const char *c;
+	size_t f;
+
+	while (n > 0) {
+		c = memchr(s, ',', n);
+		f = c ? (size_t)(c - s) : n;
+		if (pm_in_starts(s, f, "gres/gpu:") && mig_type(s + 9, f - 9))
+			return true;
+		if (!c)
+			break;
+		n -= f + 1;
+		s = c + 1;
+	}
+	return false;
+}
+
 /* gres/gpu in a TRES list: "cpu=8,gres/gpu=16,mem=64G"; a typed "gres/gpu:h100=16" if alone. */
 static bool tres_gpus(const char *s, size_t n, long long *gpus)
 {
@@ -264,8 +354,16 @@ static int field_str(char **dst, const struct field *f)
 	return pm_strset(dst, s, n);
 }
 
-/* job.gpus_per_node and job.nodes facts, from what the record said. */
-static int job_facts(struct pm_evidence *ev, size_t file, long long gpus, int nnodes)
+/*
+ * job.gpus_per_node and job.nodes facts, from what the record said.  GPUS is the job's
+ * total, PER a count per node the record gives as such (scontrol's TresPerNode), or -1.  A
+ * total is a count per node only on one node: --gpus=12 on two nodes may be 8 + 4, and its
+ * mean would make the node given 4 one that "lost" 2 (gpu-count-uneven-nodes-near-miss); a
+ * node's own count from the batch step is a fact of that node (sacct_node_gpus).  MIG: the
+ * gres counts MIG instances, no GPU count at all.
+ */
+static int job_facts(struct pm_evidence *ev, size_t file, long long gpus, long long per, int nnodes,
+		     bool mig)
 {
 	struct pm_jobinfo *job = pm_ev_job(ev);
 
@@ -273,8 +371,12 @@ static int job_facts(struct pm_evidence *ev, size_t file, long long gpus, int nn
 		return -1;
 	if (nnodes > 0 && !pm_ev_add_fact(ev, file, NULL, -1, "job.nodes", nnodes, NULL))
 		return -1;
-	if (gpus >= 0 && nnodes > 0 && gpus % nnodes == 0) {
-		job->gpus_per_node = (int)(gpus / nnodes);
+	if (mig)
+		return 0;
+	if (per < 0 && nnodes == 1)
+		per = gpus;
+	if (per >= 0 && per < 1000000) {
+		job->gpus_per_node = (int)per;
 		if (!pm_ev_add_fact(ev, file, NULL, -1, "job.gpus_per_node", job->gpus_per_node,
 				    NULL))
 			return -1;
@@ -302,6 +404,7 @@ enum scol {
 	SC_CLUSTER,
 	SC_UID,
 	SC_REASON,
+	SC_ELAPSED,
 	SC__COUNT
 };
 
@@ -314,7 +417,7 @@ static const char *const scol_names[SC__COUNT] = {
 	[SC_REQTRES] = "ReqTRES",   [SC_FAILED] = "FailedNode",
 	[SC_RESTARTS] = "Restarts", [SC_REQUEUE] = "Requeue",
 	[SC_CLUSTER] = "Cluster",   [SC_UID] = "UID",
-	[SC_REASON] = "Reason",
+	[SC_REASON] = "Reason",	    [SC_ELAPSED] = "Elapsed",
 };
 
 struct table {
@@ -357,12 +460,12 @@ static size_t row_fields(const struct table *t, const char *l, size_t n, struct 
  * column after it (sacct does not escape it). */
 static bool user_column(const char *s, size_t n)
 {
-	static const char *const names[] = {"JobName",	    "Comment",
-					    "WorkDir",	    "SubmitLine",
-					    "Constraints",  "Reservation",
-					    "AdminComment", "SystemComment",
-					    "Container",    "Account",
-					    "QOS"};
+	static const char *const names[] = {"JobName",	    "Comment",	     "WorkDir",
+					    "SubmitLine",   "Constraints",   "Reservation",
+					    "AdminComment", "SystemComment", "Container",
+					    "Account",	    "QOS",	     "StdOut",
+					    "StdErr",	    "StdIn",	     "Extra",
+					    "WCKey"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (pm_in_ieq(s, n, names[i]))
@@ -443,6 +546,101 @@ static struct field col(const struct table *t, const struct field *f, size_t nf,
 	return e;
 }
 
+/* Whether ID is shaped as sacct prints a job's or a step's id: 25, 25_3, 25_[4-9%2], 25+1,
+ * 25.batch, 25.0, 25+1.extern. */
+static bool id_shaped(struct field id)
+{
+	if (id.n == 0 || !pm_in_isdigit(id.s[0]))
+		return false;
+	for (size_t i = 1; i < id.n; i++)
+		if (!pm_in_isalpha(id.s[i]) && !pm_in_isdigit(id.s[i]) &&
+		    (!id.s[i] || !strchr("_+.[]-,%", id.s[i])))
+			return false;
+	return true;
+}
+
+/*
+ * Whether every row of a -P listing that shows a column a user writes (JobName, Comment,
+ * WorkDir, SubmitLine...) is whole.  sacct prints such a value as it is: a '|' in it adds
+ * fields to its row (col reads nothing after it), and a line break in it splits its row
+ * into physical lines, of which the user writes all but the first part's JobID and the last
+ * part's Slurm columns, and may write whole rows between them (a job name
+ * "x\n25|train|NODE_FAIL|...|n2\ny").  Which line is Slurm's then cannot be told, so the
+ * listing is refused, never half-read: a row with fewer fields than the header (a part of a
+ * broken row), a line without '|' followed by rows, a row whose JobID is not an id, or a
+ * row with extra fields whose JobID follows the user's column (its JobID cannot be read).
+ * So for the table form, where a line with no job id where JobID is has rows after it.
+ * WHY says which, for the file's coverage.
+ */
+static bool sacct_rows_whole(const char *buf, size_t len, const struct table *t, char *why,
+			     size_t wlen)
+{
+	struct field f[MAX_COLS], id;
+	const char *l;
+	size_t pos = t->body, n, nf, line = 0;
+	bool loose = false;
+
+	if (t->user_col == MAX_COLS)
+		return true;
+	for (size_t i = 0; i < t->body; i++) /* the header's line number */
+		line += buf[i] == '\n';
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		line++;
+		if (only(l, n, " \t"))
+			continue;
+		nf = row_fields(t, l, n, f);
+		if (!t->piped) {
+			/* the table: a value wider than its column is cut, but one given a wide
+			 * column (JobName%100) is printed whole, line breaks too; the part after
+			 * the last one starts a line, where JobID is */
+			id = col(t, f, nf, SC_JOBID);
+			if (!id_shaped(id) && !pm_in_ieq(id.s, id.n, "JobID") &&
+			    !pm_in_ieq(id.s, id.n, "JobIDRaw") && !only(id.s, id.n, "-")) {
+				loose = true; /* a fence or a prompt, if no row follows */
+				continue;
+			}
+			if (!loose)
+				continue;
+			snprintf(why, wlen,
+				 "line %zu follows a line with no job id where the header puts "
+				 "JobID: a value of a column the user writes held a line break; no "
+				 "record taken",
+				 line);
+			return false;
+		}
+		if (nf == 1) { /* a fence or a prompt under the listing, if no row follows */
+			loose = true;
+			continue;
+		}
+		if (loose || nf < t->nhead) {
+			snprintf(why, wlen,
+				 "line %zu has %s fields than the header: a value of a column the "
+				 "user writes held a line break, and which lines are Slurm's cannot "
+				 "be told; no record taken",
+				 line, loose ? "other" : "fewer");
+			return false;
+		}
+		if (nf != t->nhead && t->col[SC_JOBID] > (int)t->user_col) {
+			snprintf(why, wlen,
+				 "line %zu has more fields than the header and its JobID follows a "
+				 "column the user writes: whose row it is cannot be told; no record "
+				 "taken",
+				 line);
+			return false;
+		}
+		id = col(t, f, nf, SC_JOBID);
+		if (!id_shaped(id) && !pm_in_ieq(id.s, id.n, "JobID") &&
+		    !pm_in_ieq(id.s, id.n, "JobIDRaw") && !(id.n > 0 && only(id.s, id.n, "-"))) {
+			snprintf(why, wlen,
+				 "line %zu holds no job id where the header puts JobID: a value of a "
+				 "column the user writes broke a row; no record taken",
+				 line);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Whether ID (or RAW, the row's JobIDRaw) is the job a Slurm output file of the folder is
  * named for (slurm-%j.out, slurm-%A_%a.out: pm_slurm_output_id). */
 static bool named_by_folder(const struct pm_evidence *ev, struct field id, struct field raw)
@@ -454,6 +652,36 @@ static bool named_by_folder(const struct pm_evidence *ev, struct field id, struc
 		if (pm_slurm_output_id(ev->files[i].name, &x, &n) &&
 		    ((n == id.n && !memcmp(x, id.s, n)) || (n == raw.n && !memcmp(x, raw.s, n))))
 			return true;
+	return false;
+}
+
+/*
+ * Whether JOB has one row in a listing that shows a column the user writes.  A second row
+ * of the same id may be one the user wrote, whole, inside a value with line breaks (the
+ * first row's JobName ending where the second starts), and which one is Slurm's cannot be
+ * told: so a listing of a job's runs (sacct -D) with JobName is refused as well.
+ */
+static bool sacct_one_row(const char *buf, size_t len, const struct table *t,
+			  const struct field *job, char *why, size_t wlen)
+{
+	struct field f[MAX_COLS], id;
+	const char *l;
+	size_t pos = t->body, n, nf, rows = 0;
+
+	if (t->user_col == MAX_COLS)
+		return true;
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		nf = row_fields(t, l, n, f);
+		id = col(t, f, nf, SC_JOBID);
+		rows += id.n == job->n && memcmp(id.s, job->s, id.n) == 0;
+	}
+	if (rows < 2)
+		return true;
+	snprintf(why, wlen,
+		 "the job's row appears %zu times in a listing with a column the user writes: "
+		 "a value with line breaks can hold a whole row, and which is Slurm's cannot be "
+		 "told; no record taken",
+		 rows);
 	return false;
 }
 
@@ -473,6 +701,8 @@ static int sacct_find_job(const struct pm_evidence *ev, const char *buf, size_t 
 	size_t pos = t->body, at, n, nf, jobs = 0, named_row = 0;
 	bool found = false, several_named = false;
 
+	if (!sacct_rows_whole(buf, len, t, why, wlen))
+		return -1;
 	for (at = pos; pm_in_next_line(buf, len, &pos, &l, &n); at = pos) {
 		nf = row_fields(t, l, n, f);
 		id = col(t, f, nf, SC_JOBID);
@@ -498,13 +728,14 @@ static int sacct_find_job(const struct pm_evidence *ev, const char *buf, size_t 
 		*row = at;
 		found = true;
 	}
-	if (!found || jobs < 2)
-		return found ? 0 : -1;
-	if (named.n && !several_named) {
+	if (!found)
+		return -1;
+	if (jobs >= 2 && named.n && !several_named) {
 		*job = named;
 		*row = named_row;
-		return 0;
 	}
+	if (jobs < 2 || (named.n && !several_named))
+		return sacct_one_row(buf, len, t, job, why, wlen) ? 0 : -1;
 	snprintf(why, wlen,
 		 "a listing of several jobs, and %s: no record taken (the first job of a "
 		 "user's listing is an earlier one)",
@@ -516,7 +747,7 @@ static int sacct_find_job(const struct pm_evidence *ev, const char *buf, size_t 
 
 static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo *job,
 			 const struct table *t, const struct field *f, size_t nf, long long *gpus,
-			 int *nnodes)
+			 int *nnodes, bool *mig)
 {
 	struct field v;
 	size_t cnt = 0;
@@ -539,6 +770,8 @@ static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo 
 	stamp(v.s, v.n, &job->start, job);
 	v = col(t, f, nf, SC_END);
 	stamp(v.s, v.n, &job->end, job);
+	v = col(t, f, nf, SC_ELAPSED);
+	window_from_elapsed(job, v.s, v.n);
 	v = col(t, f, nf, SC_NODELIST);
 	if (set_nodelist(ev, job, v.s, v.n, &cnt))
 		return -1;
@@ -548,8 +781,10 @@ static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo 
 	if (field_int(&v, 0, 100000000, &x))
 		job->ntasks = x;
 	v = col(t, f, nf, SC_ALLOCTRES);
+	*mig = tres_mig(v.s, v.n);
 	if (!tres_gpus(v.s, v.n, gpus)) {
 		v = col(t, f, nf, SC_REQTRES);
+		*mig = *mig || tres_mig(v.s, v.n);
 		if (!tres_gpus(v.s, v.n, gpus))
 			*gpus = -1;
 	}
@@ -573,6 +808,37 @@ static int sacct_job_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo 
 	return field_str(&job->reason, &v);
 }
 
+/*
+ * The GPUs of single nodes, where the record gives them exactly: the batch step holds the
+ * job's whole allocation on its node (the first of the job's), so its AllocTRES is that
+ * node's count; on a job of two nodes the other one has the rest of the total.  Each is a
+ * "job.gpus_on_node" fact of its node, which job.gpus_per_node reads for that node (scan.c
+ * lookup_fact).  -1 on ENOMEM.
+ */
+static int sacct_node_gpus(struct pm_evidence *ev, size_t file, const struct pm_jobinfo *job,
+			   long long gpus, struct field node, long long on_node)
+{
+	char name[256];
+	size_t k;
+
+	if (on_node < 0 || node.n == 0 || node.n >= sizeof(name) ||
+	    strcspn(node.s, "[,( ") < node.n || (gpus >= 0 && on_node > gpus))
+		return 0;
+	memcpy(name, node.s, node.n);
+	name[node.n] = 0;
+	for (k = 0; k < job->nnodes && strcmp(job->nodes[k], name); k++)
+		;
+	if (k == job->nnodes)
+		return 0; /* not a node of the job's list */
+	if (!pm_ev_add_fact(ev, file, name, -1, "job.gpus_on_node", (double)on_node, NULL))
+		return -1;
+	if (job->nnodes == 2 && gpus >= 0 &&
+	    !pm_ev_add_fact(ev, file, job->nodes[1 - k], -1, "job.gpus_on_node",
+			    (double)(gpus - on_node), NULL))
+		return -1;
+	return 0;
+}
+
 int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		   size_t rlen)
 {
@@ -582,8 +848,10 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	const char *l;
 	char why[200] = "";
 	size_t pos, at, n, nf, row = 0;
-	long long gpus = -1;
+	long long gpus = -1, batch_gpus = -1;
+	struct field batch_node = {"", 0};
 	int nnodes = 0, steps_max = -1, x;
+	bool mig = false;
 
 	if (sacct_header(buf, len, &t))
 		return pm_in_fail(reason, rlen, "no sacct header with a JobID column");
@@ -596,7 +864,7 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		nf = row_fields(&t, l, n, f);
 		id = col(&t, f, nf, SC_JOBID);
 		if (at == row) {
-			if (sacct_job_row(ev, file, job, &t, f, nf, &gpus, &nnodes))
+			if (sacct_job_row(ev, file, job, &t, f, nf, &gpus, &nnodes, &mig))
 				return nomem(reason, rlen);
 		} else if (id.n > jobid.n && memcmp(id.s, jobid.s, jobid.n) == 0 &&
 			   id.s[jobid.n] == '.') {
@@ -604,12 +872,19 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 
 			if (field_int(&v, 0, 100000000, &x) && x > steps_max)
 				steps_max = x;
+			v = col(&t, f, nf, SC_ALLOCTRES);
+			if (pm_in_ieq(id.s + jobid.n + 1, id.n - jobid.n - 1, "batch") &&
+			    !tres_gpus(v.s, v.n, &batch_gpus))
+				batch_gpus = -1;
+			if (pm_in_ieq(id.s + jobid.n + 1, id.n - jobid.n - 1, "batch"))
+				batch_node = col(&t, f, nf, SC_NODELIST);
 		}
 	}
 	/* the job row's NTasks is empty for batch jobs: the widest step ran the ranks */
 	if (job->ntasks < 0 && steps_max >= 0)
 		job->ntasks = steps_max;
-	if (job_facts(ev, file, gpus, nnodes))
+	if (job_facts(ev, file, gpus, -1, nnodes, mig) ||
+	    (!mig && sacct_node_gpus(ev, file, job, gpus, batch_node, batch_gpus)))
 		return nomem(reason, rlen);
 	return 0;
 }
@@ -630,6 +905,7 @@ enum skey {
 	SK_TRES_PER_NODE,
 	SK_RESTARTS,
 	SK_USERID,
+	SK_RUNTIME,
 	SK__COUNT
 };
 
@@ -647,6 +923,7 @@ static const char *const skey_names[SK__COUNT] = {
 	[SK_TRES_PER_NODE] = "TresPerNode",
 	[SK_RESTARTS] = "Restarts",
 	[SK_USERID] = "UserId",
+	[SK_RUNTIME] = "RunTime",
 };
 
 static bool key_char(char c, bool first)
@@ -770,6 +1047,7 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 	set_exit(job, v[SK_EXIT].s, v[SK_EXIT].n);
 	stamp(v[SK_START].s, v[SK_START].n, &job->start, job);
 	stamp(v[SK_END].s, v[SK_END].n, &job->end, job);
+	window_from_elapsed(job, v[SK_RUNTIME].s, v[SK_RUNTIME].n);
 	if (set_nodelist(ev, job, v[SK_NODELIST].s, v[SK_NODELIST].n, &cnt))
 		return nomem(reason, rlen);
 	if (field_int(&v[SK_NTASKS], 0, 100000000, &x))
@@ -782,10 +1060,12 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 		job->restart = x;
 	if (v[SK_USERID].n > 0)
 		set_uid(job, &v[SK_USERID]);
-	if (!tres_gpus(v[SK_TRES].s, v[SK_TRES].n, &gpus) &&
-	    per_node_gpus(&v[SK_TRES_PER_NODE], &per) && nnodes > 0)
-		gpus = per * nnodes;
-	if (job_facts(ev, file, gpus, nnodes))
+	tres_gpus(v[SK_TRES].s, v[SK_TRES].n, &gpus);
+	if (!per_node_gpus(&v[SK_TRES_PER_NODE], &per))
+		per = -1;
+	if (job_facts(ev, file, gpus, per, nnodes,
+		      tres_mig(v[SK_TRES].s, v[SK_TRES].n) ||
+			      mig_type(v[SK_TRES_PER_NODE].s, v[SK_TRES_PER_NODE].n)))
 		return nomem(reason, rlen);
 	return 0;
 }

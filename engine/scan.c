@@ -2222,6 +2222,14 @@ static int eval_op(enum pm_op op, double a, double b)
 static bool lookup_fact(const struct pm_evidence *ev, const char *name, const char *node, double *v)
 {
 	if (!strcmp(name, "job.gpus_per_node")) {
+		/* the node's own count where the record gives it (parse_sched.c
+		 * sacct_node_gpus), else the job's for every node */
+		for (size_t i = ev->nfacts; node && i-- > 0;)
+			if (ev->facts[i].node && !strcmp(ev->facts[i].name, "job.gpus_on_node") &&
+			    !strcmp(ev->facts[i].node, node)) {
+				*v = ev->facts[i].value;
+				return true;
+			}
 		*v = ev->job.gpus_per_node;
 		return ev->job.gpus_per_node >= 0;
 	}

@@ -413,7 +413,7 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 						"ran on"));
 		json_object_set_new(cont, "owner", json_string("user"));
 		nodes = "the job's nodes"; /* for the sentences below */
-	} else if ((c->contradicted || pm_att_node_guessed(a, c)) &&
+	} else if ((c->contradicted || pm_att_node_guessed(a, c) || pm_att_open_side(a, c)) &&
 		   !strcmp(dec->node_id && node_specific(a, c) ? dec->node_id : dec->cont_id,
 			   "retry-exclude-node")) {
 		/* only the job's output puts it on its node, and the plugin's records say every
@@ -426,8 +426,11 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 			json_sprintf("retry the job; excluding %s (--exclude=%s) is your "
 				     "reversible choice: %s",
 				     nodes, nodes,
-				     c->contradicted ? "only the job's output names it" :
-						       "only the folder's words name it"));
+				     c->contradicted	       ? "only the job's output names it" :
+				     pm_att_node_guessed(a, c) ? "only the folder's words name it" :
+								 "the accounting record gives the "
+								 "job no start or no end, so its "
+								 "event may be another job's"));
 		json_object_set_new(cont, "owner", json_string("user"));
 	} else if (dec->node_id && node_specific(a, c)) {
 		/* the same job ran on the other nodes: the node, not the job, is at fault */

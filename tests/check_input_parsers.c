@@ -185,6 +185,43 @@ START_TEST(nvsmi_q_variants)
 			 0);
 	FACT_IS(ev, "node.gpu_count", -1, 7);
 	pm_evidence_destroy(ev);
+
+	/* MIG enabled: Slurm's gres counts instances, so no count of GPUs to compare */
+	ev = ev_new("gpu017");
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev,
+			     "==============NVSMI LOG==============\nAttached GPUs : 2\n"
+			     "GPU 00000000:18:00.0\n    MIG Mode\n        Current : Enabled\n"
+			     "        Pending : Enabled\n"
+			     "GPU 00000000:2A:00.0\n    MIG Mode\n        Current : Disabled\n",
+			     reason),
+			 0);
+	ck_assert_ptr_null(fact(ev, "node.gpu_count", -1));
+	pm_evidence_destroy(ev);
+	ev = ev_new("gpu017");
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev,
+			     "==============NVSMI LOG==============\nAttached GPUs : 1\n"
+			     "GPU 00000000:18:00.0\n    MIG Devices\n"
+			     "        MIG 1g.10gb     Device            0\n",
+			     reason),
+			 0);
+	ck_assert_ptr_null(fact(ev, "node.gpu_count", -1));
+	pm_evidence_destroy(ev);
+	ev = ev_new("gpu017"); /* MIG disabled: counted */
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev,
+			     "==============NVSMI LOG==============\nAttached GPUs : 1\n"
+			     "GPU 00000000:18:00.0\n    MIG Mode\n        Current : Disabled\n",
+			     reason),
+			 0);
+	FACT_IS(ev, "node.gpu_count", -1, 1);
+	pm_evidence_destroy(ev);
+	ev = ev_new("gpu017");
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
+			     "index, pci.bus_id, mig.mode.current\n0, 00000000:18:00.0, Enabled\n"
+			     "1, 00000000:2A:00.0, Enabled\n",
+			     reason),
+			 0);
+	ck_assert_ptr_null(fact(ev, "node.gpu_count", -1));
+	pm_evidence_destroy(ev);
 }
 END_TEST
 
@@ -314,6 +351,18 @@ static void nodes_are(const struct pm_jobinfo *j, const char *want)
 	ck_assert_str_eq(joined, want);
 }
 
+/* The "job.gpus_on_node" fact of NODE is V. */
+static void node_gpus_are(const struct pm_evidence *ev, const char *node, double v)
+{
+	for (size_t i = 0; i < ev->nfacts; i++)
+		if (ev->facts[i].node && !strcmp(ev->facts[i].node, node) &&
+		    !strcmp(ev->facts[i].name, "job.gpus_on_node")) {
+			ck_assert(ev->facts[i].value == v);
+			return;
+		}
+	ck_abort_msg("no job.gpus_on_node for %s", node);
+}
+
 START_TEST(sacct_piped)
 {
 	struct pm_evidence *ev = ev_new(NULL);
@@ -331,10 +380,14 @@ START_TEST(sacct_piped)
 	nodes_are(j, "gpu016 gpu017");
 	ck_assert_uint_eq(ev->nnodes, 2);
 	ck_assert_int_eq(j->ntasks, 8);
-	ck_assert_int_eq(j->gpus_per_node, 4);
+	/* a total over two nodes is no count per node (8 may be 6 + 2); the batch step's
+	 * node has its own, and on two nodes the other one the rest */
+	ck_assert_int_eq(j->gpus_per_node, -1);
+	ck_assert_ptr_null(fact(ev, "job.gpus_per_node", -1));
 	ck_assert_ptr_null(j->failed_node);
 	ck_assert_int_eq(j->restart, -1);
-	FACT_IS(ev, "job.gpus_per_node", -1, 4);
+	node_gpus_are(ev, "gpu016", 4);
+	node_gpus_are(ev, "gpu017", 4);
 	FACT_IS(ev, "job.nodes", -1, 2);
 	ck_assert_ptr_null(fact(ev, "job.nodes", -1)->node);
 	pm_evidence_destroy(ev);
@@ -359,6 +412,63 @@ static struct pm_evidence *ev_named(const char *name)
 	return ev;
 }
 
+/* One node: its total is its count; MIG instances (a gres type of a MIG profile) none. */
+START_TEST(sacct_gpus_per_node)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|NodeList|NNodes|AllocTRES\n"
+			     "8|FAILED|a1|1|cpu=8,gres/gpu=4,node=1\n",
+			     reason),
+			 0);
+	ck_assert_int_eq(ev->job.gpus_per_node, 4);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|NodeList|NNodes|AllocTRES\n"
+			     "8|FAILED|a1|1|cpu=16,gres/gpu:1g.10gb=8,gres/gpu=8,node=1\n"
+			     "8.batch|FAILED|a1|1|cpu=16,gres/gpu:1g.10gb=8,gres/gpu=8,node=1\n",
+			     reason),
+			 0);
+	ck_assert_int_eq(ev->job.gpus_per_node, -1);
+	ck_assert_ptr_null(fact(ev, "job.gpus_on_node", -1));
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL); /* 12 as 8 + 4 */
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|NodeList|NNodes|AllocTRES\n"
+			     "8|FAILED|a[1-2]|2|cpu=16,gres/gpu=12,node=2\n"
+			     "8.batch|FAILED|a1|1|cpu=8,gres/gpu=8,node=1\n",
+			     reason),
+			 0);
+	ck_assert_int_eq(ev->job.gpus_per_node, -1);
+	node_gpus_are(ev, "a1", 8);
+	node_gpus_are(ev, "a2", 4);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL); /* scontrol: TresPerNode, not TRES's total over the nodes */
+	ck_assert_int_eq(run(pm_parse_scontrol, ev,
+			     "JobId=8 JobName=x JobState=FAILED NodeList=a[1-3] NumNodes=3\n"
+			     "   TRES=cpu=24,gres/gpu=12,node=3 TresPerNode=gres/gpu:4\n",
+			     reason),
+			 0);
+	ck_assert_int_eq(ev->job.gpus_per_node, 4);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_scontrol, ev,
+			     "JobId=8 JobName=x JobState=FAILED NodeList=a[1-3] NumNodes=3\n"
+			     "   TRES=cpu=24,gres/gpu=12,node=3\n",
+			     reason),
+			 0);
+	ck_assert_int_eq(ev->job.gpus_per_node, -1);
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
 START_TEST(sacct_columns)
 {
 	struct pm_evidence *ev = ev_new(NULL);
@@ -381,7 +491,7 @@ START_TEST(sacct_columns)
 	ck_assert_int_eq(j->user_uid, 1000);
 	ck_assert_int_eq(j->restart, 1);
 	ck_assert_int_eq(j->ntasks, 12);
-	ck_assert_int_eq(j->gpus_per_node, 4);
+	ck_assert_int_eq(j->gpus_per_node, -1); /* 12 over three nodes: not known per node */
 	ck_assert(j->start == 0);
 	nodes_are(j, "n1 n2 n3");
 	pm_evidence_destroy(ev);
@@ -420,6 +530,63 @@ START_TEST(sacct_columns)
 	nodes_are(j, "b1 b2");
 	ck_assert_int_eq(j->gpus_per_node, -1);
 	ck_assert_ptr_null(fact(ev, "job.gpus_per_node", -1));
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
+/* A record with one bound of the job's window and its Elapsed (RunTime) gives the other; a
+ * running job's Elapsed, or a record without one, leaves it open. */
+START_TEST(sacct_elapsed)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|Start|Elapsed|NodeList\n"
+			     "8|FAILED|2026-11-30T03:40:00|1-01:02:03|a1\n",
+			     reason),
+			 0);
+	ck_assert(ev->job.start == BASE);
+	ck_assert(ev->job.end == BASE + 86400 + 3723);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|End|Elapsed|NodeList\n"
+			     "8|FAILED|2026-11-30T04:40:00|01:00:00|a1\n",
+			     reason),
+			 0);
+	ck_assert(ev->job.start == BASE);
+	ck_assert(ev->job.end == BASE + 3600);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL); /* still running: its window has no end yet */
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|Start|End|Elapsed\n"
+			     "8|RUNNING|2026-11-30T03:40:00|Unknown|00:10:00\n",
+			     reason),
+			 0);
+	ck_assert(ev->job.start == BASE);
+	ck_assert(ev->job.end == 0);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_scontrol, ev,
+			     "JobId=8 JobName=x JobState=TIMEOUT Reason=TimeLimit\n"
+			     "   RunTime=00:20:00 TimeLimit=00:20:00\n"
+			     "   StartTime=2026-11-30T03:40:00 EndTime=Unknown NodeList=a1\n",
+			     reason),
+			 0);
+	ck_assert(ev->job.end == BASE + 1200);
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL); /* a value that is no duration */
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID|State|Start|Elapsed\n"
+			     "8|FAILED|2026-11-30T03:40:00|10:99:00\n",
+			     reason),
+			 0);
+	ck_assert(ev->job.end == 0);
 	pm_evidence_destroy(ev);
 }
 END_TEST
@@ -531,8 +698,8 @@ START_TEST(scontrol_job)
 	ck_assert_int_eq(j->ntasks, 8);
 	ck_assert_int_eq(j->restart, 2);
 	ck_assert_int_eq(j->user_uid, 1000);
-	ck_assert_int_eq(j->gpus_per_node, 4);
-	FACT_IS(ev, "job.gpus_per_node", -1, 4);
+	ck_assert_int_eq(j->gpus_per_node, -1); /* TRES's total over two nodes, no TresPerNode */
+	ck_assert_ptr_null(fact(ev, "job.gpus_per_node", -1));
 	FACT_IS(ev, "job.nodes", -1, 2);
 	/* merges with what sacct said */
 	ck_assert_int_eq(run(pm_parse_sacct, ev, SACCT_P, reason), 0);
@@ -748,6 +915,8 @@ void input_parsers_tests(TCase *tc)
 	tcase_add_test(tc, sacct_columns);
 	tcase_add_test(tc, sacct_table);
 	tcase_add_test(tc, sacct_hostile);
+	tcase_add_test(tc, sacct_elapsed);
+	tcase_add_test(tc, sacct_gpus_per_node);
 	tcase_add_test(tc, ip_map_name_ends_at_nul);
 	tcase_add_test(tc, scontrol_job);
 	tcase_add_test(tc, scontrol_variants);

@@ -504,6 +504,100 @@ START_TEST(test_sacct_pipe_in_user_field)
 }
 END_TEST
 
+/* A job name holding line breaks: its row is split, and a whole row of the user's sits inside it. */
+START_TEST(test_sacct_newline_in_user_field)
+{
+	static const char *const texts[] = {
+		/* the probe's form: the real row's first part has too few fields */
+		"JobID|JobName|State|ExitCode|NodeList|FailedNode\n"
+		"91001|x\n"
+		"91001|t|NODE_FAIL|0:0|gn[01-02]|gn02\n"
+		"y|FAILED|1:0|gn[01-02]|\n"
+		"91001.batch|batch|FAILED|1:0|gn01|\n",
+		/* the first part padded with '|': the job's row twice */
+		"JobID|JobName|State|ExitCode|NodeList|FailedNode\n"
+		"91001|x|a|b|c|d\n"
+		"91001|t|NODE_FAIL|0:0|gn[01-02]|gn02\n"
+		"y|FAILED|1:0|gn[01-02]|\n",
+		/* the last part padded: a row with no job id */
+		"JobID|JobName|State|ExitCode|NodeList|FailedNode\n"
+		"91001|t|NODE_FAIL|0:0|gn[01-02]|gn02\n"
+		"y|z|FAILED|1:0|gn[01-02]|\n",
+		/* a bare line of the name amid the rows */
+		"JobID|JobName|State|ExitCode|NodeList|FailedNode\n"
+		"91001|t|NODE_FAIL|0:0|gn[01-02]|gn02\n"
+		"y\n"
+		"z|x|FAILED|1:0|gn[01-02]|\n",
+		/* sacct's table with a wide JobName (JobName%30): the name's last part
+		 * starts a line, where JobID is, and rows follow */
+		"JobID        JobName                        State      NodeList   FailedNode\n"
+		"------------ ------------------------------ ---------- ---------- ----------\n"
+		"91001        x\n"
+		"91001        t                               NODE_FAIL gn[01-02]        gn02\n"
+		"y                                               FAILED gn[01-02]\n"
+		"91001.batch  batch                              FAILED      gn01\n",
+		/* ... and with no row after it (sacct -X): the job's row twice */
+		"JobID        JobName                        State      NodeList   FailedNode\n"
+		"------------ ------------------------------ ---------- ---------- ----------\n"
+		"91001        x\n"
+		"91001        t                               NODE_FAIL gn[01-02]        gn02\n"
+		"y                                               FAILED gn[01-02]\n",
+		/* JobID after the name, its row split with extra '|': its id cannot be read */
+		"JobName|JobID|State|ExitCode|NodeList|FailedNode\n"
+		"x|1|2|3|4|5\n"
+		"t|91001|NODE_FAIL|0:0|gn[01-02]|gn02\n"
+		"y|z|91001|FAILED|1:0|gn[01-02]|\n",
+	};
+	char reason[300];
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct pm_evidence *ev = ev_one_file();
+
+		/* the folder names the job (slurm-91001.out): a listing of several jobs is read */
+		ev->nfiles = 2;
+		ev->files[1].name = strdup("slurm-91001.out");
+		ev->files[1].rank = -1;
+		reason[0] = 0;
+		ck_assert_int_ne(pm_parse_sacct(ev, 0, texts[i], strlen(texts[i]), reason,
+						sizeof(reason)),
+				 0);
+		ck_assert_msg(strstr(reason, "the user writes"), "%zu: %s", i, reason);
+		ck_assert_ptr_null(ev->job.failed_node);
+		ck_assert_ptr_null(ev->job.state);
+		pm_evidence_destroy(ev);
+	}
+}
+END_TEST
+
+/* Near-miss: a whole listing with JobName, and a listing of runs (sacct -D) without one. */
+START_TEST(test_sacct_user_field_whole_rows)
+{
+	static const char *const texts[] = {
+		"JobID|JobName|State|ExitCode|NodeList|FailedNode\n"
+		"91001|train|NODE_FAIL|0:0|gn[01-02]|gn02\n"
+		"91001.batch|batch|CANCELLED|0:15|gn01|\n"
+		"91001.0|python|CANCELLED|0:15|gn[01-02]|\n"
+		"\n",
+		"JobID|State|ExitCode|NodeList|FailedNode\n"
+		"91001|NODE_FAIL|0:0|gn[01-02]|gn02\n"
+		"91001|REQUEUED|0:0|gn[01-02]|\n"
+		"91001|NODE_FAIL|0:0|gn[01-02]|gn02\n",
+	};
+	char reason[300] = "";
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct pm_evidence *ev = ev_one_file();
+
+		ck_assert_msg(pm_parse_sacct(ev, 0, texts[i], strlen(texts[i]), reason,
+					     sizeof(reason)) == 0,
+			      "%zu: %s", i, reason);
+		ck_assert_str_eq(ev->job.failed_node, "gn02");
+		ck_assert_str_eq(ev->job.state, "NODE_FAIL");
+		pm_evidence_destroy(ev);
+	}
+}
+END_TEST
+
 /* ---- whole diagnoses with the bundled rules ---- */
 
 static char tmp[256];
@@ -694,6 +788,8 @@ Suite *pmt_suite(void)
 	tcase_add_test(u, test_mask_keeps_lines);
 	tcase_add_test(u, test_scontrol_user_keys);
 	tcase_add_test(u, test_sacct_pipe_in_user_field);
+	tcase_add_test(u, test_sacct_newline_in_user_field);
+	tcase_add_test(u, test_sacct_user_field_whole_rows);
 	suite_add_tcase(s, u);
 	tcase_add_checked_fixture(d, setup, teardown);
 	tcase_set_timeout(d, 60);
