@@ -127,6 +127,10 @@ struct pm_jobinfo {
 				     * offset the node's own stamps carry */
 	int local_zone;		    /* ... that offset, seconds east of UTC; 0 none applied */
 	bool zone_read;		    /* ... taken from those stamps (+00:00 too) */
+	/* START or END was the other less the run time (Elapsed): ELAPSED, seconds; the
+	 * derived one follows the other when the record's zone is refined */
+	double elapsed;
+	bool start_derived, end_derived;
 };
 
 /* A task record from the plugin (rank_map / task_exit) or a torchrun summary. */

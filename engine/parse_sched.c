@@ -250,10 +250,14 @@ static void window_from_elapsed(struct pm_jobinfo *job, const char *s, size_t n)
 
 	if ((job->start > 0) == (job->end > 0) || !duration(s, n, &el))
 		return;
-	if (job->end > 0 && job->end - el > 0)
+	if (job->end > 0 && job->end - el > 0) {
 		job->start = job->end - el;
-	else if (job->start > 0 && state_final(job->state))
+		job->start_derived = true;
+	} else if (job->start > 0 && state_final(job->state)) {
 		job->end = job->start + el;
+		job->end_derived = true;
+	}
+	job->elapsed = el;
 }
 
 /* Whether a gres type names a MIG profile ("1g.10gb", "a100_3g.40gb", "1g.5gb+me"): Slurm

@@ -3029,6 +3029,12 @@ static void record_zone_refine(struct pm_evidence *ev)
 	}
 	if (any[1])
 		ev->job.end = t[1] - hi[1];
+	/* a bound the record gave as the other and the run time is an instant's distance, not
+	 * a local time of its own (a job across the change: an hour off) */
+	if (ev->job.end_derived && ev->job.start > 0)
+		ev->job.end = ev->job.start + ev->job.elapsed;
+	else if (ev->job.start_derived && ev->job.end > 0)
+		ev->job.start = ev->job.end - ev->job.elapsed;
 }
 
 int pm_scan_all(struct pm_evidence *ev)

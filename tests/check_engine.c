@@ -892,6 +892,35 @@ START_TEST(test_record_zone_repeated_hour)
 }
 END_TEST
 
+/* A record's end given as its start and run time (no End, an Elapsed) across a change back:
+ * the end is the start's instant plus the run time, not that sum read as a local time of its
+ * own (an hour late), which took in the next job's Xid half an hour after the end. */
+START_TEST(test_record_zone_end_from_elapsed)
+{
+	static const char sacct[] =
+		"JobID|JobName|User|State|ExitCode|Start|End|Elapsed|NodeList|NNodes|NTasks\n"
+		"881|t|u|FAILED|1:0|2026-10-31T20:00:00|Unknown|12:00:00|gn7|1|\n";
+	static const char klog[] =
+		"2026-10-31T19:59:40.000100-04:00 gn7 kernel: nvidia-uvm: Loaded the UVM driver.\n"
+		"2026-11-01T01:40:00.000000-04:00 gn7 kernel: EXT4-fs (nvme0n1p2): re-mounted.\n"
+		"2026-11-01T01:10:00.000000-05:00 gn7 kernel: EXT4-fs (nvme0n1p2): re-mounted.\n"
+		"2026-11-01T07:30:50.100417-05:00 gn7 kernel: NVRM: Xid (PCI:0000:41:00): 79, "
+		"pid=9, GPU has fallen off the bus.\n";
+	char err[256];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	pmt_mk(tmp, "ze/sacct.txt", sacct);
+	pmt_mk(tmp, "ze/slurm-881.out", "Traceback (most recent call last):\nValueError: bad\n");
+	pmt_mk(tmp, "ze/gn7-kern.log", klog);
+	v = diagnose_dir(rs, "ze");
+	ck_assert_str_eq(cause_of(v, "subclass"), "python_exception");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* Exceptions joined by a chain line are one failure: a generic one after the chain line
  * yields to a specific reading before it, a generic one before it only to a specific origin
  * after it (a generic head of its own chain to a cascade too); without the chain line, two
@@ -1489,6 +1518,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_past_cap_bounded);
 	tcase_add_test(t, test_yield_past_cap_second_generic);
 	tcase_add_test(t, test_record_zone_repeated_hour);
+	tcase_add_test(t, test_record_zone_end_from_elapsed);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_seq_within_process_group);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);
