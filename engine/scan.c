@@ -126,6 +126,8 @@ struct scan {
 	size_t ztl;
 	char zprev[64];
 	size_t zprevn;
+	char zhost[64]; /* a syslog's host (zone_host) */
+	size_t zhostn;
 	/* a kernel log of several hosts' files one after the other, each under a header of
 	 * head's or tail's ("==> gpu07/dmesg.txt <==", sections): where each header starts, and
 	 * the host its path names (section_node) */
@@ -1455,6 +1457,32 @@ static int zone_change(struct scan *s, const char *prev, size_t pn, const char *
 }
 
 /*
+ * A syslog's host after a line's stamp (from P, before END): a file of several hosts' lines
+ * (a central loghost's) is marked ZMIXED at the second, whatever their offsets: hosts in
+ * two zones would read as a daylight saving change.  -1 on ENOMEM (never: the host is kept
+ * in the scan, up to 63 bytes).
+ */
+static int zone_host(struct scan *s, const char *p, const char *end)
+{
+	struct pm_file *f = &s->ev->files[s->file];
+	size_t n;
+
+	while (p < end && *p == ' ')
+		p++;
+	for (n = 0; p + n < end && p[n] != ' '; n++)
+		;
+	if (!n || n >= sizeof(s->zhost))
+		return 0;
+	if (!s->zhostn) {
+		memcpy(s->zhost, p, n);
+		s->zhostn = n;
+	} else if (n != s->zhostn || memcmp(p, s->zhost, n)) {
+		f->zmixed = true;
+	}
+	return 0;
+}
+
+/*
  * The offsets of a zoned system log's stamps as they change through the file (BUF, one chunk
  * of LEN bytes of whole lines): a file that spans a daylight saving change writes its local
  * time in two offsets, and the accounting record's times, local with no zone, are read in
@@ -1473,6 +1501,10 @@ static int zone_walk(struct scan *s, const char *buf, size_t len)
 		pos += n + 1;
 		if (!(tl = zone_token(line, n, &tok)))
 			continue;
+		if (f->format == PM_FMT_SYSLOG && zone_host(s, tok + tl, line + n) < 0)
+			return -1;
+		if (f->zmixed)
+			break;
 		if (s->ztl && (tl != s->ztl || memcmp(tok, s->ztok, tl))) {
 			if (zone_change(s, prev ? prev : s->zprev, prev ? pn : s->zprevn, line, n) <
 			    0)
@@ -1503,10 +1535,12 @@ static bool section_header(const char *line, size_t n, const char **p, size_t *p
 	return true;
 }
 
-/* The host a header's PATH (PN bytes) names: the folder that holds the file, else the file
- * name's first word ("gpu07.dmesg"), where it has a host name's shape (is_hostish); "" for
- * none.  Known nodes are not asked: a worker's scan of the file reads it as a scan in order. */
-static void section_node(const char *path, size_t pn, char *out, size_t outlen)
+/* The node a header's PATH (PN bytes) names: the folder that holds the file, else the file
+ * name's first word ("gpu07.dmesg"), where it is a node the evidence knows (the record's);
+ * "" for none, and the section's lines are the file's.  A name of a host's shape is not
+ * enough: a rotated dump ("dmesg-20261128.txt") or a job's folder ("pm-3391870/") would
+ * take the node's own lines away from it. */
+static void section_node(struct scan *s, const char *path, size_t pn, char *out, size_t outlen)
 {
 	const char *base = path, *dir = NULL;
 	size_t dl = 0, bl;
@@ -1520,10 +1554,10 @@ static void section_node(const char *path, size_t pn, char *out, size_t outlen)
 		}
 	for (bl = 0; base + bl < path + pn && !strchr("._", base[bl]); bl++)
 		;
-	if (dir && is_hostish(dir, dl) && dl < outlen) {
+	if (dir && is_hostish(dir, dl) && dl < outlen && known_node(s, dir, dl)) {
 		memcpy(out, dir, dl);
 		out[dl] = '\0';
-	} else if (is_hostish(base, bl) && bl < outlen) {
+	} else if (is_hostish(base, bl) && bl < outlen && known_node(s, base, bl)) {
 		memcpy(out, base, bl);
 		out[bl] = '\0';
 	}
@@ -1576,7 +1610,7 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 			    pm_grow((void **)&s->sect, &s->asect, sizeof(*s->sect)) < 0)
 				return -1;
 			s->sect[s->nsect].off = off + pos;
-			section_node(p, pn, s->sect[s->nsect].node, sizeof(s->sect->node));
+			section_node(s, p, pn, s->sect[s->nsect].node, sizeof(s->sect->node));
 			if (section_host(s, s->sect[s->nsect].node) < 0)
 				return -1;
 			s->nsect++;
@@ -2346,7 +2380,7 @@ static int scan_file(struct scan *s, size_t i)
 	int frc;
 
 	s->file = i;
-	s->ztl = s->zprevn = 0;
+	s->ztl = s->zprevn = s->zhostn = 0;
 	s->sectioned = false;
 	s->nsect = 0;
 	for (unsigned k = 0; k < f->nshosts; k++)
@@ -2366,6 +2400,10 @@ static int scan_file(struct scan *s, size_t i)
 	frc = pm_file_read(f, on_chunk, s);
 	pm_hs_close(s->stream);
 	s->stream = NULL;
+	/* the file's sections are its own: a reading recorded later (a GPU state's condition)
+	 * is placed by nothing of them */
+	s->sectioned = false;
+	s->nsect = 0;
 	return frc < 0 && f->status == PM_ST_OK ? -1 : 0;
 }
 
@@ -2973,17 +3011,25 @@ static void widen(int z, int *lo, int *hi, bool *any)
 
 /* The offsets that file F's stamps could have had at the local time T (read as UTC), into
  * *LO and *HI (widened, *ANY set): each in force where T less it falls in the stretch of the
- * file stamped in it (both in the hour a change back repeats), and both of a change where T
- * falls between the change's two lines. */
+ * file stamped in it (both in the hour a change back repeats, where lines on both sides
+ * show it), else both of a change where T falls between the change's two lines. */
 static void zones_at(const struct pm_file *f, double t, int *lo, int *hi, bool *any)
 {
+	bool sure = false;
+
 	for (unsigned k = 0; k <= f->nzchg; k++) {
 		int z = k ? f->zchg[k - 1].zafter : f->zchg[0].zbefore;
 		double u = t - z;
-		if ((!k || u >= f->zchg[k - 1].after) && (k == f->nzchg || u <= f->zchg[k].before))
+		if ((!k || u >= f->zchg[k - 1].after) &&
+		    (k == f->nzchg || u <= f->zchg[k].before)) {
 			widen(z, lo, hi, any);
+			sure = true;
+		}
 	}
-	for (unsigned k = 0; k < f->nzchg; k++) {
+	/* a line stamped in an offset at or after the instant T is in it is proof; only where
+	 * neither offset has such a line does the gap between a change's lines count (their
+	 * gap can be hours: a sparse kernel log) */
+	for (unsigned k = 0; !sure && k < f->nzchg; k++) {
 		const struct pm_zchange *c = &f->zchg[k];
 		if ((t - c->zbefore > c->before && t - c->zbefore < c->after) ||
 		    (t - c->zafter > c->before && t - c->zafter < c->after)) {

@@ -921,6 +921,67 @@ START_TEST(test_record_zone_end_from_elapsed)
 }
 END_TEST
 
+/* A change of offset in a sparse kernel log after the job: the job's own Xid is the last line
+ * before it, the next one hours later in the new offset.  A line in the old offset after the
+ * start's instant proves the start's offset; the gap between the change's two lines does not
+ * make it either (the window lost its first hour, and the Xid with it). */
+START_TEST(test_record_zone_sparse_change)
+{
+	static const char sacct[] =
+		"JobID|JobName|User|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
+		"882|t|u|FAILED|1:0|2026-10-24T22:00:00|2026-10-24T23:30:00|fe07|1|\n";
+	static const char klog[] =
+		"2026-10-24T21:00:01.000000+02:00 fe07 CRON[1]: (root) CMD (true)\n"
+		"2026-10-24T22:10:27.802215+02:00 fe07 kernel: NVRM: Xid (PCI:0000:c1:00): 79, "
+		"pid=9, GPU has fallen off the bus.\n"
+		"2026-10-25T09:02:47.330119+01:00 fe07 kernel: nvidia 0000:c1:00.0: enabling device\n";
+	char err[256];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	pmt_mk(tmp, "zs/sacct.txt", sacct);
+	pmt_mk(tmp, "zs/slurm-882.out", "Traceback (most recent call last):\nValueError: bad\n");
+	pmt_mk(tmp, "zs/fe07-syslog", klog);
+	v = diagnose_dir(rs, "zs");
+	ck_assert_str_eq(cause_of(v, "subclass"), "gpu_lost");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* A central loghost's syslog of two hosts in two zones is no daylight saving change: its
+ * offsets do not move the record (which read an hour off took in the next job's Xid). */
+START_TEST(test_record_zone_mixed_hosts)
+{
+	static const char sacct[] =
+		"JobID|JobName|User|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
+		"883|t|u|FAILED|1:0|2026-10-26T10:15:00|2026-10-26T10:16:30|fe07|1|\n";
+	static const char messages[] =
+		"2026-10-26T08:00:01.000000+01:00 fe07 CRON[1]: (root) CMD (true)\n"
+		"2026-10-26T07:30:00.000000Z adm01 CRON[2]: (root) CMD (backup)\n"
+		"2026-10-26T09:00:00.000000Z adm01 CRON[3]: (root) CMD (backup)\n"
+		"2026-10-26T11:00:00.000000Z adm01 CRON[4]: (root) CMD (backup)\n";
+	static const char klog[] =
+		"2026-10-26T07:02:47.000000+01:00 fe07 kernel: nvidia 0000:c1:00.0: enabling device\n"
+		"2026-10-26T11:15:40.771420+01:00 fe07 kernel: NVRM: Xid (PCI:0000:c1:00): 79, "
+		"pid=9, GPU has fallen off the bus.\n";
+	char err[256];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	pmt_mk(tmp, "zm/sacct.txt", sacct);
+	pmt_mk(tmp, "zm/slurm-883.out", "Traceback (most recent call last):\nValueError: bad\n");
+	pmt_mk(tmp, "zm/messages", messages);
+	pmt_mk(tmp, "zm/fe07-kern.log", klog);
+	v = diagnose_dir(rs, "zm");
+	ck_assert_str_eq(cause_of(v, "subclass"), "python_exception");
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* Exceptions joined by a chain line are one failure: a generic one after the chain line
  * yields to a specific reading before it, a generic one before it only to a specific origin
  * after it (a generic head of its own chain to a cascade too); without the chain line, two
@@ -1519,6 +1580,8 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_yield_past_cap_second_generic);
 	tcase_add_test(t, test_record_zone_repeated_hour);
 	tcase_add_test(t, test_record_zone_end_from_elapsed);
+	tcase_add_test(t, test_record_zone_sparse_change);
+	tcase_add_test(t, test_record_zone_mixed_hosts);
 	tcase_add_test(t, test_silent_rank_is_suspect);
 	tcase_add_test(t, test_seq_within_process_group);
 	tcase_add_test(t, test_peel_cache_same_as_fresh);

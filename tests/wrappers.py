@@ -738,6 +738,12 @@ KNOWN = {
     ('squashed', 'app-prterun-sigterm-near-miss'):
         'squashed, prterun\'s wrapped report is Open MPI 4\'s one-line form, a launcher\'s '
         'teardown line: an error, so the outcome is FAILED (the cause stays unknown)',
+    ('shipper-kernel', 'trust-kernel-log-tail-headers-other-host-xid'):
+        'the style stamps every line of the file, tail\'s headers too: a shipper forwards a '
+        'host\'s log as written, and tail\'s headers come from a person\'s command over the '
+        'files after it, so a header under a shipper\'s stamp is no header; read as one '
+        'file, as before sections (the other host\'s Xid on the one-node record\'s node, '
+        'hypothesis, retry: no exclusion)',
     ('shipper-kernel', 'read-paste-quoted-folder-one-host'):
         'the style stamps the quoted syslog outside its quote: a collector stamps what a '
         'program wrote, and a person quotes what the collector kept, so the quote is outermost',
@@ -780,10 +786,6 @@ KNOWN = {
         'as for place-launcher-names-rank: one line of thirteen (the RuntimeError) is longer '
         'than the terminal, and a single broken line is read back only in a paste of at most '
         'ten lines',
-    ('termwrap', 'app-mpich-abort-alone-intel'):
-        'as for place-launcher-names-rank: one line of eleven (Intel MPI\'s abort report) is '
-        'longer than the terminal, its cut falls inside the process number, and a single '
-        'broken line is read back only in a paste of at most ten lines',
     ('termwrap', 'app-c-assert-srun-abort'):
         'as for place-launcher-names-rank: one line of twelve (the assertion) is longer than '
         'the terminal, and a single broken line is read back only in a paste of at most ten '
