@@ -132,6 +132,7 @@ struct scan {
 	 * head's or tail's ("==> gpu07/dmesg.txt <==", sections): where each header starts, and
 	 * the host its path names (section_node) */
 	bool sectioned;
+	bool sect_known; /* a section of the file named a known node */
 	struct section {
 		uint64_t off;
 		char node[64]; /* "" none */
@@ -1536,10 +1537,11 @@ static bool section_header(const char *line, size_t n, const char **p, size_t *p
 }
 
 /* The node a header's PATH (PN bytes) names: the folder that holds the file, else the file
- * name's first word ("gpu07.dmesg"), where it is a node the evidence knows (the record's);
- * "" for none, and the section's lines are the file's.  A name of a host's shape is not
- * enough: a rotated dump ("dmesg-20261128.txt") or a job's folder ("pm-3391870/") would
- * take the node's own lines away from it. */
+ * name's first word ("gpu07.dmesg"), where it is a node the evidence knows (the record's),
+ * or has a host name's shape after a section of a known node (another host's log beside
+ * the job node's); "" for none, and the section's lines are the file's.  A name of a host's
+ * shape alone is not enough: a rotated dump ("dmesg-20261128.txt") or a job's folder
+ * ("pm-3391870/") would take the node's own lines away from it. */
 static void section_node(struct scan *s, const char *path, size_t pn, char *out, size_t outlen)
 {
 	const char *base = path, *dir = NULL;
@@ -1554,13 +1556,19 @@ static void section_node(struct scan *s, const char *path, size_t pn, char *out,
 		}
 	for (bl = 0; base + bl < path + pn && !strchr("._", base[bl]); bl++)
 		;
-	if (dir && is_hostish(dir, dl) && dl < outlen && known_node(s, dir, dl)) {
+	if (dir && is_hostish(dir, dl) && dl < outlen) {
 		memcpy(out, dir, dl);
 		out[dl] = '\0';
-	} else if (is_hostish(base, bl) && bl < outlen && known_node(s, base, bl)) {
+	} else if (is_hostish(base, bl) && bl < outlen) {
 		memcpy(out, base, bl);
 		out[bl] = '\0';
+	} else {
+		return;
 	}
+	if (known_node(s, out, strlen(out)))
+		s->sect_known = true;
+	else if (!s->sect_known)
+		out[0] = '\0';
 }
 
 /* NODE ("" none), a section's host, noted in the file being scanned.  -1 on ENOMEM. */
@@ -2381,7 +2389,7 @@ static int scan_file(struct scan *s, size_t i)
 
 	s->file = i;
 	s->ztl = s->zprevn = s->zhostn = 0;
-	s->sectioned = false;
+	s->sectioned = s->sect_known = false;
 	s->nsect = 0;
 	for (unsigned k = 0; k < f->nshosts; k++)
 		free(f->shosts[k]);
@@ -2402,7 +2410,7 @@ static int scan_file(struct scan *s, size_t i)
 	s->stream = NULL;
 	/* the file's sections are its own: a reading recorded later (a GPU state's condition)
 	 * is placed by nothing of them */
-	s->sectioned = false;
+	s->sectioned = s->sect_known = false;
 	s->nsect = 0;
 	return frc < 0 && f->status == PM_ST_OK ? -1 : 0;
 }
