@@ -86,6 +86,12 @@ struct pm_rule {
 	 * "unhandled system error"); a peer's refusal read beside it is its reason
 	 * (att_decide.c, refused_lead) */
 	bool reasonless;
+	/* 'last': a line a program prints alike when it stops and when it goes on (Perl's
+	 * "Can't locate" from a die or a warn; an error it says it retries): read only where
+	 * nothing of the program's own follows it (scan.c, went_on), LAST_RE reading the lines
+	 * of the same report that may (NULL: none) */
+	bool last;
+	pcre2_code *last_re;
 	char *file;
 	int line;
 };
