@@ -968,6 +968,13 @@ static bool quiet_level(const struct pm_peel *pe)
 	return pe->quiet || (pe->sev && pe->sev_quiet && pe->sev_at >= pe->cr);
 }
 
+/* Whether the level is a debug's or lower ("DEBUG", "(D)", "[V]", "TRACE", a record's
+ * level field), as quiet_level reads it. */
+static bool debug_level(const struct pm_peel *pe)
+{
+	return pe->debug || (pe->sev && pe->sev_debug && pe->sev_at >= pe->cr);
+}
+
 /* Confirm rule RI on LINE: the pattern sees the text without its wrappers (pm_peel), then,
  * should that fail (a wrapper the pattern wanted), the whole line, then a structured
  * record's traceback, then each part of a squashed line. */
@@ -1001,6 +1008,10 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 	/* an exception a logger wrote at a warning's level or lower was handled: the program
 	 * went on (a retry, a skipped shard); a generic reading leaves it */
 	if (r->generic && quiet_level(pe))
+		return -1;
+	/* a line written for whoever debugs the program (a probe, a retry's detail) is no
+	 * failure's report, whatever its words: only progress and context rules read it */
+	if (r->role != PM_ROLE_PROGRESS && r->role != PM_ROLE_CONTEXT && debug_level(pe))
 		return -1;
 	*subj = line + pe->skip;
 	if (pe->record)
