@@ -321,12 +321,14 @@ struct pm_peel {
 	bool record;
 	bool quoted;
 	bool quiet; /* RECORD's level field is a warning's or lower (warning, info, debug ...) */
+	bool debug; /* ... a debug's or lower (debug, trace, verbose) */
 	/* SEV: a logging framework's level word was peeled, whatever its family ("ERROR - ",
 	 * "[WARNING]", glog's "W1130", loguru's "| INFO |", logrus' "WARN[0042]", zerolog's
 	 * "WRN"): LINE[sev_at] is where the last one starts, SEV_QUIET whether it is a
 	 * warning's or lower (pm_level_quiet) */
 	bool sev;
 	bool sev_quiet;
+	bool sev_debug; /* ... whether it is a debug's or lower (pm_level_debug) */
 	size_t sev_at;
 	size_t xskip, xend;
 	bool kernel; /* a syslog line the kernel wrote (pm_prefix.kernel) */
@@ -373,8 +375,12 @@ bool pm_text_typographic(const char *s, size_t n);
 /* Whether the level word S (N bytes, any case) is a warning's or lower: warning, warn, info,
  * debug, trace, notice, verbose, loguru's success, their three-letter forms (wrn, inf, dbg,
  * trc: zerolog, .NET), logrus' four-letter debu and trac, or the one-letter w, i, d, v of a
- * bracketed level ("[W] ") or glog's header. */
+ * bracketed level ("[W] ") or glog's header, and n of apt's "N: ". */
 bool pm_level_quiet(const char *s, size_t n);
+
+/* Whether the level word of N bytes at S is a debug's or lower (debug, trace, verbose, their
+ * short forms, the letters D and V): a line a program wrote only for whoever debugs it. */
+bool pm_level_debug(const char *s, size_t n);
 
 /*
  * A pasted file's indentation: a log pasted as a Markdown code block (every line indented)

@@ -706,6 +706,7 @@ static void severity(struct peel *w, const char *s, size_t l)
 	w->out->sev = true;
 	w->out->sev_at = (size_t)(s - w->line);
 	w->out->sev_quiet = pm_level_quiet(s, l);
+	w->out->sev_debug = pm_level_debug(s, l);
 }
 
 /* A token of host-name bytes at S; its length (0 when none or longer than 63). */
@@ -1338,6 +1339,15 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 		w->seen |= W_LOG | W_LEVEL;
 		return 5 + k + blanks(s + 5 + k, n - 5 - k, 32);
 	}
+	/* apt's and debootstrap's one-letter levels at the start of a message, "W: ", "E: ",
+	 * "N: ", "I: " (and "D: ", "V: "): a capital, a colon, a blank, then the text */
+	if (l == 1 && n > 3 && s[1] == ':' && s[2] == ' ' && !blank(s[3]) &&
+	    strchr("EWINDV", s[0])) {
+		severity(w, s, 1);
+		w->seen |= W_LOG | W_LEVEL;
+		w->out->level = (size_t)(s - w->line);
+		return 3 + blanks(s + 3, n - 3, 32);
+	}
 	if (!is_level(s, l, false) || l >= n)
 		return 0;
 	if (s[l] == ':' && l + 1 < n && !blank(s[l + 1])) {
@@ -1518,12 +1528,25 @@ static const struct {
 bool pm_level_quiet(const char *s, size_t n)
 {
 	static const char *const quiet[] = {
-		"warning", "warn", "info", "debug", "trace", "notice", "verbose", "success", "wrn",
-		"inf",	   "dbg",  "trc",  "debu",  "trac",  "w",      "i",	  "d",	     "v",
+		"warning", "warn", "info", "debug", "trace", "notice", "verbose",
+		"success", "wrn",  "inf",  "dbg",   "trc",   "debu",   "trac",
+		"w",	   "i",	   "d",	   "v",	    "n",
 	};
 
 	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
 		if (pm_in_ieq(s, n, quiet[i]))
+			return true;
+	return false;
+}
+
+bool pm_level_debug(const char *s, size_t n)
+{
+	static const char *const debug[] = {
+		"debug", "dbg", "debu", "trace", "trc", "trac", "verbose", "d", "v",
+	};
+
+	for (size_t i = 0; i < sizeof(debug) / sizeof(debug[0]); i++)
+		if (pm_in_ieq(s, n, debug[i]))
 			return true;
 	return false;
 }
@@ -1535,6 +1558,7 @@ struct rec {
 	int msg_key; /* the message's key in fields[]; -1 none */
 	int exc_key; /* the traceback's key in fields[], plus one; 0 none */
 	bool quiet;  /* its level a warning's or lower */
+	bool debug;  /* ... a debug's or lower */
 	bool msg_quoted, framed, has_t;
 	double t;
 	const char *host;
@@ -1637,6 +1661,8 @@ static void rec_field(struct rec *r, const char *base, const char *key, size_t k
 		r->framed = true;
 		if (str && vl > 1 && pm_level_quiet(v, vl))
 			r->quiet = true;
+		if (str && vl > 1 && pm_level_debug(v, vl))
+			r->debug = true;
 		break;
 	case F_OTHER:
 		break;
@@ -1859,6 +1885,7 @@ static size_t record_layer(struct peel *w, const char *s, size_t n)
 		w->out->pid = r.pid;
 	w->out->quoted = r.msg_quoted && memchr(s + r.msg, '\\', r.msg_end - r.msg);
 	w->out->quiet = r.quiet;
+	w->out->debug = r.debug;
 	if (r.exc_end > r.exc) {
 		w->out->xskip = base + r.exc;
 		w->out->xend = base + r.exc_end;

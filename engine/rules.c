@@ -251,6 +251,34 @@ static int compile_pcre(struct loader *ld, yaml_node_t *n, struct pm_rule *r)
 	return 0;
 }
 
+/* 'last': true, or a pattern that reads the lines of the same report which may follow the
+ * rule's line (Perl's "BEGIN failed--compilation aborted" under its "Can't locate"). */
+static int get_last(struct loader *ld, yaml_document_t *doc, yaml_node_t *map, struct pm_rule *r)
+{
+	yaml_node_t *n = map_get(doc, map, "last");
+	const char *s;
+	int ec;
+	PCRE2_SIZE eo;
+
+	if (!n)
+		return 0;
+	if (!(s = scalar(n)) || !*s)
+		return fail(ld, n, "rule %s: 'last' must be true, false or a pattern", r->id);
+	if (!strcmp(s, "false"))
+		return 0;
+	r->last = true;
+	if (!strcmp(s, "true"))
+		return 0;
+	if (!(r->last_re =
+		      pcre2_compile((PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL))) {
+		PCRE2_UCHAR msg[160];
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		return fail(ld, n, "rule %s: last: %s at offset %zu", r->id, (char *)msg,
+			    (size_t)eo);
+	}
+	return 0;
+}
+
 static int parse_sources(struct loader *ld, yaml_document_t *doc, yaml_node_t *n, struct pm_rule *r)
 {
 	yaml_node_item_t *it;
@@ -319,7 +347,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "strength",	 "sources",  "pattern",	 "condition",
 					   "summary",	 "outcome",  "launch",	 "deprecated",
 					   "formats",	 "generic",  "chain",	 "nonfatal",
-					   "reasonless", "attached", "counter",	 NULL};
+					   "reasonless", "attached", "counter",	 "last",
+					   NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -353,7 +382,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "nonfatal", &r->nonfatal) < 0 ||
 	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0 ||
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
-	    get_bool(ld, doc, m, "counter", &r->counter) < 0)
+	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0)
 		goto out;
 	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {
 		fail(ld, m, "rule %s: missing 'subclass'", r->id);
@@ -412,6 +441,14 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'reasonless' is for software rules (a set-up failure whose line "
 		     "gives no reason, which a peer's refusal beside it explains)",
+		     r->id);
+		goto out;
+	}
+	if (r->last &&
+	    (r->hardware || (r->role != PM_ROLE_ORIGIN && r->role != PM_ROLE_CONFIRMATION))) {
+		fail(ld, m,
+		     "rule %s: 'last' is for software origin and confirmation rules (a line a "
+		     "program prints alike when it stops and when it goes on)",
 		     r->id);
 		goto out;
 	}
@@ -938,6 +975,7 @@ static void free_rule(struct pm_rule *r)
 	free(r->outcome);
 	free(r->pattern);
 	pcre2_code_free(r->re);
+	pcre2_code_free(r->last_re);
 	free(r->cond.fact);
 	free(r->cond.rhs_fact);
 	free(r->file);

@@ -90,6 +90,12 @@ struct pm_rule {
 	 * volatile ECC count, since the driver loaded): it cannot date the error, so it is not a
 	 * state of now but an undated event (attribute.c, pm_att_cand_add) */
 	bool counter;
+	/* 'last': a line a program prints alike when it stops and when it goes on (Perl's
+	 * "Can't locate" from a die or a warn; an error it says it retries): read only where
+	 * nothing of the program's own follows it (scan.c, went_on), LAST_RE reading the lines
+	 * of the same report that may (NULL: none) */
+	bool last;
+	pcre2_code *last_re;
 	char *file;
 	int line;
 };

@@ -103,6 +103,10 @@ struct scan {
 	 * chunk's length as read, before cleaning */
 	uint64_t line_next;
 	size_t chunk_len;
+	/* the chunk whose hits are being confirmed, as the rules read it (cleaned when it had
+	 * to be): what follows a line, for a rule with 'last' (went_on) */
+	const char *cbuf;
+	size_t clen;
 	struct peeled *pc;
 	size_t npc, apc;
 	struct peeled last;
@@ -980,6 +984,13 @@ static bool quiet_level(const struct pm_peel *pe)
 	return pe->quiet || (pe->sev && pe->sev_quiet && pe->sev_at >= pe->cr);
 }
 
+/* Whether the level is a debug's or lower ("DEBUG", "(D)", "[V]", "TRACE", a record's
+ * level field), as quiet_level reads it. */
+static bool debug_level(const struct pm_peel *pe)
+{
+	return pe->debug || (pe->sev && pe->sev_debug && pe->sev_at >= pe->cr);
+}
+
 /* Confirm rule RI on LINE: the pattern sees the text without its wrappers (pm_peel), then,
  * should that fail (a wrapper the pattern wanted), the whole line, then a structured
  * record's traceback, then each part of a squashed line. */
@@ -1014,6 +1025,10 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 	 * went on (a retry, a skipped shard); a generic reading leaves it */
 	if (r->generic && quiet_level(pe))
 		return -1;
+	/* a line written for whoever debugs the program (a probe, a retry's detail) is no
+	 * failure's report, whatever its words: only progress and context rules read it */
+	if (r->role != PM_ROLE_PROGRESS && r->role != PM_ROLE_CONTEXT && debug_level(pe))
+		return -1;
 	*subj = line + pe->skip;
 	if (pe->record)
 		rc = match_value(s, r->re, *subj, pe->end - pe->skip, pe->quoted, 0, subj,
@@ -1045,6 +1060,60 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 	return rc;
 }
 
+/* Whether the program went on after LINE (LEN bytes of the chunk being confirmed), read by R,
+ * a rule with 'last' (a line printed alike by a program that stops and by one that goes on:
+ * Perl's "Can't locate ..." from a die or from a warn, an error it says it retries).  PE is
+ * LINE's peel.  The next line of the same writer (srun's label, else the rank a wrapper
+ * gives; other writers' lines skipped, blank ones too), at most 32 lines on and within the
+ * chunk, decides: the program's own output is the program going on.  Slurm's own lines
+ * (srun's, slurmstepd's: the task ended), a shell's trace of its next command ("+ cmd") and
+ * a line of the same report (R's last_re: Perl's "BEGIN failed--compilation aborted") are
+ * not; nor is the chunk's or the file's end: a line the program printed last stands.
+ * Uses s->md: its match must have been read already. */
+static bool went_on(struct scan *s, const struct pm_rule *r, const char *line, size_t len,
+		    const struct pm_peel *pe)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	const int who = pe->label >= 0 ? pe->label : pe->rank;
+	const char *end, *p, *q;
+	struct pm_peel np;
+
+	if (!s->cbuf || line < s->cbuf || len > s->clen || line > s->cbuf + s->clen - len)
+		return false;
+	end = s->cbuf + s->clen;
+	p = line + len;
+	if (p < end && *p == '\n')
+		p++;
+	for (int n = 0; p < end && n < 32; p = q + 1) {
+		const char *t;
+		size_t l, tl;
+
+		if (!(q = memchr(p, '\n', (size_t)(end - p))))
+			q = end;
+		l = (size_t)(q - p);
+		pm_peel(f->format, p, l, NULL, &np);
+		t = p + (np.skip < l ? np.skip : l);
+		tl = np.end > np.skip && np.end <= l ? np.end - np.skip : 0;
+		while (tl && (*t == ' ' || *t == '\t')) {
+			t++;
+			tl--;
+		}
+		if (!tl)
+			continue;
+		n++;
+		if (pm_in_starts(t, tl, "srun: ") || pm_in_starts(t, tl, "slurmstepd: ") ||
+		    pm_in_starts(p, l, "srun: ") || pm_in_starts(p, l, "slurmstepd: "))
+			return false;
+		if ((np.label >= 0 ? np.label : np.rank) != who)
+			continue;
+		if (pm_in_starts(t, tl, "+ ") || pm_in_starts(t, tl, "++ "))
+			return false;
+		return !(r->last_re &&
+			 pcre2_match(r->last_re, (PCRE2_SPTR)t, tl, 0, 0, s->md, s->rs->mctx) >= 0);
+	}
+	return false;
+}
+
 static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint64_t off)
 {
 	const struct pm_rule *r = &s->rs->rules[ri];
@@ -1065,6 +1134,10 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 			capl[c] = ov[2 * gno + 1] - ov[2 * gno];
 		}
 	}
+	/* a line the program went on from was not its end (the captures are read: went_on
+	 * matches again) */
+	if (r->last && went_on(s, r, line, len, &pe))
+		return 0;
 	/* what the terminal showed: a progress bar redrawn before the text is not kept, unless
 	 * srun's label before it names another task than the rank tag (att_ranks.c's label_node
 	 * reads the line kept to place it) */
@@ -1785,6 +1858,8 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 			pm_sort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
 	}
 	nsorted = s->nhits;
+	s->cbuf = buf;
+	s->clen = len;
 	if (tally_ranks(s, buf, len) < 0)
 		rc = -1;
 	if (!s->db || rc < 0)
@@ -1834,6 +1909,8 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 		}
 	}
 out:
+	s->cbuf = NULL;
+	s->clen = 0;
 	s->line_yields = false;
 	s->line_next = 0;
 	s->pc_on = false; /* the chunk's buffer is not this chunk's any longer */

@@ -219,6 +219,18 @@ START_TEST(test_load_errors)
 			  "    strength: weak\n    sources: [app_log]\n"
 			  "    attached: true\n    pattern: 'x'\n    summary: s\n",
 			  "'attached' goes with 'nonfatal'");
+	expect_load_error("rules:\n  - id: a\n    class: none\n    role: context\n"
+			  "    strength: weak\n    sources: [app_log]\n"
+			  "    last: true\n    pattern: 'x'\n    summary: s\n",
+			  "'last' is for software origin and confirmation rules");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
+			  "    last: '^BEGIN ('\n    pattern: 'x'\n    summary: s\n",
+			  "rule a: last:");
+	expect_load_error("rules:\n  - id: a\n    class: application\n    subclass: nan\n"
+			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
+			  "    last: ''\n    pattern: 'x'\n    summary: s\n",
+			  "'last' must be true, false or a pattern");
 	expect_load_error("rules:\n  - id: a\n    class: [oops\n", "a.yaml:");
 	{
 		/* a generic origin demoted to context in a revised set loads; it is inert there */
@@ -1133,6 +1145,55 @@ START_TEST(test_nonfatal_attached)
 }
 END_TEST
 
+/* A rule with 'last' reads its line only as the program's last words: the next line of the
+ * same writer is none, Slurm's, a shell's trace, or one its pattern reads; the program's own
+ * output after it (of the same writer: another rank's is skipped) is the program going on. */
+START_TEST(test_last_words)
+{
+	static const char rules[] = "rules:\n"
+				    "  - id: missing\n"
+				    "    class: launch_config\n"
+				    "    subclass: import\n"
+				    "    role: origin\n"
+				    "    strength: strong\n"
+				    "    sources: [app_log]\n"
+				    "    last: '^BEGIN failed'\n"
+				    "    pattern: '^Can.t locate \\S+ in @INC'\n"
+				    "    summary: 'missing'\n";
+	char err[256];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	/* the end of the output, the rest of the same report, Slurm's line, a shell's trace */
+	expect_case(rs, "l1", "start\nCan't locate A.pm in @INC (x) at a.pl line 3.\n",
+		    "attributed", "import", NULL);
+	expect_case(rs, "l2",
+		    "Can't locate A.pm in @INC (x) at a.pl line 3.\n\n"
+		    "BEGIN failed--compilation aborted at a.pl line 3.\n",
+		    "attributed", "import", NULL);
+	expect_case(rs, "l3",
+		    "0: Can't locate A.pm in @INC (x) at a.pl line 3.\n"
+		    "srun: error: n1: task 0: Exited with exit code 2\n",
+		    "attributed", "import", NULL);
+	expect_case(rs, "l4",
+		    "Can't locate A.pm in @INC (x) at a.pl line 3.\n+ echo failed\nfailed\n",
+		    "attributed", "import", NULL);
+	/* the program's own next line: it went on */
+	expect_case(rs, "l5",
+		    "Can't locate A.pm in @INC (x) at a.pl line 3.\nusing B instead\ndone\n",
+		    "unknown", NULL, NULL);
+	/* another writer's line is skipped: rank 1's own next line decides */
+	expect_case(rs, "l6",
+		    "1: Can't locate A.pm in @INC (x) at a.pl line 3.\n0: step 3\n"
+		    "1: BEGIN failed--compilation aborted at a.pl line 3.\n0: step 4\n",
+		    "attributed", "import", NULL);
+	expect_case(rs, "l7",
+		    "1: Can't locate A.pm in @INC (x) at a.pl line 3.\n0: step 3\n1: using B\n",
+		    "unknown", NULL, NULL);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- silence ---- */
 
 START_TEST(test_silent_rank_is_suspect)
@@ -1576,6 +1637,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_chain_joins_one_failure);
 	tcase_add_test(t, test_nonfatal_sets_aside);
 	tcase_add_test(t, test_nonfatal_attached);
+	tcase_add_test(t, test_last_words);
 	tcase_add_test(t, test_past_cap_bounded);
 	tcase_add_test(t, test_yield_past_cap_second_generic);
 	tcase_add_test(t, test_record_zone_repeated_hour);

@@ -654,6 +654,56 @@ START_TEST(peel_severity)
 }
 END_TEST
 
+/* apt's, dpkg's and debootstrap's one capital and a colon ("W: ", "E: ", "N: ", "I: "): a
+ * level word; and the levels below a warning's, a debug's (pm_peel.sev_debug, a record's
+ * pm_peel.debug), whose lines no failure rule reads (scan.c, debug_level). */
+START_TEST(peel_one_letter_and_debug_levels)
+{
+	static const struct {
+		struct want w;
+		int sev; /* 0 none, 1 loud, 2 quiet, 3 quiet and a debug's */
+	} t[] = {
+		{{"W: KeyError: 'x', using 0.1", "KeyError: 'x', using 0.1", -1, "", 0, 0}, 2},
+		{{"N: x", "x", -1, "", 0, 0}, 2},
+		{{"I: x", "x", -1, "", 0, 0}, 2},
+		{{"E: ValueError: x", "ValueError: x", -1, "", 0, 0}, 1},
+		{{"D: x", "x", -1, "", 0, 0}, 3},
+		{{"3: W: x", "x", 3, "", 0, 0}, 2},
+		{{"(D) x", "x", -1, "", 0, 0}, 3},
+		{{"[V] x", "x", -1, "", 0, 0}, 3},
+		{{"DEBUG x", "x", -1, "", 0, 0}, 3},
+		{{"TRACE x", "x", -1, "", 0, 0}, 3},
+		{{"2026-11-30 03:11:58.123 | DEBUG    | m:f:1 - x", "x", -1, "", T0311 + 0.123, 0},
+		 3},
+		{{"(I) x", "x", -1, "", 0, 0}, 2},
+		{{"WARNING x", "x", -1, "", 0, 0}, 2},
+		/* not one-letter levels: another capital, no blank after the colon, nothing after
+		 * it, two capitals */
+		{{"A: x", "A: x", -1, "", 0, 0}, 0},
+		{{"W:x", "W:x", -1, "", 0, 0}, 0},
+		{{"WE: x", "WE: x", -1, "", 0, 0}, 0},
+	};
+	static const char dbg[] = "{\"level\":\"debug\",\"msg\":\"OSError: [Errno 122] x\"}";
+	static const char inf[] = "{\"level\":\"info\",\"msg\":\"x\"}";
+	struct pm_peel p;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *l = t[i].w.line;
+		check_one(PM_FMT_APP, &t[i].w);
+		pm_peel(PM_FMT_APP, l, strlen(l), &ctx2026, &p);
+		ck_assert_msg(p.sev == (t[i].sev != 0), "'%s': sev %d", l, p.sev);
+		ck_assert_msg(!p.sev || p.sev_quiet == (t[i].sev >= 2), "'%s': quiet %d", l,
+			      p.sev_quiet);
+		ck_assert_msg(!p.sev || p.sev_debug == (t[i].sev == 3), "'%s': debug %d", l,
+			      p.sev_debug);
+	}
+	pm_peel(PM_FMT_APP, dbg, sizeof(dbg) - 1, &ctx2026, &p);
+	ck_assert(p.record && p.quiet && p.debug);
+	pm_peel(PM_FMT_APP, inf, sizeof(inf) - 1, &ctx2026, &p);
+	ck_assert(p.record && p.quiet && !p.debug);
+}
+END_TEST
+
 /* One member of a pretty-printed object alone on its line (torchelastic's error file in its
  * failure summary): a message or a traceback is a record; a data object's members are not. */
 START_TEST(peel_record_members)
@@ -1195,6 +1245,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_record_error_field);
 	tcase_add_test(tc, peel_record_quiet_level);
 	tcase_add_test(tc, peel_severity);
+	tcase_add_test(tc, peel_one_letter_and_debug_levels);
 	tcase_add_test(tc, peel_record_members);
 	tcase_add_test(tc, unquote);
 	tcase_add_test(tc, peel_not_wrappers);

@@ -794,6 +794,11 @@ KNOWN = {
         'as for place-launcher-names-rank: one line of ten (libstdc++\'s what() with NCCL\'s '
         'remote error) is longer than the terminal, its cut falls inside "network error", and a '
         'single broken line is read back only in a paste of at most ten lines',
+    ('termwrap', 'launch-rdzv-gloo-connect-failed'):
+        'the terminal\'s cut of rank 2\'s connect line falls right before its port, and a '
+        'piece that starts "21843: " is read as srun\'s label, a line of its own, not a '
+        'continuation: rank 2\'s line is lost; ranks 0 and 1 still read, and the class, '
+        'subclass and outcome stay',
     ('squashed', 'launch-data-file-missing-near-miss'):
         'a traceback squashed without wrappers puts the exception right after the last '
         'frame\'s source line; py-exception refuses an exception after "<word>: " (its guard '
