@@ -1084,10 +1084,14 @@ static int file_hosts(struct att *a, struct pm_file *f)
 		/* as the scan reads it: without the paste's shape (a quote, line numbers) */
 		p += pm_paste_skip(p, (size_t)(le - p), &shape);
 		struct pm_prefix px;
+		size_t hl;
 		/* past the prefixes the scanner strips (pdsh's "host: ", a launcher's rank) */
 		pm_prefix_parse(f->format, p, (size_t)(le - p), &px);
 		if (px.node_len)
 			rc = add_host(a, px.node, px.node_len, SP_OTHER);
+		/* NCCL's prefix names its node under a logger's or a container's wrapper too */
+		else if ((hl = pm_nccl_node(f->format, p, (size_t)(le - p), line, sizeof(line))))
+			rc = add_host(a, line, hl, SP_OTHER);
 		if (!rc)
 			rc = record_hosts(a, f, p, le, line, sizeof(line), syslog, &rec);
 		if (!rc && !rec) {

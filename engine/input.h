@@ -344,6 +344,14 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 	     struct pm_peel *out);
 
 /*
+ * The node NCCL's "host:pid:tid [dev] " names on LINE under whatever wrappers pm_peel takes
+ * off first (a logger's record, a container's, a parallel shell's or Open MPI's prefix,
+ * colour codes), into OUT (CAP bytes, NUL-terminated): its length, 0 when the line has no
+ * such prefix.
+ */
+size_t pm_nccl_node(enum pm_format fmt, const char *line, size_t len, char *out, size_t cap);
+
+/*
  * The value of a quoted string (N bytes at S, the quotes left out) with its escapes undone
  * into OUT (N bytes at least; OUT may be S): JSON's (\" \\ \/ \b \f \n \r \t \uXXXX, a
  * surrogate pair as one character, a lone one as U+FFFD) and Go's \xNN, \a, \v and

@@ -2070,6 +2070,37 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 	}
 }
 
+size_t pm_nccl_node(enum pm_format fmt, const char *line, size_t len, char *out, size_t cap)
+{
+	char buf[2048];
+	struct pm_peel pe;
+	struct pm_prefix px = {.rank = -1};
+	size_t q;
+
+	if (!line || !cap)
+		return 0;
+	if (len > sizeof(buf))
+		len = sizeof(buf); /* wrappers are read in a line's head */
+	if (memchr(line, 0x1b, len)) { /* colour codes inside the prefix */
+		len = pm_text_clean(line, len, buf);
+		line = buf;
+	}
+	pm_peel(fmt, line, len, NULL, &pe);
+	if (!pe.node || pe.node_weak || pe.skip > len)
+		return 0;
+	/* NCCL's prefix is the last wrapper (nothing after it is one): it ends where the text
+	 * starts, whatever stronger prefix (Open MPI's "[host:pid] ") named the node first; the
+	 * first that does has the whole host */
+	for (q = 0; q < pe.skip; q++)
+		if (nccl_prefix(line + q, len - q, &px) == pe.skip - q)
+			break;
+	if (q == pe.skip || px.node_len >= cap)
+		return 0;
+	memcpy(out, px.node, px.node_len);
+	out[px.node_len] = '\0';
+	return px.node_len;
+}
+
 static int hex(char c)
 {
 	if (pm_in_isdigit(c))

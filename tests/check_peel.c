@@ -287,6 +287,45 @@ START_TEST(peel_stacked)
 }
 END_TEST
 
+/* pm_nccl_node: the node NCCL's prefix names under the wrappers a line may carry, the
+ * folder's host set (att_place.c file_hosts) reads it as it does an unwrapped one */
+START_TEST(nccl_node_wrapped)
+{
+	static const struct {
+		const char *line, *node;
+	} t[] = {
+		{"nd-b07:4410:4502 [3] NCCL INFO comm 0x5 rank 3", "nd-b07"},
+		{"2026-11-30 03:11:58,002 - ERROR - nd-b07:4410:4502 [3] NCCL WARN x", "nd-b07"},
+		{"ERROR:root:nd-b07:4410:4502 [3] NCCL WARN x", "nd-b07"},
+		{"nd-b07: nd-b07:4410:4502 [3] NCCL WARN x", "nd-b07"},
+		{"[nd-b07:4410] nd-b07:4410:4502 [3] NCCL WARN x", "nd-b07"},
+		{"\x1b[1;31mnd-b07:4410:4502\x1b[0m [3] NCCL WARN x", "nd-b07"},
+		{"{\"level\": \"info\", \"message\": \"nd-b07:4410:4502 [3] NCCL WARN x\"}", "nd-b07"},
+		{"trainer-1  | nd-b07:4410:4502 [3] NCCL WARN x", "nd-b07"},
+		/* none: no NCCL prefix, another host's prefix alone, NCCL's words quoted later */
+		{"2026-11-30 03:11:58,002 - ERROR - RuntimeError: NCCL error", ""},
+		{"[nd-b07:4410] *** Process received signal ***", ""},
+		{"nd-b07: loading shard 3", ""},
+		{"INFO - saw 'nd-b07:4410:4502 [3] NCCL WARN x' in the log", ""},
+		{"slurmstepd-nd-b07: error: *** JOB 7 CANCELLED ***", ""},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t n = strlen(t[i].line), l;
+		char *b = malloc(n), out[64];
+
+		ck_assert_ptr_nonnull(b);
+		memcpy(b, t[i].line, n);
+		l = pm_nccl_node(PM_FMT_APP, b, n, out, sizeof(out));
+		ck_assert_msg(l == strlen(t[i].node) && (!l || !strcmp(out, t[i].node)),
+			      "'%s': node '%.*s', want '%s'", t[i].line, (int)l, l ? out : "",
+			      t[i].node);
+		ck_assert_uint_eq(pm_nccl_node(PM_FMT_APP, b, n, out, 4), 0); /* no room */
+		free(b);
+	}
+}
+END_TEST
+
 START_TEST(peel_terminal)
 {
 	static const struct want t[] = {
@@ -1252,6 +1291,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_hostile);
 	tcase_add_test(tc, text_clean);
 	tcase_add_test(tc, text_dirty);
+	tcase_add_test(tc, nccl_node_wrapped);
 	tcase_add_test(tc, paste_shape);
 	tcase_add_test(tc, paste_strip);
 	tcase_add_test(tc, paste_numbered);
