@@ -2080,7 +2080,7 @@ size_t pm_nccl_node(enum pm_format fmt, const char *line, size_t len, char *out,
 	if (!line || !cap)
 		return 0;
 	if (len > sizeof(buf))
-		len = sizeof(buf); /* wrappers are read in a line's head */
+		len = sizeof(buf);     /* wrappers are read in a line's head */
 	if (memchr(line, 0x1b, len)) { /* colour codes inside the prefix */
 		len = pm_text_clean(line, len, buf);
 		line = buf;

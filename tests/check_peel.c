@@ -300,7 +300,8 @@ START_TEST(nccl_node_wrapped)
 		{"nd-b07: nd-b07:4410:4502 [3] NCCL WARN x", "nd-b07"},
 		{"[nd-b07:4410] nd-b07:4410:4502 [3] NCCL WARN x", "nd-b07"},
 		{"\x1b[1;31mnd-b07:4410:4502\x1b[0m [3] NCCL WARN x", "nd-b07"},
-		{"{\"level\": \"info\", \"message\": \"nd-b07:4410:4502 [3] NCCL WARN x\"}", "nd-b07"},
+		{"{\"level\": \"info\", \"message\": \"nd-b07:4410:4502 [3] NCCL WARN x\"}",
+		 "nd-b07"},
 		{"trainer-1  | nd-b07:4410:4502 [3] NCCL WARN x", "nd-b07"},
 		/* none: no NCCL prefix, another host's prefix alone, NCCL's words quoted later */
 		{"2026-11-30 03:11:58,002 - ERROR - RuntimeError: NCCL error", ""},
