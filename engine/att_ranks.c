@@ -443,7 +443,7 @@ const char *pm_att_clean_exits(const struct att *a, const char *node)
 
 /* Bus ids as the kernel and nvidia-smi write them ("0000:3b:00", "0000:3B:00.0"): equal up
  * to the function digit, whatever the case. */
-static bool pci_eq(const char *x, const char *y)
+bool pm_att_pci_eq(const char *x, const char *y)
 {
 	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
 
@@ -469,7 +469,7 @@ int pm_att_pci_index(const struct att *a, const char *node, const char *pci)
 	for (size_t i = 0; i < a->ev->nfacts; i++) {
 		const struct pm_fact *f = &a->ev->facts[i];
 		if (f->gpu >= 0 && f->pci && f->node && !strcmp(f->node, node) &&
-		    pci_eq(f->pci, pci))
+		    pm_att_pci_eq(f->pci, pci))
 			return f->gpu;
 	}
 	return -1;

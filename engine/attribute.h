@@ -318,6 +318,8 @@ void pm_att_place_obs(struct att *a);
 int pm_att_phase_gpu_ranks(struct att *a);
 /* The GPU's index on NODE for bus id PCI, from nvidia-smi's table; -1 unknown. */
 int pm_att_pci_index(const struct att *a, const char *node, const char *pci);
+/* Whether two bus ids name one GPU ("0000:3b:00" and "0000:3B:00.0"). */
+bool pm_att_pci_eq(const char *x, const char *y);
 /* Whether a rank map's GPU list ("0,1") holds index IDX. */
 bool pm_att_gpus_has(const char *list, int idx);
 int pm_att_phase_silence(struct att *a);
