@@ -215,7 +215,7 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 
 /* Whether HOST is one of the job's nodes as Slurm's record spells them, or their short name
  * ("n2" for a record listing "n2.cluster"; pm_att_job_node takes "n2.cluster" for n2). */
-static bool job_host(const struct att *a, const char *host)
+bool pm_att_job_host(const struct att *a, const char *host)
 {
 	const struct pm_jobinfo *j = &a->ev->job;
 	size_t hl = strcspn(host, ".");
@@ -235,7 +235,8 @@ static bool job_host(const struct att *a, const char *host)
  * lines), a grep of one (only the other node's lines), a file named for that host
  * (gpu-b07.dmesg).  One exception: a file named for a job node (gn041-syslog) that holds no
  * line of a job node under the record's name is that node's own log, written under its host
- * name (a site whose NodeHostname differs from its NodeName): kept.  With no record of the
+ * name (a site whose NodeHostname differs from its NodeName): kept, its lines placed on the
+ * file's node before this is asked (att_ranks.c, file_node_alias).  With no record of the
  * job's nodes nothing is set aside. */
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 {
@@ -245,7 +246,7 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 	/* a host list ("Nodes gpu[276-277] are still not ready") is Slurm's words about
 	 * several nodes, not one host's line */
 	if (!o->trusted || !o->node || !ev->job.nnodes || strchr(o->node, '[') ||
-	    job_host(a, o->node))
+	    pm_att_job_host(a, o->node))
 		return false;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *p = &ev->obs[i];
