@@ -215,7 +215,7 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 
 /* Whether HOST is one of the job's nodes as Slurm's record spells them, or their short name
  * ("n2" for a record listing "n2.cluster"; pm_att_job_node takes "n2.cluster" for n2). */
-static bool job_host(const struct att *a, const char *host)
+bool pm_att_job_host(const struct att *a, const char *host)
 {
 	const struct pm_jobinfo *j = &a->ev->job;
 	size_t hl = strcspn(host, ".");
@@ -235,7 +235,8 @@ static bool job_host(const struct att *a, const char *host)
  * lines), a grep of one (only the other node's lines), a file named for that host
  * (gpu-b07.dmesg).  One exception: a file named for a job node (gn041-syslog) that holds no
  * line of a job node under the record's name is that node's own log, written under its host
- * name (a site whose NodeHostname differs from its NodeName): kept.  With no record of the
+ * name (a site whose NodeHostname differs from its NodeName): kept, its lines placed on the
+ * file's node before this is asked (att_ranks.c, file_node_alias).  With no record of the
  * job's nodes nothing is set aside. */
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 {
@@ -245,7 +246,7 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 	/* a host list ("Nodes gpu[276-277] are still not ready") is Slurm's words about
 	 * several nodes, not one host's line */
 	if (!o->trusted || !o->node || !ev->job.nnodes || strchr(o->node, '[') ||
-	    job_host(a, o->node))
+	    pm_att_job_host(a, o->node))
 		return false;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *p = &ev->obs[i];
@@ -268,9 +269,76 @@ static int obs_gpu_index(const struct att *a, const struct pm_obs *o)
 	return idx;
 }
 
+/* Whether a task of the job on NODE lists GPU IDX. */
+static bool task_holds(const struct att *a, const char *node, int idx)
+{
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *t = &a->ev->tasks[i];
+		if (t->node && !strcmp(t->node, node) && t->gpus && pm_att_gpus_has(t->gpus, idx))
+			return true;
+	}
+	return false;
+}
+
+/* How many GPUs the job's tasks on NODE list, all lists together (at most 64 told apart). */
+static size_t held_count(const struct att *a, const char *node)
+{
+	long seen[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *t = &a->ev->tasks[i];
+		if (!t->node || strcmp(t->node, node) || !t->gpus)
+			continue;
+		for (const char *p = t->gpus; *p;) {
+			char *e;
+			long v = strtol(p, &e, 10);
+			size_t k = 0;
+			if (e == p)
+				break;
+			while (k < n && seen[k] != v)
+				k++;
+			if (k == n && n < sizeof(seen) / sizeof(seen[0]))
+				seen[n++] = v;
+			p = *e == ',' ? e + 1 : e;
+		}
+	}
+	return n;
+}
+
+/* Whether the GPU of bus id O->pci may be one the job held by a numbering nvidia-smi's tables
+ * give other than its position in one of them: its Minor Number (-q; a cgroup's nvidia-smi
+ * numbers the GPUs it shows from 0, the Minor Number stays the node's), or its row in a table
+ * that shows no more GPUs than the job holds on the node (Attached GPUs, a CSV's rows: the
+ * cgroup-confined view of the job's own). */
+static bool held_by_view(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_evidence *ev = a->ev;
+	size_t held = held_count(a, o->node);
+
+	for (size_t i = 0; i < ev->nfacts; i++) {
+		const struct pm_fact *f = &ev->facts[i];
+		if (f->gpu < 0 || !f->pci || !f->node || strcmp(f->node, o->node) ||
+		    !pm_att_pci_eq(f->pci, o->pci))
+			continue;
+		if (task_holds(a, o->node, f->gpu) ||
+		    (f->minor >= 0 && task_holds(a, o->node, f->minor)))
+			return true;
+		for (size_t k = 0; k < ev->nfacts; k++) {
+			const struct pm_fact *c = &ev->facts[k];
+			if (c->file == f->file && c->gpu < 0 && c->value > 0 &&
+			    !strcmp(c->name, "node.gpu_count") && c->value <= (double)held)
+				return true;
+		}
+	}
+	return false;
+}
+
 /* The GPUs the job held on a shared node are the plugin's records' lists (SLURM_STEP_GPUS,
  * the node's indexes) of every task there; a line naming another GPU is another job's, unless
- * a line of that GPU names a pid of one of the job's tasks there.  Unknown (false) where a
+ * it may be one of the job's by any numbering nvidia-smi gives (held_by_view: a cgroup's
+ * nvidia-smi shows the job's GPU 3 as its GPU 0), or a line of that GPU names a pid of one of
+ * the job's tasks there.  Unknown (false) where a
  * task there has no list, or one CUDA_VISIBLE_DEVICES gave (a cgroup numbers the GPUs it
  * shows from 0). */
 bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o)
@@ -291,7 +359,7 @@ bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o)
 		any = true;
 		held |= pm_att_gpus_has(t->gpus, idx);
 	}
-	if (!any || held)
+	if (!any || held || (o->pci && held_by_view(a, o)))
 		return false;
 	/* a line of that GPU naming a pid of the job's tasks there: the job's own process used
 	 * it, whatever the lists say, and every line of that GPU is the job's */

@@ -346,15 +346,67 @@ static void own_node(struct att *a, struct pm_obs *o)
 	o->node = d;
 }
 
+/* Whether HOST is an IPv4 address written as a dotted quad (10.12.0.7). */
+static bool dotted_quad(const char *host)
+{
+	int parts = 0;
+
+	for (const char *p = host;; p++) {
+		size_t d = strspn(p, "0123456789");
+		if (!d || d > 3)
+			return false;
+		parts++;
+		p += d;
+		if (!*p)
+			return parts == 4;
+		if (*p != '.' || parts == 4)
+			return false;
+	}
+}
+
+/* A trusted line of a file named for a job node (its name or folder gave it one of the
+ * record's names) goes by that node's name where its host is not one of the job's: an
+ * address (10.12.0.7), or any host when no line of the file is under a job node's name (the
+ * node's own log written under its NodeHostname, gpu07-ib).  A file of several hosts, one a
+ * job node, is a loghost's: its other hosts keep their names and pm_att_other_node sets them
+ * aside; so does a file not named for a job node.  JOBLINE: per file, whether a trusted line
+ * of it is under a job node's name. */
+static void file_node_alias(struct att *a, struct pm_obs *o, const bool *jobline)
+{
+	const struct pm_evidence *ev = a->ev;
+	const struct pm_file *f = o->file < ev->nfiles ? &ev->files[o->file] : NULL;
+	const char *n;
+	char *d;
+
+	if (!o->trusted || !o->node || !ev->job.nnodes || !f || !f->node || strchr(o->node, '[') ||
+	    pm_att_job_host(a, o->node) || !(n = pm_att_job_node(a, f->node)) ||
+	    (jobline[o->file] && !dotted_quad(o->node)))
+		return;
+	if (!(d = strdup(n)))
+		return; /* kept as it was */
+	free(o->node);
+	o->node = d;
+}
+
 /* A line that names its rank ran where that rank ran: the rank map knows, not the node that
  * read the file (the job's output is read on the batch node only); its srun label, when it
  * has one, says which task wrote it (label_node). */
 void pm_att_place_obs(struct att *a)
 {
+	bool *jobline = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*jobline));
+
+	for (size_t i = 0; jobline && i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->trusted && o->node && o->file < a->ev->nfiles && a->ev->job.nnodes &&
+		    pm_att_job_host(a, o->node))
+			jobline[o->file] = true;
+	}
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		struct pm_obs *o = &a->ev->obs[i];
 		const char *n;
 
+		if (jobline) /* else (no memory) as before: set aside, never placed on a node */
+			file_node_alias(a, o, jobline);
 		own_node(a, o);
 		n = label_node(a, o);
 
@@ -372,6 +424,7 @@ void pm_att_place_obs(struct att *a)
 			o->node = NULL;
 		}
 	}
+	free(jobline);
 }
 
 /* Whether exit code C is a shell's report of its child ended by SIGTERM or SIGKILL (128 + 15,
@@ -443,7 +496,7 @@ const char *pm_att_clean_exits(const struct att *a, const char *node)
 
 /* Bus ids as the kernel and nvidia-smi write them ("0000:3b:00", "0000:3B:00.0"): equal up
  * to the function digit, whatever the case. */
-static bool pci_eq(const char *x, const char *y)
+bool pm_att_pci_eq(const char *x, const char *y)
 {
 	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
 
@@ -469,7 +522,7 @@ int pm_att_pci_index(const struct att *a, const char *node, const char *pci)
 	for (size_t i = 0; i < a->ev->nfacts; i++) {
 		const struct pm_fact *f = &a->ev->facts[i];
 		if (f->gpu >= 0 && f->pci && f->node && !strcmp(f->node, node) &&
-		    pci_eq(f->pci, pci))
+		    pm_att_pci_eq(f->pci, pci))
 			return f->gpu;
 	}
 	return -1;

@@ -242,6 +242,8 @@ int pm_att_phase_origins(struct att *a, bool hardware);
  * job's id unknown), -1 another, 0 none. */
 int pm_att_daemon_job(const struct att *a, const struct pm_obs *o);
 /* Whether O is a trusted line of a host outside the job's nodes (a loghost's file). */
+/* Whether HOST is one of the job's nodes by the record's name or short name. */
+bool pm_att_job_host(const struct att *a, const char *host);
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o);
 /* Whether O, a trusted line on a node where the job's GPUs are known, names a GPU the job
  * did not hold there (another job's, on a shared node) and no pid of the job's tasks. */
@@ -318,6 +320,8 @@ void pm_att_place_obs(struct att *a);
 int pm_att_phase_gpu_ranks(struct att *a);
 /* The GPU's index on NODE for bus id PCI, from nvidia-smi's table; -1 unknown. */
 int pm_att_pci_index(const struct att *a, const char *node, const char *pci);
+/* Whether two bus ids name one GPU ("0000:3b:00" and "0000:3B:00.0"). */
+bool pm_att_pci_eq(const char *x, const char *y);
 /* Whether a rank map's GPU list ("0,1") holds index IDX. */
 bool pm_att_gpus_has(const char *list, int idx);
 int pm_att_phase_silence(struct att *a);

@@ -236,6 +236,7 @@ struct pm_fact *pm_ev_add_fact(struct pm_evidence *ev, size_t file, const char *
 	f = &ev->facts[ev->nfacts];
 	memset(f, 0, sizeof(*f));
 	f->gpu = gpu;
+	f->minor = -1;
 	f->value = value;
 	f->file = file;
 	if ((node && !(f->node = strdup(node))) || !(f->name = strdup(name)) ||

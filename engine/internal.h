@@ -100,6 +100,7 @@ struct pm_fact {
 	char *pci;   /* for per-GPU facts when known, "0000:3b:00.0" */
 	size_t file; /* index into ev->files */
 	double time; /* event time of the sample it comes from (epoch s); 0 none */
+	int minor;   /* nvidia-smi -q's Minor Number of the GPU (/dev/nvidiaN); -1 none */
 };
 
 /* Whether NAME's last part is Slurm's default output name, slurm-%j.out or slurm-%A_%a.out;

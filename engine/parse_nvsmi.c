@@ -96,7 +96,8 @@ struct slot {
 };
 
 struct gpu {
-	int idx;
+	int idx;   /* its position in the file: a cgroup's nvidia-smi shows only the job's GPUs */
+	int minor; /* its Minor Number, the node's numbering whatever the view; -1 none */
 	bool has_pci;
 	char pci[24];
 	struct slot vol, vol_dbe, agg, agg_dbe, retired, remap_pending, remap_failure, temp;
@@ -124,12 +125,17 @@ static int gpu_flush(struct pm_evidence *ev, size_t file, struct gpu *g)
 		return 0;
 	for (i = 0; i < sizeof(gpu_facts) / sizeof(gpu_facts[0]); i++) {
 		const struct slot *s = (const struct slot *)((const char *)g + gpu_facts[i].off);
+		struct pm_fact *f;
 
 		if (!s->set && gpu_facts[i].alt)
 			s = (const struct slot *)((const char *)g + gpu_facts[i].alt);
-		if (s->set && !pm_ev_add_fact(ev, file, file_node(ev, file), g->idx,
-					      gpu_facts[i].fact, s->v, g->has_pci ? g->pci : NULL))
+		if (!s->set)
+			continue;
+		f = pm_ev_add_fact(ev, file, file_node(ev, file), g->idx, gpu_facts[i].fact, s->v,
+				   g->has_pci ? g->pci : NULL);
+		if (!f)
 			return -1;
+		f->minor = g->minor;
 	}
 	g->idx = -1;
 	return 0;
@@ -195,6 +201,9 @@ static void gpu_field(const struct qstate *q, struct gpu *g, const char *k, size
 			set_slot(&g->remap_failure, v, vn, false);
 	} else if (inner_is(q, "Temperature") && pm_in_ieq(k, kn, "GPU Current Temp")) {
 		set_slot(&g->temp, v, vn, false);
+	} else if (q->depth == 0 && pm_in_ieq(k, kn, "Minor Number") &&
+		   !pm_in_int_range(v, vn, 0, 65535, &g->minor)) {
+		g->minor = -1; /* "N/A" */
 	}
 }
 
@@ -275,7 +284,7 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 		     size_t rlen)
 {
 	struct qstate q = {.depth = 0};
-	struct gpu g = {.idx = -1};
+	struct gpu g = {.idx = -1, .minor = -1};
 	const char *l, *k, *v;
 	size_t pos = 0, n, kn, vn, indent;
 	int ngpus = 0;
@@ -302,7 +311,7 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 				goto nomem;
 			if (ngpus >= MAX_GPUS)
 				return pm_in_fail(reason, rlen, "more than %d GPUs", MAX_GPUS);
-			g = (struct gpu){.idx = ngpus++};
+			g = (struct gpu){.idx = ngpus++, .minor = -1};
 			g.has_pci = pci_norm(l + 4, n - 4, g.pci, sizeof(g.pci));
 			q.depth = 0;
 			seen = true;
