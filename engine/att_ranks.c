@@ -346,28 +346,11 @@ static void own_node(struct att *a, struct pm_obs *o)
 	o->node = d;
 }
 
-/* Whether HOST is an IPv4 address written as a dotted quad (10.12.0.7). */
-static bool dotted_quad(const char *host)
-{
-	int parts = 0;
-
-	for (const char *p = host;; p++) {
-		size_t d = strspn(p, "0123456789");
-		if (!d || d > 3)
-			return false;
-		parts++;
-		p += d;
-		if (!*p)
-			return parts == 4;
-		if (*p != '.' || parts == 4)
-			return false;
-	}
-}
-
 /* A trusted line of a file named for a job node (its name or folder gave it one of the
- * record's names) goes by that node's name where its host is not one of the job's: an
- * address (10.12.0.7), or any host when no line of the file is under a job node's name (the
- * node's own log written under its NodeHostname, gpu07-ib).  A file of several hosts, one a
+ * record's names) goes by that node's name where its host is not one of the job's and no
+ * line of the file is under a job node's name (the node's own log written under its
+ * NodeHostname, gpu07-ib, or its address, 10.12.0.7).  An address beside a job node's lines
+ * is another host's as any name is: a loghost's extract kept in a node's folder.  A file of several hosts, one a
  * job node, is a loghost's: its other hosts keep their names and pm_att_other_node sets them
  * aside; so does a file not named for a job node.  JOBLINE: per file, whether a trusted line
  * of it is under a job node's name. */
@@ -379,8 +362,7 @@ static void file_node_alias(struct att *a, struct pm_obs *o, const bool *jobline
 	char *d;
 
 	if (!o->trusted || !o->node || !ev->job.nnodes || !f || !f->node || strchr(o->node, '[') ||
-	    pm_att_job_host(a, o->node) || !(n = pm_att_job_node(a, f->node)) ||
-	    (jobline[o->file] && !dotted_quad(o->node)))
+	    pm_att_job_host(a, o->node) || !(n = pm_att_job_node(a, f->node)) || jobline[o->file])
 		return;
 	if (!(d = strdup(n)))
 		return; /* kept as it was */
