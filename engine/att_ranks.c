@@ -349,11 +349,11 @@ static void own_node(struct att *a, struct pm_obs *o)
 /* A trusted line of a file named for a job node (its name or folder gave it one of the
  * record's names) goes by that node's name where its host is not one of the job's and no
  * line of the file is under a job node's name (the node's own log written under its
- * NodeHostname, gpu07-ib, or its address, 10.12.0.7).  An address beside a job node's lines
- * is another host's as any name is: a loghost's extract kept in a node's folder.  A file of several hosts, one a
- * job node, is a loghost's: its other hosts keep their names and pm_att_other_node sets them
- * aside; so does a file not named for a job node.  JOBLINE: per file, whether a trusted line
- * of it is under a job node's name. */
+ * NodeHostname, gpu07-ib, or its address, 10.12.0.7).  A file of several hosts, one a job
+ * node, is a loghost's (an address there too: its extract kept in a node's folder): its
+ * other hosts keep their names and pm_att_other_node sets them aside; so does a file not
+ * named for a job node.  JOBLINE: per file, whether a trusted line of it is under a job
+ * node's name. */
 static void file_node_alias(struct att *a, struct pm_obs *o, const bool *jobline)
 {
 	const struct pm_evidence *ev = a->ev;
