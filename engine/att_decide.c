@@ -269,7 +269,7 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 			      bool sched_cause, bool slurm_act)
 {
 	if (ambiguous || c->lead != LEAD_RULE || c->strength == PM_WEAK || c->fallback ||
-	    c->pidlink < 0)
+	    c->pidlink < 0 || c->user_record)
 		return "hypothesis";
 	if (c->hardware && !c->has_t && !c->current && !c->tpre)
 		return "hypothesis"; /* undated: it may predate the job */
@@ -281,7 +281,8 @@ static const char *confidence(const struct att *a, const struct cand *c, bool am
 	if (c->node[0] && node_degraded(a, c->node))
 		return "hypothesis";
 	if (c->hardware && !slurm_act && !trusted_view(a) &&
-	    !(a->ev->job.failed_node && !strcmp(c->node, a->ev->job.failed_node)))
+	    !(a->ev->job.failed_node && !a->ev->job.record_user_text &&
+	      !strcmp(c->node, a->ev->job.failed_node)))
 		return "hypothesis"; /* a node nobody looked at may hold a rival event */
 	if (!c->hardware && !slurm_act && !has_source(a, PM_SRC_APP_LOG))
 		return "hypothesis"; /* without the job's output no rival is ruled out */

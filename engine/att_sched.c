@@ -224,6 +224,22 @@ static void sched_external(struct att *a, const char *o)
 	synth(a, k, NULL, buf);
 }
 
+/* C, a node's failure made from the record alone: where the record comes from an sacct
+ * listing that shows a column the job's user writes, a value there can be a whole row under
+ * the job's id (TRUST.md), so it blames no node by itself: at most hypothesis, no exclusion,
+ * no repair (att_decide.c confidence, verdict.c decision_json).  The class alone, naming no
+ * node, is read as the record's other states are. */
+static void record_user_text(struct att *a, struct cand *c)
+{
+	if (!c || c->nev || !a->ev->job.record_user_text || c->user_record)
+		return;
+	c->user_record = true;
+	pm_att_why(a, "The accounting record comes from an sacct listing that shows a column "
+		      "the job's user writes (JobName, Comment, WorkDir...): a value there can "
+		      "hold a whole row under the job's id, so its node failure (NODE_FAIL, "
+		      "FailedNode) is a hypothesis that excludes no node.");
+}
+
 /* NODE_FAIL: the node the record names, or (sacct before 23.02 has no FailedNode) the
  * job's node that srun saw fail, whose words are in the job's output: a lead, at
  * hypothesis; else, when the record says NODE_FAIL, the class alone, naming no node. */
@@ -239,7 +255,7 @@ static void sched_node_fail(struct att *a)
 			return;
 		snprintf(buf, sizeof(buf), "%s stopped responding to the controller (NODE_FAIL)",
 			 j->failed_node);
-		synth(a, PM_K_NODE_FAIL, j->failed_node, buf);
+		record_user_text(a, synth(a, PM_K_NODE_FAIL, j->failed_node, buf));
 		return;
 	}
 	if (has_kind(a, PM_K_NODE_FAIL, true))
@@ -267,6 +283,7 @@ static void sched_node_fail(struct att *a)
 		 "named by srun, the accounting record names no node)",
 		 fn);
 	if ((c = synth(a, PM_K_NODE_FAIL, fn, buf))) {
+		record_user_text(a, c);
 		c->strength = PM_WEAK;
 		c->corroborated = false;
 	}

@@ -60,6 +60,8 @@ struct cand {
 	int pidlink;	   /* +1 a kernel line names a pid of this job, -1 only others' pids */
 	bool untrusted;	   /* a hardware class seen only in the job's own output */
 	bool fallback;	   /* a lead only when nothing better fits: at most hypothesis */
+	bool user_record;  /* a node failure only a record with a column the user writes
+			    * gives (job.record_user_text): at most hypothesis, no exclusion */
 	bool guess;	   /* its node is only the folder's guess (att_place.c) */
 	bool contradicted; /* only the job's output places it, and the plugin's records say
 			    * every task on its node ended cleanly (pm_att_clean_exits) */

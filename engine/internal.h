@@ -132,6 +132,10 @@ struct pm_jobinfo {
 	 * derived one follows the other when the record's zone is refined */
 	double elapsed;
 	bool start_derived, end_derived;
+	/* taken from an sacct listing that shows a column the job's user writes (JobName,
+	 * Comment, WorkDir...): a value there can hold whole rows of the user's, so its
+	 * NODE_FAIL and FailedNode name no node as failed by themselves (att_sched.c) */
+	bool record_user_text;
 };
 
 /* A task record from the plugin (rank_map / task_exit) or a torchrun summary. */

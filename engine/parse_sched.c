@@ -864,6 +864,11 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 				  why[0] ? why : "no job record (only steps, or no rows)");
 	if (!(job = pm_ev_job(ev)))
 		return nomem(reason, rlen);
+	/* a column the user writes: a value holding both '|' and line breaks, balanced, can
+	 * be a whole row under the job's id (TRUST.md's limit), so the record's node failure
+	 * blames no node by itself */
+	if (t.user_col != MAX_COLS)
+		job->record_user_text = true;
 	for (pos = t.body, at = pos; pm_in_next_line(buf, len, &pos, &l, &n); at = pos) {
 		nf = row_fields(&t, l, n, f);
 		id = col(&t, f, nf, SC_JOBID);

@@ -340,8 +340,10 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 	if (!attributed) {
 		const struct pm_decision *u =
 			pm_ruleset_decision(a->rs, pm_kind(PM_K_UNKNOWN)->cls, NULL);
-		/* a node the folder's words only guessed is named, never excluded */
-		bool excl = any_hw && nodes[0] && !pm_att_node_guessed(a, c);
+		/* a node the folder's words only guessed, or only a record with a column the
+		 * user writes (att_sched.c), is named, never excluded */
+		bool excl = any_hw && nodes[0] && !pm_att_node_guessed(a, c) &&
+			    !(c && c->user_record);
 		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
 		/* json_sprintf, not BUF: a long host list must not cut the sentence short */
 		json_object_set_new(cont, "action",
@@ -378,9 +380,11 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_decref(d);
 		return json_null();
 	}
-	if ((c->fallback || pm_att_node_guessed(a, c) || !nodes[0]) && c->hardware) {
+	if ((c->fallback || pm_att_node_guessed(a, c) || c->user_record || !nodes[0]) &&
+	    c->hardware) {
 		/* a hardware lead on evidence that cannot blame a node (the job's own output, an
-		 * event from before the job, a node only the folder's words name), or that names
+		 * event from before the job, a node only the folder's words name, a node failure
+		 * only a record with a column the user writes gives), or that names
 		 * no node at all (a kernel log of unknown origin in a hand folder: there is no
 		 * node to exclude or repair): retry; excluding the node is the user's choice */
 		json_object_set_new(cont, "id", json_string("retry"));

@@ -766,6 +766,83 @@ START_TEST(test_diagnose_own_report_counts)
 }
 END_TEST
 
+/* A job name holding '|' and a line break, balanced: every line has the header's fields, the
+ * first a whole row of the user's under the job's id (NODE_FAIL, FailedNode n2), Slurm's own
+ * columns in a step row of the name's making.  It cannot be told from Slurm's, so a record
+ * from a listing with a column the user writes blames no node by itself: at most hypothesis,
+ * retry, no repair.  The same record with the collector's fields (no user column) still
+ * excludes the node: the control. */
+static const char *SACCT_FORGED =
+	"JobID|JobName|State|ExitCode|Start|End|NodeList|NNodes|NTasks|FailedNode\n"
+	"25|t|NODE_FAIL|0:0|2026-12-01T10:00:00|2026-12-01T11:00:00|n[1-2]|2||n2\n"
+	"25.7|x|FAILED|1:0|2026-12-01T10:00:00|2026-12-01T11:00:00|n[1-2]|2||\n"
+	"25.batch|batch|FAILED|1:0|2026-12-01T10:00:00|2026-12-01T11:00:00|n1|1|1|\n";
+static const char *SACCT_COLLECTOR =
+	"JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks|FailedNode|UID\n"
+	"25|25|NODE_FAIL|0:0|2026-12-01T10:00:00|2026-12-01T11:00:00|n[1-2]|2||n2|2001\n"
+	"25.batch|25.batch|FAILED|1:0|2026-12-01T10:00:00|2026-12-01T11:00:00|n1|1|1||2001\n";
+
+START_TEST(test_sacct_user_column_marks_record)
+{
+	const char *texts[] = {SACCT_FORGED, SACCT_COLLECTOR};
+	char reason[300] = "";
+
+	for (size_t i = 0; i < 2; i++) {
+		struct pm_evidence *ev = ev_one_file();
+
+		ck_assert_msg(pm_parse_sacct(ev, 0, texts[i], strlen(texts[i]), reason,
+					     sizeof(reason)) == 0,
+			      "%zu: %s", i, reason);
+		ck_assert_str_eq(ev->job.state, "NODE_FAIL"); /* the state is still read */
+		ck_assert_str_eq(ev->job.failed_node, "n2");
+		ck_assert(ev->job.record_user_text == (i == 0));
+		pm_evidence_destroy(ev);
+	}
+}
+END_TEST
+
+START_TEST(test_diagnose_sacct_user_column_node_fail)
+{
+	const char *texts[] = {SACCT_FORGED, SACCT_COLLECTOR};
+
+	for (size_t i = 0; i < 2; i++) {
+		json_t *v, *dec;
+		const char *sub, *conf, *cont, *node;
+		char *why;
+
+		pmt_mk(tmp, "ev/sacct.txt", texts[i]);
+		pmt_mk(tmp, "ev/slurm-25.out", "step 10/100 loss=2.5\n");
+		v = diagnose();
+		dec = json_object_get(v, "decision");
+		sub = json_string_value(json_object_get(json_object_get(v, "cause"), "subclass"));
+		conf = json_string_value(json_object_get(v, "confidence"));
+		cont = json_string_value(
+			json_object_get(json_object_get(dec, "containment"), "id"));
+		node = json_string_value(
+			json_array_get(json_object_get(json_object_get(v, "origin"), "nodes"), 0));
+		why = json_dumps(json_object_get(v, "why"), JSON_COMPACT);
+		ck_assert_str_eq(sub ? sub : "", "node_fail");
+		ck_assert_str_eq(node ? node : "", "n2");
+		if (i == 0) {
+			ck_assert_str_eq(conf ? conf : "", "hypothesis");
+			ck_assert_str_eq(cont ? cont : "", "retry");
+			ck_assert(json_is_null(json_object_get(dec, "repair")));
+			ck_assert_msg(why && strstr(why, "a column the job's user writes"), "%s",
+				      why ? why : "");
+		} else {
+			ck_assert_str_ne(conf ? conf : "", "hypothesis");
+			ck_assert_str_eq(cont ? cont : "", "retry-exclude-node");
+			ck_assert_msg(why && !strstr(why, "a column the job's user writes"), "%s",
+				      why ? why : "");
+		}
+		free(why);
+		json_decref(v);
+		pmt_rmtree(tmp);
+		ck_assert_int_eq(mkdir(tmp, 0700), 0);
+	}
+}
+END_TEST
+
 Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("trust");
@@ -790,12 +867,14 @@ Suite *pmt_suite(void)
 	tcase_add_test(u, test_sacct_pipe_in_user_field);
 	tcase_add_test(u, test_sacct_newline_in_user_field);
 	tcase_add_test(u, test_sacct_user_field_whole_rows);
+	tcase_add_test(u, test_sacct_user_column_marks_record);
 	suite_add_tcase(s, u);
 	tcase_add_checked_fixture(d, setup, teardown);
 	tcase_set_timeout(d, 60);
 	tcase_add_test(d, test_diagnose_user_fields);
 	tcase_add_test(d, test_diagnose_other_job_and_planted);
 	tcase_add_test(d, test_diagnose_own_report_counts);
+	tcase_add_test(d, test_diagnose_sacct_user_column_node_fail);
 	suite_add_tcase(s, d);
 	return s;
 }
