@@ -825,11 +825,12 @@ static int sacct_node_gpus(struct pm_evidence *ev, size_t file, const struct pm_
 	char name[256];
 	size_t k;
 
-	if (on_node < 0 || node.n == 0 || node.n >= sizeof(name) ||
-	    strcspn(node.s, "[,( ") < node.n || (gpus >= 0 && on_node > gpus))
+	if (on_node < 0 || node.n == 0 || node.n >= sizeof(name) || (gpus >= 0 && on_node > gpus))
 		return 0;
-	memcpy(name, node.s, node.n);
+	memcpy(name, node.s, node.n); /* the field is not a string: it ends at N */
 	name[node.n] = 0;
+	if (strcspn(name, "[,( ") < node.n) /* a host list, not one node */
+		return 0;
 	for (k = 0; k < job->nnodes && strcmp(job->nodes[k], name); k++)
 		;
 	if (k == job->nnodes)
