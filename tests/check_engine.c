@@ -850,6 +850,28 @@ START_TEST(test_yield_past_cap_second_generic)
 }
 END_TEST
 
+/* Folder DIR made of FILES ({name, text} pairs up to a NULL name) diagnosed with the bundled
+ * rules: the cause's subclass is WANT. */
+static void folder_expect(const char *dir, const char *const files[][2], const char *want)
+{
+	char err[256], path[128];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	for (size_t k = 0; files[k][0]; k++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[k][0]);
+		pmt_mk(tmp, path, files[k][1]);
+	}
+	v = diagnose_dir(rs, dir);
+	ck_assert_msg(cause_of(v, "subclass") && !strcmp(cause_of(v, "subclass"), want),
+		      "%s: %s, not %s", dir, cause_of(v, "subclass"), want);
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+
+static const char zone_out[] = "Traceback (most recent call last):\nValueError: bad\n";
+
 /* The record's local times in a log whose offset changes (a daylight saving change back):
  * a start in the hour the change repeats is read as the later of its two instants, so that
  * a GPU lost in the first pass of that hour, an earlier job's, is not in the window; the same
@@ -859,48 +881,33 @@ START_TEST(test_record_zone_repeated_hour)
 	static const char sacct[] =
 		"JobID|JobName|User|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
 		"881|t|u|FAILED|1:0|2026-10-25T02:30:00|2026-10-25T03:10:00|fe07|1|\n";
-	static const char out[] = "Traceback (most recent call last):\n"
-				  "ValueError: bad threshold\n";
-	static const char *const xid[] = {"2026-10-25T02:40:00.000000+02:00",  /* 00:40Z */
-					  "2026-10-25T02:40:00.000000+01:00"}; /* 01:40Z */
-	static const char *const want[] = {"python_exception", "gpu_lost"};
-	char err[256], log[1024], path[64];
-	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	static const char xid[] =
+		" fe07 kernel: NVRM: Xid (PCI:0000:c1:00): 79, pid=9, GPU has fallen off the bus.\n";
+	static const char *const cron[] =
+		{"2026-10-25T02:10:00.000000+02:00 fe07 CRON[1]: (root) CMD (true)\n",
+		 "2026-10-25T02:59:59.000000+02:00 fe07 CRON[2]: (root) CMD (true)\n",
+		 "2026-10-25T02:00:01.000000+01:00 fe07 CRON[3]: (root) CMD (true)\n",
+		 "2026-10-25T03:30:00.000000+01:00 fe07 CRON[4]: (root) CMD (true)\n"};
+	char first[1024], later[1024];
 
-	ck_assert_msg(rs != NULL, "%s", err);
-	for (int k = 0; k < 2; k++) {
-		json_t *v;
-
-		snprintf(log, sizeof(log),
-			 "2026-10-25T02:10:00.000000+02:00 fe07 CRON[1]: (root) CMD (true)\n"
-			 "%s fe07 kernel: NVRM: Xid (PCI:0000:c1:00): 79, pid=9, GPU has fallen off "
-			 "the bus.\n"
-			 "2026-10-25T02:59:59.000000+02:00 fe07 CRON[2]: (root) CMD (true)\n"
-			 "2026-10-25T02:00:01.000000+01:00 fe07 CRON[3]: (root) CMD (true)\n"
-			 "2026-10-25T03:30:00.000000+01:00 fe07 CRON[4]: (root) CMD (true)\n",
-			 xid[k]);
-		if (k) /* in file order: after the change */
-			snprintf(
-				log, sizeof(log),
-				"2026-10-25T02:10:00.000000+02:00 fe07 CRON[1]: (root) CMD (true)\n"
-				"2026-10-25T02:59:59.000000+02:00 fe07 CRON[2]: (root) CMD (true)\n"
-				"2026-10-25T02:00:01.000000+01:00 fe07 CRON[3]: (root) CMD (true)\n"
-				"%s fe07 kernel: NVRM: Xid (PCI:0000:c1:00): 79, pid=9, GPU has "
-				"fallen off the bus.\n"
-				"2026-10-25T03:30:00.000000+01:00 fe07 CRON[4]: (root) CMD (true)\n",
-				xid[k]);
-		snprintf(path, sizeof(path), "zr%d/sacct.txt", k);
-		pmt_mk(tmp, path, sacct);
-		snprintf(path, sizeof(path), "zr%d/slurm-881.out", k);
-		pmt_mk(tmp, path, out);
-		snprintf(path, sizeof(path), "zr%d/fe07-syslog", k);
-		pmt_mk(tmp, path, log);
-		snprintf(path, sizeof(path), "zr%d", k);
-		v = diagnose_dir(rs, path);
-		ck_assert_str_eq(cause_of(v, "subclass"), want[k]);
-		json_decref(v);
-	}
-	pm_ruleset_destroy(rs);
+	/* the Xid at 00:40Z, in the hour's first pass, before the change's lines */
+	snprintf(first, sizeof(first), "%s2026-10-25T02:40:00.000000+02:00%s%s%s%s", cron[0], xid,
+		 cron[1], cron[2], cron[3]);
+	/* the Xid at 01:40Z, in the hour's second pass, after them */
+	snprintf(later, sizeof(later), "%s%s%s2026-10-25T02:40:00.000000+01:00%s%s", cron[0],
+		 cron[1], cron[2], xid, cron[3]);
+	folder_expect("zr0",
+		      (const char *const[][2]){{"sacct.txt", sacct},
+					       {"slurm-881.out", zone_out},
+					       {"fe07-syslog", first},
+					       {NULL, NULL}},
+		      "python_exception");
+	folder_expect("zr1",
+		      (const char *const[][2]){{"sacct.txt", sacct},
+					       {"slurm-881.out", zone_out},
+					       {"fe07-syslog", later},
+					       {NULL, NULL}},
+		      "gpu_lost");
 }
 END_TEST
 
@@ -918,18 +925,13 @@ START_TEST(test_record_zone_end_from_elapsed)
 		"2026-11-01T01:10:00.000000-05:00 gn7 kernel: EXT4-fs (nvme0n1p2): re-mounted.\n"
 		"2026-11-01T07:30:50.100417-05:00 gn7 kernel: NVRM: Xid (PCI:0000:41:00): 79, "
 		"pid=9, GPU has fallen off the bus.\n";
-	char err[256];
-	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
-	json_t *v;
 
-	ck_assert_msg(rs != NULL, "%s", err);
-	pmt_mk(tmp, "ze/sacct.txt", sacct);
-	pmt_mk(tmp, "ze/slurm-881.out", "Traceback (most recent call last):\nValueError: bad\n");
-	pmt_mk(tmp, "ze/gn7-kern.log", klog);
-	v = diagnose_dir(rs, "ze");
-	ck_assert_str_eq(cause_of(v, "subclass"), "python_exception");
-	json_decref(v);
-	pm_ruleset_destroy(rs);
+	folder_expect("ze",
+		      (const char *const[][2]){{"sacct.txt", sacct},
+					       {"slurm-881.out", zone_out},
+					       {"gn7-kern.log", klog},
+					       {NULL, NULL}},
+		      "python_exception");
 }
 END_TEST
 
@@ -947,18 +949,13 @@ START_TEST(test_record_zone_sparse_change)
 		"2026-10-24T22:10:27.802215+02:00 fe07 kernel: NVRM: Xid (PCI:0000:c1:00): 79, "
 		"pid=9, GPU has fallen off the bus.\n"
 		"2026-10-25T09:02:47.330119+01:00 fe07 kernel: nvidia 0000:c1:00.0: enabling device\n";
-	char err[256];
-	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
-	json_t *v;
 
-	ck_assert_msg(rs != NULL, "%s", err);
-	pmt_mk(tmp, "zs/sacct.txt", sacct);
-	pmt_mk(tmp, "zs/slurm-882.out", "Traceback (most recent call last):\nValueError: bad\n");
-	pmt_mk(tmp, "zs/fe07-syslog", klog);
-	v = diagnose_dir(rs, "zs");
-	ck_assert_str_eq(cause_of(v, "subclass"), "gpu_lost");
-	json_decref(v);
-	pm_ruleset_destroy(rs);
+	folder_expect("zs",
+		      (const char *const[][2]){{"sacct.txt", sacct},
+					       {"slurm-882.out", zone_out},
+					       {"fe07-syslog", klog},
+					       {NULL, NULL}},
+		      "gpu_lost");
 }
 END_TEST
 
@@ -978,19 +975,14 @@ START_TEST(test_record_zone_mixed_hosts)
 		"2026-10-26T07:02:47.000000+01:00 fe07 kernel: nvidia 0000:c1:00.0: enabling device\n"
 		"2026-10-26T11:15:40.771420+01:00 fe07 kernel: NVRM: Xid (PCI:0000:c1:00): 79, "
 		"pid=9, GPU has fallen off the bus.\n";
-	char err[256];
-	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
-	json_t *v;
 
-	ck_assert_msg(rs != NULL, "%s", err);
-	pmt_mk(tmp, "zm/sacct.txt", sacct);
-	pmt_mk(tmp, "zm/slurm-883.out", "Traceback (most recent call last):\nValueError: bad\n");
-	pmt_mk(tmp, "zm/messages", messages);
-	pmt_mk(tmp, "zm/fe07-kern.log", klog);
-	v = diagnose_dir(rs, "zm");
-	ck_assert_str_eq(cause_of(v, "subclass"), "python_exception");
-	json_decref(v);
-	pm_ruleset_destroy(rs);
+	folder_expect("zm",
+		      (const char *const[][2]){{"sacct.txt", sacct},
+					       {"slurm-883.out", zone_out},
+					       {"messages", messages},
+					       {"fe07-kern.log", klog},
+					       {NULL, NULL}},
+		      "python_exception");
 }
 END_TEST
 
