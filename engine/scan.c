@@ -1839,11 +1839,65 @@ static bool line_yields(struct scan *s, const char *buf, size_t ls, size_t le, s
 	return false;
 }
 
+/* The blanks around the end of LINE's wrappers as peeled (LEN bytes; a separator's that
+ * the peel took, and the text's own), and where the text after them starts (*AT). */
+static size_t text_indent(struct scan *s, const char *line, size_t len, size_t *at)
+{
+	struct pm_peel pe;
+	size_t k, e;
+
+	peel_cached(s, true, line, len, &pe);
+	k = e = pe.skip < len ? pe.skip : len;
+	while (k > 0 && (line[k - 1] == ' ' || line[k - 1] == '\t'))
+		k--;
+	while (e < len && (line[e] == ' ' || line[e] == '\t'))
+		e++;
+	*at = e;
+	return e - k;
+}
+
+/* Whether TEXT (N bytes) is a Python traceback's frame line, 'File "PATH", line N'. */
+static bool frame_line(const char *text, size_t n)
+{
+	const char *q;
+
+	if (n < 16 || memcmp(text, "File \"", 6))
+		return false;
+	q = memmem(text + 6, n - 6, "\", line ", 8);
+	return q && q + 8 < text + n && pm_in_isdigit(q[8]);
+}
+
+/*
+ * Whether the line at LS (to LE) of BUF is the source a Python traceback quotes under a
+ * frame line: "  File \"lib/devices.py\", line 12, in pick_device", then the code, indented
+ * deeper, "    raise RuntimeError(\"CUDA error: all CUDA-capable devices are busy ...\")".
+ * Its words are the program's text, not an error it met: the error is the traceback's last
+ * line, at the frame line's indent or less.  Each wrapper peeled (an srun label, "[rank1]:",
+ * a logger's stamp) the same way, the indent is that of the text after them.  A file
+ * without the code (a frame of "<string>") has the next frame or the exception there, never
+ * indented deeper.  Only within the chunk: a frame line ending the chunk before is not seen.
+ */
+static bool source_quote(struct scan *s, const char *buf, size_t ls, size_t le)
+{
+	const char *prev;
+	size_t ps, at, pat, pin;
+
+	if (ls < 2 || buf[ls - 1] != '\n')
+		return false;
+	prev = memrchr(buf, '\n', ls - 1);
+	ps = prev ? (size_t)(prev - buf) + 1 : 0;
+	pin = text_indent(s, buf + ps, ls - 1 - ps, &pat);
+	if (!pin || !frame_line(buf + ps + pat, ls - 1 - ps - pat))
+		return false;
+	return text_indent(s, buf + ls, le - ls, &at) > pin;
+}
+
 /* Scan BUF, a chunk at OFF of the file or, when CLEANED, its cleaned copy. */
 static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
 {
 	size_t last_ls = (size_t)-1, nsorted;
 	unsigned last_rule = (unsigned)-1;
+	bool app = app_format(s->ev->files[s->file].format), code = false;
 	int rc = 0;
 
 	/* the hits first, so that the tally keeps the peel of each line that has one */
@@ -1892,6 +1946,7 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 			}
 		}
 		if (ls != last_ls) {
+			code = app && source_quote(s, buf, ls, le);
 			s->line_yields = line_yields(s, buf, ls, le, i);
 			/* where the next line starts in the file: a cleaned line is shorter */
 			s->line_next = off + (le + 1 >= len ? s->chunk_len :
@@ -1900,7 +1955,7 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 		}
 		last_ls = ls;
 		last_rule = s->hits[i].rule;
-		if (seen)
+		if (seen || code)
 			continue;
 		if (confirm(s, s->hits[i].rule, buf + ls, le - ls,
 			    off + (cleaned ? chunk_offset(s, ls) : ls)) < 0) {

@@ -706,6 +706,21 @@ def build(style, rules, fixdir, base, out):
 # Known gaps, each with its reason: listed as "known" and not counted; one that passes again
 # is reported so that its entry can go.
 KNOWN = {
+    ('squashed', 'app-py-traceback-quoted-error-literal'):
+        'a traceback whose line breaks are lost has no frame line above its source line: the '
+        'quoted code is read as any text (READING.md, "Code a traceback quotes": physical '
+        'lines only)',
+    ('jsonl', 'app-py-traceback-quoted-error-literal'):
+        'each line becomes a record whose message holds srun\'s label and the escaped '
+        'frame: the frame line is found in a physical line\'s own text only, not inside a '
+        'record\'s value (READING.md, "Code a traceback quotes")',
+    ('logfmt', 'app-py-traceback-quoted-error-literal'):
+        'as for jsonl: the frame line inside a record\'s quoted value is not looked for',
+    ('docker-json', 'app-py-traceback-quoted-error-literal'):
+        'as for jsonl: the frame line inside a record\'s quoted value is not looked for',
+    ('jsonl-exc', 'app-py-traceback-quoted-error-literal'):
+        'the traceback is one record\'s exc_info string, scanned again with its escapes '
+        'undone as one value: its lines are not told apart as frames and code',
     ('mpirun', 'place-torchrun-summary-srun-label-rank'):
         "torchrun's summary rank takes the place of srun's --label rank only where the label is srun's (a task id: torchrun runs one task a node); this style puts another launcher's prefix in its place, so the line is not one srun labelled and keeps the rank it is read with (1); the node, gx02, is right either way",
     ('mpirun+loguru', 'place-torchrun-summary-srun-label-rank'):
