@@ -852,6 +852,57 @@ static size_t co_origins(struct att *a, struct cand *l)
 	return n;
 }
 
+/*
+ * A shared filesystem's trouble seen by several of its clients (phase 8): the lead is
+ * storage, and other nodes' own kernel lines of this job's window report a Lustre or NFS
+ * client's trouble too (an eviction, a server that timed out).  One filesystem failed
+ * under them all, not one node: each such node is an origin (CO, listed with the lead's),
+ * none a bystander, and why says so; the containment stays the storage operators', and no
+ * node is excluded.  Not ambiguous: the cause they share is the filesystem.  Returns how
+ * many there are.
+ */
+/* Whether candidate L holds observation OI among its evidence. */
+static bool holds(const struct cand *l, size_t oi)
+{
+	for (size_t k = 0; k < l->nev; k++)
+		if (l->ev[k] == oi)
+			return true;
+	return false;
+}
+
+static size_t fs_clients(struct att *a, struct cand *l)
+{
+	size_t n = 0;
+
+	if (strcmp(l->cls, "storage") || l->lead != LEAD_RULE || l->nalso)
+		return 0;
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		size_t kern = SIZE_MAX;
+		if (c == l || c->lead != LEAD_RULE || strcmp(c->cls, "storage") ||
+		    (strcmp(c->sub, "lustre") && strcmp(c->sub, "nfs")) || !c->node[0] ||
+		    !strcmp(c->node, l->node) || c->prestart)
+			continue;
+		for (size_t k = 0; k < c->nev && kern == SIZE_MAX; k++)
+			if (a->ev->obs[c->ev[k]].source == PM_SRC_KERNEL_LOG)
+				kern = c->ev[k];
+		/* its own, or merged into the lead (a job-wide candidate of the class) */
+		if (kern == SIZE_MAX || (c->dead && !holds(l, kern)))
+			continue;
+		c->co = true;
+		n++;
+	}
+	if (n)
+		pm_att_why(
+			a,
+			"%zu other node%s of the job reported the same kind of filesystem trouble "
+			"in %s kernel log%s: a shared filesystem's, not one node's; %s an origin "
+			"too, not a bystander, and no node is excluded for it.",
+			n, n > 1 ? "s" : "", n > 1 ? "their" : "its", n > 1 ? "s" : "",
+			n > 1 ? "each is" : "it is");
+	return n;
+}
+
 /* What would separate an ambiguous verdict's candidates (ambiguity.test). */
 static void ambiguity_test(struct att *a)
 {
@@ -986,6 +1037,7 @@ void pm_att_phase_status(struct att *a)
 			a->ambiguous = true;
 		} else {
 			note_own_hw(a, l);
+			fs_clients(a, l);
 		}
 	}
 	ambiguity_test(a);
