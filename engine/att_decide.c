@@ -852,6 +852,73 @@ static size_t co_origins(struct att *a, struct cand *l)
 	return n;
 }
 
+/* Whether candidate C is a shared filesystem's client trouble (a Lustre eviction, an NFS
+ * server timed out). */
+static bool fs_shared(const struct cand *c)
+{
+	return !strcmp(c->cls, "storage") && (!strcmp(c->sub, "lustre") || !strcmp(c->sub, "nfs"));
+}
+
+/* Whether candidate L holds observation OI among its evidence. */
+static bool holds(const struct cand *l, size_t oi)
+{
+	for (size_t k = 0; k < l->nev; k++)
+		if (l->ev[k] == oi)
+			return true;
+	return false;
+}
+
+/*
+ * A shared filesystem's trouble seen from several nodes (phase 8): the lead is storage, and
+ * another node's own evidence of this job's window reports it too: its kernel's Lustre or
+ * NFS client trouble (an eviction, a server that timed out), or, where the lead is such
+ * client trouble, its ranks' own filesystem errors (EIO, a stale handle: the same
+ * filesystem failing under them).  One filesystem failed under them all, not one node: each
+ * such node is an origin (CO, listed with the lead's), none a bystander, and why says so;
+ * the containment stays the storage operators', and no node is excluded.  Not ambiguous:
+ * the cause they share is the filesystem.  A full filesystem is not a client's trouble.
+ * Returns how many there are.
+ */
+static size_t fs_clients(struct att *a, struct cand *l)
+{
+	size_t n = 0;
+
+	if (strcmp(l->cls, "storage") || l->lead != LEAD_RULE || l->nalso)
+		return 0;
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		size_t own = SIZE_MAX;
+		if (c == l || c->lead != LEAD_RULE || strcmp(c->cls, "storage") || !c->nev ||
+		    !strcmp(c->sub, "full") || !c->node[0] || !strcmp(c->node, l->node) ||
+		    c->prestart)
+			continue;
+		if (fs_shared(c)) {
+			for (size_t k = 0; k < c->nev && own == SIZE_MAX; k++)
+				if (a->ev->obs[c->ev[k]].source == PM_SRC_KERNEL_LOG)
+					own = c->ev[k];
+		} else if (fs_shared(l)) {
+			own = c->ev[0];
+		}
+		/* its own, or merged into the lead (a job-wide candidate of the class) */
+		if (own == SIZE_MAX || (c->dead && !holds(l, own)))
+			continue;
+		c->co = true;
+		n++;
+		/* and the ranks that failed on it (origin.ranks) */
+		for (size_t r = 0; r < c->nranks; r++)
+			if (pm_att_cand_addrank(l, c->ranks[r]) < 0)
+				break;
+	}
+	if (n)
+		pm_att_why(a,
+			   "%zu other node%s of the job had the same filesystem's trouble (%s own "
+			   "kernel log or %s ranks' errors): a shared filesystem's, not one node's; "
+			   "%s an origin too, not a bystander, and no node is excluded for it.",
+			   n, n > 1 ? "s" : "", n > 1 ? "their" : "its", n > 1 ? "their" : "its",
+			   n > 1 ? "each is" : "it is");
+	return n;
+}
+
 /* What would separate an ambiguous verdict's candidates (ambiguity.test). */
 static void ambiguity_test(struct att *a)
 {
@@ -986,6 +1053,7 @@ void pm_att_phase_status(struct att *a)
 			a->ambiguous = true;
 		} else {
 			note_own_hw(a, l);
+			fs_clients(a, l);
 		}
 	}
 	ambiguity_test(a);

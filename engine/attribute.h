@@ -28,8 +28,9 @@ struct cand {
 	char node[128];	   /* "" for job-wide */
 	char also[3][128]; /* further origin nodes when the evidence cannot choose */
 	size_t nalso;
-	bool co; /* the lead's hardware class on another node at its time: an origin too
-		  * (att_decide.c, co_origins) */
+	bool co; /* the lead's hardware class on another node at its time, or a shared
+		  * filesystem's other client: an origin too (att_decide.c, co_origins,
+		  * fs_clients) */
 	bool hardware;
 	enum lead lead;
 	enum pm_strength strength;

@@ -221,10 +221,6 @@ static json_t *origin_json(const struct att *a, const struct cand *c)
 		json_array_append_new(nodes, json_string(c->node));
 		for (size_t i = 0; i < c->nalso; i++)
 			json_array_append_new(nodes, json_string(c->also[i]));
-		/* the lead's class on other nodes at its time (co_origins): origins too */
-		for (size_t i = 0; c == a->lead && i < a->live; i++)
-			if (a->c[i].co)
-				json_array_append_new(nodes, json_string(a->c[i].node));
 	} else {
 		for (size_t i = 0; i < c->nranks; i++) {
 			const char *n = pm_att_rank_node(a, c->ranks[i]);
@@ -232,6 +228,11 @@ static json_t *origin_json(const struct att *a, const struct cand *c)
 				json_array_append_new(nodes, json_string(n));
 		}
 	}
+	/* the lead's class on other nodes at its time (co_origins), a shared filesystem's
+	 * other clients (fs_clients): origins too */
+	for (size_t i = 0; c == a->lead && !c->all_ranks && i < a->nc; i++)
+		if (a->c[i].co)
+			json_array_append_new(nodes, json_string(a->c[i].node));
 	for (size_t i = 0; i < c->ngpus; i++)
 		json_array_append_new(gpus, json_string(c->gpus[i]));
 	json_object_set_new(o, "nodes", sorted_strings(nodes));
