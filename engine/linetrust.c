@@ -30,14 +30,19 @@
 #define MASK '_'
 #define COMM_MAX 15 /* TASK_COMM_LEN - 1: a process name as the kernel prints it */
 
+#define MAX_RAW 4 /* raw ids kept: a heterogeneous job's first components' */
+
 struct lt {
 	const struct pm_evidence *ev;
 	const struct pm_file *f;
 	const char *in;
 	char *out; /* the copy, made at the first change */
 	size_t len;
-	const char *ids[2]; /* the job's ids as slurm's lines write them; NULL unknown */
-	char raw[32];
+	/* the job's ids as slurm's lines write them; NULL unknown: its JobID, and its JobIDRaw,
+	 * or a heterogeneous job's components' (each a job id of its own, 7001 and 7002 of
+	 * 7001+0 and 7001+1) */
+	const char *ids[1 + MAX_RAW];
+	char raw[MAX_RAW][24];
 	double lo, hi; /* the job's window; lo > hi: none */
 	bool cont;     /* inside a record a user's newline split (pm_slurm_line's open) */
 	int err;
@@ -311,7 +316,10 @@ bool pm_slurm_job_match(const char *s, size_t n, const char *id)
 
 static bool job_is(const struct lt *c, const char *s, size_t n)
 {
-	return pm_slurm_job_match(s, n, c->ids[0]) || pm_slurm_job_match(s, n, c->ids[1]);
+	for (size_t i = 0; i < sizeof(c->ids) / sizeof(c->ids[0]); i++)
+		if (pm_slurm_job_match(s, n, c->ids[i]))
+			return true;
+	return false;
 }
 
 /* The job field of slurm's own text M[0, N): "JobId=25", "StepId=25.0", "job 25",
@@ -441,7 +449,7 @@ static void slurm_line(struct lt *c, size_t off, const char *s, size_t n)
 	}
 	mask(c, off, l.user, l.user_end);
 	c->cont = l.open;
-	if (l.job && (c->ids[0] || c->ids[1]) && !job_is(c, l.job, l.job_len)) {
+	if (l.job && c->ids[0] && !job_is(c, l.job, l.job_len)) {
 		blank(c, off, n); /* another job's line */
 		return;
 	}
@@ -702,14 +710,6 @@ static void nvsmi_line(struct lt *c, size_t off, const char *s, size_t n)
 
 /* ---- the chunk ---- */
 
-static double fact(const struct pm_evidence *ev, const char *name)
-{
-	for (size_t i = 0; i < ev->nfacts; i++)
-		if (!ev->facts[i].node && !strcmp(ev->facts[i].name, name))
-			return ev->facts[i].value;
-	return -1;
-}
-
 /* How far the node's clock may be from the controller's (ATTRIBUTION.md phase 4). */
 static double node_skew(const struct pm_evidence *ev, const char *node)
 {
@@ -731,18 +731,22 @@ static void job_context(struct lt *c)
 {
 	const struct pm_evidence *ev = c->ev;
 	const char *id = ev->job.id;
-	double raw = fact(ev, "job.id_raw"), g = ev->rs ? ev->rs->grace_s : 300, sk;
-	size_t n = 0;
+	double g = ev->rs ? ev->rs->grace_s : 300, sk;
+	size_t n = 0, k = 0, r = 0;
 
 	if (id) {
 		while (id[n] && (pm_in_isdigit(id[n]) || id[n] == '_'))
 			n++;
 		if (n && !id[n] && pm_in_isdigit(id[0]))
-			c->ids[0] = id;
+			c->ids[k++] = id;
 	}
-	if (raw >= 0 && raw < 1e15) {
-		snprintf(c->raw, sizeof(c->raw), "%.0f", raw);
-		c->ids[c->ids[0] ? 1 : 0] = c->raw;
+	for (size_t i = 0; i < ev->nfacts && r < MAX_RAW; i++) {
+		double raw = ev->facts[i].value;
+		if (ev->facts[i].node || strcmp(ev->facts[i].name, "job.id_raw") || raw < 0 ||
+		    raw >= 1e15)
+			continue;
+		snprintf(c->raw[r], sizeof(c->raw[r]), "%.0f", raw);
+		c->ids[k++] = c->raw[r++];
 	}
 	c->lo = 1;
 	c->hi = 0;

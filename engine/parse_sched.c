@@ -844,6 +844,52 @@ static int sacct_node_gpus(struct pm_evidence *ev, size_t file, const struct pm_
 	return 0;
 }
 
+/* Whether ID is another component of the heterogeneous job JOB (7001+1 of 7001+0; not one of
+ * their steps). */
+static bool het_component(struct field id, struct field job)
+{
+	const char *plus = memchr(job.s, '+', job.n);
+	size_t h = (size_t)(plus - job.s);
+
+	return id.n > h + 1 && !memcmp(id.s, job.s, h + 1) && !memchr(id.s, '.', id.n) &&
+	       (id.n != job.n || memcmp(id.s, job.s, id.n) != 0) &&
+	       only(id.s + h + 1, id.n - h - 1, "0123456789");
+}
+
+/*
+ * Another component's row of a heterogeneous job (sacct prints 7001+0, 7001+1, each a job of
+ * its own with its own JobIDRaw, nodes and times): its nodes are the job's too, its raw id
+ * is one Slurm's lines name the job by, its times widen the job's window, and a node it
+ * failed on is the job's failed node when the first component names none.  -1 on ENOMEM.
+ */
+static int het_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo *job,
+		   const struct table *t, const struct field *f, size_t nf)
+{
+	struct pm_jobinfo c = {.start = -1, .end = -1};
+	struct field v;
+	int x;
+
+	v = col(t, f, nf, SC_NODELIST);
+	if (set_nodelist(ev, job, v.s, v.n, NULL))
+		return -1;
+	v = col(t, f, nf, SC_JOBIDRAW);
+	if (field_int(&v, 1, 2147483647, &x) &&
+	    !pm_ev_add_fact(ev, file, NULL, -1, "job.id_raw", x, NULL))
+		return -1;
+	v = col(t, f, nf, SC_START);
+	if (stamp(v.s, v.n, &c.start, &c) && c.start > 0 &&
+	    (job->start <= 0 || c.start < job->start))
+		job->start = c.start;
+	v = col(t, f, nf, SC_END);
+	if (stamp(v.s, v.n, &c.end, &c) && c.end > job->end && job->end > 0)
+		job->end = c.end;
+	v = col(t, f, nf, SC_FAILED);
+	if (!job->failed_node && field_set(&v) && v.s[v.n - 1] != '+' &&
+	    (pm_strset(&job->failed_node, v.s, v.n) || pm_ev_note_node(ev, v.s, v.n)))
+		return -1;
+	return 0;
+}
+
 int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		   size_t rlen)
 {
@@ -856,13 +902,15 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	long long gpus = -1, batch_gpus = -1;
 	struct field batch_node = {"", 0};
 	int nnodes = 0, steps_max = -1, x;
-	bool mig = false;
+	size_t hets = 0;
+	bool mig = false, het;
 
 	if (sacct_header(buf, len, &t))
 		return pm_in_fail(reason, rlen, "no sacct header with a JobID column");
 	if (sacct_find_job(ev, buf, len, &t, &jobid, &row, why, sizeof(why)))
 		return pm_in_fail(reason, rlen, "%s",
 				  why[0] ? why : "no job record (only steps, or no rows)");
+	het = memchr(jobid.s, '+', jobid.n) != NULL;
 	if (!(job = pm_ev_job(ev)))
 		return nomem(reason, rlen);
 	/* a column the user writes: a value holding both '|' and line breaks, balanced, can
@@ -876,6 +924,10 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		if (at == row) {
 			if (sacct_job_row(ev, file, job, &t, f, nf, &gpus, &nnodes, &mig))
 				return nomem(reason, rlen);
+		} else if (het && het_component(id, jobid)) {
+			if (het_row(ev, file, job, &t, f, nf))
+				return nomem(reason, rlen);
+			hets++;
 		} else if (id.n > jobid.n && memcmp(id.s, jobid.s, jobid.n) == 0 &&
 			   id.s[jobid.n] == '.') {
 			struct field v = col(&t, f, nf, SC_NTASKS);
@@ -893,6 +945,13 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	/* the job row's NTasks is empty for batch jobs: the widest step ran the ranks */
 	if (job->ntasks < 0 && steps_max >= 0)
 		job->ntasks = steps_max;
+	/* a heterogeneous job's nodes are all its components' (their GPUs differ: no count
+	 * per node) */
+	if (hets) {
+		nnodes = (int)job->nnodes;
+		gpus = -1;
+		mig = true;
+	}
 	if (job_facts(ev, file, gpus, -1, nnodes, mig) ||
 	    (!mig && sacct_node_gpus(ev, file, job, gpus, batch_node, batch_gpus)))
 		return nomem(reason, rlen);

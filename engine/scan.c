@@ -3041,7 +3041,9 @@ static void year_from_heads(struct pm_evidence *ev)
  * ID (N bytes, from a slurm-N.out name) is one of them. */
 bool pm_record_job_id(const struct pm_evidence *ev, const char *id, size_t n)
 {
-	const char *j = ev->job.id, *u = strchr(j, '_');
+	/* an array task's array id (25 of 25_3), a heterogeneous job's leader (7001 of 7001+0,
+	 * its output's %j) */
+	const char *j = ev->job.id, *u = strpbrk(j, "_+");
 	char raw[32];
 
 	if (strlen(j) == n && !memcmp(j, id, n))
