@@ -658,8 +658,9 @@ static size_t sep(const char *s, size_t n)
 	return p;
 }
 
-/* Level words: Python's, Java's, Go's and Rust's; loguru's SUCCESS; zerolog's and .NET's
- * three-letter forms (ERR, WRN, INF, DBG, FTL, TRC). */
+/* Level words: Python's, Java's, Go's and Rust's; loguru's SUCCESS; VERBOSE (Serilog,
+ * Android, npm, many C++ loggers); java.util.logging's FINE, FINER and FINEST; zerolog's,
+ * Serilog's and .NET's three-letter forms (ERR, WRN, INF, DBG, FTL, TRC, VRB). */
 /* clang-format off */
 #define WORD(w) {(w), sizeof(w) - 1} /* a literal word and its length */
 /* clang-format on */
@@ -668,10 +669,11 @@ struct word {
 	size_t n;
 };
 static const struct word levels[] = {
-	WORD("CRITICAL"), WORD("ERROR"), WORD("WARNING"), WORD("WARN"),	  WORD("INFO"),
-	WORD("DEBUG"),	  WORD("FATAL"), WORD("TRACE"),	  WORD("NOTICE"), WORD("SEVERE"),
-	WORD("SUCCESS"),  WORD("ERR"),	 WORD("WRN"),	  WORD("INF"),	  WORD("DBG"),
-	WORD("FTL"),	  WORD("TRC"),
+	WORD("CRITICAL"), WORD("ERROR"),  WORD("WARNING"), WORD("WARN"),   WORD("INFO"),
+	WORD("DEBUG"),	  WORD("FATAL"),  WORD("TRACE"),   WORD("NOTICE"), WORD("SEVERE"),
+	WORD("SUCCESS"),  WORD("ERR"),	  WORD("WRN"),	   WORD("INF"),	   WORD("DBG"),
+	WORD("FTL"),	  WORD("TRC"),	  WORD("VERBOSE"), WORD("VRB"),	   WORD("FINE"),
+	WORD("FINER"),	  WORD("FINEST"),
 };
 
 /* A level word of LEN bytes at S: upper case, or any case when ANYCASE (inside brackets). */
@@ -1528,9 +1530,9 @@ static const struct {
 bool pm_level_quiet(const char *s, size_t n)
 {
 	static const char *const quiet[] = {
-		"warning", "warn", "info", "debug", "trace", "notice", "verbose",
-		"success", "wrn",  "inf",  "dbg",   "trc",   "debu",   "trac",
-		"w",	   "i",	   "d",	   "v",	    "n",
+		"warning", "warn",   "info", "debug", "trace", "notice", "verbose", "success",
+		"wrn",	   "inf",    "dbg",  "trc",   "debu",  "trac",	 "vrb",	    "fine",
+		"finer",   "finest", "w",    "i",     "d",     "v",	 "n",
 	};
 
 	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
@@ -1542,7 +1544,8 @@ bool pm_level_quiet(const char *s, size_t n)
 bool pm_level_debug(const char *s, size_t n)
 {
 	static const char *const debug[] = {
-		"debug", "dbg", "debu", "trace", "trc", "trac", "verbose", "d", "v",
+		"debug", "dbg",	 "debu",  "trace",  "trc", "trac", "verbose",
+		"vrb",	 "fine", "finer", "finest", "d",   "v",
 	};
 
 	for (size_t i = 0; i < sizeof(debug) / sizeof(debug[0]); i++)
