@@ -303,6 +303,10 @@ struct pm_peel {
 	size_t level;	  /* where the last level word peeled starts ("0: ERROR: Lost atoms..."):
 			   * the text from there, if the program's own message starts with a level
 			   * word, as LAMMPS' "ERROR: " (0: none) */
+	size_t prog;	  /* where an exception's type starts after the program's own "error: "
+			   * opening the text ("train.py: error: KeyError: ...", argparse's and
+			   * CLI wrappers' shape): the exception's line as Python printed it, for a
+			   * rule that reads it only at a token's start (0: none) */
 	int rank;	  /* -1: no wrapper says */
 	bool rank_weak;	  /* RANK is a spaced tag's ("[Rank 0] "): a file's name says more */
 	int label;	  /* srun's label: the task that wrote the line, in the numbering of
