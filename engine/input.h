@@ -303,6 +303,10 @@ struct pm_peel {
 	size_t level;	  /* where the last level word peeled starts ("0: ERROR: Lost atoms..."):
 			   * the text from there, if the program's own message starts with a level
 			   * word, as LAMMPS' "ERROR: " (0: none) */
+	size_t prog;	  /* where an exception's type starts after the program's own "error: "
+			   * opening the text ("train.py: error: KeyError: ...", argparse's and
+			   * CLI wrappers' shape): the exception's line as Python printed it, for a
+			   * rule that reads it only at a token's start (0: none) */
 	int rank;	  /* -1: no wrapper says */
 	bool rank_weak;	  /* RANK is a spaced tag's ("[Rank 0] "): a file's name says more */
 	int label;	  /* srun's label: the task that wrote the line, in the numbering of
@@ -381,13 +385,15 @@ size_t pm_text_clean(const char *s, size_t n, char *out);
 bool pm_text_typographic(const char *s, size_t n);
 
 /* Whether the level word S (N bytes, any case) is a warning's or lower: warning, warn, info,
- * debug, trace, notice, verbose, loguru's success, their three-letter forms (wrn, inf, dbg,
- * trc: zerolog, .NET), logrus' four-letter debu and trac, or the one-letter w, i, d, v of a
- * bracketed level ("[W] ") or glog's header, and n of apt's "N: ". */
+ * debug, trace, notice, verbose, loguru's success, java.util.logging's fine, finer and finest,
+ * their three-letter forms (wrn, inf, dbg, trc, vrb: zerolog, Serilog, .NET), logrus'
+ * four-letter debu and trac, or the one-letter w, i, d, v of a bracketed level ("[W] ") or
+ * glog's header, and n of apt's "N: ". */
 bool pm_level_quiet(const char *s, size_t n);
 
-/* Whether the level word of N bytes at S is a debug's or lower (debug, trace, verbose, their
- * short forms, the letters D and V): a line a program wrote only for whoever debugs it. */
+/* Whether the level word of N bytes at S is a debug's or lower (debug, trace, verbose,
+ * java.util.logging's fine, finer and finest, their short forms, the letters D and V): a line
+ * a program wrote only for whoever debugs it. */
 bool pm_level_debug(const char *s, size_t n);
 
 /*

@@ -658,8 +658,9 @@ static size_t sep(const char *s, size_t n)
 	return p;
 }
 
-/* Level words: Python's, Java's, Go's and Rust's; loguru's SUCCESS; zerolog's and .NET's
- * three-letter forms (ERR, WRN, INF, DBG, FTL, TRC). */
+/* Level words: Python's, Java's, Go's and Rust's; loguru's SUCCESS; VERBOSE (Serilog,
+ * Android, npm, many C++ loggers); java.util.logging's FINE, FINER and FINEST; zerolog's,
+ * Serilog's and .NET's three-letter forms (ERR, WRN, INF, DBG, FTL, TRC, VRB). */
 /* clang-format off */
 #define WORD(w) {(w), sizeof(w) - 1} /* a literal word and its length */
 /* clang-format on */
@@ -668,10 +669,11 @@ struct word {
 	size_t n;
 };
 static const struct word levels[] = {
-	WORD("CRITICAL"), WORD("ERROR"), WORD("WARNING"), WORD("WARN"),	  WORD("INFO"),
-	WORD("DEBUG"),	  WORD("FATAL"), WORD("TRACE"),	  WORD("NOTICE"), WORD("SEVERE"),
-	WORD("SUCCESS"),  WORD("ERR"),	 WORD("WRN"),	  WORD("INF"),	  WORD("DBG"),
-	WORD("FTL"),	  WORD("TRC"),
+	WORD("CRITICAL"), WORD("ERROR"),  WORD("WARNING"), WORD("WARN"),   WORD("INFO"),
+	WORD("DEBUG"),	  WORD("FATAL"),  WORD("TRACE"),   WORD("NOTICE"), WORD("SEVERE"),
+	WORD("SUCCESS"),  WORD("ERR"),	  WORD("WRN"),	   WORD("INF"),	   WORD("DBG"),
+	WORD("FTL"),	  WORD("TRC"),	  WORD("VERBOSE"), WORD("VRB"),	   WORD("FINE"),
+	WORD("FINER"),	  WORD("FINEST"),
 };
 
 /* A level word of LEN bytes at S: upper case, or any case when ANYCASE (inside brackets). */
@@ -1528,9 +1530,9 @@ static const struct {
 bool pm_level_quiet(const char *s, size_t n)
 {
 	static const char *const quiet[] = {
-		"warning", "warn", "info", "debug", "trace", "notice", "verbose",
-		"success", "wrn",  "inf",  "dbg",   "trc",   "debu",   "trac",
-		"w",	   "i",	   "d",	   "v",	    "n",
+		"warning", "warn",   "info", "debug", "trace", "notice", "verbose", "success",
+		"wrn",	   "inf",    "dbg",  "trc",   "debu",  "trac",	 "vrb",	    "fine",
+		"finer",   "finest", "w",    "i",     "d",     "v",	 "n",
 	};
 
 	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
@@ -1542,7 +1544,8 @@ bool pm_level_quiet(const char *s, size_t n)
 bool pm_level_debug(const char *s, size_t n)
 {
 	static const char *const debug[] = {
-		"debug", "dbg", "debu", "trace", "trc", "trac", "verbose", "d", "v",
+		"debug", "dbg",	 "debu",  "trace",  "trc", "trac", "verbose",
+		"vrb",	 "fine", "finer", "finest", "d",   "v",
 	};
 
 	for (size_t i = 0; i < sizeof(debug) / sizeof(debug[0]); i++)
@@ -2025,6 +2028,38 @@ static size_t ray_repeated(const char *line, size_t from, size_t end)
 	return from + (size_t)(at - s);
 }
 
+/* The program's own "error: " opening the text at S (N bytes), after its name or path or
+ * alone ("train.py: error: ", "/opt/bin/prep: Error: ", "error: "), with an exception's
+ * type right after it and its ": " or the line's end ("KeyError: 'x'", "torch.OutOfMemoryError:
+ * CUDA out of memory"): the bytes before the type, 0 when S has none.  argparse's
+ * parser.error(), click's and many wrappers' handlers print an uncaught exception so. */
+static size_t prog_error(const char *s, size_t n)
+{
+	size_t i = 0, t, e;
+
+	while (i < n && i < 256 && (host_char(s[i]) || s[i] == '/' || s[i] == '~' || s[i] == '+'))
+		i++;
+	if (i && i + 2 < n && s[i] == ':' && s[i + 1] == ' ')
+		i += 2;
+	else
+		i = 0;
+	if (!pm_in_starts(s + i, n - i, "error: ") && !pm_in_starts(s + i, n - i, "Error: "))
+		i = 0; /* "error: " alone, no name before it */
+	if (!pm_in_starts(s + i, n - i, "error: ") && !pm_in_starts(s + i, n - i, "Error: "))
+		return 0;
+	t = e = i + 7;
+	if (e >= n || !(pm_in_isalpha(s[e]) || s[e] == '_'))
+		return 0;
+	while (e < n && e < t + 128 && (host_char(s[e]) && s[e] != '-'))
+		e++;
+	if (!((e - t > 5 && !memcmp(s + e - 5, "Error", 5)) ||
+	      (e - t >= 9 && !memcmp(s + e - 9, "Exception", 9))))
+		return 0;
+	if (e < n && s[e] == ':')
+		e++;
+	return e == n || blank(s[e]) ? t : 0;
+}
+
 void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_timectx *ctx,
 	     struct pm_peel *out)
 {
@@ -2059,6 +2094,8 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 	out->end = trim_end(line, p, w.lim ? w.lim : len);
 	if (w.seen & W_RAY)
 		out->end = trim_end(line, p, ray_repeated(line, p, out->end));
+	if (!w.lim && (c = prog_error(line + p, out->end - p)))
+		out->prog = p + c;
 	if (!out->node || out->node_weak) { /* slurmstepd names its node: stronger */
 		struct pm_prefix px = {.rank = -1};
 		stepd_node(line + p, out->end - p, &px);

@@ -1036,6 +1036,11 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 	else
 		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->skip, 0, 0, s->md,
 				 s->rs->mctx);
+	if (rc < 0 && pe->prog > pe->skip && pe->prog < pe->end) {
+		*subj = line + pe->prog; /* "train.py: error: RuntimeError: ...": the exception */
+		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->prog, 0, 0, s->md,
+				 s->rs->mctx);
+	}
 	if (rc < 0 && pe->logger && pe->logger >= pe->cr && pe->logger < pe->skip) {
 		*subj = line + pe->logger; /* "ERROR srun: error: ...": not a logger's name */
 		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->logger, 0, 0, s->md,

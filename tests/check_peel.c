@@ -407,6 +407,52 @@ START_TEST(peel_logger_name)
 }
 END_TEST
 
+/* The program's own "error: " opening the text, after its name or alone, with an exception's
+ * type right after it (argparse's parser.error(), CLI wrappers): the type's start is kept
+ * (pm_peel.prog), the text is not cut; no type after it, a word before it with a blank, or a
+ * logger's level in its place, and nothing is kept. */
+START_TEST(peel_program_error)
+{
+	static const struct {
+		const char *line, *from;
+	} t[] = {
+		{"train.py: error: KeyError: 'x'", "KeyError: 'x'"},
+		{"/opt/bin/prep: Error: torch.OutOfMemoryError: CUDA out of memory.",
+		 "torch.OutOfMemoryError: CUDA out of memory."},
+		{"error: RuntimeError: x", "RuntimeError: x"},
+		{"3: run.sh: error: Exception: x", "Exception: x"},
+		{"2026-11-30 03:11:58 train.py: error: ValueError", "ValueError"},
+		{"train.py: error: ValueError:", "ValueError:"},
+		{"train.py: error: unrecognized arguments: --lr", NULL},
+		{"train.py: error: Error: x", NULL},
+		{"train.py: error: KeyErrors: x", NULL},
+		{"train.py: error: Error-prone: x", NULL},
+		{"retrying after error: RuntimeError: x", NULL},
+		{"train.py: warning: RuntimeError: x", NULL},
+		{"ERROR: RuntimeError: x", NULL},
+		{"train.py: error:", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t n = strlen(t[i].line);
+		char *b = malloc(n);
+		struct pm_peel p;
+
+		ck_assert_ptr_nonnull(b);
+		memcpy(b, t[i].line, n);
+		pm_peel(PM_FMT_APP, b, n, &ctx2026, &p);
+		if (t[i].from)
+			ck_assert_msg(p.prog > p.skip && p.prog <= p.end &&
+					      p.end - p.prog == strlen(t[i].from) &&
+					      !memcmp(b + p.prog, t[i].from, p.end - p.prog),
+				      "'%s': prog at %zu", t[i].line, p.prog);
+		else
+			ck_assert_msg(!p.prog, "'%s': prog at %zu", t[i].line, p.prog);
+		free(b);
+	}
+}
+END_TEST
+
 /* A level before the stamp: the stamp is read, and a logger's "name: " after it as after a
  * level ("%(levelname)s %(asctime)s %(name)s: %(message)s"). */
 START_TEST(peel_level_first)
@@ -713,6 +759,19 @@ START_TEST(peel_one_letter_and_debug_levels)
 		{{"[V] x", "x", -1, "", 0, 0}, 3},
 		{{"DEBUG x", "x", -1, "", 0, 0}, 3},
 		{{"TRACE x", "x", -1, "", 0, 0}, 3},
+		{{"VERBOSE: x", "x", -1, "", 0, 0}, 3},
+		{{"[VERBOSE] x", "x", -1, "", 0, 0}, 3},
+		{{"[verbose] x", "x", -1, "", 0, 0}, 3},
+		{{"VRB x", "x", -1, "", 0, 0}, 3},
+		{{"FINE: x", "x", -1, "", 0, 0}, 3},
+		{{"FINER: x", "x", -1, "", 0, 0}, 3},
+		{{"FINEST: x", "x", -1, "", 0, 0}, 3},
+		{{"NOTICE: x", "x", -1, "", 0, 0}, 2},
+		{{"SEVERE: x", "x", -1, "", 0, 0}, 1},
+		{{"CRITICAL: x", "x", -1, "", 0, 0}, 1},
+		{{"[FATAL] x", "x", -1, "", 0, 0}, 1},
+		/* a word that starts with a level word's letters is none */
+		{{"FINETUNE: x", "FINETUNE: x", -1, "", 0, 0}, 0},
 		{{"2026-11-30 03:11:58.123 | DEBUG    | m:f:1 - x", "x", -1, "", T0311 + 0.123, 0},
 		 3},
 		{{"(I) x", "x", -1, "", 0, 0}, 2},
@@ -1279,6 +1338,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, peel_ray);
 	tcase_add_test(tc, peel_terminal);
 	tcase_add_test(tc, peel_logger_name);
+	tcase_add_test(tc, peel_program_error);
 	tcase_add_test(tc, peel_level_first);
 	tcase_add_test(tc, peel_records);
 	tcase_add_test(tc, peel_record_escapes);
