@@ -949,6 +949,16 @@ static int match_value(struct scan *s, const pcre2_code *re, const char *v, size
 			rc = pcre2_match(re, (PCRE2_SPTR)p, (size_t)(q - p), 0, 0, s->md,
 					 s->rs->mctx);
 		}
+		/* as match_line: an exception behind the program's own "error: " */
+		if (rc < 0 && q > p && memmem(p, (size_t)(q - p), "rror: ", 6)) {
+			struct pm_peel w;
+			pm_peel(PM_FMT_APP, p, (size_t)(q - p), NULL, &w);
+			if (w.prog > w.skip && w.prog < w.end) {
+				*subj = p + w.prog;
+				rc = pcre2_match(re, (PCRE2_SPTR)*subj, w.end - w.prog, 0, 0, s->md,
+						 s->rs->mctx);
+			}
+		}
 	}
 	return rc;
 }
