@@ -788,6 +788,119 @@ static bool guessed(const struct att *a, size_t o)
 }
 
 /* A confirmation of the same class on the same node corroborates a candidate. */
+/* A fact NAME of FILE (GPU, or -1 for the node's), its value in *V.  I: where to go on. */
+static bool file_fact(const struct att *a, uint32_t file, int gpu, const char *name, size_t *i,
+		      double *v)
+{
+	for (; *i < a->ev->nfacts; (*i)++) {
+		const struct pm_fact *f = &a->ev->facts[*i];
+		if (f->file == file && f->gpu == gpu && !strcmp(f->name, name)) {
+			*v = f->value;
+			(*i)++;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The job's own GPUs on NODE as the plugin's records give them (physical indices) do not
+ * hold GPU: -1 a GPU of another job (a shared node), 0 no record says, +1 one of the job's. */
+static int job_gpu(const struct att *a, const char *node, int gpu)
+{
+	int known = 0;
+
+	for (size_t t = 0; t < a->ev->ntasks; t++) {
+		const struct pm_task *tk = &a->ev->tasks[t];
+		if (!tk->node || strcmp(tk->node, node) || !tk->gpus || tk->gpus_relative)
+			continue;
+		if (pm_att_gpus_has(tk->gpus, gpu))
+			return 1;
+		known = -1;
+	}
+	return known;
+}
+
+/* The compute processes nvidia-smi lists on O's GPU against the job's task pids: +1 each is
+ * one of them, -1 none is while every task there is known by its pid, 0 otherwise. */
+static int listed_pids(const struct att *a, const struct pm_obs *o)
+{
+	size_t i = 0;
+	double v;
+	int own = 0, foreign = 0, n = 0;
+
+	while (file_fact(a, o->file, o->gpu, "gpu.compute_pid", &i, &v)) {
+		int l = pm_att_pid_link(a, o->node, (int)v);
+		n++;
+		own += l > 0;
+		foreign += l < 0;
+	}
+	return n && own == n ? 1 : n && foreign == n ? -1 : 0;
+}
+
+/* R's `refines` names C's kind. */
+static bool refines(const struct pm_rule *r, const struct cand *c)
+{
+	for (size_t i = 0; i < r->nrefines; i++)
+		if (!strcmp(r->refines_cls[i], c->cls) && !strcmp(r->refines_sub[i], c->sub))
+			return true;
+	return false;
+}
+
+/*
+ * A trusted confirmation that `refines` C's kind, read on C's own node (not a node the
+ * folder's words guessed), gives C the confirmation's class and subclass: a GPU that failed
+ * the job (busy or unavailable, out of memory) while the node's nvidia-smi lists a compute
+ * process on it that is not the job's was held by something outside the job
+ * (resource_limit/gpu_held).  A snapshot taken during the job lists the job's own processes:
+ * it says so only for a job that failed at launch, before it held a GPU (C->launch), and a
+ * snapshot dated before the job's end never does.  Otherwise the snapshot must be dated at or
+ * after the job's end (the collector's, in the epilog) or every process it lists on that GPU
+ * must be shown not to be the job's (its task pids).  A process of the job's own pids, or a
+ * GPU the plugin's records give to no task of the job (another job's on a shared node), is
+ * no sign.
+ */
+static void refine(struct att *a, struct cand *c)
+{
+	bool noted = false;
+
+	for (size_t k = 0; k < a->ev->nobs && c->node[0]; k++) {
+		const struct pm_obs *o = &a->ev->obs[k];
+		const struct pm_rule *r = R(a, k);
+		char sum[PM_OBS_SUMMARY_MAX];
+		size_t fi = 0;
+		double st = 0, end = a->ev->job.end;
+		int pids;
+
+		if (!refines(r, c) || r->role != PM_ROLE_CONFIRMATION || !o->trusted ||
+		    guessed(a, k) || !o->node || strcmp(o->node, c->node))
+			continue;
+		if (o->gpu >= 0 && job_gpu(a, c->node, o->gpu) < 0)
+			continue;
+		pids = o->gpu >= 0 ? listed_pids(a, o) : 0;
+		if (pids > 0)
+			continue;
+		file_fact(a, o->file, -1, "node.gpu_state_time", &fi, &st);
+		if (st > 0 && end > 0 && st + a->rs->skew_s < end) {
+			if (!noted)
+				pm_att_why(a,
+					   "nvidia-smi on %s was taken during the job: the processes "
+					   "it lists may be the job's own, so %s/%s stands.",
+					   c->node, c->cls, c->sub);
+			noted = true;
+			continue;
+		}
+		if (!c->launch && pids == 0 && !(st > 0 && end > 0))
+			continue;
+		pm_att_why(a, "%s/%s on %s reads as %s/%s: %s.", c->cls, c->sub, c->node, r->cls,
+			   r->subcls, pm_obs_summary(a->ev, o, sum));
+		c->cls = r->cls;
+		c->sub = r->subcls;
+		c->hardware = r->hardware;
+		c->refobs = k + 1;
+		return;
+	}
+}
+
 void pm_att_phase_confirm(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -795,6 +908,9 @@ void pm_att_phase_confirm(struct att *a)
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
 		enum pm_source first = ev->obs[c->ev[0]].source;
+
+		if (!c->dead)
+			refine(a, c);
 
 		for (size_t k = 1; k < c->nev; k++)
 			if (ev->obs[c->ev[k]].source != first && !guessed(a, c->ev[k]))
@@ -805,6 +921,10 @@ void pm_att_phase_confirm(struct att *a)
 			/* a node placed from the folder's words corroborates nothing */
 			const char *on = guessed(a, k) ? NULL : o->node;
 			if (r->role != PM_ROLE_CONFIRMATION || strcmp(r->cls, c->cls))
+				continue;
+			/* a state that reads a kind anew confirms only that reading: a GPU held by
+			 * another, not the job's own running out of its memory */
+			if (r->nrefines && strcmp(r->subcls, c->sub))
 				continue;
 			/* a process seen blocked (a stack dump) corroborates a hang, not a crash
 			 * of another rank: the dumps of its peers, taken as they were torn down,

@@ -196,6 +196,12 @@ static int pid_link(const struct att *a, const char *node, int pid)
 	return any && all ? -1 : 0;
 }
 
+/* See attribute.h. */
+int pm_att_pid_link(const struct att *a, const char *node, int pid)
+{
+	return pid_link(a, node, pid);
+}
+
 static int cand_pidlink(const struct att *a, const struct cand *c)
 {
 	int link = 0;

@@ -266,6 +266,12 @@ void pm_att_phase_summaries(struct att *a)
 		    !c->all_ranks)
 			o.rank = c->ranks[0];
 		snprintf(c->summary, sizeof(c->summary), "%s", pm_obs_summary(a->ev, &o, sum));
+		if (c->refobs) { /* what read it anew: the job's words, then the state's */
+			char ref[PM_OBS_SUMMARY_MAX];
+			size_t n = strlen(c->summary);
+			snprintf(c->summary + n, sizeof(c->summary) - n, "; %s",
+				 pm_obs_summary(a->ev, &a->ev->obs[c->refobs - 1], ref));
+		}
 		for (size_t k = 0; one && k < c->ngpus; k++) {
 			char g[160], *x;
 			if (c->gpus[k][0] != '?' || (c->gpus[k][1] != ':' && c->gpus[k][1] != ' '))

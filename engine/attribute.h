@@ -69,6 +69,8 @@ struct cand {
 	bool late_setup;   /* a set-up class seen only after the job's progress began
 			    * (att_cands.c, setup_after_progress) */
 	char note[200];	   /* what is missing, for why (fallback leads) */
+	size_t refobs;	   /* the confirmation that read its kind anew, plus one (att_cands.c,
+			    * refine); 0 none */
 };
 
 /* A node's clock against the controller's (phase_clocks): D is when its collector began, by
@@ -327,6 +329,9 @@ int pm_att_pci_index(const struct att *a, const char *node, const char *pci);
 bool pm_att_pci_eq(const char *x, const char *y);
 /* Whether a rank map's GPU list ("0,1") holds index IDX. */
 bool pm_att_gpus_has(const char *list, int idx);
+/* PID against the job's task pids on NODE (the plugin's records): +1 one of them, -1 none of
+ * them while every task there is known by its pid, 0 when it cannot say (att_time.c). */
+int pm_att_pid_link(const struct att *a, const char *node, int pid);
 int pm_att_phase_silence(struct att *a);
 size_t pm_att_silent_support(const struct att *a, const struct cand *c);
 void pm_att_phase_silence_lead(struct att *a);

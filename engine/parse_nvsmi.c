@@ -3,7 +3,11 @@
  *
  * Facts (rules/README.md, "Facts"): per GPU gpu.ecc_volatile_uncorrectable,
  * gpu.ecc_aggregate_uncorrectable, gpu.retired_pages_pending, gpu.remap_pending,
- * gpu.remap_failure, gpu.temperature; per node node.gpu_count.  A value nvidia-smi reports
+ * gpu.remap_failure, gpu.temperature, gpu.memory_used (MiB), gpu.utilization (%),
+ * gpu.compute_processes (-q only: the compute processes its Processes section lists, 0 for
+ * "None") and gpu.compute_pid (-q only: one fact per such process, its pid); per node
+ * node.gpu_count and node.gpu_state_time (-q's Timestamp, seconds since the epoch as the
+ * node's clock reads it).  A value nvidia-smi reports
  * as N/A (or Not Supported, Unknown Error) gives no fact: an absent fact never holds.
  * The GPU index is the order in which a GPU appears (-q) or the CSV's index column.
  */
@@ -17,6 +21,7 @@
 #define MAX_DEPTH 16
 #define MAX_COLS 64
 #define MAX_GPUS 4096
+#define MAX_PIDS 16
 
 static const char *file_node(const struct pm_evidence *ev, size_t file)
 {
@@ -101,6 +106,10 @@ struct gpu {
 	bool has_pci;
 	char pci[24];
 	struct slot vol, vol_dbe, agg, agg_dbe, retired, remap_pending, remap_failure, temp;
+	struct slot used, util, procs;
+	int pids[MAX_PIDS]; /* the compute processes' pids, in the order listed */
+	size_t npids;
+	int pid; /* the last "Process ID", until its Type says whether it computes; -1 none */
 };
 
 static const struct {
@@ -115,6 +124,9 @@ static const struct {
 	{"gpu.remap_pending", offsetof(struct gpu, remap_pending), 0},
 	{"gpu.remap_failure", offsetof(struct gpu, remap_failure), 0},
 	{"gpu.temperature", offsetof(struct gpu, temp), 0},
+	{"gpu.memory_used", offsetof(struct gpu, used), 0},
+	{"gpu.utilization", offsetof(struct gpu, util), 0},
+	{"gpu.compute_processes", offsetof(struct gpu, procs), 0},
 };
 
 static int gpu_flush(struct pm_evidence *ev, size_t file, struct gpu *g)
@@ -137,6 +149,10 @@ static int gpu_flush(struct pm_evidence *ev, size_t file, struct gpu *g)
 			return -1;
 		f->minor = g->minor;
 	}
+	for (i = 0; i < g->npids; i++)
+		if (!pm_ev_add_fact(ev, file, file_node(ev, file), g->idx, "gpu.compute_pid",
+				    g->pids[i], g->has_pci ? g->pci : NULL))
+			return -1;
 	g->idx = -1;
 	return 0;
 }
@@ -201,6 +217,25 @@ static void gpu_field(const struct qstate *q, struct gpu *g, const char *k, size
 			set_slot(&g->remap_failure, v, vn, false);
 	} else if (inner_is(q, "Temperature") && pm_in_ieq(k, kn, "GPU Current Temp")) {
 		set_slot(&g->temp, v, vn, false);
+	} else if (inner_is(q, "FB Memory Usage") && pm_in_ieq(k, kn, "Used")) {
+		set_slot(&g->used, v, vn, false);
+	} else if (inner_is(q, "Utilization") && pm_in_ieq(k, kn, "Gpu")) {
+		set_slot(&g->util, v, vn, false);
+	} else if (q->depth == 0 && pm_in_ieq(k, kn, "Processes")) {
+		g->procs = (struct slot){0, true}; /* "Processes : None" */
+	} else if (in_sec(q, "Processes") && pm_in_ieq(k, kn, "Process ID")) {
+		if (!pm_in_int_range(v, vn, 1, 0x7fffffff, &g->pid))
+			g->pid = -1;
+	} else if (in_sec(q, "Processes") && pm_in_ieq(k, kn, "Type")) {
+		/* C, C+G, M+C (an MPS client): a compute context; G (a display server) and M (the
+		 * MPS server alone) hold no job's kind of context */
+		bool compute = memchr(v, 'C', vn) != NULL;
+
+		g->procs.v += compute ? 1 : 0;
+		g->procs.set = true;
+		if (compute && g->pid > 0 && g->npids < MAX_PIDS)
+			g->pids[g->npids++] = g->pid;
+		g->pid = -1;
 	} else if (q->depth == 0 && pm_in_ieq(k, kn, "Minor Number") &&
 		   !pm_in_int_range(v, vn, 0, 65535, &g->minor)) {
 		g->minor = -1; /* "N/A" */
@@ -262,6 +297,20 @@ bool pm_nvsmi_q_mixed(const char *buf, size_t len)
 	return other >= 3;
 }
 
+/* "Thu Dec  3 09:14:12 2026", -q's Timestamp (the form dmesg -T brackets): 0 when not it. */
+static double timestamp(const char *v, size_t vn)
+{
+	char b[48];
+	double t = 0;
+
+	if (vn + 2 >= sizeof(b))
+		return 0;
+	b[0] = '[';
+	memcpy(b + 1, v, vn);
+	b[vn + 1] = ']';
+	return pm_in_dmesg_T(b, vn + 2, &t) == vn + 2 ? t : 0;
+}
+
 /*
  * node.gpu_count from a report's "Attached GPUs", unless a GPU of it has MIG enabled ("MIG
  * Mode" / "Current : Enabled", or a "MIG Devices" section listing its instances): Slurm then
@@ -284,12 +333,12 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 		     size_t rlen)
 {
 	struct qstate q = {.depth = 0};
-	struct gpu g = {.idx = -1, .minor = -1};
+	struct gpu g = {.idx = -1, .minor = -1, .pid = -1};
 	const char *l, *k, *v;
 	size_t pos = 0, n, kn, vn, indent;
 	int ngpus = 0;
 	bool seen = false, mig = false;
-	double x, attached = -1;
+	double x, attached = -1, stamp = 0;
 
 	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
 		for (indent = 0; indent < n && (l[indent] == ' ' || l[indent] == '\t'); indent++)
@@ -311,7 +360,7 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 				goto nomem;
 			if (ngpus >= MAX_GPUS)
 				return pm_in_fail(reason, rlen, "more than %d GPUs", MAX_GPUS);
-			g = (struct gpu){.idx = ngpus++, .minor = -1};
+			g = (struct gpu){.idx = ngpus++, .minor = -1, .pid = -1};
 			g.has_pci = pci_norm(l + 4, n - 4, g.pci, sizeof(g.pci));
 			q.depth = 0;
 			seen = true;
@@ -333,11 +382,16 @@ int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_
 			seen = true;
 			if (value(v, vn, &x) > 0)
 				attached = x;
+		} else if (g.idx < 0 && pm_in_ieq(k, kn, "Timestamp")) {
+			stamp = timestamp(v, vn);
 		} else if (g.idx >= 0) {
 			gpu_field(&q, &g, k, kn, v, vn);
 		}
 	}
 	if (gpu_flush(ev, file, &g) || count_flush(ev, file, &attached, &mig))
+		goto nomem;
+	if (stamp > 0 &&
+	    !pm_ev_add_fact(ev, file, file_node(ev, file), -1, "node.gpu_state_time", stamp, NULL))
 		goto nomem;
 	if (!seen)
 		return pm_in_fail(reason, rlen,
@@ -362,6 +416,8 @@ enum col {
 	COL_REMAP_PENDING,
 	COL_REMAP_FAILURE,
 	COL_MIG,
+	COL_USED,
+	COL_UTIL,
 };
 
 static const struct {
@@ -381,6 +437,8 @@ static const struct {
 	{"remapped_rows.pending", COL_REMAP_PENDING, "gpu.remap_pending"},
 	{"remapped_rows.failure", COL_REMAP_FAILURE, "gpu.remap_failure"},
 	{"mig.mode.current", COL_MIG, NULL},
+	{"memory.used", COL_USED, "gpu.memory_used"},
+	{"utilization.gpu", COL_UTIL, "gpu.utilization"},
 };
 
 struct field {

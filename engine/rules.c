@@ -333,6 +333,47 @@ static int parse_formats(struct loader *ld, yaml_document_t *doc, yaml_node_t *n
 	return 0;
 }
 
+/* 'refines': a list of CLASS/SUBCLASS kinds a trusted confirmation reads anew (att_cands.c,
+ * refine). */
+static int parse_refines(struct loader *ld, yaml_document_t *doc, yaml_node_t *n, struct pm_rule *r,
+			 unsigned trusted)
+{
+	yaml_node_item_t *it;
+
+	if (!n)
+		return 0;
+	if (r->role != PM_ROLE_CONFIRMATION || (r->sources & ~trusted))
+		return fail(ld, n,
+			    "rule %s: 'refines' is for confirmation rules on sources the job's "
+			    "user cannot write",
+			    r->id);
+	if (n->type != YAML_SEQUENCE_NODE ||
+	    n->data.sequence.items.start == n->data.sequence.items.top ||
+	    n->data.sequence.items.top - n->data.sequence.items.start > PM_REFINES_MAX)
+		return fail(ld, n, "rule %s: 'refines' must be a list of 1 to %d class/subclass",
+			    r->id, PM_REFINES_MAX);
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *s = yaml_document_get_node(doc, *it);
+		const char *v = scalar(s), *slash = v ? strchr(v, '/') : NULL;
+		char *cls;
+
+		if (!slash)
+			return fail(ld, s, "rule %s: refines '%s' is not a class/subclass", r->id,
+				    v ? v : "?");
+		if (!(cls = strndup(v, (size_t)(slash - v))))
+			return -1;
+		if (pm_taxonomy_check(cls, slash + 1) < 0) {
+			free(cls);
+			return fail(ld, s, "rule %s: refines '%s' is not in the taxonomy", r->id,
+				    v);
+		}
+		r->refines_cls[r->nrefines] = cls;
+		if (!(r->refines_sub[r->nrefines++] = strdup(slash + 1)))
+			return -1;
+	}
+	return 0;
+}
+
 static int enum_lookup(const char *s, const char *const *names, int count)
 {
 	for (int i = 0; s && i < count; i++)
@@ -348,7 +389,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "summary",	 "outcome",  "launch",	 "deprecated",
 					   "formats",	 "generic",  "chain",	 "nonfatal",
 					   "reasonless", "attached", "counter",	 "last",
-					   NULL};
+					   "refines",	 NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -468,6 +509,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m, "rule %s: needs exactly one of 'pattern' and 'condition'", r->id);
 		goto out;
 	}
+	if (parse_refines(ld, doc, map_get(doc, m, "refines"), r, trusted) < 0)
+		goto out;
 	if (r->counter && !cond) {
 		fail(ld, m,
 		     "rule %s: 'counter' is for condition rules (a count read at collection, with "
@@ -978,6 +1021,10 @@ static void free_rule(struct pm_rule *r)
 	pcre2_code_free(r->last_re);
 	free(r->cond.fact);
 	free(r->cond.rhs_fact);
+	for (size_t i = 0; i < r->nrefines; i++) {
+		free(r->refines_cls[i]);
+		free(r->refines_sub[i]);
+	}
 	free(r->file);
 }
 

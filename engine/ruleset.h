@@ -54,6 +54,8 @@ struct pm_cond {
 	double rhs;
 };
 
+#define PM_REFINES_MAX 4
+
 struct pm_rule {
 	char *id;
 	char *cls, *subcls; /* "none" for progress/context rules without a class */
@@ -96,6 +98,10 @@ struct pm_rule {
 	 * of the same report that may (NULL: none) */
 	bool last;
 	pcre2_code *last_re;
+	/* 'refines': a trusted confirmation's "CLASS/SUBCLASS" kinds: a candidate of one of them
+	 * on the observation's node takes this rule's class and subclass (att_cands.c, refine) */
+	char *refines_cls[PM_REFINES_MAX], *refines_sub[PM_REFINES_MAX];
+	size_t nrefines;
 	char *file;
 	int line;
 };

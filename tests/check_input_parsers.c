@@ -152,6 +152,56 @@ START_TEST(nvsmi_q)
 }
 END_TEST
 
+/* The GPU's holders: memory used, utilisation, the compute processes (not a display
+ * server's G, nor the MPS server's M alone) with their pids, the report's Timestamp. */
+START_TEST(nvsmi_q_processes)
+{
+	struct pm_evidence *ev = ev_new("gpu016");
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev,
+			     "==============NVSMI LOG==============\n"
+			     "Timestamp                 : Thu Dec  3 09:14:12 2026\n"
+			     "Attached GPUs             : 3\n"
+			     "GPU 00000000:18:00.0\n"
+			     "    FB Memory Usage\n"
+			     "        Total             : 81559 MiB\n"
+			     "        Used              : 61834 MiB\n"
+			     "    Utilization\n"
+			     "        Gpu               : 97 %\n"
+			     "    Processes\n"
+			     "        GPU instance ID   : N/A\n"
+			     "        Process ID        : 1480221\n"
+			     "            Type          : C\n"
+			     "            Name          : python3\n"
+			     "        Process ID        : 2210\n"
+			     "            Type          : G\n"
+			     "        Process ID        : 3301\n"
+			     "            Type          : M+C\n"
+			     "GPU 00000000:2A:00.0\n"
+			     "    Utilization\n"
+			     "        Gpu               : N/A\n"
+			     "    Processes             : None\n"
+			     "GPU 00000000:3B:00.0\n"
+			     "    Processes\n"
+			     "        Process ID        : 77\n"
+			     "            Type          : M\n",
+			     reason),
+			 0);
+	FACT_IS(ev, "gpu.memory_used", 0, 61834);
+	FACT_IS(ev, "gpu.utilization", 0, 97);
+	FACT_IS(ev, "gpu.compute_processes", 0, 2);
+	FACT_IS(ev, "gpu.compute_processes", 1, 0);
+	FACT_IS(ev, "gpu.compute_processes", 2, 0);
+	ck_assert_ptr_null(fact(ev, "gpu.utilization", 1));
+	ck_assert_uint_eq(count_facts(ev, "gpu.compute_pid"), 2);
+	FACT_IS(ev, "gpu.compute_pid", 0, 3301);
+	ck_assert_ptr_null(fact(ev, "gpu.compute_pid", 2));
+	FACT_IS(ev, "node.gpu_state_time", -1, 1796289252);
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
 START_TEST(nvsmi_q_variants)
 {
 	struct pm_evidence *ev = ev_new(NULL);
@@ -909,6 +959,7 @@ void input_parsers_tests(TCase *tc)
 {
 	tcase_add_test(tc, nvsmi_q);
 	tcase_add_test(tc, nvsmi_q_variants);
+	tcase_add_test(tc, nvsmi_q_processes);
 	tcase_add_test(tc, nvsmi_q_hostile);
 	tcase_add_test(tc, nvsmi_csv);
 	tcase_add_test(tc, sacct_piped);
