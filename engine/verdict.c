@@ -314,6 +314,16 @@ static int trusted_kinds(const struct att *a, const struct cand *c)
 	return n;
 }
 
+/* Whether a live candidate names a host Slurm's record does not list (pm_att_unknown_node). */
+static bool unknown_nodes(const struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && (pm_att_unknown_node(a, a->c[i].node) ||
+				      (a->c[i].nalso && pm_att_unknown_node(a, a->c[i].also[0]))))
+			return true;
+	return false;
+}
+
 static json_t *decision_json(const struct att *a, const struct cand *c, const char *status,
 			     const char *conf, const char *nodes, bool any_hw, const char *test)
 {
@@ -343,7 +353,7 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		/* a node the folder's words only guessed, or only a record with a column the
 		 * user writes (att_sched.c), is named, never excluded */
 		bool excl = any_hw && nodes[0] && !pm_att_node_guessed(a, c) &&
-			    !(c && c->user_record);
+			    !(c && c->user_record) && !unknown_nodes(a);
 		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
 		/* json_sprintf, not BUF: a long host list must not cut the sentence short */
 		json_object_set_new(cont, "action",
@@ -379,6 +389,31 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_decref(rep);
 		json_decref(d);
 		return json_null();
+	}
+	if (pm_att_unknown_node(a, c->node) &&
+	    (c->hardware || !strcmp(dec->node_id && node_specific(a, c) ? dec->node_id :
+									   dec->cont_id,
+				    "retry-exclude-node"))) {
+		/* a host Slurm's record does not list, that fits several of the job's nodes:
+		 * no exclusion names it (Slurm knows no such node), nor a guess among them */
+		json_object_set_new(cont, "id", json_string("retry"));
+		json_object_set_new(cont, "action",
+				    json_sprintf("retry the job; %s, where the evidence places the "
+						 "cause, is no node of Slurm's record of the job (the "
+						 "name fits several of its nodes): find which one it is "
+						 "before excluding any",
+						 nodes));
+		json_object_set_new(cont, "owner", json_string("user"));
+		json_object_set_new(cont, "reversible", json_true());
+		json_object_set_new(cont, "justified", json_true());
+		json_object_set_new(d, "containment", cont);
+		json_decref(rep);
+		json_object_set_new(d, "repair", json_null());
+		pm_subst(buf, sizeof(buf), dec->overturn, nodes);
+		json_object_set_new(d, "overturn", json_string(buf));
+		pm_subst(buf, sizeof(buf), dec->next_test, nodes);
+		json_object_set_new(d, "next_test", json_string(buf));
+		return d;
 	}
 	if ((c->fallback || pm_att_node_guessed(a, c) || c->user_record || !nodes[0]) &&
 	    c->hardware) {

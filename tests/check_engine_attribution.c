@@ -776,6 +776,78 @@ START_TEST(test_kernel_pid_link)
 }
 END_TEST
 
+/* A job node's Xid in a loghost's file under another spelling of its name: the verdict names
+ * the node as Slurm's record does (origin, decision), whatever the line wrote; a name that
+ * fits several of the job's nodes names none to exclude. */
+static json_t *spelt_xid(struct pm_ruleset *rs, const char *dir, const char *nodelist,
+			 const char *host)
+{
+	char rel[300], buf[600];
+
+	snprintf(rel, sizeof(rel), "%s/sacct.txt", dir);
+	snprintf(buf, sizeof(buf),
+		 "JobID|State|ExitCode|Start|End|NodeList|NNodes\n"
+		 "7|FAILED|1:0|2026-11-30T03:01:00|2026-11-30T03:12:30|%s|2\n",
+		 nodelist);
+	pmt_mk(tmp, rel, buf);
+	snprintf(rel, sizeof(rel), "%s/slurm-7.out", dir);
+	pmt_mk(tmp, rel, "0: step 1 loss 2.3\n");
+	snprintf(rel, sizeof(rel), "%s/messages", dir);
+	snprintf(buf, sizeof(buf),
+		 "2026-11-30T03:11:58.000000+00:00 %s kernel: NVRM: Xid (PCI:0000:3b:00): 79, "
+		 "pid=1, GPU has fallen off the bus.\n",
+		 host);
+	pmt_mk(tmp, rel, buf);
+	return diagnose_dir(rs, dir);
+}
+
+START_TEST(test_origin_spelt_as_slurm_names_it)
+{
+	const char *cases[][3] = {
+		/* dir, the record's node list, the host as the line writes it */
+		{"fq", "gpu[07-08]", "gpu07.cluster.local"},
+		{"uc", "gpu[07-08]", "GPU07"},
+		{"sh", "gpu07.cluster.local,gpu08.cluster.local", "gpu07"},
+	};
+	struct pm_ruleset *rs = load_more(-1);
+	json_t *v, *d;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *want = i < 2 ? "gpu07" : "gpu07.cluster.local";
+		char ex[64];
+		v = spelt_xid(rs, cases[i][0], cases[i][1], cases[i][2]);
+		ck_assert_msg(!strcmp(vstr(v, "cause", "class") ?: "", "gpu_hardware"), "case %zu",
+			      i);
+		ck_assert_msg(json_array_size(json_object_get(json_object_get(v, "origin"), "nodes")) ==
+					      1 &&
+				      !strcmp(json_string_value(json_array_get(
+						      json_object_get(json_object_get(v, "origin"),
+								      "nodes"),
+						      0)),
+					      want),
+			      "case %zu: origin", i);
+		d = json_object_get(json_object_get(v, "decision"), "containment");
+		snprintf(ex, sizeof(ex), "excluding %s", want);
+		ck_assert_msg(strstr(vstr(d, NULL, "action"), ex), "case %zu: %s", i,
+			      vstr(d, NULL, "action"));
+		json_decref(v);
+	}
+	/* a short name beside two full names that share it: which node is not known, so none
+	 * is excluded, and the name Slurm does not know is in no exclusion */
+	v = spelt_xid(rs, "two", "gpu07.a.example,gpu07.b.example", "gpu07");
+	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert_str_eq(vstr(v, NULL, "confidence"), "hypothesis");
+	d = json_object_get(json_object_get(v, "decision"), "containment");
+	ck_assert_str_eq(vstr(d, NULL, "id"), "retry");
+	ck_assert_ptr_null(strstr(vstr(d, NULL, "action"), "excluding gpu07"));
+	ck_assert_ptr_null(strstr(vstr(d, NULL, "action"), "--exclude"));
+	ck_assert(json_is_null(json_object_get(json_object_get(v, "decision"), "repair")));
+	ck_assert(why_has(v, "fits several of its nodes", NULL));
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- the comment line ---- */
 
 START_TEST(test_comment_line)
@@ -857,6 +929,7 @@ void engine_attribution_tests(TCase *t)
 	tcase_add_test(t, test_line_keys_vector_same);
 	tcase_add_test(t, test_skew_bounded_by_task_exits);
 	tcase_add_test(t, test_kernel_pid_link);
+	tcase_add_test(t, test_origin_spelt_as_slurm_names_it);
 	tcase_add_test(t, test_comment_line);
 	tcase_add_test(t, test_same_class_hardware_on_two_nodes);
 	tcase_add_test(t, test_fixture_compare);
