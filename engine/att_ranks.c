@@ -633,8 +633,25 @@ int pm_att_pci_index(const struct att *a, const char *node, const char *pci)
 	return -1;
 }
 
+/* The Minor Number nvidia-smi -q gives the GPU of bus id PCI on NODE (/dev/nvidiaN: the
+ * node's own numbering, whatever the table's view); -1 unknown. */
+static int pci_minor(const struct att *a, const char *node, const char *pci)
+{
+	for (size_t i = 0; i < a->ev->nfacts; i++) {
+		const struct pm_fact *f = &a->ev->facts[i];
+		if (f->minor >= 0 && f->pci && f->node && !strcmp(f->node, node) &&
+		    pm_att_pci_eq(f->pci, pci))
+			return f->minor;
+	}
+	return -1;
+}
+
 /* A GPU named by a hardware event (by index, or by bus id through nvidia-smi's table) was
- * used by the ranks the rank map gives that GPU on that node: they are the origin's ranks. */
+ * used by the ranks the rank map gives that GPU on that node: they are the origin's ranks.
+ * A list of the node's own indexes (SLURM_STEP_GPUS, SLURM_JOB_GPUS) numbers the GPUs as
+ * their Minor Numbers do, not as a table's rows: a job given GPUs 4-7, or a cgroup's
+ * nvidia-smi that shows the job's GPU 6 as its row 2, would name the rank of another GPU.
+ * A list CUDA_VISIBLE_DEVICES gave numbers the job's view, as such a table's rows do. */
 int pm_att_phase_gpu_ranks(struct att *a)
 {
 	for (size_t i = 0; i < a->nc; i++) {
@@ -643,16 +660,17 @@ int pm_att_phase_gpu_ranks(struct att *a)
 			continue;
 		for (size_t k = 0; k < c->nev; k++) {
 			const struct pm_obs *o = &a->ev->obs[c->ev[k]];
-			int idx = o->gpu;
+			int idx = o->gpu, minor;
 			if (!o->trusted || !o->node || strcmp(o->node, c->node))
 				continue;
 			if (idx < 0 && o->pci)
 				idx = pm_att_pci_index(a, c->node, o->pci);
-			for (size_t t = 0; idx >= 0 && t < a->ev->ntasks; t++) {
+			minor = o->pci ? pci_minor(a, c->node, o->pci) : -1;
+			for (size_t t = 0; t < a->ev->ntasks; t++) {
 				const struct pm_task *tk = &a->ev->tasks[t];
-				if (tk->node && !strcmp(tk->node, c->node) && tk->gpus &&
-				    pm_att_gpus_has(tk->gpus, idx) &&
-				    pm_att_cand_addrank(c, tk->rank) < 0)
+				int x = !tk->gpus_relative && minor >= 0 ? minor : idx;
+				if (x >= 0 && tk->node && !strcmp(tk->node, c->node) && tk->gpus &&
+				    pm_att_gpus_has(tk->gpus, x) && pm_att_cand_addrank(c, tk->rank) < 0)
 					return -1;
 			}
 		}
