@@ -213,20 +213,13 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 	return 0;
 }
 
-/* Whether HOST is one of the job's nodes as Slurm's record spells them, or their short name
- * ("n2" for a record listing "n2.cluster"; pm_att_job_node takes "n2.cluster" for n2). */
+/* Whether HOST is one of the job's nodes as Slurm's record spells them, or by another
+ * spelling (case, a full or short name), one of them or several (pm_att_job_node_n). */
 bool pm_att_job_host(const struct att *a, const char *host)
 {
-	const struct pm_jobinfo *j = &a->ev->job;
-	size_t hl = strcspn(host, ".");
+	bool several;
 
-	if (pm_att_job_node(a, host))
-		return true;
-	for (size_t i = 0; i < j->nnodes; i++)
-		if (strlen(j->nodes[i]) > hl && j->nodes[i][hl] == '.' &&
-		    !strncmp(j->nodes[i], host, hl))
-			return true;
-	return false;
+	return pm_att_job_node_n(a, host, &several) || several;
 }
 
 /* A trusted line of a host outside the job: the accounting record lists the job's nodes

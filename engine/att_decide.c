@@ -1122,6 +1122,16 @@ void pm_att_phase_confidence(struct att *a)
 			   "hypothesis.",
 			   l->cls, l->sub, l->node, l->node, a->srun_task, other);
 	}
+	/* a host Slurm's record does not list, that fits several of its nodes (a short name
+	 * beside two full ones): which of them it was is not known, so none is excluded */
+	if (l->node[0] && pm_att_unknown_node(a, l->node)) {
+		a->conf = "hypothesis";
+		pm_att_why(a,
+			   "%s, where %s/%s is placed, is no node of Slurm's record of the job: the "
+			   "name fits several of its nodes, and which one it was is not known; "
+			   "confidence hypothesis, and no node is excluded.",
+			   l->node, l->cls, l->sub);
+	}
 	/* a set-up failure reported only after the job had made progress: most likely a peer
 	 * gone silent, seen from the ranks that report it; their node is no suspect */
 	if (a->status == VS_ATTRIBUTED && l->late_setup) {

@@ -1175,9 +1175,10 @@ static void respell(const struct att *a, char *node)
 
 /*
  * Node names that differ only by case are one node (host names are case-insensitive): every
- * name the attribution reads is spelt as Slurm's step lines ("*** STEP N ON NODE") spell
- * it, else its task lines ("srun: error: NODE: task"), else as first seen (the folder's
- * files in order, then the observations in order).
+ * name the attribution reads is spelt as the accounting record's node list spells it, else
+ * as Slurm's step lines ("*** STEP N ON NODE") spell it, else its task lines ("srun: error:
+ * NODE: task"), else as first seen (the folder's files in order, then the observations in
+ * order).
  */
 static int unify_case(struct att *a)
 {
@@ -1187,6 +1188,11 @@ static int unify_case(struct att *a)
 		const struct pm_obs *o = &ev->obs[a->order[k]];
 		if (o->node && add_host(a, o->node, strlen(o->node), SP_OTHER) < 0)
 			return -1;
+	}
+	for (size_t i = 0; i < a->nhosts; i++) {
+		const char *n = pm_att_job_node(a, a->hosts[i].name);
+		if (n && strlen(n) == strlen(a->hosts[i].name) && !strcasecmp(n, a->hosts[i].name))
+			memcpy(a->hosts[i].name, n, strlen(n));
 	}
 	for (size_t i = 0; i < ev->nobs; i++)
 		if (ev->obs[i].node)

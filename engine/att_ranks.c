@@ -117,6 +117,12 @@ static int place_ranks(struct att *a)
 		if (src < 0)
 			goto out;
 	}
+	/* srun names a node as the job's record does, but a folder's copy may not */
+	for (size_t i = 0; i < nsr; i++) {
+		const char *jn = pm_att_job_node(a, sr[i].node);
+		if (jn && strcmp(jn, sr[i].node) && strlen(jn) < sizeof(sr[i].node))
+			memcpy(sr[i].node, jn, strlen(jn) + 1);
+	}
 	size_t ncomm = 0;
 	for (size_t i = 0; i < ev->nobs && a->commw; i++)
 		ncomm += comm_line(a, i, a->commw) && ev->obs[i].node;
@@ -300,26 +306,143 @@ static const char *label_node(const struct att *a, const struct pm_obs *o)
 	return pm_att_rank_node(a, pe.label);
 }
 
-const char *pm_att_job_node(const struct att *a, const char *node)
+static int cmpjname(const void *x, const void *y)
+{
+	const struct jname *a = x, *b = y;
+	int c = strcmp(a->key, b->key);
+
+	return c ? c : strcmp(a->node, b->node);
+}
+
+/* NODE's first N bytes folded to lower case into OUT (LEN bytes); false when too long. */
+static bool fold(char *out, size_t len, const char *node, size_t n)
+{
+	if (n >= len)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		out[i] = node[i] >= 'A' && node[i] <= 'Z' ? (char)(node[i] - 'A' + 'a') : node[i];
+	out[n] = '\0';
+	return true;
+}
+
+/* How many job nodes V (N of them, sorted) holds under KEY: 0, 1 (*HIT) or 2 for several. */
+static int jn_find(const struct jname *v, size_t n, const char *key, const char **hit)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(v[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || strcmp(v[lo].key, key))
+		return 0;
+	*hit = v[lo].node;
+	/* one node twice (its whole name is its first label) is one */
+	return lo + 1 < n && !strcmp(v[lo + 1].key, key) && strcmp(v[lo + 1].node, *hit) ? 2 : 1;
+}
+
+const char *pm_att_job_node_n(const struct att *a, const char *node, bool *several)
 {
 	const struct pm_jobinfo *j = &a->ev->job;
-	const char *const *hit, *key = node;
-	char shrt[256];
-	size_t sl;
+	const char *const *hit, *key = node, *h = NULL;
+	char k[256];
+	int m;
 
+	if (several)
+		*several = false;
 	if (!j->nnodes || !node)
 		return node;
 	if ((hit = bsearch(&key, j->nodes, j->nnodes, sizeof(*j->nodes), pm_cmp_str)))
 		return *hit;
-	/* "n2.cluster.local" is n2: a lookup, not a walk (a line for every rank of a large job) */
-	sl = strcspn(node, ".");
-	if (!node[sl] || sl >= sizeof(shrt))
+	/* a lookup, not a walk (a line for every rank of a large job): "GPU07" is gpu07, then
+	 * "gpu07.cluster.local" is gpu07 and "gpu07" gpu07.cluster; a name that fits several
+	 * nodes names none of them */
+	if (!a->jwhole || !fold(k, sizeof(k), node, strlen(node)))
 		return NULL;
-	memcpy(shrt, node, sl);
-	shrt[sl] = '\0';
-	key = shrt;
-	hit = bsearch(&key, j->nodes, j->nnodes, sizeof(*j->nodes), pm_cmp_str);
-	return hit ? *hit : NULL;
+	if (!(m = jn_find(a->jwhole, a->njn, k, &h))) {
+		k[strcspn(k, ".")] = '\0';
+		m = jn_find(a->jfirst, a->njn, k, &h);
+	}
+	if (several)
+		*several = m > 1;
+	return m == 1 ? h : NULL;
+}
+
+const char *pm_att_job_node(const struct att *a, const char *node)
+{
+	return pm_att_job_node_n(a, node, NULL);
+}
+
+bool pm_att_unknown_node(const struct att *a, const char *node)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+
+	return j->nnodes && node && node[0] && !strchr(node, '[') &&
+	       !bsearch(&node, j->nodes, j->nnodes, sizeof(*j->nodes), pm_cmp_str);
+}
+
+/* *NAME as the record spells it, where it names one job node. */
+static void job_name(struct att *a, char **name)
+{
+	const char *n;
+	char *d;
+
+	if (!*name || strchr(*name, '[') || !(n = pm_att_job_node(a, *name)) || !strcmp(n, *name))
+		return;
+	if ((d = strdup(n))) { /* else kept as it was */
+		free(*name);
+		*name = d;
+	}
+}
+
+int pm_att_job_names(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	size_t n = ev->job.nnodes;
+
+	if (!n)
+		return 0;
+	a->jwhole = calloc(n, sizeof(*a->jwhole));
+	a->jfirst = calloc(n, sizeof(*a->jfirst));
+	if (!a->jwhole || !a->jfirst)
+		return -1;
+	a->njn = n; /* freed whole by att_free, keys or not */
+	for (size_t i = 0; i < n; i++) {
+		const char *nd = ev->job.nodes[i];
+		size_t l = strlen(nd);
+		if (!(a->jwhole[i].key = malloc(l + 1)) || !(a->jfirst[i].key = malloc(l + 1)))
+			return -1;
+		fold(a->jwhole[i].key, l + 1, nd, l);
+		fold(a->jfirst[i].key, l + 1, nd, strcspn(nd, "."));
+		a->jwhole[i].node = a->jfirst[i].node = nd;
+	}
+	qsort(a->jwhole, n, sizeof(*a->jwhole), cmpjname);
+	qsort(a->jfirst, n, sizeof(*a->jfirst), cmpjname);
+	/* Slurm's names, wherever the evidence spells a job node otherwise: the origin, the
+	 * bystanders and an exclusion name a node Slurm knows */
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		job_name(a, &ev->files[i].node);
+		for (unsigned h = 0; h < ev->files[i].nshosts; h++)
+			job_name(a, &ev->files[i].shosts[h]);
+	}
+	for (size_t i = 0; i < ev->nranks; i++)
+		job_name(a, &ev->ranks[i].node);
+	for (size_t i = 0; i < ev->ntasks; i++)
+		job_name(a, &ev->tasks[i].node);
+	for (size_t i = 0; i < ev->nfacts; i++)
+		job_name(a, &ev->facts[i].node);
+	for (size_t i = 0; i < ev->nipmap; i++)
+		job_name(a, &ev->ipmap[i].node);
+	for (size_t i = 0; i < ev->ncov; i++)
+		job_name(a, &ev->cov[i].node);
+	for (size_t i = 0; i < ev->ncollect; i++)
+		job_name(a, &ev->collect[i].node);
+	for (size_t i = 0; i < ev->nobs; i++)
+		job_name(a, &ev->obs[i].node);
+	return 0;
 }
 
 /* The node a line of the job's output names (NCCL's "host:pid:tid", Open MPI's "[host:pid]",
@@ -510,8 +633,25 @@ int pm_att_pci_index(const struct att *a, const char *node, const char *pci)
 	return -1;
 }
 
+/* The Minor Number nvidia-smi -q gives the GPU of bus id PCI on NODE (/dev/nvidiaN: the
+ * node's own numbering, whatever the table's view); -1 unknown. */
+static int pci_minor(const struct att *a, const char *node, const char *pci)
+{
+	for (size_t i = 0; i < a->ev->nfacts; i++) {
+		const struct pm_fact *f = &a->ev->facts[i];
+		if (f->minor >= 0 && f->pci && f->node && !strcmp(f->node, node) &&
+		    pm_att_pci_eq(f->pci, pci))
+			return f->minor;
+	}
+	return -1;
+}
+
 /* A GPU named by a hardware event (by index, or by bus id through nvidia-smi's table) was
- * used by the ranks the rank map gives that GPU on that node: they are the origin's ranks. */
+ * used by the ranks the rank map gives that GPU on that node: they are the origin's ranks.
+ * A list of the node's own indexes (SLURM_STEP_GPUS, SLURM_JOB_GPUS) numbers the GPUs as
+ * their Minor Numbers do, not as a table's rows: a job given GPUs 4-7, or a cgroup's
+ * nvidia-smi that shows the job's GPU 6 as its row 2, would name the rank of another GPU.
+ * A list CUDA_VISIBLE_DEVICES gave numbers the job's view, as such a table's rows do. */
 int pm_att_phase_gpu_ranks(struct att *a)
 {
 	for (size_t i = 0; i < a->nc; i++) {
@@ -520,16 +660,17 @@ int pm_att_phase_gpu_ranks(struct att *a)
 			continue;
 		for (size_t k = 0; k < c->nev; k++) {
 			const struct pm_obs *o = &a->ev->obs[c->ev[k]];
-			int idx = o->gpu;
+			int idx = o->gpu, minor;
 			if (!o->trusted || !o->node || strcmp(o->node, c->node))
 				continue;
 			if (idx < 0 && o->pci)
 				idx = pm_att_pci_index(a, c->node, o->pci);
-			for (size_t t = 0; idx >= 0 && t < a->ev->ntasks; t++) {
+			minor = o->pci ? pci_minor(a, c->node, o->pci) : -1;
+			for (size_t t = 0; t < a->ev->ntasks; t++) {
 				const struct pm_task *tk = &a->ev->tasks[t];
-				if (tk->node && !strcmp(tk->node, c->node) && tk->gpus &&
-				    pm_att_gpus_has(tk->gpus, idx) &&
-				    pm_att_cand_addrank(c, tk->rank) < 0)
+				int x = !tk->gpus_relative && minor >= 0 ? minor : idx;
+				if (x >= 0 && tk->node && !strcmp(tk->node, c->node) && tk->gpus &&
+				    pm_att_gpus_has(tk->gpus, x) && pm_att_cand_addrank(c, tk->rank) < 0)
 					return -1;
 			}
 		}

@@ -295,7 +295,7 @@ static int att_init(struct att *a, struct pm_evidence *ev)
 	a->why = json_array();
 	a->order = malloc((ev->nobs ? ev->nobs : 1) * sizeof(size_t));
 	a->eid = calloc(ev->nobs ? ev->nobs : 1, sizeof(size_t));
-	if (!a->why || !a->order || !a->eid)
+	if (!a->why || !a->order || !a->eid || pm_att_job_names(a) < 0)
 		return -1;
 	for (size_t i = 0; i < ev->nobs; i++)
 		a->order[i] = i;
@@ -307,6 +307,12 @@ static int att_init(struct att *a, struct pm_evidence *ev)
 static void att_free(struct att *a)
 {
 	json_decref(a->why);
+	for (size_t i = 0; i < a->njn; i++) {
+		free(a->jwhole ? a->jwhole[i].key : NULL);
+		free(a->jfirst ? a->jfirst[i].key : NULL);
+	}
+	free(a->jwhole);
+	free(a->jfirst);
 	for (size_t i = 0; i < a->nc; i++) {
 		free(a->c[i].ev);
 		free(a->c[i].ranks);

@@ -96,10 +96,21 @@ struct rnode {
 	const char *node;
 };
 
+/* A job node's name folded to lower case, whole or its first label (att_ranks.c,
+ * pm_att_job_names). */
+struct jname {
+	char *key;
+	const char *node;
+};
+
 struct att {
 	int commw; /* the size of the job's communicator its set-up lines name (att_ranks.c) */
 	struct pm_evidence *ev;
 	const struct pm_ruleset *rs;
+	/* the record's node names folded, whole and by first label, sorted by key: how a
+	 * host as a line spells it maps to one of them (pm_att_job_node) */
+	struct jname *jwhole, *jfirst;
+	size_t njn;
 	size_t *order; /* obs sorted */
 	size_t *eid;   /* obs -> evidence number (1-based) */
 	struct cand c[MAXC];
@@ -215,10 +226,21 @@ const char *pm_att_rank_node(const struct att *a, int rank);
  * exit, a signal but Slurm's SIGTERM or SIGKILL), when they show every task on NODE ending with
  * exit 0, or ended by SIGTERM or SIGKILL after that failure; else NULL. */
 const char *pm_att_clean_exits(const struct att *a, const char *node);
-/* The job's node NODE names, itself or by its short name ("n1.cluster" is n1), as Slurm's
- * record spells it; NULL when the record lists the job's nodes and NODE is none of them;
- * NODE itself when the record lists none. */
+/* The job's node NODE names, as Slurm's record spells it: itself, else the one node equal to
+ * it but for case ("GPU07" is gpu07), else the one whose first label is NODE's, whichever
+ * is the full name ("gpu07.cluster.local" is gpu07, "gpu07" is gpu07.cluster); NULL when the
+ * record lists the job's nodes and NODE names none of them or several (*SEVERAL, when not
+ * NULL, says which); NODE itself when the record lists none. */
+const char *pm_att_job_node_n(const struct att *a, const char *node, bool *several);
 const char *pm_att_job_node(const struct att *a, const char *node);
+/* Whether the record lists the job's nodes and NODE, a node the verdict would name, is none
+ * of them as Slurm spells them: a host that fits several job nodes (pm_att_job_node_n maps
+ * it to none), which no exclusion may name. */
+bool pm_att_unknown_node(const struct att *a, const char *node);
+/* Fold the record's node names for pm_att_job_node, then name every node the evidence gives
+ * (files, sections, lines, rank prefixes, tasks) as the record does where it maps to one
+ * job node.  0, or -1 on ENOMEM. */
+int pm_att_job_names(struct att *a);
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r);
 void pm_rankset_done(int *v, size_t *n);
 bool pm_rankset_has(const int *v, size_t n, int r);

@@ -172,6 +172,46 @@ static const char *eid(struct vb *b, size_t oi)
 	return buf;
 }
 
+static bool is_error_role(enum pm_role r);
+
+/* Whether C, a candidate, is one the verdict names as an origin: the lead, the lead's class
+ * on other nodes at its time, any candidate of an ambiguous verdict. */
+static bool named_origin(const struct att *a, const struct cand *c)
+{
+	return c == a->lead || c->co || (a->status == VS_AMBIGUOUS && c < a->c + a->live);
+}
+
+/*
+ * Whether observation OI, a symptom, was set aside as none of this job's: another node's line
+ * (pm_att_other_node), another job's GPU on a shared node (pm_att_other_gpu), a trusted line
+ * stamped outside the job's window, or before it (context, phase 4) where no candidate the
+ * verdict names as an origin cites it.  Its role in the evidence is "context", it is no
+ * first error, and its node no bystander.
+ */
+static bool set_aside(const struct att *a, size_t oi)
+{
+	const struct pm_obs *o = &a->ev->obs[oi];
+	enum win w;
+
+	if (!is_error_role(R(a, oi)->role))
+		return false;
+	if (pm_att_other_node(a, o) || (R(a, oi)->hardware && pm_att_other_gpu(a, o)))
+		return true;
+	if (!o->trusted || (w = pm_att_obs_window(a, o, true)) == WIN_IN)
+		return false;
+	if (w == WIN_OUT)
+		return true;
+	for (size_t i = 0; i < a->live; i++) {
+		const struct cand *c = &a->c[i];
+		if (c->dead || !named_origin(a, c))
+			continue;
+		for (size_t k = 0; k < c->nev; k++)
+			if (c->ev[k] == oi)
+				return false;
+	}
+	return true;
+}
+
 static json_t *obs_json(struct vb *b, size_t oi)
 {
 	const struct att *a = b->a;
@@ -182,7 +222,8 @@ static json_t *obs_json(struct vb *b, size_t oi)
 
 	json_object_set_new(e, "id", json_string(eid(b, oi)));
 	json_object_set_new(e, "rule", json_string(r->id));
-	json_object_set_new(e, "role", json_string(pm_role_name(r->role)));
+	json_object_set_new(e, "role", json_string(pm_role_name(set_aside(a, oi) ? PM_ROLE_CONTEXT :
+										    r->role)));
 	json_object_set_new(e, "class", json_string(r->cls));
 	json_object_set_new(e, "subclass", json_string(r->subcls));
 	json_object_set_new(e, "summary", json_string(pm_obs_summary(a->ev, o, sum)));
@@ -315,6 +356,16 @@ static int trusted_kinds(const struct att *a, const struct cand *c)
 	return n;
 }
 
+/* Whether a live candidate names a host Slurm's record does not list (pm_att_unknown_node). */
+static bool unknown_nodes(const struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && (pm_att_unknown_node(a, a->c[i].node) ||
+				      (a->c[i].nalso && pm_att_unknown_node(a, a->c[i].also[0]))))
+			return true;
+	return false;
+}
+
 static json_t *decision_json(const struct att *a, const struct cand *c, const char *status,
 			     const char *conf, const char *nodes, bool any_hw, const char *test)
 {
@@ -344,7 +395,7 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		/* a node the folder's words only guessed, or only a record with a column the
 		 * user writes (att_sched.c), is named, never excluded */
 		bool excl = any_hw && nodes[0] && !pm_att_node_guessed(a, c) &&
-			    !(c && c->user_record);
+			    !(c && c->user_record) && !unknown_nodes(a);
 		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
 		/* json_sprintf, not BUF: a long host list must not cut the sentence short */
 		json_object_set_new(cont, "action",
@@ -380,6 +431,31 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_decref(rep);
 		json_decref(d);
 		return json_null();
+	}
+	if (pm_att_unknown_node(a, c->node) &&
+	    (c->hardware || !strcmp(dec->node_id && node_specific(a, c) ? dec->node_id :
+									   dec->cont_id,
+				    "retry-exclude-node"))) {
+		/* a host Slurm's record does not list, that fits several of the job's nodes:
+		 * no exclusion names it (Slurm knows no such node), nor a guess among them */
+		json_object_set_new(cont, "id", json_string("retry"));
+		json_object_set_new(cont, "action",
+				    json_sprintf("retry the job; %s, where the evidence places the "
+						 "cause, is no node of Slurm's record of the job (the "
+						 "name fits several of its nodes): find which one it is "
+						 "before excluding any",
+						 nodes));
+		json_object_set_new(cont, "owner", json_string("user"));
+		json_object_set_new(cont, "reversible", json_true());
+		json_object_set_new(cont, "justified", json_true());
+		json_object_set_new(d, "containment", cont);
+		json_decref(rep);
+		json_object_set_new(d, "repair", json_null());
+		pm_subst(buf, sizeof(buf), dec->overturn, nodes);
+		json_object_set_new(d, "overturn", json_string(buf));
+		pm_subst(buf, sizeof(buf), dec->next_test, nodes);
+		json_object_set_new(d, "next_test", json_string(buf));
+		return d;
 	}
 	if ((c->fallback || pm_att_node_guessed(a, c) || c->user_record || !nodes[0]) &&
 	    c->hardware) {
@@ -893,7 +969,7 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	pm_rankset_done(ors, &nors);
 	for (size_t i = 0; i < ev->nobs && !completed && ons; i++) {
 		const struct pm_obs *o = &ev->obs[i];
-		if (!is_error_role(R(a, i)->role))
+		if (!is_error_role(R(a, i)->role) || set_aside(a, i))
 			continue;
 		if (o->node && !bsearch(&o->node, ons, non, sizeof(*ons), pm_cmp_str_null))
 			json_array_append_new(bys_n, json_string(o->node));
@@ -930,8 +1006,9 @@ static json_t *verdict_first_error(struct vb *b)
 		if (!o->has_time ||
 		    (r != PM_ROLE_ORIGIN && r != PM_ROLE_CASCADE && r != PM_ROLE_TEARDOWN))
 			continue;
-		/* another node's line, another job's GPU: not this job's error */
-		if (pm_att_other_node(a, o) || (R(a, i)->hardware && pm_att_other_gpu(a, o)))
+		/* another node's line, another job's GPU, a line from outside the job's time:
+		 * not this job's error */
+		if (set_aside(a, i))
 			continue;
 		agrees = l && ((l->node[0] && o->node && !strcmp(o->node, l->node)) ||
 			       (!l->node[0] && r == PM_ROLE_ORIGIN));

@@ -776,6 +776,138 @@ START_TEST(test_kernel_pid_link)
 }
 END_TEST
 
+/* A job node's Xid in a loghost's file under another spelling of its name: the verdict names
+ * the node as Slurm's record does (origin, decision), whatever the line wrote; a name that
+ * fits several of the job's nodes names none to exclude. */
+static json_t *spelt_xid(struct pm_ruleset *rs, const char *dir, const char *nodelist,
+			 const char *host)
+{
+	char rel[300], buf[600];
+
+	snprintf(rel, sizeof(rel), "%s/sacct.txt", dir);
+	snprintf(buf, sizeof(buf),
+		 "JobID|State|ExitCode|Start|End|NodeList|NNodes\n"
+		 "7|FAILED|1:0|2026-11-30T03:01:00|2026-11-30T03:12:30|%s|2\n",
+		 nodelist);
+	pmt_mk(tmp, rel, buf);
+	snprintf(rel, sizeof(rel), "%s/slurm-7.out", dir);
+	pmt_mk(tmp, rel, "0: step 1 loss 2.3\n");
+	snprintf(rel, sizeof(rel), "%s/messages", dir);
+	snprintf(buf, sizeof(buf),
+		 "2026-11-30T03:11:58.000000+00:00 %s kernel: NVRM: Xid (PCI:0000:3b:00): 79, "
+		 "pid=1, GPU has fallen off the bus.\n",
+		 host);
+	pmt_mk(tmp, rel, buf);
+	return diagnose_dir(rs, dir);
+}
+
+START_TEST(test_origin_spelt_as_slurm_names_it)
+{
+	const char *cases[][3] = {
+		/* dir, the record's node list, the host as the line writes it */
+		{"fq", "gpu[07-08]", "gpu07.cluster.local"},
+		{"uc", "gpu[07-08]", "GPU07"},
+		{"sh", "gpu07.cluster.local,gpu08.cluster.local", "gpu07"},
+	};
+	struct pm_ruleset *rs = load_more(-1);
+	json_t *v, *d;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *want = i < 2 ? "gpu07" : "gpu07.cluster.local";
+		char ex[64];
+		v = spelt_xid(rs, cases[i][0], cases[i][1], cases[i][2]);
+		ck_assert_msg(!strcmp(vstr(v, "cause", "class") ?: "", "gpu_hardware"), "case %zu",
+			      i);
+		ck_assert_msg(json_array_size(json_object_get(json_object_get(v, "origin"), "nodes")) ==
+					      1 &&
+				      !strcmp(json_string_value(json_array_get(
+						      json_object_get(json_object_get(v, "origin"),
+								      "nodes"),
+						      0)),
+					      want),
+			      "case %zu: origin", i);
+		d = json_object_get(json_object_get(v, "decision"), "containment");
+		snprintf(ex, sizeof(ex), "excluding %s", want);
+		ck_assert_msg(strstr(vstr(d, NULL, "action"), ex), "case %zu: %s", i,
+			      vstr(d, NULL, "action"));
+		json_decref(v);
+	}
+	/* a short name beside two full names that share it: which node is not known, so none
+	 * is excluded, and the name Slurm does not know is in no exclusion */
+	v = spelt_xid(rs, "two", "gpu07.a.example,gpu07.b.example", "gpu07");
+	ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
+	ck_assert_str_eq(vstr(v, NULL, "confidence"), "hypothesis");
+	d = json_object_get(json_object_get(v, "decision"), "containment");
+	ck_assert_str_eq(vstr(d, NULL, "id"), "retry");
+	ck_assert_ptr_null(strstr(vstr(d, NULL, "action"), "excluding gpu07"));
+	ck_assert_ptr_null(strstr(vstr(d, NULL, "action"), "--exclude"));
+	ck_assert(json_is_null(json_object_get(json_object_get(v, "decision"), "repair")));
+	ck_assert(why_has(v, "fits several of its nodes", NULL));
+	json_decref(v);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* nvidia-smi -q's entry of one GPU: bus BUS (hex), Minor Number MINOR. */
+static void smi_gpu(char *out, size_t len, const char *bus, int minor)
+{
+	snprintf(out, len,
+		 "GPU 00000000:%s:00.0\n"
+		 "    Product Name                          : NVIDIA A100-SXM4-80GB\n"
+		 "    Minor Number                          : %d\n"
+		 "    PCI\n"
+		 "        Bus Id                            : 00000000:%s:00.0\n"
+		 "    ECC Errors\n"
+		 "        Volatile\n"
+		 "            DRAM Uncorrectable            : 0\n",
+		 bus, minor, bus);
+}
+
+/* A job given GPUs 1 and 5 of n2, whose nvidia-smi was its cgroup's view (rows 0 and 1):
+ * the Xid of the GPU at row 1, Minor Number 5, is rank 3's (its list holds the node's index
+ * 5), not rank 2's (its list holds 1, the row's number).  Lists CUDA_VISIBLE_DEVICES gave
+ * (0 and 1) number the job's view as the rows do: row 1 is rank 3's there too. */
+START_TEST(test_gpu_rank_by_minor_number)
+{
+	struct pm_ruleset *rs = load_more(-1);
+	const char *from[] = {"SLURM_STEP_GPUS", "CUDA_VISIBLE_DEVICES"};
+
+	for (size_t i = 0; i < 2; i++) {
+		char dir[16], rel[64], map[600], g0[400], g1[400], smi[1000];
+		json_t *v;
+		snprintf(dir, sizeof(dir), "gm%zu", i);
+		stale_job(dir, "0: hello\n",
+			  "2026-11-30T03:11:30,000000+00:00 NVRM: Xid (PCI:0000:5b:00): 79, pid=9, "
+			  "GPU has fallen off the bus.\n");
+		snprintf(map, sizeof(map),
+			 "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\","
+			 "\"node\":\"n2\",\"rank\":2,\"local_rank\":0,\"pid\":200,\"gpus\":\"%s\","
+			 "\"gpus_from\":\"%s\"}\n"
+			 "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"77\",\"step\":\"0\","
+			 "\"node\":\"n2\",\"rank\":3,\"local_rank\":1,\"pid\":201,\"gpus\":\"%s\","
+			 "\"gpus_from\":\"%s\"}\n",
+			 i ? "0" : "1", from[i], i ? "1" : "5", from[i]);
+		snprintf(rel, sizeof(rel), "%s/n2/rank_map.jsonl", dir);
+		pmt_mk(tmp, rel, map);
+		smi_gpu(g0, sizeof(g0), "1b", 1);
+		smi_gpu(g1, sizeof(g1), "5b", 5);
+		snprintf(smi, sizeof(smi),
+			 "\n==============NVSMI LOG==============\n\n"
+			 "Driver Version                            : 550.90.07\n\n"
+			 "Attached GPUs                             : 2\n%s%s",
+			 g0, g1);
+		snprintf(rel, sizeof(rel), "%s/n2/nvidia-smi-q.txt", dir);
+		pmt_mk(tmp, rel, smi);
+		v = diagnose_dir(rs, dir);
+		ck_assert_str_eq(vstr(v, "cause", "class"), "gpu_hardware");
+		ck_assert_msg(origin_is(v, "n2"), "case %zu: node", i);
+		ck_assert_msg(origin_has_rank(v, 3) && !origin_has_rank(v, 2), "case %zu: rank", i);
+		json_decref(v);
+	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- the comment line ---- */
 
 START_TEST(test_comment_line)
@@ -857,6 +989,8 @@ void engine_attribution_tests(TCase *t)
 	tcase_add_test(t, test_line_keys_vector_same);
 	tcase_add_test(t, test_skew_bounded_by_task_exits);
 	tcase_add_test(t, test_kernel_pid_link);
+	tcase_add_test(t, test_origin_spelt_as_slurm_names_it);
+	tcase_add_test(t, test_gpu_rank_by_minor_number);
 	tcase_add_test(t, test_comment_line);
 	tcase_add_test(t, test_same_class_hardware_on_two_nodes);
 	tcase_add_test(t, test_fixture_compare);
