@@ -435,12 +435,26 @@ static void file_node_alias(struct att *a, struct pm_obs *o, const bool *jobline
 	o->node = d;
 }
 
+/* Where a launcher numbered the ranks, the one node all of Slurm's tasks ran on (its agents
+ * started every rank there); NULL when they ran on several, or none is known, or the record
+ * lists more nodes (a provisional verdict's rank map may lack a node's bundle). */
+static const char *tnode_one(const struct att *a)
+{
+	if (a->ev->job.nnodes > 1)
+		return NULL;
+	for (size_t i = 1; i < a->ntnode; i++)
+		if (strcmp(a->tnode[i].node, a->tnode[0].node))
+			return NULL;
+	return a->ntnode ? a->tnode[0].node : NULL;
+}
+
 /* A line that names its rank ran where that rank ran: the rank map knows, not the node that
  * read the file (the job's output is read on the batch node only); its srun label, when it
  * has one, says which task wrote it (label_node). */
 void pm_att_place_obs(struct att *a)
 {
 	bool *jobline = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*jobline));
+	const char *one = tnode_one(a);
 
 	for (size_t i = 0; jobline && i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
@@ -459,6 +473,8 @@ void pm_att_place_obs(struct att *a)
 
 		if (!n && o->rank >= 0)
 			n = pm_att_rank_node(a, o->rank);
+		if (!n && o->rank >= 0 && !o->node && a->tnode)
+			n = one; /* every task on one node: so is every rank */
 		if (n && (!o->node || strcmp(o->node, n))) {
 			char *d = strdup(n);
 			if (d) {
