@@ -1132,6 +1132,19 @@ void pm_att_phase_confidence(struct att *a)
 			   "confidence hypothesis, and no node is excluded.",
 			   l->node, l->cls, l->sub);
 	}
+	/* peer votes (phase 6) are the job's output alone, and at hypothesis already: where the
+	 * plugin's records, or srun's, say the node they name only had its tasks ended by Slurm
+	 * after a task elsewhere failed of itself, they advise no exclusion either */
+	if (l->lead == LEAD_VOTES && !l->contradicted && l->node[0] && output_only(a, l) &&
+	    ((other = pm_att_clean_exits(a, l->node)) || (other = pm_att_srun_ended(a, l->node)))) {
+		a->conf = "hypothesis";
+		l->contradicted = true;
+		pm_att_why(a,
+			   "Only the job's output's peer votes name %s, and Slurm's records say no "
+			   "task failed there of itself: each was ended by Slurm after a task on %s "
+			   "failed; confidence hypothesis.",
+			   l->node, other);
+	}
 	/* a set-up failure reported only after the job had made progress: most likely a peer
 	 * gone silent, seen from the ranks that report it; their node is no suspect */
 	if (a->status == VS_ATTRIBUTED && l->late_setup) {

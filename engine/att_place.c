@@ -1453,12 +1453,19 @@ int pm_att_phase_place(struct att *a)
 	/* a line of the job's output the scan placed by its prefix alone, on a host Slurm
 	 * gainsays, is placed as a line of no node: by srun's report, if anything
 	 * (pm_att_place_one_host).  A node log's prefix (an operator's pdsh over the nodes'
-	 * dmesg, trusted or not) is its gatherer's, and kept (job_text). */
+	 * dmesg, trusted or not) is its gatherer's, and kept (job_text).  One Slurm does not
+	 * gainsay keeps its host, as the folder's words: only srun's label and NCCL's
+	 * host:pid:tid name their own node (phase 14), a "host: " the program printed does not,
+	 * so its lead's exclusion is only offered (pm_att_node_guessed). */
 	for (size_t i = 0; i < ev->nobs; i++) {
 		struct pm_obs *o = &ev->obs[i];
-		if (prefix_only_node(a, o) && prefix_gainsaid(a, o->node, o, &said)) {
+		if (!prefix_only_node(a, o))
+			continue;
+		if (prefix_gainsaid(a, o->node, o, &said)) {
 			free(o->node);
 			o->node = NULL;
+		} else {
+			a->guessed[i] = true;
 		}
 	}
 	if (unify_case(a) < 0)

@@ -84,6 +84,46 @@ static bool rankmap_node(const char **nodes, size_t n, const char *node)
 }
 
 /*
+ * Whether the job's output shows that a launcher, not Slurm, numbered the ranks its tags give
+ * ("[rank6]: ...", PyTorch's global rank under one torchrun agent a node): a tag's rank at
+ * or past the step's task count, or a line of torchrun's elastic agent.  The rank map and
+ * srun's task lines number Slurm's tasks; such a tag's rank is then no task of theirs.
+ */
+static bool launcher_ranks(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	const int count = ev->job.ntasks > 0 ? ev->job.ntasks : 0;
+
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (o->source != PM_SRC_APP_LOG)
+			continue;
+		if (count && o->rank >= count && (!o->has_label || o->label != o->rank))
+			return true;
+		/* the agent's own lines: its rule, or its logger's module path */
+		if (!strncmp(R(a, i)->id, "torchrun-", 9) ||
+		    (o->raw && (strstr(o->raw, "distributed.elastic") ||
+				strstr(o->raw, "distributed/elastic/") ||
+				strstr(o->raw, "torch/distributed/run.py"))))
+			return true;
+	}
+	return false;
+}
+
+/* Sorts the N entries at V by rank and keeps each rank's first; returns how many remain. */
+static size_t rnode_unique(struct rnode *v, size_t n)
+{
+	size_t k = 0;
+
+	if (n > 1)
+		pm_sort(v, n, sizeof(*v), cmprnode);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[k - 1].rank != v[i].rank)
+			v[k++] = v[i];
+	return k;
+}
+
+/*
  * rank -> node, from every source that places ranks, the first that knows a rank winning:
  * the plugin's rank map, then Slurm's task lines (srun_tasks), then the scanner's prefixes
  * (launchers and NCCL lines that carry both host and rank), then the set-up lines of the
@@ -91,6 +131,9 @@ static bool rankmap_node(const char **nodes, size_t n, const char *node)
  * communicator, where no two of them put one rank on two hosts).  A node the rank map covers
  * gets no further rank from the other sources: a provisional verdict, with one node's
  * bundle still out, must not place that node's ranks where the job's output was read.
+ * Where a launcher numbered the ranks (launcher_ranks), the rank map's and srun's entries
+ * place Slurm's tasks only (TNODE, for srun's labels): a rank tag then has no node unless a
+ * source that names both its host and its rank places it.
  */
 static int place_ranks(struct att *a)
 {
@@ -158,12 +201,22 @@ static int place_ranks(struct att *a)
 			a->rnode[n++] =
 				(struct rnode){o->rank, ev->ntasks + nsr + ev->nranks + i, o->node};
 	}
-	if (n > 1)
-		pm_sort(a->rnode, n, sizeof(*a->rnode), cmprnode);
-	a->nrnode = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!a->nrnode || a->rnode[a->nrnode - 1].rank != a->rnode[i].rank)
-			a->rnode[a->nrnode++] = a->rnode[i];
+	if (launcher_ranks(a)) {
+		size_t nt = 0, k = 0;
+		for (size_t i = 0; i < n; i++)
+			nt += a->rnode[i].seq < ev->ntasks + nsr;
+		if (nt && !(a->tnode = malloc(nt * sizeof(*a->tnode))))
+			goto out;
+		for (size_t i = 0; i < n; i++) {
+			if (a->rnode[i].seq < ev->ntasks + nsr)
+				a->tnode[a->ntnode++] = a->rnode[i];
+			else
+				a->rnode[k++] = a->rnode[i];
+		}
+		n = k;
+		a->ntnode = rnode_unique(a->tnode, a->ntnode);
+	}
+	a->nrnode = rnode_unique(a->rnode, n);
 	a->mapn = mapn;
 	a->nmapn = nmap;
 	a->placed = sr; /* the nodes of RNODE point into it */
@@ -301,8 +354,20 @@ static const char *label_node(const struct att *a, const struct pm_obs *o)
 	} else {
 		pm_peel(f->format, o->raw, strlen(o->raw), NULL, &pe);
 	}
-	if (pe.label < 0 || pe.label == o->rank)
+	if (pe.label < 0 || (pe.label == o->rank && !a->tnode))
 		return NULL;
+	if (a->tnode) { /* a launcher numbered the ranks: the label is Slurm's task */
+		for (size_t lo = 0, hi = a->ntnode; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (a->tnode[mid].rank == pe.label)
+				return a->tnode[mid].node;
+			if (a->tnode[mid].rank < pe.label)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return NULL;
+	}
 	return pm_att_rank_node(a, pe.label);
 }
 
@@ -493,12 +558,26 @@ static void file_node_alias(struct att *a, struct pm_obs *o, const bool *jobline
 	o->node = d;
 }
 
+/* Where a launcher numbered the ranks, the one node all of Slurm's tasks ran on (its agents
+ * started every rank there); NULL when they ran on several, or none is known, or the record
+ * lists more nodes (a provisional verdict's rank map may lack a node's bundle). */
+static const char *tnode_one(const struct att *a)
+{
+	if (a->ev->job.nnodes > 1)
+		return NULL;
+	for (size_t i = 1; i < a->ntnode; i++)
+		if (strcmp(a->tnode[i].node, a->tnode[0].node))
+			return NULL;
+	return a->ntnode ? a->tnode[0].node : NULL;
+}
+
 /* A line that names its rank ran where that rank ran: the rank map knows, not the node that
  * read the file (the job's output is read on the batch node only); its srun label, when it
  * has one, says which task wrote it (label_node). */
 void pm_att_place_obs(struct att *a)
 {
 	bool *jobline = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*jobline));
+	const char *one = tnode_one(a);
 
 	for (size_t i = 0; jobline && i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
@@ -517,13 +596,16 @@ void pm_att_place_obs(struct att *a)
 
 		if (!n && o->rank >= 0)
 			n = pm_att_rank_node(a, o->rank);
+		if (!n && o->rank >= 0 && !o->node && a->tnode)
+			n = one; /* every task on one node: so is every rank */
 		if (n && (!o->node || strcmp(o->node, n))) {
 			char *d = strdup(n);
 			if (d) {
 				free(o->node);
 				o->node = d;
 			}
-		} else if (!n && o->rank >= 0 && rankmap_node(a->mapn, a->nmapn, o->node)) {
+		} else if (!n && o->rank >= 0 && !a->tnode &&
+			   rankmap_node(a->mapn, a->nmapn, o->node)) {
 			/* the rank map names that node's ranks, and not this one */
 			free(o->node);
 			o->node = NULL;

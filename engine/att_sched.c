@@ -242,13 +242,18 @@ static void record_user_text(struct att *a, struct cand *c)
 
 /* NODE_FAIL: the node the record names, or (sacct before 23.02 has no FailedNode) the
  * job's node that srun saw fail, whose words are in the job's output: a lead, at
- * hypothesis; else, when the record says NODE_FAIL, the class alone, naming no node. */
+ * hypothesis, its exclusion only offered (the job's output is the user's: c->guess, as a
+ * node only the folder's words name); else, when the record says NODE_FAIL, the class
+ * alone, naming no node.  srun labels no line of its own: a labelled or rank-tagged
+ * "srun: error: Node failure on X" is the program's, and srun's lines naming two nodes
+ * name no one node. */
 static void sched_node_fail(struct att *a)
 {
 	const struct pm_jobinfo *j = &a->ev->job;
 	const char *fn = NULL;
 	char buf[256];
 	struct cand *c;
+	bool two = false;
 
 	if (j->failed_node) {
 		if (has_kind(a, PM_K_NODE_FAIL, false))
@@ -260,15 +265,30 @@ static void sched_node_fail(struct att *a)
 	}
 	if (has_kind(a, PM_K_NODE_FAIL, true))
 		return;
-	for (size_t i = 0; !fn && i < a->ev->nobs; i++) {
+	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
-		const char *n = a->ev->obs[i].node;
+		const struct pm_obs *o = &a->ev->obs[i];
+		const char *n = o->node;
 		if (r->role != PM_ROLE_CONFIRMATION || !r->subcls || !n ||
 		    !pm_is_kind(r->cls, r->subcls, PM_K_NODE_FAIL))
 			continue;
-		for (size_t k = 0; k < j->nnodes; k++)
-			if (j->nodes[k] && !strcmp(j->nodes[k], n))
-				fn = n;
+		if (o->source == PM_SRC_APP_LOG &&
+		    (o->rank >= 0 || (o->has_label && o->label >= 0)))
+			continue; /* under a task's label or rank tag: the program printed it */
+		for (size_t k = 0; k < j->nnodes; k++) {
+			if (!j->nodes[k] || strcmp(j->nodes[k], n))
+				continue;
+			if (fn && strcmp(fn, n))
+				two = true;
+			fn = fn ? fn : n;
+		}
+	}
+	if (two) {
+		pm_att_why(a,
+			   "srun's lines name more than one node as failed (%s, ...): they name "
+			   "no one node.",
+			   fn);
+		fn = NULL;
 	}
 	if (!fn) {
 		/* the record says a node failed, and nothing says which: the class without a
@@ -286,6 +306,7 @@ static void sched_node_fail(struct att *a)
 		record_user_text(a, c);
 		c->strength = PM_WEAK;
 		c->corroborated = false;
+		c->guess = true;
 	}
 }
 

@@ -325,6 +325,7 @@ static void att_free(struct att *a)
 	free(a->pstart);
 	free(a->known);
 	free(a->rnode);
+	free(a->tnode);
 	free(a->mapn);
 	free(a->placed);
 	free(a->hosts);

@@ -130,6 +130,10 @@ struct att {
 	size_t nknown;
 	struct rnode *rnode; /* rank -> node, sorted by rank (place_ranks) */
 	size_t nrnode;
+	/* Slurm's task -> node where a launcher numbered the ranks (place_ranks, launcher_ranks):
+	 * the rank map's and srun's, kept out of RNODE and read for srun's labels only */
+	struct rnode *tnode;
+	size_t ntnode;
 	const char **mapn; /* the nodes the rank map covers, sorted */
 	size_t nmapn;
 	struct placed *placed; /* ranks placed by Slurm's task lines */
