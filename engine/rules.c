@@ -535,16 +535,37 @@ out:
 
 /* ---- ruleset.yaml ---- */
 
+static const char *const cont_ids[] = {"none",	  "retry",   "retry-exclude-node",
+				       "fix-job", "requeue", "contact-operators"};
+
+/* An alternative containment of a decision block (node_specific, every_node), if present. */
+static int parse_alt(struct loader *ld, yaml_document_t *doc, const char *key, yaml_node_t *m,
+		     const char *name, char **id, char **action, char **owner)
+{
+	static const char *const ckeys[] = {"id", "action", "owner", NULL};
+	yaml_node_t *ns = map_get(doc, m, name);
+
+	if (!ns)
+		return 0;
+	if (ns->type != YAML_MAPPING_NODE)
+		return fail(ld, ns, "%s must be a mapping", name);
+	if (check_keys(ld, doc, ns, ckeys, name) < 0 || get_str(ld, doc, ns, "id", true, id) < 0 ||
+	    get_str(ld, doc, ns, "action", true, action) < 0 ||
+	    get_str(ld, doc, ns, "owner", true, owner) < 0)
+		return -1;
+	if (enum_lookup(*id, cont_ids, 6) < 0)
+		return fail(ld, ns, "%s: %s id '%s' is not a containment id", key, name, *id);
+	return 0;
+}
+
 static int parse_decision(struct loader *ld, yaml_document_t *doc, const char *key, yaml_node_t *m,
 			  struct pm_decision *d)
 {
-	static const char *const keys[] = {"owner",	"containment",	 "repair", "overturn",
-					   "next_test", "node_specific", NULL};
+	static const char *const keys[] = {"owner",	"containment",	 "repair",     "overturn",
+					   "next_test", "node_specific", "every_node", NULL};
 	static const char *const ckeys[] = {"id", "action", "owner", NULL};
 	static const char *const rkeys[] = {"action", "owner", "requires", NULL};
-	static const char *const ids[] = {"none",    "retry",	"retry-exclude-node",
-					  "fix-job", "requeue", "contact-operators"};
-	yaml_node_t *c, *r, *ns;
+	yaml_node_t *c, *r;
 	char *slash;
 
 	d->key = strdup(key);
@@ -572,24 +593,16 @@ static int parse_decision(struct loader *ld, yaml_document_t *doc, const char *k
 	    get_str(ld, doc, m, "overturn", true, &d->overturn) < 0 ||
 	    get_str(ld, doc, m, "next_test", true, &d->next_test) < 0)
 		return -1;
-	if (enum_lookup(d->cont_id, ids, 6) < 0)
+	if (enum_lookup(d->cont_id, cont_ids, 6) < 0)
 		return fail(ld, c,
 			    "%s: containment id '%s' is not one of none, retry, "
 			    "retry-exclude-node, fix-job, requeue, contact-operators",
 			    key, d->cont_id);
-	if ((ns = map_get(doc, m, "node_specific"))) {
-		if (ns->type != YAML_MAPPING_NODE ||
-		    check_keys(ld, doc, ns, ckeys, "node_specific") < 0 ||
-		    get_str(ld, doc, ns, "id", true, &d->node_id) < 0 ||
-		    get_str(ld, doc, ns, "action", true, &d->node_action) < 0 ||
-		    get_str(ld, doc, ns, "owner", true, &d->node_owner) < 0)
-			return ns->type != YAML_MAPPING_NODE ?
-				       fail(ld, ns, "node_specific must be a mapping") :
-				       -1;
-		if (enum_lookup(d->node_id, ids, 6) < 0)
-			return fail(ld, ns, "%s: node_specific id '%s' is not a containment id",
-				    key, d->node_id);
-	}
+	if (parse_alt(ld, doc, key, m, "node_specific", &d->node_id, &d->node_action,
+		      &d->node_owner) < 0 ||
+	    parse_alt(ld, doc, key, m, "every_node", &d->every_id, &d->every_action,
+		      &d->every_owner) < 0)
+		return -1;
 	if (r) {
 		if (r->type != YAML_MAPPING_NODE || check_keys(ld, doc, r, rkeys, "repair") < 0 ||
 		    get_str(ld, doc, r, "action", true, &d->repair_action) < 0 ||
@@ -1050,6 +1063,9 @@ void pm_ruleset_destroy(struct pm_ruleset *rs)
 		free(d->node_id);
 		free(d->node_action);
 		free(d->node_owner);
+		free(d->every_id);
+		free(d->every_action);
+		free(d->every_owner);
 	}
 	free(rs->dec);
 	hs_free_scratch(rs->scratch);

@@ -113,7 +113,8 @@ struct pm_decision {
 	char *cont_id, *cont_action, *cont_owner;
 	char *repair_action, *repair_owner, *repair_requires;
 	char *overturn, *next_test;
-	char *node_id, *node_action, *node_owner; /* containment when confined to one node */
+	char *node_id, *node_action, *node_owner;    /* containment when confined to one node */
+	char *every_id, *every_action, *every_owner; /* when on every node of a multi-node job */
 };
 
 /* Whether rule R reads file F: one of its sources, and in a format it allows. */

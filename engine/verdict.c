@@ -337,6 +337,55 @@ static bool node_specific(const struct att *a, const struct cand *c)
 	return c && c->node[0] && !c->nalso && nn > 1 && !c->all_ranks;
 }
 
+/* A failure on every node of a multi-node job (every rank raised it, or the nodes its ranks
+ * and lines name are as many as the job's): the job's setup, not its nodes. */
+static bool every_node(const struct att *a, const struct cand *c)
+{
+	size_t nn, k = 0, distinct = 0;
+	const char **names;
+
+	pm_att_nodes(a, &nn);
+	if (!c || nn < 2)
+		return false;
+	if (c->all_ranks)
+		return true;
+	if (c->node[0] || c->nranks + c->nev < nn)
+		return c->node[0] && 1 + c->nalso >= nn;
+	if (!(names = malloc((c->nranks + c->nev) * sizeof(*names))))
+		return false;
+	for (size_t i = 0; i < c->nranks; i++)
+		if ((names[k] = pm_att_rank_node(a, c->ranks[i])))
+			k++;
+	for (size_t i = 0; i < c->nev; i++)
+		if ((names[k] = a->ev->obs[c->ev[i]].node))
+			k++;
+	qsort(names, k, sizeof(*names), pm_cmp_str);
+	for (size_t i = 0; i < k; i++)
+		distinct += !i || strcmp(names[i - 1], names[i]);
+	free(names);
+	return distinct >= nn;
+}
+
+/* The containment block's choice for C: node_specific when it is confined to one node of a
+ * multi-node job, every_node when it is on all of them, else the block's own. */
+static void containment_of(const struct att *a, const struct cand *c, const struct pm_decision *dec,
+			   const char **id, const char **action, const char **owner)
+{
+	if (dec->node_id && node_specific(a, c)) {
+		*id = dec->node_id;
+		*action = dec->node_action;
+		*owner = dec->node_owner;
+	} else if (dec->every_id && every_node(a, c)) {
+		*id = dec->every_id;
+		*action = dec->every_action;
+		*owner = dec->every_owner;
+	} else {
+		*id = dec->cont_id;
+		*action = dec->cont_action;
+		*owner = dec->cont_owner;
+	}
+}
+
 /* Distinct source kinds the job's user cannot write among a candidate's evidence: a costly
  * repair needs two of them (or the scheduler's own record), never the job's output. */
 static int trusted_kinds(const struct att *a, const struct cand *c)
@@ -371,6 +420,7 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 {
 	json_t *d = json_object(), *cont = json_object(), *rep = json_object();
 	const struct pm_decision *dec;
+	const char *cid = NULL, *caction = NULL, *cowner = NULL;
 	char buf[512];
 	bool attributed = !strcmp(status, "attributed");
 
@@ -485,7 +535,8 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_object_set_new(d, "next_test", json_string(buf));
 		return d;
 	}
-	if (!nodes[0] && !strcmp(dec->cont_id, "retry-exclude-node")) {
+	containment_of(a, c, dec, &cid, &caction, &cowner);
+	if (!nodes[0] && !strcmp(cid, "retry-exclude-node")) {
 		/* no node to exclude (a line of the job's output that names none): "retry the job
 		 * excluding " with nothing after it */
 		json_object_set_new(cont, "id", json_string("retry"));
@@ -495,8 +546,7 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_object_set_new(cont, "owner", json_string("user"));
 		nodes = "the job's nodes"; /* for the sentences below */
 	} else if ((c->contradicted || pm_att_node_guessed(a, c) || pm_att_open_side(a, c)) &&
-		   !strcmp(dec->node_id && node_specific(a, c) ? dec->node_id : dec->cont_id,
-			   "retry-exclude-node")) {
+		   !strcmp(cid, "retry-exclude-node")) {
 		/* only the job's output puts it on its node, and the plugin's records say every
 		 * task there ended cleanly; or only the folder's words (a file's name, a script's
 		 * echo, a one-node job's record) put it there: excluding the node is the user's
@@ -513,17 +563,13 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 								 "job no start or no end, so its "
 								 "event may be another job's"));
 		json_object_set_new(cont, "owner", json_string("user"));
-	} else if (dec->node_id && node_specific(a, c)) {
-		/* the same job ran on the other nodes: the node, not the job, is at fault */
-		json_object_set_new(cont, "id", json_string(dec->node_id));
-		pm_subst(buf, sizeof(buf), dec->node_action, nodes);
-		json_object_set_new(cont, "action", json_string(buf));
-		json_object_set_new(cont, "owner", json_string(dec->node_owner));
 	} else {
-		json_object_set_new(cont, "id", json_string(dec->cont_id));
-		pm_subst(buf, sizeof(buf), dec->cont_action, nodes);
+		/* node_specific: the same job ran on the other nodes, the node is at fault;
+		 * every_node: it failed alike on all of them, the job is */
+		json_object_set_new(cont, "id", json_string(cid));
+		pm_subst(buf, sizeof(buf), caction, nodes);
 		json_object_set_new(cont, "action", json_string(buf));
-		json_object_set_new(cont, "owner", json_string(dec->cont_owner));
+		json_object_set_new(cont, "owner", json_string(cowner));
 	}
 	json_object_set_new(cont, "reversible", json_true());
 	json_object_set_new(cont, "justified", json_true());

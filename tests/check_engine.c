@@ -261,6 +261,34 @@ START_TEST(test_load_missing_dir)
 }
 END_TEST
 
+/* A decision block's every_node containment loads beside node_specific, its id checked
+ * (its use: fixtures launch-no-device-every-node, launch-device-busy-every-node). */
+START_TEST(test_load_every_node)
+{
+	static const char *const block =
+		"ruleset: t\nversion: \"1\"\nclasses:\n  launch_config/driver:\n"
+		"    owner: operators\n"
+		"    containment: {id: retry-exclude-node, action: a, owner: user}\n"
+		"    node_specific: {id: retry-exclude-node, action: b, owner: user}\n"
+		"    every_node: {id: %s, action: c, owner: user}\n"
+		"    overturn: o\n    next_test: n\n";
+	char err[256], p[400], y[600];
+	struct pm_ruleset *rs;
+
+	snprintf(y, sizeof(y), block, "fix-job");
+	pmt_mk(tmp, "rules/ruleset.yaml", y);
+	pmt_mk(tmp, "rules/a.yaml", RULES);
+	snprintf(p, sizeof(p), "%s/rules", tmp);
+	rs = pm_ruleset_load(p, err, sizeof(err));
+	ck_assert_msg(rs != NULL, "%s", err);
+	pm_ruleset_destroy(rs);
+	snprintf(y, sizeof(y), block, "exclude-all");
+	pmt_mk(tmp, "rules/ruleset.yaml", y);
+	ck_assert_ptr_null(pm_ruleset_load(p, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "every_node id 'exclude-all'") != NULL, "%s", err);
+}
+END_TEST
+
 /* A pattern with catastrophic backtracking costs bounded time, never a hang. */
 START_TEST(test_pathological_pattern)
 {
@@ -1616,6 +1644,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_load_errors);
 	tcase_add_test(t, test_taxonomy_one_table);
 	tcase_add_test(t, test_load_missing_dir);
+	tcase_add_test(t, test_load_every_node);
 	tcase_add_test(t, test_pathological_pattern);
 	tcase_add_test(t, test_user_printed_xid_blames_no_node);
 	tcase_add_test(t, test_same_bytes_any_order);
