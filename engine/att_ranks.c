@@ -449,14 +449,22 @@ bool pm_att_unknown_node(const struct att *a, const char *node)
 	       !bsearch(&node, j->nodes, j->nnodes, sizeof(*j->nodes), pm_cmp_str);
 }
 
-/* *NAME as the record spells it, where it names one job node. */
-static void job_name(struct att *a, char **name)
+/* *NAME as the record spells it, where it names one job node.  *SAME: the last name found
+ * spelt so already (the evidence's lists run a node's entries together: one compare, not a
+ * look-up, for most). */
+static void job_name(struct att *a, char **name, const char **same)
 {
 	const char *n;
 	char *d;
 
-	if (!*name || strchr(*name, '[') || !(n = pm_att_job_node(a, *name)) || !strcmp(n, *name))
+	if (!*name || (*same && !strcmp(*name, *same)))
 		return;
+	if (strchr(*name, '[') || !(n = pm_att_job_node(a, *name)))
+		return;
+	if (!strcmp(n, *name)) {
+		*same = n;
+		return;
+	}
 	if ((d = strdup(n))) { /* else kept as it was */
 		free(*name);
 		*name = d;
@@ -488,25 +496,26 @@ int pm_att_job_names(struct att *a)
 	qsort(a->jfirst, n, sizeof(*a->jfirst), cmpjname);
 	/* Slurm's names, wherever the evidence spells a job node otherwise: the origin, the
 	 * bystanders and an exclusion name a node Slurm knows */
+	const char *same = NULL;
 	for (size_t i = 0; i < ev->nfiles; i++) {
-		job_name(a, &ev->files[i].node);
+		job_name(a, &ev->files[i].node, &same);
 		for (unsigned h = 0; h < ev->files[i].nshosts; h++)
-			job_name(a, &ev->files[i].shosts[h]);
+			job_name(a, &ev->files[i].shosts[h], &same);
 	}
 	for (size_t i = 0; i < ev->nranks; i++)
-		job_name(a, &ev->ranks[i].node);
+		job_name(a, &ev->ranks[i].node, &same);
 	for (size_t i = 0; i < ev->ntasks; i++)
-		job_name(a, &ev->tasks[i].node);
+		job_name(a, &ev->tasks[i].node, &same);
 	for (size_t i = 0; i < ev->nfacts; i++)
-		job_name(a, &ev->facts[i].node);
+		job_name(a, &ev->facts[i].node, &same);
 	for (size_t i = 0; i < ev->nipmap; i++)
-		job_name(a, &ev->ipmap[i].node);
+		job_name(a, &ev->ipmap[i].node, &same);
 	for (size_t i = 0; i < ev->ncov; i++)
-		job_name(a, &ev->cov[i].node);
+		job_name(a, &ev->cov[i].node, &same);
 	for (size_t i = 0; i < ev->ncollect; i++)
-		job_name(a, &ev->collect[i].node);
+		job_name(a, &ev->collect[i].node, &same);
 	for (size_t i = 0; i < ev->nobs; i++)
-		job_name(a, &ev->obs[i].node);
+		job_name(a, &ev->obs[i].node, &same);
 	return 0;
 }
 
@@ -752,7 +761,8 @@ int pm_att_phase_gpu_ranks(struct att *a)
 				const struct pm_task *tk = &a->ev->tasks[t];
 				int x = !tk->gpus_relative && minor >= 0 ? minor : idx;
 				if (x >= 0 && tk->node && !strcmp(tk->node, c->node) && tk->gpus &&
-				    pm_att_gpus_has(tk->gpus, x) && pm_att_cand_addrank(c, tk->rank) < 0)
+				    pm_att_gpus_has(tk->gpus, x) &&
+				    pm_att_cand_addrank(c, tk->rank) < 0)
 					return -1;
 			}
 		}
