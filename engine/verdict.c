@@ -222,8 +222,9 @@ static json_t *obs_json(struct vb *b, size_t oi)
 
 	json_object_set_new(e, "id", json_string(eid(b, oi)));
 	json_object_set_new(e, "rule", json_string(r->id));
-	json_object_set_new(e, "role", json_string(pm_role_name(set_aside(a, oi) ? PM_ROLE_CONTEXT :
-										    r->role)));
+	json_object_set_new(e, "role",
+			    json_string(
+				    pm_role_name(set_aside(a, oi) ? PM_ROLE_CONTEXT : r->role)));
 	json_object_set_new(e, "class", json_string(r->cls));
 	json_object_set_new(e, "subclass", json_string(r->subcls));
 	json_object_set_new(e, "summary", json_string(pm_obs_summary(a->ev, o, sum)));
@@ -415,6 +416,32 @@ static bool unknown_nodes(const struct att *a)
 	return false;
 }
 
+/* D's overturn and next test, DEC's with NODES put in. */
+static void decision_tests(json_t *d, const struct pm_decision *dec, const char *nodes)
+{
+	char buf[512];
+
+	pm_subst(buf, sizeof(buf), dec->overturn, nodes);
+	json_object_set_new(d, "overturn", json_string(buf));
+	pm_subst(buf, sizeof(buf), dec->next_test, nodes);
+	json_object_set_new(d, "next_test", json_string(buf));
+}
+
+/* A retry that advises no exclusion: CONT (ACTION) the user's, D without a repair. */
+static json_t *retry_only(json_t *d, json_t *cont, json_t *rep, json_t *action,
+			  const struct pm_decision *dec, const char *nodes)
+{
+	json_object_set_new(cont, "action", action);
+	json_object_set_new(cont, "owner", json_string("user"));
+	json_object_set_new(cont, "reversible", json_true());
+	json_object_set_new(cont, "justified", json_true());
+	json_object_set_new(d, "containment", cont);
+	json_decref(rep);
+	json_object_set_new(d, "repair", json_null());
+	decision_tests(d, dec, nodes);
+	return d;
+}
+
 static json_t *decision_json(const struct att *a, const struct cand *c, const char *status,
 			     const char *conf, const char *nodes, bool any_hw, const char *test)
 {
@@ -483,29 +510,20 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		return json_null();
 	}
 	if (pm_att_unknown_node(a, c->node) &&
-	    (c->hardware || !strcmp(dec->node_id && node_specific(a, c) ? dec->node_id :
-									   dec->cont_id,
-				    "retry-exclude-node"))) {
+	    (c->hardware ||
+	     !strcmp(dec->node_id && node_specific(a, c) ? dec->node_id : dec->cont_id,
+		     "retry-exclude-node"))) {
 		/* a host Slurm's record does not list, that fits several of the job's nodes:
 		 * no exclusion names it (Slurm knows no such node), nor a guess among them */
 		json_object_set_new(cont, "id", json_string("retry"));
-		json_object_set_new(cont, "action",
-				    json_sprintf("retry the job; %s, where the evidence places the "
-						 "cause, is no node of Slurm's record of the job (the "
-						 "name fits several of its nodes): find which one it is "
-						 "before excluding any",
-						 nodes));
-		json_object_set_new(cont, "owner", json_string("user"));
-		json_object_set_new(cont, "reversible", json_true());
-		json_object_set_new(cont, "justified", json_true());
-		json_object_set_new(d, "containment", cont);
-		json_decref(rep);
-		json_object_set_new(d, "repair", json_null());
-		pm_subst(buf, sizeof(buf), dec->overturn, nodes);
-		json_object_set_new(d, "overturn", json_string(buf));
-		pm_subst(buf, sizeof(buf), dec->next_test, nodes);
-		json_object_set_new(d, "next_test", json_string(buf));
-		return d;
+		return retry_only(
+			d, cont, rep,
+			json_sprintf("retry the job; %s, where the evidence places the "
+				     "cause, is no node of Slurm's record of the job (the "
+				     "name fits several of its nodes): find which one it is "
+				     "before excluding any",
+				     nodes),
+			dec, nodes);
 	}
 	if ((c->fallback || pm_att_node_guessed(a, c) || c->user_record || !nodes[0]) &&
 	    c->hardware) {
@@ -515,25 +533,15 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		 * no node at all (a kernel log of unknown origin in a hand folder: there is no
 		 * node to exclude or repair): retry; excluding the node is the user's choice */
 		json_object_set_new(cont, "id", json_string("retry"));
-		json_object_set_new(
-			cont, "action",
+		return retry_only(
+			d, cont, rep,
 			nodes[0] ? json_sprintf("retry the job; excluding %s (--exclude=%s) is "
 						"your reversible choice while nothing the user "
 						"cannot write confirms it",
 						nodes, nodes) :
 				   json_string("retry the job; if it recurs, collect the kernel "
-					       "log and nvidia-smi -q of its nodes"));
-		json_object_set_new(cont, "owner", json_string("user"));
-		json_object_set_new(cont, "reversible", json_true());
-		json_object_set_new(cont, "justified", json_true());
-		json_object_set_new(d, "containment", cont);
-		json_decref(rep);
-		json_object_set_new(d, "repair", json_null());
-		pm_subst(buf, sizeof(buf), dec->overturn, nodes[0] ? nodes : "the job's nodes");
-		json_object_set_new(d, "overturn", json_string(buf));
-		pm_subst(buf, sizeof(buf), dec->next_test, nodes[0] ? nodes : "the job's nodes");
-		json_object_set_new(d, "next_test", json_string(buf));
-		return d;
+					       "log and nvidia-smi -q of its nodes"),
+			dec, nodes[0] ? nodes : "the job's nodes");
 	}
 	containment_of(a, c, dec, &cid, &caction, &cowner);
 	if (!nodes[0] && !strcmp(cid, "retry-exclude-node")) {
@@ -588,10 +596,7 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		json_decref(rep);
 		json_object_set_new(d, "repair", json_null());
 	}
-	pm_subst(buf, sizeof(buf), dec->overturn, nodes);
-	json_object_set_new(d, "overturn", json_string(buf));
-	pm_subst(buf, sizeof(buf), dec->next_test, nodes);
-	json_object_set_new(d, "next_test", json_string(buf));
+	decision_tests(d, dec, nodes);
 	return d;
 }
 
