@@ -818,8 +818,8 @@ START_TEST(test_origin_spelt_as_slurm_names_it)
 		v = spelt_xid(rs, cases[i][0], cases[i][1], cases[i][2]);
 		ck_assert_msg(!strcmp(vstr(v, "cause", "class") ?: "", "gpu_hardware"), "case %zu",
 			      i);
-		ck_assert_msg(json_array_size(json_object_get(json_object_get(v, "origin"), "nodes")) ==
-					      1 &&
+		ck_assert_msg(json_array_size(json_object_get(json_object_get(v, "origin"),
+							      "nodes")) == 1 &&
 				      !strcmp(json_string_value(json_array_get(
 						      json_object_get(json_object_get(v, "origin"),
 								      "nodes"),
