@@ -708,6 +708,10 @@ def build(style, rules, fixdir, base, out):
 # Known gaps, each with its reason: listed as "known" and not counted; one that passes again
 # is reported so that its entry can go.
 KNOWN = {
+    ('squashed', 'launch-cuda-init-warning-words-near-miss'):
+        'a traceback squashed onto one line and ending on "FileNotFoundError: [Errno 2] ..." '
+        'is read by no rule (the start\'s engine and rules, 07dfc7c, give the same unknown): '
+        'a gap of the squashed reading, not of the warning rules this fixture is about',
     ('squashed', 'app-py-traceback-quoted-error-literal'):
         'a traceback whose line breaks are lost has no frame line above its source line: the '
         'quoted code is read as any text (READING.md, "Code a traceback quotes": physical '
