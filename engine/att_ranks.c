@@ -311,21 +311,25 @@ int pm_att_phase_ranks(struct att *a)
 	return 0;
 }
 
+/* RANK's node in V (N entries, sorted by rank, one each: rnode_unique); NULL none. */
+static const char *rnode_find(const struct rnode *v, size_t n, int rank)
+{
+	for (size_t lo = 0, hi = n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].rank == rank)
+			return v[mid].node;
+		if (v[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 const char *pm_att_rank_node(const struct att *a, int rank)
 {
-	if (a->rnode) {
-		size_t lo = 0, hi = a->nrnode;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (a->rnode[mid].rank == rank)
-				return a->rnode[mid].node;
-			if (a->rnode[mid].rank < rank)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return NULL;
-	}
+	if (a->rnode)
+		return rnode_find(a->rnode, a->nrnode, rank);
 	for (size_t i = 0; i < a->ev->ntasks; i++)
 		if (a->ev->tasks[i].rank == rank && a->ev->tasks[i].node)
 			return a->ev->tasks[i].node;
@@ -356,18 +360,8 @@ static const char *label_node(const struct att *a, const struct pm_obs *o)
 	}
 	if (pe.label < 0 || (pe.label == o->rank && !a->tnode))
 		return NULL;
-	if (a->tnode) { /* a launcher numbered the ranks: the label is Slurm's task */
-		for (size_t lo = 0, hi = a->ntnode; lo < hi;) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (a->tnode[mid].rank == pe.label)
-				return a->tnode[mid].node;
-			if (a->tnode[mid].rank < pe.label)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return NULL;
-	}
+	if (a->tnode) /* a launcher numbered the ranks: the label is Slurm's task */
+		return rnode_find(a->tnode, a->ntnode, pe.label);
 	return pm_att_rank_node(a, pe.label);
 }
 
