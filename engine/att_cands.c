@@ -796,23 +796,6 @@ static bool file_fact(const struct att *a, uint32_t file, int gpu, const char *n
 	return false;
 }
 
-/* The job's own GPUs on NODE as the plugin's records give them (physical indices) do not
- * hold GPU: -1 a GPU of another job (a shared node), 0 no record says, +1 one of the job's. */
-static int job_gpu(const struct att *a, const char *node, int gpu)
-{
-	int known = 0;
-
-	for (size_t t = 0; t < a->ev->ntasks; t++) {
-		const struct pm_task *tk = &a->ev->tasks[t];
-		if (!tk->node || strcmp(tk->node, node) || !tk->gpus || tk->gpus_relative)
-			continue;
-		if (pm_att_gpus_has(tk->gpus, gpu))
-			return 1;
-		known = -1;
-	}
-	return known;
-}
-
 /* The compute processes nvidia-smi lists on O's GPU against the job's task pids: +1 each is
  * one of them, -1 none is while every task there is known by its pid, 0 otherwise. */
 static int listed_pids(const struct att *a, const struct pm_obs *o)
@@ -867,7 +850,7 @@ static void refine(struct att *a, struct cand *c)
 		if (!refines(r, c) || r->role != PM_ROLE_CONFIRMATION || !o->trusted ||
 		    guessed(a, k) || !o->node || strcmp(o->node, c->node))
 			continue;
-		if (o->gpu >= 0 && job_gpu(a, c->node, o->gpu) < 0)
+		if (pm_att_other_gpu(a, o)) /* another job's GPU on a shared node */
 			continue;
 		pids = o->gpu >= 0 ? listed_pids(a, o) : 0;
 		if (pids > 0)
