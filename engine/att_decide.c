@@ -859,15 +859,6 @@ static bool fs_shared(const struct cand *c)
 	return !strcmp(c->cls, "storage") && (!strcmp(c->sub, "lustre") || !strcmp(c->sub, "nfs"));
 }
 
-/* Whether candidate L holds observation OI among its evidence. */
-static bool holds(const struct cand *l, size_t oi)
-{
-	for (size_t k = 0; k < l->nev; k++)
-		if (l->ev[k] == oi)
-			return true;
-	return false;
-}
-
 /*
  * A shared filesystem's trouble seen from several nodes (phase 8): the lead is storage, and
  * another node's own evidence of this job's window reports it too: its kernel's Lustre or
@@ -900,7 +891,7 @@ static size_t fs_clients(struct att *a, struct cand *l)
 			own = c->ev[0];
 		}
 		/* its own, or merged into the lead (a job-wide candidate of the class) */
-		if (own == SIZE_MAX || (c->dead && !holds(l, own)))
+		if (own == SIZE_MAX || (c->dead && !pm_att_cand_holds(l, own)))
 			continue;
 		c->co = true;
 		n++;

@@ -191,6 +191,14 @@ static bool obs_before(const struct att *a, const struct pm_obs *o)
 	return o->trusted && pm_att_obs_window(a, o, true) == WIN_BEFORE;
 }
 
+bool pm_att_cand_holds(const struct cand *c, size_t oi)
+{
+	for (size_t k = 0; k < c->nev; k++)
+		if (c->ev[k] == oi)
+			return true;
+	return false;
+}
+
 int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 {
 	const struct pm_obs *o = &a->ev->obs[oi];

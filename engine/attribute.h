@@ -262,6 +262,8 @@ char **pm_att_nodes(const struct att *a, size_t *n);
 struct cand *pm_att_kind_get(struct att *a, enum pm_kind k, const char *node, enum lead lead);
 /* Add observation OI to C's support: its strength, times, ranks, GPUs and summary. */
 int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi);
+/* Whether candidate C holds observation OI among its evidence. */
+bool pm_att_cand_holds(const struct cand *c, size_t oi);
 
 /* att_cands.c: the job's outcome and the candidates (origins, merged, joined, confirmed,
  * and the leads kept when nothing better fits). */

@@ -203,11 +203,8 @@ static bool set_aside(const struct att *a, size_t oi)
 		return true;
 	for (size_t i = 0; i < a->live; i++) {
 		const struct cand *c = &a->c[i];
-		if (c->dead || !named_origin(a, c))
-			continue;
-		for (size_t k = 0; k < c->nev; k++)
-			if (c->ev[k] == oi)
-				return false;
+		if (!c->dead && named_origin(a, c) && pm_att_cand_holds(c, oi))
+			return false;
 	}
 	return true;
 }
