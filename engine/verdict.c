@@ -326,6 +326,15 @@ void pm_subst(char *out, size_t len, const char *tmpl, const char *node)
 	out[n] = '\0';
 }
 
+/* Why a node pm_att_node_guessed names is not excluded: beside the plugin's records or a
+ * collector's bundle, only a line's "host: " prefix, text the job printed, placed it
+ * (pm_att_phase_place); in a hand-gathered folder, the folder's words. */
+static const char *guessed_why(const struct att *a)
+{
+	return a->ev->ntasks || a->ev->ncollect ? "only a host prefix the job printed names it" :
+						  "only the folder's words name it";
+}
+
 /* A failure confined to one node of a multi-node job (the others ran the same job). */
 static bool node_specific(const struct att *a, const struct cand *c)
 {
@@ -563,7 +572,7 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 				     "reversible choice: %s",
 				     nodes, nodes,
 				     c->contradicted	       ? "only the job's output names it" :
-				     pm_att_node_guessed(a, c) ? "only the folder's words name it" :
+				     pm_att_node_guessed(a, c) ? guessed_why(a) :
 								 "the accounting record gives the "
 								 "job no start or no end, so its "
 								 "event may be another job's"));
