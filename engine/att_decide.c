@@ -1088,6 +1088,17 @@ void pm_att_phase_confidence(struct att *a)
 		if (R(a, l->ev[k])->outcome && !strcmp(R(a, l->ev[k])->outcome, a->outcome))
 			sched = true;
 	a->conf = confidence(a, l, a->status != VS_ATTRIBUTED, sched, slurm_act);
+	/* a node's failure with no node named (NODE_FAIL from a record without FailedNode, no
+	 * srun line of its own naming one): the class is Slurm's own word, the origin is not
+	 * known, and nothing corroborates it on a node (phase 11's `established` wants a second
+	 * source on the same node): at most supported */
+	if (!strcmp(a->conf, "established") && l->hardware && !l->node[0]) {
+		a->conf = "supported";
+		pm_att_why(a,
+			   "%s/%s names no node: nothing corroborates it on the node that failed; "
+			   "at most supported.",
+			   l->cls, l->sub);
+	}
 	/* the job's output placed the lead on a node where the plugin saw no task fail of itself,
 	 * while one failed elsewhere: the records the user cannot write say otherwise */
 	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&

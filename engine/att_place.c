@@ -1417,10 +1417,19 @@ int pm_att_phase_place(struct att *a)
 	size_t nknown;
 	bool said = false;
 
-	if (ev->ntasks || ev->ncollect)
-		return 0;
 	if (!(a->guessed = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))))
 		return -1;
+	/* with the plugin's records or a collector's bundle nothing is placed by guess, but a
+	 * line of the job's output that only a "host: " prefix places (no srun label, no rank
+	 * the rank map maps, no trusted source's host) is still placed by text the program
+	 * printed: its lead is named there, its node's exclusion only offered, as in a
+	 * hand-gathered folder (pm_att_node_guessed; the records' own contradictions are
+	 * pm_att_clean_exits') */
+	if (ev->ntasks || ev->ncollect) {
+		for (size_t i = 0; i < ev->nobs; i++)
+			a->guessed[i] = prefix_only_node(a, &ev->obs[i]);
+		return 0;
+	}
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		if (file_host(&ev->files[i], h, sizeof(h)) &&
 		    add_host(a, h, strlen(h), SP_OTHER) < 0)

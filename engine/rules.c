@@ -384,12 +384,12 @@ static int enum_lookup(const char *s, const char *const *names, int count)
 
 static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, struct pm_rule *r)
 {
-	static const char *const keys[] = {"id",	 "class",    "subclass", "role",
-					   "strength",	 "sources",  "pattern",	 "condition",
-					   "summary",	 "outcome",  "launch",	 "deprecated",
-					   "formats",	 "generic",  "chain",	 "nonfatal",
-					   "reasonless", "attached", "counter",	 "last",
-					   "refines",	 NULL};
+	static const char *const keys[] = {"id",	 "class",	"subclass", "role",
+					   "strength",	 "sources",	"pattern",  "condition",
+					   "summary",	 "outcome",	"launch",   "deprecated",
+					   "formats",	 "generic",	"chain",    "nonfatal",
+					   "reasonless", "attached",	"counter",  "last",
+					   "refines",	 "heeds_level", NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -423,6 +423,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "nonfatal", &r->nonfatal) < 0 ||
 	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0 ||
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
+	    get_bool(ld, doc, m, "heeds_level", &r->heeds_level) < 0 ||
 	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0)
 		goto out;
 	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {

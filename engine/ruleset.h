@@ -84,6 +84,10 @@ struct pm_rule {
 	 * "Exception ignored in: ...") */
 	bool nonfatal;
 	bool attached; /* with nonfatal: only the failure line right after it */
+	/* 'heeds_level': a specific rule that, as a generic one does, reads no line a logger
+	 * wrote at a warning's level or lower (the level word peeled off before the pattern
+	 * sees the text: scan.c, quiet_level) */
+	bool heeds_level;
 	/* 'reasonless': an origin whose line says a set-up failed but not why (NCCL's
 	 * "unhandled system error"); a peer's refusal read beside it is its reason
 	 * (att_decide.c, refused_lead) */

@@ -1032,8 +1032,10 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 	if (pe->skip > pe->end)
 		pe->skip = pe->end;
 	/* an exception a logger wrote at a warning's level or lower was handled: the program
-	 * went on (a retry, a skipped shard); a generic reading leaves it */
-	if (r->generic && quiet_level(pe))
+	 * went on (a retry, a skipped shard); a generic reading leaves it, and so does a rule
+	 * whose words are a warning's as often as a failure's (heeds_level: the level word its
+	 * pattern would refuse is peeled off before the pattern sees the text) */
+	if ((r->generic || r->heeds_level) && quiet_level(pe))
 		return -1;
 	/* a line written for whoever debugs the program (a probe, a retry's detail) is no
 	 * failure's report, whatever its words: only progress and context rules read it */

@@ -326,6 +326,15 @@ void pm_subst(char *out, size_t len, const char *tmpl, const char *node)
 	out[n] = '\0';
 }
 
+/* Why a node pm_att_node_guessed names is not excluded: beside the plugin's records or a
+ * collector's bundle, only a line's "host: " prefix, text the job printed, placed it
+ * (pm_att_phase_place); in a hand-gathered folder, the folder's words. */
+static const char *guessed_why(const struct att *a)
+{
+	return a->ev->ntasks || a->ev->ncollect ? "only a host prefix the job printed names it" :
+						  "only the folder's words name it";
+}
+
 /* A failure confined to one node of a multi-node job (the others ran the same job). */
 static bool node_specific(const struct att *a, const struct cand *c)
 {
@@ -563,7 +572,7 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 				     "reversible choice: %s",
 				     nodes, nodes,
 				     c->contradicted	       ? "only the job's output names it" :
-				     pm_att_node_guessed(a, c) ? "only the folder's words name it" :
+				     pm_att_node_guessed(a, c) ? guessed_why(a) :
 								 "the accounting record gives the "
 								 "job no start or no end, so its "
 								 "event may be another job's"));
@@ -906,6 +915,35 @@ static void join_nodes(json_t *nodes, char *out, size_t len)
 				      json_string_value(json_array_get(nodes, i)));
 }
 
+/*
+ * The summary of C, a cause on every node of a multi-node job that the decision block's
+ * every_node containment takes (the same launch error on all of them: containment_of), said
+ * of all the nodes, NODES (the origin's, a host list), not of the line it was first read
+ * on; of no one rank when several raised it.  Other leads keep theirs.
+ */
+static void every_node_summary(struct att *a, struct cand *c, const char *nodes)
+{
+	const struct pm_decision *d = pm_ruleset_decision(a->rs, c->cls, c->sub);
+	char sum[PM_OBS_SUMMARY_MAX], hl[PM_OBS_SUMMARY_MAX];
+	struct pm_obs o;
+
+	if (!d || !d->every_id || !c->sumobs || !nodes[0] || !strpbrk(nodes, ",[") ||
+	    (d->node_id && node_specific(a, c)) || !every_node(a, c))
+		return;
+	o = a->ev->obs[c->sumobs - 1];
+	snprintf(hl, sizeof(hl), "%s", nodes);
+	o.node = hl;
+	if (c->all_ranks || c->nranks > 1)
+		o.rank = -1;
+	snprintf(c->summary, sizeof(c->summary), "%s", pm_obs_summary(a->ev, &o, sum));
+	if (c->refobs) {
+		char ref[PM_OBS_SUMMARY_MAX];
+		size_t n = strlen(c->summary);
+		snprintf(c->summary + n, sizeof(c->summary) - n, "; %s",
+			 pm_obs_summary(a->ev, &a->ev->obs[c->refobs - 1], ref));
+	}
+}
+
 /* ---- the verdict from the attribution's state ---- */
 
 static const char *const vstatus_names[] = {
@@ -924,13 +962,15 @@ static void verdict_cause(struct vb *b, json_t *v, json_t *cands, char *nodes, s
 
 	if (l && a->status != VS_NONE && a->status != VS_UNKNOWN) {
 		json_t *cause = json_object();
+		o = origin_json(a, l);
+		join_nodes(json_object_get(o, "nodes"), nodes, nlen);
+		if (a->status == VS_ATTRIBUTED)
+			every_node_summary(a, a->lead, nodes);
 		json_object_set_new(cause, "class", json_string(l->cls));
 		json_object_set_new(cause, "subclass", json_string(l->sub));
 		json_object_set_new(cause, "summary", json_string(l->summary));
 		json_object_set_new(v, "cause", cause);
-		o = origin_json(a, l);
 		json_object_set_new(v, "origin", o);
-		join_nodes(json_object_get(o, "nodes"), nodes, nlen);
 		for (size_t i = 0; i < a->live && i < 8; i++)
 			json_array_append_new(cands, cand_json(b, &a->c[i], l));
 		if (a->status == VS_ATTRIBUTED)
