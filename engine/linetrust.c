@@ -734,7 +734,9 @@ static void nvsmi_table_line(struct lt *c, size_t off, const char *s, size_t n)
 			break;
 		w++;
 		/* the Type column after the pid: C, G, C+G, M, M+C */
-		type = w >= 3 && k - b <= 3 && strspn(s + b, "CGM+") >= k - b;
+		type = w >= 3 && k - b <= 3;
+		for (size_t j = b; type && j < k; j++)
+			type = s[j] == 'C' || s[j] == 'G' || s[j] == 'M' || s[j] == '+';
 	}
 	if (type && k < end)
 		mask(c, off, k, end);

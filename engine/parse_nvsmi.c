@@ -541,7 +541,11 @@ static bool word(const char *s, size_t n, size_t *i, const char **w, size_t *wn)
 /* A process's Type column: C, G, C+G, M, M+C. */
 static bool proc_type(const char *w, size_t n)
 {
-	return n > 0 && n <= 3 && strspn(w, "CGM+") >= n;
+	size_t i = 0;
+
+	while (i < n && (w[i] == 'C' || w[i] == 'G' || w[i] == 'M' || w[i] == '+'))
+		i++;
+	return n > 0 && n <= 3 && i == n;
 }
 
 /*
