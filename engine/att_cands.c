@@ -797,7 +797,8 @@ static bool file_fact(const struct att *a, uint32_t file, int gpu, const char *n
 }
 
 /* The compute processes nvidia-smi lists on O's GPU against the job's task pids: +1 each is
- * one of them, -1 none is while every task there is known by its pid, 0 otherwise. */
+ * one of them, -1 none is while every task there is known by its pid, 0 otherwise.  A GPU
+ * that --query-compute-apps names by its bus id alone (no index) is told by that. */
 static int listed_pids(const struct att *a, const struct pm_obs *o)
 {
 	size_t i = 0;
@@ -805,6 +806,9 @@ static int listed_pids(const struct att *a, const struct pm_obs *o)
 	int own = 0, foreign = 0, n = 0;
 
 	while (file_fact(a, o->file, o->gpu, "gpu.compute_pid", &i, &v)) {
+		const struct pm_fact *f = &a->ev->facts[i - 1];
+		if (o->gpu < 0 && (!o->pci || !f->pci || strcmp(o->pci, f->pci)))
+			continue;
 		int l = pm_att_pid_link(a, o->node, (int)v);
 		n++;
 		own += l > 0;
@@ -852,7 +856,7 @@ static void refine(struct att *a, struct cand *c)
 			continue;
 		if (pm_att_other_gpu(a, o)) /* another job's GPU on a shared node */
 			continue;
-		pids = o->gpu >= 0 ? listed_pids(a, o) : 0;
+		pids = o->gpu >= 0 || o->pci ? listed_pids(a, o) : 0;
 		if (pids > 0)
 			continue;
 		file_fact(a, o->file, -1, "node.gpu_state_time", &fi, &st);

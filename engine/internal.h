@@ -181,6 +181,13 @@ void pm_redact_scratch_free(struct hs_scratch *scratch);
 bool pm_nvsmi_q_mixed(const char *buf, size_t len);
 int pm_parse_nvsmi_q(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		     size_t rlen);
+/* nvidia-smi's default table: whether a file sniffed as one is one (its Processes box, no
+ * program's output after it), and its parser.  A line of --query-compute-apps=pid,
+ * process_name,used_memory,gpu_bus_id --format=csv,noheader (parse_nvsmi.c). */
+bool pm_nvsmi_table_whole(const char *buf, size_t len);
+int pm_parse_nvsmi_table(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
+			 char *reason, size_t rlen);
+bool pm_nvsmi_apps_line(const char *s, size_t n);
 int pm_parse_nvsmi_csv(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
 		       char *reason, size_t rlen);
 int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,

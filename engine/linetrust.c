@@ -708,6 +708,40 @@ static void nvsmi_line(struct lt *c, size_t off, const char *s, size_t n)
 		mask(c, off, k + 1, n);
 }
 
+/* "|    0   N/A  N/A      1395      C   python       25081MiB |": a process's name in the
+ * default table's Processes box, after its Type, up to the memory's column. */
+static void nvsmi_table_line(struct lt *c, size_t off, const char *s, size_t n)
+{
+	size_t i = 0, k, w = 0, end = n;
+	bool type = false;
+
+	while (i < n && pm_in_isspace(s[i]))
+		i++;
+	if (i >= n || s[i] != '|')
+		return;
+	while (end > i + 1 && pm_in_isspace(s[end - 1]))
+		end--;
+	if (end > i + 1 && s[end - 1] == '|')
+		end--;
+	for (k = i + 1; k < end && w < 6 && !type;) {
+		size_t b;
+		while (k < end && pm_in_isspace(s[k]))
+			k++;
+		b = k;
+		while (k < end && !pm_in_isspace(s[k]))
+			k++;
+		if (k == b)
+			break;
+		w++;
+		/* the Type column after the pid: C, G, C+G, M, M+C */
+		type = w >= 3 && k - b <= 3;
+		for (size_t j = b; type && j < k; j++)
+			type = s[j] == 'C' || s[j] == 'G' || s[j] == 'M' || s[j] == '+';
+	}
+	if (type && k < end)
+		mask(c, off, k, end);
+}
+
 /* ---- the chunk ---- */
 
 /* How far the node's clock may be from the controller's (ATTRIBUTION.md phase 4). */
@@ -771,6 +805,8 @@ int pm_trust_mask(const struct pm_evidence *ev, const struct pm_file *f, const c
 		fn = kernel_line;
 	else if (f->source == PM_SRC_GPU_STATE && f->format == PM_FMT_NVSMI_Q)
 		fn = nvsmi_line;
+	else if (f->source == PM_SRC_GPU_STATE && f->format == PM_FMT_NVSMI_TABLE)
+		fn = nvsmi_table_line;
 	if (!fn || !buf || !len)
 		return 0;
 	if (fn == slurm_line)

@@ -46,6 +46,7 @@ static const struct format_def formats[PM_FMT__COUNT] = {
 	[PM_FMT_PROMETHEUS] = {"prometheus", PM_SRC_NODE_METRICS},
 	[PM_FMT_BINARY] = {"binary", PM_SRC_APP_LOG},
 	[PM_FMT_EMPTY] = {"empty", PM_SRC_APP_LOG},
+	[PM_FMT_NVSMI_TABLE] = {"nvsmi_table", PM_SRC_GPU_STATE},
 };
 
 static const char *const statuses[PM_ST__COUNT] = {

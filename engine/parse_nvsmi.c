@@ -10,9 +10,15 @@
  * node's clock reads it).  A value nvidia-smi reports
  * as N/A (or Not Supported, Unknown Error) gives no fact: an absent fact never holds.
  * The GPU index is the order in which a GPU appears (-q) or the CSV's index column.
+ * The same process facts come from nvidia-smi's default table (its Processes box, the GPU
+ * numbered as its GPU column and given the bus id the top table gives that index;
+ * node.gpu_state_time from the date above it) and from --query-compute-apps CSV (pid and
+ * gpu_bus_id, with or without its header: the GPU by its bus id, numbered where a GPU table
+ * of the same file gives that bus id an index, else -1).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "input.h"
@@ -418,6 +424,7 @@ enum col {
 	COL_MIG,
 	COL_USED,
 	COL_UTIL,
+	COL_PID,
 };
 
 static const struct {
@@ -439,6 +446,7 @@ static const struct {
 	{"mig.mode.current", COL_MIG, NULL},
 	{"memory.used", COL_USED, "gpu.memory_used"},
 	{"utilization.gpu", COL_UTIL, "gpu.utilization"},
+	{"pid", COL_PID, NULL}, /* --query-compute-apps: a row per compute process */
 };
 
 struct field {
@@ -487,23 +495,275 @@ static size_t csv_header(const struct field *f, size_t nf, int *map)
 	return known;
 }
 
+/* ---- nvidia-smi's default table ---- */
+
+#define MAX_TGPUS 64
+
+struct tgpu {
+	int idx; /* the GPU column: nvidia-smi's index, as its top table numbers it */
+	bool has_pci, listed;
+	char pci[24];
+	int procs; /* its compute processes in the Processes box */
+	int pids[MAX_PIDS];
+	size_t npids;
+};
+
+struct table {
+	struct tgpu g[MAX_TGPUS];
+	size_t n;
+};
+
+static struct tgpu *tgpu_of(struct table *t, int idx)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->g[i].idx == idx)
+			return &t->g[i];
+	if (t->n >= MAX_TGPUS)
+		return NULL;
+	t->g[t->n] = (struct tgpu){.idx = idx};
+	return &t->g[t->n++];
+}
+
+/* The next word of S (N) from *I: false at the end. */
+static bool word(const char *s, size_t n, size_t *i, const char **w, size_t *wn)
+{
+	while (*i < n && (s[*i] == ' ' || s[*i] == '\t'))
+		(*i)++;
+	if (*i >= n)
+		return false;
+	*w = s + *i;
+	while (*i < n && s[*i] != ' ' && s[*i] != '\t')
+		(*i)++;
+	*wn = (size_t)(s + *i - *w);
+	return true;
+}
+
+/* A process's Type column: C, G, C+G, M, M+C. */
+static bool proc_type(const char *w, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (w[i] == 'C' || w[i] == 'G' || w[i] == 'M' || w[i] == '+'))
+		i++;
+	return n > 0 && n <= 3 && i == n;
+}
+
+/*
+ * A row of the Processes box, its bars cut: "0   N/A  N/A   1395   C   python   25081MiB"
+ * (GPU, GI, CI, PID, Type, name, memory; drivers before 450 print no GI and CI).  The GPU's
+ * index in *GPU, the pid in *PID, whether it computes in *COMPUTE: false if not such a row.
+ */
+static bool proc_row(const char *s, size_t n, int *gpu, int *pid, bool *compute)
+{
+	const char *w[5];
+	size_t wn[5], i = 0, k;
+
+	for (k = 0; k < 5 && word(s, n, &i, &w[k], &wn[k]); k++)
+		;
+	if (k < 4 || !pm_in_int_range(w[0], wn[0], 0, MAX_GPUS - 1, gpu))
+		return false;
+	if (proc_type(w[2], wn[2])) { /* GPU PID Type */
+		k = 1;
+	} else if (k == 5 && proc_type(w[4], wn[4])) { /* GPU GI CI PID Type */
+		for (size_t j = 1; j < 3; j++) {
+			int id;
+			if (!pm_in_ieq(w[j], wn[j], "N/A") &&
+			    !pm_in_int_range(w[j], wn[j], 0, 0xffff, &id))
+				return false;
+		}
+		k = 3;
+	} else {
+		return false;
+	}
+	if (!pm_in_int_range(w[k], wn[k], 1, 0x7fffffff, pid))
+		return false;
+	*compute = memchr(w[k + 1], 'C', wn[k + 1]) != NULL;
+	return true;
+}
+
+/* A row of the top table's first cell, "   0  NVIDIA A100-SXM4-80GB   On  ", and the bus id
+ * that begins its second: the GPU's index and bus id.  False if not such a row. */
+static bool gpu_row(const char *s, size_t n, struct table *t)
+{
+	const char *bar = memchr(s, '|', n), *w, *p;
+	size_t i = 0, wn, pn, j = 0;
+	int idx;
+	struct tgpu *g;
+
+	if (!bar || !word(s, (size_t)(bar - s), &i, &w, &wn) ||
+	    !pm_in_int_range(w, wn, 0, MAX_GPUS - 1, &idx) ||
+	    !word(s, (size_t)(bar - s), &i, &p, &pn) || pm_in_isdigit(p[0]))
+		return false;
+	bar++;
+	if (!word(bar, n - (size_t)(bar - s), &j, &p, &pn) || !(g = tgpu_of(t, idx)))
+		return false;
+	g->has_pci = pci_norm(p, pn, g->pci, sizeof(g->pci));
+	g->listed = true;
+	return true;
+}
+
+/* A line that is nvidia-smi's own in its default output: a box's edge or row, or blank. */
+static bool table_line(const char *s, size_t n)
+{
+	pm_in_trim(&s, &n);
+	return n == 0 || s[0] == '|' || s[0] == '+';
+}
+
+/*
+ * Whether BUF, sniffed as nvidia-smi's default table, is one: its Processes box is there, and
+ * outside its boxes no more than two lines (a date above it, the command that printed it).
+ * A job's output that ran nvidia-smi first and goes on with its program's is the job's
+ * (pm_nvsmi_q_mixed says the same of -q), and a table without its Processes box says
+ * nothing this parser reads: both stay the job's text (nvsmi-table-err-app reads it).
+ */
+bool pm_nvsmi_table_whole(const char *buf, size_t len)
+{
+	const char *l;
+	size_t pos = 0, n, other = 0;
+	bool procs = false;
+
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		if (!table_line(l, n))
+			other++;
+		pm_in_trim(&l, &n);
+		if (n > 1 && l[0] == '|') {
+			l++;
+			n--;
+			pm_in_trim(&l, &n);
+			if (pm_in_starts(l, n, "Processes:"))
+				procs = true;
+		}
+	}
+	return procs && other <= 2;
+}
+
+/*
+ * nvidia-smi's default output.  Facts: per GPU gpu.compute_processes (the compute processes
+ * its Processes box lists, 0 for a GPU of the top table it lists none for, "No running
+ * processes found" included) and gpu.compute_pid, the GPU numbered and its bus id as the top
+ * table gives them (a Processes box alone: its GPU column, no bus id); node.gpu_state_time
+ * from the date nvidia-smi prints above the table.  The same facts as -q's Processes.
+ */
+int pm_parse_nvsmi_table(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
+			 char *reason, size_t rlen)
+{
+	struct table *t = calloc(1, sizeof(*t));
+	const char *l, *node = file_node(ev, file);
+	size_t pos = 0, n, i;
+	bool procs = false, seen = false;
+	double stamp = 0;
+
+	if (!t)
+		goto nomem;
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		int gpu, pid;
+		bool compute;
+		struct tgpu *g;
+
+		pm_in_trim(&l, &n);
+		if (n == 0)
+			continue;
+		if (l[0] != '|') {
+			if (!seen && !stamp)
+				stamp = timestamp(l, n);
+			continue;
+		}
+		l++;
+		n--;
+		if (n && l[n - 1] == '|')
+			n--;
+		pm_in_trim(&l, &n);
+		if (pm_in_starts(l, n, "Processes:")) {
+			procs = seen = true;
+			continue;
+		}
+		if (pm_in_starts(l, n, "NVIDIA-SMI ") || pm_in_starts(l, n, "GPU "))
+			seen = true;
+		if (!procs) {
+			seen |= gpu_row(l, n, t);
+			continue;
+		}
+		if (!proc_row(l, n, &gpu, &pid, &compute) || !(g = tgpu_of(t, gpu)))
+			continue;
+		if (!compute)
+			continue;
+		g->procs++;
+		if (g->npids < MAX_PIDS)
+			g->pids[g->npids++] = pid;
+	}
+	for (i = 0; procs && i < t->n; i++) {
+		const struct tgpu *g = &t->g[i];
+		const char *pci = g->has_pci ? g->pci : NULL;
+
+		if (!pm_ev_add_fact(ev, file, node, g->idx, "gpu.compute_processes", g->procs, pci))
+			goto nomem;
+		for (size_t k = 0; k < g->npids; k++)
+			if (!pm_ev_add_fact(ev, file, node, g->idx, "gpu.compute_pid", g->pids[k],
+					    pci))
+				goto nomem;
+	}
+	free(t);
+	if (stamp > 0 && !pm_ev_add_fact(ev, file, node, -1, "node.gpu_state_time", stamp, NULL))
+		goto nomem;
+	if (!seen)
+		return pm_in_fail(reason, rlen, "no nvidia-smi banner, GPU table or Processes box");
+	return 0;
+nomem:
+	free(t);
+	errno = ENOMEM;
+	return pm_in_fail(reason, rlen, "out of memory");
+}
+
+/* ---- the CSV's rows ---- */
+
+/* The GPU of T whose bus id is PCI, or a new one (index IDX) when ADD: NULL if none. */
+static struct tgpu *tgpu_pci(struct table *t, const char *pci, int idx, bool add)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->g[i].has_pci && !strcmp(t->g[i].pci, pci))
+			return &t->g[i];
+	if (!add || t->n >= MAX_TGPUS)
+		return NULL;
+	t->g[t->n] = (struct tgpu){.idx = idx, .has_pci = true};
+	snprintf(t->g[t->n].pci, sizeof(t->g[t->n].pci), "%s", pci);
+	return &t->g[t->n++];
+}
+
 static int csv_row(struct pm_evidence *ev, size_t file, const struct field *f, size_t nf,
-		   const int *map, size_t ncols, int row)
+		   const int *map, size_t ncols, int row, struct table *t)
 {
 	char pci[24];
-	bool has_pci = false;
-	int gpu = row;
+	bool has_pci = false, has_idx = false;
+	int gpu = row, pid = -1;
 	size_t i;
 	double x;
 
 	for (i = 0; i < nf && i < ncols; i++) {
 		if (!map[i])
 			continue;
-		if (csv_cols[map[i] - 1].col == COL_INDEX &&
-		    !pm_in_int_range(f[i].s, f[i].n, 0, MAX_GPUS - 1, &gpu))
-			gpu = row;
+		if (csv_cols[map[i] - 1].col == COL_INDEX)
+			has_idx = pm_in_int_range(f[i].s, f[i].n, 0, MAX_GPUS - 1, &gpu);
 		if (csv_cols[map[i] - 1].col == COL_PCI)
 			has_pci = pci_norm(f[i].s, f[i].n, pci, sizeof(pci));
+		if (csv_cols[map[i] - 1].col == COL_PID &&
+		    !pm_in_int_range(f[i].s, f[i].n, 1, 0x7fffffff, &pid))
+			pid = 0;
+	}
+	if (!has_idx)
+		gpu = row;
+	if (pid >= 0) { /* a compute process: its GPU by its bus id */
+		struct tgpu *g = has_pci ? tgpu_pci(t, pci, -1, true) : NULL;
+		if (g && pid > 0) {
+			g->procs++;
+			if (g->npids < MAX_PIDS)
+				g->pids[g->npids++] = pid;
+		}
+		return 0;
+	}
+	if (has_pci && has_idx) { /* a GPU's index, for the processes' bus ids */
+		struct tgpu *g = tgpu_pci(t, pci, gpu, true);
+		if (g)
+			g->idx = gpu;
 	}
 	for (i = 0; i < nf && i < ncols; i++) {
 		const char *fact = map[i] ? csv_cols[map[i] - 1].fact : NULL;
@@ -516,40 +776,86 @@ static int csv_row(struct pm_evidence *ev, size_t file, const struct field *f, s
 	return 0;
 }
 
+/* The column of csv_cols named NAME, 1-based. */
+static int csv_col(const char *name)
+{
+	for (size_t j = 0; j < sizeof(csv_cols) / sizeof(csv_cols[0]); j++)
+		if (!strcmp(csv_cols[j].name, name))
+			return (int)j + 1;
+	return 0;
+}
+
+/* A row of --query-compute-apps=pid,process_name,used_memory,gpu_bus_id printed without its
+ * header (--format=csv,noheader): "1395, python, 25081 MiB, 00000000:3B:00.0". */
+static bool apps_row(const struct field *f, size_t nf)
+{
+	char pci[24];
+	int pid;
+
+	return nf == 4 && pm_in_int_range(f[0].s, f[0].n, 1, 0x7fffffff, &pid) && f[1].n > 0 &&
+	       pci_norm(f[3].s, f[3].n, pci, sizeof(pci));
+}
+
+bool pm_nvsmi_apps_line(const char *s, size_t n)
+{
+	struct field f[MAX_COLS];
+
+	pm_in_trim(&s, &n);
+	return apps_row(f, split_csv(s, n, f, MAX_COLS));
+}
+
 int pm_parse_nvsmi_csv(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
 		       char *reason, size_t rlen)
 {
 	struct field f[MAX_COLS];
 	int map[MAX_COLS], first[1];
-	const char *l;
+	const char *l, *node = file_node(ev, file);
 	size_t pos = 0, n, nf, ncols = 0, j;
 	int rows = 0, gpu_rows = -1;
-	bool gpu_table = false, any = false, mig = false;
+	bool gpu_table = false, any = false, mig = false, apps = false;
+	struct table *t = calloc(1, sizeof(*t));
 
+	if (!t)
+		goto nomem;
 	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
 		pm_in_trim(&l, &n);
 		if (n == 0)
 			continue;
 		nf = split_csv(l, n, f, MAX_COLS);
+		/* --query-compute-apps without its header: its columns as the collector asks */
+		if (ncols == 0 && apps_row(f, nf)) {
+			memset(map, 0, sizeof(map));
+			map[0] = csv_col("pid");
+			map[3] = csv_col("gpu_bus_id");
+			ncols = 4;
+			rows = 0;
+			gpu_table = false;
+			any = apps = true;
+		}
 		/* a header: the first line, or a new table whose first field is a known name */
-		if (ncols == 0 || (nf > 0 && (f[0].n == 0 || !pm_in_isdigit(f[0].s[0])) &&
-				   csv_header(f, 1, first) == 1)) {
-			if (csv_header(f, nf, map) == 0)
+		else if (ncols == 0 || (nf > 0 && (f[0].n == 0 || !pm_in_isdigit(f[0].s[0])) &&
+					csv_header(f, 1, first) == 1)) {
+			if (csv_header(f, nf, map) == 0) {
+				free(t);
 				return pm_in_fail(reason, rlen,
 						  "the first line is not a nvidia-smi CSV header");
+			}
 			ncols = nf;
 			rows = 0;
 			gpu_table = false;
-			for (j = 0; j < nf; j++)
+			for (j = 0; j < nf; j++) {
 				if (map[j] && (csv_cols[map[j] - 1].col == COL_INDEX ||
 					       csv_cols[map[j] - 1].col == COL_UUID))
 					gpu_table = true;
+				if (map[j] && csv_cols[map[j] - 1].col == COL_PID)
+					apps = true;
+			}
 			any = true;
 			continue;
 		}
 		if (rows >= MAX_GPUS)
 			continue;
-		if (csv_row(ev, file, f, nf, map, ncols, rows))
+		if (csv_row(ev, file, f, nf, map, ncols, rows, t))
 			goto nomem;
 		for (j = 0; j < nf && j < ncols; j++) /* a MIG GPU: no count (count_flush) */
 			if (map[j] && csv_cols[map[j] - 1].col == COL_MIG &&
@@ -559,13 +865,31 @@ int pm_parse_nvsmi_csv(struct pm_evidence *ev, size_t file, const char *buf, siz
 		if (gpu_table && rows > gpu_rows)
 			gpu_rows = rows;
 	}
-	if (!any)
+	if (!any) {
+		free(t);
 		return pm_in_fail(reason, rlen, "empty: no nvidia-smi CSV header");
+	}
 	if (gpu_rows >= 0 && !mig &&
-	    !pm_ev_add_fact(ev, file, file_node(ev, file), -1, "node.gpu_count", gpu_rows, NULL))
+	    !pm_ev_add_fact(ev, file, node, -1, "node.gpu_count", gpu_rows, NULL))
 		goto nomem;
+	/* the compute processes, per GPU: by the index a GPU table of the file gives its bus
+	 * id, else by the bus id alone; a GPU of such a table that no process row names holds
+	 * none */
+	for (size_t i = 0; apps && i < t->n; i++) {
+		const struct tgpu *g = &t->g[i];
+
+		if (!pm_ev_add_fact(ev, file, node, g->idx, "gpu.compute_processes", g->procs,
+				    g->pci))
+			goto nomem;
+		for (size_t k = 0; k < g->npids; k++)
+			if (!pm_ev_add_fact(ev, file, node, g->idx, "gpu.compute_pid", g->pids[k],
+					    g->pci))
+				goto nomem;
+	}
+	free(t);
 	return 0;
 nomem:
+	free(t);
 	errno = ENOMEM;
 	return pm_in_fail(reason, rlen, "out of memory");
 }

@@ -2002,6 +2002,8 @@ static parse_fn *parser_for(enum pm_format fmt)
 		return pm_parse_nvsmi_q;
 	case PM_FMT_NVSMI_CSV:
 		return pm_parse_nvsmi_csv;
+	case PM_FMT_NVSMI_TABLE:
+		return pm_parse_nvsmi_table;
 	case PM_FMT_SACCT_P:
 	case PM_FMT_SACCT_TABLE:
 		return pm_parse_sacct;
@@ -2035,6 +2037,15 @@ static int parse_structured(struct pm_evidence *ev, size_t i)
 	 * output is that program's output (the job's, which its user writes): scanned as such,
 	 * its GPU report neither a state nor trusted */
 	if (f->format == PM_FMT_NVSMI_Q && !f->kind_given && pm_nvsmi_q_mixed(buf, len)) {
+		free(buf);
+		f->format = PM_FMT_APP;
+		f->source = PM_SRC_APP_LOG;
+		return 0;
+	}
+	/* nvidia-smi's default table with no Processes box, or followed by a program's output:
+	 * the job's text, as it was read before the table's processes were (the date and the
+	 * command above a pasted table are no program's output) */
+	if (f->format == PM_FMT_NVSMI_TABLE && !f->kind_given && !pm_nvsmi_table_whole(buf, len)) {
 		free(buf);
 		f->format = PM_FMT_APP;
 		f->source = PM_SRC_APP_LOG;
@@ -2526,7 +2537,9 @@ static bool scannable(const struct pm_file *f)
 {
 	if (f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED)
 		return false;
-	return !parser_for(f->format) || f->format == PM_FMT_NVSMI_Q; /* tables: their facts */
+	/* tables: their facts; nvidia-smi's reports are read as text too */
+	return !parser_for(f->format) || f->format == PM_FMT_NVSMI_Q ||
+	       f->format == PM_FMT_NVSMI_TABLE;
 }
 
 /* Scan file I of S's evidence.  0, or -1 (ENOMEM). */

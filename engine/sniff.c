@@ -220,6 +220,62 @@ static bool is_nvsmi_csv(const struct lines *ls)
 	return fields >= 2 && key;
 }
 
+/* --query-compute-apps=pid,process_name,used_memory,gpu_bus_id without its header: every
+ * line of the head such a row. */
+static bool is_nvsmi_apps(const struct lines *ls)
+{
+	size_t i, rows = 0;
+
+	for (i = 0; i < ls->count && i < HEAD_LINES; i++) {
+		const char *s = ls->s[i];
+		size_t n = ls->n[i];
+
+		pm_in_trim(&s, &n);
+		if (n == 0)
+			continue;
+		if (!pm_nvsmi_apps_line(s, n))
+			return false;
+		rows++;
+	}
+	return rows > 0;
+}
+
+/*
+ * nvidia-smi's default table: a box's edge ("+----") or row ("| NVIDIA-SMI 550.90.07 ...",
+ * "| Processes:") within the head, after at most two other lines (its date, the command
+ * that printed it).  Whether it is the table alone, with its Processes box, is told from the
+ * whole file (pm_nvsmi_table_whole).
+ */
+static bool is_nvsmi_table(const struct lines *ls)
+{
+	size_t i, other = 0;
+	bool edge = false;
+
+	for (i = 0; i < ls->count && i < HEAD_LINES; i++) {
+		const char *s = ls->s[i];
+		size_t n = ls->n[i];
+
+		pm_in_trim(&s, &n);
+		if (n == 0)
+			continue;
+		if (pm_in_starts(s, n, "+---")) {
+			edge = true;
+			continue;
+		}
+		if (s[0] != '|') {
+			if (edge || ++other > 2)
+				return false;
+			continue;
+		}
+		s++;
+		n--;
+		pm_in_trim(&s, &n);
+		if (pm_in_starts(s, n, "NVIDIA-SMI ") || pm_in_starts(s, n, "Processes:"))
+			return true;
+	}
+	return false;
+}
+
 static bool is_sacct_p(const struct lines *ls)
 {
 	const char *s, *c;
@@ -359,6 +415,7 @@ static const struct {
 	{PM_FMT_MEMINFO, is_meminfo},	    {PM_FMT_RANK_MAP, is_rankmap},
 	{PM_FMT_PROMETHEUS, is_prometheus}, {PM_FMT_TASK_EXIT, is_taskexit},
 	{PM_FMT_NVSMI_Q, is_nvsmi_q},	    {PM_FMT_NVSMI_CSV, is_nvsmi_csv},
+	{PM_FMT_NVSMI_CSV, is_nvsmi_apps},  {PM_FMT_NVSMI_TABLE, is_nvsmi_table},
 	{PM_FMT_SACCT_P, is_sacct_p},	    {PM_FMT_SACCT_TABLE, is_sacct_table},
 	{PM_FMT_SCONTROL_JOB, is_scontrol}, {PM_FMT_TORCHRUN, is_torchrun},
 	{PM_FMT_PYSPY, is_pyspy},

@@ -387,6 +387,210 @@ START_TEST(nvsmi_csv)
 }
 END_TEST
 
+/* nvidia-smi's default output, drivers from 450 (GPU, GI, CI columns): two GPUs of the top
+ * table, a compute process on one, a display server's G alone on the other. */
+static const char NVSMI_TABLE[] =
+	"Thu Dec  3 09:14:12 2026       \n"
+	"+---------------------------------------------------------------------------------------+\n"
+	"| NVIDIA-SMI 535.161.08             Driver Version: 535.161.08   CUDA Version: 12.2     |\n"
+	"|-----------------------------------------+----------------------+----------------------+\n"
+	"| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+	"| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |\n"
+	"|=========================================+======================+======================|\n"
+	"|   0  NVIDIA L40S                    On  | 00000000:4E:00.0 Off |                    0 |\n"
+	"| N/A   44C    P0             180W / 350W |  30112MiB / 46068MiB |     91%      Default |\n"
+	"+-----------------------------------------+----------------------+----------------------+\n"
+	"|   1  NVIDIA L40S                    On  | 00000000:CA:00.0 Off |                    0 |\n"
+	"| N/A   30C    P8              33W / 350W |     14MiB / 46068MiB |      0%      Default |\n"
+	"+-----------------------------------------+----------------------+----------------------+\n"
+	"\n"
+	"+---------------------------------------------------------------------------------------+\n"
+	"| Processes:                                                                            |\n"
+	"|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |\n"
+	"|        ID   ID                                                             Usage      |\n"
+	"|=======================================================================================|\n"
+	"|    0   N/A  N/A    604417      C   /opt/conda/bin/python C                   30090MiB |\n"
+	"|    1   N/A  N/A      2714      G   /usr/lib/xorg/Xorg                            4MiB |\n"
+	"+---------------------------------------------------------------------------------------+\n";
+
+/* The default table's Processes box: per GPU its compute processes and their pids, the GPU
+ * numbered and its bus id as the top table gives them, the date above it. */
+START_TEST(nvsmi_table)
+{
+	struct pm_evidence *ev = ev_new("gpu016");
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_nvsmi_table, ev, NVSMI_TABLE, reason), 0);
+	FACT_IS(ev, "gpu.compute_processes", 0, 1);
+	FACT_IS(ev, "gpu.compute_processes", 1, 0);
+	FACT_IS(ev, "gpu.compute_pid", 0, 604417);
+	ck_assert_uint_eq(count_facts(ev, "gpu.compute_pid"), 1);
+	ck_assert_str_eq(fact(ev, "gpu.compute_pid", 0)->pci, "0000:4e:00.0");
+	ck_assert_str_eq(fact(ev, "gpu.compute_processes", 1)->pci, "0000:ca:00.0");
+	ck_assert_str_eq(fact(ev, "gpu.compute_processes", 1)->node, "gpu016");
+	FACT_IS(ev, "node.gpu_state_time", -1, 1796289252);
+	ck_assert(pm_nvsmi_table_whole(NVSMI_TABLE, strlen(NVSMI_TABLE)));
+	pm_evidence_destroy(ev);
+
+	/* drivers before 450: no GI and CI; an MPS client (M+C) computes; the box alone, cut
+	 * from a mail: its GPU column, no bus id, no date */
+	ev = ev_new(NULL);
+	ck_assert_int_eq(
+		run(pm_parse_nvsmi_table, ev,
+		    "+-----------------------------------------------------------------------------+\n"
+		    "| Processes:                                                       GPU Memory |\n"
+		    "|  GPU       PID   Type   Process name                             Usage      |\n"
+		    "|=============================================================================|\n"
+		    "|    2     51210      C   python3                                    9120MiB |\n"
+		    "|    2     51388    M+C   ./lmp                                      2200MiB |\n"
+		    "|    3     51399      M   nvidia-cuda-mps-server                       25MiB |\n"
+		    "+-----------------------------------------------------------------------------+\n",
+		    reason),
+		0);
+	FACT_IS(ev, "gpu.compute_processes", 2, 2);
+	FACT_IS(ev, "gpu.compute_processes", 3, 0);
+	FACT_IS(ev, "gpu.compute_pid", 2, 51388);
+	ck_assert_ptr_null(fact(ev, "gpu.compute_pid", 2)->pci);
+	ck_assert_ptr_null(fact(ev, "node.gpu_state_time", -1));
+	pm_evidence_destroy(ev);
+
+	/* MIG: the GPU column is the GPU's, GI and CI the instance's; "No running processes
+	 * found": every GPU of the top table holds none */
+	ev = ev_new(NULL);
+	ck_assert_int_eq(
+		run(pm_parse_nvsmi_table, ev,
+		    "| Processes:                                                                  |\n"
+		    "|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |\n"
+		    "|    1    3    0      88120      C   python                           9000MiB |\n"
+		    "|    1    5    0      88121    C+G   viz                              1000MiB |\n",
+		    reason),
+		0);
+	FACT_IS(ev, "gpu.compute_processes", 1, 2);
+	pm_evidence_destroy(ev);
+	ev = ev_new(NULL);
+	ck_assert_int_eq(
+		run(pm_parse_nvsmi_table, ev,
+		    "|   0  Tesla V100-SXM2...  On   | 00000000:06:00.0 Off |                    0 |\n"
+		    "|   1  Tesla V100-SXM2...  On   | 00000000:07:00.0 Off |                    0 |\n"
+		    "| Processes:                                                       GPU Memory |\n"
+		    "|  No running processes found                                                 |\n",
+		    reason),
+		0);
+	FACT_IS(ev, "gpu.compute_processes", 0, 0);
+	FACT_IS(ev, "gpu.compute_processes", 1, 0);
+	ck_assert_str_eq(fact(ev, "gpu.compute_processes", 1)->pci, "0000:07:00.0");
+	ck_assert_uint_eq(count_facts(ev, "gpu.compute_pid"), 0);
+	pm_evidence_destroy(ev);
+
+	/* the top table alone gives no process fact; rows that are not a process's (a pid of
+	 * words, a Type that is none, a GI that is no id) count nothing */
+	ev = ev_new(NULL);
+	ck_assert_int_eq(
+		run(pm_parse_nvsmi_table, ev,
+		    "|   0  Tesla V100-SXM2...  On   | 00000000:06:00.0 Off |                    0 |\n",
+		    reason),
+		0);
+	ck_assert_uint_eq(ev->nfacts, 0);
+	ck_assert_int_eq(run(pm_parse_nvsmi_table, ev,
+			     "| Processes:                |\n"
+			     "|    0   N/A  N/A    abc      C   python    1MiB |\n"
+			     "|    0     1395      X   python    1MiB |\n"
+			     "|    0   foo  N/A    1395      C   python    1MiB |\n"
+			     "|    0     0      C   python    1MiB |\n",
+			     reason),
+			 0);
+	ck_assert_uint_eq(count_facts(ev, "gpu.compute_pid"), 0);
+	ck_assert_int_eq(run(pm_parse_nvsmi_table, ev, "hello\nworld\n", reason), -1);
+	ck_assert_int_eq(run(pm_parse_nvsmi_table, ev, "", reason), -1);
+	pm_evidence_destroy(ev);
+	hostile(pm_parse_nvsmi_table, NVSMI_TABLE);
+	long_lines(pm_parse_nvsmi_table, NVSMI_TABLE, ' ');
+	long_lines(pm_parse_nvsmi_table, NVSMI_TABLE, '|');
+}
+END_TEST
+
+/* The table alone (with its date and command) is nvidia-smi's; a job's output that printed
+ * it first and goes on, or a table with no Processes box, is not. */
+START_TEST(nvsmi_table_whole)
+{
+	char *b = malloc(strlen(NVSMI_TABLE) + 200);
+
+	strcpy(b, "$ nvidia-smi\n");
+	strcat(b, NVSMI_TABLE);
+	ck_assert(pm_nvsmi_table_whole(b, strlen(b)));
+	strcat(b, "epoch 1 loss 2.31\nepoch 2 loss 2.02\nepoch 3 loss 1.87\n");
+	ck_assert(!pm_nvsmi_table_whole(b, strlen(b)));
+	ck_assert(!pm_nvsmi_table_whole(NVSMI_TABLE,
+					(size_t)(strstr(NVSMI_TABLE, "\n\n") - NVSMI_TABLE)));
+	free(b);
+}
+END_TEST
+
+/* --query-compute-apps: a row per compute process, its GPU by bus id; with the header, with
+ * noheader and nounits; the index a GPU table of the same file gives that bus id. */
+START_TEST(nvsmi_csv_apps)
+{
+	struct pm_evidence *ev = ev_new("gpu016");
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
+			     "pid, process_name, used_gpu_memory [MiB], gpu_bus_id\n"
+			     "73310, python3, 38612 MiB, 00000000:3B:00.0\n"
+			     "73388, python3, 200 MiB, 00000000:3B:00.0\n"
+			     "9021, ./sim, [N/A], 00000000:86:00.0\n",
+			     reason),
+			 0);
+	FACT_IS(ev, "gpu.compute_processes", -1, 1); /* the last: 86:00.0 */
+	ck_assert_uint_eq(count_facts(ev, "gpu.compute_processes"), 2);
+	ck_assert_uint_eq(count_facts(ev, "gpu.compute_pid"), 3);
+	ck_assert_str_eq(fact(ev, "gpu.compute_pid", -1)->pci, "0000:86:00.0");
+	ck_assert_str_eq(ev->facts[0].pci, "0000:3b:00.0");
+	ck_assert_str_eq(ev->facts[0].name, "gpu.compute_processes");
+	ck_assert(ev->facts[0].value == 2);
+	ck_assert_ptr_null(fact(ev, "node.gpu_count", -1));
+	pm_evidence_destroy(ev);
+
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
+			     "73310, python3, 38612, 00000000:3B:00.0\n"
+			     "73388, /usr/bin/python3 -u, 200 MiB, 0000:3b:00.0\n",
+			     reason),
+			 0);
+	ck_assert_uint_eq(count_facts(ev, "gpu.compute_processes"), 1);
+	FACT_IS(ev, "gpu.compute_processes", -1, 2);
+	pm_evidence_destroy(ev);
+
+	/* a GPU table first: the processes' GPUs by its index, and a GPU no row names holds
+	 * none */
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
+			     "index, pci.bus_id\n0, 00000000:18:00.0\n1, 00000000:3B:00.0\n"
+			     "pid, process_name, used_memory [MiB], gpu_bus_id\n"
+			     "73310, python3, 38612 MiB, 00000000:3B:00.0\n",
+			     reason),
+			 0);
+	FACT_IS(ev, "gpu.compute_processes", 1, 1);
+	FACT_IS(ev, "gpu.compute_processes", 0, 0);
+	FACT_IS(ev, "gpu.compute_pid", 1, 73310);
+	FACT_IS(ev, "node.gpu_count", -1, 2);
+	pm_evidence_destroy(ev);
+
+	/* no bus id, no pid: nothing */
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
+			     "pid, process_name, gpu_bus_id\nx, python3, 00000000:3B:00.0\n"
+			     "12, python3, nowhere\n",
+			     reason),
+			 0);
+	FACT_IS(ev, "gpu.compute_processes", -1, 0);
+	ck_assert_uint_eq(count_facts(ev, "gpu.compute_pid"), 0);
+	pm_evidence_destroy(ev);
+	ck_assert(pm_nvsmi_apps_line("1, a, 2 MiB, 00000000:3B:00.0", 29));
+	ck_assert(!pm_nvsmi_apps_line("0, 00000000:18:00.0, 0", 22));
+	ck_assert(!pm_nvsmi_apps_line("1, , 2 MiB, 00000000:3B:00.0", 28));
+}
+END_TEST
+
 /* ---- scheduler ---- */
 
 static void nodes_are(const struct pm_jobinfo *j, const char *want)
@@ -962,6 +1166,9 @@ void input_parsers_tests(TCase *tc)
 	tcase_add_test(tc, nvsmi_q_processes);
 	tcase_add_test(tc, nvsmi_q_hostile);
 	tcase_add_test(tc, nvsmi_csv);
+	tcase_add_test(tc, nvsmi_csv_apps);
+	tcase_add_test(tc, nvsmi_table);
+	tcase_add_test(tc, nvsmi_table_whole);
 	tcase_add_test(tc, sacct_piped);
 	tcase_add_test(tc, sacct_columns);
 	tcase_add_test(tc, sacct_table);

@@ -32,14 +32,14 @@ START_TEST(names_tables)
 					  "sacct_table",   "scontrol_job",     "slurmd_log",
 					  "slurmctld_log", "rank_map",	       "task_exit",
 					  "meminfo",	   "prometheus",       "binary",
-					  "empty"};
+					  "empty",	   "nvsmi_table"};
 	static const char *const st[] = {"ok",	   "missing", "empty",	"truncated", "timed_out",
 					 "denied", "lagging", "binary", "unreadable"};
 	enum pm_source s;
 	int i;
 
 	ck_assert_int_eq(PM_SRC__COUNT, 7);
-	ck_assert_int_eq(PM_FMT__COUNT, 19);
+	ck_assert_int_eq(PM_FMT__COUNT, 20);
 	ck_assert_int_eq(PM_ST__COUNT, 9);
 	for (i = 0; i < PM_SRC__COUNT; i++) {
 		ck_assert_str_eq(pm_source_name((enum pm_source)i), src[i]);
@@ -113,6 +113,13 @@ START_TEST(sniff_structured)
 			 PM_FMT_NVSMI_CSV);
 	ck_assert_int_eq(sniff("gpu_bus_id, remapped_rows.pending\n00000000:18:00.0, 0\n"),
 			 PM_FMT_NVSMI_CSV);
+	ck_assert_int_eq(sniff("73310, python3, 38612 MiB, 00000000:3B:00.0\n"), PM_FMT_NVSMI_CSV);
+	ck_assert_int_eq(sniff("0, 00000000:18:00.0, 0\n"), PM_FMT_APP);
+	ck_assert_int_eq(sniff("Thu Dec  3 09:14:12 2026\n+------+\n| NVIDIA-SMI 535.161.08 |\n"),
+			 PM_FMT_NVSMI_TABLE);
+	ck_assert_int_eq(sniff("+------+\n| Processes:     |\n"), PM_FMT_NVSMI_TABLE);
+	ck_assert_int_eq(sniff("a\nb\nc\n+------+\n| NVIDIA-SMI 535.161.08 |\n"), PM_FMT_APP);
+	ck_assert_int_eq(sniff("+------+\nepoch 1\n| NVIDIA-SMI 535.161.08 |\n"), PM_FMT_APP);
 	ck_assert_int_eq(sniff(SACCT_P), PM_FMT_SACCT_P);
 	ck_assert_int_eq(sniff("JobIDRaw|State\n"), PM_FMT_SACCT_P);
 	ck_assert_int_eq(sniff(SACCT_TABLE), PM_FMT_SACCT_TABLE);

@@ -386,6 +386,31 @@ START_TEST(test_nvsmi_process_name)
 }
 END_TEST
 
+/* The default table's Processes box: a process's name (any argv[0]) is masked after its
+ * Type, in both layouts; the top table's rows and the box's header are kept. */
+START_TEST(test_nvsmi_table_process_name)
+{
+	struct pm_evidence ev;
+	char *m;
+
+	job25(&ev);
+	m = masked_as(&ev, PM_SRC_GPU_STATE, PM_FMT_NVSMI_TABLE,
+		      "|   1  ERR!                  On   | 00000000:3B:00.0 Off |   ERR! |\n"
+		      "|  GPU   GI   CI        PID   Type   Process name          GPU Memory |\n"
+		      "|    0   N/A  N/A      4242      C   Unable to determine the device handle "
+		      "for GPU 0000:3b:00.0: GPU is lost   1MiB |\n"
+		      "|    1     4243    C+G   NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen "
+		      "off the bus.   1MiB |\n");
+	ck_assert_ptr_null(strstr(m, "GPU is lost"));
+	ck_assert_ptr_null(strstr(m, "fallen"));
+	ck_assert_ptr_nonnull(strstr(m, "4242      C"));
+	ck_assert_ptr_nonnull(
+		strstr(m, "|   1  ERR!                  On   | 00000000:3B:00.0 Off |"));
+	ck_assert_ptr_nonnull(strstr(m, "Process name          GPU Memory |"));
+	free(m);
+}
+END_TEST
+
 /* Hostile bytes in any trusted format: the copy keeps the length and every line break, and
  * never adds text (only '_' and ' ' replace bytes). */
 START_TEST(test_mask_keeps_lines)
@@ -399,9 +424,12 @@ START_TEST(test_mask_keeps_lines)
 		"2026-12-01T10:30:00,000000+00:00 a[1]: segfault at 0 ip 0 sp 0 error 4 in b[7f+1]\n",
 		"2026-12-01T10:30:00,000000+00:00 Killed process 1 (a) total-vm:1kB, task=a,pid=1\n",
 		"            Name                          : x\n",
+		"|    0   N/A  N/A      4242      C   x y                        1MiB |\n",
 	};
-	static const enum pm_source src[] = {PM_SRC_SCHEDULER, PM_SRC_KERNEL_LOG, PM_SRC_GPU_STATE};
-	static const enum pm_format fmt[] = {PM_FMT_SLURMD_LOG, PM_FMT_KMSG_ISO, PM_FMT_NVSMI_Q};
+	static const enum pm_source src[] = {PM_SRC_SCHEDULER, PM_SRC_KERNEL_LOG, PM_SRC_GPU_STATE,
+					     PM_SRC_GPU_STATE};
+	static const enum pm_format fmt[] = {PM_FMT_SLURMD_LOG, PM_FMT_KMSG_ISO, PM_FMT_NVSMI_Q,
+					     PM_FMT_NVSMI_TABLE};
 	struct pm_evidence ev;
 	unsigned long long x = 88172645463325252ULL;
 	char buf[512];
@@ -430,8 +458,8 @@ START_TEST(test_mask_keeps_lines)
 		char *out = NULL;
 
 		memset(&f, 0, sizeof(f));
-		f.source = src[x % 3];
-		f.format = fmt[x % 3];
+		f.source = src[x % 4];
+		f.format = fmt[x % 4];
 		f.node = "n2";
 		ck_assert_int_eq(pm_trust_mask(&ev, &f, buf, cut, &out), 0);
 		if (!out)
@@ -862,6 +890,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(u, test_kernel_process_names);
 	tcase_add_test(u, test_syslog_forged_tag_under_mask);
 	tcase_add_test(u, test_nvsmi_process_name);
+	tcase_add_test(u, test_nvsmi_table_process_name);
 	tcase_add_test(u, test_mask_keeps_lines);
 	tcase_add_test(u, test_scontrol_user_keys);
 	tcase_add_test(u, test_sacct_pipe_in_user_field);

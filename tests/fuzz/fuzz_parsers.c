@@ -15,7 +15,7 @@ typedef int parse_fn(struct pm_evidence *ev, size_t file, const char *buf, size_
 
 static parse_fn *const parsers[] = {
 	pm_parse_nvsmi_q, pm_parse_nvsmi_csv, pm_parse_sacct, pm_parse_scontrol,
-	pm_parse_meminfo, pm_parse_tasks,     pm_parse_prom,
+	pm_parse_meminfo, pm_parse_tasks,     pm_parse_prom,  pm_parse_nvsmi_table,
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
