@@ -872,7 +872,8 @@ static bool fs_shared(const struct cand *c)
  */
 static size_t fs_clients(struct att *a, struct cand *l)
 {
-	size_t n = 0;
+	const char *nodes[MAXC]; /* the nodes those candidates are on, each once */
+	size_t n = 0, nn = 0;
 
 	if (strcmp(l->cls, "storage") || l->lead != LEAD_RULE || l->nalso)
 		return 0;
@@ -895,18 +896,26 @@ static size_t fs_clients(struct att *a, struct cand *l)
 			continue;
 		c->co = true;
 		n++;
+		/* a node's kernel line and its ranks' errors are two candidates of one node */
+		size_t k = 0;
+		while (k < nn && strcmp(nodes[k], c->node))
+			k++;
+		if (k == nn && nn < MAXC)
+			nodes[nn++] = c->node;
 		/* and the ranks that failed on it (origin.ranks) */
 		for (size_t r = 0; r < c->nranks; r++)
 			if (pm_att_cand_addrank(l, c->ranks[r]) < 0)
 				break;
 	}
+	/* "other" than the lead's node; a job-wide lead has none */
 	if (n)
 		pm_att_why(a,
-			   "%zu other node%s of the job had the same filesystem's trouble (%s own "
+			   "%zu %snode%s of the job had the same filesystem's trouble (%s own "
 			   "kernel log or %s ranks' errors): a shared filesystem's, not one node's; "
 			   "%s an origin too, not a bystander, and no node is excluded for it.",
-			   n, n > 1 ? "s" : "", n > 1 ? "their" : "its", n > 1 ? "their" : "its",
-			   n > 1 ? "each is" : "it is");
+			   nn, l->node[0] ? "other " : "", nn > 1 ? "s" : "",
+			   nn > 1 ? "their" : "its", nn > 1 ? "their" : "its",
+			   nn > 1 ? "each is" : "it is");
 	return n;
 }
 

@@ -920,22 +920,41 @@ static size_t stamp_end(struct peel *w, const char *s, size_t k, size_t n)
 	return e;
 }
 
+/* A clock time of day without a date, "10:00:00" with an optional fraction ("10:00:00.123",
+ * "10:00:00,123"): its length, 0 when none. */
+static size_t clock_time(const char *s, size_t n)
+{
+	size_t k = 8;
+
+	if (n < 8 || s[2] != ':' || s[5] != ':' || !pm_in_isdigit(s[0]) || !pm_in_isdigit(s[1]) ||
+	    !pm_in_isdigit(s[3]) || !pm_in_isdigit(s[4]) || !pm_in_isdigit(s[6]) ||
+	    !pm_in_isdigit(s[7]))
+		return 0;
+	if (k + 1 < n && (s[k] == '.' || s[k] == ','))
+		k += 1 + pm_in_ndigits(s + k + 1, n - k - 1);
+	return k;
+}
+
 /*
  * A bracketed level with blanks inside: structlog's console "[warning  ]" (the word padded,
- * any case) and env_logger's "[2026-11-30T03:11:58Z WARN  trainer::loop]" (an optional ISO
+ * any case), env_logger's "[2026-11-30T03:11:58Z WARN  trainer::loop]" (an optional ISO
  * stamp, the level in upper case, padded, and an optional target; "[ERROR trainer::loop]"
- * with its stamp turned off): its length with the separator after it, 0 when S has none.
+ * with its stamp turned off) and Serilog's console "[10:00:01 WRN] " (its default template:
+ * a time of day, which gives no time without a date, and the level's three letters, upper
+ * case): its length with the separator after it, 0 when S has none.
  */
 static size_t bracket_level(struct peel *w, const char *s, size_t n)
 {
 	struct pm_in_stamp st;
 	size_t p = 1, l = 0, b, k;
-	bool upper = true;
+	bool upper = true, dated = false;
 
 	if ((k = pm_in_iso(s + 1, n - 1, &st)) && 1 + k < n && s[1 + k] == ' ')
-		p = 2 + k;
-	else
+		dated = true;
+	else if (!((k = clock_time(s + 1, n - 1)) && 1 + k < n && s[1 + k] == ' '))
 		k = 0;
+	if (k)
+		p = 2 + k;
 	while (p + l < n && l < 9 && pm_in_isalpha(s[p + l])) {
 		upper = upper && s[p + l] >= 'A' && s[p + l] <= 'Z';
 		l++;
@@ -949,7 +968,7 @@ static size_t bracket_level(struct peel *w, const char *s, size_t n)
 			;
 	if (p >= n || s[p] != ']' || (!b && !k))
 		return 0;
-	if (k)
+	if (dated)
 		stamp(w, st.t);
 	severity(w, s + 1 + (k ? k + 1 : 0), l);
 	w->seen |= W_LOG | W_LEVEL;
@@ -1240,15 +1259,8 @@ static size_t stamp_layer(struct peel *w, const char *s, size_t n)
 			stamp(w, t);
 		else if (!k && (k = kitchen(s, n)))
 			; /* a time of day without a date: no time */
-		else if (!k && n >= 9 && s[2] == ':' && s[5] == ':' && pm_in_isdigit(s[1]) &&
-			 pm_in_isdigit(s[3]) && pm_in_isdigit(s[4]) && pm_in_isdigit(s[6]) &&
-			 pm_in_isdigit(s[7])) {
-			k = 8;
-			if (k + 1 < n && (s[k] == '.' || s[k] == ','))
-				k += 1 + pm_in_ndigits(s + k + 1, n - k - 1);
-			if (k < n && !blank(s[k]))
-				return 0;
-		}
+		else if (!k && n >= 9 && (k = clock_time(s, n)) && k < n && !blank(s[k]))
+			return 0;
 		if (!k || (k < n && !blank(s[k]) && s[k] != ':' && s[k] != ']'))
 			return 0;
 		w->seen |= W_LOG;

@@ -53,6 +53,17 @@ struct group {		  /* 32 bytes: one for each observation kept (eight a node) */
  * and 35 counted under the first file's node.  Tallies are counted across files. */
 #define NOFILE UINT32_MAX
 
+/* A hit of a rule with 'last' that waits for the next chunk (scan.pend): its line and the
+ * rest of its chunk after it, copied (TEXT, N bytes, the line's NLINE first), and what
+ * confirm read of the chunk then. */
+struct pend {
+	size_t ri;
+	char *text;
+	size_t n, nline;
+	uint64_t off, line_next;
+	bool line_yields, daemon;
+};
+
 struct scan {
 	struct pm_evidence *ev;
 	const struct pm_ruleset *rs;
@@ -107,6 +118,12 @@ struct scan {
 	 * to be): what follows a line, for a rule with 'last' (went_on) */
 	const char *cbuf;
 	size_t clen;
+	/* hits of a rule with 'last' whose next line was past their chunk's end (defer): each
+	 * decided at the next chunk's start, or at the file's end (resolve).  RESOLVING: such a
+	 * hit is being decided; what went_on reads ends where the file's text does */
+	struct pend *pend;
+	size_t npend, apend;
+	bool resolving;
 	struct peeled *pc;
 	size_t npc, apc;
 	struct peeled last;
@@ -1081,27 +1098,31 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
  * a rule with 'last' (a line printed alike by a program that stops and by one that goes on:
  * Perl's "Can't locate ..." from a die or from a warn, an error it says it retries).  PE is
  * LINE's peel.  The next line of the same writer (srun's label, else the rank a wrapper
- * gives; other writers' lines skipped, blank ones too), at most 32 lines on and within the
- * chunk, decides: the program's own output is the program going on.  Slurm's own lines
- * (srun's, slurmstepd's: the task ended), a shell's trace of its next command ("+ cmd") and
- * a line of the same report (R's last_re: Perl's "BEGIN failed--compilation aborted") are
- * not; nor is the chunk's or the file's end: a line the program printed last stands.
- * Uses s->md: its match must have been read already. */
-static bool went_on(struct scan *s, const struct pm_rule *r, const char *line, size_t len,
-		    const struct pm_peel *pe)
+ * gives; other writers' lines skipped, blank ones too), at most 32 lines on, decides: the
+ * program's own output is the program going on (1).  Slurm's own lines (srun's,
+ * slurmstepd's: the task ended), a shell's trace of its next command ("+ cmd") and a line of
+ * the same report (R's last_re: Perl's "BEGIN failed--compilation aborted") are not (0);
+ * nor is the file's end: a line the program printed last stands.  The chunk's end decides
+ * nothing (-1, unless s->resolving): where a chunk ends depends on the bytes before it, and
+ * the next chunk's first lines decide (defer, resolve).  Uses s->md: its match must have
+ * been read already. */
+static int went_on(struct scan *s, const struct pm_rule *r, const char *line, size_t len,
+		   const struct pm_peel *pe)
 {
 	const struct pm_file *f = &s->ev->files[s->file];
 	const int who = pe->label >= 0 ? pe->label : pe->rank;
 	const char *end, *p, *q;
 	struct pm_peel np;
 
+	int n = 0;
+
 	if (!s->cbuf || line < s->cbuf || len > s->clen || line > s->cbuf + s->clen - len)
-		return false;
+		return 0;
 	end = s->cbuf + s->clen;
 	p = line + len;
 	if (p < end && *p == '\n')
 		p++;
-	for (int n = 0; p < end && n < 32; p = q + 1) {
+	for (; p < end && n < 32; p = q + 1) {
 		const char *t;
 		size_t l, tl;
 
@@ -1120,15 +1141,40 @@ static bool went_on(struct scan *s, const struct pm_rule *r, const char *line, s
 		n++;
 		if (pm_in_starts(t, tl, "srun: ") || pm_in_starts(t, tl, "slurmstepd: ") ||
 		    pm_in_starts(p, l, "srun: ") || pm_in_starts(p, l, "slurmstepd: "))
-			return false;
+			return 0;
 		if ((np.label >= 0 ? np.label : np.rank) != who)
 			continue;
 		if (pm_in_starts(t, tl, "+ ") || pm_in_starts(t, tl, "++ "))
-			return false;
+			return 0;
 		return !(r->last_re &&
 			 pcre2_match(r->last_re, (PCRE2_SPTR)t, tl, 0, 0, s->md, s->rs->mctx) >= 0);
 	}
-	return false;
+	return n < 32 && !s->resolving ? -1 : 0;
+}
+
+/* Keep hit RI on LINE (LEN bytes of the chunk being confirmed, at OFF of the file) for the
+ * next chunk to decide (went_on): the line and the rest of the chunk are copied. */
+static int defer(struct scan *s, size_t ri, const char *line, size_t len, uint64_t off)
+{
+	struct pend *d;
+	size_t n = (size_t)(s->cbuf + s->clen - line);
+
+	while (s->npend >= s->apend)
+		if (pm_grow((void **)&s->pend, &s->apend, sizeof(*s->pend)) < 0)
+			return -1;
+	d = &s->pend[s->npend];
+	if (!(d->text = malloc(n + 1)))
+		return -1;
+	memcpy(d->text, line, n);
+	d->ri = ri;
+	d->n = n;
+	d->nline = len;
+	d->off = off;
+	d->line_next = s->line_next;
+	d->line_yields = s->line_yields;
+	d->daemon = s->daemon;
+	s->npend++;
+	return 0;
 }
 
 static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint64_t off)
@@ -1152,9 +1198,9 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 		}
 	}
 	/* a line the program went on from was not its end (the captures are read: went_on
-	 * matches again) */
-	if (r->last && went_on(s, r, line, len, &pe))
-		return 0;
+	 * matches again); one whose next line is in the next chunk waits for it */
+	if (r->last && (rc = went_on(s, r, line, len, &pe)) != 0)
+		return rc > 0 ? 0 : defer(s, ri, line, len, off);
 	/* what the terminal showed: a progress bar redrawn before the text is not kept, unless
 	 * srun's label before it names another task than the rank tag (att_ranks.c's label_node
 	 * reads the line kept to place it) */
@@ -1164,6 +1210,55 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	}
 	/* a structured record is kept whole: its fields after the message too */
 	return record(s, ri, line, pe.record ? len : pe.end, &px, off, caps, capl, 0);
+}
+
+/* Decide the hits of this pass (s->daemon) that waited for the next chunk (defer): each as
+ * though its chunk had gone on into BUF (LEN bytes, the next chunk as the rules read it;
+ * none at the file's end, which ends the program's output). */
+static int resolve(struct scan *s, const char *buf, size_t len)
+{
+	const char *cbuf = s->cbuf;
+	size_t clen = s->clen, k = 0;
+	uint64_t next = s->line_next;
+	bool yields = s->line_yields, pc = s->pc_on;
+	int rc = 0;
+
+	for (size_t i = 0; i < s->npend; i++) {
+		struct pend *d = &s->pend[i];
+		char *t;
+		size_t n = d->n;
+
+		if (d->daemon != s->daemon) {
+			s->pend[k++] = *d;
+			continue;
+		}
+		if (rc == 0 && (t = realloc(d->text, n + 1 + len + 1))) {
+			d->text = t;
+			if (n && t[n - 1] != '\n')
+				t[n++] = '\n';
+			if (len)
+				memcpy(t + n, buf, len);
+			n += len;
+			s->cbuf = t;
+			s->clen = n;
+			s->line_next = d->line_next;
+			s->line_yields = d->line_yields;
+			s->pc_on = false; /* the peel cache is the chunk's, not this copy's */
+			s->resolving = true;
+			rc = confirm(s, d->ri, t, d->nline, d->off);
+			s->resolving = false;
+		} else if (rc == 0) {
+			rc = -1;
+		}
+		free(d->text);
+	}
+	s->npend = k;
+	s->cbuf = cbuf;
+	s->clen = clen;
+	s->line_next = next;
+	s->line_yields = yields;
+	s->pc_on = pc;
+	return rc;
 }
 
 /* The rank of srun's label ("3: ", " 3: ") at the start of a line of the job's output, when
@@ -1917,6 +2012,10 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 	bool app = app_format(s->ev->files[s->file].format), code = false;
 	int rc = 0;
 
+	/* the hits of the chunk before whose next line is in this one (defer), first: a line is
+	 * read as its file goes on, wherever a chunk ends */
+	if (s->npend && resolve(s, buf, len) < 0)
+		return -1;
 	/* the hits first, so that the tally keeps the peel of each line that has one */
 	s->nhits = 0;
 	s->npc = 0;
@@ -2528,6 +2627,9 @@ static void scan_free(struct scan *s)
 	free(s->rv);
 	free(s->pc);
 	free(s->kept);
+	for (size_t i = 0; i < s->npend; i++)
+		free(s->pend[i].text);
+	free(s->pend);
 	free(s->sect);
 	pcre2_match_data_free(s->md);
 	hs_free_scratch(s->scratch);
@@ -2568,6 +2670,13 @@ static int scan_file(struct scan *s, size_t i)
 	if (s->db && !rs->db && pm_hs_open(s->db, &s->stream) != HS_SUCCESS)
 		return -1;
 	frc = pm_file_read(f, on_chunk, s);
+	/* the hits still waiting for a next chunk: the file ended after them (both passes') */
+	for (int d = 0; d < 2 && s->npend; d++) {
+		s->daemon = d;
+		if (resolve(s, NULL, 0) < 0)
+			frc = -1;
+	}
+	s->daemon = false;
 	pm_hs_close(s->stream);
 	s->stream = NULL;
 	/* the file's sections are its own: a reading recorded later (a GPU state's condition)

@@ -1214,6 +1214,63 @@ START_TEST(test_last_words)
 }
 END_TEST
 
+/* The output of a file of more than one read chunk (256 KiB: evidence.c's STEP) whose line
+ * read by a 'last' rule ends exactly at the first chunk's end, TAIL after it: filler lines
+ * no rule reads before it. */
+static char *chunk_edge_log(const char *tail)
+{
+	static const char line[] = "Can't locate A.pm in @INC (x) at a.pl line 3.\n";
+	const size_t edge = 256u << 10, ll = sizeof(line) - 1, tl = strlen(tail);
+	char *b = malloc(edge + tl + 1);
+	size_t p = 0;
+
+	ck_assert_ptr_nonnull(b);
+	while (edge - ll - p > 64) {
+		int k = snprintf(b + p, 64, "filler %06zu\n", p);
+		p += (size_t)k;
+	}
+	memset(b + p, 'x', edge - ll - p - 1); /* the last filler line, padded to the edge */
+	b[edge - ll - 1] = '\n';
+	memcpy(b + edge - ll, line, ll);
+	memcpy(b + edge, tail, tl + 1);
+	return b;
+}
+
+/* Whether the line ends its program's output does not depend on where a read chunk ends: the
+ * program's own line in the next chunk is its going on, as it is within one chunk; Slurm's
+ * line there, or the file's end, leave the line its last words. */
+START_TEST(test_last_words_chunk_edge)
+{
+	static const char rules[] = "rules:\n"
+				    "  - id: missing\n"
+				    "    class: launch_config\n"
+				    "    subclass: import\n"
+				    "    role: origin\n"
+				    "    strength: strong\n"
+				    "    sources: [app_log]\n"
+				    "    last: '^BEGIN failed'\n"
+				    "    pattern: '^Can.t locate \\S+ in @INC'\n"
+				    "    summary: 'missing'\n";
+	char err[256], *log;
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	log = chunk_edge_log("using B instead\ndone\n");
+	expect_case(rs, "e1", log, "unknown", NULL, NULL);
+	free(log);
+	log = chunk_edge_log("\nBEGIN failed--compilation aborted at a.pl line 3.\n");
+	expect_case(rs, "e2", log, "attributed", "import", NULL);
+	free(log);
+	log = chunk_edge_log("srun: error: n1: task 0: Exited with exit code 2\n");
+	expect_case(rs, "e3", log, "attributed", "import", NULL);
+	free(log);
+	log = chunk_edge_log("");
+	expect_case(rs, "e4", log, "attributed", "import", NULL);
+	free(log);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- silence ---- */
 
 START_TEST(test_silent_rank_is_suspect)
@@ -1659,6 +1716,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_nonfatal_sets_aside);
 	tcase_add_test(t, test_nonfatal_attached);
 	tcase_add_test(t, test_last_words);
+	tcase_add_test(t, test_last_words_chunk_edge);
 	tcase_add_test(t, test_past_cap_bounded);
 	tcase_add_test(t, test_yield_past_cap_second_generic);
 	tcase_add_test(t, test_record_zone_repeated_hour);

@@ -772,6 +772,20 @@ START_TEST(peel_one_letter_and_debug_levels)
 		{{"[FATAL] x", "x", -1, "", 0, 0}, 1},
 		/* a word that starts with a level word's letters is none */
 		{{"FINETUNE: x", "FINETUNE: x", -1, "", 0, 0}, 0},
+		/* Serilog's console template, "[HH:mm:ss LVL] ": a time of day (no date: no
+		 * time) and the level's three letters, a fraction of the second or a source
+		 * context after the level allowed */
+		{{"[10:02:11 VRB] x", "x", -1, "", 0, 0}, 3},
+		{{"[10:02:11 DBG] x", "x", -1, "", 0, 0}, 3},
+		{{"[10:02:11 INF] x", "x", -1, "", 0, 0}, 2},
+		{{"[10:02:11 WRN] x", "x", -1, "", 0, 0}, 2},
+		{{"[10:02:11 ERR] x", "x", -1, "", 0, 0}, 1},
+		{{"[10:02:11 FTL] x", "x", -1, "", 0, 0}, 1},
+		{{"[10:02:11.482 WRN] x", "x", -1, "", 0, 0}, 2},
+		{{"[10:02:11 ERR Etl.Loader] x", "x", -1, "", 0, 0}, 1},
+		{{"3: [10:02:11 ERR] x", "x", 3, "", 0, 0}, 1},
+		/* not a level: a lower-case word after the time, a time without its level */
+		{{"[10:02:11 step] x", "[10:02:11 step] x", -1, "", 0, 0}, 0},
 		{{"2026-11-30 03:11:58.123 | DEBUG    | m:f:1 - x", "x", -1, "", T0311 + 0.123, 0},
 		 3},
 		{{"(I) x", "x", -1, "", 0, 0}, 2},
