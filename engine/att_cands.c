@@ -897,6 +897,39 @@ static int failing_gpu(const struct att *a, const struct cand *c, const struct p
 	return 0;
 }
 
+/* KillWait's default: sacct's End is stamped as the job enters COMPLETING; what is left of
+ * its processes then has SIGTERM, and SIGKILL only this long after.  slurmd runs the epilog
+ * (the collector) only once they are gone, but a snapshot of unknown provenance dated within
+ * this of End may list the job's own processes, still ending. */
+#define TEARDOWN_S 30.0
+
+/* Whether the snapshot dated ST on NODE is shown to be taken once the job's own processes
+ * there were gone: at or after that node's collector began (the epilog, which slurmd starts
+ * once the step's processes are reaped), after every task of the job there exited (the
+ * plugin's exit records), or TEARDOWN_S after the job's end. */
+static bool after_teardown(const struct att *a, const char *node, double st)
+{
+	const struct pm_evidence *ev = a->ev;
+	double tol = a->rs->skew_s, last = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < ev->ncollect; i++)
+		if (ev->collect[i].node && !strcmp(ev->collect[i].node, node) &&
+		    ev->collect[i].start > 0 && st + tol >= ev->collect[i].start)
+			return true;
+	for (size_t i = 0; i < ev->ntasks; i++) {
+		const struct pm_task *t = &ev->tasks[i];
+		if (!t->node || strcmp(t->node, node))
+			continue;
+		if (t->exited != 1 || t->end <= 0)
+			return st >= ev->job.end + TEARDOWN_S;
+		n++;
+		if (t->end > last)
+			last = t->end;
+	}
+	return (n && st + tol >= last) || st >= ev->job.end + TEARDOWN_S;
+}
+
 /* R's `refines` names C's kind. */
 static bool refines(const struct pm_rule *r, const struct cand *c)
 {
@@ -966,6 +999,20 @@ static void refine(struct att *a, struct cand *c)
 						  "report, a bus id, the plugin's GPU lists nor a "
 						  "one-GPU view ties them)",
 					c->cls, c->sub);
+			noted = true;
+			continue;
+		}
+		/* out of memory: a process listed in the job's teardown may be its own, ending */
+		if (!c->launch && pids == 0 && !after_teardown(a, o->node, st)) {
+			if (!noted)
+				pm_att_why(
+					a,
+					"nvidia-smi on %s was taken %.0f s after the job's end, "
+					"neither after its collector began nor after every task of "
+					"the job there exited: the process it lists may be the "
+					"job's own, still ending (Slurm's KillWait, %.0f s by "
+					"default), so %s/%s stands.",
+					c->node, st - end, TEARDOWN_S, c->cls, c->sub);
 			noted = true;
 			continue;
 		}
