@@ -817,6 +817,123 @@ static int listed_pids(const struct att *a, const struct pm_obs *o)
 	return n && own == n ? 1 : n && foreign == n ? -1 : 0;
 }
 
+/* Whether the line RAW (a rank's out-of-memory report) names PID as a process holding
+ * memory on its GPU: PyTorch's "Process 73310 has 37.72 GiB memory in use". */
+static bool names_holder(const char *raw, int pid)
+{
+	for (const char *p = raw; p && (p = strstr(p, "Process ")); p++) {
+		char *e;
+		long v = strtol(p + 8, &e, 10);
+		if (e > p + 8 && v == pid && !strncmp(e, " has ", 5))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the GPU the snapshot O shows held is shown to be the one C's failing rank used: +1
+ * it is, -1 it is shown to be another, 0 unknown.  The ties, as the evidence gives them: the
+ * rank's own report names a process nvidia-smi lists on that GPU (PyTorch's "Process N has
+ * ... memory in use"); a bus id of C's origin lines; the failing ranks' GPU lists in the
+ * plugin's records (the node's indexes, SLURM_STEP_GPUS: by index or Minor Number, not a
+ * CUDA_VISIBLE_DEVICES list, which a cgroup renumbers from 0); a snapshot that shows one GPU
+ * (the node's only one, or the cgroup's view of the rank's own).  A failure at launch (a
+ * device busy) reads a GPU the job held on the node as the one it was refused: the job's tasks
+ * list it, or the job holds as many GPUs there as the snapshot shows.  The GPU index a rank's
+ * message gives (PyTorch's "GPU 0") is CUDA's, counted among the GPUs the rank sees: no tie.
+ */
+static int failing_gpu(const struct att *a, const struct cand *c, const struct pm_obs *o)
+{
+	const struct pm_evidence *ev = a->ev;
+	int idx = obs_gpu_index(a, o), minor = -1;
+	size_t known = 0;
+	double shown = 0;
+	size_t fi = 0;
+
+	for (size_t i = 0; i < ev->nfacts; i++) {
+		const struct pm_fact *f = &ev->facts[i];
+		if (f->file == o->file && f->gpu == o->gpu && o->gpu >= 0 && f->minor >= 0) {
+			minor = f->minor;
+			break;
+		}
+	}
+	for (size_t k = 0; k < c->nev && o->gpu >= 0; k++) {
+		const struct pm_obs *p = &ev->obs[c->ev[k]];
+		double v;
+		size_t pi = 0;
+		if (R(a, c->ev[k])->role != PM_ROLE_ORIGIN || !p->raw)
+			continue;
+		while (file_fact(a, o->file, o->gpu, "gpu.compute_pid", &pi, &v))
+			if (names_holder(p->raw, (int)v))
+				return 1;
+	}
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *p = &ev->obs[c->ev[k]];
+		if (R(a, c->ev[k])->role == PM_ROLE_ORIGIN && p->pci && o->pci && p->node &&
+		    !strcmp(p->node, o->node))
+			return pm_att_pci_eq(p->pci, o->pci) ? 1 : -1;
+	}
+	/* the failing ranks' tasks there (every task there when C names no rank) */
+	for (size_t i = 0; i < ev->ntasks && idx >= 0; i++) {
+		const struct pm_task *t = &ev->tasks[i];
+		bool failing = !c->nranks;
+		for (size_t r = 0; r < c->nranks && !failing; r++)
+			failing = t->rank == c->ranks[r];
+		if (!failing || !t->node || strcmp(t->node, o->node))
+			continue;
+		if (!t->gpus || !t->gpus[0] || t->gpus_relative ||
+		    t->gpus[strspn(t->gpus, "0123456789,")])
+			return 0; /* a failing rank whose GPUs are not known */
+		if (pm_att_gpus_has(t->gpus, idx) ||
+		    (minor >= 0 && pm_att_gpus_has(t->gpus, minor)))
+			return 1;
+		known++;
+	}
+	if (known && (!c->nranks || known >= c->nranks))
+		return -1; /* every failing rank there lists its GPUs, none this one */
+	file_fact(a, o->file, -1, "node.gpu_count", &fi, &shown);
+	if (shown == 1)
+		return 1;
+	if (c->launch && ((idx >= 0 && task_holds(a, o->node, idx)) ||
+			  (minor >= 0 && task_holds(a, o->node, minor)) ||
+			  (shown > 0 && ev->job.gpus_per_node >= (int)shown)))
+		return 1;
+	return 0;
+}
+
+/* KillWait's default: sacct's End is stamped as the job enters COMPLETING; what is left of
+ * its processes then has SIGTERM, and SIGKILL only this long after.  slurmd runs the epilog
+ * (the collector) only once they are gone, but a snapshot of unknown provenance dated within
+ * this of End may list the job's own processes, still ending. */
+#define TEARDOWN_S 30.0
+
+/* Whether the snapshot dated ST on NODE is shown to be taken once the job's own processes
+ * there were gone: at or after that node's collector began (the epilog, which slurmd starts
+ * once the step's processes are reaped), after every task of the job there exited (the
+ * plugin's exit records), or TEARDOWN_S after the job's end. */
+static bool after_teardown(const struct att *a, const char *node, double st)
+{
+	const struct pm_evidence *ev = a->ev;
+	double tol = a->rs->skew_s, last = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < ev->ncollect; i++)
+		if (ev->collect[i].node && !strcmp(ev->collect[i].node, node) &&
+		    ev->collect[i].start > 0 && st + tol >= ev->collect[i].start)
+			return true;
+	for (size_t i = 0; i < ev->ntasks; i++) {
+		const struct pm_task *t = &ev->tasks[i];
+		if (!t->node || strcmp(t->node, node))
+			continue;
+		if (t->exited != 1 || t->end <= 0)
+			return st >= ev->job.end + TEARDOWN_S;
+		n++;
+		if (t->end > last)
+			last = t->end;
+	}
+	return (n && st + tol >= last) || st >= ev->job.end + TEARDOWN_S;
+}
+
 /* R's `refines` names C's kind. */
 static bool refines(const struct pm_rule *r, const struct cand *c)
 {
@@ -849,7 +966,7 @@ static void refine(struct att *a, struct cand *c)
 		char sum[PM_OBS_SUMMARY_MAX];
 		size_t fi = 0;
 		double st = 0, end = a->ev->job.end;
-		int pids;
+		int pids, tie;
 
 		if (!refines(r, c) || r->role != PM_ROLE_CONFIRMATION || !o->trusted ||
 		    guessed(a, k) || !o->node || strcmp(o->node, c->node))
@@ -871,6 +988,38 @@ static void refine(struct att *a, struct cand *c)
 		}
 		if (!c->launch && pids == 0 && !(st > 0 && end > 0))
 			continue;
+		tie = failing_gpu(a, c, o);
+		if (tie <= 0) {
+			if (!noted)
+				pm_att_why(
+					a,
+					"nvidia-smi on %s lists a compute process on GPU %d, "
+					"but that GPU is %s: a process on another GPU of the node "
+					"says nothing of the failing rank's, so %s/%s stands.",
+					c->node, o->gpu,
+					tie < 0 ? "not the failing rank's (the plugin's records "
+						  "list its GPUs)" :
+						  "not shown to be the failing rank's (neither its "
+						  "report, a bus id, the plugin's GPU lists nor a "
+						  "one-GPU view ties them)",
+					c->cls, c->sub);
+			noted = true;
+			continue;
+		}
+		/* out of memory: a process listed in the job's teardown may be its own, ending */
+		if (!c->launch && pids == 0 && !after_teardown(a, o->node, st)) {
+			if (!noted)
+				pm_att_why(
+					a,
+					"nvidia-smi on %s was taken %.0f s after the job's end, "
+					"neither after its collector began nor after every task of "
+					"the job there exited: the process it lists may be the "
+					"job's own, still ending (Slurm's KillWait, %.0f s by "
+					"default), so %s/%s stands.",
+					c->node, st - end, TEARDOWN_S, c->cls, c->sub);
+			noted = true;
+			continue;
+		}
 		pm_att_why(a, "%s/%s on %s reads as %s/%s: %s.", c->cls, c->sub, c->node, r->cls,
 			   r->subcls, pm_obs_summary(a->ev, o, sum));
 		c->cls = r->cls;
