@@ -990,13 +990,19 @@ static void refine(struct att *a, struct cand *c)
 			continue;
 		tie = failing_gpu(a, c, o);
 		if (tie <= 0) {
+			char gpu[48];
+
+			if (o->gpu >= 0)
+				snprintf(gpu, sizeof(gpu), "GPU %d", o->gpu);
+			else
+				snprintf(gpu, sizeof(gpu), "the GPU at %s", o->pci ? o->pci : "?");
 			if (!noted)
 				pm_att_why(
 					a,
-					"nvidia-smi on %s lists a compute process on GPU %d, "
+					"nvidia-smi on %s lists a compute process on %s, "
 					"but that GPU is %s: a process on another GPU of the node "
 					"says nothing of the failing rank's, so %s/%s stands.",
-					c->node, o->gpu,
+					c->node, gpu,
 					tie < 0 ? "not the failing rank's (the plugin's records "
 						  "list its GPUs)" :
 						  "not shown to be the failing rank's (neither its "

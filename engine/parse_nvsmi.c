@@ -641,16 +641,17 @@ bool pm_nvsmi_table_whole(const char *buf, size_t len)
  * nvidia-smi's default output.  Facts: per GPU gpu.compute_processes (the compute processes
  * its Processes box lists, 0 for a GPU of the top table it lists none for, "No running
  * processes found" included) and gpu.compute_pid, the GPU numbered and its bus id as the top
- * table gives them (a Processes box alone: its GPU column, no bus id); node.gpu_state_time
- * from the date nvidia-smi prints above the table.  The same facts as -q's Processes.
+ * table gives them (a Processes box alone: its GPU column, no bus id); node.gpu_count, the
+ * top table's GPUs (none with a MIG devices box); node.gpu_state_time from the date
+ * nvidia-smi prints above the table.  The same facts as -q's Processes and Attached GPUs.
  */
 int pm_parse_nvsmi_table(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
 			 char *reason, size_t rlen)
 {
 	struct table *t = calloc(1, sizeof(*t));
 	const char *l, *node = file_node(ev, file);
-	size_t pos = 0, n, i;
-	bool procs = false, seen = false;
+	size_t pos = 0, n, i, listed = 0;
+	bool procs = false, seen = false, mig = false;
 	double stamp = 0;
 
 	if (!t)
@@ -677,6 +678,7 @@ int pm_parse_nvsmi_table(struct pm_evidence *ev, size_t file, const char *buf, s
 			procs = seen = true;
 			continue;
 		}
+		mig |= pm_in_starts(l, n, "MIG devices:");
 		if (pm_in_starts(l, n, "NVIDIA-SMI ") || pm_in_starts(l, n, "GPU "))
 			seen = true;
 		if (!procs) {
@@ -691,6 +693,12 @@ int pm_parse_nvsmi_table(struct pm_evidence *ev, size_t file, const char *buf, s
 		if (g->npids < MAX_PIDS)
 			g->pids[g->npids++] = pid;
 	}
+	for (i = 0; i < t->n; i++)
+		listed += t->g[i].listed;
+	/* the GPUs the node shows, as -q's Attached GPUs (none with MIG: its instances are the
+	 * devices a job holds) */
+	if (listed && !mig && !pm_ev_add_fact(ev, file, node, -1, "node.gpu_count", listed, NULL))
+		goto nomem;
 	for (i = 0; procs && i < t->n; i++) {
 		const struct tgpu *g = &t->g[i];
 		const char *pci = g->has_pci ? g->pci : NULL;
