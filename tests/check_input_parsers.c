@@ -478,19 +478,32 @@ START_TEST(nvsmi_table)
 		0);
 	FACT_IS(ev, "gpu.compute_processes", 0, 0);
 	FACT_IS(ev, "gpu.compute_processes", 1, 0);
+	FACT_IS(ev, "node.gpu_count", -1, 2); /* the top table's GPUs, as -q's Attached GPUs */
 	ck_assert_str_eq(fact(ev, "gpu.compute_processes", 1)->pci, "0000:07:00.0");
 	ck_assert_uint_eq(count_facts(ev, "gpu.compute_pid"), 0);
 	pm_evidence_destroy(ev);
 
-	/* the top table alone gives no process fact; rows that are not a process's (a pid of
-	 * words, a Type that is none, a GI that is no id) count nothing */
+	/* the top table alone gives no process fact (its GPU count only); rows that are not a
+	 * process's (a pid of words, a Type that is none, a GI that is no id) count nothing */
 	ev = ev_new(NULL);
 	ck_assert_int_eq(
 		run(pm_parse_nvsmi_table, ev,
 		    "|   0  Tesla V100-SXM2...  On   | 00000000:06:00.0 Off |                    0 |\n",
 		    reason),
 		0);
-	ck_assert_uint_eq(ev->nfacts, 0);
+	ck_assert_uint_eq(ev->nfacts, 1);
+	FACT_IS(ev, "node.gpu_count", -1, 1);
+	pm_evidence_destroy(ev);
+	/* with a MIG devices box, its instances are what a job holds: no GPU count */
+	ev = ev_new(NULL);
+	ck_assert_int_eq(
+		run(pm_parse_nvsmi_table, ev,
+		    "|   0  NVIDIA A100-SXM4-80GB  On | 00000000:07:00.0 Off |                   On |\n"
+		    "| MIG devices:                                                                  |\n"
+		    "|  0    1   0   0  |  19MiB / 19968MiB | 28      0 |  2   0    1    0    0 |\n",
+		    reason),
+		0);
+	ck_assert_ptr_null(fact(ev, "node.gpu_count", -1));
 	ck_assert_int_eq(run(pm_parse_nvsmi_table, ev,
 			     "| Processes:                |\n"
 			     "|    0   N/A  N/A    abc      C   python    1MiB |\n"
