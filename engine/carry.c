@@ -18,8 +18,9 @@
  * scan met a weak name it did not know (the merge might know it), and the merge takes one only
  * where it knows every weak name the collector took.
  *
- * The record, all numbers little-endian, strings as a 32-bit length (0xffffffff: none) and
- * their bytes:
+ * The record is one zstd frame (a record is mostly its lines' text: a fifth of the size, so a
+ * merge of thousands holds them until its scan at little cost), which holds, all numbers
+ * little-endian, strings as a 32-bit length (0xffffffff: none) and their bytes:
  *
  *	"PMSCAN1\n"
  *	key:    engine version, rule set digest (strings), member SHA-256 (32 bytes), input
@@ -42,6 +43,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "evidence.h"
 #include "ruleset.h"
@@ -50,6 +52,7 @@
 #define MAGIC_LEN 8
 #define NONE 0xffffffffu
 #define COUNT_MAX (1u << 24)
+#define RECORD_MAX (64u << 20) /* decompressed */
 
 /* ---- writing ---- */
 
@@ -214,14 +217,21 @@ int pm_carry_encode(const struct pm_carry_key *k, const struct pm_carry *c, unsi
 	if (l->nnodes > COUNT_MAX || l->nranks > COUNT_MAX || l->nipmap > COUNT_MAX ||
 	    l->nobs > COUNT_MAX || c->nweak > COUNT_MAX)
 		w.failed = true;
-	if (w.failed) {
-		free(w.p);
-		errno = ENOMEM;
-		return -1;
+	if (!w.failed && w.len <= RECORD_MAX) {
+		size_t bound = ZSTD_compressBound(w.len), n;
+		unsigned char *z = malloc(bound);
+
+		if (z && !ZSTD_isError(n = ZSTD_compress(z, bound, w.p, w.len, 3))) {
+			free(w.p);
+			*out = z;
+			*outlen = n;
+			return 0;
+		}
+		free(z);
 	}
-	*out = w.p;
-	*outlen = w.len;
-	return 0;
+	free(w.p);
+	errno = ENOMEM;
+	return -1;
 }
 
 /* ---- reading ---- */
@@ -515,9 +525,9 @@ static int read_body(struct rbuf *r, const struct pm_ruleset *rs, struct pm_carr
 	return r->bad || r->left ? -1 : 0;
 }
 
-int pm_carry_decode(const void *buf, size_t len, const struct pm_carry_key *k,
-		    const struct pm_ruleset *rs, char *const *snap, size_t nsnap, uint32_t file,
-		    struct pm_carry *c)
+static int decode(const unsigned char *buf, size_t len, const struct pm_carry_key *k,
+		  const struct pm_ruleset *rs, char *const *snap, size_t nsnap, uint32_t file,
+		  struct pm_carry *c)
 {
 	struct rbuf r = {buf, len, false, false};
 	size_t nweak;
@@ -543,4 +553,42 @@ int pm_carry_decode(const void *buf, size_t len, const struct pm_carry_key *k,
 		return 0;
 	}
 	return 1;
+}
+
+/* The record in the zstd frame Z (ZLEN bytes) into *OUT (free it) and *LEN, with DC: 1; 0 when
+ * it is not one frame of at most RECORD_MAX bytes; -1 on ENOMEM. */
+static int unpack(ZSTD_DCtx *dc, const void *z, size_t zlen, unsigned char **out, size_t *len)
+{
+	unsigned long long n = ZSTD_getFrameContentSize(z, zlen);
+	size_t got;
+
+	*out = NULL;
+	if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > RECORD_MAX ||
+	    ZSTD_findFrameCompressedSize(z, zlen) != zlen)
+		return 0;
+	if (!(*out = malloc(n ? (size_t)n : 1)))
+		return -1;
+	got = ZSTD_decompressDCtx(dc, *out, (size_t)n, z, zlen);
+	if (ZSTD_isError(got) || got != n) {
+		free(*out);
+		*out = NULL;
+		return 0;
+	}
+	*len = got;
+	return 1;
+}
+
+int pm_carry_decode(ZSTD_DCtx *dc, const void *zbuf, size_t zlen, const struct pm_carry_key *k,
+		    const struct pm_ruleset *rs, char *const *snap, size_t nsnap, uint32_t file,
+		    struct pm_carry *c)
+{
+	unsigned char *buf;
+	size_t len = 0;
+	int rc = unpack(dc, zbuf, zlen, &buf, &len);
+
+	if (rc == 1) {
+		rc = decode(buf, len, k, rs, snap, nsnap, file, c);
+		free(buf);
+	}
+	return rc;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <zstd.h>
 #include "postmortem.h"
 
 /* ---- comparators for qsort and bsearch ---- */
@@ -438,10 +439,11 @@ struct pm_carry {
 
 int pm_carry_encode(const struct pm_carry_key *k, const struct pm_carry *c, unsigned char **out,
 		    size_t *outlen);
-/* The record BUF (LEN bytes) into C (its LEV empty; its observations of file FILE) when it
+/* The record BUF (LEN bytes; decompressed with DC) into C (its LEV empty; its observations of
+ * file FILE) when it
  * was made under key K with weak names all in SNAP (NSNAP, sorted): 1; 0 when not (another
  * key, a name not known, a damaged record: C left empty); -1 on ENOMEM. */
-int pm_carry_decode(const void *buf, size_t len, const struct pm_carry_key *k,
+int pm_carry_decode(ZSTD_DCtx *dc, const void *buf, size_t len, const struct pm_carry_key *k,
 		    const struct pm_ruleset *rs, char *const *snap, size_t nsnap, uint32_t file,
 		    struct pm_carry *c);
 /* Free what pm_carry_decode put in C (LEV's arrays, KEPT, REASON), leaving them empty. */

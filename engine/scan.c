@@ -124,6 +124,7 @@ struct scan {
 	bool note_weak;
 	char **weak;
 	size_t nweak, aweak;
+	ZSTD_DCtx *zd; /* a carried scan's (carried), made when first wanted */
 	/* per observation kept (record), for the merge (scan_take): KEPT_TALLY, counted as a
 	 * tally; KEPT_PAST, kept past its group's cap for a generic reading of its line to
 	 * yield to (line_yields) */
@@ -2547,6 +2548,7 @@ static void scan_free(struct scan *s)
 	for (size_t k = 0; k < s->nweak; k++)
 		free(s->weak[k]);
 	free(s->weak);
+	ZSTD_freeDCtx(s->zd);
 	pcre2_match_data_free(s->md);
 	hs_free_scratch(s->scratch);
 }
@@ -2715,17 +2717,18 @@ static void carry_key(const struct pm_ruleset *rs, const struct pm_file *f, stru
  * either way.
  */
 static int carried(const struct pm_evidence *ev, size_t i, char *const *snap, size_t nsnap,
-		   struct scanned *r)
+		   ZSTD_DCtx **zd, struct scanned *r)
 {
 	struct pm_file *f = &ev->files[i];
 	struct pm_carry_key k;
 	struct pm_carry c = {.lev = &r->lev};
 	int rc = 0;
 
-	if (f->carry && f->digested && f->source == PM_SRC_APP_LOG && f->format == PM_FMT_APP) {
+	if (f->carry && f->digested && f->source == PM_SRC_APP_LOG && f->format == PM_FMT_APP &&
+	    (*zd || (*zd = ZSTD_createDCtx()))) {
 		carry_key(ev->rs, f, &k);
-		rc = pm_carry_decode(f->carry, f->carrylen, &k, ev->rs, snap, nsnap, (uint32_t)i,
-				     &c);
+		rc = pm_carry_decode(*zd, f->carry, f->carrylen, &k, ev->rs, snap, nsnap,
+				     (uint32_t)i, &c);
 	}
 	free(f->carry);
 	f->carry = NULL;
@@ -2762,7 +2765,7 @@ static void scan_one(struct scanpar *p, unsigned wi, size_t i, struct scanned *r
 		return;
 	}
 	if (f->carry) {
-		int c = carried(p->s0->ev, i, s->snap, s->nsnap, r);
+		int c = carried(p->s0->ev, i, s->snap, s->nsnap, &s->zd, r);
 
 		if (c != 0) {
 			r->rc = c < 0 ? -1 : 0;
@@ -3513,7 +3516,7 @@ int pm_scan_all(struct pm_evidence *ev)
 				continue;
 			if (ev->files[i].carry) {
 				struct scanned r = {0};
-				int c = carried(ev, i, ev->nodes, ev->nnodes, &r);
+				int c = carried(ev, i, ev->nodes, ev->nnodes, &s.zd, &r);
 
 				if (c > 0)
 					c = merge_file(&s, &r) < 0 ? -1 : 1;
