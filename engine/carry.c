@@ -23,7 +23,8 @@
  * little-endian, strings as a 32-bit length (0xffffffff: none) and their bytes:
  *
  *	"PMSCAN1\n"
- *	key:    engine version, rule set digest (strings), member SHA-256 (32 bytes), input
+ *	key:    engine identity (its version and a digest of its sources, engine_id.h, made by
+ *	        the build), rule set digest (strings), member SHA-256 (32 bytes), input
  *	        bound (u64), node (string), rank (i32), observation time, boot time (f64), year
  *	        (i32), source and format (u8), status (u8), reason (string)
  *	weak:   count (u32), names (strings)
@@ -45,6 +46,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "engine_id.h"
 #include "evidence.h"
 #include "ruleset.h"
 
@@ -135,7 +137,7 @@ static void put_str(struct wbuf *w, const char *s)
 static void put_key(struct wbuf *w, const struct pm_carry_key *k)
 {
 	put(w, MAGIC, MAGIC_LEN);
-	put_str(w, PACKAGE_VERSION);
+	put_str(w, PM_ENGINE_ID);
 	put_str(w, k->rules);
 	put(w, k->sha, sizeof(k->sha));
 	put_u64(w, k->input_max);
@@ -365,7 +367,7 @@ static bool key_holds(struct rbuf *r, const struct pm_carry_key *k)
 {
 	const unsigned char *m = take(r, MAGIC_LEN), *sha;
 
-	if (!m || memcmp(m, MAGIC, MAGIC_LEN) || !same_str(r, PACKAGE_VERSION) ||
+	if (!m || memcmp(m, MAGIC, MAGIC_LEN) || !same_str(r, PM_ENGINE_ID) ||
 	    !same_str(r, k->rules))
 		return false;
 	sha = take(r, sizeof(k->sha));

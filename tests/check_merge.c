@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine_id.h"
 #include "internal.h"
 #include "postmortem.h"
 #include "support.h"
@@ -564,7 +565,7 @@ START_TEST(test_carry_record_damaged)
 	}
 	/* the key: magic, version, digest, SHA-256, bound, node, rank, times, year, kinds, status,
 	 * reason (none) */
-	keylen = 8 + 4 + strlen(PACKAGE_VERSION) + 4 + strlen(k.rules) + 32 + 8 + 4 + 2 + 4 + 16 +
+	keylen = 8 + 4 + strlen(PM_ENGINE_ID) + 4 + strlen(k.rules) + 32 + 8 + 4 + 2 + 4 + 16 +
 		 4 + 3 + 4;
 	for (size_t i = 0; i < raw_len; i++) {
 		memcpy(mut, raw, raw_len);
