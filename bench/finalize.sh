@@ -6,6 +6,9 @@
 #              checked alone, then added; Slurm asked through stubs that answer at once with a
 #              FAILED record; verdict.json and manifest.json written, the comment set)
 #   bench/finalize.sh [NODES [RANKS]]        (default 4096 8)
+# CARRY=1: the same store with each bundle's carried scan (engine/FORMATS.md, "Carried scans"),
+# as collectors with carry_scans: true write it: a copy, store-NODES-RANKS-carried, made once
+# by bench/carry_store (built by make check) with this rule set.
 # PM_BUILDDIR=<build dir>, RUNS (default 3), PM_BENCH_DATA (default /tmp/pm-bench), PRIO (a
 # SCHED_FIFO priority for chrt, e.g. 10: on a shared machine other work cannot preempt the run).
 # Each run reads the bundles once first: a merge right after its collectors finds them in the
@@ -19,6 +22,17 @@ store=$data/store-$nodes-$rpn
 jobdir=$store/bench/700001/0
 need "$pm"
 [ -d "$jobdir/nodes" ] || python3 "$src/bench/gen_store.py" "$store" "$nodes" "$rpn"
+if [ "${CARRY:-0}" = 1 ]; then
+	need "$build/bench/carry_store"
+	if [ ! -d "$store-carried" ]; then
+		cp -a "$store" "$store-carried.tmp"
+		find "$store-carried.tmp/bench/700001/0/nodes" -name '*.tar.zst' | sort |
+			xargs "$build/bench/carry_store" "$src/rules" 2026-11-30T03:39:58
+		mv "$store-carried.tmp" "$store-carried"
+	fi
+	store=$store-carried
+	jobdir=$store/bench/700001/0
+fi
 
 bin=$data/finalize-bin
 mkdir -p "$bin"

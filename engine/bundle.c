@@ -43,6 +43,7 @@ struct member {
 	bool zoned; /* ... and the offset its head's stamps carry (struct pm_file, head_zone) */
 	int zone;
 	bool zoneless;
+	bool carry; /* a carried scan (the manifest's "scans"), checked: for its file */
 };
 
 /*
@@ -122,7 +123,7 @@ static int too_big(char *err, size_t errlen, const char *rel, uint64_t max)
 	return bad(err, errlen, rel, why);
 }
 
-static double iso_time(const char *s)
+double pm_bundle_time(const char *s)
 {
 	double t = 0;
 	struct pm_timectx ctx = {.year = 1970};
@@ -388,6 +389,23 @@ static int note_run(struct pm_evidence *ev, const json_t *man)
 
 static void bsrc_unref(struct pm_bsrc *b);
 
+/* The collector's word on the capture: capped, or cut by a timeout or the deadline (what
+ * arrived before is kept: partial, still scanned). */
+int pm_bundle_member_status(struct pm_file *f, const char *st, const char *why)
+{
+	char r[400];
+	bool to;
+
+	if (!st || (strcmp(st, "truncated") && strcmp(st, "timed_out")))
+		return 0;
+	to = !strcmp(st, "timed_out");
+	f->status = PM_ST_TRUNCATED;
+	snprintf(r, sizeof(r), "%s%s%s", to ? "timed out: " : "",
+		 why && *why ? why : "capped by the collector",
+		 to ? "; what came before is kept" : "");
+	return pm_strset(&f->reason, r, strlen(r));
+}
+
 /* Add the member MM that manifest entry X lists (checked: CK) to EV, with what the entry
  * says of it (NODE and BOOT: the bundle's; BS: where a member held back is).  0, or -1 on
  * ENOMEM. */
@@ -426,32 +444,51 @@ static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, 
 	f->source = ck->source;
 	f->kind_given = true;
 	f->tctx.boot_time = boot;
-	f->mtime = iso_time(json_string_value(json_object_get(x, "observed_time")));
+	f->mtime = pm_bundle_time(json_string_value(json_object_get(x, "observed_time")));
 	if (json_is_integer(rank))
 		f->rank = (int)json_integer_value(rank);
 	if ((fnode || node) && !(f->node = strdup(fnode ? fnode : node)))
 		return -1;
-	/* the collector's word on the capture: capped, or cut by a timeout or the
-	 * deadline (what arrived before is kept: partial, still scanned) */
-	{
-		const char *st = json_string_value(json_object_get(x, "status"));
-		const char *why = json_string_value(json_object_get(x, "reason"));
-		char r[400];
-
-		if (st && (!strcmp(st, "truncated") || !strcmp(st, "timed_out"))) {
-			bool to = !strcmp(st, "timed_out");
-
-			f->status = PM_ST_TRUNCATED;
-			snprintf(r, sizeof(r), "%s%s%s", to ? "timed out: " : "",
-				 why && *why ? why : "capped by the collector",
-				 to ? "; what came before is kept" : "");
-			if (pm_strset(&f->reason, r, strlen(r)) < 0)
-				return -1;
-		}
-	}
+	if (pm_bundle_member_status(f, json_string_value(json_object_get(x, "status")),
+				    json_string_value(json_object_get(x, "reason"))) < 0)
+		return -1;
 	if (f->node)
 		pm_ev_note_node(ev, f->node, strlen(f->node));
 	return 0;
+}
+
+/* The carried scans among the members M (NM), each given to the file its manifest MAN's entry
+ * names ("for": a path of its "files", added to EV from index FIRST on). */
+static void attach_carried(struct pm_evidence *ev, const json_t *man, size_t first,
+			   struct member *m, size_t nm)
+{
+	json_t *files = json_object_get(man, "files"), *x, *y;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(man, "scans"), i, x)
+	{
+		const char *path = json_string_value(json_object_get(x, "path"));
+		const char *of = json_string_value(json_object_get(x, "for"));
+		struct member *mm = NULL;
+
+		for (size_t k = 0; path && of && k < nm; k++)
+			if (m[k].carry && m[k].data && !strcmp(m[k].name, path))
+				mm = &m[k];
+		if (!mm)
+			continue;
+		json_array_foreach(files, j, y)
+		{
+			const char *fp = json_string_value(json_object_get(y, "path"));
+			struct pm_file *f = first + j < ev->nfiles ? &ev->files[first + j] : NULL;
+
+			if (f && fp && !strcmp(fp, of) && !f->carry) {
+				f->carry = mm->data;
+				f->carrylen = mm->len;
+				mm->data = NULL;
+				break;
+			}
+		}
+	}
 }
 
 /* Check the manifest MTEXT (MLEN bytes; PARSED, when not NULL, is it parsed already, the
@@ -512,10 +549,11 @@ out:
 /* Add the members M that the manifest MAN lists (checked: CK) to EV, with what it says of
  * them, its coverage and its collection start.  0, or -1 on ENOMEM. */
 static int add_manifest(struct pm_evidence *ev, const char *rel, const json_t *man,
-			const struct checked *ck, struct member *m, struct pm_bsrc *bs)
+			const struct checked *ck, struct member *m, size_t nm, struct pm_bsrc *bs)
 {
 	const char *node = json_string_value(json_object_get(man, "node"));
-	double boot = iso_time(json_string_value(json_object_get(man, "boot_time")));
+	double boot = pm_bundle_time(json_string_value(json_object_get(man, "boot_time")));
+	size_t first = ev->nfiles;
 	json_t *x;
 	size_t i;
 
@@ -526,6 +564,7 @@ static int add_manifest(struct pm_evidence *ev, const char *rel, const json_t *m
 		if (add_member(ev, rel, x, &m[ck[i].member], &ck[i], node, boot, bs) < 0)
 			return -1;
 	}
+	attach_carried(ev, man, first, m, nm);
 	json_array_foreach(json_object_get(man, "coverage"), i, x)
 	{
 		const char *src = json_string_value(json_object_get(x, "source"));
@@ -536,7 +575,7 @@ static int add_manifest(struct pm_evidence *ev, const char *rel, const json_t *m
 			return -1;
 	}
 	{
-		double cs = iso_time(json_string_value(
+		double cs = pm_bundle_time(json_string_value(
 			json_object_get(json_object_get(man, "collected"), "start")));
 		if (node && cs > 0 && pm_ev_add_collect(ev, node, cs) < 0)
 			return -1;
@@ -556,7 +595,7 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 
 	if (check_manifest(rel, mtext, mlen, NULL, m, nm, &man, &ck, NULL, err, errlen) < 0)
 		return -1;
-	rc = add_manifest(ev, rel, man, ck, m, NULL);
+	rc = add_manifest(ev, rel, man, ck, m, nm, NULL);
 	free(ck);
 	json_decref(man);
 	return rc;
@@ -584,6 +623,7 @@ static void free_members(struct member *m, size_t n)
 struct plan {
 	json_t *man;   /* the manifest's JSON; NULL: not met yet, or not an object */
 	json_t *files; /* its "files" list when it is one */
+	json_t *scans; /* its "scans" list when it is one (carried scans, carry.c) */
 };
 
 /* The manifest's entry for member NAME; NULL when it lists none. */
@@ -593,6 +633,21 @@ static json_t *plan_entry(const struct plan *pl, const char *name)
 	size_t i;
 
 	json_array_foreach(pl->files, i, x)
+	{
+		const char *path = json_string_value(json_object_get(x, "path"));
+		if (path && !strcmp(path, name))
+			return x;
+	}
+	return NULL;
+}
+
+/* The manifest's carried scan entry for member NAME; NULL when it lists none. */
+static json_t *plan_scan(const struct plan *pl, const char *name)
+{
+	json_t *x;
+	size_t i;
+
+	json_array_foreach(pl->scans, i, x)
 	{
 		const char *path = json_string_value(json_object_get(x, "path"));
 		if (path && !strcmp(path, name))
@@ -618,6 +673,14 @@ static int plan_set(struct plan *pl, const struct member *m, uint64_t max, const
 	}
 	pl->files = json_object_get(pl->man, "files");
 	json_array_foreach(pl->files, i, x)
+	{
+		json_int_t b = json_integer_value(json_object_get(x, "bytes"));
+		if (b > 0 && (claimed += (uint64_t)b) > max)
+			return too_big(err, errlen, rel, max);
+	}
+	if (json_is_array(json_object_get(pl->man, "scans")))
+		pl->scans = json_object_get(pl->man, "scans");
+	json_array_foreach(pl->scans, i, x)
 	{
 		json_int_t b = json_integer_value(json_object_get(x, "bytes"));
 		if (b > 0 && (claimed += (uint64_t)b) > max)
@@ -821,6 +884,54 @@ static void hold_back(struct archive *ar, struct zsrc *z, const json_t *want, st
 	mm->data = NULL;
 }
 
+/* Take the carried scan the manifest's entry WANT lists (SIZE bytes, being read from AR) into
+ * *M (NM of them, room for AM) when it is what the entry says; else leave it: a record whose
+ * size or checksum differs is not taken, and its file is scanned (a record can make a merge
+ * faster, never refuse a bundle).  0, or -1 on ENOMEM. */
+static int take_carried(struct archive *ar, const char *name, const json_t *want, struct member **m,
+			size_t *nm, size_t *am, la_int64_t size)
+{
+	const char *sha = json_string_value(json_object_get(want, "sha256"));
+	struct member *mm;
+	struct pm_sha256 c;
+	char hex[80];
+	void *data;
+
+	if (!json_is_integer(json_object_get(want, "bytes")) ||
+	    json_integer_value(json_object_get(want, "bytes")) != size || !size || !sha)
+		return 0;
+	if (!(data = malloc((size_t)size)))
+		return -1;
+	if (archive_read_data(ar, data, (size_t)size) != size) {
+		free(data);
+		return 0; /* the next header says what is wrong with the bundle */
+	}
+	if (*nm == *am && pm_grow((void **)m, am, sizeof(**m)) < 0) {
+		free(data);
+		return -1;
+	}
+	mm = &(*m)[*nm];
+	memset(mm, 0, sizeof(*mm));
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, data, (size_t)size);
+	pm_sha256_final(&c, mm->d);
+	pm_sha256_hex(mm->d, hex);
+	if (strcmp(sha, hex + 7) && strcmp(sha, hex)) {
+		free(data);
+		return 0;
+	}
+	if (!(mm->name = strdup(name))) {
+		free(data);
+		return -1;
+	}
+	mm->data = data;
+	mm->len = (size_t)size;
+	mm->hashed = true;
+	mm->carry = true;
+	(*nm)++;
+	return 0;
+}
+
 /* Take the member at E into *M (NM of them, room for AM), checked against the plan PL,
  * counting its size into *TOTAL; *MI becomes the manifest's index when it is the manifest.
  * A folder, or a member the manifest does not list, is skipped; a member may be held back
@@ -850,7 +961,9 @@ static int take_member(struct archive *ar, struct zsrc *z, struct archive_entry 
 	if (pl->man && !strcmp(name, "manifest.json"))
 		return bad(err, errlen, rel, "more than one manifest.json");
 	if (pl->man && !(want = plan_entry(pl, name)))
-		return 0; /* not listed: never used (libarchive skips its data) */
+		return pl->scans && (want = plan_scan(pl, name)) ?
+			       take_carried(ar, name, want, m, nm, am, size) :
+			       0; /* not listed: never used (libarchive skips its data) */
 	if (want && json_integer_value(json_object_get(want, "bytes")) != size)
 		return bad(err, errlen, rel, "a member's size differs from the manifest");
 	if (*nm == *am && pm_grow((void **)m, am, sizeof(**m)) < 0)
@@ -989,7 +1102,7 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 	struct archive_entry *e;
 	struct member *m = NULL;
 	struct pm_sha256 fsha = {0};
-	struct plan pl = {NULL, NULL};
+	struct plan pl = {NULL, NULL, NULL};
 	size_t nm = 0, am = 0, mi = (size_t)-1;
 	unsigned nheld = 0;
 	uint64_t total = 0, max = pm_input_max();
@@ -1135,7 +1248,7 @@ static int finish(struct pm_evidence *ev, struct pm_loaded *L, json_t **mout, ch
 {
 	int rc = L->rc, en;
 
-	if (rc == 0 && (rc = add_manifest(ev, L->rel, L->man, L->ck, L->m, L->bsrc)) < 0) {
+	if (rc == 0 && (rc = add_manifest(ev, L->rel, L->man, L->ck, L->m, L->nm, L->bsrc)) < 0) {
 		if (!errno)
 			errno = ENOMEM;
 		sysfail(err, errlen, L->rel);

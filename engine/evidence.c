@@ -173,6 +173,7 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 		free(f->name);
 		free(f->path);
 		free(f->mem);
+		free(f->carry);
 		pm_bundle_member_drop(f);
 		free(f->node);
 		free(f->reason);
@@ -482,6 +483,11 @@ int pm_evidence_add_buffer(struct pm_evidence *ev, const char *name, const void 
 int pm_evidence_bundles(const struct pm_evidence *ev)
 {
 	return ev->nbundles;
+}
+
+size_t pm_evidence_carried(const struct pm_evidence *ev)
+{
+	return ev->ncarried;
 }
 
 size_t pm_evidence_held(const struct pm_evidence *ev)

@@ -55,6 +55,12 @@ int pm_bundle_batch(struct pm_evidence *ev, const struct pm_bundle_batch *b);
 int pm_bundle_finish(struct pm_evidence *ev, struct pm_loaded *l, json_t **manifest, char *sha,
 		     uint64_t *bytes, char *err, size_t errlen);
 
+/* A manifest's time (observed_time, boot_time) as the bundle's reader reads it; 0 none. */
+double pm_bundle_time(const char *s);
+/* A manifest entry's STATUS and REASON on F, as the bundle's reader sets them.  0, or -1 on
+ * ENOMEM. */
+int pm_bundle_member_status(struct pm_file *f, const char *status, const char *reason);
+
 /* F's bytes, held back in its bundle's compressed bytes, into F->mem (pm_file_head, _read and
  * _slurp do it first); 0, or -1 with F's status saying why. */
 int pm_bundle_member_load(struct pm_file *f);

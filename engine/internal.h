@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <zstd.h>
 #include "postmortem.h"
 
 /* ---- comparators for qsort and bsearch ---- */
@@ -228,10 +229,12 @@ struct pm_file {
 	uint64_t lines;
 	unsigned char digest[32]; /* of the bytes as given: SHA-256, or XXH3-128 and a tag for a
 				   * file read from disk outside a bundle (evidence.c) */
-	bool digested;	/* DIGEST is known already (a bundle member, checked on reading) */
-	bool released;	/* in-memory content freed once scanned (pm_file_release): not read again */
-	bool sniffed;	/* FORMAT told already, from the head, when its bundle was read */
-	unsigned bslot; /* BSRC's member */
+	bool digested; /* DIGEST is known already (a bundle member, checked on reading) */
+	bool released; /* in-memory content freed once scanned (pm_file_release): not read again */
+	bool sniffed;  /* FORMAT told already, from the head, when its bundle was read */
+	unsigned char *carry; /* its bundle's record of its scan (carry.c), NULL none */
+	size_t carrylen;
+	unsigned bslot;	      /* BSRC's member */
 	struct pm_bsrc *bsrc; /* a bundle member not held yet: its bundle's compressed bytes hold
 			       * it, decompressed when it is first read (bundle.c) */
 	bool plain; /* while pm_file_read hands over a chunk: it is known to hold no ESC, CR
@@ -349,6 +352,7 @@ struct pm_evidence {
 	} * collect;
 	size_t ncollect, acollect;
 	int nbundles;
+	size_t ncarried; /* files whose scan their bundle carried (carry.c), taken */
 	void *bundle_io; /* bundle.c: the zstd context and buffers for every bundle file */
 	void (*bundle_io_free)(void *); /* bundle.c's, set with BUNDLE_IO */
 	unsigned threads;		/* threads the merge may use (workers.c); 0 or 1: none */
@@ -407,5 +411,49 @@ int pm_ev_note_ip(struct pm_evidence *ev, const char *ip, size_t iplen, const ch
 		  size_t nodelen);
 /* Set a string field: frees the old value; copies LEN bytes. */
 int pm_strset(char **dst, const char *src, size_t len);
+
+/*
+ * carry.c: a job output's scan result carried in its bundle (FORMATS.md, "Carried scans").
+ * The key is everything the scan of the file read besides its bytes and the rules; a record
+ * is taken only under the same key.
+ */
+struct pm_carry_key {
+	const char *rules; /* the rule set's digest */
+	unsigned char sha[32];
+	uint64_t input_max;
+	const char *node;
+	int rank;
+	double mtime, boot;
+	int year;
+	enum pm_source source;
+	enum pm_format format;
+	enum pm_status status; /* before the scan */
+	const char *reason;
+};
+
+/* What the scan gave: LEV's observations (KEPT: scan.c's flags for each), ranks, nodes and
+ * addresses; the file's status and reason after it and what it added to the file's bytes and
+ * lines; the weak node names it took as known. */
+struct pm_carry {
+	struct pm_evidence *lev;
+	unsigned char *kept;
+	enum pm_status status;
+	char *reason;
+	uint64_t dbytes, dlines;
+	char *const *weak;
+	size_t nweak;
+};
+
+int pm_carry_encode(const struct pm_carry_key *k, const struct pm_carry *c, unsigned char **out,
+		    size_t *outlen);
+/* The record BUF (LEN bytes; decompressed with DC) into C (its LEV empty; its observations of
+ * file FILE) when it
+ * was made under key K with weak names all in SNAP (NSNAP, sorted): 1; 0 when not (another
+ * key, a name not known, a damaged record: C left empty); -1 on ENOMEM. */
+int pm_carry_decode(ZSTD_DCtx *dc, const void *buf, size_t len, const struct pm_carry_key *k,
+		    const struct pm_ruleset *rs, char *const *snap, size_t nsnap, uint32_t file,
+		    struct pm_carry *c);
+/* Free what pm_carry_decode put in C (LEV's arrays, KEPT, REASON), leaving them empty. */
+void pm_carry_clear(struct pm_carry *c);
 
 #endif /* PM_INTERNAL_H */

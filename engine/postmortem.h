@@ -102,6 +102,10 @@ int pm_evidence_add_path(struct pm_evidence *ev, const char *path, char *err, si
 /* How many evidence bundles (files or unpacked folders) the set has read so far. */
 int pm_evidence_bundles(const struct pm_evidence *ev);
 
+/* How many of the set's files were not scanned, their bundles carrying their scans
+ * (FORMATS.md, "Carried scans"): known once it is diagnosed. */
+size_t pm_evidence_carried(const struct pm_evidence *ev);
+
 /* The bytes of input the set holds in memory, not read yet (bundle members, buffers): a
  * bundle's members that are scanned as text stay compressed until the scan reads them. */
 size_t pm_evidence_held(const struct pm_evidence *ev);
@@ -133,6 +137,34 @@ typedef int pm_bundle_fn(void *arg, size_t i, int rc, json_t *manifest, const ch
 			 uint64_t bytes, const char *err);
 int pm_evidence_add_bundles(struct pm_evidence *ev, size_t n, const char *const *paths,
 			    pm_bundle_fn *fn, void *arg);
+
+/*
+ * A collector's capture of the job's output, as its bundle's manifest will describe it
+ * (bundle_write.c): what pm_scan_carry scans.
+ */
+struct pm_carry_input {
+	const char *path; /* the member's path in the bundle, sources/app_log/NAME */
+	const void *data; /* its bytes, exactly as the bundle holds them */
+	size_t len;
+	const char *node;     /* the manifest's node */
+	int rank;	      /* its rank, -1 none */
+	const char *observed; /* the manifest's observed_time and boot_time, as written */
+	const char *boot;
+	const char *status; /* the manifest's status and reason */
+	const char *reason;
+	double job_start;	  /* the job's start (its year dates stamps that lack one) */
+	const char *const *nodes; /* the job's nodes */
+	size_t nnodes;
+};
+
+/*
+ * The scan of IN by RS as a merge's worker thread would make it, as a record for its bundle
+ * (FORMATS.md, "Carried scans"): *OUT (free it) and *OUTLEN.  *OUT is NULL where the scan
+ * cannot be carried (not a job output scanned as text, or a line whose weak node name the
+ * job's nodes do not include: the merge might know it).  0, or -1 on ENOMEM.
+ */
+int pm_scan_carry(const struct pm_ruleset *rs, const struct pm_carry_input *in, void **out,
+		  size_t *outlen);
 
 /*
  * Add one in-memory file NAME of LEN bytes (not NUL-terminated).  Its kind is detected from

@@ -136,6 +136,12 @@ struct scan {
 	char *const *snap;
 	size_t nsnap;
 	bool unsure; /* the file's scan might differ from one in order: it is done again so */
+	/* a collector's scan of a file to carry in its bundle (pm_scan_carry): the weak names it
+	 * took as nodes, for the merge to check against its own (carry.c) */
+	bool note_weak;
+	char **weak;
+	size_t nweak, aweak;
+	ZSTD_DCtx *zd; /* a carried scan's (carried), made when first wanted */
 	/* per observation kept (record), for the merge (scan_take): KEPT_TALLY, counted as a
 	 * tally; KEPT_PAST, kept past its group's cap for a generic reading of its line to
 	 * yield to (line_yields) */
@@ -825,6 +831,26 @@ static int cmpname(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Weak name NAME taken as a node, for a carried scan: listed once.  A file whose scan takes
+ * many (past WEAK_MAX), or when out of memory, is marked unsure: it is not carried. */
+#define WEAK_MAX 256
+
+static void note_weak(struct scan *s, const char *name)
+{
+	char *d;
+
+	for (size_t k = s->nweak; k-- > 0;)
+		if (!strcmp(s->weak[k], name))
+			return;
+	if (s->nweak >= WEAK_MAX ||
+	    (s->nweak == s->aweak && pm_grow((void **)&s->weak, &s->aweak, sizeof(*s->weak)) < 0) ||
+	    !(d = strdup(name))) {
+		s->unsure = true;
+		return;
+	}
+	s->weak[s->nweak++] = d;
+}
+
 /* A weak name (a shell's or a container's prefix, prefix.c) names a node only when the
  * evidence already knows that node: a pod, a file or a word could read the same. */
 static bool known_node(struct scan *s, const char *name, size_t len)
@@ -840,8 +866,11 @@ static bool known_node(struct scan *s, const char *name, size_t len)
 	/* a worker knows the nodes known before the scan; in order, nodes that earlier files
 	 * named would count too: a name outside them sends the file to be scanned in order */
 	if (s->snap) {
-		if (s->nsnap && bsearch(&key, s->snap, s->nsnap, sizeof(*s->snap), cmpname))
+		if (s->nsnap && bsearch(&key, s->snap, s->nsnap, sizeof(*s->snap), cmpname)) {
+			if (s->note_weak)
+				note_weak(s, buf);
 			return true;
+		}
 		s->unsure = true;
 		return false;
 	}
@@ -2631,6 +2660,10 @@ static void scan_free(struct scan *s)
 		free(s->pend[i].text);
 	free(s->pend);
 	free(s->sect);
+	for (size_t k = 0; k < s->nweak; k++)
+		free(s->weak[k]);
+	free(s->weak);
+	ZSTD_freeDCtx(s->zd);
 	pcre2_match_data_free(s->md);
 	hs_free_scratch(s->scratch);
 }
@@ -2699,6 +2732,7 @@ static int scan_file(struct scan *s, size_t i)
 struct scanned {
 	int rc; /* -1: the worker's scan failed */
 	bool skipped, unsure;
+	bool carried;		/* taken from its bundle's record, not scanned */
 	struct pm_evidence lev; /* what the file gave */
 	unsigned char *kept;	/* per observation: KEPT_* (note_kept) */
 	/* the file as it was before the worker read it */
@@ -2780,6 +2814,61 @@ static int scan_reset(struct scan *s)
 	return 0;
 }
 
+/* What the scan of F reads besides its bytes and the rules RS, as a carried scan's key. */
+static void carry_key(const struct pm_ruleset *rs, const struct pm_file *f, struct pm_carry_key *k)
+{
+	*k = (struct pm_carry_key){.rules = rs->digest,
+				   .input_max = pm_input_max(),
+				   .node = f->node,
+				   .rank = f->rank,
+				   .mtime = f->mtime,
+				   .boot = f->tctx.boot_time,
+				   .year = f->tctx.year,
+				   .source = f->source,
+				   .format = f->format,
+				   .status = f->status,
+				   .reason = f->reason};
+	memcpy(k->sha, f->digest, sizeof(k->sha));
+}
+
+/*
+ * File I's scan as its bundle carried it (carry.c) into R, and the file left as its scan
+ * would leave it, when the record's key is the file's and every weak name the collector took
+ * as a node is in SNAP (NSNAP, sorted; the nodes known before the scan): 1.  0: not taken,
+ * to be scanned (no record, another key, a name not known here, a damaged record); -1 on
+ * ENOMEM.  Only a job's output is taken: the scan of any other source reads the job's window,
+ * id and nodes (linetrust.c), which its collector knew only in part.  The record is freed
+ * either way.
+ */
+static int carried(const struct pm_evidence *ev, size_t i, char *const *snap, size_t nsnap,
+		   ZSTD_DCtx **zd, struct scanned *r)
+{
+	struct pm_file *f = &ev->files[i];
+	struct pm_carry_key k;
+	struct pm_carry c = {.lev = &r->lev};
+	int rc = 0;
+
+	if (f->carry && f->digested && f->source == PM_SRC_APP_LOG && f->format == PM_FMT_APP &&
+	    (*zd || (*zd = ZSTD_createDCtx()))) {
+		carry_key(ev->rs, f, &k);
+		rc = pm_carry_decode(*zd, f->carry, f->carrylen, &k, ev->rs, snap, nsnap,
+				     (uint32_t)i, &c);
+	}
+	free(f->carry);
+	f->carry = NULL;
+	f->carrylen = 0;
+	if (rc != 1)
+		return rc;
+	r->carried = true;
+	r->kept = c.kept;
+	free(f->reason);
+	f->reason = c.reason;
+	f->status = c.status;
+	f->bytes += c.dbytes;
+	f->lines += c.dlines;
+	return 1;
+}
+
 /* File I scanned by worker WI into R. */
 static void scan_one(struct scanpar *p, unsigned wi, size_t i, struct scanned *r)
 {
@@ -2798,6 +2887,16 @@ static void scan_one(struct scanpar *p, unsigned wi, size_t i, struct scanned *r
 	if ((f->reason && !(r->reason = strdup(f->reason))) || scan_reset(s) < 0) {
 		r->rc = -1;
 		return;
+	}
+	if (f->carry) {
+		int c = carried(p->s0->ev, i, s->snap, s->nsnap, &s->zd, r);
+
+		if (c != 0) {
+			r->rc = c < 0 ? -1 : 0;
+			if (p->release && c > 0)
+				pm_file_release(f);
+			return;
+		}
 	}
 	p->w[wi].lev = p->tmpl;
 	r->rc = scan_file(s, i);
@@ -2921,6 +3020,7 @@ static int take_one(struct scanpar *p, size_t i, struct scanned *r)
 		rc = scan_file(s, i);
 	} else if (!r->skipped) {
 		rc = merge_file(s, r);
+		s->ev->ncarried += r->carried;
 	}
 	if (p->release)
 		pm_file_release(f);
@@ -3003,6 +3103,121 @@ out:
 		scan_free(&p->w[k].s);
 	free(p->snap);
 	free(p);
+	return rc;
+}
+
+/* The set for one capture IN, as a merge reads it from its bundle (bundle.c, add_member):
+ * NULL on ENOMEM, or with *SKIP when it is not a job output. */
+static struct pm_evidence *carry_set(const struct pm_ruleset *rs, const struct pm_carry_input *in,
+				     bool *skip)
+{
+	struct pm_evidence *ev = pm_evidence_create(rs);
+	struct pm_file *f;
+	struct pm_sha256 c;
+
+	*skip = false;
+	if (!ev || !(f = pm_ev_add_file(ev, in->path)))
+		goto fail;
+	f->source = PM_SRC_APP_LOG;
+	f->kind_given = true;
+	f->mem = malloc(in->len ? in->len : 1);
+	if (!f->mem)
+		goto fail;
+	memcpy(f->mem, in->data, in->len);
+	f->memlen = in->len;
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, in->data, in->len);
+	pm_sha256_final(&c, f->digest);
+	f->digested = true;
+	f->tctx.boot_time = pm_bundle_time(in->boot);
+	f->mtime = pm_bundle_time(in->observed);
+	f->rank = in->rank;
+	if (in->node &&
+	    (!(f->node = strdup(in->node)) || pm_ev_note_node(ev, in->node, strlen(in->node)) < 0))
+		goto fail;
+	if (pm_bundle_member_status(f, in->status, in->reason) < 0)
+		goto fail;
+	for (size_t k = 0; k < in->nnodes; k++)
+		if (in->nodes[k] && pm_ev_note_node(ev, in->nodes[k], strlen(in->nodes[k])) < 0)
+			goto fail;
+	sniff_file(ev, f);
+	if (in->job_start > 0)
+		f->tctx.year = year_of(in->job_start);
+	*skip = f->format != PM_FMT_APP || !scannable(f);
+	return ev;
+fail:
+	pm_evidence_destroy(ev);
+	return NULL;
+}
+
+int pm_scan_carry(const struct pm_ruleset *rs, const struct pm_carry_input *in, void **out,
+		  size_t *outlen)
+{
+	bool skip;
+	struct pm_evidence *ev = carry_set(rs, in, &skip);
+	struct scanpar *p = NULL;
+	struct scanned r = {0};
+	struct pm_carry_key k;
+	struct scan *s;
+	int rc = -1;
+
+	*out = NULL;
+	*outlen = 0;
+	if (!ev)
+		return -1;
+	if (skip) {
+		rc = 0;
+		goto out;
+	}
+	/* a merge's worker, the job's nodes known (scan_par) */
+	if (!(p = calloc(1, sizeof(*p))))
+		goto out;
+	p->files = ev->files;
+	p->nfiles = ev->nfiles;
+	p->tmpl = *ev;
+	p->tmpl.nodes = NULL;
+	p->tmpl.nnodes = p->tmpl.anodes = 0;
+	p->tmpl.files = ev->files;
+	p->nw = 1;
+	s = &p->w[0].s;
+	*s = (struct scan){.ev = &p->w[0].lev,
+			   .rs = rs,
+			   .last_ri = SIZE_MAX,
+			   .snap = ev->nodes,
+			   .nsnap = ev->nnodes,
+			   .note_weak = true};
+	if ((rs->scratch && hs_clone_scratch(rs->scratch, &s->scratch) != HS_SUCCESS) ||
+	    !(s->md = pcre2_match_data_create(32, NULL)))
+		goto out;
+	carry_key(rs, &ev->files[0], &k);
+	scan_one(p, 0, 0, &r);
+	if (r.rc < 0)
+		goto out;
+	rc = 0;
+	if (!r.skipped && !r.unsure) {
+		struct pm_file *f = &ev->files[0];
+		struct pm_carry c = {.lev = &r.lev,
+				     .kept = r.kept,
+				     .status = f->status,
+				     .reason = f->reason,
+				     .dbytes = f->bytes - r.bytes,
+				     .dlines = f->lines - r.lines,
+				     .weak = s->weak,
+				     .nweak = s->nweak};
+		unsigned char *buf;
+
+		/* the key as the file was before its scan */
+		k.status = r.status;
+		k.reason = r.reason;
+		if ((rc = pm_carry_encode(&k, &c, &buf, outlen)) == 0)
+			*out = buf;
+	}
+out:
+	scanned_clear(&r);
+	if (p)
+		scan_free(&p->w[0].s);
+	free(p);
+	pm_evidence_destroy(ev);
 	return rc;
 }
 
@@ -3421,7 +3636,22 @@ int pm_scan_all(struct pm_evidence *ev)
 		for (size_t i = 0; i < ev->nfiles; i++) {
 			if (i && (ev->ntasks || ev->ncollect))
 				pm_file_release(&ev->files[i - 1]);
-			if (scannable(&ev->files[i]) && scan_file(&s, i) < 0)
+			if (!scannable(&ev->files[i]))
+				continue;
+			if (ev->files[i].carry) {
+				struct scanned r = {0};
+				int c = carried(ev, i, ev->nodes, ev->nnodes, &s.zd, &r);
+
+				if (c > 0)
+					c = merge_file(&s, &r) < 0 ? -1 : 1;
+				ev->ncarried += c > 0;
+				scanned_clear(&r);
+				if (c < 0)
+					goto out;
+				if (c > 0)
+					continue;
+			}
+			if (scan_file(&s, i) < 0)
 				goto out;
 		}
 		if (ev->nfiles && (ev->ntasks || ev->ncollect))

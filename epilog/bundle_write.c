@@ -109,6 +109,28 @@ static json_t *slurm_facts(const struct pm_job *j)
 	return o;
 }
 
+/* The manifest's record of C's carried scans: where each is and whose scan it is. */
+static json_t *scans(const struct pm_collection *c)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < c->ncaps; i++) {
+		const struct pm_capture *cap = &c->caps[i];
+		char path[320], of[300], sha[80];
+
+		if (!cap->name || !cap->carry)
+			continue;
+		snprintf(of, sizeof(of), "sources/%s/%s", pm_csource_name(cap->src), cap->name);
+		snprintf(path, sizeof(path), "scans/%s/%s.pmscan", pm_csource_name(cap->src),
+			 cap->name);
+		pm_sha256_buf(cap->carry, cap->carrylen, sha);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:s}", "path", path, "for", of,
+						   "bytes", (json_int_t)cap->carrylen, "sha256",
+						   sha + 7));
+	}
+	return a;
+}
+
 static json_t *manifest(const struct pm_collection *c, const struct pm_job *j)
 {
 	json_t *files = json_array(), *cov = json_array(), *cut = json_array(), *m;
@@ -130,11 +152,81 @@ static json_t *manifest(const struct pm_collection *c, const struct pm_job *j)
 		      PACKAGE_VERSION, "slurm", slurm_facts(j), "files", files, "coverage", cov);
 	/* what the finalizer reads from any one bundle: the expected nodes and the owner */
 	if (m) {
+		json_t *sc = scans(c);
+
+		if (sc && json_array_size(sc))
+			json_object_set_new(m, "scans", sc);
+		else
+			json_decref(sc);
 		json_object_set_new(m, "nodelist", str_or_null(j->nodelist));
 		json_object_set_new(m, "uid",
 				    j->uid == (uid_t)-1 ? json_null() : json_integer(j->uid));
 	}
 	return m;
+}
+
+void pm_collection_carry(struct pm_collection *c, const struct pm_job *j, const char *rules,
+			 double deadline, char *note, size_t notelen)
+{
+	struct pm_ruleset *rs = NULL;
+	char **nodes = NULL, err[256];
+	size_t nnodes = 0, done = 0, want = 0;
+	const char *why = "";
+
+	note[0] = '\0';
+	for (size_t i = 0; i < c->ncaps; i++)
+		want += c->caps[i].name && c->caps[i].len && !strcmp(c->caps[i].kind, "app_log");
+	if (!want)
+		return;
+	if (pm_mono() >= deadline) {
+		why = ": no time left";
+		goto out;
+	}
+	if (!(rs = pm_ruleset_load(rules ? rules : PM_RULESDIR, err, sizeof(err)))) {
+		snprintf(note, notelen, "job output not scanned: %s", err);
+		return;
+	}
+	if (j->nodelist &&
+	    pm_hostlist_expand(j->nodelist, strlen(j->nodelist), &nodes, &nnodes) < 0)
+		nnodes = 0;
+	for (size_t i = 0; i < c->ncaps; i++) {
+		struct pm_capture *cap = &c->caps[i];
+		char path[300], obs[40], boot[40];
+		struct pm_carry_input in;
+
+		if (!cap->name || !cap->len || strcmp(cap->kind, "app_log"))
+			continue;
+		if (pm_mono() >= deadline) {
+			why = ": the deadline came first";
+			break;
+		}
+		snprintf(path, sizeof(path), "sources/%s/%s", pm_csource_name(cap->src), cap->name);
+		if (cap->observed > 0)
+			pm_time_format(cap->observed, obs, sizeof(obs));
+		if (j->boot_time > 0)
+			pm_time_format(j->boot_time, boot, sizeof(boot));
+		in = (struct pm_carry_input){.path = path,
+					     .data = cap->data,
+					     .len = cap->len,
+					     .node = j->node,
+					     .rank = cap->rank,
+					     .observed = cap->observed > 0 ? obs : NULL,
+					     .boot = j->boot_time > 0 ? boot : NULL,
+					     .status = pm_status_name(cap->status),
+					     .reason = cap->reason,
+					     .job_start = j->window_start,
+					     .nodes = (const char *const *)nodes,
+					     .nnodes = nnodes};
+		if (pm_scan_carry(rs, &in, &cap->carry, &cap->carrylen) < 0)
+			break;
+		done += cap->carry != NULL;
+	}
+out:
+	snprintf(note, notelen, "job output scanned for the merge: %zu of %zu%s", done, want, why);
+	for (size_t k = 0; k < nnodes; k++)
+		free(nodes[k]);
+	free(nodes);
+	pm_ruleset_destroy(rs);
 }
 
 static int add_member(struct archive *a, const char *path, const void *data, size_t len,
@@ -190,6 +282,17 @@ int pm_bundle_write(const struct pm_collection *c, const struct pm_job *j, void 
 			continue;
 		snprintf(path, sizeof(path), "sources/%s/%s", pm_csource_name(cap->src), cap->name);
 		if (add_member(a, path, cap->data, cap->len, cap->observed) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < c->ncaps; i++) {
+		const struct pm_capture *cap = &c->caps[i];
+		char path[320];
+
+		if (!cap->name || !cap->carry)
+			continue;
+		snprintf(path, sizeof(path), "scans/%s/%s.pmscan", pm_csource_name(cap->src),
+			 cap->name);
+		if (add_member(a, path, cap->carry, cap->carrylen, c->end) < 0)
 			goto fail;
 	}
 	if (archive_write_close(a) != ARCHIVE_OK)

@@ -165,6 +165,8 @@ struct pm_capture {
 	char reason[320];
 	bool cut;	   /* stopped by the collector's deadline, not its own timeout */
 	uint64_t redacted; /* secrets replaced by scrub.c */
+	void *carry;	   /* its scan for the merge (carry.c), NULL none: bundled beside it */
+	size_t carrylen;
 };
 
 struct pm_coverage {
@@ -213,6 +215,16 @@ int pm_run_command(const char *cmd, double timeout, uint64_t cap, struct pm_capt
 uint64_t pm_collection_scrub(struct pm_collection *c);
 
 /* ---- bundle_write.c ---- */
+
+/*
+ * Scan C's job output captures with the rule set RULES (NULL: the installed one) as the
+ * merge would, each scan kept with its capture to be bundled beside it (engine/carry.c), none
+ * started after DEADLINE (CLOCK_MONOTONIC seconds).  Nothing here can fail the collection: a
+ * rule set that does not load, or a scan that fails, only leaves the merge to scan.  NOTE gets
+ * what was done, in a few words.
+ */
+void pm_collection_carry(struct pm_collection *c, const struct pm_job *j, const char *rules,
+			 double deadline, char *note, size_t notelen);
 
 /*
  * Write C for J as a bundle (postmortem.bundle/1: pax tar, zstd, manifest.json first) into

@@ -24,6 +24,7 @@
 #define REDELIVER_MAX 8	   /* earlier pending bundles delivered per run */
 #define REDELIVER_MIN 2.0  /* seconds left needed to try */
 #define RESTART_LOOKUP 2.0 /* seconds scontrol may take to tell a requeued run */
+#define CARRY_MARGIN 1.0   /* seconds left for the bundle and the store after a scan begins */
 
 struct opts {
 	const char *config, *store, *spool, *job, *node;
@@ -262,6 +263,16 @@ static int run(const struct opts *o, double t0)
 		goto out_job;
 	}
 	redacted = pm_collection_scrub(&c);
+	/* the job's output scanned here, while there is time, so that the merge need not */
+	if (cfg.carry_scans && !pm_collect_stopped()) {
+		char note[300];
+		size_t n = strlen(extra);
+
+		pm_collection_carry(&c, &j, cfg.rules, end - reserve - CARRY_MARGIN, note,
+				    sizeof(note));
+		if (note[0] && strncmp(note, "job output scanned for the merge", 32))
+			snprintf(extra + n, sizeof(extra) - n, "%s%s", n ? "; " : "", note);
+	}
 	c.end = pm_now();
 	if (pm_bundle_write(&c, &j, &buf, &len, err, sizeof(err)) < 0) {
 		snprintf(sr.reason, sizeof(sr.reason), "bundle not written: %s", err);

@@ -1347,6 +1347,7 @@ void pm_collection_free(struct pm_collection *c)
 		free(c->caps[i].name);
 		free(c->caps[i].origin);
 		free(c->caps[i].data);
+		free(c->caps[i].carry);
 	}
 	free(c->caps);
 	memset(c, 0, sizeof(*c));

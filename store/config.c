@@ -97,6 +97,7 @@ static int defaults(struct pm_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->retain = 14 * 86400.0;
 	cfg->deadline = 30;
+	cfg->carry_scans = true;
 	cfg->comment_recheck = 7 * 86400.0;
 	cfg->merge_deadline = 60;
 	cfg->repeat_jobs = 2;		  /* store/history.h: PM_HISTORY_JOBS */
@@ -387,6 +388,7 @@ static const struct key top_keys[] = {
 	{"operators_group", K_STR, STR(operators_group), NULL},
 	{"comment_field", K_CHOICE, STR(comment_field), "|Comment|AdminComment|"},
 	{"admin_comment", K_BOOL, STR(admin_comment), NULL},
+	{"carry_scans", K_BOOL, STR(carry_scans), NULL},
 	{"comment_recheck", K_DURATION0, STR(comment_recheck), NULL},
 	{"merge_deadline", K_DURATION, STR(merge_deadline), NULL},
 	{"service_user", K_STR, STR(service_user), NULL},

@@ -65,6 +65,7 @@ struct pm_config {
 	char *operators_group;
 	char *comment_field;	/* "Comment" or "AdminComment" */
 	bool admin_comment;	/* the verdict line also in AdminComment (never over JS1:) */
+	bool carry_scans;	/* the collector scans the job's output for the merge (carry.c) */
 	double comment_recheck; /* seconds: the timer rechecks comments it set within; 0 off */
 	double merge_deadline;	/* seconds the timer gives one job run's merge */
 	char *service_user;

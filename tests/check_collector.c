@@ -204,6 +204,7 @@ Suite *pmt_suite(void)
 	collector_collect_tests(t);
 	collector_bundle_tests(t);
 	collector_store_tests(t);
+	collector_carry_tests(t);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -52,5 +52,6 @@ void sample(struct pm_config *cfg, struct pm_job *j, struct pm_collection *c);
 void collector_collect_tests(TCase *tc); /* check_collector_collect.c */
 void collector_bundle_tests(TCase *tc);	 /* check_collector_bundle.c */
 void collector_store_tests(TCase *tc);	 /* check_collector_store.c */
+void collector_carry_tests(TCase *tc);	 /* check_collector_carry.c */
 
 #endif

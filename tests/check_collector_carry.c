@@ -1,0 +1,245 @@
+/*
+ * check_collector_carry.c - the collector suite's carried scans (engine/carry.c): the job's
+ * output scanned by the collector and bundled beside it gives the merge the same verdict,
+ * byte for byte, as the merge's own scan, with one thread or two; a record whose key does not
+ * hold (another observation time), a damaged one and one whose weak node names the merge does
+ * not know are not taken, and one whose scan met a weak name the job's nodes lack is not
+ * written.
+ */
+
+#include <check.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "collector.h"
+#include "postmortem.h"
+#include "support.h"
+#include "check_collector.h"
+
+/* A job output with an error, a traceback, srun's words, progress lines and a bootstrap
+ * address: what a scan keeps, counts, places and maps. */
+static const char job_output[] =
+	"[2026-11-30 03:10:01] step 100 | loss 2.314 | 410 samples/s\n"
+	"[2026-11-30 03:10:31] step 110 | loss 2.287 | 409 samples/s\n"
+	"n1:2211:2211 [0] NCCL INFO Bootstrap : Using ib0:10.20.0.11<0>\n"
+	"n2: [rank1]: Traceback (most recent call last):\n"
+	"n2: [rank1]:   File \"train.py\", line 88, in <module>\n"
+	"n2: [rank1]:     loss.backward()\n"
+	"n2: [rank1]: RuntimeError: CUDA error: an illegal memory access was encountered\n"
+	"srun: error: n2: task 1: Exited with exit code 1\n"
+	"srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n";
+
+static struct pm_capture *add_output(struct pm_collection *c, const char *text)
+{
+	struct pm_capture *cap;
+
+	c->caps = realloc(c->caps, (c->ncaps + 1) * sizeof(*c->caps));
+	ck_assert_ptr_nonnull(c->caps);
+	cap = &c->caps[c->ncaps++];
+	memset(cap, 0, sizeof(*cap));
+	cap->src = PM_CS_JOB_OUTPUT;
+	cap->kind = "app_log";
+	cap->name = strdup("slurm-4242.out");
+	cap->origin = strdup("/home/u/slurm-4242.out");
+	cap->data = strdup(text);
+	cap->len = strlen(text);
+	cap->rank = -1;
+	cap->observed = 1796094700.25;
+	cap->status = PM_ST_OK;
+	return cap;
+}
+
+static const char *rules_dir(void)
+{
+	static char d[512];
+
+	snprintf(d, sizeof(d), "%s/rules", getenv("PM_SRCDIR") ? getenv("PM_SRCDIR") : ".");
+	return d;
+}
+
+/* The bundle of C for J written to tmp/DIR/n1.tar.zst; its path. */
+static const char *bundle_in(const char *dir, const struct pm_collection *c, const struct pm_job *j)
+{
+	char err[512], d[300];
+	void *buf;
+	size_t len;
+	const char *p;
+
+	snprintf(d, sizeof(d), "%s/%s", tmp, dir);
+	mkdir(d, 0755);
+	ck_assert_int_eq(pm_bundle_write(c, j, &buf, &len, err, sizeof(err)), 0);
+	snprintf(d, sizeof(d), "%s/n1.tar.zst", dir);
+	p = pmt_path(tmp, d);
+	save(p, buf, len);
+	free(buf);
+	return p;
+}
+
+/* Slurm's record of the job: its nodes known to the merge, as the finalizer's sacct gives. */
+static const char record[] =
+	"JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks|Cluster\n"
+	"4242|4242|FAILED|1:0|2026-11-30T03:00:00|2026-11-30T03:11:00|n[1-2]|2|2|lab\n";
+
+/* The verdict of bundle PATH (with Slurm's record when WITH_RECORD) with THREADS threads, as
+ * text; *CARRIED gets how many files' scans were taken from the bundle. */
+static char *verdict_of(const char *path, bool with_record, unsigned threads, size_t *carried)
+{
+	char err[512], *text;
+	struct pm_ruleset *rs = pm_ruleset_load(rules_dir(), err, sizeof(err));
+	struct pm_evidence *ev;
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	ev = pm_evidence_create(rs);
+	pm_evidence_set_threads(ev, threads);
+	ck_assert_msg(pm_evidence_add_path(ev, path, err, sizeof(err)) == 0, "%s", err);
+	if (with_record)
+		ck_assert_int_eq(pm_evidence_add_buffer(ev, "sacct.txt", record, strlen(record),
+							NULL, NULL, 1796094700),
+				 0);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_msg(v != NULL, "%s", err);
+	*carried = pm_evidence_carried(ev);
+	text = json_dumps(v, JSON_SORT_KEYS | JSON_INDENT(1));
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+	return text;
+}
+
+START_TEST(carried_scan_same_verdict)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct pm_capture *cap;
+	char note[300], *plain, *with;
+	const char *a, *b;
+	size_t n;
+
+	sample(&cfg, &j, &c);
+	add_output(&c, job_output);
+	pm_collection_scrub(&c);
+	pm_collection_carry(&c, &j, rules_dir(), pm_mono() + 30, note, sizeof(note));
+	ck_assert_str_eq(note, "job output scanned for the merge: 1 of 1");
+	cap = &c.caps[c.ncaps - 1];
+	ck_assert_ptr_nonnull(cap->carry);
+	a = strdup(bundle_in("with", &c, &j));
+	free(cap->carry);
+	cap->carry = NULL;
+	b = strdup(bundle_in("without", &c, &j));
+
+	plain = verdict_of(b, true, 1, &n);
+	ck_assert_uint_eq(n, 0);
+	/* the verdict names the job output's error, on the node its prefix names */
+	ck_assert_ptr_nonnull(strstr(plain, "illegal memory access"));
+	ck_assert_ptr_nonnull(strstr(plain, "\"n2\""));
+	for (unsigned t = 1; t <= 2; t++) {
+		with = verdict_of(a, true, t, &n);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_str_eq(with, plain);
+		free(with);
+	}
+	free(plain);
+
+	/* without the record the merge does not know n2, which the collector took the prefix
+	 * "n2: " for: the record is not taken, and the verdict is the plain scan's */
+	plain = verdict_of(b, false, 2, &n);
+	with = verdict_of(a, false, 2, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_str_eq(with, plain);
+	free(with);
+	free(plain);
+	free((void *)a);
+	free((void *)b);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(carried_scan_not_taken)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct pm_capture *cap;
+	char note[300], *v;
+	size_t n;
+
+	sample(&cfg, &j, &c);
+	cap = add_output(&c, job_output);
+	pm_collection_scrub(&c);
+	pm_collection_carry(&c, &j, rules_dir(), pm_mono() + 30, note, sizeof(note));
+	cap = &c.caps[c.ncaps - 1];
+	ck_assert_ptr_nonnull(cap->carry);
+
+	/* the capture's observation time is part of the key: another one, not taken */
+	cap->observed += 1;
+	v = verdict_of(bundle_in("moved", &c, &j), true, 2, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_nonnull(strstr(v, "illegal memory access"));
+	free(v);
+	cap->observed -= 1;
+
+	/* a record cut short (its manifest entry says so, checksum and all): not taken */
+	cap->carrylen -= 5;
+	v = verdict_of(bundle_in("cut", &c, &j), true, 2, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_nonnull(strstr(v, "illegal memory access"));
+	free(v);
+	cap->carrylen += 5;
+	v = verdict_of(bundle_in("whole", &c, &j), true, 2, &n);
+	ck_assert_uint_eq(n, 1);
+	free(v);
+
+	/* no time left: nothing scanned, nothing carried */
+	free(cap->carry);
+	cap->carry = NULL;
+	pm_collection_carry(&c, &j, rules_dir(), pm_mono() - 1, note, sizeof(note));
+	ck_assert_ptr_null(cap->carry);
+	ck_assert_str_eq(note, "job output scanned for the merge: 0 of 1: no time left");
+
+	/* a rule set that does not load: said, nothing carried */
+	pm_collection_carry(&c, &j, "/nonexistent/rules", pm_mono() + 30, note, sizeof(note));
+	ck_assert_ptr_null(cap->carry);
+	ck_assert_msg(!strncmp(note, "job output not scanned: ", 24), "%s", note);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+/* A weak node name (a shell's "host: " prefix) outside the job's nodes: the merge might know
+ * the node from another file, so the collector's scan is not carried. */
+START_TEST(carried_scan_weak_name_unknown)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	char note[300];
+
+	sample(&cfg, &j, &c);
+	free(j.nodelist);
+	j.nodelist = strdup("n1");
+	add_output(&c, job_output);
+	pm_collection_scrub(&c);
+	pm_collection_carry(&c, &j, rules_dir(), pm_mono() + 30, note, sizeof(note));
+	ck_assert_ptr_null(c.caps[c.ncaps - 1].carry);
+	ck_assert_str_eq(note, "job output scanned for the merge: 0 of 1");
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+void collector_carry_tests(TCase *tc)
+{
+	tcase_add_test(tc, carried_scan_same_verdict);
+	tcase_add_test(tc, carried_scan_not_taken);
+	tcase_add_test(tc, carried_scan_weak_name_unknown);
+}
