@@ -84,10 +84,41 @@ static bool rankmap_node(const char **nodes, size_t n, const char *node)
 }
 
 /*
+ * Lines only a launcher that starts several ranks under one Slurm task writes, by family:
+ * its logger's module path, its function names, its own reports of a child.  Their wording
+ * is the launchers' own, across versions; the job's user can print them too, but they only
+ * ever take a node away from a rank tag, never give one.
+ */
+static const char *const launcher_marks[] = {
+	/* torchrun's elastic agent (also under accelerate launch) */
+	"distributed.elastic",
+	"distributed/elastic/",
+	"torch/distributed/run.py",
+	/* DeepSpeed's launcher (deepspeed.launcher.launch, one a node): its logger's
+	 * "[launch.py:146:main] WORLD INFO DICT: ..." and "[launch.py:315:sigkill_handler]" */
+	"deepspeed.launcher",
+	"deepspeed/launcher/",
+	"WORLD INFO DICT",
+	":sigkill_handler]",
+	/* Hugging Face accelerate's launcher */
+	"accelerate.commands.launch",
+	"accelerate/commands/launch.py",
+	/* Open MPI's and PRRTE's mpirun, MPICH's and Intel MPI's Hydra */
+	"mpirun noticed that process rank",
+	"prterun noticed that process rank",
+	"mpirun detected that one or more processes",
+	"prterun detected that one or more processes",
+	"mpirun has exited due to process rank",
+	"prterun has exited due to process rank",
+	"[mpiexec@",
+};
+
+/*
  * Whether the job's output shows that a launcher, not Slurm, numbered the ranks its tags give
- * ("[rank6]: ...", PyTorch's global rank under one torchrun agent a node): a tag's rank at
- * or past the step's task count, or a line of torchrun's elastic agent.  The rank map and
- * srun's task lines number Slurm's tasks; such a tag's rank is then no task of theirs.
+ * ("[rank6]: ...", PyTorch's global rank under one torchrun or DeepSpeed launcher a node): a
+ * tag's rank at or past the step's task count, or a line of such a launcher (launcher_marks).
+ * The rank map and srun's task lines number Slurm's tasks; such a tag's rank is then no task
+ * of theirs.
  */
 static bool launcher_ranks(const struct att *a)
 {
@@ -100,12 +131,13 @@ static bool launcher_ranks(const struct att *a)
 			continue;
 		if (count && o->rank >= count && (!o->has_label || o->label != o->rank))
 			return true;
-		/* the agent's own lines: its rule, or its logger's module path */
-		if (!strncmp(R(a, i)->id, "torchrun-", 9) ||
-		    (o->raw && (strstr(o->raw, "distributed.elastic") ||
-				strstr(o->raw, "distributed/elastic/") ||
-				strstr(o->raw, "torch/distributed/run.py"))))
+		/* the launcher's own lines: torchrun's rules, or a launcher's wording */
+		if (!strncmp(R(a, i)->id, "torchrun-", 9))
 			return true;
+		for (size_t k = 0; o->raw && k < sizeof(launcher_marks) / sizeof(*launcher_marks);
+		     k++)
+			if (strstr(o->raw, launcher_marks[k]))
+				return true;
 	}
 	return false;
 }

@@ -1055,12 +1055,19 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 			pm_rankset_push(&ors, &nors, &aors,
 					(int)json_integer_value(json_array_get(or, k)));
 	pm_rankset_done(ors, &nors);
+	/* an origin of ranks whose node nothing places (a launcher numbered them) may have run
+	 * on any node: none is a bystander */
+	bool unplaced = !non && nors;
 	for (size_t i = 0; i < ev->nobs && !completed && ons; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (!is_error_role(R(a, i)->role) || set_aside(a, i))
 			continue;
-		if (o->node && !bsearch(&o->node, ons, non, sizeof(*ons), pm_cmp_str_null))
+		if (o->node && !unplaced &&
+		    !bsearch(&o->node, ons, non, sizeof(*ons), pm_cmp_str_null))
 			json_array_append_new(bys_n, json_string(o->node));
+		/* where a launcher numbered the ranks, srun's task numbers are no ranks */
+		if (a->tnode && o->raw && strstr(o->raw, "srun: error: "))
+			continue;
 		if (o->rank >= 0 && !pm_rankset_has(ors, nors, o->rank) &&
 		    !(o->node && whs && bsearch(&o->node, whs, nwh, sizeof(*whs), pm_cmp_str_null)))
 			pm_rankset_push(&rs, &nrs, &ars, o->rank);
