@@ -152,6 +152,9 @@ static void free_job(struct pm_jobinfo *j)
 	for (size_t i = 0; i < j->nnodes; i++)
 		free(j->nodes[i]);
 	free(j->nodes);
+	for (size_t i = 0; i < j->ncomps; i++)
+		free(j->comps[i]);
+	free(j->comps);
 }
 
 void pm_obs_free(struct pm_obs *o)

@@ -137,6 +137,13 @@ struct pm_jobinfo {
 	 * Comment, WorkDir...): a value there can hold whole rows of the user's, so its
 	 * NODE_FAIL and FailedNode name no node as failed by themselves (att_sched.c) */
 	bool record_user_text;
+	/* a heterogeneous job (sacct's JobID J+N): each component's NodeList as the record
+	 * prints it (NCOMPS of them, in the record's order; none for another job), and whether
+	 * the record shows only part of the job (one component, or numbers with a gap): its
+	 * node list is then not every node the job ran on */
+	char **comps;
+	size_t ncomps;
+	bool het_partial;
 };
 
 /* A task record from the plugin (rank_map / task_exit) or a torchrun summary. */
