@@ -230,7 +230,8 @@ bool pm_att_job_host(const struct att *a, const char *host)
  * line of a job node under the record's name is that node's own log, written under its host
  * name (a site whose NodeHostname differs from its NodeName): kept, its lines placed on the
  * file's node before this is asked (att_ranks.c, file_node_alias).  With no record of the
- * job's nodes nothing is set aside. */
+ * job's nodes nothing is set aside, nor with a record of part of a heterogeneous job (one
+ * component's rows, 7001+0 alone: the job's other components ran on nodes it omits). */
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 {
 	const struct pm_evidence *ev = a->ev;
@@ -238,8 +239,8 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 
 	/* a host list ("Nodes gpu[276-277] are still not ready") is Slurm's words about
 	 * several nodes, not one host's line */
-	if (!o->trusted || !o->node || !ev->job.nnodes || strchr(o->node, '[') ||
-	    pm_att_job_host(a, o->node))
+	if (!o->trusted || !o->node || !ev->job.nnodes || ev->job.het_partial ||
+	    strchr(o->node, '[') || pm_att_job_host(a, o->node))
 		return false;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *p = &ev->obs[i];

@@ -582,6 +582,16 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		/* a host Slurm's record does not list, that fits several of the job's nodes:
 		 * no exclusion names it (Slurm knows no such node), nor a guess among them */
 		json_object_set_new(cont, "id", json_string("retry"));
+		if (a->ev->job.het_partial)
+			return retry_only(
+				d, cont, rep,
+				json_sprintf("retry the job; %s, where the evidence places the "
+					     "cause, is in no component of the job that Slurm's "
+					     "record shows (it holds only part of a heterogeneous "
+					     "job): check with sacct -j that it was one of the job's "
+					     "nodes before excluding it",
+					     nodes),
+				dec, nodes);
 		return retry_only(
 			d, cont, rep,
 			json_sprintf("retry the job; %s, where the evidence places the "
