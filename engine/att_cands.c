@@ -974,6 +974,9 @@ static void refine(struct att *a, struct cand *c)
 			continue;
 		if (pm_att_other_gpu(a, o)) /* another job's GPU on a shared node */
 			continue;
+		/* a kernel line stamped before the job began tells of the node then, not now */
+		if (o->source == PM_SRC_KERNEL_LOG && pm_att_obs_window(a, o, true) == WIN_BEFORE)
+			continue;
 		pids = o->gpu >= 0 || o->pci ? listed_pids(a, o) : 0;
 		if (pids > 0)
 			continue;
