@@ -454,6 +454,11 @@ const char *pm_att_job_node_n(const struct att *a, const char *node, bool *sever
 	if (!a->jwhole || !fold(k, sizeof(k), node, strlen(node)))
 		return NULL;
 	if (!(m = jn_find(a->jwhole, a->njn, k, &h))) {
+		const char *dom = strchr(k, '.');
+		/* a dotted name of another domain than the job's nodes' is another host
+		 * ("hx15.lab2.example.org" where the job's are "hx14.cl.example.org") */
+		if (dom && (a->jdom_conflict || (a->jdom && strcmp(dom + 1, a->jdom))))
+			return NULL;
 		k[strcspn(k, ".")] = '\0';
 		m = jn_find(a->jfirst, a->njn, k, &h);
 	}
@@ -497,6 +502,79 @@ static void job_name(struct att *a, char **name, const char **same)
 	}
 }
 
+struct jdom {
+	const char *dom, *node;
+};
+
+/* The distinct job nodes the N names at V give domain DOM. */
+static size_t dom_nodes(const struct jdom *v, size_t n, const char *dom)
+{
+	size_t c = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		bool dup = strcasecmp(v[j].dom, dom) != 0;
+		for (size_t m = 0; m < j && !dup; m++)
+			dup = !strcasecmp(v[m].dom, dom) && v[m].node == v[j].node;
+		c += !dup;
+	}
+	return c;
+}
+
+/*
+ * The domain of the job's nodes (pm_att_job_node_n): the record's own, where its names are
+ * dotted; else the one the evidence's dotted names of job nodes (a first label that is one
+ * job node's, the whole name none's) share.  Where they name several, one held by two job
+ * nodes or more while every other is held by one is the job's; else none is (a loghost's
+ * grep of two clusters, each name once: which cluster is the job's is not known) and
+ * JDOM_CONFLICT is set.  -1 on ENOMEM.
+ */
+static int job_domain(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	struct jdom v[64];
+	const char *pick = NULL;
+	size_t nv = 0, nconf = 0;
+	bool several = false;
+	char k[256];
+
+	for (size_t i = 0; i < ev->job.nnodes && !a->jdom; i++) {
+		const char *d = strchr(ev->job.nodes[i], '.');
+		if (d && fold(k, sizeof(k), d + 1, strlen(d + 1)) && !(a->jdom = strdup(k)))
+			return -1;
+	}
+	if (a->jdom)
+		return 0;
+	for (size_t i = 0; i < ev->nnodes + ev->nkhosts && nv < 64; i++) {
+		const char *n = i < ev->nnodes ? ev->nodes[i] : ev->khosts[i - ev->nnodes];
+		const char *d = strchr(n, '.'), *h = NULL;
+		if (!d || !fold(k, sizeof(k), n, strlen(n)) || jn_find(a->jwhole, a->njn, k, &h))
+			continue;
+		k[d - n] = '\0';
+		if (jn_find(a->jfirst, a->njn, k, &h) != 1)
+			continue;
+		v[nv].dom = d + 1;
+		v[nv++].node = h;
+	}
+	for (size_t i = 0; i < nv; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcasecmp(v[j].dom, v[i].dom);
+		several |= strcasecmp(v[i].dom, v[0].dom) != 0;
+		if (!seen && dom_nodes(v, nv, v[i].dom) > 1) {
+			nconf++;
+			pick = v[i].dom;
+		}
+	}
+	if (!several)
+		pick = nv ? v[0].dom : NULL;
+	else if (nconf != 1)
+		pick = NULL;
+	a->jdom_conflict = several && !pick;
+	if (pick && fold(k, sizeof(k), pick, strlen(pick)) && !(a->jdom = strdup(k)))
+		return -1;
+	return 0;
+}
+
 int pm_att_job_names(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -520,6 +598,8 @@ int pm_att_job_names(struct att *a)
 	}
 	qsort(a->jwhole, n, sizeof(*a->jwhole), cmpjname);
 	qsort(a->jfirst, n, sizeof(*a->jfirst), cmpjname);
+	if (job_domain(a) < 0)
+		return -1;
 	/* Slurm's names, wherever the evidence spells a job node otherwise: the origin, the
 	 * bystanders and an exclusion name a node Slurm knows */
 	const char *same = NULL;

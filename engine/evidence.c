@@ -204,6 +204,9 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 	for (size_t i = 0; i < ev->nnodes; i++)
 		free(ev->nodes[i]);
 	free(ev->nodes);
+	for (size_t i = 0; i < ev->nkhosts; i++)
+		free(ev->khosts[i]);
+	free(ev->khosts);
 	for (size_t i = 0; i < ev->nipmap; i++) {
 		free(ev->ipmap[i].ip);
 		free(ev->ipmap[i].node);

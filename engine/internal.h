@@ -337,6 +337,11 @@ struct pm_evidence {
 	char **nodes; /* node names learned from any source, sorted unique */
 	size_t nnodes, anodes;
 	size_t node_hint; /* where the last name noted is in NODES: task files repeat theirs */
+	/* the dotted hosts of a system log's kernel lines, any line, not only those a rule
+	 * read (scan.c, scan_daemon): the domain they give the job's nodes (att_ranks.c,
+	 * job_domain); at most 64 */
+	char **khosts;
+	size_t nkhosts;
 	struct {
 		char *ip;
 		char *node;
