@@ -992,7 +992,8 @@ static void refine(struct att *a, struct cand *c)
 		}
 		if (!c->launch && pids == 0 && !(st > 0 && end > 0))
 			continue;
-		tie = failing_gpu(a, c, o);
+		/* a node-wide line (the kernel module's, naming no GPU) needs no GPU tie */
+		tie = o->gpu >= 0 || o->pci ? failing_gpu(a, c, o) : 1;
 		if (tie <= 0) {
 			char gpu[48];
 
