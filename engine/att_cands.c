@@ -230,7 +230,8 @@ bool pm_att_job_host(const struct att *a, const char *host)
  * line of a job node under the record's name is that node's own log, written under its host
  * name (a site whose NodeHostname differs from its NodeName): kept, its lines placed on the
  * file's node before this is asked (att_ranks.c, file_node_alias).  With no record of the
- * job's nodes nothing is set aside. */
+ * job's nodes nothing is set aside, nor with a record of part of a heterogeneous job (one
+ * component's rows, 7001+0 alone: the job's other components ran on nodes it omits). */
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 {
 	const struct pm_evidence *ev = a->ev;
@@ -238,8 +239,8 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 
 	/* a host list ("Nodes gpu[276-277] are still not ready") is Slurm's words about
 	 * several nodes, not one host's line */
-	if (!o->trusted || !o->node || !ev->job.nnodes || strchr(o->node, '[') ||
-	    pm_att_job_host(a, o->node))
+	if (!o->trusted || !o->node || !ev->job.nnodes || ev->job.het_partial ||
+	    strchr(o->node, '[') || pm_att_job_host(a, o->node))
 		return false;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *p = &ev->obs[i];
@@ -973,6 +974,9 @@ static void refine(struct att *a, struct cand *c)
 			continue;
 		if (pm_att_other_gpu(a, o)) /* another job's GPU on a shared node */
 			continue;
+		/* a kernel line stamped before the job began tells of the node then, not now */
+		if (o->source == PM_SRC_KERNEL_LOG && pm_att_obs_window(a, o, true) == WIN_BEFORE)
+			continue;
 		pids = o->gpu >= 0 || o->pci ? listed_pids(a, o) : 0;
 		if (pids > 0)
 			continue;
@@ -988,7 +992,8 @@ static void refine(struct att *a, struct cand *c)
 		}
 		if (!c->launch && pids == 0 && !(st > 0 && end > 0))
 			continue;
-		tie = failing_gpu(a, c, o);
+		/* a node-wide line (the kernel module's, naming no GPU) needs no GPU tie */
+		tie = o->gpu >= 0 || o->pci ? failing_gpu(a, c, o) : 1;
 		if (tie <= 0) {
 			char gpu[48];
 

@@ -1135,7 +1135,15 @@ void pm_att_phase_confidence(struct att *a)
 	}
 	/* a host Slurm's record does not list, that fits several of its nodes (a short name
 	 * beside two full ones): which of them it was is not known, so none is excluded */
-	if (l->node[0] && pm_att_unknown_node(a, l->node)) {
+	if (l->node[0] && pm_att_unknown_node(a, l->node) && a->ev->job.het_partial) {
+		a->conf = "hypothesis";
+		pm_att_why(a,
+			   "%s, where %s/%s is placed, is not in the node list of Slurm's record, "
+			   "but that record holds only part of a heterogeneous job (not all of its "
+			   "components' rows): %s may be another component's node; confidence "
+			   "hypothesis, and no node is excluded.",
+			   l->node, l->cls, l->sub, l->node);
+	} else if (l->node[0] && pm_att_unknown_node(a, l->node)) {
 		a->conf = "hypothesis";
 		pm_att_why(a,
 			   "%s, where %s/%s is placed, is no node of Slurm's record of the job: the "

@@ -84,10 +84,41 @@ static bool rankmap_node(const char **nodes, size_t n, const char *node)
 }
 
 /*
+ * Lines only a launcher that starts several ranks under one Slurm task writes, by family:
+ * its logger's module path, its function names, its own reports of a child.  Their wording
+ * is the launchers' own, across versions; the job's user can print them too, but they only
+ * ever take a node away from a rank tag, never give one.
+ */
+static const char *const launcher_marks[] = {
+	/* torchrun's elastic agent (also under accelerate launch) */
+	"distributed.elastic",
+	"distributed/elastic/",
+	"torch/distributed/run.py",
+	/* DeepSpeed's launcher (deepspeed.launcher.launch, one a node): its logger's
+	 * "[launch.py:146:main] WORLD INFO DICT: ..." and "[launch.py:315:sigkill_handler]" */
+	"deepspeed.launcher",
+	"deepspeed/launcher/",
+	"WORLD INFO DICT",
+	":sigkill_handler]",
+	/* Hugging Face accelerate's launcher */
+	"accelerate.commands.launch",
+	"accelerate/commands/launch.py",
+	/* Open MPI's and PRRTE's mpirun, MPICH's and Intel MPI's Hydra */
+	"mpirun noticed that process rank",
+	"prterun noticed that process rank",
+	"mpirun detected that one or more processes",
+	"prterun detected that one or more processes",
+	"mpirun has exited due to process rank",
+	"prterun has exited due to process rank",
+	"[mpiexec@",
+};
+
+/*
  * Whether the job's output shows that a launcher, not Slurm, numbered the ranks its tags give
- * ("[rank6]: ...", PyTorch's global rank under one torchrun agent a node): a tag's rank at
- * or past the step's task count, or a line of torchrun's elastic agent.  The rank map and
- * srun's task lines number Slurm's tasks; such a tag's rank is then no task of theirs.
+ * ("[rank6]: ...", PyTorch's global rank under one torchrun or DeepSpeed launcher a node): a
+ * tag's rank at or past the step's task count, or a line of such a launcher (launcher_marks).
+ * The rank map and srun's task lines number Slurm's tasks; such a tag's rank is then no task
+ * of theirs.
  */
 static bool launcher_ranks(const struct att *a)
 {
@@ -100,12 +131,13 @@ static bool launcher_ranks(const struct att *a)
 			continue;
 		if (count && o->rank >= count && (!o->has_label || o->label != o->rank))
 			return true;
-		/* the agent's own lines: its rule, or its logger's module path */
-		if (!strncmp(R(a, i)->id, "torchrun-", 9) ||
-		    (o->raw && (strstr(o->raw, "distributed.elastic") ||
-				strstr(o->raw, "distributed/elastic/") ||
-				strstr(o->raw, "torch/distributed/run.py"))))
+		/* the launcher's own lines: torchrun's rules, or a launcher's wording */
+		if (!strncmp(R(a, i)->id, "torchrun-", 9))
 			return true;
+		for (size_t k = 0; o->raw && k < sizeof(launcher_marks) / sizeof(*launcher_marks);
+		     k++)
+			if (strstr(o->raw, launcher_marks[k]))
+				return true;
 	}
 	return false;
 }
@@ -422,6 +454,11 @@ const char *pm_att_job_node_n(const struct att *a, const char *node, bool *sever
 	if (!a->jwhole || !fold(k, sizeof(k), node, strlen(node)))
 		return NULL;
 	if (!(m = jn_find(a->jwhole, a->njn, k, &h))) {
+		const char *dom = strchr(k, '.');
+		/* a dotted name of another domain than the job's nodes' is another host
+		 * ("hx15.lab2.example.org" where the job's are "hx14.cl.example.org") */
+		if (dom && (a->jdom_conflict || (a->jdom && strcmp(dom + 1, a->jdom))))
+			return NULL;
 		k[strcspn(k, ".")] = '\0';
 		m = jn_find(a->jfirst, a->njn, k, &h);
 	}
@@ -465,6 +502,79 @@ static void job_name(struct att *a, char **name, const char **same)
 	}
 }
 
+struct jdom {
+	const char *dom, *node;
+};
+
+/* The distinct job nodes the N names at V give domain DOM. */
+static size_t dom_nodes(const struct jdom *v, size_t n, const char *dom)
+{
+	size_t c = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		bool dup = strcasecmp(v[j].dom, dom) != 0;
+		for (size_t m = 0; m < j && !dup; m++)
+			dup = !strcasecmp(v[m].dom, dom) && v[m].node == v[j].node;
+		c += !dup;
+	}
+	return c;
+}
+
+/*
+ * The domain of the job's nodes (pm_att_job_node_n): the record's own, where its names are
+ * dotted; else the one the evidence's dotted names of job nodes (a first label that is one
+ * job node's, the whole name none's) share.  Where they name several, one held by two job
+ * nodes or more while every other is held by one is the job's; else none is (a loghost's
+ * grep of two clusters, each name once: which cluster is the job's is not known) and
+ * JDOM_CONFLICT is set.  -1 on ENOMEM.
+ */
+static int job_domain(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	struct jdom v[64];
+	const char *pick = NULL;
+	size_t nv = 0, nconf = 0;
+	bool several = false;
+	char k[256];
+
+	for (size_t i = 0; i < ev->job.nnodes && !a->jdom; i++) {
+		const char *d = strchr(ev->job.nodes[i], '.');
+		if (d && fold(k, sizeof(k), d + 1, strlen(d + 1)) && !(a->jdom = strdup(k)))
+			return -1;
+	}
+	if (a->jdom)
+		return 0;
+	for (size_t i = 0; i < ev->nnodes + ev->nkhosts && nv < 64; i++) {
+		const char *n = i < ev->nnodes ? ev->nodes[i] : ev->khosts[i - ev->nnodes];
+		const char *d = strchr(n, '.'), *h = NULL;
+		if (!d || !fold(k, sizeof(k), n, strlen(n)) || jn_find(a->jwhole, a->njn, k, &h))
+			continue;
+		k[d - n] = '\0';
+		if (jn_find(a->jfirst, a->njn, k, &h) != 1)
+			continue;
+		v[nv].dom = d + 1;
+		v[nv++].node = h;
+	}
+	for (size_t i = 0; i < nv; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcasecmp(v[j].dom, v[i].dom);
+		several |= strcasecmp(v[i].dom, v[0].dom) != 0;
+		if (!seen && dom_nodes(v, nv, v[i].dom) > 1) {
+			nconf++;
+			pick = v[i].dom;
+		}
+	}
+	if (!several)
+		pick = nv ? v[0].dom : NULL;
+	else if (nconf != 1)
+		pick = NULL;
+	a->jdom_conflict = several && !pick;
+	if (pick && fold(k, sizeof(k), pick, strlen(pick)) && !(a->jdom = strdup(k)))
+		return -1;
+	return 0;
+}
+
 int pm_att_job_names(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -488,6 +598,8 @@ int pm_att_job_names(struct att *a)
 	}
 	qsort(a->jwhole, n, sizeof(*a->jwhole), cmpjname);
 	qsort(a->jfirst, n, sizeof(*a->jfirst), cmpjname);
+	if (job_domain(a) < 0)
+		return -1;
 	/* Slurm's names, wherever the evidence spells a job node otherwise: the origin, the
 	 * bystanders and an exclusion name a node Slurm knows */
 	const char *same = NULL;

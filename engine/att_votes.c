@@ -222,10 +222,17 @@ void pm_att_phase_all_ranks(struct att *a)
 		if (a->nknown > 1 && c->nranks >= a->nknown) {
 			c->all_ranks = true;
 			c->node[0] = '\0';
-			pm_att_why(
-				a,
-				"Every rank raised the same error: a deterministic bug in the job, "
-				"all ranks.");
+			/* refined by the nodes' own logs (refine): the nodes' state, not a bug */
+			if (c->refobs)
+				pm_att_why(
+					a,
+					"Every rank raised the same error, and the nodes' own "
+					"logs say why: %s/%s, the nodes' state, not the job's code.",
+					c->cls, c->sub);
+			else
+				pm_att_why(a,
+					   "Every rank raised the same error: a deterministic bug "
+					   "in the job, all ranks.");
 		}
 	}
 }

@@ -321,6 +321,7 @@ static void att_free(struct att *a)
 	}
 	free(a->jwhole);
 	free(a->jfirst);
+	free(a->jdom);
 	for (size_t i = 0; i < a->nc; i++) {
 		free(a->c[i].ev);
 		free(a->c[i].ranks);

@@ -111,6 +111,11 @@ struct att {
 	 * host as a line spells it maps to one of them (pm_att_job_node) */
 	struct jname *jwhole, *jfirst;
 	size_t njn;
+	/* the domain the record or the evidence gives the job's nodes (folded, "cl.example.org"),
+	 * NULL when none; JDOM_CONFLICT when the evidence gives them several and none is
+	 * confirmed: a dotted name then maps to a job node only by its whole name */
+	char *jdom;
+	bool jdom_conflict;
 	size_t *order; /* obs sorted */
 	size_t *eid;   /* obs -> evidence number (1-based) */
 	struct cand c[MAXC];

@@ -152,6 +152,9 @@ static void free_job(struct pm_jobinfo *j)
 	for (size_t i = 0; i < j->nnodes; i++)
 		free(j->nodes[i]);
 	free(j->nodes);
+	for (size_t i = 0; i < j->ncomps; i++)
+		free(j->comps[i]);
+	free(j->comps);
 }
 
 void pm_obs_free(struct pm_obs *o)
@@ -201,6 +204,9 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 	for (size_t i = 0; i < ev->nnodes; i++)
 		free(ev->nodes[i]);
 	free(ev->nodes);
+	for (size_t i = 0; i < ev->nkhosts; i++)
+		free(ev->khosts[i]);
+	free(ev->khosts);
 	for (size_t i = 0; i < ev->nipmap; i++) {
 		free(ev->ipmap[i].ip);
 		free(ev->ipmap[i].node);

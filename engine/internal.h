@@ -137,6 +137,13 @@ struct pm_jobinfo {
 	 * Comment, WorkDir...): a value there can hold whole rows of the user's, so its
 	 * NODE_FAIL and FailedNode name no node as failed by themselves (att_sched.c) */
 	bool record_user_text;
+	/* a heterogeneous job (sacct's JobID J+N): each component's NodeList as the record
+	 * prints it (NCOMPS of them, in the record's order; none for another job), and whether
+	 * the record shows only part of the job (one component, or numbers with a gap): its
+	 * node list is then not every node the job ran on */
+	char **comps;
+	size_t ncomps;
+	bool het_partial;
 };
 
 /* A task record from the plugin (rank_map / task_exit) or a torchrun summary. */
@@ -330,6 +337,11 @@ struct pm_evidence {
 	char **nodes; /* node names learned from any source, sorted unique */
 	size_t nnodes, anodes;
 	size_t node_hint; /* where the last name noted is in NODES: task files repeat theirs */
+	/* the dotted hosts of a system log's kernel lines, any line, not only those a rule
+	 * read (scan.c, scan_daemon): the domain they give the job's nodes (att_ranks.c,
+	 * job_domain); at most 64 */
+	char **khosts;
+	size_t nkhosts;
 	struct {
 		char *ip;
 		char *node;

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
@@ -890,6 +891,34 @@ static int het_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo *job,
 	return 0;
 }
 
+/*
+ * A heterogeneous job's component row ID (7001+1, not a step's): its NodeList kept in JOB's
+ * comps, its number set in *SEEN (numbers past 63 in none: the record then counts as
+ * partial).  -1 on ENOMEM.
+ */
+static int het_comp(struct pm_jobinfo *job, struct field id, struct field nodes, uint64_t *seen)
+{
+	const char *plus = memchr(id.s, '+', id.n);
+	size_t k = plus ? (size_t)(plus - id.s) + 1 : id.n;
+	unsigned long num = 0;
+	char **v;
+
+	for (; k < id.n && pm_in_isdigit(id.s[k]) && num < 64; k++)
+		num = num * 10 + (unsigned long)(id.s[k] - '0');
+	if (num < 64 && k == id.n)
+		*seen |= (uint64_t)1 << num;
+	pm_in_trim(&nodes.s, &nodes.n);
+	if (!nodes.n || nodes.s[nodes.n - 1] == '+' || job->ncomps >= 64)
+		return 0;
+	if (!(v = realloc(job->comps, (job->ncomps + 1) * sizeof(*v))))
+		return -1;
+	job->comps = v;
+	if (!(v[job->ncomps] = strndup(nodes.s, nodes.n)))
+		return -1;
+	job->ncomps++;
+	return 0;
+}
+
 int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		   size_t rlen)
 {
@@ -903,6 +932,7 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	struct field batch_node = {"", 0};
 	int nnodes = 0, steps_max = -1, x;
 	size_t hets = 0;
+	uint64_t seen = 0;
 	bool mig = false, het;
 
 	if (sacct_header(buf, len, &t))
@@ -922,10 +952,12 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		nf = row_fields(&t, l, n, f);
 		id = col(&t, f, nf, SC_JOBID);
 		if (at == row) {
-			if (sacct_job_row(ev, file, job, &t, f, nf, &gpus, &nnodes, &mig))
+			if (sacct_job_row(ev, file, job, &t, f, nf, &gpus, &nnodes, &mig) ||
+			    (het && het_comp(job, id, col(&t, f, nf, SC_NODELIST), &seen)))
 				return nomem(reason, rlen);
 		} else if (het && het_component(id, jobid)) {
-			if (het_row(ev, file, job, &t, f, nf))
+			if (het_row(ev, file, job, &t, f, nf) ||
+			    het_comp(job, id, col(&t, f, nf, SC_NODELIST), &seen))
 				return nomem(reason, rlen);
 			hets++;
 		} else if (id.n > jobid.n && memcmp(id.s, jobid.s, jobid.n) == 0 &&
@@ -942,6 +974,10 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 				batch_node = col(&t, f, nf, SC_NODELIST);
 		}
 	}
+	/* a heterogeneous job has two components or more, numbered from 0: a record of one, or
+	 * with a gap, leaves some of its nodes out (sacct -j 7001+0 lists that component only) */
+	if (het && (hets < 1 || (seen & (seen + 1)) || !(seen & 1)))
+		job->het_partial = true;
 	/* the job row's NTasks is empty for batch jobs: the widest step ran the ranks */
 	if (job->ntasks < 0 && steps_max >= 0)
 		job->ntasks = steps_max;

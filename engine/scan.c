@@ -1897,6 +1897,28 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
  * exception's last line ("LdapError: Can't contact LDAP server", a logger line's copy of the
  * kernel's "LustreError: 167-0: ...") far more often than it ends a traceback.
  */
+/* Notes the host of a kernel line (PX's, the line's own) in the evidence's KHOSTS where it
+ * is dotted and new there; -1 on ENOMEM. */
+static int note_khost(struct pm_evidence *ev, const struct pm_prefix *px)
+{
+	char **v;
+
+	if (!px->kernel || px->forged || !px->node || !px->node_len ||
+	    !memchr(px->node, '.', px->node_len) || ev->nkhosts >= 64)
+		return 0;
+	for (size_t i = 0; i < ev->nkhosts; i++)
+		if (strlen(ev->khosts[i]) == px->node_len &&
+		    !memcmp(ev->khosts[i], px->node, px->node_len))
+			return 0;
+	if (!(v = realloc(ev->khosts, (ev->nkhosts + 1) * sizeof(*v))))
+		return -1;
+	ev->khosts = v;
+	if (!(v[ev->nkhosts] = strndup(px->node, px->node_len)))
+		return -1;
+	ev->nkhosts++;
+	return 0;
+}
+
 static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
 {
 	struct pm_file *f = &s->ev->files[s->file];
@@ -1918,6 +1940,10 @@ static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off
 		struct pm_prefix px;
 
 		pm_prefix_parse(f->format, copy + pos, n, &px);
+		if (note_khost(s->ev, &px) < 0) {
+			free(copy);
+			return -1;
+		}
 		if (px.kernel || !px.skip || px.skip >= n)
 			memset(copy + pos, ' ', n);
 		else

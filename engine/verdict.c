@@ -344,8 +344,65 @@ static bool node_specific(const struct att *a, const struct cand *c)
 	return c && c->node[0] && !c->nalso && nn > 1 && !c->all_ranks;
 }
 
+/* Whether NODE is in the LIST of K names. */
+static bool in_names(const char **list, size_t k, const char *node)
+{
+	for (size_t i = 0; i < k; i++)
+		if (!strcmp(list[i], node))
+			return true;
+	return false;
+}
+
+/*
+ * The number of nodes that ran C's ranks, where a heterogeneous job's record tells them: the
+ * nodes of the components whose NodeList holds a node of C's (C's node and further origin
+ * nodes, else the nodes of its ranks and lines).  A CPU service in another component ran no
+ * rank of the failing step, and "every node" means the step's.  NN (the job's nodes) for any
+ * other job, for a partial record, or when no component holds one of C's nodes.
+ */
+static size_t run_nodes(const struct att *a, const struct cand *c, size_t nn)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	const char *mine[64];
+	const char **seen = NULL;
+	size_t k = 0, ns = 0, as = 0;
+
+	if (j->ncomps < 2 || j->het_partial)
+		return nn;
+	if (c->node[0])
+		mine[k++] = c->node;
+	for (size_t i = 0; i < c->nalso && k < 64; i++)
+		mine[k++] = c->also[i];
+	for (size_t i = 0; !c->node[0] && i < c->nranks && k < 64; i++)
+		if ((mine[k] = pm_att_rank_node(a, c->ranks[i])))
+			k++;
+	for (size_t i = 0; !c->node[0] && i < c->nev && k < 64; i++)
+		if ((mine[k] = a->ev->obs[c->ev[i]].node))
+			k++;
+	for (size_t ci = 0; ci < j->ncomps; ci++) {
+		char **names;
+		size_t n, hit = 0;
+
+		if (pm_hostlist_expand(j->comps[ci], strlen(j->comps[ci]), &names, &n))
+			continue;
+		for (size_t i = 0; i < n && !hit; i++)
+			hit = in_names(mine, k, names[i]);
+		for (size_t i = 0; i < n; i++) {
+			const char *jn = hit ? pm_att_job_node(a, names[i]) : NULL;
+			if (jn && !in_names(seen, ns, jn) && ns < 4096 &&
+			    (ns < as || !pm_grow((void **)&seen, &as, sizeof(*seen))))
+				seen[ns++] = jn;
+			free(names[i]);
+		}
+		free(names);
+	}
+	free(seen);
+	return ns ? ns : nn;
+}
+
 /* A failure on every node of a multi-node job (every rank raised it, or the nodes its ranks
- * and lines name are as many as the job's): the job's setup, not its nodes. */
+ * and lines name are as many as the job's, or as its step's components: run_nodes): the
+ * job's setup, not its nodes. */
 static bool every_node(const struct att *a, const struct cand *c)
 {
 	size_t nn, k = 0, distinct = 0;
@@ -353,6 +410,9 @@ static bool every_node(const struct att *a, const struct cand *c)
 
 	pm_att_nodes(a, &nn);
 	if (!c || nn < 2)
+		return false;
+	nn = run_nodes(a, c, nn);
+	if (nn < 2)
 		return false;
 	if (c->all_ranks)
 		return true;
@@ -522,6 +582,16 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		/* a host Slurm's record does not list, that fits several of the job's nodes:
 		 * no exclusion names it (Slurm knows no such node), nor a guess among them */
 		json_object_set_new(cont, "id", json_string("retry"));
+		if (a->ev->job.het_partial)
+			return retry_only(
+				d, cont, rep,
+				json_sprintf("retry the job; %s, where the evidence places the "
+					     "cause, is in no component of the job that Slurm's "
+					     "record shows (it holds only part of a heterogeneous "
+					     "job): check with sacct -j that it was one of the job's "
+					     "nodes before excluding it",
+					     nodes),
+				dec, nodes);
 		return retry_only(
 			d, cont, rep,
 			json_sprintf("retry the job; %s, where the evidence places the "
@@ -1055,12 +1125,19 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 			pm_rankset_push(&ors, &nors, &aors,
 					(int)json_integer_value(json_array_get(or, k)));
 	pm_rankset_done(ors, &nors);
+	/* an origin of ranks whose node nothing places (a launcher numbered them) may have run
+	 * on any node: none is a bystander */
+	bool unplaced = !non && nors;
 	for (size_t i = 0; i < ev->nobs && !completed && ons; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (!is_error_role(R(a, i)->role) || set_aside(a, i))
 			continue;
-		if (o->node && !bsearch(&o->node, ons, non, sizeof(*ons), pm_cmp_str_null))
+		if (o->node && !unplaced &&
+		    !bsearch(&o->node, ons, non, sizeof(*ons), pm_cmp_str_null))
 			json_array_append_new(bys_n, json_string(o->node));
+		/* where a launcher numbered the ranks, srun's task numbers are no ranks */
+		if (a->tnode && o->raw && strstr(o->raw, "srun: error: "))
+			continue;
 		if (o->rank >= 0 && !pm_rankset_has(ors, nors, o->rank) &&
 		    !(o->node && whs && bsearch(&o->node, whs, nwh, sizeof(*whs), pm_cmp_str_null)))
 			pm_rankset_push(&rs, &nrs, &ars, o->rank);
