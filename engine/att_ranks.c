@@ -3,6 +3,7 @@
  * (the rank map, Slurm's task lines, launcher prefixes), the ranks that used a failing GPU,
  * the ranks that fell silent, and the suspects of a timeout nobody can attribute.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,22 +28,31 @@ static int cmprnode(const void *x, const void *y)
  * "srun: error: NODE: task 5: ...".  Appends (rank, node) for each task it names to V; at
  * most 1 << 20 ranks.  A line of another shape adds nothing.
  */
-static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al)
+/* The node of srun's task line LINE into NODE (LEN bytes); the text after it, or NULL. */
+static const char *srun_node(const char *line, char *node, size_t len)
 {
-	const char *p = strstr(line, "srun: error: "), *q, *e;
-	char node[128];
+	const char *p = strstr(line, "srun: error: "), *q;
 	size_t l;
 
 	if (!p)
-		return 0;
+		return NULL;
 	p += 13;
 	q = strstr(p, ": task");
 	l = q ? (size_t)(q - p) : 0;
-	if (!l || l >= sizeof(node) || memchr(p, ' ', l))
-		return 0;
+	if (!l || l >= len || memchr(p, ' ', l))
+		return NULL;
 	memcpy(node, p, l);
 	node[l] = '\0';
-	p = q + 6;
+	return q + 6;
+}
+
+static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al)
+{
+	const char *p, *e;
+	char node[128];
+
+	if (!(p = srun_node(line, node, sizeof(node))))
+		return 0;
 	if (*p == 's')
 		p++;
 	if (*p++ != ' ')
@@ -155,6 +165,109 @@ static size_t rnode_unique(struct rnode *v, size_t n)
 	return k;
 }
 
+static int cmptsplit(const void *x, const void *y)
+{
+	const struct pm_tsplit *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return (a->step > b->step) - (a->step < b->step);
+}
+
+/*
+ * A rank whose records of two steps (or two heterogeneous components) put it on two nodes is
+ * two tasks: Slurm numbers each step's tasks from 0.  A line of the job's output that names
+ * the rank names no step, so the rank ran where the step that failed ran it, when one step
+ * alone had a task fail (a non-zero exit, a signal); else the rank has no node (AMB), and the
+ * nodes its steps name are the rank map's (MAPN, AMBN of them).
+ */
+static int steps_resolve(struct att *a, const char ***ambn, size_t *nambn, size_t *al)
+{
+	struct pm_evidence *ev = a->ev;
+	unsigned failed = 0, nfailed = 0;
+
+	if (!ev->ntsplit)
+		return 0;
+	for (size_t k = 0; k < ev->nsteps; k++)
+		if (ev->steps[k].failed && !nfailed++)
+			failed = (unsigned)k + 1;
+	if (!(*ambn = malloc(ev->ntsplit * sizeof(**ambn))))
+		return -1;
+	pm_sort(ev->tsplit, ev->ntsplit, sizeof(*ev->tsplit), cmptsplit);
+	for (size_t i = 0, j; i < ev->ntsplit; i = j) {
+		const struct pm_tsplit *pick = NULL;
+		bool agree = true, one = nfailed == 1;
+		struct pm_task *t;
+		for (j = i; j < ev->ntsplit && ev->tsplit[j].rank == ev->tsplit[i].rank; j++) {
+			const struct pm_tsplit *s = &ev->tsplit[j];
+			agree = agree && !strcmp(s->node, ev->tsplit[i].node);
+			if (one && s->step == failed) {
+				if (pick && strcmp(pick->node, s->node))
+					one = false; /* one step, two nodes: not a record to go by */
+				if (!pick || (!pick->gpus && s->gpus))
+					pick = s;
+			}
+		}
+		if (agree || !(t = pm_ev_task(ev, ev->tsplit[i].rank)))
+			continue;
+		if (one && pick) {
+			const char *n = pm_att_job_node(a, pick->node);
+			char *d = strdup(n ? n : pick->node), *g = NULL;
+			if (!d || (pick->gpus && !(g = strdup(pick->gpus)))) {
+				free(d);
+				return -1;
+			}
+			free(t->node);
+			free(t->gpus);
+			t->node = d;
+			t->gpus = g;
+			t->step = failed;
+			continue;
+		}
+		free(t->node);
+		free(t->gpus);
+		t->node = t->gpus = NULL;
+		if (pm_rankset_push(&a->amb, &a->namb, al, t->rank) < 0)
+			return -1;
+		for (size_t k = i; k < j; k++) {
+			const char *n = pm_att_job_node(a, ev->tsplit[k].node);
+			(*ambn)[(*nambn)++] = n ? n : ev->tsplit[k].node;
+		}
+	}
+	return 0;
+}
+
+static int cmpplaced(const void *x, const void *y)
+{
+	const struct placed *a = *(const struct placed *const *)x,
+			    *b = *(const struct placed *const *)y;
+
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return strcmp(a->node, b->node);
+}
+
+/* The ranks srun's task lines (N at V) put on two nodes, into AMB: tasks of two steps, or of
+ * two heterogeneous components, that Slurm numbered alike. */
+static int srun_split(struct att *a, const struct placed *v, size_t n, size_t *al)
+{
+	const struct placed **p;
+	int rc = 0;
+
+	if (n < 2)
+		return 0;
+	if (!(p = malloc(n * sizeof(*p))))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		p[i] = &v[i];
+	pm_sort(p, n, sizeof(*p), cmpplaced);
+	for (size_t i = 1; i < n && !rc; i++)
+		if (p[i]->rank == p[i - 1]->rank && strcmp(p[i]->node, p[i - 1]->node))
+			rc = pm_rankset_push(&a->amb, &a->namb, al, p[i]->rank);
+	free(p);
+	return rc;
+}
+
 /*
  * rank -> node, from every source that places ranks, the first that knows a rank winning:
  * the plugin's rank map, then Slurm's task lines (srun_tasks), then the scanner's prefixes
@@ -173,8 +286,12 @@ static int place_ranks(struct att *a)
 	struct placed *sr = NULL;
 	const char **mapn = NULL;
 	struct hs_scratch *scratch = NULL;
-	size_t nsr = 0, asr = 0, nmap = 0, n = 0;
+	const char **ambn = NULL;
+	size_t nsr = 0, asr = 0, nmap = 0, n = 0, nambn = 0, alamb = 0;
 	int rc = -1;
+
+	if (steps_resolve(a, &ambn, &nambn, &alamb) < 0)
+		goto out;
 
 	/* srun's task lines, as a verdict would show them (redacted): redaction and cleaning
 	 * never make the marker, so a line without it is passed over unredacted */
@@ -198,6 +315,9 @@ static int place_ranks(struct att *a)
 		if (jn && strcmp(jn, sr[i].node) && strlen(jn) < sizeof(sr[i].node))
 			memcpy(sr[i].node, jn, strlen(jn) + 1);
 	}
+	if (srun_split(a, sr, nsr, &alamb) < 0)
+		goto out;
+	pm_rankset_done(a->amb, &a->namb);
 	size_t ncomm = 0;
 	for (size_t i = 0; i < ev->nobs && a->commw; i++)
 		ncomm += comm_line(a, i, a->commw) && ev->obs[i].node;
@@ -205,11 +325,13 @@ static int place_ranks(struct att *a)
 		rc = 0;
 		goto out;
 	}
-	if (ev->ntasks && !(mapn = malloc(ev->ntasks * sizeof(*mapn))))
+	if (ev->ntasks + nambn && !(mapn = malloc((ev->ntasks + nambn) * sizeof(*mapn))))
 		goto out;
 	for (size_t i = 0; i < ev->ntasks; i++)
 		if (ev->tasks[i].node)
 			mapn[nmap++] = ev->tasks[i].node;
+	for (size_t i = 0; i < nambn; i++)
+		mapn[nmap++] = ambn[i];
 	if (nmap > 1)
 		pm_sort(mapn, nmap, sizeof(*mapn), pm_cmp_str);
 	a->rnode = malloc((ev->ntasks + ev->nranks + nsr + ncomm) * sizeof(*a->rnode));
@@ -219,17 +341,19 @@ static int place_ranks(struct att *a)
 		if (ev->tasks[i].node)
 			a->rnode[n++] = (struct rnode){ev->tasks[i].rank, i, ev->tasks[i].node};
 	for (size_t i = 0; i < nsr; i++) {
-		if (!rankmap_node(mapn, nmap, sr[i].node))
+		if (!rankmap_node(mapn, nmap, sr[i].node) &&
+		    !pm_rankset_has(a->amb, a->namb, sr[i].rank))
 			a->rnode[n++] = (struct rnode){sr[i].rank, ev->ntasks + i, sr[i].node};
 	}
 	for (size_t i = 0; i < ev->nranks; i++)
-		if (ev->ranks[i].node && !rankmap_node(mapn, nmap, ev->ranks[i].node))
+		if (ev->ranks[i].node && !rankmap_node(mapn, nmap, ev->ranks[i].node) &&
+		    !pm_rankset_has(a->amb, a->namb, ev->ranks[i].rank))
 			a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + nsr + i,
 						       ev->ranks[i].node};
 	for (size_t i = 0; i < ev->nobs && ncomm; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (comm_line(a, i, a->commw) && o->node && !rankmap_node(mapn, nmap, o->node) &&
-		    !comm_split(a, o->rank, o->node))
+		    !comm_split(a, o->rank, o->node) && !pm_rankset_has(a->amb, a->namb, o->rank))
 			a->rnode[n++] =
 				(struct rnode){o->rank, ev->ntasks + nsr + ev->nranks + i, o->node};
 	}
@@ -259,6 +383,7 @@ static int place_ranks(struct att *a)
 out:
 	free(sr);
 	free(mapn);
+	free(ambn);
 	pm_redact_scratch_free(scratch);
 	return rc;
 }
@@ -686,6 +811,153 @@ static const char *tnode_one(const struct att *a)
 	return a->ntnode ? a->tnode[0].node : NULL;
 }
 
+/* A node as the job's record spells it, where it names one. */
+static const char *slurm_name(const struct att *a, const char *node)
+{
+	const char *n = pm_att_job_node(a, node);
+
+	return n ? n : node;
+}
+
+struct tied {
+	uint32_t file;
+	uint64_t offset;
+	unsigned pos; /* its step's place in time, from 1 */
+};
+
+/* The place in time (from 1) of each step of the job, where they ran one after another
+ * (each started after the one before had ended; all their times known); NULL else. */
+static unsigned *steps_in_order(const struct pm_evidence *ev)
+{
+	unsigned *pos = calloc(ev->nsteps ? ev->nsteps : 1, sizeof(*pos));
+
+	for (size_t k = 0; pos && k < ev->nsteps; k++) {
+		const struct pm_step *s = &ev->steps[k];
+		if (s->start <= 0 || s->end < s->start)
+			goto no;
+		pos[k] = 1;
+		for (size_t j = 0; j < ev->nsteps; j++) {
+			const struct pm_step *o = &ev->steps[j];
+			if (j == k)
+				continue;
+			if (o->start <= 0 || o->end < o->start ||
+			    (o->start <= s->end && s->start <= o->end))
+				goto no; /* they overlap: their lines interleave */
+			pos[k] += o->start < s->start;
+		}
+	}
+	return pos;
+no:
+	free(pos);
+	return NULL;
+}
+
+/* The steps whose records put RANK on NODE (of the evidence's TSPLIT, sorted by rank): 1 +
+ * the one step's index, 0 none, -1U several. */
+static unsigned split_step(const struct att *a, int rank, const char *node)
+{
+	const struct pm_evidence *ev = a->ev;
+	size_t lo = 0, hi = ev->ntsplit;
+	unsigned st = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ev->tsplit[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ev->ntsplit && ev->tsplit[lo].rank == rank; lo++) {
+		const struct pm_tsplit *t = &ev->tsplit[lo];
+		if (strcmp(slurm_name(a, t->node), node))
+			continue;
+		if (st && st != t->step)
+			return -1U;
+		st = t->step;
+	}
+	return st;
+}
+
+/*
+ * srun's task lines that only one step's records fit (a rank the steps put on different
+ * nodes, on the node the line names), where the steps ran one after another: srun writes
+ * them as its step ends, so a line of the job's output after one was written by a later
+ * step, and one before it by that step or an earlier one (tie_node).  *N of them.
+ */
+static struct tied *tied_lines(struct att *a, const unsigned *pos, size_t *n)
+{
+	const struct pm_evidence *ev = a->ev;
+	struct tied *v = NULL;
+	struct placed *sr = NULL;
+	size_t al = 0, nsr, asr = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		unsigned st = 0;
+		if (!o->raw || o->source != PM_SRC_APP_LOG || !strstr(o->raw, "srun: error: "))
+			continue;
+		nsr = 0;
+		if (srun_tasks(o->raw, &sr, &nsr, &asr) < 0)
+			break;
+		for (size_t k = 0; k < nsr && st != -1U; k++) {
+			unsigned s = split_step(a, sr[k].rank, slurm_name(a, sr[k].node));
+			if (s == -1U || (s && st && s != st))
+				st = -1U;
+			else if (s)
+				st = s;
+		}
+		if (!st || st == -1U)
+			continue;
+		if (*n == al && pm_grow((void **)&v, &al, sizeof(*v)) < 0)
+			break;
+		v[(*n)++] = (struct tied){o->file, o->offset, pos[st - 1]};
+	}
+	free(sr);
+	return v;
+}
+
+/* The node of O's rank in the step that wrote O, where srun's task lines around it in its
+ * file (TIED, N) leave one step of those the rank's records name (POS: their order); NULL. */
+static const char *tie_node(const struct att *a, const struct pm_obs *o, const struct tied *v,
+			    size_t n, const unsigned *pos)
+{
+	const struct pm_evidence *ev = a->ev;
+	unsigned after = 0, before = -1U; /* O's step is after AFTER and at or before BEFORE */
+	const char *node = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].file != o->file || v[i].offset == o->offset)
+			continue;
+		if (v[i].offset < o->offset && v[i].pos > after)
+			after = v[i].pos;
+		if (v[i].offset > o->offset && v[i].pos < before)
+			before = v[i].pos;
+	}
+	if (!after && before == -1U)
+		return NULL;
+	for (size_t i = 0; i < ev->ntsplit; i++) {
+		const struct pm_tsplit *t = &ev->tsplit[i];
+		unsigned p = pos[t->step - 1];
+		if (t->rank != o->rank || !t->step || p <= after || p > before)
+			continue;
+		if (node && strcmp(node, slurm_name(a, t->node)))
+			return NULL;
+		node = slurm_name(a, t->node);
+	}
+	return node;
+}
+
+/* Whether O is srun's task line and names its node ("srun: error: NODE: task 1: ..."): the
+ * task it numbers is its own step's, whatever another step's records say of that number. */
+static bool srun_own(const struct pm_obs *o)
+{
+	char node[128];
+
+	return o->node && o->source == PM_SRC_APP_LOG && o->raw &&
+	       srun_node(o->raw, node, sizeof(node));
+}
+
 /* A line that names its rank ran where that rank ran: the rank map knows, not the node that
  * read the file (the job's output is read on the batch node only); its srun label, when it
  * has one, says which task wrote it (label_node). */
@@ -693,6 +965,9 @@ void pm_att_place_obs(struct att *a)
 {
 	bool *jobline = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*jobline));
 	const char *one = tnode_one(a);
+	unsigned *pos = a->namb && a->ev->ntsplit ? steps_in_order(a->ev) : NULL;
+	size_t ntied = 0;
+	struct tied *tied = pos ? tied_lines(a, pos, &ntied) : NULL;
 
 	for (size_t i = 0; jobline && i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
@@ -707,10 +982,14 @@ void pm_att_place_obs(struct att *a)
 		if (jobline) /* else (no memory) as before: set aside, never placed on a node */
 			file_node_alias(a, o, jobline);
 		own_node(a, o);
+		if (srun_own(o))
+			continue; /* srun names the node its task ran on */
 		n = label_node(a, o);
 
 		if (!n && o->rank >= 0)
 			n = pm_att_rank_node(a, o->rank);
+		if (!n && o->rank >= 0 && ntied && pm_rankset_has(a->amb, a->namb, o->rank))
+			n = tie_node(a, o, tied, ntied, pos);
 		if (!n && o->rank >= 0 && !o->node && a->tnode)
 			n = one; /* every task on one node: so is every rank */
 		if (n && (!o->node || strcmp(o->node, n))) {
@@ -727,6 +1006,8 @@ void pm_att_place_obs(struct att *a)
 		}
 	}
 	free(jobline);
+	free(tied);
+	free(pos);
 }
 
 /* Whether exit code C is a shell's report of its child ended by SIGTERM or SIGKILL (128 + 15,

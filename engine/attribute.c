@@ -336,6 +336,7 @@ static void att_free(struct att *a)
 	free(a->rnode);
 	free(a->tnode);
 	free(a->mapn);
+	free(a->amb);
 	free(a->placed);
 	free(a->hosts);
 	free(a->guessed);

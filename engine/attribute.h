@@ -141,6 +141,10 @@ struct att {
 	size_t ntnode;
 	const char **mapn; /* the nodes the rank map covers, sorted */
 	size_t nmapn;
+	/* ranks whose records of several steps, or srun's task lines, put them on several
+	 * nodes, the job's output not saying which step wrote a line: placed on none (sorted) */
+	int *amb;
+	size_t namb;
 	struct placed *placed; /* ranks placed by Slurm's task lines */
 	size_t nplaced;
 	struct host {

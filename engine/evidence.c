@@ -201,6 +201,14 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 	}
 	free(ev->tasks);
 	free(ev->taskix);
+	for (size_t i = 0; i < ev->nsteps; i++)
+		free(ev->steps[i].key);
+	free(ev->steps);
+	for (size_t i = 0; i < ev->ntsplit; i++) {
+		free(ev->tsplit[i].node);
+		free(ev->tsplit[i].gpus);
+	}
+	free(ev->tsplit);
 	for (size_t i = 0; i < ev->nnodes; i++)
 		free(ev->nodes[i]);
 	free(ev->nodes);
@@ -331,6 +339,21 @@ struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank)
 	t->exit_code = -1;
 	ev->taskix[slot] = (uint32_t)ev->ntasks;
 	return t;
+}
+
+/* A job runs a few steps: a walk from the last one named (a file's records are one step's). */
+unsigned pm_ev_step(struct pm_evidence *ev, const char *key, size_t len)
+{
+	char *s = NULL;
+
+	for (size_t k = ev->nsteps; k-- > 0;)
+		if (!strncmp(ev->steps[k].key, key, len) && !ev->steps[k].key[len])
+			return (unsigned)k + 1;
+	if (ev->nsteps >= 1 << 16 || GROW(ev->steps, ev->nsteps, ev->asteps) < 0 ||
+	    pm_strset(&s, key, len) < 0)
+		return 0;
+	ev->steps[ev->nsteps++] = (struct pm_step){s, false, 0, 0};
+	return (unsigned)ev->nsteps;
 }
 
 static int find_sorted(char **v, size_t n, const char *s, size_t len, size_t *pos)

@@ -160,6 +160,20 @@ struct pm_task {
 	int exit_code; /* -1 unknown */
 	int signal;    /* 0 none */
 	int core;
+	/* the step of the record that gave NODE: 1 + its index in the evidence's STEPS, 0 none;
+	 * SPLIT: records of two steps put the rank on two nodes (each in TSPLIT) */
+	unsigned step;
+	bool split;
+};
+
+/* A rank's record in a step, kept where the steps' records put the rank on different
+ * nodes (Slurm numbers tasks per step and per heterogeneous component): att_ranks.c
+ * decides which, if any, is the rank of the job's output. */
+struct pm_tsplit {
+	int rank;
+	unsigned step; /* as pm_task's */
+	char *node;
+	char *gpus; /* the rank map's, NULL none */
 };
 
 struct pm_evidence;
@@ -334,6 +348,16 @@ struct pm_evidence {
 	size_t ntasks, atasks;
 	uint32_t *taskix; /* evidence.c: tasks by rank, open addressing, index + 1 */
 	size_t ataskix;
+	/* the steps the task records name ("JOB.STEP": a heterogeneous job's components have
+	 * job ids of their own), and whether a task of each failed (a non-zero exit, a signal) */
+	struct pm_step {
+		char *key;
+		bool failed;
+		double start, end; /* its first task's start, its last task's end; 0 unknown */
+	} * steps;
+	size_t nsteps, asteps;
+	struct pm_tsplit *tsplit;
+	size_t ntsplit, atsplit;
 	char **nodes; /* node names learned from any source, sorted unique */
 	size_t nnodes, anodes;
 	size_t node_hint; /* where the last name noted is in NODES: task files repeat theirs */
@@ -415,6 +439,8 @@ struct pm_fact *pm_ev_add_fact(struct pm_evidence *ev, size_t file, const char *
 			       const char *name, double value, const char *pci);
 struct pm_jobinfo *pm_ev_job(struct pm_evidence *ev);
 struct pm_task *pm_ev_task(struct pm_evidence *ev, int rank); /* find or create */
+/* 1 + the index of step KEY (LEN bytes) in the evidence's STEPS, added when new; 0 ENOMEM. */
+unsigned pm_ev_step(struct pm_evidence *ev, const char *key, size_t len);
 /* Room for N tasks, made at once (pm_ev_task grows by doubling, copying what it has each
  * time): 0, or -1 when out of memory (nothing changed). */
 int pm_ev_task_reserve(struct pm_evidence *ev, size_t n);

@@ -1544,7 +1544,8 @@ static int rankmap_record(const struct rec *r, struct pm_task *t)
 	return 0;
 }
 
-static void taskexit_record(const struct rec *r, struct pm_task *t)
+/* T's exit from R; whether R tells of a failure (a non-zero exit, a signal). */
+static bool taskexit_record(const struct rec *r, struct pm_task *t)
 {
 	int status = -1, code = -1, sig = 0, core = 0, x;
 	enum rtype c = r->v[K_CORE].t;
@@ -1566,7 +1567,7 @@ static void taskexit_record(const struct rec *r, struct pm_task *t)
 		core = c == R_TRUE;
 	/* a task seen failing keeps that record over a later clean one (another step) */
 	if (t->exited && (t->exit_code > 0 || t->signal > 0) && code <= 0 && sig == 0)
-		return;
+		return false;
 	t->exited = 1;
 	t->exit_code = code;
 	t->signal = sig;
@@ -1575,6 +1576,68 @@ static void taskexit_record(const struct rec *r, struct pm_task *t)
 		t->pid = x;
 	if (rec_time(r, K_END) > 0)
 		t->end = rec_time(r, K_END);
+	return code > 0 || sig > 0;
+}
+
+/* The step record R names, as "JOB.STEP" (pm_ev_step); 0 none, -1U ENOMEM. */
+static unsigned rec_step(struct pm_evidence *ev, const struct rec *r)
+{
+	const struct rval *j = &r->v[K_JOB], *s = &r->v[K_STEP];
+	char key[160];
+	int n;
+
+	if (s->t == R_STR && s->n > 0 && s->n <= 64)
+		n = snprintf(key, sizeof(key), "%.*s.%.*s",
+			     j->t == R_STR && j->n <= 64 ? (int)j->n : 0, j->t == R_STR ? j->s : "",
+			     (int)s->n, s->s);
+	else if (s->t == R_INT)
+		n = snprintf(key, sizeof(key), "%.*s.%lld",
+			     j->t == R_STR && j->n <= 64 ? (int)j->n : 0, j->t == R_STR ? j->s : "",
+			     s->i);
+	else
+		return 0;
+	if (n <= 0 || (size_t)n >= sizeof(key) || memchr(key, '\0', (size_t)n))
+		return 0;
+	unsigned k = pm_ev_step(ev, key, (size_t)n);
+	return k ? k : ev->nsteps < 1 << 16 ? -1U : 0;
+}
+
+/* Keeps T's record of its earlier step in the evidence's TSPLIT, and this one of STEP on NODE
+ * (NN bytes; GPUS: the rank map's, or NULL), where the two steps put the rank on two nodes:
+ * Slurm numbers each step's tasks from 0, and one rank of two steps is two tasks.  0, -1. */
+static int step_node(struct pm_evidence *ev, struct pm_task *t, unsigned step, const char *node,
+		     size_t nn, const struct rval *gpus)
+{
+	struct pm_tsplit *s;
+
+	if (!t->split && (!step || !t->step || t->step == step || !t->node ||
+			  (strlen(t->node) == nn && !memcmp(t->node, node, nn))))
+		return 0;
+	if (!t->split) {
+		if (ev->ntsplit == ev->atsplit &&
+		    pm_grow_raw((void **)&ev->tsplit, &ev->atsplit, sizeof(*ev->tsplit)) < 0)
+			return -1;
+		s = &ev->tsplit[ev->ntsplit];
+		*s = (struct pm_tsplit){t->rank, t->step, NULL, NULL};
+		if (!(s->node = strdup(t->node)) || (t->gpus && !(s->gpus = strdup(t->gpus)))) {
+			free(s->node);
+			return -1;
+		}
+		ev->ntsplit++;
+		t->split = true;
+	}
+	if (ev->ntsplit == ev->atsplit &&
+	    pm_grow_raw((void **)&ev->tsplit, &ev->atsplit, sizeof(*ev->tsplit)) < 0)
+		return -1;
+	s = &ev->tsplit[ev->ntsplit];
+	*s = (struct pm_tsplit){t->rank, step, NULL, NULL};
+	if (pm_strset(&s->node, node, nn) < 0 || (gpus && gpus->t == R_STR && gpus->n <= 255 &&
+						  pm_strset(&s->gpus, gpus->s, gpus->n) < 0)) {
+		free(s->node);
+		return -1;
+	}
+	ev->ntsplit++;
+	return 0;
 }
 
 /* One record; 1 used, 0 skipped, -1 ENOMEM. */
@@ -1585,6 +1648,7 @@ static int task_record(struct pm_evidence *ev, const struct rec *r)
 	struct pm_task *t;
 	const char *node;
 	size_t nn = 0;
+	unsigned step;
 	bool map;
 	int rank;
 
@@ -1595,11 +1659,27 @@ static int task_record(struct pm_evidence *ev, const struct rec *r)
 		return 0;
 	if (!(t = pm_ev_task(ev, rank)))
 		return -1;
+	if ((step = rec_step(ev, r)) == -1U)
+		return -1;
 	node = rec_node(r, &nn);
+	if (node && step_node(ev, t, step, node, nn, map ? &r->v[K_GPUS] : NULL) < 0)
+		return -1;
 	if (node && (pm_strset(&t->node, node, nn) || pm_ev_note_node(ev, node, nn)))
 		return -1;
-	if (map ? rankmap_record(r, t) : (taskexit_record(r, t), 0))
+	if (node)
+		t->step = step;
+	if (map && rankmap_record(r, t) < 0)
 		return -1;
+	if (!map && taskexit_record(r, t) && step)
+		ev->steps[step - 1].failed = true;
+	if (step) {
+		struct pm_step *st = &ev->steps[step - 1];
+		double b = map ? rec_time(r, K_START) : 0, e = map ? 0 : rec_time(r, K_END);
+		if (b > 0 && (st->start <= 0 || b < st->start))
+			st->start = b;
+		if (e > st->end)
+			st->end = e;
+	}
 	if (jid->t == R_STR && jid->n > 0 && jid->n <= 64) {
 		if (!(job = pm_ev_job(ev)))
 			return -1;
