@@ -708,6 +708,17 @@ def build(style, rules, fixdir, base, out):
 # Known gaps, each with its reason: listed as "known" and not counted; one that passes again
 # is reported so that its entry can go.
 KNOWN = {
+    ('compose', 'trust-records-shell-prefix-host-names-no-own-node'):
+        'a `host: ` prefix inside compose\'s `trainer-1  | ` is not read as the line\'s node, '
+        'and with the plugin\'s records nothing else places the line: no origin node, '
+        'containment retry (the safe side of what this fixture tests, an exclusion only '
+        'offered)',
+    ('compose+glog', 'trust-records-shell-prefix-host-names-no-own-node'):
+        'as for compose: the `host: ` prefix inside the service prefix is not read',
+    ('squashed', 'launch-driver-words-logged-warning-near-miss'):
+        'as launch-cuda-init-warning-words-near-miss: the traceback squashed onto one line and '
+        'ending on "FileNotFoundError: [Errno 2] ..." is read by no rule; the warnings this '
+        'fixture is about are refused alike',
     ('squashed', 'launch-cuda-init-warning-words-near-miss'):
         'a traceback squashed onto one line and ending on "FileNotFoundError: [Errno 2] ..." '
         'is read by no rule (the start\'s engine and rules, 07dfc7c, give the same unknown): '
