@@ -626,13 +626,13 @@ struct plan {
 	json_t *scans; /* its "scans" list when it is one (carried scans, carry.c) */
 };
 
-/* The manifest's entry for member NAME; NULL when it lists none. */
-static json_t *plan_entry(const struct plan *pl, const char *name)
+/* The entry of the manifest's list LIST for member NAME; NULL when it lists none. */
+static json_t *list_entry(json_t *list, const char *name)
 {
 	json_t *x;
 	size_t i;
 
-	json_array_foreach(pl->files, i, x)
+	json_array_foreach(list, i, x)
 	{
 		const char *path = json_string_value(json_object_get(x, "path"));
 		if (path && !strcmp(path, name))
@@ -641,19 +641,16 @@ static json_t *plan_entry(const struct plan *pl, const char *name)
 	return NULL;
 }
 
+/* The manifest's entry for member NAME; NULL when it lists none. */
+static json_t *plan_entry(const struct plan *pl, const char *name)
+{
+	return list_entry(pl->files, name);
+}
+
 /* The manifest's carried scan entry for member NAME; NULL when it lists none. */
 static json_t *plan_scan(const struct plan *pl, const char *name)
 {
-	json_t *x;
-	size_t i;
-
-	json_array_foreach(pl->scans, i, x)
-	{
-		const char *path = json_string_value(json_object_get(x, "path"));
-		if (path && !strcmp(path, name))
-			return x;
-	}
-	return NULL;
+	return list_entry(pl->scans, name);
 }
 
 /* Take the manifest M: -1 with ERR when what it claims passes MAX. */

@@ -404,10 +404,8 @@ static bool known(char *const *snap, size_t nsnap, const char *name, size_t n)
 	return false;
 }
 
-void pm_carry_clear(struct pm_carry *c)
+void pm_lev_free(struct pm_evidence *l)
 {
-	struct pm_evidence *l = c->lev;
-
 	for (size_t k = 0; k < l->nobs; k++)
 		pm_obs_free(&l->obs[k]);
 	free(l->obs);
@@ -428,6 +426,11 @@ void pm_carry_clear(struct pm_carry *c)
 	l->ipmap = NULL;
 	l->nobs = l->aobs = l->nranks = l->aranks = l->nnodes = l->anodes = 0;
 	l->nipmap = l->aipmap = 0;
+}
+
+void pm_carry_clear(struct pm_carry *c)
+{
+	pm_lev_free(c->lev);
 	free(c->kept);
 	free(c->reason);
 	c->kept = NULL;

@@ -491,6 +491,9 @@ int pm_carry_encode(const struct pm_carry_key *k, const struct pm_carry *c, unsi
 int pm_carry_decode(ZSTD_DCtx *dc, const void *buf, size_t len, const struct pm_carry_key *k,
 		    const struct pm_ruleset *rs, char *const *snap, size_t nsnap, uint32_t file,
 		    struct pm_carry *c);
+/* Free a file's scan result L (a worker's or a carried one: its observations, ranks, nodes
+ * and addresses), leaving it empty. */
+void pm_lev_free(struct pm_evidence *l);
 /* Free what pm_carry_decode put in C (LEV's arrays, KEPT, REASON), leaving them empty. */
 void pm_carry_clear(struct pm_carry *c);
 

@@ -2785,27 +2785,9 @@ struct scanpar {
 	unsigned nw;
 };
 
-static void lev_free(struct pm_evidence *l)
-{
-	for (size_t k = 0; k < l->nobs; k++)
-		pm_obs_free(&l->obs[k]);
-	free(l->obs);
-	for (size_t k = 0; k < l->nranks; k++)
-		free(l->ranks[k].node);
-	free(l->ranks);
-	for (size_t k = 0; k < l->nnodes; k++)
-		free(l->nodes[k]);
-	free(l->nodes);
-	for (size_t k = 0; k < l->nipmap; k++) {
-		free(l->ipmap[k].ip);
-		free(l->ipmap[k].node);
-	}
-	free(l->ipmap);
-}
-
 static void scanned_clear(struct scanned *r)
 {
-	lev_free(&r->lev);
+	pm_lev_free(&r->lev);
 	free(r->kept);
 	free(r->reason);
 }
