@@ -565,8 +565,8 @@ START_TEST(test_carry_record_damaged)
 	}
 	/* the key: magic, version, digest, SHA-256, bound, node, rank, times, year, kinds, status,
 	 * reason (none) */
-	keylen = 8 + 4 + strlen(PM_ENGINE_ID) + 4 + strlen(k.rules) + 32 + 8 + 4 + 2 + 4 + 16 +
-		 4 + 3 + 4;
+	keylen = 8 + 4 + strlen(PM_ENGINE_ID) + 4 + strlen(k.rules) + 32 + 8 + 4 + 2 + 4 + 16 + 4 +
+		 3 + 4;
 	for (size_t i = 0; i < raw_len; i++) {
 		memcpy(mut, raw, raw_len);
 		mut[i] ^= 0xa5;
