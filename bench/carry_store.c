@@ -136,9 +136,10 @@ static int one(const struct pm_ruleset *rs, double start, const char *path)
 		snprintf(recname[nrec], sizeof(recname[nrec]), "scans/%s.pmscan",
 			 p + (strncmp(p, "sources/", 8) ? 0 : 8));
 		pm_sha256_buf(rec[nrec], reclen[nrec], sha);
-		json_array_append_new(scans, json_pack("{s:s, s:s, s:I, s:s}", "path", recname[nrec],
-						       "for", p, "bytes", (json_int_t)reclen[nrec],
-						       "sha256", sha + 7));
+		json_array_append_new(scans,
+				      json_pack("{s:s, s:s, s:I, s:s}", "path", recname[nrec],
+						"for", p, "bytes", (json_int_t)reclen[nrec],
+						"sha256", sha + 7));
 		nrec++;
 	}
 	json_object_set(man, "scans", scans);
