@@ -675,14 +675,9 @@ static int plan_set(struct plan *pl, const struct member *m, uint64_t max, const
 		if (b > 0 && (claimed += (uint64_t)b) > max)
 			return too_big(err, errlen, rel, max);
 	}
+	/* carried scans claim nothing: they are read only while the bound has room for them */
 	if (json_is_array(json_object_get(pl->man, "scans")))
 		pl->scans = json_object_get(pl->man, "scans");
-	json_array_foreach(pl->scans, i, x)
-	{
-		json_int_t b = json_integer_value(json_object_get(x, "bytes"));
-		if (b > 0 && (claimed += (uint64_t)b) > max)
-			return too_big(err, errlen, rel, max);
-	}
 	return 0;
 }
 
@@ -951,6 +946,16 @@ static int take_member(struct archive *ar, struct zsrc *z, struct archive_entry 
 			return 0;
 		return bad(err, errlen, rel, "a member is not a regular file (link or device)");
 	}
+	/* a carried scan is no evidence: never a reason to refuse the bundle (FORMATS.md); one
+	 * that does not fit what is left of the input bound, or too large, is left */
+	if (pl->man && pl->scans && strcmp(name, "manifest.json") && !plan_entry(pl, name) &&
+	    (want = plan_scan(pl, name))) {
+		if (size <= 0 || (uint64_t)size > MEMBER_MAX || *nm >= MEMBERS_MAX ||
+		    *total + (uint64_t)size > max)
+			return 0;
+		*total += (uint64_t)size;
+		return take_carried(ar, name, want, m, nm, am, size);
+	}
 	if (size < 0 || (uint64_t)size > MEMBER_MAX || *nm >= MEMBERS_MAX)
 		return bad(err, errlen, rel, "a member is too large, or too many members");
 	if ((*total += (uint64_t)size) > max)
@@ -958,9 +963,7 @@ static int take_member(struct archive *ar, struct zsrc *z, struct archive_entry 
 	if (pl->man && !strcmp(name, "manifest.json"))
 		return bad(err, errlen, rel, "more than one manifest.json");
 	if (pl->man && !(want = plan_entry(pl, name)))
-		return pl->scans && (want = plan_scan(pl, name)) ?
-			       take_carried(ar, name, want, m, nm, am, size) :
-			       0; /* not listed: never used (libarchive skips its data) */
+		return 0; /* not listed: never used (libarchive skips its data) */
 	if (want && json_integer_value(json_object_get(want, "bytes")) != size)
 		return bad(err, errlen, rel, "a member's size differs from the manifest");
 	if (*nm == *am && pm_grow((void **)m, am, sizeof(**m)) < 0)

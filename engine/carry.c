@@ -24,7 +24,8 @@
  *
  *	"PMSCAN1\n"
  *	key:    engine identity (its version and a digest of its sources, engine_id.h, made by
- *	        the build), rule set digest (strings), member SHA-256 (32 bytes), input
+ *	        the build, and the Vectorscan and PCRE2 versions it runs with), rule set digest
+ *	        (strings), member SHA-256 (32 bytes), input
  *	        bound (u64), node (string), rank (i32), observation time, boot time (f64), year
  *	        (i32), source and format (u8), status (u8), reason (string)
  *	weak:   count (u32), names (strings)
@@ -42,6 +43,7 @@
  * damaged or hostile record is not taken (the file is scanned), never trusted in part.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -134,10 +136,21 @@ static void put_str(struct wbuf *w, const char *s)
 	put(w, s, n);
 }
 
+void pm_carry_identity(char *buf, size_t len)
+{
+	char pcre[64] = "";
+
+	pcre2_config(PCRE2_CONFIG_VERSION, pcre);
+	snprintf(buf, len, "%s hs %s pcre2 %s", PM_ENGINE_ID, hs_version(), pcre);
+}
+
 static void put_key(struct wbuf *w, const struct pm_carry_key *k)
 {
+	char id[256];
+
+	pm_carry_identity(id, sizeof(id));
 	put(w, MAGIC, MAGIC_LEN);
-	put_str(w, PM_ENGINE_ID);
+	put_str(w, id);
 	put_str(w, k->rules);
 	put(w, k->sha, sizeof(k->sha));
 	put_u64(w, k->input_max);
@@ -366,9 +379,10 @@ static size_t get_count(struct rbuf *r, size_t least)
 static bool key_holds(struct rbuf *r, const struct pm_carry_key *k)
 {
 	const unsigned char *m = take(r, MAGIC_LEN), *sha;
+	char id[256];
 
-	if (!m || memcmp(m, MAGIC, MAGIC_LEN) || !same_str(r, PM_ENGINE_ID) ||
-	    !same_str(r, k->rules))
+	pm_carry_identity(id, sizeof(id));
+	if (!m || memcmp(m, MAGIC, MAGIC_LEN) || !same_str(r, id) || !same_str(r, k->rules))
 		return false;
 	sha = take(r, sizeof(k->sha));
 	if (!sha || memcmp(sha, k->sha, sizeof(k->sha)) || get_u64(r) != k->input_max ||
@@ -521,7 +535,10 @@ static int read_body(struct rbuf *r, const struct pm_ruleset *rs, struct pm_carr
 		o->has_label = fl & 8u;
 		o->label = get_i32(r);
 		c->kept[l->nobs] = (unsigned char)get_u8(r);
-		if (r->bad || o->rule >= rs->nrules || o->source >= PM_SRC__COUNT) {
+		/* what the scan of a job's output gives: its own source, never a trusted or a
+		 * syslog daemon's line (scan.c, record) */
+		if (r->bad || o->rule >= rs->nrules || o->source != PM_SRC_APP_LOG || o->trusted ||
+		    o->daemon) {
 			l->nobs++;
 			return -1;
 		}

@@ -491,6 +491,10 @@ int pm_carry_encode(const struct pm_carry_key *k, const struct pm_carry *c, unsi
 int pm_carry_decode(ZSTD_DCtx *dc, const void *buf, size_t len, const struct pm_carry_key *k,
 		    const struct pm_ruleset *rs, char *const *snap, size_t nsnap, uint32_t file,
 		    struct pm_carry *c);
+/* The engine's identity in a carried scan's key, into BUF: its build's (engine_id.h) and the
+ * versions of the matching libraries it runs with (a collector and a merge host install them
+ * apart). */
+void pm_carry_identity(char *buf, size_t len);
 /* Free a file's scan result L (a worker's or a carried one: its observations, ranks, nodes
  * and addresses), leaving it empty. */
 void pm_lev_free(struct pm_evidence *l);

@@ -155,13 +155,17 @@ struct pm_carry_input {
 	double job_start;	  /* the job's start (its year dates stamps that lack one) */
 	const char *const *nodes; /* the job's nodes */
 	size_t nnodes;
+	double deadline;    /* CLOCK_MONOTONIC seconds the scan gives up at; 0 none */
+	bool (*stop)(void); /* NULL, or true when the scan is to give up now (a SIGTERM) */
 };
 
 /*
  * The scan of IN by RS as a merge's worker thread would make it, as a record for its bundle
  * (FORMATS.md, "Carried scans"): *OUT (free it) and *OUTLEN.  *OUT is NULL where the scan
  * cannot be carried (not a job output scanned as text, or a line whose weak node name the
- * job's nodes do not include: the merge might know it).  0, or -1 on ENOMEM.
+ * job's nodes do not include: the merge might know it).  0, or -1 on ENOMEM, or with
+ * errno ETIMEDOUT when IN's deadline passed or its STOP said so before the scan was done
+ * (nothing carried).
  */
 int pm_scan_carry(const struct pm_ruleset *rs, const struct pm_carry_input *in, void **out,
 		  size_t *outlen);

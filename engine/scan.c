@@ -142,6 +142,11 @@ struct scan {
 	char **weak;
 	size_t nweak, aweak;
 	ZSTD_DCtx *zd; /* a carried scan's (carried), made when first wanted */
+	/* a collector's scan (pm_scan_carry): given up past DEADLINE (CLOCK_MONOTONIC seconds;
+	 * 0 none) or once STOP says so, looked at every few lines confirmed */
+	double deadline;
+	bool (*stop)(void);
+	bool gave_up;
 	/* per observation kept (record), for the merge (scan_take): KEPT_TALLY, counted as a
 	 * tally; KEPT_PAST, kept past its group's cap for a generic reading of its line to
 	 * yield to (line_yields) */
@@ -1491,6 +1496,25 @@ static int scan_block(struct scan *s, const char *buf, size_t len)
 }
 
 static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned);
+
+/* Whether a collector's scan (pm_scan_carry) is past its deadline or told to stop: it gives
+ * up (S->gave_up), and the capture is bundled without its record.  A job's output of
+ * tracebacks or squashed lines takes seconds a MiB to confirm, and the collector's deadline
+ * and the plugin's SIGTERM come first (the epilog fails open). */
+static bool out_of_time(struct scan *s)
+{
+	struct timespec ts;
+
+	if (s->gave_up)
+		return true;
+	if (!s->deadline && !s->stop)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if ((s->deadline > 0 && (double)ts.tv_sec + ts.tv_nsec / 1e9 >= s->deadline) ||
+	    (s->stop && s->stop()))
+		s->gave_up = true;
+	return s->gave_up;
+}
 static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned);
 
 /* Clean BUF into s->clean when it holds ANSI escapes, CRLFs or box frames, which would hide
@@ -1864,6 +1888,8 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 	bool cleaned;
 	int rc;
 
+	if (out_of_time(s))
+		return -1;
 	s->chunk_len = len;
 	if (section_walk(s, buf, len, off) < 0)
 		return -1;
@@ -2093,6 +2119,10 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 		pm_sort(s->hits, s->nhits, sizeof(*s->hits), cmphit);
 	for (size_t i = 0; i < s->nhits; i++) {
 		struct hit *h = &s->hits[i];
+		if (!(i & 63) && out_of_time(s)) {
+			rc = -1;
+			break;
+		}
 		/* each hit's line found once: the earlier hits' are looked at again below */
 		if (i && h->to == h[-1].to) {
 			h->ok = h[-1].ok;
@@ -3193,12 +3223,22 @@ int pm_scan_carry(const struct pm_ruleset *rs, const struct pm_carry_input *in, 
 			   .last_ri = SIZE_MAX,
 			   .snap = ev->nodes,
 			   .nsnap = ev->nnodes,
-			   .note_weak = true};
+			   .note_weak = true,
+			   .deadline = in->deadline,
+			   .stop = in->stop};
 	if ((rs->scratch && hs_clone_scratch(rs->scratch, &s->scratch) != HS_SUCCESS) ||
 	    !(s->md = pcre2_match_data_create(32, NULL)))
 		goto out;
 	carry_key(rs, &ev->files[0], &k);
 	scan_one(p, 0, 0, &r);
+	if (s->gave_up) {
+		scanned_clear(&r);
+		scan_free(&p->w[0].s);
+		free(p);
+		pm_evidence_destroy(ev);
+		errno = ETIMEDOUT;
+		return -1;
+	}
 	if (r.rc < 0)
 		goto out;
 	rc = 0;

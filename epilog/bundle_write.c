@@ -216,9 +216,13 @@ void pm_collection_carry(struct pm_collection *c, const struct pm_job *j, const 
 					     .reason = cap->reason,
 					     .job_start = j->window_start,
 					     .nodes = (const char *const *)nodes,
-					     .nnodes = nnodes};
-		if (pm_scan_carry(rs, &in, &cap->carry, &cap->carrylen) < 0)
+					     .nnodes = nnodes,
+					     .deadline = deadline,
+					     .stop = pm_collect_stopped};
+		if (pm_scan_carry(rs, &in, &cap->carry, &cap->carrylen) < 0) {
+			why = errno == ETIMEDOUT ? ": the deadline came first" : ": out of memory";
 			break;
+		}
 		done += cap->carry != NULL;
 	}
 out:

@@ -8,6 +8,7 @@
  */
 
 #include <check.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -237,9 +238,99 @@ START_TEST(carried_scan_weak_name_unknown)
 }
 END_TEST
 
+static bool stop_now(void)
+{
+	return true;
+}
+
+/* The collector's scan gives up at its deadline or when told to stop (a SIGTERM), whatever the
+ * output: the epilog must not outlive its deadline for a record (it fails open). */
+START_TEST(carried_scan_deadline)
+{
+	static const char *const nodes[] = {"n1", "n2"};
+	char err[512];
+	struct pm_ruleset *rs = pm_ruleset_load(rules_dir(), err, sizeof(err));
+	struct pm_carry_input in = {.path = "sources/job_output/slurm-4242.out",
+				    .data = job_output,
+				    .len = strlen(job_output),
+				    .node = "n1",
+				    .rank = -1,
+				    .status = "ok",
+				    .reason = "",
+				    .nodes = nodes,
+				    .nnodes = 2};
+	void *out = (void *)1;
+	size_t len = 1;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	in.deadline = pm_mono() - 1;
+	errno = 0;
+	ck_assert_int_eq(pm_scan_carry(rs, &in, &out, &len), -1);
+	ck_assert_int_eq(errno, ETIMEDOUT);
+	ck_assert_ptr_null(out);
+	in.deadline = 0;
+	in.stop = stop_now;
+	ck_assert_int_eq(pm_scan_carry(rs, &in, &out, &len), -1);
+	ck_assert_int_eq(errno, ETIMEDOUT);
+	ck_assert_ptr_null(out);
+	in.stop = NULL;
+	in.deadline = pm_mono() + 30;
+	ck_assert_int_eq(pm_scan_carry(rs, &in, &out, &len), 0);
+	ck_assert_ptr_nonnull(out);
+	free(out);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* A record is no evidence: a bundle whose members fill the input bound is read, its record
+ * left, never refused for it (POSTMORTEM_INPUT_MAX). */
+START_TEST(carried_scan_input_bound)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	char note[300], bound[32], *man, *plain, *with;
+	const char *a, *b;
+	size_t n, total;
+
+	sample(&cfg, &j, &c);
+	add_output(&c, job_output);
+	pm_collection_scrub(&c);
+	pm_collection_carry(&c, &j, rules_dir(), pm_mono() + 30, note, sizeof(note));
+	ck_assert_ptr_nonnull(c.caps[c.ncaps - 1].carry);
+	a = strdup(bundle_in("with", &c, &j));
+	free(c.caps[c.ncaps - 1].carry);
+	c.caps[c.ncaps - 1].carry = NULL;
+	b = strdup(bundle_in("without", &c, &j));
+	/* the bound: the carried bundle's manifest and captures, and 64 bytes (a record is
+	 * hundreds) */
+	man = member(a, "manifest.json", NULL, 0);
+	total = strlen(man) + 64;
+	for (size_t i = 0; i < c.ncaps; i++)
+		total += c.caps[i].name ? c.caps[i].len : 0;
+	free(man);
+	snprintf(bound, sizeof(bound), "%zu", total);
+	setenv("POSTMORTEM_INPUT_MAX", bound, 1);
+	plain = verdict_of(b, true, 2, &n);
+	with = verdict_of(a, true, 2, &n);
+	ck_assert_uint_eq(n, 0); /* no room left for the record: left, not the bundle refused */
+	ck_assert_str_eq(with, plain);
+	unsetenv("POSTMORTEM_INPUT_MAX");
+	free(plain);
+	free(with);
+	free((void *)a);
+	free((void *)b);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
 void collector_carry_tests(TCase *tc)
 {
 	tcase_add_test(tc, carried_scan_same_verdict);
 	tcase_add_test(tc, carried_scan_not_taken);
 	tcase_add_test(tc, carried_scan_weak_name_unknown);
+	tcase_add_test(tc, carried_scan_deadline);
+	tcase_add_test(tc, carried_scan_input_bound);
 }

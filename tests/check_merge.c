@@ -514,6 +514,7 @@ START_TEST(test_carry_record_damaged)
 	unsigned char *raw, *mut, *mz;
 	unsigned taken = 0;
 	size_t keylen;
+	char id[256];
 	struct pm_timectx tc = {.year = 1970};
 
 	ck_assert_int_eq(pm_time_parse(in.observed, strlen(in.observed), &tc, &k.mtime), 1);
@@ -563,10 +564,10 @@ START_TEST(test_carry_record_damaged)
 		size_t m = ZSTD_compress(mz, ZSTD_compressBound(raw_len), raw, n, 1);
 		ck_assert_int_eq(carry_read(mz, m, &k, (char *const *)known, 2), 0);
 	}
+	pm_carry_identity(id, sizeof(id));
 	/* the key: magic, version, digest, SHA-256, bound, node, rank, times, year, kinds, status,
 	 * reason (none) */
-	keylen = 8 + 4 + strlen(PM_ENGINE_ID) + 4 + strlen(k.rules) + 32 + 8 + 4 + 2 + 4 + 16 + 4 +
-		 3 + 4;
+	keylen = 8 + 4 + strlen(id) + 4 + strlen(k.rules) + 32 + 8 + 4 + 2 + 4 + 16 + 4 + 3 + 4;
 	for (size_t i = 0; i < raw_len; i++) {
 		memcpy(mut, raw, raw_len);
 		mut[i] ^= 0xa5;
