@@ -358,7 +358,8 @@ static int get_str(struct rbuf *r, char **out)
 	*out = NULL;
 	if (!get_view(r, &v, &n))
 		return -1;
-	if (v && !(*out = strndup(v, n))) {
+	/* copied by its length: the record has no NUL after a string */
+	if (v && pm_strset(out, v, n) < 0) {
 		r->oom = true;
 		return -1;
 	}

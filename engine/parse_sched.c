@@ -913,7 +913,8 @@ static int het_comp(struct pm_jobinfo *job, struct field id, struct field nodes,
 	if (!(v = realloc(job->comps, (job->ncomps + 1) * sizeof(*v))))
 		return -1;
 	job->comps = v;
-	if (!(v[job->ncomps] = strndup(nodes.s, nodes.n)))
+	v[job->ncomps] = NULL; /* NODES is a field of the line, not NUL-terminated */
+	if (pm_strset(&v[job->ncomps], nodes.s, nodes.n) < 0)
 		return -1;
 	job->ncomps++;
 	return 0;

@@ -1929,7 +1929,7 @@ static int note_khost(struct pm_evidence *ev, const struct pm_prefix *px)
 {
 	char **v;
 
-	if (!px->kernel || px->forged || !px->node || !px->node_len ||
+	if (!px->kernel || px->forged || !px->node || !px->node_len || px->node_len > 255 ||
 	    !memchr(px->node, '.', px->node_len) || ev->nkhosts >= 64)
 		return 0;
 	for (size_t i = 0; i < ev->nkhosts; i++)
@@ -1939,7 +1939,9 @@ static int note_khost(struct pm_evidence *ev, const struct pm_prefix *px)
 	if (!(v = realloc(ev->khosts, (ev->nkhosts + 1) * sizeof(*v))))
 		return -1;
 	ev->khosts = v;
-	if (!(v[ev->nkhosts] = strndup(px->node, px->node_len)))
+	/* the line is not NUL-terminated where the name ends: copied by its length */
+	v[ev->nkhosts] = NULL;
+	if (pm_strset(&v[ev->nkhosts], px->node, px->node_len) < 0)
 		return -1;
 	ev->nkhosts++;
 	return 0;
