@@ -14,21 +14,23 @@
  * rule set, the engine, the file's node, rank, observation time, year and boot time (its
  * stamps), the collector's status of the capture, the input bound, and the weak node names a
  * line's prefix gives (scan.c, known_node): a weak name counts only when the evidence knows the
- * node.  The record holds all of them as its key; the collector writes none for a file whose
- * scan met a weak name it did not know (the merge might know it), and the merge takes one only
- * where it knows every weak name the collector took.
+ * node.  The record holds all of them as its key, the weak names looked up and not known
+ * beside those taken: the merge takes a record only where it knows every weak name the
+ * collector took and, in file order, none of those it did not (a PyTorch output's "[c10d]"
+ * reads as one, scan.c take_one).
  *
  * The record is one zstd frame (a record is mostly its lines' text: a fifth of the size, so a
  * merge of thousands holds them until its scan at little cost), which holds, all numbers
  * little-endian, strings as a 32-bit length (0xffffffff: none) and their bytes:
  *
- *	"PMSCAN1\n"
+ *	"PMSCAN2\n"
  *	key:    engine identity (its version and a digest of its sources, engine_id.h, made by
  *	        the build, and the Vectorscan and PCRE2 versions it runs with), rule set digest
  *	        (strings), member SHA-256 (32 bytes), input
  *	        bound (u64), node (string), rank (i32), observation time, boot time (f64), year
  *	        (i32), source and format (u8), status (u8), reason (string)
  *	weak:   count (u32), names (strings)
+ *	absent: count (u32), names (strings)
  *	file:   status (u8), reason (string), bytes and lines added by the scan (u64)
  *	nodes:  count, names
  *	ranks:  count; rank (i32), node (string), last time, last progress, first progress
@@ -52,7 +54,7 @@
 #include "evidence.h"
 #include "ruleset.h"
 
-#define MAGIC "PMSCAN1\n"
+#define MAGIC "PMSCAN2\n"
 #define MAGIC_LEN 8
 #define NONE 0xffffffffu
 #define COUNT_MAX (1u << 24)
@@ -175,6 +177,9 @@ int pm_carry_encode(const struct pm_carry_key *k, const struct pm_carry *c, unsi
 	put_u32(&w, (uint32_t)c->nweak);
 	for (size_t i = 0; i < c->nweak; i++)
 		put_str(&w, c->weak[i]);
+	put_u32(&w, (uint32_t)c->nabsent);
+	for (size_t i = 0; i < c->nabsent; i++)
+		put_str(&w, c->absent[i]);
 	put_u8(&w, (unsigned)c->status);
 	put_str(&w, c->reason);
 	put_u64(&w, c->dbytes);
@@ -230,7 +235,7 @@ int pm_carry_encode(const struct pm_carry_key *k, const struct pm_carry *c, unsi
 		put_u8(&w, c->kept[i]);
 	}
 	if (l->nnodes > COUNT_MAX || l->nranks > COUNT_MAX || l->nipmap > COUNT_MAX ||
-	    l->nobs > COUNT_MAX || c->nweak > COUNT_MAX)
+	    l->nobs > COUNT_MAX || c->nweak > COUNT_MAX || c->nabsent > COUNT_MAX)
 		w.failed = true;
 	if (!w.failed && w.len <= RECORD_MAX) {
 		size_t bound = ZSTD_compressBound(w.len), n;
@@ -448,8 +453,13 @@ void pm_carry_clear(struct pm_carry *c)
 	pm_lev_free(c->lev);
 	free(c->kept);
 	free(c->reason);
+	for (size_t i = 0; i < c->nabsent; i++)
+		free(c->absent[i]);
+	free(c->absent);
 	c->kept = NULL;
 	c->reason = NULL;
+	c->absent = NULL;
+	c->nabsent = 0;
 }
 
 static int oom(struct rbuf *r)
@@ -548,6 +558,26 @@ static int read_body(struct rbuf *r, const struct pm_ruleset *rs, struct pm_carr
 	return r->bad || r->left ? -1 : 0;
 }
 
+/* The weak names the collector's scan did not know into C->absent: -1 when one is known here
+ * (in SNAP: the scan would take it as a node), R is bad or out of memory (R->oom). */
+static int read_absent(struct rbuf *r, char *const *snap, size_t nsnap, struct pm_carry *c)
+{
+	size_t n = get_count(r, 4);
+
+	if (n && !(c->absent = calloc(n, sizeof(*c->absent))))
+		return oom(r);
+	for (; c->nabsent < n; c->nabsent++) {
+		const char *v;
+		size_t len;
+
+		if (!get_view(r, &v, &len) || !v || known(snap, nsnap, v, len))
+			return -1;
+		if (pm_strset(&c->absent[c->nabsent], v, len) < 0)
+			return oom(r);
+	}
+	return r->bad ? -1 : 0;
+}
+
 static int decode(const unsigned char *buf, size_t len, const struct pm_carry_key *k,
 		  const struct pm_ruleset *rs, char *const *snap, size_t nsnap, uint32_t file,
 		  struct pm_carry *c)
@@ -567,7 +597,7 @@ static int decode(const unsigned char *buf, size_t len, const struct pm_carry_ke
 	}
 	if (r.bad)
 		return 0;
-	if (read_body(&r, rs, c, file) < 0) {
+	if (read_absent(&r, snap, nsnap, c) < 0 || read_body(&r, rs, c, file) < 0) {
 		pm_carry_clear(c);
 		if (r.oom) {
 			errno = ENOMEM;

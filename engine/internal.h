@@ -480,14 +480,19 @@ struct pm_carry {
 	uint64_t dbytes, dlines;
 	char *const *weak;
 	size_t nweak;
+	/* the weak names the scan looked up and did not know: to encode, or read (owned, freed
+	 * by pm_carry_clear) for the merge to check in file order */
+	char **absent;
+	size_t nabsent;
 };
 
 int pm_carry_encode(const struct pm_carry_key *k, const struct pm_carry *c, unsigned char **out,
 		    size_t *outlen);
 /* The record BUF (LEN bytes; decompressed with DC) into C (its LEV empty; its observations of
- * file FILE) when it
- * was made under key K with weak names all in SNAP (NSNAP, sorted): 1; 0 when not (another
- * key, a name not known, a damaged record: C left empty); -1 on ENOMEM. */
+ * file FILE) when it was made under key K with the weak names it took all in SNAP (NSNAP,
+ * sorted) and those it did not know none in SNAP: 1; 0 when not (another key, a name known
+ * otherwise, a damaged record: C left empty); -1 on ENOMEM.  The names it did not know are
+ * left in C for the caller to check against the nodes known in file order. */
 int pm_carry_decode(ZSTD_DCtx *dc, const void *buf, size_t len, const struct pm_carry_key *k,
 		    const struct pm_ruleset *rs, char *const *snap, size_t nsnap, uint32_t file,
 		    struct pm_carry *c);
@@ -498,7 +503,7 @@ void pm_carry_identity(char *buf, size_t len);
 /* Free a file's scan result L (a worker's or a carried one: its observations, ranks, nodes
  * and addresses), leaving it empty. */
 void pm_lev_free(struct pm_evidence *l);
-/* Free what pm_carry_decode put in C (LEV's arrays, KEPT, REASON), leaving them empty. */
+/* Free what pm_carry_decode put in C (LEV's arrays, KEPT, REASON, ABSENT), leaving them empty. */
 void pm_carry_clear(struct pm_carry *c);
 
 #endif /* PM_INTERNAL_H */

@@ -141,6 +141,10 @@ struct scan {
 	bool note_weak;
 	char **weak;
 	size_t nweak, aweak;
+	/* a worker's scan: the weak names looked up and not in SNAP, for the merge to check
+	 * against the nodes known in file order (take_one) */
+	char **absent;
+	size_t nabsent, aabsent;
 	ZSTD_DCtx *zd; /* a carried scan's (carried), made when first wanted */
 	/* a collector's scan (pm_scan_carry): given up past DEADLINE (CLOCK_MONOTONIC seconds;
 	 * 0 none) or once STOP says so, looked at every few lines confirmed */
@@ -836,24 +840,24 @@ static int cmpname(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Weak name NAME taken as a node, for a carried scan: listed once.  A file whose scan takes
- * many (past WEAK_MAX), or when out of memory, is marked unsure: it is not carried. */
+/* Weak name NAME, taken as a node or looked up and not known, in the list V (*N of *A): listed
+ * once.  A file whose scan looks up many (past WEAK_MAX), or when out of memory, is marked
+ * unsure: it is scanned again in order, and not carried. */
 #define WEAK_MAX 256
 
-static void note_weak(struct scan *s, const char *name)
+static void note_name(struct scan *s, char ***v, size_t *n, size_t *a, const char *name)
 {
 	char *d;
 
-	for (size_t k = s->nweak; k-- > 0;)
-		if (!strcmp(s->weak[k], name))
+	for (size_t k = *n; k-- > 0;)
+		if (!strcmp((*v)[k], name))
 			return;
-	if (s->nweak >= WEAK_MAX ||
-	    (s->nweak == s->aweak && pm_grow((void **)&s->weak, &s->aweak, sizeof(*s->weak)) < 0) ||
+	if (*n >= WEAK_MAX || (*n == *a && pm_grow((void **)v, a, sizeof(**v)) < 0) ||
 	    !(d = strdup(name))) {
 		s->unsure = true;
 		return;
 	}
-	s->weak[s->nweak++] = d;
+	(*v)[(*n)++] = d;
 }
 
 /* A weak name (a shell's or a container's prefix, prefix.c) names a node only when the
@@ -868,15 +872,19 @@ static bool known_node(struct scan *s, const char *name, size_t len)
 		return false;
 	memcpy(buf, name, len);
 	buf[len] = '\0';
-	/* a worker knows the nodes known before the scan; in order, nodes that earlier files
-	 * named would count too: a name outside them sends the file to be scanned in order */
+	/* a worker knows the nodes known before the scan and those the file's lines named so
+	 * far (its own evidence's); in order, nodes that earlier files named would count too: a
+	 * name outside them is listed, and the file is scanned again in order where one of them
+	 * is a node by its turn (take_one) */
 	if (s->snap) {
 		if (s->nsnap && bsearch(&key, s->snap, s->nsnap, sizeof(*s->snap), cmpname)) {
 			if (s->note_weak)
-				note_weak(s, buf);
+				note_name(s, &s->weak, &s->nweak, &s->aweak, buf);
 			return true;
 		}
-		s->unsure = true;
+		if (ev->nnodes && bsearch(&key, ev->nodes, ev->nnodes, sizeof(*ev->nodes), cmpname))
+			return true;
+		note_name(s, &s->absent, &s->nabsent, &s->aabsent, buf);
 		return false;
 	}
 	if (!ev->nnodes)
@@ -2700,6 +2708,13 @@ static int eval_conditions(struct scan *s)
 
 /* ---- the files: in order, or on worker threads ---- */
 
+static void free_names(char **v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(v[k]);
+	free(v);
+}
+
 static void scan_free(struct scan *s)
 {
 	free(s->tab);
@@ -2721,6 +2736,7 @@ static void scan_free(struct scan *s)
 	for (size_t k = 0; k < s->nweak; k++)
 		free(s->weak[k]);
 	free(s->weak);
+	free_names(s->absent, s->nabsent);
 	ZSTD_freeDCtx(s->zd);
 	pcre2_match_data_free(s->md);
 	hs_free_scratch(s->scratch);
@@ -2792,7 +2808,11 @@ struct scanned {
 	bool skipped, unsure;
 	bool carried;		/* taken from its bundle's record, not scanned */
 	struct pm_evidence lev; /* what the file gave */
-	unsigned char *kept;	/* per observation: KEPT_* (note_kept) */
+	/* the weak names the scan looked up and did not know: a node by the file's turn in
+	 * order, and it is scanned again (in_order) */
+	char **absent;
+	size_t nabsent;
+	unsigned char *kept; /* per observation: KEPT_* (note_kept) */
 	/* the file as it was before the worker read it */
 	enum pm_status status;
 	char *reason;
@@ -2822,6 +2842,19 @@ static void scanned_clear(struct scanned *r)
 	pm_lev_free(&r->lev);
 	free(r->kept);
 	free(r->reason);
+	free_names(r->absent, r->nabsent);
+}
+
+/* Whether R, a scan of a file by a worker (or its collector), is what a scan in order would
+ * give at the file's turn, EV's nodes those known by then: none of the weak names it did not
+ * know is a node by then (those the file itself named before a line looked them up were
+ * known to its scan, known_node). */
+static bool in_order(const struct pm_evidence *ev, const struct scanned *r)
+{
+	for (size_t k = 0; k < r->nabsent; k++)
+		if (pm_ev_is_node(ev, r->absent[k], SIZE_MAX))
+			return false;
+	return true;
 }
 
 /* A worker's tables, emptied for the next file: small ones cleared, large ones dropped. */
@@ -2901,12 +2934,38 @@ static int carried(const struct pm_evidence *ev, size_t i, char *const *snap, si
 		return rc;
 	r->carried = true;
 	r->kept = c.kept;
+	r->absent = c.absent;
+	r->nabsent = c.nabsent;
 	free(f->reason);
 	f->reason = c.reason;
 	f->status = c.status;
 	f->bytes += c.dbytes;
 	f->lines += c.dlines;
 	return 1;
+}
+
+/* File F as R found it before its scan (scan_one). */
+static void scanned_undo(struct pm_file *f, struct scanned *r)
+{
+	free(f->reason);
+	f->reason = r->reason;
+	r->reason = NULL;
+	f->status = r->status;
+	f->bytes = r->bytes;
+	f->lines = r->lines;
+	memcpy(f->digest, r->digest, sizeof(f->digest));
+	f->digested = r->digested;
+}
+
+/* File F as it is before its scan, into R, to be put back (scanned_undo).  -1 on ENOMEM. */
+static int scanned_begin(const struct pm_file *f, struct scanned *r)
+{
+	r->status = f->status;
+	r->bytes = f->bytes;
+	r->lines = f->lines;
+	memcpy(r->digest, f->digest, sizeof(r->digest));
+	r->digested = f->digested;
+	return f->reason && !(r->reason = strdup(f->reason)) ? -1 : 0;
 }
 
 /* File I scanned by worker WI into R. */
@@ -2919,12 +2978,7 @@ static void scan_one(struct scanpar *p, unsigned wi, size_t i, struct scanned *r
 		r->skipped = true;
 		return;
 	}
-	r->status = f->status;
-	r->bytes = f->bytes;
-	r->lines = f->lines;
-	memcpy(r->digest, f->digest, sizeof(r->digest));
-	r->digested = f->digested;
-	if ((f->reason && !(r->reason = strdup(f->reason))) || scan_reset(s) < 0) {
+	if (scanned_begin(f, r) < 0 || scan_reset(s) < 0) {
 		r->rc = -1;
 		return;
 	}
@@ -2933,7 +2987,7 @@ static void scan_one(struct scanpar *p, unsigned wi, size_t i, struct scanned *r
 
 		if (c != 0) {
 			r->rc = c < 0 ? -1 : 0;
-			if (p->release && c > 0)
+			if (p->release && c > 0 && !r->nabsent)
 				pm_file_release(f);
 			return;
 		}
@@ -2941,10 +2995,14 @@ static void scan_one(struct scanpar *p, unsigned wi, size_t i, struct scanned *r
 	p->w[wi].lev = p->tmpl;
 	r->rc = scan_file(s, i);
 	r->unsure = s->unsure;
+	r->absent = s->absent;
+	r->nabsent = s->nabsent;
+	s->absent = NULL;
+	s->nabsent = s->aabsent = 0;
 	/* read for good (not to be scanned again in order): freed here, on the thread that
 	 * read it, where its bytes were made when they were held back in the bundle (a free
 	 * on the caller's thread takes the worker's heap lock, while the worker allocates) */
-	if (p->release && r->rc == 0 && !r->unsure)
+	if (p->release && r->rc == 0 && !r->unsure && !r->nabsent)
 		pm_file_release(f);
 	r->lev = p->w[wi].lev;
 	r->kept = s->kept;
@@ -3047,16 +3105,9 @@ static int take_one(struct scanpar *p, size_t i, struct scanned *r)
 
 	if (r->rc < 0) {
 		rc = -1;
-	} else if (r->unsure) {
+	} else if (!r->skipped && (r->unsure || !in_order(s->ev, r))) {
 		/* as it was, then in order */
-		free(f->reason);
-		f->reason = r->reason;
-		r->reason = NULL;
-		f->status = r->status;
-		f->bytes = r->bytes;
-		f->lines = r->lines;
-		memcpy(f->digest, r->digest, sizeof(f->digest));
-		f->digested = r->digested;
+		scanned_undo(f, r);
 		rc = scan_file(s, i);
 	} else if (!r->skipped) {
 		rc = merge_file(s, r);
@@ -3253,7 +3304,9 @@ int pm_scan_carry(const struct pm_ruleset *rs, const struct pm_carry_input *in, 
 				     .dbytes = f->bytes - r.bytes,
 				     .dlines = f->lines - r.lines,
 				     .weak = s->weak,
-				     .nweak = s->nweak};
+				     .nweak = s->nweak,
+				     .absent = r.absent,
+				     .nabsent = r.nabsent};
 		unsigned char *buf;
 
 		/* the key as the file was before its scan */
@@ -3690,8 +3743,14 @@ int pm_scan_all(struct pm_evidence *ev)
 				continue;
 			if (ev->files[i].carry) {
 				struct scanned r = {0};
-				int c = carried(ev, i, ev->nodes, ev->nnodes, &s.zd, &r);
+				int c = scanned_begin(&ev->files[i], &r);
 
+				if (c == 0)
+					c = carried(ev, i, ev->nodes, ev->nnodes, &s.zd, &r);
+				if (c > 0 && !in_order(ev, &r)) {
+					scanned_undo(&ev->files[i], &r);
+					c = 0;
+				}
 				if (c > 0)
 					c = merge_file(&s, &r) < 0 ? -1 : 1;
 				ev->ncarried += c > 0;

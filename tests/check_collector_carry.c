@@ -215,14 +215,48 @@ START_TEST(carried_scan_not_taken)
 }
 END_TEST
 
-/* A weak node name (a shell's "host: " prefix) outside the job's nodes: the merge might know
- * the node from another file, so the collector's scan is not carried. */
+/* The verdicts of the bundle of C for J with and without the collector's record (the record
+ * taken TAKEN times), with Slurm's record when WITH_RECORD, with one thread and with two: the
+ * same bytes.  NAME names the bundles' folders. */
+static void same_both_ways(struct pm_collection *c, const struct pm_job *j, const char *name,
+			   bool with_record, size_t taken)
+{
+	struct pm_capture *cap = &c->caps[c->ncaps - 1];
+	char d[64], *plain, *with;
+	const char *a, *b;
+	void *keep = cap->carry;
+	size_t n;
+
+	ck_assert_ptr_nonnull(keep);
+	snprintf(d, sizeof(d), "%s-with", name);
+	a = strdup(bundle_in(d, c, j));
+	cap->carry = NULL;
+	snprintf(d, sizeof(d), "%s-without", name);
+	b = strdup(bundle_in(d, c, j));
+	cap->carry = keep;
+	for (unsigned t = 1; t <= 2; t++) {
+		plain = verdict_of(b, with_record, t, &n);
+		ck_assert_uint_eq(n, 0);
+		with = verdict_of(a, with_record, t, &n);
+		ck_assert_uint_eq(n, taken);
+		ck_assert_str_eq(with, plain);
+		free(with);
+		free(plain);
+	}
+	free((void *)a);
+	free((void *)b);
+}
+
+/* A weak node name (a shell's "host: " prefix) outside the job's nodes as its collector knows
+ * them: the record lists it as not known, and the merge takes the record only where the name
+ * is not a node by the file's turn either (PyTorch's "[c10d]" reads as one). */
 START_TEST(carried_scan_weak_name_unknown)
 {
 	struct pm_config cfg;
 	struct pm_job j;
 	struct pm_collection c;
-	char note[300];
+	char note[300], *v;
+	size_t n;
 
 	sample(&cfg, &j, &c);
 	free(j.nodelist);
@@ -230,8 +264,48 @@ START_TEST(carried_scan_weak_name_unknown)
 	add_output(&c, job_output);
 	pm_collection_scrub(&c);
 	pm_collection_carry(&c, &j, rules_dir(), pm_mono() + 30, note, sizeof(note));
-	ck_assert_ptr_null(c.caps[c.ncaps - 1].carry);
-	ck_assert_str_eq(note, "job output scanned for the merge: 0 of 1");
+	ck_assert_str_eq(note, "job output scanned for the merge: 1 of 1");
+	/* the merge does not know n2 either: taken, and the same as its own scan */
+	same_both_ways(&c, &j, "weak-unknown", false, 1);
+	/* Slurm's record names n2: not taken, scanned, and the prefix places the error there */
+	same_both_ways(&c, &j, "weak-known", true, 0);
+	v = verdict_of(bundle_in("weak-known-placed", &c, &j), true, 2, &n);
+	ck_assert_ptr_nonnull(strstr(v, "\"n2\""));
+	free(v);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+/* A name the output itself makes a node (NCCL's "host:pid:tid" prefix) before a line's weak
+ * "host: " prefix looks it up: a scan in order takes the prefix as the node, and so does the
+ * collector's, which did not know the name from the job's nodes. */
+START_TEST(carried_scan_weak_name_named_earlier)
+{
+	static const char text[] =
+		"n2:3301:3301 [1] NCCL INFO Bootstrap : Using ib0:10.20.0.12<0>\n"
+		"n2: Traceback (most recent call last):\n"
+		"n2:   File \"train.py\", line 88, in <module>\n"
+		"n2: RuntimeError: CUDA error: an illegal memory access was encountered\n";
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	char note[300], *v;
+	size_t n;
+
+	sample(&cfg, &j, &c);
+	free(j.nodelist);
+	j.nodelist = strdup("n1");
+	add_output(&c, text);
+	pm_collection_scrub(&c);
+	pm_collection_carry(&c, &j, rules_dir(), pm_mono() + 30, note, sizeof(note));
+	ck_assert_str_eq(note, "job output scanned for the merge: 1 of 1");
+	same_both_ways(&c, &j, "named-earlier", false, 1);
+	v = verdict_of(bundle_in("named-earlier-placed", &c, &j), false, 2, &n);
+	/* the prefix placed the error on n2 */
+	ck_assert_ptr_nonnull(strstr(v, "a CUDA kernel of a rank on n2 faulted"));
+	free(v);
 	pm_collection_free(&c);
 	pm_job_free(&j);
 	pm_config_free(&cfg);
@@ -331,6 +405,7 @@ void collector_carry_tests(TCase *tc)
 	tcase_add_test(tc, carried_scan_same_verdict);
 	tcase_add_test(tc, carried_scan_not_taken);
 	tcase_add_test(tc, carried_scan_weak_name_unknown);
+	tcase_add_test(tc, carried_scan_weak_name_named_earlier);
 	tcase_add_test(tc, carried_scan_deadline);
 	tcase_add_test(tc, carried_scan_input_bound);
 }
