@@ -370,6 +370,17 @@ bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o)
 	return true;
 }
 
+/* See attribute.h. */
+bool pm_att_job_gpu(const struct att *a, const struct pm_obs *o)
+{
+	int idx;
+
+	if (!o->trusted || !o->node || (!o->pci && o->gpu < 0))
+		return false;
+	idx = obs_gpu_index(a, o);
+	return (idx >= 0 && task_holds(a, o->node, idx)) || (o->pci && held_by_view(a, o));
+}
+
 /* Say once why lines of GPUs the job did not hold were set aside (phase 4). */
 static void other_gpu_why(struct att *a)
 {
