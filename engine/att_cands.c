@@ -370,6 +370,17 @@ bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o)
 	return true;
 }
 
+/* See attribute.h. */
+bool pm_att_job_gpu(const struct att *a, const struct pm_obs *o)
+{
+	int idx;
+
+	if (!o->trusted || !o->node || (!o->pci && o->gpu < 0))
+		return false;
+	idx = obs_gpu_index(a, o);
+	return (idx >= 0 && task_holds(a, o->node, idx)) || (o->pci && held_by_view(a, o));
+}
+
 /* Say once why lines of GPUs the job did not hold were set aside (phase 4). */
 static void other_gpu_why(struct att *a)
 {
@@ -797,25 +808,27 @@ static bool file_fact(const struct att *a, uint32_t file, int gpu, const char *n
 	return false;
 }
 
-/* The compute processes nvidia-smi lists on O's GPU against the job's task pids: +1 each is
- * one of them, -1 none is while every task there is known by its pid, 0 otherwise.  A GPU
- * that --query-compute-apps names by its bus id alone (no index) is told by that. */
-static int listed_pids(const struct att *a, const struct pm_obs *o)
+/* Whether every compute process nvidia-smi lists on O's GPU is one of the job's task pids.  A
+ * GPU that --query-compute-apps names by its bus id alone (no index) is told by that.  A pid
+ * that is none of them is not shown to be outside the job: the tasks' children (the python
+ * that `bash -c` starts, torchrun's workers, mpirun's ranks, a DataLoader's workers) are none
+ * of the task pids, and nothing nvidia-smi gives (pid, type, a name the user chooses, memory;
+ * no user) nor the plugin's records (the tasks' own pids, no child's, no uid) tells such a
+ * child from another job's process. */
+static bool listed_pids_own(const struct att *a, const struct pm_obs *o)
 {
 	size_t i = 0;
 	double v;
-	int own = 0, foreign = 0, n = 0;
+	int own = 0, n = 0;
 
 	while (file_fact(a, o->file, o->gpu, "gpu.compute_pid", &i, &v)) {
 		const struct pm_fact *f = &a->ev->facts[i - 1];
 		if (o->gpu < 0 && (!o->pci || !f->pci || strcmp(o->pci, f->pci)))
 			continue;
-		int l = pm_att_pid_link(a, o->node, (int)v);
 		n++;
-		own += l > 0;
-		foreign += l < 0;
+		own += pm_att_pid_link(a, o->node, (int)v) > 0;
 	}
-	return n && own == n ? 1 : n && foreign == n ? -1 : 0;
+	return n && own == n;
 }
 
 /* Whether the line RAW (a rank's out-of-memory report) names PID as a process holding
@@ -908,31 +921,71 @@ static int failing_gpu(const struct att *a, const struct cand *c, const struct p
  * this of End may list the job's own processes, still ending. */
 #define TEARDOWN_S 30.0
 
+/* How long after the job's end a snapshot with no collector's time on its node (gathered by
+ * hand) is still read as taken at the job's epilog: KillWait's default (30 s), then
+ * UnkillableStepTimeout's (60 s), after which slurmd gives up on what is left and drains the
+ * node, then the collector's default deadline (30 s).  slurmd runs the epilog once the job's
+ * processes are gone and gives the node to the next job only once the epilog ends; Slurm's own
+ * limit on the epilog, PrologEpilogTimeout, waits indefinitely by default and bounds nothing.
+ * A snapshot dated later may list a later job's processes. */
+#define AFTER_END_S 120.0
+
+/* The collector's deadline at most (postmortem-epilog(8), `deadline:`, at most 1 h): the span
+ * of a collector's run whose manifest gives no end. */
+#define COLLECT_MAX_S 3600.0
+
 /* Whether the snapshot dated ST on NODE is shown to be taken once the job's own processes
  * there were gone: at or after that node's collector began (the epilog, which slurmd starts
- * once the step's processes are reaped), after every task of the job there exited (the
- * plugin's exit records), or TEARDOWN_S after the job's end. */
+ * once the step's processes are reaped), or TEARDOWN_S after the job's end.  That every task
+ * of the job there exited (the plugin's exit records) shows only the task pids gone, not the
+ * processes they started (the python `bash -c` runs, torchrun's workers), which may still be
+ * ending (res-gpu-held-oom-child-pid-teardown-near-miss). */
 static bool after_teardown(const struct att *a, const char *node, double st)
 {
 	const struct pm_evidence *ev = a->ev;
-	double tol = a->rs->skew_s, last = 0;
-	size_t n = 0;
+	double tol = a->rs->skew_s;
 
 	for (size_t i = 0; i < ev->ncollect; i++)
 		if (ev->collect[i].node && !strcmp(ev->collect[i].node, node) &&
 		    ev->collect[i].start > 0 && st + tol >= ev->collect[i].start)
 			return true;
-	for (size_t i = 0; i < ev->ntasks; i++) {
-		const struct pm_task *t = &ev->tasks[i];
-		if (!t->node || strcmp(t->node, node))
+	return st >= ev->job.end + TEARDOWN_S;
+}
+
+/* Whether the bundles give NODE's collector's time. */
+static bool has_collect(const struct att *a, const char *node)
+{
+	for (size_t i = 0; i < a->ev->ncollect; i++)
+		if (a->ev->collect[i].node && !strcmp(a->ev->collect[i].node, node) &&
+		    a->ev->collect[i].start > 0)
+			return true;
+	return false;
+}
+
+/* Whether the snapshot O dated ST, at or after the job's end, is still this job's evidence:
+ * a member of its node's bundle is the collector's own, taken in the epilog (its Timestamp is
+ * the node's local time, the manifest's run UTC: they are not compared); on a node whose
+ * collector's time is known (a bundle's manifest), a snapshot gathered beside it must be
+ * dated within one of the collector's runs there (its start to its end, or to its deadline's
+ * cap where no end is given); elsewhere within AFTER_END_S of the job's end.  A snapshot taken
+ * later lists what ran on the node later, another job's processes included
+ * (res-gpu-held-oom-snapshot-hours-after-end-near-miss). */
+static bool snapshot_of_job(const struct att *a, const struct pm_obs *o, double st)
+{
+	const struct pm_evidence *ev = a->ev;
+	const struct pm_file *f = o->file < ev->nfiles ? &ev->files[o->file] : NULL;
+	double tol = a->rs->skew_s;
+
+	if (f && f->bundled)
+		return true;
+	for (size_t i = 0; i < ev->ncollect; i++) {
+		double s = ev->collect[i].start, e = ev->collect[i].end;
+		if (!ev->collect[i].node || strcmp(ev->collect[i].node, o->node) || s <= 0)
 			continue;
-		if (t->exited != 1 || t->end <= 0)
-			return st >= ev->job.end + TEARDOWN_S;
-		n++;
-		if (t->end > last)
-			last = t->end;
+		if (st + tol >= s && st - tol <= (e > 0 ? e : s + COLLECT_MAX_S))
+			return true;
 	}
-	return (n && st + tol >= last) || st >= ev->job.end + TEARDOWN_S;
+	return !has_collect(a, o->node) && st <= ev->job.end + AFTER_END_S + tol;
 }
 
 /* R's `refines` names C's kind. */
@@ -951,11 +1004,12 @@ static bool refines(const struct pm_rule *r, const struct cand *c)
  * process on it that is not the job's was held by something outside the job
  * (resource_limit/gpu_held).  A snapshot taken during the job lists the job's own processes:
  * it says so only for a job that failed at launch, before it held a GPU (C->launch), and a
- * snapshot dated before the job's end never does.  Otherwise the snapshot must be dated at or
- * after the job's end (the collector's, in the epilog) or every process it lists on that GPU
- * must be shown not to be the job's (its task pids).  A process of the job's own pids, or a
- * GPU the plugin's records give to no task of the job (another job's on a shared node), is
- * no sign.
+ * snapshot dated before the job's end never does.  Otherwise the snapshot must be dated after
+ * the job's teardown (after_teardown); a process that is none of the job's task pids is not
+ * therefore outside the job (listed_pids_own).  A snapshot dated after the job's end must
+ * still be the job's (snapshot_of_job: the collector's, or within AFTER_END_S of the end).  A
+ * process of the job's own pids, or a GPU the plugin's records give to no task of the job
+ * (another job's on a shared node), is no sign.
  */
 static void refine(struct att *a, struct cand *c)
 {
@@ -967,7 +1021,7 @@ static void refine(struct att *a, struct cand *c)
 		char sum[PM_OBS_SUMMARY_MAX];
 		size_t fi = 0;
 		double st = 0, end = a->ev->job.end;
-		int pids, tie;
+		int tie;
 
 		if (!refines(r, c) || r->role != PM_ROLE_CONFIRMATION || !o->trusted ||
 		    guessed(a, k) || !o->node || strcmp(o->node, c->node))
@@ -977,8 +1031,7 @@ static void refine(struct att *a, struct cand *c)
 		/* a kernel line stamped before the job began tells of the node then, not now */
 		if (o->source == PM_SRC_KERNEL_LOG && pm_att_obs_window(a, o, true) == WIN_BEFORE)
 			continue;
-		pids = o->gpu >= 0 || o->pci ? listed_pids(a, o) : 0;
-		if (pids > 0)
+		if ((o->gpu >= 0 || o->pci) && listed_pids_own(a, o))
 			continue;
 		file_fact(a, o->file, -1, "node.gpu_state_time", &fi, &st);
 		if (st > 0 && end > 0 && st + a->rs->skew_s < end) {
@@ -990,7 +1043,24 @@ static void refine(struct att *a, struct cand *c)
 			noted = true;
 			continue;
 		}
-		if (!c->launch && pids == 0 && !(st > 0 && end > 0))
+		/* dated long after the job's end: a later job's processes, not this job's */
+		if (st > 0 && end > 0 && !snapshot_of_job(a, o, st)) {
+			if (!noted)
+				pm_att_why(
+					a,
+					"nvidia-smi on %s was taken %.0f s after the job's end, "
+					"%s: the process it lists may be a later job's, so %s/%s "
+					"stands.",
+					c->node, st - end,
+					has_collect(a, o->node) ?
+						"outside the run of the node's collector" :
+						"past the job's epilog (KillWait, UnkillableStepTimeout "
+						"and the collector's deadline by default)",
+					c->cls, c->sub);
+			noted = true;
+			continue;
+		}
+		if (!c->launch && !(st > 0 && end > 0))
 			continue;
 		/* a node-wide line (the kernel module's, naming no GPU) needs no GPU tie */
 		tie = o->gpu >= 0 || o->pci ? failing_gpu(a, c, o) : 1;
@@ -1018,16 +1088,14 @@ static void refine(struct att *a, struct cand *c)
 			continue;
 		}
 		/* out of memory: a process listed in the job's teardown may be its own, ending */
-		if (!c->launch && pids == 0 && !after_teardown(a, o->node, st)) {
+		if (!c->launch && !after_teardown(a, o->node, st)) {
 			if (!noted)
-				pm_att_why(
-					a,
-					"nvidia-smi on %s was taken %.0f s after the job's end, "
-					"neither after its collector began nor after every task of "
-					"the job there exited: the process it lists may be the "
-					"job's own, still ending (Slurm's KillWait, %.0f s by "
-					"default), so %s/%s stands.",
-					c->node, st - end, TEARDOWN_S, c->cls, c->sub);
+				pm_att_why(a,
+					   "nvidia-smi on %s was taken %.0f s after the job's end, "
+					   "before its collector began: the process it lists may be "
+					   "the job's own or a child of its tasks, still ending "
+					   "(Slurm's KillWait, %.0f s by default), so %s/%s stands.",
+					   c->node, st - end, TEARDOWN_S, c->cls, c->sub);
 			noted = true;
 			continue;
 		}

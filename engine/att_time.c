@@ -202,6 +202,13 @@ int pm_att_pid_link(const struct att *a, const char *node, int pid)
 	return pid_link(a, node, pid);
 }
 
+/* C's trusted origin lines' pids against the job's tasks on its node: +1 one names a task pid,
+ * -1 one names a pid that is none of them on a GPU not shown to be the job's, 0 otherwise.  A
+ * pid that is no task's on a GPU the job's tasks there hold (the plugin's GPU lists) is not
+ * shown to be outside the job: the tasks' children (the python `bash -c` starts, torchrun's
+ * workers, a DataLoader's) are no task pids, and the evidence (the kernel's line, nvidia-smi,
+ * the plugin's records) gives no user, parent or cgroup to tell them from another job's
+ * (gpu-xid79-child-pid-own-gpu). */
 static int cand_pidlink(const struct att *a, const struct cand *c)
 {
 	int link = 0;
@@ -213,7 +220,7 @@ static int cand_pidlink(const struct att *a, const struct cand *c)
 				0;
 		if (l > 0)
 			return 1;
-		if (l < 0)
+		if (l < 0 && !pm_att_job_gpu(a, o))
 			link = -1;
 	}
 	return link;
@@ -381,8 +388,9 @@ void pm_att_phase_stale(struct att *a)
 			if (c->pidlink < 0)
 				pm_att_why(
 					a,
-					"%s names a pid that is none of this job's tasks on %s: the link "
-					"to this job is weaker (hypothesis).",
+					"%s names a pid that is none of this job's tasks on %s, on a GPU "
+					"not shown to be the job's: the link to this job is weaker "
+					"(hypothesis).",
 					what, c->node);
 			continue;
 		}

@@ -290,6 +290,9 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o);
 /* Whether O, a trusted line on a node where the job's GPUs are known, names a GPU the job
  * did not hold there (another job's, on a shared node) and no pid of the job's tasks. */
 bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o);
+/* Whether O, a trusted line, names a GPU a task of the job on its node lists (the plugin's
+ * records, by the node's index or Minor Number, or a cgroup's view of the job's own). */
+bool pm_att_job_gpu(const struct att *a, const struct pm_obs *o);
 /* A folder with no accounting record, task record or bundle: the job's time is not known
  * (att_time.c). */
 bool pm_att_no_window(const struct att *a);

@@ -443,6 +443,7 @@ static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, 
 	f->digested = true;
 	f->source = ck->source;
 	f->kind_given = true;
+	f->bundled = true;
 	f->tctx.boot_time = boot;
 	f->mtime = pm_bundle_time(json_string_value(json_object_get(x, "observed_time")));
 	if (json_is_integer(rank))
@@ -575,9 +576,10 @@ static int add_manifest(struct pm_evidence *ev, const char *rel, const json_t *m
 			return -1;
 	}
 	{
-		double cs = pm_bundle_time(json_string_value(
-			json_object_get(json_object_get(man, "collected"), "start")));
-		if (node && cs > 0 && pm_ev_add_collect(ev, node, cs) < 0)
+		json_t *col = json_object_get(man, "collected");
+		double cs = pm_bundle_time(json_string_value(json_object_get(col, "start")));
+		double ce = pm_bundle_time(json_string_value(json_object_get(col, "end")));
+		if (node && cs > 0 && pm_ev_add_collect(ev, node, cs, ce >= cs ? ce : 0) < 0)
 			return -1;
 	}
 	ev->nbundles++;

@@ -453,12 +453,13 @@ int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source, 
 	return 0;
 }
 
-int pm_ev_add_collect(struct pm_evidence *ev, const char *node, double start)
+int pm_ev_add_collect(struct pm_evidence *ev, const char *node, double start, double end)
 {
 	if (GROW(ev->collect, ev->ncollect, ev->acollect) < 0)
 		return -1;
 	if (!(ev->collect[ev->ncollect].node = strdup(node)))
 		return -1;
+	ev->collect[ev->ncollect].end = end;
 	ev->collect[ev->ncollect++].start = start;
 	return 0;
 }

@@ -13,7 +13,7 @@ int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source, 
 		  const char *reason);
 struct pm_file *pm_ev_add_file(struct pm_evidence *ev, const char *name);
 /* A bundle's collection start on NODE, by NODE's clock (attribute.c keeps the earliest). */
-int pm_ev_add_collect(struct pm_evidence *ev, const char *node, double start);
+int pm_ev_add_collect(struct pm_evidence *ev, const char *node, double start, double end);
 
 /* Called with line-aligned text (the last line may lack its newline); OFF is the offset of
  * BUF[0] in the decompressed file.  Return -1 to stop. */

@@ -240,6 +240,7 @@ struct pm_file {
 	char *node;	 /* from the manifest or the path; NULL unknown */
 	int rank;	 /* from the path; -1 unknown */
 	bool kind_given; /* source/format given by a manifest: no sniffing */
+	bool bundled;	 /* a member of a collector's bundle (bundle.c) */
 	enum pm_format format;
 	enum pm_source source;
 	double mtime; /* observation time */
@@ -380,11 +381,12 @@ struct pm_evidence {
 		char *node, *source, *status, *reason;
 	} * cov;
 	size_t ncov, acov;
-	/* bundle manifests: when each node's collector began (collected.start), by the node's
-	 * own clock, one per bundle (attribute.c estimates each node's clock skew from them) */
+	/* bundle manifests: when each node's collector began (collected.start) and ended
+	 * (collected.end, 0 when not given), by the node's own clock, one per bundle
+	 * (attribute.c estimates each node's clock skew from them) */
 	struct {
 		char *node;
-		double start;
+		double start, end;
 	} * collect;
 	size_t ncollect, acollect;
 	int nbundles;

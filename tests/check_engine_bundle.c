@@ -560,6 +560,165 @@ START_TEST(test_clock_skew_ordering)
 }
 END_TEST
 
+/* ---- a snapshot's date against the job's end and the collector's run ---- */
+
+/* Job 78 in DIR: one task on n1, out of GPU memory, ended 03:12:00 by the controller's clock. */
+static void oom_job(const char *dir)
+{
+	char rel[300];
+
+	snprintf(rel, sizeof(rel), "%s/sacct.txt", dir);
+	pmt_mk(tmp, rel,
+	       "JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
+	       "78|78|FAILED|1:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n1|1|\n"
+	       "78.0|78.0|FAILED|1:0|2026-11-30T03:11:00|2026-11-30T03:12:00|n1|1|1\n");
+	snprintf(rel, sizeof(rel), "%s/slurm-78.out", dir);
+	pmt_mk(tmp, rel,
+	       "0: RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 44.39 GiB "
+	       "total capacity; 9.84 GiB already allocated; 1.12 GiB free)\n"
+	       "srun: error: n1: task 0: Exited with exit code 1\n");
+}
+
+/* nvidia-smi -q of n1's one GPU, stamped STAMP, listing pid 4242 on it. */
+static char *held_snapshot(const char *stamp)
+{
+	char *s;
+
+	ck_assert_int_ge(asprintf(&s,
+				  "\n==============NVSMI LOG==============\n\n"
+				  "Timestamp                                 : %s\n"
+				  "Driver Version                            : 550.90.07\n"
+				  "CUDA Version                              : 12.4\n\n"
+				  "Attached GPUs                             : 1\n"
+				  "GPU 00000000:3B:00.0\n"
+				  "    Product Name                          : NVIDIA L40S\n"
+				  "    Minor Number                          : 0\n"
+				  "    PCI\n"
+				  "        Bus Id                            : 00000000:3B:00.0\n"
+				  "    Processes\n"
+				  "        GPU instance ID                   : N/A\n"
+				  "        Compute instance ID               : N/A\n"
+				  "        Process ID                        : 4242\n"
+				  "            Type                          : C\n"
+				  "            Name                          : python3\n"
+				  "            Used GPU Memory               : 33000 MiB\n",
+				  stamp),
+			 0);
+	return s;
+}
+
+/* n1's bundle in DIR holding the snapshot SNAP, its collector's run CSTART to CEND. */
+static void held_bundle(const char *dir, const char *snap, const char *cstart, const char *cend)
+{
+	char hex[80], p[400], *m;
+
+	pm_sha256_buf(snap, strlen(snap), hex);
+	ck_assert_int_ge(
+		asprintf(&m,
+			 "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\",\"job\":\"78\","
+			 "\"restart\":0,\"node\":\"n1\",\"collected\":{\"start\":\"%s\","
+			 "\"end\":\"%s\",\"deadline_hit\":false},\"files\":[{\"path\":"
+			 "\"sources/gpu_state/nvidia-smi-q.txt\",\"source\":\"gpu_state\",\"node\":"
+			 "\"n1\",\"bytes\":%zu,\"sha256\":\"%s\",\"status\":\"ok\"}],\"coverage\":[]}",
+			 cstart, cend, strlen(snap), hex + 7),
+		0);
+	snprintf(p, sizeof(p), "%s/%s", tmp, dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/%s/n1.tar.zst", tmp, dir);
+	write_bundle(p, "sources/gpu_state/nvidia-smi-q.txt", snap, m, AE_IFREG);
+	free(m);
+}
+
+/*
+ * A GPU out of memory beside n1's nvidia-smi listing a process on it reads as a GPU held from
+ * outside the job only from a snapshot of the job's: where a bundle gives the collector's run,
+ * the collector's own (a member of the bundle; one beside it must be dated within that
+ * run), else one dated within AFTER_END_S (120 s) of the job's end
+ * (att_cands.c, snapshot_of_job).  A snapshot dated later lists what ran on the node later.
+ */
+START_TEST(test_held_snapshot_dated_for_job)
+{
+	const char *rules =
+		"rules:\n"
+		"  - id: t-oom\n"
+		"    class: resource_limit\n"
+		"    subclass: gpu_oom\n"
+		"    role: origin\n"
+		"    strength: strong\n"
+		"    sources: [app_log]\n"
+		"    pattern: 'RuntimeError: CUDA out of memory'\n"
+		"    summary: 'rank {rank} on {node} ran out of GPU memory'\n"
+		"  - id: t-held\n"
+		"    class: resource_limit\n"
+		"    subclass: gpu_held\n"
+		"    role: confirmation\n"
+		"    strength: medium\n"
+		"    sources: [gpu_state]\n"
+		"    refines: [resource_limit/gpu_oom]\n"
+		"    condition: 'gpu.compute_processes > 0'\n"
+		"    summary: 'nvidia-smi on {node} lists a process holding GPU {gpu}'\n"
+		"  - id: t-task\n"
+		"    class: communication_unattributed\n"
+		"    subclass: remote_error\n"
+		"    role: teardown\n"
+		"    strength: weak\n"
+		"    sources: [app_log]\n"
+		"    pattern: 'srun: error: (?<node>[^:\\s]+): task (?<rank>[0-9]+): "
+		"Exited with exit code (?<code>[0-9]+)'\n"
+		"    summary: 'srun saw task {rank} on {node} end'\n";
+	const struct {
+		const char *dir, *bundled, *beside, *sub, *why;
+	} cases[] = {
+		/* the collector's own snapshot, 1 s after the end */
+		{"h0", "Mon Nov 30 03:12:01 2026", NULL, "gpu_held", NULL},
+		/* a hand-gathered one 60 s after the end, beside n1's bundle whose collector
+		 * ran 1-2 s after it: not the collector's */
+		{"h1", "Mon Nov 30 03:12:01 2026", "Mon Nov 30 03:13:00 2026", "gpu_oom",
+		 "outside the run of the node's collector"},
+		/* the same with no bundle: within 120 s of the end */
+		{"h2", NULL, "Mon Nov 30 03:13:00 2026", "gpu_held", NULL},
+		/* five minutes after the end, no bundle */
+		{"h3", NULL, "Mon Nov 30 03:17:00 2026", "gpu_oom", "past the job's epilog"},
+		/* the collector's own, its Timestamp the local time of a node five hours east
+		 * of UTC: a bundle's member is the collector's, whatever its stamp */
+		{"h4", "Mon Nov 30 08:12:01 2026", NULL, "gpu_held", NULL},
+	};
+	char err[256];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *v;
+
+		oom_job(cases[i].dir);
+		if (cases[i].bundled) {
+			/* in h1 the bundle's snapshot lists no process: pid 4242 only beside */
+			char *s = held_snapshot(cases[i].bundled);
+			if (cases[i].beside)
+				*strstr(s, "    Processes\n") = '\0';
+			held_bundle(cases[i].dir, s, "2026-11-30T03:12:01.000Z",
+				    "2026-11-30T03:12:02.000Z");
+			free(s);
+		}
+		if (cases[i].beside) {
+			char rel[300], *s = held_snapshot(cases[i].beside);
+			snprintf(rel, sizeof(rel), "%s/n1_nvidia-smi-q.txt", cases[i].dir);
+			pmt_mk(tmp, rel, s);
+			free(s);
+		}
+		v = diagnose_dir(rs, cases[i].dir);
+		ck_assert_msg(!strcmp(vstr(v, "cause", "subclass"), cases[i].sub),
+			      "case %zu: %s, why %s", i, vstr(v, "cause", "subclass"),
+			      json_dumps(json_object_get(v, "why"), 0));
+		if (cases[i].why)
+			ck_assert_msg(why_has(v, cases[i].why, NULL), "case %zu: %s", i,
+				      json_dumps(json_object_get(v, "why"), 0));
+		json_decref(v);
+	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 void engine_bundle_tests(TCase *t)
 {
 	tcase_add_test(t, test_bundle_read_and_rejected);
@@ -569,4 +728,5 @@ void engine_bundle_tests(TCase *t)
 	tcase_add_test(t, test_clock_skew_ahead);
 	tcase_add_test(t, test_clock_skew_ordering);
 	tcase_add_test(t, test_clock_zone_not_skew);
+	tcase_add_test(t, test_held_snapshot_dated_for_job);
 }
