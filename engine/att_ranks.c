@@ -268,6 +268,31 @@ static int srun_split(struct att *a, const struct placed *v, size_t n, size_t *a
 	return rc;
 }
 
+/* Whether the record's steps (sacct's J.0, J.1 rows) may have run a task numbered RANK on
+ * different nodes: two steps or more whose NTasks reach it, with another NodeList or NTasks
+ * (more steps than kept: any).  Slurm numbers each step's tasks from 0, and a line that
+ * gives a host beside a rank (NCCL's "host:pid:tid" prefix under a rank tag, a communicator's
+ * set-up line) names no step: each rank prints them whether or not it failed, so a later
+ * step's lines would place an earlier step's failing rank where that step never ran it. */
+static bool steps_may_split(const struct att *a, int rank)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	const struct pm_steprow *first = NULL;
+
+	if (j->steprows_over)
+		return true;
+	for (size_t i = 0; i < j->nsteprows; i++) {
+		const struct pm_steprow *r = &j->steprows[i];
+		if (r->ntasks >= 0 && r->ntasks <= rank)
+			continue;
+		if (!first)
+			first = r;
+		else if (r->nodes != first->nodes || r->ntasks != first->ntasks)
+			return true;
+	}
+	return false;
+}
+
 /*
  * rank -> node, from every source that places ranks, the first that knows a rank winning:
  * the plugin's rank map, then Slurm's task lines (srun_tasks), then the scanner's prefixes
@@ -347,13 +372,15 @@ static int place_ranks(struct att *a)
 	}
 	for (size_t i = 0; i < ev->nranks; i++)
 		if (ev->ranks[i].node && !rankmap_node(mapn, nmap, ev->ranks[i].node) &&
-		    !pm_rankset_has(a->amb, a->namb, ev->ranks[i].rank))
+		    !pm_rankset_has(a->amb, a->namb, ev->ranks[i].rank) &&
+		    !steps_may_split(a, ev->ranks[i].rank))
 			a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + nsr + i,
 						       ev->ranks[i].node};
 	for (size_t i = 0; i < ev->nobs && ncomm; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (comm_line(a, i, a->commw) && o->node && !rankmap_node(mapn, nmap, o->node) &&
-		    !comm_split(a, o->rank, o->node) && !pm_rankset_has(a->amb, a->namb, o->rank))
+		    !comm_split(a, o->rank, o->node) && !pm_rankset_has(a->amb, a->namb, o->rank) &&
+		    !steps_may_split(a, o->rank))
 			a->rnode[n++] =
 				(struct rnode){o->rank, ev->ntasks + nsr + ev->nranks + i, o->node};
 	}
