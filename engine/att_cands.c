@@ -274,32 +274,6 @@ static bool task_holds(const struct att *a, const char *node, int idx)
 	return false;
 }
 
-/* How many GPUs the job's tasks on NODE list, all lists together (at most 64 told apart). */
-static size_t held_count(const struct att *a, const char *node)
-{
-	long seen[64];
-	size_t n = 0;
-
-	for (size_t i = 0; i < a->ev->ntasks; i++) {
-		const struct pm_task *t = &a->ev->tasks[i];
-		if (!t->node || strcmp(t->node, node) || !t->gpus)
-			continue;
-		for (const char *p = t->gpus; *p;) {
-			char *e;
-			long v = strtol(p, &e, 10);
-			size_t k = 0;
-			if (e == p)
-				break;
-			while (k < n && seen[k] != v)
-				k++;
-			if (k == n && n < sizeof(seen) / sizeof(seen[0]))
-				seen[n++] = v;
-			p = *e == ',' ? e + 1 : e;
-		}
-	}
-	return n;
-}
-
 /* Whether the GPU of bus id O->pci may be one the job held by a numbering nvidia-smi's tables
  * give other than its position in one of them: its Minor Number (-q; a cgroup's nvidia-smi
  * numbers the GPUs it shows from 0, the Minor Number stays the node's), or its row in a table
@@ -308,7 +282,7 @@ static size_t held_count(const struct att *a, const char *node)
 static bool held_by_view(const struct att *a, const struct pm_obs *o)
 {
 	const struct pm_evidence *ev = a->ev;
-	size_t held = held_count(a, o->node);
+	size_t held = pm_att_held_count(a, o->node);
 
 	for (size_t i = 0; i < ev->nfacts; i++) {
 		const struct pm_fact *f = &ev->facts[i];

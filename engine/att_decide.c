@@ -809,6 +809,18 @@ static void note_own_hw(struct att *a, const struct cand *l)
 	}
 }
 
+/* Whether X and Y are alike in their dates for co_origins: both dated, both undated, or one
+ * undated only because its lines carry no stamp (not a state read at collection, nor an
+ * event from before the job): a line with no time cannot be ordered against one with a time,
+ * and the stamp a program printed on one node and not on the other tells nothing of which
+ * came first (trust-two-nodes-one-stamp-cuda-tie). */
+static bool undated_apart(const struct cand *x, const struct cand *y)
+{
+	if (!x->has_t == !y->has_t)
+		return true;
+	return !x->current && !y->current && !x->tpre && !y->tpre;
+}
+
 /*
  * The lead's hardware class on other nodes, each from that node's own evidence, as dated,
  * as strong and as ranked as the lead (phase 8): two GPUs that fell off the bus in the same
@@ -829,7 +841,7 @@ static size_t co_origins(struct att *a, struct cand *l)
 		if (c->dead || !c->hardware || c->lead != LEAD_RULE || c->fallback != l->fallback ||
 		    c->untrusted != l->untrusted || !c->node[0] || strcmp(c->cls, l->cls) ||
 		    !strcmp(c->node, l->node) || c->strength != l->strength ||
-		    !c->has_t != !l->has_t || !close_in_time(a, l, c) ||
+		    !undated_apart(l, c) || !close_in_time(a, l, c) ||
 		    cand_rank(c) != cand_rank(l) || c->prestart != l->prestart ||
 		    outcome_rank(a, c) != outcome_rank(a, l) ||
 		    pm_att_silent_support(a, c) != pm_att_silent_support(a, l))
@@ -950,8 +962,13 @@ static void ambiguity_test(struct att *a)
 			 t[0] ? t : "diagnostics on each node");
 		/* the same wording for undated lines and for the job's output would claim a
 		 * time and a source the evidence does not have */
-		if (l->has_t)
+		bool undated = !l->has_t;
+		for (size_t i = 0; i < a->live; i++)
+			undated |= a->c[i].co && !a->c[i].has_t;
+		if (l->has_t && !undated)
 			snprintf(t, sizeof(t), " within the %.1f s skew tolerance", a->rs->skew_s);
+		else if (l->has_t)
+			snprintf(t, sizeof(t), ", some of them undated");
 		else
 			t[0] = '\0';
 		pm_att_why(

@@ -268,6 +268,31 @@ static int srun_split(struct att *a, const struct placed *v, size_t n, size_t *a
 	return rc;
 }
 
+/* Whether the record's steps (sacct's J.0, J.1 rows) may have run a task numbered RANK on
+ * different nodes: two steps or more whose NTasks reach it, with another NodeList or NTasks
+ * (more steps than kept: any).  Slurm numbers each step's tasks from 0, and a line that
+ * gives a host beside a rank (NCCL's "host:pid:tid" prefix under a rank tag, a communicator's
+ * set-up line) names no step: each rank prints them whether or not it failed, so a later
+ * step's lines would place an earlier step's failing rank where that step never ran it. */
+static bool steps_may_split(const struct att *a, int rank)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	const struct pm_steprow *first = NULL;
+
+	if (j->steprows_over)
+		return true;
+	for (size_t i = 0; i < j->nsteprows; i++) {
+		const struct pm_steprow *r = &j->steprows[i];
+		if (r->ntasks >= 0 && r->ntasks <= rank)
+			continue;
+		if (!first)
+			first = r;
+		else if (r->nodes != first->nodes || r->ntasks != first->ntasks)
+			return true;
+	}
+	return false;
+}
+
 /*
  * rank -> node, from every source that places ranks, the first that knows a rank winning:
  * the plugin's rank map, then Slurm's task lines (srun_tasks), then the scanner's prefixes
@@ -347,13 +372,15 @@ static int place_ranks(struct att *a)
 	}
 	for (size_t i = 0; i < ev->nranks; i++)
 		if (ev->ranks[i].node && !rankmap_node(mapn, nmap, ev->ranks[i].node) &&
-		    !pm_rankset_has(a->amb, a->namb, ev->ranks[i].rank))
+		    !pm_rankset_has(a->amb, a->namb, ev->ranks[i].rank) &&
+		    !steps_may_split(a, ev->ranks[i].rank))
 			a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + nsr + i,
 						       ev->ranks[i].node};
 	for (size_t i = 0; i < ev->nobs && ncomm; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (comm_line(a, i, a->commw) && o->node && !rankmap_node(mapn, nmap, o->node) &&
-		    !comm_split(a, o->rank, o->node) && !pm_rankset_has(a->amb, a->namb, o->rank))
+		    !comm_split(a, o->rank, o->node) && !pm_rankset_has(a->amb, a->namb, o->rank) &&
+		    !steps_may_split(a, o->rank))
 			a->rnode[n++] =
 				(struct rnode){o->rank, ev->ntasks + nsr + ev->nranks + i, o->node};
 	}
@@ -1100,6 +1127,102 @@ bool pm_att_gpus_has(const char *list, int idx)
 	return false;
 }
 
+/* The IDX-th entry of a rank map's GPU list ("4,6": 1 gives 6); -1 none. */
+static int gpus_nth(const char *list, int idx)
+{
+	for (const char *p = list; p && *p; idx--) {
+		char *e;
+		long v = strtol(p, &e, 10);
+		if (e == p || (*e != ',' && *e))
+			return -1;
+		if (!idx)
+			return (int)v;
+		p = *e == ',' ? e + 1 : NULL;
+	}
+	return -1;
+}
+
+/* How many GPUs nvidia-smi shows on NODE (node.gpu_count); 0 unknown. */
+static double node_gpus_shown(const struct att *a, const char *node)
+{
+	for (size_t i = 0; i < a->ev->nfacts; i++) {
+		const struct pm_fact *f = &a->ev->facts[i];
+		if (f->gpu < 0 && f->node && !strcmp(f->node, node) && f->value > 0 &&
+		    !strcmp(f->name, "node.gpu_count"))
+			return f->value;
+	}
+	return 0;
+}
+
+/* How many GPUs the job's tasks on NODE list, all lists together (at most 64 told apart). */
+size_t pm_att_held_count(const struct att *a, const char *node)
+{
+	long seen[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *t = &a->ev->tasks[i];
+		if (!t->node || strcmp(t->node, node) || !t->gpus)
+			continue;
+		for (const char *p = t->gpus; *p;) {
+			char *e;
+			long v = strtol(p, &e, 10);
+			size_t k = 0;
+			if (e == p)
+				break;
+			while (k < n && seen[k] != v)
+				k++;
+			if (k == n && n < sizeof(seen) / sizeof(seen[0]))
+				seen[n++] = v;
+			p = *e == ',' ? e + 1 : e;
+		}
+	}
+	return n;
+}
+
+/*
+ * The node's index of the GPU observation O names on NODE.  A GPU state's or a DCGM sample's
+ * index is the node's.  Any other (a program's words: PyTorch's "(GPU 0; 79.1 GiB total
+ * capacity ...)", "device 0", gpu-burn's "GPU 1: FAULTY") is CUDA's, counted among the GPUs
+ * the process sees: its CUDA_VISIBLE_DEVICES, which Slurm sets in the order of the task's
+ * GPUs, so CUDA's GPU N is the Nth of the rank's list of the node's own indexes
+ * (SLURM_STEP_GPUS in the plugin's records: a task given GPUs 3 and 5 calls 5 its GPU 1).
+ * Every task of O's rank there (every task there for a line of no rank) must give the same
+ * GPU.  A list CUDA_VISIBLE_DEVICES gave is the cgroup's numbering again: unknown.  With no
+ * records, the index is the node's only where the job holds every GPU nvidia-smi shows there
+ * (gres per node against node.gpu_count); else -1, unknown: a one-GPU job's "GPU 0" on a node
+ * of eight is any of the eight.
+ */
+int pm_att_obs_node_gpu(const struct att *a, const struct pm_obs *o, const char *node)
+{
+	const struct pm_evidence *ev = a->ev;
+	int got = -1;
+	bool any = false;
+	double shown;
+
+	if (o->gpu < 0 || !node)
+		return -1;
+	if (o->source == PM_SRC_GPU_STATE || o->source == PM_SRC_NODE_METRICS)
+		return o->gpu;
+	for (size_t i = 0; i < ev->ntasks; i++) {
+		const struct pm_task *t = &ev->tasks[i];
+		int g;
+		if (!t->node || strcmp(t->node, node) || (o->rank >= 0 && t->rank != o->rank))
+			continue;
+		if (t->split || !t->gpus || t->gpus_relative ||
+		    (g = gpus_nth(t->gpus, o->gpu)) < 0 || (any && g != got))
+			return -1;
+		got = g;
+		any = true;
+	}
+	if (any)
+		return got;
+	shown = node_gpus_shown(a, node);
+	return shown > 0 && ev->job.gpus_per_node >= (int)shown && !pm_att_held_count(a, node) ?
+		       o->gpu :
+		       -1;
+}
+
 int pm_att_pci_index(const struct att *a, const char *node, const char *pci)
 {
 	for (size_t i = 0; i < a->ev->nfacts; i++) {
@@ -1122,6 +1245,16 @@ static int pci_minor(const struct att *a, const char *node, const char *pci)
 			return f->minor;
 	}
 	return -1;
+}
+
+/* Whether nvidia-smi's table on NODE shows no more GPUs than the job's tasks there list: the
+ * job's own GPUs (a cgroup's view, or a job holding the node's every GPU), numbered as a
+ * CUDA_VISIBLE_DEVICES list numbers them. */
+static bool view_is_jobs(const struct att *a, const char *node)
+{
+	double shown = node_gpus_shown(a, node);
+
+	return shown > 0 && shown <= (double)pm_att_held_count(a, node);
 }
 
 /* A GPU named by a hardware event (by index, or by bus id through nvidia-smi's table) was
@@ -1147,6 +1280,13 @@ int pm_att_phase_gpu_ranks(struct att *a)
 			for (size_t t = 0; t < a->ev->ntasks; t++) {
 				const struct pm_task *tk = &a->ev->tasks[t];
 				int x = !tk->gpus_relative && minor >= 0 ? minor : idx;
+				/* a list CUDA_VISIBLE_DEVICES gave is read by a table's row only
+				 * where the table shows no more GPUs than the job holds there (the
+				 * cgroup's view of its own): a table of the node's every GPU
+				 * numbers them as the node does, and a job given GPU 3 sees it as
+				 * its 0 */
+				if (tk->gpus_relative && !view_is_jobs(a, c->node))
+					continue;
 				if (x >= 0 && tk->node && !strcmp(tk->node, c->node) && tk->gpus &&
 				    pm_att_gpus_has(tk->gpus, x) &&
 				    pm_att_cand_addrank(c, tk->rank) < 0)

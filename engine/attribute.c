@@ -204,6 +204,7 @@ int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 	const struct pm_obs *o = &a->ev->obs[oi];
 	const struct pm_rule *r = &a->rs->rules[o->rule];
 	bool pre = obs_before(a, o);
+	int gpu;
 
 	if (c->nev == c->aev && pm_grow((void **)&c->ev, &c->aev, sizeof(size_t)) < 0)
 		return -1;
@@ -237,18 +238,35 @@ int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 		snprintf(c->summary, sizeof(c->summary), "%s", pm_obs_summary(a->ev, o, sum));
 		c->sumobs = oi + 1;
 	}
-	if ((o->pci || o->gpu >= 0) && c->ngpus < 8) {
+	/* the GPU by the node's index: a program's "GPU 0" is CUDA's, mapped through its
+	 * rank's GPU list, else unknown and not named (pm_att_obs_node_gpu) */
+	gpu = pm_att_obs_node_gpu(a, o, o->node ? o->node : pm_att_rank_node(a, o->rank));
+	if ((o->pci || gpu >= 0) && c->ngpus < 8) {
 		char g[160];
-		if (o->gpu >= 0 && o->pci)
-			snprintf(g, sizeof(g), "%s:%d (%s)", o->node ? o->node : "?", o->gpu,
-				 o->pci);
-		else if (o->gpu >= 0)
-			snprintf(g, sizeof(g), "%s:%d", o->node ? o->node : "?", o->gpu);
+		size_t l;
+		if (gpu >= 0 && o->pci)
+			snprintf(g, sizeof(g), "%s:%d (%s)", o->node ? o->node : "?", gpu, o->pci);
+		else if (gpu >= 0)
+			snprintf(g, sizeof(g), "%s:%d", o->node ? o->node : "?", gpu);
 		else
 			snprintf(g, sizeof(g), "%s (%s)", o->node ? o->node : "?", o->pci);
-		for (size_t i = 0; i < c->ngpus; i++)
-			if (!strcmp(c->gpus[i], g))
+		/* one GPU named twice, by index alone and with its bus id: the fuller name */
+		l = strcspn(g, " ");
+		for (size_t i = 0; i < c->ngpus; i++) {
+			size_t li = strcspn(c->gpus[i], " ");
+			if (!strcmp(c->gpus[i], g) ||
+			    (gpu >= 0 && !o->pci && li == l && !strncmp(c->gpus[i], g, l)))
 				return 0;
+			if (gpu >= 0 && o->pci && !c->gpus[i][li] && li == l &&
+			    !strncmp(c->gpus[i], g, l)) {
+				char *x = strdup(g);
+				if (x) {
+					free(c->gpus[i]);
+					c->gpus[i] = x;
+				}
+				return 0;
+			}
+		}
 		c->gpus[c->ngpus] = strdup(g);
 		if (c->gpus[c->ngpus])
 			c->ngpus++;

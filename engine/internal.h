@@ -144,6 +144,16 @@ struct pm_jobinfo {
 	char **comps;
 	size_t ncomps;
 	bool het_partial;
+	/* the record's numbered steps (sacct's J.0, J.1; not batch, extern, interactive): a
+	 * hash of each one's id and NodeList as printed, and its NTasks (-1 unknown); at most
+	 * 16, STEPROWS_OVER where there were more.  Each numbers its tasks from 0
+	 * (att_ranks.c, steps_may_split) */
+	struct pm_steprow {
+		uint64_t id, nodes;
+		int ntasks;
+	} steprows[16];
+	size_t nsteprows;
+	bool steprows_over;
 };
 
 /* A task record from the plugin (rank_map / task_exit) or a torchrun summary. */

@@ -891,6 +891,43 @@ static int het_row(struct pm_evidence *ev, size_t file, struct pm_jobinfo *job,
 	return 0;
 }
 
+static uint64_t fnv64(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* A numbered step's row ID (J.0, J.12: the part after the job's id of JN bytes all digits)
+ * kept in JOB's STEPROWS with its NodeList and NTasks: each step numbers its tasks from 0. */
+static void step_row(struct pm_jobinfo *job, struct field id, struct field nodes,
+		     struct field ntasks, size_t jn)
+{
+	const char *s = id.s + jn + 1;
+	size_t n = id.n - jn - 1;
+	uint64_t h;
+	int x;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return; /* extern, interactive, a het component's step */
+	if (!n || n > 10)
+		return;
+	h = fnv64(s, n);
+	for (size_t i = 0; i < job->nsteprows; i++)
+		if (job->steprows[i].id == h)
+			return;
+	if (job->nsteprows == sizeof(job->steprows) / sizeof(job->steprows[0])) {
+		job->steprows_over = true;
+		return;
+	}
+	job->steprows[job->nsteprows++] =
+		(struct pm_steprow){h, fnv64(nodes.s, nodes.n),
+				    field_int(&ntasks, 0, 100000000, &x) ? x : -1};
+}
+
 /*
  * A heterogeneous job's component row ID (7001+1, not a step's): its NodeList kept in JOB's
  * comps, its number set in *SEEN (numbers past 63 in none: the record then counts as
@@ -973,6 +1010,9 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 				batch_gpus = -1;
 			if (pm_in_ieq(id.s + jobid.n + 1, id.n - jobid.n - 1, "batch"))
 				batch_node = col(&t, f, nf, SC_NODELIST);
+			else
+				step_row(job, id, col(&t, f, nf, SC_NODELIST),
+					 col(&t, f, nf, SC_NTASKS), jobid.n);
 		}
 	}
 	/* a heterogeneous job has two components or more, numbered from 0: a record of one, or
