@@ -126,7 +126,9 @@ static const char *const launcher_marks[] = {
 /*
  * Whether the job's output shows that a launcher, not Slurm, numbered the ranks its tags give
  * ("[rank6]: ...", PyTorch's global rank under one torchrun or DeepSpeed launcher a node): a
- * tag's rank at or past the step's task count, or a line of such a launcher (launcher_marks).
+ * tag's rank at or past the step's task count, or a line of such a launcher (launcher_marks,
+ * or one the rule launcher-numbers-ranks reads that no other rule does: torchrun's start-up
+ * banner, the batch shell's echo of the launcher's command).
  * The rank map and srun's task lines number Slurm's tasks; such a tag's rank is then no task
  * of theirs.
  */
@@ -141,8 +143,10 @@ static bool launcher_ranks(const struct att *a)
 			continue;
 		if (count && o->rank >= count && (!o->has_label || o->label != o->rank))
 			return true;
-		/* the launcher's own lines: torchrun's rules, or a launcher's wording */
-		if (!strncmp(R(a, i)->id, "torchrun-", 9))
+		/* the launcher's own lines: torchrun's rules, launcher-numbers-ranks (its banner,
+		 * the batch shell's xtrace of its command), or a launcher's wording */
+		if (!strncmp(R(a, i)->id, "torchrun-", 9) ||
+		    !strcmp(R(a, i)->id, "launcher-numbers-ranks"))
 			return true;
 		for (size_t k = 0; o->raw && k < sizeof(launcher_marks) / sizeof(*launcher_marks);
 		     k++)
