@@ -1170,13 +1170,26 @@ static int anon_reporter(struct att *a)
 	return 0;
 }
 
+/* Whether two peers a transport line names are one host: the address before its port
+ * ("10.0.0.7<41233>", "10.0.0.7:41233"). */
+static bool same_peer(const char *x, const char *y)
+{
+	size_t lx = strcspn(x, "<:"), ly = strcspn(y, "<:");
+
+	return lx == ly && !strncmp(x, y, lx);
+}
+
 /* Transport failures (a hardware class in a cascade: retries exhausted, not the flush
  * errors that follow another failure) reported by one node alone, with no peer votes:
- * that reporter's own link is the suspect. */
+ * that reporter's own link is the suspect.  Unless every one of them names the same one
+ * peer: then the reporter's link, the peer's link and the peer's process having gone (a
+ * queue pair that vanished with its process is not answered either) fit alike, and one
+ * node's word against one peer blames neither; the fabric leads on no node (R-NCCL-1
+ * sends one reporter to its own link only when it names many peers). */
 static int single_reporter(struct att *a)
 {
-	const char *rep = NULL;
-	bool anon = false;
+	const char *rep = NULL, *peer = NULL;
+	bool anon = false, unnamed = false, many = false;
 	char note[200];
 
 	for (size_t i = 0; i < a->ev->nobs; i++) {
@@ -1193,13 +1206,26 @@ static int single_reporter(struct att *a)
 		if (rep && strcmp(rep, o->node))
 			return 0;
 		rep = o->node;
+		if (!o->peer)
+			unnamed = true;
+		else if (peer && !same_peer(peer, o->peer))
+			many = true;
+		else
+			peer = o->peer;
 	}
 	if (!rep)
 		return anon ? anon_reporter(a) : 0;
-	snprintf(note, sizeof(note),
-		 "only %s reports transport failures, no other node votes, and its own "
-		 "port was not seen",
-		 rep);
+	if (peer && !unnamed && !many) {
+		snprintf(note, sizeof(note),
+			 "only %s reports transport failures, all towards one peer (%.*s): its "
+			 "link, the peer's, or the peer's process gone cannot be told apart",
+			 rep, (int)strcspn(peer, "<:"), peer);
+		rep = NULL;
+	} else
+		snprintf(note, sizeof(note),
+			 "only %s reports transport failures, no other node votes, and its own "
+			 "port was not seen",
+			 rep);
 	for (size_t k = 0; k < a->ev->nobs; k++) {
 		size_t i = a->order[k];
 		const struct pm_rule *r = R(a, i);
@@ -1207,6 +1233,17 @@ static int single_reporter(struct att *a)
 		    (!a->ev->obs[i].node || pm_att_job_node(a, a->ev->obs[i].node)) &&
 		    fallback_add(a, i, rep, note) < 0)
 			return -1;
+	}
+	/* the one reporter's candidates made just now, of no node: none is placed on a host */
+	for (size_t i = 0; !rep && i < a->ev->nobs; i++) {
+		const struct pm_rule *r = R(a, i);
+		struct cand *c;
+		if (r->role != PM_ROLE_CASCADE || !r->hardware || !a->ev->obs[i].node ||
+		    !pm_att_job_node(a, a->ev->obs[i].node) ||
+		    !(c = pm_att_cand_get(a, r->cls, r->subcls, NULL, LEAD_RULE)) || !c->fallback)
+			continue;
+		c->nowhere = true;
+		pm_att_cand_ranks_clear(c);
 	}
 	return 0;
 }

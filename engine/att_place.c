@@ -1697,7 +1697,8 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 				c->nranks = 0;
 			}
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
-			    (late && !c->fallback) || pm_cause_slurm_act(c->cls, c->sub) ||
+			    c->nowhere || (late && !c->fallback) ||
+			    pm_cause_slurm_act(c->cls, c->sub) ||
 			    pm_att_cand_addrank(c, one_rank) < 0)
 				continue;
 			if (h && !c->node[0] && !only_host(a)) {
@@ -1719,7 +1720,7 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			/* Slurm's own end of the job (a cancel, the time limit) is the job's,
 			 * not the failed task's host's */
 			if (c->dead || c->node[0] || c->nranks || c->lead != LEAD_RULE ||
-			    c->all_ranks || (late && !c->fallback) ||
+			    c->all_ranks || c->nowhere || (late && !c->fallback) ||
 			    pm_cause_slurm_act(c->cls, c->sub))
 				continue;
 			const char *own = srun_line_host(a, c);
@@ -1746,7 +1747,7 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 	for (size_t i = from; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
 		if (!c->dead && !c->node[0] && c->lead == LEAD_RULE && !c->all_ranks &&
-		    (!late || c->fallback)) {
+		    !c->nowhere && (!late || c->fallback)) {
 			snprintf(c->node, sizeof(c->node), "%s", one);
 			c->guess = true;
 		}

@@ -61,6 +61,8 @@ struct cand {
 	int pidlink;	   /* +1 a kernel line names a pid of this job, -1 only others' pids */
 	bool untrusted;	   /* a hardware class seen only in the job's own output */
 	bool fallback;	   /* a lead only when nothing better fits: at most hypothesis */
+	bool nowhere;	   /* no node of the folder's to place it on: one reporter's word
+			      against one peer (att_cands.c single_reporter) */
 	bool user_record;  /* a node failure only a record with a column the user writes
 			    * gives (job.record_user_text): at most hypothesis, no exclusion */
 	bool guess;	   /* its node is only the folder's guess (att_place.c) */

@@ -444,6 +444,17 @@ static bool syslog_tag(const char *s, size_t n, bool only_daemon)
 	return i < n && s[i] == ':' && (i + 1 == n || s[i + 1] == ' ');
 }
 
+/* A dmesg-shaped stamp, "[1733200000.123456]", that counts seconds since the epoch, not
+ * since boot: no kernel has been up 31 years.  UCX stamps its log lines so ("[<epoch.usec>]
+ * [host:pid:thread]  ib_mlx5_log.c:177  Transport retry count exceeded on mlx5_0:1/IB"), and
+ * so do other programs' loggers: the job's output, not a kernel log. */
+static bool epoch_stamp(const char *s, size_t n)
+{
+	double v;
+
+	return pm_in_dmesg_mono(s, n, &v) && v >= 1e9;
+}
+
 /* What one line looks like: a kernel or slurm log format, or PM_FMT_APP. */
 static enum pm_format line_kind(const char *s, size_t n)
 {
@@ -474,7 +485,7 @@ static enum pm_format line_kind(const char *s, size_t n)
 		return PM_FMT_SYSLOG;
 	}
 	pm_prefix_parse(PM_FMT_DMESG, s, n, &pf);
-	if (pf.skip)
+	if (pf.skip && !epoch_stamp(s, n))
 		return PM_FMT_DMESG;
 	if (n > 1 && s[0] == '[' && pm_in_iso(s + 1, n - 1, &st) && st.t_sep) {
 		pm_prefix_parse(PM_FMT_SLURMD_LOG, s, n, &pf);
