@@ -729,6 +729,10 @@ KNOWN = {
         'use" on the origin\'s line (att_cands.c, failing_gpu); under this style the kept line '
         'is the record, whose first 512 bytes do not reach those words: no tie, gpu_oom and '
         'fix-job stand (the safe side: no node excluded)',
+    ('jsonl-exc', 'res-gpu-held-oom-snapshot-within-epilog'):
+        'as for res-gpu-held-oom-stopped-process: the kept record\'s first 512 bytes do not '
+        'reach PyTorch\'s "Process N has" words that tie the held GPU to the failing rank\'s: '
+        'gpu_oom and fix-job stand (no node excluded)',
     ('squashed', 'res-gpu-held-oom-stopped-process'):
         'as for jsonl-exc: the traceback squashed onto one line is kept to its first 512 '
         'bytes, before the "Process N has" words that tie the held GPU: gpu_oom stands',
