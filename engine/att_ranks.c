@@ -646,12 +646,55 @@ static size_t dom_nodes(const struct jdom *v, size_t n, const char *dom)
 }
 
 /*
+ * The I-th host name a source the job's user cannot write gives (NULL past the last; I from
+ * 0): a kernel line's host (KHOSTS), a host header of a kernel log's sections, the plugin's
+ * task records, the collector's records and its bundle's member nodes, a node a file's path
+ * names outside the job's output, Slurm's FailedNode, a trusted line's node.  Never a name
+ * the job's output gives (EV's NODES holds those too: an NCCL prefix, a shell's "host: "):
+ * the job prints whatever it likes, and a domain it alone gives must not set a kernel line
+ * of a job node aside as another host's.
+ */
+static const char *trusted_host(const struct pm_evidence *ev, size_t i)
+{
+	if (i < ev->nkhosts)
+		return ev->khosts[i];
+	i -= ev->nkhosts;
+	if (i < ev->ntasks)
+		return ev->tasks[i].node;
+	i -= ev->ntasks;
+	if (i < ev->ncollect)
+		return ev->collect[i].node;
+	i -= ev->ncollect;
+	if (i == 0)
+		return ev->job.failed_node;
+	i--;
+	for (size_t f = 0; f < ev->nfiles; f++) {
+		const struct pm_file *fl = &ev->files[f];
+		/* the job's output under a name the job chose is its text; a bundle's member
+		 * node is the collector's */
+		bool own = fl->source != PM_SRC_APP_LOG || fl->kind_given;
+		if (i < 1u + fl->nshosts)
+			return i ? fl->shosts[i - 1] : own ? fl->node : NULL;
+		i -= 1u + fl->nshosts;
+	}
+	for (size_t o = 0; o < ev->nobs; o++) {
+		if (i == 0)
+			return ev->obs[o].trusted ? ev->obs[o].node : NULL;
+		i--;
+	}
+	return NULL;
+}
+
+/*
  * The domain of the job's nodes (pm_att_job_node_n): the record's own, where its names are
- * dotted; else the one the evidence's dotted names of job nodes (a first label that is one
- * job node's, the whole name none's) share.  Where they name several, one held by two job
- * nodes or more while every other is held by one is the job's; else none is (a loghost's
- * grep of two clusters, each name once: which cluster is the job's is not known) and
- * JDOM_CONFLICT is set.  -1 on ENOMEM.
+ * dotted; else the one the trusted sources' dotted names of job nodes (a first label that is
+ * one job node's, the whole name none's; trusted_host) share.  Where they name several, one
+ * held by two job nodes or more while every other is held by one is the job's; else none is
+ * (a loghost's grep of two clusters, each name once: which cluster is the job's is not
+ * known) and JDOM_CONFLICT is set.  The job's output names no domain: a line it printed
+ * under another domain's host ("rk07.lab.internal:40110:40110 [0] NCCL INFO ...") made two
+ * domains, and the kernel's Xid of a job node ("rk08.prod.example.net") another host's.
+ * -1 on ENOMEM.
  */
 static int job_domain(struct att *a)
 {
@@ -659,6 +702,7 @@ static int job_domain(struct att *a)
 	struct jdom v[64];
 	const char *pick = NULL;
 	size_t nv = 0, nconf = 0;
+	size_t total = ev->nkhosts + ev->ntasks + ev->ncollect + 1 + ev->nobs;
 	bool several = false;
 	char k[256];
 
@@ -669,13 +713,20 @@ static int job_domain(struct att *a)
 	}
 	if (a->jdom)
 		return 0;
-	for (size_t i = 0; i < ev->nnodes + ev->nkhosts && nv < 64; i++) {
-		const char *n = i < ev->nnodes ? ev->nodes[i] : ev->khosts[i - ev->nnodes];
-		const char *d = strchr(n, '.'), *h = NULL;
+	for (size_t i = 0; i < ev->nfiles; i++)
+		total += 1u + ev->files[i].nshosts;
+	for (size_t i = 0; i < total && nv < 64; i++) {
+		const char *n = trusted_host(ev, i), *d = n ? strchr(n, '.') : NULL, *h = NULL;
+		bool dup = false;
 		if (!d || !fold(k, sizeof(k), n, strlen(n)) || jn_find(a->jwhole, a->njn, k, &h))
 			continue;
 		k[d - n] = '\0';
 		if (jn_find(a->jfirst, a->njn, k, &h) != 1)
+			continue;
+		/* a trusted line's node repeats its file's and other lines' */
+		for (size_t j = 0; j < nv && !dup; j++)
+			dup = v[j].node == h && !strcasecmp(v[j].dom, d + 1);
+		if (dup)
 			continue;
 		v[nv].dom = d + 1;
 		v[nv++].node = h;
