@@ -1081,7 +1081,7 @@ static int task_signal(const struct pm_task *t)
 /* Whether task T failed of itself: a non-zero exit, or a signal other than the SIGTERM and
  * SIGKILL with which Slurm ends a step's other tasks once one has failed (a shell's exit
  * 143 or 137 is that signal). */
-static bool own_failure(const struct pm_task *t)
+bool pm_att_own_failure(const struct pm_task *t)
 {
 	int sig = task_signal(t);
 
@@ -1101,7 +1101,7 @@ const char *pm_att_clean_exits(const struct att *a, const char *node)
 	/* the first task elsewhere that failed of itself */
 	for (size_t i = 0; i < a->ev->ntasks; i++) {
 		const struct pm_task *t = &a->ev->tasks[i];
-		if (!t->node || !strcmp(t->node, node) || !own_failure(t))
+		if (!t->node || !strcmp(t->node, node) || !pm_att_own_failure(t))
 			continue;
 		if (!other || (t->end > 0 && (first <= 0 || t->end < first))) {
 			other = t->node;
