@@ -645,50 +645,66 @@ static size_t dom_nodes(const struct jdom *v, size_t n, const char *dom)
 	return c;
 }
 
-/*
- * The I-th host name a source the job's user cannot write gives (NULL past the last; I from
- * 0): a kernel line's host (KHOSTS), a host header of a kernel log's sections, the plugin's
- * task records, the collector's records and its bundle's member nodes, a node a file's path
- * names outside the job's output, Slurm's FailedNode, a trusted line's node.  Never a name
- * the job's output gives (EV's NODES holds those too: an NCCL prefix, a shell's "host: "):
- * the job prints whatever it likes, and a domain it alone gives must not set a kernel line
- * of a job node aside as another host's.
- */
-static const char *trusted_host(const struct pm_evidence *ev, size_t i)
+/* Note NAME's domain in V (*NV of at most 64), where NAME is a dotted name of one job node
+ * (its first label that node's, the whole name none's) not noted yet. */
+static void note_dom(const struct att *a, struct jdom *v, size_t *nv, const char *n)
 {
-	if (i < ev->nkhosts)
-		return ev->khosts[i];
-	i -= ev->nkhosts;
-	if (i < ev->ntasks)
-		return ev->tasks[i].node;
-	i -= ev->ntasks;
-	if (i < ev->ncollect)
-		return ev->collect[i].node;
-	i -= ev->ncollect;
-	if (i == 0)
-		return ev->job.failed_node;
-	i--;
-	for (size_t f = 0; f < ev->nfiles; f++) {
-		const struct pm_file *fl = &ev->files[f];
+	const char *d = n ? strchr(n, '.') : NULL, *h = NULL;
+	char k[256];
+
+	if (!d || *nv >= 64 || !fold(k, sizeof(k), n, strlen(n)) ||
+	    jn_find(a->jwhole, a->njn, k, &h))
+		return;
+	k[d - n] = '\0';
+	if (jn_find(a->jfirst, a->njn, k, &h) != 1)
+		return;
+	for (size_t j = 0; j < *nv; j++) /* a trusted line's node repeats its file's */
+		if (v[j].node == h && !strcasecmp(v[j].dom, d + 1))
+			return;
+	v[*nv].dom = d + 1;
+	v[(*nv)++].node = h;
+}
+
+/*
+ * The dotted names of job nodes that sources the job's user cannot write give, in V: a
+ * kernel line's host (KHOSTS), the plugin's task records, the collector's records, Slurm's
+ * FailedNode, a file's node (a bundle member's, or a path's outside the job's output) and
+ * a kernel log's section headers, a trusted line's node.  Never a name the job's output
+ * gives (EV's NODES holds those too: an NCCL prefix, a shell's "host: "): the job prints
+ * whatever it likes, and a domain it alone gives must not set a kernel line of a job node
+ * aside as another host's.
+ */
+static size_t trusted_doms(const struct att *a, struct jdom *v)
+{
+	const struct pm_evidence *ev = a->ev;
+	size_t nv = 0;
+
+	for (size_t i = 0; i < ev->nkhosts; i++)
+		note_dom(a, v, &nv, ev->khosts[i]);
+	for (size_t i = 0; i < ev->ntasks; i++)
+		note_dom(a, v, &nv, ev->tasks[i].node);
+	for (size_t i = 0; i < ev->ncollect; i++)
+		note_dom(a, v, &nv, ev->collect[i].node);
+	note_dom(a, v, &nv, ev->job.failed_node);
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		const struct pm_file *f = &ev->files[i];
 		/* the job's output under a name the job chose is its text; a bundle's member
 		 * node is the collector's */
-		bool own = fl->source != PM_SRC_APP_LOG || fl->kind_given;
-		if (i < 1u + fl->nshosts)
-			return i ? fl->shosts[i - 1] : own ? fl->node : NULL;
-		i -= 1u + fl->nshosts;
+		if (f->source != PM_SRC_APP_LOG || f->kind_given)
+			note_dom(a, v, &nv, f->node);
+		for (unsigned h = 0; h < f->nshosts; h++)
+			note_dom(a, v, &nv, f->shosts[h]);
 	}
-	for (size_t o = 0; o < ev->nobs; o++) {
-		if (i == 0)
-			return ev->obs[o].trusted ? ev->obs[o].node : NULL;
-		i--;
-	}
-	return NULL;
+	for (size_t i = 0; i < ev->nobs && nv < 64; i++)
+		if (ev->obs[i].trusted)
+			note_dom(a, v, &nv, ev->obs[i].node);
+	return nv;
 }
 
 /*
  * The domain of the job's nodes (pm_att_job_node_n): the record's own, where its names are
  * dotted; else the one the trusted sources' dotted names of job nodes (a first label that is
- * one job node's, the whole name none's; trusted_host) share.  Where they name several, one
+ * one job node's, the whole name none's; trusted_doms) share.  Where they name several, one
  * held by two job nodes or more while every other is held by one is the job's; else none is
  * (a loghost's grep of two clusters, each name once: which cluster is the job's is not
  * known) and JDOM_CONFLICT is set.  The job's output names no domain: a line it printed
@@ -701,8 +717,7 @@ static int job_domain(struct att *a)
 	const struct pm_evidence *ev = a->ev;
 	struct jdom v[64];
 	const char *pick = NULL;
-	size_t nv = 0, nconf = 0;
-	size_t total = ev->nkhosts + ev->ntasks + ev->ncollect + 1 + ev->nobs;
+	size_t nv, nconf = 0;
 	bool several = false;
 	char k[256];
 
@@ -713,24 +728,7 @@ static int job_domain(struct att *a)
 	}
 	if (a->jdom)
 		return 0;
-	for (size_t i = 0; i < ev->nfiles; i++)
-		total += 1u + ev->files[i].nshosts;
-	for (size_t i = 0; i < total && nv < 64; i++) {
-		const char *n = trusted_host(ev, i), *d = n ? strchr(n, '.') : NULL, *h = NULL;
-		bool dup = false;
-		if (!d || !fold(k, sizeof(k), n, strlen(n)) || jn_find(a->jwhole, a->njn, k, &h))
-			continue;
-		k[d - n] = '\0';
-		if (jn_find(a->jfirst, a->njn, k, &h) != 1)
-			continue;
-		/* a trusted line's node repeats its file's and other lines' */
-		for (size_t j = 0; j < nv && !dup; j++)
-			dup = v[j].node == h && !strcasecmp(v[j].dom, d + 1);
-		if (dup)
-			continue;
-		v[nv].dom = d + 1;
-		v[nv++].node = h;
-	}
+	nv = trusted_doms(a, v);
 	for (size_t i = 0; i < nv; i++) {
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)

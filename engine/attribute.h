@@ -66,6 +66,8 @@ struct cand {
 	bool guess;	   /* its node is only the folder's guess (att_place.c) */
 	bool contradicted; /* only the job's output places it, and the plugin's records say
 			    * every task on its node ended cleanly (pm_att_clean_exits) */
+	bool gainsaid;	   /* ... CONTRADICTED so, by the plugin's records or srun's, which
+			    * name another node's task failing of itself (verdict_bystanders) */
 	bool late_setup;   /* a set-up class seen only after the job's progress began
 			    * (att_cands.c, setup_after_progress) */
 	char note[200];	   /* what is missing, for why (fallback leads) */

@@ -1124,7 +1124,8 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	/* a lead placed only by the job's output where Slurm's own reports (the plugin's exit
 	 * records, srun's) say a task on another node failed of itself: that task, its rank
 	 * and its node are the record's suspect, never a bystander "only as a consequence" */
-	const struct cand *l = a->status == VS_ATTRIBUTED ? a->lead : NULL;
+	const struct cand *l =
+		a->status == VS_ATTRIBUTED && a->lead && a->lead->gainsaid ? a->lead : NULL;
 	const char *other = NULL;
 	if (l && l->node[0] && (other = pm_att_clean_exits(a, l->node))) {
 		for (size_t i = 0; i < ev->ntasks; i++)
