@@ -418,11 +418,24 @@ static void other_node_why(struct att *a)
 			break;
 		l += (size_t)w;
 	}
+	/* "rk08.prod.example.net" beside a job node rk08: its short name is the job's, its
+	 * domain not the one the trusted sources give the job's nodes (or they give two) */
+	const char *dot = strchr(first->node, '.');
+	char shrt[128] = "";
+	if (dot && (size_t)(dot - first->node) < sizeof(shrt)) {
+		memcpy(shrt, first->node, (size_t)(dot - first->node));
+		shrt[dot - first->node] = '\0';
+	}
+	const char *jn = shrt[0] ? pm_att_job_node(a, shrt) : NULL;
 	pm_att_why(a,
-		   "The system logs' lines of hosts outside the job's node list in Slurm's record "
-		   "(%s) are other nodes' (%zu, the first %s's %s): context only, neither this "
-		   "job's origin nor a node to exclude.",
-		   nodes, n, first->node, R(a, (size_t)(first - ev->obs))->id);
+		   "The system logs' lines of hosts that are none of the job's nodes (Slurm's "
+		   "record lists %s) are other nodes' (%zu, the first %s's %s)%s%s%s: context "
+		   "only, neither this job's origin nor a node to exclude.",
+		   nodes, n, first->node, R(a, (size_t)(first - ev->obs))->id,
+		   jn ? "; its short name is job node " : "", jn ? jn : "",
+		   jn ? "'s, but the trusted sources name the job's nodes under another domain, "
+			"or under two" :
+			"");
 }
 
 int pm_att_phase_origins(struct att *a, bool hardware)

@@ -1130,7 +1130,7 @@ void pm_att_phase_confidence(struct att *a)
 	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&
 	    (other = pm_att_clean_exits(a, l->node))) {
 		a->conf = "hypothesis";
-		l->contradicted = true;
+		l->contradicted = l->gainsaid = true;
 		pm_att_why(a,
 			   "Only the job's output places %s/%s on %s, and the plugin's records say "
 			   "no task failed there: each exited 0, or was ended after a task on %s "
@@ -1143,7 +1143,7 @@ void pm_att_phase_confidence(struct att *a)
 	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&
 	    (other = pm_att_srun_ended(a, l->node))) {
 		a->conf = "hypothesis";
-		l->contradicted = true;
+		l->contradicted = l->gainsaid = true;
 		pm_att_why(a,
 			   "Only the job's output places %s/%s on %s, and srun reports %s's tasks "
 			   "as ended by Slurm after task %d on %s failed of itself; confidence "
@@ -1174,7 +1174,7 @@ void pm_att_phase_confidence(struct att *a)
 	if (l->lead == LEAD_VOTES && !l->contradicted && l->node[0] && output_only(a, l) &&
 	    ((other = pm_att_clean_exits(a, l->node)) || (other = pm_att_srun_ended(a, l->node)))) {
 		a->conf = "hypothesis";
-		l->contradicted = true;
+		l->contradicted = l->gainsaid = true;
 		pm_att_why(a,
 			   "Only the job's output's peer votes name %s, and Slurm's records say no "
 			   "task failed there of itself: each was ended by Slurm after a task on %s "

@@ -1270,10 +1270,23 @@ static bool job_text(const struct att *a, const struct pm_obs *o)
 	return !o->trusted && !has_node_word(base, strlen(base));
 }
 
-/* Whether O's node is named only by a weak prefix of the job's output (a parallel shell's
- * "host: ", pm_peel), the job's own text: no rank, no stronger prefix, not a trusted
- * source's. */
-static bool prefix_only_node(const struct att *a, const struct pm_obs *o)
+/* Whether the node NODE of a peeled line (at or after P) is slurmstepd's own
+ * "slurmstepd-HOST: " (Slurm's words in the job's stderr), not a prefix the job printed. */
+static bool stepd_host(const char *p, const char *node)
+{
+	static const char tag[] = "slurmstepd-";
+
+	return (size_t)(node - p) >= sizeof(tag) - 1 &&
+	       !memcmp(node - (sizeof(tag) - 1), tag, sizeof(tag) - 1);
+}
+
+/* Whether O's node is named only by a host prefix of the job's output, the job's own text:
+ * a parallel shell's "host: " (pm_peel's weak names), Open MPI's "[host:pid] ", NCCL's
+ * "host:pid:tid ", an MPI rank tag's host; no rank, not a trusted source's, not srun's or
+ * slurmstepd's own words.  *WEAK: the prefix is a weak one (a shell's), which Slurm's
+ * reports may gainsay (prefix_gainsaid); a library's prefix is read as printed on its own
+ * host, and only capped (pm_att_srun_ended). */
+static bool prefix_only_node(const struct att *a, const struct pm_obs *o, bool *weak)
 {
 	const struct pm_file *f = &a->ev->files[o->file];
 	const char *p = o->raw, *end = o->raw ? o->raw + strlen(o->raw) : NULL;
@@ -1284,12 +1297,17 @@ static bool prefix_only_node(const struct att *a, const struct pm_obs *o)
 		return false;
 	for (int k = 0; p && p < end && k < 4; k++) {
 		pm_peel(f->format, p, (size_t)(end - p), NULL, &pe);
-		if (!pe.node || !pe.node_weak || pe.node < p || pe.node_len >= sizeof(h))
+		if (!pe.node || pe.node < p || pe.node_len >= sizeof(h) || stepd_host(p, pe.node))
 			return false;
 		memcpy(h, pe.node, pe.node_len);
 		h[pe.node_len] = '\0';
-		if (same_host(h, o->node))
+		if (same_host(h, o->node)) {
+			if (weak)
+				*weak = pe.node_weak;
 			return true;
+		}
+		if (!pe.node_weak)
+			return false; /* O's node is a rule's (srun's "HOST: task N"), not this */
 		for (p = pe.node + pe.node_len; p < end && strchr(": |\t", *p); p++)
 			;
 	}
@@ -1417,7 +1435,8 @@ int pm_att_phase_place(struct att *a)
 	size_t nknown;
 	bool said = false;
 
-	if (!(a->guessed = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))))
+	if (!(a->guessed = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))) ||
+	    !(a->libpfx = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))))
 		return -1;
 	/* with the plugin's records or a collector's bundle nothing is placed by guess, but a
 	 * line of the job's output that only a "host: " prefix places (no srun label, no rank
@@ -1426,8 +1445,11 @@ int pm_att_phase_place(struct att *a)
 	 * hand-gathered folder (pm_att_node_guessed; the records' own contradictions are
 	 * pm_att_clean_exits') */
 	if (ev->ntasks || ev->ncollect) {
-		for (size_t i = 0; i < ev->nobs; i++)
-			a->guessed[i] = prefix_only_node(a, &ev->obs[i]);
+		for (size_t i = 0; i < ev->nobs; i++) {
+			bool weak = false;
+			if (prefix_only_node(a, &ev->obs[i], &weak))
+				*(weak ? &a->guessed[i] : &a->libpfx[i]) = true;
+		}
 		return 0;
 	}
 	for (size_t i = 0; i < ev->nfiles; i++) {
@@ -1468,9 +1490,12 @@ int pm_att_phase_place(struct att *a)
 	 * so its lead's exclusion is only offered (pm_att_node_guessed). */
 	for (size_t i = 0; i < ev->nobs; i++) {
 		struct pm_obs *o = &ev->obs[i];
-		if (!prefix_only_node(a, o))
+		bool weak = false;
+		if (!prefix_only_node(a, o, &weak))
 			continue;
-		if (prefix_gainsaid(a, o->node, o, &said)) {
+		if (!weak) {
+			a->libpfx[i] = true;
+		} else if (prefix_gainsaid(a, o->node, o, &said)) {
 			free(o->node);
 			o->node = NULL;
 		} else {
@@ -1771,7 +1796,7 @@ bool pm_att_node_guessed(const struct att *a, const struct cand *c)
 		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
 		if (!o->node || strcmp(o->node, c->node))
 			continue;
-		if (!a->guessed[c->ev[k]])
+		if (!a->guessed[c->ev[k]] && !(a->libpfx && a->libpfx[c->ev[k]]))
 			return false;
 		any = true;
 	}

@@ -676,20 +676,79 @@ static size_t dom_nodes(const struct jdom *v, size_t n, const char *dom)
 	return c;
 }
 
+/* Note NAME's domain in V (*NV of at most 64), where NAME is a dotted name of one job node
+ * (its first label that node's, the whole name none's) not noted yet. */
+static void note_dom(const struct att *a, struct jdom *v, size_t *nv, const char *n)
+{
+	const char *d = n ? strchr(n, '.') : NULL, *h = NULL;
+	char k[256];
+
+	if (!d || *nv >= 64 || !fold(k, sizeof(k), n, strlen(n)) ||
+	    jn_find(a->jwhole, a->njn, k, &h))
+		return;
+	k[d - n] = '\0';
+	if (jn_find(a->jfirst, a->njn, k, &h) != 1)
+		return;
+	for (size_t j = 0; j < *nv; j++) /* a trusted line's node repeats its file's */
+		if (v[j].node == h && !strcasecmp(v[j].dom, d + 1))
+			return;
+	v[*nv].dom = d + 1;
+	v[(*nv)++].node = h;
+}
+
+/*
+ * The dotted names of job nodes that sources the job's user cannot write give, in V: a
+ * kernel line's host (KHOSTS), the plugin's task records, the collector's records, Slurm's
+ * FailedNode, a file's node (a bundle member's, or a path's outside the job's output) and
+ * a kernel log's section headers, a trusted line's node.  Never a name the job's output
+ * gives (EV's NODES holds those too: an NCCL prefix, a shell's "host: "): the job prints
+ * whatever it likes, and a domain it alone gives must not set a kernel line of a job node
+ * aside as another host's.
+ */
+static size_t trusted_doms(const struct att *a, struct jdom *v)
+{
+	const struct pm_evidence *ev = a->ev;
+	size_t nv = 0;
+
+	for (size_t i = 0; i < ev->nkhosts; i++)
+		note_dom(a, v, &nv, ev->khosts[i]);
+	for (size_t i = 0; i < ev->ntasks; i++)
+		note_dom(a, v, &nv, ev->tasks[i].node);
+	for (size_t i = 0; i < ev->ncollect; i++)
+		note_dom(a, v, &nv, ev->collect[i].node);
+	note_dom(a, v, &nv, ev->job.failed_node);
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		const struct pm_file *f = &ev->files[i];
+		/* the job's output under a name the job chose is its text; a bundle's member
+		 * node is the collector's */
+		if (f->source != PM_SRC_APP_LOG || f->kind_given)
+			note_dom(a, v, &nv, f->node);
+		for (unsigned h = 0; h < f->nshosts; h++)
+			note_dom(a, v, &nv, f->shosts[h]);
+	}
+	for (size_t i = 0; i < ev->nobs && nv < 64; i++)
+		if (ev->obs[i].trusted)
+			note_dom(a, v, &nv, ev->obs[i].node);
+	return nv;
+}
+
 /*
  * The domain of the job's nodes (pm_att_job_node_n): the record's own, where its names are
- * dotted; else the one the evidence's dotted names of job nodes (a first label that is one
- * job node's, the whole name none's) share.  Where they name several, one held by two job
- * nodes or more while every other is held by one is the job's; else none is (a loghost's
- * grep of two clusters, each name once: which cluster is the job's is not known) and
- * JDOM_CONFLICT is set.  -1 on ENOMEM.
+ * dotted; else the one the trusted sources' dotted names of job nodes (a first label that is
+ * one job node's, the whole name none's; trusted_doms) share.  Where they name several, one
+ * held by two job nodes or more while every other is held by one is the job's; else none is
+ * (a loghost's grep of two clusters, each name once: which cluster is the job's is not
+ * known) and JDOM_CONFLICT is set.  The job's output names no domain: a line it printed
+ * under another domain's host ("rk07.lab.internal:40110:40110 [0] NCCL INFO ...") made two
+ * domains, and the kernel's Xid of a job node ("rk08.prod.example.net") another host's.
+ * -1 on ENOMEM.
  */
 static int job_domain(struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
 	struct jdom v[64];
 	const char *pick = NULL;
-	size_t nv = 0, nconf = 0;
+	size_t nv, nconf = 0;
 	bool several = false;
 	char k[256];
 
@@ -700,17 +759,7 @@ static int job_domain(struct att *a)
 	}
 	if (a->jdom)
 		return 0;
-	for (size_t i = 0; i < ev->nnodes + ev->nkhosts && nv < 64; i++) {
-		const char *n = i < ev->nnodes ? ev->nodes[i] : ev->khosts[i - ev->nnodes];
-		const char *d = strchr(n, '.'), *h = NULL;
-		if (!d || !fold(k, sizeof(k), n, strlen(n)) || jn_find(a->jwhole, a->njn, k, &h))
-			continue;
-		k[d - n] = '\0';
-		if (jn_find(a->jfirst, a->njn, k, &h) != 1)
-			continue;
-		v[nv].dom = d + 1;
-		v[nv++].node = h;
-	}
+	nv = trusted_doms(a, v);
 	for (size_t i = 0; i < nv; i++) {
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
@@ -1061,7 +1110,7 @@ static int task_signal(const struct pm_task *t)
 /* Whether task T failed of itself: a non-zero exit, or a signal other than the SIGTERM and
  * SIGKILL with which Slurm ends a step's other tasks once one has failed (a shell's exit
  * 143 or 137 is that signal). */
-static bool own_failure(const struct pm_task *t)
+bool pm_att_own_failure(const struct pm_task *t)
 {
 	int sig = task_signal(t);
 
@@ -1081,7 +1130,7 @@ const char *pm_att_clean_exits(const struct att *a, const char *node)
 	/* the first task elsewhere that failed of itself */
 	for (size_t i = 0; i < a->ev->ntasks; i++) {
 		const struct pm_task *t = &a->ev->tasks[i];
-		if (!t->node || !strcmp(t->node, node) || !own_failure(t))
+		if (!t->node || !strcmp(t->node, node) || !pm_att_own_failure(t))
 			continue;
 		if (!other || (t->end > 0 && (first <= 0 || t->end < first))) {
 			other = t->node;

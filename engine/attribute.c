@@ -358,6 +358,7 @@ static void att_free(struct att *a)
 	free(a->placed);
 	free(a->hosts);
 	free(a->guessed);
+	free(a->libpfx);
 	free(a->yielded);
 	free(a->hranks);
 	free(a->rhost);

@@ -68,6 +68,8 @@ struct cand {
 	bool guess;	   /* its node is only the folder's guess (att_place.c) */
 	bool contradicted; /* only the job's output places it, and the plugin's records say
 			    * every task on its node ended cleanly (pm_att_clean_exits) */
+	bool gainsaid;	   /* ... CONTRADICTED so, by the plugin's records or srun's, which
+			    * name another node's task failing of itself (verdict_bystanders) */
 	bool late_setup;   /* a set-up class seen only after the job's progress began
 			    * (att_cands.c, setup_after_progress) */
 	char note[200];	   /* what is missing, for why (fallback leads) */
@@ -157,6 +159,10 @@ struct att {
 	} * hosts;	    /* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
 	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
+	/* obs -> its node is named only by a library's host prefix the job printed (Open MPI's
+	 * "[host:pid]", NCCL's "host:pid:tid"): its lead's exclusion only offered, as GUESSED's,
+	 * but read as printed on that host, so it still corroborates (att_place.c) */
+	bool *libpfx;
 	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
 	const char *yield_gen, *yield_spec; /* the first such pair of rule ids, for why */
 	enum yield_kind {
@@ -241,6 +247,9 @@ const char *pm_att_rank_node(const struct att *a, int rank);
  * exit, a signal but Slurm's SIGTERM or SIGKILL), when they show every task on NODE ending with
  * exit 0, or ended by SIGTERM or SIGKILL after that failure; else NULL. */
 const char *pm_att_clean_exits(const struct att *a, const char *node);
+/* Whether the plugin's exit record of task T shows it failing of itself: a non-zero exit,
+ * or a signal other than Slurm's SIGTERM or SIGKILL of a step's teardown. */
+bool pm_att_own_failure(const struct pm_task *t);
 /* The job's node NODE names, as Slurm's record spells it: itself, else the one node equal to
  * it but for case ("GPU07" is gpu07), else the one whose first label is NODE's, whichever
  * is the full name ("gpu07.cluster.local" is gpu07, "gpu07" is gpu07.cluster); NULL when the

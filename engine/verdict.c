@@ -329,10 +329,16 @@ void pm_subst(char *out, size_t len, const char *tmpl, const char *node)
 /* Why a node pm_att_node_guessed names is not excluded: beside the plugin's records or a
  * collector's bundle, only a line's "host: " prefix, text the job printed, placed it
  * (pm_att_phase_place); in a hand-gathered folder, the folder's words. */
-static const char *guessed_why(const struct att *a)
+static const char *guessed_why(const struct att *a, const struct cand *c)
 {
-	return a->ev->ntasks || a->ev->ncollect ? "only a host prefix the job printed names it" :
-						  "only the folder's words name it";
+	bool lib = false;
+
+	/* a library's prefix ("[host:pid]", "host:pid:tid") is the job's words too */
+	for (size_t k = 0; a->libpfx && k < c->nev && !lib; k++)
+		lib = a->libpfx[c->ev[k]];
+	return a->ev->ntasks || a->ev->ncollect || lib ?
+		       "only a host prefix the job printed names it" :
+		       "only the folder's words name it";
 }
 
 /* A failure confined to one node of a multi-node job (the others ran the same job). */
@@ -642,7 +648,7 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 				     "reversible choice: %s",
 				     nodes, nodes,
 				     c->contradicted	       ? "only the job's output names it" :
-				     pm_att_node_guessed(a, c) ? guessed_why(a) :
+				     pm_att_node_guessed(a, c) ? guessed_why(a, c) :
 								 "the accounting record gives the "
 								 "job no start or no end, so its "
 								 "event may be another job's"));
@@ -1115,6 +1121,24 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	for (size_t i = 0; i < a->live; i++)
 		if (pm_att_own_hw(&a->c[i]))
 			json_array_append_new(on, json_string(a->c[i].node));
+	/* a lead placed only by the job's output where Slurm's own reports (the plugin's exit
+	 * records, srun's) say a task on another node failed of itself: that task, its rank
+	 * and its node are the record's suspect, never a bystander "only as a consequence" */
+	const struct cand *l =
+		a->status == VS_ATTRIBUTED && a->lead && a->lead->gainsaid ? a->lead : NULL;
+	const char *other = NULL;
+	if (l && l->node[0] && (other = pm_att_clean_exits(a, l->node))) {
+		for (size_t i = 0; i < ev->ntasks; i++)
+			if (ev->tasks[i].node && strcmp(ev->tasks[i].node, l->node) &&
+			    pm_att_own_failure(&ev->tasks[i])) {
+				json_array_append_new(on, json_string(ev->tasks[i].node));
+				json_array_append_new(or, json_integer(ev->tasks[i].rank));
+			}
+	} else if (l && l->node[0] && (other = pm_att_srun_ended(a, l->node))) {
+		json_array_append_new(on, json_string(other));
+		if (a->srun_task >= 0)
+			json_array_append_new(or, json_integer(a->srun_task));
+	}
 	/* the origins as sorted sets: a job of thousands of ranks has as many lines */
 	ons = sorted_names(on, &non);
 	whs = sorted_names(whole, &nwh);
