@@ -141,7 +141,21 @@ static bool order_by_skewed_clocks(const struct att *a, const struct cand *x, co
 	       x->strength == y->strength && x->t < y->t;
 }
 
-/* External outcomes and node failures lead: they are what ended the job. */
+/* Whether the job reached its time limit while still making progress: a TIMEOUT that did not
+ * stall (pm_att_phase_scheduler), with a live time-limit candidate. */
+static bool progressing_timeout(const struct att *a)
+{
+	if (strcmp(a->outcome, "TIMEOUT") || a->stalled)
+		return false;
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_TIME_LIMIT))
+			return true;
+	return false;
+}
+
+/* External outcomes and node failures lead: they are what ended the job.  A GPU slowed by
+ * heat ends no job: where the time limit ended one that was still progressing, the heat is at
+ * most why it was slow, behind the time limit (pm_att_phase_order says so in the why). */
 static int outcome_rank(const struct att *a, const struct cand *c)
 {
 	const char *o = a->outcome;
@@ -151,6 +165,8 @@ static int outcome_rank(const struct att *a, const struct cand *c)
 		return 0;
 	if (!strcmp(o, "NODE_FAIL") && pm_is_kind(c->cls, c->sub, PM_K_NODE_FAIL))
 		return 0;
+	if (pm_is_kind(c->cls, c->sub, PM_K_THERMAL) && progressing_timeout(a))
+		return 2;
 	return 1;
 }
 
@@ -332,6 +348,34 @@ void pm_att_phase_order(struct att *a)
 		}
 	a->lead = a->live ? &a->c[0] : NULL;
 	a->second = a->live > 1 ? &a->c[1] : NULL;
+	if (!pm_att_heat_behind_limit(a))
+		return;
+	for (size_t i = 1; i < a->live; i++)
+		if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_THERMAL)) {
+			pm_att_why(a,
+				   "A GPU%s%s was hot enough to slow itself down (%s): that may be "
+				   "why the job was slow, not why it ended; it was still making "
+				   "progress when the time limit ended it.",
+				   a->c[i].node[0] ? " on " : "", a->c[i].node, a->c[i].summary);
+			break;
+		}
+}
+
+bool pm_att_heat_behind_limit(const struct att *a)
+{
+	bool hot = false;
+
+	if (!a->lead || !pm_is_kind(a->lead->cls, a->lead->sub, PM_K_TIME_LIMIT) ||
+	    !progressing_timeout(a))
+		return false;
+	for (size_t i = 0; i < a->nc; i++) {
+		if (a->c[i].dead || !a->c[i].hardware)
+			continue;
+		if (!pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_THERMAL))
+			return false;
+		hot = true;
+	}
+	return hot;
 }
 
 /* Observation I is a collective timeout: a cascade with the collective's sequence number,

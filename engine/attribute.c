@@ -414,8 +414,10 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	pm_att_phase_stale(&a);
 	/* every such candidate set aside (the program's own fault's consequence, an undated
 	 * event nothing of this job explains): that line would say what the verdict does not */
-	if (hwline != SIZE_MAX && !live_hardware(&a))
+	if (hwline != SIZE_MAX && !live_hardware(&a)) {
 		json_array_remove(a.why, hwline);
+		hwline = SIZE_MAX;
+	}
 	if (pm_att_phase_gpu_ranks(&a) < 0)
 		goto out;
 	pm_att_phase_all_ranks(&a);
@@ -433,6 +435,10 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	}
 	pm_att_phase_silence_lead(&a);
 	pm_att_phase_order(&a);
+	/* nor where the hardware is only a GPU's heat, behind a time limit that ended a job
+	 * still progressing */
+	if (hwline != SIZE_MAX && pm_att_heat_behind_limit(&a))
+		json_array_remove(a.why, hwline);
 	pm_att_phase_status(&a);
 	pm_att_phase_confidence(&a);
 	v = pm_verdict_build(&a);

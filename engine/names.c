@@ -193,6 +193,7 @@ static const struct pm_kind_def kinds[PM_K__COUNT] = {
 	[PM_K_MISMATCH] = {"application", "collective_mismatch"},
 	[PM_K_REMOTE_ERROR] = {"communication_unattributed", "remote_error"},
 	[PM_K_PEER_LINK] = {"network_fabric", "ib_link"},
+	[PM_K_THERMAL] = {"gpu_hardware", "thermal"},
 	[PM_K_USER_CANCEL] = {"external", "user_cancel"},
 	[PM_K_ADMIN_CANCEL] = {"external", "admin_cancel"},
 	[PM_K_PREEMPTED] = {"external", "preempted"},

@@ -279,6 +279,30 @@ static int get_last(struct loader *ld, yaml_document_t *doc, yaml_node_t *map, s
 	return 0;
 }
 
+/* 'not_after': a pattern for the lines (of the same writer, at most PM_NOT_AFTER_LINES
+ * before it) after which the rule's line is the tail of another report, not read. */
+static int get_not_after(struct loader *ld, yaml_document_t *doc, yaml_node_t *map,
+			 struct pm_rule *r)
+{
+	yaml_node_t *n = map_get(doc, map, "not_after");
+	const char *s;
+	int ec;
+	PCRE2_SIZE eo;
+
+	if (!n)
+		return 0;
+	if (!(s = scalar(n)) || !*s)
+		return fail(ld, n, "rule %s: 'not_after' must be a pattern", r->id);
+	if (!(r->not_after_re =
+		      pcre2_compile((PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL))) {
+		PCRE2_UCHAR msg[160];
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		return fail(ld, n, "rule %s: not_after: %s at offset %zu", r->id, (char *)msg,
+			    (size_t)eo);
+	}
+	return 0;
+}
+
 static int parse_sources(struct loader *ld, yaml_document_t *doc, yaml_node_t *n, struct pm_rule *r)
 {
 	yaml_node_item_t *it;
@@ -384,12 +408,12 @@ static int enum_lookup(const char *s, const char *const *names, int count)
 
 static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, struct pm_rule *r)
 {
-	static const char *const keys[] = {"id",	 "class",	"subclass", "role",
-					   "strength",	 "sources",	"pattern",  "condition",
-					   "summary",	 "outcome",	"launch",   "deprecated",
-					   "formats",	 "generic",	"chain",    "nonfatal",
-					   "reasonless", "attached",	"counter",  "last",
-					   "refines",	 "heeds_level", NULL};
+	static const char *const keys[] = {"id",	 "class",	"subclass",  "role",
+					   "strength",	 "sources",	"pattern",   "condition",
+					   "summary",	 "outcome",	"launch",    "deprecated",
+					   "formats",	 "generic",	"chain",     "nonfatal",
+					   "reasonless", "attached",	"counter",   "last",
+					   "refines",	 "heeds_level", "not_after", NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -424,7 +448,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0 ||
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
 	    get_bool(ld, doc, m, "heeds_level", &r->heeds_level) < 0 ||
-	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0)
+	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0 ||
+	    get_not_after(ld, doc, m, r) < 0)
 		goto out;
 	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {
 		fail(ld, m, "rule %s: missing 'subclass'", r->id);
@@ -516,6 +541,11 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'counter' is for condition rules (a count read at collection, with "
 		     "no baseline to date it)",
+		     r->id);
+		goto out;
+	}
+	if (r->not_after_re && cond) {
+		fail(ld, m, "rule %s: 'not_after' is for pattern rules (a line after another)",
 		     r->id);
 		goto out;
 	}
@@ -1033,6 +1063,7 @@ static void free_rule(struct pm_rule *r)
 	free(r->pattern);
 	pcre2_code_free(r->re);
 	pcre2_code_free(r->last_re);
+	pcre2_code_free(r->not_after_re);
 	free(r->cond.fact);
 	free(r->cond.rhs_fact);
 	for (size_t i = 0; i < r->nrefines; i++) {

@@ -55,6 +55,8 @@ struct pm_cond {
 };
 
 #define PM_REFINES_MAX 4
+/* how many lines back (blank ones not counted) a rule's 'not_after' looks */
+#define PM_NOT_AFTER_LINES 4
 
 struct pm_rule {
 	char *id;
@@ -102,6 +104,11 @@ struct pm_rule {
 	 * of the same report that may (NULL: none) */
 	bool last;
 	pcre2_code *last_re;
+	/* 'not_after': a pattern for the lines of another report that the rule's line may end
+	 * (nvidia-smi's "No devices were found" under its lost GPUs' "Unable to determine the
+	 * device handle" lines): the rule's line is not read within PM_NOT_AFTER_LINES lines
+	 * after one of the same writer that this reads (scan.c, follows); NULL: none */
+	pcre2_code *not_after_re;
 	/* 'refines': a trusted confirmation's "CLASS/SUBCLASS" kinds: a candidate of one of them
 	 * on the observation's node takes this rule's class and subclass (att_cands.c, refine) */
 	char *refines_cls[PM_REFINES_MAX], *refines_sub[PM_REFINES_MAX];

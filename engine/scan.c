@@ -1194,6 +1194,52 @@ static int went_on(struct scan *s, const struct pm_rule *r, const char *line, si
 	return n < 32 && !s->resolving ? -1 : 0;
 }
 
+/* Whether LINE (of the chunk being confirmed), read by R, a rule with 'not_after', is the tail
+ * of another report: one of the PM_NOT_AFTER_LINES lines before it (blank ones not counted,
+ * other writers' counted but not read), of the same writer (srun's label, else the rank a
+ * wrapper gives: PE is LINE's peel), is one R's not_after_re reads (nvidia-smi's "No devices
+ * were found" under the "Unable to determine the device handle" lines of its lost GPUs).
+ * Only within the chunk, as source_quote: a line that ends the chunk before is not seen.
+ * Uses s->md: its match must have been read already. */
+static bool follows(struct scan *s, const struct pm_rule *r, const char *line,
+		    const struct pm_peel *pe)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	const int who = pe->label >= 0 ? pe->label : pe->rank;
+	const char *e = line, *p;
+	struct pm_peel np;
+	int n = 0;
+
+	if (!s->cbuf || line <= s->cbuf || line > s->cbuf + s->clen)
+		return false;
+	while (e > s->cbuf && n < PM_NOT_AFTER_LINES) {
+		const char *t;
+		size_t l, tl;
+
+		if (e[-1] == '\n')
+			e--;
+		p = e > s->cbuf ? memrchr(s->cbuf, '\n', (size_t)(e - s->cbuf)) : NULL;
+		p = p ? p + 1 : s->cbuf;
+		l = (size_t)(e - p);
+		e = p;
+		pm_peel(f->format, p, l, NULL, &np);
+		t = p + (np.skip < l ? np.skip : l);
+		tl = np.end > np.skip && np.end <= l ? np.end - np.skip : 0;
+		while (tl && (*t == ' ' || *t == '\t')) {
+			t++;
+			tl--;
+		}
+		if (!tl)
+			continue;
+		n++;
+		if ((np.label >= 0 ? np.label : np.rank) != who)
+			continue;
+		if (pcre2_match(r->not_after_re, (PCRE2_SPTR)t, tl, 0, 0, s->md, s->rs->mctx) >= 0)
+			return true;
+	}
+	return false;
+}
+
 /* Keep hit RI on LINE (LEN bytes of the chunk being confirmed, at OFF of the file) for the
  * next chunk to decide (went_on): the line and the rest of the chunk are copied. */
 static int defer(struct scan *s, size_t ri, const char *line, size_t len, uint64_t off)
@@ -1239,6 +1285,10 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 			capl[c] = ov[2 * gno + 1] - ov[2 * gno];
 		}
 	}
+	/* the tail of another report is that report's (the captures are read: follows
+	 * matches again) */
+	if (r->not_after_re && follows(s, r, line, &pe))
+		return 0;
 	/* a line the program went on from was not its end (the captures are read: went_on
 	 * matches again); one whose next line is in the next chunk waits for it */
 	if (r->last && (rc = went_on(s, r, line, len, &pe)) != 0)

@@ -18,6 +18,7 @@ enum pm_kind {
 	PM_K_MISMATCH,	   /* a collective one rank entered and its peers never did */
 	PM_K_REMOTE_ERROR, /* a peer named by several reporters, no transport failure */
 	PM_K_PEER_LINK,	   /* a peer (or a lone reporter) whose IB link failed transport */
+	PM_K_THERMAL,	   /* a GPU slowed by heat: a cause of slowness, not of an end */
 	PM_K_USER_CANCEL,
 	PM_K_ADMIN_CANCEL,
 	PM_K_PREEMPTED,

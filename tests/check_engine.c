@@ -1165,6 +1165,63 @@ START_TEST(test_nonfatal_attached)
 }
 END_TEST
 
+/* A rule with 'not_after' does not read a line that comes within PM_NOT_AFTER_LINES lines
+ * (blank ones not counted, other writers' counted but not read) after one of the same writer
+ * that its not_after pattern reads: the tail of another report (nvidia-smi's "No devices were
+ * found" under its lost GPUs' handle lines). Further on, alone, or after another writer's
+ * line, it is read. */
+START_TEST(test_not_after)
+{
+	static const char rules[] = "rules:\n"
+				    "  - id: none-found\n"
+				    "    class: launch_config\n"
+				    "    subclass: driver\n"
+				    "    role: origin\n"
+				    "    strength: strong\n"
+				    "    sources: [app_log]\n"
+				    "    not_after: '^handle of GPU \\S+: lost$'\n"
+				    "    pattern: '^No devices were found\\s*$'\n"
+				    "    summary: 'none found'\n";
+	static const char cond[] = "rules:\n"
+				   "  - id: hot\n"
+				   "    class: none\n"
+				   "    role: context\n"
+				   "    strength: weak\n"
+				   "    sources: [gpu_state]\n"
+				   "    not_after: 'x'\n"
+				   "    condition: 'gpu.temperature > 90'\n"
+				   "    summary: 'hot'\n";
+	char err[256];
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	expect_case(rs, "na1", "start\nNo devices were found\n", "attributed", "driver", NULL);
+	expect_case(rs, "na2", "handle of GPU 3b: lost\nNo devices were found\n", "unknown", NULL,
+		    NULL);
+	/* blank lines are not counted: the handle line is still the line before */
+	expect_case(rs, "na3", "handle of GPU 3b: lost\n\n\n\n\n\nNo devices were found\n",
+		    "unknown", NULL, NULL);
+	/* the fourth line back is within reach, the fifth is not */
+	expect_case(rs, "na4",
+		    "handle of GPU 3b: lost\nloading data\nepoch 1\ncheckpoint saved\n"
+		    "No devices were found\n",
+		    "unknown", NULL, NULL);
+	expect_case(rs, "na5",
+		    "handle of GPU 3b: lost\nloading data\nepoch 1\ncheckpoint saved\n"
+		    "shutting down\nNo devices were found\n",
+		    "attributed", "driver", NULL);
+	/* another writer's handle line is not this writer's report */
+	expect_case(rs, "na6", "1: handle of GPU 3b: lost\n0: No devices were found\n",
+		    "attributed", "driver", NULL);
+	expect_case(rs, "na7", "0: handle of GPU 3b: lost\n1: epoch 1\n0: No devices were found\n",
+		    "unknown", NULL, NULL);
+	pm_ruleset_destroy(rs);
+	/* only on pattern rules */
+	ck_assert_ptr_null(load(cond, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "not_after") != NULL, "%s", err);
+}
+END_TEST
+
 /* A rule with 'last' reads its line only as the program's last words: the next line of the
  * same writer is none, Slurm's, a shell's trace, or one its pattern reads; the program's own
  * output after it (of the same writer: another rank's is skipped) is the program going on. */
@@ -1716,6 +1773,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_nonfatal_sets_aside);
 	tcase_add_test(t, test_nonfatal_attached);
 	tcase_add_test(t, test_last_words);
+	tcase_add_test(t, test_not_after);
 	tcase_add_test(t, test_last_words_chunk_edge);
 	tcase_add_test(t, test_past_cap_bounded);
 	tcase_add_test(t, test_yield_past_cap_second_generic);
