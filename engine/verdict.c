@@ -1638,7 +1638,7 @@ static char *verdict_text(const json_t *v)
 			const json_t *e = find_ev(v, json_string_value(x));
 			if (!e || i >= 6)
 				continue;
-			put(&b, "  %s %s [%s] %s:%lld\n      %s\n", S(e, "id"), S(e, "rule"),
+			put(&b, "  %s %s [%s] %s (byte %lld)\n      %s\n", S(e, "id"), S(e, "rule"),
 			    S(e, "source"), S(e, "file"),
 			    (long long)json_integer_value(json_object_get(e, "offset")),
 			    S(e, "line"));
