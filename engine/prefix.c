@@ -2629,6 +2629,8 @@ static bool same_head(const char *a, size_t n, const char *b, size_t m)
 	return false;
 }
 
+#define SAME_START 16
+
 bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 		    const struct pm_paste *shape)
 {
@@ -2659,9 +2661,14 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 	if (slurm_tool_line(next + k, nn - k))
 		return false;
 	/* a line that starts with the same "head: " as the piece (a shell's script path and
-	 * line, a program's name) is that program's next message, not a continuation */
+	 * line, a program's name) is that program's next message, not a continuation; so is
+	 * one that starts with the piece's first SAME_START bytes whatever follows (one
+	 * message's template again: nvidia-smi's "Unable to determine the device handle for
+	 * GPU ..." for each GPU, as wide as the widest line) */
 	ls = pm_paste_skip(line, n, shape);
-	if (same_head(line + ls, n - ls, next + k, nn - k))
+	if (same_head(line + ls, n - ls, next + k, nn - k) ||
+	    (n - ls >= SAME_START && nn - k >= SAME_START &&
+	     !memcmp(line + ls, next + k, SAME_START)))
 		return false;
 	/* a wrapper of a program's line, or a stamp of any log's (a kernel log's, a syslog's,
 	 * glog's): the format is not known yet when the head's shape is told */
