@@ -1420,6 +1420,7 @@ static bool records_gainsay(struct att *a, const char *h, bool *said)
 	}
 	if (!on_h || !failed_elsewhere)
 		return false;
+	a->records_unplaced = true;
 	if (!*said)
 		pm_att_why(a,
 			   "A line of the job's output names %s in its host prefix, text the job "
