@@ -1266,8 +1266,9 @@ static int row_node_index(const struct att *a, const char *node, int row)
  * Every task of O's rank there (every task there for a line of no rank) must give the same
  * GPU.  A list CUDA_VISIBLE_DEVICES gave is the cgroup's numbering again: unknown.  With no
  * records, the index is known only where the job holds every GPU nvidia-smi shows there
- * (gres per node against node.gpu_count), and is then the row's Minor Number (a cgroup's
- * view calls the node's GPU 3 its GPU 0: row_node_index); else -1, unknown: a one-GPU job's
+ * (gres per node against node.gpu_count), and is then, where it shows as many as the job
+ * holds, the row's Minor Number (a cgroup's view calls the node's GPU 3 its GPU 0:
+ * row_node_index), where it shows fewer (a GPU gone since) CUDA's own index; else -1, unknown: a one-GPU job's
  * "GPU 0" on a node of eight is any of the eight.
  */
 int pm_att_obs_node_gpu(const struct att *a, const struct pm_obs *o, const char *node)
@@ -1297,7 +1298,9 @@ int pm_att_obs_node_gpu(const struct att *a, const struct pm_obs *o, const char 
 	shown = node_gpus_shown(a, node);
 	if (!(shown > 0 && ev->job.gpus_per_node >= (int)shown && !pm_att_held_count(a, node)))
 		return -1;
-	return row_node_index(a, node, o->gpu);
+	/* more GPUs held than shown: a GPU gone since (a snapshot after a reboot), the job held
+	 * the node's every GPU then, and CUDA's index was the node's */
+	return ev->job.gpus_per_node > (int)shown ? o->gpu : row_node_index(a, node, o->gpu);
 }
 
 int pm_att_pci_index(const struct att *a, const char *node, const char *pci)
