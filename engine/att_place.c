@@ -1390,6 +1390,48 @@ static bool prefix_gainsaid(struct att *a, const char *h, const struct pm_obs *o
 	return true;
 }
 
+/*
+ * Whether the plugin's task-exit records gainsay host H that only a library's prefix of the
+ * job's output names ("[gn041:52100] ", printed by the job, not by Open MPI under srun): every
+ * task recorded on H ended by a signal (Slurm's teardown: SIGTERM, SIGKILL) while a task on
+ * another host exited nonzero of itself.  The records say H's tasks did not fail; the text
+ * says the failure was there: the line is placed on no node rather than on H, or on the
+ * failing task's host, which the line does not name (the evidence cannot tell which task
+ * printed it, and a healthy node must not be blamed).  Said in `why` once.
+ */
+static bool records_gainsay(struct att *a, const char *h, bool *said)
+{
+	const struct pm_evidence *ev = a->ev;
+	bool on_h = false, failed_elsewhere = false;
+	const char *other = NULL;
+
+	for (size_t i = 0; i < ev->ntasks; i++) {
+		const struct pm_task *t = &ev->tasks[i];
+		if (!t->node || !t->exited)
+			continue;
+		if (same_host(t->node, h)) {
+			if (!t->signal)
+				return false;
+			on_h = true;
+		} else if (!t->signal && t->exit_code > 0) {
+			failed_elsewhere = true;
+			other = t->node;
+		}
+	}
+	if (!on_h || !failed_elsewhere)
+		return false;
+	a->records_unplaced = true;
+	if (!*said)
+		pm_att_why(a,
+			   "A line of the job's output names %s in its host prefix, text the job "
+			   "prints, while the task-exit records show %s's tasks ended by a signal "
+			   "(Slurm's teardown) and a task on %s exiting nonzero of itself: the line "
+			   "is not placed on %s.",
+			   h, h, other, h);
+	*said = true;
+	return true;
+}
+
 /* The one host what has no node happened on: the one node of a job whose accounting record
  * names one (other hosts the files name are where those files' lines happened, not the job's
  * output), else the folder's only host, unless the record names more nodes than one: the
@@ -1446,9 +1488,16 @@ int pm_att_phase_place(struct att *a)
 	 * pm_att_clean_exits') */
 	if (ev->ntasks || ev->ncollect) {
 		for (size_t i = 0; i < ev->nobs; i++) {
+			struct pm_obs *o = &ev->obs[i];
 			bool weak = false;
-			if (prefix_only_node(a, &ev->obs[i], &weak))
+			if (!prefix_only_node(a, o, &weak))
+				continue;
+			if (!weak && records_gainsay(a, o->node, &said)) {
+				free(o->node);
+				o->node = NULL;
+			} else {
 				*(weak ? &a->guessed[i] : &a->libpfx[i]) = true;
+			}
 		}
 		return 0;
 	}

@@ -1234,6 +1234,29 @@ size_t pm_att_held_count(const struct att *a, const char *node)
 }
 
 /*
+ * The node's own index of row ROW of nvidia-smi's view on NODE where the job holds every GPU
+ * shown: a cgroup's nvidia-smi shows the job's GPUs only, its rows counted from 0 whatever
+ * the node calls them.  The row's Minor Number (nvidia-smi -q: /dev/nvidiaN) is the node's
+ * index; with none for the row, the row is the node's index only where no shown GPU's Minor
+ * Number differs from its row (a table of the node's GPUs 0..n-1); else -1, unknown.
+ */
+static int row_node_index(const struct att *a, const char *node, int row)
+{
+	bool renumbered = false;
+
+	for (size_t i = 0; i < a->ev->nfacts; i++) {
+		const struct pm_fact *f = &a->ev->facts[i];
+		if (f->gpu < 0 || f->minor < 0 || !f->node || strcmp(f->node, node))
+			continue;
+		if (f->gpu == row)
+			return f->minor;
+		if (f->minor != f->gpu)
+			renumbered = true;
+	}
+	return renumbered ? -1 : row;
+}
+
+/*
  * The node's index of the GPU observation O names on NODE.  A GPU state's or a DCGM sample's
  * index is the node's.  Any other (a program's words: PyTorch's "(GPU 0; 79.1 GiB total
  * capacity ...)", "device 0", gpu-burn's "GPU 1: FAULTY") is CUDA's, counted among the GPUs
@@ -1242,9 +1265,11 @@ size_t pm_att_held_count(const struct att *a, const char *node)
  * (SLURM_STEP_GPUS in the plugin's records: a task given GPUs 3 and 5 calls 5 its GPU 1).
  * Every task of O's rank there (every task there for a line of no rank) must give the same
  * GPU.  A list CUDA_VISIBLE_DEVICES gave is the cgroup's numbering again: unknown.  With no
- * records, the index is the node's only where the job holds every GPU nvidia-smi shows there
- * (gres per node against node.gpu_count); else -1, unknown: a one-GPU job's "GPU 0" on a node
- * of eight is any of the eight.
+ * records, the index is known only where the job holds every GPU nvidia-smi shows there
+ * (gres per node against node.gpu_count), and is then, where it shows as many as the job
+ * holds, the row's Minor Number (a cgroup's view calls the node's GPU 3 its GPU 0:
+ * row_node_index), where it shows fewer (a GPU gone since) CUDA's own index; else -1, unknown: a one-GPU job's
+ * "GPU 0" on a node of eight is any of the eight.
  */
 int pm_att_obs_node_gpu(const struct att *a, const struct pm_obs *o, const char *node)
 {
@@ -1271,9 +1296,11 @@ int pm_att_obs_node_gpu(const struct att *a, const struct pm_obs *o, const char 
 	if (any)
 		return got;
 	shown = node_gpus_shown(a, node);
-	return shown > 0 && ev->job.gpus_per_node >= (int)shown && !pm_att_held_count(a, node) ?
-		       o->gpu :
-		       -1;
+	if (!(shown > 0 && ev->job.gpus_per_node >= (int)shown && !pm_att_held_count(a, node)))
+		return -1;
+	/* more GPUs held than shown: a GPU gone since (a snapshot after a reboot), the job held
+	 * the node's every GPU then, and CUDA's index was the node's */
+	return ev->job.gpus_per_node > (int)shown ? o->gpu : row_node_index(a, node, o->gpu);
 }
 
 int pm_att_pci_index(const struct att *a, const char *node, const char *pci)

@@ -163,6 +163,9 @@ struct att {
 	 * "[host:pid]", NCCL's "host:pid:tid"): its lead's exclusion only offered, as GUESSED's,
 	 * but read as printed on that host, so it still corroborates (att_place.c) */
 	bool *libpfx;
+	/* a library prefix's node the task-exit records gainsaid (records_gainsay): a line of
+	 * the job's output placed on no node, so an origin of none leaves no bystander */
+	bool records_unplaced;
 	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
 	const char *yield_gen, *yield_spec; /* the first such pair of rule ids, for why */
 	enum yield_kind {

@@ -1152,6 +1152,11 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	/* an origin of ranks whose node nothing places (a launcher numbered them) may have run
 	 * on any node: none is a bystander */
 	bool unplaced = !non && nors;
+	/* an origin of no node and no rank where the task-exit records gainsaid the host a
+	 * line of the job's output printed (records_gainsay): the cause may be on any node,
+	 * the printed one included, so none is a bystander */
+	if (!non && !nors && a->records_unplaced)
+		completed = true;
 	for (size_t i = 0; i < ev->nobs && !completed && ons; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (!is_error_role(R(a, i)->role) || set_aside(a, i))
