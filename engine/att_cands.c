@@ -1248,7 +1248,7 @@ static int single_reporter(struct att *a)
 		snprintf(note, sizeof(note),
 			 "only %s reports transport failures, all towards one peer (%.*s): its "
 			 "link, the peer's, or the peer's process gone cannot be told apart",
-			 rep, (int)strcspn(peer, "<:"), peer);
+			 rep, (int)peer_addr_len(peer), peer);
 		rep = NULL;
 	} else
 		snprintf(note, sizeof(note),

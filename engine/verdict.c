@@ -1149,8 +1149,10 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	 * is a suspect, not a bystander "only as a consequence" */
 	for (size_t k = 0; nw && nw->nowhere && k < nw->nev; k++) {
 		const struct pm_obs *o = &ev->obs[nw->ev[k]];
-		if (o->node)
+		if (o->node) { /* and every rank of it: which one erred first is not known */
 			json_array_append_new(on, json_string(o->node));
+			json_array_append_new(whole, json_string(o->node));
+		}
 		if (o->rank >= 0)
 			json_array_append_new(or, json_integer(o->rank));
 	}
