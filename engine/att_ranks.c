@@ -144,6 +144,9 @@ static bool launcher_ranks(const struct att *a)
 			continue;
 		if (count && o->rank >= count && (!o->has_label || o->label != o->rank))
 			return true;
+		/* srun's label (the task that wrote it) other than its tag: not the map's rank */
+		if (o->rank >= 0 && o->has_label && o->label >= 0 && o->label != o->rank)
+			mapped = false;
 		if (o->rank >= 0 && mapped) {
 			bool in = false;
 			for (size_t k = 0; k < ev->ntasks && !in; k++)
