@@ -1183,11 +1183,27 @@ static int anon_reporter(struct att *a)
 	return 0;
 }
 
-/* Whether two peers a transport line names are one host: the address before its port
- * ("10.0.0.7<41233>", "10.0.0.7:41233"). */
+/* The length of a peer's address, without its port: up to '<' (NCCL's "10.0.0.7<41233>",
+ * "fd00:20:1::19<45112>"), up to ']' of a bracketed IPv6 ("[fd00::19]:45112"), up to the
+ * one ':' of host:port ("10.0.0.7:41233"); a bare IPv6 address, whose colons are its own,
+ * whole. */
+static size_t peer_addr_len(const char *x)
+{
+	const char *lt = strchr(x, '<'), *c = strchr(x, ':');
+
+	if (lt)
+		return (size_t)(lt - x);
+	if (*x == '[' && strchr(x, ']'))
+		return (size_t)(strchr(x, ']') - x);
+	if (c && !strchr(c + 1, ':'))
+		return (size_t)(c - x);
+	return strlen(x);
+}
+
+/* Whether two peers a transport line names are one host: the address before its port. */
 static bool same_peer(const char *x, const char *y)
 {
-	size_t lx = strcspn(x, "<:"), ly = strcspn(y, "<:");
+	size_t lx = peer_addr_len(x), ly = peer_addr_len(y);
 
 	return lx == ly && !strncmp(x, y, lx);
 }
@@ -1232,7 +1248,7 @@ static int single_reporter(struct att *a)
 		snprintf(note, sizeof(note),
 			 "only %s reports transport failures, all towards one peer (%.*s): its "
 			 "link, the peer's, or the peer's process gone cannot be told apart",
-			 rep, (int)strcspn(peer, "<:"), peer);
+			 rep, (int)peer_addr_len(peer), peer);
 		rep = NULL;
 	} else
 		snprintf(note, sizeof(note),

@@ -136,6 +136,7 @@ static bool launcher_ranks(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
 	const int count = ev->job.ntasks > 0 ? ev->job.ntasks : 0;
+	bool banner = false, mapped = true;
 
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
@@ -143,17 +144,39 @@ static bool launcher_ranks(const struct att *a)
 			continue;
 		if (count && o->rank >= count && (!o->has_label || o->label != o->rank))
 			return true;
-		/* the launcher's own lines: torchrun's rules, launcher-numbers-ranks (its banner,
-		 * the batch shell's xtrace of its command), or a launcher's wording */
-		if (!strncmp(R(a, i)->id, "torchrun-", 9) ||
-		    !strcmp(R(a, i)->id, "launcher-numbers-ranks"))
+		/* srun's label (the task that wrote it) other than its tag: not the map's rank */
+		if (o->rank >= 0 && o->has_label && o->label >= 0 && o->label != o->rank)
+			mapped = false;
+		if (o->rank >= 0 && mapped) {
+			bool in = false;
+			for (size_t k = 0; k < ev->ntasks && !in; k++)
+				in = ev->tasks[k].rank == o->rank && ev->tasks[k].node;
+			mapped = in;
+		}
+		/* the launcher's own lines: torchrun's rules, the batch shell's xtrace of its
+		 * command (launcher-numbers-ranks on a "+ " line), or a launcher's wording */
+		if (!strncmp(R(a, i)->id, "torchrun-", 9))
 			return true;
+		if (!strcmp(R(a, i)->id, "launcher-numbers-ranks")) {
+			if (o->raw && o->raw[0] == '+')
+				return true;
+			banner = true; /* its own path is a launcher mark: weighed below */
+			continue;
+		}
 		for (size_t k = 0; o->raw && k < sizeof(launcher_marks) / sizeof(*launcher_marks);
 		     k++)
 			if (strstr(o->raw, launcher_marks[k]))
 				return true;
 	}
-	return false;
+	/* torchrun's banner (or its OMP_NUM_THREADS notice) alone, a line any program can
+	 * print: it takes the rank map's placement away only where the map cannot place every
+	 * rank tag seen.  Where each tag is a rank of the plugin's map on a node (so below
+	 * the task count of a step the map records), the map's placement stands: a torchrun
+	 * that numbered ranks
+	 * past Slurm's tasks (several workers a task) shows a tag at or past the task count,
+	 * and one whose worker failed prints its failure summary and teardown (torchrun-*),
+	 * either of which still takes it away. */
+	return banner && !(mapped && ev->ntasks);
 }
 
 /* Sorts the N entries at V by rank and keeps each rank's first; returns how many remain. */

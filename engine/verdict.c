@@ -1139,6 +1139,35 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 		if (a->srun_task >= 0)
 			json_array_append_new(or, json_integer(a->srun_task));
 	}
+	/* an origin of ranks whose node nothing places (a launcher numbered them) may have run
+	 * on any node: none is a bystander (decided before the suspects below join the set) */
+	bool unplaced = !json_array_size(on) && json_array_size(or);
+	/* an origin of no node and no rank where the task-exit records gainsaid the host a
+	 * line of the job's output printed (records_gainsay): the cause may be on any node,
+	 * the printed one included, so none is a bystander */
+	if (!json_array_size(on) && !json_array_size(or) && a->records_unplaced)
+		completed = true;
+	const struct cand *nw =
+		a->status == VS_ATTRIBUTED && a->lead && !a->lead->node[0] ? a->lead : NULL;
+	/* a lead on no node of one reporter's word against one peer (single_reporter): the
+	 * reporter's own link is one of its explanations, so the reporter, its node and rank,
+	 * is a suspect, not a bystander "only as a consequence" */
+	for (size_t k = 0; nw && nw->nowhere && k < nw->nev; k++) {
+		const struct pm_obs *o = &ev->obs[nw->ev[k]];
+		if (o->node) { /* and every rank of it: which one erred first is not known */
+			json_array_append_new(on, json_string(o->node));
+			json_array_append_new(whole, json_string(o->node));
+		}
+		if (o->rank >= 0)
+			json_array_append_new(or, json_integer(o->rank));
+	}
+	/* a lead on no node: a task the records say failed on its own (pm_att_own_failure)
+	 * may be where it happened, never a bystander of it */
+	for (size_t i = 0; nw && i < ev->ntasks; i++)
+		if (ev->tasks[i].node && pm_att_own_failure(&ev->tasks[i])) {
+			json_array_append_new(on, json_string(ev->tasks[i].node));
+			json_array_append_new(or, json_integer(ev->tasks[i].rank));
+		}
 	/* the origins as sorted sets: a job of thousands of ranks has as many lines */
 	ons = sorted_names(on, &non);
 	whs = sorted_names(whole, &nwh);
@@ -1149,14 +1178,6 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 			pm_rankset_push(&ors, &nors, &aors,
 					(int)json_integer_value(json_array_get(or, k)));
 	pm_rankset_done(ors, &nors);
-	/* an origin of ranks whose node nothing places (a launcher numbered them) may have run
-	 * on any node: none is a bystander */
-	bool unplaced = !non && nors;
-	/* an origin of no node and no rank where the task-exit records gainsaid the host a
-	 * line of the job's output printed (records_gainsay): the cause may be on any node,
-	 * the printed one included, so none is a bystander */
-	if (!non && !nors && a->records_unplaced)
-		completed = true;
 	for (size_t i = 0; i < ev->nobs && !completed && ons; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (!is_error_role(R(a, i)->role) || set_aside(a, i))
