@@ -130,23 +130,32 @@ static inline bool pm_in_has_word(const char *s, size_t n, const char *const *w,
 	return false;
 }
 
-/* A line a pasted accounting table may have above its header: a Markdown fence (``` or ~~~)
+/* A line a pasted scheduler report may have above its header: a Markdown fence (``` or ~~~)
  * or the command line that printed it ("$ sacct -j 4412390", "[u@login1 ~]$ sacct ...",
- * "/usr/bin/sacct -o JobID,State%30"): the word sacct, after the line's start, a blank, a
- * prompt's '$', '#' or '>', or a path's '/', and before a blank or the line's end. */
-static inline bool pm_in_sacct_lead(const char *s, size_t n)
+ * "/usr/bin/sacct -o JobID,State%30", "$ scontrol show job 81"): the word CMD, after the
+ * line's start, a blank, a prompt's '$', '#' or '>', or a path's '/', and before a blank or
+ * the line's end. */
+static inline bool pm_in_cmd_lead(const char *s, size_t n, const char *cmd)
 {
+	size_t c = strlen(cmd);
+
 	while (n > 0 && (*s == ' ' || *s == '\t')) {
 		s++;
 		n--;
 	}
 	if (n >= 3 && (!memcmp(s, "```", 3) || !memcmp(s, "~~~", 3)))
 		return true;
-	for (size_t i = 0; i + 5 <= n; i++)
-		if (!memcmp(s + i, "sacct", 5) && (i == 0 || strchr(" \t$#>/", s[i - 1])) &&
-		    (i + 5 == n || s[i + 5] == ' ' || s[i + 5] == '\t'))
+	for (size_t i = 0; i + c <= n; i++)
+		if (!memcmp(s + i, cmd, c) && (i == 0 || strchr(" \t$#>/", s[i - 1])) &&
+		    (i + c == n || s[i + c] == ' ' || s[i + c] == '\t'))
 			return true;
 	return false;
+}
+
+/* The same for sacct's table and its --parsable forms. */
+static inline bool pm_in_sacct_lead(const char *s, size_t n)
+{
+	return pm_in_cmd_lead(s, n, "sacct");
 }
 
 /*

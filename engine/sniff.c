@@ -276,15 +276,19 @@ static bool is_nvsmi_table(const struct lines *ls)
 	return false;
 }
 
+/* sacct's --parsable or --parsable2 header, after at most two lines a paste has above it
+ * (pm_in_sacct_lead: the command line, a fence; the parser skips them too). */
 static bool is_sacct_p(const struct lines *ls)
 {
 	const char *s, *c;
-	size_t n;
+	size_t n, h = 0;
 
-	if (ls->count == 0 || !memchr(ls->s[0], '|', ls->n[0]))
+	while (h < 2 && h < ls->count && pm_in_sacct_lead(ls->s[h], ls->n[h]))
+		h++;
+	if (ls->count <= h || !memchr(ls->s[h], '|', ls->n[h]))
 		return false;
-	s = ls->s[0];
-	n = ls->n[0];
+	s = ls->s[h];
+	n = ls->n[h];
 	for (;;) {
 		size_t f;
 
@@ -338,15 +342,19 @@ static bool is_sacct_table(const struct lines *ls)
 	return dash;
 }
 
+/* scontrol show job's record, after at most two lines a paste has above it (the command
+ * line, a fence: pm_in_cmd_lead; the parser reads only KEY=VALUE tokens). */
 static bool is_scontrol(const struct lines *ls)
 {
 	const char *s;
-	size_t n;
+	size_t n, h = 0;
 
-	if (ls->count == 0)
+	while (h < 2 && h < ls->count && pm_in_cmd_lead(ls->s[h], ls->n[h], "scontrol"))
+		h++;
+	if (ls->count <= h)
 		return false;
-	s = ls->s[0];
-	n = ls->n[0];
+	s = ls->s[h];
+	n = ls->n[h];
 	pm_in_trim(&s, &n);
 	return pm_in_starts(s, n, "JobId=") && n > 6 && pm_in_isdigit(s[6]) &&
 	       pm_in_contains(s, n, " JobName=");
