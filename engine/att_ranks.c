@@ -132,6 +132,20 @@ static const char *const launcher_marks[] = {
  * The rank map and srun's task lines number Slurm's tasks; such a tag's rank is then no task
  * of theirs.
  */
+/* Whether RAW is the batch shell's xtrace of a command ("+ srun ..."), behind whatever
+ * wrappers a collector put around the script's output. */
+static bool xtrace_line(const char *raw)
+{
+	struct pm_peel pe;
+	size_t n;
+
+	if (!raw)
+		return false;
+	n = strlen(raw);
+	pm_peel(PM_FMT_APP, raw, n, NULL, &pe);
+	return pe.skip < n && raw[pe.skip] == '+';
+}
+
 static bool launcher_ranks(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
@@ -158,7 +172,7 @@ static bool launcher_ranks(const struct att *a)
 		if (!strncmp(R(a, i)->id, "torchrun-", 9))
 			return true;
 		if (!strcmp(R(a, i)->id, "launcher-numbers-ranks")) {
-			if (o->raw && o->raw[0] == '+')
+			if (xtrace_line(o->raw))
 				return true;
 			banner = true; /* its own path is a launcher mark: weighed below */
 			continue;
