@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 {
 	const char *parent = "/tmp";
 	char dir[PM_PATH_MAX], spool[PM_PATH_MAX + 16], line[PM_REC_MAX], err[PM_PATH_MAX + 128],
-	     step[24];
+		step[24];
 	double t0, enc = 0, total;
 	long n = 20000, i;
 	struct pm_spank_task t;
