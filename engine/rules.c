@@ -251,14 +251,27 @@ static int compile_pcre(struct loader *ld, yaml_node_t *n, struct pm_rule *r)
 	return 0;
 }
 
+/* Rule R's key KEY (node N) holds the pattern S: compiled into *RE, or -1 with the
+ * compiler's message. */
+static int key_pattern(struct loader *ld, yaml_node_t *n, const struct pm_rule *r, const char *key,
+		       const char *s, pcre2_code **re)
+{
+	int ec;
+	PCRE2_SIZE eo;
+
+	if ((*re = pcre2_compile((PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL)))
+		return 0;
+	PCRE2_UCHAR msg[160];
+	pcre2_get_error_message(ec, msg, sizeof(msg));
+	return fail(ld, n, "rule %s: %s: %s at offset %zu", r->id, key, (char *)msg, (size_t)eo);
+}
+
 /* 'last': true, or a pattern that reads the lines of the same report which may follow the
  * rule's line (Perl's "BEGIN failed--compilation aborted" under its "Can't locate"). */
 static int get_last(struct loader *ld, yaml_document_t *doc, yaml_node_t *map, struct pm_rule *r)
 {
 	yaml_node_t *n = map_get(doc, map, "last");
 	const char *s;
-	int ec;
-	PCRE2_SIZE eo;
 
 	if (!n)
 		return 0;
@@ -269,14 +282,7 @@ static int get_last(struct loader *ld, yaml_document_t *doc, yaml_node_t *map, s
 	r->last = true;
 	if (!strcmp(s, "true"))
 		return 0;
-	if (!(r->last_re =
-		      pcre2_compile((PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL))) {
-		PCRE2_UCHAR msg[160];
-		pcre2_get_error_message(ec, msg, sizeof(msg));
-		return fail(ld, n, "rule %s: last: %s at offset %zu", r->id, (char *)msg,
-			    (size_t)eo);
-	}
-	return 0;
+	return key_pattern(ld, n, r, "last", s, &r->last_re);
 }
 
 /* 'not_after': a pattern for the lines (of the same writer, at most PM_NOT_AFTER_LINES
@@ -286,21 +292,12 @@ static int get_not_after(struct loader *ld, yaml_document_t *doc, yaml_node_t *m
 {
 	yaml_node_t *n = map_get(doc, map, "not_after");
 	const char *s;
-	int ec;
-	PCRE2_SIZE eo;
 
 	if (!n)
 		return 0;
 	if (!(s = scalar(n)) || !*s)
 		return fail(ld, n, "rule %s: 'not_after' must be a pattern", r->id);
-	if (!(r->not_after_re =
-		      pcre2_compile((PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL))) {
-		PCRE2_UCHAR msg[160];
-		pcre2_get_error_message(ec, msg, sizeof(msg));
-		return fail(ld, n, "rule %s: not_after: %s at offset %zu", r->id, (char *)msg,
-			    (size_t)eo);
-	}
-	return 0;
+	return key_pattern(ld, n, r, "not_after", s, &r->not_after_re);
 }
 
 static int parse_sources(struct loader *ld, yaml_document_t *doc, yaml_node_t *n, struct pm_rule *r)
