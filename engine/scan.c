@@ -1136,6 +1136,23 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 	return rc;
 }
 
+/* Line P (L bytes) of file F peeled into NP: its text without wrappers or leading blanks in
+ * *T, and its length (0: nothing). */
+static size_t peeled_text(const struct pm_file *f, const char *p, size_t l, struct pm_peel *np,
+			  const char **t)
+{
+	size_t tl;
+
+	pm_peel(f->format, p, l, NULL, np);
+	*t = p + (np->skip < l ? np->skip : l);
+	tl = np->end > np->skip && np->end <= l ? np->end - np->skip : 0;
+	while (tl && (**t == ' ' || **t == '\t')) {
+		(*t)++;
+		tl--;
+	}
+	return tl;
+}
+
 /* Whether the program went on after LINE (LEN bytes of the chunk being confirmed), read by R,
  * a rule with 'last' (a line printed alike by a program that stops and by one that goes on:
  * Perl's "Can't locate ..." from a die or from a warn, an error it says it retries).  PE is
@@ -1171,13 +1188,7 @@ static int went_on(struct scan *s, const struct pm_rule *r, const char *line, si
 		if (!(q = memchr(p, '\n', (size_t)(end - p))))
 			q = end;
 		l = (size_t)(q - p);
-		pm_peel(f->format, p, l, NULL, &np);
-		t = p + (np.skip < l ? np.skip : l);
-		tl = np.end > np.skip && np.end <= l ? np.end - np.skip : 0;
-		while (tl && (*t == ' ' || *t == '\t')) {
-			t++;
-			tl--;
-		}
+		tl = peeled_text(f, p, l, &np, &t);
 		if (!tl)
 			continue;
 		n++;
@@ -1222,13 +1233,7 @@ static bool follows(struct scan *s, const struct pm_rule *r, const char *line,
 		p = p ? p + 1 : s->cbuf;
 		l = (size_t)(e - p);
 		e = p;
-		pm_peel(f->format, p, l, NULL, &np);
-		t = p + (np.skip < l ? np.skip : l);
-		tl = np.end > np.skip && np.end <= l ? np.end - np.skip : 0;
-		while (tl && (*t == ' ' || *t == '\t')) {
-			t++;
-			tl--;
-		}
+		tl = peeled_text(f, p, l, &np, &t);
 		if (!tl)
 			continue;
 		n++;
