@@ -123,15 +123,6 @@ static const char *const launcher_marks[] = {
 	"[mpiexec@",
 };
 
-/*
- * Whether the job's output shows that a launcher, not Slurm, numbered the ranks its tags give
- * ("[rank6]: ...", PyTorch's global rank under one torchrun or DeepSpeed launcher a node): a
- * tag's rank at or past the step's task count, or a line of such a launcher (launcher_marks,
- * or one the rule launcher-numbers-ranks reads that no other rule does: torchrun's start-up
- * banner, the batch shell's echo of the launcher's command).
- * The rank map and srun's task lines number Slurm's tasks; such a tag's rank is then no task
- * of theirs.
- */
 /* Whether RAW is the batch shell's xtrace of a command ("+ srun ..."), behind whatever
  * wrappers a collector put around the script's output. */
 static bool xtrace_line(const char *raw)
@@ -146,41 +137,55 @@ static bool xtrace_line(const char *raw)
 	return pe.skip < n && raw[pe.skip] == '+';
 }
 
-static bool launcher_ranks(const struct att *a)
+/*
+ * Whether the job's output shows that a launcher, not Slurm, numbered the ranks its tags give
+ * ("[rank6]: ...", PyTorch's global rank under one torchrun or DeepSpeed launcher a node): a
+ * tag's rank at or past the step's task count, or a line of such a launcher (launcher_marks,
+ * or one the rule launcher-numbers-ranks reads that no other rule does: torchrun's start-up
+ * banner, the batch shell's echo of the launcher's command).
+ * The rank map and srun's task lines number Slurm's tasks; such a tag's rank is then no task
+ * of theirs.  1 or 0, or -1 on ENOMEM.
+ */
+static int launcher_ranks(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
 	const int count = ev->job.ntasks > 0 ? ev->job.ntasks : 0;
 	bool banner = false, mapped = true;
+	int *placed = NULL, rc = 1; /* the ranks of the task records that name a node */
+	size_t np = 0, ap = 0;
 
+	for (size_t k = 0; k < ev->ntasks; k++)
+		if (ev->tasks[k].rank >= 0 && ev->tasks[k].node &&
+		    pm_rankset_push(&placed, &np, &ap, ev->tasks[k].rank) < 0) {
+			free(placed);
+			return -1;
+		}
+	pm_rankset_done(placed, &np);
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (o->source != PM_SRC_APP_LOG)
 			continue;
 		if (count && o->rank >= count && (!o->has_label || o->label != o->rank))
-			return true;
+			goto out;
 		/* srun's label (the task that wrote it) other than its tag: not the map's rank */
 		if (o->rank >= 0 && o->has_label && o->label >= 0 && o->label != o->rank)
 			mapped = false;
-		if (o->rank >= 0 && mapped) {
-			bool in = false;
-			for (size_t k = 0; k < ev->ntasks && !in; k++)
-				in = ev->tasks[k].rank == o->rank && ev->tasks[k].node;
-			mapped = in;
-		}
+		if (o->rank >= 0 && mapped)
+			mapped = pm_rankset_has(placed, np, o->rank);
 		/* the launcher's own lines: torchrun's rules, the batch shell's xtrace of its
 		 * command (launcher-numbers-ranks on a "+ " line), or a launcher's wording */
 		if (!strncmp(R(a, i)->id, "torchrun-", 9))
-			return true;
+			goto out;
 		if (!strcmp(R(a, i)->id, "launcher-numbers-ranks")) {
 			if (xtrace_line(o->raw))
-				return true;
+				goto out;
 			banner = true; /* its own path is a launcher mark: weighed below */
 			continue;
 		}
 		for (size_t k = 0; o->raw && k < sizeof(launcher_marks) / sizeof(*launcher_marks);
 		     k++)
 			if (strstr(o->raw, launcher_marks[k]))
-				return true;
+				goto out;
 	}
 	/* torchrun's banner (or its OMP_NUM_THREADS notice) alone, a line any program can
 	 * print: it takes the rank map's placement away only where the map cannot place every
@@ -190,7 +195,10 @@ static bool launcher_ranks(const struct att *a)
 	 * past Slurm's tasks (several workers a task) shows a tag at or past the task count,
 	 * and one whose worker failed prints its failure summary and teardown (torchrun-*),
 	 * either of which still takes it away. */
-	return banner && !(mapped && ev->ntasks);
+	rc = banner && !(mapped && ev->ntasks);
+out:
+	free(placed);
+	return rc;
 }
 
 /* Sorts the N entries at V by rank and keeps each rank's first; returns how many remain. */
@@ -425,7 +433,10 @@ static int place_ranks(struct att *a)
 			a->rnode[n++] =
 				(struct rnode){o->rank, ev->ntasks + nsr + ev->nranks + i, o->node};
 	}
-	if (launcher_ranks(a)) {
+	int launched = launcher_ranks(a);
+	if (launched < 0)
+		goto out;
+	if (launched) {
 		size_t nt = 0, k = 0;
 		for (size_t i = 0; i < n; i++)
 			nt += a->rnode[i].seq < ev->ntasks + nsr;
