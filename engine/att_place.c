@@ -1293,7 +1293,7 @@ static bool prefix_only_node(const struct att *a, const struct pm_obs *o, bool *
 	struct pm_peel pe;
 	char h[128];
 
-	if (!job_text(a, o) || !o->node || o->rank >= 0)
+	if (!o->node || o->rank >= 0 || !job_text(a, o)) /* the cheap tests first: every line */
 		return false;
 	for (int k = 0; p && p < end && k < 4; k++) {
 		pm_peel(f->format, p, (size_t)(end - p), NULL, &pe);
