@@ -2,7 +2,8 @@
  * carry_store.c - give a bench store's bundles the carried scans their collectors would have
  * written (engine/carry.c, FORMATS.md "Carried scans"): each bundle's job output scanned with
  * the rule set, the record added as scans/<source>/<name>.pmscan and listed in the manifest's
- * "scans", the bundle rewritten in place.  What bench/finalize.sh measures with CARRY=1.
+ * "scans", the bundle rewritten in place (a record it had is replaced).  What bench/finalize.sh
+ * measures with CARRY=1.
  *
  * usage: carry_store RULES JOB_START BUNDLE.tar.zst...
  * (JOB_START: the job's start, ISO 8601, as the stub sacct says it; each bundle's manifest
@@ -150,8 +151,8 @@ static int one(const struct pm_ruleset *rs, double start, const char *path)
 	    archive_write_add_filter_zstd(a) || archive_write_open_filename(a, tmp) != ARCHIVE_OK ||
 	    add(a, "manifest.json", text, strlen(text)) < 0)
 		goto out;
-	for (size_t k = 1; k < n; k++)
-		if (add(a, m[k].name, m[k].data, m[k].len) < 0)
+	for (size_t k = 1; k < n; k++) /* a record made before (another build, other rules) goes */
+		if (strncmp(m[k].name, "scans/", 6) && add(a, m[k].name, m[k].data, m[k].len) < 0)
 			goto out;
 	for (size_t k = 0; k < nrec; k++)
 		if (add(a, recname[k], rec[k], reclen[k]) < 0)

@@ -7,8 +7,9 @@
 #              FAILED record; verdict.json and manifest.json written, the comment set)
 #   bench/finalize.sh [NODES [RANKS]]        (default 4096 8)
 # CARRY=1: the same store with each bundle's carried scan (engine/FORMATS.md, "Carried scans"),
-# as collectors with carry_scans: true write it: a copy, store-NODES-RANKS-carried, made once
-# by bench/carry_store (built by make check) with this rule set.
+# as collectors with carry_scans: true write it: a copy, store-NODES-RANKS-carried, made by
+# bench/carry_store (built by make check; `make bench/carry_store` after an engine change) with
+# this rule set, again whenever either changed.
 # PM_BUILDDIR=<build dir>, RUNS (default 3), PM_BENCH_DATA (default /tmp/pm-bench), PRIO (a
 # SCHED_FIFO priority for chrt, e.g. 10: on a shared machine other work cannot preempt the run).
 # Each run reads the bundles once first: a merge right after its collectors finds them in the
@@ -24,10 +25,17 @@ need "$pm"
 [ -d "$jobdir/nodes" ] || python3 "$src/bench/gen_store.py" "$store" "$nodes" "$rpn"
 if [ "${CARRY:-0}" = 1 ]; then
 	need "$build/bench/carry_store"
-	if [ ! -d "$store-carried" ]; then
+	# a record is taken only from the engine and rules that made it (its key): the copy is
+	# made again whenever carry_store (linked with the engine) or the rules changed, else
+	# every record would be refused and the run would time a plain merge
+	stamp=$( (cat "$build/bench/carry_store"; find "$src/rules" -name '*.yaml' | sort | xargs cat) |
+		sha256sum | cut -c1-16)
+	if [ "$(cat "$store-carried/.carried" 2>/dev/null)" != "$stamp" ]; then
+		rm -rf "$store-carried" "$store-carried.tmp"
 		cp -a "$store" "$store-carried.tmp"
 		find "$store-carried.tmp/bench/700001/0/nodes" -name '*.tar.zst' | sort |
 			xargs "$build/bench/carry_store" "$src/rules" 2026-11-30T03:39:58
+		echo "$stamp" > "$store-carried.tmp/.carried"
 		mv "$store-carried.tmp" "$store-carried"
 	fi
 	store=$store-carried
