@@ -1285,6 +1285,9 @@ static int single_reporter(struct att *a)
  */
 static int teardown_fallback(struct att *a)
 {
+	struct cand *c;
+	bool nf;
+
 	for (size_t i = 0; i < a->nc; i++)
 		if (!a->c[i].dead)
 			return 0;
@@ -1297,10 +1300,22 @@ static int teardown_fallback(struct att *a)
 		if (o->trusted ? pm_att_obs_window(a, o, true) == WIN_OUT :
 				 o->source != PM_SRC_APP_LOG)
 			continue;
-		if (fallback_add(a, i, o->node,
-				 "a process was killed and nothing else says why; this class is the "
-				 "usual reason, unconfirmed") < 0)
+		/* slurmstepd's "CANCELLED ... DUE TO NODE FAILURE" is printed by a node that
+		 * survived (a step's node, the batch host): the node that failed printed
+		 * nothing, and the line names none (slurm.md; Slurm's record, srun's "Node
+		 * failure on X" do, sched_node_fail) */
+		nf = pm_is_kind(r->cls, r->subcls, PM_K_NODE_FAIL);
+		if (fallback_add(a, i, nf ? NULL : o->node,
+				 nf ? "Slurm says a node of the job failed; the node that printed it "
+				      "survived, and nothing says which node failed" :
+				      "a process was killed and nothing else says why; this class "
+				      "is the usual reason, unconfirmed") < 0)
 			return -1;
+		if (nf && (c = pm_att_cand_get(a, r->cls, r->subcls, NULL, LEAD_RULE)) &&
+		    c->fallback) {
+			c->nowhere = true;
+			pm_att_cand_ranks_clear(c);
+		}
 	}
 	return 0;
 }
