@@ -1263,6 +1263,8 @@ static int single_reporter(struct att *a)
 		    fallback_add(a, i, rep, note) < 0)
 			return -1;
 	}
+	/* one process's report: where it was seen, not where it happened */
+	pm_att_why_one_reporter(a);
 	/* the one reporter's candidates made just now, of no node: none is placed on a host */
 	for (size_t i = 0; !rep && i < a->ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
@@ -1315,6 +1317,7 @@ static int teardown_fallback(struct att *a)
 		    c->fallback) {
 			c->nowhere = true;
 			pm_att_cand_ranks_clear(c);
+			pm_att_why_one_reporter(a);
 		}
 	}
 	return 0;
