@@ -5,6 +5,7 @@
  * kept when nothing better fits.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -542,8 +543,95 @@ static bool better(const struct att *a, const struct cand *x, const struct cand 
 	return false;
 }
 
+/* The PCI address an AER line names: its capture (the device a root port's "error received:"
+ * names), else the device the kernel's message is printed for ("nvidia 0000:3a:00.0: AER:
+ * PCIe Bus Error: ..."), the first address on the line; NULL when none. */
+static const char *aer_pci(const struct pm_obs *o, char *buf, size_t len)
+{
+	const char *r = o->raw;
+
+	if (o->pci)
+		return o->pci;
+	for (size_t i = 0; r && r[i]; i++) {
+		const char *q = r + i;
+		size_t n = 0;
+		while (n < 12 && q[n] &&
+		       ((n == 4 || n == 7) ? q[n] == ':' :
+			n == 10		   ? q[n] == '.' :
+					     isxdigit((unsigned char)q[n])))
+			n++;
+		if (n == 12 && (i == 0 || !isxdigit((unsigned char)r[i - 1])) && len > 12) {
+			memcpy(buf, q, 12);
+			buf[12] = '\0';
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Whether live candidate G (gpu_hardware, on C's node) names PCI among its evidence. */
+static bool gpu_names_pci(const struct att *a, const struct cand *g, const char *pci)
+{
+	for (size_t m = 0; m < g->nev; m++) {
+		const struct pm_obs *o = &a->ev->obs[g->ev[m]];
+		if (o->trusted && o->pci && pm_att_pci_eq(o->pci, pci))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A fatal AER whose every line names the PCI address of a GPU that a trusted line of the
+ * same node then reports lost (the Xid 79 or fallen-off-the-bus line's address, or a GPU
+ * fact's) is that GPU's own link failing: the GPU's, gpu_hardware/pcie, not the host's.  It
+ * must come before the GPU's event (or within the skew tolerance of it) and no more than a
+ * minute before.  A fatal AER on a root port or a switch above the GPU names another address
+ * and stays host_hardware/aer (host-aer-fatal-then-xid79).  The merge below then makes the two
+ * one candidate of the GPU.
+ */
+static void aer_on_gpu(struct att *a)
+{
+	double tol = a->rs->skew_s;
+	char buf[16], pci[16];
+
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i], *g = NULL;
+		bool all = c->nev > 0;
+		if (c->dead || !c->node[0] || c->lead != LEAD_RULE ||
+		    strcmp(c->cls, "host_hardware") || strcmp(c->sub, "aer"))
+			continue;
+		pci[0] = '\0';
+		for (size_t m = 0; m < c->nev && all; m++) {
+			const struct pm_obs *o = &a->ev->obs[c->ev[m]];
+			const char *p = aer_pci(o, buf, sizeof(buf));
+			if (!p || strlen(p) >= sizeof(pci) || (pci[0] && !pm_att_pci_eq(pci, p)))
+				all = false;
+			else
+				snprintf(pci, sizeof(pci), "%s", p);
+		}
+		for (size_t k = 0; all && k < a->nc && !g; k++) {
+			struct cand *d = &a->c[k];
+			if (!d->dead && d->nev && d->lead == LEAD_RULE &&
+			    !strcmp(d->cls, "gpu_hardware") && !strcmp(d->node, c->node) &&
+			    gpu_names_pci(a, d, pci) &&
+			    (!c->has_t || !d->has_t || (c->t <= d->t + tol && d->t - c->t <= 60)))
+				g = d;
+		}
+		if (!g)
+			continue;
+		c->cls = g->cls;
+		c->sub = "pcie";
+		c->sumobs = 0;
+		snprintf(c->summary, sizeof(c->summary),
+			 "the PCIe link of the GPU at %s on %s failed (a fatal AER on the GPU's own "
+			 "address), and the GPU was lost",
+			 pci, c->node);
+	}
+}
+
 void pm_att_phase_merge(struct att *a)
 {
+	aer_on_gpu(a);
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
 		if (c->dead || !c->node[0] || !c->nev || c->lead != LEAD_RULE)
@@ -1263,6 +1351,8 @@ static int single_reporter(struct att *a)
 		    fallback_add(a, i, rep, note) < 0)
 			return -1;
 	}
+	/* one process's report: where it was seen, not where it happened */
+	pm_att_why_one_reporter(a);
 	/* the one reporter's candidates made just now, of no node: none is placed on a host */
 	for (size_t i = 0; !rep && i < a->ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
@@ -1285,6 +1375,9 @@ static int single_reporter(struct att *a)
  */
 static int teardown_fallback(struct att *a)
 {
+	struct cand *c;
+	bool nf;
+
 	for (size_t i = 0; i < a->nc; i++)
 		if (!a->c[i].dead)
 			return 0;
@@ -1297,10 +1390,23 @@ static int teardown_fallback(struct att *a)
 		if (o->trusted ? pm_att_obs_window(a, o, true) == WIN_OUT :
 				 o->source != PM_SRC_APP_LOG)
 			continue;
-		if (fallback_add(a, i, o->node,
-				 "a process was killed and nothing else says why; this class is the "
-				 "usual reason, unconfirmed") < 0)
+		/* slurmstepd's "CANCELLED ... DUE TO NODE FAILURE" is printed by a node that
+		 * survived (a step's node, the batch host): the node that failed printed
+		 * nothing, and the line names none (slurm.md; Slurm's record, srun's "Node
+		 * failure on X" do, sched_node_fail) */
+		nf = pm_is_kind(r->cls, r->subcls, PM_K_NODE_FAIL);
+		if (fallback_add(a, i, nf ? NULL : o->node,
+				 nf ? "Slurm says a node of the job failed; the node that printed it "
+				      "survived, and nothing says which node failed" :
+				      "a process was killed and nothing else says why; this class "
+				      "is the usual reason, unconfirmed") < 0)
 			return -1;
+		if (nf && (c = pm_att_cand_get(a, r->cls, r->subcls, NULL, LEAD_RULE)) &&
+		    c->fallback) {
+			c->nowhere = true;
+			pm_att_cand_ranks_clear(c);
+			pm_att_why_one_reporter(a);
+		}
 	}
 	return 0;
 }

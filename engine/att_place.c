@@ -1575,16 +1575,21 @@ int pm_att_phase_place(struct att *a)
 	if (one) {
 		const char *oh = one;
 
-		if (ev->job.nnodes == 1 && ev->job.nodes[0] && !strcasecmp(oh, ev->job.nodes[0]))
+		if (ev->job.nnodes == 1 && ev->job.nodes[0] && !strcasecmp(oh, ev->job.nodes[0])) {
 			pm_att_why(a,
 				   "The accounting record names one node for the job, %s: what the "
 				   "files report without a node happened there.",
 				   oh);
-		else
-			pm_att_why(a,
-				   "The folder's files name one host, %s: what they report without a "
-				   "node happened there.",
-				   oh);
+			return 0;
+		}
+		/* a one-node job's record places it; a folder's one host only says where it
+		 * was printed, which a lone reporter's lead says instead (pm_att_why_one_reporter) */
+		snprintf(a->one_host, sizeof(a->one_host), "%s", oh);
+		a->one_host_why = json_array_size(a->why) + 1;
+		pm_att_why(a,
+			   "The folder's files name one host, %s: what they report without a "
+			   "node happened there.",
+			   oh);
 	}
 	return 0;
 }

@@ -137,6 +137,20 @@ static bool xtrace_line(const char *raw)
 	return pe.skip < n && raw[pe.skip] == '+';
 }
 
+/* Whether RAW is a line a rank's process wrote under its own rank tag ("[rank1]: ...",
+ * PyTorch's prefix of a worker's output), not srun's label nor torchrun's "[default1]:" (the
+ * launcher's own prefix around its workers' lines): a launcher's wording there is the
+ * program quoting it, which takes no placement away by itself. */
+static bool worker_line(const char *raw)
+{
+	struct pm_peel pe;
+	size_t n = strlen(raw);
+
+	pm_peel(PM_FMT_APP, raw, n, NULL, &pe);
+	return pe.rank >= 0 && pe.label != pe.rank && pe.skip <= n &&
+	       !memmem(raw, pe.skip, "[default", 8);
+}
+
 /*
  * Whether the job's output shows that a launcher, not Slurm, numbered the ranks its tags give
  * ("[rank6]: ...", PyTorch's global rank under one torchrun or DeepSpeed launcher a node): a
@@ -183,9 +197,14 @@ static int launcher_ranks(const struct att *a)
 			continue;
 		}
 		for (size_t k = 0; o->raw && k < sizeof(launcher_marks) / sizeof(*launcher_marks);
-		     k++)
-			if (strstr(o->raw, launcher_marks[k]))
+		     k++) {
+			if (!strstr(o->raw, launcher_marks[k]))
+				continue;
+			if (!worker_line(o->raw))
 				goto out;
+			banner = true; /* a rank's own words: weighed as the banner is */
+			break;
+		}
 	}
 	/* torchrun's banner (or its OMP_NUM_THREADS notice) alone, a line any program can
 	 * print: it takes the rank map's placement away only where the map cannot place every

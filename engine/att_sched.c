@@ -310,6 +310,28 @@ static void sched_node_fail(struct att *a)
 	}
 }
 
+/* BOOT_FAIL: a node Slurm allocated to the job failed to boot (a reboot it asked for, a
+ * cloud node that never came up), so the job never started: the site's infrastructure,
+ * host_hardware/node_fail.  The node the record names (FailedNode; the one node of a
+ * one-node job), else none: which of the job's nodes did not boot the record does not say. */
+static void sched_boot_fail(struct att *a)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	const char *n = j->failed_node ? j->failed_node : j->nnodes == 1 ? j->nodes[0] : NULL;
+	char buf[256];
+
+	if (has_kind(a, PM_K_NODE_FAIL, false))
+		return;
+	if (n)
+		snprintf(buf, sizeof(buf),
+			 "%s failed to boot for the job (BOOT_FAIL): the job never started", n);
+	else
+		snprintf(buf, sizeof(buf),
+			 "a node of the job failed to boot (BOOT_FAIL): the job never started; "
+			 "the record names no node");
+	record_user_text(a, synth(a, PM_K_NODE_FAIL, n, buf));
+}
+
 /* Candidates whose rule names the outcome Slurm recorded are corroborated by the record;
  * what Slurm itself decided (a time limit, an external end, a lost node, an OOM kill) is a
  * candidate of its own. */
@@ -333,6 +355,8 @@ void pm_att_phase_scheduler(struct att *a)
 		sched_external(a, o);
 	else if (!strcmp(o, "NODE_FAIL"))
 		sched_node_fail(a);
+	else if (a->ev->job.state && !strncmp(a->ev->job.state, "BOOT_FAIL", 9))
+		sched_boot_fail(a);
 	else if (!strcmp(o, "OUT_OF_MEMORY") && !has_kind(a, PM_K_HOST_OOM, false))
 		synth(a, PM_K_HOST_OOM, NULL,
 		      "Slurm killed the job for exceeding its memory (OUT_OF_MEMORY)");

@@ -41,6 +41,20 @@ void pm_att_why(struct att *a, const char *fmt, ...)
 	va_end(ap);
 }
 
+void pm_att_why_one_reporter(struct att *a)
+{
+	char buf[512];
+
+	if (!a->one_host_why || a->one_host_why > json_array_size(a->why))
+		return;
+	snprintf(buf, sizeof(buf),
+		 "The folder's files name one host, %s: what they report without a node was "
+		 "reported by a process there; that is where it was seen, not where it "
+		 "happened.",
+		 a->one_host);
+	json_array_set_new(a->why, a->one_host_why - 1, json_string(buf));
+}
+
 static int addrank(int **v, size_t *n, size_t *al, int r)
 {
 	for (size_t i = 0; i < *n; i++)

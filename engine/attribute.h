@@ -125,6 +125,10 @@ struct att {
 	struct cand c[MAXC];
 	size_t nc;
 	json_t *why;
+	/* why's sentence that put what has no node on the folder's one host (att_place.c): its
+	 * index + 1 (0: none) and that host, reworded by pm_att_why_one_reporter */
+	size_t one_host_why;
+	char one_host[256];
 	const char *outcome;
 	bool cancel_by_limit; /* the job's CANCELLED line follows a kill for its memory */
 	bool task_failed;     /* a task ended of itself: error code, crash signal (phase_outcome) */
@@ -245,6 +249,10 @@ int pm_att_yield(struct att *a);
 
 /* attribute.c */
 void pm_att_why(struct att *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A lead that one process's report alone gives (a lone reporter, a survivor's line): why's
+ * sentence that placed what has no node on the folder's one host says where it was reported,
+ * not that it happened there.  Nothing when there is no such sentence. */
+void pm_att_why_one_reporter(struct att *a);
 const char *pm_att_rank_node(const struct att *a, int rank);
 /* A node other than NODE where the plugin's records show a task failing of itself (a non-zero
  * exit, a signal but Slurm's SIGTERM or SIGKILL), when they show every task on NODE ending with
