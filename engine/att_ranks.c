@@ -1905,3 +1905,56 @@ void pm_att_fewest_completed(struct att *a, struct cand *c)
 			   "elsewhere) are the suspects.",
 			   lo, hi);
 }
+
+/* Whether host names X and Y are one host: equal, or their first labels equal, in any case
+ * ("HX-N08" and "hx-n08.cluster" are hx-n08). */
+static bool same_host(const char *x, const char *y)
+{
+	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
+
+	return !strcasecmp(x, y) || (lx == ly && !strncasecmp(x, y, lx));
+}
+
+int pm_att_rank_hosts(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	size_t al = 0;
+
+	/* the record's node list decides where it is given (pm_att_other_node); a rank seen
+	 * beyond the communicator's size means a larger job than its set-up lines show */
+	if (ev->job.nnodes || a->commw <= 0 || (a->nknown && a->known[a->nknown - 1] >= a->commw))
+		return 0;
+	for (int r = 0; r < a->commw; r++) {
+		const char *n = pm_att_rank_node(a, r);
+		bool seen = false;
+		if (!n || strchr(n, '[')) {
+			free(a->rkh);
+			a->rkh = NULL;
+			a->nrkh = 0;
+			return 0;
+		}
+		for (size_t i = 0; i < a->nrkh && !seen; i++)
+			seen = same_host(a->rkh[i], n);
+		if (seen)
+			continue;
+		if (a->nrkh == al) {
+			const char **v = realloc(a->rkh, (al ? 2 * al : 8) * sizeof(*v));
+			if (!v)
+				return -1;
+			a->rkh = v;
+			al = al ? 2 * al : 8;
+		}
+		a->rkh[a->nrkh++] = n;
+	}
+	return 0;
+}
+
+bool pm_att_rankless_host(const struct att *a, const char *node)
+{
+	if (!a->rkh || !node || !node[0] || strchr(node, '['))
+		return false;
+	for (size_t i = 0; i < a->nrkh; i++)
+		if (same_host(a->rkh[i], node))
+			return false;
+	return true;
+}

@@ -139,6 +139,10 @@ struct att {
 	size_t nknown;
 	struct rnode *rnode; /* rank -> node, sorted by rank (place_ranks) */
 	size_t nrnode;
+	/* with no record, the hosts of every rank of the job's communicator, where its set-up
+	 * lines and the other sources place them all (pm_att_rank_hosts); NULL otherwise */
+	const char **rkh;
+	size_t nrkh;
 	/* Slurm's task -> node where a launcher numbered the ranks (place_ranks, launcher_ranks):
 	 * the rank map's and srun's, kept out of RNODE and read for srun's labels only */
 	struct rnode *tnode;
@@ -375,6 +379,12 @@ bool pm_att_slurm_signal_exit(long c);
 
 /* att_ranks.c: where ranks ran, the GPUs' ranks, silence, and a timeout's suspects. */
 int pm_att_phase_ranks(struct att *a);
+/* With no accounting record, where every rank of the job's communicator (its set-up lines'
+ * size, no rank seen beyond it) is placed on a host, note those hosts in RKH: a host that
+ * ran none of them is no node of the job's ranks (pm_att_other_node).  0, or -1 on ENOMEM. */
+int pm_att_rank_hosts(struct att *a);
+/* Whether RKH is known and NODE is none of its hosts by name or first label, in any case. */
+bool pm_att_rankless_host(const struct att *a, const char *node);
 void pm_att_place_obs(struct att *a);
 int pm_att_phase_gpu_ranks(struct att *a);
 /* The GPU's index on NODE for bus id PCI, from nvidia-smi's table; -1 unknown. */
