@@ -391,6 +391,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	pm_att_place_obs(&a);
 	if (pm_att_phase_place(&a) < 0 || pm_att_rank_hosts(&a) < 0)
 		goto out;
+	pm_att_output_start(&a);
 	pm_att_phase_outcome(&a);
 	if (pm_att_phase_clocks(&a) < 0 || pm_att_phase_origins(&a, true) < 0)
 		goto out;

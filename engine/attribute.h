@@ -143,6 +143,9 @@ struct att {
 	 * lines and the other sources place them all (pm_att_rank_hosts); NULL otherwise */
 	const char **rkh;
 	size_t nrkh;
+	/* with no window (pm_att_no_window), the earliest time the job's output dates a line of
+	 * its progress or set-up (pm_att_output_start); 0 none */
+	double out_t0;
 	/* Slurm's task -> node where a launcher numbered the ranks (place_ranks, launcher_ranks):
 	 * the rank map's and srun's, kept out of RNODE and read for srun's labels only */
 	struct rnode *tnode;
@@ -314,6 +317,13 @@ bool pm_att_job_gpu(const struct att *a, const struct pm_obs *o);
 /* A folder with no accounting record, task record or bundle: the job's time is not known
  * (att_time.c). */
 bool pm_att_no_window(const struct att *a);
+/* With no window, note in OUT_T0 the earliest time a line of the job's progress or set-up in
+ * its output (a progress or context rule's) is dated (a stamp with a date), if any. */
+void pm_att_output_start(struct att *a);
+/* Whether O, a dated trusted line, is stamped before the job's first dated line of progress
+ * or set-up (OUT_T0) by more than the skew tolerance and job_window_grace_s, with no window: the job
+ * was running after it and the user's text may narrow trust, never widen it. */
+bool pm_att_before_output(const struct att *a, const struct pm_obs *o);
 /* The record gives only one of the job's start and end: its window is open on one side. */
 bool pm_att_half_window(const struct att *a);
 /* C is a hardware event kept only on the side the record leaves the window open (att_time.c). */

@@ -197,6 +197,12 @@ static bool set_aside(const struct att *a, size_t oi)
 		return false;
 	if (pm_att_other_node(a, o) || (R(a, oi)->hardware && pm_att_other_gpu(a, o)))
 		return true;
+	if (pm_att_before_output(a, o)) {
+		for (size_t i = 0; i < a->live; i++)
+			if (!a->c[i].dead && pm_att_cand_holds(&a->c[i], oi))
+				return false;
+		return true;
+	}
 	if (!o->trusted || (w = pm_att_obs_window(a, o, true)) == WIN_IN)
 		return false;
 	if (w == WIN_OUT)
