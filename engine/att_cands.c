@@ -238,6 +238,11 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 	const struct pm_evidence *ev = a->ev;
 	const struct pm_file *f;
 
+	/* with no record, a host where none of the job's ranks ran, every one of them being
+	 * placed elsewhere (pm_att_rank_hosts): a node log gathered beside the job's, not one
+	 * of its nodes */
+	if (o->trusted && !ev->job.nnodes && pm_att_rankless_host(a, o->node))
+		return true;
 	/* a host list ("Nodes gpu[276-277] are still not ready") is Slurm's words about
 	 * several nodes, not one host's line */
 	if (!o->trusted || !o->node || !ev->job.nnodes || ev->job.het_partial ||
@@ -411,6 +416,17 @@ static void other_node_why(struct att *a)
 	}
 	if (!first)
 		return;
+	if (!ev->job.nnodes) {
+		pm_att_why(a,
+			   "No accounting record, but every rank of the job's %d-rank communicator "
+			   "is placed on %s%s (%zu host%s), none on %s: the system log lines of "
+			   "hosts that ran none of them (%zu, the first %s on %s) are another "
+			   "node's, context only, neither this job's origin nor a node to exclude.",
+			   a->commw, a->rkh[0], a->nrkh > 1 ? " and others" : "", a->nrkh,
+			   a->nrkh == 1 ? "" : "s", first->node, n,
+			   R(a, (size_t)(first - ev->obs))->id, first->node);
+		return;
+	}
 	nodes[0] = '\0';
 	for (size_t i = 0, l = 0; i < ev->job.nnodes && l + 2 < sizeof(nodes); i++) {
 		int w = snprintf(nodes + l, sizeof(nodes) - l, "%s%s", i ? ", " : "",

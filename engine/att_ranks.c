@@ -1410,6 +1410,45 @@ static bool view_is_jobs(const struct att *a, const char *node)
  * their Minor Numbers do, not as a table's rows: a job given GPUs 4-7, or a cgroup's
  * nvidia-smi that shows the job's GPU 6 as its row 2, would name the rank of another GPU.
  * A list CUDA_VISIBLE_DEVICES gave numbers the job's view, as such a table's rows do. */
+/* A PCI address's domain, bus and device as one number (NCCL's busId without its function:
+ * "0000:3b:00.0" and "3b:00" are 0x3b00); -1 unparsable. */
+static long long pci_key(const char *s)
+{
+	unsigned dom = 0, bus, dev;
+	int n;
+
+	if (sscanf(s, "%x:%x:%x%n", &dom, &bus, &dev, &n) == 3 ||
+	    (dom = 0, sscanf(s, "%x:%x%n", &bus, &dev, &n) == 2))
+		return bus < 256 && dev < 256 ? (long long)dom << 16 | bus << 8 | dev : -1;
+	return -1;
+}
+
+/* With no rank map, the ranks of the job's communicator whose NCCL set-up line on NODE names
+ * the bus id of hardware line O ("rank 5 nranks 8 cudaDev 1 nvmlDev 1 busId 3b000"): they
+ * join C's ranks.  Only the largest communicator's lines (comm_line), whose ranks are the
+ * job's, not a split group's renumbered ones, and only a rank placed on NODE. */
+static int busid_ranks(struct att *a, struct cand *c, const struct pm_obs *o)
+{
+	long long want = o->pci ? pci_key(o->pci) : -1;
+
+	if (want < 0 || a->ev->ntasks || a->commw <= 0)
+		return 0;
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *m = &a->ev->obs[i];
+		const char *b, *n;
+		unsigned long long id;
+		if (!comm_line(a, i, a->commw) || !m->raw || !(b = strstr(m->raw, " busId ")) ||
+		    sscanf(b + 7, "%llx", &id) != 1)
+			continue;
+		n = pm_att_rank_node(a, m->rank);
+		if (!n || strcasecmp(n, c->node) || (long long)(id >> 4) != want)
+			continue;
+		if (pm_att_cand_addrank(c, m->rank) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int pm_att_phase_gpu_ranks(struct att *a)
 {
 	for (size_t i = 0; i < a->nc; i++) {
@@ -1439,6 +1478,8 @@ int pm_att_phase_gpu_ranks(struct att *a)
 				    pm_att_cand_addrank(c, tk->rank) < 0)
 					return -1;
 			}
+			if (busid_ranks(a, c, o) < 0)
+				return -1;
 		}
 	}
 	return 0;
@@ -1934,4 +1975,57 @@ void pm_att_fewest_completed(struct att *a, struct cand *c)
 			   "Rank(s) with the fewest completed collectives (%lld, against %lld "
 			   "elsewhere) are the suspects.",
 			   lo, hi);
+}
+
+/* Whether host names X and Y are one host: equal, or their first labels equal, in any case
+ * ("HX-N08" and "hx-n08.cluster" are hx-n08). */
+static bool same_host(const char *x, const char *y)
+{
+	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
+
+	return !strcasecmp(x, y) || (lx == ly && !strncasecmp(x, y, lx));
+}
+
+int pm_att_rank_hosts(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	size_t al = 0;
+
+	/* the record's node list decides where it is given (pm_att_other_node); a rank seen
+	 * beyond the communicator's size means a larger job than its set-up lines show */
+	if (ev->job.nnodes || a->commw <= 0 || (a->nknown && a->known[a->nknown - 1] >= a->commw))
+		return 0;
+	for (int r = 0; r < a->commw; r++) {
+		const char *n = pm_att_rank_node(a, r);
+		bool seen = false;
+		if (!n || strchr(n, '[')) {
+			free(a->rkh);
+			a->rkh = NULL;
+			a->nrkh = 0;
+			return 0;
+		}
+		for (size_t i = 0; i < a->nrkh && !seen; i++)
+			seen = same_host(a->rkh[i], n);
+		if (seen)
+			continue;
+		if (a->nrkh == al) {
+			const char **v = realloc(a->rkh, (al ? 2 * al : 8) * sizeof(*v));
+			if (!v)
+				return -1;
+			a->rkh = v;
+			al = al ? 2 * al : 8;
+		}
+		a->rkh[a->nrkh++] = n;
+	}
+	return 0;
+}
+
+bool pm_att_rankless_host(const struct att *a, const char *node)
+{
+	if (!a->rkh || !node || !node[0] || strchr(node, '['))
+		return false;
+	for (size_t i = 0; i < a->nrkh; i++)
+		if (same_host(a->rkh[i], node))
+			return false;
+	return true;
 }

@@ -240,6 +240,41 @@ bool pm_att_no_window(const struct att *a)
 	       !ev->ncollect;
 }
 
+void pm_att_output_start(struct att *a)
+{
+	a->out_t0 = 0;
+	if (!pm_att_no_window(a) || pm_att_half_window(a))
+		return;
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		enum pm_role role = R(a, i)->role;
+		/* its progress and set-up, not its reports of the failure: a watchdog's line is
+		 * dated its timeout after the hang began */
+		if ((role == PM_ROLE_PROGRESS || role == PM_ROLE_CONTEXT) &&
+		    o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
+		    o->event_time > 0 && (!a->out_t0 || o->event_time < a->out_t0))
+			a->out_t0 = o->event_time;
+	}
+}
+
+bool pm_att_before_output(const struct att *a, const struct pm_obs *o)
+{
+	return a->out_t0 > 0 && o->trusted && o->has_time && o->event_time > 0 &&
+	       o->event_time < a->out_t0 - a->rs->skew_s - a->rs->grace_s;
+}
+
+/* Whether every origin line of C is stamped before the job's output began (OUT_T0). */
+static bool cand_before_output(const struct att *a, const struct cand *c)
+{
+	if (!c->has_t || a->out_t0 <= 0)
+		return false;
+	for (size_t k = 0; k < c->nev; k++)
+		if (R(a, c->ev[k])->role == PM_ROLE_ORIGIN &&
+		    !pm_att_before_output(a, &a->ev->obs[c->ev[k]]))
+			return false;
+	return true;
+}
+
 /* The record gives the job's start or its end, not both. */
 bool pm_att_half_window(const struct att *a)
 {
@@ -330,6 +365,20 @@ void pm_att_phase_stale(struct att *a)
 			c->explained = (c->node[0] || pm_att_no_window(a)) &&
 				       (c->pidlink > 0 || stale_explained(a, c));
 			c->fallback = !c->explained;
+			if (c->fallback && cand_before_output(a, c)) {
+				/* the job's output dates its own lines after it: the job was
+				 * running, and an earlier event there explains nothing of it */
+				pm_att_why(
+					a,
+					"%s logged %s %.0f s before the job's output dates its first "
+					"line of progress or set-up: with no accounting record the "
+					"job's start is not known, but the job ran after it, and "
+					"nothing this job's ranks did there shows a failure it "
+					"explains: context only, not this job's origin.",
+					c->node[0] ? c->node : "A node", what, a->out_t0 - c->t);
+				c->dead = true;
+				continue;
+			}
 			if (c->fallback) {
 				if (c->has_t && pm_att_half_window(a))
 					pm_att_why(

@@ -366,6 +366,7 @@ static void att_free(struct att *a)
 	free(a->pstart);
 	free(a->known);
 	free(a->rnode);
+	free(a->rkh);
 	free(a->tnode);
 	free(a->mapn);
 	free(a->amb);
@@ -402,8 +403,9 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	if (att_init(&a, ev) < 0 || pm_att_phase_ranks(&a) < 0)
 		goto out;
 	pm_att_place_obs(&a);
-	if (pm_att_phase_place(&a) < 0)
+	if (pm_att_phase_place(&a) < 0 || pm_att_rank_hosts(&a) < 0)
 		goto out;
+	pm_att_output_start(&a);
 	pm_att_phase_outcome(&a);
 	if (pm_att_phase_clocks(&a) < 0 || pm_att_phase_origins(&a, true) < 0)
 		goto out;

@@ -143,6 +143,13 @@ struct att {
 	size_t nknown;
 	struct rnode *rnode; /* rank -> node, sorted by rank (place_ranks) */
 	size_t nrnode;
+	/* with no record, the hosts of every rank of the job's communicator, where its set-up
+	 * lines and the other sources place them all (pm_att_rank_hosts); NULL otherwise */
+	const char **rkh;
+	size_t nrkh;
+	/* with no window (pm_att_no_window), the earliest time the job's output dates a line of
+	 * its progress or set-up (pm_att_output_start); 0 none */
+	double out_t0;
 	/* Slurm's task -> node where a launcher numbered the ranks (place_ranks, launcher_ranks):
 	 * the rank map's and srun's, kept out of RNODE and read for srun's labels only */
 	struct rnode *tnode;
@@ -318,6 +325,13 @@ bool pm_att_job_gpu(const struct att *a, const struct pm_obs *o);
 /* A folder with no accounting record, task record or bundle: the job's time is not known
  * (att_time.c). */
 bool pm_att_no_window(const struct att *a);
+/* With no window, note in OUT_T0 the earliest time a line of the job's progress or set-up in
+ * its output (a progress or context rule's) is dated (a stamp with a date), if any. */
+void pm_att_output_start(struct att *a);
+/* Whether O, a dated trusted line, is stamped before the job's first dated line of progress
+ * or set-up (OUT_T0) by more than the skew tolerance and job_window_grace_s, with no window: the job
+ * was running after it and the user's text may narrow trust, never widen it. */
+bool pm_att_before_output(const struct att *a, const struct pm_obs *o);
 /* The record gives only one of the job's start and end: its window is open on one side. */
 bool pm_att_half_window(const struct att *a);
 /* C is a hardware event kept only on the side the record leaves the window open (att_time.c). */
@@ -383,6 +397,12 @@ bool pm_att_slurm_signal_exit(long c);
 
 /* att_ranks.c: where ranks ran, the GPUs' ranks, silence, and a timeout's suspects. */
 int pm_att_phase_ranks(struct att *a);
+/* With no accounting record, where every rank of the job's communicator (its set-up lines'
+ * size, no rank seen beyond it) is placed on a host, note those hosts in RKH: a host that
+ * ran none of them is no node of the job's ranks (pm_att_other_node).  0, or -1 on ENOMEM. */
+int pm_att_rank_hosts(struct att *a);
+/* Whether RKH is known and NODE is none of its hosts by name or first label, in any case. */
+bool pm_att_rankless_host(const struct att *a, const char *node);
 void pm_att_place_obs(struct att *a);
 int pm_att_phase_gpu_ranks(struct att *a);
 /* The GPU's index on NODE for bus id PCI, from nvidia-smi's table; -1 unknown. */

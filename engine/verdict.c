@@ -197,6 +197,12 @@ static bool set_aside(const struct att *a, size_t oi)
 		return false;
 	if (pm_att_other_node(a, o) || (R(a, oi)->hardware && pm_att_other_gpu(a, o)))
 		return true;
+	if (pm_att_before_output(a, o)) {
+		for (size_t i = 0; i < a->live; i++)
+			if (!a->c[i].dead && pm_att_cand_holds(&a->c[i], oi))
+				return false;
+		return true;
+	}
 	if (!o->trusted || (w = pm_att_obs_window(a, o, true)) == WIN_IN)
 		return false;
 	if (w == WIN_OUT)
@@ -1227,6 +1233,11 @@ static json_t *verdict_first_error(struct vb *b)
 			continue;
 		agrees = l && ((l->node[0] && o->node && !strcmp(o->node, l->node)) ||
 			       (!l->node[0] && r == PM_ROLE_ORIGIN));
+		/* a rival of an ambiguous verdict, or the lead's class on another node at its
+		 * time: an origin the verdict names, not a consequence */
+		for (size_t c = 0; l && !agrees && c < a->live; c++)
+			agrees = r == PM_ROLE_ORIGIN && named_origin(a, &a->c[c]) &&
+				 pm_att_cand_holds(&a->c[c], i);
 		fe = json_object();
 		json_object_set_new(fe, "node", jstr_or_null(o->node));
 		json_object_set_new(fe, "rank", o->rank >= 0 ? json_integer(o->rank) : json_null());
