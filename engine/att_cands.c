@@ -1043,6 +1043,27 @@ static bool after_teardown(const struct att *a, const char *node, double st)
 	return st >= ev->job.end + TEARDOWN_S;
 }
 
+/* How long a job may have run and still be read as failed at its launch, before it held a
+ * GPU of its own: a start-up that fails does so within minutes of the job's start (a serving
+ * engine's free-memory check, CUDA's device set-up), not hours into it. */
+#define LAUNCH_EARLY_S 300.0
+
+/*
+ * Whether C, a launch failure (a rule's `launch`: a start-up check, a device set-up), came
+ * while the job could hold no GPU of its own yet: the job's accounting gives its start and
+ * end, at most LAUNCH_EARLY_S apart, and none of C's lines came after the job's progress
+ * began.  A start-up failure hours into a job (a script that restarts its engine while the
+ * first instance is still shutting down) is no launch of the job: the processes a snapshot
+ * within its teardown lists may be its own (res-gpu-held-startup-late-restart-near-miss).
+ */
+static bool launched_early(struct att *a, const struct cand *c)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	return c->launch && ev->job.start > 0 && ev->job.end >= ev->job.start &&
+	       ev->job.end - ev->job.start <= LAUNCH_EARLY_S && !pm_att_cand_after_progress(a, c);
+}
+
 /* Whether the bundles give NODE's collector's time. */
 static bool has_collect(const struct att *a, const char *node)
 {
@@ -1178,8 +1199,9 @@ static void refine(struct att *a, struct cand *c)
 			noted = true;
 			continue;
 		}
-		/* out of memory: a process listed in the job's teardown may be its own, ending */
-		if (!c->launch && !after_teardown(a, o->node, st)) {
+		/* out of memory, or a start-up failure late in the job: a process listed in the
+		 * job's teardown may be its own, ending */
+		if (!launched_early(a, c) && !after_teardown(a, o->node, st)) {
 			if (!noted)
 				pm_att_why(a,
 					   "nvidia-smi on %s was taken %.0f s after the job's end, "

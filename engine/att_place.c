@@ -1393,16 +1393,21 @@ static bool prefix_gainsaid(struct att *a, const char *h, const struct pm_obs *o
 /*
  * Whether the plugin's task-exit records gainsay host H that only a library's prefix of the
  * job's output names ("[gn041:52100] ", printed by the job, not by Open MPI under srun): every
- * task recorded on H ended by a signal (Slurm's teardown: SIGTERM, SIGKILL) while a task on
- * another host exited nonzero of itself.  The records say H's tasks did not fail; the text
+ * task recorded on H was ended by Slurm's teardown (SIGTERM or SIGKILL, or a shell's exit 143
+ * or 137 for them), no earlier than a task on another host failed of itself (a non-zero exit,
+ * a signal of its own: pm_att_own_failure).  The records say H's tasks did not fail; the text
  * says the failure was there: the line is placed on no node rather than on H, or on the
  * failing task's host, which the line does not name (the evidence cannot tell which task
- * printed it, and a healthy node must not be blamed).  Said in `why` once.
+ * printed it, and a healthy node must not be blamed).  A task on H that failed of itself
+ * (SIGABRT with a core, a non-zero exit), or one Slurm's signal ended before the other host's
+ * failure, is no teardown of H: the line stays H's.  Said in `why` once.
  */
 static bool records_gainsay(struct att *a, const char *h, bool *said)
 {
 	const struct pm_evidence *ev = a->ev;
-	bool on_h = false, failed_elsewhere = false;
+	const double tol = a->rs ? a->rs->skew_s : 2;
+	double first = 0, hfirst = 0; /* the other host's first failure, H's first end */
+	bool on_h = false;
 	const char *other = NULL;
 
 	for (size_t i = 0; i < ev->ntasks; i++) {
@@ -1410,23 +1415,27 @@ static bool records_gainsay(struct att *a, const char *h, bool *said)
 		if (!t->node || !t->exited)
 			continue;
 		if (same_host(t->node, h)) {
-			if (!t->signal)
+			if (pm_att_own_failure(t) ||
+			    (!t->signal && !pm_att_slurm_signal_exit(t->exit_code)))
 				return false;
 			on_h = true;
-		} else if (!t->signal && t->exit_code > 0) {
-			failed_elsewhere = true;
+			if (t->end > 0 && (hfirst <= 0 || t->end < hfirst))
+				hfirst = t->end;
+		} else if (pm_att_own_failure(t) &&
+			   (!other || (t->end > 0 && (first <= 0 || t->end < first)))) {
 			other = t->node;
+			first = t->end;
 		}
 	}
-	if (!on_h || !failed_elsewhere)
+	if (!on_h || !other || (first > 0 && hfirst > 0 && hfirst < first - tol))
 		return false;
 	a->records_unplaced = true;
 	if (!*said)
 		pm_att_why(a,
 			   "A line of the job's output names %s in its host prefix, text the job "
-			   "prints, while the task-exit records show %s's tasks ended by a signal "
-			   "(Slurm's teardown) and a task on %s exiting nonzero of itself: the line "
-			   "is not placed on %s.",
+			   "prints, while the task-exit records show %s's tasks ended by Slurm's "
+			   "SIGTERM or SIGKILL (its teardown) once a task on %s had failed of "
+			   "itself: the line is not placed on %s.",
 			   h, h, other, h);
 	*said = true;
 	return true;

@@ -158,42 +158,33 @@ static bool worker_line(const char *raw)
  * or one the rule launcher-numbers-ranks reads that no other rule does: torchrun's start-up
  * banner, the batch shell's echo of the launcher's command).
  * The rank map and srun's task lines number Slurm's tasks; such a tag's rank is then no task
- * of theirs.  1 or 0, or -1 on ENOMEM.
+ * of theirs.  One pass over the observations, nothing looked up a line.
  */
-static int launcher_ranks(const struct att *a)
+static bool launcher_ranks(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
 	const int count = ev->job.ntasks > 0 ? ev->job.ntasks : 0;
-	bool banner = false, mapped = true;
-	int *placed = NULL, rc = 1; /* the ranks of the task records that name a node */
-	size_t np = 0, ap = 0;
 
-	for (size_t k = 0; k < ev->ntasks; k++)
-		if (ev->tasks[k].rank >= 0 && ev->tasks[k].node &&
-		    pm_rankset_push(&placed, &np, &ap, ev->tasks[k].rank) < 0) {
-			free(placed);
-			return -1;
-		}
-	pm_rankset_done(placed, &np);
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (o->source != PM_SRC_APP_LOG)
 			continue;
 		if (count && o->rank >= count && (!o->has_label || o->label != o->rank))
-			goto out;
-		/* srun's label (the task that wrote it) other than its tag: not the map's rank */
-		if (o->rank >= 0 && o->has_label && o->label >= 0 && o->label != o->rank)
-			mapped = false;
-		if (o->rank >= 0 && mapped)
-			mapped = pm_rankset_has(placed, np, o->rank);
+			return true;
 		/* the launcher's own lines: torchrun's rules, the batch shell's xtrace of its
 		 * command (launcher-numbers-ranks on a "+ " line), or a launcher's wording */
 		if (!strncmp(R(a, i)->id, "torchrun-", 9))
-			goto out;
+			return true;
 		if (!strcmp(R(a, i)->id, "launcher-numbers-ranks")) {
-			if (xtrace_line(o->raw))
-				goto out;
-			banner = true; /* its own path is a launcher mark: weighed below */
+			/* torchrun's banner (or its OMP_NUM_THREADS notice, printed only where
+			 * it starts several workers a node, whose global ranks are then no
+			 * Slurm task's): its agent prints it before any worker runs, so under
+			 * no rank tag of its own (srun's label at most).  Under a worker's
+			 * tag ("[rank0]: W1120 ... run.py:793]") it is that program's text,
+			 * which says nothing of who numbered the ranks. */
+			if (xtrace_line(o->raw) ||
+			    !(o->rank >= 0 && (!o->has_label || o->label != o->rank)))
+				return true;
 			continue;
 		}
 		for (size_t k = 0; o->raw && k < sizeof(launcher_marks) / sizeof(*launcher_marks);
@@ -201,23 +192,11 @@ static int launcher_ranks(const struct att *a)
 			if (!strstr(o->raw, launcher_marks[k]))
 				continue;
 			if (!worker_line(o->raw))
-				goto out;
-			banner = true; /* a rank's own words: weighed as the banner is */
-			break;
+				return true;
+			break; /* a rank's own words, quoting a launcher: as its banner, nothing */
 		}
 	}
-	/* torchrun's banner (or its OMP_NUM_THREADS notice) alone, a line any program can
-	 * print: it takes the rank map's placement away only where the map cannot place every
-	 * rank tag seen.  Where each tag is a rank of the plugin's map on a node (so below
-	 * the task count of a step the map records), the map's placement stands: a torchrun
-	 * that numbered ranks
-	 * past Slurm's tasks (several workers a task) shows a tag at or past the task count,
-	 * and one whose worker failed prints its failure summary and teardown (torchrun-*),
-	 * either of which still takes it away. */
-	rc = banner && !(mapped && ev->ntasks);
-out:
-	free(placed);
-	return rc;
+	return false;
 }
 
 /* Sorts the N entries at V by rank and keeps each rank's first; returns how many remain. */
@@ -452,10 +431,7 @@ static int place_ranks(struct att *a)
 			a->rnode[n++] =
 				(struct rnode){o->rank, ev->ntasks + nsr + ev->nranks + i, o->node};
 	}
-	int launched = launcher_ranks(a);
-	if (launched < 0)
-		goto out;
-	if (launched) {
+	if (launcher_ranks(a)) {
 		size_t nt = 0, k = 0;
 		for (size_t i = 0; i < n; i++)
 			nt += a->rnode[i].seq < ev->ntasks + nsr;

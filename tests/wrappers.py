@@ -713,7 +713,7 @@ STEP_BLIND = (
     'and that host places it (steps_may_split refuses only the inference from NCCL\'s '
     'line)')
 
-# A job-printed host prefix folded into a record (trust76's and trust79's fixtures).
+# A job-printed host prefix folded into a record (trust76's, trust79's and trust80's fixtures).
 PREFIX_IN_RECORD = (
     'the Open MPI `[host:pid]` prefix the job printed is inside the record this style '
     'writes (a JSON exc_info string, or one squashed line), where no line prefix is read: '
@@ -730,6 +730,14 @@ KNOWN = {
     ('squashed', 'trust-ompi-prefix-host-names-no-own-node'):
         PREFIX_IN_RECORD,
     ('squashed', 'trust-records-ompi-prefix-node-failed-near-miss'):
+        PREFIX_IN_RECORD,
+    ('jsonl-exc', 'trust-records-own-abort-keeps-prefix-node'):
+        PREFIX_IN_RECORD,
+    ('squashed', 'trust-records-own-abort-keeps-prefix-node'):
+        PREFIX_IN_RECORD,
+    ('jsonl-exc', 'trust-records-kill-before-other-failure-keeps-prefix-node'):
+        PREFIX_IN_RECORD,
+    ('squashed', 'trust-records-kill-before-other-failure-keeps-prefix-node'):
         PREFIX_IN_RECORD,
     ('ansi+pdsh', 'trust-two-steps-nccl-prefix-later-step'): STEP_BLIND,
     ('host-bracket', 'trust-two-steps-nccl-prefix-later-step'): STEP_BLIND,
