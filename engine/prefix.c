@@ -2276,7 +2276,7 @@ size_t pm_frame_end(const char *s, size_t n)
 __attribute__((target("avx2"))) static size_t dirty_avx2(const char *s, size_t n, bool *hit)
 {
 	const __m256i esc = _mm256_set1_epi8(0x1b), cr = _mm256_set1_epi8('\r'),
-		      e2 = _mm256_set1_epi8((char)0xe2);
+		      e2 = _mm256_set1_epi8((char)0xe2), c2 = _mm256_set1_epi8((char)0xc2);
 	size_t i = 0;
 
 	for (*hit = false; i + 128 <= n; i += 128) {
@@ -2286,6 +2286,7 @@ __attribute__((target("avx2"))) static size_t dirty_avx2(const char *s, size_t n
 			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, esc));
 			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, cr));
 			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, e2));
+			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, c2));
 		}
 		if (_mm256_movemask_epi8(acc)) {
 			*hit = true;
@@ -2297,7 +2298,7 @@ __attribute__((target("avx2"))) static size_t dirty_avx2(const char *s, size_t n
 #endif
 
 /* Whether S holds a byte that pm_text_clean or pm_frame_end could change: ESC, CR or a
- * UTF-8 lead byte 0xE2 (box drawing is U+25xx).  The scan runs this over every chunk of
+ * UTF-8 lead byte 0xE2 (box drawing is U+25xx) or 0xC2 (U+00A0, a no-break space).  The scan runs this over every chunk of
  * every log: one pass, vectorised where the CPU allows. */
 bool pm_text_dirty(const char *s, size_t n)
 {
@@ -2313,7 +2314,7 @@ bool pm_text_dirty(const char *s, size_t n)
 	}
 #endif
 	if (i < n && (memchr(s + i, 0x1b, n - i) || memchr(s + i, '\r', n - i) ||
-		      memchr(s + i, 0xe2, n - i)))
+		      memchr(s + i, 0xe2, n - i) || memchr(s + i, 0xc2, n - i)))
 		return true;
 	return false;
 }
@@ -2361,7 +2362,8 @@ static size_t ansi_len(const char *s, size_t n)
 }
 
 /* The ASCII for a typographic quote or dash, code point C (U+2018, U+2019, U+201C, U+201D,
- * U+2013, U+2014), or 0. */
+ * U+2013, U+2014), or for a space a web page writes in place of a blank (U+00A0, the
+ * no-break space of an HTML &nbsp;, U+2000..U+200A, U+202F), or 0. */
 static char typographic_cp(long c)
 {
 	switch (c) {
@@ -2374,30 +2376,62 @@ static char typographic_cp(long c)
 	case 0x2013:
 	case 0x2014:
 		return '-';
+	case 0xa0:
+	case 0x202f:
+		return ' ';
 	default:
-		return 0;
+		return c >= 0x2000 && c <= 0x200a ? ' ' : 0;
 	}
 }
 
-/* The same for the UTF-8 at S (N bytes): E2 80 xx is U+2000 + xx - 0x80. */
-static char typographic(const char *s, size_t n)
+/* What pm_text_clean makes of the UTF-8 at S (N bytes): the ASCII of typographic_cp, or 0
+ * for a character a web page puts in text it shows as nothing (U+200B..U+200D, zero-width
+ * spaces and joiners; U+2060, the word joiner), which it drops; its bytes in *USED, 0 when
+ * it keeps the character.  C2 A0 is U+00A0; E2 80 xx is U+2000 + xx - 0x80. */
+static char typographic(const char *s, size_t n, size_t *used)
 {
-	if (n < 3 || (unsigned char)s[0] != 0xe2 || (unsigned char)s[1] != 0x80)
+	unsigned char a = n ? (unsigned char)s[0] : 0, b = n > 1 ? (unsigned char)s[1] : 0;
+	unsigned char c = n > 2 ? (unsigned char)s[2] : 0;
+
+	*used = 0;
+	if (a == 0xc2 && b == 0xa0) {
+		*used = 2;
+		return ' ';
+	}
+	if (a != 0xe2 || n < 3)
 		return 0;
-	return typographic_cp(0x2000 + (long)((unsigned char)s[2] - 0x80));
+	if ((b == 0x80 && c >= 0x8b && c <= 0x8d) || (b == 0x81 && c == 0xa0)) {
+		*used = 3;
+		return 0;
+	}
+	if (b == 0x80 && c >= 0x80 && c <= 0xbf && typographic_cp(0x2000 + (long)(c - 0x80))) {
+		*used = 3;
+		return typographic_cp(0x2000 + (long)(c - 0x80));
+	}
+	return 0;
+}
+
+/* The next byte at or after S (before END) that may start what typographic() changes. */
+static const char *typographic_lead(const char *s, const char *end)
+{
+	const char *a = memchr(s, 0xe2, (size_t)(end - s)), *b = memchr(s, 0xc2, (size_t)(end - s));
+
+	return !a ? b : !b ? a : a < b ? a : b;
 }
 
 bool pm_text_typographic(const char *s, size_t n)
 {
-	for (const char *p = s, *end = s + n; (p = memchr(p, 0xe2, (size_t)(end - p))); p++)
-		if (typographic(p, (size_t)(end - p)))
+	size_t used;
+
+	for (const char *p = s, *end = s + n; (p = typographic_lead(p, end)); p++)
+		if (typographic(p, (size_t)(end - p), &used), used)
 			return true;
 	return false;
 }
 
 size_t pm_text_clean(const char *s, size_t n, char *out)
 {
-	size_t i = 0, o = 0;
+	size_t i = 0, o = 0, used;
 
 	while (i < n) {
 		const char *e = memchr(s + i, 0x1b, n - i);
@@ -2407,9 +2441,9 @@ size_t pm_text_clean(const char *s, size_t n, char *out)
 		size_t stop;
 
 		lim = r ? (size_t)(r - s) : lim;
-		q = memchr(s + i, 0xe2, lim - i);
-		while (q && !typographic(q, n - (size_t)(q - s)))
-			q = memchr(q + 1, 0xe2, lim - (size_t)(q + 1 - s));
+		q = typographic_lead(s + i, s + lim);
+		while (q && (typographic(q, n - (size_t)(q - s), &used), !used))
+			q = typographic_lead(q + 1, s + lim);
 		stop = q ? (size_t)(q - s) : lim;
 		memmove(out + o, s + i, stop - i); /* OUT may be S */
 		o += stop - i;
@@ -2417,8 +2451,11 @@ size_t pm_text_clean(const char *s, size_t n, char *out)
 		if (i >= n)
 			break;
 		if (q) {
-			out[o++] = typographic(s + i, n - i);
-			i += 3;
+			char a = typographic(s + i, n - i, &used);
+
+			if (a)
+				out[o++] = a;
+			i += used;
 		} else if (s[i] == '\r') {
 			if (!(i + 1 < n && s[i + 1] == '\n'))
 				out[o++] = '\r';

@@ -1064,6 +1064,18 @@ START_TEST(text_clean)
 		 "'a'\n"},
 		/* other characters of the block, a box frame and a cut sequence stay */
 		{"\xe2\x80\xa6 \xe2\x94\x82 \xe2\x80", "\xe2\x80\xa6 \xe2\x94\x82 \xe2\x80"},
+		/* a web page's spaces (&nbsp;, U+2002, U+2009, U+202F) are blanks, its zero-width
+		 * characters (U+200B, U+200D, U+2060) nothing */
+		{"\xc2\xa0\xc2\xa0"
+		 "File x\xe2\x80\x82y\xe2\x80\x89z\xe2\x80\xafw",
+		 "  File x y z w"},
+		{"NVRM:\xe2\x80\x8b Xid\xe2\x80\x8d 79\xe2\x81\xa0.", "NVRM: Xid 79."},
+		{"\x1b[31mout\xc2\xa0of\xc2\xa0memory\x1b[0m\r\n", "out of memory\n"},
+		/* the rest of U+0080..U+00BF, of U+2000's block and a cut no-break space stay */
+		{"25\xc2\xb0"
+		 "C \xc2\xb5s \xe2\x80\x8e \xe2\x81\xa1 \xc2",
+		 "25\xc2\xb0"
+		 "C \xc2\xb5s \xe2\x80\x8e \xe2\x81\xa1 \xc2"},
 	};
 	char out[64];
 
@@ -1316,7 +1328,7 @@ END_TEST
  * the vectorised rounds and the tail alike. */
 START_TEST(text_dirty)
 {
-	static const char marks[] = {0x1b, '\r', (char)0xe2};
+	static const char marks[] = {0x1b, '\r', (char)0xe2, (char)0xc2};
 	char buf[300];
 
 	memset(buf, 'a', sizeof(buf));
