@@ -1509,6 +1509,8 @@ static const struct {
 	{"msg", F_MSG},
 	{"log", F_MSG},
 	{"text", F_MSG},
+	{"textpayload", F_MSG}, /* Google Cloud Logging's entry */
+	{"line", F_MSG},	/* Loki's (logcli --output=jsonl) */
 	{"exc_info", F_EXC},
 	{"exception", F_EXC},
 	{"exc_text", F_EXC},
@@ -1724,9 +1726,19 @@ static size_t json_ws(const char *s, size_t n)
 	return i;
 }
 
+static size_t json_obj(const char *s, size_t p, size_t n, struct rec *r, int depth);
+
+/* A member whose value is an object that holds the record itself: a search engine's hit
+ * (Elasticsearch's and OpenSearch's `_source`), Google Cloud Logging's `jsonPayload`. */
+static bool json_holder(const char *key, size_t kl)
+{
+	return pm_in_ieq(key, kl, "_source") || pm_in_ieq(key, kl, "jsonpayload");
+}
+
 /* One member of a JSON object, `"key": value`, at S + P (S[P] the key's quote): what it says
- * into R (rec_field); the bytes it takes, 0 when it is none. */
-static size_t json_member(const char *s, size_t p, size_t n, struct rec *r)
+ * into R (rec_field; a holder's object's members too, DEPTH deep); the bytes it takes, 0 when
+ * it is none. */
+static size_t json_member(const char *s, size_t p, size_t n, struct rec *r, int depth)
 {
 	const char *key = s + p + 1;
 	size_t kl, e, q = p;
@@ -1744,21 +1756,24 @@ static size_t json_member(const char *s, size_t p, size_t n, struct rec *r)
 		return 0;
 	if (s[p] == '"')
 		rec_field(r, s, key, kl, s + p + 1, e - 2, true, true);
+	else if (s[p] == '{' && depth < 2 && json_holder(key, kl))
+		(void)json_obj(s, p, p + e, r, depth + 1);
 	else
 		rec_field(r, s, key, kl, s + p, e, false, false);
 	return p + e - q;
 }
 
-/* A JSON object that is the whole rest of the line, "{" at S: its fields into R; false when
- * it is none (cut, malformed, followed by more text). */
-static bool json_rec(const char *s, size_t n, struct rec *r)
+/* The JSON object at S + P ("{" there, ending by N), DEPTH deep: its members into R; the
+ * offset after its "}", 0 when it is none (cut, malformed, empty). */
+static size_t json_obj(const char *s, size_t p, size_t n, struct rec *r, int depth)
 {
-	size_t p = 1, e, fl = 0;
+	size_t e, fl = 0;
 
+	p++;
 	p += json_ws(s + p, n - p);
 	while (p < n && s[p] == '"' && fl++ < REC_FIELDS) {
-		if (!(e = json_member(s, p, n, r)))
-			return false;
+		if (!(e = json_member(s, p, n, r, depth)))
+			return 0;
 		p += e;
 		p += json_ws(s + p, n - p);
 		if (p < n && s[p] == ',') {
@@ -1766,13 +1781,18 @@ static bool json_rec(const char *s, size_t n, struct rec *r)
 			p += json_ws(s + p, n - p);
 			continue;
 		}
-		if (p < n && s[p] == '}') {
-			p++;
-			return p + json_ws(s + p, n - p) == n;
-		}
-		return false;
+		return p < n && s[p] == '}' ? p + 1 : 0;
 	}
-	return false;
+	return 0;
+}
+
+/* A JSON object that is the whole rest of the line, "{" at S: its fields into R; false when
+ * it is none (cut, malformed, followed by more text). */
+static bool json_rec(const char *s, size_t n, struct rec *r)
+{
+	size_t p = json_obj(s, 0, n, r, 0);
+
+	return p && p + json_ws(s + p, n - p) == n;
 }
 
 /* One member of a pretty-printed JSON object alone on its line, `"message": "...",` (an
@@ -1784,9 +1804,10 @@ static bool member_rec(const char *s, size_t n, struct rec *r)
 	size_t e = str_end(s, n), p;
 
 	/* a data object's members as often as a log's */
-	if (e && (pm_in_ieq(s + 1, e - 1, "log") || pm_in_ieq(s + 1, e - 1, "text")))
+	if (e && (pm_in_ieq(s + 1, e - 1, "log") || pm_in_ieq(s + 1, e - 1, "text") ||
+		  pm_in_ieq(s + 1, e - 1, "line")))
 		return false;
-	if (!(p = json_member(s, 0, n, r)) || s[p - 1] != '"')
+	if (!(p = json_member(s, 0, n, r, 2)) || s[p - 1] != '"')
 		return false;
 	p += json_ws(s + p, n - p);
 	if (p < n && s[p] == ',')
