@@ -962,7 +962,8 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 
 /* The line [P, E) as the scanner reads it, into OUT (NUL-terminated; at most LEN - 1 bytes
  * kept): terminal escapes dropped, a box frame's sides ("\u2502 ... \u2502") and trailing blanks
- * taken off.  Returns its length. */
+ * taken off, and what pm_text_clean makes ASCII made so (a web page's no-break spaces between
+ * a table's field and its colon: torchrun's "host      : gpu07").  Returns its length. */
 static size_t clean(char *out, size_t len, const char *p, const char *e)
 {
 	static const char bar[] = "\xe2\x94\x82";
@@ -989,6 +990,8 @@ static size_t clean(char *out, size_t len, const char *p, const char *e)
 		}
 		out[n++] = *p++;
 	}
+	if (pm_text_typographic(out, n))
+		n = pm_text_clean(out, n, out);
 	while (n && (out[n - 1] == ' ' || out[n - 1] == '\t'))
 		n--;
 	if (n >= 3 && !memcmp(out + n - 3, bar, 3))

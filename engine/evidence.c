@@ -997,14 +997,14 @@ static uint64_t input_lines_max(void)
 /* The newlines in the first *DONE bytes of B (N bytes), 32 bytes a step: a byte counter per
  * lane takes the compares (255 rounds at most), summed by SAD.  Eight bytes a step was still a
  * seventh of diagnose's time on large logs.  The same pass notes in *DIRTY whether those bytes
- * hold an ESC, a CR or a 0xE2 (pm_text_dirty's bytes): the scan then need not read the chunk
+ * hold an ESC, a CR, a 0xE2 or a 0xC2 (pm_text_dirty's bytes): the scan then need not read the chunk
  * again to know it has nothing to clean. */
 __attribute__((target("avx2"))) static uint64_t count_newlines_avx2(const char *b, size_t n,
 								    size_t *done, bool *dirty)
 {
 	const __m256i nl = _mm256_set1_epi8('\n'), zero = _mm256_setzero_si256(),
 		      esc = _mm256_set1_epi8(0x1b), cr = _mm256_set1_epi8('\r'),
-		      e2 = _mm256_set1_epi8((char)0xe2);
+		      e2 = _mm256_set1_epi8((char)0xe2), c2 = _mm256_set1_epi8((char)0xc2);
 	__m256i odd = zero;
 	uint64_t c = 0, sum[4];
 	size_t i = 0;
@@ -1017,6 +1017,7 @@ __attribute__((target("avx2"))) static uint64_t count_newlines_avx2(const char *
 			odd = _mm256_or_si256(odd, _mm256_cmpeq_epi8(v, esc));
 			odd = _mm256_or_si256(odd, _mm256_cmpeq_epi8(v, cr));
 			odd = _mm256_or_si256(odd, _mm256_cmpeq_epi8(v, e2));
+			odd = _mm256_or_si256(odd, _mm256_cmpeq_epi8(v, c2));
 		}
 		_mm256_storeu_si256((__m256i *)(void *)sum, _mm256_sad_epu8(acc, zero));
 		c += sum[0] + sum[1] + sum[2] + sum[3];
@@ -1050,7 +1051,7 @@ static uint64_t count_newlines(const char *b, size_t n, bool *plain)
 #endif
 	if (*plain && i < n &&
 	    (memchr(b + i, 0x1b, n - i) || memchr(b + i, '\r', n - i) ||
-	     memchr(b + i, 0xe2, n - i)))
+	     memchr(b + i, 0xe2, n - i) || memchr(b + i, 0xc2, n - i)))
 		*plain = false;
 	for (; i + 8 <= n; i += 8) {
 		memcpy(&w, b + i, 8);

@@ -385,12 +385,15 @@ int pm_time_peeled(const char *line, size_t len, const struct pm_timectx *ctx,
 
 /* S without its ANSI escape sequences (colours, cursor moves, titles), with each CRLF made
  * LF and typographic quotes and dashes (U+2018, U+2019, U+201C, U+201D, U+2013, U+2014: what
- * forum software and GCC in a UTF-8 locale print for ' " -) made ASCII, into OUT, which has
- * room for N bytes: the length written.  Every other newline is kept, so the text keeps its
+ * forum software and GCC in a UTF-8 locale print for ' " -) made ASCII, the spaces a web page
+ * writes for blanks (U+00A0, HTML's &nbsp;, U+2000..U+200A, U+202F) made blanks and its
+ * zero-width characters (U+200B..U+200D, U+2060) dropped, into OUT, which has room for N
+ * bytes: the length written.  Every other newline is kept, so the text keeps its
  * lines. */
 size_t pm_text_clean(const char *s, size_t n, char *out);
 
-/* True when S holds a typographic quote or dash pm_text_clean makes ASCII. */
+/* True when S holds a typographic quote, dash or space pm_text_clean makes ASCII, or a
+ * zero-width character it drops. */
 bool pm_text_typographic(const char *s, size_t n);
 
 /* Whether the level word S (N bytes, any case) is a warning's or lower: warning, warn, info,

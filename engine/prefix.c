@@ -1509,6 +1509,8 @@ static const struct {
 	{"msg", F_MSG},
 	{"log", F_MSG},
 	{"text", F_MSG},
+	{"textpayload", F_MSG}, /* Google Cloud Logging's entry */
+	{"line", F_MSG},	/* Loki's (logcli --output=jsonl) */
 	{"exc_info", F_EXC},
 	{"exception", F_EXC},
 	{"exc_text", F_EXC},
@@ -1724,9 +1726,19 @@ static size_t json_ws(const char *s, size_t n)
 	return i;
 }
 
+static size_t json_obj(const char *s, size_t p, size_t n, struct rec *r, int depth);
+
+/* A member whose value is an object that holds the record itself: a search engine's hit
+ * (Elasticsearch's and OpenSearch's `_source`), Google Cloud Logging's `jsonPayload`. */
+static bool json_holder(const char *key, size_t kl)
+{
+	return pm_in_ieq(key, kl, "_source") || pm_in_ieq(key, kl, "jsonpayload");
+}
+
 /* One member of a JSON object, `"key": value`, at S + P (S[P] the key's quote): what it says
- * into R (rec_field); the bytes it takes, 0 when it is none. */
-static size_t json_member(const char *s, size_t p, size_t n, struct rec *r)
+ * into R (rec_field; a holder's object's members too, DEPTH deep); the bytes it takes, 0 when
+ * it is none. */
+static size_t json_member(const char *s, size_t p, size_t n, struct rec *r, int depth)
 {
 	const char *key = s + p + 1;
 	size_t kl, e, q = p;
@@ -1744,21 +1756,24 @@ static size_t json_member(const char *s, size_t p, size_t n, struct rec *r)
 		return 0;
 	if (s[p] == '"')
 		rec_field(r, s, key, kl, s + p + 1, e - 2, true, true);
+	else if (s[p] == '{' && depth < 2 && json_holder(key, kl))
+		(void)json_obj(s, p, p + e, r, depth + 1);
 	else
 		rec_field(r, s, key, kl, s + p, e, false, false);
 	return p + e - q;
 }
 
-/* A JSON object that is the whole rest of the line, "{" at S: its fields into R; false when
- * it is none (cut, malformed, followed by more text). */
-static bool json_rec(const char *s, size_t n, struct rec *r)
+/* The JSON object at S + P ("{" there, ending by N), DEPTH deep: its members into R; the
+ * offset after its "}", 0 when it is none (cut, malformed, empty). */
+static size_t json_obj(const char *s, size_t p, size_t n, struct rec *r, int depth)
 {
-	size_t p = 1, e, fl = 0;
+	size_t e, fl = 0;
 
+	p++;
 	p += json_ws(s + p, n - p);
 	while (p < n && s[p] == '"' && fl++ < REC_FIELDS) {
-		if (!(e = json_member(s, p, n, r)))
-			return false;
+		if (!(e = json_member(s, p, n, r, depth)))
+			return 0;
 		p += e;
 		p += json_ws(s + p, n - p);
 		if (p < n && s[p] == ',') {
@@ -1766,13 +1781,18 @@ static bool json_rec(const char *s, size_t n, struct rec *r)
 			p += json_ws(s + p, n - p);
 			continue;
 		}
-		if (p < n && s[p] == '}') {
-			p++;
-			return p + json_ws(s + p, n - p) == n;
-		}
-		return false;
+		return p < n && s[p] == '}' ? p + 1 : 0;
 	}
-	return false;
+	return 0;
+}
+
+/* A JSON object that is the whole rest of the line, "{" at S: its fields into R; false when
+ * it is none (cut, malformed, followed by more text). */
+static bool json_rec(const char *s, size_t n, struct rec *r)
+{
+	size_t p = json_obj(s, 0, n, r, 0);
+
+	return p && p + json_ws(s + p, n - p) == n;
 }
 
 /* One member of a pretty-printed JSON object alone on its line, `"message": "...",` (an
@@ -1784,9 +1804,10 @@ static bool member_rec(const char *s, size_t n, struct rec *r)
 	size_t e = str_end(s, n), p;
 
 	/* a data object's members as often as a log's */
-	if (e && (pm_in_ieq(s + 1, e - 1, "log") || pm_in_ieq(s + 1, e - 1, "text")))
+	if (e && (pm_in_ieq(s + 1, e - 1, "log") || pm_in_ieq(s + 1, e - 1, "text") ||
+		  pm_in_ieq(s + 1, e - 1, "line")))
 		return false;
-	if (!(p = json_member(s, 0, n, r)) || s[p - 1] != '"')
+	if (!(p = json_member(s, 0, n, r, 2)) || s[p - 1] != '"')
 		return false;
 	p += json_ws(s + p, n - p);
 	if (p < n && s[p] == ',')
@@ -2276,7 +2297,7 @@ size_t pm_frame_end(const char *s, size_t n)
 __attribute__((target("avx2"))) static size_t dirty_avx2(const char *s, size_t n, bool *hit)
 {
 	const __m256i esc = _mm256_set1_epi8(0x1b), cr = _mm256_set1_epi8('\r'),
-		      e2 = _mm256_set1_epi8((char)0xe2);
+		      e2 = _mm256_set1_epi8((char)0xe2), c2 = _mm256_set1_epi8((char)0xc2);
 	size_t i = 0;
 
 	for (*hit = false; i + 128 <= n; i += 128) {
@@ -2286,6 +2307,7 @@ __attribute__((target("avx2"))) static size_t dirty_avx2(const char *s, size_t n
 			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, esc));
 			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, cr));
 			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, e2));
+			acc = _mm256_or_si256(acc, _mm256_cmpeq_epi8(v, c2));
 		}
 		if (_mm256_movemask_epi8(acc)) {
 			*hit = true;
@@ -2297,7 +2319,7 @@ __attribute__((target("avx2"))) static size_t dirty_avx2(const char *s, size_t n
 #endif
 
 /* Whether S holds a byte that pm_text_clean or pm_frame_end could change: ESC, CR or a
- * UTF-8 lead byte 0xE2 (box drawing is U+25xx).  The scan runs this over every chunk of
+ * UTF-8 lead byte 0xE2 (box drawing is U+25xx) or 0xC2 (U+00A0, a no-break space).  The scan runs this over every chunk of
  * every log: one pass, vectorised where the CPU allows. */
 bool pm_text_dirty(const char *s, size_t n)
 {
@@ -2313,7 +2335,7 @@ bool pm_text_dirty(const char *s, size_t n)
 	}
 #endif
 	if (i < n && (memchr(s + i, 0x1b, n - i) || memchr(s + i, '\r', n - i) ||
-		      memchr(s + i, 0xe2, n - i)))
+		      memchr(s + i, 0xe2, n - i) || memchr(s + i, 0xc2, n - i)))
 		return true;
 	return false;
 }
@@ -2361,7 +2383,8 @@ static size_t ansi_len(const char *s, size_t n)
 }
 
 /* The ASCII for a typographic quote or dash, code point C (U+2018, U+2019, U+201C, U+201D,
- * U+2013, U+2014), or 0. */
+ * U+2013, U+2014), or for a space a web page writes in place of a blank (U+00A0, the
+ * no-break space of an HTML &nbsp;, U+2000..U+200A, U+202F), or 0. */
 static char typographic_cp(long c)
 {
 	switch (c) {
@@ -2374,30 +2397,62 @@ static char typographic_cp(long c)
 	case 0x2013:
 	case 0x2014:
 		return '-';
+	case 0xa0:
+	case 0x202f:
+		return ' ';
 	default:
-		return 0;
+		return c >= 0x2000 && c <= 0x200a ? ' ' : 0;
 	}
 }
 
-/* The same for the UTF-8 at S (N bytes): E2 80 xx is U+2000 + xx - 0x80. */
-static char typographic(const char *s, size_t n)
+/* What pm_text_clean makes of the UTF-8 at S (N bytes): the ASCII of typographic_cp, or 0
+ * for a character a web page puts in text it shows as nothing (U+200B..U+200D, zero-width
+ * spaces and joiners; U+2060, the word joiner), which it drops; its bytes in *USED, 0 when
+ * it keeps the character.  C2 A0 is U+00A0; E2 80 xx is U+2000 + xx - 0x80. */
+static char typographic(const char *s, size_t n, size_t *used)
 {
-	if (n < 3 || (unsigned char)s[0] != 0xe2 || (unsigned char)s[1] != 0x80)
+	unsigned char a = n ? (unsigned char)s[0] : 0, b = n > 1 ? (unsigned char)s[1] : 0;
+	unsigned char c = n > 2 ? (unsigned char)s[2] : 0;
+
+	*used = 0;
+	if (a == 0xc2 && b == 0xa0) {
+		*used = 2;
+		return ' ';
+	}
+	if (a != 0xe2 || n < 3)
 		return 0;
-	return typographic_cp(0x2000 + (long)((unsigned char)s[2] - 0x80));
+	if ((b == 0x80 && c >= 0x8b && c <= 0x8d) || (b == 0x81 && c == 0xa0)) {
+		*used = 3;
+		return 0;
+	}
+	if (b == 0x80 && c >= 0x80 && c <= 0xbf && typographic_cp(0x2000 + (long)(c - 0x80))) {
+		*used = 3;
+		return typographic_cp(0x2000 + (long)(c - 0x80));
+	}
+	return 0;
+}
+
+/* The next byte at or after S (before END) that may start what typographic() changes. */
+static const char *typographic_lead(const char *s, const char *end)
+{
+	const char *a = memchr(s, 0xe2, (size_t)(end - s)), *b = memchr(s, 0xc2, (size_t)(end - s));
+
+	return !a ? b : !b ? a : a < b ? a : b;
 }
 
 bool pm_text_typographic(const char *s, size_t n)
 {
-	for (const char *p = s, *end = s + n; (p = memchr(p, 0xe2, (size_t)(end - p))); p++)
-		if (typographic(p, (size_t)(end - p)))
+	size_t used;
+
+	for (const char *p = s, *end = s + n; (p = typographic_lead(p, end)); p++)
+		if (typographic(p, (size_t)(end - p), &used), used)
 			return true;
 	return false;
 }
 
 size_t pm_text_clean(const char *s, size_t n, char *out)
 {
-	size_t i = 0, o = 0;
+	size_t i = 0, o = 0, used;
 
 	while (i < n) {
 		const char *e = memchr(s + i, 0x1b, n - i);
@@ -2407,9 +2462,9 @@ size_t pm_text_clean(const char *s, size_t n, char *out)
 		size_t stop;
 
 		lim = r ? (size_t)(r - s) : lim;
-		q = memchr(s + i, 0xe2, lim - i);
-		while (q && !typographic(q, n - (size_t)(q - s)))
-			q = memchr(q + 1, 0xe2, lim - (size_t)(q + 1 - s));
+		q = typographic_lead(s + i, s + lim);
+		while (q && (typographic(q, n - (size_t)(q - s), &used), !used))
+			q = typographic_lead(q + 1, s + lim);
 		stop = q ? (size_t)(q - s) : lim;
 		memmove(out + o, s + i, stop - i); /* OUT may be S */
 		o += stop - i;
@@ -2417,8 +2472,11 @@ size_t pm_text_clean(const char *s, size_t n, char *out)
 		if (i >= n)
 			break;
 		if (q) {
-			out[o++] = typographic(s + i, n - i);
-			i += 3;
+			char a = typographic(s + i, n - i, &used);
+
+			if (a)
+				out[o++] = a;
+			i += used;
 		} else if (s[i] == '\r') {
 			if (!(i + 1 < n && s[i + 1] == '\n'))
 				out[o++] = '\r';

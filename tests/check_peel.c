@@ -507,6 +507,20 @@ START_TEST(peel_records)
 		{"{\"@timestamp\":\"2026-11-30T03:11:58.000+00:00\",\"severity\":\"ERROR\","
 		 "\"MESSAGE\":\"x\"}\r",
 		 "x", -1, "", T0311, 0},
+		/* log platforms' exports: Google Cloud Logging's textPayload, Loki's line (a later
+		 * key than message), a search hit's _source and a jsonPayload read through */
+		{"{\"insertId\":\"a1\",\"severity\":\"ERROR\",\"textPayload\":\"KeyError: 'x'\","
+		 "\"timestamp\":\"2026-11-30T03:11:58Z\"}",
+		 "KeyError: 'x'", -1, "", T0311, 0},
+		{"{\"labels\":{\"pod\":\"t-0\"},\"line\":\"boom\",\"timestamp\":\"2026-11-30T03:"
+		 "11:58Z\"}",
+		 "boom", -1, "", T0311, 0},
+		{"{\"line\":\"a\",\"level\":\"error\",\"message\":\"b\"}", "b", -1, "", 0, 0},
+		{"{\"_index\":\"logs\",\"_id\":\"q\",\"_source\":{\"@timestamp\":\"2026-11-30T03:11:"
+		 "58Z\",\"host\":{\"name\":\"gpu017\"},\"message\":\"x\",\"rank\":3}}",
+		 "x", 3, "", T0311, 0},
+		{"{\"jsonPayload\":{\"message\":\"x\",\"pid\":7},\"severity\":\"ERROR\"}", "x", -1,
+		 "", 0, 7},
 		/* inside a launcher's and a container's prefixes */
 		{"[pod/trainer-0/main] 2: {\"level\":\"error\",\"msg\":\"x\"}", "x", 2, "", 0, 0},
 		/* the innermost rank wins: the record's over srun's label */
@@ -526,6 +540,11 @@ START_TEST(peel_records)
 		"{\"time\":\"2026-11-30T03:11:58Z\",\"level\":\"ERROR\",\"message\":\"RuntimeError: x",
 		"{\"time\":\"2026-11-30T03:11:58Z\",\"level\":\"ERROR\",\"loss\":1.5}",
 		"{\"text\": \"RuntimeError: x\"}", /* a data sample: no time, no level */
+		"{\"line\": \"RuntimeError: x\"}",
+		"{\"file\":\"a.py\",\"line\":12,\"level\":\"error\"}", /* a number: no message */
+		"{\"data\":{\"message\":\"x\"},\"level\":\"error\"}",  /* no holder of a record */
+		"{\"_source\":{\"message\":\"x\",\"@timestamp\":\"2026-11-30T03:11:58Z\"}",
+		"{\"_source\":{\"_source\":{\"_source\":{\"message\":\"x\"}}},\"level\":\"error\"}",
 		"{\"level\":\"error\",\"msg\":\"x\"} and more",
 		"{\"level\":\"error\",\"msg\":{\"a\":1}}",
 		"{\"level\" \"error\",\"msg\":\"x\"}",
@@ -833,6 +852,7 @@ START_TEST(peel_record_members)
 	static const char *const raw[] = {
 		"    \"text\": \"RuntimeError: x\",", /* a data sample's */
 		"\"log\": \"RuntimeError: x\"",
+		"\"line\": \"RuntimeError: x\"",
 		"\"label\": \"RuntimeError: x\",",
 		"\"message\": \"x\", retried",
 		"\"message\": \"x\",,",
@@ -1064,6 +1084,18 @@ START_TEST(text_clean)
 		 "'a'\n"},
 		/* other characters of the block, a box frame and a cut sequence stay */
 		{"\xe2\x80\xa6 \xe2\x94\x82 \xe2\x80", "\xe2\x80\xa6 \xe2\x94\x82 \xe2\x80"},
+		/* a web page's spaces (&nbsp;, U+2002, U+2009, U+202F) are blanks, its zero-width
+		 * characters (U+200B, U+200D, U+2060) nothing */
+		{"\xc2\xa0\xc2\xa0"
+		 "File x\xe2\x80\x82y\xe2\x80\x89z\xe2\x80\xafw",
+		 "  File x y z w"},
+		{"NVRM:\xe2\x80\x8b Xid\xe2\x80\x8d 79\xe2\x81\xa0.", "NVRM: Xid 79."},
+		{"\x1b[31mout\xc2\xa0of\xc2\xa0memory\x1b[0m\r\n", "out of memory\n"},
+		/* the rest of U+0080..U+00BF, of U+2000's block and a cut no-break space stay */
+		{"25\xc2\xb0"
+		 "C \xc2\xb5s \xe2\x80\x8e \xe2\x81\xa1 \xc2",
+		 "25\xc2\xb0"
+		 "C \xc2\xb5s \xe2\x80\x8e \xe2\x81\xa1 \xc2"},
 	};
 	char out[64];
 
@@ -1316,7 +1348,7 @@ END_TEST
  * the vectorised rounds and the tail alike. */
 START_TEST(text_dirty)
 {
-	static const char marks[] = {0x1b, '\r', (char)0xe2};
+	static const char marks[] = {0x1b, '\r', (char)0xe2, (char)0xc2};
 	char buf[300];
 
 	memset(buf, 'a', sizeof(buf));

@@ -403,6 +403,16 @@ def crlf(ln, c, t):
     return ln.text + '\r'
 
 
+NBSP_RUN = re.compile(r'^ +| {2,}')
+
+
+def nbsp(ln, c, t):
+    """A copy out of a web page that showed the log as HTML: a line's indentation and every
+    run of two or more blanks written as &nbsp;, which the copy keeps as U+00A0 (the job's
+    output and the kernel log alike)."""
+    return NBSP_RUN.sub(lambda m: '\u00a0' * len(m.group(0)), ln.text)
+
+
 def kernel_ansi(ln, c, t):
     m = KSTAMP.match(ln.text)
     if not m:
@@ -472,6 +482,7 @@ STYLES = {
     'progress-cr': (progress, None),
     'rich-frame': (rich, None),
     'crlf': (crlf, crlf),
+    'web-nbsp': (nbsp, nbsp),
     'pdsh+pylog': (inner(rank_tag, pylog, outside=(host_colon,)), None),
     'mpirun+loguru': (lambda ln, c, t: replace_label(mpirun)(Line(inner(loguru)(ln, c, t)), c, t),
                       None),
