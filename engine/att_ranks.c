@@ -1277,26 +1277,36 @@ size_t pm_att_held_count(const struct att *a, const char *node)
 }
 
 /*
- * The node's own index of row ROW of nvidia-smi's view on NODE where the job holds every GPU
- * shown: a cgroup's nvidia-smi shows the job's GPUs only, its rows counted from 0 whatever
- * the node calls them.  The row's Minor Number (nvidia-smi -q: /dev/nvidiaN) is the node's
- * index; with none for the row, the row is the node's index only where no shown GPU's Minor
- * Number differs from its row (a table of the node's GPUs 0..n-1); else -1, unknown.
+ * The node's own index of row ROW of nvidia-smi's view on NODE (SHOWN rows) where the job
+ * holds every GPU shown, and in *PCI the row's bus id (NULL none).  A cgroup's nvidia-smi
+ * shows the job's GPUs only, its rows counted from 0 whatever the node calls them: where a
+ * shown GPU's Minor Number (nvidia-smi -q: /dev/nvidiaN) is past the rows, the view is a part
+ * of the node, and the row's Minor Number is the node's index (-1 where the row has none).
+ * Where every Minor Number is among the rows, the view holds the node's GPUs 0..n-1: the row
+ * is nvidia-smi's own index there (`nvidia-smi -i`, bus order), which a Minor Number need not
+ * be (a node whose /dev/nvidia0 is its third GPU by bus); the bus id names it either way.
  */
-static int row_node_index(const struct att *a, const char *node, int row)
+static int row_node_index(const struct att *a, const char *node, int row, double shown,
+			  const char **pci)
 {
-	bool renumbered = false;
+	bool beyond = false;
+	int minor = -1;
 
+	*pci = NULL;
 	for (size_t i = 0; i < a->ev->nfacts; i++) {
 		const struct pm_fact *f = &a->ev->facts[i];
-		if (f->gpu < 0 || f->minor < 0 || !f->node || strcmp(f->node, node))
+		if (f->gpu < 0 || !f->node || strcmp(f->node, node))
+			continue;
+		if (f->gpu == row && f->pci && !*pci)
+			*pci = f->pci;
+		if (f->minor < 0)
 			continue;
 		if (f->gpu == row)
-			return f->minor;
-		if (f->minor != f->gpu)
-			renumbered = true;
+			minor = f->minor;
+		if ((double)f->minor >= shown)
+			beyond = true;
 	}
-	return renumbered ? -1 : row;
+	return beyond ? minor : row;
 }
 
 /*
@@ -1310,17 +1320,23 @@ static int row_node_index(const struct att *a, const char *node, int row)
  * GPU.  A list CUDA_VISIBLE_DEVICES gave is the cgroup's numbering again: unknown.  With no
  * records, the index is known only where the job holds every GPU nvidia-smi shows there
  * (gres per node against node.gpu_count), and is then, where it shows as many as the job
- * holds, the row's Minor Number (a cgroup's view calls the node's GPU 3 its GPU 0:
- * row_node_index), where it shows fewer (a GPU gone since) CUDA's own index; else -1, unknown: a one-GPU job's
- * "GPU 0" on a node of eight is any of the eight.
+ * holds, the row's index on the node (a cgroup's view calls the node's GPU 3 its GPU 0:
+ * row_node_index), with the row's bus id in *ROW_PCI (may be NULL), where it shows fewer (a
+ * GPU gone since) CUDA's own index; else -1, unknown: a one-GPU job's "GPU 0" on a node of
+ * eight is any of the eight.
  */
-int pm_att_obs_node_gpu(const struct att *a, const struct pm_obs *o, const char *node)
+int pm_att_obs_node_gpu(const struct att *a, const struct pm_obs *o, const char *node,
+			const char **row_pci)
 {
 	const struct pm_evidence *ev = a->ev;
 	int got = -1;
 	bool any = false;
 	double shown;
+	const char *pci_dummy;
 
+	if (!row_pci)
+		row_pci = &pci_dummy;
+	*row_pci = NULL;
 	if (o->gpu < 0 || !node)
 		return -1;
 	if (o->source == PM_SRC_GPU_STATE || o->source == PM_SRC_NODE_METRICS)
@@ -1343,7 +1359,8 @@ int pm_att_obs_node_gpu(const struct att *a, const struct pm_obs *o, const char 
 		return -1;
 	/* more GPUs held than shown: a GPU gone since (a snapshot after a reboot), the job held
 	 * the node's every GPU then, and CUDA's index was the node's */
-	return ev->job.gpus_per_node > (int)shown ? o->gpu : row_node_index(a, node, o->gpu);
+	return ev->job.gpus_per_node > (int)shown ? o->gpu :
+						    row_node_index(a, node, o->gpu, shown, row_pci);
 }
 
 int pm_att_pci_index(const struct att *a, const char *node, const char *pci)

@@ -219,6 +219,7 @@ int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 	const struct pm_rule *r = &a->rs->rules[o->rule];
 	bool pre = obs_before(a, o);
 	int gpu;
+	const char *pci, *rpci;
 
 	if (c->nev == c->aev && pm_grow((void **)&c->ev, &c->aev, sizeof(size_t)) < 0)
 		return -1;
@@ -254,24 +255,27 @@ int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 	}
 	/* the GPU by the node's index: a program's "GPU 0" is CUDA's, mapped through its
 	 * rank's GPU list, else unknown and not named (pm_att_obs_node_gpu) */
-	gpu = pm_att_obs_node_gpu(a, o, o->node ? o->node : pm_att_rank_node(a, o->rank));
-	if ((o->pci || gpu >= 0) && c->ngpus < 8) {
+	/* an index read off nvidia-smi's table comes with the row's bus id: which numbering a
+	 * reader goes by (nvidia-smi -i, /dev/nvidiaN), the bus id names the one GPU */
+	gpu = pm_att_obs_node_gpu(a, o, o->node ? o->node : pm_att_rank_node(a, o->rank), &rpci);
+	pci = o->pci ? o->pci : gpu >= 0 ? rpci : NULL;
+	if ((pci || gpu >= 0) && c->ngpus < 8) {
 		char g[160];
 		size_t l;
-		if (gpu >= 0 && o->pci)
-			snprintf(g, sizeof(g), "%s:%d (%s)", o->node ? o->node : "?", gpu, o->pci);
+		if (gpu >= 0 && pci)
+			snprintf(g, sizeof(g), "%s:%d (%s)", o->node ? o->node : "?", gpu, pci);
 		else if (gpu >= 0)
 			snprintf(g, sizeof(g), "%s:%d", o->node ? o->node : "?", gpu);
 		else
-			snprintf(g, sizeof(g), "%s (%s)", o->node ? o->node : "?", o->pci);
+			snprintf(g, sizeof(g), "%s (%s)", o->node ? o->node : "?", pci);
 		/* one GPU named twice, by index alone and with its bus id: the fuller name */
 		l = strcspn(g, " ");
 		for (size_t i = 0; i < c->ngpus; i++) {
 			size_t li = strcspn(c->gpus[i], " ");
 			if (!strcmp(c->gpus[i], g) ||
-			    (gpu >= 0 && !o->pci && li == l && !strncmp(c->gpus[i], g, l)))
+			    (gpu >= 0 && !pci && li == l && !strncmp(c->gpus[i], g, l)))
 				return 0;
-			if (gpu >= 0 && o->pci && !c->gpus[i][li] && li == l &&
+			if (gpu >= 0 && pci && !c->gpus[i][li] && li == l &&
 			    !strncmp(c->gpus[i], g, l)) {
 				char *x = strdup(g);
 				if (x) {

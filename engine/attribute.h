@@ -414,8 +414,10 @@ bool pm_att_gpus_has(const char *list, int idx);
 /* How many GPUs the job's tasks on NODE list, all lists together. */
 size_t pm_att_held_count(const struct att *a, const char *node);
 /* The node's index of the GPU observation O names on NODE (a program's index is CUDA's,
- * mapped through the rank's GPU list); -1 unknown. */
-int pm_att_obs_node_gpu(const struct att *a, const struct pm_obs *o, const char *node);
+ * mapped through the rank's GPU list); -1 unknown.  *ROW_PCI (ROW_PCI may be NULL): the bus
+ * id of nvidia-smi's row where the index was read off its table, else NULL. */
+int pm_att_obs_node_gpu(const struct att *a, const struct pm_obs *o, const char *node,
+			const char **row_pci);
 /* PID against the job's task pids on NODE (the plugin's records): +1 one of them, -1 none of
  * them while every task there is known by its pid, 0 when it cannot say (att_time.c). */
 int pm_att_pid_link(const struct att *a, const char *node, int pid);

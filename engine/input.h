@@ -134,7 +134,9 @@ static inline bool pm_in_has_word(const char *s, size_t n, const char *const *w,
  * or the command line that printed it ("$ sacct -j 4412390", "[u@login1 ~]$ sacct ...",
  * "/usr/bin/sacct -o JobID,State%30", "$ scontrol show job 81"): the word CMD, after the
  * line's start, a blank, a prompt's '$', '#' or '>', or a path's '/', and before a blank or
- * the line's end. */
+ * the line's end.  A shell trace's "+ scontrol show job 660218" is not one: set -x writes it
+ * into the job's own output, and the record that follows is a part of that output, not the
+ * whole file. */
 static inline bool pm_in_cmd_lead(const char *s, size_t n, const char *cmd)
 {
 	size_t c = strlen(cmd);
@@ -143,6 +145,8 @@ static inline bool pm_in_cmd_lead(const char *s, size_t n, const char *cmd)
 		s++;
 		n--;
 	}
+	if (n > 0 && *s == '+')
+		return false;
 	if (n >= 3 && (!memcmp(s, "```", 3) || !memcmp(s, "~~~", 3)))
 		return true;
 	for (size_t i = 0; i + c <= n; i++)

@@ -1171,16 +1171,111 @@ static void set_uid(struct pm_jobinfo *job, const struct field *f)
 		job->user_uid = uid;
 }
 
+/*
+ * Where the record to read starts in a listing of scontrol show job records (each starts a
+ * line with "JobId=N"): all of one job's, or one record, the first.  A listing of several
+ * jobs (scontrol show job with no id, two pastes in one file) gives the record of the job a
+ * Slurm output file of the folder is named for (slurm-%j.out, or slurm-%A_%a.out by the
+ * record's ArrayJobId and ArrayTaskId on its first line), as an sacct listing does
+ * (sacct_find_job); when none is, or more than one is, no record (-1, WHY says which): the
+ * first record is as likely another job's, and its state and nodes are not this one's.
+ * One walk over the lines; the folder's names are looked at once.
+ */
+#define SC_NAMES 16
+
+/* A record's first line (S, N): "ArrayJobId=A ArrayTaskId=T" as slurm-%A_%a.out writes
+ * them, "A_T" in BUF (*ID), or none (ID->n 0). */
+static void array_id(const char *s, size_t n, char *buf, size_t blen, struct field *id)
+{
+	const char *a = memmem(s, n, " ArrayJobId=", 12), *t = memmem(s, n, " ArrayTaskId=", 13);
+	size_t an = 0, tn = 0;
+
+	*id = (struct field){buf, 0};
+	if (!a || !t)
+		return;
+	a += 12;
+	t += 13;
+	while (a + an < s + n && pm_in_isdigit(a[an]))
+		an++;
+	while (t + tn < s + n && pm_in_isdigit(t[tn]))
+		tn++;
+	if (!an || !tn || an + tn + 2 > blen)
+		return;
+	memcpy(buf, a, an);
+	buf[an] = '_';
+	memcpy(buf + an + 1, t, tn);
+	id->n = an + 1 + tn;
+}
+static int scontrol_pick(const struct pm_evidence *ev, const char *buf, size_t len, size_t *at,
+			 char *why, size_t wlen)
+{
+	struct field names[SC_NAMES], first = {0}, named = {0}, aid;
+	char arr[48];
+	size_t nn = 0, pos = 0, ls = 0, n, k, named_at = 0;
+	const char *l, *x;
+	bool several = false, several_named = false;
+
+	for (size_t i = 0; i < ev->nfiles && nn < SC_NAMES; i++)
+		if (pm_slurm_output_id(ev->files[i].name, &x, &n))
+			names[nn++] = (struct field){x, n};
+	*at = 0;
+	for (; pm_in_next_line(buf, len, &pos, &l, &n); ls = pos) {
+		const char *t = l;
+		size_t tn = n;
+		struct field id;
+
+		pm_in_trim(&t, &tn);
+		if (tn < 7 || !pm_in_starts(t, tn, "JobId=") || !pm_in_isdigit(t[6]))
+			continue;
+		for (k = 6; k < tn && pm_in_isdigit(t[k]); k++)
+			;
+		id = (struct field){t + 6, k - 6};
+		array_id(t, tn, arr, sizeof(arr), &aid);
+		if (!first.n)
+			first = id;
+		else if (id.n != first.n || memcmp(id.s, first.s, id.n) != 0)
+			several = true;
+		for (size_t j = 0; j < nn; j++) {
+			if ((names[j].n != id.n || memcmp(names[j].s, id.s, id.n) != 0) &&
+			    (!aid.n || names[j].n != aid.n ||
+			     memcmp(names[j].s, aid.s, aid.n) != 0))
+				continue;
+			if (named.n && (named.n != id.n || memcmp(named.s, id.s, id.n) != 0))
+				several_named = true;
+			if (!named.n) {
+				named = id;
+				named_at = ls;
+			}
+		}
+	}
+	if (!several)
+		return 0;
+	if (named.n && !several_named) {
+		*at = named_at;
+		return 0;
+	}
+	snprintf(why, wlen,
+		 "a listing of several jobs' records, and %s: no record taken (the first record "
+		 "may be another job's)",
+		 several_named ?
+			 "the folder's Slurm output files name more than one of them" :
+			 "no Slurm output file of the folder (slurm-N.out) names one of them");
+	return -1;
+}
+
 int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
 		      char *reason, size_t rlen)
 {
 	struct field v[SK__COUNT];
 	struct pm_jobinfo *job;
 	long long gpus = -1, per;
-	size_t cnt = 0, k;
+	char why[200] = "";
+	size_t cnt = 0, k, at;
 	int x, nnodes = 0;
 
-	if (!scontrol_fields(buf, len, v) || !field_set(&v[SK_JOBID]))
+	if (scontrol_pick(ev, buf, len, &at, why, sizeof(why)))
+		return pm_in_fail(reason, rlen, "%s", why);
+	if (!scontrol_fields(buf + at, len - at, v) || !field_set(&v[SK_JOBID]))
 		return pm_in_fail(reason, rlen, "no JobId= record");
 	if (!(job = pm_ev_job(ev)))
 		return nomem(reason, rlen);

@@ -124,6 +124,10 @@ struct scan {
 	struct pend *pend;
 	size_t npend, apend;
 	bool resolving;
+	/* the last lines of the chunk before (each pass's: s->daemon), as the rules read them:
+	 * what follows reads back into when a hit's line is among a chunk's first (keep_tail) */
+	char *tail[2];
+	size_t ntail[2], atail[2];
 	struct peeled *pc;
 	size_t npc, apc;
 	struct peeled last;
@@ -1205,44 +1209,100 @@ static int went_on(struct scan *s, const struct pm_rule *r, const char *line, si
 	return n < 32 && !s->resolving ? -1 : 0;
 }
 
-/* Whether LINE (of the chunk being confirmed), read by R, a rule with 'not_after', is the tail
- * of another report: one of the PM_NOT_AFTER_LINES lines before it (blank ones not counted,
- * other writers' counted but not read), of the same writer (srun's label, else the rank a
- * wrapper gives: PE is LINE's peel), is one R's not_after_re reads (nvidia-smi's "No devices
- * were found" under the "Unable to determine the device handle" lines of its lost GPUs).
- * Only within the chunk, as source_quote: a line that ends the chunk before is not seen.
- * Uses s->md: its match must have been read already. */
-static bool follows(struct scan *s, const struct pm_rule *r, const char *line,
-		    const struct pm_peel *pe)
+/* Walk back from E over the lines of BASE..E for follows: the lines that are not blank
+ * counted in *N up to PM_NOT_AFTER_LINES, those of writer WHO matched against R's not_after_re.
+ * Whether one matched. */
+static bool follows_in(struct scan *s, const struct pm_rule *r, int who, const char *base,
+		       const char *e, int *n)
 {
 	const struct pm_file *f = &s->ev->files[s->file];
-	const int who = pe->label >= 0 ? pe->label : pe->rank;
-	const char *e = line, *p;
+	const char *p;
 	struct pm_peel np;
-	int n = 0;
 
-	if (!s->cbuf || line <= s->cbuf || line > s->cbuf + s->clen)
-		return false;
-	while (e > s->cbuf && n < PM_NOT_AFTER_LINES) {
+	while (e > base && *n < PM_NOT_AFTER_LINES) {
 		const char *t;
 		size_t l, tl;
 
 		if (e[-1] == '\n')
 			e--;
-		p = e > s->cbuf ? memrchr(s->cbuf, '\n', (size_t)(e - s->cbuf)) : NULL;
-		p = p ? p + 1 : s->cbuf;
+		p = e > base ? memrchr(base, '\n', (size_t)(e - base)) : NULL;
+		p = p ? p + 1 : base;
 		l = (size_t)(e - p);
 		e = p;
 		tl = peeled_text(f, p, l, &np, &t);
 		if (!tl)
 			continue;
-		n++;
+		(*n)++;
 		if ((np.label >= 0 ? np.label : np.rank) != who)
 			continue;
 		if (pcre2_match(r->not_after_re, (PCRE2_SPTR)t, tl, 0, 0, s->md, s->rs->mctx) >= 0)
 			return true;
 	}
 	return false;
+}
+
+/* Whether LINE (of the chunk being confirmed), read by R, a rule with 'not_after', is the tail
+ * of another report: one of the PM_NOT_AFTER_LINES lines before it (blank ones not counted,
+ * other writers' counted but not read), of the same writer (srun's label, else the rank a
+ * wrapper gives: PE is LINE's peel), is one R's not_after_re reads (nvidia-smi's "No devices
+ * were found" under the "Unable to determine the device handle" lines of its lost GPUs).
+ * Where a chunk ends does not matter: the lines before a chunk's first are the last ones of
+ * the chunk before, kept (keep_tail).  A hit decided at the next chunk's start (resolve)
+ * was looked at here before it waited.  Uses s->md: its match must have been read already. */
+static bool follows(struct scan *s, const struct pm_rule *r, const char *line,
+		    const struct pm_peel *pe)
+{
+	const int who = pe->label >= 0 ? pe->label : pe->rank;
+	const int d = s->daemon;
+	int n = 0;
+
+	if (!s->cbuf || line < s->cbuf || line > s->cbuf + s->clen)
+		return false;
+	if (follows_in(s, r, who, s->cbuf, line, &n))
+		return true;
+	return !s->resolving && n < PM_NOT_AFTER_LINES && s->ntail[d] &&
+	       follows_in(s, r, who, s->tail[d], s->tail[d] + s->ntail[d], &n);
+}
+
+/* Keep the last lines of BUF (LEN bytes, the chunk as the rules read it), up to
+ * PM_NOT_AFTER_LINES that are not blank, for follows to read at the next chunk's start.
+ * Bounded: at most TAIL_MAX bytes back, whole lines only (a longer line ends the tail). */
+#define TAIL_MAX (16u << 10)
+static int keep_tail(struct scan *s, const char *buf, size_t len)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	const int d = s->daemon;
+	const char *e = buf + len, *start = e, *p;
+	struct pm_peel np;
+	int n = 0;
+
+	while (e > buf && n < PM_NOT_AFTER_LINES) {
+		const char *t;
+
+		if (e[-1] == '\n')
+			e--;
+		p = e > buf ? memrchr(buf, '\n', (size_t)(e - buf)) : NULL;
+		p = p ? p + 1 : buf;
+		if ((size_t)(buf + len - p) > TAIL_MAX)
+			break;
+		start = p;
+		if (peeled_text(f, p, (size_t)(e - p), &np, &t))
+			n++;
+		e = p;
+	}
+	s->ntail[d] = 0;
+	if (start == buf + len)
+		return 0;
+	if ((size_t)(buf + len - start) > s->atail[d]) {
+		char *t = realloc(s->tail[d], TAIL_MAX);
+		if (!t)
+			return -1;
+		s->tail[d] = t;
+		s->atail[d] = TAIL_MAX;
+	}
+	s->ntail[d] = (size_t)(buf + len - start);
+	memcpy(s->tail[d], start, s->ntail[d]);
+	return 0;
 }
 
 /* Keep hit RI on LINE (LEN bytes of the chunk being confirmed, at OFF of the file) for the
@@ -2230,6 +2290,8 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 		}
 	}
 out:
+	if (rc == 0 && keep_tail(s, buf, len) < 0)
+		rc = -1;
 	s->cbuf = NULL;
 	s->clen = 0;
 	s->line_yields = false;
@@ -2787,6 +2849,8 @@ static void scan_free(struct scan *s)
 	for (size_t i = 0; i < s->npend; i++)
 		free(s->pend[i].text);
 	free(s->pend);
+	free(s->tail[0]);
+	free(s->tail[1]);
 	free(s->sect);
 	for (size_t k = 0; k < s->nweak; k++)
 		free(s->weak[k]);
@@ -2814,6 +2878,7 @@ static int scan_file(struct scan *s, size_t i)
 	int frc;
 
 	s->file = i;
+	s->ntail[0] = s->ntail[1] = 0; /* the chunk before is another file's */
 	s->ztl = s->zprevn = s->zhostn = 0;
 	s->sectioned = s->sect_known = false;
 	s->nsect = 0;

@@ -1328,6 +1328,67 @@ START_TEST(test_last_words_chunk_edge)
 }
 END_TEST
 
+/* The output of a file of more than one read chunk whose lines LEAD end exactly at the first
+ * chunk's end (256 KiB), TAIL after them: filler lines no rule reads before them. */
+static char *chunk_split_log(const char *lead, const char *tail)
+{
+	const size_t edge = 256u << 10, ll = strlen(lead), tl = strlen(tail);
+	char *b = malloc(edge + tl + 1);
+	size_t p = 0;
+
+	ck_assert_ptr_nonnull(b);
+	while (edge - ll - p > 64) {
+		int k = snprintf(b + p, 64, "filler %06zu\n", p);
+		p += (size_t)k;
+	}
+	memset(b + p, 'x', edge - ll - p - 1);
+	b[edge - ll - 1] = '\n';
+	memcpy(b + edge - ll, lead, ll);
+	memcpy(b + edge, tail, tl + 1);
+	return b;
+}
+
+/* Whether a 'not_after' rule's line is the tail of another report does not depend on where a
+ * read chunk ends: the report's lines at the end of the chunk before are read back into, as
+ * within one chunk; four lines back are within reach, five are not, as within one chunk. */
+START_TEST(test_not_after_chunk_edge)
+{
+	static const char rules[] = "rules:\n"
+				    "  - id: none-found\n"
+				    "    class: launch_config\n"
+				    "    subclass: driver\n"
+				    "    role: origin\n"
+				    "    strength: strong\n"
+				    "    sources: [app_log]\n"
+				    "    not_after: '^handle of GPU \\S+: lost$'\n"
+				    "    pattern: '^No devices were found\\s*$'\n"
+				    "    summary: 'none found'\n";
+	char err[256], *log;
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	/* the line starts the second chunk, its report's line ends the first */
+	log = chunk_split_log("handle of GPU 3b: lost\n", "No devices were found\n");
+	expect_case(rs, "nc1", log, "unknown", NULL, NULL);
+	free(log);
+	/* blank lines at the edge are not counted; the fourth line back is within reach */
+	log = chunk_split_log("handle of GPU 3b: lost\nloading data\n\n",
+			      "\nepoch 1\nNo devices were found\n");
+	expect_case(rs, "nc2", log, "unknown", NULL, NULL);
+	free(log);
+	/* the fifth is not */
+	log = chunk_split_log("handle of GPU 3b: lost\nloading data\nepoch 1\n",
+			      "checkpoint saved\nshutting down\nNo devices were found\n");
+	expect_case(rs, "nc3", log, "attributed", "driver", NULL);
+	free(log);
+	/* another writer's report is not this writer's */
+	log = chunk_split_log("1: handle of GPU 3b: lost\n", "0: No devices were found\n");
+	expect_case(rs, "nc4", log, "attributed", "driver", NULL);
+	free(log);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- silence ---- */
 
 START_TEST(test_silent_rank_is_suspect)
@@ -1775,6 +1836,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_last_words);
 	tcase_add_test(t, test_not_after);
 	tcase_add_test(t, test_last_words_chunk_edge);
+	tcase_add_test(t, test_not_after_chunk_edge);
 	tcase_add_test(t, test_past_cap_bounded);
 	tcase_add_test(t, test_yield_past_cap_second_generic);
 	tcase_add_test(t, test_record_zone_repeated_hour);

@@ -976,28 +976,50 @@ START_TEST(scontrol_job)
 }
 END_TEST
 
+#define SC_TWO                                                             \
+	"JobId=55 ArrayJobId=54 ArrayTaskId=7 JobName=x\n"                 \
+	"   UserId=bob(2001) JobState=TIMEOUT Reason=TimeLimit\n"          \
+	"   StartTime=Unknown EndTime=None NodeList=(null) NumNodes=2-2\n" \
+	"   TRES=cpu=2,node=2 TresPerNode=gres:gpu:h100:8\n"               \
+	"\n"                                                               \
+	"JobId=56 JobName=y JobState=FAILED NodeList=zz1\n"
+
 START_TEST(scontrol_variants)
 {
-	struct pm_evidence *ev = ev_new(NULL);
+	struct pm_evidence *ev = ev_named("slurm-55.out");
 	char reason[200] = "";
 	const struct pm_jobinfo *j = &ev->job;
 
-	/* pending-style values, TresPerNode, a second record that is ignored */
-	ck_assert_int_eq(run(pm_parse_scontrol, ev,
-			     "JobId=55 ArrayJobId=54 JobName=x\n"
-			     "   UserId=bob(2001) JobState=TIMEOUT Reason=TimeLimit\n"
-			     "   StartTime=Unknown EndTime=None NodeList=(null) NumNodes=2-2\n"
-			     "   TRES=cpu=2,node=2 TresPerNode=gres:gpu:h100:8\n"
-			     "\n"
-			     "JobId=56 JobName=y JobState=FAILED NodeList=zz1\n",
-			     reason),
-			 0);
+	/* pending-style values, TresPerNode; a second record, of another job, that the folder's
+	 * slurm-55.out does not name: ignored */
+	ck_assert_int_eq(run(pm_parse_scontrol, ev, SC_TWO, reason), 0);
 	ck_assert_str_eq(j->id, "55");
 	ck_assert_str_eq(j->state, "TIMEOUT");
 	ck_assert_int_eq(j->user_uid, 2001);
 	ck_assert(j->start == 0 && j->end == 0);
 	ck_assert_uint_eq(j->nnodes, 0);
 	ck_assert_int_eq(j->gpus_per_node, 8);
+	pm_evidence_destroy(ev);
+
+	/* the record the folder's output file names, the second; by its array ids, the first */
+	ev = ev_named("slurm-56.out");
+	j = &ev->job;
+	ck_assert_int_eq(run(pm_parse_scontrol, ev, SC_TWO, reason), 0);
+	ck_assert_str_eq(j->id, "56");
+	ck_assert_str_eq(j->state, "FAILED");
+	pm_evidence_destroy(ev);
+	ev = ev_named("slurm-54_7.out");
+	j = &ev->job;
+	ck_assert_int_eq(run(pm_parse_scontrol, ev, SC_TWO, reason), 0);
+	ck_assert_str_eq(j->id, "55");
+	pm_evidence_destroy(ev);
+
+	/* no file names one of the jobs: no record, the first may be another job's */
+	ev = ev_new(NULL);
+	j = &ev->job;
+	ck_assert_int_eq(run(pm_parse_scontrol, ev, SC_TWO, reason), -1);
+	ck_assert_ptr_nonnull(strstr(reason, "several jobs"));
+	ck_assert_ptr_null(j->id);
 	pm_evidence_destroy(ev);
 
 	ev = ev_new(NULL);
