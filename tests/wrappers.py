@@ -919,6 +919,42 @@ KNOWN = {
         'the error file\'s members are read as records only alone on their lines; squashed, '
         'the OOM is text in quotes in the middle of a line, which the rules refuse on purpose '
         '(a quoted error is as often a message about one)',
+    # session 26's fixtures: each gap on the safe side or the documented one of its family
+    ('jsonl', 'read-paste-web-nbsp-quoted-literal-near-miss'):
+        'as app-py-traceback-quoted-error-literal: the frame line inside a record\'s quoted '
+        'value is not looked for, so the quoted source line reads as the error',
+    ('logfmt', 'read-paste-web-nbsp-quoted-literal-near-miss'):
+        'as for jsonl: the frame line inside a record\'s quoted value is not looked for',
+    ('docker-json', 'read-paste-web-nbsp-quoted-literal-near-miss'):
+        'as for jsonl: the frame line inside a record\'s quoted value is not looked for',
+    ('jsonl-exc', 'read-paste-web-nbsp-quoted-literal-near-miss'):
+        'as app-py-traceback-quoted-error-literal: one exc_info string, its lines not told '
+        'apart as frames and code',
+    ('squashed', 'read-paste-web-nbsp-quoted-literal-near-miss'):
+        'as app-py-traceback-quoted-error-literal: no frame line above the source line once '
+        'the line breaks are lost',
+    ('mpirun', 'launch-rendezvous-job-owner-near-miss'):
+        'srun\'s label is what ties each rendezvous error to its task, and so through srun\'s '
+        'task lines to ax07 and ax08; in its place this style writes another launcher\'s '
+        'prefix, so no node is named (fewer nodes, never a wrong one); the class and the '
+        'owner this fixture is about stand',
+    ('mpirun+loguru', 'launch-rendezvous-job-owner-near-miss'):
+        'as for mpirun: the label srun wrote is replaced, so no node is named',
+    ('ray', 'launch-rendezvous-job-owner-near-miss'):
+        'as for mpirun: the label srun wrote is replaced by Ray\'s worker prefix, so no node '
+        'is named',
+    ('ray+pybasic', 'launch-rendezvous-job-owner-near-miss'):
+        'as for ray: no node is named',
+    ('progress-cr', 'launch-rendezvous-job-owner-near-miss'):
+        'a progress bar redrawn in front of the labelled line hides srun\'s label: no node '
+        'is named',
+    ('progress-cr', 'place-launcher-words-under-rank-tag-map-stands'):
+        'a progress bar redrawn in front of the line hides the worker\'s own rank tag, so the '
+        'launcher\'s words count as the launcher\'s and the rank map\'s placement is not '
+        'used: no node (the safe side of what the fixture tests)',
+    ('termwrap', 'read-record-search-hit-source-pyexc'):
+        'a search hit is one long JSON object on one line; broken at a terminal\'s width it '
+        'is no longer one record, and its message is not read (unknown, no node)',
 }
 # A bare "rank N: " is read as the program's rank tag only where it starts the text (prefix.c,
 # spaced_rank): after a logger's level it is as often the message's own words ("INFO - rank
