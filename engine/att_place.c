@@ -107,16 +107,15 @@ static bool host_shaped(const char *name)
 	return digit && letter;
 }
 
-/* Whether a host a file's name gives is taken: shaped as a node's name; or, for a file read
- * as a kernel log or GPU state (NODE_SRC), a name stem or folder that is a word alone
- * (raven.dmesg, raven/dmesg.txt: WHOLE); or one the evidence knows otherwise (a node of the
- * job's record, a host the files' lines name; none when A is NULL, before they are read).
- * A plain word joined to the node-level word by a hyphen or an underscore is the user's
- * (trainer-journal.json, my_dmesg.txt) and names none. */
-static bool name_host_ok(const struct att *a, const char *name, bool node_src, bool whole)
+/* Whether a host a file's name gives is taken: shaped as a node's name; or a word alone
+ * before a dot or a folder (raven.dmesg, longma.bmc-sel.txt, raven/dmesg.txt: WHOLE); or
+ * one the evidence knows otherwise (a node of the job's record, a host the files' lines
+ * name; none when A is NULL, before they are read).  A plain word joined to the node-level
+ * word by a hyphen or an underscore is the user's (trainer-journal.json, my_dmesg.txt) and
+ * names none. */
+static bool name_host_ok(const struct att *a, const char *name, bool whole)
 {
-	return host_shaped(name) || (node_src && whole) ||
-	       (a && (host_of(a, name) || pm_att_job_node(a, name)));
+	return host_shaped(name) || whole || (a && (host_of(a, name) || pm_att_job_node(a, name)));
 }
 
 /*
@@ -136,7 +135,7 @@ static bool file_host(const struct att *a, const struct pm_file *f, char *out, s
 		l = strcspn(n, "/");
 		if ((node_src || node_word_at(base)) && hostname_ok(n, l) && l < len) {
 			snprintf(out, len, "%.*s", (int)l, n);
-			return name_host_ok(a, out, node_src, true);
+			return name_host_ok(a, out, true);
 		}
 	}
 	for (const char *p = base + 1; *p; p++) {
@@ -148,7 +147,7 @@ static bool file_host(const struct att *a, const struct pm_file *f, char *out, s
 		if (hostname_ok(base, l) && l < len && !memchr(base, '.', l) &&
 		    !has_node_word(base, l)) {
 			snprintf(out, len, "%.*s", (int)l, base);
-			return name_host_ok(a, out, node_src, *p == '.');
+			return name_host_ok(a, out, *p == '.');
 		}
 	}
 	return false;
