@@ -92,13 +92,39 @@ static bool has_node_word(const char *s, size_t l)
 	return false;
 }
 
+static const char *host_of(const struct att *a, const char *node);
+
+/* Whether NAME is shaped as a cluster's node names are: a letter and a digit (gpu07,
+ * node-3); trainer, my or 2026-12-03 are not. */
+static bool host_shaped(const char *name)
+{
+	bool digit = false, letter = false;
+
+	for (const char *q = name; *q; q++) {
+		digit |= *q >= '0' && *q <= '9';
+		letter |= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z');
+	}
+	return digit && letter;
+}
+
+/* Whether a host a file's name gives is taken: shaped as a node's name; or a word alone
+ * before a dot or a folder (raven.dmesg, longma.bmc-sel.txt, raven/dmesg.txt: WHOLE); or
+ * one the evidence knows otherwise (a node of the job's record, a host the files' lines
+ * name; none when A is NULL, before they are read).  A plain word joined to the node-level
+ * word by a hyphen or an underscore is the user's (trainer-journal.json, my_dmesg.txt) and
+ * names none. */
+static bool name_host_ok(const struct att *a, const char *name, bool whole)
+{
+	return host_shaped(name) || whole || (a && (host_of(a, name) || pm_att_job_node(a, name)));
+}
+
 /*
  * The host a node-level file's name gives: HOST.WORD..., HOST-WORD..., HOST_WORD... or
  * HOST/WORD... where WORD names a node-level source (or, for a file read as a kernel log or
- * GPU state, HOST.EXT).  The job's output files name no host (train.log is not one).
- * WORD-HOST names are word_host's.
+ * GPU state, HOST.EXT), when name_host_ok takes it.  The job's output files name no host
+ * (train.log is not one).  WORD-HOST names are word_host's.
  */
-static bool file_host(const struct pm_file *f, char *out, size_t len)
+static bool file_host(const struct att *a, const struct pm_file *f, char *out, size_t len)
 {
 	const char *n = f->name, *base = strrchr(n, '/');
 	bool node_src = f->source == PM_SRC_KERNEL_LOG || f->source == PM_SRC_GPU_STATE;
@@ -109,7 +135,7 @@ static bool file_host(const struct pm_file *f, char *out, size_t len)
 		l = strcspn(n, "/");
 		if ((node_src || node_word_at(base)) && hostname_ok(n, l) && l < len) {
 			snprintf(out, len, "%.*s", (int)l, n);
-			return true;
+			return name_host_ok(a, out, true);
 		}
 	}
 	for (const char *p = base + 1; *p; p++) {
@@ -121,7 +147,7 @@ static bool file_host(const struct pm_file *f, char *out, size_t len)
 		if (hostname_ok(base, l) && l < len && !memchr(base, '.', l) &&
 		    !has_node_word(base, l)) {
 			snprintf(out, len, "%.*s", (int)l, base);
-			return true;
+			return name_host_ok(a, out, *p == '.');
 		}
 	}
 	return false;
@@ -1513,8 +1539,10 @@ int pm_att_phase_place(struct att *a)
 		}
 		return 0;
 	}
+	/* a file's name gives a host shaped as a node's here, a plain word only once the
+	 * lines have named it (below) */
 	for (size_t i = 0; i < ev->nfiles; i++) {
-		if (file_host(&ev->files[i], h, sizeof(h)) &&
+		if (file_host(NULL, &ev->files[i], h, sizeof(h)) &&
 		    add_host(a, h, strlen(h), SP_OTHER) < 0)
 			return -1;
 		if (file_hosts(a, &ev->files[i]) < 0)
@@ -1522,7 +1550,7 @@ int pm_att_phase_place(struct att *a)
 	}
 	/* WORD-HOST names last: a host the files' lines name is what they are read for */
 	for (size_t i = 0; i < ev->nfiles; i++)
-		if (!file_host(&ev->files[i], h, sizeof(h)) &&
+		if (!file_host(a, &ev->files[i], h, sizeof(h)) &&
 		    word_host(a, &ev->files[i], h, sizeof(h)) &&
 		    add_host(a, h, strlen(h), SP_OTHER) < 0)
 			return -1;
@@ -1570,7 +1598,7 @@ int pm_att_phase_place(struct att *a)
 		const char *n = NULL;
 		if (o->node)
 			continue;
-		if (file_host(&ev->files[o->file], h, sizeof(h)) ||
+		if (file_host(a, &ev->files[o->file], h, sizeof(h)) ||
 		    word_host(a, &ev->files[o->file], h, sizeof(h)))
 			n = host_of(a, h);
 		else if (prefix_host(a, a->nhosts, o, h, sizeof(h)) &&
