@@ -503,6 +503,49 @@ static bool comm_line(const struct att *a, size_t i, int w)
 	       o->rank < o->nranks && o->nranks <= 1 << 20 && (w ? o->nranks == w : true);
 }
 
+static int host_cmp(const char *x, const char *y);
+
+static int cmphostp(const void *x, const void *y)
+{
+	return host_cmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/*
+ * A group split off the job's communicator runs on some of its hosts: a set-up line of
+ * another size whose host none of size W's lines names was printed by another run (a
+ * set-up excerpt the job cats, a log of last week's), and nothing tells which run's lines
+ * are the job's.  Then *W is 0: no communicator is taken as the job's, its ranks placed on
+ * no host from these lines.
+ */
+static int comm_foreign(const struct att *a, int w, int *out)
+{
+	const struct pm_evidence *ev = a->ev;
+	const char **h = NULL;
+	size_t n = 0, ah = 0;
+
+	for (size_t i = 0; i < ev->nobs; i++) {
+		if (!comm_line(a, i, w) || !ev->obs[i].node)
+			continue;
+		if (n == ah && pm_grow((void **)&h, &ah, sizeof(*h)) < 0) {
+			free(h);
+			return -1;
+		}
+		h[n++] = ev->obs[i].node;
+	}
+	if (n > 1)
+		pm_sort(h, n, sizeof(*h), cmphostp);
+	for (size_t i = 0; i < ev->nobs && n; i++) {
+		const char *node = ev->obs[i].node;
+		if (node && comm_line(a, i, 0) && ev->obs[i].nranks != w &&
+		    !bsearch(&node, h, n, sizeof(*h), cmphostp)) {
+			*out = 0;
+			break;
+		}
+	}
+	free(h);
+	return 0;
+}
+
 static int comm_ranks(struct att *a, size_t *al)
 {
 	const struct pm_evidence *ev = a->ev;
@@ -511,6 +554,8 @@ static int comm_ranks(struct att *a, size_t *al)
 	for (size_t i = 0; i < ev->nobs; i++)
 		if (comm_line(a, i, 0) && ev->obs[i].nranks > w)
 			w = ev->obs[i].nranks;
+	if (w && comm_foreign(a, w, &w) < 0)
+		return -1;
 	a->commw = w;
 	for (size_t i = 0; i < ev->nobs && w; i++)
 		if (comm_line(a, i, w) &&
@@ -2035,11 +2080,6 @@ static int cmprkrank(const void *x, const void *y)
 	const struct rkhost *p = x, *q = y;
 
 	return (p->rank > q->rank) - (p->rank < q->rank);
-}
-
-static int cmphostp(const void *x, const void *y)
-{
-	return host_cmp(*(const char *const *)x, *(const char *const *)y);
 }
 
 int pm_att_rank_hosts(struct att *a)
