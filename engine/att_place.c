@@ -7,6 +7,7 @@
  * names that differ only by case are one node.  This only places: it never raises a
  * confidence, and what it places from the user's own text excludes no node by itself.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,26 +158,85 @@ static bool file_host(const struct att *a, const struct pm_file *f, char *out, s
  * with it, then its task lines, then anything else. */
 enum spell { SP_OTHER, SP_TASK, SP_STEP };
 
+/* The hash of host name S (L bytes) in any case (FNV-1a over its lower-case bytes). */
+static size_t host_hash(const char *s, size_t l)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < l; i++) {
+		unsigned char c = (unsigned char)s[i];
+		h = (h ^ (c >= 'A' && c <= 'Z' ? c + 32 : c)) * 1099511628211ULL;
+	}
+	return (size_t)h;
+}
+
+/* The slot of HIDX that holds host S (L bytes), in any case, or the empty one where it
+ * would go. */
+static size_t host_slot(const struct att *a, const char *s, size_t l)
+{
+	size_t m = a->hcap - 1, i = host_hash(s, l) & m;
+
+	for (; a->hidx[i]; i = (i + 1) & m) {
+		const char *n = a->hosts[a->hidx[i] - 1].name;
+		if (strlen(n) == l && !strncasecmp(n, s, l))
+			break;
+	}
+	return i;
+}
+
+/* The index of host S (L bytes) among HOSTS, in any case, or -1. */
+static long host_find(const struct att *a, const char *s, size_t l)
+{
+	size_t i;
+
+	if (!a->hcap)
+		return -1;
+	i = host_slot(a, s, l);
+	return a->hidx[i] ? (long)a->hidx[i] - 1 : -1;
+}
+
+/* Index HOSTS anew in a table twice the size: kept at most half full. */
+static int host_rehash(struct att *a)
+{
+	size_t cap = a->hcap ? 2 * a->hcap : 64, *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -1;
+	free(a->hidx);
+	a->hidx = v;
+	a->hcap = cap;
+	for (size_t k = 0; k < a->nhosts; k++) {
+		const char *n = a->hosts[k].name;
+		a->hidx[host_slot(a, n, strlen(n))] = k + 1;
+	}
+	return 0;
+}
+
 /* Note host S (L bytes); a spelling learnt from a better source replaces a case variant. */
 static int add_host(struct att *a, const char *s, size_t l, enum spell sp)
 {
 	/* a host already noted first: a case variant of a name that passed hostname_ok passes
 	 * it too, and a system log names its host on every line */
-	for (size_t i = 0; i < a->nhosts; i++)
-		if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, s, l)) {
-			if ((int)sp > a->hosts[i].spell) {
-				memcpy(a->hosts[i].name, s, l);
-				a->hosts[i].spell = (int)sp;
-			}
-			return 0;
+	long k = host_find(a, s, l);
+
+	if (k >= 0) {
+		if ((int)sp > a->hosts[k].spell) {
+			memcpy(a->hosts[k].name, s, l);
+			a->hosts[k].spell = (int)sp;
 		}
+		return 0;
+	}
 	if (!hostname_ok(s, l) || l >= sizeof(a->hosts[0].name))
 		return 0;
 	if (a->nhosts == a->ahosts &&
 	    pm_grow((void **)&a->hosts, &a->ahosts, sizeof(*a->hosts)) < 0)
 		return -1;
+	if (2 * (a->nhosts + 1) > a->hcap && host_rehash(a) < 0)
+		return -1;
 	snprintf(a->hosts[a->nhosts].name, sizeof(a->hosts[0].name), "%.*s", (int)l, s);
-	a->hosts[a->nhosts++].spell = (int)sp;
+	a->hosts[a->nhosts].spell = (int)sp;
+	a->hidx[host_slot(a, s, l)] = a->nhosts + 1;
+	a->nhosts++;
 	return 0;
 }
 
@@ -711,6 +771,7 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 	char *x;
 	long n;
 	bool failed = false, ended;
+	long k;
 
 	/* "tasks 0-3: Terminated", "task 4: Killed": the host's tasks Slurm ended once
 	 * another failed (prefix_gainsaid) */
@@ -719,12 +780,11 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 		      (e - m >= 8 && !strncmp(m + 2, "Killed", 6)) ||
 		      (e - m > 24 && !strncmp(m + 2, "Exited with exit code ", 22) &&
 		       pm_att_slurm_signal_exit(strtol(m + 24, NULL, 10))));
-	for (size_t i = 0; i < a->nhosts; i++)
-		if (strlen(a->hosts[i].name) == l && !strncasecmp(a->hosts[i].name, h, l)) {
-			a->hosts[i].srun = true;
-			a->hosts[i].ended |= ended;
-			a->td_hit |= ended;
-		}
+	if ((k = host_find(a, h, l)) >= 0) {
+		a->hosts[k].srun = true;
+		a->hosts[k].ended |= ended;
+		a->td_hit |= ended;
+	}
 	if (ended)
 		return;
 	if (e - t > 6 && !strncmp(t, "tasks ", 6)) {
@@ -1143,10 +1203,9 @@ static int file_hosts(struct att *a, struct pm_file *f)
 
 static const char *host_of(const struct att *a, const char *node)
 {
-	for (size_t i = 0; node && i < a->nhosts; i++)
-		if (!strcasecmp(a->hosts[i].name, node))
-			return a->hosts[i].name;
-	return NULL;
+	long k = node ? host_find(a, node, strlen(node)) : -1;
+
+	return k >= 0 ? a->hosts[k].name : NULL;
 }
 
 /*

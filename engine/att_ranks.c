@@ -85,9 +85,22 @@ static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al
 }
 
 static bool comm_line(const struct att *a, size_t i, int w);
-static bool comm_split(const struct att *a, int r, const char *node);
+struct crank {
+	int rank;
+	const char *node;
+};
+static bool comm_split(const struct crank *v, size_t n, int r, const char *node);
 
 /* Whether the rank map names ranks on NODE: then it names every rank that ran there. */
+static int cmpcrank(const void *x, const void *y)
+{
+	const struct crank *p = x, *q = y;
+
+	if (p->rank != q->rank)
+		return p->rank < q->rank ? -1 : 1;
+	return strcmp(p->node, q->node);
+}
+
 static bool rankmap_node(const char **nodes, size_t n, const char *node)
 {
 	return n && node && bsearch(&node, nodes, n, sizeof(*nodes), pm_cmp_str);
@@ -359,7 +372,8 @@ static int place_ranks(struct att *a)
 	const char **mapn = NULL;
 	struct hs_scratch *scratch = NULL;
 	const char **ambn = NULL;
-	size_t nsr = 0, asr = 0, nmap = 0, n = 0, nambn = 0, alamb = 0;
+	struct crank *cr = NULL;
+	size_t nsr = 0, asr = 0, nmap = 0, n = 0, nambn = 0, alamb = 0, ncr = 0;
 	int rc = -1;
 
 	if (steps_resolve(a, &ambn, &nambn, &alamb) < 0)
@@ -423,11 +437,19 @@ static int place_ranks(struct att *a)
 		    !steps_may_split(a, ev->ranks[i].rank))
 			a->rnode[n++] = (struct rnode){ev->ranks[i].rank, ev->ntasks + nsr + i,
 						       ev->ranks[i].node};
+	/* the communicator's set-up lines by rank, then host: comm_split reads them */
+	if (ncomm && !(cr = malloc(ncomm * sizeof(*cr))))
+		goto out;
+	for (size_t i = 0; i < ev->nobs && ncomm; i++)
+		if (comm_line(a, i, a->commw) && ev->obs[i].node)
+			cr[ncr++] = (struct crank){ev->obs[i].rank, ev->obs[i].node};
+	if (ncr > 1)
+		pm_sort(cr, ncr, sizeof(*cr), cmpcrank);
 	for (size_t i = 0; i < ev->nobs && ncomm; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (comm_line(a, i, a->commw) && o->node && !rankmap_node(mapn, nmap, o->node) &&
-		    !comm_split(a, o->rank, o->node) && !pm_rankset_has(a->amb, a->namb, o->rank) &&
-		    !steps_may_split(a, o->rank))
+		    !comm_split(cr, ncr, o->rank, o->node) &&
+		    !pm_rankset_has(a->amb, a->namb, o->rank) && !steps_may_split(a, o->rank))
 			a->rnode[n++] =
 				(struct rnode){o->rank, ev->ntasks + nsr + ev->nranks + i, o->node};
 	}
@@ -455,6 +477,7 @@ static int place_ranks(struct att *a)
 	sr = NULL;
 	rc = 0;
 out:
+	free(cr);
 	free(sr);
 	free(mapn);
 	free(ambn);
@@ -480,6 +503,49 @@ static bool comm_line(const struct att *a, size_t i, int w)
 	       o->rank < o->nranks && o->nranks <= 1 << 20 && (w ? o->nranks == w : true);
 }
 
+static int host_cmp(const char *x, const char *y);
+
+static int cmphostp(const void *x, const void *y)
+{
+	return host_cmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/*
+ * A group split off the job's communicator runs on some of its hosts: a set-up line of
+ * another size whose host none of size W's lines names was printed by another run (a
+ * set-up excerpt the job cats, a log of last week's), and nothing tells which run's lines
+ * are the job's.  Then *W is 0: no communicator is taken as the job's, its ranks placed on
+ * no host from these lines.
+ */
+static int comm_foreign(const struct att *a, int w, int *out)
+{
+	const struct pm_evidence *ev = a->ev;
+	const char **h = NULL;
+	size_t n = 0, ah = 0;
+
+	for (size_t i = 0; i < ev->nobs; i++) {
+		if (!comm_line(a, i, w) || !ev->obs[i].node)
+			continue;
+		if (n == ah && pm_grow((void **)&h, &ah, sizeof(*h)) < 0) {
+			free(h);
+			return -1;
+		}
+		h[n++] = ev->obs[i].node;
+	}
+	if (n > 1)
+		pm_sort(h, n, sizeof(*h), cmphostp);
+	for (size_t i = 0; i < ev->nobs && n; i++) {
+		const char *node = ev->obs[i].node;
+		if (node && comm_line(a, i, 0) && ev->obs[i].nranks != w &&
+		    !bsearch(&node, h, n, sizeof(*h), cmphostp)) {
+			*out = 0;
+			break;
+		}
+	}
+	free(h);
+	return 0;
+}
+
 static int comm_ranks(struct att *a, size_t *al)
 {
 	const struct pm_evidence *ev = a->ev;
@@ -488,6 +554,8 @@ static int comm_ranks(struct att *a, size_t *al)
 	for (size_t i = 0; i < ev->nobs; i++)
 		if (comm_line(a, i, 0) && ev->obs[i].nranks > w)
 			w = ev->obs[i].nranks;
+	if (w && comm_foreign(a, w, &w) < 0)
+		return -1;
 	a->commw = w;
 	for (size_t i = 0; i < ev->nobs && w; i++)
 		if (comm_line(a, i, w) &&
@@ -496,15 +564,29 @@ static int comm_ranks(struct att *a, size_t *al)
 	return 0;
 }
 
-/* Whether the job's communicator's set-up lines (comm_ranks) place rank R on two hosts. */
-static bool comm_split(const struct att *a, int r, const char *node)
+/* The first of V's N lines (sorted by cmpcrank) whose rank is R or more. */
+static size_t crank_bound(const struct crank *v, size_t n, int r)
 {
-	for (size_t i = 0; i < a->ev->nobs; i++) {
-		const struct pm_obs *o = &a->ev->obs[i];
-		if (o->rank == r && o->node && strcmp(o->node, node) && comm_line(a, i, a->commw))
-			return true;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].rank < r)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	return lo;
+}
+
+/* Whether the job's communicator's set-up lines (comm_ranks), V (N of them, sorted by
+ * cmpcrank), place rank R on a host other than NODE. */
+static bool comm_split(const struct crank *v, size_t n, int r, const char *node)
+{
+	size_t lo = crank_bound(v, n, r), e = crank_bound(v, n, r + 1);
+
+	/* sorted by host within the rank: two hosts differ at its ends if anywhere */
+	return e > lo && (strcmp(v[lo].node, v[e - 1].node) || strcmp(v[lo].node, node));
 }
 
 int pm_att_phase_ranks(struct att *a)
@@ -1970,46 +2052,74 @@ void pm_att_fewest_completed(struct att *a, struct cand *c)
 			   lo, hi);
 }
 
-/* Whether host names X and Y are one host: equal, or their first labels equal, in any case
- * ("HX-N08" and "hx-n08.cluster" are hx-n08). */
-static bool same_host(const char *x, const char *y)
+/* Host names X and Y in the order of their first labels, in any case: equal where they are
+ * one host ("HX-N08" and "hx-n08.cluster" are hx-n08). */
+static int host_cmp(const char *x, const char *y)
 {
 	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
+	int c = strncasecmp(x, y, lx < ly ? lx : ly);
 
-	return !strcasecmp(x, y) || (lx == ly && !strncasecmp(x, y, lx));
+	return c ? c : lx < ly ? -1 : lx > ly;
+}
+
+struct rkhost {
+	const char *node;
+	int rank;
+};
+
+static int cmprkhost(const void *x, const void *y)
+{
+	const struct rkhost *p = x, *q = y;
+	int c = host_cmp(p->node, q->node);
+
+	return c ? c : (p->rank > q->rank) - (p->rank < q->rank);
+}
+
+static int cmprkrank(const void *x, const void *y)
+{
+	const struct rkhost *p = x, *q = y;
+
+	return (p->rank > q->rank) - (p->rank < q->rank);
 }
 
 int pm_att_rank_hosts(struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
-	size_t al = 0;
+	struct rkhost *v;
+	size_t n = 0;
 
 	/* the record's node list decides where it is given (pm_att_other_node); a rank seen
 	 * beyond the communicator's size means a larger job than its set-up lines show */
 	if (ev->job.nnodes || a->commw <= 0 || (a->nknown && a->known[a->nknown - 1] >= a->commw))
 		return 0;
+	if (!(v = malloc((size_t)a->commw * sizeof(*v))))
+		return -1;
 	for (int r = 0; r < a->commw; r++) {
-		const char *n = pm_att_rank_node(a, r);
-		bool seen = false;
-		if (!n || strchr(n, '[')) {
-			free(a->rkh);
-			a->rkh = NULL;
-			a->nrkh = 0;
+		const char *h = pm_att_rank_node(a, r);
+		if (!h || strchr(h, '[')) {
+			free(v);
 			return 0;
 		}
-		for (size_t i = 0; i < a->nrkh && !seen; i++)
-			seen = same_host(a->rkh[i], n);
-		if (seen)
-			continue;
-		if (a->nrkh == al) {
-			const char **v = realloc(a->rkh, (al ? 2 * al : 8) * sizeof(*v));
-			if (!v)
-				return -1;
-			a->rkh = v;
-			al = al ? 2 * al : 8;
-		}
-		a->rkh[a->nrkh++] = n;
+		v[n++] = (struct rkhost){h, r};
 	}
+	/* each host once, as its lowest rank spells it, in the order of those ranks */
+	pm_sort(v, n, sizeof(*v), cmprkhost);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || host_cmp(v[k - 1].node, v[i].node))
+			v[k++] = v[i];
+	pm_sort(v, k, sizeof(*v), cmprkrank);
+	a->rkh = malloc(k * sizeof(*a->rkh));
+	a->rkhs = malloc(k * sizeof(*a->rkhs));
+	if (!a->rkh || !a->rkhs) {
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < k; i++)
+		a->rkh[i] = a->rkhs[i] = v[i].node;
+	a->nrkh = k;
+	pm_sort(a->rkhs, k, sizeof(*a->rkhs), cmphostp);
+	free(v);
 	return 0;
 }
 
@@ -2017,8 +2127,5 @@ bool pm_att_rankless_host(const struct att *a, const char *node)
 {
 	if (!a->rkh || !node || !node[0] || strchr(node, '['))
 		return false;
-	for (size_t i = 0; i < a->nrkh; i++)
-		if (same_host(a->rkh[i], node))
-			return false;
-	return true;
+	return !bsearch(&node, a->rkhs, a->nrkh, sizeof(*a->rkhs), cmphostp);
 }

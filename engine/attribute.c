@@ -371,11 +371,13 @@ static void att_free(struct att *a)
 	free(a->known);
 	free(a->rnode);
 	free(a->rkh);
+	free(a->rkhs);
 	free(a->tnode);
 	free(a->mapn);
 	free(a->amb);
 	free(a->placed);
 	free(a->hosts);
+	free(a->hidx);
 	free(a->guessed);
 	free(a->libpfx);
 	free(a->yielded);

@@ -146,6 +146,7 @@ struct att {
 	/* with no record, the hosts of every rank of the job's communicator, where its set-up
 	 * lines and the other sources place them all (pm_att_rank_hosts); NULL otherwise */
 	const char **rkh;
+	const char **rkhs; /* RKH sorted by host (att_ranks.c host_cmp) */
 	size_t nrkh;
 	/* with no window (pm_att_no_window), the earliest time the job's output dates a line of
 	 * its progress or set-up (pm_att_output_start); 0 none */
@@ -169,7 +170,8 @@ struct att {
 		bool srun;  /* srun reports a task of it, whatever its end */
 	} * hosts;	    /* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
-	bool *guessed; /* obs -> its node was placed from the folder's words (att_place.c) */
+	size_t *hidx, hcap; /* HOSTS' index by name in any case: slot -> index + 1 (0: none) */
+	bool *guessed;	    /* obs -> its node was placed from the folder's words (att_place.c) */
 	/* obs -> its node is named only by a library's host prefix the job printed (Open MPI's
 	 * "[host:pid]", NCCL's "host:pid:tid"): its lead's exclusion only offered, as GUESSED's,
 	 * but read as printed on that host, so it still corroborates (att_place.c) */
