@@ -155,8 +155,9 @@ static bool file_host(const struct att *a, const struct pm_file *f, char *out, s
 }
 
 /* How a host's spelling was learnt: Slurm's step lines name the node as Slurm is configured
- * with it, then its task lines, then anything else. */
-enum spell { SP_OTHER, SP_TASK, SP_STEP };
+ * with it, then its task lines, then anything else; a file's name last (SP_FILE: only a
+ * name gave it, until a line or a record names it too). */
+enum spell { SP_FILE, SP_OTHER, SP_TASK, SP_STEP };
 
 /* The hash of host name S (L bytes) in any case (FNV-1a over its lower-case bytes). */
 static size_t host_hash(const char *s, size_t l)
@@ -1252,6 +1253,39 @@ static bool word_host(const struct att *a, const struct pm_file *f, char *out, s
 	return true;
 }
 
+/*
+ * Whether host H, which a file's name gives, is the name's word and no node of this job's
+ * evidence: only a file's name gave it (no line, no record names it), the job's record lists
+ * its nodes (all of them) or lines name hosts, and H is none of those nor spelt as they are
+ * (stem_of_host's rule: dgx-b07.dmesg beside dgx-b03 is another node's log, latest.dmesg,
+ * after/dmesg.txt or xid79-dmesg.txt a word of the user's).  Its file then names no node:
+ * what it holds is not another node's for a word in its name.  With nothing else known the
+ * name is all there is (longma.bmc-sel.txt) and stands.
+ */
+static bool name_word_only(const struct att *a, const char *h)
+{
+	const struct pm_jobinfo *job = &a->ev->job;
+	size_t l = strcspn(h, "0123456789");
+	bool known = job->nnodes > 0, stem = false;
+	const char *x = host_of(a, h);
+
+	if (!x || job->het_partial || (job->nnodes && pm_att_job_host(a, h)))
+		return false;
+	for (size_t i = 0; i < a->nhosts; i++) {
+		const char *n = a->hosts[i].name;
+		if (n == x && a->hosts[i].spell != SP_FILE)
+			return false;
+		if (a->hosts[i].spell == SP_FILE)
+			continue;
+		known = true;
+		stem |= l >= 2 && h[l] && strcspn(n, "0123456789") == l && !strncasecmp(n, h, l);
+	}
+	for (size_t i = 0; !stem && l >= 2 && h[l] && i < job->nnodes; i++)
+		stem = job->nodes[i] && strcspn(job->nodes[i], "0123456789") == l &&
+		       !strncasecmp(job->nodes[i], h, l);
+	return known && !stem;
+}
+
 /* Spell NODE (in place: the same length) as the one spelling of its host. */
 static void respell(const struct att *a, char *node)
 {
@@ -1571,6 +1605,7 @@ int pm_att_phase_place(struct att *a)
 	struct pm_evidence *ev = a->ev;
 	char h[128];
 	const char *one = NULL; /* the one host what had no node was placed on, if any */
+	unsigned char *wordonly;
 	size_t nknown;
 	bool said = false;
 
@@ -1602,7 +1637,7 @@ int pm_att_phase_place(struct att *a)
 	 * lines have named it (below) */
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		if (file_host(NULL, &ev->files[i], h, sizeof(h)) &&
-		    add_host(a, h, strlen(h), SP_OTHER) < 0)
+		    add_host(a, h, strlen(h), SP_FILE) < 0)
 			return -1;
 		if (file_hosts(a, &ev->files[i]) < 0)
 			return -1;
@@ -1611,7 +1646,7 @@ int pm_att_phase_place(struct att *a)
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (!file_host(a, &ev->files[i], h, sizeof(h)) &&
 		    word_host(a, &ev->files[i], h, sizeof(h)) &&
-		    add_host(a, h, strlen(h), SP_OTHER) < 0)
+		    add_host(a, h, strlen(h), SP_FILE) < 0)
 			return -1;
 	for (size_t i = 0; a->placed && i < a->nplaced; i++)
 		if (add_host(a, a->placed[i].node, strlen(a->placed[i].node), SP_TASK) < 0)
@@ -1650,7 +1685,7 @@ int pm_att_phase_place(struct att *a)
 			a->guessed[i] = true;
 		}
 	}
-	if (unify_case(a) < 0)
+	if (unify_case(a) < 0 || !(wordonly = calloc(ev->nfiles ? ev->nfiles : 1, 1)))
 		return -1;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		struct pm_obs *o = &ev->obs[i];
@@ -1658,19 +1693,25 @@ int pm_att_phase_place(struct att *a)
 		if (o->node)
 			continue;
 		if (file_host(a, &ev->files[o->file], h, sizeof(h)) ||
-		    word_host(a, &ev->files[o->file], h, sizeof(h)))
-			n = host_of(a, h);
-		else if (prefix_host(a, a->nhosts, o, h, sizeof(h)) &&
-			 (!job_text(a, o) || !prefix_gainsaid(a, h, o, &said)) &&
-			 (n = host_of(a, h)))
+		    word_host(a, &ev->files[o->file], h, sizeof(h))) {
+			/* once a file: 1 its name's host stands, 2 a word (name_word_only) */
+			if (!wordonly[o->file])
+				wordonly[o->file] = name_word_only(a, h) ? 2 : 1;
+			n = wordonly[o->file] == 2 ? NULL : host_of(a, h);
+		} else if (prefix_host(a, a->nhosts, o, h, sizeof(h)) &&
+			   (!job_text(a, o) || !prefix_gainsaid(a, h, o, &said)) &&
+			   (n = host_of(a, h)))
 			;
 		else if ((n = only_host_of(a, o)))
 			one = one ? one : n;
-		if (n && pm_strset(&o->node, n, strlen(n)) < 0)
+		if (n && pm_strset(&o->node, n, strlen(n)) < 0) {
+			free(wordonly);
 			return -1;
+		}
 		if (n)
 			a->guessed[i] = true;
 	}
+	free(wordonly);
 	if (one) {
 		const char *oh = one;
 

@@ -1184,7 +1184,8 @@ static void set_uid(struct pm_jobinfo *job, const struct field *f)
 #define SC_NAMES 16
 
 /* A record's first line (S, N): "ArrayJobId=A ArrayTaskId=T" as slurm-%A_%a.out writes
- * them, "A_T" in BUF (*ID), or none (ID->n 0). */
+ * them, "A_T" in BUF (*ID), or none (ID->n 0): also when T is a pending array's range or
+ * list (ArrayTaskId=1-10, 2,4), no one task's. */
 static void array_id(const char *s, size_t n, char *buf, size_t blen, struct field *id)
 {
 	const char *a = memmem(s, n, " ArrayJobId=", 12), *t = memmem(s, n, " ArrayTaskId=", 13);
@@ -1199,7 +1200,7 @@ static void array_id(const char *s, size_t n, char *buf, size_t blen, struct fie
 		an++;
 	while (t + tn < s + n && pm_in_isdigit(t[tn]))
 		tn++;
-	if (!an || !tn || an + tn + 2 > blen)
+	if (!an || !tn || an + tn + 2 > blen || (t + tn < s + n && !pm_in_isspace(t[tn])))
 		return;
 	memcpy(buf, a, an);
 	buf[an] = '_';
@@ -1269,7 +1270,9 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 	struct field v[SK__COUNT];
 	struct pm_jobinfo *job;
 	long long gpus = -1, per;
-	char why[200] = "";
+	char why[200] = "", arr[48];
+	const char *nl;
+	struct field aid;
 	size_t cnt = 0, k, at;
 	int x, nnodes = 0;
 
@@ -1282,8 +1285,15 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 	if (field_int(&v[SK_JOBID], 1, 2147483647, &x) &&
 	    !pm_ev_add_fact(ev, file, NULL, -1, "job.id_raw", x, NULL))
 		return nomem(reason, rlen);
-	if (pm_strset(&job->id, v[SK_JOBID].s, v[SK_JOBID].n) ||
-	    set_state(job, v[SK_STATE].s, v[SK_STATE].n) || field_str(&job->reason, &v[SK_REASON]))
+	/* an array task's record names it as sacct's JobID does, A_T (its JobId is sacct's
+	 * JobIDRaw, kept above): its output, slurm-%A_%a.out, is then this job's
+	 * (pm_record_job_id), not another job's */
+	nl = memchr(buf + at, '\n', len - at);
+	array_id(buf + at, nl ? (size_t)(nl - (buf + at)) : len - at, arr, sizeof(arr), &aid);
+	if (!aid.n)
+		aid = v[SK_JOBID];
+	if (pm_strset(&job->id, aid.s, aid.n) || set_state(job, v[SK_STATE].s, v[SK_STATE].n) ||
+	    field_str(&job->reason, &v[SK_REASON]))
 		return nomem(reason, rlen);
 	set_exit(job, v[SK_EXIT].s, v[SK_EXIT].n);
 	stamp(v[SK_START].s, v[SK_START].n, &job->start, job);

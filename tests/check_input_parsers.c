@@ -993,7 +993,11 @@ START_TEST(scontrol_variants)
 	/* pending-style values, TresPerNode; a second record, of another job, that the folder's
 	 * slurm-55.out does not name: ignored */
 	ck_assert_int_eq(run(pm_parse_scontrol, ev, SC_TWO, reason), 0);
-	ck_assert_str_eq(j->id, "55");
+	/* an array task is named as sacct's JobID names it; its JobId, sacct's JobIDRaw, is
+	 * kept: slurm-55.out, slurm-54_7.out and slurm-54.out are all its output */
+	ck_assert_str_eq(j->id, "54_7");
+	ck_assert(pm_record_job_id(ev, "55", 2) && pm_record_job_id(ev, "54_7", 4) &&
+		  pm_record_job_id(ev, "54", 2) && !pm_record_job_id(ev, "54_8", 4));
 	ck_assert_str_eq(j->state, "TIMEOUT");
 	ck_assert_int_eq(j->user_uid, 2001);
 	ck_assert(j->start == 0 && j->end == 0);
@@ -1011,7 +1015,17 @@ START_TEST(scontrol_variants)
 	ev = ev_named("slurm-54_7.out");
 	j = &ev->job;
 	ck_assert_int_eq(run(pm_parse_scontrol, ev, SC_TWO, reason), 0);
-	ck_assert_str_eq(j->id, "55");
+	ck_assert_str_eq(j->id, "54_7");
+	pm_evidence_destroy(ev);
+	/* a pending array's record (ArrayTaskId=1-10) names no one task */
+	ev = ev_new(NULL);
+	j = &ev->job;
+	ck_assert_int_eq(run(pm_parse_scontrol, ev,
+			     "JobId=60 ArrayJobId=60 ArrayTaskId=1-10 JobName=x\n"
+			     "   JobState=PENDING NodeList=(null)\n",
+			     reason),
+			 0);
+	ck_assert_str_eq(j->id, "60");
 	pm_evidence_destroy(ev);
 
 	/* no file names one of the jobs: no record, the first may be another job's */
