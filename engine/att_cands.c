@@ -782,11 +782,13 @@ bool pm_att_cand_after_progress(struct att *a, const struct cand *c)
 	return after;
 }
 
-/* a live rule candidate of the set-up kinds that a peer's loss also prints */
+/* a live rule candidate of the set-up kinds that a peer's loss also prints, or of Slurm's
+ * own machinery failing to start the job (a munge or job credential refused) */
 static bool is_setup(const struct cand *c)
 {
 	return !c->dead && c->lead == LEAD_RULE && c->nev && !strcmp(c->cls, "launch_config") &&
-	       (!strcmp(c->sub, "nccl_init") || !strcmp(c->sub, "rendezvous"));
+	       (!strcmp(c->sub, "nccl_init") || !strcmp(c->sub, "rendezvous") ||
+		!strcmp(c->sub, "scheduler"));
 }
 
 /* A set-up class (an NCCL communicator or the rendezvous failing to form) seen only after the
@@ -796,7 +798,9 @@ static bool is_setup(const struct cand *c)
  * job (an OOM, an exception), not a failure to set up.  Set aside, so that origin leads,
  * when one is there; alone it stays the lead, marked (a communicator made late, for
  * evaluation or a new process group, can fail to form), and the confidence phase keeps it
- * from excluding the node of the ranks that reported it. */
+ * from excluding the node of the ranks that reported it.  So too Slurm's authentication
+ * failing (launch_config/scheduler): after the job's progress Slurm had started it, and the
+ * line is no failure of Slurm's to start it (a later step's, or text the job printed). */
 static void setup_after_progress(struct att *a)
 {
 	const uint64_t *first;
@@ -831,10 +835,17 @@ static void setup_after_progress(struct att *a)
 			continue;
 		}
 		c->dead = true;
-		pm_att_why(a,
-			   "%s: after the job had made progress its group had formed, so this is a "
-			   "peer gone, a consequence (%s leads), not a failure to set up.",
-			   c->summary, other->summary);
+		if (!strcmp(c->sub, "scheduler"))
+			pm_att_why(a,
+				   "%s: reported only after the job had made progress, when Slurm "
+				   "had started it, so not Slurm failing to start it (%s leads).",
+				   c->summary, other->summary);
+		else
+			pm_att_why(a,
+				   "%s: after the job had made progress its group had formed, so "
+				   "this is a peer gone, a consequence (%s leads), not a failure to "
+				   "set up.",
+				   c->summary, other->summary);
 	}
 }
 

@@ -1227,7 +1227,15 @@ void pm_att_phase_confidence(struct att *a)
 	}
 	/* a set-up failure reported only after the job had made progress: most likely a peer
 	 * gone silent, seen from the ranks that report it; their node is no suspect */
-	if (a->status == VS_ATTRIBUTED && l->late_setup) {
+	if (a->status == VS_ATTRIBUTED && l->late_setup && !strcmp(l->sub, "scheduler")) {
+		a->conf = "hypothesis";
+		l->contradicted = true;
+		pm_att_why(a,
+			   "%s/%s is reported only after the job had made progress, when Slurm had "
+			   "started it: not Slurm failing to start the job (a later step's launch, "
+			   "or text the job printed); confidence hypothesis.",
+			   l->cls, l->sub);
+	} else if (a->status == VS_ATTRIBUTED && l->late_setup) {
 		a->conf = "hypothesis";
 		l->contradicted = true;
 		pm_att_why(a,

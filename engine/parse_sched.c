@@ -1292,15 +1292,26 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 	array_id(buf + at, nl ? (size_t)(nl - (buf + at)) : len - at, arr, sizeof(arr), &aid);
 	if (!aid.n)
 		aid = v[SK_JOBID];
-	if (pm_strset(&job->id, aid.s, aid.n) || set_state(job, v[SK_STATE].s, v[SK_STATE].n) ||
+	/* sacct's record of the same job, read first (pm_scan_all), keeps its state, exit code,
+	 * times and nodes: scontrol's is a snapshot taken whenever it was printed (RUNNING while
+	 * the job ran, BOOT_FAIL on a node before a requeue), and Slurm's accounting holds how
+	 * the job ended and where */
+	bool kept = job->state && job->id &&
+		    ((strlen(job->id) == aid.n && !memcmp(job->id, aid.s, aid.n)) ||
+		     (strlen(job->id) == v[SK_JOBID].n &&
+		      !memcmp(job->id, v[SK_JOBID].s, v[SK_JOBID].n)));
+	if (pm_strset(&job->id, aid.s, aid.n) ||
+	    (!kept && set_state(job, v[SK_STATE].s, v[SK_STATE].n)) ||
 	    field_str(&job->reason, &v[SK_REASON]))
 		return nomem(reason, rlen);
-	set_exit(job, v[SK_EXIT].s, v[SK_EXIT].n);
-	stamp(v[SK_START].s, v[SK_START].n, &job->start, job);
-	stamp(v[SK_END].s, v[SK_END].n, &job->end, job);
-	window_from_elapsed(job, v[SK_RUNTIME].s, v[SK_RUNTIME].n);
-	if (set_nodelist(ev, job, v[SK_NODELIST].s, v[SK_NODELIST].n, &cnt))
-		return nomem(reason, rlen);
+	if (!kept) {
+		set_exit(job, v[SK_EXIT].s, v[SK_EXIT].n);
+		stamp(v[SK_START].s, v[SK_START].n, &job->start, job);
+		stamp(v[SK_END].s, v[SK_END].n, &job->end, job);
+		window_from_elapsed(job, v[SK_RUNTIME].s, v[SK_RUNTIME].n);
+		if (set_nodelist(ev, job, v[SK_NODELIST].s, v[SK_NODELIST].n, &cnt))
+			return nomem(reason, rlen);
+	}
 	if (field_int(&v[SK_NTASKS], 0, 100000000, &x))
 		job->ntasks = x;
 	/* "NumNodes=2" or a range "1-2" */

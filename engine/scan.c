@@ -3811,10 +3811,14 @@ int pm_scan_all(struct pm_evidence *ev)
 		pm_sort(ev->files, ev->nfiles, sizeof(*ev->files), cmpfile);
 	if (sniff_all(ev) < 0)
 		return -1;
+	/* sacct's records before scontrol's: a job state both give is accounting's
+	 * (pm_parse_scontrol) */
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (ev->files[i].status == PM_ST_OK && (ev->files[i].format == PM_FMT_SACCT_P ||
-							ev->files[i].format == PM_FMT_SACCT_TABLE ||
-							ev->files[i].format == PM_FMT_SCONTROL_JOB))
+							ev->files[i].format == PM_FMT_SACCT_TABLE))
+			parse_structured(ev, i);
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (ev->files[i].status == PM_ST_OK && ev->files[i].format == PM_FMT_SCONTROL_JOB)
 			parse_structured(ev, i);
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (!ev->files[i].node && node_from_path(ev, &ev->files[i]) < 0)

@@ -276,6 +276,42 @@ static bool is_nvsmi_table(const struct lines *ls)
 	return false;
 }
 
+/* Whether line S of N is one of a record's: scontrol's "KEY=VALUE ..." (CMD "scontrol") or
+ * sacct's "a|b|c" (CMD "sacct"). */
+static bool record_line(const char *s, size_t n, const char *cmd)
+{
+	size_t k = 0;
+
+	if (cmd[1] == 'a')
+		return memchr(s, '|', n) != NULL;
+	while (k < n && (pm_in_isalnum(s[k]) || strchr("_:/.", s[k])))
+		k++;
+	return k > 0 && k < n && s[k] == '=' && !pm_in_isdigit(s[0]);
+}
+
+/*
+ * Whether the lines of LS after the header at H are all a record's, blank, a fence, a
+ * command line that printed another record, or a bare prompt ("[u@login1 ~]$"): Slurm's
+ * report as it was saved or pasted.  A file that goes on past the record with lines of
+ * another kind is a job's output that printed the record (`scontrol show job $SLURM_JOB_ID`
+ * or `sacct -p -j ...` in a batch script, under any --output name) and then its own lines:
+ * the job's output, scanned as such, and its printed job state is no record of Slurm's.
+ */
+static bool record_only(const struct lines *ls, size_t h, const char *cmd)
+{
+	for (size_t i = h + 1; i < ls->count; i++) {
+		const char *s = ls->s[i];
+		size_t n = ls->n[i];
+
+		pm_in_trim(&s, &n);
+		if (n == 0 || record_line(s, n, cmd) || pm_in_cmd_lead(s, n, cmd) ||
+		    s[n - 1] == '$' || s[n - 1] == '#')
+			continue;
+		return false;
+	}
+	return true;
+}
+
 /* sacct's --parsable or --parsable2 header, after at most two lines a paste has above it
  * (pm_in_sacct_lead: the command line, a fence; the parser skips them too). */
 static bool is_sacct_p(const struct lines *ls)
@@ -285,7 +321,7 @@ static bool is_sacct_p(const struct lines *ls)
 
 	while (h < 2 && h < ls->count && pm_in_sacct_lead(ls->s[h], ls->n[h]))
 		h++;
-	if (ls->count <= h || !memchr(ls->s[h], '|', ls->n[h]))
+	if (ls->count <= h || !memchr(ls->s[h], '|', ls->n[h]) || !record_only(ls, h, "sacct"))
 		return false;
 	s = ls->s[h];
 	n = ls->n[h];
@@ -357,7 +393,7 @@ static bool is_scontrol(const struct lines *ls)
 	n = ls->n[h];
 	pm_in_trim(&s, &n);
 	return pm_in_starts(s, n, "JobId=") && n > 6 && pm_in_isdigit(s[6]) &&
-	       pm_in_contains(s, n, " JobName=");
+	       pm_in_contains(s, n, " JobName=") && record_only(ls, h, "scontrol");
 }
 
 /* torchelastic's failure summary: a "=====" rule or "Failures:" first, a root cause below. */
