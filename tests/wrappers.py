@@ -955,6 +955,17 @@ KNOWN = {
     ('termwrap', 'read-record-search-hit-source-pyexc'):
         'a search hit is one long JSON object on one line; broken at a terminal\'s width it '
         'is no longer one record, and its message is not read (unknown, no node)',
+    ('squashed', 'trust-job-log-opens-with-sacct-rows'):
+        'with its line breaks lost the whole log is one line that opens as the printed sacct '
+        'rows: nothing after the record can be told apart as the job\'s own output, so the '
+        'file reads as the record and the traceback is not read (unknown, no node: the safe '
+        'side; the printed state still never outranks sacct\'s)',
+    ('squashed', 'trust-job-log-opens-with-scontrol-record'):
+        'as trust-job-log-opens-with-sacct-rows: one line that opens as the printed scontrol '
+        'record reads as the record (unknown, no node)',
+    ('squashed', 'trust-scontrol-state-after-sacct'):
+        'as trust-job-log-opens-with-sacct-rows: the squashed job log reads as a record, so '
+        'the traceback in it is not read (unknown, no node)',
 }
 # A bare "rank N: " is read as the program's rank tag only where it starts the text (prefix.c,
 # spaced_rank): after a logger's level it is as often the message's own words ("INFO - rank
