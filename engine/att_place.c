@@ -1625,7 +1625,7 @@ int pm_att_phase_place(struct att *a)
 			if (!prefix_only_node(a, o, &weak))
 				continue;
 			if (!weak && records_gainsay(a, o->node, &said)) {
-				free(o->node);
+				pm_att_retire(a, o->node);
 				o->node = NULL;
 			} else {
 				*(weak ? &a->guessed[i] : &a->libpfx[i]) = true;
@@ -1679,7 +1679,7 @@ int pm_att_phase_place(struct att *a)
 		if (!weak) {
 			a->libpfx[i] = true;
 		} else if (prefix_gainsaid(a, o->node, o, &said)) {
-			free(o->node);
+			pm_att_retire(a, o->node);
 			o->node = NULL;
 		} else {
 			a->guessed[i] = true;

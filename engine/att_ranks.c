@@ -975,7 +975,7 @@ static void own_node(struct att *a, struct pm_obs *o)
 	d = n ? strdup(n) : NULL;
 	if (n && !d)
 		return; /* kept as it was */
-	free(o->node);
+	pm_att_retire(a, o->node);
 	o->node = d;
 }
 
@@ -999,7 +999,7 @@ static void file_node_alias(struct att *a, struct pm_obs *o, const bool *jobline
 		return;
 	if (!(d = strdup(n)))
 		return; /* kept as it was */
-	free(o->node);
+	pm_att_retire(a, o->node);
 	o->node = d;
 }
 
@@ -1200,13 +1200,13 @@ void pm_att_place_obs(struct att *a)
 		if (n && (!o->node || strcmp(o->node, n))) {
 			char *d = strdup(n);
 			if (d) {
-				free(o->node);
+				pm_att_retire(a, o->node);
 				o->node = d;
 			}
 		} else if (!n && o->rank >= 0 && !a->tnode &&
 			   rankmap_node(a->mapn, a->nmapn, o->node)) {
 			/* the rank map names that node's ranks, and not this one */
-			free(o->node);
+			pm_att_retire(a, o->node);
 			o->node = NULL;
 		}
 	}

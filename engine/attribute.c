@@ -68,6 +68,14 @@ static int addrank(int **v, size_t *n, size_t *al, int r)
 
 /* Sets of many ranks (32768 in a large job) are built whole and then sorted, never with
  * addrank's walk per rank: append, then rankset_done. */
+void pm_att_retire(struct att *a, char *s)
+{
+	if (!s || (a->nretired == a->aretired &&
+		   pm_grow((void **)&a->retired, &a->aretired, sizeof(*a->retired)) < 0))
+		return;
+	a->retired[a->nretired++] = s;
+}
+
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r)
 {
 	if (*n == *al && pm_grow((void **)v, al, sizeof(int)) < 0)
@@ -370,6 +378,9 @@ static void att_free(struct att *a)
 	free(a->pstart);
 	free(a->known);
 	free(a->rnode);
+	for (size_t i = 0; i < a->nretired; i++)
+		free(a->retired[i]);
+	free(a->retired);
 	free(a->rkh);
 	free(a->rkhs);
 	free(a->tnode);

@@ -143,6 +143,10 @@ struct att {
 	size_t nknown;
 	struct rnode *rnode; /* rank -> node, sorted by rank (place_ranks) */
 	size_t nrnode;
+	/* observations' node names replaced after place_ranks, freed with the rest: the rank
+	 * map (RNODE, a communicator's set-up lines) points at observations' names */
+	char **retired;
+	size_t nretired, aretired;
 	/* with no record, the hosts of every rank of the job's communicator, where its set-up
 	 * lines and the other sources place them all (pm_att_rank_hosts); NULL otherwise */
 	const char **rkh;
@@ -285,6 +289,10 @@ bool pm_att_unknown_node(const struct att *a, const char *node);
  * (files, sections, lines, rank prefixes, tasks) as the record does where it maps to one
  * job node.  0, or -1 on ENOMEM. */
 int pm_att_job_names(struct att *a);
+/* An observation's node name S, replaced: kept until A is freed (other lists may point at
+ * it), never freed before; with no memory to keep it, left allocated (a leak, not a dangling
+ * name). */
+void pm_att_retire(struct att *a, char *s);
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r);
 void pm_rankset_done(int *v, size_t *n);
 bool pm_rankset_has(const int *v, size_t n, int r);
