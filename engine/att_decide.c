@@ -1227,22 +1227,19 @@ void pm_att_phase_confidence(struct att *a)
 	}
 	/* a set-up failure reported only after the job had made progress: most likely a peer
 	 * gone silent, seen from the ranks that report it; their node is no suspect */
-	if (a->status == VS_ATTRIBUTED && l->late_setup && !strcmp(l->sub, "scheduler")) {
+	if (a->status == VS_ATTRIBUTED && l->late_setup) {
 		a->conf = "hypothesis";
 		l->contradicted = true;
-		pm_att_why(a,
-			   "%s/%s is reported only after the job had made progress, when Slurm had "
-			   "started it: not Slurm failing to start the job (a later step's launch, "
-			   "or text the job printed); confidence hypothesis.",
-			   l->cls, l->sub);
-	} else if (a->status == VS_ATTRIBUTED && l->late_setup) {
-		a->conf = "hypothesis";
-		l->contradicted = true;
-		pm_att_why(a,
-			   "%s/%s is reported only after the job had made progress, when its group "
-			   "had formed: most likely a peer that went away without a word here, not a "
-			   "failure to set up; confidence hypothesis.",
-			   l->cls, l->sub);
+		pm_att_why(
+			a,
+			"%s/%s is reported only after the job had made progress, when %s; "
+			"confidence hypothesis.",
+			l->cls, l->sub,
+			!strcmp(l->sub, "scheduler") ?
+				"Slurm had started it: not Slurm failing to start the job (a "
+				"later step's launch, or text the job printed)" :
+				"its group had formed: most likely a peer that went away without a "
+				"word here, not a failure to set up");
 	}
 	/* clocks that cannot be trusted: the lead's evidence counts only through its node's
 	 * skew (at most supported), or the lead's time alone put it before a rival on another
