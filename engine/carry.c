@@ -440,6 +440,11 @@ void pm_lev_free(struct pm_evidence *l)
 		free(l->ipmap[k].node);
 	}
 	free(l->ipmap);
+	for (size_t k = 0; k < l->nkhosts; k++)
+		free(l->khosts[k]);
+	free(l->khosts);
+	l->khosts = NULL;
+	l->nkhosts = 0;
 	l->obs = NULL;
 	l->ranks = NULL;
 	l->nodes = NULL;

@@ -176,6 +176,53 @@ static void mark(const json_t *list, const struct pm_ruleset *rs, unsigned char 
 		seen[k] = 1;
 }
 
+/* Each case is diagnosed again with this many threads, where it has more than one file:
+ * the same evidence gives the same bytes whatever the threads (workers.c, scan_par). */
+#define SECOND_THREADS 3
+
+/* Whether evidence PATH, diagnosed with SECOND_THREADS threads, gives a verdict other than
+ * V (made with one); where it does, the first line that differs in *DIFF. */
+static bool threads_differ(const struct pm_ruleset *rs, const char *path, const json_t *v,
+			   char **diff)
+{
+	struct pm_evidence *ev = pm_evidence_create(rs);
+	char err[512] = "", *a = NULL, *b = NULL;
+	json_t *w = NULL;
+	bool differ = false;
+
+	if (!ev)
+		return false;
+	if (pm_evidence_add_path(ev, path, err, sizeof(err)) < 0 || ev->nfiles < 2)
+		goto out;
+	pm_evidence_set_threads(ev, SECOND_THREADS);
+	a = json_dumps(v, JSON_SORT_KEYS | JSON_INDENT(1));
+	if (!(w = pm_diagnose(ev, err, sizeof(err)))) {
+		differ = true;
+		if (asprintf(diff, "    with %u threads: %s\n", SECOND_THREADS, err) < 0)
+			*diff = NULL;
+		goto out;
+	}
+	b = json_dumps(w, JSON_SORT_KEYS | JSON_INDENT(1));
+	if (a && b && strcmp(a, b)) {
+		size_t i = 0, ls = 0;
+
+		differ = true;
+		for (; a[i] && a[i] == b[i]; i++)
+			if (a[i] == '\n')
+				ls = i + 1;
+		if (asprintf(diff, "    one thread: %.*s\n    %u threads: %.*s\n",
+			     (int)strcspn(a + ls, "\n"), a + ls, SECOND_THREADS,
+			     (int)strcspn(b + ls, "\n"), b + ls) < 0)
+			*diff = NULL;
+	}
+out:
+	free(a);
+	free(b);
+	json_decref(w);
+	pm_evidence_destroy(ev);
+	return differ;
+}
+
 static int run_case(const struct pm_ruleset *rs, const char *fixdir, const char *name, FILE *out,
 		    struct pm_fixture_result *res, unsigned char *seen)
 {
@@ -202,7 +249,11 @@ static int run_case(const struct pm_ruleset *rs, const char *fixdir, const char 
 		res->errors++;
 		goto out;
 	}
-	if (pm_fixture_compare(exp, v, &diff) == 0) {
+	if (threads_differ(rs, p, v, &diff)) {
+		fprintf(out, "FAIL  %s: the verdict differs with %u threads\n%s", name,
+			SECOND_THREADS, diff ? diff : "");
+		res->failed++;
+	} else if (pm_fixture_compare(exp, v, &diff) == 0) {
 		fprintf(out, "ok    %s\n", name);
 		res->passed++;
 	} else {

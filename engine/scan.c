@@ -2048,26 +2048,32 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
  */
 /* Notes the host of a kernel line (PX's, the line's own) in the evidence's KHOSTS where it
  * is dotted and new there; -1 on ENOMEM. */
-static int note_khost(struct pm_evidence *ev, const struct pm_prefix *px)
+static int note_khost_name(struct pm_evidence *ev, const char *node, size_t len)
 {
 	char **v;
 
-	if (!px->kernel || px->forged || !px->node || !px->node_len || px->node_len > 255 ||
-	    !memchr(px->node, '.', px->node_len) || ev->nkhosts >= 64)
+	if (ev->nkhosts >= 64)
 		return 0;
 	for (size_t i = 0; i < ev->nkhosts; i++)
-		if (strlen(ev->khosts[i]) == px->node_len &&
-		    !memcmp(ev->khosts[i], px->node, px->node_len))
+		if (strlen(ev->khosts[i]) == len && !memcmp(ev->khosts[i], node, len))
 			return 0;
 	if (!(v = realloc(ev->khosts, (ev->nkhosts + 1) * sizeof(*v))))
 		return -1;
 	ev->khosts = v;
 	/* the line is not NUL-terminated where the name ends: copied by its length */
 	v[ev->nkhosts] = NULL;
-	if (pm_strset(&v[ev->nkhosts], px->node, px->node_len) < 0)
+	if (pm_strset(&v[ev->nkhosts], node, len) < 0)
 		return -1;
 	ev->nkhosts++;
 	return 0;
+}
+
+static int note_khost(struct pm_evidence *ev, const struct pm_prefix *px)
+{
+	if (!px->kernel || px->forged || !px->node || !px->node_len || px->node_len > 255 ||
+	    !memchr(px->node, '.', px->node_len))
+		return 0;
+	return note_khost_name(ev, px->node, px->node_len);
 }
 
 static int scan_daemon(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
@@ -3181,6 +3187,11 @@ static int merge_file(struct scan *s, struct scanned *r)
 		if (pm_ev_note_ip(ev, l->ipmap[k].ip, strlen(l->ipmap[k].ip), l->ipmap[k].node,
 				  strlen(l->ipmap[k].node)) < 0)
 			return -1;
+	/* the kernel lines' hosts, in the file's turn: as many, in the order, a scan in order
+	 * notes them (att_ranks.c reads the job's domain from them) */
+	for (size_t k = 0; k < l->nkhosts; k++)
+		if (note_khost_name(ev, l->khosts[k], strlen(l->khosts[k])) < 0)
+			return -1;
 	for (size_t k = 0; k < l->nobs; k++) {
 		struct pm_obs *o = &l->obs[k];
 		bool tally = r->kept[k] & KEPT_TALLY, isnew;
@@ -3292,6 +3303,8 @@ static int scan_par(struct scan *s0)
 	p->tmpl.nobs = p->tmpl.aobs = 0;
 	p->tmpl.ipmap = NULL;
 	p->tmpl.nipmap = p->tmpl.aipmap = 0;
+	p->tmpl.khosts = NULL; /* a worker's own, merged in order (merge_file) */
+	p->tmpl.nkhosts = 0;
 	p->tmpl.bundle_io = NULL;
 	/* each worker's scratch is cloned here, before any thread runs */
 	p->nw = ev->threads > 8 ? 8 : ev->threads;
@@ -3388,6 +3401,8 @@ int pm_scan_carry(const struct pm_ruleset *rs, const struct pm_carry_input *in, 
 	p->tmpl = *ev;
 	p->tmpl.nodes = NULL;
 	p->tmpl.nnodes = p->tmpl.anodes = 0;
+	p->tmpl.khosts = NULL;
+	p->tmpl.nkhosts = 0;
 	p->tmpl.files = ev->files;
 	p->nw = 1;
 	s = &p->w[0].s;
