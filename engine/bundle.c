@@ -406,28 +406,52 @@ int pm_bundle_member_status(struct pm_file *f, const char *st, const char *why)
 	return pm_strset(&f->reason, r, strlen(r));
 }
 
-/* Add the member MM that manifest entry X lists (checked: CK) to EV, with what the entry
- * says of it (NODE and BOOT: the bundle's; BS: where a member held back is).  0, or -1 on
- * ENOMEM. */
-static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, struct member *mm,
-		      const struct checked *ck, const char *node, double boot, struct pm_bsrc *bs)
+/*
+ * A bundle's files are made ready where the bundle was read (a merge's worker, bundle.c's
+ * batch) and added to the evidence in order on the caller's thread: the part that touches
+ * the evidence (commit_staged) is a copy, the nodes noted and the held-back members' source
+ * taken; the rest (names, the entries' fields, statuses) is stage_manifest's, off the
+ * caller's thread, which a merge of thousands of bundles waits on.
+ */
+struct staged {
+	struct pm_file *f; /* the manifest's files, in its order; BSRC set: held back */
+	size_t n;
+};
+
+static void staged_free(struct staged *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		struct pm_file *f = &st->f[i];
+		free(f->name);
+		free(f->mem);
+		free(f->carry);
+		free(f->node);
+		free(f->reason);
+	}
+	free(st->f);
+	st->f = NULL;
+	st->n = 0;
+}
+
+/* File F made ready for the member MM that manifest entry X lists (checked: CK), with what
+ * the entry says of it (NODE and BOOT: the bundle's; BS: where a member held back is).  0,
+ * or -1 on ENOMEM. */
+static int stage_member(const char *rel, const json_t *x, struct member *mm,
+			const struct checked *ck, const char *node, double boot, struct pm_bsrc *bs,
+			struct pm_file *f)
 {
 	const char *path = json_string_value(json_object_get(x, "path"));
 	const char *fnode = json_string_value(json_object_get(x, "node"));
 	json_t *rank = json_object_get(x, "rank");
-	struct pm_file *f;
 	char name[1200];
 
+	f->rank = -1;
 	snprintf(name, sizeof(name), "%s/%s", rel, path);
-	f = pm_ev_add_file(ev, name);
-	if (!f)
+	if (!(f->name = strdup(name)))
 		return -1;
+	pm_utf8_clean(f->name);
 	if (mm->defer && bs) {
-		pthread_mutex_lock(&bs->mu);
-		bs->slot[mm->slot].attached = true;
-		bs->refs++;
-		pthread_mutex_unlock(&bs->mu);
-		f->bsrc = bs;
+		f->bsrc = bs; /* its slot attached when the file is added (commit_staged) */
 		f->bslot = mm->slot;
 		f->format = mm->fmt;
 		f->head_zoned = mm->zoned;
@@ -450,18 +474,13 @@ static int add_member(struct pm_evidence *ev, const char *rel, const json_t *x, 
 		f->rank = (int)json_integer_value(rank);
 	if ((fnode || node) && !(f->node = strdup(fnode ? fnode : node)))
 		return -1;
-	if (pm_bundle_member_status(f, json_string_value(json_object_get(x, "status")),
-				    json_string_value(json_object_get(x, "reason"))) < 0)
-		return -1;
-	if (f->node)
-		pm_ev_note_node(ev, f->node, strlen(f->node));
-	return 0;
+	return pm_bundle_member_status(f, json_string_value(json_object_get(x, "status")),
+				       json_string_value(json_object_get(x, "reason")));
 }
 
-/* The carried scans among the members M (NM), each given to the file its manifest MAN's entry
- * names ("for": a path of its "files", added to EV from index FIRST on). */
-static void attach_carried(struct pm_evidence *ev, const json_t *man, size_t first,
-			   struct member *m, size_t nm)
+/* The carried scans among the members M (NM), each given to the staged file its manifest
+ * MAN's entry names ("for": a path of its "files", ST's file of the same index). */
+static void stage_carried(const json_t *man, struct staged *st, struct member *m, size_t nm)
 {
 	json_t *files = json_object_get(man, "files"), *x, *y;
 	size_t i, j;
@@ -480,7 +499,7 @@ static void attach_carried(struct pm_evidence *ev, const json_t *man, size_t fir
 		json_array_foreach(files, j, y)
 		{
 			const char *fp = json_string_value(json_object_get(y, "path"));
-			struct pm_file *f = first + j < ev->nfiles ? &ev->files[first + j] : NULL;
+			struct pm_file *f = j < st->n ? &st->f[j] : NULL;
 
 			if (f && fp && !strcmp(fp, of) && !f->carry) {
 				f->carry = mm->data;
@@ -490,6 +509,85 @@ static void attach_carried(struct pm_evidence *ev, const json_t *man, size_t fir
 			}
 		}
 	}
+}
+
+/* The files the manifest MAN (checked: CK) lists, with its members M (NM), made ready in ST
+ * (BS: where the members held back are, NULL none); nothing of the evidence is touched.  0,
+ * or -1 on ENOMEM (ST holds what was made: staged_free). */
+static int stage_manifest(const char *rel, const json_t *man, const struct checked *ck,
+			  struct member *m, size_t nm, struct pm_bsrc *bs, struct staged *st)
+{
+	const char *node = json_string_value(json_object_get(man, "node"));
+	double boot = pm_bundle_time(json_string_value(json_object_get(man, "boot_time")));
+	json_t *files = json_object_get(man, "files"), *x;
+	size_t i;
+
+	st->n = 0;
+	if (!(st->f = calloc(json_array_size(files) + 1, sizeof(*st->f))))
+		return -1;
+	json_array_foreach(files, i, x)
+	{
+		st->n = i + 1;
+		if (stage_member(rel, x, &m[ck[i].member], &ck[i], node, boot, bs, &st->f[i]) < 0)
+			return -1;
+	}
+	stage_carried(man, st, m, nm);
+	return 0;
+}
+
+/* Add the bundle whose manifest is MAN and whose files ST made ready to EV: the files (moved
+ * out of ST), the run, the coverage and the collector's times.  0, or -1 on ENOMEM. */
+static int commit_staged(struct pm_evidence *ev, const json_t *man, struct staged *st)
+{
+	const char *node = json_string_value(json_object_get(man, "node"));
+	struct pm_bsrc *bs = NULL;
+	json_t *x;
+	size_t i;
+
+	if (note_run(ev, man) < 0)
+		return -1;
+	while (ev->afiles - ev->nfiles < st->n)
+		if (pm_grow_raw((void **)&ev->files, &ev->afiles, sizeof(*ev->files)) < 0)
+			return -1;
+	for (i = 0; i < st->n && !bs; i++)
+		bs = st->f[i].bsrc;
+	if (bs) {
+		pthread_mutex_lock(&bs->mu);
+		for (i = 0; i < st->n; i++)
+			if (st->f[i].bsrc) {
+				bs->slot[st->f[i].bslot].attached = true;
+				bs->refs++;
+			}
+		pthread_mutex_unlock(&bs->mu);
+	}
+	memcpy(&ev->files[ev->nfiles], st->f, st->n * sizeof(*st->f));
+	for (i = 0; i < st->n; i++) {
+		const char *fn = ev->files[ev->nfiles + i].node;
+		if (fn)
+			pm_ev_note_node(ev, fn, strlen(fn));
+	}
+	ev->nfiles += st->n;
+	free(st->f);
+	st->f = NULL;
+	st->n = 0;
+	json_array_foreach(json_object_get(man, "coverage"), i, x)
+	{
+		const char *src = json_string_value(json_object_get(x, "source"));
+		const char *stt = json_string_value(json_object_get(x, "status"));
+		if (src && stt &&
+		    pm_ev_add_cov(ev, node, src, stt,
+				  json_string_value(json_object_get(x, "reason"))) < 0)
+			return -1;
+	}
+	{
+		json_t *col = json_object_get(man, "collected");
+		double cs = pm_bundle_time(json_string_value(json_object_get(col, "start")));
+		double ce = pm_bundle_time(json_string_value(json_object_get(col, "end")));
+		if (node && cs > 0 && pm_ev_add_collect(ev, node, cs, ce >= cs ? ce : 0) < 0)
+			return -1;
+	}
+	ev->nbundles++;
+	return 0;
 }
 
 /* Check the manifest MTEXT (MLEN bytes; PARSED, when not NULL, is it parsed already, the
@@ -547,45 +645,6 @@ out:
 	return rc;
 }
 
-/* Add the members M that the manifest MAN lists (checked: CK) to EV, with what it says of
- * them, its coverage and its collection start.  0, or -1 on ENOMEM. */
-static int add_manifest(struct pm_evidence *ev, const char *rel, const json_t *man,
-			const struct checked *ck, struct member *m, size_t nm, struct pm_bsrc *bs)
-{
-	const char *node = json_string_value(json_object_get(man, "node"));
-	double boot = pm_bundle_time(json_string_value(json_object_get(man, "boot_time")));
-	size_t first = ev->nfiles;
-	json_t *x;
-	size_t i;
-
-	if (note_run(ev, man) < 0)
-		return -1;
-	json_array_foreach(json_object_get(man, "files"), i, x)
-	{
-		if (add_member(ev, rel, x, &m[ck[i].member], &ck[i], node, boot, bs) < 0)
-			return -1;
-	}
-	attach_carried(ev, man, first, m, nm);
-	json_array_foreach(json_object_get(man, "coverage"), i, x)
-	{
-		const char *src = json_string_value(json_object_get(x, "source"));
-		const char *st = json_string_value(json_object_get(x, "status"));
-		if (src && st &&
-		    pm_ev_add_cov(ev, node, src, st,
-				  json_string_value(json_object_get(x, "reason"))) < 0)
-			return -1;
-	}
-	{
-		json_t *col = json_object_get(man, "collected");
-		double cs = pm_bundle_time(json_string_value(json_object_get(col, "start")));
-		double ce = pm_bundle_time(json_string_value(json_object_get(col, "end")));
-		if (node && cs > 0 && pm_ev_add_collect(ev, node, cs, ce >= cs ? ce : 0) < 0)
-			return -1;
-	}
-	ev->nbundles++;
-	return 0;
-}
-
 /* Apply the manifest to the members: add each listed file to EV with its kind.  Every entry
  * is checked first; EV is touched only when all of them hold (check_manifest). */
 static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *mtext, size_t mlen,
@@ -597,7 +656,13 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 
 	if (check_manifest(rel, mtext, mlen, NULL, m, nm, &man, &ck, NULL, err, errlen) < 0)
 		return -1;
-	rc = add_manifest(ev, rel, man, ck, m, nm, NULL);
+	{
+		struct staged st = {NULL, 0};
+		rc = stage_manifest(rel, man, ck, m, nm, NULL, &st);
+		if (rc == 0)
+			rc = commit_staged(ev, man, &st);
+		staged_free(&st);
+	}
 	free(ck);
 	json_decref(man);
 	return rc;
@@ -1006,6 +1071,7 @@ struct pm_loaded {
 	char sha[72];	    /* the file's SHA-256 (asked for), "" none */
 	uint64_t bytes;
 	struct pm_bsrc *bsrc; /* rc 0: where the members held back are, NULL none */
+	struct staged st;     /* rc 0: the files, ready to be added (commit_staged) */
 };
 
 /* The bundle Z read, for the NHELD members of M (NM) it holds back; NULL on ENOMEM. */
@@ -1177,6 +1243,10 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 		errno = ENOMEM;
 		rc = -1;
 	}
+	if (rc == 0 && stage_manifest(rel, L->man, L->ck, m, nm, L->bsrc, &L->st) < 0) {
+		errno = ENOMEM;
+		rc = -1;
+	}
 out:
 	saved = errno;
 	if (mout && !*mout && mi != (size_t)-1 && m[mi].len <= MANIFEST_MAX) {
@@ -1234,6 +1304,7 @@ static void loaded_free(struct pm_loaded *L)
 {
 	if (!L)
 		return;
+	staged_free(&L->st);
 	free_members(L->m, L->nm);
 	free(L->ck);
 	json_decref(L->man);
@@ -1250,7 +1321,7 @@ static int finish(struct pm_evidence *ev, struct pm_loaded *L, json_t **mout, ch
 {
 	int rc = L->rc, en;
 
-	if (rc == 0 && (rc = add_manifest(ev, L->rel, L->man, L->ck, L->m, L->nm, L->bsrc)) < 0) {
+	if (rc == 0 && (rc = commit_staged(ev, L->man, &L->st)) < 0) {
 		if (!errno)
 			errno = ENOMEM;
 		sysfail(err, errlen, L->rel);
