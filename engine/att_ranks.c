@@ -1563,15 +1563,18 @@ int pm_att_phase_gpu_ranks(struct att *a)
 /* ---- phase: silence (R-NCCL-2) ---- */
 
 /* A rank's sequence number in one process group (PG: pm_obs.pg, -1 where the line names
- * none).  BEHIND: lower than the highest of its group. */
+ * none).  BEHIND: lower than the highest of its group.  ENQ: a last enqueued figure (a work
+ * status line's), not a timed-out collective's SeqNum. */
 struct rseq {
 	int rank;
 	int pg;
 	long long seq;
 	bool behind;
+	bool enq;
 };
 
-/* by group, then rank, then sequence number */
+/* by group, then rank, the timed-out SeqNums before the last enqueued figures, then
+ * sequence number */
 static int cmppgseq(const void *x, const void *y)
 {
 	const struct rseq *a = x, *b = y;
@@ -1580,6 +1583,8 @@ static int cmppgseq(const void *x, const void *y)
 		return (a->pg > b->pg) - (a->pg < b->pg);
 	if (a->rank != b->rank)
 		return (a->rank > b->rank) - (a->rank < b->rank);
+	if (a->enq != b->enq)
+		return (int)a->enq - (int)b->enq;
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
@@ -1622,7 +1627,7 @@ static int ranks_ahead(const struct att *a, const struct rseq *t, size_t nt, int
 	*nahead = 0;
 	for (size_t i = 0; i < ev->nranks; i++) {
 		const struct pm_rankinfo *ri = &ev->ranks[i];
-		struct rseq key = {ri->rank, -1, -1, false};
+		struct rseq key = {ri->rank, -1, -1, false, false};
 		if (ri->rank < 0 || !bsearch(&key, t, nt, sizeof(*t), cmprank))
 			continue;
 		if (!ri->last_progress)
@@ -1671,9 +1676,10 @@ static long long other(const struct rother *o, size_t no, const struct rseq *e)
 
 /*
  * Mark in T[0..N) the ranks behind their peers.  Per rank and process group the highest
- * figure it reported counts (the last of its run: a timeout's SeqNum is only its oldest
- * pending collective, the work status line's last enqueued is higher), and it is compared
- * only with the others of its group: each group numbers its own collectives, so a
+ * last enqueued figure it reported counts (a timeout's SeqNum is only its oldest pending
+ * collective, the work status line's last enqueued is higher), else the lowest SeqNum that
+ * timed out (its oldest pending, the one its peers' single timeout line gives), and it is
+ * compared only with the others of its group: each group numbers its own collectives, so a
  * sub-group's figures say nothing of the default group's.  Lines that name no group (the
  * timeout's own text, "[Rank N] Watchdog caught ...", beside a work status line that names
  * one; every line of PyTorch before 2.2) are one group of their own, and never blame a rank
@@ -1690,9 +1696,15 @@ static int behind(struct rseq *t, size_t *n, bool fewest)
 	size_t m = 0, no = 0;
 
 	qsort(t, *n, sizeof(*t), cmppgseq);
-	for (size_t i = 0; i < *n; i++)
-		if (i + 1 == *n || t[i + 1].pg != t[i].pg || t[i + 1].rank != t[i].rank)
-			t[m++] = t[i];
+	for (size_t i = 0, j; i < *n; i = j) {
+		for (j = i + 1; j < *n && t[j].pg == t[i].pg && t[j].rank == t[i].rank;)
+			j++;
+		/* the highest last enqueued; with none, the lowest SeqNum that timed out: a
+		 * rank's watchdog may report every pending collective that timed out (error
+		 * handling off, older releases), and the later ones are no further than its
+		 * peers' single one (comm-watchdog-several-pending-one-rank) */
+		t[m++] = t[j - 1].enq ? t[j - 1] : t[i];
+	}
 	*n = m;
 	if (!m)
 		return 0;
@@ -1747,7 +1759,7 @@ int pm_att_phase_silence(struct att *a)
 		const struct pm_obs *o = &ev->obs[i];
 		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0 || o->rank < 0)
 			continue;
-		t[n++] = (struct rseq){o->rank, o->pg, o->seq, false};
+		t[n++] = (struct rseq){o->rank, o->pg, o->seq, false, o->seqdone >= 0};
 	}
 	/* where no timeout carries a sequence number (PyTorch before 1.10, the blocking wait's
 	 * old form, Gloo), the timeouts of the collective-timeout kind tell who waited, not how
@@ -1757,7 +1769,7 @@ int pm_att_phase_silence(struct att *a)
 		const struct pm_rule *r = R(a, i);
 		if (r->role == PM_ROLE_CASCADE && o->rank >= 0 &&
 		    pm_is_kind(r->cls, r->subcls, PM_K_TIMEOUTS))
-			t[nt++] = (struct rseq){o->rank, -1, -1, false};
+			t[nt++] = (struct rseq){o->rank, -1, -1, false, false};
 	}
 	if (!n) {
 		n = nt;
@@ -2003,7 +2015,7 @@ void pm_att_fewest_completed(struct att *a, struct cand *c)
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (o->seqdone >= 0 && o->rank >= 0)
-			t[nt++] = (struct rseq){o->rank, o->pg, o->seqdone, false};
+			t[nt++] = (struct rseq){o->rank, o->pg, o->seqdone, false, true};
 	}
 	if (behind(t, &nt, true) < 0) {
 		free(t);
