@@ -1687,6 +1687,12 @@ static long long other(const struct rother *o, size_t no, const struct rseq *e)
  * on a line that names none reaches the group's highest (that line may be of the same
  * group), and the figures of a rank that also reported a named group's (its lines that name
  * none may be of any of its groups) are not compared among those that name none.
+ * Within one communicator the figures of ranks that wait differ by one collective at most:
+ * a peer cannot finish collective N+1 before this rank's N is done, its stream runs them in
+ * order.  So on lines that name no group a rank more than one behind the highest is not
+ * behind there: its figures are another group's (a sub-group's counter, which those lines
+ * do not name: 64088 beside 96125), and comparing them would blame the rank that printed
+ * them (comm-watchdog-tagged-two-groups-counters).
  * FEWEST: behind only at the group's lowest (the fewest completed collectives).  *N becomes
  * the count left, one a rank and group, sorted by group and rank.  0, or -1 on ENOMEM.
  */
@@ -1736,8 +1742,10 @@ static int behind(struct rseq *t, size_t *n, bool fewest)
 		}
 		for (size_t k = i; k < j; k++) {
 			long long x = other(o, no, &t[k]);
+			bool near = fewest || hi - t[k].seq <= 1;
 			t[k].behind = t[k].seq >= 0 && t[k].seq < hi &&
-				      (t[k].pg < 0 ? x < 0 : x < hi) && (!fewest || t[k].seq == lo);
+				      (t[k].pg < 0 ? x < 0 && near : x < hi) &&
+				      (!fewest || t[k].seq == lo);
 		}
 	}
 	free(o);
