@@ -1692,7 +1692,7 @@ static long long other(const struct rother *o, size_t no, const struct rseq *e)
  * order.  So on lines that name no group a rank more than one behind the highest is not
  * behind there: its figures are another group's (a sub-group's counter, which those lines
  * do not name: 64088 beside 96125), and comparing them would blame the rank that printed
- * them (comm-watchdog-tagged-two-groups-counters).
+ * them (comm-watchdog-tagged-two-groups-counters, comm-watchdog-untagged-two-groups-near-miss).
  * FEWEST: behind only at the group's lowest (the fewest completed collectives).  *N becomes
  * the count left, one a rank and group, sorted by group and rank.  0, or -1 on ENOMEM.
  */
@@ -1757,7 +1757,7 @@ int pm_att_phase_silence(struct att *a)
 	struct pm_evidence *ev = a->ev;
 	/* (rank, group, sequence number) of every timed-out collective */
 	struct rseq *t = NULL;
-	size_t n = 0, nt = 0, as = a->nsuspects, nahead = 0;
+	size_t n = 0, nt = 0, as = a->nsuspects, nahead = 0, nall = a->nknown;
 	int *ahead = NULL;
 	int rc = -1;
 
@@ -1813,7 +1813,16 @@ int pm_att_phase_silence(struct att *a)
 		if (t[k].behind && pm_rankset_push(&a->suspects, &a->nsuspects, &as, t[k].rank) < 0)
 			goto out;
 	pm_rankset_done(a->suspects, &a->nsuspects);
-	if (a->nsuspects && a->nsuspects < a->nknown) {
+	/* the ranks the group is known to hold: the known ones, and those that reported a
+	 * timeout.  A rank's own timeout line names it ("[Rank 2] Watchdog caught ..."), and
+	 * where no launcher tag, rank map or record numbers the ranks (PyTorch before 2.2
+	 * under srun without --label) those lines are all that do: a rank behind its peers
+	 * there is as much a suspect as behind an srun label's, not dropped as if every rank
+	 * were one (comm-watchdog-untagged-rank-behind) */
+	for (size_t k = 0; k < nt; k++)
+		if (!pm_rankset_has(a->known, a->nknown, t[k].rank))
+			nall++;
+	if (a->nsuspects && a->nsuspects < nall) {
 		char list[256] = "";
 		size_t m = 0;
 		for (size_t i = 0; i < a->nsuspects && m < sizeof(list) - 12; i++)
