@@ -1563,15 +1563,18 @@ int pm_att_phase_gpu_ranks(struct att *a)
 /* ---- phase: silence (R-NCCL-2) ---- */
 
 /* A rank's sequence number in one process group (PG: pm_obs.pg, -1 where the line names
- * none).  BEHIND: lower than the highest of its group. */
+ * none).  BEHIND: lower than the highest of its group.  ENQ: a last enqueued figure (a work
+ * status line's), not a timed-out collective's SeqNum. */
 struct rseq {
 	int rank;
 	int pg;
 	long long seq;
 	bool behind;
+	bool enq;
 };
 
-/* by group, then rank, then sequence number */
+/* by group, then rank, the timed-out SeqNums before the last enqueued figures, then
+ * sequence number */
 static int cmppgseq(const void *x, const void *y)
 {
 	const struct rseq *a = x, *b = y;
@@ -1580,6 +1583,8 @@ static int cmppgseq(const void *x, const void *y)
 		return (a->pg > b->pg) - (a->pg < b->pg);
 	if (a->rank != b->rank)
 		return (a->rank > b->rank) - (a->rank < b->rank);
+	if (a->enq != b->enq)
+		return (int)a->enq - (int)b->enq;
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
@@ -1622,7 +1627,7 @@ static int ranks_ahead(const struct att *a, const struct rseq *t, size_t nt, int
 	*nahead = 0;
 	for (size_t i = 0; i < ev->nranks; i++) {
 		const struct pm_rankinfo *ri = &ev->ranks[i];
-		struct rseq key = {ri->rank, -1, -1, false};
+		struct rseq key = {ri->rank, -1, -1, false, false};
 		if (ri->rank < 0 || !bsearch(&key, t, nt, sizeof(*t), cmprank))
 			continue;
 		if (!ri->last_progress)
@@ -1671,9 +1676,10 @@ static long long other(const struct rother *o, size_t no, const struct rseq *e)
 
 /*
  * Mark in T[0..N) the ranks behind their peers.  Per rank and process group the highest
- * figure it reported counts (the last of its run: a timeout's SeqNum is only its oldest
- * pending collective, the work status line's last enqueued is higher), and it is compared
- * only with the others of its group: each group numbers its own collectives, so a
+ * last enqueued figure it reported counts (a timeout's SeqNum is only its oldest pending
+ * collective, the work status line's last enqueued is higher), else the lowest SeqNum that
+ * timed out (its oldest pending, the one its peers' single timeout line gives), and it is
+ * compared only with the others of its group: each group numbers its own collectives, so a
  * sub-group's figures say nothing of the default group's.  Lines that name no group (the
  * timeout's own text, "[Rank N] Watchdog caught ...", beside a work status line that names
  * one; every line of PyTorch before 2.2) are one group of their own, and never blame a rank
@@ -1681,6 +1687,12 @@ static long long other(const struct rother *o, size_t no, const struct rseq *e)
  * on a line that names none reaches the group's highest (that line may be of the same
  * group), and the figures of a rank that also reported a named group's (its lines that name
  * none may be of any of its groups) are not compared among those that name none.
+ * Within one communicator the figures of ranks that wait differ by one collective at most:
+ * a peer cannot finish collective N+1 before this rank's N is done, its stream runs them in
+ * order.  So on lines that name no group a rank more than one behind the highest is not
+ * behind there: its figures are another group's (a sub-group's counter, which those lines
+ * do not name: 64088 beside 96125), and comparing them would blame the rank that printed
+ * them (comm-watchdog-tagged-two-groups-counters, comm-watchdog-untagged-two-groups-near-miss).
  * FEWEST: behind only at the group's lowest (the fewest completed collectives).  *N becomes
  * the count left, one a rank and group, sorted by group and rank.  0, or -1 on ENOMEM.
  */
@@ -1690,9 +1702,15 @@ static int behind(struct rseq *t, size_t *n, bool fewest)
 	size_t m = 0, no = 0;
 
 	qsort(t, *n, sizeof(*t), cmppgseq);
-	for (size_t i = 0; i < *n; i++)
-		if (i + 1 == *n || t[i + 1].pg != t[i].pg || t[i + 1].rank != t[i].rank)
-			t[m++] = t[i];
+	for (size_t i = 0, j; i < *n; i = j) {
+		for (j = i + 1; j < *n && t[j].pg == t[i].pg && t[j].rank == t[i].rank;)
+			j++;
+		/* the highest last enqueued; with none, the lowest SeqNum that timed out: a
+		 * rank's watchdog may report every pending collective that timed out (error
+		 * handling off, older releases), and the later ones are no further than its
+		 * peers' single one (comm-watchdog-several-pending-one-rank) */
+		t[m++] = t[j - 1].enq ? t[j - 1] : t[i];
+	}
 	*n = m;
 	if (!m)
 		return 0;
@@ -1724,8 +1742,10 @@ static int behind(struct rseq *t, size_t *n, bool fewest)
 		}
 		for (size_t k = i; k < j; k++) {
 			long long x = other(o, no, &t[k]);
+			bool near = fewest || hi - t[k].seq <= 1;
 			t[k].behind = t[k].seq >= 0 && t[k].seq < hi &&
-				      (t[k].pg < 0 ? x < 0 : x < hi) && (!fewest || t[k].seq == lo);
+				      (t[k].pg < 0 ? x < 0 && near : x < hi) &&
+				      (!fewest || t[k].seq == lo);
 		}
 	}
 	free(o);
@@ -1737,7 +1757,7 @@ int pm_att_phase_silence(struct att *a)
 	struct pm_evidence *ev = a->ev;
 	/* (rank, group, sequence number) of every timed-out collective */
 	struct rseq *t = NULL;
-	size_t n = 0, nt = 0, as = a->nsuspects, nahead = 0;
+	size_t n = 0, nt = 0, as = a->nsuspects, nahead = 0, nall = a->nknown;
 	int *ahead = NULL;
 	int rc = -1;
 
@@ -1747,7 +1767,7 @@ int pm_att_phase_silence(struct att *a)
 		const struct pm_obs *o = &ev->obs[i];
 		if (R(a, i)->role != PM_ROLE_CASCADE || o->seq < 0 || o->rank < 0)
 			continue;
-		t[n++] = (struct rseq){o->rank, o->pg, o->seq, false};
+		t[n++] = (struct rseq){o->rank, o->pg, o->seq, false, o->seqdone >= 0};
 	}
 	/* where no timeout carries a sequence number (PyTorch before 1.10, the blocking wait's
 	 * old form, Gloo), the timeouts of the collective-timeout kind tell who waited, not how
@@ -1757,7 +1777,7 @@ int pm_att_phase_silence(struct att *a)
 		const struct pm_rule *r = R(a, i);
 		if (r->role == PM_ROLE_CASCADE && o->rank >= 0 &&
 		    pm_is_kind(r->cls, r->subcls, PM_K_TIMEOUTS))
-			t[nt++] = (struct rseq){o->rank, -1, -1, false};
+			t[nt++] = (struct rseq){o->rank, -1, -1, false, false};
 	}
 	if (!n) {
 		n = nt;
@@ -1793,7 +1813,16 @@ int pm_att_phase_silence(struct att *a)
 		if (t[k].behind && pm_rankset_push(&a->suspects, &a->nsuspects, &as, t[k].rank) < 0)
 			goto out;
 	pm_rankset_done(a->suspects, &a->nsuspects);
-	if (a->nsuspects && a->nsuspects < a->nknown) {
+	/* the ranks the group is known to hold: the known ones, and those that reported a
+	 * timeout.  A rank's own timeout line names it ("[Rank 2] Watchdog caught ..."), and
+	 * where no launcher tag, rank map or record numbers the ranks (PyTorch before 2.2
+	 * under srun without --label) those lines are all that do: a rank behind its peers
+	 * there is as much a suspect as behind an srun label's, not dropped as if every rank
+	 * were one (comm-watchdog-untagged-rank-behind) */
+	for (size_t k = 0; k < nt; k++)
+		if (!pm_rankset_has(a->known, a->nknown, t[k].rank))
+			nall++;
+	if (a->nsuspects && a->nsuspects < nall) {
 		char list[256] = "";
 		size_t m = 0;
 		for (size_t i = 0; i < a->nsuspects && m < sizeof(list) - 12; i++)
@@ -2003,7 +2032,7 @@ void pm_att_fewest_completed(struct att *a, struct cand *c)
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (o->seqdone >= 0 && o->rank >= 0)
-			t[nt++] = (struct rseq){o->rank, o->pg, o->seqdone, false};
+			t[nt++] = (struct rseq){o->rank, o->pg, o->seqdone, false, true};
 	}
 	if (behind(t, &nt, true) < 0) {
 		free(t);
