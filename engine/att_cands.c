@@ -849,6 +849,96 @@ static void setup_after_progress(struct att *a)
 	}
 }
 
+/* KillWait's default: sacct's End is stamped as the job enters COMPLETING; what is left of
+ * its processes then has SIGTERM, and SIGKILL only this long after.  slurmd runs the epilog
+ * (the collector) only once they are gone, but a snapshot of unknown provenance dated within
+ * this of End may list the job's own processes, still ending. */
+#define TEARDOWN_S 30.0
+
+/* The earliest time a cancel line of Slurm's gives in its words (pm_att_cancelled_at): the
+ * step's teardown began then; 0 when none gives one. */
+static double step_cancelled(const struct att *a)
+{
+	double t = 0, x;
+
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (R(a, i)->outcome && (x = pm_att_cancelled_at(&a->ev->obs[i])) > 0 &&
+		    (t <= 0 || x < t))
+			t = x;
+	return t;
+}
+
+/*
+ * The program's own GPU fault (Xid 13/31/43) on a node whose tasks were only ended by Slurm:
+ * srun's reports, or the plugin's records, say every task there was ended by Slurm's SIGTERM
+ * or SIGKILL (or exited 0) after a task on another node failed of itself, and every line of
+ * the fault is the kernel's, dated within the job's last TEARDOWN_S (KillWait: SIGTERM, then
+ * SIGKILL), or, with no record of the job's end, at or after slurmstepd's cancel of the step
+ * (the teardown's start).  A process killed with GPU work in flight has its channel stopped
+ * (Xid 43, then 45): that is the teardown, not a fault that began the failure.  A process
+ * that faulted of itself raises and exits with its own code, and srun would say so; one that
+ * hung after its fault did so long before the others gave up (a collective timeout's
+ * minutes), not in the job's last seconds.  Only beside a lead on that other node, or of no
+ * node (the failure that began the teardown): set aside, `why` says so, and that lead stands
+ * (gpu-xid43-teardown-bystander-node, gpu-xid43-teardown-after-step-cancel; a fault before
+ * the teardown keeps its lead: gpu-xid43-teardown-bystander-node-near-miss).
+ */
+static bool teardown_fault(const struct att *a, const struct cand *c, const char **other)
+{
+	const struct pm_evidence *ev = a->ev;
+	double tol = a->rs->skew_s, cancel = 0;
+
+	if (c->dead || !c->node[0] || !c->nev || c->lead != LEAD_RULE ||
+	    strcmp(c->cls, "application") || strcmp(c->sub, "cuda_fault"))
+		return false;
+	if (ev->job.end <= 0 && (cancel = step_cancelled(a)) <= 0)
+		return false;
+	for (size_t m = 0; m < c->nev; m++) {
+		const struct pm_obs *k = &ev->obs[c->ev[m]];
+		const struct pm_file *f = k->file < ev->nfiles ? &ev->files[k->file] : NULL;
+		if (!k->trusted || k->source != PM_SRC_KERNEL_LOG || !k->has_time)
+			return false;
+		/* no record: at or after slurmstepd's cancel line, Slurm's local time; a kernel
+		 * log stamped with an offset is read in it, a zoneless one is local time too */
+		if (ev->job.end <= 0 &&
+		    k->event_time + tol < cancel - (f && f->head_zoned ? f->head_zone : 0))
+			return false;
+		if (ev->job.end > 0 && k->event_time + tol < ev->job.end - TEARDOWN_S)
+			return false;
+	}
+	if (!(*other = pm_att_clean_exits(a, c->node)) && !(*other = pm_att_srun_ended(a, c->node)))
+		return false;
+	for (size_t j = 0; j < a->nc; j++) {
+		const struct cand *x = &a->c[j];
+		/* one of no node is placed on that task's host only later, as a guess
+		 * (pm_att_place_one_host) */
+		if (x != c && !x->dead && x->lead == LEAD_RULE && x->nev &&
+		    (!x->node[0] || !strcasecmp(x->node, *other)))
+			return true;
+	}
+	return false;
+}
+
+static void teardown_faults(struct att *a)
+{
+	const char *other;
+
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		if (!teardown_fault(a, c, &other))
+			continue;
+		c->dead = true;
+		pm_att_why(a,
+			   "%s. It is dated in the step's teardown (%s), on a node whose tasks "
+			   "Slurm only ended after a task on %s failed of itself: the teardown's "
+			   "stopped GPU work, not the failure's origin.",
+			   c->summary,
+			   a->ev->job.end > 0 ? "within KillWait's 30 s of the job's end" :
+						"after Slurm cancelled the step",
+			   other);
+	}
+}
+
 /*
  * A GPU that hung after the program's own fault on it: the kernel's weak hang lines (Xid 69
  * and 109, amdgpu's ring timeout: the driver's timeout on the work the fault left stuck)
@@ -886,6 +976,7 @@ void pm_att_phase_consequence(struct att *a)
 			   "consequence of that fault, not a hardware lead.",
 			   h->summary, f->summary);
 	}
+	teardown_faults(a);
 	setup_after_progress(a);
 }
 
@@ -1016,12 +1107,6 @@ static int failing_gpu(const struct att *a, const struct cand *c, const struct p
 		return 1;
 	return 0;
 }
-
-/* KillWait's default: sacct's End is stamped as the job enters COMPLETING; what is left of
- * its processes then has SIGTERM, and SIGKILL only this long after.  slurmd runs the epilog
- * (the collector) only once they are gone, but a snapshot of unknown provenance dated within
- * this of End may list the job's own processes, still ending. */
-#define TEARDOWN_S 30.0
 
 /* How long after the job's end a snapshot with no collector's time on its node (gathered by
  * hand) is still read as taken at the job's epilog: KillWait's default (30 s), then

@@ -758,7 +758,8 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
 /*
  * srun's report of a task that failed of itself: "srun: error: HOST: task N: Exited with
  * exit code C" (C not 0) or a crash signal ("Segmentation fault", "Aborted", "Bus error",
- * "Floating point exception", "Illegal instruction"), T at "task".  Not "Terminated" nor
+ * "Floating point exception", "Illegal instruction"; "Out Of Memory", the kernel's OOM
+ * killer's, in its cgroup, not Slurm's), T at "task".  Not "Terminated" nor
  * "Killed": srun's own teardown of the others once one failed; nor "Exited with exit code
  * 143" or "137", a wrapper shell's 128 + SIGTERM or SIGKILL, the same teardown seen through
  * the shell that ran the task (pm_att_slurm_signal_exit).  Several tasks in one report
@@ -766,8 +767,9 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
  */
 static void srun_failed(struct att *a, const char *h, size_t l, const char *t, const char *e)
 {
-	static const char *const sig[] = {"Segmentation fault", "Aborted", "Bus error",
-					  "Floating point exception", "Illegal instruction"};
+	static const char *const sig[] = {"Segmentation fault",	 "Aborted",
+					  "Bus error",		 "Floating point exception",
+					  "Illegal instruction", "Out Of Memory"};
 	const char *m;
 	char *x;
 	long n;

@@ -53,11 +53,7 @@ static bool has_kind(const struct att *a, enum pm_kind k, bool class_only)
 	return false;
 }
 
-/* The time slurmstepd's cancel line gives in its own words, "*** JOB 7 ON n1 CANCELLED AT
- * 2026-03-01T18:00:00 DUE TO TIME LIMIT ***": the line carries no stamp of its own in a
- * job's output, so the scanner gives it no event time.  Slurm writes the node's local time
- * without a zone, as most training logs write theirs; 0 when the line has none. */
-static double cancelled_at(const struct pm_obs *o)
+double pm_att_cancelled_at(const struct pm_obs *o)
 {
 	static const char lit[] = "CANCELLED AT ";
 	const char *q = o->raw ? strstr(o->raw, lit) : NULL;
@@ -128,7 +124,7 @@ static void sched_timeout(struct att *a, bool from_sacct)
 			end = ev->obs[i].event_time;
 	for (size_t i = 0; !end && i < ev->nobs; i++)
 		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "TIMEOUT"))
-			end = cancelled_at(&ev->obs[i]);
+			end = pm_att_cancelled_at(&ev->obs[i]);
 	if (a->any_progress && end > 0 && end - a->last_progress > a->rs->progress_stall_s) {
 		a->stalled = true;
 		pm_att_why(a,

@@ -401,6 +401,11 @@ bool pm_att_node_guessed(const struct att *a, const struct cand *c);
  * it reports NODE's tasks as ended by Slurm ("Terminated", "Killed"), the folder's analog of
  * pm_att_clean_exits; NULL otherwise. */
 const char *pm_att_srun_ended(const struct att *a, const char *node);
+/* The time slurmstepd's cancel line gives in its own words, "*** JOB 7 ON n1 CANCELLED AT
+ * 2026-03-01T18:00:00 DUE TO TIME LIMIT ***": the line carries no stamp of its own in a
+ * job's output, so the scanner gives it no event time.  Slurm writes the node's local time
+ * without a zone, as most training logs write theirs; 0 when the line has none (att_sched.c). */
+double pm_att_cancelled_at(const struct pm_obs *o);
 /* Whether exit code C is a shell's 128 + SIGTERM or SIGKILL (143, 137): the task was ended by
  * a signal, as Slurm ends a step's other tasks, not failing of itself (att_ranks.c). */
 bool pm_att_slurm_signal_exit(long c);
