@@ -277,6 +277,9 @@ struct pm_file {
 	bool paste_numbered;	    /* ... its line numbers */
 	bool paste_stamped;	    /* ... and a log collector's stamps */
 	unsigned short paste_wrap;  /* ... and the width its longer lines were broken at */
+	/* the latest instant (read as UTC) its name's rotation date lets a stamp without a year
+	 * have; 0 when its name dates none (scan.c, rotated_day) */
+	double rotated_until;
 	int head_year;	 /* the year of the first line of its head stamped with a whole date
 			* (2026-11-30T..., [Mon Nov 30 ... 2026]); 0 none (sniff_head) */
 	bool head_zoned; /* a line of its head starts with an ISO stamp with an offset ("Z" too) */

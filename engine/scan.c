@@ -285,16 +285,33 @@ static void peel_cached(struct scan *s, bool app, const char *line, size_t len, 
 	s->has_last = true;
 }
 
-/* The event time of LINE, as pm_time_parse reads it, the line peeled through the cache. */
+/* The event time of LINE, as pm_time_parse reads it, the line peeled through the cache.  In
+ * a file its name dates as rotated (rotated_day), a stamp without a year that the file's
+ * year puts after the rotation is of the year before (a "Dec 28" in messages-20270103). */
 static int line_time(struct scan *s, const char *line, size_t len, double *t)
 {
 	struct pm_file *f = &s->ev->files[s->file];
+	struct pm_timectx before = f->tctx;
 	struct pm_peel pe;
+	double u;
 
-	if (pm_time_at(line, len, &f->tctx, t))
+	if (!pm_time_at(line, len, &f->tctx, t)) {
+		peel_cached(s, true, line, len, &pe);
+		if (pm_time_peeled(line, len, &f->tctx, &pe, t) != 1)
+			return 0;
+	}
+	if (f->rotated_until <= 0 || *t <= f->rotated_until)
 		return 1;
-	peel_cached(s, true, line, len, &pe);
-	return pm_time_peeled(line, len, &f->tctx, &pe, t);
+	/* a stamp with a year reads the same in any: it is kept as it is */
+	before.year--;
+	if (pm_time_at(line, len, &before, &u) != 1) {
+		pm_peel(PM_FMT_APP, line, len, &before, &pe);
+		if (pm_time_peeled(line, len, &before, &pe, &u) != 1)
+			return 1;
+	}
+	if (u < *t)
+		*t = u;
+	return 1;
 }
 
 /* ---- observations ---- */
@@ -2625,6 +2642,53 @@ static size_t plain_len(const char *name)
 	return n;
 }
 
+/*
+ * The day (its midnight, read as UTC) NAME's last part ends in as logrotate's dateext names
+ * a log it rotated out ("messages-20251203", "kern.log-2025120304" with an hour,
+ * "syslog.2025-12-03", before a compressor's ".gz", or a copy's ".log" or ".txt"), 0 for
+ * none.  Every line of such a file
+ * was written before the day it names: its stamps without a year are of the year that puts
+ * them there, not of the job's record (pm_scan_all).  A year-old rotated syslog beside the
+ * job's record read its "Dec  2 10:17:58" Xid in the job's window of Dec 2 a year later
+ * (trust-rotated-syslog-year-old-xid).
+ */
+static double rotated_day(const char *name)
+{
+	const char *b = strrchr(name, '/'), *d;
+	char iso[24];
+	size_t n, dl;
+	struct pm_in_stamp st;
+
+	b = b ? b + 1 : name;
+	n = plain_len(b);
+	/* an operator's copy, "gq07-messages-20251203.log": the day copied, as late a bound */
+	if (n > 4 && (!strncmp(b + n - 4, ".log", 4) || !strncmp(b + n - 4, ".txt", 4)))
+		n -= 4;
+	for (dl = 0; dl < n && dl < 11 && pm_in_isdigit(b[n - 1 - dl]); dl++)
+		;
+	if (dl == 2 && n >= 11 && b[n - 3] == '-' && b[n - 6] == '-' &&
+	    strspn(b + n - 10, "0123456789") == 4 && pm_in_isdigit(b[n - 4]) &&
+	    pm_in_isdigit(b[n - 5]))
+		dl = 10; /* 2025-12-03 */
+	else if (dl != 8 && dl != 10)
+		return 0;
+	d = b + n - dl;
+	/* the separator logrotate's dateformat starts with, after a name of its own */
+	if (n < dl + 2 || (d[-1] != '-' && d[-1] != '.' && d[-1] != '_'))
+		return 0;
+	if (d[4] == '-')
+		snprintf(iso, sizeof(iso), "%.10sT00:00:00Z", d);
+	else if (dl == 10 && (d[8] > '2' || (d[8] == '2' && d[9] > '3')))
+		return 0; /* an hour after the day: 2025120304 */
+	else
+		snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT00:00:00Z", d, d + 4, d + 6);
+	if ((iso[0] != '1' || iso[1] != '9') && iso[0] != '2')
+		return 0; /* 1990 to 2999: a job id of eight digits is mostly none */
+	if (pm_in_iso(iso, strlen(iso), &st) != strlen(iso) || !st.zone)
+		return 0;
+	return st.t;
+}
+
 bool pm_slurm_output_id(const char *name, const char **id, size_t *n)
 {
 	const char *b = strrchr(name, '/'), *p;
@@ -3849,6 +3913,18 @@ int pm_scan_all(struct pm_evidence *ev)
 				year_of(ev->job.start > 0 ? ev->job.start : ev->job.end);
 	else
 		year_from_heads(ev);
+	/* a rotated log's stamps without a year are before its rotation: the year of its name's
+	 * day, or the one before for a day after it (line_time).  A month past the day is left
+	 * for a file named for the day it starts (a job's, by the operator); logrotate's files
+	 * of up to eleven months read right.  A collector's members are named by it. */
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		struct pm_file *f = &ev->files[i];
+		double day = f->kind_given ? 0 : rotated_day(f->name);
+		if (day > 0) {
+			f->tctx.year = year_of(day);
+			f->rotated_until = day + 32 * 86400.0;
+		}
+	}
 	if (ev->threads > 1 && ev->nfiles > 1) {
 		if (parse_all(ev) < 0)
 			return -1;
