@@ -1862,6 +1862,25 @@ static int zone_host(struct scan *s, const char *p, const char *end)
 }
 
 /*
+ * Whether LINE (N bytes, of a zoned system log) is slurmd's launching the record's job as a
+ * batch job: "... slurmd[2106]: slurmd: Launching batch job 5515001 for UID 40562".  Its
+ * instant is the job's start in absolute time (record_zone_launch).
+ */
+static bool launch_line(const struct pm_evidence *ev, const char *line, size_t n)
+{
+	static const char tag[] = "Launching batch job ";
+	const char *p = memmem(line, n, tag, sizeof(tag) - 1), *id;
+	const char *end = line + n;
+
+	if (!p || !ev->job.id || !memmem(line, (size_t)(p - line), "slurmd[", 7))
+		return false;
+	id = p += sizeof(tag) - 1;
+	while (p < end && pm_in_isdigit(*p))
+		p++;
+	return p > id && (p == end || *p == ' ') && pm_record_job_id(ev, id, (size_t)(p - id));
+}
+
+/*
  * The offsets of a zoned system log's stamps as they change through the file (BUF, one chunk
  * of LEN bytes of whole lines): a file that spans a daylight saving change writes its local
  * time in two offsets, and the accounting record's times, local with no zone, are read in
@@ -1870,9 +1889,11 @@ static int zone_host(struct scan *s, const char *p, const char *end)
  */
 static int zone_walk(struct scan *s, const char *buf, size_t len)
 {
-	const struct pm_file *f = &s->ev->files[s->file];
+	struct pm_file *f = &s->ev->files[s->file];
 	const char *prev = NULL, *tok;
 	size_t pos = 0, pn = 0, tl, n;
+	double t;
+	int z;
 
 	while (pos < len && !f->zmixed) {
 		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
@@ -1880,6 +1901,9 @@ static int zone_walk(struct scan *s, const char *buf, size_t len)
 		pos += n + 1;
 		if (!(tl = zone_token(line, n, &tok)))
 			continue;
+		if (launch_line(s->ev, line, n) && iso_zone(line, n, &t, &z) &&
+		    (f->launch_at <= 0 || t < f->launch_at))
+			f->launch_at = t;
 		if (f->format == PM_FMT_SYSLOG && zone_host(s, tok + tl, line + n) < 0)
 			return -1;
 		if (f->zmixed)
@@ -2961,6 +2985,7 @@ static int scan_file(struct scan *s, size_t i)
 	f->zchg = NULL;
 	f->nzchg = 0;
 	f->zmixed = false;
+	f->launch_at = 0;
 	s->db = rs->db							   ? rs->db :
 		(unsigned)f->source < sizeof(rs->sdb) / sizeof(rs->sdb[0]) ? rs->sdb[f->source] :
 									     NULL;
@@ -3838,6 +3863,49 @@ static void zones_at(const struct pm_file *f, double t, int *lo, int *hi, bool *
 }
 
 /*
+ * The record's start checked against slurmd's own line launching the job in a zoned log of
+ * the folder (zone_walk; the earliest, which comes before anything the job could log): the
+ * record is in the offset that puts its start there, to a quarter hour and within five
+ * minutes.  Where that is not the offset the logs carry, the record was printed in another
+ * zone than the nodes log in (sacct run with TZ=UTC beside logs in +01:00), and read in the
+ * logs' offset it moved a kernel line of before the job into its window
+ * (trust-syslog-offset-record-printed-in-utc).  After record_zone_refine: the offset
+ * compared is the one in force at the start.
+ */
+static void record_zone_launch(struct pm_evidence *ev)
+{
+	double launch = 0, start, z;
+	bool seen;
+
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		const struct pm_file *f = &ev->files[i];
+		if ((f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED) && f->launch_at > 0 &&
+		    (launch <= 0 || f->launch_at < launch))
+			launch = f->launch_at;
+	}
+	if (!ev->job.zone_read || launch <= 0 || ev->job.start <= 0 || ev->job.start_derived)
+		return;
+	start = ev->job.start + ev->job.local_zone; /* the record's own figure again */
+	z = round((start - launch) / 900.0) * 900.0;
+	if (fabs(start - z - launch) > 300 || (int)z == ev->job.local_zone)
+		return;
+	/* UTC (sacct run with TZ=UTC), or an offset a log of the folder is stamped in: a line a
+	 * job forged later in its run, where the log holds no earlier one, moves the record by
+	 * no odd amount (TRUST.md) */
+	seen = z == 0;
+	for (size_t i = 0; !seen && i < ev->nfiles; i++)
+		seen = zoned_system_log(&ev->files[i]) && ev->files[i].head_zone == (int)z;
+	if (!seen)
+		return;
+	ev->job.logs_zone = ev->job.local_zone;
+	ev->job.zone_by_launch = true;
+	if (ev->job.end > 0)
+		ev->job.end += ev->job.local_zone - z;
+	ev->job.start = start - z;
+	ev->job.local_zone = (int)z;
+}
+
+/*
  * The record's local times read in the offset of their own moment where the node's logs
  * change offset (a daylight saving change inside them, zone_walk): record_in_local_zone read
  * both in the offset the logs' heads carry, an hour off for a job after the change (an earlier
@@ -3982,6 +4050,7 @@ int pm_scan_all(struct pm_evidence *ev)
 			pm_file_release(&ev->files[ev->nfiles - 1]);
 	}
 	record_zone_refine(ev);
+	record_zone_launch(ev);
 	if (eval_conditions(&s) < 0)
 		goto out;
 	/* node names learned while scanning (NCCL prefixes, syslog hosts) may name files that
