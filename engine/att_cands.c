@@ -81,7 +81,17 @@ void pm_att_phase_outcome(struct att *a)
 	const char *best = NULL, *said = "";
 	bool anyerr = false, weak = false, task_failed = false;
 
-	if (ev->job.local_zone) {
+	if (ev->job.zone_by_launch) {
+		int z = ev->job.local_zone < 0 ? -ev->job.local_zone : ev->job.local_zone;
+		int l = ev->job.logs_zone < 0 ? -ev->job.logs_zone : ev->job.logs_zone;
+		pm_att_why(a,
+			   "The accounting record's times carry no zone: they are read in "
+			   "UTC%c%02d:%02d, where slurmd's own line launching the job puts its "
+			   "start, not in UTC%c%02d:%02d, the offset the nodes' own logs stamp "
+			   "their lines with.",
+			   ev->job.local_zone < 0 ? '-' : '+', z / 3600, z % 3600 / 60,
+			   ev->job.logs_zone < 0 ? '-' : '+', l / 3600, l % 3600 / 60);
+	} else if (ev->job.local_zone) {
 		int z = ev->job.local_zone < 0 ? -ev->job.local_zone : ev->job.local_zone;
 		pm_att_why(a,
 			   "The accounting record's times carry no zone: they are read in "

@@ -129,6 +129,10 @@ struct pm_jobinfo {
 				     * offset the node's own stamps carry */
 	int local_zone;		    /* ... that offset, seconds east of UTC; 0 none applied */
 	bool zone_read;		    /* ... taken from those stamps (+00:00 too) */
+	/* LOCAL_ZONE is the offset slurmd's own zoned line launching the job puts the record's
+	 * start in, not the logs' (scan.c, record_zone_launch): LOGS_ZONE the one it replaced */
+	bool zone_by_launch;
+	int logs_zone;
 	/* START or END was the other less the run time (Elapsed): ELAPSED, seconds; the
 	 * derived one follows the other when the record's zone is refined */
 	double elapsed;
@@ -277,6 +281,12 @@ struct pm_file {
 	bool paste_numbered;	    /* ... its line numbers */
 	bool paste_stamped;	    /* ... and a log collector's stamps */
 	unsigned short paste_wrap;  /* ... and the width its longer lines were broken at */
+	/* the latest instant (read as UTC) its name's rotation date lets a stamp without a year
+	 * have; 0 when its name dates none (scan.c, rotated_day) */
+	double rotated_until;
+	/* the earliest instant its zoned lines show slurmd launching the record's job ("slurmd[2106]:
+	 * slurmd: Launching batch job 5515001 ..."); 0 none (scan.c, zone_walk) */
+	double launch_at;
 	int head_year;	 /* the year of the first line of its head stamped with a whole date
 			* (2026-11-30T..., [Mon Nov 30 ... 2026]); 0 none (sniff_head) */
 	bool head_zoned; /* a line of its head starts with an ISO stamp with an offset ("Z" too) */

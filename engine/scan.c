@@ -285,16 +285,33 @@ static void peel_cached(struct scan *s, bool app, const char *line, size_t len, 
 	s->has_last = true;
 }
 
-/* The event time of LINE, as pm_time_parse reads it, the line peeled through the cache. */
+/* The event time of LINE, as pm_time_parse reads it, the line peeled through the cache.  In
+ * a file its name dates as rotated (rotated_day), a stamp without a year that the file's
+ * year puts after the rotation is of the year before (a "Dec 28" in messages-20270103). */
 static int line_time(struct scan *s, const char *line, size_t len, double *t)
 {
 	struct pm_file *f = &s->ev->files[s->file];
+	struct pm_timectx before = f->tctx;
 	struct pm_peel pe;
+	double u;
 
-	if (pm_time_at(line, len, &f->tctx, t))
+	if (!pm_time_at(line, len, &f->tctx, t)) {
+		peel_cached(s, true, line, len, &pe);
+		if (pm_time_peeled(line, len, &f->tctx, &pe, t) != 1)
+			return 0;
+	}
+	if (f->rotated_until <= 0 || *t <= f->rotated_until)
 		return 1;
-	peel_cached(s, true, line, len, &pe);
-	return pm_time_peeled(line, len, &f->tctx, &pe, t);
+	/* a stamp with a year reads the same in any: it is kept as it is */
+	before.year--;
+	if (pm_time_at(line, len, &before, &u) != 1) {
+		pm_peel(PM_FMT_APP, line, len, &before, &pe);
+		if (pm_time_peeled(line, len, &before, &pe, &u) != 1)
+			return 1;
+	}
+	if (u < *t)
+		*t = u;
+	return 1;
 }
 
 /* ---- observations ---- */
@@ -1845,6 +1862,25 @@ static int zone_host(struct scan *s, const char *p, const char *end)
 }
 
 /*
+ * Whether LINE (N bytes, of a zoned system log) is slurmd's launching the record's job as a
+ * batch job: "... slurmd[2106]: slurmd: Launching batch job 5515001 for UID 40562".  Its
+ * instant is the job's start in absolute time (record_zone_launch).
+ */
+static bool launch_line(const struct pm_evidence *ev, const char *line, size_t n)
+{
+	static const char tag[] = "Launching batch job ";
+	const char *p = memmem(line, n, tag, sizeof(tag) - 1), *id;
+	const char *end = line + n;
+
+	if (!p || !ev->job.id || !memmem(line, (size_t)(p - line), "slurmd[", 7))
+		return false;
+	id = p += sizeof(tag) - 1;
+	while (p < end && pm_in_isdigit(*p))
+		p++;
+	return p > id && (p == end || *p == ' ') && pm_record_job_id(ev, id, (size_t)(p - id));
+}
+
+/*
  * The offsets of a zoned system log's stamps as they change through the file (BUF, one chunk
  * of LEN bytes of whole lines): a file that spans a daylight saving change writes its local
  * time in two offsets, and the accounting record's times, local with no zone, are read in
@@ -1853,9 +1889,11 @@ static int zone_host(struct scan *s, const char *p, const char *end)
  */
 static int zone_walk(struct scan *s, const char *buf, size_t len)
 {
-	const struct pm_file *f = &s->ev->files[s->file];
+	struct pm_file *f = &s->ev->files[s->file];
 	const char *prev = NULL, *tok;
 	size_t pos = 0, pn = 0, tl, n;
+	double t;
+	int z;
 
 	while (pos < len && !f->zmixed) {
 		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
@@ -1863,6 +1901,9 @@ static int zone_walk(struct scan *s, const char *buf, size_t len)
 		pos += n + 1;
 		if (!(tl = zone_token(line, n, &tok)))
 			continue;
+		if (launch_line(s->ev, line, n) && iso_zone(line, n, &t, &z) &&
+		    (f->launch_at <= 0 || t < f->launch_at))
+			f->launch_at = t;
 		if (f->format == PM_FMT_SYSLOG && zone_host(s, tok + tl, line + n) < 0)
 			return -1;
 		if (f->zmixed)
@@ -2625,6 +2666,53 @@ static size_t plain_len(const char *name)
 	return n;
 }
 
+/*
+ * The day (its midnight, read as UTC) NAME's last part ends in as logrotate's dateext names
+ * a log it rotated out ("messages-20251203", "kern.log-2025120304" with an hour,
+ * "syslog.2025-12-03", before a compressor's ".gz", or a copy's ".log" or ".txt"), 0 for
+ * none.  Every line of such a file
+ * was written before the day it names: its stamps without a year are of the year that puts
+ * them there, not of the job's record (pm_scan_all).  A year-old rotated syslog beside the
+ * job's record read its "Dec  2 10:17:58" Xid in the job's window of Dec 2 a year later
+ * (trust-rotated-syslog-year-old-xid).
+ */
+static double rotated_day(const char *name)
+{
+	const char *b = strrchr(name, '/'), *d;
+	char iso[24];
+	size_t n, dl;
+	struct pm_in_stamp st;
+
+	b = b ? b + 1 : name;
+	n = plain_len(b);
+	/* an operator's copy, "gq07-messages-20251203.log": the day copied, as late a bound */
+	if (n > 4 && (!strncmp(b + n - 4, ".log", 4) || !strncmp(b + n - 4, ".txt", 4)))
+		n -= 4;
+	for (dl = 0; dl < n && dl < 11 && pm_in_isdigit(b[n - 1 - dl]); dl++)
+		;
+	if (dl == 2 && n >= 11 && b[n - 3] == '-' && b[n - 6] == '-' &&
+	    strspn(b + n - 10, "0123456789") == 4 && pm_in_isdigit(b[n - 4]) &&
+	    pm_in_isdigit(b[n - 5]))
+		dl = 10; /* 2025-12-03 */
+	else if (dl != 8 && dl != 10)
+		return 0;
+	d = b + n - dl;
+	/* the separator logrotate's dateformat starts with, after a name of its own */
+	if (n < dl + 2 || (d[-1] != '-' && d[-1] != '.' && d[-1] != '_'))
+		return 0;
+	if (d[4] == '-')
+		snprintf(iso, sizeof(iso), "%.10sT00:00:00Z", d);
+	else if (dl == 10 && (d[8] > '2' || (d[8] == '2' && d[9] > '3')))
+		return 0; /* an hour after the day: 2025120304 */
+	else
+		snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT00:00:00Z", d, d + 4, d + 6);
+	if ((iso[0] != '1' || iso[1] != '9') && iso[0] != '2')
+		return 0; /* 1990 to 2999: a job id of eight digits is mostly none */
+	if (pm_in_iso(iso, strlen(iso), &st) != strlen(iso) || !st.zone)
+		return 0;
+	return st.t;
+}
+
 bool pm_slurm_output_id(const char *name, const char **id, size_t *n)
 {
 	const char *b = strrchr(name, '/'), *p;
@@ -2897,6 +2985,7 @@ static int scan_file(struct scan *s, size_t i)
 	f->zchg = NULL;
 	f->nzchg = 0;
 	f->zmixed = false;
+	f->launch_at = 0;
 	s->db = rs->db							   ? rs->db :
 		(unsigned)f->source < sizeof(rs->sdb) / sizeof(rs->sdb[0]) ? rs->sdb[f->source] :
 									     NULL;
@@ -3774,6 +3863,49 @@ static void zones_at(const struct pm_file *f, double t, int *lo, int *hi, bool *
 }
 
 /*
+ * The record's start checked against slurmd's own line launching the job in a zoned log of
+ * the folder (zone_walk; the earliest, which comes before anything the job could log): the
+ * record is in the offset that puts its start there, to a quarter hour and within five
+ * minutes.  Where that is not the offset the logs carry, the record was printed in another
+ * zone than the nodes log in (sacct run with TZ=UTC beside logs in +01:00), and read in the
+ * logs' offset it moved a kernel line of before the job into its window
+ * (trust-syslog-offset-record-printed-in-utc).  After record_zone_refine: the offset
+ * compared is the one in force at the start.
+ */
+static void record_zone_launch(struct pm_evidence *ev)
+{
+	double launch = 0, start, z;
+	bool seen;
+
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		const struct pm_file *f = &ev->files[i];
+		if ((f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED) && f->launch_at > 0 &&
+		    (launch <= 0 || f->launch_at < launch))
+			launch = f->launch_at;
+	}
+	if (!ev->job.zone_read || launch <= 0 || ev->job.start <= 0 || ev->job.start_derived)
+		return;
+	start = ev->job.start + ev->job.local_zone; /* the record's own figure again */
+	z = round((start - launch) / 900.0) * 900.0;
+	if (fabs(start - z - launch) > 300 || (int)z == ev->job.local_zone)
+		return;
+	/* UTC (sacct run with TZ=UTC), or an offset a log of the folder is stamped in: a line a
+	 * job forged later in its run, where the log holds no earlier one, moves the record by
+	 * no odd amount (TRUST.md) */
+	seen = z == 0;
+	for (size_t i = 0; !seen && i < ev->nfiles; i++)
+		seen = zoned_system_log(&ev->files[i]) && ev->files[i].head_zone == (int)z;
+	if (!seen)
+		return;
+	ev->job.logs_zone = ev->job.local_zone;
+	ev->job.zone_by_launch = true;
+	if (ev->job.end > 0)
+		ev->job.end += ev->job.local_zone - z;
+	ev->job.start = start - z;
+	ev->job.local_zone = (int)z;
+}
+
+/*
  * The record's local times read in the offset of their own moment where the node's logs
  * change offset (a daylight saving change inside them, zone_walk): record_in_local_zone read
  * both in the offset the logs' heads carry, an hour off for a job after the change (an earlier
@@ -3849,6 +3981,18 @@ int pm_scan_all(struct pm_evidence *ev)
 				year_of(ev->job.start > 0 ? ev->job.start : ev->job.end);
 	else
 		year_from_heads(ev);
+	/* a rotated log's stamps without a year are before its rotation: the year of its name's
+	 * day, or the one before for a day after it (line_time).  A month past the day is left
+	 * for a file named for the day it starts (a job's, by the operator); logrotate's files
+	 * of up to eleven months read right.  A collector's members are named by it. */
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		struct pm_file *f = &ev->files[i];
+		double day = f->kind_given ? 0 : rotated_day(f->name);
+		if (day > 0) {
+			f->tctx.year = year_of(day);
+			f->rotated_until = day + 32 * 86400.0;
+		}
+	}
 	if (ev->threads > 1 && ev->nfiles > 1) {
 		if (parse_all(ev) < 0)
 			return -1;
@@ -3906,6 +4050,7 @@ int pm_scan_all(struct pm_evidence *ev)
 			pm_file_release(&ev->files[ev->nfiles - 1]);
 	}
 	record_zone_refine(ev);
+	record_zone_launch(ev);
 	if (eval_conditions(&s) < 0)
 		goto out;
 	/* node names learned while scanning (NCCL prefixes, syslog hosts) may name files that
