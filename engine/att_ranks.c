@@ -905,18 +905,43 @@ static int job_domain(struct att *a)
 	return 0;
 }
 
+/* Whether H is a name no host's syslog daemon keeps for long: "localhost", which early boot
+ * lines carry before the host's name is set. */
+static bool no_host(const char *h)
+{
+	return !strncasecmp(h, "localhost", 9) && (!h[9] || h[9] == '.');
+}
+
+/* Whether X and Y name one host: equal but for case, or by their first labels (gpu07-ib and
+ * gpu07-ib.cluster); an address's first number is no name (10.40.3.7, 10.40.3.71). */
+static bool same_host(const char *x, const char *y)
+{
+	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
+
+	return !strcasecmp(x, y) ||
+	       (lx == ly && strspn(x, "0123456789") < lx && !strncasecmp(x, y, lx));
+}
+
 bool pm_att_node_log(const struct att *a, const struct pm_file *f, const char *host)
 {
-	const char *n = f && f->node ? pm_att_job_node(a, f->node) : NULL;
+	const char *n = f && f->node ? pm_att_job_node(a, f->node) : NULL, *one = NULL;
 	size_t l;
 
 	if (!n || f->lhosts_more)
 		return false;
-	/* the node logs under its own name here: a line of another name is another host's (a
-	 * loghost's lines grepped for the node, an address's beside them) */
-	for (unsigned k = 0; k < f->nlhosts; k++)
-		if (pm_att_job_host(a, f->lhosts[k]))
+	for (unsigned k = 0; k < f->nlhosts; k++) {
+		const char *h = f->lhosts[k];
+		if (no_host(h))
+			continue;
+		/* the node logs under its own name here: a line of another name is another
+		 * host's (a loghost's lines grepped for the node, an address's beside them) */
+		if (pm_att_job_host(a, h))
 			return false;
+		/* one node's log carries one host name: several are a loghost's file */
+		if (one && !same_host(one, h))
+			return false;
+		one = h;
+	}
 	/* `grep gq07` on a loghost finds gq070 too: a name that goes on in digits where the
 	 * node's stops in one is another number, another node (gq07-ib, gq07.ib are not) */
 	l = strcspn(n, ".");
