@@ -240,7 +240,9 @@ bool pm_att_job_host(const struct att *a, const char *host)
  * (gpu-b07.dmesg).  One exception: a file named for a job node (gn041-syslog) that holds no
  * line of a job node under the record's name is that node's own log, written under its host
  * name (a site whose NodeHostname differs from its NodeName): kept, its lines placed on the
- * file's node before this is asked (att_ranks.c, file_node_alias).  With no record of the
+ * file's node before this is asked (att_ranks.c, file_node_alias), where pm_att_node_log
+ * says the file may be (any line under a job node's name, several hosts, a host that is
+ * the node's name with more digits: not; its lines are set aside here).  With no record of the
  * job's nodes nothing is set aside, nor with a record of part of a heterogeneous job (one
  * component's rows, 7001+0 alone: the job's other components ran on nodes it omits). */
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
@@ -264,7 +266,7 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 			return true; /* a loghost's file: the job's nodes go by the record's names */
 	}
 	f = o->file < ev->nfiles ? &ev->files[o->file] : NULL;
-	return !(f && f->node && pm_att_job_node(a, f->node));
+	return !(f && f->node && pm_att_job_node(a, f->node) && pm_att_node_log(a, f, o->node));
 }
 
 /* The node's index of the GPU trusted line O names: by its bus id through nvidia-smi's

@@ -905,6 +905,50 @@ static int job_domain(struct att *a)
 	return 0;
 }
 
+/* Whether H is a name no host's syslog daemon keeps for long: "localhost", which early boot
+ * lines carry before the host's name is set. */
+static bool no_host(const char *h)
+{
+	return !strncasecmp(h, "localhost", 9) && (!h[9] || h[9] == '.');
+}
+
+/* Whether X and Y name one host: equal but for case, or by their first labels (gpu07-ib and
+ * gpu07-ib.cluster); an address's first number is no name (10.40.3.7, 10.40.3.71). */
+static bool same_host(const char *x, const char *y)
+{
+	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
+
+	return !strcasecmp(x, y) ||
+	       (lx == ly && strspn(x, "0123456789") < lx && !strncasecmp(x, y, lx));
+}
+
+bool pm_att_node_log(const struct att *a, const struct pm_file *f, const char *host)
+{
+	const char *n = f && f->node ? pm_att_job_node(a, f->node) : NULL, *one = NULL;
+	size_t l;
+
+	if (!n || f->lhosts_more)
+		return false;
+	for (unsigned k = 0; k < f->nlhosts; k++) {
+		const char *h = f->lhosts[k];
+		if (no_host(h))
+			continue;
+		/* the node logs under its own name here: a line of another name is another
+		 * host's (a loghost's lines grepped for the node, an address's beside them) */
+		if (pm_att_job_host(a, h))
+			return false;
+		/* one node's log carries one host name: several are a loghost's file */
+		if (one && !same_host(one, h))
+			return false;
+		one = h;
+	}
+	/* `grep gq07` on a loghost finds gq070 too: a name that goes on in digits where the
+	 * node's stops in one is another number, another node (gq07-ib, gq07.ib are not) */
+	l = strcspn(n, ".");
+	return !(host && l && pm_in_isdigit(n[l - 1]) && !strncasecmp(host, n, l) &&
+		 pm_in_isdigit(host[l]));
+}
+
 int pm_att_job_names(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -986,7 +1030,8 @@ static void own_node(struct att *a, struct pm_obs *o)
  * node, is a loghost's (an address there too: its extract kept in a node's folder): its
  * other hosts keep their names and pm_att_other_node sets them aside; so does a file not
  * named for a job node.  JOBLINE: per file, whether a trusted line of it is under a job
- * node's name. */
+ * node's name; pm_att_node_log asks the same of every line (a routine one of the node,
+ * which no rule reads, beside gq070's Xid in `grep gq07`), and more. */
 static void file_node_alias(struct att *a, struct pm_obs *o, const bool *jobline)
 {
 	const struct pm_evidence *ev = a->ev;
@@ -995,7 +1040,8 @@ static void file_node_alias(struct att *a, struct pm_obs *o, const bool *jobline
 	char *d;
 
 	if (!o->trusted || !o->node || !ev->job.nnodes || !f || !f->node || strchr(o->node, '[') ||
-	    pm_att_job_host(a, o->node) || !(n = pm_att_job_node(a, f->node)) || jobline[o->file])
+	    pm_att_job_host(a, o->node) || !(n = pm_att_job_node(a, f->node)) || jobline[o->file] ||
+	    !pm_att_node_log(a, f, o->node))
 		return;
 	if (!(d = strdup(n)))
 		return; /* kept as it was */

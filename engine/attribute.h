@@ -285,6 +285,12 @@ const char *pm_att_job_node(const struct att *a, const char *node);
  * of them as Slurm spells them: a host that fits several job nodes (pm_att_job_node_n maps
  * it to none), which no exclusion may name. */
 bool pm_att_unknown_node(const struct att *a, const char *node);
+/* Whether F, a file named for a job node, may be that node's own log written under another
+ * host name (NodeHostname gpu07-ib, an address), so that HOST, a host outside the job on a
+ * trusted line of it, is that node: none of its lines carries a job node's name, they carry
+ * one host (localhost aside), and HOST is not the node's name with more digits after it
+ * (gq070 in `grep gq07`).  The lines a rule read are asked apart (file_node_alias). */
+bool pm_att_node_log(const struct att *a, const struct pm_file *f, const char *host);
 /* Fold the record's node names for pm_att_job_node, then name every node the evidence gives
  * (files, sections, lines, rank prefixes, tasks) as the record does where it maps to one
  * job node.  0, or -1 on ENOMEM. */

@@ -181,6 +181,7 @@ void pm_evidence_destroy(struct pm_evidence *ev)
 		free(f->node);
 		free(f->reason);
 		free(f->zchg);
+		free(f->lhosts);
 		for (unsigned k = 0; k < f->nshosts; k++)
 			free(f->shosts[k]);
 		free(f->shosts);

@@ -307,6 +307,14 @@ struct pm_file {
 	 * sections name (scan.c, section_walk), whose kernel log it is too */
 	char **shosts;
 	unsigned nshosts;
+	/* the hosts a system log's lines carry ("Dec  2 10:17:58 HOST kernel: ..."), any line,
+	 * not only those a rule read: distinct, at most four, LHOSTS_MORE where there were more
+	 * or one was too long to keep (scan.c, host_walk).  Whether a file named for a job node
+	 * is that node's own log under another host name (att_ranks.c, pm_att_node_log) */
+	char (*lhosts)[80]; /* LHOSTS_MAX of them, allocated at the first host */
+#define LHOSTS_MAX 4
+	unsigned nlhosts;
+	bool lhosts_more;
 	bool other_job; /* named as Slurm names another job's output: set aside (pm_scan_all) */
 };
 

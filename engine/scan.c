@@ -2045,6 +2045,48 @@ static const char *section_at(const struct scan *s, uint64_t off)
 	return lo && s->sect[lo - 1].node[0] ? s->sect[lo - 1].node : NULL;
 }
 
+/*
+ * The hosts the lines of a system log (BUF, one chunk of LEN bytes of whole lines) carry,
+ * noted in its file (LHOSTS): any line, a routine one too, not only those a rule reads.  A
+ * file named for a job node is that node's own log written under another host name only
+ * where its lines carry one host and never a job node's name (att_ranks.c,
+ * pm_att_node_log): `grep gq07 messages` holds gq07's routine lines beside gq070's Xid, a
+ * loghost's messages kept in a node's folder several hosts' lines.  A line grep -H found in
+ * another file than a system log's names no host.
+ */
+static void host_walk(struct scan *s, const char *buf, size_t len)
+{
+	struct pm_file *f = &s->ev->files[s->file];
+	size_t pos = 0;
+
+	if (f->format != PM_FMT_SYSLOG && f->format != PM_FMT_KMSG_ISO && f->format != PM_FMT_DMESG)
+		return;
+	while (pos < len && !f->lhosts_more) {
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos, k;
+		struct pm_prefix px;
+
+		pos += n + 1;
+		pm_prefix_parse(f->format, line, n, &px);
+		if (!px.node || !px.node_len || px.foreign)
+			continue;
+		for (k = 0; k < f->nlhosts; k++)
+			if (strlen(f->lhosts[k]) == px.node_len &&
+			    !memcmp(f->lhosts[k], px.node, px.node_len))
+				break;
+		if (k < f->nlhosts)
+			continue;
+		/* a host not kept may be any: more than one host, as far as anyone asks */
+		if (f->nlhosts == LHOSTS_MAX || px.node_len >= sizeof(f->lhosts[0]) ||
+		    (!f->lhosts && !(f->lhosts = malloc(LHOSTS_MAX * sizeof(f->lhosts[0]))))) {
+			f->lhosts_more = true; /* out of memory too: the safe side */
+			break;
+		}
+		memcpy(f->lhosts[f->nlhosts], px.node, px.node_len);
+		f->lhosts[f->nlhosts++][px.node_len] = '\0';
+	}
+}
+
 static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 {
 	struct scan *s = arg;
@@ -2065,6 +2107,7 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 	}
 	if (zoned_system_log(&s->ev->files[s->file]) && zone_walk(s, buf, len) < 0)
 		return -1;
+	host_walk(s, buf, len);
 	if (pm_trust_mask(s->ev, &s->ev->files[s->file], buf, len, &masked) < 0)
 		return -1;
 	rc = scan_chunk(s, masked ? masked : buf, len, off, cleaned);
@@ -2986,6 +3029,8 @@ static int scan_file(struct scan *s, size_t i)
 	f->nzchg = 0;
 	f->zmixed = false;
 	f->launch_at = 0;
+	f->nlhosts = 0;
+	f->lhosts_more = false;
 	s->db = rs->db							   ? rs->db :
 		(unsigned)f->source < sizeof(rs->sdb) / sizeof(rs->sdb[0]) ? rs->sdb[f->source] :
 									     NULL;
