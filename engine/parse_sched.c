@@ -29,6 +29,7 @@
 #include <jansson.h>
 
 #include "input.h"
+#include "evidence.h"
 #include "internal.h"
 
 #define MAX_COLS 128
@@ -1033,6 +1034,235 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	    (!mig && sacct_node_gpus(ev, file, job, gpus, batch_node, batch_gpus)))
 		return nomem(reason, rlen);
 	return 0;
+}
+
+/* ---- several listings of the job ---- */
+
+/* The columns two listings of one job must agree on: those the record is made of. */
+static const enum scol agree_cols[] = {SC_JOBIDRAW, SC_STATE,	 SC_EXIT,   SC_START,  SC_END,
+				       SC_ELAPSED,  SC_NODELIST, SC_NNODES, SC_NTASKS, SC_FAILED};
+#define NAGREE (sizeof(agree_cols) / sizeof(agree_cols[0]))
+
+/* A row of the job in one listing: its JobID and the values of agree_cols (NULL: the
+ * listing has no such column, or leaves it empty). */
+struct vrow {
+	char *id;
+	char *v[NAGREE];
+};
+
+/* What one listing says of its job: the file, the job's id (up to a heterogeneous job's
+ * '+'), and its rows (the job's, its steps', its components'). */
+struct vlist {
+	size_t file;
+	char *job;
+	struct vrow *rows;
+	size_t nrows;
+	bool refuse;
+	char why[512];
+};
+
+static char *dupn(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = 0;
+	}
+	return d;
+}
+
+/* LIST's rows of its job from the listing BUF (the last of each JobID: the last run of a
+ * sacct -D listing, as sacct_find_job takes).  -1 on ENOMEM. */
+static int vlist_rows(struct vlist *list, const char *buf, size_t len, const struct table *t)
+{
+	struct field f[MAX_COLS], id;
+	const char *l;
+	size_t pos = t->body, n, nf, hn = strlen(list->job), k;
+	struct vrow *r;
+
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		nf = row_fields(t, l, n, f);
+		id = col(t, f, nf, SC_JOBID);
+		if (id.n < hn || memcmp(id.s, list->job, hn) != 0 ||
+		    (id.n > hn && id.s[hn] != '.' && id.s[hn] != '+'))
+			continue;
+		for (k = 0; k < list->nrows; k++)
+			if (strlen(list->rows[k].id) == id.n &&
+			    !memcmp(list->rows[k].id, id.s, id.n))
+				break;
+		if (k == list->nrows) {
+			r = realloc(list->rows, (list->nrows + 1) * sizeof(*r));
+			if (!r)
+				return -1;
+			list->rows = r;
+			memset(&r[k], 0, sizeof(r[k]));
+			list->nrows++;
+			if (!(r[k].id = dupn(id.s, id.n)))
+				return -1;
+		}
+		r = &list->rows[k];
+		for (size_t c = 0; c < NAGREE; c++) {
+			struct field v = col(t, f, nf, agree_cols[c]);
+
+			free(r->v[c]);
+			r->v[c] = NULL;
+			if (v.n && !(r->v[c] = dupn(v.s, v.n)))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether two values of column C agree: a value sacct's table cut to its column's width
+ * ("NODE_FAI+") agrees with any it begins; a node list with the same nodes written another
+ * way (gq[07-08], gq07,gq08) agrees. */
+static bool vals_agree(enum scol c, const char *a, const char *b)
+{
+	size_t an = strlen(a), bn = strlen(b);
+	size_t ac = an && a[an - 1] == '+' ? an - 1 : an, bc = bn && b[bn - 1] == '+' ? bn - 1 : bn;
+	char **x = NULL, **y = NULL;
+	size_t nx = 0, ny = 0, i;
+	bool same;
+
+	if (an == bn && pm_in_ieq(a, an, b))
+		return true;
+	if (ac < an || bc < bn)
+		return strncmp(a, b, ac < bc ? ac : bc) == 0;
+	if (c != SC_NODELIST && c != SC_FAILED)
+		return false;
+	if (pm_hostlist_expand(a, an, &x, &nx))
+		return false;
+	if (pm_hostlist_expand(b, bn, &y, &ny)) {
+		y = NULL;
+		ny = 0;
+	}
+	same = y && nx == ny;
+	for (i = 0; same && i < nx; i++)
+		same = strcmp(x[i], y[i]) == 0;
+	for (i = 0; i < nx; i++)
+		free(x[i]);
+	for (i = 0; i < ny; i++)
+		free(y[i]);
+	free(x);
+	free(y);
+	return same;
+}
+
+/* Whether listings A and B of one job disagree on a row both hold, in a column both give:
+ * WHY says where. */
+static bool vlists_disagree(const struct vlist *a, const struct vlist *b, char *why, size_t wlen)
+{
+	for (size_t i = 0; i < a->nrows; i++)
+		for (size_t j = 0; j < b->nrows; j++) {
+			if (strcmp(a->rows[i].id, b->rows[j].id))
+				continue;
+			for (size_t c = 0; c < NAGREE; c++) {
+				const char *x = a->rows[i].v[c], *y = b->rows[j].v[c];
+
+				if (!x || !y || vals_agree(agree_cols[c], x, y))
+					continue;
+				snprintf(why, wlen, "row %s, %s %s against %s", a->rows[i].id,
+					 scol_names[agree_cols[c]], x, y);
+				return true;
+			}
+		}
+	return false;
+}
+
+static void vlist_free(struct vlist *l)
+{
+	for (size_t i = 0; i < l->nrows; i++) {
+		free(l->rows[i].id);
+		for (size_t c = 0; c < NAGREE; c++)
+			free(l->rows[i].v[c]);
+	}
+	free(l->rows);
+	free(l->job);
+}
+
+static void vet_refuse(struct pm_file *f, const char *why)
+{
+	f->status = PM_ST_UNREADABLE;
+	free(f->reason);
+	f->reason = strdup(why);
+}
+
+/*
+ * Several sacct listings in one folder (the operator's, a copy, a file the job wrote into
+ * its output folder shaped as one: a job's text can be any shape).  Each would be parsed
+ * into the one record, a later file overwriting an earlier one's state, times and failed
+ * node, so which listing speaks would depend on the files' names.  Listings of one job that
+ * agree on every row both hold, in every column both give (agree_cols), make one record;
+ * where two disagree, which one is Slurm's cannot be told, and neither is taken: each file
+ * is refused, its coverage saying why, and the job is read as with no record.  Read before
+ * any listing is parsed (pm_scan_all), so that the outcome is the same in any order.  CAP:
+ * the most a listing is read of.  -1 on ENOMEM.
+ */
+int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
+{
+	struct vlist *ls = NULL, *nl;
+	size_t nls = 0, i, j;
+	char why[200];
+	int rc = -1;
+
+	for (i = 0; i < ev->nfiles; i++) {
+		struct pm_file *f = &ev->files[i];
+		struct table t;
+		struct field job;
+		const char *plus;
+		size_t row;
+		char *buf;
+		size_t len;
+
+		if (f->status != PM_ST_OK ||
+		    (f->format != PM_FMT_SACCT_P && f->format != PM_FMT_SACCT_TABLE))
+			continue;
+		if (pm_file_slurp(f, cap, &buf, &len) < 0)
+			continue; /* recorded in the file's status */
+		if (sacct_header(buf, len, &t) ||
+		    sacct_find_job(ev, buf, len, &t, &job, &row, why, sizeof(why))) {
+			free(buf); /* no record from it: refused when parsed */
+			continue;
+		}
+		if (!(nl = realloc(ls, (nls + 1) * sizeof(*ls)))) {
+			free(buf);
+			goto out;
+		}
+		ls = nl;
+		memset(&ls[nls], 0, sizeof(ls[nls]));
+		ls[nls].file = i;
+		plus = memchr(job.s, '+', job.n);
+		ls[nls].job = dupn(job.s, plus ? (size_t)(plus - job.s) : job.n);
+		nls++;
+		if (!ls[nls - 1].job || vlist_rows(&ls[nls - 1], buf, len, &t)) {
+			free(buf);
+			goto out;
+		}
+		free(buf);
+	}
+	for (i = 0; i < nls; i++)
+		for (j = 0; j < nls; j++) {
+			if (i == j || ls[i].refuse || strcmp(ls[i].job, ls[j].job) ||
+			    !vlists_disagree(&ls[i], &ls[j], why, sizeof(why)))
+				continue;
+			ls[i].refuse = true;
+			snprintf(ls[i].why, sizeof(ls[i].why),
+				 "its record of job %s disagrees with %s's (%s): which listing is "
+				 "Slurm's cannot be told; no record taken",
+				 ls[i].job, ev->files[ls[j].file].name, why);
+		}
+	for (i = 0; i < nls; i++)
+		if (ls[i].refuse)
+			vet_refuse(&ev->files[ls[i].file], ls[i].why);
+	rc = 0;
+out:
+	for (i = 0; i < nls; i++)
+		vlist_free(&ls[i]);
+	free(ls);
+	if (rc)
+		errno = ENOMEM;
+	return rc;
 }
 
 /* ---- scontrol show job ---- */
