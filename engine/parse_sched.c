@@ -1055,8 +1055,10 @@ struct vrow {
 struct vlist {
 	size_t file;
 	char *job;
+	char *raw; /* its JobIDRaw (scontrol's JobId), NULL none */
 	struct vrow *rows;
 	size_t nrows;
+	bool named; /* a Slurm output file of the folder is named for its job */
 	bool refuse;
 	char why[512];
 };
@@ -1170,6 +1172,24 @@ static bool vlists_disagree(const struct vlist *a, const struct vlist *b, char *
 	return false;
 }
 
+/* LIST's raw id, its job row's JobIDRaw (JOB: the row's id), and whether a Slurm output file
+ * of the folder is named for its job (by its id, its heterogeneous leader's, its raw id).  -1
+ * on ENOMEM. */
+static int vlist_named(const struct pm_evidence *ev, struct vlist *list, struct field job)
+{
+	struct field key = {list->job, strlen(list->job)}, raw = {"", 0};
+
+	for (size_t i = 0; i < list->nrows && !list->raw; i++)
+		if (strlen(list->rows[i].id) == job.n && !memcmp(list->rows[i].id, job.s, job.n) &&
+		    list->rows[i].v[0] && /* agree_cols[0]: JobIDRaw */
+		    !(list->raw = strdup(list->rows[i].v[0])))
+			return -1;
+	if (list->raw)
+		raw = (struct field){list->raw, strlen(list->raw)};
+	list->named = named_by_folder(ev, key, raw) || named_by_folder(ev, job, raw);
+	return 0;
+}
+
 static void vlist_free(struct vlist *l)
 {
 	for (size_t i = 0; i < l->nrows; i++) {
@@ -1179,6 +1199,15 @@ static void vlist_free(struct vlist *l)
 	}
 	free(l->rows);
 	free(l->job);
+	free(l->raw);
+}
+
+/* Whether listings A and B are of one job: by its id, or one's raw id (JobIDRaw, scontrol's
+ * JobId: array task 25_3 is 27) naming the other. */
+static bool same_job(const struct vlist *a, const struct vlist *b)
+{
+	return !strcmp(a->job, b->job) || (a->raw && b->raw && !strcmp(a->raw, b->raw)) ||
+	       (a->raw && !strcmp(a->raw, b->job)) || (b->raw && !strcmp(b->raw, a->job));
 }
 
 static void vet_refuse(struct pm_file *f, const char *why)
@@ -1188,16 +1217,24 @@ static void vet_refuse(struct pm_file *f, const char *why)
 	f->reason = strdup(why);
 }
 
+static bool scontrol_job(const struct pm_evidence *ev, const char *buf, size_t len, char *arr,
+			 size_t alen, struct field *key, struct field *raw);
+
 /*
- * Several sacct listings in one folder (the operator's, a copy, a file the job wrote into
- * its output folder shaped as one: a job's text can be any shape).  Each would be parsed
- * into the one record, a later file overwriting an earlier one's state, times and failed
- * node, so which listing speaks would depend on the files' names.  Listings of one job that
- * agree on every row both hold, in every column both give (agree_cols), make one record;
- * where two disagree, which one is Slurm's cannot be told, and neither is taken: each file
- * is refused, its coverage saying why, and the job is read as with no record.  Read before
- * any listing is parsed (pm_scan_all), so that the outcome is the same in any order.  CAP:
- * the most a listing is read of.  -1 on ENOMEM.
+ * Several records of jobs in one folder: sacct listings (the operator's, a copy, a file the
+ * job wrote into its output folder shaped as one: a job's text can be any shape) and
+ * `scontrol show job` records.  Each would be parsed into the one record, a later file
+ * overwriting an earlier one's id, state, times and failed node and adding its nodes, so
+ * which one speaks would depend on the files' names.
+ *
+ * Records of different jobs are told apart as one listing's jobs are (sacct_find_job): the
+ * one a Slurm output file of the folder names is the job's, the others refused (all of them
+ * where none is named, or more than one).  Listings of one job that agree on every row both
+ * hold, in every column both give (agree_cols), make one record; where two disagree, which
+ * one is Slurm's cannot be told, and neither is taken.  A refused file's coverage says why,
+ * and the job is read as with no record.  Read before any record is parsed (pm_scan_all), so
+ * that the outcome is the same in any order.  CAP: the most a file is read of.  -1 on
+ * ENOMEM.
  */
 int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 {
@@ -1206,6 +1243,13 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 	char why[200];
 	int rc = -1;
 
+	for (i = 0, j = 0; i < ev->nfiles && j < 2; i++)
+		j += ev->files[i].status == PM_ST_OK &&
+		     (ev->files[i].format == PM_FMT_SACCT_P ||
+		      ev->files[i].format == PM_FMT_SACCT_TABLE ||
+		      ev->files[i].format == PM_FMT_SCONTROL_JOB);
+	if (j < 2)
+		return 0; /* one record, or none: nothing to tell apart */
 	for (i = 0; i < ev->nfiles; i++) {
 		struct pm_file *f = &ev->files[i];
 		struct table t;
@@ -1216,10 +1260,36 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 		size_t len;
 
 		if (f->status != PM_ST_OK ||
-		    (f->format != PM_FMT_SACCT_P && f->format != PM_FMT_SACCT_TABLE))
+		    (f->format != PM_FMT_SACCT_P && f->format != PM_FMT_SACCT_TABLE &&
+		     f->format != PM_FMT_SCONTROL_JOB))
 			continue;
 		if (pm_file_slurp(f, cap, &buf, &len) < 0)
 			continue; /* recorded in the file's status */
+		if (f->format == PM_FMT_SCONTROL_JOB) {
+			/* scontrol's record: its job only (a snapshot: its state and times may
+			 * differ from accounting's, which pm_parse_scontrol keeps) */
+			struct field key, raw;
+			char arr[48];
+
+			if (!scontrol_job(ev, buf, len, arr, sizeof(arr), &key, &raw)) {
+				free(buf);
+				continue;
+			}
+			if (!(nl = realloc(ls, (nls + 1) * sizeof(*ls)))) {
+				free(buf);
+				goto out;
+			}
+			ls = nl;
+			memset(&ls[nls], 0, sizeof(ls[nls]));
+			ls[nls].file = i;
+			ls[nls].named = named_by_folder(ev, key, raw);
+			ls[nls].job = dupn(key.s, key.n);
+			ls[nls].raw = dupn(raw.s, raw.n);
+			free(buf);
+			if (!ls[nls++].job || !ls[nls - 1].raw)
+				goto out;
+			continue;
+		}
 		if (sacct_header(buf, len, &t) ||
 		    sacct_find_job(ev, buf, len, &t, &job, &row, why, sizeof(why))) {
 			free(buf); /* no record from it: refused when parsed */
@@ -1240,10 +1310,50 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 			goto out;
 		}
 		free(buf);
+		if (vlist_named(ev, &ls[nls - 1], job))
+			goto out;
+	}
+	/* listings of different jobs (the job's and an earlier one's, saved side by side):
+	 * as inside one listing (sacct_find_job), the one a Slurm output file of the folder is
+	 * named for is the job's; the others are other jobs' records, their state, times and
+	 * nodes not this one's.  When none is named, or more than one, none is taken. */
+	for (i = 0; i < nls && same_job(&ls[i], &ls[0]); i++)
+		;
+	if (i < nls) {
+		const struct vlist *named = NULL;
+		bool several = false;
+
+		for (i = 0; i < nls; i++)
+			if (ls[i].named) {
+				several = several || (named && !same_job(named, &ls[i]));
+				named = &ls[i];
+			}
+		for (i = 0; i < nls; i++) {
+			if (named && !several && same_job(&ls[i], named))
+				continue;
+			for (j = 0; j < nls && same_job(&ls[j], &ls[i]); j++)
+				;
+			ls[i].refuse = true;
+			if (named && !several)
+				snprintf(ls[i].why, sizeof(ls[i].why),
+					 "a record of job %s, where the folder's Slurm output is "
+					 "named for job %s: another job's record; no record taken",
+					 ls[i].job, named->job);
+			else
+				snprintf(ls[i].why, sizeof(ls[i].why),
+					 "records of different jobs (%s here, %s in %s), and %s: no "
+					 "record taken (one may be an earlier job's)",
+					 ls[i].job, ls[j].job, ev->files[ls[j].file].name,
+					 several ?
+						 "the folder's Slurm output files name more than "
+						 "one of them" :
+						 "no Slurm output file of the folder (slurm-N.out) "
+						 "names one of them");
+		}
 	}
 	for (i = 0; i < nls; i++)
 		for (j = 0; j < nls; j++) {
-			if (i == j || ls[i].refuse || strcmp(ls[i].job, ls[j].job) ||
+			if (i == j || ls[i].refuse || !same_job(&ls[i], &ls[j]) ||
 			    !vlists_disagree(&ls[i], &ls[j], why, sizeof(why)))
 				continue;
 			ls[i].refuse = true;
@@ -1560,6 +1670,39 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 			      mig_type(v[SK_TRES_PER_NODE].s, v[SK_TRES_PER_NODE].n)))
 		return nomem(reason, rlen);
 	return 0;
+}
+
+/* The job of a `scontrol show job` record (the one scontrol_pick takes): its array task's id
+ * A_T, its heterogeneous job's leader (HetJobId=), or its JobId, in KEY (ARR holds it); RAW
+ * its JobId.  False when the file gives no record. */
+static bool scontrol_job(const struct pm_evidence *ev, const char *buf, size_t len, char *arr,
+			 size_t alen, struct field *key, struct field *raw)
+{
+	struct field v[SK__COUNT];
+	char why[200];
+	const char *nl, *h;
+	size_t at, n, k;
+
+	if (scontrol_pick(ev, buf, len, &at, why, sizeof(why)) ||
+	    !scontrol_fields(buf + at, len - at, v) || !field_set(&v[SK_JOBID]))
+		return false;
+	for (k = 0; k < v[SK_JOBID].n && pm_in_isdigit(v[SK_JOBID].s[k]); k++)
+		;
+	*raw = (struct field){v[SK_JOBID].s, k};
+	nl = memchr(buf + at, '\n', len - at);
+	n = nl ? (size_t)(nl - (buf + at)) : len - at;
+	array_id(buf + at, n, arr, alen, key);
+	if (key->n)
+		return true;
+	*key = *raw;
+	if ((h = memmem(buf + at, n, " HetJobId=", 10))) {
+		h += 10;
+		for (k = 0; h + k < buf + at + n && pm_in_isdigit(h[k]); k++)
+			;
+		if (k)
+			*key = (struct field){h, k};
+	}
+	return key->n > 0;
 }
 
 /* ---- /proc/meminfo ---- */

@@ -3826,7 +3826,8 @@ int pm_scan_all(struct pm_evidence *ev)
 		pm_sort(ev->files, ev->nfiles, sizeof(*ev->files), cmpfile);
 	if (sniff_all(ev) < 0)
 		return -1;
-	/* listings that disagree about the job: none of them speaks (pm_sacct_vet) */
+	/* records of other jobs than the one the folder's output names, listings that
+	 * disagree about the job: none of them speaks (pm_sacct_vet) */
 	if (pm_sacct_vet(ev, STRUCT_CAP) < 0)
 		return -1;
 	/* sacct's records before scontrol's: a job state both give is accounting's
