@@ -1210,6 +1210,17 @@ static bool same_job(const struct vlist *a, const struct vlist *b)
 	       (a->raw && !strcmp(a->raw, b->job)) || (b->raw && !strcmp(b->raw, a->job));
 }
 
+/* Whether LIST was taken while its job ran: its job row's State is a live one (RUNNING,
+ * PENDING, ...: state_final), a `sacct -j $SLURM_JOB_ID` the job's own script printed. */
+static bool vlist_live(const struct vlist *list)
+{
+	for (size_t i = 0; i < list->nrows; i++)
+		if (!strcmp(list->rows[i].id, list->job))
+			return list->rows[i].v[1] && /* agree_cols[1]: State */
+			       !state_final(list->rows[i].v[1]);
+	return false;
+}
+
 static void vet_refuse(struct pm_file *f, const char *why)
 {
 	f->status = PM_ST_UNREADABLE;
@@ -1356,11 +1367,21 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 			if (i == j || ls[i].refuse || !same_job(&ls[i], &ls[j]) ||
 			    !vlists_disagree(&ls[i], &ls[j], why, sizeof(why)))
 				continue;
+			/* a listing taken while the job ran differs from one of how it ended by
+			 * the job's progress alone: the ended one stands, the live one yields */
+			if (vlist_live(&ls[j]) && !vlist_live(&ls[i]))
+				continue;
 			ls[i].refuse = true;
-			snprintf(ls[i].why, sizeof(ls[i].why),
-				 "its record of job %s disagrees with %s's (%s): which listing is "
-				 "Slurm's cannot be told; no record taken",
-				 ls[i].job, ev->files[ls[j].file].name, why);
+			if (vlist_live(&ls[i]) && !vlist_live(&ls[j]))
+				snprintf(ls[i].why, sizeof(ls[i].why),
+					 "its record of job %s was taken while the job ran (%s), and "
+					 "%s's says how it ended: no record taken from it",
+					 ls[i].job, why, ev->files[ls[j].file].name);
+			else
+				snprintf(ls[i].why, sizeof(ls[i].why),
+					 "its record of job %s disagrees with %s's (%s): which listing is "
+					 "Slurm's cannot be told; no record taken",
+					 ls[i].job, ev->files[ls[j].file].name, why);
 		}
 	for (i = 0; i < nls; i++)
 		if (ls[i].refuse)
