@@ -228,6 +228,9 @@ int pm_parse_nvsmi_csv(struct pm_evidence *ev, size_t file, const char *buf, siz
 		       char *reason, size_t rlen);
 int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,
 		   size_t rlen); /* -P and table forms */
+/* Several records of jobs in the folder (sacct, scontrol): another job's, and listings that
+ * disagree about the job, refused before any is parsed (parse_sched.c).  -1 on ENOMEM. */
+int pm_sacct_vet(struct pm_evidence *ev, size_t cap);
 int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size_t len,
 		      char *reason, size_t rlen);
 int pm_parse_meminfo(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,

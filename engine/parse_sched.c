@@ -29,6 +29,7 @@
 #include <jansson.h>
 
 #include "input.h"
+#include "evidence.h"
 #include "internal.h"
 
 #define MAX_COLS 128
@@ -1035,6 +1036,366 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	return 0;
 }
 
+/* ---- several listings of the job ---- */
+
+/* The columns two listings of one job must agree on: those the record is made of. */
+static const enum scol agree_cols[] = {SC_JOBIDRAW, SC_STATE,	 SC_EXIT,   SC_START,  SC_END,
+				       SC_ELAPSED,  SC_NODELIST, SC_NNODES, SC_NTASKS, SC_FAILED};
+#define NAGREE (sizeof(agree_cols) / sizeof(agree_cols[0]))
+
+/* A row of the job in one listing: its JobID and the values of agree_cols (NULL: the
+ * listing has no such column, or leaves it empty). */
+struct vrow {
+	char *id;
+	char *v[NAGREE];
+};
+
+/* What one listing says of its job: the file, the job's id (up to a heterogeneous job's
+ * '+'), and its rows (the job's, its steps', its components'). */
+struct vlist {
+	size_t file;
+	char *job;
+	char *raw; /* its JobIDRaw (scontrol's JobId), NULL none */
+	struct vrow *rows;
+	size_t nrows;
+	bool named; /* a Slurm output file of the folder is named for its job */
+	bool refuse;
+	char why[512];
+};
+
+static char *dupn(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = 0;
+	}
+	return d;
+}
+
+/* LIST's rows of its job from the listing BUF (the last of each JobID: the last run of a
+ * sacct -D listing, as sacct_find_job takes).  -1 on ENOMEM. */
+static int vlist_rows(struct vlist *list, const char *buf, size_t len, const struct table *t)
+{
+	struct field f[MAX_COLS], id;
+	const char *l;
+	size_t pos = t->body, n, nf, hn = strlen(list->job), k;
+	struct vrow *r;
+
+	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
+		nf = row_fields(t, l, n, f);
+		id = col(t, f, nf, SC_JOBID);
+		if (id.n < hn || memcmp(id.s, list->job, hn) != 0 ||
+		    (id.n > hn && id.s[hn] != '.' && id.s[hn] != '+'))
+			continue;
+		for (k = 0; k < list->nrows; k++)
+			if (strlen(list->rows[k].id) == id.n &&
+			    !memcmp(list->rows[k].id, id.s, id.n))
+				break;
+		if (k == list->nrows) {
+			r = realloc(list->rows, (list->nrows + 1) * sizeof(*r));
+			if (!r)
+				return -1;
+			list->rows = r;
+			memset(&r[k], 0, sizeof(r[k]));
+			list->nrows++;
+			if (!(r[k].id = dupn(id.s, id.n)))
+				return -1;
+		}
+		r = &list->rows[k];
+		for (size_t c = 0; c < NAGREE; c++) {
+			struct field v = col(t, f, nf, agree_cols[c]);
+
+			free(r->v[c]);
+			r->v[c] = NULL;
+			if (v.n && !(r->v[c] = dupn(v.s, v.n)))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether two values of column C agree: a value sacct's table cut to its column's width
+ * ("NODE_FAI+") agrees with any it begins; a node list with the same nodes written another
+ * way (gq[07-08], gq07,gq08) agrees. */
+static bool vals_agree(enum scol c, const char *a, const char *b)
+{
+	size_t an = strlen(a), bn = strlen(b);
+	size_t ac = an && a[an - 1] == '+' ? an - 1 : an, bc = bn && b[bn - 1] == '+' ? bn - 1 : bn;
+	char **x = NULL, **y = NULL;
+	size_t nx = 0, ny = 0, i;
+	bool same;
+
+	if (an == bn && pm_in_ieq(a, an, b))
+		return true;
+	if (ac < an || bc < bn)
+		return strncmp(a, b, ac < bc ? ac : bc) == 0;
+	if (c != SC_NODELIST && c != SC_FAILED)
+		return false;
+	if (pm_hostlist_expand(a, an, &x, &nx))
+		return false;
+	if (pm_hostlist_expand(b, bn, &y, &ny)) {
+		y = NULL;
+		ny = 0;
+	}
+	same = y && nx == ny;
+	for (i = 0; same && i < nx; i++)
+		same = strcmp(x[i], y[i]) == 0;
+	for (i = 0; i < nx; i++)
+		free(x[i]);
+	for (i = 0; i < ny; i++)
+		free(y[i]);
+	free(x);
+	free(y);
+	return same;
+}
+
+/* Whether listings A and B of one job disagree on a row both hold, in a column both give:
+ * WHY says where. */
+static bool vlists_disagree(const struct vlist *a, const struct vlist *b, char *why, size_t wlen)
+{
+	for (size_t i = 0; i < a->nrows; i++)
+		for (size_t j = 0; j < b->nrows; j++) {
+			if (strcmp(a->rows[i].id, b->rows[j].id))
+				continue;
+			for (size_t c = 0; c < NAGREE; c++) {
+				const char *x = a->rows[i].v[c], *y = b->rows[j].v[c];
+
+				if (!x || !y || vals_agree(agree_cols[c], x, y))
+					continue;
+				snprintf(why, wlen, "row %s, %s %s against %s", a->rows[i].id,
+					 scol_names[agree_cols[c]], x, y);
+				return true;
+			}
+		}
+	return false;
+}
+
+/* LIST's raw id, its job row's JobIDRaw (JOB: the row's id), and whether a Slurm output file
+ * of the folder is named for its job (by its id, its heterogeneous leader's, its raw id).  -1
+ * on ENOMEM. */
+static int vlist_named(const struct pm_evidence *ev, struct vlist *list, struct field job)
+{
+	struct field key = {list->job, strlen(list->job)}, raw = {"", 0};
+
+	for (size_t i = 0; i < list->nrows && !list->raw; i++)
+		if (strlen(list->rows[i].id) == job.n && !memcmp(list->rows[i].id, job.s, job.n) &&
+		    list->rows[i].v[0] && /* agree_cols[0]: JobIDRaw */
+		    !(list->raw = strdup(list->rows[i].v[0])))
+			return -1;
+	if (list->raw)
+		raw = (struct field){list->raw, strlen(list->raw)};
+	list->named = named_by_folder(ev, key, raw) || named_by_folder(ev, job, raw);
+	return 0;
+}
+
+static void vlist_free(struct vlist *l)
+{
+	for (size_t i = 0; i < l->nrows; i++) {
+		free(l->rows[i].id);
+		for (size_t c = 0; c < NAGREE; c++)
+			free(l->rows[i].v[c]);
+	}
+	free(l->rows);
+	free(l->job);
+	free(l->raw);
+}
+
+/* Whether listings A and B are of one job: by its id, or one's raw id (JobIDRaw, scontrol's
+ * JobId: array task 25_3 is 27) naming the other. */
+static bool same_job(const struct vlist *a, const struct vlist *b)
+{
+	return !strcmp(a->job, b->job) || (a->raw && b->raw && !strcmp(a->raw, b->raw)) ||
+	       (a->raw && !strcmp(a->raw, b->job)) || (b->raw && !strcmp(b->raw, a->job));
+}
+
+/* Whether LIST was taken while its job ran: its job row's State is a live one (RUNNING,
+ * PENDING, ...: state_final), a `sacct -j $SLURM_JOB_ID` the job's own script printed. */
+static bool vlist_live(const struct vlist *list)
+{
+	for (size_t i = 0; i < list->nrows; i++)
+		if (!strcmp(list->rows[i].id, list->job))
+			return list->rows[i].v[1] && /* agree_cols[1]: State */
+			       !state_final(list->rows[i].v[1]);
+	return false;
+}
+
+static void vet_refuse(struct pm_file *f, const char *why)
+{
+	f->status = PM_ST_UNREADABLE;
+	free(f->reason);
+	f->reason = strdup(why);
+}
+
+static bool scontrol_job(const struct pm_evidence *ev, const char *buf, size_t len, char *arr,
+			 size_t alen, struct field *key, struct field *raw);
+
+/*
+ * Several records of jobs in one folder: sacct listings (the operator's, a copy, a file the
+ * job wrote into its output folder shaped as one: a job's text can be any shape) and
+ * `scontrol show job` records.  Each would be parsed into the one record, a later file
+ * overwriting an earlier one's id, state, times and failed node and adding its nodes, so
+ * which one speaks would depend on the files' names.
+ *
+ * Records of different jobs are told apart as one listing's jobs are (sacct_find_job): the
+ * one a Slurm output file of the folder names is the job's, the others refused (all of them
+ * where none is named, or more than one).  Listings of one job that agree on every row both
+ * hold, in every column both give (agree_cols), make one record; where two disagree, which
+ * one is Slurm's cannot be told, and neither is taken.  A refused file's coverage says why,
+ * and the job is read as with no record.  Read before any record is parsed (pm_scan_all), so
+ * that the outcome is the same in any order.  CAP: the most a file is read of.  -1 on
+ * ENOMEM.
+ */
+int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
+{
+	struct vlist *ls = NULL, *nl;
+	size_t nls = 0, i, j;
+	char why[200];
+	int rc = -1;
+
+	for (i = 0, j = 0; i < ev->nfiles && j < 2; i++)
+		j += ev->files[i].status == PM_ST_OK &&
+		     (ev->files[i].format == PM_FMT_SACCT_P ||
+		      ev->files[i].format == PM_FMT_SACCT_TABLE ||
+		      ev->files[i].format == PM_FMT_SCONTROL_JOB);
+	if (j < 2)
+		return 0; /* one record, or none: nothing to tell apart */
+	for (i = 0; i < ev->nfiles; i++) {
+		struct pm_file *f = &ev->files[i];
+		struct table t;
+		struct field job;
+		const char *plus;
+		size_t row;
+		char *buf;
+		size_t len;
+
+		if (f->status != PM_ST_OK ||
+		    (f->format != PM_FMT_SACCT_P && f->format != PM_FMT_SACCT_TABLE &&
+		     f->format != PM_FMT_SCONTROL_JOB))
+			continue;
+		if (pm_file_slurp(f, cap, &buf, &len) < 0)
+			continue; /* recorded in the file's status */
+		if (f->format == PM_FMT_SCONTROL_JOB) {
+			/* scontrol's record: its job only (a snapshot: its state and times may
+			 * differ from accounting's, which pm_parse_scontrol keeps) */
+			struct field key, raw;
+			char arr[48];
+
+			if (!scontrol_job(ev, buf, len, arr, sizeof(arr), &key, &raw)) {
+				free(buf);
+				continue;
+			}
+			if (!(nl = realloc(ls, (nls + 1) * sizeof(*ls)))) {
+				free(buf);
+				goto out;
+			}
+			ls = nl;
+			memset(&ls[nls], 0, sizeof(ls[nls]));
+			ls[nls].file = i;
+			ls[nls].named = named_by_folder(ev, key, raw);
+			ls[nls].job = dupn(key.s, key.n);
+			ls[nls].raw = dupn(raw.s, raw.n);
+			free(buf);
+			if (!ls[nls++].job || !ls[nls - 1].raw)
+				goto out;
+			continue;
+		}
+		if (sacct_header(buf, len, &t) ||
+		    sacct_find_job(ev, buf, len, &t, &job, &row, why, sizeof(why))) {
+			free(buf); /* no record from it: refused when parsed */
+			continue;
+		}
+		if (!(nl = realloc(ls, (nls + 1) * sizeof(*ls)))) {
+			free(buf);
+			goto out;
+		}
+		ls = nl;
+		memset(&ls[nls], 0, sizeof(ls[nls]));
+		ls[nls].file = i;
+		plus = memchr(job.s, '+', job.n);
+		ls[nls].job = dupn(job.s, plus ? (size_t)(plus - job.s) : job.n);
+		nls++;
+		if (!ls[nls - 1].job || vlist_rows(&ls[nls - 1], buf, len, &t)) {
+			free(buf);
+			goto out;
+		}
+		free(buf);
+		if (vlist_named(ev, &ls[nls - 1], job))
+			goto out;
+	}
+	/* listings of different jobs (the job's and an earlier one's, saved side by side):
+	 * as inside one listing (sacct_find_job), the one a Slurm output file of the folder is
+	 * named for is the job's; the others are other jobs' records, their state, times and
+	 * nodes not this one's.  When none is named, or more than one, none is taken. */
+	for (i = 0; i < nls && same_job(&ls[i], &ls[0]); i++)
+		;
+	if (i < nls) {
+		const struct vlist *named = NULL;
+		bool several = false;
+
+		for (i = 0; i < nls; i++)
+			if (ls[i].named) {
+				several = several || (named && !same_job(named, &ls[i]));
+				named = &ls[i];
+			}
+		for (i = 0; i < nls; i++) {
+			if (named && !several && same_job(&ls[i], named))
+				continue;
+			for (j = 0; j < nls && same_job(&ls[j], &ls[i]); j++)
+				;
+			ls[i].refuse = true;
+			if (named && !several)
+				snprintf(ls[i].why, sizeof(ls[i].why),
+					 "a record of job %s, where the folder's Slurm output is "
+					 "named for job %s: another job's record; no record taken",
+					 ls[i].job, named->job);
+			else
+				snprintf(ls[i].why, sizeof(ls[i].why),
+					 "records of different jobs (%s here, %s in %s), and %s: no "
+					 "record taken (one may be an earlier job's)",
+					 ls[i].job, ls[j].job, ev->files[ls[j].file].name,
+					 several ?
+						 "the folder's Slurm output files name more than "
+						 "one of them" :
+						 "no Slurm output file of the folder (slurm-N.out) "
+						 "names one of them");
+		}
+	}
+	for (i = 0; i < nls; i++)
+		for (j = 0; j < nls; j++) {
+			if (i == j || ls[i].refuse || !same_job(&ls[i], &ls[j]) ||
+			    !vlists_disagree(&ls[i], &ls[j], why, sizeof(why)))
+				continue;
+			/* a listing taken while the job ran differs from one of how it ended by
+			 * the job's progress alone: the ended one stands, the live one yields */
+			if (vlist_live(&ls[j]) && !vlist_live(&ls[i]))
+				continue;
+			ls[i].refuse = true;
+			if (vlist_live(&ls[i]) && !vlist_live(&ls[j]))
+				snprintf(ls[i].why, sizeof(ls[i].why),
+					 "its record of job %s was taken while the job ran (%s), and "
+					 "%s's says how it ended: no record taken from it",
+					 ls[i].job, why, ev->files[ls[j].file].name);
+			else
+				snprintf(ls[i].why, sizeof(ls[i].why),
+					 "its record of job %s disagrees with %s's (%s): which listing is "
+					 "Slurm's cannot be told; no record taken",
+					 ls[i].job, ev->files[ls[j].file].name, why);
+		}
+	for (i = 0; i < nls; i++)
+		if (ls[i].refuse)
+			vet_refuse(&ev->files[ls[i].file], ls[i].why);
+	rc = 0;
+out:
+	for (i = 0; i < nls; i++)
+		vlist_free(&ls[i]);
+	free(ls);
+	if (rc)
+		errno = ENOMEM;
+	return rc;
+}
+
 /* ---- scontrol show job ---- */
 
 enum skey {
@@ -1330,6 +1691,39 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 			      mig_type(v[SK_TRES_PER_NODE].s, v[SK_TRES_PER_NODE].n)))
 		return nomem(reason, rlen);
 	return 0;
+}
+
+/* The job of a `scontrol show job` record (the one scontrol_pick takes): its array task's id
+ * A_T, its heterogeneous job's leader (HetJobId=), or its JobId, in KEY (ARR holds it); RAW
+ * its JobId.  False when the file gives no record. */
+static bool scontrol_job(const struct pm_evidence *ev, const char *buf, size_t len, char *arr,
+			 size_t alen, struct field *key, struct field *raw)
+{
+	struct field v[SK__COUNT];
+	char why[200];
+	const char *nl, *h;
+	size_t at, n, k;
+
+	if (scontrol_pick(ev, buf, len, &at, why, sizeof(why)) ||
+	    !scontrol_fields(buf + at, len - at, v) || !field_set(&v[SK_JOBID]))
+		return false;
+	for (k = 0; k < v[SK_JOBID].n && pm_in_isdigit(v[SK_JOBID].s[k]); k++)
+		;
+	*raw = (struct field){v[SK_JOBID].s, k};
+	nl = memchr(buf + at, '\n', len - at);
+	n = nl ? (size_t)(nl - (buf + at)) : len - at;
+	array_id(buf + at, n, arr, alen, key);
+	if (key->n)
+		return true;
+	*key = *raw;
+	if ((h = memmem(buf + at, n, " HetJobId=", 10))) {
+		h += 10;
+		for (k = 0; h + k < buf + at + n && pm_in_isdigit(h[k]); k++)
+			;
+		if (k)
+			*key = (struct field){h, k};
+	}
+	return key->n > 0;
 }
 
 /* ---- /proc/meminfo ---- */

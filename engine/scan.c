@@ -4003,6 +4003,10 @@ int pm_scan_all(struct pm_evidence *ev)
 		pm_sort(ev->files, ev->nfiles, sizeof(*ev->files), cmpfile);
 	if (sniff_all(ev) < 0)
 		return -1;
+	/* records of other jobs than the one the folder's output names, listings that
+	 * disagree about the job: none of them speaks (pm_sacct_vet) */
+	if (pm_sacct_vet(ev, STRUCT_CAP) < 0)
+		return -1;
 	/* sacct's records before scontrol's: a job state both give is accounting's
 	 * (pm_parse_scontrol) */
 	for (size_t i = 0; i < ev->nfiles; i++)
