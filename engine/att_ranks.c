@@ -955,6 +955,22 @@ int pm_att_job_names(struct att *a)
 	return 0;
 }
 
+/* Whether O's node is its search hit's own host field (ECS's host.name, Splunk's host,
+ * Graylog's source: pm_peel.node_hit), the shipper's name for the machine the hit came from,
+ * which a search's export pasted into the job's folder carries for each hit: not a host the
+ * job printed.  A line of no node would be placed by srun's report, on the job's failing
+ * node, where another machine's kernel line says nothing. */
+bool pm_att_hit_host(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_file *f = &a->ev->files[o->file];
+	struct pm_peel pe;
+
+	if (!o->raw || !o->node)
+		return false;
+	pm_peel(f->format, o->raw, strlen(o->raw), NULL, &pe);
+	return pe.hit && strlen(o->node) == pe.hit_len && !strncasecmp(o->node, pe.hit, pe.hit_len);
+}
+
 /* The node a line of the job's output names (NCCL's "host:pid:tid", Open MPI's "[host:pid]",
  * a shell's "host: ") is the job's own text: one of the job's nodes, spelt as Slurm's record
  * spells it ("n2.cluster" is n2), or no node (the line is then placed by its rank, if it has
@@ -972,6 +988,8 @@ static void own_node(struct att *a, struct pm_obs *o)
 	n = pm_att_job_node(a, o->node);
 	if (n && !strcmp(n, o->node))
 		return;
+	if (!n && pm_att_hit_host(a, o))
+		return; /* another machine's line, set aside as such (pm_att_other_node) */
 	d = n ? strdup(n) : NULL;
 	if (n && !d)
 		return; /* kept as it was */

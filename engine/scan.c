@@ -902,9 +902,11 @@ static void peel_line(struct scan *s, const char *line, size_t len, struct pm_pe
 		      struct pm_prefix *px)
 {
 	peel_cached(s, false, line, len, pe);
-	if (pe->node_weak && !known_node(s, pe->node, pe->node_len)) {
-		pe->node = NULL;
-		pe->node_len = 0;
+	if (pe->node_weak && !pe->node_hit && !known_node(s, pe->node, pe->node_len)) {
+		/* the search hit's own host, else none (pm_peel.hit) */
+		pe->node = pe->hit;
+		pe->node_len = pe->hit_len;
+		pe->node_hit = pe->hit != NULL;
 	}
 	/* a spaced rank tag ("[Rank 0] ") yields to the rank the file's name gives */
 	px->rank = pe->rank_weak && s->ev->files[s->file].rank >= 0 ? -1 : pe->rank;
