@@ -183,6 +183,7 @@ struct att {
 	/* a library prefix's node the task-exit records gainsaid (records_gainsay): a line of
 	 * the job's output placed on no node, so an origin of none leaves no bystander */
 	bool records_unplaced;
+	bool busid_twice_said; /* busid_ranks said a rank's two bus ids in `why` */
 	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
 	const char *yield_gen, *yield_spec; /* the first such pair of rule ids, for why */
 	enum yield_kind {
