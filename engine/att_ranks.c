@@ -963,12 +963,30 @@ int pm_att_job_names(struct att *a)
 bool pm_att_hit_host(const struct att *a, const struct pm_obs *o)
 {
 	const struct pm_file *f = &a->ev->files[o->file];
-	struct pm_peel pe;
+	struct pm_peel pe, in;
+	size_t n, len = o->raw ? strlen(o->raw) : 0;
+	char *buf;
+	bool hit;
 
 	if (!o->raw || !o->node)
 		return false;
-	pm_peel(f->format, o->raw, strlen(o->raw), NULL, &pe);
-	return pe.hit && strlen(o->node) == pe.hit_len && !strncasecmp(o->node, pe.hit, pe.hit_len);
+	pm_peel(f->format, o->raw, len, NULL, &pe);
+	if (pe.hit)
+		return strlen(o->node) == pe.hit_len && !strncasecmp(o->node, pe.hit, pe.hit_len);
+	/* a hit quoted whole as a record's value (a JSON logger's message, Docker's log): the
+	 * scan read its host (scan.c, match_value) */
+	if (!pe.record || pe.end <= pe.skip || pe.end > len || !(buf = malloc(pe.end - pe.skip)))
+		return false;
+	n = pe.end - pe.skip;
+	if (pe.quoted)
+		n = pm_unquote(o->raw + pe.skip, n, buf);
+	else
+		memcpy(buf, o->raw + pe.skip, n);
+	pm_peel(PM_FMT_APP, buf, n, NULL, &in);
+	hit = in.record && in.hit && strlen(o->node) == in.hit_len &&
+	      !strncasecmp(o->node, in.hit, in.hit_len);
+	free(buf);
+	return hit;
 }
 
 /* The node a line of the job's output names (NCCL's "host:pid:tid", Open MPI's "[host:pid]",

@@ -777,20 +777,20 @@ static void strong_node(struct peel *w, const char *s, size_t l)
 }
 
 /* A search hit's or a shipper's own host field (record_layer): weak, as a prefix's name is (a
- * name the message's own wrappers give, a syslog line's host, wins), but it outranks a weak
- * name outside the record and is kept though the evidence does not know it (pm_peel.hit). */
+ * name the message's own wrappers give, a syslog line's host, wins), but it outranks any name
+ * outside the record, as the innermost rank does (a launcher's "[host:pid] " before a hit
+ * names where the hit was printed, not where it happened), and is kept though the evidence
+ * does not know it (pm_peel.hit). */
 static void hit_node(struct peel *w, const char *s, size_t l)
 {
 	if (!hostish(s, l))
 		return;
 	w->out->hit = s;
 	w->out->hit_len = l;
-	if (!w->out->node || w->out->node_weak) {
-		w->out->node = s;
-		w->out->node_len = l;
-		w->out->node_weak = true;
-		w->out->node_hit = true;
-	}
+	w->out->node = s;
+	w->out->node_len = l;
+	w->out->node_weak = true;
+	w->out->node_hit = true;
 }
 
 static void stamp(struct peel *w, double t)

@@ -97,6 +97,8 @@ struct scan {
 	 * a record inside that one (Docker's json-file around a JSON logger's line) */
 	char *dec[2];
 	size_t adec[2];
+	char ihit[64]; /* the host of a search hit inside a record's value (match_value) */
+	size_t nihit;
 	/* the values with escapes of a chunk's records, undone, to be scanned again */
 	char *rbuf;
 	size_t nrbuf, arbuf;
@@ -979,7 +981,8 @@ static size_t unquote(struct scan *s, int d, const char *v, size_t n)
  * s->dec[D]: RE on each of its lines (a traceback's "\n" is a line break).  A value that is
  * itself a record (a JSON logger's line in Docker's "log", a logfmt line in a JSON
  * record's message) is read as one first: its message, then its traceback, its rank into
- * *RANK (the innermost rank wins).  *SUBJ is where the match's offsets start. */
+ * *RANK (the innermost rank wins), a search hit's own host into s->ihit (pm_peel.hit: as the
+ * rank, the innermost wins).  *SUBJ is where the match's offsets start. */
 static int match_value(struct scan *s, const pcre2_code *re, const char *v, size_t n, bool esc,
 		       int d, const char **subj, int *rank)
 {
@@ -1003,6 +1006,11 @@ static int match_value(struct scan *s, const pcre2_code *re, const char *v, size
 					 rank);
 		if (rc >= 0 && in.rank >= 0)
 			*rank = in.rank;
+		if (rc >= 0 && in.hit && in.hit_len < sizeof(s->ihit)) {
+			memcpy(s->ihit, in.hit, in.hit_len);
+			s->ihit[in.hit_len] = '\0';
+			s->nihit = in.hit_len;
+		}
 		if (rc >= 0)
 			return rc;
 	}
@@ -1107,6 +1115,7 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 	if (r->role != PM_ROLE_PROGRESS && r->role != PM_ROLE_CONTEXT && debug_level(pe))
 		return -1;
 	*subj = line + pe->skip;
+	s->nihit = 0;
 	if (pe->record)
 		rc = match_value(s, r->re, *subj, pe->end - pe->skip, pe->quoted, 0, subj,
 				 &px->rank);
@@ -1139,6 +1148,13 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 				 &px->rank);
 	if (rc < 0 && pe->first)
 		rc = match_squashed(s, r->re, line, pe, subj);
+	/* a search hit quoted whole as a record's value names its own host: it wins over a name
+	 * outside it, and over the file's (pm_peel.hit) */
+	if (rc >= 0 && s->nihit) {
+		pe->node = pe->hit = px->node = s->ihit;
+		pe->node_len = pe->hit_len = px->node_len = s->nihit;
+		pe->node_weak = pe->node_hit = true;
+	}
 	return rc;
 }
 

@@ -967,20 +967,6 @@ KNOWN = {
         'as trust-job-log-opens-with-sacct-rows: the squashed job log reads as a record, so '
         'the traceback in it is not read (unknown, no node)',
 }
-# A search hit's own host (ECS's host.name inside _source, prefix.c rec_host) is read where the
-# hit is the line's record; a style that writes the whole hit as the string value of a record of
-# its own (JSON lines' message, Docker's log) reads the inner record's message and rank only
-# (scan.c, match_value), not its host, and its own host field names the file's node (gpu06 for
-# gpu06-discover.ndjson), where the fixtures say the hits came from elsewhere: gpu07's Xid on
-# gpu06, gpu31's on gpu06, gpu-c14's exception on no node (as before the hit's host was read).
-for _style in ('jsonl', 'docker-json', 'jsonl-exc'):
-    for _name in ('read-record-search-hit-nested-host-xid',
-                  'read-record-search-hit-host-outside-job-near-miss',
-                  'read-record-search-hit-source-pyexc'):
-        KNOWN[(_style, _name)] = (
-            'a search hit quoted whole inside this style\'s record: the inner hit\'s host is '
-            'not read, the style\'s host field (the file\'s node) places it')
-
 # A bare "rank N: " is read as the program's rank tag only where it starts the text (prefix.c,
 # spaced_rank): after a logger's level it is as often the message's own words ("INFO - rank
 # 3: loaded shard 12"). launch-pmix-prose-near-miss's solver prints "rank 3: ERROR: CFL
