@@ -255,6 +255,11 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 	 * of its nodes */
 	if (o->trusted && !ev->job.nnodes && pm_att_rankless_host(a, o->node))
 		return true;
+	/* a search hit's own host field outside the job (pm_att_hit_host): the export holds
+	 * other machines' hits beside the job's nodes', which the shipper named, not the job */
+	if (!o->trusted && o->node && ev->job.nnodes && !ev->job.het_partial &&
+	    !strchr(o->node, '[') && !pm_att_job_host(a, o->node) && pm_att_hit_host(a, o))
+		return true;
 	/* a host list ("Nodes gpu[276-277] are still not ready") is Slurm's words about
 	 * several nodes, not one host's line */
 	if (!o->trusted || !o->node || !ev->job.nnodes || ev->job.het_partial ||

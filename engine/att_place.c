@@ -1419,6 +1419,12 @@ static bool prefix_only_node(const struct att *a, const struct pm_obs *o, bool *
 
 	if (!o->node || o->rank >= 0 || !job_text(a, o)) /* the cheap tests first: every line */
 		return false;
+	/* a search hit's own host field that Slurm's record lists no such node for: the hit came
+	 * from another machine, whose name the shipper wrote, not the job (pm_att_other_node
+	 * sets it aside); placed by srun's report as a line of no node, another host's kernel
+	 * line would land on the job's failing node */
+	if (a->ev->job.nnodes && !pm_att_job_node(a, o->node) && pm_att_hit_host(a, o))
+		return false;
 	for (int k = 0; p && p < end && k < 4; k++) {
 		pm_peel(f->format, p, (size_t)(end - p), NULL, &pe);
 		if (!pe.node || pe.node < p || pe.node_len >= sizeof(h) || stepd_host(p, pe.node))

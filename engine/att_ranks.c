@@ -999,6 +999,40 @@ int pm_att_job_names(struct att *a)
 	return 0;
 }
 
+/* Whether O's node is its search hit's own host field (ECS's host.name, Splunk's host,
+ * Graylog's source: pm_peel.node_hit), the shipper's name for the machine the hit came from,
+ * which a search's export pasted into the job's folder carries for each hit: not a host the
+ * job printed.  A line of no node would be placed by srun's report, on the job's failing
+ * node, where another machine's kernel line says nothing. */
+bool pm_att_hit_host(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_file *f = &a->ev->files[o->file];
+	struct pm_peel pe, in;
+	size_t n, len = o->raw ? strlen(o->raw) : 0;
+	char *buf;
+	bool hit;
+
+	if (!o->raw || !o->node)
+		return false;
+	pm_peel(f->format, o->raw, len, NULL, &pe);
+	if (pe.hit)
+		return strlen(o->node) == pe.hit_len && !strncasecmp(o->node, pe.hit, pe.hit_len);
+	/* a hit quoted whole as a record's value (a JSON logger's message, Docker's log): the
+	 * scan read its host (scan.c, match_value) */
+	if (!pe.record || pe.end <= pe.skip || pe.end > len || !(buf = malloc(pe.end - pe.skip)))
+		return false;
+	n = pe.end - pe.skip;
+	if (pe.quoted)
+		n = pm_unquote(o->raw + pe.skip, n, buf);
+	else
+		memcpy(buf, o->raw + pe.skip, n);
+	pm_peel(PM_FMT_APP, buf, n, NULL, &in);
+	hit = in.record && in.hit && strlen(o->node) == in.hit_len &&
+	      !strncasecmp(o->node, in.hit, in.hit_len);
+	free(buf);
+	return hit;
+}
+
 /* The node a line of the job's output names (NCCL's "host:pid:tid", Open MPI's "[host:pid]",
  * a shell's "host: ") is the job's own text: one of the job's nodes, spelt as Slurm's record
  * spells it ("n2.cluster" is n2), or no node (the line is then placed by its rank, if it has
@@ -1016,6 +1050,8 @@ static void own_node(struct att *a, struct pm_obs *o)
 	n = pm_att_job_node(a, o->node);
 	if (n && !strcmp(n, o->node))
 		return;
+	if (!n && pm_att_hit_host(a, o))
+		return; /* another machine's line, set aside as such (pm_att_other_node) */
 	d = n ? strdup(n) : NULL;
 	if (n && !d)
 		return; /* kept as it was */
@@ -1544,10 +1580,58 @@ static long long pci_key(const char *s)
 	return -1;
 }
 
+/* The bus id NCCL's set-up line M names, as pci_key gives it ("busId 9a000": its function
+ * digit left out); -1 none. */
+static long long setup_busid(const struct pm_obs *m)
+{
+	const char *b;
+	unsigned long long id;
+
+	if (!m->raw || !(b = strstr(m->raw, " busId ")) || sscanf(b + 7, "%llx", &id) != 1)
+		return -1;
+	return (long long)(id >> 4);
+}
+
+/* Whether another set-up line of the largest communicator (I's) gives line I's rank another
+ * bus id than KEY on the same host: two starts pasted into one folder (a requeued job's
+ * output appended, a rerun's lines beside the first's) that gave the rank different GPUs.
+ * The rank's GPU is then unknown: which start the hardware line's failure ended cannot be
+ * told.  The same line printed twice (a duplicated paste) names one bus id, and one GPU. */
+static bool busid_twice(const struct att *a, size_t i, long long key)
+{
+	const struct pm_obs *m = &a->ev->obs[i];
+	long long k;
+
+	for (size_t j = 0; j < a->ev->nobs; j++) {
+		const struct pm_obs *p = &a->ev->obs[j];
+		/* a line of no host may be the same host's */
+		if (j == i || p->rank != m->rank || !comm_line(a, j, a->commw) ||
+		    (p->node && m->node && strcasecmp(p->node, m->node)))
+			continue;
+		if ((k = setup_busid(p)) >= 0 && k != key)
+			return true;
+	}
+	return false;
+}
+
+/* Said in `why` once: rank R on NODE is left out of a failed GPU's ranks (busid_twice). */
+static void say_busid_twice(struct att *a, int r, const char *node)
+{
+	if (a->busid_twice_said)
+		return;
+	a->busid_twice_said = true;
+	pm_att_why(a,
+		   "Rank %d's NCCL set-up lines on %s name two bus ids (two starts of its "
+		   "communicator): which GPU it used is unknown, so the failed GPU's bus names no "
+		   "rank by it.",
+		   r, node);
+}
+
 /* With no rank map, the ranks of the job's communicator whose NCCL set-up line on NODE names
  * the bus id of hardware line O ("rank 5 nranks 8 cudaDev 1 nvmlDev 1 busId 3b000"): they
  * join C's ranks.  Only the largest communicator's lines (comm_line), whose ranks are the
- * job's, not a split group's renumbered ones, and only a rank placed on NODE. */
+ * job's, not a split group's renumbered ones, only a rank placed on NODE, and only one whose
+ * set-up lines there all name that bus (busid_twice). */
 static int busid_ranks(struct att *a, struct cand *c, const struct pm_obs *o)
 {
 	long long want = o->pci ? pci_key(o->pci) : -1;
@@ -1556,14 +1640,16 @@ static int busid_ranks(struct att *a, struct cand *c, const struct pm_obs *o)
 		return 0;
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *m = &a->ev->obs[i];
-		const char *b, *n;
-		unsigned long long id;
-		if (!comm_line(a, i, a->commw) || !m->raw || !(b = strstr(m->raw, " busId ")) ||
-		    sscanf(b + 7, "%llx", &id) != 1)
+		const char *n;
+		if (!comm_line(a, i, a->commw) || setup_busid(m) != want)
 			continue;
 		n = pm_att_rank_node(a, m->rank);
-		if (!n || strcasecmp(n, c->node) || (long long)(id >> 4) != want)
+		if (!n || strcasecmp(n, c->node))
 			continue;
+		if (busid_twice(a, i, want)) {
+			say_busid_twice(a, m->rank, n);
+			continue;
+		}
 		if (pm_att_cand_addrank(c, m->rank) < 0)
 			return -1;
 	}

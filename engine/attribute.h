@@ -183,6 +183,7 @@ struct att {
 	/* a library prefix's node the task-exit records gainsaid (records_gainsay): a line of
 	 * the job's output placed on no node, so an origin of none leaves no bystander */
 	bool records_unplaced;
+	bool busid_twice_said; /* busid_ranks said a rank's two bus ids in `why` */
 	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
 	const char *yield_gen, *yield_spec; /* the first such pair of rule ids, for why */
 	enum yield_kind {
@@ -332,6 +333,9 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o);
 /* Whether HOST is one of the job's nodes by the record's name or short name. */
 bool pm_att_job_host(const struct att *a, const char *host);
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o);
+/* Whether O's node is its search hit's own host field (pm_peel.node_hit), not text the job
+ * printed. */
+bool pm_att_hit_host(const struct att *a, const struct pm_obs *o);
 /* Whether O, a trusted line on a node where the job's GPUs are known, names a GPU the job
  * did not hold there (another job's, on a shared node) and no pid of the job's tasks. */
 bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o);

@@ -328,6 +328,14 @@ struct pm_peel {
 	const char *node; /* points into the line; NULL: none */
 	size_t node_len;
 	bool node_weak;
+	/* HIT: a search hit's or a shipper's own host field (ECS's host.name, Splunk's host,
+	 * Graylog's source), pointing into the line (NULL: none): the line came from that
+	 * machine, whatever the file's name says, so the scan keeps the name though the evidence
+	 * does not know it, where the message's own wrappers name no host it knows.  NODE_HIT:
+	 * NODE (weak) is HIT. */
+	const char *hit;
+	size_t hit_len;
+	bool node_hit;
 	bool has_time; /* TIME: the first (outermost) stamp that could be read */
 	double time;
 	unsigned layers; /* wrappers taken */

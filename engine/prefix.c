@@ -753,12 +753,16 @@ static bool hostish(const char *s, size_t l)
 	return !(l > 5 && (pm_in_contains(s, l, "Error") || pm_in_contains(s, l, "Exception")));
 }
 
+/* A weak name: a search hit's host (hit_node) yields to one its message's own wrappers give
+ * (a syslog line's host, shipped by a loghost), which it backs where the evidence does not
+ * know that name (pm_peel.hit). */
 static void weak_node(struct peel *w, const char *s, size_t l)
 {
-	if (!w->out->node && hostish(s, l)) {
+	if ((!w->out->node || w->out->node_hit) && hostish(s, l)) {
 		w->out->node = s;
 		w->out->node_len = l;
 		w->out->node_weak = true;
+		w->out->node_hit = false;
 	}
 }
 
@@ -768,7 +772,25 @@ static void strong_node(struct peel *w, const char *s, size_t l)
 		w->out->node = s;
 		w->out->node_len = l;
 		w->out->node_weak = false;
+		w->out->node_hit = false;
 	}
+}
+
+/* A search hit's or a shipper's own host field (record_layer): weak, as a prefix's name is (a
+ * name the message's own wrappers give, a syslog line's host, wins), but it outranks any name
+ * outside the record, as the innermost rank does (a launcher's "[host:pid] " before a hit
+ * names where the hit was printed, not where it happened), and is kept though the evidence
+ * does not know it (pm_peel.hit). */
+static void hit_node(struct peel *w, const char *s, size_t l)
+{
+	if (!hostish(s, l))
+		return;
+	w->out->hit = s;
+	w->out->hit_len = l;
+	w->out->node = s;
+	w->out->node_len = l;
+	w->out->node_weak = true;
+	w->out->node_hit = true;
 }
 
 static void stamp(struct peel *w, double t)
@@ -1539,6 +1561,9 @@ static const struct {
 	{"__realtime_timestamp", F_TIME},
 	{"_hostname", F_HOST},
 	{"_pid", F_PID},
+	{"_raw", F_MSG},    /* Splunk's event, its search results exported as JSON */
+	{"_time", F_TIME},  /* ... and its time */
+	{"source", F_HOST}, /* Graylog's host, inside a search hit only (rec_field) */
 };
 
 bool pm_level_quiet(const char *s, size_t n)
@@ -1580,8 +1605,17 @@ struct rec {
 	double t;
 	const char *host;
 	size_t host_len;
+	int host_rank; /* HOST's key's rank (rec_host), plus one; 0 none */
+	bool host_hit; /* HOST is a search hit's or a shipper's own (pm_peel.node_hit) */
+	bool in_hit;   /* the members read are a search hit's document (json_holder) */
+	int ctx;       /* the members read are a host object's (json_member): its kind */
 	int rank, pid;
 };
+
+/* The host objects a shipper writes in its document (json_member), by the key that holds
+ * them: ECS's `host` ({"name": ..., "hostname": ...}), Beats' `agent` ({"hostname": ...}),
+ * `kubernetes`, whose `node` holds the node's `name`. */
+enum { CTX_NONE, CTX_HOST, CTX_AGENT, CTX_KUBE, CTX_KNODE };
 
 /* The closing quote of the string opened at S[0]: its offset, 0 when the line ends first.
  * A quote after an odd number of backslashes is escaped. */
@@ -1618,6 +1652,37 @@ static bool epoch(const char *s, size_t n, double *t)
 	return true;
 }
 
+/*
+ * Host name V (VL bytes) for R, from a key of rank RANK: the lowest rank wins, then the first
+ * read.  0: Kubernetes' node name (a container's host, whatever the shipper's pod calls
+ * itself); 1: a record's host keys, ECS's host.name; 2: host.hostname (the name `hostname`
+ * gives, which the syslog pipelines also set from the line they parsed); 3: the shipping
+ * agent's host; 4: Graylog's `source`.  HIT: the name is a search hit's or a shipper's own,
+ * the machine the hit came from (pm_peel.node_hit).
+ */
+static void rec_host(struct rec *r, const char *v, size_t vl, int rank, bool hit)
+{
+	if (!vl || name_len(v, vl) != vl || (r->host_rank && r->host_rank <= rank + 1))
+		return;
+	r->host = v;
+	r->host_len = vl;
+	r->host_rank = rank + 1;
+	r->host_hit = hit;
+}
+
+/* Member KEY (KL bytes) = V (VL bytes) of a host object of kind R->ctx (json_member). */
+static void rec_ctx_field(struct rec *r, const char *key, size_t kl, const char *v, size_t vl)
+{
+	if (r->ctx == CTX_KNODE && pm_in_ieq(key, kl, "name"))
+		rec_host(r, v, vl, 0, true);
+	else if (r->ctx == CTX_HOST && pm_in_ieq(key, kl, "name"))
+		rec_host(r, v, vl, 1, true);
+	else if (r->ctx == CTX_HOST && pm_in_ieq(key, kl, "hostname"))
+		rec_host(r, v, vl, 2, true);
+	else if (r->ctx == CTX_AGENT && pm_in_ieq(key, kl, "hostname"))
+		rec_host(r, v, vl, 3, true);
+}
+
 /* Field KEY (KL bytes) = value V (VL bytes, quotes left out when QUOTED; STR: a string,
  * which logfmt's values all are). */
 static void rec_field(struct rec *r, const char *base, const char *key, size_t kl, const char *v,
@@ -1627,6 +1692,11 @@ static void rec_field(struct rec *r, const char *base, const char *key, size_t k
 	size_t i, k;
 	int x;
 
+	if (r->ctx) { /* a host object's members say nothing else */
+		if (str)
+			rec_ctx_field(r, key, kl, v, vl);
+		return;
+	}
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (pm_in_lower(key[0]) == fields[i].key[0] && pm_in_ieq(key, kl, fields[i].key))
 			break;
@@ -1661,10 +1731,10 @@ static void rec_field(struct rec *r, const char *base, const char *key, size_t k
 		}
 		break;
 	case F_HOST:
-		if (str && !r->host && vl && name_len(v, vl) == vl) {
-			r->host = v;
-			r->host_len = vl;
-		}
+		/* a search hit's host keys are its host's (Splunk's `host`, Graylog's `source`);
+		 * an application's record's, a pod's name as often */
+		if (str && (r->in_hit || pm_in_lower(key[0]) != 's'))
+			rec_host(r, v, vl, pm_in_lower(key[0]) == 's' ? 4 : 1, r->in_hit);
 		break;
 	case F_RANK:
 		if (r->rank < 0 && vl && rank_at(v, vl, &x) == vl)
@@ -1729,10 +1799,26 @@ static size_t json_ws(const char *s, size_t n)
 static size_t json_obj(const char *s, size_t p, size_t n, struct rec *r, int depth);
 
 /* A member whose value is an object that holds the record itself: a search engine's hit
- * (Elasticsearch's and OpenSearch's `_source`), Google Cloud Logging's `jsonPayload`. */
-static bool json_holder(const char *key, size_t kl)
+ * (Elasticsearch's and OpenSearch's `_source`, Splunk's exported `result`: *HIT, a document
+ * a shipper wrote), Google Cloud Logging's `jsonPayload` (an application's record). */
+static bool json_holder(const char *key, size_t kl, bool *hit)
 {
-	return pm_in_ieq(key, kl, "_source") || pm_in_ieq(key, kl, "jsonpayload");
+	*hit = pm_in_ieq(key, kl, "_source") || pm_in_ieq(key, kl, "result");
+	return *hit || pm_in_ieq(key, kl, "jsonpayload");
+}
+
+/* The kind of host object a member KEY (KL bytes) holds in a record of R (CTX_NONE: none):
+ * ECS's `host` and `agent` and `kubernetes` in a record, a `node` in `kubernetes`. */
+static int json_host_ctx(const struct rec *r, const char *key, size_t kl)
+{
+	if (r->ctx == CTX_KUBE)
+		return pm_in_ieq(key, kl, "node") ? CTX_KNODE : CTX_NONE;
+	if (r->ctx)
+		return CTX_NONE;
+	return pm_in_ieq(key, kl, "host")	? CTX_HOST :
+	       pm_in_ieq(key, kl, "agent")	? CTX_AGENT :
+	       pm_in_ieq(key, kl, "kubernetes") ? CTX_KUBE :
+						  CTX_NONE;
 }
 
 /* One member of a JSON object, `"key": value`, at S + P (S[P] the key's quote): what it says
@@ -1742,6 +1828,8 @@ static size_t json_member(const char *s, size_t p, size_t n, struct rec *r, int 
 {
 	const char *key = s + p + 1;
 	size_t kl, e, q = p;
+	bool hit, in_hit;
+	int ctx;
 
 	if (!(e = str_end(s + p, n - p)))
 		return 0;
@@ -1754,12 +1842,22 @@ static size_t json_member(const char *s, size_t p, size_t n, struct rec *r, int 
 	p += json_ws(s + p, n - p);
 	if (!(e = json_value(s + p, n - p)))
 		return 0;
-	if (s[p] == '"')
+	if (s[p] == '"') {
 		rec_field(r, s, key, kl, s + p + 1, e - 2, true, true);
-	else if (s[p] == '{' && depth < 2 && json_holder(key, kl))
+	} else if (s[p] == '{' && depth < 2 && !r->ctx && json_holder(key, kl, &hit)) {
+		in_hit = r->in_hit;
+		r->in_hit = hit;
 		(void)json_obj(s, p, p + e, r, depth + 1);
-	else
+		r->in_hit = in_hit;
+	} else if (s[p] == '{' && depth < 4 && (ctx = json_host_ctx(r, key, kl))) {
+		/* its members name the host, and nothing else: read apart from the record's */
+		int was = r->ctx;
+		r->ctx = ctx;
+		(void)json_obj(s, p, p + e, r, depth + 1);
+		r->ctx = was;
+	} else {
 		rec_field(r, s, key, kl, s + p, e, false, false);
+	}
 	return p + e - q;
 }
 
@@ -1913,7 +2011,9 @@ static size_t record_layer(struct peel *w, const char *s, size_t n)
 	w->out->record = true;
 	if (r.has_t)
 		stamp(w, r.t);
-	if (r.host)
+	if (r.host && r.host_hit)
+		hit_node(w, r.host, r.host_len);
+	else if (r.host)
 		weak_node(w, r.host, r.host_len);
 	if (r.rank >= 0) /* the innermost rank wins: under torchrun srun's label numbers agents */
 		w->out->rank = r.rank;
@@ -2136,6 +2236,7 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 			out->node = px.node;
 			out->node_len = px.node_len;
 			out->node_weak = false;
+			out->node_hit = false;
 		}
 	}
 }

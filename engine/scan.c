@@ -97,6 +97,8 @@ struct scan {
 	 * a record inside that one (Docker's json-file around a JSON logger's line) */
 	char *dec[2];
 	size_t adec[2];
+	char ihit[64]; /* the host of a search hit inside a record's value (match_value) */
+	size_t nihit;
 	/* the values with escapes of a chunk's records, undone, to be scanned again */
 	char *rbuf;
 	size_t nrbuf, arbuf;
@@ -919,9 +921,11 @@ static void peel_line(struct scan *s, const char *line, size_t len, struct pm_pe
 		      struct pm_prefix *px)
 {
 	peel_cached(s, false, line, len, pe);
-	if (pe->node_weak && !known_node(s, pe->node, pe->node_len)) {
-		pe->node = NULL;
-		pe->node_len = 0;
+	if (pe->node_weak && !pe->node_hit && !known_node(s, pe->node, pe->node_len)) {
+		/* the search hit's own host, else none (pm_peel.hit) */
+		pe->node = pe->hit;
+		pe->node_len = pe->hit_len;
+		pe->node_hit = pe->hit != NULL;
 	}
 	/* a spaced rank tag ("[Rank 0] ") yields to the rank the file's name gives */
 	px->rank = pe->rank_weak && s->ev->files[s->file].rank >= 0 ? -1 : pe->rank;
@@ -994,7 +998,8 @@ static size_t unquote(struct scan *s, int d, const char *v, size_t n)
  * s->dec[D]: RE on each of its lines (a traceback's "\n" is a line break).  A value that is
  * itself a record (a JSON logger's line in Docker's "log", a logfmt line in a JSON
  * record's message) is read as one first: its message, then its traceback, its rank into
- * *RANK (the innermost rank wins).  *SUBJ is where the match's offsets start. */
+ * *RANK (the innermost rank wins), a search hit's own host into s->ihit (pm_peel.hit: as the
+ * rank, the innermost wins).  *SUBJ is where the match's offsets start. */
 static int match_value(struct scan *s, const pcre2_code *re, const char *v, size_t n, bool esc,
 		       int d, const char **subj, int *rank)
 {
@@ -1018,6 +1023,11 @@ static int match_value(struct scan *s, const pcre2_code *re, const char *v, size
 					 rank);
 		if (rc >= 0 && in.rank >= 0)
 			*rank = in.rank;
+		if (rc >= 0 && in.hit && in.hit_len < sizeof(s->ihit)) {
+			memcpy(s->ihit, in.hit, in.hit_len);
+			s->ihit[in.hit_len] = '\0';
+			s->nihit = in.hit_len;
+		}
 		if (rc >= 0)
 			return rc;
 	}
@@ -1122,6 +1132,7 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 	if (r->role != PM_ROLE_PROGRESS && r->role != PM_ROLE_CONTEXT && debug_level(pe))
 		return -1;
 	*subj = line + pe->skip;
+	s->nihit = 0;
 	if (pe->record)
 		rc = match_value(s, r->re, *subj, pe->end - pe->skip, pe->quoted, 0, subj,
 				 &px->rank);
@@ -1154,6 +1165,13 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 				 &px->rank);
 	if (rc < 0 && pe->first)
 		rc = match_squashed(s, r->re, line, pe, subj);
+	/* a search hit quoted whole as a record's value names its own host: it wins over a name
+	 * outside it, and over the file's (pm_peel.hit) */
+	if (rc >= 0 && s->nihit) {
+		pe->node = pe->hit = px->node = s->ihit;
+		pe->node_len = pe->hit_len = px->node_len = s->nihit;
+		pe->node_weak = pe->node_hit = true;
+	}
 	return rc;
 }
 
