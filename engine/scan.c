@@ -1879,10 +1879,31 @@ static int zone_host(struct scan *s, const char *p, const char *end)
 	return 0;
 }
 
+/* Whether the N bytes at P hold slurmd's tag: a syslog line's "slurmd[PID]:", or RFC
+ * 5424's APP-NAME and PROCID ("... fe22 slurmd 1874 - - ..."). */
+static bool slurmd_tag(const char *p, size_t n)
+{
+	static const char app[] = " slurmd ";
+	const char *q, *end = p + n;
+
+	if (memmem(p, n, "slurmd[", 7))
+		return true;
+	if (!(q = memmem(p, n, app, sizeof(app) - 1)))
+		return false;
+	q += sizeof(app) - 1;
+	if (q < end && *q == '-')
+		q++;
+	else
+		while (q < end && pm_in_isdigit(*q))
+			q++;
+	return q < end && *q == ' ';
+}
+
 /*
  * Whether LINE (N bytes, of a zoned system log) is slurmd's launching the record's job as a
- * batch job: "... slurmd[2106]: slurmd: Launching batch job 5515001 for UID 40562".  Its
- * instant is the job's start in absolute time (record_zone_launch).
+ * batch job: "... slurmd[2106]: slurmd: Launching batch job 5515001 for UID 40562" (or RFC
+ * 5424's "... slurmd 2106 - - slurmd: Launching ...").  Its instant is the job's start in
+ * absolute time (record_zone_launch).
  */
 static bool launch_line(const struct pm_evidence *ev, const char *line, size_t n)
 {
@@ -1890,7 +1911,7 @@ static bool launch_line(const struct pm_evidence *ev, const char *line, size_t n
 	const char *p = memmem(line, n, tag, sizeof(tag) - 1), *id;
 	const char *end = line + n;
 
-	if (!p || !ev->job.id || !memmem(line, (size_t)(p - line), "slurmd[", 7))
+	if (!p || !ev->job.id || !slurmd_tag(line, (size_t)(p - line)))
 		return false;
 	id = p += sizeof(tag) - 1;
 	while (p < end && pm_in_isdigit(*p))
