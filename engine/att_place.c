@@ -1436,6 +1436,17 @@ static bool prefix_only_node(const struct att *a, const struct pm_obs *o, bool *
 	return false;
 }
 
+/* Whether O, a line of the job's output that names its rank, is placed only by where the
+ * job's printed text puts that rank (pm_att_rank_text_only): one NCCL set-up line
+ * "host:pid:tid [0] NCCL INFO comm ... rank 0 nranks 2 ..." the program prints places
+ * rank 0's error on that host as surely as the host prefixed the error itself, and is
+ * capped as that is (review31 F05: before, uncapped, it advised excluding the host). */
+static bool rank_text_only(const struct att *a, const struct pm_obs *o)
+{
+	return o->node && o->rank >= 0 && job_text(a, o) &&
+	       pm_att_rank_text_only(a, o->rank, o->node);
+}
+
 /* Whether srun reports H's tasks as ended by Slurm (srun_failed); with H NULL, any host's. */
 static bool host_ended(const struct att *a, const char *h)
 {
@@ -1622,8 +1633,10 @@ int pm_att_phase_place(struct att *a)
 		for (size_t i = 0; i < ev->nobs; i++) {
 			struct pm_obs *o = &ev->obs[i];
 			bool weak = false;
-			if (!prefix_only_node(a, o, &weak))
+			if (!prefix_only_node(a, o, &weak)) {
+				a->libpfx[i] = rank_text_only(a, o);
 				continue;
+			}
 			if (!weak && records_gainsay(a, o->node, &said)) {
 				pm_att_retire(a, o->node);
 				o->node = NULL;
@@ -1674,8 +1687,10 @@ int pm_att_phase_place(struct att *a)
 	for (size_t i = 0; i < ev->nobs; i++) {
 		struct pm_obs *o = &ev->obs[i];
 		bool weak = false;
-		if (!prefix_only_node(a, o, &weak))
+		if (!prefix_only_node(a, o, &weak)) {
+			a->libpfx[i] = rank_text_only(a, o);
 			continue;
+		}
 		if (!weak) {
 			a->libpfx[i] = true;
 		} else if (prefix_gainsaid(a, o->node, o, &said)) {
