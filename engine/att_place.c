@@ -765,6 +765,16 @@ static int nodelist_host(struct att *a, const char *s, const char *e)
  * the shell that ran the task (pm_att_slurm_signal_exit).  Several tasks in one report
  * ("tasks 0-3: ..."), or reports on two hosts, name no one host.
  */
+/* Whether srun's report of a host's tasks, M..E after "tasks 0-3: ", is Slurm's ending of
+ * them ("Terminated", "Killed", a shell's exit 143 or 137), not a failure of their own. */
+static bool slurm_ended(const char *m, const char *e)
+{
+	return (e - m >= 10 && !strncmp(m, "Terminated", 10)) ||
+	       (e - m >= 6 && !strncmp(m, "Killed", 6)) ||
+	       (e - m > 22 && !strncmp(m, "Exited with exit code ", 22) &&
+		pm_att_slurm_signal_exit(strtol(m + 22, NULL, 10)));
+}
+
 static void srun_failed(struct att *a, const char *h, size_t l, const char *t, const char *e)
 {
 	static const char *const sig[] = {"Segmentation fault",	 "Aborted",
@@ -779,10 +789,7 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 	/* "tasks 0-3: Terminated", "task 4: Killed": the host's tasks Slurm ended once
 	 * another failed (prefix_gainsaid) */
 	m = memmem(t, (size_t)(e - t), ": ", 2);
-	ended = m && ((e - m >= 12 && !strncmp(m + 2, "Terminated", 10)) ||
-		      (e - m >= 8 && !strncmp(m + 2, "Killed", 6)) ||
-		      (e - m > 24 && !strncmp(m + 2, "Exited with exit code ", 22) &&
-		       pm_att_slurm_signal_exit(strtol(m + 24, NULL, 10))));
+	ended = m && slurm_ended(m + 2, e);
 	if ((k = host_find(a, h, l)) >= 0) {
 		a->hosts[k].srun = true;
 		a->hosts[k].ended |= ended;
@@ -1404,10 +1411,43 @@ static bool stepd_host(const char *p, const char *node)
 	       !memcmp(node - (sizeof(tag) - 1), tag, sizeof(tag) - 1);
 }
 
+/*
+ * Whether Slurm's other reports place a task that failed of itself on host H: srun's
+ * "srun: error: H: task(s) N: ..." other than its teardown's (slurm_ended), or the plugin's
+ * record of a task on H (pm_att_own_failure).  A "slurmstepd-H: " line in the job's output
+ * is Slurm's words where they do, and only text the job may have printed where they do not.
+ */
+static bool slurm_task_failed(const struct att *a, const char *h)
+{
+	const struct pm_evidence *ev = a->ev;
+	char n[128];
+
+	for (size_t i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].node && same_host(ev->tasks[i].node, h) &&
+		    pm_att_own_failure(&ev->tasks[i]))
+			return true;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const char *raw = ev->obs[i].raw, *e, *q, *m;
+		size_t l;
+
+		if (!raw || !strstr(raw, "srun: error: "))
+			continue;
+		e = raw + strlen(raw);
+		if (!(q = srun_task_host(raw, e, &l)) || l >= sizeof(n))
+			continue;
+		memcpy(n, q, l);
+		n[l] = '\0';
+		m = memmem(q + l + 6, (size_t)(e - (q + l + 6)), ": ", 2);
+		if (same_host(n, h) && m && !slurm_ended(m + 2, e))
+			return true;
+	}
+	return false;
+}
+
 /* Whether O's node is named only by a host prefix of the job's output, the job's own text:
  * a parallel shell's "host: " (pm_peel's weak names), Open MPI's "[host:pid] ", NCCL's
- * "host:pid:tid ", an MPI rank tag's host; no rank, not a trusted source's, not srun's or
- * slurmstepd's own words.  *WEAK: the prefix is a weak one (a shell's), which Slurm's
+ * "host:pid:tid ", an MPI rank tag's host, "slurmstepd-host: " that Slurm's other reports do
+ * not back (slurm_task_failed); no rank, not a trusted source's, not srun's own words.  *WEAK: the prefix is a weak one (a shell's), which Slurm's
  * reports may gainsay (prefix_gainsaid); a library's prefix is read as printed on its own
  * host, and only capped (pm_att_srun_ended). */
 static bool prefix_only_node(const struct att *a, const struct pm_obs *o, bool *weak)
@@ -1427,10 +1467,20 @@ static bool prefix_only_node(const struct att *a, const struct pm_obs *o, bool *
 		return false;
 	for (int k = 0; p && p < end && k < 4; k++) {
 		pm_peel(f->format, p, (size_t)(end - p), NULL, &pe);
-		if (!pe.node || pe.node < p || pe.node_len >= sizeof(h) || stepd_host(p, pe.node))
+		if (!pe.node || pe.node < p || pe.node_len >= sizeof(h))
 			return false;
 		memcpy(h, pe.node, pe.node_len);
 		h[pe.node_len] = '\0';
+		/* slurmstepd's "slurmstepd-H: " is Slurm's where srun or the plugin's records
+		 * report a task of H's failing; alone, it is a prefix the job may have printed
+		 * (review31 F04), read as a library's: on its own host, only capped */
+		if (stepd_host(p, pe.node)) {
+			if (!same_host(h, o->node) || slurm_task_failed(a, h))
+				return false;
+			if (weak)
+				*weak = false;
+			return true;
+		}
 		if (same_host(h, o->node)) {
 			if (weak)
 				*weak = pe.node_weak;
@@ -1442,6 +1492,17 @@ static bool prefix_only_node(const struct att *a, const struct pm_obs *o, bool *
 			;
 	}
 	return false;
+}
+
+/* Whether O, a line of the job's output that names its rank, is placed only by where the
+ * job's printed text puts that rank (pm_att_rank_text_only): one NCCL set-up line
+ * "host:pid:tid [0] NCCL INFO comm ... rank 0 nranks 2 ..." the program prints places
+ * rank 0's error on that host as surely as the host prefixed the error itself, and is
+ * capped as that is (review31 F05: before, uncapped, it advised excluding the host). */
+static bool rank_text_only(const struct att *a, const struct pm_obs *o)
+{
+	return o->node && o->rank >= 0 && job_text(a, o) &&
+	       pm_att_rank_text_only(a, o->rank, o->node);
 }
 
 /* Whether srun reports H's tasks as ended by Slurm (srun_failed); with H NULL, any host's. */
@@ -1630,8 +1691,10 @@ int pm_att_phase_place(struct att *a)
 		for (size_t i = 0; i < ev->nobs; i++) {
 			struct pm_obs *o = &ev->obs[i];
 			bool weak = false;
-			if (!prefix_only_node(a, o, &weak))
+			if (!prefix_only_node(a, o, &weak)) {
+				a->libpfx[i] = rank_text_only(a, o);
 				continue;
+			}
 			if (!weak && records_gainsay(a, o->node, &said)) {
 				pm_att_retire(a, o->node);
 				o->node = NULL;
@@ -1682,8 +1745,10 @@ int pm_att_phase_place(struct att *a)
 	for (size_t i = 0; i < ev->nobs; i++) {
 		struct pm_obs *o = &ev->obs[i];
 		bool weak = false;
-		if (!prefix_only_node(a, o, &weak))
+		if (!prefix_only_node(a, o, &weak)) {
+			a->libpfx[i] = rank_text_only(a, o);
 			continue;
+		}
 		if (!weak) {
 			a->libpfx[i] = true;
 		} else if (prefix_gainsaid(a, o->node, o, &said)) {

@@ -639,6 +639,39 @@ static const char *rnode_find(const struct rnode *v, size_t n, int rank)
 	return NULL;
 }
 
+bool pm_att_rank_text_only(const struct att *a, int rank, const char *node)
+{
+	const struct pm_evidence *ev = a->ev;
+	const size_t base = ev->ntasks + a->nplaced;
+	const struct rnode *r = NULL;
+
+	for (size_t lo = 0, hi = a->rnode ? a->nrnode : 0; lo < hi && !r;) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->rnode[mid].rank == rank)
+			r = &a->rnode[mid];
+		else if (a->rnode[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the rank map's and srun's task lines are Slurm's (seq below BASE) */
+	if (!r || r->seq < base || !node || strcasecmp(r->node, node))
+		return false;
+	if (r->seq < base + ev->nranks) {
+		/* a rank tag's host: a prefix's, or the node of a file it was read in (its
+		 * folder's, its bundle's), which the job does not choose */
+		for (size_t i = 0; i < ev->nfiles; i++)
+			if (ev->files[i].source == PM_SRC_APP_LOG && ev->files[i].node &&
+			    !strcasecmp(ev->files[i].node, node))
+				return false;
+		return true;
+	}
+	/* a communicator's set-up line: its host is its prefix's unless its file's */
+	size_t i = r->seq - base - ev->nranks;
+	const struct pm_file *f = i < ev->nobs ? &ev->files[ev->obs[i].file] : NULL;
+	return f && !(f->node && !strcasecmp(f->node, node));
+}
+
 const char *pm_att_rank_node(const struct att *a, int rank)
 {
 	if (a->rnode)

@@ -268,6 +268,11 @@ void pm_att_why(struct att *a, const char *fmt, ...) __attribute__((format(print
  * not that it happened there.  Nothing when there is no such sentence. */
 void pm_att_why_one_reporter(struct att *a);
 const char *pm_att_rank_node(const struct att *a, int rank);
+/* Whether RANK is placed on NODE only by the job's printed text: a communicator's set-up
+ * line or a rank tag whose host a library's prefix names (NCCL's "host:pid:tid", Open MPI's
+ * "[J,R,host]"), never the rank map, srun's task lines or a file's own node (att_ranks.c).
+ * A lead such a rank alone places is named, its node's exclusion only offered (libpfx). */
+bool pm_att_rank_text_only(const struct att *a, int rank, const char *node);
 /* A node other than NODE where the plugin's records show a task failing of itself (a non-zero
  * exit, a signal but Slurm's SIGTERM or SIGKILL), when they show every task on NODE ending with
  * exit 0, or ended by SIGTERM or SIGKILL after that failure; else NULL. */

@@ -2521,8 +2521,21 @@ static bool is_hostish(const char *s, size_t l)
  * folder of its path when it looks like a host name. */
 static int node_from_path(struct pm_evidence *ev, struct pm_file *f)
 {
+	static const char *const sys[] = {"dmesg",  "kern",	"kernel",
+					  "syslog", "messages", "journal"};
 	const char *n = f->name;
 	size_t l = strlen(n);
+
+	/* a file read as dmesg's output by its content alone (its lines name no host), whose
+	 * path names no kernel source ("gq07.txt", "gq07/notes.log"), may be one the job wrote
+	 * into its own folder with lines shaped as dmesg's: its name is no proof of whose
+	 * kernel it is, so it names no node here, and its lines are placed as an unnamed
+	 * file's are, by the folder's guess (att_place.c; review31 F03: before, a printed Xid
+	 * in gq07.txt was gq07's at supported, its exclusion advised).  "gq07-dmesg.txt",
+	 * "gq07/kern.log" keep their node.  A syslog's lines carry their host. */
+	if (!f->kind_given && (f->format == PM_FMT_DMESG || f->format == PM_FMT_KMSG_ISO) &&
+	    !pm_in_has_word(n, l, sys, sizeof(sys) / sizeof(sys[0])))
+		return 0;
 
 	for (size_t i = 0; i < ev->nnodes; i++) {
 		const char *node = ev->nodes[i];
