@@ -1316,13 +1316,13 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 		plus = memchr(job.s, '+', job.n);
 		ls[nls].job = dupn(job.s, plus ? (size_t)(plus - job.s) : job.n);
 		nls++;
-		if (!ls[nls - 1].job || vlist_rows(&ls[nls - 1], buf, len, &t)) {
+		/* JOB points into BUF: named before BUF is freed */
+		if (!ls[nls - 1].job || vlist_rows(&ls[nls - 1], buf, len, &t) ||
+		    vlist_named(ev, &ls[nls - 1], job)) {
 			free(buf);
 			goto out;
 		}
 		free(buf);
-		if (vlist_named(ev, &ls[nls - 1], job))
-			goto out;
 	}
 	/* listings of different jobs (the job's and an earlier one's, saved side by side):
 	 * as inside one listing (sacct_find_job), the one a Slurm output file of the folder is
