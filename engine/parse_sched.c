@@ -1190,6 +1190,19 @@ static int vlist_named(const struct pm_evidence *ev, struct vlist *list, struct 
 	return 0;
 }
 
+/* *LS (N listings) grown by one, for file FILE, zeroed: the new one, or NULL on ENOMEM. */
+static struct vlist *vlist_add(struct vlist **ls, size_t n, size_t file)
+{
+	struct vlist *nl = realloc(*ls, (n + 1) * sizeof(*nl));
+
+	if (!nl)
+		return NULL;
+	*ls = nl;
+	memset(&nl[n], 0, sizeof(nl[n]));
+	nl[n].file = file;
+	return &nl[n];
+}
+
 static void vlist_free(struct vlist *l)
 {
 	for (size_t i = 0; i < l->nrows; i++) {
@@ -1249,7 +1262,7 @@ static bool scontrol_job(const struct pm_evidence *ev, const char *buf, size_t l
  */
 int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 {
-	struct vlist *ls = NULL, *nl;
+	struct vlist *ls = NULL;
 	size_t nls = 0, i, j;
 	char why[200];
 	int rc = -1;
@@ -1286,13 +1299,10 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 				free(buf);
 				continue;
 			}
-			if (!(nl = realloc(ls, (nls + 1) * sizeof(*ls)))) {
+			if (!vlist_add(&ls, nls, i)) {
 				free(buf);
 				goto out;
 			}
-			ls = nl;
-			memset(&ls[nls], 0, sizeof(ls[nls]));
-			ls[nls].file = i;
 			ls[nls].named = named_by_folder(ev, key, raw);
 			ls[nls].job = dupn(key.s, key.n);
 			ls[nls].raw = dupn(raw.s, raw.n);
@@ -1306,13 +1316,10 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 			free(buf); /* no record from it: refused when parsed */
 			continue;
 		}
-		if (!(nl = realloc(ls, (nls + 1) * sizeof(*ls)))) {
+		if (!vlist_add(&ls, nls, i)) {
 			free(buf);
 			goto out;
 		}
-		ls = nl;
-		memset(&ls[nls], 0, sizeof(ls[nls]));
-		ls[nls].file = i;
 		plus = memchr(job.s, '+', job.n);
 		ls[nls].job = dupn(job.s, plus ? (size_t)(plus - job.s) : job.n);
 		nls++;
