@@ -516,9 +516,14 @@ START_TEST(peel_records)
 		 "11:58Z\"}",
 		 "boom", -1, "", T0311, 0},
 		{"{\"line\":\"a\",\"level\":\"error\",\"message\":\"b\"}", "b", -1, "", 0, 0},
+		/* a hit's nested host object (ECS host.name) is its host: weak, as a record's */
 		{"{\"_index\":\"logs\",\"_id\":\"q\",\"_source\":{\"@timestamp\":\"2026-11-30T03:11:"
 		 "58Z\",\"host\":{\"name\":\"gpu017\"},\"message\":\"x\",\"rank\":3}}",
-		 "x", 3, "", T0311, 0},
+		 "x", 3, "~gpu017", T0311, 0},
+		/* Splunk's exported result: _raw its message, host its host */
+		{"{\"preview\":false,\"result\":{\"_time\":\"2026-11-30T03:11:58Z\",\"host\":"
+		 "\"gpu018\",\"_raw\":\"boom\"}}",
+		 "boom", -1, "~gpu018", T0311, 0},
 		{"{\"jsonPayload\":{\"message\":\"x\",\"pid\":7},\"severity\":\"ERROR\"}", "x", -1,
 		 "", 0, 7},
 		/* inside a launcher's and a container's prefixes */
