@@ -1063,6 +1063,20 @@ struct vlist {
 	char why[512];
 };
 
+/* N bytes of S as a string.  Not strndup: the fields lie inside a slurped file that is not
+ * NUL-terminated, and strndup may look for a NUL past N (ASan's strict_string_checks, which
+ * the CI's sanitizer stage sets, reports that read). */
+static char *dupn(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = 0;
+	}
+	return d;
+}
+
 /* LIST's rows of its job from the listing BUF (the last of each JobID: the last run of a
  * sacct -D listing, as sacct_find_job takes).  -1 on ENOMEM. */
 static int vlist_rows(struct vlist *list, const char *buf, size_t len, const struct table *t)
@@ -1089,7 +1103,7 @@ static int vlist_rows(struct vlist *list, const char *buf, size_t len, const str
 			list->rows = r;
 			memset(&r[k], 0, sizeof(r[k]));
 			list->nrows++;
-			if (!(r[k].id = strndup(id.s, id.n)))
+			if (!(r[k].id = dupn(id.s, id.n)))
 				return -1;
 		}
 		r = &list->rows[k];
@@ -1098,7 +1112,7 @@ static int vlist_rows(struct vlist *list, const char *buf, size_t len, const str
 
 			free(r->v[c]);
 			r->v[c] = NULL;
-			if (v.n && !(r->v[c] = strndup(v.s, v.n)))
+			if (v.n && !(r->v[c] = dupn(v.s, v.n)))
 				return -1;
 		}
 	}
@@ -1293,8 +1307,8 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 				goto out;
 			}
 			ls[nls].named = named_by_folder(ev, key, raw);
-			ls[nls].job = strndup(key.s, key.n);
-			ls[nls].raw = strndup(raw.s, raw.n);
+			ls[nls].job = dupn(key.s, key.n);
+			ls[nls].raw = dupn(raw.s, raw.n);
 			free(buf);
 			if (!ls[nls++].job || !ls[nls - 1].raw)
 				goto out;
@@ -1310,7 +1324,7 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 			goto out;
 		}
 		plus = memchr(job.s, '+', job.n);
-		ls[nls].job = strndup(job.s, plus ? (size_t)(plus - job.s) : job.n);
+		ls[nls].job = dupn(job.s, plus ? (size_t)(plus - job.s) : job.n);
 		nls++;
 		/* JOB points into BUF: named before BUF is freed */
 		if (!ls[nls - 1].job || vlist_rows(&ls[nls - 1], buf, len, &t) ||
