@@ -560,7 +560,8 @@ static int commit_staged(struct pm_evidence *ev, const json_t *man, struct stage
 			}
 		pthread_mutex_unlock(&bs->mu);
 	}
-	memcpy(&ev->files[ev->nfiles], st->f, st->n * sizeof(*st->f));
+	if (st->n)
+		memcpy(&ev->files[ev->nfiles], st->f, st->n * sizeof(*st->f));
 	for (i = 0; i < st->n; i++) {
 		const char *fn = ev->files[ev->nfiles + i].node;
 		if (fn)
