@@ -25,6 +25,14 @@ need "$pm"
 [ -d "$jobdir/nodes" ] || python3 "$src/bench/gen_store.py" "$store" "$nodes" "$rpn"
 if [ "${CARRY:-0}" = 1 ]; then
 	need "$build/bench/carry_store"
+	# ... and from carry_store's own engine: `make bench/carry_store` alone rebuilds the engine
+	# beside a postmortem left stale, whose merge would refuse every record (its identity,
+	# PM_ENGINE_ID, is a digest of the engine's sources)
+	id_of() { grep -aoE '[0-9]+\.[0-9]+\.[0-9]+\+[0-9a-f]{16}' "$1" | head -n 1; }
+	if [ "$(id_of "$build/bench/carry_store")" != "$(id_of "$pm")" ]; then
+		echo "bench/carry_store and $pm are of different engine builds: make both" >&2
+		exit 1
+	fi
 	# a record is taken only from the engine and rules that made it (its key): the copy is
 	# made again whenever carry_store (linked with the engine) or the rules changed, else
 	# every record would be refused and the run would time a plain merge
