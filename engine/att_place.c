@@ -1395,10 +1395,33 @@ static bool same_host(const char *x, const char *y)
  * prefixes pdsh's). */
 static bool job_text(const struct att *a, const struct pm_obs *o)
 {
-	const char *n = a->ev->files[o->file].name, *base = strrchr(n, '/');
+	return !o->trusted && !a->srcname[o->file];
+}
 
-	base = base ? base + 1 : n;
-	return !o->trusted && !has_node_word(base, strlen(base));
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+int pm_att_src_names(struct att *a)
+{
+	const char *prev = NULL;
+
+	if (!(a->srcname = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*a->srcname))))
+		return -1;
+	for (size_t i = 0; i < a->ev->nfiles; i++) {
+		const char *b = base_name(a->ev->files[i].name);
+
+		/* a merge's files repeat a few names (each node's train.log): asked once a run */
+		if (prev && !strcmp(b, prev))
+			a->srcname[i] = a->srcname[i - 1];
+		else
+			a->srcname[i] = has_node_word(b, strlen(b));
+		prev = b;
+	}
+	return 0;
 }
 
 /* Whether the node NODE of a peeled line (at or after P) is slurmstepd's own

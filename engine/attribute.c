@@ -347,7 +347,7 @@ static int att_init(struct att *a, struct pm_evidence *ev)
 	a->why = json_array();
 	a->order = malloc((ev->nobs ? ev->nobs : 1) * sizeof(size_t));
 	a->eid = calloc(ev->nobs ? ev->nobs : 1, sizeof(size_t));
-	if (!a->why || !a->order || !a->eid || pm_att_job_names(a) < 0)
+	if (!a->why || !a->order || !a->eid || pm_att_job_names(a) < 0 || pm_att_src_names(a) < 0)
 		return -1;
 	for (size_t i = 0; i < ev->nobs; i++)
 		a->order[i] = i;
@@ -391,6 +391,7 @@ static void att_free(struct att *a)
 	free(a->hidx);
 	free(a->guessed);
 	free(a->libpfx);
+	free(a->srcname);
 	free(a->yielded);
 	free(a->hranks);
 	free(a->rhost);

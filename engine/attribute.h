@@ -180,6 +180,9 @@ struct att {
 	 * "[host:pid]", NCCL's "host:pid:tid"): its lead's exclusion only offered, as GUESSED's,
 	 * but read as printed on that host, so it still corroborates (att_place.c) */
 	bool *libpfx;
+	/* file -> its name names a node-level source (dmesg-all.txt: has_node_word, att_place.c),
+	 * made at init: asked of every line of the job's output */
+	bool *srcname;
 	/* a library prefix's node the task-exit records gainsaid (records_gainsay): a line of
 	 * the job's output placed on no node, so an origin of none leaves no bystander */
 	bool records_unplaced;
@@ -301,6 +304,8 @@ bool pm_att_node_log(const struct att *a, const struct pm_file *f, const char *h
  * (files, sections, lines, rank prefixes, tasks) as the record does where it maps to one
  * job node.  0, or -1 on ENOMEM. */
 int pm_att_job_names(struct att *a);
+/* A's SRCNAME: each file's name read once (att_place.c).  -1 on ENOMEM. */
+int pm_att_src_names(struct att *a);
 /* An observation's node name S, replaced: kept until A is freed (other lists may point at
  * it), never freed before; with no memory to keep it, left allocated (a leak, not a dangling
  * name). */
