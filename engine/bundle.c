@@ -416,6 +416,8 @@ int pm_bundle_member_status(struct pm_file *f, const char *st, const char *why)
 struct staged {
 	struct pm_file *f; /* the manifest's files, in its order; BSRC set: held back */
 	size_t n;
+	struct pm_cov *cov; /* its coverage records, in its order */
+	size_t ncov;
 };
 
 static void staged_free(struct staged *st)
@@ -431,6 +433,45 @@ static void staged_free(struct staged *st)
 	free(st->f);
 	st->f = NULL;
 	st->n = 0;
+	for (size_t i = 0; i < st->ncov; i++) {
+		free(st->cov[i].node);
+		free(st->cov[i].source);
+		free(st->cov[i].status);
+		free(st->cov[i].reason);
+	}
+	free(st->cov);
+	st->cov = NULL;
+	st->ncov = 0;
+}
+
+/* The manifest MAN's coverage records (those with a source and a status) copied into ST, on
+ * the worker that read the bundle (commit_staged moves them into the evidence).  0, or -1 on
+ * ENOMEM (ST holds what was made). */
+static int stage_coverage(const json_t *man, struct staged *st)
+{
+	const char *node = json_string_value(json_object_get(man, "node"));
+	json_t *list = json_object_get(man, "coverage"), *x;
+	size_t i;
+
+	if (!json_array_size(list))
+		return 0;
+	if (!(st->cov = calloc(json_array_size(list), sizeof(*st->cov))))
+		return -1;
+	json_array_foreach(list, i, x)
+	{
+		const char *src = json_string_value(json_object_get(x, "source"));
+		const char *stt = json_string_value(json_object_get(x, "status"));
+		const char *why = json_string_value(json_object_get(x, "reason"));
+		struct pm_cov *c = &st->cov[st->ncov];
+
+		if (!src || !stt)
+			continue;
+		st->ncov++;
+		if ((node && !(c->node = strdup(node))) || !(c->source = strdup(src)) ||
+		    !(c->status = strdup(stt)) || !(c->reason = strdup(why ? why : "")))
+			return -1;
+	}
+	return 0;
 }
 
 /* File F made ready for the member MM that manifest entry X lists (checked: CK), with what
@@ -523,6 +564,8 @@ static int stage_manifest(const char *rel, const json_t *man, const struct check
 	size_t i;
 
 	st->n = 0;
+	st->cov = NULL;
+	st->ncov = 0;
 	if (!(st->f = calloc(json_array_size(files) + 1, sizeof(*st->f))))
 		return -1;
 	json_array_foreach(files, i, x)
@@ -532,7 +575,7 @@ static int stage_manifest(const char *rel, const json_t *man, const struct check
 			return -1;
 	}
 	stage_carried(man, st, m, nm);
-	return 0;
+	return stage_coverage(man, st);
 }
 
 /* Add the bundle whose manifest is MAN and whose files ST made ready to EV: the files (moved
@@ -541,7 +584,6 @@ static int commit_staged(struct pm_evidence *ev, const json_t *man, struct stage
 {
 	const char *node = json_string_value(json_object_get(man, "node"));
 	struct pm_bsrc *bs = NULL;
-	json_t *x;
 	size_t i;
 
 	if (note_run(ev, man) < 0)
@@ -571,15 +613,16 @@ static int commit_staged(struct pm_evidence *ev, const json_t *man, struct stage
 	free(st->f);
 	st->f = NULL;
 	st->n = 0;
-	json_array_foreach(json_object_get(man, "coverage"), i, x)
-	{
-		const char *src = json_string_value(json_object_get(x, "source"));
-		const char *stt = json_string_value(json_object_get(x, "status"));
-		if (src && stt &&
-		    pm_ev_add_cov(ev, node, src, stt,
-				  json_string_value(json_object_get(x, "reason"))) < 0)
+	/* the coverage records made on the worker (stage_coverage), moved */
+	while (ev->acov - ev->ncov < st->ncov)
+		if (pm_grow_raw((void **)&ev->cov, &ev->acov, sizeof(*ev->cov)) < 0)
 			return -1;
-	}
+	if (st->ncov)
+		memcpy(&ev->cov[ev->ncov], st->cov, st->ncov * sizeof(*st->cov));
+	ev->ncov += st->ncov;
+	free(st->cov);
+	st->cov = NULL;
+	st->ncov = 0;
 	{
 		json_t *col = json_object_get(man, "collected");
 		double cs = pm_bundle_time(json_string_value(json_object_get(col, "start")));
@@ -658,7 +701,7 @@ static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *m
 	if (check_manifest(rel, mtext, mlen, NULL, m, nm, &man, &ck, NULL, err, errlen) < 0)
 		return -1;
 	{
-		struct staged st = {NULL, 0};
+		struct staged st = {0};
 		rc = stage_manifest(rel, man, ck, m, nm, NULL, &st);
 		if (rc == 0)
 			rc = commit_staged(ev, man, &st);

@@ -439,21 +439,6 @@ const char *pm_ev_ip_node(const struct pm_evidence *ev, const char *ip)
 	return NULL;
 }
 
-int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source, const char *status,
-		  const char *reason)
-{
-	if (GROW(ev->cov, ev->ncov, ev->acov) < 0)
-		return -1;
-	memset(&ev->cov[ev->ncov], 0, sizeof(ev->cov[0]));
-	if ((node && !(ev->cov[ev->ncov].node = strdup(node))) ||
-	    !(ev->cov[ev->ncov].source = strdup(source)) ||
-	    !(ev->cov[ev->ncov].status = strdup(status)) ||
-	    !(ev->cov[ev->ncov].reason = strdup(reason ? reason : "")))
-		return -1;
-	ev->ncov++;
-	return 0;
-}
-
 int pm_ev_add_collect(struct pm_evidence *ev, const char *node, double start, double end)
 {
 	if (GROW(ev->collect, ev->ncollect, ev->acollect) < 0)

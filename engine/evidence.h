@@ -9,8 +9,6 @@ void pm_utf8_clean(char *s);
 
 bool pm_ev_is_node(const struct pm_evidence *ev, const char *name, size_t len);
 const char *pm_ev_ip_node(const struct pm_evidence *ev, const char *ip);
-int pm_ev_add_cov(struct pm_evidence *ev, const char *node, const char *source, const char *status,
-		  const char *reason);
 struct pm_file *pm_ev_add_file(struct pm_evidence *ev, const char *name);
 /* A bundle's collection start on NODE, by NODE's clock (attribute.c keeps the earliest). */
 int pm_ev_add_collect(struct pm_evidence *ev, const char *node, double start, double end);

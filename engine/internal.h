@@ -408,7 +408,7 @@ struct pm_evidence {
 	struct pm_obs *obs;
 	size_t nobs, aobs;
 	/* coverage records given by bundle manifests (collector-side sources) */
-	struct {
+	struct pm_cov {
 		char *node, *source, *status, *reason;
 	} * cov;
 	size_t ncov, acov;
