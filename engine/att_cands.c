@@ -472,6 +472,33 @@ static void other_node_why(struct att *a)
 			"");
 }
 
+/*
+ * O, a line read by a rule whose outcome is a node's failure (NODE_FAIL: slurmctld's "Killing
+ * JobId=N on failed node X"), in a file told as slurmctld's log.  The collector never gathers
+ * slurmctld's log: such a file is a hand-gathered folder's, told as slurmctld's by its words
+ * (sniff.c, slurm_kind), which a job can print into its output folder.  Where Slurm's record
+ * gives how the job ended and it is not a node's failure (FAILED, TIMEOUT, ...; a requeue or
+ * a node that did not boot may follow one), the two contradict each other within the job's
+ * window, and which is Slurm's cannot be told: -1, the line names no failed node (the record
+ * names none either).  Where there is no record, the line alone is what a record a user can
+ * write is (att_sched.c, record_user_text): 1, a hypothesis that excludes no node.  Else 0:
+ * the record says NODE_FAIL too.
+ */
+int pm_att_ctld_node_fail(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_rule *r = R(a, (size_t)(o - a->ev->obs));
+	const char *st = pm_att_outcome_from_state(a->ev->job.state);
+
+	if (!r->outcome || strcmp(r->outcome, "NODE_FAIL") ||
+	    a->ev->files[o->file].format != PM_FMT_SLURMCTLD_LOG)
+		return 0;
+	if (!st)
+		return 1;
+	return strcmp(st, "NODE_FAIL") && strcmp(st, "REQUEUED") && strcmp(st, "LAUNCH_FAILED") ?
+		       -1 :
+		       0;
+}
+
 int pm_att_phase_origins(struct att *a, bool hardware)
 {
 	struct pm_evidence *ev = a->ev;
@@ -508,11 +535,13 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 		other_node_why(a);
 		other_gpu_why(a);
 	}
+	const struct pm_obs *ctld_gainsaid = NULL, *ctld_alone = NULL;
 	for (size_t k = 0; k < ev->nobs; k++) {
 		size_t i = a->order[k];
 		const struct pm_obs *o = &ev->obs[i];
 		const struct pm_rule *r = R(a, i);
 		struct cand *c;
+		int ctld;
 
 		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware ||
 		    (a->yielded && a->yielded[i]))
@@ -547,6 +576,10 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 		if (!hardware && a->cancel_by_limit && r->outcome && pm_class_external(r->cls) &&
 		    !strcmp(r->outcome, "CANCELLED"))
 			continue;
+		if ((ctld = pm_att_ctld_node_fail(a, o)) < 0) {
+			ctld_gainsaid = ctld_gainsaid ? ctld_gainsaid : o;
+			continue;
+		}
 		c = pm_att_cand_get(a, r->cls, r->subcls, o->node, LEAD_RULE);
 		if (!c || pm_att_cand_add(a, c, i) < 0)
 			return -1;
@@ -554,7 +587,30 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 			c->in_plain = true;
 		else
 			c->by_skew = true;
+		if (ctld > 0 && !c->user_record) {
+			c->user_record = true;
+			ctld_alone = ctld_alone ? ctld_alone : o;
+		}
 	}
+	if (ctld_gainsaid)
+		pm_att_why(a,
+			   "%s, a file read as slurmctld's log by its content, says the job was "
+			   "killed on a failed node (%s), and Slurm's accounting record says %s: "
+			   "they contradict each other, and which one is Slurm's a hand-gathered "
+			   "folder cannot tell (a job can write a file of either shape), so neither "
+			   "names a failed node.",
+			   ev->files[ctld_gainsaid->file].name,
+			   ctld_gainsaid->node ? ctld_gainsaid->node : "a node", ev->job.state);
+	if (ctld_alone)
+		pm_att_why(a,
+			   "Only %s, a file read as slurmctld's log by its content, says %s failed "
+			   "under the job (NODE_FAIL), with no accounting record of the job: the "
+			   "collector never gathers slurmctld's log, and a job can write a file of "
+			   "that shape into a hand-gathered folder, so the node failure is a "
+			   "hypothesis that excludes no node (as a record the user may write gives "
+			   "it).",
+			   ev->files[ctld_alone->file].name,
+			   ctld_alone->node ? ctld_alone->node : "a node");
 	return 0;
 }
 

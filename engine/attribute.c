@@ -428,8 +428,13 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	if (pm_att_phase_clocks(&a) < 0 || pm_att_phase_origins(&a, true) < 0)
 		goto out;
 	pm_att_skew_notes(&a);
-	hwline = a.nc ? json_array_size(a.why) : SIZE_MAX;
-	if (a.nc)
+	/* a node failure only a file shaped as slurmctld's log gives, with no record
+	 * (att_cands.c, ctld_node_fail), is no source the job cannot write */
+	bool hwtrusted = false;
+	for (size_t i = 0; i < a.nc; i++)
+		hwtrusted = hwtrusted || !a.c[i].user_record;
+	hwline = hwtrusted ? json_array_size(a.why) : SIZE_MAX;
+	if (hwtrusted)
 		pm_att_why(&a,
 			   "Hardware evidence from a source the job cannot write, %s: it outranks "
 			   "software errors elsewhere.",

@@ -64,7 +64,9 @@ struct cand {
 	bool nowhere;	   /* no node of the folder's to place it on: one reporter's word
 			      against one peer (att_cands.c single_reporter) */
 	bool user_record;  /* a node failure only a record with a column the user writes
-			    * gives (job.record_user_text): at most hypothesis, no exclusion */
+			    * gives (job.record_user_text), or only a file shaped as
+			    * slurmctld's log with no record (pm_att_ctld_node_fail): at most
+			    * hypothesis, no exclusion */
 	bool guess;	   /* its node is only the folder's guess (att_place.c) */
 	bool contradicted; /* only the job's output places it, and the plugin's records say
 			    * every task on its node ended cleanly (pm_att_clean_exits) */
@@ -336,6 +338,10 @@ bool pm_att_cand_holds(const struct cand *c, size_t oi);
 const char *pm_att_outcome_from_state(const char *st);
 void pm_att_phase_outcome(struct att *a);
 int pm_att_phase_origins(struct att *a, bool hardware);
+/* O, a node failure read in a file told as slurmctld's log: -1 where Slurm's record says
+ * the job ended otherwise (the two gainsay each other: no lead), 1 where there is no record
+ * (a hypothesis that excludes no node, as user_record), else 0. */
+int pm_att_ctld_node_fail(const struct att *a, const struct pm_obs *o);
 /* The job a syslog program's line (scan_daemon's) names: 1 this job (or any job, this
  * job's id unknown), -1 another, 0 none. */
 int pm_att_daemon_job(const struct att *a, const struct pm_obs *o);

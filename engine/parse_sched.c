@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <jansson.h>
 
 #include "input.h"
@@ -1119,21 +1120,43 @@ static int vlist_rows(struct vlist *list, const char *buf, size_t len, const str
 	return 0;
 }
 
+/* Whether V gives no value: empty, or what sacct and scontrol print for none ("Unknown" for
+ * a time not reached, "None assigned" for a pending job's nodes, "(null)"). */
+static bool val_none(const char *v)
+{
+	struct field f = {v, v ? strlen(v) : 0};
+
+	return !v || !field_set(&f) || pm_in_ieq(v, f.n, "None assigned");
+}
+
 /* Whether two values of column C agree: a value sacct's table cut to its column's width
- * ("NODE_FAI+") agrees with any it begins; a node list with the same nodes written another
- * way (gq[07-08], gq07,gq08) agrees. */
+ * ("NODE_FAI+") agrees with any it begins; a state agrees by its first word (sacct's
+ * "CANCELLED by 4120", scontrol's "CANCELLED"); times and durations by what they read as
+ * (scontrol's and sacct's prints of one instant); a node list with the same nodes written
+ * another way (gq[07-08], gq07,gq08) agrees. */
 static bool vals_agree(enum scol c, const char *a, const char *b)
 {
 	size_t an = strlen(a), bn = strlen(b);
 	size_t ac = an && a[an - 1] == '+' ? an - 1 : an, bc = bn && b[bn - 1] == '+' ? bn - 1 : bn;
 	char **x = NULL, **y = NULL;
 	size_t nx = 0, ny = 0, i;
+	struct pm_in_stamp sa, sb;
+	double da, db;
 	bool same;
 
 	if (an == bn && pm_in_ieq(a, an, b))
 		return true;
 	if (ac < an || bc < bn)
 		return strncmp(a, b, ac < bc ? ac : bc) == 0;
+	if (c == SC_STATE) {
+		ac = strcspn(a, " ");
+		return ac == strcspn(b, " ") && strncasecmp(a, b, ac) == 0;
+	}
+	if (c == SC_START || c == SC_END)
+		return pm_in_iso(a, an, &sa) == an && pm_in_iso(b, bn, &sb) == bn && sa.t == sb.t &&
+		       !sa.zone == !sb.zone;
+	if (c == SC_ELAPSED)
+		return duration(a, an, &da) && duration(b, bn, &db) && da == db;
 	if (c != SC_NODELIST && c != SC_FAILED)
 		return false;
 	if (pm_hostlist_expand(a, an, &x, &nx))
@@ -1165,7 +1188,7 @@ static bool vlists_disagree(const struct vlist *a, const struct vlist *b, char *
 			for (size_t c = 0; c < NAGREE; c++) {
 				const char *x = a->rows[i].v[c], *y = b->rows[j].v[c];
 
-				if (!x || !y || vals_agree(agree_cols[c], x, y))
+				if (val_none(x) || val_none(y) || vals_agree(agree_cols[c], x, y))
 					continue;
 				snprintf(why, wlen, "row %s, %s %s against %s", a->rows[i].id,
 					 scol_names[agree_cols[c]], x, y);
@@ -1237,6 +1260,44 @@ static bool vlist_live(const struct vlist *list)
 	return false;
 }
 
+/* LIST's job row, NULL none. */
+static const struct vrow *vlist_job_row(const struct vlist *list)
+{
+	for (size_t i = 0; i < list->nrows; i++)
+		if (!strcmp(list->rows[i].id, list->job))
+			return &list->rows[i];
+	return NULL;
+}
+
+/* Whether A is the record of an earlier run of the job than B's: A's run ended in a state
+ * Slurm requeues a job from (BOOT_FAIL, NODE_FAIL, PREEMPTED: `scontrol show job` printed
+ * when a node did not boot, before the requeue), at or before B's run started.  Only those
+ * states: a run that ended FAILED or TIMEOUT is not requeued by Slurm, and a listing that
+ * puts a later run after it is not told from one the job wrote. */
+static bool vlist_earlier(const struct vlist *a, const struct vlist *b)
+{
+	static const char *const requeued_from[] = {"BOOT_FAIL", "NODE_FAIL", "PREEMPTED", NULL};
+	const struct vrow *x = vlist_job_row(a), *y = vlist_job_row(b);
+	const char *st, *e, *s;
+	struct pm_in_stamp se, ss;
+	size_t w;
+
+	if (!x || !y)
+		return false;
+	st = x->v[1]; /* agree_cols: State, End, Start */
+	e = x->v[4];
+	s = y->v[3];
+	if (val_none(st) || val_none(e) || val_none(s))
+		return false;
+	w = strcspn(st, " ");
+	for (size_t i = 0; requeued_from[i]; i++)
+		if (pm_in_ieq(st, w, requeued_from[i]))
+			return pm_in_iso(e, strlen(e), &se) == strlen(e) &&
+			       pm_in_iso(s, strlen(s), &ss) == strlen(s) && !se.zone == !ss.zone &&
+			       se.t <= ss.t;
+	return false;
+}
+
 static void vet_refuse(struct pm_file *f, const char *why)
 {
 	f->status = PM_ST_UNREADABLE;
@@ -1245,7 +1306,9 @@ static void vet_refuse(struct pm_file *f, const char *why)
 }
 
 static bool scontrol_job(const struct pm_evidence *ev, const char *buf, size_t len, char *arr,
-			 size_t alen, struct field *key, struct field *raw);
+			 size_t alen, struct field *key, struct field *raw, struct field *v);
+static int scontrol_vlist(const struct pm_evidence *ev, const char *buf, size_t len,
+			  struct vlist *list);
 
 /*
  * Several records of jobs in one folder: sacct listings (the operator's, a copy, a file the
@@ -1293,24 +1356,22 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 		if (pm_file_slurp(f, cap, &buf, &len) < 0)
 			continue; /* recorded in the file's status */
 		if (f->format == PM_FMT_SCONTROL_JOB) {
-			/* scontrol's record: its job only (a snapshot: its state and times may
-			 * differ from accounting's, which pm_parse_scontrol keeps) */
-			struct field key, raw;
-			char arr[48];
+			/* scontrol's record: its job, and its job row as sacct's columns (JobState
+			 * as State, StartTime as Start, ...), vetted against the listings as they
+			 * are against each other */
+			int k;
 
-			if (!scontrol_job(ev, buf, len, arr, sizeof(arr), &key, &raw)) {
-				free(buf);
-				continue;
-			}
 			if (!vlist_add(&ls, nls, i)) {
 				free(buf);
 				goto out;
 			}
-			ls[nls].named = named_by_folder(ev, key, raw);
-			ls[nls].job = dupn(key.s, key.n);
-			ls[nls].raw = dupn(raw.s, raw.n);
+			k = scontrol_vlist(ev, buf, len, &ls[nls]);
 			free(buf);
-			if (!ls[nls++].job || !ls[nls - 1].raw)
+			if (k > 0)
+				nls++;
+			else
+				vlist_free(&ls[nls]);
+			if (k < 0)
 				goto out;
 			continue;
 		}
@@ -1381,12 +1442,20 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 			 * the job's progress alone: the ended one stands, the live one yields */
 			if (vlist_live(&ls[j]) && !vlist_live(&ls[i]))
 				continue;
+			/* so does the record of a run before a requeue, beside the later run's */
+			if (!vlist_live(&ls[i]) && vlist_earlier(&ls[j], &ls[i]))
+				continue;
 			ls[i].refuse = true;
 			if (vlist_live(&ls[i]) && !vlist_live(&ls[j]))
 				snprintf(ls[i].why, sizeof(ls[i].why),
 					 "its record of job %s was taken while the job ran (%s), and "
 					 "%s's says how it ended: no record taken from it",
 					 ls[i].job, why, ev->files[ls[j].file].name);
+			else if (vlist_earlier(&ls[i], &ls[j]))
+				snprintf(ls[i].why, sizeof(ls[i].why),
+					 "its record of job %s is of a run that ended before %s's "
+					 "started (%s): a run before a requeue; no record taken from it",
+					 ls[i].job, ev->files[ls[j].file].name, why);
 			else
 				snprintf(ls[i].why, sizeof(ls[i].why),
 					 "its record of job %s disagrees with %s's (%s): which listing is "
@@ -1423,6 +1492,7 @@ enum skey {
 	SK_RESTARTS,
 	SK_USERID,
 	SK_RUNTIME,
+	SK_HETJOBID,
 	SK__COUNT
 };
 
@@ -1441,6 +1511,7 @@ static const char *const skey_names[SK__COUNT] = {
 	[SK_RESTARTS] = "Restarts",
 	[SK_USERID] = "UserId",
 	[SK_RUNTIME] = "RunTime",
+	[SK_HETJOBID] = "HetJobId",
 };
 
 static bool key_char(char c, bool first)
@@ -1705,11 +1776,10 @@ int pm_parse_scontrol(struct pm_evidence *ev, size_t file, const char *buf, size
 
 /* The job of a `scontrol show job` record (the one scontrol_pick takes): its array task's id
  * A_T, its heterogeneous job's leader (HetJobId=), or its JobId, in KEY (ARR holds it); RAW
- * its JobId.  False when the file gives no record. */
+ * its JobId; V its fields (SK__COUNT of them).  False when the file gives no record. */
 static bool scontrol_job(const struct pm_evidence *ev, const char *buf, size_t len, char *arr,
-			 size_t alen, struct field *key, struct field *raw)
+			 size_t alen, struct field *key, struct field *raw, struct field *v)
 {
-	struct field v[SK__COUNT];
 	char why[200];
 	const char *nl, *h;
 	size_t at, n, k;
@@ -1734,6 +1804,57 @@ static bool scontrol_job(const struct pm_evidence *ev, const char *buf, size_t l
 			*key = (struct field){h, k};
 	}
 	return key->n > 0;
+}
+
+/* LIST (its file set) from the `scontrol show job` record in BUF: its job, its raw id, whether
+ * the folder names it, and its job row under sacct's columns: JobId as JobIDRaw, JobState as
+ * State, ExitCode, StartTime as Start, EndTime as End, RunTime as Elapsed, NodeList, NumNodes
+ * as NNodes where it is one number (a pending job's "1-2" is a request).  NumTasks is the
+ * request, not sacct's job row (empty for a batch job): not compared.  A heterogeneous job's
+ * component (HetJobId=) gives no row: its NodeList is its component's, its row sacct's
+ * "7001+0".  1 when it gives a record, 0 when not, -1 on ENOMEM. */
+static int scontrol_vlist(const struct pm_evidence *ev, const char *buf, size_t len,
+			  struct vlist *list)
+{
+	static const struct {
+		enum scol c;
+		enum skey k;
+	} map[] = {{SC_STATE, SK_STATE},  {SC_EXIT, SK_EXIT},	    {SC_START, SK_START},
+		   {SC_END, SK_END},	  {SC_ELAPSED, SK_RUNTIME}, {SC_NODELIST, SK_NODELIST},
+		   {SC_NNODES, SK_NNODES}};
+	struct field v[SK__COUNT], key, raw;
+	struct vrow *r;
+	char arr[48];
+	size_t k;
+
+	if (!scontrol_job(ev, buf, len, arr, sizeof(arr), &key, &raw, v))
+		return 0;
+	list->named = named_by_folder(ev, key, raw);
+	if (!(list->job = dupn(key.s, key.n)) || !(list->raw = dupn(raw.s, raw.n)))
+		return -1;
+	if (field_set(&v[SK_HETJOBID]))
+		return 1;
+	if (!(list->rows = calloc(1, sizeof(*list->rows))))
+		return -1;
+	list->nrows = 1;
+	r = &list->rows[0];
+	if (!(r->id = dupn(key.s, key.n)) || !(r->v[0] = dupn(raw.s, raw.n))) /* JobIDRaw */
+		return -1;
+	for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++) {
+		struct field f = v[map[m].k];
+		size_t c;
+
+		pm_in_trim(&f.s, &f.n);
+		for (c = 0; c < NAGREE && agree_cols[c] != map[m].c; c++)
+			;
+		if (map[m].c == SC_NNODES)
+			for (k = 0; k < f.n; k++)
+				if (!pm_in_isdigit(f.s[k]))
+					f.n = 0;
+		if (c < NAGREE && field_set(&f) && !(r->v[c] = dupn(f.s, f.n)))
+			return -1;
+	}
+	return 1;
 }
 
 /* ---- /proc/meminfo ---- */

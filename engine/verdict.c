@@ -197,6 +197,9 @@ static bool set_aside(const struct att *a, size_t oi)
 		return false;
 	if (pm_att_other_node(a, o) || (R(a, oi)->hardware && pm_att_other_gpu(a, o)))
 		return true;
+	/* slurmctld's kill on a failed node that Slurm's record gainsays (att_cands.c) */
+	if (pm_att_ctld_node_fail(a, o) < 0)
+		return true;
 	if (pm_att_before_output(a, o)) {
 		for (size_t i = 0; i < a->live; i++)
 			if (!a->c[i].dead && pm_att_cand_holds(&a->c[i], oi))
