@@ -1213,6 +1213,34 @@ static bool snapshot_of_job(const struct att *a, const struct pm_obs *o, double 
 	return !has_collect(a, o->node) && st <= ev->job.end + AFTER_END_S + tol;
 }
 
+/* Whether rule R reads one of the GPU's memory error counts or their marks, which add up
+ * from the driver's load on (ECC error counts, remapped rows, a remap pending or failed,
+ * retired pages pending): an error of any job since counts. */
+static bool memory_error_reading(const struct pm_rule *r)
+{
+	static const char *const pre[] = {"gpu.ecc_", "gpu.remap_", "gpu.retired_pages"};
+
+	for (size_t i = 0; r->has_cond && r->cond.fact && i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(r->cond.fact, pre[i], strlen(pre[i])))
+			return true;
+	return false;
+}
+
+/* See attribute.h.  A snapshot with no date, or a job with no end, keeps its reading, and so
+ * does a state that is not a memory error's count or mark (a lost GPU, a missing one). */
+double pm_att_late_snapshot(const struct att *a, const struct pm_obs *o)
+{
+	size_t fi = 0;
+	double st = 0, end = a->ev->job.end;
+
+	if (o->source != PM_SRC_GPU_STATE || !o->node || end <= 0 ||
+	    !memory_error_reading(&a->rs->rules[o->rule]) ||
+	    !file_fact(a, o->file, -1, "node.gpu_state_time", &fi, &st) || st <= 0 ||
+	    st - a->rs->skew_s <= end || snapshot_of_job(a, o, st))
+		return 0;
+	return st;
+}
+
 /* R's `refines` names C's kind. */
 static bool refines(const struct pm_rule *r, const struct cand *c)
 {
