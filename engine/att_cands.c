@@ -81,6 +81,24 @@ void pm_att_phase_outcome(struct att *a)
 	const char *best = NULL, *said = "";
 	bool anyerr = false, weak = false, task_failed = false;
 
+	if (ev->job.launch_split[0])
+		pm_att_why(a,
+			   "slurmd's line launching the job in %s and the one in %s disagree on "
+			   "its instant or its offset: which of them is slurmd's is not told, so "
+			   "neither says in which zone the accounting record's times are%s",
+			   ev->job.launch_split[0], ev->job.launch_split[1],
+			   ev->job.zone_narrowed ?
+				   "; the job's window is what every offset they and the logs "
+				   "give allows, no wider." :
+				   ".");
+	if (ev->job.launch_set_aside)
+		pm_att_why(a,
+			   "%s holds a line shaped as slurmd's launching the job, but it is a "
+			   "system log by its lines alone (no system log's name, no collector's "
+			   "manifest) beside one that is one by more: the job can write such a "
+			   "line, and it does not say in which zone the accounting record's "
+			   "times are.",
+			   ev->job.launch_set_aside);
 	if (ev->job.zone_by_launch) {
 		int z = ev->job.local_zone < 0 ? -ev->job.local_zone : ev->job.local_zone;
 		int l = ev->job.logs_zone < 0 ? -ev->job.logs_zone : ev->job.logs_zone;
@@ -91,7 +109,7 @@ void pm_att_phase_outcome(struct att *a)
 			   "their lines with.",
 			   ev->job.local_zone < 0 ? '-' : '+', z / 3600, z % 3600 / 60,
 			   ev->job.logs_zone < 0 ? '-' : '+', l / 3600, l % 3600 / 60);
-	} else if (ev->job.local_zone) {
+	} else if (ev->job.local_zone && !ev->job.zone_narrowed) {
 		int z = ev->job.local_zone < 0 ? -ev->job.local_zone : ev->job.local_zone;
 		pm_att_why(a,
 			   "The accounting record's times carry no zone: they are read in "
