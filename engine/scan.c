@@ -170,6 +170,14 @@ struct scan {
 	size_t zprevn;
 	char zhost[64]; /* a syslog's host (zone_host) */
 	size_t zhostn;
+	/* year_walk: a yearless syslog's last stamp, as the instant it is in a leap year (0
+	 * none); the file offsets where its months go back across a New Year ("Dec 31" then
+	 * "Jan  1"), in order; and whether its order goes back otherwise (several hosts' or
+	 * files' lines one after the other), when none of those counts */
+	double ylast;
+	uint64_t *wraps;
+	size_t nwraps, awraps;
+	bool ydisorder;
 	/* a kernel log of several hosts' files one after the other, each under a header of
 	 * head's or tail's ("==> gpu07/dmesg.txt <==", sections): where each header starts, and
 	 * the host its path names (section_node) */
@@ -1771,6 +1779,13 @@ static bool zoned_system_log(const struct pm_file *f)
 	return f->head_zoned && (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG);
 }
 
+/* Whether F is a system's log whose stamps may carry no year (a traditional syslog's, the
+ * journal's short form: year_walk). */
+static bool yearless_log(const struct pm_file *f)
+{
+	return !f->head_zoned && (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG);
+}
+
 /* The length of a forwarder's priority and RFC 5424's version before a line's stamp ("<4>1 "),
  * 0 for none. */
 static size_t priority_len(const char *line, size_t n)
@@ -2128,6 +2143,83 @@ static void host_walk(struct scan *s, const char *buf, size_t len)
 	}
 }
 
+/* Half a year, a day and a month: a yearless stamp that goes back by more than the first is
+ * in the next year (the months went back across a New Year); one that goes back by up to the
+ * second is a line logged a little late (a forwarder's delay); one that goes forward by all
+ * but the third went back across a New Year's Eve (a second host's December after the first
+ * one's January). */
+#define HALF_YEAR_S (183 * 86400.0)
+#define LATE_LINE_S 86400.0
+#define YEAR_BACK_S ((366 - 31) * 86400.0)
+
+/*
+ * Where a yearless syslog's months go back across a New Year (BUF, one chunk of LEN bytes of
+ * whole lines at file offset OFF, CLEANED as on_chunk says): a journal or a syslog kept over
+ * more than a year ("Dec  2 10:12:31" ... "Jan 14 ..." ... "Dec  2 10:00:03") writes each
+ * year's lines after the last year's, and every stamp read in the record's year put last
+ * year's Xid in this year's window (review32 F09).  Each stamp is read in one leap year and
+ * compared with the last: back by more than half a year is a new year begun (its line's
+ * offset kept, year_shift); back by more than a day and less than half a year, or forward
+ * by more than eleven months (back across a New Year's Eve), is a file not in time order,
+ * whose wraps are not told from its parts' (ydisorder: several hosts' or files' lines one
+ * after the other).  A gap of months forward is a quiet log's or an excerpt's.  -1 on ENOMEM.
+ */
+static int year_walk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
+{
+	size_t pos = 0, n, p;
+	double t, d;
+
+	while (pos < len && !s->ydisorder) {
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
+		size_t ls = pos;
+		n = nl ? (size_t)(nl - line) : len - pos;
+		pos += n + 1;
+		p = priority_len(line, n);
+		if (!pm_in_syslog(line + p, n - p, 2000, &t))
+			continue;
+		d = t - s->ylast;
+		if (s->ylast > 0 && (d > YEAR_BACK_S || (d < -LATE_LINE_S && d >= -HALF_YEAR_S))) {
+			s->ydisorder = true;
+			break;
+		}
+		if (s->ylast > 0 && d < -HALF_YEAR_S) {
+			if (s->nwraps == s->awraps &&
+			    pm_grow((void **)&s->wraps, &s->awraps, sizeof(*s->wraps)) < 0)
+				return -1;
+			s->wraps[s->nwraps++] = off + (cleaned ? chunk_offset(s, ls) : ls);
+		}
+		if (d > 0 || s->ylast <= 0 || d < -HALF_YEAR_S)
+			s->ylast = t;
+	}
+	return 0;
+}
+
+/*
+ * Once a file is read: each observation of it stamped without a year before a New Year its
+ * order shows (year_walk) is of the year before, once for each such New Year after it; the
+ * last stretch keeps the year line_time read it in (the record's, or its rotated name's).  A
+ * file not in time order keeps every stamp in that year.  From NOBS0, the file's first.
+ */
+static void year_shift(struct scan *s, size_t nobs0)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+
+	for (size_t k = nobs0; s->nwraps && !s->ydisorder && k < s->ev->nobs; k++) {
+		struct pm_obs *o = &s->ev->obs[k];
+		size_t w = 0, n, p;
+		double t;
+
+		if (o->file != s->file || !o->has_time || !o->raw)
+			continue;
+		while (w < s->nwraps && s->wraps[s->nwraps - 1 - w] > o->offset)
+			w++;
+		n = strlen(o->raw);
+		p = priority_len(o->raw, n);
+		if (w && pm_in_syslog(o->raw + p, n - p, f->tctx.year - (int)w, &t))
+			o->event_time = t;
+	}
+}
+
 static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 {
 	struct scan *s = arg;
@@ -2147,6 +2239,8 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 		len = s->nclean;
 	}
 	if (zoned_system_log(&s->ev->files[s->file]) && zone_walk(s, buf, len) < 0)
+		return -1;
+	if (yearless_log(&s->ev->files[s->file]) && year_walk(s, buf, len, off, cleaned) < 0)
 		return -1;
 	host_walk(s, buf, len);
 	if (pm_trust_mask(s->ev, &s->ev->files[s->file], buf, len, &masked) < 0)
@@ -3025,6 +3119,7 @@ static void free_names(char **v, size_t n)
 
 static void scan_free(struct scan *s)
 {
+	free(s->wraps);
 	free(s->tab);
 	free(s->hits);
 	free(s->rtab);
@@ -3066,11 +3161,16 @@ static int scan_file(struct scan *s, size_t i)
 {
 	const struct pm_ruleset *rs = s->rs;
 	struct pm_file *f = &s->ev->files[i];
+	size_t nobs0;
 	int frc;
 
 	s->file = i;
 	s->ntail[0] = s->ntail[1] = 0; /* the chunk before is another file's */
 	s->ztl = s->zprevn = s->zhostn = 0;
+	s->ylast = 0;
+	s->nwraps = 0;
+	s->ydisorder = false;
+	nobs0 = s->ev->nobs;
 	s->sectioned = s->sect_known = false;
 	s->nsect = 0;
 	for (unsigned k = 0; k < f->nshosts; k++)
@@ -3101,6 +3201,7 @@ static int scan_file(struct scan *s, size_t i)
 	s->daemon = false;
 	pm_hs_close(s->stream);
 	s->stream = NULL;
+	year_shift(s, nobs0);
 	/* the file's sections are its own: a reading recorded later (a GPU state's condition)
 	 * is placed by nothing of them */
 	s->sectioned = s->sect_known = false;
