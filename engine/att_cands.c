@@ -81,6 +81,24 @@ void pm_att_phase_outcome(struct att *a)
 	const char *best = NULL, *said = "";
 	bool anyerr = false, weak = false, task_failed = false;
 
+	if (ev->job.launch_split[0])
+		pm_att_why(a,
+			   "slurmd's line launching the job in %s and the one in %s disagree on "
+			   "its instant or its offset: which of them is slurmd's is not told, so "
+			   "neither says in which zone the accounting record's times are%s",
+			   ev->job.launch_split[0], ev->job.launch_split[1],
+			   ev->job.zone_narrowed ?
+				   "; the job's window is what every offset they and the logs "
+				   "give allows, no wider." :
+				   ".");
+	if (ev->job.launch_set_aside)
+		pm_att_why(a,
+			   "%s holds a line shaped as slurmd's launching the job, but it is a "
+			   "system log by its lines alone (no system log's name, no collector's "
+			   "manifest) beside one that is one by more: the job can write such a "
+			   "line, and it does not say in which zone the accounting record's "
+			   "times are.",
+			   ev->job.launch_set_aside);
 	if (ev->job.zone_by_launch) {
 		int z = ev->job.local_zone < 0 ? -ev->job.local_zone : ev->job.local_zone;
 		int l = ev->job.logs_zone < 0 ? -ev->job.logs_zone : ev->job.logs_zone;
@@ -91,7 +109,7 @@ void pm_att_phase_outcome(struct att *a)
 			   "their lines with.",
 			   ev->job.local_zone < 0 ? '-' : '+', z / 3600, z % 3600 / 60,
 			   ev->job.logs_zone < 0 ? '-' : '+', l / 3600, l % 3600 / 60);
-	} else if (ev->job.local_zone) {
+	} else if (ev->job.local_zone && !ev->job.zone_narrowed) {
 		int z = ev->job.local_zone < 0 ? -ev->job.local_zone : ev->job.local_zone;
 		pm_att_why(a,
 			   "The accounting record's times carry no zone: they are read in "
@@ -1267,6 +1285,34 @@ static bool snapshot_of_job(const struct att *a, const struct pm_obs *o, double 
 			return true;
 	}
 	return !has_collect(a, o->node) && st <= ev->job.end + AFTER_END_S + tol;
+}
+
+/* Whether rule R reads one of the GPU's memory error counts or their marks, which add up
+ * from the driver's load on (ECC error counts, remapped rows, a remap pending or failed,
+ * retired pages pending): an error of any job since counts. */
+static bool memory_error_reading(const struct pm_rule *r)
+{
+	static const char *const pre[] = {"gpu.ecc_", "gpu.remap_", "gpu.retired_pages"};
+
+	for (size_t i = 0; r->has_cond && r->cond.fact && i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(r->cond.fact, pre[i], strlen(pre[i])))
+			return true;
+	return false;
+}
+
+/* See attribute.h.  A snapshot with no date, or a job with no end, keeps its reading, and so
+ * does a state that is not a memory error's count or mark (a lost GPU, a missing one). */
+double pm_att_late_snapshot(const struct att *a, const struct pm_obs *o)
+{
+	size_t fi = 0;
+	double st = 0, end = a->ev->job.end;
+
+	if (o->source != PM_SRC_GPU_STATE || !o->node || end <= 0 ||
+	    !memory_error_reading(&a->rs->rules[o->rule]) ||
+	    !file_fact(a, o->file, -1, "node.gpu_state_time", &fi, &st) || st <= 0 ||
+	    st - a->rs->skew_s <= end || snapshot_of_job(a, o, st))
+		return 0;
+	return st;
 }
 
 /* R's `refines` names C's kind. */

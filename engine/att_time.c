@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "attribute.h"
 
@@ -292,7 +293,8 @@ bool pm_att_open_side(const struct att *a, const struct cand *c)
 }
 
 /* This job's own ranks on C's node failed in a way an event there explains: a hardware
- * symptom (a CUDA error naming the GPU's fault) or a failure at launch, within the job.  A
+ * symptom (a CUDA error naming the GPU's fault) or a failure at launch, within the job (a
+ * state nvidia-smi read well after the job is none: pm_att_late_snapshot).  A
  * line of the job's output does not say so where the plugin's records show every task on
  * that node ending cleanly while a task elsewhere failed (TRUST.md, "The job's output"). */
 static bool stale_explained(const struct att *a, const struct cand *c)
@@ -307,7 +309,8 @@ static bool stale_explained(const struct att *a, const struct cand *c)
 		if ((c->node[0] ? !o->node || strcmp(o->node, c->node) : o->node != NULL) ||
 		    (o->trusted &&
 		     (((!o->has_time || pm_att_no_window(a)) && o->source == PM_SRC_KERNEL_LOG) ||
-		      r->counter || pm_att_obs_window(a, o, true) != WIN_IN)) ||
+		      r->counter || pm_att_obs_window(a, o, true) != WIN_IN ||
+		      pm_att_late_snapshot(a, o) > 0)) ||
 		    (!o->trusted && clean))
 			continue;
 		if ((r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION) &&
@@ -337,6 +340,17 @@ static bool counted(const struct att *a, const struct cand *c)
 	return false;
 }
 
+/* T, a snapshot's date as its node's clock wrote it (read as UTC), in BUF. */
+static const char *snap_date(double t, char *buf, size_t n)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, n, "%.0f", t);
+	return buf;
+}
+
 /*
  * Time bounds evidence: an event stamped before the job began (within job_window_grace_s)
  * is what the node went through before this job, reported with its age.  It leads only
@@ -349,7 +363,7 @@ void pm_att_phase_stale(struct att *a)
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
 		const struct pm_obs *o;
-		char what[200];
+		char what[200], date[32];
 
 		if (c->dead || !c->nev || c->lead != LEAD_RULE)
 			continue;
@@ -365,6 +379,17 @@ void pm_att_phase_stale(struct att *a)
 			c->explained = (c->node[0] || pm_att_no_window(a)) &&
 				       (c->pidlink > 0 || stale_explained(a, c));
 			c->fallback = !c->explained;
+			if (c->explained && pm_att_late_only(c))
+				pm_att_why(
+					a,
+					"%s: nvidia-smi on %s was taken at %s, %.0f s after the "
+					"job's end and past its teardown, so it does not date the "
+					"fault within the job; this job's ranks there failed in a "
+					"way it explains: a hypothesis, its node's exclusion only "
+					"offered.",
+					what, c->node[0] ? c->node : "its node",
+					snap_date(c->late_snap, date, sizeof(date)),
+					c->late_snap - a->ev->job.end);
 			if (c->fallback && cand_before_output(a, c)) {
 				/* the job's output dates its own lines after it: the job was
 				 * running, and an earlier event there explains nothing of it */
@@ -398,6 +423,18 @@ void pm_att_phase_stale(struct att *a)
 						"origin by itself; nothing this job's ranks did there "
 						"shows a failure it explains.",
 						c->node[0] ? c->node : "A node", what);
+				else if (pm_att_late_only(c))
+					pm_att_why(
+						a,
+						"%s: nvidia-smi on %s was taken at %s, %.0f s after the "
+						"job's end and past its teardown: what its counters "
+						"and states show may have come after the job (a later "
+						"job's), not within it: context, not this job's origin "
+						"by itself; nothing this job's ranks did there shows a "
+						"failure it explains.",
+						what, c->node[0] ? c->node : "its node",
+						snap_date(c->late_snap, date, sizeof(date)),
+						c->late_snap - a->ev->job.end);
 				else if (counted(a, c) && c->tpre)
 					pm_att_why(
 						a,

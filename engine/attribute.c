@@ -226,6 +226,7 @@ int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 	const struct pm_obs *o = &a->ev->obs[oi];
 	const struct pm_rule *r = &a->rs->rules[o->rule];
 	bool pre = obs_before(a, o);
+	double late;
 	int gpu;
 	const char *pci, *rpci;
 
@@ -251,8 +252,14 @@ int pm_att_cand_add(const struct att *a, struct cand *c, size_t oi)
 	if (r->launch)
 		c->launch = true;
 	/* read at collection: a state, not an old line; but a count with no baseline (since the
-	 * driver loaded) says an error happened, not when: undated */
-	if ((r->has_cond || o->source == PM_SRC_GPU_STATE) && !r->counter)
+	 * driver loaded) says an error happened, not when: undated.  So is any reading of a
+	 * snapshot taken well after the job (a hand-run nvidia-smi -q hours later): its counts
+	 * and states may come from a later job, and a GPU fault it shows is not dated within
+	 * this one (pm_att_late_snapshot; trust-nvsmi-q-snapshot-hours-after-end) */
+	late = pm_att_late_snapshot(a, o);
+	if (late > c->late_snap)
+		c->late_snap = late;
+	if ((r->has_cond || o->source == PM_SRC_GPU_STATE) && !r->counter && !late)
 		c->current = true;
 	if (o->rank >= 0 && pm_att_cand_addrank(c, o->rank) < 0)
 		return -1;

@@ -47,7 +47,9 @@ struct cand {
 	char summary[256];
 	size_t sumobs; /* the observation SUMMARY was made from, plus one; 0: a phase's own words */
 	bool corroborated;
-	bool current; /* a state read at collection (nvidia-smi): now, not undated */
+	bool current;	  /* a state read at collection (nvidia-smi): now, not undated */
+	double late_snap; /* the date of an nvidia-smi snapshot of its evidence taken past the
+			   * job's teardown (pm_att_late_snapshot): no state of the job's time */
 	bool all_ranks;
 	bool launch;
 	bool dead;     /* merged into another */
@@ -358,6 +360,18 @@ bool pm_att_other_gpu(const struct att *a, const struct pm_obs *o);
 /* Whether O, a trusted line, names a GPU a task of the job on its node lists (the plugin's
  * records, by the node's index or Minor Number, or a cgroup's view of the job's own). */
 bool pm_att_job_gpu(const struct att *a, const struct pm_obs *o);
+/* The date of the nvidia-smi snapshot O (a GPU's memory error count or mark: ECC, remapped
+ * rows, retired pages) was read from where it was taken after the job's teardown and is not
+ * the job's collector's (past KillWait, UnkillableStepTimeout and the collector's deadline
+ * after the job's end, or outside the node's collector's run): what it counts may come from
+ * after the job.  0 otherwise. */
+double pm_att_late_snapshot(const struct att *a, const struct pm_obs *o);
+/* C's hardware evidence is only such a late snapshot's reading: no dated line, no state of the
+ * job's time.  It leads at most at hypothesis, its node's exclusion only offered. */
+static inline bool pm_att_late_only(const struct cand *c)
+{
+	return c->late_snap > 0 && !c->has_t && !c->current;
+}
 /* A folder with no accounting record, task record or bundle: the job's time is not known
  * (att_time.c). */
 bool pm_att_no_window(const struct att *a);

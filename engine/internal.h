@@ -133,6 +133,13 @@ struct pm_jobinfo {
 	 * start in, not the logs' (scan.c, record_zone_launch): LOGS_ZONE the one it replaced */
 	bool zone_by_launch;
 	int logs_zone;
+	/* slurmd's lines launching the job that were not counted (record_zone_launch): two
+	 * files' that disagree on the instant or the offset (LAUNCH_SPLIT, the files' names,
+	 * neither decides), and one of a file that is a system log by its lines alone beside
+	 * one that is so by more (LAUNCH_SET_ASIDE, its name) */
+	const char *launch_split[2];
+	const char *launch_set_aside;
+	bool zone_narrowed; /* ... and START, END narrowed to what every offset allows */
 	/* START or END was the other less the run time (Elapsed): ELAPSED, seconds; the
 	 * derived one follows the other when the record's zone is refined */
 	double elapsed;
@@ -290,6 +297,7 @@ struct pm_file {
 	/* the earliest instant its zoned lines show slurmd launching the record's job ("slurmd[2106]:
 	 * slurmd: Launching batch job 5515001 ..."); 0 none (scan.c, zone_walk) */
 	double launch_at;
+	int launch_zone; /* ... the offset that line carries */
 	int head_year;	 /* the year of the first line of its head stamped with a whole date
 			* (2026-11-30T..., [Mon Nov 30 ... 2026]); 0 none (sniff_head) */
 	bool head_zoned; /* a line of its head starts with an ISO stamp with an offset ("Z" too) */

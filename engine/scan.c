@@ -170,6 +170,14 @@ struct scan {
 	size_t zprevn;
 	char zhost[64]; /* a syslog's host (zone_host) */
 	size_t zhostn;
+	/* year_walk: a yearless syslog's last stamp, as the instant it is in a leap year (0
+	 * none); the file offsets where its months go back across a New Year ("Dec 31" then
+	 * "Jan  1"), in order; and whether its order goes back otherwise (several hosts' or
+	 * files' lines one after the other), when none of those counts */
+	double ylast;
+	uint64_t *wraps;
+	size_t nwraps, awraps;
+	bool ydisorder;
 	/* a kernel log of several hosts' files one after the other, each under a header of
 	 * head's or tail's ("==> gpu07/dmesg.txt <==", sections): where each header starts, and
 	 * the host its path names (section_node) */
@@ -1771,6 +1779,13 @@ static bool zoned_system_log(const struct pm_file *f)
 	return f->head_zoned && (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG);
 }
 
+/* Whether F is a system's log whose stamps may carry no year (a traditional syslog's, the
+ * journal's short form: year_walk). */
+static bool yearless_log(const struct pm_file *f)
+{
+	return !f->head_zoned && (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG);
+}
+
 /* The length of a forwarder's priority and RFC 5424's version before a line's stamp ("<4>1 "),
  * 0 for none. */
 static size_t priority_len(const char *line, size_t n)
@@ -1941,8 +1956,10 @@ static int zone_walk(struct scan *s, const char *buf, size_t len)
 		if (!(tl = zone_token(line, n, &tok)))
 			continue;
 		if (launch_line(s->ev, line, n) && iso_zone(line, n, &t, &z) &&
-		    (f->launch_at <= 0 || t < f->launch_at))
+		    (f->launch_at <= 0 || t < f->launch_at)) {
 			f->launch_at = t;
+			f->launch_zone = z;
+		}
 		if (f->format == PM_FMT_SYSLOG && zone_host(s, tok + tl, line + n) < 0)
 			return -1;
 		if (f->zmixed)
@@ -2126,6 +2143,83 @@ static void host_walk(struct scan *s, const char *buf, size_t len)
 	}
 }
 
+/* Half a year, a day and a month: a yearless stamp that goes back by more than the first is
+ * in the next year (the months went back across a New Year); one that goes back by up to the
+ * second is a line logged a little late (a forwarder's delay); one that goes forward by all
+ * but the third went back across a New Year's Eve (a second host's December after the first
+ * one's January). */
+#define HALF_YEAR_S (183 * 86400.0)
+#define LATE_LINE_S 86400.0
+#define YEAR_BACK_S ((366 - 31) * 86400.0)
+
+/*
+ * Where a yearless syslog's months go back across a New Year (BUF, one chunk of LEN bytes of
+ * whole lines at file offset OFF, CLEANED as on_chunk says): a journal or a syslog kept over
+ * more than a year ("Dec  2 10:12:31" ... "Jan 14 ..." ... "Dec  2 10:00:03") writes each
+ * year's lines after the last year's, and every stamp read in the record's year put last
+ * year's Xid in this year's window (review32 F09).  Each stamp is read in one leap year and
+ * compared with the last: back by more than half a year is a new year begun (its line's
+ * offset kept, year_shift); back by more than a day and less than half a year, or forward
+ * by more than eleven months (back across a New Year's Eve), is a file not in time order,
+ * whose wraps are not told from its parts' (ydisorder: several hosts' or files' lines one
+ * after the other).  A gap of months forward is a quiet log's or an excerpt's.  -1 on ENOMEM.
+ */
+static int year_walk(struct scan *s, const char *buf, size_t len, uint64_t off, bool cleaned)
+{
+	size_t pos = 0, n, p;
+	double t, d;
+
+	while (pos < len && !s->ydisorder) {
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
+		size_t ls = pos;
+		n = nl ? (size_t)(nl - line) : len - pos;
+		pos += n + 1;
+		p = priority_len(line, n);
+		if (!pm_in_syslog(line + p, n - p, 2000, &t))
+			continue;
+		d = t - s->ylast;
+		if (s->ylast > 0 && (d > YEAR_BACK_S || (d < -LATE_LINE_S && d >= -HALF_YEAR_S))) {
+			s->ydisorder = true;
+			break;
+		}
+		if (s->ylast > 0 && d < -HALF_YEAR_S) {
+			if (s->nwraps == s->awraps &&
+			    pm_grow((void **)&s->wraps, &s->awraps, sizeof(*s->wraps)) < 0)
+				return -1;
+			s->wraps[s->nwraps++] = off + (cleaned ? chunk_offset(s, ls) : ls);
+		}
+		if (d > 0 || s->ylast <= 0 || d < -HALF_YEAR_S)
+			s->ylast = t;
+	}
+	return 0;
+}
+
+/*
+ * Once a file is read: each observation of it stamped without a year before a New Year its
+ * order shows (year_walk) is of the year before, once for each such New Year after it; the
+ * last stretch keeps the year line_time read it in (the record's, or its rotated name's).  A
+ * file not in time order keeps every stamp in that year.  From NOBS0, the file's first.
+ */
+static void year_shift(struct scan *s, size_t nobs0)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+
+	for (size_t k = nobs0; s->nwraps && !s->ydisorder && k < s->ev->nobs; k++) {
+		struct pm_obs *o = &s->ev->obs[k];
+		size_t w = 0, n, p;
+		double t;
+
+		if (o->file != s->file || !o->has_time || !o->raw)
+			continue;
+		while (w < s->nwraps && s->wraps[s->nwraps - 1 - w] > o->offset)
+			w++;
+		n = strlen(o->raw);
+		p = priority_len(o->raw, n);
+		if (w && pm_in_syslog(o->raw + p, n - p, f->tctx.year - (int)w, &t))
+			o->event_time = t;
+	}
+}
+
 static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 {
 	struct scan *s = arg;
@@ -2145,6 +2239,8 @@ static int on_chunk(void *arg, const char *buf, size_t len, uint64_t off)
 		len = s->nclean;
 	}
 	if (zoned_system_log(&s->ev->files[s->file]) && zone_walk(s, buf, len) < 0)
+		return -1;
+	if (yearless_log(&s->ev->files[s->file]) && year_walk(s, buf, len, off, cleaned) < 0)
 		return -1;
 	host_walk(s, buf, len);
 	if (pm_trust_mask(s->ev, &s->ev->files[s->file], buf, len, &masked) < 0)
@@ -3023,6 +3119,7 @@ static void free_names(char **v, size_t n)
 
 static void scan_free(struct scan *s)
 {
+	free(s->wraps);
 	free(s->tab);
 	free(s->hits);
 	free(s->rtab);
@@ -3064,11 +3161,16 @@ static int scan_file(struct scan *s, size_t i)
 {
 	const struct pm_ruleset *rs = s->rs;
 	struct pm_file *f = &s->ev->files[i];
+	size_t nobs0;
 	int frc;
 
 	s->file = i;
 	s->ntail[0] = s->ntail[1] = 0; /* the chunk before is another file's */
 	s->ztl = s->zprevn = s->zhostn = 0;
+	s->ylast = 0;
+	s->nwraps = 0;
+	s->ydisorder = false;
+	nobs0 = s->ev->nobs;
 	s->sectioned = s->sect_known = false;
 	s->nsect = 0;
 	for (unsigned k = 0; k < f->nshosts; k++)
@@ -3081,6 +3183,7 @@ static int scan_file(struct scan *s, size_t i)
 	f->nzchg = 0;
 	f->zmixed = false;
 	f->launch_at = 0;
+	f->launch_zone = 0;
 	f->nlhosts = 0;
 	f->lhosts_more = false;
 	s->db = rs->db							   ? rs->db :
@@ -3098,6 +3201,7 @@ static int scan_file(struct scan *s, size_t i)
 	s->daemon = false;
 	pm_hs_close(s->stream);
 	s->stream = NULL;
+	year_shift(s, nobs0);
 	/* the file's sections are its own: a reading recorded later (a GPU state's condition)
 	 * is placed by nothing of them */
 	s->sectioned = s->sect_known = false;
@@ -3870,6 +3974,35 @@ static int set_aside_other_jobs(struct pm_evidence *ev)
 }
 
 /*
+ * Whether F is a system log by more than its lines' words: a collector's member of a kind its
+ * manifest gives, or a file whose name names a system log's source as one of its words
+ * ("gq07-syslog", "messages-20261203", "kern.log", "slurmd.log").  A file the job wrote into
+ * its own folder ("env.log") can hold lines of any shape, an ISO syslog's with slurmd's tag
+ * included; an operator's capture named for its node alone ("gq07.log") is told from such a
+ * file by nothing either (record_in_local_zone, record_zone_launch).
+ */
+static bool told_system_log(const struct pm_file *f)
+{
+	static const char *const sys[] = {"dmesg",    "kern",	 "kernel", "syslog",
+					  "messages", "journal", "slurmd", "journalctl"};
+
+	return zoned_system_log(f) &&
+	       (f->kind_given ||
+		pm_in_has_word(f->name, strlen(f->name), sys, sizeof(sys) / sizeof(sys[0])));
+}
+
+/* Whether some zoned system log of EV that can be read is told (told_system_log): then only
+ * such logs speak for the nodes' offset and for slurmd's launching line. */
+static bool any_told(const struct pm_evidence *ev)
+{
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if ((ev->files[i].status == PM_ST_OK || ev->files[i].status == PM_ST_TRUNCATED) &&
+		    told_system_log(&ev->files[i]))
+			return true;
+	return false;
+}
+
+/*
  * Slurm writes the record's times in the cluster's local time, without a zone; they were read
  * as UTC (parse_sched.c).  Where the node's own logs stamp their lines with an offset (dmesg
  * --time-format iso, an RFC 3339 syslog), that is the local zone: the record's start and end
@@ -3882,9 +4015,11 @@ static void record_in_local_zone(struct pm_evidence *ev)
 {
 	int zone[8], count[8], best = -1;
 	size_t nz = 0, k;
+	bool told;
 
 	if (!ev->job.local_times || (ev->job.start <= 0 && ev->job.end <= 0))
 		return;
+	told = any_told(ev);
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		const struct pm_file *f = &ev->files[i];
 		if ((f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED) ||
@@ -3894,7 +4029,10 @@ static void record_in_local_zone(struct pm_evidence *ev)
 		 * is: moving the record would set that log hours off instead */
 		if (f->head_zoneless)
 			return;
-		if (!f->head_zoned)
+		/* beside a log that is one by its name or its collector, a file that is one by
+		 * its lines alone does not speak for the nodes' offset: a job's env.log of
+		 * ISO lines in +02:00 outvoted the node's syslog in +01:00 (review32 F06) */
+		if (!f->head_zoned || (told && !told_system_log(f)))
 			continue;
 		for (k = 0; k < nz && zone[k] != f->head_zone; k++)
 			;
@@ -3959,6 +4097,63 @@ static void zones_at(const struct pm_file *f, double t, int *lo, int *hi, bool *
 	}
 }
 
+/* Whether slurmd's lines launching the job in F and G disagree on the instant (beyond a
+ * stamp's rounding) or on the offset they carry. */
+static bool launch_differ(const struct pm_file *f, const struct pm_file *g)
+{
+	return fabs(f->launch_at - g->launch_at) > 1 || f->launch_zone != g->launch_zone;
+}
+
+/* The offset slurmd's line launching the job at LAUNCH puts the record's start in, as
+ * record_zone_launch reads it, into *Z: false where it puts it in none. */
+static bool launch_zone_of(const struct pm_evidence *ev, double launch, bool told, int *z)
+{
+	double start = ev->job.start + ev->job.local_zone, q;
+	bool seen;
+
+	q = round((start - launch) / 900.0) * 900.0;
+	if (fabs(start - q - launch) > 300)
+		return false;
+	seen = q == 0;
+	for (size_t i = 0; !seen && i < ev->nfiles; i++)
+		seen = (told ? told_system_log(&ev->files[i]) : zoned_system_log(&ev->files[i])) &&
+		       ev->files[i].head_zone == (int)q;
+	*z = (int)q;
+	return seen;
+}
+
+/*
+ * Counted files whose lines launching the job disagree (record_zone_launch): the record is
+ * read on the safe side, in the window every offset they and the logs' heads give allows, the
+ * start the latest instant and the end the earliest (a window an hour off holds the kernel's
+ * lines of the hour before the job: an earlier job's Xid), down to none at all.
+ */
+static void launch_split_window(struct pm_evidence *ev, bool told)
+{
+	int lo = ev->job.local_zone, hi = lo, z;
+	double start, end;
+
+	if (!ev->job.zone_read || ev->job.start <= 0 || ev->job.start_derived ||
+	    ev->job.end_derived)
+		return;
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		const struct pm_file *f = &ev->files[i];
+		if ((f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED) || f->launch_at <= 0 ||
+		    (told && !told_system_log(f)) || !launch_zone_of(ev, f->launch_at, told, &z))
+			continue;
+		lo = z < lo ? z : lo;
+		hi = z > hi ? z : hi;
+	}
+	if (lo == hi)
+		return;
+	start = ev->job.start + ev->job.local_zone - lo;
+	end = ev->job.end > 0 ? ev->job.end + ev->job.local_zone - hi : 0;
+	ev->job.start = start;
+	ev->job.end = end > 0 && end < start ? start : end;
+	ev->job.local_zone = lo;
+	ev->job.zone_narrowed = true;
+}
+
 /*
  * The record's start checked against slurmd's own line launching the job in a zoned log of
  * the folder (zone_walk; the earliest, which comes before anything the job could log): the
@@ -3967,19 +4162,44 @@ static void zones_at(const struct pm_file *f, double t, int *lo, int *hi, bool *
  * zone than the nodes log in (sacct run with TZ=UTC beside logs in +01:00), and read in the
  * logs' offset it moved a kernel line of before the job into its window
  * (trust-syslog-offset-record-printed-in-utc).  After record_zone_refine: the offset
- * compared is the one in force at the start.
+ * compared is the one in force at the start.  Where the folder has a log that is one by more
+ * than its lines (told_system_log), only such a log's line counts; two counted files whose
+ * lines disagree decide nothing (trust-launch-line-forged-in-job-file: a job's env.log with
+ * slurmd's line an hour earlier in +02:00 moved the record onto an earlier job's Xid).
  */
 static void record_zone_launch(struct pm_evidence *ev)
 {
 	double launch = 0, start, z;
-	bool seen;
+	const struct pm_file *by = NULL, *aside = NULL;
+	bool seen, told = any_told(ev);
 
 	for (size_t i = 0; i < ev->nfiles; i++) {
 		const struct pm_file *f = &ev->files[i];
-		if ((f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED) && f->launch_at > 0 &&
-		    (launch <= 0 || f->launch_at < launch))
+		if ((f->status != PM_ST_OK && f->status != PM_ST_TRUNCATED) || f->launch_at <= 0)
+			continue;
+		/* only a file that is a system log by more than its lines, where the folder
+		 * has one: a job's own file can hold slurmd's line in any offset it likes */
+		if (told && !told_system_log(f)) {
+			if (!aside)
+				aside = f;
+			continue;
+		}
+		/* two files' lines that disagree on the instant (beyond a stamp's rounding) or
+		 * the offset: which of them is slurmd's is not told, and neither decides (the
+		 * record is read as if none were there; review32 F06) */
+		if (by && launch_differ(f, by)) {
+			ev->job.launch_split[0] = by->name;
+			ev->job.launch_split[1] = f->name;
+			launch_split_window(ev, told);
+			return;
+		}
+		if (!by || f->launch_at < launch) {
 			launch = f->launch_at;
+			by = f;
+		}
 	}
+	if (aside && (!by || launch_differ(aside, by)))
+		ev->job.launch_set_aside = aside->name;
 	if (!ev->job.zone_read || launch <= 0 || ev->job.start <= 0 || ev->job.start_derived)
 		return;
 	start = ev->job.start + ev->job.local_zone; /* the record's own figure again */
@@ -3991,7 +4211,8 @@ static void record_zone_launch(struct pm_evidence *ev)
 	 * no odd amount (TRUST.md) */
 	seen = z == 0;
 	for (size_t i = 0; !seen && i < ev->nfiles; i++)
-		seen = zoned_system_log(&ev->files[i]) && ev->files[i].head_zone == (int)z;
+		seen = (told ? told_system_log(&ev->files[i]) : zoned_system_log(&ev->files[i])) &&
+		       ev->files[i].head_zone == (int)z;
 	if (!seen)
 		return;
 	ev->job.logs_zone = ev->job.local_zone;

@@ -616,7 +616,8 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 				     nodes),
 			dec, nodes);
 	}
-	if ((c->fallback || pm_att_node_guessed(a, c) || c->user_record || !nodes[0]) &&
+	if ((c->fallback || pm_att_node_guessed(a, c) || c->user_record || pm_att_late_only(c) ||
+	     !nodes[0]) &&
 	    c->hardware) {
 		/* a hardware lead on evidence that cannot blame a node (the job's own output, an
 		 * event from before the job, a node only the folder's words name, a node failure
