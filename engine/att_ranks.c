@@ -353,6 +353,106 @@ static bool steps_may_split(const struct att *a, int rank)
 	return false;
 }
 
+/* Whether hosts X and Y are one job node (as the record spells it) or one name. */
+static bool one_node(const struct att *a, const char *x, const char *y)
+{
+	const char *jx = pm_att_job_node(a, x), *jy = pm_att_job_node(a, y);
+
+	return !strcasecmp(jx ? jx : x, jy ? jy : y);
+}
+
+/* Whether T's records (any step's, where steps put it on several nodes: TSPLIT) place its
+ * rank on NODE. */
+static bool task_on(const struct att *a, const struct pm_task *t, const char *node)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	if (t->node && one_node(a, t->node, node))
+		return true;
+	for (size_t i = 0; i < ev->ntsplit; i++)
+		if (ev->tsplit[i].rank == t->rank && one_node(a, ev->tsplit[i].node, node))
+			return true;
+	return false;
+}
+
+/*
+ * The rank map's and task exits' records in a hand-gathered folder are read by what their
+ * lines look like (sniff.c): "postmortem.rankmap/1" is text the job can write into its
+ * folder as well as the plugin into its spool, and the srun report beside them shares the
+ * job's stderr.  Where a record outside a collector's bundle (LOOSE) puts a task on one node
+ * and srun's own line for that task number (SR, N of them) puts it on another, no step's
+ * record placing it there, two sources the job may have written disagree on where one task
+ * ran: neither decides.  The rank joins AMB (no node, from these or any other source), its
+ * records' node is dropped, and `why` names the conflict (review32 F03: a planted rank map
+ * moved rank 0's error from srun's gq07 to gq08, whose exclusion it advised).  A bundle's
+ * records are the plugin's, root's, and stand over srun's line, as before.
+ */
+static int rankmap_gainsaid(struct att *a, const struct placed *sr, size_t nsr, size_t *al)
+{
+	struct pm_evidence *ev = a->ev;
+	const struct placed **p = NULL;
+	size_t nloose = 0, nconf = 0;
+	char first[300] = "";
+	const char *file = NULL;
+	int rc = -1;
+
+	for (size_t i = 0; i < ev->ntasks; i++)
+		nloose += ev->tasks[i].loose && ev->tasks[i].node;
+	if (!nloose || !nsr)
+		return 0;
+	if (!(p = malloc(nsr * sizeof(*p))))
+		return -1;
+	for (size_t i = 0; i < nsr; i++)
+		p[i] = &sr[i];
+	if (nsr > 1)
+		pm_sort(p, nsr, sizeof(*p), cmpplaced);
+	for (size_t i = 0; i < ev->ntasks; i++) {
+		struct pm_task *t = &ev->tasks[i];
+		size_t lo = 0, hi = nsr;
+		bool conflict = false;
+
+		if (!t->loose || !t->node)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (p[mid]->rank < t->rank)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < nsr && p[k]->rank == t->rank; k++)
+			if (!task_on(a, t, p[k]->node)) {
+				conflict = true;
+				if (!nconf && !first[0]) {
+					snprintf(first, sizeof(first),
+						 "put rank %d on %s, and srun's task line (in the "
+						 "job's stderr) puts task %d on %s",
+						 t->rank, t->node, t->rank, p[k]->node);
+					file = t->file < ev->nfiles ? ev->files[t->file].name :
+								      NULL;
+				}
+			}
+		if (!conflict)
+			continue;
+		nconf++;
+		free(t->node);
+		free(t->gpus);
+		t->node = t->gpus = NULL;
+		if (pm_rankset_push(&a->amb, &a->namb, al, t->rank) < 0)
+			goto out;
+	}
+	if (nconf)
+		pm_att_why(a,
+			   "The rank map's records in %s, outside any collector's bundle (text the "
+			   "job can write), %s: neither decides where it ran, and its node is "
+			   "unknown (%zu task(s) so).",
+			   file ? file : "the folder", first, nconf);
+	rc = 0;
+out:
+	free(p);
+	return rc;
+}
+
 /*
  * rank -> node, from every source that places ranks, the first that knows a rank winning:
  * the plugin's rank map, then Slurm's task lines (srun_tasks), then the scanner's prefixes
@@ -401,7 +501,7 @@ static int place_ranks(struct att *a)
 		if (jn && strcmp(jn, sr[i].node) && strlen(jn) < sizeof(sr[i].node))
 			memcpy(sr[i].node, jn, strlen(jn) + 1);
 	}
-	if (srun_split(a, sr, nsr, &alamb) < 0)
+	if (srun_split(a, sr, nsr, &alamb) < 0 || rankmap_gainsaid(a, sr, nsr, &alamb) < 0)
 		goto out;
 	pm_rankset_done(a->amb, &a->namb);
 	size_t ncomm = 0;
