@@ -1453,7 +1453,9 @@ static bool slurm_task_failed(const struct att *a, const char *h)
 		const char *raw = ev->obs[i].raw, *e, *q, *m;
 		size_t l;
 
-		if (!raw || !strstr(raw, "srun: error: "))
+		/* a task's lines that contradict each other, or a line not srun's own shape,
+		 * are the job's text (pm_att_srun_trusted; review32 F08) */
+		if (!raw || !strstr(raw, "srun: error: ") || !pm_att_srun_trusted(a, raw))
 			continue;
 		e = raw + strlen(raw);
 		if (!(q = srun_task_host(raw, e, &l)) || l >= sizeof(n))

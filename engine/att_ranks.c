@@ -46,10 +46,29 @@ static const char *srun_node(const char *line, char *node, size_t len)
 	return q + 6;
 }
 
+/* The end srun reports after the task list at E (": Terminated", ": Exited with exit code
+ * 1"), hashed (FNV-1a), its trailing blanks aside: two lines of one task compare by it. */
+static uint32_t srun_end(const char *e)
+{
+	size_t n;
+	uint32_t h = 2166136261u;
+
+	if (*e == ':')
+		e++;
+	while (*e == ' ')
+		e++;
+	for (n = strlen(e); n && (e[n - 1] == ' ' || e[n - 1] == '\t' || e[n - 1] == '\r'); n--)
+		;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)e[i]) * 16777619u;
+	return h;
+}
+
 static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al)
 {
 	const char *p, *e;
 	char node[128];
+	uint32_t end;
 
 	if (!(p = srun_node(line, node, sizeof(node))))
 		return 0;
@@ -61,6 +80,7 @@ static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al
 		;
 	if (*e != ':')
 		return 0;
+	end = srun_end(e);
 	while (p < e) {
 		char *x;
 		long lo = strtol(p, &x, 10), hi = lo;
@@ -74,6 +94,7 @@ static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al
 			if (*n == *al && pm_grow((void **)v, al, sizeof(**v)) < 0)
 				return -1;
 			(*v)[*n].rank = (int)r;
+			(*v)[*n].end = end;
 			snprintf((*v)[*n].node, sizeof((*v)[*n].node), "%s", node);
 			(*n)++;
 		}
@@ -354,6 +375,204 @@ static bool steps_may_split(const struct att *a, int rank)
 }
 
 /*
+ * Whether RAW is srun's own line: its "srun: error: " opens the line once a collector's or a
+ * shell's wrappers are peeled (a timestamp, a tee's prefix), under no srun label and no rank
+ * tag.  srun writes its reports to its own stderr, unlabelled; "0: srun: error: ..." or
+ * "[rank1]: srun: error: ..." is a task's output, text the program printed (review32 F08).
+ */
+bool pm_att_srun_own(const char *raw)
+{
+	struct pm_peel pe;
+	const char *q;
+
+	if (!raw || !(q = strstr(raw, "srun: error: ")))
+		return false;
+	pm_peel(PM_FMT_APP, raw, strlen(raw), NULL, &pe);
+	return pe.label < 0 && pe.rank < 0 && (size_t)(q - raw) <= pe.skip;
+}
+
+/*
+ * The tasks srun's lines (N at V) report twice, differently: two ends ("task 1: Terminated"
+ * and "task 1: Exited with exit code 1") or two hosts.  srun reports a task's end once, on
+ * the host it ran on; its lines share the job's stderr, and a job that prints a line shaped
+ * as srun's cannot keep srun from printing the task's real end beside it.  Such a task's
+ * lines are read as the job's text: they lift no cap a line the job printed is under
+ * (pm_att_srun_trusted, pm_att_rank_text_only; review32 F08, F08b).  Two steps that number
+ * their tasks alike, ending one task differently, are gainsaid too: srun's line names no
+ * step.  Into A->srun_bad (sorted); `why` names the first.
+ */
+static int srun_gainsaid(struct att *a, const struct placed *v, size_t n)
+{
+	const struct placed **p;
+	const struct placed *first = NULL;
+	size_t al = 0, nbad = 0;
+	int rc = 0;
+
+	if (n < 2)
+		return 0;
+	if (!(p = malloc(n * sizeof(*p))))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		p[i] = &v[i];
+	pm_sort(p, n, sizeof(*p), cmpplaced);
+	for (size_t i = 1; i < n && !rc; i++) {
+		if (p[i]->rank != p[i - 1]->rank ||
+		    (!strcmp(p[i]->node, p[i - 1]->node) && p[i]->end == p[i - 1]->end))
+			continue;
+		if (nbad && a->srun_bad[nbad - 1] == p[i]->rank)
+			continue;
+		if (!first)
+			first = p[i];
+		rc = pm_rankset_push(&a->srun_bad, &nbad, &al, p[i]->rank);
+	}
+	a->nsrun_bad = nbad;
+	if (!rc && first)
+		pm_att_why(
+			a,
+			"srun's lines report task %d twice, differently (two ends or two hosts): "
+			"srun reports a task's end once, and its lines share the job's stderr, so "
+			"those of %zu such task(s) are read as text the job may have printed, "
+			"backing no node.",
+			first->rank, nbad);
+	free(p);
+	return rc;
+}
+
+/* Whether the srun line RAW is srun's own (pm_att_srun_own) and reports no task whose lines
+ * contradict each other (srun_gainsaid): Slurm's word on where its tasks failed. */
+bool pm_att_srun_trusted(const struct att *a, const char *raw)
+{
+	const char *p, *e;
+	char node[128];
+
+	if (!pm_att_srun_own(raw))
+		return false;
+	if (!a->nsrun_bad || !(p = srun_node(raw, node, sizeof(node))))
+		return true;
+	if (*p == 's')
+		p++;
+	if (*p++ != ' ')
+		return true;
+	for (e = p; (*e >= '0' && *e <= '9') || *e == '-' || *e == ','; e++)
+		;
+	while (p < e) {
+		char *x;
+		long lo = strtol(p, &x, 10), hi = lo;
+		if (x == p || lo < 0)
+			return true;
+		if (*x == '-')
+			hi = strtol(x + 1, &x, 10);
+		for (long r = lo; r <= hi && r < 1 << 20; r++)
+			if (pm_rankset_has(a->srun_bad, a->nsrun_bad, (int)r))
+				return false;
+		if (*x != ',')
+			break;
+		p = x + 1;
+	}
+	return true;
+}
+
+/* Whether hosts X and Y are one job node (as the record spells it) or one name. */
+static bool one_node(const struct att *a, const char *x, const char *y)
+{
+	const char *jx = pm_att_job_node(a, x), *jy = pm_att_job_node(a, y);
+
+	return !strcasecmp(jx ? jx : x, jy ? jy : y);
+}
+
+/* Whether T's records (any step's, where steps put it on several nodes: TSPLIT) place its
+ * rank on NODE. */
+static bool task_on(const struct att *a, const struct pm_task *t, const char *node)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	if (t->node && one_node(a, t->node, node))
+		return true;
+	for (size_t i = 0; i < ev->ntsplit; i++)
+		if (ev->tsplit[i].rank == t->rank && one_node(a, ev->tsplit[i].node, node))
+			return true;
+	return false;
+}
+
+/*
+ * The rank map's and task exits' records in a hand-gathered folder are read by what their
+ * lines look like (sniff.c): "postmortem.rankmap/1" is text the job can write into its
+ * folder as well as the plugin into its spool, and the srun report beside them shares the
+ * job's stderr.  Where a record outside a collector's bundle (LOOSE) puts a task on one node
+ * and srun's own line for that task number (SR, N of them) puts it on another, no step's
+ * record placing it there, two sources the job may have written disagree on where one task
+ * ran: neither decides.  The rank joins AMB (no node, from these or any other source), its
+ * records' node is dropped, and `why` names the conflict (review32 F03: a planted rank map
+ * moved rank 0's error from srun's gq07 to gq08, whose exclusion it advised).  A bundle's
+ * records are the plugin's, root's, and stand over srun's line, as before.
+ */
+static int rankmap_gainsaid(struct att *a, const struct placed *sr, size_t nsr, size_t *al)
+{
+	struct pm_evidence *ev = a->ev;
+	const struct placed **p = NULL;
+	size_t nloose = 0, nconf = 0;
+	char first[300] = "";
+	const char *file = NULL;
+	int rc = -1;
+
+	for (size_t i = 0; i < ev->ntasks; i++)
+		nloose += ev->tasks[i].loose && ev->tasks[i].node;
+	if (!nloose || !nsr)
+		return 0;
+	if (!(p = malloc(nsr * sizeof(*p))))
+		return -1;
+	for (size_t i = 0; i < nsr; i++)
+		p[i] = &sr[i];
+	if (nsr > 1)
+		pm_sort(p, nsr, sizeof(*p), cmpplaced);
+	for (size_t i = 0; i < ev->ntasks; i++) {
+		struct pm_task *t = &ev->tasks[i];
+		size_t lo = 0, hi = nsr;
+		bool conflict = false;
+
+		if (!t->loose || !t->node)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (p[mid]->rank < t->rank)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < nsr && p[k]->rank == t->rank; k++)
+			if (!task_on(a, t, p[k]->node)) {
+				conflict = true;
+				if (!nconf && !first[0]) {
+					snprintf(first, sizeof(first),
+						 "put rank %d on %s, and srun's task line (in the "
+						 "job's stderr) puts task %d on %s",
+						 t->rank, t->node, t->rank, p[k]->node);
+					file = t->file < ev->nfiles ? ev->files[t->file].name :
+								      NULL;
+				}
+			}
+		if (!conflict)
+			continue;
+		nconf++;
+		free(t->node);
+		free(t->gpus);
+		t->node = t->gpus = NULL;
+		if (pm_rankset_push(&a->amb, &a->namb, al, t->rank) < 0)
+			goto out;
+	}
+	if (nconf)
+		pm_att_why(a,
+			   "The rank map's records in %s, outside any collector's bundle (text the "
+			   "job can write), %s: neither decides where it ran, and its node is "
+			   "unknown (%zu task(s) so).",
+			   file ? file : "the folder", first, nconf);
+	rc = 0;
+out:
+	free(p);
+	return rc;
+}
+
+/*
  * rank -> node, from every source that places ranks, the first that knows a rank winning:
  * the plugin's rank map, then Slurm's task lines (srun_tasks), then the scanner's prefixes
  * (launchers and NCCL lines that carry both host and rank), then the set-up lines of the
@@ -386,7 +605,7 @@ static int place_ranks(struct att *a)
 		char *l;
 		int src;
 
-		if (!o->raw || !strstr(o->raw, "srun: error: "))
+		if (!o->raw || !strstr(o->raw, "srun: error: ") || !pm_att_srun_own(o->raw))
 			continue;
 		if (!(l = pm_obs_line(o, &scratch)))
 			goto out;
@@ -401,7 +620,8 @@ static int place_ranks(struct att *a)
 		if (jn && strcmp(jn, sr[i].node) && strlen(jn) < sizeof(sr[i].node))
 			memcpy(sr[i].node, jn, strlen(jn) + 1);
 	}
-	if (srun_split(a, sr, nsr, &alamb) < 0)
+	if (srun_split(a, sr, nsr, &alamb) < 0 || srun_gainsaid(a, sr, nsr) < 0 ||
+	    rankmap_gainsaid(a, sr, nsr, &alamb) < 0)
 		goto out;
 	pm_rankset_done(a->amb, &a->namb);
 	size_t ncomm = 0;
@@ -654,8 +874,11 @@ bool pm_att_rank_text_only(const struct att *a, int rank, const char *node)
 		else
 			hi = mid;
 	}
-	/* the rank map's and srun's task lines are Slurm's (seq below BASE) */
-	if (!r || r->seq < base || !node || strcasecmp(r->node, node))
+	/* the rank map's and srun's task lines are Slurm's (seq below BASE), but for a task
+	 * whose srun lines contradict each other (srun_gainsaid): the job's text, as a tag */
+	if (!r || r->seq < ev->ntasks || !node || strcasecmp(r->node, node))
+		return false;
+	if (r->seq < base && !pm_rankset_has(a->srun_bad, a->nsrun_bad, rank))
 		return false;
 	if (r->seq < base + ev->nranks) {
 		/* a rank tag's host: a prefix's, or the node of a file it was read in (its

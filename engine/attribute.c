@@ -393,6 +393,7 @@ static void att_free(struct att *a)
 	free(a->tnode);
 	free(a->mapn);
 	free(a->amb);
+	free(a->srun_bad);
 	free(a->placed);
 	free(a->hosts);
 	free(a->hidx);

@@ -95,6 +95,7 @@ struct clk {
 /* A rank that Slurm's task lines place. */
 struct placed {
 	int rank;
+	uint32_t end; /* a hash of the end srun reports ("Terminated", "Exited with ...") */
 	char node[128];
 };
 
@@ -169,6 +170,10 @@ struct att {
 	 * nodes, the job's output not saying which step wrote a line: placed on none (sorted) */
 	int *amb;
 	size_t namb;
+	/* tasks whose srun lines contradict each other (two ends, two hosts): text the job may
+	 * have printed, which lifts no cap (sorted; att_ranks.c, srun_gainsaid) */
+	int *srun_bad;
+	size_t nsrun_bad;
 	struct placed *placed; /* ranks placed by Slurm's task lines */
 	size_t nplaced;
 	struct host {
@@ -280,6 +285,10 @@ const char *pm_att_rank_node(const struct att *a, int rank);
  * "[J,R,host]"), never the rank map, srun's task lines or a file's own node (att_ranks.c).
  * A lead such a rank alone places is named, its node's exclusion only offered (libpfx). */
 bool pm_att_rank_text_only(const struct att *a, int rank, const char *node);
+/* Whether the line RAW is srun's own report ("srun: error: HOST: task N: ...", unlabelled,
+ * at its text's start), and whether it reports no task srun's lines contradict. */
+bool pm_att_srun_own(const char *raw);
+bool pm_att_srun_trusted(const struct att *a, const char *raw);
 /* A node other than NODE where the plugin's records show a task failing of itself (a non-zero
  * exit, a signal but Slurm's SIGTERM or SIGKILL), when they show every task on NODE ending with
  * exit 0, or ended by SIGTERM or SIGKILL after that failure; else NULL. */

@@ -185,6 +185,10 @@ struct pm_task {
 	 * SPLIT: records of two steps put the rank on two nodes (each in TSPLIT) */
 	unsigned step;
 	bool split;
+	/* NODE was given by a record of a file outside any collector's bundle (a hand-gathered
+	 * folder's: read by its content, which the job may have written), FILE its index */
+	bool loose;
+	size_t file;
 };
 
 /* A rank's record in a step, kept where the steps' records put the rank on different
@@ -248,7 +252,8 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
  * on ENOMEM), then applied to EV in file order, as pm_parse_tasks returns. */
 struct pm_tasks;
 struct pm_tasks *pm_tasks_read(char *buf, size_t len);
-int pm_tasks_apply(struct pm_evidence *ev, const struct pm_tasks *t, char *reason, size_t rlen);
+int pm_tasks_apply(struct pm_evidence *ev, size_t file, const struct pm_tasks *t, char *reason,
+		   size_t rlen);
 void pm_tasks_free(struct pm_tasks *t);
 size_t pm_tasks_count(const struct pm_tasks *t); /* its records */
 int pm_parse_prom(struct pm_evidence *ev, size_t file, const char *buf, size_t len, char *reason,

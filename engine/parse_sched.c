@@ -2322,8 +2322,8 @@ static int step_node(struct pm_evidence *ev, struct pm_task *t, unsigned step, c
 	return 0;
 }
 
-/* One record; 1 used, 0 skipped, -1 ENOMEM. */
-static int task_record(struct pm_evidence *ev, const struct rec *r)
+/* One record of file FILE; 1 used, 0 skipped, -1 ENOMEM. */
+static int task_record(struct pm_evidence *ev, size_t file, const struct rec *r)
 {
 	const struct rval *jid = &r->v[K_JOB];
 	struct pm_jobinfo *job;
@@ -2348,8 +2348,13 @@ static int task_record(struct pm_evidence *ev, const struct rec *r)
 		return -1;
 	if (node && (pm_strset(&t->node, node, nn) || pm_ev_note_node(ev, node, nn)))
 		return -1;
-	if (node)
+	if (node) {
 		t->step = step;
+		/* a hand-gathered file's records are read by their content: the job may have
+		 * written them (att_ranks.c, rankmap_gainsaid) */
+		t->loose = file < ev->nfiles && !ev->files[file].bundled;
+		t->file = file;
+	}
 	if (map && rankmap_record(r, t) < 0)
 		return -1;
 	if (!map && taskexit_record(r, t) && step)
@@ -2419,7 +2424,6 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 	struct rec r;
 	int rc;
 
-	(void)file; /* the records name their node themselves */
 	while (pm_in_next_line(buf, len, &pos, &l, &n)) {
 		pm_in_trim(&l, &n);
 		if (n == 0)
@@ -2430,7 +2434,7 @@ int pm_parse_tasks(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 		}
 		if (task_schema(&r))
 			parsed++;
-		rc = task_record(ev, &r);
+		rc = task_record(ev, file, &r);
 		json_decref(o);
 		if (rc < 0)
 			return nomem(reason, rlen);
@@ -2492,12 +2496,13 @@ struct pm_tasks *pm_tasks_read(char *buf, size_t len)
 	return t;
 }
 
-int pm_tasks_apply(struct pm_evidence *ev, const struct pm_tasks *t, char *reason, size_t rlen)
+int pm_tasks_apply(struct pm_evidence *ev, size_t file, const struct pm_tasks *t, char *reason,
+		   size_t rlen)
 {
 	size_t used = 0;
 
 	for (size_t k = 0; k < t->n; k++) {
-		int rc = task_record(ev, &t->r[k]);
+		int rc = task_record(ev, file, &t->r[k]);
 		if (rc < 0)
 			return nomem(reason, rlen);
 		used += (size_t)rc;

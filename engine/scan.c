@@ -3856,7 +3856,7 @@ static int parse_take(void *arg, size_t k, void *item)
 		}
 		if (!ev->atasks)
 			(void)reserve_tasks(ev, pm_tasks_count(p->t[j])); /* a guess: may fail */
-		if (pm_tasks_apply(ev, p->t[j], reason, sizeof(reason)) < 0 &&
+		if (pm_tasks_apply(ev, i, p->t[j], reason, sizeof(reason)) < 0 &&
 		    f->status == PM_ST_OK) {
 			f->status = PM_ST_UNREADABLE;
 			free(f->reason);

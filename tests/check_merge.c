@@ -587,6 +587,100 @@ START_TEST(test_carry_record_damaged)
 }
 END_TEST
 
+/*
+ * Where the plugin's records and srun's task line place one task on two nodes
+ * (att_ranks.c, rankmap_gainsaid): a collector's bundle holds the records root wrote, and they
+ * place it (rank 0 on tx32, its exclusion advised); the same records as loose files of a
+ * hand-gathered folder are text the job may have written, and neither places it (no origin
+ * node, `retry`, `why` naming the records' file).  review32 F03.
+ */
+static void records_job(const char *dir, bool bundled)
+{
+	static const char *const host[2] = {"tx31", "tx32"};
+	const char *path[3] = {"sources/rank_map/rankmap.0.jsonl",
+			       "sources/rank_map/taskexit.0.jsonl", "sources/user_logs/train.log"};
+	const char *src[3] = {"rank_map", "task_exit", "app_log"};
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	for (int n = 0; n < 2; n++) {
+		char *rm = NULL, *te = NULL, *app = NULL, *man = NULL, hex[3][80];
+		struct pmt_member m[3];
+		int r = 1 - n; /* the records: rank 1 on tx31, rank 0 on tx32 */
+		size_t nm = n ? 2 : 3;
+
+		add(&rm,
+		    "{\"schema\":\"postmortem.rankmap/1\",\"job\":\"700002\",\"step\":\"0\","
+		    "\"node\":\"%s\",\"node_id\":%d,\"rank\":%d,\"local_rank\":0,\"pid\":%d,"
+		    "\"gpus\":\"0\",\"start\":1796010000.5}\n",
+		    host[n], n, r, 40000 + r);
+		add(&te,
+		    "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"700002\",\"step\":\"0\","
+		    "\"node\":\"%s\",\"node_id\":%d,\"rank\":%d,\"local_rank\":0,\"pid\":%d,"
+		    "\"end\":1796010040.5,%s}\n",
+		    host[n], n, r, 40000 + r,
+		    r ? "\"status\":15,\"signal\":15" : "\"status\":256,\"exit_code\":1");
+		/* srun's lines (the job's stderr, on the batch node) put task 0 on tx31 */
+		add(&app, "0: RuntimeError: CUDA error: all CUDA-capable devices are busy or "
+			  "unavailable\n"
+			  "srun: error: tx31: task 0: Exited with exit code 1\n"
+			  "srun: error: tx32: task 1: Terminated\n");
+		m[0] = (struct pmt_member){path[0], rm, strlen(rm)};
+		m[1] = (struct pmt_member){path[1], te, strlen(te)};
+		m[2] = (struct pmt_member){path[2], app, strlen(app)};
+		if (!bundled) {
+			char rel[300];
+			/* the job's output under its own name: a host in its name would place
+			 * its lines on that node */
+			for (size_t i = 0; i < nm; i++) {
+				snprintf(rel, sizeof(rel), "%s/%s%s%s", dir, i < 2 ? host[n] : "",
+					 i < 2 ? "-" : "", strrchr(path[i], '/') + 1);
+				pmt_mk("/", rel, m[i].data);
+			}
+		} else {
+			for (size_t i = 0; i < nm; i++)
+				pm_sha256_buf(m[i].data, m[i].len, hex[i]);
+			add(&man,
+			    "{\"schema\":\"postmortem.bundle/1\",\"cluster\":\"lab\",\"job\":\"700002\","
+			    "\"restart\":0,\"node\":\"%s\",\"boot_time\":\"2026-11-30T02:16:40.000Z\","
+			    "\"collected\":{\"start\":\"2026-11-30T05:21:00.000Z\","
+			    "\"deadline_hit\":false},\"uid\":1000,\"files\":[",
+			    host[n]);
+			for (size_t i = 0; i < nm; i++)
+				add(&man,
+				    "%s{\"path\":\"%s\",\"source\":\"%s\",\"node\":\"%s\","
+				    "\"bytes\":%zu,\"sha256\":\"%s\",\"status\":\"ok\","
+				    "\"observed_time\":\"2026-11-30T05:21:40.000Z\"}",
+				    i ? "," : "", path[i], src[i], host[n], m[i].len, hex[i] + 7);
+			add(&man,
+			    "],\"coverage\":[{\"source\":\"kernel_log\",\"status\":\"ok\"}]}");
+			pmt_bundle(dir, host[n], man, m, nm, 0);
+		}
+		free(rm);
+		free(te);
+		free(app);
+		free(man);
+	}
+}
+
+START_TEST(test_records_over_srun_bundled_only)
+{
+	char *b, *l;
+
+	records_job(pmt_path(tmp, "bundled"), true);
+	records_job(pmt_path(tmp, "loose"), false);
+	b = diagnose("bundled", 1);
+	l = diagnose("loose", 1);
+	ck_assert_msg(!strncmp(b, "{", 1), "%.300s", b);
+	ck_assert_msg(!strncmp(l, "{", 1), "%.300s", l);
+	ck_assert(strstr(b, "\"retry-exclude-node\"") && strstr(b, "excluding tx32"));
+	ck_assert(!strstr(b, "neither decides"));
+	ck_assert(!strstr(l, "\"retry-exclude-node\"") && strstr(l, "neither decides"));
+	ck_assert(strstr(l, "jsonl, outside any collector's bundle"));
+	free(b);
+	free(l);
+}
+END_TEST
+
 Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("merge");
@@ -602,6 +696,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, test_members_held_back);
 	tcase_add_test(tc, test_threads_usable);
 	tcase_add_test(tc, test_carry_record_damaged);
+	tcase_add_test(tc, test_records_over_srun_bundled_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

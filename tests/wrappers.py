@@ -867,6 +867,11 @@ KNOWN = {
         'the style puts a C++ logger\'s header (glog\'s "I1130 03:10:40.000000 123 file.cc:12] ") before each line, and a spaced "[Rank N]" after such a header is c10d\'s, a process group\'s rank, not the job\'s: it is not read there (prefix.c), so the rank the fixture names is not placed (its class and node are right)',
     ('compose+glog', 'read-spaced-rank-tags'):
         'the style puts a C++ logger\'s header (glog\'s "I1130 03:10:40.000000 123 file.cc:12] ") before each line, and a spaced "[Rank N]" after such a header is c10d\'s, a process group\'s rank, not the job\'s: it is not read there (prefix.c), so the rank the fixture names is not placed (its class and node are right)',
+    ('termwrap', 'trust-srun-task-two-ends-nccl-setup-rank'):
+        'as for place-launcher-names-rank: one line of ten (the NCCL set-up line, 120 '
+        'columns) is longer than the terminal, and a single broken line is read back only in '
+        'a paste of at most ten lines; without its Init COMPLETE the job shows no progress and '
+        'the outcome reads LAUNCH_FAILED (class, node, rank and containment unchanged)',
     ('termwrap', 'comm-lone-timeout-peers-finished'):
         'as for place-launcher-names-rank: two lines of 370 (the watchdog\'s timeout and its '
         'note) are longer than the terminal, and a single broken line is read back only in a '
