@@ -292,9 +292,28 @@ bool pm_att_open_side(const struct att *a, const struct cand *c)
 	       pm_att_no_window(a);
 }
 
+/* C is a GPU's fault (gpu_hardware, nvlink). */
+static bool gpu_cls(const struct cand *c)
+{
+	return !strcmp(c->cls, "gpu_hardware") || !strcmp(c->cls, "nvlink");
+}
+
+/* R reads a launch failure of the import kind: a module, a library, a program or a file the
+ * job's environment lacks, a build or a configuration it rejects.  A GPU's fault makes none
+ * of those: it fails CUDA's calls (the driver, a busy device, NCCL's set-up, a container's
+ * GPU hook), and a job that met the lost GPU shows it in CUDA's own errors, which explain it
+ * (gpu-xid79-undated-import-error; gpu-xid79-undated-import-then-cuda-error-near-miss).  A
+ * link's or a disk's event may (a download that could not reach its server, a directory on
+ * a filesystem that went away): those keep it. */
+static bool import_kind(const struct pm_rule *r)
+{
+	return r->subcls && !strcmp(r->subcls, "import");
+}
+
 /* This job's own ranks on C's node failed in a way an event there explains: a hardware
- * symptom (a CUDA error naming the GPU's fault) or a failure at launch, within the job (a
- * state nvidia-smi read well after the job is none: pm_att_late_snapshot).  A
+ * symptom (a CUDA error naming the GPU's fault) or a failure at launch (for a GPU's fault, not
+ * one of the import kind: import_kind), within the job (a state nvidia-smi read well after the
+ * job is none: pm_att_late_snapshot).  A
  * line of the job's output does not say so where the plugin's records show every task on
  * that node ending cleanly while a task elsewhere failed (TRUST.md, "The job's output"). */
 static bool stale_explained(const struct att *a, const struct cand *c)
@@ -314,7 +333,7 @@ static bool stale_explained(const struct att *a, const struct cand *c)
 		    (!o->trusted && clean))
 			continue;
 		if ((r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION) &&
-		    (r->hardware || r->launch))
+		    (r->hardware || (r->launch && !(gpu_cls(c) && import_kind(r)))))
 			return true;
 	}
 	return false;

@@ -253,17 +253,23 @@ static int compile_pcre(struct loader *ld, yaml_node_t *n, struct pm_rule *r)
 
 /* Rule R's key KEY (node N) holds the pattern S: compiled into *RE, or -1 with the
  * compiler's message. */
-static int key_pattern(struct loader *ld, yaml_node_t *n, const struct pm_rule *r, const char *key,
-		       const char *s, pcre2_code **re)
+static int key_pattern_opt(struct loader *ld, yaml_node_t *n, const struct pm_rule *r,
+			   const char *key, const char *s, uint32_t opt, pcre2_code **re)
 {
 	int ec;
 	PCRE2_SIZE eo;
 
-	if ((*re = pcre2_compile((PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL)))
+	if ((*re = pcre2_compile((PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, opt, &ec, &eo, NULL)))
 		return 0;
 	PCRE2_UCHAR msg[160];
 	pcre2_get_error_message(ec, msg, sizeof(msg));
 	return fail(ld, n, "rule %s: %s: %s at offset %zu", r->id, key, (char *)msg, (size_t)eo);
+}
+
+static int key_pattern(struct loader *ld, yaml_node_t *n, const struct pm_rule *r, const char *key,
+		       const char *s, pcre2_code **re)
+{
+	return key_pattern_opt(ld, n, r, key, s, 0, re);
 }
 
 /* 'last': true, or a pattern that reads the lines of the same report which may follow the
@@ -298,6 +304,21 @@ static int get_not_after(struct loader *ld, yaml_document_t *doc, yaml_node_t *m
 	if (!(s = scalar(n)) || !*s)
 		return fail(ld, n, "rule %s: 'not_after' must be a pattern", r->id);
 	return key_pattern(ld, n, r, "not_after", s, &r->not_after_re);
+}
+
+/* 'not_beside': a pattern for text of the same listing (the chunk) that makes the rule's line
+ * no fault; multi-line, read over the chunk's text (scan.c, beside). */
+static int get_not_beside(struct loader *ld, yaml_document_t *doc, yaml_node_t *map,
+			  struct pm_rule *r)
+{
+	yaml_node_t *n = map_get(doc, map, "not_beside");
+	const char *s;
+
+	if (!n)
+		return 0;
+	if (!(s = scalar(n)) || !*s)
+		return fail(ld, n, "rule %s: 'not_beside' must be a pattern", r->id);
+	return key_pattern_opt(ld, n, r, "not_beside", s, PCRE2_MULTILINE, &r->not_beside_re);
 }
 
 static int parse_sources(struct loader *ld, yaml_document_t *doc, yaml_node_t *n, struct pm_rule *r)
@@ -410,7 +431,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "summary",	 "outcome",	"launch",    "deprecated",
 					   "formats",	 "generic",	"chain",     "nonfatal",
 					   "reasonless", "attached",	"counter",   "last",
-					   "refines",	 "heeds_level", "not_after", NULL};
+					   "refines",	 "heeds_level", "not_after", "not_beside",
+					   NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -446,7 +468,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
 	    get_bool(ld, doc, m, "heeds_level", &r->heeds_level) < 0 ||
 	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0 ||
-	    get_not_after(ld, doc, m, r) < 0)
+	    get_not_after(ld, doc, m, r) < 0 || get_not_beside(ld, doc, m, r) < 0)
 		goto out;
 	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {
 		fail(ld, m, "rule %s: missing 'subclass'", r->id);
@@ -543,6 +565,11 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	}
 	if (r->not_after_re && cond) {
 		fail(ld, m, "rule %s: 'not_after' is for pattern rules (a line after another)",
+		     r->id);
+		goto out;
+	}
+	if (r->not_beside_re && cond) {
+		fail(ld, m, "rule %s: 'not_beside' is for pattern rules (a row of a listing)",
 		     r->id);
 		goto out;
 	}
@@ -1061,6 +1088,7 @@ static void free_rule(struct pm_rule *r)
 	pcre2_code_free(r->re);
 	pcre2_code_free(r->last_re);
 	pcre2_code_free(r->not_after_re);
+	pcre2_code_free(r->not_beside_re);
 	free(r->cond.fact);
 	free(r->cond.rhs_fact);
 	for (size_t i = 0; i < r->nrefines; i++) {

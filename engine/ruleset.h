@@ -109,6 +109,12 @@ struct pm_rule {
 	 * device handle" lines): the rule's line is not read within PM_NOT_AFTER_LINES lines
 	 * after one of the same writer that this reads (scan.c, follows); NULL: none */
 	pcre2_code *not_after_re;
+	/* 'not_beside': a pattern for text that, in the same listing as the rule's line (the
+	 * chunk the scan reads it in), says the line is no fault: one row of a tool's listing
+	 * that another row answers (ibstat's port "Down" beside an InfiniBand port "Active": an
+	 * unused port).  Compiled multi-line (^ and $ at each line), matched over the whole
+	 * chunk; the rule's line is not read where it matches (scan.c, beside); NULL: none */
+	pcre2_code *not_beside_re;
 	/* 'refines': a trusted confirmation's "CLASS/SUBCLASS" kinds: a candidate of one of them
 	 * on the observation's node takes this rule's class and subclass (att_cands.c, refine) */
 	char *refines_cls[PM_REFINES_MAX], *refines_sub[PM_REFINES_MAX];

@@ -120,6 +120,10 @@ struct scan {
 	 * to be): what follows a line, for a rule with 'last' (went_on) */
 	const char *cbuf;
 	size_t clen;
+	/* the rule (index + 1; 0: none) whose 'not_beside' was last read over CBUF, and whether
+	 * it matched: a listing's rows ask once per chunk (beside) */
+	size_t beside_ri;
+	bool beside_hit;
 	/* hits of a rule with 'last' whose next line was past their chunk's end (defer): each
 	 * decided at the next chunk's start, or at the file's end (resolve).  RESOLVING: such a
 	 * hit is being decided; what went_on reads ends where the file's text does */
@@ -1307,6 +1311,55 @@ static bool follows(struct scan *s, const struct pm_rule *r, const char *line,
 	       follows_in(s, r, who, s->tail[d], s->tail[d] + s->ntail[d], &n);
 }
 
+/* Whether the chunk being confirmed holds text R's not_beside_re reads: the same listing as
+ * R's line says that line is no fault (ibstat's port "Down" beside an InfiniBand port
+ * "Active").  The pattern reads the chunk's lines as the rules do, each peeled of its
+ * wrappers (a logger's stamp, a launcher's label: a listing a program printed through its
+ * logger is still one), one text of lines joined by newlines.  Read once per chunk and rule
+ * (the chunk's rows of a listing ask alike).  Only the chunk: a listing that a chunk's end
+ * cuts is read as two, and a row whose answer lies in the other is read (a reading kept,
+ * never one lost).  A paste that holds two nodes' listings in one chunk is read as one
+ * listing: the down node's row is then not read (a missed reading, never a blamed node).
+ * Uses s->md: its match must have been read already. */
+static bool beside(struct scan *s, size_t ri)
+{
+	const struct pm_rule *r = &s->rs->rules[ri];
+	const struct pm_file *f = &s->ev->files[s->file];
+	size_t n = 0;
+	char *b;
+	int rc;
+
+	if (!s->cbuf)
+		return false;
+	if (s->beside_ri == ri + 1)
+		return s->beside_hit;
+	s->beside_ri = ri + 1;
+	s->beside_hit = false;
+	/* a line's peeled text is never longer than the line: the lines and a newline each */
+	if (!(b = malloc(s->clen + 1)))
+		return false;
+	for (size_t at = 0; at < s->clen;) {
+		const char *p = s->cbuf + at, *e = memchr(p, '\n', s->clen - at), *t;
+		size_t l = e ? (size_t)(e - p) : s->clen - at;
+		struct pm_peel np;
+		size_t tl = peeled_text(f, p, l, &np, &t);
+
+		/* a structured record's message, its escapes undone as the rules read it (a
+		 * JSON logger's "\t\tState: Active"): never longer than the value */
+		if (np.record && np.quoted && np.skip < np.end && np.end <= l)
+			tl = pm_unquote(p + np.skip, np.end - np.skip, b + n);
+		else if (tl)
+			memcpy(b + n, t, tl);
+		n += tl;
+		b[n++] = '\n';
+		at += l + 1;
+	}
+	rc = pcre2_match(r->not_beside_re, (PCRE2_SPTR)b, n, 0, 0, s->md, s->rs->mctx);
+	free(b);
+	s->beside_hit = rc >= 0;
+	return s->beside_hit;
+}
+
 /* Keep the last lines of BUF (LEN bytes, the chunk as the rules read it), up to
  * PM_NOT_AFTER_LINES that are not blank, for follows to read at the next chunk's start.
  * Bounded: at most TAIL_MAX bytes back, whole lines only (a longer line ends the tail). */
@@ -1397,6 +1450,10 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	 * matches again) */
 	if (r->not_after_re && follows(s, r, line, &pe))
 		return 0;
+	/* a row of a listing that another row of it answers (an unused port beside an active
+	 * one) */
+	if (r->not_beside_re && beside(s, ri))
+		return 0;
 	/* a line the program went on from was not its end (the captures are read: went_on
 	 * matches again); one whose next line is in the next chunk waits for it */
 	if (r->last && (rc = went_on(s, r, line, len, &pe)) != 0)
@@ -1441,6 +1498,7 @@ static int resolve(struct scan *s, const char *buf, size_t len)
 			n += len;
 			s->cbuf = t;
 			s->clen = n;
+			s->beside_ri = 0;
 			s->line_next = d->line_next;
 			s->line_yields = d->line_yields;
 			s->pc_on = false; /* the peel cache is the chunk's, not this copy's */
@@ -1455,6 +1513,7 @@ static int resolve(struct scan *s, const char *buf, size_t len)
 	s->npend = k;
 	s->cbuf = cbuf;
 	s->clen = clen;
+	s->beside_ri = 0;
 	s->line_next = next;
 	s->line_yields = yields;
 	s->pc_on = pc;
@@ -2461,6 +2520,7 @@ static int scan_chunk(struct scan *s, const char *buf, size_t len, uint64_t off,
 	nsorted = s->nhits;
 	s->cbuf = buf;
 	s->clen = len;
+	s->beside_ri = 0;
 	if (tally_ranks(s, buf, len) < 0)
 		rc = -1;
 	if (!s->db || rc < 0)
@@ -2519,6 +2579,7 @@ out:
 		rc = -1;
 	s->cbuf = NULL;
 	s->clen = 0;
+	s->beside_ri = 0;
 	s->line_yields = false;
 	s->line_next = 0;
 	s->pc_on = false; /* the chunk's buffer is not this chunk's any longer */

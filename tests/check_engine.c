@@ -1389,6 +1389,53 @@ START_TEST(test_not_after_chunk_edge)
 }
 END_TEST
 
+/* A rule with 'not_beside' does not read a row of a listing where the same listing (the read
+ * chunk) holds text its pattern reads, before or after the row, over several lines (ibstat's
+ * port "Down" beside an InfiniBand port "Active": an unused port).  Where nothing answers it,
+ * or the answer lies in the chunk before, the row is read. */
+START_TEST(test_not_beside)
+{
+	static const char rules[] = "rules:\n"
+				    "  - id: port-down\n"
+				    "    class: launch_config\n"
+				    "    subclass: driver\n"
+				    "    role: origin\n"
+				    "    strength: strong\n"
+				    "    sources: [app_log]\n"
+				    "    not_beside: '^port up\\n(?:[^\\n]*\\n){0,2}?kind: ib$'\n"
+				    "    pattern: '^port down$'\n"
+				    "    summary: 'port down'\n";
+	static const char cond[] = "rules:\n"
+				   "  - id: hot\n"
+				   "    class: none\n"
+				   "    role: context\n"
+				   "    strength: weak\n"
+				   "    sources: [gpu_state]\n"
+				   "    not_beside: 'x'\n"
+				   "    condition: 'gpu.temperature > 90'\n"
+				   "    summary: 'hot'\n";
+	char err[256], *log;
+	struct pm_ruleset *rs = load(rules, err, sizeof(err));
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	expect_case(rs, "nb1", "start\nport down\n", "attributed", "driver", NULL);
+	expect_case(rs, "nb2", "port up\nspeed 400\nkind: ib\nport down\n", "unknown", NULL, NULL);
+	expect_case(rs, "nb3", "port down\nport up\nkind: ib\n", "unknown", NULL, NULL);
+	/* an active port of another kind, or one whose kind is too far on, answers nothing */
+	expect_case(rs, "nb4", "port up\nkind: eth\nport down\n", "attributed", "driver", NULL);
+	expect_case(rs, "nb5", "port up\na\nb\nc\nkind: ib\nport down\n", "attributed", "driver",
+		    NULL);
+	/* only the chunk: an answer in the chunk before does not reach */
+	log = chunk_split_log("port up\nkind: ib\n", "port down\n");
+	expect_case(rs, "nb6", log, "attributed", "driver", NULL);
+	free(log);
+	pm_ruleset_destroy(rs);
+	/* only on pattern rules */
+	ck_assert_ptr_null(load(cond, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "not_beside") != NULL, "%s", err);
+}
+END_TEST
+
 /* ---- silence ---- */
 
 START_TEST(test_silent_rank_is_suspect)
@@ -1835,6 +1882,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_nonfatal_attached);
 	tcase_add_test(t, test_last_words);
 	tcase_add_test(t, test_not_after);
+	tcase_add_test(t, test_not_beside);
 	tcase_add_test(t, test_last_words_chunk_edge);
 	tcase_add_test(t, test_not_after_chunk_edge);
 	tcase_add_test(t, test_past_cap_bounded);
