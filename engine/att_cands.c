@@ -956,6 +956,81 @@ static void teardown_faults(struct att *a)
 	}
 }
 
+/* Whether C is a crash the kernel places inside the communication library: an origin line of
+ * a `comm_crash` rule, and every other origin line of C the job's own report of a crash (a
+ * faulthandler's "Fatal Python error: Segmentation fault", which says nothing of where),
+ * none a trusted line of a crash elsewhere (the kernel's segfault in another library); and
+ * whether C has an origin line no generic rule reads (a specific origin). */
+static bool comm_crash_only(const struct att *a, const struct cand *c)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_rule *r = R(a, c->ev[k]);
+		if (r->role != PM_ROLE_ORIGIN)
+			continue;
+		if (r->comm_crash)
+			n++;
+		else if (a->ev->obs[c->ev[k]].trusted || r->generic)
+			return false;
+	}
+	return n > 0;
+}
+
+static bool specific_origin(const struct att *a, const struct cand *c)
+{
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_rule *r = R(a, c->ev[k]);
+		if (r->role == PM_ROLE_ORIGIN && !r->generic && !r->comm_crash)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A process that crashed inside the communication library (a `comm_crash` rule: the kernel's
+ * segfault line naming libnccl, UCX, libfabric) beside a lead that such a crash cannot raise:
+ * a specific origin (an out-of-memory, a disk full, a CUDA fault, a hardware event), or the
+ * program's own logic error (a KeyError no peer's crash raises; pm_att_logic_error).  A peer
+ * that vanished mid-collective leaves the others' proxy threads on torn-down connections
+ * while Slurm takes the job down, and a crash there is that peer's consequence; the lead it
+ * stands beside cannot be the crash's.  Not where the crash is dated before that lead by more
+ * than the pair's tolerance (it came first, and may have begun it), and not beside a generic
+ * exception of another kind (a RuntimeError a peer's crash may have raised), nor beside
+ * another such crash only.  Set aside, `why` says so, and the lead stands
+ * (app-kernel-segv-libnccl-teardown-bystander; alone, the crash leads as any native crash:
+ * app-kernel-segv-libnccl-alone-near-miss).
+ */
+static void comm_crashes(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		const struct cand *x = NULL;
+
+		if (c->dead || !c->nev || c->lead != LEAD_RULE || !comm_crash_only(a, c))
+			continue;
+		for (size_t j = 0; j < a->nc && !x; j++) {
+			const struct cand *o = &a->c[j];
+			if (o == c || o->dead || !o->nev || o->lead != LEAD_RULE ||
+			    comm_crash_only(a, o) ||
+			    !(specific_origin(a, o) || pm_att_logic_error(a, o)))
+				continue;
+			if (c->has_t && o->has_t && c->t + pm_att_pair_tol(a, c, o) < o->t)
+				continue;
+			x = o;
+		}
+		if (!x)
+			continue;
+		c->dead = true;
+		pm_att_why(a,
+			   "%s: beside %s, which no crash in the communication library "
+			   "raises and which the crash did not come before, it is a peer gone "
+			   "mid-collective while the job was taken down: a consequence, not the "
+			   "failure's origin.",
+			   c->summary, x->summary);
+	}
+}
+
 /*
  * A GPU that hung after the program's own fault on it: the kernel's weak hang lines (Xid 69
  * and 109, amdgpu's ring timeout: the driver's timeout on the work the fault left stuck)
@@ -994,6 +1069,7 @@ void pm_att_phase_consequence(struct att *a)
 			   h->summary, f->summary);
 	}
 	teardown_faults(a);
+	comm_crashes(a);
 	setup_after_progress(a);
 }
 

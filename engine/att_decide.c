@@ -38,7 +38,7 @@ static int cand_rank(const struct cand *c)
  * in other words (a CUDA error, a collective timeout, an I/O error): beside such an exception
  * a hardware event neither explains it nor is explained by it, a tie (tied()).
  */
-static bool logic_error(const struct att *at, const struct cand *c)
+bool pm_att_logic_error(const struct att *at, const struct cand *c)
 {
 	static const char *const types[] = {
 		"KeyError",
@@ -816,7 +816,7 @@ static bool tied(const struct att *a, const struct cand *l, const struct cand *s
 {
 	/* trusted hardware beside the program's own logic error, which no hardware fault
 	 * raises: neither explains the other, and the evidence cannot say which ended the job */
-	if (s && cand_rank(l) == 0 && logic_error(a, s))
+	if (s && cand_rank(l) == 0 && pm_att_logic_error(a, s))
 		return true;
 	/* two exceptions only a generic rule reads, on two nodes, tie too whatever their class:
 	 * neither is dated before the other, and such a reading cannot tell a program's own
@@ -1037,7 +1037,7 @@ static void ambiguity_test(struct att *a)
 		if (tol > a->rs->skew_s)
 			snprintf(wide, sizeof(wide),
 				 ", widened to %.1f s by the nodes' apparent clock skew", tol);
-		if (cand_rank(l) == 0 && logic_error(a, s))
+		if (cand_rank(l) == 0 && pm_att_logic_error(a, s))
 			pm_att_why(a,
 				   "%s/%s %s (%s) beside the program's own error (%s), of a kind no "
 				   "hardware fault raises: neither explains the other, and the "

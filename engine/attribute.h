@@ -393,6 +393,9 @@ const char *pm_att_obs_clock_node(const struct att *a, const struct pm_obs *o);
 enum win pm_att_obs_window(const struct att *a, const struct pm_obs *o, bool wide);
 void pm_att_phase_stale(struct att *a);
 double pm_att_pair_tol(const struct att *a, const struct cand *x, const struct cand *y);
+/* Every piece of C's evidence an exception of a type no hardware fault raises (KeyError,
+ * ValueError, ...): the program's own logic error (att_decide.c). */
+bool pm_att_logic_error(const struct att *at, const struct cand *c);
 /* C is a node's own hardware failure in the job's time, from evidence the user cannot write
  * (not a fallback, not from before the job, not undated): that node did not err only as a
  * consequence of the origin (att_decide.c). */

@@ -410,7 +410,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "summary",	 "outcome",	"launch",    "deprecated",
 					   "formats",	 "generic",	"chain",     "nonfatal",
 					   "reasonless", "attached",	"counter",   "last",
-					   "refines",	 "heeds_level", "not_after", NULL};
+					   "refines",	 "heeds_level", "not_after", "comm_crash",
+					   NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -443,6 +444,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "chain", &r->chain) < 0 ||
 	    get_bool(ld, doc, m, "nonfatal", &r->nonfatal) < 0 ||
 	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0 ||
+	    get_bool(ld, doc, m, "comm_crash", &r->comm_crash) < 0 ||
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
 	    get_bool(ld, doc, m, "heeds_level", &r->heeds_level) < 0 ||
 	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0 ||
@@ -505,6 +507,13 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'reasonless' is for software rules (a set-up failure whose line "
 		     "gives no reason, which a peer's refusal beside it explains)",
+		     r->id);
+		goto out;
+	}
+	if (r->comm_crash && (r->hardware || r->role != PM_ROLE_ORIGIN)) {
+		fail(ld, m,
+		     "rule %s: 'comm_crash' is for software origin rules (a process crashing "
+		     "inside the communication library)",
 		     r->id);
 		goto out;
 	}

@@ -94,6 +94,10 @@ struct pm_rule {
 	 * "unhandled system error"); a peer's refusal read beside it is its reason
 	 * (att_decide.c, refused_lead) */
 	bool reasonless;
+	/* 'comm_crash': an origin whose line is a process crashing inside the communication
+	 * library (the kernel's segfault line naming libnccl): a peer's process vanishing
+	 * mid-collective crashes it there, in the teardown (att_cands.c, comm_crashes) */
+	bool comm_crash;
 	/* 'counter': a condition on a count read at collection with no baseline (nvidia-smi's
 	 * volatile ECC count, since the driver loaded): it cannot date the error, so it is not a
 	 * state of now but an undated event (attribute.c, pm_att_cand_add) */
