@@ -392,6 +392,7 @@ static void att_free(struct att *a)
 	free(a->guessed);
 	free(a->libpfx);
 	free(a->yielded);
+	free(a->handled);
 	free(a->hranks);
 	free(a->rhost);
 	free(a->troot);

@@ -185,6 +185,11 @@ struct att {
 	bool records_unplaced;
 	bool busid_twice_said; /* busid_ranks said a rank's two bus ids in `why` */
 	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
+	/* pairs of obs: a generic exception and the specific origin its handler raised after
+	 * Python's "During handling ..." (a `handler` chain line): two explanations, not one
+	 * (att_yield.c; att_decide.c, tied) */
+	size_t *handled;
+	size_t nhandled;
 	const char *yield_gen, *yield_spec; /* the first such pair of rule ids, for why */
 	enum yield_kind {
 		YIELD_LINE,   /* both read one line */
