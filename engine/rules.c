@@ -518,10 +518,11 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		     r->id);
 		goto out;
 	}
-	if (r->comm_crash && (r->hardware || r->role != PM_ROLE_ORIGIN)) {
+	/* inert on another role (an origin demoted in a revised rule set), as 'reasonless' */
+	if (r->comm_crash && r->hardware) {
 		fail(ld, m,
-		     "rule %s: 'comm_crash' is for software origin rules (a process crashing "
-		     "inside the communication library)",
+		     "rule %s: 'comm_crash' is for software rules (a process crashing inside the "
+		     "communication library)",
 		     r->id);
 		goto out;
 	}
