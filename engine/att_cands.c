@@ -662,9 +662,92 @@ static void aer_on_gpu(struct att *a)
 	}
 }
 
+/* Whether an origin line of C is read by a specific rule other than a `comm_crash` one (an
+ * out-of-memory, a disk full, a CUDA fault, a hardware event: not a generic exception). */
+static bool specific_origin(const struct att *a, const struct cand *c)
+{
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_rule *r = R(a, c->ev[k]);
+		if (r->role == PM_ROLE_ORIGIN && !r->generic && !r->comm_crash)
+			return true;
+	}
+	return false;
+}
+
+/* Whether X and Y are two processes' by what the lines say: each names ranks and none is
+ * both's, or each is placed on a node and the nodes differ. */
+static bool other_process(const struct cand *x, const struct cand *y)
+{
+	if (x->node[0] && y->node[0] && strcasecmp(x->node, y->node))
+		return true;
+	if (!x->nranks || !y->nranks)
+		return false;
+	for (size_t i = 0; i < x->nranks; i++)
+		for (size_t j = 0; j < y->nranks; j++)
+			if (x->ranks[i] == y->ranks[j])
+				return false;
+	return true;
+}
+
+/*
+ * A native crash that only the job's output reports (a faulthandler's "Fatal Python error:
+ * Segmentation fault", a crash handler's "Caught signal 11", "*** SIGSEGV received"), on
+ * another process than a lead that no crash elsewhere raises: a specific origin (an
+ * out-of-memory, a disk full, a CUDA fault) or the program's own logic error (a ValueError
+ * no peer's crash raises; pm_att_logic_error).  A process that raises and exits leaves its
+ * peers' communication threads on torn-down connections while Slurm takes the step down,
+ * and they crash there; the reverse cannot be: a peer's crash makes a rank report the loss
+ * (a cascade), not a ValueError of its own.  Not where the crash is dated before that lead
+ * by more than the pair's tolerance (it came first), nor beside a generic exception of
+ * another kind (a RuntimeError a peer's crash may raise), nor on the lead's own process.
+ * Set aside before the candidates of one class on one node merge, so that the crashed
+ * ranks are bystanders, not the origin's (app-srun-segv-bystanders-after-valueerror;
+ * app-srun-segv-before-valueerror-near-miss).  A crash the kernel records is comm_crashes'.
+ */
+static void output_crashes(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		const struct cand *x = NULL;
+		size_t n = 0;
+
+		if (c->dead || !c->nev || c->lead != LEAD_RULE || strcmp(c->cls, "application") ||
+		    strcmp(c->sub, "native_crash"))
+			continue;
+		for (size_t k = 0; k < c->nev && n != (size_t)-1; k++) {
+			const struct pm_rule *r = R(a, c->ev[k]);
+			if (r->role != PM_ROLE_ORIGIN)
+				continue;
+			n = a->ev->obs[c->ev[k]].trusted || r->generic ? (size_t)-1 : n + 1;
+		}
+		if (!n || n == (size_t)-1)
+			continue;
+		for (size_t j = 0; j < a->nc && !x; j++) {
+			const struct cand *o = &a->c[j];
+			if (o == c || o->dead || !o->nev || o->lead != LEAD_RULE ||
+			    (!strcmp(o->cls, "application") && !strcmp(o->sub, "native_crash")) ||
+			    !(specific_origin(a, o) || pm_att_logic_error(a, o)) ||
+			    !other_process(c, o))
+				continue;
+			if (c->has_t && o->has_t && c->t + pm_att_pair_tol(a, c, o) < o->t)
+				continue;
+			x = o;
+		}
+		if (!x)
+			continue;
+		c->dead = true;
+		pm_att_why(a,
+			   "%s: beside %s, of another process, which no crash elsewhere raises "
+			   "and which the crash did not come before, it is a peer gone while the "
+			   "step was taken down: a consequence, not the failure's origin.",
+			   c->summary, x->summary);
+	}
+}
+
 void pm_att_phase_merge(struct att *a)
 {
 	aer_on_gpu(a);
+	output_crashes(a);
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
 		if (c->dead || !c->node[0] || !c->nev || c->lead != LEAD_RULE)
@@ -959,8 +1042,7 @@ static void teardown_faults(struct att *a)
 /* Whether C is a crash the kernel places inside the communication library: an origin line of
  * a `comm_crash` rule, and every other origin line of C the job's own report of a crash (a
  * faulthandler's "Fatal Python error: Segmentation fault", which says nothing of where),
- * none a trusted line of a crash elsewhere (the kernel's segfault in another library); and
- * whether C has an origin line no generic rule reads (a specific origin). */
+ * none a trusted line of a crash elsewhere (the kernel's segfault in another library). */
 static bool comm_crash_only(const struct att *a, const struct cand *c)
 {
 	size_t n = 0;
@@ -975,16 +1057,6 @@ static bool comm_crash_only(const struct att *a, const struct cand *c)
 			return false;
 	}
 	return n > 0;
-}
-
-static bool specific_origin(const struct att *a, const struct cand *c)
-{
-	for (size_t k = 0; k < c->nev; k++) {
-		const struct pm_rule *r = R(a, c->ev[k]);
-		if (r->role == PM_ROLE_ORIGIN && !r->generic && !r->comm_crash)
-			return true;
-	}
-	return false;
 }
 
 /*
