@@ -891,6 +891,47 @@ static bool is_setup(const struct cand *c)
 		!strcmp(c->sub, "scheduler"));
 }
 
+/* Whether every line of the set-up candidate C lies in a file whose own progress comes after
+ * it (by the file's order): the set-up was tried again, or the job started again, and the
+ * group formed (a port in use at the first bind, then a step logged; comm-setup-retried-then-
+ * nan; with no progress after it in its file it stays: launch-port-in-use-runtime-error). */
+static bool overcome(const struct att *a, const struct cand *c, const uint64_t *first)
+{
+	for (size_t m = 0; m < c->nev; m++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[m]];
+		if (o->file >= a->ev->nfiles || !first[o->file] || o->offset + 1 >= first[o->file])
+			return false;
+	}
+	return c->nev > 0;
+}
+
+/* A set-up failure whose own output went on to progress after it (overcome), beside an origin
+ * after the progress began that no peer's failure to set up raises (a specific origin, a
+ * logic error): the set-up was tried again, or the job started again, and the group formed.
+ * Set aside, and that origin leads (comm-setup-retried-then-nan). */
+static void setup_overcome(struct att *a, struct cand *c, const uint64_t *first)
+{
+	const struct cand *later = NULL;
+
+	if (!overcome(a, c, first))
+		return;
+	for (size_t i = 0; i < a->nc && !later; i++) {
+		const struct cand *o = &a->c[i];
+		if (!o->dead && o->lead == LEAD_RULE && o->nev && strcmp(o->cls, "launch_config") &&
+		    (specific_origin(a, o) || pm_att_logic_error(a, o)) &&
+		    pm_att_cand_after_progress(a, o))
+			later = o;
+	}
+	if (!later)
+		return;
+	c->dead = true;
+	pm_att_why(a,
+		   "%s: its own output went on to make progress after it (a set-up tried again, or "
+		   "an earlier attempt of the job), so the group formed; %s, after the progress "
+		   "began, leads.",
+		   c->summary, later->summary);
+}
+
 /* A set-up class (an NCCL communicator or the rendezvous failing to form) seen only after the
  * job had made progress: the group had formed.  What NCCL before 2.12 reported as "unhandled
  * system error" (and 2.19 as a socket closed by the peer behind it) and torchelastic as a
@@ -928,8 +969,10 @@ static void setup_after_progress(struct att *a)
 			continue;
 		while (m < c->nev && after_progress(a, &a->ev->obs[c->ev[m]], first))
 			m++;
-		if (m < c->nev)
+		if (m < c->nev) {
+			setup_overcome(a, c, first);
 			continue;
+		}
 		if (!other) {
 			c->late_setup = true;
 			continue;
