@@ -736,9 +736,92 @@ static void aer_on_gpu(struct att *a)
 	}
 }
 
+/* Whether an origin line of C is read by a specific rule other than a `comm_crash` one (an
+ * out-of-memory, a disk full, a CUDA fault, a hardware event: not a generic exception). */
+static bool specific_origin(const struct att *a, const struct cand *c)
+{
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_rule *r = R(a, c->ev[k]);
+		if (r->role == PM_ROLE_ORIGIN && !r->generic && !r->comm_crash)
+			return true;
+	}
+	return false;
+}
+
+/* Whether X and Y are two processes' by what the lines say: each names ranks and none is
+ * both's, or each is placed on a node and the nodes differ. */
+static bool other_process(const struct cand *x, const struct cand *y)
+{
+	if (x->node[0] && y->node[0] && strcasecmp(x->node, y->node))
+		return true;
+	if (!x->nranks || !y->nranks)
+		return false;
+	for (size_t i = 0; i < x->nranks; i++)
+		for (size_t j = 0; j < y->nranks; j++)
+			if (x->ranks[i] == y->ranks[j])
+				return false;
+	return true;
+}
+
+/*
+ * A native crash that only the job's output reports (a faulthandler's "Fatal Python error:
+ * Segmentation fault", a crash handler's "Caught signal 11", "*** SIGSEGV received"), on
+ * another process than a lead that no crash elsewhere raises: a specific origin (an
+ * out-of-memory, a disk full, a CUDA fault) or the program's own logic error (a ValueError
+ * no peer's crash raises; pm_att_logic_error).  A process that raises and exits leaves its
+ * peers' communication threads on torn-down connections while Slurm takes the step down,
+ * and they crash there; the reverse cannot be: a peer's crash makes a rank report the loss
+ * (a cascade), not a ValueError of its own.  Not where the crash is dated before that lead
+ * by more than the pair's tolerance (it came first), nor beside a generic exception of
+ * another kind (a RuntimeError a peer's crash may raise), nor on the lead's own process.
+ * Set aside before the candidates of one class on one node merge, so that the crashed
+ * ranks are bystanders, not the origin's (app-srun-segv-bystanders-after-valueerror;
+ * app-srun-segv-before-valueerror-near-miss).  A crash the kernel records is comm_crashes'.
+ */
+static void output_crashes(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		const struct cand *x = NULL;
+		size_t n = 0;
+
+		if (c->dead || !c->nev || c->lead != LEAD_RULE || strcmp(c->cls, "application") ||
+		    strcmp(c->sub, "native_crash"))
+			continue;
+		for (size_t k = 0; k < c->nev && n != (size_t)-1; k++) {
+			const struct pm_rule *r = R(a, c->ev[k]);
+			if (r->role != PM_ROLE_ORIGIN)
+				continue;
+			n = a->ev->obs[c->ev[k]].trusted || r->generic ? (size_t)-1 : n + 1;
+		}
+		if (!n || n == (size_t)-1)
+			continue;
+		for (size_t j = 0; j < a->nc && !x; j++) {
+			const struct cand *o = &a->c[j];
+			if (o == c || o->dead || !o->nev || o->lead != LEAD_RULE ||
+			    (!strcmp(o->cls, "application") && !strcmp(o->sub, "native_crash")) ||
+			    !(specific_origin(a, o) || pm_att_logic_error(a, o)) ||
+			    !other_process(c, o))
+				continue;
+			if (c->has_t && o->has_t && c->t + pm_att_pair_tol(a, c, o) < o->t)
+				continue;
+			x = o;
+		}
+		if (!x)
+			continue;
+		c->dead = true;
+		pm_att_why(a,
+			   "%s: beside %s, of another process, which no crash elsewhere raises "
+			   "and which the crash did not come before, it is a peer gone while the "
+			   "step was taken down: a consequence, not the failure's origin.",
+			   c->summary, x->summary);
+	}
+}
+
 void pm_att_phase_merge(struct att *a)
 {
 	aer_on_gpu(a);
+	output_crashes(a);
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
 		if (c->dead || !c->node[0] || !c->nev || c->lead != LEAD_RULE)
@@ -882,6 +965,47 @@ static bool is_setup(const struct cand *c)
 		!strcmp(c->sub, "scheduler"));
 }
 
+/* Whether every line of the set-up candidate C lies in a file whose own progress comes after
+ * it (by the file's order): the set-up was tried again, or the job started again, and the
+ * group formed (a port in use at the first bind, then a step logged; comm-setup-retried-then-
+ * nan; with no progress after it in its file it stays: launch-port-in-use-runtime-error). */
+static bool overcome(const struct att *a, const struct cand *c, const uint64_t *first)
+{
+	for (size_t m = 0; m < c->nev; m++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[m]];
+		if (o->file >= a->ev->nfiles || !first[o->file] || o->offset + 1 >= first[o->file])
+			return false;
+	}
+	return c->nev > 0;
+}
+
+/* A set-up failure whose own output went on to progress after it (overcome), beside an origin
+ * after the progress began that no peer's failure to set up raises (a specific origin, a
+ * logic error): the set-up was tried again, or the job started again, and the group formed.
+ * Set aside, and that origin leads (comm-setup-retried-then-nan). */
+static void setup_overcome(struct att *a, struct cand *c, const uint64_t *first)
+{
+	const struct cand *later = NULL;
+
+	if (!overcome(a, c, first))
+		return;
+	for (size_t i = 0; i < a->nc && !later; i++) {
+		const struct cand *o = &a->c[i];
+		if (!o->dead && o->lead == LEAD_RULE && o->nev && strcmp(o->cls, "launch_config") &&
+		    (specific_origin(a, o) || pm_att_logic_error(a, o)) &&
+		    pm_att_cand_after_progress(a, o))
+			later = o;
+	}
+	if (!later)
+		return;
+	c->dead = true;
+	pm_att_why(a,
+		   "%s: its own output went on to make progress after it (a set-up tried again, or "
+		   "an earlier attempt of the job), so the group formed; %s, after the progress "
+		   "began, leads.",
+		   c->summary, later->summary);
+}
+
 /* A set-up class (an NCCL communicator or the rendezvous failing to form) seen only after the
  * job had made progress: the group had formed.  What NCCL before 2.12 reported as "unhandled
  * system error" (and 2.19 as a socket closed by the peer behind it) and torchelastic as a
@@ -919,8 +1043,10 @@ static void setup_after_progress(struct att *a)
 			continue;
 		while (m < c->nev && after_progress(a, &a->ev->obs[c->ev[m]], first))
 			m++;
-		if (m < c->nev)
+		if (m < c->nev) {
+			setup_overcome(a, c, first);
 			continue;
+		}
 		if (!other) {
 			c->late_setup = true;
 			continue;
@@ -1030,6 +1156,70 @@ static void teardown_faults(struct att *a)
 	}
 }
 
+/* Whether C is a crash the kernel places inside the communication library: an origin line of
+ * a `comm_crash` rule, and every other origin line of C the job's own report of a crash (a
+ * faulthandler's "Fatal Python error: Segmentation fault", which says nothing of where),
+ * none a trusted line of a crash elsewhere (the kernel's segfault in another library). */
+static bool comm_crash_only(const struct att *a, const struct cand *c)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_rule *r = R(a, c->ev[k]);
+		if (r->role != PM_ROLE_ORIGIN)
+			continue;
+		if (r->comm_crash)
+			n++;
+		else if (a->ev->obs[c->ev[k]].trusted || r->generic)
+			return false;
+	}
+	return n > 0;
+}
+
+/*
+ * A process that crashed inside the communication library (a `comm_crash` rule: the kernel's
+ * segfault line naming libnccl, UCX, libfabric) beside a lead that such a crash cannot raise:
+ * a specific origin (an out-of-memory, a disk full, a CUDA fault, a hardware event), or the
+ * program's own logic error (a KeyError no peer's crash raises; pm_att_logic_error).  A peer
+ * that vanished mid-collective leaves the others' proxy threads on torn-down connections
+ * while Slurm takes the job down, and a crash there is that peer's consequence; the lead it
+ * stands beside cannot be the crash's.  Not where the crash is dated before that lead by more
+ * than the pair's tolerance (it came first, and may have begun it), and not beside a generic
+ * exception of another kind (a RuntimeError a peer's crash may have raised), nor beside
+ * another such crash only.  Set aside, `why` says so, and the lead stands
+ * (app-kernel-segv-libnccl-teardown-bystander; alone, the crash leads as any native crash:
+ * app-kernel-segv-libnccl-alone-near-miss).
+ */
+static void comm_crashes(struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		const struct cand *x = NULL;
+
+		if (c->dead || !c->nev || c->lead != LEAD_RULE || !comm_crash_only(a, c))
+			continue;
+		for (size_t j = 0; j < a->nc && !x; j++) {
+			const struct cand *o = &a->c[j];
+			if (o == c || o->dead || !o->nev || o->lead != LEAD_RULE ||
+			    comm_crash_only(a, o) ||
+			    !(specific_origin(a, o) || pm_att_logic_error(a, o)))
+				continue;
+			if (c->has_t && o->has_t && c->t + pm_att_pair_tol(a, c, o) < o->t)
+				continue;
+			x = o;
+		}
+		if (!x)
+			continue;
+		c->dead = true;
+		pm_att_why(a,
+			   "%s: beside %s, which no crash in the communication library "
+			   "raises and which the crash did not come before, it is a peer gone "
+			   "mid-collective while the job was taken down: a consequence, not the "
+			   "failure's origin.",
+			   c->summary, x->summary);
+	}
+}
+
 /*
  * A GPU that hung after the program's own fault on it: the kernel's weak hang lines (Xid 69
  * and 109, amdgpu's ring timeout: the driver's timeout on the work the fault left stuck)
@@ -1068,6 +1258,7 @@ void pm_att_phase_consequence(struct att *a)
 			   h->summary, f->summary);
 	}
 	teardown_faults(a);
+	comm_crashes(a);
 	setup_after_progress(a);
 }
 

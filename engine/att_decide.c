@@ -38,7 +38,7 @@ static int cand_rank(const struct cand *c)
  * in other words (a CUDA error, a collective timeout, an I/O error): beside such an exception
  * a hardware event neither explains it nor is explained by it, a tie (tied()).
  */
-static bool logic_error(const struct att *at, const struct cand *c)
+bool pm_att_logic_error(const struct att *at, const struct cand *c)
 {
 	static const char *const types[] = {
 		"KeyError",
@@ -810,13 +810,43 @@ static bool generic_only(const struct att *a, const struct cand *c)
 	return n > 0;
 }
 
+/* Whether C holds a reading of the line of observation O (its file and offset). */
+static bool on_line(const struct att *a, const struct cand *c, size_t o)
+{
+	const struct pm_obs *x = &a->ev->obs[o];
+
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *y = &a->ev->obs[c->ev[k]];
+		if (y->file == x->file && y->offset == x->offset)
+			return true;
+	}
+	return false;
+}
+
+/* Whether L and S are a generic exception and the specific origin its handler raised after
+ * Python's "During handling of the above exception" (att_yield.c, a->handled). */
+static bool handled(const struct att *a, const struct cand *l, const struct cand *s)
+{
+	for (size_t i = 0; s && i < a->nhandled; i++) {
+		size_t g = a->handled[2 * i], h = a->handled[2 * i + 1];
+		if ((on_line(a, l, g) && on_line(a, s, h)) ||
+		    (on_line(a, l, h) && on_line(a, s, g)))
+			return true;
+	}
+	return false;
+}
+
 /* The first two candidates tie (phase 8): different classes on different nodes, within the
  * tolerance, of the same standing.  Two on one rank are one process's: not different nodes. */
 static bool tied(const struct att *a, const struct cand *l, const struct cand *s)
 {
+	/* an exception and the failure its handler met: the traceback cannot say whether the
+	 * handler reported the first or failed at something of its own */
+	if (handled(a, l, s))
+		return true;
 	/* trusted hardware beside the program's own logic error, which no hardware fault
 	 * raises: neither explains the other, and the evidence cannot say which ended the job */
-	if (s && cand_rank(l) == 0 && logic_error(a, s))
+	if (s && cand_rank(l) == 0 && pm_att_logic_error(a, s))
 		return true;
 	/* two exceptions only a generic rule reads, on two nodes, tie too whatever their class:
 	 * neither is dated before the other, and such a reading cannot tell a program's own
@@ -1037,7 +1067,17 @@ static void ambiguity_test(struct att *a)
 		if (tol > a->rs->skew_s)
 			snprintf(wide, sizeof(wide),
 				 ", widened to %.1f s by the nodes' apparent clock skew", tol);
-		if (cand_rank(l) == 0 && logic_error(a, s))
+		if (handled(a, l, s))
+			pm_att_why(
+				a,
+				"%s and %s are one traceback's two exceptions, the second raised "
+				"while the first was being handled (\"During handling of the above "
+				"exception\"): a handler that failed at something of its own after "
+				"the first error, or met the real failure on a path the first only "
+				"chose; the traceback cannot say which ended the job, so neither "
+				"leads alone.",
+				l->summary, s->summary);
+		else if (cand_rank(l) == 0 && pm_att_logic_error(a, s))
 			pm_att_why(a,
 				   "%s/%s %s (%s) beside the program's own error (%s), of a kind no "
 				   "hardware fault raises: neither explains the other, and the "

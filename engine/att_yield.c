@@ -46,7 +46,7 @@ struct line {
 	/* along a chain: a specific reading before the line, and a specific origin after it */
 	const struct pm_rule *before, *after;
 	const struct pm_rule *nonfatal; /* a reading that says the next failure was not fatal */
-	bool gen, chain;
+	bool gen, chain, handler;
 };
 
 /* The nearest line before (DIR -1) or after (+1) line K of its file and rank that holds a
@@ -138,7 +138,7 @@ int pm_att_yield(struct att *a)
 	a->yielded = calloc(n, sizeof(*a->yielded));
 	ix = malloc(n * sizeof(*ix));
 	l = calloc(n, sizeof(*l));
-	pq = malloc(3 * n * sizeof(*pq));
+	pq = malloc(4 * n * sizeof(*pq));
 	if (!a->yielded || !ix || !l || !pq) {
 		free(ix);
 		free(l);
@@ -157,6 +157,7 @@ int pm_att_yield(struct att *a)
 			const struct pm_rule *r = R(a, ix[e]);
 			ln->gen |= pm_rule_generic(r);
 			ln->chain |= r->chain;
+			ln->handler |= r->handler;
 			if (!ln->nonfatal && r->nonfatal)
 				ln->nonfatal = r;
 			if (!ln->spec && pm_rule_speaks(r))
@@ -192,23 +193,48 @@ int pm_att_yield(struct att *a)
 		p = l[k].gen || l[k].spec ? k : neighbour(a, l, nl, ix, k, -1);
 		if (p == (size_t)-1 || (q = neighbour(a, l, nl, ix, k, 1)) == (size_t)-1)
 			continue;
-		pq[3 * np] = p;
-		pq[3 * np + 1] = q;
-		pq[3 * np + 2] = p == k;
+		pq[4 * np] = p;
+		pq[4 * np + 1] = q;
+		pq[4 * np + 2] = p == k;
+		pq[4 * np + 3] = l[k].handler;
 		np++;
 	}
 	for (size_t m = 0; m < np; m++) {
-		struct line *p = &l[pq[3 * m]], *q = &l[pq[3 * m + 1]];
+		struct line *p = &l[pq[4 * m]], *q = &l[pq[4 * m + 1]];
 		if (!q->before)
 			q->before = p->spec ? p->spec : p->before;
 	}
 	for (size_t m = np; m-- > 0;) {
-		struct line *p = &l[pq[3 * m]], *q = &l[pq[3 * m + 1]];
+		struct line *p = &l[pq[4 * m]], *q = &l[pq[4 * m + 1]];
+		const struct pm_rule *sp = q->spec;
+		bool way = gives_way(sp, pq[4 * m + 2], &ev->obs[ix[p->s]], &ev->obs[ix[q->s]]);
+		/*
+		 * Python's "During handling of the above exception, another exception occurred:"
+		 * (a `handler` line) after a generic exception and before a resource the handler
+		 * ran out of (a storage or resource_limit origin: a disk full, a quota, memory).
+		 * A handler that translates the first error composes its own message, which a
+		 * specific rule may read (transformers' KeyError re-raised as a ValueError that
+		 * names the too-old release: the first yields, as before); one that runs out of a
+		 * resource fails at work of its own, as often after an error the program would not
+		 * have survived (a disk full while it writes an error report after a KeyError) as
+		 * on a path the first only chose (a cache miss's KeyError, then a disk full as it
+		 * fills the cache).  Neither yields: two explanations the traceback cannot order
+		 * (tied, att_decide.c).  A "direct cause" line names the first as the cause.
+		 */
+		if (way && pq[4 * m + 3] && p->gen && !p->spec && sp->role == PM_ROLE_ORIGIN &&
+		    !pq[4 * m + 2] &&
+		    (!strcmp(sp->cls, "storage") || !strcmp(sp->cls, "resource_limit"))) {
+			size_t *h = realloc(a->handled, (a->nhandled + 1) * 2 * sizeof(*h));
+			if (h) {
+				a->handled = h;
+				h[2 * a->nhandled] = ix[p->s];
+				h[2 * a->nhandled + 1] = ix[q->s];
+				a->nhandled++;
+			}
+			way = false;
+		}
 		if (!p->after)
-			p->after = gives_way(q->spec, pq[3 * m + 2], &ev->obs[ix[p->s]],
-					     &ev->obs[ix[q->s]]) ?
-					   q->spec :
-					   q->after;
+			p->after = way ? sp : q->after;
 	}
 	for (size_t k = 0; k < nl; k++)
 		if (l[k].gen && !l[k].spec && (l[k].before || l[k].after))

@@ -401,6 +401,7 @@ static void att_free(struct att *a)
 	free(a->libpfx);
 	free(a->srcname);
 	free(a->yielded);
+	free(a->handled);
 	free(a->hranks);
 	free(a->rhost);
 	free(a->troot);

@@ -197,6 +197,11 @@ struct att {
 	bool records_unplaced;
 	bool busid_twice_said; /* busid_ranks said a rank's two bus ids in `why` */
 	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
+	/* pairs of obs: a generic exception and the specific origin its handler raised after
+	 * Python's "During handling ..." (a `handler` chain line): two explanations, not one
+	 * (att_yield.c; att_decide.c, tied) */
+	size_t *handled;
+	size_t nhandled;
 	const char *yield_gen, *yield_spec; /* the first such pair of rule ids, for why */
 	enum yield_kind {
 		YIELD_LINE,   /* both read one line */
@@ -427,6 +432,9 @@ const char *pm_att_obs_clock_node(const struct att *a, const struct pm_obs *o);
 enum win pm_att_obs_window(const struct att *a, const struct pm_obs *o, bool wide);
 void pm_att_phase_stale(struct att *a);
 double pm_att_pair_tol(const struct att *a, const struct cand *x, const struct cand *y);
+/* Every piece of C's evidence an exception of a type no hardware fault raises (KeyError,
+ * ValueError, ...): the program's own logic error (att_decide.c). */
+bool pm_att_logic_error(const struct att *at, const struct cand *c);
 /* C is a node's own hardware failure in the job's time, from evidence the user cannot write
  * (not a fallback, not from before the job, not undated): that node did not err only as a
  * consequence of the origin (att_decide.c). */

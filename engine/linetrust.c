@@ -588,6 +588,33 @@ static bool journal_process_line(const char *s, size_t n)
 	return i > t && i + 2 < n && s[i] == ']' && s[i + 1] == ':' && s[i + 2] == ' ';
 }
 
+/* The file name of the library a process crashed in, where it is a communication library's
+ * (NCCL or RCCL and their net plugins, UCX, libfabric, the verbs providers) and holds only a
+ * file name's letters, digits and ".+-_" up to its "[": how many bytes to leave unmasked
+ * (through the "["), else 0.  Such a name can spell no other line's text (no blank, no
+ * colon), and a rule reads it only to set a crash there aside as a peer's consequence
+ * (native-crash-kernel-comm-library, `comm_crash`), never to blame a node: a user's own
+ * library so named costs a missed native crash at most. */
+static size_t comm_library(const char *s, size_t n)
+{
+	static const char *const libs[] = {"libnccl", "librccl", "libucm",    "libucp",
+					   "libucs",  "libuct",	 "libfabric", "libibverbs",
+					   "libmlx4", "libmlx5", "librdmacm", "libefa"};
+	size_t i = 0, l;
+	bool known = false;
+
+	for (size_t k = 0; k < sizeof(libs) / sizeof(libs[0]) && !known; k++) {
+		l = strlen(libs[k]);
+		known = n > l && !memcmp(s, libs[k], l);
+	}
+	if (!known)
+		return 0;
+	while (i < n && i < 255 &&
+	       (pm_in_isalnum(s[i]) || s[i] == '.' || s[i] == '+' || s[i] == '-' || s[i] == '_'))
+		i++;
+	return i < n && s[i] == '[' ? i + 1 : 0;
+}
+
 static void kernel_line(struct lt *c, size_t off, const char *s, size_t n)
 {
 	struct pm_prefix px;
@@ -632,7 +659,7 @@ static void kernel_line(struct lt *c, size_t off, const char *s, size_t n)
 			mask_comm_before(c, off, s, from, e - 1);
 		}
 		if ((e = kfind(&by, s, n, k, " in ")) < n)
-			mask(c, off, e + 4, n);
+			mask(c, off, e + 4 + comm_library(s + e + 4, n - e - 4), n);
 	}
 	if ((k = kfind(&by, s, n, b, "Killed process ")) < n)
 		mask_paren_comm(c, off, s, n, k + 15);

@@ -432,7 +432,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "formats",	 "generic",	"chain",     "nonfatal",
 					   "reasonless", "attached",	"counter",   "last",
 					   "refines",	 "heeds_level", "not_after", "not_beside",
-					   NULL};
+					   "comm_crash", "handler",	NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -465,6 +465,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "chain", &r->chain) < 0 ||
 	    get_bool(ld, doc, m, "nonfatal", &r->nonfatal) < 0 ||
 	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0 ||
+	    get_bool(ld, doc, m, "handler", &r->handler) < 0 ||
+	    get_bool(ld, doc, m, "comm_crash", &r->comm_crash) < 0 ||
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
 	    get_bool(ld, doc, m, "heeds_level", &r->heeds_level) < 0 ||
 	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0 ||
@@ -527,6 +529,21 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'reasonless' is for software rules (a set-up failure whose line "
 		     "gives no reason, which a peer's refusal beside it explains)",
+		     r->id);
+		goto out;
+	}
+	if (r->handler && (!r->chain || r->role != PM_ROLE_CONTEXT)) {
+		fail(ld, m,
+		     "rule %s: 'handler' is for context rules with 'chain' (a line that says the "
+		     "exception after it was raised while handling the one before)",
+		     r->id);
+		goto out;
+	}
+	/* inert on another role (an origin demoted in a revised rule set), as 'reasonless' */
+	if (r->comm_crash && r->hardware) {
+		fail(ld, m,
+		     "rule %s: 'comm_crash' is for software rules (a process crashing inside the "
+		     "communication library)",
 		     r->id);
 		goto out;
 	}

@@ -94,6 +94,14 @@ struct pm_rule {
 	 * "unhandled system error"); a peer's refusal read beside it is its reason
 	 * (att_decide.c, refused_lead) */
 	bool reasonless;
+	/* 'handler': a chain line that says the exception after it was raised while the one
+	 * before it was being handled (Python's "During handling of the above exception"): the
+	 * handler's own failure, not always a wrapper of the first (att_yield.c) */
+	bool handler;
+	/* 'comm_crash': an origin whose line is a process crashing inside the communication
+	 * library (the kernel's segfault line naming libnccl): a peer's process vanishing
+	 * mid-collective crashes it there, in the teardown (att_cands.c, comm_crashes) */
+	bool comm_crash;
 	/* 'counter': a condition on a count read at collection with no baseline (nvidia-smi's
 	 * volatile ECC count, since the driver loaded): it cannot date the error, so it is not a
 	 * state of now but an undated event (attribute.c, pm_att_cand_add) */
