@@ -391,6 +391,7 @@ static void att_free(struct att *a)
 	free(a->hidx);
 	free(a->guessed);
 	free(a->libpfx);
+	free(a->sysgain);
 	free(a->yielded);
 	free(a->hranks);
 	free(a->rhost);

@@ -180,6 +180,9 @@ struct att {
 	 * "[host:pid]", NCCL's "host:pid:tid"): its lead's exclusion only offered, as GUESSED's,
 	 * but read as printed on that host, so it still corroborates (att_place.c) */
 	bool *libpfx;
+	/* obs -> GUESSED because Slurm's report gainsays the host column of a syslog-shaped file
+	 * named for no kernel log (att_place.c syslog_gainsaid); NULL when none is */
+	bool *sysgain;
 	/* a library prefix's node the task-exit records gainsaid (records_gainsay): a line of
 	 * the job's output placed on no node, so an origin of none leaves no bystander */
 	bool records_unplaced;
