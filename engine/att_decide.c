@@ -1234,6 +1234,14 @@ void pm_att_phase_confidence(struct att *a)
 			   "hypothesis.",
 			   l->cls, l->sub, l->node, l->node, a->srun_task, other);
 	}
+	/* a lead whose node only the host column of a file that may be the job's gives (a
+	 * syslog-shaped file named for no kernel log: att_place.c syslog_gainsaid, already a
+	 * guess, its exclusion only offered), where srun's report or the plugin's records say a
+	 * task on another node failed of itself: that task and its node are suspects too, never
+	 * bystanders "only as a consequence" (verdict_bystanders) */
+	for (size_t k = 0; a->sysgain && l->node[0] && !l->gainsaid && k < l->nev; k++)
+		if (a->sysgain[l->ev[k]] && pm_att_node_guessed(a, l))
+			l->gainsaid = true;
 	/* a host Slurm's record does not list, that fits several of its nodes (a short name
 	 * beside two full ones): which of them it was is not known, so none is excluded */
 	if (l->node[0] && pm_att_unknown_node(a, l->node) && a->ev->job.het_partial) {

@@ -1616,9 +1616,10 @@ static bool prefix_gainsaid(struct att *a, const char *h, const struct pm_obs *o
  * failing task's host, which the line does not name (the evidence cannot tell which task
  * printed it, and a healthy node must not be blamed).  A task on H that failed of itself
  * (SIGABRT with a core, a non-zero exit), or one Slurm's signal ended before the other host's
- * failure, is no teardown of H: the line stays H's.  Said in `why` once.
+ * failure, is no teardown of H: the line stays H's.  Said in `why` once.  tasks_gainsay: the
+ * records' part alone, the other host's name where they gainsay H, else NULL.
  */
-static bool records_gainsay(struct att *a, const char *h, bool *said)
+static const char *tasks_gainsay(const struct att *a, const char *h)
 {
 	const struct pm_evidence *ev = a->ev;
 	const double tol = a->rs ? a->rs->skew_s : 2;
@@ -1633,7 +1634,7 @@ static bool records_gainsay(struct att *a, const char *h, bool *said)
 		if (same_host(t->node, h)) {
 			if (pm_att_own_failure(t) ||
 			    (!t->signal && !pm_att_slurm_signal_exit(t->exit_code)))
-				return false;
+				return NULL;
 			on_h = true;
 			if (t->end > 0 && (hfirst <= 0 || t->end < hfirst))
 				hfirst = t->end;
@@ -1644,6 +1645,15 @@ static bool records_gainsay(struct att *a, const char *h, bool *said)
 		}
 	}
 	if (!on_h || !other || (first > 0 && hfirst > 0 && hfirst < first - tol))
+		return NULL;
+	return other;
+}
+
+static bool records_gainsay(struct att *a, const char *h, bool *said)
+{
+	const char *other = tasks_gainsay(a, h);
+
+	if (!other)
 		return false;
 	a->records_unplaced = true;
 	if (!*said)
@@ -1688,6 +1698,77 @@ static const char *only_host_of(const struct att *a, const struct pm_obs *o)
 }
 
 /*
+ * Whether O is a line of a file read as a syslog by its content alone (no manifest or
+ * caller gave its kind), whose path names no kernel log's source ("notes.txt", "gq07.txt",
+ * "gq07/out.log"; pm_path_names_kernel), and that no grep -H name of a system log heads
+ * ("/var/log/messages:Dec  2 ..."): the job can write such a file into its own folder, and
+ * the host column of its lines is then the job's text.  Its node is only the folder's word
+ * for it, as a dmesg-shaped file's is (scan.c node_from_path; review32 F07: before, a
+ * job's notes.txt of "Dec  2 10:12:31 gq08 kernel: NVRM: Xid ... 79" advised excluding
+ * gq08, whose tasks srun had only ended).  "gq07/messages", "kern.log", "syslog-gq07.txt",
+ * "gq07-journal-k.txt" keep their lines' hosts.
+ */
+static bool syslog_unnamed(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_file *f = &a->ev->files[o->file];
+
+	return o->node && f->format == PM_FMT_SYSLOG && !f->kind_given &&
+	       !pm_path_names_kernel(f->name) &&
+	       !(o->raw && pm_prefix_grep_system(o->raw, strlen(o->raw)));
+}
+
+static const char *tasks_gainsay(const struct att *a, const char *h);
+
+/*
+ * The lines of such a file (syslog_unnamed) whose host Slurm's own reports gainsay: srun
+ * reports that host's tasks as ended by Slurm and one task on another host as the one that
+ * failed of itself (pm_att_srun_ended), or the plugin's task-exit records show the host's
+ * tasks ended by Slurm's teardown once a task elsewhere had failed (tasks_gainsay).  Which of
+ * the two is Slurm's and which the job's, the folder cannot tell: the line keeps its host,
+ * as the folder's word for it (GUESSED: it corroborates nothing, and its lead's exclusion is
+ * only offered), and `why` names the file and srun's or the records' report, once a file.
+ * Where Slurm agrees with the host column (the host's own task failed: a loghost grep beside
+ * the failing rank's error, trust-loghost-grep-same-domain-xid-near-miss), or says nothing
+ * against it (a one-node job's "hb03.log": trust-node-log-address-only-own-xid-near-miss),
+ * the host stands.  0, or -1 on ENOMEM.
+ */
+static int syslog_gainsaid(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	bool *said = NULL;
+
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		const char *other;
+		if (!o->trusted || !syslog_unnamed(a, o))
+			continue;
+		other = ev->ntasks ? tasks_gainsay(a, o->node) : pm_att_srun_ended(a, o->node);
+		if (!other)
+			continue;
+		if (!a->sysgain && !(a->sysgain = calloc(ev->nobs, sizeof(bool))))
+			return -1;
+		a->guessed[i] = a->sysgain[i] = true;
+		if (!said && !(said = calloc(ev->nfiles, sizeof(bool))))
+			return -1;
+		if (said[o->file])
+			continue;
+		said[o->file] = true;
+		pm_att_why(
+			a,
+			"%s, read as a kernel log by its lines alone (its name names none), "
+			"puts its lines on %s, while %s %s as the one that failed of itself and "
+			"%s's tasks as ended by Slurm: whether it is %s's kernel log or text the job wrote "
+			"cannot be told, so %s is named there, not excluded.",
+			ev->files[o->file].name, o->node,
+			ev->ntasks ? "the task-exit records show a task on" :
+				     "srun reports a task on",
+			other, o->node, o->node, o->node);
+	}
+	free(said);
+	return 0;
+}
+
+/*
  * A hand-gathered folder (no plugin records, no bundle): each node-level file's host names
  * the node of what it holds; the folder's lines name hosts; when every host named is one,
  * what has no node happened on it.  Runs before the candidates are made, so their
@@ -1713,6 +1794,8 @@ int pm_att_phase_place(struct att *a)
 	 * hand-gathered folder (pm_att_node_guessed; the records' own contradictions are
 	 * pm_att_clean_exits') */
 	if (ev->ntasks || ev->ncollect) {
+		if (syslog_gainsaid(a) < 0)
+			return -1;
 		for (size_t i = 0; i < ev->nobs; i++) {
 			struct pm_obs *o = &ev->obs[i];
 			bool weak = false;
@@ -1738,6 +1821,9 @@ int pm_att_phase_place(struct att *a)
 		if (file_hosts(a, &ev->files[i]) < 0)
 			return -1;
 	}
+	/* srun's report is read now (file_hosts): what it gainsays of a syslog-shaped file */
+	if (syslog_gainsaid(a) < 0)
+		return -1;
 	/* WORD-HOST names last: a host the files' lines name is what they are read for */
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (!file_host(a, &ev->files[i], h, sizeof(h)) &&

@@ -400,6 +400,7 @@ static void att_free(struct att *a)
 	free(a->guessed);
 	free(a->libpfx);
 	free(a->srcname);
+	free(a->sysgain);
 	free(a->yielded);
 	free(a->handled);
 	free(a->hranks);
@@ -407,6 +408,90 @@ static void att_free(struct att *a)
 	free(a->troot);
 	free(a->suspects);
 	free(a->clk);
+}
+
+bool pm_att_hand_given(const struct att *a, const struct pm_obs *o)
+{
+	return o->trusted && !a->ev->files[o->file].kind_given;
+}
+
+/* What a file of format F is given as, for a reader: "kernel log", "nvidia-smi report". */
+static const char *given_as(enum pm_format f, bool *own)
+{
+	*own = true;
+	switch (f) {
+	case PM_FMT_DMESG:
+	case PM_FMT_KMSG_ISO:
+	case PM_FMT_SYSLOG:
+		return "kernel log";
+	case PM_FMT_NVSMI_Q:
+	case PM_FMT_NVSMI_CSV:
+	case PM_FMT_NVSMI_TABLE:
+		return "nvidia-smi report";
+	case PM_FMT_PROMETHEUS:
+	case PM_FMT_MEMINFO:
+		return "metrics";
+	case PM_FMT_SLURMD_LOG:
+		return "slurmd log";
+	case PM_FMT_SLURMCTLD_LOG:
+		*own = false;
+		return "slurmctld's log";
+	case PM_FMT_RANK_MAP:
+	case PM_FMT_TASK_EXIT:
+		*own = false;
+		return "the plugin's records";
+	default:
+		*own = false;
+		return "Slurm's record";
+	}
+}
+
+size_t pm_att_hand_files(const struct att *a, const struct cand *c, bool node_side, char *buf,
+			 size_t n)
+{
+	uint32_t seen[16];
+	size_t k = 0, at = 0;
+	bool over = false;
+
+	if (n)
+		buf[0] = '\0';
+	for (size_t i = 0; i < (c ? 1 : a->nc); i++) {
+		const struct cand *d = c ? c : &a->c[i];
+		if (!c && d->dead)
+			continue;
+		for (size_t e = 0; e < d->nev; e++) {
+			const struct pm_obs *o = &a->ev->obs[d->ev[e]];
+			const struct pm_file *f = &a->ev->files[o->file];
+			bool dup = false, own;
+			if (!pm_att_hand_given(a, o) ||
+			    (node_side && o->source != PM_SRC_KERNEL_LOG &&
+			     o->source != PM_SRC_GPU_STATE && o->source != PM_SRC_NODE_METRICS))
+				continue;
+			for (size_t j = 0; j < k && !dup; j++)
+				dup = seen[j] == o->file;
+			if (dup)
+				continue;
+			if (k == sizeof(seen) / sizeof(seen[0])) {
+				over = true;
+				continue;
+			}
+			seen[k++] = o->file;
+			const char *what = given_as(f->format, &own);
+			if (k <= 3 && at < n)
+				at += (size_t)snprintf(buf + at, n - at, "%s%s as %s%s%s",
+						       k > 1 ? ", " : "", f->name,
+						       !own    ? "" :
+						       o->node ? o->node :
+								 "a",
+						       !own    ? "" :
+						       o->node ? "'s " :
+								 " ",
+						       what);
+		}
+	}
+	if (k > 3 && at < n)
+		snprintf(buf + at, n - at, " and %zu%s more", k - 3, over ? " or" : "");
+	return k;
 }
 
 /* Whether a candidate that hardware evidence leads is still standing. */
@@ -443,15 +528,33 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	for (size_t i = 0; i < a.nc; i++)
 		hwtrusted = hwtrusted || !a.c[i].user_record;
 	hwline = hwtrusted ? json_array_size(a.why) : SIZE_MAX;
-	if (hwtrusted)
-		pm_att_why(&a,
-			   "Hardware evidence from a source the job cannot write, %s: it outranks "
-			   "software errors elsewhere.",
-			   !pm_att_no_window(&a) ? "in the job window" :
-			   pm_att_half_window(&a) ?
-						   "on the side the record leaves the job's window "
-						   "open (no start, or no end)" :
-						   "with no record of the job's time");
+	if (hwtrusted) {
+		const char *when =
+			!pm_att_no_window(&a)  ? "in the job window" :
+			pm_att_half_window(&a) ? "on the side the record leaves the job's "
+						 "window open (no start, or no end)" :
+						 "with no record of the job's time";
+		char hand[600];
+		size_t nh = pm_att_hand_files(&a, NULL, false, hand, sizeof(hand));
+
+		/* "a source the job cannot write" only where a collector's manifest says which
+		 * file is which: a hand-gathered file is whatever its content and name make it,
+		 * and whoever gathered the folder (or the job, into its own folder) wrote it
+		 * (review32 F01) */
+		if (!nh)
+			pm_att_why(&a,
+				   "Hardware evidence from a source the job cannot write, %s: it "
+				   "outranks software errors elsewhere.",
+				   when);
+		else
+			pm_att_why(&a,
+				   "Hardware evidence from %s (%s), %s: it outranks software errors "
+				   "elsewhere. The folder was gathered by hand, so who wrote %s is "
+				   "not checked.",
+				   nh > 1 ? "files given as system records" :
+					    "a file given as a system record",
+				   hand, when, nh > 1 ? "them" : "it");
+	}
 	if (pm_att_phase_silence(&a) < 0 || pm_att_phase_votes(&a) < 0 ||
 	    pm_att_phase_origins(&a, false) < 0)
 		goto out;

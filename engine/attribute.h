@@ -192,6 +192,9 @@ struct att {
 	/* file -> its name names a node-level source (dmesg-all.txt: has_node_word, att_place.c),
 	 * made at init: asked of every line of the job's output */
 	bool *srcname;
+	/* obs -> GUESSED because Slurm's report gainsays the host column of a syslog-shaped file
+	 * named for no kernel log (att_place.c syslog_gainsaid); NULL when none is */
+	bool *sysgain;
 	/* a library prefix's node the task-exit records gainsaid (records_gainsay): a line of
 	 * the job's output placed on no node, so an origin of none leaves no bystander */
 	bool records_unplaced;
@@ -454,6 +457,17 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late);
  * that node (attribute.c). */
 void pm_att_phase_summaries(struct att *a);
 bool pm_att_node_guessed(const struct att *a, const struct cand *c);
+/* Whether O, read from a source its user cannot write, came from a file whose kind no
+ * collector's manifest (or caller) gave: a file of a folder gathered by hand, that only its
+ * content and name make a node's kernel log, nvidia-smi report or Slurm's text.  Who wrote
+ * it is not checked; the job can write any file into its own folder (review32 F01). */
+bool pm_att_hand_given(const struct att *a, const struct pm_obs *o);
+/* The hand-given files (pm_att_hand_given) among the trusted evidence of C (of every live
+ * candidate when C is NULL), named in BUF (N bytes) as "F as NODE's kernel log, G as NODE's
+ * nvidia-smi report" (at most three, then "and K more"); with NODE_SIDE, only a node's own
+ * records (kernel log, GPU state, node metrics).  The number of such files. */
+size_t pm_att_hand_files(const struct att *a, const struct cand *c, bool node_side, char *buf,
+			 size_t n);
 /* In a hand-gathered folder: the host of the one task srun reports as failed of itself when
  * it reports NODE's tasks as ended by Slurm ("Terminated", "Killed"), the folder's analog of
  * pm_att_clean_exits; NULL otherwise. */

@@ -86,6 +86,18 @@ void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm
  * message's start, before any blank. */
 bool pm_prefix_forged_kernel(const char *m, size_t n);
 
+/* Whether PATH (a file's name in its folder, NUL-terminated) names a kernel log's source as
+ * one of its words, between separators: dmesg, kern, kernel, syslog, messages, journal,
+ * journalctl ("gq07-dmesg.txt", "gq07/kern.log", "syslog-gq07.txt"; not "notes.txt",
+ * "gq07.txt").  A file read as a kernel log by its content alone without such a word may be
+ * one the job wrote (scan.c node_from_path, att_place.c syslog_unnamed). */
+bool pm_path_names_kernel(const char *path);
+
+/* Whether LINE (LEN bytes) starts with the file name grep -H (or zgrep) puts before a line
+ * it found, and that name is a system log's: under /var/log/, or with a word of messages,
+ * syslog, kern, kernel, dmesg, journal ("/var/log/messages:Dec  2 ..."). */
+bool pm_prefix_grep_system(const char *line, size_t len);
+
 /* Whether ID (N bytes: "4471902", "4471899_3") is the accounting record's job: its JobID, its
  * array's id, or its JobIDRaw (scan.c). */
 bool pm_record_job_id(const struct pm_evidence *ev, const char *id, size_t n);

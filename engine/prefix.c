@@ -524,6 +524,13 @@ static bool system_log_name(const char *s, size_t n)
 	return pm_in_has_word(s + b, n - b, w, sizeof(w) / sizeof(w[0]));
 }
 
+bool pm_prefix_grep_system(const char *line, size_t len)
+{
+	size_t g = line ? grep_name(line, len) : 0;
+
+	return g && system_log_name(line, (size_t)((const char *)memchr(line, ':', g) - line));
+}
+
 void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm_prefix *out)
 {
 	size_t g;

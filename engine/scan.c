@@ -2676,10 +2676,16 @@ static bool is_hostish(const char *s, size_t l)
 
 /* A file's node from its name: a known node name bounded by separators, else the first
  * folder of its path when it looks like a host name. */
+bool pm_path_names_kernel(const char *path)
+{
+	static const char *const sys[] = {"dmesg",    "kern",	 "kernel",    "syslog",
+					  "messages", "journal", "journalctl"};
+
+	return pm_in_has_word(path, strlen(path), sys, sizeof(sys) / sizeof(sys[0]));
+}
+
 static int node_from_path(struct pm_evidence *ev, struct pm_file *f)
 {
-	static const char *const sys[] = {"dmesg",  "kern",	"kernel",
-					  "syslog", "messages", "journal"};
 	const char *n = f->name;
 	size_t l = strlen(n);
 
@@ -2689,9 +2695,10 @@ static int node_from_path(struct pm_evidence *ev, struct pm_file *f)
 	 * kernel it is, so it names no node here, and its lines are placed as an unnamed
 	 * file's are, by the folder's guess (att_place.c; review31 F03: before, a printed Xid
 	 * in gq07.txt was gq07's at supported, its exclusion advised).  "gq07-dmesg.txt",
-	 * "gq07/kern.log" keep their node.  A syslog's lines carry their host. */
+	 * "gq07/kern.log" keep their node.  A syslog's lines carry their host: such a file's
+	 * are capped where they are placed (att_place.c, syslog_unnamed). */
 	if (!f->kind_given && (f->format == PM_FMT_DMESG || f->format == PM_FMT_KMSG_ISO) &&
-	    !pm_in_has_word(n, l, sys, sizeof(sys) / sizeof(sys[0])))
+	    !pm_path_names_kernel(n))
 		return 0;
 
 	for (size_t i = 0; i < ev->nnodes; i++) {

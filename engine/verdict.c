@@ -469,7 +469,11 @@ static void containment_of(const struct att *a, const struct cand *c, const stru
 }
 
 /* Distinct source kinds the job's user cannot write among a candidate's evidence: a costly
- * repair needs two of them (or the scheduler's own record), never the job's output. */
+ * repair needs two of them (or the scheduler's own record), never the job's output.  A
+ * node's own record (kernel log, GPU state, metrics) counts only from a file whose kind a
+ * collector's manifest gave: a hand-gathered gq07-dmesg.txt and gq07-nvidia-smi-q.txt are
+ * two files of one unchecked writer, which may be the job (review32 F01), so they justify
+ * the cheap, reversible exclusion, not the drain or RMA (decision_json says what would). */
 static int trusted_kinds(const struct att *a, const struct cand *c)
 {
 	unsigned seen = 0;
@@ -479,6 +483,10 @@ static int trusted_kinds(const struct att *a, const struct cand *c)
 		return 2; /* the accounting record itself */
 	for (size_t i = 0; i < c->nev; i++) {
 		const struct pm_obs *o = &a->ev->obs[c->ev[i]];
+		if (pm_att_hand_given(a, o) &&
+		    (o->source == PM_SRC_KERNEL_LOG || o->source == PM_SRC_GPU_STATE ||
+		     o->source == PM_SRC_NODE_METRICS))
+			continue;
 		if (o->trusted && !(seen & (1u << o->source))) {
 			seen |= 1u << o->source;
 			n++;
@@ -678,11 +686,23 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		pm_subst(buf, sizeof(buf), dec->repair_action, nodes);
 		json_object_set_new(rep, "action", json_string(buf));
 		json_object_set_new(rep, "owner", json_string(dec->repair_owner));
+		bool just = !strcmp(conf, "established") && trusted_kinds(a, c) >= 2;
+		char hand[600];
+
 		pm_subst(buf, sizeof(buf), dec->repair_requires, nodes);
-		json_object_set_new(rep, "requires", json_string(buf));
-		json_object_set_new(rep, "justified",
-				    json_boolean(!strcmp(conf, "established") &&
-						 trusted_kinds(a, c) >= 2));
+		/* what the repair waits for where the node's own records were given by hand */
+		if (!just && pm_att_hand_files(a, c, true, hand, sizeof(hand)))
+			json_object_set_new(
+				rep, "requires",
+				json_sprintf(
+					"%s; the node's own records here are given by hand "
+					"(%s), their writer not checked: it needs %s's own kernel "
+					"log and nvidia-smi -q, read by the collector or on %s "
+					"itself",
+					buf, hand, nodes, nodes));
+		else
+			json_object_set_new(rep, "requires", json_string(buf));
+		json_object_set_new(rep, "justified", json_boolean(just));
 		json_object_set_new(d, "repair", rep);
 	} else {
 		json_decref(rep);

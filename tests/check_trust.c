@@ -871,6 +871,110 @@ START_TEST(test_diagnose_sacct_user_column_node_fail)
 }
 END_TEST
 
+/* Job 61 on pk14: its kernel log (GPU lost, Xid 79) and nvidia-smi -q (uncorrectable ECC,
+ * a row remap failed), Slurm's record and the job's output.  Given as the collector gives
+ * them (each file's source and node named), the node's two records justify the drain; the
+ * same bytes in a folder gathered by hand ("pk14-dmesg.txt", "pk14-nvidia-smi-q.txt", read by
+ * their content and name) still lead at established and exclude pk14, but the repair is not
+ * justified and says what would justify it, and `why` does not call them sources the job
+ * cannot write: the job could have written both into its own folder (review32 F01). */
+static const char *PK_SACCT = "JobID|State|ExitCode|Start|End|NodeList|NNodes|NTasks\n"
+			      "61|FAILED|1:0|2026-12-01T10:00:00|2026-12-01T10:40:00|pk14|1|\n"
+			      "61.0|FAILED|1:0|2026-12-01T10:00:02|2026-12-01T10:39:59|pk14|1|2\n";
+static const char *PK_OUT = "step 40 loss 2.1\n"
+			    "RuntimeError: CUDA error: unspecified launch failure\n"
+			    "srun: error: pk14: task 0: Exited with exit code 1\n";
+static const char *PK_DMESG = "[Tue Dec  1 10:00:01 2026] nvidia-uvm: Loaded the UVM driver\n"
+			      "[Tue Dec  1 10:21:13 2026] NVRM: Xid (PCI:0000:41:00): 79, "
+			      "pid=5120, name=python3, GPU has fallen off the bus.\n";
+static const char *PK_NVSMI =
+	"==============NVSMI LOG==============\n"
+	"\n"
+	"Timestamp                                 : Tue Dec  1 10:40:30 2026\n"
+	"Driver Version                            : 550.54.15\n"
+	"\n"
+	"Attached GPUs                             : 1\n"
+	"GPU 00000000:41:00.0\n"
+	"    Product Name                          : NVIDIA H100 80GB HBM3\n"
+	"    ECC Errors\n"
+	"        Volatile\n"
+	"            DRAM Correctable              : 0\n"
+	"            DRAM Uncorrectable            : 2\n"
+	"    Remapped Rows\n"
+	"        Correctable Error                 : 0\n"
+	"        Uncorrectable Error               : 2\n"
+	"        Pending                           : No\n"
+	"        Remapping Failure Occurred        : Yes\n";
+
+static json_t *diagnose_pk14(bool collected)
+{
+	char err[256];
+	struct pm_ruleset *rs = pm_ruleset_load(PM_TEST_SRCDIR "/rules", err, sizeof(err));
+	struct pm_evidence *ev;
+	const double t = 1796122000; /* 2026-12-01T10:46:40Z */
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "rules: %s", err);
+	ev = pm_evidence_create(rs);
+	ck_assert_int_eq(pm_evidence_add_buffer(ev, "sacct.txt", PK_SACCT, strlen(PK_SACCT),
+						collected ? "scheduler" : NULL, NULL, t),
+			 0);
+	ck_assert_int_eq(pm_evidence_add_buffer(ev, "slurm-61.out", PK_OUT, strlen(PK_OUT),
+						collected ? "app_log" : NULL, NULL, t),
+			 0);
+	ck_assert_int_eq(pm_evidence_add_buffer(ev,
+						collected ? "pk14/kernel.log" : "pk14-dmesg.txt",
+						PK_DMESG, strlen(PK_DMESG),
+						collected ? "kernel_log" : NULL,
+						collected ? "pk14" : NULL, t),
+			 0);
+	ck_assert_int_eq(pm_evidence_add_buffer(ev,
+						collected ? "pk14/nvidia-smi.txt" :
+							    "pk14-nvidia-smi-q.txt",
+						PK_NVSMI, strlen(PK_NVSMI),
+						collected ? "gpu_state" : NULL,
+						collected ? "pk14" : NULL, t),
+			 0);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_msg(v != NULL, "diagnose: %s", err);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+	return v;
+}
+
+START_TEST(test_diagnose_hand_records_repair)
+{
+	for (int collected = 1; collected >= 0; collected--) {
+		json_t *v = diagnose_pk14(collected), *dec = json_object_get(v, "decision");
+		json_t *rep = json_object_get(dec, "repair");
+		const char *conf = json_string_value(json_object_get(v, "confidence"));
+		const char *cont = json_string_value(
+			json_object_get(json_object_get(dec, "containment"), "id"));
+		const char *req = json_string_value(json_object_get(rep, "requires"));
+		char *why = json_dumps(json_object_get(v, "why"), JSON_COMPACT);
+
+		ck_assert_msg(conf && !strcmp(conf, "established"), "%d: %s", collected,
+			      why ? why : "");
+		ck_assert_str_eq(cont ? cont : "", "retry-exclude-node");
+		ck_assert_msg(json_is_true(json_object_get(rep, "justified")) == (collected == 1),
+			      "%d: %s", collected, req ? req : "");
+		if (collected) {
+			ck_assert_msg(strstr(why, "a source the job cannot write"), "%s", why);
+			ck_assert_msg(!strstr(req, "given by hand"), "%s", req);
+		} else {
+			ck_assert_msg(!strstr(why, "cannot write"), "%s", why);
+			ck_assert_msg(strstr(why, "pk14-dmesg.txt as pk14's kernel log"), "%s",
+				      why);
+			ck_assert_msg(strstr(req, "given by hand") &&
+					      strstr(req, "read by the collector"),
+				      "%s", req);
+		}
+		free(why);
+		json_decref(v);
+	}
+}
+END_TEST
+
 Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("trust");
@@ -904,6 +1008,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(d, test_diagnose_other_job_and_planted);
 	tcase_add_test(d, test_diagnose_own_report_counts);
 	tcase_add_test(d, test_diagnose_sacct_user_column_node_fail);
+	tcase_add_test(d, test_diagnose_hand_records_repair);
 	suite_add_tcase(s, d);
 	return s;
 }
