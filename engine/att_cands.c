@@ -748,6 +748,28 @@ static bool specific_origin(const struct att *a, const struct cand *c)
 	return false;
 }
 
+/* Whether C is a lead that no peer's crash, loss or hang makes its survivors print: a
+ * specific origin or the program's own logic error (pm_att_logic_error), but none of the
+ * communication failures a peer gone raises on the others (an NCCL communicator or the
+ * rendezvous failing to form, a reasonless "unhandled system error", a collective mismatch
+ * or timeout, a remote error) and no end of a job that hung (a time limit, a cancel).  The
+ * crash and set-up passes below set a candidate aside only beside such a lead (review33:
+ * an undated ncclSystemError beside a peer's crash in libnccl blamed the reporting node). */
+static bool unraised_lead(const struct att *a, const struct cand *c)
+{
+	if ((!strcmp(c->cls, "launch_config") &&
+	     (!strcmp(c->sub, "nccl_init") || !strcmp(c->sub, "rendezvous"))) ||
+	    !strcmp(c->cls, "communication_unattributed") || !strcmp(c->cls, "external") ||
+	    (!strcmp(c->cls, "application") &&
+	     (!strcmp(c->sub, "collective_mismatch") || !strcmp(c->sub, "hang"))) ||
+	    (!strcmp(c->cls, "resource_limit") && !strcmp(c->sub, "time_limit")))
+		return false;
+	for (size_t k = 0; k < c->nev; k++)
+		if (R(a, c->ev[k])->role == PM_ROLE_ORIGIN && R(a, c->ev[k])->reasonless)
+			return false;
+	return specific_origin(a, c) || pm_att_logic_error(a, c);
+}
+
 /* Whether X and Y are two processes' by what the lines say: each names ranks and none is
  * both's, or each is placed on a node and the nodes differ. */
 static bool other_process(const struct cand *x, const struct cand *y)
@@ -772,8 +794,8 @@ static bool other_process(const struct cand *x, const struct cand *y)
  * peers' communication threads on torn-down connections while Slurm takes the step down,
  * and they crash there; the reverse cannot be: a peer's crash makes a rank report the loss
  * (a cascade), not a ValueError of its own.  Not where the crash is dated before that lead
- * by more than the pair's tolerance (it came first), nor beside a generic exception of
- * another kind (a RuntimeError a peer's crash may raise), nor on the lead's own process.
+ * by more than the pair's tolerance (it came first), nor beside a lead a peer gone makes the
+ * others print (unraised_lead), nor on the lead's own process.
  * Set aside before the candidates of one class on one node merge, so that the crashed
  * ranks are bystanders, not the origin's (app-srun-segv-bystanders-after-valueerror;
  * app-srun-segv-before-valueerror-near-miss).  A crash the kernel records is comm_crashes'.
@@ -800,8 +822,7 @@ static void output_crashes(struct att *a)
 			const struct cand *o = &a->c[j];
 			if (o == c || o->dead || !o->nev || o->lead != LEAD_RULE ||
 			    (!strcmp(o->cls, "application") && !strcmp(o->sub, "native_crash")) ||
-			    !(specific_origin(a, o) || pm_att_logic_error(a, o)) ||
-			    !other_process(c, o))
+			    !unraised_lead(a, o) || !other_process(c, o))
 				continue;
 			if (c->has_t && o->has_t && c->t + pm_att_pair_tol(a, c, o) < o->t)
 				continue;
@@ -992,8 +1013,7 @@ static void setup_overcome(struct att *a, struct cand *c, const uint64_t *first)
 	for (size_t i = 0; i < a->nc && !later; i++) {
 		const struct cand *o = &a->c[i];
 		if (!o->dead && o->lead == LEAD_RULE && o->nev && strcmp(o->cls, "launch_config") &&
-		    (specific_origin(a, o) || pm_att_logic_error(a, o)) &&
-		    pm_att_cand_after_progress(a, o))
+		    unraised_lead(a, o) && pm_att_cand_after_progress(a, o))
 			later = o;
 	}
 	if (!later)
@@ -1184,9 +1204,9 @@ static bool comm_crash_only(const struct att *a, const struct cand *c)
  * that vanished mid-collective leaves the others' proxy threads on torn-down connections
  * while Slurm takes the job down, and a crash there is that peer's consequence; the lead it
  * stands beside cannot be the crash's.  Not where the crash is dated before that lead by more
- * than the pair's tolerance (it came first, and may have begun it), and not beside a generic
- * exception of another kind (a RuntimeError a peer's crash may have raised), nor beside
- * another such crash only.  Set aside, `why` says so, and the lead stands
+ * than the pair's tolerance (it came first, and may have begun it), and never beside a lead a
+ * peer gone makes the others print (unraised_lead: a generic exception, an NCCL set-up error,
+ * a time limit), nor beside another such crash only.  Set aside, `why` says so, and the lead stands
  * (app-kernel-segv-libnccl-teardown-bystander; alone, the crash leads as any native crash:
  * app-kernel-segv-libnccl-alone-near-miss).
  */
@@ -1201,8 +1221,7 @@ static void comm_crashes(struct att *a)
 		for (size_t j = 0; j < a->nc && !x; j++) {
 			const struct cand *o = &a->c[j];
 			if (o == c || o->dead || !o->nev || o->lead != LEAD_RULE ||
-			    comm_crash_only(a, o) ||
-			    !(specific_origin(a, o) || pm_att_logic_error(a, o)))
+			    comm_crash_only(a, o) || !unraised_lead(a, o))
 				continue;
 			if (c->has_t && o->has_t && c->t + pm_att_pair_tol(a, c, o) < o->t)
 				continue;
