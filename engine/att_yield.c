@@ -225,12 +225,16 @@ int pm_att_yield(struct att *a)
 		    !pq[4 * m + 2] &&
 		    (!strcmp(sp->cls, "storage") || !strcmp(sp->cls, "resource_limit"))) {
 			size_t *h = realloc(a->handled, (a->nhandled + 1) * 2 * sizeof(*h));
-			if (h) {
-				a->handled = h;
-				h[2 * a->nhandled] = ix[p->s];
-				h[2 * a->nhandled + 1] = ix[q->s];
-				a->nhandled++;
+			if (!h) { /* the tie would be lost: ENOMEM, as every allocation here */
+				free(ix);
+				free(l);
+				free(pq);
+				return -1;
 			}
+			a->handled = h;
+			h[2 * a->nhandled] = ix[p->s];
+			h[2 * a->nhandled + 1] = ix[q->s];
+			a->nhandled++;
 			way = false;
 		}
 		if (!p->after)
