@@ -4254,9 +4254,16 @@ static void record_zone_launch(struct pm_evidence *ev)
 		}
 		/* two files' lines that disagree on the instant (beyond a stamp's rounding) or
 		 * the offset: which of them is slurmd's is not told, and neither decides (the
-		 * record is read as if none were there; review32 F06) */
-		if (by && launch_differ(f, by)) {
-			ev->job.launch_split[0] = by->name;
+		 * record is read as if none were there; review32 F06).  Every counted file
+		 * against every one before it, not only the earliest so far: lines a second
+		 * apart each (10, 11, 12) disagree in any order of their files (review33 F5) */
+		for (size_t k = 0; k < i; k++) {
+			const struct pm_file *g = &ev->files[k];
+			if ((g->status != PM_ST_OK && g->status != PM_ST_TRUNCATED) ||
+			    g->launch_at <= 0 || (told && !told_system_log(g)) ||
+			    !launch_differ(f, g))
+				continue;
+			ev->job.launch_split[0] = g->name;
 			ev->job.launch_split[1] = f->name;
 			launch_split_window(ev, told);
 			return;
