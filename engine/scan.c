@@ -2674,8 +2674,8 @@ static bool is_hostish(const char *s, size_t l)
 	return digit && !(l > 4 && !strncmp(s, "rank", 4));
 }
 
-/* A file's node from its name: a known node name bounded by separators, else the first
- * folder of its path when it looks like a host name. */
+/* Whether PATH names a kernel log's source by one of its words ("gq07-dmesg.txt",
+ * "gq07/kern.log", "journalctl-k.txt"). */
 bool pm_path_names_kernel(const char *path)
 {
 	static const char *const sys[] = {"dmesg",    "kern",	 "kernel",    "syslog",
@@ -2684,6 +2684,8 @@ bool pm_path_names_kernel(const char *path)
 	return pm_in_has_word(path, strlen(path), sys, sizeof(sys) / sizeof(sys[0]));
 }
 
+/* A file's node from its name: a known node name bounded by separators, else the first
+ * folder of its path when it looks like a host name. */
 static int node_from_path(struct pm_evidence *ev, struct pm_file *f)
 {
 	const char *n = f->name;
@@ -4051,12 +4053,10 @@ static int set_aside_other_jobs(struct pm_evidence *ev)
  */
 static bool told_system_log(const struct pm_file *f)
 {
-	static const char *const sys[] = {"dmesg",    "kern",	 "kernel", "syslog",
-					  "messages", "journal", "slurmd", "journalctl"};
+	static const char *const slurmd[] = {"slurmd"};
 
-	return zoned_system_log(f) &&
-	       (f->kind_given ||
-		pm_in_has_word(f->name, strlen(f->name), sys, sizeof(sys) / sizeof(sys[0])));
+	return zoned_system_log(f) && (f->kind_given || pm_path_names_kernel(f->name) ||
+				       pm_in_has_word(f->name, strlen(f->name), slurmd, 1));
 }
 
 /* Whether some zoned system log of EV that can be read is told (told_system_log): then only
