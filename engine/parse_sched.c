@@ -1040,9 +1040,24 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 /* ---- several listings of the job ---- */
 
 /* The columns two listings of one job must agree on: those the record is made of. */
-static const enum scol agree_cols[] = {SC_JOBIDRAW, SC_STATE,	 SC_EXIT,   SC_START,  SC_END,
-				       SC_ELAPSED,  SC_NODELIST, SC_NNODES, SC_NTASKS, SC_FAILED};
-#define NAGREE (sizeof(agree_cols) / sizeof(agree_cols[0]))
+enum agree {
+	AG_JOBIDRAW,
+	AG_STATE,
+	AG_EXIT,
+	AG_START,
+	AG_END,
+	AG_ELAPSED,
+	AG_NODELIST,
+	AG_NNODES,
+	AG_NTASKS,
+	AG_FAILED,
+	NAGREE
+};
+static const enum scol agree_cols[NAGREE] =
+	{[AG_JOBIDRAW] = SC_JOBIDRAW, [AG_STATE] = SC_STATE,   [AG_EXIT] = SC_EXIT,
+	 [AG_START] = SC_START,	      [AG_END] = SC_END,       [AG_ELAPSED] = SC_ELAPSED,
+	 [AG_NODELIST] = SC_NODELIST, [AG_NNODES] = SC_NNODES, [AG_NTASKS] = SC_NTASKS,
+	 [AG_FAILED] = SC_FAILED};
 
 /* A row of the job in one listing: its JobID and the values of agree_cols (NULL: the
  * listing has no such column, or leaves it empty). */
@@ -1207,8 +1222,8 @@ static int vlist_named(const struct pm_evidence *ev, struct vlist *list, struct 
 
 	for (size_t i = 0; i < list->nrows && !list->raw; i++)
 		if (strlen(list->rows[i].id) == job.n && !memcmp(list->rows[i].id, job.s, job.n) &&
-		    list->rows[i].v[0] && /* agree_cols[0]: JobIDRaw */
-		    !(list->raw = strdup(list->rows[i].v[0])))
+		    list->rows[i].v[AG_JOBIDRAW] &&
+		    !(list->raw = strdup(list->rows[i].v[AG_JOBIDRAW])))
 			return -1;
 	if (list->raw)
 		raw = (struct field){list->raw, strlen(list->raw)};
@@ -1255,8 +1270,7 @@ static bool vlist_live(const struct vlist *list)
 {
 	for (size_t i = 0; i < list->nrows; i++)
 		if (!strcmp(list->rows[i].id, list->job))
-			return list->rows[i].v[1] && /* agree_cols[1]: State */
-			       !state_final(list->rows[i].v[1]);
+			return list->rows[i].v[AG_STATE] && !state_final(list->rows[i].v[AG_STATE]);
 	return false;
 }
 
@@ -1284,9 +1298,9 @@ static bool vlist_earlier(const struct vlist *a, const struct vlist *b)
 
 	if (!x || !y)
 		return false;
-	st = x->v[1]; /* agree_cols: State, End, Start */
-	e = x->v[4];
-	s = y->v[3];
+	st = x->v[AG_STATE];
+	e = x->v[AG_END];
+	s = y->v[AG_START];
 	if (val_none(st) || val_none(e) || val_none(s))
 		return false;
 	w = strcspn(st, " ");
@@ -1838,7 +1852,7 @@ static int scontrol_vlist(const struct pm_evidence *ev, const char *buf, size_t 
 		return -1;
 	list->nrows = 1;
 	r = &list->rows[0];
-	if (!(r->id = dupn(key.s, key.n)) || !(r->v[0] = dupn(raw.s, raw.n))) /* JobIDRaw */
+	if (!(r->id = dupn(key.s, key.n)) || !(r->v[AG_JOBIDRAW] = dupn(raw.s, raw.n)))
 		return -1;
 	for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++) {
 		struct field f = v[map[m].k];
