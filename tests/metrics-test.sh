@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # metrics-test.sh - `postmortem metrics` read by the real node_exporter's textfile collector and
 # scraped by the real Prometheus (Debian's prometheus and prometheus-node-exporter, started
 # here on free ports with a temporary storage folder, never as system services), then read
@@ -22,11 +22,19 @@ prom_setup pmmetrics
 S=$T/store
 UID_=$(id -u)
 # run CLUSTER JOB FIXTURE [MANIFEST_JSON_EXTRA]: a merged job run whose verdict is the
-# fixture's, diagnosed by the CLI
+# fixture's, diagnosed by the CLI from its files packed into node bundles as the collector
+# packs them (a node's own records in a hand-gathered folder justify no repair: TRUST.md)
+PM=$CLI
+. "$PM_SRCDIR/tests/bundle-lib.sh"
 run() {
 	d=$S/$1/$2/0
-	mkdir -p "$d"
-	POSTMORTEM_RULES=$PM_SRCDIR/rules "$CLI" diagnose --json "$FIX/$3/evidence" >"$d/verdict.json" ||
+	p=$T/packed/$1-$2
+	mkdir -p "$d" "$p"
+	POSTMORTEM_RULES=$PM_SRCDIR/rules pack_bundles "$FIX/$3/evidence" "$p" "$2" >/dev/null ||
+		fail "pack $3"
+	local in=("$p/nodes")
+	if [ -f "$FIX/$3/evidence/sacct.txt" ]; then in+=("$FIX/$3/evidence/sacct.txt"); fi
+	POSTMORTEM_RULES=$PM_SRCDIR/rules "$CLI" diagnose --json "${in[@]}" >"$d/verdict.json" ||
 		[ -s "$d/verdict.json" ] || fail "diagnose $3"
 	printf '{"schema": "postmortem.manifest/1", "job": {"id": "%s", "cluster": "%s", "restart": 0, "uid": %s}, "provisional": false%s}\n' \
 		"$2" "$1" "$UID_" "${4:-}" >"$d/manifest.json"

@@ -21,11 +21,10 @@ FIXTURE=${1:-gpu-xid79-node2-watchdog-node1}
 RESULTS=${PM_REPORT_RESULTS:-$BUILD/tests/report-results}
 EV=$SRC/rules/fixtures/$FIXTURE/evidence
 
+# shellcheck source=tests/bundle-lib.sh
+. "$SRC/tests/bundle-lib.sh"
 say() { printf 'report-test: %s\n' "$*"; }
 fail() { say "FAIL: $*"; exit 1; }
-# job.nodes is a host list ("gpu[0001-0002,0007],login1"): `hosts` gives its names, sorted
-HOSTS='def hosts: if type == "array" then . else [scan("[^,\\[]+(?:\\[[^\\]]*\\])?")] | map(if test("\\[") then (capture("^(?<p>[^\\[]*)\\[(?<r>[^\\]]*)\\]$") as $c | [$c.r | split(",")[] | if test("-") then (split("-") as $ab | ($ab[0] | length) as $w | range($ab[0] | tonumber; ($ab[1] | tonumber) + 1) | tostring | ((("0" * ($w - length)) // "") + .)) else . end] | map($c.p + .)) else [.] end) | flatten end | unique; '
-
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
 	say "SKIP: chromium is not installed (Debian: apt-get install chromium)"
@@ -46,44 +45,8 @@ job=$(awk -F'|' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "JobID") c = i }
 	NR == 2 && c { print $c }' "$EV/sacct.txt" 2>/dev/null || true)
 job=${job:-4242}
 run=$T/store/lab/$job/0
-mkdir -p "$run/nodes" "$T/bin"
-"$PM" diagnose --json "$EV" >"$T/direct.json"
-"$PM" diagnose --inputs "$EV" >"$T/inputs.json"
-nodes=$(jq -r -s "$HOSTS"'[(.[0].job.nodes | hosts[]), (.[1][] | .node // empty)] | unique | .[]' "$T/direct.json" "$T/inputs.json")
-first=$(jq -r -s "$HOSTS"'(.[0].job.nodes | hosts)[0] // ([.[1][] | .node // empty][0])' "$T/direct.json" "$T/inputs.json")
-nodelist=$(echo $nodes | tr ' ' ',')
-for n in $nodes; do
-	b=$T/bundle.$n
-	mkdir -p "$b"
-	# this node's files; the job's own output goes with the batch host (the first node)
-	jq -c --arg n "$n" --arg first "$first" '.[] | select(.file != null)
-		| select(.file != "sacct.txt") | select((.node // $first) == $n)' \
-		"$T/inputs.json" >"$b/files"
-	entries=()
-	while read -r c; do
-		rel=$(jq -r .file <<<"$c")
-		src=$(jq -r .source <<<"$c")
-		name=sources/$src/${rel//\//_}
-		mkdir -p "$b/$(dirname "$name")"
-		cp "$EV/$rel" "$b/$name"
-		entries+=("$(jq -n --arg p "$name" --arg s "$src" --arg n "$n" \
-			--arg sha "$(sha256sum "$b/$name" | cut -d' ' -f1)" \
-			--argjson bytes "$(stat -c %s "$b/$name")" \
-			'{path: $p, source: $s, node: $n, rank: null, observed_time:
-			  "2026-12-01T00:00:00Z", bytes: $bytes, sha256: $sha, status: "ok",
-			  reason: ""}')")
-	done <"$b/files"
-	printf '%s\n' "${entries[@]}" | jq -s --arg n "$n" --arg job "$job" --arg nl "$nodelist" \
-		'{schema: "postmortem.bundle/1", cluster: "lab", job: $job, restart: 0, node: $n,
-		  nodelist: $nl, uid: 1000, collected: {deadline_hit: false},
-		  files: map(select(. != null)), coverage: []}' >"$b/manifest.json"
-	rm "$b/files"
-	(cd "$b" && find sources -type f 2>/dev/null | sort | tar --zstd -cf "$run/nodes/$n.tar.zst" \
-		--format=posix manifest.json -T -)
-	mkdir -p "$run/arrived"
-	: >"$run/arrived/$n"
-done
-printf '%s\n' $nodes >"$run/expected"
+mkdir -p "$T/bin"
+pack_bundles "$EV" "$run" "$job" >/dev/null
 cp "$EV/sacct.txt" "$T/sacct.txt" 2>/dev/null || : >"$T/sacct.txt"
 cat >"$T/bin/sacct" <<EOF
 #!/bin/sh
