@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "attribute.h"
+#include "input.h"
 #include "taxonomy.h"
 
 /* ---- phase: outcome ---- */
@@ -432,6 +433,57 @@ static void other_gpu_why(struct att *a)
 }
 
 /* Say once why trusted lines of hosts outside the job's nodes were set aside (phase 4). */
+#define BOOT_LINK_S 60.0 /* a node's first minute: its drivers still bring ports up */
+
+/* The seconds since boot of a kernel line's dmesg stamp ("[    9.884120] ", after a "<6>"
+ * level), or -1 where it has none. */
+static double boot_secs(const char *raw)
+{
+	size_t n, p = 0;
+	double v;
+
+	if (!raw)
+		return -1;
+	n = strlen(raw);
+	if (n > 2 && raw[0] == '<') {
+		for (p = 1; p < n && p < 4 && raw[p] >= '0' && raw[p] <= '9'; p++)
+			;
+		p = p > 1 && p < n && raw[p] == '>' ? p + 1 : 0;
+	}
+	return pm_in_dmesg_mono(raw + p, n - p, &v) ? v : -1;
+}
+
+bool pm_att_boot_link(const struct att *a, size_t oi)
+{
+	const struct pm_obs *o = &a->ev->obs[oi];
+	double v;
+
+	if (!R(a, oi)->link_state || !o->trusted || o->source != PM_SRC_KERNEL_LOG)
+		return false;
+	v = boot_secs(o->raw);
+	return v >= 0 && v < BOOT_LINK_S;
+}
+
+/* The why of the link lines of a node's boot (pm_att_boot_link) set aside. */
+static void boot_link_why(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	for (size_t k = 0; k < ev->nobs; k++) {
+		size_t i = a->order[k];
+		if (R(a, i)->role != PM_ROLE_ORIGIN || !pm_att_boot_link(a, i))
+			continue;
+		pm_att_why(a,
+			   "%s reads a link going down %.0f s after %s booted (%s): every port "
+			   "does so while its driver brings it up, before any job ran, so it is "
+			   "context, neither this job's origin nor a node to exclude.",
+			   R(a, i)->id, boot_secs(ev->obs[i].raw),
+			   ev->obs[i].node ? ev->obs[i].node : "its node",
+			   ev->files[ev->obs[i].file].name);
+		return;
+	}
+}
+
 static void other_node_why(struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
@@ -552,6 +604,7 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 	if (hardware) {
 		other_node_why(a);
 		other_gpu_why(a);
+		boot_link_why(a);
 	}
 	const struct pm_obs *ctld_gainsaid = NULL, *ctld_alone = NULL;
 	for (size_t k = 0; k < ev->nobs; k++) {
@@ -572,6 +625,8 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 		if (pm_att_other_node(a, o)) /* another node's line in a loghost's file */
 			continue;
 		if (hardware && pm_att_other_gpu(a, o)) /* another job's GPU on a shared node */
+			continue;
+		if (hardware && pm_att_boot_link(a, i)) /* a port brought up at boot */
 			continue;
 		bool plain = true;
 		enum win w = o->trusted ? pm_att_obs_window(a, o, true) : WIN_IN;
@@ -1962,7 +2017,7 @@ int pm_att_phase_fallback(struct att *a)
 		if (a->yielded && a->yielded[i])
 			continue;
 		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o) ||
-		    (r->hardware && pm_att_other_gpu(a, o)))
+		    (r->hardware && pm_att_other_gpu(a, o)) || pm_att_boot_link(a, i))
 			continue; /* another job's daemon line, another node's or GPU's line */
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))

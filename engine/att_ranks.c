@@ -809,11 +809,41 @@ static bool comm_split(const struct crank *v, size_t n, int r, const char *node)
 	return e > lo && (strcmp(v[lo].node, v[e - 1].node) || strcmp(v[lo].node, node));
 }
 
+/*
+ * torchrun's "[defaultN]:" (its --tee/--log-dir prefix) numbers the workers of ONE agent, on
+ * its own node: on a job of several nodes each node has its "[default0]:", none of them the
+ * global rank 0 unless that node is the first.  A line whose rank only that prefix gives
+ * (pm_peel.rank_local) keeps it where the accounting says the job ran on one node, where
+ * local and global ranks are the same; elsewhere (several nodes, or a count nobody gave) it
+ * names no rank: a healthy global rank 0 is not made a bystander, nor an origin, by another
+ * node's local rank 0.  (The node's own index times the workers a node could compute it;
+ * nothing in the evidence says both reliably.)
+ */
+static void local_ranks(struct pm_evidence *ev)
+{
+	if (ev->job.nnodes == 1 && ev->job.nodes[0])
+		return;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		struct pm_obs *o = &ev->obs[i];
+		struct pm_peel pe;
+		size_t n;
+
+		if (o->source != PM_SRC_APP_LOG || o->rank < 0 || !o->raw ||
+		    !strstr(o->raw, "[default"))
+			continue;
+		n = strlen(o->raw);
+		pm_peel(PM_FMT_APP, o->raw, n, NULL, &pe);
+		if (pe.rank_local && pe.rank == o->rank)
+			o->rank = -1;
+	}
+}
+
 int pm_att_phase_ranks(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
 	size_t al = 0;
 
+	local_ranks(ev);
 	if (ev->job.ntasks > 0 && ev->job.ntasks <= 1 << 20)
 		for (int r = 0; r < ev->job.ntasks; r++)
 			if (pm_rankset_push(&a->known, &a->nknown, &al, r) < 0)

@@ -368,6 +368,10 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o);
 /* Whether HOST is one of the job's nodes by the record's name or short name. */
 bool pm_att_job_host(const struct att *a, const char *host);
 bool pm_att_other_node(const struct att *a, const struct pm_obs *o);
+/* Observation OI is a port's link going down (a 'link_state' rule) that the kernel stamped
+ * in its node's first BOOT_LINK_S seconds of uptime: the driver bringing its ports up, before
+ * any job ran, so context only. */
+bool pm_att_boot_link(const struct att *a, size_t oi);
 /* Whether O's node is its search hit's own host field (pm_peel.node_hit), not text the job
  * printed. */
 bool pm_att_hit_host(const struct att *a, const struct pm_obs *o);

@@ -322,6 +322,9 @@ struct pm_peel {
 			   * rule that reads it only at a token's start (0: none) */
 	int rank;	  /* -1: no wrapper says */
 	bool rank_weak;	  /* RANK is a spaced tag's ("[Rank 0] "): a file's name says more */
+	bool rank_local;  /* RANK is torchrun's "[defaultN]:" alone: the worker's LOCAL rank
+			   * on its agent's node, the global rank only where the job ran on
+			   * one node (att_ranks.c, local_ranks) */
 	int label;	  /* srun's label: the task that wrote the line, in the numbering of
 			   * Slurm's tasks and the rank map, whatever rank tag follows (-1: none) */
 	int pid;	  /* -1: no wrapper says */

@@ -626,6 +626,7 @@ struct peel {
 	size_t msg_head;	 /* a record's message's head, when it was just taken */
 	const char *after_level; /* where a level word's layer ended, no logger's name after it */
 	unsigned seen;
+	int local; /* the rank "[defaultN]:" gave (pm_peel.rank_local) */
 };
 
 /* The number of at most 9 digits at S (a pid), or -1. */
@@ -823,7 +824,8 @@ static size_t stream_tag(const char *s, size_t n)
 
 /* The rank layers: srun's label, "[rankN]:", "[defaultN]:", Open MPI's "[J,R]<stdout>:".
  * The innermost rank wins (under torchrun srun's label numbers the agents); torchrun's
- * [defaultN] is a local rank: the rank only when no [rankN] and no srun label says more. */
+ * [defaultN] is a local rank: the rank only when no [rankN] and no srun label says more,
+ * and marked so (pm_peel.rank_local): on a job of several nodes it is no global rank. */
 static size_t rank_layer(struct peel *w, const char *s, size_t n)
 {
 	unsigned ranked = W_RANK | W_NCCL;
@@ -865,8 +867,11 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 		return 8 + k + 1;
 	}
 	if (!(w->seen & (W_DEFAULT | W_NCCL)) && (k = bracket_rank(s, n, "default", &r))) {
-		if (!(w->seen & W_RANK))
+		if (!(w->seen & W_RANK)) {
 			w->out->rank = (w->seen & W_LABEL) ? -1 : r;
+			w->out->rank_local = !(w->seen & W_LABEL);
+			w->local = r;
+		}
 		w->seen |= W_DEFAULT;
 		return k;
 	}
@@ -2231,6 +2236,8 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 		peel_from(&w, line, &p, len - c < PEEL_HEAD ? len : c + PEEL_HEAD);
 	}
 	out->skip = p;
+	/* a "[rankN]:" inside it, or any later layer's rank, is no local rank */
+	out->rank_local = out->rank_local && !(w.seen & (W_RANK | W_LABEL)) && out->rank == w.local;
 	out->end = trim_end(line, p, w.lim ? w.lim : len);
 	if (w.seen & W_RAY)
 		out->end = trim_end(line, p, ray_repeated(line, p, out->end));

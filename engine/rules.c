@@ -426,13 +426,13 @@ static int enum_lookup(const char *s, const char *const *names, int count)
 
 static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, struct pm_rule *r)
 {
-	static const char *const keys[] = {"id",	 "class",	"subclass",  "role",
-					   "strength",	 "sources",	"pattern",   "condition",
-					   "summary",	 "outcome",	"launch",    "deprecated",
-					   "formats",	 "generic",	"chain",     "nonfatal",
-					   "reasonless", "attached",	"counter",   "last",
-					   "refines",	 "heeds_level", "not_after", "not_beside",
-					   "comm_crash", "handler",	NULL};
+	static const char *const keys[] = {"id",	 "class",	"subclass",   "role",
+					   "strength",	 "sources",	"pattern",    "condition",
+					   "summary",	 "outcome",	"launch",     "deprecated",
+					   "formats",	 "generic",	"chain",      "nonfatal",
+					   "reasonless", "attached",	"counter",    "last",
+					   "refines",	 "heeds_level", "not_after",  "not_beside",
+					   "comm_crash", "handler",	"link_state", NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -467,6 +467,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0 ||
 	    get_bool(ld, doc, m, "handler", &r->handler) < 0 ||
 	    get_bool(ld, doc, m, "comm_crash", &r->comm_crash) < 0 ||
+	    get_bool(ld, doc, m, "link_state", &r->link_state) < 0 ||
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
 	    get_bool(ld, doc, m, "heeds_level", &r->heeds_level) < 0 ||
 	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0 ||
@@ -544,6 +545,13 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'comm_crash' is for software rules (a process crashing inside the "
 		     "communication library)",
+		     r->id);
+		goto out;
+	}
+	if (r->link_state && (!r->hardware || r->sources != 1u << PM_SRC_KERNEL_LOG)) {
+		fail(ld, m,
+		     "rule %s: 'link_state' is for hardware rules reading the kernel log alone (a "
+		     "port's link going down)",
 		     r->id);
 		goto out;
 	}

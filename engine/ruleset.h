@@ -102,6 +102,10 @@ struct pm_rule {
 	 * library (the kernel's segfault line naming libnccl): a peer's process vanishing
 	 * mid-collective crashes it there, in the teardown (att_cands.c, comm_crashes) */
 	bool comm_crash;
+	/* 'link_state': a kernel line of a port's link going down, which every port prints while
+	 * its driver brings it up at boot: one stamped in the node's first minute of uptime is
+	 * that, before any job ran (att_cands.c, pm_att_boot_link) */
+	bool link_state;
 	/* 'counter': a condition on a count read at collection with no baseline (nvidia-smi's
 	 * volatile ECC count, since the driver loaded): it cannot date the error, so it is not a
 	 * state of now but an undated event (attribute.c, pm_att_cand_add) */

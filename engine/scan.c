@@ -1460,8 +1460,9 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 		return rc > 0 ? 0 : defer(s, ri, line, len, off);
 	/* what the terminal showed: a progress bar redrawn before the text is not kept, unless
 	 * srun's label before it names another task than the rank tag (att_ranks.c's label_node
-	 * reads the line kept to place it) */
-	if (pe.cr && (pe.label < 0 || pe.label == pe.rank)) {
+	 * reads the line kept to place it), or the rank is torchrun's local "[defaultN]:"
+	 * (att_ranks.c's local_ranks reads the line kept to tell) */
+	if (pe.cr && (pe.label < 0 || pe.label == pe.rank) && !pe.rank_local) {
 		px.skip -= pe.cr;
 		return record(s, ri, line + pe.cr, pe.end - pe.cr, &px, off, caps, capl, 0);
 	}

@@ -195,7 +195,8 @@ static bool set_aside(const struct att *a, size_t oi)
 
 	if (!is_error_role(R(a, oi)->role))
 		return false;
-	if (pm_att_other_node(a, o) || (R(a, oi)->hardware && pm_att_other_gpu(a, o)))
+	if (pm_att_other_node(a, o) || (R(a, oi)->hardware && pm_att_other_gpu(a, o)) ||
+	    pm_att_boot_link(a, oi))
 		return true;
 	/* slurmctld's kill on a failed node that Slurm's record gainsays (att_cands.c) */
 	if (pm_att_ctld_node_fail(a, o) < 0)

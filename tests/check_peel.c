@@ -158,6 +158,33 @@ START_TEST(peel_launchers)
 }
 END_TEST
 
+/* torchrun's "[defaultN]:" alone gives a LOCAL rank, marked so (att_ranks.c drops it on a
+ * job of several nodes); a "[rankN]:" inside it or srun's label outside it is no such rank. */
+START_TEST(peel_local_rank)
+{
+	static const struct {
+		const char *line;
+		int rank;
+		bool local;
+	} t[] = {
+		{"[default3]:x", 3, true},
+		{"[default3]:gpu016:40000:40113 [3] NCCL WARN x", 3, true},
+		{"[default3]:[rank5]: x", 5, false},
+		{"1: [default3]:x", -1, false},
+		{"[rank5]: x", 5, false},
+		{"x", -1, false},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct pm_peel p;
+
+		pm_peel(PM_FMT_APP, t[i].line, strlen(t[i].line), &ctx2026, &p);
+		ck_assert_msg(p.rank == t[i].rank && p.rank_local == t[i].local,
+			      "'%s': rank %d local %d", t[i].line, p.rank, p.rank_local);
+	}
+}
+END_TEST
+
 /* What collectors put around a launcher's wrappers: a container runtime's CRI stream and
  * tag after its stamp, journalctl -o short-iso's host and tag, Loki's label set,
  * journalctl -o json, Open MPI's --timestamp-output glued to its tag; and the text that
@@ -1384,6 +1411,7 @@ Suite *pmt_suite(void)
 
 	tcase_add_test(tc, peel_frameworks);
 	tcase_add_test(tc, peel_launchers);
+	tcase_add_test(tc, peel_local_rank);
 	tcase_add_test(tc, peel_stacked);
 	tcase_add_test(tc, peel_collectors);
 	tcase_add_test(tc, peel_ray);
