@@ -840,6 +840,33 @@ static bool other_process(const struct cand *x, const struct cand *y)
 	return true;
 }
 
+/* The first live lead beside the crash C that no peer gone raises (unraised_lead), that C
+ * is not dated before by more than the pair's tolerance (the crash came first, and may have
+ * begun it), and that SKIP does not refuse; NULL none (output_crashes, comm_crashes). */
+static const struct cand *teardown_lead(const struct att *a, const struct cand *c,
+					bool (*skip)(const struct att *a, const struct cand *c,
+						     const struct cand *o))
+{
+	for (size_t j = 0; j < a->nc; j++) {
+		const struct cand *o = &a->c[j];
+		if (o == c || o->dead || !o->nev || o->lead != LEAD_RULE || skip(a, c, o) ||
+		    !unraised_lead(a, o))
+			continue;
+		if (c->has_t && o->has_t && c->t + pm_att_pair_tol(a, c, o) < o->t)
+			continue;
+		return o;
+	}
+	return NULL;
+}
+
+/* output_crashes' refusal: another native crash, or a lead of the crash's own process. */
+static bool other_crash(const struct att *a, const struct cand *c, const struct cand *o)
+{
+	(void)a;
+	return (!strcmp(o->cls, "application") && !strcmp(o->sub, "native_crash")) ||
+	       !other_process(c, o);
+}
+
 /*
  * A native crash that only the job's output reports (a faulthandler's "Fatal Python error:
  * Segmentation fault", a crash handler's "Caught signal 11", "*** SIGSEGV received"), on
@@ -873,17 +900,7 @@ static void output_crashes(struct att *a)
 		}
 		if (!n || n == (size_t)-1)
 			continue;
-		for (size_t j = 0; j < a->nc && !x; j++) {
-			const struct cand *o = &a->c[j];
-			if (o == c || o->dead || !o->nev || o->lead != LEAD_RULE ||
-			    (!strcmp(o->cls, "application") && !strcmp(o->sub, "native_crash")) ||
-			    !unraised_lead(a, o) || !other_process(c, o))
-				continue;
-			if (c->has_t && o->has_t && c->t + pm_att_pair_tol(a, c, o) < o->t)
-				continue;
-			x = o;
-		}
-		if (!x)
+		if (!(x = teardown_lead(a, c, other_crash)))
 			continue;
 		c->dead = true;
 		pm_att_why(a,
@@ -1251,6 +1268,13 @@ static bool comm_crash_only(const struct att *a, const struct cand *c)
 	return n > 0;
 }
 
+/* comm_crashes' refusal: a lead that is itself such a crash only. */
+static bool comm_crash_lead(const struct att *a, const struct cand *c, const struct cand *o)
+{
+	(void)c;
+	return comm_crash_only(a, o);
+}
+
 /*
  * A process that crashed inside the communication library (a `comm_crash` rule: the kernel's
  * segfault line naming libnccl, UCX, libfabric) beside a lead that such a crash cannot raise:
@@ -1273,16 +1297,7 @@ static void comm_crashes(struct att *a)
 
 		if (c->dead || !c->nev || c->lead != LEAD_RULE || !comm_crash_only(a, c))
 			continue;
-		for (size_t j = 0; j < a->nc && !x; j++) {
-			const struct cand *o = &a->c[j];
-			if (o == c || o->dead || !o->nev || o->lead != LEAD_RULE ||
-			    comm_crash_only(a, o) || !unraised_lead(a, o))
-				continue;
-			if (c->has_t && o->has_t && c->t + pm_att_pair_tol(a, c, o) < o->t)
-				continue;
-			x = o;
-		}
-		if (!x)
+		if (!(x = teardown_lead(a, c, comm_crash_lead)))
 			continue;
 		c->dead = true;
 		pm_att_why(a,

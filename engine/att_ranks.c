@@ -328,6 +328,20 @@ static int cmpplaced(const void *x, const void *y)
 	return strcmp(a->node, b->node);
 }
 
+/* srun's task lines (N at V), by rank then node (cmpplaced): an array to free, NULL on
+ * ENOMEM. */
+static const struct placed **placed_sorted(const struct placed *v, size_t n)
+{
+	const struct placed **p = malloc(n * sizeof(*p));
+
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		p[i] = &v[i];
+	pm_sort(p, n, sizeof(*p), cmpplaced);
+	return p;
+}
+
 /* The ranks srun's task lines (N at V) put on two nodes, into AMB: tasks of two steps, or of
  * two heterogeneous components, that Slurm numbered alike. */
 static int srun_split(struct att *a, const struct placed *v, size_t n, size_t *al)
@@ -337,11 +351,8 @@ static int srun_split(struct att *a, const struct placed *v, size_t n, size_t *a
 
 	if (n < 2)
 		return 0;
-	if (!(p = malloc(n * sizeof(*p))))
+	if (!(p = placed_sorted(v, n)))
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		p[i] = &v[i];
-	pm_sort(p, n, sizeof(*p), cmpplaced);
 	for (size_t i = 1; i < n && !rc; i++)
 		if (p[i]->rank == p[i - 1]->rank && strcmp(p[i]->node, p[i - 1]->node))
 			rc = pm_rankset_push(&a->amb, &a->namb, al, p[i]->rank);
@@ -410,11 +421,8 @@ static int srun_gainsaid(struct att *a, const struct placed *v, size_t n)
 
 	if (n < 2)
 		return 0;
-	if (!(p = malloc(n * sizeof(*p))))
+	if (!(p = placed_sorted(v, n)))
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		p[i] = &v[i];
-	pm_sort(p, n, sizeof(*p), cmpplaced);
 	for (size_t i = 1; i < n && !rc; i++) {
 		if (p[i]->rank != p[i - 1]->rank ||
 		    (!strcmp(p[i]->node, p[i - 1]->node) && p[i]->end == p[i - 1]->end))
