@@ -821,15 +821,18 @@ static bool comm_split(const struct crank *v, size_t n, int r, const char *node)
  * torchrun's "[defaultN]:" (its --tee/--log-dir prefix) numbers the workers of ONE agent, on
  * its own node: on a job of several nodes each node has its "[default0]:", none of them the
  * global rank 0 unless that node is the first.  A line whose rank only that prefix gives
- * (pm_peel.rank_local) keeps it where the accounting says the job ran on one node, where
- * local and global ranks are the same; elsewhere (several nodes, or a count nobody gave) it
- * names no rank: a healthy global rank 0 is not made a bystander, nor an origin, by another
+ * (pm_peel.rank_local) keeps it where the job ran on one node as far as the evidence says
+ * (the record lists one; or none lists any, and its lines and files name at most one host),
+ * where local and global ranks are the same; elsewhere it names no rank: a healthy global rank 0 is not made a bystander, nor an origin, by another
  * node's local rank 0.  (The node's own index times the workers a node could compute it;
  * nothing in the evidence says both reliably.)
  */
 static void local_ranks(struct pm_evidence *ev)
 {
-	if (ev->job.nnodes == 1 && ev->job.nodes[0])
+	/* one node as far as anything says: the record lists one, or no record lists any and
+	 * the evidence names at most one host (one machine's run pasted, torchrun's common use:
+	 * app-torchrun-default-prefix-one-node-no-record) */
+	if ((ev->job.nnodes == 1 && ev->job.nodes[0]) || (!ev->job.nnodes && ev->nnodes <= 1))
 		return;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		struct pm_obs *o = &ev->obs[i];

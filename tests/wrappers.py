@@ -845,6 +845,12 @@ KNOWN = {
         'the style puts Ray\'s prefix in the place of srun\'s label, the one word that says '
         'which of Slurm\'s tasks (torchrun agents) wrote the line: PyTorch\'s rank tag alone '
         'is left, and the rank map numbers tasks',
+    ('ray', 'app-torchrun-default-prefix-one-node-no-record'):
+        'the style puts Ray\'s worker prefix in the place of torchrun\'s [default3]:, the '
+        'only word that numbers the worker: no rank is left to read (the cause, gpu_oom, '
+        'and fix-job are unchanged)',
+    ('ray+pybasic', 'app-torchrun-default-prefix-one-node-no-record'):
+        'as for ray: torchrun\'s [default3]:, the worker\'s number, is replaced',
     ('ray+pybasic', 'launch-driver-torchrun-agent-label'):
         'as for ray: srun\'s label, the task that wrote the line, is replaced',
     ('mpirun', 'launch-driver-torchrun-agent-label'):
