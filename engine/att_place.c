@@ -1143,12 +1143,11 @@ static int file_hosts(struct att *a, struct pm_file *f)
 {
 	size_t cap = f->bytes < (4u << 20) ? (size_t)f->bytes : (4u << 20), len = 0;
 	char *buf, line[1024 + PM_ATT_KEY_PAD];
-	const char *base = strrchr(f->name, '/');
 	bool rec = false, wrapped;
 	struct pm_paste shape;
-	/* host fields are read where the file is a system log by its format or its name */
-	bool syslog = f->format == PM_FMT_SYSLOG ||
-		      has_node_word(base ? base + 1 : f->name, strlen(base ? base + 1 : f->name));
+	/* host fields are read where the file is a system log by its format or its name (its
+	 * node-level word, read once at init: SRCNAME) */
+	bool syslog = f->format == PM_FMT_SYSLOG || a->srcname[f - a->ev->files];
 	int rc = 0;
 
 	if (f->status != PM_ST_OK || f->format == PM_FMT_BINARY || f->format == PM_FMT_EMPTY ||
