@@ -1406,19 +1406,29 @@ static const char *base_name(const char *path)
 
 int pm_att_src_names(struct att *a)
 {
-	const char *prev = NULL;
+	/* a merge's files repeat a few names, a bundle's in turn (each node's dmesg.txt,
+	 * train.log, ...): the last few names seen and their answers, tried first */
+	enum { SEEN = 8 };
+	struct {
+		const char *name;
+		bool word;
+	} seen[SEEN];
+	size_t nseen = 0, next = 0;
 
 	if (!(a->srcname = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*a->srcname))))
 		return -1;
 	for (size_t i = 0; i < a->ev->nfiles; i++) {
 		const char *b = base_name(a->ev->files[i].name);
+		size_t k = 0;
 
-		/* a merge's files repeat a few names (each node's train.log): asked once a run */
-		if (prev && !strcmp(b, prev))
-			a->srcname[i] = a->srcname[i - 1];
-		else
-			a->srcname[i] = has_node_word(b, strlen(b));
-		prev = b;
+		while (k < nseen && strcmp(seen[k].name, b))
+			k++;
+		if (k == nseen) {
+			k = nseen < SEEN ? nseen++ : next++ % SEEN;
+			seen[k].name = b;
+			seen[k].word = has_node_word(b, strlen(b));
+		}
+		a->srcname[i] = seen[k].word;
 	}
 	return 0;
 }
