@@ -1267,8 +1267,8 @@ int pm_att_job_names(struct att *a)
 		fold(a->jfirst[i].key, l + 1, nd, strcspn(nd, "."));
 		a->jwhole[i].node = a->jfirst[i].node = nd;
 	}
-	qsort(a->jwhole, n, sizeof(*a->jwhole), cmpjname);
-	qsort(a->jfirst, n, sizeof(*a->jfirst), cmpjname);
+	pm_sort(a->jwhole, n, sizeof(*a->jwhole), cmpjname);
+	pm_sort(a->jfirst, n, sizeof(*a->jfirst), cmpjname);
 	if (job_domain(a) < 0)
 		return -1;
 	/* Slurm's names, wherever the evidence spells a job node otherwise: the origin, the
@@ -2076,7 +2076,7 @@ static int ranks_ahead(const struct att *a, const struct rseq *t, size_t nt, int
 		(*ahead)[n++] = ri->rank;
 	}
 	if (n > 1)
-		qsort(*ahead, n, sizeof(**ahead), cmpint);
+		pm_sort(*ahead, n, sizeof(**ahead), cmpint);
 	*nahead = n;
 	return 0;
 }
@@ -2130,7 +2130,7 @@ static int behind(struct rseq *t, size_t *n, bool fewest)
 	struct rother *o = NULL;
 	size_t m = 0, no = 0;
 
-	qsort(t, *n, sizeof(*t), cmppgseq);
+	pm_sort(t, *n, sizeof(*t), cmppgseq);
 	for (size_t i = 0, j; i < *n; i = j) {
 		for (j = i + 1; j < *n && t[j].pg == t[i].pg && t[j].rank == t[i].rank;)
 			j++;
@@ -2148,7 +2148,7 @@ static int behind(struct rseq *t, size_t *n, bool fewest)
 	for (size_t i = 0; i < m; i++)
 		o[i] = (struct rother){t[i].rank, t[i].pg < 0 ? t[i].seq : -1,
 				       t[i].pg < 0 ? -1 : t[i].seq};
-	qsort(o, m, sizeof(*o), cmprother);
+	pm_sort(o, m, sizeof(*o), cmprother);
 	for (size_t i = 0; i < m; i++) {
 		if (no && o[no - 1].rank == o[i].rank) {
 			if (o[i].unnamed > o[no - 1].unnamed)
@@ -2219,7 +2219,7 @@ int pm_att_phase_silence(struct att *a)
 	if (behind(t, &n, false) < 0)
 		goto out;
 	/* one entry a rank, behind when it is behind in any group */
-	qsort(t, n, sizeof(*t), cmprseq);
+	pm_sort(t, n, sizeof(*t), cmprseq);
 	for (size_t i = 0; i < n; i++)
 		if (!nt || t[nt - 1].rank != t[i].rank)
 			t[nt++] = t[i];

@@ -562,7 +562,7 @@ void pm_att_skew_notes(struct att *a)
 	for (size_t i = 0; i < a->nclk; i++)
 		if (fabs(a->clk[i].d) > tol)
 			v[n++] = &a->clk[i];
-	qsort(v, n, sizeof(*v), cmpclkskew);
+	pm_sort(v, n, sizeof(*v), cmpclkskew);
 	for (size_t i = 0; i < n && i < 4; i++) {
 		const struct clk *c = v[i];
 		double d = fabs(c->d);

@@ -442,7 +442,7 @@ static bool every_node(const struct att *a, const struct cand *c)
 	for (size_t i = 0; i < c->nev; i++)
 		if ((names[k] = a->ev->obs[c->ev[i]].node))
 			k++;
-	qsort(names, k, sizeof(*names), pm_cmp_str);
+	pm_sort(names, k, sizeof(*names), pm_cmp_str);
 	for (size_t i = 0; i < k; i++)
 		distinct += !i || strcmp(names[i - 1], names[i]);
 	free(names);
@@ -753,7 +753,7 @@ static json_t *cov_array(json_t *idx)
 
 	json_object_foreach(idx, key, g) if (keys) keys[k++] = key;
 	if (keys && k > 1)
-		qsort(keys, k, sizeof(*keys), pm_cmp_str);
+		pm_sort(keys, k, sizeof(*keys), pm_cmp_str);
 	for (size_t i = 0; keys && i < k; i++)
 		json_array_append(out, json_object_get(idx, keys[i]));
 	free(keys);
@@ -872,7 +872,7 @@ static json_t *coverage_json(const struct att *a)
 		if (ev->cov[k].node && !strcmp(ev->cov[k].source, "kernel_log"))
 			klog[nk++] = ev->cov[k].node;
 	if (nk > 1)
-		qsort(klog, nk, sizeof(*klog), pm_cmp_str);
+		pm_sort(klog, nk, sizeof(*klog), pm_cmp_str);
 	for (size_t i = 0; nodes && i < ev->job.nnodes; i++) {
 		if (nk && bsearch(&nodes[i], klog, nk, sizeof(*klog), pm_cmp_str))
 			continue;
