@@ -21,6 +21,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -548,8 +550,77 @@ static json_t *or_null(const json_t *o, const char *k)
 	return x ? json_incref(x) : json_null();
 }
 
+/* What a merge's manifest and store need of its bundles and of the stored manifest alone,
+ * made beside the diagnosis (early_start): at 16,384 nodes, a stored manifest of 4.5 MB to
+ * parse and the lists of every bundle to build, on a core the attribution leaves idle. */
+struct early {
+	const struct job *j;
+	pthread_t t, caller;
+	bool started;
+	int policy; /* the merge's scheduling, the thread's once it is waited for */
+	struct sched_param prio;
+	json_t *old, *nodes, *bundles, *hits; /* NULL: not made (early_take makes them) */
+};
+
+static void *early_run(void *arg)
+{
+	struct early *e = arg;
+
+	/* only on a core nothing else wants: while the scan keeps every core busy, work here
+	 * would be taken from it; the attribution after it leaves one idle */
+	if (!pthread_equal(pthread_self(), e->caller)) {
+		struct sched_param idle = {0};
+		pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+	}
+	e->old = pm_manifest_load(e->j->dir, NULL, 0);
+	e->nodes = nodes_json(e->j);
+	e->bundles = bundles_json(e->j, &e->hits);
+	return NULL;
+}
+
+/* Start E for J's bundles, read and no longer changed; made inline by early_take when no
+ * thread can be started. */
+static void early_start(struct early *e, const struct job *j)
+{
+	memset(e, 0, sizeof(*e));
+	e->j = j;
+	e->caller = pthread_self();
+	e->started = pthread_getschedparam(pthread_self(), &e->policy, &e->prio) == 0;
+	e->started = e->started && pthread_create(&e->t, NULL, early_run, e) == 0;
+}
+
+/* Wait for E's thread, at the merge's own priority now (a busy host may have left it none). */
+static void early_join(struct early *e)
+{
+	if (e->started) {
+		pthread_setschedparam(e->t, e->policy, &e->prio);
+		pthread_join(e->t, NULL);
+	}
+	e->started = false;
+}
+
+/* E's parts, waited for (or made now). */
+static void early_take(struct early *e)
+{
+	bool made = e->started;
+
+	early_join(e);
+	if (!made && e->j)
+		early_run(e);
+}
+
+static void early_free(struct early *e)
+{
+	early_join(e);
+	json_decref(e->old);
+	json_decref(e->nodes);
+	json_decref(e->bundles);
+	json_decref(e->hits);
+}
+
+/* The job's manifest; E (NULL: made here) gives its bundle lists, taken. */
 static json_t *manifest_json(const struct job *j, const struct pm_ruleset *rs, const json_t *v,
-			     const char *vtext, const char *line, bool provisional)
+			     const char *vtext, const char *line, bool provisional, struct early *e)
 {
 	json_t *m = json_object(), *hits, *vo;
 	char sha[80];
@@ -559,9 +630,16 @@ static json_t *manifest_json(const struct job *j, const struct pm_ruleset *rs, c
 			    json_pack("{s:s,s:s,s:I,s:o}", "id", j->id, "cluster", j->cluster,
 				      "restart", (json_int_t)strtoll(j->restart, NULL, 10), "uid",
 				      j->uid >= 0 ? json_integer(j->uid) : json_null()));
-	json_object_set_new(m, "nodes", nodes_json(j));
-	json_object_set_new(m, "bundles", bundles_json(j, &hits));
-	json_object_set_new(m, "deadline_hits", hits);
+	if (e && e->nodes && e->bundles && e->hits) {
+		json_object_set_new(m, "nodes", e->nodes);
+		json_object_set_new(m, "bundles", e->bundles);
+		json_object_set_new(m, "deadline_hits", e->hits);
+		e->nodes = e->bundles = e->hits = NULL;
+	} else {
+		json_object_set_new(m, "nodes", nodes_json(j));
+		json_object_set_new(m, "bundles", bundles_json(j, &hits));
+		json_object_set_new(m, "deadline_hits", hits);
+	}
 	json_object_set_new(m, "scheduler", scheduler_json(j));
 	json_object_set_new(m, "ruleset",
 			    json_pack("{s:s,s:s,s:s}", "id", pm_ruleset_id(rs), "version",
@@ -707,13 +785,14 @@ static char *dump(const json_t *j)
 	return NULL;
 }
 
-/* Write VTEXT and MAN unless they say what is stored already.  0 or -1.  MAN, which has no
+/* Write VTEXT and MAN unless they say what is stored already (OLD, taken: the stored
+ * manifest, NULL none).  0 or -1.  MAN, which has no
  * times or history yet, gets the stored ones (its expiry too when nothing is written: the
  * node history reads it). */
-static int store(const struct job *j, json_t *man, const char *vtext, struct pm_finalize_result *r,
-		 char *err, size_t errlen)
+static int store(const struct job *j, json_t *man, json_t *old, const char *vtext,
+		 struct pm_finalize_result *r, char *err, size_t errlen)
 {
-	json_t *old = pm_manifest_load(j->dir, NULL, 0), *kept[4] = {NULL, NULL, NULL, NULL}, *hist;
+	json_t *kept[4] = {NULL, NULL, NULL, NULL}, *hist;
 	char p[4096], *ov = NULL, *mtext = NULL, ts[40];
 	double now = pm_fin_wall(), retain = j->cfg->retain > 0 ? j->cfg->retain : 14 * 86400.0;
 	bool vchanged, mchanged;
@@ -871,7 +950,8 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 	struct pm_ruleset *own = given ? NULL : pm_ruleset_load(rules, err, errlen);
 	const struct pm_ruleset *rs = given ? given : own;
 	struct pm_evidence *ev = NULL;
-	json_t *v = NULL, *man = NULL;
+	struct early early = {0};
+	json_t *v = NULL, *man = NULL, *old;
 	char *vtext = NULL, *line = NULL, verr[256] = "";
 	int rc = -1;
 
@@ -885,6 +965,7 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 		pmu_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
 		goto out;
 	}
+	early_start(&early, j);
 	if (j->uid < 0)
 		j->uid = j->sched.uid;
 	if (j->uid < 0 && env_is_job(j->id) && getenv("SLURM_JOB_UID"))
@@ -898,8 +979,11 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 	if (v && !provisional && strcmp(str(v, "status"), "none") &&
 	    !(line = pm_comment_line(v, j->cluster, j->id, j->restart)))
 		goto out;
-	man = manifest_json(j, rs, v, vtext, line, provisional);
-	if (store(j, man, vtext, r, err, errlen) < 0)
+	early_take(&early);
+	man = manifest_json(j, rs, v, vtext, line, provisional, &early);
+	old = early.old;
+	early.old = NULL;
+	if (store(j, man, old, vtext, r, err, errlen) < 0)
 		goto out;
 	if (r->what != PM_FIN_UNCHANGED)
 		r->what = provisional ? PM_FIN_PROVISIONAL : PM_FIN_MERGED;
@@ -931,10 +1015,12 @@ out:
 	if (rc < 0 && err && !err[0])
 		pmu_fail(err, errlen, errno ? errno : ENOMEM, "%s: %s", j->dir,
 			 strerror(errno ? errno : ENOMEM));
+	early_join(&early); /* it reads J, which the caller may free */
 	free(line);
 	free(vtext);
 	if (j->child)
 		return rc; /* the exit frees it all: 8% of a merge of 16,384 nodes */
+	early_free(&early);
 	json_decref(man);
 	json_decref(v);
 	pm_evidence_destroy(ev);
@@ -1036,8 +1122,8 @@ static int merge_cut(struct job *j, const struct pm_ruleset *rs, bool final, dou
 	if (v && final && strcmp(str(v, "status"), "none") &&
 	    !(line = pm_comment_line(v, j->cluster, j->id, j->restart)))
 		goto out;
-	man = manifest_json(j, rs, v, vtext, line, !final);
-	if (store(j, man, vtext, r, err, errlen) < 0)
+	man = manifest_json(j, rs, v, vtext, line, !final, NULL);
+	if (store(j, man, pm_manifest_load(j->dir, NULL, 0), vtext, r, err, errlen) < 0)
 		goto out;
 	if (r->what != PM_FIN_UNCHANGED)
 		r->what = final ? PM_FIN_MERGED : PM_FIN_PROVISIONAL;
