@@ -2282,11 +2282,17 @@ static unsigned rec_step(struct pm_evidence *ev, const struct rec *r)
 	char key[160];
 	int n;
 
-	if (s->t == R_STR && s->n > 0 && s->n <= 64)
-		n = snprintf(key, sizeof(key), "%.*s.%.*s",
-			     j->t == R_STR && j->n <= 64 ? (int)j->n : 0, j->t == R_STR ? j->s : "",
-			     (int)s->n, s->s);
-	else if (s->t == R_INT)
+	if (s->t == R_STR && s->n > 0 && s->n <= 64) {
+		/* "JOB.STEP" as snprintf's "%.*s.%.*s" makes it (each cut at a NUL), without
+		 * it: a record a rank, 262,144 at 16,384 nodes, on the merge's serial thread */
+		size_t jn = j->t == R_STR && j->n <= 64 ? strnlen(j->s, j->n) : 0,
+		       sn = strnlen(s->s, s->n);
+		if (jn) /* never from NULL: a job id absent or not a string */
+			memcpy(key, j->s, jn);
+		key[jn] = '.';
+		memcpy(key + jn + 1, s->s, sn);
+		n = (int)(jn + 1 + sn);
+	} else if (s->t == R_INT)
 		n = snprintf(key, sizeof(key), "%.*s.%lld",
 			     j->t == R_STR && j->n <= 64 ? (int)j->n : 0, j->t == R_STR ? j->s : "",
 			     s->i);
