@@ -1472,8 +1472,8 @@ int pm_sacct_vet(struct pm_evidence *ev, size_t cap)
 					 ls[i].job, ev->files[ls[j].file].name, why);
 			else
 				snprintf(ls[i].why, sizeof(ls[i].why),
-					 "its record of job %s disagrees with %s's (%s): which listing is "
-					 "Slurm's cannot be told; no record taken",
+					 "its record of job %s disagrees with %s's (%s): which of the two Slurm "
+					 "printed (sacct, scontrol) cannot be told; no record taken",
 					 ls[i].job, ev->files[ls[j].file].name, why);
 		}
 	for (i = 0; i < nls; i++)
