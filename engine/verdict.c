@@ -633,13 +633,21 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		 * only a record with a column the user writes gives), or that names
 		 * no node at all (a kernel log of unknown origin in a hand folder: there is no
 		 * node to exclude or repair): retry; excluding the node is the user's choice */
+		/* a late snapshot is a source the user cannot write: what it lacks is a date */
+		bool late = pm_att_late_only(c) && !c->fallback && !pm_att_node_guessed(a, c) &&
+			    !c->user_record;
 		json_object_set_new(cont, "id", json_string("retry"));
 		return retry_only(
 			d, cont, rep,
 			nodes[0] ? json_sprintf("retry the job; excluding %s (--exclude=%s) is "
-						"your reversible choice while nothing the user "
-						"cannot write confirms it",
-						nodes, nodes) :
+						"your reversible choice while %s",
+						nodes, nodes,
+						late ? "no source the user cannot write dates "
+						       "it in the job (nvidia-smi's snapshot was "
+						       "taken after its end: its counts may be a "
+						       "later job's)" :
+						       "nothing the user cannot write confirms "
+						       "it") :
 				   json_string("retry the job; if it recurs, collect the kernel "
 					       "log and nvidia-smi -q of its nodes"),
 			dec, nodes[0] ? nodes : "the job's nodes");
