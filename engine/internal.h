@@ -447,6 +447,7 @@ struct pm_evidence {
 	size_t ncollect, acollect;
 	int nbundles;
 	size_t ncarried; /* files whose scan their bundle carried (carry.c), taken */
+	bool scanned;	 /* pm_scan_all done (pm_evidence_scan) */
 	void *bundle_io; /* bundle.c: the zstd context and buffers for every bundle file */
 	void (*bundle_io_free)(void *); /* bundle.c's, set with BUNDLE_IO */
 	unsigned threads;		/* threads the merge may use (workers.c); 0 or 1: none */

@@ -186,6 +186,15 @@ int pm_evidence_add_buffer(struct pm_evidence *ev, const char *name, const void 
  */
 json_t *pm_diagnose(struct pm_evidence *ev, char *err, size_t errlen);
 
+/*
+ * The first part of pm_diagnose alone: EV's inputs scanned, on the threads
+ * pm_evidence_set_threads allows.  What is left for pm_diagnose after it (the attribution
+ * and the verdict) runs on the caller's thread alone, so a caller with work of its own may
+ * start it on another between the two.  Once only (pm_diagnose then does not scan again).
+ * 0, or -1 with ERR filled and errno (ENOMEM).
+ */
+int pm_evidence_scan(struct pm_evidence *ev, char *err, size_t errlen);
+
 /* The verdict as text for a person (LC_ALL=C independent); malloc'd, caller frees. */
 char *pm_verdict_text(const json_t *verdict);
 

@@ -12,15 +12,26 @@
 #include "attribute.h"
 #include "taxonomy.h"
 
+int pm_evidence_scan(struct pm_evidence *ev, char *err, size_t errlen)
+{
+	if (ev->scanned)
+		return 0;
+	if (pm_scan_all(ev) < 0) {
+		if (!errno)
+			errno = ENOMEM;
+		snprintf(err, errlen, "scanning the evidence: %s", strerror(errno));
+		return -1;
+	}
+	ev->scanned = true;
+	return 0;
+}
+
 json_t *pm_diagnose(struct pm_evidence *ev, char *err, size_t errlen)
 {
 	size_t usable = 0;
 
-	if (pm_scan_all(ev) < 0) {
-		snprintf(err, errlen, "scanning the evidence: %s",
-			 strerror(errno ? errno : ENOMEM));
+	if (pm_evidence_scan(ev, err, errlen) < 0)
 		return NULL;
-	}
 	for (size_t i = 0; i < ev->nfiles; i++)
 		if (ev->files[i].status == PM_ST_OK || ev->files[i].status == PM_ST_TRUNCATED)
 			usable++;

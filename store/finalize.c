@@ -22,7 +22,6 @@
 #include <grp.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -551,14 +550,12 @@ static json_t *or_null(const json_t *o, const char *k)
 }
 
 /* What a merge's manifest and store need of its bundles and of the stored manifest alone,
- * made beside the diagnosis (early_start): at 16,384 nodes, a stored manifest of 4.5 MB to
- * parse and the lists of every bundle to build, on a core the attribution leaves idle. */
+ * made beside the attribution (early_start), which leaves the other threads idle: at 16,384
+ * nodes, a stored manifest of 4.5 MB to parse and the lists of every bundle to build. */
 struct early {
 	const struct job *j;
-	pthread_t t, caller;
+	pthread_t t;
 	bool started;
-	int policy; /* the merge's scheduling, the thread's once it is waited for */
-	struct sched_param prio;
 	json_t *old, *nodes, *bundles, *hits; /* NULL: not made (early_take makes them) */
 };
 
@@ -566,12 +563,6 @@ static void *early_run(void *arg)
 {
 	struct early *e = arg;
 
-	/* only on a core nothing else wants: while the scan keeps every core busy, work here
-	 * would be taken from it; the attribution after it leaves one idle */
-	if (!pthread_equal(pthread_self(), e->caller)) {
-		struct sched_param idle = {0};
-		pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
-	}
 	e->old = pm_manifest_load(e->j->dir, NULL, 0);
 	e->nodes = nodes_json(e->j);
 	e->bundles = bundles_json(e->j, &e->hits);
@@ -584,18 +575,13 @@ static void early_start(struct early *e, const struct job *j)
 {
 	memset(e, 0, sizeof(*e));
 	e->j = j;
-	e->caller = pthread_self();
-	e->started = pthread_getschedparam(pthread_self(), &e->policy, &e->prio) == 0;
-	e->started = e->started && pthread_create(&e->t, NULL, early_run, e) == 0;
+	e->started = pthread_create(&e->t, NULL, early_run, e) == 0;
 }
 
-/* Wait for E's thread, at the merge's own priority now (a busy host may have left it none). */
 static void early_join(struct early *e)
 {
-	if (e->started) {
-		pthread_setschedparam(e->t, e->policy, &e->prio);
+	if (e->started)
 		pthread_join(e->t, NULL);
-	}
 	e->started = false;
 }
 
@@ -965,14 +951,18 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 		pmu_fail(err, errlen, errno, "%s: %s", j->dir, strerror(errno));
 		goto out;
 	}
-	early_start(&early, j);
 	if (j->uid < 0)
 		j->uid = j->sched.uid;
 	if (j->uid < 0 && env_is_job(j->id) && getenv("SLURM_JOB_UID"))
 		j->uid = strtoll(getenv("SLURM_JOB_UID"), NULL, 10);
 	if (j->sched.text && sched_input(j, ev, err, errlen) < 0)
 		goto out;
-	if ((v = pm_diagnose(ev, verr, sizeof(verr))) && !provisional)
+	/* the scan keeps every thread busy; the attribution after it, one */
+	if (pm_evidence_scan(ev, verr, sizeof(verr)) == 0) {
+		early_start(&early, j);
+		v = pm_diagnose(ev, verr, sizeof(verr));
+	}
+	if (v && !provisional)
 		history_apply(j, v);
 	if (v && !(vtext = pm_verdict_dump(v)))
 		goto out;
