@@ -1949,6 +1949,57 @@ static const char *srun_line_host(const struct att *a, const struct cand *c)
 	return one;
 }
 
+/* Whether srun's report T..E of a host's task or tasks ("task 3: Exited with exit code 1",
+ * "tasks 0-1: Aborted (core dumped)") says they failed of themselves, as srun_failed reads
+ * it: a non-zero exit or a crash signal, not Slurm's end of them ("Killed", "Terminated",
+ * exit code 143 or 137). */
+static bool srun_says_failed(const char *t, const char *e)
+{
+	static const char *const sig[] = {"Segmentation fault",	 "Aborted",
+					  "Bus error",		 "Floating point exception",
+					  "Illegal instruction", "Out Of Memory"};
+	const char *m = memmem(t, (size_t)(e - t), ": ", 2);
+
+	if (!m || slurm_ended(m + 2, e))
+		return false;
+	m += 2;
+	if (e - m > 22 && !strncmp(m, "Exited with exit code ", 22))
+		return strtol(m + 22, NULL, 10) != 0;
+	for (size_t i = 0; i < sizeof(sig) / sizeof(sig[0]); i++)
+		if ((size_t)(e - m) >= strlen(sig[i]) && !strncmp(m, sig[i], strlen(sig[i])))
+			return true;
+	return false;
+}
+
+/* Whether every line of C's that is srun's report of a task ("HOST: task N: Killed") came
+ * before each of srun's reports of a task that failed of itself, in the same file, as the
+ * scan read them (its offsets: a line a terminal's width broke is one): a kill srun printed
+ * first is no teardown of that failure (--kill-on-bad-exit kills the others after it).  A
+ * failure reported in another file, whose order is not known, says no. */
+static bool srun_line_first(const struct att *a, const struct cand *c)
+{
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		size_t l;
+
+		if (!o->raw || !srun_task_host(o->raw, o->raw + strlen(o->raw), &l))
+			continue;
+		for (size_t j = 0; j < a->ev->nobs; j++) {
+			const struct pm_obs *x = &a->ev->obs[j];
+			const char *q, *e;
+
+			if (!x->raw || x->raw == o->raw)
+				continue;
+			e = x->raw + strlen(x->raw);
+			if (!(q = srun_task_host(x->raw, e, &l)) || !srun_says_failed(q + l + 2, e))
+				continue;
+			if (x->file != o->file || x->offset <= o->offset)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* The one host the failure reports name for rank R (torchrun's table, mpirun's "on node"),
  * spelt as the folder spells it; NULL when none names one, or they differ. */
 static const char *rank_host(const struct att *a, int r)
@@ -2124,9 +2175,10 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			}
 		}
 	}
-	if (!a->nhranks && a->srun_host[0] && !a->srun_many && !only_host(a) &&
-	    (one = host_of(a, a->srun_host))) {
-		/* srun names one task that failed of itself, on one host (srun_failed) */
+	if (!a->nhranks && !only_host(a)) {
+		/* srun names one task that failed of itself, on one host (srun_failed); ONE
+		 * is NULL where it names none, or several ("tasks 0-1: Exited ...") */
+		one = a->srun_host[0] && !a->srun_many ? host_of(a, a->srun_host) : NULL;
 		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
 			/* Slurm's own end of the job (a cancel, the time limit) is the job's,
@@ -2136,8 +2188,12 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			    pm_cause_slurm_act(c->cls, c->sub))
 				continue;
 			const char *own = srun_line_host(a, c);
-			if (own && own != one) {
-				/* the lead is srun's report of another task (task 1: Killed) */
+			if (own && own != one && (one || srun_line_first(a, c))) {
+				/* the lead is srun's report of another task (task 1: Killed):
+				 * that line's host; where srun names no one failed task, only
+				 * when it printed that report before any task's own failure
+				 * (after it, the kill is its teardown of a failed or hung
+				 * step, gpu-xid45-after-kill-near-miss) */
 				snprintf(c->node, sizeof(c->node), "%s", own);
 				c->guess = true;
 				pm_att_why(a,
@@ -2146,6 +2202,8 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 					   c->cls, c->sub, own);
 				continue;
 			}
+			if (!one)
+				continue;
 			snprintf(c->node, sizeof(c->node), "%s", one);
 			c->guess = true;
 			pm_att_why(a,
