@@ -1920,8 +1920,9 @@ static int teardown_fallback(struct att *a)
 		const struct pm_rule *r = R(a, i);
 		if (r->role != PM_ROLE_TEARDOWN || pm_is_kind(r->cls, NULL, PM_K_TIMEOUTS))
 			continue;
-		if (o->trusted ? pm_att_obs_window(a, o, true) == WIN_OUT :
-				 o->source != PM_SRC_APP_LOG)
+		if ((o->trusted ? pm_att_obs_window(a, o, true) == WIN_OUT :
+				  o->source != PM_SRC_APP_LOG) ||
+		    pm_att_summary_unnamed(a, o))
 			continue;
 		/* slurmstepd's "CANCELLED ... DUE TO NODE FAILURE" is printed by a node that
 		 * survived (a step's node, the batch host): the node that failed printed
@@ -2036,6 +2037,9 @@ int pm_att_phase_fallback(struct att *a)
 			continue; /* another job's daemon line, another node's or GPU's line */
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
+			continue;
+		/* a worker torchrun's summary lists as failed after its root cause: a bystander */
+		if (pm_att_summary_unnamed(a, o))
 			continue;
 		/* an external end Slurm's record contradicts (a plain cancel line in a job the
 		 * record says FAILED): a consequence, as for the origins (phase_cands) */

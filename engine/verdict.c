@@ -1223,6 +1223,12 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 		    !(o->node && whs && bsearch(&o->node, whs, nwh, sizeof(*whs), pm_cmp_str_null)))
 			pm_rankset_push(&rs, &nrs, &ars, o->rank);
 	}
+	/* the workers torchrun's summary lists as failed after its root cause, or stopped by
+	 * its agent, where the origin names its ranks: bystanders, as their own lines would
+	 * make them (the summary's rows name no rank themselves) */
+	for (size_t k = 0; !completed && nors && k < a->ntroot; k++)
+		if (pm_att_summary_later(a, k) && !pm_rankset_has(ors, nors, a->troot[k].rank))
+			pm_rankset_push(&rs, &nrs, &ars, a->troot[k].rank);
 	pm_rankset_done(rs, &nrs);
 	json_object_set_new(bys, "nodes", hostlist_json(bys_n));
 	json_object_set_new(bys, "ranks", rank_ranges_json(rs, nrs));
