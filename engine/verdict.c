@@ -1199,6 +1199,19 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 			json_array_append_new(on, json_string(ev->tasks[i].node));
 			json_array_append_new(or, json_integer(ev->tasks[i].rank));
 		}
+	/* a one-node job whose origin names no node (a stall, a cause of no place): whatever
+	 * happened, happened on its one node, which is no bystander of itself, and which of its
+	 * ranks erred first is not known (none is one either) */
+	if (!completed && !json_array_size(on) && ev->job.nnodes == 1 && ev->job.nodes &&
+	    ev->job.nodes[0]) {
+		json_array_append_new(on, json_string(ev->job.nodes[0]));
+		json_array_append_new(whole, json_string(ev->job.nodes[0]));
+	}
+	/* a stall placed nowhere (the progress stopped, no rank or node says where): the
+	 * process that stopped first may be on any node, so none is a bystander of it */
+	if (!json_array_size(on) && !json_array_size(or) && a->status == VS_ATTRIBUTED && a->lead &&
+	    pm_is_kind(a->lead->cls, a->lead->sub, PM_K_HANG))
+		completed = true;
 	/* the origins as sorted sets: a job of thousands of ranks has as many lines */
 	ons = sorted_names(on, &non);
 	whs = sorted_names(whole, &nwh);
