@@ -1122,6 +1122,67 @@ static bool asks(const struct scan *s, const struct pm_rule *r, const char *line
 	return pm_rule_reads(r, f->source, f->format);
 }
 
+/* Whether the word W (N bytes) denies what follows it in a person's sentence: "no", "not",
+ * "never", "without", "none", "nothing", "nor", "neither", "cannot", or a verb's "n't". */
+static bool negation(const char *w, size_t n)
+{
+	static const char *const words[] = {"no",      "not", "never",	 "without", "none",
+					    "nothing", "nor", "neither", "cannot"};
+
+	if (n > 3 && w[n - 3] == 'n' && w[n - 2] == '\'' && w[n - 1] == 't')
+		return true;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && pm_in_ieq(w, n, words[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Whether a match that starts at SUBJ[AT] lies inside a quote, `...` or "...", that a
+ * sentence opened after a negation of its own: "I did not see any `NET/IB : Got async event
+ * : port error`", "there is no \"GPU has fallen off the bus\"".  A person quoting an error
+ * to say it did not happen reports no error (read-prose-negated-quoted-errors).  The
+ * negation is a word outside any quote, in the same sentence (after the last '.', '!', '?'
+ * or ';' followed by a blank), so a record's quoted "no" or a quoted message's own words
+ * deny nothing.
+ */
+static bool negated_quote(const char *subj, size_t at)
+{
+	size_t open = SIZE_MAX, from = 0, i, w;
+	bool bq = false, dq = false;
+
+	for (i = 0; i < at; i++) {
+		char c = subj[i];
+		if (c == '`' && !dq)
+			bq = !bq;
+		else if (c == '"' && !bq)
+			dq = !dq;
+		else if (!bq && !dq && (c == '.' || c == '!' || c == '?' || c == ';') &&
+			 i + 1 < at && (subj[i + 1] == ' ' || subj[i + 1] == '\t'))
+			from = i + 1;
+		if ((c == '`' && bq) || (c == '"' && dq))
+			open = i;
+	}
+	if ((!bq && !dq) || open == SIZE_MAX || open < from)
+		return false;
+	bq = dq = false;
+	for (i = from; i < open; i = w) {
+		char c = subj[i];
+		if (c == '`' && !dq)
+			bq = !bq;
+		else if (c == '"' && !bq)
+			dq = !dq;
+		for (w = i; w < open && (pm_in_isalpha(subj[w]) || (w > i && subj[w] == '\'')); w++)
+			;
+		if (w > i && !bq && !dq && (i == 0 || !pm_in_isalnum(subj[i - 1])) &&
+		    negation(subj + i, w - i))
+			return true;
+		if (w == i)
+			w++;
+	}
+	return false;
+}
+
 /* Match rule R on the LEN bytes at LINE, its wrappers peeled into PE and PX: the match's
  * count (s->md holds it, *SUBJ the text its offsets count from), or < 0 when R does not
  * read the line. */
@@ -1177,6 +1238,10 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 				 &px->rank);
 	if (rc < 0 && pe->first)
 		rc = match_squashed(s, r->re, line, pe, subj);
+	/* an error a person quotes to say it did not happen: no report of it */
+	if (rc >= 0 && r->role != PM_ROLE_PROGRESS && r->role != PM_ROLE_CONTEXT &&
+	    negated_quote(*subj, pcre2_get_ovector_pointer(s->md)[0]))
+		return -1;
 	/* a search hit quoted whole as a record's value names its own host: it wins over a name
 	 * outside it, and over the file's (pm_peel.hit) */
 	if (rc >= 0 && s->nihit) {
