@@ -911,18 +911,35 @@ static void output_crashes(struct att *a)
 	}
 }
 
+/* C and D, of no node, read the rows of one GPU (one PCI address) in one file (one
+ * nvidia-smi -q): one GPU's state, so one node's, whichever node that is.  Another file's
+ * GPU at that address may be another node's. */
+static bool same_gpu_rows(const struct att *a, const struct cand *c, const struct cand *d)
+{
+	const struct pm_obs *f = &a->ev->obs[c->ev[0]];
+
+	for (size_t k = 0; k < c->nev + d->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[k < c->nev ? c->ev[k] : d->ev[k - c->nev]];
+		if (!o->trusted || !o->pci || !f->pci || o->file != f->file ||
+		    !pm_att_pci_eq(o->pci, f->pci))
+			return false;
+	}
+	return true;
+}
+
 void pm_att_phase_merge(struct att *a)
 {
 	aer_on_gpu(a);
 	output_crashes(a);
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
-		if (c->dead || !c->node[0] || !c->nev || c->lead != LEAD_RULE)
+		if (c->dead || !c->nev || c->lead != LEAD_RULE)
 			continue;
 		for (size_t k = i + 1; k < a->nc; k++) {
 			struct cand *d = &a->c[k], *keep = c, *drop = d;
 			if (d->dead || !d->nev || d->lead != LEAD_RULE || strcmp(c->cls, d->cls) ||
-			    strcmp(c->node, d->node))
+			    (c->node[0] ? strcmp(c->node, d->node) :
+					  d->node[0] || !same_gpu_rows(a, c, d)))
 				continue;
 			if (better(a, d, c)) {
 				keep = d;
@@ -1920,8 +1937,9 @@ static int teardown_fallback(struct att *a)
 		const struct pm_rule *r = R(a, i);
 		if (r->role != PM_ROLE_TEARDOWN || pm_is_kind(r->cls, NULL, PM_K_TIMEOUTS))
 			continue;
-		if (o->trusted ? pm_att_obs_window(a, o, true) == WIN_OUT :
-				 o->source != PM_SRC_APP_LOG)
+		if ((o->trusted ? pm_att_obs_window(a, o, true) == WIN_OUT :
+				  o->source != PM_SRC_APP_LOG) ||
+		    pm_att_summary_unnamed(a, o))
 			continue;
 		/* slurmstepd's "CANCELLED ... DUE TO NODE FAILURE" is printed by a node that
 		 * survived (a step's node, the batch host): the node that failed printed
@@ -2036,6 +2054,9 @@ int pm_att_phase_fallback(struct att *a)
 			continue; /* another job's daemon line, another node's or GPU's line */
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
+			continue;
+		/* a worker torchrun's summary lists as failed after its root cause: a bystander */
+		if (pm_att_summary_unnamed(a, o))
 			continue;
 		/* an external end Slurm's record contradicts (a plain cancel line in a job the
 		 * record says FAILED): a consequence, as for the origins (phase_cands) */

@@ -321,9 +321,11 @@ static int fired_kind(const struct att *a)
 		if (a->yielded && a->yielded[i]) /* a generic reading set aside (att_yield.c) */
 			continue;
 		/* the step's plain cancel line after a task failed of itself is srun's teardown
-		 * (phase_outcome), a consequence, not a symptom outside the job's time */
-		if (r == PM_ROLE_CONFIRMATION && a->task_failed && R(a, i)->outcome &&
-		    !strcmp(R(a, i)->outcome, "CANCELLED")) {
+		 * (phase_outcome), a consequence, not a symptom outside the job's time; so is a
+		 * worker torchrun's summary lists as failed after its root cause */
+		if (r == PM_ROLE_CONFIRMATION && ((a->task_failed && R(a, i)->outcome &&
+						   !strcmp(R(a, i)->outcome, "CANCELLED")) ||
+						  pm_att_summary_unnamed(a, &a->ev->obs[i]))) {
 			k = 1;
 			continue;
 		}

@@ -594,7 +594,10 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 						(struct troot){.rank = (int)r,
 							       .sum = a->tsum,
 							       .other = a->tsect == TSECT_OTHER,
-							       .time = a->ttime};
+							       .time = a->ttime,
+							       .file = a->tfile,
+							       .from = a->tline,
+							       .to = UINT64_MAX};
 					return note_rank_host(a, r, a->hfield[0],
 							      strlen(a->hfield[0]));
 				}
@@ -846,6 +849,26 @@ static long days_civil(long y, long m, long d)
 }
 
 /*
+ * Where an entry of torchrun's summary ends: at the next entry's "[1]:", a section's head, a
+ * rule or a summary's head (S, N bytes, is such a line), its rows (exitcode, error_file,
+ * traceback) lying between its rank line and there (pm_att_summary_unnamed).
+ */
+static void torchrun_rows(struct att *a, const char *s, size_t n)
+{
+	struct troot *t = a->ntroot ? &a->troot[a->ntroot - 1] : NULL;
+	bool ends = (*s == '[' && s[n - 1] == ':') ||
+		    (n >= 10 && (*s == '=' || *s == '-' || *s == '*')) ||
+		    (n >= 11 && !memcmp(s, "Root Cause", 10) && s[n - 1] == ':') ||
+		    (n == 9 && !memcmp(s, "Failures:", 9)) ||
+		    (n == 15 && !memcmp(s, "Other Failures:", 15)) ||
+		    (n > 7 && !memcmp(s + n - 7, " FAILED", 7) && !memchr(s, ' ', n - 7));
+
+	if (t && ends && t->to == UINT64_MAX && t->from != UINT64_MAX && t->file == a->tfile &&
+	    a->tline != UINT64_MAX && a->tline > t->from)
+		t->to = a->tline;
+}
+
+/*
  * torchrun's failure summary, line by line: which section of its table [S, E) is in (its
  * "Root Cause (first observed failure):", 1.9's "Root Cause:"; "Failures:", 1.9's "Other
  * Failures:"; a rule of '=', '-' or '*' ends either), and an entry's "time : Y-M-D_H:M:S"
@@ -861,6 +884,7 @@ static void torchrun_section(struct att *a, const char *s, const char *e)
 		n--;
 	if (!n)
 		return;
+	torchrun_rows(a, s, n);
 	if (n > 7 && !memcmp(s + n - 7, " FAILED", 7) && !memchr(s, ' ', n - 7)) {
 		a->tsum++; /* "train.py FAILED": a summary's head */
 		a->tsect = TSECT_NONE;
@@ -1172,6 +1196,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 	a->tsect = TSECT_NONE;
 	a->ttime = 0;
 	a->tlist = false;
+	a->tfile = (uint32_t)(f - a->ev->files);
 	for (const char *p = buf, *e = buf + len; p < e && rc == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		const char *le = nl ? nl : e;
@@ -1179,6 +1204,9 @@ static int file_hosts(struct att *a, struct pm_file *f)
 			le--;
 		const char *next = nl ? nl + 1 : e;
 		uint64_t at = (uint64_t)(p - buf);
+		/* where the line is, for the summary's entries (torchrun_rows): not known in a
+		 * file a terminal's width broke, whose lines were joined */
+		a->tline = wrapped ? UINT64_MAX : at;
 		/* as the scan reads it: without the paste's shape (a quote, line numbers) */
 		p += pm_paste_skip(p, (size_t)(le - p), &shape);
 		struct pm_prefix px;
@@ -1199,6 +1227,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 			memset(line + n, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
 			rc = line_hosts(a, line, line + n, syslog);
 		}
+		a->tline = UINT64_MAX;
 		if (!a->td_seen && a->td_hit) {
 			a->td_seen = true;
 			a->td_file = (size_t)(f - a->ev->files);
@@ -2039,6 +2068,35 @@ static double summary_time(const struct att *a, size_t i, size_t *end)
 static bool summary_named(const struct troot *t, double rt)
 {
 	return !(t->other && (t->stopped || (rt > 0 && t->time > rt)));
+}
+
+/*
+ * Whether O is a row of an entry torchrun's summary lists as failed after its root cause or
+ * stopped by the agent (not named: summary_named): "exitcode : -11", "traceback : Signal 11
+ * (SIGSEGV) received by PID N" of a worker that died once the first had failed.  That worker
+ * is a bystander: its signal is no cause of the job's, nor one to place on the root cause's
+ * rank (place-torchrun-later-failure-segv-bystander).
+ */
+bool pm_att_summary_unnamed(const struct att *a, const struct pm_obs *o)
+{
+	for (size_t k = 0; k < a->ntroot; k++) {
+		const struct troot *t = &a->troot[k];
+		if (t->from != UINT64_MAX && t->file == o->file && o->offset > t->from &&
+		    o->offset < t->to && pm_att_summary_later(a, k))
+			return true;
+	}
+	return false;
+}
+
+/* Whether entry K of torchrun's summaries is one of its other failures it does not name: a
+ * worker that failed after the root cause, or that the agent stopped (summary_named). */
+bool pm_att_summary_later(const struct att *a, size_t k)
+{
+	size_t i = k, j;
+
+	while (i > 0 && a->troot[i - 1].sum == a->troot[k].sum)
+		i--;
+	return !summary_named(&a->troot[k], summary_time(a, i, &j));
 }
 
 /*

@@ -351,6 +351,7 @@ static int att_init(struct att *a, struct pm_evidence *ev)
 	memset(a, 0, sizeof(*a));
 	a->ev = ev;
 	a->rs = ev->rs;
+	a->tline = UINT64_MAX;
 	a->why = json_array();
 	a->order = malloc((ev->nobs ? ev->nobs : 1) * sizeof(size_t));
 	a->eid = calloc(ev->nobs ? ev->nobs : 1, sizeof(size_t));

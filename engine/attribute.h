@@ -229,12 +229,16 @@ struct att {
 	bool tfirst;  /* of several summaries, the earliest root cause's rank is named */
 	struct troot {
 		int rank;
-		int sum;      /* its summary */
-		bool other;   /* under "Failures:", not the root cause */
-		bool stopped; /* exitcode -15: the agent's own SIGTERM after the first failure */
-		double time;  /* 0 unknown */
-	} * troot;	      /* every entry of the summaries read, in order */
+		int sum;       /* its summary */
+		bool other;    /* under "Failures:", not the root cause */
+		bool stopped;  /* exitcode -15: the agent's own SIGTERM after the first failure */
+		double time;   /* 0 unknown */
+		uint32_t file; /* the file its lines are in */
+		uint64_t from, to; /* its rank line's offset, the next entry's (UINT64_MAX: none) */
+	} * troot;		   /* every entry of the summaries read, in order */
 	size_t ntroot, atroot;
+	uint32_t tfile; /* the file and offset of the line file_hosts reads (UINT64_MAX: none) */
+	uint64_t tline;
 	/* the host of the one task srun reports as failed of itself ("srun: error: HOST: task
 	 * N: Exited with exit code C", a crash signal), and whether reports name several */
 	char srun_host[128];
@@ -364,6 +368,10 @@ int pm_att_ctld_node_fail(const struct att *a, const struct pm_obs *o);
 /* The job a syslog program's line (scan_daemon's) names: 1 this job (or any job, this
  * job's id unknown), -1 another, 0 none. */
 int pm_att_daemon_job(const struct att *a, const struct pm_obs *o);
+/* Whether O is a row of an entry torchrun's summary lists as failed after its root cause or
+ * stopped by its agent (att_place.c); whether entry K of troot is such an entry. */
+bool pm_att_summary_unnamed(const struct att *a, const struct pm_obs *o);
+bool pm_att_summary_later(const struct att *a, size_t k);
 /* Whether O is a trusted line of a host outside the job's nodes (a loghost's file). */
 /* Whether HOST is one of the job's nodes by the record's name or short name. */
 bool pm_att_job_host(const struct att *a, const char *host);

@@ -67,12 +67,19 @@ static size_t bracket_rank(const char *s, size_t n, const char *word, int *rank)
 }
 
 /* "[Rank 3] ", "[RANK 3]: ", "[rank 3] " at S, or where BARE is true "rank 3: ", "RANK 3: "
- * (the colon required): its length with the blank after it, 0 when S has none. */
-static size_t spaced_rank(const char *s, size_t n, bool bare, int *rank)
+ * (the colon required): its length with the blank after it, 0 when S has none.  Bracketed,
+ * the blank before the number may be missing: a logger's "[rank3] " or "[RANK3] " without
+ * the colon of PyTorch's own "[rank3]:" (which bracket_rank reads, and which is not weak).
+ * Where SPACED is false, only that compact form: c10d's process-group "[Rank 7]" has the
+ * blank. */
+static size_t spaced_rank(const char *s, size_t n, bool bare, bool spaced, int *rank)
 {
-	size_t b = s[0] == '[', p = b + 5, k;
+	size_t b = s[0] == '[', p, k;
 
-	if (n < p + 3 || (!b && !bare) || !pm_in_ieq(s + b, 4, "rank") || s[b + 4] != ' ' ||
+	if (n < b + 7 || (!b && !bare) || !pm_in_ieq(s + b, 4, "rank"))
+		return 0;
+	p = b + 4 + (s[b + 4] == ' ');
+	if (n < p + 3 || (p == b + 4 && !b) || (p > b + 4 && !spaced) ||
 	    !(k = rank_at(s + p, n - p, rank)))
 		return 0;
 	p += k;
@@ -838,14 +845,22 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 		w->out->rank = w->out->label = r;
 		return k;
 	}
+	/* PyTorch's own "[rank3]:" first: the looser forms below would take it, weak */
+	if (!(w->seen & ranked) && (k = bracket_rank(s, n, "rank", &r))) {
+		w->seen |= W_RANK;
+		w->out->rank = r;
+		return k;
+	}
 	/* DeepSpeed's "[Rank 0] ", accelerate's and scripts' "[RANK 3] ", "[rank 3]: ", and
 	 * unbracketed before any level "RANK 3: ", "rank 3: " (the word in any case, one
-	 * blank).  Never inside another rank's wrapper: PyTorch's c10d prints "[Rank 1]" for a
+	 * blank; bracketed, a logger's "[rank3] ", "[RANK3] " too, after a stamp as before
+	 * it).  Never inside another rank's wrapper: PyTorch's c10d prints "[Rank 1]" for a
 	 * process group's rank, which srun's label or "[rank9]:" outside it does not repeat,
-	 * nor after its C++ logger's header ("[E ProcessGroupNCCL.cpp:458] [Rank 7] ...");
-	 * and weak: a rank the file's name gives ("rank5-stderr.log") wins (scan.c) */
-	if (!(w->seen & (ranked | W_LABEL | W_DEFAULT | W_CXX)) &&
-	    (k = spaced_rank(s, n, !(w->seen & W_LEVEL), &r))) {
+	 * nor, spaced, after its C++ logger's header ("[E ProcessGroupNCCL.cpp:458] [Rank 7]
+	 * ..."; the compact "[rank7] " is no group's); and weak: a rank the file's name gives
+	 * ("rank5-stderr.log") wins (scan.c) */
+	if (!(w->seen & (ranked | W_LABEL | W_DEFAULT)) &&
+	    (k = spaced_rank(s, n, !(w->seen & W_LEVEL), !(w->seen & W_CXX), &r))) {
 		w->seen |= W_RANK;
 		w->out->rank = r;
 		w->out->rank_weak = true;
@@ -853,11 +868,6 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 	}
 	if (n < 4 || s[0] != '[')
 		return 0;
-	if (!(w->seen & ranked) && (k = bracket_rank(s, n, "rank", &r))) {
-		w->seen |= W_RANK;
-		w->out->rank = r;
-		return k;
-	}
 	/* Lightning's "[rank: 1] " (its global rank), before or after a logger's level */
 	if (!(w->seen & ranked) && pm_in_starts(s, n, "[rank: ") &&
 	    (k = rank_at(s + 7, n - 7, &r)) && 7 + k + 1 < n && s[7 + k] == ']' &&

@@ -1122,6 +1122,67 @@ static bool asks(const struct scan *s, const struct pm_rule *r, const char *line
 	return pm_rule_reads(r, f->source, f->format);
 }
 
+/* Whether the word W (N bytes) denies what follows it in a person's sentence: "no", "not",
+ * "never", "without", "none", "nothing", "nor", "neither", "cannot", or a verb's "n't". */
+static bool negation(const char *w, size_t n)
+{
+	static const char *const words[] = {"no",      "not", "never",	 "without", "none",
+					    "nothing", "nor", "neither", "cannot"};
+
+	if (n > 3 && w[n - 3] == 'n' && w[n - 2] == '\'' && w[n - 1] == 't')
+		return true;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && pm_in_ieq(w, n, words[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Whether a match that starts at SUBJ[AT] lies inside a quote, `...` or "...", that a
+ * sentence opened after a negation of its own: "I did not see any `NET/IB : Got async event
+ * : port error`", "there is no \"GPU has fallen off the bus\"".  A person quoting an error
+ * to say it did not happen reports no error (read-prose-negated-quoted-errors).  The
+ * negation is a word outside any quote, in the same sentence (after the last '.', '!', '?'
+ * or ';' followed by a blank), so a record's quoted "no" or a quoted message's own words
+ * deny nothing.
+ */
+static bool negated_quote(const char *subj, size_t at)
+{
+	size_t open = SIZE_MAX, from = 0, i, w;
+	bool bq = false, dq = false;
+
+	for (i = 0; i < at; i++) {
+		char c = subj[i];
+		if (c == '`' && !dq)
+			bq = !bq;
+		else if (c == '"' && !bq)
+			dq = !dq;
+		else if (!bq && !dq && (c == '.' || c == '!' || c == '?' || c == ';') &&
+			 i + 1 < at && (subj[i + 1] == ' ' || subj[i + 1] == '\t'))
+			from = i + 1;
+		if ((c == '`' && bq) || (c == '"' && dq))
+			open = i;
+	}
+	if ((!bq && !dq) || open == SIZE_MAX || open < from)
+		return false;
+	bq = dq = false;
+	for (i = from; i < open; i = w) {
+		char c = subj[i];
+		if (c == '`' && !dq)
+			bq = !bq;
+		else if (c == '"' && !bq)
+			dq = !dq;
+		for (w = i; w < open && (pm_in_isalpha(subj[w]) || (w > i && subj[w] == '\'')); w++)
+			;
+		if (w > i && !bq && !dq && (i == 0 || !pm_in_isalnum(subj[i - 1])) &&
+		    negation(subj + i, w - i))
+			return true;
+		if (w == i)
+			w++;
+	}
+	return false;
+}
+
 /* Match rule R on the LEN bytes at LINE, its wrappers peeled into PE and PX: the match's
  * count (s->md holds it, *SUBJ the text its offsets count from), or < 0 when R does not
  * read the line. */
@@ -1177,6 +1238,10 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 				 &px->rank);
 	if (rc < 0 && pe->first)
 		rc = match_squashed(s, r->re, line, pe, subj);
+	/* an error a person quotes to say it did not happen: no report of it */
+	if (rc >= 0 && r->role != PM_ROLE_PROGRESS && r->role != PM_ROLE_CONTEXT &&
+	    negated_quote(*subj, pcre2_get_ovector_pointer(s->md)[0]))
+		return -1;
 	/* a search hit quoted whole as a record's value names its own host: it wins over a name
 	 * outside it, and over the file's (pm_peel.hit) */
 	if (rc >= 0 && s->nihit) {
@@ -1311,6 +1376,17 @@ static bool follows(struct scan *s, const struct pm_rule *r, const char *line,
 	       follows_in(s, r, who, s->tail[d], s->tail[d] + s->ntail[d], &n);
 }
 
+/* Whether A and B (AL and BL bytes, neither NUL-terminated) are one name in any case. */
+static bool same_name(const char *a, size_t al, const char *b, size_t bl)
+{
+	if (!a || !b || al != bl)
+		return false;
+	for (size_t i = 0; i < al; i++)
+		if (pm_in_lower(a[i]) != pm_in_lower(b[i]))
+			return false;
+	return true;
+}
+
 /* Whether the chunk being confirmed holds text R's not_beside_re reads: the same listing as
  * R's line says that line is no fault (ibstat's port "Down" beside an InfiniBand port
  * "Active").  The pattern reads the chunk's lines as the rules do, each peeled of its
@@ -1318,22 +1394,28 @@ static bool follows(struct scan *s, const struct pm_rule *r, const char *line,
  * logger is still one), one text of lines joined by newlines.  Read once per chunk and rule
  * (the chunk's rows of a listing ask alike).  Only the chunk: a listing that a chunk's end
  * cuts is read as two, and a row whose answer lies in the other is read (a reading kept,
- * never one lost).  A paste that holds two nodes' listings in one chunk is read as one
- * listing: the down node's row is then not read (a missed reading, never a blamed node).
- * Uses s->md: its match must have been read already. */
-static bool beside(struct scan *s, size_t ri)
+ * never one lost).  Where R's line names its host in a parallel shell's prefix (pdsh's or
+ * clush's "gpu07: ", as PE peeled it), the listing is that host's lines alone: a paste of two
+ * nodes' listings in one chunk is two listings, and one node's port active answers none of
+ * the other's rows (net-ibv-devinfo-pdsh-two-hosts-one-down).  A paste whose lines name no
+ * host is read as one listing: two nodes' listings there leave the down node's row unread
+ * (a missed reading, never a blamed node).  Uses s->md: its match must have been read
+ * already. */
+static bool beside(struct scan *s, size_t ri, const struct pm_peel *pe)
 {
 	const struct pm_rule *r = &s->rs->rules[ri];
 	const struct pm_file *f = &s->ev->files[s->file];
 	size_t n = 0;
 	char *b;
 	int rc;
+	bool own = pe->node && pe->node_len;
 
 	if (!s->cbuf)
 		return false;
-	if (s->beside_ri == ri + 1)
+	/* read once per chunk and rule, but per host where the line names one */
+	if (!own && s->beside_ri == ri + 1)
 		return s->beside_hit;
-	s->beside_ri = ri + 1;
+	s->beside_ri = own ? 0 : ri + 1;
 	s->beside_hit = false;
 	/* a line's peeled text is never longer than the line: the lines and a newline each */
 	if (!(b = malloc(s->clen + 1)))
@@ -1344,6 +1426,11 @@ static bool beside(struct scan *s, size_t ri)
 		struct pm_peel np;
 		size_t tl = peeled_text(f, p, l, &np, &t);
 
+		at += l + 1;
+		/* another host's line of a parallel shell's output (pdsh interleaves the hosts'
+		 * lines): not this listing's, left out so the host's own rows stand together */
+		if (own && !same_name(np.node, np.node_len, pe->node, pe->node_len))
+			continue;
 		/* a structured record's message, its escapes undone as the rules read it (a
 		 * JSON logger's "\t\tState: Active"): never longer than the value */
 		if (np.record && np.quoted && np.skip < np.end && np.end <= l)
@@ -1352,7 +1439,6 @@ static bool beside(struct scan *s, size_t ri)
 			memcpy(b + n, t, tl);
 		n += tl;
 		b[n++] = '\n';
-		at += l + 1;
 	}
 	rc = pcre2_match(r->not_beside_re, (PCRE2_SPTR)b, n, 0, 0, s->md, s->rs->mctx);
 	free(b);
@@ -1452,7 +1538,7 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 		return 0;
 	/* a row of a listing that another row of it answers (an unused port beside an active
 	 * one) */
-	if (r->not_beside_re && beside(s, ri))
+	if (r->not_beside_re && beside(s, ri, &pe))
 		return 0;
 	/* a line the program went on from was not its end (the captures are read: went_on
 	 * matches again); one whose next line is in the next chunk waits for it */

@@ -1218,6 +1218,19 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 			json_array_append_new(on, json_string(ev->tasks[i].node));
 			json_array_append_new(or, json_integer(ev->tasks[i].rank));
 		}
+	/* a one-node job whose origin names no node (a stall, a cause of no place): whatever
+	 * happened, happened on its one node, which is no bystander of itself, and which of its
+	 * ranks erred first is not known (none is one either) */
+	if (!completed && !json_array_size(on) && ev->job.nnodes == 1 && ev->job.nodes &&
+	    ev->job.nodes[0]) {
+		json_array_append_new(on, json_string(ev->job.nodes[0]));
+		json_array_append_new(whole, json_string(ev->job.nodes[0]));
+	}
+	/* a stall placed nowhere (the progress stopped, no rank or node says where): the
+	 * process that stopped first may be on any node, so none is a bystander of it */
+	if (!json_array_size(on) && !json_array_size(or) && a->status == VS_ATTRIBUTED && a->lead &&
+	    pm_is_kind(a->lead->cls, a->lead->sub, PM_K_HANG))
+		completed = true;
 	/* the origins as sorted sets: a job of thousands of ranks has as many lines */
 	ons = sorted_names(on, &non);
 	whs = sorted_names(whole, &nwh);
@@ -1242,6 +1255,12 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 		    !(o->node && whs && bsearch(&o->node, whs, nwh, sizeof(*whs), pm_cmp_str_null)))
 			pm_rankset_push(&rs, &nrs, &ars, o->rank);
 	}
+	/* the workers torchrun's summary lists as failed after its root cause, or stopped by
+	 * its agent, where the origin names its ranks: bystanders, as their own lines would
+	 * make them (the summary's rows name no rank themselves) */
+	for (size_t k = 0; !completed && nors && k < a->ntroot; k++)
+		if (pm_att_summary_later(a, k) && !pm_rankset_has(ors, nors, a->troot[k].rank))
+			pm_rankset_push(&rs, &nrs, &ars, a->troot[k].rank);
 	pm_rankset_done(rs, &nrs);
 	json_object_set_new(bys, "nodes", hostlist_json(bys_n));
 	json_object_set_new(bys, "ranks", rank_ranges_json(rs, nrs));
