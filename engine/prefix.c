@@ -2859,6 +2859,23 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 	return !pe.layers && !stamp_at(next + k, nn - k, &any_year, &t);
 }
 
+/* Line S (N bytes) ends as a clause or a box's side does (a full stop, a closing bracket, a
+ * colon, a star) and the next, NX (NN bytes), starts as a new one (a capital, a star): a
+ * program's own line and its next, where a width's cut inside a word ("ntopo_bond_all." then
+ * "cpp:59)") goes on in the same word. */
+static bool clause_end(const char *s, size_t n, const char *nx, size_t nn,
+		       const struct pm_paste *shape)
+{
+	size_t k = pm_paste_skip(nx, nn, shape);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+		n--;
+	if (k < nn && nx[k] == ' ')
+		k++;
+	return n && strchr(".)]}!?:;*", s[n - 1]) && k < nn &&
+	       ((nx[k] >= 'A' && nx[k] <= 'Z') || nx[k] == '*');
+}
+
 /* A terminal's width of its own accord: its default, or one of the usual wide ones. */
 static bool usual_width(size_t w)
 {
@@ -2872,7 +2889,7 @@ static bool usual_width(size_t w)
 static unsigned short wrap_width(const char *s, size_t n, struct pm_paste *shape)
 {
 	size_t i = 0, w = 0, pieces = 0, lines = 0;
-	bool tail = false;
+	bool tail = false, closed = false;
 
 	while (i < n) {
 		const char *nl = memchr(s + i, '\n', n - i);
@@ -2899,11 +2916,15 @@ static unsigned short wrap_width(const char *s, size_t n, struct pm_paste *shape
 		if (pm_paste_joins(s + i, e - i, s + e + 1, ne - e - 1, shape)) {
 			pieces++;
 			tail |= line_cols(s + e + 1, ne - e - 1) < w;
+			closed = clause_end(s + i, e - i, s + e + 1, ne - e - 1, shape);
 		}
 		i = e + 1;
 	}
 	shape->wrap = 0;
-	if (!tail || !pieces || (pieces == 1 && (!usual_width(w) || lines > WRAP_FEW)))
+	/* a single piece is the weakest sign: one that ends a clause or a box's side (a
+	 * program's own fixed-width line, LAMMPS' "ERROR: ... (src/input.cpp:661)" at 80
+	 * columns, a Fortran code's box of stars) is read as that, not a width's cut */
+	if (!tail || !pieces || (pieces == 1 && (!usual_width(w) || lines > WRAP_FEW || closed)))
 		return 0;
 	return (unsigned short)w;
 }
