@@ -418,8 +418,10 @@ static const char *promised(const json_t *m, const char *rel)
 	return NULL;
 }
 
-static int copy_one(const char *jobdir, const char *outdir, const char *rel, const char *want,
-		    bool *verified, char *err, size_t errlen)
+/* Copy JOBDIR/REL to REL under the folder OUTFD (ODIR/REL is its name in messages), which
+ * names it NAME: created new, never through a symbolic link. */
+static int copy_one(const char *jobdir, int outfd, const char *outdir, const char *rel,
+		    const char *name, const char *want, bool *verified, char *err, size_t errlen)
 {
 	char src[4096], dst[4096], got[80];
 	int in, out, rc;
@@ -430,7 +432,8 @@ static int copy_one(const char *jobdir, const char *outdir, const char *rel, con
 		return refused(err, errlen, src, errno);
 	/* the copy is the caller's alone, whatever the umask: evidence holds other people's
 	 * log lines (0600 at creation; fchmod because a umask can take bits away) */
-	if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
+	if ((out = openat(outfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			  0600)) < 0) {
 		int e = errno;
 		close(in);
 		return pmu_fail(err, errlen, e, "%s: %s%s", dst, strerror(e),
@@ -440,11 +443,11 @@ static int copy_one(const char *jobdir, const char *outdir, const char *rel, con
 	close(in);
 	if (close(out) < 0 || rc < 0) {
 		int e = errno;
-		unlink(dst);
+		unlinkat(outfd, name, 0);
 		return pmu_fail(err, errlen, e, "copying %s: %s", src, strerror(e));
 	}
 	if (want && strcmp(want, got)) {
-		unlink(dst);
+		unlinkat(outfd, name, 0);
 		return pmu_fail(err, errlen, EBADMSG,
 				"%s: checksum %s differs from the manifest's "
 				"%s; not copied",
@@ -456,18 +459,31 @@ static int copy_one(const char *jobdir, const char *outdir, const char *rel, con
 
 /* A folder fetch creates is 0700 whatever the umask (mkdir's mode is only an upper bound);
  * one that exists already keeps its mode: the files in it are 0600 anyway, and changing the
- * mode of the caller's own folder (-o . or a shared one) is not fetch's to do. */
-static int mkdir_ok(const char *p, char *err, size_t errlen)
+ * mode of the caller's own folder (-o . or a shared one) is not fetch's to do.  NAME in the
+ * folder AT (AT_FDCWD: NAME is a path), opened as a folder and never through a symbolic
+ * link: a link planted where fetch writes (-o itself, or nodes in an -o that exists) would
+ * send the evidence elsewhere.  Its descriptor, or -1 with ERR (P names it). */
+static int mkdir_ok(int at, const char *name, const char *p, char *err, size_t errlen)
 {
-	struct stat st;
+	bool made = mkdirat(at, name, 0700) == 0;
+	int fd;
 
-	if (mkdir(p, 0700) == 0) {
-		if (chmod(p, 0700) == 0)
-			return 0;
-	} else if (errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-		return 0;
+	if (!made && errno != EEXIST)
+		return pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno == ELOOP || errno == ENOTDIR ? ENOTDIR : errno;
+		return pmu_fail(err, errlen, e, "%s: %s%s", p, strerror(e),
+				e == ENOTDIR ? " (fetch writes into a real folder, never through "
+					       "a symbolic link)" :
+					       "");
 	}
-	return pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+	if (made && fchmod(fd, 0700) < 0) {
+		int e = errno;
+		close(fd);
+		return pmu_fail(err, errlen, e, "%s: %s", p, strerror(e));
+	}
+	return fd;
 }
 
 static int cmpstr(const void *a, const void *b)
@@ -519,14 +535,15 @@ int pm_jobdir_fetch(const char *jobdir, const char *outdir, struct pm_fetch_resu
 	json_t *m = pm_manifest_load(jobdir, err, errlen);
 	char p[4096], **b = NULL;
 	size_t nb = 0;
-	int rc = -1;
+	int rc = -1, ofd = -1, nfd = -1;
 
 	if (!m)
 		return -1;
 	if (!(b = list_bundles(jobdir, &nb, err, errlen)))
 		goto out;
 	snprintf(p, sizeof(p), "%s/nodes", outdir);
-	if (mkdir_ok(outdir, err, errlen) < 0 || mkdir_ok(p, err, errlen) < 0)
+	if ((ofd = mkdir_ok(AT_FDCWD, outdir, outdir, err, errlen)) < 0 ||
+	    (nfd = mkdir_ok(ofd, "nodes", p, err, errlen)) < 0)
 		goto out;
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]) + nb; i++) {
 		const char *rel = i < 3 ? top[i] : b[i - 3];
@@ -536,8 +553,9 @@ int pm_jobdir_fetch(const char *jobdir, const char *outdir, struct pm_fetch_resu
 		snprintf(p, sizeof(p), "%s/%s", jobdir, rel);
 		if (i > 0 && i < 3 && lstat(p, &st) < 0 && errno == ENOENT)
 			continue; /* a provisional run may have no Slurm record */
-		if (copy_one(jobdir, outdir, rel, i ? promised(m, rel) : NULL, &ok, err, errlen) <
-		    0)
+		if (copy_one(jobdir, i < 3 ? ofd : nfd, outdir, rel,
+			     i < 3 ? rel : rel + strlen("nodes/"), i ? promised(m, rel) : NULL, &ok,
+			     err, errlen) < 0)
 			goto out;
 		r.files++;
 		if (ok)
@@ -547,6 +565,10 @@ int pm_jobdir_fetch(const char *jobdir, const char *outdir, struct pm_fetch_resu
 	}
 	rc = 0;
 out:
+	if (nfd >= 0)
+		close(nfd);
+	if (ofd >= 0)
+		close(ofd);
 	for (size_t i = 0; b && b[i]; i++)
 		free(b[i]);
 	free(b);
