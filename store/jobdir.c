@@ -154,16 +154,87 @@ static int sha_copy(int fd, int outfd, char *out)
 	return 0;
 }
 
+/* "<digits>" and "~<generation>" (2 and up, no leading 0) at the end of S, N bytes. */
+static bool gen_suffix(const char *s, size_t n, size_t *at, int *gen)
+{
+	const char *t = memchr(s, PM_RUN_SEP, n);
+	size_t k;
+	long g = 0;
+
+	if (!t) {
+		*at = n;
+		*gen = 1;
+		return true;
+	}
+	k = (size_t)(t - s) + 1;
+	if (k == n || s[k] == '0' || n - k > 6)
+		return false;
+	for (size_t i = k; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		g = g * 10 + (s[i] - '0');
+	}
+	if (g < 2)
+		return false;
+	*at = k - 1;
+	*gen = (int)g;
+	return true;
+}
+
 bool pm_fin_jobid_ok(const char *s)
 {
-	size_t n = s ? strlen(s) : 0;
+	size_t n = s ? strlen(s) : 0, at;
+	int gen;
 
-	if (n == 0 || n > 63 || s[0] < '0' || s[0] > '9')
+	if (n == 0 || n > 63 || s[0] < '0' || s[0] > '9' || !gen_suffix(s, n, &at, &gen))
 		return false;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < at; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '+'))
 			return false;
 	return true;
+}
+
+int pm_fin_jobid_split(const char *key, char *id, size_t idlen)
+{
+	size_t n = strlen(key), at;
+	int gen;
+
+	if (!pm_fin_jobid_ok(key) || !gen_suffix(key, n, &at, &gen) || at >= idlen) {
+		errno = EINVAL;
+		return -1;
+	}
+	memmove(id, key, at); /* ID may be KEY */
+	id[at] = '\0';
+	return gen;
+}
+
+void pm_jobdir_run_name(const char *id, int gen, char *out, size_t len)
+{
+	if (gen > 1)
+		snprintf(out, len, "%s%c%d", id, PM_RUN_SEP, gen);
+	else
+		snprintf(out, len, "%s", id);
+}
+
+int pm_jobdir_runs(const char *cldir, const char *id, int *gens, int max)
+{
+	char p[4096], name[96];
+	struct stat st;
+	int n = 0, miss = 0;
+
+	for (int g = 1; g <= PM_RUN_MAX && miss < PM_RUN_GAP; g++) {
+		pm_jobdir_run_name(id, g, name, sizeof(name));
+		snprintf(p, sizeof(p), "%s/%s", cldir, name);
+		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			miss++;
+			continue;
+		}
+		miss = 0;
+		if (n == max) /* the latest MAX are kept */
+			memmove(gens, gens + 1, (size_t)(max - 1) * sizeof(*gens)), n--;
+		gens[n++] = g;
+	}
+	return n;
 }
 
 static bool name_ok(const char *s, size_t n)
@@ -242,22 +313,22 @@ static int latest_restart(const char *dir, char *err, size_t errlen)
 	return (int)best;
 }
 
-static int find_cluster(const char *store, const char *job, char *cluster, size_t clen, char *err,
+static int find_cluster(const char *store, const char *id, char *cluster, size_t clen, char *err,
 			size_t errlen)
 {
 	DIR *d = opendir(store);
 	struct dirent *de;
 	char p[4096], found[2][256];
 	size_t n = 0;
-	struct stat st;
+	int g;
 
 	if (!d)
 		return refused(err, errlen, store, errno);
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(found[0]))
 			continue;
-		snprintf(p, sizeof(p), "%s/%s/%s", store, de->d_name, job);
-		if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+		snprintf(p, sizeof(p), "%s/%s", store, de->d_name);
+		if (pm_jobdir_runs(p, id, &g, 1) == 0)
 			continue;
 		if (n < 2)
 			snprintf(found[n], sizeof(found[n]), "%s", de->d_name);
@@ -265,39 +336,82 @@ static int find_cluster(const char *store, const char *job, char *cluster, size_
 	}
 	closedir(d);
 	if (n == 0)
-		return pmu_fail(err, errlen, ENOENT, "no evidence for job %s in %s", job, store);
+		return pmu_fail(err, errlen, ENOENT, "no evidence for job %s in %s", id, store);
 	if (n > 1)
 		return pmu_fail(err, errlen, EEXIST,
 				"job %s exists on several clusters (%s, %s%s):"
 				" name one with --cluster",
-				job, found[0], found[1], n > 2 ? ", ..." : "");
+				id, found[0], found[1], n > 2 ? ", ..." : "");
 	snprintf(cluster, clen, "%s", found[0]);
 	return 0;
+}
+
+/* ERR of a run of a reused job id that the caller may not read: which others there are. */
+static void reused_hint(const char *cldir, const char *id, int gen, char *err, size_t errlen)
+{
+	int gens[8], n = pm_jobdir_runs(cldir, id, gens, 8);
+	size_t l = strlen(err);
+	char name[96];
+
+	if (n < 2 || l + 1 >= errlen)
+		return;
+	snprintf(err + l, errlen - l,
+		 "; job id %s was given to several jobs: this is the latest's, the earlier are",
+		 id);
+	for (int i = 0; i < n; i++) {
+		if (gens[i] == gen)
+			continue;
+		snprintf(name, sizeof(name), "%s%c%d", id, PM_RUN_SEP, gens[i]);
+		l = strlen(err);
+		snprintf(err + l, errlen - l, " %s", name);
+	}
 }
 
 int pm_jobdir_find(const char *store, const char *job, const char *cluster, int restart, char *out,
 		   size_t outlen, char *err, size_t errlen)
 {
-	char cl[256], dir[4096];
+	char cl[256], dir[4096], id[64], name[96];
 	struct stat st;
+	int gen, gens[PM_RUN_GAP], n;
 
-	if (!pm_fin_jobid_ok(job))
+	char given[96];
+	size_t gl = job ? strlen(job) : 0;
+	/* <id>~1 names the first run, the folder <id> */
+	bool latest = job && !memchr(job, PM_RUN_SEP, gl);
+
+	snprintf(given, sizeof(given), "%s", job ? job : "");
+	if (gl > 2 && gl < sizeof(given) && given[gl - 2] == PM_RUN_SEP && given[gl - 1] == '1')
+		given[gl - 2] = '\0';
+	if ((gen = pm_fin_jobid_split(given, id, sizeof(id))) < 0)
 		return pmu_fail(err, errlen, EINVAL, "'%s' is not a job id", job ? job : "");
 	if (cluster && !name_ok(cluster, strlen(cluster)))
 		return pmu_fail(err, errlen, EINVAL, "'%s' is not a cluster name", cluster);
 	if (cluster)
 		snprintf(cl, sizeof(cl), "%s", cluster);
-	else if (find_cluster(store, job, cl, sizeof(cl), err, errlen) < 0)
+	else if (find_cluster(store, id, cl, sizeof(cl), err, errlen) < 0)
 		return -1;
-	snprintf(dir, sizeof(dir), "%s/%s/%s", store, cl, job);
+	snprintf(dir, sizeof(dir), "%s/%s", store, cl);
+	/* a bare job id is its latest run: a reused id's later runs are <id>~2, <id>~3, ... */
+	if (latest && (n = pm_jobdir_runs(dir, id, gens, PM_RUN_GAP)) > 0)
+		gen = gens[n - 1];
+	pm_jobdir_run_name(id, gen, name, sizeof(name));
+	snprintf(dir, sizeof(dir), "%s/%s/%s", store, cl, name);
 	if (stat(dir, &st) < 0)
 		return errno == ENOENT ? pmu_fail(err, errlen, ENOENT,
 						  "no evidence for job %s "
 						  "on cluster %s in %s",
 						  job, cl, store) :
 					 refused(err, errlen, dir, errno);
-	if (restart < 0 && (restart = latest_restart(dir, err, errlen)) < 0)
+	if (restart < 0 && (restart = latest_restart(dir, err, errlen)) < 0) {
+		if (errno == EACCES && latest) {
+			int e = errno;
+			char cldir[4096];
+			snprintf(cldir, sizeof(cldir), "%s/%s", store, cl);
+			reused_hint(cldir, id, gen, err, errlen);
+			errno = e;
+		}
 		return -1;
+	}
 	if ((size_t)snprintf(out, outlen, "%s/%d", dir, restart) >= outlen)
 		return pmu_fail(err, errlen, ENAMETOOLONG, "%s: path too long", dir);
 	if (stat(out, &st) < 0)
