@@ -71,14 +71,15 @@ static void print_change(const char *k, const json_t *old, const json_t *new, co
 }
 
 /* history/verdict-N.replay: the rules that made the replayed change, beside the finalizer's
- * own one-line reason (verdict-N.why). */
+ * own one-line reason (verdict-N.why).  The store's file mode (0640, pm_fin_write's), not
+ * the umask's: the owner reads it through the folder's ACL, the operators by group. */
 static void note_history(const char *dir, int n, const json_t *c)
 {
 	char p[4096];
 	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/history/verdict-%d.replay", dir, n);
-	if (!(f = fopen(p, "wx")))
+	if (!(f = pmu_create(p, 0640)))
 		return;
 	json_dumpf(c, f, JSON_SORT_KEYS | JSON_INDENT(2));
 	fputc('\n', f);

@@ -684,7 +684,9 @@ static void page(FILE *f, const json_t *v, const json_t *m, const char *dir)
 	fputs(" &#183; postmortem " PACKAGE_VERSION "</footer>\n</main></body></html>\n", f);
 }
 
-/* Write the page to OUT ("-": stdout) through a temporary file and rename().  0 or -1. */
+/* Write the page to OUT ("-": stdout) through a temporary file and rename().  0 or -1.
+ * The page quotes the job's evidence (other people's log lines on a shared node, what the
+ * redactor kept): 0600 like fetch's copies, the temporary too, whatever the umask. */
 static int write_page(const char *out, const json_t *v, const json_t *m, const char *dir)
 {
 	char tmp[4200];
@@ -695,7 +697,7 @@ static int write_page(const char *out, const json_t *v, const json_t *m, const c
 		return fflush(stdout) == 0 ? 0 : -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", out, (long)getpid());
-	if (!(f = fopen(tmp, "wx")))
+	if (!(f = pmu_create(tmp, 0600)))
 		return -1;
 	page(f, v, m, dir);
 	if (ferror(f) | (fclose(f) != 0) || rename(tmp, out) < 0) {

@@ -1,5 +1,6 @@
 /*
- * store.c - the evidence store: one folder per job run, <store>/<cluster>/<key>/<restart>/.
+ * store.c - the evidence store: one folder per job run, <store>/<cluster>/<key>[~N]/<restart>/
+ * (~N: a job id Slurm gave again, "a reused job id" below).
  *
  * Permissions: everything belongs to the collector (root, or the service user where the
  * store is NFS with root_squash) and the operators' group, mode 0750 (folders) or 0640
@@ -102,19 +103,25 @@ static gid_t ops_gid(const struct pm_config *cfg)
 	return g ? g->gr_gid : getegid();
 }
 
-/* mkdir PATH (EEXIST fine) and, when we made it, give it its permissions. */
-static int make_dir(const char *path, uid_t uid, gid_t gid, mode_t mode, bool *noacl)
+/* The permissions of PATH, a folder just made: MODE 0750 (a job's) with the owner's ACL. */
+static int made_dir(const char *path, uid_t uid, gid_t gid, mode_t mode, bool *noacl)
 {
 	int rc;
 
-	if (mkdir(path, 0700) < 0)
-		return errno == EEXIST ? 0 : -1;
 	if (mode != 0750) /* the store's upper levels: traverse only */
 		return lchown(path, geteuid(), gid) < 0 && errno != EPERM ? -1 : chmod(path, mode);
 	rc = pm_store_protect(path, true, uid, gid);
 	if (rc == 1)
 		*noacl = true;
 	return rc < 0 ? -1 : 0;
+}
+
+/* mkdir PATH (EEXIST fine) and, when we made it, give it its permissions. */
+static int make_dir(const char *path, uid_t uid, gid_t gid, mode_t mode, bool *noacl)
+{
+	if (mkdir(path, 0700) < 0)
+		return errno == EEXIST ? 0 : -1;
+	return made_dir(path, uid, gid, mode, noacl);
 }
 
 int pm_store_jobdir(const struct pm_config *cfg, const struct pm_job *j, char *buf, size_t len)
@@ -197,7 +204,23 @@ struct dest {
 	int restart;
 	uid_t uid;
 	double run_start; /* the run's identity on this node: its first task's start; 0 unknown */
+	double collected; /* when the bundle was taken (after the job's end); 0 unknown */
 };
+
+/* An ISO time as bundle_write.c's iso() writes it (2026-11-30T03:12:40.551Z); 0 unreadable. */
+static double iso_time(const json_t *w)
+{
+	struct tm tm = {0};
+	const char *v = json_string_value(w);
+	double frac = 0;
+	char rest[16] = "";
+
+	if (!v || !(v = strptime(v, "%Y-%m-%dT%H:%M:%S", &tm)))
+		return 0;
+	if (sscanf(v, "%lf%15s", &frac, rest) < 1)
+		frac = 0;
+	return (double)timegm(&tm) + (frac > 0 && frac < 1 ? frac : 0);
+}
 
 /*
  * Is the bundle at PATH another run's?  Both say when their node's first task started (the
@@ -206,25 +229,171 @@ struct dest {
  */
 static bool other_run(const char *path, const struct dest *d, double *theirs)
 {
-	json_t *m, *w;
-	struct tm tm = {0};
-	const char *v;
-	double t = 0, frac = 0;
-	char rest[16] = "";
+	json_t *m;
+	double t;
 
 	*theirs = 0;
 	if (!(d->run_start > 0) || access(path, F_OK) < 0 || !(m = pm_bundle_manifest(path)))
 		return false;
-	w = json_object_get(m, "window_start");
-	/* written as bundle_write.c's iso(): 2026-11-30T03:12:40.551Z */
-	if ((v = json_string_value(w)) && (v = strptime(v, "%Y-%m-%dT%H:%M:%S", &tm))) {
-		if (sscanf(v, "%lf%15s", &frac, rest) < 1)
-			frac = 0;
-		t = (double)timegm(&tm) + (frac > 0 && frac < 1 ? frac : 0);
-	}
+	t = iso_time(json_object_get(m, "window_start"));
 	json_decref(m);
 	*theirs = t;
 	return t > 0 && (t - d->run_start > 0.002 || d->run_start - t > 0.002);
+}
+
+/* ---- a reused job id ---- */
+
+/*
+ * Slurm gives a job id again once the job is gone from slurmctld (MaxJobId wrapped, its
+ * state lost): within the store's retention that is another job, often another user's, and
+ * its bundles must never join the first one's folder, readable by the first owner, merged
+ * into their verdict, refused to their own.  Nothing in the environment says which job an
+ * id is, so a folder's job is told by its evidence: the first bundle found in it (another
+ * node's manifest: the job's owner, when its tasks began, when it was collected).
+ */
+#define RUN_SKEW 60.0 /* seconds the nodes' clocks may differ (Slurm's own munge TTL: 300) */
+
+/* The manifest of a bundle in RUNDIR/nodes (the first one read), or NULL. */
+static json_t *run_sample(const char *rundir)
+{
+	char p[PLEN];
+	DIR *dd;
+	struct dirent *e;
+	json_t *m = NULL;
+
+	if (pathf(p, sizeof(p), "%s/nodes", rundir) < 0 || !(dd = opendir(p)))
+		return NULL;
+	while (!m && (e = readdir(dd))) {
+		size_t n = strlen(e->d_name);
+		char f[PLEN];
+		if (e->d_name[0] == '.' || n < 9 || strcmp(e->d_name + n - 8, ".tar.zst") ||
+		    pathf(f, sizeof(f), "%s/%s", p, e->d_name) < 0)
+			continue;
+		m = pm_bundle_manifest(f);
+	}
+	closedir(dd);
+	return m;
+}
+
+/*
+ * Is the job folder JDIR (<cluster>/<id>[~N]) this bundle's job?  Not when its evidence
+ * names another owner, nor when its run of D's restart count is clearly another run: this
+ * node's tasks began after that run's bundle was collected (the job had ended), or this
+ * bundle was collected before that run's tasks began.  Both hold for every node of one run
+ * (each task starts before the job ends, each epilog runs after), to the nodes' clock skew.
+ * A folder with no bundle to tell (being made by another node of the run) is taken.  1 it
+ * is, 0 another owner's, -1 another run of this owner's; WHY says why not.
+ */
+static int job_is_ours(const char *jdir, const struct dest *d, char *why, size_t whylen)
+{
+	char p[PLEN];
+	json_t *m = NULL, *u;
+	bool same_run = false;
+	int ours = 1;
+	DIR *dd;
+	struct dirent *e;
+
+	if (pathf(p, sizeof(p), "%s/%d", jdir, d->restart) == 0 && (m = run_sample(p)))
+		same_run = true;
+	if (!m && (dd = opendir(jdir))) {
+		while (!m && (e = readdir(dd)))
+			if (e->d_name[0] && strspn(e->d_name, "0123456789") == strlen(e->d_name) &&
+			    pathf(p, sizeof(p), "%s/%s", jdir, e->d_name) == 0)
+				m = run_sample(p);
+		closedir(dd);
+	}
+	if (!m)
+		return 1;
+	u = json_object_get(m, "uid");
+	if (!json_is_integer(u))
+		u = json_object_get(json_object_get(m, "slurm"), "uid");
+	if (d->uid != (uid_t)-1 && json_is_integer(u) &&
+	    json_integer_value(u) != (json_int_t)d->uid) {
+		say(why, whylen, "its evidence is uid %lld's, this bundle uid %u's",
+		    (long long)json_integer_value(u), (unsigned)d->uid);
+		ours = 0;
+	} else if (same_run) {
+		double end = iso_time(json_object_get(json_object_get(m, "collected"), "start"));
+		double start = iso_time(json_object_get(m, "window_start"));
+		if (d->run_start > 0 && end > 0 && d->run_start > end + RUN_SKEW) {
+			say(why, whylen,
+			    "this node's tasks began at %.3f, after its run %d's evidence was "
+			    "collected at %.3f",
+			    d->run_start, d->restart, end);
+			ours = -1;
+		} else if (d->collected > 0 && start > 0 && d->collected < start - RUN_SKEW) {
+			say(why, whylen,
+			    "this bundle was collected at %.3f, before its run %d's tasks began at "
+			    "%.3f",
+			    d->collected, d->restart, start);
+			ours = -1;
+		}
+	}
+	json_decref(m);
+	return ours;
+}
+
+/*
+ * The job folder for D in the cluster folder CLDIR: the latest of the job id's folders that
+ * is this job's (job_is_ours), or else, with CREATE, a new one after the last (made here
+ * with the owner's ACL: its own, nobody else's).  Its name into NAME; NOTE says when it is
+ * not the id's only folder.  0, or -1 with errno (ENOENT: none, and not CREATE).
+ */
+static int job_folder(const char *cldir, const struct dest *d, gid_t gid, bool create, bool *noacl,
+		      char *name, size_t namelen, char *note, size_t notelen)
+{
+	int gens[PM_RUN_GAP], n = pm_jobdir_runs(cldir, d->key, gens, PM_RUN_GAP), g, o;
+	char p[PLEN], why[300] = "", said[300] = "";
+	bool run_said = false;
+
+	for (int i = n - 1; i >= 0; i--) {
+		pm_jobdir_run_name(d->key, gens[i], name, namelen);
+		if (pathf(p, sizeof(p), "%s/%s", cldir, name) < 0)
+			return -1;
+		if ((o = job_is_ours(p, d, why, sizeof(why))) == 1) {
+			if (i < n - 1)
+				say(note, notelen,
+				    "job id %s reused: this bundle is of its earlier job, "
+				    "%s",
+				    d->key, name);
+			return 0;
+		}
+		/* the reason given: the same owner's job if there is one, else the latest */
+		if (!said[0] || (o < 0 && !run_said))
+			memcpy(said, why, sizeof(why));
+		run_said = run_said || o < 0;
+	}
+	if (!create) {
+		errno = ENOENT;
+		return -1;
+	}
+	for (g = n ? gens[n - 1] + 1 : 1; g <= PM_RUN_MAX; g++) {
+		pm_jobdir_run_name(d->key, g, name, namelen);
+		if (pathf(p, sizeof(p), "%s/%s", cldir, name) < 0)
+			return -1;
+		if (mkdir(p, 0700) == 0) {
+			if (made_dir(p, d->uid, gid, 0750, noacl) < 0)
+				return -1;
+			if (g > 2)
+				say(note, notelen,
+				    "job id %s reused (%s): this job's evidence is kept apart in %s "
+				    "(`postmortem show %s`; the earlier jobs: %s~1 to %s~%d)",
+				    d->key, said, name, d->key, d->key, d->key, g - 1);
+			else if (g > 1)
+				say(note, notelen,
+				    "job id %s reused (%s): this job's evidence is kept apart in %s "
+				    "(`postmortem show %s`; the earlier job: %s~1)",
+				    d->key, said, name, d->key, d->key);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -1;
+		/* another node of this job made it first (or a later run did: then on) */
+		if (job_is_ours(p, d, why, sizeof(why)) == 1)
+			return 0;
+	}
+	errno = EEXIST;
+	return -1;
 }
 
 static void finalize(const struct pm_config *cfg, const char *jobdir, const struct dest *d,
@@ -316,7 +485,8 @@ static int store_ready(const struct pm_config *cfg, char *why, size_t whylen)
 static int deliver(const struct pm_config *cfg, const struct dest *d, const void *buf, size_t len,
 		   double deadline, struct pm_store_result *r)
 {
-	char dir[PLEN], sub[PLEN], other[PLEN], name[300], why[PLEN + 64] = "";
+	char dir[PLEN], sub[PLEN], other[PLEN], name[300], why[PLEN + 64] = "", jname[96],
+								      note[600] = "";
 	double theirs;
 	struct pm_identity id;
 	struct stat st = {.st_mode = S_IFDIR};
@@ -344,11 +514,10 @@ static int deliver(const struct pm_config *cfg, const struct dest *d, const void
 	if (pathf(dir, sizeof(dir), "%s/%s", cfg->store, d->cluster) < 0 ||
 	    make_dir(dir, d->uid, gid, 0751, &noacl) < 0)
 		goto fail;
-	if (pathf(dir, sizeof(dir), "%s/%s/%s", cfg->store, d->cluster, d->key) < 0 ||
-	    make_dir(dir, d->uid, gid, 0750, &noacl) < 0)
+	/* the job's folder: <id>, or <id>~N where the id was another job's before */
+	if (job_folder(dir, d, gid, true, &noacl, jname, sizeof(jname), note, sizeof(note)) < 0)
 		goto fail;
-	if (pathf(dir, sizeof(dir), "%s/%s/%s/%d", cfg->store, d->cluster, d->key, d->restart) <
-		    0 ||
+	if (pathf(dir, sizeof(dir), "%s/%s/%s/%d", cfg->store, d->cluster, jname, d->restart) < 0 ||
 	    make_dir(dir, d->uid, gid, 0750, &noacl) < 0)
 		goto fail;
 	if (pathf(sub, sizeof(sub), "%s/nodes", dir) < 0 ||
@@ -408,6 +577,12 @@ out:
 	pm_become_root(&id);
 	if (rc < 0)
 		say(r->reason, sizeof(r->reason), "%s", why);
+	else if (note[0] && r->reason[0]) { /* the reuse said first, then what else happened */
+		snprintf(why, sizeof(why), "%s", r->reason);
+		say(r->reason, sizeof(r->reason), "%s; %s", note, why);
+	} else if (note[0]) {
+		say(r->reason, sizeof(r->reason), "%s", note);
+	}
 	return rc;
 }
 
@@ -457,11 +632,11 @@ static int keep_pending(const struct pm_config *cfg, const struct pm_job *j, con
 	     (errno != ENOENT || (mkdir(spool, 0700) < 0 && errno != EEXIST) ||
 	      (mkdir(dir, 0700) < 0 && errno != EEXIST))))
 		goto fail;
-	note = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:f}", "cluster", j->cluster, "job",
+	note = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:f, s:f}", "cluster", j->cluster, "job",
 			 j->key, "node", j->node, "restart", j->restart, "uid",
 			 j->uid == (uid_t)-1 ? json_null() : json_integer(j->uid), "nodelist",
 			 j->nodelist ? json_string(j->nodelist) : json_null(), "run_start",
-			 j->window_start);
+			 j->window_start, "collected", (double)time(NULL));
 	text = note ? json_dumps(note, JSON_COMPACT) : NULL;
 	json_decref(note);
 	snprintf(name, sizeof(name), "%s.json", j->node);
@@ -490,14 +665,19 @@ fail:
  */
 static void note_undelivered(const struct pm_config *cfg, const struct dest *d, const char *why)
 {
-	char dir[PLEN], p[PLEN], ign[256];
+	char dir[PLEN], p[PLEN], ign[600], jname[96];
 	struct pm_identity id;
+	bool noacl;
 	int fd;
 
 	if (!cfg->store || pm_become_service(cfg->service_user, &id, ign, sizeof(ign)) < 0)
 		return;
+	/* the job's own folder only (a reused id's earlier job is not told) */
 	if (store_ready(cfg, ign, sizeof(ign)) == 0 &&
-	    pathf(dir, sizeof(dir), "%s/%s/%s/%d/undelivered", cfg->store, d->cluster, d->key,
+	    pathf(dir, sizeof(dir), "%s/%s", cfg->store, d->cluster) == 0 &&
+	    job_folder(dir, d, (gid_t)-1, false, &noacl, jname, sizeof(jname), ign, sizeof(ign)) ==
+		    0 &&
+	    pathf(dir, sizeof(dir), "%s/%s/%s/%d/undelivered", cfg->store, d->cluster, jname,
 		  d->restart) == 0 &&
 	    (mkdir(dir, 0750) == 0 || errno == EEXIST) &&
 	    pathf(p, sizeof(p), "%s/%s", dir, d->node) == 0 &&
@@ -513,8 +693,8 @@ static void note_undelivered(const struct pm_config *cfg, const struct dest *d, 
 int pm_store_put(const struct pm_config *cfg, const struct pm_job *j, const void *buf, size_t len,
 		 double deadline, struct pm_store_result *r)
 {
-	struct dest d = {j->cluster, j->key, j->node,	     j->nodelist,
-			 j->restart, j->uid, j->window_start};
+	struct dest d = {j->cluster, j->key, j->node,	      j->nodelist,
+			 j->restart, j->uid, j->window_start, (double)time(NULL)};
 
 	memset(r, 0, sizeof(*r));
 	r->finalize = -2;
@@ -569,6 +749,7 @@ static int redeliver_one(const struct pm_config *cfg, const char *dir, const cha
 	d.nodelist = json_string_value(json_object_get(note, "nodelist"));
 	d.restart = (int)json_integer_value(json_object_get(note, "restart"));
 	d.run_start = json_number_value(json_object_get(note, "run_start"));
+	d.collected = json_number_value(json_object_get(note, "collected")); /* 0: older note */
 	d.uid = json_is_integer(json_object_get(note, "uid")) ?
 			(uid_t)json_integer_value(json_object_get(note, "uid")) :
 			(uid_t)-1;

@@ -58,7 +58,9 @@ struct bundle {
 struct job {
 	const struct pm_config *cfg;
 	const char *dir;
-	char cluster[NAMELEN], id[NAMELEN], restart[NAMELEN];
+	/* key: the job's folder name, its id with a reused id's run (N~2), for the store's
+	 * keys (ev=, history); id: Slurm's job id, for Slurm */
+	char cluster[NAMELEN], id[NAMELEN], key[NAMELEN], restart[NAMELEN];
 	struct names expected, arrived, files; /* files: bundle names without .tar.zst */
 	const char *expected_from;
 	long nlinked; /* arrivals' link count - 1, -1 unknown */
@@ -256,7 +258,8 @@ static int job_open(struct job *j, const struct pm_config *cfg, const char *jobd
 	j->nlinked = -1;
 	j->stored_fd = -1;
 	j->sched.uid = -1;
-	if (pm_fin_key(jobdir, j->cluster, j->id, j->restart, NAMELEN) < 0)
+	if (pm_fin_key(jobdir, j->cluster, j->key, j->restart, NAMELEN) < 0 ||
+	    pm_fin_jobid_split(j->key, j->id, NAMELEN) < 0)
 		return pmu_fail(err, errlen, EINVAL, "%s: not a <cluster>/<job>/<restart> folder",
 				jobdir);
 	if (scan(j) < 0) {
@@ -902,7 +905,7 @@ static void history_apply(struct job *j, json_t *v)
 		return;
 	pm_history_policy_of(j->cfg->repeat_jobs, j->cfg->repeat_window, &pol);
 	ledger_of(j, store, ledger, sizeof(ledger));
-	snprintf(run, sizeof(run), "%s/%s/%s", j->cluster, j->id, j->restart);
+	snprintf(run, sizeof(run), "%s/%s/%s", j->cluster, j->key, j->restart);
 	if (pm_history_gather(store, ledger, v, run, pm_history_job_end(j->dir), &pol, &r, &n, NULL,
 			      0) == 0)
 		pm_history_apply(v, run, r, n, &pol);
@@ -967,7 +970,7 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 	if (v && !(vtext = pm_verdict_dump(v)))
 		goto out;
 	if (v && !provisional && strcmp(str(v, "status"), "none") &&
-	    !(line = pm_comment_line(v, j->cluster, j->id, j->restart)))
+	    !(line = pm_comment_line(v, j->cluster, j->key, j->restart)))
 		goto out;
 	early_take(&early);
 	man = manifest_json(j, rs, v, vtext, line, provisional, &early);
@@ -1110,7 +1113,7 @@ static int merge_cut(struct job *j, const struct pm_ruleset *rs, bool final, dou
 			goto out;
 	}
 	if (v && final && strcmp(str(v, "status"), "none") &&
-	    !(line = pm_comment_line(v, j->cluster, j->id, j->restart)))
+	    !(line = pm_comment_line(v, j->cluster, j->key, j->restart)))
 		goto out;
 	man = manifest_json(j, rs, v, vtext, line, !final, NULL);
 	if (store(j, man, pm_manifest_load(j->dir, NULL, 0), vtext, r, err, errlen) < 0)

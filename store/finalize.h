@@ -210,6 +210,28 @@ bool pm_comment_is_jobstats(const char *current);
 /* ---- reading the store (the CLI's show and fetch) ---- */
 
 /*
+ * A job id Slurm gave again within the store's retention (MaxJobId wrapped, slurmctld's
+ * state lost) is another job, maybe another owner's: its runs never share the first one's
+ * folder.  The first job with id N is <cluster>/N, a later one <cluster>/N~2, N~3, ...
+ * (epilog/README.md, "The evidence store"); a bare N names the latest, N~1 the first.
+ */
+#define PM_RUN_SEP '~'
+#define PM_RUN_GAP 8	/* runs probed past so many missing names (expired ones) */
+#define PM_RUN_MAX 9999 /* the highest run number */
+
+/* The folder name of run GEN (1: the first) of job ID into OUT. */
+void pm_jobdir_run_name(const char *id, int gen, char *out, size_t len);
+
+/* The runs of job ID (no ~) in the cluster folder CLDIR: their numbers, ascending, into GENS
+ * (the latest MAX of them); how many.  Found by name (lstat: the cluster folder is
+ * traverse-only to job owners), past up to PM_RUN_GAP missing ones. */
+int pm_jobdir_runs(const char *cldir, const char *id, int *gens, int max);
+
+/* KEY's job id (its run suffix taken off) into ID; KEY's run number (1, or N of ~N), or -1
+ * with errno EINVAL when KEY is not <job id>[~N]. */
+int pm_fin_jobid_split(const char *key, char *id, size_t idlen);
+
+/*
  * Find the job run folder: <store>/<cluster>/<job>/<restart>; CLUSTER NULL: the only
  * cluster that has JOB; RESTART < 0: the highest.  Returns 0 with OUT filled, or -1 with
  * errno ENOENT (no such job), EEXIST (several clusters: name one), EACCES, EINVAL (bad id).

@@ -154,16 +154,87 @@ static int sha_copy(int fd, int outfd, char *out)
 	return 0;
 }
 
+/* "<digits>" and "~<generation>" (2 and up, no leading 0) at the end of S, N bytes. */
+static bool gen_suffix(const char *s, size_t n, size_t *at, int *gen)
+{
+	const char *t = memchr(s, PM_RUN_SEP, n);
+	size_t k;
+	long g = 0;
+
+	if (!t) {
+		*at = n;
+		*gen = 1;
+		return true;
+	}
+	k = (size_t)(t - s) + 1;
+	if (k == n || s[k] == '0' || n - k > 6)
+		return false;
+	for (size_t i = k; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		g = g * 10 + (s[i] - '0');
+	}
+	if (g < 2)
+		return false;
+	*at = k - 1;
+	*gen = (int)g;
+	return true;
+}
+
 bool pm_fin_jobid_ok(const char *s)
 {
-	size_t n = s ? strlen(s) : 0;
+	size_t n = s ? strlen(s) : 0, at;
+	int gen;
 
-	if (n == 0 || n > 63 || s[0] < '0' || s[0] > '9')
+	if (n == 0 || n > 63 || s[0] < '0' || s[0] > '9' || !gen_suffix(s, n, &at, &gen))
 		return false;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < at; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '+'))
 			return false;
 	return true;
+}
+
+int pm_fin_jobid_split(const char *key, char *id, size_t idlen)
+{
+	size_t n = strlen(key), at;
+	int gen;
+
+	if (!pm_fin_jobid_ok(key) || !gen_suffix(key, n, &at, &gen) || at >= idlen) {
+		errno = EINVAL;
+		return -1;
+	}
+	memmove(id, key, at); /* ID may be KEY */
+	id[at] = '\0';
+	return gen;
+}
+
+void pm_jobdir_run_name(const char *id, int gen, char *out, size_t len)
+{
+	if (gen > 1)
+		snprintf(out, len, "%s%c%d", id, PM_RUN_SEP, gen);
+	else
+		snprintf(out, len, "%s", id);
+}
+
+int pm_jobdir_runs(const char *cldir, const char *id, int *gens, int max)
+{
+	char p[4096], name[96];
+	struct stat st;
+	int n = 0, miss = 0;
+
+	for (int g = 1; g <= PM_RUN_MAX && miss < PM_RUN_GAP; g++) {
+		pm_jobdir_run_name(id, g, name, sizeof(name));
+		snprintf(p, sizeof(p), "%s/%s", cldir, name);
+		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			miss++;
+			continue;
+		}
+		miss = 0;
+		if (n == max) /* the latest MAX are kept */
+			memmove(gens, gens + 1, (size_t)(max - 1) * sizeof(*gens)), n--;
+		gens[n++] = g;
+	}
+	return n;
 }
 
 static bool name_ok(const char *s, size_t n)
@@ -242,22 +313,22 @@ static int latest_restart(const char *dir, char *err, size_t errlen)
 	return (int)best;
 }
 
-static int find_cluster(const char *store, const char *job, char *cluster, size_t clen, char *err,
+static int find_cluster(const char *store, const char *id, char *cluster, size_t clen, char *err,
 			size_t errlen)
 {
 	DIR *d = opendir(store);
 	struct dirent *de;
 	char p[4096], found[2][256];
 	size_t n = 0;
-	struct stat st;
+	int g;
 
 	if (!d)
 		return refused(err, errlen, store, errno);
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(found[0]))
 			continue;
-		snprintf(p, sizeof(p), "%s/%s/%s", store, de->d_name, job);
-		if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+		snprintf(p, sizeof(p), "%s/%s", store, de->d_name);
+		if (pm_jobdir_runs(p, id, &g, 1) == 0)
 			continue;
 		if (n < 2)
 			snprintf(found[n], sizeof(found[n]), "%s", de->d_name);
@@ -265,39 +336,82 @@ static int find_cluster(const char *store, const char *job, char *cluster, size_
 	}
 	closedir(d);
 	if (n == 0)
-		return pmu_fail(err, errlen, ENOENT, "no evidence for job %s in %s", job, store);
+		return pmu_fail(err, errlen, ENOENT, "no evidence for job %s in %s", id, store);
 	if (n > 1)
 		return pmu_fail(err, errlen, EEXIST,
 				"job %s exists on several clusters (%s, %s%s):"
 				" name one with --cluster",
-				job, found[0], found[1], n > 2 ? ", ..." : "");
+				id, found[0], found[1], n > 2 ? ", ..." : "");
 	snprintf(cluster, clen, "%s", found[0]);
 	return 0;
+}
+
+/* ERR of a run of a reused job id that the caller may not read: which others there are. */
+static void reused_hint(const char *cldir, const char *id, int gen, char *err, size_t errlen)
+{
+	int gens[8], n = pm_jobdir_runs(cldir, id, gens, 8);
+	size_t l = strlen(err);
+	char name[96];
+
+	if (n < 2 || l + 1 >= errlen)
+		return;
+	snprintf(err + l, errlen - l,
+		 "; job id %s was given to several jobs: this is the latest's, the earlier are",
+		 id);
+	for (int i = 0; i < n; i++) {
+		if (gens[i] == gen)
+			continue;
+		snprintf(name, sizeof(name), "%s%c%d", id, PM_RUN_SEP, gens[i]);
+		l = strlen(err);
+		snprintf(err + l, errlen - l, " %s", name);
+	}
 }
 
 int pm_jobdir_find(const char *store, const char *job, const char *cluster, int restart, char *out,
 		   size_t outlen, char *err, size_t errlen)
 {
-	char cl[256], dir[4096];
+	char cl[256], dir[4096], id[64], name[96];
 	struct stat st;
+	int gen, gens[PM_RUN_GAP], n;
 
-	if (!pm_fin_jobid_ok(job))
+	char given[96];
+	size_t gl = job ? strlen(job) : 0;
+	/* <id>~1 names the first run, the folder <id> */
+	bool latest = job && !memchr(job, PM_RUN_SEP, gl);
+
+	snprintf(given, sizeof(given), "%s", job ? job : "");
+	if (gl > 2 && gl < sizeof(given) && given[gl - 2] == PM_RUN_SEP && given[gl - 1] == '1')
+		given[gl - 2] = '\0';
+	if ((gen = pm_fin_jobid_split(given, id, sizeof(id))) < 0)
 		return pmu_fail(err, errlen, EINVAL, "'%s' is not a job id", job ? job : "");
 	if (cluster && !name_ok(cluster, strlen(cluster)))
 		return pmu_fail(err, errlen, EINVAL, "'%s' is not a cluster name", cluster);
 	if (cluster)
 		snprintf(cl, sizeof(cl), "%s", cluster);
-	else if (find_cluster(store, job, cl, sizeof(cl), err, errlen) < 0)
+	else if (find_cluster(store, id, cl, sizeof(cl), err, errlen) < 0)
 		return -1;
-	snprintf(dir, sizeof(dir), "%s/%s/%s", store, cl, job);
+	snprintf(dir, sizeof(dir), "%s/%s", store, cl);
+	/* a bare job id is its latest run: a reused id's later runs are <id>~2, <id>~3, ... */
+	if (latest && (n = pm_jobdir_runs(dir, id, gens, PM_RUN_GAP)) > 0)
+		gen = gens[n - 1];
+	pm_jobdir_run_name(id, gen, name, sizeof(name));
+	snprintf(dir, sizeof(dir), "%s/%s/%s", store, cl, name);
 	if (stat(dir, &st) < 0)
 		return errno == ENOENT ? pmu_fail(err, errlen, ENOENT,
 						  "no evidence for job %s "
 						  "on cluster %s in %s",
 						  job, cl, store) :
 					 refused(err, errlen, dir, errno);
-	if (restart < 0 && (restart = latest_restart(dir, err, errlen)) < 0)
+	if (restart < 0 && (restart = latest_restart(dir, err, errlen)) < 0) {
+		if (errno == EACCES && latest) {
+			int e = errno;
+			char cldir[4096];
+			snprintf(cldir, sizeof(cldir), "%s/%s", store, cl);
+			reused_hint(cldir, id, gen, err, errlen);
+			errno = e;
+		}
 		return -1;
+	}
 	if ((size_t)snprintf(out, outlen, "%s/%d", dir, restart) >= outlen)
 		return pmu_fail(err, errlen, ENAMETOOLONG, "%s: path too long", dir);
 	if (stat(out, &st) < 0)
@@ -418,8 +532,10 @@ static const char *promised(const json_t *m, const char *rel)
 	return NULL;
 }
 
-static int copy_one(const char *jobdir, const char *outdir, const char *rel, const char *want,
-		    bool *verified, char *err, size_t errlen)
+/* Copy JOBDIR/REL to REL under the folder OUTFD (ODIR/REL is its name in messages), which
+ * names it NAME: created new, never through a symbolic link. */
+static int copy_one(const char *jobdir, int outfd, const char *outdir, const char *rel,
+		    const char *name, const char *want, bool *verified, char *err, size_t errlen)
 {
 	char src[4096], dst[4096], got[80];
 	int in, out, rc;
@@ -430,7 +546,8 @@ static int copy_one(const char *jobdir, const char *outdir, const char *rel, con
 		return refused(err, errlen, src, errno);
 	/* the copy is the caller's alone, whatever the umask: evidence holds other people's
 	 * log lines (0600 at creation; fchmod because a umask can take bits away) */
-	if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
+	if ((out = openat(outfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			  0600)) < 0) {
 		int e = errno;
 		close(in);
 		return pmu_fail(err, errlen, e, "%s: %s%s", dst, strerror(e),
@@ -440,11 +557,11 @@ static int copy_one(const char *jobdir, const char *outdir, const char *rel, con
 	close(in);
 	if (close(out) < 0 || rc < 0) {
 		int e = errno;
-		unlink(dst);
+		unlinkat(outfd, name, 0);
 		return pmu_fail(err, errlen, e, "copying %s: %s", src, strerror(e));
 	}
 	if (want && strcmp(want, got)) {
-		unlink(dst);
+		unlinkat(outfd, name, 0);
 		return pmu_fail(err, errlen, EBADMSG,
 				"%s: checksum %s differs from the manifest's "
 				"%s; not copied",
@@ -456,18 +573,31 @@ static int copy_one(const char *jobdir, const char *outdir, const char *rel, con
 
 /* A folder fetch creates is 0700 whatever the umask (mkdir's mode is only an upper bound);
  * one that exists already keeps its mode: the files in it are 0600 anyway, and changing the
- * mode of the caller's own folder (-o . or a shared one) is not fetch's to do. */
-static int mkdir_ok(const char *p, char *err, size_t errlen)
+ * mode of the caller's own folder (-o . or a shared one) is not fetch's to do.  NAME in the
+ * folder AT (AT_FDCWD: NAME is a path), opened as a folder and never through a symbolic
+ * link: a link planted where fetch writes (-o itself, or nodes in an -o that exists) would
+ * send the evidence elsewhere.  Its descriptor, or -1 with ERR (P names it). */
+static int mkdir_ok(int at, const char *name, const char *p, char *err, size_t errlen)
 {
-	struct stat st;
+	bool made = mkdirat(at, name, 0700) == 0;
+	int fd;
 
-	if (mkdir(p, 0700) == 0) {
-		if (chmod(p, 0700) == 0)
-			return 0;
-	} else if (errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-		return 0;
+	if (!made && errno != EEXIST)
+		return pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno == ELOOP || errno == ENOTDIR ? ENOTDIR : errno;
+		return pmu_fail(err, errlen, e, "%s: %s%s", p, strerror(e),
+				e == ENOTDIR ? " (fetch writes into a real folder, never through "
+					       "a symbolic link)" :
+					       "");
 	}
-	return pmu_fail(err, errlen, errno, "%s: %s", p, strerror(errno));
+	if (made && fchmod(fd, 0700) < 0) {
+		int e = errno;
+		close(fd);
+		return pmu_fail(err, errlen, e, "%s: %s", p, strerror(e));
+	}
+	return fd;
 }
 
 static int cmpstr(const void *a, const void *b)
@@ -519,14 +649,15 @@ int pm_jobdir_fetch(const char *jobdir, const char *outdir, struct pm_fetch_resu
 	json_t *m = pm_manifest_load(jobdir, err, errlen);
 	char p[4096], **b = NULL;
 	size_t nb = 0;
-	int rc = -1;
+	int rc = -1, ofd = -1, nfd = -1;
 
 	if (!m)
 		return -1;
 	if (!(b = list_bundles(jobdir, &nb, err, errlen)))
 		goto out;
 	snprintf(p, sizeof(p), "%s/nodes", outdir);
-	if (mkdir_ok(outdir, err, errlen) < 0 || mkdir_ok(p, err, errlen) < 0)
+	if ((ofd = mkdir_ok(AT_FDCWD, outdir, outdir, err, errlen)) < 0 ||
+	    (nfd = mkdir_ok(ofd, "nodes", p, err, errlen)) < 0)
 		goto out;
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]) + nb; i++) {
 		const char *rel = i < 3 ? top[i] : b[i - 3];
@@ -536,8 +667,9 @@ int pm_jobdir_fetch(const char *jobdir, const char *outdir, struct pm_fetch_resu
 		snprintf(p, sizeof(p), "%s/%s", jobdir, rel);
 		if (i > 0 && i < 3 && lstat(p, &st) < 0 && errno == ENOENT)
 			continue; /* a provisional run may have no Slurm record */
-		if (copy_one(jobdir, outdir, rel, i ? promised(m, rel) : NULL, &ok, err, errlen) <
-		    0)
+		if (copy_one(jobdir, i < 3 ? ofd : nfd, outdir, rel,
+			     i < 3 ? rel : rel + strlen("nodes/"), i ? promised(m, rel) : NULL, &ok,
+			     err, errlen) < 0)
 			goto out;
 		r.files++;
 		if (ok)
@@ -547,6 +679,10 @@ int pm_jobdir_fetch(const char *jobdir, const char *outdir, struct pm_fetch_resu
 	}
 	rc = 0;
 out:
+	if (nfd >= 0)
+		close(nfd);
+	if (ofd >= 0)
+		close(ofd);
 	for (size_t i = 0; b && b[i]; i++)
 		free(b[i]);
 	free(b);

@@ -132,7 +132,8 @@ static int recheck_collect(const char *dir, void *arg)
 	snprintf(p, sizeof(p), "%s/comment", dir);
 	if (lstat(p, &st) < 0 || (double)st.st_mtime < rc->since ||
 	    pm_fin_exists(dir, "comment.pending") ||
-	    pm_fin_key(dir, cluster, job, restart, NAMELEN) < 0)
+	    pm_fin_key(dir, cluster, job, restart, NAMELEN) < 0 ||
+	    pm_fin_jobid_split(job, job, NAMELEN) < 0) /* Slurm's id, not N~2 */
 		return 0;
 	if (pm_fin_read(p, 4096, &buf, NULL) < 0)
 		return 0;

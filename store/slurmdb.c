@@ -673,7 +673,9 @@ int pm_finalize_pending(const struct pm_config *cfg, const char *jobdir, double 
 	if (!res)
 		res = &r0;
 	memset(res, 0, sizeof(*res));
-	if (pm_fin_key(jobdir, cluster, job, restart, sizeof(job)) < 0)
+	/* job: Slurm's id, a reused id's run number (N~2) taken off */
+	if (pm_fin_key(jobdir, cluster, job, restart, sizeof(job)) < 0 ||
+	    pm_fin_jobid_split(job, job, sizeof(job)) < 0)
 		return pmu_fail(err, errlen, EINVAL, "%s: not a <cluster>/<job>/<restart> folder",
 				jobdir);
 	/* the webhooks (webhook.h) with at most half the budget, the comment with the rest */

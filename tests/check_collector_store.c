@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <acl/libacl.h>
 #include <sys/acl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -323,6 +324,135 @@ START_TEST(store_run_conflict)
 	free(buf);
 	pm_collection_free(&c);
 	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+/* Store the bundle of node NODE of job 4242 owned by UID, whose tasks there began at START
+ * and whose collection is dated COLLECTED; the stored path into R. */
+static void store_run(struct pm_config *cfg, struct pm_collection *c, const char *node,
+		      const char *uid, double start, double collected, struct pm_store_result *r)
+{
+	struct pm_job j;
+	char rec[300], err[512];
+	void *buf;
+	size_t len;
+
+	setenv("SLURMD_NODENAME", node, 1);
+	setenv("SLURM_JOB_UID", uid, 1);
+	snprintf(rec, sizeof(rec),
+		 "{\"job\":\"4242\",\"step\":\"batch\",\"rank\":0,\"start\":%.3f}\n", start);
+	write_file("spool/4242/rankmap.batch.jsonl", rec, 0600);
+	load_job(&j, pmt_path(tmp, "spool/4242"));
+	c->start = c->end = collected;
+	ck_assert_int_eq(pm_bundle_write(c, &j, &buf, &len, err, sizeof(err)), 0);
+	ck_assert_msg(pm_store_put(cfg, &j, buf, len, pm_mono() + 0.5, r) == 0, "%s", r->reason);
+	free(buf);
+	pm_job_free(&j);
+}
+
+/* Does the ACL of PATH name UID? */
+static bool acl_names(const char *path, unsigned uid)
+{
+	acl_t acl = acl_get_file(path, ACL_TYPE_ACCESS);
+	char *text, want[32];
+	bool yes;
+
+	if (!acl)
+		return false;
+	text = acl_to_any_text(acl, NULL, ',', TEXT_NUMERIC_IDS);
+	snprintf(want, sizeof(want), "user:%u:", uid);
+	yes = text && strstr(text, want) != NULL;
+	acl_free(text);
+	acl_free(acl);
+	return yes;
+}
+
+/*
+ * A job id Slurm gave again (MaxJobId wrapped, slurmctld's state lost) while the first job's
+ * evidence is kept: the later job's bundles never join the first job's folder, whether
+ * another user's (told by the owner) or the same user's (its tasks began after the first
+ * job's evidence was collected); each job's folder has its own owner's ACL, and a bare id
+ * names the latest.
+ */
+START_TEST(store_reused_job_id)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct pm_store_result r;
+	char err[768], dir[900], want[900];
+	double now = (double)time(NULL);
+
+	if (geteuid() != 0)
+		return;
+	mkdir(pmt_path(tmp, "store"), 0755);
+	mkdir(pmt_path(tmp, "spool"), 0700);
+	mkdir(pmt_path(tmp, "spool/4242"), 0700);
+	sample(&cfg, &j, &c);
+	pm_job_free(&j);
+	free(cfg.store);
+	cfg.store = strdup(pmt_path(tmp, "store"));
+	free(cfg.operators_group);
+	cfg.operators_group = strdup("root");
+	pm_collection_scrub(&c);
+
+	/* the first job 4242, nobody's, ended two hours ago: both its nodes in one folder */
+	store_run(&cfg, &c, "n1", "65534", now - 9000, now - 7200, &r);
+	ck_assert_str_eq(r.path, pmt_path(tmp, "store/lab/4242/0/nodes/n1.tar.zst"));
+	store_run(&cfg, &c, "n2", "65534", now - 8000, now - 7199, &r);
+	ck_assert_str_eq(r.path, pmt_path(tmp, "store/lab/4242/0/nodes/n2.tar.zst"));
+
+	/* job 4242 again, uid 1000's: its own folder, its owner's ACL, nobody's not */
+	store_run(&cfg, &c, "n3", "1000", now - 5000, now - 4000, &r);
+	ck_assert_str_eq(r.path, pmt_path(tmp, "store/lab/4242~2/0/nodes/n3.tar.zst"));
+	ck_assert_msg(strstr(r.reason, "job id 4242 reused") && strstr(r.reason, "uid 65534"), "%s",
+		      r.reason);
+	store_run(&cfg, &c, "n1", "1000", now - 4990, now - 3999, &r);
+	ck_assert_str_eq(r.path, pmt_path(tmp, "store/lab/4242~2/0/nodes/n1.tar.zst"));
+	ck_assert_int_eq(access(pmt_path(tmp, "store/lab/4242/0/nodes/n3.tar.zst"), F_OK), -1);
+	snprintf(dir, sizeof(dir), "%s", pmt_path(tmp, "store/lab/4242~2"));
+	if (acl_names(pmt_path(tmp, "store/lab/4242"), 65534)) { /* the file system keeps ACLs */
+		ck_assert(acl_names(dir, 1000) && !acl_names(dir, 65534));
+		ck_assert(!acl_names(pmt_path(tmp, "store/lab/4242"), 1000));
+	}
+
+	/* and a third time, nobody's again: its tasks began after the first job's evidence was
+	 * collected, so it is not that job either */
+	store_run(&cfg, &c, "n2", "65534", now - 3000, now, &r);
+	ck_assert_str_eq(r.path, pmt_path(tmp, "store/lab/4242~3/0/nodes/n2.tar.zst"));
+	ck_assert_msg(strstr(r.reason, "after its run 0's evidence was collected"), "%s", r.reason);
+	ck_assert_int_eq(access(pmt_path(tmp, "store/lab/4242/0/conflicts"), F_OK), -1);
+
+	/* show JOB: the latest; ~1 the first, ~2 the second */
+	ck_assert_msg(pm_jobdir_find(cfg.store, "4242", "lab", -1, dir, sizeof(dir), err,
+				     sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_str_eq(dir, pmt_path(tmp, "store/lab/4242~3/0"));
+	ck_assert_int_eq(pm_jobdir_find(cfg.store, "4242", NULL, -1, dir, sizeof(dir), err,
+					sizeof(err)),
+			 0);
+	ck_assert_str_eq(dir, pmt_path(tmp, "store/lab/4242~3/0"));
+	ck_assert_int_eq(pm_jobdir_find(cfg.store, "4242~1", "lab", -1, dir, sizeof(dir), err,
+					sizeof(err)),
+			 0);
+	ck_assert_str_eq(dir, pmt_path(tmp, "store/lab/4242/0"));
+	ck_assert_int_eq(pm_jobdir_find(cfg.store, "4242~2", "lab", 0, dir, sizeof(dir), err,
+					sizeof(err)),
+			 0);
+	ck_assert_str_eq(dir, pmt_path(tmp, "store/lab/4242~2/0"));
+	ck_assert_int_eq(pm_jobdir_find(cfg.store, "4242~0", "lab", 0, dir, sizeof(dir), err,
+					sizeof(err)),
+			 -1);
+	/* the finalizer's key: Slurm's id apart from the folder's */
+	char cl[64], key[64], rs[64], id[64];
+	snprintf(want, sizeof(want), "%s", pmt_path(tmp, "store/lab/4242~2/0"));
+	ck_assert_int_eq(pm_fin_key(want, cl, key, rs, sizeof(key)), 0);
+	ck_assert_str_eq(key, "4242~2");
+	ck_assert_int_eq(pm_fin_jobid_split(key, id, sizeof(id)), 2);
+	ck_assert_str_eq(id, "4242");
+	unsetenv("SLURM_JOB_UID");
+	pm_collection_free(&c);
 	pm_config_free(&cfg);
 }
 END_TEST
@@ -753,6 +883,7 @@ void collector_store_tests(TCase *t)
 	tcase_add_test(t, store_marker_missing);
 	tcase_add_test(t, requeued_run);
 	tcase_add_test(t, store_run_conflict);
+	tcase_add_test(t, store_reused_job_id);
 	tcase_add_test(t, fetch_private);
 	tcase_add_test(t, sacct_owner_record);
 	tcase_add_test(t, sacct_field_with_nul);

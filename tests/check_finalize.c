@@ -947,6 +947,25 @@ START_TEST(fetch_verifies)
 	ck_assert_int_eq(pm_jobdir_fetch(D, out, &f, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "empty folder"));
 
+	/* an -o folder that exists with a symbolic link planted as nodes (or as -o itself):
+	 * refused, nothing written where the link points */
+	char elsewhere[700], link[700];
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", T);
+	ck_assert_int_eq(mkdir(elsewhere, 0777), 0);
+	snprintf(out, sizeof(out), "%s/planted", T);
+	ck_assert_int_eq(mkdir(out, 0777), 0);
+	snprintf(link, sizeof(link), "%s/nodes", out);
+	ck_assert_int_eq(symlink(elsewhere, link), 0);
+	ck_assert_int_eq(pm_jobdir_fetch(D, out, &f, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "symbolic link"), "%s", err);
+	ck_assert(!pmt_there(elsewhere, "gpu016.tar.zst"));
+	ck_assert(!pmt_there(elsewhere, "gpu017.tar.zst"));
+	snprintf(out, sizeof(out), "%s/planted-o", T);
+	ck_assert_int_eq(symlink(elsewhere, out), 0);
+	ck_assert_int_eq(pm_jobdir_fetch(D, out, &f, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "symbolic link"), "%s", err);
+	ck_assert(!pmt_there(elsewhere, "manifest.json"));
+
 	/* a bundle that no longer matches its checksum is not handed out */
 	pmt_put(D, "nodes/gpu016.tar.zst", "tampered", 0644);
 	snprintf(out, sizeof(out), "%s/out2", T);

@@ -104,9 +104,18 @@ START_TEST(replay_revised_rules)
 
 	/* --apply: the finalizer's merge under the revised rules, history kept, comment set */
 	snprintf(args, sizeof(args), "replay --rules %s --apply %s", rdir, p.job);
-	ck_assert_int_eq(run_cli(args, out, sizeof(out)), 0);
+	mode_t um = umask(0); /* the store's modes, not the umask's */
+	int rc = run_cli(args, out, sizeof(out));
+	umask(um);
+	ck_assert_int_eq(rc, 0);
 	ck_assert_msg(strstr(out, "applied: earlier verdict kept as history/verdict-1.json"), "%s",
 		      out);
+	struct stat rst;
+	char rp[4200];
+	snprintf(rp, sizeof(rp), "%s/history/verdict-1.replay", p.dir);
+	ck_assert_int_eq(stat(rp, &rst), 0);
+	ck_assert_msg((rst.st_mode & 07777) == 0640, "verdict-1.replay has mode %o",
+		      (unsigned)(rst.st_mode & 07777));
 	after = pmt_get(p.dir, "history/verdict-1.json");
 	ck_assert_str_eq(before, after);
 	free(after);

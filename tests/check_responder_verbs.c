@@ -374,11 +374,20 @@ END_TEST
 START_TEST(report_self_contained)
 {
 	struct packed p;
-	char args[800], out[65536], *html;
+	char args[800], out[65536], path[900], *html;
+	struct stat st;
 
 	pack_fixture("gpu-xid79-node2-watchdog-node1", NULL, &p);
 	snprintf(args, sizeof(args), "report %s -o %s/r.html", p.job, T);
-	ck_assert_msg(run_cli(args, out, sizeof(out)) == 0, "%s", out);
+	/* the page quotes the evidence: 0600 as fetch's copies, even under a umask of 000 */
+	mode_t um = umask(0);
+	int rc = run_cli(args, out, sizeof(out));
+	umask(um);
+	ck_assert_msg(rc == 0, "%s", out);
+	snprintf(path, sizeof(path), "%s/r.html", T);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_msg((st.st_mode & 07777) == 0600, "report -o wrote mode %o",
+		      (unsigned)(st.st_mode & 07777));
 	ck_assert_ptr_nonnull(html = pmt_get(T, "r.html"));
 	ck_assert_ptr_nonnull(strstr(html, "id=\"verdict-class\">gpu_hardware/gpu_lost<"));
 	ck_assert_ptr_nonnull(strstr(html, "<svg id=\"swimlanes\""));

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct json_t; /* jansson's json_t, so that the plugin includes this without jansson */
 
@@ -34,6 +35,12 @@ int pmu_reserve(char **buf, size_t *alloc, size_t need, size_t first);
 /* Write all LEN bytes of BUF to FD (a signal's EINTR retried).  0, or -1 with errno (a
  * write of 0 bytes leaves errno as write(2) left it). */
 int pmu_write_all(int fd, const void *buf, size_t len);
+
+/* Create PATH new (O_EXCL, never through a symbolic link) for writing, with exactly MODE
+ * whatever the umask (fchmod: the umask takes bits away from open's mode, and 000 adds
+ * none back to 0666): a file made of evidence is its writer's (0600) or the store's
+ * (0640), never the world's.  A stdio stream, or NULL with errno. */
+FILE *pmu_create(const char *path, unsigned mode);
 
 /* Member KEY of object O when it is a string, else DFLT (O may be NULL or not an object).
  * The string is O's. */

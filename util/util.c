@@ -3,10 +3,12 @@
  * itself).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pmutil.h"
@@ -38,6 +40,23 @@ int pmu_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+FILE *pmu_create(const char *path, unsigned mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, (mode_t)mode);
+	FILE *f;
+	int e;
+
+	if (fd < 0)
+		return NULL;
+	if (fchmod(fd, (mode_t)mode) == 0 && (f = fdopen(fd, "w")))
+		return f;
+	e = errno;
+	close(fd);
+	unlink(path);
+	errno = e;
+	return NULL;
 }
 
 int pmu_strset(char **dst, const char *v)
