@@ -894,7 +894,8 @@ void pm_rd_cookie(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	looked(x, id, e);
 	if (e < x->n && in(S_IDENT, (unsigned char)x->b[e]))
 		return; /* cookies, cookie_jar, --cookie-jar */
-	if (s >= 4 && !strncasecmp(x->b + s - 4, "set-", 4))
+	if (s >= 4 && (x->b[s - 4] | 0x20) == 's' && (x->b[s - 3] | 0x20) == 'e' &&
+	    (x->b[s - 2] | 0x20) == 't' && x->b[s - 1] == '-')
 		set = true, hs = s - 4;
 	if (!set && hs >= 2 && x->b[hs - 1] == '-' && x->b[hs - 2] == '-') {
 		p = e < x->n && x->b[e] == '=' ? e + 1 : e;

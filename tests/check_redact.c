@@ -753,6 +753,48 @@ START_TEST(test_assign_families)
 }
 END_TEST
 
+/* ---- the tools the review found missing, and cookies (review34 F1) ---- */
+
+static const struct {
+	const char *in, *out;
+} tool_answers[] = {
+	{"redis-cli -h r1 -a pw4redis ping", "redis-cli -h r1 -a [REDACTED:db_password] ping"},
+	{"redis-cli --pass pw4redis -n 2", "redis-cli --pass [REDACTED:db_password] -n 2"},
+	{"mongosh mongodb://db1 -u root -p pw4mongo",
+	 "mongosh mongodb://db1 -u root -p [REDACTED:db_password]"},
+	{"mongodump --password=pw4mongo --out /d",
+	 "mongodump --password=[REDACTED:db_password] --out /d"},
+	{"az login --service-principal -u app -p pw4az --tenant t",
+	 "az login --service-principal -u app -p [REDACTED:password] --tenant t"},
+	{"openssl enc -aes-256-cbc -k pw4enc -in a",
+	 "openssl enc -aes-256-cbc -k [REDACTED:password] -in a"},
+	{"Cookie: sessionid=c00k1e; csrftoken=c5rf",
+	 "Cookie: sessionid=[REDACTED:token]; csrftoken=[REDACTED:token]"},
+	{"set-cookie: sid=s3ss; Path=/; HttpOnly",
+	 "set-cookie: sid=[REDACTED:token]; Path=/; HttpOnly"},
+	{"curl -H \"Cookie: sid=s3ss\" https://h",
+	 "curl -H \"Cookie: sid=[REDACTED:token]\" https://h"},
+	{"{'Cookie': 'sid=s3ss', 'Accept': '*/*'}",
+	 "{'Cookie': 'sid=[REDACTED:token]', 'Accept': '*/*'}"},
+	{"curl --cookie 'sid=s3ss' h", "curl --cookie 'sid=[REDACTED:token]' h"},
+	/* near misses */
+	{"redis-cli -h r1 ping; ssh -a h", "redis-cli -h r1 ping; ssh -a h"},
+	{"mongosh -u root -p --authenticationDatabase admin",
+	 "mongosh -u root -p --authenticationDatabase admin"},
+	{"mongod --port 27017 mongodb://h:27017/x", "mongod --port 27017 mongodb://h:27017/x"},
+	{"az vm list -p x; openssl version -a", "az vm list -p x; openssl version -a"},
+	{"Cookie consent: none; cookies=3 --cookie-jar /tmp/j",
+	 "Cookie consent: none; cookies=3 --cookie-jar /tmp/j"},
+	{"Cookie:", "Cookie:"},
+};
+
+START_TEST(test_tool_and_cookie)
+{
+	for (size_t i = 0; i < sizeof(tool_answers) / sizeof(tool_answers[0]); i++)
+		twice(tool_answers[i].in, tool_answers[i].out);
+}
+END_TEST
+
 #define AZ "Zk_7Q~Mn4pQr8sTu2vWx6yZa0bCd5eFg9hJk3mNp" /* 3, a digit, Q~, 34 */
 #define GHP "ghp_Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3hJ5"
 
@@ -1165,6 +1207,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_tag_reads_the_same);
 	tcase_add_test(t, test_truncated_everywhere);
 	tcase_add_test(t, test_assign_families);
+	tcase_add_test(t, test_tool_and_cookie);
 	suite_add_tcase(s, t);
 	return s;
 }
