@@ -777,16 +777,20 @@ void pm_rd_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	}
 	if (sub && sep != '=')
 		return;
-	kv = sep == 'n' && sets_named_key(x, id0);
 	/* most hits end above (tokens/s, tokenizer.json): only now look at the name itself */
 	if (!classify(b + is, ie - is, &idn)) {
 		/* rclone's sftp, ftp, webdav "pass" and azureblob "key" */
-		if (!kv || !((ie - is == 4 && !memcmp(b + is, "pass", 4)) ||
-			     (ie - is == 3 && !memcmp(b + is, "key", 3))))
+		if (sep != 'n' || !((ie - is == 4 && !memcmp(b + is, "pass", 4)) ||
+				    (ie - is == 3 && !memcmp(b + is, "key", 3))))
+			return;
+		if (!(kv = sets_named_key(x, id0)))
 			return;
 		idn = (struct ident){b[is] == 'p' ? C_PASSWORD : C_KEY,
 				     b[is] == 'p' ? PM_REDACT_PASSWORD : PM_REDACT_API_KEY,
 				     P_GENERIC, false};
+	} else {
+		/* the command is looked for only behind a secret's name */
+		kv = sep == 'n' && sets_named_key(x, id0);
 	}
 	if (kv && idn.cls == C_KAGGLE)
 		idn.cls = C_KEY, idn.kind = PM_REDACT_API_KEY;
