@@ -21,7 +21,8 @@
  * a progress bar's backspaces) is scanned as a terminal would show it, without them, and
  * the spans found are taken back to the line: a colour code before or inside a secret hides
  * nothing.  Commands that take a secret as an option's value (mysql -pX, sshpass -p X,
- * curl -u user:X, docker login -p X, ldapsearch -w X, smbclient -U user%X) are read word by
+ * curl -u user:X, docker login -p X, az login -p X, ldapsearch -w X, smbclient -U user%X,
+ * redis-cli -a X, mongosh -p X, openssl enc -k X) are read word by
  * word from the command to the end of its line or pipeline, so that the same option of
  * another command (ssh -p 22, docker run -p 80:80, mysql -p alone) is left alone.
  */
@@ -152,6 +153,10 @@ static const struct trig trigs[] = {
 	{"ldap", 0, TOOL_LDAP, 0, 0, T_AHEAD, pm_rd_tool},
 	{"smb", 0, TOOL_SMB, 0, 0, T_AHEAD, pm_rd_tool},
 	{"rpcclient", 0, TOOL_SMB, 0, 0, T_AHEAD, pm_rd_tool},
+	{"redis-cli", 0, TOOL_REDIS, 0, 0, T_AHEAD, pm_rd_tool},
+	{"mongo", 0, TOOL_MONGO, 0, 0, T_AHEAD, pm_rd_tool},
+	{"openssl", 0, TOOL_OPENSSL, 0, 0, T_AHEAD, pm_rd_tool},
+	{"cookie", 1, 0, 0, 0, 0, pm_rd_cookie},
 	{"login", 0, 0, 0, 0, T_AHEAD, pm_rd_login},
 	{"alias set ", 0, 0, 0, PM_REDACT_S3_SECRET_KEY, T_AHEAD, pm_rd_mc},
 	{"host add ", 0, 0, 0, PM_REDACT_S3_SECRET_KEY, T_AHEAD, pm_rd_mc},

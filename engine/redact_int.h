@@ -302,11 +302,23 @@ static inline bool mixed_case(const char *p, size_t n, bool digit)
 
 /* The commands that take a secret as an argument: the rows of redact_shapes.c's table, as
  * the trigger table names them. */
-enum { TOOL_MYSQL, TOOL_SSHPASS, TOOL_CURL, TOOL_LOGIN, TOOL_LOGIN2, TOOL_LDAP, TOOL_SMB };
+enum {
+	TOOL_MYSQL,
+	TOOL_SSHPASS,
+	TOOL_CURL,
+	TOOL_LOGIN,
+	TOOL_LOGIN2,
+	TOOL_LDAP,
+	TOOL_SMB,
+	TOOL_REDIS,
+	TOOL_MONGO,
+	TOOL_OPENSSL
+};
 
 void pm_rd_azure_secret(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_basic(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_bearer(struct ctx *x, const struct trig *t, unsigned id, size_t s);
+void pm_rd_cookie(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_dapi(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_exact(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_jwt(struct ctx *x, const struct trig *t, unsigned id, size_t s);

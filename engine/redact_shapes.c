@@ -539,7 +539,7 @@ static const struct tool tools[] = {
 			NULL,
 			false,
 			PM_REDACT_PASSWORD},
-	[TOOL_LOGIN2] = {{"oras", "crane", "registry", "helm"},
+	[TOOL_LOGIN2] = {{"oras", "crane", "registry", "helm", "az"},
 			 {"-p", "--password"},
 			 {A_GLUED | A_SPACED, A_GLUED | A_SPACED},
 			 0,
@@ -554,6 +554,28 @@ static const struct tool tools[] = {
 		      NULL,
 		      true,
 		      PM_REDACT_PASSWORD},
+	[TOOL_REDIS] = {{"redis-cli"},
+			{"-a", "--pass"},
+			{A_SPACED, A_SPACED},
+			0,
+			NULL,
+			false,
+			PM_REDACT_DB_PASSWORD},
+	[TOOL_MONGO] = {{"mongo*"},
+			{"-p", "--password"},
+			{A_SPACED, A_GLUED | A_SPACED},
+			0,
+			NULL,
+			false,
+			PM_REDACT_DB_PASSWORD},
+	/* enc -k PASSWORD, -K HEXKEY; -passin pass:X is redact_assign.c's */
+	[TOOL_OPENSSL] = {{"openssl"},
+			  {"-k", "-K"},
+			  {A_SPACED, A_SPACED},
+			  0,
+			  NULL,
+			  false,
+			  PM_REDACT_PASSWORD},
 };
 
 /* Can a command word start at S (after a blank, a path, a quote, a shell operator)? */
@@ -647,7 +669,9 @@ static void tool_args(struct ctx *x, const struct tool *t, size_t p)
 			if (we - ws == l && (t->how[k] & A_SPACED)) {
 				size_t vs, ve;
 
-				if (next_word(x, &p, &vs, &ve) && !cmd_end(x, vs))
+				/* mongosh -p --authenticationDatabase admin: -p alone asks */
+				if (next_word(x, &p, &vs, &ve) && !cmd_end(x, vs) &&
+				    !(ve - vs > 2 && x->b[vs] == '-' && x->b[vs + 1] == '-'))
 					p = tool_value(x, t, vs, ve, t->split);
 				done = true;
 			} else if (we - ws > l && (t->how[k] & A_GLUED) &&

@@ -669,6 +669,132 @@ static void twice(const char *in, const char *want)
 	free(again.p);
 }
 
+/* ---- assignment families the review found leaking (review34 F1), and their near misses ---- */
+
+static const struct {
+	const char *in, *out;
+} assign_answers[] = {
+	/* set -x quotes a word holding blanks whole: the value runs to its closing quote */
+	{"+ export 'API_PASSWORD=blue moon river'", "+ export 'API_PASSWORD=[REDACTED:password]'"},
+	{"+ ./run.sh '--db-password=two words' --epochs 3",
+	 "+ ./run.sh '--db-password=[REDACTED:db_password]' --epochs 3"},
+	{"+ export 'SVC_TOKEN=it'\\''s mine' x", "+ export 'SVC_TOKEN=[REDACTED:token]' x"},
+	{"+ SVC_TOKEN='it'\\''s mine'", "+ SVC_TOKEN='[REDACTED:token]'"},
+	/* env, printenv, declare -x: a secret's value is the rest of its line */
+	{"SMTP_PASSWORD=green apple; pie&x", "SMTP_PASSWORD=[REDACTED:password]"},
+	{"APP_SECRET=abc,def|gh)ij<kl>mn", "APP_SECRET=[REDACTED:secret]"},
+	{"export SMTP_PASSWORD=a)b", "export SMTP_PASSWORD=[REDACTED:password]"},
+	{"3: SMTP_PASSWORD=Tr0ub&4dor x", "3: SMTP_PASSWORD=[REDACTED:password]"},
+	{"[rank1]: APP_SECRET=abc def", "[rank1]: APP_SECRET=[REDACTED:secret]"},
+	{"node07: APP_SECRET=abc def", "node07: APP_SECRET=[REDACTED:secret]"},
+	{"declare -x APP_SECRET=\"x \\\"y\\\" z\"", "declare -x APP_SECRET=\"[REDACTED:secret]\""},
+	/* a tool that takes a key's name, then its value */
+	{"+ aws configure set aws_secret_access_key abcDEF123/xyz",
+	 "+ aws configure set aws_secret_access_key [REDACTED:aws_secret_access_key]"},
+	{"rclone config create box sftp host h user u pass pw99 key kk7",
+	 "rclone config create box sftp host h user u pass [REDACTED:password] key [REDACTED:api_key]"},
+	{"rclone config update s3r secret_access_key 'abc def'",
+	 "rclone config update s3r secret_access_key '[REDACTED:aws_secret_access_key]'"},
+	{"setenv MY_API_KEY abc123xyz", "setenv MY_API_KEY [REDACTED:api_key]"},
+	{"git config --global svc.token tok123abc",
+	 "git config --global svc.token [REDACTED:token]"},
+	/* subscript assignments */
+	{"os.environ['SVC_TOKEN'] = 'tok123abc'", "os.environ['SVC_TOKEN'] = '[REDACTED:token]'"},
+	{"environ[\"APP_SECRET\"]=\"s3c\"", "environ[\"APP_SECRET\"]=\"[REDACTED:secret]\""},
+	{"cfg['password'] = \"pw pw\"", "cfg['password'] = \"[REDACTED:password]\""},
+	{"ENV[\"MY_API_KEY\"] = 'k1k2k3'", "ENV[\"MY_API_KEY\"] = '[REDACTED:api_key]'"},
+	/* Python's bytes (and other prefixed) strings */
+	{"{'password': b'pw pw'}", "{'password': b'[REDACTED:password]'}"},
+	{"auth_token=rb\"tok123abc\"", "auth_token=rb\"[REDACTED:token]\""},
+	/* the names of a shared key, and a secret's name with its form after it */
+	{"MUNGE_KEY=c2VjcmV0c2VjcmV0", "MUNGE_KEY=[REDACTED:api_key]"},
+	{"HMAC_KEY=0a1b2c3d4e5f", "HMAC_KEY=[REDACTED:api_key]"},
+	{"SECRET_KEY_BASE=0a1b2c3d4e5f", "SECRET_KEY_BASE=[REDACTED:s3_secret_key]"},
+	{"ADMIN_PASSWORD_B64=cHc=", "ADMIN_PASSWORD_B64=[REDACTED:password]"},
+	/* htpasswd -b's password, openssl's pass:PASSWORD */
+	{"htpasswd -b /etc/h/.htpasswd bob pw4bob",
+	 "htpasswd -b /etc/h/.htpasswd bob [REDACTED:password]"},
+	{"htpasswd -nbB bob 'pw 4 bob' > f", "htpasswd -nbB bob '[REDACTED:password]' > f"},
+	{"openssl rsa -in k.pem -passin pass:pw4key -passout 'pass:a b'",
+	 "openssl rsa -in k.pem -passin pass:[REDACTED:password] -passout 'pass:[REDACTED:password]'"},
+	/* near misses: left byte for byte */
+	{"htpasswd -c /etc/h/.htpasswd bob", "htpasswd -c /etc/h/.htpasswd bob"},
+	{"htpasswd -B -C 12 /etc/h/.htpasswd bob", "htpasswd -B -C 12 /etc/h/.htpasswd bob"},
+	{"openssl rsa -passin env:KEY_PW -passout file:/run/pw -passin stdin",
+	 "openssl rsa -passin env:KEY_PW -passout file:/run/pw -passin stdin"},
+	{"NCCL_IB_HCA=mlx5_0,mlx5_1", "NCCL_IB_HCA=mlx5_0,mlx5_1"},
+	{"SLURM_JOB_NODELIST=gpu[01-04]", "SLURM_JOB_NODELIST=gpu[01-04]"},
+	{"export CUDA_VISIBLE_DEVICES=0,1", "export CUDA_VISIBLE_DEVICES=0,1"},
+	{"0: UCX_TLS=rc,ud,sm,self", "0: UCX_TLS=rc,ud,sm,self"},
+	{"python train.py --num-workers 8", "python train.py --num-workers 8"},
+	{"KEY_ROTATION_DAYS=30 SORT_KEY=time GPG_KEY=A035C8C19219",
+	 "KEY_ROTATION_DAYS=30 SORT_KEY=time GPG_KEY=A035C8C19219"},
+	{"SECRET_NAME=prod-db TOKEN_LIMIT=4096", "SECRET_NAME=prod-db TOKEN_LIMIT=4096"},
+	{"HF_TOKEN_PATH=/home/u/.cache/huggingface/token",
+	 "HF_TOKEN_PATH=/home/u/.cache/huggingface/token"},
+	{"MUNGE_KEY=/etc/munge/munge.key", "MUNGE_KEY=/etc/munge/munge.key"},
+	{"password=getpass.getpass()", "password=getpass.getpass()"},
+	{"+ python x.py '--lr=0.1 --bs=8'", "+ python x.py '--lr=0.1 --bs=8'"},
+	{"tok = os.environ['HF_TOKEN']", "tok = os.environ['HF_TOKEN']"},
+	{"cfg['password'] = args.password", "cfg['password'] = args.password"},
+	{"if env['SVC_TOKEN'] == 'x':", "if env['SVC_TOKEN'] == 'x':"},
+	{"echo password set; aws configure get aws_secret_access_key",
+	 "echo password set; aws configure get aws_secret_access_key"},
+	{"git config --get svc.token", "git config --get svc.token"},
+	{"rclone config create box sftp pass --ask", "rclone config create box sftp pass --ask"},
+	{"the secret_key was rotated", "the secret_key was rotated"},
+	{"pad_token=b'<pad>' token_bytes=b'ab'", "pad_token=b'<pad>' token_bytes=b'ab'"},
+};
+
+START_TEST(test_assign_families)
+{
+	for (size_t i = 0; i < sizeof(assign_answers) / sizeof(assign_answers[0]); i++)
+		twice(assign_answers[i].in, assign_answers[i].out);
+}
+END_TEST
+
+/* ---- the tools the review found missing, and cookies (review34 F1) ---- */
+
+static const struct {
+	const char *in, *out;
+} tool_answers[] = {
+	{"redis-cli -h r1 -a pw4redis ping", "redis-cli -h r1 -a [REDACTED:db_password] ping"},
+	{"redis-cli --pass pw4redis -n 2", "redis-cli --pass [REDACTED:db_password] -n 2"},
+	{"mongosh mongodb://db1 -u root -p pw4mongo",
+	 "mongosh mongodb://db1 -u root -p [REDACTED:db_password]"},
+	{"mongodump --password=pw4mongo --out /d",
+	 "mongodump --password=[REDACTED:db_password] --out /d"},
+	{"az login --service-principal -u app -p pw4az --tenant t",
+	 "az login --service-principal -u app -p [REDACTED:password] --tenant t"},
+	{"openssl enc -aes-256-cbc -k pw4enc -in a",
+	 "openssl enc -aes-256-cbc -k [REDACTED:password] -in a"},
+	{"Cookie: sessionid=c00k1e; csrftoken=c5rf",
+	 "Cookie: sessionid=[REDACTED:token]; csrftoken=[REDACTED:token]"},
+	{"set-cookie: sid=s3ss; Path=/; HttpOnly",
+	 "set-cookie: sid=[REDACTED:token]; Path=/; HttpOnly"},
+	{"curl -H \"Cookie: sid=s3ss\" https://h",
+	 "curl -H \"Cookie: sid=[REDACTED:token]\" https://h"},
+	{"{'Cookie': 'sid=s3ss', 'Accept': '*/*'}",
+	 "{'Cookie': 'sid=[REDACTED:token]', 'Accept': '*/*'}"},
+	{"curl --cookie 'sid=s3ss' h", "curl --cookie 'sid=[REDACTED:token]' h"},
+	/* near misses */
+	{"redis-cli -h r1 ping; ssh -a h", "redis-cli -h r1 ping; ssh -a h"},
+	{"mongosh -u root -p --authenticationDatabase admin",
+	 "mongosh -u root -p --authenticationDatabase admin"},
+	{"mongod --port 27017 mongodb://h:27017/x", "mongod --port 27017 mongodb://h:27017/x"},
+	{"az vm list -p x; openssl version -a", "az vm list -p x; openssl version -a"},
+	{"Cookie consent: none; cookies=3 --cookie-jar /tmp/j",
+	 "Cookie consent: none; cookies=3 --cookie-jar /tmp/j"},
+	{"Cookie:", "Cookie:"},
+};
+
+START_TEST(test_tool_and_cookie)
+{
+	for (size_t i = 0; i < sizeof(tool_answers) / sizeof(tool_answers[0]); i++)
+		twice(tool_answers[i].in, tool_answers[i].out);
+}
+END_TEST
+
 #define AZ "Zk_7Q~Mn4pQr8sTu2vWx6yZa0bCd5eFg9hJk3mNp" /* 3, a digit, Q~, 34 */
 #define GHP "ghp_Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3hJ5"
 
@@ -1080,6 +1206,8 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_later_hit_in_turned_down_run);
 	tcase_add_test(t, test_tag_reads_the_same);
 	tcase_add_test(t, test_truncated_everywhere);
+	tcase_add_test(t, test_assign_families);
+	tcase_add_test(t, test_tool_and_cookie);
 	suite_add_tcase(s, t);
 	return s;
 }
