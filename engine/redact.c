@@ -314,32 +314,68 @@ static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm
 }
 
 /*
- * Take back from the end of the output the lines that are key body: the prefix PRE (PLEN
- * bytes, what precedes the END marker on its line, "0: " under srun --label) then 1 to 128
- * base64 characters.  Returns whether any was taken.
+ * Line [S, E) of the output (its line end excluded), looking back from an END marker whose
+ * line starts with PRE (PLEN bytes): 1 key body to take back (the prefix, or one alike but
+ * for its digits, then 1 to 128 base64 characters), 0 another rank's line or a later stamp
+ * between the body lines (the prefix alike, something else after it), -1 none of those.
+ */
+static int body_line(const char *p, size_t s, size_t e, const char *pre, size_t plen)
+{
+	size_t k;
+
+	if (e - s <= plen || !same_shape(p + s, pre, plen))
+		return -1;
+	for (k = s + plen; k < e && in(S_B64, (unsigned char)p[k]); k++)
+		;
+	if (k == e && e - s - plen <= 128)
+		return 1;
+	/* interleaved, unless it is where the key or other text began */
+	if (!plen || p[s + plen] == '[' || p[s + plen] == '-')
+		return -1;
+	return 0;
+}
+
+/*
+ * Take back from the end of the output the lines that are key body (body_line()), up to 1024
+ * lines back, keeping the lines of other ranks between them.  Returns whether any was taken.
  */
 static bool take_back(struct out *o, const char *pre, size_t plen)
 {
-	size_t end = o->n;
+	size_t end = o->n, lo = o->n;
+	int lines = 0;
 
-	while (end > 0 && o->p[end - 1] == '\n') {
-		size_t e = end - 1, s, k;
+	while (end > 0 && o->p[end - 1] == '\n' && lines++ < 1024) {
+		size_t e = end - 1, s;
+		int b;
 
 		if (e > 0 && o->p[e - 1] == '\r')
 			e--;
 		for (s = e; s > 0 && e - s <= plen + 128 && o->p[s - 1] != '\n'; s--)
 			;
-		if ((s > 0 && o->p[s - 1] != '\n') || e - s <= plen || memcmp(o->p + s, pre, plen))
+		if (s > 0 && o->p[s - 1] != '\n')
 			break;
-		for (k = s + plen; k < e && in(S_B64, (unsigned char)o->p[k]); k++)
-			;
-		if (k != e)
+		if ((b = body_line(o->p, s, e, pre, plen)) < 0)
 			break;
+		if (b)
+			lo = s;
 		end = s;
 	}
-	if (end == o->n)
+	if (lo == o->n)
 		return false;
-	o->n = end;
+	/* the lines from LO on, less the body's */
+	for (size_t r = lo; r < o->n;) {
+		const char *nl = memchr(o->p + r, '\n', o->n - r);
+		size_t next = (size_t)(nl - o->p) + 1, e = next - 1;
+
+		if (e > r && o->p[e - 1] == '\r')
+			e--;
+		if (body_line(o->p, r, e, pre, plen) == 0) {
+			memmove(o->p + lo, o->p + r, next - r);
+			lo += next - r;
+		}
+		r = next;
+	}
+	o->n = lo;
 	return true;
 }
 
@@ -453,7 +489,6 @@ static void ctl_unmap(struct ctx *x)
 	x->map = NULL;
 }
 
-/* Redact one line (or piece) B of N bytes. */
 /*
  * Look again at the shapes turned down for a run too long (too_long()) where a span proposed
  * since starts inside that run: the run ends there, as the redacted text (its tag) will
@@ -484,24 +519,35 @@ static void settle(struct ctx *x)
 	}
 }
 
+/* Redact one line (or piece) B of N bytes. */
 static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratch_t *scratch,
 		struct pm_redact_stats *st)
 {
 	x->map = NULL;
 	if (x->block >= 0) {
 		const char *e = memmem(b, n, "-----END", 8);
-		size_t skip;
 
-		if (!e)
-			return 0; /* inside a key block */
 		x->b = b;
 		x->n = n;
-		skip = (size_t)(e - b) + 8;
-		if (skip < n && b[skip] == ' ')
-			skip = pm_rd_marker_end(x, skip + 1);
+		if (e) {
+			size_t skip = (size_t)(e - b) + 8;
+
+			if (skip < n && b[skip] == ' ')
+				skip = pm_rd_marker_end(x, skip + 1);
+			b += skip;
+			n -= skip;
+		} else {
+			if (has_ctl(b, n) && ctl_view(x, b, n) < 0)
+				return -1;
+			if (pm_rd_key_body(x))
+				return 0; /* inside a key block */
+			/* not the key's: the block ends before this line, and the line end its
+			 * BEGIN line's tag took comes back, or this line would join the tag */
+			x->map = NULL;
+			if (put(o, x->blk_eol, x->blk_eollen))
+				return -1;
+		}
 		x->block = -1;
-		b += skip;
-		n -= skip;
 	}
 	x->b = b;
 	x->n = n;

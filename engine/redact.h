@@ -84,11 +84,18 @@ struct pm_redact_stats {
  * cut into pieces of at most 1 MiB (at a blank where one is near) and a secret split across
  * two pieces may escape.  Private key blocks span lines: from a "-----BEGIN ... PRIVATE
  * KEY-----" line to the next "-----END" marker everything becomes one "[REDACTED:<kind>]"
- * (the lines in between included), and a block still open at the end of BUF is redacted to
- * the end of BUF.  A block whose start is missing (BUF is the tail of a capped file) is
- * caught at its END line, which takes back the body lines (base64, each with the prefix
- * the END line has) copied out just before it.  Nothing is carried between calls: a caller
- * that splits a file must split it at line ends.
+ * (the lines in between included), as long as each line can be the key's body: base64, and
+ * before it PEM headers and a blank line, after what precedes the BEGIN marker on its line
+ * or text alike but for its digits (srun --label's "3: ", a logger's time stamp); for a key
+ * printed as a list of strings, one quoted base64 string a line.  The first line that
+ * cannot (another rank's line, the job going on) ends the block and is copied out on a
+ * line of its own, so that a BEGIN line without its END never swallows what follows; a
+ * block still open at the end of BUF is redacted to the end of BUF.  A block whose start is
+ * missing (BUF is the tail of a capped file, or other ranks' lines ended it) is caught at
+ * its END line, which takes back the body lines (base64, each with the prefix the END line
+ * has or one alike) copied out before it, keeping other ranks' lines between them.
+ * Nothing is carried between calls: a caller that splits a file must split it at line
+ * ends.
  *
  * The work is linear in LEN (one literal prefilter pass, then bounded checks at each hit)
  * and memory is bounded by *OUTLEN plus a small constant per hit on one line.  The result is

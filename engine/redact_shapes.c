@@ -247,10 +247,104 @@ static int key_label(const struct ctx *x, size_t p, size_t *me)
 	return PM_REDACT_PRIVATE_KEY;
 }
 
+/*
+ * Open a key block at the BEGIN marker at S, its line ending after it (or a quote Q closing
+ * the marker's string: a key printed as a list of strings, one a line).  What precedes the
+ * marker is kept to strip from the lines that follow (srun --label's "3: ", a logger's stamp,
+ * a YAML indent), and the line end its tag takes, to give back where the block ends early.
+ */
+static void block_open(struct ctx *x, size_t s, int kind, char q)
+{
+	x->block = kind;
+	x->blk_quote = q;
+	x->blk_body = false;
+	x->blk_plen = s <= sizeof(x->blk_pre) ? s : NONE;
+	if (x->blk_plen != NONE)
+		memcpy(x->blk_pre, x->b, s);
+	x->blk_eollen = 0;
+	if (x->n >= 2 && !memcmp(x->b + x->n - 2, "\r\n", 2))
+		memcpy(x->blk_eol, "\r\n", x->blk_eollen = 2);
+	else if (x->n >= 1 && x->b[x->n - 1] == '\n')
+		memcpy(x->blk_eol, "\n", x->blk_eollen = 1);
+}
+
+/* Does the marker at ME close a quoted string that ends the line ("-----',", "-----\\n\"")?
+ * Its quote, or 0. */
+static char quoted_marker(const struct ctx *x, size_t me)
+{
+	size_t q = me, k;
+
+	if (x->n - q >= 2 && x->b[q] == '\\' && x->b[q + 1] == 'n')
+		q += 2;
+	if (q >= x->n || (x->b[q] != '\'' && x->b[q] != '"'))
+		return 0;
+	for (k = q + 1; k < x->n && one_of((unsigned char)x->b[k], " \t,+)]"); k++)
+		;
+	return k == content_end(x) ? x->b[q] : 0;
+}
+
+/* The header names PEM and OpenPGP armour put before the body. */
+static bool pem_header(const char *p, size_t n)
+{
+	static const char *const names[] = {"Proc-Type", "DEK-Info", "Comment",	 "Version",
+					    "Hash",	 "Charset",  "MessageID"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == n && !memcmp(p, names[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * Line X->b, inside an open key block: is it the key's body?  After the BEGIN line's prefix
+ * (or one alike but for its digits: a stamp, another rank's label), base64, or before the
+ * first base64 line a header or a blank line; for a key printed as a list, one quoted base64
+ * string.  Anything else (another rank's line, the collector's omitted marker, the job going
+ * on) ends the block: a BEGIN line with no END must not swallow the rest of the file.
+ */
+bool pm_rd_key_body(struct ctx *x)
+{
+	size_t e = content_end(x), p = 0, k;
+
+	if (x->blk_plen == NONE)
+		return true; /* a prefix too long to keep: the block runs to its END */
+	if (x->blk_quote) {
+		p = skip_blank(x, 0);
+		if (p < e && one_of((unsigned char)x->b[p], "[(+"))
+			p = skip_blank(x, p + 1);
+		if (p >= e || x->b[p] != x->blk_quote)
+			return false;
+		k = run(x, p + 1, S_B64);
+		if (k == p + 1)
+			return false;
+		if (e - k >= 2 && x->b[k] == '\\' && x->b[k + 1] == 'n')
+			k += 2;
+		if (k >= e || x->b[k] != x->blk_quote)
+			return false;
+		for (k++; k < e && one_of((unsigned char)x->b[k], " \t,+)]"); k++)
+			;
+		return k == e;
+	}
+	if (x->blk_plen && e >= x->blk_plen && same_shape(x->b, x->blk_pre, x->blk_plen))
+		p = x->blk_plen;
+	while (e > p && is_blank((unsigned char)x->b[e - 1]))
+		e--;
+	if (p == e)
+		return !x->blk_body;
+	if (run(x, p, S_B64) >= e) {
+		x->blk_body = true;
+		return true;
+	}
+	for (k = p; k < e && (is_alnum((unsigned char)x->b[k]) || x->b[k] == '-'); k++)
+		;
+	return !x->blk_body && k < e && x->b[k] == ':' && pem_header(x->b + p, k - p);
+}
+
 void pm_rd_pem(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
 	size_t p = s + 11, me, ep, r;
 	int kind = key_label(x, p, &me);
+	char q = 0;
 
 	(void)t;
 	if (kind < 0) {
@@ -267,12 +361,13 @@ void pm_rd_pem(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		return;
 	}
 	r = skip_blank(x, me);
-	if (r == x->n || is_eol((unsigned char)x->b[r])) {
-		/* the body follows on the next lines: swallow them up to the END line */
+	if (r == x->n || is_eol((unsigned char)x->b[r]) || (q = quoted_marker(x, me))) {
+		/* the body follows on the next lines: swallow them up to the END line, or up to
+		 * the first line that cannot be the key's (pm_rd_key_body) */
 		looked(x, id, x->n);
 		propose(x, s, x->n, kind, P_BLOCK);
 		if (!x->oom)
-			x->block = kind;
+			block_open(x, s, kind, r == x->n || is_eol((unsigned char)x->b[r]) ? 0 : q);
 	} else if (x->b[r] == '\\' || in(S_B64, (unsigned char)x->b[r])) {
 		/* an escaped ("\n") or flattened key cut short: redact the rest of the line */
 		looked(x, id, x->n);

@@ -810,6 +810,68 @@ START_TEST(test_key_block_cut_off)
 }
 END_TEST
 
+/*
+ * A BEGIN line whose END never comes (a job that printed the first line of a key, a capture
+ * cut off, another rank's lines in between) ends at the first line that cannot be the key's
+ * body: another rank's line, the collector's omitted marker, the job going on keep their own
+ * line.  The body under a rank label or a logger's stamp (alike but for its digits), PEM
+ * headers and the blank line after them are still the key's.
+ */
+START_TEST(test_key_block_unclosed)
+{
+	twice("3: -----BEGIN OPENSSH PRIVATE KEY-----\n3: b3BlbnNzaC1rZXktdjEAAAAABG5v\n"
+	      "0: step 10 loss 2.31\n6: Traceback (most recent call last):\n",
+	      "3: [REDACTED:ssh_private_key]\n0: step 10 loss 2.31\n"
+	      "6: Traceback (most recent call last):\n");
+	twice("-----BEGIN RSA PRIVATE KEY-----\r\nMIIEowIBAAKCAQEA\r\n"
+	      "[postmortem: 4096 bytes omitted here]\r\nRuntimeError: CUDA error\r\n",
+	      "[REDACTED:private_key]\r\n[postmortem: 4096 bytes omitted here]\r\n"
+	      "RuntimeError: CUDA error\r\n");
+	twice("2024-05-01 10:00:00,001 DEBUG key: -----BEGIN OPENSSH PRIVATE KEY-----\n"
+	      "2024-05-01 10:00:00,002 DEBUG key: b3BlbnNzaC1rZXktdjEAAAAABG5v\n"
+	      "2024-05-01 10:00:00,003 DEBUG key: bmUAAAAEbm9uZQ==\n"
+	      "2024-05-01 10:00:00,004 ERROR NCCL watchdog timeout on rank 3\n",
+	      "2024-05-01 10:00:00,001 DEBUG key: [REDACTED:ssh_private_key]\n"
+	      "2024-05-01 10:00:00,004 ERROR NCCL watchdog timeout on rank 3\n");
+	twice("-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,13CE\n\n"
+	      "MIIEpAIBAAKCAQEA\np9APZhy3Y6II1Gtv==\n\nINFO: done\n",
+	      "[REDACTED:private_key]\n\nINFO: done\n");
+	twice("    -----BEGIN EC PRIVATE KEY-----\n    MHcCAQEEIaycxUROPVff\nnext: 1\n",
+	      "    [REDACTED:private_key]\nnext: 1\n");
+	/* another rank's lines inside the body: they end the block, and its END line takes
+	 * back the body lines between them */
+	twice("0: -----BEGIN RSA PRIVATE KEY-----\n0: MIIE\n1: x y\n0: QUJD\n1: step 2\n0: REVG\n"
+	      "0: -----END RSA PRIVATE KEY-----\n0: done\n",
+	      "0: [REDACTED:private_key]\n1: x y\n1: step 2\n[REDACTED:private_key]\n0: done\n");
+	/* look-alikes, byte-identical as before: a marker in prose opens no block; body-like
+	 * lines of another shape before an END are not taken */
+	twice("the file starts \"-----BEGIN RSA PRIVATE KEY-----\" as usual\nnext line\n",
+	      "the file starts \"-----BEGIN RSA PRIVATE KEY-----\" as usual\nnext line\n");
+	twice("log\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc",
+	      "log\n[REDACTED:private_key]");
+	twice("done\nx: abc\n-----END RSA PRIVATE KEY-----\n",
+	      "done\nx: abc\n-----END RSA PRIVATE KEY-----\n");
+}
+END_TEST
+
+/* A key printed as a list of strings, one a line (Python's repr, JSON). */
+START_TEST(test_key_as_list)
+{
+	twice("['-----BEGIN RSA PRIVATE KEY-----',\n 'MIIEowIBAAKCAQEAx4Ui9a8b',\n 'f9a8b7c6d5e4==',\n"
+	      " '-----END RSA PRIVATE KEY-----']\nnext\n",
+	      "['[REDACTED:private_key]']\nnext\n");
+	twice("  \"lines\": [\"-----BEGIN PRIVATE KEY-----\\n\",\n    \"MIIEvQIBADANBg\\n\",\n"
+	      "    \"-----END PRIVATE KEY-----\\n\"]\n",
+	      "  \"lines\": [\"[REDACTED:private_key]\\n\"]\n");
+	/* cut off: the list ends the block */
+	twice("['-----BEGIN EC PRIVATE KEY-----',\n 'MHcCAQEEIaycxUROPVff',\n]\nnext\n",
+	      "['[REDACTED:private_key]\n]\nnext\n");
+	/* look-alikes: a certificate's list, a marker quoted in prose */
+	twice("['-----BEGIN CERTIFICATE-----',\n 'MIIBszCCAVmgAwIBAgIU',\n '-----END CERTIFICATE-----']\n",
+	      "['-----BEGIN CERTIFICATE-----',\n 'MIIBszCCAVmgAwIBAgIU',\n '-----END CERTIFICATE-----']\n");
+}
+END_TEST
+
 /* ---- hostile input ---- */
 
 static uint32_t rng = 4242;
@@ -1072,6 +1134,8 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_deterministic_idempotent);
 	tcase_add_test(t, test_known_answers);
 	tcase_add_test(t, test_key_block_cut_off);
+	tcase_add_test(t, test_key_block_unclosed);
+	tcase_add_test(t, test_key_as_list);
 	tcase_add_test(t, test_binary_and_invalid_utf8);
 	tcase_add_test(t, test_huge_line);
 	tcase_add_test(t, test_hostile_repetitions);
