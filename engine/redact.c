@@ -23,7 +23,10 @@
  * nothing.  Commands that take a secret as an option's value (mysql -pX, sshpass -p X,
  * curl -u user:X, docker login -p X, ldapsearch -w X, smbclient -U user%X) are read word by
  * word from the command to the end of its line or pipeline, so that the same option of
- * another command (ssh -p 22, docker run -p 80:80, mysql -p alone) is left alone.
+ * another command (ssh -p 22, docker run -p 80:80, mysql -p alone) is left alone.  A line
+ * holding URL-encoded text ("%3A", "%3D", "%20": "Authorization%3A%20Bearer%20T",
+ * "password%3Dv" in a query or a form) is scanned a second time decoded, and the spans found
+ * are taken back to the line's bytes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -519,6 +522,106 @@ static void settle(struct ctx *x)
 	}
 }
 
+/* ---- URL-encoded text: scanned decoded too ---- */
+
+/*
+ * The character "%XX" at B[I] stands for, when it is one that parts or joins a name and its
+ * value (":", "=", a blank, "&", quotes, ",", ";") or a base64 character a token may hold
+ * ("+", "/"); 0 otherwise.
+ */
+static char esc_char(const char *b, size_t n, size_t i)
+{
+	int v = 0;
+
+	if (n - i < 3 || b[i] != '%')
+		return 0;
+	for (size_t k = i + 1; k < i + 3; k++) {
+		unsigned char c = (unsigned char)b[k] | 0x20;
+
+		if (is_digit(c))
+			v = v * 16 + (c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (c - 'a' + 10);
+		else
+			return 0;
+	}
+	return one_of((unsigned char)v, " \"&',;:=+/") ? (char)v : 0;
+}
+
+/* Does B hold "%3A", "%3D" or "%20": an assignment or a header written URL-encoded? */
+static bool has_esc(const char *b, size_t n)
+{
+	for (const char *p = b; (p = memchr(p, '%', n - (size_t)(p - b))); p++) {
+		char c = esc_char(b, n, (size_t)(p - b));
+
+		if (c == ':' || c == '=' || c == ' ')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Scan line B (N bytes) again, decoded ("Authorization%3A%20Bearer%20T",
+ * "password%3Dv%26x%3D1"): the spans found are added to those of the first scan, in the
+ * line's bytes (a span ending on an escape takes the whole of it).  Key blocks are the first
+ * scan's alone.
+ */
+static int esc_pass(struct ctx *x, const char *b, size_t n, hs_scratch_t *scratch)
+{
+	size_t nc0 = x->nc, k = 0;
+	struct cand *first = NULL;
+	int block = x->block;
+
+	if (n + 1 > x->cvcap) {
+		char *cv = realloc(x->cv, n + 1);
+		uint32_t *m;
+
+		if (!cv)
+			return -1;
+		x->cv = cv;
+		if (!(m = realloc(x->cmap, (n + 1) * sizeof(*m))))
+			return -1;
+		x->cmap = m;
+		x->cvcap = n + 1;
+	}
+	for (size_t i = 0; i < n; k++) {
+		char c = esc_char(b, n, i);
+
+		x->cmap[k] = (uint32_t)i;
+		x->cv[k] = c ? c : b[i];
+		i += c ? 3 : 1;
+	}
+	x->cmap[k] = (uint32_t)n;
+	if (nc0 && !(first = malloc(nc0 * sizeof(*first))))
+		return -1;
+	if (nc0)
+		memcpy(first, x->c, nc0 * sizeof(*first));
+	x->b = x->cv;
+	x->n = k;
+	x->map = NULL; /* the view has no gaps: "%20" is a blank, not a control character */
+	x->nc = x->ncut = x->covered = x->kw_skip = 0;
+	x->touched = 0;
+	x->end_known = x->netrc_known = false;
+	if (pm_hs_chunk(db, NULL, x->b, x->n, scratch, on_hit, x) != HS_SUCCESS && !x->oom) {
+		free(first);
+		return -1;
+	}
+	if (x->ncut && x->nc)
+		settle(x);
+	x->block = block;
+	x->orphan = -1;
+	for (size_t i = 0; i < x->nc; i++) {
+		x->c[i].s = x->cmap[x->c[i].s];
+		x->c[i].e = x->cmap[x->c[i].e]; /* past the escape its last character was */
+	}
+	x->b = b;
+	x->n = n;
+	for (size_t i = 0; i < nc0 && !x->oom; i++)
+		propose(x, first[i].s, first[i].e, first[i].kind, first[i].prio);
+	free(first);
+	return x->oom ? -1 : 0;
+}
+
 /* Redact one line (or piece) B of N bytes. */
 static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratch_t *scratch,
 		struct pm_redact_stats *st)
@@ -571,6 +674,8 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 		return -1;
 	if (x->map)
 		ctl_unmap(x);
+	if (has_esc(b, n) && esc_pass(x, b, n, scratch) < 0)
+		return -1;
 	return emit(x, o, b, n, st);
 }
 

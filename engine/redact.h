@@ -63,7 +63,7 @@ enum pm_redact_kind {
 	PM_REDACT_PGP_PRIVATE_KEY,	 /* -----BEGIN PGP PRIVATE KEY BLOCK----- */
 	PM_REDACT_PASSWORD,		 /* password/passwd/passphrase assignments */
 	PM_REDACT_SECRET,		 /* ...secret assignments */
-	PM_REDACT_TOKEN,		 /* ...token assignments, other Authorization schemes */
+	PM_REDACT_TOKEN,		 /* ...token assignments, other schemes, ://TOKEN@ */
 	PM_REDACT_API_KEY,		 /* api_key/apikey/access_key/... assignments */
 	PM_REDACT__COUNT
 };

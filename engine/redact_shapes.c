@@ -1,7 +1,8 @@
 /*
  * redact_shapes.c - the redactor's validators of token shapes (provider prefixes, JWTs,
- * webhook URLs), private key blocks, URLs with passwords, credentials after a scheme word
- * and the commands that take a secret as an argument (redact.c, "how it works").
+ * webhook URLs), private key blocks, URLs with passwords (a '/' in the password included)
+ * or a token for their user name, credentials after a scheme word and the commands that take
+ * a secret as an argument (redact.c, "how it works").
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -429,6 +430,30 @@ static bool db_scheme(const char *p, size_t n)
 	return false;
 }
 
+/*
+ * A user name with no password ("https://<token>@host"): a token when it is a long
+ * high-entropy run (upper and lower case and digits, or 32 hex and more with a letter and a
+ * digit).  Tokens of a known shape ("ghp_...@") have their own trigger; "git@", a user's
+ * name, stay.
+ */
+static void user_token(struct ctx *x, size_t a, size_t at)
+{
+	size_t n = at - a, hex = 0;
+	bool digit = false, letter = false;
+
+	if (n < 20 || n > 512 || run(x, a, S_TOKEN68) != at)
+		return;
+	for (size_t i = a; i < at; i++) {
+		unsigned char c = (unsigned char)x->b[i];
+
+		hex += in(S_HEX, c);
+		digit |= is_digit(c);
+		letter |= is_lower(c);
+	}
+	if (mixed_case(x->b + a, n, true) || (hex == n && n >= 32 && digit && letter))
+		propose(x, a, at, PM_REDACT_TOKEN, P_GENERIC);
+}
+
 void pm_rd_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
 	size_t a = s + 3, e = a, at = NONE, qh = NONE, at_qh = NONE, k = s, ps;
@@ -445,6 +470,24 @@ void pm_rd_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		if (c == '@')
 			at = e;
 		e++;
+	}
+	/* a '/' before any '@': the path begins there, unless the text from the last ':' to it
+	 * is no port ("u:pa/ss@h", "redis://:a/b@h"): then a password holds the '/', and the
+	 * first '@' after it ends the user information, which cannot hold one unescaped */
+	if (at == NONE && e < x->n && x->b[e] == '/') {
+		const char *lc = memrchr(x->b + a, ':', e - a);
+		size_t d = lc ? (size_t)(lc - x->b) + 1 : e, f = e;
+
+		while (d < e && is_digit((unsigned char)x->b[d]))
+			d++;
+		if (d < e) {
+			while (f < x->n && f - a < 1024 && (unsigned char)x->b[f] > ' ' &&
+			       !one_of((unsigned char)x->b[f], "@\"'<>`\\"))
+				f++;
+			if (f + 1 < x->n && x->b[f] == '@' &&
+			    (is_alnum((unsigned char)x->b[f + 1]) || x->b[f + 1] == '['))
+				at = e = f;
+		}
 	}
 	looked(x, id, e);
 	/* a '?' or '#' before the '@' is a password's when the ':' before it is not a port's
@@ -466,8 +509,10 @@ void pm_rd_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		k++;
 	if (k == s)
 		return;
-	if (!(colon = memchr(x->b + a, ':', at - a)))
+	if (!(colon = memchr(x->b + a, ':', at - a))) {
+		user_token(x, a, at);
 		return;
+	}
 	/* a placeholder's own colon ("[REDACTED:gitlab_token].x@host", a token redacted
 	 * before) is no user:password separator: the next colon after it, if any */
 	while (colon && (size_t)(colon - x->b) >= a + 9 && !memcmp(colon - 9, "[REDACTED", 9)) {

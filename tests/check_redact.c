@@ -710,9 +710,10 @@ START_TEST(test_later_hit_in_turned_down_run)
 	      "0123456789abcdefghij0123456789ab",
 	      "SG.0123456789abcdefghij0123456789abcdefghij-[REDACTED:sendgrid_api_key]");
 	/* a token redacted in a URL's user part: its tag's colon is no user:password one
-	 * (the fuzzer's find: a second pass took the rest for a password) */
+	 * (the fuzzer's find: a second pass took the rest for a password); the user name,
+	 * a token as a whole, goes with it */
 	twice("https://glpat-Ab3dE5gH7jK9mN1pQ3sT.q7Lw2pX9.c4Rt8@git.example.org/x",
-	      "https://[REDACTED:gitlab_token].q7Lw2pX9.c4Rt8@git.example.org/x");
+	      "https://[REDACTED:gitlab_token]@git.example.org/x");
 	/* look-alikes: the glued hit alone, a later one glued too */
 	twice("cfgya29.A0bcDefGhij_klmnOpqrStuv-wx", "cfgya29.A0bcDefGhij_klmnOpqrStuv-wx");
 	twice("cfgya29.oldya29.A0bcDefGhij_klmnOpqrStuv-wx",
@@ -851,6 +852,47 @@ START_TEST(test_key_block_unclosed)
 	      "log\n[REDACTED:private_key]");
 	twice("done\nx: abc\n-----END RSA PRIVATE KEY-----\n",
 	      "done\nx: abc\n-----END RSA PRIVATE KEY-----\n");
+}
+END_TEST
+
+/*
+ * URLs: a password holding a '/' ends at the first '@' after it (the user information holds
+ * none unescaped), unless the text before the '/' was a port; a user name that is a token
+ * (a long run of mixed case and digits, or long hex) with no password.
+ */
+START_TEST(test_url_shapes)
+{
+	twice("https://u:pa/ss@h/x", "https://u:[REDACTED:url_password]@h/x");
+	twice("redis://:a/b@redis.lab:6379/0", "redis://:[REDACTED:db_password]@redis.lab:6379/0");
+	twice("postgres://app:p%40ss/w0rd@db.lab/runs",
+	      "postgres://app:[REDACTED:db_password]@db.lab/runs");
+	twice("+ git clone https://Zq8vLm3nPw7Kx2Rt5Yb9Hc4@gitea.lab/u/r.git",
+	      "+ git clone https://[REDACTED:token]@gitea.lab/u/r.git");
+	twice("DSN=https://0123456789abcdef0123456789abcdef@o1.ingest.example.io/4",
+	      "DSN=https://[REDACTED:token]@o1.ingest.example.io/4");
+	/* look-alikes: a port before the path, an '@' in the path, a user's name */
+	twice("https://git@github.com/o/r.git http://host:8080/x@y http://[::1]:8080/a@b",
+	      "https://git@github.com/o/r.git http://host:8080/x@y http://[::1]:8080/a@b");
+	twice("https://mastodon.social/@user https://h/users/bob@example.com",
+	      "https://mastodon.social/@user https://h/users/bob@example.com");
+	twice("docker://reg:5000/img@sha256:0a1b https://jane.doe.smith.account@h/x",
+	      "docker://reg:5000/img@sha256:0a1b https://jane.doe.smith.account@h/x");
+	twice("http://h:/a@b https://u:12/34@h", "http://h:/a@b https://u:12/34@h");
+}
+END_TEST
+
+/* Text written URL-encoded is scanned decoded too: a header, an assignment in a query. */
+START_TEST(test_url_encoded)
+{
+	twice("GET /cb?h=Authorization%3A%20Bearer%20abcDEF1234567890xyz%2Bq%3D%3D&x=1",
+	      "GET /cb?h=Authorization%3A%20Bearer%20[REDACTED:bearer_token]&x=1");
+	twice("q=password%3DUrlEnc0ded%26user%3Dbob",
+	      "q=password%3D[REDACTED:password]%26user%3Dbob");
+	twice("data=token%3dghx7Kq2PzLm9%20next", "data=token%3d[REDACTED:token]%20next");
+	/* look-alikes: the words of a search, a count, percentages */
+	twice("search?q=my%20token%20is%20long", "search?q=my%20token%20is%20long");
+	twice("q=max_tokens%3D512%26temperature%3D0.7 45% done 100%",
+	      "q=max_tokens%3D512%26temperature%3D0.7 45% done 100%");
 }
 END_TEST
 
@@ -1136,6 +1178,8 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_key_block_cut_off);
 	tcase_add_test(t, test_key_block_unclosed);
 	tcase_add_test(t, test_key_as_list);
+	tcase_add_test(t, test_url_shapes);
+	tcase_add_test(t, test_url_encoded);
 	tcase_add_test(t, test_binary_and_invalid_utf8);
 	tcase_add_test(t, test_huge_line);
 	tcase_add_test(t, test_hostile_repetitions);
