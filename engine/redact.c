@@ -285,10 +285,12 @@ static size_t tag_start(const char *b, size_t lo, size_t s, const char *tag, siz
 	return ctl_len(tmp, k + (tlen < 64 ? tlen : 64), 0) > ctl_len(b + i, k, 0) ? i : s;
 }
 
-/* Copy line B (N bytes) out with the proposed spans replaced. */
-static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm_redact_stats *st)
+/* Copy bytes [LO, HI) of line B out with the proposed spans replaced (the parts of them
+ * inside [LO, HI): a piece of a long line is scanned with some of the line around it). */
+static int emit(struct ctx *x, struct out *o, const char *b, size_t lo, size_t hi,
+		struct pm_redact_stats *st)
 {
-	size_t pos = 0;
+	size_t pos = lo;
 
 	if (x->nc > 1)
 		qsort(x->c, x->nc, sizeof(x->c[0]), by_start);
@@ -304,6 +306,12 @@ static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm
 				m.prio = x->c[i].prio, m.kind = x->c[i].kind;
 			i++;
 		}
+		if (m.s < lo)
+			m.s = lo;
+		if (m.e > hi)
+			m.e = hi;
+		if (m.e <= m.s)
+			continue;
 		len = snprintf(tag, sizeof(tag), "[REDACTED:%s]", kind_names[m.kind]);
 		for (size_t at; (at = tag_start(b, pos, m.s, tag, (size_t)len)) != m.s;)
 			m.s = at; /* "ESC ESC": the first would take the tag in turn */
@@ -313,7 +321,7 @@ static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm
 		st->total++;
 		st->by_kind[m.kind]++;
 	}
-	return put(o, b + pos, n - pos);
+	return put(o, b + pos, hi - pos);
 }
 
 /*
@@ -622,9 +630,10 @@ static int esc_pass(struct ctx *x, const char *b, size_t n, hs_scratch_t *scratc
 	return x->oom ? -1 : 0;
 }
 
-/* Redact one line (or piece) B of N bytes. */
-static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratch_t *scratch,
-		struct pm_redact_stats *st)
+/* Redact one line (or piece) B of N bytes: copy out its bytes [LO, HI) (a piece of a long
+ * line comes with some of the line around it, which is scanned, not copied). */
+static int unit(struct ctx *x, struct out *o, const char *b, size_t n, size_t lo, size_t hi,
+		hs_scratch_t *scratch, struct pm_redact_stats *st)
 {
 	x->map = NULL;
 	if (x->block >= 0) {
@@ -639,6 +648,8 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 				skip = pm_rd_marker_end(x, skip + 1);
 			b += skip;
 			n -= skip;
+			lo = 0; /* no piece of a long line comes here: redact_with() */
+			hi = n;
 		} else {
 			if (has_ctl(b, n) && ctl_view(x, b, n) < 0)
 				return -1;
@@ -676,7 +687,7 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 		ctl_unmap(x);
 	if (has_esc(b, n) && esc_pass(x, b, n, scratch) < 0)
 		return -1;
-	return emit(x, o, b, n, st);
+	return emit(x, o, b, lo, hi, st);
 }
 
 /* The length of the next line or piece of BUF. */
@@ -720,10 +731,24 @@ static int redact_with(const char *buf, size_t len, char **out, size_t *outlen,
 	if (!o.p)
 		goto out;
 	for (size_t pos = 0; pos < len;) {
-		size_t n = unit_len(buf + pos, len - pos);
+		size_t n = unit_len(buf + pos, len - pos), lb = 0, la = 0;
 
-		if (unit(&x, &o, buf + pos, n, *scratch, &acc))
+		/* a piece of a line longer than MAXLINE is scanned with up to CUTBACK bytes of the
+		 * line before and after it, so that what the cut parts (a name and its value, a
+		 * secret) is still seen whole; only the piece's own bytes are copied out, with
+		 * the part of each secret they hold.  Key blocks do not span pieces. */
+		if (x.block < 0 && pos > 0 && buf[pos - 1] != '\n')
+			lb = pos < CUTBACK ? pos : CUTBACK;
+		if (x.block < 0 && pos + n < len && buf[pos + n - 1] != '\n') {
+			size_t m = len - pos - n < CUTBACK ? len - pos - n : CUTBACK;
+			const char *nl = memchr(buf + pos + n, '\n', m);
+
+			la = nl ? (size_t)(nl - (buf + pos + n)) : m;
+		}
+		if (unit(&x, &o, buf + pos - lb, lb + n + la, lb, lb + n, *scratch, &acc))
 			goto out;
+		if (la)
+			x.block = -1; /* a BEGIN marker that the line goes on after opens none */
 		pos += n;
 	}
 	if (put(&o, "", 1))

@@ -83,8 +83,9 @@ struct pm_redact_stats {
  * UTF-8 included), so text without secrets comes out byte-identical.
  *
  * Lines (up to and including '\n') are redacted one at a time; lines longer than 1 MiB are
- * cut into pieces of at most 1 MiB (at a blank where one is near) and a secret split across
- * two pieces may escape.  Private key blocks span lines: from a "-----BEGIN ... PRIVATE
+ * cut into pieces of at most 1 MiB (at a blank where one is near), each scanned with up to
+ * 4 KiB of its line on either side, so that a name cut from its value or a secret cut in two
+ * is still found (each piece's part of it replaced).  Private key blocks span lines: from a "-----BEGIN ... PRIVATE
  * KEY-----" line to the next "-----END" marker everything becomes one "[REDACTED:<kind>]"
  * (the lines in between included), as long as each line can be the key's body: base64, and
  * before it PEM headers and a blank line, after what precedes the BEGIN marker on its line

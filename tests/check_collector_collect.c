@@ -419,6 +419,38 @@ START_TEST(head_tail_capping)
 	free(c.name);
 	free(c.origin);
 
+	/* a last line longer than the tail's half: its end is not kept without its start (a
+	 * name cut off, its value bare), with a line end or without */
+	for (int nl = 0; nl < 2; nl++) {
+		ck_assert_int_eq(
+			pm_run_command(
+				nl ? "echo a; printf DB_PASSWORD=; seq -s, 1 3000 | tr -d \\\\n; "
+				     "echo horse-battery-staple" :
+				     "echo a; printf DB_PASSWORD=; seq -s, 1 3000 | tr -d \\\\n; "
+				     "printf horse-battery-staple",
+				5, 4096, &c),
+			0);
+		ck_assert_int_eq(c.status, PM_ST_TRUNCATED);
+		ck_assert_ptr_null(strstr(c.data, "horse-battery-staple"));
+		ck_assert_msg(!strncmp(c.data, "a\n[postmortem: ", 15), "%.200s", c.data);
+		ck_assert_ptr_nonnull(strstr(c.data,
+					     " bytes omitted here, to the end: its last line "
+					     "was too long to keep]\n"));
+		ck_assert_int_eq(c.data[c.len - 1], '\n');
+		free(c.data);
+		free(c.name);
+		free(c.origin);
+	}
+	/* near miss: a tail with whole lines after its first line end keeps them */
+	ck_assert_int_eq(pm_run_command("seq 1 3000; printf DB_PASSWORD=x; seq -s, 1 3000; seq 1 10",
+					5, 4096, &c),
+			 0);
+	ck_assert(c.len > 5 && !strcmp(c.data + c.len - 5, "9\n10\n"));
+	ck_assert_ptr_nonnull(strstr(c.data, " bytes omitted here]\n"));
+	free(c.data);
+	free(c.name);
+	free(c.origin);
+
 	ck_assert_int_eq(pm_run_command("seq 1 10", 5, 4096, &c), 0);
 	ck_assert_int_eq(c.status, PM_ST_OK);
 	ck_assert_str_eq(c.data, "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");

@@ -994,6 +994,47 @@ START_TEST(test_huge_line)
 }
 END_TEST
 
+/*
+ * A line longer than 1 MiB is redacted in pieces: a cut at the blank between a name and its
+ * value, or through a token (no blank near), hides neither; the same line with no secret at
+ * the cut comes out byte-identical.
+ */
+START_TEST(test_piece_cut)
+{
+	static const struct {
+		const char *at, *secret; /* AT: text ending where the cut falls, SECRET after it */
+		bool keep;
+	} cases[] = {
+		{" --password ", "Hunter2xyz", false},
+		{" Authorization: Bearer ", "abcDEF1234567890xyzQ", false},
+		{" token=ghp_Ab3dE5gH7jK9", "mN1pQ3sT5vW7yZ9bC1eF3hJ5", false},
+		{" --verbose ", "Hunter2xyz", true},
+	};
+	size_t n = (1 << 20) + 64;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char *b = malloc(n);
+		size_t l = strlen(cases[c].at), at = (1 << 20) - l;
+		struct buf o;
+
+		ck_assert_ptr_nonnull(b);
+		memset(b, 'x', n); /* no blank near the cut but those of AT */
+		memcpy(b + at, cases[c].at, l);
+		memcpy(b + (1 << 20), cases[c].secret, strlen(cases[c].secret));
+		b[n - 2] = ' ';
+		b[n - 1] = '\n';
+		o = redact(b, n, NULL);
+		if (cases[c].keep)
+			ck_assert(o.n == n && !memcmp(o.p, b, n));
+		else
+			ck_assert_msg(!has(&o, cases[c].secret) && has(&o, "[REDACTED:"), "%s%s",
+				      cases[c].at, cases[c].secret);
+		free(o.p);
+		free(b);
+	}
+}
+END_TEST
+
 /* Repetitions that would be quadratic if a validator rescanned: must finish at once. */
 START_TEST(test_hostile_repetitions)
 {
@@ -1182,6 +1223,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_url_encoded);
 	tcase_add_test(t, test_binary_and_invalid_utf8);
 	tcase_add_test(t, test_huge_line);
+	tcase_add_test(t, test_piece_cut);
 	tcase_add_test(t, test_hostile_repetitions);
 	tcase_add_test(t, test_glued_secret_ends_run);
 	tcase_add_test(t, test_name_after_secret);
