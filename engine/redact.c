@@ -609,7 +609,7 @@ static int esc_pass(struct ctx *x, const char *b, size_t n, hs_scratch_t *scratc
 	x->map = NULL; /* the view has no gaps: "%20" is a blank, not a control character */
 	x->nc = x->ncut = x->covered = x->kw_skip = 0;
 	x->touched = 0;
-	x->end_known = x->netrc_known = false;
+	x->end_known = x->netrc_known = x->stop_known = false;
 	if (pm_hs_chunk(db, NULL, x->b, x->n, scratch, on_hit, x) != HS_SUCCESS && !x->oom) {
 		free(first);
 		return -1;
@@ -674,6 +674,7 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, size_t lo
 	x->kw_skip = 0;
 	x->end_known = false;
 	x->netrc_known = false;
+	x->stop_known = false;
 	x->orphan = -1;
 	if (x->n && pm_hs_chunk(db, NULL, x->b, x->n, scratch, on_hit, x) != HS_SUCCESS && !x->oom)
 		return -1;

@@ -176,6 +176,8 @@ struct ctx {
 	bool end_known;
 	size_t netrc_at; /* first "machine"/"login"/"default" word, or NONE */
 	bool netrc_known;
+	size_t stop_from, stop_at; /* first byte at or after stop_from ending a URL's user part */
+	bool stop_known;
 	/* B is a view of the line without its control characters: MAP says where each byte
 	 * of it (and its end) is in the line; NULL when B is the line itself */
 	const uint32_t *map;

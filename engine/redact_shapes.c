@@ -430,6 +430,24 @@ static bool db_scheme(const char *p, size_t n)
 	return false;
 }
 
+/* The first '@', blank or quote at or after FROM, or the end of the line: where a '/' in a
+ * URL's user part has to look for its '@'.  Remembered, as hits only move forward, so that a
+ * line of "://" hits reads each byte once. */
+static size_t userinfo_stop(struct ctx *x, size_t from)
+{
+	if (!x->stop_known || from < x->stop_from || x->stop_at < from || x->stop_at > x->n) {
+		size_t f = from;
+
+		while (f < x->n && (unsigned char)x->b[f] > ' ' &&
+		       !one_of((unsigned char)x->b[f], "@\"'<>`\\"))
+			f++;
+		x->stop_from = from;
+		x->stop_at = f;
+		x->stop_known = true;
+	}
+	return x->stop_at;
+}
+
 /*
  * A user name with no password ("https://<token>@host"): a token when it is a long
  * high-entropy run (upper and lower case and digits, or 32 hex and more with a letter and a
@@ -476,15 +494,13 @@ void pm_rd_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	 * first '@' after it ends the user information, which cannot hold one unescaped */
 	if (at == NONE && e < x->n && x->b[e] == '/') {
 		const char *lc = memrchr(x->b + a, ':', e - a);
-		size_t d = lc ? (size_t)(lc - x->b) + 1 : e, f = e;
+		size_t d = lc ? (size_t)(lc - x->b) + 1 : e, f;
 
 		while (d < e && is_digit((unsigned char)x->b[d]))
 			d++;
 		if (d < e) {
-			while (f < x->n && f - a < 1024 && (unsigned char)x->b[f] > ' ' &&
-			       !one_of((unsigned char)x->b[f], "@\"'<>`\\"))
-				f++;
-			if (f + 1 < x->n && x->b[f] == '@' &&
+			f = userinfo_stop(x, e);
+			if (f - a < 1024 && f + 1 < x->n && x->b[f] == '@' &&
 			    (is_alnum((unsigned char)x->b[f + 1]) || x->b[f + 1] == '['))
 				at = e = f;
 		}

@@ -1072,6 +1072,7 @@ START_TEST(test_hostile_repetitions)
 		"\033]",
 		"a\033",
 		"https://u:p?#@",
+		"x:ab/://",
 	};
 	size_t n = 2 << 20;
 	char *b = malloc(n);
