@@ -630,12 +630,53 @@ static int esc_pass(struct ctx *x, const char *b, size_t n, hs_scratch_t *scratc
 	return x->oom ? -1 : 0;
 }
 
+/*
+ * A key block that another rank's line ended (x->blk_resume): line B (N bytes) under the
+ * BEGIN line's own prefix holding base64 alone is the key's, copied out with its content
+ * redacted (1; -1 out of memory); such a line holding anything else, or any line with an
+ * END marker, ends that (0); another rank's line leaves it on (0: B is scanned as any line).
+ */
+static int resumed(struct ctx *x, struct out *o, const char *b, size_t n,
+		   struct pm_redact_stats *st)
+{
+	size_t p = x->blk_plen, e = n, k;
+	char tag[64];
+	int len;
+
+	while (e > 0 && is_eol((unsigned char)b[e - 1]))
+		e--;
+	if (memmem(b, n, "-----END", 8)) {
+		x->blk_resume = -1;
+		return 0;
+	}
+	if (e < p || memcmp(b, x->blk_pre, p))
+		return 0;
+	for (k = p; k < e && in(S_B64, (unsigned char)b[k]); k++)
+		;
+	if (k != e || k == p) {
+		x->blk_resume = -1;
+		return 0;
+	}
+	len = snprintf(tag, sizeof(tag), "[REDACTED:%s]", kind_names[x->blk_resume]);
+	if (put(o, b, p) || put(o, tag, (size_t)len) || put(o, b + e, n - e))
+		return -1;
+	st->total++;
+	st->by_kind[x->blk_resume]++;
+	return 1;
+}
+
 /* Redact one line (or piece) B of N bytes: copy out its bytes [LO, HI) (a piece of a long
  * line comes with some of the line around it, which is scanned, not copied). */
 static int unit(struct ctx *x, struct out *o, const char *b, size_t n, size_t lo, size_t hi,
 		hs_scratch_t *scratch, struct pm_redact_stats *st)
 {
 	x->map = NULL;
+	if (x->blk_resume >= 0 && x->block < 0 && lo == 0 && hi == n) {
+		int r = resumed(x, o, b, n, st);
+
+		if (r)
+			return r < 0 ? -1 : 0;
+	}
 	if (x->block >= 0) {
 		const char *e = memmem(b, n, "-----END", 8);
 
@@ -656,7 +697,12 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, size_t lo
 			if (pm_rd_key_body(x))
 				return 0; /* inside a key block */
 			/* not the key's: the block ends before this line, and the line end its
-			 * BEGIN line's tag took comes back, or this line would join the tag */
+			 * BEGIN line's tag took comes back, or this line would join the tag.
+			 * Another rank's line: the key's own may go on after it */
+			if (x->blk_plen && x->blk_plen != NONE && !x->blk_quote &&
+			    x->n >= x->blk_plen && memcmp(x->b, x->blk_pre, x->blk_plen) &&
+			    same_shape(x->b, x->blk_pre, x->blk_plen))
+				x->blk_resume = x->block;
 			x->map = NULL;
 			if (put(o, x->blk_eol, x->blk_eollen))
 				return -1;
@@ -711,7 +757,7 @@ static size_t unit_len(const char *buf, size_t len)
 static int redact_with(const char *buf, size_t len, char **out, size_t *outlen,
 		       struct pm_redact_stats *st, hs_scratch_t **scratch)
 {
-	struct ctx x = {.block = -1};
+	struct ctx x = {.block = -1, .blk_resume = -1};
 	struct out o = {NULL, 0, 0};
 	struct pm_redact_stats acc = {0};
 	int rc = -1, err = ENOMEM;

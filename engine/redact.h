@@ -92,8 +92,11 @@ struct pm_redact_stats {
  * or text alike but for its digits (srun --label's "3: ", a logger's time stamp); for a key
  * printed as a list of strings, one quoted base64 string a line.  The first line that
  * cannot (another rank's line, the job going on) ends the block and is copied out on a
- * line of its own, so that a BEGIN line without its END never swallows what follows; a
- * block still open at the end of BUF is redacted to the end of BUF.  A block whose start is
+ * line of its own, so that a BEGIN line without its END never swallows what follows; when
+ * that is another rank's line (its prefix alike, not the same), the key's own base64 lines
+ * after it are still redacted, each on its own, up to a line of its prefix that is not
+ * body or an END marker.  A block still open at the end of BUF is redacted to the end of
+ * BUF.  A block whose start is
  * missing (BUF is the tail of a capped file, or other ranks' lines ended it) is caught at
  * its END line, which takes back the body lines (base64, each with the prefix the END line
  * has or one alike) copied out before it, keeping other ranks' lines between them.

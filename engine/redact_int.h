@@ -197,6 +197,10 @@ struct ctx {
 	bool blk_body;
 	unsigned char blk_eollen;
 	char blk_eol[2];
+	/* a block ended by another rank's line (its prefix alike, not the same): the kind of
+	 * key whose later body lines under the BEGIN line's own prefix are still redacted, or
+	 * -1 (redact.c, resumed()) */
+	int blk_resume;
 	bool oom;
 };
 

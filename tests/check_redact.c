@@ -839,11 +839,19 @@ START_TEST(test_key_block_unclosed)
 	      "[REDACTED:private_key]\n\nINFO: done\n");
 	twice("    -----BEGIN EC PRIVATE KEY-----\n    MHcCAQEEIaycxUROPVff\nnext: 1\n",
 	      "    [REDACTED:private_key]\nnext: 1\n");
-	/* another rank's lines inside the body: they end the block, and its END line takes
-	 * back the body lines between them */
+	/* another rank's lines inside the body: they end the block, and the key's own body
+	 * lines after them are still the key's, with its END or without */
 	twice("0: -----BEGIN RSA PRIVATE KEY-----\n0: MIIE\n1: x y\n0: QUJD\n1: step 2\n0: REVG\n"
 	      "0: -----END RSA PRIVATE KEY-----\n0: done\n",
-	      "0: [REDACTED:private_key]\n1: x y\n1: step 2\n[REDACTED:private_key]\n0: done\n");
+	      "0: [REDACTED:private_key]\n1: x y\n0: [REDACTED:private_key]\n1: step 2\n"
+	      "0: [REDACTED:private_key]\n0: -----END RSA PRIVATE KEY-----\n0: done\n");
+	twice("3: -----BEGIN OPENSSH PRIVATE KEY-----\n3: b3Bl\n0: step 1\n3: AAAA\n3: done now\n"
+	      "3: BBBB\n",
+	      "3: [REDACTED:ssh_private_key]\n0: step 1\n3: [REDACTED:ssh_private_key]\n"
+	      "3: done now\n3: BBBB\n");
+	/* an END whose BEGIN is gone takes back the body lines before it, other ranks' between */
+	twice("0: MIIE\n1: x y\n0: QUJD\n1: step 2\n0: REVG\n0: -----END RSA PRIVATE KEY-----\n",
+	      "1: x y\n1: step 2\n[REDACTED:private_key]\n");
 	/* look-alikes, byte-identical as before: a marker in prose opens no block; body-like
 	 * lines of another shape before an END are not taken */
 	twice("the file starts \"-----BEGIN RSA PRIVATE KEY-----\" as usual\nnext line\n",
