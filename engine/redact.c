@@ -24,7 +24,10 @@
  * curl -u user:X, docker login -p X, az login -p X, ldapsearch -w X, smbclient -U user%X,
  * redis-cli -a X, mongosh -p X, openssl enc -k X) are read word by
  * word from the command to the end of its line or pipeline, so that the same option of
- * another command (ssh -p 22, docker run -p 80:80, mysql -p alone) is left alone.
+ * another command (ssh -p 22, docker run -p 80:80, mysql -p alone) is left alone.  A line
+ * holding URL-encoded text ("%3A", "%3D", "%20": "Authorization%3A%20Bearer%20T",
+ * "password%3Dv" in a query or a form) is scanned a second time decoded, and the spans found
+ * are taken back to the line's bytes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -287,10 +290,12 @@ static size_t tag_start(const char *b, size_t lo, size_t s, const char *tag, siz
 	return ctl_len(tmp, k + (tlen < 64 ? tlen : 64), 0) > ctl_len(b + i, k, 0) ? i : s;
 }
 
-/* Copy line B (N bytes) out with the proposed spans replaced. */
-static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm_redact_stats *st)
+/* Copy bytes [LO, HI) of line B out with the proposed spans replaced (the parts of them
+ * inside [LO, HI): a piece of a long line is scanned with some of the line around it). */
+static int emit(struct ctx *x, struct out *o, const char *b, size_t lo, size_t hi,
+		struct pm_redact_stats *st)
 {
-	size_t pos = 0;
+	size_t pos = lo;
 
 	if (x->nc > 1)
 		qsort(x->c, x->nc, sizeof(x->c[0]), by_start);
@@ -306,6 +311,12 @@ static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm
 				m.prio = x->c[i].prio, m.kind = x->c[i].kind;
 			i++;
 		}
+		if (m.s < lo)
+			m.s = lo;
+		if (m.e > hi)
+			m.e = hi;
+		if (m.e <= m.s)
+			continue;
 		len = snprintf(tag, sizeof(tag), "[REDACTED:%s]", kind_names[m.kind]);
 		for (size_t at; (at = tag_start(b, pos, m.s, tag, (size_t)len)) != m.s;)
 			m.s = at; /* "ESC ESC": the first would take the tag in turn */
@@ -315,36 +326,72 @@ static int emit(struct ctx *x, struct out *o, const char *b, size_t n, struct pm
 		st->total++;
 		st->by_kind[m.kind]++;
 	}
-	return put(o, b + pos, n - pos);
+	return put(o, b + pos, hi - pos);
 }
 
 /*
- * Take back from the end of the output the lines that are key body: the prefix PRE (PLEN
- * bytes, what precedes the END marker on its line, "0: " under srun --label) then 1 to 128
- * base64 characters.  Returns whether any was taken.
+ * Line [S, E) of the output (its line end excluded), looking back from an END marker whose
+ * line starts with PRE (PLEN bytes): 1 key body to take back (the prefix, or one alike but
+ * for its digits, then 1 to 128 base64 characters), 0 another rank's line or a later stamp
+ * between the body lines (the prefix alike, something else after it), -1 none of those.
+ */
+static int body_line(const char *p, size_t s, size_t e, const char *pre, size_t plen)
+{
+	size_t k;
+
+	if (e - s <= plen || !same_shape(p + s, pre, plen))
+		return -1;
+	for (k = s + plen; k < e && in(S_B64, (unsigned char)p[k]); k++)
+		;
+	if (k == e && e - s - plen <= 128)
+		return 1;
+	/* interleaved, unless it is where the key or other text began */
+	if (!plen || p[s + plen] == '[' || p[s + plen] == '-')
+		return -1;
+	return 0;
+}
+
+/*
+ * Take back from the end of the output the lines that are key body (body_line()), up to 1024
+ * lines back, keeping the lines of other ranks between them.  Returns whether any was taken.
  */
 static bool take_back(struct out *o, const char *pre, size_t plen)
 {
-	size_t end = o->n;
+	size_t end = o->n, lo = o->n;
+	int lines = 0;
 
-	while (end > 0 && o->p[end - 1] == '\n') {
-		size_t e = end - 1, s, k;
+	while (end > 0 && o->p[end - 1] == '\n' && lines++ < 1024) {
+		size_t e = end - 1, s;
+		int b;
 
 		if (e > 0 && o->p[e - 1] == '\r')
 			e--;
 		for (s = e; s > 0 && e - s <= plen + 128 && o->p[s - 1] != '\n'; s--)
 			;
-		if ((s > 0 && o->p[s - 1] != '\n') || e - s <= plen || memcmp(o->p + s, pre, plen))
+		if (s > 0 && o->p[s - 1] != '\n')
 			break;
-		for (k = s + plen; k < e && in(S_B64, (unsigned char)o->p[k]); k++)
-			;
-		if (k != e)
+		if ((b = body_line(o->p, s, e, pre, plen)) < 0)
 			break;
+		if (b)
+			lo = s;
 		end = s;
 	}
-	if (end == o->n)
+	if (lo == o->n)
 		return false;
-	o->n = end;
+	/* the lines from LO on, less the body's */
+	for (size_t r = lo; r < o->n;) {
+		const char *nl = memchr(o->p + r, '\n', o->n - r);
+		size_t next = (size_t)(nl - o->p) + 1, e = next - 1;
+
+		if (e > r && o->p[e - 1] == '\r')
+			e--;
+		if (body_line(o->p, r, e, pre, plen) == 0) {
+			memmove(o->p + lo, o->p + r, next - r);
+			lo += next - r;
+		}
+		r = next;
+	}
+	o->n = lo;
 	return true;
 }
 
@@ -458,7 +505,6 @@ static void ctl_unmap(struct ctx *x)
 	x->map = NULL;
 }
 
-/* Redact one line (or piece) B of N bytes. */
 /*
  * Look again at the shapes turned down for a run too long (too_long()) where a span proposed
  * since starts inside that run: the run ends there, as the redacted text (its tag) will
@@ -489,24 +535,184 @@ static void settle(struct ctx *x)
 	}
 }
 
-static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratch_t *scratch,
-		struct pm_redact_stats *st)
+/* ---- URL-encoded text: scanned decoded too ---- */
+
+/*
+ * The character "%XX" at B[I] stands for, when it is one that parts or joins a name and its
+ * value (":", "=", a blank, "&", quotes, ",", ";") or a base64 character a token may hold
+ * ("+", "/"); 0 otherwise.
+ */
+static char esc_char(const char *b, size_t n, size_t i)
+{
+	int v = 0;
+
+	if (n - i < 3 || b[i] != '%')
+		return 0;
+	for (size_t k = i + 1; k < i + 3; k++) {
+		unsigned char c = (unsigned char)b[k] | 0x20;
+
+		if (is_digit(c))
+			v = v * 16 + (c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (c - 'a' + 10);
+		else
+			return 0;
+	}
+	return one_of((unsigned char)v, " \"&',;:=+/") ? (char)v : 0;
+}
+
+/* Does B hold "%3A", "%3D" or "%20": an assignment or a header written URL-encoded? */
+static bool has_esc(const char *b, size_t n)
+{
+	for (const char *p = b; (p = memchr(p, '%', n - (size_t)(p - b))); p++) {
+		char c = esc_char(b, n, (size_t)(p - b));
+
+		if (c == ':' || c == '=' || c == ' ')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Scan line B (N bytes) again, decoded ("Authorization%3A%20Bearer%20T",
+ * "password%3Dv%26x%3D1"): the spans found are added to those of the first scan, in the
+ * line's bytes (a span ending on an escape takes the whole of it).  Key blocks are the first
+ * scan's alone.
+ */
+static int esc_pass(struct ctx *x, const char *b, size_t n, hs_scratch_t *scratch)
+{
+	size_t nc0 = x->nc, k = 0;
+	struct cand *first = NULL;
+	int block = x->block;
+
+	if (n + 1 > x->cvcap) {
+		char *cv = realloc(x->cv, n + 1);
+		uint32_t *m;
+
+		if (!cv)
+			return -1;
+		x->cv = cv;
+		if (!(m = realloc(x->cmap, (n + 1) * sizeof(*m))))
+			return -1;
+		x->cmap = m;
+		x->cvcap = n + 1;
+	}
+	for (size_t i = 0; i < n; k++) {
+		char c = esc_char(b, n, i);
+
+		x->cmap[k] = (uint32_t)i;
+		x->cv[k] = c ? c : b[i];
+		i += c ? 3 : 1;
+	}
+	x->cmap[k] = (uint32_t)n;
+	if (nc0 && !(first = malloc(nc0 * sizeof(*first))))
+		return -1;
+	if (nc0)
+		memcpy(first, x->c, nc0 * sizeof(*first));
+	x->b = x->cv;
+	x->n = k;
+	x->map = NULL; /* the view has no gaps: "%20" is a blank, not a control character */
+	x->nc = x->ncut = x->covered = x->kw_skip = 0;
+	x->touched = 0;
+	x->end_known = x->netrc_known = x->stop_known = false;
+	if (pm_hs_chunk(db, NULL, x->b, x->n, scratch, on_hit, x) != HS_SUCCESS && !x->oom) {
+		free(first);
+		return -1;
+	}
+	if (x->ncut && x->nc)
+		settle(x);
+	x->block = block;
+	x->orphan = -1;
+	for (size_t i = 0; i < x->nc; i++) {
+		x->c[i].s = x->cmap[x->c[i].s];
+		x->c[i].e = x->cmap[x->c[i].e]; /* past the escape its last character was */
+	}
+	x->b = b;
+	x->n = n;
+	for (size_t i = 0; i < nc0 && !x->oom; i++)
+		propose(x, first[i].s, first[i].e, first[i].kind, first[i].prio);
+	free(first);
+	return x->oom ? -1 : 0;
+}
+
+/*
+ * A key block that another rank's line ended (x->blk_resume): line B (N bytes) under the
+ * BEGIN line's own prefix holding base64 alone is the key's, copied out with its content
+ * redacted (1; -1 out of memory); such a line holding anything else, or any line with an
+ * END marker, ends that (0); another rank's line leaves it on (0: B is scanned as any line).
+ */
+static int resumed(struct ctx *x, struct out *o, const char *b, size_t n,
+		   struct pm_redact_stats *st)
+{
+	size_t p = x->blk_plen, e = n, k;
+	char tag[64];
+	int len;
+
+	while (e > 0 && is_eol((unsigned char)b[e - 1]))
+		e--;
+	if (memmem(b, n, "-----END", 8)) {
+		x->blk_resume = -1;
+		return 0;
+	}
+	if (e < p || memcmp(b, x->blk_pre, p))
+		return 0;
+	for (k = p; k < e && in(S_B64, (unsigned char)b[k]); k++)
+		;
+	if (k != e || k == p) {
+		x->blk_resume = -1;
+		return 0;
+	}
+	len = snprintf(tag, sizeof(tag), "[REDACTED:%s]", kind_names[x->blk_resume]);
+	if (put(o, b, p) || put(o, tag, (size_t)len) || put(o, b + e, n - e))
+		return -1;
+	st->total++;
+	st->by_kind[x->blk_resume]++;
+	return 1;
+}
+
+/* Redact one line (or piece) B of N bytes: copy out its bytes [LO, HI) (a piece of a long
+ * line comes with some of the line around it, which is scanned, not copied). */
+static int unit(struct ctx *x, struct out *o, const char *b, size_t n, size_t lo, size_t hi,
+		hs_scratch_t *scratch, struct pm_redact_stats *st)
 {
 	x->map = NULL;
+	if (x->blk_resume >= 0 && x->block < 0 && lo == 0 && hi == n) {
+		int r = resumed(x, o, b, n, st);
+
+		if (r)
+			return r < 0 ? -1 : 0;
+	}
 	if (x->block >= 0) {
 		const char *e = memmem(b, n, "-----END", 8);
-		size_t skip;
 
-		if (!e)
-			return 0; /* inside a key block */
 		x->b = b;
 		x->n = n;
-		skip = (size_t)(e - b) + 8;
-		if (skip < n && b[skip] == ' ')
-			skip = pm_rd_marker_end(x, skip + 1);
+		if (e) {
+			size_t skip = (size_t)(e - b) + 8;
+
+			if (skip < n && b[skip] == ' ')
+				skip = pm_rd_marker_end(x, skip + 1);
+			b += skip;
+			n -= skip;
+			lo = 0; /* no piece of a long line comes here: redact_with() */
+			hi = n;
+		} else {
+			if (has_ctl(b, n) && ctl_view(x, b, n) < 0)
+				return -1;
+			if (pm_rd_key_body(x))
+				return 0; /* inside a key block */
+			/* not the key's: the block ends before this line, and the line end its
+			 * BEGIN line's tag took comes back, or this line would join the tag.
+			 * Another rank's line: the key's own may go on after it */
+			if (x->blk_plen && x->blk_plen != NONE && !x->blk_quote &&
+			    x->n >= x->blk_plen && memcmp(x->b, x->blk_pre, x->blk_plen) &&
+			    same_shape(x->b, x->blk_pre, x->blk_plen))
+				x->blk_resume = x->block;
+			x->map = NULL;
+			if (put(o, x->blk_eol, x->blk_eollen))
+				return -1;
+		}
 		x->block = -1;
-		b += skip;
-		n -= skip;
 	}
 	x->b = b;
 	x->n = n;
@@ -519,6 +725,7 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 	x->kw_skip = 0;
 	x->end_known = false;
 	x->netrc_known = false;
+	x->stop_known = false;
 	x->orphan = -1;
 	if (x->n && pm_hs_chunk(db, NULL, x->b, x->n, scratch, on_hit, x) != HS_SUCCESS && !x->oom)
 		return -1;
@@ -530,7 +737,9 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, hs_scratc
 		return -1;
 	if (x->map)
 		ctl_unmap(x);
-	return emit(x, o, b, n, st);
+	if (has_esc(b, n) && esc_pass(x, b, n, scratch) < 0)
+		return -1;
+	return emit(x, o, b, lo, hi, st);
 }
 
 /* The length of the next line or piece of BUF. */
@@ -553,7 +762,7 @@ static size_t unit_len(const char *buf, size_t len)
 static int redact_with(const char *buf, size_t len, char **out, size_t *outlen,
 		       struct pm_redact_stats *st, hs_scratch_t **scratch)
 {
-	struct ctx x = {.block = -1};
+	struct ctx x = {.block = -1, .blk_resume = -1};
 	struct out o = {NULL, 0, 0};
 	struct pm_redact_stats acc = {0};
 	int rc = -1, err = ENOMEM;
@@ -574,10 +783,24 @@ static int redact_with(const char *buf, size_t len, char **out, size_t *outlen,
 	if (!o.p)
 		goto out;
 	for (size_t pos = 0; pos < len;) {
-		size_t n = unit_len(buf + pos, len - pos);
+		size_t n = unit_len(buf + pos, len - pos), lb = 0, la = 0;
 
-		if (unit(&x, &o, buf + pos, n, *scratch, &acc))
+		/* a piece of a line longer than MAXLINE is scanned with up to CUTBACK bytes of the
+		 * line before and after it, so that what the cut parts (a name and its value, a
+		 * secret) is still seen whole; only the piece's own bytes are copied out, with
+		 * the part of each secret they hold.  Key blocks do not span pieces. */
+		if (x.block < 0 && pos > 0 && buf[pos - 1] != '\n')
+			lb = pos < CUTBACK ? pos : CUTBACK;
+		if (x.block < 0 && pos + n < len && buf[pos + n - 1] != '\n') {
+			size_t m = len - pos - n < CUTBACK ? len - pos - n : CUTBACK;
+			const char *nl = memchr(buf + pos + n, '\n', m);
+
+			la = nl ? (size_t)(nl - (buf + pos + n)) : m;
+		}
+		if (unit(&x, &o, buf + pos - lb, lb + n + la, lb, lb + n, *scratch, &acc))
 			goto out;
+		if (la)
+			x.block = -1; /* a BEGIN marker that the line goes on after opens none */
 		pos += n;
 	}
 	if (put(&o, "", 1))

@@ -63,7 +63,7 @@ enum pm_redact_kind {
 	PM_REDACT_PGP_PRIVATE_KEY,	 /* -----BEGIN PGP PRIVATE KEY BLOCK----- */
 	PM_REDACT_PASSWORD,		 /* password/passwd/passphrase assignments */
 	PM_REDACT_SECRET,		 /* ...secret assignments */
-	PM_REDACT_TOKEN,		 /* ...token assignments, other Authorization schemes */
+	PM_REDACT_TOKEN,		 /* ...token assignments, other schemes, ://TOKEN@ */
 	PM_REDACT_API_KEY,		 /* api_key/apikey/access_key/... assignments */
 	PM_REDACT__COUNT
 };
@@ -75,20 +75,33 @@ struct pm_redact_stats {
 };
 
 /*
- * Redact BUF (LEN bytes of text in any encoding, not NUL-terminated, possibly binary or
- * without a final newline) into a new buffer *OUT of *OUTLEN bytes.  Each secret found is
+ * Redact BUF (LEN bytes of text in an ASCII-compatible encoding, not NUL-terminated,
+ * possibly binary or without a final newline) into a new buffer *OUT of *OUTLEN bytes.
+ * UTF-16 text passes unread (a NUL between each two characters hides every secret): a
+ * caller must not archive it (the collector refuses it, epilog/scrub.c).  Each secret found is
  * replaced by "[REDACTED:<kind>]"; every other byte is copied unchanged (CR, NUL, invalid
  * UTF-8 included), so text without secrets comes out byte-identical.
  *
  * Lines (up to and including '\n') are redacted one at a time; lines longer than 1 MiB are
- * cut into pieces of at most 1 MiB (at a blank where one is near) and a secret split across
- * two pieces may escape.  Private key blocks span lines: from a "-----BEGIN ... PRIVATE
+ * cut into pieces of at most 1 MiB (at a blank where one is near), each scanned with up to
+ * 4 KiB of its line on either side, so that a name cut from its value or a secret cut in two
+ * is still found (each piece's part of it replaced).  Private key blocks span lines: from a "-----BEGIN ... PRIVATE
  * KEY-----" line to the next "-----END" marker everything becomes one "[REDACTED:<kind>]"
- * (the lines in between included), and a block still open at the end of BUF is redacted to
- * the end of BUF.  A block whose start is missing (BUF is the tail of a capped file) is
- * caught at its END line, which takes back the body lines (base64, each with the prefix
- * the END line has) copied out just before it.  Nothing is carried between calls: a caller
- * that splits a file must split it at line ends.
+ * (the lines in between included), as long as each line can be the key's body: base64, and
+ * before it PEM headers and a blank line, after what precedes the BEGIN marker on its line
+ * or text alike but for its digits (srun --label's "3: ", a logger's time stamp); for a key
+ * printed as a list of strings, one quoted base64 string a line.  The first line that
+ * cannot (another rank's line, the job going on) ends the block and is copied out on a
+ * line of its own, so that a BEGIN line without its END never swallows what follows; when
+ * that is another rank's line (its prefix alike, not the same), the key's own base64 lines
+ * after it are still redacted, each on its own, up to a line of its prefix that is not
+ * body or an END marker.  A block still open at the end of BUF is redacted to the end of
+ * BUF.  A block whose start is
+ * missing (BUF is the tail of a capped file, or other ranks' lines ended it) is caught at
+ * its END line, which takes back the body lines (base64, each with the prefix the END line
+ * has or one alike) copied out before it, keeping other ranks' lines between them.
+ * Nothing is carried between calls: a caller that splits a file must split it at line
+ * ends.
  *
  * The work is linear in LEN (one literal prefilter pass, then bounded checks at each hit)
  * and memory is bounded by *OUTLEN plus a small constant per hit on one line.  The result is

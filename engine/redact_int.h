@@ -176,6 +176,8 @@ struct ctx {
 	bool end_known;
 	size_t netrc_at; /* first "machine"/"login"/"default" word, or NONE */
 	bool netrc_known;
+	size_t stop_from, stop_at; /* first byte at or after stop_from ending a URL's user part */
+	bool stop_known;
 	/* B is a view of the line without its control characters: MAP says where each byte
 	 * of it (and its end) is in the line; NULL when B is the line itself */
 	const uint32_t *map;
@@ -185,6 +187,20 @@ struct ctx {
 	int block;		   /* the kind of an open key block, or -1 */
 	int orphan;		   /* the kind of an END marker without its BEGIN, or -1 */
 	size_t orphan_s, orphan_e; /* where that marker starts and ends */
+	/* what may follow the open block's BEGIN line as the key's body (pm_rd_key_body): the
+	 * text before the marker on its line (BLK_PLEN bytes; NONE: too long to keep), the
+	 * quote that closed the marker's string (a key printed as a list of strings) or 0,
+	 * whether a base64 line came yet, and the BEGIN line's end, which its tag took */
+	char blk_pre[256];
+	size_t blk_plen;
+	char blk_quote;
+	bool blk_body;
+	unsigned char blk_eollen;
+	char blk_eol[2];
+	/* a block ended by another rank's line (its prefix alike, not the same): the kind of
+	 * key whose later body lines under the BEGIN line's own prefix are still redacted, or
+	 * -1 (redact.c, resumed()) */
+	int blk_resume;
 	bool oom;
 };
 
@@ -286,6 +302,17 @@ static inline size_t content_end(const struct ctx *x)
 	return e;
 }
 
+/* A and B (N bytes each) alike but for their digits: the same prefix on another line (another
+ * rank's label, a later time stamp). */
+static inline bool same_shape(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i] &&
+		    !(is_digit((unsigned char)a[i]) && is_digit((unsigned char)b[i])))
+			return false;
+	return true;
+}
+
 static inline bool mixed_case(const char *p, size_t n, bool digit)
 {
 	bool up = false, lo = false, dg = false;
@@ -339,6 +366,8 @@ void pm_rd_webhook(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 /* redact_shapes.c: past the "-----" that closes a marker whose label starts at P (or P if
  * none nearby) */
 size_t pm_rd_marker_end(const struct ctx *x, size_t p);
+/* redact_shapes.c: whether line X->b (a key block being open) can be the key's body */
+bool pm_rd_key_body(struct ctx *x);
 /* redact_assign.c: whether value V (N bytes) stands for no secret; the closing quote Q of
  * a value starting at VS, or the end of the line (ESC: the quotes are written \") */
 bool pm_rd_placeholder(const char *v, size_t n);

@@ -1,7 +1,8 @@
 /*
  * redact_shapes.c - the redactor's validators of token shapes (provider prefixes, JWTs,
- * webhook URLs), private key blocks, URLs with passwords, credentials after a scheme word
- * and the commands that take a secret as an argument (redact.c, "how it works").
+ * webhook URLs), private key blocks, URLs with passwords (a '/' in the password included)
+ * or a token for their user name, credentials after a scheme word and the commands that take
+ * a secret as an argument (redact.c, "how it works").
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -247,10 +248,104 @@ static int key_label(const struct ctx *x, size_t p, size_t *me)
 	return PM_REDACT_PRIVATE_KEY;
 }
 
+/*
+ * Open a key block at the BEGIN marker at S, its line ending after it (or a quote Q closing
+ * the marker's string: a key printed as a list of strings, one a line).  What precedes the
+ * marker is kept to strip from the lines that follow (srun --label's "3: ", a logger's stamp,
+ * a YAML indent), and the line end its tag takes, to give back where the block ends early.
+ */
+static void block_open(struct ctx *x, size_t s, int kind, char q)
+{
+	x->block = kind;
+	x->blk_quote = q;
+	x->blk_body = false;
+	x->blk_plen = s <= sizeof(x->blk_pre) ? s : NONE;
+	if (x->blk_plen != NONE)
+		memcpy(x->blk_pre, x->b, s);
+	x->blk_eollen = 0;
+	if (x->n >= 2 && !memcmp(x->b + x->n - 2, "\r\n", 2))
+		memcpy(x->blk_eol, "\r\n", x->blk_eollen = 2);
+	else if (x->n >= 1 && x->b[x->n - 1] == '\n')
+		memcpy(x->blk_eol, "\n", x->blk_eollen = 1);
+}
+
+/* Does the marker at ME close a quoted string that ends the line ("-----',", "-----\\n\"")?
+ * Its quote, or 0. */
+static char quoted_marker(const struct ctx *x, size_t me)
+{
+	size_t q = me, k;
+
+	if (x->n - q >= 2 && x->b[q] == '\\' && x->b[q + 1] == 'n')
+		q += 2;
+	if (q >= x->n || (x->b[q] != '\'' && x->b[q] != '"'))
+		return 0;
+	for (k = q + 1; k < x->n && one_of((unsigned char)x->b[k], " \t,+)]"); k++)
+		;
+	return k == content_end(x) ? x->b[q] : 0;
+}
+
+/* The header names PEM and OpenPGP armour put before the body. */
+static bool pem_header(const char *p, size_t n)
+{
+	static const char *const names[] = {"Proc-Type", "DEK-Info", "Comment",	 "Version",
+					    "Hash",	 "Charset",  "MessageID"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == n && !memcmp(p, names[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * Line X->b, inside an open key block: is it the key's body?  After the BEGIN line's prefix
+ * (or one alike but for its digits: a stamp, another rank's label), base64, or before the
+ * first base64 line a header or a blank line; for a key printed as a list, one quoted base64
+ * string.  Anything else (another rank's line, the collector's omitted marker, the job going
+ * on) ends the block: a BEGIN line with no END must not swallow the rest of the file.
+ */
+bool pm_rd_key_body(struct ctx *x)
+{
+	size_t e = content_end(x), p = 0, k;
+
+	if (x->blk_plen == NONE)
+		return true; /* a prefix too long to keep: the block runs to its END */
+	if (x->blk_quote) {
+		p = skip_blank(x, 0);
+		if (p < e && one_of((unsigned char)x->b[p], "[(+"))
+			p = skip_blank(x, p + 1);
+		if (p >= e || x->b[p] != x->blk_quote)
+			return false;
+		k = run(x, p + 1, S_B64);
+		if (k == p + 1)
+			return false;
+		if (e - k >= 2 && x->b[k] == '\\' && x->b[k + 1] == 'n')
+			k += 2;
+		if (k >= e || x->b[k] != x->blk_quote)
+			return false;
+		for (k++; k < e && one_of((unsigned char)x->b[k], " \t,+)]"); k++)
+			;
+		return k == e;
+	}
+	if (x->blk_plen && e >= x->blk_plen && same_shape(x->b, x->blk_pre, x->blk_plen))
+		p = x->blk_plen;
+	while (e > p && is_blank((unsigned char)x->b[e - 1]))
+		e--;
+	if (p == e)
+		return !x->blk_body;
+	if (run(x, p, S_B64) >= e) {
+		x->blk_body = true;
+		return true;
+	}
+	for (k = p; k < e && (is_alnum((unsigned char)x->b[k]) || x->b[k] == '-'); k++)
+		;
+	return !x->blk_body && k < e && x->b[k] == ':' && pem_header(x->b + p, k - p);
+}
+
 void pm_rd_pem(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
 	size_t p = s + 11, me, ep, r;
 	int kind = key_label(x, p, &me);
+	char q = 0;
 
 	(void)t;
 	if (kind < 0) {
@@ -267,12 +362,13 @@ void pm_rd_pem(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		return;
 	}
 	r = skip_blank(x, me);
-	if (r == x->n || is_eol((unsigned char)x->b[r])) {
-		/* the body follows on the next lines: swallow them up to the END line */
+	if (r == x->n || is_eol((unsigned char)x->b[r]) || (q = quoted_marker(x, me))) {
+		/* the body follows on the next lines: swallow them up to the END line, or up to
+		 * the first line that cannot be the key's (pm_rd_key_body) */
 		looked(x, id, x->n);
 		propose(x, s, x->n, kind, P_BLOCK);
 		if (!x->oom)
-			x->block = kind;
+			block_open(x, s, kind, r == x->n || is_eol((unsigned char)x->b[r]) ? 0 : q);
 	} else if (x->b[r] == '\\' || in(S_B64, (unsigned char)x->b[r])) {
 		/* an escaped ("\n") or flattened key cut short: redact the rest of the line */
 		looked(x, id, x->n);
@@ -334,6 +430,48 @@ static bool db_scheme(const char *p, size_t n)
 	return false;
 }
 
+/* The first '@', blank or quote at or after FROM, or the end of the line: where a '/' in a
+ * URL's user part has to look for its '@'.  Remembered, as hits only move forward, so that a
+ * line of "://" hits reads each byte once. */
+static size_t userinfo_stop(struct ctx *x, size_t from)
+{
+	if (!x->stop_known || from < x->stop_from || x->stop_at < from || x->stop_at > x->n) {
+		size_t f = from;
+
+		while (f < x->n && (unsigned char)x->b[f] > ' ' &&
+		       !one_of((unsigned char)x->b[f], "@\"'<>`\\"))
+			f++;
+		x->stop_from = from;
+		x->stop_at = f;
+		x->stop_known = true;
+	}
+	return x->stop_at;
+}
+
+/*
+ * A user name with no password ("https://<token>@host"): a token when it is a long
+ * high-entropy run (upper and lower case and digits, or 32 hex and more with a letter and a
+ * digit).  Tokens of a known shape ("ghp_...@") have their own trigger; "git@", a user's
+ * name, stay.
+ */
+static void user_token(struct ctx *x, size_t a, size_t at)
+{
+	size_t n = at - a, hex = 0;
+	bool digit = false, letter = false;
+
+	if (n < 20 || n > 512 || run(x, a, S_TOKEN68) != at)
+		return;
+	for (size_t i = a; i < at; i++) {
+		unsigned char c = (unsigned char)x->b[i];
+
+		hex += in(S_HEX, c);
+		digit |= is_digit(c);
+		letter |= is_lower(c);
+	}
+	if (mixed_case(x->b + a, n, true) || (hex == n && n >= 32 && digit && letter))
+		propose(x, a, at, PM_REDACT_TOKEN, P_GENERIC);
+}
+
 void pm_rd_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
 	size_t a = s + 3, e = a, at = NONE, qh = NONE, at_qh = NONE, k = s, ps;
@@ -350,6 +488,22 @@ void pm_rd_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		if (c == '@')
 			at = e;
 		e++;
+	}
+	/* a '/' before any '@': the path begins there, unless the text from the last ':' to it
+	 * is no port ("u:pa/ss@h", "redis://:a/b@h"): then a password holds the '/', and the
+	 * first '@' after it ends the user information, which cannot hold one unescaped */
+	if (at == NONE && e < x->n && x->b[e] == '/') {
+		const char *lc = memrchr(x->b + a, ':', e - a);
+		size_t d = lc ? (size_t)(lc - x->b) + 1 : e, f;
+
+		while (d < e && is_digit((unsigned char)x->b[d]))
+			d++;
+		if (d < e) {
+			f = userinfo_stop(x, e);
+			if (f - a < 1024 && f + 1 < x->n && x->b[f] == '@' &&
+			    (is_alnum((unsigned char)x->b[f + 1]) || x->b[f + 1] == '['))
+				at = e = f;
+		}
 	}
 	looked(x, id, e);
 	/* a '?' or '#' before the '@' is a password's when the ':' before it is not a port's
@@ -371,8 +525,10 @@ void pm_rd_url(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		k++;
 	if (k == s)
 		return;
-	if (!(colon = memchr(x->b + a, ':', at - a)))
+	if (!(colon = memchr(x->b + a, ':', at - a))) {
+		user_token(x, a, at);
 		return;
+	}
 	/* a placeholder's own colon ("[REDACTED:gitlab_token].x@host", a token redacted
 	 * before) is no user:password separator: the next colon after it, if any */
 	while (colon && (size_t)(colon - x->b) >= a + 9 && !memcmp(colon - 9, "[REDACTED", 9)) {

@@ -7,8 +7,14 @@
  * The redactor reads text.  gzip and zstd files reach it as their text (the reader child
  * decompresses them, userfile.c); any capture that still starts as a compressed or archive
  * format (xz, bzip2, zip, a .gz inside a .gz) would pass it unread, so it is not archived.
+ * Nor is UTF-16 text (a log a Windows tool or PowerShell wrote): the redactor's triggers are
+ * ASCII, and a NUL between each two characters hides every one of them.  Refused rather than
+ * decoded, redacted and encoded again: the engine reads ASCII-compatible text, so such a
+ * file would show it nothing to diagnose either, and a second decoder in front of the
+ * redactor, whose every byte must come back, is one more place for a secret to slip through.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +65,32 @@ static void name_text(struct pm_collection *c, struct pm_capture *cap)
 	}
 }
 
+/*
+ * Is BUF (LEN bytes) UTF-16 text, whole or in part?  A byte order mark at its start, or
+ * anywhere 8 code units in a row of ASCII text (printable, tab, CR, LF) each beside a NUL
+ * byte, in either byte order: a file cut head and tail, or appended to by another tool,
+ * need not start with its mark nor on an even byte.  Text in ASCII or UTF-8 holds no NUL.
+ */
+static const char *utf16_text(const unsigned char *b, size_t len)
+{
+	size_t run[2][2] = {{0, 0}, {0, 0}}; /* [little, big endian][parity of the unit's start] */
+
+	if (len >= 2 && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff)))
+		return "UTF-16 text";
+	for (size_t i = 0; i + 1 < len; i++) {
+		bool a0 = b[i] == '\t' || b[i] == '\n' || b[i] == '\r' ||
+			  (b[i] >= 0x20 && b[i] < 0x7f);
+		bool a1 = b[i + 1] == '\t' || b[i + 1] == '\n' || b[i + 1] == '\r' ||
+			  (b[i + 1] >= 0x20 && b[i + 1] < 0x7f);
+
+		run[0][i & 1] = a0 && !b[i + 1] ? run[0][i & 1] + 1 : 0;
+		run[1][i & 1] = !b[i] && a1 ? run[1][i & 1] + 1 : 0;
+		if (run[0][i & 1] >= 8 || run[1][i & 1] >= 8)
+			return "UTF-16 text";
+	}
+	return NULL;
+}
+
 uint64_t pm_collection_scrub(struct pm_collection *c)
 {
 	uint64_t total = 0;
@@ -75,6 +107,13 @@ uint64_t pm_collection_scrub(struct pm_collection *c)
 		if ((packed = pm_packed_format(cap->data, cap->len))) {
 			snprintf(cap->reason, sizeof(cap->reason),
 				 "%.200s: %s data, which the collector cannot redact: not archived",
+				 cap->origin ? cap->origin : cap->name, packed);
+			drop(c, cap, PM_ST_DENIED);
+			continue;
+		}
+		if ((packed = utf16_text((const unsigned char *)cap->data, cap->len))) {
+			snprintf(cap->reason, sizeof(cap->reason),
+				 "%.200s: %s, which the collector cannot redact: not archived",
 				 cap->origin ? cap->origin : cap->name, packed);
 			drop(c, cap, PM_ST_DENIED);
 			continue;

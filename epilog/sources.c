@@ -197,14 +197,19 @@ static char *sink_finish(struct sink *s, size_t *len, uint64_t *omitted)
 	om = s->seen - s->hlen - tk + s->gap;
 	h = s->hlen;
 	if (om) {
-		/* cut at line ends: a half line is worse than none */
+		/* cut at line ends: a half line is worse than none.  The tail starts after its
+		 * first line end, which may be its last byte; with none in it, the tail is the end
+		 * of one line longer than half the cap, and it goes too: a name cut off in the
+		 * omitted part would leave its value bare, which the redactor could not know for
+		 * one ("DB_PASSWORD=" far back, "...horse battery staple" kept). */
 		if (h && (nl = memrchr(s->head, '\n', h)))
 			h = (size_t)(nl - s->head) + 1;
-		if (tk && (nl = memchr(t, '\n', tk)) && (size_t)(nl - t) + 1 < tk)
-			ts = (size_t)(nl - t) + 1;
+		if (tk)
+			ts = (nl = memchr(t, '\n', tk)) ? (size_t)(nl - t) + 1 : tk;
 		om += (s->hlen - h) + ts;
-		snprintf(mark, sizeof(mark), "%s[postmortem: %llu bytes omitted here]\n",
-			 h && s->head[h - 1] != '\n' ? "\n" : "", (unsigned long long)om);
+		snprintf(mark, sizeof(mark), "%s[postmortem: %llu bytes omitted here%s]\n",
+			 h && s->head[h - 1] != '\n' ? "\n" : "", (unsigned long long)om,
+			 tk && ts == tk ? ", to the end: its last line was too long to keep" : "");
 	}
 	*omitted = om;
 	*len = h + strlen(mark) + (tk - ts);

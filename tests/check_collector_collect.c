@@ -419,6 +419,38 @@ START_TEST(head_tail_capping)
 	free(c.name);
 	free(c.origin);
 
+	/* a last line longer than the tail's half: its end is not kept without its start (a
+	 * name cut off, its value bare), with a line end or without */
+	for (int nl = 0; nl < 2; nl++) {
+		ck_assert_int_eq(
+			pm_run_command(
+				nl ? "echo a; printf DB_PASSWORD=; seq -s, 1 3000 | tr -d \\\\n; "
+				     "echo horse-battery-staple" :
+				     "echo a; printf DB_PASSWORD=; seq -s, 1 3000 | tr -d \\\\n; "
+				     "printf horse-battery-staple",
+				5, 4096, &c),
+			0);
+		ck_assert_int_eq(c.status, PM_ST_TRUNCATED);
+		ck_assert_ptr_null(strstr(c.data, "horse-battery-staple"));
+		ck_assert_msg(!strncmp(c.data, "a\n[postmortem: ", 15), "%.200s", c.data);
+		ck_assert_ptr_nonnull(strstr(c.data,
+					     " bytes omitted here, to the end: its last line "
+					     "was too long to keep]\n"));
+		ck_assert_int_eq(c.data[c.len - 1], '\n');
+		free(c.data);
+		free(c.name);
+		free(c.origin);
+	}
+	/* near miss: a tail with whole lines after its first line end keeps them */
+	ck_assert_int_eq(pm_run_command("seq 1 3000; printf DB_PASSWORD=x; seq -s, 1 3000; seq 1 10",
+					5, 4096, &c),
+			 0);
+	ck_assert(c.len > 5 && !strcmp(c.data + c.len - 5, "9\n10\n"));
+	ck_assert_ptr_nonnull(strstr(c.data, " bytes omitted here]\n"));
+	free(c.data);
+	free(c.name);
+	free(c.origin);
+
 	ck_assert_int_eq(pm_run_command("seq 1 10", 5, 4096, &c), 0);
 	ck_assert_int_eq(c.status, PM_ST_OK);
 	ck_assert_str_eq(c.data, "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");
@@ -492,6 +524,83 @@ START_TEST(compressed_files_as_text)
 	ck_assert_ptr_null(k->data);
 	ck_assert_ptr_nonnull(strstr(k->reason, "bzip2 data, which the collector cannot redact"));
 	ck_assert_int_eq(col.cov[PM_CS_HOST_STATE].status, PM_ST_DENIED);
+	pm_collection_free(&col);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
+static void write_raw(const char *rel, const void *p, size_t n)
+{
+	FILE *f = fopen(pmt_path(tmp, rel), "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+	fclose(f);
+}
+
+/* TEXT (ASCII) as UTF-16, little or big endian, with or without a byte order mark. */
+static size_t utf16(const char *text, bool big, bool bom, char *out)
+{
+	size_t k = 0;
+
+	if (bom) {
+		out[k++] = big ? '\xfe' : '\xff';
+		out[k++] = big ? '\xff' : '\xfe';
+	}
+	for (const char *p = text; *p; p++) {
+		out[k++] = big ? 0 : *p;
+		out[k++] = big ? *p : 0;
+	}
+	return k;
+}
+
+/* UTF-16 text (a Windows tool's log) passes the redactor unread: it is not archived but
+ * denied, with a byte order mark or without, in either byte order, from an odd byte on too.
+ * Text without it, and binary whose NULs are no UTF-16, are archived as before. */
+START_TEST(utf16_not_archived)
+{
+	static const char bin[] = "\x7f"
+				  "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0"
+				  "step 10 loss 2.31\n";
+	static const char plain[] = "step 10 loss 2.31 caf\xc3\xa9\nRuntimeError: CUDA error\n";
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection col;
+	const struct pm_capture *k;
+	char err[64], u[512];
+	const char *const names[] = {"w16le.log", "w16be.log", "w16odd.log"};
+
+	write_raw("w16le.log", u,
+		  utf16("export HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\r\n", false, true,
+			u));
+	write_raw("w16be.log", u, utf16("DB_PASSWORD=horse battery staple\n", true, false, u));
+	u[0] = 'x'; /* a UTF-8 line, then UTF-16 from an odd byte */
+	write_raw("w16odd.log", u, 1 + utf16("password=S3cretPassw0rd\n", false, false, u + 1));
+	write_raw("w16bin.dat", bin, sizeof(bin) - 1);
+	write_raw("w16plain.log", plain, sizeof(plain) - 1);
+	slurm_env(NULL, NULL);
+	load_job(&j, NULL);
+	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
+	only(&cfg, PM_CS_HOST_STATE);
+	set_path(&cfg, PM_CS_HOST_STATE, pmt_path(tmp, "w16*"));
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
+	pm_collection_scrub(&col);
+	for (size_t i = 0; i < 3; i++) {
+		k = cap_of(&col, PM_CS_HOST_STATE, names[i]);
+		ck_assert_int_eq(k->status, PM_ST_DENIED);
+		ck_assert_ptr_null(k->data);
+		ck_assert_ptr_nonnull(
+			strstr(k->reason, "UTF-16 text, which the collector cannot redact"));
+	}
+	ck_assert_int_eq(col.cov[PM_CS_HOST_STATE].status, PM_ST_DENIED);
+	k = cap_of(&col, PM_CS_HOST_STATE, "w16bin.dat");
+	ck_assert_int_eq(k->status, PM_ST_OK);
+	ck_assert_uint_eq(k->len, sizeof(bin) - 1);
+	ck_assert(!memcmp(k->data, bin, k->len));
+	k = cap_of(&col, PM_CS_HOST_STATE, "w16plain.log");
+	ck_assert_int_eq(k->status, PM_ST_OK);
+	ck_assert_str_eq(k->data, plain);
 	pm_collection_free(&col);
 	pm_job_free(&j);
 	pm_config_free(&cfg);
@@ -624,6 +733,7 @@ void collector_collect_tests(TCase *t)
 	tcase_add_test(t, collector_within_deadline);
 	tcase_add_test(t, head_tail_capping);
 	tcase_add_test(t, compressed_files_as_text);
+	tcase_add_test(t, utf16_not_archived);
 	tcase_add_test(t, decompression_stopped_in_coverage);
 	tcase_add_test(t, user_rights);
 }

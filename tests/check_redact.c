@@ -836,9 +836,10 @@ START_TEST(test_later_hit_in_turned_down_run)
 	      "0123456789abcdefghij0123456789ab",
 	      "SG.0123456789abcdefghij0123456789abcdefghij-[REDACTED:sendgrid_api_key]");
 	/* a token redacted in a URL's user part: its tag's colon is no user:password one
-	 * (the fuzzer's find: a second pass took the rest for a password) */
+	 * (the fuzzer's find: a second pass took the rest for a password); the user name,
+	 * a token as a whole, goes with it */
 	twice("https://glpat-Ab3dE5gH7jK9mN1pQ3sT.q7Lw2pX9.c4Rt8@git.example.org/x",
-	      "https://[REDACTED:gitlab_token].q7Lw2pX9.c4Rt8@git.example.org/x");
+	      "https://[REDACTED:gitlab_token]@git.example.org/x");
 	/* look-alikes: the glued hit alone, a later one glued too */
 	twice("cfgya29.A0bcDefGhij_klmnOpqrStuv-wx", "cfgya29.A0bcDefGhij_klmnOpqrStuv-wx");
 	twice("cfgya29.oldya29.A0bcDefGhij_klmnOpqrStuv-wx",
@@ -936,6 +937,117 @@ START_TEST(test_key_block_cut_off)
 }
 END_TEST
 
+/*
+ * A BEGIN line whose END never comes (a job that printed the first line of a key, a capture
+ * cut off, another rank's lines in between) ends at the first line that cannot be the key's
+ * body: another rank's line, the collector's omitted marker, the job going on keep their own
+ * line.  The body under a rank label or a logger's stamp (alike but for its digits), PEM
+ * headers and the blank line after them are still the key's.
+ */
+START_TEST(test_key_block_unclosed)
+{
+	twice("3: -----BEGIN OPENSSH PRIVATE KEY-----\n3: b3BlbnNzaC1rZXktdjEAAAAABG5v\n"
+	      "0: step 10 loss 2.31\n6: Traceback (most recent call last):\n",
+	      "3: [REDACTED:ssh_private_key]\n0: step 10 loss 2.31\n"
+	      "6: Traceback (most recent call last):\n");
+	twice("-----BEGIN RSA PRIVATE KEY-----\r\nMIIEowIBAAKCAQEA\r\n"
+	      "[postmortem: 4096 bytes omitted here]\r\nRuntimeError: CUDA error\r\n",
+	      "[REDACTED:private_key]\r\n[postmortem: 4096 bytes omitted here]\r\n"
+	      "RuntimeError: CUDA error\r\n");
+	twice("2024-05-01 10:00:00,001 DEBUG key: -----BEGIN OPENSSH PRIVATE KEY-----\n"
+	      "2024-05-01 10:00:00,002 DEBUG key: b3BlbnNzaC1rZXktdjEAAAAABG5v\n"
+	      "2024-05-01 10:00:00,003 DEBUG key: bmUAAAAEbm9uZQ==\n"
+	      "2024-05-01 10:00:00,004 ERROR NCCL watchdog timeout on rank 3\n",
+	      "2024-05-01 10:00:00,001 DEBUG key: [REDACTED:ssh_private_key]\n"
+	      "2024-05-01 10:00:00,004 ERROR NCCL watchdog timeout on rank 3\n");
+	twice("-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,13CE\n\n"
+	      "MIIEpAIBAAKCAQEA\np9APZhy3Y6II1Gtv==\n\nINFO: done\n",
+	      "[REDACTED:private_key]\n\nINFO: done\n");
+	twice("    -----BEGIN EC PRIVATE KEY-----\n    MHcCAQEEIaycxUROPVff\nnext: 1\n",
+	      "    [REDACTED:private_key]\nnext: 1\n");
+	/* another rank's lines inside the body: they end the block, and the key's own body
+	 * lines after them are still the key's, with its END or without */
+	twice("0: -----BEGIN RSA PRIVATE KEY-----\n0: MIIE\n1: x y\n0: QUJD\n1: step 2\n0: REVG\n"
+	      "0: -----END RSA PRIVATE KEY-----\n0: done\n",
+	      "0: [REDACTED:private_key]\n1: x y\n0: [REDACTED:private_key]\n1: step 2\n"
+	      "0: [REDACTED:private_key]\n0: -----END RSA PRIVATE KEY-----\n0: done\n");
+	twice("3: -----BEGIN OPENSSH PRIVATE KEY-----\n3: b3Bl\n0: step 1\n3: AAAA\n3: done now\n"
+	      "3: BBBB\n",
+	      "3: [REDACTED:ssh_private_key]\n0: step 1\n3: [REDACTED:ssh_private_key]\n"
+	      "3: done now\n3: BBBB\n");
+	/* an END whose BEGIN is gone takes back the body lines before it, other ranks' between */
+	twice("0: MIIE\n1: x y\n0: QUJD\n1: step 2\n0: REVG\n0: -----END RSA PRIVATE KEY-----\n",
+	      "1: x y\n1: step 2\n[REDACTED:private_key]\n");
+	/* look-alikes, byte-identical as before: a marker in prose opens no block; body-like
+	 * lines of another shape before an END are not taken */
+	twice("the file starts \"-----BEGIN RSA PRIVATE KEY-----\" as usual\nnext line\n",
+	      "the file starts \"-----BEGIN RSA PRIVATE KEY-----\" as usual\nnext line\n");
+	twice("log\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc",
+	      "log\n[REDACTED:private_key]");
+	twice("done\nx: abc\n-----END RSA PRIVATE KEY-----\n",
+	      "done\nx: abc\n-----END RSA PRIVATE KEY-----\n");
+}
+END_TEST
+
+/*
+ * URLs: a password holding a '/' ends at the first '@' after it (the user information holds
+ * none unescaped), unless the text before the '/' was a port; a user name that is a token
+ * (a long run of mixed case and digits, or long hex) with no password.
+ */
+START_TEST(test_url_shapes)
+{
+	twice("https://u:pa/ss@h/x", "https://u:[REDACTED:url_password]@h/x");
+	twice("redis://:a/b@redis.lab:6379/0", "redis://:[REDACTED:db_password]@redis.lab:6379/0");
+	twice("postgres://app:p%40ss/w0rd@db.lab/runs",
+	      "postgres://app:[REDACTED:db_password]@db.lab/runs");
+	twice("+ git clone https://Zq8vLm3nPw7Kx2Rt5Yb9Hc4@gitea.lab/u/r.git",
+	      "+ git clone https://[REDACTED:token]@gitea.lab/u/r.git");
+	twice("DSN=https://0123456789abcdef0123456789abcdef@o1.ingest.example.io/4",
+	      "DSN=https://[REDACTED:token]@o1.ingest.example.io/4");
+	/* look-alikes: a port before the path, an '@' in the path, a user's name */
+	twice("https://git@github.com/o/r.git http://host:8080/x@y http://[::1]:8080/a@b",
+	      "https://git@github.com/o/r.git http://host:8080/x@y http://[::1]:8080/a@b");
+	twice("https://mastodon.social/@user https://h/users/bob@example.com",
+	      "https://mastodon.social/@user https://h/users/bob@example.com");
+	twice("docker://reg:5000/img@sha256:0a1b https://jane.doe.smith.account@h/x",
+	      "docker://reg:5000/img@sha256:0a1b https://jane.doe.smith.account@h/x");
+	twice("http://h:/a@b https://u:12/34@h", "http://h:/a@b https://u:12/34@h");
+}
+END_TEST
+
+/* Text written URL-encoded is scanned decoded too: a header, an assignment in a query. */
+START_TEST(test_url_encoded)
+{
+	twice("GET /cb?h=Authorization%3A%20Bearer%20abcDEF1234567890xyz%2Bq%3D%3D&x=1",
+	      "GET /cb?h=Authorization%3A%20Bearer%20[REDACTED:bearer_token]&x=1");
+	twice("q=password%3DUrlEnc0ded%26user%3Dbob",
+	      "q=password%3D[REDACTED:password]%26user%3Dbob");
+	twice("data=token%3dghx7Kq2PzLm9%20next", "data=token%3d[REDACTED:token]%20next");
+	/* look-alikes: the words of a search, a count, percentages */
+	twice("search?q=my%20token%20is%20long", "search?q=my%20token%20is%20long");
+	twice("q=max_tokens%3D512%26temperature%3D0.7 45% done 100%",
+	      "q=max_tokens%3D512%26temperature%3D0.7 45% done 100%");
+}
+END_TEST
+
+/* A key printed as a list of strings, one a line (Python's repr, JSON). */
+START_TEST(test_key_as_list)
+{
+	twice("['-----BEGIN RSA PRIVATE KEY-----',\n 'MIIEowIBAAKCAQEAx4Ui9a8b',\n 'f9a8b7c6d5e4==',\n"
+	      " '-----END RSA PRIVATE KEY-----']\nnext\n",
+	      "['[REDACTED:private_key]']\nnext\n");
+	twice("  \"lines\": [\"-----BEGIN PRIVATE KEY-----\\n\",\n    \"MIIEvQIBADANBg\\n\",\n"
+	      "    \"-----END PRIVATE KEY-----\\n\"]\n",
+	      "  \"lines\": [\"[REDACTED:private_key]\\n\"]\n");
+	/* cut off: the list ends the block */
+	twice("['-----BEGIN EC PRIVATE KEY-----',\n 'MHcCAQEEIaycxUROPVff',\n]\nnext\n",
+	      "['[REDACTED:private_key]\n]\nnext\n");
+	/* look-alikes: a certificate's list, a marker quoted in prose */
+	twice("['-----BEGIN CERTIFICATE-----',\n 'MIIBszCCAVmgAwIBAgIU',\n '-----END CERTIFICATE-----']\n",
+	      "['-----BEGIN CERTIFICATE-----',\n 'MIIBszCCAVmgAwIBAgIU',\n '-----END CERTIFICATE-----']\n");
+}
+END_TEST
+
 /* ---- hostile input ---- */
 
 static uint32_t rng = 4242;
@@ -1016,6 +1128,47 @@ START_TEST(test_huge_line)
 }
 END_TEST
 
+/*
+ * A line longer than 1 MiB is redacted in pieces: a cut at the blank between a name and its
+ * value, or through a token (no blank near), hides neither; the same line with no secret at
+ * the cut comes out byte-identical.
+ */
+START_TEST(test_piece_cut)
+{
+	static const struct {
+		const char *at, *secret; /* AT: text ending where the cut falls, SECRET after it */
+		bool keep;
+	} cases[] = {
+		{" --password ", "Hunter2xyz", false},
+		{" Authorization: Bearer ", "abcDEF1234567890xyzQ", false},
+		{" token=ghp_Ab3dE5gH7jK9", "mN1pQ3sT5vW7yZ9bC1eF3hJ5", false},
+		{" --verbose ", "Hunter2xyz", true},
+	};
+	size_t n = (1 << 20) + 64;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char *b = malloc(n);
+		size_t l = strlen(cases[c].at), at = (1 << 20) - l;
+		struct buf o;
+
+		ck_assert_ptr_nonnull(b);
+		memset(b, 'x', n); /* no blank near the cut but those of AT */
+		memcpy(b + at, cases[c].at, l);
+		memcpy(b + (1 << 20), cases[c].secret, strlen(cases[c].secret));
+		b[n - 2] = ' ';
+		b[n - 1] = '\n';
+		o = redact(b, n, NULL);
+		if (cases[c].keep)
+			ck_assert(o.n == n && !memcmp(o.p, b, n));
+		else
+			ck_assert_msg(!has(&o, cases[c].secret) && has(&o, "[REDACTED:"), "%s%s",
+				      cases[c].at, cases[c].secret);
+		free(o.p);
+		free(b);
+	}
+}
+END_TEST
+
 /* Repetitions that would be quadratic if a validator rescanned: must finish at once. */
 START_TEST(test_hostile_repetitions)
 {
@@ -1053,6 +1206,7 @@ START_TEST(test_hostile_repetitions)
 		"\033]",
 		"a\033",
 		"https://u:p?#@",
+		"x:ab/://",
 	};
 	size_t n = 2 << 20;
 	char *b = malloc(n);
@@ -1198,8 +1352,13 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_deterministic_idempotent);
 	tcase_add_test(t, test_known_answers);
 	tcase_add_test(t, test_key_block_cut_off);
+	tcase_add_test(t, test_key_block_unclosed);
+	tcase_add_test(t, test_key_as_list);
+	tcase_add_test(t, test_url_shapes);
+	tcase_add_test(t, test_url_encoded);
 	tcase_add_test(t, test_binary_and_invalid_utf8);
 	tcase_add_test(t, test_huge_line);
+	tcase_add_test(t, test_piece_cut);
 	tcase_add_test(t, test_hostile_repetitions);
 	tcase_add_test(t, test_glued_secret_ends_run);
 	tcase_add_test(t, test_name_after_secret);
