@@ -2859,10 +2859,12 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 	return !pe.layers && !stamp_at(next + k, nn - k, &any_year, &t);
 }
 
-/* Line S (N bytes) ends as a clause or a box's side does (a full stop, a closing bracket, a
- * colon, a star) and the next, NX (NN bytes), starts as a new one (a capital, a star): a
- * program's own line and its next, where a width's cut inside a word ("ntopo_bond_all." then
- * "cpp:59)") goes on in the same word. */
+/* Line S (N bytes) ends with a closing bracket and the next, NX (NN bytes), starts with a
+ * capital: a program's own line and its next ("... (src/input.cpp:661)" then "Last command:
+ * ..."), where a width's cut goes on in the same word ("ntopo_bond_all." then "cpp:59)") or
+ * falls anywhere in a run of marks ("... TIME LIMIT **" then "*").  A full stop is no such
+ * end: a dotted name's next part starts with a capital as often ("torch." then
+ * "OutOfMemoryError"). */
 static bool clause_end(const char *s, size_t n, const char *nx, size_t nn,
 		       const struct pm_paste *shape)
 {
@@ -2872,8 +2874,7 @@ static bool clause_end(const char *s, size_t n, const char *nx, size_t nn,
 		n--;
 	if (k < nn && nx[k] == ' ')
 		k++;
-	return n && strchr(".)]}!?:;*", s[n - 1]) && k < nn &&
-	       ((nx[k] >= 'A' && nx[k] <= 'Z') || nx[k] == '*');
+	return n && strchr(")]}", s[n - 1]) && k < nn && nx[k] >= 'A' && nx[k] <= 'Z';
 }
 
 /* A terminal's width of its own accord: its default, or one of the usual wide ones. */
@@ -2921,9 +2922,8 @@ static unsigned short wrap_width(const char *s, size_t n, struct pm_paste *shape
 		i = e + 1;
 	}
 	shape->wrap = 0;
-	/* a single piece is the weakest sign: one that ends a clause or a box's side (a
-	 * program's own fixed-width line, LAMMPS' "ERROR: ... (src/input.cpp:661)" at 80
-	 * columns, a Fortran code's box of stars) is read as that, not a width's cut */
+	/* a single piece is the weakest sign: one that ends as a program's own fixed-width line
+	 * does (LAMMPS' "ERROR: ... (src/input.cpp:661)" at 80 columns) is read as that */
 	if (!tail || !pieces || (pieces == 1 && (!usual_width(w) || lines > WRAP_FEW || closed)))
 		return 0;
 	return (unsigned short)w;
