@@ -690,6 +690,33 @@ static const json_t *find_bundle(const json_t *m, const char *file)
 	return NULL;
 }
 
+/* Manifest M's bundles by file name (a hash table of its entries, the first of a name), or
+ * NULL on ENOMEM: looked up once a bundle, find_bundle's walk was quadratic (268 million
+ * comparisons, 20 s, for a changed verdict of 16,384 nodes). */
+static json_t *bundle_index(const json_t *m)
+{
+	json_t *idx = json_object(), *b;
+	size_t i;
+
+	if (!idx)
+		return NULL;
+	json_array_foreach(json_object_get(m, "bundles"), i, b)
+	{
+		const char *f = json_string_value(json_object_get(b, "file"));
+		if (f && !json_object_get(idx, f) && json_object_set(idx, f, b) < 0) {
+			json_decref(idx);
+			return NULL;
+		}
+	}
+	return idx;
+}
+
+/* M's bundle FILE through its index IDX (NULL: none could be made). */
+static const json_t *bundle_in(const json_t *idx, const json_t *m, const char *file)
+{
+	return idx ? json_object_get(idx, file) : find_bundle(m, file);
+}
+
 static const char *str(const json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
@@ -702,6 +729,7 @@ static void why_changed(const json_t *old, const json_t *new, char *why, size_t 
 	const json_t *os = json_object_get(old, "scheduler"),
 		     *ns = json_object_get(new, "scheduler");
 	const json_t *orr = json_object_get(old, "ruleset"), *nr = json_object_get(new, "ruleset");
+	json_t *oi = bundle_index(old), *ni = bundle_index(new);
 	size_t i;
 	json_t *b;
 
@@ -711,7 +739,7 @@ static void why_changed(const json_t *old, const json_t *new, char *why, size_t 
 		append(why, len, "final merge of a provisional verdict");
 	json_array_foreach(json_object_get(new, "bundles"), i, b)
 	{
-		const json_t *o = find_bundle(old, str(b, "file"));
+		const json_t *o = bundle_in(oi, old, str(b, "file"));
 		if (!o)
 			append(why, len, "new bundle %s (%s)", str(b, "file"), str(b, "node"));
 		else if (strcmp(str(o, "sha256"), str(b, "sha256")) ||
@@ -720,8 +748,10 @@ static void why_changed(const json_t *old, const json_t *new, char *why, size_t 
 			       str(b, "status"));
 	}
 	json_array_foreach(json_object_get(old, "bundles"), i,
-			   b) if (!find_bundle(new, str(b, "file")))
+			   b) if (!bundle_in(ni, new, str(b, "file")))
 		append(why, len, "bundle %s gone", str(b, "file"));
+	json_decref(oi);
+	json_decref(ni);
 	if (strcmp(str(os, "state"), str(ns, "state")) ||
 	    strcmp(str(os, "sha256"), str(ns, "sha256")))
 		append(why, len, "Slurm's record %s -> %s", str(os, "state"), str(ns, "state"));
@@ -1443,21 +1473,24 @@ static bool late_evidence(const char *jobdir, const json_t *m)
 	char p[4096];
 	bool late = false;
 	struct stat st;
+	json_t *idx;
 
 	path(p, sizeof(p), jobdir, "nodes");
 	if (pm_names_list_dir(p, ".tar.zst", &files) < 0)
 		return false;
+	idx = bundle_index(m);
 	for (size_t i = 0; i < files.n && !late; i++) {
 		char rel[200];
 		const json_t *b;
 		snprintf(rel, sizeof(rel), "nodes/%s.tar.zst", files.v[i]);
 		snprintf(p, sizeof(p), "%s/%s", jobdir, rel);
-		b = find_bundle(m, rel);
+		b = bundle_in(idx, m, rel);
 		late = !b ||
 		       (stat(p, &st) == 0 &&
 			(json_int_t)st.st_size != json_integer_value(json_object_get(b, "bytes")));
 	}
 	late = late || files.n != json_array_size(json_object_get(m, "bundles"));
+	json_decref(idx);
 	pm_names_free(&files);
 	return late;
 }
