@@ -458,11 +458,9 @@ static bool has_ctl(const char *b, size_t n)
 	return false;
 }
 
-/* Make X's view of line B (N bytes) without its control characters: X->b, X->n, X->map. */
-static int ctl_view(struct ctx *x, const char *b, size_t n)
+/* Room in X's view (X->cv, X->cmap) for a line of N bytes.  0, or -1 on ENOMEM. */
+static int view_room(struct ctx *x, size_t n)
 {
-	size_t k = 0;
-
 	if (n + 1 > x->cvcap) {
 		char *cv = realloc(x->cv, n + 1);
 		uint32_t *m;
@@ -475,6 +473,16 @@ static int ctl_view(struct ctx *x, const char *b, size_t n)
 		x->cmap = m;
 		x->cvcap = n + 1;
 	}
+	return 0;
+}
+
+/* Make X's view of line B (N bytes) without its control characters: X->b, X->n, X->map. */
+static int ctl_view(struct ctx *x, const char *b, size_t n)
+{
+	size_t k = 0;
+
+	if (view_room(x, n) < 0)
+		return -1;
 	for (size_t i = 0; i < n;) {
 		size_t l = ctl_len(b, n, i);
 
@@ -585,18 +593,8 @@ static int esc_pass(struct ctx *x, const char *b, size_t n, hs_scratch_t *scratc
 	struct cand *first = NULL;
 	int block = x->block;
 
-	if (n + 1 > x->cvcap) {
-		char *cv = realloc(x->cv, n + 1);
-		uint32_t *m;
-
-		if (!cv)
-			return -1;
-		x->cv = cv;
-		if (!(m = realloc(x->cmap, (n + 1) * sizeof(*m))))
-			return -1;
-		x->cmap = m;
-		x->cvcap = n + 1;
-	}
+	if (view_room(x, n) < 0)
+		return -1;
 	for (size_t i = 0; i < n; k++) {
 		char c = esc_char(b, n, i);
 
