@@ -54,13 +54,21 @@ struct member {
  * the tar, and the first read of any of them decompresses the bundle once, up to the last of
  * them, for all of them (the scan reads them one after the other).  Their format is told as
  * the bundle is read; their digests are checked then as before.
+ *
+ * Holding back costs the bundle's compressed bytes and a second decompression.  A member whose
+ * bundle carries its scan (carry.c) is read only when the record is refused, so it does not
+ * count; when the others held back are no larger than the compressed bytes, they are kept as
+ * read instead (less memory, and nothing decompressed again: a node's small kernel log beside
+ * its carried job output), and a member wanted after all is read from the file again and
+ * its digest checked again.
  */
 struct bslot {
 	uint64_t off;
 	size_t len;
-	void *data;    /* decompressed, not taken yet */
-	bool attached; /* a file of the set holds it */
-	bool done;     /* taken or given up */
+	void *data;	     /* decompressed (or kept as read), not taken yet */
+	bool attached;	     /* a file of the set holds it */
+	bool done;	     /* taken or given up */
+	unsigned char d[32]; /* its digest, checked again when the file is read again */
 };
 
 struct dctx { /* a context and its output buffer, for one bundle at a time */
@@ -80,6 +88,8 @@ struct pm_bsrc {
 	struct dpool *pool;
 	unsigned char *z; /* the bundle file's bytes (NULL once every member is out) */
 	size_t zlen;
+	char *path; /* Z not kept: where the file is read again, when a member is wanted after all */
+	int oflags;
 	size_t refs; /* files attached and not done, and the reading's own until it ends */
 	struct bslot *slot;
 	unsigned nslot;
@@ -983,8 +993,7 @@ static void hold_back(struct archive *ar, struct zsrc *z, const json_t *want, st
 	mm->off = off;
 	mm->defer = true;
 	mm->slot = (*nheld)++;
-	free(mm->data);
-	mm->data = NULL;
+	/* its bytes are kept until the bundle is read: bsrc_new says whether they stay */
 }
 
 /* Take the carried scan the manifest's entry WANT lists (SIZE bytes, being read from AR) into
@@ -1118,33 +1127,88 @@ struct pm_loaded {
 	struct staged st;     /* rc 0: the files, ready to be added (commit_staged) */
 };
 
-/* The bundle Z read, for the NHELD members of M (NM) it holds back; NULL on ENOMEM. */
-static struct pm_bsrc *bsrc_new(struct zsrc *z, struct dpool *pool, const struct member *m,
-				size_t nm, unsigned nheld)
+/* Whether a carried scan among M (NM) stands for member NAME: the manifest MAN lists one for
+ * it, and it was taken (take_carried). */
+static bool has_record(const json_t *man, const struct member *m, size_t nm, const char *name)
+{
+	json_t *x;
+	size_t i;
+
+	json_array_foreach(json_object_get(man, "scans"), i, x)
+	{
+		const char *path = json_string_value(json_object_get(x, "path"));
+		const char *of = json_string_value(json_object_get(x, "for"));
+
+		if (!path || !of || strcmp(of, name))
+			continue;
+		for (size_t k = 0; k < nm; k++)
+			if (m[k].carry && m[k].data && !strcmp(m[k].name, path))
+				return true;
+	}
+	return false;
+}
+
+/* The bundle file PATH (opened with OFLAGS), read through Z, for the NHELD members of M (NM)
+ * it holds back, MAN its manifest: each member's bytes either kept as read (taken from M) or
+ * read again from Z's compressed copy, or from the file when no copy is kept (the comment
+ * on struct bslot says which).  NULL on ENOMEM. */
+static struct pm_bsrc *bsrc_new(struct zsrc *z, struct dpool *pool, const char *path, int oflags,
+				const json_t *man, struct member *m, size_t nm, unsigned nheld)
 {
 	struct pm_bsrc *b = calloc(1, sizeof(*b));
+	bool *rec = calloc(nm ? nm : 1, sizeof(*rec));
+	size_t raw = 0;
+	bool kept, again = false;
 
-	if (!b)
-		return NULL;
+	if (!b || !rec)
+		goto fail;
+	for (size_t k = 0; k < nm; k++)
+		if (m[k].defer && !(rec[k] = has_record(man, m, nm, m[k].name)))
+			raw += m[k].len;
+	kept = raw <= z->nkeep;
 	b->slot = calloc(nheld, sizeof(*b->slot));
-	b->z = malloc(z->nkeep);
-	if (!b->slot || !b->z || pthread_mutex_init(&b->mu, NULL)) {
-		free(b->slot);
-		free(b->z);
-		free(b);
-		return NULL;
+	if (!b->slot || (!kept && !(b->z = malloc(z->nkeep))))
+		goto fail;
+	for (size_t k = 0; k < nm; k++) {
+		struct bslot *sl = &b->slot[m[k].slot];
+
+		if (!m[k].defer)
+			continue;
+		sl->off = m[k].off;
+		sl->len = m[k].len;
+		memcpy(sl->d, m[k].d, sizeof(sl->d));
+		if (kept && !rec[k]) {
+			sl->data = m[k].data;
+			m[k].data = NULL;
+		}
+		again = again || (kept && rec[k]);
 	}
-	memcpy(b->z, z->keep, z->nkeep);
-	b->zlen = z->nkeep;
+	if (again && !(b->path = strdup(path)))
+		goto fail;
+	if (pthread_mutex_init(&b->mu, NULL))
+		goto fail;
+	if (b->z) {
+		memcpy(b->z, z->keep, z->nkeep);
+		b->zlen = z->nkeep;
+	}
+	b->oflags = oflags;
 	b->pool = pool;
 	b->refs = 1;
 	b->nslot = nheld;
-	for (size_t k = 0; k < nm; k++)
-		if (m[k].defer) {
-			b->slot[m[k].slot].off = m[k].off;
-			b->slot[m[k].slot].len = m[k].len;
-		}
+	free(rec);
 	return b;
+fail:
+	if (b && b->slot)
+		for (unsigned k = 0; k < nheld; k++)
+			free(b->slot[k].data);
+	if (b) {
+		free(b->slot);
+		free(b->z);
+		free(b->path);
+	}
+	free(b);
+	free(rec);
+	return NULL;
 }
 
 /* Drop a reference to B: freed with the last. */
@@ -1163,6 +1227,7 @@ static void bsrc_unref(struct pm_bsrc *b)
 		free(b->slot[k].data);
 	free(b->slot);
 	free(b->z);
+	free(b->path);
 	pthread_mutex_destroy(&b->mu);
 	free(b);
 }
@@ -1283,7 +1348,8 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 	/* the plan parsed the manifest already (when it is an object with a files list) */
 	rc = check_manifest(rel, m[mi].data, m[mi].len, pl.man, m, nm, &L->man, &L->ck, mout, err,
 			    errlen);
-	if (rc == 0 && nheld && !(L->bsrc = bsrc_new(z, pool, m, nm, nheld))) {
+	if (rc == 0 && nheld &&
+	    !(L->bsrc = bsrc_new(z, pool, path, oflags, L->man, m, nm, nheld))) {
 		errno = ENOMEM;
 		rc = -1;
 	}
@@ -1606,6 +1672,52 @@ out:
 
 /* ---- members held back: read when first wanted ---- */
 
+/* B's file read again into B->Z (no copy was kept: bsrc_new), as the first read found it or
+ * larger than any it keeps.  0, or -1 (errno; ESTALE: it changed). */
+static int read_again(struct pm_bsrc *b)
+{
+	size_t n = 0, cap = 64u << 10;
+	unsigned char *buf = malloc(cap);
+	int fd = open(b->path, O_RDONLY | O_CLOEXEC | b->oflags), en;
+	ssize_t r;
+
+	if (fd < 0 || !buf)
+		goto fail;
+	for (;;) {
+		if (n == cap) {
+			unsigned char *nb;
+
+			if (cap > KEEP_MAX) { /* it was no larger when it was kept */
+				errno = ESTALE;
+				goto fail;
+			}
+			if (!(nb = realloc(buf, cap * 2)))
+				goto fail;
+			buf = nb;
+			cap *= 2;
+		}
+		do
+			r = read(fd, buf + n, cap - n);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	b->z = buf;
+	b->zlen = n;
+	return 0;
+fail:
+	en = errno ? errno : ENOMEM;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	errno = en;
+	return -1;
+}
+
 /* Decompress B's bundle up to the end of its last member wanted (attached, not out yet) and
  * give each such member its bytes; B locked.  The bytes are those compared when the bundle
  * was read (the same compressed bytes, decompressed the same way; a frame's own checksum,
@@ -1626,7 +1738,7 @@ static int bsrc_fill(struct pm_bsrc *b)
 	if (!end)
 		return 0;
 	errno = EIO;
-	if (!b->z || !p)
+	if (!p || (!b->z && (!b->path || read_again(b) < 0)))
 		return -1;
 	pthread_mutex_lock(&p->mu);
 	if (p->n)
@@ -1667,19 +1779,33 @@ static int bsrc_fill(struct pm_bsrc *b)
 	}
 	for (unsigned k = 0; k < b->nslot; k++) {
 		struct bslot *sl = &b->slot[k];
+		unsigned char d[32];
+		struct pm_sha256 h;
 
 		if (!sl->attached || sl->done || sl->data)
 			continue;
+		if (b->path) { /* read from the file again: the bytes checked then, or none */
+			pm_sha256_init(&h);
+			pm_sha256_update(&h, c.buf + sl->off, sl->len);
+			pm_sha256_final(&h, d);
+			if (memcmp(d, sl->d, sizeof(d))) {
+				errno = ESTALE;
+				goto out;
+			}
+		}
 		if (!(sl->data = malloc(sl->len))) {
 			errno = ENOMEM;
 			goto out;
 		}
 		memcpy(sl->data, c.buf + sl->off, sl->len);
 	}
-	free(b->z); /* every member wanted is out */
-	b->z = NULL;
 	rc = 0;
 out:
+	/* every member wanted is out; a copy read from the file again is not kept either way */
+	if (rc == 0 || b->path) {
+		free(b->z);
+		b->z = NULL;
+	}
 	if (c.cap > 4 * KEEP_MAX) { /* a stream's END can be larger: not kept */
 		free(c.buf);
 		c.buf = NULL;
@@ -1720,8 +1846,11 @@ int pm_bundle_member_load(struct pm_file *f)
 	if (!data) {
 		char why[160];
 
-		snprintf(why, sizeof(why), "its bundle could not be read again: %s",
-			 strerror(en ? en : EIO));
+		if (en == ESTALE)
+			snprintf(why, sizeof(why), "its bundle changed after it was read");
+		else
+			snprintf(why, sizeof(why), "its bundle could not be read again: %s",
+				 strerror(en ? en : EIO));
 		f->released = true; /* nothing to read */
 		if (f->status == PM_ST_OK || f->status == PM_ST_TRUNCATED)
 			f->status = PM_ST_UNREADABLE;
