@@ -84,43 +84,6 @@ static int cand_cmp(const void *a, const void *b)
 	return c ? c : x->set < y->set ? 1 : x->set > y->set ? -1 : 0;
 }
 
-/* The Start column of JOB's row in DIR/sacct.txt (the record the verdict used) into OUT, ""
- * when it is not there.  Job ids come back: the start tells this run's job from another. */
-static void stored_start(const char *dir, const char *job, char *out, size_t len)
-{
-	char p[4096], *buf = NULL, *line, *save = NULL;
-	int col = -1;
-
-	out[0] = '\0';
-	snprintf(p, sizeof(p), "%s/sacct.txt", dir);
-	if (pm_fin_read(p, 1u << 20, &buf, NULL) < 0)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f = line, *bar;
-		int i = 0;
-		size_t jl = strlen(job);
-		if (col < 0) { /* the header: where Start is */
-			for (; f; f = bar ? bar + 1 : NULL, i++) {
-				bar = strchr(f, '|');
-				if ((bar ? (size_t)(bar - f) : strlen(f)) == 5 &&
-				    !strncmp(f, "Start", 5))
-					col = i;
-			}
-			if (col < 0)
-				break;
-			continue;
-		}
-		if (strncmp(line, job, jl) || line[jl] != '|')
-			continue;
-		for (; f && i < col; i++)
-			f = (bar = strchr(f, '|')) ? bar + 1 : NULL;
-		if (f)
-			snprintf(out, len, "%.*s", (int)strcspn(f, "|"), f);
-		break;
-	}
-	free(buf);
-}
-
 /* A job run whose comment we set within the period (not pending a retry): a candidate. */
 static int recheck_collect(const char *dir, void *arg)
 {
@@ -159,7 +122,7 @@ static int recheck_collect(const char *dir, void *arg)
 	snprintf(c->field, sizeof(c->field), "%s", buf);
 	snprintf(c->job, sizeof(c->job), "%s", job);
 	c->set = (double)st.st_mtime;
-	stored_start(dir, job, c->start, sizeof(c->start));
+	pm_fin_stored_start(dir, job, c->start, sizeof(c->start));
 	if (!(c->dir = strdup(dir)) || !(c->line = strdup(tab))) {
 		free(c->dir);
 		free(buf);
@@ -375,7 +338,10 @@ static void recheck_restore(const struct pm_config *cfg, struct cand *c, double 
 			c2.comment_field = c->field;
 			cs = pm_fin_comment(&c2, c->dir, c->job, PM_OWNER_STORED, c->line,
 					    pm_fin_clock() + budget, why, sizeof(why));
-			if (cs == PM_COMMENT_SET || cs == PM_COMMENT_PENDING) {
+			/* SKIPPED: the record sacctmgr would change is a later job's of the id
+			 * (pm_fin_comment), recorded as not put back */
+			if (cs == PM_COMMENT_SET || cs == PM_COMMENT_PENDING ||
+			    cs == PM_COMMENT_SKIPPED) {
 				record_tampering(c, c->field, c->found, cs == PM_COMMENT_SET, now);
 				res->tampered++;
 				res->restored += cs == PM_COMMENT_SET;
@@ -385,8 +351,8 @@ static void recheck_restore(const struct pm_config *cfg, struct cand *c, double 
 		free(state);
 	}
 	if (c->bad_admin) {
-		int a = pm_fin_admin_set(cfg, c->job, c->line, pm_fin_clock() + budget, why,
-					 sizeof(why));
+		int a = pm_fin_admin_set(cfg, c->dir, c->job, PM_OWNER_STORED, c->line,
+					 pm_fin_clock() + budget, why, sizeof(why));
 		if (a != 0) {
 			record_tampering(c, "AdminComment", c->found_admin, a == 1, now);
 			res->tampered++;

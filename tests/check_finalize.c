@@ -341,7 +341,7 @@ START_TEST(provisional_then_final)
 	ck_assert_int_le(strlen(line), PM_COMMENT_MAX);
 	ck_assert_str_eq(jstr(m, "verdict.comment"), line);
 	ck_assert_int_ge(asprintf(&want,
-				  "[-i][modify][job][where][jobid=4242][set]"
+				  "[-i][modify][job][where][jobid=4242][user=1000][set]"
 				  "[Comment=\"my note | %s\"]\n",
 				  line),
 			 0);
@@ -760,7 +760,8 @@ START_TEST(jobstats_admincomment_kept)
 	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
 	line = expected_line();
 	ck_assert_int_ge(asprintf(&want,
-				  "[-i][modify][job][where][jobid=4242][set][Comment=\"%s\"]\n",
+				  "[-i][modify][job][where][jobid=4242][user=1000][set]"
+				  "[Comment=\"%s\"]\n",
 				  line),
 			 0);
 	log = pmt_get(T, "sacctmgr.log");

@@ -63,8 +63,9 @@ START_TEST(forged_comment_restored)
 	rec = pmt_get(D, PM_TAMPERED_FILE);
 	ck_assert_ptr_nonnull(strstr(rec, "\"restored\":true"));
 	ck_assert_ptr_nonnull(strstr(rec, "origin=gpu016:0"));
-	/* one query for the walk, one to confirm the job before it is put back */
-	ck_assert_int_eq(lines(T, "sacct.log"), 2);
+	/* one query for the walk, one to confirm the job before it is put back, one for the
+	 * start of the record sacctmgr would change (this run's: it is put back) */
+	ck_assert_int_eq(lines(T, "sacct.log"), 3);
 	free(db), free(want), free(rec);
 
 	/* a line of another job's comment cannot clear a mismatch found earlier */
@@ -225,6 +226,135 @@ START_TEST(admin_comment_copy)
 }
 END_TEST
 
+/* ---- a job id Slurm gave again: the records of the id, as slurmdbd keeps and picks them ---- */
+
+/* sacct and sacctmgr over T/db.records ("uid|start|comment" a line, oldest first), as Slurm
+ * 22.05 was measured to pick among a reused id's records: sacct -j without --duplicates and
+ * `sacctmgr modify job where jobid=N [user=UID]` both take the latest record of the id among
+ * the user's (all users' without one); EndTime=/StartTime= select nothing. */
+static const char DB_SACCT[] =
+	"#!/bin/sh\n"
+	"D=$(dirname \"$0\")/..\n"
+	"echo \"$*\" >> \"$D/sacct.log\"\n"
+	"u=; o=; prev=\n"
+	"for a in \"$@\"; do case $prev in -u) u=$a;; -o) o=$a;; esac; prev=$a; done\n"
+	"r=$(awk -F'|' -v u=\"$u\" 'u == \"\" || $1 == u { l = $0 } END { print l }' "
+	"\"$D/db.records\")\n"
+	"case $o in\n"
+	"Start) [ -n \"$r\" ] && echo \"$r\" | cut -d'|' -f2 ;;\n"
+	"Comment) [ -n \"$r\" ] && echo \"$r\" | cut -d'|' -f3- ;;\n"
+	"JobID,Cluster,Start,AdminComment,Comment)\n"
+	/* the recheck asks with --duplicates (-D): every record of the id */
+	"   case \" $* \" in *' -D '*) awk -F'|' '{ c = $0; sub(/^[^|]*[|][^|]*[|]/, \"\", c);"
+	" print \"4242|lab|\" $2 \"||\" c }' \"$D/db.records\" ;;\n"
+	"   *) echo \"$r\" | awk -F'|' '{ c = $0; sub(/^[^|]*[|][^|]*[|]/, \"\", c);"
+	" print \"4242|lab|\" $2 \"||\" c }' ;; esac ;;\n"
+	"*) cat \"$D/db.sacct\" ;;\n"
+	"esac\n"
+	"exit 0\n";
+
+static const char DB_SACCTMGR[] =
+	"#!/bin/sh\n"
+	"D=$(dirname \"$0\")/..\n"
+	"for a in \"$@\"; do printf '[%s]' \"$a\"; done >> \"$D/sacctmgr.log\"\n"
+	"echo >> \"$D/sacctmgr.log\"\n"
+	"u=; v=\n"
+	"for a in \"$@\"; do case $a in user=*) u=${a#user=};;\n"
+	"  Comment=*) v=${a#Comment=}; v=${v#\\\"}; v=${v%\\\"};; esac; done\n"
+	"n=$(awk -F'|' -v u=\"$u\" 'u == \"\" || $1 == u { n = NR } END { print n + 0 }' "
+	"\"$D/db.records\")\n"
+	"[ \"$n\" -gt 0 ] || { echo ' Nothing modified'; exit 1; }\n"
+	"awk -F'|' -v n=\"$n\" -v v=\"$v\" 'NR == n { print $1 \"|\" $2 \"|\" v; next } { print }' "
+	"\"$D/db.records\" > \"$D/db.records.new\" && mv \"$D/db.records.new\" \"$D/db.records\"\n"
+	"echo ' Modified jobs...'\n"
+	"exit 0\n";
+
+static void reused_id_db(const char *records)
+{
+	char p[600];
+
+	snprintf(p, sizeof(p), "%s/bin", T);
+	pmt_put(p, "sacct", DB_SACCT, 0755);
+	pmt_put(p, "sacctmgr", DB_SACCTMGR, 0755);
+	pmt_put(T, "db.records", records, 0644);
+	pmt_put(T, "sacctmgr.log", "", 0644);
+}
+
+/* Run 4242~1 (D, uid 1000, started 2026-11-30T03:00:00) is merged again after the id was
+ * given to a later job: its comment goes to its own record, never to the later job's. */
+START_TEST(comment_reused_id_older_run)
+{
+	struct pm_finalize_result r;
+	char *db, *want, *line;
+	const char *theirs = "postmortem: unknown - origin=- conf=- act=none ev=lab/4242~2/0";
+
+	/* a later job of another owner (uid 2000) took the id: `user=1000` selects ours */
+	ck_assert_int_ge(asprintf(&db,
+				  "1000|2026-11-30T03:00:00|my note\n"
+				  "2000|2026-12-20T10:00:00|%s\n",
+				  theirs),
+			 0);
+	reused_id_db(db);
+	free(db);
+	pmt_put(D, "expected", "gpu017\n", 0644);
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
+	line = expected_line();
+	db = pmt_get(T, "db.records");
+	ck_assert_int_ge(asprintf(&want,
+				  "1000|2026-11-30T03:00:00|my note | %s\n"
+				  "2000|2026-12-20T10:00:00|%s\n",
+				  line, theirs),
+			 0);
+	ck_assert_str_eq(db, want); /* before: the later job's comment became ours */
+	free(db), free(want);
+
+	/* the same owner ran the later job: no condition of sacctmgr's selects the older
+	 * record, so nothing is written, and the merge says why */
+	ck_assert_int_ge(asprintf(&db,
+				  "1000|2026-11-30T03:00:00|\n"
+				  "1000|2026-12-20T10:00:00|%s\n",
+				  theirs),
+			 0);
+	reused_id_db(db);
+	pmt_put(D, "comment.pending", "Comment\tpostmortem: something else\n", 0644);
+	char err[512] = "", why[256];
+	ck_assert_int_eq(pm_finalize_pending(&cfg, D, 5, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(r.comment, PM_COMMENT_SKIPPED);
+	snprintf(why, sizeof(why), "%s", r.comment_why);
+	ck_assert_msg(strstr(why, "not written") && strstr(why, "2026-12-20T10:00:00") &&
+			      strstr(why, "this run started 2026-11-30T03:00:00"),
+		      "%s", why);
+	ck_assert(!pmt_there(D, "comment.pending")); /* for good: no retry at every walk */
+	ck_assert_int_eq(lines(T, "sacctmgr.log"), 0);
+	want = pmt_get(T, "db.records");
+	ck_assert_str_eq(want, db);
+	free(want), free(db);
+
+	/* the stored record itself was the later job's (asked for after the id was taken by
+	 * the same owner): it began after this run's folder was made, so not this run's */
+	ck_assert_int_ge(asprintf(&db,
+				  "1000|2026-11-30T03:00:00|\n"
+				  "1000|2099-01-01T00:00:00|%s\n",
+				  theirs),
+			 0);
+	reused_id_db(db);
+	want = pmt_get(D, "sacct.txt");
+	char *at = strstr(want, "2026-11-30T03:00:00");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at, "2099-01-01T00:00:00", 19);
+	pmt_put(D, "sacct.txt", want, 0644);
+	free(want);
+	pmt_put(D, "comment.pending", "Comment\tpostmortem: something else\n", 0644);
+	ck_assert_int_eq(pm_finalize_pending(&cfg, D, 5, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(r.comment, PM_COMMENT_SKIPPED);
+	ck_assert_int_eq(lines(T, "sacctmgr.log"), 0);
+	free(db), free(line);
+}
+END_TEST
+
 void finalize_recheck_tests(TCase *t)
 {
 	tcase_add_test(t, forged_comment_restored);
@@ -232,4 +362,5 @@ void finalize_recheck_tests(TCase *t)
 	tcase_add_test(t, recheck_reused_job_id);
 	tcase_add_test(t, recheck_one_query_every_cluster);
 	tcase_add_test(t, admin_comment_copy);
+	tcase_add_test(t, comment_reused_id_older_run);
 }
