@@ -177,7 +177,7 @@ START_TEST(recheck_one_query_every_cluster)
 	ck_assert_int_eq(res.seen, 1); /* the stub knows lab's job only */
 	ck_assert_int_eq(lines(T, "sacct.log"), 1);
 	log = pmt_get(T, "sacct.log");
-	ck_assert_msg(strstr(log, "-a -X -P -n -M alab,lab -j 77,4242 -o "), "%s", log);
+	ck_assert_msg(strstr(log, "-a -X -D -P -n -M alab,lab -j 77,4242 -o "), "%s", log);
 	free(log);
 
 	/* more jobs than a command line should name: the period's jobs instead */
@@ -191,7 +191,7 @@ START_TEST(recheck_one_query_every_cluster)
 	ck_assert_int_eq(res.runs, 602);
 	ck_assert(!res.named);
 	log = pmt_get(T, "sacct.log");
-	ck_assert_msg(strstr(log, "-a -X -P -n -M alab,lab -S ") && strstr(log, " -E now -o "),
+	ck_assert_msg(strstr(log, "-a -X -D -P -n -M alab,lab -S ") && strstr(log, " -E now -o "),
 		      "%s", log);
 	free(log), free(line);
 }
@@ -355,6 +355,142 @@ START_TEST(comment_reused_id_older_run)
 }
 END_TEST
 
+/* Runs 4242~1 (D, uid 1000) and 4242~2 (uid 2000) of a reused id, both in the store: each
+ * run's recheck reads its own record (sacct -D, told apart by the start), puts back only its
+ * own, and a newer run's row never counts as the older run's. */
+START_TEST(recheck_reused_id_runs)
+{
+	struct pm_recheck res;
+	char *line, *db, *want, d2[600], p[700];
+	const char *line2 = "postmortem: unknown - origin=- conf=- act=none ev=lab/4242~2/0";
+
+	reused_id_db("1000|2026-11-30T03:00:00|\n2000|2026-12-01T10:00:00|\n");
+	line = final_with_comment();
+	snprintf(d2, sizeof(d2), "%s/store/lab/4242~2/0", T);
+	mkdirs(d2);
+	pmt_put(d2, "sacct.txt",
+		"JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks|AllocTRES|"
+		"ReqTRES|FailedNode|Cluster|UID|Reason\n"
+		"4242|4242|COMPLETED|0:0|2026-12-01T10:00:00|2026-12-01T10:05:00|gpu001|1||"
+		"cpu=1|||lab|2000|None\n",
+		0644);
+	pmt_put(d2, "manifest.json",
+		"{\"job\":{\"cluster\":\"lab\",\"id\":\"4242~2\",\"restart\":0,\"uid\":2000},"
+		"\"created\":\"2026-12-02T10:00:00Z\"}\n",
+		0644);
+	ck_assert_int_ge(asprintf(&want, "Comment\t%s\n", line2), 0);
+	pmt_put(d2, "comment", want, 0644);
+	free(want);
+	/* the older run's comment set last: the first of the id's runs in the walk */
+	struct timeval older[2] = {{time(NULL) - 100, 0}, {time(NULL) - 100, 0}};
+	snprintf(p, sizeof(p), "%s/comment", d2);
+	ck_assert_int_eq(utimes(p, older), 0);
+	ck_assert_int_ge(asprintf(&db, "1000|2026-11-30T03:00:00|%s\n2000|2026-12-01T10:00:00|%s\n",
+				  line, line2),
+			 0);
+	pmt_put(T, "db.records", db, 0644);
+	pmt_put(T, "sacctmgr.log", "", 0644);
+	cfg.comment_recheck = 86400;
+	recheck(&res);
+	ck_assert_int_eq(res.runs, 2);
+	ck_assert_int_eq(res.seen, 2); /* before: 1, the older run's row never asked for */
+	ck_assert_int_eq(res.tampered, 0);
+	ck_assert_int_eq(res.reused, 0);
+	ck_assert_int_eq(lines(T, "sacctmgr.log"), 0);
+
+	/* the older run's record forged: put back there, the newer job's left as it is */
+	ck_assert_int_ge(asprintf(&want,
+				  "1000|2026-11-30T03:00:00|postmortem: forged\n"
+				  "2000|2026-12-01T10:00:00|%s\n",
+				  line2),
+			 0);
+	pmt_put(T, "db.records", want, 0644);
+	free(want);
+	recheck(&res);
+	ck_assert_int_eq(res.tampered, 1);
+	ck_assert_int_eq(res.restored, 1);
+	want = pmt_get(T, "db.records");
+	ck_assert_str_eq(want, db);
+	free(want);
+	ck_assert_int_eq(lines(D, PM_TAMPERED_FILE), 1);
+	ck_assert(!pmt_there(d2, PM_TAMPERED_FILE));
+
+	/* the newer run's record forged behind its owner's note: put back there alone */
+	ck_assert_int_ge(asprintf(&want,
+				  "1000|2026-11-30T03:00:00|%s\n"
+				  "2000|2026-12-01T10:00:00|my note | postmortem: forged\n",
+				  line),
+			 0);
+	pmt_put(T, "db.records", want, 0644);
+	free(want);
+	pmt_put(T, "sacctmgr.log", "", 0644);
+	recheck(&res);
+	ck_assert_int_eq(res.tampered, 1);
+	ck_assert_int_eq(res.restored, 1);
+	want = pmt_get(T, "sacctmgr.log");
+	ck_assert_msg(strstr(want, "[jobid=4242][user=2000]"), "%s", want);
+	free(want);
+	free(db);
+	ck_assert_int_ge(asprintf(&db,
+				  "1000|2026-11-30T03:00:00|%s\n"
+				  "2000|2026-12-01T10:00:00|my note | %s\n",
+				  line, line2),
+			 0);
+	want = pmt_get(T, "db.records");
+	ck_assert_str_eq(want, db);
+	ck_assert_int_eq(lines(d2, PM_TAMPERED_FILE), 1);
+	ck_assert_int_eq(lines(D, PM_TAMPERED_FILE), 1);
+	free(want), free(db), free(line);
+}
+END_TEST
+
+/* A requeued job's restarts share the run (4242/0, 4242/1): the latest restart's comment is
+ * the job's, an earlier restart's record (REQUEUED, listed by sacct -D) is not rechecked. */
+START_TEST(recheck_requeued_restarts)
+{
+	struct pm_recheck res;
+	char *line, d1[600], p[700], *db;
+	const char *line1 = "postmortem: unknown - origin=- conf=- act=none ev=lab/4242/1";
+
+	reused_id_db("1000|2026-11-30T03:00:00|\n");
+	line = final_with_comment();
+	snprintf(d1, sizeof(d1), "%s/store/lab/4242/1", T);
+	mkdirs(d1);
+	pmt_put(d1, "sacct.txt",
+		"JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks|AllocTRES|"
+		"ReqTRES|FailedNode|Cluster|UID|Reason\n"
+		"4242|4242|COMPLETED|0:0|2026-11-30T04:00:00|2026-11-30T04:05:00|gpu016|1||"
+		"cpu=1|||lab|1000|None\n",
+		0644);
+	pmt_put(d1, "manifest.json",
+		"{\"job\":{\"cluster\":\"lab\",\"id\":\"4242\",\"restart\":1,\"uid\":1000},"
+		"\"created\":\"2026-12-01T10:00:00Z\"}\n",
+		0644);
+	ck_assert_int_ge(asprintf(&db, "Comment\t%s\n", line1), 0);
+	pmt_put(d1, "comment", db, 0644);
+	free(db);
+	struct timeval older[2] = {{time(NULL) - 100, 0}, {time(NULL) - 100, 0}};
+	snprintf(p, sizeof(p), "%s/comment", D);
+	ck_assert_int_eq(utimes(p, older), 0);
+	/* restart 0's record kept what it had; restart 1's says its line */
+	ck_assert_int_ge(asprintf(&db,
+				  "1000|2026-11-30T03:00:00|my note\n"
+				  "1000|2026-11-30T04:00:00|%s\n",
+				  line1),
+			 0);
+	pmt_put(T, "db.records", db, 0644);
+	pmt_put(T, "sacctmgr.log", "", 0644);
+	cfg.comment_recheck = 86400;
+	recheck(&res);
+	ck_assert_int_eq(res.runs, 2);
+	ck_assert_int_eq(res.seen, 1);
+	ck_assert_int_eq(res.tampered, 0);
+	ck_assert_int_eq(lines(T, "sacctmgr.log"), 0);
+	ck_assert(!pmt_there(D, PM_TAMPERED_FILE));
+	free(db), free(line);
+}
+END_TEST
+
 void finalize_recheck_tests(TCase *t)
 {
 	tcase_add_test(t, forged_comment_restored);
@@ -363,4 +499,6 @@ void finalize_recheck_tests(TCase *t)
 	tcase_add_test(t, recheck_one_query_every_cluster);
 	tcase_add_test(t, admin_comment_copy);
 	tcase_add_test(t, comment_reused_id_older_run);
+	tcase_add_test(t, recheck_reused_id_runs);
+	tcase_add_test(t, recheck_requeued_restarts);
 }
