@@ -1052,6 +1052,53 @@ START_TEST(cli_show_and_refusal)
 }
 END_TEST
 
+/* A reused id's runs: the text a person reads names the run (4242~2), as typed, not the id
+ * the runs share; --json stays the stored bytes. */
+START_TEST(cli_show_run_name)
+{
+	struct pm_finalize_result r;
+	char args[1024], cmd[1400], conf[700], d2[600];
+	static char out[262144];
+	char *v;
+
+	pmt_put(T, "pm.yaml", "operators_group: slurmops\n", 0644);
+	snprintf(conf, sizeof(conf), "%s/pm.yaml", T);
+	setenv("POSTMORTEM_CONFIG", conf, 1);
+	pmt_put(D, "expected", "gpu017\n", 0644);
+	bundle("gpu017", K17, (long long)geteuid(), false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	/* the id's second run, as the collector makes it */
+	snprintf(d2, sizeof(d2), "%s/store/lab/4242~2", T);
+	snprintf(cmd, sizeof(cmd), "cp -a '%s/store/lab/4242' '%s'", T, d2);
+	ck_assert_int_eq(system(cmd), 0);
+
+	snprintf(args, sizeof(args), "show 4242~2 --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	ck_assert_msg(!strncmp(out, "job 4242~2 on lab: ", 19), "%s", out); /* before: job 4242 */
+	snprintf(args, sizeof(args), "show 4242~1 --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	ck_assert_msg(!strncmp(out, "job 4242~1 on lab: ", 19), "%s", out);
+	/* the bare id is the latest run: named so */
+	snprintf(args, sizeof(args), "show 4242 --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	ck_assert_msg(!strncmp(out, "job 4242~2 on lab: ", 19), "%s", out);
+	snprintf(args, sizeof(args), "show 4242~2 --timeline --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	ck_assert_msg(!strncmp(out, "timeline of job 4242~2: ", 24), "%s", out);
+	snprintf(args, sizeof(args), "report 4242~2 -o - --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "<title>postmortem: job 4242~2 ") &&
+			      strstr(out, "<h1>Job 4242~2 <small>"),
+		      "%.600s", out);
+	snprintf(args, sizeof(args), "show 4242~2 --json --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	v = pmt_get(d2, "0/verdict.json");
+	ck_assert_str_eq(out, v);
+	free(v);
+}
+END_TEST
+
 /*
  * A verdict that used the node history: `postmortem diagnose DIR/nodes DIR/sacct.txt` on its
  * fetched copy applies the records the verdict used (its "node_history", the history as it
@@ -1350,6 +1397,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, comment_after_long_user_comment);
 	tcase_add_test(t, fetch_verifies);
 	tcase_add_test(t, cli_show_and_refusal);
+	tcase_add_test(t, cli_show_run_name);
 	tcase_add_test(t, fetched_copy_with_history);
 	tcase_add_test(t, merge_cut_by_deadline);
 	tcase_add_test(t, timer_cut_is_final);

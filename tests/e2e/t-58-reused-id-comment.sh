@@ -8,8 +8,9 @@
 # as a slurmdbd outage at A's end leaves it; the owner's note in its record meanwhile), and
 # `postmortem finalize A~1` (the older run's merge) writes it: into A's record (`sacctmgr ...
 # where jobid=A user=<A's uid>`), B's comment untouched.  Before the fix the bare
-# `where jobid=A` changed B's record (slurmdbd takes the id's latest record).  The cluster
-# is left as found: FirstJobId removed, and the ids go on from A+1.
+# `where jobid=A` changed B's record (slurmdbd takes the id's latest record).  The headers of
+# `show A~1` / `show A` (B's run, the latest) name the run.  The cluster is left as found:
+# FirstJobId removed, and the ids go on from A+1.
 . "$(dirname "$0")/lib.sh"
 
 e2e_pm_on
@@ -81,6 +82,12 @@ e2e_log "finalize $a~1: $out"
 assert_eq "$lineB" "$(rec_comment pmother)" "B's comment after A~1's merge (before the fix: A's line)"
 assert_eq "$note | $lineA" "$(rec_comment pmuser)" "A's comment after A~1's merge"
 assert_absent "$dA/comment.pending" "A's comment.pending after the merge"
+
+# ---- the headers name the run
+e2e_pm_as pmuser show "$a~1" >"$E2E_WORK/show1.txt" 2>&1 || e2e_fail "show $a~1: $(cat "$E2E_WORK/show1.txt")"
+assert_match "^job $a~1 on $E2E_CLUSTER_NAME: " "$(head -n 1 "$E2E_WORK/show1.txt")" "show $a~1's header"
+e2e_pm_as pmother show "$a" >"$E2E_WORK/show2.txt" 2>&1 || e2e_fail "show $a: $(cat "$E2E_WORK/show2.txt")"
+assert_match "^job $a~2 on $E2E_CLUSTER_NAME: " "$(head -n 1 "$E2E_WORK/show2.txt")" "show $a's header (the latest run)"
 
 # ---- the ids go on after A
 next=$(e2e_submit next --wrap true)
