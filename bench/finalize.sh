@@ -57,6 +57,7 @@ last=$(tail -n 1 "$jobdir/expected")
 cat > "$bin/sacct" <<EOF
 #!/bin/sh
 case "\$*" in
+*'-o Start'*) echo 2026-11-30T03:39:58 ;;
 *-n*) echo "" ;;
 *) echo 'JobID|JobIDRaw|State|ExitCode|Start|End|NodeList|NNodes|NTasks|AllocTRES|ReqTRES|FailedNode|Cluster|UID|Reason'
    echo '700001|700001|FAILED|1:0|2026-11-30T03:39:58|2026-11-30T05:21:40|gpu[${first#gpu}-${last#gpu}]|$nodes|$((nodes * rpn))|cpu=$((nodes * 96)),gres/gpu=$((nodes * rpn)),node=$nodes|gres/gpu=$((nodes * rpn))||bench|1000|None' ;;

@@ -69,6 +69,7 @@ cat > "$bin/sacct" <<EOF
 # the timer's one query: every job of the period; a job asked for alone: its comment
 case " \$* " in
 *' -o JobID,Cluster,Start,AdminComment,Comment '*) cat "$data/recheck-rows.\$(cat "$data/recheck-mode")" ;;
+*' -o Start '*) echo 2026-11-30T03:39:58 ;;
 *' -o Comment '*|*' -o AdminComment '*)
 	while [ \$# -gt 0 ]; do [ "\$1" = -j ] && job=\$2; shift; done
 	f=\$(grep "^\$job " "$data/recheck-forged.txt" 2>/dev/null | cut -d' ' -f2-)

@@ -166,6 +166,24 @@ int cli_run_open(struct cli_run *r, const struct cli_where *w, const char *job, 
 	return cli_access_check(r->cfg, job, r->manifest);
 }
 
+void cli_run_name(const struct cli_run *r, const char *typed, char *out, size_t len)
+{
+	const char *end = strrchr(r->dir, '/'), *b;
+
+	/* what the user typed for a run of a reused id (4242~1 is the folder 4242) */
+	if (typed && strchr(typed, PM_RUN_SEP)) {
+		snprintf(out, len, "%s", typed);
+		return;
+	}
+	/* else the folder's name: <store>/<cluster>/<job>/<restart>, the latest run of the id */
+	for (b = end; b && b > r->dir && b[-1] != '/'; b--)
+		;
+	if (end && b && b < end)
+		snprintf(out, len, "%.*s", (int)(end - b), b);
+	else
+		snprintf(out, len, "%s", typed ? typed : "");
+}
+
 void cli_run_close(struct cli_run *r)
 {
 	json_decref(r->manifest);

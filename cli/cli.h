@@ -117,6 +117,9 @@ struct cli_run {
 int cli_run_open(struct cli_run *r, const struct cli_where *w, const char *job, const char *verb,
 		 const char *label);
 void cli_run_close(struct cli_run *r);
+/* The name of R's run for a header: what the user TYPED when it names a reused id's run
+ * (4242~2, 4242~1), else the run folder's (4242, or 4242~2 when that is the id's latest). */
+void cli_run_name(const struct cli_run *r, const char *typed, char *out, size_t len);
 
 /*
  * The verdict.json of the run in DIR: parsed, and its bytes into *TEXT and *LEN when TEXT is

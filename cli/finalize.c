@@ -64,6 +64,7 @@ static const char *const comment_name[] = {
 	[PM_COMMENT_SET] = "; comment set",
 	[PM_COMMENT_ALREADY] = "",
 	[PM_COMMENT_PENDING] = "; comment pending: ",
+	[PM_COMMENT_SKIPPED] = "; comment ",
 };
 
 static void report(const char *dir, const struct pm_finalize_result *r)
@@ -82,7 +83,9 @@ static void report(const char *dir, const struct pm_finalize_result *r)
 	if (r->history)
 		printf("; changed (history %d: %s)", r->history, r->why);
 	printf("%s%s", comment_name[r->comment],
-	       r->comment == PM_COMMENT_PENDING ? r->comment_why : "");
+	       r->comment == PM_COMMENT_PENDING || r->comment == PM_COMMENT_SKIPPED ?
+		       r->comment_why :
+		       "");
 	printf("%s%s\n",
 	       r->webhook == 1 ? "; webhook delivered" :
 	       r->webhook      ? "; webhook pending: " :
@@ -113,6 +116,8 @@ static int one(const char *dir, void *arg)
 			printf("%s: comment set\n", dir);
 		else if (rc == 1 && r.comment == PM_COMMENT_PENDING)
 			printf("%s: comment still pending: %s\n", dir, r.comment_why);
+		else if (r.comment == PM_COMMENT_SKIPPED)
+			printf("%s: comment %s\n", dir, r.comment_why);
 		if (r.webhook)
 			printf("%s: webhook %s%s\n", dir,
 			       r.webhook == 1 ? "delivered" : "still pending: ",

@@ -122,8 +122,11 @@ static int apply(struct replay *r, const char *dir, const json_t *m, const json_
 		 res.comment == PM_COMMENT_SET	   ? "set" :
 		 res.comment == PM_COMMENT_ALREADY ? "already right" :
 		 res.comment == PM_COMMENT_PENDING ? "pending: " :
+		 res.comment == PM_COMMENT_SKIPPED ? "" :
 						     "not set",
-		 res.comment == PM_COMMENT_PENDING ? res.comment_why : "");
+		 res.comment == PM_COMMENT_PENDING || res.comment == PM_COMMENT_SKIPPED ?
+			 res.comment_why :
+			 "");
 	return 0;
 }
 

@@ -742,6 +742,12 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "%s report: job %s: %s\n", prog, argv[optind], err);
 			goto out;
 		}
+		/* the page names the run (4242~2), not Slurm's id alone that a reused id's
+		 * runs share */
+		char run[160];
+		cli_run_name(&r, argv[optind], run, sizeof(run));
+		if (strchr(run, PM_RUN_SEP) && json_is_object(json_object_get(v, "job")))
+			json_object_set_new(json_object_get(v, "job"), "id", json_string(run));
 	}
 	if (!json_is_object(v) || !json_is_object(json_object_get(v, "job"))) {
 		fprintf(stderr, "%s report: not a postmortem verdict\n", prog);

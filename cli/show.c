@@ -130,8 +130,8 @@ static json_t *timeline_of(const json_t *v, const char *rules)
 	return t;
 }
 
-static int show(const char *dir, const char *job, const json_t *m, bool json, bool tl,
-		const char *rules)
+static int show(const char *dir, const char *job, const char *run, const json_t *m, bool json,
+		bool tl, const char *rules)
 {
 	char *text = NULL, err[768];
 	size_t len;
@@ -142,6 +142,10 @@ static int show(const char *dir, const char *job, const json_t *m, bool json, bo
 		fprintf(stderr, "%s: job %s: %s\n", prog, job, err);
 		return 1;
 	}
+	/* the headers a person reads name the run (4242~2), not Slurm's id alone that a
+	 * reused id's runs share; --json is the stored bytes */
+	if (!json && strchr(run, PM_RUN_SEP) && json_is_object(json_object_get(v, "job")))
+		json_object_set_new(json_object_get(v, "job"), "id", json_string(run));
 	if (json && !tl) {
 		fwrite(text, 1, len, stdout);
 	} else if (tl) {
@@ -210,7 +214,9 @@ int cmd_show(int argc, char **argv)
 			prog, argv[optind], r.dir);
 		goto out;
 	}
-	rc = show(r.dir, argv[optind], r.manifest, json, tl, rules ? rules : r.cfg->rules);
+	char run[160];
+	cli_run_name(&r, argv[optind], run, sizeof(run));
+	rc = show(r.dir, argv[optind], run, r.manifest, json, tl, rules ? rules : r.cfg->rules);
 out:
 	cli_run_close(&r);
 	return rc;

@@ -1032,7 +1032,8 @@ static int merge(struct job *j, const struct pm_ruleset *given, bool provisional
 	/* the copy operators alone can change; the timer's recheck retries it */
 	if (!provisional && j->cfg->admin_comment && r->comment != PM_COMMENT_PENDING &&
 	    strcmp(j->cfg->comment_field ? j->cfg->comment_field : "", "AdminComment"))
-		pm_fin_admin_set(j->cfg, j->id, line ? line : "", deadline, verr, sizeof(verr));
+		pm_fin_admin_set(j->cfg, j->dir, j->id, j->uid, line ? line : "", deadline, verr,
+				 sizeof(verr));
 	rc = 0;
 out:
 	if (rc < 0 && err && !err[0])

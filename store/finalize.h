@@ -41,6 +41,8 @@ enum pm_comment_state {
 	PM_COMMENT_SET,	    /* sacctmgr set it */
 	PM_COMMENT_ALREADY, /* the accounting record already says it */
 	PM_COMMENT_PENDING, /* could not: comment.pending is left for `finalize --pending` */
+	PM_COMMENT_SKIPPED, /* not written: the record sacctmgr would change is a later job's
+			     * of the same id (a reused id), comment_why says which */
 };
 
 struct pm_finalize_opts {
@@ -74,7 +76,7 @@ struct pm_finalize_result {
 	int history;		  /* N of history/verdict-N.json written, 0 none */
 	char state[32];		  /* the job's state in the accounting record, "" unknown */
 	char why[512];		  /* why the verdict changed (the history entry's reason) */
-	char comment_why[256];	  /* why the comment is pending */
+	char comment_why[256];	  /* why the comment is pending or skipped */
 	int webhook;		  /* enum pm_webhook_state (webhook.h): 0 none, 1 sent, 2 pending */
 	char webhook_why[256];	  /* why a webhook delivery is pending */
 	bool deadline_hit;	  /* the merge ran out of its budget (merge_budget) */

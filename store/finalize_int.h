@@ -65,8 +65,10 @@ void pm_fin_sched_parse(struct pm_sched *s, const char *job);
 
 /* Apply our comment LINE ("" removes ours) to JOB through JOBDIR's comment files, JOB being
  * OWNER's (a UID; -1 unknown; PM_OWNER_STORED: as JOBDIR's stored manifest says, for a caller
- * that has not just written it: at 16,384 nodes it is 4.5 MB of JSON to read).  Returns
- * the state reached; WHY gets a reason when pending. */
+ * that has not just written it: at 16,384 nodes it is 4.5 MB of JSON to read).  Only the
+ * record of this run is changed (sacctmgr's where names the owner, and the record it would
+ * change must be the run's: PM_COMMENT_SKIPPED otherwise).  Returns the state reached; WHY
+ * gets a reason when pending or skipped. */
 enum pm_comment_state pm_fin_comment(const struct pm_config *cfg, const char *jobdir,
 				     const char *job, long long owner, const char *line,
 				     double deadline, char *why, size_t whylen);
@@ -116,8 +118,12 @@ double pm_fin_cmd_limit(double deadline);
  * summary ("JS1:...", read back by jobstats as it is) is never touched.  1 set, 0 nothing
  * to do (already there, or jobstats'), -1 failed (WHY).
  */
-int pm_fin_admin_set(const struct pm_config *cfg, const char *job, const char *line,
-		     double deadline, char *why, size_t whylen);
+int pm_fin_admin_set(const struct pm_config *cfg, const char *jobdir, const char *job,
+		     long long owner, const char *line, double deadline, char *why, size_t whylen);
+/* The Start column of JOB's row in DIR/sacct.txt (the record the run's verdict used) into
+ * OUT, "" when it is not there.  Job ids come back: the start tells this run's job from
+ * another's. */
+void pm_fin_stored_start(const char *dir, const char *job, char *out, size_t len);
 
 /* ---- jobdir.c, more ---- */
 

@@ -54,13 +54,14 @@ static bool part_is(const char *cur, const char *line)
 }
 
 struct cand {
-	char key[140]; /* "cluster\x1fjob" */
+	char key[140]; /* "cluster\x1fjob": Slurm's id, a reused id's runs (N~2) alike */
 	char *dir, *line;
 	char field[16];
 	char job[NAMELEN];
-	double set; /* when the comment was set (the comment file's time) */
+	char run[NAMELEN]; /* the run's folder name: N, N~2 (its restarts share it) */
+	double set;	   /* when the comment was set (the comment file's time) */
 	bool seen, bad, bad_admin;
-	bool newer;	/* a later job has the same id: never set by job id (it would be hit) */
+	bool newer;	/* a later job not in the store has the same id (or a forged row says so) */
 	char start[32]; /* the run's Start in its stored sacct.txt, "" unknown */
 	unsigned rows;	/* rows of sacct's answer for the job: more than one is a forged row */
 	char found[FOUND_MAX + 1], found_admin[FOUND_MAX + 1];
@@ -80,45 +81,10 @@ static int cand_cmp(const void *a, const void *b)
 	const struct cand *x = a, *y = b;
 	int c = strcmp(x->key, y->key);
 
-	/* the newest comment of a job (its latest run) first */
+	/* the runs of one id together, a run's restarts together, the newest comment first */
+	if (!c)
+		c = strcmp(x->run, y->run);
 	return c ? c : x->set < y->set ? 1 : x->set > y->set ? -1 : 0;
-}
-
-/* The Start column of JOB's row in DIR/sacct.txt (the record the verdict used) into OUT, ""
- * when it is not there.  Job ids come back: the start tells this run's job from another. */
-static void stored_start(const char *dir, const char *job, char *out, size_t len)
-{
-	char p[4096], *buf = NULL, *line, *save = NULL;
-	int col = -1;
-
-	out[0] = '\0';
-	snprintf(p, sizeof(p), "%s/sacct.txt", dir);
-	if (pm_fin_read(p, 1u << 20, &buf, NULL) < 0)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f = line, *bar;
-		int i = 0;
-		size_t jl = strlen(job);
-		if (col < 0) { /* the header: where Start is */
-			for (; f; f = bar ? bar + 1 : NULL, i++) {
-				bar = strchr(f, '|');
-				if ((bar ? (size_t)(bar - f) : strlen(f)) == 5 &&
-				    !strncmp(f, "Start", 5))
-					col = i;
-			}
-			if (col < 0)
-				break;
-			continue;
-		}
-		if (strncmp(line, job, jl) || line[jl] != '|')
-			continue;
-		for (; f && i < col; i++)
-			f = (bar = strchr(f, '|')) ? bar + 1 : NULL;
-		if (f)
-			snprintf(out, len, "%.*s", (int)strcspn(f, "|"), f);
-		break;
-	}
-	free(buf);
 }
 
 /* A job run whose comment we set within the period (not pending a retry): a candidate. */
@@ -126,14 +92,15 @@ static int recheck_collect(const char *dir, void *arg)
 {
 	struct recheck *rc = arg;
 	char p[4096], *buf = NULL, *tab, cluster[NAMELEN], job[NAMELEN], restart[NAMELEN];
+	char run[NAMELEN];
 	struct stat st;
 	struct cand *c;
 
 	snprintf(p, sizeof(p), "%s/comment", dir);
 	if (lstat(p, &st) < 0 || (double)st.st_mtime < rc->since ||
 	    pm_fin_exists(dir, "comment.pending") ||
-	    pm_fin_key(dir, cluster, job, restart, NAMELEN) < 0 ||
-	    pm_fin_jobid_split(job, job, NAMELEN) < 0) /* Slurm's id, not N~2 */
+	    pm_fin_key(dir, cluster, run, restart, NAMELEN) < 0 ||
+	    pm_fin_jobid_split(run, job, NAMELEN) < 0) /* Slurm's id, not N~2 */
 		return 0;
 	if (pm_fin_read(p, 4096, &buf, NULL) < 0)
 		return 0;
@@ -158,8 +125,9 @@ static int recheck_collect(const char *dir, void *arg)
 	snprintf(c->key, sizeof(c->key), "%s\x1f%s", cluster, job);
 	snprintf(c->field, sizeof(c->field), "%s", buf);
 	snprintf(c->job, sizeof(c->job), "%s", job);
+	snprintf(c->run, sizeof(c->run), "%s", run);
 	c->set = (double)st.st_mtime;
-	stored_start(dir, job, c->start, sizeof(c->start));
+	pm_fin_stored_start(dir, job, c->start, sizeof(c->start));
 	if (!(c->dir = strdup(dir)) || !(c->line = strdup(tab))) {
 		free(c->dir);
 		free(buf);
@@ -186,7 +154,7 @@ static void recheck_row(struct recheck *rc, char *row)
 		p = bar + 1;
 	}
 	snprintf(key, sizeof(key), "%s\x1f%s", f[1], f[0]);
-	/* the first entry of the key (the job's latest run) */
+	/* the first entry of the key */
 	size_t lo = 0, hi = rc->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -197,11 +165,23 @@ static void recheck_row(struct recheck *rc, char *row)
 	}
 	if (lo == rc->n || strcmp(rc->c[lo].key, key))
 		return;
-	c = &rc->c[lo];
-	/* another job that came to have the same id: not this run's record; a later one is
-	 * what `sacctmgr modify job where jobid=N` would change, so this run is left alone */
-	if (c->start[0] && strcmp(f[2], c->start)) {
-		c->newer = c->newer || strcmp(f[2], c->start) > 0;
+	/* the run of the job whose record this is: a reused id's runs (N, N~2, ...) each have
+	 * their own row (sacct -D), told apart by their start; a run whose start is unknown
+	 * takes the row only when it is the id's one run in the store */
+	c = NULL;
+	for (size_t i = lo; i < rc->n && !strcmp(rc->c[i].key, key); i++)
+		if (rc->c[i].start[0] && !strcmp(f[2], rc->c[i].start)) {
+			c = &rc->c[i];
+			break;
+		}
+	if (!c && !rc->c[lo].start[0] && (lo + 1 == rc->n || strcmp(rc->c[lo + 1].key, key)))
+		c = &rc->c[lo];
+	if (!c) {
+		/* another job that came to have the same id, not in the store: never counted as
+		 * a run's; a later one makes the runs before it doubtful (or a forged row) */
+		for (size_t i = lo; i < rc->n && !strcmp(rc->c[i].key, key); i++)
+			if (rc->c[i].start[0] && strcmp(f[2], rc->c[i].start) > 0)
+				rc->c[i].newer = true;
 		return;
 	}
 	c->seen = true;
@@ -375,7 +355,10 @@ static void recheck_restore(const struct pm_config *cfg, struct cand *c, double 
 			c2.comment_field = c->field;
 			cs = pm_fin_comment(&c2, c->dir, c->job, PM_OWNER_STORED, c->line,
 					    pm_fin_clock() + budget, why, sizeof(why));
-			if (cs == PM_COMMENT_SET || cs == PM_COMMENT_PENDING) {
+			/* SKIPPED: the record sacctmgr would change is a later job's of the id
+			 * (pm_fin_comment), recorded as not put back */
+			if (cs == PM_COMMENT_SET || cs == PM_COMMENT_PENDING ||
+			    cs == PM_COMMENT_SKIPPED) {
 				record_tampering(c, c->field, c->found, cs == PM_COMMENT_SET, now);
 				res->tampered++;
 				res->restored += cs == PM_COMMENT_SET;
@@ -385,8 +368,8 @@ static void recheck_restore(const struct pm_config *cfg, struct cand *c, double 
 		free(state);
 	}
 	if (c->bad_admin) {
-		int a = pm_fin_admin_set(cfg, c->job, c->line, pm_fin_clock() + budget, why,
-					 sizeof(why));
+		int a = pm_fin_admin_set(cfg, c->dir, c->job, PM_OWNER_STORED, c->line,
+					 pm_fin_clock() + budget, why, sizeof(why));
 		if (a != 0) {
 			record_tampering(c, "AdminComment", c->found_admin, a == 1, now);
 			res->tampered++;
@@ -472,8 +455,10 @@ static bool really_newer(const struct pm_config *cfg, const struct cand *c, doub
  * rows of its own (sacct prints it as it is): a job with several rows, or a row of another
  * start, may be another's forgery, and is looked at only AMBIGUOUS_MAX at a time, starting
  * elsewhere at each walk.  A job with one row of its start that differs is the real thing,
- * always put back.  A job whose id a later job has taken is left alone: `sacctmgr modify
- * job where jobid=N` would change that job.
+ * always put back.  A reused id's runs in the store (N~1, N~2) each read their own row; a
+ * run whose id a later job outside the store has taken is left alone.  Putting back
+ * changes only the run's own record (pm_fin_comment: the owner named, the record's start
+ * checked), or nothing.
  */
 static void recheck_judge(const struct pm_config *cfg, struct recheck *rc, double budget,
 			  struct pm_recheck *res, double now)
@@ -482,9 +467,10 @@ static void recheck_judge(const struct pm_config *cfg, struct recheck *rc, doubl
 
 	for (size_t i = 0; i < rc->n; i++) {
 		struct cand *c = &rc->c[i];
-		/* an older run of the same job: its comment is the latest run's now */
-		if (i && !strcmp(rc->c[i - 1].key, c->key)) {
-			c->seen = c->newer = false;
+		/* an earlier restart of the same run (a requeued job): its comment is the latest
+		 * restart's now.  A reused id's other runs (N~2) are other jobs: each judged */
+		if (i && !strcmp(rc->c[i - 1].key, c->key) && !strcmp(rc->c[i - 1].run, c->run)) {
+			c->seen = c->newer = c->bad = c->bad_admin = false;
 			c->rows = 0;
 			continue;
 		}
@@ -555,14 +541,16 @@ int pm_finalize_recheck(const struct pm_config *cfg, const char *store, const ch
 	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%S", &tm);
 	/* one query: the jobs by name while their list is short (JOBLIST_MAX bytes), else
 	 * every job of the period, whoever's: slurmdbd's work follows the list */
-	const char *period[] = {"-a",  "-X", "-P",  "-n", "-M",	  clusters, "-S",
-				since, "-E", "now", "-o", fields, NULL};
-	const char *named[] = {"-a", "-X", "-P", "-n",	 "-M", clusters,
-			       "-j", NULL, "-o", fields, NULL};
-	named[7] = list = job_list(&rc);
+	/* -D: every record of a reused id (sacct gives only the latest without it), each
+	 * matched to its own run by its start */
+	const char *period[] = {"-a", "-X",  "-D", "-P",  "-n", "-M",	clusters,
+				"-S", since, "-E", "now", "-o", fields, NULL};
+	const char *named[] = {"-a",	 "-X", "-D", "-P", "-n",   "-M",
+			       clusters, "-j", NULL, "-o", fields, NULL};
+	named[8] = list = job_list(&rc);
 	res->named = list != NULL;
 	q0 = pm_fin_clock();
-	if (recheck_query(&rc, named[7] ? named : period, RECHECK_TIMEOUT, &res->rows, why,
+	if (recheck_query(&rc, named[8] ? named : period, RECHECK_TIMEOUT, &res->rows, why,
 			  sizeof(why)) < 0) {
 		ret = pmu_fail(err, errlen, EIO, "comment recheck: %s", why);
 		goto out;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -426,6 +427,144 @@ static long long stored_owner(const char *jobdir)
 	return uid;
 }
 
+/*
+ * The owner a modify names (sacctmgr's `user=UID`), as sacct is asked (owner_args): the job
+ * of this epilog's, else OWNER when known; NULL when unknown (the bare id).
+ */
+static const char *modify_owner(const char *job, long long owner, char *uid, size_t len)
+{
+	if (epilog_owner(job, uid, len))
+		return uid;
+	if (owner >= 0 && owner < 4294967295LL) {
+		snprintf(uid, len, "%lld", owner);
+		return uid;
+	}
+	return NULL;
+}
+
+/* The Start column of JOB's row in DIR/sacct.txt (the record this run's verdict used) into
+ * OUT, "" when it is not there. */
+void pm_fin_stored_start(const char *dir, const char *job, char *out, size_t len)
+{
+	char p[4096], *buf = NULL, *line, *save = NULL;
+	int col = -1;
+
+	out[0] = '\0';
+	snprintf(p, sizeof(p), "%s/sacct.txt", dir);
+	if (pm_fin_read(p, 1u << 20, &buf, NULL) < 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f = line, *bar;
+		int i = 0;
+		size_t jl = strlen(job);
+		if (col < 0) { /* the header: where Start is */
+			for (; f; f = bar ? bar + 1 : NULL, i++) {
+				bar = strchr(f, '|');
+				if ((bar ? (size_t)(bar - f) : strlen(f)) == 5 &&
+				    !strncmp(f, "Start", 5))
+					col = i;
+			}
+			if (col < 0)
+				break;
+			continue;
+		}
+		if (strncmp(line, job, jl) || line[jl] != '|')
+			continue;
+		for (; f && i < col; i++)
+			f = (bar = strchr(f, '|')) ? bar + 1 : NULL;
+		if (f)
+			snprintf(out, len, "%.*s", (int)strcspn(f, "|"), f);
+		break;
+	}
+	free(buf);
+}
+
+/* JOBDIR's manifest "created" (when the run's folder got its first verdict), or -1. */
+static double run_created(const char *jobdir)
+{
+	char p[4096];
+	json_t *m;
+	const char *c;
+	struct tm tm;
+	double t = -1;
+
+	snprintf(p, sizeof(p), "%s/manifest.json", jobdir);
+	if (!(m = json_load_file(p, 0, NULL)))
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	c = json_string_value(json_object_get(m, "created"));
+	if (c && strlen(c) == 20 && c[19] == 'Z' && strptime(c, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		t = (double)timegm(&tm);
+	json_decref(m);
+	return t;
+}
+
+/* sacct's time (local time, as it prints it), or -1. */
+static double sacct_time(const char *s)
+{
+	struct tm tm;
+	const char *e;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!(e = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)) || *e)
+		return -1;
+	tm.tm_isdst = -1;
+	return (double)mktime(&tm);
+}
+
+/*
+ * Is the record that `sacctmgr modify job where jobid=JOB [user=UID]` would change this
+ * run's (JOBDIR's)?  slurmdbd changes the most recently submitted record of the id among
+ * those of the user named (measured on 22.05: EndTime= and StartTime= select nothing), and
+ * sacct -X -j JOB [-u UID], without --duplicates, gives that same record: its Start is asked
+ * for alone (no comment in the answer, so nothing a user wrote can make it match).  The
+ * record is this run's when its Start is the one the run's stored sacct.txt holds, and it
+ * began before the run's folder was made (a stored record asked for after the id was taken
+ * again by the same owner is the later job's).  1 yes, 0 another job's (WHY), -1 unknown
+ * (WHY: no record yet, sacct failed).
+ */
+static int record_is_run(const struct pm_config *cfg, const char *jobdir, const char *job,
+			 long long owner, double deadline, char *why, size_t whylen)
+{
+	const char *args[12] = {"-P", "-X", "-n", "-j", job};
+	const char *cmd = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
+	char *out = NULL, uid[16], stored[32];
+	size_t len, n = 5;
+	double created, start;
+	int st, rc = 1;
+
+	n = owner_args(args, n, job, owner, uid, sizeof(uid));
+	args[n++] = "-o";
+	args[n++] = "Start";
+	args[n] = NULL;
+	if (pm_fin_run(cmd, args, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0) {
+		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
+		return -1;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	if (!exited_ok(st) || !*out) {
+		snprintf(why, whylen, "%s -o Start: %.160s", cmd,
+			 exited_ok(st) ? "no accounting record for the job yet" : out);
+		free(out);
+		return -1;
+	}
+	pm_fin_stored_start(jobdir, job, stored, sizeof(stored));
+	created = run_created(jobdir);
+	start = sacct_time(out);
+	if ((stored[0] && strcmp(out, stored)) || (created >= 0 && start > created)) {
+		/* never touch another job's record: the line stays unwritten, and says why */
+		const char *u = modify_owner(job, owner, uid, sizeof(uid));
+		snprintf(why, whylen,
+			 "not written: sacctmgr would change the record of job %s%s%s that "
+			 "started %.31s, a later job of the id (this run started %s)",
+			 job, u ? " of uid " : "", u ? u : "", out,
+			 stored[0] ? stored : "before its evidence was stored");
+		rc = 0;
+	}
+	free(out);
+	return rc;
+}
+
 /* The current value of FIELD of OWNER's job (-1: unknown): 1 with *CUR, 0 when the job has
  * no record yet, -1 error. */
 static int current(const struct pm_config *cfg, const char *job, long long owner,
@@ -468,15 +607,17 @@ static int current(const struct pm_config *cfg, const char *job, long long owner
 	return 1;
 }
 
-/* One attempt.  0 done, 2 the record said it already, 1 retry later, -1 give up. */
-static int attempt(const struct pm_config *cfg, const char *job, long long owner, const char *line,
-		   double deadline, char *why, size_t whylen)
+/* One attempt.  0 done, 2 the record said it already, 1 retry later, -1 give up, 3 not
+ * written: the record a modify would change is another job's (WHY). */
+static int attempt(const struct pm_config *cfg, const char *jobdir, const char *job,
+		   long long owner, const char *line, double deadline, char *why, size_t whylen)
 {
 	const char *fieldname = cfg->comment_field && !strcmp(cfg->comment_field, "AdminComment") ?
 					"AdminComment" :
 					"Comment";
 	const char *cmd = cfg->sacctmgr && *cfg->sacctmgr ? cfg->sacctmgr : "sacctmgr";
-	char *cur = NULL, *want = NULL, *out = NULL, *set = NULL, where[96];
+	char *cur = NULL, *want = NULL, *out = NULL, *set = NULL, where[96], user[32], uid[16];
+	const char *u;
 	size_t len;
 	int rc, st;
 
@@ -496,11 +637,18 @@ static int attempt(const struct pm_config *cfg, const char *job, long long owner
 	rc = 2;
 	if (!strcmp(want, cur))
 		goto out;
+	/* a job id Slurm gave again: only this run's record, never the later job's */
+	if ((rc = record_is_run(cfg, jobdir, job, owner, deadline, why, whylen)) <= 0) {
+		rc = rc < 0 ? 1 : 3;
+		goto out;
+	}
 	rc = 0;
 	for (char *p = want; *p; p++)
 		if (*p == '"')
 			*p = '`'; /* what sacctmgr itself makes of a quote inside a value */
 	snprintf(where, sizeof(where), "jobid=%s", job);
+	u = modify_owner(job, owner, uid, sizeof(uid));
+	snprintf(user, sizeof(user), "user=%s", u ? u : "");
 	/* the whole value, however long the user's comment in front of ours: a fixed buffer
 	 * cut it, and our line and the closing quote with it */
 	if (asprintf(&set, "%s=\"%s\"", fieldname, want) < 0) {
@@ -509,7 +657,14 @@ static int attempt(const struct pm_config *cfg, const char *job, long long owner
 		rc = -1;
 		goto out;
 	}
-	const char *args[] = {"-i", "modify", "job", "where", where, "set", set, NULL};
+	/* the owner's record of the id (the one record_is_run looked at), not the id's latest */
+	const char *args[10] = {"-i", "modify", "job", "where", where};
+	size_t k = 5;
+	if (u)
+		args[k++] = user;
+	args[k++] = "set";
+	args[k++] = set;
+	args[k] = NULL;
 	if (pm_fin_run(cmd, args, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0) {
 		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
 		rc = -1;
@@ -593,12 +748,15 @@ enum pm_comment_state pm_fin_comment(const struct pm_config *cfg, const char *jo
 		goto out;
 	}
 	for (;;) {
-		rc = attempt(cfg, job, owner, line, deadline, why, whylen);
+		rc = attempt(cfg, jobdir, job, owner, line, deadline, why, whylen);
 		if (rc != 1 || pm_fin_clock() + delay > deadline)
 			break;
 		pm_fin_nap(delay);
 		delay *= 2;
 	}
+	/* for good: the id's later job will stay the later one (WHY says so; no retry) */
+	if (rc == 3 && unlink(pend) == 0)
+		res = PM_COMMENT_SKIPPED;
 	if ((rc == 0 || rc == 2) && pm_fin_write(jobdir, "comment", want, strlen(want)) == 0 &&
 	    unlink(pend) == 0) {
 		res = rc == 2 ? PM_COMMENT_ALREADY : PM_COMMENT_SET;
@@ -610,16 +768,24 @@ out:
 }
 
 /* The AdminComment copy (finalize_int.h): read with sacct, composed, set with sacctmgr. */
-int pm_fin_admin_set(const struct pm_config *cfg, const char *job, const char *line,
-		     double deadline, char *why, size_t whylen)
+int pm_fin_admin_set(const struct pm_config *cfg, const char *jobdir, const char *job,
+		     long long owner, const char *line, double deadline, char *why, size_t whylen)
 {
 	const char *sacct = cfg->sacct && *cfg->sacct ? cfg->sacct : "sacct";
 	const char *mgr = cfg->sacctmgr && *cfg->sacctmgr ? cfg->sacctmgr : "sacctmgr";
-	const char *q[] = {"-P", "-X", "-n", "-j", job, "-o", "AdminComment", NULL};
-	char *out = NULL, *want = NULL, *set = NULL, where[96];
-	size_t len;
+	const char *q[12] = {"-P", "-X", "-n", "-j", job};
+	char *out = NULL, *want = NULL, *set = NULL, where[96], user[32], uid[16];
+	const char *u;
+	size_t len, n = 5;
 	int st, rc = -1;
 
+	if (owner == PM_OWNER_STORED)
+		owner = stored_owner(jobdir);
+	/* the record of the run's owner, as pm_fin_comment reads and changes it */
+	n = owner_args(q, n, job, owner, uid, sizeof(uid));
+	q[n++] = "-o";
+	q[n++] = "AdminComment";
+	q[n] = NULL;
 	if (pm_fin_run(sacct, q, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0 ||
 	    !WIFEXITED(st) || WEXITSTATUS(st)) {
 		snprintf(why, whylen, "%s -o AdminComment failed", sacct);
@@ -639,14 +805,26 @@ int pm_fin_admin_set(const struct pm_config *cfg, const char *job, const char *l
 			*p = '`';
 	free(out);
 	out = NULL;
+	if ((rc = record_is_run(cfg, jobdir, job, owner, deadline, why, whylen)) <= 0) {
+		rc = rc < 0 ? -1 : 0; /* another job's record: nothing to do here, ever */
+		goto out;
+	}
 	snprintf(where, sizeof(where), "jobid=%s", job);
+	u = modify_owner(job, owner, uid, sizeof(uid));
+	snprintf(user, sizeof(user), "user=%s", u ? u : "");
 	if (asprintf(&set, "AdminComment=\"%s\"", want) < 0) {
 		set = NULL;
 		snprintf(why, whylen, "%s", strerror(ENOMEM));
 		rc = -1;
 		goto out;
 	}
-	const char *m[] = {"-i", "modify", "job", "where", where, "set", set, NULL};
+	const char *m[10] = {"-i", "modify", "job", "where", where};
+	n = 5;
+	if (u)
+		m[n++] = user;
+	m[n++] = "set";
+	m[n++] = set;
+	m[n] = NULL;
 	if (pm_fin_run(mgr, m, pm_fin_cmd_limit(deadline), &out, &len, &st) < 0 ||
 	    strstr(out, "Nothing modified") || !WIFEXITED(st) || WEXITSTATUS(st)) {
 		snprintf(why, whylen, "%s: AdminComment not set: %.120s", mgr, out ? out : "");

@@ -341,7 +341,7 @@ START_TEST(provisional_then_final)
 	ck_assert_int_le(strlen(line), PM_COMMENT_MAX);
 	ck_assert_str_eq(jstr(m, "verdict.comment"), line);
 	ck_assert_int_ge(asprintf(&want,
-				  "[-i][modify][job][where][jobid=4242][set]"
+				  "[-i][modify][job][where][jobid=4242][user=1000][set]"
 				  "[Comment=\"my note | %s\"]\n",
 				  line),
 			 0);
@@ -760,7 +760,8 @@ START_TEST(jobstats_admincomment_kept)
 	ck_assert_int_eq(r.comment, PM_COMMENT_SET);
 	line = expected_line();
 	ck_assert_int_ge(asprintf(&want,
-				  "[-i][modify][job][where][jobid=4242][set][Comment=\"%s\"]\n",
+				  "[-i][modify][job][where][jobid=4242][user=1000][set]"
+				  "[Comment=\"%s\"]\n",
 				  line),
 			 0);
 	log = pmt_get(T, "sacctmgr.log");
@@ -1048,6 +1049,53 @@ START_TEST(cli_show_and_refusal)
 	snprintf(args, sizeof(args), "show 4243 --store %s/store", T);
 	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 1);
 	ck_assert_ptr_nonnull(strstr(out, "no evidence for job 4243"));
+}
+END_TEST
+
+/* A reused id's runs: the text a person reads names the run (4242~2), as typed, not the id
+ * the runs share; --json stays the stored bytes. */
+START_TEST(cli_show_run_name)
+{
+	struct pm_finalize_result r;
+	char args[1024], cmd[1400], conf[700], d2[600];
+	static char out[262144];
+	char *v;
+
+	pmt_put(T, "pm.yaml", "operators_group: slurmops\n", 0644);
+	snprintf(conf, sizeof(conf), "%s/pm.yaml", T);
+	setenv("POSTMORTEM_CONFIG", conf, 1);
+	pmt_put(D, "expected", "gpu017\n", 0644);
+	bundle("gpu017", K17, (long long)geteuid(), false);
+	arrive("gpu017");
+	ck_assert_int_eq(fin(false, &r), 0);
+	/* the id's second run, as the collector makes it */
+	snprintf(d2, sizeof(d2), "%s/store/lab/4242~2", T);
+	snprintf(cmd, sizeof(cmd), "cp -a '%s/store/lab/4242' '%s'", T, d2);
+	ck_assert_int_eq(system(cmd), 0);
+
+	snprintf(args, sizeof(args), "show 4242~2 --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	ck_assert_msg(!strncmp(out, "job 4242~2 on lab: ", 19), "%s", out); /* before: job 4242 */
+	snprintf(args, sizeof(args), "show 4242~1 --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	ck_assert_msg(!strncmp(out, "job 4242~1 on lab: ", 19), "%s", out);
+	/* the bare id is the latest run: named so */
+	snprintf(args, sizeof(args), "show 4242 --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	ck_assert_msg(!strncmp(out, "job 4242~2 on lab: ", 19), "%s", out);
+	snprintf(args, sizeof(args), "show 4242~2 --timeline --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	ck_assert_msg(!strncmp(out, "timeline of job 4242~2: ", 24), "%s", out);
+	snprintf(args, sizeof(args), "report 4242~2 -o - --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "<title>postmortem: job 4242~2 ") &&
+			      strstr(out, "<h1>Job 4242~2 <small>"),
+		      "%.600s", out);
+	snprintf(args, sizeof(args), "show 4242~2 --json --store %s/store", T);
+	ck_assert_int_eq(run_cli(args, (uid_t)-1, out, sizeof(out)), 0);
+	v = pmt_get(d2, "0/verdict.json");
+	ck_assert_str_eq(out, v);
+	free(v);
 }
 END_TEST
 
@@ -1349,6 +1397,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, comment_after_long_user_comment);
 	tcase_add_test(t, fetch_verifies);
 	tcase_add_test(t, cli_show_and_refusal);
+	tcase_add_test(t, cli_show_run_name);
 	tcase_add_test(t, fetched_copy_with_history);
 	tcase_add_test(t, merge_cut_by_deadline);
 	tcase_add_test(t, timer_cut_is_final);

@@ -54,6 +54,10 @@ static const char FAKE_SACCT[] = "#!/bin/sh\n"
 				 "case \" $* \" in\n"
 				 "*' -o Comment '*) cat \"$D/db.Comment\" 2>/dev/null ;;\n"
 				 "*' -o AdminComment '*) ;;\n"
+				 /* the start of the record a comment goes to: the job's */
+				 "*' -o Start '*) awk -F'|' -v j=\"$job\" 'NR == 1 { for (i = 1;"
+				 " i <= NF; i++) if ($i == \"Start\") c = i; next } c && $1 == j"
+				 " { print $c; exit }' \"$D/db.sacct.$job\" 2>/dev/null ;;\n"
 				 "*) cat \"$D/db.sacct.$job\" 2>/dev/null ;;\n"
 				 "esac\n"
 				 "exit 0\n";
