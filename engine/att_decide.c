@@ -897,6 +897,18 @@ static bool undated_apart(const struct cand *x, const struct cand *y)
 	return !x->current && !y->current && !x->tpre && !y->tpre;
 }
 
+/* Whether X and Y, fallback leads both (phase 10), are dated against nothing of the job: no
+ * record, no task records, no collector and no line of the job's output with a date
+ * (pm_att_no_window, out_t0).  Their times order them against each other, not against the
+ * job: the earlier may be an earlier job's and the later this one's, or the earlier this
+ * job's and the later one after it.  Hours apart they are as undecided as in one second
+ * (gpu-no-record-two-hosts-xid79-hours-apart; with the job's record, the earlier is
+ * before its window: gpu-record-two-hosts-xid79-hours-apart-near-miss). */
+static bool timeless_pair(const struct att *a, const struct cand *x, const struct cand *y)
+{
+	return x->fallback && y->fallback && pm_att_no_window(a) && a->out_t0 <= 0;
+}
+
 /*
  * The lead's hardware class on other nodes, each from that node's own evidence, as dated,
  * as strong and as ranked as the lead (phase 8): two GPUs that fell off the bus in the same
@@ -917,7 +929,7 @@ static size_t co_origins(struct att *a, struct cand *l)
 		if (c->dead || !c->hardware || c->lead != LEAD_RULE || c->fallback != l->fallback ||
 		    c->untrusted != l->untrusted || !c->node[0] || strcmp(c->cls, l->cls) ||
 		    !strcmp(c->node, l->node) || c->strength != l->strength ||
-		    !undated_apart(l, c) || !close_in_time(a, l, c) ||
+		    !undated_apart(l, c) || !(close_in_time(a, l, c) || timeless_pair(a, l, c)) ||
 		    cand_rank(c) != cand_rank(l) || c->prestart != l->prestart ||
 		    outcome_rank(a, c) != outcome_rank(a, l) ||
 		    pm_att_silent_support(a, c) != pm_att_silent_support(a, l))
@@ -1038,10 +1050,15 @@ static void ambiguity_test(struct att *a)
 			 t[0] ? t : "diagnostics on each node");
 		/* the same wording for undated lines and for the job's output would claim a
 		 * time and a source the evidence does not have */
-		bool undated = !l->has_t;
-		for (size_t i = 0; i < a->live; i++)
+		bool undated = !l->has_t, apart = false;
+		for (size_t i = 0; i < a->live; i++) {
 			undated |= a->c[i].co && !a->c[i].has_t;
-		if (l->has_t && !undated)
+			apart |= a->c[i].co && !close_in_time(a, l, &a->c[i]);
+		}
+		if (apart) /* timeless_pair: hours apart, with nothing of the job to date */
+			snprintf(t, sizeof(t),
+				 ", at times that nothing of this job is dated against");
+		else if (l->has_t && !undated)
 			snprintf(t, sizeof(t), " within the %.1f s skew tolerance", a->rs->skew_s);
 		else if (l->has_t)
 			snprintf(t, sizeof(t), ", some of them undated");

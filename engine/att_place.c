@@ -18,22 +18,27 @@
 
 /* Generic words of file names and log fields that name no host (and what a kernel's or a
  * console's capture is named for: "console.log" names no host; the tool that gathered it:
- * "pdsh-dmesg.txt" neither). */
+ * "pdsh-dmesg.txt" neither; nor the thread or the note a person pasted a log into:
+ * "issue.md" holding a dmesg excerpt, read as a kernel log, is no host called "issue":
+ * read-paste-thread-file-name-no-host). */
 static const char *const not_hosts[] = {
-	"dmesg",  "kernel", "kern",    "syslog",  "messages", "journal",   "journalctl",
-	"nvidia", "smi",    "nvsmi",   "node",	  "nodes",    "host",	   "hosts",
-	"log",	  "logs",   "slurm",   "job",	  "jobs",     "train",	   "training",
-	"output", "stderr", "stdout",  "err",	  "error",    "errors",	   "out",
-	"worker", "rank",   "master",  "main",	  "head",     "localhost", "bmc",
-	"sel",	  "ipmi",   "lspci",   "ps",	  "dimm",     "dmidecode", "edac",
-	"mcelog", "sinfo",  "squeue",  "sacct",	  "scontrol", "uname",	   "run",
-	"test",	  "tmp",    "debug",   "info",	  "all",      "gpu",	   "gpus",
-	"cuda",	  "nccl",   "mpi",     "mpirun",  "launcher", "torchrun",  "srun",
-	"sbatch", "python", "unknown", "none",	  "null",     "ubuntu",	   "root",
-	"user",	  "admin",  "server",  "machine", "local",    "linux",	   "console",
-	"serial", "crash",  "panic",   "oops",	  "boot",     "pstore",	   "vmcore",
-	"kmsg",	  "klog",   "trace",   "excerpt", "hardware", "paste",	   "netconsole",
-	"full",	  "system", "snippet", "pdsh",	  "clush",    "dsh",	   NULL,
+	"dmesg",  "kernel",   "kern",	 "syslog",  "messages", "journal",   "journalctl",
+	"nvidia", "smi",      "nvsmi",	 "node",    "nodes",	"host",	     "hosts",
+	"log",	  "logs",     "slurm",	 "job",	    "jobs",	"train",     "training",
+	"output", "stderr",   "stdout",	 "err",	    "error",	"errors",    "out",
+	"worker", "rank",     "master",	 "main",    "head",	"localhost", "bmc",
+	"sel",	  "ipmi",     "lspci",	 "ps",	    "dimm",	"dmidecode", "edac",
+	"mcelog", "sinfo",    "squeue",	 "sacct",   "scontrol", "uname",     "run",
+	"test",	  "tmp",      "debug",	 "info",    "all",	"gpu",	     "gpus",
+	"cuda",	  "nccl",     "mpi",	 "mpirun",  "launcher", "torchrun",  "srun",
+	"sbatch", "python",   "unknown", "none",    "null",	"ubuntu",    "root",
+	"user",	  "admin",    "server",	 "machine", "local",	"linux",     "console",
+	"serial", "crash",    "panic",	 "oops",    "boot",	"pstore",    "vmcore",
+	"kmsg",	  "klog",     "trace",	 "excerpt", "hardware", "paste",     "netconsole",
+	"full",	  "system",   "snippet", "pdsh",    "clush",	"dsh",	     "issue",
+	"issues", "post",     "posts",	 "comment", "comments", "thread",    "forum",
+	"reply",  "question", "answer",	 "notes",   "note",	"readme",    "report",
+	"ticket", "bug",      "email",	 "mail",    "chat",	NULL,
 };
 
 /* Words of a file name that say it holds a node-level source. */
