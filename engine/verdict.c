@@ -508,6 +508,18 @@ static int trusted_kinds(const struct att *a, const struct cand *c)
 }
 
 /* Whether a live candidate names a host Slurm's record does not list (pm_att_unknown_node). */
+/* A live hardware candidate whose node only a fallback lead (evidence that cannot blame a
+ * node: the job's own output, an event nothing dates in the job) or a late snapshot names:
+ * its exclusion is offered, never advised, ambiguous or not (as an attributed lead's). */
+static bool weak_hardware(const struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!a->c[i].dead && a->c[i].hardware && a->c[i].node[0] &&
+		    (a->c[i].fallback || pm_att_late_only(&a->c[i])))
+			return true;
+	return false;
+}
+
 static bool unknown_nodes(const struct att *a)
 {
 	for (size_t i = 0; i < a->nc; i++)
@@ -574,9 +586,15 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 		 * user writes (att_sched.c), is named, never excluded */
 		bool excl = any_hw && nodes[0] && !pm_att_node_guessed(a, c) &&
 			    !(c && c->user_record) && !unknown_nodes(a);
-		json_object_set_new(cont, "id", json_string(excl ? "retry-exclude-node" : "retry"));
+		bool offer = excl && weak_hardware(a);
+		json_object_set_new(cont, "id",
+				    json_string(excl && !offer ? "retry-exclude-node" : "retry"));
 		/* json_sprintf, not BUF: a long host list must not cut the sentence short */
 		json_object_set_new(cont, "action",
+				    offer ? json_sprintf("retry the job; excluding %s (--exclude=%s) "
+							 "is your reversible choice while nothing "
+							 "the user cannot write confirms it",
+							 nodes, nodes) :
 				    excl ? json_sprintf("retry the job excluding %s (cheap and "
 							"reversible while the cause is open)",
 							nodes) :
