@@ -818,6 +818,11 @@ KNOWN = {
         'folds each traceback, stamp and all, into one record\'s exc_info string, where no '
         'stamp is read as the line\'s time, so they tie (ambiguous, as in '
         'app-generic-exceptions-two-nodes-tie)',
+    ('jsonl-exc', 'launch-launcher-env-unset-pandas-column-near-miss'):
+        'launcher-env-unset\'s not_after looks back over physical lines only (READING.md), '
+        'and the style folds the traceback, pandas\' frames and its "from err" with it, into '
+        'one record\'s exc_info string, scanned again as one value: the column\'s KeyError '
+        'reads as the launcher\'s variable, as it does in such a record from any program',
     ('squashed', 'app-generic-exceptions-two-nodes-dated-near-miss'):
         'the two exceptions are told apart only by the stamps on their last lines; a paste that '
         'lost its line breaks does not date them, so they tie (ambiguous, as in '
