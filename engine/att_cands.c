@@ -927,6 +927,22 @@ static bool same_gpu_rows(const struct att *a, const struct cand *c, const struc
 	return true;
 }
 
+/* Whether every line of C and of D names its GPU (a PCI address) and no GPU of C's is one of
+ * D's: two GPUs' own findings (a row remap pending on GPU 0 and uncorrectable ECC on GPU 3 of
+ * one nvidia-smi -q), not one event told twice, so never merged into one finding that would
+ * list both GPUs as its origin (gpu-nvsmi-remap-and-ecc-two-gpus). */
+static bool gpus_apart(const struct att *a, const struct cand *c, const struct cand *d)
+{
+	for (size_t k = 0; k < c->nev + d->nev; k++)
+		if (!a->ev->obs[k < c->nev ? c->ev[k] : d->ev[k - c->nev]].pci)
+			return false;
+	for (size_t i = 0; i < c->nev; i++)
+		for (size_t j = 0; j < d->nev; j++)
+			if (pm_att_pci_eq(a->ev->obs[c->ev[i]].pci, a->ev->obs[d->ev[j]].pci))
+				return false;
+	return true;
+}
+
 void pm_att_phase_merge(struct att *a)
 {
 	aer_on_gpu(a);
@@ -939,7 +955,8 @@ void pm_att_phase_merge(struct att *a)
 			struct cand *d = &a->c[k], *keep = c, *drop = d;
 			if (d->dead || !d->nev || d->lead != LEAD_RULE || strcmp(c->cls, d->cls) ||
 			    (c->node[0] ? strcmp(c->node, d->node) :
-					  d->node[0] || !same_gpu_rows(a, c, d)))
+					  d->node[0] || !same_gpu_rows(a, c, d)) ||
+			    gpus_apart(a, c, d))
 				continue;
 			if (better(a, d, c)) {
 				keep = d;

@@ -337,6 +337,39 @@ static int fired_kind(const struct att *a)
 	return k;
 }
 
+/*
+ * Where only consequences fired, what the first of them is, in its rule's words: a
+ * launcher's or a framework's report that a rank, worker or actor died (MPICH hydra's
+ * "assert (!closed) failed", Ray's WorkerCrashedError), or the job being taken down.  It
+ * names no cause and no node, so the status stays unknown; the reader is told what was
+ * read and where the cause is to be looked for.  A cascade (a report of a process gone)
+ * before a teardown (the job ended), each the first of its role in the evidence's order.
+ */
+static void name_consequence(struct att *a)
+{
+	size_t pick = SIZE_MAX;
+	char sum[PM_OBS_SUMMARY_MAX];
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		enum pm_role r = R(a, i)->role;
+		if (a->yielded && a->yielded[i])
+			continue;
+		if (r == PM_ROLE_CASCADE) {
+			pick = i;
+			break;
+		}
+		if (r == PM_ROLE_TEARDOWN && pick == SIZE_MAX)
+			pick = i;
+	}
+	if (pick == SIZE_MAX)
+		return;
+	pm_att_why(a,
+		   "Read first, by %s: %s. It reports another failure or the job's end, not "
+		   "its cause: look for the failing process's own error before it (its rank's "
+		   "or worker's own output, the job's record).",
+		   R(a, pick)->id, pm_obs_summary(a->ev, &a->ev->obs[pick], sum));
+}
+
 /* ---- the decision: order, status, launch, confidence ---- */
 
 /* Sort the candidates (phase 8) and note the leading two. */
@@ -1158,6 +1191,7 @@ void pm_att_phase_status(struct att *a)
 				a,
 				"Only consequences fired (collective or transport errors after "
 				"another failure, the job being taken down): nothing names a cause.");
+			name_consequence(a);
 			break;
 		default:
 			pm_att_why(a, "No rule fired that could explain the failure.");

@@ -153,7 +153,7 @@ static const struct {
 	{"launch_config",
 	 false,
 	 {"import", "rendezvous", "nccl_init", "driver", "container", "device_busy",
-	  "driver_mismatch", "scheduler"}},
+	  "driver_mismatch", "scheduler", "container_host"}},
 	{"communication_unattributed", false, {"collective_timeout", "remote_error"}},
 	{"external", false, {"user_cancel", "admin_cancel", "preempted", "requeued"}},
 	{"none", false, {"none"}},

@@ -1432,15 +1432,51 @@ static size_t level_layer(struct peel *w, const char *s, size_t n)
 	return k;
 }
 
+/* A tab at S: its length, 1, or 2 for the escape "\\t" inside a record's quoted message
+ * (a JSON or logfmt logger's escaped line: the peel reads the message as the record holds
+ * it, record_layer); 0 when S opens with none. */
+static size_t tab_at(const struct peel *w, const char *s, size_t n)
+{
+	if (n && s[0] == '\t')
+		return 1;
+	return w->out->quoted && n > 1 && s[0] == '\\' && s[1] == 't' ? 2 : 0;
+}
+
+/* Whether S opens with a launcher's rank tag, "[rank3]:" or "[default3]:" (lower-case
+ * letters, then digits, then "]:"). */
+static bool rank_tag_at(const char *s, size_t n)
+{
+	size_t i = 1, d;
+
+	if (!n || s[0] != '[')
+		return false;
+	while (i < n && i < 16 && s[i] >= 'a' && s[i] <= 'z')
+		i++;
+	for (d = i; d < n && d - i < 8 && pm_in_isdigit(s[d]); d++)
+		;
+	return i > 1 && d > i && d + 1 < n && s[d] == ']' && s[d + 1] == ':';
+}
+
 /* Name fields: pdsh's and clush's "host: ", docker compose's and kubectl's "name  | ",
- * and, after a stamp or a level, a logger's "name - " ("__main__:main:42 - "). */
+ * and, after a stamp or a level, a logger's "name - " ("__main__:main:42 - ").  The host's
+ * colon may be followed by a tab instead of the space ("host:\t", a tagging shell's or a
+ * script's own "printf '%s:\t'"), as the launcher's prefix is read in redact_assign.c. */
 static size_t name_layer(struct peel *w, const char *s, size_t n)
 {
-	size_t h = name_len(s, n), p, k;
+	size_t h = name_len(s, n), p, k, t;
 
-	if (h && h + 1 < n && s[h] == ':' && s[h + 1] == ' ' && hostish(s, h)) {
+	if (h && h + 1 < n && s[h] == ':' && (blank(s[h + 1]) || tab_at(w, s + h + 1, n - h - 1)) &&
+	    hostish(s, h)) {
 		weak_node(w, s, h);
-		return h + 2;
+		return h + 1 + (blank(s[h + 1]) ? 1 : tab_at(w, s + h + 1, n - h - 1));
+	}
+	/* GNU parallel --tag's "host\t" (the tag, then a tab), only before a launcher's rank
+	 * tag ("gpu12\t[rank3]: ", "gpu12\t[default3]: "): a word and a tab alone open a row
+	 * of a tab-separated table as often ("run17\t[0.91, 0.88]") */
+	if (h && (t = tab_at(w, s + h, n - h)) && rank_tag_at(s + h + t, n - h - t) &&
+	    hostish(s, h)) {
+		weak_node(w, s, h);
+		return h + t;
 	}
 	if (h) {
 		p = h + blanks(s + h, n - h, 32);
