@@ -77,8 +77,8 @@ struct pm_redact_stats {
 /*
  * Redact BUF (LEN bytes of text in an ASCII-compatible encoding, not NUL-terminated,
  * possibly binary or without a final newline) into a new buffer *OUT of *OUTLEN bytes.
- * UTF-16 text passes unread (a NUL between each two characters hides every secret): a
- * caller must not archive it (the collector refuses it, epilog/scrub.c).  Each secret found is
+ * UTF-16 and UTF-32 text pass unread (NULs between each two characters hide every secret):
+ * a caller must not archive them (the collector refuses them, epilog/scrub.c).  Each secret found is
  * replaced by "[REDACTED:<kind>]"; every other byte is copied unchanged (CR, NUL, invalid
  * UTF-8 included), so text without secrets comes out byte-identical.
  *
