@@ -795,6 +795,65 @@ START_TEST(test_tool_and_cookie)
 }
 END_TEST
 
+/* ---- what secrets98 found leaking: calls that set a variable, a name after a command's
+ * option, redis-cli's variable ---- */
+
+static const struct {
+	const char *in, *out;
+} more_answers[] = {
+	/* a call that sets a variable: the name, then its value as the next argument */
+	{"os.putenv('SVC_TOKEN', 'tok123abc')", "os.putenv('SVC_TOKEN', '[REDACTED:token]')"},
+	{"os.putenv(\"DB_PASSWORD\", \"two words\")",
+	 "os.putenv(\"DB_PASSWORD\", \"[REDACTED:db_password]\")"},
+	{"os.environ.setdefault('APP_SECRET', 's3cr3t99')",
+	 "os.environ.setdefault('APP_SECRET', '[REDACTED:secret]')"},
+	{"setenv(\"MY_API_KEY\", \"k1k2k3\", 1);",
+	 "setenv(\"MY_API_KEY\", \"[REDACTED:api_key]\", 1);"},
+	{"os.Setenv(\"SVC_TOKEN\", \"tok123abc\")",
+	 "os.Setenv(\"SVC_TOKEN\", \"[REDACTED:token]\")"},
+	/* the ones that held: update(NAME=...), update({...}), export -p's declare -x */
+	{"os.environ.update(SVC_TOKEN='tok123abc', N='1')",
+	 "os.environ.update(SVC_TOKEN='[REDACTED:token]', N='1')"},
+	{"os.environ.update({'SVC_TOKEN': 'tok123abc'})",
+	 "os.environ.update({'SVC_TOKEN': '[REDACTED:token]'})"},
+	{"declare -x DB_PASSWORD=\"two words\"",
+	 "declare -x DB_PASSWORD=\"[REDACTED:db_password]\""},
+	/* redis-cli reads its password from REDISCLI_AUTH; PGPASSWORD held */
+	{"REDISCLI_AUTH=pw4redis", "REDISCLI_AUTH=[REDACTED:db_password]"},
+	{"export REDISCLI_AUTH='pw 4 redis'", "export REDISCLI_AUTH='[REDACTED:db_password]'"},
+	{"PGPASSWORD=pw4pg psql -h db", "PGPASSWORD=[REDACTED:db_password] psql -h db"},
+	/* an option between "configure set" and the name */
+	{"aws configure set --profile p aws_secret_access_key abcDEF123/xyz",
+	 "aws configure set --profile p aws_secret_access_key [REDACTED:aws_secret_access_key]"},
+	{"aws --profile p configure set aws_session_token tok123abc",
+	 "aws --profile p configure set aws_session_token [REDACTED:aws_session_token]"},
+	/* near misses: left byte for byte */
+	{"os.putenv('SVC_TOKEN', tok)", "os.putenv('SVC_TOKEN', tok)"},
+	{"os.environ.setdefault('MAX_TOKENS', '512')",
+	 "os.environ.setdefault('MAX_TOKENS', '512')"},
+	{"os.environ.setdefault('NCCL_DEBUG', 'INFO')",
+	 "os.environ.setdefault('NCCL_DEBUG', 'INFO')"},
+	{"os.getenv('SVC_TOKEN', 'fallback')", "os.getenv('SVC_TOKEN', 'fallback')"},
+	{"declare -x NCCL_IB_HCA=\"mlx5_0,mlx5_1\"", "declare -x NCCL_IB_HCA=\"mlx5_0,mlx5_1\""},
+	{"UCX_NET_DEVICES=mlx5_0:1", "UCX_NET_DEVICES=mlx5_0:1"},
+	{"SLURM_JOB_ID=12345", "SLURM_JOB_ID=12345"},
+	{"KEY_ROTATION_DAYS=30", "KEY_ROTATION_DAYS=30"},
+	{"MUNGE_KEY=/etc/munge/munge.key", "MUNGE_KEY=/etc/munge/munge.key"},
+	{"max_tokens=512", "max_tokens=512"},
+	{"aws s3 ls --profile default", "aws s3 ls --profile default"},
+	{"aws configure set region us-east-1 --profile p",
+	 "aws configure set region us-east-1 --profile p"},
+	{"python serve.py -p 8080; ssh -p 2222 h", "python serve.py -p 8080; ssh -p 2222 h"},
+	{"SLURM_AUTH=auth/munge AuthType=auth/munge", "SLURM_AUTH=auth/munge AuthType=auth/munge"},
+};
+
+START_TEST(test_more_families)
+{
+	for (size_t i = 0; i < sizeof(more_answers) / sizeof(more_answers[0]); i++)
+		twice(more_answers[i].in, more_answers[i].out);
+}
+END_TEST
+
 #define AZ "Zk_7Q~Mn4pQr8sTu2vWx6yZa0bCd5eFg9hJk3mNp" /* 3, a digit, Q~, 34 */
 #define GHP "ghp_Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3hJ5"
 
@@ -1207,6 +1266,8 @@ START_TEST(test_hostile_repetitions)
 		"a\033",
 		"https://u:p?#@",
 		"x:ab/://",
+		"os.putenv('SVC_TOKEN', '",
+		"aws configure set x_token ",
 	};
 	size_t n = 2 << 20;
 	char *b = malloc(n);
@@ -1367,6 +1428,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_truncated_everywhere);
 	tcase_add_test(t, test_assign_families);
 	tcase_add_test(t, test_tool_and_cookie);
+	tcase_add_test(t, test_more_families);
 	suite_add_tcase(s, t);
 	return s;
 }
