@@ -584,8 +584,6 @@ static bool value_fits(const struct ctx *x, const struct ident *id, size_t id0, 
 
 /* ---- a name, a blank, its value: the commands that set a named key ---- */
 
-#define CMDBACK 512 /* how far back a command is looked for, from the name it sets */
-
 /* Is the word [ws, we) the command or word W (a command after a path: /usr/bin/rclone)? */
 static bool word_is(const struct ctx *x, size_t ws, size_t we, const char *w)
 {

@@ -796,7 +796,7 @@ START_TEST(test_tool_and_cookie)
 END_TEST
 
 /* ---- what secrets98 found leaking: calls that set a variable, a name after a command's
- * option, redis-cli's variable ---- */
+ * option, redis-cli's variable, secrets piped into a login ---- */
 
 static const struct {
 	const char *in, *out;
@@ -827,6 +827,26 @@ static const struct {
 	 "aws configure set --profile p aws_secret_access_key [REDACTED:aws_secret_access_key]"},
 	{"aws --profile p configure set aws_session_token tok123abc",
 	 "aws --profile p configure set aws_session_token [REDACTED:aws_session_token]"},
+	/* a secret echoed into a login that reads it from its standard input */
+	{"echo tok123abc | gh auth login --with-token",
+	 "echo [REDACTED:token] | gh auth login --with-token"},
+	{"+ echo -n 'tok 123' | gh auth login --with-token",
+	 "+ echo -n '[REDACTED:token]' | gh auth login --with-token"},
+	{"printf '%s\\n' pw4reg | docker login -u u --password-stdin r.io",
+	 "printf '%s\\n' [REDACTED:password] | docker login -u u --password-stdin r.io"},
+	{"printf pw4reg | podman login --password-stdin r.io",
+	 "printf [REDACTED:password] | podman login --password-stdin r.io"},
+	{"gh auth login --with-token <<< tok123abc",
+	 "gh auth login --with-token <<< [REDACTED:token]"},
+	{"gh auth login --with-token <<<\"tok123abc\"",
+	 "gh auth login --with-token <<<\"[REDACTED:token]\""},
+	/* held: docker login -p / --password, huggingface-cli --token, wandb login KEY */
+	{"docker login --password pw4reg -u u r.io",
+	 "docker login --password [REDACTED:password] -u u r.io"},
+	{"huggingface-cli login --token tok123abc",
+	 "huggingface-cli login --token [REDACTED:token]"},
+	{"wandb login --relogin 0123456789abcdef0123456789abcdef01234567",
+	 "wandb login --relogin [REDACTED:wandb_api_key]"},
 	/* near misses: left byte for byte */
 	{"os.putenv('SVC_TOKEN', tok)", "os.putenv('SVC_TOKEN', tok)"},
 	{"os.environ.setdefault('MAX_TOKENS', '512')",
@@ -845,12 +865,48 @@ static const struct {
 	 "aws configure set region us-east-1 --profile p"},
 	{"python serve.py -p 8080; ssh -p 2222 h", "python serve.py -p 8080; ssh -p 2222 h"},
 	{"SLURM_AUTH=auth/munge AuthType=auth/munge", "SLURM_AUTH=auth/munge AuthType=auth/munge"},
+	{"gh auth login --with-token < token.txt", "gh auth login --with-token < token.txt"},
+	{"cat tok.txt | gh auth login --with-token", "cat tok.txt | gh auth login --with-token"},
+	{"echo $CR_PAT | docker login -u u --password-stdin ghcr.io",
+	 "echo $CR_PAT | docker login -u u --password-stdin ghcr.io"},
+	{"echo done || gh auth login --with-token", "echo done || gh auth login --with-token"},
 };
 
 START_TEST(test_more_families)
 {
 	for (size_t i = 0; i < sizeof(more_answers) / sizeof(more_answers[0]); i++)
 		twice(more_answers[i].in, more_answers[i].out);
+}
+END_TEST
+
+/*
+ * The trigger table outgrew 64 (each trigger's skip[] entry and touched[] bit say how far its
+ * hits on the line were looked at): triggers past the 64th (--password-stdin, --with-token)
+ * and the first (AKIA) hit many times on one line are each looked at on their own, the look
+ * of one no look of the other, and every secret is found.
+ */
+START_TEST(test_triggers_past_64)
+{
+	char *in = malloc(200 * 256), *want = malloc(200 * 256);
+	size_t ni = 0, nw = 0;
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(want);
+	for (int i = 0; i < 200; i++) {
+		ni += (size_t)sprintf(
+			in + ni,
+			"echo pw%03d | docker login --password-stdin r; AKIA0123456789AB%04d; "
+			"echo t%03d | gh auth login --with-token; ",
+			i, i, i);
+		nw += (size_t)
+			sprintf(want + nw,
+				"echo [REDACTED:password] | docker login --password-stdin r; "
+				"[REDACTED:aws_access_key_id]; echo [REDACTED:token] | gh auth "
+				"login --with-token; ");
+	}
+	twice(in, want);
+	free(in);
+	free(want);
 }
 END_TEST
 
@@ -1266,6 +1322,9 @@ START_TEST(test_hostile_repetitions)
 		"a\033",
 		"https://u:p?#@",
 		"x:ab/://",
+		" --with-token",
+		"echo x | gh --with-token ",
+		" --password-stdin <<< ",
 		"os.putenv('SVC_TOKEN', '",
 		"aws configure set x_token ",
 	};
@@ -1429,6 +1488,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_assign_families);
 	tcase_add_test(t, test_tool_and_cookie);
 	tcase_add_test(t, test_more_families);
+	tcase_add_test(t, test_triggers_past_64);
 	suite_add_tcase(s, t);
 	return s;
 }
