@@ -90,6 +90,7 @@ static const char *const kind_names[PM_REDACT__COUNT] = {
 	[PM_REDACT_SECRET] = "secret",
 	[PM_REDACT_TOKEN] = "token",
 	[PM_REDACT_API_KEY] = "api_key",
+	[PM_REDACT_COOKIE] = "cookie",
 };
 
 const char *pm_redact_kind_name(int kind)

@@ -62,9 +62,10 @@ enum pm_redact_kind {
 	PM_REDACT_SSH_PRIVATE_KEY,	 /* -----BEGIN OPENSSH PRIVATE KEY----- */
 	PM_REDACT_PGP_PRIVATE_KEY,	 /* -----BEGIN PGP PRIVATE KEY BLOCK----- */
 	PM_REDACT_PASSWORD,		 /* password/passwd/passphrase assignments */
-	PM_REDACT_SECRET,		 /* ...secret assignments */
+	PM_REDACT_SECRET,		 /* ...secret assignments, SECRET_KEY_BASE= */
 	PM_REDACT_TOKEN,		 /* ...token assignments, other schemes, ://TOKEN@ */
 	PM_REDACT_API_KEY,		 /* api_key/apikey/access_key/... assignments */
+	PM_REDACT_COOKIE,		 /* Cookie: / Set-Cookie: values, curl --cookie */
 	PM_REDACT__COUNT
 };
 

@@ -212,7 +212,14 @@ static bool classify(const char *p, size_t len, struct ident *id)
 		/* SECRET_KEY_BASE: what the name says before its form word (once) */
 		while (last > 0 && (p[last - 1] == '_' || p[last - 1] == '-' || p[last - 1] == '.'))
 			last--;
-		return !in_list(P, form_words) && classify(p, last, id);
+		if (in_list(P, form_words) || !classify(p, last, id))
+			return false;
+		/* a bare SECRET_KEY is s3cmd's and boto's; SECRET_KEY_BASE is an application's
+		 * (Rails) own secret */
+		if (id->kind == PM_REDACT_S3_SECRET_KEY && strlen(sq) == 9 + strlen(L) &&
+		    !memcmp(sq, "secretkey", 9))
+			id->kind = PM_REDACT_SECRET;
+		return true;
 	}
 	{
 		size_t n = strlen(w[1]);
@@ -907,7 +914,7 @@ static void cookie_pairs(struct ctx *x, size_t p, size_t e, bool one)
 		if (ve - eq >= 2 && x->b[eq] == '"' && x->b[ve - 1] == '"')
 			eq++, ve--;
 		if (ve > eq && !pm_rd_placeholder(x->b + eq, ve - eq))
-			propose(x, eq, ve, PM_REDACT_TOKEN, P_NAMED);
+			propose(x, eq, ve, PM_REDACT_COOKIE, P_NAMED);
 		if (one)
 			break;
 	}

@@ -709,7 +709,7 @@ static const struct {
 	/* the names of a shared key, and a secret's name with its form after it */
 	{"MUNGE_KEY=c2VjcmV0c2VjcmV0", "MUNGE_KEY=[REDACTED:api_key]"},
 	{"HMAC_KEY=0a1b2c3d4e5f", "HMAC_KEY=[REDACTED:api_key]"},
-	{"SECRET_KEY_BASE=0a1b2c3d4e5f", "SECRET_KEY_BASE=[REDACTED:s3_secret_key]"},
+	{"SECRET_KEY_BASE=0a1b2c3d4e5f", "SECRET_KEY_BASE=[REDACTED:secret]"},
 	{"ADMIN_PASSWORD_B64=cHc=", "ADMIN_PASSWORD_B64=[REDACTED:password]"},
 	/* htpasswd -b's password, openssl's pass:PASSWORD */
 	{"htpasswd -b /etc/h/.htpasswd bob pw4bob",
@@ -769,14 +769,14 @@ static const struct {
 	{"openssl enc -aes-256-cbc -k pw4enc -in a",
 	 "openssl enc -aes-256-cbc -k [REDACTED:password] -in a"},
 	{"Cookie: sessionid=c00k1e; csrftoken=c5rf",
-	 "Cookie: sessionid=[REDACTED:token]; csrftoken=[REDACTED:token]"},
+	 "Cookie: sessionid=[REDACTED:cookie]; csrftoken=[REDACTED:cookie]"},
 	{"set-cookie: sid=s3ss; Path=/; HttpOnly",
-	 "set-cookie: sid=[REDACTED:token]; Path=/; HttpOnly"},
+	 "set-cookie: sid=[REDACTED:cookie]; Path=/; HttpOnly"},
 	{"curl -H \"Cookie: sid=s3ss\" https://h",
-	 "curl -H \"Cookie: sid=[REDACTED:token]\" https://h"},
+	 "curl -H \"Cookie: sid=[REDACTED:cookie]\" https://h"},
 	{"{'Cookie': 'sid=s3ss', 'Accept': '*/*'}",
-	 "{'Cookie': 'sid=[REDACTED:token]', 'Accept': '*/*'}"},
-	{"curl --cookie 'sid=s3ss' h", "curl --cookie 'sid=[REDACTED:token]' h"},
+	 "{'Cookie': 'sid=[REDACTED:cookie]', 'Accept': '*/*'}"},
+	{"curl --cookie 'sid=s3ss' h", "curl --cookie 'sid=[REDACTED:cookie]' h"},
 	/* near misses */
 	{"redis-cli -h r1 ping; ssh -a h", "redis-cli -h r1 ping; ssh -a h"},
 	{"mongosh -u root -p --authenticationDatabase admin",
@@ -847,6 +847,11 @@ static const struct {
 	 "huggingface-cli login --token [REDACTED:token]"},
 	{"wandb login --relogin 0123456789abcdef0123456789abcdef01234567",
 	 "wandb login --relogin [REDACTED:wandb_api_key]"},
+	/* kinds: an application's secret, a cookie */
+	{"SECRET_KEY_BASE=0a1b2c3d4e5f", "SECRET_KEY_BASE=[REDACTED:secret]"},
+	{"MINIO_SECRET_KEY_B64=cHc9cHc=", "MINIO_SECRET_KEY_B64=[REDACTED:s3_secret_key]"},
+	{"secret_key = 0a1b2c3d4e5f", "secret_key = [REDACTED:s3_secret_key]"},
+	{"Set-Cookie: sid=s3ss; Path=/", "Set-Cookie: sid=[REDACTED:cookie]; Path=/"},
 	/* near misses: left byte for byte */
 	{"os.putenv('SVC_TOKEN', tok)", "os.putenv('SVC_TOKEN', tok)"},
 	{"os.environ.setdefault('MAX_TOKENS', '512')",
