@@ -341,6 +341,41 @@ bool pm_rd_key_body(struct ctx *x)
 	return !x->blk_body && k < e && x->b[k] == ':' && pem_header(x->b + p, k - p);
 }
 
+/*
+ * A key printed as a list on one line, its END cut off (a repr of the key's lines, or of the
+ * first few: "['-----BEGIN RSA PRIVATE KEY-----', 'MIIE...', 'AbCd...']"): past the last
+ * quoted base64 string that follows the marker's own quote at ME, each after a comma or a
+ * blank; NONE unless the first holds 16 base64 characters or more.
+ */
+static size_t inline_list(const struct ctx *x, size_t me)
+{
+	size_t k = me, last = NONE;
+	char q;
+
+	if (x->n - k >= 2 && x->b[k] == '\\' && x->b[k + 1] == 'n')
+		k += 2;
+	if (k >= x->n || (x->b[k] != '\'' && x->b[k] != '"'))
+		return NONE;
+	q = x->b[k++];
+	for (;;) {
+		size_t a = k, be, e;
+
+		while (k < x->n && one_of((unsigned char)x->b[k], " \t,+"))
+			k++;
+		if (k == a || k >= x->n || x->b[k] != q)
+			break;
+		be = run(x, k + 1, S_B64);
+		if (be == k + 1 || (last == NONE && be - k - 1 < 16))
+			break;
+		e = x->n - be >= 2 && x->b[be] == '\\' && x->b[be + 1] == 'n' ? be + 2 : be;
+		if (e >= x->n || x->b[e] != q)
+			break;
+		last = be;
+		k = e + 1;
+	}
+	return last;
+}
+
 void pm_rd_pem(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
 	size_t p = s + 11, me, ep, r;
@@ -373,6 +408,9 @@ void pm_rd_pem(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		/* an escaped ("\n") or flattened key cut short: redact the rest of the line */
 		looked(x, id, x->n);
 		propose(x, s, content_end(x), kind, P_BLOCK);
+	} else if ((r = inline_list(x, me)) != NONE) {
+		looked(x, id, r);
+		propose(x, s, r, kind, P_BLOCK);
 	} else {
 		/* the marker quoted in code or prose, no key after it */
 		looked(x, id, me);

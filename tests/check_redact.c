@@ -796,7 +796,7 @@ START_TEST(test_tool_and_cookie)
 END_TEST
 
 /* ---- what secrets98 found leaking: calls that set a variable, a name after a command's
- * option, redis-cli's variable, secrets piped into a login ---- */
+ * option, redis-cli's variable, secrets piped into a login, a key's list on one line ---- */
 
 static const struct {
 	const char *in, *out;
@@ -852,6 +852,13 @@ static const struct {
 	{"MINIO_SECRET_KEY_B64=cHc9cHc=", "MINIO_SECRET_KEY_B64=[REDACTED:s3_secret_key]"},
 	{"secret_key = 0a1b2c3d4e5f", "secret_key = [REDACTED:s3_secret_key]"},
 	{"Set-Cookie: sid=s3ss; Path=/", "Set-Cookie: sid=[REDACTED:cookie]; Path=/"},
+	/* a private key's lines printed as a list on one line, its END cut off */
+	{"['-----BEGIN RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEAx4Ui9a8b', 'f9a8b7==']",
+	 "['[REDACTED:private_key]']"},
+	{"print([\"-----BEGIN OPENSSH PRIVATE KEY-----\", \"b3BlbnNzaC1rZXktdjEAAAAA\"], x)",
+	 "print([\"[REDACTED:ssh_private_key]\"], x)"},
+	{"{\"k\": \"-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w\\n\"}",
+	 "{\"k\": \"[REDACTED:private_key]"},
 	/* near misses: left byte for byte */
 	{"os.putenv('SVC_TOKEN', tok)", "os.putenv('SVC_TOKEN', tok)"},
 	{"os.environ.setdefault('MAX_TOKENS', '512')",
@@ -875,6 +882,8 @@ static const struct {
 	{"echo $CR_PAT | docker login -u u --password-stdin ghcr.io",
 	 "echo $CR_PAT | docker login -u u --password-stdin ghcr.io"},
 	{"echo done || gh auth login --with-token", "echo done || gh auth login --with-token"},
+	{"docs: ['-----BEGIN PRIVATE KEY-----', 'see below']",
+	 "docs: ['-----BEGIN PRIVATE KEY-----', 'see below']"},
 };
 
 START_TEST(test_more_families)
@@ -1331,6 +1340,7 @@ START_TEST(test_hostile_repetitions)
 		"echo x | gh --with-token ",
 		" --password-stdin <<< ",
 		"os.putenv('SVC_TOKEN', '",
+		"'-----BEGIN RSA PRIVATE KEY-----', 'AAAAAAAAAAAAAAAAAAAA', ",
 		"aws configure set x_token ",
 	};
 	size_t n = 2 << 20;
