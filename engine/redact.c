@@ -24,7 +24,9 @@
  * curl -u user:X, docker login -p X, az login -p X, ldapsearch -w X, smbclient -U user%X,
  * redis-cli -a X, mongosh -p X, openssl enc -k X) are read word by
  * word from the command to the end of its line or pipeline, so that the same option of
- * another command (ssh -p 22, docker run -p 80:80, mysql -p alone) is left alone.  A line
+ * another command (ssh -p 22, docker run -p 80:80, mysql -p alone) is left alone; a login
+ * that reads its secret from its standard input (gh auth login --with-token, docker login
+ * --password-stdin) has what an echo or printf pipes into it, or a here-string, redacted.  A line
  * holding URL-encoded text ("%3A", "%3D", "%20": "Authorization%3A%20Bearer%20T",
  * "password%3Dv" in a query or a form) is scanned a second time decoded, and the spans found
  * are taken back to the line's bytes.
@@ -88,6 +90,7 @@ static const char *const kind_names[PM_REDACT__COUNT] = {
 	[PM_REDACT_SECRET] = "secret",
 	[PM_REDACT_TOKEN] = "token",
 	[PM_REDACT_API_KEY] = "api_key",
+	[PM_REDACT_COOKIE] = "cookie",
 };
 
 const char *pm_redact_kind_name(int kind)
@@ -171,10 +174,15 @@ static const struct trig trigs[] = {
 	KW("auth", 4, 1),
 	KW("signature", 9, 1),
 	KW("sig=", 3, 0),
+	/* the 65th and later: skip[] and touched[] hold TRIGMAX */
+	{"--with-token", 0, 0, 0, PM_REDACT_TOKEN, T_AHEAD, pm_rd_stdin},
+	{"--password-stdin", 0, 0, 0, PM_REDACT_PASSWORD, T_AHEAD, pm_rd_stdin},
 };
 
 #define NTRIG (sizeof(trigs) / sizeof(trigs[0]))
-_Static_assert(NTRIG <= 64, "skip[] and touched hold 64 triggers");
+/* skip[] and touched[] hold TRIGMAX triggers: a bit mask reset in a few words a line, not an
+ * array of TRIGMAX offsets, so that ordinary lines (a hit or none) cost nothing for it */
+_Static_assert(NTRIG <= TRIGMAX && TRIGMAX % 64 == 0, "skip[] and touched[] hold TRIGMAX");
 
 static pthread_once_t db_once = PTHREAD_ONCE_INIT;
 static hs_database_t *db;
@@ -214,7 +222,7 @@ static int on_hit(unsigned int id, unsigned long long from, unsigned long long t
 
 	(void)from;
 	(void)flags;
-	if ((x->touched >> id & 1) && s < x->skip[id])
+	if ((x->touched[id / 64] >> (id % 64) & 1) && s < x->skip[id])
 		return 0;
 	if ((t->flags & T_COVERABLE) && s < x->covered)
 		return 0;
@@ -611,8 +619,8 @@ static int esc_pass(struct ctx *x, const char *b, size_t n, hs_scratch_t *scratc
 	x->n = k;
 	x->map = NULL; /* the view has no gaps: "%20" is a blank, not a control character */
 	x->nc = x->ncut = x->covered = x->kw_skip = 0;
-	x->touched = 0;
-	x->end_known = x->netrc_known = x->stop_known = false;
+	memset(x->touched, 0, sizeof(x->touched));
+	x->end_known = x->netrc_known = x->stop_known = x->op_known = false;
 	if (pm_hs_chunk(db, NULL, x->b, x->n, scratch, on_hit, x) != HS_SUCCESS && !x->oom) {
 		free(first);
 		return -1;
@@ -719,11 +727,12 @@ static int unit(struct ctx *x, struct out *o, const char *b, size_t n, size_t lo
 	x->nc = 0;
 	x->ncut = 0;
 	x->covered = 0;
-	x->touched = 0;
+	memset(x->touched, 0, sizeof(x->touched));
 	x->kw_skip = 0;
 	x->end_known = false;
 	x->netrc_known = false;
 	x->stop_known = false;
+	x->op_known = false;
 	x->orphan = -1;
 	if (x->n && pm_hs_chunk(db, NULL, x->b, x->n, scratch, on_hit, x) != HS_SUCCESS && !x->oom)
 		return -1;

@@ -62,9 +62,10 @@ enum pm_redact_kind {
 	PM_REDACT_SSH_PRIVATE_KEY,	 /* -----BEGIN OPENSSH PRIVATE KEY----- */
 	PM_REDACT_PGP_PRIVATE_KEY,	 /* -----BEGIN PGP PRIVATE KEY BLOCK----- */
 	PM_REDACT_PASSWORD,		 /* password/passwd/passphrase assignments */
-	PM_REDACT_SECRET,		 /* ...secret assignments */
+	PM_REDACT_SECRET,		 /* ...secret assignments, SECRET_KEY_BASE= */
 	PM_REDACT_TOKEN,		 /* ...token assignments, other schemes, ://TOKEN@ */
 	PM_REDACT_API_KEY,		 /* api_key/apikey/access_key/... assignments */
+	PM_REDACT_COOKIE,		 /* Cookie: / Set-Cookie: values, curl --cookie */
 	PM_REDACT__COUNT
 };
 
@@ -77,8 +78,8 @@ struct pm_redact_stats {
 /*
  * Redact BUF (LEN bytes of text in an ASCII-compatible encoding, not NUL-terminated,
  * possibly binary or without a final newline) into a new buffer *OUT of *OUTLEN bytes.
- * UTF-16 text passes unread (a NUL between each two characters hides every secret): a
- * caller must not archive it (the collector refuses it, epilog/scrub.c).  Each secret found is
+ * UTF-16 and UTF-32 text pass unread (NULs between each two characters hide every secret):
+ * a caller must not archive them (the collector refuses them, epilog/scrub.c).  Each secret found is
  * replaced by "[REDACTED:<kind>]"; every other byte is copied unchanged (CR, NUL, invalid
  * UTF-8 included), so text without secrets comes out byte-identical.
  *

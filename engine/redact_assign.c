@@ -12,12 +12,14 @@
  *   follows a blank is a command run with the variable, another NAME=, or a note;
  * - otherwise one word, to a blank or a shell or list character.
  * Besides NAME=value and its kin: a subscript (os.environ['HF_TOKEN'] = '...'; only a
- * quoted value, a bare one being code), a name then its value as the next word for the
- * commands that set a named key (csh's setenv, aws configure set, rclone config
- * create/update, git config), htpasswd -b's password and openssl's pass:SECRET.
+ * quoted value, a bare one being code), a call that sets a variable (os.putenv('NAME',
+ * '...'), os.environ.setdefault, setenv; a quoted value), a name then its value as the
+ * next word for the commands that set a named key (csh's setenv, aws configure set with
+ * its options anywhere, rclone config create/update, git config), htpasswd -b's password
+ * and openssl's pass:SECRET.
  * A name is a secret's by its last word (password, secret, token, a credential's key:
- * api_key, MUNGE_KEY, HMAC_KEY, ...); a last word that says how the secret is written
- * (SECRET_KEY_BASE, PASSWORD_B64) is looked past.
+ * api_key, MUNGE_KEY, HMAC_KEY, ...; REDISCLI_AUTH); a last word that says how the secret
+ * is written (SECRET_KEY_BASE, PASSWORD_B64) is looked past.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -210,7 +212,14 @@ static bool classify(const char *p, size_t len, struct ident *id)
 		/* SECRET_KEY_BASE: what the name says before its form word (once) */
 		while (last > 0 && (p[last - 1] == '_' || p[last - 1] == '-' || p[last - 1] == '.'))
 			last--;
-		return !in_list(P, form_words) && classify(p, last, id);
+		if (in_list(P, form_words) || !classify(p, last, id))
+			return false;
+		/* a bare SECRET_KEY is s3cmd's and boto's; SECRET_KEY_BASE is an application's
+		 * (Rails) own secret */
+		if (id->kind == PM_REDACT_S3_SECRET_KEY && strlen(sq) == 9 + strlen(L) &&
+		    !memcmp(sq, "secretkey", 9))
+			id->kind = PM_REDACT_SECRET;
+		return true;
 	}
 	{
 		size_t n = strlen(w[1]);
@@ -239,6 +248,8 @@ static bool classify(const char *p, size_t len, struct ident *id)
 		id->cls = C_KEY_ID, id->kind = PM_REDACT_GCP_PRIVATE_KEY_ID;
 	else if (eq(L, "authorization"))
 		id->cls = C_AUTHZ, id->kind = PM_REDACT_TOKEN;
+	else if (eq(L, "auth") && nw == 2 && (eq(P, "rediscli") || eq(P, "redis")))
+		id->cls = C_PASSWORD, id->kind = PM_REDACT_DB_PASSWORD; /* redis-cli's password */
 	else if (eq(L, "auth") && nw == 1)
 		id->cls = C_DOCKER, id->kind = PM_REDACT_DOCKER_AUTH;
 	else if (eq(L, "signature"))
@@ -580,8 +591,6 @@ static bool value_fits(const struct ctx *x, const struct ident *id, size_t id0, 
 
 /* ---- a name, a blank, its value: the commands that set a named key ---- */
 
-#define CMDBACK 512 /* how far back a command is looked for, from the name it sets */
-
 /* Is the word [ws, we) the command or word W (a command after a path: /usr/bin/rclone)? */
 static bool word_is(const struct ctx *x, size_t ws, size_t we, const char *w)
 {
@@ -624,10 +633,11 @@ static bool sets_named_key(const struct ctx *x, size_t id0)
 	}
 	if (nw >= 1 && word_is(x, ws[nw - 1], we[nw - 1], "setenv"))
 		return true;
-	if (nw >= 2 && word_is(x, ws[nw - 1], we[nw - 1], "set") &&
-	    word_is(x, ws[nw - 2], we[nw - 2], "configure"))
-		return true;
 	for (size_t k = 0; k + 1 < nw; k++) {
+		/* aws configure set [--profile P] NAME V */
+		if (word_is(x, ws[k], we[k], "configure") &&
+		    word_is(x, ws[k + 1], we[k + 1], "set"))
+			return true;
 		if (word_is(x, ws[k], we[k], "git") && word_is(x, ws[k + 1], we[k + 1], "config"))
 			return true;
 		if (k + 2 < nw && word_is(x, ws[k], we[k], "rclone") &&
@@ -636,6 +646,25 @@ static bool sets_named_key(const struct ctx *x, size_t id0)
 		     word_is(x, ws[k + 2], we[k + 2], "update")))
 			return true;
 	}
+	return false;
+}
+
+/* Is the quote at Q the first argument of a call that sets a variable: os.putenv('NAME', ...),
+ * os.environ.setdefault('NAME', ...), setenv("NAME", ...), os.Setenv("NAME", ...)? */
+static bool setter_call(const struct ctx *x, size_t q)
+{
+	static const char *const calls[] = {"putenv", "setenv", "setdefault", NULL};
+	size_t e, w;
+
+	while (q > 0 && is_blank((unsigned char)x->b[q - 1]))
+		q--;
+	if (q == 0 || x->b[q - 1] != '(')
+		return false;
+	for (e = w = q - 1; w > 0 && e - w < 16 && is_alnum((unsigned char)x->b[w - 1]); w--)
+		;
+	for (size_t k = 0; calls[k]; k++)
+		if (e - w == strlen(calls[k]) && !strncasecmp(x->b + w, calls[k], e - w))
+			return true;
 	return false;
 }
 
@@ -770,6 +799,9 @@ void pm_rd_keyword(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 			return;
 		sep = ':';
 		q += q + 1 < n && b[q + 1] == '=' ? 2 : 1;
+	} else if (kq && !kesc && !sub && q < n && b[q] == ',' && setter_call(x, id0 - 1)) {
+		sep = '='; /* os.putenv('NAME', 'v'): its value is the next argument */
+		q++;
 	} else if (!kq && q > p && q < n && !is_eol((unsigned char)b[q])) {
 		sep = dashes ? ' ' : 'n';
 	} else {
@@ -882,7 +914,7 @@ static void cookie_pairs(struct ctx *x, size_t p, size_t e, bool one)
 		if (ve - eq >= 2 && x->b[eq] == '"' && x->b[ve - 1] == '"')
 			eq++, ve--;
 		if (ve > eq && !pm_rd_placeholder(x->b + eq, ve - eq))
-			propose(x, eq, ve, PM_REDACT_TOKEN, P_NAMED);
+			propose(x, eq, ve, PM_REDACT_COOKIE, P_NAMED);
 		if (one)
 			break;
 	}

@@ -17,6 +17,8 @@
 #define MAXLINE (1u << 20) /* longer lines are redacted in pieces of this size */
 #define CUTBACK 4096	   /* where a piece ends: the last blank this close to MAXLINE */
 #define IDMAX 64	   /* longest variable name looked at, each side of a keyword */
+#define TRIGMAX 128	   /* room for this many triggers in the table (redact.c) */
+#define CMDBACK 512	   /* how far back a command is looked for, from a word of it */
 #define NONE ((size_t)-1)
 
 /* ---- character sets ---- */
@@ -168,9 +170,9 @@ struct ctx {
 	size_t nc, capc;
 	struct cut *cut; /* token shapes turned down for running too long */
 	size_t ncut, capcut;
-	size_t covered;		 /* end of the furthest span proposed */
-	uint64_t touched;	 /* triggers with a valid skip[] on this line */
-	size_t skip[64];	 /* hits of trigger i starting before skip[i] were looked at */
+	size_t covered;			/* end of the furthest span proposed */
+	uint64_t touched[TRIGMAX / 64]; /* triggers with a valid skip[] on this line (bits) */
+	size_t skip[TRIGMAX];	 /* hits of trigger i starting before skip[i] were looked at */
 	size_t kw_skip;		 /* keyword hits starting before this were looked at */
 	size_t end_from, end_at; /* first "-----END" at or after end_from, or NONE */
 	bool end_known;
@@ -178,6 +180,8 @@ struct ctx {
 	bool netrc_known;
 	size_t stop_from, stop_at; /* first byte at or after stop_from ending a URL's user part */
 	bool stop_known;
+	size_t op_from, op_at; /* past the last shell operator before op_from (0: none) */
+	bool op_known;
 	/* B is a view of the line without its control characters: MAP says where each byte
 	 * of it (and its end) is in the line; NULL when B is the line itself */
 	const uint32_t *map;
@@ -266,7 +270,7 @@ static inline void too_long(struct ctx *x, unsigned id, size_t s, size_t e)
 static inline void looked(struct ctx *x, unsigned id, size_t upto)
 {
 	x->skip[id] = upto;
-	x->touched |= UINT64_C(1) << id;
+	x->touched[id / 64] |= UINT64_C(1) << (id % 64);
 }
 
 static inline size_t run(const struct ctx *x, size_t i, enum cset s)
@@ -357,6 +361,7 @@ void pm_rd_pem_end(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_prefix(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_sendgrid(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_sk(struct ctx *x, const struct trig *t, unsigned id, size_t s);
+void pm_rd_stdin(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_slack(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_tool(struct ctx *x, const struct trig *t, unsigned id, size_t s);
 void pm_rd_url(struct ctx *x, const struct trig *t, unsigned id, size_t s);

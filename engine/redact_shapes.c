@@ -341,6 +341,41 @@ bool pm_rd_key_body(struct ctx *x)
 	return !x->blk_body && k < e && x->b[k] == ':' && pem_header(x->b + p, k - p);
 }
 
+/*
+ * A key printed as a list on one line, its END cut off (a repr of the key's lines, or of the
+ * first few: "['-----BEGIN RSA PRIVATE KEY-----', 'MIIE...', 'AbCd...']"): past the last
+ * quoted base64 string that follows the marker's own quote at ME, each after a comma or a
+ * blank; NONE unless the first holds 16 base64 characters or more.
+ */
+static size_t inline_list(const struct ctx *x, size_t me)
+{
+	size_t k = me, last = NONE;
+	char q;
+
+	if (x->n - k >= 2 && x->b[k] == '\\' && x->b[k + 1] == 'n')
+		k += 2;
+	if (k >= x->n || (x->b[k] != '\'' && x->b[k] != '"'))
+		return NONE;
+	q = x->b[k++];
+	for (;;) {
+		size_t a = k, be, e;
+
+		while (k < x->n && one_of((unsigned char)x->b[k], " \t,+"))
+			k++;
+		if (k == a || k >= x->n || x->b[k] != q)
+			break;
+		be = run(x, k + 1, S_B64);
+		if (be == k + 1 || (last == NONE && be - k - 1 < 16))
+			break;
+		e = x->n - be >= 2 && x->b[be] == '\\' && x->b[be + 1] == 'n' ? be + 2 : be;
+		if (e >= x->n || x->b[e] != q)
+			break;
+		last = be;
+		k = e + 1;
+	}
+	return last;
+}
+
 void pm_rd_pem(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 {
 	size_t p = s + 11, me, ep, r;
@@ -373,6 +408,9 @@ void pm_rd_pem(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 		/* an escaped ("\n") or flattened key cut short: redact the rest of the line */
 		looked(x, id, x->n);
 		propose(x, s, content_end(x), kind, P_BLOCK);
+	} else if ((r = inline_list(x, me)) != NONE) {
+		looked(x, id, r);
+		propose(x, s, r, kind, P_BLOCK);
 	} else {
 		/* the marker quoted in code or prose, no key after it */
 		looked(x, id, me);
@@ -890,6 +928,133 @@ void pm_rd_login(struct ctx *x, const struct trig *t, unsigned id, size_t s)
 	}
 	tool_args(x, &tools[TOOL_LOGIN], e);
 	looked(x, id, x->n);
+}
+
+/* The word at WS (to WE, or to its closing quote when it starts with one) that a login reads
+ * from its standard input: the secret, unless a variable stands for it. */
+static void stdin_word(struct ctx *x, const struct trig *t, size_t ws, size_t we)
+{
+	if (ws < we && (x->b[ws] == '"' || x->b[ws] == '\'')) {
+		size_t q = pm_rd_close_quote(x, ws + 1, x->b[ws], false);
+
+		ws++;
+		we = q;
+	}
+	while (we > ws && x->b[we - 1] == ';')
+		we--;
+	if (we > ws && !pm_rd_placeholder(x->b + ws, we - ws))
+		propose(x, ws, we, t->kind, P_NAMED);
+}
+
+/* A byte that ends a command before it: a pipe, a list, a subshell, a line's end. */
+static inline bool shell_op(char c)
+{
+	switch (c) {
+	case '|':
+	case ';':
+	case '&':
+	case '`':
+	case '(':
+	case '\n':
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Past the last shell operator before S, or 0: where the command holding S starts.
+ * Remembered, as hits only move forward, so that a line of hits reads each byte once. */
+static size_t op_before(struct ctx *x, size_t s)
+{
+	bool known = x->op_known && x->op_from <= s;
+	size_t k = s, lo = known ? x->op_from : 0;
+
+	while (k > lo && !shell_op(x->b[k - 1]))
+		k--;
+	if (k == lo && known)
+		k = x->op_at;
+	x->op_from = s;
+	x->op_at = k;
+	x->op_known = true;
+	return k;
+}
+
+/* Is [ws, we) echo's option: "-n", "-e", "-ne", ...?  (The line is not NUL-terminated.) */
+static bool echo_opt(const struct ctx *x, size_t ws, size_t we)
+{
+	if (we - ws < 2 || x->b[ws] != '-')
+		return false;
+	for (size_t k = ws + 1; k < we; k++)
+		if (x->b[k] != 'n' && x->b[k] != 'e' && x->b[k] != 'E')
+			return false;
+	return true;
+}
+
+/* Is [ws, we) the command W, or W after a path (/bin/echo)? */
+static bool cmd_word(const struct ctx *x, size_t ws, size_t we, const char *w)
+{
+	size_t l = strlen(w);
+
+	return we - ws >= l && !memcmp(x->b + we - l, w, l) &&
+	       (we - ws == l || x->b[we - l - 1] == '/');
+}
+
+/*
+ * "echo X | gh auth login --with-token", "printf '%s' X | docker login --password-stdin",
+ * "... --with-token <<< X": the option says the command reads its secret from its standard
+ * input, so the words an echo or printf piped into it writes (or a here-string) are that
+ * secret, whatever their shape.  "< token.txt", "cat f |", "echo $TOKEN |" name where it is.
+ */
+void pm_rd_stdin(struct ctx *x, const struct trig *t, unsigned id, size_t s)
+{
+	size_t e = s + strlen(t->lit), p = e, ws, we, bar, cs;
+	bool echo;
+
+	looked(x, id, e);
+	if (s == 0 || !is_blank((unsigned char)x->b[s - 1]) ||
+	    (e < x->n && !is_blank((unsigned char)x->b[e]) &&
+	     !one_of((unsigned char)x->b[e], ";|&)") && !is_eol((unsigned char)x->b[e])))
+		return;
+	/* a here-string among the words that follow (so far: a line of hits stays linear) */
+	while (next_word(x, &p, &ws, &we) && ws - e < CMDBACK && !cmd_end(x, ws))
+		if (we - ws >= 3 && !memcmp(x->b + ws, "<<<", 3)) {
+			if (we - ws > 3)
+				stdin_word(x, t, ws + 3, we);
+			else if (next_word(x, &p, &ws, &we))
+				stdin_word(x, t, ws, we);
+			break;
+		}
+	/* the command before the pipe into this one, back to the operator that starts it */
+	bar = op_before(x, s);
+	if (s - bar >= CMDBACK || bar < 2 || x->b[bar - 1] != '|' || x->b[bar - 2] == '|')
+		return;
+	for (cs = bar - 1; cs > 0 && s - cs < CMDBACK && !shell_op(x->b[cs - 1]); cs--)
+		;
+	p = cs;
+	/* a prompt or set -x's marks before the command: "$ echo", "+ echo", "++ echo" */
+	if (!next_word(x, &p, &ws, &we) || we > bar - 1)
+		return;
+	if (we - ws <= 2 && one_of((unsigned char)x->b[ws], "$+#") && x->b[we - 1] == x->b[ws] &&
+	    (!next_word(x, &p, &ws, &we) || we > bar - 1))
+		return;
+	if (!((echo = cmd_word(x, ws, we, "echo")) || cmd_word(x, ws, we, "printf")))
+		return;
+	/* echo's options; printf's format, unless it is the secret itself (printf X |) */
+	while (next_word(x, &p, &ws, &we) && we <= bar - 1) {
+		if (echo && echo_opt(x, ws, we))
+			continue;
+		if (!echo && memchr(x->b + ws, '%', we - ws)) {
+			echo = true; /* the values follow the format */
+			continue;
+		}
+		if (ws < we && (x->b[ws] == '"' || x->b[ws] == '\'')) {
+			size_t q = pm_rd_close_quote(x, ws + 1, x->b[ws], false);
+
+			if (q < bar - 1)
+				we = q + 1, p = we;
+		}
+		stdin_word(x, t, ws, we);
+	}
 }
 
 /* mc alias set NAME URL ACCESS SECRET, mc config host add NAME URL ACCESS SECRET */

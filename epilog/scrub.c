@@ -7,8 +7,9 @@
  * The redactor reads text.  gzip and zstd files reach it as their text (the reader child
  * decompresses them, userfile.c); any capture that still starts as a compressed or archive
  * format (xz, bzip2, zip, a .gz inside a .gz) would pass it unread, so it is not archived.
- * Nor is UTF-16 text (a log a Windows tool or PowerShell wrote): the redactor's triggers are
- * ASCII, and a NUL between each two characters hides every one of them.  Refused rather than
+ * Nor is UTF-16 or UTF-32 text (a log a Windows tool or PowerShell wrote, a program's wide
+ * characters dumped as they are): the redactor's triggers are ASCII, and the NULs between
+ * each two characters hide every one of them.  Refused rather than
  * decoded, redacted and encoded again: the engine reads ASCII-compatible text, so such a
  * file would show it nothing to diagnose either, and a second decoder in front of the
  * redactor, whose every byte must come back, is one more place for a secret to slip through.
@@ -65,28 +66,46 @@ static void name_text(struct pm_collection *c, struct pm_capture *cap)
 	}
 }
 
+static bool ascii_text(unsigned char c)
+{
+	return c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c < 0x7f);
+}
+
 /*
- * Is BUF (LEN bytes) UTF-16 text, whole or in part?  A byte order mark at its start, or
- * anywhere 8 code units in a row of ASCII text (printable, tab, CR, LF) each beside a NUL
- * byte, in either byte order: a file cut head and tail, or appended to by another tool,
- * need not start with its mark nor on an even byte.  Text in ASCII or UTF-8 holds no NUL.
+ * Is BUF (LEN bytes) UTF-16 or UTF-32 text, whole or in part?  A byte order mark at its
+ * start, or anywhere 8 code units in a row of ASCII text (printable, tab, CR, LF) each
+ * beside a NUL byte (UTF-16) or three (UTF-32), in either byte order: a file cut head and
+ * tail, or appended to by another tool, need not start with its mark nor on a unit's first
+ * byte.  Text in ASCII or UTF-8 holds no NUL.  Its name, or NULL.
  */
-static const char *utf16_text(const unsigned char *b, size_t len)
+static const char *wide_text(const unsigned char *b, size_t len)
 {
 	size_t run[2][2] = {{0, 0}, {0, 0}}; /* [little, big endian][parity of the unit's start] */
+	size_t run4[2][4] = {{0}};	     /* UTF-32: [little, big][the unit's start mod 4] */
 
+	if (len >= 4 && ((b[0] == 0xff && b[1] == 0xfe && !b[2] && !b[3]) ||
+			 (!b[0] && !b[1] && b[2] == 0xfe && b[3] == 0xff)))
+		return "UTF-32 text";
 	if (len >= 2 && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff)))
 		return "UTF-16 text";
 	for (size_t i = 0; i + 1 < len; i++) {
-		bool a0 = b[i] == '\t' || b[i] == '\n' || b[i] == '\r' ||
-			  (b[i] >= 0x20 && b[i] < 0x7f);
-		bool a1 = b[i + 1] == '\t' || b[i + 1] == '\n' || b[i + 1] == '\r' ||
-			  (b[i + 1] >= 0x20 && b[i + 1] < 0x7f);
+		bool a0 = ascii_text(b[i]), a1 = ascii_text(b[i + 1]);
 
 		run[0][i & 1] = a0 && !b[i + 1] ? run[0][i & 1] + 1 : 0;
 		run[1][i & 1] = !b[i] && a1 ? run[1][i & 1] + 1 : 0;
 		if (run[0][i & 1] >= 8 || run[1][i & 1] >= 8)
 			return "UTF-16 text";
+		if (i + 3 < len) {
+			/* a NUL between each two characters but two more after it: UTF-32,
+			 * whose units the UTF-16 runs above never count 8 of */
+			bool z = !b[i + 1] && !b[i + 2];
+
+			run4[0][i & 3] = z && a0 && !b[i + 3] ? run4[0][i & 3] + 1 : 0;
+			run4[1][i & 3] = z && !b[i] && ascii_text(b[i + 3]) ? run4[1][i & 3] + 1 :
+									      0;
+			if (run4[0][i & 3] >= 8 || run4[1][i & 3] >= 8)
+				return "UTF-32 text";
+		}
 	}
 	return NULL;
 }
@@ -111,7 +130,7 @@ uint64_t pm_collection_scrub(struct pm_collection *c)
 			drop(c, cap, PM_ST_DENIED);
 			continue;
 		}
-		if ((packed = utf16_text((const unsigned char *)cap->data, cap->len))) {
+		if ((packed = wide_text((const unsigned char *)cap->data, cap->len))) {
 			snprintf(cap->reason, sizeof(cap->reason),
 				 "%.200s: %s, which the collector cannot redact: not archived",
 				 cap->origin ? cap->origin : cap->name, packed);

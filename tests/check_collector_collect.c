@@ -607,6 +607,70 @@ START_TEST(utf16_not_archived)
 }
 END_TEST
 
+/* TEXT as UTF-32 (BIG: big endian; BOM: with a byte order mark) into OUT; its length. */
+static size_t utf32(const char *text, bool big, bool bom, char *out)
+{
+	size_t k = 0;
+
+	if (bom) {
+		memcpy(out, big ? "\0\0\xfe\xff" : "\xff\xfe\0\0", 4);
+		k = 4;
+	}
+	for (const char *p = text; *p; p++, k += 4) {
+		memset(out + k, 0, 4);
+		out[k + (big ? 3 : 0)] = *p;
+	}
+	return k;
+}
+
+/* UTF-32 text hides every trigger behind three NULs a character, and the UTF-16 test counts
+ * none of its units: denied too, with a mark or without, in either byte order, from any byte
+ * on.  Binary holding a few small 32-bit numbers is archived as before. */
+START_TEST(utf32_not_archived)
+{
+	static const char bin[] = "\x7f"
+				  "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0"
+				  "A\0\0\0B\0\0\0C\0\0\0D\0\0\0E\0\0\0F\0\0\0"
+				  "step 10 loss 2.31\n";
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection col;
+	const struct pm_capture *k;
+	char err[64], u[1024];
+	const char *const names[] = {"w32le.log", "w32be.log", "w32odd.log", "w32nobom.log"};
+
+	write_raw("w32le.log", u,
+		  utf32("export HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\r\n", false, true,
+			u));
+	write_raw("w32be.log", u, utf32("DB_PASSWORD=horse battery staple\n", true, true, u));
+	memcpy(u, "abc", 3); /* a UTF-8 line's tail, then UTF-32 from the fourth byte */
+	write_raw("w32odd.log", u, 3 + utf32("password=S3cretPassw0rd\n", true, false, u + 3));
+	write_raw("w32nobom.log", u, utf32("token=abcdef0123456789\n", false, false, u));
+	write_raw("w32bin.dat", bin, sizeof(bin) - 1);
+	slurm_env(NULL, NULL);
+	load_job(&j, NULL);
+	ck_assert_int_eq(pm_config_load(NULL, &cfg, err, sizeof(err)), 0);
+	only(&cfg, PM_CS_HOST_STATE);
+	set_path(&cfg, PM_CS_HOST_STATE, pmt_path(tmp, "w32*"));
+	ck_assert_int_eq(pm_collect(&cfg, &j, pm_mono() + 5, &col), 0);
+	pm_collection_scrub(&col);
+	for (size_t i = 0; i < 4; i++) {
+		k = cap_of(&col, PM_CS_HOST_STATE, names[i]);
+		ck_assert_int_eq(k->status, PM_ST_DENIED);
+		ck_assert_ptr_null(k->data);
+		ck_assert_msg(strstr(k->reason, "UTF-32 text, which the collector cannot redact"),
+			      "%s: %s", names[i], k->reason);
+	}
+	k = cap_of(&col, PM_CS_HOST_STATE, "w32bin.dat");
+	ck_assert_int_eq(k->status, PM_ST_OK);
+	ck_assert_uint_eq(k->len, sizeof(bin) - 1);
+	ck_assert(!memcmp(k->data, bin, k->len));
+	pm_collection_free(&col);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
 /* A user's gzip file whose text passes POSTMORTEM_INPUT_MAX: the reader stops decompressing,
  * and coverage says so first, not only that part of a long file was kept. */
 START_TEST(decompression_stopped_in_coverage)
@@ -734,6 +798,7 @@ void collector_collect_tests(TCase *t)
 	tcase_add_test(t, head_tail_capping);
 	tcase_add_test(t, compressed_files_as_text);
 	tcase_add_test(t, utf16_not_archived);
+	tcase_add_test(t, utf32_not_archived);
 	tcase_add_test(t, decompression_stopped_in_coverage);
 	tcase_add_test(t, user_rights);
 }

@@ -709,7 +709,7 @@ static const struct {
 	/* the names of a shared key, and a secret's name with its form after it */
 	{"MUNGE_KEY=c2VjcmV0c2VjcmV0", "MUNGE_KEY=[REDACTED:api_key]"},
 	{"HMAC_KEY=0a1b2c3d4e5f", "HMAC_KEY=[REDACTED:api_key]"},
-	{"SECRET_KEY_BASE=0a1b2c3d4e5f", "SECRET_KEY_BASE=[REDACTED:s3_secret_key]"},
+	{"SECRET_KEY_BASE=0a1b2c3d4e5f", "SECRET_KEY_BASE=[REDACTED:secret]"},
 	{"ADMIN_PASSWORD_B64=cHc=", "ADMIN_PASSWORD_B64=[REDACTED:password]"},
 	/* htpasswd -b's password, openssl's pass:PASSWORD */
 	{"htpasswd -b /etc/h/.htpasswd bob pw4bob",
@@ -769,14 +769,14 @@ static const struct {
 	{"openssl enc -aes-256-cbc -k pw4enc -in a",
 	 "openssl enc -aes-256-cbc -k [REDACTED:password] -in a"},
 	{"Cookie: sessionid=c00k1e; csrftoken=c5rf",
-	 "Cookie: sessionid=[REDACTED:token]; csrftoken=[REDACTED:token]"},
+	 "Cookie: sessionid=[REDACTED:cookie]; csrftoken=[REDACTED:cookie]"},
 	{"set-cookie: sid=s3ss; Path=/; HttpOnly",
-	 "set-cookie: sid=[REDACTED:token]; Path=/; HttpOnly"},
+	 "set-cookie: sid=[REDACTED:cookie]; Path=/; HttpOnly"},
 	{"curl -H \"Cookie: sid=s3ss\" https://h",
-	 "curl -H \"Cookie: sid=[REDACTED:token]\" https://h"},
+	 "curl -H \"Cookie: sid=[REDACTED:cookie]\" https://h"},
 	{"{'Cookie': 'sid=s3ss', 'Accept': '*/*'}",
-	 "{'Cookie': 'sid=[REDACTED:token]', 'Accept': '*/*'}"},
-	{"curl --cookie 'sid=s3ss' h", "curl --cookie 'sid=[REDACTED:token]' h"},
+	 "{'Cookie': 'sid=[REDACTED:cookie]', 'Accept': '*/*'}"},
+	{"curl --cookie 'sid=s3ss' h", "curl --cookie 'sid=[REDACTED:cookie]' h"},
 	/* near misses */
 	{"redis-cli -h r1 ping; ssh -a h", "redis-cli -h r1 ping; ssh -a h"},
 	{"mongosh -u root -p --authenticationDatabase admin",
@@ -792,6 +792,135 @@ START_TEST(test_tool_and_cookie)
 {
 	for (size_t i = 0; i < sizeof(tool_answers) / sizeof(tool_answers[0]); i++)
 		twice(tool_answers[i].in, tool_answers[i].out);
+}
+END_TEST
+
+/* ---- what secrets98 found leaking: calls that set a variable, a name after a command's
+ * option, redis-cli's variable, secrets piped into a login, a key's list on one line ---- */
+
+static const struct {
+	const char *in, *out;
+} more_answers[] = {
+	/* a call that sets a variable: the name, then its value as the next argument */
+	{"os.putenv('SVC_TOKEN', 'tok123abc')", "os.putenv('SVC_TOKEN', '[REDACTED:token]')"},
+	{"os.putenv(\"DB_PASSWORD\", \"two words\")",
+	 "os.putenv(\"DB_PASSWORD\", \"[REDACTED:db_password]\")"},
+	{"os.environ.setdefault('APP_SECRET', 's3cr3t99')",
+	 "os.environ.setdefault('APP_SECRET', '[REDACTED:secret]')"},
+	{"setenv(\"MY_API_KEY\", \"k1k2k3\", 1);",
+	 "setenv(\"MY_API_KEY\", \"[REDACTED:api_key]\", 1);"},
+	{"os.Setenv(\"SVC_TOKEN\", \"tok123abc\")",
+	 "os.Setenv(\"SVC_TOKEN\", \"[REDACTED:token]\")"},
+	/* the ones that held: update(NAME=...), update({...}), export -p's declare -x */
+	{"os.environ.update(SVC_TOKEN='tok123abc', N='1')",
+	 "os.environ.update(SVC_TOKEN='[REDACTED:token]', N='1')"},
+	{"os.environ.update({'SVC_TOKEN': 'tok123abc'})",
+	 "os.environ.update({'SVC_TOKEN': '[REDACTED:token]'})"},
+	{"declare -x DB_PASSWORD=\"two words\"",
+	 "declare -x DB_PASSWORD=\"[REDACTED:db_password]\""},
+	/* redis-cli reads its password from REDISCLI_AUTH; PGPASSWORD held */
+	{"REDISCLI_AUTH=pw4redis", "REDISCLI_AUTH=[REDACTED:db_password]"},
+	{"export REDISCLI_AUTH='pw 4 redis'", "export REDISCLI_AUTH='[REDACTED:db_password]'"},
+	{"PGPASSWORD=pw4pg psql -h db", "PGPASSWORD=[REDACTED:db_password] psql -h db"},
+	/* an option between "configure set" and the name */
+	{"aws configure set --profile p aws_secret_access_key abcDEF123/xyz",
+	 "aws configure set --profile p aws_secret_access_key [REDACTED:aws_secret_access_key]"},
+	{"aws --profile p configure set aws_session_token tok123abc",
+	 "aws --profile p configure set aws_session_token [REDACTED:aws_session_token]"},
+	/* a secret echoed into a login that reads it from its standard input */
+	{"echo tok123abc | gh auth login --with-token",
+	 "echo [REDACTED:token] | gh auth login --with-token"},
+	{"+ echo -n 'tok 123' | gh auth login --with-token",
+	 "+ echo -n '[REDACTED:token]' | gh auth login --with-token"},
+	{"printf '%s\\n' pw4reg | docker login -u u --password-stdin r.io",
+	 "printf '%s\\n' [REDACTED:password] | docker login -u u --password-stdin r.io"},
+	{"printf pw4reg | podman login --password-stdin r.io",
+	 "printf [REDACTED:password] | podman login --password-stdin r.io"},
+	{"gh auth login --with-token <<< tok123abc",
+	 "gh auth login --with-token <<< [REDACTED:token]"},
+	{"gh auth login --with-token <<<\"tok123abc\"",
+	 "gh auth login --with-token <<<\"[REDACTED:token]\""},
+	/* held: docker login -p / --password, huggingface-cli --token, wandb login KEY */
+	{"docker login --password pw4reg -u u r.io",
+	 "docker login --password [REDACTED:password] -u u r.io"},
+	{"huggingface-cli login --token tok123abc",
+	 "huggingface-cli login --token [REDACTED:token]"},
+	{"wandb login --relogin 0123456789abcdef0123456789abcdef01234567",
+	 "wandb login --relogin [REDACTED:wandb_api_key]"},
+	/* kinds: an application's secret, a cookie */
+	{"SECRET_KEY_BASE=0a1b2c3d4e5f", "SECRET_KEY_BASE=[REDACTED:secret]"},
+	{"MINIO_SECRET_KEY_B64=cHc9cHc=", "MINIO_SECRET_KEY_B64=[REDACTED:s3_secret_key]"},
+	{"secret_key = 0a1b2c3d4e5f", "secret_key = [REDACTED:s3_secret_key]"},
+	{"Set-Cookie: sid=s3ss; Path=/", "Set-Cookie: sid=[REDACTED:cookie]; Path=/"},
+	/* a private key's lines printed as a list on one line, its END cut off */
+	{"['-----BEGIN RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEAx4Ui9a8b', 'f9a8b7==']",
+	 "['[REDACTED:private_key]']"},
+	{"print([\"-----BEGIN OPENSSH PRIVATE KEY-----\", \"b3BlbnNzaC1rZXktdjEAAAAA\"], x)",
+	 "print([\"[REDACTED:ssh_private_key]\"], x)"},
+	{"{\"k\": \"-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w\\n\"}",
+	 "{\"k\": \"[REDACTED:private_key]"},
+	/* near misses: left byte for byte */
+	{"os.putenv('SVC_TOKEN', tok)", "os.putenv('SVC_TOKEN', tok)"},
+	{"os.environ.setdefault('MAX_TOKENS', '512')",
+	 "os.environ.setdefault('MAX_TOKENS', '512')"},
+	{"os.environ.setdefault('NCCL_DEBUG', 'INFO')",
+	 "os.environ.setdefault('NCCL_DEBUG', 'INFO')"},
+	{"os.getenv('SVC_TOKEN', 'fallback')", "os.getenv('SVC_TOKEN', 'fallback')"},
+	{"declare -x NCCL_IB_HCA=\"mlx5_0,mlx5_1\"", "declare -x NCCL_IB_HCA=\"mlx5_0,mlx5_1\""},
+	{"UCX_NET_DEVICES=mlx5_0:1", "UCX_NET_DEVICES=mlx5_0:1"},
+	{"SLURM_JOB_ID=12345", "SLURM_JOB_ID=12345"},
+	{"KEY_ROTATION_DAYS=30", "KEY_ROTATION_DAYS=30"},
+	{"MUNGE_KEY=/etc/munge/munge.key", "MUNGE_KEY=/etc/munge/munge.key"},
+	{"max_tokens=512", "max_tokens=512"},
+	{"aws s3 ls --profile default", "aws s3 ls --profile default"},
+	{"aws configure set region us-east-1 --profile p",
+	 "aws configure set region us-east-1 --profile p"},
+	{"python serve.py -p 8080; ssh -p 2222 h", "python serve.py -p 8080; ssh -p 2222 h"},
+	{"SLURM_AUTH=auth/munge AuthType=auth/munge", "SLURM_AUTH=auth/munge AuthType=auth/munge"},
+	{"gh auth login --with-token < token.txt", "gh auth login --with-token < token.txt"},
+	{"cat tok.txt | gh auth login --with-token", "cat tok.txt | gh auth login --with-token"},
+	{"echo $CR_PAT | docker login -u u --password-stdin ghcr.io",
+	 "echo $CR_PAT | docker login -u u --password-stdin ghcr.io"},
+	{"echo done || gh auth login --with-token", "echo done || gh auth login --with-token"},
+	{"docs: ['-----BEGIN PRIVATE KEY-----', 'see below']",
+	 "docs: ['-----BEGIN PRIVATE KEY-----', 'see below']"},
+};
+
+START_TEST(test_more_families)
+{
+	for (size_t i = 0; i < sizeof(more_answers) / sizeof(more_answers[0]); i++)
+		twice(more_answers[i].in, more_answers[i].out);
+}
+END_TEST
+
+/*
+ * The trigger table outgrew 64 (each trigger's skip[] entry and touched[] bit say how far its
+ * hits on the line were looked at): triggers past the 64th (--password-stdin, --with-token)
+ * and the first (AKIA) hit many times on one line are each looked at on their own, the look
+ * of one no look of the other, and every secret is found.
+ */
+START_TEST(test_triggers_past_64)
+{
+	char *in = malloc(200 * 256), *want = malloc(200 * 256);
+	size_t ni = 0, nw = 0;
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(want);
+	for (int i = 0; i < 200; i++) {
+		ni += (size_t)sprintf(
+			in + ni,
+			"echo pw%03d | docker login --password-stdin r; AKIA0123456789AB%04d; "
+			"echo t%03d | gh auth login --with-token; ",
+			i, i, i);
+		nw += (size_t)
+			sprintf(want + nw,
+				"echo [REDACTED:password] | docker login --password-stdin r; "
+				"[REDACTED:aws_access_key_id]; echo [REDACTED:token] | gh auth "
+				"login --with-token; ");
+	}
+	twice(in, want);
+	free(in);
+	free(want);
 }
 END_TEST
 
@@ -1207,6 +1336,12 @@ START_TEST(test_hostile_repetitions)
 		"a\033",
 		"https://u:p?#@",
 		"x:ab/://",
+		" --with-token",
+		"echo x | gh --with-token ",
+		" --password-stdin <<< ",
+		"os.putenv('SVC_TOKEN', '",
+		"'-----BEGIN RSA PRIVATE KEY-----', 'AAAAAAAAAAAAAAAAAAAA', ",
+		"aws configure set x_token ",
 	};
 	size_t n = 2 << 20;
 	char *b = malloc(n);
@@ -1367,6 +1502,8 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_truncated_everywhere);
 	tcase_add_test(t, test_assign_families);
 	tcase_add_test(t, test_tool_and_cookie);
+	tcase_add_test(t, test_more_families);
+	tcase_add_test(t, test_triggers_past_64);
 	suite_add_tcase(s, t);
 	return s;
 }
