@@ -66,9 +66,10 @@ static uint32_t srun_end(const char *e)
 
 static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al)
 {
-	const char *p, *e;
+	const char *p, *e, *m;
 	char node[128];
 	uint32_t end;
+	int how;
 
 	if (!(p = srun_node(line, node, sizeof(node))))
 		return 0;
@@ -81,6 +82,9 @@ static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al
 	if (*e != ':')
 		return 0;
 	end = srun_end(e);
+	for (m = e + 1; *m == ' '; m++)
+		;
+	how = pm_att_srun_how(m, m + strlen(m));
 	while (p < e) {
 		char *x;
 		long lo = strtol(p, &x, 10), hi = lo;
@@ -95,6 +99,7 @@ static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al
 				return -1;
 			(*v)[*n].rank = (int)r;
 			(*v)[*n].end = end;
+			(*v)[*n].how = how;
 			snprintf((*v)[*n].node, sizeof((*v)[*n].node), "%s", node);
 			(*n)++;
 		}

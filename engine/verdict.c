@@ -1186,8 +1186,8 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 			}
 	} else if (l && l->node[0] && (other = pm_att_srun_ended(a, l->node))) {
 		json_array_append_new(on, json_string(other));
-		if (a->srun_task >= 0)
-			json_array_append_new(or, json_integer(a->srun_task));
+		if (pm_att_srun_task(a) >= 0)
+			json_array_append_new(or, json_integer(pm_att_srun_task(a)));
 	}
 	/* an origin of ranks whose node nothing places (a launcher numbered them) may have run
 	 * on any node: none is a bystander (decided before the suspects below join the set) */
