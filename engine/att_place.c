@@ -1819,9 +1819,24 @@ static bool syslog_unnamed(const struct att *a, const struct pm_obs *o)
 {
 	const struct pm_file *f = &a->ev->files[o->file];
 
-	return o->node && f->format == PM_FMT_SYSLOG && !f->kind_given &&
-	       !pm_path_names_kernel(f->name) &&
+	if (!o->node || f->kind_given)
+		return false;
+	/* the same for a file read as slurmctld's log by its words ("update_node: node gq08
+	 * reason set to: NHC: ...": the collector never gathers one, and the node is the
+	 * line's own word), and for a Prometheus capture whose node is its header's, not the
+	 * folder's (parse_prom.c): a job can write either into its folder (review35 F1, F2:
+	 * before, such a drain line or a header's "node":"gq08" beside an Xid series advised
+	 * excluding gq08, whose tasks srun had only ended) */
+	if (f->format == PM_FMT_SLURMCTLD_LOG || (f->format == PM_FMT_PROMETHEUS && !f->node))
+		return true;
+	return f->format == PM_FMT_SYSLOG && !pm_path_names_kernel(f->name) &&
 	       !(o->raw && pm_prefix_grep_system(o->raw, strlen(o->raw)));
+}
+
+/* What syslog_unnamed's file, not a syslog, is read as, for `why`. */
+static const char *unnamed_kind(const struct pm_file *f)
+{
+	return f->format == PM_FMT_SLURMCTLD_LOG ? "slurmctld's log" : "a metrics capture";
 }
 
 static const char *tasks_gainsay(const struct att *a, const char *h);
@@ -1924,15 +1939,29 @@ static int syslog_gainsaid(struct att *a)
 		if (said[o->file])
 			continue;
 		said[o->file] = true;
-		pm_att_why(
-			a,
-			"%s, read as a kernel log by its lines alone (its name names none), "
-			"puts its lines on %s, while %s %s as the one that failed of itself and "
-			"%s's tasks as ended by Slurm: whether it is %s's kernel log or text the job wrote "
-			"cannot be told, so %s is named there, not excluded.",
-			ev->files[o->file].name, o->node,
-			by_srun ? "srun reports a task on" : "the task-exit records show a task on",
-			other, o->node, o->node, o->node);
+		if (ev->files[o->file].format != PM_FMT_SYSLOG)
+			pm_att_why(a,
+				   "%s, read as %s by its lines alone (no collector gave its "
+				   "kind), puts its lines on %s, while %s %s as the one that failed "
+				   "of itself and %s's tasks as ended by Slurm: whether it is what "
+				   "it looks like or text the job wrote cannot be told, so %s is "
+				   "named there, not excluded.",
+				   ev->files[o->file].name, unnamed_kind(&ev->files[o->file]),
+				   o->node,
+				   by_srun ? "srun reports a task on" :
+					     "the task-exit records show a task on",
+				   other, o->node, o->node);
+		else
+			pm_att_why(
+				a,
+				"%s, read as a kernel log by its lines alone (its name names none), "
+				"puts its lines on %s, while %s %s as the one that failed of itself and "
+				"%s's tasks as ended by Slurm: whether it is %s's kernel log or text the job wrote "
+				"cannot be told, so %s is named there, not excluded.",
+				ev->files[o->file].name, o->node,
+				by_srun ? "srun reports a task on" :
+					  "the task-exit records show a task on",
+				other, o->node, o->node, o->node);
 	}
 	free(said);
 	return 0;
