@@ -1285,7 +1285,7 @@ void pm_att_phase_confidence(struct att *a)
 			   "Only the job's output places %s/%s on %s, and srun reports %s's tasks "
 			   "as ended by Slurm after task %d on %s failed of itself; confidence "
 			   "hypothesis.",
-			   l->cls, l->sub, l->node, l->node, a->srun_task, other);
+			   l->cls, l->sub, l->node, l->node, pm_att_srun_task(a), other);
 	}
 	/* a lead whose node only the host column of a file that may be the job's gives (a
 	 * syslog-shaped file named for no kernel log: att_place.c syslog_gainsaid, already a

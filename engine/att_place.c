@@ -783,27 +783,86 @@ static bool slurm_ended(const char *m, const char *e)
 		pm_att_slurm_signal_exit(strtol(m + 22, NULL, 10)));
 }
 
+/*
+ * Whether every task srun's report T..E ("task 3: ...", "tasks 0-1,3: ...") names is one its
+ * lines report twice, differently (att_ranks.c srun_gainsaid, read before the hosts are): a
+ * job that prints "srun: error: gq08: task 3: Exited with exit code 1" before srun's own
+ * "gq08: tasks 2-3: Terminated" must not make task 3 the one that failed of itself, nor make
+ * two such tasks of one (review35 S4, F4: before, the forged line set srun_many, and the
+ * cap on a syslog's host srun gainsays, or on a host prefix, fell).  Nor does a line of such
+ * tasks alone say their host's tasks were ended by Slurm: which of the two is srun's is not
+ * known (trust-srun-task-two-ends-nccl-setup-rank).
+ */
+static bool srun_contested(const struct att *a, const char *t, const char *e)
+{
+	const char *p = t;
+	bool any = false;
+
+	if (!a->nsrun_bad)
+		return false;
+	while (p < e && *p >= 'a' && *p <= 'z')
+		p++;
+	if (p == t || p >= e || *p++ != ' ')
+		return false;
+	while (p < e && *p >= '0' && *p <= '9') {
+		long lo = 0, hi;
+		for (; p < e && *p >= '0' && *p <= '9' && lo < 1 << 20; p++)
+			lo = lo * 10 + (*p - '0');
+		hi = lo;
+		if (p < e && *p == '-') {
+			hi = 0;
+			for (p++; p < e && *p >= '0' && *p <= '9' && hi < 1 << 20; p++)
+				hi = hi * 10 + (*p - '0');
+		}
+		if (hi < lo || hi - lo > 4096)
+			return false;
+		for (long r = lo; r <= hi; r++)
+			if (!pm_rankset_has(a->srun_bad, a->nsrun_bad, (int)r))
+				return false;
+		any = true;
+		if (p < e && *p == ',')
+			p++;
+	}
+	return any && p < e && *p == ':';
+}
+
+static const char *const srun_sig[] = {"Segmentation fault",  "Aborted",
+				       "Bus error",	      "Floating point exception",
+				       "Illegal instruction", "Out Of Memory"};
+
+int pm_att_srun_how(const char *m, const char *e)
+{
+	if (slurm_ended(m, e))
+		return 2;
+	if (e - m > 22 && !strncmp(m, "Exited with exit code ", 22))
+		return strtol(m + 22, NULL, 10) != 0;
+	for (size_t i = 0; i < sizeof(srun_sig) / sizeof(srun_sig[0]); i++)
+		if ((size_t)(e - m) >= strlen(srun_sig[i]) &&
+		    !strncmp(m, srun_sig[i], strlen(srun_sig[i])))
+			return 1;
+	return 0;
+}
+
 static void srun_failed(struct att *a, const char *h, size_t l, const char *t, const char *e)
 {
-	static const char *const sig[] = {"Segmentation fault",	 "Aborted",
-					  "Bus error",		 "Floating point exception",
-					  "Illegal instruction", "Out Of Memory"};
 	const char *m;
 	char *x;
 	long n;
-	bool failed = false, ended;
+	bool failed = false, ended, contested;
 	long k;
 
 	/* "tasks 0-3: Terminated", "task 4: Killed": the host's tasks Slurm ended once
 	 * another failed (prefix_gainsaid) */
 	m = memmem(t, (size_t)(e - t), ": ", 2);
 	ended = m && slurm_ended(m + 2, e);
+	contested = srun_contested(a, t, e);
 	if ((k = host_find(a, h, l)) >= 0) {
 		a->hosts[k].srun = true;
-		a->hosts[k].ended |= ended;
+		a->hosts[k].ended |= ended && !contested;
+		a->hosts[k].contested |= contested;
 		a->td_hit |= ended;
 	}
-	if (ended)
+	if (ended || contested)
 		return;
 	if (e - t > 6 && !strncmp(t, "tasks ", 6)) {
 		m = memmem(t, (size_t)(e - t), ": ", 2);
@@ -820,8 +879,9 @@ static void srun_failed(struct att *a, const char *h, size_t l, const char *t, c
 	m = x + 2;
 	if (e - m > 22 && !strncmp(m, "Exited with exit code ", 22))
 		failed = strtol(m + 22, NULL, 10) != 0;
-	for (size_t i = 0; i < sizeof(sig) / sizeof(sig[0]) && !failed; i++)
-		failed = (size_t)(e - m) >= strlen(sig[i]) && !strncmp(m, sig[i], strlen(sig[i]));
+	for (size_t i = 0; i < sizeof(srun_sig) / sizeof(srun_sig[0]) && !failed; i++)
+		failed = (size_t)(e - m) >= strlen(srun_sig[i]) &&
+			 !strncmp(m, srun_sig[i], strlen(srun_sig[i]));
 	if (!failed || l >= sizeof(a->srun_host) || !hostname_ok(h, l))
 		return;
 	if (a->srun_host[0] && (strlen(a->srun_host) != l || strncasecmp(a->srun_host, h, l)))
@@ -1582,6 +1642,15 @@ static bool host_ended(const struct att *a, const char *h)
 	return false;
 }
 
+/* Whether srun's lines report a task of H twice, differently (srun_failed, srun_contested). */
+static bool host_contested(const struct att *a, const char *h)
+{
+	for (size_t i = 0; i < a->nhosts; i++)
+		if (a->hosts[i].contested && same_host(a->hosts[i].name, h))
+			return true;
+	return false;
+}
+
 /* Whether srun reports a task on H, whatever its end (srun_failed). */
 static bool host_in_srun(const struct att *a, const char *h)
 {
@@ -1755,12 +1824,83 @@ static bool syslog_unnamed(const struct att *a, const struct pm_obs *o)
 {
 	const struct pm_file *f = &a->ev->files[o->file];
 
-	return o->node && f->format == PM_FMT_SYSLOG && !f->kind_given &&
-	       !pm_path_names_kernel(f->name) &&
+	if (!o->node || f->kind_given)
+		return false;
+	/* the same for a file read as slurmctld's log by its words ("update_node: node gq08
+	 * reason set to: NHC: ...": the collector never gathers one, and the node is the
+	 * line's own word), and for a Prometheus capture whose node is its header's, not the
+	 * folder's (parse_prom.c): a job can write either into its folder (review35 F1, F2:
+	 * before, such a drain line or a header's "node":"gq08" beside an Xid series advised
+	 * excluding gq08, whose tasks srun had only ended) */
+	if (f->format == PM_FMT_SLURMCTLD_LOG || (f->format == PM_FMT_PROMETHEUS && !f->node))
+		return true;
+	return f->format == PM_FMT_SYSLOG && !pm_path_names_kernel(f->name) &&
 	       !(o->raw && pm_prefix_grep_system(o->raw, strlen(o->raw)));
 }
 
+/* What syslog_unnamed's file, not a syslog, is read as, for `why`. */
+static const char *unnamed_kind(const struct pm_file *f)
+{
+	return f->format == PM_FMT_SLURMCTLD_LOG ? "slurmctld's log" : "a metrics capture";
+}
+
 static const char *tasks_gainsay(const struct att *a, const char *h);
+
+/* Whether a collector's bundle holds a task-exit record of host H: the records Slurm's
+ * plugin wrote on H, which the job cannot, say what became of H's tasks better than srun's
+ * lines in the job's stderr.  A record of a hand-gathered folder's (loose) is not such. */
+static bool records_cover(const struct att *a, const char *h)
+{
+	for (size_t i = 0; i < a->ev->ntasks; i++) {
+		const struct pm_task *t = &a->ev->tasks[i];
+		if (t->node && t->exited && !t->loose && same_host(t->node, h))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * srun's report as att_ranks.c read it from srun's own lines (A->placed), where the plugin's
+ * records or a collector's bundles are in the folder and its lines are not read for hosts
+ * (file_hosts, srun_failed): the host of the one task srun reports as failed of itself, into
+ * A->psrun_host and A->psrun_task (NULL where none, or several).  A task srun's lines report
+ * twice, differently (srun_bad), counts for nothing.
+ */
+static void srun_placed(struct att *a)
+{
+	const struct placed *f = NULL;
+
+	a->psrun_host = NULL;
+	a->psrun_task = -1;
+	for (size_t i = 0; i < a->nplaced; i++) {
+		const struct placed *p = &a->placed[i];
+		if (p->how != 1 || pm_rankset_has(a->srun_bad, a->nsrun_bad, p->rank))
+			continue;
+		if (f && (f->rank != p->rank || !same_host(f->node, p->node)))
+			return;
+		f = p;
+	}
+	if (f) {
+		a->psrun_host = f->node;
+		a->psrun_task = f->rank;
+	}
+}
+
+/* With A->psrun_host (srun_placed): that host, where it is not H and srun reports a task of
+ * H as ended by Slurm, or twice, differently (pm_att_srun_ended); NULL otherwise. */
+static const char *srun_placed_ended(const struct att *a, const char *h)
+{
+	if (!a->psrun_host || same_host(a->psrun_host, h))
+		return NULL;
+	for (size_t i = 0; i < a->nplaced; i++) {
+		const struct placed *p = &a->placed[i];
+		if (same_host(p->node, h) &&
+		    (p->how == 2 || pm_rankset_has(a->srun_bad, a->nsrun_bad, p->rank)))
+			return host_of(a, a->psrun_host) ? host_of(a, a->psrun_host) :
+							   a->psrun_host;
+	}
+	return NULL;
+}
 
 /*
  * The lines of such a file (syslog_unnamed) whose host Slurm's own reports gainsay: srun
@@ -1783,9 +1923,17 @@ static int syslog_gainsaid(struct att *a)
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		const char *other;
+		bool by_srun = false;
 		if (!o->trusted || !syslog_unnamed(a, o))
 			continue;
-		other = ev->ntasks ? tasks_gainsay(a, o->node) : pm_att_srun_ended(a, o->node);
+		/* the records first; where they are loose (the job can write them) or say nothing
+		 * of the host, srun's report is asked too (review35 S1: before, any record in the
+		 * folder turned srun's gainsay off) */
+		other = ev->ntasks ? tasks_gainsay(a, o->node) : NULL;
+		if (!other) {
+			other = pm_att_srun_ended(a, o->node);
+			by_srun = other != NULL;
+		}
 		if (!other)
 			continue;
 		if (!a->sysgain && !(a->sysgain = calloc(ev->nobs, sizeof(bool))))
@@ -1796,16 +1944,29 @@ static int syslog_gainsaid(struct att *a)
 		if (said[o->file])
 			continue;
 		said[o->file] = true;
-		pm_att_why(
-			a,
-			"%s, read as a kernel log by its lines alone (its name names none), "
-			"puts its lines on %s, while %s %s as the one that failed of itself and "
-			"%s's tasks as ended by Slurm: whether it is %s's kernel log or text the job wrote "
-			"cannot be told, so %s is named there, not excluded.",
-			ev->files[o->file].name, o->node,
-			ev->ntasks ? "the task-exit records show a task on" :
-				     "srun reports a task on",
-			other, o->node, o->node, o->node);
+		if (ev->files[o->file].format != PM_FMT_SYSLOG)
+			pm_att_why(a,
+				   "%s, read as %s by its lines alone (no collector gave its "
+				   "kind), puts its lines on %s, while %s %s as the one that failed "
+				   "of itself and %s's tasks as ended by Slurm: whether it is what "
+				   "it looks like or text the job wrote cannot be told, so %s is "
+				   "named there, not excluded.",
+				   ev->files[o->file].name, unnamed_kind(&ev->files[o->file]),
+				   o->node,
+				   by_srun ? "srun reports a task on" :
+					     "the task-exit records show a task on",
+				   other, o->node, o->node);
+		else
+			pm_att_why(
+				a,
+				"%s, read as a kernel log by its lines alone (its name names none), "
+				"puts its lines on %s, while %s %s as the one that failed of itself and "
+				"%s's tasks as ended by Slurm: whether it is %s's kernel log or text the job wrote "
+				"cannot be told, so %s is named there, not excluded.",
+				ev->files[o->file].name, o->node,
+				by_srun ? "srun reports a task on" :
+					  "the task-exit records show a task on",
+				other, o->node, o->node, o->node);
 	}
 	free(said);
 	return 0;
@@ -1830,6 +1991,10 @@ int pm_att_phase_place(struct att *a)
 	if (!(a->guessed = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))) ||
 	    !(a->libpfx = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))))
 		return -1;
+	/* a line placed through the rank map by a bare tag that may be a local rank
+	 * (att_ranks.c, weak_local): its node is the folder's guess, named, not excluded */
+	for (size_t i = 0; i < ev->nobs; i++)
+		a->guessed[i] = ev->obs[i].rank_guess && ev->obs[i].node;
 	/* with the plugin's records or a collector's bundle nothing is placed by guess, but a
 	 * line of the job's output that only a "host: " prefix places (no srun label, no rank
 	 * the rank map maps, no trusted source's host) is still placed by text the program
@@ -1837,6 +2002,7 @@ int pm_att_phase_place(struct att *a)
 	 * hand-gathered folder (pm_att_node_guessed; the records' own contradictions are
 	 * pm_att_clean_exits') */
 	if (ev->ntasks || ev->ncollect) {
+		srun_placed(a);
 		if (syslog_gainsaid(a) < 0)
 			return -1;
 		for (size_t i = 0; i < ev->nobs; i++) {
@@ -2311,10 +2477,27 @@ bool pm_att_node_guessed(const struct att *a, const struct cand *c)
 	return any;
 }
 
+/* Where the plugin's records or a collector's bundles are in the folder, srun's lines are
+ * asked too (srun_placed), unless a bundle's records cover NODE: records that say nothing
+ * of NODE, or that a job can write (loose), must not replace srun's report (review35 S1:
+ * before, any record in the folder turned srun's gainsay off).  A task of NODE srun's lines
+ * report twice, differently, counts as one Slurm ended: one of the lines is the job's, and
+ * it must not lift the gainsay the other would give (review35 F4: before, one forged
+ * "NODE: task 1: Exited with exit code 1" beside srun's "Terminated" raised a lead only
+ * the job's output placed on NODE to supported). */
 const char *pm_att_srun_ended(const struct att *a, const char *node)
 {
-	if (a->ev->ntasks || a->ev->ncollect || !node || !node[0] || !a->srun_host[0] ||
-	    a->srun_many || same_host(a->srun_host, node) || !host_ended(a, node))
+	if (!node || !node[0])
+		return NULL;
+	if (a->ev->ntasks || a->ev->ncollect)
+		return records_cover(a, node) ? NULL : srun_placed_ended(a, node);
+	if (!a->srun_host[0] || a->srun_many || same_host(a->srun_host, node) ||
+	    !(host_ended(a, node) || host_contested(a, node)))
 		return NULL;
 	return host_of(a, a->srun_host) ? host_of(a, a->srun_host) : a->srun_host;
+}
+
+int pm_att_srun_task(const struct att *a)
+{
+	return a->ev->ntasks || a->ev->ncollect ? a->psrun_task : a->srun_task;
 }

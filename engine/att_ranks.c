@@ -66,9 +66,10 @@ static uint32_t srun_end(const char *e)
 
 static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al)
 {
-	const char *p, *e;
+	const char *p, *e, *m;
 	char node[128];
 	uint32_t end;
+	int how;
 
 	if (!(p = srun_node(line, node, sizeof(node))))
 		return 0;
@@ -81,6 +82,9 @@ static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al
 	if (*e != ':')
 		return 0;
 	end = srun_end(e);
+	for (m = e + 1; *m == ' '; m++)
+		;
+	how = pm_att_srun_how(m, m + strlen(m));
 	while (p < e) {
 		char *x;
 		long lo = strtol(p, &x, 10), hi = lo;
@@ -95,6 +99,7 @@ static int srun_tasks(const char *line, struct placed **v, size_t *n, size_t *al
 				return -1;
 			(*v)[*n].rank = (int)r;
 			(*v)[*n].end = end;
+			(*v)[*n].how = how;
 			snprintf((*v)[*n].node, sizeof((*v)[*n].node), "%s", node);
 			(*n)++;
 		}
@@ -1545,6 +1550,32 @@ static bool srun_own(const struct pm_obs *o)
 /* A line that names its rank ran where that rank ran: the rank map knows, not the node that
  * read the file (the job's output is read on the batch node only); its srun label, when it
  * has one, says which task wrote it (label_node). */
+/*
+ * Whether the job's bare rank tags ("[rank1] ", "[Rank 1] ", "[rank1]: ": pm_peel's
+ * rank_weak) may be a logger's LOCAL_RANK, not Slurm's task number: the step ran more tasks
+ * than nodes and every such tag is below the tasks per node.  A logger that tags its lines
+ * with the process's local rank prints "[rank1] " on every node, and the rank map would put
+ * each of them on the node of global rank 1 (review35 F3: before, a busy GPU on gk22's
+ * local rank 1 was gk21's, supported, its exclusion advised).
+ */
+static bool weak_local(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	long tasks = ev->job.ntasks, nodes = (long)ev->job.nnodes, top = -1;
+
+	for (size_t i = 0; i < ev->nobs; i++)
+		if (ev->obs[i].rank_weak && ev->obs[i].rank > top)
+			top = ev->obs[i].rank;
+	if (top < 0)
+		return false;
+	if ((long)ev->ntasks > tasks)
+		tasks = (long)ev->ntasks;
+	for (size_t i = 0; i < a->nplaced; i++)
+		if (a->placed[i].rank >= tasks)
+			tasks = a->placed[i].rank + 1L;
+	return nodes > 1 && tasks > nodes && top < (tasks + nodes - 1) / nodes;
+}
+
 void pm_att_place_obs(struct att *a)
 {
 	bool *jobline = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*jobline));
@@ -1552,6 +1583,7 @@ void pm_att_place_obs(struct att *a)
 	unsigned *pos = a->namb && a->ev->ntsplit ? steps_in_order(a->ev) : NULL;
 	size_t ntied = 0;
 	struct tied *tied = pos ? tied_lines(a, pos, &ntied) : NULL;
+	const bool wlocal = weak_local(a);
 
 	for (size_t i = 0; jobline && i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
@@ -1562,6 +1594,7 @@ void pm_att_place_obs(struct att *a)
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		struct pm_obs *o = &a->ev->obs[i];
 		const char *n;
+		bool byrank;
 
 		if (jobline) /* else (no memory) as before: set aside, never placed on a node */
 			file_node_alias(a, o, jobline);
@@ -1569,13 +1602,17 @@ void pm_att_place_obs(struct att *a)
 		if (srun_own(o))
 			continue; /* srun names the node its task ran on */
 		n = label_node(a, o);
+		byrank = false;
 
 		if (!n && o->rank >= 0)
-			n = pm_att_rank_node(a, o->rank);
+			byrank = (n = pm_att_rank_node(a, o->rank)) != NULL;
 		if (!n && o->rank >= 0 && ntied && pm_rankset_has(a->amb, a->namb, o->rank))
-			n = tie_node(a, o, tied, ntied, pos);
+			byrank = (n = tie_node(a, o, tied, ntied, pos)) != NULL;
 		if (!n && o->rank >= 0 && !o->node && a->tnode)
 			n = one; /* every task on one node: so is every rank */
+		/* placed by a tag that may be a local rank (the file's node, a collector's batch
+		 * host's, says no more): the folder's guess, as prefix_only_node's weak prefix */
+		o->rank_guess = byrank && o->rank_weak && wlocal;
 		if (n && (!o->node || strcmp(o->node, n))) {
 			char *d = strdup(n);
 			if (d) {

@@ -96,6 +96,7 @@ struct clk {
 struct placed {
 	int rank;
 	uint32_t end; /* a hash of the end srun reports ("Terminated", "Exited with ...") */
+	int how;      /* that end read: pm_att_srun_how */
 	char node[128];
 };
 
@@ -178,10 +179,11 @@ struct att {
 	size_t nplaced;
 	struct host {
 		char name[128];
-		int spell;  /* how its spelling was learnt (att_place.c) */
-		bool ended; /* srun reports its tasks ended by Slurm: "Terminated", "Killed" */
-		bool srun;  /* srun reports a task of it, whatever its end */
-	} * hosts;	    /* the hosts a hand-gathered folder names (att_place.c) */
+		int spell;	/* how its spelling was learnt (att_place.c) */
+		bool ended;	/* srun reports its tasks ended by Slurm: "Terminated", "Killed" */
+		bool srun;	/* srun reports a task of it, whatever its end */
+		bool contested; /* and a task of it twice, differently (srun_contested) */
+	} * hosts;		/* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
 	size_t *hidx, hcap; /* HOSTS' index by name in any case: slot -> index + 1 (0: none) */
 	bool *guessed;	    /* obs -> its node was placed from the folder's words (att_place.c) */
@@ -244,6 +246,11 @@ struct att {
 	char srun_host[128];
 	int srun_task;
 	bool srun_many;
+	/* the same, read from srun's own lines as att_ranks.c placed them (A->placed), where the
+	 * plugin's records or a collector's bundles are in the folder and file_hosts does not
+	 * run (att_place.c, srun_placed); NULL where srun names no one such task */
+	const char *psrun_host;
+	int psrun_task;
 	bool echo_many; /* the job's echo of its allocation names several nodes (att_place.c) */
 	/* where srun first reports a host's tasks as ended by Slurm: the file and the line's
 	 * offset (td_off UINT64_MAX: after every line, where a terminal's width broke the file's
@@ -484,6 +491,12 @@ size_t pm_att_hand_files(const struct att *a, const struct cand *c, bool node_si
  * it reports NODE's tasks as ended by Slurm ("Terminated", "Killed"), the folder's analog of
  * pm_att_clean_exits; NULL otherwise. */
 const char *pm_att_srun_ended(const struct att *a, const char *node);
+/* How srun's report of a task ends, M..E ("Exited with exit code 1", "Terminated"): 1, the
+ * task failed of itself (a non-zero exit, a crash signal); 2, Slurm ended it (its teardown:
+ * "Terminated", "Killed", a shell's exit 143 or 137); 0, neither (an exit 0). */
+int pm_att_srun_how(const char *m, const char *e);
+/* The task of pm_att_srun_ended's host that srun reports as failed of itself. */
+int pm_att_srun_task(const struct att *a);
 /* The time slurmstepd's cancel line gives in its own words, "*** JOB 7 ON n1 CANCELLED AT
  * 2026-03-01T18:00:00 DUE TO TIME LIMIT ***": the line carries no stamp of its own in a
  * job's output, so the scanner gives it no event time.  Slurm writes the node's local time

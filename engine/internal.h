@@ -69,6 +69,7 @@ struct pm_prefix {
 	 * where that tag begins */
 	bool forged;
 	size_t tag;
+	bool rank_weak; /* RANK is a bare tag's (pm_peel's rank_weak) */
 };
 
 /*
@@ -390,6 +391,10 @@ struct pm_obs {
 	 * the job's output: placement asks it of every observation (att_ranks.c, label_node) */
 	bool has_label;
 	int label;
+	/* RANK is a bare tag's ("[rank1] ", "[Rank 1] ": pm_peel's rank_weak), which a logger
+	 * may print as its LOCAL_RANK; RANK_GUESS: placement put the line on a node through the
+	 * rank map by that tag alone where it may be a local rank (att_ranks.c, weak_local) */
+	bool rank_weak, rank_guess;
 };
 
 struct pm_rules; /* rules.c */

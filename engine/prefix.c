@@ -550,6 +550,7 @@ void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm
 	out->foreign = false;
 	out->forged = false;
 	out->tag = 0;
+	out->rank_weak = false;
 	if (!line || (unsigned)fmt >= PM_FMT__COUNT || !handlers[fmt])
 		return;
 	handlers[fmt](line, len, out);

@@ -695,6 +695,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		o.trusted = false;
 	o.rank = (int)capnum(caps[PM_CAP_RANK], capl[PM_CAP_RANK],
 			     px->rank >= 0 ? px->rank : f->rank);
+	o.rank_weak = !caps[PM_CAP_RANK] && px->rank >= 0 && px->rank_weak;
 	o.gpu = (int)capnum(caps[PM_CAP_GPU], capl[PM_CAP_GPU], -1);
 	o.xid = (int)capnum(caps[PM_CAP_XID], capl[PM_CAP_XID], -1);
 	o.seq = capnum(caps[PM_CAP_SEQ], capl[PM_CAP_SEQ], -1);
@@ -941,6 +942,7 @@ static void peel_line(struct scan *s, const char *line, size_t len, struct pm_pe
 	}
 	/* a spaced rank tag ("[Rank 0] ") yields to the rank the file's name gives */
 	px->rank = pe->rank_weak && s->ev->files[s->file].rank >= 0 ? -1 : pe->rank;
+	px->rank_weak = pe->rank_weak && px->rank >= 0;
 	px->node = pe->node;
 	px->node_len = pe->node_len;
 	px->skip = pe->skip;

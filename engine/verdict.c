@@ -1204,8 +1204,8 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 			}
 	} else if (l && l->node[0] && (other = pm_att_srun_ended(a, l->node))) {
 		json_array_append_new(on, json_string(other));
-		if (a->srun_task >= 0)
-			json_array_append_new(or, json_integer(a->srun_task));
+		if (pm_att_srun_task(a) >= 0)
+			json_array_append_new(or, json_integer(pm_att_srun_task(a)));
 	}
 	/* an origin of ranks whose node nothing places (a launcher numbered them) may have run
 	 * on any node: none is a bystander (decided before the suspects below join the set) */
@@ -1249,6 +1249,13 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 	if (!json_array_size(on) && !json_array_size(or) && a->status == VS_ATTRIBUTED && a->lead &&
 	    pm_is_kind(a->lead->cls, a->lead->sub, PM_K_HANG))
 		completed = true;
+	/* a lead whose node only a bare rank tag that may be a local rank gives (att_ranks.c,
+	 * weak_local): the process that printed it may have run on any node, so none is a
+	 * bystander of it (review35 F3) */
+	for (size_t k = 0; a->status == VS_ATTRIBUTED && a->lead && !completed &&
+			   pm_att_node_guessed(a, a->lead) && k < a->lead->nev;
+	     k++)
+		completed = ev->obs[a->lead->ev[k]].rank_guess;
 	/* the origins as sorted sets: a job of thousands of ranks has as many lines */
 	ons = sorted_names(on, &non);
 	whs = sorted_names(whole, &nwh);
