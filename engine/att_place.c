@@ -1992,9 +1992,11 @@ int pm_att_phase_place(struct att *a)
 	    !(a->libpfx = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))))
 		return -1;
 	/* a line placed through the rank map by a bare tag that may be a local rank
-	 * (att_ranks.c, weak_local): its node is the folder's guess, named, not excluded */
+	 * (att_ranks.c, weak_local), or by a kernel log section's header naming a host no
+	 * record knows (scan.c, section_node): its node is the folder's guess, named, not
+	 * excluded */
 	for (size_t i = 0; i < ev->nobs; i++)
-		a->guessed[i] = ev->obs[i].rank_guess && ev->obs[i].node;
+		a->guessed[i] = (ev->obs[i].rank_guess || ev->obs[i].sect_guess) && ev->obs[i].node;
 	/* with the plugin's records or a collector's bundle nothing is placed by guess, but a
 	 * line of the job's output that only a "host: " prefix places (no srun label, no rank
 	 * the rank map maps, no trusted source's host) is still placed by text the program

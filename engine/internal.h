@@ -395,6 +395,9 @@ struct pm_obs {
 	 * may print as its LOCAL_RANK; RANK_GUESS: placement put the line on a node through the
 	 * rank map by that tag alone where it may be a local rank (att_ranks.c, weak_local) */
 	bool rank_weak, rank_guess;
+	/* its node is a kernel log section's header's only, a host of the file name's shape that no
+	 * record knows (scan.c, section_node): the folder's guess, named, not excluded */
+	bool sect_guess;
 };
 
 struct pm_rules; /* rules.c */

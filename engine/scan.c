@@ -190,6 +190,7 @@ struct scan {
 	struct section {
 		uint64_t off;
 		char node[64]; /* "" none */
+		bool guess;    /* NODE only the header's guess (section_node) */
 	} * sect;
 	size_t nsect, asect;
 };
@@ -661,7 +662,7 @@ static int obs_grow(struct pm_evidence *ev)
 	return pm_grow_raw((void **)&ev->obs, &ev->aobs, sizeof(*ev->obs));
 }
 
-static const char *section_at(const struct scan *s, uint64_t off);
+static const struct section *section_at(const struct scan *s, uint64_t off);
 
 /* One confirmed line of rule RI: record it (or count it into its group).  WHEN is the event
  * time when the caller knows it (a fact's sample), else 0: the line's own stamp, if any. */
@@ -682,6 +683,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	 * progress lines folded into their group */
 	char nbuf[256];
 	const char *nsrc = NULL;
+	const struct section *sc;
 	size_t nlen = 0;
 
 	memset(&o, 0, sizeof(o));
@@ -710,8 +712,10 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	} else if (px->node_len) {
 		nsrc = px->node;
 		nlen = px->node_len;
-	} else if (s->nsect && (nsrc = section_at(s, off))) {
+	} else if (s->nsect && (sc = section_at(s, off))) {
+		nsrc = sc->node;
 		nlen = strlen(nsrc);
+		o.sect_guess = sc->guess;
 	} else if (f->node) {
 		nsrc = f->node;
 		nlen = strlen(f->node);
@@ -2142,14 +2146,47 @@ static bool section_header(const char *line, size_t n, const char **p, size_t *p
 	return true;
 }
 
+/* The first word of the name of the file being scanned ("gpu07" of "logs/gpu07.dmesg"),
+ * into *W, *WL (0: none). */
+static void file_word(const struct scan *s, const char **w, size_t *wl)
+{
+	const char *n = s->ev->files[s->file].name, *b = strrchr(n, '/');
+
+	*w = b ? b + 1 : n;
+	*wl = strcspn(*w, "._");
+}
+
+/* Whether host name A (AL bytes) is a sibling of B (BL): another number after the same
+ * letters ("gpu08" beside "gpu07", "hx-a18" beside "hx-a17"), as a cluster names its nodes. */
+static bool sibling(const char *a, size_t al, const char *b, size_t bl)
+{
+	size_t ap = al, bp = bl;
+
+	while (ap && pm_in_isdigit(a[ap - 1]))
+		ap--;
+	while (bp && pm_in_isdigit(b[bp - 1]))
+		bp--;
+	return ap && ap < al && bp < bl && ap == bp && !strncasecmp(a, b, ap) &&
+	       (al != bl || strncasecmp(a, b, al));
+}
+
 /* The node a header's PATH (PN bytes) names: the folder that holds the file, else the file
  * name's first word ("gpu07.dmesg"), where it is a node the evidence knows (the record's),
  * or has a host name's shape after a section of a known node (another host's log beside
  * the job node's); "" for none, and the section's lines are the file's.  A name of a host's
  * shape alone is not enough: a rotated dump ("dmesg-20261128.txt") or a job's folder
- * ("pm-3391870/") would take the node's own lines away from it. */
-static void section_node(struct scan *s, const char *path, size_t pn, char *out, size_t outlen)
+ * ("pm-3391870/") would take the node's own lines away from it.  But a host no record knows
+ * that is a sibling of the one the file is named for ("==> gpu08/dmesg.txt <==" inside
+ * gpu07.dmesg, a head(1) over two nodes' logs saved under the first's name) is not the
+ * file's either: its lines are placed there as the folder's guess (*GUESS), as the file's
+ * own name would have placed them, never on the file's host (before: gpu08's Xid was
+ * gpu07's: read-sections-sibling-host-in-named-file). */
+static void section_node(struct scan *s, const char *path, size_t pn, char *out, size_t outlen,
+			 bool *guess)
 {
+	const char *fw;
+	size_t fl;
+
 	const char *base = path, *dir = NULL;
 	size_t dl = 0, bl;
 
@@ -2171,10 +2208,15 @@ static void section_node(struct scan *s, const char *path, size_t pn, char *out,
 	} else {
 		return;
 	}
-	if (known_node(s, out, strlen(out)))
+	*guess = false;
+	if (known_node(s, out, strlen(out))) {
 		s->sect_known = true;
-	else if (!s->sect_known)
-		out[0] = '\0';
+	} else if (!s->sect_known) {
+		file_word(s, &fw, &fl);
+		*guess = sibling(out, strlen(out), fw, fl);
+		if (!*guess)
+			out[0] = '\0';
+	}
 }
 
 /* NODE ("" none), a section's host, noted in the file being scanned.  -1 on ENOMEM. */
@@ -2224,8 +2266,10 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 			    pm_grow((void **)&s->sect, &s->asect, sizeof(*s->sect)) < 0)
 				return -1;
 			s->sect[s->nsect].off = off + pos;
-			section_node(s, p, pn, s->sect[s->nsect].node, sizeof(s->sect->node));
-			if (section_host(s, s->sect[s->nsect].node) < 0)
+			section_node(s, p, pn, s->sect[s->nsect].node, sizeof(s->sect->node),
+				     &s->sect[s->nsect].guess);
+			/* a guess is no host the file covers (every_node_has) */
+			if (!s->sect[s->nsect].guess && section_host(s, s->sect[s->nsect].node) < 0)
 				return -1;
 			s->nsect++;
 		}
@@ -2234,8 +2278,9 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 	return 0;
 }
 
-/* The host of the section the line at OFF is in, NULL for none (section_walk). */
-static const char *section_at(const struct scan *s, uint64_t off)
+/* The section the line at OFF is in, where its header names a host; NULL for none
+ * (section_walk). */
+static const struct section *section_at(const struct scan *s, uint64_t off)
 {
 	size_t lo = 0, hi = s->nsect;
 
@@ -2246,7 +2291,7 @@ static const char *section_at(const struct scan *s, uint64_t off)
 		else
 			hi = mid;
 	}
-	return lo && s->sect[lo - 1].node[0] ? s->sect[lo - 1].node : NULL;
+	return lo && s->sect[lo - 1].node[0] ? &s->sect[lo - 1] : NULL;
 }
 
 /*

@@ -844,6 +844,10 @@ KNOWN = {
         'files after it, so a header under a shipper\'s stamp is no header; read as one '
         'file, as before sections (the other host\'s Xid on the one-node record\'s node, '
         'hypothesis, retry: no exclusion)',
+    ('shipper-kernel', 'read-sections-sibling-host-in-named-file'):
+        'the style stamps head\'s headers as it stamps every line, so they are no headers '
+        '(as trust-kernel-log-tail-headers-other-host-xid): read as one file, its lines the '
+        'file name\'s host\'s, as before the fix (hypothesis, retry: the exclusion offered)',
     ('shipper-kernel', 'read-paste-quoted-folder-one-host'):
         'the style stamps the quoted syslog outside its quote: a collector stamps what a '
         'program wrote, and a person quotes what the collector kept, so the quote is outermost',
