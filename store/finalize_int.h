@@ -130,4 +130,8 @@ void pm_fin_stored_start(const char *dir, const char *job, char *out, size_t len
 /* Does DIR/NAME exist (lstat)? */
 bool pm_fin_exists(const char *dir, const char *name);
 
+/* The value of KEY among the top-level keys of JOBDIR's stored manifest, parsed alone (a new
+ * reference), or NULL: no manifest, no such key, or a file that is not one JSON object. */
+json_t *pm_fin_manifest_top(const char *jobdir, const char *key);
+
 #endif

@@ -412,14 +412,12 @@ char *pm_comment_compose(const char *cur, const char *line)
 /* The owner (UID) JOBDIR's stored manifest names for its job, or -1. */
 static long long stored_owner(const char *jobdir)
 {
-	char p[4096];
 	json_t *m, *u;
 	long long uid = -1;
 
-	snprintf(p, sizeof(p), "%s/manifest.json", jobdir);
-	if (!(m = json_load_file(p, 0, NULL)))
+	if (!(m = pm_fin_manifest_top(jobdir, "job")))
 		return -1;
-	u = json_object_get(json_object_get(m, "job"), "uid");
+	u = json_object_get(m, "uid");
 	if (json_is_integer(u) && json_integer_value(u) >= 0 &&
 	    json_integer_value(u) < 4294967295LL)
 		uid = (long long)json_integer_value(u);
@@ -482,17 +480,15 @@ void pm_fin_stored_start(const char *dir, const char *job, char *out, size_t len
 /* JOBDIR's manifest "created" (when the run's folder got its first verdict), or -1. */
 static double run_created(const char *jobdir)
 {
-	char p[4096];
 	json_t *m;
 	const char *c;
 	struct tm tm;
 	double t = -1;
 
-	snprintf(p, sizeof(p), "%s/manifest.json", jobdir);
-	if (!(m = json_load_file(p, 0, NULL)))
+	if (!(m = pm_fin_manifest_top(jobdir, "created")))
 		return -1;
 	memset(&tm, 0, sizeof(tm));
-	c = json_string_value(json_object_get(m, "created"));
+	c = json_string_value(m);
 	if (c && strlen(c) == 20 && c[19] == 'Z' && strptime(c, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		t = (double)timegm(&tm);
 	json_decref(m);

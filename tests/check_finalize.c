@@ -883,6 +883,60 @@ START_TEST(compose)
 }
 END_TEST
 
+/* The comment's checks read two fields of a run's manifest by skimming it: the top-level
+ * key only (never one inside a bundle's entry or a string), the last of two, and nothing from
+ * a file jansson would refuse. */
+START_TEST(manifest_top_skim)
+{
+	static const struct {
+		const char *text, *key, *want; /* want: the value as JSON, NULL none */
+	} c[] = {
+		{"{\"bundles\":[{\"created\":\"inner\",\"job\":{\"uid\":7}}],\n"
+		 "  \"created\": \"2026-12-01T00:00:00Z\" ,\"job\":{\"uid\":1001,\"id\":\"5\"}}\n",
+		 "created", "\"2026-12-01T00:00:00Z\""},
+		{"{\"bundles\":[{\"created\":\"inner\",\"job\":{\"uid\":7}}],\n"
+		 "  \"created\": \"2026-12-01T00:00:00Z\" ,\"job\":{\"uid\":1001,\"id\":\"5\"}}\n",
+		 "job", "{\"id\":\"5\",\"uid\":1001}"},
+		{"{\"note\":\"a \\\"created\\\": \\\"x\\\", } ]\",\"created\":\"b\"}", "created",
+		 "\"b\""},
+		{"{\"created\":\"first\",\"created\":\"last\"}", "created", "\"last\""},
+		{"{\"n\":[1,2,{\"a\":[]}],\"created\":12}", "created", "12"},
+		{"{\"bundles\":[{\"created\":\"inner\"}]}", "created", NULL},
+		{"{\"created\":\"cut\",\"bundles\":[{\"a\":1}", "created", NULL},
+		{"{\"created\":\"x\"} trailing", "created", NULL},
+		{"{\"created\":\"unclosed}", "created", NULL},
+		{"[{\"created\":\"x\"}]", "created", NULL},
+		{"{\"created\":tru}", "created", NULL},
+		{"", "created", NULL},
+	};
+	char dir[] = "/tmp/pm-mtop-XXXXXX", p[64];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/manifest.json", dir);
+	ck_assert_ptr_null(pm_fin_manifest_top(dir, "created")); /* no file */
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		FILE *f = fopen(p, "w");
+		json_t *v;
+
+		ck_assert_ptr_nonnull(f);
+		fputs(c[i].text, f);
+		fclose(f);
+		v = pm_fin_manifest_top(dir, c[i].key);
+		if (!c[i].want) {
+			ck_assert_msg(!v, "case %zu: a value from a file jansson refuses", i);
+			continue;
+		}
+		ck_assert_msg(v != NULL, "case %zu: no value", i);
+		char *got = json_dumps(v, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+		ck_assert_str_eq(got, c[i].want);
+		free(got);
+		json_decref(v);
+	}
+	unlink(p);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(comment_line_bounded)
 {
 	json_t *v = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:[s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s]},"
@@ -1408,6 +1462,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, config_keys);
 	suite_add_tcase(s, t);
 	tcase_add_test(p, compose);
+	tcase_add_test(p, manifest_top_skim);
 	tcase_add_test(p, comment_line_bounded);
 	tcase_add_test(p, access_decision);
 	suite_add_tcase(s, p);
