@@ -284,6 +284,10 @@ bool pm_att_other_node(const struct att *a, const struct pm_obs *o)
 	if (!o->trusted || !o->node || !ev->job.nnodes || ev->job.het_partial ||
 	    strchr(o->node, '[') || pm_att_job_host(a, o->node))
 		return false;
+	/* a kernel log section whose header names a host outside the record (scan.c,
+	 * section_node's guess): that host's lines, whatever file holds them */
+	if (o->sect_guess)
+		return true;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *p = &ev->obs[i];
 		if (p->file == o->file && p->trusted && p->node && pm_att_job_node(a, p->node))

@@ -1244,6 +1244,19 @@ bool pm_att_node_log(const struct att *a, const struct pm_file *f, const char *h
 			return false;
 		one = h;
 	}
+	/* so do the hosts its sections' headers name (scan.c, section_node: head(1) over
+	 * several nodes' logs saved under one node's name): a section of a job node's name
+	 * beside another's is several hosts' logs, whose other hosts keep their names (before,
+	 * a neighbour's Xid under its own header was put on the file's node and its exclusion
+	 * advised: read-sections-outside-host-beside-job-node) */
+	for (unsigned k = 0; k < f->nshosts; k++) {
+		const char *h = f->shosts[k];
+		if (pm_att_job_host(a, h))
+			return false;
+		if (one && !same_host(one, h))
+			return false;
+		one = h;
+	}
 	/* `grep gq07` on a loghost finds gq070 too: a name that goes on in digits where the
 	 * node's stops in one is another number, another node (gq07-ib, gq07.ib are not) */
 	l = strcspn(n, ".");
@@ -1377,8 +1390,10 @@ static void file_node_alias(struct att *a, struct pm_obs *o, const bool *jobline
 	const char *n;
 	char *d;
 
-	if (!o->trusted || !o->node || !ev->job.nnodes || !f || !f->node || strchr(o->node, '[') ||
-	    pm_att_job_host(a, o->node) || !(n = pm_att_job_node(a, f->node)) || jobline[o->file] ||
+	/* a section's host the folder guessed (scan.c, section_node) is never the file's */
+	if (!o->trusted || !o->node || o->sect_guess || !ev->job.nnodes || !f || !f->node ||
+	    strchr(o->node, '[') || pm_att_job_host(a, o->node) ||
+	    !(n = pm_att_job_node(a, f->node)) || jobline[o->file] ||
 	    !pm_att_node_log(a, f, o->node))
 		return;
 	if (!(d = strdup(n)))

@@ -848,6 +848,16 @@ KNOWN = {
         'the style stamps head\'s headers as it stamps every line, so they are no headers '
         '(as trust-kernel-log-tail-headers-other-host-xid): read as one file, its lines the '
         'file name\'s host\'s, as before the fix (hypothesis, retry: the exclusion offered)',
+    ('shipper-kernel', 'read-sections-outside-host-beside-job-node'):
+        'the style stamps head\'s headers as it stamps every line, so they are no headers '
+        '(as read-sections-sibling-host-in-named-file): read as one file, hb21\'s own kernel '
+        'log by its name, as a folder without the headers would be',
+    ('shipper-kernel', 'read-sections-outside-sibling-only-section'):
+        'as read-sections-outside-host-beside-job-node: the stamped header is no header, the '
+        'file hb21\'s by its name',
+    ('shipper-kernel', 'read-sections-job-node-header-beside-file-node-near-miss'):
+        'as read-sections-outside-host-beside-job-node: without its headers the file is one '
+        'node\'s log, hb21\'s by its name',
     ('shipper-kernel', 'read-paste-quoted-folder-one-host'):
         'the style stamps the quoted syslog outside its quote: a collector stamps what a '
         'program wrote, and a person quotes what the collector kept, so the quote is outermost',
