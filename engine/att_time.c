@@ -241,6 +241,31 @@ bool pm_att_no_window(const struct att *a)
 	       !ev->ncollect;
 }
 
+/*
+ * Whether the job output F (index K)'s first dated line (scan.c, head_stamp) dates the job's
+ * output being written: no line of it that a rule reads as anything but progress or set-up
+ * comes at or before that line (a watchdog's report is dated its timeout after the hang
+ * began), and no line of it a rule dates comes earlier than that line's time (a note written
+ * after the job, dated at its top, quoting the job's stamped lines, dates nothing).
+ */
+static bool head_dates_output(const struct att *a, size_t k, const struct pm_file *f)
+{
+	if (f->head_t <= 0 || f->source != PM_SRC_APP_LOG)
+		return false;
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		enum pm_role role = R(a, i)->role;
+		if (o->file != k)
+			continue;
+		if (o->offset <= f->head_t_off && role != PM_ROLE_PROGRESS &&
+		    role != PM_ROLE_CONTEXT)
+			return false;
+		if (o->has_time && o->event_time > 0 && o->event_time < f->head_t)
+			return false;
+	}
+	return true;
+}
+
 void pm_att_output_start(struct att *a)
 {
 	a->out_t0 = 0;
@@ -255,6 +280,13 @@ void pm_att_output_start(struct att *a)
 		    o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
 		    o->event_time > 0 && (!a->out_t0 || o->event_time < a->out_t0))
 			a->out_t0 = o->event_time;
+	}
+	/* and a job output's first dated line, which no rule need read (review36 M2: a
+	 * logger's "INFO start" with a date, the rest of the output dated by time of day) */
+	for (size_t k = 0; k < a->ev->nfiles; k++) {
+		const struct pm_file *f = &a->ev->files[k];
+		if (head_dates_output(a, k, f) && (!a->out_t0 || f->head_t < a->out_t0))
+			a->out_t0 = f->head_t;
 	}
 }
 

@@ -315,6 +315,10 @@ struct pm_file {
 	/* the earliest instant its zoned lines show slurmd launching the record's job ("slurmd[2106]:
 	 * slurmd: Launching batch job 5515001 ..."); 0 none (scan.c, zone_walk) */
 	double launch_at;
+	/* a job output's first line in its head a stamp dates (read as its lines are), and that
+	 * line's offset; 0 none, and none for a bundle's member (scan.c, head_stamp) */
+	double head_t;
+	uint64_t head_t_off;
 	int launch_zone; /* ... the offset that line carries */
 	int head_year;	 /* the year of the first line of its head stamped with a whole date
 			* (2026-11-30T..., [Mon Nov 30 ... 2026]); 0 none (sniff_head) */

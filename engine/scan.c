@@ -3361,6 +3361,46 @@ static bool scannable(const struct pm_file *f)
 }
 
 /* Scan file I of S's evidence.  0, or -1 (ENOMEM). */
+/*
+ * The first line of F's head that a stamp dates, as the scan reads a line's time (line_time,
+ * its rotation aside: a job's output is no rotated log), into F's head_t and head_t_off.  A
+ * job's output was being written then, so with no record it bounds the job's start from
+ * above (att_time.c, pm_att_output_start): a Python logger's "2026-12-04 14:02:30 INFO
+ * start" that no rule reads dates the job as a rule's progress line does.  Only a file the
+ * folder's gatherer gave, read by its content: a bundle's members come with the records
+ * that give the job's window.
+ */
+static void head_stamp(struct pm_file *f)
+{
+	char raw[SNIFF_BYTES], clean[SNIFF_BYTES];
+	size_t rlen = 0, pos = 0, n;
+	const char *line;
+
+	f->head_t = 0;
+	f->head_t_off = 0;
+	if (f->kind_given || f->source != PM_SRC_APP_LOG || f->status != PM_ST_OK ||
+	    pm_file_head(f, raw, sizeof(raw), &rlen) < 0)
+		return;
+	while (pm_in_next_line(raw, rlen, &pos, &line, &n)) {
+		struct pm_peel pe;
+		double t;
+		/* colour codes and a CR hide a stamp as the scan's reading does not see them
+		 * (on_chunk); the line's offset is the raw one, as an observation's is */
+		size_t cn = pm_text_clean(line, n, clean);
+
+		if (pm_time_at(clean, cn, &f->tctx, &t) != 1) {
+			pm_peel(PM_FMT_APP, clean, cn, &f->tctx, &pe);
+			if (pm_time_peeled(clean, cn, &f->tctx, &pe, &t) != 1)
+				continue;
+		}
+		if (t > 0) {
+			f->head_t = t;
+			f->head_t_off = (uint64_t)(line - raw);
+		}
+		return;
+	}
+}
+
 static int scan_file(struct scan *s, size_t i)
 {
 	const struct pm_ruleset *rs = s->rs;
@@ -3388,6 +3428,7 @@ static int scan_file(struct scan *s, size_t i)
 	f->zmixed = false;
 	f->launch_at = 0;
 	f->launch_zone = 0;
+	head_stamp(f);
 	f->nlhosts = 0;
 	f->lhosts_more = false;
 	s->db = rs->db							   ? rs->db :
