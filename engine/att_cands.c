@@ -1192,6 +1192,53 @@ static void setup_after_progress(struct att *a)
 	}
 }
 
+/*
+ * A set-up failure that gives no reason (every line of it a `reasonless` rule's: NCCL's
+ * "unhandled system error") beside the job's own report of an RDMA transfer that failed (a
+ * network_fabric reading of the job's output: transport retries exhausted, "Got completion
+ * with error 12"): NCCL returns ncclSystemError for a failed network completion ("NCCL INFO
+ * include/net.h:28 -> 2" under the warning), so the system error is that failure carried up
+ * to the program, not a communicator that could not be set up.  Set aside, and the
+ * transport failure leads where nothing better fits (phase 10: on the reporters' nodes, a
+ * hypothesis); before, NCCL 2.10's "Got completion with error 12" on two nodes read as
+ * launch_config/nccl_init, `supported`, the job failed at launch
+ * (comm-syserror-beside-retry-exceeded; a port listing whose down port sits beside an
+ * active one fires no network reading, and the system error keeps its own:
+ * comm-syserror-beside-unused-port-down-near-miss).
+ */
+static void setup_beside_transport(struct att *a)
+{
+	const struct pm_obs *net = NULL;
+	char sum[PM_OBS_SUMMARY_MAX];
+
+	for (size_t k = 0; k < a->ev->nobs && !net; k++) {
+		const struct pm_rule *r = R(a, k);
+		if (a->ev->obs[k].source == PM_SRC_APP_LOG && r->hardware &&
+		    (r->role == PM_ROLE_CASCADE || r->role == PM_ROLE_CONFIRMATION) &&
+		    !strcmp(r->cls, "network_fabric"))
+			net = &a->ev->obs[k];
+	}
+	if (!net)
+		return;
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		size_t m = 0;
+
+		if (!is_setup(c) || strcmp(c->sub, "nccl_init"))
+			continue;
+		while (m < c->nev && R(a, c->ev[m])->reasonless)
+			m++;
+		if (m < c->nev)
+			continue;
+		c->dead = true;
+		pm_att_why(a,
+			   "%s: the job's output reports an RDMA transfer that failed (%s), and "
+			   "NCCL returns a system error for a failed network completion: that "
+			   "failure carried up, not a communicator that could not be set up.",
+			   c->summary, pm_obs_summary(a->ev, net, sum));
+	}
+}
+
 /* KillWait's default: sacct's End is stamped as the job enters COMPLETING; what is left of
  * its processes then has SIGTERM, and SIGKILL only this long after.  slurmd runs the epilog
  * (the collector) only once they are gone, but a snapshot of unknown provenance dated within
@@ -1382,6 +1429,7 @@ void pm_att_phase_consequence(struct att *a)
 	}
 	teardown_faults(a);
 	comm_crashes(a);
+	setup_beside_transport(a);
 	setup_after_progress(a);
 }
 
