@@ -1911,6 +1911,22 @@ static bool same_peer(const char *x, const char *y)
 	return lx == ly && !strncmp(x, y, lx);
 }
 
+/* Whether the job's output on REP holds an event its own adapter raised about its own port
+ * or device (an `own_port` rule: NCCL's "NET/IB : mlx5_2:1 Got async event : port error").
+ * Beside transport failures towards one peer that REP alone reports, it tells the two sides
+ * apart: REP's link failed (net-ib-lone-reporter-own-port-event; without the event neither
+ * side is named: net-ib-lone-reporter-own-port-event-absent-near-miss). */
+static bool own_port_event(const struct att *a, const char *rep)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (R(a, i)->own_port && o->node && pm_att_job_node(a, o->node) &&
+		    !strcmp(pm_att_job_node(a, o->node), pm_att_job_node(a, rep)))
+			return true;
+	}
+	return false;
+}
+
 /* Transport failures (a hardware class in a cascade: retries exhausted, not the flush
  * errors that follow another failure) reported by one node alone, with no peer votes:
  * that reporter's own link is the suspect.  Unless every one of them names the same one
@@ -1947,7 +1963,13 @@ static int single_reporter(struct att *a)
 	}
 	if (!rep)
 		return anon ? anon_reporter(a) : 0;
-	if (peer && !unnamed && !many) {
+	if (peer && !unnamed && !many && own_port_event(a, rep)) {
+		/* its own adapter reported its port or device failing: the reporter's side */
+		snprintf(note, sizeof(note),
+			 "only %s reports transport failures, all towards one peer (%.*s), and its "
+			 "own adapter reported its port or device failing",
+			 rep, (int)peer_addr_len(peer), peer);
+	} else if (peer && !unnamed && !many) {
 		snprintf(note, sizeof(note),
 			 "only %s reports transport failures, all towards one peer (%.*s): its "
 			 "link, the peer's, or the peer's process gone cannot be told apart",
