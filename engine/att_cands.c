@@ -1196,6 +1196,53 @@ static void setup_after_progress(struct att *a)
 	}
 }
 
+/*
+ * A set-up failure that gives no reason (every line of it a `reasonless` rule's: NCCL's
+ * "unhandled system error") beside the job's own report of an RDMA transfer that failed (a
+ * network_fabric reading of the job's output: transport retries exhausted, "Got completion
+ * with error 12"): NCCL returns ncclSystemError for a failed network completion ("NCCL INFO
+ * include/net.h:28 -> 2" under the warning), so the system error is that failure carried up
+ * to the program, not a communicator that could not be set up.  Set aside, and the
+ * transport failure leads where nothing better fits (phase 10: on the reporters' nodes, a
+ * hypothesis); before, NCCL 2.10's "Got completion with error 12" on two nodes read as
+ * launch_config/nccl_init, `supported`, the job failed at launch
+ * (comm-syserror-beside-retry-exceeded; a port listing whose down port sits beside an
+ * active one fires no network reading, and the system error keeps its own:
+ * comm-syserror-beside-unused-port-down-near-miss).
+ */
+static void setup_beside_transport(struct att *a)
+{
+	const struct pm_obs *net = NULL;
+	char sum[PM_OBS_SUMMARY_MAX];
+
+	for (size_t k = 0; k < a->ev->nobs && !net; k++) {
+		const struct pm_rule *r = R(a, k);
+		if (a->ev->obs[k].source == PM_SRC_APP_LOG && r->hardware &&
+		    (r->role == PM_ROLE_CASCADE || r->role == PM_ROLE_CONFIRMATION) &&
+		    !strcmp(r->cls, "network_fabric"))
+			net = &a->ev->obs[k];
+	}
+	if (!net)
+		return;
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		size_t m = 0;
+
+		if (!is_setup(c) || strcmp(c->sub, "nccl_init"))
+			continue;
+		while (m < c->nev && R(a, c->ev[m])->reasonless)
+			m++;
+		if (m < c->nev)
+			continue;
+		c->dead = true;
+		pm_att_why(a,
+			   "%s: the job's output reports an RDMA transfer that failed (%s), and "
+			   "NCCL returns a system error for a failed network completion: that "
+			   "failure carried up, not a communicator that could not be set up.",
+			   c->summary, pm_obs_summary(a->ev, net, sum));
+	}
+}
+
 /* KillWait's default: sacct's End is stamped as the job enters COMPLETING; what is left of
  * its processes then has SIGTERM, and SIGKILL only this long after.  slurmd runs the epilog
  * (the collector) only once they are gone, but a snapshot of unknown provenance dated within
@@ -1386,6 +1433,7 @@ void pm_att_phase_consequence(struct att *a)
 	}
 	teardown_faults(a);
 	comm_crashes(a);
+	setup_beside_transport(a);
 	setup_after_progress(a);
 }
 
@@ -1867,6 +1915,22 @@ static bool same_peer(const char *x, const char *y)
 	return lx == ly && !strncmp(x, y, lx);
 }
 
+/* Whether the job's output on REP holds an event its own adapter raised about its own port
+ * or device (an `own_port` rule: NCCL's "NET/IB : mlx5_2:1 Got async event : port error").
+ * Beside transport failures towards one peer that REP alone reports, it tells the two sides
+ * apart: REP's link failed (net-ib-lone-reporter-own-port-event; without the event neither
+ * side is named: net-ib-lone-reporter-own-port-event-absent-near-miss). */
+static bool own_port_event(const struct att *a, const char *rep)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (R(a, i)->own_port && o->node && pm_att_job_node(a, o->node) &&
+		    !strcmp(pm_att_job_node(a, o->node), pm_att_job_node(a, rep)))
+			return true;
+	}
+	return false;
+}
+
 /* Transport failures (a hardware class in a cascade: retries exhausted, not the flush
  * errors that follow another failure) reported by one node alone, with no peer votes:
  * that reporter's own link is the suspect.  Unless every one of them names the same one
@@ -1903,7 +1967,13 @@ static int single_reporter(struct att *a)
 	}
 	if (!rep)
 		return anon ? anon_reporter(a) : 0;
-	if (peer && !unnamed && !many) {
+	if (peer && !unnamed && !many && own_port_event(a, rep)) {
+		/* its own adapter reported its port or device failing: the reporter's side */
+		snprintf(note, sizeof(note),
+			 "only %s reports transport failures, all towards one peer (%.*s), and its "
+			 "own adapter reported its port or device failing",
+			 rep, (int)peer_addr_len(peer), peer);
+	} else if (peer && !unnamed && !many) {
 		snprintf(note, sizeof(note),
 			 "only %s reports transport failures, all towards one peer (%.*s): its "
 			 "link, the peer's, or the peer's process gone cannot be told apart",

@@ -2379,6 +2379,14 @@ void pm_att_phase_silence_lead(struct att *a)
 	c = pm_att_kind_get(a, PM_K_HANG, one && node ? node : NULL, LEAD_SILENCE);
 	if (!c)
 		return;
+	/* a job whose accounting record names one node ran every rank there, the silent ones
+	 * too, whether or not a line placed them: that node, as a guess (named, never excluded;
+	 * comm-silent-rank-one-node-record-placed, two nodes: -two-nodes-near-miss).  The
+	 * placement of causes made without a node ran before this lead was made */
+	if (!c->node[0] && a->ev->job.nnodes == 1 && a->ev->job.nodes[0]) {
+		snprintf(c->node, sizeof(c->node), "%s", a->ev->job.nodes[0]);
+		c->guess = true;
+	}
 	c->strength = PM_WEAK;
 	for (size_t k = 0; k < a->nsuspects; k++)
 		pm_att_cand_addrank(c, a->suspects[k]);

@@ -32,6 +32,23 @@ static const char *peer_node(const struct att *a, const char *peer)
 	return pm_ev_ip_node(a->ev, ip);
 }
 
+/* The job node a transport error's PEER names, or NULL: its address or name as above, else
+ * the known node whose name is the peer's first label ("sk3.cluster.local<47912>" is sk3;
+ * not a node whose name only begins the peer's, gpu1 for gpu12.cluster), as the record
+ * spells it.  The vote and the candidate it makes both read the peer here: a candidate
+ * made by a vote that its own pass then found no line for had no evidence at all. */
+static const char *peer_job_node(const struct att *a, const char *peer)
+{
+	const char *pn = peer_node(a, peer);
+
+	for (size_t k = 0; !pn && k < a->ev->nnodes; k++) {
+		size_t l = strlen(a->ev->nodes[k]);
+		if (!strncmp(peer, a->ev->nodes[k], l) && strchr(".<", peer[l]))
+			pn = a->ev->nodes[k];
+	}
+	return pn ? pm_att_job_node(a, pn) : NULL;
+}
+
 struct vote {
 	const char *node;
 	char reporters[16][128];
@@ -52,7 +69,7 @@ static struct cand *vote_cand(struct att *a, const struct vote *vt, size_t n)
 		 vt->node, vt->status12 ? " (IB transport retries exhausted)" : "");
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
-		const char *pn = o->peer ? pm_att_job_node(a, peer_node(a, o->peer)) : NULL;
+		const char *pn = o->peer ? peer_job_node(a, o->peer) : NULL;
 		if (pn && !strcmp(pn, vt->node) && c->nev < 16)
 			pm_att_cand_add(a, c, i);
 	}
@@ -125,18 +142,11 @@ int pm_att_phase_votes(struct att *a)
 			continue;
 		if (!o->node)
 			continue; /* a reporter we cannot place casts no vote */
-		pn = peer_node(a, o->peer);
-		if (!pn) {
-			for (k = 0; k < ev->nnodes; k++)
-				if (!strncmp(o->peer, ev->nodes[k], strlen(ev->nodes[k])))
-					pn = ev->nodes[k];
-		}
+		pn = peer_job_node(a, o->peer);
 		/* a reporter or a peer outside the job's nodes (a host only the job's output
 		 * names) takes no part: two lines prefixed with hosts outside the allocation made
 		 * "3 distinct nodes" of a job of 2 */
 		rn = pm_att_job_node(a, o->node);
-		if (pn)
-			pn = pm_att_job_node(a, pn);
 		if (!pn || !rn || !strcmp(pn, rn))
 			continue;
 		for (k = 0; k < nv && strcmp(v[k].node, pn); k++)

@@ -128,6 +128,27 @@ static size_t num_then(const char *s, size_t n, char stop)
 	return i + 1;
 }
 
+/* "pid]" at S (N bytes, the bracket last), or UCX's "pid:thread]" and "pid:thread:tid]": its
+ * log lines carry "[gn07:41022:0]" and its crash handler's "[gn07:41022:0:41022]", the
+ * host first as in Open MPI's "[host:pid]". */
+static bool pid_fields(const char *s, size_t n)
+{
+	size_t i = 0, k;
+
+	for (int f = 0; f < 3; f++) {
+		for (k = i; k < n && k - i < 11 && pm_in_isdigit(s[k]); k++)
+			;
+		if (k == i || k - i > 10 || k >= n)
+			return false;
+		if (s[k] == ']')
+			return k + 1 == n;
+		if (s[k] != ':')
+			return false;
+		i = k + 1;
+	}
+	return false;
+}
+
 /* NCCL's "host:pid:tid [dev] ": the host names the reporting node. */
 static size_t nccl_prefix(const char *s, size_t n, struct pm_prefix *out)
 {
@@ -1065,9 +1086,9 @@ static size_t bracket_layer(struct peel *w, const char *s, size_t n)
 	if (i == 1 || i >= n || s[i] != ']')
 		return 0;
 	h = name_len(s + 1, i - 1);
-	if (h && h + 1 < i && s[1 + h] == ':' && num_then(s + 2 + h, i - 1 - h, ']') &&
+	if (h && h + 1 < i && s[1 + h] == ':' && pid_fields(s + 2 + h, i - 1 - h) &&
 	    hostish(s + 1, h)) {
-		strong_node(w, s + 1, h); /* Open MPI's own "[host:pid]" */
+		strong_node(w, s + 1, h); /* Open MPI's own "[host:pid]", UCX's */
 		w->out->pid = (int)capped(s + 2 + h, i - 2 - h);
 	} else if (is_level(s + 1, i - 1, true) ||
 		   (i == 2 && s[1] && strchr("EWIFDV", s[1]))) { /* TensorRT's "[E] " */

@@ -106,6 +106,11 @@ struct pm_rule {
 	 * its driver brings it up at boot: one stamped in the node's first minute of uptime is
 	 * that, before any job ran (att_cands.c, pm_att_boot_link) */
 	bool link_state;
+	/* 'own_port': an event the reporting process's own adapter raised about its own port or
+	 * device (NCCL's "NET/IB : mlx5_2:1 Got async event : port error"): transport failures
+	 * that node alone reports towards one peer are then its own link's (att_cands.c,
+	 * single_reporter) */
+	bool own_port;
 	/* 'counter': a condition on a count read at collection with no baseline (nvidia-smi's
 	 * volatile ECC count, since the driver loaded): it cannot date the error, so it is not a
 	 * state of now but an undated event (attribute.c, pm_att_cand_add) */
