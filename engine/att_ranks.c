@@ -408,23 +408,80 @@ bool pm_att_srun_own(const char *raw)
 }
 
 /*
+ * How many tasks the record's numbered steps ran, the widest (sacct's J.0, J.1 rows): srun
+ * numbers a step's tasks from 0, so no step has a task numbered at or past it.  -1 where
+ * the record does not say: no step rows, more than were kept, one with NTasks empty, or a
+ * heterogeneous job (a step's tasks are numbered across its components, whose rows are not
+ * kept as steps).
+ */
+static int steps_ntasks(const struct att *a)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	int max = -1;
+
+	if (!j->nsteprows || j->steprows_over || j->ncomps)
+		return -1;
+	for (size_t i = 0; i < j->nsteprows; i++) {
+		if (j->steprows[i].ntasks < 0)
+			return -1;
+		if (j->steprows[i].ntasks > max)
+			max = j->steprows[i].ntasks;
+	}
+	return max;
+}
+
+/*
+ * Whether rank P[I]'s lines (P sorted by rank, N of them) name a task the step does not
+ * have: one at or past the widest step's task count (COUNT, steps_ntasks; -1 unknown), or,
+ * with no count, one past a gap above the tasks 0..TOP srun's lines report without a gap
+ * (two or more), where every task they report past that gap is reported only as failed of
+ * itself (TOP -1 otherwise).  srun reports a step's tasks once each, on their hosts; "task
+ * 5: Exited with exit code 1" beside "tasks 0-1: Terminated" and "tasks 2-3: Terminated"
+ * names a task no host ran, text the job printed (review36 H1).
+ */
+static bool srun_void(const struct placed **p, size_t i, int count, int top)
+{
+	if (count >= 0)
+		return p[i]->rank >= count;
+	return top >= 1 && p[i]->rank > top + 1;
+}
+
+/* The TOP srun_void reads, for P sorted by rank (N of them). */
+static int srun_top(const struct placed **p, size_t n)
+{
+	int top = -1;
+	size_t i;
+
+	for (i = 0; i < n && p[i]->rank <= top + 1; i++)
+		top = p[i]->rank;
+	if (i == n)
+		return -1; /* no gap */
+	for (; i < n; i++)
+		if (p[i]->how != 1)
+			return -1;
+	return top;
+}
+
+/*
  * The tasks srun's lines (N at V) report twice, differently: two ends ("task 1: Terminated"
- * and "task 1: Exited with exit code 1") or two hosts.  srun reports a task's end once, on
- * the host it ran on; its lines share the job's stderr, and a job that prints a line shaped
- * as srun's cannot keep srun from printing the task's real end beside it.  Such a task's
- * lines are read as the job's text: they lift no cap a line the job printed is under
- * (pm_att_srun_trusted, pm_att_rank_text_only; review32 F08, F08b).  Two steps that number
- * their tasks alike, ending one task differently, are gainsaid too: srun's line names no
- * step.  Into A->srun_bad (sorted); `why` names the first.
+ * and "task 1: Exited with exit code 1") or two hosts; and those it reports that the step
+ * does not have (srun_void).  srun reports a task's end once, on the host it ran on; its
+ * lines share the job's stderr, and a job that prints a line shaped as srun's cannot keep
+ * srun from printing the task's real end beside it, nor make its step run a task it did
+ * not.  Such a task's lines are read as the job's text: they lift no cap a line the job
+ * printed is under (pm_att_srun_trusted, pm_att_rank_text_only; review32 F08, F08b), and
+ * srun_failed counts them for nothing (srun_contested).  Two steps that number their tasks
+ * alike, ending one task differently, are gainsaid too: srun's line names no step.  Into
+ * A->srun_bad (sorted); `why` names the first of each kind.
  */
 static int srun_gainsaid(struct att *a, const struct placed *v, size_t n)
 {
 	const struct placed **p;
-	const struct placed *first = NULL;
-	size_t al = 0, nbad = 0;
-	int rc = 0;
+	const struct placed *first = NULL, *nil = NULL;
+	size_t al = 0, nbad = 0, ndbl = 0;
+	int rc = 0, count = steps_ntasks(a), top = -1;
 
-	if (n < 2)
+	if (!n)
 		return 0;
 	if (!(p = placed_sorted(v, n)))
 		return -1;
@@ -438,6 +495,18 @@ static int srun_gainsaid(struct att *a, const struct placed *v, size_t n)
 			first = p[i];
 		rc = pm_rankset_push(&a->srun_bad, &nbad, &al, p[i]->rank);
 	}
+	ndbl = nbad;
+	if (count < 0)
+		top = srun_top(p, n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if ((i && p[i]->rank == p[i - 1]->rank) || !srun_void(p, i, count, top) ||
+		    pm_rankset_has(a->srun_bad, ndbl, p[i]->rank))
+			continue;
+		if (!nil)
+			nil = p[i];
+		rc = pm_rankset_push(&a->srun_bad, &nbad, &al, p[i]->rank);
+	}
+	pm_rankset_done(a->srun_bad, &nbad);
 	a->nsrun_bad = nbad;
 	if (!rc && first)
 		pm_att_why(
@@ -446,7 +515,19 @@ static int srun_gainsaid(struct att *a, const struct placed *v, size_t n)
 			"srun reports a task's end once, and its lines share the job's stderr, so "
 			"those of %zu such task(s) are read as text the job may have printed, "
 			"backing no node.",
-			first->rank, nbad);
+			first->rank, ndbl);
+	if (!rc && nil && count >= 0)
+		pm_att_why(a,
+			   "srun's lines report task %d on %s, a task the step does not have (the "
+			   "record's steps ran %d task(s), numbered from 0): its line is read as "
+			   "text the job may have printed, backing no node.",
+			   nil->rank, nil->node, count);
+	else if (!rc && nil)
+		pm_att_why(a,
+			   "srun's lines report task %d on %s as failed, past a gap above the tasks "
+			   "0-%d they report, which srun reports once each: no host ran it, and "
+			   "its line is read as text the job may have printed, backing no node.",
+			   nil->rank, nil->node, top);
 	free(p);
 	return rc;
 }
