@@ -1631,13 +1631,41 @@ static bool srun_own(const struct pm_obs *o)
 /* A line that names its rank ran where that rank ran: the rank map knows, not the node that
  * read the file (the job's output is read on the batch node only); its srun label, when it
  * has one, says which task wrote it (label_node). */
+/* How many nodes srun's task lines and the rank map's records name: the nodes a record
+ * that lists none saw tasks on (weak_local). */
+static long placed_nodes(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	const char **v = malloc((a->nplaced + ev->ntasks + 1) * sizeof(*v));
+	size_t n = 0;
+	long k = 0;
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < a->nplaced; i++)
+		v[n++] = a->placed[i].node;
+	for (size_t i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].node)
+			v[n++] = ev->tasks[i].node;
+	if (n > 1)
+		pm_sort(v, n, sizeof(*v), pm_cmp_str);
+	for (size_t i = 0; i < n; i++)
+		k += !i || strcasecmp(v[i], v[i - 1]);
+	free(v);
+	return k;
+}
+
 /*
  * Whether the job's bare rank tags ("[rank1] ", "[Rank 1] ", "[rank1]: ": pm_peel's
  * rank_weak) may be a logger's LOCAL_RANK, not Slurm's task number: the step ran more tasks
  * than nodes and every such tag is below the tasks per node.  A logger that tags its lines
  * with the process's local rank prints "[rank1] " on every node, and the rank map would put
  * each of them on the node of global rank 1 (review35 F3: before, a busy GPU on gk22's
- * local rank 1 was gk21's, supported, its exclusion advised).
+ * local rank 1 was gk21's, supported, its exclusion advised).  With no record of the job's
+ * nodes, srun's task lines (and the rank map's records) say how many nodes ran tasks; where
+ * they name fewer than two, nothing says how the tasks lay, and a tag may be local to any
+ * node (review36 H3: without the record, srun's gk21 0-1 and gk22 2-3 went unread, and
+ * gk21's exclusion was advised again).
  */
 static bool weak_local(const struct att *a)
 {
@@ -1649,6 +1677,8 @@ static bool weak_local(const struct att *a)
 			top = ev->obs[i].rank;
 	if (top < 0)
 		return false;
+	if (!nodes && (nodes = placed_nodes(a)) < 2)
+		return true;
 	if ((long)ev->ntasks > tasks)
 		tasks = (long)ev->ntasks;
 	for (size_t i = 0; i < a->nplaced; i++)
