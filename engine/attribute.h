@@ -476,6 +476,8 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late);
  * that node (attribute.c). */
 void pm_att_phase_summaries(struct att *a);
 bool pm_att_node_guessed(const struct att *a, const struct cand *c);
+/* Whether C's evidence is all the job's own output: text its user can write (att_decide.c). */
+bool pm_att_output_only(const struct att *a, const struct cand *c);
 /* Whether O, read from a source its user cannot write, came from a file whose kind no
  * collector's manifest (or caller) gave: a file of a folder gathered by hand, that only its
  * content and name make a node's kernel log, nvidia-smi report or Slurm's text.  Who wrote
