@@ -1239,6 +1239,11 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 		completed = true;
 	const struct cand *nw =
 		a->status == VS_ATTRIBUTED && a->lead && !a->lead->node[0] ? a->lead : NULL;
+	/* a lead on no node because the host its lines named is one Slurm gainsays
+	 * (prefix_gainsaid): it may still be on any node, that one included, so none is a
+	 * bystander of it */
+	if (nw && pm_att_pgain_only(a, nw))
+		completed = true;
 	/* a lead on no node of one reporter's word against one peer (single_reporter): the
 	 * reporter's own link is one of its explanations, so the reporter, its node and rank,
 	 * is a suspect, not a bystander "only as a consequence" */
