@@ -1333,6 +1333,38 @@ static void teardown_faults(struct att *a)
 	}
 }
 
+/*
+ * A launch-time reading (the rule's `launch`) read only on srun's own report of it ("srun:
+ * error: Task launch for StepId=N.0 failed on node gq08: <set-up reason>": pm_att_srun_own)
+ * in the job's output, on a node whose tasks srun reports as ended by Slurm after a task on
+ * another node failed of itself (pm_att_srun_ended): those tasks were launched, and ran until Slurm ended them, so
+ * the line is not this step's launch failing there (text the job printed, or another
+ * step's): it leads no more, and `why` says so (review36 L1: before, such a line, printed
+ * first, led as external/admin_cancel on gq08, over the job's own error on gq07, and said
+ * the job failed at launch after half an hour of progress).
+ */
+static void launch_gainsaid(struct att *a)
+{
+	const char *other;
+
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		bool srun = c->nev > 0;
+
+		for (size_t k = 0; k < c->nev && srun; k++)
+			srun = pm_att_srun_own(a->ev->obs[c->ev[k]].raw);
+		if (c->dead || !c->launch || !srun || !c->node[0] || c->lead != LEAD_RULE ||
+		    !pm_att_output_only(a, c) || !(other = pm_att_srun_ended(a, c->node)))
+			continue;
+		c->dead = true;
+		pm_att_why(a,
+			   "%s: only the job's output says so, and srun reports %s's tasks as "
+			   "ended by Slurm after a task on %s failed of itself: they were "
+			   "launched, so this is no launch failure of the step's there.",
+			   c->summary, c->node, other);
+	}
+}
+
 /* Whether C is a crash the kernel places inside the communication library: an origin line of
  * a `comm_crash` rule, and every other origin line of C the job's own report of a crash (a
  * faulthandler's "Fatal Python error: Segmentation fault", which says nothing of where),
@@ -1432,6 +1464,7 @@ void pm_att_phase_consequence(struct att *a)
 			   h->summary, f->summary);
 	}
 	teardown_faults(a);
+	launch_gainsaid(a);
 	comm_crashes(a);
 	setup_beside_transport(a);
 	setup_after_progress(a);

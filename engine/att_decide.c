@@ -1222,7 +1222,7 @@ void pm_att_phase_status(struct att *a)
 }
 
 /* Whether L's evidence is all the job's own output (its user can write every line of it). */
-static bool output_only(const struct att *a, const struct cand *l)
+bool pm_att_output_only(const struct att *a, const struct cand *l)
 {
 	for (size_t k = 0; k < l->nev; k++)
 		if (a->ev->obs[l->ev[k]].trusted)
@@ -1264,7 +1264,7 @@ void pm_att_phase_confidence(struct att *a)
 	}
 	/* the job's output placed the lead on a node where the plugin saw no task fail of itself,
 	 * while one failed elsewhere: the records the user cannot write say otherwise */
-	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&
+	if (strcmp(a->conf, "hypothesis") && l->node[0] && pm_att_output_only(a, l) &&
 	    (other = pm_att_clean_exits(a, l->node))) {
 		a->conf = "hypothesis";
 		l->contradicted = l->gainsaid = true;
@@ -1277,7 +1277,7 @@ void pm_att_phase_confidence(struct att *a)
 	/* the same in a hand-gathered folder: the job's output names the lead's node (NCCL's
 	 * or Open MPI's host prefix), while srun reports that node's tasks as ended by Slurm
 	 * and one task elsewhere as failed of itself */
-	if (strcmp(a->conf, "hypothesis") && l->node[0] && output_only(a, l) &&
+	if (strcmp(a->conf, "hypothesis") && l->node[0] && pm_att_output_only(a, l) &&
 	    (other = pm_att_srun_ended(a, l->node))) {
 		a->conf = "hypothesis";
 		l->contradicted = l->gainsaid = true;
@@ -1316,7 +1316,7 @@ void pm_att_phase_confidence(struct att *a)
 	/* peer votes (phase 6) are the job's output alone, and at hypothesis already: where the
 	 * plugin's records, or srun's, say the node they name only had its tasks ended by Slurm
 	 * after a task elsewhere failed of itself, they advise no exclusion either */
-	if (l->lead == LEAD_VOTES && !l->contradicted && l->node[0] && output_only(a, l) &&
+	if (l->lead == LEAD_VOTES && !l->contradicted && l->node[0] && pm_att_output_only(a, l) &&
 	    ((other = pm_att_clean_exits(a, l->node)) || (other = pm_att_srun_ended(a, l->node)))) {
 		a->conf = "hypothesis";
 		l->contradicted = l->gainsaid = true;

@@ -1989,6 +1989,7 @@ int pm_att_phase_place(struct att *a)
 	bool said = false;
 
 	if (!(a->guessed = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))) ||
+	    !(a->pgain = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))) ||
 	    !(a->libpfx = calloc(ev->nobs ? ev->nobs : 1, sizeof(bool))))
 		return -1;
 	/* a line placed through the rank map by a bare tag that may be a local rank
@@ -2076,6 +2077,7 @@ int pm_att_phase_place(struct att *a)
 		} else if (prefix_gainsaid(a, o->node, o, &said)) {
 			pm_att_retire(a, o->node);
 			o->node = NULL;
+			a->pgain[i] = true;
 		} else {
 			a->guessed[i] = true;
 		}
@@ -2085,7 +2087,8 @@ int pm_att_phase_place(struct att *a)
 	for (size_t i = 0; i < ev->nobs; i++) {
 		struct pm_obs *o = &ev->obs[i];
 		const char *n = NULL;
-		if (o->node)
+		bool ph;
+		if (o->node || a->pgain[i])
 			continue;
 		if (file_host(a, &ev->files[o->file], h, sizeof(h)) ||
 		    word_host(a, &ev->files[o->file], h, sizeof(h))) {
@@ -2093,9 +2096,12 @@ int pm_att_phase_place(struct att *a)
 			if (!wordonly[o->file])
 				wordonly[o->file] = name_word_only(a, h) ? 2 : 1;
 			n = wordonly[o->file] == 2 ? NULL : host_of(a, h);
-		} else if (prefix_host(a, a->nhosts, o, h, sizeof(h)) &&
-			   (!job_text(a, o) || !prefix_gainsaid(a, h, o, &said)) &&
-			   (n = host_of(a, h)))
+		} else if ((ph = prefix_host(a, a->nhosts, o, h, sizeof(h))) && job_text(a, o) &&
+			   prefix_gainsaid(a, h, o, &said)) {
+			/* the host it named is gainsaid: no node, and none other (review36 M1:
+			 * the folder's one host, or srun's failed task's, is not what it said) */
+			a->pgain[i] = true;
+		} else if (ph && (n = host_of(a, h)))
 			;
 		else if ((n = only_host_of(a, o)))
 			one = one ? one : n;
@@ -2391,7 +2397,7 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 				c->nranks = 0;
 			}
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
-			    c->nowhere || (late && !c->fallback) ||
+			    c->nowhere || (late && !c->fallback) || pm_att_pgain_only(a, c) ||
 			    pm_cause_slurm_act(c->cls, c->sub) ||
 			    pm_att_cand_addrank(c, one_rank) < 0)
 				continue;
@@ -2416,7 +2422,7 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			 * not the failed task's host's */
 			if (c->dead || c->node[0] || c->nranks || c->lead != LEAD_RULE ||
 			    c->all_ranks || c->nowhere || (late && !c->fallback) ||
-			    pm_cause_slurm_act(c->cls, c->sub))
+			    pm_att_pgain_only(a, c) || pm_cause_slurm_act(c->cls, c->sub))
 				continue;
 			const char *own = srun_line_host(a, c);
 			if (own && own != one && (one || srun_line_first(a, c))) {
@@ -2448,11 +2454,23 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 	for (size_t i = from; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
 		if (!c->dead && !c->node[0] && c->lead == LEAD_RULE && !c->all_ranks &&
-		    !c->nowhere && (!late || c->fallback)) {
+		    !c->nowhere && (!late || c->fallback) && !pm_att_pgain_only(a, c)) {
 			snprintf(c->node, sizeof(c->node), "%s", one);
 			c->guess = true;
 		}
 	}
+}
+
+/* Whether every line C was read on named in its prefix a host Slurm gainsays (A->pgain):
+ * such a lead lost its node, and is placed on no other host. */
+bool pm_att_pgain_only(const struct att *a, const struct cand *c)
+{
+	if (!a->pgain || !c->nev)
+		return false;
+	for (size_t k = 0; k < c->nev; k++)
+		if (!a->pgain[c->ev[k]])
+			return false;
+	return true;
 }
 
 /* Whether C's node is only the folder's guess (pm_att_phase_place, pm_att_place_one_host):

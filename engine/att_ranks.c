@@ -408,23 +408,80 @@ bool pm_att_srun_own(const char *raw)
 }
 
 /*
+ * How many tasks the record's numbered steps ran, the widest (sacct's J.0, J.1 rows): srun
+ * numbers a step's tasks from 0, so no step has a task numbered at or past it.  -1 where
+ * the record does not say: no step rows, more than were kept, one with NTasks empty, or a
+ * heterogeneous job (a step's tasks are numbered across its components, whose rows are not
+ * kept as steps).
+ */
+static int steps_ntasks(const struct att *a)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	int max = -1;
+
+	if (!j->nsteprows || j->steprows_over || j->ncomps)
+		return -1;
+	for (size_t i = 0; i < j->nsteprows; i++) {
+		if (j->steprows[i].ntasks < 0)
+			return -1;
+		if (j->steprows[i].ntasks > max)
+			max = j->steprows[i].ntasks;
+	}
+	return max;
+}
+
+/*
+ * Whether rank P[I]'s lines (P sorted by rank, N of them) name a task the step does not
+ * have: one at or past the widest step's task count (COUNT, steps_ntasks; -1 unknown), or,
+ * with no count, one past a gap above the tasks 0..TOP srun's lines report without a gap
+ * (two or more), where every task they report past that gap is reported only as failed of
+ * itself (TOP -1 otherwise).  srun reports a step's tasks once each, on their hosts; "task
+ * 5: Exited with exit code 1" beside "tasks 0-1: Terminated" and "tasks 2-3: Terminated"
+ * names a task no host ran, text the job printed (review36 H1).
+ */
+static bool srun_void(const struct placed **p, size_t i, int count, int top)
+{
+	if (count >= 0)
+		return p[i]->rank >= count;
+	return top >= 1 && p[i]->rank > top + 1;
+}
+
+/* The TOP srun_void reads, for P sorted by rank (N of them). */
+static int srun_top(const struct placed **p, size_t n)
+{
+	int top = -1;
+	size_t i;
+
+	for (i = 0; i < n && p[i]->rank <= top + 1; i++)
+		top = p[i]->rank;
+	if (i == n)
+		return -1; /* no gap */
+	for (; i < n; i++)
+		if (p[i]->how != 1)
+			return -1;
+	return top;
+}
+
+/*
  * The tasks srun's lines (N at V) report twice, differently: two ends ("task 1: Terminated"
- * and "task 1: Exited with exit code 1") or two hosts.  srun reports a task's end once, on
- * the host it ran on; its lines share the job's stderr, and a job that prints a line shaped
- * as srun's cannot keep srun from printing the task's real end beside it.  Such a task's
- * lines are read as the job's text: they lift no cap a line the job printed is under
- * (pm_att_srun_trusted, pm_att_rank_text_only; review32 F08, F08b).  Two steps that number
- * their tasks alike, ending one task differently, are gainsaid too: srun's line names no
- * step.  Into A->srun_bad (sorted); `why` names the first.
+ * and "task 1: Exited with exit code 1") or two hosts; and those it reports that the step
+ * does not have (srun_void).  srun reports a task's end once, on the host it ran on; its
+ * lines share the job's stderr, and a job that prints a line shaped as srun's cannot keep
+ * srun from printing the task's real end beside it, nor make its step run a task it did
+ * not.  Such a task's lines are read as the job's text: they lift no cap a line the job
+ * printed is under (pm_att_srun_trusted, pm_att_rank_text_only; review32 F08, F08b), and
+ * srun_failed counts them for nothing (srun_contested).  Two steps that number their tasks
+ * alike, ending one task differently, are gainsaid too: srun's line names no step.  Into
+ * A->srun_bad (sorted); `why` names the first of each kind.
  */
 static int srun_gainsaid(struct att *a, const struct placed *v, size_t n)
 {
 	const struct placed **p;
-	const struct placed *first = NULL;
-	size_t al = 0, nbad = 0;
-	int rc = 0;
+	const struct placed *first = NULL, *nil = NULL;
+	size_t al = 0, nbad = 0, ndbl = 0;
+	int rc = 0, count = steps_ntasks(a), top = -1;
 
-	if (n < 2)
+	if (!n)
 		return 0;
 	if (!(p = placed_sorted(v, n)))
 		return -1;
@@ -438,6 +495,18 @@ static int srun_gainsaid(struct att *a, const struct placed *v, size_t n)
 			first = p[i];
 		rc = pm_rankset_push(&a->srun_bad, &nbad, &al, p[i]->rank);
 	}
+	ndbl = nbad;
+	if (count < 0)
+		top = srun_top(p, n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if ((i && p[i]->rank == p[i - 1]->rank) || !srun_void(p, i, count, top) ||
+		    pm_rankset_has(a->srun_bad, ndbl, p[i]->rank))
+			continue;
+		if (!nil)
+			nil = p[i];
+		rc = pm_rankset_push(&a->srun_bad, &nbad, &al, p[i]->rank);
+	}
+	pm_rankset_done(a->srun_bad, &nbad);
 	a->nsrun_bad = nbad;
 	if (!rc && first)
 		pm_att_why(
@@ -446,7 +515,19 @@ static int srun_gainsaid(struct att *a, const struct placed *v, size_t n)
 			"srun reports a task's end once, and its lines share the job's stderr, so "
 			"those of %zu such task(s) are read as text the job may have printed, "
 			"backing no node.",
-			first->rank, nbad);
+			first->rank, ndbl);
+	if (!rc && nil && count >= 0)
+		pm_att_why(a,
+			   "srun's lines report task %d on %s, a task the step does not have (the "
+			   "record's steps ran %d task(s), numbered from 0): its line is read as "
+			   "text the job may have printed, backing no node.",
+			   nil->rank, nil->node, count);
+	else if (!rc && nil)
+		pm_att_why(a,
+			   "srun's lines report task %d on %s as failed, past a gap above the tasks "
+			   "0-%d they report, which srun reports once each: no host ran it, and "
+			   "its line is read as text the job may have printed, backing no node.",
+			   nil->rank, nil->node, top);
 	free(p);
 	return rc;
 }
@@ -1565,13 +1646,41 @@ static bool srun_own(const struct pm_obs *o)
 /* A line that names its rank ran where that rank ran: the rank map knows, not the node that
  * read the file (the job's output is read on the batch node only); its srun label, when it
  * has one, says which task wrote it (label_node). */
+/* How many nodes srun's task lines and the rank map's records name: the nodes a record
+ * that lists none saw tasks on (weak_local). */
+static long placed_nodes(const struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	const char **v = malloc((a->nplaced + ev->ntasks + 1) * sizeof(*v));
+	size_t n = 0;
+	long k = 0;
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < a->nplaced; i++)
+		v[n++] = a->placed[i].node;
+	for (size_t i = 0; i < ev->ntasks; i++)
+		if (ev->tasks[i].node)
+			v[n++] = ev->tasks[i].node;
+	if (n > 1)
+		pm_sort(v, n, sizeof(*v), pm_cmp_str);
+	for (size_t i = 0; i < n; i++)
+		k += !i || strcasecmp(v[i], v[i - 1]);
+	free(v);
+	return k;
+}
+
 /*
  * Whether the job's bare rank tags ("[rank1] ", "[Rank 1] ", "[rank1]: ": pm_peel's
  * rank_weak) may be a logger's LOCAL_RANK, not Slurm's task number: the step ran more tasks
  * than nodes and every such tag is below the tasks per node.  A logger that tags its lines
  * with the process's local rank prints "[rank1] " on every node, and the rank map would put
  * each of them on the node of global rank 1 (review35 F3: before, a busy GPU on gk22's
- * local rank 1 was gk21's, supported, its exclusion advised).
+ * local rank 1 was gk21's, supported, its exclusion advised).  With no record of the job's
+ * nodes, srun's task lines (and the rank map's records) say how many nodes ran tasks; where
+ * they name fewer than two, nothing says how the tasks lay, and a tag may be local to any
+ * node (review36 H3: without the record, srun's gk21 0-1 and gk22 2-3 went unread, and
+ * gk21's exclusion was advised again).
  */
 static bool weak_local(const struct att *a)
 {
@@ -1583,6 +1692,8 @@ static bool weak_local(const struct att *a)
 			top = ev->obs[i].rank;
 	if (top < 0)
 		return false;
+	if (!nodes && (nodes = placed_nodes(a)) < 2)
+		return true;
 	if ((long)ev->ntasks > tasks)
 		tasks = (long)ev->ntasks;
 	for (size_t i = 0; i < a->nplaced; i++)

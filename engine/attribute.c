@@ -399,6 +399,7 @@ static void att_free(struct att *a)
 	free(a->hosts);
 	free(a->hidx);
 	free(a->guessed);
+	free(a->pgain);
 	free(a->libpfx);
 	free(a->srcname);
 	free(a->sysgain);

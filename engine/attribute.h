@@ -187,6 +187,9 @@ struct att {
 	size_t nhosts, ahosts;
 	size_t *hidx, hcap; /* HOSTS' index by name in any case: slot -> index + 1 (0: none) */
 	bool *guessed;	    /* obs -> its node was placed from the folder's words (att_place.c) */
+	/* obs -> the host its prefix named is one Slurm gainsays (prefix_gainsaid): the line has
+	 * no node, and takes none from srun's report or the folder's one host (att_place.c) */
+	bool *pgain;
 	/* obs -> its node is named only by a library's host prefix the job printed (Open MPI's
 	 * "[host:pid]", NCCL's "host:pid:tid"): its lead's exclusion only offered, as GUESSED's,
 	 * but read as printed on that host, so it still corroborates (att_place.c) */
@@ -476,6 +479,11 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late);
  * that node (attribute.c). */
 void pm_att_phase_summaries(struct att *a);
 bool pm_att_node_guessed(const struct att *a, const struct cand *c);
+/* Whether C's evidence is all the job's own output: text its user can write (att_decide.c). */
+bool pm_att_output_only(const struct att *a, const struct cand *c);
+/* Whether every line C was read on named a host Slurm gainsays: no node, none other
+ * (att_place.c, A->pgain). */
+bool pm_att_pgain_only(const struct att *a, const struct cand *c);
 /* Whether O, read from a source its user cannot write, came from a file whose kind no
  * collector's manifest (or caller) gave: a file of a folder gathered by hand, that only its
  * content and name make a node's kernel log, nvidia-smi report or Slurm's text.  Who wrote

@@ -362,6 +362,22 @@ static const char *guessed_why(const struct att *a, const struct cand *c)
 		       "only the folder's words name it";
 }
 
+/*
+ * Whether C is a launch failure of a node's setup that the operators own (a busy or held
+ * GPU, a driver, a container runtime's mount: the decision's owner) and only the job's own
+ * output reports it (pm_att_output_only).  srun's label, or the rank map, says where such a
+ * line was printed, not that the node is at fault: a job can print it on any node, and the
+ * repair it names is the operators' (review36 H4: a printed "no loop devices available"
+ * under srun's label advised excluding a healthy node).  Its exclusion is only offered, as
+ * a hardware class's from the job's output alone is.
+ */
+static bool node_launch_output(const struct att *a, const struct cand *c,
+			       const struct pm_decision *dec)
+{
+	return c->launch && !c->hardware && dec && dec->owner && !strcmp(dec->owner, "operators") &&
+	       pm_att_output_only(a, c);
+}
+
 /* A failure confined to one node of a multi-node job (the others ran the same job). */
 static bool node_specific(const struct att *a, const struct cand *c)
 {
@@ -691,12 +707,14 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 						"ran on"));
 		json_object_set_new(cont, "owner", json_string("user"));
 		nodes = "the job's nodes"; /* for the sentences below */
-	} else if ((c->contradicted || pm_att_node_guessed(a, c) || pm_att_open_side(a, c)) &&
+	} else if ((c->contradicted || pm_att_node_guessed(a, c) || pm_att_open_side(a, c) ||
+		    node_launch_output(a, c, dec)) &&
 		   !strcmp(cid, "retry-exclude-node")) {
 		/* only the job's output puts it on its node, and the plugin's records say every
 		 * task there ended cleanly; or only the folder's words (a file's name, a script's
-		 * echo, a one-node job's record) put it there: excluding the node is the user's
-		 * choice, never advised */
+		 * echo, a one-node job's record) put it there; or only the job's output reports
+		 * a node's launch failure the operators own (node_launch_output): excluding the
+		 * node is the user's choice, never advised */
 		json_object_set_new(cont, "id", json_string("retry"));
 		json_object_set_new(
 			cont, "action",
@@ -705,9 +723,13 @@ static json_t *decision_json(const struct att *a, const struct cand *c, const ch
 				     nodes, nodes,
 				     c->contradicted	       ? "only the job's output names it" :
 				     pm_att_node_guessed(a, c) ? guessed_why(a, c) :
-								 "the accounting record gives the "
+				     pm_att_open_side(a, c)    ? "the accounting record gives the "
 								 "job no start or no end, so its "
-								 "event may be another job's"));
+								 "event may be another job's" :
+								 "only the job's output reports "
+								 "it, and where a line was printed "
+								 "does not say that its node is at "
+								 "fault"));
 		json_object_set_new(cont, "owner", json_string("user"));
 	} else {
 		/* node_specific: the same job ran on the other nodes, the node is at fault;
@@ -1217,6 +1239,11 @@ static json_t *verdict_bystanders(const struct att *a, json_t *v, json_t *cands)
 		completed = true;
 	const struct cand *nw =
 		a->status == VS_ATTRIBUTED && a->lead && !a->lead->node[0] ? a->lead : NULL;
+	/* a lead on no node because the host its lines named is one Slurm gainsays
+	 * (prefix_gainsaid): it may still be on any node, that one included, so none is a
+	 * bystander of it */
+	if (nw && pm_att_pgain_only(a, nw))
+		completed = true;
 	/* a lead on no node of one reporter's word against one peer (single_reporter): the
 	 * reporter's own link is one of its explanations, so the reporter, its node and rank,
 	 * is a suspect, not a bystander "only as a consequence" */
