@@ -155,6 +155,10 @@ void pm_att_phase_outcome(struct att *a)
 		if (r->role == PM_ROLE_ORIGIN && r->strength == PM_WEAK &&
 		    pm_source_trusted(ev->obs[i].source))
 			weak = true;
+		/* srun waiting to create a step retries: a wait, not an error; it leads only
+		 * over a time limit (att_sched.c, step_waited) */
+		else if (r->step_wait)
+			;
 		else if (r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CASCADE ||
 			 r->role == PM_ROLE_TEARDOWN || r->role == PM_ROLE_CONFIRMATION)
 			anyerr = true;

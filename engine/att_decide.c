@@ -320,6 +320,8 @@ static int fired_kind(const struct att *a)
 		enum pm_role r = R(a, i)->role;
 		if (a->yielded && a->yielded[i]) /* a generic reading set aside (att_yield.c) */
 			continue;
+		if (R(a, i)->step_wait) /* srun's wait for a step: no symptom unless it led */
+			continue;
 		/* the step's plain cancel line after a task failed of itself is srun's teardown
 		 * (phase_outcome), a consequence, not a symptom outside the job's time; so is a
 		 * worker torchrun's summary lists as failed after its root cause */

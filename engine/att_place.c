@@ -7,6 +7,7 @@
  * names that differ only by case are one node.  This only places: it never raises a
  * confidence, and what it places from the user's own text excludes no node by itself.
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1226,6 +1227,59 @@ static int record_hosts(struct att *a, const struct pm_file *f, const char *p, c
 	return rc;
 }
 
+/*
+ * A line P..LE of file F whose parallel shell's prefix is a name spelt as a host (two
+ * letters at least, then a digit) with a rank tag right after it ("gpu201: [rank3]: ..."
+ * from pdsh or DeepSpeed's launcher; a tab for the blank): the name is noted in RANKPFX,
+ * NRANKPFX counting the names that differ (2: several).  A program's name before its
+ * message ("python3: can't open ...") carries no rank tag, and a rank tag before a name
+ * ("[rank0]: collect2: error: ...") makes that name a program the rank ran.
+ */
+static void rank_prefix_seen(struct att *a, const struct pm_file *f, const char *p, const char *le)
+{
+	char buf[1024];
+	const char *q, *end;
+	struct pm_peel pe;
+	size_t n = 0, l;
+
+	if (a->nrankpfx > 1 || !memmem(p, (size_t)(le - p), "[rank", 5))
+		return;
+	/* a terminal's colours taken off (ESC [ ... final byte), as the scan reads the line */
+	for (const char *c = p; c < le && n + 1 < sizeof(buf); c++) {
+		if (*c == '\033' && c + 1 < le && c[1] == '[') {
+			for (c += 2; c < le && !(*c >= '@' && *c <= '~'); c++)
+				;
+			continue;
+		}
+		buf[n++] = *c;
+	}
+	buf[n] = '\0';
+	end = buf + n;
+	/* each layer of the stack ("trainer-1  | gpu201: [rank3]: ..."), as prefix_host */
+	for (const char *s = buf; s < end; s = q) {
+		pm_peel(f->format, s, (size_t)(end - s), NULL, &pe);
+		if (!pe.node || !pe.node_weak || pe.node < s || pe.node >= end ||
+		    pe.node_len >= sizeof(a->rankpfx))
+			return;
+		for (q = pe.node + pe.node_len; q < end && strchr(": |\t", *q); q++)
+			;
+		l = strcspn(pe.node, "0123456789");
+		if (end - q < 6 || strncmp(q, "[rank", 5) || !isdigit((unsigned char)q[5]))
+			continue;
+		if (l < 2 || l >= pe.node_len)
+			return;
+		if (!a->nrankpfx) {
+			memcpy(a->rankpfx, pe.node, pe.node_len);
+			a->rankpfx[pe.node_len] = '\0';
+			a->nrankpfx = 1;
+		} else if (strlen(a->rankpfx) != pe.node_len ||
+			   strncmp(a->rankpfx, pe.node, pe.node_len)) {
+			a->nrankpfx = 2;
+		}
+		return;
+	}
+}
+
 /* The hosts and ranks a file's lines name: its first 4 MiB, read again without touching its
  * coverage or digest (pm_file_head), NUL-terminated so no comparison runs past its end. */
 static int file_hosts(struct att *a, struct pm_file *f)
@@ -1278,6 +1332,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 		size_t hl;
 		/* past the prefixes the scanner strips (pdsh's "host: ", a launcher's rank) */
 		pm_prefix_parse(f->format, p, (size_t)(le - p), &px);
+		rank_prefix_seen(a, f, p, le);
 		if (px.node_len)
 			rc = add_host(a, px.node, px.node_len, SP_OTHER);
 		/* NCCL's prefix names its node under a logger's or a container's wrapper too */
@@ -2052,6 +2107,13 @@ int pm_att_phase_place(struct att *a)
 	/* a kept line's shell prefix ("gpu32: ..." from pdsh or clush) names a host too, when
 	 * it is spelt as the folder's hosts are (gpu32 beside gpu31): "python3: can't open
 	 * file" names a program */
+	/* where the folder names no host, one host-like name every rank-tagged shell prefix
+	 * gives ("gpu201: [rank3]: ..."): the job's one host, and the ranks it tags ran there
+	 * (place-pdsh-rank-prefix-one-host; two such names place nothing:
+	 * place-pdsh-rank-prefix-two-hosts-near-miss) */
+	if (!a->nhosts && a->nrankpfx == 1 &&
+	    add_host(a, a->rankpfx, strlen(a->rankpfx), SP_OTHER) < 0)
+		return -1;
 	nknown = a->nhosts;
 	for (size_t i = 0; i < ev->nobs; i++)
 		if (!ev->obs[i].node && prefix_host(a, nknown, &ev->obs[i], h, sizeof(h)) &&

@@ -109,12 +109,72 @@ static void stall_lead(struct att *a, double end)
 		   who, a->last_progress - pm_att_straggled(a, r, n));
 }
 
+/* Whether a line of observation O's file after it is of ROLE (and a step_wait rule's where
+ * WAIT). */
+static bool after_in_file(const struct att *a, size_t o, enum pm_role role, bool wait)
+{
+	const struct pm_obs *w = &a->ev->obs[o];
+
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (R(a, i)->role == role && (!wait || R(a, i)->step_wait) &&
+		    a->ev->obs[i].file == w->file && a->ev->obs[i].offset > w->offset)
+			return true;
+	return false;
+}
+
+/*
+ * srun waiting inside the job's allocation to create a step (an origin `step_wait` rule:
+ * "step creation temporarily disabled, retrying (Requested nodes are busy)").  srun says
+ * when the wait ended ("Step created for StepId=N.M", a context `step_wait` rule), and
+ * progress of its file after it says the job went on: either way the wait is set aside, in
+ * any outcome.  In a TIMEOUT (TIMEOUT true), a wait that neither followed is where the job
+ * ended: the step never ran and the time limit only ended the waiting, so the time limit is
+ * set aside and the wait leads (an earlier step of the job holding what the new one asks
+ * for).  Progress with no creation line may be the earlier step's own: the wait is set aside
+ * all the same and the time limit leads (ATTRIBUTION.md, phase 10, its limit).  True when
+ * a wait leads.
+ */
+static bool step_waited(struct att *a, bool timeout)
+{
+	bool waited = false;
+
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		bool wait = !c->dead && c->nev > 0, over = false;
+
+		for (size_t k = 0; wait && k < c->nev; k++) {
+			wait = R(a, c->ev[k])->step_wait;
+			over = over || after_in_file(a, c->ev[k], PM_ROLE_CONTEXT, true) ||
+			       after_in_file(a, c->ev[k], PM_ROLE_PROGRESS, false);
+		}
+		if (!wait)
+			continue;
+		if (over)
+			c->dead = true;
+		else
+			waited = true;
+	}
+	if (!waited || !timeout)
+		return false;
+	pm_att_why(a, "srun was still waiting to create a step inside the job's allocation "
+		      "when the time limit ended it, and neither the step's creation nor any "
+		      "progress followed the wait: the step never ran; the time limit only ended "
+		      "the waiting.");
+	for (size_t i = 0; i < a->nc; i++)
+		if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_TIME_LIMIT))
+			a->c[i].dead = true;
+	return true;
+}
+
 /* A TIMEOUT: a stall when progress stopped long before the end (the time limit only ended
  * it), else the time limit itself when the record says so. */
 static void sched_timeout(struct att *a, bool from_sacct)
 {
 	const struct pm_evidence *ev = a->ev;
 	double end = ev->job.end > 0 ? ev->job.end : 0;
+
+	if (step_waited(a, true))
+		return;
 
 	/* without the accounting record, the time-limit line itself says when it ended: its
 	 * stamp, else the time in its words */
@@ -344,6 +404,9 @@ void pm_att_phase_scheduler(struct att *a)
 				c->corroborated = true;
 		}
 	}
+	/* a wait srun got past is no cause in any outcome; one leads only over a time limit */
+	if (strcmp(o, "TIMEOUT"))
+		step_waited(a, false);
 	if (!strcmp(o, "TIMEOUT"))
 		sched_timeout(a, from_sacct);
 	else if ((!strcmp(o, "CANCELLED") && !a->cancel_by_limit) || !strcmp(o, "PREEMPTED") ||

@@ -185,6 +185,11 @@ struct att {
 		bool contested; /* and a task of it twice, differently (srun_contested) */
 	} * hosts;		/* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
+	/* the host-like names the files' lines give by a shell prefix with a rank tag right
+	 * after it ("gpu201: [rank3]: ..."): the first, and how many differ (0, 1, 2: several;
+	 * att_place.c, rank_prefix_seen) */
+	char rankpfx[128];
+	int nrankpfx;
 	size_t *hidx, hcap; /* HOSTS' index by name in any case: slot -> index + 1 (0: none) */
 	bool *guessed;	    /* obs -> its node was placed from the folder's words (att_place.c) */
 	/* obs -> the host its prefix named is one Slurm gainsays (prefix_gainsaid): the line has

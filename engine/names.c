@@ -155,7 +155,7 @@ static const struct {
 	 {"import", "rendezvous", "nccl_init", "driver", "container", "device_busy",
 	  "driver_mismatch", "scheduler", "container_host"}},
 	{"communication_unattributed", false, {"collective_timeout", "remote_error"}},
-	{"external", false, {"user_cancel", "admin_cancel", "preempted", "requeued"}},
+	{"external", false, {"user_cancel", "admin_cancel", "preempted", "requeued", "node_setup"}},
 	{"none", false, {"none"}},
 };
 

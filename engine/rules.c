@@ -433,7 +433,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "reasonless", "attached",	"counter",    "last",
 					   "refines",	 "heeds_level", "not_after",  "not_beside",
 					   "comm_crash", "handler",	"link_state", "own_port",
-					   NULL};
+					   "step_wait",	 NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -470,6 +470,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "comm_crash", &r->comm_crash) < 0 ||
 	    get_bool(ld, doc, m, "link_state", &r->link_state) < 0 ||
 	    get_bool(ld, doc, m, "own_port", &r->own_port) < 0 ||
+	    get_bool(ld, doc, m, "step_wait", &r->step_wait) < 0 ||
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
 	    get_bool(ld, doc, m, "heeds_level", &r->heeds_level) < 0 ||
 	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0 ||
@@ -562,6 +563,14 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'own_port' is for hardware confirmations of the job's output (an "
 		     "adapter's event about its own port or device)",
+		     r->id);
+		goto out;
+	}
+	if (r->step_wait &&
+	    (r->hardware || (r->role != PM_ROLE_ORIGIN && r->role != PM_ROLE_CONTEXT))) {
+		fail(ld, m,
+		     "rule %s: 'step_wait' is for software origin rules (srun waiting to create a "
+		     "step) and context rules (the step created after the wait)",
 		     r->id);
 		goto out;
 	}

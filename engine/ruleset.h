@@ -111,6 +111,11 @@ struct pm_rule {
 	 * that node alone reports towards one peer are then its own link's (att_cands.c,
 	 * single_reporter) */
 	bool own_port;
+	/* 'step_wait': on an origin rule, srun waiting inside the job's allocation to create
+	 * a step; on a context rule, srun's word that the step was created after such a wait.
+	 * In a TIMEOUT a wait that no creation and no progress of its file followed leads over
+	 * the time limit; one that a creation followed gives way (att_sched.c, step_waited) */
+	bool step_wait;
 	/* 'counter': a condition on a count read at collection with no baseline (nvidia-smi's
 	 * volatile ECC count, since the driver loaded): it cannot date the error, so it is not a
 	 * state of now but an undated event (attribute.c, pm_att_cand_add) */
