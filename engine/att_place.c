@@ -1261,8 +1261,15 @@ static void rank_prefix_seen(struct att *a, const struct pm_file *f, const char 
 		if (!pe.node || !pe.node_weak || pe.node < s || pe.node >= end ||
 		    pe.node_len >= sizeof(a->rankpfx))
 			return;
-		for (q = pe.node + pe.node_len; q < end && strchr(": |\t", *q); q++)
+		/* pdsh's and DeepSpeed's "host: ", GNU parallel's "host<TAB>": a compose
+		 * service's "trainer-1  | " names a container, not a host */
+		const char *sep = pe.node + pe.node_len;
+		bool shell = sep < end && (*sep == ':' || *sep == '\t');
+
+		for (q = sep; q < end && strchr(": |\t", *q); q++)
 			;
+		if (!shell || memchr(sep, '|', (size_t)(q - sep)))
+			continue; /* the next layer, if any */
 		l = strcspn(pe.node, "0123456789");
 		if (end - q < 6 || strncmp(q, "[rank", 5) || !isdigit((unsigned char)q[5]))
 			continue;
