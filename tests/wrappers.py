@@ -871,6 +871,13 @@ KNOWN = {
         'and fix-job are unchanged)',
     ('ray+pybasic', 'app-torchrun-default-prefix-one-node-no-record'):
         'as for ray: torchrun\'s [default3]:, the worker\'s number, is replaced',
+    ('ray', 'comm-torchrun-agent-label-local-rank-silent'):
+        'the style puts Ray\'s worker prefix in the place of srun\'s label and torchrun\'s '
+        '[defaultN]:, the two words whose product and sum give the global rank: no line '
+        'says the silent worker ran, so every rank read timed out (ambiguous, retry, as '
+        'before the fix)',
+    ('ray+pybasic', 'comm-torchrun-agent-label-local-rank-silent'):
+        'as for ray: srun\'s label and torchrun\'s [defaultN]: are replaced',
     ('ray+pybasic', 'launch-driver-torchrun-agent-label'):
         'as for ray: srun\'s label, the task that wrote the line, is replaced',
     ('mpirun', 'launch-driver-torchrun-agent-label'):
