@@ -664,6 +664,21 @@ static int obs_grow(struct pm_evidence *ev)
 
 static const struct section *section_at(const struct scan *s, uint64_t off);
 
+/* Whether LINE (LEN bytes), of the job's output, holds srun's wording under srun's
+ * label ("0: srun: error: gpu400: task 3: Exited with exit code 1"): srun labels only its
+ * tasks' output, never its own reports, so a task printed it (the job's text quoting srun, a
+ * wrapper's echo).  The node and the task it names are no report of srun's. */
+static bool labelled_srun(const struct pm_file *f, const char *line, size_t len)
+{
+	struct pm_peel pe;
+
+	/* "srun:" alone: a terminal's colours may stand before its blank */
+	if (f->source != PM_SRC_APP_LOG || !memmem(line, len, "srun:", 5))
+		return false;
+	pm_peel(f->format, line, len, NULL, &pe);
+	return pe.label >= 0 || pe.rank >= 0;
+}
+
 /* One confirmed line of rule RI: record it (or count it into its group).  WHEN is the event
  * time when the caller knows it (a fact's sample), else 0: the line's own stamp, if any. */
 static int record(struct scan *s, size_t ri, const char *line, size_t len,
@@ -695,7 +710,11 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	/* in a syslog file any local user can `logger` a line: only the kernel's own count */
 	if (o.trusted && f->format == PM_FMT_SYSLOG && !px->kernel)
 		o.trusted = false;
-	o.rank = (int)capnum(caps[PM_CAP_RANK], capl[PM_CAP_RANK],
+	/* a task's own line shaped as srun's: its node and task are the text's, not where
+	 * anything happened (place-labelled-srun-shaped-line-no-host) */
+	bool quoted = (caps[PM_CAP_NODE] || caps[PM_CAP_RANK]) && labelled_srun(f, line, len);
+
+	o.rank = (int)capnum(quoted ? NULL : caps[PM_CAP_RANK], capl[PM_CAP_RANK],
 			     px->rank >= 0 ? px->rank : f->rank);
 	o.rank_weak = !caps[PM_CAP_RANK] && px->rank >= 0 && px->rank_weak;
 	o.gpu = (int)capnum(caps[PM_CAP_GPU], capl[PM_CAP_GPU], -1);
@@ -706,7 +725,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.code = (int)capnum(caps[PM_CAP_CODE], capl[PM_CAP_CODE], -1);
 	o.nranks = (int)capnum(caps[PM_CAP_NRANKS], capl[PM_CAP_NRANKS], -1);
 	o.pg = pgkey(caps[PM_CAP_PG], capl[PM_CAP_PG]);
-	if (caps[PM_CAP_NODE] && capl[PM_CAP_NODE]) {
+	if (caps[PM_CAP_NODE] && capl[PM_CAP_NODE] && !quoted) {
 		nsrc = caps[PM_CAP_NODE];
 		nlen = capl[PM_CAP_NODE];
 	} else if (px->node_len) {
