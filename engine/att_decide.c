@@ -1116,8 +1116,15 @@ static void ambiguity_test(struct att *a)
 			 l->node[0] ? l->node : "the job's nodes");
 		pm_subst(t2, sizeof(t2), d2 ? d2->next_test : "",
 			 s->node[0] ? s->node : "the job's nodes");
-		snprintf(a->test, sizeof(a->test), "%s (for %s/%s) versus %s (for %s/%s)", t1,
-			 l->cls, l->sub, t2, s->cls, s->sub);
+		/* one test for both (a split vote's two nodes of one class): said once */
+		if (!strcmp(t1, t2) && !strcmp(l->cls, s->cls) && !strcmp(l->sub, s->sub))
+			snprintf(a->test, sizeof(a->test), "%s (for %s/%s)", t1, l->cls, l->sub);
+		else if (!strcmp(t1, t2))
+			snprintf(a->test, sizeof(a->test), "%s (for both %s/%s and %s/%s)", t1,
+				 l->cls, l->sub, s->cls, s->sub);
+		else
+			snprintf(a->test, sizeof(a->test), "%s (for %s/%s) versus %s (for %s/%s)",
+				 t1, l->cls, l->sub, t2, s->cls, s->sub);
 		if (tol > a->rs->skew_s)
 			snprintf(wide, sizeof(wide),
 				 ", widened to %.1f s by the nodes' apparent clock skew", tol);

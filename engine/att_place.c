@@ -1038,6 +1038,19 @@ static bool summary_text(const struct att *a, const char *p, const char *e, cons
 	return true;
 }
 
+/* Whether the line [P, E) holds srun's wording under srun's label ("0: srun: error: gpu400:
+ * task 3: ..."), whatever wraps it, as the scan reads it (scan.c, labelled_srun). */
+static bool srun_labelled(const struct pm_file *f, const char *p, const char *e)
+{
+	struct pm_peel pe;
+
+	/* "srun:" alone: a terminal's colours may stand before its blank */
+	if (!memmem(p, (size_t)(e - p), "srun:", 5))
+		return false;
+	pm_peel(f->format, p, (size_t)(e - p), NULL, &pe);
+	return pe.label >= 0 || pe.rank >= 0;
+}
+
 /*
  * The host one line names, the forms a hand-gathered folder holds: `uname -a` (Linux HOST
  * VERSION), a shell prompt (user@HOST:path$), Slurm's "*** STEP|JOB N ON HOST" and "srun:
@@ -1072,7 +1085,9 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 		    add_host(a, on + 4, l, SP_STEP) < 0)
 			return -1;
 	}
-	if ((k & K_SRUN) && (q = srun_task_host(p, e, &l))) {
+	/* srun labels its tasks' output only, never its own reports: under its label
+	 * ("0: srun: error: gpu400: task 3: ...") a task printed it, the job's text */
+	if ((k & K_SRUN) && !a->hlabel && (q = srun_task_host(p, e, &l))) {
 		if (add_host(a, q, l, SP_TASK) < 0)
 			return -1;
 		srun_failed(a, q, l, q + l + 2, e);
@@ -1222,7 +1237,10 @@ static int record_hosts(struct att *a, const struct pm_file *f, const char *p, c
 			;
 		l = clean(line, cap - PM_ATT_KEY_PAD, q, nl);
 		memset(line + l, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
+		/* a record's message under a task's label or rank tag is the task's text */
+		a->hlabel = pe.label >= 0 || pe.rank >= 0;
 		rc = line_hosts(a, line, line + l, syslog);
+		a->hlabel = false;
 	}
 	return rc;
 }
@@ -1352,7 +1370,9 @@ static int file_hosts(struct att *a, struct pm_file *f)
 			size_t n = clean(line, sizeof(line) - PM_ATT_KEY_PAD, p + sk, le);
 
 			memset(line + n, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
+			a->hlabel = srun_labelled(f, p, le);
 			rc = line_hosts(a, line, line + n, syslog);
+			a->hlabel = false;
 		}
 		a->tline = UINT64_MAX;
 		if (!a->td_seen && a->td_hit) {

@@ -913,8 +913,52 @@ static bool comm_split(const struct crank *v, size_t n, int r, const char *node)
  * node's local rank 0.  (The node's own index times the workers a node could compute it;
  * nothing in the evidence says both reliably.)
  */
+/*
+ * The global rank of local rank LOCAL of torchrun's agent LABEL (srun's "1: [default2]:"):
+ * the agent's node index times the workers a node, plus LOCAL; -1 where that cannot be
+ * computed.  An agent's line giving both its local and its global rank ("1: [default0]:[rank4]:")
+ * says the agent's first rank; else the label is the node's index only where srun ran one
+ * agent a node (the record's tasks are its nodes, or it gives no count), and the workers a node
+ * are known only where torchrun's banner or command line, or such lines, say one number
+ * (pm_evidence's nproc).  torchrun numbers its nodes in the
+ * order they joined the rendezvous unless --node_rank fixes it: the rendezvous of a static
+ * --node_rank=$SLURM_NODEID, the common batch script, keeps srun's order (ATTRIBUTION.md).
+ */
+static int agent_rank(const struct pm_evidence *ev, int label, int local)
+{
+	/* the agent's own lines said its first rank */
+	if (label >= 0 && label < PM_AGENTS && ev->agent_base[label] > 0 && local >= 0 &&
+	    (ev->nproc <= 0 || local < ev->nproc))
+		return ev->agent_base[label] - 1 + local;
+	if (ev->nproc <= 0 || label < 0 || local < 0 || local >= ev->nproc ||
+	    label > (1 << 20) / ev->nproc)
+		return -1;
+	if (ev->job.ntasks > 0 && ev->job.nnodes && (size_t)ev->job.ntasks != ev->job.nnodes)
+		return -1;
+	if (ev->job.nnodes && (size_t)label >= ev->job.nnodes)
+		return -1;
+	return label * ev->nproc + local;
+}
+
 static void local_ranks(struct pm_evidence *ev)
 {
+	/* torchrun's workers under srun's label: their global ranks where they can be
+	 * computed; elsewhere the line names the agent's node only (label_node) */
+	if (ev->nproc > 0)
+		for (size_t i = 0; i < ev->nobs; i++) {
+			struct pm_obs *o = &ev->obs[i];
+			struct pm_peel pe;
+			int r;
+
+			if (o->source != PM_SRC_APP_LOG || o->rank >= 0 || !o->has_label ||
+			    !o->raw || !strstr(o->raw, "[default"))
+				continue;
+			pm_peel(PM_FMT_APP, o->raw, strlen(o->raw), NULL, &pe);
+			if (pe.agent_local >= 0 &&
+			    (r = agent_rank(ev, pe.label, pe.agent_local)) >= 0)
+				o->rank = r;
+		}
+
 	/* one node as far as anything says: the record lists one, or no record lists any and
 	 * the evidence names at most one host (one machine's run pasted, torchrun's common use:
 	 * app-torchrun-default-prefix-one-node-no-record) */
@@ -953,6 +997,14 @@ int pm_att_phase_ranks(struct att *a)
 		if (ev->tasks[i].rank >= 0 &&
 		    pm_rankset_push(&a->known, &a->nknown, &al, ev->tasks[i].rank) < 0)
 			return -1;
+	/* a torchrun worker that printed under its agent's label is a rank that ran */
+	for (unsigned i = 0; i < ev->nagents; i++) {
+		int r = agent_rank(ev, (int)(ev->agents[i] / PM_AGENT_LOCALS),
+				   (int)(ev->agents[i] % PM_AGENT_LOCALS));
+
+		if (r >= 0 && pm_rankset_push(&a->known, &a->nknown, &al, r) < 0)
+			return -1;
+	}
 	if (comm_ranks(a, &al) < 0)
 		return -1;
 	pm_rankset_done(a->known, &a->nknown);

@@ -211,6 +211,25 @@ static bool same_error(const struct pm_obs *x, const struct pm_obs *y)
 	return true;
 }
 
+/* Whether srun's own lines report a task of the job that C's lines do not ("srun: error:
+ * gpu-c14: tasks 0-1: Terminated" beside ranks 2-3's error): that task did not raise it, so
+ * not every rank did (review36 L2).  Only where srun's tasks are the ranks (no launcher
+ * numbers them, a->ntnode). */
+static bool srun_other_task(const struct att *a, const struct cand *c)
+{
+	if (a->ntnode)
+		return false;
+	for (size_t i = 0; a->placed && i < a->nplaced; i++) {
+		bool in = false;
+
+		for (size_t k = 0; k < c->nranks && !in; k++)
+			in = c->ranks[k] == a->placed[i].rank;
+		if (!in)
+			return true;
+	}
+	return false;
+}
+
 void pm_att_phase_all_ranks(struct att *a)
 {
 	for (size_t i = 0; i < a->nc; i++) {
@@ -229,7 +248,7 @@ void pm_att_phase_all_ranks(struct att *a)
 			d->dead = true;
 			c->node[0] = '\0';
 		}
-		if (a->nknown > 1 && c->nranks >= a->nknown) {
+		if (a->nknown > 1 && c->nranks >= a->nknown && !srun_other_task(a, c)) {
 			c->all_ranks = true;
 			c->node[0] = '\0';
 			/* refined by the nodes' own logs (refine): the nodes' state, not a bug */

@@ -234,6 +234,7 @@ struct att {
 	enum { TSECT_NONE, TSECT_ROOT, TSECT_OTHER } tsect;
 	double ttime; /* the entry's "time : YYYY-MM-DD_HH:MM:SS", seconds; 0 none */
 	bool tlist;   /* the lines being read list a coordination service's failed tasks */
+	bool hlabel;  /* the line line_hosts reads was under srun's label (a task's output) */
 	int tsum;     /* the summaries read so far ("train.py FAILED" heads each) */
 	bool tnamed;  /* their ranks are among HRANKS (pm_att_place_one_host) */
 	bool tfirst;  /* of several summaries, the earliest root cause's rank is named */

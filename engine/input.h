@@ -327,6 +327,9 @@ struct pm_peel {
 			   * one node (att_ranks.c, local_ranks) */
 	int label;	  /* srun's label: the task that wrote the line, in the numbering of
 			   * Slurm's tasks and the rank map, whatever rank tag follows (-1: none) */
+	int agent_local;  /* torchrun's "[defaultN]:" under srun's label: N, the worker's
+			   * local rank on the agent LABEL, whatever rank tag follows (-1: none;
+			   * att_ranks.c, local_ranks) */
 	int pid;	  /* -1: no wrapper says */
 	const char *node; /* points into the line; NULL: none */
 	size_t node_len;

@@ -442,6 +442,19 @@ struct pm_evidence {
 	size_t nipmap, aipmap;
 	struct pm_rankinfo *ranks;
 	size_t nranks, aranks;
+	/* torchrun's workers under srun's label ("1: [default2]:"): each agent's label and
+	 * local rank, label * PM_AGENT_LOCALS + local, the first PM_AGENTS seen; and the
+	 * workers an agent starts, as torchrun's banner or command line says (nproc_per_node;
+	 * 0 unknown, -1 two that differ).  att_ranks.c's local_ranks makes them global ranks
+	 * where it can (scan.c, tally_ranks) */
+#define PM_AGENTS 256
+#define PM_AGENT_LOCALS 1024
+	uint32_t agents[PM_AGENTS];
+	unsigned nagents;
+	int nproc;
+	/* agent L's first global rank + 1, where a line of it gives both ranks ("1:
+	 * [default0]:[rank4]:"); 0 unknown, -1 two that differ */
+	int agent_base[PM_AGENTS];
 	struct pm_obs *obs;
 	size_t nobs, aobs;
 	/* coverage records given by bundle manifests (collector-side sources) */

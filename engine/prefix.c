@@ -904,6 +904,8 @@ static size_t rank_layer(struct peel *w, const char *s, size_t n)
 			w->out->rank_local = !(w->seen & W_LABEL);
 			w->local = r;
 		}
+		if (w->seen & W_LABEL)
+			w->out->agent_local = r;
 		w->seen |= W_DEFAULT;
 		return k;
 	}
@@ -2280,7 +2282,7 @@ void pm_peel(enum pm_format fmt, const char *line, size_t len, const struct pm_t
 	size_t p = 0, c;
 
 	memset(out, 0, sizeof(*out));
-	out->rank = out->label = -1;
+	out->rank = out->label = out->agent_local = -1;
 	out->pid = -1;
 	out->end = len;
 	if (!line)

@@ -664,6 +664,21 @@ static int obs_grow(struct pm_evidence *ev)
 
 static const struct section *section_at(const struct scan *s, uint64_t off);
 
+/* Whether LINE (LEN bytes), of the job's output, holds srun's wording under srun's
+ * label ("0: srun: error: gpu400: task 3: Exited with exit code 1"): srun labels only its
+ * tasks' output, never its own reports, so a task printed it (the job's text quoting srun, a
+ * wrapper's echo).  The node and the task it names are no report of srun's. */
+static bool labelled_srun(const struct pm_file *f, const char *line, size_t len)
+{
+	struct pm_peel pe;
+
+	/* "srun:" alone: a terminal's colours may stand before its blank */
+	if (f->source != PM_SRC_APP_LOG || !memmem(line, len, "srun:", 5))
+		return false;
+	pm_peel(f->format, line, len, NULL, &pe);
+	return pe.label >= 0 || pe.rank >= 0;
+}
+
 /* One confirmed line of rule RI: record it (or count it into its group).  WHEN is the event
  * time when the caller knows it (a fact's sample), else 0: the line's own stamp, if any. */
 static int record(struct scan *s, size_t ri, const char *line, size_t len,
@@ -695,7 +710,11 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	/* in a syslog file any local user can `logger` a line: only the kernel's own count */
 	if (o.trusted && f->format == PM_FMT_SYSLOG && !px->kernel)
 		o.trusted = false;
-	o.rank = (int)capnum(caps[PM_CAP_RANK], capl[PM_CAP_RANK],
+	/* a task's own line shaped as srun's: its node and task are the text's, not where
+	 * anything happened (place-labelled-srun-shaped-line-no-host) */
+	bool quoted = (caps[PM_CAP_NODE] || caps[PM_CAP_RANK]) && labelled_srun(f, line, len);
+
+	o.rank = (int)capnum(quoted ? NULL : caps[PM_CAP_RANK], capl[PM_CAP_RANK],
 			     px->rank >= 0 ? px->rank : f->rank);
 	o.rank_weak = !caps[PM_CAP_RANK] && px->rank >= 0 && px->rank_weak;
 	o.gpu = (int)capnum(caps[PM_CAP_GPU], capl[PM_CAP_GPU], -1);
@@ -706,7 +725,7 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 	o.code = (int)capnum(caps[PM_CAP_CODE], capl[PM_CAP_CODE], -1);
 	o.nranks = (int)capnum(caps[PM_CAP_NRANKS], capl[PM_CAP_NRANKS], -1);
 	o.pg = pgkey(caps[PM_CAP_PG], capl[PM_CAP_PG]);
-	if (caps[PM_CAP_NODE] && capl[PM_CAP_NODE]) {
+	if (caps[PM_CAP_NODE] && capl[PM_CAP_NODE] && !quoted) {
 		nsrc = caps[PM_CAP_NODE];
 		nlen = capl[PM_CAP_NODE];
 	} else if (px->node_len) {
@@ -1755,6 +1774,80 @@ static int rescan_flush(struct scan *s)
 	return rc;
 }
 
+/* Note that agent LABEL ran a worker of local rank LOCAL (pm_evidence's agents). */
+static void note_agent(struct pm_evidence *ev, int label, int local)
+{
+	uint32_t v;
+
+	if (label < 0 || label >= 1 << 20 || local < 0 || local >= PM_AGENT_LOCALS)
+		return;
+	v = (uint32_t)label * PM_AGENT_LOCALS + (uint32_t)local;
+	for (unsigned i = ev->nagents; i-- > 0;)
+		if (ev->agents[i] == v)
+			return;
+	if (ev->nagents < PM_AGENTS)
+		ev->agents[ev->nagents++] = v;
+}
+
+/* Note torchrun's workers a node, N (nproc_per_node): two that differ make it unknown. */
+static void note_nproc(struct pm_evidence *ev, int n)
+{
+	if (n <= 0 || ev->nproc < 0)
+		return;
+	ev->nproc = !ev->nproc || ev->nproc == n ? n : -1;
+}
+
+/* Set an agent's first rank + 1 *AT to V (> 0; -1 where two differ). */
+static void set_base(int *at, int v)
+{
+	if (*at == 0 || v < 0)
+		*at = v;
+	else if (*at > 0 && *at != v)
+		*at = -1;
+}
+
+/* Note that agent LABEL's worker of local rank LOCAL is global rank RANK: the agent's first
+ * rank, and (from the second agent on) the workers a node. */
+static void note_base(struct pm_evidence *ev, int label, int local, int rank)
+{
+	int b = rank - local;
+
+	if (label < 0 || label >= PM_AGENTS || local < 0 || b < 0)
+		return;
+	set_base(&ev->agent_base[label], b + 1);
+	if (label > 0 && b % label == 0)
+		note_nproc(ev, b / label);
+	else if (label > 0)
+		ev->nproc = -1;
+}
+
+/* torchrun's workers a node as BUF (LEN bytes) says it: its banner's "nproc_per_node   : 4",
+ * its command line's "--nproc_per_node 4", "--nproc-per-node=4" (pm_evidence's nproc). */
+static void tally_nproc(struct pm_evidence *ev, const char *buf, size_t len)
+{
+	static const char *const keys[] = {"nproc_per_node", "nproc-per-node"};
+
+	for (size_t k = 0; k < 2; k++) {
+		const char *p = buf, *end = buf + len, *q;
+
+		while ((q = memmem(p, (size_t)(end - p), keys[k], 14))) {
+			size_t i = 14, d = 0;
+			int v = 0;
+
+			while (q + i < end && i < 14 + 8 &&
+			       (q[i] == ' ' || q[i] == '\t' || q[i] == ':' || q[i] == '='))
+				i++;
+			while (q + i + d < end && d < 5 && pm_in_isdigit(q[i + d])) {
+				v = v * 10 + (q[i + d] - '0');
+				d++;
+			}
+			if (i > 14 && d && d < 5 && (q + i + d == end || !pm_in_isalnum(q[i + d])))
+				note_nproc(ev, v);
+			p = q + 14;
+		}
+	}
+}
+
 /* Tally which ranks spoke: cheap per-line prefix parsing of application output.  What is
  * used of it is the set of ranks (in the order first seen) and each rank's first node; a
  * line whose rank is known, with its node, only counts. */
@@ -1791,6 +1884,10 @@ static int tally_ranks(struct scan *s, const char *buf, size_t len)
 			s->nrv = s->nrbuf = 0;
 			return -1;
 		}
+		if (pe.rank < 0 && pe.agent_local >= 0)
+			note_agent(s->ev, pe.label, pe.agent_local);
+		else if (pe.agent_local >= 0)
+			note_base(s->ev, pe.label, pe.agent_local, pe.rank);
 		if (px.rank < 0)
 			px.rank = f->rank;
 		if (px.rank >= 0) {
@@ -1801,6 +1898,8 @@ static int tally_ranks(struct scan *s, const char *buf, size_t len)
 		}
 		p += l + 1;
 	}
+	if (labels)
+		tally_nproc(s->ev, buf, len);
 	f->lines += lines;
 	return esc ? rescan_flush(s) : 0;
 }
@@ -3699,6 +3798,16 @@ static int merge_file(struct scan *s, struct scanned *r)
 
 	for (size_t k = 0; k < l->nnodes; k++)
 		pm_ev_note_node(ev, l->nodes[k], strlen(l->nodes[k]));
+	for (unsigned k = 0; k < l->nagents; k++)
+		note_agent(ev, (int)(l->agents[k] / PM_AGENT_LOCALS),
+			   (int)(l->agents[k] % PM_AGENT_LOCALS));
+	if (l->nproc)
+		note_nproc(ev, l->nproc);
+	if (l->nproc < 0)
+		ev->nproc = -1;
+	for (int k = 0; k < PM_AGENTS; k++)
+		if (l->agent_base[k])
+			set_base(&ev->agent_base[k], l->agent_base[k]);
 	for (size_t k = 0; k < l->nranks; k++) {
 		struct pm_rankinfo *lr = &l->ranks[k], *ri = rank_get(s, lr->rank);
 

@@ -1365,11 +1365,22 @@ static json_t *verdict_first_error(struct vb *b)
 					 "the origin" :
 					 "the earliest error seen: a lead, not blame; here it is "
 					 "not the origin"));
-		if (!agrees && l)
+		/* where the line names no node, its rank, else nothing: never "on ?" */
+		if (!agrees && l && o->node)
 			pm_att_why(a,
 				   "The earliest error (%s on %s) is not the origin: it was a "
 				   "consequence.",
-				   R(a, i)->id, o->node ? o->node : "?");
+				   R(a, i)->id, o->node);
+		else if (!agrees && l && o->rank >= 0)
+			pm_att_why(a,
+				   "The earliest error (%s of rank %d) is not the origin: it was a "
+				   "consequence.",
+				   R(a, i)->id, o->rank);
+		else if (!agrees && l)
+			pm_att_why(
+				a,
+				"The earliest error (%s) is not the origin: it was a consequence.",
+				R(a, i)->id);
 		break;
 	}
 	return fe;

@@ -871,6 +871,23 @@ KNOWN = {
         'and fix-job are unchanged)',
     ('ray+pybasic', 'app-torchrun-default-prefix-one-node-no-record'):
         'as for ray: torchrun\'s [default3]:, the worker\'s number, is replaced',
+    ('progress-cr', 'place-labelled-srun-shaped-line-no-host'):
+        "as for place-torchrun-summary-srun-label-rank: the bar this style redraws stands "
+        "between srun's label and the text, and the line is not read as labelled: the task's "
+        "srun-shaped line names its host as before the fix (cn217, fix-job unchanged)",
+    ('ansi', 'place-labelled-srun-shaped-line-no-host'):
+        "the colour codes this style puts around srun's label hide the label from the "
+        "reading of the folder's hosts: the task's srun-shaped line names its host as before "
+        "the fix (cn217, fix-job unchanged); a limit left for later (left91)",
+    ('ansi+pdsh', 'place-labelled-srun-shaped-line-no-host'):
+        'as for ansi: the coloured label is not read',
+    ('ray', 'comm-torchrun-agent-label-local-rank-silent'):
+        'the style puts Ray\'s worker prefix in the place of srun\'s label and torchrun\'s '
+        '[defaultN]:, the two words whose product and sum give the global rank: no line '
+        'says the silent worker ran, so every rank read timed out (ambiguous, retry, as '
+        'before the fix)',
+    ('ray+pybasic', 'comm-torchrun-agent-label-local-rank-silent'):
+        'as for ray: srun\'s label and torchrun\'s [defaultN]: are replaced',
     ('ray+pybasic', 'launch-driver-torchrun-agent-label'):
         'as for ray: srun\'s label, the task that wrote the line, is replaced',
     ('mpirun', 'launch-driver-torchrun-agent-label'):
