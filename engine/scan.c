@@ -4018,6 +4018,18 @@ fail:
 	return NULL;
 }
 
+/* Whether EV's scan noted any of torchrun's workers under srun's label (note_agent,
+ * note_nproc, set_base). */
+static bool agent_ranks(const struct pm_evidence *ev)
+{
+	if (ev->nagents || ev->nproc)
+		return true;
+	for (unsigned k = 0; k < PM_AGENTS; k++)
+		if (ev->agent_base[k])
+			return true;
+	return false;
+}
+
 int pm_scan_carry(const struct pm_ruleset *rs, const struct pm_carry_input *in, void **out,
 		  size_t *outlen)
 {
@@ -4074,7 +4086,11 @@ int pm_scan_carry(const struct pm_ruleset *rs, const struct pm_carry_input *in, 
 	if (r.rc < 0)
 		goto out;
 	rc = 0;
-	if (!r.skipped && !r.unsure) {
+	/* torchrun's workers under srun's label (tally_ranks: the agents' local ranks, the
+	 * workers a node, an agent's first rank) are the evidence's, which no record carries: a
+	 * file that gave any is not carried, and the merge scans it (a record makes a merge
+	 * faster, never different) */
+	if (!r.skipped && !r.unsure && !agent_ranks(&r.lev)) {
 		struct pm_file *f = &ev->files[0];
 		struct pm_carry c = {.lev = &r.lev,
 				     .kept = r.kept,

@@ -356,6 +356,43 @@ START_TEST(carried_scan_deadline)
 }
 END_TEST
 
+/* torchrun's workers under srun's label ("1: [default2]:...") give the evidence what no record
+ * carries (the agents' local ranks, the workers a node): such an output is not carried, and the
+ * merge scans it, so a record never makes its verdict differ; the same output without them is. */
+START_TEST(carried_scan_not_written_for_agent_ranks)
+{
+	static const char *const nodes[] = {"n1", "n2"};
+	static const char agents[] =
+		"0: [default0]:step 10 loss 2.1\n"
+		"1: [default1]:step 10 loss 2.1\n"
+		"0: [default1]:RuntimeError: CUDA error: an illegal memory access was encountered\n";
+	char err[512];
+	struct pm_ruleset *rs = pm_ruleset_load(rules_dir(), err, sizeof(err));
+	struct pm_carry_input in = {.path = "sources/job_output/slurm-4242.out",
+				    .data = agents,
+				    .len = strlen(agents),
+				    .node = "n1",
+				    .rank = -1,
+				    .status = "ok",
+				    .reason = "",
+				    .nodes = nodes,
+				    .nnodes = 2,
+				    .deadline = pm_mono() + 30};
+	void *out = (void *)1;
+	size_t len = 1;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	ck_assert_int_eq(pm_scan_carry(rs, &in, &out, &len), 0);
+	ck_assert_ptr_null(out);
+	in.data = job_output;
+	in.len = strlen(job_output);
+	ck_assert_int_eq(pm_scan_carry(rs, &in, &out, &len), 0);
+	ck_assert_ptr_nonnull(out);
+	free(out);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* A record is no evidence: a bundle whose members fill the input bound is read, its record
  * left, never refused for it (POSTMORTEM_INPUT_MAX). */
 START_TEST(carried_scan_input_bound)
@@ -462,6 +499,7 @@ void collector_carry_tests(TCase *tc)
 	tcase_add_test(tc, carried_scan_weak_name_unknown);
 	tcase_add_test(tc, carried_scan_weak_name_named_earlier);
 	tcase_add_test(tc, carried_scan_deadline);
+	tcase_add_test(tc, carried_scan_not_written_for_agent_ranks);
 	tcase_add_test(tc, carried_scan_input_bound);
 	tcase_add_test(tc, carried_scan_read_again);
 }
