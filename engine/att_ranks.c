@@ -1357,6 +1357,19 @@ static bool same_host(const char *x, const char *y)
 	       (lx == ly && strspn(x, "0123456789") < lx && !strncasecmp(x, y, lx));
 }
 
+/* Whether host H, one a node's log file carries (ONE: the one seen before, set to H), leaves
+ * it one node's log under another host name: the node logs under its own name there (a line
+ * or section of another name is another host's: a loghost's lines grepped for the node, an
+ * address's beside them), and one node's log carries one host name (several are a
+ * loghost's file). */
+static bool one_host(const struct att *a, const char *h, const char **one)
+{
+	if (pm_att_job_host(a, h) || (*one && !same_host(*one, h)))
+		return false;
+	*one = h;
+	return true;
+}
+
 bool pm_att_node_log(const struct att *a, const struct pm_file *f, const char *host)
 {
 	const char *n = f && f->node ? pm_att_job_node(a, f->node) : NULL, *one = NULL;
@@ -1364,32 +1377,17 @@ bool pm_att_node_log(const struct att *a, const struct pm_file *f, const char *h
 
 	if (!n || f->lhosts_more)
 		return false;
-	for (unsigned k = 0; k < f->nlhosts; k++) {
-		const char *h = f->lhosts[k];
-		if (no_host(h))
-			continue;
-		/* the node logs under its own name here: a line of another name is another
-		 * host's (a loghost's lines grepped for the node, an address's beside them) */
-		if (pm_att_job_host(a, h))
+	for (unsigned k = 0; k < f->nlhosts; k++)
+		if (!no_host(f->lhosts[k]) && !one_host(a, f->lhosts[k], &one))
 			return false;
-		/* one node's log carries one host name: several are a loghost's file */
-		if (one && !same_host(one, h))
-			return false;
-		one = h;
-	}
 	/* so do the hosts its sections' headers name (scan.c, section_node: head(1) over
 	 * several nodes' logs saved under one node's name): a section of a job node's name
 	 * beside another's is several hosts' logs, whose other hosts keep their names (before,
 	 * a neighbour's Xid under its own header was put on the file's node and its exclusion
 	 * advised: read-sections-outside-host-beside-job-node) */
-	for (unsigned k = 0; k < f->nshosts; k++) {
-		const char *h = f->shosts[k];
-		if (pm_att_job_host(a, h))
+	for (unsigned k = 0; k < f->nshosts; k++)
+		if (!one_host(a, f->shosts[k], &one))
 			return false;
-		if (one && !same_host(one, h))
-			return false;
-		one = h;
-	}
 	/* `grep gq07` on a loghost finds gq070 too: a name that goes on in digits where the
 	 * node's stops in one is another number, another node (gq07-ib, gq07.ib are not) */
 	l = strcspn(n, ".");
