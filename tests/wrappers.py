@@ -23,6 +23,7 @@ import calendar
 import concurrent.futures
 import gzip
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -1048,55 +1049,85 @@ KNOWN[('squashed', 'place-torchrun-root-cause-segv-others-later')] = (
     'native_crash stands on no node and no rank (the safe side)')
 
 
+# What one style's run needs besides its name: set before the worker processes fork, so that
+# each inherits it instead of receiving the baseline's 1,600 entries with every style
+_RUN = {}
+
+
+def run_style(style):
+    """STYLE's wrapped tree built and checked: its report lines, whether it changed a verdict,
+    whether it wrapped no file."""
+    cli, rules, fixdir, base, tmp = (_RUN[k] for k in ('cli', 'rules', 'fixdir', 'base', 'tmp'))
+    out = os.path.join(tmp, style)
+    n = build(style, rules, fixdir, base, out)
+    # a case's threads are compared by rules check on the fixtures themselves: not
+    # again in every style (POSTMORTEM_CHECK_THREADS=1 skips the second run)
+    r = subprocess.run([cli, 'rules', 'check', out], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT,
+                       env=dict(os.environ, LC_ALL='C', POSTMORTEM_CHECK_THREADS='1'))
+    shutil.rmtree(out)
+    text = r.stdout.decode('utf-8', 'replace')
+    m = re.search(r'(\d+) cases: (\d+) passed, (\d+) failed, (\d+) errors', text)
+    cases, bad, name, said = {}, [], None, []
+    for ln in text.split('\n'):
+        f = re.match(r'(FAIL|ERROR) +([^:]+):', ln)
+        if f:
+            name = f.group(2)
+            cases[name] = [ln]
+        elif ln.startswith('  ') and name:
+            cases[name].append(ln)
+    for name, lines in sorted(cases.items()):
+        why = KNOWN.get((style, name))
+        if why:
+            said.append('  [%s] known: %s: %s' % (style, name, why))
+        else:
+            bad += ['  [%s] %s' % (style, x.strip()) for x in lines]
+    for (st, name), why in sorted(KNOWN.items()):
+        if st == style and name not in cases and name in base:
+            said.append('  [%s] %s passes now: its KNOWN entry can go' % (style, name))
+    said.append('%-14s %3d files wrapped: %s' % (style, n, m.group(0) if m else 'no summary'))
+    failed = not m or bool(bad)
+    if failed:
+        said += bad
+    elif not n:  # a style that wraps nothing tests nothing
+        said.append('  [%s] no file was wrapped' % style)
+    return said, failed, not failed and not n
+
+
+def workers():
+    """Styles checked at once: PM_WRAPPER_JOBS, else the CPUs this process may use (at most
+    four).  Each style's rules check runs on one thread, so on CI's two cores the test, the
+    longest of make check, ran on one while the other sat idle."""
+    try:
+        n = int(os.environ.get('PM_WRAPPER_JOBS', '0'))
+    except ValueError:
+        n = 0
+    return n if n > 0 else max(1, min(4, len(os.sched_getaffinity(0))))
+
+
 def check(build_dir, src_dir, styles):
     cli = os.path.join(build_dir, 'cli', 'postmortem')
     rules = os.path.join(src_dir, 'rules')
     fixdir = os.path.join(rules, 'fixtures')
     base = baseline(cli, rules, fixdir)
+    styles = styles or list(STYLES)
     failed = unwrapped = 0
     tmp = tempfile.mkdtemp(prefix='pm-wrappers.')
+    _RUN.update(cli=cli, rules=rules, fixdir=fixdir, base=base, tmp=tmp)
     try:
-        for style in styles or list(STYLES):
-            out = os.path.join(tmp, style)
-            n = build(style, rules, fixdir, base, out)
-            # a case's threads are compared by rules check on the fixtures themselves: not
-            # again in every style (POSTMORTEM_CHECK_THREADS=1 skips the second run)
-            r = subprocess.run([cli, 'rules', 'check', out], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT,
-                               env=dict(os.environ, LC_ALL='C', POSTMORTEM_CHECK_THREADS='1'))
-            text = r.stdout.decode('utf-8', 'replace')
-            m = re.search(r'(\d+) cases: (\d+) passed, (\d+) failed, (\d+) errors', text)
-            cases, bad, name = {}, [], None
-            for ln in text.split('\n'):
-                f = re.match(r'(FAIL|ERROR) +([^:]+):', ln)
-                if f:
-                    name = f.group(2)
-                    cases[name] = [ln]
-                elif ln.startswith('  ') and name:
-                    cases[name].append(ln)
-            for name, lines in sorted(cases.items()):
-                why = KNOWN.get((style, name))
-                if why:
-                    print('  [%s] known: %s: %s' % (style, name, why))
-                else:
-                    bad += ['  [%s] %s' % (style, x.strip()) for x in lines]
-            for (st, name), why in sorted(KNOWN.items()):
-                if st == style and name not in cases and name in base:
-                    print('  [%s] %s passes now: its KNOWN entry can go' % (style, name))
-            print('%-14s %3d files wrapped: %s' % (style, n, m.group(0) if m else 'no summary'))
-            if not m or bad:
-                failed += 1
-                print('\n'.join(bad))
-            elif not n:  # a style that wraps nothing tests nothing
-                unwrapped += 1
-                print('  [%s] no file was wrapped' % style)
-            shutil.rmtree(out)
+        # forked workers inherit _RUN; the reports are printed in the styles' order
+        ctx = multiprocessing.get_context('fork')
+        with concurrent.futures.ProcessPoolExecutor(workers(), mp_context=ctx) as pool:
+            for said, bad, none in pool.map(run_style, styles):
+                print('\n'.join(said), flush=True)
+                failed += bad
+                unwrapped += none
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     # on the project's fixtures every style wraps some file: one that wraps none is broken;
     # a few fixtures (a change's new ones) may hold none of a style's shapes
     print('%d fixtures x %d styles; %d styles changed a verdict; %d styles wrapped no file' %
-          (len(base), len(styles or STYLES), failed, unwrapped))
+          (len(base), len(styles), failed, unwrapped))
     return 1 if failed or unwrapped else 0
 
 
