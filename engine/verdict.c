@@ -349,14 +349,30 @@ void pm_subst(char *out, size_t len, const char *tmpl, const char *node)
 
 /* Why a node pm_att_node_guessed names is not excluded: beside the plugin's records or a
  * collector's bundle, only a line's "host: " prefix, text the job printed, placed it
- * (pm_att_phase_place); in a hand-gathered folder, the folder's words. */
+ * (pm_att_phase_place); in a hand-gathered folder, the folder's words.  Where every line
+ * the lead has on the node was placed by a bare rank tag that may be a local rank
+ * (att_ranks.c, rank_guess), the sentence says so: there is no host prefix to speak of
+ * (review36 L3). */
 static const char *guessed_why(const struct att *a, const struct cand *c)
 {
-	bool lib = false;
+	bool lib = false, tag = false, other = false;
 
-	/* a library's prefix ("[host:pid]", "host:pid:tid") is the job's words too */
-	for (size_t k = 0; a->libpfx && k < c->nev && !lib; k++)
-		lib = a->libpfx[c->ev[k]];
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+
+		/* a library's prefix ("[host:pid]", "host:pid:tid") is the job's words too */
+		if (a->libpfx && a->libpfx[c->ev[k]])
+			lib = true;
+		else if (!o->node || strcmp(o->node, c->node))
+			continue;
+		else if (o->rank_guess)
+			tag = true;
+		else
+			other = true;
+	}
+	if (!c->guess && tag && !lib && !other)
+		return "only a rank tag the job printed places it there, and the tag may be a "
+		       "rank on its node, not in the job";
 	return a->ev->ntasks || a->ev->ncollect || lib ?
 		       "only a host prefix the job printed names it" :
 		       "only the folder's words name it";
