@@ -135,11 +135,11 @@ else
 		e2e_fail "fetch $jobB fetched a run that has no manifest"
 	assert_contains "$E2E_WORK/fetchB.txt" "has no verdict yet: 2 of 2 node(s) reported, but the merge did not finish" "fetch's account"
 fi
-t0=$(date +%s)
 out=$(timeout 120 "$E2E_CLI" finalize "$jobB" 2>&1) || e2e_fail "postmortem finalize $jobB: $out"
 e2e_log "finalize $jobB: $out"
+# finalize never waits for a claim: held, it says another merge is running and stops (so
+# the claim taken at once is this line, not a time; timeout 120 only guards a hang)
 case $out in *"another merge is running"*) e2e_fail "the dead merger's claim held finalize off: $out" ;; esac
-[ $(($(date +%s) - t0)) -lt 60 ] || e2e_fail "finalize $jobB took $(($(date +%s) - t0)) s"
 assert_match "merged, 2 of 2 node" "$out" "finalize's report"
 # (not e2e_wait_verdict: its epilog times come from the collectors' lines, and both died)
 e2e_wait_for 30 e2e_final_verdict "$jobB" || e2e_fail "no final verdict for job $jobB: $(e2e_comment "$jobB")"
