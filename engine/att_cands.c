@@ -220,12 +220,15 @@ static bool memory_kill(const struct att *a)
 }
 
 /* The job a syslog program's line names (Slurm's daemons: "StepId=J.S", "JobId=J", a
- * slurmstepd's "[J.S]" or "[J.batch]"): 1 this job, or a job while this job's id is not
- * known (no record: the line is about a job, and nothing says it is another); -1 another
- * job; 0 none. */
+ * slurmstepd's "[J.S]" or "[J.batch]", and its end-of-job lines "*** JOB J ON n ... ***",
+ * "*** STEP J.S ON n ... ***"): 1 this job, or a job while this job's id is not known (no
+ * record: the line is about a job, and nothing says it is another); -1 another job; 0
+ * none. */
 int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 {
-	static const char *const keys[] = {"StepId=", "JobId=", "["};
+	/* each key with the character its id must end at, or 0 for any */
+	static const char *const keys[] = {"StepId=", "JobId=", "[", "*** JOB ", "*** STEP "};
+	static const char ends[] = {0, 0, '.', ' ', '.'};
 	const char *id = a->ev->job.id, *raw = o->raw;
 
 	if (!raw)
@@ -238,7 +241,7 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 			if (dl && d[dl] == '_' && d[dl + 1] >= '0' &&
 			    d[dl + 1] <= '9') /* an array task */
 				dl += 1 + strspn(d + dl + 1, "0123456789");
-			if (!dl || (i == 2 && d[dl] != '.'))
+			if (!dl || (ends[i] && d[dl] != ends[i]))
 				continue;
 			/* slurmstepd names an array task by its raw id: the record's JobIDRaw */
 			return !id || !id[0] || pm_record_job_id(a->ev, d, dl) ? 1 : -1;
