@@ -79,7 +79,7 @@ void pm_att_phase_outcome(struct att *a)
 	static const char *const rank_order[] = {"NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
 						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
 						 NULL};
-	const char *best = NULL, *said = "";
+	const char *best = NULL, *said = "", *done = NULL;
 	bool anyerr = false, weak = false, task_failed = false;
 
 	if (ev->job.launch_split[0])
@@ -164,6 +164,12 @@ void pm_att_phase_outcome(struct att *a)
 			anyerr = true;
 		if (!r->outcome || !dj)
 			continue;
+		/* a summary of the job's end saying it completed (seff's, the mail's): kept
+		 * apart, it holds only where no line says the job ended otherwise */
+		if (!strcmp(r->outcome, "COMPLETED")) {
+			done = done ? done : r->id;
+			continue;
+		}
 		if (task_failed && r->role == PM_ROLE_CONFIRMATION &&
 		    !strcmp(r->outcome, "CANCELLED"))
 			continue;
@@ -185,6 +191,13 @@ void pm_att_phase_outcome(struct att *a)
 		/* Slurm's own lines, a container platform's or a cloud's: the rule says which */
 		pm_att_why(a, "No accounting record; a line of the evidence says %s (%s).", best,
 			   said);
+	} else if (done) {
+		/* the job exited 0 whatever it printed: a traceback it caught, a warning */
+		a->outcome = "COMPLETED";
+		pm_att_why(a,
+			   "No accounting record; a summary of the job's end says COMPLETED (%s): "
+			   "what it printed did not end it.",
+			   done);
 	} else if (anyerr || (weak && !job_output_read(ev))) {
 		a->outcome = "FAILED";
 		pm_att_why(a,
