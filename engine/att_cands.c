@@ -79,7 +79,7 @@ void pm_att_phase_outcome(struct att *a)
 	static const char *const rank_order[] = {"NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
 						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
 						 NULL};
-	const char *best = NULL, *said = "";
+	const char *best = NULL, *said = "", *done = NULL;
 	bool anyerr = false, weak = false, task_failed = false;
 
 	if (ev->job.launch_split[0])
@@ -164,6 +164,12 @@ void pm_att_phase_outcome(struct att *a)
 			anyerr = true;
 		if (!r->outcome || !dj)
 			continue;
+		/* a summary of the job's end saying it completed (seff's, the mail's): kept
+		 * apart, it holds only where no line says the job ended otherwise */
+		if (!strcmp(r->outcome, "COMPLETED")) {
+			done = done ? done : r->id;
+			continue;
+		}
 		if (task_failed && r->role == PM_ROLE_CONFIRMATION &&
 		    !strcmp(r->outcome, "CANCELLED"))
 			continue;
@@ -185,6 +191,13 @@ void pm_att_phase_outcome(struct att *a)
 		/* Slurm's own lines, a container platform's or a cloud's: the rule says which */
 		pm_att_why(a, "No accounting record; a line of the evidence says %s (%s).", best,
 			   said);
+	} else if (done) {
+		/* the job exited 0 whatever it printed: a traceback it caught, a warning */
+		a->outcome = "COMPLETED";
+		pm_att_why(a,
+			   "No accounting record; a summary of the job's end says COMPLETED (%s): "
+			   "what it printed did not end it.",
+			   done);
 	} else if (anyerr || (weak && !job_output_read(ev))) {
 		a->outcome = "FAILED";
 		pm_att_why(a,
@@ -220,12 +233,15 @@ static bool memory_kill(const struct att *a)
 }
 
 /* The job a syslog program's line names (Slurm's daemons: "StepId=J.S", "JobId=J", a
- * slurmstepd's "[J.S]" or "[J.batch]"): 1 this job, or a job while this job's id is not
- * known (no record: the line is about a job, and nothing says it is another); -1 another
- * job; 0 none. */
+ * slurmstepd's "[J.S]" or "[J.batch]", and its end-of-job lines "*** JOB J ON n ... ***",
+ * "*** STEP J.S ON n ... ***"): 1 this job, or a job while this job's id is not known (no
+ * record: the line is about a job, and nothing says it is another); -1 another job; 0
+ * none. */
 int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 {
-	static const char *const keys[] = {"StepId=", "JobId=", "["};
+	/* each key with the character its id must end at, or 0 for any */
+	static const char *const keys[] = {"StepId=", "JobId=", "[", "*** JOB ", "*** STEP "};
+	static const char ends[] = {0, 0, '.', ' ', '.'};
 	const char *id = a->ev->job.id, *raw = o->raw;
 
 	if (!raw)
@@ -238,7 +254,7 @@ int pm_att_daemon_job(const struct att *a, const struct pm_obs *o)
 			if (dl && d[dl] == '_' && d[dl + 1] >= '0' &&
 			    d[dl + 1] <= '9') /* an array task */
 				dl += 1 + strspn(d + dl + 1, "0123456789");
-			if (!dl || (i == 2 && d[dl] != '.'))
+			if (!dl || (ends[i] && d[dl] != ends[i]))
 				continue;
 			/* slurmstepd names an array task by its raw id: the record's JobIDRaw */
 			return !id || !id[0] || pm_record_job_id(a->ev, d, dl) ? 1 : -1;

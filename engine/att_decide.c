@@ -165,6 +165,14 @@ static int outcome_rank(const struct att *a, const struct cand *c)
 		return 0;
 	if (!strcmp(o, "NODE_FAIL") && pm_is_kind(c->cls, c->sub, PM_K_NODE_FAIL))
 		return 0;
+	/* the failed node's own hardware fault is why it failed: it ends the job as much as
+	 * the failure it caused (a fatal PCIe error, a machine check, on the node srun or the
+	 * record names as failed) */
+	if (!strcmp(o, "NODE_FAIL") && c->node[0] && pm_class_hardware(c->cls))
+		for (size_t i = 0; i < a->nc; i++)
+			if (!a->c[i].dead && a->c[i].node[0] && !strcmp(a->c[i].node, c->node) &&
+			    pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_NODE_FAIL))
+				return 0;
 	if (pm_is_kind(c->cls, c->sub, PM_K_THERMAL) && progressing_timeout(a))
 		return 2;
 	return 1;

@@ -349,9 +349,15 @@ static void sched_node_fail(struct att *a)
 	if (!fn) {
 		/* the record says a node failed, and nothing says which: the class without a
 		 * node (sacct before 23.02, a table without FailedNode) */
-		if (pm_att_outcome_from_state(j->state))
-			synth(a, PM_K_NODE_FAIL, NULL,
-			      "a node of the job failed (NODE_FAIL); the record names none");
+		/* Placed on no host of the folder's either, unless the record's NodeList is
+		 * that one node: the hosts the job's output names printed, and a node that
+		 * failed prints nothing (a two-node job whose survivor's NCCL and srun lines
+		 * are all the folder holds) */
+		if (pm_att_outcome_from_state(j->state) &&
+		    (c = synth(a, PM_K_NODE_FAIL, NULL,
+			       "a node of the job failed (NODE_FAIL); the record names none")) &&
+		    !(j->nnodes == 1 && j->nodes[0]))
+			c->nowhere = true;
 		return;
 	}
 	snprintf(buf, sizeof(buf),
