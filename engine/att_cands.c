@@ -1151,6 +1151,18 @@ static bool setup_slurm_line(const struct pm_obs *o)
 	return o->trusted ? o->source == PM_SRC_SCHEDULER : pm_att_srun_own(o->raw);
 }
 
+/* C set aside as another job's: its lines are marked (A->not_job), so that nothing reads them
+ * as this job's error after it (verdict.c set_aside's earliest error, att_decide.c
+ * fired_kind's "none within this job's time"). */
+static void setup_aside(struct att *a, struct cand *c)
+{
+	c->dead = true;
+	if (!a->not_job)
+		a->not_job = calloc(a->ev->nobs ? a->ev->nobs : 1, sizeof(*a->not_job));
+	for (size_t k = 0; a->not_job && k < c->nev; k++)
+		a->not_job[c->ev[k]] = true;
+}
+
 /*
  * A launch-time reading (the rule's `launch`: a node's prolog or set-up refusing the job,
  * external/node_setup) that Slurm's own lines place on a node, in a folder that holds the
@@ -1200,7 +1212,7 @@ static void setup_not_this_jobs(struct att *a)
 		}
 		f = &a->ev->files[a->ev->obs[c->ev[0]].file];
 		if (setup_outside_job(a, have ? own : NULL, c->node, &how)) {
-			c->dead = true;
+			setup_aside(a, c);
 			pm_att_why(a,
 				   "%s: %s names it on %s, not one of this job's nodes (%s): another "
 				   "job's, not this job's set-up.",
@@ -1217,7 +1229,7 @@ static void setup_not_this_jobs(struct att *a)
 				break;
 		}
 		if (k == c->nev) {
-			c->dead = true;
+			setup_aside(a, c);
 			pm_att_why(a,
 				   "%s: %s's lines of it %s: another job's, not this job's set-up.",
 				   c->summary, f->name,
@@ -1235,14 +1247,14 @@ static void setup_not_this_jobs(struct att *a)
 		if (strcmp(c->cls, "external") || strcmp(c->sub, "node_setup"))
 			continue;
 		if ((other = pm_att_srun_ended(a, c->node))) {
-			c->dead = true;
+			setup_aside(a, c);
 			pm_att_why(a,
 				   "%s: srun reports %s's tasks as ended by Slurm after a task on %s "
 				   "failed of itself: they were launched, so %s's set-up did not "
 				   "refuse this job (%s's line is another job's, or not Slurm's).",
 				   c->summary, c->node, other, c->node, f->name);
 		} else if (setup_tasks_ran(a, c->node)) {
-			c->dead = true;
+			setup_aside(a, c);
 			pm_att_why(
 				a,
 				"%s: the job's tasks ran on %s (srun reports one ending, or the "
