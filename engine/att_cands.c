@@ -967,8 +967,323 @@ static bool gpus_apart(const struct att *a, const struct cand *c, const struct c
 	return true;
 }
 
+/* ---- a node's set-up failure that is another job's (review37) ---- */
+
+/*
+ * The job's id with no accounting record: the one id the folder's Slurm output files are
+ * named for (slurm-N.out).  None, several, or an array task's (slurm-A_T.out: slurmd names
+ * the task by a raw id the name does not give): false.
+ */
+static bool output_job_id(const struct att *a, char *id, size_t cap)
+{
+	const char *p, *seen = NULL;
+	size_t n, sn = 0;
+
+	for (size_t i = 0; i < a->ev->nfiles; i++) {
+		if (!pm_slurm_output_id(a->ev->files[i].name, &p, &n))
+			continue;
+		if (seen && (n != sn || memcmp(seen, p, n)))
+			return false;
+		seen = p;
+		sn = n;
+	}
+	if (!seen || sn >= cap || memchr(seen, '_', sn))
+		return false;
+	memcpy(id, seen, sn);
+	id[sn] = '\0';
+	return true;
+}
+
+/* Whether D, after DL digits, goes on as slurmstepd's "[N.batch]" or "[N.0]" does: a dot, a
+ * word, "]"; not a stamp's "[2026-...", nor an address's "[10.0.0.1]". */
+static bool step_field(const char *d, size_t dl)
+{
+	size_t w;
+
+	if (d[dl] != '.')
+		return false;
+	w = strspn(d + dl + 1, "abcdefghijklmnopqrstuvwxyz0123456789");
+	return w && d[dl + 1 + w] == ']';
+}
+
+/*
+ * The job a Slurm daemon's or client's line RAW names as the one it reports on: slurmd's
+ * "[job N]", "Job N: " and "[N.batch]" / "[N.S]", slurmctld's and srun's "JobId=N",
+ * "StepId=N.S".  -1 another job than this one (the record's, else OWN); 1 this one; 0 none
+ * named, or this job's id not known.
+ */
+static int setup_line_job(const struct att *a, const char *own, const char *raw)
+{
+	static const char *const keys[] = {"[job ", "Job ", "JobId=", "StepId=", "["};
+	const char *best = NULL;
+	size_t bn = 0;
+	bool rec = a->ev->job.id && a->ev->job.id[0];
+
+	if (!raw || (!rec && !own))
+		return 0;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t kl = strlen(keys[i]);
+		for (const char *q = raw; (q = strstr(q, keys[i])); q++) {
+			const char *d = q + kl;
+			size_t dl = strspn(d, "0123456789");
+			if (!dl || (q > raw && isalnum((unsigned char)q[-1])))
+				continue;
+			if (i == 4 && !step_field(d, dl))
+				continue;
+			if (i == 1 && d[dl] != ':' && d[dl] != ' ')
+				continue;
+			if (d[dl] == '_' && isdigit((unsigned char)d[dl + 1])) /* an array task */
+				dl += 1 + strspn(d + dl + 1, "0123456789");
+			if (!best || d < best) {
+				best = d;
+				bn = dl;
+			}
+			break;
+		}
+	}
+	if (!best)
+		return 0;
+	if (rec)
+		return pm_record_job_id(a->ev, best, bn) ? 1 : -1;
+	return bn == strlen(own) && !memcmp(best, own, bn) ? 1 : -1;
+}
+
+/* Whether X and Y name one host: case aside, and "n2.cluster" is n2. */
+static bool setup_host_eq(const char *x, const char *y)
+{
+	size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
+
+	return !strcasecmp(x, y) || (lx == ly && (!x[lx] || !y[ly]) && !strncasecmp(x, y, lx));
+}
+
+/*
+ * Whether slurmctld's own line allocating job OWN in file F ("sched: Allocate JobId=N
+ * NodeList=L", "_slurm_rpc_allocate_resources JobId=N NodeList=L") names NODE among L: 1 it
+ * does, -1 it names L without NODE, 0 no such line.  The file's first 4 MiB, read again
+ * (pm_file_head), NUL-terminated.
+ */
+static int ctld_allocates(struct pm_file *f, const char *own, const char *node)
+{
+	size_t cap = f->bytes < (4u << 20) ? (size_t)f->bytes : (4u << 20), len = 0;
+	char *buf;
+	int rc = 0;
+
+	if (f->status != PM_ST_OK || !cap || !(buf = malloc(cap + 1)))
+		return 0;
+	if (pm_file_head(f, buf, cap, &len) < 0) {
+		free(buf);
+		return 0;
+	}
+	buf[len] = '\0';
+	for (const char *q = buf; rc <= 0 && (q = strstr(q, "JobId=")); q++) {
+		const char *d = q + 6, *l;
+		size_t dl = strcspn(d, " \t\n"), ll;
+		char **names = NULL;
+		size_t nn = 0;
+
+		if (!pm_slurm_job_match(d, dl, own) || strncmp(d + dl, " NodeList=", 10))
+			continue;
+		l = d + dl + 10;
+		ll = strcspn(l, " \t\n");
+		if (!ll || *l == '(' || pm_hostlist_expand(l, ll, &names, &nn) || !nn)
+			continue;
+		rc = -1;
+		for (size_t i = 0; i < nn; i++) {
+			if (setup_host_eq(names[i], node))
+				rc = 1;
+			free(names[i]);
+		}
+		free(names);
+	}
+	free(buf);
+	return rc;
+}
+
+/*
+ * Whether NODE, with no record of the job's nodes, is outside them as the folder gives them:
+ * slurmctld's own line allocating this job (ctld_allocates, in a file told as its log), else
+ * the nodes srun's task lines and the rank map's records place tasks on, and those srun's own
+ * lines name a launch failing on (a node whose prolog failed ran no task).  *HOW: which.
+ * False where the folder gives none.
+ */
+static bool setup_outside_job(struct att *a, const char *own, const char *node, const char **how)
+{
+	const struct pm_evidence *ev = a->ev;
+	bool any = false;
+
+	if (ev->job.nnodes || ev->job.het_partial)
+		return false; /* the record's list: linetrust.c and pm_att_other_node read it */
+	for (size_t i = 0; own && i < ev->nfiles; i++) {
+		int r;
+		if (ev->files[i].format != PM_FMT_SLURMCTLD_LOG ||
+		    !(r = ctld_allocates(&ev->files[i], own, node)))
+			continue;
+		if (r > 0)
+			return false;
+		*how = "as slurmctld's own line allocating this job lists them";
+		return true;
+	}
+	for (size_t i = 0; i < a->nplaced; i++) {
+		if (setup_host_eq(a->placed[i].node, node))
+			return false;
+		any = true;
+	}
+	for (size_t i = 0; i < ev->ntasks; i++) {
+		if (!ev->tasks[i].node)
+			continue;
+		if (setup_host_eq(ev->tasks[i].node, node))
+			return false;
+		any = true;
+	}
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (o->node && o->source == PM_SRC_APP_LOG && R(a, i)->launch &&
+		    pm_att_srun_own(o->raw) && setup_host_eq(o->node, node))
+			return false;
+	}
+	*how = "as srun's task lines name them";
+	return any;
+}
+
+/* Whether the job's tasks ran on NODE as srun's task lines report them (a task of it
+ * ending with an exit code or a signal, a task no other line of srun's contradicts) or as
+ * the rank map's records place one there: "srun: error: gpu031: task 0: Exited with exit
+ * code 1".  srun reports a task whose launch failed by the launch's failure, never so. */
+static bool setup_tasks_ran(const struct att *a, const char *node)
+{
+	for (size_t i = 0; i < a->nplaced; i++)
+		if (a->placed[i].how > 0 && setup_host_eq(a->placed[i].node, node) &&
+		    !pm_rankset_has(a->srun_bad, a->nsrun_bad, a->placed[i].rank))
+			return true;
+	for (size_t i = 0; i < a->ev->ntasks; i++)
+		if (a->ev->tasks[i].node && setup_host_eq(a->ev->tasks[i].node, node))
+			return true;
+	return false;
+}
+
+/* Whether O is a Slurm daemon's line (a trusted scheduler source) or srun's own. */
+static bool setup_slurm_line(const struct pm_obs *o)
+{
+	return o->trusted ? o->source == PM_SRC_SCHEDULER : pm_att_srun_own(o->raw);
+}
+
+/* C set aside as another job's: its lines are marked (A->not_job), so that nothing reads them
+ * as this job's error after it (verdict.c set_aside's earliest error, att_decide.c
+ * fired_kind's "none within this job's time"). */
+static void setup_aside(struct att *a, struct cand *c)
+{
+	c->dead = true;
+	if (!a->not_job)
+		a->not_job = calloc(a->ev->nobs ? a->ev->nobs : 1, sizeof(*a->not_job));
+	for (size_t k = 0; a->not_job && k < c->nev; k++)
+		a->not_job[c->ev[k]] = true;
+}
+
+/*
+ * A launch-time reading (the rule's `launch`: a node's prolog or set-up refusing the job,
+ * external/node_setup) that Slurm's own lines place on a node, in a folder that holds the
+ * failure of another job than this one.  Such a line names a node, and with no accounting
+ * record nothing else said whether that node, that time or that job was this job's
+ * (review37 H1-H3: another job's prolog drain on a node outside the job, in an operator's
+ * slurmctld.log; another job's "[job N] prolog failed" in slurmd's log hours before this
+ * job's output began; one line the job wrote: each led at supported with the node's exclusion
+ * advised, over the job's own segfault).  It is not this job's, and leads no more, `why`
+ * saying which:
+ * - its node is outside the job's as the folder gives them (setup_outside_job);
+ * - every line of it names another job (setup_line_job: the record's id, else the one its
+ *   output files are named for), or is dated before the job's output began
+ *   (pm_att_before_output), either one;
+ * - for a set-up refusal (external/node_setup), srun reports the node's tasks as ended by
+ *   Slurm after a task elsewhere failed of itself (pm_att_srun_ended), or a task of it
+ *   ending of itself, or the rank map's records place a task there (setup_tasks_ran): they
+ *   were launched, so the node's set-up did not refuse this job (a prolog runs before a
+ *   job's first task on a node, once).
+ * The job's own failure then leads.  Only lines of Slurm's shape are asked: srun's own and a
+ * trusted scheduler file's (the job's output alone is launch_gainsaid's and the output-only
+ * cap's).
+ */
+static void setup_not_this_jobs(struct att *a)
+{
+	char own[32];
+	bool have = false, made = false;
+
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		const struct pm_file *f;
+		const char *how = NULL, *other;
+		bool slurm = c->nev > 0, trusted = false;
+		size_t nother = 0, nbefore = 0, k;
+
+		if (c->dead || !c->launch || !c->node[0] || c->lead != LEAD_RULE)
+			continue;
+		for (k = 0; k < c->nev && slurm; k++) {
+			slurm = setup_slurm_line(&a->ev->obs[c->ev[k]]);
+			trusted |= a->ev->obs[c->ev[k]].trusted;
+		}
+		if (!slurm || !trusted)
+			continue;
+		if (!made) {
+			have = output_job_id(a, own, sizeof(own));
+			made = true;
+		}
+		f = &a->ev->files[a->ev->obs[c->ev[0]].file];
+		if (setup_outside_job(a, have ? own : NULL, c->node, &how)) {
+			setup_aside(a, c);
+			pm_att_why(a,
+				   "%s: %s names it on %s, not one of this job's nodes (%s): another "
+				   "job's, not this job's set-up.",
+				   c->summary, f->name, c->node, how);
+			continue;
+		}
+		for (k = 0; k < c->nev; k++) {
+			const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+			if (setup_line_job(a, have ? own : NULL, o->raw) < 0)
+				nother++;
+			else if (pm_att_before_output(a, o))
+				nbefore++;
+			else
+				break;
+		}
+		if (k == c->nev) {
+			setup_aside(a, c);
+			pm_att_why(a,
+				   "%s: %s's lines of it %s: another job's, not this job's set-up.",
+				   c->summary, f->name,
+				   !nbefore ?
+					   "name another job than this one" :
+				   !nother ?
+					   "are dated before the job's output began" :
+					   "name another job, or are dated before the job's output "
+					   "began");
+			continue;
+		}
+		/* a prolog runs before the job's first task on a node, once: only a set-up
+		 * refusal is gainsaid by its tasks having run (a node drained by its health check
+		 * while they ran, nvl-fm-not-ready-health-check, is not) */
+		if (strcmp(c->cls, "external") || strcmp(c->sub, "node_setup"))
+			continue;
+		if ((other = pm_att_srun_ended(a, c->node))) {
+			setup_aside(a, c);
+			pm_att_why(a,
+				   "%s: srun reports %s's tasks as ended by Slurm after a task on %s "
+				   "failed of itself: they were launched, so %s's set-up did not "
+				   "refuse this job (%s's line is another job's, or not Slurm's).",
+				   c->summary, c->node, other, c->node, f->name);
+		} else if (setup_tasks_ran(a, c->node)) {
+			setup_aside(a, c);
+			pm_att_why(
+				a,
+				"%s: the job's tasks ran on %s (srun reports one ending, or the "
+				"task records place one there), so %s's set-up did not refuse this "
+				"job (%s's line is another job's, or not Slurm's).",
+				c->summary, c->node, c->node, f->name);
+		}
+	}
+}
+
 void pm_att_phase_merge(struct att *a)
 {
+	setup_not_this_jobs(a);
 	aer_on_gpu(a);
 	output_crashes(a);
 	for (size_t i = 0; i < a->nc; i++) {

@@ -328,6 +328,8 @@ static int fired_kind(const struct att *a)
 		enum pm_role r = R(a, i)->role;
 		if (a->yielded && a->yielded[i]) /* a generic reading set aside (att_yield.c) */
 			continue;
+		if (a->not_job && a->not_job[i]) /* another job's set-up failure (att_cands.c) */
+			continue;
 		if (R(a, i)->step_wait) /* srun's wait for a step: no symptom unless it led */
 			continue;
 		/* the step's plain cancel line after a task failed of itself is srun's teardown

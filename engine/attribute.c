@@ -404,6 +404,7 @@ static void att_free(struct att *a)
 	free(a->srcname);
 	free(a->sysgain);
 	free(a->yielded);
+	free(a->not_job);
 	free(a->handled);
 	free(a->hranks);
 	free(a->rhost);

@@ -210,6 +210,9 @@ struct att {
 	bool records_unplaced;
 	bool busid_twice_said; /* busid_ranks said a rank's two bus ids in `why` */
 	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
+	/* obs -> a line of a launch-time reading set aside as another job's (att_cands.c,
+	 * setup_not_this_jobs); NULL when none is */
+	bool *not_job;
 	/* pairs of obs: a generic exception and the specific origin its handler raised after
 	 * Python's "During handling ..." (a `handler` chain line): two explanations, not one
 	 * (att_yield.c; att_decide.c, tied) */

@@ -212,6 +212,9 @@ static bool set_aside(const struct att *a, size_t oi)
 	/* slurmctld's kill on a failed node that Slurm's record gainsays (att_cands.c) */
 	if (pm_att_ctld_node_fail(a, o) < 0)
 		return true;
+	/* a node's set-up failure that is another job's (att_cands.c, setup_not_this_jobs) */
+	if (a->not_job && a->not_job[oi])
+		return true;
 	if (pm_att_before_output(a, o)) {
 		for (size_t i = 0; i < a->live; i++)
 			if (!a->c[i].dead && pm_att_cand_holds(&a->c[i], oi))
