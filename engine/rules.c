@@ -433,7 +433,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "reasonless", "attached",	"counter",    "last",
 					   "refines",	 "heeds_level", "not_after",  "not_beside",
 					   "comm_crash", "handler",	"link_state", "own_port",
-					   "step_wait",	 NULL};
+					   "step_wait",	 "fs_stall",	NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -471,6 +471,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "link_state", &r->link_state) < 0 ||
 	    get_bool(ld, doc, m, "own_port", &r->own_port) < 0 ||
 	    get_bool(ld, doc, m, "step_wait", &r->step_wait) < 0 ||
+	    get_bool(ld, doc, m, "fs_stall", &r->fs_stall) < 0 ||
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
 	    get_bool(ld, doc, m, "heeds_level", &r->heeds_level) < 0 ||
 	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0 ||
@@ -571,6 +572,17 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'step_wait' is for software origin rules (srun waiting to create a "
 		     "step) and context rules (the step created after the wait)",
+		     r->id);
+		goto out;
+	}
+	/* a filesystem client's own kernel line, its loss or its server back: att_sched.c reads
+	 * the two as a pair, and neither is a symptom of its own */
+	if (r->fs_stall && (r->role != PM_ROLE_CONTEXT || r->sources != 1u << PM_SRC_KERNEL_LOG ||
+			    (strcmp(r->cls, "storage") && !pm_is_kind(r->cls, NULL, PM_K_NONE)))) {
+		fail(ld, m,
+		     "rule %s: 'fs_stall' is for context rules reading the kernel log alone, of the "
+		     "storage class (a filesystem client losing its server) or of none (its "
+		     "server back)",
 		     r->id);
 		goto out;
 	}

@@ -116,6 +116,14 @@ struct pm_rule {
 	 * In a TIMEOUT a wait that no creation and no progress of its file followed leads over
 	 * the time limit; one that a creation followed gives way (att_sched.c, step_waited) */
 	bool step_wait;
+	/* 'fs_stall': on a context rule of the storage class, a shared filesystem's client that
+	 * lost its server and waits for it (Lustre's "... was lost; ... will wait for recovery to
+	 * complete", a hard NFS mount's "still trying"); on a context rule of class none, the
+	 * client's word that the server is back ("Connection restored to", "nfs: server X OK").
+	 * In a TIMEOUT's stall a loss on a job node in the job's time that nothing restored
+	 * before the end leads, at hypothesis, where no other candidate does (att_sched.c,
+	 * fs_stalled) */
+	bool fs_stall;
 	/* 'counter': a condition on a count read at collection with no baseline (nvidia-smi's
 	 * volatile ECC count, since the driver loaded): it cannot date the error, so it is not a
 	 * state of now but an undated event (attribute.c, pm_att_cand_add) */
