@@ -21,7 +21,7 @@ static const char *const role_names[PM_ROLE__COUNT] = {
 
 static const char *const cap_names[PM_CAP__COUNT] = {
 	"rank", "node", "gpu",	  "pci", "xid",	 "peer",   "seq", "seqdone",
-	"pid",	"code", "signal", "exc", "addr", "nranks", "pg",
+	"pid",	"code", "signal", "exc", "addr", "nranks", "pg",  "absent",
 };
 
 static const char *const outcomes[] = {

@@ -42,6 +42,10 @@ enum pm_cap {
 	PM_CAP_ADDR,
 	PM_CAP_NRANKS,
 	PM_CAP_PG, /* a process group's name: sequence numbers count within one */
+	/* the ranks a cascade names as never having arrived ("Ranks 5, 7 failed to pass
+	 * monitoredBarrier"): the scan keeps no list; the silence phase matches the line again
+	 * (att_ranks.c, absent_ranks) */
+	PM_CAP_ABSENT,
 	PM_CAP__COUNT
 };
 
