@@ -142,6 +142,10 @@ struct pm_rule {
 	 * (nvidia-smi's "No devices were found" under its lost GPUs' "Unable to determine the
 	 * device handle" lines): the rule's line is not read within PM_NOT_AFTER_LINES lines
 	 * after one of the same writer that this reads (scan.c, follows); NULL: none */
+	/* 'after': the same lines as 'not_after' reads, one of which must be read by it: the rule's
+	 * line is read only as the tail of that report (a CUDA error raised under a frame that
+	 * pins memory; scan.c, follows) */
+	pcre2_code *after_re;
 	pcre2_code *not_after_re;
 	/* 'not_beside': a pattern for text that, in the same listing as the rule's line (the
 	 * chunk the scan reads it in), says the line is no fault: one row of a tool's listing
