@@ -1501,6 +1501,10 @@ static void own_node(struct att *a, struct pm_obs *o)
 	d = n ? strdup(n) : NULL;
 	if (n && !d)
 		return; /* kept as it was */
+	/* a host outside the allocation, noted: the line's own words about another node
+	 * (att_cands.c, named_outside); with no memory to note it, only the name goes */
+	if (!n && (a->outside || (a->outside = calloc(a->ev->nobs, sizeof(bool)))))
+		a->outside[o - a->ev->obs] = true;
 	pm_att_retire(a, o->node);
 	o->node = d;
 }

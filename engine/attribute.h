@@ -210,6 +210,9 @@ struct att {
 	bool records_unplaced;
 	bool busid_twice_said; /* busid_ranks said a rank's two bus ids in `why` */
 	bool *yielded; /* obs -> a generic reading set aside for a specific one (att_yield.c) */
+	/* obs -> a line of the job's output named a host the record's node list lacks, its name
+	 * dropped (att_ranks.c, own_node); NULL when none did */
+	bool *outside;
 	/* pairs of obs: a generic exception and the specific origin its handler raised after
 	 * Python's "During handling ..." (a `handler` chain line): two explanations, not one
 	 * (att_yield.c; att_decide.c, tied) */
