@@ -2486,6 +2486,13 @@ static int dup_ranks(struct att *a)
 	return 0;
 }
 
+/* Whether the line OI, of a rule that captures `node`, named a host that the record, listing
+ * the job's nodes, lacks (its name dropped in placement: att_ranks.c, own_node). */
+static bool named_outside(const struct att *a, size_t oi)
+{
+	return a->outside && a->outside[oi] && R(a, oi)->cap[PM_CAP_NODE];
+}
+
 int pm_att_phase_fallback(struct att *a)
 {
 	bool timeouts = false;
@@ -2511,6 +2518,12 @@ int pm_att_phase_fallback(struct att *a)
 		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o) ||
 		    (r->hardware && pm_att_other_gpu(a, o)) || pm_att_boot_link(a, i))
 			continue; /* another job's daemon line, another node's or GPU's line */
+		/* the job's text about a node it names itself (a paste of scontrol's node state,
+		 * a platform's or a launcher's word that a node was lost) where the record lists
+		 * the job's nodes and that node is none of them: another node's state, no lead
+		 * of this job's, on no node (slurm-node-reason-paste-other-node) */
+		if (!o->trusted && named_outside(a, i))
+			continue;
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
 			continue;

@@ -1501,6 +1501,10 @@ static void own_node(struct att *a, struct pm_obs *o)
 	d = n ? strdup(n) : NULL;
 	if (n && !d)
 		return; /* kept as it was */
+	/* a host outside the allocation, noted: the line's own words about another node
+	 * (att_cands.c, named_outside); with no memory to note it, only the name goes */
+	if (!n && (a->outside || (a->outside = calloc(a->ev->nobs, sizeof(bool)))))
+		a->outside[o - a->ev->obs] = true;
 	pm_att_retire(a, o->node);
 	o->node = d;
 }
@@ -2394,6 +2398,61 @@ static int behind(struct rseq *t, size_t *n, bool fewest)
 	return 0;
 }
 
+/*
+ * The ranks a cascade names as never having arrived (an `absent` capture: PyTorch's monitored
+ * barrier, rank 0's "Rank 3 failed to pass monitoredBarrier in 600000 ms", with
+ * wait_all_ranks "Ranks 5, 7 failed to pass ..."): the barrier's root saw every other rank
+ * arrive, so those it names are where the job stopped, and the reporter, like every rank that
+ * arrived, only waited.  The scan keeps no list, so the line is matched again and the numbers
+ * read off the group.  They are pushed onto A's suspects (AS their room); the number pushed,
+ * or -1 on ENOMEM.
+ */
+static int absent_ranks(struct att *a, size_t *as, int *reporter)
+{
+	pcre2_match_data *md = NULL;
+	int pushed = 0;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		const struct pm_rule *r = R(a, i);
+		int g = r->cap[PM_CAP_ABSENT], rc;
+		PCRE2_SIZE *ov;
+
+		if (!g || r->role != PM_ROLE_CASCADE || !o->raw || !r->re)
+			continue;
+		if (!md && !(md = pcre2_match_data_create_from_pattern(r->re, NULL)))
+			return -1;
+		rc = pcre2_match(r->re, (PCRE2_SPTR)o->raw, strlen(o->raw), 0, 0, md, NULL);
+		ov = pcre2_get_ovector_pointer(md);
+		if (rc <= g || ov[2 * g] == PCRE2_UNSET)
+			continue;
+		for (size_t k = ov[2 * g]; k < ov[2 * g + 1];) {
+			long v = 0;
+			bool digit = false;
+			while (k < ov[2 * g + 1] && o->raw[k] >= '0' && o->raw[k] <= '9' &&
+			       v < 1 << 24) {
+				v = v * 10 + (o->raw[k++] - '0');
+				digit = true;
+			}
+			if (!digit) {
+				k++;
+				continue;
+			}
+			if (v < 1 << 24 && (int)v != o->rank) {
+				if (pm_rankset_push(&a->suspects, &a->nsuspects, as, (int)v) < 0) {
+					pcre2_match_data_free(md);
+					return -1;
+				}
+				pushed++;
+			}
+		}
+		if (pushed && *reporter < 0)
+			*reporter = o->rank;
+	}
+	pcre2_match_data_free(md);
+	return pushed;
+}
+
 int pm_att_phase_silence(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -2403,6 +2462,32 @@ int pm_att_phase_silence(struct att *a)
 	int *ahead = NULL;
 	int rc = -1;
 
+	int named, reporter = -1;
+
+	/* a report that names the ranks that never arrived says who: no inference from who
+	 * printed what */
+	if ((named = absent_ranks(a, &as, &reporter)) < 0)
+		goto out;
+	if (named) {
+		char list[256] = "";
+		size_t m = 0;
+		pm_rankset_done(a->suspects, &a->nsuspects);
+		for (size_t i = 0; i < a->nsuspects && m < sizeof(list) - 12; i++)
+			m += (size_t)snprintf(list + m, sizeof(list) - m, "%s%d", i ? "," : "",
+					      a->suspects[i]);
+		if (reporter >= 0)
+			pm_att_why(a,
+				   "Rank %d's monitored barrier names rank(s) %s as never arriving: "
+				   "they are suspects, and the ranks that arrived only waited.",
+				   reporter, list);
+		else
+			pm_att_why(a,
+				   "A monitored barrier names rank(s) %s as never arriving: they are "
+				   "suspects, and the ranks that arrived only waited.",
+				   list);
+		rc = 0;
+		goto out;
+	}
 	if (ev->nobs && !(t = malloc(ev->nobs * sizeof(*t))))
 		goto out;
 	for (size_t i = 0; i < ev->nobs; i++) {

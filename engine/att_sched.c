@@ -109,6 +109,108 @@ static void stall_lead(struct att *a, double end)
 		   who, a->last_progress - pm_att_straggled(a, r, n));
 }
 
+/* Whether the loss observation I reports (an `fs_stall` context rule of the storage class)
+ * was restored before END: a restoration (an `fs_stall` rule of class none) on its node,
+ * of the same server where both lines name one, dated at or after it (or, undated, later in
+ * its file). */
+static bool fs_restored(const struct att *a, size_t i, double end)
+{
+	const struct pm_obs *o = &a->ev->obs[i];
+
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		const struct pm_obs *p = &a->ev->obs[k];
+
+		if (!R(a, k)->fs_stall || !pm_is_kind(R(a, k)->cls, NULL, PM_K_NONE) ||
+		    !p->trusted || !p->node || strcmp(p->node, o->node) ||
+		    (o->peer && p->peer && strcmp(o->peer, p->peer)))
+			continue;
+		if (p->has_time && o->has_time ?
+			    p->event_time >= o->event_time && (end <= 0 || p->event_time <= end) :
+			    p->file == o->file && p->offset > o->offset)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A stall whose job node's filesystem client lost its server and never had it back: a
+ * Lustre import "lost; in progress operations using this service will wait for recovery
+ * to complete", a hard NFS mount "not responding, still trying" (an `fs_stall` context
+ * rule of the storage class), read from that node's own kernel log, dated in the job's time
+ * and no earlier than progress_stall_s before the job's last progress (a job that went on
+ * longer after the loss was not waiting on it), with no restoration ("Connection restored
+ * to", "nfs: server X OK") on that node before the end.  The ranks that used the mount
+ * block in their IO and their peers wait for them in the next collective: the stall, with
+ * no error anywhere.  One such line is the client's view only (the server, the fabric to it,
+ * or the client itself), and the job's ranks may have waited on something else, so the lead
+ * is a hypothesis (the rule is weak) whose containment is the storage operators'.  Where
+ * the stall's straggler is on another node, the ranks that stopped first were not the
+ * client's: no lead, and the hang stands; on the client's node its ranks join the lead.
+ * Each node with such a loss is a candidate (two clients of one filesystem: a tie).  True
+ * when one was made.
+ */
+static bool fs_stalled(struct att *a, double end)
+{
+	int r[8];
+	const char *snode;
+	size_t n = pm_att_stragglers(a, r, sizeof(r) / sizeof(r[0]), &snode);
+	struct cand *c = NULL;
+	size_t made = 0;
+	const char *elsewhere = NULL; /* a client's loss set aside for a straggler elsewhere */
+	char who[128];
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		const struct pm_rule *rl = R(a, i);
+		const char *node;
+
+		if (!rl->fs_stall || pm_is_kind(rl->cls, NULL, PM_K_NONE) || !o->trusted ||
+		    o->source != PM_SRC_KERNEL_LOG || !o->node || !o->has_time ||
+		    pm_att_other_node(a, o) || !(node = pm_att_job_node(a, o->node)) ||
+		    pm_att_obs_window(a, o, true) != WIN_IN ||
+		    o->event_time < a->last_progress - a->rs->progress_stall_s ||
+		    o->event_time > end || fs_restored(a, i, end))
+			continue;
+		if (n && (!snode || strcmp(snode, node))) {
+			if (!elsewhere)
+				elsewhere = node;
+			continue;
+		}
+		if (!(c = pm_att_cand_get(a, rl->cls, rl->subcls, node, LEAD_RULE)) ||
+		    pm_att_cand_add(a, c, i) < 0)
+			return made > 0;
+		for (size_t k = 0; k < n; k++)
+			pm_att_cand_addrank(c, r[k]);
+		if (c->nev == 1) /* a node's first: several lines of one client are one lead */
+			made++;
+	}
+	if (n)
+		pm_att_straggler_name(who, sizeof(who), r, n, snode);
+	if (made == 1)
+		pm_att_why(
+			a,
+			"%s%s%sThe filesystem client on %s lost its server as the job stalled, and "
+			"no line of its kernel says the server came back before the end: the ranks "
+			"most likely waited on its IO, a hypothesis (the client's view alone does "
+			"not tell the server, the fabric to it and the client apart).",
+			n ? "Rank " : "", n ? who : "", n ? " stopped before its peers. " : "",
+			c->node);
+	else if (made)
+		pm_att_why(
+			a,
+			"Filesystem clients on %zu of the job's nodes lost their server as the job "
+			"stalled, and no line of their kernels says the server came back before the "
+			"end: the ranks most likely waited on their IO, a hypothesis.",
+			made);
+	else if (elsewhere)
+		pm_att_why(a,
+			   "The filesystem client on %s lost its server as the job stalled, but rank "
+			   "%s stopped before its peers: the stall began elsewhere, and the loss "
+			   "does not explain it.",
+			   elsewhere, who);
+	return made > 0;
+}
+
 /* Whether a line of observation O's file after it is of ROLE (and a step_wait rule's where
  * WAIT). */
 static bool after_in_file(const struct att *a, size_t o, enum pm_role role, bool wait)
@@ -194,7 +296,7 @@ static void sched_timeout(struct att *a, bool from_sacct)
 		for (size_t i = 0; i < a->nc; i++)
 			if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_TIME_LIMIT))
 				a->c[i].dead = true;
-		if (!has_live(a))
+		if (!has_live(a) && !fs_stalled(a, end))
 			stall_lead(a, end);
 	} else if (!a->any_progress && blocked_seen(a)) {
 		/* no progress to time a stall by, but its processes were seen blocked: the

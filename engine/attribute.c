@@ -400,6 +400,7 @@ static void att_free(struct att *a)
 	free(a->hidx);
 	free(a->guessed);
 	free(a->pgain);
+	free(a->outside);
 	free(a->libpfx);
 	free(a->srcname);
 	free(a->sysgain);

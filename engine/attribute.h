@@ -213,6 +213,9 @@ struct att {
 	/* obs -> a line of a launch-time reading set aside as another job's (att_cands.c,
 	 * setup_not_this_jobs); NULL when none is */
 	bool *not_job;
+	/* obs -> a line of the job's output named a host the record's node list lacks, its name
+	 * dropped (att_ranks.c, own_node); NULL when none did */
+	bool *outside;
 	/* pairs of obs: a generic exception and the specific origin its handler raised after
 	 * Python's "During handling ..." (a `handler` chain line): two explanations, not one
 	 * (att_yield.c; att_decide.c, tied) */

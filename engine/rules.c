@@ -21,7 +21,7 @@ static const char *const role_names[PM_ROLE__COUNT] = {
 
 static const char *const cap_names[PM_CAP__COUNT] = {
 	"rank", "node", "gpu",	  "pci", "xid",	 "peer",   "seq", "seqdone",
-	"pid",	"code", "signal", "exc", "addr", "nranks", "pg",
+	"pid",	"code", "signal", "exc", "addr", "nranks", "pg",  "absent",
 };
 
 static const char *const outcomes[] = {
@@ -307,6 +307,21 @@ static int get_not_after(struct loader *ld, yaml_document_t *doc, yaml_node_t *m
 	return key_pattern(ld, n, r, "not_after", s, &r->not_after_re);
 }
 
+/* 'after': a pattern for the lines (of the same writer, at most PM_NOT_AFTER_LINES before
+ * it) of which one must be read by it: the rule's line is read only as the tail of that
+ * report. */
+static int get_after(struct loader *ld, yaml_document_t *doc, yaml_node_t *map, struct pm_rule *r)
+{
+	yaml_node_t *n = map_get(doc, map, "after");
+	const char *s;
+
+	if (!n)
+		return 0;
+	if (!(s = scalar(n)) || !*s)
+		return fail(ld, n, "rule %s: 'after' must be a pattern", r->id);
+	return key_pattern(ld, n, r, "after", s, &r->after_re);
+}
+
 /* 'not_beside': a pattern for text of the same listing (the chunk) that makes the rule's line
  * no fault; multi-line, read over the chunk's text (scan.c, beside). */
 static int get_not_beside(struct loader *ld, yaml_document_t *doc, yaml_node_t *map,
@@ -434,7 +449,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "reasonless", "attached",	"counter",    "last",
 					   "refines",	 "heeds_level", "not_after",  "not_beside",
 					   "comm_crash", "handler",	"link_state", "own_port",
-					   "step_wait",	 NULL};
+					   "step_wait",	 "fs_stall",	"after",      NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -472,10 +487,12 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "link_state", &r->link_state) < 0 ||
 	    get_bool(ld, doc, m, "own_port", &r->own_port) < 0 ||
 	    get_bool(ld, doc, m, "step_wait", &r->step_wait) < 0 ||
+	    get_bool(ld, doc, m, "fs_stall", &r->fs_stall) < 0 ||
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
 	    get_bool(ld, doc, m, "heeds_level", &r->heeds_level) < 0 ||
 	    get_bool(ld, doc, m, "counter", &r->counter) < 0 || get_last(ld, doc, m, r) < 0 ||
-	    get_not_after(ld, doc, m, r) < 0 || get_not_beside(ld, doc, m, r) < 0)
+	    get_not_after(ld, doc, m, r) < 0 || get_after(ld, doc, m, r) < 0 ||
+	    get_not_beside(ld, doc, m, r) < 0)
 		goto out;
 	if (!r->subcls && !pm_is_kind(r->cls, NULL, PM_K_NONE)) {
 		fail(ld, m, "rule %s: missing 'subclass'", r->id);
@@ -575,6 +592,17 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		     r->id);
 		goto out;
 	}
+	/* a filesystem client's own kernel line, its loss or its server back: att_sched.c reads
+	 * the two as a pair, and neither is a symptom of its own */
+	if (r->fs_stall && (r->role != PM_ROLE_CONTEXT || r->sources != 1u << PM_SRC_KERNEL_LOG ||
+			    (strcmp(r->cls, "storage") && !pm_is_kind(r->cls, NULL, PM_K_NONE)))) {
+		fail(ld, m,
+		     "rule %s: 'fs_stall' is for context rules reading the kernel log alone, of the "
+		     "storage class (a filesystem client losing its server) or of none (its "
+		     "server back)",
+		     r->id);
+		goto out;
+	}
 	if (r->last &&
 	    (r->hardware || (r->role != PM_ROLE_ORIGIN && r->role != PM_ROLE_CONFIRMATION))) {
 		fail(ld, m,
@@ -606,6 +634,10 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		     "rule %s: 'counter' is for condition rules (a count read at collection, with "
 		     "no baseline to date it)",
 		     r->id);
+		goto out;
+	}
+	if (r->after_re && cond) {
+		fail(ld, m, "rule %s: 'after' is for pattern rules (a line after another)", r->id);
 		goto out;
 	}
 	if (r->not_after_re && cond) {
@@ -1133,6 +1165,7 @@ static void free_rule(struct pm_rule *r)
 	pcre2_code_free(r->re);
 	pcre2_code_free(r->last_re);
 	pcre2_code_free(r->not_after_re);
+	pcre2_code_free(r->after_re);
 	pcre2_code_free(r->not_beside_re);
 	free(r->cond.fact);
 	free(r->cond.rhs_fact);

@@ -42,6 +42,10 @@ enum pm_cap {
 	PM_CAP_ADDR,
 	PM_CAP_NRANKS,
 	PM_CAP_PG, /* a process group's name: sequence numbers count within one */
+	/* the ranks a cascade names as never having arrived ("Ranks 5, 7 failed to pass
+	 * monitoredBarrier"): the scan keeps no list; the silence phase matches the line again
+	 * (att_ranks.c, absent_ranks) */
+	PM_CAP_ABSENT,
 	PM_CAP__COUNT
 };
 
@@ -116,6 +120,14 @@ struct pm_rule {
 	 * In a TIMEOUT a wait that no creation and no progress of its file followed leads over
 	 * the time limit; one that a creation followed gives way (att_sched.c, step_waited) */
 	bool step_wait;
+	/* 'fs_stall': on a context rule of the storage class, a shared filesystem's client that
+	 * lost its server and waits for it (Lustre's "... was lost; ... will wait for recovery to
+	 * complete", a hard NFS mount's "still trying"); on a context rule of class none, the
+	 * client's word that the server is back ("Connection restored to", "nfs: server X OK").
+	 * In a TIMEOUT's stall a loss on a job node in the job's time that nothing restored
+	 * before the end leads, at hypothesis, where no other candidate does (att_sched.c,
+	 * fs_stalled) */
+	bool fs_stall;
 	/* 'counter': a condition on a count read at collection with no baseline (nvidia-smi's
 	 * volatile ECC count, since the driver loaded): it cannot date the error, so it is not a
 	 * state of now but an undated event (attribute.c, pm_att_cand_add) */
@@ -130,6 +142,10 @@ struct pm_rule {
 	 * (nvidia-smi's "No devices were found" under its lost GPUs' "Unable to determine the
 	 * device handle" lines): the rule's line is not read within PM_NOT_AFTER_LINES lines
 	 * after one of the same writer that this reads (scan.c, follows); NULL: none */
+	/* 'after': the same lines as 'not_after' reads, one of which must be read by it: the rule's
+	 * line is read only as the tail of that report (a CUDA error raised under a frame that
+	 * pins memory; scan.c, follows) */
+	pcre2_code *after_re;
 	pcre2_code *not_after_re;
 	/* 'not_beside': a pattern for text that, in the same listing as the rule's line (the
 	 * chunk the scan reads it in), says the line is no fault: one row of a tool's listing

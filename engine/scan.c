@@ -1347,9 +1347,9 @@ static int went_on(struct scan *s, const struct pm_rule *r, const char *line, si
 }
 
 /* Walk back from E over the lines of BASE..E for follows: the lines that are not blank
- * counted in *N up to PM_NOT_AFTER_LINES, those of writer WHO matched against R's not_after_re.
+ * counted in *N up to PM_NOT_AFTER_LINES, those of writer WHO matched against RE.
  * Whether one matched. */
-static bool follows_in(struct scan *s, const struct pm_rule *r, int who, const char *base,
+static bool follows_in(struct scan *s, const pcre2_code *re, int who, const char *base,
 		       const char *e, int *n)
 {
 	const struct pm_file *f = &s->ev->files[s->file];
@@ -1372,21 +1372,22 @@ static bool follows_in(struct scan *s, const struct pm_rule *r, int who, const c
 		(*n)++;
 		if ((np.label >= 0 ? np.label : np.rank) != who)
 			continue;
-		if (pcre2_match(r->not_after_re, (PCRE2_SPTR)t, tl, 0, 0, s->md, s->rs->mctx) >= 0)
+		if (pcre2_match(re, (PCRE2_SPTR)t, tl, 0, 0, s->md, s->rs->mctx) >= 0)
 			return true;
 	}
 	return false;
 }
 
-/* Whether LINE (of the chunk being confirmed), read by R, a rule with 'not_after', is the tail
- * of another report: one of the PM_NOT_AFTER_LINES lines before it (blank ones not counted,
- * other writers' counted but not read), of the same writer (srun's label, else the rank a
- * wrapper gives: PE is LINE's peel), is one R's not_after_re reads (nvidia-smi's "No devices
- * were found" under the "Unable to determine the device handle" lines of its lost GPUs).
+/* Whether LINE (of the chunk being confirmed), read by a rule with 'not_after' or 'after', is
+ * the tail of another report: one of the PM_NOT_AFTER_LINES lines before it (blank ones not
+ * counted, other writers' counted but not read), of the same writer (srun's label, else the
+ * rank a wrapper gives: PE is LINE's peel), is one RE, the rule's not_after_re or after_re,
+ * reads (nvidia-smi's "No devices were found" under the "Unable to determine the device
+ * handle" lines of its lost GPUs; a CUDA error under a frame that pins memory).
  * Where a chunk ends does not matter: the lines before a chunk's first are the last ones of
  * the chunk before, kept (keep_tail).  A hit decided at the next chunk's start (resolve)
  * was looked at here before it waited.  Uses s->md: its match must have been read already. */
-static bool follows(struct scan *s, const struct pm_rule *r, const char *line,
+static bool follows(struct scan *s, const pcre2_code *re, const char *line,
 		    const struct pm_peel *pe)
 {
 	const int who = pe->label >= 0 ? pe->label : pe->rank;
@@ -1395,10 +1396,10 @@ static bool follows(struct scan *s, const struct pm_rule *r, const char *line,
 
 	if (!s->cbuf || line < s->cbuf || line > s->cbuf + s->clen)
 		return false;
-	if (follows_in(s, r, who, s->cbuf, line, &n))
+	if (follows_in(s, re, who, s->cbuf, line, &n))
 		return true;
 	return !s->resolving && n < PM_NOT_AFTER_LINES && s->ntail[d] &&
-	       follows_in(s, r, who, s->tail[d], s->tail[d] + s->ntail[d], &n);
+	       follows_in(s, re, who, s->tail[d], s->tail[d] + s->ntail[d], &n);
 }
 
 /* Whether A and B (AL and BL bytes, neither NUL-terminated) are one name in any case. */
@@ -1559,7 +1560,11 @@ static int confirm(struct scan *s, size_t ri, const char *line, size_t len, uint
 	}
 	/* the tail of another report is that report's (the captures are read: follows
 	 * matches again) */
-	if (r->not_after_re && follows(s, r, line, &pe))
+	if (r->not_after_re && follows(s, r->not_after_re, line, &pe))
+		return 0;
+	/* and a line read only as the tail of another report (a CUDA error under a frame that
+	 * pins memory) is not read without it */
+	if (r->after_re && !follows(s, r->after_re, line, &pe))
 		return 0;
 	/* a row of a listing that another row of it answers (an unused port beside an active
 	 * one) */
