@@ -837,6 +837,10 @@ struct zsrc {
 	size_t nkeep, akeep;
 	uint64_t obase, olen, out;
 	struct dpool *pool; /* the set's own zsrc's: the held-back members' contexts */
+	unsigned char *tar; /* the whole tar, decompressed at once (ustar_inflate), ATAR bytes */
+	size_t atar;
+	struct tent *ent; /* its entries (ustar_walk), room for AENT */
+	size_t aent;
 	unsigned char ibuf[64u << 10];
 	unsigned char obuf[128u << 10];
 };
@@ -853,6 +857,8 @@ static void bundle_io_free(void *p)
 		return;
 	ZSTD_freeDCtx(z->zdc);
 	free(z->keep);
+	free(z->tar);
+	free(z->ent);
 	if (z->pool) {
 		for (unsigned k = 0; k < z->pool->n; k++) {
 			ZSTD_freeDCtx(z->pool->d[k].d);
@@ -953,27 +959,52 @@ static la_ssize_t zs_read(struct archive *a, void *arg, const void **out)
 	}
 }
 
+/* A tar entry as take_member sees it: from libarchive (AR), or walked in place in the whole
+ * decompressed tar (ustar_read: AR NULL, DATA its bytes). */
+struct tent {
+	struct archive *ar;
+	const char *name;
+	la_int64_t size;
+	unsigned type;	 /* AE_IFREG, AE_IFDIR, ... */
+	la_int64_t hpos; /* where its header starts in the tar */
+	const unsigned char *data;
+};
+
+/* The entry's data into BUF (N bytes, its size): N, or less when it is cut short. */
+static la_ssize_t tent_read(struct tent *t, void *buf, size_t n)
+{
+	if (t->ar)
+		return archive_read_data(t->ar, buf, n);
+	if (n > (size_t)t->size)
+		n = (size_t)t->size;
+	memcpy(buf, t->data, n);
+	return (la_ssize_t)n;
+}
+
 /* Hold member MM back, read and checked against its manifest entry WANT (its data freed,
  * its place in the tar and its format noted, *NHELD counting it), when Z keeps the bundle's
  * bytes, the member is scanned as text and its bytes are in the block of the tar just
  * decompressed, after the header at the entry's start (a pax or GNU name header first,
  * maybe): where they are is found by comparing them, so it is exact. */
-static void hold_back(struct archive *ar, struct zsrc *z, const json_t *want, struct member *mm,
+static void hold_back(struct tent *te, struct zsrc *z, const json_t *want, struct member *mm,
 		      unsigned *nheld)
 {
 	const char *src = json_string_value(json_object_get(want, "source"));
-	la_int64_t h = archive_read_header_position(ar);
+	la_int64_t h = te->ar ? archive_read_header_position(te->ar) : te->hpos;
 	struct pm_file t = {.rank = -1};
 	enum pm_source s;
 	uint64_t off, last;
+	/* where the bytes just decompressed are: libarchive's last block, or the whole tar */
+	const unsigned char *blk = te->ar ? z->obuf : z->tar;
+	uint64_t base = z->obase, len = z->olen;
 
 	if (!z->dc || !z->keeping || !mm->len || h < 0 || !src || pm_source_parse(src, &s) < 0 ||
 	    !pm_source_scanned(s))
 		return;
 	last = (uint64_t)h + 16 * 512;
 	for (off = (uint64_t)h + 512; off <= last; off += 512)
-		if (off >= z->obase && off + mm->len <= z->obase + z->olen &&
-		    !memcmp(z->obuf + (off - z->obase), mm->data, mm->len))
+		if (off >= base && off + mm->len <= base + len &&
+		    !memcmp(blk + (off - base), mm->data, mm->len))
 			break;
 	if (off > last || off + mm->len > KEEP_MAX)
 		return;
@@ -1000,7 +1031,7 @@ static void hold_back(struct archive *ar, struct zsrc *z, const json_t *want, st
  * *M (NM of them, room for AM) when it is what the entry says; else leave it: a record whose
  * size or checksum differs is not taken, and its file is scanned (a record can make a merge
  * faster, never refuse a bundle).  0, or -1 on ENOMEM. */
-static int take_carried(struct archive *ar, const char *name, const json_t *want, struct member **m,
+static int take_carried(struct tent *te, const char *name, const json_t *want, struct member **m,
 			size_t *nm, size_t *am, la_int64_t size)
 {
 	const char *sha = json_string_value(json_object_get(want, "sha256"));
@@ -1014,7 +1045,7 @@ static int take_carried(struct archive *ar, const char *name, const json_t *want
 		return 0;
 	if (!(data = malloc((size_t)size)))
 		return -1;
-	if (archive_read_data(ar, data, (size_t)size) != size) {
+	if (tent_read(te, data, (size_t)size) != size) {
 		free(data);
 		return 0; /* the next header says what is wrong with the bundle */
 	}
@@ -1048,21 +1079,20 @@ static int take_carried(struct archive *ar, const char *name, const json_t *want
  * counting its size into *TOTAL; *MI becomes the manifest's index when it is the manifest.
  * A folder, or a member the manifest does not list, is skipped; a member may be held back
  * (hold_back, *NHELD).  0, or -1 with ERR filled (or errno ENOMEM). */
-static int take_member(struct archive *ar, struct zsrc *z, struct archive_entry *e,
-		       struct member **m, size_t *nm, size_t *am, size_t *mi, unsigned *nheld,
-		       struct plan *pl, uint64_t *total, uint64_t max, const char *rel, char *err,
-		       size_t errlen)
+static int take_member(struct tent *te, struct zsrc *z, struct member **m, size_t *nm, size_t *am,
+		       size_t *mi, unsigned *nheld, struct plan *pl, uint64_t *total, uint64_t max,
+		       const char *rel, char *err, size_t errlen)
 {
-	const char *name = archive_entry_pathname(e);
-	la_int64_t size = archive_entry_size(e);
+	const char *name = te->name;
+	la_int64_t size = te->size;
 	struct member *mm;
 	json_t *want = NULL;
 	la_ssize_t got;
 
 	if (!safe_name(name))
 		return bad(err, errlen, rel, "a member has an absolute name or '..'");
-	if (archive_entry_filetype(e) != AE_IFREG) {
-		if (archive_entry_filetype(e) == AE_IFDIR)
+	if (te->type != AE_IFREG) {
+		if (te->type == AE_IFDIR)
 			return 0;
 		return bad(err, errlen, rel, "a member is not a regular file (link or device)");
 	}
@@ -1074,7 +1104,7 @@ static int take_member(struct archive *ar, struct zsrc *z, struct archive_entry 
 		    *total + (uint64_t)size > max)
 			return 0;
 		*total += (uint64_t)size;
-		return take_carried(ar, name, want, m, nm, am, size);
+		return take_carried(te, name, want, m, nm, am, size);
 	}
 	if (size < 0 || (uint64_t)size > MEMBER_MAX || *nm >= MEMBERS_MAX)
 		return bad(err, errlen, rel, "a member is too large, or too many members");
@@ -1094,20 +1124,157 @@ static int take_member(struct archive *ar, struct zsrc *z, struct archive_entry 
 	mm->data = malloc(size ? (size_t)size : 1);
 	if (!mm->name || !mm->data)
 		return -1;
-	got = size ? archive_read_data(ar, mm->data, (size_t)size) : 0;
+	got = size ? tent_read(te, mm->data, (size_t)size) : 0;
 	if (got != size)
 		return bad(err, errlen, rel, "a member is truncated or corrupt");
 	mm->len = (size_t)size;
 	if (want && plan_check(want, mm, rel, err, errlen) < 0)
 		return -1;
 	if (want)
-		hold_back(ar, z, want, mm, nheld);
+		hold_back(te, z, want, mm, nheld);
 	if (!strcmp(name, "manifest.json")) {
 		*mi = *nm - 1;
 		if (mm->len <= MANIFEST_MAX && plan_set(pl, mm, max, rel, err, errlen) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* ---- the collector's own tar, walked in place ----
+ *
+ * A collector's bundle (epilog/bundle_write.c: libarchive's restricted pax writer, which
+ * writes plain ustar headers while names fit) is a small zstd frame: it is decompressed whole
+ * and its headers read where they are, instead of through libarchive's reader (a tenth of a
+ * bundle's reading: its buffers, and each name made wide and back).  Only headers libarchive
+ * would read the same way are taken here: POSIX ustar ("ustar\0" "00"), a regular file
+ * ('0'), a printable ASCII name NUL-terminated in its field and no prefix, every numeric
+ * field plain octal, the checksum right; the tar ends at its first block of zeros, as
+ * libarchive's does.  Anything else (pax or GNU headers, another type, a damaged header, a
+ * tar cut short, a zstd stream that does not end cleanly, a tar larger than USTAR_MAX) sends
+ * the whole file to libarchive as before, from its first byte: a bundle is refused, or
+ * accepted, exactly where libarchive's reading refuses or accepts it. */
+
+#define USTAR_MAX (4u << 20)
+
+/* Octal field F (N bytes) written the plain way (digits, then NULs or spaces only, as
+ * libarchive's own check allows): its value, or -1. */
+static int64_t ustar_num(const unsigned char *f, size_t n)
+{
+	int64_t v = 0;
+	size_t i = 0;
+
+	for (; i < n && f[i] >= '0' && f[i] <= '7'; i++)
+		v = v * 8 + (f[i] - '0');
+	if (i == 0)
+		return -1;
+	for (; i < n; i++)
+		if (f[i] != ' ' && f[i] != '\0')
+			return -1;
+	return v;
+}
+
+/* The entry whose header is at T[*POS] (N bytes of tar) into *TE, *POS past its data: 1, 0 at
+ * the end (a block of zeros), -1 where it is not a header taken here. */
+static int ustar_next(const unsigned char *t, size_t n, size_t *pos, struct tent *te)
+{
+	static const struct {
+		unsigned short off, len;
+	} nums[] = {{100, 8}, {108, 8}, {116, 8}, {136, 12}, {329, 8}, {337, 8}};
+	static const unsigned char zero[512], magic[8] = {'u', 's', 't', 'a', 'r', 0, '0', '0'};
+	const unsigned char *h = t + *pos;
+	unsigned sum = 0, high = 0;
+	size_t nl, i;
+	int64_t size, want;
+
+	if (n - *pos < 512)
+		return -1;
+	if (!h[0]) /* the end when all of it is zeros, as libarchive's reader says */
+		return memcmp(h, zero, 512) ? -1 : 0;
+	if (memcmp(h + 257, magic, 8) || h[156] != '0' || h[345])
+		return -1;
+	nl = strnlen((const char *)h, 100);
+	if (nl == 100 || h[nl - 1] == '/')
+		return -1;
+	for (i = 0; i < nl; i++)
+		if (h[i] < 0x20 || h[i] > 0x7e)
+			return -1;
+	for (i = 265; i < 329; i++) /* the owner's names: ASCII */
+		high |= h[i];
+	for (i = 0; i < 512; i++) /* the checksum's field counts as spaces: below */
+		sum += h[i];
+	if (high & 0x80)
+		return -1;
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		if (ustar_num(h + nums[i].off, nums[i].len) < 0)
+			return -1;
+	if ((size = ustar_num(h + 124, 12)) < 0 || (want = ustar_num(h + 148, 8)) < 0)
+		return -1;
+	for (i = 148; i < 156; i++)
+		sum += (unsigned)' ' - h[i];
+	if ((int64_t)sum != want || (uint64_t)size > n - *pos - 512 ||
+	    ((size_t)size + 511) / 512 * 512 > n - *pos - 512)
+		return -1;
+	te->ar = NULL;
+	te->name = (const char *)h;
+	te->size = size;
+	te->type = AE_IFREG;
+	te->hpos = (la_int64_t)*pos;
+	te->data = h + 512;
+	*pos += 512 + ((size_t)size + 511) / 512 * 512;
+	return 1;
+}
+
+/* Z's zstd file, its first bytes read, decompressed whole into Z->TAR: its length, or 0 when
+ * it is not for ustar_next (larger than USTAR_MAX, damaged, cut short, unreadable). */
+static size_t ustar_inflate(struct zsrc *z)
+{
+	size_t n = 0, r = 1;
+	bool full = false;
+
+	for (;;) {
+		ZSTD_outBuffer o;
+
+		if (z->in.pos == z->in.size && !full) {
+			if (z->eof)
+				break;
+			if (zs_fill(NULL, z) < 0)
+				return 0;
+			continue;
+		}
+		if (n == z->atar) {
+			size_t cap = z->atar ? z->atar * 2 : 64u << 10;
+			unsigned char *nb;
+
+			if (cap > USTAR_MAX || !(nb = realloc(z->tar, cap)))
+				return 0;
+			z->tar = nb;
+			z->atar = cap;
+		}
+		o = (ZSTD_outBuffer){z->tar, z->atar, n};
+		r = ZSTD_decompressStream(z->dc, &o, &z->in);
+		if (ZSTD_isError(r))
+			return 0;
+		full = o.pos == o.size;
+		n = o.pos;
+	}
+	return r == 0 ? n : 0;
+}
+
+/* Z's tar (N bytes) into Z->ENT when it is all headers ustar_next takes, up to its end: how
+ * many, or -1 (not for ustar_next, or ENOMEM). */
+static ssize_t ustar_walk(struct zsrc *z, size_t n)
+{
+	size_t pos = 0, k = 0;
+	int r;
+
+	for (;;) {
+		if (k == z->aent && pm_grow((void **)&z->ent, &z->aent, sizeof(*z->ent)) < 0)
+			return -1;
+		if ((r = ustar_next(z->tar, n, &pos, &z->ent[k])) <= 0)
+			break;
+		k++;
+	}
+	return r == 0 ? (ssize_t)k : -1;
 }
 
 /* A bundle file read and checked, not added yet (load): what adding it takes. */
@@ -1244,6 +1411,10 @@ static struct zsrc *zsrc_new(void)
 		z->keep = NULL;
 		z->nkeep = z->akeep = 0;
 		z->pool = NULL;
+		z->tar = NULL;
+		z->atar = 0;
+		z->ent = NULL;
+		z->aent = 0;
 	}
 	return z;
 }
@@ -1286,6 +1457,7 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 	char *err = L->err;
 	size_t errlen = sizeof(L->err);
 	json_t **mout = man ? &L->mout : NULL;
+	struct stat st;
 	int rc = -1, r, saved;
 
 	L->rel = rel;
@@ -1317,6 +1489,42 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 	} else {
 		z->keeping = false; /* a plain tar's members are its bytes */
 	}
+	/* a collector's bundle: its tar walked in place (ustar_next), else libarchive reads it
+	 * from its first byte again */
+	if (z->dc && fstat(z->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		size_t tlen = ustar_inflate(z);
+		ssize_t nent = tlen ? ustar_walk(z, tlen) : -1;
+
+		if (nent >= 0) {
+			z->obase = 0;
+			z->olen = tlen;
+			for (ssize_t k = 0; k < nent; k++)
+				if (take_member(&z->ent[k], z, &m, &nm, &am, &mi, &nheld, &pl,
+						&total, max, rel, err, errlen) < 0)
+					goto out;
+			goto walked;
+		}
+		if (lseek(z->fd, 0, SEEK_SET) != 0) {
+			rc = sysfail(err, errlen, rel);
+			goto out;
+		}
+		z->in.src = NULL;
+		z->in.size = z->in.pos = 0;
+		z->eof = z->failed = false;
+		z->bytes = 0;
+		z->keeping = pool != NULL;
+		z->nkeep = 0;
+		z->obase = z->olen = z->out = 0;
+		if (sha) {
+			unsigned char scratch[32];
+
+			pm_sha256_final(&fsha, scratch);
+			pm_sha256_init(&fsha);
+		}
+		ZSTD_DCtx_reset(z->dc, ZSTD_reset_session_only);
+		if (zs_fill(NULL, z) < 0)
+			goto out_read;
+	}
 	if (!(ar = archive_read_new()))
 		goto out;
 	archive_read_support_format_tar(ar);
@@ -1325,15 +1533,24 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 			 archive_error_string(ar) ? archive_error_string(ar) : "cannot open");
 		goto out;
 	}
-	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK)
-		if (take_member(ar, z, e, &m, &nm, &am, &mi, &nheld, &pl, &total, max, rel, err,
+	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK) {
+		struct tent te = {ar,
+				  archive_entry_pathname(e),
+				  archive_entry_size(e),
+				  archive_entry_filetype(e),
+				  0,
+				  NULL};
+
+		if (take_member(&te, z, &m, &nm, &am, &mi, &nheld, &pl, &total, max, rel, err,
 				errlen) < 0)
 			goto out;
+	}
 	if (r != ARCHIVE_EOF) {
 		rc = bad(err, errlen, rel,
 			 archive_error_string(ar) ? archive_error_string(ar) : "corrupt archive");
 		goto out;
 	}
+walked:
 	if (mi == (size_t)-1 || m[mi].len > MANIFEST_MAX) {
 		rc = bad(err, errlen, rel, "no manifest.json");
 		goto out;

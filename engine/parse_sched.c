@@ -1969,17 +1969,20 @@ static size_t skip_ws(const char *l, size_t n, size_t i)
 	return i;
 }
 
+/* The bytes a plain string holds: ASCII from the space up, but the quote and the backslash. */
+static const unsigned char flat_plain[256] = {
+	[' '] = 1,
+	['!'] = 1,
+	['#' ... '['] = 1,
+	[']' ... 0x7f] = 1,
+};
+
 /* A plain string at l[i] ('"' there): ASCII, no escape, no control; its end, or 0. */
 static size_t flat_str(const char *l, size_t n, size_t i)
 {
-	for (i++; i < n; i++) {
-		unsigned char c = (unsigned char)l[i];
-		if (c == '"')
-			return i + 1;
-		if (c == '\\' || c < 0x20 || c >= 0x80)
-			return 0;
-	}
-	return 0;
+	for (i++; i < n && flat_plain[(unsigned char)l[i]]; i++)
+		;
+	return i < n && l[i] == '"' ? i + 1 : 0;
 }
 
 /* A JSON number at l[i] in the strict grammar; its end, or 0.  *REAL: it has a fraction or
@@ -2018,14 +2021,81 @@ static size_t flat_num(const char *l, size_t n, size_t i, bool *real)
 	return i;
 }
 
-/* Called for every key of every task record (eight a node, fourteen keys each): the
- * length and the first byte rule out most names before a compare. */
+/* Called for every key of every task record (sixteen a node, fourteen keys each): the
+ * length and the first byte pick the one name to compare. */
 static int rkey_of(const char *k, size_t n)
 {
-	for (int i = 0; i < K__COUNT; i++)
-		if (rkeys[i].len == n && rkeys[i].name[0] == k[0] && !memcmp(rkeys[i].name, k, n))
-			return i;
-	return -1;
+	int i = -1;
+
+	switch (n) {
+	case 3:
+		i = k[0] == 'j' ? K_JOB : k[0] == 'p' ? K_PID : K_END;
+		break;
+	case 4:
+		i = k[0] == 's' ? K_STEP :
+		    k[0] == 'n' ? K_NODE :
+		    k[0] == 'r' ? K_RANK :
+		    k[0] == 'g' ? K_GPUS :
+				  K_CORE;
+		break;
+	case 5:
+		i = K_START;
+		break;
+	case 6:
+		i = k[1] == 'c' ? K_SCHEMA : k[1] == 't' ? K_STATUS : K_SIGNAL;
+		break;
+	case 9:
+		i = k[0] == 'g' ? K_GPUS_FROM : K_EXIT_CODE;
+		break;
+	case 10:
+		i = K_LOCAL_RANK;
+		break;
+	}
+	return i >= 0 && !memcmp(rkeys[i].name, k, n) ? i : -1;
+}
+
+/* The digits of l[i..e) (an integer of the strict grammar, flat_num's, of at most 18 digits
+ * and a sign: no overflow), as strtoll reads them. */
+static long long flat_int(const char *l, size_t i, size_t e)
+{
+	bool neg = l[i] == '-';
+	long long v = 0;
+
+	for (i += neg; i < e; i++)
+		v = v * 10 + (l[i] - '0');
+	return neg ? -v : v;
+}
+
+/* l[i..e), a real of the strict grammar with a fraction and no exponent, into *D when it is
+ * exact the easy way, as strtod would read it: at most 15 digits in all (below 2^53, so
+ * the digits as an integer are a double exactly) and at most 22 after the point (10^22 is
+ * the largest power of ten a double holds exactly); one IEEE division of two exact values
+ * is then the correctly rounded value, which is strtod's.  False: ask strtod. */
+static bool flat_real(const char *l, size_t i, size_t e, double *d)
+{
+	static const double p10[] = {1e0,  1e1,	 1e2,  1e3,  1e4,  1e5,	 1e6,  1e7,
+				     1e8,  1e9,	 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+				     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	bool neg = l[i] == '-', frac = false;
+	long long m = 0;
+	unsigned digits = 0, k = 0;
+
+	for (i += neg; i < e; i++) {
+		if (l[i] == '.') {
+			frac = true;
+			continue;
+		}
+		if (l[i] < '0' || l[i] > '9' || ++digits > 15)
+			return false;
+		m = m * 10 + (l[i] - '0');
+		k += frac;
+	}
+	if (k > 22)
+		return false;
+	*d = (double)m / p10[k];
+	if (neg)
+		*d = -*d;
+	return true;
 }
 
 /* Line L (N bytes, trimmed) as a flat object into R; false: not flat, ask jansson. */
@@ -2034,8 +2104,9 @@ static bool flat_record(const char *l, size_t n, struct rec *r)
 	struct {
 		const char *k;
 		size_t n;
-	} seen[FLAT_KEYS];
-	size_t nseen = 0, i = 1, e;
+	} seen[FLAT_KEYS]; /* the names of no field read (rkey_of's -1) */
+	size_t nseen = 0, nkeys = 0, i = 1, e;
+	unsigned known = 0; /* the fields read, by rkey_of's number */
 
 	memset(r, 0, sizeof(*r));
 	if (n < 2 || l[0] != '{' || l[n - 1] != '}')
@@ -2053,21 +2124,28 @@ static bool flat_record(const char *l, size_t n, struct rec *r)
 			return false;
 		k = l + i + 1;
 		kn = e - i - 2;
-		for (size_t s = 0; s < nseen; s++)
-			if (seen[s].n == kn && (!kn || seen[s].k[0] == k[0]) &&
-			    !memcmp(seen[s].k, k, kn))
-				return false; /* jansson rejects duplicates */
-		if (nseen == FLAT_KEYS)
+		/* jansson rejects duplicates: a name read is told by its number, the others are
+		 * compared among themselves (no name is both) */
+		if (nkeys++ == FLAT_KEYS)
 			return false;
-		seen[nseen].k = k;
-		seen[nseen++].n = kn;
+		if ((key = rkey_of(k, kn)) >= 0) {
+			if (known & 1u << key)
+				return false;
+			known |= 1u << key;
+		} else {
+			for (size_t s = 0; s < nseen; s++)
+				if (seen[s].n == kn && (!kn || seen[s].k[0] == k[0]) &&
+				    !memcmp(seen[s].k, k, kn))
+					return false;
+			seen[nseen].k = k;
+			seen[nseen++].n = kn;
+		}
 		i = skip_ws(l, n, e);
 		if (i >= n || l[i] != ':')
 			return false;
 		i = skip_ws(l, n, i + 1);
 		if (i >= n)
 			return false;
-		key = rkey_of(k, kn);
 		if (l[i] == '"') {
 			if (!(e = flat_str(l, n, i)))
 				return false;
@@ -2086,6 +2164,16 @@ static bool flat_record(const char *l, size_t n, struct rec *r)
 			    !(real ? memchr(l + i, 'e', e - i) || memchr(l + i, 'E', e - i) :
 				     e - i > 18))
 				goto next;
+			if (!real && e - i <= 18) { /* strtoll's value, read here */
+				v.t = R_INT;
+				v.i = flat_int(l, i, e);
+				v.d = (double)v.i;
+				goto take;
+			}
+			if (real && flat_real(l, i, e, &v.d)) {
+				v.t = R_REAL;
+				goto take;
+			}
 			memcpy(num, l + i, e - i);
 			num[e - i] = '\0';
 			errno = 0;
@@ -2113,6 +2201,7 @@ static bool flat_record(const char *l, size_t n, struct rec *r)
 		} else {
 			return false; /* nested, or not JSON */
 		}
+take:
 		if (key >= 0)
 			r->v[key] = v;
 next:
