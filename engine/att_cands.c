@@ -1104,13 +1104,16 @@ static int ctld_allocates(struct pm_file *f, const char *own, const char *node)
  * slurmctld's own line allocating this job (ctld_allocates, in a file told as its log), else
  * the nodes srun's task lines and the rank map's records place tasks on, and those srun's own
  * lines name a launch failing on (a node whose prolog failed ran no task).  *HOW: which.
- * False where the folder gives none.
+ * False where the folder gives none.  *BY_LAUNCH: NODE is among them only by such a launch
+ * line, text the job's output holds and the job can print (review38 H3).
  */
-static bool setup_outside_job(struct att *a, const char *own, const char *node, const char **how)
+static bool setup_outside_job(struct att *a, const char *own, const char *node, const char **how,
+			      bool *by_launch)
 {
 	const struct pm_evidence *ev = a->ev;
 	bool any = false;
 
+	*by_launch = false;
 	if (ev->job.nnodes || ev->job.het_partial)
 		return false; /* the record's list: linetrust.c and pm_att_other_node read it */
 	for (size_t i = 0; own && i < ev->nfiles; i++) {
@@ -1138,8 +1141,10 @@ static bool setup_outside_job(struct att *a, const char *own, const char *node, 
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (o->node && o->source == PM_SRC_APP_LOG && R(a, i)->launch &&
-		    pm_att_srun_own(o->raw) && setup_host_eq(o->node, node))
+		    pm_att_srun_own(o->raw) && setup_host_eq(o->node, node)) {
+			*by_launch = true;
 			return false;
+		}
 	}
 	*how = "as srun's task lines name them";
 	return any;
@@ -1211,7 +1216,7 @@ static void setup_not_this_jobs(struct att *a)
 		struct cand *c = &a->c[i];
 		const struct pm_file *f;
 		const char *how = NULL, *other;
-		bool slurm = c->nev > 0, trusted = false;
+		bool slurm = c->nev > 0, trusted = false, by_launch;
 		size_t nother = 0, nbefore = 0, k;
 
 		if (c->dead || !c->launch || !c->node[0] || c->lead != LEAD_RULE)
@@ -1227,13 +1232,27 @@ static void setup_not_this_jobs(struct att *a)
 			made = true;
 		}
 		f = &a->ev->files[a->ev->obs[c->ev[0]].file];
-		if (setup_outside_job(a, have ? own : NULL, c->node, &how)) {
+		if (setup_outside_job(a, have ? own : NULL, c->node, &how, &by_launch)) {
 			setup_aside(a, c);
 			pm_att_why(a,
 				   "%s: %s names it on %s, not one of this job's nodes (%s): another "
 				   "job's, not this job's set-up.",
 				   c->summary, f->name, c->node, how);
 			continue;
+		}
+		/* only a launch line in the job's output puts the node in the job, and the job
+		 * can print one naming any host (review38 H3: an echoed "Task launch ... failed
+		 * on node hb23" beside a drain line the job wrote excluded hb23, a node the job
+		 * never had): the lead stands, its node the folder's guess, its exclusion only
+		 * offered (pm_att_node_guessed) */
+		if (by_launch && !c->guess) {
+			c->guess = true;
+			pm_att_why(
+				a,
+				"%s: only srun's launch line in the job's output puts %s among this "
+				"job's nodes, and a job can print such a line: %s is named, its "
+				"exclusion not advised.",
+				c->summary, c->node, c->node);
 		}
 		for (k = 0; k < c->nev; k++) {
 			const struct pm_obs *o = &a->ev->obs[c->ev[k]];
