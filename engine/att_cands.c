@@ -62,6 +62,69 @@ static bool self_signal(const char *sig)
 	return false;
 }
 
+static bool output_job_id(const struct att *a, char *id, size_t cap);
+
+/*
+ * The job a summary of a job's end (seff's, Slurm's mail, scontrol's) names, O its state's
+ * line: the mail's "Job_id=N" on that line, else the first "Job ID: N" (seff) or "JobId=N"
+ * (scontrol) in its file's first MiB.  False where none is named.
+ */
+static bool summary_job_id(const struct att *a, const struct pm_obs *o, char *id, size_t cap)
+{
+	static const char *const keys[] = {"Job_id=", "Job ID: ", "JobId="};
+	struct pm_file *f = &a->ev->files[o->file];
+	size_t hcap = f->bytes < (1u << 20) ? (size_t)f->bytes : (1u << 20), len = 0, n;
+	const char *best = NULL;
+	char *buf = NULL;
+
+	/* the mail's subject names its job on the state's own line */
+	if (o->raw && (best = strstr(o->raw, keys[0])))
+		best += strlen(keys[0]);
+	if (!best && f->status == PM_ST_OK && hcap && (buf = malloc(hcap + 1)) &&
+	    pm_file_head(f, buf, hcap, &len) == 0) {
+		buf[len] = '\0';
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			const char *q = strstr(buf, keys[k]);
+			if (q && (!best || q + strlen(keys[k]) < best))
+				best = q + strlen(keys[k]);
+		}
+	}
+	n = best ? strspn(best, "0123456789") : 0;
+	if (n && n < cap) {
+		memcpy(id, best, n);
+		id[n] = '\0';
+	}
+	free(buf);
+	return n && n < cap;
+}
+
+/*
+ * Whether a summary of the job's end saying COMPLETED (line O) holds for this job, with no
+ * accounting record (review38 L1: another job's seff beside this job's output, whose srun
+ * reported a task failing and whose node's kernel log held a lost GPU, made the verdict
+ * COMPLETED with nothing attributed): not where it names another job than the one the
+ * folder's output files are named for, and not where nothing ties it to this job while the
+ * folder says otherwise (FAILED: srun reports a task failing, or a system record's own error).
+ * *WHY: the reason, where it does not.
+ */
+static bool summary_holds(const struct att *a, const struct pm_obs *o, bool failed,
+			  const char **why, char *sid, size_t cap)
+{
+	char own[32];
+	bool hs = summary_job_id(a, o, sid, cap), ho = output_job_id(a, own, sizeof(own));
+
+	if (hs && ho && strcmp(sid, own)) {
+		*why = "names another job than this one";
+		return false;
+	}
+	if (failed && !(hs && ho)) {
+		*why = "is not tied to this job (no job id, or none to compare), and srun's task "
+		       "lines or a system record say a failure";
+		return false;
+	}
+	return true;
+}
+
 /* True when the job's own output was read (a file of it, not empty): then that it printed no
  * error says something. */
 static bool job_output_read(const struct pm_evidence *ev)
@@ -79,7 +142,10 @@ void pm_att_phase_outcome(struct att *a)
 	static const char *const rank_order[] = {"NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
 						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
 						 NULL};
-	const char *best = NULL, *said = "", *done = NULL;
+	const char *best = NULL, *said = "", *done = NULL, *unheld = "";
+	char sid[32] = "";
+	size_t done_i = 0;
+	bool sys_err = false;
 	bool anyerr = false, weak = false, task_failed = false;
 
 	if (ev->job.launch_split[0])
@@ -152,6 +218,9 @@ void pm_att_phase_outcome(struct att *a)
 		/* a weak origin in a node's own log (a NIC's carrier lost) is a sign, not an
 		 * error: beside the job's own output with no error in it, it does not say that the
 		 * job failed (a node's log gathered alone was gathered for a failure) */
+		if (r->role == PM_ROLE_ORIGIN && r->strength != PM_WEAK &&
+		    pm_source_trusted(ev->obs[i].source))
+			sys_err = true;
 		if (r->role == PM_ROLE_ORIGIN && r->strength == PM_WEAK &&
 		    pm_source_trusted(ev->obs[i].source))
 			weak = true;
@@ -167,7 +236,10 @@ void pm_att_phase_outcome(struct att *a)
 		/* a summary of the job's end saying it completed (seff's, the mail's): kept
 		 * apart, it holds only where no line says the job ended otherwise */
 		if (!strcmp(r->outcome, "COMPLETED")) {
-			done = done ? done : r->id;
+			if (!done) {
+				done = r->id;
+				done_i = i;
+			}
 			continue;
 		}
 		if (task_failed && r->role == PM_ROLE_CONFIRMATION &&
@@ -185,6 +257,15 @@ void pm_att_phase_outcome(struct att *a)
 				}
 			}
 		}
+	}
+	if (!best && done &&
+	    !summary_holds(a, &ev->obs[done_i], task_failed || sys_err, &unheld, sid,
+			   sizeof(sid))) {
+		pm_att_why(a,
+			   "No accounting record; a summary of a job's end says COMPLETED (%s), "
+			   "but it %s%s%s%s: it is not read as this job's end.",
+			   done, unheld, *sid ? " (job " : "", sid, *sid ? ")" : "");
+		done = NULL;
 	}
 	if (best) {
 		a->outcome = best;
