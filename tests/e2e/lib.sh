@@ -686,7 +686,9 @@ e2e_pm_times() {
 e2e_pm_as() {
 	local u=$1
 	shift
-	timeout -k 5 60 "$E2E_CLUSTER/run-as" --cwd "$E2E_WORK" "$u" "$E2E_CLI" "$@" </dev/null
+	# E2E_CLI_TIMEOUT: a hang guard, not a time asserted; a call that reads gigabytes sets
+	# a longer one
+	timeout -k 5 "${E2E_CLI_TIMEOUT:-60}" "$E2E_CLUSTER/run-as" --cwd "$E2E_WORK" "$u" "$E2E_CLI" "$@" </dev/null
 }
 
 # e2e_pm_cfg USER ARGS...: the CLI as USER (e2e_pm_as) with the test's configuration file
