@@ -82,6 +82,18 @@ static bool summary_job_id(const struct att *a, const struct pm_obs *o, char *id
 		best += strlen(keys[0]);
 	if (!best && f->status == PM_ST_OK && hcap && (buf = malloc(hcap + 1)) &&
 	    pm_file_head(f, buf, hcap, &len) == 0) {
+		size_t w = 0;
+		/* a terminal's colour codes taken out, as the scan takes them out of a line
+		 * ("\e[1;31mJob\e[0m ID: 81102") */
+		for (size_t r = 0; r < len; r++) {
+			if (buf[r] == '\033' && r + 1 < len && buf[r + 1] == '[') {
+				for (r += 2; r < len && !(buf[r] >= 0x40 && buf[r] <= 0x7e); r++)
+					;
+				continue;
+			}
+			buf[w++] = buf[r];
+		}
+		len = w;
 		buf[len] = '\0';
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 			const char *q = strstr(buf, keys[k]);
@@ -145,7 +157,7 @@ void pm_att_phase_outcome(struct att *a)
 	const char *best = NULL, *said = "", *done = NULL, *unheld = "";
 	char sid[32] = "";
 	size_t done_i = 0;
-	bool sys_err = false;
+	bool sys_err = false, srun_failed = false;
 	bool anyerr = false, weak = false, task_failed = false;
 
 	if (ev->job.launch_split[0])
@@ -196,7 +208,7 @@ void pm_att_phase_outcome(struct att *a)
 		if (R(a, i)->role == PM_ROLE_TEARDOWN &&
 		    ((ev->obs[i].code > 0 && !pm_att_slurm_signal_exit(ev->obs[i].code)) ||
 		     self_signal(ev->obs[i].signal)))
-			task_failed = true;
+			task_failed = srun_failed = true;
 	/* a launch that failed of itself (srun's PMI wire-up, a rendezvous, a missing program):
 	 * srun then cancels the step as it does after a task's error */
 	for (size_t i = 0; i < ev->nobs && !task_failed; i++)
