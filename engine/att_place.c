@@ -1872,13 +1872,15 @@ static bool records_gainsay(struct att *a, const char *h, bool *said)
  * names one (other hosts the files name are where those files' lines happened, not the job's
  * output), else the folder's only host, unless the record names more nodes than one: the
  * job ran on all of them, and the one the folder's words name (the batch script's echo of
- * its host, a prompt) is no more where a line of no node happened than the others; NULL
- * when none. */
+ * its host, a prompt) is no more where a line of no node happened than the others; nor
+ * where the output holds several of torchrun's failure summaries (each agent prints its own,
+ * one agent a node): the one host they name may be only another agent's, a bystander's,
+ * where a paste lost the first summary's host row; NULL when none. */
 static const char *only_host(const struct att *a)
 {
 	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
 		return host_of(a, a->ev->job.nodes[0]);
-	if (a->nhosts == 1 && a->ev->job.nnodes < 2 && !a->echo_many)
+	if (a->nhosts == 1 && a->ev->job.nnodes < 2 && !a->echo_many && a->tsum < 2)
 		return a->hosts[0].name;
 	return NULL;
 }
@@ -2524,6 +2526,20 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			/* srun's task id read as a rank gives way to the launcher's rank */
 			if (!c->dead && c->lead == LEAD_RULE)
 				drop_task_ranks(a, c, one_rank);
+			/* a cause its own lines already put on that rank ("[rank3]: ValueError")
+			 * where the report names the rank's host too: that host, as for a cause
+			 * of no rank (several hosts in the folder leave it none otherwise) */
+			if (!c->dead && c->nranks == 1 && c->ranks[0] == one_rank && h &&
+			    !c->node[0] && c->lead == LEAD_RULE && !c->all_ranks && !c->nowhere &&
+			    !(late && !c->fallback) && !pm_att_pgain_only(a, c) &&
+			    !pm_cause_slurm_act(c->cls, c->sub) && !only_host(a)) {
+				snprintf(c->node, sizeof(c->node), "%s", h);
+				c->guess = true;
+				pm_att_why(a,
+					   "%s rank %d on %s: %s/%s, on that rank, is placed there.",
+					   rep, one_rank, h, c->cls, c->sub);
+				continue;
+			}
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
 			    c->nowhere || (late && !c->fallback) || pm_att_pgain_only(a, c) ||
 			    pm_cause_slurm_act(c->cls, c->sub) ||
