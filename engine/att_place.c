@@ -542,8 +542,10 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 		}
 		if (c) {
 			r = strtol(c + 1, &x, 10);
-			if (x > c + 1 && x < e && *x == ']')
+			if (x > c + 1 && x < e && *x == ']') {
+				a->lrep = true;
 				return add_rank(a, r);
+			}
 		}
 	}
 	if ((k & K_ONNODE) && (q = memmem(p, (size_t)(e - p), ") on node ", 10)) &&
@@ -574,8 +576,10 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 		r = strtol(q + 5, &x, 10);
 		if (x > q + 5 && x < e && !strncmp(x, " with PID ", 10) &&
 		    (on = memmem(x, (size_t)(e - x), " on node ", 9)) &&
-		    memmem(x, (size_t)(e - x), " exited", 7))
+		    memmem(x, (size_t)(e - x), " exited", 7)) {
+			a->lrep = true;
 			return add_rank_host(a, r, on + 9, tok(on + 9, e));
+		}
 	}
 	/* torchrun's summary "rank : R (local_rank: L)": at the line's head, or after a logger's
 	 * prefix (a field's start) when the local rank follows, the table's own shape */
@@ -649,7 +653,10 @@ static int hydra_rank(struct att *a, const char *s, const char *q, const char *e
 		return 0;
 	if (add_host(a, h, l, SP_OTHER) < 0)
 		return -1;
-	return r >= 0 ? add_rank_host(a, r, h, l) : 0;
+	if (r < 0)
+		return 0;
+	a->lrep = true;
+	return add_rank_host(a, r, h, l);
 }
 
 /* Where the host's name starts after AT (the text to E): past "hostname" / "host name" and a ':'
@@ -1865,13 +1872,15 @@ static bool records_gainsay(struct att *a, const char *h, bool *said)
  * names one (other hosts the files name are where those files' lines happened, not the job's
  * output), else the folder's only host, unless the record names more nodes than one: the
  * job ran on all of them, and the one the folder's words name (the batch script's echo of
- * its host, a prompt) is no more where a line of no node happened than the others; NULL
- * when none. */
+ * its host, a prompt) is no more where a line of no node happened than the others; nor
+ * where the output holds several of torchrun's failure summaries (each agent prints its own,
+ * one agent a node): the one host they name may be only another agent's, a bystander's,
+ * where a paste lost the first summary's host row; NULL when none. */
 static const char *only_host(const struct att *a)
 {
 	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
 		return host_of(a, a->ev->job.nodes[0]);
-	if (a->nhosts == 1 && a->ev->job.nnodes < 2 && !a->echo_many)
+	if (a->nhosts == 1 && a->ev->job.nnodes < 2 && !a->echo_many && a->tsum < 2)
 		return a->hosts[0].name;
 	return NULL;
 }
@@ -2433,24 +2442,61 @@ static int torchrun_named(struct att *a)
 	return 0;
 }
 
-/* Whether C's one rank is only srun's --label on its lines (the task id: torchrun starts one
- * task per node, so it is no rank of the program), while torchrun's summaries name ranks: the
- * summary's rank is the one to place. */
-static bool label_rank_only(const struct att *a, const struct cand *c)
+/* The task srun's own report RAW names ("srun: error: HOST: task N: ..."), or -1: none, or
+ * several ("tasks 0-3: ..."). */
+static long srun_report_task(const char *raw)
+{
+	const char *e = raw + strlen(raw), *q;
+	char *x;
+	size_t l;
+	long n;
+
+	if (!(q = srun_task_host(raw, e, &l)) || (size_t)(e - (q + l)) < 9 ||
+	    strncmp(q + l, ": task ", 7))
+		return -1;
+	n = strtol(q + l + 7, &x, 10);
+	return x > q + l + 7 && *x == ':' ? n : -1;
+}
+
+/* Whether C's rank R is only srun's task number on its lines: srun's --label, or the task
+ * srun's own report of a failed task names ("srun: error: n3: task 1: Out Of Memory"). */
+static bool task_rank_only(const struct att *a, const struct cand *c, int r)
 {
 	bool any = false;
 
-	if (!a->ntroot || c->nranks != 1)
-		return false;
 	for (size_t k = 0; k < c->nev; k++) {
 		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
-		if (o->rank < 0)
+		if (o->rank != r)
 			continue;
-		if (!o->has_label || o->label != o->rank || o->rank != c->ranks[0])
+		if (!(o->has_label && o->label == o->rank) &&
+		    !(o->raw && srun_report_task(o->raw) == o->rank))
 			return false;
 		any = true;
 	}
 	return any;
+}
+
+/* Where torchrun's summaries or an MPI launcher's own report name the rank ONE, C's ranks
+ * that are only srun's task numbers go: torchrun starts one task per node, and an mpirun or
+ * mpiexec that srun started is one task too, so the task number is no rank of the program;
+ * the summary's or the report's rank is the one to place. */
+static void drop_task_ranks(const struct att *a, struct cand *c, int one)
+{
+	size_t n = 0;
+
+	if (!a->ntroot && !a->lrep)
+		return;
+	for (size_t i = 0; i < c->nranks; i++) {
+		int r = c->ranks[i];
+
+		if (r != one && task_rank_only(a, c, r)) {
+			if (r >= 0 && r < 1 << 24 && (size_t)r >> 6 < c->nrbits)
+				c->rbits[r >> 6] &= ~(1ULL << (r & 63));
+			continue;
+		}
+		c->ranks[n++] = r;
+	}
+	c->nranks = n;
 }
 
 /* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank
@@ -2477,13 +2523,22 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 
 		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
-			/* srun's task id read as a rank gives way to torchrun's rank */
-			if (!c->dead && c->lead == LEAD_RULE && label_rank_only(a, c) &&
-			    c->ranks[0] != one_rank) {
-				if (c->ranks[0] >= 0 && c->ranks[0] < 1 << 24 &&
-				    (size_t)c->ranks[0] >> 6 < c->nrbits)
-					c->rbits[c->ranks[0] >> 6] &= ~(1ULL << (c->ranks[0] & 63));
-				c->nranks = 0;
+			/* srun's task id read as a rank gives way to the launcher's rank */
+			if (!c->dead && c->lead == LEAD_RULE)
+				drop_task_ranks(a, c, one_rank);
+			/* a cause its own lines already put on that rank ("[rank3]: ValueError")
+			 * where the report names the rank's host too: that host, as for a cause
+			 * of no rank (several hosts in the folder leave it none otherwise) */
+			if (!c->dead && c->nranks == 1 && c->ranks[0] == one_rank && h &&
+			    !c->node[0] && c->lead == LEAD_RULE && !c->all_ranks && !c->nowhere &&
+			    !(late && !c->fallback) && !pm_att_pgain_only(a, c) &&
+			    !pm_cause_slurm_act(c->cls, c->sub) && !only_host(a)) {
+				snprintf(c->node, sizeof(c->node), "%s", h);
+				c->guess = true;
+				pm_att_why(a,
+					   "%s rank %d on %s: %s/%s, on that rank, is placed there.",
+					   rep, one_rank, h, c->cls, c->sub);
+				continue;
 			}
 			if (c->dead || c->nranks || c->lead != LEAD_RULE || c->all_ranks ||
 			    c->nowhere || (late && !c->fallback) || pm_att_pgain_only(a, c) ||

@@ -320,7 +320,7 @@ void pm_att_phase_summaries(struct att *a)
 		o = a->ev->obs[c->sumobs - 1];
 		if (!o.node && one)
 			o.node = c->node;
-		/* a rank placed over srun's task id (att_place.c, label_rank_only) */
+		/* a rank placed over srun's task id (att_place.c, drop_task_ranks) */
 		if ((o.rank < 0 || (o.has_label && o.rank == o.label)) && c->nranks == 1 &&
 		    !c->all_ranks)
 			o.rank = c->ranks[0];

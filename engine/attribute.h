@@ -244,6 +244,9 @@ struct att {
 	int tsum;     /* the summaries read so far ("train.py FAILED" heads each) */
 	bool tnamed;  /* their ranks are among HRANKS (pm_att_place_one_host) */
 	bool tfirst;  /* of several summaries, the earliest root cause's rank is named */
+	bool lrep;    /* an MPI launcher's own report names a rank (mpirun's "rank N with PID P
+		       * on node H exited", "Process name: [[J,S],R]", hydra's "RANK N PID P
+		       * RUNNING AT H"): text only a launcher prints (drop_task_ranks) */
 	struct troot {
 		int rank;
 		int sum;       /* its summary */

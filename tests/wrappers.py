@@ -814,6 +814,10 @@ KNOWN = {
         "the bar this style redraws before each line stands between srun's label and the text, and the kept line is not read as labelled by srun alone: the summary's rank 13 does not replace the label's 1 (the node, gx02, is right either way)",
     ('squashed', 'place-torchrun-summary-srun-label-rank'):
         "torchrun's summary is read by its sections, one line each; squashed into one line the summary's rank is not read, and the label's rank stays",
+    ('squashed', 'place-torchrun-two-summaries-tagged-cause-host'):
+        "as place-torchrun-summary-srun-label-rank: squashed into one line the summaries' ranks and hosts are not read, and the cause keeps its rank 3 with no node (the safe side: no host is named)",
+    ('squashed', 'place-torchrun-summary-over-srun-task-oom'):
+        "as place-torchrun-summary-srun-label-rank: squashed into one line the summary's rank is not read, and srun's task number (1) stays the rank; the node, hx-g12, is right either way",
     ('jsonl-exc', 'app-generic-exceptions-two-nodes-dated-near-miss'):
         'the two exceptions are told apart only by the stamps on their last lines; the style '
         'folds each traceback, stamp and all, into one record\'s exc_info string, where no '
