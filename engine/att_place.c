@@ -2622,7 +2622,7 @@ bool pm_att_pgain_only(const struct att *a, const struct cand *c)
  * the verdict names, never a node to exclude or repair. */
 bool pm_att_node_guessed(const struct att *a, const struct cand *c)
 {
-	bool any = false;
+	bool any = false, named = false, orig = false, origknown = false;
 
 	if (!c || !c->node[0])
 		return false;
@@ -2632,13 +2632,26 @@ bool pm_att_node_guessed(const struct att *a, const struct cand *c)
 		return false;
 	for (size_t k = 0; k < c->nev; k++) {
 		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		bool g = a->guessed[c->ev[k]] || (a->libpfx && a->libpfx[c->ev[k]]);
 		if (!o->node || strcmp(o->node, c->node))
 			continue;
-		if (!a->guessed[c->ev[k]] && !(a->libpfx && a->libpfx[c->ev[k]]))
-			return false;
-		any = true;
+		if (R(a, c->ev[k])->role == PM_ROLE_ORIGIN) {
+			orig = true;
+			origknown |= !g;
+		}
+		if (g)
+			any = true;
+		else
+			named = true;
 	}
-	return any;
+	/* a hardware lead whose every origin line there the folder's guess placed (a
+	 * dmesg-shaped file whose name holds no kernel source's word: scan.c node_from_path)
+	 * stays a guess beside the job's own lines that srun's label or task line places on
+	 * that node: any job's failure on its node is so placed, and a job that writes
+	 * `$(hostname).txt` fails there too (review38 H2) */
+	if (c->hardware && orig && !origknown)
+		return true;
+	return any && !named;
 }
 
 /* Where the plugin's records or a collector's bundles are in the folder, srun's lines are

@@ -266,28 +266,78 @@ static bool head_dates_output(const struct att *a, size_t k, const struct pm_fil
 	return true;
 }
 
+/* Whether every failure the job's output reports (a line an origin, cascade or confirmation
+ * rule reads there) is dated, or comes before a line of its file that is: the job had printed
+ * its failure by its output's last dated line.  Not so where a report follows every stamp
+ * with a date (progress stamped by time of day only, a traceback after the last dated line):
+ * the failure may have come any time after that line.  Where memory fails, not so. */
+static bool failure_dated(const struct att *a)
+{
+	uint64_t *last = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*last));
+	bool ok = last != NULL;
+
+	for (size_t i = 0; ok && i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
+		    o->event_time > 0 && o->offset + 1 > last[o->file])
+			last[o->file] = o->offset + 1;
+	}
+	for (size_t i = 0; ok && i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		enum pm_role role = R(a, i)->role;
+		if (o->source == PM_SRC_APP_LOG && !o->trusted &&
+		    (role == PM_ROLE_ORIGIN || role == PM_ROLE_CASCADE ||
+		     role == PM_ROLE_CONFIRMATION) &&
+		    !(o->has_time && o->event_time > 0) && o->offset + 1 > last[o->file])
+			ok = false;
+	}
+	free(last);
+	return ok;
+}
+
 void pm_att_output_start(struct att *a)
 {
-	a->out_t0 = 0;
+	a->out_t0 = a->out_p0 = a->out_t1 = 0;
 	if (!pm_att_no_window(a) || pm_att_half_window(a))
 		return;
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
 		enum pm_role role = R(a, i)->role;
+		if (o->source != PM_SRC_APP_LOG || o->trusted || !o->has_time || o->event_time <= 0)
+			continue;
 		/* its progress and set-up, not its reports of the failure: a watchdog's line is
 		 * dated its timeout after the hang began */
 		if ((role == PM_ROLE_PROGRESS || role == PM_ROLE_CONTEXT) &&
-		    o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
-		    o->event_time > 0 && (!a->out_t0 || o->event_time < a->out_t0))
+		    (!a->out_t0 || o->event_time < a->out_t0))
 			a->out_t0 = o->event_time;
+		if (role == PM_ROLE_PROGRESS && (!a->out_p0 || o->event_time < a->out_p0))
+			a->out_p0 = o->event_time;
+		/* the end, from any line it dates: a later date the job prints only widens it */
+		if (o->event_time > a->out_t1)
+			a->out_t1 = o->event_time;
+	}
+	/* progress lines past a group's first are counted, not kept: the ranks' tallies give
+	 * their first and last dates */
+	for (size_t i = 0; i < a->ev->nranks; i++) {
+		const struct pm_rankinfo *ri = &a->ev->ranks[i];
+		if (ri->first_progress > 0 && (!a->out_p0 || ri->first_progress < a->out_p0))
+			a->out_p0 = ri->first_progress;
+		if (ri->last_progress > a->out_t1)
+			a->out_t1 = ri->last_progress;
 	}
 	/* and a job output's first dated line, which no rule need read (review36 M2: a
 	 * logger's "INFO start" with a date, the rest of the output dated by time of day) */
 	for (size_t k = 0; k < a->ev->nfiles; k++) {
 		const struct pm_file *f = &a->ev->files[k];
-		if (head_dates_output(a, k, f) && (!a->out_t0 || f->head_t < a->out_t0))
+		if (!head_dates_output(a, k, f))
+			continue;
+		if (!a->out_t0 || f->head_t < a->out_t0)
 			a->out_t0 = f->head_t;
+		if (f->head_t > a->out_t1)
+			a->out_t1 = f->head_t;
 	}
+	if (a->out_t1 > 0 && !failure_dated(a))
+		a->out_t1 = 0;
 }
 
 bool pm_att_before_output(const struct att *a, const struct pm_obs *o)
@@ -306,6 +356,72 @@ static bool cand_before_output(const struct att *a, const struct cand *c)
 		    !pm_att_before_output(a, &a->ev->obs[c->ev[k]]))
 			return false;
 	return true;
+}
+
+/* Whether every origin line of C is stamped after the job's output ended (OUT_T1, its latest
+ * dated line) by more than the skew tolerance and job_window_grace_s, with no window: the job
+ * had printed its failure by then (x1f of review38: a later process's Xid three hours on). */
+static bool cand_after_output(const struct att *a, const struct cand *c)
+{
+	if (!c->has_t || a->out_t1 <= 0)
+		return false;
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		if (R(a, c->ev[k])->role == PM_ROLE_ORIGIN &&
+		    !(o->trusted && o->has_time && o->event_time > 0 &&
+		      o->event_time > a->out_t1 + a->rs->skew_s + a->rs->grace_s))
+			return false;
+	}
+	return true;
+}
+
+/* Whether every origin line of C is stamped before the job's output dates its first line of
+ * progress (OUT_P0) by more than the skew tolerance and job_window_grace_s: the job's GPUs
+ * worked after it (a GPU that fell off the bus stays lost until it is reset), so the event
+ * explains none of its failure, whatever its ranks printed later.  Its set-up lines alone
+ * bound no such thing (OUT_T0): a job put on a GPU lost before it began fails at set-up. */
+static bool cand_before_progress(const struct att *a, const struct cand *c)
+{
+	if (!c->has_t || a->out_p0 <= 0)
+		return false;
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		if (R(a, c->ev[k])->role == PM_ROLE_ORIGIN &&
+		    !(o->trusted && o->has_time && o->event_time > 0 &&
+		      o->event_time < a->out_p0 - a->rs->skew_s - a->rs->grace_s))
+			return false;
+	}
+	return true;
+}
+
+/* The time of a trusted kernel boot banner on C's node stamped after every origin line of C and
+ * at or before the job's output began (OUT_T0), the latest such; 0 none.  A reboot resets the
+ * node's GPUs: what the node went through before it is not what this job met. */
+static double cand_boot_between(const struct att *a, const struct cand *c)
+{
+	double last = 0, boot = 0;
+
+	if (!c->has_t || !c->node[0] || a->out_t0 <= 0)
+		return 0;
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		if (R(a, c->ev[k])->role != PM_ROLE_ORIGIN)
+			continue;
+		if (!o->has_time || o->event_time <= 0)
+			return 0;
+		if (o->event_time > last)
+			last = o->event_time;
+	}
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (!R(a, i)->boot || !o->trusted || !o->has_time || !o->node ||
+		    strcmp(o->node, c->node) || o->event_time <= last ||
+		    o->event_time > a->out_t0 + a->rs->skew_s)
+			continue;
+		if (o->event_time > boot)
+			boot = o->event_time;
+	}
+	return boot;
 }
 
 /* The record gives the job's start or its end, not both. */
@@ -364,11 +480,55 @@ static bool stale_explained(const struct att *a, const struct cand *c)
 		      pm_att_late_snapshot(a, o) > 0)) ||
 		    (!o->trusted && clean))
 			continue;
+		/* of the job's text, only its own failure: a line that names its node by its own
+		 * words (srun's "Node failure on X", a paste of scontrol's NodeName=X ... Reason=)
+		 * is what the job printed about a node, which any job can print of any node, and
+		 * a kernel-shaped line the job wrote is no failure of its own (review38 H1) */
+		if (!o->trusted && (o->source != PM_SRC_APP_LOG || r->cap[PM_CAP_NODE]))
+			continue;
 		if ((r->role == PM_ROLE_ORIGIN || r->role == PM_ROLE_CONFIRMATION) &&
 		    (r->hardware || (r->launch && !(gpu_cls(c) && import_kind(r)))))
 			return true;
 	}
 	return false;
+}
+
+/* With no window, whether the job's output bounds C, a dated stale event, out of what the job
+ * met, explained or not (review38 H1): C came after the output's last dated line
+ * (cand_after_output), or, explained, before its first dated progress (cand_before_progress),
+ * or a boot of its node came between it and the output (cand_boot_between).  C is then set
+ * aside as context, with its reason in `why` (WHAT names its event). */
+static bool stale_bounded(struct att *a, struct cand *c, const char *what)
+{
+	const char *node = c->node[0] ? c->node : "A node";
+	double boot;
+
+	if (!c->has_t || !pm_att_no_window(a) || pm_att_half_window(a))
+		return false;
+	if (cand_after_output(a, c))
+		pm_att_why(a,
+			   "%s logged %s %.0f s after the job's output dates its last line: with no "
+			   "accounting record the job's end is not known, but its output had "
+			   "ended, and the job had printed its failure, before it: context only, "
+			   "not this job's origin.",
+			   node, what, c->t - a->out_t1);
+	else if (c->explained && cand_before_progress(a, c))
+		pm_att_why(a,
+			   "%s logged %s %.0f s before the job's output dates its first line of "
+			   "progress: the job's GPUs worked after it (a GPU's fault stays until it "
+			   "is reset), so what its ranks printed there later is no failure it "
+			   "explains: context only, not this job's origin.",
+			   node, what, a->out_p0 - c->t);
+	else if ((boot = cand_boot_between(a, c)) > 0)
+		pm_att_why(a,
+			   "%s logged %s, then booted %.0f s later, before the job's output "
+			   "began: the boot reset what the event left, so it is not what this job "
+			   "met there: context only, not this job's origin.",
+			   node, what, boot - c->t);
+	else
+		return false;
+	c->dead = true;
+	return true;
 }
 
 /* C is a GPU's hardware fault (gpu_hardware, nvlink) from the kernel's own log whose every
@@ -441,6 +601,8 @@ void pm_att_phase_stale(struct att *a)
 					what, c->node[0] ? c->node : "its node",
 					snap_date(c->late_snap, date, sizeof(date)),
 					c->late_snap - a->ev->job.end);
+			if (stale_bounded(a, c, what))
+				continue;
 			if (c->fallback && cand_before_output(a, c)) {
 				/* the job's output dates its own lines after it: the job was
 				 * running, and an earlier event there explains nothing of it */

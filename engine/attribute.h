@@ -161,6 +161,10 @@ struct att {
 	/* with no window (pm_att_no_window), the earliest time the job's output dates a line of
 	 * its progress or set-up (pm_att_output_start); 0 none */
 	double out_t0;
+	/* with no window, the earliest time the job's output dates a line of its progress (OUT_P0)
+	 * and the latest time it dates any line of its own (OUT_T1): the job made progress on its
+	 * GPUs after OUT_P0 and its output ended about OUT_T1 (pm_att_output_start); 0 none */
+	double out_p0, out_t1;
 	/* Slurm's task -> node where a launcher numbered the ranks (place_ranks, launcher_ranks):
 	 * the rank map's and srun's, kept out of RNODE and read for srun's labels only */
 	struct rnode *tnode;

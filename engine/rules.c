@@ -449,7 +449,8 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "reasonless", "attached",	"counter",    "last",
 					   "refines",	 "heeds_level", "not_after",  "not_beside",
 					   "comm_crash", "handler",	"link_state", "own_port",
-					   "step_wait",	 "fs_stall",	"after",      NULL};
+					   "step_wait",	 "fs_stall",	"after",      "boot",
+					   NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -485,6 +486,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "handler", &r->handler) < 0 ||
 	    get_bool(ld, doc, m, "comm_crash", &r->comm_crash) < 0 ||
 	    get_bool(ld, doc, m, "link_state", &r->link_state) < 0 ||
+	    get_bool(ld, doc, m, "boot", &r->boot) < 0 ||
 	    get_bool(ld, doc, m, "own_port", &r->own_port) < 0 ||
 	    get_bool(ld, doc, m, "step_wait", &r->step_wait) < 0 ||
 	    get_bool(ld, doc, m, "fs_stall", &r->fs_stall) < 0 ||
@@ -573,6 +575,14 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'link_state' is for hardware rules reading the kernel log alone (a "
 		     "port's link going down)",
+		     r->id);
+		goto out;
+	}
+	if (r->boot && (r->role != PM_ROLE_CONTEXT || !pm_is_kind(r->cls, NULL, PM_K_NONE) ||
+			r->sources != 1u << PM_SRC_KERNEL_LOG)) {
+		fail(ld, m,
+		     "rule %s: 'boot' is for context rules of class none reading the kernel log "
+		     "alone (a kernel's boot banner)",
 		     r->id);
 		goto out;
 	}

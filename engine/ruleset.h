@@ -110,6 +110,11 @@ struct pm_rule {
 	 * its driver brings it up at boot: one stamped in the node's first minute of uptime is
 	 * that, before any job ran (att_cands.c, pm_att_boot_link) */
 	bool link_state;
+	/* 'boot': a context line of the kernel's boot banner ("Linux version ..." at its first
+	 * stamp): a node that booted after an event no longer holds that event's fault, so an
+	 * event from before this job's output that a boot line follows is not what the job met
+	 * (att_time.c, cand_boot_between) */
+	bool boot;
 	/* 'own_port': an event the reporting process's own adapter raised about its own port or
 	 * device (NCCL's "NET/IB : mlx5_2:1 Got async event : port error"): transport failures
 	 * that node alone reports towards one peer are then its own link's (att_cands.c,
