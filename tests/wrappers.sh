@@ -7,7 +7,8 @@
 #   tests/wrappers.sh [STYLE...]
 # PM_WRAPPER_STYLES (space-separated), when no STYLE is given: only those styles.  .ci/run's
 # sanitizer and distcheck stages set it to a cross-section of the reader's layers; the check
-# stage runs every style.
+# stage runs every style.  PM_WRAPPER_JOBS: styles checked at once (default: the CPUs this
+# process may use, at most four; each style's rules check runs on one thread).
 set -eu
 : "${PM_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${PM_BUILDDIR:=$PM_SRCDIR}"
