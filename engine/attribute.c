@@ -23,7 +23,9 @@
 #include "attribute.h"
 #include "taxonomy.h"
 
-static void vwhy(struct att *a, const char *fmt, va_list ap)
+/* a printf format (clang's -Wformat-nonliteral, in the fuzz build, asks vsnprintf's FMT to
+ * be one) */
+__attribute__((format(printf, 2, 0))) static void vwhy(struct att *a, const char *fmt, va_list ap)
 {
 	char buf[512];
 
