@@ -83,15 +83,14 @@ static bool summary_job_id(const struct att *a, const struct pm_obs *o, char *id
 	if (!best && f->status == PM_ST_OK && hcap && (buf = malloc(hcap + 1)) &&
 	    pm_file_head(f, buf, hcap, &len) == 0) {
 		size_t w = 0;
-		/* a terminal's colour codes taken out, as the scan takes them out of a line
-		 * ("\e[1;31mJob\e[0m ID: 81102") */
-		for (size_t r = 0; r < len; r++) {
-			if (buf[r] == '\033' && r + 1 < len && buf[r + 1] == '[') {
-				for (r += 2; r < len && !(buf[r] >= 0x40 && buf[r] <= 0x7e); r++)
-					;
+		/* a terminal's colour codes taken out as the scan takes them out of a line
+		 * (prefix.c), "\e[1;31mJob\e[0m ID: 81102" */
+		for (size_t r = 0; r < len;) {
+			if (buf[r] == '\033') {
+				r += pm_ansi_len(buf + r, len - r);
 				continue;
 			}
-			buf[w++] = buf[r];
+			buf[w++] = buf[r++];
 		}
 		len = w;
 		buf[len] = '\0';

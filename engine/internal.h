@@ -56,6 +56,8 @@ void pm_sort_r(void *v, size_t n, size_t size, int (*cmp)(const void *, const vo
 	       void *arg);
 
 /* ---- prefixes (prefix.c) ---- */
+/* the length of the terminal escape sequence (a colour code) S starts with, its ESC first */
+size_t pm_ansi_len(const char *s, size_t n);
 
 /* What a line's prefix says.  rank -1 and node_len 0 when absent. */
 struct pm_prefix {

@@ -2538,8 +2538,9 @@ bool pm_has_frame(const char *s, size_t n)
 	return false;
 }
 
-/* ANSI: CSI "ESC [ params final", OSC "ESC ] ... BEL|ESC \", charset "ESC ( B", else ESC+1. */
-static size_t ansi_len(const char *s, size_t n)
+/* ANSI: CSI "ESC [ params final", OSC "ESC ] ... BEL|ESC \", charset "ESC ( B", else ESC+1.
+ * S starts at the ESC. */
+size_t pm_ansi_len(const char *s, size_t n)
 {
 	size_t i;
 
@@ -2667,7 +2668,7 @@ size_t pm_text_clean(const char *s, size_t n, char *out)
 				out[o++] = '\r';
 			i++;
 		} else {
-			i += ansi_len(s + i, n - i);
+			i += pm_ansi_len(s + i, n - i);
 		}
 	}
 	return o;
