@@ -346,52 +346,46 @@ bool pm_att_before_output(const struct att *a, const struct pm_obs *o)
 	       o->event_time < a->out_t0 - a->rs->skew_s - a->rs->grace_s;
 }
 
+/* Whether every origin line of C is a trusted line stamped more than the skew tolerance and
+ * job_window_grace_s before T (BEFORE) or after it; T unknown (0): false. */
+static bool cand_beyond(const struct att *a, const struct cand *c, double t, bool before)
+{
+	double m = a->rs->skew_s + a->rs->grace_s;
+
+	if (!c->has_t || t <= 0)
+		return false;
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		if (R(a, c->ev[k])->role == PM_ROLE_ORIGIN &&
+		    !(o->trusted && o->has_time && o->event_time > 0 &&
+		      (before ? o->event_time < t - m : o->event_time > t + m)))
+			return false;
+	}
+	return true;
+}
+
 /* Whether every origin line of C is stamped before the job's output began (OUT_T0). */
 static bool cand_before_output(const struct att *a, const struct cand *c)
 {
-	if (!c->has_t || a->out_t0 <= 0)
-		return false;
-	for (size_t k = 0; k < c->nev; k++)
-		if (R(a, c->ev[k])->role == PM_ROLE_ORIGIN &&
-		    !pm_att_before_output(a, &a->ev->obs[c->ev[k]]))
-			return false;
-	return true;
+	return cand_beyond(a, c, a->out_t0, true);
 }
 
 /* Whether every origin line of C is stamped after the job's output ended (OUT_T1, its latest
- * dated line) by more than the skew tolerance and job_window_grace_s, with no window: the job
- * had printed its failure by then (x1f of review38: a later process's Xid three hours on). */
+ * dated line), with no window: the job had printed its failure by then (x1f of review38: a
+ * later process's Xid three hours on). */
 static bool cand_after_output(const struct att *a, const struct cand *c)
 {
-	if (!c->has_t || a->out_t1 <= 0)
-		return false;
-	for (size_t k = 0; k < c->nev; k++) {
-		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
-		if (R(a, c->ev[k])->role == PM_ROLE_ORIGIN &&
-		    !(o->trusted && o->has_time && o->event_time > 0 &&
-		      o->event_time > a->out_t1 + a->rs->skew_s + a->rs->grace_s))
-			return false;
-	}
-	return true;
+	return cand_beyond(a, c, a->out_t1, false);
 }
 
 /* Whether every origin line of C is stamped before the job's output dates its first line of
- * progress (OUT_P0) by more than the skew tolerance and job_window_grace_s: the job's GPUs
- * worked after it (a GPU that fell off the bus stays lost until it is reset), so the event
- * explains none of its failure, whatever its ranks printed later.  Its set-up lines alone
- * bound no such thing (OUT_T0): a job put on a GPU lost before it began fails at set-up. */
+ * progress (OUT_P0): the job's GPUs worked after it (a GPU that fell off the bus stays lost
+ * until it is reset), so the event explains none of its failure, whatever its ranks printed
+ * later.  Its set-up lines alone bound no such thing (OUT_T0): a job put on a GPU lost before
+ * it began fails at set-up. */
 static bool cand_before_progress(const struct att *a, const struct cand *c)
 {
-	if (!c->has_t || a->out_p0 <= 0)
-		return false;
-	for (size_t k = 0; k < c->nev; k++) {
-		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
-		if (R(a, c->ev[k])->role == PM_ROLE_ORIGIN &&
-		    !(o->trusted && o->has_time && o->event_time > 0 &&
-		      o->event_time < a->out_p0 - a->rs->skew_s - a->rs->grace_s))
-			return false;
-	}
-	return true;
+	return cand_beyond(a, c, a->out_p0, true);
 }
 
 /* The time of a trusted kernel boot banner on C's node stamped after every origin line of C and
