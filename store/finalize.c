@@ -457,19 +457,20 @@ static json_t *nodes_json(const struct job *j)
 			pm_names_add(&present, j->b[i].node, strlen(j->b[i].node));
 	pm_names_sort(&present);
 	for (size_t i = 0; i < j->expected.n; i++) {
-		const char *n = j->expected.v[i], *why = PM_MISSING_REASON;
+		static const char never[] = PM_MISSING_REASON;
+		const char *n = j->expected.v[i], *why = never;
 		if (pm_names_has(&present, n))
 			continue;
 		for (size_t k = 0; k < j->nb; k++)
 			if (!strcmp(j->b[k].node, n) && j->b[k].reason[0])
 				why = j->b[k].reason;
-		if (why == (const char *)PM_MISSING_REASON && pm_names_has(&j->arrived, n))
+		if (why == never && pm_names_has(&j->arrived, n))
 			why = "arrived, but its bundle is missing";
 		/* the node's collector could not store its bundle (store.c, note_undelivered) */
 		char p[4096], note[700], *buf = NULL;
 		size_t len = 0;
 		snprintf(p, sizeof(p), "%s/undelivered/%s", j->dir, n);
-		if (why == (const char *)PM_MISSING_REASON &&
+		if (why == never &&
 		    pm_fin_read(p, 4096, &buf, &len) == 0) {
 			snprintf(note, sizeof(note),
 				 "evidence storage failed; the bundle waits in the node's spool for "
