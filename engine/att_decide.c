@@ -160,6 +160,11 @@ static int outcome_rank(const struct att *a, const struct cand *c)
 {
 	const char *o = a->outcome;
 
+	/* a requeue is what Slurm did with the job, not why its tasks died: where a trusted
+	 * hardware event in the run, which this job's ranks' failure explains, stands beside it,
+	 * that event leads (review39 r4: a REQUEUED record over a GPU lost in the run) */
+	if (!strcmp(o, "REQUEUED") && pm_att_run_hardware(a))
+		return c == pm_att_run_hardware(a) ? 0 : 1;
 	if ((!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED")) &&
 	    pm_class_external(c->cls))
 		return 0;
@@ -329,6 +334,8 @@ static int fired_kind(const struct att *a)
 		if (a->yielded && a->yielded[i]) /* a generic reading set aside (att_yield.c) */
 			continue;
 		if (a->not_job && a->not_job[i]) /* another job's set-up failure (att_cands.c) */
+			continue;
+		if (pm_att_end_aside(a, i)) /* no end of this job's (att_cands.c, phase_outcome) */
 			continue;
 		if (R(a, i)->step_wait) /* srun's wait for a step: no symptom unless it led */
 			continue;
