@@ -178,6 +178,22 @@ bool pm_att_end_aside(const struct att *a, size_t i)
 	return a->end_aside && a->end_aside[i];
 }
 
+/* Whether srun reports a task failing of itself (an error code, a crash signal) in obs I's
+ * file, before it. */
+static bool srun_failed_before(const struct att *a, size_t i)
+{
+	const struct pm_obs *o = &a->ev->obs[i];
+
+	for (size_t j = 0; j < a->ev->nobs; j++) {
+		const struct pm_obs *t = &a->ev->obs[j];
+		if (t->file == o->file && t->offset < o->offset &&
+		    R(a, j)->role == PM_ROLE_TEARDOWN &&
+		    ((t->code > 0 && !pm_att_slurm_signal_exit(t->code)) || self_signal(t->signal)))
+			return true;
+	}
+	return false;
+}
+
 /* True when the job's own output was read (a file of it, not empty): then that it printed no
  * error says something. */
 static bool job_output_read(const struct pm_evidence *ev)
@@ -325,14 +341,17 @@ void pm_att_phase_outcome(struct att *a)
 			continue;
 		/* the job's own word that it requeued itself (a handler's "Requeued SLURM job:
 		 * N") after srun reported a task failing of itself: it says nothing of why the
-		 * task died (review39 H3) */
-		if (srun_failed && !strcmp(r->outcome, "REQUEUED") && !ev->obs[i].trusted) {
-			pm_att_why(a,
-				   "No accounting record; the job's output says it was requeued "
-				   "(%s), but srun reports a task failing of itself: the job's word "
-				   "of a requeue says nothing of why that task died, and is not read "
-				   "as this job's end.",
-				   r->id);
+		 * task died (review39 H3). A requeue srun's failed tasks follow is the requeue's
+		 * teardown (a program that exits 1 on the SIGTERM), and stands */
+		if (srun_failed && !strcmp(r->outcome, "REQUEUED") && !ev->obs[i].trusted &&
+		    srun_failed_before(a, i)) {
+			pm_att_why(
+				a,
+				"No accounting record; the job's output says it was requeued "
+				"(%s), but srun reports a task failing of itself: the job's word "
+				"of a requeue says nothing of why that task died, and is not read "
+				"as this job's end.",
+				r->id);
 			end_aside(a, i);
 			continue;
 		}
@@ -409,8 +428,7 @@ const struct cand *pm_att_run_hardware(const struct att *a)
 
 void pm_att_text_end(struct att *a)
 {
-	static const char *const ends[] = {"PREEMPTED", "CANCELLED", "REQUEUED", "COMPLETED",
-					   NULL};
+	static const char *const ends[] = {"PREEMPTED", "CANCELLED", "REQUEUED", "COMPLETED", NULL};
 	const char *was = a->outcome;
 	const struct cand *h = NULL;
 	size_t k, n = 0;
@@ -456,8 +474,7 @@ void pm_att_text_end(struct att *a)
 		   a->ev->obs[h->ev[0]].source == PM_SRC_KERNEL_LOG ? "kernel log" :
 		   a->ev->obs[h->ev[0]].source == PM_SRC_GPU_STATE  ? "GPU state" :
 								      "own record",
-		   h->cls, h->sub,
-		   n ? ", and the end's own reading is set aside" : "");
+		   h->cls, h->sub, n ? ", and the end's own reading is set aside" : "");
 }
 
 /* ---- phase: hardware and software origin candidates ---- */

@@ -1184,10 +1184,22 @@ void pm_att_phase_status(struct att *a)
 	size_t refused;
 
 	if (!strcmp(a->outcome, "COMPLETED")) {
+		const struct cand *h = pm_att_run_hardware(a);
 		a->status = VS_NONE;
 		a->lead = NULL;
 		pm_att_why(a, "The job completed: nothing to attribute; any symptoms are listed as "
 			      "evidence only.");
+		/* a batch script that ignores srun's failure completes: a fault of the node in
+		 * the run is still worth the operator's look (review39 c3) */
+		if (h)
+			pm_att_why(
+				a,
+				"Yet %s/%s on %s (%s) is dated in the job's run by a source the "
+				"job cannot write%s: it did not end the job, but the node deserves "
+				"a look before it runs another.",
+				h->cls, h->sub, h->node, h->summary,
+				a->task_failed ? ", and srun reports a task failing of itself" :
+						 "");
 	} else if (a->weak_only) {
 		/* nothing says the job failed: a weak sign names no cause, nor a node */
 		a->status = VS_UNKNOWN;

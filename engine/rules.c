@@ -442,14 +442,14 @@ static int enum_lookup(const char *s, const char *const *names, int count)
 
 static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, struct pm_rule *r)
 {
-	static const char *const keys[] = {"id",	 "class",	"subclass",   "role",
-					   "strength",	 "sources",	"pattern",    "condition",
-					   "summary",	 "outcome",	"launch",     "deprecated",
-					   "formats",	 "generic",	"chain",      "nonfatal",
-					   "reasonless", "attached",	"counter",    "last",
-					   "refines",	 "heeds_level", "not_after",  "not_beside",
-					   "comm_crash", "handler",	"link_state", "own_port",
-					   "step_wait",	 "fs_stall",	"after",      "boot",
+	static const char *const keys[] = {"id",	  "class",	 "subclass",   "role",
+					   "strength",	  "sources",	 "pattern",    "condition",
+					   "summary",	  "outcome",	 "launch",     "deprecated",
+					   "formats",	  "generic",	 "chain",      "nonfatal",
+					   "reasonless",  "attached",	 "counter",    "last",
+					   "refines",	  "heeds_level", "not_after",  "not_beside",
+					   "comm_crash",  "handler",	 "link_state", "own_port",
+					   "step_wait",	  "fs_stall",	 "after",      "boot",
 					   "end_summary", NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
