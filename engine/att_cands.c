@@ -109,21 +109,48 @@ static bool summary_job_id(const struct att *a, const struct pm_obs *o, char *id
 	return n && n < cap;
 }
 
+/* Whether file FILE is the job's own output: named as Slurm names a job's output
+ * (slurm-N.out), or holding srun's own report of a task's end (the job's stderr). */
+static bool own_output_file(const struct att *a, size_t file)
+{
+	const char *p;
+	size_t n;
+
+	if (pm_slurm_output_id(a->ev->files[file].name, &p, &n))
+		return true;
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (a->ev->obs[i].file == file && R(a, i)->role == PM_ROLE_TEARDOWN &&
+		    pm_att_srun_own(a->ev->obs[i].raw))
+			return true;
+	return false;
+}
+
 /*
- * Whether a summary of the job's end saying COMPLETED (line O) holds for this job, with no
- * accounting record (review38 L1: another job's seff beside this job's output, whose srun
- * reported a task failing and whose node's kernel log held a lost GPU, made the verdict
- * COMPLETED with nothing attributed): not where it names another job than the one the
- * folder's output files are named for, and not where nothing ties it to this job while the
- * folder says otherwise (FAILED: srun reports a task failing, or a system record's own error).
- * *WHY: the reason, where it does not.
+ * Whether a summary of the job's end (line O, an `end_summary` rule's: seff's, the mail's,
+ * scontrol's) holds for this job, with no accounting record.  Not where it is inside the
+ * job's own output file (review39 H1, H2: the job printing "State: PREEMPTED (exit code 0)"
+ * or "State: COMPLETED (exit code 0)" into slurm-N.out hid a lost GPU; a job that asks for
+ * its own state while it runs is told RUNNING, so such a line is the job's text, never
+ * Slurm's end of it); not where it names another job than the one the folder's output files
+ * are named for (review38 L1, review39 H1: another job's seff or mail beside this job's
+ * output); and not where nothing ties it to this job while the folder says otherwise
+ * (FAILED: srun reports a task failing, or a system record's own error).  *WHY: the reason,
+ * where it does not.
  */
 static bool summary_holds(const struct att *a, const struct pm_obs *o, bool failed,
 			  const char **why, char *sid, size_t cap)
 {
 	char own[32];
-	bool hs = summary_job_id(a, o, sid, cap), ho = output_job_id(a, own, sizeof(own));
+	bool hs, ho;
 
+	*sid = '\0';
+	if (own_output_file(a, o->file)) {
+		*why = "is inside the job's own output, text the job printed (a job that asks for "
+		       "its own state while it runs is told RUNNING, not its end)";
+		return false;
+	}
+	hs = summary_job_id(a, o, sid, cap);
+	ho = output_job_id(a, own, sizeof(own));
 	if (hs && ho && strcmp(sid, own)) {
 		*why = "names another job than this one";
 		return false;
@@ -134,6 +161,37 @@ static bool summary_holds(const struct att *a, const struct pm_obs *o, bool fail
 		return false;
 	}
 	return true;
+}
+
+/* Line I set aside as no end of this job's (a summary not held, the job's own word of a
+ * requeue after a task failed, pm_att_text_end): it makes no candidate and no symptom. */
+static void end_aside(struct att *a, size_t i)
+{
+	if (!a->end_aside)
+		a->end_aside = calloc(a->ev->nobs ? a->ev->nobs : 1, sizeof(*a->end_aside));
+	if (a->end_aside)
+		a->end_aside[i] = true;
+}
+
+bool pm_att_end_aside(const struct att *a, size_t i)
+{
+	return a->end_aside && a->end_aside[i];
+}
+
+/* Whether srun reports a task failing of itself (an error code, a crash signal) in obs I's
+ * file, before it. */
+static bool srun_failed_before(const struct att *a, size_t i)
+{
+	const struct pm_obs *o = &a->ev->obs[i];
+
+	for (size_t j = 0; j < a->ev->nobs; j++) {
+		const struct pm_obs *t = &a->ev->obs[j];
+		if (t->file == o->file && t->offset < o->offset &&
+		    R(a, j)->role == PM_ROLE_TEARDOWN &&
+		    ((t->code > 0 && !pm_att_slurm_signal_exit(t->code)) || self_signal(t->signal)))
+			return true;
+	}
+	return false;
 }
 
 /* True when the job's own output was read (a file of it, not empty): then that it printed no
@@ -147,6 +205,28 @@ static bool job_output_read(const struct pm_evidence *ev)
 	return false;
 }
 
+/* With a record, where the folder's only output of a job is named for another job than the
+ * record's (set aside, scan.c set_aside_other_jobs) and nothing else of the job's output was
+ * read: the record and the output name different jobs, and `why` says so (review39 L1: an
+ * sacct of another job pasted beside the output). */
+static void other_job_output_why(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	const struct pm_file *other = NULL;
+
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (ev->files[i].other_job && !other)
+			other = &ev->files[i];
+	if (!other || job_output_read(ev))
+		return;
+	pm_att_why(a,
+		   "The accounting record is job %s's, and the folder's only output of a job, %s, "
+		   "is named for another job: the record and the output name different jobs "
+		   "(the record of another job gathered by mistake?). The verdict is the "
+		   "record's job's, with none of its output.",
+		   ev->job.id ? ev->job.id : "?", other->name);
+}
+
 void pm_att_phase_outcome(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -155,7 +235,6 @@ void pm_att_phase_outcome(struct att *a)
 						 NULL};
 	const char *best = NULL, *said = "", *done = NULL, *unheld = "";
 	char sid[32] = "";
-	size_t done_i = 0;
 	bool sys_err = false, srun_failed = false;
 	bool anyerr = false, weak = false, task_failed = false;
 
@@ -197,6 +276,7 @@ void pm_att_phase_outcome(struct att *a)
 	a->outcome = pm_att_outcome_from_state(ev->job.state);
 	if (a->outcome) {
 		pm_att_why(a, "Slurm's accounting record says %s.", ev->job.state);
+		other_job_output_why(a);
 		return;
 	}
 	/* a task that ended of itself with an error code ("srun: error: n3: task 5: Exited with
@@ -215,6 +295,11 @@ void pm_att_phase_outcome(struct att *a)
 		    ev->obs[i].source == PM_SRC_APP_LOG && !(a->yielded && a->yielded[i]))
 			task_failed = true;
 	a->task_failed = task_failed;
+	/* a system record's own error (a trusted origin): asked of every summary below */
+	for (size_t i = 0; i < ev->nobs && !sys_err; i++)
+		sys_err = R(a, i)->role == PM_ROLE_ORIGIN && R(a, i)->strength != PM_WEAK &&
+			  pm_source_trusted(ev->obs[i].source) && !(a->yielded && a->yielded[i]) &&
+			  (!ev->obs[i].daemon || pm_att_daemon_job(a, &ev->obs[i]) >= 0);
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
 		/* a generic reading set aside (att_yield.c): the line is the specific rule's, or
@@ -226,12 +311,22 @@ void pm_att_phase_outcome(struct att *a)
 		int dj = ev->obs[i].daemon ? pm_att_daemon_job(a, &ev->obs[i]) : 1;
 		if (dj < 0)
 			continue;
+		/* a summary of the job's end: Slurm's word only for this job, and not where the
+		 * job wrote it (summary_holds) */
+		if (r->end_summary && dj &&
+		    !summary_holds(a, &ev->obs[i], task_failed || sys_err, &unheld, sid,
+				   sizeof(sid))) {
+			pm_att_why(a,
+				   "No accounting record; a summary of a job's end in %s says %s "
+				   "(%s), but it %s%s%s%s: it is not read as this job's end.",
+				   ev->files[ev->obs[i].file].name, r->outcome, r->id, unheld,
+				   *sid ? " (job " : "", sid, *sid ? ")" : "");
+			end_aside(a, i);
+			continue;
+		}
 		/* a weak origin in a node's own log (a NIC's carrier lost) is a sign, not an
 		 * error: beside the job's own output with no error in it, it does not say that the
 		 * job failed (a node's log gathered alone was gathered for a failure) */
-		if (r->role == PM_ROLE_ORIGIN && r->strength != PM_WEAK &&
-		    pm_source_trusted(ev->obs[i].source))
-			sys_err = true;
 		if (r->role == PM_ROLE_ORIGIN && r->strength == PM_WEAK &&
 		    pm_source_trusted(ev->obs[i].source))
 			weak = true;
@@ -244,13 +339,27 @@ void pm_att_phase_outcome(struct att *a)
 			anyerr = true;
 		if (!r->outcome || !dj)
 			continue;
+		/* the job's own word that it requeued itself (a handler's "Requeued SLURM job:
+		 * N") after srun reported a task failing of itself: it says nothing of why the
+		 * task died (review39 H3). A requeue srun's failed tasks follow is the requeue's
+		 * teardown (a program that exits 1 on the SIGTERM), and stands */
+		if (srun_failed && !strcmp(r->outcome, "REQUEUED") && !ev->obs[i].trusted &&
+		    srun_failed_before(a, i)) {
+			pm_att_why(
+				a,
+				"No accounting record; the job's output says it was requeued "
+				"(%s), but srun reports a task failing of itself: the job's word "
+				"of a requeue says nothing of why that task died, and is not read "
+				"as this job's end.",
+				r->id);
+			end_aside(a, i);
+			continue;
+		}
 		/* a summary of the job's end saying it completed (seff's, the mail's): kept
 		 * apart, it holds only where no line says the job ended otherwise */
 		if (!strcmp(r->outcome, "COMPLETED")) {
-			if (!done) {
+			if (!done)
 				done = r->id;
-				done_i = i;
-			}
 			continue;
 		}
 		if (task_failed && r->role == PM_ROLE_CONFIRMATION &&
@@ -269,15 +378,14 @@ void pm_att_phase_outcome(struct att *a)
 			}
 		}
 	}
-	if (!best && done &&
-	    !summary_holds(a, &ev->obs[done_i], task_failed || sys_err, &unheld, sid,
-			   sizeof(sid))) {
-		pm_att_why(a,
-			   "No accounting record; a summary of a job's end says COMPLETED (%s), "
-			   "but it %s%s%s%s: it is not read as this job's end.",
-			   done, unheld, *sid ? " (job " : "", sid, *sid ? ")" : "");
-		done = NULL;
-	}
+	/* whether the end is read only from the job's text (its output, a summary gathered by
+	 * hand): then a trusted hardware event in the run outranks it (pm_att_text_end) */
+	a->end_text = best || done;
+	for (size_t i = 0; i < ev->nobs && best && a->end_text; i++)
+		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, best) && ev->obs[i].trusted &&
+		    !(a->yielded && a->yielded[i]) && !pm_att_end_aside(a, i) &&
+		    (!ev->obs[i].daemon || pm_att_daemon_job(a, &ev->obs[i]) > 0))
+			a->end_text = false;
 	if (best) {
 		a->outcome = best;
 		/* Slurm's own lines, a container platform's or a cloud's: the rule says which */
@@ -305,6 +413,68 @@ void pm_att_phase_outcome(struct att *a)
 		a->outcome = "UNKNOWN";
 		pm_att_why(a, "No accounting record and no error: the outcome is unknown.");
 	}
+}
+
+const struct cand *pm_att_run_hardware(const struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		const struct cand *c = &a->c[i];
+		if (!c->dead && c->hardware && c->lead == LEAD_RULE && !c->fallback &&
+		    !c->user_record && !c->untrusted && c->has_t && c->node[0])
+			return c;
+	}
+	return NULL;
+}
+
+void pm_att_text_end(struct att *a)
+{
+	static const char *const ends[] = {"PREEMPTED", "CANCELLED", "REQUEUED", "COMPLETED", NULL};
+	const char *was = a->outcome;
+	const struct cand *h = NULL;
+	size_t k, n = 0;
+
+	if (!a->end_text || !was || pm_att_outcome_from_state(a->ev->job.state))
+		return;
+	for (k = 0; ends[k] && strcmp(ends[k], was); k++)
+		;
+	if (!ends[k])
+		return;
+	h = pm_att_run_hardware(a);
+	if (!h)
+		return;
+	/* the external candidates that end stood on: the job's text of an end alone (the
+	 * step's cancel line beside a preemption line) */
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		bool own = !c->dead && c->nev && pm_class_external(c->cls);
+		for (size_t e = 0; own && e < c->nev; e++) {
+			const struct pm_obs *o = &a->ev->obs[c->ev[e]];
+			const struct pm_rule *r = R(a, c->ev[e]);
+			own = !o->trusted && r->outcome && pm_class_external(r->cls);
+		}
+		if (!own)
+			continue;
+		c->dead = true;
+		n++;
+		for (size_t e = 0; e < c->nev; e++)
+			end_aside(a, c->ev[e]);
+	}
+	/* the summary or line that said so, set aside as well (a COMPLETED summary makes no
+	 * candidate) */
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, was) && !a->ev->obs[i].trusted)
+			end_aside(a, i);
+	a->outcome = "FAILED";
+	pm_att_why(a,
+		   "With no accounting record, the end read above (%s) is the job's own text (a "
+		   "line of its output, or a summary gathered by hand), while %s's %s, a source "
+		   "the job cannot write, shows %s/%s during its run: the job's text does not "
+		   "outrank it. The outcome is FAILED%s.",
+		   was, h->node,
+		   a->ev->obs[h->ev[0]].source == PM_SRC_KERNEL_LOG ? "kernel log" :
+		   a->ev->obs[h->ev[0]].source == PM_SRC_GPU_STATE  ? "GPU state" :
+								      "own record",
+		   h->cls, h->sub, n ? ", and the end's own reading is set aside" : "");
 }
 
 /* ---- phase: hardware and software origin candidates ---- */
@@ -731,7 +901,7 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 		int ctld;
 
 		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware ||
-		    (a->yielded && a->yielded[i]))
+		    (a->yielded && a->yielded[i]) || pm_att_end_aside(a, i))
 			continue;
 		/* a syslog program's line is anyone's words, not this job's: it leads only where
 		 * it names this job (slurmstepd's OOM report for its step); else it is a fallback
@@ -2623,8 +2793,9 @@ int pm_att_phase_fallback(struct att *a)
 		if (r->role != PM_ROLE_CONFIRMATION &&
 		    !(r->role == PM_ROLE_ORIGIN && ((r->hardware && !o->trusted) || o->daemon)))
 			continue;
-		/* a generic reading set aside (att_yield.c): another rule reads its line */
-		if (a->yielded && a->yielded[i])
+		/* a generic reading set aside (att_yield.c): another rule reads its line; a line
+		 * read as no end of this job's (phase_outcome) */
+		if ((a->yielded && a->yielded[i]) || pm_att_end_aside(a, i))
 			continue;
 		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o) ||
 		    (r->hardware && pm_att_other_gpu(a, o)) || pm_att_boot_link(a, i))

@@ -160,6 +160,11 @@ static int outcome_rank(const struct att *a, const struct cand *c)
 {
 	const char *o = a->outcome;
 
+	/* a requeue is what Slurm did with the job, not why its tasks died: where a trusted
+	 * hardware event in the run, which this job's ranks' failure explains, stands beside it,
+	 * that event leads (review39 r4: a REQUEUED record over a GPU lost in the run) */
+	if (!strcmp(o, "REQUEUED") && pm_att_run_hardware(a))
+		return c == pm_att_run_hardware(a) ? 0 : 1;
 	if ((!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED")) &&
 	    pm_class_external(c->cls))
 		return 0;
@@ -329,6 +334,8 @@ static int fired_kind(const struct att *a)
 		if (a->yielded && a->yielded[i]) /* a generic reading set aside (att_yield.c) */
 			continue;
 		if (a->not_job && a->not_job[i]) /* another job's set-up failure (att_cands.c) */
+			continue;
+		if (pm_att_end_aside(a, i)) /* no end of this job's (att_cands.c, phase_outcome) */
 			continue;
 		if (R(a, i)->step_wait) /* srun's wait for a step: no symptom unless it led */
 			continue;
@@ -1177,10 +1184,22 @@ void pm_att_phase_status(struct att *a)
 	size_t refused;
 
 	if (!strcmp(a->outcome, "COMPLETED")) {
+		const struct cand *h = pm_att_run_hardware(a);
 		a->status = VS_NONE;
 		a->lead = NULL;
 		pm_att_why(a, "The job completed: nothing to attribute; any symptoms are listed as "
 			      "evidence only.");
+		/* a batch script that ignores srun's failure completes: a fault of the node in
+		 * the run is still worth the operator's look (review39 c3) */
+		if (h)
+			pm_att_why(
+				a,
+				"Yet %s/%s on %s (%s) is dated in the job's run by a source the "
+				"job cannot write%s: it did not end the job, but the node deserves "
+				"a look before it runs another.",
+				h->cls, h->sub, h->node, h->summary,
+				a->task_failed ? ", and srun reports a task failing of itself" :
+						 "");
 	} else if (a->weak_only) {
 		/* nothing says the job failed: a weak sign names no cause, nor a node */
 		a->status = VS_UNKNOWN;

@@ -217,6 +217,12 @@ struct att {
 	/* obs -> a line of a launch-time reading set aside as another job's (att_cands.c,
 	 * setup_not_this_jobs); NULL when none is */
 	bool *not_job;
+	/* obs -> a line read as no end of this job's: a summary of a job's end that does not
+	 * hold for it, the job's word of a requeue after a task failed of itself, an end read
+	 * only from the job's text that a trusted hardware event outranks (att_cands.c,
+	 * phase_outcome, pm_att_text_end); NULL when none is */
+	bool *end_aside;
+	bool end_text; /* no record, and the outcome read only from the job's text (phase_outcome) */
 	/* obs -> a line of the job's output named a host the record's node list lacks, its name
 	 * dropped (att_ranks.c, own_node); NULL when none did */
 	bool *outside;
@@ -389,6 +395,16 @@ bool pm_att_cand_holds(const struct cand *c, size_t oi);
 /* Slurm's job state as an outcome name; NULL for a state that is no end. */
 const char *pm_att_outcome_from_state(const char *st);
 void pm_att_phase_outcome(struct att *a);
+/* Whether obs I was read as no end of this job's (A->end_aside). */
+bool pm_att_end_aside(const struct att *a, size_t i);
+/* With no record, an end read only from the job's text (a summary gathered by hand, a line
+ * of its output) gives way to a trusted hardware event in the run: FAILED, its external
+ * candidates set aside (review39 H1-H3).  After phase_stale. */
+void pm_att_text_end(struct att *a);
+/* A hardware candidate from a source the job cannot write, dated, on a node, that phase_stale
+ * kept as this job's (not before its output, not left unexplained, not a fallback); NULL
+ * when none is. */
+const struct cand *pm_att_run_hardware(const struct att *a);
 int pm_att_phase_origins(struct att *a, bool hardware);
 /* O, a node failure read in a file told as slurmctld's log: -1 where Slurm's record says
  * the job ended otherwise (the two gainsay each other: no lead), 1 where there is no record
