@@ -400,8 +400,8 @@ void pm_att_phase_order(struct att *a)
 	for (size_t i = 1; i < a->live; i++)
 		if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_THERMAL)) {
 			pm_att_why(a,
-				   "A GPU%s%s was hot enough to slow itself down (%s): that may be "
-				   "why the job was slow, not why it ended; it was still making "
+				   "A GPU%s%s was slowed by heat or its power brake (%s): that may "
+				   "be why the job was slow, not why it ended; it was still making "
 				   "progress when the time limit ended it.",
 				   a->c[i].node[0] ? " on " : "", a->c[i].node, a->c[i].summary);
 			break;
