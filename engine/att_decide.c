@@ -153,9 +153,36 @@ static bool progressing_timeout(const struct att *a)
 	return false;
 }
 
+static bool timeouts_fired(const struct att *a);
+
+/*
+ * Whether a GPU slowed by heat (or its power brake: PM_K_THERMAL) can be what ended this job.
+ * A slowed GPU ends a job only through what slowness makes: its peers' collective timeouts,
+ * a stall, the time limit.  Where the job ended otherwise (not TIMEOUT, no collective timeout
+ * reported) with an error of its own that does not lead only for want of better (a KeyError,
+ * a RuntimeError, an out-of-memory), that error ended it, and the heat is at most context
+ * beside it (gpu-thermal-beside-program-error; a straggler that its peers timed out on still
+ * leads as heat: gpu-hw-thermal-slowdown-straggler).
+ */
+static bool heat_cannot_end(const struct att *a)
+{
+	if (!strcmp(a->outcome, "TIMEOUT") || a->stalled || timeouts_fired(a))
+		return false;
+	for (size_t i = 0; i < a->nc; i++) {
+		const struct cand *c = &a->c[i];
+
+		if (!c->dead && !c->fallback && !c->hardware && c->lead == LEAD_RULE &&
+		    !pm_is_kind(c->cls, c->sub, PM_K_THERMAL))
+			return true;
+	}
+	return false;
+}
+
 /* External outcomes and node failures lead: they are what ended the job.  A GPU slowed by
  * heat ends no job: where the time limit ended one that was still progressing, the heat is at
- * most why it was slow, behind the time limit (pm_att_phase_order says so in the why). */
+ * most why it was slow, behind the time limit (pm_att_phase_order says so in the why); beside
+ * the program's own error where nothing slowness makes was seen, that error ended it, and the
+ * heat is behind it too (heat_cannot_end). */
 static int outcome_rank(const struct att *a, const struct cand *c)
 {
 	const char *o = a->outcome;
@@ -178,7 +205,8 @@ static int outcome_rank(const struct att *a, const struct cand *c)
 			if (!a->c[i].dead && a->c[i].node[0] && !strcmp(a->c[i].node, c->node) &&
 			    pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_NODE_FAIL))
 				return 0;
-	if (pm_is_kind(c->cls, c->sub, PM_K_THERMAL) && progressing_timeout(a))
+	if (pm_is_kind(c->cls, c->sub, PM_K_THERMAL) &&
+	    (progressing_timeout(a) || heat_cannot_end(a)))
 		return 2;
 	return 1;
 }
@@ -402,13 +430,25 @@ void pm_att_phase_order(struct att *a)
 		}
 	a->lead = a->live ? &a->c[0] : NULL;
 	a->second = a->live > 1 ? &a->c[1] : NULL;
+	if (a->lead && !a->lead->hardware && heat_cannot_end(a))
+		for (size_t i = 1; i < a->live; i++)
+			if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_THERMAL)) {
+				pm_att_why(a,
+					   "A GPU%s%s was slowed by heat or its power brake (%s): "
+					   "that slows a job, it does not end one, and nothing here "
+					   "shows the job slowed (no collective timed out, no time "
+					   "limit): %s ended it.",
+					   a->c[i].node[0] ? " on " : "", a->c[i].node,
+					   a->c[i].summary, a->lead->summary);
+				break;
+			}
 	if (!pm_att_heat_behind_limit(a))
 		return;
 	for (size_t i = 1; i < a->live; i++)
 		if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_THERMAL)) {
 			pm_att_why(a,
-				   "A GPU%s%s was hot enough to slow itself down (%s): that may be "
-				   "why the job was slow, not why it ended; it was still making "
+				   "A GPU%s%s was slowed by heat or its power brake (%s): that may "
+				   "be why the job was slow, not why it ended; it was still making "
 				   "progress when the time limit ended it.",
 				   a->c[i].node[0] ? " on " : "", a->c[i].node, a->c[i].summary);
 			break;
