@@ -62,8 +62,6 @@ static bool self_signal(const char *sig)
 	return false;
 }
 
-static bool output_job_id(const struct att *a, char *id, size_t cap);
-
 /*
  * The job a summary of a job's end (seff's, Slurm's mail, scontrol's) names, O its state's
  * line: the mail's "Job_id=N" on that line, else the first "Job ID: N" (seff) or "JobId=N"
@@ -122,7 +120,7 @@ static bool summary_holds(const struct att *a, const struct pm_obs *o, bool fail
 			  const char **why, char *sid, size_t cap)
 {
 	char own[32];
-	bool hs = summary_job_id(a, o, sid, cap), ho = output_job_id(a, own, sizeof(own));
+	bool hs = summary_job_id(a, o, sid, cap), ho = pm_att_output_job_id(a, own, sizeof(own));
 
 	if (hs && ho && strcmp(sid, own)) {
 		*why = "names another job than this one";
@@ -1066,7 +1064,7 @@ static bool gpus_apart(const struct att *a, const struct cand *c, const struct c
  * named for (slurm-N.out).  None, several, or an array task's (slurm-A_T.out: slurmd names
  * the task by a raw id the name does not give): false.
  */
-static bool output_job_id(const struct att *a, char *id, size_t cap)
+bool pm_att_output_job_id(const struct att *a, char *id, size_t cap)
 {
 	const char *p, *seen = NULL;
 	size_t n, sn = 0;
@@ -1320,7 +1318,7 @@ static void setup_not_this_jobs(struct att *a)
 		if (!slurm || !trusted)
 			continue;
 		if (!made) {
-			have = output_job_id(a, own, sizeof(own));
+			have = pm_att_output_job_id(a, own, sizeof(own));
 			made = true;
 		}
 		f = &a->ev->files[a->ev->obs[c->ev[0]].file];
