@@ -1707,7 +1707,57 @@ static double step_cancelled(const struct att *a)
 }
 
 /*
- * The program's own GPU fault (Xid 13/31/43) on a node whose tasks were only ended by Slurm:
+ * Whether every line of C is an Xid 32 (a corrupted push buffer stream, gpu_hardware/pcie at
+ * weak: xid-32-pushbuffer), the code a GPU's DMA engine also reports as a process with work in
+ * flight is torn down (n0r of trust102: beside the job's own ValueError, an Xid 32 on a node
+ * whose tasks Slurm only ended, 11 s before the kill, made the verdict ambiguous and advised
+ * that node's exclusion).  Read as the teardown's as Xid 43 is, under the same conditions
+ * (teardown_fault); a strong GPU fault (Xid 79, 48, 94, 95) never is.
+ */
+static bool teardown_xid(const struct att *a, const struct cand *c)
+{
+	if (strcmp(c->cls, "gpu_hardware") || c->strength > PM_WEAK)
+		return false;
+	for (size_t m = 0; m < c->nev; m++)
+		if (a->ev->obs[c->ev[m]].xid != 32)
+			return false;
+	return c->nev > 0;
+}
+
+/*
+ * Whether C's node is the one where srun (or the plugin's records) report the one task that
+ * failed of itself, the other nodes' tasks only ended by Slurm, and that task's failure leads
+ * there as the program's own logic error (pm_att_logic_error: a ValueError, a KeyError, no
+ * hardware fault raises one): C, dated in the teardown (teardown_fault), is then that
+ * process's GPU work stopped as it died.  *OTHER is C's node.
+ */
+static bool own_death(const struct att *a, const struct cand *c, const char **other)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	bool failed_here = false, logic = false;
+
+	for (size_t k = 0; k < j->nnodes && !failed_here; k++) {
+		const char *f;
+		if (!j->nodes[k] || !strcasecmp(j->nodes[k], c->node))
+			continue;
+		f = pm_att_clean_exits(a, j->nodes[k]);
+		if (!f)
+			f = pm_att_srun_ended(a, j->nodes[k]);
+		failed_here = f && !strcasecmp(f, c->node);
+	}
+	for (size_t k = 0; k < a->nc && failed_here && !logic; k++) {
+		const struct cand *x = &a->c[k];
+		logic = x != c && !x->dead && x->lead == LEAD_RULE && x->node[0] &&
+			!strcasecmp(x->node, c->node) && pm_att_logic_error(a, x);
+	}
+	if (logic)
+		*other = c->node;
+	return logic;
+}
+
+/*
+ * The program's own GPU fault (Xid 13/31/43, or a weak Xid 32: teardown_xid) on a node whose
+ * tasks were only ended by Slurm:
  * srun's reports, or the plugin's records, say every task there was ended by Slurm's SIGTERM
  * or SIGKILL (or exited 0) after a task on another node failed of itself, and every line of
  * the fault is the kernel's, dated within the job's last TEARDOWN_S (KillWait: SIGTERM, then
@@ -1727,7 +1777,8 @@ static bool teardown_fault(const struct att *a, const struct cand *c, const char
 	double tol = a->rs->skew_s, cancel = 0;
 
 	if (c->dead || !c->node[0] || !c->nev || c->lead != LEAD_RULE ||
-	    strcmp(c->cls, "application") || strcmp(c->sub, "cuda_fault"))
+	    (!teardown_xid(a, c) &&
+	     (strcmp(c->cls, "application") || strcmp(c->sub, "cuda_fault"))))
 		return false;
 	if (ev->job.end <= 0 && (cancel = step_cancelled(a)) <= 0)
 		return false;
@@ -1745,7 +1796,7 @@ static bool teardown_fault(const struct att *a, const struct cand *c, const char
 			return false;
 	}
 	if (!(*other = pm_att_clean_exits(a, c->node)) && !(*other = pm_att_srun_ended(a, c->node)))
-		return false;
+		return teardown_xid(a, c) && own_death(a, c, other);
 	for (size_t j = 0; j < a->nc; j++) {
 		const struct cand *x = &a->c[j];
 		/* one of no node is placed on that task's host only later, as a guess
@@ -1766,14 +1817,29 @@ static void teardown_faults(struct att *a)
 		if (!teardown_fault(a, c, &other))
 			continue;
 		c->dead = true;
+		if (!strcasecmp(other, c->node)) {
+			pm_att_why(a,
+				   "%s. It is dated in the step's teardown (%s), on the node of "
+				   "the one task that failed of itself, with the program's own "
+				   "error (of a kind no hardware fault raises): that process's GPU "
+				   "work stopped as it exited, not the failure's origin (should it "
+				   "recur outside a teardown, check the GPU's PCIe path).",
+				   c->summary,
+				   a->ev->job.end > 0 ? "within KillWait's 30 s of the job's end" :
+							"after Slurm cancelled the step");
+			continue;
+		}
 		pm_att_why(a,
 			   "%s. It is dated in the step's teardown (%s), on a node whose tasks "
 			   "Slurm only ended after a task on %s failed of itself: the teardown's "
-			   "stopped GPU work, not the failure's origin.",
+			   "stopped GPU work, not the failure's origin%s.",
 			   c->summary,
 			   a->ev->job.end > 0 ? "within KillWait's 30 s of the job's end" :
 						"after Slurm cancelled the step",
-			   other);
+			   other,
+			   teardown_xid(a, c) ? " (should it recur outside a teardown, check the "
+						"GPU's PCIe path)" :
+						"");
 	}
 }
 
