@@ -1256,6 +1256,33 @@ static bool setup_tasks_ran(const struct att *a, const char *node)
 	return false;
 }
 
+/*
+ * Whether nothing ties C's node to this job but C's own lines, with no record of the job's
+ * nodes: no line of C names a job (setup_line_job: slurmctld's drain line names none), no
+ * slurmctld line of the folder allocating this job names the node (ctld_allocates), and no
+ * srun task line or task record places a task anywhere (setup_outside_job would have
+ * weighed them).  trust100's limit (review37): a drain line naming no job, planted in a file
+ * of the job's beside output with no srun task lines, led at supported with the exclusion
+ * advised.
+ */
+static bool setup_untied(struct att *a, const struct cand *c, const char *own)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	if (ev->job.nnodes || ev->job.het_partial || a->nplaced || ev->ntasks)
+		return false;
+	/* a line naming a job: this one, or, this job's id not known, the one it names (a
+	 * line naming another job than a known id was set aside before) */
+	for (size_t k = 0; k < c->nev; k++)
+		if (setup_line_job(a, own ? own : "", ev->obs[c->ev[k]].raw) != 0)
+			return false;
+	for (size_t i = 0; own && i < ev->nfiles; i++)
+		if (ev->files[i].format == PM_FMT_SLURMCTLD_LOG &&
+		    ctld_allocates(&ev->files[i], own, c->node) > 0)
+			return false;
+	return true;
+}
+
 /* Whether O is a Slurm daemon's line (a trusted scheduler source) or srun's own. */
 static bool setup_slurm_line(const struct pm_obs *o)
 {
@@ -1386,6 +1413,15 @@ static void setup_not_this_jobs(struct att *a)
 				"task records place one there), so %s's set-up did not refuse this "
 				"job (%s's line is another job's, or not Slurm's).",
 				c->summary, c->node, c->node, f->name);
+		} else if (!c->guess && setup_untied(a, c, have ? own : NULL)) {
+			/* nothing but the line's own words puts its node in this job */
+			c->guess = true;
+			pm_att_why(a,
+				   "%s: with no accounting record, no line of %s names this job, "
+				   "and nothing Slurm writes ties %s to it (slurmctld's line "
+				   "allocating it, srun's task lines): %s is named, its exclusion "
+				   "not advised.",
+				   c->summary, f->name, c->node, c->node);
 		}
 	}
 }
