@@ -411,7 +411,7 @@ static struct cand *node_fail_hw(struct att *a, const struct cand **other)
 	*other = NULL;
 	for (size_t i = 0; i < a->nc; i++) {
 		struct cand *c = &a->c[i];
-		if (!pm_att_own_hw(c) || c->guess || c->user_record || c->nowhere ||
+		if (!pm_att_own_hw(c) || !c->has_t || c->guess || c->user_record || c->nowhere ||
 		    c->strength < PM_MEDIUM || pm_att_open_side(a, c) ||
 		    pm_is_kind(c->cls, c->sub, PM_K_THERMAL) || !pm_class_hardware(c->cls))
 			continue;
