@@ -62,8 +62,6 @@ static bool self_signal(const char *sig)
 	return false;
 }
 
-static bool output_job_id(const struct att *a, char *id, size_t cap);
-
 /*
  * The job a summary of a job's end (seff's, Slurm's mail, scontrol's) names, O its state's
  * line: the mail's "Job_id=N" on that line, else the first "Job ID: N" (seff) or "JobId=N"
@@ -150,7 +148,7 @@ static bool summary_holds(const struct att *a, const struct pm_obs *o, bool fail
 		return false;
 	}
 	hs = summary_job_id(a, o, sid, cap);
-	ho = output_job_id(a, own, sizeof(own));
+	ho = pm_att_output_job_id(a, own, sizeof(own));
 	if (hs && ho && strcmp(sid, own)) {
 		*why = "names another job than this one";
 		return false;
@@ -1236,7 +1234,7 @@ static bool gpus_apart(const struct att *a, const struct cand *c, const struct c
  * named for (slurm-N.out).  None, several, or an array task's (slurm-A_T.out: slurmd names
  * the task by a raw id the name does not give): false.
  */
-static bool output_job_id(const struct att *a, char *id, size_t cap)
+bool pm_att_output_job_id(const struct att *a, char *id, size_t cap)
 {
 	const char *p, *seen = NULL;
 	size_t n, sn = 0;
@@ -1428,6 +1426,33 @@ static bool setup_tasks_ran(const struct att *a, const char *node)
 	return false;
 }
 
+/*
+ * Whether nothing ties C's node to this job but C's own lines, with no record of the job's
+ * nodes: no line of C names a job (setup_line_job: slurmctld's drain line names none), no
+ * slurmctld line of the folder allocating this job names the node (ctld_allocates), and no
+ * srun task line or task record places a task anywhere (setup_outside_job would have
+ * weighed them).  trust100's limit (review37): a drain line naming no job, planted in a file
+ * of the job's beside output with no srun task lines, led at supported with the exclusion
+ * advised.
+ */
+static bool setup_untied(struct att *a, const struct cand *c, const char *own)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	if (ev->job.nnodes || ev->job.het_partial || a->nplaced || ev->ntasks)
+		return false;
+	/* a line naming a job: this one, or, this job's id not known, the one it names (a
+	 * line naming another job than a known id was set aside before) */
+	for (size_t k = 0; k < c->nev; k++)
+		if (setup_line_job(a, own ? own : "", ev->obs[c->ev[k]].raw) != 0)
+			return false;
+	for (size_t i = 0; own && i < ev->nfiles; i++)
+		if (ev->files[i].format == PM_FMT_SLURMCTLD_LOG &&
+		    ctld_allocates(&ev->files[i], own, c->node) > 0)
+			return false;
+	return true;
+}
+
 /* Whether O is a Slurm daemon's line (a trusted scheduler source) or srun's own. */
 static bool setup_slurm_line(const struct pm_obs *o)
 {
@@ -1490,7 +1515,7 @@ static void setup_not_this_jobs(struct att *a)
 		if (!slurm || !trusted)
 			continue;
 		if (!made) {
-			have = output_job_id(a, own, sizeof(own));
+			have = pm_att_output_job_id(a, own, sizeof(own));
 			made = true;
 		}
 		f = &a->ev->files[a->ev->obs[c->ev[0]].file];
@@ -1558,6 +1583,15 @@ static void setup_not_this_jobs(struct att *a)
 				"task records place one there), so %s's set-up did not refuse this "
 				"job (%s's line is another job's, or not Slurm's).",
 				c->summary, c->node, c->node, f->name);
+		} else if (!c->guess && setup_untied(a, c, have ? own : NULL)) {
+			/* nothing but the line's own words puts its node in this job */
+			c->guess = true;
+			pm_att_why(a,
+				   "%s: with no accounting record, no line of %s names this job, "
+				   "and nothing Slurm writes ties %s to it (slurmctld's line "
+				   "allocating it, srun's task lines): %s is named, its exclusion "
+				   "not advised.",
+				   c->summary, f->name, c->node, c->node);
 		}
 	}
 }
@@ -1879,7 +1913,57 @@ static double step_cancelled(const struct att *a)
 }
 
 /*
- * The program's own GPU fault (Xid 13/31/43) on a node whose tasks were only ended by Slurm:
+ * Whether every line of C is an Xid 32 (a corrupted push buffer stream, gpu_hardware/pcie at
+ * weak: xid-32-pushbuffer), the code a GPU's DMA engine also reports as a process with work in
+ * flight is torn down (n0r of trust102: beside the job's own ValueError, an Xid 32 on a node
+ * whose tasks Slurm only ended, 11 s before the kill, made the verdict ambiguous and advised
+ * that node's exclusion).  Read as the teardown's as Xid 43 is, under the same conditions
+ * (teardown_fault); a strong GPU fault (Xid 79, 48, 94, 95) never is.
+ */
+static bool teardown_xid(const struct att *a, const struct cand *c)
+{
+	if (strcmp(c->cls, "gpu_hardware") || c->strength > PM_WEAK)
+		return false;
+	for (size_t m = 0; m < c->nev; m++)
+		if (a->ev->obs[c->ev[m]].xid != 32)
+			return false;
+	return c->nev > 0;
+}
+
+/*
+ * Whether C's node is the one where srun (or the plugin's records) report the one task that
+ * failed of itself, the other nodes' tasks only ended by Slurm, and that task's failure leads
+ * there as the program's own logic error (pm_att_logic_error: a ValueError, a KeyError, no
+ * hardware fault raises one): C, dated in the teardown (teardown_fault), is then that
+ * process's GPU work stopped as it died.  *OTHER is C's node.
+ */
+static bool own_death(const struct att *a, const struct cand *c, const char **other)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	bool failed_here = false, logic = false;
+
+	for (size_t k = 0; k < j->nnodes && !failed_here; k++) {
+		const char *f;
+		if (!j->nodes[k] || !strcasecmp(j->nodes[k], c->node))
+			continue;
+		f = pm_att_clean_exits(a, j->nodes[k]);
+		if (!f)
+			f = pm_att_srun_ended(a, j->nodes[k]);
+		failed_here = f && !strcasecmp(f, c->node);
+	}
+	for (size_t k = 0; k < a->nc && failed_here && !logic; k++) {
+		const struct cand *x = &a->c[k];
+		logic = x != c && !x->dead && x->lead == LEAD_RULE && x->node[0] &&
+			!strcasecmp(x->node, c->node) && pm_att_logic_error(a, x);
+	}
+	if (logic)
+		*other = c->node;
+	return logic;
+}
+
+/*
+ * The program's own GPU fault (Xid 13/31/43, or a weak Xid 32: teardown_xid) on a node whose
+ * tasks were only ended by Slurm:
  * srun's reports, or the plugin's records, say every task there was ended by Slurm's SIGTERM
  * or SIGKILL (or exited 0) after a task on another node failed of itself, and every line of
  * the fault is the kernel's, dated within the job's last TEARDOWN_S (KillWait: SIGTERM, then
@@ -1899,7 +1983,8 @@ static bool teardown_fault(const struct att *a, const struct cand *c, const char
 	double tol = a->rs->skew_s, cancel = 0;
 
 	if (c->dead || !c->node[0] || !c->nev || c->lead != LEAD_RULE ||
-	    strcmp(c->cls, "application") || strcmp(c->sub, "cuda_fault"))
+	    (!teardown_xid(a, c) &&
+	     (strcmp(c->cls, "application") || strcmp(c->sub, "cuda_fault"))))
 		return false;
 	if (ev->job.end <= 0 && (cancel = step_cancelled(a)) <= 0)
 		return false;
@@ -1917,7 +2002,7 @@ static bool teardown_fault(const struct att *a, const struct cand *c, const char
 			return false;
 	}
 	if (!(*other = pm_att_clean_exits(a, c->node)) && !(*other = pm_att_srun_ended(a, c->node)))
-		return false;
+		return teardown_xid(a, c) && own_death(a, c, other);
 	for (size_t j = 0; j < a->nc; j++) {
 		const struct cand *x = &a->c[j];
 		/* one of no node is placed on that task's host only later, as a guess
@@ -1938,14 +2023,29 @@ static void teardown_faults(struct att *a)
 		if (!teardown_fault(a, c, &other))
 			continue;
 		c->dead = true;
+		if (!strcasecmp(other, c->node)) {
+			pm_att_why(a,
+				   "%s. It is dated in the step's teardown (%s), on the node of "
+				   "the one task that failed of itself, with the program's own "
+				   "error (of a kind no hardware fault raises): that process's GPU "
+				   "work stopped as it exited, not the failure's origin (should it "
+				   "recur outside a teardown, check the GPU's PCIe path).",
+				   c->summary,
+				   a->ev->job.end > 0 ? "within KillWait's 30 s of the job's end" :
+							"after Slurm cancelled the step");
+			continue;
+		}
 		pm_att_why(a,
 			   "%s. It is dated in the step's teardown (%s), on a node whose tasks "
 			   "Slurm only ended after a task on %s failed of itself: the teardown's "
-			   "stopped GPU work, not the failure's origin.",
+			   "stopped GPU work, not the failure's origin%s.",
 			   c->summary,
 			   a->ev->job.end > 0 ? "within KillWait's 30 s of the job's end" :
 						"after Slurm cancelled the step",
-			   other);
+			   other,
+			   teardown_xid(a, c) ? " (should it recur outside a teardown, check the "
+						"GPU's PCIe path)" :
+						"");
 	}
 }
 

@@ -266,6 +266,61 @@ static bool head_dates_output(const struct att *a, size_t k, const struct pm_fil
 	return true;
 }
 
+/*
+ * The time slurmstepd's line O ("*** JOB N ON host CANCELLED AT <ts> ...": a cancel, a time
+ * limit, a preemption, a node failure) in the job's output gives the job's end, where it
+ * names this job: the record's id, else OWN (the output file's, pm_att_output_job_id), else,
+ * neither known, any one job's.  0 when O is no such line of this job.  A step's cancel
+ * ("*** STEP N.S") ends the step alone: the batch script may go on.  The job can print such
+ * a line, of any date: an earlier one only narrows what its end bounds (a missed blame,
+ * never a blamed node), as its own dated lines do.
+ */
+static double cancel_end(const struct att *a, size_t i, const char *own)
+{
+	const struct pm_obs *o = &a->ev->obs[i];
+	const char *q = o->raw ? strstr(o->raw, "*** JOB ") : NULL, *d;
+	size_t n;
+
+	if (!q || !R(a, i)->outcome || o->source != PM_SRC_APP_LOG || o->trusted)
+		return 0;
+	d = q + 8;
+	n = strspn(d, "0123456789");
+	if (!n || strncmp(d + n, " ON ", 4))
+		return 0;
+	if (a->ev->job.id && a->ev->job.id[0] ? !pm_record_job_id(a->ev, d, n) :
+	    own				      ? strlen(own) != n || memcmp(own, d, n) :
+						0)
+		return 0;
+	return pm_att_cancelled_at(o);
+}
+
+/* The latest end the job's cancel lines give (cancel_end), or 0: none, or, with no id to
+ * check them by, lines naming two jobs. */
+static double cancel_ends(const struct att *a)
+{
+	char own[64];
+	bool have = pm_att_output_job_id(a, own, sizeof(own));
+	const char *first = NULL;
+	size_t fn = 0;
+	double t = 0, x;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const char *d;
+		size_t n;
+		if ((x = cancel_end(a, i, have ? own : NULL)) <= 0)
+			continue;
+		d = strstr(a->ev->obs[i].raw, "*** JOB ") + 8;
+		n = strspn(d, "0123456789");
+		if (first && (n != fn || memcmp(first, d, n)))
+			return 0;
+		first = d;
+		fn = n;
+		if (x > t)
+			t = x;
+	}
+	return t;
+}
+
 /* Whether every failure the job's output reports (a line an origin, cascade or confirmation
  * rule reads there) is dated, or comes before a line of its file that is: the job had printed
  * its failure by its output's last dated line.  Not so where a report follows every stamp
@@ -275,11 +330,17 @@ static bool failure_dated(const struct att *a)
 {
 	uint64_t *last = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*last));
 	bool ok = last != NULL;
+	char own[64];
+	bool have = a->out_tc > 0 && pm_att_output_job_id(a, own, sizeof(own));
 
+	/* a line dated in its text counts as one dated by its stamp: slurmstepd's cancel of
+	 * this job (its time, out_tc) */
 	for (size_t i = 0; ok && i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
-		if (o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
-		    o->event_time > 0 && o->offset + 1 > last[o->file])
+		if (o->source == PM_SRC_APP_LOG && !o->trusted &&
+		    ((o->has_time && o->event_time > 0) ||
+		     (a->out_tc > 0 && cancel_end(a, i, have ? own : NULL) > 0)) &&
+		    o->offset + 1 > last[o->file])
 			last[o->file] = o->offset + 1;
 	}
 	for (size_t i = 0; ok && i < a->ev->nobs; i++) {
@@ -297,9 +358,12 @@ static bool failure_dated(const struct att *a)
 
 void pm_att_output_start(struct att *a)
 {
-	a->out_t0 = a->out_p0 = a->out_t1 = 0;
+	a->out_t0 = a->out_p0 = a->out_t1 = a->out_tc = 0;
 	if (!pm_att_no_window(a) || pm_att_half_window(a))
 		return;
+	/* slurmstepd's cancel of this job dates its end, where no record does (review38 x1f:
+	 * an undated traceback, the cancel, an Xid three hours after) */
+	a->out_tc = cancel_ends(a);
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
 		enum pm_role role = R(a, i)->role;
@@ -336,6 +400,8 @@ void pm_att_output_start(struct att *a)
 		if (f->head_t > a->out_t1)
 			a->out_t1 = f->head_t;
 	}
+	if (a->out_tc > a->out_t1)
+		a->out_t1 = a->out_tc;
 	if (a->out_t1 > 0 && !failure_dated(a))
 		a->out_t1 = 0;
 }
@@ -499,7 +565,14 @@ static bool stale_bounded(struct att *a, struct cand *c, const char *what)
 
 	if (!c->has_t || !pm_att_no_window(a) || pm_att_half_window(a))
 		return false;
-	if (cand_after_output(a, c))
+	if (cand_after_output(a, c) && a->out_tc > 0 && a->out_tc >= a->out_t1)
+		pm_att_why(a,
+			   "%s logged %s %.0f s after slurmstepd cancelled the job (its "
+			   "\"CANCELLED AT\" line in the job's output): with no accounting record "
+			   "that line dates the job's end, and the job had printed its failure "
+			   "before it: context only, not this job's origin.",
+			   node, what, c->t - a->out_tc);
+	else if (cand_after_output(a, c))
 		pm_att_why(a,
 			   "%s logged %s %.0f s after the job's output dates its last line: with no "
 			   "accounting record the job's end is not known, but its output had "

@@ -165,6 +165,10 @@ struct att {
 	 * and the latest time it dates any line of its own (OUT_T1): the job made progress on its
 	 * GPUs after OUT_P0 and its output ended about OUT_T1 (pm_att_output_start); 0 none */
 	double out_p0, out_t1;
+	/* with no window, the time slurmstepd's "*** JOB N ON host CANCELLED AT <ts> ***" in
+	 * the job's output gives this job's end (pm_att_output_start; OUT_T1 takes it where
+	 * it is the later); 0 none */
+	double out_tc;
 	/* Slurm's task -> node where a launcher numbered the ranks (place_ranks, launcher_ranks):
 	 * the rank map's and srun's, kept out of RNODE and read for srun's labels only */
 	struct rnode *tnode;
@@ -545,6 +549,10 @@ int pm_att_srun_task(const struct att *a);
  * job's output, so the scanner gives it no event time.  Slurm writes the node's local time
  * without a zone, as most training logs write theirs; 0 when the line has none (att_sched.c). */
 double pm_att_cancelled_at(const struct pm_obs *o);
+/* The job's id with no accounting record: the one id the folder's Slurm output files are
+ * named for (slurm-N.out), in ID (CAP bytes); false none, several, or an array task's
+ * (att_cands.c). */
+bool pm_att_output_job_id(const struct att *a, char *id, size_t cap);
 /* Whether exit code C is a shell's 128 + SIGTERM or SIGKILL (143, 137): the task was ended by
  * a signal, as Slurm ends a step's other tasks, not failing of itself (att_ranks.c). */
 bool pm_att_slurm_signal_exit(long c);
