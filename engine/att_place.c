@@ -114,15 +114,19 @@ static bool host_shaped(const char *name)
 	return digit && letter;
 }
 
-/* Whether a host a file's name gives is taken: shaped as a node's name; or a word alone
- * before a dot or a folder (raven.dmesg, longma.bmc-sel.txt, raven/dmesg.txt: WHOLE); or
- * one the evidence knows otherwise (a node of the job's record, a host the files' lines
- * name; none when A is NULL, before they are read).  A plain word joined to the node-level
- * word by a hyphen or an underscore is the user's (trainer-journal.json, my_dmesg.txt) and
- * names none. */
+/* Whether a host a file's name gives is taken: shaped as a node's name; or one word alone
+ * before a node-level source's word or a folder (raven.dmesg, longma.bmc-sel.txt,
+ * raven/dmesg.txt: WHOLE); or one the evidence knows otherwise (a node of the job's record,
+ * a host the files' lines name; none when A is NULL, before they are read).  A plain word
+ * joined to the node-level word by a hyphen or an underscore is the user's
+ * (trainer-journal.json, my_dmesg.txt) and names none; so are words joined by a hyphen
+ * with no digit among them (ecc-loop.txt, node-check.log, gpu-checks/dmesg.txt: what the
+ * gatherer named a check or a loop for, where a node's name of several parts carries its
+ * number, dgx-a100-03). */
 static bool name_host_ok(const struct att *a, const char *name, bool whole)
 {
-	return host_shaped(name) || whole || (a && (host_of(a, name) || pm_att_job_node(a, name)));
+	return host_shaped(name) || (whole && !strchr(name, '-')) ||
+	       (a && (host_of(a, name) || pm_att_job_node(a, name)));
 }
 
 /*
@@ -153,8 +157,11 @@ static bool file_host(const struct att *a, const struct pm_file *f, char *out, s
 			continue;
 		if (hostname_ok(base, l) && l < len && !memchr(base, '.', l) &&
 		    !has_node_word(base, l)) {
+			/* a word alone before an extension (node-check.log read as a kernel
+			 * log) is a host only as the evidence knows it or shaped as one: the
+			 * name of a note or a check as often as a node's */
 			snprintf(out, len, "%.*s", (int)l, base);
-			return name_host_ok(a, out, *p == '.');
+			return name_host_ok(a, out, *p == '.' && node_word_at(p + 1));
 		}
 	}
 	return false;
