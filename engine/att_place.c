@@ -1259,6 +1259,15 @@ static int summary_squashed(struct att *a, const char *p, const char *e, bool sy
 	return ret < 0 ? -1 : 1;
 }
 
+/* The hosts the line [P, E) names (line_hosts), torchrun's squashed summary read as its
+ * lines (summary_squashed). */
+static int text_hosts(struct att *a, const char *p, const char *e, bool syslog)
+{
+	int rc = summary_squashed(a, p, e, syslog);
+
+	return rc == 0 ? line_hosts(a, p, e, syslog) : rc < 0 ? -1 : 0;
+}
+
 /* The line [P, E) as the scanner reads it, into OUT (NUL-terminated; at most LEN - 1 bytes
  * kept): terminal escapes dropped, a box frame's sides ("\u2502 ... \u2502") and trailing blanks
  * taken off, and what pm_text_clean makes ASCII made so (a web page's no-break spaces between
@@ -1337,7 +1346,7 @@ static int record_hosts(struct att *a, const struct pm_file *f, const char *p, c
 		memset(line + l, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
 		/* a record's message under a task's label or rank tag is the task's text */
 		a->hlabel = pe.label >= 0 || pe.rank >= 0;
-		rc = line_hosts(a, line, line + l, syslog);
+		rc = text_hosts(a, line, line + l, syslog);
 		a->hlabel = false;
 	}
 	return rc;
@@ -1469,11 +1478,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 
 			memset(line + n, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
 			a->hlabel = srun_labelled(f, p, le);
-			rc = summary_squashed(a, line, line + n, syslog);
-			if (rc == 0)
-				rc = line_hosts(a, line, line + n, syslog);
-			else if (rc > 0)
-				rc = 0;
+			rc = text_hosts(a, line, line + n, syslog);
 			a->hlabel = false;
 		}
 		a->tline = UINT64_MAX;
