@@ -142,9 +142,21 @@ static bool file_host(const struct att *a, const struct pm_file *f, char *out, s
 	size_t l;
 
 	base = base ? base + 1 : n;
-	if (base != n) { /* HOST/...: the first folder, for a node-level file */
+	if (base != n && (node_src || node_word_at(base))) {
+		/* HOST/...: the first folder shaped as a node's name or known, else a deeper
+		 * one so (sweep/tk77/dmesg.txt, nodes/gpu07/kern.log: the per-node folder
+		 * inside the gatherer's), else the first folder as one word alone
+		 * (raven/dmesg.txt) */
+		for (const char *q = n; q < base; q += l + 1) {
+			l = strcspn(q, "/");
+			if (hostname_ok(q, l) && l < len) {
+				snprintf(out, len, "%.*s", (int)l, q);
+				if (name_host_ok(a, out, false))
+					return true;
+			}
+		}
 		l = strcspn(n, "/");
-		if ((node_src || node_word_at(base)) && hostname_ok(n, l) && l < len) {
+		if (hostname_ok(n, l) && l < len) {
 			snprintf(out, len, "%.*s", (int)l, n);
 			return name_host_ok(a, out, true);
 		}
