@@ -2925,9 +2925,75 @@ static bool named_outside(const struct att *a, size_t oi)
 	return a->outside && a->outside[oi] && R(a, oi)->cap[PM_CAP_NODE];
 }
 
+/* The stamp of a node-state paste's reason, scontrol's "Reason=Not responding
+ * [slurm@2026-12-05T14:27:09]" (the controller's local time, zoneless, read as UTC, as the
+ * record's times are before their zone is applied); 0 none. */
+static double paste_reason_stamp(const char *raw)
+{
+	const char *r = raw ? strstr(raw, "Reason=") : NULL;
+
+	for (const char *b = r ? strchr(r, '[') : NULL; b; b = strchr(b + 1, '[')) {
+		const char *at = b + 1 + strcspn(b + 1, "@] \t");
+		struct pm_in_stamp st;
+		size_t n;
+		if (*at != '@')
+			continue;
+		n = pm_in_iso(at + 1, strlen(at + 1), &st);
+		if (n && at[1 + n] == ']' && !st.zone)
+			return st.t;
+	}
+	return 0;
+}
+
+/* Whether the job's line OI, a paste of scontrol's node state (a rule that captures `node`),
+ * gives its reason a stamp outside the job's time (review39 M1: a node's state of two weeks
+ * later): the record's window, widened by the skew tolerance and job_window_grace_s; with no
+ * record, the job's output's dated span widened by 14 hours more (its stamps' zone is the
+ * job's, the reason's the controller's). */
+static bool paste_out_of_time(const struct att *a, size_t oi)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	double t = R(a, oi)->cap[PM_CAP_NODE] ? paste_reason_stamp(a->ev->obs[oi].raw) : 0,
+	       m = a->rs->skew_s + a->rs->grace_s;
+
+	if (t <= 0)
+		return false;
+	if (j->start > 0 || j->end > 0) {
+		t -= j->local_times ? j->local_zone : 0;
+		return (j->start > 0 && t < j->start - m) || (j->end > 0 && t > j->end + m);
+	}
+	m += 14 * 3600;
+	return (a->out_t0 > 0 && t < a->out_t0 - m) || (a->out_t1 > 0 && t > a->out_t1 + m);
+}
+
+/* Whether the job's line OI, a paste naming a node (a rule that captures `node`), names one
+ * that srun's task lines, with no record of the job's nodes, do not: srun reports the step's
+ * teardown (a host's tasks ended by Slurm), so its lines name every node that ran a task of
+ * it (review39 M2; as prefix_gainsaid reads them, att_place.c). */
+static bool paste_off_srun(const struct att *a, size_t oi)
+{
+	const char *node = a->ev->obs[oi].node;
+	bool ended = false, any = false;
+
+	if (a->ev->job.nnodes || a->ev->job.het_partial || !node || !R(a, oi)->cap[PM_CAP_NODE])
+		return false;
+	for (size_t i = 0; i < a->nhosts; i++) {
+		if (!a->hosts[i].srun)
+			continue;
+		any = true;
+		ended |= a->hosts[i].ended;
+		if (setup_host_eq(a->hosts[i].name, node))
+			return false;
+	}
+	for (size_t i = 0; i < a->ev->ntasks; i++)
+		if (a->ev->tasks[i].node && setup_host_eq(a->ev->tasks[i].node, node))
+			return false;
+	return any && ended;
+}
+
 int pm_att_phase_fallback(struct att *a)
 {
-	bool timeouts = false;
+	bool timeouts = false, pasted_said = false;
 
 	for (size_t i = 0; i < a->ev->nobs && !timeouts; i++)
 		timeouts = R(a, i)->role == PM_ROLE_CASCADE &&
@@ -2956,6 +3022,22 @@ int pm_att_phase_fallback(struct att *a)
 		 * of this job's, on no node (slurm-node-reason-paste-other-node) */
 		if (!o->trusted && named_outside(a, i))
 			continue;
+		/* such a paste stamped outside the job's time, or naming a node srun's lines
+		 * place no task on (review39 M1, M2) */
+		if (!o->trusted && o->source == PM_SRC_APP_LOG &&
+		    (paste_out_of_time(a, i) || paste_off_srun(a, i))) {
+			if (!pasted_said) {
+				pm_att_why(a,
+					   "%s names %s in the job's output, %s: another time's or "
+					   "another node's state, no lead of this job's.",
+					   r->id, o->node ? o->node : "a node",
+					   paste_out_of_time(a, i) ?
+						   "its reason stamped outside the job's time" :
+						   "a node srun reports no task of the job on");
+				pasted_said = true;
+			}
+			continue;
+		}
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
 			continue;
