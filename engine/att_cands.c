@@ -2966,16 +2966,18 @@ static bool paste_out_of_time(const struct att *a, size_t oi)
 	return (a->out_t0 > 0 && t < a->out_t0 - m) || (a->out_t1 > 0 && t > a->out_t1 + m);
 }
 
-/* Whether the job's line OI, a paste naming a node (a rule that captures `node`), names one
- * that srun's task lines, with no record of the job's nodes, do not: srun reports the step's
- * teardown (a host's tasks ended by Slurm), so its lines name every node that ran a task of
- * it (review39 M2; as prefix_gainsaid reads them, att_place.c). */
+/* Whether the job's line OI, a paste of scontrol's node state ("NodeName=X ...", a rule that
+ * captures `node`), names a node that srun's task lines, with no record of the job's nodes,
+ * do not: srun reports the step's teardown (a host's tasks ended by Slurm), so its lines name
+ * every node that ran a task of it (review39 M2; as prefix_gainsaid reads them, att_place.c).
+ * srun's own "Node failure on X" is not asked: srun reports no task of the node it lost. */
 static bool paste_off_srun(const struct att *a, size_t oi)
 {
-	const char *node = a->ev->obs[oi].node;
+	const char *node = a->ev->obs[oi].node, *raw = a->ev->obs[oi].raw;
 	bool ended = false, any = false;
 
-	if (a->ev->job.nnodes || a->ev->job.het_partial || !node || !R(a, oi)->cap[PM_CAP_NODE])
+	if (a->ev->job.nnodes || a->ev->job.het_partial || !node || !R(a, oi)->cap[PM_CAP_NODE] ||
+	    !raw || !strstr(raw, "NodeName="))
 		return false;
 	for (size_t i = 0; i < a->nhosts; i++) {
 		if (!a->hosts[i].srun)
