@@ -563,6 +563,26 @@ static bool zone_slurm_gap(const struct att *a, double *d)
 	return true;
 }
 
+/* Whether the job's output dates progress (a progress rule's line, a rank's last tallied one)
+ * after every origin line of C by more than the skew tolerance and job_window_grace_s: as
+ * written, the job worked on after its node's event, which its stamps and the node's tell
+ * together only if they are of one zone. */
+static bool zone_progress_after(const struct att *a, const struct cand *c)
+{
+	double last = 0;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
+		    o->event_time > last && R(a, i)->role == PM_ROLE_PROGRESS)
+			last = o->event_time;
+	}
+	for (size_t i = 0; i < a->ev->nranks; i++)
+		if (a->ev->ranks[i].last_progress > last)
+			last = a->ev->ranks[i].last_progress;
+	return cand_beyond(a, c, last, true);
+}
+
 /*
  * With no window, C a dated event that the job's output did not bound (stale_bounded), the
  * bounds having compared the job's zoneless stamps with the node's as written: they are of
@@ -572,9 +592,11 @@ static bool zone_slurm_gap(const struct att *a, double *d)
  * dated line within the skew tolerance and job_window_grace_s, the zones agree and C stands.
  * Where it is a whole zone's offset off (a multiple of half an hour, within 90 s, at least
  * half an hour), the job's bounds are moved by it and asked again (cand_beyond): C before the
- * moved progress, explained, or after the moved end, is set aside.  Else the comparison is
- * unsure: C leads as it would, its node's exclusion only offered (c->guess).  True where C
- * is set aside.
+ * moved progress, explained, or after the moved end, is set aside.  Else, where the job's
+ * output dates its progress after C (zone_progress_after: as written, the job worked on after
+ * its GPU's fault, a story its stamps and the node's tell only if of one zone), the
+ * comparison is unsure: C leads as it would, its node's exclusion only offered (c->guess).
+ * True where C is set aside.
  */
 static bool stale_zone_bounded(struct att *a, struct cand *c, const char *what)
 {
@@ -611,7 +633,7 @@ static bool stale_zone_bounded(struct att *a, struct cand *c, const char *what)
 		c->dead = true;
 		return true;
 	}
-	if (!c->guess && !c->fallback) {
+	if (!c->guess && !c->fallback && zone_progress_after(a, c)) {
 		c->guess = true;
 		pm_att_why(a,
 			   "%s: the job's output is dated by stamps of no zone, and %s: whether "
