@@ -1471,6 +1471,284 @@ static void setup_aside(struct att *a, struct cand *c)
 		a->not_job[c->ev[k]] = true;
 }
 
+/* The text of F's first 4 MiB, NUL-terminated, into *LEN; NULL none (malloc'd). */
+static char *setup_text(struct pm_file *f, size_t *len)
+{
+	size_t cap = f->bytes < (4u << 20) ? (size_t)f->bytes : (4u << 20);
+	char *buf;
+
+	*len = 0;
+	if (f->status != PM_ST_OK || !cap || !(buf = malloc(cap + 1)))
+		return NULL;
+	if (pm_file_head(f, buf, cap, len) < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[*len] = '\0';
+	return buf;
+}
+
+/* Whether the job id D (DL bytes) names this job: the record's, else OWN. */
+static bool setup_this_id(const struct att *a, const char *own, const char *d, size_t dl)
+{
+	if (a->ev->job.id && a->ev->job.id[0])
+		return pm_record_job_id(a->ev, d, dl);
+	return own && pm_slurm_job_match(d, dl, own);
+}
+
+/* The job id that follows KEY in the line S..E (its digits, an array task's "_N" too), into
+ * *D and *DL; false where KEY is not in it or no digit follows. */
+static bool setup_key_id(const char *s, const char *e, const char *key, const char **d, size_t *dl)
+{
+	size_t kl = strlen(key);
+
+	for (const char *q = s; q + kl <= e; q++) {
+		if (memcmp(q, key, kl))
+			continue;
+		*d = q + kl;
+		*dl = strspn(*d, "0123456789_");
+		if (*d + *dl > e)
+			*dl = (size_t)(e - *d);
+		return *dl > 0 && isdigit((unsigned char)**d);
+	}
+	return false;
+}
+
+/* What a Slurm daemon's line S..E says of a job on NODE (F the file's node, SLURMD its format
+ * a slurmd log's): 1 this job allocated or launched there, 2 this job ended, 3 another job
+ * allocated or launched there; 0 nothing of that. */
+static int setup_daemon_event(const struct att *a, const char *own, const char *s, const char *e,
+			      const char *node, const char *fnode, bool slurmd)
+{
+	const char *d;
+	size_t dl;
+
+	if (s >= e || *s != '[')
+		return 0; /* slurm's own structure, "[stamp] msg" */
+	if (setup_key_id(s, e, "_job_complete: JobId=", &d, &dl))
+		return setup_this_id(a, own, d, dl) ? 2 : 0;
+	if (setup_key_id(s, e, "Allocate JobId=", &d, &dl) ||
+	    setup_key_id(s, e, "allocate_resources JobId=", &d, &dl)) {
+		const char *l = d + dl;
+		char **names = NULL;
+		size_t nn = 0, ll;
+		bool has = false;
+		if ((size_t)(e - l) < 10 || strncmp(l, " NodeList=", 10))
+			return 0;
+		l += 10;
+		ll = strcspn(l, " \t\n");
+		if (l + ll > e)
+			ll = (size_t)(e - l);
+		if (!ll || pm_hostlist_expand(l, ll, &names, &nn))
+			return 0;
+		for (size_t i = 0; i < nn; i++) {
+			has |= setup_host_eq(names[i], node);
+			free(names[i]);
+		}
+		free(names);
+		return !has ? 0 : setup_this_id(a, own, d, dl) ? 1 : 3;
+	}
+	/* slurmd's, on its own node */
+	if (!slurmd || (fnode && !setup_host_eq(fnode, node)))
+		return 0;
+	if (setup_key_id(s, e, "Launching batch job ", &d, &dl) ||
+	    setup_key_id(s, e, "launch task StepId=", &d, &dl) ||
+	    setup_key_id(s, e, "launch task ", &d, &dl))
+		return setup_this_id(a, own, d, dl) ? 1 : 3;
+	/* "[stamp] [N.batch] done with job", "[stamp] [N.0] done with job" */
+	const char *b = memchr(s, ']', (size_t)(e - s)), *c;
+	if (b && e - b > 3 && b[1] == ' ' && b[2] == '[') {
+		d = b + 3;
+		dl = strspn(d, "0123456789_");
+		c = memchr(d, ']', (size_t)(e - d));
+		if (dl && d[dl] == '.' && c && e - c >= 15 && !strncmp(c, "] done with job", 15) &&
+		    setup_this_id(a, own, d, dl))
+			return 2;
+	}
+	return 0;
+}
+
+/*
+ * Whether the Slurm daemon's own lines before O in its file (F) say that O, naming no job,
+ * is not this job's: the last of them that speaks of a job on O's node NODE is the
+ * controller's end of this job (`_job_complete: JobId=N`), slurmd's end of it (`[N.batch] done
+ * with job`), or another job's allocation or launch on that node (`sched: Allocate JobId=M
+ * NodeList=...NODE...`, slurmd's `Launching batch job M`).  *WHAT: which.
+ */
+static bool setup_after_daemon(const struct att *a, const char *own, const struct pm_obs *o,
+			       const char *node, const char **what)
+{
+	struct pm_file *f = &a->ev->files[o->file];
+	size_t len;
+	char *buf;
+	int last = 0;
+
+	if ((!own && !(a->ev->job.id && a->ev->job.id[0])) || !(buf = setup_text(f, &len)))
+		return false;
+	for (const char *s = buf; s < buf + len && (uint64_t)(s - buf) < o->offset;) {
+		const char *e = memchr(s, '\n', (size_t)(buf + len - s));
+		int k;
+		if (!e)
+			e = buf + len;
+		if ((uint64_t)(e - buf) > o->offset)
+			break;
+		if ((k = setup_daemon_event(a, own, s, e, node, f->node,
+					    f->format == PM_FMT_SLURMD_LOG)))
+			last = k;
+		s = e + 1;
+	}
+	free(buf);
+	*what = last == 2 ? "follows the daemon's own end of this job" :
+		last == 3 ? "follows another job's allocation or launch on that node" :
+			    NULL;
+	return last >= 2;
+}
+
+/* Whether the job's output ends dated: no line of it that a rule reads as its failure or
+ * its teardown (srun's "task 1: Exited with exit code 1" too, which pm_att_output_start does
+ * not ask) comes after the last dated line of its file, undated.  Else the job may have
+ * ended any time after that line. */
+static bool setup_output_ends_dated(const struct att *a)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		enum pm_role role = R(a, i)->role;
+		if (o->source != PM_SRC_APP_LOG || o->trusted ||
+		    (o->has_time && o->event_time > 0) ||
+		    (role != PM_ROLE_ORIGIN && role != PM_ROLE_CASCADE &&
+		     role != PM_ROLE_CONFIRMATION && role != PM_ROLE_TEARDOWN))
+			continue;
+		for (size_t k = 0;; k++) {
+			if (k == a->ev->nobs)
+				return false; /* no dated line after it */
+			const struct pm_obs *d = &a->ev->obs[k];
+			if (d->file == o->file && !d->trusted && d->has_time && d->event_time > 0 &&
+			    d->offset > o->offset)
+				break;
+		}
+	}
+	return true;
+}
+
+/* Whether O, a trusted dated line, is stamped after the job's output dates its last line
+ * (OUT_T1, with no record: pm_att_output_start) by more than the skew tolerance and
+ * job_window_grace_s, the output ending dated (setup_output_ends_dated): the job had ended
+ * by then (as cand_after_output; review39 H5). */
+static bool setup_after_output(const struct att *a, const struct pm_obs *o)
+{
+	return a->out_t1 > 0 && o->trusted && o->has_time && o->event_time > 0 &&
+	       o->event_time > a->out_t1 + a->rs->skew_s + a->rs->grace_s &&
+	       setup_output_ends_dated(a);
+}
+
+/* How long after every line of C (each trusted and dated) the job's output dates a line of
+ * its progress (a progress rule's line, a rank's last tallied one), beyond the skew tolerance
+ * and job_window_grace_s; 0 when it dates none so late. */
+static double setup_progress_after(const struct att *a, const struct cand *c)
+{
+	double line = 0, last = 0;
+
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		if (!o->trusted || !o->has_time || o->event_time <= 0)
+			return 0;
+		if (o->event_time > line)
+			line = o->event_time;
+	}
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
+		    o->event_time > last && R(a, i)->role == PM_ROLE_PROGRESS)
+			last = o->event_time;
+	}
+	for (size_t i = 0; i < a->ev->nranks; i++)
+		if (a->ev->ranks[i].last_progress > last)
+			last = a->ev->ranks[i].last_progress;
+	return line > 0 && last > line + a->rs->skew_s + a->rs->grace_s ? last - line : 0;
+}
+
+/* Whether the Slurm daemon's file F holds, on lines of its own structure ("[stamp] msg")
+ * other than those of C, two words or more of a daemon's vocabulary (sniff.c's, slurm_kind):
+ * a daemon's log, not a line or two of its wording that a job can write into its folder. */
+static bool setup_daemon_vocabulary(const struct att *a, const struct cand *c, size_t fi)
+{
+	static const char *const words[] = {
+		"_slurm_rpc_",
+		"sched:",
+		"backfill",
+		"_job_complete",
+		"job_time_limit",
+		"Allocate JobId=",
+		"Requeuing JobId=",
+		"node_not_resp",
+		"_kill_job_on_node",
+		"_pick_best_nodes",
+		"launch task",
+		"_rpc_terminate_job",
+		"_rpc_launch",
+		"Launching batch job",
+		"done with job",
+		"slurmstepd",
+		"_run_prolog",
+		"_run_epilog",
+		"task/",
+		"slurmd version",
+		"task_p_",
+		"_handle_stray",
+	};
+	bool seen[sizeof(words) / sizeof(words[0])] = {false};
+	size_t len, n = 0;
+	char *buf = setup_text(&a->ev->files[fi], &len);
+
+	if (!buf)
+		return false;
+	for (const char *s = buf; s < buf + len && n < 2;) {
+		const char *e = memchr(s, '\n', (size_t)(buf + len - s));
+		bool mine = false;
+		if (!e)
+			e = buf + len;
+		for (size_t k = 0; k < c->nev && !mine; k++)
+			mine = a->ev->obs[c->ev[k]].file == fi &&
+			       a->ev->obs[c->ev[k]].offset == (uint64_t)(s - buf);
+		for (size_t w = 0; !mine && *s == '[' && w < sizeof(words) / sizeof(words[0]); w++)
+			if (!seen[w] && pm_in_contains(s, (size_t)(e - s), words[w])) {
+				seen[w] = true;
+				n++;
+			}
+		s = e + 1;
+	}
+	free(buf);
+	return n >= 2;
+}
+
+/*
+ * Whether C, a launch reading from Slurm daemons' lines, is only a file of a daemon's wording
+ * that is no daemon's log (setup_daemon_vocabulary: a line or two; a collector's bundle is
+ * root's), where no accounting record says the job failed to launch (none, or one whose state
+ * is not NODE_FAIL, REQUEUED or LAUNCH_FAILED).  A job can write such a file into a
+ * hand-gathered folder under any name (review39 H4), as it can slurmctld's kill line
+ * (pm_att_ctld_node_fail); *NAME the file's.
+ */
+static bool setup_thin(const struct att *a, const struct cand *c, const char **name)
+{
+	const char *st = pm_att_outcome_from_state(a->ev->job.state);
+
+	if (st &&
+	    (!strcmp(st, "NODE_FAIL") || !strcmp(st, "REQUEUED") || !strcmp(st, "LAUNCH_FAILED")))
+		return false;
+	*name = NULL;
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		const struct pm_file *f = &a->ev->files[o->file];
+		if (!o->trusted)
+			continue;
+		if (f->bundled || setup_daemon_vocabulary(a, c, o->file))
+			return false;
+		*name = f->name;
+	}
+	return *name != NULL;
+}
+
 /*
  * A launch-time reading (the rule's `launch`: a node's prolog or set-up refusing the job,
  * external/node_setup) that Slurm's own lines place on a node, in a folder that holds the
@@ -1504,7 +1782,9 @@ static void setup_not_this_jobs(struct att *a)
 		const struct pm_file *f;
 		const char *how = NULL, *other;
 		bool slurm = c->nev > 0, trusted = false, by_launch;
-		size_t nother = 0, nbefore = 0, k;
+		size_t nother = 0, nbefore = 0, nafter = 0, k;
+		const char *dwhat = NULL, *thin;
+		double ran;
 
 		if (c->dead || !c->launch || !c->node[0] || c->lead != LEAD_RULE)
 			continue;
@@ -1547,20 +1827,40 @@ static void setup_not_this_jobs(struct att *a)
 				nother++;
 			else if (pm_att_before_output(a, o))
 				nbefore++;
+			else if (setup_after_output(a, o))
+				nafter++;
 			else
 				break;
 		}
 		if (k == c->nev) {
 			setup_aside(a, c);
 			pm_att_why(a,
-				   "%s: %s's lines of it %s: another job's, not this job's set-up.",
+				   "%s: %s's lines of it %s%s%s%s%s: another job's, not this job's "
+				   "set-up.",
 				   c->summary, f->name,
-				   !nbefore ?
-					   "name another job than this one" :
-				   !nother ?
-					   "are dated before the job's output began" :
-					   "name another job, or are dated before the job's output "
-					   "began");
+				   nother ? "name another job than this one" : "",
+				   nother && (nbefore || nafter) ? ", or " : "",
+				   nbefore || nafter ? "are dated " : "",
+				   nbefore ? "before the job's output began" : "",
+				   nafter ? (nbefore ?
+						     " or after its last dated line" :
+						     "after the job's output dates its last line") :
+					    "");
+			continue;
+		}
+		/* the daemon's own lines before it in its file: this job's end, another job's
+		 * allocation or launch on the node (review39 H5) */
+		for (k = 0; k < c->nev; k++)
+			if (!a->ev->obs[c->ev[k]].trusted ||
+			    !setup_after_daemon(a, have ? own : NULL, &a->ev->obs[c->ev[k]],
+						c->node, &dwhat))
+				break;
+		if (k == c->nev) {
+			setup_aside(a, c);
+			pm_att_why(a,
+				   "%s: %s's line of it names no job and %s: another job's, not this "
+				   "job's set-up.",
+				   c->summary, f->name, dwhat);
 			continue;
 		}
 		/* a prolog runs before the job's first task on a node, once: only a set-up
@@ -1583,15 +1883,40 @@ static void setup_not_this_jobs(struct att *a)
 				"task records place one there), so %s's set-up did not refuse this "
 				"job (%s's line is another job's, or not Slurm's).",
 				c->summary, c->node, c->node, f->name);
-		} else if (!c->guess && setup_untied(a, c, have ? own : NULL)) {
-			/* nothing but the line's own words puts its node in this job */
-			c->guess = true;
+		} else if ((ran = setup_progress_after(a, c)) > 0) {
+			/* a node's set-up refusing the job ends it (Slurm requeues or fails it):
+			 * the job's own progress long after the line says it ran on (review39 H4) */
+			setup_aside(a, c);
 			pm_att_why(a,
-				   "%s: with no accounting record, no line of %s names this job, "
-				   "and nothing Slurm writes ties %s to it (slurmctld's line "
-				   "allocating it, srun's task lines): %s is named, its exclusion "
-				   "not advised.",
-				   c->summary, f->name, c->node, c->node);
+				   "%s: the job's output dates its progress %.0f s after %s's line "
+				   "of it: the job ran on, so no node's set-up refused it (the line "
+				   "is another job's, or not Slurm's).",
+				   c->summary, ran, f->name);
+		} else {
+			if (!c->guess && setup_untied(a, c, have ? own : NULL)) {
+				/* nothing but the line's own words puts its node in this job */
+				c->guess = true;
+				pm_att_why(
+					a,
+					"%s: with no accounting record, no line of %s names this job, "
+					"and nothing Slurm writes ties %s to it (slurmctld's line "
+					"allocating it, srun's task lines): %s is named, its exclusion "
+					"not advised.",
+					c->summary, f->name, c->node, c->node);
+			}
+			if (setup_thin(a, c, &thin) && !c->user_record) {
+				/* review39 H4: a line or two of a daemon's wording, in a file the
+				 * job can write, with no record that the job failed to launch */
+				c->user_record = true;
+				c->guess = true;
+				pm_att_why(
+					a,
+					"%s: only %s says so, a line or two of a Slurm daemon's wording and "
+					"no daemon's log, with no accounting record of a launch failure: a "
+					"job can write such a file into a hand-gathered folder, so the "
+					"set-up failure is a hypothesis, %s's exclusion not advised.",
+					c->summary, thin, c->node);
+			}
 		}
 	}
 }
@@ -2874,9 +3199,77 @@ static bool named_outside(const struct att *a, size_t oi)
 	return a->outside && a->outside[oi] && R(a, oi)->cap[PM_CAP_NODE];
 }
 
+/* The stamp of a node-state paste's reason, scontrol's "Reason=Not responding
+ * [slurm@2026-12-05T14:27:09]" (the controller's local time, zoneless, read as UTC, as the
+ * record's times are before their zone is applied); 0 none. */
+static double paste_reason_stamp(const char *raw)
+{
+	const char *r = raw ? strstr(raw, "Reason=") : NULL;
+
+	for (const char *b = r ? strchr(r, '[') : NULL; b; b = strchr(b + 1, '[')) {
+		const char *at = b + 1 + strcspn(b + 1, "@] \t");
+		struct pm_in_stamp st;
+		size_t n;
+		if (*at != '@')
+			continue;
+		n = pm_in_iso(at + 1, strlen(at + 1), &st);
+		if (n && at[1 + n] == ']' && !st.zone)
+			return st.t;
+	}
+	return 0;
+}
+
+/* Whether the job's line OI, a paste of scontrol's node state (a rule that captures `node`),
+ * gives its reason a stamp outside the job's time (review39 M1: a node's state of two weeks
+ * later): the record's window, widened by the skew tolerance and job_window_grace_s; with no
+ * record, the job's output's dated span widened by 14 hours more (its stamps' zone is the
+ * job's, the reason's the controller's). */
+static bool paste_out_of_time(const struct att *a, size_t oi)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	double t = R(a, oi)->cap[PM_CAP_NODE] ? paste_reason_stamp(a->ev->obs[oi].raw) : 0,
+	       m = a->rs->skew_s + a->rs->grace_s;
+
+	if (t <= 0)
+		return false;
+	if (j->start > 0 || j->end > 0) {
+		t -= j->local_times ? j->local_zone : 0;
+		return (j->start > 0 && t < j->start - m) || (j->end > 0 && t > j->end + m);
+	}
+	m += 14 * 3600;
+	return (a->out_t0 > 0 && t < a->out_t0 - m) || (a->out_t1 > 0 && t > a->out_t1 + m);
+}
+
+/* Whether the job's line OI, a paste of scontrol's node state ("NodeName=X ...", a rule that
+ * captures `node`), names a node that srun's task lines, with no record of the job's nodes,
+ * do not: srun reports the step's teardown (a host's tasks ended by Slurm), so its lines name
+ * every node that ran a task of it (review39 M2; as prefix_gainsaid reads them, att_place.c).
+ * srun's own "Node failure on X" is not asked: srun reports no task of the node it lost. */
+static bool paste_off_srun(const struct att *a, size_t oi)
+{
+	const char *node = a->ev->obs[oi].node, *raw = a->ev->obs[oi].raw;
+	bool ended = false, any = false;
+
+	if (a->ev->job.nnodes || a->ev->job.het_partial || !node || !R(a, oi)->cap[PM_CAP_NODE] ||
+	    !raw || !strstr(raw, "NodeName="))
+		return false;
+	for (size_t i = 0; i < a->nhosts; i++) {
+		if (!a->hosts[i].srun)
+			continue;
+		any = true;
+		ended |= a->hosts[i].ended;
+		if (setup_host_eq(a->hosts[i].name, node))
+			return false;
+	}
+	for (size_t i = 0; i < a->ev->ntasks; i++)
+		if (a->ev->tasks[i].node && setup_host_eq(a->ev->tasks[i].node, node))
+			return false;
+	return any && ended;
+}
+
 int pm_att_phase_fallback(struct att *a)
 {
-	bool timeouts = false;
+	bool timeouts = false, pasted_said = false;
 
 	for (size_t i = 0; i < a->ev->nobs && !timeouts; i++)
 		timeouts = R(a, i)->role == PM_ROLE_CASCADE &&
@@ -2906,6 +3299,22 @@ int pm_att_phase_fallback(struct att *a)
 		 * of this job's, on no node (slurm-node-reason-paste-other-node) */
 		if (!o->trusted && named_outside(a, i))
 			continue;
+		/* such a paste stamped outside the job's time, or naming a node srun's lines
+		 * place no task on (review39 M1, M2) */
+		if (!o->trusted && o->source == PM_SRC_APP_LOG &&
+		    (paste_out_of_time(a, i) || paste_off_srun(a, i))) {
+			if (!pasted_said) {
+				pm_att_why(a,
+					   "%s names %s in the job's output, %s: another time's or "
+					   "another node's state, no lead of this job's.",
+					   r->id, o->node ? o->node : "a node",
+					   paste_out_of_time(a, i) ?
+						   "its reason stamped outside the job's time" :
+						   "a node srun reports no task of the job on");
+				pasted_said = true;
+			}
+			continue;
+		}
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
 			continue;

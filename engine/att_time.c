@@ -598,6 +598,129 @@ static bool stale_bounded(struct att *a, struct cand *c, const char *what)
 	return true;
 }
 
+/*
+ * The job's clock against Slurm's, from a stamp of Slurm's own in the job's output:
+ * slurmstepd's "*** STEP N.S ON host CANCELLED AT <stamp> ***" (the node's local time,
+ * zoneless: pm_att_cancelled_at) against the job's last dated line before it in that file
+ * (and the ranks' last tallied progress).  *D: Slurm's stamp less the job's.  False where the
+ * output holds no such pair.
+ */
+static bool zone_slurm_gap(const struct att *a, double *d)
+{
+	const struct pm_obs *cancel = NULL;
+	double s = 0, job = 0;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		double x;
+		if (o->source == PM_SRC_APP_LOG && !o->trusted && R(a, i)->outcome &&
+		    (x = pm_att_cancelled_at(o)) > 0 && (!cancel || o->offset < cancel->offset)) {
+			cancel = o;
+			s = x;
+		}
+	}
+	if (!cancel)
+		return false;
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->file == cancel->file && o != cancel && !o->trusted && o->has_time &&
+		    o->event_time > job && o->offset < cancel->offset && !pm_att_cancelled_at(o))
+			job = o->event_time;
+	}
+	for (size_t i = 0; i < a->ev->nranks; i++)
+		if (a->ev->ranks[i].last_progress > job)
+			job = a->ev->ranks[i].last_progress;
+	if (job <= 0)
+		return false;
+	*d = s - job;
+	return true;
+}
+
+/* Whether the job's output dates progress (a progress rule's line, a rank's last tallied one)
+ * after every origin line of C by more than the skew tolerance and job_window_grace_s: as
+ * written, the job worked on after its node's event, which its stamps and the node's tell
+ * together only if they are of one zone. */
+static bool zone_progress_after(const struct att *a, const struct cand *c)
+{
+	double last = 0;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
+		    o->event_time > last && R(a, i)->role == PM_ROLE_PROGRESS)
+			last = o->event_time;
+	}
+	for (size_t i = 0; i < a->ev->nranks; i++)
+		if (a->ev->ranks[i].last_progress > last)
+			last = a->ev->ranks[i].last_progress;
+	return cand_beyond(a, c, last, true);
+}
+
+/*
+ * With no window, C a dated event that the job's output did not bound (stale_bounded), the
+ * bounds having compared the job's zoneless stamps with the node's as written: they are of
+ * one zone only where the job logs in the node's local time (review39 H6: a container logging
+ * in UTC on a node at UTC+8 read an Xid eight hours before the job, its GPU reset since, as in
+ * its run).  Where Slurm's own stamp in the output (zone_slurm_gap) follows the job's last
+ * dated line within the skew tolerance and job_window_grace_s, the zones agree and C stands.
+ * Where it is a whole zone's offset off (a multiple of half an hour, within 90 s, at least
+ * half an hour), the job's bounds are moved by it and asked again (cand_beyond): C before the
+ * moved progress, explained, or after the moved end, is set aside.  Else, where the job's
+ * output dates its progress after C (zone_progress_after: as written, the job worked on after
+ * its GPU's fault, a story its stamps and the node's tell only if of one zone), the
+ * comparison is unsure: C leads as it would, its node's exclusion only offered (c->guess).
+ * True where C is set aside.
+ */
+static bool stale_zone_bounded(struct att *a, struct cand *c, const char *what)
+{
+	const char *node = c->node[0] ? c->node : "A node";
+	double m = a->rs->skew_s + a->rs->grace_s, d = 0, z;
+	bool gap = zone_slurm_gap(a, &d);
+
+	if (c->dead || !c->has_t || !pm_att_no_window(a) || pm_att_half_window(a) ||
+	    (a->out_p0 <= 0 && a->out_t1 <= 0))
+		return false;
+	if (gap && d >= -m && d <= m)
+		return false;
+	z = gap ? 1800 * round(d / 1800) : 0;
+	if (gap && z >= 1800 && fabs(d - z) <= 90) {
+		if (c->explained && cand_beyond(a, c, a->out_p0 > 0 ? a->out_p0 + z : 0, true))
+			pm_att_why(a,
+				   "%s logged %s %.0f s before the job's output dates its first "
+				   "line of progress, read in Slurm's local time: slurmstepd's own "
+				   "stamp in the output is %.0f s after the job's last dated line, "
+				   "a zone's offset (the job logs in another zone than the node), "
+				   "and the job's GPUs worked after the event: context only, not "
+				   "this job's origin.",
+				   node, what, a->out_p0 + z - c->t, d);
+		else if (cand_beyond(a, c, a->out_t1 > 0 ? a->out_t1 + z : 0, false))
+			pm_att_why(
+				a,
+				"%s logged %s %.0f s after the job's output dates its last line, "
+				"read in Slurm's local time (slurmstepd's own stamp in the output "
+				"is a zone's offset, %.0f s, after the job's last dated line): "
+				"context only, not this job's origin.",
+				node, what, c->t - a->out_t1 - z, d);
+		else
+			return false;
+		c->dead = true;
+		return true;
+	}
+	if (!c->guess && !c->fallback && zone_progress_after(a, c)) {
+		c->guess = true;
+		pm_att_why(a,
+			   "%s: the job's output is dated by stamps of no zone, and %s: whether "
+			   "the event came within the job's run is unsure (the job may log in "
+			   "another zone than the node's log), so %s's exclusion is only offered.",
+			   what,
+			   gap ? "slurmstepd's own stamp in it is no zone's offset from its last "
+				 "dated line" :
+				 "no stamp of Slurm's in it says which zone they are in",
+			   node);
+	}
+	return false;
+}
+
 /* C is a GPU's hardware fault (gpu_hardware, nvlink) from the kernel's own log whose every
  * line is undated: no time, not a state read at collection (a count with no baseline, a
  * `counter` rule's, is undated too).  Only this job's CUDA errors on
@@ -668,7 +791,7 @@ void pm_att_phase_stale(struct att *a)
 					what, c->node[0] ? c->node : "its node",
 					snap_date(c->late_snap, date, sizeof(date)),
 					c->late_snap - a->ev->job.end);
-			if (stale_bounded(a, c, what))
+			if (stale_bounded(a, c, what) || stale_zone_bounded(a, c, what))
 				continue;
 			if (c->fallback && cand_before_output(a, c)) {
 				/* the job's output dates its own lines after it: the job was
