@@ -19,7 +19,10 @@
 
 #include "internal.h"
 
-#define PACK_LEVEL 3 /* libarchive's zstd filter's default level */
+/* libarchive's zstd filter's default level; no frame checksum, as libarchive writes none: the
+ * manifest's SHA-256 of every member is the check (a frame passed over is checked against it
+ * when it is read) */
+#define PACK_LEVEL 3
 
 struct tbuf {
 	unsigned char *p;
@@ -115,7 +118,7 @@ int pm_bundle_pack(const struct pm_bundle_part *parts, size_t n, void **out, siz
 		goto fail;
 	if (!(cc = ZSTD_createCCtx()) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, PACK_LEVEL)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1)))
 		goto nomem;
 	for (size_t i = 0; i < n; i++) {
