@@ -141,16 +141,20 @@ static int one(const struct pm_ruleset *rs, double start, const char *path)
 	parts[np++] = (struct pm_bundle_part){"manifest.json", text, strlen(text), 0, false};
 	for (size_t k = 0; k < nrec; k++)
 		parts[np++] = (struct pm_bundle_part){recname[k], rec[k], reclen[k], 0, false};
-	for (size_t k = 1; k < n;
-	     k++) { /* a record made before (another build, other rules) goes */
-		bool own = false;
+	/* a record made before (another build, other rules) goes; the members whose records
+	 * are carried last (bundle_write.c) */
+	for (int last = 0; last < 2; last++)
+		for (size_t k = 1; k < n; k++) {
+			bool own = false;
 
-		if (!strncmp(m[k].name, "scans/", 6))
-			continue;
-		for (size_t r = 0; r < nrec; r++)
-			own = own || !strcmp(recfor[r], m[k].name);
-		parts[np++] = (struct pm_bundle_part){m[k].name, m[k].data, m[k].len, 0, own};
-	}
+			if (!strncmp(m[k].name, "scans/", 6))
+				continue;
+			for (size_t r = 0; r < nrec; r++)
+				own = own || !strcmp(recfor[r], m[k].name);
+			if (own == (last == 1))
+				parts[np++] = (struct pm_bundle_part){m[k].name, m[k].data,
+								      m[k].len, 0, own};
+		}
 	if (pm_bundle_pack(parts, np, &packed, &packedlen, perr, sizeof(perr)) < 0) {
 		fprintf(stderr, "%s: %s\n", path, perr);
 		goto out;

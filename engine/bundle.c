@@ -860,6 +860,8 @@ struct zsrc {
 	size_t aent;
 	struct zframe *fr; /* a framed file's frames (frames_of), room for AFR */
 	size_t afr;
+	bool passed; /* framed_load passed over a frame: no member after it is held back (its
+		      * bytes would come back through that frame, which nothing checked) */
 	unsigned char ibuf[64u << 10];
 	unsigned char obuf[128u << 10];
 };
@@ -1023,8 +1025,8 @@ static void hold_back(struct tent *te, struct zsrc *z, const json_t *want, struc
 	const unsigned char *blk = te->ar ? z->obuf : z->tar;
 	uint64_t base = z->obase, len = z->olen;
 
-	if (!z->dc || !z->keeping || !mm->len || h < 0 || !src || pm_source_parse(src, &s) < 0 ||
-	    !pm_source_scanned(s))
+	if (!z->dc || !z->keeping || z->passed || !mm->len || h < 0 || !src ||
+	    pm_source_parse(src, &s) < 0 || !pm_source_scanned(s))
 		return;
 	last = (uint64_t)h + 16 * 512;
 	for (off = (uint64_t)h + 512; off <= last; off += 512)
@@ -1566,6 +1568,7 @@ static int framed_load(struct zsrc *z, size_t nf, bool all, struct takes *t)
 		if (!all && tlen == pos + 512 && fi < nf && z->fr[fi].cs == pad &&
 		    skip_ok(z, &t->pl, t->m, t->nm, te.name, size, pos)) {
 			te.skip = true;
+			z->passed = true;
 			te.data = NULL;
 			te.coff = z->fr[fi].coff;
 			te.clen = z->fr[fi].clen;
@@ -1753,6 +1756,7 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 	z->sha = NULL;
 	z->bytes = 0;
 	z->keeping = pool != NULL;
+	z->passed = false;
 	z->nkeep = 0;
 	z->obase = z->olen = z->out = 0;
 	z->fd = open(path, O_RDONLY | O_CLOEXEC | oflags);
@@ -1815,6 +1819,7 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 				json_decref(pl.man);
 				pl = (struct plan){NULL, NULL, NULL};
 				err[0] = '\0';
+				z->passed = false;
 			}
 		} else if ((tlen = ustar_inflate(z))) {
 			nent = ustar_walk(z, tlen);

@@ -246,17 +246,20 @@ int pm_bundle_write(const struct pm_collection *c, const struct pm_job *j, void 
 			(struct pm_bundle_part){names[n], cap->carry, cap->carrylen, c->end, false};
 		n++;
 	}
-	for (size_t i = 0; i < c->ncaps; i++) {
-		const struct pm_capture *cap = &c->caps[i];
+	/* the captures whose scans are carried last: the frame after each of theirs holds the
+	 * next one's header, or only the tar's end, which costs nothing to decompress */
+	for (int carried = 0; carried < 2; carried++)
+		for (size_t i = 0; i < c->ncaps; i++) {
+			const struct pm_capture *cap = &c->caps[i];
 
-		if (!cap->name)
-			continue;
-		snprintf(names[n], sizeof(names[n]), "sources/%s/%s", pm_csource_name(cap->src),
-			 cap->name);
-		parts[n] = (struct pm_bundle_part){names[n], cap->data, cap->len, cap->observed,
-						   cap->carry != NULL};
-		n++;
-	}
+			if (!cap->name || (cap->carry != NULL) != carried)
+				continue;
+			snprintf(names[n], sizeof(names[n]), "sources/%s/%s",
+				 pm_csource_name(cap->src), cap->name);
+			parts[n] = (struct pm_bundle_part){names[n], cap->data, cap->len,
+							   cap->observed, cap->carry != NULL};
+			n++;
+		}
 	rc = pm_bundle_pack(parts, n, buf, len, err, errlen);
 out:
 	free(parts);
