@@ -126,8 +126,12 @@ static void write_frames(const char *dir, const char *p, size_t n, bool fix, cha
 	nm = z ? split(z + 1, n - mlen - 1, m) : 0;
 	if (fix)
 		man = fix_manifest(p, mlen, m, nm);
-	if (!(mtext = man ? man : strndup(p, mlen)))
+	if (!(mtext = man ? man : malloc(mlen + 1))) /* the input's bytes: no NUL after them */
 		return;
+	if (!man) {
+		memcpy(mtext, p, mlen);
+		mtext[mlen] = '\0';
+	}
 	parts[np++] = (struct pm_bundle_part){"manifest.json", mtext, strlen(mtext), 0, false};
 	for (size_t i = 0; i < nm; i++) {
 		if (m[i].nlen == 0 || m[i].nlen >= sizeof(names[0]))
