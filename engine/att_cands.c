@@ -109,6 +109,21 @@ static bool summary_job_id(const struct att *a, const struct pm_obs *o, char *id
 	return n && n < cap;
 }
 
+static bool output_array_id(const struct att *a, char *id, size_t cap);
+
+/* Whether O is Slurm's mail summarising a whole job array: "Job_id=A_* " on its line. */
+static bool array_summary(const struct pm_obs *o)
+{
+	const char *p = o->raw ? strstr(o->raw, "Array Summary Job_id=") : NULL;
+	size_t n;
+
+	if (!p)
+		return false;
+	p += strlen("Array Summary Job_id=");
+	n = strspn(p, "0123456789");
+	return n && !strncmp(p + n, "_* ", 3);
+}
+
 /*
  * Whether a summary of the job's end saying COMPLETED (line O) holds for this job, with no
  * accounting record (review38 L1: another job's seff beside this job's output, whose srun
@@ -124,6 +139,11 @@ static bool summary_holds(const struct att *a, const struct pm_obs *o, bool fail
 	char own[32];
 	bool hs = summary_job_id(a, o, sid, cap), ho = output_job_id(a, own, sizeof(own));
 
+	/* the mail's summary of a whole array ("Array Summary Job_id=A_* (J)") names the array,
+	 * as the output files of its tasks named slurm-A_T.out do: the two compare (a raw id's
+	 * slurm-J.out does not name the array, and is not compared) */
+	if (hs && !ho && array_summary(o) && output_array_id(a, own, sizeof(own)))
+		ho = true;
 	if (hs && ho && strcmp(sid, own)) {
 		*why = "names another job than this one";
 		return false;
@@ -1080,6 +1100,34 @@ static bool output_job_id(const struct att *a, char *id, size_t cap)
 		sn = n;
 	}
 	if (!seen || sn >= cap || memchr(seen, '_', sn))
+		return false;
+	memcpy(id, seen, sn);
+	id[sn] = '\0';
+	return true;
+}
+
+/*
+ * The array's id with no accounting record: the one A the folder's Slurm output files are
+ * named for as an array task's (slurm-A_T.out, `%A_%a`).  None, several, or an output file
+ * named otherwise beside them: false.
+ */
+static bool output_array_id(const struct att *a, char *id, size_t cap)
+{
+	const char *p, *seen = NULL, *u;
+	size_t n, sn = 0;
+
+	for (size_t i = 0; i < a->ev->nfiles; i++) {
+		if (!pm_slurm_output_id(a->ev->files[i].name, &p, &n))
+			continue;
+		if (!(u = memchr(p, '_', n)))
+			return false;
+		n = (size_t)(u - p);
+		if (seen && (n != sn || memcmp(seen, p, n)))
+			return false;
+		seen = p;
+		sn = n;
+	}
+	if (!seen || !sn || sn >= cap)
 		return false;
 	memcpy(id, seen, sn);
 	id[sn] = '\0';
