@@ -173,7 +173,7 @@ void pm_att_phase_outcome(struct att *a)
 	static const char *const rank_order[] = {"NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
 						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
 						 NULL};
-	const char *best = NULL, *said = "", *done = NULL, *unheld = "";
+	const char *best = NULL, *said = "", *done = NULL, *unheld = "", *pending = NULL;
 	char sid[32] = "";
 	size_t done_i = 0;
 	bool sys_err = false, srun_failed = false;
@@ -217,6 +217,16 @@ void pm_att_phase_outcome(struct att *a)
 	a->outcome = pm_att_outcome_from_state(ev->job.state);
 	if (a->outcome) {
 		pm_att_why(a, "Slurm's accounting record says %s.", ev->job.state);
+		/* a line saying the job still waits is another run's or another job's */
+		for (size_t i = 0; i < ev->nobs && !a->pending_aside; i++)
+			if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "PENDING")) {
+				a->pending_aside = true;
+				pm_att_why(a,
+					   "A line says the job is still pending (%s), but the "
+					   "record says how it ended: that is another run's or "
+					   "another job's state, set aside.",
+					   R(a, i)->id);
+			}
 		return;
 	}
 	/* a task that ended of itself with an error code ("srun: error: n3: task 5: Exited with
@@ -246,6 +256,12 @@ void pm_att_phase_outcome(struct att *a)
 		int dj = ev->obs[i].daemon ? pm_att_daemon_job(a, &ev->obs[i]) : 1;
 		if (dj < 0)
 			continue;
+		/* a line saying the job has not run yet (held, or its dependency never
+		 * satisfied): no error of a run; the outcome only where nothing says it ran */
+		if (r->outcome && !strcmp(r->outcome, "PENDING")) {
+			pending = pending ? pending : r->id;
+			continue;
+		}
 		/* a weak origin in a node's own log (a NIC's carrier lost) is a sign, not an
 		 * error: beside the job's own output with no error in it, it does not say that the
 		 * job failed (a node's log gathered alone was gathered for a failure) */
@@ -273,6 +289,7 @@ void pm_att_phase_outcome(struct att *a)
 			}
 			continue;
 		}
+
 		if (task_failed && r->role == PM_ROLE_CONFIRMATION &&
 		    !strcmp(r->outcome, "CANCELLED"))
 			continue;
@@ -298,7 +315,30 @@ void pm_att_phase_outcome(struct att *a)
 			   done, unheld, *sid ? " (job " : "", sid, *sid ? ")" : "");
 		done = NULL;
 	}
-	if (best) {
+	/* a job Slurm still holds pending (squeue's "(JobHeldUser)", scontrol's "JobState=PENDING
+	 * Reason=DependencyNeverSatisfied"): it never ran, so an end, an error or progress in
+	 * the folder is another run's, or the pending state is another job's; then the pending
+	 * lines are set aside (slurm-pending-held-user-beside-earlier-run-near-miss) */
+	if (pending && (best || done || anyerr || sys_err || a->any_progress)) {
+		a->pending_aside = true;
+		pm_att_why(a,
+			   "A line says the job is still pending (%s), but the evidence shows a "
+			   "run (%s): the pending state is another run's or another job's, set "
+			   "aside.",
+			   pending,
+			   best	   ? "a line gives how it ended" :
+			   done	   ? "a summary says it completed" :
+			   a->any_progress ? "it made progress" :
+					     "errors of a run");
+		pending = NULL;
+	}
+	if (pending) {
+		a->outcome = "PENDING";
+		pm_att_why(a,
+			   "No accounting record; a line says the job is still pending (%s): it "
+			   "never ran.",
+			   pending);
+	} else if (best) {
 		a->outcome = best;
 		/* Slurm's own lines, a container platform's or a cloud's: the rule says which */
 		pm_att_why(a, "No accounting record; a line of the evidence says %s (%s).", best,
@@ -321,10 +361,25 @@ void pm_att_phase_outcome(struct att *a)
 			   "No accounting record, and no error in the job's output: only a weak "
 			   "sign in a node's log, which does not say the job failed; the outcome is "
 			   "unknown.");
+	} else if (ev->job.state && !strncmp(ev->job.state, "PENDING", 7) && !a->any_progress) {
+		/* a record taken while the job waited in the queue, and nothing else: the job has
+		 * not run (a record's PENDING is no end, so pm_att_outcome_from_state gives none) */
+		a->outcome = "PENDING";
+		pm_att_why(a, "Slurm's accounting record says PENDING, and nothing says why: the "
+			      "job has not run yet.");
 	} else {
 		a->outcome = "UNKNOWN";
 		pm_att_why(a, "No accounting record and no error: the outcome is unknown.");
 	}
+}
+
+/* Whether line I's rule says the job is still pending while phase_outcome found that the
+ * evidence shows a run: the line is another run's or another job's, no lead. */
+bool pm_att_pending_aside(const struct att *a, size_t i)
+{
+	const struct pm_rule *r = R(a, i);
+
+	return a->pending_aside && r->outcome && !strcmp(r->outcome, "PENDING");
 }
 
 /* ---- phase: hardware and software origin candidates ---- */
@@ -751,7 +806,7 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 		int ctld;
 
 		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware ||
-		    (a->yielded && a->yielded[i]))
+		    (a->yielded && a->yielded[i]) || pm_att_pending_aside(a, i))
 			continue;
 		/* a syslog program's line is anyone's words, not this job's: it leads only where
 		 * it names this job (slurmstepd's OOM report for its step); else it is a fallback
@@ -2672,7 +2727,7 @@ int pm_att_phase_fallback(struct att *a)
 		    !(r->role == PM_ROLE_ORIGIN && ((r->hardware && !o->trusted) || o->daemon)))
 			continue;
 		/* a generic reading set aside (att_yield.c): another rule reads its line */
-		if (a->yielded && a->yielded[i])
+		if ((a->yielded && a->yielded[i]) || pm_att_pending_aside(a, i))
 			continue;
 		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o) ||
 		    (r->hardware && pm_att_other_gpu(a, o)) || pm_att_boot_link(a, i))

@@ -374,6 +374,16 @@ static void sched_external(struct att *a, const char *o)
 			a->c[i].sub = "admin_cancel";
 	if (has_kind(a, k, true))
 		return;
+	/* Slurm cancelled a job whose dependency can never be satisfied (kill_invalid_depend):
+	 * the dependency is the cause, no one's cancel; the record's Reason says so too */
+	if (k == PM_K_USER_CANCEL && has_kind(a, PM_K_DEPENDENCY, false))
+		return;
+	if (k == PM_K_USER_CANCEL && j->reason && !strcmp(j->reason, "DependencyNeverSatisfied")) {
+		synth(a, PM_K_DEPENDENCY, NULL,
+		      "Slurm cancelled the job: its dependency can never be satisfied (the record's "
+		      "Reason, DependencyNeverSatisfied)");
+		return;
+	}
 	snprintf(buf, sizeof(buf), "the job was %s%s%s",
 		 !strcmp(o, "CANCELLED") ? "cancelled" :
 		 !strcmp(o, "PREEMPTED") ? "preempted" :
@@ -494,6 +504,33 @@ static void sched_boot_fail(struct att *a)
 			 "a node of the job failed to boot (BOOT_FAIL): the job never started; "
 			 "the record names no node");
 	record_user_text(a, synth(a, PM_K_NODE_FAIL, n, buf));
+}
+
+/* A job Slurm's record shows still PENDING (phase_outcome): the record's Reason says why where
+ * it is one that waits for someone to act (a dependency never satisfied, a hold); a queue's
+ * wait (Resources, Priority, Dependency) is no cause. */
+static void sched_pending(struct att *a)
+{
+	static const struct {
+		const char *reason;
+		enum pm_kind k;
+		const char *summary;
+	} why[] = {
+		{"DependencyNeverSatisfied", PM_K_DEPENDENCY,
+		 "the job waits on a dependency Slurm says can never be satisfied (the record's "
+		 "Reason, DependencyNeverSatisfied)"},
+		{"JobHeldUser", PM_K_USER_HOLD,
+		 "the job is held by its user (the record's Reason, JobHeldUser): it waits until "
+		 "released"},
+		{"JobHeldAdmin", PM_K_ADMIN_HOLD,
+		 "the job is held by an administrator (the record's Reason, JobHeldAdmin): it waits "
+		 "until they release it"},
+	};
+	const char *r = a->ev->job.reason;
+
+	for (size_t i = 0; r && i < sizeof(why) / sizeof(why[0]); i++)
+		if (!strcmp(r, why[i].reason) && !has_kind(a, why[i].k, false))
+			synth(a, why[i].k, NULL, why[i].summary);
 }
 
 /* Candidates whose rule names the outcome Slurm recorded are corroborated by the record;

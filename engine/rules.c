@@ -26,7 +26,7 @@ static const char *const cap_names[PM_CAP__COUNT] = {
 
 static const char *const outcomes[] = {
 	"TIMEOUT",   "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY",
-	"PREEMPTED", "REQUEUED",  "COMPLETED", NULL,
+	"PREEMPTED", "REQUEUED",  "COMPLETED", "PENDING", NULL,
 };
 
 const char *pm_role_name(enum pm_role r)
@@ -520,10 +520,10 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		goto out;
 	}
 	r->strength = (enum pm_strength)(k + 1);
-	if (r->outcome && enum_lookup(r->outcome, outcomes, 7) < 0) {
+	if (r->outcome && enum_lookup(r->outcome, outcomes, 8) < 0) {
 		fail(ld, m,
 		     "rule %s: outcome '%s' is not one of TIMEOUT, CANCELLED, NODE_FAIL, "
-		     "OUT_OF_MEMORY, PREEMPTED, REQUEUED, COMPLETED",
+		     "OUT_OF_MEMORY, PREEMPTED, REQUEUED, COMPLETED, PENDING",
 		     r->id, r->outcome);
 		goto out;
 	}
