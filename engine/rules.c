@@ -604,12 +604,14 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	}
 	/* a filesystem client's own kernel line, its loss or its server back: att_sched.c reads
 	 * the two as a pair, and neither is a symptom of its own */
-	if (r->fs_stall && (r->role != PM_ROLE_CONTEXT || r->sources != 1u << PM_SRC_KERNEL_LOG ||
-			    (strcmp(r->cls, "storage") && !pm_is_kind(r->cls, NULL, PM_K_NONE)))) {
+	if (r->fs_stall &&
+	    (r->role != PM_ROLE_CONTEXT ||
+	     (r->sources != 1u << PM_SRC_KERNEL_LOG && r->sources != 1u << PM_SRC_APP_LOG) ||
+	     (strcmp(r->cls, "storage") && !pm_is_kind(r->cls, NULL, PM_K_NONE)))) {
 		fail(ld, m,
-		     "rule %s: 'fs_stall' is for context rules reading the kernel log alone, of the "
-		     "storage class (a filesystem client losing its server) or of none (its "
-		     "server back)",
+		     "rule %s: 'fs_stall' is for context rules reading the kernel log alone or the "
+		     "job's output alone, of the storage class (a filesystem client losing its "
+		     "server) or of none (its server back)",
 		     r->id);
 		goto out;
 	}
