@@ -326,8 +326,8 @@ void pm_att_phase_outcome(struct att *a)
 			   "run (%s): the pending state is another run's or another job's, set "
 			   "aside.",
 			   pending,
-			   best	   ? "a line gives how it ended" :
-			   done	   ? "a summary says it completed" :
+			   best		   ? "a line gives how it ended" :
+			   done		   ? "a summary says it completed" :
 			   a->any_progress ? "it made progress" :
 					     "errors of a run");
 		pending = NULL;

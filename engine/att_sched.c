@@ -163,9 +163,9 @@ static bool fs_echo_lost(const struct att *a, size_t i, double end)
 		if (!R(a, k)->fs_stall || !pm_is_kind(R(a, k)->cls, NULL, PM_K_NONE) ||
 		    (o->peer && p->peer && strcmp(o->peer, p->peer)))
 			continue;
-		if (p->has_time && o->has_time ? p->event_time >= o->event_time &&
-							 (end <= 0 || p->event_time <= end) :
-						 p->file == o->file && p->offset > o->offset)
+		if (p->has_time && o->has_time ?
+			    p->event_time >= o->event_time && (end <= 0 || p->event_time <= end) :
+			    p->file == o->file && p->offset > o->offset)
 			return false;
 	}
 	return true;

@@ -142,7 +142,7 @@ struct att {
 	 * never satisfied) while the evidence shows it ran: another run's or job's state, set
 	 * aside (phase_outcome; pm_att_pending_aside) */
 	bool pending_aside;
-	bool weak_only;	      /* no record and no error, only weak origins (phase_outcome) */
+	bool weak_only; /* no record and no error, only weak origins (phase_outcome) */
 	double first_progress, last_progress;
 	bool any_progress;
 	/* each file's first progress offset + 1, 0 for none (att_cands.c, progress_starts):

@@ -25,8 +25,8 @@ static const char *const cap_names[PM_CAP__COUNT] = {
 };
 
 static const char *const outcomes[] = {
-	"TIMEOUT",   "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY",
-	"PREEMPTED", "REQUEUED",  "COMPLETED", "PENDING", NULL,
+	"TIMEOUT",   "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "REQUEUED",
+	"COMPLETED", "PENDING",	  NULL,
 };
 
 const char *pm_role_name(enum pm_role r)
