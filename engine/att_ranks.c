@@ -1023,6 +1023,175 @@ int pm_att_phase_ranks(struct att *a)
 	return 0;
 }
 
+/* ---- a node's state pasted by an operator (scontrol show node, sinfo -R) ---- */
+
+/* Whether S (N bytes) starts with an ISO stamp "YYYY-MM-DDTHH:MM:SS"; its time, read as the
+ * zoneless stamps of Slurm's records are (as UTC), into *T. */
+static bool iso_at(const char *s, size_t n, double *t)
+{
+	struct pm_in_stamp st;
+
+	return n >= 19 && s[4] == '-' && s[10] == 'T' && pm_in_iso(s, n, &st) >= 19 &&
+	       (*t = st.t, true);
+}
+
+/*
+ * When the node state on line RAW was set: scontrol's "Reason=... [user@STAMP]" (after the
+ * Reason, not the record's BootTime=), else sinfo -R's TIMESTAMP column (a stamp standing
+ * alone between blanks).  False where none is given.
+ */
+static bool reason_stamp(const char *raw, double *t)
+{
+	const char *r = strstr(raw, "Reason="), *p;
+	size_t n = strlen(raw);
+
+	if (r) {
+		for (p = strchr(r, '@'); p; p = strchr(p + 1, '@'))
+			if (iso_at(p + 1, n - (size_t)(p + 1 - raw), t))
+				return true;
+		return false;
+	}
+	for (p = raw; (p = strchr(p, 'T')); p++)
+		if (p - raw >= 10 && (p - raw == 10 || p[-11] == ' ' || p[-11] == '\t') &&
+		    iso_at(p - 10, n - (size_t)(p - 10 - raw), t) && (p[9] == ' ' || p[9] == '\t'))
+			return true;
+	return false;
+}
+
+/*
+ * The node of the multi-line `scontrol show node` record whose indented line O is: its
+ * first line, "NodeName=X ...", the nearest line above O not indented, with no blank line
+ * between (the record's lines are indented under it).  Into OUT; false where the record's
+ * head is not in the file's first MiB, or the paste was cut above O's line.
+ */
+static bool record_node(const struct att *a, const struct pm_obs *o, char *out, size_t cap)
+{
+	struct pm_file *f = &a->ev->files[o->file];
+	size_t hcap = (size_t)(o->offset < (1u << 20) ? o->offset : 0), len = 0, e, b;
+	char *buf;
+	bool ok = false;
+
+	if (!hcap || f->status != PM_ST_OK || !(buf = malloc(hcap + 1)))
+		return false;
+	if (pm_file_head(f, buf, hcap, &len) == 0 && len == hcap) {
+		for (e = len; e > 0;) {
+			/* the line ending at E (its newline at E - 1) */
+			b = e - 1;
+			while (b > 0 && buf[b - 1] != '\n')
+				b--;
+			if (e - 1 == b || buf[b] == '\r')
+				break; /* a blank line: the record ends above O */
+			if (buf[b] != ' ' && buf[b] != '\t') {
+				if (!strncmp(buf + b, "NodeName=", 9)) {
+					size_t w = strcspn(buf + b + 9, " \t\r\n");
+					if (w && w < cap && b + 9 + w < e) {
+						memcpy(out, buf + b + 9, w);
+						out[w] = '\0';
+						ok = true;
+					}
+				}
+				break;
+			}
+			e = b;
+		}
+	}
+	free(buf);
+	return ok;
+}
+
+/* O's node set aside: the line names no node of this job's (a record with no head, another
+ * node's or a stale state): no node, and as a line naming one outside the job, no lead
+ * (att_cands.c named_outside). */
+static void reason_unplaced(struct att *a, struct pm_obs *o)
+{
+	if (!a->outside && !(a->outside = calloc(a->ev->nobs, sizeof(bool))))
+		return;
+	a->outside[o - a->ev->obs] = true;
+	if (o->node) {
+		pm_att_retire(a, o->node);
+		o->node = NULL;
+	}
+}
+
+/* O's node made NODE (a copy); false on no memory (O left as it was). */
+static bool reason_node(struct att *a, struct pm_obs *o, const char *node)
+{
+	char *d = strdup(node);
+
+	if (!d)
+		return false;
+	if (o->node)
+		pm_att_retire(a, o->node);
+	o->node = d;
+	return true;
+}
+
+/*
+ * An operator's paste of a node's state, in the job's own folder (the job's text): the
+ * scontrol rules' and the sinfo rules' lines (a rule that captures `node`, on a line with
+ * Slurm's "Reason=" or a sinfo -R row).  The multi-line record's indented Reason line takes
+ * its node from the record's "NodeName=" line; a sinfo row's hostlist names the one job node
+ * it holds; a state stamped before the job began (less the window's grace) is an earlier
+ * state of the node, not this job's.  Lines of none of these name no node and lead nothing.
+ * Runs before placement (own_node), which then treats the node as any the job's text names.
+ */
+void pm_att_node_reasons(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	double start = ev->job.start > 0 ?
+			       ev->job.start + (ev->job.local_times ? ev->job.local_zone : 0) :
+			       a->first_progress;
+
+	for (size_t i = 0; i < ev->nobs; i++) {
+		struct pm_obs *o = &ev->obs[i];
+		const char *raw = o->raw, *lead;
+		char node[128];
+		double t;
+		bool multi, oneline;
+
+		if (o->trusted || o->source != PM_SRC_APP_LOG || !raw || !R(a, i)->cap[PM_CAP_NODE])
+			continue;
+		lead = raw + strspn(raw, " \t");
+		multi = lead > raw && !strncmp(lead, "Reason=", 7);
+		oneline = !multi && strstr(raw, "NodeName=") && strstr(raw, " Reason=");
+		if (!multi && !oneline &&
+		    !(strchr(raw, '|') == NULL && reason_stamp(raw, &t) &&
+		      !strstr(raw, "Reason=") && o->node))
+			continue; /* not a node's state line */
+		if (multi) {
+			if (!record_node(a, o, node, sizeof(node))) {
+				reason_unplaced(a, o);
+				continue;
+			}
+			if (!reason_node(a, o, node))
+				continue;
+		} else if (o->node && strchr(o->node, '[')) {
+			/* sinfo's hostlist: the one job node it holds */
+			char **names = NULL, *one = NULL;
+			size_t n = 0;
+
+			if (pm_hostlist_expand(o->node, strlen(o->node), &names, &n) == 0)
+				for (size_t k = 0; k < n; k++)
+					if (pm_att_job_node(a, names[k])) {
+						if (one) {
+							one = NULL;
+							break;
+						}
+						one = names[k];
+					}
+			if (!one || !reason_node(a, o, one))
+				reason_unplaced(a, o);
+			for (size_t k = 0; k < n; k++)
+				free(names[k]);
+			free(names);
+			if (!o->node)
+				continue;
+		}
+		if (start > 0 && reason_stamp(raw, &t) && t < start - a->rs->grace_s)
+			reason_unplaced(a, o);
+	}
+}
+
 /* RANK's node in V (N entries, sorted by rank, one each: rnode_unique); NULL none. */
 static const char *rnode_find(const struct rnode *v, size_t n, int rank)
 {

@@ -368,6 +368,7 @@ int pm_att_src_names(struct att *a);
  * it), never freed before; with no memory to keep it, left allocated (a leak, not a dangling
  * name). */
 void pm_att_retire(struct att *a, char *s);
+void pm_att_node_reasons(struct att *a);
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r);
 void pm_rankset_done(int *v, size_t *n);
 bool pm_rankset_has(const int *v, size_t n, int r);
