@@ -421,6 +421,22 @@ static void sched_external(struct att *a, const char *o)
 
 	if (k == PM_K_REQUEUED && requeued_on_warning(a))
 		return;
+	/* Slurm cancelled a job whose dependency can never be satisfied (kill_invalid_depend,
+	 * as root: "CANCELLED by 0"): the dependency is the cause, no one's cancel; a line of
+	 * the job's folder or the record's Reason says so */
+	if (!strcmp(o, "CANCELLED") && has_kind(a, PM_K_DEPENDENCY, false)) {
+		for (size_t i = 0; i < a->nc; i++)
+			if (!a->c[i].dead && pm_class_external(a->c[i].cls))
+				a->c[i].dead = true;
+		return;
+	}
+	if (!strcmp(o, "CANCELLED") && j->reason &&
+	    !strcmp(j->reason, "DependencyNeverSatisfied")) {
+		synth(a, PM_K_DEPENDENCY, NULL,
+		      "Slurm cancelled the job: its dependency can never be satisfied (the record's "
+		      "Reason, DependencyNeverSatisfied)");
+		return;
+	}
 	/* by another uid than the job's; without the job's uid (sacct's User column is a
 	 * name), by root (uid 0): root's cancel of a job is an admin's */
 	if (!strcmp(o, "CANCELLED") && j->cancelled_by &&
@@ -433,16 +449,6 @@ static void sched_external(struct att *a, const char *o)
 			a->c[i].sub = "admin_cancel";
 	if (has_kind(a, k, true))
 		return;
-	/* Slurm cancelled a job whose dependency can never be satisfied (kill_invalid_depend):
-	 * the dependency is the cause, no one's cancel; the record's Reason says so too */
-	if (k == PM_K_USER_CANCEL && has_kind(a, PM_K_DEPENDENCY, false))
-		return;
-	if (k == PM_K_USER_CANCEL && j->reason && !strcmp(j->reason, "DependencyNeverSatisfied")) {
-		synth(a, PM_K_DEPENDENCY, NULL,
-		      "Slurm cancelled the job: its dependency can never be satisfied (the record's "
-		      "Reason, DependencyNeverSatisfied)");
-		return;
-	}
 	snprintf(buf, sizeof(buf), "the job was %s%s%s",
 		 !strcmp(o, "CANCELLED") ? "cancelled" :
 		 !strcmp(o, "PREEMPTED") ? "preempted" :
