@@ -1059,39 +1059,52 @@ static bool reason_stamp(const char *raw, double *t)
 }
 
 /*
- * The node of the multi-line `scontrol show node` record whose indented line O is: its
- * first line, "NodeName=X ...", the nearest line above O not indented, with no blank line
- * between (the record's lines are indented under it).  Into OUT; false where the record's
- * head is not in the file's first MiB, or the paste was cut above O's line.
+ * The node of the multi-line `scontrol show node` record whose indented Reason line O is:
+ * the nearest line above O, within the record's length, that holds "NodeName=X" (a wrapper's
+ * prefix or colour codes before it are read past), every line between holding a "key=value"
+ * field of the record.  Into OUT; false where the record's head is not in the file's first
+ * MiB, or the paste was cut above O's line (a line of no field, a blank one, or none left).
  */
 static bool record_node(const struct att *a, const struct pm_obs *o, char *out, size_t cap)
 {
 	struct pm_file *f = &a->ev->files[o->file];
 	size_t hcap = (size_t)(o->offset < (1u << 20) ? o->offset : 0), len = 0, e, b;
-	char *buf;
+	char *buf, line[512];
 	bool ok = false;
 
 	if (!hcap || f->status != PM_ST_OK || !(buf = malloc(hcap + 1)))
 		return false;
 	if (pm_file_head(f, buf, hcap, &len) == 0 && len == hcap) {
-		for (e = len; e > 0;) {
-			/* the line ending at E (its newline at E - 1) */
+		e = len;
+		for (int k = 0; k < 64 && e > 0; k++) {
+			size_t w = 0;
+			const char *q;
+
+			/* the line ending at E (its newline at E - 1), colour codes and CR out */
 			b = e - 1;
 			while (b > 0 && buf[b - 1] != '\n')
 				b--;
-			if (e - 1 == b || buf[b] == '\r')
-				break; /* a blank line: the record ends above O */
-			if (buf[b] != ' ' && buf[b] != '\t') {
-				if (!strncmp(buf + b, "NodeName=", 9)) {
-					size_t w = strcspn(buf + b + 9, " \t\r\n");
-					if (w && w < cap && b + 9 + w < e) {
-						memcpy(out, buf + b + 9, w);
-						out[w] = '\0';
-						ok = true;
-					}
+			for (size_t r = b; r < e - 1 && w + 1 < sizeof(line);) {
+				if (buf[r] == '\033') {
+					r += pm_ansi_len(buf + r, e - 1 - r);
+					continue;
+				}
+				if (buf[r] != '\r')
+					line[w++] = buf[r];
+				r++;
+			}
+			line[w] = '\0';
+			if ((q = strstr(line, "NodeName="))) {
+				size_t n = strcspn(q + 9, " \t");
+				if (n && n < cap) {
+					memcpy(out, q + 9, n);
+					out[n] = '\0';
+					ok = true;
 				}
 				break;
 			}
+			if (!strchr(line, '='))
+				break; /* no field of the record: it was cut above O */
 			e = b;
 		}
 	}
@@ -1151,12 +1164,12 @@ void pm_att_node_reasons(struct att *a)
 
 		if (o->trusted || o->source != PM_SRC_APP_LOG || !raw || !R(a, i)->cap[PM_CAP_NODE])
 			continue;
-		lead = raw + strspn(raw, " \t");
-		multi = lead > raw && !strncmp(lead, "Reason=", 7);
-		oneline = !multi && strstr(raw, "NodeName=") && strstr(raw, " Reason=");
-		if (!multi && !oneline &&
-		    !(strchr(raw, '|') == NULL && reason_stamp(raw, &t) &&
-		      !strstr(raw, "Reason=") && o->node))
+		/* the multi-line record's Reason line: a Reason with no NodeName= on its line (the
+		 * record's indent, or a wrapper, before it, or neither where the paste trimmed it) */
+		lead = strstr(raw, "Reason=");
+		oneline = lead && strstr(raw, "NodeName=");
+		multi = lead && !oneline;
+		if (!multi && !oneline && !(!lead && o->node && reason_stamp(raw, &t)))
 			continue; /* not a node's state line */
 		if (multi) {
 			if (!record_node(a, o, node, sizeof(node))) {
