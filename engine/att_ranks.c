@@ -1058,6 +1058,26 @@ static bool reason_stamp(const char *raw, double *t)
 	return false;
 }
 
+/* Whether RAW is a sinfo -R row for NODE: it ends with NODE (the NODELIST column), after
+ * blanks, a TIMESTAMP stamp "YYYY-MM-DDTHH:MM:SS" standing alone; its time into *T. */
+static bool sinfo_row(const char *raw, const char *node, double *t)
+{
+	size_t n = strlen(raw), nl = strlen(node), e = n;
+
+	while (e > 0 && (raw[e - 1] == ' ' || raw[e - 1] == '\t' || raw[e - 1] == '\r'))
+		e--;
+	if (e < nl + 21 || strncmp(raw + e - nl, node, nl))
+		return false;
+	e -= nl;
+	if (raw[e - 1] != ' ' && raw[e - 1] != '\t')
+		return false;
+	while (e > 0 && (raw[e - 1] == ' ' || raw[e - 1] == '\t'))
+		e--;
+	if (e < 19 || (e > 19 && raw[e - 20] != ' ' && raw[e - 20] != '\t'))
+		return false;
+	return iso_at(raw + e - 19, 19, t);
+}
+
 /*
  * The node of the multi-line `scontrol show node` record whose indented Reason line O is:
  * the nearest line above O, within the record's length, that holds "NodeName=X" (a wrapper's
@@ -1169,7 +1189,7 @@ void pm_att_node_reasons(struct att *a)
 		lead = strstr(raw, "Reason=");
 		oneline = lead && strstr(raw, "NodeName=");
 		multi = lead && !oneline;
-		if (!multi && !oneline && !(!lead && o->node && reason_stamp(raw, &t)))
+		if (!multi && !oneline && !(!lead && o->node && sinfo_row(raw, o->node, &t)))
 			continue; /* not a node's state line */
 		if (multi) {
 			if (!record_node(a, o, node, sizeof(node))) {
