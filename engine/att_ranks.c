@@ -3,6 +3,7 @@
  * (the rank map, Slurm's task lines, launcher prefixes), the ranks that used a failing GPU,
  * the ranks that fell silent, and the suspects of a timeout nobody can attribute.
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1058,18 +1059,21 @@ static bool reason_stamp(const char *raw, double *t)
 	return false;
 }
 
-/* Whether RAW is a sinfo -R row for NODE: it ends with NODE (the NODELIST column), after
- * blanks, a TIMESTAMP stamp "YYYY-MM-DDTHH:MM:SS" standing alone; its time into *T. */
+/* Whether RAW is a sinfo -R row for NODE: NODE (the NODELIST column) ends the row (the line,
+ * or a structured record's message field around it), after blanks, after a TIMESTAMP stamp
+ * "YYYY-MM-DDTHH:MM:SS" standing alone; its time into *T. */
 static bool sinfo_row(const char *raw, const char *node, double *t)
 {
-	size_t n = strlen(raw), nl = strlen(node), e = n;
+	size_t nl = strlen(node), e;
+	const char *q, *last = NULL;
 
-	while (e > 0 && (raw[e - 1] == ' ' || raw[e - 1] == '\t' || raw[e - 1] == '\r'))
-		e--;
-	if (e < nl + 21 || strncmp(raw + e - nl, node, nl))
+	for (q = strstr(raw, node); q; q = strstr(q + 1, node))
+		last = q;
+	if (!last || !nl)
 		return false;
-	e -= nl;
-	if (raw[e - 1] != ' ' && raw[e - 1] != '\t')
+	e = (size_t)(last - raw);
+	if (isalnum((unsigned char)last[nl]) || strchr("._-[],", last[nl] ? last[nl] : ' ') ||
+	    e < 21 || (raw[e - 1] != ' ' && raw[e - 1] != '\t'))
 		return false;
 	while (e > 0 && (raw[e - 1] == ' ' || raw[e - 1] == '\t'))
 		e--;
