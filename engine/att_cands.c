@@ -62,8 +62,6 @@ static bool self_signal(const char *sig)
 	return false;
 }
 
-static bool output_job_id(const struct att *a, char *id, size_t cap);
-
 /*
  * The job a summary of a job's end (seff's, Slurm's mail, scontrol's) names, O its state's
  * line: the mail's "Job_id=N" on that line, else the first "Job ID: N" (seff) or "JobId=N"
@@ -124,21 +122,49 @@ static bool array_summary(const struct pm_obs *o)
 	return n && !strncmp(p + n, "_* ", 3);
 }
 
+/* Whether file FILE is the job's own output: named as Slurm names a job's output
+ * (slurm-N.out), or holding srun's own report of a task's end (the job's stderr). */
+static bool own_output_file(const struct att *a, size_t file)
+{
+	const char *p;
+	size_t n;
+
+	if (pm_slurm_output_id(a->ev->files[file].name, &p, &n))
+		return true;
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (a->ev->obs[i].file == file && R(a, i)->role == PM_ROLE_TEARDOWN &&
+		    pm_att_srun_own(a->ev->obs[i].raw))
+			return true;
+	return false;
+}
+
 /*
- * Whether a summary of the job's end saying COMPLETED (line O) holds for this job, with no
- * accounting record (review38 L1: another job's seff beside this job's output, whose srun
- * reported a task failing and whose node's kernel log held a lost GPU, made the verdict
- * COMPLETED with nothing attributed): not where it names another job than the one the
- * folder's output files are named for, and not where nothing ties it to this job while the
- * folder says otherwise (FAILED: srun reports a task failing, or a system record's own error).
- * *WHY: the reason, where it does not.
+ * Whether a summary of the job's end (line O, an `end_summary` rule's: seff's, the mail's,
+ * scontrol's) holds for this job, with no accounting record.  Not where it is inside the
+ * job's own output file (review39 H1, H2: the job printing "State: PREEMPTED (exit code 0)"
+ * or "State: COMPLETED (exit code 0)" into slurm-N.out hid a lost GPU; a job that asks for
+ * its own state while it runs is told RUNNING, so such a line is the job's text, never
+ * Slurm's end of it); not where it names another job than the one the folder's output files
+ * are named for (review38 L1, review39 H1: another job's seff or mail beside this job's
+ * output; a whole array's mail, "Job_id=A_*", is compared with the array A of its tasks'
+ * slurm-A_T.out); and not where nothing ties it to this job while the folder says otherwise
+ * (FAILED: srun reports a task failing, or a system record's own error).  *WHY: the reason,
+ * where it does not.
  */
 static bool summary_holds(const struct att *a, const struct pm_obs *o, bool failed,
 			  const char **why, char *sid, size_t cap)
 {
 	char own[32];
-	bool hs = summary_job_id(a, o, sid, cap), ho = output_job_id(a, own, sizeof(own));
+	bool hs, ho;
 
+	*sid = '\0';
+	if (own_output_file(a, o->file)) {
+		*why = "is inside the job's own output, text the job printed (a job that asks for "
+		       "its own state while it runs is told RUNNING, not its end)";
+		return false;
+	}
+	hs = summary_job_id(a, o, sid, cap);
+	ho = pm_att_output_job_id(a, own, sizeof(own));
 	/* the mail's summary of a whole array ("Array Summary Job_id=A_* (J)") names the array,
 	 * as the output files of its tasks named slurm-A_T.out do: the two compare (a raw id's
 	 * slurm-J.out does not name the array, and is not compared) */
@@ -156,6 +182,37 @@ static bool summary_holds(const struct att *a, const struct pm_obs *o, bool fail
 	return true;
 }
 
+/* Line I set aside as no end of this job's (a summary not held, the job's own word of a
+ * requeue after a task failed, pm_att_text_end): it makes no candidate and no symptom. */
+static void end_aside(struct att *a, size_t i)
+{
+	if (!a->end_aside)
+		a->end_aside = calloc(a->ev->nobs ? a->ev->nobs : 1, sizeof(*a->end_aside));
+	if (a->end_aside)
+		a->end_aside[i] = true;
+}
+
+bool pm_att_end_aside(const struct att *a, size_t i)
+{
+	return a->end_aside && a->end_aside[i];
+}
+
+/* Whether srun reports a task failing of itself (an error code, a crash signal) in obs I's
+ * file, before it. */
+static bool srun_failed_before(const struct att *a, size_t i)
+{
+	const struct pm_obs *o = &a->ev->obs[i];
+
+	for (size_t j = 0; j < a->ev->nobs; j++) {
+		const struct pm_obs *t = &a->ev->obs[j];
+		if (t->file == o->file && t->offset < o->offset &&
+		    R(a, j)->role == PM_ROLE_TEARDOWN &&
+		    ((t->code > 0 && !pm_att_slurm_signal_exit(t->code)) || self_signal(t->signal)))
+			return true;
+	}
+	return false;
+}
+
 /* True when the job's own output was read (a file of it, not empty): then that it printed no
  * error says something. */
 static bool job_output_read(const struct pm_evidence *ev)
@@ -167,6 +224,28 @@ static bool job_output_read(const struct pm_evidence *ev)
 	return false;
 }
 
+/* With a record, where the folder's only output of a job is named for another job than the
+ * record's (set aside, scan.c set_aside_other_jobs) and nothing else of the job's output was
+ * read: the record and the output name different jobs, and `why` says so (review39 L1: an
+ * sacct of another job pasted beside the output). */
+static void other_job_output_why(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	const struct pm_file *other = NULL;
+
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (ev->files[i].other_job && !other)
+			other = &ev->files[i];
+	if (!other || job_output_read(ev))
+		return;
+	pm_att_why(a,
+		   "The accounting record is job %s's, and the folder's only output of a job, %s, "
+		   "is named for another job: the record and the output name different jobs "
+		   "(the record of another job gathered by mistake?). The verdict is the "
+		   "record's job's, with none of its output.",
+		   ev->job.id ? ev->job.id : "?", other->name);
+}
+
 void pm_att_phase_outcome(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -175,7 +254,6 @@ void pm_att_phase_outcome(struct att *a)
 						 NULL};
 	const char *best = NULL, *said = "", *done = NULL, *unheld = "", *pending = NULL;
 	char sid[32] = "";
-	size_t done_i = 0;
 	bool sys_err = false, srun_failed = false;
 	bool anyerr = false, weak = false, task_failed = false;
 
@@ -227,6 +305,7 @@ void pm_att_phase_outcome(struct att *a)
 					   "another job's state, set aside.",
 					   R(a, i)->id);
 			}
+		other_job_output_why(a);
 		return;
 	}
 	/* a task that ended of itself with an error code ("srun: error: n3: task 5: Exited with
@@ -245,6 +324,13 @@ void pm_att_phase_outcome(struct att *a)
 		    ev->obs[i].source == PM_SRC_APP_LOG && !(a->yielded && a->yielded[i]))
 			task_failed = true;
 	a->task_failed = task_failed;
+	/* a system record's own error (a trusted origin): asked of every summary below; a line
+	 * saying the job still waits (squeue's, scontrol's PENDING) is no error of a run */
+	for (size_t i = 0; i < ev->nobs && !sys_err; i++)
+		sys_err = R(a, i)->role == PM_ROLE_ORIGIN && R(a, i)->strength != PM_WEAK &&
+			  pm_source_trusted(ev->obs[i].source) && !(a->yielded && a->yielded[i]) &&
+			  !(R(a, i)->outcome && !strcmp(R(a, i)->outcome, "PENDING")) &&
+			  (!ev->obs[i].daemon || pm_att_daemon_job(a, &ev->obs[i]) >= 0);
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
 		/* a generic reading set aside (att_yield.c): the line is the specific rule's, or
@@ -262,12 +348,22 @@ void pm_att_phase_outcome(struct att *a)
 			pending = pending ? pending : r->id;
 			continue;
 		}
+		/* a summary of the job's end: Slurm's word only for this job, and not where the
+		 * job wrote it (summary_holds) */
+		if (r->end_summary && dj &&
+		    !summary_holds(a, &ev->obs[i], task_failed || sys_err, &unheld, sid,
+				   sizeof(sid))) {
+			pm_att_why(a,
+				   "No accounting record; a summary of a job's end in %s says %s "
+				   "(%s), but it %s%s%s%s: it is not read as this job's end.",
+				   ev->files[ev->obs[i].file].name, r->outcome, r->id, unheld,
+				   *sid ? " (job " : "", sid, *sid ? ")" : "");
+			end_aside(a, i);
+			continue;
+		}
 		/* a weak origin in a node's own log (a NIC's carrier lost) is a sign, not an
 		 * error: beside the job's own output with no error in it, it does not say that the
 		 * job failed (a node's log gathered alone was gathered for a failure) */
-		if (r->role == PM_ROLE_ORIGIN && r->strength != PM_WEAK &&
-		    pm_source_trusted(ev->obs[i].source))
-			sys_err = true;
 		if (r->role == PM_ROLE_ORIGIN && r->strength == PM_WEAK &&
 		    pm_source_trusted(ev->obs[i].source))
 			weak = true;
@@ -280,16 +376,29 @@ void pm_att_phase_outcome(struct att *a)
 			anyerr = true;
 		if (!r->outcome || !dj)
 			continue;
+		/* the job's own word that it requeued itself (a handler's "Requeued SLURM job:
+		 * N") after srun reported a task failing of itself: it says nothing of why the
+		 * task died (review39 H3). A requeue srun's failed tasks follow is the requeue's
+		 * teardown (a program that exits 1 on the SIGTERM), and stands */
+		if (srun_failed && !strcmp(r->outcome, "REQUEUED") && !ev->obs[i].trusted &&
+		    srun_failed_before(a, i)) {
+			pm_att_why(
+				a,
+				"No accounting record; the job's output says it was requeued "
+				"(%s), but srun reports a task failing of itself: the job's word "
+				"of a requeue says nothing of why that task died, and is not read "
+				"as this job's end.",
+				r->id);
+			end_aside(a, i);
+			continue;
+		}
 		/* a summary of the job's end saying it completed (seff's, the mail's): kept
 		 * apart, it holds only where no line says the job ended otherwise */
 		if (!strcmp(r->outcome, "COMPLETED")) {
-			if (!done) {
+			if (!done)
 				done = r->id;
-				done_i = i;
-			}
 			continue;
 		}
-
 		if (task_failed && r->role == PM_ROLE_CONFIRMATION &&
 		    !strcmp(r->outcome, "CANCELLED"))
 			continue;
@@ -306,15 +415,14 @@ void pm_att_phase_outcome(struct att *a)
 			}
 		}
 	}
-	if (!best && done &&
-	    !summary_holds(a, &ev->obs[done_i], task_failed || sys_err, &unheld, sid,
-			   sizeof(sid))) {
-		pm_att_why(a,
-			   "No accounting record; a summary of a job's end says COMPLETED (%s), "
-			   "but it %s%s%s%s: it is not read as this job's end.",
-			   done, unheld, *sid ? " (job " : "", sid, *sid ? ")" : "");
-		done = NULL;
-	}
+	/* whether the end is read only from the job's text (its output, a summary gathered by
+	 * hand): then a trusted hardware event in the run outranks it (pm_att_text_end) */
+	a->end_text = best || done;
+	for (size_t i = 0; i < ev->nobs && best && a->end_text; i++)
+		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, best) && ev->obs[i].trusted &&
+		    !(a->yielded && a->yielded[i]) && !pm_att_end_aside(a, i) &&
+		    (!ev->obs[i].daemon || pm_att_daemon_job(a, &ev->obs[i]) > 0))
+			a->end_text = false;
 	/* a job Slurm still holds pending (squeue's "(JobHeldUser)", scontrol's "JobState=PENDING
 	 * Reason=DependencyNeverSatisfied"): it never ran, so an end, an error or progress in
 	 * the folder is another run's, or the pending state is another job's; then the pending
@@ -380,6 +488,68 @@ bool pm_att_pending_aside(const struct att *a, size_t i)
 	const struct pm_rule *r = R(a, i);
 
 	return a->pending_aside && r->outcome && !strcmp(r->outcome, "PENDING");
+}
+
+const struct cand *pm_att_run_hardware(const struct att *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		const struct cand *c = &a->c[i];
+		if (!c->dead && c->hardware && c->lead == LEAD_RULE && !c->fallback &&
+		    !c->user_record && !c->untrusted && c->has_t && c->node[0])
+			return c;
+	}
+	return NULL;
+}
+
+void pm_att_text_end(struct att *a)
+{
+	static const char *const ends[] = {"PREEMPTED", "CANCELLED", "REQUEUED", "COMPLETED", NULL};
+	const char *was = a->outcome;
+	const struct cand *h = NULL;
+	size_t k, n = 0;
+
+	if (!a->end_text || !was || pm_att_outcome_from_state(a->ev->job.state))
+		return;
+	for (k = 0; ends[k] && strcmp(ends[k], was); k++)
+		;
+	if (!ends[k])
+		return;
+	h = pm_att_run_hardware(a);
+	if (!h)
+		return;
+	/* the external candidates that end stood on: the job's text of an end alone (the
+	 * step's cancel line beside a preemption line) */
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		bool own = !c->dead && c->nev && pm_class_external(c->cls);
+		for (size_t e = 0; own && e < c->nev; e++) {
+			const struct pm_obs *o = &a->ev->obs[c->ev[e]];
+			const struct pm_rule *r = R(a, c->ev[e]);
+			own = !o->trusted && r->outcome && pm_class_external(r->cls);
+		}
+		if (!own)
+			continue;
+		c->dead = true;
+		n++;
+		for (size_t e = 0; e < c->nev; e++)
+			end_aside(a, c->ev[e]);
+	}
+	/* the summary or line that said so, set aside as well (a COMPLETED summary makes no
+	 * candidate) */
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, was) && !a->ev->obs[i].trusted)
+			end_aside(a, i);
+	a->outcome = "FAILED";
+	pm_att_why(a,
+		   "With no accounting record, the end read above (%s) is the job's own text (a "
+		   "line of its output, or a summary gathered by hand), while %s's %s, a source "
+		   "the job cannot write, shows %s/%s during its run: the job's text does not "
+		   "outrank it. The outcome is FAILED%s.",
+		   was, h->node,
+		   a->ev->obs[h->ev[0]].source == PM_SRC_KERNEL_LOG ? "kernel log" :
+		   a->ev->obs[h->ev[0]].source == PM_SRC_GPU_STATE  ? "GPU state" :
+								      "own record",
+		   h->cls, h->sub, n ? ", and the end's own reading is set aside" : "");
 }
 
 /* ---- phase: hardware and software origin candidates ---- */
@@ -806,7 +976,8 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 		int ctld;
 
 		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware ||
-		    (a->yielded && a->yielded[i]) || pm_att_pending_aside(a, i))
+		    (a->yielded && a->yielded[i]) || pm_att_pending_aside(a, i) ||
+		    pm_att_end_aside(a, i))
 			continue;
 		/* a syslog program's line is anyone's words, not this job's: it leads only where
 		 * it names this job (slurmstepd's OOM report for its step); else it is a fallback
@@ -1141,7 +1312,7 @@ static bool gpus_apart(const struct att *a, const struct cand *c, const struct c
  * named for (slurm-N.out).  None, several, or an array task's (slurm-A_T.out: slurmd names
  * the task by a raw id the name does not give): false.
  */
-static bool output_job_id(const struct att *a, char *id, size_t cap)
+bool pm_att_output_job_id(const struct att *a, char *id, size_t cap)
 {
 	const char *p, *seen = NULL;
 	size_t n, sn = 0;
@@ -1361,6 +1532,33 @@ static bool setup_tasks_ran(const struct att *a, const char *node)
 	return false;
 }
 
+/*
+ * Whether nothing ties C's node to this job but C's own lines, with no record of the job's
+ * nodes: no line of C names a job (setup_line_job: slurmctld's drain line names none), no
+ * slurmctld line of the folder allocating this job names the node (ctld_allocates), and no
+ * srun task line or task record places a task anywhere (setup_outside_job would have
+ * weighed them).  trust100's limit (review37): a drain line naming no job, planted in a file
+ * of the job's beside output with no srun task lines, led at supported with the exclusion
+ * advised.
+ */
+static bool setup_untied(struct att *a, const struct cand *c, const char *own)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	if (ev->job.nnodes || ev->job.het_partial || a->nplaced || ev->ntasks)
+		return false;
+	/* a line naming a job: this one, or, this job's id not known, the one it names (a
+	 * line naming another job than a known id was set aside before) */
+	for (size_t k = 0; k < c->nev; k++)
+		if (setup_line_job(a, own ? own : "", ev->obs[c->ev[k]].raw) != 0)
+			return false;
+	for (size_t i = 0; own && i < ev->nfiles; i++)
+		if (ev->files[i].format == PM_FMT_SLURMCTLD_LOG &&
+		    ctld_allocates(&ev->files[i], own, c->node) > 0)
+			return false;
+	return true;
+}
+
 /* Whether O is a Slurm daemon's line (a trusted scheduler source) or srun's own. */
 static bool setup_slurm_line(const struct pm_obs *o)
 {
@@ -1377,6 +1575,284 @@ static void setup_aside(struct att *a, struct cand *c)
 		a->not_job = calloc(a->ev->nobs ? a->ev->nobs : 1, sizeof(*a->not_job));
 	for (size_t k = 0; a->not_job && k < c->nev; k++)
 		a->not_job[c->ev[k]] = true;
+}
+
+/* The text of F's first 4 MiB, NUL-terminated, into *LEN; NULL none (malloc'd). */
+static char *setup_text(struct pm_file *f, size_t *len)
+{
+	size_t cap = f->bytes < (4u << 20) ? (size_t)f->bytes : (4u << 20);
+	char *buf;
+
+	*len = 0;
+	if (f->status != PM_ST_OK || !cap || !(buf = malloc(cap + 1)))
+		return NULL;
+	if (pm_file_head(f, buf, cap, len) < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[*len] = '\0';
+	return buf;
+}
+
+/* Whether the job id D (DL bytes) names this job: the record's, else OWN. */
+static bool setup_this_id(const struct att *a, const char *own, const char *d, size_t dl)
+{
+	if (a->ev->job.id && a->ev->job.id[0])
+		return pm_record_job_id(a->ev, d, dl);
+	return own && pm_slurm_job_match(d, dl, own);
+}
+
+/* The job id that follows KEY in the line S..E (its digits, an array task's "_N" too), into
+ * *D and *DL; false where KEY is not in it or no digit follows. */
+static bool setup_key_id(const char *s, const char *e, const char *key, const char **d, size_t *dl)
+{
+	size_t kl = strlen(key);
+
+	for (const char *q = s; q + kl <= e; q++) {
+		if (memcmp(q, key, kl))
+			continue;
+		*d = q + kl;
+		*dl = strspn(*d, "0123456789_");
+		if (*d + *dl > e)
+			*dl = (size_t)(e - *d);
+		return *dl > 0 && isdigit((unsigned char)**d);
+	}
+	return false;
+}
+
+/* What a Slurm daemon's line S..E says of a job on NODE (F the file's node, SLURMD its format
+ * a slurmd log's): 1 this job allocated or launched there, 2 this job ended, 3 another job
+ * allocated or launched there; 0 nothing of that. */
+static int setup_daemon_event(const struct att *a, const char *own, const char *s, const char *e,
+			      const char *node, const char *fnode, bool slurmd)
+{
+	const char *d;
+	size_t dl;
+
+	if (s >= e || *s != '[')
+		return 0; /* slurm's own structure, "[stamp] msg" */
+	if (setup_key_id(s, e, "_job_complete: JobId=", &d, &dl))
+		return setup_this_id(a, own, d, dl) ? 2 : 0;
+	if (setup_key_id(s, e, "Allocate JobId=", &d, &dl) ||
+	    setup_key_id(s, e, "allocate_resources JobId=", &d, &dl)) {
+		const char *l = d + dl;
+		char **names = NULL;
+		size_t nn = 0, ll;
+		bool has = false;
+		if ((size_t)(e - l) < 10 || strncmp(l, " NodeList=", 10))
+			return 0;
+		l += 10;
+		ll = strcspn(l, " \t\n");
+		if (l + ll > e)
+			ll = (size_t)(e - l);
+		if (!ll || pm_hostlist_expand(l, ll, &names, &nn))
+			return 0;
+		for (size_t i = 0; i < nn; i++) {
+			has |= setup_host_eq(names[i], node);
+			free(names[i]);
+		}
+		free(names);
+		return !has ? 0 : setup_this_id(a, own, d, dl) ? 1 : 3;
+	}
+	/* slurmd's, on its own node */
+	if (!slurmd || (fnode && !setup_host_eq(fnode, node)))
+		return 0;
+	if (setup_key_id(s, e, "Launching batch job ", &d, &dl) ||
+	    setup_key_id(s, e, "launch task StepId=", &d, &dl) ||
+	    setup_key_id(s, e, "launch task ", &d, &dl))
+		return setup_this_id(a, own, d, dl) ? 1 : 3;
+	/* "[stamp] [N.batch] done with job", "[stamp] [N.0] done with job" */
+	const char *b = memchr(s, ']', (size_t)(e - s)), *c;
+	if (b && e - b > 3 && b[1] == ' ' && b[2] == '[') {
+		d = b + 3;
+		dl = strspn(d, "0123456789_");
+		c = memchr(d, ']', (size_t)(e - d));
+		if (dl && d[dl] == '.' && c && e - c >= 15 && !strncmp(c, "] done with job", 15) &&
+		    setup_this_id(a, own, d, dl))
+			return 2;
+	}
+	return 0;
+}
+
+/*
+ * Whether the Slurm daemon's own lines before O in its file (F) say that O, naming no job,
+ * is not this job's: the last of them that speaks of a job on O's node NODE is the
+ * controller's end of this job (`_job_complete: JobId=N`), slurmd's end of it (`[N.batch] done
+ * with job`), or another job's allocation or launch on that node (`sched: Allocate JobId=M
+ * NodeList=...NODE...`, slurmd's `Launching batch job M`).  *WHAT: which.
+ */
+static bool setup_after_daemon(const struct att *a, const char *own, const struct pm_obs *o,
+			       const char *node, const char **what)
+{
+	struct pm_file *f = &a->ev->files[o->file];
+	size_t len;
+	char *buf;
+	int last = 0;
+
+	if ((!own && !(a->ev->job.id && a->ev->job.id[0])) || !(buf = setup_text(f, &len)))
+		return false;
+	for (const char *s = buf; s < buf + len && (uint64_t)(s - buf) < o->offset;) {
+		const char *e = memchr(s, '\n', (size_t)(buf + len - s));
+		int k;
+		if (!e)
+			e = buf + len;
+		if ((uint64_t)(e - buf) > o->offset)
+			break;
+		if ((k = setup_daemon_event(a, own, s, e, node, f->node,
+					    f->format == PM_FMT_SLURMD_LOG)))
+			last = k;
+		s = e + 1;
+	}
+	free(buf);
+	*what = last == 2 ? "follows the daemon's own end of this job" :
+		last == 3 ? "follows another job's allocation or launch on that node" :
+			    NULL;
+	return last >= 2;
+}
+
+/* Whether the job's output ends dated: no line of it that a rule reads as its failure or
+ * its teardown (srun's "task 1: Exited with exit code 1" too, which pm_att_output_start does
+ * not ask) comes after the last dated line of its file, undated.  Else the job may have
+ * ended any time after that line. */
+static bool setup_output_ends_dated(const struct att *a)
+{
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		enum pm_role role = R(a, i)->role;
+		if (o->source != PM_SRC_APP_LOG || o->trusted ||
+		    (o->has_time && o->event_time > 0) ||
+		    (role != PM_ROLE_ORIGIN && role != PM_ROLE_CASCADE &&
+		     role != PM_ROLE_CONFIRMATION && role != PM_ROLE_TEARDOWN))
+			continue;
+		for (size_t k = 0;; k++) {
+			if (k == a->ev->nobs)
+				return false; /* no dated line after it */
+			const struct pm_obs *d = &a->ev->obs[k];
+			if (d->file == o->file && !d->trusted && d->has_time && d->event_time > 0 &&
+			    d->offset > o->offset)
+				break;
+		}
+	}
+	return true;
+}
+
+/* Whether O, a trusted dated line, is stamped after the job's output dates its last line
+ * (OUT_T1, with no record: pm_att_output_start) by more than the skew tolerance and
+ * job_window_grace_s, the output ending dated (setup_output_ends_dated): the job had ended
+ * by then (as cand_after_output; review39 H5). */
+static bool setup_after_output(const struct att *a, const struct pm_obs *o)
+{
+	return a->out_t1 > 0 && o->trusted && o->has_time && o->event_time > 0 &&
+	       o->event_time > a->out_t1 + a->rs->skew_s + a->rs->grace_s &&
+	       setup_output_ends_dated(a);
+}
+
+/* How long after every line of C (each trusted and dated) the job's output dates a line of
+ * its progress (a progress rule's line, a rank's last tallied one), beyond the skew tolerance
+ * and job_window_grace_s; 0 when it dates none so late. */
+static double setup_progress_after(const struct att *a, const struct cand *c)
+{
+	double line = 0, last = 0;
+
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		if (!o->trusted || !o->has_time || o->event_time <= 0)
+			return 0;
+		if (o->event_time > line)
+			line = o->event_time;
+	}
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
+		    o->event_time > last && R(a, i)->role == PM_ROLE_PROGRESS)
+			last = o->event_time;
+	}
+	for (size_t i = 0; i < a->ev->nranks; i++)
+		if (a->ev->ranks[i].last_progress > last)
+			last = a->ev->ranks[i].last_progress;
+	return line > 0 && last > line + a->rs->skew_s + a->rs->grace_s ? last - line : 0;
+}
+
+/* Whether the Slurm daemon's file F holds, on lines of its own structure ("[stamp] msg")
+ * other than those of C, two words or more of a daemon's vocabulary (sniff.c's, slurm_kind):
+ * a daemon's log, not a line or two of its wording that a job can write into its folder. */
+static bool setup_daemon_vocabulary(const struct att *a, const struct cand *c, size_t fi)
+{
+	static const char *const words[] = {
+		"_slurm_rpc_",
+		"sched:",
+		"backfill",
+		"_job_complete",
+		"job_time_limit",
+		"Allocate JobId=",
+		"Requeuing JobId=",
+		"node_not_resp",
+		"_kill_job_on_node",
+		"_pick_best_nodes",
+		"launch task",
+		"_rpc_terminate_job",
+		"_rpc_launch",
+		"Launching batch job",
+		"done with job",
+		"slurmstepd",
+		"_run_prolog",
+		"_run_epilog",
+		"task/",
+		"slurmd version",
+		"task_p_",
+		"_handle_stray",
+	};
+	bool seen[sizeof(words) / sizeof(words[0])] = {false};
+	size_t len, n = 0;
+	char *buf = setup_text(&a->ev->files[fi], &len);
+
+	if (!buf)
+		return false;
+	for (const char *s = buf; s < buf + len && n < 2;) {
+		const char *e = memchr(s, '\n', (size_t)(buf + len - s));
+		bool mine = false;
+		if (!e)
+			e = buf + len;
+		for (size_t k = 0; k < c->nev && !mine; k++)
+			mine = a->ev->obs[c->ev[k]].file == fi &&
+			       a->ev->obs[c->ev[k]].offset == (uint64_t)(s - buf);
+		for (size_t w = 0; !mine && *s == '[' && w < sizeof(words) / sizeof(words[0]); w++)
+			if (!seen[w] && pm_in_contains(s, (size_t)(e - s), words[w])) {
+				seen[w] = true;
+				n++;
+			}
+		s = e + 1;
+	}
+	free(buf);
+	return n >= 2;
+}
+
+/*
+ * Whether C, a launch reading from Slurm daemons' lines, is only a file of a daemon's wording
+ * that is no daemon's log (setup_daemon_vocabulary: a line or two; a collector's bundle is
+ * root's), where no accounting record says the job failed to launch (none, or one whose state
+ * is not NODE_FAIL, REQUEUED or LAUNCH_FAILED).  A job can write such a file into a
+ * hand-gathered folder under any name (review39 H4), as it can slurmctld's kill line
+ * (pm_att_ctld_node_fail); *NAME the file's.
+ */
+static bool setup_thin(const struct att *a, const struct cand *c, const char **name)
+{
+	const char *st = pm_att_outcome_from_state(a->ev->job.state);
+
+	if (st &&
+	    (!strcmp(st, "NODE_FAIL") || !strcmp(st, "REQUEUED") || !strcmp(st, "LAUNCH_FAILED")))
+		return false;
+	*name = NULL;
+	for (size_t k = 0; k < c->nev; k++) {
+		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+		const struct pm_file *f = &a->ev->files[o->file];
+		if (!o->trusted)
+			continue;
+		if (f->bundled || setup_daemon_vocabulary(a, c, o->file))
+			return false;
+		*name = f->name;
+	}
+	return *name != NULL;
 }
 
 /*
@@ -1412,7 +1888,9 @@ static void setup_not_this_jobs(struct att *a)
 		const struct pm_file *f;
 		const char *how = NULL, *other;
 		bool slurm = c->nev > 0, trusted = false, by_launch;
-		size_t nother = 0, nbefore = 0, k;
+		size_t nother = 0, nbefore = 0, nafter = 0, k;
+		const char *dwhat = NULL, *thin;
+		double ran;
 
 		if (c->dead || !c->launch || !c->node[0] || c->lead != LEAD_RULE)
 			continue;
@@ -1423,7 +1901,7 @@ static void setup_not_this_jobs(struct att *a)
 		if (!slurm || !trusted)
 			continue;
 		if (!made) {
-			have = output_job_id(a, own, sizeof(own));
+			have = pm_att_output_job_id(a, own, sizeof(own));
 			made = true;
 		}
 		f = &a->ev->files[a->ev->obs[c->ev[0]].file];
@@ -1455,20 +1933,40 @@ static void setup_not_this_jobs(struct att *a)
 				nother++;
 			else if (pm_att_before_output(a, o))
 				nbefore++;
+			else if (setup_after_output(a, o))
+				nafter++;
 			else
 				break;
 		}
 		if (k == c->nev) {
 			setup_aside(a, c);
 			pm_att_why(a,
-				   "%s: %s's lines of it %s: another job's, not this job's set-up.",
+				   "%s: %s's lines of it %s%s%s%s%s: another job's, not this job's "
+				   "set-up.",
 				   c->summary, f->name,
-				   !nbefore ?
-					   "name another job than this one" :
-				   !nother ?
-					   "are dated before the job's output began" :
-					   "name another job, or are dated before the job's output "
-					   "began");
+				   nother ? "name another job than this one" : "",
+				   nother && (nbefore || nafter) ? ", or " : "",
+				   nbefore || nafter ? "are dated " : "",
+				   nbefore ? "before the job's output began" : "",
+				   nafter ? (nbefore ?
+						     " or after its last dated line" :
+						     "after the job's output dates its last line") :
+					    "");
+			continue;
+		}
+		/* the daemon's own lines before it in its file: this job's end, another job's
+		 * allocation or launch on the node (review39 H5) */
+		for (k = 0; k < c->nev; k++)
+			if (!a->ev->obs[c->ev[k]].trusted ||
+			    !setup_after_daemon(a, have ? own : NULL, &a->ev->obs[c->ev[k]],
+						c->node, &dwhat))
+				break;
+		if (k == c->nev) {
+			setup_aside(a, c);
+			pm_att_why(a,
+				   "%s: %s's line of it names no job and %s: another job's, not this "
+				   "job's set-up.",
+				   c->summary, f->name, dwhat);
 			continue;
 		}
 		/* a prolog runs before the job's first task on a node, once: only a set-up
@@ -1491,6 +1989,40 @@ static void setup_not_this_jobs(struct att *a)
 				"task records place one there), so %s's set-up did not refuse this "
 				"job (%s's line is another job's, or not Slurm's).",
 				c->summary, c->node, c->node, f->name);
+		} else if ((ran = setup_progress_after(a, c)) > 0) {
+			/* a node's set-up refusing the job ends it (Slurm requeues or fails it):
+			 * the job's own progress long after the line says it ran on (review39 H4) */
+			setup_aside(a, c);
+			pm_att_why(a,
+				   "%s: the job's output dates its progress %.0f s after %s's line "
+				   "of it: the job ran on, so no node's set-up refused it (the line "
+				   "is another job's, or not Slurm's).",
+				   c->summary, ran, f->name);
+		} else {
+			if (!c->guess && setup_untied(a, c, have ? own : NULL)) {
+				/* nothing but the line's own words puts its node in this job */
+				c->guess = true;
+				pm_att_why(
+					a,
+					"%s: with no accounting record, no line of %s names this job, "
+					"and nothing Slurm writes ties %s to it (slurmctld's line "
+					"allocating it, srun's task lines): %s is named, its exclusion "
+					"not advised.",
+					c->summary, f->name, c->node, c->node);
+			}
+			if (setup_thin(a, c, &thin) && !c->user_record) {
+				/* review39 H4: a line or two of a daemon's wording, in a file the
+				 * job can write, with no record that the job failed to launch */
+				c->user_record = true;
+				c->guess = true;
+				pm_att_why(
+					a,
+					"%s: only %s says so, a line or two of a Slurm daemon's wording and "
+					"no daemon's log, with no accounting record of a launch failure: a "
+					"job can write such a file into a hand-gathered folder, so the "
+					"set-up failure is a hypothesis, %s's exclusion not advised.",
+					c->summary, thin, c->node);
+			}
 		}
 	}
 }
@@ -1812,7 +2344,57 @@ static double step_cancelled(const struct att *a)
 }
 
 /*
- * The program's own GPU fault (Xid 13/31/43) on a node whose tasks were only ended by Slurm:
+ * Whether every line of C is an Xid 32 (a corrupted push buffer stream, gpu_hardware/pcie at
+ * weak: xid-32-pushbuffer), the code a GPU's DMA engine also reports as a process with work in
+ * flight is torn down (n0r of trust102: beside the job's own ValueError, an Xid 32 on a node
+ * whose tasks Slurm only ended, 11 s before the kill, made the verdict ambiguous and advised
+ * that node's exclusion).  Read as the teardown's as Xid 43 is, under the same conditions
+ * (teardown_fault); a strong GPU fault (Xid 79, 48, 94, 95) never is.
+ */
+static bool teardown_xid(const struct att *a, const struct cand *c)
+{
+	if (strcmp(c->cls, "gpu_hardware") || c->strength > PM_WEAK)
+		return false;
+	for (size_t m = 0; m < c->nev; m++)
+		if (a->ev->obs[c->ev[m]].xid != 32)
+			return false;
+	return c->nev > 0;
+}
+
+/*
+ * Whether C's node is the one where srun (or the plugin's records) report the one task that
+ * failed of itself, the other nodes' tasks only ended by Slurm, and that task's failure leads
+ * there as the program's own logic error (pm_att_logic_error: a ValueError, a KeyError, no
+ * hardware fault raises one): C, dated in the teardown (teardown_fault), is then that
+ * process's GPU work stopped as it died.  *OTHER is C's node.
+ */
+static bool own_death(const struct att *a, const struct cand *c, const char **other)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	bool failed_here = false, logic = false;
+
+	for (size_t k = 0; k < j->nnodes && !failed_here; k++) {
+		const char *f;
+		if (!j->nodes[k] || !strcasecmp(j->nodes[k], c->node))
+			continue;
+		f = pm_att_clean_exits(a, j->nodes[k]);
+		if (!f)
+			f = pm_att_srun_ended(a, j->nodes[k]);
+		failed_here = f && !strcasecmp(f, c->node);
+	}
+	for (size_t k = 0; k < a->nc && failed_here && !logic; k++) {
+		const struct cand *x = &a->c[k];
+		logic = x != c && !x->dead && x->lead == LEAD_RULE && x->node[0] &&
+			!strcasecmp(x->node, c->node) && pm_att_logic_error(a, x);
+	}
+	if (logic)
+		*other = c->node;
+	return logic;
+}
+
+/*
+ * The program's own GPU fault (Xid 13/31/43, or a weak Xid 32: teardown_xid) on a node whose
+ * tasks were only ended by Slurm:
  * srun's reports, or the plugin's records, say every task there was ended by Slurm's SIGTERM
  * or SIGKILL (or exited 0) after a task on another node failed of itself, and every line of
  * the fault is the kernel's, dated within the job's last TEARDOWN_S (KillWait: SIGTERM, then
@@ -1832,7 +2414,8 @@ static bool teardown_fault(const struct att *a, const struct cand *c, const char
 	double tol = a->rs->skew_s, cancel = 0;
 
 	if (c->dead || !c->node[0] || !c->nev || c->lead != LEAD_RULE ||
-	    strcmp(c->cls, "application") || strcmp(c->sub, "cuda_fault"))
+	    (!teardown_xid(a, c) &&
+	     (strcmp(c->cls, "application") || strcmp(c->sub, "cuda_fault"))))
 		return false;
 	if (ev->job.end <= 0 && (cancel = step_cancelled(a)) <= 0)
 		return false;
@@ -1850,7 +2433,7 @@ static bool teardown_fault(const struct att *a, const struct cand *c, const char
 			return false;
 	}
 	if (!(*other = pm_att_clean_exits(a, c->node)) && !(*other = pm_att_srun_ended(a, c->node)))
-		return false;
+		return teardown_xid(a, c) && own_death(a, c, other);
 	for (size_t j = 0; j < a->nc; j++) {
 		const struct cand *x = &a->c[j];
 		/* one of no node is placed on that task's host only later, as a guess
@@ -1871,14 +2454,29 @@ static void teardown_faults(struct att *a)
 		if (!teardown_fault(a, c, &other))
 			continue;
 		c->dead = true;
+		if (!strcasecmp(other, c->node)) {
+			pm_att_why(a,
+				   "%s. It is dated in the step's teardown (%s), on the node of "
+				   "the one task that failed of itself, with the program's own "
+				   "error (of a kind no hardware fault raises): that process's GPU "
+				   "work stopped as it exited, not the failure's origin (should it "
+				   "recur outside a teardown, check the GPU's PCIe path).",
+				   c->summary,
+				   a->ev->job.end > 0 ? "within KillWait's 30 s of the job's end" :
+							"after Slurm cancelled the step");
+			continue;
+		}
 		pm_att_why(a,
 			   "%s. It is dated in the step's teardown (%s), on a node whose tasks "
 			   "Slurm only ended after a task on %s failed of itself: the teardown's "
-			   "stopped GPU work, not the failure's origin.",
+			   "stopped GPU work, not the failure's origin%s.",
 			   c->summary,
 			   a->ev->job.end > 0 ? "within KillWait's 30 s of the job's end" :
 						"after Slurm cancelled the step",
-			   other);
+			   other,
+			   teardown_xid(a, c) ? " (should it recur outside a teardown, check the "
+						"GPU's PCIe path)" :
+						"");
 	}
 }
 
@@ -2707,9 +3305,77 @@ static bool named_outside(const struct att *a, size_t oi)
 	return a->outside && a->outside[oi] && R(a, oi)->cap[PM_CAP_NODE];
 }
 
+/* The stamp of a node-state paste's reason, scontrol's "Reason=Not responding
+ * [slurm@2026-12-05T14:27:09]" (the controller's local time, zoneless, read as UTC, as the
+ * record's times are before their zone is applied); 0 none. */
+static double paste_reason_stamp(const char *raw)
+{
+	const char *r = raw ? strstr(raw, "Reason=") : NULL;
+
+	for (const char *b = r ? strchr(r, '[') : NULL; b; b = strchr(b + 1, '[')) {
+		const char *at = b + 1 + strcspn(b + 1, "@] \t");
+		struct pm_in_stamp st;
+		size_t n;
+		if (*at != '@')
+			continue;
+		n = pm_in_iso(at + 1, strlen(at + 1), &st);
+		if (n && at[1 + n] == ']' && !st.zone)
+			return st.t;
+	}
+	return 0;
+}
+
+/* Whether the job's line OI, a paste of scontrol's node state (a rule that captures `node`),
+ * gives its reason a stamp outside the job's time (review39 M1: a node's state of two weeks
+ * later): the record's window, widened by the skew tolerance and job_window_grace_s; with no
+ * record, the job's output's dated span widened by 14 hours more (its stamps' zone is the
+ * job's, the reason's the controller's). */
+static bool paste_out_of_time(const struct att *a, size_t oi)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+	double t = R(a, oi)->cap[PM_CAP_NODE] ? paste_reason_stamp(a->ev->obs[oi].raw) : 0,
+	       m = a->rs->skew_s + a->rs->grace_s;
+
+	if (t <= 0)
+		return false;
+	if (j->start > 0 || j->end > 0) {
+		t -= j->local_times ? j->local_zone : 0;
+		return (j->start > 0 && t < j->start - m) || (j->end > 0 && t > j->end + m);
+	}
+	m += 14 * 3600;
+	return (a->out_t0 > 0 && t < a->out_t0 - m) || (a->out_t1 > 0 && t > a->out_t1 + m);
+}
+
+/* Whether the job's line OI, a paste of scontrol's node state ("NodeName=X ...", a rule that
+ * captures `node`), names a node that srun's task lines, with no record of the job's nodes,
+ * do not: srun reports the step's teardown (a host's tasks ended by Slurm), so its lines name
+ * every node that ran a task of it (review39 M2; as prefix_gainsaid reads them, att_place.c).
+ * srun's own "Node failure on X" is not asked: srun reports no task of the node it lost. */
+static bool paste_off_srun(const struct att *a, size_t oi)
+{
+	const char *node = a->ev->obs[oi].node, *raw = a->ev->obs[oi].raw;
+	bool ended = false, any = false;
+
+	if (a->ev->job.nnodes || a->ev->job.het_partial || !node || !R(a, oi)->cap[PM_CAP_NODE] ||
+	    !raw || !strstr(raw, "NodeName="))
+		return false;
+	for (size_t i = 0; i < a->nhosts; i++) {
+		if (!a->hosts[i].srun)
+			continue;
+		any = true;
+		ended |= a->hosts[i].ended;
+		if (setup_host_eq(a->hosts[i].name, node))
+			return false;
+	}
+	for (size_t i = 0; i < a->ev->ntasks; i++)
+		if (a->ev->tasks[i].node && setup_host_eq(a->ev->tasks[i].node, node))
+			return false;
+	return any && ended;
+}
+
 int pm_att_phase_fallback(struct att *a)
 {
-	bool timeouts = false;
+	bool timeouts = false, pasted_said = false;
 
 	for (size_t i = 0; i < a->ev->nobs && !timeouts; i++)
 		timeouts = R(a, i)->role == PM_ROLE_CASCADE &&
@@ -2726,8 +3392,10 @@ int pm_att_phase_fallback(struct att *a)
 		if (r->role != PM_ROLE_CONFIRMATION &&
 		    !(r->role == PM_ROLE_ORIGIN && ((r->hardware && !o->trusted) || o->daemon)))
 			continue;
-		/* a generic reading set aside (att_yield.c): another rule reads its line */
-		if ((a->yielded && a->yielded[i]) || pm_att_pending_aside(a, i))
+		/* a generic reading set aside (att_yield.c): another rule reads its line; a line
+		 * read as no end of this job's (phase_outcome) */
+		if ((a->yielded && a->yielded[i]) || pm_att_end_aside(a, i) ||
+		    pm_att_pending_aside(a, i))
 			continue;
 		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o) ||
 		    (r->hardware && pm_att_other_gpu(a, o)) || pm_att_boot_link(a, i))
@@ -2738,6 +3406,22 @@ int pm_att_phase_fallback(struct att *a)
 		 * of this job's, on no node (slurm-node-reason-paste-other-node) */
 		if (!o->trusted && named_outside(a, i))
 			continue;
+		/* such a paste stamped outside the job's time, or naming a node srun's lines
+		 * place no task on (review39 M1, M2) */
+		if (!o->trusted && o->source == PM_SRC_APP_LOG &&
+		    (paste_out_of_time(a, i) || paste_off_srun(a, i))) {
+			if (!pasted_said) {
+				pm_att_why(a,
+					   "%s names %s in the job's output, %s: another time's or "
+					   "another node's state, no lead of this job's.",
+					   r->id, o->node ? o->node : "a node",
+					   paste_out_of_time(a, i) ?
+						   "its reason stamped outside the job's time" :
+						   "a node srun reports no task of the job on");
+				pasted_said = true;
+			}
+			continue;
+		}
 		/* the step's plain cancel line after a task failed of itself (phase_outcome) */
 		if (a->task_failed && r->outcome && !strcmp(r->outcome, "CANCELLED"))
 			continue;

@@ -153,13 +153,45 @@ static bool progressing_timeout(const struct att *a)
 	return false;
 }
 
+static bool timeouts_fired(const struct att *a);
+
+/*
+ * Whether a GPU slowed by heat (or its power brake: PM_K_THERMAL) can be what ended this job.
+ * A slowed GPU ends a job only through what slowness makes: its peers' collective timeouts,
+ * a stall, the time limit.  Where the job ended otherwise (not TIMEOUT, no collective timeout
+ * reported) with an error of its own that does not lead only for want of better (a KeyError,
+ * a RuntimeError, an out-of-memory), that error ended it, and the heat is at most context
+ * beside it (gpu-thermal-beside-program-error; a straggler that its peers timed out on still
+ * leads as heat: gpu-hw-thermal-slowdown-straggler).
+ */
+static bool heat_cannot_end(const struct att *a)
+{
+	if (!strcmp(a->outcome, "TIMEOUT") || a->stalled || timeouts_fired(a))
+		return false;
+	for (size_t i = 0; i < a->nc; i++) {
+		const struct cand *c = &a->c[i];
+
+		if (!c->dead && !c->fallback && !c->hardware && c->lead == LEAD_RULE &&
+		    !pm_is_kind(c->cls, c->sub, PM_K_THERMAL))
+			return true;
+	}
+	return false;
+}
+
 /* External outcomes and node failures lead: they are what ended the job.  A GPU slowed by
  * heat ends no job: where the time limit ended one that was still progressing, the heat is at
- * most why it was slow, behind the time limit (pm_att_phase_order says so in the why). */
+ * most why it was slow, behind the time limit (pm_att_phase_order says so in the why); beside
+ * the program's own error where nothing slowness makes was seen, that error ended it, and the
+ * heat is behind it too (heat_cannot_end). */
 static int outcome_rank(const struct att *a, const struct cand *c)
 {
 	const char *o = a->outcome;
 
+	/* a requeue is what Slurm did with the job, not why its tasks died: where a trusted
+	 * hardware event in the run, which this job's ranks' failure explains, stands beside it,
+	 * that event leads (review39 r4: a REQUEUED record over a GPU lost in the run) */
+	if (!strcmp(o, "REQUEUED") && pm_att_run_hardware(a))
+		return c == pm_att_run_hardware(a) ? 0 : 1;
 	if ((!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED")) &&
 	    pm_class_external(c->cls))
 		return 0;
@@ -176,7 +208,8 @@ static int outcome_rank(const struct att *a, const struct cand *c)
 			if (!a->c[i].dead && a->c[i].node[0] && !strcmp(a->c[i].node, c->node) &&
 			    pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_NODE_FAIL))
 				return 0;
-	if (pm_is_kind(c->cls, c->sub, PM_K_THERMAL) && progressing_timeout(a))
+	if (pm_is_kind(c->cls, c->sub, PM_K_THERMAL) &&
+	    (progressing_timeout(a) || heat_cannot_end(a)))
 		return 2;
 	return 1;
 }
@@ -333,6 +366,8 @@ static int fired_kind(const struct att *a)
 			continue;
 		if (a->not_job && a->not_job[i]) /* another job's set-up failure (att_cands.c) */
 			continue;
+		if (pm_att_end_aside(a, i)) /* no end of this job's (att_cands.c, phase_outcome) */
+			continue;
 		if (R(a, i)->step_wait) /* srun's wait for a step: no symptom unless it led */
 			continue;
 		/* the step's plain cancel line after a task failed of itself is srun's teardown
@@ -398,13 +433,25 @@ void pm_att_phase_order(struct att *a)
 		}
 	a->lead = a->live ? &a->c[0] : NULL;
 	a->second = a->live > 1 ? &a->c[1] : NULL;
+	if (a->lead && !a->lead->hardware && heat_cannot_end(a))
+		for (size_t i = 1; i < a->live; i++)
+			if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_THERMAL)) {
+				pm_att_why(a,
+					   "A GPU%s%s was slowed by heat or its power brake (%s): "
+					   "that slows a job, it does not end one, and nothing here "
+					   "shows the job slowed (no collective timed out, no time "
+					   "limit): %s ended it.",
+					   a->c[i].node[0] ? " on " : "", a->c[i].node,
+					   a->c[i].summary, a->lead->summary);
+				break;
+			}
 	if (!pm_att_heat_behind_limit(a))
 		return;
 	for (size_t i = 1; i < a->live; i++)
 		if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_THERMAL)) {
 			pm_att_why(a,
-				   "A GPU%s%s was hot enough to slow itself down (%s): that may be "
-				   "why the job was slow, not why it ended; it was still making "
+				   "A GPU%s%s was slowed by heat or its power brake (%s): that may "
+				   "be why the job was slow, not why it ended; it was still making "
 				   "progress when the time limit ended it.",
 				   a->c[i].node[0] ? " on " : "", a->c[i].node, a->c[i].summary);
 			break;
@@ -1180,10 +1227,22 @@ void pm_att_phase_status(struct att *a)
 	size_t refused;
 
 	if (!strcmp(a->outcome, "COMPLETED")) {
+		const struct cand *h = pm_att_run_hardware(a);
 		a->status = VS_NONE;
 		a->lead = NULL;
 		pm_att_why(a, "The job completed: nothing to attribute; any symptoms are listed as "
 			      "evidence only.");
+		/* a batch script that ignores srun's failure completes: a fault of the node in
+		 * the run is still worth the operator's look (review39 c3) */
+		if (h)
+			pm_att_why(
+				a,
+				"Yet %s/%s on %s (%s) is dated in the job's run by a source the "
+				"job cannot write%s: it did not end the job, but the node deserves "
+				"a look before it runs another.",
+				h->cls, h->sub, h->node, h->summary,
+				a->task_failed ? ", and srun reports a task failing of itself" :
+						 "");
 	} else if (a->weak_only) {
 		/* nothing says the job failed: a weak sign names no cause, nor a node */
 		a->status = VS_UNKNOWN;

@@ -114,15 +114,19 @@ static bool host_shaped(const char *name)
 	return digit && letter;
 }
 
-/* Whether a host a file's name gives is taken: shaped as a node's name; or a word alone
- * before a dot or a folder (raven.dmesg, longma.bmc-sel.txt, raven/dmesg.txt: WHOLE); or
- * one the evidence knows otherwise (a node of the job's record, a host the files' lines
- * name; none when A is NULL, before they are read).  A plain word joined to the node-level
- * word by a hyphen or an underscore is the user's (trainer-journal.json, my_dmesg.txt) and
- * names none. */
+/* Whether a host a file's name gives is taken: shaped as a node's name; or one word alone
+ * before a node-level source's word or a folder (raven.dmesg, longma.bmc-sel.txt,
+ * raven/dmesg.txt: WHOLE); or one the evidence knows otherwise (a node of the job's record,
+ * a host the files' lines name; none when A is NULL, before they are read).  A plain word
+ * joined to the node-level word by a hyphen or an underscore is the user's
+ * (trainer-journal.json, my_dmesg.txt) and names none; so are words joined by a hyphen
+ * with no digit among them (ecc-loop.txt, node-check.log, gpu-checks/dmesg.txt: what the
+ * gatherer named a check or a loop for, where a node's name of several parts carries its
+ * number, dgx-a100-03). */
 static bool name_host_ok(const struct att *a, const char *name, bool whole)
 {
-	return host_shaped(name) || whole || (a && (host_of(a, name) || pm_att_job_node(a, name)));
+	return host_shaped(name) || (whole && !strchr(name, '-')) ||
+	       (a && (host_of(a, name) || pm_att_job_node(a, name)));
 }
 
 /*
@@ -138,9 +142,21 @@ static bool file_host(const struct att *a, const struct pm_file *f, char *out, s
 	size_t l;
 
 	base = base ? base + 1 : n;
-	if (base != n) { /* HOST/...: the first folder, for a node-level file */
+	if (base != n && (node_src || node_word_at(base))) {
+		/* HOST/...: the first folder shaped as a node's name or known, else a deeper
+		 * one so (sweep/tk77/dmesg.txt, nodes/gpu07/kern.log: the per-node folder
+		 * inside the gatherer's), else the first folder as one word alone
+		 * (raven/dmesg.txt) */
+		for (const char *q = n; q < base; q += l + 1) {
+			l = strcspn(q, "/");
+			if (hostname_ok(q, l) && l < len) {
+				snprintf(out, len, "%.*s", (int)l, q);
+				if (name_host_ok(a, out, false))
+					return true;
+			}
+		}
 		l = strcspn(n, "/");
-		if ((node_src || node_word_at(base)) && hostname_ok(n, l) && l < len) {
+		if (hostname_ok(n, l) && l < len) {
 			snprintf(out, len, "%.*s", (int)l, n);
 			return name_host_ok(a, out, true);
 		}
@@ -153,8 +169,11 @@ static bool file_host(const struct att *a, const struct pm_file *f, char *out, s
 			continue;
 		if (hostname_ok(base, l) && l < len && !memchr(base, '.', l) &&
 		    !has_node_word(base, l)) {
+			/* a word alone before an extension (node-check.log read as a kernel
+			 * log) is a host only as the evidence knows it or shaped as one: the
+			 * name of a note or a check as often as a node's */
 			snprintf(out, len, "%.*s", (int)l, base);
-			return name_host_ok(a, out, *p == '.');
+			return name_host_ok(a, out, *p == '.' && node_word_at(p + 1));
 		}
 	}
 	return false;
@@ -1168,6 +1187,99 @@ static int line_hosts(struct att *a, const char *p, const char *e, bool syslog)
 	return 0;
 }
 
+/* Where a part of torchrun's failure summary starts at Q (after a blank, in a line from
+ * P): one of its heads ("Root Cause", "Failures:", "Other Failures:"), an entry ("[0]:"), a
+ * rule of ten or more '=' or '-', or a field's name and its colon ("host : ", "rank : ",
+ * "exitcode : "): the length of a head or a rule, else 1; 0 none. */
+static size_t summary_part(const char *p, const char *q, const char *e)
+{
+	static const char *const fields[] = {"time",	 "host",       "rank",
+					     "exitcode", "error_file", "traceback"};
+	const char *x;
+
+	if (q > p && q[-1] != ' ')
+		return 0;
+	if (e - q >= 15 && !memcmp(q, "Other Failures:", 15))
+		return 15;
+	if ((e - q >= 10 && !memcmp(q, "Root Cause", 10)) ||
+	    (e - q >= 9 && !memcmp(q, "Failures:", 9)))
+		return 1;
+	if (*q == '=' || *q == '-') {
+		for (x = q; x < e && *x == *q; x++)
+			;
+		return x - q >= 10 ? (size_t)(x - q) : 0;
+	}
+	if (*q == '[') {
+		for (x = q + 1; x < e && *x >= '0' && *x <= '9'; x++)
+			;
+		return x > q + 1 && e - x >= 2 && x[0] == ']' && x[1] == ':' ? 1 : 0;
+	}
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		size_t l = strlen(fields[i]);
+		if ((size_t)(e - q) > l && !memcmp(q, fields[i], l) &&
+		    *(x = skip_sp(q + l, e)) == ':' && x < e)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * torchrun's failure summary pasted without its line breaks, on one line ("...ChildFailedError:
+ * ===...=== train.py FAILED ---...--- Failures: <NO_OTHER_FAILURES> ---...--- Root Cause
+ * (first observed failure): [0]: time : ... host : gpu12 rank : 3 (local_rank: 3) exitcode :
+ * -9 (pid: 123) error_file: <N/A> traceback : Signal 9 (SIGKILL) received by PID 123 ===...")
+ * is read as the lines it was, each part from one of its heads, entries, rules or fields to
+ * the next, so that its host and rank are named together as in the table.  Only a line that
+ * holds the root cause's head and an entry's host and rank fields after it; where its parts
+ * lie in the file is not known then (as in a terminal-wrapped file: a->tline).  1 when the
+ * line was read so, 0 when it is no such line, -1 on error.
+ */
+static int summary_squashed(struct att *a, const char *p, const char *e, bool syslog)
+{
+	char part[1024 + PM_ATT_KEY_PAD];
+	const char *rc = word(p, e, "Root Cause"), *q, *end;
+	uint64_t tline = a->tline;
+	int ret = 0;
+
+	if (!rc || !memmem(rc, (size_t)(e - rc), "exitcode", 8))
+		return 0;
+	for (q = rc + 10; q < e && !(*q == 'h' && summary_part(p, q, e)); q++)
+		;
+	for (end = q; end < e && !(*end == 'r' && summary_part(p, end, e)); end++)
+		;
+	if (q >= e || end >= e)
+		return 0; /* no entry's host and rank fields after the head */
+	a->tline = UINT64_MAX;
+	for (q = skip_sp(p, e); q < e && ret == 0; q = skip_sp(end, e)) {
+		size_t l = summary_part(p, q, e), n;
+
+		if (l > 1) /* a rule, or a head of two words: a part of its own */
+			end = q + l;
+		else
+			for (end = q + 1; end < e && !summary_part(p, end, e); end++)
+				;
+		n = (size_t)(end - q);
+		while (n && (q[n - 1] == ' ' || q[n - 1] == '\t'))
+			n--;
+		if (n > sizeof(part) - PM_ATT_KEY_PAD - 1)
+			n = sizeof(part) - PM_ATT_KEY_PAD - 1;
+		memcpy(part, q, n);
+		memset(part + n, 0, PM_ATT_KEY_PAD + 1);
+		ret = line_hosts(a, part, part + n, syslog);
+	}
+	a->tline = tline;
+	return ret < 0 ? -1 : 1;
+}
+
+/* The hosts the line [P, E) names (line_hosts), torchrun's squashed summary read as its
+ * lines (summary_squashed). */
+static int text_hosts(struct att *a, const char *p, const char *e, bool syslog)
+{
+	int rc = summary_squashed(a, p, e, syslog);
+
+	return rc == 0 ? line_hosts(a, p, e, syslog) : rc < 0 ? -1 : 0;
+}
+
 /* The line [P, E) as the scanner reads it, into OUT (NUL-terminated; at most LEN - 1 bytes
  * kept): terminal escapes dropped, a box frame's sides ("\u2502 ... \u2502") and trailing blanks
  * taken off, and what pm_text_clean makes ASCII made so (a web page's no-break spaces between
@@ -1246,7 +1358,7 @@ static int record_hosts(struct att *a, const struct pm_file *f, const char *p, c
 		memset(line + l, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
 		/* a record's message under a task's label or rank tag is the task's text */
 		a->hlabel = pe.label >= 0 || pe.rank >= 0;
-		rc = line_hosts(a, line, line + l, syslog);
+		rc = text_hosts(a, line, line + l, syslog);
 		a->hlabel = false;
 	}
 	return rc;
@@ -1378,7 +1490,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 
 			memset(line + n, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
 			a->hlabel = srun_labelled(f, p, le);
-			rc = line_hosts(a, line, line + n, syslog);
+			rc = text_hosts(a, line, line + n, syslog);
 			a->hlabel = false;
 		}
 		a->tline = UINT64_MAX;

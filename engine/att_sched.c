@@ -473,6 +473,31 @@ static void record_user_text(struct att *a, struct cand *c)
 		      "FailedNode) is a hypothesis that excludes no node.");
 }
 
+/* A hardware fault that can tell which node a NODE_FAIL naming none lost: a dated event in
+ * the job's window from a source the job cannot write, on a node of the job, placed there
+ * by more than the folder's guess, at least of medium strength and no GPU's heat (a GPU
+ * fallen off the bus, a machine check, an uncorrectable memory error: what stops a node
+ * answering its controller).  The strongest such, and in *OTHER another node's, where
+ * faults on two nodes name no one node. */
+static struct cand *node_fail_hw(struct att *a, const struct cand **other)
+{
+	struct cand *h = NULL;
+
+	*other = NULL;
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		if (!pm_att_own_hw(c) || !c->has_t || c->guess || c->user_record || c->nowhere ||
+		    c->strength < PM_MEDIUM || pm_att_open_side(a, c) ||
+		    pm_is_kind(c->cls, c->sub, PM_K_THERMAL) || !pm_class_hardware(c->cls))
+			continue;
+		if (h && strcmp(h->node, c->node) && !*other)
+			*other = c;
+		if (!h || c->strength > h->strength)
+			h = c;
+	}
+	return h;
+}
+
 /* NODE_FAIL: the node the record names, or (sacct before 23.02 has no FailedNode) the
  * job's node that srun saw fail, whose words are in the job's output: a lead, at
  * hypothesis, its exclusion only offered (the job's output is the user's: c->guess, as a
@@ -484,6 +509,7 @@ static void sched_node_fail(struct att *a)
 {
 	const struct pm_jobinfo *j = &a->ev->job;
 	const char *fn = NULL;
+	const struct cand *oc;
 	char buf[256];
 	struct cand *c;
 	bool two = false;
@@ -522,6 +548,24 @@ static void sched_node_fail(struct att *a)
 			   "no one node.",
 			   fn);
 		fn = NULL;
+	}
+	/* the record names no node, and a node's own hardware fault in the window says which
+	 * it likely was: that fault leads (L2: before, the class on no node led and the
+	 * GPU's node was only mentioned); faults on two nodes are weighed as any two leads */
+	if (!fn && (c = node_fail_hw(a, &oc))) {
+		if (oc)
+			pm_att_why(a,
+				   "The record says a node of the job failed and names none; %s "
+				   "and %s each had a hardware fault of their own in the job's "
+				   "window: either may be the node that failed.",
+				   c->node, oc->node);
+		else
+			pm_att_why(a,
+				   "The record says a node of the job failed and names none; %s "
+				   "had a hardware fault of its own in the job's window (%s/%s: "
+				   "%s), the likely reason it failed: that fault leads.",
+				   c->node, c->cls, c->sub, c->summary);
+		return;
 	}
 	if (!fn) {
 		/* the record says a node failed, and nothing says which: the class without a

@@ -266,6 +266,61 @@ static bool head_dates_output(const struct att *a, size_t k, const struct pm_fil
 	return true;
 }
 
+/*
+ * The time slurmstepd's line O ("*** JOB N ON host CANCELLED AT <ts> ...": a cancel, a time
+ * limit, a preemption, a node failure) in the job's output gives the job's end, where it
+ * names this job: the record's id, else OWN (the output file's, pm_att_output_job_id), else,
+ * neither known, any one job's.  0 when O is no such line of this job.  A step's cancel
+ * ("*** STEP N.S") ends the step alone: the batch script may go on.  The job can print such
+ * a line, of any date: an earlier one only narrows what its end bounds (a missed blame,
+ * never a blamed node), as its own dated lines do.
+ */
+static double cancel_end(const struct att *a, size_t i, const char *own)
+{
+	const struct pm_obs *o = &a->ev->obs[i];
+	const char *q = o->raw ? strstr(o->raw, "*** JOB ") : NULL, *d;
+	size_t n;
+
+	if (!q || !R(a, i)->outcome || o->source != PM_SRC_APP_LOG || o->trusted)
+		return 0;
+	d = q + 8;
+	n = strspn(d, "0123456789");
+	if (!n || strncmp(d + n, " ON ", 4))
+		return 0;
+	if (a->ev->job.id && a->ev->job.id[0] ? !pm_record_job_id(a->ev, d, n) :
+	    own				      ? strlen(own) != n || memcmp(own, d, n) :
+						0)
+		return 0;
+	return pm_att_cancelled_at(o);
+}
+
+/* The latest end the job's cancel lines give (cancel_end), or 0: none, or, with no id to
+ * check them by, lines naming two jobs. */
+static double cancel_ends(const struct att *a)
+{
+	char own[64];
+	bool have = pm_att_output_job_id(a, own, sizeof(own));
+	const char *first = NULL;
+	size_t fn = 0;
+	double t = 0, x;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const char *d;
+		size_t n;
+		if ((x = cancel_end(a, i, have ? own : NULL)) <= 0)
+			continue;
+		d = strstr(a->ev->obs[i].raw, "*** JOB ") + 8;
+		n = strspn(d, "0123456789");
+		if (first && (n != fn || memcmp(first, d, n)))
+			return 0;
+		first = d;
+		fn = n;
+		if (x > t)
+			t = x;
+	}
+	return t;
+}
+
 /* Whether every failure the job's output reports (a line an origin, cascade or confirmation
  * rule reads there) is dated, or comes before a line of its file that is: the job had printed
  * its failure by its output's last dated line.  Not so where a report follows every stamp
@@ -275,11 +330,17 @@ static bool failure_dated(const struct att *a)
 {
 	uint64_t *last = calloc(a->ev->nfiles ? a->ev->nfiles : 1, sizeof(*last));
 	bool ok = last != NULL;
+	char own[64];
+	bool have = a->out_tc > 0 && pm_att_output_job_id(a, own, sizeof(own));
 
+	/* a line dated in its text counts as one dated by its stamp: slurmstepd's cancel of
+	 * this job (its time, out_tc) */
 	for (size_t i = 0; ok && i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
-		if (o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
-		    o->event_time > 0 && o->offset + 1 > last[o->file])
+		if (o->source == PM_SRC_APP_LOG && !o->trusted &&
+		    ((o->has_time && o->event_time > 0) ||
+		     (a->out_tc > 0 && cancel_end(a, i, have ? own : NULL) > 0)) &&
+		    o->offset + 1 > last[o->file])
 			last[o->file] = o->offset + 1;
 	}
 	for (size_t i = 0; ok && i < a->ev->nobs; i++) {
@@ -297,9 +358,12 @@ static bool failure_dated(const struct att *a)
 
 void pm_att_output_start(struct att *a)
 {
-	a->out_t0 = a->out_p0 = a->out_t1 = 0;
+	a->out_t0 = a->out_p0 = a->out_t1 = a->out_tc = 0;
 	if (!pm_att_no_window(a) || pm_att_half_window(a))
 		return;
+	/* slurmstepd's cancel of this job dates its end, where no record does (review38 x1f:
+	 * an undated traceback, the cancel, an Xid three hours after) */
+	a->out_tc = cancel_ends(a);
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
 		enum pm_role role = R(a, i)->role;
@@ -336,6 +400,8 @@ void pm_att_output_start(struct att *a)
 		if (f->head_t > a->out_t1)
 			a->out_t1 = f->head_t;
 	}
+	if (a->out_tc > a->out_t1)
+		a->out_t1 = a->out_tc;
 	if (a->out_t1 > 0 && !failure_dated(a))
 		a->out_t1 = 0;
 }
@@ -499,7 +565,14 @@ static bool stale_bounded(struct att *a, struct cand *c, const char *what)
 
 	if (!c->has_t || !pm_att_no_window(a) || pm_att_half_window(a))
 		return false;
-	if (cand_after_output(a, c))
+	if (cand_after_output(a, c) && a->out_tc > 0 && a->out_tc >= a->out_t1)
+		pm_att_why(a,
+			   "%s logged %s %.0f s after slurmstepd cancelled the job (its "
+			   "\"CANCELLED AT\" line in the job's output): with no accounting record "
+			   "that line dates the job's end, and the job had printed its failure "
+			   "before it: context only, not this job's origin.",
+			   node, what, c->t - a->out_tc);
+	else if (cand_after_output(a, c))
 		pm_att_why(a,
 			   "%s logged %s %.0f s after the job's output dates its last line: with no "
 			   "accounting record the job's end is not known, but its output had "
@@ -523,6 +596,129 @@ static bool stale_bounded(struct att *a, struct cand *c, const char *what)
 		return false;
 	c->dead = true;
 	return true;
+}
+
+/*
+ * The job's clock against Slurm's, from a stamp of Slurm's own in the job's output:
+ * slurmstepd's "*** STEP N.S ON host CANCELLED AT <stamp> ***" (the node's local time,
+ * zoneless: pm_att_cancelled_at) against the job's last dated line before it in that file
+ * (and the ranks' last tallied progress).  *D: Slurm's stamp less the job's.  False where the
+ * output holds no such pair.
+ */
+static bool zone_slurm_gap(const struct att *a, double *d)
+{
+	const struct pm_obs *cancel = NULL;
+	double s = 0, job = 0;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		double x;
+		if (o->source == PM_SRC_APP_LOG && !o->trusted && R(a, i)->outcome &&
+		    (x = pm_att_cancelled_at(o)) > 0 && (!cancel || o->offset < cancel->offset)) {
+			cancel = o;
+			s = x;
+		}
+	}
+	if (!cancel)
+		return false;
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->file == cancel->file && o != cancel && !o->trusted && o->has_time &&
+		    o->event_time > job && o->offset < cancel->offset && !pm_att_cancelled_at(o))
+			job = o->event_time;
+	}
+	for (size_t i = 0; i < a->ev->nranks; i++)
+		if (a->ev->ranks[i].last_progress > job)
+			job = a->ev->ranks[i].last_progress;
+	if (job <= 0)
+		return false;
+	*d = s - job;
+	return true;
+}
+
+/* Whether the job's output dates progress (a progress rule's line, a rank's last tallied one)
+ * after every origin line of C by more than the skew tolerance and job_window_grace_s: as
+ * written, the job worked on after its node's event, which its stamps and the node's tell
+ * together only if they are of one zone. */
+static bool zone_progress_after(const struct att *a, const struct cand *c)
+{
+	double last = 0;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		if (o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
+		    o->event_time > last && R(a, i)->role == PM_ROLE_PROGRESS)
+			last = o->event_time;
+	}
+	for (size_t i = 0; i < a->ev->nranks; i++)
+		if (a->ev->ranks[i].last_progress > last)
+			last = a->ev->ranks[i].last_progress;
+	return cand_beyond(a, c, last, true);
+}
+
+/*
+ * With no window, C a dated event that the job's output did not bound (stale_bounded), the
+ * bounds having compared the job's zoneless stamps with the node's as written: they are of
+ * one zone only where the job logs in the node's local time (review39 H6: a container logging
+ * in UTC on a node at UTC+8 read an Xid eight hours before the job, its GPU reset since, as in
+ * its run).  Where Slurm's own stamp in the output (zone_slurm_gap) follows the job's last
+ * dated line within the skew tolerance and job_window_grace_s, the zones agree and C stands.
+ * Where it is a whole zone's offset off (a multiple of half an hour, within 90 s, at least
+ * half an hour), the job's bounds are moved by it and asked again (cand_beyond): C before the
+ * moved progress, explained, or after the moved end, is set aside.  Else, where the job's
+ * output dates its progress after C (zone_progress_after: as written, the job worked on after
+ * its GPU's fault, a story its stamps and the node's tell only if of one zone), the
+ * comparison is unsure: C leads as it would, its node's exclusion only offered (c->guess).
+ * True where C is set aside.
+ */
+static bool stale_zone_bounded(struct att *a, struct cand *c, const char *what)
+{
+	const char *node = c->node[0] ? c->node : "A node";
+	double m = a->rs->skew_s + a->rs->grace_s, d = 0, z;
+	bool gap = zone_slurm_gap(a, &d);
+
+	if (c->dead || !c->has_t || !pm_att_no_window(a) || pm_att_half_window(a) ||
+	    (a->out_p0 <= 0 && a->out_t1 <= 0))
+		return false;
+	if (gap && d >= -m && d <= m)
+		return false;
+	z = gap ? 1800 * round(d / 1800) : 0;
+	if (gap && z >= 1800 && fabs(d - z) <= 90) {
+		if (c->explained && cand_beyond(a, c, a->out_p0 > 0 ? a->out_p0 + z : 0, true))
+			pm_att_why(a,
+				   "%s logged %s %.0f s before the job's output dates its first "
+				   "line of progress, read in Slurm's local time: slurmstepd's own "
+				   "stamp in the output is %.0f s after the job's last dated line, "
+				   "a zone's offset (the job logs in another zone than the node), "
+				   "and the job's GPUs worked after the event: context only, not "
+				   "this job's origin.",
+				   node, what, a->out_p0 + z - c->t, d);
+		else if (cand_beyond(a, c, a->out_t1 > 0 ? a->out_t1 + z : 0, false))
+			pm_att_why(
+				a,
+				"%s logged %s %.0f s after the job's output dates its last line, "
+				"read in Slurm's local time (slurmstepd's own stamp in the output "
+				"is a zone's offset, %.0f s, after the job's last dated line): "
+				"context only, not this job's origin.",
+				node, what, c->t - a->out_t1 - z, d);
+		else
+			return false;
+		c->dead = true;
+		return true;
+	}
+	if (!c->guess && !c->fallback && zone_progress_after(a, c)) {
+		c->guess = true;
+		pm_att_why(a,
+			   "%s: the job's output is dated by stamps of no zone, and %s: whether "
+			   "the event came within the job's run is unsure (the job may log in "
+			   "another zone than the node's log), so %s's exclusion is only offered.",
+			   what,
+			   gap ? "slurmstepd's own stamp in it is no zone's offset from its last "
+				 "dated line" :
+				 "no stamp of Slurm's in it says which zone they are in",
+			   node);
+	}
+	return false;
 }
 
 /* C is a GPU's hardware fault (gpu_hardware, nvlink) from the kernel's own log whose every
@@ -595,7 +791,7 @@ void pm_att_phase_stale(struct att *a)
 					what, c->node[0] ? c->node : "its node",
 					snap_date(c->late_snap, date, sizeof(date)),
 					c->late_snap - a->ev->job.end);
-			if (stale_bounded(a, c, what))
+			if (stale_bounded(a, c, what) || stale_zone_bounded(a, c, what))
 				continue;
 			if (c->fallback && cand_before_output(a, c)) {
 				/* the job's output dates its own lines after it: the job was

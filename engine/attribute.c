@@ -408,6 +408,7 @@ static void att_free(struct att *a)
 	free(a->sysgain);
 	free(a->yielded);
 	free(a->not_job);
+	free(a->end_aside);
 	free(a->handled);
 	free(a->hranks);
 	free(a->rhost);
@@ -570,6 +571,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 	pm_att_phase_consequence(&a);
 	pm_att_phase_confirm(&a);
 	pm_att_phase_stale(&a);
+	pm_att_text_end(&a);
 	/* every such candidate set aside (the program's own fault's consequence, an undated
 	 * event nothing of this job explains): that line would say what the verdict does not */
 	if (hwline != SIZE_MAX && !live_hardware(&a)) {

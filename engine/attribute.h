@@ -169,6 +169,10 @@ struct att {
 	 * and the latest time it dates any line of its own (OUT_T1): the job made progress on its
 	 * GPUs after OUT_P0 and its output ended about OUT_T1 (pm_att_output_start); 0 none */
 	double out_p0, out_t1;
+	/* with no window, the time slurmstepd's "*** JOB N ON host CANCELLED AT <ts> ***" in
+	 * the job's output gives this job's end (pm_att_output_start; OUT_T1 takes it where
+	 * it is the later); 0 none */
+	double out_tc;
 	/* Slurm's task -> node where a launcher numbered the ranks (place_ranks, launcher_ranks):
 	 * the rank map's and srun's, kept out of RNODE and read for srun's labels only */
 	struct rnode *tnode;
@@ -221,6 +225,12 @@ struct att {
 	/* obs -> a line of a launch-time reading set aside as another job's (att_cands.c,
 	 * setup_not_this_jobs); NULL when none is */
 	bool *not_job;
+	/* obs -> a line read as no end of this job's: a summary of a job's end that does not
+	 * hold for it, the job's word of a requeue after a task failed of itself, an end read
+	 * only from the job's text that a trusted hardware event outranks (att_cands.c,
+	 * phase_outcome, pm_att_text_end); NULL when none is */
+	bool *end_aside;
+	bool end_text; /* no record, and the outcome read only from the job's text (phase_outcome) */
 	/* obs -> a line of the job's output named a host the record's node list lacks, its name
 	 * dropped (att_ranks.c, own_node); NULL when none did */
 	bool *outside;
@@ -394,6 +404,16 @@ bool pm_att_cand_holds(const struct cand *c, size_t oi);
 /* Slurm's job state as an outcome name; NULL for a state that is no end. */
 const char *pm_att_outcome_from_state(const char *st);
 void pm_att_phase_outcome(struct att *a);
+/* Whether obs I was read as no end of this job's (A->end_aside). */
+bool pm_att_end_aside(const struct att *a, size_t i);
+/* With no record, an end read only from the job's text (a summary gathered by hand, a line
+ * of its output) gives way to a trusted hardware event in the run: FAILED, its external
+ * candidates set aside (review39 H1-H3).  After phase_stale. */
+void pm_att_text_end(struct att *a);
+/* A hardware candidate from a source the job cannot write, dated, on a node, that phase_stale
+ * kept as this job's (not before its output, not left unexplained, not a fallback); NULL
+ * when none is. */
+const struct cand *pm_att_run_hardware(const struct att *a);
 int pm_att_phase_origins(struct att *a, bool hardware);
 /* O, a node failure read in a file told as slurmctld's log: -1 where Slurm's record says
  * the job ended otherwise (the two gainsay each other: no lead), 1 where there is no record
@@ -535,6 +555,10 @@ int pm_att_srun_task(const struct att *a);
  * job's output, so the scanner gives it no event time.  Slurm writes the node's local time
  * without a zone, as most training logs write theirs; 0 when the line has none (att_sched.c). */
 double pm_att_cancelled_at(const struct pm_obs *o);
+/* The job's id with no accounting record: the one id the folder's Slurm output files are
+ * named for (slurm-N.out), in ID (CAP bytes); false none, several, or an array task's
+ * (att_cands.c). */
+bool pm_att_output_job_id(const struct att *a, char *id, size_t cap);
 /* Whether exit code C is a shell's 128 + SIGTERM or SIGKILL (143, 137): the task was ended by
  * a signal, as Slurm ends a step's other tasks, not failing of itself (att_ranks.c). */
 bool pm_att_slurm_signal_exit(long c);

@@ -5,7 +5,13 @@
  * gpu.ecc_aggregate_uncorrectable, gpu.retired_pages_pending, gpu.remap_pending,
  * gpu.remap_failure, gpu.temperature, gpu.memory_used (MiB), gpu.utilization (%),
  * gpu.compute_processes (-q only: the compute processes its Processes section lists, 0 for
- * "None") and gpu.compute_pid (-q only: one fact per such process, its pid); per node
+ * "None"), gpu.compute_pid (-q only: one fact per such process, its pid), and the clocks'
+ * slowdown reasons (-q's "Clocks Event Reasons", "Clocks Throttle Reasons" before driver 535,
+ * or the CSV's clocks_event_reasons.* / clocks_throttle_reasons.*; Active 1, Not Active 0):
+ * gpu.clocks_hw_thermal_slowdown, gpu.clocks_hw_power_brake_slowdown,
+ * gpu.clocks_sw_thermal_slowdown, and gpu.clocks_hw_slowdown_other (HW Slowdown active with
+ * neither of its two reasons above active or listed: an older driver's, or the power draw's
+ * fast trigger); per node
  * node.gpu_count and node.gpu_state_time (-q's Timestamp, seconds since the epoch as the
  * node's clock reads it).  A value nvidia-smi reports
  * as N/A (or Not Supported, Unknown Error) gives no fact: an absent fact never holds.
@@ -93,6 +99,15 @@ static int value(const char *s, size_t n, double *v)
 		*v = 0;
 		return 1;
 	}
+	/* a clocks event (throttle) reason */
+	if (pm_in_ieq(s, n, "Active")) {
+		*v = 1;
+		return 1;
+	}
+	if (pm_in_ieq(s, n, "Not Active")) {
+		*v = 0;
+		return 1;
+	}
 	/* "34 C", "81559 MiB": the number is the first word */
 	while (k < n && s[k] != ' ')
 		k++;
@@ -113,6 +128,7 @@ struct gpu {
 	char pci[24];
 	struct slot vol, vol_dbe, agg, agg_dbe, retired, remap_pending, remap_failure, temp;
 	struct slot used, util, procs;
+	struct slot hw_slow, hw_thermal, hw_brake, sw_thermal, hw_other; /* clocks event reasons */
 	int pids[MAX_PIDS]; /* the compute processes' pids, in the order listed */
 	size_t npids;
 	int pid; /* the last "Process ID", until its Type says whether it computes; -1 none */
@@ -133,6 +149,10 @@ static const struct {
 	{"gpu.memory_used", offsetof(struct gpu, used), 0},
 	{"gpu.utilization", offsetof(struct gpu, util), 0},
 	{"gpu.compute_processes", offsetof(struct gpu, procs), 0},
+	{"gpu.clocks_hw_thermal_slowdown", offsetof(struct gpu, hw_thermal), 0},
+	{"gpu.clocks_hw_power_brake_slowdown", offsetof(struct gpu, hw_brake), 0},
+	{"gpu.clocks_sw_thermal_slowdown", offsetof(struct gpu, sw_thermal), 0},
+	{"gpu.clocks_hw_slowdown_other", offsetof(struct gpu, hw_other), 0},
 };
 
 static int gpu_flush(struct pm_evidence *ev, size_t file, struct gpu *g)
@@ -141,6 +161,13 @@ static int gpu_flush(struct pm_evidence *ev, size_t file, struct gpu *g)
 
 	if (g->idx < 0)
 		return 0;
+	/* HW Slowdown that neither of its listed reasons explains */
+	if (g->hw_slow.set) {
+		bool why = (g->hw_thermal.set && g->hw_thermal.v > 0) ||
+			   (g->hw_brake.set && g->hw_brake.v > 0);
+
+		g->hw_other = (struct slot){g->hw_slow.v > 0 && !why ? 1 : 0, true};
+	}
 	for (i = 0; i < sizeof(gpu_facts) / sizeof(gpu_facts[0]); i++) {
 		const struct slot *s = (const struct slot *)((const char *)g + gpu_facts[i].off);
 		struct pm_fact *f;
@@ -221,6 +248,16 @@ static void gpu_field(const struct qstate *q, struct gpu *g, const char *k, size
 			set_slot(&g->remap_pending, v, vn, false);
 		else if (pm_in_ieq(k, kn, "Remapping Failure Occurred"))
 			set_slot(&g->remap_failure, v, vn, false);
+	} else if (in_sec(q, "Clocks Event Reasons") || in_sec(q, "Clocks Throttle Reasons")) {
+		/* "HW Thermal Slowdown : Active", nested under "HW Slowdown" in the report */
+		if (pm_in_ieq(k, kn, "HW Slowdown"))
+			set_slot(&g->hw_slow, v, vn, false);
+		else if (pm_in_ieq(k, kn, "HW Thermal Slowdown"))
+			set_slot(&g->hw_thermal, v, vn, false);
+		else if (pm_in_ieq(k, kn, "HW Power Brake Slowdown"))
+			set_slot(&g->hw_brake, v, vn, false);
+		else if (pm_in_ieq(k, kn, "SW Thermal Slowdown"))
+			set_slot(&g->sw_thermal, v, vn, false);
 	} else if (inner_is(q, "Temperature") && pm_in_ieq(k, kn, "GPU Current Temp")) {
 		set_slot(&g->temp, v, vn, false);
 	} else if (inner_is(q, "FB Memory Usage") && pm_in_ieq(k, kn, "Used")) {
@@ -425,6 +462,10 @@ enum col {
 	COL_USED,
 	COL_UTIL,
 	COL_PID,
+	COL_HW_SLOW,
+	COL_HW_THERMAL,
+	COL_HW_BRAKE,
+	COL_SW_THERMAL,
 };
 
 static const struct {
@@ -447,6 +488,21 @@ static const struct {
 	{"memory.used", COL_USED, "gpu.memory_used"},
 	{"utilization.gpu", COL_UTIL, "gpu.utilization"},
 	{"pid", COL_PID, NULL}, /* --query-compute-apps: a row per compute process */
+	/* the clocks' slowdown reasons, under their name since driver 535 and the older one */
+	{"clocks_event_reasons.hw_slowdown", COL_HW_SLOW, "gpu.clocks_hw_slowdown_other"},
+	{"clocks_throttle_reasons.hw_slowdown", COL_HW_SLOW, "gpu.clocks_hw_slowdown_other"},
+	{"clocks_event_reasons.hw_thermal_slowdown", COL_HW_THERMAL,
+	 "gpu.clocks_hw_thermal_slowdown"},
+	{"clocks_throttle_reasons.hw_thermal_slowdown", COL_HW_THERMAL,
+	 "gpu.clocks_hw_thermal_slowdown"},
+	{"clocks_event_reasons.hw_power_brake_slowdown", COL_HW_BRAKE,
+	 "gpu.clocks_hw_power_brake_slowdown"},
+	{"clocks_throttle_reasons.hw_power_brake_slowdown", COL_HW_BRAKE,
+	 "gpu.clocks_hw_power_brake_slowdown"},
+	{"clocks_event_reasons.sw_thermal_slowdown", COL_SW_THERMAL,
+	 "gpu.clocks_sw_thermal_slowdown"},
+	{"clocks_throttle_reasons.sw_thermal_slowdown", COL_SW_THERMAL,
+	 "gpu.clocks_sw_thermal_slowdown"},
 };
 
 struct field {
@@ -745,10 +801,15 @@ static int csv_row(struct pm_evidence *ev, size_t file, const struct field *f, s
 	int gpu = row, pid = -1;
 	size_t i;
 	double x;
+	bool reason = false; /* a HW Slowdown reason column reads Active */
 
 	for (i = 0; i < nf && i < ncols; i++) {
 		if (!map[i])
 			continue;
+		if ((csv_cols[map[i] - 1].col == COL_HW_THERMAL ||
+		     csv_cols[map[i] - 1].col == COL_HW_BRAKE) &&
+		    value(f[i].s, f[i].n, &x) > 0 && x > 0)
+			reason = true;
 		if (csv_cols[map[i] - 1].col == COL_INDEX)
 			has_idx = pm_in_int_range(f[i].s, f[i].n, 0, MAX_GPUS - 1, &gpu);
 		if (csv_cols[map[i] - 1].col == COL_PCI)
@@ -776,8 +837,11 @@ static int csv_row(struct pm_evidence *ev, size_t file, const struct field *f, s
 	for (i = 0; i < nf && i < ncols; i++) {
 		const char *fact = map[i] ? csv_cols[map[i] - 1].fact : NULL;
 
-		if (fact && value(f[i].s, f[i].n, &x) > 0 &&
-		    !pm_ev_add_fact(ev, file, file_node(ev, file), gpu, fact, x,
+		if (!fact || value(f[i].s, f[i].n, &x) <= 0)
+			continue;
+		if (csv_cols[map[i] - 1].col == COL_HW_SLOW && reason)
+			x = 0; /* explained by its thermal or power-brake reason */
+		if (!pm_ev_add_fact(ev, file, file_node(ev, file), gpu, fact, x,
 				    has_pci ? pci : NULL))
 			return -1;
 	}

@@ -2819,11 +2819,30 @@ static size_t line_cols(const char *s, size_t n)
 	return c;
 }
 
+/* Line S (N bytes) is a progress bar that ends as tqdm draws one, "... 60%|######    |
+ * 300/500 [01:54<01:16,  2.63it/s, v_num=1]": a percentage and the bar between '|', then
+ * its count and its bracketed times and rate closing the line.  tqdm sizes its bar to the
+ * terminal's width, so a copy of a terminal holds such lines exactly as wide as the width,
+ * each one whole (Lightning's, Hugging Face's, accelerate's epochs, one above the other). */
+static bool bar_line(const char *s, size_t n)
+{
+	const char *p = memmem(s, n, "%|", 2), *q, *b;
+
+	if (!p || s[n - 1] != ']')
+		return false;
+	p += 2;
+	if (!(q = memchr(p, '|', n - (size_t)(p - s))) || q + 1 >= s + n || q[1] != ' ')
+		return false;
+	b = memmem(q, n - (size_t)(q - s), " [", 2);
+	return b && b + 2 < s + n - 1;
+}
+
 /* Line S (N bytes) ends inside its text, as a piece a width cut off does: not in a frame's
  * side (a table's row), a multibyte character or padding (one blank after a word is the width
  * falling after it), and it is no rule (a separator, a frame's top: only '-', '=', '+', ...).
  * A carriage return inside it (a progress bar redrawn) is a program's own output, which no
- * terminal's copy holds. */
+ * terminal's copy holds; nor is a progress bar that closes its bracket at the width a piece
+ * (bar_line: read-paste-progress-bars-at-width). */
 static bool piece_end(const char *s, size_t n)
 {
 	size_t i;
@@ -2831,6 +2850,8 @@ static bool piece_end(const char *s, size_t n)
 	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
 		n--;
 	if (memchr(s, '\r', n))
+		return false;
+	if (n && bar_line(s, n))
 		return false;
 	if (n > 1 && s[n - 1] == ' ')
 		n--;

@@ -442,15 +442,15 @@ static int enum_lookup(const char *s, const char *const *names, int count)
 
 static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, struct pm_rule *r)
 {
-	static const char *const keys[] = {"id",	 "class",	"subclass",   "role",
-					   "strength",	 "sources",	"pattern",    "condition",
-					   "summary",	 "outcome",	"launch",     "deprecated",
-					   "formats",	 "generic",	"chain",      "nonfatal",
-					   "reasonless", "attached",	"counter",    "last",
-					   "refines",	 "heeds_level", "not_after",  "not_beside",
-					   "comm_crash", "handler",	"link_state", "own_port",
-					   "step_wait",	 "fs_stall",	"after",      "boot",
-					   NULL};
+	static const char *const keys[] = {"id",	  "class",	 "subclass",   "role",
+					   "strength",	  "sources",	 "pattern",    "condition",
+					   "summary",	  "outcome",	 "launch",     "deprecated",
+					   "formats",	  "generic",	 "chain",      "nonfatal",
+					   "reasonless",  "attached",	 "counter",    "last",
+					   "refines",	  "heeds_level", "not_after",  "not_beside",
+					   "comm_crash",  "handler",	 "link_state", "own_port",
+					   "step_wait",	  "fs_stall",	 "after",      "boot",
+					   "end_summary", NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -489,6 +489,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "boot", &r->boot) < 0 ||
 	    get_bool(ld, doc, m, "own_port", &r->own_port) < 0 ||
 	    get_bool(ld, doc, m, "step_wait", &r->step_wait) < 0 ||
+	    get_bool(ld, doc, m, "end_summary", &r->end_summary) < 0 ||
 	    get_bool(ld, doc, m, "fs_stall", &r->fs_stall) < 0 ||
 	    get_bool(ld, doc, m, "attached", &r->attached) < 0 ||
 	    get_bool(ld, doc, m, "heeds_level", &r->heeds_level) < 0 ||
@@ -599,6 +600,13 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'step_wait' is for software origin rules (srun waiting to create a "
 		     "step) and context rules (the step created after the wait)",
+		     r->id);
+		goto out;
+	}
+	if (r->end_summary && (!r->outcome || r->sources != 1u << PM_SRC_APP_LOG)) {
+		fail(ld, m,
+		     "rule %s: 'end_summary' is for rules with an outcome that read the job's "
+		     "text alone (sources: [app_log]): a summary of a job's end gathered beside it",
 		     r->id);
 		goto out;
 	}

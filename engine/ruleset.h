@@ -125,6 +125,11 @@ struct pm_rule {
 	 * In a TIMEOUT a wait that no creation and no progress of its file followed leads over
 	 * the time limit; one that a creation followed gives way (att_sched.c, step_waited) */
 	bool step_wait;
+	/* 'end_summary': a summary of the job's end a user gathers beside its output (seff's
+	 * "State: X (exit code N)", Slurm's mail subject, an excerpt of scontrol's record):
+	 * Slurm's word on the end, but only for the job it names and only where the job did not
+	 * write it (att_cands.c, phase_outcome, summary_holds) */
+	bool end_summary;
 	/* 'fs_stall': on a context rule of the storage class, a shared filesystem's client that
 	 * lost its server and waits for it (Lustre's "... was lost; ... will wait for recovery to
 	 * complete", a hard NFS mount's "still trying"); on a context rule of class none, the

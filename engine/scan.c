@@ -2926,7 +2926,7 @@ bool pm_path_names_kernel(const char *path)
 }
 
 /* A file's node from its name: a known node name bounded by separators, else the first
- * folder of its path when it looks like a host name. */
+ * folder of its path that looks like a host name. */
 static int node_from_path(struct pm_evidence *ev, struct pm_file *f)
 {
 	const char *n = f->name;
@@ -2958,12 +2958,15 @@ static int node_from_path(struct pm_evidence *ev, struct pm_file *f)
 				return pm_strset(&f->node, node, nl);
 		}
 	}
-	const char *slash = memchr(n, '/', l);
-	if (slash && is_hostish(n, (size_t)(slash - n))) {
-		if (pm_ev_note_node(ev, n, (size_t)(slash - n)) < 0)
-			return -1;
-		return pm_strset(&f->node, n, (size_t)(slash - n));
-	}
+	/* the first folder that looks like a host name, the gatherer's own folders before it
+	 * skipped (sweep/tk77/dmesg.txt, nodes/gpu07/kern.log) */
+	for (const char *q = n, *slash; (slash = memchr(q, '/', (size_t)(n + l - q)));
+	     q = slash + 1)
+		if (is_hostish(q, (size_t)(slash - q))) {
+			if (pm_ev_note_node(ev, q, (size_t)(slash - q)) < 0)
+				return -1;
+			return pm_strset(&f->node, q, (size_t)(slash - q));
+		}
 	return 0;
 }
 

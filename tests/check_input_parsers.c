@@ -318,6 +318,79 @@ START_TEST(nvsmi_q_hostile)
 }
 END_TEST
 
+/* The clocks' slowdown reasons: -q's "Clocks Event Reasons" (nested "HW Thermal Slowdown"
+ * under "HW Slowdown") and the older "Clocks Throttle Reasons", Active 1 and Not Active 0;
+ * HW Slowdown counts as "other" only where neither reason listed with it is active; the 550
+ * drivers' "Clocks Event Reasons Counters" (microseconds) are no reason.  The CSV's names,
+ * both generations of them. */
+START_TEST(nvsmi_clocks_reasons)
+{
+	static const char q[] = "==============NVSMI LOG==============\n"
+				"Attached GPUs                             : 3\n"
+				"GPU 00000000:18:00.0\n"
+				"    Clocks Event Reasons\n"
+				"        Idle                              : Not Active\n"
+				"        SW Power Cap                      : Active\n"
+				"        HW Slowdown                       : Active\n"
+				"            HW Thermal Slowdown           : Active\n"
+				"            HW Power Brake Slowdown       : Not Active\n"
+				"        SW Thermal Slowdown               : Active\n"
+				"    Clocks Event Reasons Counters\n"
+				"        SW Power Capping                  : 9051 us\n"
+				"        HW Power Braking                  : 120 us\n"
+				"GPU 00000000:2A:00.0\n"
+				"    Clocks Throttle Reasons\n"
+				"        Idle                              : Active\n"
+				"        HW Slowdown                       : Not Active\n"
+				"            HW Thermal Slowdown           : Not Active\n"
+				"            HW Power Brake Slowdown       : N/A\n"
+				"        SW Thermal Slowdown               : Not Active\n"
+				"GPU 00000000:3A:00.0\n"
+				"    Clocks Throttle Reasons\n"
+				"        HW Slowdown                       : Active\n"
+				"        SW Thermal Slowdown               : Not Active\n"
+				"    Clocks Event Reasons Counters\n"
+				"        HW Thermal Slowdown               : 88 us\n";
+	struct pm_evidence *ev = ev_new("gpu016");
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_nvsmi_q, ev, q, reason), 0);
+	FACT_IS(ev, "gpu.clocks_hw_thermal_slowdown", 0, 1);
+	FACT_IS(ev, "gpu.clocks_hw_power_brake_slowdown", 0, 0);
+	FACT_IS(ev, "gpu.clocks_sw_thermal_slowdown", 0, 1);
+	FACT_IS(ev, "gpu.clocks_hw_slowdown_other", 0, 0);
+	FACT_IS(ev, "gpu.clocks_hw_thermal_slowdown", 1, 0);
+	ck_assert_ptr_null(fact(ev, "gpu.clocks_hw_power_brake_slowdown", 1));
+	FACT_IS(ev, "gpu.clocks_hw_slowdown_other", 1, 0);
+	ck_assert_ptr_null(fact(ev, "gpu.clocks_hw_thermal_slowdown", 2));
+	FACT_IS(ev, "gpu.clocks_hw_slowdown_other", 2, 1);
+	ck_assert_str_eq(fact(ev, "gpu.clocks_hw_slowdown_other", 2)->pci, "0000:3a:00.0");
+	pm_evidence_destroy(ev);
+
+	ev = ev_new("gpu016");
+	ck_assert_int_eq(run(pm_parse_nvsmi_csv, ev,
+			     "index, pci.bus_id, clocks_event_reasons.hw_slowdown, "
+			     "clocks_event_reasons.hw_thermal_slowdown, "
+			     "clocks_throttle_reasons.hw_power_brake_slowdown, "
+			     "clocks_throttle_reasons.sw_thermal_slowdown\n"
+			     "0, 00000000:18:00.0, Active, Active, Not Active, Active\n"
+			     "1, 00000000:2A:00.0, Active, Not Active, Active, Not Active\n"
+			     "2, 00000000:3A:00.0, Active, Not Active, Not Active, Not Active\n"
+			     "3, 00000000:5D:00.0, Not Active, Not Active, [N/A], Not Active\n",
+			     reason),
+			 0);
+	FACT_IS(ev, "gpu.clocks_hw_thermal_slowdown", 0, 1);
+	FACT_IS(ev, "gpu.clocks_hw_slowdown_other", 0, 0);
+	FACT_IS(ev, "gpu.clocks_sw_thermal_slowdown", 0, 1);
+	FACT_IS(ev, "gpu.clocks_hw_power_brake_slowdown", 1, 1);
+	FACT_IS(ev, "gpu.clocks_hw_slowdown_other", 1, 0);
+	FACT_IS(ev, "gpu.clocks_hw_slowdown_other", 2, 1);
+	FACT_IS(ev, "gpu.clocks_hw_slowdown_other", 3, 0);
+	ck_assert_ptr_null(fact(ev, "gpu.clocks_hw_power_brake_slowdown", 3));
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
 START_TEST(nvsmi_csv)
 {
 	struct pm_evidence *ev = ev_new("gpu016");
@@ -1215,6 +1288,7 @@ void input_parsers_tests(TCase *tc)
 	tcase_add_test(tc, nvsmi_q_processes);
 	tcase_add_test(tc, nvsmi_q_hostile);
 	tcase_add_test(tc, nvsmi_csv);
+	tcase_add_test(tc, nvsmi_clocks_reasons);
 	tcase_add_test(tc, nvsmi_csv_apps);
 	tcase_add_test(tc, nvsmi_table);
 	tcase_add_test(tc, nvsmi_table_whole);

@@ -480,8 +480,8 @@ START_TEST(prefix_logs)
 			/* the writer's pid: a journal entry whose identifier a user set */
 			"<3>1 2026-11-30T03:11:58Z gpu016 kernel 88307 - - x",
 			/* an identifier that began "kernel: ", its "[pid]: " after a blank */
-			"Nov 30 03:11:58 gpu016 kernel: NVRM: Xid (PCI:0000:9a:00): 79, pid=1, "
-			"name=a, GPU has fallen off the bus.[88307]: x",
+			("Nov 30 03:11:58 gpu016 kernel: NVRM: Xid (PCI:0000:9a:00): 79, pid=1, "
+			 "name=a, GPU has fallen off the bus.[88307]: x"),
 			"2026-11-30T03:11:58+0000 gpu016 kernel: NVRM: Xid 79 bus.[88307]: x",
 			/* the kernel's own: a comm[pid]: at the message's start, a bracket of words */
 			"Nov 30 03:11:58 gpu016 kernel: python3[4412]: segfault at 0 ip 1 sp 2 error 4",

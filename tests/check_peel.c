@@ -1306,6 +1306,16 @@ START_TEST(paste_wrap)
 	ck_assert(!pm_paste_joins(line, 90, "tail", 4, &sh));
 	line[40] = 'x';
 	ck_assert(!pm_paste_joins(line, 90, " 40%|##  | 4/10\rtail", 19, &sh));
+	/* a tqdm bar that closes its bracket at the width is whole (tqdm sizes it to the
+	 * terminal); one cut inside its postfix is a piece */
+	snprintf(line, sizeof(line), "%s", "Epoch 1:  40%|####      | 400/1000 [01:10<01:45, ");
+	n = strlen(line);
+	memset(line + n, 'x', 90 - n - 1);
+	line[89] = ']';
+	line[90] = '\0';
+	ck_assert(!pm_paste_joins(line, 90, "Killed", 6, &sh));
+	line[89] = 'x';
+	ck_assert(pm_paste_joins(line, 90, "=1.0]", 5, &sh));
 	/* records of one length, each with its rank's label: no copy of a terminal */
 	snprintf(a, sizeof(a), "0: %s\n1: %s\n2: %s\n3: done\n", l90, l90, l90);
 	pm_paste_shape(a, strlen(a), &sh);

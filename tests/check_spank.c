@@ -69,12 +69,12 @@ spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
 const char *job_option_value;
 char job_control_env[64];
 
-spank_err_t spank_option_getopt(spank_t sp, struct spank_option *opt, char **optarg)
+spank_err_t spank_option_getopt(spank_t sp, struct spank_option *opt, char **value)
 {
 	(void)sp;
 	if (!job_option_value || strcmp(opt->name, "postmortem") != 0)
 		return ESPANK_ERROR;
-	*optarg = (char *)job_option_value;
+	*value = (char *)job_option_value;
 	return ESPANK_SUCCESS;
 }
 
@@ -161,7 +161,7 @@ spank_err_t spank_setenv(spank_t sp, const char *var, const char *val, int overw
 	return ESPANK_SUCCESS;
 }
 
-static void logv(const char *fmt, va_list ap, int err)
+__attribute__((format(printf, 1, 0))) static void logv(const char *fmt, va_list ap, int err)
 {
 	char buf[2048];
 
