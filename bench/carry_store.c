@@ -2,7 +2,8 @@
  * carry_store.c - give a bench store's bundles the carried scans their collectors would have
  * written (engine/carry.c, FORMATS.md "Carried scans"): each bundle's job output scanned with
  * the rule set, the record added as scans/<source>/<name>.pmscan and listed in the manifest's
- * "scans", the bundle rewritten in place (a record it had is replaced).  What bench/finalize.sh
+ * "scans", the bundle rewritten in place (a record it had is replaced) as the collector writes
+ * one (pm_bundle_pack: the records before the members, a job output in a zstd frame of its own).  What bench/finalize.sh
  * measures with CARRY=1.
  *
  * usage: carry_store RULES JOB_START BUNDLE.tar.zst...
@@ -64,23 +65,6 @@ static int read_all(const char *path, struct mem **out, size_t *n)
 	return 0;
 }
 
-static int add(struct archive *a, const char *name, const void *data, size_t len)
-{
-	struct archive_entry *e = archive_entry_new();
-	int rc;
-
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0640);
-	archive_entry_set_size(e, (la_int64_t)len);
-	rc = archive_write_header(a, e) == ARCHIVE_OK &&
-			     (!len || archive_write_data(a, data, len) == (la_ssize_t)len) ?
-		     0 :
-		     -1;
-	archive_entry_free(e);
-	return rc;
-}
-
 static int one(const struct pm_ruleset *rs, double start, const char *path)
 {
 	struct mem *m = NULL;
@@ -90,8 +74,11 @@ static int one(const struct pm_ruleset *rs, double start, const char *path)
 	void *rec[64] = {0};
 	size_t reclen[64] = {0};
 	char recname[64][320];
-	struct archive *a = NULL;
-	size_t i;
+	struct pm_bundle_part *parts = NULL;
+	size_t i, np = 0, packedlen = 0;
+	void *packed = NULL;
+	char perr[256], recfor[64][320];
+	FILE *fp = NULL;
 	int rc = -1;
 
 	if (read_all(path, &m, &n) < 0 || !n || strcmp(m[0].name, "manifest.json"))
@@ -136,6 +123,7 @@ static int one(const struct pm_ruleset *rs, double start, const char *path)
 			continue;
 		snprintf(recname[nrec], sizeof(recname[nrec]), "scans/%s.pmscan",
 			 p + (strncmp(p, "sources/", 8) ? 0 : 8));
+		snprintf(recfor[nrec], sizeof(recfor[nrec]), "%s", p);
 		pm_sha256_buf(rec[nrec], reclen[nrec], sha);
 		json_array_append_new(scans,
 				      json_pack("{s:s, s:s, s:I, s:s}", "path", recname[nrec],
@@ -146,25 +134,44 @@ static int one(const struct pm_ruleset *rs, double start, const char *path)
 	json_object_set(man, "scans", scans);
 	text = json_dumps(man, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	a = archive_write_new();
-	if (!text || archive_write_set_format_pax_restricted(a) ||
-	    archive_write_add_filter_zstd(a) || archive_write_open_filename(a, tmp) != ARCHIVE_OK ||
-	    add(a, "manifest.json", text, strlen(text)) < 0)
+	/* as the collector writes it (bundle_write.c): the manifest, the records, the members, a
+	 * member whose scan is carried in a zstd frame of its own */
+	if (!text || !(parts = calloc(n + nrec + 1, sizeof(*parts))))
 		goto out;
-	for (size_t k = 1; k < n; k++) /* a record made before (another build, other rules) goes */
-		if (strncmp(m[k].name, "scans/", 6) && add(a, m[k].name, m[k].data, m[k].len) < 0)
-			goto out;
+	parts[np++] = (struct pm_bundle_part){"manifest.json", text, strlen(text), 0, false};
 	for (size_t k = 0; k < nrec; k++)
-		if (add(a, recname[k], rec[k], reclen[k]) < 0)
-			goto out;
-	if (archive_write_close(a) != ARCHIVE_OK || rename(tmp, path) < 0)
+		parts[np++] = (struct pm_bundle_part){recname[k], rec[k], reclen[k], 0, false};
+	/* a record made before (another build, other rules) goes; the members whose records
+	 * are carried last (bundle_write.c) */
+	for (int last = 0; last < 2; last++)
+		for (size_t k = 1; k < n; k++) {
+			bool own = false;
+
+			if (!strncmp(m[k].name, "scans/", 6))
+				continue;
+			for (size_t r = 0; r < nrec; r++)
+				own = own || !strcmp(recfor[r], m[k].name);
+			if (own == (last == 1))
+				parts[np++] = (struct pm_bundle_part){m[k].name, m[k].data,
+								      m[k].len, 0, own};
+		}
+	if (pm_bundle_pack(parts, np, &packed, &packedlen, perr, sizeof(perr)) < 0) {
+		fprintf(stderr, "%s: %s\n", path, perr);
+		goto out;
+	}
+	if (!(fp = fopen(tmp, "wb")) || fwrite(packed, 1, packedlen, fp) != packedlen) {
+		if (fp)
+			fclose(fp);
+		goto out;
+	}
+	if (fclose(fp) != 0 || rename(tmp, path) < 0)
 		goto out;
 	rc = 0;
 out:
 	if (rc < 0)
 		fprintf(stderr, "%s: not rewritten\n", path);
-	if (a)
-		archive_write_free(a);
+	free(parts);
+	free(packed);
 	for (size_t k = 0; k < n; k++) {
 		free(m[k].name);
 		free(m[k].data);

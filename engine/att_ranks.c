@@ -163,6 +163,39 @@ static const char *const launcher_marks[] = {
 	"[mpiexec@",
 };
 
+/* Words one of which every launcher mark holds: a line with none of them holds no mark, so
+ * the marks are looked for only in a line with one (seven searches a line of the job's
+ * output instead of seventeen, on the attribution's one thread).  marks_keyed says whether
+ * the lists still agree; where they do not, every mark is looked for. */
+static const char *const launcher_keys[] = {"distributed",	 "deepspeed",  "WORLD INFO DICT",
+					    ":sigkill_handler]", "accelerate", "run ",
+					    "[mpiexec@"};
+
+static bool marks_keyed(void)
+{
+	for (size_t k = 0; k < sizeof(launcher_marks) / sizeof(*launcher_marks); k++) {
+		bool held = false;
+
+		for (size_t j = 0; j < sizeof(launcher_keys) / sizeof(*launcher_keys); j++)
+			held = held || strstr(launcher_marks[k], launcher_keys[j]);
+		if (!held)
+			return false;
+	}
+	return true;
+}
+
+/* Whether RAW may hold a launcher mark: it holds one of the keys (or the keys do not cover
+ * the marks, KEYED false). */
+static bool may_hold_mark(const char *raw, bool keyed)
+{
+	if (!keyed)
+		return true;
+	for (size_t j = 0; j < sizeof(launcher_keys) / sizeof(*launcher_keys); j++)
+		if (strstr(raw, launcher_keys[j]))
+			return true;
+	return false;
+}
+
 /* Whether RAW is the batch shell's xtrace of a command ("+ srun ..."), behind whatever
  * wrappers a collector put around the script's output. */
 static bool xtrace_line(const char *raw)
@@ -204,6 +237,7 @@ static bool launcher_ranks(const struct att *a)
 {
 	const struct pm_evidence *ev = a->ev;
 	const int count = ev->job.ntasks > 0 ? ev->job.ntasks : 0;
+	const bool keyed = marks_keyed();
 
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
@@ -227,8 +261,9 @@ static bool launcher_ranks(const struct att *a)
 				return true;
 			continue;
 		}
-		for (size_t k = 0; o->raw && k < sizeof(launcher_marks) / sizeof(*launcher_marks);
-		     k++) {
+		if (!o->raw || !may_hold_mark(o->raw, keyed))
+			continue;
+		for (size_t k = 0; k < sizeof(launcher_marks) / sizeof(*launcher_marks); k++) {
 			if (!strstr(o->raw, launcher_marks[k]))
 				continue;
 			if (!worker_line(o->raw))

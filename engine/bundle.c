@@ -44,6 +44,11 @@ struct member {
 	int zone;
 	bool zoneless;
 	bool carry; /* a carried scan (the manifest's "scans"), checked: for its file */
+	/* not decompressed: a frame of its own (COFF, CLEN in the file, CCS bytes of tar) that a
+	 * carried scan stands in for; D is the manifest's digest, checked when it is read */
+	bool unchecked;
+	uint64_t coff;
+	size_t clen, ccs;
 };
 
 /*
@@ -69,6 +74,11 @@ struct bslot {
 	bool attached;	     /* a file of the set holds it */
 	bool done;	     /* taken or given up */
 	unsigned char d[32]; /* its digest, checked again when the file is read again */
+	/* a member passed over when its bundle was read (struct member, UNCHECKED): its frame,
+	 * decompressed alone and checked against D when it is first wanted */
+	bool unchecked;
+	uint64_t coff;
+	size_t clen, ccs;
 };
 
 struct dctx { /* a context and its output buffer, for one bundle at a time */
@@ -367,6 +377,8 @@ static int check_entry(const json_t *x, const struct member *m, size_t nm, bool 
 		return bad(err, errlen, rel, "a member's size differs from the manifest");
 	if (m[found].hashed) {
 		memcpy(ck->d, m[found].d, sizeof(ck->d));
+	} else if (!m[found].data) { /* passed over without a digest: never (skip_ok) */
+		return bad(err, errlen, rel, "a member's checksum differs from the manifest");
 	} else {
 		pm_sha256_init(&c);
 		pm_sha256_update(&c, m[found].data, m[found].len);
@@ -822,6 +834,11 @@ static int plan_check(json_t *x, struct member *mm, const char *rel, char *err, 
 /* What libarchive reads: the file's bytes through the set's zstd context (or as they are,
  * for a plain tar, which libarchive accepted before as well), hashed on the way.  One per
  * evidence set (ev->bundle_io), made on its first bundle file. */
+struct zframe { /* one zstd frame of a bundle file: where, and how much tar it holds */
+	uint64_t coff;
+	size_t clen, cs;
+};
+
 struct zsrc {
 	ZSTD_DCtx *zdc;
 	int fd;
@@ -841,6 +858,10 @@ struct zsrc {
 	size_t atar;
 	struct tent *ent; /* its entries (ustar_walk), room for AENT */
 	size_t aent;
+	struct zframe *fr; /* a framed file's frames (frames_of), room for AFR */
+	size_t afr;
+	bool passed; /* framed_load passed over a frame: no member after it is held back (its
+		      * bytes would come back through that frame, which nothing checked) */
 	unsigned char ibuf[64u << 10];
 	unsigned char obuf[128u << 10];
 };
@@ -859,6 +880,7 @@ static void bundle_io_free(void *p)
 	free(z->keep);
 	free(z->tar);
 	free(z->ent);
+	free(z->fr);
 	if (z->pool) {
 		for (unsigned k = 0; k < z->pool->n; k++) {
 			ZSTD_freeDCtx(z->pool->d[k].d);
@@ -968,6 +990,11 @@ struct tent {
 	unsigned type;	 /* AE_IFREG, AE_IFDIR, ... */
 	la_int64_t hpos; /* where its header starts in the tar */
 	const unsigned char *data;
+	/* passed over (framed_load): its data is the zstd frame at COFF (CLEN bytes) of the file,
+	 * CCS bytes of tar, not decompressed; DATA is NULL */
+	bool skip;
+	uint64_t coff;
+	size_t clen, ccs;
 };
 
 /* The entry's data into BUF (N bytes, its size): N, or less when it is cut short. */
@@ -998,8 +1025,8 @@ static void hold_back(struct tent *te, struct zsrc *z, const json_t *want, struc
 	const unsigned char *blk = te->ar ? z->obuf : z->tar;
 	uint64_t base = z->obase, len = z->olen;
 
-	if (!z->dc || !z->keeping || !mm->len || h < 0 || !src || pm_source_parse(src, &s) < 0 ||
-	    !pm_source_scanned(s))
+	if (!z->dc || !z->keeping || z->passed || !mm->len || h < 0 || !src ||
+	    pm_source_parse(src, &s) < 0 || !pm_source_scanned(s))
 		return;
 	last = (uint64_t)h + 16 * 512;
 	for (off = (uint64_t)h + 512; off <= last; off += 512)
@@ -1025,6 +1052,56 @@ static void hold_back(struct tent *te, struct zsrc *z, const json_t *want, struc
 	mm->defer = true;
 	mm->slot = (*nheld)++;
 	/* its bytes are kept until the bundle is read: bsrc_new says whether they stay */
+}
+
+/* The digest a manifest entry's SHA256 gives, as check_entry compares it (64 lower-case hex
+ * digits, "sha256:" before them or not), into D: false when it is not one. */
+static bool sha_of(const char *sha, unsigned char d[32])
+{
+	if (!sha)
+		return false;
+	if (!strncmp(sha, "sha256:", 7))
+		sha += 7;
+	for (size_t i = 0; i < 64; i++) {
+		int c = (unsigned char)sha[i], v = c >= '0' && c <= '9' ? c - '0' :
+						   c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+									  -1;
+		if (v < 0)
+			return false;
+		if (i % 2 == 0)
+			d[i / 2] = (unsigned char)(v << 4);
+		else
+			d[i / 2] |= (unsigned char)v;
+	}
+	return sha[64] == '\0';
+}
+
+/* Member MM (named, its size checked against the manifest's entry WANT) passed over, not
+ * decompressed (framed_load, skip_ok): held back as hold_back holds a job's output back, its
+ * digest the manifest's, its frame noted to be read and checked when it is wanted after all
+ * (its record refused: pm_bundle_member_load). */
+static void skip_member(const struct tent *te, const json_t *want, struct member *mm,
+			unsigned *nheld)
+{
+	struct pm_file t = {.rank = -1};
+
+	t.source = PM_SRC_APP_LOG;
+	t.kind_given = true;
+	pm_sniff_given(&t); /* a job output's format is its source's: no byte of it read */
+	mm->len = (size_t)te->size;
+	mm->hashed = sha_of(json_string_value(json_object_get(want, "sha256")), mm->d);
+	mm->unchecked = true;
+	mm->coff = te->coff;
+	mm->clen = te->clen;
+	mm->ccs = te->ccs;
+	mm->fmt = t.format;
+	mm->zoned = t.head_zoned;
+	mm->zone = t.head_zone;
+	mm->zoneless = t.head_zoneless;
+	mm->off = (uint64_t)te->hpos + 512;
+	mm->defer = true;
+	mm->slot = (*nheld)++;
+	free(t.reason);
 }
 
 /* Take the carried scan the manifest's entry WANT lists (SIZE bytes, being read from AR) into
@@ -1121,6 +1198,12 @@ static int take_member(struct tent *te, struct zsrc *z, struct member **m, size_
 	mm = &(*m)[(*nm)++];
 	memset(mm, 0, sizeof(*mm));
 	mm->name = strdup(name);
+	if (te->skip) {
+		if (!mm->name)
+			return -1;
+		skip_member(te, want, mm, nheld);
+		return 0;
+	}
 	mm->data = malloc(size ? (size_t)size : 1);
 	if (!mm->name || !mm->data)
 		return -1;
@@ -1173,21 +1256,18 @@ static int64_t ustar_num(const unsigned char *f, size_t n)
 	return v;
 }
 
-/* The entry whose header is at T[*POS] (N bytes of tar) into *TE, *POS past its data: 1, 0 at
- * the end (a block of zeros), -1 where it is not a header taken here. */
-static int ustar_next(const unsigned char *t, size_t n, size_t *pos, struct tent *te)
+/* The header block H (512 bytes): 1 with its entry's size in *SIZE, 0 at the end (a block of
+ * zeros), -1 where it is not a header taken here. */
+static int ustar_head(const unsigned char *h, int64_t *sizep)
 {
 	static const struct {
 		unsigned short off, len;
 	} nums[] = {{100, 8}, {108, 8}, {116, 8}, {136, 12}, {329, 8}, {337, 8}};
 	static const unsigned char zero[512], magic[8] = {'u', 's', 't', 'a', 'r', 0, '0', '0'};
-	const unsigned char *h = t + *pos;
 	unsigned sum = 0, high = 0;
 	size_t nl, i;
 	int64_t size, want;
 
-	if (n - *pos < 512)
-		return -1;
 	if (!h[0]) /* the end when all of it is zeros, as libarchive's reader says */
 		return memcmp(h, zero, 512) ? -1 : 0;
 	if (memcmp(h + 257, magic, 8) || h[156] != '0' || h[345])
@@ -1211,9 +1291,27 @@ static int ustar_next(const unsigned char *t, size_t n, size_t *pos, struct tent
 		return -1;
 	for (i = 148; i < 156; i++)
 		sum += (unsigned)' ' - h[i];
-	if ((int64_t)sum != want || (uint64_t)size > n - *pos - 512 ||
-	    ((size_t)size + 511) / 512 * 512 > n - *pos - 512)
+	if ((int64_t)sum != want)
 		return -1;
+	*sizep = size;
+	return 1;
+}
+
+/* The entry whose header is at T[*POS] (N bytes of tar) into *TE, *POS past its data: 1, 0 at
+ * the end (a block of zeros), -1 where it is not a header taken here. */
+static int ustar_next(const unsigned char *t, size_t n, size_t *pos, struct tent *te)
+{
+	const unsigned char *h = t + *pos;
+	int64_t size;
+	int r;
+
+	if (n - *pos < 512)
+		return -1;
+	if ((r = ustar_head(h, &size)) <= 0)
+		return r;
+	if ((uint64_t)size > n - *pos - 512 || ((size_t)size + 511) / 512 * 512 > n - *pos - 512)
+		return -1;
+	memset(te, 0, sizeof(*te));
 	te->ar = NULL;
 	te->name = (const char *)h;
 	te->size = size;
@@ -1315,6 +1413,187 @@ static bool has_record(const json_t *man, const struct member *m, size_t nm, con
 	return false;
 }
 
+/* ---- a bundle written as frames (FORMATS.md, "Frames"; bundle_pack.c) ----
+ *
+ * A collector's bundle whose job output's scan is carried has that member's data in a zstd
+ * frame of its own.  Read frame by frame, the tar is walked as ustar_walk walks it and each
+ * member taken as soon as it is whole; the frame of a member whose record was taken already
+ * (the records come before the captures) is passed over, not decompressed nor hashed: the
+ * record stands in for it, and when it is wanted after all (its record refused at the scan) it
+ * is decompressed alone and checked against the manifest then (pm_bundle_member_load).  Every
+ * other frame is decompressed and every other member checked as in one stream.  Anything this
+ * walk does not take sends the file to libarchive from its first byte, as for ustar_walk. */
+
+/* The stream reader's limit on a frame's window (zstd's default, which libarchive's reader
+ * keeps): a frame past it is left to libarchive, which refuses it. */
+#define FRAME_WINDOW_MAX (1ull << 27)
+
+/* Whether the frame header at P (N bytes) is a plain frame whose window is within the stream
+ * reader's limit (RFC 8878, 3.1.1.1). */
+static bool frame_plain(const unsigned char *p, size_t n)
+{
+	unsigned fhd;
+
+	if (n < 6 || memcmp(p, "\x28\xb5\x2f\xfd", 4))
+		return false;
+	fhd = p[4];
+	if (fhd & 0x08) /* reserved */
+		return false;
+	if (!(fhd & 0x20)) { /* a window descriptor */
+		unsigned wd = p[5];
+		uint64_t base = 1ull << (10 + (wd >> 3));
+
+		if (base + base / 8 * (wd & 7) > FRAME_WINDOW_MAX)
+			return false;
+	}
+	return true;
+}
+
+/* Z's file, all of it in Z->KEEP, as zstd frames into Z->FR: how many, or 0 when it is not for
+ * framed_load (one frame, a frame that does not give its size or is not a plain one, bytes
+ * that are no frame, more than USTAR_MAX bytes of tar, ENOMEM). */
+static size_t frames_of(struct zsrc *z)
+{
+	size_t pos = 0, k = 0;
+	uint64_t tar = 0;
+
+	while (pos < z->nkeep) {
+		const unsigned char *p = z->keep + pos;
+		size_t left = z->nkeep - pos, fs = ZSTD_findFrameCompressedSize(p, left);
+		unsigned long long cs;
+
+		if (ZSTD_isError(fs) || !frame_plain(p, fs))
+			return 0;
+		cs = ZSTD_getFrameContentSize(p, fs);
+		if (cs == ZSTD_CONTENTSIZE_UNKNOWN || cs == ZSTD_CONTENTSIZE_ERROR ||
+		    (tar += cs) > USTAR_MAX)
+			return 0;
+		if (k == z->afr && pm_grow((void **)&z->fr, &z->afr, sizeof(*z->fr)) < 0)
+			return 0;
+		z->fr[k++] = (struct zframe){pos, fs, (size_t)cs};
+		pos += fs;
+	}
+	return k >= 2 ? k : 0;
+}
+
+/* Frame K of Z's file decompressed onto the end of Z->TAR (*TLEN bytes so far, room made by
+ * framed_load): 0, or -1 when it is damaged or not the size it says. */
+static int frame_inflate(struct zsrc *z, size_t k, size_t *tlen)
+{
+	const struct zframe *f = &z->fr[k];
+	size_t r = ZSTD_decompressDCtx(z->dc, z->tar + *tlen, f->cs, z->keep + f->coff, f->clen);
+
+	if (ZSTD_isError(r) || r != f->cs)
+		return -1;
+	*tlen += r;
+	return 0;
+}
+
+/* Whether the member NAME (SIZE bytes, its header at HPOS) may be passed over: its manifest
+ * entry lists a job output (app_log) of that size and a digest, a carried scan for it is taken
+ * already (M, NM: the members so far), and Z keeps the file's bytes to read it from when it is
+ * wanted after all. */
+static bool skip_ok(const struct zsrc *z, const struct plan *pl, const struct member *m, size_t nm,
+		    const char *name, int64_t size, size_t hpos)
+{
+	const json_t *want;
+	const char *src;
+	enum pm_source s;
+	unsigned char d[32];
+
+	if (!pl->man || !pl->scans || size <= 0 || (uint64_t)size > MEMBER_MAX || !z->keeping ||
+	    hpos + 512 + (uint64_t)size > KEEP_MAX || !strcmp(name, "manifest.json") ||
+	    !(want = plan_entry(pl, name)))
+		return false;
+	src = json_string_value(json_object_get(want, "source"));
+	if (!src || pm_source_parse(src, &s) < 0 || s != PM_SRC_APP_LOG ||
+	    !json_is_integer(json_object_get(want, "bytes")) ||
+	    json_integer_value(json_object_get(want, "bytes")) != size ||
+	    !sha_of(json_string_value(json_object_get(want, "sha256")), d))
+		return false;
+	return has_record(pl->man, m, nm, name);
+}
+
+/* The state of load's reading that take_member fills. */
+struct takes {
+	struct member *m;
+	size_t nm, am, mi;
+	unsigned nheld;
+	struct plan pl;
+	uint64_t total, max;
+	const char *rel;
+	char *err;
+	size_t errlen;
+};
+
+/* Z's file, NF frames (frames_of), walked and taken into T (ALL: no member passed over).  1:
+ * read; -1: refused (T's ERR says why); 0: not for this walk (what T holds is to be dropped,
+ * and the file read by libarchive). */
+static int framed_load(struct zsrc *z, size_t nf, bool all, struct takes *t)
+{
+	size_t tlen = 0, pos = 0, fi = 0, need = 0;
+
+	for (size_t k = 0; k < nf; k++)
+		need += z->fr[k].cs;
+	if (need > z->atar) {
+		unsigned char *nb = realloc(z->tar, need);
+
+		if (!nb)
+			return 0;
+		z->tar = nb;
+		z->atar = need;
+	}
+	for (;;) {
+		struct tent te;
+		int64_t size;
+		size_t pad;
+		int r;
+
+		while (tlen - pos < 512)
+			if (fi == nf || frame_inflate(z, fi++, &tlen) < 0)
+				return 0;
+		if ((r = ustar_head(z->tar + pos, &size)) < 0)
+			return 0;
+		if (r == 0)
+			break;
+		pad = ((size_t)size + 511) / 512 * 512;
+		if ((uint64_t)size > need - pos - 512 || pad > need - pos - 512)
+			return 0;
+		memset(&te, 0, sizeof(te));
+		te.name = (const char *)z->tar + pos;
+		te.size = size;
+		te.type = AE_IFREG;
+		te.hpos = (la_int64_t)pos;
+		te.data = z->tar + pos + 512;
+		if (!all && tlen == pos + 512 && fi < nf && z->fr[fi].cs == pad &&
+		    skip_ok(z, &t->pl, t->m, t->nm, te.name, size, pos)) {
+			te.skip = true;
+			z->passed = true;
+			te.data = NULL;
+			te.coff = z->fr[fi].coff;
+			te.clen = z->fr[fi].clen;
+			te.ccs = pad;
+			memset(z->tar + tlen, 0, pad);
+			tlen += pad;
+			fi++;
+		}
+		while (tlen < pos + 512 + pad)
+			if (fi == nf || frame_inflate(z, fi++, &tlen) < 0)
+				return 0;
+		z->obase = 0;
+		z->olen = tlen;
+		if (take_member(&te, z, &t->m, &t->nm, &t->am, &t->mi, &t->nheld, &t->pl, &t->total,
+				t->max, t->rel, t->err, t->errlen) < 0)
+			return -1;
+		pos += 512 + pad;
+	}
+	/* the rest of the stream (the tar's end) read as one stream's reading reads it */
+	while (fi < nf)
+		if (frame_inflate(z, fi++, &tlen) < 0)
+			return 0;
+	return 1;
+}
+
 /* The bundle file PATH (opened with OFLAGS), read through Z, for the NHELD members of M (NM)
  * it holds back, MAN its manifest: each member's bytes either kept as read (taken from M) or
  * read again from Z's compressed copy, or from the file when no copy is kept (the comment
@@ -1344,11 +1623,17 @@ static struct pm_bsrc *bsrc_new(struct zsrc *z, struct dpool *pool, const char *
 		sl->off = m[k].off;
 		sl->len = m[k].len;
 		memcpy(sl->d, m[k].d, sizeof(sl->d));
+		sl->unchecked = m[k].unchecked;
+		sl->coff = m[k].coff;
+		sl->clen = m[k].clen;
+		sl->ccs = m[k].ccs;
 		if (kept && !rec[k]) {
 			sl->data = m[k].data;
 			m[k].data = NULL;
 		}
-		again = again || (kept && rec[k]);
+		/* a member read from the file when it is wanted: its record refused, or never
+		 * decompressed (skip_member) and B's copy gone by then */
+		again = again || (kept && rec[k]) || m[k].unchecked;
 	}
 	if (again && !(b->path = strdup(path)))
 		goto fail;
@@ -1415,6 +1700,8 @@ static struct zsrc *zsrc_new(void)
 		z->atar = 0;
 		z->ent = NULL;
 		z->aent = 0;
+		z->fr = NULL;
+		z->afr = 0;
 	}
 	return z;
 }
@@ -1442,9 +1729,10 @@ static struct zsrc *ev_io(struct pm_evidence *ev)
 
 /* Read bundle file PATH (REL: its name in the set) through Z, once, and check it whole: the
  * part of adding a bundle that touches no evidence set, so any thread may do it.  MAN: the
- * manifest is wanted; SHA: the file's digest is.  L->rc says whether it can be added. */
+ * manifest is wanted; SHA: the file's digest is; ALL: no member is passed over (framed_load).
+ * L->rc says whether it can be added. */
 static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflags, const char *rel,
-		 bool man, bool sha, struct pm_loaded *L)
+		 bool man, bool sha, bool all, struct pm_loaded *L)
 {
 	struct archive *ar = NULL;
 	struct archive_entry *e;
@@ -1468,6 +1756,7 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 	z->sha = NULL;
 	z->bytes = 0;
 	z->keeping = pool != NULL;
+	z->passed = false;
 	z->nkeep = 0;
 	z->obase = z->olen = z->out = 0;
 	z->fd = open(path, O_RDONLY | O_CLOEXEC | oflags);
@@ -1492,9 +1781,49 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 	/* a collector's bundle: its tar walked in place (ustar_next), else libarchive reads it
 	 * from its first byte again */
 	if (z->dc && fstat(z->fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		size_t tlen = ustar_inflate(z);
-		ssize_t nent = tlen ? ustar_walk(z, tlen) : -1;
+		size_t first = ZSTD_findFrameCompressedSize(z->ibuf, z->in.size), tlen = 0, nf;
+		ssize_t nent = -1;
 
+		if (z->keeping && !ZSTD_isError(first) && first < (uint64_t)st.st_size &&
+		    (uint64_t)st.st_size <= KEEP_MAX) {
+			/* more than one frame: the file read whole, walked frame by frame */
+			while (!z->eof)
+				if (zs_fill(NULL, z) < 0)
+					goto out_read;
+			nf = z->keeping && z->nkeep == z->bytes ? frames_of(z) : 0;
+			if (nf) {
+				struct takes t = {.mi = (size_t)-1,
+						  .max = max,
+						  .rel = rel,
+						  .err = err,
+						  .errlen = errlen};
+				int fr = framed_load(z, nf, all, &t);
+
+				m = t.m;
+				nm = t.nm;
+				am = t.am;
+				mi = t.mi;
+				nheld = t.nheld;
+				pl = t.pl;
+				total = t.total;
+				if (fr < 0)
+					goto out;
+				if (fr > 0)
+					goto walked;
+				free_members(m, nm);
+				m = NULL;
+				nm = am = 0;
+				mi = (size_t)-1;
+				nheld = 0;
+				total = 0;
+				json_decref(pl.man);
+				pl = (struct plan){NULL, NULL, NULL};
+				err[0] = '\0';
+				z->passed = false;
+			}
+		} else if ((tlen = ustar_inflate(z))) {
+			nent = ustar_walk(z, tlen);
+		}
 		if (nent >= 0) {
 			z->obase = 0;
 			z->olen = tlen;
@@ -1534,12 +1863,10 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 		goto out;
 	}
 	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK) {
-		struct tent te = {ar,
-				  archive_entry_pathname(e),
-				  archive_entry_size(e),
-				  archive_entry_filetype(e),
-				  0,
-				  NULL};
+		struct tent te = {.ar = ar,
+				  .name = archive_entry_pathname(e),
+				  .size = archive_entry_size(e),
+				  .type = archive_entry_filetype(e)};
 
 		if (take_member(&te, z, &m, &nm, &am, &mi, &nheld, &pl, &total, max, rel, err,
 				errlen) < 0)
@@ -1686,12 +2013,17 @@ static int read_bundle(struct pm_evidence *ev, const char *path, int oflags, con
 		return -1;
 	}
 	load(ev->bundle_io, ((struct zsrc *)ev->bundle_io)->pool, path, oflags, rel, mout != NULL,
-	     sha != NULL, L);
+	     sha != NULL, ev->check_all, L);
 	rc = finish(ev, L, mout, sha, bytes, err, errlen);
 	en = errno;
 	loaded_free(L);
 	errno = en;
 	return rc;
+}
+
+void pm_evidence_check_all(struct pm_evidence *ev, bool on)
+{
+	ev->check_all = on;
 }
 
 int pm_bundle_add_file(struct pm_evidence *ev, const char *path, const char *rel, char *err,
@@ -1729,7 +2061,8 @@ static void *batch_make(void *arg, unsigned w, size_t i)
 		free(L);
 		return NULL;
 	}
-	load(bt->z[w], bt->z[0]->pool, b->paths[i], b->oflags, b->rels[i], b->manifest, b->sha, L);
+	load(bt->z[w], bt->z[0]->pool, b->paths[i], b->oflags, b->rels[i], b->manifest, b->sha,
+	     bt->ev->check_all, L);
 	return L;
 }
 
@@ -1947,10 +2280,11 @@ static int bsrc_fill(struct pm_bsrc *b)
 	unsigned long long whole;
 	size_t need;
 	int rc = -1;
+	bool reread = !b->z; /* B->Z read from the file again here, not the copy kept */
 
 	for (unsigned k = 0; k < b->nslot; k++)
 		if (b->slot[k].attached && !b->slot[k].done && !b->slot[k].data &&
-		    b->slot[k].off + b->slot[k].len > end)
+		    !b->slot[k].unchecked && b->slot[k].off + b->slot[k].len > end)
 			end = b->slot[k].off + b->slot[k].len;
 	if (!end)
 		return 0;
@@ -1999,9 +2333,9 @@ static int bsrc_fill(struct pm_bsrc *b)
 		unsigned char d[32];
 		struct pm_sha256 h;
 
-		if (!sl->attached || sl->done || sl->data)
+		if (!sl->attached || sl->done || sl->data || sl->unchecked)
 			continue;
-		if (b->path) { /* read from the file again: the bytes checked then, or none */
+		if (reread) { /* read from the file again: the bytes checked then, or none */
 			pm_sha256_init(&h);
 			pm_sha256_update(&h, c.buf + sl->off, sl->len);
 			pm_sha256_final(&h, d);
@@ -2019,7 +2353,7 @@ static int bsrc_fill(struct pm_bsrc *b)
 	rc = 0;
 out:
 	/* every member wanted is out; a copy read from the file again is not kept either way */
-	if (rc == 0 || b->path) {
+	if (rc == 0 || reread) {
 		free(b->z);
 		b->z = NULL;
 	}
@@ -2030,6 +2364,66 @@ out:
 	}
 	pthread_mutex_lock(&p->mu);
 	if (p->n < sizeof(p->d) / sizeof(p->d[0])) {
+		p->d[p->n++] = c;
+	} else {
+		ZSTD_freeDCtx(c.d);
+		free(c.buf);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+/* B's member SL, passed over when the bundle was read (skip_member), decompressed from its frame
+ * alone and checked against its manifest's digest; B locked.  0, or -1 (errno; EBADMSG: the
+ * frame is damaged, or the bytes are not the manifest's). */
+static int slot_frame(struct pm_bsrc *b, struct bslot *sl)
+{
+	struct dpool *p = b->pool;
+	struct dctx c = {NULL, NULL, 0};
+	bool again = !b->z;
+	unsigned char d[32];
+	struct pm_sha256 h;
+	size_t r;
+	int rc = -1;
+
+	if (!p || (again && (!b->path || read_again(b) < 0)))
+		return -1;
+	pthread_mutex_lock(&p->mu);
+	if (p->n)
+		c = p->d[--p->n];
+	pthread_mutex_unlock(&p->mu);
+	errno = ENOMEM;
+	if (!c.d && !(c.d = ZSTD_createDCtx()))
+		goto out;
+	if (!(sl->data = malloc(sl->ccs ? sl->ccs : 1)))
+		goto out;
+	errno = EBADMSG;
+	if (sl->coff > b->zlen || sl->clen > b->zlen - sl->coff || sl->len > sl->ccs)
+		goto out;
+	r = ZSTD_decompressDCtx(c.d, sl->data, sl->ccs, b->z + sl->coff, sl->clen);
+	if (ZSTD_isError(r) || r != sl->ccs)
+		goto out;
+	pm_sha256_init(&h);
+	pm_sha256_update(&h, sl->data, sl->len);
+	pm_sha256_final(&h, d);
+	if (memcmp(d, sl->d, sizeof(d)))
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0) {
+		int en = errno;
+
+		free(sl->data);
+		sl->data = NULL;
+		errno = en;
+	}
+	if (again) { /* read for this member alone: not kept */
+		free(b->z);
+		b->z = NULL;
+		b->zlen = 0;
+	}
+	pthread_mutex_lock(&p->mu);
+	if (c.d && p->n < sizeof(p->d) / sizeof(p->d[0])) {
 		p->d[p->n++] = c;
 	} else {
 		ZSTD_freeDCtx(c.d);
@@ -2051,7 +2445,7 @@ int pm_bundle_member_load(struct pm_file *f)
 		return 0;
 	pthread_mutex_lock(&b->mu);
 	sl = &b->slot[f->bslot];
-	if (!sl->data && !sl->done && bsrc_fill(b) < 0)
+	if (!sl->data && !sl->done && (sl->unchecked ? slot_frame(b, sl) : bsrc_fill(b)) < 0)
 		en = errno;
 	data = sl->data;
 	len = sl->len;
@@ -2065,6 +2459,11 @@ int pm_bundle_member_load(struct pm_file *f)
 
 		if (en == ESTALE)
 			snprintf(why, sizeof(why), "its bundle changed after it was read");
+		else if (en == EBADMSG)
+			snprintf(why, sizeof(why),
+				 "its bundle changed after it was read, or its bytes there are "
+				 "damaged (its scan was carried: they were not read with the "
+				 "bundle)");
 		else
 			snprintf(why, sizeof(why), "its bundle could not be read again: %s",
 				 strerror(en ? en : EIO));

@@ -481,7 +481,9 @@ struct pm_evidence {
 	bool scanned;	 /* pm_scan_all done (pm_evidence_scan) */
 	void *bundle_io; /* bundle.c: the zstd context and buffers for every bundle file */
 	void (*bundle_io_free)(void *); /* bundle.c's, set with BUNDLE_IO */
-	unsigned threads;		/* threads the merge may use (workers.c); 0 or 1: none */
+	/* every bundle member decompressed and checked, carried or not (pm_evidence_check_all) */
+	bool check_all;
+	unsigned threads; /* threads the merge may use (workers.c); 0 or 1: none */
 };
 
 /*

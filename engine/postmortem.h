@@ -171,6 +171,29 @@ int pm_scan_carry(const struct pm_ruleset *rs, const struct pm_carry_input *in, 
 		  size_t *outlen);
 
 /*
+ * A bundle file's bytes (FORMATS.md, "Frames"): the N members PARTS in that order (the
+ * manifest first, then the carried scans, then the captures), a tar compressed as zstd frames;
+ * a part marked OWN (a capture whose scan is carried) has its data in a frame of its own, which
+ * a merge that takes the record passes over.  *OUT (free it), *OUTLEN.  0, or -1 with ERR.
+ */
+struct pm_bundle_part {
+	const char *name;
+	const void *data;
+	size_t len;
+	double mtime;
+	bool own;
+};
+int pm_bundle_pack(const struct pm_bundle_part *parts, size_t n, void **out, size_t *outlen,
+		   char *err, size_t errlen);
+
+/*
+ * Every bundle member EV reads from now on decompressed and checked against its manifest,
+ * also those whose carried scan would stand in for them (a collector's check of the bundle it
+ * wrote: pm_bundle_verify).
+ */
+void pm_evidence_check_all(struct pm_evidence *ev, bool on);
+
+/*
  * Add one in-memory file NAME of LEN bytes (not NUL-terminated).  Its kind is detected from
  * its content unless SOURCE names a source kind ("kernel_log", ...) and NODE a node; either may
  * be NULL.  MTIME is the observation time (seconds since the epoch).  Returns 0 or -1.

@@ -1,12 +1,12 @@
 /*
  * bundle_write.c - the node bundle, postmortem.bundle/1 (engine/FORMATS.md): a pax tar
- * stream through zstd, manifest.json first, then sources/<source>/<file> for every capture
- * kept, each listed with its size and sha256.  Built in memory (its size is bounded by the
+ * through zstd, manifest.json first, then scans/<source>/<file>.pmscan for every carried scan,
+ * then sources/<source>/<file> for every capture kept, each listed with its size and sha256;
+ * a capture whose scan is carried has its data in a zstd frame of its own (pm_bundle_pack,
+ * FORMATS.md "Frames").  Built in memory (its size is bounded by the
  * sources' caps) so that the same bytes can go to the store or, when the store fails, to the
  * spool.  The engine's own reader is the judge of what was written: pm_bundle_verify.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -18,24 +18,6 @@
 #include "postmortem.h"
 
 #define SNIFF_BYTES 4096
-
-struct membuf {
-	char *buf;
-	size_t len, cap;
-};
-
-static la_ssize_t mem_write(struct archive *a, void *arg, const void *buf, size_t n)
-{
-	struct membuf *m = arg;
-
-	if (pmu_reserve(&m->buf, &m->cap, m->len + n, 65536) < 0) {
-		archive_set_error(a, ENOMEM, "out of memory");
-		return -1;
-	}
-	memcpy(m->buf + m->len, buf, n);
-	m->len += n;
-	return (la_ssize_t)n;
-}
 
 static json_t *iso(double t)
 {
@@ -233,87 +215,55 @@ out:
 	pm_ruleset_destroy(rs);
 }
 
-static int add_member(struct archive *a, const char *path, const void *data, size_t len,
-		      double mtime)
-{
-	struct archive_entry *e = archive_entry_new();
-	int rc = -1;
-
-	if (!e)
-		return -1;
-	archive_entry_set_pathname(e, path);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0640);
-	archive_entry_set_size(e, (la_int64_t)len);
-	archive_entry_set_mtime(e, (time_t)mtime, 0);
-	if (archive_write_header(a, e) == ARCHIVE_OK &&
-	    (!len || archive_write_data(a, data, len) == (la_ssize_t)len))
-		rc = 0;
-	archive_entry_free(e);
-	return rc;
-}
-
 int pm_bundle_write(const struct pm_collection *c, const struct pm_job *j, void **buf, size_t *len,
 		    char *err, size_t errlen)
 {
-	struct membuf mb = {0};
-	struct archive *a = NULL;
 	json_t *m = manifest(c, j);
 	char *text = m ? json_dumps(m, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6)) :
 			 NULL;
+	struct pm_bundle_part *parts = calloc(2 * c->ncaps + 1, sizeof(*parts));
+	char(*names)[320] = calloc(2 * c->ncaps + 1, sizeof(*names));
+	size_t n = 0;
 	int rc = -1;
 
-	if (!text) {
+	if (!text || !parts || !names) {
 		snprintf(err, errlen, "cannot build manifest.json");
 		errno = ENOMEM;
 		goto out;
 	}
-	if (!(a = archive_write_new()) || archive_write_set_format_pax_restricted(a) ||
-	    archive_write_add_filter_zstd(a) || archive_write_set_bytes_in_last_block(a, 1) ||
-	    archive_write_open(a, &mb, NULL, mem_write, NULL) != ARCHIVE_OK) {
-		snprintf(err, errlen, "libarchive: %s",
-			 a && archive_error_string(a) ? archive_error_string(a) : "cannot start");
-		errno = EIO;
-		goto out;
-	}
-	if (add_member(a, "manifest.json", text, strlen(text), c->end) < 0)
-		goto fail;
+	/* the manifest, then the carried scans, then the captures (FORMATS.md, "Frames"): a
+	 * merge that takes a record has it before the capture it stands in for, and passes over
+	 * the capture's frame */
+	parts[n++] = (struct pm_bundle_part){"manifest.json", text, strlen(text), c->end, false};
 	for (size_t i = 0; i < c->ncaps; i++) {
 		const struct pm_capture *cap = &c->caps[i];
-		char path[300];
-
-		if (!cap->name)
-			continue;
-		snprintf(path, sizeof(path), "sources/%s/%s", pm_csource_name(cap->src), cap->name);
-		if (add_member(a, path, cap->data, cap->len, cap->observed) < 0)
-			goto fail;
-	}
-	for (size_t i = 0; i < c->ncaps; i++) {
-		const struct pm_capture *cap = &c->caps[i];
-		char path[320];
 
 		if (!cap->name || !cap->carry)
 			continue;
-		snprintf(path, sizeof(path), "scans/%s/%s.pmscan", pm_csource_name(cap->src),
-			 cap->name);
-		if (add_member(a, path, cap->carry, cap->carrylen, c->end) < 0)
-			goto fail;
+		snprintf(names[n], sizeof(names[n]), "scans/%s/%s.pmscan",
+			 pm_csource_name(cap->src), cap->name);
+		parts[n] =
+			(struct pm_bundle_part){names[n], cap->carry, cap->carrylen, c->end, false};
+		n++;
 	}
-	if (archive_write_close(a) != ARCHIVE_OK)
-		goto fail;
-	*buf = mb.buf;
-	*len = mb.len;
-	mb.buf = NULL;
-	rc = 0;
-	goto out;
-fail:
-	snprintf(err, errlen, "libarchive: %s",
-		 archive_error_string(a) ? archive_error_string(a) : "write failed");
-	errno = EIO;
+	/* the captures whose scans are carried last: the frame after each of theirs holds the
+	 * next one's header, or only the tar's end, which costs nothing to decompress */
+	for (int carried = 0; carried < 2; carried++)
+		for (size_t i = 0; i < c->ncaps; i++) {
+			const struct pm_capture *cap = &c->caps[i];
+
+			if (!cap->name || (cap->carry != NULL) != carried)
+				continue;
+			snprintf(names[n], sizeof(names[n]), "sources/%s/%s",
+				 pm_csource_name(cap->src), cap->name);
+			parts[n] = (struct pm_bundle_part){names[n], cap->data, cap->len,
+							   cap->observed, cap->carry != NULL};
+			n++;
+		}
+	rc = pm_bundle_pack(parts, n, buf, len, err, errlen);
 out:
-	if (a)
-		archive_write_free(a);
-	free(mb.buf);
+	free(parts);
+	free(names);
 	free(text);
 	json_decref(m);
 	return rc;
@@ -332,6 +282,7 @@ int pm_bundle_verify(const char *path, char *err, size_t errlen)
 	}
 	if (!(ev = pm_evidence_create(NULL)))
 		return -1;
+	pm_evidence_check_all(ev, true); /* every member, also those a record stands in for */
 	rc = pm_evidence_add_path(ev, path, err, errlen);
 	if (rc == 0 && pm_evidence_bundles(ev) != 1) {
 		snprintf(err, errlen, "%s: not read as a bundle", path);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zstd.h>
 
 #include "collector.h"
 #include "postmortem.h"
@@ -492,8 +493,99 @@ START_TEST(carried_scan_read_again)
 }
 END_TEST
 
+/* The zstd frame of bundle file BUF (LEN bytes) that holds exactly CS bytes of tar and is not
+ * the first: where it starts, and *FLEN its length; 0 none. */
+static size_t frame_of(const unsigned char *buf, size_t len, size_t cs, size_t *flen)
+{
+	size_t pos = ZSTD_findFrameCompressedSize(buf, len);
+
+	ck_assert(!ZSTD_isError(pos));
+	while (pos < len) {
+		size_t fs = ZSTD_findFrameCompressedSize(buf + pos, len - pos);
+
+		ck_assert(!ZSTD_isError(fs));
+		if (ZSTD_getFrameContentSize(buf + pos, fs) == cs) {
+			*flen = fs;
+			return pos;
+		}
+		pos += fs;
+	}
+	return 0;
+}
+
+/* A collector's bundle has a job output whose scan it carries in a zstd frame of its own
+ * (FORMATS.md, "Frames"), which a merge that takes the record passes over: the same verdict,
+ * with that frame damaged too, since the record stands in for its bytes.  Where the record is
+ * refused (no Slurm record: another year) the bytes are wanted and checked then: the output
+ * is unreadable, with the reason, never read as damaged bytes; the collector's own check of
+ * the bundle (pm_bundle_verify) reads every member and refuses it; libarchive's reader and a
+ * reader of one stream read the undamaged bundle as the same tar. */
+START_TEST(carried_scan_frame_passed_over)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct pm_capture *cap;
+	char note[300], err[512], *good, *bad, *plain, *nosacct;
+	const char *a;
+	unsigned char *buf;
+	size_t n, len, flen, off;
+	FILE *fp;
+
+	sample(&cfg, &j, &c);
+	add_output(&c, job_output);
+	pm_collection_scrub(&c);
+	pm_collection_carry(&c, &j, rules_dir(), pm_mono() + 30, note, sizeof(note));
+	cap = &c.caps[c.ncaps - 1];
+	ck_assert_ptr_nonnull(cap->carry);
+	a = strdup(bundle_in("frames", &c, &j));
+	good = verdict_of(a, true, 1, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(pm_bundle_verify(a, err, sizeof(err)), 0);
+	/* the job output's frame: its data and the padding to the tar's next block */
+	fp = fopen(a, "rb");
+	ck_assert_ptr_nonnull(fp);
+	buf = malloc(1 << 20);
+	len = fread(buf, 1, 1 << 20, fp);
+	fclose(fp);
+	off = frame_of(buf, len, (cap->len + 511) / 512 * 512, &flen);
+	ck_assert_uint_gt(off, 0);
+	{ /* one stream's reader gets the tar, the output's bytes in it as they were given */
+		size_t whole = 4u << 20;
+		void *t = malloc(whole);
+		size_t got = ZSTD_decompress(t, whole, buf, len);
+
+		ck_assert(!ZSTD_isError(got));
+		ck_assert_ptr_nonnull(memmem(t, got, cap->data, cap->len));
+		free(t);
+	}
+	nosacct = verdict_of(a, false, 1, &n);
+	ck_assert_uint_eq(n, 0);
+	buf[off + flen / 2] ^= 0x5a; /* inside its compressed blocks */
+	save(a, buf, len);
+	bad = verdict_of(a, true, 1, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(bad, good);
+	ck_assert_int_eq(pm_bundle_verify(a, err, sizeof(err)), -1);
+	plain = verdict_of(a, false, 2, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_nonnull(strstr(plain, "its bytes there are damaged"));
+	ck_assert_str_ne(plain, nosacct);
+	free(good);
+	free(bad);
+	free(plain);
+	free(nosacct);
+	free(buf);
+	free((void *)a);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
 void collector_carry_tests(TCase *tc)
 {
+	tcase_add_test(tc, carried_scan_frame_passed_over);
 	tcase_add_test(tc, carried_scan_same_verdict);
 	tcase_add_test(tc, carried_scan_not_taken);
 	tcase_add_test(tc, carried_scan_weak_name_unknown);

@@ -8,7 +8,10 @@
  *   2  the rest is "MANIFEST\0NAME\nBODY\0NAME\nBODY...": a manifest and members, written
  *      here as a tar, manifest first.  The "bytes" and "sha256" of each manifest entry whose
  *      path names a member are set right (unless bit 0x80 is set), so that inputs get past
- *      the checksums to the members' contents.
+ *      the checksums to the members' contents; of its "scans" entries too.  From 64 up (0x41,
+ *      0x44, ...) the tar is written as the collector writes it, in zstd frames
+ *      (pm_bundle_pack), a member that a "scans" entry is "for" in a frame of its own: the
+ *      reader's walk frame by frame, and its passing over such a frame.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -60,13 +63,16 @@ static size_t split(const char *p, size_t n, struct member *m)
 /* Set bytes and sha256 of the manifest entries that name a member; the new manifest text. */
 static char *fix_manifest(const char *text, size_t len, const struct member *m, size_t nm)
 {
-	json_t *man = json_loadb(text, len, 0, NULL), *x;
+	json_t *man = json_loadb(text, len, 0, NULL), *x, *both;
 	size_t i;
 	char *out;
 
 	if (!man)
 		return NULL;
-	json_array_foreach(json_object_get(man, "files"), i, x)
+	both = json_array();
+	json_array_extend(both, json_object_get(man, "files"));
+	json_array_extend(both, json_object_get(man, "scans"));
+	json_array_foreach(both, i, x)
 	{
 		const char *path = json_string_value(json_object_get(x, "path"));
 		for (size_t k = 0; path && json_is_object(x) && k < nm; k++) {
@@ -85,8 +91,63 @@ static char *fix_manifest(const char *text, size_t len, const struct member *m, 
 		}
 	}
 	out = json_dumps(man, JSON_COMPACT);
+	json_decref(both);
 	json_decref(man);
 	return out;
+}
+
+/* Whether the manifest TEXT has a "scans" entry for member NAME. */
+static bool carried(const char *text, const char *name)
+{
+	json_t *man = json_loads(text, 0, NULL), *x;
+	bool yes = false;
+	size_t i;
+
+	json_array_foreach(json_object_get(man, "scans"), i, x)
+	{
+		const char *of = json_string_value(json_object_get(x, "for"));
+		yes = yes || (of && !strcmp(of, name));
+	}
+	json_decref(man);
+	return yes;
+}
+
+/* Mode 2 from 64 up: as write_bundle, packed as the collector packs a bundle. */
+static void write_frames(const char *dir, const char *p, size_t n, bool fix, char *path,
+			 size_t plen)
+{
+	struct member m[MAX_MEMBERS];
+	struct pm_bundle_part parts[MAX_MEMBERS + 1];
+	char names[MAX_MEMBERS][1100], err[256], *man = NULL, *mtext;
+	const char *z = memchr(p, '\0', n);
+	size_t mlen = z ? (size_t)(z - p) : n, nm, np = 0, len = 0;
+	void *buf = NULL;
+
+	nm = z ? split(z + 1, n - mlen - 1, m) : 0;
+	if (fix)
+		man = fix_manifest(p, mlen, m, nm);
+	if (!(mtext = man ? man : malloc(mlen + 1))) /* the input's bytes: no NUL after them */
+		return;
+	if (!man) {
+		memcpy(mtext, p, mlen);
+		mtext[mlen] = '\0';
+	}
+	parts[np++] = (struct pm_bundle_part){"manifest.json", mtext, strlen(mtext), 0, false};
+	for (size_t i = 0; i < nm; i++) {
+		if (m[i].nlen == 0 || m[i].nlen >= sizeof(names[0]))
+			continue;
+		memcpy(names[np - 1], m[i].name, m[i].nlen);
+		names[np - 1][m[i].nlen] = '\0';
+		parts[np] = (struct pm_bundle_part){names[np - 1], m[i].body, m[i].len, 0,
+						    carried(mtext, names[np - 1])};
+		np++;
+	}
+	if (pm_bundle_pack(parts, np, &buf, &len, err, sizeof(err)) == 0)
+		fz_write(dir, "job.tar.zst", buf, len, path, plen);
+	else
+		fz_write(dir, "job.tar.zst", "", 0, path, plen);
+	free(buf);
+	free(mtext);
 }
 
 static void add_member(struct archive *a, const char *name, const void *body, size_t len)
@@ -168,7 +229,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	default:
 		snprintf(path, sizeof(path), "%s/job.tar.zst", dir);
-		write_bundle(path, p, n, !(mode & 0x80));
+		if ((mode & 0x7f) >= 64)
+			write_frames(dir, p, n, !(mode & 0x80), path, sizeof(path));
+		else
+			write_bundle(path, p, n, !(mode & 0x80));
 		break;
 	}
 	ev = pm_evidence_create(fz_rules());
