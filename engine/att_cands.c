@@ -107,6 +107,21 @@ static bool summary_job_id(const struct att *a, const struct pm_obs *o, char *id
 	return n && n < cap;
 }
 
+static bool output_array_id(const struct att *a, char *id, size_t cap);
+
+/* Whether O is Slurm's mail summarising a whole job array: "Job_id=A_* " on its line. */
+static bool array_summary(const struct pm_obs *o)
+{
+	const char *p = o->raw ? strstr(o->raw, "Array Summary Job_id=") : NULL;
+	size_t n;
+
+	if (!p)
+		return false;
+	p += strlen("Array Summary Job_id=");
+	n = strspn(p, "0123456789");
+	return n && !strncmp(p + n, "_* ", 3);
+}
+
 /* Whether file FILE is the job's own output: named as Slurm names a job's output
  * (slurm-N.out), or holding srun's own report of a task's end (the job's stderr). */
 static bool own_output_file(const struct att *a, size_t file)
@@ -131,7 +146,8 @@ static bool own_output_file(const struct att *a, size_t file)
  * its own state while it runs is told RUNNING, so such a line is the job's text, never
  * Slurm's end of it); not where it names another job than the one the folder's output files
  * are named for (review38 L1, review39 H1: another job's seff or mail beside this job's
- * output); and not where nothing ties it to this job while the folder says otherwise
+ * output; a whole array's mail, "Job_id=A_*", is compared with the array A of its tasks'
+ * slurm-A_T.out); and not where nothing ties it to this job while the folder says otherwise
  * (FAILED: srun reports a task failing, or a system record's own error).  *WHY: the reason,
  * where it does not.
  */
@@ -149,6 +165,11 @@ static bool summary_holds(const struct att *a, const struct pm_obs *o, bool fail
 	}
 	hs = summary_job_id(a, o, sid, cap);
 	ho = pm_att_output_job_id(a, own, sizeof(own));
+	/* the mail's summary of a whole array ("Array Summary Job_id=A_* (J)") names the array,
+	 * as the output files of its tasks named slurm-A_T.out do: the two compare (a raw id's
+	 * slurm-J.out does not name the array, and is not compared) */
+	if (hs && !ho && array_summary(o) && output_array_id(a, own, sizeof(own)))
+		ho = true;
 	if (hs && ho && strcmp(sid, own)) {
 		*why = "names another job than this one";
 		return false;
@@ -231,7 +252,7 @@ void pm_att_phase_outcome(struct att *a)
 	static const char *const rank_order[] = {"NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
 						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
 						 NULL};
-	const char *best = NULL, *said = "", *done = NULL, *unheld = "";
+	const char *best = NULL, *said = "", *done = NULL, *unheld = "", *pending = NULL;
 	char sid[32] = "";
 	bool sys_err = false, srun_failed = false;
 	bool anyerr = false, weak = false, task_failed = false;
@@ -274,6 +295,16 @@ void pm_att_phase_outcome(struct att *a)
 	a->outcome = pm_att_outcome_from_state(ev->job.state);
 	if (a->outcome) {
 		pm_att_why(a, "Slurm's accounting record says %s.", ev->job.state);
+		/* a line saying the job still waits is another run's or another job's */
+		for (size_t i = 0; i < ev->nobs && !a->pending_aside; i++)
+			if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "PENDING")) {
+				a->pending_aside = true;
+				pm_att_why(a,
+					   "A line says the job is still pending (%s), but the "
+					   "record says how it ended: that is another run's or "
+					   "another job's state, set aside.",
+					   R(a, i)->id);
+			}
 		other_job_output_why(a);
 		return;
 	}
@@ -293,10 +324,12 @@ void pm_att_phase_outcome(struct att *a)
 		    ev->obs[i].source == PM_SRC_APP_LOG && !(a->yielded && a->yielded[i]))
 			task_failed = true;
 	a->task_failed = task_failed;
-	/* a system record's own error (a trusted origin): asked of every summary below */
+	/* a system record's own error (a trusted origin): asked of every summary below; a line
+	 * saying the job still waits (squeue's, scontrol's PENDING) is no error of a run */
 	for (size_t i = 0; i < ev->nobs && !sys_err; i++)
 		sys_err = R(a, i)->role == PM_ROLE_ORIGIN && R(a, i)->strength != PM_WEAK &&
 			  pm_source_trusted(ev->obs[i].source) && !(a->yielded && a->yielded[i]) &&
+			  !(R(a, i)->outcome && !strcmp(R(a, i)->outcome, "PENDING")) &&
 			  (!ev->obs[i].daemon || pm_att_daemon_job(a, &ev->obs[i]) >= 0);
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_rule *r = R(a, i);
@@ -309,6 +342,12 @@ void pm_att_phase_outcome(struct att *a)
 		int dj = ev->obs[i].daemon ? pm_att_daemon_job(a, &ev->obs[i]) : 1;
 		if (dj < 0)
 			continue;
+		/* a line saying the job has not run yet (held, or its dependency never
+		 * satisfied): no error of a run; the outcome only where nothing says it ran */
+		if (r->outcome && !strcmp(r->outcome, "PENDING")) {
+			pending = pending ? pending : r->id;
+			continue;
+		}
 		/* a summary of the job's end: Slurm's word only for this job, and not where the
 		 * job wrote it (summary_holds) */
 		if (r->end_summary && dj &&
@@ -384,7 +423,30 @@ void pm_att_phase_outcome(struct att *a)
 		    !(a->yielded && a->yielded[i]) && !pm_att_end_aside(a, i) &&
 		    (!ev->obs[i].daemon || pm_att_daemon_job(a, &ev->obs[i]) > 0))
 			a->end_text = false;
-	if (best) {
+	/* a job Slurm still holds pending (squeue's "(JobHeldUser)", scontrol's "JobState=PENDING
+	 * Reason=DependencyNeverSatisfied"): it never ran, so an end, an error or progress in
+	 * the folder is another run's, or the pending state is another job's; then the pending
+	 * lines are set aside (slurm-pending-held-user-beside-earlier-run-near-miss) */
+	if (pending && (best || done || anyerr || sys_err || a->any_progress)) {
+		a->pending_aside = true;
+		pm_att_why(a,
+			   "A line says the job is still pending (%s), but the evidence shows a "
+			   "run (%s): the pending state is another run's or another job's, set "
+			   "aside.",
+			   pending,
+			   best		   ? "a line gives how it ended" :
+			   done		   ? "a summary says it completed" :
+			   a->any_progress ? "it made progress" :
+					     "errors of a run");
+		pending = NULL;
+	}
+	if (pending) {
+		a->outcome = "PENDING";
+		pm_att_why(a,
+			   "No accounting record; a line says the job is still pending (%s): it "
+			   "never ran.",
+			   pending);
+	} else if (best) {
 		a->outcome = best;
 		/* Slurm's own lines, a container platform's or a cloud's: the rule says which */
 		pm_att_why(a, "No accounting record; a line of the evidence says %s (%s).", best,
@@ -407,10 +469,25 @@ void pm_att_phase_outcome(struct att *a)
 			   "No accounting record, and no error in the job's output: only a weak "
 			   "sign in a node's log, which does not say the job failed; the outcome is "
 			   "unknown.");
+	} else if (ev->job.state && !strncmp(ev->job.state, "PENDING", 7) && !a->any_progress) {
+		/* a record taken while the job waited in the queue, and nothing else: the job has
+		 * not run (a record's PENDING is no end, so pm_att_outcome_from_state gives none) */
+		a->outcome = "PENDING";
+		pm_att_why(a, "Slurm's accounting record says PENDING, and nothing says why: the "
+			      "job has not run yet.");
 	} else {
 		a->outcome = "UNKNOWN";
 		pm_att_why(a, "No accounting record and no error: the outcome is unknown.");
 	}
+}
+
+/* Whether line I's rule says the job is still pending while phase_outcome found that the
+ * evidence shows a run: the line is another run's or another job's, no lead. */
+bool pm_att_pending_aside(const struct att *a, size_t i)
+{
+	const struct pm_rule *r = R(a, i);
+
+	return a->pending_aside && r->outcome && !strcmp(r->outcome, "PENDING");
 }
 
 const struct cand *pm_att_run_hardware(const struct att *a)
@@ -899,7 +976,8 @@ int pm_att_phase_origins(struct att *a, bool hardware)
 		int ctld;
 
 		if (r->role != PM_ROLE_ORIGIN || r->hardware != hardware ||
-		    (a->yielded && a->yielded[i]) || pm_att_end_aside(a, i))
+		    (a->yielded && a->yielded[i]) || pm_att_pending_aside(a, i) ||
+		    pm_att_end_aside(a, i))
 			continue;
 		/* a syslog program's line is anyone's words, not this job's: it leads only where
 		 * it names this job (slurmstepd's OOM report for its step); else it is a fallback
@@ -1248,6 +1326,34 @@ bool pm_att_output_job_id(const struct att *a, char *id, size_t cap)
 		sn = n;
 	}
 	if (!seen || sn >= cap || memchr(seen, '_', sn))
+		return false;
+	memcpy(id, seen, sn);
+	id[sn] = '\0';
+	return true;
+}
+
+/*
+ * The array's id with no accounting record: the one A the folder's Slurm output files are
+ * named for as an array task's (slurm-A_T.out, `%A_%a`).  None, several, or an output file
+ * named otherwise beside them: false.
+ */
+static bool output_array_id(const struct att *a, char *id, size_t cap)
+{
+	const char *p, *seen = NULL, *u;
+	size_t n, sn = 0;
+
+	for (size_t i = 0; i < a->ev->nfiles; i++) {
+		if (!pm_slurm_output_id(a->ev->files[i].name, &p, &n))
+			continue;
+		if (!(u = memchr(p, '_', n)))
+			return false;
+		n = (size_t)(u - p);
+		if (seen && (n != sn || memcmp(seen, p, n)))
+			return false;
+		seen = p;
+		sn = n;
+	}
+	if (!seen || !sn || sn >= cap)
 		return false;
 	memcpy(id, seen, sn);
 	id[sn] = '\0';
@@ -3288,7 +3394,8 @@ int pm_att_phase_fallback(struct att *a)
 			continue;
 		/* a generic reading set aside (att_yield.c): another rule reads its line; a line
 		 * read as no end of this job's (phase_outcome) */
-		if ((a->yielded && a->yielded[i]) || pm_att_end_aside(a, i))
+		if ((a->yielded && a->yielded[i]) || pm_att_end_aside(a, i) ||
+		    pm_att_pending_aside(a, i))
 			continue;
 		if ((o->daemon && pm_att_daemon_job(a, o) < 0) || pm_att_other_node(a, o) ||
 		    (r->hardware && pm_att_other_gpu(a, o)) || pm_att_boot_link(a, i))

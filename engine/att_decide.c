@@ -195,6 +195,9 @@ static int outcome_rank(const struct att *a, const struct cand *c)
 	if ((!strcmp(o, "CANCELLED") || !strcmp(o, "PREEMPTED") || !strcmp(o, "REQUEUED")) &&
 	    pm_class_external(c->cls))
 		return 0;
+	/* Slurm's cancel of a job whose dependency can never be satisfied (kill_invalid_depend) */
+	if (!strcmp(o, "CANCELLED") && pm_is_kind(c->cls, c->sub, PM_K_DEPENDENCY))
+		return 0;
 	if (!strcmp(o, "NODE_FAIL") && pm_is_kind(c->cls, c->sub, PM_K_NODE_FAIL))
 		return 0;
 	/* the failed node's own hardware fault is why it failed: it ends the job as much as

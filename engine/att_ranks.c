@@ -3,6 +3,7 @@
  * (the rank map, Slurm's task lines, launcher prefixes), the ranks that used a failing GPU,
  * the ranks that fell silent, and the suspects of a timeout nobody can attribute.
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1056,6 +1057,211 @@ int pm_att_phase_ranks(struct att *a)
 			a->any_progress = true;
 	}
 	return 0;
+}
+
+/* ---- a node's state pasted by an operator (scontrol show node, sinfo -R) ---- */
+
+/* Whether S (N bytes) starts with an ISO stamp "YYYY-MM-DDTHH:MM:SS"; its time, read as the
+ * zoneless stamps of Slurm's records are (as UTC), into *T. */
+static bool iso_at(const char *s, size_t n, double *t)
+{
+	struct pm_in_stamp st;
+
+	return n >= 19 && s[4] == '-' && s[10] == 'T' && pm_in_iso(s, n, &st) >= 19 &&
+	       (*t = st.t, true);
+}
+
+/*
+ * When the node state on line RAW was set: scontrol's "Reason=... [user@STAMP]" (after the
+ * Reason, not the record's BootTime=), else sinfo -R's TIMESTAMP column (a stamp standing
+ * alone between blanks).  False where none is given.
+ */
+static bool reason_stamp(const char *raw, double *t)
+{
+	const char *r = strstr(raw, "Reason="), *p;
+	size_t n = strlen(raw);
+
+	if (r) {
+		for (p = strchr(r, '@'); p; p = strchr(p + 1, '@'))
+			if (iso_at(p + 1, n - (size_t)(p + 1 - raw), t))
+				return true;
+		return false;
+	}
+	for (p = raw; (p = strchr(p, 'T')); p++)
+		if (p - raw >= 10 && (p - raw == 10 || p[-11] == ' ' || p[-11] == '\t') &&
+		    iso_at(p - 10, n - (size_t)(p - 10 - raw), t) && (p[9] == ' ' || p[9] == '\t'))
+			return true;
+	return false;
+}
+
+/* Whether RAW is a sinfo -R row for NODE: NODE (the NODELIST column) ends the row (the line,
+ * or a structured record's message field around it), after blanks, after a TIMESTAMP stamp
+ * "YYYY-MM-DDTHH:MM:SS" standing alone; its time into *T. */
+static bool sinfo_row(const char *raw, const char *node, double *t)
+{
+	size_t nl = strlen(node), e;
+	const char *q, *last = NULL;
+
+	for (q = strstr(raw, node); q; q = strstr(q + 1, node))
+		last = q;
+	if (!last || !nl)
+		return false;
+	e = (size_t)(last - raw);
+	if (isalnum((unsigned char)last[nl]) || strchr("._-[],", last[nl] ? last[nl] : ' ') ||
+	    e < 21 || (raw[e - 1] != ' ' && raw[e - 1] != '\t'))
+		return false;
+	while (e > 0 && (raw[e - 1] == ' ' || raw[e - 1] == '\t'))
+		e--;
+	if (e < 19 || (e > 19 && raw[e - 20] != ' ' && raw[e - 20] != '\t'))
+		return false;
+	return iso_at(raw + e - 19, 19, t);
+}
+
+/*
+ * The node of the multi-line `scontrol show node` record whose indented Reason line O is:
+ * the nearest line above O, within the record's length, that holds "NodeName=X" (a wrapper's
+ * prefix or colour codes before it are read past), every line between holding a "key=value"
+ * field of the record.  Into OUT; false where the record's head is not in the file's first
+ * MiB, or the paste was cut above O's line (a line of no field, a blank one, or none left).
+ */
+static bool record_node(const struct att *a, const struct pm_obs *o, char *out, size_t cap)
+{
+	struct pm_file *f = &a->ev->files[o->file];
+	size_t hcap = (size_t)(o->offset < (1u << 20) ? o->offset : 0), len = 0, e, b;
+	char *buf, line[512];
+	bool ok = false;
+
+	if (!hcap || f->status != PM_ST_OK || !(buf = malloc(hcap + 1)))
+		return false;
+	if (pm_file_head(f, buf, hcap, &len) == 0 && len == hcap) {
+		e = len;
+		for (int k = 0; k < 64 && e > 0; k++) {
+			size_t w = 0;
+			const char *q;
+
+			/* the line ending at E (its newline at E - 1), colour codes and CR out */
+			b = e - 1;
+			while (b > 0 && buf[b - 1] != '\n')
+				b--;
+			for (size_t r = b; r < e - 1 && w + 1 < sizeof(line);) {
+				if (buf[r] == '\033') {
+					r += pm_ansi_len(buf + r, e - 1 - r);
+					continue;
+				}
+				if (buf[r] != '\r')
+					line[w++] = buf[r];
+				r++;
+			}
+			line[w] = '\0';
+			if ((q = strstr(line, "NodeName="))) {
+				size_t n = strcspn(q + 9, " \t");
+				if (n && n < cap) {
+					memcpy(out, q + 9, n);
+					out[n] = '\0';
+					ok = true;
+				}
+				break;
+			}
+			if (!strchr(line, '='))
+				break; /* no field of the record: it was cut above O */
+			e = b;
+		}
+	}
+	free(buf);
+	return ok;
+}
+
+/* O's node set aside: the line names no node of this job's (a record with no head, another
+ * node's or a stale state): no node, and as a line naming one outside the job, no lead
+ * (att_cands.c named_outside). */
+static void reason_unplaced(struct att *a, struct pm_obs *o)
+{
+	if (!a->outside && !(a->outside = calloc(a->ev->nobs, sizeof(bool))))
+		return;
+	a->outside[o - a->ev->obs] = true;
+	if (o->node) {
+		pm_att_retire(a, o->node);
+		o->node = NULL;
+	}
+}
+
+/* O's node made NODE (a copy); false on no memory (O left as it was). */
+static bool reason_node(struct att *a, struct pm_obs *o, const char *node)
+{
+	char *d = strdup(node);
+
+	if (!d)
+		return false;
+	if (o->node)
+		pm_att_retire(a, o->node);
+	o->node = d;
+	return true;
+}
+
+/*
+ * An operator's paste of a node's state, in the job's own folder (the job's text): the
+ * scontrol rules' and the sinfo rules' lines (a rule that captures `node`, on a line with
+ * Slurm's "Reason=" or a sinfo -R row).  The multi-line record's indented Reason line takes
+ * its node from the record's "NodeName=" line; a sinfo row's hostlist names the one job node
+ * it holds; a state stamped before the job began (less the window's grace) is an earlier
+ * state of the node, not this job's.  Lines of none of these name no node and lead nothing.
+ * Runs before placement (own_node), which then treats the node as any the job's text names.
+ */
+void pm_att_node_reasons(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	double start = ev->job.start > 0 ?
+			       ev->job.start + (ev->job.local_times ? ev->job.local_zone : 0) :
+			       a->first_progress;
+
+	for (size_t i = 0; i < ev->nobs; i++) {
+		struct pm_obs *o = &ev->obs[i];
+		const char *raw = o->raw, *lead;
+		char node[128];
+		double t;
+		bool multi, oneline;
+
+		if (o->trusted || o->source != PM_SRC_APP_LOG || !raw || !R(a, i)->cap[PM_CAP_NODE])
+			continue;
+		/* the multi-line record's Reason line: a Reason with no NodeName= on its line (the
+		 * record's indent, or a wrapper, before it, or neither where the paste trimmed it) */
+		lead = strstr(raw, "Reason=");
+		oneline = lead && strstr(raw, "NodeName=");
+		multi = lead && !oneline;
+		if (!multi && !oneline && !(!lead && o->node && sinfo_row(raw, o->node, &t)))
+			continue; /* not a node's state line */
+		if (multi) {
+			if (!record_node(a, o, node, sizeof(node))) {
+				reason_unplaced(a, o);
+				continue;
+			}
+			if (!reason_node(a, o, node))
+				continue;
+		} else if (o->node && strchr(o->node, '[')) {
+			/* sinfo's hostlist: the one job node it holds */
+			char **names = NULL, *one = NULL;
+			size_t n = 0;
+
+			if (pm_hostlist_expand(o->node, strlen(o->node), &names, &n) == 0)
+				for (size_t k = 0; k < n; k++)
+					if (pm_att_job_node(a, names[k])) {
+						if (one) {
+							one = NULL;
+							break;
+						}
+						one = names[k];
+					}
+			if (!one || !reason_node(a, o, one))
+				reason_unplaced(a, o);
+			for (size_t k = 0; k < n; k++)
+				free(names[k]);
+			free(names);
+			if (!o->node)
+				continue;
+		}
+		if (start > 0 && reason_stamp(raw, &t) && t < start - a->rs->grace_s)
+			reason_unplaced(a, o);
+	}
 }
 
 /* RANK's node in V (N entries, sorted by rank, one each: rnode_unique); NULL none. */

@@ -132,6 +132,45 @@ static bool fs_restored(const struct att *a, size_t i, double end)
 	return false;
 }
 
+/* Whether a progress line of file F may come after offset OFF in it: one did, or the scan
+ * that read it (a bundle's carried one) does not say where its last was. */
+static bool progress_after(const struct att *a, size_t f, uint64_t off)
+{
+	const struct pm_file *pf = &a->ev->files[f];
+
+	return !pf->progress_known || pf->progress_to > off + 1;
+}
+
+/*
+ * The same loss echoed in the job's own output (an `fs_stall` rule reading the job's text:
+ * a script that prints `dmesg | tail` when it gives up, a monitor's line, a paste), observation
+ * I, usable for the stall that ended at END: dated no earlier than progress_stall_s before
+ * the last progress and not after END, or undated with no progress line after it in its file
+ * (the job went no further); not restored by a later line of the same server (the job's, or
+ * a kernel's). The job's text, so it says what the job saw, never where: it places no node.
+ */
+static bool fs_echo_lost(const struct att *a, size_t i, double end)
+{
+	const struct pm_obs *o = &a->ev->obs[i];
+
+	if (o->has_time ? o->event_time < a->last_progress - a->rs->progress_stall_s ||
+				  (end > 0 && o->event_time > end) :
+			  progress_after(a, o->file, o->offset))
+		return false;
+	for (size_t k = 0; k < a->ev->nobs; k++) {
+		const struct pm_obs *p = &a->ev->obs[k];
+
+		if (!R(a, k)->fs_stall || !pm_is_kind(R(a, k)->cls, NULL, PM_K_NONE) ||
+		    (o->peer && p->peer && strcmp(o->peer, p->peer)))
+			continue;
+		if (p->has_time && o->has_time ?
+			    p->event_time >= o->event_time && (end <= 0 || p->event_time <= end) :
+			    p->file == o->file && p->offset > o->offset)
+			return false;
+	}
+	return true;
+}
+
 /*
  * A stall whose job node's filesystem client lost its server and never had it back: a
  * Lustre import "lost; in progress operations using this service will wait for recovery
@@ -186,6 +225,26 @@ static bool fs_stalled(struct att *a, double end)
 	}
 	if (n)
 		pm_att_straggler_name(who, sizeof(who), r, n, snode);
+	/* no client's own kernel line, no straggler: the job's own output echoing such a loss
+	 * (fs_echo_lost) leads the stall on no node, at hypothesis (its rule is weak): what the
+	 * job saw, not where (a host prefix on the line is the job's text too) */
+	for (size_t i = 0; !made && !elsewhere && !n && i < a->ev->nobs; i++) {
+		const struct pm_rule *rl = R(a, i);
+
+		if (!rl->fs_stall || pm_is_kind(rl->cls, NULL, PM_K_NONE) ||
+		    a->ev->obs[i].source != PM_SRC_APP_LOG || !fs_echo_lost(a, i, end))
+			continue;
+		if (!(c = pm_att_cand_get(a, rl->cls, rl->subcls, NULL, LEAD_RULE)) ||
+		    pm_att_cand_add(a, c, i) < 0)
+			return false;
+		pm_att_why(a,
+			   "The job's own output says a filesystem client lost its server as the "
+			   "job stalled (%s), and no line says the server came back before the "
+			   "end: the ranks may have waited on its IO, a hypothesis on no node (the "
+			   "job's text says what it saw, not where).",
+			   rl->id);
+		return true;
+	}
 	if (made == 1)
 		pm_att_why(
 			a,
@@ -362,6 +421,22 @@ static void sched_external(struct att *a, const char *o)
 
 	if (k == PM_K_REQUEUED && requeued_on_warning(a))
 		return;
+	/* Slurm cancelled a job whose dependency can never be satisfied (kill_invalid_depend,
+	 * as root: "CANCELLED by 0"): the dependency is the cause, no one's cancel; a line of
+	 * the job's folder or the record's Reason says so */
+	if (!strcmp(o, "CANCELLED") && has_kind(a, PM_K_DEPENDENCY, false)) {
+		for (size_t i = 0; i < a->nc; i++)
+			if (!a->c[i].dead && pm_class_external(a->c[i].cls))
+				a->c[i].dead = true;
+		return;
+	}
+	if (!strcmp(o, "CANCELLED") && j->reason &&
+	    !strcmp(j->reason, "DependencyNeverSatisfied")) {
+		synth(a, PM_K_DEPENDENCY, NULL,
+		      "Slurm cancelled the job: its dependency can never be satisfied (the record's "
+		      "Reason, DependencyNeverSatisfied)");
+		return;
+	}
 	/* by another uid than the job's; without the job's uid (sacct's User column is a
 	 * name), by root (uid 0): root's cancel of a job is an admin's */
 	if (!strcmp(o, "CANCELLED") && j->cancelled_by &&
@@ -540,6 +615,33 @@ static void sched_boot_fail(struct att *a)
 	record_user_text(a, synth(a, PM_K_NODE_FAIL, n, buf));
 }
 
+/* A job Slurm's record shows still PENDING (phase_outcome): the record's Reason says why where
+ * it is one that waits for someone to act (a dependency never satisfied, a hold); a queue's
+ * wait (Resources, Priority, Dependency) is no cause. */
+static void sched_pending(struct att *a)
+{
+	static const struct {
+		const char *reason;
+		enum pm_kind k;
+		const char *summary;
+	} why[] = {
+		{"DependencyNeverSatisfied", PM_K_DEPENDENCY,
+		 "the job waits on a dependency Slurm says can never be satisfied (the record's "
+		 "Reason, DependencyNeverSatisfied)"},
+		{"JobHeldUser", PM_K_USER_HOLD,
+		 "the job is held by its user (the record's Reason, JobHeldUser): it waits until "
+		 "released"},
+		{"JobHeldAdmin", PM_K_ADMIN_HOLD,
+		 "the job is held by an administrator (the record's Reason, JobHeldAdmin): it waits "
+		 "until they release it"},
+	};
+	const char *r = a->ev->job.reason;
+
+	for (size_t i = 0; r && i < sizeof(why) / sizeof(why[0]); i++)
+		if (!strcmp(r, why[i].reason) && !has_kind(a, why[i].k, false))
+			synth(a, why[i].k, NULL, why[i].summary);
+}
+
 /* Candidates whose rule names the outcome Slurm recorded are corroborated by the record;
  * what Slurm itself decided (a time limit, an external end, a lost node, an OOM kill) is a
  * candidate of its own. */
@@ -566,6 +668,8 @@ void pm_att_phase_scheduler(struct att *a)
 		sched_external(a, o);
 	else if (!strcmp(o, "NODE_FAIL"))
 		sched_node_fail(a);
+	else if (!strcmp(o, "PENDING"))
+		sched_pending(a);
 	else if (a->ev->job.state && !strncmp(a->ev->job.state, "BOOT_FAIL", 9))
 		sched_boot_fail(a);
 	else if (!strcmp(o, "OUT_OF_MEMORY") && !has_kind(a, PM_K_HOST_OOM, false))

@@ -521,6 +521,7 @@ json_t *pm_attribute(struct pm_evidence *ev)
 
 	if (att_init(&a, ev) < 0 || pm_att_phase_ranks(&a) < 0)
 		goto out;
+	pm_att_node_reasons(&a);
 	pm_att_place_obs(&a);
 	if (pm_att_phase_place(&a) < 0 || pm_att_rank_hosts(&a) < 0)
 		goto out;

@@ -138,7 +138,11 @@ struct att {
 	const char *outcome;
 	bool cancel_by_limit; /* the job's CANCELLED line follows a kill for its memory */
 	bool task_failed;     /* a task ended of itself: error code, crash signal (phase_outcome) */
-	bool weak_only;	      /* no record and no error, only weak origins (phase_outcome) */
+	/* a line says the job is still pending (a rule of outcome PENDING: a hold, a dependency
+	 * never satisfied) while the evidence shows it ran: another run's or job's state, set
+	 * aside (phase_outcome; pm_att_pending_aside) */
+	bool pending_aside;
+	bool weak_only; /* no record and no error, only weak origins (phase_outcome) */
 	double first_progress, last_progress;
 	bool any_progress;
 	/* each file's first progress offset + 1, 0 for none (att_cands.c, progress_starts):
@@ -374,6 +378,7 @@ int pm_att_src_names(struct att *a);
  * it), never freed before; with no memory to keep it, left allocated (a leak, not a dangling
  * name). */
 void pm_att_retire(struct att *a, char *s);
+void pm_att_node_reasons(struct att *a);
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r);
 void pm_rankset_done(int *v, size_t *n);
 bool pm_rankset_has(const int *v, size_t n, int r);
@@ -414,6 +419,7 @@ int pm_att_phase_origins(struct att *a, bool hardware);
  * the job ended otherwise (the two gainsay each other: no lead), 1 where there is no record
  * (a hypothesis that excludes no node, as user_record), else 0. */
 int pm_att_ctld_node_fail(const struct att *a, const struct pm_obs *o);
+bool pm_att_pending_aside(const struct att *a, size_t i);
 /* The job a syslog program's line (scan_daemon's) names: 1 this job (or any job, this
  * job's id unknown), -1 another, 0 none. */
 int pm_att_daemon_job(const struct att *a, const struct pm_obs *o);

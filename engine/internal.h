@@ -285,6 +285,10 @@ struct pm_file {
 	int rank;	 /* from the path; -1 unknown */
 	bool kind_given; /* source/format given by a manifest: no sniffing */
 	bool bundled;	 /* a member of a collector's bundle (bundle.c) */
+	/* one past the offset of the last progress line the scan read in the file (0 none);
+	 * PROGRESS_KNOWN where this run scanned it (not for a scan its bundle carried) */
+	bool progress_known;
+	uint64_t progress_to;
 	enum pm_format format;
 	enum pm_source source;
 	double mtime; /* observation time */

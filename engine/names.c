@@ -153,9 +153,12 @@ static const struct {
 	{"launch_config",
 	 false,
 	 {"import", "rendezvous", "nccl_init", "driver", "container", "device_busy",
-	  "driver_mismatch", "scheduler", "container_host"}},
+	  "driver_mismatch", "scheduler", "container_host", "dependency"}},
 	{"communication_unattributed", false, {"collective_timeout", "remote_error"}},
-	{"external", false, {"user_cancel", "admin_cancel", "preempted", "requeued", "node_setup"}},
+	{"external",
+	 false,
+	 {"user_cancel", "admin_cancel", "preempted", "requeued", "node_setup", "user_hold",
+	  "admin_hold"}},
 	{"none", false, {"none"}},
 };
 
@@ -198,6 +201,9 @@ static const struct pm_kind_def kinds[PM_K__COUNT] = {
 	[PM_K_ADMIN_CANCEL] = {"external", "admin_cancel"},
 	[PM_K_PREEMPTED] = {"external", "preempted"},
 	[PM_K_REQUEUED] = {"external", "requeued"},
+	[PM_K_DEPENDENCY] = {"launch_config", "dependency"},
+	[PM_K_USER_HOLD] = {"external", "user_hold"},
+	[PM_K_ADMIN_HOLD] = {"external", "admin_hold"},
 	[PM_K_UNKNOWN] = {"unknown", NULL},
 	[PM_K_NONE] = {"none", "none"},
 };

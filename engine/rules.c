@@ -25,8 +25,8 @@ static const char *const cap_names[PM_CAP__COUNT] = {
 };
 
 static const char *const outcomes[] = {
-	"TIMEOUT",   "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY",
-	"PREEMPTED", "REQUEUED",  "COMPLETED", NULL,
+	"TIMEOUT",   "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "REQUEUED",
+	"COMPLETED", "PENDING",	  NULL,
 };
 
 const char *pm_role_name(enum pm_role r)
@@ -521,10 +521,10 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		goto out;
 	}
 	r->strength = (enum pm_strength)(k + 1);
-	if (r->outcome && enum_lookup(r->outcome, outcomes, 7) < 0) {
+	if (r->outcome && enum_lookup(r->outcome, outcomes, 8) < 0) {
 		fail(ld, m,
 		     "rule %s: outcome '%s' is not one of TIMEOUT, CANCELLED, NODE_FAIL, "
-		     "OUT_OF_MEMORY, PREEMPTED, REQUEUED, COMPLETED",
+		     "OUT_OF_MEMORY, PREEMPTED, REQUEUED, COMPLETED, PENDING",
 		     r->id, r->outcome);
 		goto out;
 	}
@@ -612,12 +612,14 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	}
 	/* a filesystem client's own kernel line, its loss or its server back: att_sched.c reads
 	 * the two as a pair, and neither is a symptom of its own */
-	if (r->fs_stall && (r->role != PM_ROLE_CONTEXT || r->sources != 1u << PM_SRC_KERNEL_LOG ||
-			    (strcmp(r->cls, "storage") && !pm_is_kind(r->cls, NULL, PM_K_NONE)))) {
+	if (r->fs_stall &&
+	    (r->role != PM_ROLE_CONTEXT ||
+	     (r->sources != 1u << PM_SRC_KERNEL_LOG && r->sources != 1u << PM_SRC_APP_LOG) ||
+	     (strcmp(r->cls, "storage") && !pm_is_kind(r->cls, NULL, PM_K_NONE)))) {
 		fail(ld, m,
-		     "rule %s: 'fs_stall' is for context rules reading the kernel log alone, of the "
-		     "storage class (a filesystem client losing its server) or of none (its "
-		     "server back)",
+		     "rule %s: 'fs_stall' is for context rules reading the kernel log alone or the "
+		     "job's output alone, of the storage class (a filesystem client losing its "
+		     "server) or of none (its server back)",
 		     r->id);
 		goto out;
 	}

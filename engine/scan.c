@@ -755,9 +755,12 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		if (caps[PM_CAP_ADDR] && o.node)
 			pm_ev_note_ip(ev, caps[PM_CAP_ADDR], capl[PM_CAP_ADDR], o.node,
 				      strlen(o.node));
-		if (r->role == PM_ROLE_PROGRESS)
+		if (r->role == PM_ROLE_PROGRESS) {
 			note_rank(s, o.rank, o.node, o.node ? strlen(o.node) : 0, has_t ? t : 0,
 				  true);
+			if (off + 1 > f->progress_to)
+				f->progress_to = off + 1;
+		}
 	}
 	/* progress and address lines are many: the first is listed, the rest counted */
 	gfile = group_file(o.node, tally, s->file);
@@ -3516,6 +3519,8 @@ static int scan_file(struct scan *s, size_t i)
 	int frc;
 
 	s->file = i;
+	f->progress_known = true;
+	f->progress_to = 0;
 	s->ntail[0] = s->ntail[1] = 0; /* the chunk before is another file's */
 	s->ztl = s->zprevn = s->zhostn = 0;
 	s->ylast = 0;

@@ -23,8 +23,11 @@ enum pm_kind {
 	PM_K_ADMIN_CANCEL,
 	PM_K_PREEMPTED,
 	PM_K_REQUEUED,
-	PM_K_UNKNOWN, /* the decision of a verdict with no cause */
-	PM_K_NONE,    /* a rule that names no cause (context, progress) */
+	PM_K_DEPENDENCY, /* a dependency Slurm says can never be satisfied */
+	PM_K_USER_HOLD,	 /* a job its user held: it waits */
+	PM_K_ADMIN_HOLD, /* a job an administrator held */
+	PM_K_UNKNOWN,	 /* the decision of a verdict with no cause */
+	PM_K_NONE,	 /* a rule that names no cause (context, progress) */
 	PM_K__COUNT
 };
 

@@ -215,6 +215,9 @@ static bool set_aside(const struct att *a, size_t oi)
 	/* a node's set-up failure that is another job's (att_cands.c, setup_not_this_jobs) */
 	if (a->not_job && a->not_job[oi])
 		return true;
+	/* a pending job's line beside a run (att_cands.c, phase_outcome) */
+	if (pm_att_pending_aside(a, oi))
+		return true;
 	if (pm_att_before_output(a, o)) {
 		for (size_t i = 0; i < a->live; i++)
 			if (!a->c[i].dead && pm_att_cand_holds(&a->c[i], oi))
