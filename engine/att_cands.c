@@ -1752,7 +1752,7 @@ static bool setup_after_output(const struct att *a, const struct pm_obs *o)
  * and job_window_grace_s; 0 when it dates none so late. */
 static double setup_progress_after(const struct att *a, const struct cand *c)
 {
-	double line = 0, last = 0;
+	double line = 0, last;
 
 	for (size_t k = 0; k < c->nev; k++) {
 		const struct pm_obs *o = &a->ev->obs[c->ev[k]];
@@ -1761,15 +1761,7 @@ static double setup_progress_after(const struct att *a, const struct cand *c)
 		if (o->event_time > line)
 			line = o->event_time;
 	}
-	for (size_t i = 0; i < a->ev->nobs; i++) {
-		const struct pm_obs *o = &a->ev->obs[i];
-		if (o->source == PM_SRC_APP_LOG && !o->trusted && o->has_time &&
-		    o->event_time > last && R(a, i)->role == PM_ROLE_PROGRESS)
-			last = o->event_time;
-	}
-	for (size_t i = 0; i < a->ev->nranks; i++)
-		if (a->ev->ranks[i].last_progress > last)
-			last = a->ev->ranks[i].last_progress;
+	last = pm_att_last_progress(a);
 	return line > 0 && last > line + a->rs->skew_s + a->rs->grace_s ? last - line : 0;
 }
 

@@ -642,6 +642,13 @@ static bool zone_slurm_gap(const struct att *a, double *d)
  * together only if they are of one zone. */
 static bool zone_progress_after(const struct att *a, const struct cand *c)
 {
+	return cand_beyond(a, c, pm_att_last_progress(a), true);
+}
+
+/* The last time the job's output dates its progress: a progress line's own stamp, or a
+ * rank's last progress; 0 where none is dated. */
+double pm_att_last_progress(const struct att *a)
+{
 	double last = 0;
 
 	for (size_t i = 0; i < a->ev->nobs; i++) {
@@ -653,7 +660,7 @@ static bool zone_progress_after(const struct att *a, const struct cand *c)
 	for (size_t i = 0; i < a->ev->nranks; i++)
 		if (a->ev->ranks[i].last_progress > last)
 			last = a->ev->ranks[i].last_progress;
-	return cand_beyond(a, c, last, true);
+	return last;
 }
 
 /*

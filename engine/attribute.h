@@ -558,6 +558,7 @@ double pm_att_cancelled_at(const struct pm_obs *o);
 /* The job's id with no accounting record: the one id the folder's Slurm output files are
  * named for (slurm-N.out), in ID (CAP bytes); false none, several, or an array task's
  * (att_cands.c). */
+double pm_att_last_progress(const struct att *a);
 bool pm_att_output_job_id(const struct att *a, char *id, size_t cap);
 /* Whether exit code C is a shell's 128 + SIGTERM or SIGKILL (143, 137): the task was ended by
  * a signal, as Slurm ends a step's other tasks, not failing of itself (att_ranks.c). */
