@@ -93,6 +93,31 @@ struct dpool { /* decompression contexts for held-back members, on any thread */
 	unsigned n;
 };
 
+/* A context of pool P (or none: {NULL}), and C given back to it (freed where it is full). */
+static struct dctx dpool_take(struct dpool *p)
+{
+	struct dctx c = {NULL, NULL, 0};
+
+	pthread_mutex_lock(&p->mu);
+	if (p->n)
+		c = p->d[--p->n];
+	pthread_mutex_unlock(&p->mu);
+	return c;
+}
+
+static void dpool_give(struct dpool *p, struct dctx c)
+{
+	pthread_mutex_lock(&p->mu);
+	if (c.d && p->n < sizeof(p->d) / sizeof(p->d[0])) {
+		p->d[p->n++] = c;
+		c.d = NULL;
+		c.buf = NULL;
+	}
+	pthread_mutex_unlock(&p->mu);
+	ZSTD_freeDCtx(c.d);
+	free(c.buf);
+}
+
 struct pm_bsrc {
 	pthread_mutex_t mu;
 	struct dpool *pool;
@@ -2291,10 +2316,7 @@ static int bsrc_fill(struct pm_bsrc *b)
 	errno = EIO;
 	if (!p || (!b->z && (!b->path || read_again(b) < 0)))
 		return -1;
-	pthread_mutex_lock(&p->mu);
-	if (p->n)
-		c = p->d[--p->n];
-	pthread_mutex_unlock(&p->mu);
+	c = dpool_take(p);
 	/* the whole frame in one call when its header gives its size (a collector's bundle):
 	 * no window to go through; else as a stream, up to END */
 	whole = ZSTD_getFrameContentSize(b->z, b->zlen);
@@ -2362,14 +2384,7 @@ out:
 		c.buf = NULL;
 		c.cap = 0;
 	}
-	pthread_mutex_lock(&p->mu);
-	if (p->n < sizeof(p->d) / sizeof(p->d[0])) {
-		p->d[p->n++] = c;
-	} else {
-		ZSTD_freeDCtx(c.d);
-		free(c.buf);
-	}
-	pthread_mutex_unlock(&p->mu);
+	dpool_give(p, c);
 	return rc;
 }
 
@@ -2388,10 +2403,7 @@ static int slot_frame(struct pm_bsrc *b, struct bslot *sl)
 
 	if (!p || (again && (!b->path || read_again(b) < 0)))
 		return -1;
-	pthread_mutex_lock(&p->mu);
-	if (p->n)
-		c = p->d[--p->n];
-	pthread_mutex_unlock(&p->mu);
+	c = dpool_take(p);
 	errno = ENOMEM;
 	if (!c.d && !(c.d = ZSTD_createDCtx()))
 		goto out;
@@ -2422,14 +2434,7 @@ out:
 		b->z = NULL;
 		b->zlen = 0;
 	}
-	pthread_mutex_lock(&p->mu);
-	if (c.d && p->n < sizeof(p->d) / sizeof(p->d[0])) {
-		p->d[p->n++] = c;
-	} else {
-		ZSTD_freeDCtx(c.d);
-		free(c.buf);
-	}
-	pthread_mutex_unlock(&p->mu);
+	dpool_give(p, c);
 	return rc;
 }
 
