@@ -937,6 +937,12 @@ KNOWN = {
         'as for place-launcher-names-rank: one line of twelve (the assertion) is longer than '
         'the terminal, and a single broken line is read back only in a paste of at most ten '
         'lines',
+    ('termwrap', 'sto-lustre-lost-echoed-in-output-stall'):
+        'as for place-launcher-names-rank: one line of eleven (the Lustre loss the watchdog '
+        'echoed, 187 columns) is longer than the terminal, and a single broken line is read '
+        'back only in a paste of at most ten lines; with the loss cut apart the stall reads '
+        'as the hang it would be without the echo (application/hang, hypothesis, on no node '
+        'either way)',
     ('termwrap', 'app-cxx-chain-head-remote-error'):
         'as for place-launcher-names-rank: one line of ten (libstdc++\'s what() with NCCL\'s '
         'remote error) is longer than the terminal, its cut falls inside "network error", and a '
