@@ -328,6 +328,19 @@ int pm_fixture_run(const struct pm_ruleset *rs, const char *fixdir, const char *
 	}
 	free(names);
 	if (!only) {
+		/* a rule PCRE2 would confirm on every line: an error of the set, not of a case */
+		unsigned char *broad = calloc(pm_ruleset_count(rs) + 1, 1);
+		if (broad && pm_ruleset_broad(rs, broad) == 0)
+			for (size_t k = 0; k < pm_ruleset_count(rs); k++)
+				if (broad[k]) {
+					fprintf(out,
+						"ERROR rule %s: its scanning form finds a line of "
+						"no words (an alternative of look-arounds alone?): "
+						"every line would be confirmed\n",
+						pm_ruleset_rule_id(rs, k));
+					res->errors++;
+				}
+		free(broad);
 		for (size_t k = 0; k < pm_ruleset_count(rs); k++)
 			if (!seen[k]) {
 				fprintf(out,

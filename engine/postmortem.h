@@ -48,6 +48,10 @@ const char *pm_ruleset_digest(const struct pm_ruleset *rs);
 /* Number of rules, and the id of rule I (0 <= I < count); owned by RS. */
 size_t pm_ruleset_count(const struct pm_ruleset *rs);
 const char *pm_ruleset_rule_id(const struct pm_ruleset *rs, size_t i);
+/* Mark in BROAD (COUNT bytes) the rules whose scanning form finds a line of no words
+ * (punctuation only): PCRE2 would confirm them on nearly every line (rules check reports
+ * them).  0, or -1 when the scan could not run. */
+int pm_ruleset_broad(const struct pm_ruleset *rs, unsigned char *broad);
 /* Which of Vectorscan's implementations scans, and why, in one line (hsrun.c): some of the
  * library's implementations miss matches on some CPUs, and one that does not is chosen. */
 const char *pm_scan_runtime(void);

@@ -130,6 +130,40 @@ START_TEST(test_load_ok)
 }
 END_TEST
 
+/* A rule whose scanning form finds a line of no words is marked (rules check's error): an
+ * alternative of a look-behind alone leaves ": " to Vectorscan, and the same rule with a
+ * literal in that alternative is not marked; neither are the usual rules. */
+START_TEST(test_ruleset_broad)
+{
+	static const char *const forms[][2] = {
+		{"'(?:\\[Errno 116\\] |: )(?:Stale file handle|(?<=\\[Errno 116\\] ))'", "1"},
+		{"'(?:: )Stale file handle|\\[Errno 116\\] '", "0"},
+	};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char yaml[2048], err[512];
+		unsigned char broad[8];
+		snprintf(yaml, sizeof(yaml),
+			 "%s  - id: estale\n"
+			 "    class: storage\n"
+			 "    subclass: io_error\n"
+			 "    role: origin\n"
+			 "    strength: medium\n"
+			 "    sources: [app_log]\n"
+			 "    pattern: %s\n"
+			 "    summary: 'stale handle'\n",
+			 RULES, forms[i][0]);
+		struct pm_ruleset *rs = load(yaml, err, sizeof(err));
+		ck_assert_msg(rs != NULL, "%s", err);
+		ck_assert_uint_eq(pm_ruleset_count(rs), 5);
+		ck_assert_int_eq(pm_ruleset_broad(rs, broad), 0);
+		for (size_t k = 0; k < 4; k++)
+			ck_assert_msg(!broad[k], "rule %s marked", pm_ruleset_rule_id(rs, k));
+		ck_assert_int_eq(broad[4], forms[i][1][0] - '0');
+		pm_ruleset_destroy(rs);
+	}
+}
+END_TEST
+
 /* Every kind the engine makes is in the one taxonomy table (names.c), and the table's
  * hardware flag is what decides a class's trust: a kind outside it would fail here. */
 START_TEST(test_taxonomy_one_table)
@@ -1863,6 +1897,7 @@ Suite *pmt_suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, test_load_ok);
+	tcase_add_test(t, test_ruleset_broad);
 	tcase_add_test(t, test_load_errors);
 	tcase_add_test(t, test_taxonomy_one_table);
 	tcase_add_test(t, test_load_missing_dir);
