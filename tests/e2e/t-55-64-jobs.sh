@@ -50,12 +50,13 @@ e2e_log "all $N jobs out of the queue"
 # a merge cut by its time budget (merge_deadline) has written a provisional verdict that
 # names the bundles it did not read, and a merge that could not read Slurm's record (sacct
 # timing out under the 64 jobs' load) has written one without it; the finalize timer merges
-# either again, as on a cluster
+# either again, as on a cluster; and a comment sacctmgr did not take yet (comment.pending)
+# is set by the timer's pending pass (e2e_final_or_retry runs both passes every 5 s)
 cut_merge() {
 	[ "$(jq -r '(.provisional == true and .merge != null) or .scheduler.final == false' \
 		"$1/manifest.json" 2>/dev/null)" = true ]
 }
-final_or_cut() { e2e_final_verdict "$1" || cut_merge "$2"; }
+final_or_cut() { e2e_final_or_retry "$1" || cut_merge "$2"; }
 bad=0 cut=0
 for i in $(seq 1 $N); do
 	j=${jobs[$i]} d=$(e2e_jobdir "${jobs[$i]}")
@@ -65,7 +66,7 @@ for i in $(seq 1 $N); do
 		cut=$((cut + 1))
 		out=$(timeout 120 "$E2E_CLI" finalize "$j" 2>&1) || e2e_log "finalize $j: $out"
 	fi
-	if ! e2e_wait_for 60 e2e_final_verdict "$j"; then
+	if ! e2e_wait_for 60 e2e_final_or_retry "$j"; then
 		e2e_log "job $j ($i): no final verdict: $(ls "$d" 2>&1 | paste -sd ' '); $(jq -c .nodes "$d/manifest.json" 2>&1)"
 		bad=$((bad + 1))
 		continue
