@@ -94,9 +94,11 @@ struct scan {
 	size_t *cmap; /* pairs: cleaned line start, chunk line start */
 	size_t ncmap, acmap;
 	/* a structured record's value with its escapes undone (match_value), and the value of
-	 * a record inside that one (Docker's json-file around a JSON logger's line) */
-	char *dec[2];
-	size_t adec[2];
+	 * a record inside that one (Docker's json-file around a JSON logger's line); [2] and
+	 * [3] the same for the lines before a hit (follows_in), whose reading must leave the
+	 * hit's (its captures point there) */
+	char *dec[4];
+	size_t adec[4];
 	char ihit[64]; /* the host of a search hit inside a record's value (match_value) */
 	size_t nihit;
 	/* the values with escapes of a chunk's records, undone, to be scanned again */
@@ -1037,9 +1039,11 @@ static size_t unquote(struct scan *s, int d, const char *v, size_t n)
 /* A structured record's value, N bytes at V, its escapes undone when ESC (pm_unquote) into
  * s->dec[D]: RE on each of its lines (a traceback's "\n" is a line break).  A value that is
  * itself a record (a JSON logger's line in Docker's "log", a logfmt line in a JSON
- * record's message) is read as one first: its message, then its traceback, its rank into
- * *RANK (the innermost rank wins), a search hit's own host into s->ihit (pm_peel.hit: as the
- * rank, the innermost wins).  *SUBJ is where the match's offsets start. */
+ * record's message) is read as one first, into s->dec[D + 1]: its message, then its
+ * traceback, its rank into *RANK (the innermost rank wins), a search hit's own host into
+ * s->ihit (pm_peel.hit: as the rank, the innermost wins) unless RANK is NULL (a line read
+ * for another's sake: follows_in).  D is even: 0 for a hit's line, 2 for the lines before
+ * it.  *SUBJ is where the match's offsets start. */
 static int match_value(struct scan *s, const pcre2_code *re, const char *v, size_t n, bool esc,
 		       int d, const char **subj, int *rank)
 {
@@ -1052,18 +1056,18 @@ static int match_value(struct scan *s, const pcre2_code *re, const char *v, size
 			return PCRE2_ERROR_NOMEMORY;
 		v = s->dec[d];
 	}
-	if (d == 0 && n) {
+	if (!(d & 1) && n) {
 		pm_peel(PM_FMT_APP, v, n, NULL, &in);
 		if (in.record)
-			rc = match_value(s, re, v + in.skip, in.end - in.skip, in.quoted, 1, subj,
-					 rank);
+			rc = match_value(s, re, v + in.skip, in.end - in.skip, in.quoted, d + 1,
+					 subj, rank);
 		if (in.record && rc < 0 && in.xend > in.xskip)
 			rc = match_value(s, re, v + in.xskip, in.xend - in.xskip,
-					 memchr(v + in.xskip, '\\', in.xend - in.xskip), 1, subj,
-					 rank);
-		if (rc >= 0 && in.rank >= 0)
+					 memchr(v + in.xskip, '\\', in.xend - in.xskip), d + 1,
+					 subj, rank);
+		if (rc >= 0 && in.rank >= 0 && rank)
 			*rank = in.rank;
-		if (rc >= 0 && in.hit && in.hit_len < sizeof(s->ihit)) {
+		if (rc >= 0 && rank && in.hit && in.hit_len < sizeof(s->ihit)) {
 			memcpy(s->ihit, in.hit, in.hit_len);
 			s->ihit[in.hit_len] = '\0';
 			s->nihit = in.hit_len;
@@ -1356,8 +1360,9 @@ static bool follows_in(struct scan *s, const pcre2_code *re, int who, const char
 		       const char *e, int *n)
 {
 	const struct pm_file *f = &s->ev->files[s->file];
-	const char *p;
+	const char *p, *sj;
 	struct pm_peel np;
+	int rc;
 
 	while (e > base && *n < PM_NOT_AFTER_LINES) {
 		const char *t;
@@ -1375,7 +1380,13 @@ static bool follows_in(struct scan *s, const pcre2_code *re, int who, const char
 		(*n)++;
 		if ((np.label >= 0 ? np.label : np.rank) != who)
 			continue;
-		if (pcre2_match(re, (PCRE2_SPTR)t, tl, 0, 0, s->md, s->rs->mctx) >= 0)
+		/* a structured record's message as the hit's pattern reads it (match_line): its
+		 * escapes undone, a record inside it read as one */
+		if (np.record)
+			rc = match_value(s, re, t, tl, np.quoted, 2, &sj, NULL);
+		else
+			rc = pcre2_match(re, (PCRE2_SPTR)t, tl, 0, 0, s->md, s->rs->mctx);
+		if (rc >= 0)
 			return true;
 	}
 	return false;
@@ -3442,6 +3453,8 @@ static void scan_free(struct scan *s)
 	free(s->cmap);
 	free(s->dec[0]);
 	free(s->dec[1]);
+	free(s->dec[2]);
+	free(s->dec[3]);
 	free(s->rbuf);
 	free(s->rv);
 	free(s->pc);

@@ -1249,6 +1249,16 @@ START_TEST(test_not_after)
 		    "attributed", "driver", NULL);
 	expect_case(rs, "na7", "0: handle of GPU 3b: lost\n1: epoch 1\n0: No devices were found\n",
 		    "unknown", NULL, NULL);
+	/* a structured record's message is read as the pattern reads it, its escapes undone;
+	 * one whose undone text differs is not the report */
+	expect_case(rs, "na8",
+		    "{\"level\": \"error\", \"msg\": \"handle of GPU 3b: \\u006cost\"}\n"
+		    "{\"level\": \"error\", \"msg\": \"No devices were found\"}\n",
+		    "unknown", NULL, NULL);
+	expect_case(rs, "na9",
+		    "{\"level\": \"error\", \"msg\": \"handle of GPU 3b: \\\"lost\\\"\"}\n"
+		    "{\"level\": \"error\", \"msg\": \"No devices were found\"}\n",
+		    "attributed", "driver", NULL);
 	pm_ruleset_destroy(rs);
 	/* only on pattern rules */
 	ck_assert_ptr_null(load(cond, err, sizeof(err)));

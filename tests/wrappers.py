@@ -937,6 +937,11 @@ KNOWN = {
         'as for place-launcher-names-rank: one line of twelve (the assertion) is longer than '
         'the terminal, and a single broken line is read back only in a paste of at most ten '
         'lines',
+    ('termwrap', 'app-c-assert-localized-fr'):
+        'as for app-c-assert-srun-abort: one line of ten (the French assertion, 148 '
+        'columns) is longer than the terminal, and a single broken line is read back only in '
+        'a paste of at most ten lines (its first piece, with three no-break spaces, is also '
+        '103 bytes, not a usual width); nothing reads the assertion (unknown, no node blamed)',
     ('termwrap', 'sto-lustre-lost-echoed-in-output-stall'):
         'as for place-launcher-names-rank: one line of eleven (the Lustre loss the watchdog '
         'echoed, 187 columns) is longer than the terminal, and a single broken line is read '
