@@ -1992,7 +1992,8 @@ static const char *only_host(const struct att *a)
 {
 	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
 		return host_of(a, a->ev->job.nodes[0]);
-	if (a->nhosts == 1 && a->ev->job.nnodes < 2 && !a->echo_many && a->tsum < 2)
+	if (a->nhosts == 1 && a->ev->job.nnodes < 2 && !a->echo_many && a->tsum < 2 &&
+	    !a->hosts[0].aside)
 		return a->hosts[0].name;
 	return NULL;
 }
@@ -2005,7 +2006,7 @@ static const char *only_host_of(const struct att *a, const struct pm_obs *o)
 {
 	if (job_text(a, o))
 		return only_host(a);
-	if (a->nhosts == 1)
+	if (a->nhosts == 1 && !a->hosts[0].aside)
 		return a->hosts[0].name;
 	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
 		return host_of(a, a->ev->job.nodes[0]);
@@ -2343,6 +2344,74 @@ int pm_att_phase_place(struct att *a)
 			   oh);
 	}
 	return 0;
+}
+
+/*
+ * The folder's one host (pm_att_phase_place), where nothing names it but lines that
+ * setup_not_this_jobs (att_cands.c) has since set aside as no set-up of this job's: no file's
+ * name, no srun task line, no kept line of its own.  Placement ran before that reading, so the
+ * job's own lines of no node (a batch script's segfault) were put there by that line alone
+ * (trust105 e: a drain line the job's progress gainsays, "another job's, or not Slurm's", made
+ * its host the crash's origin).  They are taken off it: no host is then the folder's one, and
+ * `why` says so in place of "The folder's files name one host".
+ */
+void pm_att_unplace_aside(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	char h[256], buf[128], why[640];
+	size_t hi;
+
+	if (!a->one_host[0] || !a->not_job || a->nhosts != 1 || a->ev->job.nnodes)
+		return;
+	snprintf(h, sizeof(h), "%s", a->one_host);
+	if (!same_host(a->hosts[0].name, h) || a->hosts[0].srun)
+		return;
+	hi = 0;
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if ((file_host(a, &ev->files[i], buf, sizeof(buf)) ||
+		     word_host(a, &ev->files[i], buf, sizeof(buf))) &&
+		    same_host(buf, h))
+			return;
+	for (size_t i = 0; a->placed && i < a->nplaced; i++)
+		if (same_host(a->placed[i].node, h))
+			return;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (o->node && same_host(o->node, h) && !a->guessed[i] && !a->not_job[i])
+			return;
+		hi += o->node && same_host(o->node, h) && a->not_job[i];
+	}
+	if (!hi)
+		return;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		struct pm_obs *o = &ev->obs[i];
+		if (o->node && a->guessed[i] && !a->not_job[i] && same_host(o->node, h)) {
+			pm_att_retire(a, o->node);
+			o->node = NULL;
+			a->guessed[i] = false;
+		}
+	}
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		bool named = false;
+		if (c->dead || !c->node[0] || !same_host(c->node, h))
+			continue;
+		for (size_t k = 0; k < c->nev && !named; k++)
+			named = ev->obs[c->ev[k]].node != NULL;
+		if (!named) {
+			c->node[0] = '\0';
+			c->guess = false;
+		}
+	}
+	a->hosts[0].aside = true;
+	snprintf(why, sizeof(why),
+		 "The folder's files name one host, %s, but only in lines set aside as no set-up "
+		 "of this job's (below): what they report without a node is placed on no host.",
+		 h);
+	if (a->one_host_why && a->one_host_why <= json_array_size(a->why))
+		json_array_set_new(a->why, a->one_host_why - 1, json_string(why));
+	a->one_host_why = 0;
+	a->one_host[0] = '\0';
 }
 
 /* The host srun's own report on C's lines names ("srun: error: HOST: task N: Killed"), where
