@@ -2183,6 +2183,8 @@ static int syslog_gainsaid(struct att *a)
  * summaries and origins carry the node.  Each observation placed thus is marked GUESSED:
  * it corroborates nothing (phase_confirm), so placing never raises a confidence.
  */
+static long srun_report_task(const char *raw);
+
 int pm_att_phase_place(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -2202,6 +2204,36 @@ int pm_att_phase_place(struct att *a)
 	 * excluded */
 	for (size_t i = 0; i < ev->nobs; i++)
 		a->guessed[i] = (ev->obs[i].rank_guess || ev->obs[i].sect_guess) && ev->obs[i].node;
+	/* srun's task line of a task its lines report twice, differently (att_ranks.c
+	 * srun_gainsaid): one of them is the job's text, and `why` says they back no node;
+	 * nor does the host such a line names give its own reading one (trust105: a printed
+	 * "srun: error: hb22: task 5: Out Of Memory" beside srun's "hb22: tasks 4-7: Killed"
+	 * put the memory kill on hb22, a node whose tasks Slurm only ended).  Placed on no
+	 * other host either (pgain), nor given its task as a rank. */
+	for (size_t i = 0; a->nsrun_dbl && i < ev->nobs; i++) {
+		struct pm_obs *o = &ev->obs[i];
+		long t;
+		const char *q;
+		size_t l;
+
+		/* a reading of the line, not its teardown (two steps that number their tasks
+		 * alike keep their ends' hosts), of a task reported twice (not one past a gap,
+		 * srun_void: a log cut short reads so, app-mpi-abort-after-cgroup-oom-near-miss) */
+		if (!o->node || !o->raw || o->trusted || R(a, i)->role != PM_ROLE_ORIGIN ||
+		    (t = srun_report_task(o->raw)) < 0 ||
+		    !pm_rankset_has(a->srun_dbl, a->nsrun_dbl, (int)t) ||
+		    !pm_att_srun_own(o->raw) ||
+		    !(q = srun_task_host(o->raw, o->raw + strlen(o->raw), &l)) ||
+		    strlen(o->node) != l || strncasecmp(o->node, q, l))
+			continue;
+		pm_att_retire(a, o->node);
+		o->node = NULL;
+		a->guessed[i] = false;
+		a->pgain[i] = true;
+		/* nor the task it names, which the rank map would put back on that host */
+		if (o->rank == t)
+			o->rank = -1;
+	}
 	/* with the plugin's records or a collector's bundle nothing is placed by guess, but a
 	 * line of the job's output that only a "host: " prefix places (no srun label, no rank
 	 * the rank map maps, no trusted source's host) is still placed by text the program
@@ -2426,7 +2458,10 @@ static const char *srun_line_host(const struct att *a, const struct cand *c)
 		char name[sizeof(a->srun_host)];
 		size_t l;
 
-		if (!r || !(q = srun_task_host(r, r + strlen(r), &l)) || l >= sizeof(name))
+		/* a line of a task srun's lines report twice, differently, backs no host
+		 * (pm_att_phase_place) */
+		if (!r || a->pgain[c->ev[k]] || !(q = srun_task_host(r, r + strlen(r), &l)) ||
+		    l >= sizeof(name))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)l, q);
 		if (!(h = host_of(a, name)) || (one && one != h))

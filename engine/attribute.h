@@ -187,6 +187,8 @@ struct att {
 	 * have printed, which lifts no cap (sorted; att_ranks.c, srun_gainsaid) */
 	int *srun_bad;
 	size_t nsrun_bad;
+	int *srun_dbl; /* of SRUN_BAD, the tasks reported twice, differently (sorted) */
+	size_t nsrun_dbl;
 	struct placed *placed; /* ranks placed by Slurm's task lines */
 	size_t nplaced;
 	struct host {
