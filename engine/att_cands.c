@@ -2022,6 +2022,7 @@ static void setup_not_this_jobs(struct att *a)
 void pm_att_phase_merge(struct att *a)
 {
 	setup_not_this_jobs(a);
+	pm_att_unplace_aside(a);
 	aer_on_gpu(a);
 	output_crashes(a);
 	for (size_t i = 0; i < a->nc; i++) {

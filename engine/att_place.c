@@ -1992,7 +1992,8 @@ static const char *only_host(const struct att *a)
 {
 	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
 		return host_of(a, a->ev->job.nodes[0]);
-	if (a->nhosts == 1 && a->ev->job.nnodes < 2 && !a->echo_many && a->tsum < 2)
+	if (a->nhosts == 1 && a->ev->job.nnodes < 2 && !a->echo_many && a->tsum < 2 &&
+	    !a->hosts[0].aside)
 		return a->hosts[0].name;
 	return NULL;
 }
@@ -2005,7 +2006,7 @@ static const char *only_host_of(const struct att *a, const struct pm_obs *o)
 {
 	if (job_text(a, o))
 		return only_host(a);
-	if (a->nhosts == 1)
+	if (a->nhosts == 1 && !a->hosts[0].aside)
 		return a->hosts[0].name;
 	if (a->ev->job.nnodes == 1 && a->ev->job.nodes[0])
 		return host_of(a, a->ev->job.nodes[0]);
@@ -2182,6 +2183,8 @@ static int syslog_gainsaid(struct att *a)
  * summaries and origins carry the node.  Each observation placed thus is marked GUESSED:
  * it corroborates nothing (phase_confirm), so placing never raises a confidence.
  */
+static long srun_report_task(const char *raw);
+
 int pm_att_phase_place(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -2201,6 +2204,36 @@ int pm_att_phase_place(struct att *a)
 	 * excluded */
 	for (size_t i = 0; i < ev->nobs; i++)
 		a->guessed[i] = (ev->obs[i].rank_guess || ev->obs[i].sect_guess) && ev->obs[i].node;
+	/* srun's task line of a task its lines report twice, differently (att_ranks.c
+	 * srun_gainsaid): one of them is the job's text, and `why` says they back no node;
+	 * nor does the host such a line names give its own reading one (trust105: a printed
+	 * "srun: error: hb22: task 5: Out Of Memory" beside srun's "hb22: tasks 4-7: Killed"
+	 * put the memory kill on hb22, a node whose tasks Slurm only ended).  Placed on no
+	 * other host either (pgain), nor given its task as a rank. */
+	for (size_t i = 0; a->nsrun_dbl && i < ev->nobs; i++) {
+		struct pm_obs *o = &ev->obs[i];
+		long t;
+		const char *q;
+		size_t l;
+
+		/* a reading of the line, not its teardown (two steps that number their tasks
+		 * alike keep their ends' hosts), of a task reported twice (not one past a gap,
+		 * srun_void: a log cut short reads so, app-mpi-abort-after-cgroup-oom-near-miss) */
+		if (!o->node || !o->raw || o->trusted || R(a, i)->role != PM_ROLE_ORIGIN ||
+		    (t = srun_report_task(o->raw)) < 0 ||
+		    !pm_rankset_has(a->srun_dbl, a->nsrun_dbl, (int)t) ||
+		    !pm_att_srun_own(o->raw) ||
+		    !(q = srun_task_host(o->raw, o->raw + strlen(o->raw), &l)) ||
+		    strlen(o->node) != l || strncasecmp(o->node, q, l))
+			continue;
+		pm_att_retire(a, o->node);
+		o->node = NULL;
+		a->guessed[i] = false;
+		a->pgain[i] = true;
+		/* nor the task it names, which the rank map would put back on that host */
+		if (o->rank == t)
+			o->rank = -1;
+	}
 	/* with the plugin's records or a collector's bundle nothing is placed by guess, but a
 	 * line of the job's output that only a "host: " prefix places (no srun label, no rank
 	 * the rank map maps, no trusted source's host) is still placed by text the program
@@ -2345,6 +2378,74 @@ int pm_att_phase_place(struct att *a)
 	return 0;
 }
 
+/*
+ * The folder's one host (pm_att_phase_place), where nothing names it but lines that
+ * setup_not_this_jobs (att_cands.c) has since set aside as no set-up of this job's: no file's
+ * name, no srun task line, no kept line of its own.  Placement ran before that reading, so the
+ * job's own lines of no node (a batch script's segfault) were put there by that line alone
+ * (trust105 e: a drain line the job's progress gainsays, "another job's, or not Slurm's", made
+ * its host the crash's origin).  They are taken off it: no host is then the folder's one, and
+ * `why` says so in place of "The folder's files name one host".
+ */
+void pm_att_unplace_aside(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	char h[256], buf[128], why[640];
+	size_t hi;
+
+	if (!a->one_host[0] || !a->not_job || a->nhosts != 1 || a->ev->job.nnodes)
+		return;
+	snprintf(h, sizeof(h), "%s", a->one_host);
+	if (!same_host(a->hosts[0].name, h) || a->hosts[0].srun)
+		return;
+	hi = 0;
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if ((file_host(a, &ev->files[i], buf, sizeof(buf)) ||
+		     word_host(a, &ev->files[i], buf, sizeof(buf))) &&
+		    same_host(buf, h))
+			return;
+	for (size_t i = 0; a->placed && i < a->nplaced; i++)
+		if (same_host(a->placed[i].node, h))
+			return;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		if (o->node && same_host(o->node, h) && !a->guessed[i] && !a->not_job[i])
+			return;
+		hi += o->node && same_host(o->node, h) && a->not_job[i];
+	}
+	if (!hi)
+		return;
+	for (size_t i = 0; i < ev->nobs; i++) {
+		struct pm_obs *o = &ev->obs[i];
+		if (o->node && a->guessed[i] && !a->not_job[i] && same_host(o->node, h)) {
+			pm_att_retire(a, o->node);
+			o->node = NULL;
+			a->guessed[i] = false;
+		}
+	}
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		bool named = false;
+		if (c->dead || !c->node[0] || !same_host(c->node, h))
+			continue;
+		for (size_t k = 0; k < c->nev && !named; k++)
+			named = ev->obs[c->ev[k]].node != NULL;
+		if (!named) {
+			c->node[0] = '\0';
+			c->guess = false;
+		}
+	}
+	a->hosts[0].aside = true;
+	snprintf(why, sizeof(why),
+		 "The folder's files name one host, %s, but only in lines set aside as no set-up "
+		 "of this job's (below): what they report without a node is placed on no host.",
+		 h);
+	if (a->one_host_why && a->one_host_why <= json_array_size(a->why))
+		json_array_set_new(a->why, a->one_host_why - 1, json_string(why));
+	a->one_host_why = 0;
+	a->one_host[0] = '\0';
+}
+
 /* The host srun's own report on C's lines names ("srun: error: HOST: task N: Killed"), where
  * the lead was read on such a line: that line says where its task ran.  NULL when none, or
  * when they name two hosts. */
@@ -2357,7 +2458,10 @@ static const char *srun_line_host(const struct att *a, const struct cand *c)
 		char name[sizeof(a->srun_host)];
 		size_t l;
 
-		if (!r || !(q = srun_task_host(r, r + strlen(r), &l)) || l >= sizeof(name))
+		/* a line of a task srun's lines report twice, differently, backs no host
+		 * (pm_att_phase_place) */
+		if (!r || a->pgain[c->ev[k]] || !(q = srun_task_host(r, r + strlen(r), &l)) ||
+		    l >= sizeof(name))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)l, q);
 		if (!(h = host_of(a, name)) || (one && one != h))

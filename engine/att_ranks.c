@@ -532,6 +532,14 @@ static int srun_gainsaid(struct att *a, const struct placed *v, size_t n)
 		rc = pm_rankset_push(&a->srun_bad, &nbad, &al, p[i]->rank);
 	}
 	ndbl = nbad;
+	if (ndbl && !rc) {
+		if (!(a->srun_dbl = malloc(ndbl * sizeof(*a->srun_dbl))))
+			rc = -1;
+		else
+			memcpy(a->srun_dbl, a->srun_bad, ndbl * sizeof(*a->srun_dbl));
+		a->nsrun_dbl = a->srun_dbl ? ndbl : 0;
+		pm_rankset_done(a->srun_dbl, &a->nsrun_dbl);
+	}
 	if (count < 0)
 		top = srun_top(p, n);
 	for (size_t i = 0; i < n && !rc; i++) {

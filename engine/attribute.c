@@ -397,6 +397,7 @@ static void att_free(struct att *a)
 	free(a->mapn);
 	free(a->amb);
 	free(a->srun_bad);
+	free(a->srun_dbl);
 	free(a->placed);
 	free(a->hosts);
 	free(a->hidx);

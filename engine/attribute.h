@@ -187,6 +187,8 @@ struct att {
 	 * have printed, which lifts no cap (sorted; att_ranks.c, srun_gainsaid) */
 	int *srun_bad;
 	size_t nsrun_bad;
+	int *srun_dbl; /* of SRUN_BAD, the tasks reported twice, differently (sorted) */
+	size_t nsrun_dbl;
 	struct placed *placed; /* ranks placed by Slurm's task lines */
 	size_t nplaced;
 	struct host {
@@ -195,6 +197,8 @@ struct att {
 		bool ended;	/* srun reports its tasks ended by Slurm: "Terminated", "Killed" */
 		bool srun;	/* srun reports a task of it, whatever its end */
 		bool contested; /* and a task of it twice, differently (srun_contested) */
+		bool aside;	/* named only by lines set aside as another job's set-up
+				 * (pm_att_unplace_aside): no place for the job's own lines */
 	} * hosts;		/* the hosts a hand-gathered folder names (att_place.c) */
 	size_t nhosts, ahosts;
 	/* the host-like names the files' lines give by a shell prefix with a rank tag right
@@ -519,6 +523,7 @@ int pm_att_phase_place(struct att *a);
 #define PM_ATT_KEY_PAD 32
 unsigned pm_att_line_keys(const char *p, const char *e, bool vector);
 void pm_att_place_one_host(struct att *a, size_t from, bool late);
+void pm_att_unplace_aside(struct att *a);
 /* Every candidate's summary made again from its observation once placement is done, its
  * origin's one node and one rank filling what the observation lacks, and its GPUs named on
  * that node (attribute.c). */
