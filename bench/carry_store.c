@@ -95,16 +95,27 @@ static int one(const struct pm_ruleset *rs, double start, const char *path)
 		const char *p = json_string_value(json_object_get(x, "path"));
 		json_t *rank = json_object_get(x, "rank");
 		struct pm_carry_input in = {0};
+		const char *src = json_string_value(json_object_get(x, "source"));
+		const char *st = json_string_value(json_object_get(x, "status"));
 		char sha[80];
 
-		if (strcmp(json_string_value(json_object_get(x, "source")), "app_log") ||
-		    nrec == 64)
+		if (!src || nrec == 64)
 			continue;
 		for (size_t k = 1; k < n; k++)
 			if (!strcmp(m[k].name, p)) {
 				in.data = m[k].data;
 				in.len = m[k].len;
 			}
+		/* the task files' parsed records (PMTASK1), as the collector carries them */
+		if (!strcmp(src, "rank_map") || !strcmp(src, "task_exit")) {
+			if (!in.data || !st || strcmp(st, "ok"))
+				continue;
+			if (pm_tasks_carry(src, in.data, in.len, &rec[nrec], &reclen[nrec]) < 0)
+				goto out;
+			goto record;
+		}
+		if (strcmp(src, "app_log"))
+			continue;
 		in.path = p;
 		in.node = json_string_value(json_object_get(x, "node"));
 		if (!in.node)
@@ -119,6 +130,7 @@ static int one(const struct pm_ruleset *rs, double start, const char *path)
 		in.nnodes = nnodes;
 		if (!in.data || pm_scan_carry(rs, &in, &rec[nrec], &reclen[nrec]) < 0)
 			goto out;
+record:
 		if (!rec[nrec])
 			continue;
 		snprintf(recname[nrec], sizeof(recname[nrec]), "scans/%s.pmscan",

@@ -43,6 +43,7 @@ struct member {
 	bool zoned; /* ... and the offset its head's stamps carry (struct pm_file, head_zone) */
 	int zone;
 	bool zoneless;
+	int year;   /* its head's year (struct pm_file, head_year): a task file passed over only */
 	bool carry; /* a carried scan (the manifest's "scans"), checked: for its file */
 	/* not decompressed: a frame of its own (COFF, CLEN in the file, CCS bytes of tar) that a
 	 * carried scan stands in for; D is the manifest's digest, checked when it is read */
@@ -545,6 +546,7 @@ static int stage_member(const char *rel, const json_t *x, struct member *mm,
 		f->head_zoned = mm->zoned;
 		f->head_zone = mm->zone;
 		f->head_zoneless = mm->zoneless;
+		f->head_year = mm->year;
 		f->sniffed = true;
 	} else {
 		f->mem = mm->data;
@@ -1020,6 +1022,9 @@ struct tent {
 	bool skip;
 	uint64_t coff;
 	size_t clen, ccs;
+	/* a task file passed over: its source, and its head as its record tells it (skip_ok) */
+	enum pm_source src;
+	struct pm_tasks_head th;
 };
 
 /* The entry's data into BUF (N bytes, its size): N, or less when it is cut short. */
@@ -1112,7 +1117,15 @@ static void skip_member(const struct tent *te, const json_t *want, struct member
 
 	t.source = PM_SRC_APP_LOG;
 	t.kind_given = true;
-	pm_sniff_given(&t); /* a job output's format is its source's: no byte of it read */
+	if (te->src == PM_SRC_APP_LOG) {
+		pm_sniff_given(&t); /* a job output's format is its source's: no byte of it read */
+	} else { /* a task file: as this engine's sniff told it to the collector (PMTASK1) */
+		t.format = te->th.format;
+		t.head_zoned = te->th.head_zoned;
+		t.head_zone = te->th.head_zone;
+		t.head_zoneless = te->th.head_zoneless;
+		mm->year = te->th.head_year;
+	}
 	mm->len = (size_t)te->size;
 	mm->hashed = sha_of(json_string_value(json_object_get(want, "sha256")), mm->d);
 	mm->unchecked = true;
@@ -1514,15 +1527,40 @@ static int frame_inflate(struct zsrc *z, size_t k, size_t *tlen)
 	return 0;
 }
 
-/* Whether the member NAME (SIZE bytes, its header at HPOS) may be passed over: its manifest
- * entry lists a job output (app_log) of that size and a digest, a carried scan for it is taken
- * already (M, NM: the members so far), and Z keeps the file's bytes to read it from when it is
- * wanted after all. */
+/* The record among M (NM) the manifest MAN lists for member NAME and that was taken, or NULL. */
+static const struct member *record_of(const json_t *man, const struct member *m, size_t nm,
+				      const char *name)
+{
+	json_t *x;
+	size_t i;
+
+	json_array_foreach(json_object_get(man, "scans"), i, x)
+	{
+		const char *path = json_string_value(json_object_get(x, "path"));
+		const char *of = json_string_value(json_object_get(x, "for"));
+
+		if (!path || !of || strcmp(of, name))
+			continue;
+		for (size_t k = 0; k < nm; k++)
+			if (m[k].carry && m[k].data && !strcmp(m[k].name, path))
+				return &m[k];
+	}
+	return NULL;
+}
+
+/* Whether the member NAME (SIZE bytes, its header at HPOS) may be passed over (its source into
+ * TE): its manifest entry lists a job output (app_log) of that size and a digest, a carried
+ * scan for it is taken already (M, NM: the members so far), and Z keeps the file's bytes to
+ * read it from when it is wanted after all.  Or it lists a task file (rank_map, task_exit)
+ * read as ok, of that size and digest, and a task record for it (carry.c, PMTASK1) is taken
+ * already whose key is this engine's and that digest: its format and head are the record's
+ * (TE's TH), as this engine's sniff told them from the same bytes. */
 static bool skip_ok(const struct zsrc *z, const struct plan *pl, const struct member *m, size_t nm,
-		    const char *name, int64_t size, size_t hpos)
+		    const char *name, int64_t size, size_t hpos, struct tent *te)
 {
 	const json_t *want;
-	const char *src;
+	const struct member *rec;
+	const char *src, *st;
 	enum pm_source s;
 	unsigned char d[32];
 
@@ -1531,12 +1569,19 @@ static bool skip_ok(const struct zsrc *z, const struct plan *pl, const struct me
 	    !(want = plan_entry(pl, name)))
 		return false;
 	src = json_string_value(json_object_get(want, "source"));
-	if (!src || pm_source_parse(src, &s) < 0 || s != PM_SRC_APP_LOG ||
+	if (!src || pm_source_parse(src, &s) < 0 ||
+	    (s != PM_SRC_APP_LOG && s != PM_SRC_RANK_MAP && s != PM_SRC_TASK_EXIT) ||
 	    !json_is_integer(json_object_get(want, "bytes")) ||
 	    json_integer_value(json_object_get(want, "bytes")) != size ||
 	    !sha_of(json_string_value(json_object_get(want, "sha256")), d))
 		return false;
-	return has_record(pl->man, m, nm, name);
+	te->src = s;
+	if (s == PM_SRC_APP_LOG)
+		return has_record(pl->man, m, nm, name);
+	st = json_string_value(json_object_get(want, "status"));
+	return st && !strcmp(st, "ok") && (rec = record_of(pl->man, m, nm, name)) &&
+	       pm_tasks_head(rec->data, rec->len, d, &te->th) &&
+	       pm_format_source(te->th.format) == s;
 }
 
 /* The state of load's reading that take_member fills. */
@@ -1591,7 +1636,7 @@ static int framed_load(struct zsrc *z, size_t nf, bool all, struct takes *t)
 		te.hpos = (la_int64_t)pos;
 		te.data = z->tar + pos + 512;
 		if (!all && tlen == pos + 512 && fi < nf && z->fr[fi].cs == pad &&
-		    skip_ok(z, &t->pl, t->m, t->nm, te.name, size, pos)) {
+		    skip_ok(z, &t->pl, t->m, t->nm, te.name, size, pos, &te)) {
 			te.skip = true;
 			z->passed = true;
 			te.data = NULL;

@@ -45,6 +45,7 @@
  * damaged or hostile record is not taken (the file is scanned), never trusted in part.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -648,5 +649,156 @@ int pm_carry_decode(ZSTD_DCtx *dc, const void *zbuf, size_t zlen, const struct p
 		rc = decode(buf, len, k, rs, snap, nsnap, file, c);
 		free(buf);
 	}
+	return rc;
+}
+
+/* ---- a task file's records (PMTASK1) ----
+ *
+ * The plugin's rank map and task exits (JSON lines, two files a node) were parsed at every
+ * merge; their parse reads their bytes only (parse_sched.c, pm_tasks_read), and the sniff that
+ * tells their format reads their head only (scan.c, pm_sniff_given), so the collector carries
+ * both results and the merge takes them for files of the same bytes read by the same engine
+ * (FORMATS.md, "Carried task files").  A record:
+ *
+ *	"PMTASK1\n"
+ *	key:   engine identity (string, as PMSCAN2's), the file's SHA-256 (32 bytes), the input
+ *	       bound (u64)
+ *	head:  format (u8), head year (i32), head zoned (u8), head zone (i32), head zoneless (u8)
+ *	body:  one zstd frame: the records (parse_sched.c, pm_tasks_pack)
+ *
+ * The key and head are not compressed: a merge reading a bundle checks them to pass over the
+ * file's frame (bundle.c, skip_ok), before anything is decompressed.
+ */
+#define TMAGIC "PMTASK1\n"
+
+static char tid[256];
+static pthread_once_t tid_once = PTHREAD_ONCE_INIT;
+
+static void tid_make(void)
+{
+	pm_carry_identity(tid, sizeof(tid));
+}
+
+bool pm_tasks_head(const void *rec, size_t len, const unsigned char sha[32],
+		   struct pm_tasks_head *h)
+{
+	struct rbuf r = {rec, len, false, false};
+	const unsigned char *m = take(&r, MAGIC_LEN), *d;
+
+	pthread_once(&tid_once, tid_make);
+	if (!m || memcmp(m, TMAGIC, MAGIC_LEN) || !same_str(&r, tid))
+		return false;
+	d = take(&r, 32);
+	if (!d || memcmp(d, sha, 32))
+		return false;
+	h->input_max = get_u64(&r);
+	h->format = (enum pm_format)get_u8(&r);
+	h->head_year = get_i32(&r);
+	h->head_zoned = get_u8(&r) != 0;
+	h->head_zone = get_i32(&r);
+	h->head_zoneless = get_u8(&r) != 0;
+	h->body = len - r.left;
+	/* only a task file's format: anything else is no record of this kind */
+	return !r.bad && r.left > 0 &&
+	       (h->format == PM_FMT_RANK_MAP || h->format == PM_FMT_TASK_EXIT);
+}
+
+struct pm_tasks *pm_tasks_carried(ZSTD_DCtx *dc, const struct pm_file *f)
+{
+	struct pm_tasks_head h;
+	unsigned char *buf;
+	size_t len = 0;
+
+	if (!f->carry || !f->digested || !pm_tasks_head(f->carry, f->carrylen, f->digest, &h) ||
+	    h.input_max != pm_input_max() || h.format != f->format || h.head_year != f->head_year ||
+	    h.head_zoned != f->head_zoned || h.head_zone != f->head_zone ||
+	    h.head_zoneless != f->head_zoneless)
+		return NULL;
+	if (unpack(dc, f->carry + h.body, f->carrylen - h.body, &buf, &len) != 1)
+		return NULL;
+	return pm_tasks_unpack(buf, len); /* NULL: damaged (BUF freed) */
+}
+
+int pm_tasks_carry(const char *kind, const void *data, size_t len, void **out, size_t *outlen)
+{
+	struct pm_file f = {.rank = -1};
+	struct pm_tasks *t = NULL;
+	struct pm_sha256 c;
+	struct wbuf w = {0};
+	unsigned char *body = NULL, d[32];
+	size_t blen = 0, n = 0;
+	enum pm_source s;
+	char *buf = NULL;
+	int rc = -1;
+
+	*out = NULL;
+	*outlen = 0;
+	if (!kind || pm_source_parse(kind, &s) < 0 ||
+	    (s != PM_SRC_RANK_MAP && s != PM_SRC_TASK_EXIT) || !len || len >= PM_STRUCT_CAP)
+		return 0;
+	/* the file as a merge has it: a bundle's member, its kind given */
+	f.name = (char *)"task";
+	f.mem = (void *)data;
+	f.memlen = len;
+	f.source = s;
+	f.kind_given = true;
+	f.bundled = true;
+	pm_sniff_given(&f);
+	if (f.status != PM_ST_OK || f.reason ||
+	    (f.format != PM_FMT_RANK_MAP && f.format != PM_FMT_TASK_EXIT) ||
+	    pm_format_source(f.format) != s) {
+		rc = 0;
+		goto out;
+	}
+	if (pm_file_slurp(&f, PM_STRUCT_CAP, &buf, &n) < 0) {
+		rc = errno == ENOMEM ? -1 : 0;
+		goto out;
+	}
+	if (f.status != PM_ST_OK || f.reason) { /* cut short: parsed only where it is read */
+		free(buf);
+		rc = 0;
+		goto out;
+	}
+	if (!(t = pm_tasks_read(buf, n)) || pm_tasks_pack(t, &body, &blen) < 0)
+		goto out;
+	pm_sha256_init(&c);
+	pm_sha256_update(&c, data, len);
+	pm_sha256_final(&c, d);
+	pthread_once(&tid_once, tid_make);
+	put(&w, TMAGIC, MAGIC_LEN);
+	put_str(&w, tid);
+	put(&w, d, sizeof(d));
+	put_u64(&w, pm_input_max());
+	put_u8(&w, (unsigned)f.format);
+	put_u32(&w, (uint32_t)f.head_year);
+	put_u8(&w, f.head_zoned);
+	put_u32(&w, (uint32_t)f.head_zone);
+	put_u8(&w, f.head_zoneless);
+	if (!w.failed && blen <= RECORD_MAX) {
+		size_t bound = ZSTD_compressBound(blen), z;
+		unsigned char *p = realloc(w.p, w.len + bound);
+
+		if (!p)
+			w.failed = true;
+		else if (w.p = p, ZSTD_isError(z = ZSTD_compress(p + w.len, bound, body, blen, 3)))
+			w.failed = true;
+		else
+			w.len += z;
+	} else {
+		w.failed = true;
+	}
+	if (w.failed) {
+		errno = ENOMEM;
+		goto out;
+	}
+	*out = w.p;
+	*outlen = w.len;
+	w.p = NULL;
+	rc = 0;
+out:
+	free(w.p);
+	free(body);
+	pm_tasks_free(t);
+	free(f.reason);
 	return rc;
 }

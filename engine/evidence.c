@@ -506,6 +506,11 @@ size_t pm_evidence_carried(const struct pm_evidence *ev)
 	return ev->ncarried;
 }
 
+size_t pm_evidence_tasks_carried(const struct pm_evidence *ev)
+{
+	return ev->ntcarried;
+}
+
 size_t pm_evidence_held(const struct pm_evidence *ev)
 {
 	size_t n = 0;

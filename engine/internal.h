@@ -477,9 +477,10 @@ struct pm_evidence {
 	} * collect;
 	size_t ncollect, acollect;
 	int nbundles;
-	size_t ncarried; /* files whose scan their bundle carried (carry.c), taken */
-	bool scanned;	 /* pm_scan_all done (pm_evidence_scan) */
-	void *bundle_io; /* bundle.c: the zstd context and buffers for every bundle file */
+	size_t ncarried;  /* files whose scan their bundle carried (carry.c), taken */
+	size_t ntcarried; /* task files whose records their bundle carried (PMTASK1), taken */
+	bool scanned;	  /* pm_scan_all done (pm_evidence_scan) */
+	void *bundle_io;  /* bundle.c: the zstd context and buffers for every bundle file */
 	void (*bundle_io_free)(void *); /* bundle.c's, set with BUNDLE_IO */
 	/* every bundle member decompressed and checked, carried or not (pm_evidence_check_all) */
 	bool check_all;
@@ -597,5 +598,33 @@ void pm_carry_identity(char *buf, size_t len);
 void pm_lev_free(struct pm_evidence *l);
 /* Free what pm_carry_decode put in C (LEV's arrays, KEPT, REASON, ABSENT), leaving them empty. */
 void pm_carry_clear(struct pm_carry *c);
+
+/*
+ * carry.c: a task file's parsed records carried in its bundle (PMTASK1; FORMATS.md, "Carried
+ * task files").  What the merge's sniff told of the file without reading it and the bound
+ * the record was made under, the record's key being this engine's and the file's digest.
+ */
+#define PM_STRUCT_CAP (64u << 20) /* a structured file's cap (scan.c, pm_file_slurp) */
+struct pm_tasks_head {
+	uint64_t input_max;
+	enum pm_format format;
+	int head_year;
+	bool head_zoned;
+	int head_zone;
+	bool head_zoneless;
+	size_t body; /* where the records' zstd frame starts */
+};
+/* Whether REC (LEN bytes) is a task record of this engine for the file of digest SHA: its
+ * head into H. */
+bool pm_tasks_head(const void *rec, size_t len, const unsigned char sha[32],
+		   struct pm_tasks_head *h);
+/* F's carried task record, when its key and head are F's (this engine, F's digest, the
+ * bound, F's format and head as told): its records (pm_tasks_apply them), decompressed with
+ * DC; NULL when not taken (none, another key, damaged, ENOMEM): F is then parsed. */
+struct pm_tasks *pm_tasks_carried(ZSTD_DCtx *dc, const struct pm_file *f);
+/* parse_sched.c: T's records as a record's body, *OUT (free it); and such a body BUF (LEN
+ * bytes, taken over) read back, NULL when damaged or on ENOMEM. */
+int pm_tasks_pack(const struct pm_tasks *t, unsigned char **out, size_t *outlen);
+struct pm_tasks *pm_tasks_unpack(unsigned char *buf, size_t len);
 
 #endif /* PM_INTERNAL_H */

@@ -2635,3 +2635,204 @@ void pm_tasks_free(struct pm_tasks *t)
 	free(t->buf);
 	free(t);
 }
+
+/*
+ * A task file's records as its bundle carries them (carry.c, PMTASK1; FORMATS.md, "Carried
+ * task files"): what pm_tasks_read made of its bytes, every field task_record reads, so that
+ * applied they do exactly what the parse of the bytes does.  All numbers little-endian:
+ *
+ *	records (u32), bad lines, records of a task schema (u64)
+ *	each record: for each of the K__COUNT fields, its type (u8: enum rtype) and, for a
+ *	string, its length (u32) and bytes; an integer (i64); a real (f64)
+ */
+struct tbuf {
+	unsigned char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void tput(struct tbuf *w, const void *src, size_t n)
+{
+	if (w->failed)
+		return;
+	if (w->len + n > w->cap) {
+		size_t cap = w->cap ? w->cap : 1024;
+		unsigned char *p;
+
+		while (cap < w->len + n)
+			cap *= 2;
+		if (!(p = realloc(w->p, cap))) {
+			w->failed = true;
+			return;
+		}
+		w->p = p;
+		w->cap = cap;
+	}
+	memcpy(w->p + w->len, src, n);
+	w->len += n;
+}
+
+static void tput_u64(struct tbuf *w, uint64_t v)
+{
+	unsigned char b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	tput(w, b, 8);
+}
+
+static void tput_u32(struct tbuf *w, uint32_t v)
+{
+	unsigned char b[4];
+
+	for (int i = 0; i < 4; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	tput(w, b, 4);
+}
+
+int pm_tasks_pack(const struct pm_tasks *t, unsigned char **out, size_t *outlen)
+{
+	struct tbuf w = {0};
+
+	*out = NULL;
+	*outlen = 0;
+	if (t->n > UINT32_MAX) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	tput_u32(&w, (uint32_t)t->n);
+	tput_u64(&w, t->bad);
+	tput_u64(&w, t->parsed);
+	for (size_t k = 0; k < t->n; k++)
+		for (int i = 0; i < K__COUNT; i++) {
+			const struct rval *v = &t->r[k].v[i];
+			unsigned char ty = (unsigned char)v->t;
+			uint64_t x;
+
+			tput(&w, &ty, 1);
+			switch (v->t) {
+			case R_STR:
+				if (v->n > UINT32_MAX) {
+					w.failed = true;
+					break;
+				}
+				tput_u32(&w, (uint32_t)v->n);
+				tput(&w, v->s, v->n);
+				break;
+			case R_INT:
+				tput_u64(&w, (uint64_t)v->i);
+				break;
+			case R_REAL:
+				memcpy(&x, &v->d, sizeof(x));
+				tput_u64(&w, x);
+				break;
+			default:
+				break;
+			}
+		}
+	if (w.failed) {
+		free(w.p);
+		errno = ENOMEM;
+		return -1;
+	}
+	*out = w.p;
+	*outlen = w.len;
+	return 0;
+}
+
+static bool tget(const unsigned char **p, const unsigned char *e, void *dst, size_t n)
+{
+	if ((size_t)(e - *p) < n)
+		return false;
+	memcpy(dst, *p, n);
+	*p += n;
+	return true;
+}
+
+static bool tget_u64(const unsigned char **p, const unsigned char *e, uint64_t *v)
+{
+	unsigned char b[8];
+
+	if (!tget(p, e, b, 8))
+		return false;
+	*v = 0;
+	for (int i = 7; i >= 0; i--)
+		*v = *v << 8 | b[i];
+	return true;
+}
+
+static bool tget_u32(const unsigned char **p, const unsigned char *e, uint32_t *v)
+{
+	unsigned char b[4];
+
+	if (!tget(p, e, b, 4))
+		return false;
+	*v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	return true;
+}
+
+struct pm_tasks *pm_tasks_unpack(unsigned char *buf, size_t len)
+{
+	const unsigned char *p = buf, *e = buf + len;
+	struct pm_tasks *t = calloc(1, sizeof(*t));
+	uint32_t n;
+	uint64_t bad, parsed;
+
+	if (!t)
+		goto fail;
+	t->buf = (char *)buf; /* the strings point into it */
+	buf = NULL;
+	/* every count checked against what is left: a record is at least its K__COUNT types */
+	if (!tget_u32(&p, e, &n) || !tget_u64(&p, e, &bad) || !tget_u64(&p, e, &parsed) ||
+	    n > (size_t)(e - p) / K__COUNT || parsed > n || bad > len)
+		goto fail;
+	if (n && (!(t->r = calloc(n, sizeof(*t->r))) || !(t->o = calloc(n, sizeof(*t->o)))))
+		goto fail;
+	t->a = n;
+	for (size_t k = 0; k < n; k++) {
+		for (int i = 0; i < K__COUNT; i++) {
+			struct rval *v = &t->r[k].v[i];
+			unsigned char ty;
+			uint32_t sn;
+			uint64_t x;
+
+			if (!tget(&p, e, &ty, 1) || ty > R_OTHER)
+				goto fail;
+			v->t = (enum rtype)ty;
+			switch (v->t) {
+			case R_STR:
+				if (!tget_u32(&p, e, &sn) || sn > (size_t)(e - p))
+					goto fail;
+				v->s = (const char *)p;
+				v->n = sn;
+				p += sn;
+				break;
+			case R_INT:
+				if (!tget_u64(&p, e, &x))
+					goto fail;
+				v->i = (long long)x;
+				v->d = (double)v->i;
+				break;
+			case R_REAL:
+				if (!tget_u64(&p, e, &x))
+					goto fail;
+				memcpy(&v->d, &x, sizeof(v->d));
+				break;
+			default:
+				break;
+			}
+		}
+		t->n++;
+	}
+	if (p != e)
+		goto fail;
+	t->bad = bad;
+	t->parsed = parsed;
+	return t;
+fail:
+	free(buf);
+	if (t)
+		t->n = 0; /* no tree to free */
+	pm_tasks_free(t);
+	return NULL;
+}

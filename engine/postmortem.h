@@ -109,6 +109,9 @@ int pm_evidence_bundles(const struct pm_evidence *ev);
 /* How many of the set's files were not scanned, their bundles carrying their scans
  * (FORMATS.md, "Carried scans"): known once it is diagnosed. */
 size_t pm_evidence_carried(const struct pm_evidence *ev);
+/* How many of its task files were not parsed, their bundles carrying their records
+ * (FORMATS.md, "Carried task files"): known once it is diagnosed. */
+size_t pm_evidence_tasks_carried(const struct pm_evidence *ev);
 
 /* The bytes of input the set holds in memory, not read yet (bundle members, buffers): a
  * bundle's members that are scanned as text stay compressed until the scan reads them. */
@@ -173,6 +176,14 @@ struct pm_carry_input {
  */
 int pm_scan_carry(const struct pm_ruleset *rs, const struct pm_carry_input *in, void **out,
 		  size_t *outlen);
+
+/*
+ * The parsed records of a task file (KIND "rank_map" or "task_exit"; DATA, LEN: its bytes,
+ * exactly as the bundle holds them) as a record for its bundle (FORMATS.md, "Carried task
+ * files"): *OUT (free it) and *OUTLEN, *OUT NULL where the file is not carried (another
+ * kind, not a task file by its head, too large).  0, or -1 on ENOMEM.
+ */
+int pm_tasks_carry(const char *kind, const void *data, size_t len, void **out, size_t *outlen);
 
 /*
  * A bundle file's bytes (FORMATS.md, "Frames"): the N members PARTS in that order (the

@@ -19,7 +19,7 @@
 #include "ruleset.h"
 
 #define SNIFF_BYTES 8192
-#define STRUCT_CAP (64u << 20)
+#define STRUCT_CAP PM_STRUCT_CAP
 #define LINE_KEEP 512
 
 struct hit {
@@ -4162,6 +4162,7 @@ static bool parsed_later(const struct pm_file *f)
 struct parsed {
 	size_t n;
 	struct pm_tasks *t[PARSE_BLOCK]; /* NULL: parsed in order */
+	size_t carried;			 /* of them taken from their bundles' records */
 	bool failed;			 /* out of memory */
 };
 
@@ -4187,6 +4188,7 @@ static void *parse_make(void *arg, unsigned w, size_t k)
 {
 	struct pm_evidence *ev = arg;
 	struct parsed *p = calloc(1, sizeof(*p));
+	ZSTD_DCtx *zd = NULL;
 
 	(void)w;
 	if (!p)
@@ -4196,11 +4198,28 @@ static void *parse_make(void *arg, unsigned w, size_t k)
 		char *buf;
 		size_t len;
 
-		if (!task_file(f) || pm_file_slurp(f, STRUCT_CAP, &buf, &len) < 0)
+		if (!task_file(f))
+			continue;
+		/* its bundle's record of its parse (carry.c, PMTASK1), taken where it was made by
+		 * this engine from these bytes: the file is not read (its frame may not have
+		 * been decompressed at all, bundle.c skip_ok); else it is parsed as before */
+		if (f->carry) {
+			if (zd || (zd = ZSTD_createDCtx()))
+				p->t[p->n] = pm_tasks_carried(zd, f);
+			free(f->carry);
+			f->carry = NULL;
+			f->carrylen = 0;
+			if (p->t[p->n]) {
+				p->carried++;
+				continue;
+			}
+		}
+		if (pm_file_slurp(f, STRUCT_CAP, &buf, &len) < 0)
 			continue; /* a slurp that failed is in the file's status */
 		if (!(p->t[p->n] = pm_tasks_read(buf, len)))
 			p->failed = true;
 	}
+	ZSTD_freeDCtx(zd);
 	return p;
 }
 
@@ -4240,6 +4259,7 @@ static int parse_take(void *arg, size_t k, void *item)
 		errno = ENOMEM;
 		return -1;
 	}
+	ev->ntcarried += p->carried;
 	for (size_t j = 0; j < p->n; j++) {
 		size_t i = k * PARSE_BLOCK + j;
 		struct pm_file *f = &ev->files[i];
@@ -4260,6 +4280,32 @@ static int parse_take(void *arg, size_t k, void *item)
 		}
 	}
 	return 0;
+}
+
+/* Task file I's records taken from its bundle's record (carry.c, PMTASK1) and applied, as
+ * parse_take applies them, with *ZD (made here when NULL): true; false when there is no
+ * record or it is not taken (the file is to be parsed).  The record is freed either way. */
+static bool tasks_taken(struct pm_evidence *ev, size_t i, ZSTD_DCtx **zd)
+{
+	struct pm_file *f = &ev->files[i];
+	struct pm_tasks *t = NULL;
+	char reason[200] = "";
+
+	if (f->carry && (*zd || (*zd = ZSTD_createDCtx())))
+		t = pm_tasks_carried(*zd, f);
+	free(f->carry);
+	f->carry = NULL;
+	f->carrylen = 0;
+	if (!t)
+		return false;
+	ev->ntcarried++;
+	if (pm_tasks_apply(ev, i, t, reason, sizeof(reason)) < 0 && f->status == PM_ST_OK) {
+		f->status = PM_ST_UNREADABLE;
+		free(f->reason);
+		f->reason = strdup(reason[0] ? reason : "not what its format promised");
+	}
+	pm_tasks_free(t);
+	return true;
 }
 
 static int parse_all(struct pm_evidence *ev)
@@ -4722,11 +4768,18 @@ int pm_scan_all(struct pm_evidence *ev)
 		for (size_t i = 0; i < ev->nfiles; i++)
 			parsed_release(ev, &ev->files[i]);
 	} else {
+		ZSTD_DCtx *zd = NULL;
+
 		for (size_t i = 0; i < ev->nfiles; i++) {
-			if (parsed_later(&ev->files[i]))
+			if (task_file(&ev->files[i]) && ev->files[i].carry &&
+			    tasks_taken(ev, i, &zd)) {
+				/* applied from its bundle's record */
+			} else if (parsed_later(&ev->files[i])) {
 				parse_structured(ev, i);
+			}
 			parsed_release(ev, &ev->files[i]);
 		}
+		ZSTD_freeDCtx(zd);
 	}
 
 	if (ev->rs->scratch && hs_clone_scratch(ev->rs->scratch, &s.scratch) != HS_SUCCESS)

@@ -156,6 +156,17 @@ void pm_collection_carry(struct pm_collection *c, const struct pm_job *j, const 
 	const char *why = "";
 
 	note[0] = '\0';
+	/* the plugin's task files parsed for the merge (engine/carry.c, PMTASK1): a few
+	 * kilobytes of JSON lines a node, parsed at every merge otherwise; a file that cannot be
+	 * carried (or no memory for it) is bundled without its record, as before */
+	for (size_t i = 0; i < c->ncaps && pm_mono() < deadline; i++) {
+		struct pm_capture *cap = &c->caps[i];
+
+		if (cap->name && cap->len && !cap->carry && cap->status == PM_ST_OK &&
+		    (!strcmp(cap->kind, "rank_map") || !strcmp(cap->kind, "task_exit")) &&
+		    pm_tasks_carry(cap->kind, cap->data, cap->len, &cap->carry, &cap->carrylen) < 0)
+			break;
+	}
 	for (size_t i = 0; i < c->ncaps; i++)
 		want += c->caps[i].name && c->caps[i].len && !strcmp(c->caps[i].kind, "app_log");
 	if (!want)

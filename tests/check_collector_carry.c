@@ -583,8 +583,201 @@ START_TEST(carried_scan_frame_passed_over)
 }
 END_TEST
 
+/* The plugin's task files on n1 (rank map, task exits) as JSON lines, RANK0_EXIT rank 0's exit
+ * code: more than 1,536 bytes each, so that each has a frame of 2,048 bytes of tar, unlike
+ * the job output and the tar's headers. */
+static char *task_lines(bool exits, int rank0_exit)
+{
+	char *s = malloc(8192);
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(s);
+	for (int r = 0; r < 8; r++)
+		n += (size_t)snprintf(
+			s + n, 8192 - n,
+			exits ? "{\"schema\":\"postmortem.taskexit/1\",\"job\":\"4242\",\"step\":\"0\","
+				"\"restart\":0,\"node\":\"n1\",\"node_id\":0,\"rank\":%d,\"local_rank\":%d,"
+				"\"pid\":%d,\"end\":1796094660.5,\"end_mono\":11010.5,\"status\":%d,"
+				"\"exit_code\":%d}\n" :
+				"{\"schema\":\"postmortem.rankmap/1\",\"job\":\"4242\",\"step\":\"0\","
+				"\"restart\":0,\"node\":\"n1\",\"node_id\":0,\"rank\":%d,\"local_rank\":%d,"
+				"\"pid\":%d,\"gpus\":\"%d\",\"gpus_from\":\"SLURM_STEP_GPUS\","
+				"\"start\":\"2026-11-30T03:00:05Z\",\"start_mono\":5000.5}\n",
+			r, r, 40000 + r, exits ? (r ? 0 : rank0_exit << 8) : r, r ? 0 : rank0_exit);
+	ck_assert_uint_gt(n, 1536);
+	ck_assert_uint_lt(n, 2048);
+	return s;
+}
+
+static struct pm_capture *add_tasks(struct pm_collection *c, bool exits, int rank0_exit)
+{
+	struct pm_capture *cap;
+
+	c->caps = realloc(c->caps, (c->ncaps + 1) * sizeof(*c->caps));
+	ck_assert_ptr_nonnull(c->caps);
+	cap = &c->caps[c->ncaps++];
+	memset(cap, 0, sizeof(*cap));
+	cap->src = PM_CS_RANK_MAP;
+	cap->kind = exits ? "task_exit" : "rank_map";
+	cap->name = strdup(exits ? "taskexit.0.jsonl" : "rankmap.0.jsonl");
+	cap->origin =
+		strdup(exits ? "/var/spool/pm/taskexit.0.jsonl" : "/var/spool/pm/rankmap.0.jsonl");
+	cap->data = task_lines(exits, rank0_exit);
+	cap->len = strlen(cap->data);
+	cap->rank = -1;
+	cap->observed = 1796094700.5;
+	cap->status = PM_ST_OK;
+	return cap;
+}
+
+/* The verdict of bundle PATH with Slurm's record, THREADS threads; *TASKS: how many of its
+ * task files were taken from their records (not parsed). */
+static char *verdict_tasks(const char *path, unsigned threads, size_t *tasks)
+{
+	char err[512], *text;
+	struct pm_ruleset *rs = pm_ruleset_load(rules_dir(), err, sizeof(err));
+	struct pm_evidence *ev;
+	json_t *v;
+
+	ck_assert_msg(rs != NULL, "%s", err);
+	ev = pm_evidence_create(rs);
+	pm_evidence_set_threads(ev, threads);
+	ck_assert_msg(pm_evidence_add_path(ev, path, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(pm_evidence_add_buffer(ev, "sacct.txt", record, strlen(record), NULL, NULL,
+						1796094700),
+			 0);
+	v = pm_diagnose(ev, err, sizeof(err));
+	ck_assert_msg(v != NULL, "%s", err);
+	*tasks = pm_evidence_tasks_carried(ev);
+	text = json_dumps(v, JSON_SORT_KEYS | JSON_INDENT(1));
+	json_decref(v);
+	pm_evidence_destroy(ev);
+	pm_ruleset_destroy(rs);
+	return text;
+}
+
+/* The task files' parse carried (engine/carry.c, PMTASK1): the merge takes the records instead
+ * of parsing the files, with the verdict the parse gives, byte for byte, with one thread or
+ * two, and passes over the files' frames (the verdict the same with one of them damaged).  A
+ * record made from other bytes (its digest not the file's) is refused and a damaged one is
+ * not taken: the files are parsed, their frames read and checked, the same verdict. */
+START_TEST(carried_tasks)
+{
+	struct pm_config cfg;
+	struct pm_job j;
+	struct pm_collection c;
+	struct pm_capture *map, *ex;
+	char note[300], err[512], *plain, *with;
+	const char *a, *b;
+	unsigned char *buf;
+	void *other;
+	size_t n, len, flen, off, olen;
+	FILE *fp;
+
+	sample(&cfg, &j, &c);
+	add_output(&c, job_output);
+	map = add_tasks(&c, false, 1);
+	ex = add_tasks(&c, true, 1);
+	pm_collection_scrub(&c);
+	pm_collection_carry(&c, &j, rules_dir(), pm_mono() + 30, note, sizeof(note));
+	ck_assert_str_eq(note, "job output scanned for the merge: 1 of 1");
+	map = &c.caps[c.ncaps - 2];
+	ex = &c.caps[c.ncaps - 1];
+	ck_assert_ptr_nonnull(map->carry);
+	ck_assert_ptr_nonnull(ex->carry);
+	ck_assert_int_eq(memcmp(map->carry, "PMTASK1\n", 8), 0);
+	a = strdup(bundle_in("tasks", &c, &j));
+	ck_assert_int_eq(pm_bundle_verify(a, err, sizeof(err)), 0);
+
+	/* the plain parse: the same bundle without the task records */
+	free(map->carry);
+	free(ex->carry);
+	map->carry = ex->carry = NULL;
+	b = strdup(bundle_in("tasks-plain", &c, &j));
+	plain = verdict_tasks(b, 1, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_nonnull(strstr(plain, "illegal memory access"));
+	for (unsigned t = 1; t <= 2; t++) {
+		with = verdict_tasks(a, t, &n);
+		ck_assert_uint_eq(n, 2);
+		ck_assert_str_eq(with, plain);
+		free(with);
+	}
+
+	/* a task file's frame damaged: passed over, its record standing in for it */
+	fp = fopen(a, "rb");
+	ck_assert_ptr_nonnull(fp);
+	buf = malloc(1 << 20);
+	len = fread(buf, 1, 1 << 20, fp);
+	fclose(fp);
+	off = frame_of(buf, len, 2048, &flen);
+	ck_assert_uint_gt(off, 0);
+	buf[off + flen / 2] ^= 0x5a;
+	save(a, buf, len);
+	with = verdict_tasks(a, 1, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(with, plain);
+	free(with);
+	ck_assert_int_eq(pm_bundle_verify(a, err, sizeof(err)), -1);
+	free(buf);
+	free((void *)a);
+
+	/* records of other bytes (rank 0 exited with 9): their digest is not the files', so they
+	 * are refused and the files parsed */
+	{
+		static const char one[] =
+			"{\"schema\":\"postmortem.rankmap/1\",\"rank\":0,\"node\":\"n1\"}\n";
+
+		ck_assert_int_eq(pm_tasks_carry("rank_map", one, strlen(one), &other, &olen), 0);
+	}
+	ck_assert_ptr_nonnull(other);
+	map->carry = other;
+	map->carrylen = olen;
+	{
+		char *x = task_lines(true, 9);
+
+		ck_assert_int_eq(pm_tasks_carry("task_exit", x, strlen(x), &other, &olen), 0);
+		ck_assert_ptr_nonnull(other);
+		ex->carry = other;
+		ex->carrylen = olen;
+		free(x);
+	}
+	a = bundle_in("tasks-other", &c, &j);
+	with = verdict_tasks(a, 2, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_str_eq(with, plain);
+	free(with);
+
+	/* damaged records (cut short by a byte, as the collector wrote them: their entries'
+	 * digests are theirs): passed over by their heads, not taken, the files parsed */
+	free(map->carry);
+	free(ex->carry);
+	ck_assert_int_eq(pm_tasks_carry("rank_map", map->data, map->len, &map->carry,
+					&map->carrylen),
+			 0);
+	ck_assert_int_eq(pm_tasks_carry("task_exit", ex->data, ex->len, &ex->carry, &ex->carrylen),
+			 0);
+	map->carrylen--;
+	((unsigned char *)ex->carry)[ex->carrylen - 3] ^= 0xff;
+	ex->carrylen -= 2;
+	a = bundle_in("tasks-damaged", &c, &j);
+	for (unsigned t = 1; t <= 2; t++) {
+		with = verdict_tasks(a, t, &n);
+		ck_assert_uint_eq(n, 0);
+		ck_assert_str_eq(with, plain);
+		free(with);
+	}
+	free(plain);
+	free((void *)b);
+	pm_collection_free(&c);
+	pm_job_free(&j);
+	pm_config_free(&cfg);
+}
+END_TEST
+
 void collector_carry_tests(TCase *tc)
 {
+	tcase_add_test(tc, carried_tasks);
 	tcase_add_test(tc, carried_scan_frame_passed_over);
 	tcase_add_test(tc, carried_scan_same_verdict);
 	tcase_add_test(tc, carried_scan_not_taken);
