@@ -812,12 +812,6 @@ KNOWN = {
         "torchrun's summary rank takes the place of srun's --label rank only where the label is srun's (a task id: torchrun runs one task a node); this style puts another launcher's prefix in its place, so the line is not one srun labelled and keeps the rank it is read with (1); the node, gx02, is right either way",
     ('progress-cr', 'place-torchrun-summary-srun-label-rank'):
         "the bar this style redraws before each line stands between srun's label and the text, and the kept line is not read as labelled by srun alone: the summary's rank 13 does not replace the label's 1 (the node, gx02, is right either way)",
-    ('squashed', 'place-torchrun-summary-srun-label-rank'):
-        "torchrun's summary is read by its sections, one line each; squashed into one line the summary's rank is not read, and the label's rank stays",
-    ('squashed', 'place-torchrun-two-summaries-tagged-cause-host'):
-        "as place-torchrun-summary-srun-label-rank: squashed into one line the summaries' ranks and hosts are not read, and the cause keeps its rank 3 with no node (the safe side: no host is named)",
-    ('squashed', 'place-torchrun-summary-over-srun-task-oom'):
-        "as place-torchrun-summary-srun-label-rank: squashed into one line the summary's rank is not read, and srun's task number (1) stays the rank; the node, hx-g12, is right either way",
     ('jsonl-exc', 'app-generic-exceptions-two-nodes-dated-near-miss'):
         'the two exceptions are told apart only by the stamps on their last lines; the style '
         'folds each traceback, stamp and all, into one record\'s exc_info string, where no '
@@ -975,10 +969,6 @@ KNOWN = {
         'torchrun\'s summary is read by its sections, one line each (its "Failures:" and its '
         '"Root Cause" heads, an entry\'s time and exit code); squashed into one line, they '
         'are not told apart, and no rank is named',
-    ('squashed', 'place-torchrun-earliest-root-cause'):
-        'torchrun\'s summary is read by its sections, one line each (its "Root Cause" head, '
-        'an entry\'s time); squashed into one line, the root cause\'s time is not read, and '
-        'of the two summaries\' ranks none is named',
     ('squashed', 'res-gpu-oom-elastic-error-file'):
         'the error file\'s members are read as records only alone on their lines; squashed, '
         'the OOM is text in quotes in the middle of a line, which the rules refuse on purpose '
