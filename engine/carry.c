@@ -63,13 +63,7 @@
 
 /* ---- writing ---- */
 
-struct wbuf {
-	unsigned char *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void put(struct wbuf *w, const void *src, size_t n)
+void pm_wbuf_put(struct pm_wbuf *w, const void *src, size_t n)
 {
 	if (w->failed)
 		return;
@@ -90,53 +84,53 @@ static void put(struct wbuf *w, const void *src, size_t n)
 	w->len += n;
 }
 
-static void put_u64(struct wbuf *w, uint64_t v)
+void pm_wbuf_u64(struct pm_wbuf *w, uint64_t v)
 {
 	unsigned char b[8];
 
 	for (int i = 0; i < 8; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
-	put(w, b, 8);
+	pm_wbuf_put(w, b, 8);
 }
 
-static void put_u32(struct wbuf *w, uint32_t v)
+void pm_wbuf_u32(struct pm_wbuf *w, uint32_t v)
 {
 	unsigned char b[4];
 
 	for (int i = 0; i < 4; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
-	put(w, b, 4);
+	pm_wbuf_put(w, b, 4);
 }
 
-static void put_u8(struct wbuf *w, unsigned v)
+static void put_u8(struct pm_wbuf *w, unsigned v)
 {
 	unsigned char b = (unsigned char)v;
 
-	put(w, &b, 1);
+	pm_wbuf_put(w, &b, 1);
 }
 
-static void put_f64(struct wbuf *w, double d)
+static void put_f64(struct pm_wbuf *w, double d)
 {
 	uint64_t v;
 
 	memcpy(&v, &d, sizeof(v));
-	put_u64(w, v);
+	pm_wbuf_u64(w, v);
 }
 
-static void put_str(struct wbuf *w, const char *s)
+static void put_str(struct pm_wbuf *w, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
 	if (!s) {
-		put_u32(w, NONE);
+		pm_wbuf_u32(w, NONE);
 		return;
 	}
 	if (n >= NONE) {
 		w->failed = true;
 		return;
 	}
-	put_u32(w, (uint32_t)n);
-	put(w, s, n);
+	pm_wbuf_u32(w, (uint32_t)n);
+	pm_wbuf_put(w, s, n);
 }
 
 void pm_carry_identity(char *buf, size_t len)
@@ -147,21 +141,21 @@ void pm_carry_identity(char *buf, size_t len)
 	snprintf(buf, len, "%s hs %s pcre2 %s", PM_ENGINE_ID, hs_version(), pcre);
 }
 
-static void put_key(struct wbuf *w, const struct pm_carry_key *k)
+static void put_key(struct pm_wbuf *w, const struct pm_carry_key *k)
 {
 	char id[256];
 
 	pm_carry_identity(id, sizeof(id));
-	put(w, MAGIC, MAGIC_LEN);
+	pm_wbuf_put(w, MAGIC, MAGIC_LEN);
 	put_str(w, id);
 	put_str(w, k->rules);
-	put(w, k->sha, sizeof(k->sha));
-	put_u64(w, k->input_max);
+	pm_wbuf_put(w, k->sha, sizeof(k->sha));
+	pm_wbuf_u64(w, k->input_max);
 	put_str(w, k->node);
-	put_u32(w, (uint32_t)k->rank);
+	pm_wbuf_u32(w, (uint32_t)k->rank);
 	put_f64(w, k->mtime);
 	put_f64(w, k->boot);
-	put_u32(w, (uint32_t)k->year);
+	pm_wbuf_u32(w, (uint32_t)k->year);
 	put_u8(w, (unsigned)k->source);
 	put_u8(w, (unsigned)k->format);
 	put_u8(w, (unsigned)k->status);
@@ -172,39 +166,39 @@ int pm_carry_encode(const struct pm_carry_key *k, const struct pm_carry *c, unsi
 		    size_t *outlen)
 {
 	const struct pm_evidence *l = c->lev;
-	struct wbuf w = {0};
+	struct pm_wbuf w = {0};
 
 	put_key(&w, k);
-	put_u32(&w, (uint32_t)c->nweak);
+	pm_wbuf_u32(&w, (uint32_t)c->nweak);
 	for (size_t i = 0; i < c->nweak; i++)
 		put_str(&w, c->weak[i]);
-	put_u32(&w, (uint32_t)c->nabsent);
+	pm_wbuf_u32(&w, (uint32_t)c->nabsent);
 	for (size_t i = 0; i < c->nabsent; i++)
 		put_str(&w, c->absent[i]);
 	put_u8(&w, (unsigned)c->status);
 	put_str(&w, c->reason);
-	put_u64(&w, c->dbytes);
-	put_u64(&w, c->dlines);
-	put_u32(&w, (uint32_t)l->nnodes);
+	pm_wbuf_u64(&w, c->dbytes);
+	pm_wbuf_u64(&w, c->dlines);
+	pm_wbuf_u32(&w, (uint32_t)l->nnodes);
 	for (size_t i = 0; i < l->nnodes; i++)
 		put_str(&w, l->nodes[i]);
-	put_u32(&w, (uint32_t)l->nranks);
+	pm_wbuf_u32(&w, (uint32_t)l->nranks);
 	for (size_t i = 0; i < l->nranks; i++) {
 		const struct pm_rankinfo *r = &l->ranks[i];
 
-		put_u32(&w, (uint32_t)r->rank);
+		pm_wbuf_u32(&w, (uint32_t)r->rank);
 		put_str(&w, r->node);
 		put_f64(&w, r->last_time);
 		put_f64(&w, r->last_progress);
 		put_f64(&w, r->first_progress);
-		put_u32(&w, r->nprogress);
+		pm_wbuf_u32(&w, r->nprogress);
 	}
-	put_u32(&w, (uint32_t)l->nipmap);
+	pm_wbuf_u32(&w, (uint32_t)l->nipmap);
 	for (size_t i = 0; i < l->nipmap; i++) {
 		put_str(&w, l->ipmap[i].ip);
 		put_str(&w, l->ipmap[i].node);
 	}
-	put_u32(&w, (uint32_t)l->nobs);
+	pm_wbuf_u32(&w, (uint32_t)l->nobs);
 	for (size_t i = 0; i < l->nobs; i++) {
 		const struct pm_obs *o = &l->obs[i];
 
@@ -216,23 +210,23 @@ int pm_carry_encode(const struct pm_carry_key *k, const struct pm_carry *c, unsi
 		put_str(&w, o->raw);
 		put_f64(&w, o->event_time);
 		put_f64(&w, o->observed_time);
-		put_u64(&w, o->offset);
-		put_u64(&w, o->next);
-		put_u64(&w, (uint64_t)o->seq);
-		put_u64(&w, (uint64_t)o->seqdone);
-		put_u32(&w, o->rule);
+		pm_wbuf_u64(&w, o->offset);
+		pm_wbuf_u64(&w, o->next);
+		pm_wbuf_u64(&w, (uint64_t)o->seq);
+		pm_wbuf_u64(&w, (uint64_t)o->seqdone);
+		pm_wbuf_u32(&w, o->rule);
 		put_u8(&w, (unsigned)o->source);
-		put_u32(&w, (uint32_t)o->rank);
-		put_u32(&w, (uint32_t)o->gpu);
-		put_u32(&w, (uint32_t)o->xid);
-		put_u32(&w, (uint32_t)o->pid);
-		put_u32(&w, (uint32_t)o->code);
-		put_u32(&w, (uint32_t)o->nranks);
-		put_u32(&w, (uint32_t)o->pg);
-		put_u32(&w, o->repeats);
+		pm_wbuf_u32(&w, (uint32_t)o->rank);
+		pm_wbuf_u32(&w, (uint32_t)o->gpu);
+		pm_wbuf_u32(&w, (uint32_t)o->xid);
+		pm_wbuf_u32(&w, (uint32_t)o->pid);
+		pm_wbuf_u32(&w, (uint32_t)o->code);
+		pm_wbuf_u32(&w, (uint32_t)o->nranks);
+		pm_wbuf_u32(&w, (uint32_t)o->pg);
+		pm_wbuf_u32(&w, o->repeats);
 		put_u8(&w, (o->trusted ? 1u : 0u) | (o->has_time ? 2u : 0u) |
 				   (o->daemon ? 4u : 0u) | (o->has_label ? 8u : 0u));
-		put_u32(&w, (uint32_t)o->label);
+		pm_wbuf_u32(&w, (uint32_t)o->label);
 		put_u8(&w, c->kept[i]);
 	}
 	if (l->nnodes > COUNT_MAX || l->nranks > COUNT_MAX || l->nipmap > COUNT_MAX ||
@@ -724,7 +718,7 @@ int pm_tasks_carry(const char *kind, const void *data, size_t len, void **out, s
 	struct pm_file f = {.rank = -1};
 	struct pm_tasks *t = NULL;
 	struct pm_sha256 c;
-	struct wbuf w = {0};
+	struct pm_wbuf w = {0};
 	unsigned char *body = NULL, d[32];
 	size_t blen = 0, n = 0;
 	enum pm_source s;
@@ -765,14 +759,14 @@ int pm_tasks_carry(const char *kind, const void *data, size_t len, void **out, s
 	pm_sha256_update(&c, data, len);
 	pm_sha256_final(&c, d);
 	pthread_once(&tid_once, tid_make);
-	put(&w, TMAGIC, MAGIC_LEN);
+	pm_wbuf_put(&w, TMAGIC, MAGIC_LEN);
 	put_str(&w, tid);
-	put(&w, d, sizeof(d));
-	put_u64(&w, pm_input_max());
+	pm_wbuf_put(&w, d, sizeof(d));
+	pm_wbuf_u64(&w, pm_input_max());
 	put_u8(&w, (unsigned)f.format);
-	put_u32(&w, (uint32_t)f.head_year);
+	pm_wbuf_u32(&w, (uint32_t)f.head_year);
 	put_u8(&w, f.head_zoned);
-	put_u32(&w, (uint32_t)f.head_zone);
+	pm_wbuf_u32(&w, (uint32_t)f.head_zone);
 	put_u8(&w, f.head_zoneless);
 	if (!w.failed && blen <= RECORD_MAX) {
 		size_t bound = ZSTD_compressBound(blen), z;

@@ -625,6 +625,17 @@ struct pm_tasks *pm_tasks_carried(ZSTD_DCtx *dc, const struct pm_file *f);
 /* parse_sched.c: T's records as a record's body, *OUT (free it); and such a body BUF (LEN
  * bytes, taken over) read back, NULL when damaged or on ENOMEM. */
 int pm_tasks_pack(const struct pm_tasks *t, unsigned char **out, size_t *outlen);
+
+/* carry.c: a growing byte buffer for the carried records' little-endian layouts; FAILED once a
+ * write could not grow it (every later write is then none), P the caller's to free. */
+struct pm_wbuf {
+	unsigned char *p;
+	size_t len, cap;
+	bool failed;
+};
+void pm_wbuf_put(struct pm_wbuf *w, const void *src, size_t n);
+void pm_wbuf_u64(struct pm_wbuf *w, uint64_t v);
+void pm_wbuf_u32(struct pm_wbuf *w, uint32_t v);
 struct pm_tasks *pm_tasks_unpack(unsigned char *buf, size_t len);
 
 #endif /* PM_INTERNAL_H */

@@ -2645,54 +2645,9 @@ void pm_tasks_free(struct pm_tasks *t)
  *	each record: for each of the K__COUNT fields, its type (u8: enum rtype) and, for a
  *	string, its length (u32) and bytes; an integer (i64); a real (f64)
  */
-struct tbuf {
-	unsigned char *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void tput(struct tbuf *w, const void *src, size_t n)
-{
-	if (w->failed)
-		return;
-	if (w->len + n > w->cap) {
-		size_t cap = w->cap ? w->cap : 1024;
-		unsigned char *p;
-
-		while (cap < w->len + n)
-			cap *= 2;
-		if (!(p = realloc(w->p, cap))) {
-			w->failed = true;
-			return;
-		}
-		w->p = p;
-		w->cap = cap;
-	}
-	memcpy(w->p + w->len, src, n);
-	w->len += n;
-}
-
-static void tput_u64(struct tbuf *w, uint64_t v)
-{
-	unsigned char b[8];
-
-	for (int i = 0; i < 8; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-	tput(w, b, 8);
-}
-
-static void tput_u32(struct tbuf *w, uint32_t v)
-{
-	unsigned char b[4];
-
-	for (int i = 0; i < 4; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-	tput(w, b, 4);
-}
-
 int pm_tasks_pack(const struct pm_tasks *t, unsigned char **out, size_t *outlen)
 {
-	struct tbuf w = {0};
+	struct pm_wbuf w = {0};
 
 	*out = NULL;
 	*outlen = 0;
@@ -2700,31 +2655,31 @@ int pm_tasks_pack(const struct pm_tasks *t, unsigned char **out, size_t *outlen)
 		errno = EOVERFLOW;
 		return -1;
 	}
-	tput_u32(&w, (uint32_t)t->n);
-	tput_u64(&w, t->bad);
-	tput_u64(&w, t->parsed);
+	pm_wbuf_u32(&w, (uint32_t)t->n);
+	pm_wbuf_u64(&w, t->bad);
+	pm_wbuf_u64(&w, t->parsed);
 	for (size_t k = 0; k < t->n; k++)
 		for (int i = 0; i < K__COUNT; i++) {
 			const struct rval *v = &t->r[k].v[i];
 			unsigned char ty = (unsigned char)v->t;
 			uint64_t x;
 
-			tput(&w, &ty, 1);
+			pm_wbuf_put(&w, &ty, 1);
 			switch (v->t) {
 			case R_STR:
 				if (v->n > UINT32_MAX) {
 					w.failed = true;
 					break;
 				}
-				tput_u32(&w, (uint32_t)v->n);
-				tput(&w, v->s, v->n);
+				pm_wbuf_u32(&w, (uint32_t)v->n);
+				pm_wbuf_put(&w, v->s, v->n);
 				break;
 			case R_INT:
-				tput_u64(&w, (uint64_t)v->i);
+				pm_wbuf_u64(&w, (uint64_t)v->i);
 				break;
 			case R_REAL:
 				memcpy(&x, &v->d, sizeof(x));
-				tput_u64(&w, x);
+				pm_wbuf_u64(&w, x);
 				break;
 			default:
 				break;
