@@ -1430,26 +1430,6 @@ struct pm_loaded {
 	struct staged st;     /* rc 0: the files, ready to be added (commit_staged) */
 };
 
-/* Whether a carried scan among M (NM) stands for member NAME: the manifest MAN lists one for
- * it, and it was taken (take_carried). */
-static bool has_record(const json_t *man, const struct member *m, size_t nm, const char *name)
-{
-	json_t *x;
-	size_t i;
-
-	json_array_foreach(json_object_get(man, "scans"), i, x)
-	{
-		const char *path = json_string_value(json_object_get(x, "path"));
-		const char *of = json_string_value(json_object_get(x, "for"));
-
-		if (!path || !of || strcmp(of, name))
-			continue;
-		for (size_t k = 0; k < nm; k++)
-			if (m[k].carry && m[k].data && !strcmp(m[k].name, path))
-				return true;
-	}
-	return false;
-}
 
 /* ---- a bundle written as frames (FORMATS.md, "Frames"; bundle_pack.c) ----
  *
@@ -1546,6 +1526,13 @@ static const struct member *record_of(const json_t *man, const struct member *m,
 				return &m[k];
 	}
 	return NULL;
+}
+
+/* Whether a carried scan among M (NM) stands for member NAME: the manifest MAN lists one for
+ * it, and it was taken (take_carried). */
+static bool has_record(const json_t *man, const struct member *m, size_t nm, const char *name)
+{
+	return record_of(man, m, nm, name) != NULL;
 }
 
 /* Whether the member NAME (SIZE bytes, its header at HPOS) may be passed over (its source into
