@@ -1430,7 +1430,6 @@ struct pm_loaded {
 	struct staged st;     /* rc 0: the files, ready to be added (commit_staged) */
 };
 
-
 /* ---- a bundle written as frames (FORMATS.md, "Frames"; bundle_pack.c) ----
  *
  * A collector's bundle whose job output's scan is carried has that member's data in a zstd

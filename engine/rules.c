@@ -1279,8 +1279,8 @@ const char *pm_ruleset_rule_id(const struct pm_ruleset *rs, size_t i)
  * and one such rule once made the fixtures' scans ten times slower. */
 static const char broad_line[] = "a: b; c = d, e (f) [g] <h> 'i' \"j\" - k/l | m # n\n";
 
-static int on_broad(unsigned id, unsigned long long from, unsigned long long to,
-		    unsigned flags, void *ctx)
+static int on_broad(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
+		    void *ctx)
 {
 	(void)from;
 	(void)to;

@@ -470,8 +470,7 @@ static json_t *nodes_json(const struct job *j)
 		char p[4096], note[700], *buf = NULL;
 		size_t len = 0;
 		snprintf(p, sizeof(p), "%s/undelivered/%s", j->dir, n);
-		if (why == never &&
-		    pm_fin_read(p, 4096, &buf, &len) == 0) {
+		if (why == never && pm_fin_read(p, 4096, &buf, &len) == 0) {
 			snprintf(note, sizeof(note),
 				 "evidence storage failed; the bundle waits in the node's spool for "
 				 "a later run%s%.*s",
