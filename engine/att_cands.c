@@ -1465,6 +1465,19 @@ static int ctld_allocates(struct pm_file *f, const char *own, const char *node)
 	return rc;
 }
 
+bool pm_att_ctld_allocates(const struct att *a, const char *node)
+{
+	char own[32];
+
+	if (!pm_att_output_job_id(a, own, sizeof(own)))
+		return false;
+	for (size_t i = 0; i < a->ev->nfiles; i++)
+		if (a->ev->files[i].format == PM_FMT_SLURMCTLD_LOG &&
+		    ctld_allocates(&a->ev->files[i], own, node) > 0)
+			return true;
+	return false;
+}
+
 /*
  * Whether NODE, with no record of the job's nodes, is outside them as the folder gives them:
  * slurmctld's own line allocating this job (ctld_allocates, in a file told as its log), else

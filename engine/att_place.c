@@ -2407,6 +2407,9 @@ void pm_att_unplace_aside(struct att *a)
 	for (size_t i = 0; a->placed && i < a->nplaced; i++)
 		if (same_host(a->placed[i].node, h))
 			return;
+	/* slurmctld's own line allocating this job that node: the job ran there */
+	if (pm_att_ctld_allocates(a, h))
+		return;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];
 		if (o->node && same_host(o->node, h) && !a->guessed[i] && !a->not_job[i])
