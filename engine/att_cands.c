@@ -1465,19 +1465,6 @@ static int ctld_allocates(struct pm_file *f, const char *own, const char *node)
 	return rc;
 }
 
-bool pm_att_ctld_allocates(const struct att *a, const char *node)
-{
-	char own[32];
-
-	if (!pm_att_output_job_id(a, own, sizeof(own)))
-		return false;
-	for (size_t i = 0; i < a->ev->nfiles; i++)
-		if (a->ev->files[i].format == PM_FMT_SLURMCTLD_LOG &&
-		    ctld_allocates(&a->ev->files[i], own, node) > 0)
-			return true;
-	return false;
-}
-
 /*
  * Whether NODE, with no record of the job's nodes, is outside them as the folder gives them:
  * slurmctld's own line allocating this job (ctld_allocates, in a file told as its log), else
@@ -1721,6 +1708,36 @@ static bool setup_after_daemon(const struct att *a, const char *own, const struc
 		last == 3 ? "follows another job's allocation or launch on that node" :
 			    NULL;
 	return last >= 2;
+}
+
+bool pm_att_daemon_ran_job(const struct att *a, const char *node)
+{
+	char own[32];
+
+	if (!pm_att_output_job_id(a, own, sizeof(own)))
+		return false;
+	for (size_t i = 0; i < a->ev->nfiles; i++) {
+		struct pm_file *f = &a->ev->files[i];
+		bool ran = false;
+		size_t len;
+		char *buf;
+
+		if (f->format == PM_FMT_SLURMCTLD_LOG && ctld_allocates(f, own, node) > 0)
+			return true;
+		/* slurmd's log of that node (its folder's): this job's launch there */
+		if (f->format != PM_FMT_SLURMD_LOG || !f->node || !setup_host_eq(f->node, node) ||
+		    !(buf = setup_text(f, &len)))
+			continue;
+		for (const char *p = buf, *e; !ran && p < buf + len; p = e + 1) {
+			if (!(e = memchr(p, '\n', (size_t)(buf + len - p))))
+				e = buf + len;
+			ran = setup_daemon_event(a, own, p, e, node, f->node, true) == 1;
+		}
+		free(buf);
+		if (ran)
+			return true;
+	}
+	return false;
 }
 
 /* Whether the job's output ends dated: no line of it that a rule reads as its failure or

@@ -2407,8 +2407,8 @@ void pm_att_unplace_aside(struct att *a)
 	for (size_t i = 0; a->placed && i < a->nplaced; i++)
 		if (same_host(a->placed[i].node, h))
 			return;
-	/* slurmctld's own line allocating this job that node: the job ran there */
-	if (pm_att_ctld_allocates(a, h))
+	/* a Slurm daemon's own line allocating or launching this job there: it ran there */
+	if (pm_att_daemon_ran_job(a, h))
 		return;
 	for (size_t i = 0; i < ev->nobs; i++) {
 		const struct pm_obs *o = &ev->obs[i];

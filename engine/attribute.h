@@ -524,9 +524,10 @@ int pm_att_phase_place(struct att *a);
 unsigned pm_att_line_keys(const char *p, const char *e, bool vector);
 void pm_att_place_one_host(struct att *a, size_t from, bool late);
 void pm_att_unplace_aside(struct att *a);
-/* att_cands.c: whether a file told as slurmctld's log allocates this job (its id as its
- * output names it) a node list holding NODE. */
-bool pm_att_ctld_allocates(const struct att *a, const char *node);
+/* att_cands.c: whether a Slurm daemon's own file says this job (its id as its output names
+ * it) ran on NODE: slurmctld's log allocating it a node list holding NODE, or the slurmd log
+ * of NODE's folder launching it. */
+bool pm_att_daemon_ran_job(const struct att *a, const char *node);
 /* Every candidate's summary made again from its observation once placement is done, its
  * origin's one node and one rank filling what the observation lacks, and its GPUs named on
  * that node (attribute.c). */
