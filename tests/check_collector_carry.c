@@ -87,8 +87,10 @@ static const char record[] =
 	"4242|4242|FAILED|1:0|2026-11-30T03:00:00|2026-11-30T03:11:00|n[1-2]|2|2|lab\n";
 
 /* The verdict of bundle PATH (with Slurm's record when WITH_RECORD) with THREADS threads, as
- * text; *CARRIED gets how many files' scans were taken from the bundle. */
-static char *verdict_of(const char *path, bool with_record, unsigned threads, size_t *carried)
+ * text; *CARRIED gets how many files' scans were taken from the bundle, and *TASKS (when not
+ * NULL) how many of its task files were taken from their records (not parsed). */
+static char *verdict_of2(const char *path, bool with_record, unsigned threads, size_t *carried,
+			 size_t *tasks)
 {
 	char err[512], *text;
 	struct pm_ruleset *rs = pm_ruleset_load(rules_dir(), err, sizeof(err));
@@ -106,11 +108,18 @@ static char *verdict_of(const char *path, bool with_record, unsigned threads, si
 	v = pm_diagnose(ev, err, sizeof(err));
 	ck_assert_msg(v != NULL, "%s", err);
 	*carried = pm_evidence_carried(ev);
+	if (tasks)
+		*tasks = pm_evidence_tasks_carried(ev);
 	text = json_dumps(v, JSON_SORT_KEYS | JSON_INDENT(1));
 	json_decref(v);
 	pm_evidence_destroy(ev);
 	pm_ruleset_destroy(rs);
 	return text;
+}
+
+static char *verdict_of(const char *path, bool with_record, unsigned threads, size_t *carried)
+{
+	return verdict_of2(path, with_record, threads, carried, NULL);
 }
 
 START_TEST(carried_scan_same_verdict)
@@ -634,26 +643,9 @@ static struct pm_capture *add_tasks(struct pm_collection *c, bool exits, int ran
  * task files were taken from their records (not parsed). */
 static char *verdict_tasks(const char *path, unsigned threads, size_t *tasks)
 {
-	char err[512], *text;
-	struct pm_ruleset *rs = pm_ruleset_load(rules_dir(), err, sizeof(err));
-	struct pm_evidence *ev;
-	json_t *v;
+	size_t carried;
 
-	ck_assert_msg(rs != NULL, "%s", err);
-	ev = pm_evidence_create(rs);
-	pm_evidence_set_threads(ev, threads);
-	ck_assert_msg(pm_evidence_add_path(ev, path, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_int_eq(pm_evidence_add_buffer(ev, "sacct.txt", record, strlen(record), NULL, NULL,
-						1796094700),
-			 0);
-	v = pm_diagnose(ev, err, sizeof(err));
-	ck_assert_msg(v != NULL, "%s", err);
-	*tasks = pm_evidence_tasks_carried(ev);
-	text = json_dumps(v, JSON_SORT_KEYS | JSON_INDENT(1));
-	json_decref(v);
-	pm_evidence_destroy(ev);
-	pm_ruleset_destroy(rs);
-	return text;
+	return verdict_of2(path, true, threads, &carried, tasks);
 }
 
 /* The task files' parse carried (engine/carry.c, PMTASK1): the merge takes the records instead
