@@ -69,10 +69,12 @@ struct pm_fixture_result {
  * Run every known-answer case under FIXDIR (rules/README.md, "Fixtures": one folder per case
  * holding expected.json and evidence/) with RS; write a line per case and a readable diff
  * per failure to OUT.  ONLY, when not NULL, restricts the run to the case of that name.
+ * VERDICTS, when not NULL, is a folder that receives each case's verdict as NAME.json, the
+ * bytes `diagnose --json` prints (a case whose verdict cannot be written is an error).
  * Returns 0, or -1 when FIXDIR cannot be read.
  */
-int pm_fixture_run(const struct pm_ruleset *rs, const char *fixdir, const char *only, FILE *out,
-		   struct pm_fixture_result *res);
+int pm_fixture_run(const struct pm_ruleset *rs, const char *fixdir, const char *only,
+		   const char *verdicts, FILE *out, struct pm_fixture_result *res);
 
 /*
  * An evidence set: the files of one job, gathered by hand or by the collector.
