@@ -15,7 +15,8 @@ const char *prog = "postmortem";
 static const struct verb verbs[] = {
 	{"diagnose", cmd_diagnose, "diagnose [--json|--inputs] [--comment] [--rules DIR] PATH...",
 	 "diagnose a folder of logs, files, or an evidence bundle"},
-	{"rules", cmd_rules, "rules check [--case NAME] [--verdicts DIR] [RULESDIR] | rules list [RULESDIR]",
+	{"rules", cmd_rules,
+	 "rules check [--case NAME] [--verdicts DIR] [RULESDIR] | rules list [RULESDIR]",
 	 "validate a rule set and run its fixtures; list its rules"},
 	{"show", cmd_show,
 	 "show JOB [--json] [--timeline [--rules DIR]] [--store DIR] [--cluster C] "
