@@ -2150,9 +2150,13 @@ static bool fault_before(const struct att *a, const struct cand *f, const struct
 
 /* Whether observation O came after the job's progress began: dated later than the first
  * progress by more than the skew tolerance, or undated after a progress line of its own file
- * (FIRST: each file's first progress offset + 1, 0 for none). */
+ * (FIRST: each file's first progress offset + 1, 0 for none).  A `formed` rule's line names
+ * the running collective that failed (Horovod's "ncclAllReduce failed: ..."): whatever the
+ * paste kept of the progress before it, the group had formed. */
 static bool after_progress(const struct att *a, const struct pm_obs *o, const uint64_t *first)
 {
+	if (R(a, (size_t)(o - a->ev->obs))->formed)
+		return true;
 	if (o->has_time && a->first_progress > 0)
 		return o->event_time > a->first_progress + a->rs->skew_s;
 	return first && o->file < a->ev->nfiles && first[o->file] && first[o->file] - 1 < o->offset;
@@ -2184,7 +2188,8 @@ bool pm_att_cand_after_progress(struct att *a, const struct cand *c)
 	bool any, after = c->nev > 0;
 	const uint64_t *first = progress_starts(a, &any);
 
-	if (!first || !any)
+	/* with no progress at all only a `formed` line is after it (after_progress) */
+	if (!first)
 		return false;
 	for (size_t m = 0; m < c->nev && after; m++)
 		after = after_progress(a, &a->ev->obs[c->ev[m]], first);
@@ -2262,7 +2267,8 @@ static void setup_after_progress(struct att *a)
 		setup = is_setup(&a->c[i]);
 	if (!setup)
 		return;
-	if (!(first = progress_starts(a, &any)) || !any)
+	/* no progress at all: a `formed` line still came after the group formed */
+	if (!(first = progress_starts(a, &any)))
 		return;
 	for (size_t i = 0; i < a->nc && !other; i++) {
 		const struct cand *c = &a->c[i];
@@ -2283,6 +2289,7 @@ static void setup_after_progress(struct att *a)
 		}
 		if (!other) {
 			c->late_setup = true;
+			c->late_named = !any;
 			continue;
 		}
 		c->dead = true;
@@ -2290,6 +2297,12 @@ static void setup_after_progress(struct att *a)
 			pm_att_why(a,
 				   "%s: reported only after the job had made progress, when Slurm "
 				   "had started it, so not Slurm failing to start it (%s leads).",
+				   c->summary, other->summary);
+		else if (!any)
+			pm_att_why(a,
+				   "%s: its line names the running collective that failed, so its "
+				   "group had formed and this is a peer gone, a consequence (%s "
+				   "leads), not a failure to set up.",
 				   c->summary, other->summary);
 		else
 			pm_att_why(a,

@@ -1413,10 +1413,10 @@ void pm_att_phase_confidence(struct att *a)
 		a->conf = "hypothesis";
 		l->contradicted = true;
 		pm_att_why(
-			a,
-			"%s/%s is reported only after the job had made progress, when %s; "
-			"confidence hypothesis.",
-			l->cls, l->sub,
+			a, "%s/%s is reported only %s, when %s; confidence hypothesis.", l->cls,
+			l->sub,
+			l->late_named ? "in a running collective that its lines name" :
+					"after the job had made progress",
 			!strcmp(l->sub, "scheduler") ?
 				"Slurm had started it: not Slurm failing to start the job (a "
 				"later step's launch, or text the job printed)" :

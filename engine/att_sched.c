@@ -675,4 +675,14 @@ void pm_att_phase_scheduler(struct att *a)
 	else if (!strcmp(o, "OUT_OF_MEMORY") && !has_kind(a, PM_K_HOST_OOM, false))
 		synth(a, PM_K_HOST_OOM, NULL,
 		      "Slurm killed the job for exceeding its memory (OUT_OF_MEMORY)");
+	/* the job's row says FAILED (its script exited non-zero once srun's step had failed)
+	 * while a step's row says OUT_OF_MEMORY: the OOM killer ended a process of that step.
+	 * Where the output holds only what the other ranks printed after it (consequences), it
+	 * is the cause; beside a failure of the job's own (a rank's exception) it makes no
+	 * candidate: the record says neither which process nor when, and that process may be a
+	 * helper (a data loader's worker) the failing rank outlived */
+	else if (!strcmp(o, "FAILED") && from_sacct && a->ev->job.step_oom && !has_live(a))
+		synth(a, PM_K_HOST_OOM, NULL,
+		      "Slurm's record shows a step of the job ended OUT_OF_MEMORY: the OOM killer "
+		      "ended a task of it");
 }

@@ -76,6 +76,8 @@ struct cand {
 			    * name another node's task failing of itself (verdict_bystanders) */
 	bool late_setup;   /* a set-up class seen only after the job's progress began
 			    * (att_cands.c, setup_after_progress) */
+	bool late_named;   /* ... LATE_SETUP with no progress seen: its lines name the running
+			    * collective that failed (a `formed` rule's) */
 	char note[200];	   /* what is missing, for why (fallback leads) */
 	size_t refobs;	   /* the confirmation that read its kind anew, plus one (att_cands.c,
 			    * refine); 0 none */

@@ -180,6 +180,10 @@ struct pm_jobinfo {
 	} steprows[16];
 	size_t nsteprows;
 	bool steprows_over;
+	/* a step's row of the record (its batch script's or a numbered one's, not extern's)
+	 * says OUT_OF_MEMORY: Slurm saw its cgroup's OOM killer act, whatever the job's own
+	 * row says (FAILED where the script exited non-zero after srun's step failed) */
+	bool step_oom;
 };
 
 /* A task record from the plugin (rank_map / task_exit) or a torchrun summary. */

@@ -902,6 +902,23 @@ static uint64_t fnv64(const char *s, size_t n)
 	return h;
 }
 
+/* Whether a step row (ID; the job's id is its first JN bytes) of the job's batch script or
+ * of a numbered step has STATE OUT_OF_MEMORY ("OUT_OF_ME+" cut by sacct's width).  Not the
+ * extern step's, its id whole or cut ("771930.exte+" in the default width of twelve): it
+ * holds what pam_slurm_adopt adopted (a user's ssh session), not the job's work. */
+static bool step_oom(struct field id, size_t jn, struct field state)
+{
+	static const char oom[] = "OUT_OF_ME";
+	const char *sfx = id.s + jn + 1;
+	size_t n = id.n - jn - 1;
+
+	if (n && sfx[n - 1] == '+')
+		n--;
+	if (n && n <= 6 && !strncmp(sfx, "extern", n))
+		return false;
+	return state.n >= sizeof(oom) - 1 && !memcmp(state.s, oom, sizeof(oom) - 1);
+}
+
 /* A numbered step's row ID (J.0, J.12: the part after the job's id of JN bytes all digits)
  * kept in JOB's STEPROWS with its NodeList and NTasks: each step numbers its tasks from 0. */
 static void step_row(struct pm_jobinfo *job, struct field id, struct field nodes,
@@ -1015,6 +1032,8 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 			else
 				step_row(job, id, col(&t, f, nf, SC_NODELIST),
 					 col(&t, f, nf, SC_NTASKS), jobid.n);
+			if (step_oom(id, jobid.n, col(&t, f, nf, SC_STATE)))
+				job->step_oom = true;
 		}
 	}
 	/* a heterogeneous job has two components or more, numbered from 0: a record of one, or

@@ -450,7 +450,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 					   "refines",	  "heeds_level", "not_after",  "not_beside",
 					   "comm_crash",  "handler",	 "link_state", "own_port",
 					   "step_wait",	  "fs_stall",	 "after",      "boot",
-					   "end_summary", NULL};
+					   "end_summary", "formed",	 NULL};
 	static const char *const strengths[] = {"weak", "medium", "strong"};
 	char *role = NULL, *strength = NULL, *cond = NULL;
 	const unsigned trusted = (1u << PM_SRC_KERNEL_LOG) | (1u << PM_SRC_GPU_STATE) |
@@ -483,6 +483,7 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 	    get_bool(ld, doc, m, "chain", &r->chain) < 0 ||
 	    get_bool(ld, doc, m, "nonfatal", &r->nonfatal) < 0 ||
 	    get_bool(ld, doc, m, "reasonless", &r->reasonless) < 0 ||
+	    get_bool(ld, doc, m, "formed", &r->formed) < 0 ||
 	    get_bool(ld, doc, m, "handler", &r->handler) < 0 ||
 	    get_bool(ld, doc, m, "comm_crash", &r->comm_crash) < 0 ||
 	    get_bool(ld, doc, m, "link_state", &r->link_state) < 0 ||
@@ -554,6 +555,14 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		fail(ld, m,
 		     "rule %s: 'reasonless' is for software rules (a set-up failure whose line "
 		     "gives no reason, which a peer's refusal beside it explains)",
+		     r->id);
+		goto out;
+	}
+	/* inert on another role, as 'reasonless' */
+	if (r->formed && r->hardware) {
+		fail(ld, m,
+		     "rule %s: 'formed' is for software rules (a set-up kind's failure whose line "
+		     "names the running collective that failed)",
 		     r->id);
 		goto out;
 	}

@@ -98,6 +98,10 @@ struct pm_rule {
 	 * "unhandled system error"); a peer's refusal read beside it is its reason
 	 * (att_decide.c, refused_lead) */
 	bool reasonless;
+	/* 'formed': an origin of a set-up kind whose line names the running collective that
+	 * failed (Horovod's "ncclAllReduce failed: ..."): the group had formed, so the line
+	 * counts as reported after progress (att_cands.c, after_progress) */
+	bool formed;
 	/* 'handler': a chain line that says the exception after it was raised while the one
 	 * before it was being handled (Python's "During handling of the above exception"): the
 	 * handler's own failure, not always a wrapper of the first (att_yield.c) */

@@ -237,6 +237,10 @@ START_TEST(test_load_errors)
 			  "    role: origin\n    strength: weak\n    sources: [app_log]\n"
 			  "    reasonless: yes please\n    pattern: 'x'\n    summary: s\n",
 			  "reasonless");
+	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: gpu_lost\n"
+			  "    role: origin\n    strength: strong\n    sources: [kernel_log]\n"
+			  "    formed: true\n    pattern: 'x'\n    summary: s\n",
+			  "'formed' is for software rules");
 	expect_load_error("rules:\n  - id: a\n    class: gpu_hardware\n    subclass: ecc\n"
 			  "    role: origin\n    strength: strong\n    sources: [kernel_log]\n"
 			  "    counter: true\n    pattern: 'x'\n    summary: s\n",
