@@ -409,6 +409,9 @@ struct mf {
 	const char *schema, *node, *job, *cluster, *boot, *cstart, *cend;
 	bool restart_int;
 	json_int_t restart;
+	bool deadline_hit; /* collected.deadline_hit is true (json_is_true) */
+	bool uid_int[3];   /* "uid", "user_uid", "job_uid" (json_is_integer, json_integer_value) */
+	json_int_t uid[3];
 	bool files_list, scans_list; /* "files", "scans" are arrays */
 	struct mf_file *f;
 	size_t nf;
@@ -762,6 +765,9 @@ static bool fr_collected(struct fr *p, struct mf *m)
 			return false;
 		if (!strcmp(key, "end"))
 			ok = fr_strnull(p, &m->cend);
+		else if (!strcmp(key, "deadline_hit"))
+			ok = fr_word(p, "false") || (m->deadline_hit = fr_word(p, "true")) ||
+			     fr_word(p, "null");
 		else if (!strcmp(key, "start"))
 			ok = fr_strnull(p, &m->cstart);
 		else
@@ -805,6 +811,8 @@ static bool mf_fast(struct mf *m, const char *text, size_t len)
 			m->files_list = true;
 		} else if (!strcmp(key, "job")) {
 			ok = fr_strnull(&p, &m->job);
+		} else if (!strcmp(key, "job_uid")) {
+			ok = fr_intnull(&p, &m->uid_int[2], &m->uid[2]);
 		} else if (!strcmp(key, "node")) {
 			ok = fr_strnull(&p, &m->node);
 		} else if (!strcmp(key, "restart")) {
@@ -814,6 +822,10 @@ static bool mf_fast(struct mf *m, const char *text, size_t len)
 			m->scans_list = true;
 		} else if (!strcmp(key, "schema")) {
 			ok = fr_strnull(&p, &m->schema);
+		} else if (!strcmp(key, "uid")) {
+			ok = fr_intnull(&p, &m->uid_int[0], &m->uid[0]);
+		} else if (!strcmp(key, "user_uid")) {
+			ok = fr_intnull(&p, &m->uid_int[1], &m->uid[1]);
 		} else {
 			ok = fr_skip(&p, 1);
 		}
@@ -864,6 +876,10 @@ static bool mf_json(struct mf *m, json_t *j)
 	m->cstart = jstr(col, "start");
 	m->cend = jstr(col, "end");
 	m->restart_int = jint(j, "restart", &m->restart);
+	m->deadline_hit = json_is_true(json_object_get(col, "deadline_hit"));
+	m->uid_int[0] = jint(j, "uid", &m->uid[0]);
+	m->uid_int[1] = jint(j, "user_uid", &m->uid[1]);
+	m->uid_int[2] = jint(j, "job_uid", &m->uid[2]);
 	m->files_list = json_is_array(files);
 	m->scans_list = json_is_array(scans);
 	m->nf = json_array_size(files);
@@ -1942,7 +1958,11 @@ struct pm_loaded {
 	struct mf man;	    /* rc 0: the manifest */
 	struct checked *ck; /* rc 0: its entries' members and digests */
 	json_t *mout;	    /* the manifest for the caller (asked for), NULL none */
-	char sha[72];	    /* the file's SHA-256 (asked for), "" none */
+	bool brief;	    /* the brief of it asked for instead (pm_evidence_add_bundles_brief) */
+	struct mf bman;	    /* ... the manifest read for it, when MAN was not (refused) */
+	struct pm_bundle_brief b;
+	bool has_b;   /* B is the manifest's (an object) */
+	char sha[72]; /* the file's SHA-256 (asked for), "" none */
 	uint64_t bytes;
 	struct pm_bsrc *bsrc; /* rc 0: where the members held back are, NULL none */
 	struct staged st;     /* rc 0: the files, ready to be added (commit_staged) */
@@ -2483,6 +2503,23 @@ out:
 		else
 			json_decref(mj);
 	}
+	if (L->brief && mi != (size_t)-1 && m[mi].len <= MANIFEST_MAX) {
+		/* the same, as its brief: the manifest as it was checked, or read here */
+		const struct mf *bm = L->man.read ? &L->man : NULL;
+		json_error_t je;
+
+		if (!bm && mf_read(&L->bman, m[mi].data, m[mi].len, &je) > 0)
+			bm = &L->bman;
+		if (bm) {
+			L->b.node = bm->node;
+			L->b.deadline_hit = bm->deadline_hit;
+			L->b.uid = -1;
+			for (int k = 0; k < 3 && L->b.uid < 0; k++)
+				if (bm->uid_int[k] && bm->uid[k] >= 0)
+					L->b.uid = (long long)bm->uid[k];
+			L->has_b = true;
+		}
+	}
 	if (sha && !z->failed) {
 		/* the file's digest covers all of it: what the tar reader left unread too */
 		while (!z->eof)
@@ -2532,6 +2569,7 @@ static void loaded_free(struct pm_loaded *L)
 	free_members(L->m, L->nm);
 	free(L->ck);
 	mf_free(&L->man);
+	mf_free(&L->bman);
 	json_decref(L->mout);
 	bsrc_unref(L->bsrc);
 	free(L);
@@ -2631,6 +2669,7 @@ static void *batch_make(void *arg, unsigned w, size_t i)
 		free(L);
 		return NULL;
 	}
+	L->brief = b->brief;
 	load(bt->z[w], bt->z[0]->pool, b->paths[i], b->oflags, b->rels[i], b->manifest, b->sha,
 	     bt->ev->check_all, L);
 	return L;
@@ -2704,6 +2743,48 @@ int pm_evidence_add_bundles(struct pm_evidence *ev, size_t n, const char *const 
 				    .manifest = true,
 				    .sha = true,
 				    .take = add_many_take,
+				    .arg = &a};
+	int rc;
+
+	if (!rels)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *base = strrchr(paths[i], '/');
+		rels[i] = base ? base + 1 : paths[i];
+	}
+	b.rels = rels;
+	rc = pm_bundle_batch(ev, &b);
+	free(rels);
+	return rc;
+}
+
+struct add_brief {
+	pm_bundle_brief_fn *fn;
+	void *arg;
+	struct pm_evidence *ev;
+};
+
+static int add_brief_take(void *arg, size_t i, struct pm_loaded *L)
+{
+	struct add_brief *a = arg;
+	char sha[72], err[256];
+	uint64_t bytes = 0;
+	int rc = finish(a->ev, L, NULL, sha, &bytes, err, sizeof(err));
+
+	return a->fn(a->arg, i, rc, L->has_b ? &L->b : NULL, sha, bytes, err);
+}
+
+int pm_evidence_add_bundles_brief(struct pm_evidence *ev, size_t n, const char *const *paths,
+				  pm_bundle_brief_fn *fn, void *arg)
+{
+	struct add_brief a = {fn, arg, ev};
+	const char **rels = calloc(n + 1, sizeof(*rels));
+	struct pm_bundle_batch b = {.n = n,
+				    .paths = paths,
+				    .oflags = O_NOFOLLOW,
+				    .brief = true,
+				    .sha = true,
+				    .take = add_brief_take,
 				    .arg = &a};
 	int rc;
 

@@ -45,6 +45,7 @@ struct pm_bundle_batch {
 	const char *const *rels;
 	int oflags;
 	bool manifest, sha;
+	bool brief; /* the manifest's brief instead of its tree (pm_evidence_add_bundles_brief) */
 	int (*take)(void *arg, size_t i, struct pm_loaded *l);
 	void *arg;
 };
