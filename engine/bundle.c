@@ -370,6 +370,584 @@ static json_t *manifest_json(const char *text, size_t len, json_error_t *je)
 	return json_loadb(text, len, 0, je);
 }
 
+/* ---- the manifest, read into what the merge reads of it ----
+ *
+ * The merge reads about twenty fields of a manifest (a file's path, source, size, digest,
+ * node, rank, time and status; the scans' and the coverage's few; the run's), and building
+ * jansson's tree of all of it, looking each field up in it and freeing it cost a sixth of a
+ * carried merge (bench/README.md, "Twenty-third look").  So a manifest as the collector writes
+ * it (json_dumps with JSON_SORT_KEYS) is read here straight into struct mf: every object's
+ * keys in strictly ascending order (so none twice), strings of printable ASCII without an
+ * escape, the fields read of the type the collector writes (a string or null, an integer or
+ * null, the lists of objects), every other value checked as JSON and passed over (integers
+ * of at most 18 digits, reals without an exponent of more than two digits, nesting at most
+ * 32 deep).  Anything else (an escape, another key order, another type, a number of another
+ * form, bad syntax) gives up, and the text is read into jansson's tree as before (mf_json),
+ * whose values fill the same struct as json_string_value, json_is_integer and
+ * json_integer_value give them: so both readers give what the tree gave, field by field. */
+
+struct mf_file {
+	const char *path, *source, *sha256, *node, *observed, *status, *reason;
+	bool bytes_int, rank_int; /* json_is_integer of "bytes", of "rank" */
+	json_int_t bytes, rank;	  /* their json_integer_value (0 when not one) */
+};
+
+struct mf_scan {
+	const char *path, *of, *sha256;
+	bool bytes_int;
+	json_int_t bytes;
+};
+
+struct mf_cov {
+	const char *source, *status, *reason;
+};
+
+struct mf {
+	bool read; /* a JSON object was read (else nothing below is set) */
+	char *buf; /* the fast reader's copy of the text: the strings point into it */
+	json_t *j; /* or jansson's tree: they point into that */
+	const char *schema, *node, *job, *cluster, *boot, *cstart, *cend;
+	bool restart_int;
+	json_int_t restart;
+	bool deadline_hit; /* collected.deadline_hit is true (json_is_true) */
+	bool uid_int[3];   /* "uid", "user_uid", "job_uid" (json_is_integer, json_integer_value) */
+	json_int_t uid[3];
+	bool files_list, scans_list; /* "files", "scans" are arrays */
+	struct mf_file *f;
+	size_t nf;
+	struct mf_scan *s;
+	size_t ns;
+	struct mf_cov *c; /* "coverage"'s elements (json_array_size of it) */
+	size_t nc;
+};
+
+static void mf_free(struct mf *m)
+{
+	free(m->buf);
+	json_decref(m->j);
+	free(m->f);
+	free(m->s);
+	free(m->c);
+	memset(m, 0, sizeof(*m));
+}
+
+struct fr {
+	char *s; /* the copy, its strings NUL-terminated in place */
+	size_t n, i;
+};
+
+static void fr_ws(struct fr *p)
+{
+	while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' ||
+			       p->s[p->i] == '\r'))
+		p->i++;
+}
+
+static bool fr_at(struct fr *p, char c)
+{
+	fr_ws(p);
+	return p->i < p->n && p->s[p->i] == c;
+}
+
+/* The bytes a plain string holds: printable ASCII but the quote and the backslash. */
+static const bool fr_plain[256] = {
+	[0x20] = 1,
+	[0x21] = 1,
+	[0x23 ... 0x5b] = 1,
+	[0x5d ... 0x7e] = 1,
+};
+
+/* A plain string at P (its opening quote), NUL-terminated where its closing quote was. */
+static bool fr_str(struct fr *p, const char **out)
+{
+	size_t st;
+
+	if (!fr_at(p, '"'))
+		return false;
+	st = ++p->i;
+	while (p->i < p->n && fr_plain[(unsigned char)p->s[p->i]])
+		p->i++;
+	if (p->i == p->n || p->s[p->i] != '"')
+		return false; /* an escape, a byte outside printable ASCII, or no end */
+	p->s[p->i++] = '\0';
+	*out = p->s + st;
+	return true;
+}
+
+static bool fr_digit(const struct fr *p)
+{
+	return p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9';
+}
+
+/* A number at P: an integer of at most 18 digits into *V (INT set), or, when REAL, a real
+ * without an exponent of more than two digits (not converted: passed over).  False for any
+ * other form: jansson says what it is. */
+static bool fr_num(struct fr *p, bool real, bool *isint, json_int_t *v)
+{
+	size_t st, nd;
+	bool neg = false;
+	json_int_t x = 0;
+
+	fr_ws(p);
+	if (p->i < p->n && p->s[p->i] == '-') {
+		neg = true;
+		p->i++;
+	}
+	if (!fr_digit(p))
+		return false;
+	st = p->i;
+	if (p->s[p->i] == '0')
+		p->i++;
+	else
+		while (fr_digit(p)) {
+			if (p->i - st == 18) /* past what an int64 surely holds */
+				return false;
+			x = x * 10 + (p->s[p->i++] - '0');
+		}
+	*isint = true;
+	*v = neg ? -x : x;
+	if (p->i < p->n && p->s[p->i] == '.') {
+		p->i++;
+		for (nd = 0; fr_digit(p); nd++)
+			p->i++;
+		if (!nd || nd > 20)
+			return false;
+		*isint = false;
+	}
+	if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+		if (++p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
+			p->i++;
+		for (nd = 0; fr_digit(p); nd++)
+			p->i++;
+		if (!nd || nd > 2)
+			return false;
+		*isint = false;
+	}
+	return *isint || real;
+}
+
+static bool fr_word(struct fr *p, const char *w)
+{
+	size_t l = strlen(w);
+
+	fr_ws(p);
+	if (p->n - p->i < l || memcmp(p->s + p->i, w, l))
+		return false;
+	p->i += l;
+	return true;
+}
+
+/* The next member of a list or object at P (closed by CLOSE; *FIRST: none read yet): 1 a
+ * member follows, 0 the end (read), -1 not JSON (a comma before the end is: the member read
+ * after it fails). */
+static int fr_next(struct fr *p, char close, bool *first)
+{
+	fr_ws(p);
+	if (p->i >= p->n)
+		return -1;
+	if (p->s[p->i] == close) {
+		p->i++;
+		return 0;
+	}
+	if (*first) {
+		*first = false;
+		return 1;
+	}
+	if (p->s[p->i] != ',')
+		return -1;
+	p->i++;
+	return 1;
+}
+
+/* An object's next key into *KEY (after *PREV, which it becomes), its colon read: false when
+ * it is not a plain string, not after *PREV in strcmp's order, or no colon follows. */
+static bool fr_key(struct fr *p, const char **key, const char **prev)
+{
+	if (!fr_str(p, key) || (*prev && strcmp(*prev, *key) >= 0) || !fr_at(p, ':'))
+		return false;
+	p->i++;
+	*prev = *key;
+	return true;
+}
+
+/* Any value at P, checked and passed over (DEPTH: the containers it is in). */
+static bool fr_skip(struct fr *p, int depth)
+{
+	const char *s, *prev = NULL;
+	bool first = true, isint;
+	json_int_t v;
+	int r;
+
+	fr_ws(p);
+	if (p->i >= p->n || depth > 32)
+		return false;
+	switch (p->s[p->i]) {
+	case '"':
+		return fr_str(p, &s);
+	case 't':
+		return fr_word(p, "true");
+	case 'f':
+		return fr_word(p, "false");
+	case 'n':
+		return fr_word(p, "null");
+	case '[':
+		p->i++;
+		while ((r = fr_next(p, ']', &first)) > 0)
+			if (!fr_skip(p, depth + 1))
+				return false;
+		return r == 0;
+	case '{':
+		p->i++;
+		while ((r = fr_next(p, '}', &first)) > 0)
+			if (!fr_key(p, &s, &prev) || !fr_skip(p, depth + 1))
+				return false;
+		return r == 0;
+	default:
+		return fr_num(p, true, &isint, &v);
+	}
+}
+
+/* A string or null (NULL, as json_string_value gives it) into *OUT. */
+static bool fr_strnull(struct fr *p, const char **out)
+{
+	if (fr_at(p, 'n')) {
+		*out = NULL;
+		return fr_word(p, "null");
+	}
+	return fr_str(p, out);
+}
+
+/* An integer or null into *ISINT and *V (json_is_integer, json_integer_value). */
+static bool fr_intnull(struct fr *p, bool *isint, json_int_t *v)
+{
+	if (fr_at(p, 'n')) {
+		*isint = false;
+		*v = 0;
+		return fr_word(p, "null");
+	}
+	return fr_num(p, false, isint, v);
+}
+
+/* A list of objects at P, each read by ONE into element K of *ARR (room for *ALLOC of ELEM
+ * bytes, *N of them). */
+static bool fr_list(struct fr *p, void **arr, size_t *n, size_t elem,
+		    bool (*one)(struct fr *p, void *arr, size_t k))
+{
+	size_t alloc = 0;
+	bool first = true;
+	int r;
+
+	if (!fr_at(p, '['))
+		return false;
+	p->i++;
+	while ((r = fr_next(p, ']', &first)) > 0) {
+		if (*n == alloc && pm_grow(arr, &alloc, elem) < 0)
+			return false;
+		if (!fr_at(p, '{'))
+			return false;
+		p->i++;
+		if (!one(p, *arr, (*n)++))
+			return false;
+	}
+	return r == 0;
+}
+
+static bool fr_file(struct fr *p, void *arr, size_t k)
+{
+	struct mf_file *f = (struct mf_file *)arr + k;
+	const char *key, *prev = NULL;
+	bool first = true, ok;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	while ((r = fr_next(p, '}', &first)) > 0) {
+		const char **s = NULL;
+
+		if (!fr_key(p, &key, &prev))
+			return false;
+		switch (key[0]) { /* the key's first byte picks the few it can be */
+		case 'n':
+			s = !strcmp(key, "node") ? &f->node : NULL;
+			break;
+		case 'o':
+			s = !strcmp(key, "observed_time") ? &f->observed : NULL;
+			break;
+		case 'p':
+			s = !strcmp(key, "path") ? &f->path : NULL;
+			break;
+		case 'r':
+			s = !strcmp(key, "reason") ? &f->reason : NULL;
+			break;
+		case 's':
+			s = !strcmp(key, "sha256") ? &f->sha256 :
+			    !strcmp(key, "source") ? &f->source :
+			    !strcmp(key, "status") ? &f->status :
+						     NULL;
+			break;
+		}
+		if (s)
+			ok = fr_strnull(p, s);
+		else if (!strcmp(key, "bytes"))
+			ok = fr_num(p, false, &f->bytes_int, &f->bytes);
+		else if (!strcmp(key, "rank"))
+			ok = fr_intnull(p, &f->rank_int, &f->rank);
+		else
+			ok = fr_skip(p, 3);
+		if (!ok)
+			return false;
+	}
+	return r == 0;
+}
+
+static bool fr_scan(struct fr *p, void *arr, size_t k)
+{
+	struct mf_scan *s = (struct mf_scan *)arr + k;
+	const char *key, *prev = NULL;
+	bool first = true, ok;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	while ((r = fr_next(p, '}', &first)) > 0) {
+		if (!fr_key(p, &key, &prev))
+			return false;
+		if (!strcmp(key, "bytes"))
+			ok = fr_num(p, false, &s->bytes_int, &s->bytes);
+		else if (!strcmp(key, "for"))
+			ok = fr_strnull(p, &s->of);
+		else if (!strcmp(key, "path"))
+			ok = fr_strnull(p, &s->path);
+		else if (!strcmp(key, "sha256"))
+			ok = fr_strnull(p, &s->sha256);
+		else
+			ok = fr_skip(p, 3);
+		if (!ok)
+			return false;
+	}
+	return r == 0;
+}
+
+static bool fr_cov(struct fr *p, void *arr, size_t k)
+{
+	struct mf_cov *c = (struct mf_cov *)arr + k;
+	const char *key, *prev = NULL;
+	bool first = true, ok;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	while ((r = fr_next(p, '}', &first)) > 0) {
+		if (!fr_key(p, &key, &prev))
+			return false;
+		if (!strcmp(key, "reason"))
+			ok = fr_strnull(p, &c->reason);
+		else if (!strcmp(key, "source"))
+			ok = fr_strnull(p, &c->source);
+		else if (!strcmp(key, "status"))
+			ok = fr_strnull(p, &c->status);
+		else
+			ok = fr_skip(p, 3);
+		if (!ok)
+			return false;
+	}
+	return r == 0;
+}
+
+static bool fr_collected(struct fr *p, struct mf *m)
+{
+	const char *key, *prev = NULL;
+	bool first = true, ok;
+	int r;
+
+	if (!fr_at(p, '{'))
+		return false;
+	p->i++;
+	while ((r = fr_next(p, '}', &first)) > 0) {
+		if (!fr_key(p, &key, &prev))
+			return false;
+		if (!strcmp(key, "end"))
+			ok = fr_strnull(p, &m->cend);
+		else if (!strcmp(key, "deadline_hit"))
+			ok = fr_word(p, "false") || (m->deadline_hit = fr_word(p, "true")) ||
+			     fr_word(p, "null");
+		else if (!strcmp(key, "start"))
+			ok = fr_strnull(p, &m->cstart);
+		else
+			ok = fr_skip(p, 2);
+		if (!ok)
+			return false;
+	}
+	return r == 0;
+}
+
+/* TEXT (LEN bytes) read into M by the fast reader: false when it gives up (M's lists may hold
+ * what was read: mf_free). */
+static bool mf_fast(struct mf *m, const char *text, size_t len)
+{
+	struct fr p = {.n = len};
+	const char *key, *prev = NULL;
+	bool first = true, ok;
+	int r;
+
+	if (!(m->buf = malloc(len + 1)))
+		return false;
+	memcpy(m->buf, text, len);
+	m->buf[len] = '\0';
+	p.s = m->buf;
+	if (!fr_at(&p, '{'))
+		return false;
+	p.i++;
+	while ((r = fr_next(&p, '}', &first)) > 0) {
+		if (!fr_key(&p, &key, &prev))
+			return false;
+		if (!strcmp(key, "boot_time")) {
+			ok = fr_strnull(&p, &m->boot);
+		} else if (!strcmp(key, "cluster")) {
+			ok = fr_strnull(&p, &m->cluster);
+		} else if (!strcmp(key, "collected")) {
+			ok = fr_collected(&p, m);
+		} else if (!strcmp(key, "coverage")) {
+			ok = fr_list(&p, (void **)&m->c, &m->nc, sizeof(*m->c), fr_cov);
+		} else if (!strcmp(key, "files")) {
+			ok = fr_list(&p, (void **)&m->f, &m->nf, sizeof(*m->f), fr_file);
+			m->files_list = true;
+		} else if (!strcmp(key, "job")) {
+			ok = fr_strnull(&p, &m->job);
+		} else if (!strcmp(key, "job_uid")) {
+			ok = fr_intnull(&p, &m->uid_int[2], &m->uid[2]);
+		} else if (!strcmp(key, "node")) {
+			ok = fr_strnull(&p, &m->node);
+		} else if (!strcmp(key, "restart")) {
+			ok = fr_intnull(&p, &m->restart_int, &m->restart);
+		} else if (!strcmp(key, "scans")) {
+			ok = fr_list(&p, (void **)&m->s, &m->ns, sizeof(*m->s), fr_scan);
+			m->scans_list = true;
+		} else if (!strcmp(key, "schema")) {
+			ok = fr_strnull(&p, &m->schema);
+		} else if (!strcmp(key, "uid")) {
+			ok = fr_intnull(&p, &m->uid_int[0], &m->uid[0]);
+		} else if (!strcmp(key, "user_uid")) {
+			ok = fr_intnull(&p, &m->uid_int[1], &m->uid[1]);
+		} else {
+			ok = fr_skip(&p, 1);
+		}
+		if (!ok)
+			return false;
+	}
+	fr_ws(&p);
+	return r == 0 && p.i == p.n;
+}
+
+bool pm_bundle_manifest_fast(const char *text, size_t len)
+{
+	struct mf m = {0};
+	bool fast = mf_fast(&m, text, len);
+
+	mf_free(&m);
+	return fast;
+}
+
+/* What json_string_value and json_integer_value give of X's KEY. */
+static const char *jstr(const json_t *x, const char *key)
+{
+	return json_string_value(json_object_get(x, key));
+}
+
+static bool jint(const json_t *x, const char *key, json_int_t *v)
+{
+	const json_t *i = json_object_get(x, key);
+
+	*v = json_integer_value(i);
+	return json_is_integer(i);
+}
+
+/* M filled from jansson's tree J (an object, M's now): the same fields, as the tree's
+ * accessors give them.  false on ENOMEM. */
+static bool mf_json(struct mf *m, json_t *j)
+{
+	json_t *files = json_object_get(j, "files"), *scans = json_object_get(j, "scans");
+	json_t *cov = json_object_get(j, "coverage"), *col = json_object_get(j, "collected"), *x;
+	size_t i;
+
+	m->j = j;
+	m->schema = jstr(j, "schema");
+	m->node = jstr(j, "node");
+	m->job = jstr(j, "job");
+	m->cluster = jstr(j, "cluster");
+	m->boot = jstr(j, "boot_time");
+	m->cstart = jstr(col, "start");
+	m->cend = jstr(col, "end");
+	m->restart_int = jint(j, "restart", &m->restart);
+	m->deadline_hit = json_is_true(json_object_get(col, "deadline_hit"));
+	m->uid_int[0] = jint(j, "uid", &m->uid[0]);
+	m->uid_int[1] = jint(j, "user_uid", &m->uid[1]);
+	m->uid_int[2] = jint(j, "job_uid", &m->uid[2]);
+	m->files_list = json_is_array(files);
+	m->scans_list = json_is_array(scans);
+	m->nf = json_array_size(files);
+	m->ns = json_array_size(scans);
+	m->nc = json_array_size(cov);
+	if ((m->nf && !(m->f = calloc(m->nf, sizeof(*m->f)))) ||
+	    (m->ns && !(m->s = calloc(m->ns, sizeof(*m->s)))) ||
+	    (m->nc && !(m->c = calloc(m->nc, sizeof(*m->c)))))
+		return false;
+	json_array_foreach(files, i, x)
+	{
+		struct mf_file *f = &m->f[i];
+
+		f->path = jstr(x, "path");
+		f->source = jstr(x, "source");
+		f->sha256 = jstr(x, "sha256");
+		f->node = jstr(x, "node");
+		f->observed = jstr(x, "observed_time");
+		f->status = jstr(x, "status");
+		f->reason = jstr(x, "reason");
+		f->bytes_int = jint(x, "bytes", &f->bytes);
+		f->rank_int = jint(x, "rank", &f->rank);
+	}
+	json_array_foreach(scans, i, x)
+	{
+		m->s[i].path = jstr(x, "path");
+		m->s[i].of = jstr(x, "for");
+		m->s[i].sha256 = jstr(x, "sha256");
+		m->s[i].bytes_int = jint(x, "bytes", &m->s[i].bytes);
+	}
+	json_array_foreach(cov, i, x)
+	{
+		m->c[i].source = jstr(x, "source");
+		m->c[i].status = jstr(x, "status");
+		m->c[i].reason = jstr(x, "reason");
+	}
+	return true;
+}
+
+/* The manifest TEXT (LEN bytes) into M: 1 an object (M filled), 0 not JSON or not an object
+ * (*JE says what jansson said), -1 on ENOMEM. */
+static int mf_read(struct mf *m, const char *text, size_t len, json_error_t *je)
+{
+	json_t *j;
+
+	memset(m, 0, sizeof(*m));
+	if (mf_fast(m, text, len)) {
+		m->read = true;
+		return 1;
+	}
+	mf_free(m);
+	/* as jansson's loader leaves it when it reads the text without an error */
+	je->line = -1;
+	je->text[0] = '\0';
+	j = manifest_json(text, len, je);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return 0;
+	}
+	if (!mf_json(m, j)) {
+		mf_free(m);
+		errno = ENOMEM;
+		return -1;
+	}
+	m->read = true;
+	return 1;
+}
+
 /* One manifest entry, checked: its member and the member's SHA-256. */
 struct checked {
 	size_t member;
@@ -379,13 +957,10 @@ struct checked {
 
 /* Check manifest entry X against the members M (NM of them; TAKEN: those listed already),
  * filling CK.  0, or -1 with ERR filled. */
-static int check_entry(const json_t *x, const struct member *m, size_t nm, bool *taken,
+static int check_entry(const struct mf_file *x, const struct member *m, size_t nm, bool *taken,
 		       struct checked *ck, const char *rel, char *err, size_t errlen)
 {
-	const char *path = json_string_value(json_object_get(x, "path"));
-	const char *src = json_string_value(json_object_get(x, "source"));
-	const char *sha = json_string_value(json_object_get(x, "sha256"));
-	json_t *bytes = json_object_get(x, "bytes");
+	const char *path = x->path, *src = x->source, *sha = x->sha256;
 	size_t k, found = nm;
 	char hex[80];
 	struct pm_sha256 c;
@@ -399,7 +974,7 @@ static int check_entry(const json_t *x, const struct member *m, size_t nm, bool 
 		return bad(err, errlen, rel, "the manifest lists a file the bundle lacks");
 	taken[found] = true;
 	ck->member = found;
-	if (!json_is_integer(bytes) || (size_t)json_integer_value(bytes) != m[found].len)
+	if (!x->bytes_int || (size_t)x->bytes != m[found].len)
 		return bad(err, errlen, rel, "a member's size differs from the manifest");
 	if (m[found].hashed) {
 		memcpy(ck->d, m[found].d, sizeof(ck->d));
@@ -419,15 +994,13 @@ static int check_entry(const json_t *x, const struct member *m, size_t nm, bool 
 /* The run the collector filed the bundle under (manifest MAN): what an accounting record
  * would say, when none is present (a restart count the record may not carry at all).
  * 0, or -1 on ENOMEM. */
-static int note_run(struct pm_evidence *ev, const json_t *man)
+static int note_run(struct pm_evidence *ev, const struct mf *man)
 {
 	struct pm_jobinfo *j = pm_ev_job(ev);
-	json_t *r = json_object_get(man, "restart");
-	const char *id = json_string_value(json_object_get(man, "job"));
-	const char *cl = json_string_value(json_object_get(man, "cluster"));
-	if (j->restart < 0 && json_is_integer(r) && json_integer_value(r) >= 0 &&
-	    json_integer_value(r) < 1000000)
-		j->restart = (int)json_integer_value(r);
+	const char *id = man->job, *cl = man->cluster;
+
+	if (j->restart < 0 && man->restart_int && man->restart >= 0 && man->restart < 1000000)
+		j->restart = (int)man->restart;
 	if (!j->id && id && pm_strset(&j->id, id, strlen(id)) < 0)
 		return -1;
 	if (!j->cluster && cl && pm_strset(&j->cluster, cl, strlen(cl)) < 0)
@@ -495,21 +1068,17 @@ static void staged_free(struct staged *st)
 /* The manifest MAN's coverage records (those with a source and a status) copied into ST, on
  * the worker that read the bundle (commit_staged moves them into the evidence).  0, or -1 on
  * ENOMEM (ST holds what was made). */
-static int stage_coverage(const json_t *man, struct staged *st)
+static int stage_coverage(const struct mf *man, struct staged *st)
 {
-	const char *node = json_string_value(json_object_get(man, "node"));
-	json_t *list = json_object_get(man, "coverage"), *x;
-	size_t i;
+	const char *node = man->node;
 
-	if (!json_array_size(list))
+	if (!man->nc)
 		return 0;
-	if (!(st->cov = calloc(json_array_size(list), sizeof(*st->cov))))
+	if (!(st->cov = calloc(man->nc, sizeof(*st->cov))))
 		return -1;
-	json_array_foreach(list, i, x)
-	{
-		const char *src = json_string_value(json_object_get(x, "source"));
-		const char *stt = json_string_value(json_object_get(x, "status"));
-		const char *why = json_string_value(json_object_get(x, "reason"));
+	for (size_t i = 0; i < man->nc; i++) {
+		const char *src = man->c[i].source, *stt = man->c[i].status;
+		const char *why = man->c[i].reason;
 		struct pm_cov *c = &st->cov[st->ncov];
 
 		if (!src || !stt)
@@ -525,13 +1094,11 @@ static int stage_coverage(const json_t *man, struct staged *st)
 /* File F made ready for the member MM that manifest entry X lists (checked: CK), with what
  * the entry says of it (NODE and BOOT: the bundle's; BS: where a member held back is).  0,
  * or -1 on ENOMEM. */
-static int stage_member(const char *rel, const json_t *x, struct member *mm,
+static int stage_member(const char *rel, const struct mf_file *x, struct member *mm,
 			const struct checked *ck, const char *node, double boot, struct pm_bsrc *bs,
 			struct pm_file *f)
 {
-	const char *path = json_string_value(json_object_get(x, "path"));
-	const char *fnode = json_string_value(json_object_get(x, "node"));
-	json_t *rank = json_object_get(x, "rank");
+	const char *path = x->path, *fnode = x->node;
 	char name[1200];
 
 	f->rank = -1;
@@ -559,26 +1126,20 @@ static int stage_member(const char *rel, const json_t *x, struct member *mm,
 	f->kind_given = true;
 	f->bundled = true;
 	f->tctx.boot_time = boot;
-	f->mtime = pm_bundle_time(json_string_value(json_object_get(x, "observed_time")));
-	if (json_is_integer(rank))
-		f->rank = (int)json_integer_value(rank);
+	f->mtime = pm_bundle_time(x->observed);
+	if (x->rank_int)
+		f->rank = (int)x->rank;
 	if ((fnode || node) && !(f->node = strdup(fnode ? fnode : node)))
 		return -1;
-	return pm_bundle_member_status(f, json_string_value(json_object_get(x, "status")),
-				       json_string_value(json_object_get(x, "reason")));
+	return pm_bundle_member_status(f, x->status, x->reason);
 }
 
 /* The carried scans among the members M (NM), each given to the staged file its manifest
  * MAN's entry names ("for": a path of its "files", ST's file of the same index). */
-static void stage_carried(const json_t *man, struct staged *st, struct member *m, size_t nm)
+static void stage_carried(const struct mf *man, struct staged *st, struct member *m, size_t nm)
 {
-	json_t *files = json_object_get(man, "files"), *x, *y;
-	size_t i, j;
-
-	json_array_foreach(json_object_get(man, "scans"), i, x)
-	{
-		const char *path = json_string_value(json_object_get(x, "path"));
-		const char *of = json_string_value(json_object_get(x, "for"));
+	for (size_t i = 0; i < man->ns; i++) {
+		const char *path = man->s[i].path, *of = man->s[i].of;
 		struct member *mm = NULL;
 
 		for (size_t k = 0; path && of && k < nm; k++)
@@ -586,9 +1147,8 @@ static void stage_carried(const json_t *man, struct staged *st, struct member *m
 				mm = &m[k];
 		if (!mm)
 			continue;
-		json_array_foreach(files, j, y)
-		{
-			const char *fp = json_string_value(json_object_get(y, "path"));
+		for (size_t j = 0; j < man->nf; j++) {
+			const char *fp = man->f[j].path;
 			struct pm_file *f = j < st->n ? &st->f[j] : NULL;
 
 			if (f && fp && !strcmp(fp, of) && !f->carry) {
@@ -604,23 +1164,21 @@ static void stage_carried(const json_t *man, struct staged *st, struct member *m
 /* The files the manifest MAN (checked: CK) lists, with its members M (NM), made ready in ST
  * (BS: where the members held back are, NULL none); nothing of the evidence is touched.  0,
  * or -1 on ENOMEM (ST holds what was made: staged_free). */
-static int stage_manifest(const char *rel, const json_t *man, const struct checked *ck,
+static int stage_manifest(const char *rel, const struct mf *man, const struct checked *ck,
 			  struct member *m, size_t nm, struct pm_bsrc *bs, struct staged *st)
 {
-	const char *node = json_string_value(json_object_get(man, "node"));
-	double boot = pm_bundle_time(json_string_value(json_object_get(man, "boot_time")));
-	json_t *files = json_object_get(man, "files"), *x;
-	size_t i;
+	const char *node = man->node;
+	double boot = pm_bundle_time(man->boot);
 
 	st->n = 0;
 	st->cov = NULL;
 	st->ncov = 0;
-	if (!(st->f = calloc(json_array_size(files) + 1, sizeof(*st->f))))
+	if (!(st->f = calloc(man->nf + 1, sizeof(*st->f))))
 		return -1;
-	json_array_foreach(files, i, x)
-	{
+	for (size_t i = 0; i < man->nf; i++) {
 		st->n = i + 1;
-		if (stage_member(rel, x, &m[ck[i].member], &ck[i], node, boot, bs, &st->f[i]) < 0)
+		if (stage_member(rel, &man->f[i], &m[ck[i].member], &ck[i], node, boot, bs,
+				 &st->f[i]) < 0)
 			return -1;
 	}
 	stage_carried(man, st, m, nm);
@@ -629,9 +1187,9 @@ static int stage_manifest(const char *rel, const json_t *man, const struct check
 
 /* Add the bundle whose manifest is MAN and whose files ST made ready to EV: the files (moved
  * out of ST), the run, the coverage and the collector's times.  0, or -1 on ENOMEM. */
-static int commit_staged(struct pm_evidence *ev, const json_t *man, struct staged *st)
+static int commit_staged(struct pm_evidence *ev, const struct mf *man, struct staged *st)
 {
-	const char *node = json_string_value(json_object_get(man, "node"));
+	const char *node = man->node;
 	struct pm_bsrc *bs = NULL;
 	size_t i;
 
@@ -673,9 +1231,7 @@ static int commit_staged(struct pm_evidence *ev, const json_t *man, struct stage
 	st->cov = NULL;
 	st->ncov = 0;
 	{
-		json_t *col = json_object_get(man, "collected");
-		double cs = pm_bundle_time(json_string_value(json_object_get(col, "start")));
-		double ce = pm_bundle_time(json_string_value(json_object_get(col, "end")));
+		double cs = pm_bundle_time(man->cstart), ce = pm_bundle_time(man->cend);
 		if (node && cs > 0 && pm_ev_add_collect(ev, node, cs, ce >= cs ? ce : 0) < 0)
 			return -1;
 	}
@@ -683,58 +1239,48 @@ static int commit_staged(struct pm_evidence *ev, const json_t *man, struct stage
 	return 0;
 }
 
-/* Check the manifest MTEXT (MLEN bytes; PARSED, when not NULL, is it parsed already, the
- * plan's) against the members M (NM of them): every entry, before anything is added.  On
- * success *MANP gets the manifest (a new reference) and *CKP each entry's member and digest
- * (free it).  MOUT, when not NULL, gets the parsed manifest (a new reference) whether the
- * bundle is accepted or not.  0, or -1 with ERR filled (or errno ENOMEM). */
-static int check_manifest(const char *rel, const char *mtext, size_t mlen, json_t *parsed,
-			  const struct member *m, size_t nm, json_t **manp, struct checked **ckp,
-			  json_t **mout, char *err, size_t errlen)
+/* Check the manifest MTEXT (MLEN bytes; MAN, when it was read already (MAN->READ), is it, the
+ * plan's; else it is read into MAN here) against the members M (NM of them): every entry,
+ * before anything is added.  On success *CKP gets each entry's member and digest (free it).
+ * MAN is the caller's to free (mf_free) either way.  0, or -1 with ERR filled (or errno
+ * ENOMEM). */
+static int check_manifest(const char *rel, const char *mtext, size_t mlen, struct mf *man,
+			  const struct member *m, size_t nm, struct checked **ckp, char *err,
+			  size_t errlen)
 {
-	json_error_t je;
-	json_t *man = parsed ? json_incref(parsed) : manifest_json(mtext, mlen, &je), *files, *x;
-	const char *schema;
 	struct checked *ck = NULL;
 	bool *taken = NULL;
-	size_t i;
 	int rc = -1;
 
-	if (!man || !json_is_object(man)) {
-		char why[300];
-		snprintf(why, sizeof(why), "manifest.json line %d: %s", je.line, je.text);
-		json_decref(man);
-		return bad(err, errlen, rel, why);
+	if (!man->read) {
+		json_error_t je;
+		int r = mf_read(man, mtext, mlen, &je);
+
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			char why[300];
+			snprintf(why, sizeof(why), "manifest.json line %d: %s", je.line, je.text);
+			return bad(err, errlen, rel, why);
+		}
 	}
-	if (mout)
-		*mout = json_incref(man);
-	schema = json_string_value(json_object_get(man, "schema"));
-	if (!schema || strcmp(schema, PM_BUNDLE_SCHEMA)) {
-		rc = bad(err, errlen, rel, "manifest schema is not " PM_BUNDLE_SCHEMA);
-		goto out;
-	}
-	files = json_object_get(man, "files");
-	if (!json_is_array(files)) {
-		rc = bad(err, errlen, rel, "manifest has no 'files' list");
-		goto out;
-	}
-	ck = calloc(json_array_size(files) + 1, sizeof(*ck));
+	if (!man->schema || strcmp(man->schema, PM_BUNDLE_SCHEMA))
+		return bad(err, errlen, rel, "manifest schema is not " PM_BUNDLE_SCHEMA);
+	if (!man->files_list)
+		return bad(err, errlen, rel, "manifest has no 'files' list");
+	ck = calloc(man->nf + 1, sizeof(*ck));
 	taken = calloc(nm + 1, sizeof(*taken));
 	if (!ck || !taken)
 		goto out;
-	json_array_foreach(files, i, x)
-	{
-		if (check_entry(x, m, nm, taken, &ck[i], rel, err, errlen) < 0)
+	for (size_t i = 0; i < man->nf; i++)
+		if (check_entry(&man->f[i], m, nm, taken, &ck[i], rel, err, errlen) < 0)
 			goto out;
-	}
-	*manp = json_incref(man);
 	*ckp = ck;
 	ck = NULL;
 	rc = 0;
 out:
 	free(ck);
 	free(taken);
-	json_decref(man);
 	return rc;
 }
 
@@ -743,21 +1289,23 @@ out:
 static int apply_manifest(struct pm_evidence *ev, const char *rel, const char *mtext, size_t mlen,
 			  struct member *m, size_t nm, char *err, size_t errlen)
 {
-	json_t *man = NULL;
+	struct mf man = {0};
 	struct checked *ck = NULL;
 	int rc;
 
-	if (check_manifest(rel, mtext, mlen, NULL, m, nm, &man, &ck, NULL, err, errlen) < 0)
+	if (check_manifest(rel, mtext, mlen, &man, m, nm, &ck, err, errlen) < 0) {
+		mf_free(&man);
 		return -1;
+	}
 	{
 		struct staged st = {0};
-		rc = stage_manifest(rel, man, ck, m, nm, NULL, &st);
+		rc = stage_manifest(rel, &man, ck, m, nm, NULL, &st);
 		if (rc == 0)
-			rc = commit_staged(ev, man, &st);
+			rc = commit_staged(ev, &man, &st);
 		staged_free(&st);
 	}
 	free(ck);
-	json_decref(man);
+	mf_free(&man);
 	return rc;
 }
 
@@ -781,36 +1329,26 @@ static void free_members(struct member *m, size_t n)
  * time to read and hash them all.
  */
 struct plan {
-	json_t *man;   /* the manifest's JSON; NULL: not met yet, or not an object */
-	json_t *files; /* its "files" list when it is one */
-	json_t *scans; /* its "scans" list when it is one (carried scans, carry.c) */
+	struct mf mf; /* the manifest, once met and read (MF.READ) */
+	bool ok;      /* it is an object with a "files" list: the plan holds */
 };
 
-/* The entry of the manifest's list LIST for member NAME; NULL when it lists none. */
-static json_t *list_entry(json_t *list, const char *name)
+/* The manifest's entry for member NAME; NULL when it lists none. */
+static const struct mf_file *plan_entry(const struct plan *pl, const char *name)
 {
-	json_t *x;
-	size_t i;
-
-	json_array_foreach(list, i, x)
-	{
-		const char *path = json_string_value(json_object_get(x, "path"));
-		if (path && !strcmp(path, name))
-			return x;
-	}
+	for (size_t i = 0; i < pl->mf.nf; i++)
+		if (pl->mf.f[i].path && !strcmp(pl->mf.f[i].path, name))
+			return &pl->mf.f[i];
 	return NULL;
 }
 
-/* The manifest's entry for member NAME; NULL when it lists none. */
-static json_t *plan_entry(const struct plan *pl, const char *name)
-{
-	return list_entry(pl->files, name);
-}
-
 /* The manifest's carried scan entry for member NAME; NULL when it lists none. */
-static json_t *plan_scan(const struct plan *pl, const char *name)
+static const struct mf_scan *plan_scan(const struct plan *pl, const char *name)
 {
-	return list_entry(pl->scans, name);
+	for (size_t i = 0; i < pl->mf.ns; i++)
+		if (pl->mf.s[i].path && !strcmp(pl->mf.s[i].path, name))
+			return &pl->mf.s[i];
+	return NULL;
 }
 
 /* Take the manifest M: -1 with ERR when what it claims passes MAX. */
@@ -819,32 +1357,28 @@ static int plan_set(struct plan *pl, const struct member *m, uint64_t max, const
 {
 	json_error_t je;
 	uint64_t claimed = m->len;
-	json_t *x;
-	size_t i;
 
-	pl->man = manifest_json(m->data, m->len, &je);
-	if (!json_is_object(pl->man) || !json_is_array(json_object_get(pl->man, "files"))) {
-		json_decref(pl->man); /* apply_manifest says what is wrong with it */
-		pl->man = NULL;
+	mf_free(&pl->mf);
+	pl->ok = false;
+	if (mf_read(&pl->mf, m->data, m->len, &je) <= 0 || !pl->mf.files_list) {
+		mf_free(&pl->mf); /* check_manifest says what is wrong with it */
 		return 0;
 	}
-	pl->files = json_object_get(pl->man, "files");
-	json_array_foreach(pl->files, i, x)
-	{
-		json_int_t b = json_integer_value(json_object_get(x, "bytes"));
+	pl->ok = true;
+	for (size_t i = 0; i < pl->mf.nf; i++) {
+		json_int_t b = pl->mf.f[i].bytes;
 		if (b > 0 && (claimed += (uint64_t)b) > max)
 			return too_big(err, errlen, rel, max);
 	}
 	/* carried scans claim nothing: they are read only while the bound has room for them */
-	if (json_is_array(json_object_get(pl->man, "scans")))
-		pl->scans = json_object_get(pl->man, "scans");
 	return 0;
 }
 
 /* Check member MM, just read, against its manifest entry X (a digest kept for later). */
-static int plan_check(json_t *x, struct member *mm, const char *rel, char *err, size_t errlen)
+static int plan_check(const struct mf_file *x, struct member *mm, const char *rel, char *err,
+		      size_t errlen)
 {
-	const char *sha = json_string_value(json_object_get(x, "sha256"));
+	const char *sha = x->sha256;
 	struct pm_sha256 c;
 	char hex[80];
 
@@ -1043,10 +1577,10 @@ static la_ssize_t tent_read(struct tent *t, void *buf, size_t n)
  * bytes, the member is scanned as text and its bytes are in the block of the tar just
  * decompressed, after the header at the entry's start (a pax or GNU name header first,
  * maybe): where they are is found by comparing them, so it is exact. */
-static void hold_back(struct tent *te, struct zsrc *z, const json_t *want, struct member *mm,
-		      unsigned *nheld)
+static void hold_back(struct tent *te, struct zsrc *z, const struct mf_file *want,
+		      struct member *mm, unsigned *nheld)
 {
-	const char *src = json_string_value(json_object_get(want, "source"));
+	const char *src = want->source;
 	la_int64_t h = te->ar ? archive_read_header_position(te->ar) : te->hpos;
 	struct pm_file t = {.rank = -1};
 	enum pm_source s;
@@ -1110,7 +1644,7 @@ static bool sha_of(const char *sha, unsigned char d[32])
  * decompressed (framed_load, skip_ok): held back as hold_back holds a job's output back, its
  * digest the manifest's, its frame noted to be read and checked when it is wanted after all
  * (its record refused: pm_bundle_member_load). */
-static void skip_member(const struct tent *te, const json_t *want, struct member *mm,
+static void skip_member(const struct tent *te, const struct mf_file *want, struct member *mm,
 			unsigned *nheld)
 {
 	struct pm_file t = {.rank = -1};
@@ -1127,7 +1661,7 @@ static void skip_member(const struct tent *te, const json_t *want, struct member
 		mm->year = te->th.head_year;
 	}
 	mm->len = (size_t)te->size;
-	mm->hashed = sha_of(json_string_value(json_object_get(want, "sha256")), mm->d);
+	mm->hashed = sha_of(want->sha256, mm->d);
 	mm->unchecked = true;
 	mm->coff = te->coff;
 	mm->clen = te->clen;
@@ -1146,17 +1680,16 @@ static void skip_member(const struct tent *te, const json_t *want, struct member
  * *M (NM of them, room for AM) when it is what the entry says; else leave it: a record whose
  * size or checksum differs is not taken, and its file is scanned (a record can make a merge
  * faster, never refuse a bundle).  0, or -1 on ENOMEM. */
-static int take_carried(struct tent *te, const char *name, const json_t *want, struct member **m,
-			size_t *nm, size_t *am, la_int64_t size)
+static int take_carried(struct tent *te, const char *name, const struct mf_scan *want,
+			struct member **m, size_t *nm, size_t *am, la_int64_t size)
 {
-	const char *sha = json_string_value(json_object_get(want, "sha256"));
+	const char *sha = want->sha256;
 	struct member *mm;
 	struct pm_sha256 c;
 	char hex[80];
 	void *data;
 
-	if (!json_is_integer(json_object_get(want, "bytes")) ||
-	    json_integer_value(json_object_get(want, "bytes")) != size || !size || !sha)
+	if (!want->bytes_int || want->bytes != size || !size || !sha)
 		return 0;
 	if (!(data = malloc((size_t)size)))
 		return -1;
@@ -1201,7 +1734,8 @@ static int take_member(struct tent *te, struct zsrc *z, struct member **m, size_
 	const char *name = te->name;
 	la_int64_t size = te->size;
 	struct member *mm;
-	json_t *want = NULL;
+	const struct mf_file *want = NULL;
+	const struct mf_scan *sw;
 	la_ssize_t got;
 
 	if (!safe_name(name))
@@ -1213,23 +1747,23 @@ static int take_member(struct tent *te, struct zsrc *z, struct member **m, size_
 	}
 	/* a carried scan is no evidence: never a reason to refuse the bundle (FORMATS.md); one
 	 * that does not fit what is left of the input bound, or too large, is left */
-	if (pl->man && pl->scans && strcmp(name, "manifest.json") && !plan_entry(pl, name) &&
-	    (want = plan_scan(pl, name))) {
+	if (pl->ok && pl->mf.scans_list && strcmp(name, "manifest.json") && !plan_entry(pl, name) &&
+	    (sw = plan_scan(pl, name))) {
 		if (size <= 0 || (uint64_t)size > MEMBER_MAX || *nm >= MEMBERS_MAX ||
 		    *total + (uint64_t)size > max)
 			return 0;
 		*total += (uint64_t)size;
-		return take_carried(te, name, want, m, nm, am, size);
+		return take_carried(te, name, sw, m, nm, am, size);
 	}
 	if (size < 0 || (uint64_t)size > MEMBER_MAX || *nm >= MEMBERS_MAX)
 		return bad(err, errlen, rel, "a member is too large, or too many members");
 	if ((*total += (uint64_t)size) > max)
 		return too_big(err, errlen, rel, max);
-	if (pl->man && !strcmp(name, "manifest.json"))
+	if (pl->ok && !strcmp(name, "manifest.json"))
 		return bad(err, errlen, rel, "more than one manifest.json");
-	if (pl->man && !(want = plan_entry(pl, name)))
+	if (pl->ok && !(want = plan_entry(pl, name)))
 		return 0; /* not listed: never used (libarchive skips its data) */
-	if (want && json_integer_value(json_object_get(want, "bytes")) != size)
+	if (want && want->bytes != size)
 		return bad(err, errlen, rel, "a member's size differs from the manifest");
 	if (*nm == *am && pm_grow((void **)m, am, sizeof(**m)) < 0)
 		return -1;
@@ -1421,10 +1955,14 @@ struct pm_loaded {
 	char err[256];
 	struct member *m;
 	size_t nm;
-	json_t *man;	    /* rc 0: the manifest */
+	struct mf man;	    /* rc 0: the manifest */
 	struct checked *ck; /* rc 0: its entries' members and digests */
 	json_t *mout;	    /* the manifest for the caller (asked for), NULL none */
-	char sha[72];	    /* the file's SHA-256 (asked for), "" none */
+	bool brief;	    /* the brief of it asked for instead (pm_evidence_add_bundles_brief) */
+	struct mf bman;	    /* ... the manifest read for it, when MAN was not (refused) */
+	struct pm_bundle_brief b;
+	bool has_b;   /* B is the manifest's (an object) */
+	char sha[72]; /* the file's SHA-256 (asked for), "" none */
 	uint64_t bytes;
 	struct pm_bsrc *bsrc; /* rc 0: where the members held back are, NULL none */
 	struct staged st;     /* rc 0: the files, ready to be added (commit_staged) */
@@ -1507,16 +2045,11 @@ static int frame_inflate(struct zsrc *z, size_t k, size_t *tlen)
 }
 
 /* The record among M (NM) the manifest MAN lists for member NAME and that was taken, or NULL. */
-static const struct member *record_of(const json_t *man, const struct member *m, size_t nm,
+static const struct member *record_of(const struct mf *man, const struct member *m, size_t nm,
 				      const char *name)
 {
-	json_t *x;
-	size_t i;
-
-	json_array_foreach(json_object_get(man, "scans"), i, x)
-	{
-		const char *path = json_string_value(json_object_get(x, "path"));
-		const char *of = json_string_value(json_object_get(x, "for"));
+	for (size_t i = 0; i < man->ns; i++) {
+		const char *path = man->s[i].path, *of = man->s[i].of;
 
 		if (!path || !of || strcmp(of, name))
 			continue;
@@ -1529,7 +2062,7 @@ static const struct member *record_of(const json_t *man, const struct member *m,
 
 /* Whether a carried scan among M (NM) stands for member NAME: the manifest MAN lists one for
  * it, and it was taken (take_carried). */
-static bool has_record(const json_t *man, const struct member *m, size_t nm, const char *name)
+static bool has_record(const struct mf *man, const struct member *m, size_t nm, const char *name)
 {
 	return record_of(man, m, nm, name) != NULL;
 }
@@ -1544,28 +2077,26 @@ static bool has_record(const json_t *man, const struct member *m, size_t nm, con
 static bool skip_ok(const struct zsrc *z, const struct plan *pl, const struct member *m, size_t nm,
 		    const char *name, int64_t size, size_t hpos, struct tent *te)
 {
-	const json_t *want;
+	const struct mf_file *want;
 	const struct member *rec;
 	const char *src, *st;
 	enum pm_source s;
 	unsigned char d[32];
 
-	if (!pl->man || !pl->scans || size <= 0 || (uint64_t)size > MEMBER_MAX || !z->keeping ||
-	    hpos + 512 + (uint64_t)size > KEEP_MAX || !strcmp(name, "manifest.json") ||
-	    !(want = plan_entry(pl, name)))
+	if (!pl->ok || !pl->mf.scans_list || size <= 0 || (uint64_t)size > MEMBER_MAX ||
+	    !z->keeping || hpos + 512 + (uint64_t)size > KEEP_MAX ||
+	    !strcmp(name, "manifest.json") || !(want = plan_entry(pl, name)))
 		return false;
-	src = json_string_value(json_object_get(want, "source"));
+	src = want->source;
 	if (!src || pm_source_parse(src, &s) < 0 ||
 	    (s != PM_SRC_APP_LOG && s != PM_SRC_RANK_MAP && s != PM_SRC_TASK_EXIT) ||
-	    !json_is_integer(json_object_get(want, "bytes")) ||
-	    json_integer_value(json_object_get(want, "bytes")) != size ||
-	    !sha_of(json_string_value(json_object_get(want, "sha256")), d))
+	    !want->bytes_int || want->bytes != size || !sha_of(want->sha256, d))
 		return false;
 	te->src = s;
 	if (s == PM_SRC_APP_LOG)
-		return has_record(pl->man, m, nm, name);
-	st = json_string_value(json_object_get(want, "status"));
-	return st && !strcmp(st, "ok") && (rec = record_of(pl->man, m, nm, name)) &&
+		return has_record(&pl->mf, m, nm, name);
+	st = want->status;
+	return st && !strcmp(st, "ok") && (rec = record_of(&pl->mf, m, nm, name)) &&
 	       pm_tasks_head(rec->data, rec->len, d, &te->th) &&
 	       pm_format_source(te->th.format) == s;
 }
@@ -1655,7 +2186,7 @@ static int framed_load(struct zsrc *z, size_t nf, bool all, struct takes *t)
  * read again from Z's compressed copy, or from the file when no copy is kept (the comment
  * on struct bslot says which).  NULL on ENOMEM. */
 static struct pm_bsrc *bsrc_new(struct zsrc *z, struct dpool *pool, const char *path, int oflags,
-				const json_t *man, struct member *m, size_t nm, unsigned nheld)
+				const struct mf *man, struct member *m, size_t nm, unsigned nheld)
 {
 	struct pm_bsrc *b = calloc(1, sizeof(*b));
 	bool *rec = calloc(nm ? nm : 1, sizeof(*rec));
@@ -1794,7 +2325,7 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 	struct archive_entry *e;
 	struct member *m = NULL;
 	struct pm_sha256 fsha = {0};
-	struct plan pl = {NULL, NULL, NULL};
+	struct plan pl = {0};
 	size_t nm = 0, am = 0, mi = (size_t)-1;
 	unsigned nheld = 0;
 	uint64_t total = 0, max = pm_input_max();
@@ -1872,8 +2403,8 @@ static void load(struct zsrc *z, struct dpool *pool, const char *path, int oflag
 				mi = (size_t)-1;
 				nheld = 0;
 				total = 0;
-				json_decref(pl.man);
-				pl = (struct plan){NULL, NULL, NULL};
+				mf_free(&pl.mf);
+				pl.ok = false;
 				err[0] = '\0';
 				z->passed = false;
 			}
@@ -1945,29 +2476,49 @@ walked:
 			rc = sysfail(err, errlen, rel);
 			goto out;
 		}
-	/* the plan parsed the manifest already (when it is an object with a files list) */
-	rc = check_manifest(rel, m[mi].data, m[mi].len, pl.man, m, nm, &L->man, &L->ck, mout, err,
-			    errlen);
+	/* the plan read the manifest already (when it is an object with a files list) */
+	rc = check_manifest(rel, m[mi].data, m[mi].len, &pl.mf, m, nm, &L->ck, err, errlen);
+	if (rc == 0) {
+		L->man = pl.mf;
+		memset(&pl.mf, 0, sizeof(pl.mf));
+	}
 	if (rc == 0 && nheld &&
-	    !(L->bsrc = bsrc_new(z, pool, path, oflags, L->man, m, nm, nheld))) {
+	    !(L->bsrc = bsrc_new(z, pool, path, oflags, &L->man, m, nm, nheld))) {
 		errno = ENOMEM;
 		rc = -1;
 	}
-	if (rc == 0 && stage_manifest(rel, L->man, L->ck, m, nm, L->bsrc, &L->st) < 0) {
+	if (rc == 0 && stage_manifest(rel, &L->man, L->ck, m, nm, L->bsrc, &L->st) < 0) {
 		errno = ENOMEM;
 		rc = -1;
 	}
 out:
 	saved = errno;
 	if (mout && !*mout && mi != (size_t)-1 && m[mi].len <= MANIFEST_MAX) {
-		/* refused before its manifest was checked (a bad member after it): the caller
-		 * still gets the manifest, as a separate read of it would have */
+		/* the caller's jansson tree of the manifest, accepted or refused (a bad member
+		 * after it too), as a separate read of it would give it */
 		json_error_t je;
 		json_t *mj = manifest_json(m[mi].data, m[mi].len, &je);
 		if (json_is_object(mj))
 			*mout = mj;
 		else
 			json_decref(mj);
+	}
+	if (L->brief && mi != (size_t)-1 && m[mi].len <= MANIFEST_MAX) {
+		/* the same, as its brief: the manifest as it was checked, or read here */
+		const struct mf *bm = L->man.read ? &L->man : NULL;
+		json_error_t je;
+
+		if (!bm && mf_read(&L->bman, m[mi].data, m[mi].len, &je) > 0)
+			bm = &L->bman;
+		if (bm) {
+			L->b.node = bm->node;
+			L->b.deadline_hit = bm->deadline_hit;
+			L->b.uid = -1;
+			for (int k = 0; k < 3 && L->b.uid < 0; k++)
+				if (bm->uid_int[k] && bm->uid[k] >= 0)
+					L->b.uid = (long long)bm->uid[k];
+			L->has_b = true;
+		}
 	}
 	if (sha && !z->failed) {
 		/* the file's digest covers all of it: what the tar reader left unread too */
@@ -1997,7 +2548,7 @@ out_read:
 		archive_read_free(ar);
 		close(z->fd);
 		z->fd = -1;
-		json_decref(pl.man);
+		mf_free(&pl.mf);
 		if (rc < 0) {
 			free_members(m, nm);
 			m = NULL;
@@ -2017,7 +2568,8 @@ static void loaded_free(struct pm_loaded *L)
 	staged_free(&L->st);
 	free_members(L->m, L->nm);
 	free(L->ck);
-	json_decref(L->man);
+	mf_free(&L->man);
+	mf_free(&L->bman);
 	json_decref(L->mout);
 	bsrc_unref(L->bsrc);
 	free(L);
@@ -2031,7 +2583,7 @@ static int finish(struct pm_evidence *ev, struct pm_loaded *L, json_t **mout, ch
 {
 	int rc = L->rc, en;
 
-	if (rc == 0 && (rc = commit_staged(ev, L->man, &L->st)) < 0) {
+	if (rc == 0 && (rc = commit_staged(ev, &L->man, &L->st)) < 0) {
 		if (!errno)
 			errno = ENOMEM;
 		sysfail(err, errlen, L->rel);
@@ -2117,6 +2669,7 @@ static void *batch_make(void *arg, unsigned w, size_t i)
 		free(L);
 		return NULL;
 	}
+	L->brief = b->brief;
 	load(bt->z[w], bt->z[0]->pool, b->paths[i], b->oflags, b->rels[i], b->manifest, b->sha,
 	     bt->ev->check_all, L);
 	return L;
@@ -2190,6 +2743,48 @@ int pm_evidence_add_bundles(struct pm_evidence *ev, size_t n, const char *const 
 				    .manifest = true,
 				    .sha = true,
 				    .take = add_many_take,
+				    .arg = &a};
+	int rc;
+
+	if (!rels)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *base = strrchr(paths[i], '/');
+		rels[i] = base ? base + 1 : paths[i];
+	}
+	b.rels = rels;
+	rc = pm_bundle_batch(ev, &b);
+	free(rels);
+	return rc;
+}
+
+struct add_brief {
+	pm_bundle_brief_fn *fn;
+	void *arg;
+	struct pm_evidence *ev;
+};
+
+static int add_brief_take(void *arg, size_t i, struct pm_loaded *L)
+{
+	struct add_brief *a = arg;
+	char sha[72], err[256];
+	uint64_t bytes = 0;
+	int rc = finish(a->ev, L, NULL, sha, &bytes, err, sizeof(err));
+
+	return a->fn(a->arg, i, rc, L->has_b ? &L->b : NULL, sha, bytes, err);
+}
+
+int pm_evidence_add_bundles_brief(struct pm_evidence *ev, size_t n, const char *const *paths,
+				  pm_bundle_brief_fn *fn, void *arg)
+{
+	struct add_brief a = {fn, arg, ev};
+	const char **rels = calloc(n + 1, sizeof(*rels));
+	struct pm_bundle_batch b = {.n = n,
+				    .paths = paths,
+				    .oflags = O_NOFOLLOW,
+				    .brief = true,
+				    .sha = true,
+				    .take = add_brief_take,
 				    .arg = &a};
 	int rc;
 

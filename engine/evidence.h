@@ -45,6 +45,7 @@ struct pm_bundle_batch {
 	const char *const *rels;
 	int oflags;
 	bool manifest, sha;
+	bool brief; /* the manifest's brief instead of its tree (pm_evidence_add_bundles_brief) */
 	int (*take)(void *arg, size_t i, struct pm_loaded *l);
 	void *arg;
 };
@@ -53,6 +54,9 @@ int pm_bundle_batch(struct pm_evidence *ev, const struct pm_bundle_batch *b);
 int pm_bundle_finish(struct pm_evidence *ev, struct pm_loaded *l, json_t **manifest, char *sha,
 		     uint64_t *bytes, char *err, size_t errlen);
 
+/* Whether the manifest TEXT (LEN bytes) is read by the bundle reader's own reader (the
+ * collector's form: bundle.c, struct mf) rather than through jansson's tree (for the tests). */
+bool pm_bundle_manifest_fast(const char *text, size_t len);
 /* A manifest's time (observed_time, boot_time) as the bundle's reader reads it; 0 none. */
 double pm_bundle_time(const char *s);
 /* A manifest entry's STATUS and REASON on F, as the bundle's reader sets them.  0, or -1 on

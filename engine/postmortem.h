@@ -148,6 +148,24 @@ int pm_evidence_add_bundles(struct pm_evidence *ev, size_t n, const char *const 
 			    pm_bundle_fn *fn, void *arg);
 
 /*
+ * pm_evidence_add_bundles, with what a finalizer reads of each manifest instead of its
+ * jansson tree (which a merge of thousands of bundles need not build): FN gets, where
+ * pm_evidence_add_bundles' FN would get a manifest, its brief (borrowed for the call; NULL
+ * where it would get NULL): NODE its "node" (NULL when not a string), DEADLINE_HIT whether
+ * "collected"'s "deadline_hit" is true, UID the first of "uid", "user_uid" and "job_uid"
+ * that is an integer of at least 0 (-1 none).
+ */
+struct pm_bundle_brief {
+	const char *node;
+	bool deadline_hit;
+	long long uid;
+};
+typedef int pm_bundle_brief_fn(void *arg, size_t i, int rc, const struct pm_bundle_brief *b,
+			       const char *sha, uint64_t bytes, const char *err);
+int pm_evidence_add_bundles_brief(struct pm_evidence *ev, size_t n, const char *const *paths,
+				  pm_bundle_brief_fn *fn, void *arg);
+
+/*
  * A collector's capture of the job's output, as its bundle's manifest will describe it
  * (bundle_write.c): what pm_scan_carry scans.
  */

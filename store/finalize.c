@@ -284,12 +284,12 @@ static long long uid_of(const json_t *m)
 	return -1;
 }
 
-/* What the engine said of bundle I of J (pm_evidence_add_bundle's RC, manifest M, digest SHA
- * and size BYTES, refusal ERR): the bundle's entry.  Called in order, once each bundle is
- * hashed, its manifest read and checked, in one read; a good one is in the evidence set (the
- * engine adds nothing of a bundle it rejects). */
-static int inspected(void *arg, size_t i, int rc, json_t *m, const char *sha, uint64_t bytes,
-		     const char *err)
+/* What the engine said of bundle I of J (pm_evidence_add_bundle's RC, manifest M's brief,
+ * digest SHA and size BYTES, refusal ERR): the bundle's entry.  Called in order, once each
+ * bundle is hashed, its manifest read and checked, in one read; a good one is in the evidence
+ * set (the engine adds nothing of a bundle it rejects). */
+static int inspected(void *arg, size_t i, int rc, const struct pm_bundle_brief *m, const char *sha,
+		     uint64_t bytes, const char *err)
 {
 	struct job *j = arg;
 	struct bundle *b = &j->b[i];
@@ -302,13 +302,12 @@ static int inspected(void *arg, size_t i, int rc, json_t *m, const char *sha, ui
 		return 0;
 	}
 	if (m) {
-		const char *n = json_string_value(json_object_get(m, "node"));
+		const char *n = m->node;
 		if (n && pm_node_ok(n, strlen(n)) && strcmp(n, b->node) &&
 		    pmu_strset(&b->node, n) < 0)
 			return -1;
-		b->deadline_hit = json_is_true(
-			json_object_get(json_object_get(m, "collected"), "deadline_hit"));
-		b->uid = uid_of(m);
+		b->deadline_hit = m->deadline_hit;
+		b->uid = m->uid;
 	}
 	if (rc < 0)
 		snprintf(b->reason, sizeof(b->reason), "bundle rejected: %s", err);
@@ -340,7 +339,7 @@ static int bundles(struct job *j, struct pm_evidence *ev)
 		if (!(b->node = strdup(j->files.v[i])) || !(paths[i] = strdup(p)))
 			goto out;
 	}
-	rc = pm_evidence_add_bundles(ev, j->nb, (const char *const *)paths, inspected, j);
+	rc = pm_evidence_add_bundles_brief(ev, j->nb, (const char *const *)paths, inspected, j);
 out:
 	for (size_t i = 0; i < j->files.n; i++)
 		free(paths[i]);

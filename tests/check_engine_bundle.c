@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "postmortem.h"
+#include "evidence.h"
 #include "fixture.h"
 #include "taxonomy.h"
 #include "support.h"
@@ -313,6 +314,141 @@ START_TEST(test_manifest_forms)
 		free(d);
 		pm_evidence_destroy(ev);
 	}
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/*
+ * The manifest as the collector writes it (keys sorted, plain strings) is read by the
+ * reader's own reader, anything else through jansson's tree (bundle.c, struct mf): the same
+ * verdict bytes either way, and what is not JSON or not the bundle's refused as before.
+ */
+START_TEST(test_manifest_fast_and_fallback)
+{
+	static const char k[] =
+		"[Mon Nov 30 03:11:58 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, x\n";
+	/* %1$s: the member's path, %2$zu its size, %3$s its digest; then what differs */
+	static const struct {
+		const char *text;
+		int fast;	 /* 1: read by the own reader; 0: by jansson */
+		int same;	 /* 1: the verdict of the first; 0: refused */
+		const char *why; /* the refusal's words */
+	} v[] = {
+		/* the collector's own form (json_dumps, JSON_INDENT(1) | JSON_SORT_KEYS) */
+		{"{\n \"boot_time\": \"2026-11-30T02:16:40.000Z\",\n \"cluster\": \"lab\",\n"
+		 " \"collected\": {\n  \"cut\": [],\n  \"deadline_hit\": false,\n  \"end\": "
+		 "\"2026-11-30T03:12:41.020Z\",\n  \"start\": \"2026-11-30T03:12:40.551Z\"\n },\n"
+		 " \"coverage\": [\n  {\n   \"cut\": false,\n   \"elapsed_s\": 0.01,\n   \"reason\": "
+		 "\"nvidia-smi did not answer in 5 s\",\n   \"source\": \"gpu_state\",\n   "
+		 "\"status\": \"timed_out\"\n  }\n ],\n \"files\": [\n  {\n   \"bytes\": %2$zu,\n   "
+		 "\"format\": \"kernel_log\",\n   \"node\": \"n2\",\n   \"observed_time\": "
+		 "\"2026-11-30T03:12:40.551Z\",\n   \"origin\": null,\n   \"path\": \"%1$s\",\n   "
+		 "\"rank\": null,\n   \"reason\": \"\",\n   \"redacted\": 0,\n   \"sha256\": "
+		 "\"%3$s\",\n   \"source\": \"kernel_log\",\n   \"status\": \"ok\"\n  }\n ],\n "
+		 "\"job\": \"42\",\n \"node\": \"n2\",\n \"restart\": 0,\n \"scans\": [],\n "
+		 "\"schema\": \"postmortem.bundle/1\",\n \"uid\": 1000\n}\n",
+		 1, 1, NULL},
+		/* the same, compact: whitespace is no doubt */
+		{"{\"boot_time\":\"2026-11-30T02:16:40.000Z\",\"cluster\":\"lab\",\"collected\":{"
+		 "\"end\":\"2026-11-30T03:12:41.020Z\",\"start\":\"2026-11-30T03:12:40.551Z\"},"
+		 "\"coverage\":[{\"reason\":\"nvidia-smi did not answer in 5 s\",\"source\":"
+		 "\"gpu_state\",\"status\":\"timed_out\"}],\"files\":[{\"bytes\":%2$zu,\"node\":"
+		 "\"n2\",\"observed_time\":\"2026-11-30T03:12:40.551Z\",\"path\":\"%1$s\",\"rank\":"
+		 "null,\"sha256\":\"%3$s\",\"source\":\"kernel_log\",\"status\":\"ok\"}],\"job\":"
+		 "\"42\",\"node\":\"n2\",\"restart\":0,\"schema\":\"postmortem.bundle/1\"}",
+		 1, 1, NULL},
+		/* keys in another order: jansson */
+		{"{\"schema\":\"postmortem.bundle/1\",\"boot_time\":\"2026-11-30T02:16:40.000Z\","
+		 "\"cluster\":\"lab\",\"collected\":{\"start\":\"2026-11-30T03:12:40.551Z\","
+		 "\"end\":\"2026-11-30T03:12:41.020Z\"},\"coverage\":[{\"reason\":\"nvidia-smi did "
+		 "not answer in 5 s\",\"source\":\"gpu_state\",\"status\":\"timed_out\"}],\"files\":"
+		 "[{\"bytes\":%2$zu,\"node\":\"n2\",\"observed_time\":\"2026-11-30T03:12:40.551Z\","
+		 "\"path\":\"%1$s\",\"rank\":null,\"sha256\":\"%3$s\",\"source\":\"kernel_log\","
+		 "\"status\":\"ok\"}],\"job\":\"42\",\"node\":\"n2\",\"restart\":0}",
+		 0, 1, NULL},
+		/* jansson: a key twice (it keeps the last); an escaped string and a rank that is
+		 * no integer (none, as null); a 19-digit integer, a three-digit exponent,
+		 * non-ASCII text and deep nesting where nothing is read */
+		{"{\"boot_time\":\"2026-11-30T02:16:40.000Z\",\"cluster\":\"x\",\"cluster\":\"lab\","
+		 "\"collected\":{\"end\":\"2026-11-30T03:12:41.020Z\",\"start\":"
+		 "\"2026-11-30T03:12:40.551Z\"},\"coverage\":[{\"reason\":\"nvidia-smi did not "
+		 "answer in 5 s\",\"source\":\"gpu_state\",\"status\":\"timed_out\"}],\"files\":[{"
+		 "\"bytes\":%2$zu,\"node\":\"n2\",\"observed_time\":\"2026-11-30T03:12:40.551Z\","
+		 "\"path\":\"%1$s\",\"rank\":null,\"sha256\":\"%3$s\",\"source\":\"kernel_log\","
+		 "\"status\":\"ok\"}],\"job\":\"42\",\"node\":\"n2\",\"restart\":0,\"schema\":"
+		 "\"postmortem.bundle/1\"}",
+		 0, 1, NULL},
+		{"{\"boot_time\":\"2026-11-30T02:16:40.000Z\",\"cluster\":\"lab\",\"collected\":{"
+		 "\"end\":\"2026-11-30T03:12:41.020Z\",\"start\":\"2026-11-30T03:12:40.551Z\"},"
+		 "\"coverage\":[{\"reason\":\"nvidia-smi did not answer in 5 s\",\"source\":"
+		 "\"gpu_state\",\"status\":\"timed_out\"}],\"files\":[{\"bytes\":%2$zu,\"node\":"
+		 "\"n2\",\"observed_time\":\"2026-11-30T03:12:40.551Z\",\"path\":\"sources\\/"
+		 "kernel_log/kernel.log\",\"rank\":\"0\",\"sha256\":\"%3$s\",\"source\":"
+		 "\"kernel_log\",\"status\":\"ok\"}],\"job\":\"42\",\"node\":\"n2\",\"restart\":0,"
+		 "\"schema\":\"postmortem.bundle/1\"}",
+		 0, 1, NULL},
+		{"{\"a\":1234567890123456789,\"boot_time\":\"2026-11-30T02:16:40.000Z\",\"cluster\":"
+		 "\"lab\",\"collected\":{\"end\":\"2026-11-30T03:12:41.020Z\",\"start\":"
+		 "\"2026-11-30T03:12:40.551Z\"},\"coverage\":[{\"reason\":\"nvidia-smi did not "
+		 "answer in 5 s\",\"source\":\"gpu_state\",\"status\":\"timed_out\"}],\"files\":[{"
+		 "\"bytes\":%2$zu,\"node\":\"n2\",\"observed_time\":\"2026-11-30T03:12:40.551Z\","
+		 "\"path\":\"%1$s\",\"rank\":null,\"sha256\":\"%3$s\",\"source\":\"kernel_log\","
+		 "\"status\":\"ok\",\"z\":1.5e100}],\"job\":\"42\",\"node\":\"n2\",\"restart\":0,"
+		 "\"schema\":\"postmortem.bundle/1\",\"x\":\"\xc3\xa9t\xc3\xa9\",\"y\":"
+		 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+		 0, 1, NULL},
+		/* refused as before, with jansson's words: a trailing comma; a size that is a
+		 * real; no list of files */
+		{"{\"files\":[{\"bytes\":%2$zu,\"path\":\"%1$s\",\"sha256\":\"%3$s\",\"source\":"
+		 "\"kernel_log\"},],\"schema\":\"postmortem.bundle/1\"}",
+		 0, 0, "manifest.json line"},
+		{"{\"files\":[{\"bytes\":%2$zu.0,\"path\":\"%1$s\",\"sha256\":\"%3$s\",\"source\":"
+		 "\"kernel_log\"}],\"schema\":\"postmortem.bundle/1\"}",
+		 0, 0, "size differs"},
+		{"{\"files\":{\"bytes\":%2$zu,\"path\":\"%1$s\",\"sha256\":\"%3$s\",\"source\":"
+		 "\"kernel_log\"},\"schema\":\"postmortem.bundle/1\"}",
+		 0, 0, "no 'files' list"},
+	};
+	const char *member = "sources/kernel_log/kernel.log";
+	char err[256], p[400], hex[80], *first = NULL;
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+
+	ck_assert_ptr_nonnull(rs);
+	pm_sha256_buf(k, strlen(k), hex);
+	mkdir(strcat(strcpy(p, tmp), "/mff"), 0755);
+	snprintf(p, sizeof(p), "%s/mff/n2.tar.zst", tmp);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct pm_evidence *ev = pm_evidence_create(rs);
+		char *m, *d;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		ck_assert_int_ge(asprintf(&m, v[i].text, member, strlen(k), hex + 7), 0);
+#pragma GCC diagnostic pop
+		ck_assert_msg(pm_bundle_manifest_fast(m, strlen(m)) == (v[i].fast == 1),
+			      "manifest %zu: %s", i, m);
+		write_bundle(p, member, k, m, AE_IFREG);
+		free(m);
+		if (!v[i].same) {
+			ck_assert_int_eq(pm_evidence_add_path(ev, p, err, sizeof(err)), -1);
+			ck_assert_msg(strstr(err, v[i].why) != NULL, "manifest %zu: %s", i, err);
+			pm_evidence_destroy(ev);
+			continue;
+		}
+		ck_assert_msg(pm_evidence_add_path(ev, p, err, sizeof(err)) == 0, "%zu: %s", i,
+			      err);
+		d = dump_of(ev);
+		ck_assert_msg(strstr(d, "gpu_hardware") != NULL, "%s", d);
+		if (!first)
+			first = d;
+		else {
+			ck_assert_msg(!strcmp(first, d), "manifest %zu: another verdict\n%s\n%s", i,
+				      first, d);
+			free(d);
+		}
+		pm_evidence_destroy(ev);
+	}
+	free(first);
 	pm_ruleset_destroy(rs);
 }
 END_TEST
@@ -724,6 +860,7 @@ void engine_bundle_tests(TCase *t)
 	tcase_add_test(t, test_bundle_read_and_rejected);
 	tcase_add_test(t, test_bundle_read_once);
 	tcase_add_test(t, test_manifest_forms);
+	tcase_add_test(t, test_manifest_fast_and_fallback);
 	tcase_add_test(t, test_bundle_member_not_a_paste);
 	tcase_add_test(t, test_clock_skew_ahead);
 	tcase_add_test(t, test_clock_skew_ordering);

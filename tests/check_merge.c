@@ -226,12 +226,32 @@ static int note(void *arg, size_t i, int rc, json_t *m, const char *sha, uint64_
 		const char *err)
 {
 	struct seen *s = arg;
+	const char *node = json_string_value(json_object_get(m, "node"));
+	json_t *u = json_object_get(m, "uid");
 
-	add(&s->text, "%zu %d %s %s %llu %s\n", i, rc,
-	    m ? json_string_value(json_object_get(m, "node")) : "-", sha, (unsigned long long)bytes,
-	    rc < 0 ? err : "");
+	add(&s->text, "%zu %d %s %s %llu %s\n", i, rc, m ? node ? node : "(none)" : "-", sha,
+	    (unsigned long long)bytes, rc < 0 ? err : "");
+	if (m)
+		add(&s->text, "  deadline %d uid %lld\n",
+		    json_is_true(json_object_get(json_object_get(m, "collected"), "deadline_hit")),
+		    json_is_integer(u) && json_integer_value(u) >= 0 ? json_integer_value(u) : -1);
 	return 0;
 }
+
+/* The same as note, from a manifest's brief (pm_evidence_add_bundles_brief). */
+static int note_brief(void *arg, size_t i, int rc, const struct pm_bundle_brief *b, const char *sha,
+		      uint64_t bytes, const char *err)
+{
+	struct seen *s = arg;
+
+	add(&s->text, "%zu %d %s %s %llu %s\n", i, rc, b ? b->node ? b->node : "(none)" : "-", sha,
+	    (unsigned long long)bytes, rc < 0 ? err : "");
+	if (b)
+		add(&s->text, "  deadline %d uid %lld\n", b->deadline_hit, b->uid);
+	return 0;
+}
+
+static bool use_brief; /* add_bundles: through pm_evidence_add_bundles_brief */
 
 static char *add_bundles(unsigned threads)
 {
@@ -246,7 +266,11 @@ static char *add_bundles(unsigned threads)
 		ck_assert_int_ge(asprintf(&paths[n], "%s/job/nodes/gpu%05d.tar.zst", tmp,
 					  10000 + n),
 				 0);
-	ck_assert_int_eq(pm_evidence_add_bundles(ev, NODES, (const char *const *)paths, note, &s),
+	ck_assert_int_eq(use_brief ? pm_evidence_add_bundles_brief(ev, NODES,
+								   (const char *const *)paths,
+								   note_brief, &s) :
+				     pm_evidence_add_bundles(ev, NODES, (const char *const *)paths,
+							     note, &s),
 			 0);
 	v = pm_diagnose(ev, err, sizeof(err));
 	ck_assert_msg(v != NULL, "%s", err);
@@ -275,6 +299,14 @@ START_TEST(test_add_bundles_same_bytes)
 		ck_assert_msg(!strcmp(one, many), "%u threads: different results", t);
 		free(many);
 	}
+	/* the manifests' briefs say what their trees say, and the verdict is the same */
+	use_brief = true;
+	for (unsigned t = 1; t <= 2; t++) {
+		many = add_bundles(t);
+		ck_assert_msg(!strcmp(one, many), "briefs, %u threads:\n%s\n%s", t, one, many);
+		free(many);
+	}
+	use_brief = false;
 	free(one);
 }
 END_TEST
