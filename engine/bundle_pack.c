@@ -12,7 +12,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,16 +51,8 @@ static la_ssize_t tbuf_write(struct archive *a, void *arg, const void *buf, size
 	return (la_ssize_t)n;
 }
 
-/* A lone header (one 512-byte block between two members' own frames) is written as a frame
- * of one raw block (RFC 8878: the content size in two bytes, a single segment, no checksum):
- * compressed, its frame built its own literal and sequence tables at every reading, for a
- * hundred bytes saved. */
-#define RAW_LONE 512
-
-/* One frame of the tar's bytes [FROM, TO) appended to OUT with CC (a raw block when it is
- * RAW_LONE bytes and RAW).  0, or -1. */
-static int frame(ZSTD_CCtx *cc, const struct tbuf *tar, size_t from, size_t to, struct tbuf *out,
-		 bool raw)
+/* One frame of the tar's bytes [FROM, TO) appended to OUT with CC.  0, or -1. */
+static int frame(ZSTD_CCtx *cc, const struct tbuf *tar, size_t from, size_t to, struct tbuf *out)
 {
 	size_t bound = ZSTD_compressBound(to - from), r;
 
@@ -75,25 +66,6 @@ static int frame(ZSTD_CCtx *cc, const struct tbuf *tar, size_t from, size_t to, 
 			return -1;
 		out->p = p;
 		out->cap = cap;
-	}
-	if (raw && to - from == RAW_LONE) {
-		/* magic; single segment, two bytes of content size (less 256); the last block,
-		 * raw, of RAW_LONE bytes (the size shifted past the block type and the last flag) */
-		const unsigned char h[10] = {0x28,
-					     0xb5,
-					     0x2f,
-					     0xfd,
-					     0x60,
-					     (RAW_LONE - 256) & 0xff,
-					     (RAW_LONE - 256) >> 8,
-					     (RAW_LONE << 3 | 1) & 0xff,
-					     (RAW_LONE << 3 | 1) >> 8 & 0xff,
-					     (RAW_LONE << 3 | 1) >> 16 & 0xff};
-
-		memcpy(out->p + out->len, h, sizeof(h));
-		memcpy(out->p + out->len + sizeof(h), tar->p + from, RAW_LONE);
-		out->len += sizeof(h) + RAW_LONE;
-		return 0;
 	}
 	r = ZSTD_compress2(cc, out->p + out->len, out->cap - out->len, tar->p + from, to - from);
 	if (ZSTD_isError(r)) {
@@ -157,14 +129,12 @@ int pm_bundle_pack(const struct pm_bundle_part *parts, size_t n, void **out, siz
 		if (!parts[i].own || !parts[i].len || end > tar.len || start[i] < from ||
 		    memcmp(tar.p + start[i], parts[i].data, parts[i].len))
 			continue;
-		/* after another member's own frame (FROM past the start), what lies between is its
-		 * header alone: raw */
-		if ((start[i] > from && frame(cc, &tar, from, start[i], &z, from > 0) < 0) ||
-		    frame(cc, &tar, start[i], end, &z, false) < 0)
+		if ((start[i] > from && frame(cc, &tar, from, start[i], &z) < 0) ||
+		    frame(cc, &tar, start[i], end, &z) < 0)
 			goto nomem;
 		from = end;
 	}
-	if (from < tar.len && frame(cc, &tar, from, tar.len, &z, false) < 0)
+	if (from < tar.len && frame(cc, &tar, from, tar.len, &z) < 0)
 		goto nomem;
 	*out = z.p;
 	*outlen = z.len;
