@@ -892,6 +892,10 @@ static bool line_of(const char *buf, size_t len, size_t at, size_t *ls, size_t *
 		at--;
 	p = at ? memrchr(buf, '\n', at + (buf[at] != '\n')) : NULL;
 	*ls = p ? (size_t)(p - buf) + 1 : 0;
+	/* a hole's NULs (a file truncated while written: sniff_head) are not the line's text:
+	 * kept, they end the line as a C string (an empty evidence line) and hide its wrappers */
+	while (*ls < at && !buf[*ls])
+		(*ls)++;
 	if (*ls > at)
 		*ls = at;
 	p = memchr(buf + at, '\n', len - at);
@@ -3104,7 +3108,7 @@ static enum pm_format sniff_head(struct pm_file *f)
 	enum pm_format fmt, bare;
 	bool stamped;
 
-	if (pm_file_head(f, raw, sizeof(raw), &rlen) < 0)
+	if (pm_file_head_text(f, raw, sizeof(raw), &rlen) < 0)
 		return PM_FMT__COUNT;
 	rlen = pm_text_clean(raw, rlen, raw);
 	if (f->kind_given) {

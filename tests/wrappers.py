@@ -575,6 +575,12 @@ def termwrap(lines):
 
 
 def wrap(style, text, nodes, file_node, kind):
+    # a hole (a file emptied while its writer went on reads as NULs up to where it wrote
+    # next: read-output-truncated-while-written) is the filesystem's, outside every wrapper
+    hole = len(text) - len(text.lstrip('\0'))
+    if hole:
+        rest = text[hole:]
+        return text[:hole] + wrap(style, rest, nodes, file_node, kind) if rest else text
     raw = text.split('\n')
     final = raw[-1] == ''
     if final:
