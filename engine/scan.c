@@ -880,6 +880,7 @@ static bool hits_sorted(const struct scan *s)
 	return true;
 }
 
+#define HOLE_MIN 16 /* NULs in a row that are a hole in a line, not its bytes */
 static bool line_of(const char *buf, size_t len, size_t at, size_t *ls, size_t *le)
 {
 	const char *p;
@@ -896,6 +897,17 @@ static bool line_of(const char *buf, size_t len, size_t at, size_t *ls, size_t *
 	 * kept, they end the line as a C string (an empty evidence line) and hide its wrappers */
 	while (*ls < at && !buf[*ls])
 		(*ls)++;
+	/* so is a hole inside it, before the hit: data lost under a line cut short, and an
+	 * append after it (a job requeued with --open-mode=append once its node went down) whose
+	 * text starts after the NULs.  A run of HOLE_MIN at least: a stray NUL is the line's */
+	if (at > *ls && (p = memrchr(buf + *ls, '\0', at - *ls))) {
+		const char *r = p;
+
+		while (r > buf + *ls && !r[-1])
+			r--;
+		if (p - r + 1 >= HOLE_MIN)
+			*ls = (size_t)(p - buf) + 1;
+	}
 	if (*ls > at)
 		*ls = at;
 	p = memchr(buf + at, '\n', len - at);

@@ -523,7 +523,7 @@ static void expect_hole_read(json_t *v)
 
 /* A file truncated while its writer kept its offset starts with a hole of NULs: the text
  * after it is read (sniff_head, line_of), from disk and from memory, whatever the hole's
- * length; a file of NULs only stays binary. */
+ * length; a hole inside a line ends the text before it; a file of NULs only stays binary. */
 START_TEST(test_output_after_hole)
 {
 	static const char text[] = "1: ValueError: bad shape\n";
@@ -560,6 +560,22 @@ START_TEST(test_output_after_hole)
 		json_decref(v);
 		pm_evidence_destroy(ev);
 	}
+
+	/* a hole inside a line, the head text (data lost under a line cut short, then an
+	 * append): the hit's line starts after it */
+	for (n = 0, i = 0; i < 400; i++) /* past the head the format is told from */
+		n += (size_t)sprintf(buf + n, "0: step %zu | loss 2.3\n", i);
+	n += (size_t)sprintf(buf + n, "0: step 400 | lo");
+	memset(buf + n, 0, 4096);
+	memcpy(buf + n + 4096, text, sizeof(text) - 1);
+	n += 4096 + sizeof(text) - 1;
+	f = fopen(p, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, n, f), n);
+	fclose(f);
+	v = diagnose_dir(rs, "hole");
+	expect_hole_read(v);
+	json_decref(v);
 
 	/* NULs to the end: no text, binary as before (beside a file that is text, without which
 	 * diagnose has no usable input) */
