@@ -932,6 +932,70 @@ void pm_file_release(struct pm_file *f)
 	f->released = true;
 }
 
+/* The length of the run of NUL bytes BUF (LEN bytes) starts with. */
+static size_t nul_run(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && !buf[i])
+		i++;
+	return i;
+}
+
+/*
+ * pm_file_head past a hole: a file truncated while its writer kept its offset (logrotate's
+ * copytruncate, `> slurm-N.out` or `truncate -s 0` on a running job's output) reads as NUL
+ * bytes up to where the writer went on, then as its text.  A NUL-only head made such a job
+ * output binary and unread, its failure with it.  Reads on, within the input's bound, to the
+ * first byte that is not NUL and gives the CAP bytes from there; a file that is NULs to its end
+ * (or to the bound) is given as pm_file_head gives it, binary as it is.
+ */
+int pm_file_head_text(struct pm_file *f, char *buf, size_t cap, size_t *len)
+{
+	struct reader r;
+	size_t n, k;
+	int rc;
+
+	rc = pm_file_head(f, buf, cap, len);
+	if (rc < 0 || !*len || buf[0])
+		return rc;
+	k = nul_run(buf, *len);
+	if (k == *len && *len < cap) /* NULs to the end */
+		return 0;
+	if (plain_mem(f)) {
+		const char *m = f->mem;
+
+		k = nul_run(m, f->memlen);
+		if (k == f->memlen)
+			return 0;
+		*len = f->memlen - k < cap ? f->memlen - k : cap;
+		memcpy(buf, m + k, *len);
+		return 0;
+	}
+	if (reader_open(&r, f, false) < 0) {
+		reader_close(&r);
+		return 0; /* pm_file_head could read it: keep what it gave */
+	}
+	n = 0;
+	while ((n = dec_read(&r, buf, cap)) > 0) {
+		k = nul_run(buf, n);
+		if (k < n)
+			break;
+	}
+	if (n) {
+		memmove(buf, buf + k, n - k);
+		n -= k;
+		while (n < cap && (k = dec_read(&r, buf + n, cap - n)) > 0)
+			n += k;
+		*len = n;
+	} else {
+		reader_close(&r);
+		return pm_file_head(f, buf, cap, len);
+	}
+	reader_close(&r);
+	return 0;
+}
+
 int pm_file_head(struct pm_file *f, char *buf, size_t cap, size_t *len)
 {
 	struct reader r;

@@ -19,6 +19,9 @@ typedef int pm_chunk_fn(void *arg, const char *buf, size_t len, uint64_t off);
 
 /* The first CAP decompressed bytes of F. */
 int pm_file_head(struct pm_file *f, char *buf, size_t cap, size_t *len);
+/* The first CAP decompressed bytes of F after the NUL bytes it starts with (a hole left by a
+ * truncation while it was written), or pm_file_head's where it is NULs only. */
+int pm_file_head_text(struct pm_file *f, char *buf, size_t cap, size_t *len);
 /* Free F's in-memory content (a bundle member) once nothing will read it again: reading it
  * afterwards fails with ESTALE, leaving its status alone. */
 void pm_file_release(struct pm_file *f);

@@ -880,6 +880,7 @@ static bool hits_sorted(const struct scan *s)
 	return true;
 }
 
+#define HOLE_MIN 16 /* NULs in a row that are a hole in a line, not its bytes */
 static bool line_of(const char *buf, size_t len, size_t at, size_t *ls, size_t *le)
 {
 	const char *p;
@@ -892,6 +893,21 @@ static bool line_of(const char *buf, size_t len, size_t at, size_t *ls, size_t *
 		at--;
 	p = at ? memrchr(buf, '\n', at + (buf[at] != '\n')) : NULL;
 	*ls = p ? (size_t)(p - buf) + 1 : 0;
+	/* a hole's NULs (a file truncated while written: sniff_head) are not the line's text:
+	 * kept, they end the line as a C string (an empty evidence line) and hide its wrappers */
+	while (*ls < at && !buf[*ls])
+		(*ls)++;
+	/* so is a hole inside it, before the hit: data lost under a line cut short, and an
+	 * append after it (a job requeued with --open-mode=append once its node went down) whose
+	 * text starts after the NULs.  A run of HOLE_MIN at least: a stray NUL is the line's */
+	if (at > *ls && (p = memrchr(buf + *ls, '\0', at - *ls))) {
+		const char *r = p;
+
+		while (r > buf + *ls && !r[-1])
+			r--;
+		if (p - r + 1 >= HOLE_MIN)
+			*ls = (size_t)(p - buf) + 1;
+	}
 	if (*ls > at)
 		*ls = at;
 	p = memchr(buf + at, '\n', len - at);
@@ -3104,7 +3120,7 @@ static enum pm_format sniff_head(struct pm_file *f)
 	enum pm_format fmt, bare;
 	bool stamped;
 
-	if (pm_file_head(f, raw, sizeof(raw), &rlen) < 0)
+	if (pm_file_head_text(f, raw, sizeof(raw), &rlen) < 0)
 		return PM_FMT__COUNT;
 	rlen = pm_text_clean(raw, rlen, raw);
 	if (f->kind_given) {

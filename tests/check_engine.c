@@ -512,6 +512,95 @@ START_TEST(test_input_digest)
 }
 END_TEST
 
+/* ---- a job output emptied while it was written ---- */
+
+/* V's evidence of rule py-exc: its line and rank. */
+static void expect_hole_read(json_t *v)
+{
+	json_t *e = json_array_get(json_object_get(v, "evidence"), 0);
+
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "attributed");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "rule")), "py-exc");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "line")), "1: ValueError: bad shape");
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "rank")), 1);
+}
+
+/* A file truncated while its writer kept its offset starts with a hole of NULs: the text
+ * after it is read (sniff_head, line_of), from disk and from memory, whatever the hole's
+ * length; a hole inside a line ends the text before it; a file of NULs only stays binary. */
+START_TEST(test_output_after_hole)
+{
+	static const char text[] = "1: ValueError: bad shape\n";
+	size_t holes[] = {3000, 9000, 300000}, n, i;
+	char err[256], p[400];
+	struct pm_ruleset *rs = load(NULL, err, sizeof(err));
+	struct pm_evidence *ev;
+	char *buf = calloc(1, 300000 + sizeof(text));
+	char *cov;
+	json_t *v;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(buf);
+	mkdir(strcat(strcpy(p, tmp), "/hole"), 0755);
+	snprintf(p, sizeof(p), "%s/hole/slurm-9.out", tmp);
+	for (i = 0; i < sizeof(holes) / sizeof(holes[0]); i++) {
+		memset(buf, 0, holes[i]);
+		memcpy(buf + holes[i], text, sizeof(text) - 1);
+		n = holes[i] + sizeof(text) - 1;
+		f = fopen(p, "wb");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(fwrite(buf, 1, n, f), n);
+		fclose(f);
+		v = diagnose_dir(rs, "hole");
+		expect_hole_read(v);
+		json_decref(v);
+
+		ev = pm_evidence_create(rs);
+		ck_assert_int_eq(pm_evidence_add_buffer(ev, "slurm-9.out", buf, n, NULL, NULL, 0),
+				 0);
+		v = pm_diagnose(ev, err, sizeof(err));
+		ck_assert_msg(v != NULL, "%s", err);
+		expect_hole_read(v);
+		json_decref(v);
+		pm_evidence_destroy(ev);
+	}
+
+	/* a hole inside a line, the head text (data lost under a line cut short, then an
+	 * append): the hit's line starts after it */
+	for (n = 0, i = 0; i < 400; i++) /* past the head the format is told from */
+		n += (size_t)sprintf(buf + n, "0: step %zu | loss 2.3\n", i);
+	n += (size_t)sprintf(buf + n, "0: step 400 | lo");
+	memset(buf + n, 0, 4096);
+	memcpy(buf + n + 4096, text, sizeof(text) - 1);
+	n += 4096 + sizeof(text) - 1;
+	f = fopen(p, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, n, f), n);
+	fclose(f);
+	v = diagnose_dir(rs, "hole");
+	expect_hole_read(v);
+	json_decref(v);
+
+	/* NULs to the end: no text, binary as before (beside a file that is text, without which
+	 * diagnose has no usable input) */
+	pmt_mk(tmp, "hole/train.log", "step 1 loss 2.3\n");
+	f = fopen(p, "wb");
+	ck_assert_ptr_nonnull(f);
+	memset(buf, 0, 300000);
+	ck_assert_uint_eq(fwrite(buf, 1, 300000, f), 300000);
+	fclose(f);
+	v = diagnose_dir(rs, "hole");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "unknown");
+	cov = json_dumps(json_object_get(v, "coverage"), 0);
+	ck_assert_ptr_nonnull(cov);
+	ck_assert_ptr_nonnull(strstr(cov, "\"status\": \"binary\""));
+	free(cov);
+	json_decref(v);
+	free(buf);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
 /* ---- Prometheus samples keep their own time ---- */
 
 START_TEST(test_prom_sample_event_time)
@@ -1920,6 +2009,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, test_user_printed_xid_blames_no_node);
 	tcase_add_test(t, test_same_bytes_any_order);
 	tcase_add_test(t, test_input_digest);
+	tcase_add_test(t, test_output_after_hole);
 	tcase_add_test(t, test_prom_sample_event_time);
 	tcase_add_test(t, test_empty_folder_is_an_error);
 	tcase_add_test(t, test_bad_files_reported_rest_diagnosed);
