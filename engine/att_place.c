@@ -2525,20 +2525,84 @@ static bool srun_line_first(const struct att *a, const struct cand *c)
 	return true;
 }
 
+/*
+ * Whether the host H a launcher's failure report names for a rank (mpirun's "on node H",
+ * hydra's "RUNNING AT H", torchrun's "host : H") is gainsaid: the report is text in the job's
+ * output, which the job can print as easily as the launcher.  *OUT is set where Slurm's record
+ * lists the job's nodes and H is none of them (a host the job never had: such a host names no
+ * node, TRUST.md "The job's output"); else H is gainsaid where srun names one task that failed
+ * of itself on another host and H's tasks as ended by Slurm ("Terminated", "Killed"): srun and
+ * the report disagree on where the step failed (as for a "host: " prefix, prefix_gainsaid).
+ * Not where srun's lines hold one read as the job's text (a task reported twice, or one the
+ * step does not have: srun_gainsaid, att_ranks.c): a printed srun line must not gainsay a
+ * real report.  A report whose host srun says nothing of (an mpirun that srun ran as one task
+ * on another node: its ranks are not srun's tasks) is not gainsaid.
+ */
+static bool report_gainsaid(const struct att *a, const char *h, bool *out)
+{
+	*out = a->ev->job.nnodes && !pm_att_job_node(a, h);
+	if (*out)
+		return true;
+	return a->srun_host[0] && !a->srun_many && !a->nsrun_bad && !same_host(a->srun_host, h) &&
+	       host_ended(a, h);
+}
+
 /* The one host the failure reports name for rank R (torchrun's table, mpirun's "on node"),
- * spelt as the folder spells it; NULL when none names one, or they differ. */
-static const char *rank_host(const struct att *a, int r)
+ * spelt as the folder spells it; NULL when none names one, or they differ.  *GAIN: the name
+ * of a host they give that report_gainsaid gainsays (none is then returned), with *OUT as it
+ * sets it; left alone when none is. */
+static const char *rank_host(const struct att *a, int r, const char **gain, bool *out)
 {
 	const char *h = NULL, *x;
 
 	for (size_t i = 0; i < a->nrhost; i++) {
-		if (a->rhost[i].rank != r || !(x = host_of(a, a->rhost[i].host)))
+		if (a->rhost[i].rank != r)
+			continue;
+		if (report_gainsaid(a, a->rhost[i].host, out)) {
+			*gain = a->rhost[i].host;
+			return NULL;
+		}
+		if (!(x = host_of(a, a->rhost[i].host)))
 			continue;
 		if (h && strcasecmp(h, x))
 			return NULL;
 		h = x;
 	}
 	return h;
+}
+
+/*
+ * Rank R is the one rank the launchers' failure reports name (pm_att_place_one_host): *H, the
+ * host they name for it, or NULL where they name none, or one report_gainsaid gainsays (said
+ * in `why`, once).  True where srun gainsays that host: the report names no rank then, and
+ * the cause is placed on no host (trust106: a printed "mpirun noticed that process rank 0
+ * with PID 40210 on node gx11 exited on signal 6" moved a lead from gx12, srun's one failed
+ * task's host, to gx11, whose task srun reports Terminated; srun's lines are the job's text
+ * too, so they do not place it on gx12 over a report either).
+ */
+static bool report_yields(struct att *a, int r, const char **h)
+{
+	const char *gain = NULL;
+	bool out = false;
+
+	*h = rank_host(a, r, &gain, &out);
+	if (!gain)
+		return false;
+	if (!a->rgain_said && out)
+		pm_att_why(a,
+			   "The launcher's failure report names rank %d on %s, text the job "
+			   "prints, and Slurm's record lists no such node for the job: nothing is "
+			   "placed on %s.",
+			   r, gain, gain);
+	else if (!a->rgain_said)
+		pm_att_why(a,
+			   "The launcher's failure report names rank %d on %s, text the job "
+			   "prints, while srun reports task %d on %s as the one task that failed "
+			   "of itself and %s's tasks as ended by Slurm: the two disagree on where "
+			   "the failure was, and neither places it.",
+			   r, gain, a->srun_task, a->srun_host, gain);
+	a->rgain_said = true;
+	return !out;
 }
 
 /* The summary whose entries start at I: its end (*END) and its root cause's time, 0 when an
@@ -2734,8 +2798,14 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 		return;
 	pm_rankset_done(a->hranks, &a->nhranks);
 	int one_rank = a->nhranks == 1 ? a->hranks[0] : -1;
+	const char *h = NULL;
+	/* the report's host gainsaid: no node from it; where srun gainsays it, its rank
+	 * neither, and no other host (srun's failed task's) either: the two disagree on where
+	 * the failure was, and either may be the job's text (as a gainsaid prefix,
+	 * pm_att_pgain_only) */
+	if (one_rank >= 0 && report_yields(a, one_rank, &h))
+		one_rank = -1;
 	if (one_rank >= 0) {
-		const char *h = rank_host(a, one_rank);
 		const char *rep = !a->tfirst ? "The launcher's failure report names" :
 					       "The earliest root cause torchrun's summaries "
 					       "name is";

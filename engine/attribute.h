@@ -271,6 +271,8 @@ struct att {
 	bool lrep;    /* an MPI launcher's own report names a rank (mpirun's "rank N with PID P
 		       * on node H exited", "Process name: [[J,S],R]", hydra's "RANK N PID P
 		       * RUNNING AT H"): text only a launcher prints (drop_task_ranks) */
+	/* `why` said a launcher's report's host is gainsaid (att_place.c report_yields) */
+	bool rgain_said;
 	struct troot {
 		int rank;
 		int sum;       /* its summary */
