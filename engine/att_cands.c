@@ -2245,6 +2245,30 @@ static void setup_overcome(struct att *a, struct cand *c, const uint64_t *first)
 		   c->summary, later->summary);
 }
 
+/* Whether the writer of set-up line O is known to have made progress after it, where its file
+ * already logs progress after it (overcome): a line that names no rank, in a job of one node,
+ * where a training step after every set-up line of the node needs every local rank's group
+ * formed.  Not a line that names its rank, nor any line in a job of several nodes: rank 0
+ * alone logs steps in most jobs, its progress says nothing of another node's or rank's
+ * set-up, and a rank whose set-up failed can have hung the others later
+ * (setup-ib-device-other-node-near-miss). */
+static bool writer_progressed(const struct att *a, const struct pm_obs *o)
+{
+	const struct pm_evidence *ev = a->ev;
+
+	return o->rank < 0 && (ev->job.nnodes == 1 || (!ev->job.nnodes && ev->nnodes == 1));
+}
+
+/* Whether every line of the set-up candidate C is one whose writer went on to progress
+ * (writer_progressed): the job got past that set-up. */
+static bool writer_went_on(const struct att *a, const struct cand *c)
+{
+	for (size_t m = 0; m < c->nev; m++)
+		if (!writer_progressed(a, &a->ev->obs[c->ev[m]]))
+			return false;
+	return c->nev > 0;
+}
+
 /* A set-up class (an NCCL communicator or the rendezvous failing to form) seen only after the
  * job had made progress: the group had formed.  What NCCL before 2.12 reported as "unhandled
  * system error" (and 2.19 as a socket closed by the peer behind it) and torchelastic as a
@@ -2285,6 +2309,8 @@ static void setup_after_progress(struct att *a)
 			m++;
 		if (m < c->nev) {
 			setup_overcome(a, c, first);
+			if (!c->dead && !other && overcome(a, c, first) && writer_went_on(a, c))
+				c->got_past = true;
 			continue;
 		}
 		if (!other) {

@@ -1294,7 +1294,7 @@ void pm_att_phase_status(struct att *a)
 	ambiguity_test(a);
 	l = a->lead;
 	if (l && a->status == VS_ATTRIBUTED && !strcmp(a->outcome, "FAILED") && l->launch &&
-	    !l->late_setup &&
+	    !l->late_setup && !l->got_past &&
 	    (!a->any_progress || (l->has_t && a->first_progress > 0 && l->t < a->first_progress)) &&
 	    !pm_att_cand_after_progress(a, l)) {
 		a->outcome = "LAUNCH_FAILED";
@@ -1422,6 +1422,18 @@ void pm_att_phase_confidence(struct att *a)
 				"later step's launch, or text the job printed)" :
 				"its group had formed: most likely a peer that went away without a "
 				"word here, not a failure to set up");
+	}
+	/* a set-up failure that its own output's progress followed on a job of one node (NCCL
+	 * using another HCA after one it could not open): the job got past it, so it ran, and
+	 * the failure at its end is not explained by it (setup-ib-device-skipped-then-trained) */
+	if (a->status == VS_ATTRIBUTED && l->got_past) {
+		a->conf = "hypothesis";
+		l->contradicted = true;
+		pm_att_why(a,
+			   "%s/%s was reported before the job's progress, and its own output went on "
+			   "to make progress after it on the job's one node: the job got past it, "
+			   "and it does not explain the failure at the end; confidence hypothesis.",
+			   l->cls, l->sub);
 	}
 	/* clocks that cannot be trusted: the lead's evidence counts only through its node's
 	 * skew (at most supported), or the lead's time alone put it before a rival on another

@@ -78,6 +78,9 @@ struct cand {
 			    * (att_cands.c, setup_after_progress) */
 	bool late_named;   /* ... LATE_SETUP with no progress seen: its lines name the running
 			    * collective that failed (a `formed` rule's) */
+	bool got_past;	   /* a set-up class alone whose every line its own output's progress
+			    * followed, in a job of one node: the job got past it
+			    * (att_cands.c, writer_went_on) */
 	char note[200];	   /* what is missing, for why (fallback leads) */
 	size_t refobs;	   /* the confirmation that read its kind anew, plus one (att_cands.c,
 			    * refine); 0 none */
