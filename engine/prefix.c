@@ -610,6 +610,28 @@ static int path_rank_at(const char *path, size_t i, size_t n)
 	return (int)v;
 }
 
+/* WRF writes each MPI task's output to its own rsl.out.NNNN and rsl.error.NNNN, NNNN the
+ * task's rank in four digits or more; a suffix after a dot (".gz", ".txt") may follow. */
+static int wrf_rsl_rank(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	size_t i, k;
+	long v = 0;
+
+	b = b ? b + 1 : path;
+	if (!strncmp(b, "rsl.error.", 10))
+		k = 10;
+	else if (!strncmp(b, "rsl.out.", 8))
+		k = 8;
+	else
+		return -1;
+	for (i = k; pm_in_isdigit(b[i]) && i - k < 8; i++)
+		v = v * 10 + (b[i] - '0');
+	if (i - k < 4 || (b[i] && b[i] != '.'))
+		return -1;
+	return (int)v;
+}
+
 int pm_path_rank(const char *path)
 {
 	size_t i, n;
@@ -623,7 +645,8 @@ int pm_path_rank(const char *path)
 		if (pm_in_lower(path[i]) == 'r' && pm_in_ieq(path + i, 4, "rank") &&
 		    (r = path_rank_at(path, i, n)) >= 0)
 			found = r;
-	return found;
+	/* the file's own name is closer than any folder's */
+	return (r = wrf_rsl_rank(path)) >= 0 ? r : found;
 }
 
 /* ---- the stack of wrappers in front of a line's text (pm_peel; READING.md) ---- */
