@@ -610,6 +610,28 @@ static int path_rank_at(const char *path, size_t i, size_t n)
 	return (int)v;
 }
 
+/* WRF writes each MPI task's output to its own rsl.out.NNNN and rsl.error.NNNN, NNNN the
+ * task's rank in four digits or more; a suffix after a dot (".gz", ".txt") may follow. */
+static int wrf_rsl_rank(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	size_t i, k;
+	long v = 0;
+
+	b = b ? b + 1 : path;
+	if (!strncmp(b, "rsl.error.", 10))
+		k = 10;
+	else if (!strncmp(b, "rsl.out.", 8))
+		k = 8;
+	else
+		return -1;
+	for (i = k; pm_in_isdigit(b[i]) && i - k < 8; i++)
+		v = v * 10 + (b[i] - '0');
+	if (i - k < 4 || (b[i] && b[i] != '.'))
+		return -1;
+	return (int)v;
+}
+
 int pm_path_rank(const char *path)
 {
 	size_t i, n;
@@ -623,7 +645,8 @@ int pm_path_rank(const char *path)
 		if (pm_in_lower(path[i]) == 'r' && pm_in_ieq(path + i, 4, "rank") &&
 		    (r = path_rank_at(path, i, n)) >= 0)
 			found = r;
-	return found;
+	/* the file's own name is closer than any folder's */
+	return (r = wrf_rsl_rank(path)) >= 0 ? r : found;
 }
 
 /* ---- the stack of wrappers in front of a line's text (pm_peel; READING.md) ---- */
@@ -2941,12 +2964,31 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 	return !pe.layers && !stamp_at(next + k, nn - k, &any_year, &t);
 }
 
+/* S (N bytes) ends with a number right-aligned in a fixed-width column: two blanks or more
+ * before it (a simulation code's table row, AMBER's "PRESS =     1.2", a Fortran format's
+ * field).  A width's cut right after such a number before a letter would have glued a
+ * number and a word into one ("1.2cudaMemcpy"), which a program's own line seldom holds. */
+static bool column_end(const char *s, size_t n)
+{
+	size_t b = n;
+	bool digit = false;
+
+	while (b && (pm_in_isdigit(s[b - 1]) || s[b - 1] == '.')) {
+		digit |= s[b - 1] != '.';
+		b--;
+	}
+	if (b && (s[b - 1] == '-' || s[b - 1] == '+'))
+		b--;
+	return digit && pm_in_isdigit(s[n - 1]) && b >= 2 && s[b - 1] == ' ' && s[b - 2] == ' ';
+}
+
 /* Line S (N bytes) ends with a closing bracket and the next, NX (NN bytes), starts with a
  * capital: a program's own line and its next ("... (src/input.cpp:661)" then "Last command:
  * ..."), where a width's cut goes on in the same word ("ntopo_bond_all." then "cpp:59)") or
  * falls anywhere in a run of marks ("... TIME LIMIT **" then "*").  A full stop is no such
  * end: a dotted name's next part starts with a capital as often ("torch." then
- * "OutOfMemoryError"). */
+ * "OutOfMemoryError").  So is a table row's last column and a line that starts with a letter
+ * (column_end), unless the letter goes on as the number's exponent ("0.12" then "E+03"). */
 static bool clause_end(const char *s, size_t n, const char *nx, size_t nn,
 		       const struct pm_paste *shape)
 {
@@ -2956,7 +2998,11 @@ static bool clause_end(const char *s, size_t n, const char *nx, size_t nn,
 		n--;
 	if (k < nn && nx[k] == ' ')
 		k++;
-	return n && strchr(")]}", s[n - 1]) && k < nn && nx[k] >= 'A' && nx[k] <= 'Z';
+	if (n && strchr(")]}", s[n - 1]) && k < nn && nx[k] >= 'A' && nx[k] <= 'Z')
+		return true;
+	return column_end(s, n) && k < nn && pm_in_isalpha(nx[k]) &&
+	       !(strchr("EeDd", nx[k]) && k + 1 < nn && nx[k + 1] &&
+		 strchr("+-0123456789", nx[k + 1]));
 }
 
 /* A terminal's width of its own accord: its default, or one of the usual wide ones. */

@@ -598,6 +598,15 @@ START_TEST(path_rank)
 	ck_assert_int_eq(pm_path_rank("rank_-3"), -1);
 	ck_assert_int_eq(pm_path_rank("rank12345678"), -1);
 	ck_assert_int_eq(pm_path_rank("slurm-4242.out"), -1);
+	/* WRF's per-task files: the digits are the rank, four or more of them */
+	ck_assert_int_eq(pm_path_rank("run/rsl.error.0013"), 13);
+	ck_assert_int_eq(pm_path_rank("rsl.out.0000"), 0);
+	ck_assert_int_eq(pm_path_rank("wx02/rsl.error.01024.gz"), 1024);
+	ck_assert_int_eq(pm_path_rank("rsl.error.all"), -1);
+	ck_assert_int_eq(pm_path_rank("rsl.error.013"), -1);
+	ck_assert_int_eq(pm_path_rank("rsl.error.0013x"), -1);
+	ck_assert_int_eq(pm_path_rank("old.rsl.error.0013"), -1);
+	ck_assert_int_eq(pm_path_rank("rank2/rsl.error.0013"), 13);
 	ck_assert_int_eq(pm_path_rank(""), -1);
 	ck_assert_int_eq(pm_path_rank(NULL), -1);
 }

@@ -702,7 +702,8 @@ def link_tree(src, dst):
 # pieces.  Their files are left as they are (their verdict must still hold).
 AS_COPIED = {'read-paste-terminal-wrapped-job-output', 'read-paste-terminal-wrapped-kernel-log',
              'place-abort-report-terminal-wrapped', 'read-paste-same-template-wrapped-lost-gpus',
-             'read-paste-short-wrapped-line-in-word-near-miss'}
+             'read-paste-short-wrapped-line-in-word-near-miss',
+             'read-paste-short-wrapped-after-number-near-miss'}
 # Files a log collector wrapped already, its stamp and fields outermost (a container
 # runtime's CRI "stderr F ", fluentd's "stamp\ttag\t{record}"): a style's wrappers would go
 # inside the collector's, after srun's label the style cannot see there, and put a
