@@ -1429,7 +1429,7 @@ static void rank_prefix_seen(struct att *a, const struct pm_file *f, const char 
 static int file_hosts(struct att *a, struct pm_file *f)
 {
 	size_t cap = f->bytes < (4u << 20) ? (size_t)f->bytes : (4u << 20), len = 0;
-	char *buf, line[1024 + PM_ATT_KEY_PAD];
+	char *buf, line[1024 + PM_ATT_KEY_PAD], dec[4096];
 	bool rec = false, wrapped;
 	struct pm_paste shape;
 	/* host fields are read where the file is a system log by its format or its name (its
@@ -1452,7 +1452,7 @@ static int file_hosts(struct att *a, struct pm_file *f)
 		/* a line a terminal's width broke is read as one, as the scan reads it: the
 		 * paste's shape is taken off every line here, and none is left to take off */
 		len = pm_paste_strip(buf, len, &shape, buf);
-		shape = (struct pm_paste){0};
+		shape = (struct pm_paste){.escaped = shape.escaped};
 	}
 	buf[len] = '\0';
 	a->hfield[0][0] = a->hfield[1][0] = '\0';
@@ -1470,7 +1470,15 @@ static int file_hosts(struct att *a, struct pm_file *f)
 		/* where the line is, for the summary's entries (torchrun_rows): not known in a
 		 * file a terminal's width broke, whose lines were joined */
 		a->tline = wrapped ? UINT64_MAX : at;
-		/* as the scan reads it: without the paste's shape (a quote, line numbers) */
+		/* as the scan reads it: HTML's escapes undone, without the paste's shape (a quote,
+		 * line numbers) */
+		if (shape.escaped) {
+			size_t m = (size_t)(le - p) < sizeof(dec) ? (size_t)(le - p) : sizeof(dec);
+
+			m = pm_html_unescape(p, m, dec);
+			p = dec;
+			le = dec + m;
+		}
 		p += pm_paste_skip(p, (size_t)(le - p), &shape);
 		struct pm_prefix px;
 		size_t hl;

@@ -456,14 +456,24 @@ bool pm_level_debug(const char *s, size_t n);
  * multibyte character; no separator; no carriage return inside), and NEXT, its shape taken
  * off and one blank after that, is not blank and starts with no wrapper and no log's stamp.
  */
+enum { PM_NUM_BLANK = 1, PM_NUM_BAR, PM_NUM_COLON, PM_NUM_L };
 struct pm_paste {
 	unsigned char indent;
 	bool quoted;
-	bool numbered;	     /* every line after its number (`cat -n`, a viewer's copy) */
+	unsigned char numbered; /* every line after its number, in a PM_NUM_ form (`cat -n`, a
+				 * viewer's copy, a gutter); 0: none */
 	bool stamped;	     /* every line after a collector's stamp */
+	bool escaped;	     /* HTML's entities in place of < > " ' & (pm_html_escaped) */
 	unsigned short wrap; /* longer lines broken at this width (a terminal's copy) */
 };
 void pm_paste_shape(const char *s, size_t n, struct pm_paste *out);
+/* Whether S (N bytes, a head) was escaped for HTML (a web page's source, a mail or RSS
+ * archive): it holds `&lt;`, `&gt;`, `&quot;` or `&#39;` (`&#x27;`), and no raw `<`, nor a
+ * raw `>` past the quote markers that start a line (a reply's, quoting the escaped text). */
+bool pm_html_escaped(const char *s, size_t n);
+/* S (N bytes) with `&lt;` `&gt;` `&quot;` `&#39;` `&#x27;` `&apos;` `&amp;` made the
+ * characters they stand for, into OUT (room for N bytes, may be S): the length written. */
+size_t pm_html_unescape(const char *s, size_t n, char *out);
 size_t pm_paste_skip(const char *line, size_t n, const struct pm_paste *shape);
 bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 		    const struct pm_paste *shape);

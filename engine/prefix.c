@@ -2717,43 +2717,87 @@ static size_t quote_markers(const char *s, size_t n)
 	return i;
 }
 
-/* A viewer's line number at S (N bytes, a line without its newline): blanks, 1 to 7 digits,
- * then blanks or the line's end; its bytes (0: none) and *NUM. */
-static size_t line_number(const char *s, size_t n, long *num)
+/* A viewer's line number at S (N bytes, a line without its newline), in FORM: blanks, 1 to
+ * 7 digits, then (PM_NUM_BLANK) blanks or the line's end (`cat -n`, `nl -ba`); (PM_NUM_BAR)
+ * blanks, a '|' and a blank or the line's end (a file view's or a pastebin's gutter, `  12 |
+ * text`); (PM_NUM_COLON) a ':' and a blank (`grep -n`, an editor's copy); or (PM_NUM_L) an
+ * 'L' before the digits, then a blank (a permalink's anchors copied with their lines).  Its
+ * bytes with the blanks after it (0: none) and *NUM. */
+static size_t line_number(const char *s, size_t n, int form, long *num)
 {
 	size_t i = 0, d;
 
 	while (i < n && i < 8 && s[i] == ' ')
 		i++;
+	if (form == PM_NUM_L) {
+		if (i || n < 2 || s[0] != 'L')
+			return 0;
+		i = 1;
+	}
 	for (d = i; d < n && d - i < 8 && s[d] >= '0' && s[d] <= '9'; d++)
 		;
-	if (d == i || d - i > 7 || (d < n && s[d] != ' ' && s[d] != '\t'))
+	if (d == i || d - i > 7)
 		return 0;
 	*num = capped(s + i, d - i);
+	if (form == PM_NUM_BAR) {
+		while (d < n && s[d] == ' ')
+			d++;
+		if (d >= n || s[d] != '|' || (d + 1 < n && s[d + 1] != ' ' && s[d + 1] != '\t'))
+			return 0;
+		d++;
+	} else if (form == PM_NUM_COLON) {
+		if (d + 1 >= n || s[d] != ':' || s[d + 1] != ' ')
+			return 0;
+		d++;
+	} else if (d < n && s[d] != ' ' && s[d] != '\t') {
+		return 0;
+	}
 	while (d < n && (s[d] == ' ' || s[d] == '\t'))
 		d++;
 	return d;
 }
 
-/* True when every line of S (N bytes) up to its last newline, at least three, starts with
- * its number, counting up by one (`cat -n`, `nl -ba`, a log viewer's copy). */
-static bool numbered(const char *s, size_t n)
+/* The form in which every line of S (N bytes) up to its last newline, at least three, starts
+ * with its number, counting up by one (`cat -n`, `nl -ba`, a log viewer's copy, a gutter);
+ * 0 when none.  srun's --label (`3: `) is a colon after a number too, and a job's first
+ * lines may come from tasks 0, 1, 2 in turn: a colon counts only from a number above 0 (an
+ * editor's lines start at 1, srun's tasks at 0) over at least eight lines, more tasks' lines
+ * in a row than a label shows. */
+static int numbered(const char *s, size_t n)
 {
-	size_t i = 0, lines = 0;
-	long last = 0, num;
+	/* a gutter's bar first: its number and blanks alone would read as `cat -n`'s */
+	static const int forms[] = {PM_NUM_BAR, PM_NUM_BLANK, PM_NUM_COLON, PM_NUM_L};
 
-	while (i < n) {
-		const char *nl = memchr(s + i, '\n', n - i);
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		int form = forms[f];
+		size_t i = 0, lines = 0;
+		long first = 0, last = 0, num;
+		bool all = true;
 
-		if (!nl)
-			break;
-		if (!line_number(s + i, (size_t)(nl - s) - i, &num) || (lines && num != last + 1))
-			return false;
-		last = num;
-		lines++;
-		i = (size_t)(nl - s) + 1;
+		while (i < n) {
+			const char *nl = memchr(s + i, '\n', n - i);
+
+			if (!nl)
+				break;
+			if (!line_number(s + i, (size_t)(nl - s) - i, form, &num) ||
+			    (lines && num != last + 1)) {
+				all = false;
+				break;
+			}
+			first = lines ? first : num;
+			last = num;
+			lines++;
+			i = (size_t)(nl - s) + 1;
+		}
+		/* a gutter's bar from 1 is plain enough in a file of a line or two (a pastebin's
+		 * copy of a short kernel log) */
+		if (!all || !lines || (lines < 3 && !(form == PM_NUM_BAR && first == 1)))
+			continue;
+		if (form == PM_NUM_COLON && (first < 1 || lines < 8))
+			continue;
+		return form;
 	}
-	return lines >= 3;
+	return 0;
 }
 
 /* An RFC 3339 stamp at S (N bytes) and the blank after it, as a log collector puts it before
@@ -2776,7 +2820,7 @@ static void shape_of(const char *s, size_t n, struct pm_paste *out)
 	long num;
 
 	memset(out, 0, sizeof(*out));
-	out->numbered = numbered(s, n);
+	out->numbered = (unsigned char)numbered(s, n);
 	out->wrap = wrap;
 	while (i < n) {
 		const char *nl = memchr(s + i, '\n', n - i);
@@ -2794,7 +2838,7 @@ static void shape_of(const char *s, size_t n, struct pm_paste *out)
 			continue;
 		}
 		if (out->numbered)
-			i += line_number(s + i, e - i, &num);
+			i += line_number(s + i, e - i, out->numbered, &num);
 		b = i;
 		while (b < e && (s[b] == ' ' || s[b] == '\t'))
 			b++;
@@ -2823,6 +2867,74 @@ static void shape_of(const char *s, size_t n, struct pm_paste *out)
 	if (!out->quoted && quoted) /* some lines quoted: their blanks are not the paste's */
 		return;
 	out->indent = (unsigned char)(indent >= 2 && indent < PASTE_INDENT_MAX ? indent : 0);
+}
+
+/* ---- a web page's or an archive's HTML escapes ---- */
+
+/* The entity at S (N bytes, S[0] == '&') that pm_html_unescape undoes: its length, *C the
+ * character; 0 when none. */
+static size_t entity(const char *s, size_t n, char *c)
+{
+	static const struct {
+		const char *e;
+		char c;
+	} ents[] = {{"&lt;", '<'},    {"&gt;", '>'},	{"&quot;", '"'}, {"&#39;", '\''},
+		    {"&#x27;", '\''}, {"&apos;", '\''}, {"&amp;", '&'}};
+
+	for (size_t k = 0; k < sizeof(ents) / sizeof(ents[0]); k++) {
+		size_t l = strlen(ents[k].e);
+
+		if (n >= l && !memcmp(s, ents[k].e, l)) {
+			*c = ents[k].c;
+			return l;
+		}
+	}
+	return 0;
+}
+
+bool pm_html_escaped(const char *s, size_t n)
+{
+	bool seen = false, start = true;
+	char c;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n') {
+			start = true;
+			continue;
+		}
+		if (start && (s[i] == '>' || s[i] == ' ' || s[i] == '\t'))
+			continue;
+		start = false;
+		if (s[i] == '<' || s[i] == '>')
+			return false;
+		if (s[i] == '&' && entity(s + i, n - i, &c) && c != '&')
+			seen = true;
+	}
+	return seen;
+}
+
+size_t pm_html_unescape(const char *s, size_t n, char *out)
+{
+	size_t i = 0, o = 0, l;
+	char c;
+
+	while (i < n) {
+		const char *a = memchr(s + i, '&', n - i);
+		size_t stop = a ? (size_t)(a - s) : n;
+
+		memmove(out + o, s + i, stop - i); /* OUT may be S */
+		o += stop - i;
+		i = stop;
+		if (i >= n)
+			break;
+		if ((l = entity(s + i, n - i, &c))) {
+			out[o++] = c;
+			i += l;
+		} else {
+			out[o++] = s[i++];
+		}
+	}
+	return o;
 }
 
 /* ---- a terminal's copy: longer lines broken at its width ---- */
@@ -2927,7 +3039,11 @@ bool pm_paste_joins(const char *line, size_t n, const char *next, size_t nn,
 	double t;
 	size_t k, ls;
 
-	if (!shape->wrap || line_cols(line, n) != shape->wrap || !piece_end(line, n))
+	if (!shape->wrap || line_cols(line, n) != shape->wrap)
+		return false;
+	/* a separator behind a reply's quote markers or a gutter is a separator still */
+	ls = pm_paste_skip(line, n, shape);
+	if (!piece_end(line + ls, n - ls))
 		return false;
 	while (nn && (next[nn - 1] == '\n' || next[nn - 1] == '\r'))
 		nn--;
@@ -3074,7 +3190,7 @@ size_t pm_paste_skip(const char *line, size_t n, const struct pm_paste *shape)
 	if (n && line[n - 1] == '\n')
 		n--;
 	if (shape->numbered)
-		i = line_number(line, n, &num);
+		i = line_number(line, n, shape->numbered, &num);
 	if (shape->quoted)
 		i += quote_markers(line + i, n - i);
 	for (b = i; b < n && b - i < shape->indent && (line[b] == ' ' || line[b] == '\t'); b++)
@@ -3084,8 +3200,14 @@ size_t pm_paste_skip(const char *line, size_t n, const struct pm_paste *shape)
 
 		for (i = b; i < n && (line[i] == ' ' || line[i] == '\t'); i++)
 			;
-		if ((k = collector_stamp(line + i, n - i)))
-			b = i + k;
+		/* a CI runner's stamp before a collector's (a step that printed `kubectl logs
+		 * --timestamps`): each is the paste's; after the first, only one in UTC's `Z`,
+		 * as collectors write it (an offset is the log's own: dmesg's, a syslog's) */
+		for (int m = 0; (k = collector_stamp(line + i, n - i)); m++) {
+			if (m && line[i + k - 2] != 'Z')
+				break;
+			b = i += k;
+		}
 	}
 	return b;
 }

@@ -1979,7 +1979,8 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 	bool frames, shaped, joined = false;
 
 	pm_file_paste(f, &paste);
-	shaped = paste.indent || paste.quoted || paste.numbered || paste.stamped || paste.wrap;
+	shaped = paste.indent || paste.quoted || paste.numbered || paste.stamped || paste.wrap ||
+		 paste.escaped;
 	*cleaned = false;
 	if (!shaped && (s->ev->files[s->file].plain || !pm_text_dirty(buf, len)))
 		return 0;
@@ -2014,6 +2015,9 @@ static int clean_chunk(struct scan *s, const char *buf, size_t len, bool *cleane
 			s->cmap[s->ncmap++] = i;
 		}
 		size_t l = pm_text_clean(buf + i, e - i, s->clean + o);
+
+		if (paste.escaped) /* before the shape: a reply's quote of it is escaped too */
+			l = pm_html_unescape(s->clean + o, l, s->clean + o);
 		join = paste.wrap && nl && (nx = memchr(buf + e, '\n', len - e)) &&
 		       pm_paste_joins(s->clean + o, l, buf + e, (size_t)(nx - buf) - e, &paste);
 		if (shaped) {
@@ -2273,6 +2277,11 @@ static int zone_walk(struct scan *s, const char *buf, size_t len)
  * of several: "==> PATH <==".  Its path into *P, *PN. */
 static bool section_header(const char *line, size_t n, const char **p, size_t *pn)
 {
+	if (n >= 15 && !memcmp(line, "==&gt; ", 7) && !memcmp(line + n - 7, " &lt;==", 7)) {
+		*p = line + 7; /* a page's HTML escapes (pm_html_escaped) */
+		*pn = n - 14;
+		return true;
+	}
 	if (n < 9 || memcmp(line, "==> ", 4) || memcmp(line + n - 4, " <==", 4))
 		return false;
 	*p = line + 4;
@@ -2384,22 +2393,49 @@ static int section_host(struct scan *s, const char *node)
 static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t off)
 {
 	const struct pm_file *f = &s->ev->files[s->file];
-	size_t pos = 0;
+	struct pm_paste paste;
+	size_t pos = 0, k;
+	const char *p;
+	size_t pn;
+	char dec[512];
 
-	if (!off)
+	/* the headers of a pasted file are behind its shape (a reply's quote markers, a CI
+	 * runner's stamps, a viewer's line numbers), as its lines are */
+	pm_file_paste(f, &paste);
+	paste.wrap = 0;
+	if (!off) {
+		const char *nl = memchr(buf, '\n', len);
+		size_t n = nl ? (size_t)(nl - buf) : len;
+
+		const char *line = buf;
+
+		if (n && buf[n - 1] == '\r')
+			n--;
+		if (paste.escaped && n <= sizeof(dec)) {
+			n = pm_html_unescape(buf, n, dec);
+			line = dec;
+		}
+		k = pm_paste_skip(line, n, &paste);
 		s->sectioned = (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG) &&
-			       len >= 4 && !memcmp(buf, "==> ", 4);
+			       section_header(line + k, n - k, &p, &pn);
+	}
 	while (s->sectioned && pos < len) {
-		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos), *p;
-		size_t n = nl ? (size_t)(nl - line) : len - pos, pn;
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos, at = pos;
 
+		pos += n + 1;
 		if (n && line[n - 1] == '\r')
 			n--;
-		if (section_header(line, n, &p, &pn)) {
+		if (paste.escaped && n <= sizeof(dec)) { /* a reply's `&gt; ` before the header */
+			n = pm_html_unescape(line, n, dec);
+			line = dec;
+		}
+		k = pm_paste_skip(line, n, &paste);
+		if (section_header(line + k, n - k, &p, &pn)) {
 			if (s->nsect == s->asect &&
 			    pm_grow((void **)&s->sect, &s->asect, sizeof(*s->sect)) < 0)
 				return -1;
-			s->sect[s->nsect].off = off + pos;
+			s->sect[s->nsect].off = off + at;
 			section_node(s, p, pn, s->sect[s->nsect].node, sizeof(s->sect->node),
 				     &s->sect[s->nsect].guess);
 			/* a guess is no host the file covers (every_node_has) */
@@ -2407,7 +2443,6 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 				return -1;
 			s->nsect++;
 		}
-		pos += (nl ? (size_t)(nl - line) : len - pos) + 1;
 	}
 	return 0;
 }
@@ -3018,6 +3053,7 @@ void pm_file_paste(const struct pm_file *f, struct pm_paste *out)
 	out->quoted = f->paste_quoted;
 	out->numbered = f->paste_numbered;
 	out->stamped = f->paste_stamped;
+	out->escaped = f->paste_escaped;
 	out->wrap = f->paste_wrap;
 }
 
@@ -3027,6 +3063,7 @@ static void set_paste(struct pm_file *f, const struct pm_paste *shape)
 	f->paste_quoted = shape->quoted;
 	f->paste_numbered = shape->numbered;
 	f->paste_stamped = shape->stamped;
+	f->paste_escaped = shape->escaped;
 	f->paste_wrap = shape->wrap;
 }
 
@@ -3118,7 +3155,7 @@ static enum pm_format sniff_head(struct pm_file *f)
 	size_t rlen = 0, len;
 	struct pm_paste shape;
 	enum pm_format fmt, bare;
-	bool stamped;
+	bool stamped, escaped;
 
 	if (pm_file_head_text(f, raw, sizeof(raw), &rlen) < 0)
 		return PM_FMT__COUNT;
@@ -3128,7 +3165,12 @@ static enum pm_format sniff_head(struct pm_file *f)
 		head_zone(f, raw, rlen);
 		return pm_sniff(raw, rlen);
 	}
+	/* a page's or an archive's HTML escapes hide a kernel log's `<4>`, the quote markers and
+	 * the words alike: the shape and the format are told from the head they stood for */
+	if ((escaped = pm_html_escaped(raw, rlen)))
+		rlen = pm_html_unescape(raw, rlen, raw);
 	pm_paste_shape(raw, rlen, &shape);
+	shape.escaped = escaped;
 	stamped = shape.stamped;
 	shape.stamped = false;
 	len = pm_paste_strip(raw, rlen, &shape, head);
@@ -3143,7 +3185,8 @@ static enum pm_format sniff_head(struct pm_file *f)
 			len = pm_paste_strip(raw, rlen, &shape, head);
 		}
 	}
-	if ((shape.indent || shape.quoted || shape.numbered || shape.stamped || shape.wrap) &&
+	if ((shape.indent || shape.quoted || shape.numbered || shape.stamped || shape.wrap ||
+	     shape.escaped) &&
 	    !pm_source_scanned(pm_format_source(fmt))) {
 		memset(&shape, 0, sizeof(shape));
 		fmt = pm_sniff(raw, rlen);

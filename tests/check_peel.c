@@ -1209,6 +1209,13 @@ START_TEST(paste_numbered)
 		{"1 a\n2 b\n", 0, "3 c", "3 c"},
 		{"1 a\n2 b\n4 c\n", 0, "5 d", "5 d"},
 		{"1 a\nb\n2 c\n", 0, "3 d", "3 d"},
+		/* a gutter's bar; an editor's colon, from 1 over eight lines; a permalink's L */
+		{"  1 | a\n  2 |\n  3 | b\n", PM_NUM_BAR, "  4 | c", "c"},
+		{"1: a\n2: b\n3: c\n4: d\n5: e\n6: f\n7: g\n8: h\n", PM_NUM_COLON, "9: 3: x",
+		 "3: x"},
+		{"0: a\n1: b\n2: c\n3: d\n4: e\n5: f\n6: g\n7: h\n", 0, "8: x", "8: x"},
+		{"4: a\n5: b\n6: c\n", 0, "7: x", "7: x"},
+		{"L7 a\nL8 b\nL9 c\n", PM_NUM_L, "L10 d", "d"},
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -1221,6 +1228,33 @@ START_TEST(paste_numbered)
 			sh.quoted = true; /* one line quoted of three: the test's own */
 		check_skip(i, &sh, t[i].line, t[i].after);
 	}
+}
+END_TEST
+
+/* A head copied out of a page's HTML source: escaped when it holds an entity for < > " ' and
+ * no raw < or > past a line's quote markers; undone to the characters. */
+START_TEST(paste_html_escaped)
+{
+	static const struct {
+		const char *head;
+		bool escaped;
+	} t[] = {
+		{"  File \"x.py\", line 3, in &lt;module&gt;\nKeyError: &#39;a&#39;\n", true},
+		{"&gt; KeyError: &quot;a&quot;\n> &gt; b\n", true},
+		{"get?a=1&amp;b=2\n", false},
+		{"parsed: &lt;ok&gt; <done>\n", false},
+		{"plain text\n", false},
+	};
+	char out[64];
+	const char *e = "&lt;module&gt; &quot;x&quot; &#39;y&#x27; &amp;lt; &zz;";
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_msg(pm_html_escaped(t[i].head, strlen(t[i].head)) == t[i].escaped,
+			      "case %zu", i);
+	n = pm_html_unescape(e, strlen(e), out);
+	ck_assert_int_eq((int)n, (int)strlen("<module> \"x\" 'y' &lt; &zz;"));
+	ck_assert(!memcmp(out, "<module> \"x\" 'y' &lt; &zz;", n));
 }
 END_TEST
 
@@ -1445,6 +1479,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, paste_shape);
 	tcase_add_test(tc, paste_strip);
 	tcase_add_test(tc, paste_numbered);
+	tcase_add_test(tc, paste_html_escaped);
 	tcase_add_test(tc, paste_stamped);
 	tcase_add_test(tc, paste_wrap);
 	suite_add_tcase(s, tc);

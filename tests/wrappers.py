@@ -438,9 +438,53 @@ def rfc5424(ln, c, t):
                                        m.group(4) or '-', m.group(5))
 
 
+def gha_stamp(ln, c, t):
+    return (fmt(t, '%Y-%m-%dT%H:%M:%S.{f}Z', 7) if t is not None
+            else fmt(0, '%H:%M:%S.{f}', 7)) + ' '
+
+
+def gha_kernel(ln, c, t):
+    # a CI step's own `dmesg`: the runner's stamp is when it read the line, not the line's
+    return '2026-12-01T06:00:%02d.%07dZ ' % (len(ln.text) % 60, 1044170 + len(ln.text))
+
+
+def html_escape(ln, c, t):
+    """A log shown in a web page or a mail archive and copied from its source: HTML's five
+    characters as entities, the job's output and the kernel log alike."""
+    return (ln.text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')
+            .replace('"', '&quot;').replace("'", '&#39;'))
+
+
+def md_quote(lines):
+    """A reply that quotes the log: every line after `> `, a blank one a lone `>`."""
+    return ['>' if not ln.text.strip() else '> ' + ln.text for ln in lines]
+
+
+def gutter(lines):
+    """A copy out of a file view or a pastebin with its line numbers: `  12 | text`, the
+    numbers right-aligned from 1, a blank line's number and bar alone."""
+    w = len(str(len(lines))) + 2
+    return ['%*d |' % (w, i + 1) + (' ' + ln.text if ln.text else '')
+            for i, ln in enumerate(lines)]
+
+
+def gha_log(lines, c, kind):
+    """A CI job's log as GitHub Actions shows it: the step's `##[group]` head and its
+    `##[endgroup]`, then every line after the runner's stamp."""
+    gen = gha_stamp if kind == 'app_log' else gha_kernel
+    t0 = c.times[0] if c.times else None
+    head = [gha_stamp(None, c, t0) + '##[group]Run srun ./train.sh',
+            gha_stamp(None, c, t0) + '##[endgroup]'] if kind == 'app_log' else []
+    return head + [gen(ln, c, c.times[i]) + ln.text if ln.text.strip() else ln.text
+                   for i, ln in enumerate(lines)]
+
+
 SQUASH = 'squashed'
 EXC = 'jsonl-exc'
 TERMWRAP = 'termwrap'
+QUOTED = 'md-quote'
+GUTTER = 'gutter'
+GHA = 'gha'
 TERM_WIDTH = 100
 
 # name: (what job output gets, what a kernel log gets or None)
@@ -494,6 +538,10 @@ STYLES = {
     'ansi+pdsh': (lambda ln, c, t: ansi(Line(outer(host_colon)(ln, c, t)), c, t), None),
     SQUASH: (None, None),
     TERMWRAP: (None, None),
+    QUOTED: (None, None),
+    GHA: (None, None),
+    GUTTER: (None, None),
+    'html-escape': (html_escape, html_escape),
 }
 
 # The first line of a multi-line symptom, its continuation, its last line: Python's
@@ -593,6 +641,12 @@ def wrap(style, text, nodes, file_node, kind):
         out = squash(lines)
     elif style == TERMWRAP:
         out = termwrap(lines)
+    elif style == QUOTED:
+        out = md_quote(lines)
+    elif style == GUTTER:
+        out = gutter(lines)
+    elif style == GHA:
+        out = gha_log(lines, Ctx(lines, nodes, file_node), kind)
     elif style == EXC:
         if kind != 'app_log':
             return text
@@ -709,6 +763,17 @@ AS_COPIED = {'read-paste-terminal-wrapped-job-output', 'read-paste-terminal-wrap
 # inside the collector's, after srun's label the style cannot see there, and put a
 # program's prefix before the runtime's.  Left as they are, as AS_COPIED.
 COLLECTED = {'read-cri-runtime-four-layers', 'read-fluentd-file-output-records'}
+# Fixtures whose files a person pasted already (a gutter, a reply's quote, a page's HTML
+# escapes): a style's layer would go outside the paste's (a shipper's stamp or a CI runner's
+# before a reply's `> `, a logger's between an editor's `41: ` and srun's label), which no
+# writer puts there and no reader takes apart.  Left as they are, as AS_COPIED.
+PASTED = {'read-paste-gutter-kernel-log', 'read-paste-gutter-colon-srun-labels',
+          'read-paste-quoted-tail-headers-other-host-near-miss',
+          'read-paste-html-escaped-rust-panic'}
+# ... and, under the styles that are a paste themselves, a quoted folder (the other styles'
+# layers go inside its quote and are read there)
+PASTE_STYLES = {'md-quote', 'gha', 'gutter', 'html-escape'}
+PASTED_AGAIN = {'read-paste-quoted-folder-one-host'}
 
 
 def build(style, rules, fixdir, base, out):
@@ -725,6 +790,8 @@ def build(style, rules, fixdir, base, out):
         for rel, (kind, node) in files.items():
             path = os.path.join(dst, rel)
             if name in AS_COPIED or name in COLLECTED:
+                continue
+            if name in PASTED or (style in PASTE_STYLES and name in PASTED_AGAIN):
                 continue
             if kind not in ('app_log', 'kernel_log') or not os.path.isfile(path):
                 continue
@@ -1061,7 +1128,7 @@ for _style in ('pylog', 'pylog-named', 'pylog-colon', 'pylog-bracket', 'glog', '
 # state: PORT_DOWN (1)", which ib-port-state-down-app (a row of the tool's own layout) does
 # not read: unknown, no node blamed, as every style gave before pdsh's listings were read per
 # host (scan.c, beside).
-for _style in ('absl', 'accelerate', 'compose', 'compose+glog', 'env-logger', 'glog', 'hydra', 'kubectl-ts', 'level-first', 'logrus-tty', 'loguru', 'mpirun+loguru', 'pybasic', 'pylog', 'pylog-bracket', 'pylog-colon', 'pylog-named', 'ray+pybasic', 'structlog', 'tracing', 'vllm', 'zap-tabs'):
+for _style in ('absl', 'accelerate', 'compose', 'compose+glog', 'env-logger', 'gha', 'glog', 'hydra', 'kubectl-ts', 'level-first', 'logrus-tty', 'loguru', 'mpirun+loguru', 'pybasic', 'pylog', 'pylog-bracket', 'pylog-colon', 'pylog-named', 'ray+pybasic', 'structlog', 'tracing', 'vllm', 'zap-tabs'):
     KNOWN[(_style, 'net-ibv-devinfo-pdsh-two-hosts-one-down')] = (
         'pdsh\'s "gpu07: " behind this style\'s level is message words, not a host prefix: '
         'the PORT_DOWN row is not read as a listing row and the verdict is unknown, no node '
@@ -1093,6 +1160,23 @@ KNOWN[('jsonl-exc', 'read-output-hole-inside-line')] = (
     'the style folds the traceback into one record before it meets the hole, so the NULs are '
     'escaped text inside the record and the line does not start after them: storage/io_error '
     'on gq23 stands without rank 5 (the safe side)')
+
+for _style in ('md-quote', 'gha'):
+    KNOWN[(_style, 'app-logic-error-beside-link-flap-near-miss')] = (
+        'the kernel log is one line: a quote\'s markers or a collector\'s stamp are a paste\'s '
+        'shape only over two lines or more (a lone `> ` line is as often a shell\'s prompt), so '
+        'the line is read as the job\'s text: ib_link from the job\'s output on no node (the '
+        'safe side: fewer nodes)')
+KNOWN[('html-escape', 'net-ib-one-reporter-many-peers')] = (
+    'the job output\'s head the shape is told from (its first 8 KiB, NCCL INFO lines; the '
+    'first < > " \' is 24 KB in) holds no escape, so the file is not known to be escaped and '
+    'the entities of its later lines stay: the peers\' votes are not read, collective_timeout '
+    'on no node (the safe side)')
+KNOWN[('html-escape', 'net-ib-split-votes')] = (
+    'as for net-ib-one-reporter-many-peers: the job output\'s escapes start 21 KB in, past '
+    'its head; the votes are '
+    'not read, collective_timeout on no node (the safe side)')
+
 
 # What one style's run needs besides its name: set before the worker processes fork, so that
 # each inherits it instead of receiving the baseline's 1,600 entries with every style
