@@ -462,9 +462,9 @@ struct pm_paste {
 	bool quoted;
 	unsigned char numbered; /* every line after its number, in a PM_NUM_ form (`cat -n`, a
 				 * viewer's copy, a gutter); 0: none */
-	bool stamped;	     /* every line after a collector's stamp */
-	bool escaped;	     /* HTML's entities in place of < > " ' & (pm_html_escaped) */
-	unsigned short wrap; /* longer lines broken at this width (a terminal's copy) */
+	bool stamped;		/* every line after a collector's stamp */
+	bool escaped;		/* HTML's entities in place of < > " ' & (pm_html_escaped) */
+	unsigned short wrap;	/* longer lines broken at this width (a terminal's copy) */
 };
 void pm_paste_shape(const char *s, size_t n, struct pm_paste *out);
 /* Whether S (N bytes, a head) was escaped for HTML (a web page's source, a mail or RSS

@@ -317,9 +317,9 @@ struct pm_file {
 				     * blanks the scan takes off each line */
 	bool paste_quoted;	    /* ... its quote markers ("> ") */
 	unsigned char paste_numbered; /* ... its line numbers' form (PM_NUM_) */
-	bool paste_stamped;	    /* ... and a log collector's stamps */
-	bool paste_escaped;	    /* ... and HTML's entities (pm_html_escaped) */
-	unsigned short paste_wrap;  /* ... and the width its longer lines were broken at */
+	bool paste_stamped;	      /* ... and a log collector's stamps */
+	bool paste_escaped;	      /* ... and HTML's entities (pm_html_escaped) */
+	unsigned short paste_wrap;    /* ... and the width its longer lines were broken at */
 	/* the latest instant (read as UTC) its name's rotation date lets a stamp without a year
 	 * have; 0 when its name dates none (scan.c, rotated_day) */
 	double rotated_until;
