@@ -2732,11 +2732,29 @@ static int add_many_take(void *arg, size_t i, struct pm_loaded *L)
 	return a->fn(a->arg, i, rc, L->mout, sha, bytes, err);
 }
 
+/* B's bundles, each file named for the merge by its base name (a store's bundles are files of
+ * one folder). */
+static int batch_by_name(struct pm_evidence *ev, struct pm_bundle_batch *b)
+{
+	const char **rels = calloc(b->n + 1, sizeof(*rels));
+	int rc;
+
+	if (!rels)
+		return -1;
+	for (size_t i = 0; i < b->n; i++) {
+		const char *base = strrchr(b->paths[i], '/');
+		rels[i] = base ? base + 1 : b->paths[i];
+	}
+	b->rels = rels;
+	rc = pm_bundle_batch(ev, b);
+	free(rels);
+	return rc;
+}
+
 int pm_evidence_add_bundles(struct pm_evidence *ev, size_t n, const char *const *paths,
 			    pm_bundle_fn *fn, void *arg)
 {
 	struct add_many a = {fn, arg, ev};
-	const char **rels = calloc(n + 1, sizeof(*rels));
 	struct pm_bundle_batch b = {.n = n,
 				    .paths = paths,
 				    .oflags = O_NOFOLLOW,
@@ -2744,18 +2762,8 @@ int pm_evidence_add_bundles(struct pm_evidence *ev, size_t n, const char *const 
 				    .sha = true,
 				    .take = add_many_take,
 				    .arg = &a};
-	int rc;
 
-	if (!rels)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		const char *base = strrchr(paths[i], '/');
-		rels[i] = base ? base + 1 : paths[i];
-	}
-	b.rels = rels;
-	rc = pm_bundle_batch(ev, &b);
-	free(rels);
-	return rc;
+	return batch_by_name(ev, &b);
 }
 
 struct add_brief {
@@ -2778,7 +2786,6 @@ int pm_evidence_add_bundles_brief(struct pm_evidence *ev, size_t n, const char *
 				  pm_bundle_brief_fn *fn, void *arg)
 {
 	struct add_brief a = {fn, arg, ev};
-	const char **rels = calloc(n + 1, sizeof(*rels));
 	struct pm_bundle_batch b = {.n = n,
 				    .paths = paths,
 				    .oflags = O_NOFOLLOW,
@@ -2786,18 +2793,8 @@ int pm_evidence_add_bundles_brief(struct pm_evidence *ev, size_t n, const char *
 				    .sha = true,
 				    .take = add_brief_take,
 				    .arg = &a};
-	int rc;
 
-	if (!rels)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		const char *base = strrchr(paths[i], '/');
-		rels[i] = base ? base + 1 : paths[i];
-	}
-	b.rels = rels;
-	rc = pm_bundle_batch(ev, &b);
-	free(rels);
-	return rc;
+	return batch_by_name(ev, &b);
 }
 
 static int read_member(const char *dir, const char *name, struct member *mm)
