@@ -2277,16 +2277,31 @@ static int zone_walk(struct scan *s, const char *buf, size_t len)
  * of several: "==> PATH <==".  Its path into *P, *PN. */
 static bool section_header(const char *line, size_t n, const char **p, size_t *pn)
 {
-	if (n >= 15 && !memcmp(line, "==&gt; ", 7) && !memcmp(line + n - 7, " &lt;==", 7)) {
-		*p = line + 7; /* a page's HTML escapes (pm_html_escaped) */
-		*pn = n - 14;
-		return true;
-	}
 	if (n < 9 || memcmp(line, "==> ", 4) || memcmp(line + n - 4, " <==", 4))
 		return false;
 	*p = line + 4;
 	*pn = n - 8;
 	return true;
+}
+
+/* section_header of LINE (N bytes) read behind a paste's shape PASTE, as its lines are: a
+ * page's HTML escapes undone (into DEC, DECN bytes: a longer line is no header), then a
+ * reply's quote markers, a CI runner's stamps, a viewer's line numbers taken off. */
+static bool pasted_header(const char *line, size_t n, const struct pm_paste *paste, char *dec,
+			  size_t decn, const char **p, size_t *pn)
+{
+	size_t k;
+
+	if (n && line[n - 1] == '\r')
+		n--;
+	if (paste->escaped) {
+		if (n > decn)
+			return false;
+		n = pm_html_unescape(line, n, dec);
+		line = dec;
+	}
+	k = pm_paste_skip(line, n, paste);
+	return section_header(line + k, n - k, p, pn);
 }
 
 /* The first word of the name of the file being scanned ("gpu07" of "logs/gpu07.dmesg"),
@@ -2394,7 +2409,7 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 {
 	const struct pm_file *f = &s->ev->files[s->file];
 	struct pm_paste paste;
-	size_t pos = 0, k;
+	size_t pos = 0;
 	const char *p;
 	size_t pn;
 	char dec[512];
@@ -2407,31 +2422,15 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 		const char *nl = memchr(buf, '\n', len);
 		size_t n = nl ? (size_t)(nl - buf) : len;
 
-		const char *line = buf;
-
-		if (n && buf[n - 1] == '\r')
-			n--;
-		if (paste.escaped && n <= sizeof(dec)) {
-			n = pm_html_unescape(buf, n, dec);
-			line = dec;
-		}
-		k = pm_paste_skip(line, n, &paste);
 		s->sectioned = (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG) &&
-			       section_header(line + k, n - k, &p, &pn);
+			       pasted_header(buf, n, &paste, dec, sizeof(dec), &p, &pn);
 	}
 	while (s->sectioned && pos < len) {
 		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos, at = pos;
 
 		pos += n + 1;
-		if (n && line[n - 1] == '\r')
-			n--;
-		if (paste.escaped && n <= sizeof(dec)) { /* a reply's `&gt; ` before the header */
-			n = pm_html_unescape(line, n, dec);
-			line = dec;
-		}
-		k = pm_paste_skip(line, n, &paste);
-		if (section_header(line + k, n - k, &p, &pn)) {
+		if (pasted_header(line, n, &paste, dec, sizeof(dec), &p, &pn)) {
 			if (s->nsect == s->asect &&
 			    pm_grow((void **)&s->sect, &s->asect, sizeof(*s->sect)) < 0)
 				return -1;
