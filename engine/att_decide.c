@@ -80,6 +80,77 @@ bool pm_att_logic_error(const struct att *at, const struct cand *c)
 	return true;
 }
 
+/* Whether C is the job's filesystem failing it: a storage class (a full or failing
+ * filesystem, a stale mount) or the user's disk quota. */
+static bool disk_cause(const struct cand *c)
+{
+	return !strcmp(c->cls, "storage") ||
+	       (!strcmp(c->cls, "resource_limit") && !strcmp(c->sub, "disk_quota"));
+}
+
+/* Whether C is something the job looked for and did not find: what its launch loads
+ * (launch_config/import: a module, a program, a library), or an exception of its own that
+ * says a file or module is not there. */
+static bool missing_thing(const struct att *at, const struct cand *c)
+{
+	static const char *const types[] = {"FileNotFoundError", "ModuleNotFoundError",
+					    "ImportError"};
+
+	if (!strcmp(c->cls, "launch_config") && !strcmp(c->sub, "import"))
+		return true;
+	if (strcmp(c->cls, "application") || strcmp(c->sub, "python_exception") || !c->nev)
+		return false;
+	for (size_t i = 0; i < c->nev; i++) {
+		const char *e = at->ev->obs[c->ev[i]].exc, *d;
+		bool known = false;
+
+		if (R(at, c->ev[i])->role != PM_ROLE_ORIGIN)
+			continue;
+		if (!e)
+			return false;
+		d = strrchr(e, '.');
+		d = d ? d + 1 : e;
+		for (size_t k = 0; k < sizeof(types) / sizeof(types[0]) && !known; k++)
+			known = !strcmp(d, types[k]);
+		if (!known)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether D, a filesystem that failed the job, and M, a thing the job then did not find,
+ * are one failure told in order: one process's output (the same node, or none named for
+ * either; no two different ranks) holds an origin line of D before M's first origin line.
+ * A package install that stopped on a full disk or a quota and the module it left missing,
+ * a working directory gone stale and the script not found in /tmp where slurmstepd went
+ * instead, a copy to local scratch that failed and the file the job then opened: what the
+ * job failed to write or reach is what it missed.  Untimed lines, or lines within the
+ * tolerance, give no order but the file's (sto-errno-then-missing-module).
+ */
+static bool disk_then_missing(const struct att *at, const struct cand *d, const struct cand *m)
+{
+	const struct pm_obs *first = NULL;
+
+	if (!disk_cause(d) || !missing_thing(at, m) || strcmp(d->node, m->node) ||
+	    (d->nranks == 1 && m->nranks == 1 && d->ranks[0] != m->ranks[0]))
+		return false;
+	for (size_t i = 0; i < m->nev; i++) {
+		const struct pm_obs *o = &at->ev->obs[m->ev[i]];
+		if (R(at, m->ev[i])->role != PM_ROLE_ORIGIN ||
+		    (first && (o->file != first->file || o->offset >= first->offset)))
+			continue;
+		first = o;
+	}
+	for (size_t i = 0; first && i < d->nev; i++) {
+		const struct pm_obs *o = &at->ev->obs[d->ev[i]];
+		if (R(at, d->ev[i])->role == PM_ROLE_ORIGIN && o->file == first->file &&
+		    o->offset < first->offset)
+			return true;
+	}
+	return false;
+}
+
 static int cmpcand(const void *x, const void *y, void *arg)
 {
 	const struct att *at = arg;
@@ -103,6 +174,11 @@ static int cmpcand(const void *x, const void *y, void *arg)
 	size_t sa = pm_att_silent_support(at, a), sb = pm_att_silent_support(at, b);
 	if (sa != sb)
 		return sa > sb ? -1 : 1;
+	/* the filesystem that failed the job before what it then did not find */
+	if (disk_then_missing(at, a, b))
+		return -1;
+	if (disk_then_missing(at, b, a))
+		return 1;
 	if (a->strength != b->strength)
 		return b->strength - a->strength;
 	if (a->has_t != b->has_t)
@@ -941,6 +1017,9 @@ static bool tied(const struct att *a, const struct cand *l, const struct cand *s
 	 * handler reported the first or failed at something of its own */
 	if (handled(a, l, s))
 		return true;
+	/* a filesystem that failed the job, then the thing it did not find: one failure */
+	if (s && (disk_then_missing(a, l, s) || disk_then_missing(a, s, l)))
+		return false;
 	/* trusted hardware beside the program's own logic error, which no hardware fault
 	 * raises: neither explains the other, and the evidence cannot say which ended the job */
 	if (s && cand_rank(l) == 0 && pm_att_logic_error(a, s))

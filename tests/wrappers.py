@@ -1015,6 +1015,12 @@ KNOWN = {
         'as for place-launcher-names-rank: one line of thirteen (the RuntimeError) is longer '
         'than the terminal, and a single broken line is read back only in a paste of at most '
         'ten lines',
+    ('termwrap', 'sto-lustre-rpc-quota-checkpoint-write'):
+        'as for sto-torch-save-central-directory: the RuntimeError (one line of thirteen, 124 '
+        'columns) is cut before "central directory", and py-exception reads the piece, a '
+        'medium reading on rank 0 that outranks the kernel\'s weak -122 on the same node: '
+        'application/python_exception on gpu204, fix-job (the user\'s, as the quota is; no '
+        'node excluded)',
     ('termwrap', 'app-c-assert-srun-abort'):
         'as for place-launcher-names-rank: one line of twelve (the assertion) is longer than '
         'the terminal, and a single broken line is read back only in a paste of at most ten '
