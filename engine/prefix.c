@@ -30,19 +30,37 @@ static size_t rank_at(const char *s, size_t n, int *rank)
 	return i;
 }
 
-/* srun --label: "3: ", right-aligned " 3: " as srun pads to the widest task id. */
+bool pm_prefix_runtime_id(const char *s, size_t n)
+{
+	static const char head[] = "ALLOCATE: ";
+	size_t p = sizeof(head) - 1, d = p;
+
+	if (!pm_in_starts(s, n, head))
+		return false;
+	while (p < n && p - d < 20 && pm_in_isdigit(s[p]))
+		p++;
+	return p > d && pm_in_starts(s + p, n - p, " bytes requested;");
+}
+
+/* srun --label: "3: ", right-aligned " 3: " as srun pads to the widest task id.  Not a
+ * number whose text is a runtime's own message (pm_prefix_runtime_id): NVHPC's Fortran
+ * runtime prints "0: ALLOCATE: ..." itself, a number that is no task's, so srun's label, when
+ * there is one, stands before it ("2: 0: ALLOCATE: ..."). */
 static size_t srun_label(const char *s, size_t n, int *rank)
 {
 	size_t p = 0, k;
+	int r;
 
 	while (p < n && p < 8 && s[p] == ' ')
 		p++;
-	k = rank_at(s + p, n - p, rank);
+	k = rank_at(s + p, n - p, &r);
 	if (!k)
 		return 0;
 	p += k;
-	if (p + 1 >= n || s[p] != ':' || s[p + 1] != ' ')
+	if (p + 1 >= n || s[p] != ':' || s[p + 1] != ' ' ||
+	    pm_prefix_runtime_id(s + p + 2, n - p - 2))
 		return 0;
+	*rank = r;
 	return p + 2;
 }
 

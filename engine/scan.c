@@ -1691,6 +1691,8 @@ static int label_rank(const char *s, size_t n)
 	p += 2;
 	if (p < n && (s[p] == '[' || s[p] == '{')) /* a structured record may say a rank too */
 		return -1;
+	if (pm_prefix_runtime_id(s + p, n - p)) /* the runtime's own number: no label */
+		return -1;
 	return v;
 }
 

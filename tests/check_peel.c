@@ -138,6 +138,13 @@ START_TEST(peel_launchers)
 		{"[pod/trainer-0/main] x", "x", -1, "", 0, 0},
 		/* the text after a level is the program's: no srun label there */
 		{"ERROR - 3: x", "3: x", -1, "", 0, 0},
+		/* NVHPC's runtime prints a number of its own: no task's label, but srun's
+		 * label before it is */
+		{"0: ALLOCATE: 4096 bytes requested; not enough memory",
+		 "0: ALLOCATE: 4096 bytes requested; not enough memory", -1, "", 0, 0},
+		{"2: 0: ALLOCATE: 4096 bytes requested; not enough memory",
+		 "0: ALLOCATE: 4096 bytes requested; not enough memory", 2, "", 0, 0},
+		{"0: ALLOCATE: the grid", "ALLOCATE: the grid", 0, "", 0, 0},
 		/* DeepSpeed's "[Rank 0]", other launchers' and scripts' spaced rank tags; a
 		 * process group's "[Rank 1]" inside an outer rank's wrapper is not the rank */
 		{"[Rank 0] Watchdog caught", "Watchdog caught", 0, "", 0, 0},

@@ -33,7 +33,9 @@ import tempfile
 import time
 
 QUOTE = re.compile(r'^((?:> ?)*> )')  # a person's quote: outside every wrapper
-LABEL = re.compile(r'^( *\d{1,7}: )')
+# srun's label; not the number NVHPC's runtime prints before its own ALLOCATE report (prefix.c,
+# pm_prefix_runtime_id): that is the program's text, wrapped as its words are
+LABEL = re.compile(r'^( *\d{1,7}: )(?!ALLOCATE: \d+ bytes requested;)')
 RANKTAG = re.compile(r'^(\[rank(\d{1,7})\]: ?)')
 DEFAULT = re.compile(r'^(\[default(\d{1,7})\]: ?)')
 NCCL = re.compile(r'^([A-Za-z][\w.-]*):(\d+):\d+ \[\d+\] ')
