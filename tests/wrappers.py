@@ -1158,6 +1158,10 @@ KNOWN[('docker-json', 'read-output-hole-inside-line-after-hit-near-miss')] = (
     'the OSError\'s record is followed on its line by the hole and srun\'s record: the line is '
     'no single record, so the record\'s rank tag is not peeled: storage/io_error on gq23 stands '
     'without rank 5 (the safe side)')
+for _style in ('crlf', 'progress-cr', 'docker-json'):
+    KNOWN[(_style, 'read-output-hole-after-hit-within-kept-head-near-miss')] = (
+        'as read-output-hole-inside-line-after-hit-near-miss in this style, a shorter hole: '
+        + KNOWN[(_style, 'read-output-hole-inside-line-after-hit-near-miss')])
 KNOWN[('jsonl-exc', 'read-output-hole-inside-line')] = (
     'the style folds the traceback into one record before it meets the hole, so the NULs are '
     'escaped text inside the record and the line does not start after them: storage/io_error '
