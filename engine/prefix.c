@@ -1272,6 +1272,21 @@ static size_t label_set(const char *s, size_t p, size_t n)
 	return 0;
 }
 
+/* A merge of several nodes' outputs into one file, each line "STAMP HOST message" with no
+ * tag after the host (a syslog-like merge, a shipper's export): the host at S + P, a name
+ * with a node's shape and a blank after it, before text that is no number (glog's "E1130
+ * 03:11:58" is no host), is the writer's, a weak name (the line's own words name nothing
+ * more: engine/TRUST.md).  Nothing is peeled: the text keeps its first word for the rules,
+ * as it was read before. */
+static void merged_host(struct peel *w, const char *s, size_t p, size_t n)
+{
+	size_t h = name_len(s + p, n - p);
+
+	if (h && p + h + 1 < n && s[p + h] == ' ' && !pm_in_isdigit(s[p + h + 1]) &&
+	    s[p + h + 1] != ' ')
+		weak_node(w, s + p, h);
+}
+
 /*
  * What a log collector writes after its own stamp, the ISO stamp of K bytes at S before
  * any stamp, level, label or rank of the job's (a host or a pod's name may come first:
@@ -1285,7 +1300,7 @@ static size_t label_set(const char *s, size_t p, size_t n)
  */
 static size_t collector_fields(struct peel *w, const char *s, size_t k, size_t n)
 {
-	size_t p;
+	size_t p, e;
 
 	if (k < n && s[k] == '\t') { /* fluentd's file output: "stamp\ttag\t{record}" */
 		for (p = k + 1; p < n && p < k + 129 && (host_char(s[p]) || s[p] == '*'); p++)
@@ -1303,7 +1318,10 @@ static size_t collector_fields(struct peel *w, const char *s, size_t k, size_t n
 		return p + 8 + (p + 8 < n);
 	if (p < n && s[p] == '{')
 		return label_set(s, p, n);
-	return host_tag(w, s, p, n, true);
+	if ((e = host_tag(w, s, p, n, true)))
+		return e;
+	merged_host(w, s, p, n);
+	return 0;
 }
 
 /* Open MPI's --timestamp-output: ctime's "Mon Nov 30 03:41:02 2026" glued to the tag that

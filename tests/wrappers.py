@@ -1167,6 +1167,21 @@ KNOWN[('jsonl-exc', 'read-output-hole-inside-line')] = (
     'escaped text inside the record and the line does not start after them: storage/io_error '
     'on gq23 stands without rank 5 (the safe side)')
 
+# A merge of several nodes' outputs, "STAMP HOST message" (prefix.c, merged_host): the stamp
+# and host are the collector's, outside every wrapper of the lines it merged.
+for _style in ('absl', 'accelerate', 'compose', 'compose+glog', 'docker-json', 'env-logger',
+               'gha', 'glog', 'hydra', 'jsonl', 'jsonl-exc', 'kubectl-ts', 'level-first',
+               'logfmt', 'logrus-tty', 'loguru', 'mpirun+loguru', 'pybasic', 'pylog',
+               'pylog-bracket', 'pylog-colon', 'pylog-named', 'ray+pybasic', 'structlog',
+               'syslog-date', 'tracing', 'vllm', 'zap-tabs'):
+    for _name in ('read-merged-stamp-host-output-names-writer',
+                  'read-merged-stamp-host-output-kernel-words-near-miss'):
+        KNOWN[(_style, _name)] = (
+            'the style puts its own wrapper before the merge\'s stamp, which a collector writes '
+            'outside every line it merged: behind it the stamp is the program\'s and the host '
+            'is message words, not read: application/cuda_fault stands on no node (the safe '
+            'side: fewer nodes, none blamed)')
+
 for _style in ('md-quote', 'gha'):
     KNOWN[(_style, 'app-logic-error-beside-link-flap-near-miss')] = (
         'the kernel log is one line: a quote\'s markers or a collector\'s stamp are a paste\'s '
