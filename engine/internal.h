@@ -81,6 +81,13 @@ struct pm_prefix {
  */
 void pm_prefix_parse(enum pm_format fmt, const char *line, size_t len, struct pm_prefix *out);
 
+/* Whether S (N bytes: the text after a "N: " at a line's start) is a runtime's own message
+ * that prints a number of its own before it, so that number is no launcher's task label:
+ * NVHPC's Fortran runtime, "0: ALLOCATE: 34359738368 bytes requested; not enough memory" (or
+ * "; status = 2(out of memory)"), every rank printing 0 or a number of its own, not its
+ * rank.  Under srun --label the task's label stands before it ("2: 0: ALLOCATE: ..."). */
+bool pm_prefix_runtime_id(const char *s, size_t n);
+
 /* Whether M (N bytes: a line's message after its "kernel: " tag) is a process's line whose
  * identifier began with "kernel: ": a "[pid]: " after the message's first blank, or a
  * "[pid]:" that ends the line (an entry with an empty message).  journald

@@ -30,19 +30,37 @@ static size_t rank_at(const char *s, size_t n, int *rank)
 	return i;
 }
 
-/* srun --label: "3: ", right-aligned " 3: " as srun pads to the widest task id. */
+bool pm_prefix_runtime_id(const char *s, size_t n)
+{
+	static const char head[] = "ALLOCATE: ";
+	size_t p = sizeof(head) - 1, d = p;
+
+	if (!pm_in_starts(s, n, head))
+		return false;
+	while (p < n && p - d < 20 && pm_in_isdigit(s[p]))
+		p++;
+	return p > d && pm_in_starts(s + p, n - p, " bytes requested;");
+}
+
+/* srun --label: "3: ", right-aligned " 3: " as srun pads to the widest task id.  Not a
+ * number whose text is a runtime's own message (pm_prefix_runtime_id): NVHPC's Fortran
+ * runtime prints "0: ALLOCATE: ..." itself, a number that is no task's, so srun's label, when
+ * there is one, stands before it ("2: 0: ALLOCATE: ..."). */
 static size_t srun_label(const char *s, size_t n, int *rank)
 {
 	size_t p = 0, k;
+	int r;
 
 	while (p < n && p < 8 && s[p] == ' ')
 		p++;
-	k = rank_at(s + p, n - p, rank);
+	k = rank_at(s + p, n - p, &r);
 	if (!k)
 		return 0;
 	p += k;
-	if (p + 1 >= n || s[p] != ':' || s[p + 1] != ' ')
+	if (p + 1 >= n || s[p] != ':' || s[p + 1] != ' ' ||
+	    pm_prefix_runtime_id(s + p + 2, n - p - 2))
 		return 0;
+	*rank = r;
 	return p + 2;
 }
 
@@ -1254,6 +1272,21 @@ static size_t label_set(const char *s, size_t p, size_t n)
 	return 0;
 }
 
+/* A merge of several nodes' outputs into one file, each line "STAMP HOST message" with no
+ * tag after the host (a syslog-like merge, a shipper's export): the host at S + P, a name
+ * with a node's shape and a blank after it, before text that is no number (glog's "E1130
+ * 03:11:58" is no host), is the writer's, a weak name (the line's own words name nothing
+ * more: engine/TRUST.md).  Nothing is peeled: the text keeps its first word for the rules,
+ * as it was read before. */
+static void merged_host(struct peel *w, const char *s, size_t p, size_t n)
+{
+	size_t h = name_len(s + p, n - p);
+
+	if (h && p + h + 1 < n && s[p + h] == ' ' && !pm_in_isdigit(s[p + h + 1]) &&
+	    s[p + h + 1] != ' ')
+		weak_node(w, s + p, h);
+}
+
 /*
  * What a log collector writes after its own stamp, the ISO stamp of K bytes at S before
  * any stamp, level, label or rank of the job's (a host or a pod's name may come first:
@@ -1267,7 +1300,7 @@ static size_t label_set(const char *s, size_t p, size_t n)
  */
 static size_t collector_fields(struct peel *w, const char *s, size_t k, size_t n)
 {
-	size_t p;
+	size_t p, e;
 
 	if (k < n && s[k] == '\t') { /* fluentd's file output: "stamp\ttag\t{record}" */
 		for (p = k + 1; p < n && p < k + 129 && (host_char(s[p]) || s[p] == '*'); p++)
@@ -1285,7 +1318,10 @@ static size_t collector_fields(struct peel *w, const char *s, size_t k, size_t n
 		return p + 8 + (p + 8 < n);
 	if (p < n && s[p] == '{')
 		return label_set(s, p, n);
-	return host_tag(w, s, p, n, true);
+	if ((e = host_tag(w, s, p, n, true)))
+		return e;
+	merged_host(w, s, p, n);
+	return 0;
 }
 
 /* Open MPI's --timestamp-output: ctime's "Mon Nov 30 03:41:02 2026" glued to the tag that

@@ -21,6 +21,7 @@
 #define SNIFF_BYTES 8192
 #define STRUCT_CAP PM_STRUCT_CAP
 #define LINE_KEEP 512
+#define HOLE_MIN 16 /* NULs in a row that are a hole in a line, not its bytes */
 
 struct hit {
 	unsigned rule;
@@ -666,6 +667,36 @@ static int obs_grow(struct pm_evidence *ev)
 
 static const struct section *section_at(const struct scan *s, uint64_t off);
 
+/* The head of LINE (LEN bytes) an observation keeps to show, into *DST: LINE_KEEP bytes at
+ * most, a run of fewer than HOLE_MIN NULs as one blank (a stray NUL kept would end the
+ * shown line as a C string, before the hit's text where it stood ahead of it), and a hole,
+ * HOLE_MIN or more (line_of starts a hit's line after the last before it, so one here comes
+ * after the hit), as the end: what follows it was written after the lost pages. */
+static int keep_line(char **dst, const char *line, size_t len)
+{
+	size_t n = len > LINE_KEEP ? LINE_KEEP : len, i = 0, o = 0, r;
+	char *s = malloc(n + 1);
+
+	if (!s)
+		return -1;
+	while (i < n) {
+		if (line[i]) {
+			s[o++] = line[i++];
+			continue;
+		}
+		for (r = i; r < len && r - i < HOLE_MIN && !line[r]; r++)
+			;
+		if (r - i >= HOLE_MIN || r >= n)
+			break;
+		s[o++] = ' ';
+		i = r;
+	}
+	s[o] = '\0';
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
 /* Whether LINE (LEN bytes), of the job's output, holds srun's wording under srun's
  * label ("0: srun: error: gpu400: task 3: Exited with exit code 1"): srun labels only its
  * tasks' output, never its own reports, so a task printed it (the job's text quoting srun, a
@@ -800,8 +831,8 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		pm_obs_free(&o);
 		return -1;
 	}
-	/* the line's kept head, up to a NUL: redacted when shown (pm_obs_line) */
-	if (pm_strset(&o.raw, line, strnlen(line, len > LINE_KEEP ? LINE_KEEP : len)) < 0) {
+	/* the line's kept head (keep_line): redacted when shown (pm_obs_line) */
+	if (keep_line(&o.raw, line, len) < 0) {
 		pm_obs_free(&o);
 		return -1;
 	}
@@ -880,7 +911,6 @@ static bool hits_sorted(const struct scan *s)
 	return true;
 }
 
-#define HOLE_MIN 16 /* NULs in a row that are a hole in a line, not its bytes */
 static bool line_of(const char *buf, size_t len, size_t at, size_t *ls, size_t *le)
 {
 	const char *p;
@@ -1690,6 +1720,8 @@ static int label_rank(const char *s, size_t n)
 		return -1;
 	p += 2;
 	if (p < n && (s[p] == '[' || s[p] == '{')) /* a structured record may say a rank too */
+		return -1;
+	if (pm_prefix_runtime_id(s + p, n - p)) /* the runtime's own number: no label */
 		return -1;
 	return v;
 }

@@ -129,6 +129,12 @@ START_TEST(peel_launchers)
 		{"[default3]:[rank5]: x", "x", 5, "", 0, 0},
 		{"3: gpu016:40000:40113 [0] NCCL WARN x", "NCCL WARN x", 3, "gpu016", 0, 40000},
 		{"2026-11-30T03:11:58Z 3: x", "x", 3, "", T0311, 0},
+		/* a merge of nodes' outputs, "STAMP HOST text": the host a weak name, the text
+		 * whole; not before a number (glog's header) */
+		{"2026-11-30T03:11:58Z gpu016 RuntimeError: x", "gpu016 RuntimeError: x", -1,
+		 "~gpu016", T0311, 0},
+		{"2026-11-30T03:11:58Z epoch3 12 done", "epoch3 12 done", -1, "", T0311, 0},
+		{"2026-11-30T03:11:58Z step 12", "step 12", -1, "", T0311, 0},
 		{"2019-06-02T16:13:44.884Z: [1,12]<stdout>:node1:815:864 [0] NCCL WARN x",
 		 "NCCL WARN x", 12, "node1", 1559492024.884, 815},
 		{"c000002:     train_ds", "    train_ds", -1, "~c000002", 0, 0},
@@ -138,6 +144,13 @@ START_TEST(peel_launchers)
 		{"[pod/trainer-0/main] x", "x", -1, "", 0, 0},
 		/* the text after a level is the program's: no srun label there */
 		{"ERROR - 3: x", "3: x", -1, "", 0, 0},
+		/* NVHPC's runtime prints a number of its own: no task's label, but srun's
+		 * label before it is */
+		{"0: ALLOCATE: 4096 bytes requested; not enough memory",
+		 "0: ALLOCATE: 4096 bytes requested; not enough memory", -1, "", 0, 0},
+		{"2: 0: ALLOCATE: 4096 bytes requested; not enough memory",
+		 "0: ALLOCATE: 4096 bytes requested; not enough memory", 2, "", 0, 0},
+		{"0: ALLOCATE: the grid", "ALLOCATE: the grid", 0, "", 0, 0},
 		/* DeepSpeed's "[Rank 0]", other launchers' and scripts' spaced rank tags; a
 		 * process group's "[Rank 1]" inside an outer rank's wrapper is not the rank */
 		{"[Rank 0] Watchdog caught", "Watchdog caught", 0, "", 0, 0},
@@ -233,8 +246,11 @@ START_TEST(peel_collectors)
 		/* not outermost: a runtime's fields follow no program's stamp */
 		{"3: 2026-11-30T03:11:58Z stderr F x", "stderr F x", 3, "", T0311, 0},
 		{"ERROR 2026-11-30T03:11:58Z stderr F x", "stderr F x", -1, "", T0311, 0},
-		/* "word: " after a stamp is a message, not a journal's host and tag */
-		{"2026-11-30T03:11:58Z gpu016 trainer: x", "gpu016 trainer: x", -1, "", T0311, 0},
+		/* "word: " after a stamp is a message, not a journal's host and tag (the text
+		 * stays whole; a host-shaped first word is a merge's writer, a weak name) */
+		{"2026-11-30T03:11:58Z gpu016 trainer: x", "gpu016 trainer: x", -1, "~gpu016",
+		 T0311, 0},
+		{"2026-11-30T03:11:58Z worker ready: x", "worker ready: x", -1, "", T0311, 0},
 		/* ctime not glued to an Open MPI tag */
 		{"Mon Nov 30 03:11:58 2026 x", "Mon Nov 30 03:11:58 2026 x", -1, "", 0, 0},
 		{"Mon Nov 30 03:11:58 2026[ERROR] x", "Mon Nov 30 03:11:58 2026[ERROR] x", -1, "",

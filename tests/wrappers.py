@@ -33,7 +33,9 @@ import tempfile
 import time
 
 QUOTE = re.compile(r'^((?:> ?)*> )')  # a person's quote: outside every wrapper
-LABEL = re.compile(r'^( *\d{1,7}: )')
+# srun's label; not the number NVHPC's runtime prints before its own ALLOCATE report (prefix.c,
+# pm_prefix_runtime_id): that is the program's text, wrapped as its words are
+LABEL = re.compile(r'^( *\d{1,7}: )(?!ALLOCATE: \d+ bytes requested;)')
 RANKTAG = re.compile(r'^(\[rank(\d{1,7})\]: ?)')
 DEFAULT = re.compile(r'^(\[default(\d{1,7})\]: ?)')
 NCCL = re.compile(r'^([A-Za-z][\w.-]*):(\d+):\d+ \[\d+\] ')
@@ -1162,10 +1164,29 @@ KNOWN[('docker-json', 'read-output-hole-inside-line-after-hit-near-miss')] = (
     'the OSError\'s record is followed on its line by the hole and srun\'s record: the line is '
     'no single record, so the record\'s rank tag is not peeled: storage/io_error on gq23 stands '
     'without rank 5 (the safe side)')
+for _style in ('crlf', 'progress-cr', 'docker-json'):
+    KNOWN[(_style, 'read-output-hole-after-hit-within-kept-head-near-miss')] = (
+        'as read-output-hole-inside-line-after-hit-near-miss in this style, a shorter hole: '
+        + KNOWN[(_style, 'read-output-hole-inside-line-after-hit-near-miss')])
 KNOWN[('jsonl-exc', 'read-output-hole-inside-line')] = (
     'the style folds the traceback into one record before it meets the hole, so the NULs are '
     'escaped text inside the record and the line does not start after them: storage/io_error '
     'on gq23 stands without rank 5 (the safe side)')
+
+# A merge of several nodes' outputs, "STAMP HOST message" (prefix.c, merged_host): the stamp
+# and host are the collector's, outside every wrapper of the lines it merged.
+for _style in ('absl', 'accelerate', 'compose', 'compose+glog', 'docker-json', 'env-logger',
+               'gha', 'glog', 'hydra', 'jsonl', 'jsonl-exc', 'kubectl-ts', 'level-first',
+               'logfmt', 'logrus-tty', 'loguru', 'mpirun+loguru', 'pybasic', 'pylog',
+               'pylog-bracket', 'pylog-colon', 'pylog-named', 'ray+pybasic', 'structlog',
+               'syslog-date', 'tracing', 'vllm', 'zap-tabs'):
+    for _name in ('read-merged-stamp-host-output-names-writer',
+                  'read-merged-stamp-host-output-kernel-words-near-miss'):
+        KNOWN[(_style, _name)] = (
+            'the style puts its own wrapper before the merge\'s stamp, which a collector writes '
+            'outside every line it merged: behind it the stamp is the program\'s and the host '
+            'is message words, not read: application/cuda_fault stands on no node (the safe '
+            'side: fewer nodes, none blamed)')
 
 for _style in ('md-quote', 'gha'):
     KNOWN[(_style, 'app-logic-error-beside-link-flap-near-miss')] = (
