@@ -3050,6 +3050,7 @@ void pm_file_paste(const struct pm_file *f, struct pm_paste *out)
 {
 	out->indent = f->paste_indent;
 	out->quoted = f->paste_quoted;
+	out->runner = f->paste_runner;
 	out->numbered = f->paste_numbered;
 	out->stamped = f->paste_stamped;
 	out->escaped = f->paste_escaped;
@@ -3060,6 +3061,7 @@ static void set_paste(struct pm_file *f, const struct pm_paste *shape)
 {
 	f->paste_indent = shape->indent;
 	f->paste_quoted = shape->quoted;
+	f->paste_runner = shape->runner;
 	f->paste_numbered = shape->numbered;
 	f->paste_stamped = shape->stamped;
 	f->paste_escaped = shape->escaped;

@@ -768,12 +768,18 @@ COLLECTED = {'read-cri-runtime-four-layers', 'read-fluentd-file-output-records'}
 # before a reply's `> `, a logger's between an editor's `41: ` and srun's label), which no
 # writer puts there and no reader takes apart.  Left as they are, as AS_COPIED.
 PASTED = {'read-paste-gutter-kernel-log', 'read-paste-gutter-colon-srun-labels',
-          'read-paste-quoted-tail-headers-other-host-near-miss',
           'read-paste-html-escaped-rust-panic'}
 # ... and, under the styles that are a paste themselves, a quoted folder (the other styles'
 # layers go inside its quote and are read there)
 PASTE_STYLES = {'md-quote', 'gha', 'gutter', 'html-escape'}
 PASTED_AGAIN = {'read-paste-quoted-folder-one-host'}
+# Quotes, some behind a CI runner's stamps, whose files only a paste's layer may wrap: a
+# reply's `> ` or a gutter around the runner's stamp, a runner's stamp around a reply's quote,
+# HTML's escapes of it all are read as the paste's shape (engine/READING.md, "Pastes"); a
+# program's wrapper would go outside the paste, as for PASTED.
+PASTED_ONLY = {'read-paste-quoted-tail-headers-other-host-near-miss',
+               'trust-ci-stamped-quote-tail-neighbour-xid',
+               'trust-ci-stamped-quote-tail-own-node-xid-near-miss'}
 
 
 def build(style, rules, fixdir, base, out):
@@ -792,6 +798,8 @@ def build(style, rules, fixdir, base, out):
             if name in AS_COPIED or name in COLLECTED:
                 continue
             if name in PASTED or (style in PASTE_STYLES and name in PASTED_AGAIN):
+                continue
+            if name in PASTED_ONLY and style not in PASTE_STYLES:
                 continue
             if kind not in ('app_log', 'kernel_log') or not os.path.isfile(path):
                 continue
