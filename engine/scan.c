@@ -2328,6 +2328,16 @@ static bool sibling(const char *a, size_t al, const char *b, size_t bl)
 	       (al != bl || strncasecmp(a, b, al));
 }
 
+/* Whether F is read as dmesg's output by its content alone and its path names no kernel
+ * source ("gq07.txt", "notes.txt"): a file the job may have written into its own folder with
+ * lines shaped as dmesg's.  Its name names no node (node_from_path), and neither do the
+ * headers of head's or tail's sections in it (section_walk): both are text the writer chose. */
+static bool dmesg_by_content(const struct pm_file *f)
+{
+	return !f->kind_given && (f->format == PM_FMT_DMESG || f->format == PM_FMT_KMSG_ISO) &&
+	       !pm_path_names_kernel(f->name);
+}
+
 /* The node a header's PATH (PN bytes) names: the folder that holds the file, else the file
  * name's first word ("gpu07.dmesg"), where it is a node the evidence knows (the record's),
  * or has a host name's shape after a section of a known node (another host's log beside
@@ -2437,6 +2447,13 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 			s->sect[s->nsect].off = off + at;
 			section_node(s, p, pn, s->sect[s->nsect].node, sizeof(s->sect->node),
 				     &s->sect[s->nsect].guess);
+			/* a header in a file of dmesg's shape that names no kernel source is
+			 * the writer's word for the host, as the file's name would be: its
+			 * lines are placed there as the folder's guess, never excluded (trust107:
+			 * a job's notes.txt with `==> .../gpu-n03/dmesg.log <==` over a printed
+			 * Xid advised excluding gpu-n03, whose tasks srun only ended) */
+			if (s->sect[s->nsect].node[0] && dmesg_by_content(f))
+				s->sect[s->nsect].guess = true;
 			/* a guess is no host the file covers (every_node_has) */
 			if (!s->sect[s->nsect].guess && section_host(s, s->sect[s->nsect].node) < 0)
 				return -1;
@@ -3001,8 +3018,7 @@ static int node_from_path(struct pm_evidence *ev, struct pm_file *f)
 	 * in gq07.txt was gq07's at supported, its exclusion advised).  "gq07-dmesg.txt",
 	 * "gq07/kern.log" keep their node.  A syslog's lines carry their host: such a file's
 	 * are capped where they are placed (att_place.c, syslog_unnamed). */
-	if (!f->kind_given && (f->format == PM_FMT_DMESG || f->format == PM_FMT_KMSG_ISO) &&
-	    !pm_path_names_kernel(n))
+	if (dmesg_by_content(f))
 		return 0;
 
 	for (size_t i = 0; i < ev->nnodes; i++) {
