@@ -2698,6 +2698,7 @@ size_t pm_text_clean(const char *s, size_t n, char *out)
 }
 
 #define PASTE_INDENT_MAX 64
+#define QUOTE_LEAD 3 /* a person's lines above a quote */
 
 /* A Markdown fence at S (N bytes, after a paste's indentation): ``` or ~~~. */
 static bool fence(const char *s, size_t n)
@@ -2849,10 +2850,10 @@ static bool runner_mark(const char *s, size_t n)
  * then set only where every other line is quoted behind them). */
 static void shape_pass(const char *s, size_t n, struct pm_paste *out, bool runner)
 {
-	size_t i = 0, lines = 0, quoted = 0, stamped = 0, indent = PASTE_INDENT_MAX;
+	size_t i = 0, lines = 0, quoted = 0, lead = 0, stamped = 0, indent = PASTE_INDENT_MAX;
 	size_t pls = 0, ple = 0;
 	unsigned short wrap = out->wrap;
-	bool group = false;
+	bool group = false, whole;
 	long num;
 
 	memset(out, 0, sizeof(*out));
@@ -2898,8 +2899,10 @@ static void shape_pass(const char *s, size_t n, struct pm_paste *out, bool runne
 			q = i + quote_markers(s + i, e - i);
 			if (q > i && (!runner || r))
 				quoted++;
-			else
+			else {
 				q = i;
+				lead += !quoted && (!runner || r);
+			}
 			b = q;
 			while (b < e && b - q < indent && (s[b] == ' ' || s[b] == '\t'))
 				b++;
@@ -2911,12 +2914,15 @@ static void shape_pass(const char *s, size_t n, struct pm_paste *out, bool runne
 		}
 		i = e + 1;
 	}
-	if (lines < 2 || (runner && quoted < lines)) {
+	/* a few lines of the person's own above a quote ("On Monday ... wrote:", "Here is the
+	 * tail:") are no lines of the quoted log, and leave it a quote */
+	whole = quoted == lines || (quoted >= 2 && lead <= QUOTE_LEAD && quoted + lead == lines);
+	if (lines < 2 || (runner && !whole)) {
 		out->runner = false;
 		return;
 	}
 	out->stamped = stamped == lines;
-	out->quoted = quoted == lines;
+	out->quoted = whole;
 	if (!out->quoted && quoted) /* some lines quoted: their blanks are not the paste's */
 		return;
 	out->indent = (unsigned char)(indent >= 2 && indent < PASTE_INDENT_MAX ? indent : 0);

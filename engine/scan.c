@@ -2407,6 +2407,38 @@ static int section_host(struct scan *s, const char *node)
 	return 0;
 }
 
+/* Whether BUF (LEN bytes, the file's first) opens with head's or tail's first header: on its
+ * first line, or after a few lines a person put above the output they pasted or saved (a
+ * note, the `$ tail -n 4 a b` command line), lines of no log (no stamp at their start,
+ * behind PASTE's shape).  A log's line before any header is the file's own: not sectioned. */
+#define SECT_LEAD 3
+static bool first_header(struct scan *s, const char *buf, size_t len, const struct pm_paste *paste,
+			 char *dec, size_t decn)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	size_t pos = 0, lead = 0, pn;
+	const char *p;
+	double t;
+
+	while (pos < len && lead <= SECT_LEAD) {
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos, k;
+
+		pos += n + 1;
+		if (pasted_header(line, n, paste, dec, decn, &p, &pn))
+			return true;
+		k = pm_paste_skip(line, n, paste);
+		while (k < n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r'))
+			k++;
+		if (k == n)
+			continue; /* a blank line */
+		if (line[k] == '[' || pm_time_at(line + k, n - k, &f->tctx, &t))
+			return false;
+		lead++;
+	}
+	return false;
+}
+
 /*
  * A kernel log that begins with head's or tail's header is several hosts' logs one after the
  * other (`tail -n 200 gpu07/dmesg.txt gpu08/dmesg.txt > all.txt`): each line is the host's
@@ -2428,13 +2460,9 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 	 * runner's stamps, a viewer's line numbers), as its lines are */
 	pm_file_paste(f, &paste);
 	paste.wrap = 0;
-	if (!off) {
-		const char *nl = memchr(buf, '\n', len);
-		size_t n = nl ? (size_t)(nl - buf) : len;
-
+	if (!off)
 		s->sectioned = (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG) &&
-			       pasted_header(buf, n, &paste, dec, sizeof(dec), &p, &pn);
-	}
+			       first_header(s, buf, len, &paste, dec, sizeof(dec));
 	while (s->sectioned && pos < len) {
 		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos, at = pos;

@@ -1178,6 +1178,11 @@ START_TEST(paste_shape)
 		 "  x"},
 		{"    only one line\n", 0, 0, "    x", "    x"},
 		{"> a\n  b\n  c\n", 0, 0, "  x", "  x"},
+		/* a person's few lines above a quote leave it one; more, or one inside it, do not */
+		{"On Wed, Dec 9, 2026 at 14:41, hpc-support wrote:\n> a\n>\n> b\n", 0, 1, "> c\n",
+		 "c\n"},
+		{"w\nx\ny\nz\n> a\n> b\n", 0, 0, "> c", "> c"},
+		{"> a\nx\n> b\n> c\n", 0, 0, "> d", "> d"},
 		{"  a\n  b\nc", 2, 0, "  x", "x"},
 		{" a\n b\n", 0, 0, " x", " x"},
 	};

@@ -779,7 +779,8 @@ PASTED_AGAIN = {'read-paste-quoted-folder-one-host'}
 # program's wrapper would go outside the paste, as for PASTED.
 PASTED_ONLY = {'read-paste-quoted-tail-headers-other-host-near-miss',
                'trust-ci-stamped-quote-tail-neighbour-xid',
-               'trust-ci-stamped-quote-tail-own-node-xid-near-miss'}
+               'trust-ci-stamped-quote-tail-own-node-xid-near-miss',
+               'trust-quoted-tail-headers-below-note-neighbour-xid'}
 
 
 def build(style, rules, fixdir, base, out):
