@@ -764,9 +764,10 @@ AS_COPIED = {'read-paste-terminal-wrapped-job-output', 'read-paste-terminal-wrap
 # program's prefix before the runtime's.  Left as they are, as AS_COPIED.
 COLLECTED = {'read-cri-runtime-four-layers', 'read-fluentd-file-output-records'}
 # Fixtures whose files a person pasted already (a gutter, a reply's quote, a page's HTML
-# escapes): a style's layer would go outside the paste's (a shipper's stamp or a CI runner's
-# before a reply's `> `, a logger's between an editor's `41: ` and srun's label), which no
-# writer puts there and no reader takes apart.  Left as they are, as AS_COPIED.
+# escapes): a style's layer would go outside the paste's (a shipper's stamp before a
+# gutter, a logger's between an editor's `41: ` and srun's label), which no writer puts there
+# and no reader takes apart.  Left as they are, as AS_COPIED.  (A CI runner's stamp before a
+# reply's `> ` is read: such quotes are PASTED_ONLY, below.)
 PASTED = {'read-paste-gutter-kernel-log', 'read-paste-gutter-colon-srun-labels',
           'read-paste-html-escaped-rust-panic'}
 # ... and, under the styles that are a paste themselves, a quoted folder (the other styles'
