@@ -2767,16 +2767,64 @@ static bool task_rank_only(const struct att *a, const struct cand *c, int r)
 	return any;
 }
 
+/*
+ * Whether srun started the program's ranks itself: its own task lines put two tasks or more
+ * on one host, or the job's lines carry more of srun's labels than Slurm's record lists
+ * nodes.  An mpirun, mpiexec or torchrun that srun started is one task a node, so its report
+ * names ranks that are not srun's tasks (drop_task_ranks); where srun ran more, its labels
+ * are the ranks, and a launcher's report naming another one is text the job printed beside
+ * them (trust107: a printed "mpirun noticed that process rank 0 ... on node hx05 exited" in
+ * a one-node step of four tasks moved an ECC error from task 2, srun's label and its one
+ * failed task, to rank 0).  Where the plugin's records place the ranks this is never asked
+ * (pm_att_place_one_host): they name each task's node and rank.
+ */
+static bool srun_tasks_ranks(const struct att *a)
+{
+	uint64_t seen[64] = {0};
+	size_t nlab = 0;
+
+	for (size_t i = 0; a->placed && i < a->nplaced; i++)
+		for (size_t j = i + 1; j < a->nplaced; j++)
+			if (a->placed[j].rank != a->placed[i].rank &&
+			    same_host(a->placed[i].node, a->placed[j].node))
+				return true;
+	if (!a->ev->job.nnodes)
+		return false;
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		unsigned l = (unsigned)o->label;
+
+		if (!o->has_label || o->label < 0 || l >= 64 * 64 || (seen[l >> 6] >> (l & 63)) & 1)
+			continue;
+		seen[l >> 6] |= 1ULL << (l & 63);
+		if (++nlab > a->ev->job.nnodes)
+			return true;
+	}
+	return false;
+}
+
 /* Where torchrun's summaries or an MPI launcher's own report name the rank ONE, C's ranks
  * that are only srun's task numbers go: torchrun starts one task per node, and an mpirun or
  * mpiexec that srun started is one task too, so the task number is no rank of the program;
  * the summary's or the report's rank is the one to place. */
-static void drop_task_ranks(const struct att *a, struct cand *c, int one)
+static void drop_task_ranks(struct att *a, struct cand *c, int one)
 {
 	size_t n = 0;
 
 	if (!a->ntroot && !a->lrep)
 		return;
+	if (srun_tasks_ranks(a)) {
+		if (!a->rtask_said)
+			pm_att_why(
+				a,
+				"The launcher's failure report (or torchrun's summary) names rank %d, "
+				"text the job prints, while srun started more than one task a node, "
+				"its task numbers the program's ranks: the report moves no rank "
+				"srun's lines give.",
+				one);
+		a->rtask_said = true;
+		return;
+	}
 	for (size_t i = 0; i < c->nranks; i++) {
 		int r = c->ranks[i];
 

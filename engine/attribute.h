@@ -276,6 +276,7 @@ struct att {
 		       * RUNNING AT H"): text only a launcher prints (drop_task_ranks) */
 	/* `why` said a launcher's report's host is gainsaid (att_place.c report_yields) */
 	bool rgain_said;
+	bool rtask_said; /* ... and that srun's own tasks are the program's ranks (srun_tasks_ranks) */
 	struct troot {
 		int rank;
 		int sum;       /* its summary */

@@ -438,10 +438,16 @@ bool pm_level_debug(const char *s, size_t n);
  * a CI runner's log).  None of the last three with fewer than two such lines.  STAMPED is
  * only a candidate here: whether the stamp is a layer around another log's lines or the log's
  * own (an ISO syslog, dmesg --time-format iso) is told by what the lines are without it
- * (scan.c, sniff_head).  pm_paste_skip: the bytes of LINE (N bytes) that the shape takes off
- * its start: its number and the blanks after it, its quote markers ('>' and the blank after
- * each), up to INDENT blanks, then the stamp and its blank (one: what follows may be the
- * log's own, as dmesg --time-format iso's); never its newline.
+ * (scan.c, sniff_head).  RUNNER: the quote's markers follow a CI runner's stamps (GitHub
+ * Actions' `2026-01-02T03:04:05.1234567Z > ...`: a step that printed a reply quoting a log),
+ * every quoted line after them; the runner's own lines (its `##[group]` command marks, the
+ * step's script it echoes inside a group) count for nothing (pm_paste_shape tells it first:
+ * QUOTED alone would see no marker at a line's start; a reply's quote of such a log puts its
+ * markers before the stamps).  pm_paste_skip: the bytes of LINE (N
+ * bytes) that the shape takes off its start: its number and the blanks after it, the runner's
+ * stamps, its quote markers ('>' and the blank after each), up to INDENT blanks, then the
+ * stamp and its blank (one: what follows may be the log's own, as dmesg --time-format iso's);
+ * never its newline.
  *
  * WRAP: the width (in characters) at which a terminal's or a viewer's copy broke every longer
  * line into lines of exactly that width, 0 when the head shows none.  It is told from the
@@ -460,6 +466,7 @@ enum { PM_NUM_BLANK = 1, PM_NUM_BAR, PM_NUM_COLON, PM_NUM_L };
 struct pm_paste {
 	unsigned char indent;
 	bool quoted;
+	bool runner;		/* QUOTED behind a CI runner's stamps */
 	unsigned char numbered; /* every line after its number, in a PM_NUM_ form (`cat -n`, a
 				 * viewer's copy, a gutter); 0: none */
 	bool stamped;		/* every line after a collector's stamp */

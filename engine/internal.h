@@ -323,6 +323,7 @@ struct pm_file {
 	unsigned char paste_indent; /* a pasted file's indentation, from its head (pm_paste_shape):
 				     * blanks the scan takes off each line */
 	bool paste_quoted;	    /* ... its quote markers ("> ") */
+	bool paste_runner;	    /* ... behind a CI runner's stamps */
 	unsigned char paste_numbered; /* ... its line numbers' form (PM_NUM_) */
 	bool paste_stamped;	      /* ... and a log collector's stamps */
 	bool paste_escaped;	      /* ... and HTML's entities (pm_html_escaped) */

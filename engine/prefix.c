@@ -2734,6 +2734,7 @@ size_t pm_text_clean(const char *s, size_t n, char *out)
 }
 
 #define PASTE_INDENT_MAX 64
+#define QUOTE_LEAD 3 /* a person's lines above a quote */
 
 /* A Markdown fence at S (N bytes, after a paste's indentation): ``` or ~~~. */
 static bool fence(const char *s, size_t n)
@@ -2846,21 +2847,58 @@ static size_t collector_stamp(const char *s, size_t n)
 	return k && st.t_sep && st.zone && k < n && s[k] == ' ' ? k + 1 : 0;
 }
 
-/* OUT told from the head S (N bytes), OUT's WRAP kept: with a width, a line that continues a
- * broken one is part of it, and says nothing of the paste's indentation, quotes or stamps. */
-static void shape_of(const char *s, size_t n, struct pm_paste *out)
+/* A CI runner's stamps at S (N bytes), each with the blank after it, as GitHub Actions and
+ * Azure Pipelines put one before every line a step printed: the first, then only others in
+ * UTC's `Z` (a step that printed `kubectl logs --timestamps`); a stamp that ends the line is
+ * an empty line's.  Their bytes, 0 when S starts with none. */
+static size_t runner_stamps(const char *s, size_t n)
 {
-	size_t i = 0, lines = 0, quoted = 0, stamped = 0, indent = PASTE_INDENT_MAX;
+	struct pm_in_stamp st;
+	size_t i = 0, k;
+
+	for (int m = 0; i < n && (k = pm_in_iso(s + i, n - i, &st)) && st.t_sep && st.zone; m++) {
+		if ((m && s[i + k - 1] != 'Z') || (i + k < n && s[i + k] != ' '))
+			break;
+		i += k + (i + k < n);
+	}
+	return i;
+}
+
+/* The runner's stamps at S (N bytes), after a reply's quote markers where a person quoted the
+ * runner's log in turn (`> 2026-12-08T14:52:03.4533917Z > ...`): their bytes, 0 when none. */
+static size_t runner_lead(const char *s, size_t n)
+{
+	size_t q = quote_markers(s, n), r = runner_stamps(s + q, n - q);
+
+	return r ? q + r : 0;
+}
+
+/* S (N bytes, after a runner's stamps) is a workflow command's mark the runner writes itself
+ * (`##[group]Run ...`, `##[endgroup]`, `##[command]`, `##[section]`, `##[error]`). */
+static bool runner_mark(const char *s, size_t n)
+{
+	return n >= 3 && !memcmp(s, "##[", 3);
+}
+
+/* OUT told from the head S (N bytes), OUT's WRAP kept: with a width, a line that continues a
+ * broken one is part of it, and says nothing of the paste's indentation, quotes or stamps.
+ * RUNNER: read each line behind a CI runner's stamps, its own lines left out (OUT->RUNNER is
+ * then set only where every other line is quoted behind them). */
+static void shape_pass(const char *s, size_t n, struct pm_paste *out, bool runner)
+{
+	size_t i = 0, lines = 0, quoted = 0, lead = 0, stamped = 0, indent = PASTE_INDENT_MAX;
 	size_t pls = 0, ple = 0;
 	unsigned short wrap = out->wrap;
+	bool group = false, whole;
 	long num;
 
 	memset(out, 0, sizeof(*out));
 	out->numbered = (unsigned char)numbered(s, n);
 	out->wrap = wrap;
+	out->runner = runner;
 	while (i < n) {
 		const char *nl = memchr(s + i, '\n', n - i);
-		size_t e, b, q;
+		size_t e, b, q, r = 0;
 		bool cont;
 
 		if (!nl)
@@ -2875,16 +2913,32 @@ static void shape_of(const char *s, size_t n, struct pm_paste *out)
 		}
 		if (out->numbered)
 			i += line_number(s + i, e - i, out->numbered, &num);
+		if (runner) {
+			r = runner_lead(s + i, e - i);
+			/* the runner's marks, and inside a group the step's script it echoes */
+			if (r && runner_mark(s + i + r, e - i - r)) {
+				group = pm_in_starts(s + i + r, e - i - r, "##[group]");
+				i = e + 1;
+				continue;
+			}
+			if (r && group && (i + r >= e || s[i + r] != '>')) {
+				i = e + 1;
+				continue;
+			}
+			i += r;
+		}
 		b = i;
 		while (b < e && (s[b] == ' ' || s[b] == '\t'))
 			b++;
 		if (b < e && !fence(s + b, e - b)) {
 			lines++;
 			q = i + quote_markers(s + i, e - i);
-			if (q > i)
+			if (q > i && (!runner || r))
 				quoted++;
-			else
+			else {
 				q = i;
+				lead += !quoted && (!runner || r);
+			}
 			b = q;
 			while (b < e && b - q < indent && (s[b] == ' ' || s[b] == '\t'))
 				b++;
@@ -2896,13 +2950,33 @@ static void shape_of(const char *s, size_t n, struct pm_paste *out)
 		}
 		i = e + 1;
 	}
-	if (lines < 2)
+	/* a few lines of the person's own above a quote ("On Monday ... wrote:", "Here is the
+	 * tail:") are no lines of the quoted log, and leave it a quote */
+	whole = quoted == lines || (quoted >= 2 && lead <= QUOTE_LEAD && quoted + lead == lines);
+	if (lines < 2 || (runner && !whole)) {
+		out->runner = false;
 		return;
+	}
 	out->stamped = stamped == lines;
-	out->quoted = quoted == lines;
+	out->quoted = whole;
 	if (!out->quoted && quoted) /* some lines quoted: their blanks are not the paste's */
 		return;
 	out->indent = (unsigned char)(indent >= 2 && indent < PASTE_INDENT_MAX ? indent : 0);
+}
+
+/* OUT told from the head S (N bytes), OUT's WRAP kept.  A quote behind a CI runner's stamps
+ * first: read as a stamped program's output (the runner's stamp, then `> ` as a wrapper), the
+ * head would show no quote, and a kernel log quoted in it (tail's `==> PATH <==` over a
+ * neighbour's log) would be none, its sections unread. */
+static void shape_of(const char *s, size_t n, struct pm_paste *out)
+{
+	unsigned short wrap = out->wrap;
+
+	shape_pass(s, n, out, true);
+	if (out->runner)
+		return;
+	out->wrap = wrap;
+	shape_pass(s, n, out, false);
 }
 
 /* ---- a web page's or an archive's HTML escapes ---- */
@@ -3227,6 +3301,8 @@ size_t pm_paste_skip(const char *line, size_t n, const struct pm_paste *shape)
 		n--;
 	if (shape->numbered)
 		i = line_number(line, n, shape->numbered, &num);
+	if (shape->runner)
+		i += runner_lead(line + i, n - i);
 	if (shape->quoted)
 		i += quote_markers(line + i, n - i);
 	for (b = i; b < n && b - i < shape->indent && (line[b] == ' ' || line[b] == '\t'); b++)

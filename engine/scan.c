@@ -2360,6 +2360,16 @@ static bool sibling(const char *a, size_t al, const char *b, size_t bl)
 	       (al != bl || strncasecmp(a, b, al));
 }
 
+/* Whether F is read as dmesg's output by its content alone and its path names no kernel
+ * source ("gq07.txt", "notes.txt"): a file the job may have written into its own folder with
+ * lines shaped as dmesg's.  Its name names no node (node_from_path), and neither do the
+ * headers of head's or tail's sections in it (section_walk): both are text the writer chose. */
+static bool dmesg_by_content(const struct pm_file *f)
+{
+	return !f->kind_given && (f->format == PM_FMT_DMESG || f->format == PM_FMT_KMSG_ISO) &&
+	       !pm_path_names_kernel(f->name);
+}
+
 /* The node a header's PATH (PN bytes) names: the folder that holds the file, else the file
  * name's first word ("gpu07.dmesg"), where it is a node the evidence knows (the record's),
  * or has a host name's shape after a section of a known node (another host's log beside
@@ -2429,6 +2439,38 @@ static int section_host(struct scan *s, const char *node)
 	return 0;
 }
 
+/* Whether BUF (LEN bytes, the file's first) opens with head's or tail's first header: on its
+ * first line, or after a few lines a person put above the output they pasted or saved (a
+ * note, the `$ tail -n 4 a b` command line), lines of no log (no stamp at their start,
+ * behind PASTE's shape).  A log's line before any header is the file's own: not sectioned. */
+#define SECT_LEAD 3
+static bool first_header(struct scan *s, const char *buf, size_t len, const struct pm_paste *paste,
+			 char *dec, size_t decn)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	size_t pos = 0, lead = 0, pn;
+	const char *p;
+	double t;
+
+	while (pos < len && lead <= SECT_LEAD) {
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos, k;
+
+		pos += n + 1;
+		if (pasted_header(line, n, paste, dec, decn, &p, &pn))
+			return true;
+		k = pm_paste_skip(line, n, paste);
+		while (k < n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r'))
+			k++;
+		if (k == n)
+			continue; /* a blank line */
+		if (line[k] == '[' || pm_time_at(line + k, n - k, &f->tctx, &t))
+			return false;
+		lead++;
+	}
+	return false;
+}
+
 /*
  * A kernel log that begins with head's or tail's header is several hosts' logs one after the
  * other (`tail -n 200 gpu07/dmesg.txt gpu08/dmesg.txt > all.txt`): each line is the host's
@@ -2450,13 +2492,9 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 	 * runner's stamps, a viewer's line numbers), as its lines are */
 	pm_file_paste(f, &paste);
 	paste.wrap = 0;
-	if (!off) {
-		const char *nl = memchr(buf, '\n', len);
-		size_t n = nl ? (size_t)(nl - buf) : len;
-
+	if (!off)
 		s->sectioned = (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG) &&
-			       pasted_header(buf, n, &paste, dec, sizeof(dec), &p, &pn);
-	}
+			       first_header(s, buf, len, &paste, dec, sizeof(dec));
 	while (s->sectioned && pos < len) {
 		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos, at = pos;
@@ -2469,6 +2507,13 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 			s->sect[s->nsect].off = off + at;
 			section_node(s, p, pn, s->sect[s->nsect].node, sizeof(s->sect->node),
 				     &s->sect[s->nsect].guess);
+			/* a header in a file of dmesg's shape that names no kernel source is
+			 * the writer's word for the host, as the file's name would be: its
+			 * lines are placed there as the folder's guess, never excluded (trust107:
+			 * a job's notes.txt with `==> .../gpu-n03/dmesg.log <==` over a printed
+			 * Xid advised excluding gpu-n03, whose tasks srun only ended) */
+			if (s->sect[s->nsect].node[0] && dmesg_by_content(f))
+				s->sect[s->nsect].guess = true;
 			/* a guess is no host the file covers (every_node_has) */
 			if (!s->sect[s->nsect].guess && section_host(s, s->sect[s->nsect].node) < 0)
 				return -1;
@@ -3033,8 +3078,7 @@ static int node_from_path(struct pm_evidence *ev, struct pm_file *f)
 	 * in gq07.txt was gq07's at supported, its exclusion advised).  "gq07-dmesg.txt",
 	 * "gq07/kern.log" keep their node.  A syslog's lines carry their host: such a file's
 	 * are capped where they are placed (att_place.c, syslog_unnamed). */
-	if (!f->kind_given && (f->format == PM_FMT_DMESG || f->format == PM_FMT_KMSG_ISO) &&
-	    !pm_path_names_kernel(n))
+	if (dmesg_by_content(f))
 		return 0;
 
 	for (size_t i = 0; i < ev->nnodes; i++) {
@@ -3082,6 +3126,7 @@ void pm_file_paste(const struct pm_file *f, struct pm_paste *out)
 {
 	out->indent = f->paste_indent;
 	out->quoted = f->paste_quoted;
+	out->runner = f->paste_runner;
 	out->numbered = f->paste_numbered;
 	out->stamped = f->paste_stamped;
 	out->escaped = f->paste_escaped;
@@ -3092,6 +3137,7 @@ static void set_paste(struct pm_file *f, const struct pm_paste *shape)
 {
 	f->paste_indent = shape->indent;
 	f->paste_quoted = shape->quoted;
+	f->paste_runner = shape->runner;
 	f->paste_numbered = shape->numbered;
 	f->paste_stamped = shape->stamped;
 	f->paste_escaped = shape->escaped;

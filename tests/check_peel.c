@@ -1194,6 +1194,11 @@ START_TEST(paste_shape)
 		 "  x"},
 		{"    only one line\n", 0, 0, "    x", "    x"},
 		{"> a\n  b\n  c\n", 0, 0, "  x", "  x"},
+		/* a person's few lines above a quote leave it one; more, or one inside it, do not */
+		{"On Wed, Dec 9, 2026 at 14:41, hpc-support wrote:\n> a\n>\n> b\n", 0, 1, "> c\n",
+		 "c\n"},
+		{"w\nx\ny\nz\n> a\n> b\n", 0, 0, "> c", "> c"},
+		{"> a\nx\n> b\n> c\n", 0, 0, "> d", "> d"},
 		{"  a\n  b\nc", 2, 0, "  x", "x"},
 		{" a\n b\n", 0, 0, " x", " x"},
 	};
@@ -1242,6 +1247,49 @@ START_TEST(paste_numbered)
 			      sh.numbered);
 		if (i == 1)
 			sh.quoted = true; /* one line quoted of three: the test's own */
+		check_skip(i, &sh, t[i].line, t[i].after);
+	}
+}
+END_TEST
+
+/* A quote behind a CI runner's stamps (a step that printed a reply quoting a log): the stamps
+ * and the markers are the paste's, the runner's own lines aside; a stamp before a program's
+ * prefix (srun's label, a shell's host), or before a quote on some lines only, is none. */
+START_TEST(paste_runner)
+{
+	static const struct {
+		const char *head;
+		int runner, quoted;
+		const char *line, *after;
+	} t[] = {
+		{"2026-12-08T17:09:40.1187342Z ##[group]Run sed 's/^/> /' out\n"
+		 "2026-12-08T17:09:40.1189013Z sed 's/^/> /' out\n"
+		 "2026-12-08T17:09:40.1190110Z ##[endgroup]\n"
+		 "2026-12-08T17:09:40.1302276Z > 0: step 3100\n"
+		 "2026-12-08T17:09:40.1303012Z > \n"
+		 "2026-12-08T17:09:40.1303640Z > 2: Traceback (most recent call last):\n",
+		 1, 1, "2026-12-08T17:09:40.1305340Z > 2: RuntimeError: x\n",
+		 "2: RuntimeError: x\n"},
+		/* a reply quoting the runner's log; a shipper's second stamp in Z */
+		{"> 2026-12-08T14:52:03.4533917Z > ==> a/dmesg.log <==\n"
+		 "> 2026-12-08T14:52:03.4535120Z > [Tue Dec  8 13:58:41 2026] NVRM: x\n",
+		 1, 1, "> 2026-12-08T14:52:03.4535744Z 2026-12-08T14:52:03Z > gn01: y", "gn01: y"},
+		{"2026-12-08T17:09:40.1302276Z 0: step 3100\n"
+		 "2026-12-08T17:09:40.1303640Z gn03: RuntimeError: x\n",
+		 0, 0, "2026-12-08T17:09:40.1303640Z > 1: x", "> 1: x"},
+		{"2026-12-08T17:09:40.1302276Z > 0: step 3100\n"
+		 "2026-12-08T17:09:40.1303640Z 1: RuntimeError: x\n",
+		 0, 0, "2026-12-08T17:09:40.1303640Z > 1: x", "> 1: x"},
+		{"2026-12-08T17:09:40.1302276Z > 0: step 3100\n", 0, 0,
+		 "2026-12-08T17:09:40.1303640Z > 1: x", "2026-12-08T17:09:40.1303640Z > 1: x"},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct pm_paste sh;
+
+		pm_paste_shape(t[i].head, strlen(t[i].head), &sh);
+		ck_assert_msg(sh.runner == t[i].runner && sh.quoted == t[i].quoted,
+			      "case %zu: runner %d quoted %d", i, sh.runner, sh.quoted);
 		check_skip(i, &sh, t[i].line, t[i].after);
 	}
 }
@@ -1495,6 +1543,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(tc, paste_shape);
 	tcase_add_test(tc, paste_strip);
 	tcase_add_test(tc, paste_numbered);
+	tcase_add_test(tc, paste_runner);
 	tcase_add_test(tc, paste_html_escaped);
 	tcase_add_test(tc, paste_stamped);
 	tcase_add_test(tc, paste_wrap);

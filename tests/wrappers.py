@@ -766,16 +766,24 @@ AS_COPIED = {'read-paste-terminal-wrapped-job-output', 'read-paste-terminal-wrap
 # program's prefix before the runtime's.  Left as they are, as AS_COPIED.
 COLLECTED = {'read-cri-runtime-four-layers', 'read-fluentd-file-output-records'}
 # Fixtures whose files a person pasted already (a gutter, a reply's quote, a page's HTML
-# escapes): a style's layer would go outside the paste's (a shipper's stamp or a CI runner's
-# before a reply's `> `, a logger's between an editor's `41: ` and srun's label), which no
-# writer puts there and no reader takes apart.  Left as they are, as AS_COPIED.
+# escapes): a style's layer would go outside the paste's (a shipper's stamp before a
+# gutter, a logger's between an editor's `41: ` and srun's label), which no writer puts there
+# and no reader takes apart.  Left as they are, as AS_COPIED.  (A CI runner's stamp before a
+# reply's `> ` is read: such quotes are PASTED_ONLY, below.)
 PASTED = {'read-paste-gutter-kernel-log', 'read-paste-gutter-colon-srun-labels',
-          'read-paste-quoted-tail-headers-other-host-near-miss',
           'read-paste-html-escaped-rust-panic'}
 # ... and, under the styles that are a paste themselves, a quoted folder (the other styles'
 # layers go inside its quote and are read there)
 PASTE_STYLES = {'md-quote', 'gha', 'gutter', 'html-escape'}
 PASTED_AGAIN = {'read-paste-quoted-folder-one-host'}
+# Quotes, some behind a CI runner's stamps, whose files only a paste's layer may wrap: a
+# reply's `> ` or a gutter around the runner's stamp, a runner's stamp around a reply's quote,
+# HTML's escapes of it all are read as the paste's shape (engine/READING.md, "Pastes"); a
+# program's wrapper would go outside the paste, as for PASTED.
+PASTED_ONLY = {'read-paste-quoted-tail-headers-other-host-near-miss',
+               'trust-ci-stamped-quote-tail-neighbour-xid',
+               'trust-ci-stamped-quote-tail-own-node-xid-near-miss',
+               'trust-quoted-tail-headers-below-note-neighbour-xid'}
 
 
 def build(style, rules, fixdir, base, out):
@@ -794,6 +802,8 @@ def build(style, rules, fixdir, base, out):
             if name in AS_COPIED or name in COLLECTED:
                 continue
             if name in PASTED or (style in PASTE_STYLES and name in PASTED_AGAIN):
+                continue
+            if name in PASTED_ONLY and style not in PASTE_STYLES:
                 continue
             if kind not in ('app_log', 'kernel_log') or not os.path.isfile(path):
                 continue
