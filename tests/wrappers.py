@@ -1151,6 +1151,16 @@ for _style in ('absl', 'accelerate', 'compose', 'compose+glog', 'env-logger', 'g
         'pdsh\'s "gpu07: " behind this style\'s level is message words, not a host prefix: '
         'the PORT_DOWN row is not read as a listing row and the verdict is unknown, no node '
         'blamed (the safe side; the same as before per-host listings)')
+# launch-shell-env-program-path-missing-zsh: zsh's refusal on both tasks, one a node, is
+# placed on the two nodes by srun's --label alone (srun's own lines name two failed tasks, so
+# they place nothing). A style that puts another launcher's prefix where the label was, or a
+# bar between the label and the text, leaves the lines on no Slurm task: the same cause on no
+# node, fix-job (every node failed alike, so none was to be excluded either way).
+for _style in ('mpirun', 'mpirun+loguru', 'ray', 'ray+pybasic', 'progress-cr'):
+    KNOWN[(_style, 'launch-shell-env-program-path-missing-zsh')] = (
+        'the two ranks\' lines are placed on their nodes by srun\'s --label alone; this style '
+        'replaces the label (or puts a bar after it), so the same launch_config/import stands '
+        'on no node, fix-job (no node blamed: every node failed alike)')
 KNOWN[('squashed', 'place-torchrun-later-failure-segv-bystander')] = (
     'torchrun\'s summary squashed onto one line has no entries: the later failure\'s SIGSEGV '
     'row cannot be told from the root cause\'s, and is read as a fallback at hypothesis on no '
