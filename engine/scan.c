@@ -4320,13 +4320,22 @@ static void parsed_release(const struct pm_evidence *ev, struct pm_file *f)
 		pm_file_release(f);
 }
 
+/* parse_all's run: the set, and a zstd context a worker (by its index, as pm_work_run gives
+ * it) for the task records.  A context a worker, not one a block of files: making one costs
+ * its tables' allocation and their first touch (5,000 of them at 16,384 nodes, about 2% of
+ * a finalize's CPU and its page faults). */
+struct parse_run {
+	struct pm_evidence *ev;
+	ZSTD_DCtx *zd[8]; /* pm_evidence_set_threads' most */
+};
+
 static void *parse_make(void *arg, unsigned w, size_t k)
 {
-	struct pm_evidence *ev = arg;
+	struct parse_run *run = arg;
+	struct pm_evidence *ev = run->ev;
 	struct parsed *p = calloc(1, sizeof(*p));
-	ZSTD_DCtx *zd = NULL;
+	ZSTD_DCtx **zd = &run->zd[w < 8 ? w : 0];
 
-	(void)w;
 	if (!p)
 		return NULL;
 	for (size_t i = k * PARSE_BLOCK; i < ev->nfiles && p->n < PARSE_BLOCK; i++, p->n++) {
@@ -4340,8 +4349,8 @@ static void *parse_make(void *arg, unsigned w, size_t k)
 		 * this engine from these bytes: the file is not read (its frame may not have
 		 * been decompressed at all, bundle.c skip_ok); else it is parsed as before */
 		if (f->carry) {
-			if (zd || (zd = ZSTD_createDCtx()))
-				p->t[p->n] = pm_tasks_carried(zd, f);
+			if (*zd || (*zd = ZSTD_createDCtx()))
+				p->t[p->n] = pm_tasks_carried(*zd, f);
 			free(f->carry);
 			f->carry = NULL;
 			f->carrylen = 0;
@@ -4355,7 +4364,6 @@ static void *parse_make(void *arg, unsigned w, size_t k)
 		if (!(p->t[p->n] = pm_tasks_read(buf, len)))
 			p->failed = true;
 	}
-	ZSTD_freeDCtx(zd);
 	return p;
 }
 
@@ -4388,7 +4396,7 @@ static int reserve_tasks(struct pm_evidence *ev, size_t n)
 
 static int parse_take(void *arg, size_t k, void *item)
 {
-	struct pm_evidence *ev = arg;
+	struct pm_evidence *ev = ((struct parse_run *)arg)->ev;
 	struct parsed *p = item;
 
 	if (!p || p->failed) {
@@ -4446,9 +4454,15 @@ static bool tasks_taken(struct pm_evidence *ev, size_t i, ZSTD_DCtx **zd)
 
 static int parse_all(struct pm_evidence *ev)
 {
-	struct pm_work w = {parse_make, parse_take, parse_drop, ev, 0, true};
+	struct parse_run run = {ev, {NULL}};
+	struct pm_work w = {parse_make, parse_take, parse_drop, &run, 0, true};
+	int rc = pm_work_run(&w, ev->threads, (ev->nfiles + PARSE_BLOCK - 1) / PARSE_BLOCK);
+	int en = errno;
 
-	return pm_work_run(&w, ev->threads, (ev->nfiles + PARSE_BLOCK - 1) / PARSE_BLOCK);
+	for (size_t t = 0; t < sizeof(run.zd) / sizeof(run.zd[0]); t++)
+		ZSTD_freeDCtx(run.zd[t]);
+	errno = en;
+	return rc;
 }
 
 /* Each file's format, from its head: on the set's threads, each file alone. */
