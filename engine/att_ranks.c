@@ -2720,7 +2720,7 @@ static int absent_ranks(struct att *a, size_t *as, int *reporter)
 			continue;
 		if (!md && !(md = pcre2_match_data_create_from_pattern(r->re, NULL)))
 			return -1;
-		rc = pcre2_match(r->re, (PCRE2_SPTR)o->raw, strlen(o->raw), 0, 0, md, NULL);
+		rc = pm_re_match(NULL, r->re, o->raw, strlen(o->raw), md);
 		ov = pcre2_get_ovector_pointer(md);
 		if (rc <= g || ov[2 * g] == PCRE2_UNSET)
 			continue;

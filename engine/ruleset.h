@@ -231,6 +231,14 @@ struct pm_ruleset {
 
 const char *pm_role_name(enum pm_role r);
 const char *pm_cap_name(enum pm_cap c);
+/* RE matched against the N bytes at S into MD, within RS's limits (none when RS is NULL):
+ * pcre2_match's result.  A pattern runs as the machine code pcre2_jit_compile made of it at
+ * load; where that code runs out of its stack, the interpreter gives the answer (rules.c). */
+int pm_re_match(const struct pm_ruleset *rs, const pcre2_code *re, const char *s, size_t n,
+		pcre2_match_data *md);
+/* Whether a rule set loaded now is compiled to machine code: the library has a JIT and the
+ * program does not run under valgrind (rules.c). */
+bool pm_re_jit(void);
 /* The decision for CLS/SUBCLS, falling back to CLS; NULL if none. */
 const struct pm_decision *pm_ruleset_decision(const struct pm_ruleset *rs, const char *cls,
 					      const char *subcls);

@@ -1054,12 +1054,10 @@ static int match_squashed(struct scan *s, const pcre2_code *re, const char *line
 		if (parts > 1) {
 			pm_peel(f->format, p, (size_t)((q ? q : end) - p), &f->tctx, &sp);
 			*subj = p + sp.skip;
-			rc = pcre2_match(re, (PCRE2_SPTR)*subj, sp.end - sp.skip, 0, 0, s->md,
-					 s->rs->mctx);
+			rc = pm_re_match(s->rs, re, *subj, sp.end - sp.skip, s->md);
 		} else {
 			*subj = p;
-			rc = pcre2_match(re, (PCRE2_SPTR)p, (size_t)((q ? q : end) - p), 0, 0,
-					 s->md, s->rs->mctx);
+			rc = pm_re_match(s->rs, re, p, (size_t)((q ? q : end) - p), s->md);
 		}
 		if (rc >= 0 || !q)
 			return rc;
@@ -1126,8 +1124,7 @@ static int match_value(struct scan *s, const pcre2_code *re, const char *v, size
 			;
 		if (q > p) {
 			*subj = p;
-			rc = pcre2_match(re, (PCRE2_SPTR)p, (size_t)(q - p), 0, 0, s->md,
-					 s->rs->mctx);
+			rc = pm_re_match(s->rs, re, p, (size_t)(q - p), s->md);
 		}
 		/* as match_line: an exception behind the program's own "error: " */
 		if (rc < 0 && q > p && memmem(p, (size_t)(q - p), "rror: ", 6)) {
@@ -1135,8 +1132,7 @@ static int match_value(struct scan *s, const pcre2_code *re, const char *v, size
 			pm_peel(PM_FMT_APP, p, (size_t)(q - p), NULL, &w);
 			if (w.prog > w.skip && w.prog < w.end) {
 				*subj = p + w.prog;
-				rc = pcre2_match(re, (PCRE2_SPTR)*subj, w.end - w.prog, 0, 0, s->md,
-						 s->rs->mctx);
+				rc = pm_re_match(s->rs, re, *subj, w.end - w.prog, s->md);
 			}
 		}
 	}
@@ -1288,27 +1284,22 @@ static int match_line(struct scan *s, const struct pm_rule *r, const char *line,
 		rc = match_value(s, r->re, *subj, pe->end - pe->skip, pe->quoted, 0, subj,
 				 &px->rank);
 	else
-		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->skip, 0, 0, s->md,
-				 s->rs->mctx);
+		rc = pm_re_match(s->rs, r->re, *subj, pe->end - pe->skip, s->md);
 	if (rc < 0 && pe->prog > pe->skip && pe->prog < pe->end) {
 		*subj = line + pe->prog; /* "train.py: error: RuntimeError: ...": the exception */
-		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->prog, 0, 0, s->md,
-				 s->rs->mctx);
+		rc = pm_re_match(s->rs, r->re, *subj, pe->end - pe->prog, s->md);
 	}
 	if (rc < 0 && pe->logger && pe->logger >= pe->cr && pe->logger < pe->skip) {
 		*subj = line + pe->logger; /* "ERROR srun: error: ...": not a logger's name */
-		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->logger, 0, 0, s->md,
-				 s->rs->mctx);
+		rc = pm_re_match(s->rs, r->re, *subj, pe->end - pe->logger, s->md);
 	}
 	if (rc < 0 && pe->level && pe->level >= pe->cr && pe->level < pe->skip) {
 		*subj = line + pe->level; /* "0: ERROR: ...": the program's own level word */
-		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->level, 0, 0, s->md,
-				 s->rs->mctx);
+		rc = pm_re_match(s->rs, r->re, *subj, pe->end - pe->level, s->md);
 	}
 	if (rc < 0 && pe->skip > pe->cr) {
 		*subj = line + pe->cr;
-		rc = pcre2_match(r->re, (PCRE2_SPTR)*subj, pe->end - pe->cr, 0, 0, s->md,
-				 s->rs->mctx);
+		rc = pm_re_match(s->rs, r->re, *subj, pe->end - pe->cr, s->md);
 	}
 	if (rc < 0 && pe->xend > pe->xskip)
 		rc = match_value(s, r->re, line + pe->xskip, pe->xend - pe->xskip,
@@ -1393,8 +1384,7 @@ static int went_on(struct scan *s, const struct pm_rule *r, const char *line, si
 			continue;
 		if (pm_in_starts(t, tl, "+ ") || pm_in_starts(t, tl, "++ "))
 			return 0;
-		return !(r->last_re &&
-			 pcre2_match(r->last_re, (PCRE2_SPTR)t, tl, 0, 0, s->md, s->rs->mctx) >= 0);
+		return !(r->last_re && pm_re_match(s->rs, r->last_re, t, tl, s->md) >= 0);
 	}
 	return n < 32 && !s->resolving ? -1 : 0;
 }
@@ -1431,7 +1421,7 @@ static bool follows_in(struct scan *s, const pcre2_code *re, int who, const char
 		if (np.record)
 			rc = match_value(s, re, t, tl, np.quoted, 2, &sj, NULL);
 		else
-			rc = pcre2_match(re, (PCRE2_SPTR)t, tl, 0, 0, s->md, s->rs->mctx);
+			rc = pm_re_match(s->rs, re, t, tl, s->md);
 		if (rc >= 0)
 			return true;
 	}
@@ -1526,7 +1516,7 @@ static bool beside(struct scan *s, size_t ri, const struct pm_peel *pe)
 		n += tl;
 		b[n++] = '\n';
 	}
-	rc = pcre2_match(r->not_beside_re, (PCRE2_SPTR)b, n, 0, 0, s->md, s->rs->mctx);
+	rc = pm_re_match(s->rs, r->not_beside_re, b, n, s->md);
 	free(b);
 	s->beside_hit = rc >= 0;
 	return s->beside_hit;

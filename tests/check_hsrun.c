@@ -10,6 +10,9 @@
  *
  * The "prefilter" tests: what Vectorscan is given of a rule's pattern, cut where it can be
  * without losing a line the pattern matches (engine/prefilter.c).
+ *
+ * The "jit" tests: a rule's patterns run as PCRE2's machine code, and a match that runs out of
+ * the code's stack is answered by the interpreter (pm_re_match, engine/rules.c).
  */
 #include <check.h>
 #include <stdio.h>
@@ -324,6 +327,61 @@ START_TEST(test_prefilter_loses_no_line)
 }
 END_TEST
 
+/* Every pattern of the shipped rule set was made machine code at load, where the engine
+ * compiles (pm_re_jit: the library has a JIT, no valgrind), and none elsewhere. */
+START_TEST(test_jit_rule_set)
+{
+	char err[512], dir[512];
+	size_t jitted = 0, n = 0;
+	struct pm_ruleset *rs;
+
+	snprintf(dir, sizeof(dir), "%s/rules", getenv("PM_SRCDIR") ? getenv("PM_SRCDIR") : ".");
+	rs = pm_ruleset_load(dir, err, sizeof(err));
+	ck_assert_msg(rs, "%s", err);
+	for (size_t i = 0; i < rs->nrules; i++) {
+		size_t size = 0;
+
+		if (!rs->rules[i].re)
+			continue;
+		n++;
+		pcre2_pattern_info(rs->rules[i].re, PCRE2_INFO_JITSIZE, &size);
+		jitted += size > 0;
+	}
+	ck_assert_uint_gt(n, 100);
+	ck_assert_uint_eq(jitted, pm_re_jit() ? n : 0);
+	pm_ruleset_destroy(rs);
+}
+END_TEST
+
+/* A subject whose match needs more of the JIT's stack (32 KiB) than it has: pcre2_match gives
+ * PCRE2_ERROR_JIT_STACKLIMIT, and pm_re_match the interpreter's match.  Without a match
+ * context the interpreter's depth limit is the library's (ten million); the rule set's own
+ * (2,000) would refuse this subject too. */
+START_TEST(test_jit_stack_fallback)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR) "(?:(?:a|b)(?:a|b))*c", PCRE2_ZERO_TERMINATED,
+				       0, &ec, &eo, NULL);
+	pcre2_match_data *md = pcre2_match_data_create(8, NULL);
+	size_t n = 2 * 4000 + 1;
+	char *s = malloc(n);
+
+	ck_assert(re && md && s);
+	for (size_t i = 0; i + 1 < n; i += 2)
+		memcpy(s + i, "ab", 2);
+	s[n - 1] = 'c';
+	if (pm_re_jit() && pcre2_jit_compile(re, PCRE2_JIT_COMPLETE) == 0)
+		ck_assert_int_eq(pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL),
+				 PCRE2_ERROR_JIT_STACKLIMIT);
+	ck_assert_int_eq(pm_re_match(NULL, re, s, n, md), 1);
+	ck_assert_uint_eq(pcre2_get_ovector_pointer(md)[1], n);
+	free(s);
+	pcre2_match_data_free(md);
+	pcre2_code_free(re);
+}
+END_TEST
+
 Suite *pmt_suite(void)
 {
 	Suite *s = suite_create("hsrun");
@@ -344,5 +402,9 @@ Suite *pmt_suite(void)
 	tcase_add_test(p, test_prefilter_loses_no_line);
 	tcase_add_test(p, test_prefilter_odd_shapes);
 	suite_add_tcase(s, p);
+	TCase *j = tcase_create("jit");
+	tcase_add_test(j, test_jit_rule_set);
+	tcase_add_test(j, test_jit_stack_fallback);
+	suite_add_tcase(s, j);
 	return s;
 }
