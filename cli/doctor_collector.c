@@ -110,9 +110,16 @@ void check_rules(struct doctor *d)
 			err);
 		return;
 	}
-	doc_say(d, ST_OK, "rules", NULL, "%s: rule set %s version %s, %zu rules, %s; %s", dir,
-		pm_ruleset_id(rs), pm_ruleset_version(rs), pm_ruleset_count(rs),
-		pm_ruleset_digest(rs), pm_scan_runtime());
+	size_t npat, jitted = pm_ruleset_jitted(rs, &npat);
+
+	doc_say(d, ST_OK, "rules", NULL,
+		"%s: rule set %s version %s, %zu rules, %s; %s; %zu of %zu patterns compiled to "
+		"machine code%s",
+		dir, pm_ruleset_id(rs), pm_ruleset_version(rs), pm_ruleset_count(rs),
+		pm_ruleset_digest(rs), pm_scan_runtime(), jitted, npat,
+		jitted < npat ? " (the rest interpreted: PCRE2 without a JIT, executable memory "
+				"refused, or valgrind)" :
+				"");
 	pm_ruleset_destroy(rs);
 }
 

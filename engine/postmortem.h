@@ -55,6 +55,10 @@ int pm_ruleset_broad(const struct pm_ruleset *rs, unsigned char *broad);
 /* Which of Vectorscan's implementations scans, and why, in one line (hsrun.c): some of the
  * library's implementations miss matches on some CPUs, and one that does not is chosen. */
 const char *pm_scan_runtime(void);
+/* How many of the set's rules with a pattern have it as machine code (PCRE2's JIT, rules.c),
+ * and in *N how many rules have a pattern: fewer than *N where the library has no JIT, the
+ * system refuses executable memory, or under valgrind (each is then interpreted, slower). */
+size_t pm_ruleset_jitted(const struct pm_ruleset *rs, size_t *n);
 /* The set's clock skew tolerance in seconds (its tuning skew_tolerance_ms / 1000): events on
  * two nodes closer than this cannot be ordered. */
 double pm_ruleset_skew_s(const struct pm_ruleset *rs);

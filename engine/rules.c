@@ -1331,6 +1331,23 @@ size_t pm_ruleset_count(const struct pm_ruleset *rs)
 	return rs->nrules;
 }
 
+size_t pm_ruleset_jitted(const struct pm_ruleset *rs, size_t *n)
+{
+	size_t jitted = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < rs->nrules; i++) {
+		size_t size = 0;
+
+		if (!rs->rules[i].re)
+			continue;
+		++*n;
+		if (pcre2_pattern_info(rs->rules[i].re, PCRE2_INFO_JITSIZE, &size) == 0 && size)
+			jitted++;
+	}
+	return jitted;
+}
+
 const char *pm_ruleset_rule_id(const struct pm_ruleset *rs, size_t i)
 {
 	return i < rs->nrules ? rs->rules[i].id : NULL;

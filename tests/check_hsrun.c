@@ -349,6 +349,10 @@ START_TEST(test_jit_rule_set)
 	}
 	ck_assert_uint_gt(n, 100);
 	ck_assert_uint_eq(jitted, pm_re_jit() ? n : 0);
+	/* what `postmortem doctor` says of it */
+	size_t npat = 0;
+	ck_assert_uint_eq(pm_ruleset_jitted(rs, &npat), jitted);
+	ck_assert_uint_eq(npat, n);
 	pm_ruleset_destroy(rs);
 }
 END_TEST

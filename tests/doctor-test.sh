@@ -141,7 +141,7 @@ fi
 # ---- the good copy ----
 fresh
 check "good copy, files only" 0 '^ok +plugin-file .*exports' --offline
-check "rules and what scans them" 0 '^ok +rules .*rules, sha256:[0-9a-f]+; Vectorscan [0-9.]+: ' --offline
+check "rules and what scans them" 0 '^ok +rules .*rules, sha256:[0-9a-f]+; Vectorscan [0-9.]+: .*; ([0-9]+) of \1 patterns compiled to machine code$' --offline
 expect "good copy: every check ran" '^ok +plugstack ' '^ok +plugin-args ' '^ok +plugin-load ' \
 	'^ok +epilog-timeout ' '^ok +collector ' '^ok +config ' '^ok +rules ' '^ok +spool ' \
 	'^ok +store ' '^ok +store-write ' '^ok +operators ' '^note +store-flags ' '^ok: 0 problems'
