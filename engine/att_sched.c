@@ -499,7 +499,8 @@ static struct cand *node_fail_hw(struct att *a, const struct cand **other)
 }
 
 /* NODE_FAIL: the node the record names, or (sacct before 23.02 has no FailedNode) the
- * job's node that srun saw fail, whose words are in the job's output: a lead, at
+ * job's node that srun saw fail (any node, where the record lists none: sacct's default
+ * table), whose words are in the job's output: a lead, at
  * hypothesis, its exclusion only offered (the job's output is the user's: c->guess, as a
  * node only the folder's words name); else, when the record says NODE_FAIL, the class
  * alone, naming no node.  srun labels no line of its own: a labelled or rank-tagged
@@ -528,19 +529,25 @@ static void sched_node_fail(struct att *a)
 		const struct pm_rule *r = R(a, i);
 		const struct pm_obs *o = &a->ev->obs[i];
 		const char *n = o->node;
+		bool listed;
+
 		if (r->role != PM_ROLE_CONFIRMATION || !r->subcls || !n ||
 		    !pm_is_kind(r->cls, r->subcls, PM_K_NODE_FAIL))
 			continue;
 		if (o->source == PM_SRC_APP_LOG &&
 		    (o->rank >= 0 || (o->has_label && o->label >= 0)))
 			continue; /* under a task's label or rank tag: the program printed it */
-		for (size_t k = 0; k < j->nnodes; k++) {
-			if (!j->nodes[k] || strcmp(j->nodes[k], n))
-				continue;
-			if (fn && strcmp(fn, n))
-				two = true;
-			fn = fn ? fn : n;
-		}
+		/* a record that lists no nodes (sacct's default table: no NodeList) has none to
+		 * check srun's node against: taken as a guess (below). Where there is no record
+		 * at all, srun's line is read as the outcome's (att_cands.c), not here */
+		listed = !j->nnodes && j->state;
+		for (size_t k = 0; k < j->nnodes && !listed; k++)
+			listed = j->nodes[k] && !strcmp(j->nodes[k], n);
+		if (!listed)
+			continue;
+		if (fn && strcmp(fn, n))
+			two = true;
+		fn = fn ? fn : n;
 	}
 	if (two) {
 		pm_att_why(a,
