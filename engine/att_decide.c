@@ -31,6 +31,30 @@ static int cand_rank(const struct cand *c)
 	return 2;
 }
 
+/* Whether every exception C's evidence names (its origin lines' alone with ORIGIN_ONLY) is
+ * one of the N TYPES, by the name after its module's last dot; an evidence line that names
+ * no exception says no. */
+static bool excs_among(const struct att *at, const struct cand *c, const char *const *types,
+		       size_t n, bool origin_only)
+{
+	for (size_t i = 0; i < c->nev; i++) {
+		const char *e = at->ev->obs[c->ev[i]].exc, *d;
+		bool known = false;
+
+		if (origin_only && R(at, c->ev[i])->role != PM_ROLE_ORIGIN)
+			continue;
+		if (!e)
+			return false;
+		d = strrchr(e, '.');
+		d = d ? d + 1 : e;
+		for (size_t k = 0; k < n && !known; k++)
+			known = !strcmp(d, types[k]);
+		if (!known)
+			return false;
+	}
+	return true;
+}
+
 /*
  * A program's own logic error: every piece of C's evidence an exception, of a type no
  * hardware fault raises (a missing key, a wrong type or value, a failed assertion, a missing
@@ -64,20 +88,7 @@ bool pm_att_logic_error(const struct att *at, const struct cand *c)
 	if (c->hardware || !c->nev || strcmp(c->cls, "application") ||
 	    strcmp(c->sub, "python_exception"))
 		return false;
-	for (size_t i = 0; i < c->nev; i++) {
-		const char *e = at->ev->obs[c->ev[i]].exc, *d;
-		bool known = false;
-
-		if (!e)
-			return false;
-		d = strrchr(e, '.');
-		d = d ? d + 1 : e;
-		for (size_t k = 0; k < sizeof(types) / sizeof(types[0]) && !known; k++)
-			known = !strcmp(d, types[k]);
-		if (!known)
-			return false;
-	}
-	return true;
+	return excs_among(at, c, types, sizeof(types) / sizeof(types[0]), false);
 }
 
 /* Whether C is the job's filesystem failing it: a storage class (a full or failing
@@ -100,22 +111,7 @@ static bool missing_thing(const struct att *at, const struct cand *c)
 		return true;
 	if (strcmp(c->cls, "application") || strcmp(c->sub, "python_exception") || !c->nev)
 		return false;
-	for (size_t i = 0; i < c->nev; i++) {
-		const char *e = at->ev->obs[c->ev[i]].exc, *d;
-		bool known = false;
-
-		if (R(at, c->ev[i])->role != PM_ROLE_ORIGIN)
-			continue;
-		if (!e)
-			return false;
-		d = strrchr(e, '.');
-		d = d ? d + 1 : e;
-		for (size_t k = 0; k < sizeof(types) / sizeof(types[0]) && !known; k++)
-			known = !strcmp(d, types[k]);
-		if (!known)
-			return false;
-	}
-	return true;
+	return excs_among(at, c, types, sizeof(types) / sizeof(types[0]), true);
 }
 
 /*
