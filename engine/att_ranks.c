@@ -1693,6 +1693,87 @@ bool pm_att_node_log(const struct att *a, const struct pm_file *f, const char *h
 		 pm_in_isdigit(host[l]));
 }
 
+/*
+ * The names of the evidence's long lists (a rank, a task, a coverage entry, an observation
+ * each: hundreds of thousands at 16,384 nodes x 8, where they kept the attribution's one
+ * thread busy while the other cores idled) in blocks on the set's threads, as launcher_ranks
+ * is asked, and on the caller's thread alone up to a block's worth (every fixture).  Each
+ * name's answer is its own: job_name reads
+ * only the sorted keys, the record's nodes and the job's domain, and changes only the one
+ * name; SAME, a block's own, only skips a look-up whose answer would be to leave the name as
+ * it is.  So any order and any blocks give the same names.
+ */
+#define NAMES_BLOCK 4096
+
+struct names_list {
+	char *base;
+	size_t size, off, n;
+};
+
+struct names_run {
+	struct att *a;
+	struct names_list l[7];
+	size_t n;
+};
+
+/* Names FROM to TO of RUN's lists, one after another. */
+static void names_in(struct names_run *run, size_t from, size_t to)
+{
+	const char *same = NULL;
+	size_t at = 0;
+
+	for (size_t k = 0; k < 7 && at < to; at += run->l[k++].n)
+		for (size_t i = from > at ? from - at : 0; i < run->l[k].n && at + i < to; i++)
+			job_name(run->a,
+				 (char **)(run->l[k].base + i * run->l[k].size + run->l[k].off),
+				 &same);
+}
+
+static char names_done;
+
+static void *names_make(void *arg, unsigned w, size_t k)
+{
+	struct names_run *run = arg;
+	size_t n = run->n;
+
+	(void)w;
+	names_in(run, k * NAMES_BLOCK,
+		 n - k * NAMES_BLOCK > NAMES_BLOCK ? (k + 1) * NAMES_BLOCK : n);
+	return &names_done;
+}
+
+static int names_take(void *arg, size_t k, void *item)
+{
+	(void)arg;
+	(void)k;
+	(void)item;
+	return 0;
+}
+
+#define NAMES_OF(v, nv)                                                           \
+	{                                                                         \
+		(char *)(v), sizeof(*(v)), offsetof(__typeof__(*(v)), node), (nv) \
+	}
+
+static void names_many(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	struct names_run run = {a,
+				{NAMES_OF(ev->ranks, ev->nranks), NAMES_OF(ev->tasks, ev->ntasks),
+				 NAMES_OF(ev->facts, ev->nfacts), NAMES_OF(ev->ipmap, ev->nipmap),
+				 NAMES_OF(ev->cov, ev->ncov), NAMES_OF(ev->collect, ev->ncollect),
+				 NAMES_OF(ev->obs, ev->nobs)},
+				0};
+	struct pm_work w = {names_make, names_take, NULL, &run, 0, false};
+
+	for (size_t k = 0; k < 7; k++)
+		run.n += run.l[k].n;
+	if (run.n <= NAMES_BLOCK)
+		names_in(&run, 0, run.n);
+	else
+		(void)pm_work_run(&w, ev->threads, (run.n + NAMES_BLOCK - 1) / NAMES_BLOCK);
+}
+
 int pm_att_job_names(struct att *a)
 {
 	struct pm_evidence *ev = a->ev;
@@ -1726,20 +1807,7 @@ int pm_att_job_names(struct att *a)
 		for (unsigned h = 0; h < ev->files[i].nshosts; h++)
 			job_name(a, &ev->files[i].shosts[h], &same);
 	}
-	for (size_t i = 0; i < ev->nranks; i++)
-		job_name(a, &ev->ranks[i].node, &same);
-	for (size_t i = 0; i < ev->ntasks; i++)
-		job_name(a, &ev->tasks[i].node, &same);
-	for (size_t i = 0; i < ev->nfacts; i++)
-		job_name(a, &ev->facts[i].node, &same);
-	for (size_t i = 0; i < ev->nipmap; i++)
-		job_name(a, &ev->ipmap[i].node, &same);
-	for (size_t i = 0; i < ev->ncov; i++)
-		job_name(a, &ev->cov[i].node, &same);
-	for (size_t i = 0; i < ev->ncollect; i++)
-		job_name(a, &ev->collect[i].node, &same);
-	for (size_t i = 0; i < ev->nobs; i++)
-		job_name(a, &ev->obs[i].node, &same);
+	names_many(a); /* the ranks', the tasks', ... the observations' */
 	return 0;
 }
 
