@@ -926,10 +926,6 @@ KNOWN = {
         'the two exceptions are told apart only by the stamps on their last lines; a paste that '
         'lost its line breaks does not date them, so they tie (ambiguous, as in '
         'app-generic-exceptions-two-nodes-tie)',
-    ('shipper-kernel', 'read-paste-collector-stamped-kernel-log'):
-        'the style stamps a kernel log that a collector stamped already: one collector\'s '
-        'stamp is a paste\'s shape, not two (what follows one may be the log\'s own, as '
-        'dmesg --time-format iso\'s)',
     ('shipper-kernel', 'app-logic-error-beside-link-flap-near-miss'):
         'the shipper\'s stamp, hours after the job\'s own lines, is taken for the kernel '
         'line\'s time: the port\'s loss falls outside the job\'s window, and the job\'s own IB '
@@ -937,29 +933,6 @@ KNOWN = {
     ('squashed', 'app-prterun-sigterm-near-miss'):
         'squashed, prterun\'s wrapped report is Open MPI 4\'s one-line form, a launcher\'s '
         'teardown line: an error, so the outcome is FAILED (the cause stays unknown)',
-    ('shipper-kernel', 'trust-kernel-log-tail-headers-other-host-xid'):
-        'the style stamps every line of the file, tail\'s headers too: a shipper forwards a '
-        'host\'s log as written, and tail\'s headers come from a person\'s command over the '
-        'files after it, so a header under a shipper\'s stamp is no header; read as one '
-        'file, as before sections (the other host\'s Xid on the one-node record\'s node, '
-        'hypothesis, retry: no exclusion)',
-    ('shipper-kernel', 'read-sections-sibling-host-in-named-file'):
-        'the style stamps head\'s headers as it stamps every line, so they are no headers '
-        '(as trust-kernel-log-tail-headers-other-host-xid): read as one file, its lines the '
-        'file name\'s host\'s, as before the fix (hypothesis, retry: the exclusion offered)',
-    ('shipper-kernel', 'read-sections-outside-host-beside-job-node'):
-        'the style stamps head\'s headers as it stamps every line, so they are no headers '
-        '(as read-sections-sibling-host-in-named-file): read as one file, hb21\'s own kernel '
-        'log by its name, as a folder without the headers would be',
-    ('shipper-kernel', 'read-sections-outside-sibling-only-section'):
-        'as read-sections-outside-host-beside-job-node: the stamped header is no header, the '
-        'file hb21\'s by its name',
-    ('shipper-kernel', 'read-sections-job-node-header-beside-file-node-near-miss'):
-        'as read-sections-outside-host-beside-job-node: without its headers the file is one '
-        'node\'s log, hb21\'s by its name',
-    ('shipper-kernel', 'read-paste-quoted-folder-one-host'):
-        'the style stamps the quoted syslog outside its quote: a collector stamps what a '
-        'program wrote, and a person quotes what the collector kept, so the quote is outermost',
     ('ray', 'launch-driver-torchrun-agent-label'):
         'the style puts Ray\'s prefix in the place of srun\'s label, the one word that says '
         'which of Slurm\'s tasks (torchrun agents) wrote the line: PyTorch\'s rank tag alone '
