@@ -1,8 +1,9 @@
 /*
  * rules_check.c - `postmortem rules check [--case NAME] [--verdicts DIR] [RULESDIR]`: load and
  * validate a rule set (errors name file:line), then run its fixtures (RULESDIR/fixtures),
- * writing each case's verdict to DIR/CASE.json when asked.  Exit 0 when
- * every case passes and every rule is covered; 1 otherwise.  `rules list` prints the rules.
+ * writing each case's verdict to DIR/CASE.json and its inputs to DIR/CASE.inputs.json when
+ * asked.  Exit 0 when every case passes and every rule is covered; 1 otherwise.  `rules list`
+ * prints the rules.
  */
 #include <getopt.h>
 #include <stdio.h>

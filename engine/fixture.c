@@ -235,23 +235,46 @@ out:
 	return differ;
 }
 
-/* The case's verdict as `diagnose --json` prints it, to DIR/NAME.json (a schema check reads
- * every case's real verdict without a process a case). */
-static int keep_verdict(const char *dir, const char *name, const json_t *v, FILE *out)
+/* DIR/NAME: S, or an ERROR line and -1. */
+static int keep_file(const char *dir, const char *name, const char *suffix, const char *s,
+		     FILE *out)
 {
-	char p[4096], *s = pm_verdict_dump(v);
+	char p[4096];
 	FILE *f = NULL;
 	int rc = -1;
 
-	if (s && (size_t)snprintf(p, sizeof(p), "%s/%s.json", dir, name) < sizeof(p) &&
+	if (s && (size_t)snprintf(p, sizeof(p), "%s/%s%s", dir, name, suffix) < sizeof(p) &&
 	    (f = fopen(p, "w")) && fputs(s, f) >= 0)
 		rc = 0;
 	if (f && fclose(f) && rc == 0)
 		rc = -1;
 	if (rc < 0)
-		fprintf(out, "ERROR %s: the verdict could not be written to %s/%s.json: %s\n", name,
-			dir, name, s ? strerror(errno) : "out of memory");
+		fprintf(out, "ERROR %s: %s/%s%s could not be written: %s\n", name, dir, name,
+			suffix, s ? strerror(errno) : "out of memory");
+	return rc;
+}
+
+/* The case's verdict as `diagnose --json` prints it, to DIR/NAME.json, and its inputs as
+ * `diagnose --inputs` prints them, to DIR/NAME.inputs.json: a schema check or a test over
+ * every case reads them without a process a case (two processes a case were most of the
+ * wrapper test's time under ASan). */
+static int keep_verdict(const char *dir, const char *name, const struct pm_evidence *ev,
+			const json_t *v, FILE *out)
+{
+	char *s = pm_verdict_dump(v), *in = NULL, *t = NULL;
+	json_t *inputs = pm_evidence_inputs(ev);
+	int rc = keep_file(dir, name, ".json", s, out);
+
+	/* the bytes of diagnose's puts(json_dumps(...)) */
+	if (rc == 0 && (!inputs || !(in = json_dumps(inputs, JSON_INDENT(2) | JSON_ENSURE_ASCII)) ||
+			asprintf(&t, "%s\n", in) < 0))
+		t = NULL;
+	if (rc == 0)
+		rc = keep_file(dir, name, ".inputs.json", t, out);
+	free(t);
+	free(in);
 	free(s);
+	json_decref(inputs);
 	return rc;
 }
 
@@ -282,7 +305,7 @@ static int run_case(const struct pm_ruleset *rs, const char *fixdir, const char 
 		res->errors++;
 		goto out;
 	}
-	if (verdicts && keep_verdict(verdicts, name, v, out) < 0) {
+	if (verdicts && keep_verdict(verdicts, name, ev, v, out) < 0) {
 		res->errors++;
 		goto out;
 	}

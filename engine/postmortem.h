@@ -74,7 +74,8 @@ struct pm_fixture_result {
  * holding expected.json and evidence/) with RS; write a line per case and a readable diff
  * per failure to OUT.  ONLY, when not NULL, restricts the run to the case of that name.
  * VERDICTS, when not NULL, is a folder that receives each case's verdict as NAME.json, the
- * bytes `diagnose --json` prints (a case whose verdict cannot be written is an error).
+ * bytes `diagnose --json` prints, and its inputs as NAME.inputs.json, the bytes of
+ * `diagnose --inputs` (a case whose verdict cannot be written is an error).
  * Returns 0, or -1 when FIXDIR cannot be read.
  */
 int pm_fixture_run(const struct pm_ruleset *rs, const char *fixdir, const char *only,

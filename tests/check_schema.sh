@@ -33,12 +33,17 @@ for d in "$PM_SRCDIR"/rules/fixtures/*/; do
 	n=$((n + 1))
 done
 [ "$n" -gt 0 ] || { echo "no fixtures under $PM_SRCDIR/rules/fixtures"; exit 1; }
-# ... and they are the bytes `diagnose --json` prints (one case of several files, one of one)
+# ... and they are the bytes `diagnose --json` prints, the inputs beside them the bytes of
+# `diagnose --inputs` (one case of several files, one of one; tests/wrappers.py reads both)
 for case in amb-hostoom-vs-cuda-assert $(basename "$d"); do
 	"$cli" diagnose --json --rules "$PM_SRCDIR/rules" "$PM_SRCDIR/rules/fixtures/$case/evidence" \
 		>"$tmp/diag.json" 2>&1 || { echo "$case: diagnose failed: $(cat "$tmp/diag.json")"; exit 1; }
 	cmp -s "$tmp/diag.json" "$tmp/v/$case.json" ||
 		{ echo "$case: rules check --verdicts wrote other bytes than diagnose --json"; exit 1; }
+	"$cli" diagnose --inputs --rules "$PM_SRCDIR/rules" "$PM_SRCDIR/rules/fixtures/$case/evidence" \
+		>"$tmp/diag.json" 2>&1 || { echo "$case: diagnose --inputs failed: $(cat "$tmp/diag.json")"; exit 1; }
+	cmp -s "$tmp/diag.json" "$tmp/v/$case.inputs.json" ||
+		{ echo "$case: rules check --verdicts wrote other inputs than diagnose --inputs"; exit 1; }
 done
 
 # An unpacked bundle as the collector writes it: coverage entries without a file, a
