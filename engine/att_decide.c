@@ -147,6 +147,47 @@ static bool disk_then_missing(const struct att *at, const struct cand *d, const 
 	return false;
 }
 
+/* C's first origin line, by its file's order: NULL when none. */
+static const struct pm_obs *first_origin(const struct att *at, const struct cand *c)
+{
+	const struct pm_obs *first = NULL;
+
+	for (size_t i = 0; i < c->nev; i++) {
+		const struct pm_obs *o = &at->ev->obs[c->ev[i]];
+		if (R(at, c->ev[i])->role == PM_ROLE_ORIGIN &&
+		    (!first || (o->file == first->file && o->offset < first->offset)))
+			first = o;
+	}
+	return first;
+}
+
+/*
+ * Whether E, the program's own logic error (pm_att_logic_error: a KeyError, a ValueError),
+ * came before S, a step's OOM that only slurmstepd's end-of-step count reports ("Detected 1
+ * oom_kill event in StepId=..."): E's first origin line in the same file before S's, and
+ * every origin line of S that count, undated.  Slurm writes the count when the step ends and
+ * says neither which process the OOM killer ended nor when: a helper the failing process
+ * outlived, which no logic error follows from.  What an OOM kill does cause (a worker killed,
+ * a MemoryError, "Killed" on the launcher) is no logic error, and the OOM leads it as before
+ * (res-step-oom-line-beside-worker-killed-near-miss; res-step-oom-line-after-own-keyerror).
+ */
+static bool logic_before_step_oom(const struct att *at, const struct cand *e, const struct cand *s)
+{
+	const struct pm_obs *fe, *fs;
+
+	if (!pm_is_kind(s->cls, s->sub, PM_K_HOST_OOM) || !pm_att_logic_error(at, e))
+		return false;
+	for (size_t i = 0; i < s->nev; i++) {
+		const struct pm_rule *r = R(at, s->ev[i]);
+		if (r->role == PM_ROLE_ORIGIN &&
+		    (strcmp(r->id, "slurm-cgroup-oom") || at->ev->obs[s->ev[i]].has_time))
+			return false;
+	}
+	fe = first_origin(at, e);
+	fs = first_origin(at, s);
+	return fe && fs && fe->file == fs->file && fe->offset < fs->offset;
+}
+
 static int cmpcand(const void *x, const void *y, void *arg)
 {
 	const struct att *at = arg;
@@ -174,6 +215,12 @@ static int cmpcand(const void *x, const void *y, void *arg)
 	if (disk_then_missing(at, a, b))
 		return -1;
 	if (disk_then_missing(at, b, a))
+		return 1;
+	/* the program's own logic error before a step's OOM that only its end-of-step count
+	 * reports */
+	if (logic_before_step_oom(at, a, b))
+		return -1;
+	if (logic_before_step_oom(at, b, a))
 		return 1;
 	if (a->strength != b->strength)
 		return b->strength - a->strength;

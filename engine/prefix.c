@@ -449,6 +449,22 @@ none:
 	out->kernel = false;
 }
 
+/* A process's syslog tag with its pid at S, "python3[1234]: " (or "...[1234]:" ending the
+ * line): its length, 0 when none. */
+static size_t proc_tag(const char *s, size_t n)
+{
+	size_t i = 0, k;
+
+	while (i < n && i < 64 && (host_char(s[i]) || s[i] == '/' || s[i] == '@'))
+		i++;
+	if (i == 0 || i >= n || s[i] != '[' || !(k = num_then(s + i + 1, n - i - 1, ']')))
+		return 0;
+	i += 1 + k;
+	if (i >= n || s[i] != ':' || (i + 1 < n && s[i + 1] != ' '))
+		return 0;
+	return i + 1 + (i + 1 < n);
+}
+
 /* "Nov 30 03:11:58 gpu016 kernel: [  12.345678] " or "2026-11-30T03:11:58+0000 gpu016 ", a
  * forwarder's priority before either ("<6>"); RFC 5424's form (rfc5424_prefix).  A line
  * with the kernel's tag is marked (OUT->kernel). */
@@ -456,7 +472,7 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 {
 	struct pm_in_stamp st;
 	size_t p, h, b;
-	bool v5424;
+	bool v5424, journal = false;
 	unsigned pri;
 	double v;
 
@@ -466,20 +482,27 @@ static void syslog_prefix(const char *s, size_t n, struct pm_prefix *out)
 	}
 	s += b; /* a priority before the older form: taken off once */
 	n -= b;
-	p = pm_in_syslog(s, n, 0, &v);
-	if (!p)
-		p = pm_in_iso(s, n, &st);
-	if (!p) /* journalctl -o short-full, -o short-unix */
-		p = pm_in_journal_full(s, n, &st);
-	if (!p)
-		p = pm_in_unix(s, n, &v);
+	if ((p = pm_in_syslog(s, n, 0, &v)))
+		journal = true;
+	else if ((p = pm_in_iso(s, n, &st)))
+		journal = st.t_sep && st.zone && s[p - 1] != 'Z';
+	else if ((p = pm_in_journal_full(s, n, &st)) || (p = pm_in_unix(s, n, &v)))
+		journal = true; /* journalctl -o short-full, -o short-unix */
 	if (!p || p >= n || s[p] != ' ')
 		return;
 	p++;
 	/* a copy with the host cut out ("Feb 23 03:28:16 kernel: ...") is the same log */
 	h = pm_in_starts(s + p, n - p, "kernel: ") ? 0 : host_at(s + p, n - p, ' ');
-	if (!h && !pm_in_starts(s + p, n - p, "kernel: "))
+	if (!h && !pm_in_starts(s + p, n - p, "kernel: ")) {
+		/* and so is journalctl --no-hostname's, whose process lines name no host either
+		 * ("Mar 04 05:06:07 python3[1234]: ..."): the tag and its pid as journald prints
+		 * them, behind a stamp journalctl writes (an offset, not a collector's 'Z'; not a
+		 * logging framework's "2026-11-30 03:11:58,404 "), stay the text's, as after a
+		 * host.  The line names no node: the file's, if any. */
+		if (journal && proc_tag(s + p, n - p))
+			out->skip = b + p;
 		return;
+	}
 	/* "2026-11-30 03:11:58,404 ERROR trainer: ..." is a logging framework's line (Python's
 	 * "%(asctime)s %(levelname)s %(name)s: %(message)s"), not a host and a syslog tag: no
 	 * host is called ERROR.  Taken for syslog, a job's log was read as a kernel log. */

@@ -191,6 +191,23 @@ START_TEST(sniff_logs)
 		      "Mar  4 11:02:40 kernel: mce: [Hardware Error]: CPU 3: Machine Check\n"
 		      "Mar  4 11:02:41 kernel: Memory failure: 0x3f2c1: recovery action\n"),
 		PM_FMT_SYSLOG);
+	/* journalctl --no-hostname: a process's tag and pid, or the kernel's, after the stamp;
+	 * the whole journal, not only its kernel lines, is the node's log */
+	ck_assert_int_eq(sniff("2026-03-04T05:06:00+0000 systemd[1]: Started train.service.\n"
+			       "2026-03-04T05:06:07+0000 python3[1234]: epoch 3 loss 2.1\n"
+			       "2026-03-04T05:06:08+0000 kernel: NVRM: Xid (PCI:0000:c1:00): 79\n"),
+			 PM_FMT_SYSLOG);
+	ck_assert_int_eq(sniff("Mar 04 05:06:00 systemd[1]: Started train.service.\n"
+			       "Mar 04 05:06:07 python3[1234]: epoch 3 loss 2.1\n"
+			       "Mar 04 05:06:08 python3[1234]: epoch 4 loss 2.0\n"),
+			 PM_FMT_SYSLOG);
+	/* ... not behind a collector's 'Z' or a logging framework's stamp: the job's own */
+	ck_assert_int_eq(sniff("2026-03-04T05:06:00.1Z trainer[1234]: epoch 3 loss 2.1\n"
+			       "2026-03-04T05:06:07.2Z trainer[1234]: epoch 4 loss 2.0\n"),
+			 PM_FMT_APP);
+	ck_assert_int_eq(sniff("2026-03-04 05:06:00,101 trainer[1234]: epoch 3 loss 2.1\n"
+			       "2026-03-04 05:06:07,202 trainer[1234]: epoch 4 loss 2.0\n"),
+			 PM_FMT_APP);
 	/* ... but only before "kernel: ": a stamp and any other word is the job's text */
 	ck_assert_int_eq(sniff("Mar  4 11:02:40 trainer: epoch 3 loss 2.1\n"
 			       "Mar  4 11:02:41 trainer: epoch 4 loss 2.0\n"
@@ -439,6 +456,16 @@ START_TEST(prefix_logs)
 	   "systemd[1]: Started");
 	PX(PM_FMT_SYSLOG, "2026-11-30T03:11:58+0000 gpu016 kernel: NVRM: x", -1, "gpu016",
 	   "NVRM: x");
+	/* journalctl --no-hostname: no node, a process's tag kept as after a host */
+	PX(PM_FMT_SYSLOG, "2026-03-04T05:06:07+0000 python3[1234]: message", -1, "",
+	   "python3[1234]: message");
+	PX(PM_FMT_SYSLOG, "Mar 04 05:06:07 python3[1234]: message", -1, "",
+	   "python3[1234]: message");
+	PX(PM_FMT_SYSLOG, "2026-03-04T05:06:07+0000 kernel: NVRM: Xid 79", -1, "", "NVRM: Xid 79");
+	PX(PM_FMT_SYSLOG, "2026-03-04T05:06:07Z python3[1234]: message", -1, "",
+	   "2026-03-04T05:06:07Z python3[1234]: message");
+	PX(PM_FMT_SYSLOG, "Mar 04 05:06:07 trainer: message", -1, "",
+	   "Mar 04 05:06:07 trainer: message");
 	PX(PM_FMT_SYSLOG, "2026-11-30T03:11:58.123456+00:00 gpu016.lab kernel: y", -1, "gpu016.lab",
 	   "y");
 	/* a forwarder's priority; RFC 5424's header, up to the kernel's monotonic stamp */
