@@ -890,6 +890,13 @@ KNOWN = {
         'offered)',
     ('compose+glog', 'trust-records-shell-prefix-host-names-no-own-node'):
         'as for compose: the `host: ` prefix inside the service prefix is not read',
+    ('compose', 'launch-world-size-mismatch-word'):
+        'as for trust-records-shell-prefix-host-names-no-own-node: pdsh\'s `gpu-k21: ` inside '
+        'compose\'s service prefix is not read as the line\'s node, so the same '
+        'launch_config/rendezvous stands on no node, fix-job (no node blamed)',
+    ('compose+glog', 'launch-world-size-mismatch-word'):
+        'as for compose: the `host: ` prefix inside the service prefix is not read; the same '
+        'cause on no node, fix-job',
     ('squashed', 'launch-driver-words-logged-warning-near-miss'):
         'as launch-cuda-init-warning-words-near-miss: the traceback squashed onto one line and '
         'ending on "FileNotFoundError: [Errno 2] ..." is read by no rule; the warnings this '
