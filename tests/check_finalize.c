@@ -220,6 +220,23 @@ char *expected_line(void)
 	return l;
 }
 
+/* The stored manifest is jansson's dump of itself (the finalizer dumps its largest parts
+ * beside the attribution and puts them in their places: the same bytes). */
+static void manifest_as_dumped(void)
+{
+	char *text = pmt_get(D, "manifest.json"), *again;
+	json_t *m = json_loads(text, 0, NULL);
+
+	ck_assert_ptr_nonnull(m);
+	again = json_dumps(m, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	ck_assert_ptr_nonnull(again);
+	ck_assert_uint_eq(strlen(text), strlen(again) + 1);
+	ck_assert(!strncmp(text, again, strlen(again)) && !strcmp(text + strlen(again), "\n"));
+	free(again);
+	free(text);
+	json_decref(m);
+}
+
 /* ---- the protocol ---- */
 
 /* The first of the job's two nodes arrives while Slurm's record says COMPLETING: a provisional
@@ -235,6 +252,7 @@ static json_t *first_of_two(struct pm_finalize_result *r)
 	ck_assert_int_eq(r->what, PM_FIN_PROVISIONAL);
 	m = pmt_load(D, "manifest.json");
 	ck_assert(json_is_true(json_object_get(m, "provisional")));
+	manifest_as_dumped(); /* a node missing: its reason in the nodes' list */
 	return m;
 }
 
@@ -306,6 +324,7 @@ START_TEST(provisional_then_final)
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
 	ck_assert_msg(r.comment == PM_COMMENT_SET, "comment %d: %s", (int)r.comment, r.comment_why);
 	ck_assert_str_eq(r.state, "FAILED");
+	manifest_as_dumped();
 	m = pmt_load(D, "manifest.json");
 	v = pmt_load(D, "verdict.json");
 	ck_assert(!json_is_true(json_object_get(m, "provisional")));
@@ -380,6 +399,7 @@ START_TEST(provisional_then_final)
 	why = pmt_get(D, "history/verdict-2.why");
 	ck_assert_ptr_nonnull(strstr(why, "Slurm's record FAILED -> NODE_FAIL"));
 	free(why);
+	manifest_as_dumped(); /* with its history */
 	m = pmt_load(D, "manifest.json");
 	ck_assert_int_eq(json_array_size(json_object_get(m, "history")), 2);
 	json_decref(m);
