@@ -261,3 +261,28 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n)
 	errno = en;
 	return rc < 0 ? -1 : 0;
 }
+
+static void *beside_run(void *arg)
+{
+	struct pm_beside *b = arg;
+
+	b->result = b->fn(b->arg);
+	return NULL;
+}
+
+void pm_beside_start(struct pm_beside *b, void *(*fn)(void *arg), void *arg, unsigned threads)
+{
+	*b = (struct pm_beside){.fn = fn, .arg = arg};
+	b->started = threads >= 2 && !start_thread(&b->tid, beside_run, b);
+}
+
+void *pm_beside_wait(struct pm_beside *b)
+{
+	if (b->started)
+		pthread_join(b->tid, NULL);
+	else if (b->fn)
+		b->result = b->fn(b->arg);
+	b->started = false;
+	b->fn = NULL;
+	return b->result;
+}

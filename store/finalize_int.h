@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "finalize.h"
 
@@ -17,6 +18,9 @@ double pm_fin_clock(void); /* monotonic seconds */
  * stderr to EFD (-1: /dev/null), in a process group of its own.  Never returns. */
 void pm_fin_exec(const char *cmd, const char *const *args, int wfd, int efd)
 	__attribute__((noreturn));
+/* pm_fin_exec's child started (by posix_spawnp where it can do the same set-up, else by a
+ * fork): its pid, or -1 (errno) when no process could be started. */
+pid_t pm_fin_spawn(const char *cmd, const char *const *args, int wfd, int efd);
 double pm_fin_wall(void); /* epoch seconds */
 void pm_fin_nap(double s);
 

@@ -238,12 +238,10 @@ static int recheck_query(struct recheck *rc, const char *const *args, double tim
 	int p[2], st = 0, rcode = -1;
 	pid_t pid;
 
-	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = pm_fin_spawn(cmd, args, p[1], -1)) < 0) {
 		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
 		return -1;
 	}
-	if (pid == 0)
-		pm_fin_exec(cmd, args, p[1], -1);
 	close(p[1]);
 	for (;;) {
 		struct pollfd pf = {.fd = p[0], .events = POLLIN};

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,23 @@ char *expected_line(void)
 	return l;
 }
 
+/* The stored manifest is jansson's dump of itself (the finalizer dumps its largest parts
+ * beside the attribution and puts them in their places: the same bytes). */
+static void manifest_as_dumped(void)
+{
+	char *text = pmt_get(D, "manifest.json"), *again;
+	json_t *m = json_loads(text, 0, NULL);
+
+	ck_assert_ptr_nonnull(m);
+	again = json_dumps(m, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	ck_assert_ptr_nonnull(again);
+	ck_assert_uint_eq(strlen(text), strlen(again) + 1);
+	ck_assert(!strncmp(text, again, strlen(again)) && !strcmp(text + strlen(again), "\n"));
+	free(again);
+	free(text);
+	json_decref(m);
+}
+
 /* ---- the protocol ---- */
 
 /* The first of the job's two nodes arrives while Slurm's record says COMPLETING: a provisional
@@ -235,6 +253,7 @@ static json_t *first_of_two(struct pm_finalize_result *r)
 	ck_assert_int_eq(r->what, PM_FIN_PROVISIONAL);
 	m = pmt_load(D, "manifest.json");
 	ck_assert(json_is_true(json_object_get(m, "provisional")));
+	manifest_as_dumped(); /* a node missing: its reason in the nodes' list */
 	return m;
 }
 
@@ -306,6 +325,7 @@ START_TEST(provisional_then_final)
 	ck_assert_int_eq(r.what, PM_FIN_MERGED);
 	ck_assert_msg(r.comment == PM_COMMENT_SET, "comment %d: %s", (int)r.comment, r.comment_why);
 	ck_assert_str_eq(r.state, "FAILED");
+	manifest_as_dumped();
 	m = pmt_load(D, "manifest.json");
 	v = pmt_load(D, "verdict.json");
 	ck_assert(!json_is_true(json_object_get(m, "provisional")));
@@ -380,6 +400,7 @@ START_TEST(provisional_then_final)
 	why = pmt_get(D, "history/verdict-2.why");
 	ck_assert_ptr_nonnull(strstr(why, "Slurm's record FAILED -> NODE_FAIL"));
 	free(why);
+	manifest_as_dumped(); /* with its history */
 	m = pmt_load(D, "manifest.json");
 	ck_assert_int_eq(json_array_size(json_object_get(m, "history")), 2);
 	json_decref(m);
@@ -619,6 +640,58 @@ START_TEST(slurm_commands_as_root)
 	waitpid(pid, &st, 0);
 	ck_assert_int_eq(WEXITSTATUS(st), 0);
 	ck_assert_str_eq(got, "0\n");
+}
+END_TEST
+
+/* A Slurm command started by posix_spawn (pm_fin_spawn) is set up as pm_fin_exec sets up a
+ * forked one: no signal blocked, SIGPIPE at its default, a process group of its own, stdin
+ * from /dev/null, stderr with stdout; and one that is not there exits 127, no output. */
+START_TEST(slurm_command_setup)
+{
+	static const char *const probe[] = {
+		"-c",
+		"read -r pid comm st ppid pgrp rest < /proc/$$/stat; [ \"$pid\" = \"$pgrp\" ] && "
+		"echo own-group; while read -r k v; do case $k in SigBlk:|SigIgn:) echo \"$k $v\";; "
+		"esac; done < /proc/$$/status; readlink /proc/$$/fd/0; echo to-stderr >&2",
+		NULL};
+	static const char *const none[] = {NULL};
+	unsigned long long blk = 1, ign = 1;
+	char *out = NULL, *p;
+	size_t len = 0;
+	int status = -1;
+	sigset_t set;
+
+	/* what the child must not inherit: a blocked signal, SIGPIPE ignored */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pm_fin_run("sh", probe, 10, &out, &len, &status), 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_msg(strstr(out, "own-group\n"), "%s", out);
+	ck_assert_msg(strstr(out, "\n/dev/null\n"), "%s", out);
+	ck_assert_msg(strstr(out, "to-stderr\n"), "%s", out);
+	ck_assert((p = strstr(out, "SigBlk: ")) && sscanf(p + 8, "%llx", &blk) == 1);
+	ck_assert((p = strstr(out, "SigIgn: ")) && sscanf(p + 8, "%llx", &ign) == 1);
+	ck_assert_msg(blk == 0, "%s", out);
+	ck_assert_msg(!(ign & (1ull << (SIGPIPE - 1))), "%s", out);
+	free(out);
+
+	/* not there, by path and by name: exit 127 as a forked child's failed exec gave */
+	ck_assert_int_eq(pm_fin_run("/nonexistent/pm-no-such-sacct", none, 5, &out, &len, &status),
+			 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+	ck_assert_uint_eq(len, 0);
+	free(out);
+	ck_assert_int_eq(pm_fin_run("pm-no-such-sacct", none, 5, &out, &len, &status), 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+	ck_assert_uint_eq(len, 0);
+	free(out);
+	/* a command with blanks goes through sh, which says what is missing and exits 127 */
+	ck_assert_int_eq(pm_fin_run("pm-no-such-sacct --x", none, 5, &out, &len, &status), 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+	ck_assert_msg(strstr(out, "pm-no-such-sacct"), "%s", out);
+	free(out);
 }
 END_TEST
 
@@ -1441,6 +1514,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, node_history_repeats);
 	tcase_add_test(t, preloaded_ruleset);
 	tcase_add_test(t, slurm_commands_as_root);
+	tcase_add_test(t, slurm_command_setup);
 	tcase_add_test(t, claim_prevents_two_merges);
 	tcase_add_test(t, timer_forces_missing_node);
 	tcase_add_test(t, timer_sacct_asks_owner);
