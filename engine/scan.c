@@ -191,6 +191,7 @@ struct scan {
 	bool sectioned;
 	bool sect_known; /* a section of the file named a known node */
 	bool appended;	 /* the file's own log first, sections after it (appended_node) */
+	double sect_last; /* the last stamp of the section being read (section_warp), 0 none */
 	struct section {
 		uint64_t off;
 		char node[64]; /* "" none */
@@ -2502,6 +2503,64 @@ static void appended_node(struct scan *s, const char *path, size_t pn, struct se
 		    !(f->node && known_node(s, f->node, strlen(f->node)));
 }
 
+/* dmesg's own stamp at LINE's start (N bytes), seconds since boot ("[ 5373.002914]"), into *T
+ * (plus one: a boot's first line, 0.000000, is a stamp too).  False where there is none. */
+static bool boot_seconds(const char *line, size_t n, double *t)
+{
+	size_t i = 1, d = 0;
+	double v = 0, scale = 0;
+
+	if (!n || line[0] != '[')
+		return false;
+	while (i < n && line[i] == ' ')
+		i++;
+	for (; i < n && (pm_in_isdigit(line[i]) || (line[i] == '.' && !scale)); i++, d++) {
+		if (line[i] == '.')
+			scale = 1;
+		else if (scale)
+			v += (line[i] - '0') * (scale /= 10);
+		else
+			v = v * 10 + (line[i] - '0');
+	}
+	if (!d || !scale || i >= n || line[i] != ']')
+		return false;
+	*t = v + 1;
+	return true;
+}
+
+/* A section's lines and its log's stamps go back by more than this: another log begins. */
+#define SECT_WARP_S 3600.0
+
+/*
+ * Whether the line LINE (N bytes, behind PASTE's shape) of a sectioned file ends the section
+ * above it: its stamp goes back by more than an hour from the section's last (SECT_WARP_S).
+ * tail prints each file's last lines in order; a log appended below the last section with no
+ * header of its own (`tail ... gpu-n27/dmesg.log > f; dmesg -T >> f`) starts at its boot,
+ * long before them.  Its lines are then the file's, as lines under no header are, not the
+ * header's host's (trust108: gpu-n21's own Xid below gpu-n22's section was put on gpu-n22,
+ * a node of the job, and its exclusion advised).  dmesg's seconds since boot count as well:
+ * a log appended from its boot starts near 0.
+ */
+static bool section_warp(struct scan *s, const char *line, size_t n, const struct pm_paste *paste)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	size_t k = pm_paste_skip(line, n, paste);
+	double t;
+
+	/* only the kernel's buffer: a syslog's line may be a program's, its stamp the one it
+	 * sent (a user's old-dated line would end a neighbour's section on the file's node) */
+	if ((f->format != PM_FMT_DMESG && f->format != PM_FMT_KMSG_ISO) || !s->nsect ||
+	    !s->sect[s->nsect - 1].node[0] ||
+	    (!pm_time_at(line + k, n - k, &f->tctx, &t) && !boot_seconds(line + k, n - k, &t)) ||
+	    t <= 0)
+		return false;
+	if (s->sect_last > 0 && t < s->sect_last - SECT_WARP_S)
+		return true;
+	if (t > s->sect_last)
+		s->sect_last = t;
+	return false;
+}
+
 /*
  * A kernel log that begins with head's or tail's header is several hosts' logs one after the
  * other (`tail -n 200 gpu07/dmesg.txt gpu08/dmesg.txt > all.txt`): each line is the host's
@@ -2531,7 +2590,20 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 		size_t n = nl ? (size_t)(nl - line) : len - pos, at = pos;
 
 		pos += n + 1;
+		if (s->sectioned && section_warp(s, line, n, &paste)) {
+			/* another log begins under no header: the file's */
+			if (s->nsect == s->asect &&
+			    pm_grow((void **)&s->sect, &s->asect, sizeof(*s->sect)) < 0)
+				return -1;
+			s->sect[s->nsect].off = off + at;
+			s->sect[s->nsect].node[0] = '\0';
+			s->sect[s->nsect].guess = false;
+			s->nsect++;
+			s->sect_last = 0;
+			continue;
+		}
 		if (pasted_header(line, n, &paste, dec, sizeof(dec), &p, &pn)) {
+			s->sect_last = 0;
 			/* a header below the file's own log: a tail appended to it */
 			if (!s->sectioned) {
 				s->sectioned = s->appended = true;
@@ -3717,6 +3789,7 @@ static int scan_file(struct scan *s, size_t i)
 	s->ydisorder = false;
 	nobs0 = s->ev->nobs;
 	s->sectioned = s->sect_known = s->appended = false;
+	s->sect_last = 0;
 	s->nsect = 0;
 	for (unsigned k = 0; k < f->nshosts; k++)
 		free(f->shosts[k]);
@@ -3751,6 +3824,7 @@ static int scan_file(struct scan *s, size_t i)
 	/* the file's sections are its own: a reading recorded later (a GPU state's condition)
 	 * is placed by nothing of them */
 	s->sectioned = s->sect_known = s->appended = false;
+	s->sect_last = 0;
 	s->nsect = 0;
 	return frc < 0 && f->status == PM_ST_OK ? -1 : 0;
 }
