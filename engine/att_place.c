@@ -542,9 +542,13 @@ static bool world_abort(const char *p, const char *q)
 /* Notes whether the line line_hosts reads, one of a launcher's report or torchrun's summary,
  * was under srun's label: as a launcher srun started with --label prints it
  * (report_unlabelled). */
+static size_t clean(char *out, size_t len, const char *p, const char *e);
+
 static void report_label(struct att *a)
 {
 	struct pm_peel pe;
+	char b[512];
+	size_t n;
 
 	if (a->rep_label)
 		return;
@@ -552,7 +556,9 @@ static void report_label(struct att *a)
 		a->rep_label = a->hlabel;
 		return;
 	}
-	pm_peel(a->hrawf->format, a->hraw, (size_t)(a->hrawe - a->hraw), NULL, &pe);
+	/* a terminal's colours around the label, as the scan reads it */
+	n = clean(b, sizeof(b), a->hraw, a->hrawe);
+	pm_peel(a->hrawf->format, b, n, NULL, &pe);
 	a->rep_label = pe.label >= 0;
 }
 

@@ -2544,14 +2544,20 @@ static bool boot_seconds(const char *line, size_t n, double *t)
 static bool section_warp(struct scan *s, const char *line, size_t n, const struct pm_paste *paste)
 {
 	const struct pm_file *f = &s->ev->files[s->file];
-	size_t k = pm_paste_skip(line, n, paste);
+	char b[128];
+	size_t k;
 	double t;
 
 	/* only the kernel's buffer: a syslog's line may be a program's, its stamp the one it
 	 * sent (a user's old-dated line would end a neighbour's section on the file's node) */
 	if ((f->format != PM_FMT_DMESG && f->format != PM_FMT_KMSG_ISO) || !s->nsect ||
-	    !s->sect[s->nsect - 1].node[0] ||
-	    (!pm_time_at(line + k, n - k, &f->tctx, &t) && !boot_seconds(line + k, n - k, &t)) ||
+	    !s->sect[s->nsect - 1].node[0])
+		return false;
+	/* the stamp as the scan reads it: a terminal's colours, a page's blanks cleaned */
+	n = pm_text_clean(line, n < sizeof(b) ? n : sizeof(b), b);
+	line = b;
+	k = pm_paste_skip(line, n, paste);
+	if ((!pm_time_at(line + k, n - k, &f->tctx, &t) && !boot_seconds(line + k, n - k, &t)) ||
 	    t <= 0)
 		return false;
 	if (s->sect_last > 0 && t < s->sect_last - SECT_WARP_S)
