@@ -539,6 +539,29 @@ static bool world_abort(const char *p, const char *q)
  * (N the rank in the world, M in the communicator), torchrun's summary "rank : R" (a root
  * cause's, not its other failures').  S is the line without its leading blanks.
  */
+/* Notes whether the line line_hosts reads, one of a launcher's report or torchrun's summary,
+ * was under srun's label: as a launcher srun started with --label prints it
+ * (report_unlabelled). */
+static size_t clean(char *out, size_t len, const char *p, const char *e);
+
+static void report_label(struct att *a)
+{
+	struct pm_peel pe;
+	char b[512];
+	size_t n;
+
+	if (a->rep_label)
+		return;
+	if (!a->hraw) {
+		a->rep_label = a->hlabel;
+		return;
+	}
+	/* a terminal's colours around the label, as the scan reads it */
+	n = clean(b, sizeof(b), a->hraw, a->hrawe);
+	pm_peel(a->hrawf->format, b, n, NULL, &pe);
+	a->rep_label = pe.label >= 0;
+}
+
 static int line_rank(struct att *a, const char *p, const char *e, const char *s, unsigned k)
 {
 	const char *q;
@@ -563,6 +586,7 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 			r = strtol(c + 1, &x, 10);
 			if (x > c + 1 && x < e && *x == ']') {
 				a->lrep = true;
+				report_label(a);
 				return add_rank(a, r);
 			}
 		}
@@ -597,6 +621,7 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 		    (on = memmem(x, (size_t)(e - x), " on node ", 9)) &&
 		    memmem(x, (size_t)(e - x), " exited", 7)) {
 			a->lrep = true;
+			report_label(a);
 			return add_rank_host(a, r, on + 9, tok(on + 9, e));
 		}
 	}
@@ -619,6 +644,7 @@ static int line_rank(struct att *a, const char *p, const char *e, const char *s,
 					    pm_grow((void **)&a->troot, &a->atroot,
 						    sizeof(*a->troot)) < 0)
 						return -1;
+					report_label(a);
 					a->troot[a->ntroot++] =
 						(struct troot){.rank = (int)r,
 							       .sum = a->tsum,
@@ -675,6 +701,7 @@ static int hydra_rank(struct att *a, const char *s, const char *q, const char *e
 	if (r < 0)
 		return 0;
 	a->lrep = true;
+	report_label(a);
 	return add_rank_host(a, r, h, l);
 }
 
@@ -1498,8 +1525,12 @@ static int file_hosts(struct att *a, struct pm_file *f)
 
 			memset(line + n, 0, PM_ATT_KEY_PAD + 1); /* line_keys reads past the end */
 			a->hlabel = srun_labelled(f, p, le);
+			a->hraw = p;
+			a->hrawe = le;
+			a->hrawf = f;
 			rc = text_hosts(a, line, line + n, syslog);
 			a->hlabel = false;
+			a->hraw = NULL;
 		}
 		a->tline = UINT64_MAX;
 		if (!a->td_seen && a->td_hit) {
@@ -2803,6 +2834,27 @@ static bool srun_tasks_ranks(const struct att *a)
 	return false;
 }
 
+/*
+ * Whether the launcher's failure reports (and torchrun's summaries) were all read under no
+ * srun label while the job's lines carry srun's labels: the step ran with --label, and a
+ * launcher it started (mpirun, torchrun: one task a node) prints its report under its task's
+ * label as it does every line (place-mpirun-report-under-srun-label).  A bare one is not
+ * that task's: text the batch script printed beside the step, so it moves none of the
+ * labels' ranks (trust108: a printed "mpirun noticed that process rank 3 ... on node hx06"
+ * after a two-node step of one task a node moved an ECC error from task 1, srun's label and
+ * its one failed task, to rank 3; where srun's lines show one task a node, srun_tasks_ranks
+ * cannot tell a launcher's step from the program's).
+ */
+static bool report_unlabelled(const struct att *a)
+{
+	if (a->rep_label)
+		return false;
+	for (size_t i = 0; i < a->ev->nobs; i++)
+		if (a->ev->obs[i].has_label && a->ev->obs[i].label >= 0)
+			return true;
+	return false;
+}
+
 /* Where torchrun's summaries or an MPI launcher's own report name the rank ONE, C's ranks
  * that are only srun's task numbers go: torchrun starts one task per node, and an mpirun or
  * mpiexec that srun started is one task too, so the task number is no rank of the program;
@@ -2823,6 +2875,18 @@ static void drop_task_ranks(struct att *a, struct cand *c, int one)
 				"srun's lines give.",
 				one);
 		a->rtask_said = true;
+		return;
+	}
+	if (report_unlabelled(a)) {
+		if (!a->rlab_said)
+			pm_att_why(
+				a,
+				"The launcher's failure report (or torchrun's summary) names rank "
+				"%d, text the job prints, under no srun label while srun labels the "
+				"step's lines: no task srun started printed it, and it moves no "
+				"rank srun's labels give.",
+				one);
+		a->rlab_said = true;
 		return;
 	}
 	for (size_t i = 0; i < c->nranks; i++) {

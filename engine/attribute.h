@@ -274,6 +274,13 @@ struct att {
 	bool lrep;    /* an MPI launcher's own report names a rank (mpirun's "rank N with PID P
 		       * on node H exited", "Process name: [[J,S],R]", hydra's "RANK N PID P
 		       * RUNNING AT H"): text only a launcher prints (drop_task_ranks) */
+	/* a launcher's report or torchrun's summary line read under srun's label, as a launcher
+	 * srun started prints it (report_unlabelled); the raw line line_hosts reads (HRAW to
+	 * HRAWE of HRAWF: NULL where hlabel says it) */
+	bool rep_label;
+	const char *hraw, *hrawe;
+	const struct pm_file *hrawf;
+	bool rlab_said; /* `why` said the report moves no label's rank (report_unlabelled) */
 	/* `why` said a launcher's report's host is gainsaid (att_place.c report_yields) */
 	bool rgain_said;
 	bool rtask_said; /* ... and that srun's own tasks are the program's ranks (srun_tasks_ranks) */

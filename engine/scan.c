@@ -190,6 +190,8 @@ struct scan {
 	 * the host its path names (section_node) */
 	bool sectioned;
 	bool sect_known; /* a section of the file named a known node */
+	bool appended;	 /* the file's own log first, sections after it (appended_node) */
+	double sect_last; /* the last stamp of the section being read (section_warp), 0 none */
 	struct section {
 		uint64_t off;
 		char node[64]; /* "" none */
@@ -2371,12 +2373,10 @@ static bool dmesg_by_content(const struct pm_file *f)
  * file's either: its lines are placed there as the folder's guess (*GUESS), as the file's
  * own name would have placed them, never on the file's host (before: gpu08's Xid was
  * gpu07's: read-sections-sibling-host-in-named-file). */
-static void section_node(struct scan *s, const char *path, size_t pn, char *out, size_t outlen,
-			 bool *guess)
+/* The host a header's PATH (PN bytes) names by its shape, into OUT (OUTLEN bytes): the folder
+ * that holds the file, else the file name's first word; false for none. */
+static bool header_host(const char *path, size_t pn, char *out, size_t outlen)
 {
-	const char *fw;
-	size_t fl;
-
 	const char *base = path, *dir = NULL;
 	size_t dl = 0, bl;
 
@@ -2396,8 +2396,19 @@ static void section_node(struct scan *s, const char *path, size_t pn, char *out,
 		memcpy(out, base, bl);
 		out[bl] = '\0';
 	} else {
-		return;
+		return false;
 	}
+	return true;
+}
+
+static void section_node(struct scan *s, const char *path, size_t pn, char *out, size_t outlen,
+			 bool *guess)
+{
+	const char *fw;
+	size_t fl;
+
+	if (!header_host(path, pn, out, outlen))
+		return;
 	*guess = false;
 	if (known_node(s, out, strlen(out))) {
 		s->sect_known = true;
@@ -2462,6 +2473,101 @@ static bool first_header(struct scan *s, const char *buf, size_t len, const stru
 }
 
 /*
+ * Where the file is one node's own log with another's tail appended (`tail -n 50
+ * gpu08/dmesg.log >> gpu07-dmesg.txt`: a log's line before the first header): the host of a
+ * section SC that begins at PATH (PN bytes), section_node's reading corrected.  The lines
+ * above the first header are the file's own, but a section whose header names another host
+ * is that host's, never the file's node's (before, trust108: the whole file was the file's
+ * node's, a neighbour's Xid under its own header was put on it and its exclusion advised).
+ * It is that host as the evidence knows it where the host or the file's node is a node the
+ * evidence knows (the file's own lines were then a known node's section, as section_node
+ * asks; a host outside the record is set aside, pm_att_other_node), else as the folder's
+ * guess, named and never excluded: with no record, the header's word is all that tells it
+ * (a job's folder, `pm-3391870/`, is named so too, never on the file's node).  A header that
+ * names the file's own node, or no host (`==> /var/log/kern.log <==`), leaves its lines the
+ * file's.
+ */
+static void appended_node(struct scan *s, const char *path, size_t pn, struct section *sc)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	char host[sizeof(sc->node)];
+
+	sc->guess = false;
+	if (!header_host(path, pn, host, sizeof(host)) ||
+	    (f->node && same_name(host, strcspn(host, "."), f->node, strcspn(f->node, ".")))) {
+		sc->node[0] = '\0';
+		return;
+	}
+	memcpy(sc->node, host, sizeof(host));
+	sc->guess = !known_node(s, host, strlen(host)) &&
+		    !(f->node && known_node(s, f->node, strlen(f->node)));
+}
+
+/* dmesg's own stamp at LINE's start (N bytes), seconds since boot ("[ 5373.002914]"), into *T
+ * (plus one: a boot's first line, 0.000000, is a stamp too).  False where there is none. */
+static bool boot_seconds(const char *line, size_t n, double *t)
+{
+	size_t i = 1, d = 0;
+	double v = 0, scale = 0;
+
+	if (!n || line[0] != '[')
+		return false;
+	while (i < n && line[i] == ' ')
+		i++;
+	for (; i < n && (pm_in_isdigit(line[i]) || (line[i] == '.' && !scale)); i++, d++) {
+		if (line[i] == '.')
+			scale = 1;
+		else if (scale)
+			v += (line[i] - '0') * (scale /= 10);
+		else
+			v = v * 10 + (line[i] - '0');
+	}
+	if (!d || !scale || i >= n || line[i] != ']')
+		return false;
+	*t = v + 1;
+	return true;
+}
+
+/* A section's lines and its log's stamps go back by more than this: another log begins. */
+#define SECT_WARP_S 3600.0
+
+/*
+ * Whether the line LINE (N bytes, behind PASTE's shape) of a sectioned file ends the section
+ * above it: its stamp goes back by more than an hour from the section's last (SECT_WARP_S).
+ * tail prints each file's last lines in order; a log appended below the last section with no
+ * header of its own (`tail ... gpu-n27/dmesg.log > f; dmesg -T >> f`) starts at its boot,
+ * long before them.  Its lines are then the file's, as lines under no header are, not the
+ * header's host's (trust108: gpu-n21's own Xid below gpu-n22's section was put on gpu-n22,
+ * a node of the job, and its exclusion advised).  dmesg's seconds since boot count as well:
+ * a log appended from its boot starts near 0.
+ */
+static bool section_warp(struct scan *s, const char *line, size_t n, const struct pm_paste *paste)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	char b[128];
+	size_t k;
+	double t;
+
+	/* only the kernel's buffer: a syslog's line may be a program's, its stamp the one it
+	 * sent (a user's old-dated line would end a neighbour's section on the file's node) */
+	if ((f->format != PM_FMT_DMESG && f->format != PM_FMT_KMSG_ISO) || !s->nsect ||
+	    !s->sect[s->nsect - 1].node[0])
+		return false;
+	/* the stamp as the scan reads it: a terminal's colours, a page's blanks cleaned */
+	n = pm_text_clean(line, n < sizeof(b) ? n : sizeof(b), b);
+	line = b;
+	k = pm_paste_skip(line, n, paste);
+	if ((!pm_time_at(line + k, n - k, &f->tctx, &t) && !boot_seconds(line + k, n - k, &t)) ||
+	    t <= 0)
+		return false;
+	if (s->sect_last > 0 && t < s->sect_last - SECT_WARP_S)
+		return true;
+	if (t > s->sect_last)
+		s->sect_last = t;
+	return false;
+}
+
+/*
  * A kernel log that begins with head's or tail's header is several hosts' logs one after the
  * other (`tail -n 200 gpu07/dmesg.txt gpu08/dmesg.txt > all.txt`): each line is the host's
  * whose header is above it, not the file's (with a one-node record, the job's node: another
@@ -2477,26 +2583,48 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 	const char *p;
 	size_t pn;
 	char dec[512];
+	const bool sys = system_log(f->format) || f->source == PM_SRC_KERNEL_LOG;
 
 	/* the headers of a pasted file are behind its shape (a reply's quote markers, a CI
 	 * runner's stamps, a viewer's line numbers), as its lines are */
 	pm_file_paste(f, &paste);
 	paste.wrap = 0;
 	if (!off)
-		s->sectioned = (system_log(f->format) || f->source == PM_SRC_KERNEL_LOG) &&
-			       first_header(s, buf, len, &paste, dec, sizeof(dec));
-	while (s->sectioned && pos < len) {
+		s->sectioned = sys && first_header(s, buf, len, &paste, dec, sizeof(dec));
+	while (sys && pos < len) {
 		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos, at = pos;
 
 		pos += n + 1;
-		if (pasted_header(line, n, &paste, dec, sizeof(dec), &p, &pn)) {
+		if (s->sectioned && section_warp(s, line, n, &paste)) {
+			/* another log begins under no header: the file's */
 			if (s->nsect == s->asect &&
 			    pm_grow((void **)&s->sect, &s->asect, sizeof(*s->sect)) < 0)
 				return -1;
 			s->sect[s->nsect].off = off + at;
-			section_node(s, p, pn, s->sect[s->nsect].node, sizeof(s->sect->node),
-				     &s->sect[s->nsect].guess);
+			s->sect[s->nsect].node[0] = '\0';
+			s->sect[s->nsect].guess = false;
+			s->nsect++;
+			s->sect_last = 0;
+			continue;
+		}
+		if (pasted_header(line, n, &paste, dec, sizeof(dec), &p, &pn)) {
+			s->sect_last = 0;
+			/* a header below the file's own log: a tail appended to it */
+			if (!s->sectioned) {
+				s->sectioned = s->appended = true;
+				if (f->node && section_host(s, f->node) < 0)
+					return -1;
+			}
+			if (s->nsect == s->asect &&
+			    pm_grow((void **)&s->sect, &s->asect, sizeof(*s->sect)) < 0)
+				return -1;
+			s->sect[s->nsect].off = off + at;
+			if (s->appended)
+				appended_node(s, p, pn, &s->sect[s->nsect]);
+			else
+				section_node(s, p, pn, s->sect[s->nsect].node,
+					     sizeof(s->sect->node), &s->sect[s->nsect].guess);
 			/* a header in a file of dmesg's shape that names no kernel source is
 			 * the writer's word for the host, as the file's name would be: its
 			 * lines are placed there as the folder's guess, never excluded (trust107:
@@ -3666,7 +3794,8 @@ static int scan_file(struct scan *s, size_t i)
 	s->nwraps = 0;
 	s->ydisorder = false;
 	nobs0 = s->ev->nobs;
-	s->sectioned = s->sect_known = false;
+	s->sectioned = s->sect_known = s->appended = false;
+	s->sect_last = 0;
 	s->nsect = 0;
 	for (unsigned k = 0; k < f->nshosts; k++)
 		free(f->shosts[k]);
@@ -3700,7 +3829,8 @@ static int scan_file(struct scan *s, size_t i)
 	year_shift(s, nobs0);
 	/* the file's sections are its own: a reading recorded later (a GPU state's condition)
 	 * is placed by nothing of them */
-	s->sectioned = s->sect_known = false;
+	s->sectioned = s->sect_known = s->appended = false;
+	s->sect_last = 0;
 	s->nsect = 0;
 	return frc < 0 && f->status == PM_ST_OK ? -1 : 0;
 }

@@ -1161,6 +1161,19 @@ KNOWN[('squashed', 'place-torchrun-root-cause-segv-others-later')] = (
     'native_crash stands on no node and no rank (the safe side)')
 
 
+LABEL_REPLACED = (
+    'these styles turn srun\'s "N: " label into another launcher\'s per-rank prefix (Open '
+    'MPI\'s "[1,N]<stderr>:", Ray\'s worker prefix) or draw a progress bar before it (the line '
+    'read as the terminal shows it, after the last CR): no line carries srun\'s label, so '
+    'nothing tells a launcher\'s report under a label from one under none (att_place.c, '
+    'report_unlabelled); the ECC error is read on no node (the positive) or on rank 1 of hx06 '
+    '(the near miss): never another node (the safe side)')
+for _st in ('mpirun', 'ray', 'progress-cr', 'mpirun+loguru', 'ray+pybasic'):
+    KNOWN[(_st, 'trust-launcher-report-rank-srun-one-task-a-node')] = LABEL_REPLACED
+    KNOWN[(_st, 'trust-launcher-report-rank-srun-one-task-a-node-labelled-near-miss')] = \
+        LABEL_REPLACED
+
+
 KNOWN[('crlf', 'read-output-hole-inside-line-after-hit-near-miss')] = (
     'the style ends the text before a hole inside a line with the CR of a CRLF, which no writer '
     'puts there (the hole is lost pages between two writes, the line\'s CRLF among them): the '
