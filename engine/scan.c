@@ -2362,17 +2362,6 @@ static bool dmesg_by_content(const struct pm_file *f)
 	       !pm_path_names_kernel(f->name);
 }
 
-/* The node a header's PATH (PN bytes) names: the folder that holds the file, else the file
- * name's first word ("gpu07.dmesg"), where it is a node the evidence knows (the record's),
- * or has a host name's shape after a section of a known node (another host's log beside
- * the job node's); "" for none, and the section's lines are the file's.  A name of a host's
- * shape alone is not enough: a rotated dump ("dmesg-20261128.txt") or a job's folder
- * ("pm-3391870/") would take the node's own lines away from it.  But a host no record knows
- * that is a sibling of the one the file is named for ("==> gpu08/dmesg.txt <==" inside
- * gpu07.dmesg, a head(1) over two nodes' logs saved under the first's name) is not the
- * file's either: its lines are placed there as the folder's guess (*GUESS), as the file's
- * own name would have placed them, never on the file's host (before: gpu08's Xid was
- * gpu07's: read-sections-sibling-host-in-named-file). */
 /* The host a header's PATH (PN bytes) names by its shape, into OUT (OUTLEN bytes): the folder
  * that holds the file, else the file name's first word; false for none. */
 static bool header_host(const char *path, size_t pn, char *out, size_t outlen)
@@ -2401,6 +2390,17 @@ static bool header_host(const char *path, size_t pn, char *out, size_t outlen)
 	return true;
 }
 
+/* The node a header's PATH (PN bytes) names: the folder that holds the file, else the file
+ * name's first word ("gpu07.dmesg"), where it is a node the evidence knows (the record's),
+ * or has a host name's shape after a section of a known node (another host's log beside
+ * the job node's); "" for none, and the section's lines are the file's.  A name of a host's
+ * shape alone is not enough: a rotated dump ("dmesg-20261128.txt") or a job's folder
+ * ("pm-3391870/") would take the node's own lines away from it.  But a host no record knows
+ * that is a sibling of the one the file is named for ("==> gpu08/dmesg.txt <==" inside
+ * gpu07.dmesg, a head(1) over two nodes' logs saved under the first's name) is not the
+ * file's either: its lines are placed there as the folder's guess (*GUESS), as the file's
+ * own name would have placed them, never on the file's host (before: gpu08's Xid was
+ * gpu07's: read-sections-sibling-host-in-named-file). */
 static void section_node(struct scan *s, const char *path, size_t pn, char *out, size_t outlen,
 			 bool *guess)
 {
