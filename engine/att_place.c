@@ -529,21 +529,11 @@ static bool world_abort(const char *p, const char *q)
 	       (d - 6 == p || !(alnum(d[-7]) || d[-7] == '_'));
 }
 
-/*
- * The rank a launcher's failure report names: Open MPI's "Process name: [[J,S],R]" (the
- * first process that exited non-zero; Open MPI 5's PRRTE names the job by its namespace,
- * "[prterun-HOST-PID@J,R]"), mpirun's "rank N with PID P on node HOST exited",
- * Open MPI's "MPI_ABORT was invoked on rank N in communicator ..." and MPICH's (and Intel
- * MPI's, Cray MPICH's) "application called MPI_Abort(COMM, CODE) - process N" (the rank
- * that aborted the job), MPICH's and Intel MPI's "Abort(CODE) on node N (rank M in comm C):"
- * (N the rank in the world, M in the communicator), torchrun's summary "rank : R" (a root
- * cause's, not its other failures').  S is the line without its leading blanks.
- */
+static size_t clean(char *out, size_t len, const char *p, const char *e);
+
 /* Notes whether the line line_hosts reads, one of a launcher's report or torchrun's summary,
  * was under srun's label: as a launcher srun started with --label prints it
  * (report_unlabelled). */
-static size_t clean(char *out, size_t len, const char *p, const char *e);
-
 static void report_label(struct att *a)
 {
 	struct pm_peel pe;
@@ -562,6 +552,16 @@ static void report_label(struct att *a)
 	a->rep_label = pe.label >= 0;
 }
 
+/*
+ * The rank a launcher's failure report names: Open MPI's "Process name: [[J,S],R]" (the
+ * first process that exited non-zero; Open MPI 5's PRRTE names the job by its namespace,
+ * "[prterun-HOST-PID@J,R]"), mpirun's "rank N with PID P on node HOST exited",
+ * Open MPI's "MPI_ABORT was invoked on rank N in communicator ..." and MPICH's (and Intel
+ * MPI's, Cray MPICH's) "application called MPI_Abort(COMM, CODE) - process N" (the rank
+ * that aborted the job), MPICH's and Intel MPI's "Abort(CODE) on node N (rank M in comm C):"
+ * (N the rank in the world, M in the communicator), torchrun's summary "rank : R" (a root
+ * cause's, not its other failures').  S is the line without its leading blanks.
+ */
 static int line_rank(struct att *a, const char *p, const char *e, const char *s, unsigned k)
 {
 	const char *q;

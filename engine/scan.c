@@ -192,6 +192,7 @@ struct scan {
 	bool sect_known; /* a section of the file named a known node */
 	bool appended;	 /* the file's own log first, sections after it (appended_node) */
 	double sect_last; /* the last stamp of the section being read (section_warp), 0 none */
+	bool sect_boot;	  /* ... and it was seconds since boot, not a clock's (boot_seconds) */
 	struct section {
 		uint64_t off;
 		char node[64]; /* "" none */
@@ -2362,17 +2363,6 @@ static bool dmesg_by_content(const struct pm_file *f)
 	       !pm_path_names_kernel(f->name);
 }
 
-/* The node a header's PATH (PN bytes) names: the folder that holds the file, else the file
- * name's first word ("gpu07.dmesg"), where it is a node the evidence knows (the record's),
- * or has a host name's shape after a section of a known node (another host's log beside
- * the job node's); "" for none, and the section's lines are the file's.  A name of a host's
- * shape alone is not enough: a rotated dump ("dmesg-20261128.txt") or a job's folder
- * ("pm-3391870/") would take the node's own lines away from it.  But a host no record knows
- * that is a sibling of the one the file is named for ("==> gpu08/dmesg.txt <==" inside
- * gpu07.dmesg, a head(1) over two nodes' logs saved under the first's name) is not the
- * file's either: its lines are placed there as the folder's guess (*GUESS), as the file's
- * own name would have placed them, never on the file's host (before: gpu08's Xid was
- * gpu07's: read-sections-sibling-host-in-named-file). */
 /* The host a header's PATH (PN bytes) names by its shape, into OUT (OUTLEN bytes): the folder
  * that holds the file, else the file name's first word; false for none. */
 static bool header_host(const char *path, size_t pn, char *out, size_t outlen)
@@ -2401,6 +2391,17 @@ static bool header_host(const char *path, size_t pn, char *out, size_t outlen)
 	return true;
 }
 
+/* The node a header's PATH (PN bytes) names: the folder that holds the file, else the file
+ * name's first word ("gpu07.dmesg"), where it is a node the evidence knows (the record's),
+ * or has a host name's shape after a section of a known node (another host's log beside
+ * the job node's); "" for none, and the section's lines are the file's.  A name of a host's
+ * shape alone is not enough: a rotated dump ("dmesg-20261128.txt") or a job's folder
+ * ("pm-3391870/") would take the node's own lines away from it.  But a host no record knows
+ * that is a sibling of the one the file is named for ("==> gpu08/dmesg.txt <==" inside
+ * gpu07.dmesg, a head(1) over two nodes' logs saved under the first's name) is not the
+ * file's either: its lines are placed there as the folder's guess (*GUESS), as the file's
+ * own name would have placed them, never on the file's host (before: gpu08's Xid was
+ * gpu07's: read-sections-sibling-host-in-named-file). */
 static void section_node(struct scan *s, const char *path, size_t pn, char *out, size_t outlen,
 			 bool *guess)
 {
@@ -2547,6 +2548,7 @@ static bool section_warp(struct scan *s, const char *line, size_t n, const struc
 	char b[128];
 	size_t k;
 	double t;
+	bool boot = true;
 
 	/* only the kernel's buffer: a syslog's line may be a program's, its stamp the one it
 	 * sent (a user's old-dated line would end a neighbour's section on the file's node) */
@@ -2557,13 +2559,21 @@ static bool section_warp(struct scan *s, const char *line, size_t n, const struc
 	n = pm_text_clean(line, n < sizeof(b) ? n : sizeof(b), b);
 	line = b;
 	k = pm_paste_skip(line, n, paste);
-	if ((!pm_time_at(line + k, n - k, &f->tctx, &t) && !boot_seconds(line + k, n - k, &t)) ||
-	    t <= 0)
+	if (pm_time_at(line + k, n - k, &f->tctx, &t))
+		boot = false;
+	else if (!boot_seconds(line + k, n - k, &t))
 		return false;
-	if (s->sect_last > 0 && t < s->sect_last - SECT_WARP_S)
+	if (t <= 0)
+		return false;
+	/* a clock's stamps below seconds since boot (or the reverse) are another log's too:
+	 * `dmesg -T >> f` below a tail of plain dmesg: the two scales cannot be compared,
+	 * and one node's tail keeps one (before: gpu-n21's own Xid, dated, stayed in gpu-n22's
+	 * section: trust-dmesg-own-log-dated-below-neighbour-boot-section) */
+	if (s->sect_last > 0 && (boot != s->sect_boot || t < s->sect_last - SECT_WARP_S))
 		return true;
 	if (t > s->sect_last)
 		s->sect_last = t;
+	s->sect_boot = boot;
 	return false;
 }
 

@@ -238,8 +238,16 @@ static int recheck_query(struct recheck *rc, const char *const *args, double tim
 	int p[2], st = 0, rcode = -1;
 	pid_t pid;
 
-	if (pipe2(p, O_CLOEXEC) < 0 || (pid = pm_fin_spawn(cmd, args, p[1], -1)) < 0) {
+	if (pipe2(p, O_CLOEXEC) < 0) {
 		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
+		return -1;
+	}
+	/* the timer retries a failed query each run: a pipe left open then was two
+	 * descriptors lost a run while no process could be started */
+	if ((pid = pm_fin_spawn(cmd, args, p[1], -1)) < 0) {
+		snprintf(why, whylen, "%s: %s", cmd, strerror(errno));
+		close(p[0]);
+		close(p[1]);
 		return -1;
 	}
 	close(p[1]);

@@ -66,11 +66,24 @@ static void fin_argv(const char *cmd, const char *const *args, const char **argv
 	argv[n] = NULL;
 }
 
+/* FD as descriptor TO of the command exec'd next.  dup2 onto itself does nothing and leaves
+ * FD_CLOEXEC set: the pipe's end is descriptor 1 itself where the process runs with stdin,
+ * stdout and stderr closed, and the command's output went nowhere (posix_spawn's adddup2
+ * clears the flag there). */
+static void onto(int fd, int to)
+{
+	if (fd == to)
+		fcntl(fd, F_SETFD, 0);
+	else
+		dup2(fd, to);
+}
+
 void pm_fin_exec(const char *cmd, const char *const *args, int wfd, int efd)
 {
 	const char *argv[32];
 	static char line[4096];
-	int fd = open("/dev/null", O_RDONLY);
+	/* close-on-exec: the command gets it as stdin (and stderr), no fourth descriptor */
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	sigset_t none;
 
 	sigemptyset(&none);
@@ -86,12 +99,12 @@ void pm_fin_exec(const char *cmd, const char *const *args, int wfd, int efd)
 			_exit(126);
 	}
 	if (fd >= 0)
-		dup2(fd, 0);
-	dup2(wfd, 1);
+		onto(fd, 0);
+	onto(wfd, 1);
 	if (efd >= 0)
-		dup2(efd, 2);
+		onto(efd, 2);
 	else if (fd >= 0)
-		dup2(fd, 2); /* /dev/null */
+		onto(fd, 2); /* /dev/null */
 	fin_argv(cmd, args, argv, line);
 	execvp(argv[0], (char *const *)argv);
 	_exit(127);

@@ -695,6 +695,45 @@ START_TEST(slurm_command_setup)
 }
 END_TEST
 
+/* pm_fin_run's output from a process started with stdin, stdout and stderr closed (as a
+ * daemon may run the store): the pipe's write end is then descriptor 1 itself, and the child
+ * must still write there, by posix_spawn (euid 0) and by a fork (root acting as another user).
+ * 0: "out" came back; 1: it did not; 2: pm_fin_run failed; 3: the ids could not be set. */
+static int closed_stdio_child(bool as_other)
+{
+	static const char *const say[] = {"-c", "echo out; echo err >&2", NULL};
+	char *out = NULL;
+	size_t len = 0;
+	int status = -1;
+
+	if (as_other && (getuid() != 0 || seteuid(65534) < 0))
+		return 3;
+	close(0);
+	close(1);
+	close(2);
+	if (pm_fin_run("sh", say, 10, &out, &len, &status) < 0)
+		return 2;
+	return out && strstr(out, "out\n") && strstr(out, "err\n") ? 0 : 1;
+}
+
+START_TEST(slurm_command_closed_stdio)
+{
+	for (int other = 0; other < 2; other++) {
+		int st = -1;
+		pid_t pid;
+
+		if (other && getuid() != 0)
+			break; /* the fork is only taken by root acting as another user */
+		if ((pid = fork()) == 0)
+			_exit(closed_stdio_child(other));
+		ck_assert_int_gt(pid, 0);
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %d",
+			      other ? "fork" : "posix_spawn", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+}
+END_TEST
+
 START_TEST(claim_prevents_two_merges)
 {
 	struct pm_finalize_result r;
@@ -1515,6 +1554,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, preloaded_ruleset);
 	tcase_add_test(t, slurm_commands_as_root);
 	tcase_add_test(t, slurm_command_setup);
+	tcase_add_test(t, slurm_command_closed_stdio);
 	tcase_add_test(t, claim_prevents_two_merges);
 	tcase_add_test(t, timer_forces_missing_node);
 	tcase_add_test(t, timer_sacct_asks_owner);

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -491,6 +493,52 @@ START_TEST(recheck_requeued_restarts)
 }
 END_TEST
 
+/* The lowest descriptor free now. */
+static int lowest_free_fd(void)
+{
+	int fd = dup(0);
+
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
+/* sacct that cannot be started (no process left to this user: posix_spawn and fork say
+ * EAGAIN, as on a node at its process limit) fails the recheck and leaves no descriptor
+ * open: the timer runs it again and again, and each leaked pipe was two descriptors more. */
+START_TEST(recheck_no_process_no_fd_leak)
+{
+	char *line = final_with_comment();
+	int st = -1;
+	pid_t pid;
+
+	cfg.comment_recheck = 86400;
+	if ((pid = fork()) == 0) {
+		struct rlimit none = {0, 0};
+		char err[512] = "", store[600];
+		struct pm_recheck res;
+		int before, rc;
+
+		/* root is never held to RLIMIT_NPROC: nobody, who may read the store */
+		snprintf(store, sizeof(store), "chmod -R a+rwX %s", T);
+		if (getuid() == 0 && (system(store) != 0 || setresgid(65534, 65534, 65534) < 0 ||
+				      setresuid(65534, 65534, 65534) < 0))
+			_exit(2);
+		if (setrlimit(RLIMIT_NPROC, &none) < 0)
+			_exit(3);
+		snprintf(store, sizeof(store), "%s/store", T);
+		before = lowest_free_fd();
+		rc = pm_finalize_recheck(&cfg, store, NULL, 5, &res, err, sizeof(err));
+		_exit(rc == 0 ? 4 : lowest_free_fd() == before ? 0 : 1);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d (1: a descriptor leaked)",
+		      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	free(line);
+}
+END_TEST
+
 void finalize_recheck_tests(TCase *t)
 {
 	tcase_add_test(t, forged_comment_restored);
@@ -501,4 +549,5 @@ void finalize_recheck_tests(TCase *t)
 	tcase_add_test(t, comment_reused_id_older_run);
 	tcase_add_test(t, recheck_reused_id_runs);
 	tcase_add_test(t, recheck_requeued_restarts);
+	tcase_add_test(t, recheck_no_process_no_fd_leak);
 }
