@@ -189,8 +189,8 @@ struct scan {
 	 * head's or tail's ("==> gpu07/dmesg.txt <==", sections): where each header starts, and
 	 * the host its path names (section_node) */
 	bool sectioned;
-	bool sect_known; /* a section of the file named a known node */
-	bool appended;	 /* the file's own log first, sections after it (appended_node) */
+	bool sect_known;  /* a section of the file named a known node */
+	bool appended;	  /* the file's own log first, sections after it (appended_node) */
 	double sect_last; /* the last stamp of the section being read (section_warp), 0 none */
 	bool sect_boot;	  /* ... and it was seconds since boot, not a clock's (boot_seconds) */
 	struct section {
