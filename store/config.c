@@ -369,7 +369,7 @@ static bool is_null(const yaml_node_t *n)
 	       (!*v || !strcmp(v, "~") || !strcmp(v, "null"));
 }
 
-enum ktype { K_STR, K_PATH, K_DURATION, K_DURATION0, K_CHOICE, K_BOOL, K_JOBS };
+enum ktype { K_STR, K_CMD, K_PATH, K_DURATION, K_DURATION0, K_CHOICE, K_BOOL, K_JOBS };
 
 struct key {
 	const char *name;
@@ -393,8 +393,8 @@ static const struct key top_keys[] = {
 	{"merge_deadline", K_DURATION, STR(merge_deadline), NULL},
 	{"service_user", K_STR, STR(service_user), NULL},
 	{"store_marker", K_STR, STR(store_marker), NULL},
-	{"sacct", K_STR, STR(sacct), NULL},
-	{"sacctmgr", K_STR, STR(sacctmgr), NULL},
+	{"sacct", K_CMD, STR(sacct), NULL},
+	{"sacctmgr", K_CMD, STR(sacctmgr), NULL},
 	{"ledger", K_PATH, STR(ledger), NULL},
 	{"ledger_head", K_PATH, STR(ledger_head), NULL},
 	{"metrics_textfile", K_PATH, STR(metrics_textfile), NULL},
@@ -454,6 +454,13 @@ static int set_key(struct ctx *c, const struct key *k, const yaml_node_t *v)
 	case K_STR:
 		if (!*s)
 			return fail(c, v, "%s: empty value", k->name);
+		break;
+	case K_CMD:
+		if (!*s)
+			return fail(c, v, "%s: empty value", k->name);
+		if (strlen(s) > PM_CMD_MAX)
+			return fail(c, v, "%s: a command of %zu bytes (at most %d)", k->name,
+				    strlen(s), PM_CMD_MAX);
 		break;
 	}
 	return pmu_strset(field, s);

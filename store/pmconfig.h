@@ -55,6 +55,10 @@ struct pm_webhook_conf {
 	bool include_manifest; /* post {"verdict": ..., "manifest": ...} */
 };
 
+/* The longest sacct or sacctmgr command the configuration takes, in bytes: the store runs
+ * it (through sh -c when it holds blanks) from a buffer of this size, never cut. */
+#define PM_CMD_MAX 4000
+
 struct pm_config {
 	char *path; /* the file it was read from, or NULL for defaults */
 	char *store;

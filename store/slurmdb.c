@@ -46,14 +46,19 @@
 
 /* ---- running a command ---- */
 
-/* CMD's ARGS as pm_fin_exec runs them into ARGV (32), through sh -c (LINE, 4096 bytes) when
- * CMD holds blanks. */
-static void fin_argv(const char *cmd, const char *const *args, const char **argv, char *line)
+/* CMD's ARGS as pm_fin_exec runs them into ARGV (FIN_ARGS), through sh -c (LINE,
+ * PM_CMD_MAX + 16 bytes) when CMD holds blanks: 0, or -1 when they do not fit.  The
+ * configuration refuses a longer command (config.c), and the callers' arguments are a few:
+ * a cut command line or a dropped argument would run something else than asked. */
+#define FIN_ARGS 32
+#define FIN_LINE (PM_CMD_MAX + 16)
+static int fin_argv(const char *cmd, const char *const *args, const char **argv, char *line)
 {
 	size_t n = 0;
 
 	if (strpbrk(cmd, " \t")) {
-		snprintf(line, 4096, "%s \"$@\"", cmd);
+		if ((size_t)snprintf(line, FIN_LINE, "%s \"$@\"", cmd) >= FIN_LINE)
+			return -1;
 		argv[n++] = "/bin/sh";
 		argv[n++] = "-c";
 		argv[n++] = line;
@@ -61,9 +66,13 @@ static void fin_argv(const char *cmd, const char *const *args, const char **argv
 	} else {
 		argv[n++] = cmd;
 	}
-	for (size_t i = 0; args[i] && n < 31; i++)
+	for (size_t i = 0; args[i]; i++) {
+		if (n == FIN_ARGS - 1)
+			return -1;
 		argv[n++] = args[i];
+	}
 	argv[n] = NULL;
+	return 0;
 }
 
 /* FD as descriptor TO of the command exec'd next.  dup2 onto itself does nothing and leaves
@@ -80,10 +89,11 @@ static void onto(int fd, int to)
 
 void pm_fin_exec(const char *cmd, const char *const *args, int wfd, int efd)
 {
-	const char *argv[32];
-	static char line[4096];
-	/* close-on-exec: the command gets it as stdin (and stderr), no fourth descriptor */
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	const char *argv[FIN_ARGS];
+	static char line[FIN_LINE];
+	/* close-on-exec: the command gets it as stdin (and stderr: read and write), no fourth
+	 * descriptor */
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	sigset_t none;
 
 	sigemptyset(&none);
@@ -105,7 +115,13 @@ void pm_fin_exec(const char *cmd, const char *const *args, int wfd, int efd)
 		onto(efd, 2);
 	else if (fd >= 0)
 		onto(fd, 2); /* /dev/null */
-	fin_argv(cmd, args, argv, line);
+	if (fin_argv(cmd, args, argv, line) < 0) {
+		static const char msg[] = "postmortem: the command line is too long to run\n";
+		ssize_t w = write(2, msg, sizeof(msg) - 1);
+
+		(void)w;
+		_exit(126);
+	}
 	execvp(argv[0], (char *const *)argv);
 	_exit(127);
 }
@@ -131,17 +147,20 @@ static pid_t fin_fork(const char *cmd, const char *const *args, int wfd, int efd
  * execvp hands to sh): the forked child does what it did, exit 127 when exec fails. */
 pid_t pm_fin_spawn(const char *cmd, const char *const *args, int wfd, int efd)
 {
-	const char *argv[32];
-	char line[4096];
+	const char *argv[FIN_ARGS];
+	char line[FIN_LINE];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, sigpipe;
 	pid_t pid = -1;
 	int rc;
 
+	if (fin_argv(cmd, args, argv, line) < 0) {
+		errno = E2BIG;
+		return -1;
+	}
 	if (getuid() == 0 && geteuid() != 0)
 		return fin_fork(cmd, args, wfd, efd);
-	fin_argv(cmd, args, argv, line);
 	sigemptyset(&none);
 	sigemptyset(&sigpipe);
 	sigaddset(&sigpipe, SIGPIPE);
@@ -158,7 +177,7 @@ pid_t pm_fin_spawn(const char *cmd, const char *const *args, int wfd, int efd)
 	     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) ||
 	     posix_spawn_file_actions_adddup2(&fa, wfd, 1) ||
 	     (efd >= 0 ? posix_spawn_file_actions_adddup2(&fa, efd, 2) :
-			 posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_RDONLY, 0));
+			 posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0));
 	if (!rc)
 		rc = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, environ);
 	posix_spawnattr_destroy(&at);

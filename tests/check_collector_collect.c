@@ -143,6 +143,33 @@ START_TEST(config_errors)
 }
 END_TEST
 
+/* The store runs sacct and sacctmgr from a buffer of PM_CMD_MAX bytes: a longer command is
+ * refused when the configuration is read, never cut where the store runs it. */
+START_TEST(config_command_bounded)
+{
+	static char yaml[PM_CMD_MAX + 64];
+	struct pm_config c;
+	char err[512];
+	int n = snprintf(yaml, sizeof(yaml), "sacctmgr: /usr/bin/sacctmgr ");
+	const char *f;
+
+	/* "sacctmgr: " and a value of PM_CMD_MAX + 1 bytes */
+	memset(yaml + n, 'x', 10 + (size_t)PM_CMD_MAX + 1 - (size_t)n);
+	strcpy(yaml + 10 + PM_CMD_MAX + 1, "\n");
+	f = write_file("long.yaml", yaml, 0644);
+	ck_assert_int_eq(pm_config_load(f, &c, err, sizeof(err)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_msg(strstr(err, "1: sacctmgr: a command of 4001 bytes (at most 4000)"), "%s",
+		      err);
+	/* one byte less is taken whole */
+	strcpy(yaml + 10 + PM_CMD_MAX, "\n");
+	f = write_file("long.yaml", yaml, 0644);
+	ck_assert_msg(pm_config_load(f, &c, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(strlen(c.sacctmgr), PM_CMD_MAX);
+	pm_config_free(&c);
+}
+END_TEST
+
 START_TEST(durations_sizes)
 {
 	static const struct {
@@ -788,6 +815,7 @@ void collector_collect_tests(TCase *t)
 {
 	tcase_add_test(t, config_good);
 	tcase_add_test(t, config_errors);
+	tcase_add_test(t, config_command_bounded);
 	tcase_add_test(t, durations_sizes);
 	tcase_add_test(t, expand_node_job);
 	tcase_add_test(t, job_from_env);

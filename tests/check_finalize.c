@@ -734,6 +734,89 @@ START_TEST(slurm_command_closed_stdio)
 }
 END_TEST
 
+/* A command started with no stderr of the caller's (the comment recheck's sacct: EFD -1)
+ * writes its stderr to /dev/null and goes on: the descriptor takes writes.  0: "wrote" came
+ * back; 1: it did not; 2: no process; 3: the ids could not be set. */
+static int stderr_null_child(bool as_other)
+{
+	static const char *const say[] = {"-c", "echo noise >&2 && echo wrote", NULL};
+	char buf[256];
+	size_t n = 0;
+	ssize_t r;
+	int p[2], st;
+	pid_t pid;
+
+	if (as_other && (getuid() != 0 || seteuid(65534) < 0))
+		return 3;
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = pm_fin_spawn("sh", say, p[1], -1)) < 0)
+		return 2;
+	close(p[1]);
+	while (n < sizeof(buf) - 1 && (r = read(p[0], buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = '\0';
+	waitpid(pid, &st, 0);
+	return strstr(buf, "wrote\n") ? 0 : 1;
+}
+
+START_TEST(slurm_command_stderr_null)
+{
+	for (int other = 0; other < 2; other++) {
+		int st = -1;
+		pid_t pid;
+
+		if (other && getuid() != 0)
+			break; /* the fork is only taken by root acting as another user */
+		if ((pid = fork()) == 0)
+			_exit(stderr_null_child(other));
+		ck_assert_int_gt(pid, 0);
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %d",
+			      other ? "fork" : "posix_spawn", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+}
+END_TEST
+
+/* A command line or an argument list too long for the store's buffers is not run (E2BIG):
+ * cut, it would be another command. */
+START_TEST(slurm_command_too_long)
+{
+	static char cmd[PM_CMD_MAX + 32];
+	const char *many[40];
+	static const char *const none[] = {NULL};
+	char *out = NULL;
+	size_t len = 0;
+	int status = -1;
+
+	/* a command with blanks at the configuration's limit runs */
+	memset(cmd, ' ', PM_CMD_MAX);
+	memcpy(cmd, "echo ran", 8);
+	cmd[PM_CMD_MAX] = '\0';
+	ck_assert_int_eq(pm_fin_run(cmd, none, 10, &out, &len, &status), 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_str_eq(out, "ran\n");
+	free(out);
+	/* past the buffer: refused, nothing started */
+	memset(cmd, ' ', sizeof(cmd) - 1);
+	memcpy(cmd, "echo ran", 8);
+	cmd[sizeof(cmd) - 1] = '\0';
+	errno = 0;
+	ck_assert_int_eq(pm_fin_run(cmd, none, 10, &out, &len, &status), -1);
+	ck_assert_int_eq(errno, E2BIG);
+	ck_assert_ptr_null(out);
+	/* more arguments than the argument vector holds */
+	for (size_t i = 0; i < 39; i++)
+		many[i] = "x";
+	many[39] = NULL;
+	errno = 0;
+	ck_assert_int_eq(pm_fin_run("echo", many, 10, &out, &len, &status), -1);
+	ck_assert_int_eq(errno, E2BIG);
+	many[30] = NULL; /* the command and 30 arguments: the most it takes */
+	ck_assert_int_eq(pm_fin_run("echo", many, 10, &out, &len, &status), 0);
+	ck_assert_uint_eq(len, 30 * 2);
+	free(out);
+}
+END_TEST
+
 START_TEST(claim_prevents_two_merges)
 {
 	struct pm_finalize_result r;
@@ -1555,6 +1638,8 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, slurm_commands_as_root);
 	tcase_add_test(t, slurm_command_setup);
 	tcase_add_test(t, slurm_command_closed_stdio);
+	tcase_add_test(t, slurm_command_stderr_null);
+	tcase_add_test(t, slurm_command_too_long);
 	tcase_add_test(t, claim_prevents_two_merges);
 	tcase_add_test(t, timer_forces_missing_node);
 	tcase_add_test(t, timer_sacct_asks_owner);

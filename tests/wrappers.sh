@@ -9,6 +9,8 @@
 # sanitizer and distcheck stages set it to a cross-section of the reader's layers; the check
 # stage runs every style.  PM_WRAPPER_JOBS: styles checked at once (default: the CPUs this
 # process may use, at most four; each style's rules check runs on one thread).
+# PM_WRAPPER_TMPDIR: where the styles' trees go (default /dev/shm where it has room, else
+# the temporary folder).
 set -eu
 : "${PM_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${PM_BUILDDIR:=$PM_SRCDIR}"
