@@ -488,6 +488,15 @@ void pm_att_phase_outcome(struct att *a)
 			   "No accounting record, and no error in the job's output: only a weak "
 			   "sign in a node's log, which does not say the job failed; the outcome is "
 			   "unknown.");
+	} else if (ev->job.state && !strncmp(ev->job.state, "PENDING", 7) && !a->any_progress &&
+		   ev->job.reason && !strcmp(ev->job.reason, "launch_failed_requeued_held")) {
+		/* a record still pending because Slurm gave up launching it on its node and
+		 * held it: no run, but a launch that failed (att_sched.c, sched_launch_held) */
+		a->outcome = "FAILED";
+		pm_att_why(a,
+			   "Slurm's accounting record says PENDING with the reason "
+			   "launch_failed_requeued_held: Slurm could not launch the batch job on "
+			   "its node, requeued it and held it.");
 	} else if (ev->job.state && !strncmp(ev->job.state, "PENDING", 7) && !a->any_progress) {
 		/* a record taken while the job waited in the queue, and nothing else: the job has
 		 * not run (a record's PENDING is no end, so pm_att_outcome_from_state gives none) */
