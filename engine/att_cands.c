@@ -253,6 +253,7 @@ void pm_att_phase_outcome(struct att *a)
 						 "REQUEUED",  "TIMEOUT",       "CANCELLED",
 						 NULL};
 	const char *best = NULL, *said = "", *done = NULL, *unheld = "", *pending = NULL;
+	const char *failed = NULL;
 	char sid[32] = "";
 	bool sys_err = false, srun_failed = false;
 	bool anyerr = false, weak = false, task_failed = false;
@@ -350,9 +351,11 @@ void pm_att_phase_outcome(struct att *a)
 		}
 		/* a summary of the job's end: Slurm's word only for this job, and not where the
 		 * job wrote it (summary_holds) */
+		/* (a summary saying FAILED agrees with srun's failing tasks: no tie is asked) */
 		if (r->end_summary && dj &&
-		    !summary_holds(a, &ev->obs[i], task_failed || sys_err, &unheld, sid,
-				   sizeof(sid))) {
+		    !summary_holds(a, &ev->obs[i],
+				   (task_failed || sys_err) && strcmp(r->outcome, "FAILED"),
+				   &unheld, sid, sizeof(sid))) {
 			pm_att_why(a,
 				   "No accounting record; a summary of a job's end in %s says %s "
 				   "(%s), but it %s%s%s%s: it is not read as this job's end.",
@@ -399,6 +402,13 @@ void pm_att_phase_outcome(struct att *a)
 				done = r->id;
 			continue;
 		}
+		/* one saying it failed (its script ended non-zero): an end that says no why,
+		 * below every other end and above a completion */
+		if (!strcmp(r->outcome, "FAILED")) {
+			if (!failed)
+				failed = r->id;
+			continue;
+		}
 		if (task_failed && r->role == PM_ROLE_CONFIRMATION &&
 		    !strcmp(r->outcome, "CANCELLED"))
 			continue;
@@ -427,7 +437,7 @@ void pm_att_phase_outcome(struct att *a)
 	 * Reason=DependencyNeverSatisfied"): it never ran, so an end, an error or progress in
 	 * the folder is another run's, or the pending state is another job's; then the pending
 	 * lines are set aside (slurm-pending-held-user-beside-earlier-run-near-miss) */
-	if (pending && (best || done || anyerr || sys_err || a->any_progress)) {
+	if (pending && (best || done || failed || anyerr || sys_err || a->any_progress)) {
 		a->pending_aside = true;
 		pm_att_why(a,
 			   "A line says the job is still pending (%s), but the evidence shows a "
@@ -435,6 +445,7 @@ void pm_att_phase_outcome(struct att *a)
 			   "aside.",
 			   pending,
 			   best		   ? "a line gives how it ended" :
+			   failed	   ? "a summary says it failed" :
 			   done		   ? "a summary says it completed" :
 			   a->any_progress ? "it made progress" :
 					     "errors of a run");
@@ -451,6 +462,14 @@ void pm_att_phase_outcome(struct att *a)
 		/* Slurm's own lines, a container platform's or a cloud's: the rule says which */
 		pm_att_why(a, "No accounting record; a line of the evidence says %s (%s).", best,
 			   said);
+	} else if (failed) {
+		/* Slurm's word that the job failed, which says no why: the job's own errors, if
+		 * any, give the cause (slurm-summary-failed-seff-no-error) */
+		a->outcome = "FAILED";
+		pm_att_why(a,
+			   "No accounting record; a summary of the job's end says FAILED (%s): its "
+			   "script ended non-zero, which says that the job failed, not why.",
+			   failed);
 	} else if (done) {
 		/* the job exited 0 whatever it printed: a traceback it caught, a warning */
 		a->outcome = "COMPLETED";
@@ -469,6 +488,15 @@ void pm_att_phase_outcome(struct att *a)
 			   "No accounting record, and no error in the job's output: only a weak "
 			   "sign in a node's log, which does not say the job failed; the outcome is "
 			   "unknown.");
+	} else if (ev->job.state && !strncmp(ev->job.state, "PENDING", 7) && !a->any_progress &&
+		   ev->job.reason && !strcmp(ev->job.reason, "launch_failed_requeued_held")) {
+		/* a record still pending because Slurm gave up launching it on its node and
+		 * held it: no run, but a launch that failed (att_sched.c, sched_launch_held) */
+		a->outcome = "FAILED";
+		pm_att_why(a,
+			   "Slurm's accounting record says PENDING with the reason "
+			   "launch_failed_requeued_held: Slurm could not launch the batch job on "
+			   "its node, requeued it and held it.");
 	} else if (ev->job.state && !strncmp(ev->job.state, "PENDING", 7) && !a->any_progress) {
 		/* a record taken while the job waited in the queue, and nothing else: the job has
 		 * not run (a record's PENDING is no end, so pm_att_outcome_from_state gives none) */

@@ -649,6 +649,24 @@ static void sched_pending(struct att *a)
 			synth(a, why[i].k, NULL, why[i].summary);
 }
 
+/* A record still PENDING whose Reason says Slurm gave up launching the batch job on its node
+ * (launch_failed_requeued_held, phase_outcome): the node's setup (its prolog, slurmd, its
+ * spool), as slurm-launch-requeued-held reads squeue's and scontrol's words; the reason
+ * names no node.  A launch failure: LAUNCH_FAILED where nothing progressed (phase_status). */
+static void sched_launch_held(struct att *a)
+{
+	struct cand *c;
+
+	if (has_kind(a, PM_K_NODE_SETUP, false))
+		return;
+	c = synth(a, PM_K_NODE_SETUP, NULL,
+		  "Slurm could not launch the batch job on its node and held it after requeueing "
+		  "it (the record's Reason, launch_failed_requeued_held: the node's prolog, "
+		  "slurmd or spool; its drain reason says which)");
+	if (c)
+		c->launch = true;
+}
+
 /* Candidates whose rule names the outcome Slurm recorded are corroborated by the record;
  * what Slurm itself decided (a time limit, an external end, a lost node, an OOM kill) is a
  * candidate of its own. */
@@ -677,6 +695,10 @@ void pm_att_phase_scheduler(struct att *a)
 		sched_node_fail(a);
 	else if (!strcmp(o, "PENDING"))
 		sched_pending(a);
+	else if (!strcmp(o, "FAILED") && a->ev->job.state &&
+		 !strncmp(a->ev->job.state, "PENDING", 7) && a->ev->job.reason &&
+		 !strcmp(a->ev->job.reason, "launch_failed_requeued_held"))
+		sched_launch_held(a);
 	else if (a->ev->job.state && !strncmp(a->ev->job.state, "BOOT_FAIL", 9))
 		sched_boot_fail(a);
 	else if (!strcmp(o, "OUT_OF_MEMORY") && !has_kind(a, PM_K_HOST_OOM, false))

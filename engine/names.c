@@ -204,6 +204,7 @@ static const struct pm_kind_def kinds[PM_K__COUNT] = {
 	[PM_K_DEPENDENCY] = {"launch_config", "dependency"},
 	[PM_K_USER_HOLD] = {"external", "user_hold"},
 	[PM_K_ADMIN_HOLD] = {"external", "admin_hold"},
+	[PM_K_NODE_SETUP] = {"external", "node_setup"},
 	[PM_K_UNKNOWN] = {"unknown", NULL},
 	[PM_K_NONE] = {"none", "none"},
 };

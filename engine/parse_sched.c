@@ -429,6 +429,7 @@ static const char *const scol_names[SC__COUNT] = {
 
 struct table {
 	bool piped;
+	bool collapsed; /* the table's runs of blanks collapsed to one (collapsed_fields) */
 	size_t span[MAX_COLS][2]; /* fixed-width columns: [start, end) */
 	size_t ncols;
 	size_t nhead;	    /* fields of the header */
@@ -437,11 +438,97 @@ struct table {
 	size_t body;	    /* offset of the first data line */
 };
 
+/* Whether (S, N) is a whole state word of sacct's, or one cut by its column's width with the
+ * '+' sacct puts there ("OUT_OF_ME+"). */
+static bool state_word(const char *s, size_t n)
+{
+	const char *st;
+
+	if (n > 1 && s[n - 1] == '+')
+		return state_uncut(s, n - 1) != NULL;
+	st = state_uncut(s, n);
+	return st && strlen(st) == n;
+}
+
+/* Whether (S, N) is an exit code as sacct prints it, "0:125". */
+static bool exit_word(const char *s, size_t n)
+{
+	const char *c = memchr(s, ':', n);
+	int v;
+
+	return c && c > s && pm_in_int_range(s, (size_t)(c - s), 0, 255, &v) &&
+	       pm_in_int_range(c + 1, n - (size_t)(c - s) - 1, 0, 255, &v);
+}
+
+/*
+ * A row of a table whose runs of blanks were collapsed to one (a forum's page, a mail
+ * rendered as HTML: the dashed rule keeps its groups, the header and the rows lose their
+ * columns' places).  A step's empty columns leave no word, so which word is which column
+ * cannot be told in general: only the job's id (the first word), its state and its exit code
+ * are read, the state a word of Slurm's list (the State column's word where the row has a
+ * word for every column, else the last such word before the first exit code, which follows
+ * it in sacct's formats: a JobName, which comes before, shaped as a state is passed over),
+ * with its "by <uid>"; every other column is left empty, nodes and times too: nothing here
+ * may place or blame a node.
+ */
+static size_t collapsed_fields(const struct table *t, const char *l, size_t n, struct field *f)
+{
+	struct field w[MAX_COLS];
+	size_t nw = 0, i = 0, j, st = MAX_COLS, ex = MAX_COLS;
+	int sc = t->col[SC_STATE], ec = t->col[SC_EXIT], uid;
+
+	for (j = 0; j < t->ncols; j++) {
+		f[j].s = l;
+		f[j].n = 0;
+	}
+	while (i < n && nw < MAX_COLS) {
+		while (i < n && pm_in_isspace(l[i]))
+			i++;
+		for (j = i; j < n && !pm_in_isspace(l[j]); j++)
+			;
+		if (j > i) {
+			w[nw].s = l + i;
+			w[nw++].n = j - i;
+		}
+		i = j;
+	}
+	if (nw == 0)
+		return t->ncols;
+	if (nw == t->ncols && sc >= 0 && state_word(w[sc].s, w[sc].n)) {
+		st = (size_t)sc;
+	} else {
+		for (j = 1; j < nw && !exit_word(w[j].s, w[j].n); j++)
+			if (state_word(w[j].s, w[j].n))
+				st = j;
+	}
+	if (st != MAX_COLS) {
+		if (nw == t->ncols && ec >= 0 && (size_t)ec > st && exit_word(w[ec].s, w[ec].n))
+			ex = (size_t)ec;
+		for (j = st + 1; ex == MAX_COLS && j < nw; j++)
+			if (exit_word(w[j].s, w[j].n))
+				ex = j;
+	}
+	j = (size_t)(t->col[SC_JOBID] >= 0 ? t->col[SC_JOBID] : 0);
+	f[j] = w[0];
+	if (sc >= 0 && st != MAX_COLS) {
+		f[sc] = w[st];
+		/* "CANCELLED by 1000": three words of one value */
+		if (st + 2 < nw && pm_in_ieq(w[st + 1].s, w[st + 1].n, "by") &&
+		    pm_in_int_range(w[st + 2].s, w[st + 2].n, 0, 0x7fffffff, &uid))
+			f[sc].n = (size_t)(w[st + 2].s + w[st + 2].n - w[st].s);
+	}
+	if (ec >= 0 && ex != MAX_COLS)
+		f[ec] = w[ex];
+	return t->ncols;
+}
+
 static size_t row_fields(const struct table *t, const char *l, size_t n, struct field *f)
 {
 	size_t i, nf = 0;
 	const char *c;
 
+	if (t->collapsed)
+		return collapsed_fields(t, l, n, f);
 	if (t->piped) {
 		while (nf < MAX_COLS) {
 			c = memchr(l, '|', n);
@@ -480,6 +567,47 @@ static bool user_column(const char *s, size_t n)
 	return false;
 }
 
+/* The header (L, N) of a table whose blanks were collapsed (collapsed_fields): as many words
+ * as the dashed rule has groups, JobID among them.  Only the columns collapsed_fields reads
+ * are kept. */
+static int collapsed_header(const char *l, size_t n, struct table *t)
+{
+	size_t i = 0, j, k = 0;
+
+	t->user_col = MAX_COLS;
+	for (i = 0; i < SC__COUNT; i++)
+		t->col[i] = -1;
+	i = 0;
+	while (i < n) {
+		while (i < n && pm_in_isspace(l[i]))
+			i++;
+		for (j = i; j < n && !pm_in_isspace(l[j]); j++)
+			;
+		if (j == i)
+			break;
+		if (k >= t->ncols)
+			return -1;
+		if (t->user_col == MAX_COLS && user_column(l + i, j - i))
+			t->user_col = k;
+		if (pm_in_ieq(l + i, j - i, "JobID") ||
+		    (t->col[SC_JOBID] < 0 && pm_in_ieq(l + i, j - i, "JobIDRaw")))
+			t->col[SC_JOBID] = (int)k;
+		else if (pm_in_ieq(l + i, j - i, "State"))
+			t->col[SC_STATE] = (int)k;
+		else if (pm_in_ieq(l + i, j - i, "ExitCode"))
+			t->col[SC_EXIT] = (int)k;
+		k++;
+		i = j;
+	}
+	if (k != t->ncols || t->col[SC_JOBID] < 0 || t->col[SC_STATE] < 0)
+		return -1;
+	for (i = 0; i < SC__COUNT; i++)
+		if (i != SC_JOBID && i != SC_STATE && i != SC_EXIT)
+			t->col[i] = -1;
+	t->collapsed = true;
+	return 0;
+}
+
 /* The header (and for the table form, the dashed rule under it). */
 static int sacct_header(const char *buf, size_t len, struct table *t)
 {
@@ -493,6 +621,7 @@ static int sacct_header(const char *buf, size_t len, struct table *t)
 			return -1;
 	} while (only(l, n, " \t") || (skip < 2 && pm_in_sacct_lead(l, n) && ++skip));
 	t->piped = memchr(l, '|', n) != NULL;
+	t->collapsed = false;
 	if (!t->piped) {
 		if (!pm_in_next_line(buf, len, &pos, &d, &dn))
 			return -1;
@@ -533,6 +662,8 @@ static int sacct_header(const char *buf, size_t len, struct table *t)
 	}
 	if (t->col[SC_JOBID] < 0)
 		t->col[SC_JOBID] = t->col[SC_JOBIDRAW];
+	if (t->col[SC_JOBID] < 0 && !t->piped)
+		return collapsed_header(l, n, t);
 	return t->col[SC_JOBID] < 0 ? -1 : 0;
 }
 

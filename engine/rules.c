@@ -36,8 +36,8 @@ static const char *const cap_names[PM_CAP__COUNT] = {
 };
 
 static const char *const outcomes[] = {
-	"TIMEOUT",   "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "REQUEUED",
-	"COMPLETED", "PENDING",	  NULL,
+	"TIMEOUT",  "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
+	"REQUEUED", "COMPLETED", "PENDING",   "FAILED",	       NULL,
 };
 
 const char *pm_role_name(enum pm_role r)
@@ -577,10 +577,10 @@ static int parse_rule(struct loader *ld, yaml_document_t *doc, yaml_node_t *m, s
 		goto out;
 	}
 	r->strength = (enum pm_strength)(k + 1);
-	if (r->outcome && enum_lookup(r->outcome, outcomes, 8) < 0) {
+	if (r->outcome && enum_lookup(r->outcome, outcomes, 9) < 0) {
 		fail(ld, m,
 		     "rule %s: outcome '%s' is not one of TIMEOUT, CANCELLED, NODE_FAIL, "
-		     "OUT_OF_MEMORY, PREEMPTED, REQUEUED, COMPLETED, PENDING",
+		     "OUT_OF_MEMORY, PREEMPTED, REQUEUED, COMPLETED, PENDING, FAILED",
 		     r->id, r->outcome);
 		goto out;
 	}

@@ -26,6 +26,7 @@ enum pm_kind {
 	PM_K_DEPENDENCY, /* a dependency Slurm says can never be satisfied */
 	PM_K_USER_HOLD,	 /* a job its user held: it waits */
 	PM_K_ADMIN_HOLD, /* a job an administrator held */
+	PM_K_NODE_SETUP, /* a launch Slurm gave up on at the node (launch_failed_requeued_held) */
 	PM_K_UNKNOWN,	 /* the decision of a verdict with no cause */
 	PM_K_NONE,	 /* a rule that names no cause (context, progress) */
 	PM_K__COUNT

@@ -962,6 +962,51 @@ START_TEST(sacct_table)
 }
 END_TEST
 
+/* A table whose runs of blanks were collapsed (a forum's page): the job's id, state and
+ * exit code only, the state the last state word before the first exit code where a row lacks
+ * words (a job name shaped as a state passed over), never its nodes. */
+START_TEST(sacct_table_collapsed)
+{
+	struct pm_evidence *ev = ev_new(NULL);
+	char reason[200] = "";
+
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID JobName State ExitCode NodeList FailedNode\n"
+			     "------------ ---------- ---------- -------- ---------- ----------\n"
+			     "71 FAILED NODE_FAIL 0:0 g[1-2] g2\n"
+			     "71.batch batch CANCELLED 0:15 g1\n",
+			     reason),
+			 0);
+	ck_assert_str_eq(ev->job.id, "71");
+	ck_assert_str_eq(ev->job.state, "NODE_FAIL");
+	ck_assert_int_eq(ev->job.exit_signal, 0);
+	ck_assert_uint_eq(ev->job.nnodes, 0);
+	ck_assert_ptr_null(ev->job.failed_node);
+	pm_evidence_destroy(ev);
+
+	/* a cut state, and a cancel's uid in three words */
+	ev = ev_new(NULL);
+	ck_assert_int_eq(run(pm_parse_sacct, ev,
+			     "JobID JobName State ExitCode\n"
+			     "------------ ---------- ------------------ --------\n"
+			     "72 train CANCELLED by 1000 0:0\n",
+			     reason),
+			 0);
+	ck_assert_str_eq(ev->job.state, "CANCELLED");
+	ck_assert_str_eq(ev->job.cancelled_by, "1000");
+	pm_evidence_destroy(ev);
+
+	/* a header whose words are not as many as the rule's groups is no table */
+	ev = ev_new(NULL);
+	ck_assert_int_ne(run(pm_parse_sacct, ev,
+			     "JobID State ExitCode\n------------ ---------- -------- --------\n"
+			     "73 FAILED 1:0\n",
+			     reason),
+			 0);
+	pm_evidence_destroy(ev);
+}
+END_TEST
+
 START_TEST(sacct_hostile)
 {
 	struct pm_evidence *ev = ev_new(NULL);
@@ -1295,6 +1340,7 @@ void input_parsers_tests(TCase *tc)
 	tcase_add_test(tc, sacct_piped);
 	tcase_add_test(tc, sacct_columns);
 	tcase_add_test(tc, sacct_table);
+	tcase_add_test(tc, sacct_table_collapsed);
 	tcase_add_test(tc, sacct_hostile);
 	tcase_add_test(tc, sacct_elapsed);
 	tcase_add_test(tc, sacct_gpus_per_node);
