@@ -988,12 +988,23 @@ static bool refused_lead(struct att *a, struct cand *l, size_t k)
 	return true;
 }
 
-/* L and S name the same process: no node named, and the same one rank (a traceback and the
- * error detail under it, both behind "[rank1]: ") */
+/* L and S name the same processes: no one node named, and the same ranks (a traceback and
+ * the error detail under it, both behind "[rank1]: "; or every rank of a job of several
+ * nodes printing a set-up failure and the error NCCL returned for it: NCCL_NET naming a
+ * plugin that no node could load, ofi-getinfo-forced-net-every-node).  Each process met one
+ * failure and said it twice: its stronger reading leads, as on one node. */
 static bool same_rank_no_node(const struct cand *l, const struct cand *s)
 {
-	return !l->node[0] && !s->node[0] && l->nranks == 1 && s->nranks == 1 &&
-	       l->ranks[0] == s->ranks[0];
+	if (l->node[0] || s->node[0] || !l->nranks || l->nranks != s->nranks)
+		return false;
+	for (size_t i = 0; i < l->nranks; i++) {
+		size_t k = 0;
+		while (k < s->nranks && s->ranks[k] != l->ranks[i])
+			k++;
+		if (k == s->nranks)
+			return false;
+	}
+	return true;
 }
 
 /* Where C is, for a why line ("on gpu01"): its node; with none named, its one rank, or
