@@ -1607,6 +1607,22 @@ static size_t name_layer(struct peel *w, const char *s, size_t n)
 			return p + 1;
 		}
 	}
+	/* a logger's name before its bracketed level, PyTorch 2.0-2.2's own format
+	 * "[%(asctime)s] %(name)s: [%(levelname)s] %(message)s" ("torch._dynamo.convert_frame:
+	 * [WARNING] "): the level is the line's, as it is after the name in other orders.  A
+	 * name that starts in lower case or "_" only: "ValueError: [ERROR] bad key" is an
+	 * exception whose message opens with a bracket, not a logger's record */
+	if (n && ((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_') && (p = logger_name(s, n)) &&
+	    p < n && s[p] == '[') {
+		for (t = p + 1; t < n && t < p + 11 && s[t] != ']'; t++)
+			;
+		if (t < n && s[t] == ']' && t + 1 < n && blank(s[t + 1]) &&
+		    is_level(s + p + 1, t - p - 1, true)) {
+			severity(w, s + p + 1, t - p - 1);
+			w->seen |= W_LOG | W_LEVEL;
+			return t + 1 + blanks(s + t + 1, n - t - 1, 32);
+		}
+	}
 	if (!(w->seen & W_LOG))
 		return 0;
 	for (k = 0; k < n && k < 128 && (unsigned char)s[k] > ' '; k++)

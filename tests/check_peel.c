@@ -787,6 +787,14 @@ START_TEST(peel_severity)
 		 0},
 		{{"WARN[abc] x", "WARN[abc] x", -1, "", 0, 0}, 0},
 		{{"[rank:3] x", "x", -1, "", 0, 0}, 0},
+		/* PyTorch 2.0-2.2's own format, the logger's name before its bracketed level */
+		{{"[2026-11-30 03:11:58,002] torch._dynamo.convert_frame: [WARNING] x", "x", -1, "",
+		  T0311 + 0.002, 0},
+		 2},
+		{{"torch.distributed.elastic.multiprocessing.api: [ERROR] x", "x", -1, "", 0, 0},
+		 1},
+		/* an exception whose message opens with a bracketed level word is no record */
+		{{"ValueError: [ERROR] x", "ValueError: [ERROR] x", -1, "", 0, 0}, 0},
 	};
 	struct pm_peel p;
 

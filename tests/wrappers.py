@@ -1003,6 +1003,13 @@ KNOWN = {
         'and fix-job are unchanged)',
     ('ray+pybasic', 'app-torchrun-default-prefix-one-node-no-record'):
         'as for ray: torchrun\'s [default3]:, the worker\'s number, is replaced',
+    ('ray', 'launch-jit-compile-wrapper-no-node'):
+        'as for app-torchrun-default-prefix-one-node-no-record: Ray\'s worker prefix takes the '
+        'place of torchrun\'s [defaultN]:, the only word that numbers each worker, so no rank '
+        'is left to read (launch_config/import, LAUNCH_FAILED and fix-job are unchanged; no '
+        'node is named either way)',
+    ('ray+pybasic', 'launch-jit-compile-wrapper-no-node'):
+        'as for ray: torchrun\'s [defaultN]:, the worker\'s number, is replaced',
     ('progress-cr', 'place-labelled-srun-shaped-line-no-host'):
         "as for place-torchrun-summary-srun-label-rank: the bar this style redraws stands "
         "between srun's label and the text, and the line is not read as labelled: the task's "
