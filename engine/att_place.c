@@ -2902,21 +2902,44 @@ static void drop_task_ranks(struct att *a, struct cand *c, int one)
 	c->nranks = n;
 }
 
-/* Whether the job's text holds a failure Ray relayed from a worker it names only by address:
- * a line of a remote task or actor under Ray's prefix ("(TrainWorker pid=N, ip=A) ...",
- * "(raylet, ip=A) ..."), RayTaskError's header naming where the task ran ("ray::f() (pid=N,
- * ip=A, ...)"), the raylet's report of a dead worker ("Worker IP address: A"), and Ray's
- * memory monitor, whose kills and summaries name the node by address ("Memory on the node
- * (IP: A, ...)", "at node (ID: X, IP: A)", "Worker exit type: NODE_OUT_OF_MEMORY").  In
- * a job of several nodes srun's one failed task is then Ray's driver, which raised what a
- * worker reported (ray.get re-raises it): the driver's host is not where the failure was,
- * and the address maps to no node through anything the job cannot write (TRUST.md). */
+/* Where R holds "pid=N, ip=" (Ray's worker prefix, "(TrainWorker pid=N, ip=A) ", or the
+ * header of RayTaskError's traceback, "ray::f() (pid=N, ip=A, ...)"): its "pid=", or NULL. */
+static const char *ray_pid_ip(const char *r)
+{
+	for (const char *p = r; (p = strstr(p, "pid=")); p++) {
+		const char *q = p + 4;
+
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (q > p + 4 && !strncmp(q, ", ip=", 5))
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * Whether the job's text holds a failure Ray relayed from a worker it names only by address.
+ * On their own: RayTaskError's (and an actor's creation task's) header naming where the task
+ * ran ("ray::f() (pid=N, ip=A, ...)"), the raylet's lines ("(raylet, ip=A) ...") and its
+ * report of a dead worker ("Worker IP address: A"), and Ray's memory monitor, whose kills and
+ * summaries name the node by address ("Memory on the node (IP: A, ...)", "at node (ID: X,
+ * IP: A)", "Worker exit type: NODE_OUT_OF_MEMORY").  A line under a worker's prefix ("(Learner
+ * pid=N, ip=A) ...") only beside the driver's report that a worker or actor died (RayActorError,
+ * ActorDiedError, WorkerCrashedError, NodeDiedError, RayTaskError): a prefix alone is any
+ * output that passed through Ray, the driver's own among it.  In a job of several nodes srun's
+ * one failed task is then Ray's driver, which raised what a worker reported (ray.get re-raises
+ * it): the driver's host is not where the failure was, and the address maps to no node
+ * through anything the job cannot write (TRUST.md).
+ */
 static bool ray_relayed(const struct att *a)
 {
 	static const char *const mark[] = {"Worker IP address: ",
 					   "Worker exit type: NODE_OUT_OF_MEMORY",
 					   "Task was killed due to the node running low on memory",
 					   "(raylet, ip=", "node (IP: "};
+	static const char *const died[] = {"RayActorError", "ActorDiedError", "WorkerCrashedError",
+					   "NodeDiedError", "RayTaskError"};
+	bool prefixed = false, relay = false;
 
 	for (size_t i = 0; i < a->ev->nobs; i++) {
 		const struct pm_obs *o = &a->ev->obs[i];
@@ -2927,20 +2950,17 @@ static bool ray_relayed(const struct att *a)
 		for (size_t k = 0; k < sizeof(mark) / sizeof(mark[0]); k++)
 			if (strstr(r, mark[k]))
 				return true;
-		/* "pid=N, ip=A": the prefix, or RayTaskError's header */
-		for (p = r; (p = strstr(p, "pid=")); p++) {
-			const char *q = p + 4;
-
-			while (isdigit((unsigned char)*q))
-				q++;
-			if (q > p + 4 && !strncmp(q, ", ip=", 5))
-				return true;
-		}
+		/* RayTaskError's header: "ray::NAME() (pid=N, ip=A" */
+		if ((p = strstr(r, "ray::")) && (p = ray_pid_ip(p)) && p - r > 1 && p[-1] == '(')
+			return true;
 		/* the raylet's summary: "at node (ID: X, IP: A)" */
 		if ((p = strstr(r, "at node (ID: ")) && strstr(p, ", IP: "))
 			return true;
+		prefixed |= ray_pid_ip(r) != NULL;
+		for (size_t k = 0; k < sizeof(died) / sizeof(died[0]) && !relay; k++)
+			relay = strstr(r, died[k]) != NULL;
 	}
-	return false;
+	return prefixed && relay;
 }
 
 /* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank

@@ -1161,16 +1161,6 @@ KNOWN[('squashed', 'place-torchrun-root-cause-segv-others-later')] = (
     'native_crash stands on no node and no rank (the safe side)')
 
 
-# read-ray-driver-own-error-srun-host-near-miss: the driver's own KeyError, placed on srun's one
-# failed task.  The Ray styles print every line of the job's output, the driver's exception
-# and srun's report too, under a Ray worker's "(RayTrainWorker pid=N, ip=A) " prefix: the
-# failure then reads as one Ray relayed from a worker it names by address, and is placed on
-# no node (att_place.c, ray_relayed): the same cause, fix-job, no node (the safe side).
-for _style in ('ray', 'ray+pybasic'):
-    KNOWN[(_style, 'read-ray-driver-own-error-srun-host-near-miss')] = (
-        'the style puts a Ray worker\'s "(pid=N, ip=A)" prefix on the driver\'s own lines: the '
-        'KeyError reads as a failure Ray relayed from a worker, so it is not placed on srun\'s '
-        'failed task\'s host: application/python_exception on no node, fix-job (the safe side)')
 # read-ray-relayed-gpu-oom-driver-host: RayTaskError's header "(pid=N, ip=A, ...)" is what
 # marks the failure as relayed.  These styles fold the whole traceback into one line (squashed)
 # or one record's exc_info (jsonl-exc), and an observation keeps the first 512 bytes of its
