@@ -2902,6 +2902,67 @@ static void drop_task_ranks(struct att *a, struct cand *c, int one)
 	c->nranks = n;
 }
 
+/* Where R holds "pid=N, ip=" (Ray's worker prefix, "(TrainWorker pid=N, ip=A) ", or the
+ * header of RayTaskError's traceback, "ray::f() (pid=N, ip=A, ...)"): its "pid=", or NULL. */
+static const char *ray_pid_ip(const char *r)
+{
+	for (const char *p = r; (p = strstr(p, "pid=")); p++) {
+		const char *q = p + 4;
+
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (q > p + 4 && !strncmp(q, ", ip=", 5))
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * Whether the job's text holds a failure Ray relayed from a worker it names only by address.
+ * On their own: RayTaskError's (and an actor's creation task's) header naming where the task
+ * ran ("ray::f() (pid=N, ip=A, ...)"), the raylet's lines ("(raylet, ip=A) ...") and its
+ * report of a dead worker ("Worker IP address: A"), and Ray's memory monitor, whose kills and
+ * summaries name the node by address ("Memory on the node (IP: A, ...)", "at node (ID: X,
+ * IP: A)", "Worker exit type: NODE_OUT_OF_MEMORY").  A line under a worker's prefix ("(Learner
+ * pid=N, ip=A) ...") only beside the driver's report that a worker or actor died (RayActorError,
+ * ActorDiedError, WorkerCrashedError, NodeDiedError, RayTaskError): a prefix alone is any
+ * output that passed through Ray, the driver's own among it.  In a job of several nodes srun's
+ * one failed task is then Ray's driver, which raised what a worker reported (ray.get re-raises
+ * it): the driver's host is not where the failure was, and the address maps to no node
+ * through anything the job cannot write (TRUST.md).
+ */
+static bool ray_relayed(const struct att *a)
+{
+	static const char *const mark[] = {"Worker IP address: ",
+					   "Worker exit type: NODE_OUT_OF_MEMORY",
+					   "Task was killed due to the node running low on memory",
+					   "(raylet, ip=", "node (IP: "};
+	static const char *const died[] = {"RayActorError", "ActorDiedError", "WorkerCrashedError",
+					   "NodeDiedError", "RayTaskError"};
+	bool prefixed = false, relay = false;
+
+	for (size_t i = 0; i < a->ev->nobs; i++) {
+		const struct pm_obs *o = &a->ev->obs[i];
+		const char *r = o->raw, *p;
+
+		if (!r || !job_text(a, o))
+			continue;
+		for (size_t k = 0; k < sizeof(mark) / sizeof(mark[0]); k++)
+			if (strstr(r, mark[k]))
+				return true;
+		/* RayTaskError's header: "ray::NAME() (pid=N, ip=A" */
+		if ((p = strstr(r, "ray::")) && (p = ray_pid_ip(p)) && p - r > 1 && p[-1] == '(')
+			return true;
+		/* the raylet's summary: "at node (ID: X, IP: A)" */
+		if ((p = strstr(r, "at node (ID: ")) && strstr(p, ", IP: "))
+			return true;
+		prefixed |= ray_pid_ip(r) != NULL;
+		for (size_t k = 0; k < sizeof(died) / sizeof(died[0]) && !relay; k++)
+			relay = strstr(r, died[k]) != NULL;
+	}
+	return prefixed && relay;
+}
+
 /* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank
  * is that rank's, and the host the report names for it (when it names one) that cause's.
  * Whose files name one host: a cause made without a node (Slurm's own end of the job, read
@@ -2969,6 +3030,11 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 		/* srun names one task that failed of itself, on one host (srun_failed); ONE
 		 * is NULL where it names none, or several ("tasks 0-1: Exited ...") */
 		one = a->srun_host[0] && !a->srun_many ? host_of(a, a->srun_host) : NULL;
+		/* Ray's driver re-raised a worker's failure: not placed on its host */
+		const char *driver = one && ray_relayed(a) ? one : NULL;
+
+		if (driver)
+			one = NULL;
 		for (size_t i = from; i < a->nc; i++) {
 			struct cand *c = &a->c[i];
 			/* Slurm's own end of the job (a cancel, the time limit) is the job's,
@@ -2991,6 +3057,15 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 					   "task's host, %s: it is placed there.",
 					   c->cls, c->sub, own);
 				continue;
+			}
+			if (driver) {
+				pm_att_why(
+					a,
+					"srun reports task %d on %s as the one task that failed, "
+					"but Ray relayed the failure from a worker it names by "
+					"address alone: %s/%s is not placed on the driver's host.",
+					a->srun_task, driver, c->cls, c->sub);
+				driver = NULL;
 			}
 			if (!one)
 				continue;

@@ -1210,6 +1210,18 @@ KNOWN[('squashed', 'place-torchrun-root-cause-segv-others-later')] = (
     'native_crash stands on no node and no rank (the safe side)')
 
 
+# read-ray-relayed-gpu-oom-driver-host: RayTaskError's header "(pid=N, ip=A, ...)" is what
+# marks the failure as relayed.  These styles fold the whole traceback into one line (squashed)
+# or one record's exc_info (jsonl-exc), and an observation keeps the first 512 bytes of its
+# line, which end before the header: the OOM is placed on srun's failed task's host, hpa07, as
+# before the change, a guess with containment fix-job (no node excluded, nothing to repair).
+for _style in ('squashed', 'jsonl-exc'):
+    KNOWN[(_style, 'read-ray-relayed-gpu-oom-driver-host')] = (
+        'the folded traceback\'s first 512 bytes, all an observation keeps of its line, end '
+        'before RayTaskError\'s "(pid=N, ip=A" header: gpu_oom is placed on srun\'s failed '
+        'task\'s host as before the change, a guess, fix-job: no node excluded or repaired')
+
+
 LABEL_REPLACED = (
     'these styles turn srun\'s "N: " label into another launcher\'s per-rank prefix (Open '
     'MPI\'s "[1,N]<stderr>:", Ray\'s worker prefix) or draw a progress bar before it (the line '
