@@ -1260,9 +1260,10 @@ static bool reason_node(struct att *a, struct pm_obs *o, const char *node)
  * scontrol rules' and the sinfo rules' lines (a rule that captures `node`, on a line with
  * Slurm's "Reason=" or a sinfo -R row).  The multi-line record's indented Reason line takes
  * its node from the record's "NodeName=" line; a sinfo row's hostlist names the one job node
- * it holds; a state stamped before the job began (less the window's grace) is an earlier
- * state of the node, not this job's.  Lines of none of these name no node and lead nothing.
- * Runs before placement (own_node), which then treats the node as any the job's text names.
+ * it holds (one of several pm_att_split_rows made one row each); a state stamped before the
+ * job began (less the window's grace) is an earlier state of the node, not this job's.  Lines
+ * of none of these name no node and lead nothing.  Runs before placement (own_node), which
+ * then treats the node as any the job's text names.
  */
 void pm_att_node_reasons(struct att *a)
 {
@@ -1319,6 +1320,104 @@ void pm_att_node_reasons(struct att *a)
 		if (start > 0 && reason_stamp(raw, &t) && t < start - a->rs->grace_s)
 			reason_unplaced(a, o);
 	}
+}
+
+/* The most job nodes one sinfo -R row is read for: a row naming more is left as one that
+ * names several (no node, pm_att_node_reasons), a missed reading, never a blamed node. */
+enum { ROW_NODES_MAX = 64 };
+
+/* A copy of O (its strings duplicated) on NODE, appended to EV's observations; -1 on no
+ * memory, nothing appended. */
+static int obs_copy_on(struct pm_evidence *ev, size_t o, const char *node)
+{
+	struct pm_obs c;
+
+	if (ev->nobs == ev->aobs && pm_grow_raw((void **)&ev->obs, &ev->aobs, sizeof(*ev->obs)) < 0)
+		return -1;
+	c = ev->obs[o];
+	c.node = strdup(node);
+	c.pci = ev->obs[o].pci ? strdup(ev->obs[o].pci) : NULL;
+	c.peer = ev->obs[o].peer ? strdup(ev->obs[o].peer) : NULL;
+	c.signal = ev->obs[o].signal ? strdup(ev->obs[o].signal) : NULL;
+	c.exc = ev->obs[o].exc ? strdup(ev->obs[o].exc) : NULL;
+	c.raw = strdup(ev->obs[o].raw);
+	if (!c.node || !c.raw || (ev->obs[o].pci && !c.pci) || (ev->obs[o].peer && !c.peer) ||
+	    (ev->obs[o].signal && !c.signal) || (ev->obs[o].exc && !c.exc)) {
+		free(c.node);
+		free(c.pci);
+		free(c.peer);
+		free(c.signal);
+		free(c.exc);
+		free(c.raw);
+		return -1;
+	}
+	ev->obs[ev->nobs++] = c;
+	return 0;
+}
+
+/*
+ * A sinfo -R row whose hostlist holds several of the job's nodes ("Not responding slurm
+ * 2026-12-05T06:40:12 gpu[02-03,07]"): Slurm set that one state on each node of the list, so
+ * the row is read once for each job node it holds, as a row of one node is, and for none
+ * outside the job (slurm-node-reason-sinfo-range-two-job-nodes, near miss
+ * slurm-node-reason-sinfo-range-outside-job-near-miss).  The observation takes the first
+ * such node, a copy of it each other one.  Only where the record gives the job's start: a
+ * row stamped before it (less the window's grace) is an earlier state, left whole for
+ * pm_att_node_reasons to set aside.  Runs before the observations are ordered.  -1 on no
+ * memory (the copies made stay, each whole).
+ */
+int pm_att_split_rows(struct att *a)
+{
+	struct pm_evidence *ev = a->ev;
+	size_t n = ev->nobs;
+	double start = ev->job.start + (ev->job.local_times ? ev->job.local_zone : 0), t;
+
+	if (!ev->job.nnodes || ev->job.start <= 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pm_obs *o = &ev->obs[i];
+		const char *own[ROW_NODES_MAX], *h;
+		char **names = NULL, *first;
+		size_t nn = 0, k = 0;
+		int rc = 0;
+
+		if (o->trusted || o->source != PM_SRC_APP_LOG || !o->raw || !o->node ||
+		    !strchr(o->node, '[') || !R(a, i)->cap[PM_CAP_NODE] ||
+		    strstr(o->raw, "Reason=") || !sinfo_row(o->raw, o->node, &t) ||
+		    t < start - a->rs->grace_s)
+			continue;
+		if (pm_hostlist_expand(o->node, strlen(o->node), &names, &nn) < 0)
+			return -1;
+		for (size_t j = 0; j < nn && k <= ROW_NODES_MAX; j++) {
+			bool dup = false;
+
+			if (!(h = pm_att_job_node(a, names[j])))
+				continue;
+			for (size_t m = 0; m < k && m < ROW_NODES_MAX && !dup; m++)
+				dup = own[m] == h;
+			if (dup)
+				continue;
+			if (k < ROW_NODES_MAX)
+				own[k] = h;
+			k++; /* past ROW_NODES_MAX: too many, none read */
+		}
+		if (k >= 2 && k <= ROW_NODES_MAX) {
+			for (size_t j = 1; j < k && rc == 0; j++)
+				rc = obs_copy_on(ev, i, own[j]);
+			if (rc == 0 && (first = strdup(own[0]))) {
+				free(ev->obs[i].node);
+				ev->obs[i].node = first;
+			} else {
+				rc = -1;
+			}
+		}
+		for (size_t j = 0; j < nn; j++)
+			free(names[j]);
+		free(names);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* RANK's node in V (N entries, sorted by rank, one each: rnode_unique); NULL none. */

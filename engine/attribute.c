@@ -446,9 +446,14 @@ static int att_init(struct att *a, struct pm_evidence *ev)
 	a->rs = ev->rs;
 	a->tline = UINT64_MAX;
 	a->why = json_array();
+	/* a sinfo -R row of several job nodes becomes one observation each: before the
+	 * lists sized by the observations' count */
+	if (!a->why || pm_att_job_names(a) < 0 || pm_att_src_names(a) < 0 ||
+	    pm_att_split_rows(a) < 0)
+		return -1;
 	a->order = malloc((ev->nobs ? ev->nobs : 1) * sizeof(size_t));
 	a->eid = calloc(ev->nobs ? ev->nobs : 1, sizeof(size_t));
-	if (!a->why || !a->order || !a->eid || pm_att_job_names(a) < 0 || pm_att_src_names(a) < 0)
+	if (!a->order || !a->eid)
 		return -1;
 	for (size_t i = 0; i < ev->nobs; i++)
 		a->order[i] = i;

@@ -398,6 +398,9 @@ int pm_att_src_names(struct att *a);
  * name). */
 void pm_att_retire(struct att *a, char *s);
 void pm_att_node_reasons(struct att *a);
+/* A sinfo -R row naming several job nodes, read once for each of them (att_ranks.c): before the
+ * observations are ordered.  0, or -1 on no memory. */
+int pm_att_split_rows(struct att *a);
 int pm_rankset_push(int **v, size_t *n, size_t *al, int r);
 void pm_rankset_done(int *v, size_t *n);
 bool pm_rankset_has(const int *v, size_t n, int r);
