@@ -544,7 +544,9 @@ static void name_consequence(struct att *a)
 /* Sort the candidates (phase 8) and note the leading two. */
 void pm_att_phase_order(struct att *a)
 {
-	qsort_r(a->c, a->nc, sizeof(a->c[0]), cmpcand_outcome, a);
+	/* cmpcand is no order (a tolerance, pairwise rules): the result is the engine's own
+	 * sort's, which depends only on its answers and this input order (sort.c) */
+	pm_msort_r(a->c, a->nc, sizeof(a->c[0]), cmpcand_outcome, a);
 	for (size_t i = 0; i < a->nc; i++)
 		if (!a->c[i].dead) {
 			a->live++;
