@@ -232,7 +232,12 @@ static int cmpcand(const void *x, const void *y, void *arg)
 	if (c)
 		return c;
 	c = strcmp(a->sub, b->sub);
-	return c ? c : strcmp(a->node, b->node);
+	if (c || (c = strcmp(a->node, b->node)))
+		return c;
+	/* two candidates never compare equal: their places before the sort.  The merge sort
+	 * only compares an element of its left run with one of its right, which came later, so
+	 * this gives it the answer 0 gave (pm_msort_r takes the left one on <= 0) */
+	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 static bool close_in_time(const struct att *a, const struct cand *x, const struct cand *y)
@@ -544,7 +549,11 @@ static void name_consequence(struct att *a)
 /* Sort the candidates (phase 8) and note the leading two. */
 void pm_att_phase_order(struct att *a)
 {
-	qsort_r(a->c, a->nc, sizeof(a->c[0]), cmpcand_outcome, a);
+	/* cmpcand is no order (a tolerance, pairwise rules): the result is the engine's own
+	 * sort's, which depends only on its answers and this input order (sort.c) */
+	for (size_t i = 0; i < a->nc; i++)
+		a->c[i].seq = i;
+	pm_msort_r(a->c, a->nc, sizeof(a->c[0]), cmpcand_outcome, a);
 	for (size_t i = 0; i < a->nc; i++)
 		if (!a->c[i].dead) {
 			a->live++;

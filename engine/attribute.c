@@ -169,9 +169,9 @@ static int cmpobs(const void *x, const void *y, void *arg)
 	if (a->rule != b->rule)
 		return a->rule < b->rule ? -1 : 1;
 	/* one rule at one line of one file twice (three fixtures have such a pair, e.g.
-	 * prom-nvlink-crc-rising-hang): their order in the evidence, as glibc's qsort_r (a
-	 * stable merge sort) of the identity left them.  A total order: any sort, and sorted
-	 * parts merged (order_obs), give this one order. */
+	 * prom-nvlink-crc-rising-hang): their order in the evidence, as a stable merge sort
+	 * (pm_sort_r, glibc's qsort_r before it) of the identity left them.  A total order: any
+	 * sort, and sorted parts merged (order_obs), give this one order. */
 	return i < j ? -1 : i > j;
 }
 

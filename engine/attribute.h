@@ -84,6 +84,7 @@ struct cand {
 	char note[200];	   /* what is missing, for why (fallback leads) */
 	size_t refobs;	   /* the confirmation that read its kind anew, plus one (att_cands.c,
 			    * refine); 0 none */
+	size_t seq;	   /* its place before the order's sort: cmpcand's last tie-break */
 };
 
 /* A node's clock against the controller's (phase_clocks): D is when its collector began, by

@@ -54,29 +54,6 @@ int pm_grow_raw(void **arr, size_t *alloc, size_t elem)
 	return 0;
 }
 
-void pm_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	const char *p = v;
-	size_t i = 1;
-
-	while (i < n && cmp(p + (i - 1) * size, p + i * size) <= 0)
-		i++;
-	if (i < n)
-		qsort(v, n, size, cmp);
-}
-
-void pm_sort_r(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
-	       void *arg)
-{
-	const char *p = v;
-	size_t i = 1;
-
-	while (i < n && cmp(p + (i - 1) * size, p + i * size, arg) <= 0)
-		i++;
-	if (i < n)
-		qsort_r(v, n, size, cmp, arg);
-}
-
 /* Replace every byte that is not part of valid UTF-8 (or is a control character other than
  * tab) with '?', in place: evidence lines go into JSON, which must be valid UTF-8. */
 void pm_utf8_clean(char *s)

@@ -47,11 +47,22 @@ int pm_grow(void **arr, size_t *alloc, size_t elem);
  * merge of 16,384 nodes zeroed tens of MiB at each doubling.  0 or -1. */
 int pm_grow_raw(void **arr, size_t *alloc, size_t elem);
 
-/* qsort and qsort_r, which first look whether the N elements are in order already and leave
- * them as they are then (glibc's qsort is a merge sort, stable: the result is the same).  The
- * arrays a merge sorts mostly come in order (bundles, nodes and ranks are listed by name and
- * number), and sorting 16,384 names that are in order still costs a merge sort's compares.
- * (evidence.c) */
+/* The engine's sorts (sort.c): a stable merge sort that makes glibc 2.36's qsort_r choices
+ * exactly, on any C library and whether or not its buffer can be allocated, so that a
+ * comparator that is no total order (cmpcand) still gives the same bytes everywhere.  Use it,
+ * not qsort, for anything that reaches a verdict. */
+void pm_msort_r(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+		void *arg);
+/* The same with TMP (room for N elements) as its buffer, or with none (TMP NULL: merged in
+ * place, the same result): for the tests. */
+void pm_msort_with(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+		   void *arg, void *tmp);
+/* pm_msort_r, after a look whether the N elements are in order already (every neighbour
+ * compares <= 0): they are left as they are then.  The arrays a merge sorts mostly come in
+ * order (bundles, nodes and ranks are listed by name and number), and sorting 16,384 names
+ * that are in order still costs a merge sort's compares.  For a comparator that is an order
+ * (ties allowed) the result is pm_msort_r's; for one that is not it can differ, so cmpcand's
+ * sort calls pm_msort_r itself. */
 void pm_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
 void pm_sort_r(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
 	       void *arg);

@@ -306,7 +306,7 @@ static int emit(struct ctx *x, struct out *o, const char *b, size_t lo, size_t h
 	size_t pos = lo;
 
 	if (x->nc > 1)
-		qsort(x->c, x->nc, sizeof(x->c[0]), by_start);
+		pm_sort(x->c, x->nc, sizeof(x->c[0]), by_start);
 	for (size_t i = 0; i < x->nc;) {
 		struct cand m = x->c[i++];
 		char tag[64];
