@@ -2370,7 +2370,9 @@ int pm_att_phase_place(struct att *a)
 		struct pm_obs *o = &ev->obs[i];
 		const char *n = NULL;
 		bool ph;
-		if (o->node || a->pgain[i])
+		/* a line past a section's count is no host's: not the file's either (scan.c,
+		 * section_overrun) */
+		if (o->node || a->pgain[i] || o->sect_nobody)
 			continue;
 		if (file_host(a, &ev->files[o->file], h, sizeof(h)) ||
 		    word_host(a, &ev->files[o->file], h, sizeof(h))) {

@@ -422,6 +422,9 @@ struct pm_obs {
 	/* its node is a kernel log section's header's only, a host of the file name's shape that no
 	 * record knows (scan.c, section_node): the folder's guess, named, not excluded */
 	bool sect_guess;
+	/* below a section of head's or tail's, past what it printed of its file (scan.c,
+	 * section_overrun): no host's, not even as the folder's guess */
+	bool sect_nobody;
 };
 
 struct pm_rules; /* rules.c */
