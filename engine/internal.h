@@ -179,12 +179,13 @@ struct pm_jobinfo {
 	size_t ncomps;
 	bool het_partial;
 	/* the record's numbered steps (sacct's J.0, J.1; not batch, extern, interactive): a
-	 * hash of each one's id and NodeList as printed, and its NTasks (-1 unknown); at most
-	 * 16, STEPROWS_OVER where there were more.  Each numbers its tasks from 0
-	 * (att_ranks.c, steps_may_split) */
+	 * hash of each one's id and NodeList as printed, its NTasks (-1 unknown) and whether
+	 * it ran a Python interpreter; at most 16, STEPROWS_OVER where there were more.  Each
+	 * numbers its tasks from 0 (att_ranks.c, steps_may_split) */
 	struct pm_steprow {
 		uint64_t id, nodes;
 		int ntasks;
+		bool python; /* its JobName a Python interpreter's (parse_sched.c, python_step) */
 	} steprows[16];
 	size_t nsteprows;
 	bool steprows_over;
