@@ -2971,9 +2971,47 @@ static void drop_task_ranks(struct att *a, struct cand *c, int one)
  * from its lines) happened on it.  Causes of many ranks (silence, timeouts, votes) get
  * neither.  The candidates from FROM on; with LATE, only fallback leads (phase 10's, made
  * after the others were placed). */
+/*
+ * The candidates from FROM on whose origin lines are all past what tail printed of a
+ * section's file (scan.c, section_overrun): no host's, so no host of the folder's either, not
+ * srun's failed task's (a reporter's, where a peer's GPU fell off the bus) nor the report's.
+ * Ambiguity, never a blame: the lead names no node (trust109; before, such lines were the
+ * section's host's, and a node's own Xid appended below a neighbour's tail advised the
+ * neighbour's exclusion).
+ */
+static void section_nowhere(struct att *a, size_t from)
+{
+	for (size_t i = from; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		size_t n = 0, k;
+
+		if (c->dead || c->node[0] || c->nowhere || c->lead != LEAD_RULE)
+			continue;
+		for (k = 0; k < c->nev; k++) {
+			const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+			if (R(a, c->ev[k])->role != PM_ROLE_ORIGIN)
+				continue;
+			if (!o->sect_nobody)
+				break;
+			n++;
+		}
+		if (!n || k < c->nev)
+			continue;
+		c->nowhere = true;
+		pm_att_cand_ranks_clear(c);
+		pm_att_why(a,
+			   "%s/%s is read on kernel lines past what tail printed of a section's "
+			   "file, below its last line: they may be another log appended with no "
+			   "header, or that host's, so they name no node.",
+			   c->cls, c->sub);
+	}
+}
+
 void pm_att_place_one_host(struct att *a, size_t from, bool late)
 {
 	const char *one;
+
+	section_nowhere(a, from);
 
 	if (a->ev->ntasks || a->ev->ncollect)
 		return;

@@ -193,11 +193,9 @@ struct scan {
 	bool appended;	  /* the file's own log first, sections after it (appended_node) */
 	double sect_last; /* the last stamp of the section being read (section_warp), 0 none */
 	bool sect_boot;	  /* ... and it was seconds since boot, not a clock's (boot_seconds) */
-	/* section_overrun: the lines of the section being read, of the sections of head's or
-	 * tail's before it the most (0: none), how many of those there were, and whether they
-	 * all held that many */
-	size_t sect_lines, sect_max, sect_done;
-	bool sect_even;
+	/* section_overrun: the stamped lines of the section being read, and of the sections of
+	 * head's or tail's before it the most (0: none; SIZE_MAX: counted no more) */
+	size_t sect_lines, sect_max;
 	struct section {
 		uint64_t off;
 		char node[64]; /* "" none: the file's */
@@ -2587,56 +2585,53 @@ static bool section_warp(struct scan *s, const char *line, size_t n, const struc
 	return false;
 }
 
-/* A line with more of a section's lines before it than head or tail printed of another file:
- * what section_overrun returns. */
-enum overrun { OVER_NONE, OVER_FILE, OVER_NOBODY };
-
 /* The section being read is done (a header follows): its lines counted into what head's or
- * tail's sections hold (section_overrun).  One of no line (an empty file's) says nothing. */
+ * tail's sections hold (section_overrun). */
 static void section_done(struct scan *s)
 {
-	if (!s->sect_lines)
-		return;
-	if (!s->sect_done)
-		s->sect_even = true;
-	else if (s->sect_lines != s->sect_max)
-		s->sect_even = false;
 	if (s->sect_lines > s->sect_max)
 		s->sect_max = s->sect_lines;
-	s->sect_done++;
 	s->sect_lines = 0;
 }
 
 /*
- * Whether the line LINE (N bytes, behind PASTE's shape; PREV, PREVN the line above it in the
- * same chunk, NULL none) of a sectioned file is past what tail or head printed of the file
- * its section's header names.  `tail -n N a b` prints N lines of each file (fewer of a shorter
- * one), in order: a section holding more lines than every section before it did (the most,
- * M) holds a log appended below it with no header of its own (`tail -n 3 a b > f; dmesg -T |
- * tail >> f`), whose stamps need not go back (section_warp does not see it).  Before (trust109),
- * gpu-n21's own lost GPU below gpu-n23's section was gpu-n23's, a healthy node of the job, and
- * its exclusion advised.  Where two sections or more before it held M lines each, M is tail's
- * count and the lines past it are the file's, as a log below no header is (OVER_FILE); where
- * one did, or they held different counts, the file printed before may have been shorter than
- * tail's count, the lines past M may still be the section's host's, and they are no host's
- * (OVER_NOBODY): ambiguity, never a neighbour's fault on the file's node nor the file's node's
- * on the neighbour.  A blank line is not counted (tail's own before each header), nor a piece
- * of a line a terminal's copy broke at its width (PASTE's wrap).
+ * Whether the line LINE (N bytes, behind PASTE's shape) of a sectioned file is past what tail
+ * or head printed of the file its section's header names.  `tail -n N a b` prints N lines of
+ * each file (fewer of a shorter one), in order: a section holding more lines than every
+ * section before it did holds a log appended below it with no header of its own (`tail -n 3
+ * a b > f; dmesg -T | tail >> f`), whose stamps need not go back (section_warp does not see
+ * it).  Before (trust109), gpu-n21's own lost GPU below gpu-n23's section was gpu-n23's, a
+ * healthy node of the job, with its exclusion advised.  The lines past it are no host's: not
+ * the section's, and not the file's either, as a log below no header is where its stamps say
+ * so, since the files above may have been shorter than tail's count (short captures of the
+ * same few lines, two of them alike, would then put the last one's Xid on the file's node).
+ * Only lines that start with a stamp are counted: a blank (tail's own before each header) or
+ * a piece of a line a terminal's copy broke at its width is not a log's line; and only past
+ * a section above of SECT_TAIL_MIN lines or more.
  */
-static enum overrun section_overrun(struct scan *s, const char *line, size_t n, const char *prev,
-				    size_t prevn, const struct pm_paste *paste)
+/* The fewest lines a section above must have held for its count to be read as tail's: tail's
+ * own default, 10.  Fewer are a short capture's (`grep NVRM` of a node: three lines, the
+ * module's loading), and a last section past them may still be its own host's whole file
+ * (trust-kernel-log-tail-headers-other-host-xid: hx119's Xid, another node's, under a
+ * section of five lines below hx114's three). */
+#define SECT_TAIL_MIN 10
+
+static bool section_overrun(struct scan *s, const char *line, size_t n,
+			    const struct pm_paste *paste)
 {
-	size_t k = pm_paste_skip(line, n, paste);
+	const struct pm_file *f = &s->ev->files[s->file];
+	char b[128];
+	size_t k;
+	double t;
 
 	if (!s->nsect || !s->sect[s->nsect - 1].node[0] || s->sect_max == SIZE_MAX)
-		return OVER_NONE;
-	while (k < n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r'))
-		k++;
-	if (k == n || (prev && pm_paste_joins(prev, prevn, line, n, paste)))
-		return OVER_NONE;
-	if (++s->sect_lines <= s->sect_max || !s->sect_done)
-		return OVER_NONE;
-	return s->sect_done >= 2 && s->sect_even ? OVER_FILE : OVER_NOBODY;
+		return false;
+	/* the stamp as the scan reads it: a terminal's colours, a page's blanks cleaned */
+	n = pm_text_clean(line, n < sizeof(b) ? n : sizeof(b), b);
+	k = pm_paste_skip(b, n, paste);
+	if (!pm_time_at(b + k, n - k, &f->tctx, &t) && !boot_seconds(b + k, n - k, &t))
+		return false;
+	return ++s->sect_lines > s->sect_max && s->sect_max >= SECT_TAIL_MIN;
 }
 
 /*
@@ -2650,9 +2645,9 @@ static enum overrun section_overrun(struct scan *s, const char *line, size_t n, 
 static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t off)
 {
 	const struct pm_file *f = &s->ev->files[s->file];
-	struct pm_paste paste, wrapped;
-	size_t pos = 0, prevn = 0;
-	const char *p, *prev = NULL;
+	struct pm_paste paste;
+	size_t pos = 0;
+	const char *p;
 	size_t pn;
 	char dec[512];
 	const bool sys = system_log(f->format) || f->source == PM_SRC_KERNEL_LOG;
@@ -2660,18 +2655,17 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 	/* the headers of a pasted file are behind its shape (a reply's quote markers, a CI
 	 * runner's stamps, a viewer's line numbers), as its lines are */
 	pm_file_paste(f, &paste);
-	wrapped = paste;
 	paste.wrap = 0;
 	if (!off)
 		s->sectioned = sys && first_header(s, buf, len, &paste, dec, sizeof(dec));
 	while (sys && pos < len) {
 		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos, at = pos;
-		enum overrun over = OVER_NONE;
+		bool over = false;
 
 		pos += n + 1;
 		if (s->sectioned && (section_warp(s, line, n, &paste) ||
-				     (over = section_overrun(s, line, n, prev, prevn, &wrapped)))) {
+				     (over = section_overrun(s, line, n, &paste)))) {
 			/* another log begins under no header: the file's, or no host's where
 			 * it may still be the section's (section_overrun) */
 			if (s->nsect == s->asect &&
@@ -2680,16 +2674,12 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 			s->sect[s->nsect].off = off + at;
 			s->sect[s->nsect].node[0] = '\0';
 			s->sect[s->nsect].guess = false;
-			s->sect[s->nsect].nobody = over == OVER_NOBODY;
+			s->sect[s->nsect].nobody = over;
 			s->nsect++;
 			s->sect_last = 0;
 			s->sect_max = SIZE_MAX; /* nothing counted in this file any more */
-			prev = line;
-			prevn = n;
 			continue;
 		}
-		prev = line;
-		prevn = n;
 		if (pasted_header(line, n, &paste, dec, sizeof(dec), &p, &pn)) {
 			s->sect_last = 0;
 			/* the section above is done: tail's count of its file (section_overrun);
@@ -3884,8 +3874,7 @@ static int scan_file(struct scan *s, size_t i)
 	nobs0 = s->ev->nobs;
 	s->sectioned = s->sect_known = s->appended = false;
 	s->sect_last = 0;
-	s->sect_lines = s->sect_max = s->sect_done = 0;
-	s->sect_even = false;
+	s->sect_lines = s->sect_max = 0;
 	s->nsect = 0;
 	for (unsigned k = 0; k < f->nshosts; k++)
 		free(f->shosts[k]);
@@ -3921,8 +3910,7 @@ static int scan_file(struct scan *s, size_t i)
 	 * is placed by nothing of them */
 	s->sectioned = s->sect_known = s->appended = false;
 	s->sect_last = 0;
-	s->sect_lines = s->sect_max = s->sect_done = 0;
-	s->sect_even = false;
+	s->sect_lines = s->sect_max = 0;
 	s->nsect = 0;
 	return frc < 0 && f->status == PM_ST_OK ? -1 : 0;
 }
