@@ -2370,7 +2370,9 @@ int pm_att_phase_place(struct att *a)
 		struct pm_obs *o = &ev->obs[i];
 		const char *n = NULL;
 		bool ph;
-		if (o->node || a->pgain[i])
+		/* a line past a section's count is no host's: not the file's either (scan.c,
+		 * section_overrun) */
+		if (o->node || a->pgain[i] || o->sect_nobody)
 			continue;
 		if (file_host(a, &ev->files[o->file], h, sizeof(h)) ||
 		    word_host(a, &ev->files[o->file], h, sizeof(h))) {
@@ -2855,6 +2857,56 @@ static bool report_unlabelled(const struct att *a)
 	return false;
 }
 
+/*
+ * Whether Slurm's record lists the job's numbered steps and each ran a Python interpreter
+ * (its JobName, parse_sched.c python_step): srun started the program's ranks itself in every
+ * step, so no task of srun's was an MPI launcher, and a launcher's report the job's lines
+ * hold, under a task's label ("1: mpirun noticed that process rank 3 ...") or under none, is
+ * text the program or the batch script printed: it moves none of srun's task numbers
+ * (trust109: a printed report under task 1's label, or in a step run without --label, moved
+ * an ECC error from task 1, srun's failed task, to rank 3).  A step named otherwise (mpirun,
+ * orted, a shell or a script that may start one) leaves the report its reading
+ * (place-mpirun-report-under-srun-label), as does a record with no steps: mpirun run from the
+ * batch script starts no step of its own where it launches on its own host or over ssh.
+ */
+static bool steps_ran_program(const struct att *a)
+{
+	const struct pm_jobinfo *j = &a->ev->job;
+
+	if (!j->nsteprows || j->steprows_over)
+		return false;
+	for (size_t i = 0; i < j->nsteprows; i++)
+		if (!j->steprows[i].python)
+			return false;
+	return true;
+}
+
+/*
+ * Whether the launcher's report naming rank ONE is text the job printed beside srun's own
+ * word on the step: every step ran Python (steps_ran_program) and srun names one task that
+ * failed of itself, another number.  That task is the program's rank, and the report names
+ * no rank of an MPI launcher srun started (none was) nor, in a step's lines, of one the batch
+ * script ran: in a step run without --label, a printed "mpirun noticed that process rank 3
+ * ... on node hx06" moved a cause of no rank off srun's failed task 1 (trust109:
+ * trust-launcher-report-no-label-python-step).  A report beside a Python step that srun
+ * reports no failure of (mpirun run from the batch script, on its own host, after the step
+ * ended) keeps its reading (trust-launcher-report-batch-mpirun-no-step-beside-labelled-step-near-miss).
+ */
+static bool report_program(struct att *a, int one)
+{
+	if (!a->lrep || a->ntroot || !a->srun_host[0] || a->srun_many || a->srun_task < 0 ||
+	    a->srun_task == one || !steps_ran_program(a))
+		return false;
+	if (!a->rprog_said)
+		pm_att_why(a,
+			   "The launcher's failure report names rank %d, text the job prints, while "
+			   "Slurm's record says every step ran Python, no MPI launcher, and srun "
+			   "names task %d as the one that failed: the report places nothing.",
+			   one, a->srun_task);
+	a->rprog_said = true;
+	return true;
+}
+
 /* Where torchrun's summaries or an MPI launcher's own report name the rank ONE, C's ranks
  * that are only srun's task numbers go: torchrun starts one task per node, and an mpirun or
  * mpiexec that srun started is one task too, so the task number is no rank of the program;
@@ -2875,6 +2927,17 @@ static void drop_task_ranks(struct att *a, struct cand *c, int one)
 				"srun's lines give.",
 				one);
 		a->rtask_said = true;
+		return;
+	}
+	if (a->lrep && !a->ntroot && steps_ran_program(a)) {
+		if (!a->rprog_said)
+			pm_att_why(a,
+				   "The launcher's failure report names rank %d, text the job "
+				   "prints, while Slurm's record says every step ran Python, no MPI "
+				   "launcher: srun's task numbers are the program's ranks, and the "
+				   "report moves none of them.",
+				   one);
+		a->rprog_said = true;
 		return;
 	}
 	if (report_unlabelled(a)) {
@@ -2969,9 +3032,47 @@ static bool ray_relayed(const struct att *a)
  * from its lines) happened on it.  Causes of many ranks (silence, timeouts, votes) get
  * neither.  The candidates from FROM on; with LATE, only fallback leads (phase 10's, made
  * after the others were placed). */
+/*
+ * The candidates from FROM on whose origin lines are all past what tail printed of a
+ * section's file (scan.c, section_overrun): no host's, so no host of the folder's either, not
+ * srun's failed task's (a reporter's, where a peer's GPU fell off the bus) nor the report's.
+ * Ambiguity, never a blame: the lead names no node (trust109; before, such lines were the
+ * section's host's, and a node's own Xid appended below a neighbour's tail advised the
+ * neighbour's exclusion).
+ */
+static void section_nowhere(struct att *a, size_t from)
+{
+	for (size_t i = from; i < a->nc; i++) {
+		struct cand *c = &a->c[i];
+		size_t n = 0, k;
+
+		if (c->dead || c->node[0] || c->nowhere || c->lead != LEAD_RULE)
+			continue;
+		for (k = 0; k < c->nev; k++) {
+			const struct pm_obs *o = &a->ev->obs[c->ev[k]];
+			if (R(a, c->ev[k])->role != PM_ROLE_ORIGIN)
+				continue;
+			if (!o->sect_nobody)
+				break;
+			n++;
+		}
+		if (!n || k < c->nev)
+			continue;
+		c->nowhere = true;
+		pm_att_cand_ranks_clear(c);
+		pm_att_why(a,
+			   "%s/%s is read on kernel lines past what tail printed of a section's "
+			   "file, below its last line: they may be another log appended with no "
+			   "header, or that host's, so they name no node.",
+			   c->cls, c->sub);
+	}
+}
+
 void pm_att_place_one_host(struct att *a, size_t from, bool late)
 {
 	const char *one;
+
+	section_nowhere(a, from);
 
 	if (a->ev->ntasks || a->ev->ncollect)
 		return;
@@ -2985,6 +3086,11 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 	 * the failure was, and either may be the job's text (as a gainsaid prefix,
 	 * pm_att_pgain_only) */
 	if (one_rank >= 0 && report_yields(a, one_rank, &h))
+		one_rank = -1;
+	/* srun's own failed task is the program's rank where every step ran Python: a
+	 * report naming another places nothing, and srun's task is read as without it */
+	bool prog = one_rank >= 0 && report_program(a, one_rank);
+	if (prog)
 		one_rank = -1;
 	if (one_rank >= 0) {
 		const char *rep = !a->tfirst ? "The launcher's failure report names" :
@@ -3026,7 +3132,7 @@ void pm_att_place_one_host(struct att *a, size_t from, bool late)
 			}
 		}
 	}
-	if (!a->nhranks && !only_host(a)) {
+	if ((!a->nhranks || prog) && !only_host(a)) {
 		/* srun names one task that failed of itself, on one host (srun_failed); ONE
 		 * is NULL where it names none, or several ("tasks 0-1: Exited ...") */
 		one = a->srun_host[0] && !a->srun_many ? host_of(a, a->srun_host) : NULL;

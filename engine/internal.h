@@ -190,12 +190,13 @@ struct pm_jobinfo {
 	size_t ncomps;
 	bool het_partial;
 	/* the record's numbered steps (sacct's J.0, J.1; not batch, extern, interactive): a
-	 * hash of each one's id and NodeList as printed, and its NTasks (-1 unknown); at most
-	 * 16, STEPROWS_OVER where there were more.  Each numbers its tasks from 0
-	 * (att_ranks.c, steps_may_split) */
+	 * hash of each one's id and NodeList as printed, its NTasks (-1 unknown) and whether
+	 * it ran a Python interpreter; at most 16, STEPROWS_OVER where there were more.  Each
+	 * numbers its tasks from 0 (att_ranks.c, steps_may_split) */
 	struct pm_steprow {
 		uint64_t id, nodes;
 		int ntasks;
+		bool python; /* its JobName a Python interpreter's (parse_sched.c, python_step) */
 	} steprows[16];
 	size_t nsteprows;
 	bool steprows_over;
@@ -433,6 +434,9 @@ struct pm_obs {
 	/* its node is a kernel log section's header's only, a host of the file name's shape that no
 	 * record knows (scan.c, section_node): the folder's guess, named, not excluded */
 	bool sect_guess;
+	/* below a section of head's or tail's, past what it printed of its file (scan.c,
+	 * section_overrun): no host's, not even as the folder's guess */
+	bool sect_nobody;
 };
 
 struct pm_rules; /* rules.c */

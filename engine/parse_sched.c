@@ -412,6 +412,7 @@ enum scol {
 	SC_UID,
 	SC_REASON,
 	SC_ELAPSED,
+	SC_JOBNAME,
 	SC__COUNT
 };
 
@@ -425,6 +426,7 @@ static const char *const scol_names[SC__COUNT] = {
 	[SC_RESTARTS] = "Restarts", [SC_REQUEUE] = "Requeue",
 	[SC_CLUSTER] = "Cluster",   [SC_UID] = "UID",
 	[SC_REASON] = "Reason",	    [SC_ELAPSED] = "Elapsed",
+	[SC_JOBNAME] = "JobName",
 };
 
 struct table {
@@ -1050,10 +1052,33 @@ static bool step_oom(struct field id, size_t jn, struct field state)
 	return state.n >= sizeof(oom) - 1 && !memcmp(state.s, oom, sizeof(oom) - 1);
 }
 
+/*
+ * Whether a step's JobName NAME (N bytes) is a Python interpreter's ("python", "python3",
+ * "python3.11", "pypy3"): Slurm names a step for the program srun ran, and such a step ran
+ * the program's ranks, not a launcher of them (mpirun, mpiexec, orted, torchrun, a shell or
+ * a script that may start one).  att_place.c, steps_ran_program.
+ */
+static bool python_step(const char *s, size_t n)
+{
+	size_t k;
+
+	if (n >= 6 && !memcmp(s, "python", 6))
+		k = 6;
+	else if (n >= 4 && !memcmp(s, "pypy", 4))
+		k = 4;
+	else
+		return false;
+	for (; k < n; k++)
+		if (!pm_in_isdigit(s[k]) && s[k] != '.')
+			return false;
+	return true;
+}
+
 /* A numbered step's row ID (J.0, J.12: the part after the job's id of JN bytes all digits)
- * kept in JOB's STEPROWS with its NodeList and NTasks: each step numbers its tasks from 0. */
+ * kept in JOB's STEPROWS with its NodeList, NTasks and whether its JobName NAME is a Python
+ * interpreter's (python_step): each step numbers its tasks from 0. */
 static void step_row(struct pm_jobinfo *job, struct field id, struct field nodes,
-		     struct field ntasks, size_t jn)
+		     struct field ntasks, struct field name, size_t jn)
 {
 	const char *s = id.s + jn + 1;
 	size_t n = id.n - jn - 1;
@@ -1075,7 +1100,8 @@ static void step_row(struct pm_jobinfo *job, struct field id, struct field nodes
 	}
 	job->steprows[job->nsteprows++] =
 		(struct pm_steprow){h, fnv64(nodes.s, nodes.n),
-				    field_int(&ntasks, 0, 100000000, &x) ? x : -1};
+				    field_int(&ntasks, 0, 100000000, &x) ? x : -1,
+				    python_step(name.s, name.n)};
 }
 
 /*
@@ -1162,7 +1188,8 @@ int pm_parse_sacct(struct pm_evidence *ev, size_t file, const char *buf, size_t 
 				batch_node = col(&t, f, nf, SC_NODELIST);
 			else
 				step_row(job, id, col(&t, f, nf, SC_NODELIST),
-					 col(&t, f, nf, SC_NTASKS), jobid.n);
+					 col(&t, f, nf, SC_NTASKS), col(&t, f, nf, SC_JOBNAME),
+					 jobid.n);
 			if (step_oom(id, jobid.n, col(&t, f, nf, SC_STATE)))
 				job->step_oom = true;
 		}

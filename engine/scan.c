@@ -193,10 +193,14 @@ struct scan {
 	bool appended;	  /* the file's own log first, sections after it (appended_node) */
 	double sect_last; /* the last stamp of the section being read (section_warp), 0 none */
 	bool sect_boot;	  /* ... and it was seconds since boot, not a clock's (boot_seconds) */
+	/* section_overrun: the stamped lines of the section being read, and of the sections of
+	 * head's or tail's before it the most (0: none; SIZE_MAX: counted no more) */
+	size_t sect_lines, sect_max;
 	struct section {
 		uint64_t off;
-		char node[64]; /* "" none */
+		char node[64]; /* "" none: the file's */
 		bool guess;    /* NODE only the header's guess (section_node) */
+		bool nobody;   /* no host's: lines below a section that it cannot hold */
 	} * sect;
 	size_t nsect, asect;
 };
@@ -768,9 +772,13 @@ static int record(struct scan *s, size_t ri, const char *line, size_t len,
 		nsrc = px->node;
 		nlen = px->node_len;
 	} else if (s->nsect && (sc = section_at(s, off))) {
-		nsrc = sc->node;
-		nlen = strlen(nsrc);
-		o.sect_guess = sc->guess;
+		/* a section no host's (section_overrun): not the file's node either */
+		o.sect_nobody = sc->nobody;
+		if (!sc->nobody) {
+			nsrc = sc->node;
+			nlen = strlen(nsrc);
+			o.sect_guess = sc->guess;
+		}
 	} else if (f->node) {
 		nsrc = f->node;
 		nlen = strlen(f->node);
@@ -2577,6 +2585,55 @@ static bool section_warp(struct scan *s, const char *line, size_t n, const struc
 	return false;
 }
 
+/* The section being read is done (a header follows): its lines counted into what head's or
+ * tail's sections hold (section_overrun). */
+static void section_done(struct scan *s)
+{
+	if (s->sect_lines > s->sect_max)
+		s->sect_max = s->sect_lines;
+	s->sect_lines = 0;
+}
+
+/*
+ * Whether the line LINE (N bytes, behind PASTE's shape) of a sectioned file is past what tail
+ * or head printed of the file its section's header names.  `tail -n N a b` prints N lines of
+ * each file (fewer of a shorter one), in order: a section holding more lines than every
+ * section before it did holds a log appended below it with no header of its own (`tail -n 3
+ * a b > f; dmesg -T | tail >> f`), whose stamps need not go back (section_warp does not see
+ * it).  Before (trust109), gpu-n21's own lost GPU below gpu-n23's section was gpu-n23's, a
+ * healthy node of the job, with its exclusion advised.  The lines past it are no host's: not
+ * the section's, and not the file's either, as a log below no header is where its stamps say
+ * so, since the files above may have been shorter than tail's count (short captures of the
+ * same few lines, two of them alike, would then put the last one's Xid on the file's node).
+ * Only lines that start with a stamp are counted: a blank (tail's own before each header) or
+ * a piece of a line a terminal's copy broke at its width is not a log's line; and only past
+ * a section above of SECT_TAIL_MIN lines or more.
+ */
+/* The fewest lines a section above must have held for its count to be read as tail's: tail's
+ * own default, 10.  Fewer are a short capture's (`grep NVRM` of a node: three lines, the
+ * module's loading), and a last section past them may still be its own host's whole file
+ * (trust-kernel-log-tail-headers-other-host-xid: hx119's Xid, another node's, under a
+ * section of five lines below hx114's three). */
+#define SECT_TAIL_MIN 10
+
+static bool section_overrun(struct scan *s, const char *line, size_t n,
+			    const struct pm_paste *paste)
+{
+	const struct pm_file *f = &s->ev->files[s->file];
+	char b[128];
+	size_t k;
+	double t;
+
+	if (!s->nsect || !s->sect[s->nsect - 1].node[0] || s->sect_max == SIZE_MAX)
+		return false;
+	/* the stamp as the scan reads it: a terminal's colours, a page's blanks cleaned */
+	n = pm_text_clean(line, n < sizeof(b) ? n : sizeof(b), b);
+	k = pm_paste_skip(b, n, paste);
+	if (!pm_time_at(b + k, n - k, &f->tctx, &t) && !boot_seconds(b + k, n - k, &t))
+		return false;
+	return ++s->sect_lines > s->sect_max && s->sect_max >= SECT_TAIL_MIN;
+}
+
 /*
  * A kernel log that begins with head's or tail's header is several hosts' logs one after the
  * other (`tail -n 200 gpu07/dmesg.txt gpu08/dmesg.txt > all.txt`): each line is the host's
@@ -2604,22 +2661,32 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 	while (sys && pos < len) {
 		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos, at = pos;
+		bool over = false;
 
 		pos += n + 1;
-		if (s->sectioned && section_warp(s, line, n, &paste)) {
-			/* another log begins under no header: the file's */
+		if (s->sectioned && (section_warp(s, line, n, &paste) ||
+				     (over = section_overrun(s, line, n, &paste)))) {
+			/* another log begins under no header: the file's, or no host's where
+			 * it may still be the section's (section_overrun) */
 			if (s->nsect == s->asect &&
 			    pm_grow((void **)&s->sect, &s->asect, sizeof(*s->sect)) < 0)
 				return -1;
 			s->sect[s->nsect].off = off + at;
 			s->sect[s->nsect].node[0] = '\0';
 			s->sect[s->nsect].guess = false;
+			s->sect[s->nsect].nobody = over;
 			s->nsect++;
 			s->sect_last = 0;
+			s->sect_max = SIZE_MAX; /* nothing counted in this file any more */
 			continue;
 		}
 		if (pasted_header(line, n, &paste, dec, sizeof(dec), &p, &pn)) {
 			s->sect_last = 0;
+			/* the section above is done: tail's count of its file (section_overrun);
+			 * after a log below no header, nothing is counted any more */
+			if (s->sect_max != SIZE_MAX && s->nsect)
+				section_done(s);
+			s->sect_lines = 0;
 			/* a header below the file's own log: a tail appended to it */
 			if (!s->sectioned) {
 				s->sectioned = s->appended = true;
@@ -2630,6 +2697,7 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 			    pm_grow((void **)&s->sect, &s->asect, sizeof(*s->sect)) < 0)
 				return -1;
 			s->sect[s->nsect].off = off + at;
+			s->sect[s->nsect].nobody = false;
 			if (s->appended)
 				appended_node(s, p, pn, &s->sect[s->nsect]);
 			else
@@ -2651,8 +2719,8 @@ static int section_walk(struct scan *s, const char *buf, size_t len, uint64_t of
 	return 0;
 }
 
-/* The section the line at OFF is in, where its header names a host; NULL for none
- * (section_walk). */
+/* The section the line at OFF is in, where its header names a host or it is no host's; NULL
+ * for none: the file's (section_walk). */
 static const struct section *section_at(const struct scan *s, uint64_t off)
 {
 	size_t lo = 0, hi = s->nsect;
@@ -2664,7 +2732,7 @@ static const struct section *section_at(const struct scan *s, uint64_t off)
 		else
 			hi = mid;
 	}
-	return lo && s->sect[lo - 1].node[0] ? &s->sect[lo - 1] : NULL;
+	return lo && (s->sect[lo - 1].node[0] || s->sect[lo - 1].nobody) ? &s->sect[lo - 1] : NULL;
 }
 
 /*
@@ -3806,6 +3874,7 @@ static int scan_file(struct scan *s, size_t i)
 	nobs0 = s->ev->nobs;
 	s->sectioned = s->sect_known = s->appended = false;
 	s->sect_last = 0;
+	s->sect_lines = s->sect_max = 0;
 	s->nsect = 0;
 	for (unsigned k = 0; k < f->nshosts; k++)
 		free(f->shosts[k]);
@@ -3841,6 +3910,7 @@ static int scan_file(struct scan *s, size_t i)
 	 * is placed by nothing of them */
 	s->sectioned = s->sect_known = s->appended = false;
 	s->sect_last = 0;
+	s->sect_lines = s->sect_max = 0;
 	s->nsect = 0;
 	return frc < 0 && f->status == PM_ST_OK ? -1 : 0;
 }

@@ -1233,6 +1233,12 @@ for _st in ('mpirun', 'ray', 'progress-cr', 'mpirun+loguru', 'ray+pybasic'):
     KNOWN[(_st, 'trust-launcher-report-rank-srun-one-task-a-node')] = LABEL_REPLACED
     KNOWN[(_st, 'trust-launcher-report-rank-srun-one-task-a-node-labelled-near-miss')] = \
         LABEL_REPLACED
+KNOWN[('progress-cr', 'trust-launcher-report-under-label-python-step')] = (
+    'the bar this style draws before srun\'s "N: " label hides it (the line read as the terminal '
+    'shows it, after the last CR): no line carries srun\'s label, so the ECC error has no task '
+    'of srun\'s to be placed by and srun\'s one failed task does not place it beside the '
+    'report (att_place.c, report_program keeps the report from placing rank 3): read on no '
+    'node, never another node (the safe side)')
 
 
 KNOWN[('crlf', 'read-output-hole-inside-line-after-hit-near-miss')] = (
