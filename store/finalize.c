@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "beside.h"
 #include "finalize_int.h"
 #include "history.h"
 #include "pmutil.h"
@@ -556,8 +556,7 @@ static json_t *or_null(const json_t *o, const char *k)
  * nodes, a stored manifest of 4.5 MB to parse and the lists of every bundle to build. */
 struct early {
 	const struct job *j;
-	pthread_t t;
-	bool started;
+	struct pm_beside b;
 	json_t *old, *nodes, *bundles, *hits; /* NULL: not made (early_take makes them) */
 	/* NODES and BUNDLES as the manifest's dump writes them (dump_parts; NULL: not made),
 	 * and the lists they were made of, to know them in the manifest (not held) */
@@ -616,30 +615,25 @@ static void *early_run(void *arg)
 	return NULL;
 }
 
-/* Start E for J's bundles, read and no longer changed; made inline by early_take when no
- * thread can be started. */
+/* Start E for J's bundles, read and no longer changed, on a thread of its own where J may use
+ * two or more; made inline by early_take otherwise, or when no thread can be started. */
 static void early_start(struct early *e, const struct job *j)
 {
 	memset(e, 0, sizeof(*e));
 	e->j = j;
-	e->started = pthread_create(&e->t, NULL, early_run, e) == 0;
+	pm_beside_start(&e->b, early_run, e, j->threads);
 }
 
+/* E's thread waited for, and nothing made that was not (a merge leaving on an error). */
 static void early_join(struct early *e)
 {
-	if (e->started)
-		pthread_join(e->t, NULL);
-	e->started = false;
+	pm_beside_end(&e->b);
 }
 
-/* E's parts, waited for (or made now). */
+/* E's parts, waited for (or made now; nothing when early_start was not called). */
 static void early_take(struct early *e)
 {
-	bool made = e->started;
-
-	early_join(e);
-	if (!made && e->j)
-		early_run(e);
+	pm_beside_wait(&e->b);
 }
 
 static void early_free(struct early *e)
