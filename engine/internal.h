@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <zstd.h>
+#include "beside.h"
 #include "postmortem.h"
 
 /* ---- comparators for qsort and bsearch ---- */
@@ -546,21 +547,7 @@ int pm_work_run(const struct pm_work *w, unsigned threads, size_t n);
 typedef int pm_thread_start_fn(void *tid, void *(*fn)(void *), void *arg);
 void pm_work_set_start(pm_thread_start_fn *start);
 
-/*
- * One piece of work beside the caller's own (workers.c): pm_beside_start runs FN(ARG) on a
- * thread of its own where THREADS is 2 or more and one can be started (as pm_work_run starts
- * them); pm_beside_wait waits for it and gives FN's result, or runs FN(ARG) on the caller's
- * thread then when none was started.  FN must touch nothing the caller touches meanwhile.
- */
-struct pm_beside {
-	void *(*fn)(void *arg);
-	void *arg;
-	void *result;
-	pthread_t tid;
-	bool started;
-};
-void pm_beside_start(struct pm_beside *b, void *(*fn)(void *arg), void *arg, unsigned threads);
-void *pm_beside_wait(struct pm_beside *b);
+/* One piece of work beside the caller's own: pm_beside_start, pm_beside_wait (beside.h). */
 
 /*
  * Trust per line and per field (linetrust.c, TRUST.md): for a chunk BUF (LEN bytes, whole

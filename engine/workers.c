@@ -286,3 +286,12 @@ void *pm_beside_wait(struct pm_beside *b)
 	b->fn = NULL;
 	return b->result;
 }
+
+void *pm_beside_end(struct pm_beside *b)
+{
+	if (b->started)
+		pthread_join(b->tid, NULL);
+	b->started = false;
+	b->fn = NULL;
+	return b->result;
+}
