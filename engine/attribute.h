@@ -281,7 +281,7 @@ struct att {
 	bool rep_label;
 	const char *hraw, *hrawe;
 	const struct pm_file *hrawf;
-	bool rlab_said; /* `why` said the report moves no label's rank (report_unlabelled) */
+	bool rlab_said;	 /* `why` said the report moves no label's rank (report_unlabelled) */
 	bool rprog_said; /* ... no rank where every step ran Python (steps_ran_program) */
 	/* `why` said a launcher's report's host is gainsaid (att_place.c report_yields) */
 	bool rgain_said;
