@@ -410,6 +410,42 @@ static bool requeued_on_warning(struct att *a)
 	return true;
 }
 
+/*
+ * The job's owner cancelled a job whose progress had stopped long before the cancel, beside
+ * a failure of the job's own: a rank's exception, the other ranks waiting in a collective
+ * until someone noticed and cancelled.  The cancel ended a job that had already failed, as
+ * the time limit ends a stalled one (sched_timeout): it gives way to that failure, which
+ * leads; the record still says CANCELLED.  Not an administrator's cancel (maintenance, a
+ * drained node: reasons of theirs), and not without progress to time the stall by.
+ */
+static bool cancel_after_stall(struct att *a)
+{
+	const struct pm_evidence *ev = a->ev;
+	double end = ev->job.end > 0 ? ev->job.end : 0;
+	bool own = false;
+
+	for (size_t i = 0; !end && i < ev->nobs; i++)
+		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "CANCELLED"))
+			end = pm_att_cancelled_at(&ev->obs[i]);
+	if (!a->any_progress || end <= 0 || end - a->last_progress <= a->rs->progress_stall_s)
+		return false;
+	for (size_t i = 0; i < a->nc && !own; i++) {
+		const struct cand *c = &a->c[i];
+		own = !c->dead && !c->fallback && c->lead == LEAD_RULE && c->nev > 0 &&
+		      !pm_class_external(c->cls);
+	}
+	if (!own)
+		return false;
+	for (size_t i = 0; i < a->nc; i++)
+		if (pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_USER_CANCEL))
+			a->c[i].dead = true;
+	pm_att_why(a,
+		   "Progress stopped %.0f s before the job's owner cancelled it, and the job had "
+		   "failed on its own: the cancel only ended a job that had stopped.",
+		   end - a->last_progress);
+	return true;
+}
+
 /* A cancel, a preemption or a requeue: the external end, by whom when known. */
 static void sched_external(struct att *a, const char *o)
 {
@@ -447,6 +483,8 @@ static void sched_external(struct att *a, const char *o)
 	for (size_t i = 0; k == PM_K_ADMIN_CANCEL && i < a->nc; i++)
 		if (!a->c[i].dead && pm_is_kind(a->c[i].cls, a->c[i].sub, PM_K_USER_CANCEL))
 			a->c[i].sub = "admin_cancel";
+	if (k == PM_K_USER_CANCEL && !strcmp(o, "CANCELLED") && cancel_after_stall(a))
+		return;
 	if (has_kind(a, k, true))
 		return;
 	snprintf(buf, sizeof(buf), "the job was %s%s%s",
