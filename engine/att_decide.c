@@ -1000,8 +1000,8 @@ static bool refused_lead(struct att *a, struct cand *l, size_t k)
 /* L and S name the same processes: no one node named, and the same ranks (a traceback and
  * the error detail under it, both behind "[rank1]: "; or every rank of a job of several
  * nodes printing a set-up failure and the error NCCL returned for it: NCCL_NET naming a
- * plugin that no node could load, ofi-getinfo-forced-net-every-node).  Each process met one
- * failure and said it twice: its stronger reading leads, as on one node. */
+ * plugin that no node could load, nccl-net-forced-plugin-missing-every-node).  Each process
+ * met one failure and said it twice: its stronger reading leads, as on one node. */
 static bool same_rank_no_node(const struct cand *l, const struct cand *s)
 {
 	if (l->node[0] || s->node[0] || !l->nranks || l->nranks != s->nranks)

@@ -3026,12 +3026,6 @@ static bool ray_relayed(const struct att *a)
 	return prefixed && relay;
 }
 
-/* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank
- * is that rank's, and the host the report names for it (when it names one) that cause's.
- * Whose files name one host: a cause made without a node (Slurm's own end of the job, read
- * from its lines) happened on it.  Causes of many ranks (silence, timeouts, votes) get
- * neither.  The candidates from FROM on; with LATE, only fallback leads (phase 10's, made
- * after the others were placed). */
 /*
  * The candidates from FROM on whose origin lines are all past what tail printed of a
  * section's file (scan.c, section_overrun): no host's, so no host of the folder's either, not
@@ -3068,6 +3062,12 @@ static void section_nowhere(struct att *a, size_t from)
 	}
 }
 
+/* A hand-gathered folder whose launcher's failure report names one rank: a cause of no rank
+ * is that rank's, and the host the report names for it (when it names one) that cause's.
+ * Whose files name one host: a cause made without a node (Slurm's own end of the job, read
+ * from its lines) happened on it.  Causes of many ranks (silence, timeouts, votes) get
+ * neither.  The candidates from FROM on; with LATE, only fallback leads (phase 10's, made
+ * after the others were placed). */
 void pm_att_place_one_host(struct att *a, size_t from, bool late)
 {
 	const char *one;

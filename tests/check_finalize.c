@@ -1508,6 +1508,43 @@ START_TEST(merge_crash_still_gives_verdict)
 }
 END_TEST
 
+/* A timed merge with two threads loads its rules beside the listing and the claim
+ * (finalize.c, rules_start): the set is taken once and destroyed once, a load that fails says
+ * why, and a merge that leaves before taking it (a manifest there, a node missing) waits for
+ * the load and frees it.  Run under ASan (leaks) and TSan, the three ways of the side thread. */
+START_TEST(merge_rules_beside)
+{
+	struct pm_finalize_opts o = {.budget = 20, .merge_budget = 10, .threads = 2};
+	struct pm_finalize_result r;
+	char err[512] = "", *rules = cfg.rules;
+
+	pmt_put(D, "expected", "gpu016\ngpu017\n", 0644);
+	bundle("gpu016", K16, 1000, false);
+	arrive("gpu016");
+	/* a rule set that cannot be loaded: the merge fails with the loader's words */
+	cfg.rules = (char *)"/nonexistent/rules";
+	ck_assert_int_eq(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)), -1);
+	cfg.rules = rules;
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/rules"));
+	ck_assert(!pmt_there(D, "merging"));
+	/* the first node: a provisional verdict under the rules loaded beside */
+	err[0] = '\0';
+	ck_assert_msg(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)) == 1, "%s", err);
+	ck_assert_int_eq(r.what, PM_FIN_PROVISIONAL);
+	ck_assert(pmt_there(D, "verdict.json"));
+	/* again with the node still missing: the manifest is there, nothing merged, the rules
+	 * loaded beside waited for and freed */
+	ck_assert_msg(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)) == 1, "%s", err);
+	ck_assert_int_eq(r.what, PM_FIN_WAITING);
+	/* the last node: merged, final */
+	bundle("gpu017", K17, 1000, false);
+	arrive("gpu017");
+	ck_assert_msg(pm_finalize_ex(&cfg, D, &o, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(r.what, PM_FIN_MERGED);
+	ck_assert(!pmt_there(D, "merging"));
+}
+END_TEST
+
 START_TEST(timer_cut_is_final)
 {
 	struct pm_finalize_result r;
@@ -1654,6 +1691,7 @@ Suite *pmt_suite(void)
 	tcase_add_test(t, fetched_copy_with_history);
 	tcase_add_test(t, merge_cut_by_deadline);
 	tcase_add_test(t, timer_cut_is_final);
+	tcase_add_test(t, merge_rules_beside);
 	tcase_add_test(t, merge_crash_still_gives_verdict);
 	tcase_add_test(t, claim_of_dead_merger_free);
 	tcase_add_test(t, describe_unmerged);
