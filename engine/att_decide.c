@@ -802,8 +802,9 @@ static void timeouts_lead(struct att *a)
  * the job stopped, the likely origin of the hang (a hypothesis: a dump is a moment, and a
  * dump cut short may hide its collective frame). L then names those ranks. False, L
  * untouched, when a rank was not dumped (it may be the one elsewhere), when no rank or every
- * rank waits in a collective, or when as many ranks are outside as inside. */
-static bool dumps_outside(struct att *a, struct cand *l)
+ * rank waits in a collective, or when as many ranks are outside as inside. Also read by a
+ * time limit's stall with no straggler (att_sched.c stall_lead). */
+bool pm_att_dumps_outside(struct att *a, struct cand *l)
 {
 	const struct pm_evidence *ev = a->ev;
 	int *hd = NULL, *in = NULL, *out = NULL;
@@ -871,10 +872,10 @@ done:
  * ranks and the node the dumps came from are where the hang was seen, not where it began.
  * No origin; ambiguous between the job's own code (a rank elsewhere, or calls that differ)
  * and the communication library or fabric, unless the dumps single out ranks outside it
- * (dumps_outside). */
+ * (pm_att_dumps_outside). */
 static void dumps_lead(struct att *a, struct cand *l)
 {
-	if (dumps_outside(a, l))
+	if (pm_att_dumps_outside(a, l))
 		return;
 	a->status = VS_AMBIGUOUS;
 	a->ambiguous = true;

@@ -88,6 +88,11 @@ static void stall_lead(struct att *a, double end)
 		return;
 	c->strength = PM_WEAK;
 	c->sumobs = 0;
+	/* no rank's progress stopped first, but every rank's stacks were dumped as it hung
+	 * and a few wait in no collective: those are where it stopped, as in a job that
+	 * failed (att_decide.c dumps_lead) */
+	if (!n && pm_att_dumps_outside(a, c))
+		return;
 	if (!n) {
 		snprintf(c->summary, sizeof(c->summary),
 			 "the job stopped making progress %.0f s before its time limit, with no "

@@ -627,6 +627,9 @@ void pm_att_fewest_completed(struct att *a, struct cand *c);
  * before their peers' (fewer than the rest, at least three peers, one rank or one node).
  * Their ranks into OUT (at most MAX), their node, when known, into *NODE; the count. */
 size_t pm_att_stragglers(const struct att *a, int *out, size_t max, const char **node);
+/* Every rank dumped, fewer of them outside a collective than in one: L names those outside,
+ * and true; false, L untouched, otherwise (att_decide.c). */
+bool pm_att_dumps_outside(struct att *a, struct cand *l);
 /* Whether the lead is the time limit of a job still progressing at its end, with every live
  * hardware candidate a GPU slowed by heat, set behind it (att_decide.c, outcome_rank). */
 bool pm_att_heat_behind_limit(const struct att *a);
