@@ -904,10 +904,14 @@ static void dumps_lead(struct att *a, struct cand *l)
  * be down, or NCCL dialled an address the peer cannot be reached on (its interface
  * settings): the evidence of one side cannot tell these apart.  A set-up failure seen only
  * after progress (late_setup: the group had formed, so the address was reachable then) is
- * one too, the peer's side the more likely.  The observation of that refusal, or SIZE_MAX
- * when L is not so: a reason of its own kind on that node (NCCL on a container's bridge
- * interfaces) or another candidate keeps L as it is.
+ * one too, the peer's side the more likely.  NET/IB's queue pair that timed out on its way
+ * to RTR is the same failure over RDMA (nccl-ib-qp-peer-unreachable), a refusal even where
+ * the line names no peer (InfiniBand's names a QPN only): QP_REFUSAL.  The observation of
+ * that refusal, or SIZE_MAX when L is not so: a reason of its own kind on that node (NCCL on
+ * a container's bridge interfaces) or another candidate keeps L as it is.
  */
+#define QP_REFUSAL "nccl-ib-qp-peer-unreachable"
+
 static size_t refusal_for(const struct att *a, const struct cand *l)
 {
 	size_t found = SIZE_MAX;
@@ -928,7 +932,8 @@ static size_t refusal_for(const struct att *a, const struct cand *l)
 		if (!strcmp(r->cls, l->cls) && !strcmp(r->subcls, l->sub) && !r->reasonless &&
 		    r->role != PM_ROLE_CONTEXT)
 			return SIZE_MAX;
-		if (r->role == PM_ROLE_CASCADE && o->peer && found == SIZE_MAX)
+		if (r->role == PM_ROLE_CASCADE && (o->peer || !strcmp(r->id, QP_REFUSAL)) &&
+		    found == SIZE_MAX)
 			found = k;
 	}
 	return found;
@@ -937,18 +942,23 @@ static size_t refusal_for(const struct att *a, const struct cand *l)
 static bool refused_lead(struct att *a, struct cand *l, size_t k)
 {
 	const struct pm_obs *o = &a->ev->obs[k];
+	bool qp = !strcmp(R(a, k)->id, QP_REFUSAL);
 	char ip[48], where[48], peer[112];
-	size_t n = strcspn(o->peer, "<");
-	const char *pn, *jn;
+	size_t n = o->peer ? strcspn(o->peer, "<") : 0;
+	const char *pn = NULL, *jn;
 	struct cand *m;
 
-	snprintf(ip, sizeof(ip), "%.*s", (int)(n < sizeof(ip) ? n : sizeof(ip) - 1), o->peer);
-	pn = pm_ev_ip_node(a->ev, ip);
+	snprintf(ip, sizeof(ip), "%.*s", (int)(n < sizeof(ip) ? n : sizeof(ip) - 1),
+		 o->peer ? o->peer : "");
+	if (ip[0])
+		pn = pm_ev_ip_node(a->ev, ip);
 	jn = pn ? pm_att_job_node(a, pn) : NULL;
 	if (pn && strcasecmp(pn, ip))
 		snprintf(peer, sizeof(peer), "%s (%.60s)", ip, pn);
-	else
+	else if (ip[0])
 		snprintf(peer, sizeof(peer), "%s", ip);
+	else /* an InfiniBand queue pair's line names no address */
+		snprintf(peer, sizeof(peer), "(not named by its line)");
 	if (l->node[0])
 		snprintf(where, sizeof(where), "%.47s", l->node);
 	else if (l->nranks == 1)
@@ -962,15 +972,26 @@ static bool refused_lead(struct att *a, struct cand *l, size_t k)
 	pm_att_cand_ranks_clear(m);
 	m->strength = PM_WEAK;
 	m->sumobs = 0;
-	snprintf(m->summary, sizeof(m->summary),
-		 "the peer at %.80s refused or never answered NCCL's connection from %.40s: its "
-		 "process gone or not listening, or the network to it",
-		 peer, where);
-	/* the settings' side: this node's NCCL dialling an address the peer is not on */
-	snprintf(l->summary, sizeof(l->summary),
-		 "NCCL on %.40s dialled its peer %.80s on an address the peer cannot be reached "
-		 "on (NCCL_SOCKET_IFNAME)",
-		 where, peer);
+	if (qp) {
+		snprintf(m->summary, sizeof(m->summary),
+			 "the RDMA peer %.80s was not reached by NCCL's queue pair from %.40s: its "
+			 "port or process, or the fabric to it",
+			 peer, where);
+		snprintf(l->summary, sizeof(l->summary),
+			 "NCCL on %.40s addressed its RDMA peer %.80s by a GID or route the peer "
+			 "cannot be reached by (NCCL_IB_GID_INDEX, NCCL_IB_HCA, the subnet)",
+			 where, peer);
+	} else {
+		snprintf(m->summary, sizeof(m->summary),
+			 "the peer at %.80s refused or never answered NCCL's connection from "
+			 "%.40s: its process gone or not listening, or the network to it",
+			 peer, where);
+		/* the settings' side: this node's NCCL dialling an address the peer is not on */
+		snprintf(l->summary, sizeof(l->summary),
+			 "NCCL on %.40s dialled its peer %.80s on an address the peer cannot be "
+			 "reached on (NCCL_SOCKET_IFNAME)",
+			 where, peer);
+	}
 	l->sumobs = 0;
 	pm_att_cand_ranks_clear(l);
 	l->node[0] = '\0';
@@ -986,14 +1007,23 @@ static bool refused_lead(struct att *a, struct cand *l, size_t k)
 	if (l->late_setup)
 		pm_att_why(a, "The job had made progress before it: its group had formed over "
 			      "these addresses, so the peer's side is the likelier.");
-	snprintf(a->test, sizeof(a->test),
-		 "the log of the peer at %s for an error before this one (a process that died "
-		 "or never started), and NCCL_DEBUG=INFO's \"Bootstrap : Using\" and \"NET/Socket : "
-		 "Using\" lines on both nodes: a peer that failed first is the cause; a peer "
-		 "alive but on another interface than the one dialled is NCCL's settings "
-		 "(NCCL_SOCKET_IFNAME); a peer alive on that interface points to the network "
-		 "between them (ping, nccl-tests between the two)",
-		 peer);
+	if (qp)
+		snprintf(a->test, sizeof(a->test),
+			 "the peer's kernel log and port state (ibstat, ibv_devinfo) and its job "
+			 "log for an error before this one, and both nodes' NCCL_DEBUG=INFO \"NET/IB "
+			 ": Using\" lines and GID tables (show_gids): a peer whose port or process "
+			 "failed first is the cause; GIDs of another index or subnet on the two "
+			 "sides are NCCL's settings (NCCL_IB_GID_INDEX); both healthy and alike "
+			 "point to the fabric between them (ib_write_bw between the two)");
+	else
+		snprintf(a->test, sizeof(a->test),
+			 "the log of the peer at %s for an error before this one (a process that "
+			 "died or never started), and NCCL_DEBUG=INFO's \"Bootstrap : Using\" and "
+			 "\"NET/Socket : Using\" lines on both nodes: a peer that failed first is the "
+			 "cause; a peer alive but on another interface than the one dialled is "
+			 "NCCL's settings (NCCL_SOCKET_IFNAME); a peer alive on that interface "
+			 "points to the network between them (ping, nccl-tests between the two)",
+			 peer);
 	two_leads(a, m, l); /* the peer's side before the settings' */
 	return true;
 }

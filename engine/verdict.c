@@ -391,12 +391,16 @@ static const char *guessed_why(const struct att *a, const struct cand *c)
  * line was printed, not that the node is at fault: a job can print it on any node, and the
  * repair it names is the operators' (review36 H4: a printed "no loop devices available"
  * under srun's label advised excluding a healthy node).  Its exclusion is only offered, as
- * a hardware class's from the job's output alone is.
+ * a hardware class's from the job's output alone is.  A node's setup failing at the job's
+ * end counts too (external/node_setup with no launch: a paste of Slurm's drain reason "batch
+ * job complete failure" in the job's folder, which anyone can write; TRUST.md,
+ * slurm-node-reason-batch-complete-failure).
  */
 static bool node_launch_output(const struct att *a, const struct cand *c,
 			       const struct pm_decision *dec)
 {
-	return c->launch && !c->hardware && dec && dec->owner && !strcmp(dec->owner, "operators") &&
+	return (c->launch || (!strcmp(c->cls, "external") && !strcmp(c->sub, "node_setup"))) &&
+	       !c->hardware && dec && dec->owner && !strcmp(dec->owner, "operators") &&
 	       pm_att_output_only(a, c);
 }
 
