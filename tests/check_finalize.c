@@ -716,7 +716,9 @@ static int closed_stdio_child(bool as_other)
 	return out && strstr(out, "out\n") && strstr(out, "err\n") ? 0 : 1;
 }
 
-START_TEST(slurm_command_closed_stdio)
+/* CHILD run in a forked process, by posix_spawn's path (the caller's ids) and, as root, by
+ * the fork's (root acting as another user): each must exit 0. */
+static void both_paths(int (*child)(bool as_other))
 {
 	for (int other = 0; other < 2; other++) {
 		int st = -1;
@@ -725,12 +727,17 @@ START_TEST(slurm_command_closed_stdio)
 		if (other && getuid() != 0)
 			break; /* the fork is only taken by root acting as another user */
 		if ((pid = fork()) == 0)
-			_exit(closed_stdio_child(other));
+			_exit(child(other));
 		ck_assert_int_gt(pid, 0);
 		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %d",
 			      other ? "fork" : "posix_spawn", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	}
+}
+
+START_TEST(slurm_command_closed_stdio)
+{
+	both_paths(closed_stdio_child);
 }
 END_TEST
 
@@ -760,19 +767,7 @@ static int stderr_null_child(bool as_other)
 
 START_TEST(slurm_command_stderr_null)
 {
-	for (int other = 0; other < 2; other++) {
-		int st = -1;
-		pid_t pid;
-
-		if (other && getuid() != 0)
-			break; /* the fork is only taken by root acting as another user */
-		if ((pid = fork()) == 0)
-			_exit(stderr_null_child(other));
-		ck_assert_int_gt(pid, 0);
-		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %d",
-			      other ? "fork" : "posix_spawn", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	}
+	both_paths(stderr_null_child);
 }
 END_TEST
 
