@@ -332,25 +332,31 @@ static bool step_waited(struct att *a, bool timeout)
 	return true;
 }
 
-/* A TIMEOUT: a stall when progress stopped long before the end (the time limit only ended
- * it), else the time limit itself when the record says so. */
-static void sched_timeout(struct att *a, bool from_sacct)
+/* When the job ended in outcome O: the record's End; without the record, the stamp of the first
+ * dated line giving O, else the time in its words (slurmstepd's `... AT <time>`); 0 unknown. */
+static double outcome_end(const struct att *a, const char *o)
 {
 	const struct pm_evidence *ev = a->ev;
 	double end = ev->job.end > 0 ? ev->job.end : 0;
 
-	if (step_waited(a, true))
-		return;
-
-	/* without the accounting record, the time-limit line itself says when it ended: its
-	 * stamp, else the time in its words */
 	for (size_t i = 0; !end && i < ev->nobs; i++)
-		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "TIMEOUT") &&
-		    ev->obs[i].has_time && ev->obs[i].event_time > end)
+		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, o) && ev->obs[i].has_time &&
+		    ev->obs[i].event_time > end)
 			end = ev->obs[i].event_time;
 	for (size_t i = 0; !end && i < ev->nobs; i++)
-		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "TIMEOUT"))
+		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, o))
 			end = pm_att_cancelled_at(&ev->obs[i]);
+	return end;
+}
+
+/* A TIMEOUT: a stall when progress stopped long before the end (the time limit only ended
+ * it), else the time limit itself when the record says so. */
+static void sched_timeout(struct att *a, bool from_sacct)
+{
+	double end = outcome_end(a, "TIMEOUT");
+
+	if (step_waited(a, true))
+		return;
 	if (a->any_progress && end > 0 && end - a->last_progress > a->rs->progress_stall_s) {
 		a->stalled = true;
 		pm_att_why(a,
@@ -425,13 +431,9 @@ static bool requeued_on_warning(struct att *a)
  */
 static bool cancel_after_stall(struct att *a)
 {
-	const struct pm_evidence *ev = a->ev;
-	double end = ev->job.end > 0 ? ev->job.end : 0;
+	double end = outcome_end(a, "CANCELLED");
 	bool own = false;
 
-	for (size_t i = 0; !end && i < ev->nobs; i++)
-		if (R(a, i)->outcome && !strcmp(R(a, i)->outcome, "CANCELLED"))
-			end = pm_att_cancelled_at(&ev->obs[i]);
 	if (!a->any_progress || end <= 0 || end - a->last_progress <= a->rs->progress_stall_s)
 		return false;
 	for (size_t i = 0; i < a->nc && !own; i++) {
